@@ -1,0 +1,22 @@
+"""MCMC/SVI runners and posterior summaries (installed as ``softirr_stats.inference``).
+
+``fit(model, data, method="nuts" | "svi", seed=0, config=...)`` returns a
+:class:`Posterior`; ``annotator_agreement`` is the one-call path returning an
+``AgreementResult`` with a posterior interval.
+"""
+
+from softirr_stats.inference._config import ConvergenceWarning, NutsConfig, SviConfig
+from softirr_stats.inference._fit import fit
+from softirr_stats.inference._kernels import fleiss_kappa_counts, item_counts
+from softirr_stats.inference._posterior import Posterior, PredictiveCheck
+
+__all__ = [
+    "ConvergenceWarning",
+    "NutsConfig",
+    "Posterior",
+    "PredictiveCheck",
+    "SviConfig",
+    "fit",
+    "fleiss_kappa_counts",
+    "item_counts",
+]

@@ -1,0 +1,110 @@
+"""Frozen configuration objects for NUTS and SVI."""
+
+from dataclasses import dataclass
+from typing import Literal
+
+from softirr_stats._validation import SoftIRRWarning, check_choice, check_positive_int
+
+__all__ = ["ConvergenceWarning", "NutsConfig", "SviConfig"]
+
+
+class ConvergenceWarning(SoftIRRWarning):
+    """MCMC diagnostics (divergences, r_hat) or SVI losses suggest an unreliable fit."""
+
+
+@dataclass(frozen=True)
+class NutsConfig:
+    """Settings of a NUTS run (numpyro ``MCMC(NUTS(...))``).
+
+    Attributes
+    ----------
+    num_warmup, num_samples : int
+        Warm-up (adaptation) and kept iterations per chain.
+    num_chains : int
+        Number of chains; r_hat needs >= 2 to be informative (split r_hat is reported
+        for one chain).
+    chain_method : {"vectorized", "sequential", "parallel"}
+        How chains run; ``"vectorized"`` batches them on one device.
+    target_accept : float
+        Target acceptance probability of the step-size adaptation.
+    max_tree_depth : int
+    rhat_threshold : float
+        Warn (``ConvergenceWarning``) when any parameter's r_hat exceeds it.
+
+    Examples
+    --------
+    >>> NutsConfig(num_chains=4).chain_method
+    'vectorized'
+    """
+
+    num_warmup: int = 500
+    num_samples: int = 500
+    num_chains: int = 2
+    chain_method: Literal["vectorized", "sequential", "parallel"] = "vectorized"
+    target_accept: float = 0.8
+    max_tree_depth: int = 10
+    rhat_threshold: float = 1.01
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.num_warmup, "num_warmup", 0)
+        check_positive_int(self.num_samples, "num_samples")
+        check_positive_int(self.num_chains, "num_chains")
+        check_positive_int(self.max_tree_depth, "max_tree_depth")
+        check_choice("chain_method", self.chain_method, ["vectorized", "sequential", "parallel"])
+        if not 0.0 < self.target_accept < 1.0:
+            raise ValueError(f"target_accept must be in (0, 1); got {self.target_accept!r}")
+        if not self.rhat_threshold > 1.0:
+            raise ValueError(f"rhat_threshold must be > 1; got {self.rhat_threshold!r}")
+
+
+@dataclass(frozen=True)
+class SviConfig:
+    """Settings of a stochastic variational inference run (numpyro ``SVI`` + optax).
+
+    Attributes
+    ----------
+    steps : int
+        Optimisation steps.
+    learning_rate : float
+        Peak learning rate of optax ``adam``.
+    schedule : {"cosine", "exponential", "constant"}
+        Learning-rate schedule: cosine decay to ``final_fraction * learning_rate``,
+        exponential decay to the same end value, or constant.
+    final_fraction : float
+        End learning rate as a fraction of the peak.
+    guide : {"normal", "multivariate_normal"}
+        ``AutoNormal`` (mean field) or ``AutoMultivariateNormal`` (full covariance; use
+        it only with few parameters).
+    num_draws : int
+        Posterior draws taken from the fitted guide.
+    num_particles : int
+        ELBO particles per step.
+    init_scale : float
+        Initial scale of the guide.
+
+    Examples
+    --------
+    >>> SviConfig(steps=500).guide
+    'normal'
+    """
+
+    steps: int = 2000
+    learning_rate: float = 0.02
+    schedule: Literal["cosine", "exponential", "constant"] = "cosine"
+    final_fraction: float = 0.05
+    guide: Literal["normal", "multivariate_normal"] = "normal"
+    num_draws: int = 1000
+    num_particles: int = 1
+    init_scale: float = 0.05
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.steps, "steps")
+        check_positive_int(self.num_draws, "num_draws")
+        check_positive_int(self.num_particles, "num_particles")
+        check_choice("schedule", self.schedule, ["cosine", "exponential", "constant"])
+        check_choice("guide", self.guide, ["normal", "multivariate_normal"])
+        for name in ("learning_rate", "init_scale"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0; got {getattr(self, name)!r}")
+        if not 0.0 < self.final_fraction <= 1.0:
+            raise ValueError(f"final_fraction must be in (0, 1]; got {self.final_fraction!r}")

@@ -1,0 +1,68 @@
+"""NumPyro annotator models (installed as ``softirr_stats.models``).
+
+Plain model functions ``model(data, priors=None)``: the categorical models of Paun et al.
+(2018) over :class:`AnnotationData` (long format, missing cells allowed, latent class
+summed out by hand) and the soft-agreement Beta-mixture model over :class:`PairScores`.
+Fit them with :func:`softirr_stats.inference.fit`.
+"""
+
+from softirr_stats.models._categorical import (
+    MODEL_SPECS,
+    ModelSpec,
+    dawid_skene,
+    full_logits,
+    hierarchical_dawid_skene,
+    item_difficulty,
+    item_log_joint,
+    logistic_random_effects,
+    mace,
+    multinomial,
+)
+from softirr_stats.models._data import AnnotationData, encode_annotations
+from softirr_stats.models._priors import (
+    DawidSkenePriors,
+    HierarchicalPriors,
+    MacePriors,
+    MultinomialPriors,
+    SoftAgreementPriors,
+)
+from softirr_stats.models._simulate import (
+    simulate_dawid_skene,
+    simulate_mace,
+    simulate_soft_scores,
+)
+from softirr_stats.models._soft import (
+    PairScores,
+    beta_mixture_params,
+    pair_scores,
+    soft_agreement,
+    within_logits,
+)
+
+__all__ = [
+    "MODEL_SPECS",
+    "AnnotationData",
+    "DawidSkenePriors",
+    "HierarchicalPriors",
+    "MacePriors",
+    "ModelSpec",
+    "MultinomialPriors",
+    "PairScores",
+    "SoftAgreementPriors",
+    "beta_mixture_params",
+    "dawid_skene",
+    "encode_annotations",
+    "full_logits",
+    "hierarchical_dawid_skene",
+    "item_difficulty",
+    "item_log_joint",
+    "logistic_random_effects",
+    "mace",
+    "multinomial",
+    "pair_scores",
+    "simulate_dawid_skene",
+    "simulate_mace",
+    "simulate_soft_scores",
+    "soft_agreement",
+    "within_logits",
+]

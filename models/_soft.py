@@ -1,0 +1,424 @@
+"""Soft-agreement model: a two-component Beta mixture over equivalence scores.
+
+Every scored label pair has a latent indicator "the two labels are equivalent". Its score
+``s`` in [0, 1] (from an equivalence estimator) is drawn from ``Beta(a1, b1)`` when the
+pair is equivalent and from ``Beta(a0, b0)`` when not; the two Beta components are shared
+by all pair populations, which is what calibrates the raw scores. Populations:
+
+* within-item pairs (two raters, same item): ``P(equivalent) = sigmoid(mu + u_a + u_b
+  [+ v_i])`` with rater effects ``u`` (and optional item effects ``v``), non-centred;
+* cross-item (chance) pairs: ``P(equivalent) = pi_chance``;
+* optional gold pairs with a human 0/1 label: the component is known (semi-supervised).
+
+Identifiability: the equivalent component has the larger mean by construction
+(``mu1 = mu0 + (1 - mu0) sigmoid(d)``), which rules out label switching.
+
+Derived: ``pi_within`` = mean over the observed within-item pairs of P(equivalent),
+``kappa = (pi_within - pi_chance) / (1 - pi_chance)`` (recorded as deterministic sites).
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import numpyro
+import numpyro.distributions as dist
+from jax.scipy.special import betaln
+
+from softirr_stats.models._priors import SoftAgreementPriors
+
+__all__ = ["PairScores", "beta_mixture_params", "pair_scores", "soft_agreement"]
+
+
+def _as_1d(x: Any, name: str, dtype: Any) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-d; got shape {arr.shape}")
+    arr = np.ascontiguousarray(arr, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class PairScores:
+    """Equivalence scores of label pairs for :func:`soft_agreement`.
+
+    Attributes
+    ----------
+    within_scores : ndarray of float, shape (n_within,)
+        Scores of within-item pairs of ratings (two different raters, same item).
+    within_raters : ndarray of int, shape (n_within, 2)
+        The two raters of each within-item pair.
+    within_items : ndarray of int, shape (n_within,)
+        The item of each within-item pair.
+    chance_scores : ndarray of float, shape (n_chance,)
+        Scores of cross-item pairs (the chance population).
+    n_raters, n_items : int
+    within_groups : ndarray of int, shape (n_within, 2), optional
+        Group (label cluster or category) of each of the two labels, for per-label
+        contributions; ``group_names`` names the groups.
+    gold_scores, gold_labels : ndarray, shape (n_gold,), optional
+        Scores and human 0/1 equivalence judgments of labelled pairs.
+
+    Examples
+    --------
+    >>> d = PairScores(within_scores=[0.9, 0.2], within_raters=[[0, 1], [0, 1]],
+    ...                within_items=[0, 1], chance_scores=[0.1, 0.3, 0.05], n_raters=2,
+    ...                n_items=2)
+    >>> d.n_within, d.n_chance, d.n_gold
+    (2, 3, 0)
+    """
+
+    within_scores: np.ndarray
+    within_raters: np.ndarray
+    within_items: np.ndarray
+    chance_scores: np.ndarray
+    n_raters: int
+    n_items: int
+    within_groups: np.ndarray | None = None
+    group_names: tuple | None = None
+    gold_scores: np.ndarray | None = None
+    gold_labels: np.ndarray | None = None
+    rater_names: tuple | None = None
+
+    def __post_init__(self) -> None:
+        ws = _as_1d(self.within_scores, "within_scores", np.float64)
+        cs = _as_1d(self.chance_scores, "chance_scores", np.float64)
+        for name, arr in (("within_scores", ws), ("chance_scores", cs)):
+            if arr.size == 0:
+                raise ValueError(f"{name} must not be empty")
+            if not np.all((arr >= 0) & (arr <= 1)):
+                bad = arr[~((arr >= 0) & (arr <= 1))][:3].tolist()
+                raise ValueError(f"{name} must lie in [0, 1]; got values such as {bad}")
+        wr = np.asarray(self.within_raters)
+        if wr.ndim != 2 or wr.shape != (ws.size, 2) or not np.issubdtype(wr.dtype, np.integer):
+            raise ValueError("within_raters must be an int array of shape (n_within, 2) = "
+                             f"({ws.size}, 2); got dtype {wr.dtype}, shape {wr.shape}")
+        wi = _as_1d(self.within_items, "within_items", np.int32)
+        if wi.size != ws.size:
+            raise ValueError(f"within_items must have length {ws.size}; got {wi.size}")
+        if wr.min() < 0 or wr.max() >= self.n_raters:
+            raise ValueError(f"within_raters must lie in [0, {self.n_raters - 1}]")
+        if np.any(wr[:, 0] == wr[:, 1]):
+            raise ValueError("within_raters: a within-item pair needs two different raters")
+        if wi.min() < 0 or wi.max() >= self.n_items:
+            raise ValueError(f"within_items must lie in [0, {self.n_items - 1}]")
+        wr = np.ascontiguousarray(wr, dtype=np.int32)
+        wr.setflags(write=False)
+        object.__setattr__(self, "within_scores", ws)
+        object.__setattr__(self, "chance_scores", cs)
+        object.__setattr__(self, "within_raters", wr)
+        object.__setattr__(self, "within_items", wi)
+        if self.within_groups is not None:
+            g = np.ascontiguousarray(np.asarray(self.within_groups), dtype=np.int32)
+            if g.shape != (ws.size, 2) or g.min() < 0:
+                raise ValueError(f"within_groups must be a non-negative int array of shape "
+                                 f"({ws.size}, 2); got shape {g.shape}")
+            g.setflags(write=False)
+            object.__setattr__(self, "within_groups", g)
+            n_groups = int(g.max()) + 1
+            if self.group_names is not None and len(self.group_names) < n_groups:
+                raise ValueError(f"group_names must name {n_groups} groups; got "
+                                 f"{len(self.group_names)}")
+        if (self.gold_scores is None) != (self.gold_labels is None):
+            raise ValueError("gold_scores and gold_labels must be given together")
+        if self.gold_scores is not None:
+            gs = _as_1d(self.gold_scores, "gold_scores", np.float64)
+            gl = np.asarray(self.gold_labels)
+            if gl.shape != gs.shape or not np.all(np.isin(gl, (0, 1))):
+                raise ValueError("gold_labels must be 0/1 with the shape of gold_scores "
+                                 f"{gs.shape}; got shape {gl.shape}")
+            if not np.all((gs >= 0) & (gs <= 1)):
+                raise ValueError("gold_scores must lie in [0, 1]")
+            object.__setattr__(self, "gold_scores", gs)
+            object.__setattr__(self, "gold_labels", _as_1d(gl, "gold_labels", np.int32))
+
+    @property
+    def n_within(self) -> int:
+        return int(self.within_scores.size)
+
+    @property
+    def n_chance(self) -> int:
+        return int(self.chance_scores.size)
+
+    @property
+    def n_gold(self) -> int:
+        return 0 if self.gold_scores is None else int(self.gold_scores.size)
+
+    @property
+    def n_groups(self) -> int:
+        return 0 if self.within_groups is None else int(self.within_groups.max()) + 1
+
+
+def _log_scores(s: np.ndarray, eps: float) -> tuple[jnp.ndarray, jnp.ndarray]:
+    s = np.clip(s, eps, 1.0 - eps)
+    return jnp.asarray(np.log(s), dtype=jnp.float32), jnp.asarray(np.log1p(-s),
+                                                                  dtype=jnp.float32)
+
+
+def _beta_logpdf(log_s: jnp.ndarray, log1m_s: jnp.ndarray, a: jnp.ndarray,
+                 b: jnp.ndarray) -> jnp.ndarray:
+    return (a - 1.0) * log_s + (b - 1.0) * log1m_s - betaln(a, b)
+
+
+def beta_mixture_params(params: dict) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """Beta parameters ``(a, b)``, each shape (..., 2), [non-equivalent, equivalent].
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> a, b = beta_mixture_params({"mean_logit0": jnp.array(0.0),
+    ...                             "mean_gap_logit": jnp.array(0.0),
+    ...                             "concentration": jnp.array([4.0, 4.0])})
+    >>> a.tolist(), b.tolist()
+    ([2.0, 3.0], [2.0, 1.0])
+    """
+    mu0 = jax.nn.sigmoid(params["mean_logit0"])
+    mu1 = mu0 + (1.0 - mu0) * jax.nn.sigmoid(params["mean_gap_logit"])
+    mu = jnp.stack([mu0, mu1], axis=-1)
+    conc = params["concentration"]
+    return mu * conc, (1.0 - mu) * conc
+
+
+def _mixture_loglik(log_s, log1m_s, log_p, log1m_p, a, b) -> jnp.ndarray:
+    l0 = _beta_logpdf(log_s, log1m_s, a[0], b[0])
+    l1 = _beta_logpdf(log_s, log1m_s, a[1], b[1])
+    return jnp.logaddexp(log_p + l1, log1m_p + l0)
+
+
+def within_logits(params: dict, data: PairScores) -> jnp.ndarray:
+    """Logit of P(equivalent) of each within-item pair, shape (n_within,)."""
+    eta = params["intercept"] * jnp.ones(data.n_within, dtype=jnp.float32)
+    if "rater_z" in params:
+        u = params["rater_scale"] * params["rater_z"]
+        wr = jnp.asarray(data.within_raters)
+        eta = eta + u[wr[:, 0]] + u[wr[:, 1]]
+    if "item_z" in params:
+        v = params["item_scale"] * params["item_z"]
+        eta = eta + v[jnp.asarray(data.within_items)]
+    return eta
+
+
+def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, *,
+                   rater_effects: bool = True, item_effects: bool = False) -> None:
+    """Soft-agreement model over equivalence scores of within-item and chance pairs.
+
+    Sites: ``mean_logit0``, ``mean_gap_logit`` (scalars), ``concentration`` (2,),
+    ``pi_chance``, ``intercept`` (scalars), ``rater_scale``, ``rater_z`` (J,) when
+    ``rater_effects``, ``item_scale``, ``item_z`` (I,) when ``item_effects``;
+    deterministic ``component_mean`` (2,), ``pi_within``, ``kappa``.
+
+    Parameters
+    ----------
+    data : PairScores
+    priors : SoftAgreementPriors, optional
+    rater_effects, item_effects : bool
+        Random effects on the logit of the within-item equivalence probability.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numpyro.infer.util import log_density
+    >>> d = PairScores(within_scores=[0.9, 0.8], within_raters=[[0, 1], [0, 1]],
+    ...                within_items=[0, 1], chance_scores=[0.1, 0.2], n_raters=2, n_items=2)
+    >>> p = {"mean_logit0": 0.0, "mean_gap_logit": 0.0, "concentration": np.array([5., 5.]),
+    ...      "pi_chance": 0.1, "intercept": 1.0}
+    >>> lp, _ = log_density(soft_agreement, (d,), {"rater_effects": False}, p)
+    >>> bool(np.isfinite(lp))
+    True
+    """
+    if not isinstance(data, PairScores):
+        raise TypeError(f"soft_agreement expects PairScores (see softirr_stats.models."
+                        f"pair_scores); got {type(data).__name__}")
+    if priors is None:
+        priors = SoftAgreementPriors()
+    elif not isinstance(priors, SoftAgreementPriors):
+        raise TypeError(f"priors for soft_agreement must be a SoftAgreementPriors; got "
+                        f"{type(priors).__name__}")
+    f32 = jnp.float32
+    params = {
+        "mean_logit0": numpyro.sample("mean_logit0", dist.Normal(f32(0.0),
+                                                                 priors.mean_logit_scale)),
+        "mean_gap_logit": numpyro.sample("mean_gap_logit",
+                                         dist.Normal(f32(0.0), priors.mean_logit_scale)),
+        "concentration": numpyro.sample("concentration", dist.LogNormal(
+            jnp.full((2,), np.log(priors.concentration_loc), dtype=f32),
+            priors.concentration_scale)),
+        "intercept": numpyro.sample("intercept", dist.Normal(f32(0.0), priors.intercept_scale)),
+    }
+    pi_chance = numpyro.sample("pi_chance", dist.Beta(f32(1.0), f32(1.0)))
+    if rater_effects and data.n_raters > 1:
+        params["rater_scale"] = numpyro.sample("rater_scale", dist.HalfNormal(
+            f32(priors.effect_scale)))
+        params["rater_z"] = numpyro.sample("rater_z", dist.Normal(
+            jnp.zeros(data.n_raters, dtype=f32), 1.0))
+    if item_effects and data.n_items > 1:
+        params["item_scale"] = numpyro.sample("item_scale", dist.HalfNormal(
+            f32(priors.effect_scale)))
+        params["item_z"] = numpyro.sample("item_z", dist.Normal(
+            jnp.zeros(data.n_items, dtype=f32), 1.0))
+    a, b = beta_mixture_params(params)
+    numpyro.deterministic("component_mean", a / (a + b))
+    eta = within_logits(params, data)
+    ls, l1s = _log_scores(data.within_scores, priors.score_eps)
+    ll = _mixture_loglik(ls, l1s, jax.nn.log_sigmoid(eta), jax.nn.log_sigmoid(-eta), a, b).sum()
+    ls, l1s = _log_scores(data.chance_scores, priors.score_eps)
+    ll = ll + _mixture_loglik(ls, l1s, jnp.log(pi_chance), jnp.log1p(-pi_chance), a, b).sum()
+    if data.n_gold:
+        ls, l1s = _log_scores(data.gold_scores, priors.score_eps)
+        lab = jnp.asarray(data.gold_labels)
+        ll = ll + jnp.where(lab == 1, _beta_logpdf(ls, l1s, a[1], b[1]),
+                            _beta_logpdf(ls, l1s, a[0], b[0])).sum()
+    numpyro.factor("obs", ll)
+    pi_within = numpyro.deterministic("pi_within", jax.nn.sigmoid(eta).mean())
+    numpyro.deterministic("kappa", (pi_within - pi_chance) / (1.0 - pi_chance))
+
+
+# ----------------------------------------------------------------------------- builder
+def _pairs_within(items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (first, second) of all pairs of rows sharing an item; rows sorted by item."""
+    n = items.size
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    starts = np.r_[0, np.flatnonzero(np.diff(items)) + 1]
+    sizes = np.diff(np.r_[starts, n])
+    pos = np.arange(n) - np.repeat(starts, sizes)
+    later = np.repeat(sizes, sizes) - pos - 1  # partners after each row
+    first = np.repeat(np.arange(n), later)
+    offs = np.arange(first.size) - np.repeat(np.cumsum(later) - later, later)
+    return first, first + offs + 1
+
+
+def _score_codes(ca: np.ndarray, cb: np.ndarray, vocabulary: tuple,
+                 similarity: Any) -> np.ndarray:
+    k = len(vocabulary)
+    if similarity is None:
+        return (ca == cb).astype(np.float64)
+    if isinstance(similarity, np.ndarray) or (hasattr(similarity, "shape")
+                                              and not callable(similarity)):
+        s = np.asarray(similarity, dtype=np.float64)
+        if s.shape != (k, k):
+            raise ValueError(f"similarity array must have shape (K, K) = ({k}, {k}) "
+                             f"(indexed like ann.vocabulary); got {s.shape}")
+        if not np.all((s >= 0) & (s <= 1)):
+            raise ValueError("similarity array must lie in [0, 1]")
+        return s[ca, cb]
+    if not callable(similarity):
+        raise TypeError("similarity must be None, a (K, K) array, an equivalence estimator "
+                        f"or a callable (a_seq, b_seq) -> scores; got {type(similarity).__name__}")
+    key = ca.astype(np.int64) * k + cb
+    uniq, inverse = np.unique(key, return_inverse=True)
+    ua, ub = uniq // k, uniq % k
+    vocab = np.empty(k, dtype=object)
+    vocab[:] = list(vocabulary)
+    scores = _call_scorer(similarity, list(vocab[ua]), list(vocab[ub]))
+    if scores.shape != ua.shape:
+        raise ValueError(f"similarity returned shape {scores.shape}; expected {ua.shape}")
+    scores = np.where(ua == ub, 1.0, np.clip(scores, 0.0, 1.0))
+    return scores[inverse]
+
+
+def _call_scorer(similarity: Callable, a: Sequence, b: Sequence) -> np.ndarray:
+    from softirr_stats import equivalence
+
+    scorer = getattr(equivalence, "score_pairs", None)
+    out = scorer(similarity, a, b) if scorer is not None else similarity(a, b)
+    return np.asarray(out, dtype=np.float64)
+
+
+def pair_scores(ann: Any, similarity: Any = None, *, n_chance: int | None = None,
+                groups: Sequence[Any] | None = None, gold: tuple | None = None,
+                seed: int = 0) -> PairScores:
+    """Score within-item and chance pairs of an annotation set for :func:`soft_agreement`.
+
+    Parameters
+    ----------
+    ann : Annotations
+        Anything with ``.codes`` (items x raters, -1 = missing) and ``.vocabulary``.
+    similarity : None, (K, K) array, estimator or callable
+        ``None`` = exact match; a (K, K) array indexed like ``ann.vocabulary``; or an
+        equivalence estimator / callable ``(a_seq, b_seq) -> scores`` (each distinct
+        vocabulary pair is scored once, through
+        :func:`softirr_stats.equivalence.score_pairs`).
+    n_chance : int, optional
+        Number of cross-item pairs sampled (uniformly over pairs of ratings of different
+        items). Default ``max(n_within, 1000)``.
+    groups : sequence, optional
+        Group (cluster / category) of each vocabulary entry, length K, for per-label
+        contributions. Default: each label is its own group.
+    gold : (scores, labels), optional
+        Human-judged pairs: scores in [0, 1] and 0/1 equivalence judgments.
+    seed : int
+        Seed of the chance-pair sample.
+
+    Returns
+    -------
+    PairScores
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class Ann:
+    ...     codes = np.array([[0, 0, 1], [1, 1, 1]])
+    ...     vocabulary = ("a", "b")
+    >>> ps = pair_scores(Ann(), n_chance=10)
+    >>> ps.within_scores.tolist(), ps.within_raters.tolist()
+    ([1.0, 0.0, 0.0, 1.0, 1.0, 1.0], [[0, 1], [0, 2], [1, 2], [0, 1], [0, 2], [1, 2]])
+    """
+    codes = np.asarray(ann.codes)
+    vocabulary = tuple(ann.vocabulary)
+    if codes.ndim != 2:
+        raise ValueError(f"ann.codes must have shape (n_items, n_raters); got {codes.shape}")
+    k = len(vocabulary)
+    items, raters = np.nonzero(codes >= 0)  # row-major: sorted by item
+    labels = codes[items, raters]
+    first, second = _pairs_within(items)
+    if first.size == 0:
+        raise ValueError("no item has two or more ratings: there are no within-item pairs")
+    ca, cb = labels[first], labels[second]
+    within = _score_codes(ca, cb, vocabulary, similarity)
+    if n_chance is None:
+        n_chance = max(first.size, 1000)
+    if not (isinstance(n_chance, int | np.integer) and n_chance >= 1):
+        raise ValueError(f"n_chance must be a positive int; got {n_chance!r}")
+    if np.unique(items).size < 2:
+        raise ValueError("chance pairs need ratings on at least two different items")
+    rng = np.random.default_rng(seed)
+    pa = np.zeros(0, np.int64)
+    pb = np.zeros(0, np.int64)
+    while pa.size < n_chance:
+        m = 2 * (n_chance - pa.size) + 16
+        xa, xb = rng.integers(0, items.size, m), rng.integers(0, items.size, m)
+        keep = items[xa] != items[xb]
+        pa, pb = np.r_[pa, xa[keep]], np.r_[pb, xb[keep]]
+    pa, pb = pa[:n_chance], pb[:n_chance]
+    chance = _score_codes(labels[pa], labels[pb], vocabulary, similarity)
+    if groups is None:
+        gid, names = np.arange(k), vocabulary
+    else:
+        groups = list(groups)
+        if len(groups) != k:
+            raise ValueError(f"groups must give one group per vocabulary entry ({k}); got "
+                             f"{len(groups)}")
+        names_list: list = []
+        lookup: dict = {}
+        gid = np.empty(k, dtype=np.int64)
+        for i, g in enumerate(groups):
+            if g not in lookup:
+                lookup[g] = len(names_list)
+                names_list.append(g)
+            gid[i] = lookup[g]
+        names = tuple(names_list)
+    gold_scores = gold_labels = None
+    if gold is not None:
+        gold_scores, gold_labels = gold
+    rater_names = tuple(getattr(ann, "raters", ())) or None
+    return PairScores(
+        within_scores=within, within_raters=np.stack([raters[first], raters[second]], axis=1),
+        within_items=items[first], chance_scores=chance, n_raters=codes.shape[1],
+        n_items=codes.shape[0], within_groups=np.stack([gid[ca], gid[cb]], axis=1),
+        group_names=names, gold_scores=gold_scores, gold_labels=gold_labels,
+        rater_names=rater_names)

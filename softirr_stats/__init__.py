@@ -1,0 +1,32 @@
+"""softirr_stats: inter-rater reliability with soft agreement and honest uncertainty.
+
+>>> import softirr_stats as sis
+>>> ann = sis.Annotations.from_wide([["fatigue", "asthenia"], ["fever", "fever"], ["cough", "cough"]])
+>>> round(sis.cohen_kappa(ann).value, 4)
+0.5714
+"""
+
+from softirr_stats import agreement, data, equivalence, uncertainty
+from softirr_stats._api import (
+    brennan_prediger,
+    cohen_kappa,
+    conger_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    light_kappa,
+    percent_agreement,
+    scott_pi,
+)
+from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
+from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
+from softirr_stats.uncertainty import Bootstrap
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AgreementResult", "Annotations", "Bootstrap", "DegenerateWarning", "MonteCarlo", "SampledPairs",
+    "UnpairableItemsWarning", "agreement", "brennan_prediger", "cohen_kappa", "conger_kappa", "data",
+    "equivalence", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha", "light_kappa", "percent_agreement",
+    "read_annotations", "scott_pi", "uncertainty",
+]

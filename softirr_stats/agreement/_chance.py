@@ -1,0 +1,139 @@
+"""Chance agreement: exact quadratic forms over the label support, or sampled label pairs.
+
+``"exact"`` computes ``p^T S q`` over the labels that occur (dense when the support is small
+or S is a matrix, blocked over rows of S otherwise, so at most ``block_rows x Ks`` scores are
+in memory at once). :class:`MonteCarlo` is the seed paper's estimate from ``D`` random
+permutations (eq. 12); :class:`SampledPairs` draws ``n`` independent chance pairs and reports
+the standard error of the chance term. ``"auto"`` is exact when the unscored pairs it needs
+are affordable (``max_exact_pairs``) and sampled pairs otherwise.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from softirr_stats._validation import check_positive_int
+from softirr_stats.agreement._similarity import VocabSimilarity
+
+__all__ = ["MonteCarlo", "SampledPairs", "DenseQuad", "BlockedQuad", "IdentityQuad", "make_quad", "resolve_chance", "CHANCE_NAMES"]
+
+CHANCE_NAMES = ("exact", "auto")
+DENSE_SUPPORT_LIMIT = 4096  # labels; a float64 block of 4096^2 is 128 MiB
+DEFAULT_MAX_EXACT_PAIRS = 2_000_000  # unscored pairs "auto" accepts for an estimator
+
+
+@dataclass(frozen=True)
+class MonteCarlo:
+    """Chance agreement from ``permutations`` random permutations (seed paper, eq. 12).
+
+    Each permutation pairs every rating with the rating at a shuffled position of the
+    same chance population (for Cohen-type coefficients: rater A's labels against a
+    permutation of rater B's). The standard error across permutations is reported.
+
+    Examples
+    --------
+    >>> MonteCarlo(permutations=3, seed=1).permutations
+    3
+    """
+
+    permutations: int = 3
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.permutations, "permutations")
+
+    @property
+    def label(self) -> str:
+        return f"monte_carlo(D={self.permutations})"
+
+
+@dataclass(frozen=True)
+class SampledPairs:
+    """Chance agreement from ``n`` independent random chance pairs (unbiased, with an SE).
+
+    Examples
+    --------
+    >>> SampledPairs(n=1000).label
+    'sampled_pairs(n=1000)'
+    """
+
+    n: int = 10_000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.n, "n", minimum=2)
+
+    @property
+    def label(self) -> str:
+        return f"sampled_pairs(n={self.n})"
+
+
+def resolve_chance(chance: Any) -> Any:
+    if isinstance(chance, MonteCarlo | SampledPairs):
+        return chance
+    if isinstance(chance, str) and chance in CHANCE_NAMES:
+        return chance
+    raise ValueError(
+        f"chance must be one of {list(CHANCE_NAMES)}, MonteCarlo(permutations=D) or SampledPairs(n=...); got {chance!r}"
+    )
+
+
+class DenseQuad:
+    """``p^T S q`` with S dense over the support (JAX einsum, batched)."""
+
+    def __init__(self, s_sub: np.ndarray) -> None:
+        self.S = np.asarray(s_sub, dtype=np.float64)  # converted inside the caller's x64 scope
+        self.total = float(s_sub.sum())
+
+    def __call__(self, p: Any, q: Any) -> Any:
+        return jnp.einsum("...k,kl,...l->...", p, jnp.asarray(self.S, dtype=p.dtype), q)
+
+
+class BlockedQuad:
+    """``p^T S q`` accumulated over row blocks of S scored on demand (each block once per call)."""
+
+    def __init__(self, sim: VocabSimilarity, support: np.ndarray, block_rows: int = 1024) -> None:
+        self.sim = sim
+        self.support = support
+        self.block_rows = block_rows
+        self._total: float | None = None
+
+    def __call__(self, p: Any, q: Any) -> Any:
+        p = np.asarray(p)
+        q = np.asarray(q)
+        out = np.zeros(np.broadcast_shapes(p.shape[:-1], q.shape[:-1]))
+        total = 0.0
+        for r0 in range(0, len(self.support), self.block_rows):  # loop over blocks of S, not pairs
+            rows = self.support[r0:r0 + self.block_rows]
+            blk = self.sim.block(rows, self.support)
+            total += blk.sum()
+            out += np.einsum("...k,...k->...", p[..., r0:r0 + len(rows)] @ blk, q)
+        self._total = total
+        return jnp.asarray(out)
+
+    @property
+    def total(self) -> float:
+        if self._total is None:
+            self(np.zeros(len(self.support)), np.zeros(len(self.support)))
+        return float(self._total)  # type: ignore[arg-type]
+
+
+class IdentityQuad:
+    """``p^T I q``: exact matching needs no similarity matrix at all."""
+
+    def __init__(self, n: int) -> None:
+        self.total = float(n)
+
+    def __call__(self, p: Any, q: Any) -> Any:
+        return jnp.sum(jnp.asarray(p) * jnp.asarray(q), axis=-1)
+
+
+def make_quad(sim: VocabSimilarity, support: np.ndarray) -> "DenseQuad | BlockedQuad | IdentityQuad":
+    """The cheapest exact operator for ``p^T S q`` over ``support``."""
+    if sim.is_identity:
+        return IdentityQuad(len(support))
+    if sim.is_matrix or len(support) <= DENSE_SUPPORT_LIMIT:
+        return DenseQuad(sim.block(support, support))
+    return BlockedQuad(sim, support)

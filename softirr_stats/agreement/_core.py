@@ -1,0 +1,81 @@
+"""From (annotations, family, similarity, chance) to a point-estimate AgreementResult."""
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from softirr_stats.agreement._engine import (
+    Prepared,
+    chance_standard_error,
+    evaluate,
+    prepare,
+    warn_degenerate,
+)
+from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.agreement._similarity import VocabSimilarity
+from softirr_stats.data import Annotations
+
+__all__ = ["as_annotations", "point_estimate"]
+
+
+def as_annotations(data: Any, categories: Any = None) -> Annotations:
+    """Accept Annotations, or a wide table (DataFrame / array / nested lists: rows = items)."""
+    if isinstance(data, Annotations):
+        if categories is None or (data.categories is not None and tuple(categories) == data.categories):
+            return data
+        long = data.to_long()
+        if data.kind == "set":
+            raise ValueError("categories= applies to categorical or numeric labels, not sets")
+        out = Annotations.from_long(long, categories=list(categories))
+        # keep item / rater order and items without ratings
+        return Annotations.from_wide(
+            pd.DataFrame(np.asarray(data.vocabulary + (None,), dtype=object)[data.codes],
+                         index=pd.Index(data.items), columns=pd.Index(data.raters)),
+            categories=list(out.vocabulary))
+    if isinstance(data, pd.DataFrame | np.ndarray | list | tuple):
+        return Annotations.from_wide(data, categories=categories)
+    raise TypeError(
+        "ann must be softirr_stats.Annotations or a wide table (DataFrame, array or nested lists with "
+        f"rows = items, columns = raters); got {type(data).__name__}"
+    )
+
+
+def point_estimate(ann: Annotations, *, family: str, coefficient: str, sim: VocabSimilarity,
+                   chance: Any = "exact", extra_notes: list[str] | None = None) -> tuple[AgreementResult, Prepared]:
+    """Prepare and evaluate a coefficient at unit weights."""
+    notes = list(extra_notes or [])
+    prep = prepare(ann, family, sim, chance=chance)
+    out = evaluate(prep)
+    pa, pe, value = float(out["pa"][0]), float(out["pe"][0]), float(out["value"][0])
+    notes += prep.notes
+    notes += warn_degenerate(coefficient, pa, pe, value)
+    n_unpairable = int((prep.design.r_i == 1).sum())
+    if n_unpairable:
+        ann.warn_unpairable(stacklevel=5)
+        notes.append(f"{n_unpairable} items with a single rating add no observed agreement")
+    details: dict[str, Any] = {
+        "n_pairable_items": int((prep.design.r_i >= 2).sum()),
+        "n_within_item_pairs": prep.design.n_pairs,
+        "n_labels": len(ann.vocabulary),
+    }
+    if "kappa_g" in out:
+        details["pairwise"] = out["kappa_g"][0]
+    result = AgreementResult(
+        coefficient=coefficient,
+        value=value,
+        observed=pa,
+        expected=pe,
+        n_items=int((prep.design.r_i >= 1).sum()),
+        n_raters=int(len(np.unique(prep.design.rating_rater))),
+        similarity=sim.name,
+        chance=prep.chance_label if family not in ("percent",) else "none",
+        chance_se=chance_standard_error(prep),
+        n_pairs_scored=int(sim.n_scored),
+        warnings=tuple(notes),
+        details=details,
+    )
+    if math.isnan(result.value):
+        pass
+    return result, prep

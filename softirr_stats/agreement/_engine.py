@@ -1,0 +1,384 @@
+"""Prepare a coefficient once, then evaluate it for any batch of item/rater weights.
+
+``prepare`` does everything that does not depend on the weights (encode pairs, score the
+within-item pairs, build the chance operator or sample the chance pairs); ``evaluate``
+runs the vmapped kernels over a batch of weights (chunked to bound memory). Point
+estimates, every bootstrap design and the jackknife go through ``evaluate``.
+"""
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from softirr_stats._jax import x64
+from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.agreement._chance import (
+    DEFAULT_MAX_EXACT_PAIRS,
+    MonteCarlo,
+    SampledPairs,
+    make_quad,
+    resolve_chance,
+)
+from softirr_stats.agreement._design import Design, build_design
+from softirr_stats.agreement._kernels import FAMILIES, KernelData, combine, stage1
+from softirr_stats.agreement._similarity import VocabSimilarity
+from softirr_stats.data import Annotations
+
+__all__ = ["Prepared", "prepare", "evaluate", "DegenerateWarning"]
+
+_SAMPLED_FAMILIES = ("pooled", "conger", "alpha")
+
+
+class DegenerateWarning(SoftIRRWarning):
+    """A coefficient is undefined for these data (e.g. expected agreement is 1)."""
+
+
+@dataclass
+class ChancePairs:
+    """Sampled chance pairs (rating indices) with their similarity and group (rater pair)."""
+
+    item_a: np.ndarray
+    item_b: np.ndarray
+    group: np.ndarray  # rater-pair group for Cohen/Conger (0 otherwise)
+    group_rv: np.ndarray  # (n_groups, 2) rater indices of each group (Conger)
+    s: np.ndarray
+    n_groups: int
+    label: str
+    permutation: np.ndarray | None = None  # Monte Carlo: permutation id of each pair
+
+
+@dataclass
+class Prepared:
+    ann: Annotations
+    design: Design
+    sim: VocabSimilarity
+    family: str
+    kd: KernelData
+    support: np.ndarray
+    n_groups: int
+    quad: Any
+    chance_label: str
+    chance_pairs: ChancePairs | None
+    q_categories: int
+    total_weight: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return self.design.n_items
+
+    @property
+    def nr(self) -> int:
+        return self.design.n_raters
+
+    @property
+    def ks(self) -> int:
+        return len(self.support)
+
+
+def _exact_pairs_needed(sim: VocabSimilarity, ks: int) -> int:
+    if sim.is_identity or sim.is_matrix:
+        return 0
+    return ks * (ks - 1) // 2
+
+
+def _sample_chance_pairs(d: Design, family: str, plan: MonteCarlo | SampledPairs,
+                         pairable_only: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Rating-index pairs (a, b) drawn from the chance population of ``family``."""
+    rng = np.random.default_rng(plan.seed)
+    m_item = d.rating_item
+    keep = np.flatnonzero(d.r_i[m_item] >= 2) if pairable_only else np.arange(len(m_item))
+    perm_id = None
+    if family == "conger":
+        raters = np.unique(d.rating_rater)
+        ga, gb = np.triu_indices(len(raters), k=1)
+        groups = np.stack([raters[ga], raters[gb]], axis=1)
+        by_rater = [np.flatnonzero(d.rating_rater == r) for r in raters]  # per rater, not per pair
+        a_parts, b_parts, g_parts, p_parts = [], [], [], []
+        if isinstance(plan, SampledPairs):
+            g = rng.integers(0, len(groups), plan.n)
+            for gi, (ra, rb) in enumerate(zip(ga, gb, strict=True)):  # loop over rater pairs
+                k = int((g == gi).sum())
+                a_parts.append(rng.choice(by_rater[ra], k))
+                b_parts.append(rng.choice(by_rater[rb], k))
+                g_parts.append(np.full(k, gi))
+        else:
+            for gi, (ra, rb) in enumerate(zip(ga, gb, strict=True)):
+                xa, xb = by_rater[ra], by_rater[rb]
+                k = min(len(xa), len(xb))
+                for dd in range(plan.permutations):  # D is the user's permutation count
+                    a_parts.append(rng.permutation(xa)[:k])
+                    b_parts.append(rng.permutation(xb)[:k])
+                    g_parts.append(np.full(k, gi))
+                    p_parts.append(np.full(k, dd))
+            perm_id = np.concatenate(p_parts)
+        return (np.concatenate(a_parts), np.concatenate(b_parts), np.concatenate(g_parts), groups, perm_id)
+    if family == "pooled":
+        items = np.flatnonzero(d.r_i >= 1)
+        start = np.concatenate([[0], np.cumsum(d.r_i)[:-1]])
+
+        def draw(k: int) -> np.ndarray:  # item uniformly, then a rating within it
+            it = rng.choice(items, k)
+            return start[it] + rng.integers(0, d.r_i[it])
+
+        if isinstance(plan, SampledPairs):
+            a, b = draw(plan.n), draw(plan.n)
+        else:
+            a_list, b_list, p_list = [], [], []
+            for dd in range(plan.permutations):
+                a0 = draw(len(items))
+                a_list.append(a0)
+                b_list.append(rng.permutation(a0))
+                p_list.append(np.full(len(a0), dd))
+            a, b, perm_id = np.concatenate(a_list), np.concatenate(b_list), np.concatenate(p_list)
+        return a, b, np.zeros(len(a), dtype=int), np.zeros((1, 2), dtype=int), perm_id
+    # alpha: two distinct pairable values
+    if len(keep) < 2:
+        raise ValueError("no pairable values to sample chance pairs from")
+    if isinstance(plan, SampledPairs):
+        a = rng.choice(keep, plan.n)
+        off = rng.integers(1, len(keep), plan.n)
+        b = keep[(np.searchsorted(keep, a) + off) % len(keep)]
+    else:
+        a_list, b_list, p_list = [], [], []
+        for dd in range(plan.permutations):
+            sh = rng.permutation(keep)
+            a_list.append(sh)
+            b_list.append(np.roll(sh, 1))  # a derangement of the shuffled order
+            p_list.append(np.full(len(sh), dd))
+        a, b, perm_id = np.concatenate(a_list), np.concatenate(b_list), np.concatenate(p_list)
+    return a, b, np.zeros(len(a), dtype=int), np.zeros((1, 2), dtype=int), perm_id
+
+
+def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any = "exact",
+            max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS) -> Prepared:
+    """Everything a coefficient needs that does not depend on the weights."""
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {list(FAMILIES)}; got {family!r}")
+    chance = resolve_chance(chance)
+    d = build_design(ann)
+    if d.n_pairs == 0:
+        raise ValueError("no item has two or more ratings: agreement is undefined (no pairable item)")
+    support = np.unique(d.rating_code)
+    remap = np.full(d.n_codes, -1, dtype=np.int64)
+    remap[support] = np.arange(len(support))
+    notes: list[str] = []
+    uses_chance = family in ("pooled", "conger", "alpha", "light")
+    if chance == "auto":
+        need = _exact_pairs_needed(sim, len(support))
+        if not uses_chance or need <= max_exact_pairs:
+            chance = "exact"
+            if uses_chance:
+                notes.append(f"chance='auto' chose exact ({need} label pairs to score)")
+        else:
+            chance = SampledPairs(n=20_000)
+            notes.append(f"chance='auto' chose SampledPairs(n=20000): exact would score {need} label pairs")
+    chance_pairs = None
+    quad = None
+    label = "exact"
+    if isinstance(chance, MonteCarlo | SampledPairs):
+        if family not in _SAMPLED_FAMILIES:
+            raise ValueError(f"chance={chance!r} is available for Scott/Fleiss, Cohen/Conger and alpha; "
+                             f"this coefficient ({family}) needs chance='exact'")
+        a, b, g, groups, perm = _sample_chance_pairs(d, family, chance, pairable_only=(family == "alpha"))
+        s = sim.pairs(d.rating_code[a], d.rating_code[b])
+        chance_pairs = ChancePairs(d.rating_item[a], d.rating_item[b], g, groups, s,
+                                   n_groups=len(groups), label=chance.label, permutation=perm)
+        label = chance.label
+    elif uses_chance:
+        quad = make_quad(sim, support)
+    pair_s = sim.pairs(d.pair_ca, d.pair_cb)
+    gid = d.pair_ra.astype(np.int64) * d.n_raters + d.pair_rb
+    uniq_g, pair_group = np.unique(gid, return_inverse=True)
+    kd = KernelData(
+        pair_item=jnp.asarray(d.pair_item), pair_ra=jnp.asarray(d.pair_ra), pair_rb=jnp.asarray(d.pair_rb),
+        pair_sa=jnp.asarray(remap[d.pair_ca].astype(np.int32)), pair_sb=jnp.asarray(remap[d.pair_cb].astype(np.int32)),
+        pair_s=np.asarray(pair_s, dtype=np.float64),  # converted under x64 in evaluate
+        pair_group=jnp.asarray(pair_group.astype(np.int32)),
+        rating_item=jnp.asarray(d.rating_item), rating_rater=jnp.asarray(d.rating_rater),
+        rating_s=jnp.asarray(remap[d.rating_code].astype(np.int32)),
+    )
+    q_cat = len(ann.vocabulary)
+    total = 0.0
+    if family in ("ac1", "bp"):
+        total = sim.total()
+        if ann.categories is None:
+            notes.append(f"q = {q_cat} categories taken from the observed labels; declare categories= "
+                         "to fix the category set")
+    return Prepared(ann=ann, design=d, sim=sim, family=family, kd=kd, support=support,
+                    n_groups=len(uniq_g), quad=quad, chance_label=label, chance_pairs=chance_pairs,
+                    q_categories=q_cat, total_weight=total, notes=notes)
+
+
+@partial(jax.jit, static_argnames=("family", "n", "nr", "ks", "n_groups"))
+def _stage1_batch(kd: KernelData, C: jax.Array, V: jax.Array, *, family: str, n: int, nr: int, ks: int,
+                  n_groups: int) -> dict[str, jax.Array]:
+    """vmap of ``stage1`` over the leading axis of whichever of C (B, n) / V (B, R) is 2-D.
+
+    Weights that do not vary (1-D) are not batched, so everything that depends only on
+    them (e.g. per-item observed agreement in the item bootstrap) is computed once.
+    """
+    fn = partial(stage1, kd, family=family, n=n, nr=nr, ks=ks, n_groups=n_groups)
+    return jax.vmap(fn, in_axes=(0 if C.ndim == 2 else None, 0 if V.ndim == 2 else None))(C, V)
+
+
+def _chance_from_pairs(cp: ChancePairs, C: jax.Array, rv: jax.Array | None, W: jax.Array | None) -> jax.Array:
+    """Weighted ratio estimate of chance agreement from sampled pairs, per replicate."""
+    s = jnp.asarray(cp.s)
+    w = C[:, cp.item_a] * C[:, cp.item_b]
+    if W is not None:
+        w = w * W
+    if cp.n_groups == 1 or rv is None:
+        return jnp.sum(w * s, axis=1) / jnp.sum(w, axis=1)
+    g = jnp.asarray(cp.group)
+    num = jax.vmap(lambda x: jax.ops.segment_sum(x, g, num_segments=cp.n_groups))(w * s)
+    den = jax.vmap(lambda x: jax.ops.segment_sum(x, g, num_segments=cp.n_groups))(w)
+    pe_g = num / jnp.where(den > 0, den, 1.0)
+    gw = rv[:, cp.group_rv[:, 0]] * rv[:, cp.group_rv[:, 1]] * (den > 0)
+    return jnp.sum(gw * pe_g, axis=1) / jnp.sum(gw, axis=1)
+
+
+def _finish(prep: Prepared, s1: dict[str, jax.Array], C: jax.Array, W: jax.Array | None) -> dict[str, jax.Array]:
+    fam = prep.family
+    cp = prep.chance_pairs
+    if fam == "percent":
+        pa = s1["pa"]
+        return {"pa": pa, "pe": jnp.zeros_like(pa), "value": pa}
+    if fam == "bp":
+        pe = jnp.full_like(s1["pa"], prep.total_weight / prep.q_categories**2)
+        return {"pa": s1["pa"], "pe": pe, "value": combine(s1["pa"], pe)}
+    if fam == "ac1":
+        q = prep.q_categories
+        pi = s1["pi"]
+        pe = prep.total_weight / (q * (q - 1)) * jnp.sum(pi * (1.0 - pi), axis=-1) if q > 1 else jnp.ones_like(s1["pa"])
+        return {"pa": s1["pa"], "pe": pe, "value": combine(s1["pa"], pe)}
+    if fam == "pooled":
+        pe = _chance_from_pairs(cp, C, None, W) if cp is not None else prep.quad(s1["pi"], s1["pi"])
+        return {"pa": s1["pa"], "pe": pe, "value": combine(s1["pa"], pe)}
+    if fam == "conger":
+        rv = s1["rv"]
+        if cp is not None:
+            pe = _chance_from_pairs(cp, C, rv, W)
+        else:
+            q = s1["q"]  # (B, R, Ks)
+            tot = jnp.einsum("br,brk->bk", rv, q)
+            own = prep.quad(q, q)  # (B, R)
+            num = prep.quad(tot, tot) - jnp.sum(rv**2 * own, axis=1)
+            den = jnp.sum(rv, axis=1) ** 2 - jnp.sum(rv**2, axis=1)
+            pe = num / den
+        return {"pa": s1["pa"], "pe": pe, "value": combine(s1["pa"], pe)}
+    if fam in ("alpha", "alpha_ordinal"):
+        big_n = s1["N"]
+        d_o = s1["do_num"] / big_n
+        if fam == "alpha_ordinal":
+            d_e = s1["de_num"] / (big_n * (big_n - 1.0))
+        elif cp is not None:
+            d_e = 1.0 - _chance_from_pairs(cp, C, None, W)
+        else:
+            nk = s1["nk"]
+            d_e = (big_n**2 - prep.quad(nk, nk)) / (big_n * (big_n - 1.0))
+        value = jnp.where(d_e > 0, 1.0 - d_o / jnp.where(d_e > 0, d_e, 1.0), jnp.nan)
+        return {"pa": 1.0 - d_o, "pe": 1.0 - d_e, "value": value}
+    if fam == "light":
+        pe_g = prep.quad(s1["qa_g"], s1["qb_g"])
+        k_g = combine(s1["po_g"], pe_g)
+        ok = s1["tot_g"] > 0
+        value = jnp.sum(jnp.where(ok, k_g, 0.0), axis=1) / jnp.sum(ok, axis=1)
+        pa = jnp.sum(jnp.where(ok, s1["po_g"], 0.0), axis=1) / jnp.sum(ok, axis=1)
+        pe = jnp.sum(jnp.where(ok, pe_g, 0.0), axis=1) / jnp.sum(ok, axis=1)
+        return {"pa": pa, "pe": pe, "value": value, "kappa_g": k_g}
+    raise AssertionError(fam)  # pragma: no cover - FAMILIES is closed
+
+
+def _auto_chunk(prep: Prepared, vary_c: bool, vary_v: bool, budget_bytes: int = 256 * 2**20) -> int:
+    per = prep.n if vary_c else 0
+    if vary_v:
+        per += 3 * prep.design.n_pairs + 2 * len(prep.design.rating_item)
+    else:
+        per += 2 * len(prep.design.rating_item)
+    per += 4 * prep.ks * (prep.nr if prep.family == "conger" else 1) + prep.n_groups * prep.ks * 2
+    if prep.chance_pairs is not None:
+        per += 3 * len(prep.chance_pairs.s)
+    return int(max(1, min(1024, budget_bytes // (8 * max(per, 1)))))
+
+
+def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: Any = None,
+             chunk_size: int | None = None) -> dict[str, np.ndarray]:
+    """Evaluate the prepared coefficient for a batch of weights.
+
+    Parameters
+    ----------
+    C : array (B, n_items) of item weights, (n_items,) for fixed weights, or None (ones).
+    V : array (B, n_raters) of rater weights, (n_raters,) for fixed weights, or None (ones).
+    chance_weights : array (B, n_chance_pairs), optional
+        Resampling weights of sampled chance pairs (bootstrap of the chance term).
+    chunk_size : int, optional
+        Replicates per vmapped chunk; by default sized to keep about 256 MiB of work arrays.
+
+    Returns a dict of float64 arrays of shape (B,): ``value``, ``pa``, ``pe``.
+    """
+    with x64():
+        C = jnp.ones(prep.n) if C is None else jnp.asarray(C, dtype=jnp.float64)
+        V = jnp.ones(prep.nr) if V is None else jnp.asarray(V, dtype=jnp.float64)
+        if C.ndim == 1 and V.ndim == 1:
+            C = C[None, :]
+        vary_c, vary_v = C.ndim == 2, V.ndim == 2
+        b = C.shape[0] if vary_c else (V.shape[0] if vary_v else 1)
+        if vary_c and vary_v and C.shape[0] != V.shape[0]:
+            raise ValueError(f"C and V must have the same number of replicates; got {C.shape[0]} and {V.shape[0]}")
+        chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)
+        kd = prep.kd._replace(pair_s=jnp.asarray(prep.kd.pair_s, dtype=jnp.float64))
+        outs: list[dict[str, Any]] = []
+        for b0 in range(0, b, chunk):  # chunks of replicates bound memory
+            sl = slice(b0, b0 + chunk)
+            Cb = C[sl] if vary_c else C
+            Vb = V[sl] if vary_v else V
+            s1 = _stage1_batch(kd, Cb, Vb, family=prep.family, n=prep.n, nr=prep.nr, ks=prep.ks,
+                               n_groups=prep.n_groups)
+            nb = min(chunk, b - b0)
+            C2 = Cb if vary_c else jnp.broadcast_to(C, (nb, prep.n))
+            W = None if chance_weights is None else jnp.asarray(chance_weights[sl], dtype=jnp.float64)
+            res = _finish(prep, s1, C2, W)
+            outs.append({k: np.asarray(v) for k, v in res.items()})
+        return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
+
+
+def chance_standard_error(prep: Prepared) -> float:
+    """SE of a sampled chance term (nan for exact chance)."""
+    cp = prep.chance_pairs
+    if cp is None:
+        return math.nan
+    if cp.permutation is not None:
+        n_perm = int(cp.permutation.max()) + 1
+        if n_perm < 2:
+            return math.nan
+        means = np.bincount(cp.permutation, weights=cp.s) / np.bincount(cp.permutation)
+        return float(means.std(ddof=1) / math.sqrt(n_perm))
+    if cp.n_groups == 1:
+        return float(cp.s.std(ddof=1) / math.sqrt(len(cp.s)))
+    cnt = np.bincount(cp.group, minlength=cp.n_groups)
+    mean = np.bincount(cp.group, weights=cp.s, minlength=cp.n_groups) / np.maximum(cnt, 1)
+    var = np.bincount(cp.group, weights=(cp.s - mean[cp.group]) ** 2, minlength=cp.n_groups) / np.maximum(cnt - 1, 1)
+    ok = cnt > 1
+    return float(math.sqrt(np.sum(var[ok] / cnt[ok])) / ok.sum())
+
+
+def warn_degenerate(coefficient: str, pa: float, pe: float, value: float) -> list[str]:
+    """Warnings (emitted and returned) for an undefined coefficient."""
+    msgs = []
+    if math.isnan(value):
+        if pe >= 1.0 - 1e-15:
+            msgs.append(f"{coefficient} is undefined: expected (chance) agreement is 1 - every rating "
+                        "uses the same label (or labels the similarity treats as equivalent), so there "
+                        "is no variation to correct for chance")
+        else:
+            msgs.append(f"{coefficient} is undefined for these data (observed {pa!r}, expected {pe!r})")
+        for m in msgs:
+            warnings.warn(m, DegenerateWarning, stacklevel=4)
+    return msgs

@@ -1,0 +1,219 @@
+"""Resolve ``similarity=`` / ``weights=`` into a similarity over the vocabulary.
+
+A similarity here is ``S[k, l] = P(vocabulary[k] == vocabulary[l])``, symmetric with a unit
+diagonal. It is never materialised for the whole vocabulary unless asked: statistics ask for
+the pairs they need (``pairs``) or for a block over a support (``block``).
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from softirr_stats.agreement._weights import WEIGHT_NAMES, weight_matrix
+from softirr_stats.data import Annotations
+
+__all__ = ["VocabSimilarity", "resolve_similarity", "category_values"]
+
+
+class VocabSimilarity:
+    """Similarity over an annotation vocabulary (base class: identity)."""
+
+    name = "identity"
+    is_identity = True
+    is_matrix = True
+
+    def __init__(self, n: int) -> None:
+        self.n = int(n)
+        self.n_scored = 0
+
+    def pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Elementwise ``S[i, j]`` for code arrays ``i``, ``j``."""
+        return (np.asarray(i) == np.asarray(j)).astype(np.float64)
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Dense ``S[rows][:, cols]``."""
+        return (np.asarray(rows)[:, None] == np.asarray(cols)[None, :]).astype(np.float64)
+
+    def total(self) -> float:
+        """Sum of all entries of S (``T_w`` in Gwet's notation)."""
+        return float(self.n)
+
+
+class MatrixSimilarity(VocabSimilarity):
+    """A K x K matrix given by the user or built from named weights."""
+
+    is_identity = False
+
+    def __init__(self, matrix: np.ndarray, name: str = "matrix") -> None:
+        super().__init__(matrix.shape[0])
+        self.matrix = matrix
+        self.name = name
+        self.is_identity = bool(np.array_equal(matrix, np.eye(self.n)))
+
+    def pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        return self.matrix[np.asarray(i), np.asarray(j)]
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return self.matrix[np.ix_(np.asarray(rows), np.asarray(cols))]
+
+    def total(self) -> float:
+        return float(self.matrix.sum())
+
+
+class ScoredSimilarity(VocabSimilarity):
+    """Similarity from an equivalence estimator, scored lazily (each pair at most once)."""
+
+    is_identity = False
+    is_matrix = False
+
+    def __init__(self, estimator: Any, vocabulary: tuple) -> None:
+        super().__init__(len(vocabulary))
+        self.estimator = estimator
+        self.vocabulary = np.empty(len(vocabulary), dtype=object)
+        self.vocabulary[:] = list(vocabulary)
+        self.name = str(getattr(estimator, "name", getattr(estimator, "__name__", type(estimator).__name__)))
+        self.symmetric = bool(getattr(estimator, "symmetric", False))
+        self._known_keys = np.empty(0, dtype=np.int64)
+        self._known_vals = np.empty(0, dtype=np.float64)
+
+    # memo over canonical code pairs (i <= j), vectorised with searchsorted
+    def _lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        pos = np.searchsorted(self._known_keys, keys)
+        pos = np.minimum(pos, max(len(self._known_keys) - 1, 0))
+        hit = (self._known_keys[pos] == keys) if len(self._known_keys) else np.zeros(len(keys), bool)
+        vals = self._known_vals[pos] if len(self._known_keys) else np.zeros(len(keys))
+        return hit, vals
+
+    def _remember(self, keys: np.ndarray, vals: np.ndarray) -> None:
+        allk = np.concatenate([self._known_keys, keys])
+        allv = np.concatenate([self._known_vals, vals])
+        order = np.argsort(allk, kind="stable")
+        self._known_keys, self._known_vals = allk[order], allv[order]
+
+    def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Score code pairs (a < b, unique) through the estimator; symmetrised."""
+        from softirr_stats.equivalence import score_pairs
+
+        la, lb = self.vocabulary[a], self.vocabulary[b]
+        if self.symmetric:
+            s = score_pairs(self.estimator, list(la), list(lb))
+            self.n_scored += len(a)
+        else:
+            s2 = score_pairs(self.estimator, list(la) + list(lb), list(lb) + list(la))
+            s = 0.5 * (s2[: len(a)] + s2[len(a):])
+            self.n_scored += 2 * len(a)
+        s = np.asarray(s, dtype=np.float64)
+        bad = ~np.isfinite(s) | (s < 0) | (s > 1)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"similarity {self.name!r} returned {s[k]!r} for the pair ({la[k]!r}, {lb[k]!r}); "
+                "scores must be finite and in [0, 1]"
+            )
+        return s
+
+    def pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        i = np.asarray(i, dtype=np.int64)
+        j = np.asarray(j, dtype=np.int64)
+        lo, hi = np.minimum(i, j), np.maximum(i, j)
+        out = np.ones(len(i), dtype=np.float64)
+        off = lo != hi
+        if not off.any():
+            return out
+        keys = lo[off] * self.n + hi[off]
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        hit, vals = self._lookup(uniq)
+        if (~hit).any():
+            new = uniq[~hit]
+            vals[~hit] = self._score(new // self.n, new % self.n)
+            self._remember(new, vals[~hit])
+        out[off] = vals[inverse]
+        return out
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        ii, jj = np.meshgrid(rows, cols, indexing="ij")
+        return self.pairs(ii.ravel(), jj.ravel()).reshape(len(rows), len(cols))
+
+    def total(self) -> float:
+        idx = np.arange(self.n)
+        return float(self.block(idx, idx).sum())
+
+
+def category_values(ann: Annotations) -> np.ndarray:
+    """Values on which weights are built: numeric labels, else positions 1..K."""
+    if ann.kind == "numeric":
+        return ann.values()
+    return np.arange(1, len(ann.vocabulary) + 1, dtype=float)
+
+
+def _check_matrix(m: Any, k: int, name: str) -> np.ndarray:
+    arr = np.asarray(m, dtype=np.float64)
+    if arr.shape != (k, k):
+        raise ValueError(f"{name} must be a {k} x {k} array (len(ann.vocabulary)); got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} has non-finite entries")
+    if (arr < 0).any() or (arr > 1).any():
+        raise ValueError(f"{name} entries must lie in [0, 1]; got range [{arr.min()}, {arr.max()}]")
+    if not np.allclose(np.diag(arr), 1.0, atol=1e-12):
+        raise ValueError(f"{name} must have a unit diagonal (a label always matches itself)")
+    return 0.5 * (arr + arr.T)
+
+
+def _is_exact(obj: Any) -> bool:
+    try:
+        from softirr_stats.equivalence import Exact
+    except ImportError:  # pragma: no cover - equivalence always ships Exact
+        return False
+    return isinstance(obj, Exact)
+
+
+def resolve_similarity(
+    ann: Annotations,
+    *,
+    similarity: Any = None,
+    weights: Any = None,
+    allow_weights: bool = True,
+    allow_similarity: bool = True,
+) -> VocabSimilarity:
+    """Turn the ``similarity=`` / ``weights=`` arguments into a :class:`VocabSimilarity`."""
+    k = len(ann.vocabulary)
+    if similarity is not None and weights is not None:
+        raise ValueError("give weights= (categorical agreement weights) or similarity= (soft), not both")
+    if weights is not None:
+        if not allow_weights:
+            raise ValueError("this coefficient takes no weights=")
+        if isinstance(weights, str):
+            if weights not in WEIGHT_NAMES:
+                raise ValueError(f"weights must be one of {list(WEIGHT_NAMES)} or a K x K array; got {weights!r}")
+            if ann.kind == "set":
+                raise ValueError("named weights need categorical or numeric labels; use similarity= for sets")
+            m = weight_matrix(weights, category_values(ann))
+            sim = MatrixSimilarity(m, name=weights)
+            return sim if weights != "identity" else VocabSimilarity(k)
+        return MatrixSimilarity(_check_matrix(weights, k, "weights"), name="weights-matrix")
+    if similarity is None:
+        return VocabSimilarity(k)
+    if not allow_similarity:
+        raise ValueError("this coefficient takes no similarity=")
+    if _is_exact(similarity):
+        return VocabSimilarity(k)
+    if isinstance(similarity, np.ndarray) or (
+        isinstance(similarity, list | tuple) and len(similarity) and isinstance(similarity[0], list | tuple | np.ndarray)
+    ):
+        return MatrixSimilarity(_check_matrix(similarity, k, "similarity"), name="similarity-matrix")
+    if isinstance(similarity, str):
+        from softirr_stats.equivalence import estimator_from_name
+
+        return ScoredSimilarity(estimator_from_name(similarity), ann.vocabulary)
+    if callable(similarity):
+        return ScoredSimilarity(similarity, ann.vocabulary)
+    raise TypeError(
+        "similarity must be None, an equivalence estimator, a callable (a_seq, b_seq) -> scores, "
+        f"a measure name, or a K x K array; got {type(similarity).__name__}"
+    )
+
+
+SimilarityLike = VocabSimilarity | Callable[..., Any] | np.ndarray | None

@@ -1,0 +1,455 @@
+"""Binned calibration errors, the Brier score and reliability-diagram data.
+
+Everything here is the *class-1 reliability* form (FORMULAS.md 7.1): a score ``s`` is read
+as the estimated probability ``P(a == b)`` and compared with the human label ``y`` (0/1 or
+a fraction of judges in [0, 1]); it is not the top-label ("confidence") form.
+
+Bins follow scikit-learn's ``calibration_curve`` exactly: ``strategy="uniform"`` uses the
+edges ``linspace(0, 1, bins + 1)``, ``strategy="quantile"`` the edges
+``np.percentile(scores, linspace(0, 100, bins + 1))``; a score goes to bin
+``searchsorted(edges[1:-1], score)`` (so bins are ``[0, e1], (e1, e2], ..., (e_{B-1}, 1]``),
+and empty bins are dropped.
+
+Every statistic is computed from per-bin weighted sums, so the same code gives the point
+estimate (weights 1) and a whole batch of bootstrap replicates (a matrix of multinomial
+weights), without a Python loop over replicates.
+"""
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from softirr_stats.calibration._validation import (
+    check_choice,
+    check_positive_int,
+    check_scores_labels,
+    check_strategy,
+)
+
+Strategy = Literal["uniform", "quantile"]
+Metric = Literal["ece", "mce", "debiased_l2", "brier", "log_loss"]
+METRICS: tuple[str, ...] = ("brier", "debiased_l2", "ece", "log_loss", "mce")
+
+# rows x items handled at once by the bootstrap (bounds memory to a few hundred MB)
+_CHUNK_CELLS = 2_000_000
+
+
+# ----------------------------------------------------------------------------- binning
+def bin_edges(scores: np.ndarray, bins: int, strategy: str) -> np.ndarray:
+    """Bin edges exactly as ``sklearn.calibration.calibration_curve`` computes them."""
+    if strategy == "uniform":
+        return np.linspace(0.0, 1.0, bins + 1)
+    return np.percentile(scores, np.linspace(0, 1, bins + 1) * 100)
+
+
+def _bin_sums(
+    scores: np.ndarray,
+    labels: np.ndarray,
+    binids: np.ndarray,
+    bins: int,
+    weights: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-bin (count, sum of scores, sum of labels, sum of squared labels).
+
+    ``weights`` is None (one row, unit weights: the same ``bincount`` calls as sklearn,
+    so bin means agree bit for bit) or an ``(m, n)`` matrix of item weights; ``binids``
+    is ``(n,)`` or ``(m, n)``. Returns arrays of shape ``(m, bins)``.
+    """
+    if weights is None:
+        count = np.bincount(binids, minlength=bins).astype(np.float64)
+        sum_s = np.bincount(binids, weights=scores, minlength=bins)
+        sum_y = np.bincount(binids, weights=labels, minlength=bins)
+        sum_yy = np.bincount(binids, weights=labels * labels, minlength=bins)
+        return count[None], sum_s[None], sum_y[None], sum_yy[None]
+    m = weights.shape[0]
+    flat = (np.arange(m)[:, None] * bins + binids).ravel()
+    w = weights.astype(np.float64)
+
+    def total(values: np.ndarray | None) -> np.ndarray:
+        wv = w if values is None else w * values
+        return np.bincount(flat, weights=wv.ravel(), minlength=m * bins).reshape(m, bins)
+
+    return total(None), total(scores), total(labels), total(labels * labels)
+
+
+def _binned_metric(
+    metric: str,
+    count: np.ndarray,
+    sum_s: np.ndarray,
+    sum_y: np.ndarray,
+    sum_yy: np.ndarray,
+    p: float,
+) -> np.ndarray:
+    """One value per row from per-bin sums (empty bins are dropped)."""
+    n = count.sum(axis=-1)
+    nonempty = count > 0
+    safe = np.where(nonempty, count, 1.0)
+    mean_s = sum_s / safe
+    mean_y = sum_y / safe
+    gap = np.where(nonempty, np.abs(mean_y - mean_s), 0.0)
+    if metric == "mce":
+        return np.where(nonempty, gap, -np.inf).max(axis=-1)
+    if metric == "ece":
+        if np.isinf(p):
+            return np.where(nonempty, gap, -np.inf).max(axis=-1)
+        return ((count * gap**p).sum(axis=-1) / n) ** (1.0 / p)
+    # debiased squared CE (Kumar, Liang & Ma 2019): a bin's plug-in gap^2 minus the
+    # sampling variance of its mean label, estimated without bias; bins with < 2 items
+    # contribute 0, as in the authors' code. For 0/1 labels the variance term is
+    # mean_y (1 - mean_y) / (n_b - 1); for fractional labels it is the within-bin
+    # sample variance / n_b.
+    big = count >= 2
+    denom = np.where(big, safe * (safe - 1.0), 1.0)
+    var_of_mean = np.where(big, np.maximum(sum_yy - sum_y * sum_y / safe, 0.0) / denom, 0.0)
+    per_bin = np.where(big, gap * gap - var_of_mean, 0.0)
+    return (count * per_bin).sum(axis=-1) / n
+
+
+def _log_loss_terms(scores: np.ndarray, labels: np.ndarray, eps: float) -> np.ndarray:
+    s = np.clip(scores, eps, 1.0 - eps)
+    return -(labels * np.log(s) + (1.0 - labels) * np.log1p(-s))
+
+
+def _check_p(p: object) -> float:
+    try:
+        value = float(p)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise TypeError(f"p must be a number >= 1 (or inf); got {p!r}") from None
+    if not value >= 1.0:
+        raise ValueError(f"p must be a number >= 1 (or inf); got {p!r}")
+    return value
+
+
+# ----------------------------------------------------------------------------- metrics
+def expected_calibration_error(
+    scores: object,
+    labels: object,
+    bins: int = 10,
+    strategy: Strategy = "uniform",
+    *,
+    p: float = 1,
+) -> float:
+    """Binned expected calibration error, class-1 reliability form (FORMULAS.md 7.1).
+
+    ``ECE_p = (sum_b (n_b / n) |ybar_b - sbar_b|^p)^(1/p)`` over the non-empty bins, with
+    ``ybar_b`` and ``sbar_b`` the mean label and mean score of bin ``b``.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n,)
+        Estimated probabilities ``P(a == b)`` in [0, 1].
+    labels : array-like of shape (n,)
+        Human judgments: 0/1, or the fraction of judges who said "equivalent", in [0, 1].
+    bins : int, default 10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bin edges, exactly as in
+        ``sklearn.calibration.calibration_curve``. Equal-mass bins are less biased
+        (Roelofs et al. 2022) and are the recommended choice for reporting.
+    p : float, default 1
+        Order of the norm; ``p = 1`` is the usual ECE, ``p = inf`` the MCE.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> s = [0.1, 0.2, 0.3, 0.4, 0.65, 0.7, 0.8, 0.9, 1.0]
+    >>> y = [0, 0, 0, 0, 1, 1, 1, 1, 1]
+    >>> round(expected_calibration_error(s, y, bins=3), 6)  # (3*.2 + 2*.025 + 4*.15) / 9
+    0.138889
+    """
+    s, y = check_scores_labels(scores, labels)
+    bins = check_positive_int(bins, "bins")
+    strategy = check_strategy(strategy)
+    p = _check_p(p)
+    edges = bin_edges(s, bins, strategy)
+    stats = _bin_sums(s, y, np.searchsorted(edges[1:-1], s), bins)
+    return float(_binned_metric("ece", *stats, p=p)[0])
+
+
+def maximum_calibration_error(
+    scores: object, labels: object, bins: int = 10, strategy: Strategy = "uniform"
+) -> float:
+    """Maximum calibration error ``max_b |ybar_b - sbar_b|`` over the non-empty bins.
+
+    Same bins and conventions as :func:`expected_calibration_error`.
+
+    Examples
+    --------
+    >>> s = [0.1, 0.2, 0.3, 0.4, 0.65, 0.7, 0.8, 0.9, 1.0]
+    >>> y = [0, 0, 0, 0, 1, 1, 1, 1, 1]
+    >>> round(maximum_calibration_error(s, y, bins=3), 12)
+    0.2
+    """
+    s, y = check_scores_labels(scores, labels)
+    bins = check_positive_int(bins, "bins")
+    strategy = check_strategy(strategy)
+    edges = bin_edges(s, bins, strategy)
+    stats = _bin_sums(s, y, np.searchsorted(edges[1:-1], s), bins)
+    return float(_binned_metric("mce", *stats, p=1.0)[0])
+
+
+def debiased_l2_calibration_error(
+    scores: object,
+    labels: object,
+    bins: int = 10,
+    strategy: Strategy = "quantile",
+    *,
+    squared: bool = False,
+) -> float:
+    """Debiased l2 calibration error of Kumar, Liang & Ma (2019).
+
+    The squared form is ``sum_b (n_b/n) [(ybar_b - sbar_b)^2 - v_b]`` where ``v_b`` is an
+    unbiased estimate of the variance of ``ybar_b``: ``ybar_b (1 - ybar_b) / (n_b - 1)``
+    for 0/1 labels, the within-bin sample variance of ``y`` over ``n_b`` for fractional
+    labels. Bins with fewer than two items contribute 0 (as in the authors' code).
+
+    Parameters
+    ----------
+    scores, labels : array-like of shape (n,)
+        As in :func:`expected_calibration_error`.
+    bins : int, default 10
+    strategy : {"quantile", "uniform"}, default "quantile"
+        Equal-mass bins by default, as Kumar et al. use.
+    squared : bool, default False
+        Return the unbiased estimate of the squared error, which can be negative.
+        Otherwise return ``sqrt(max(squared, 0))``, the authors' ``unbiased_l2_ce``.
+
+    Examples
+    --------
+    >>> s = [0.1, 0.2, 0.3, 0.4, 0.65, 0.7, 0.8, 0.9, 1.0]
+    >>> y = [0, 0, 0, 0, 1, 1, 1, 1, 1]
+    >>> round(debiased_l2_calibration_error(s, y, bins=3, strategy="uniform", squared=True), 6)
+    -0.032083
+    """
+    s, y = check_scores_labels(scores, labels)
+    bins = check_positive_int(bins, "bins")
+    strategy = check_strategy(strategy)
+    edges = bin_edges(s, bins, strategy)
+    stats = _bin_sums(s, y, np.searchsorted(edges[1:-1], s), bins)
+    sq = float(_binned_metric("debiased_l2", *stats, p=2.0)[0])
+    return sq if squared else float(np.sqrt(max(sq, 0.0)))
+
+
+def brier_score(scores: object, labels: object) -> float:
+    """Mean squared difference ``mean((s - y)^2)`` between scores and labels.
+
+    Examples
+    --------
+    >>> round(brier_score([0.9, 0.2, 0.6], [1, 0, 0]), 6)  # (0.01 + 0.04 + 0.36) / 3
+    0.136667
+    """
+    s, y = check_scores_labels(scores, labels)
+    return float(np.mean((s - y) ** 2))
+
+
+def log_loss(scores: object, labels: object, *, eps: float = 1e-15) -> float:
+    """Mean negative log-likelihood (cross-entropy) of the labels under the scores.
+
+    Scores are clipped to ``[eps, 1 - eps]``; fractional labels give the cross-entropy.
+
+    Examples
+    --------
+    >>> round(log_loss([0.9, 0.2, 0.6], [1, 0, 0]), 6)
+    0.414932
+    """
+    s, y = check_scores_labels(scores, labels)
+    return float(np.mean(_log_loss_terms(s, y, eps)))
+
+
+def reliability_diagram(
+    scores: object, labels: object, bins: int = 10, strategy: Strategy = "uniform"
+) -> pd.DataFrame:
+    """Reliability-diagram data: one row per non-empty bin.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``bin`` (index among all ``bins`` bins), ``lower``, ``upper`` (bin edges),
+        ``count``, ``mean_score``, ``mean_label``. ``mean_label`` and ``mean_score`` are
+        exactly sklearn's ``calibration_curve`` output (``prob_true``, ``prob_pred``).
+
+    Examples
+    --------
+    >>> s = [0.1, 0.2, 0.3, 0.4, 0.65, 0.7, 0.8, 0.9, 1.0]
+    >>> y = [0, 0, 0, 0, 1, 1, 1, 1, 1]
+    >>> reliability_diagram(s, y, bins=3)[["bin", "count", "mean_score", "mean_label"]]
+       bin  count  mean_score  mean_label
+    0    0      3       0.200         0.0
+    1    1      2       0.525         0.5
+    2    2      4       0.850         1.0
+    """
+    s, y = check_scores_labels(scores, labels)
+    bins = check_positive_int(bins, "bins")
+    strategy = check_strategy(strategy)
+    edges = bin_edges(s, bins, strategy)
+    binids = np.searchsorted(edges[1:-1], s)
+    count = np.bincount(binids, minlength=bins)
+    sum_s = np.bincount(binids, weights=s, minlength=bins)
+    sum_y = np.bincount(binids, weights=y, minlength=bins)
+    keep = count != 0
+    idx = np.flatnonzero(keep)
+    return pd.DataFrame(
+        {
+            "bin": idx,
+            "lower": edges[idx],
+            "upper": edges[idx + 1],
+            "count": count[keep],
+            "mean_score": sum_s[keep] / count[keep],
+            "mean_label": sum_y[keep] / count[keep],
+        }
+    )
+
+
+# ----------------------------------------------------------------------------- bootstrap
+@dataclass(frozen=True)
+class CalibrationInterval:
+    """A calibration metric with an item-bootstrap percentile interval."""
+
+    metric: str
+    estimate: float
+    ci_low: float
+    ci_high: float
+    se: float
+    level: float
+    n_boot: int
+    n: int
+    bins: int
+    strategy: str
+    replicates: np.ndarray = field(repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, object]:
+        """Scalar fields as a dict (without the replicates)."""
+        out = asdict(self)
+        out.pop("replicates")
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row tidy DataFrame of :meth:`to_dict`."""
+        return pd.DataFrame([self.to_dict()])
+
+
+def _metric_batch(
+    metric: str,
+    s: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray | None,
+    bins: int,
+    strategy: str,
+    p: float,
+    order: np.ndarray,
+) -> np.ndarray:
+    """The metric for each row of an ``(m, n)`` integer weight matrix (None: weights 1)."""
+    if metric == "brier":
+        sq = (s - y) ** 2
+        return np.array([sq.mean()]) if weights is None else weights @ sq / s.size
+    if metric == "log_loss":
+        ll = _log_loss_terms(s, y, 1e-15)
+        return np.array([ll.mean()]) if weights is None else weights @ ll / s.size
+    if weights is None:
+        edges = bin_edges(s, bins, strategy)
+        binids = np.searchsorted(edges[1:-1], s)
+    elif strategy == "uniform":
+        binids = np.searchsorted(np.linspace(0.0, 1.0, bins + 1)[1:-1], s)
+    else:
+        # edges from each resample: the sorted resample is the sorted data with item i
+        # repeated weights[r, i] times, and np.percentile along axis 1 is the same
+        # computation sklearn does on that resample.
+        m, n = weights.shape
+        expanded = np.repeat(np.tile(s[order], m), weights[:, order].ravel()).reshape(m, n)
+        edges = np.percentile(expanded, np.linspace(0, 1, bins + 1) * 100, axis=1).T
+        binids = np.zeros((m, n), dtype=np.intp)
+        for k in range(1, bins):  # loop over bin edges, not replicates
+            binids += edges[:, k, None] < s[None, :]
+    stats = _bin_sums(s, y, binids, bins, weights)
+    p_eff = 2.0 if metric == "debiased_l2" else p
+    return _binned_metric(metric, *stats, p=p_eff)
+
+
+def calibration_error_ci(
+    scores: object,
+    labels: object,
+    *,
+    metric: Metric = "ece",
+    bins: int = 10,
+    strategy: Strategy = "uniform",
+    p: float = 1,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> CalibrationInterval:
+    """A calibration metric with an item (pair) bootstrap percentile interval.
+
+    Each replicate is a multinomial weight vector over the ``n`` scored pairs (an item
+    bootstrap), drawn as one ``(n_boot, n)`` matrix and evaluated in vectorised chunks.
+    Quantile bin edges are recomputed on every resample, so a replicate equals the point
+    function applied to the resampled data.
+
+    Parameters
+    ----------
+    scores, labels : array-like of shape (n,)
+        As in :func:`expected_calibration_error`.
+    metric : {"ece", "mce", "debiased_l2", "brier", "log_loss"}, default "ece"
+        ``"debiased_l2"`` is bootstrapped in its *squared* (unclipped, unbiased) form,
+        and its estimate/limits are reported on that scale.
+    bins, strategy, p
+        As in :func:`expected_calibration_error` (``p`` only matters for ``"ece"``).
+    n_boot : int, default 1000
+    seed : int, default 0
+        Seed of the ``numpy.random.default_rng`` generator that draws the weights.
+    level : float, default 0.95
+        Coverage of the percentile interval.
+
+    Returns
+    -------
+    CalibrationInterval
+        ``estimate``, ``ci_low``, ``ci_high``, ``se`` (bootstrap standard deviation),
+        the settings, and the ``replicates``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> s = rng.uniform(size=500)
+    >>> y = (rng.uniform(size=500) < s).astype(float)
+    >>> r = calibration_error_ci(s, y, strategy="quantile", n_boot=200, seed=0)
+    >>> bool(r.ci_low <= r.estimate <= r.ci_high)
+    True
+    """
+    s, y = check_scores_labels(scores, labels)
+    metric = check_choice(metric, "metric", METRICS)
+    bins = check_positive_int(bins, "bins")
+    strategy = check_strategy(strategy)
+    p = _check_p(p)
+    n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
+    if not (isinstance(level, float | int) and 0.0 < level < 1.0):
+        raise ValueError(f"level must be a number in (0, 1); got {level!r}")
+    n = s.size
+    order = np.argsort(s, kind="stable")
+    estimate = float(_metric_batch(metric, s, y, None, bins, strategy, p, order)[0])
+    rng = np.random.default_rng(seed)
+    chunk = max(1, _CHUNK_CELLS // n)
+    reps = np.empty(n_boot)
+    probs = np.full(n, 1.0 / n)
+    for start in range(0, n_boot, chunk):  # chunks of replicates bound memory
+        stop = min(start + chunk, n_boot)
+        w = rng.multinomial(n, probs, size=stop - start)
+        reps[start:stop] = _metric_batch(metric, s, y, w, bins, strategy, p, order)
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(reps, [alpha, 1.0 - alpha])
+    return CalibrationInterval(
+        metric=metric,
+        estimate=estimate,
+        ci_low=float(low),
+        ci_high=float(high),
+        se=float(np.std(reps, ddof=1)),
+        level=float(level),
+        n_boot=n_boot,
+        n=n,
+        bins=bins,
+        strategy=strategy,
+        replicates=reps,
+    )

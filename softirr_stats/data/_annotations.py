@@ -1,0 +1,490 @@
+"""The encoded annotation data set: ``codes[item, rater]`` indexing a sorted vocabulary.
+
+Everything downstream works on the integer matrix ``codes`` (items x raters, ``-1`` for a
+missing rating) and the tuple ``vocabulary``; labels are encoded once, here.
+"""
+
+import math
+import numbers
+import warnings
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from softirr_stats._validation import SoftIRRWarning
+
+__all__ = ["Annotations", "LabelKind", "UnpairableItemsWarning"]
+
+LabelKind = Literal["categorical", "numeric", "set"]
+
+
+class UnpairableItemsWarning(SoftIRRWarning):
+    """Some items have fewer than two ratings and cannot contribute observed agreement."""
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, float | np.floating):
+        return bool(np.isnan(value))
+    return False
+
+
+def _label_kind(value: Any) -> str:
+    """Classify one non-missing label; raise TypeError for what cannot be a label."""
+    if isinstance(value, bool | np.bool_):
+        return "categorical"
+    if isinstance(value, numbers.Real):
+        if not math.isfinite(float(value)):
+            raise TypeError(f"numeric labels must be finite; got {value!r}")
+        return "numeric"
+    if isinstance(value, str):
+        return "categorical"
+    if isinstance(value, frozenset | set | list | tuple):
+        bad = [e for e in value if not isinstance(e, str)]
+        if bad:
+            raise TypeError(
+                f"set-valued labels must contain only strings; got element {bad[0]!r} "
+                f"of type {type(bad[0]).__name__} in {value!r}"
+            )
+        return "set"
+    if isinstance(value, Hashable) and not isinstance(value, np.ndarray):
+        return "categorical"
+    raise TypeError(
+        f"labels must be hashable (str, number, or a set/list of str); got {type(value).__name__}: {value!r}"
+    )
+
+
+def _normalise(value: Any, kind: str) -> Any:
+    if kind == "set":
+        return frozenset(value)
+    if kind == "numeric":
+        f = float(value)
+        return int(f) if f.is_integer() and isinstance(value, numbers.Integral) else f
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _sort_key_set(s: frozenset) -> tuple:
+    return (len(s), tuple(sorted(s)))
+
+
+def _sorted_vocabulary(labels: Iterable[Any], kind: str) -> tuple:
+    uniq = set(labels)
+    if kind == "numeric":
+        return tuple(sorted(uniq, key=float))
+    if kind == "set":
+        return tuple(sorted(uniq, key=_sort_key_set))
+    try:
+        return tuple(sorted(uniq))
+    except TypeError:
+        return tuple(sorted(uniq, key=lambda x: (type(x).__name__, repr(x))))
+
+
+def _ordered_unique(values: Sequence[Any]) -> list:
+    uniq = list(dict.fromkeys(values))
+    try:
+        return sorted(uniq)
+    except TypeError:
+        return uniq
+
+
+class Annotations:
+    """Annotations of items by raters, encoded once.
+
+    Attributes
+    ----------
+    codes : ndarray of int32, shape (n_items, n_raters)
+        Index into :attr:`vocabulary`; ``-1`` marks a missing rating.
+    vocabulary : tuple
+        The distinct labels, sorted (numbers numerically, strings lexicographically, sets by
+        size then elements); with ``categories=`` declared, exactly those categories in the
+        declared order (unused ones included).
+    items, raters : tuple
+        Item and rater identifiers, in row / column order of ``codes``.
+    kind : {"categorical", "numeric", "set"}
+        The kind of label. Multi-label data (``from_multilabel``) is set-valued, with
+        :attr:`label_universe` holding the declared labels.
+
+    Examples
+    --------
+    >>> ann = Annotations.from_wide([["a", "a"], ["b", None], ["b", "c"]])
+    >>> ann.vocabulary
+    ('a', 'b', 'c')
+    >>> ann.codes.tolist()
+    [[0, 0], [1, -1], [1, 2]]
+    >>> ann.n_items, ann.n_raters
+    (3, 2)
+    """
+
+    __slots__ = ("_codes", "_vocabulary", "_items", "_raters", "_kind", "_categories",
+                 "_label_universe", "_cache")
+
+    def __init__(
+        self,
+        codes: np.ndarray,
+        vocabulary: Sequence[Any],
+        *,
+        items: Sequence[Any] | None = None,
+        raters: Sequence[Any] | None = None,
+        kind: LabelKind = "categorical",
+        categories: Sequence[Any] | None = None,
+        label_universe: Sequence[str] | None = None,
+    ) -> None:
+        codes = np.asarray(codes)
+        if codes.ndim != 2:
+            raise ValueError(f"codes must have shape (n_items, n_raters); got shape {codes.shape}")
+        if not np.issubdtype(codes.dtype, np.integer):
+            raise TypeError(f"codes must be integers; got dtype {codes.dtype}")
+        vocabulary = tuple(vocabulary)
+        if codes.size and (codes.min() < -1 or codes.max() >= len(vocabulary)):
+            raise ValueError(
+                f"codes must lie in [-1, {len(vocabulary) - 1}] (len(vocabulary) - 1); "
+                f"got range [{codes.min()}, {codes.max()}]"
+            )
+        n_items, n_raters = codes.shape
+        if n_items == 0:
+            raise ValueError("annotations are empty: no item has a rating")
+        if n_raters < 2:
+            raise ValueError(
+                f"agreement needs at least two raters; got {n_raters}"
+                + (f" ({list(raters)!r})" if raters is not None else "")
+            )
+        self._codes = np.ascontiguousarray(codes, dtype=np.int32)
+        self._codes.setflags(write=False)
+        self._vocabulary = vocabulary
+        self._items = tuple(items) if items is not None else tuple(range(n_items))
+        self._raters = tuple(raters) if raters is not None else tuple(range(n_raters))
+        if len(self._items) != n_items or len(self._raters) != n_raters:
+            raise ValueError(
+                f"items/raters must have lengths {n_items}/{n_raters}; "
+                f"got {len(self._items)}/{len(self._raters)}"
+            )
+        if kind not in ("categorical", "numeric", "set"):
+            raise ValueError(f"kind must be one of ['categorical', 'numeric', 'set']; got {kind!r}")
+        self._kind = kind
+        self._categories = tuple(categories) if categories is not None else None
+        self._label_universe = tuple(label_universe) if label_universe is not None else None
+        self._cache: dict[str, Any] = {}
+        if (self._codes >= 0).sum() == 0:
+            raise ValueError("annotations are empty: every rating is missing")
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_long(
+        cls,
+        df: pd.DataFrame,
+        item: str = "item",
+        rater: str = "rater",
+        label: str = "label",
+        *,
+        categories: Sequence[Any] | None = None,
+    ) -> "Annotations":
+        """Build from a long table: one row per (item, rater, label).
+
+        Rows whose label is missing (None/NaN) are kept as missing ratings (the item and
+        rater still appear); duplicate (item, rater) rows raise a ValueError listing them.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"doc": [1, 1, 2, 2], "who": ["x", "y", "x", "y"],
+        ...                    "text": ["fatigue", "asthenia", "fever", "fever"]})
+        >>> ann = Annotations.from_long(df, item="doc", rater="who", label="text")
+        >>> ann.vocabulary
+        ('asthenia', 'fatigue', 'fever')
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}")
+        for role, col in (("item", item), ("rater", rater), ("label", label)):
+            if col not in df.columns:
+                raise ValueError(
+                    f"{role} column {col!r} not found; the columns are {list(map(str, df.columns))}"
+                )
+        if len(df) == 0:
+            raise ValueError("annotations are empty: the table has no rows")
+        for role, col in (("item", item), ("rater", rater)):
+            if df[col].isna().any():
+                bad = df.index[df[col].isna()].tolist()[:5]
+                raise ValueError(f"{role} column {col!r} has missing values (rows {bad})")
+        dup = df.duplicated(subset=[item, rater], keep=False)
+        if dup.any():
+            pairs = df.loc[dup, [item, rater]].drop_duplicates().head(10)
+            listed = ", ".join(f"({i!r}, {r!r})" for i, r in pairs.itertuples(index=False))
+            raise ValueError(
+                f"duplicate (item, rater) rows: {int(dup.sum())} rows share an (item, rater) pair; "
+                f"first ones: {listed}"
+            )
+        items = _ordered_unique(df[item].tolist())
+        raters = _ordered_unique(df[rater].tolist())
+        item_idx = pd.Index(items).get_indexer(df[item])
+        rater_idx = pd.Index(raters).get_indexer(df[rater])
+        labels = df[label].tolist()
+        return cls._from_cells(item_idx, rater_idx, labels, items, raters, categories)
+
+    @classmethod
+    def from_wide(
+        cls,
+        table: Any,
+        *,
+        categories: Sequence[Any] | None = None,
+        items: Sequence[Any] | None = None,
+        raters: Sequence[Any] | None = None,
+    ) -> "Annotations":
+        """Build from a wide table: rows are items, columns are raters.
+
+        ``table`` may be a DataFrame (index = items, columns = raters), a 2-D array or
+        nested lists. ``None``/``NaN`` cells are missing. A cell may be a str, a number, or
+        a set (or list) of str.
+
+        Examples
+        --------
+        >>> Annotations.from_wide([[1, 2], [2, 2], [3, None]]).codes.tolist()
+        [[0, 1], [1, 1], [2, -1]]
+        """
+        if isinstance(table, pd.DataFrame):
+            items = list(table.index) if items is None else list(items)
+            raters = list(table.columns) if raters is None else list(raters)
+            cells = table.to_numpy(dtype=object)
+        else:
+            if isinstance(table, np.ndarray):
+                cells = table.astype(object)
+            else:
+                rows = list(table)
+                if not rows:
+                    raise ValueError("annotations are empty: the table has no rows")
+                widths = {len(r) for r in rows}
+                if len(widths) != 1:
+                    raise ValueError(
+                        f"every row of the table must have the same number of raters; got lengths {sorted(widths)}"
+                    )
+                cells = np.empty((len(rows), widths.pop()), dtype=object)
+                for i, row in enumerate(rows):
+                    for j, v in enumerate(row):
+                        cells[i, j] = v
+        if cells.ndim != 2:
+            raise ValueError(f"table must be 2-D (items x raters); got {cells.ndim}-D")
+        n, r = cells.shape
+        if n == 0:
+            raise ValueError("annotations are empty: the table has no rows")
+        items = list(range(n)) if items is None else list(items)
+        raters = list(range(r)) if raters is None else list(raters)
+        if len(items) != n or len(raters) != r:
+            raise ValueError(f"items/raters must have lengths {n}/{r}; got {len(items)}/{len(raters)}")
+        ii, jj = np.indices((n, r))
+        return cls._from_cells(ii.ravel(), jj.ravel(), list(cells.ravel()), items, raters, categories)
+
+    @classmethod
+    def from_multilabel(
+        cls,
+        array: Any,
+        labels: Sequence[str] | None = None,
+        *,
+        items: Sequence[Any] | None = None,
+        raters: Sequence[Any] | None = None,
+    ) -> "Annotations":
+        """Build from a 0/1 array of shape (items, raters, labels).
+
+        Each rating becomes the set of selected labels (possibly empty). A rating whose
+        entries are all NaN is missing. ``labels`` names the declared label universe;
+        labels never selected are kept (``ann.label_universe``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> x = np.array([[[1, 0], [1, 1]], [[0, 0], [0, 1]]])
+        >>> ann = Annotations.from_multilabel(x, labels=["cough", "fever"])
+        >>> ann.label_universe
+        ('cough', 'fever')
+        >>> ann.multilabel_array().tolist() == x.tolist()
+        True
+        """
+        arr = np.asarray(array, dtype=float)
+        if arr.ndim != 3:
+            raise ValueError(f"array must have shape (n_items, n_raters, n_labels); got shape {arr.shape}")
+        n, r, n_labels = arr.shape
+        if n == 0 or n_labels == 0:
+            raise ValueError(f"annotations are empty: array has shape {arr.shape}")
+        nan = np.isnan(arr)
+        partial = nan.any(axis=2) & ~nan.all(axis=2)
+        if partial.any():
+            i, j = np.argwhere(partial)[0]
+            raise ValueError(
+                f"a rating must be fully observed or fully missing; item {i}, rater {j} has some NaN labels"
+            )
+        vals = np.where(nan, 0.0, arr)
+        if not np.isin(vals, (0.0, 1.0)).all():
+            raise ValueError("array must contain only 0/1 (or NaN for a missing rating)")
+        labels = [str(k) for k in range(n_labels)] if labels is None else [str(x) for x in labels]
+        if len(labels) != n_labels:
+            raise ValueError(f"labels must have length {n_labels} (array.shape[2]); got {len(labels)}")
+        if len(set(labels)) != len(labels):
+            raise ValueError("labels must be distinct")
+        missing = nan.all(axis=2)
+        lab = np.asarray(labels, dtype=object)
+        cells: list[Any] = []
+        flat = vals.reshape(n * r, n_labels).astype(bool)
+        for m, row in enumerate(flat):  # encoding once, not a statistic's hot path
+            cells.append(None if missing.ravel()[m] else frozenset(lab[row].tolist()))
+        ii, jj = np.indices((n, r))
+        items = list(range(n)) if items is None else list(items)
+        raters = list(range(r)) if raters is None else list(raters)
+        out = cls._from_cells(ii.ravel(), jj.ravel(), cells, items, raters, None, force_kind="set")
+        out._label_universe = tuple(labels)
+        return out
+
+    @classmethod
+    def _from_cells(
+        cls,
+        item_idx: np.ndarray,
+        rater_idx: np.ndarray,
+        labels: list,
+        items: Sequence[Any],
+        raters: Sequence[Any],
+        categories: Sequence[Any] | None,
+        force_kind: str | None = None,
+    ) -> "Annotations":
+        present = np.array([not _is_missing(v) for v in labels], dtype=bool)
+        if not present.any():
+            raise ValueError("annotations are empty: every label is missing (None/NaN)")
+        kinds: dict[str, Any] = {}
+        for v in (labels[k] for k in np.flatnonzero(present)):
+            kinds.setdefault(_label_kind(v), v)
+        if len(kinds) > 1:
+            examples = ", ".join(f"{k}: {v!r}" for k, v in kinds.items())
+            raise TypeError(f"labels mix kinds ({examples}); use one kind of label per data set")
+        kind = force_kind or next(iter(kinds))
+        values = [_normalise(labels[k], kind) for k in np.flatnonzero(present)]
+        if categories is not None:
+            cats = [_normalise(c, kind) for c in categories]
+            if len(set(cats)) != len(cats):
+                raise ValueError("categories must be distinct")
+            unknown = sorted({repr(v) for v in values} - {repr(c) for c in cats})
+            if set(values) - set(cats):
+                raise ValueError(
+                    f"labels not in the declared categories: {unknown[:10]}; declared {cats!r}"
+                )
+            vocabulary = tuple(cats)
+        else:
+            vocabulary = _sorted_vocabulary(values, kind)
+        lookup = {v: k for k, v in enumerate(vocabulary)}
+        codes = np.full((len(items), len(raters)), -1, dtype=np.int32)
+        codes[item_idx[present], rater_idx[present]] = [lookup[v] for v in values]
+        return cls(codes, vocabulary, items=items, raters=raters, kind=kind,  # type: ignore[arg-type]
+                   categories=None if categories is None else vocabulary)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def codes(self) -> np.ndarray:
+        """int32 array (n_items, n_raters); -1 = missing; read-only."""
+        return self._codes
+
+    @property
+    def vocabulary(self) -> tuple:
+        return self._vocabulary
+
+    @property
+    def items(self) -> tuple:
+        return self._items
+
+    @property
+    def raters(self) -> tuple:
+        return self._raters
+
+    @property
+    def kind(self) -> str:
+        return self._kind
+
+    @property
+    def categories(self) -> tuple | None:
+        """The declared label universe (``categories=``), or None."""
+        return self._categories
+
+    @property
+    def label_universe(self) -> tuple | None:
+        """Declared labels of multi-label data (``from_multilabel``), or None."""
+        return self._label_universe
+
+    @property
+    def n_items(self) -> int:
+        return int(self._codes.shape[0])
+
+    @property
+    def n_raters(self) -> int:
+        return int(self._codes.shape[1])
+
+    @property
+    def n_ratings(self) -> int:
+        return int((self._codes >= 0).sum())
+
+    @property
+    def ratings_per_item(self) -> np.ndarray:
+        return (self._codes >= 0).sum(axis=1)
+
+    @property
+    def unpairable_items(self) -> tuple:
+        """Items with fewer than two ratings (they cannot show observed agreement)."""
+        return tuple(np.asarray(self._items, dtype=object)[self.ratings_per_item < 2].tolist())
+
+    def values(self) -> np.ndarray:
+        """Numeric label values (float64) aligned with :attr:`vocabulary`.
+
+        Raises TypeError for non-numeric labels.
+        """
+        if self._kind != "numeric":
+            raise TypeError(f"label values are numeric only for numeric labels; these are {self._kind}")
+        return np.asarray(self._vocabulary, dtype=float)
+
+    def multilabel_array(self, labels: Sequence[str] | None = None) -> np.ndarray:
+        """Set-valued labels as a float array (items, raters, labels): 0/1, NaN = missing."""
+        if self._kind != "set":
+            raise TypeError(f"multi-label arrays need set-valued labels; these are {self._kind}")
+        universe = list(labels or self._label_universe or sorted(set().union(*self._vocabulary)))
+        pos = {lab: k for k, lab in enumerate(universe)}
+        unknown = set().union(*self._vocabulary) - set(pos)
+        if unknown:
+            raise ValueError(f"labels {sorted(unknown)[:10]} are not in the label universe {universe}")
+        vocab_bin = np.zeros((len(self._vocabulary), len(universe)))
+        for k, s in enumerate(self._vocabulary):
+            vocab_bin[k, [pos[x] for x in s]] = 1.0
+        out = vocab_bin[np.where(self._codes >= 0, self._codes, 0)]
+        out[self._codes < 0] = np.nan
+        return out
+
+    def to_long(self) -> pd.DataFrame:
+        """The observed ratings as a long DataFrame with columns item, rater, label."""
+        ii, jj = np.nonzero(self._codes >= 0)
+        return pd.DataFrame({
+            "item": np.asarray(self._items, dtype=object)[ii],
+            "rater": np.asarray(self._raters, dtype=object)[jj],
+            "label": np.asarray(self._vocabulary + (None,), dtype=object)[self._codes[ii, jj]],
+        })
+
+    def subset_raters(self, raters: Sequence[Any]) -> "Annotations":
+        """A view restricted to some raters (items with no rating left are dropped)."""
+        pos = [self._raters.index(r) for r in raters]
+        codes = self._codes[:, pos]
+        keep = (codes >= 0).any(axis=1)
+        return Annotations(codes[keep], self._vocabulary, items=np.asarray(self._items, dtype=object)[keep].tolist(),
+                           raters=list(raters), kind=self._kind, categories=self._categories,  # type: ignore[arg-type]
+                           label_universe=self._label_universe)
+
+    def warn_unpairable(self, stacklevel: int = 3) -> int:
+        """Warn (once per call) about items that have fewer than two ratings; return their count."""
+        bad = self.unpairable_items
+        if bad:
+            warnings.warn(
+                f"{len(bad)} of {self.n_items} items have fewer than two ratings and add no observed "
+                f"agreement (first: {list(bad[:5])!r}); they still count where the coefficient's "
+                "chance term uses single ratings",
+                UnpairableItemsWarning,
+                stacklevel=stacklevel,
+            )
+        return len(bad)
+
+    def __repr__(self) -> str:
+        return (f"Annotations(n_items={self.n_items}, n_raters={self.n_raters}, kind={self._kind!r}, "
+                f"n_labels={len(self._vocabulary)}, n_ratings={self.n_ratings})")

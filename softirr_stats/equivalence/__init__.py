@@ -1,0 +1,41 @@
+"""Equivalence estimators ``P(a == b)`` and the scoring engine.
+
+Protocol: ``est(a_seq, b_seq) -> np.ndarray`` of ``P(a_i == b_i)`` in [0, 1] (float64,
+same length), with attributes ``name``, ``symmetric`` and ``fingerprint``. Any callable
+becomes an estimator through :func:`as_estimator`. The agreement layer uses
+:func:`score_pairs` (element-wise pairs, de-duplicated) and :func:`similarity_matrix`
+(vocabulary x vocabulary).
+"""
+
+from softirr_stats.equivalence._cache import Cached
+from softirr_stats.equivalence._embedding import Embedding
+from softirr_stats.equivalence._engine import ScoreStats, score_pairs, similarity_matrix
+from softirr_stats.equivalence._judge import LlmJudge, OpenAICompatibleJudge, parse_probability
+from softirr_stats.equivalence._nli import Nli
+from softirr_stats.equivalence._protocol import BaseEstimator, Estimator, as_estimator, label_key
+from softirr_stats.equivalence._setmatch import SetMatch
+from softirr_stats.equivalence._string import Dice, Exact, Indel, Jaccard, Lcs, Levenshtein, Masi
+
+__all__ = [
+    "BaseEstimator",
+    "Cached",
+    "Dice",
+    "Embedding",
+    "Estimator",
+    "Exact",
+    "Indel",
+    "Jaccard",
+    "Lcs",
+    "Levenshtein",
+    "LlmJudge",
+    "Masi",
+    "Nli",
+    "OpenAICompatibleJudge",
+    "ScoreStats",
+    "SetMatch",
+    "as_estimator",
+    "label_key",
+    "parse_probability",
+    "score_pairs",
+    "similarity_matrix",
+]

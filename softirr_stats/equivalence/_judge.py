@@ -1,0 +1,416 @@
+"""LLM judges of semantic equivalence (seed paper eqs. 6-8 style).
+
+Two modes:
+
+- ``"logprob"``: ask a yes/no question and read the next-token distribution:
+  ``P(a == b) = P(yes) / (P(yes) + P(no))``, where ``P(yes)`` sums the probabilities of the
+  single-token variants of "yes" (" Yes", "Yes", "yes", ...), likewise for "no".
+- ``"verbalised"``: ask for a probability, decode greedily (deterministic), and parse a
+  JSON object ``{"probability": p}`` or a bare number (a percentage is divided by 100).
+  Unparseable answers are counted in ``n_failures``/``failures`` and either raise
+  (default) or give NaN with a warning; never a silent 0.
+
+Backends: :class:`LlmJudge` (local transformers causal LM) and
+:class:`OpenAICompatibleJudge` (HTTP client for an OpenAI-compatible server such as vLLM;
+standard library only).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+import warnings
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
+
+import numpy as np
+
+from softirr_stats.equivalence._protocol import BaseEstimator, short_repr
+from softirr_stats.equivalence._torch import (
+    load_pretrained,
+    model_identity,
+    resolve_device,
+    resolve_dtype,
+    run_batches,
+)
+
+__all__ = ["LlmJudge", "OpenAICompatibleJudge", "LOGPROB_PROMPT", "VERBALISED_PROMPT",
+           "parse_probability", "format_prompt"]
+
+#: Default yes/no prompt (``{a}`` and ``{b}`` are replaced by the two labels).
+LOGPROB_PROMPT = (
+    "Two annotators labelled the same document independently.\n"
+    "Annotation A: {a}\n"
+    "Annotation B: {b}\n"
+    "Do annotation A and annotation B mean the same thing (are they semantically equivalent)? "
+    "Answer with one word: Yes or No."
+)
+
+#: Default verbalised-probability prompt.
+VERBALISED_PROMPT = (
+    "Two annotators labelled the same document independently.\n"
+    "Annotation A: {a}\n"
+    "Annotation B: {b}\n"
+    "What is the probability that annotation A and annotation B mean the same thing "
+    "(are semantically equivalent)? Reply with JSON only, in the form "
+    '{"probability": p} with p a number between 0 and 1.'
+)
+
+YES_VARIANTS = ("Yes", " Yes", "yes", " yes", "YES", " YES")
+NO_VARIANTS = ("No", " No", "no", " no", "NO", " NO")
+_MODES = ("logprob", "verbalised")
+_ON_FAILURE = ("nan", "raise")
+_PLACEHOLDER = re.compile(r"\{(a|b)\}")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|\.\d+)\s*(%)?")
+_JSON_OBJ = re.compile(r"\{[^{}]*\}")
+_KEYS = ("probability", "prob", "p", "score", "equivalence", "similarity")
+
+
+def format_prompt(template: str, a: str, b: str) -> str:
+    """Replace ``{a}`` and ``{b}`` in one pass (other braces, e.g. JSON, are kept).
+
+    Examples
+    --------
+    >>> format_prompt('A={a}; B={b}; {"p": 1}', "x {b}", "y")
+    'A=x {b}; B=y; {"p": 1}'
+    """
+    return _PLACEHOLDER.sub(lambda m: a if m.group(1) == "a" else b, template)
+
+
+def parse_probability(text: str) -> float | None:
+    """Probability in [0, 1] from a verbalised answer, or None when there is none.
+
+    A JSON object with a key among ``probability, prob, p, score, equivalence,
+    similarity`` wins; else the first number (``"85%"`` gives 0.85). Values outside
+    [0, 1] are not accepted.
+
+    Examples
+    --------
+    >>> parse_probability('Sure. {"probability": 0.8}')
+    0.8
+    >>> parse_probability("I'd say 85%."), parse_probability("0.3"), parse_probability("yes")
+    (0.85, 0.3, None)
+    """
+    for obj in _JSON_OBJ.findall(text):
+        try:
+            d = json.loads(obj)
+        except ValueError:
+            continue
+        if isinstance(d, dict):
+            for k in _KEYS:
+                v = d.get(k)
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v <= 1.0:
+                    return float(v)
+    m = _NUMBER.search(text)
+    if m is None:
+        return None
+    v = float(m.group(1)) / (100.0 if m.group(2) else 1.0)
+    return v if 0.0 <= v <= 1.0 and math.isfinite(v) else None
+
+
+def _check_strings(arr: np.ndarray, argname: str, name: str) -> None:
+    ok = np.fromiter((isinstance(x, str) for x in arr), dtype=bool, count=arr.shape[0])
+    if not ok.all():
+        k = int(np.flatnonzero(~ok)[0])
+        raise TypeError(f"{name} compares strings; {argname}[{k}] is {type(arr[k]).__name__} "
+                        f"({short_repr(arr[k])})")
+
+
+class _JudgeBase(BaseEstimator):
+    """Prompting, parsing and failure accounting shared by the judge backends."""
+
+    def _init_common(self, mode: str, prompt: str | None, system: str | None, on_failure: str,
+                     symmetric: bool) -> None:
+        if mode not in _MODES:
+            raise ValueError(f"mode must be one of {list(_MODES)}; got {mode!r}")
+        if on_failure not in _ON_FAILURE:
+            raise ValueError(f"on_failure must be one of {list(_ON_FAILURE)}; got {on_failure!r}")
+        template = prompt if prompt is not None else (LOGPROB_PROMPT if mode == "logprob" else VERBALISED_PROMPT)
+        if "{a}" not in template or "{b}" not in template:
+            raise ValueError("prompt must contain the placeholders {a} and {b}; got " + repr(template[:200]))
+        self.mode, self.prompt, self.system = mode, template, system
+        self.on_failure = on_failure
+        self.symmetric = bool(symmetric)
+        self._allow_nan = on_failure == "nan"
+        self.n_failures = 0
+        self.failures: list[dict[str, Any]] = []
+
+    def _messages(self, a: str, b: str) -> list[dict[str, str]]:
+        msgs = [{"role": "system", "content": self.system}] if self.system else []
+        return msgs + [{"role": "user", "content": format_prompt(self.prompt, a, b)}]
+
+    def _finish(self, a: np.ndarray, b: np.ndarray, p: np.ndarray, raw: Sequence[Any]) -> np.ndarray:
+        bad = np.flatnonzero(np.isnan(p))
+        if bad.size:
+            self.n_failures += int(bad.size)
+            new = [{"a": a[i], "b": b[i], "output": raw[i]} for i in bad.tolist()]
+            self.failures.extend(new)
+            k = int(bad[0])
+            msg = (f"{self.name}: no probability could be read for {bad.size} of {p.size} pairs "
+                   f"(n_failures={self.n_failures} so far); first: pair ({short_repr(a[k])}, "
+                   f"{short_repr(b[k])}) -> output {short_repr(raw[k], 200)}")
+            if self.on_failure == "raise":
+                raise ValueError(msg + ". Use on_failure='nan' to get NaN instead, or adjust the prompt")
+            warnings.warn(msg + "; these pairs are NaN", stacklevel=3)
+        return p
+
+    def _common_settings(self) -> dict[str, Any]:
+        return {"mode": self.mode, "prompt": self.prompt, "system": self.system,
+                "symmetric": self.symmetric}
+
+
+class LlmJudge(_JudgeBase):
+    """LLM judge with a local transformers causal LM (log-prob or verbalised).
+
+    Parameters
+    ----------
+    model : str or path-like
+        Local directory (or hub name, needing the HF cache or network) of a causal LM with
+        safetensors weights. The tokenizer's chat template is used when it has one.
+    mode : {"logprob", "verbalised"}, default "logprob"
+    prompt : str, optional
+        Template with ``{a}`` and ``{b}``; default :data:`LOGPROB_PROMPT` or
+        :data:`VERBALISED_PROMPT`. Part of the fingerprint (cache key).
+    system : str, optional
+        System message for the chat template.
+    yes_tokens, no_tokens : sequence of str
+        Answer variants whose single-token encodings are summed (logprob mode).
+    symmetric : bool, default False
+        Whether to treat the judge as symmetric (score ``(a, b)`` and ``(b, a)`` once).
+    on_failure : {"raise", "nan"}, default "raise"
+        Verbalised answers without a probability: raise, or NaN plus a warning.
+    batch_size : int, default 8
+    max_new_tokens : int, default 24
+        Verbalised mode only; decoding is greedy (deterministic).
+    device, dtype, revision, trust_remote_code, local_files_only, progress
+        As for :class:`~softirr_stats.equivalence.Embedding`.
+    """
+
+    name = "llm_judge"
+
+    def __init__(self, model: str | os.PathLike[str], *,
+                 mode: Literal["logprob", "verbalised"] = "logprob", prompt: str | None = None,
+                 system: str | None = None, yes_tokens: Sequence[str] = YES_VARIANTS,
+                 no_tokens: Sequence[str] = NO_VARIANTS, symmetric: bool = False,
+                 on_failure: Literal["raise", "nan"] = "raise", batch_size: int = 8,
+                 max_new_tokens: int = 24, device: Any = None, dtype: Any = "auto",
+                 revision: str | None = None, trust_remote_code: bool = False,
+                 local_files_only: bool = False, progress: bool | None = None) -> None:
+        if model is None:
+            raise ValueError("LlmJudge needs model=<local directory or hub name of a causal LM>")
+        self._init_common(mode, prompt, system, on_failure, symmetric)
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
+        self.model = model
+        self.yes_tokens, self.no_tokens = tuple(yes_tokens), tuple(no_tokens)
+        self.batch_size, self.max_new_tokens = batch_size, int(max_new_tokens)
+        self.device_arg, self.dtype_arg = device, dtype
+        self.revision = revision
+        self.trust_remote_code = bool(trust_remote_code)
+        self.local_files_only = bool(local_files_only)
+        self.progress = progress
+        self._mdl = None
+
+    def _settings(self) -> dict[str, Any]:
+        extra = ({"yes": self.yes_tokens, "no": self.no_tokens} if self.mode == "logprob"
+                 else {"max_new_tokens": self.max_new_tokens, "decoding": "greedy"})
+        return {"model": model_identity(self.model), "revision": self.revision,
+                **self._common_settings(), **extra}
+
+    def _load(self) -> None:
+        if self._mdl is not None:
+            return
+        self.device = resolve_device(self.device_arg)
+        self.dtype = resolve_dtype(self.device, self.dtype_arg)
+        tok, mdl = load_pretrained("causal_lm", self.model, revision=self.revision, dtype=self.dtype,
+                                   trust_remote_code=self.trust_remote_code,
+                                   local_files_only=self.local_files_only)
+        tok.padding_side = "left"
+        if tok.pad_token_id is None:
+            tok.pad_token = tok.eos_token
+        self._tok, self._mdl = tok, mdl.to(self.device)
+        if self.mode == "logprob":
+            self.yes_ids = self._single_ids(self.yes_tokens)
+            self.no_ids = self._single_ids(self.no_tokens)
+            if not self.yes_ids or not self.no_ids or set(self.yes_ids) & set(self.no_ids):
+                raise ValueError(
+                    f"LlmJudge(mode='logprob') needs distinct single-token answers: yes variants "
+                    f"{self.yes_tokens} -> ids {self.yes_ids}, no variants {self.no_tokens} -> ids "
+                    f"{self.no_ids}. Pass yes_tokens=/no_tokens= that the tokenizer encodes as one token")
+
+    def _single_ids(self, variants: Sequence[str]) -> list[int]:
+        ids = []
+        for v in variants:
+            enc = self._tok.encode(v, add_special_tokens=False)
+            if len(enc) == 1 and enc[0] != self._tok.unk_token_id and enc[0] not in ids:
+                ids.append(enc[0])
+        return ids
+
+    def render(self, a: str, b: str) -> str:
+        """The exact text fed to the model for the pair ``(a, b)``."""
+        self._load()
+        tok = self._tok
+        if getattr(tok, "chat_template", None):
+            return tok.apply_chat_template(self._messages(a, b), add_generation_prompt=True, tokenize=False)
+        sys_txt = (self.system + "\n\n") if self.system else ""
+        return sys_txt + format_prompt(self.prompt, a, b) + "\n"
+
+    def _encode(self, a: np.ndarray, b: np.ndarray) -> list[list[int]]:
+        texts = [self.render(x, y) for x, y in zip(a.tolist(), b.tolist())]
+        add_special = not getattr(self._tok, "chat_template", None)
+        return self._tok(texts, add_special_tokens=add_special, padding=False)["input_ids"]
+
+    def _batch(self, ids: list[list[int]], idx: np.ndarray) -> dict[str, Any]:
+        batch = self._tok.pad({"input_ids": [ids[i] for i in idx.tolist()]}, return_tensors="pt")
+        return {k: v.to(self.device) for k, v in batch.items()}
+
+    def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _check_strings(a, "a", "LlmJudge")
+        _check_strings(b, "b", "LlmJudge")
+        self._load()
+        ids = self._encode(a, b)
+        lengths = [len(x) for x in ids]
+        mdl = self._mdl
+        if self.mode == "logprob":
+            yes, no = list(self.yes_ids), list(self.no_ids)
+
+            def fn(idx: np.ndarray) -> np.ndarray:
+                batch = self._batch(ids, idx)
+                mask = batch["attention_mask"]
+                pos = (mask.long().cumsum(-1) - 1).clamp(min=0)  # left padding: real positions
+                logits = mdl(input_ids=batch["input_ids"], attention_mask=mask, position_ids=pos).logits
+                lp = logits[:, -1, :].float().log_softmax(-1)
+                ly, ln = lp[:, yes].logsumexp(-1), lp[:, no].logsumexp(-1)
+                return (ly - (ly.exp() + ln.exp()).log()).exp().cpu().numpy()
+
+            p, _ = run_batches(fn, lengths, batch_size=self.batch_size, desc="llm judge",
+                               progress=self.progress, device=self.device)
+            return self._finish(a, b, p.astype(np.float64), ["<logits>"] * len(a))
+
+        tok = self._tok
+
+        def gen(idx: np.ndarray) -> np.ndarray:
+            batch = self._batch(ids, idx)
+            out = mdl.generate(**batch, do_sample=False, num_beams=1, max_new_tokens=self.max_new_tokens,
+                               pad_token_id=tok.pad_token_id)
+            new = out[:, batch["input_ids"].shape[1]:]
+            texts = tok.batch_decode(new, skip_special_tokens=True)
+            arr = np.empty(len(texts), dtype=object)
+            arr[:] = texts
+            return arr
+
+        raw, _ = run_batches(gen, lengths, batch_size=self.batch_size, desc="llm judge",
+                             progress=self.progress, device=self.device)
+        p = np.array([np.nan if (v := parse_probability(t)) is None else v for t in raw], dtype=np.float64)
+        return self._finish(a, b, p, list(raw))
+
+
+class OpenAICompatibleJudge(_JudgeBase):
+    """LLM judge through an OpenAI-compatible chat-completions server (e.g. vLLM).
+
+    Parameters
+    ----------
+    base_url : str
+        Server root including the API prefix, e.g. ``"http://127.0.0.1:8000/v1"``;
+        requests go to ``{base_url}/chat/completions``.
+    model : str
+        Model name the server serves (part of the fingerprint).
+    mode : {"logprob", "verbalised"}, default "logprob"
+        ``logprob`` asks for one token with ``top_logprobs`` and sums the "yes"/"no"
+        variants (compared after stripping and lower-casing); ``verbalised`` parses the text.
+    prompt, system, symmetric, on_failure
+        As for :class:`LlmJudge`.
+    api_key : str, optional
+        Sent as a bearer token when given.
+    concurrency : int, default 8
+        Requests in flight at once (the server batches them).
+    timeout, max_retries
+        Per request; connection errors and 5xx/429 answers are retried with back-off.
+    """
+
+    name = "openai_judge"
+
+    def __init__(self, base_url: str, model: str, *, mode: Literal["logprob", "verbalised"] = "logprob",
+                 prompt: str | None = None, system: str | None = None, symmetric: bool = False,
+                 on_failure: Literal["raise", "nan"] = "raise", api_key: str | None = None,
+                 concurrency: int = 8, timeout: float = 60.0, max_retries: int = 3,
+                 top_logprobs: int = 20, max_tokens: int = 32, seed: int = 0) -> None:
+        self._init_common(mode, prompt, system, on_failure, symmetric)
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://; got {base_url!r}")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key = api_key
+        self.concurrency = max(1, int(concurrency))
+        self.timeout, self.max_retries = float(timeout), int(max_retries)
+        self.top_logprobs, self.max_tokens, self.seed = int(top_logprobs), int(max_tokens), int(seed)
+
+    def _settings(self) -> dict[str, Any]:
+        extra = {"top_logprobs": self.top_logprobs} if self.mode == "logprob" else {"max_tokens": self.max_tokens}
+        return {"model": self.model, **self._common_settings(), "temperature": 0, "seed": self.seed, **extra}
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleJudge({self.base_url!r}, {self.model!r}, mode={self.mode!r})"
+
+    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+        data = json.dumps(body).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        err: Exception | None = None
+        for attempt in range(self.max_retries + 1):
+            req = urllib.request.Request(self.base_url + "/chat/completions", data=data, headers=headers)
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                    return json.loads(resp.read().decode("utf-8"))
+            except urllib.error.HTTPError as e:
+                err = e
+                if e.code < 500 and e.code != 429:
+                    detail = e.read().decode("utf-8", "replace")[:500]
+                    raise RuntimeError(f"{self.base_url}/chat/completions answered HTTP {e.code}: {detail}") from e
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
+                err = e
+            time.sleep(min(0.25 * 2 ** attempt, 4.0))
+        raise ConnectionError(f"no answer from {self.base_url}/chat/completions after "
+                              f"{self.max_retries + 1} attempts: {err}") from err
+
+    def _one(self, pair: tuple[str, str]) -> tuple[float, str]:
+        body: dict[str, Any] = {"model": self.model, "messages": self._messages(*pair), "temperature": 0,
+                                "seed": self.seed}
+        if self.mode == "logprob":
+            body.update(max_tokens=1, logprobs=True, top_logprobs=self.top_logprobs)
+        else:
+            body.update(max_tokens=self.max_tokens)
+        resp = self._post(body)
+        try:
+            choice = resp["choices"][0]
+        except (KeyError, IndexError, TypeError):
+            return np.nan, json.dumps(resp)[:300]
+        if self.mode == "verbalised":
+            text = (choice.get("message") or {}).get("content") or ""
+            v = parse_probability(text)
+            return (np.nan if v is None else v), text
+        try:
+            top = choice["logprobs"]["content"][0]["top_logprobs"]
+        except (KeyError, IndexError, TypeError):
+            return np.nan, json.dumps(choice)[:300]
+        py = sum(math.exp(t["logprob"]) for t in top if str(t.get("token", "")).strip().lower() == "yes")
+        pn = sum(math.exp(t["logprob"]) for t in top if str(t.get("token", "")).strip().lower() == "no")
+        if py + pn <= 0:
+            return np.nan, "top tokens: " + ", ".join(repr(t.get("token")) for t in top)
+        return py / (py + pn), ""
+
+    def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _check_strings(a, "a", "OpenAICompatibleJudge")
+        _check_strings(b, "b", "OpenAICompatibleJudge")
+        pairs = list(zip(a.tolist(), b.tolist()))
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            res = list(pool.map(self._one, pairs))
+        p = np.array([r[0] for r in res], dtype=np.float64)
+        return self._finish(a, b, p, [r[1] for r in res])

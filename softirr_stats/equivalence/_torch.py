@@ -1,0 +1,154 @@
+"""Shared machinery for torch/transformers estimators (imported lazily).
+
+``torch`` and ``transformers`` are imported inside functions only, so that
+``import softirr_stats`` works without them (the ``[transformers]`` extra).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["resolve_device", "resolve_dtype", "load_pretrained", "run_batches", "model_identity"]
+
+_DTYPES = ("auto", "bf16", "fp16", "fp32")
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "this estimator needs torch and transformers: pip install 'softirr-stats[transformers]'"
+        ) from err
+    return torch
+
+
+def resolve_device(device: Any = None) -> Any:
+    """``torch.device``: the given one, else CUDA when available, else CPU."""
+    torch = _torch()
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def resolve_dtype(device: Any, dtype: Any = "auto") -> Any:
+    """Compute dtype: bf16 on GPUs that support it, else fp16 on GPU; fp32 on CPU.
+
+    ``dtype`` may be "auto", "bf16", "fp16", "fp32" or a ``torch.dtype``.
+    """
+    torch = _torch()
+    if dtype is None or dtype == "auto":
+        if device.type == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    table = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+    if dtype not in table:
+        raise ValueError(f"dtype must be one of {list(_DTYPES)} or a torch.dtype; got {dtype!r}")
+    return table[dtype]
+
+
+def model_identity(model: str | os.PathLike[str]) -> str:
+    """Identity of a model for fingerprints: a hub name as given, or for a local
+    directory its name plus a short hash of its config and weight-file sizes."""
+    path = os.fspath(model)
+    if not os.path.isdir(path):
+        return path
+    import hashlib
+
+    h = hashlib.sha256()
+    for fname in sorted(os.listdir(path)):
+        full = os.path.join(path, fname)
+        if fname.endswith(".json") and os.path.isfile(full):
+            with open(full, "rb") as fh:
+                h.update(fname.encode() + fh.read())
+        elif os.path.isfile(full):
+            h.update(f"{fname}:{os.path.getsize(full)}".encode())
+    return f"{os.path.basename(os.path.normpath(path))}@{h.hexdigest()[:16]}"
+
+
+def load_pretrained(kind: str, model: str | os.PathLike[str], *, revision: str | None, dtype: Any,
+                    trust_remote_code: bool, local_files_only: bool) -> tuple[Any, Any]:
+    """Load ``(tokenizer, model)`` with safetensors only; clear error when unavailable.
+
+    ``kind`` is "base", "sequence_classification" or "causal_lm".
+    """
+    import transformers as tf
+
+    cls = {"base": tf.AutoModel, "sequence_classification": tf.AutoModelForSequenceClassification,
+           "causal_lm": tf.AutoModelForCausalLM}[kind]
+    name = os.fspath(model)
+    common = dict(revision=revision, trust_remote_code=trust_remote_code, local_files_only=local_files_only)
+    try:
+        tok = tf.AutoTokenizer.from_pretrained(name, **common)
+        try:
+            mdl = cls.from_pretrained(name, use_safetensors=True, dtype=dtype, **common)
+        except TypeError:  # transformers 4.x spells it torch_dtype
+            mdl = cls.from_pretrained(name, use_safetensors=True, torch_dtype=dtype, **common)
+    except OSError as err:
+        raise OSError(
+            f"could not load model {name!r} (revision {revision!r}) with safetensors weights: it is "
+            f"neither a local directory nor available in the local Hugging Face cache, and "
+            f"downloading it needs network access. Pass a local model directory (saved with "
+            f"save_pretrained, safetensors weights), or download it first. Original error: {err}"
+        ) from err
+    return tok, mdl.eval()
+
+
+def _is_oom(err: BaseException) -> bool:
+    torch = _torch()
+    if isinstance(err, getattr(torch.cuda, "OutOfMemoryError", ())):
+        return True
+    return isinstance(err, RuntimeError) and "out of memory" in str(err).lower()
+
+
+def run_batches(fn: Callable[[np.ndarray], np.ndarray], lengths: Sequence[int], *, batch_size: int,
+                desc: str, progress: bool | None = None, device: Any = None) -> tuple[np.ndarray, int]:
+    """Apply ``fn(indices) -> rows`` over length-sorted batches; results in input order.
+
+    Items are sorted by ``lengths`` (longest first, so a memory failure shows up at once)
+    and cut into batches of ``batch_size``; on a CUDA out-of-memory error the batch size is
+    halved and the batch retried. A tqdm bar is shown for more than one batch when
+    ``progress`` is True, or on a terminal when None. Returns ``(rows, final_batch_size)``.
+    """
+    torch = _torch()
+    n = len(lengths)
+    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+    pieces: list[np.ndarray] = []
+    done, bs = 0, int(batch_size)
+    bar = None
+    if progress is not False and n > bs:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=n, desc=desc, unit="item", disable=None if progress is None else False)
+    try:
+        while done < n:
+            idx = order[done:done + bs]
+            try:
+                with torch.inference_mode():
+                    rows = fn(idx)
+            except Exception as err:  # noqa: BLE001 - only OOM is retried
+                if not _is_oom(err) or bs == 1:
+                    raise
+                bs = max(1, bs // 2)
+                if device is not None and getattr(device, "type", "") == "cuda":
+                    torch.cuda.empty_cache()
+                continue
+            pieces.append(np.asarray(rows))
+            done += idx.size
+            if bar is not None:
+                bar.update(idx.size)
+    finally:
+        if bar is not None:
+            bar.close()
+    if not pieces:
+        return np.zeros((0,)), bs
+    stacked = np.concatenate(pieces, axis=0)
+    out = np.empty_like(stacked)
+    out[order] = stacked
+    return out, bs

@@ -1,0 +1,1 @@
+"""softirr_stats.reporting"""

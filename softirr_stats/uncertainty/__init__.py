@@ -1,0 +1,15 @@
+"""Uncertainty: design-aware bootstraps (batches of weights), intervals, analytic SEs."""
+
+from softirr_stats.uncertainty._bootstrap import DESIGNS, Bootstrap, attach_bootstrap, bootstrap_replicates, draw_weights
+from softirr_stats.uncertainty._intervals import (
+    INTERVAL_METHODS,
+    basic_interval,
+    bca_interval,
+    jackknife_acceleration,
+    percentile_interval,
+)
+
+__all__ = [
+    "Bootstrap", "DESIGNS", "INTERVAL_METHODS", "attach_bootstrap", "basic_interval", "bca_interval",
+    "bootstrap_replicates", "draw_weights", "jackknife_acceleration", "percentile_interval",
+]

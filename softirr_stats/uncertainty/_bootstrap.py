@@ -1,0 +1,236 @@
+"""Design-aware bootstraps as batches of item / rater weights (FORMULAS.md 4).
+
+Every design is a way of drawing weights: multinomial item counts (``items``), rater
+counts (``raters``), both (``items+raters``, product weights; the kernels exclude the
+self-pairs of a duplicated rater), cluster counts mapped to their items (``cluster``), or
+Dirichlet weights (``bayesian``, Rubin 1981). Replicates are evaluated by the same vmapped
+kernel as the point estimate. Random numbers come from ``jax.random`` with one key per
+replicate (``fold_in(seed, b)``), so a replicate does not depend on the chunking.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from softirr_stats._jax import x64
+from softirr_stats._validation import check_choice, check_level, check_positive_int
+from softirr_stats.agreement import AgreementResult
+from softirr_stats.agreement._engine import Prepared, evaluate
+from softirr_stats.uncertainty._intervals import (
+    INTERVAL_METHODS,
+    basic_interval,
+    bca_interval,
+    percentile_interval,
+)
+
+__all__ = ["Bootstrap", "DESIGNS", "bootstrap_replicates", "draw_weights", "attach_bootstrap"]
+
+DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian")
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """A bootstrap interval request.
+
+    Parameters
+    ----------
+    n : int
+        Number of replicates (B).
+    design : {"items", "raters", "items+raters", "cluster", "bayesian"}
+        What is resampled. ``items`` (default) recomputes observed and expected agreement on
+        resampled items; ``raters`` treats raters as a sample; ``items+raters`` is the
+        two-way (pigeonhole) bootstrap with product weights; ``cluster`` resamples clusters
+        of items (``cluster=`` gives each item's cluster); ``bayesian`` uses Dirichlet item
+        weights.
+    method : {"percentile", "basic", "bca"}
+    level : float
+        Confidence level.
+    seed : int
+        Seed of the ``jax.random`` key; the same seed gives the same interval.
+    cluster : mapping item -> cluster, or a sequence aligned with ``ann.items``
+    strata : mapping item -> stratum, or a sequence aligned with ``ann.items``; items
+        (or clusters) are resampled within strata (``items``, ``cluster``, ``bayesian``).
+    chunk_size : int, optional
+        Replicates per vmapped chunk (default: sized to about 256 MiB of work arrays).
+
+    Examples
+    --------
+    >>> Bootstrap(n=500, method="bca").design
+    'items'
+    """
+
+    n: int = 2000
+    design: str = "items"
+    method: str = "percentile"
+    level: float = 0.95
+    seed: int = 0
+    cluster: Any = None
+    strata: Any = None
+    chunk_size: int | None = None
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.n, "n", minimum=2)
+        check_choice("design", self.design, DESIGNS)
+        check_choice("method", self.method, INTERVAL_METHODS)
+        check_level(self.level)
+        if self.design == "cluster" and self.cluster is None:
+            raise ValueError("design='cluster' needs cluster= (each item's cluster)")
+        if self.design != "cluster" and self.cluster is not None:
+            raise ValueError(f"cluster= is only used with design='cluster'; got design={self.design!r}")
+        if self.strata is not None and self.design in ("raters", "items+raters"):
+            raise ValueError("strata= applies to the items, cluster and bayesian designs")
+
+    @property
+    def label(self) -> str:
+        return f"bootstrap-{self.method}"
+
+
+def _per_item(values: Any, items: tuple, name: str) -> np.ndarray:
+    if isinstance(values, Mapping):
+        missing = [it for it in items if it not in values]
+        if missing:
+            raise ValueError(f"{name} has no entry for items {missing[:5]}")
+        arr = [values[it] for it in items]
+    elif isinstance(values, Sequence | np.ndarray) and not isinstance(values, str):
+        arr = list(values)
+        if len(arr) != len(items):
+            raise ValueError(f"{name} must have one entry per item ({len(items)}); got {len(arr)}")
+    else:
+        raise TypeError(f"{name} must be a mapping item -> value or a sequence aligned with ann.items; "
+                        f"got {type(values).__name__}")
+    _, codes = np.unique(np.asarray(arr, dtype=object).astype(str), return_inverse=True)
+    return codes.astype(np.int32)
+
+
+@partial(jax.jit, static_argnames=("n_units", "n_strata"))
+def _multinomial_counts(key: jax.Array, unit_stratum: jax.Array, stratum_start: jax.Array,
+                        stratum_size: jax.Array, *, n_units: int, n_strata: int) -> jax.Array:
+    """One stratified multinomial resample: each unit slot draws a unit of its own stratum."""
+    u = jax.random.uniform(key, (n_units,))
+    h = unit_stratum
+    pick = stratum_start[h] + jnp.floor(u * stratum_size[h]).astype(jnp.int32)
+    return jnp.bincount(pick, length=n_units).astype(jnp.float64)
+
+
+@partial(jax.jit, static_argnames=("n_units",))
+def _dirichlet_weights(key: jax.Array, unit_stratum: jax.Array, stratum_size: jax.Array, *, n_units: int) -> jax.Array:
+    e = jax.random.exponential(key, (n_units,), dtype=jnp.float64)
+    tot = jax.ops.segment_sum(e, unit_stratum, num_segments=stratum_size.shape[0])
+    return e / tot[unit_stratum] * stratum_size[unit_stratum]
+
+
+def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool) -> Any:
+    """Vectorised weights for ``n_units`` sorted by stratum: returns f(keys) -> (B, n_units)."""
+    st = np.zeros(n_units, dtype=np.int32) if strata is None else strata
+    order = np.argsort(st, kind="stable")
+    sorted_st = st[order]
+    size = np.bincount(sorted_st)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int32)
+    inv = np.argsort(order)
+
+    def draw(keys: jax.Array) -> jax.Array:
+        if bayesian:
+            w = jax.vmap(lambda k: _dirichlet_weights(k, jnp.asarray(sorted_st), jnp.asarray(size, dtype=jnp.float64),
+                                                      n_units=n_units))(keys)
+        else:
+            w = jax.vmap(lambda k: _multinomial_counts(k, jnp.asarray(sorted_st), jnp.asarray(start),
+                                                       jnp.asarray(size), n_units=n_units, n_strata=len(size)))(keys)
+        return w[:, jnp.asarray(inv)]
+
+    return draw
+
+
+def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int) -> tuple[Any, Any, Any]:
+    """Item weights C (B, n) or None, rater weights V (B, R) or None, chance weights W or None."""
+    ann = prep.ann
+    base = jax.random.key(cfg.seed)
+    with x64():
+        keys = jax.vmap(lambda b: jax.random.fold_in(base, b))(jnp.arange(start, stop))
+        k_items = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
+        k_raters = jax.vmap(lambda k: jax.random.fold_in(k, 2))(keys)
+        k_chance = jax.vmap(lambda k: jax.random.fold_in(k, 3))(keys)
+        strata = None if cfg.strata is None else _per_item(cfg.strata, ann.items, "strata")
+        C = V = W = None
+        if cfg.design in ("items", "items+raters", "bayesian"):
+            C = _unit_sampler(prep.n, strata, cfg.design == "bayesian")(k_items)
+        elif cfg.design == "cluster":
+            cl = _per_item(cfg.cluster, ann.items, "cluster")
+            n_cl = int(cl.max()) + 1
+            cl_strata = None
+            if strata is not None:
+                first = np.zeros(n_cl, dtype=np.int32)
+                first[cl] = strata
+                if (first[cl] != strata).any():
+                    raise ValueError("strata must be constant within each cluster")
+                cl_strata = first
+            counts = _unit_sampler(n_cl, cl_strata, False)(k_items)
+            C = counts[:, jnp.asarray(cl)]
+        if cfg.design in ("raters", "items+raters"):
+            V = _unit_sampler(prep.nr, None, False)(k_raters)
+        if prep.chance_pairs is not None:
+            W = _unit_sampler(len(prep.chance_pairs.s), None, False)(k_chance)
+        return C, V, W
+
+
+def bootstrap_replicates(prep: Prepared, cfg: Bootstrap) -> dict[str, np.ndarray]:
+    """Evaluate ``cfg.n`` replicates; weights are drawn chunk by chunk (bounded memory)."""
+    chunk = cfg.chunk_size or 512
+    parts: list[dict[str, np.ndarray]] = []
+    for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each vmapped
+        C, V, W = draw_weights(prep, cfg, b0, min(cfg.n, b0 + chunk))
+        if C is None and V is None:
+            raise AssertionError("a design draws item or rater weights")  # pragma: no cover
+        parts.append(evaluate(prep, C, V, chance_weights=W, chunk_size=cfg.chunk_size))
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def jackknife_values(prep: Prepared, cfg: Bootstrap) -> np.ndarray:
+    """Leave-one-unit-out values (items, clusters or raters, matching the design)."""
+    ann = prep.ann
+    if cfg.design == "raters":
+        V = 1.0 - np.eye(prep.nr)
+        return evaluate(prep, None, V)["value"]
+    if cfg.design == "cluster":
+        cl = _per_item(cfg.cluster, ann.items, "cluster")
+        C = (cl[None, :] != np.arange(cl.max() + 1)[:, None]).astype(float)
+        return evaluate(prep, C, None)["value"]
+    out = []
+    for b0 in range(0, prep.n, 1024):  # blocks of leave-one-out weight rows
+        rows = np.arange(b0, min(prep.n, b0 + 1024))
+        C = np.ones((len(rows), prep.n))
+        C[np.arange(len(rows)), rows] = 0.0
+        out.append(evaluate(prep, C, None)["value"])
+    return np.concatenate(out)
+
+
+def attach_bootstrap(result: AgreementResult, prep: Prepared, cfg: Bootstrap) -> AgreementResult:
+    """Compute the interval of ``cfg`` and return ``result`` carrying it."""
+    reps = bootstrap_replicates(prep, cfg)["value"]
+    finite = np.isfinite(reps)
+    n_nan = int((~finite).sum())
+    se = float(np.std(reps[finite], ddof=1)) if finite.sum() > 1 else math.nan
+    note = ""
+    if cfg.method == "percentile":
+        lo, hi = percentile_interval(reps, cfg.level)
+    elif cfg.method == "basic":
+        lo, hi = basic_interval(reps, result.value, cfg.level)
+    else:
+        lo, hi, note = bca_interval(reps, result.value, jackknife_values(prep, cfg), cfg.level)
+    warnings_ = list(result.warnings)
+    if n_nan:
+        warnings_.append(f"{n_nan} of {cfg.n} bootstrap replicates were undefined (nan) and left out of the interval")
+    if note:
+        warnings_.append(note)
+    if prep.chance_pairs is not None:
+        warnings_.append("chance-term sampling error included: the chance pairs are resampled in every replicate")
+    from dataclasses import replace
+
+    out = result.with_interval(lo, hi, se, cfg.level, cfg.label, bootstrap_n=cfg.n, bootstrap_seed=cfg.seed,
+                               bootstrap_design=cfg.design, n_nan_replicates=n_nan, replicates=reps)
+    return replace(out, warnings=tuple(warnings_))
