@@ -106,8 +106,11 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
     if not np.all(np.isfinite(losses[-max(1, cfg.steps // 10):])):
         warnings.warn("SVI loss is not finite at the end of optimisation: lower the "
                       "learning_rate or check the data", ConvergenceWarning, stacklevel=3)
-    draws = Predictive(model, guide=guide, params=result.params,
-                       num_samples=cfg.num_draws)(k_draw, data, **kwargs)
+    k_guide, k_model = jax.random.split(k_draw)
+    latent = Predictive(guide, params=result.params, num_samples=cfg.num_draws)(
+        k_guide, data, **kwargs)
+    derived = Predictive(model, posterior_samples=latent)(k_model, data, **kwargs)
+    draws = {**latent, **derived}
     samples = {k: np.asarray(v)[None] for k, v in draws.items()
                if k != "obs" and not k.startswith("_")}
     return samples, {"losses": losses, "guide": guide, "params": result.params}

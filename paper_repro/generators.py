@@ -73,6 +73,7 @@ class Population:
     target: float
     frame: pd.DataFrame
     truth: dict[str, float] = field(default_factory=dict)
+    item_concept: np.ndarray | None = None
 
     def wide(self) -> pd.DataFrame:
         """Items x raters table of labels."""
@@ -126,7 +127,8 @@ class NegativeSampler:
     def _valid(self, concept_idx: np.ndarray, term_idx: np.ndarray) -> np.ndarray:
         """Term belongs to another concept and is not (casefolded) a form of the concept."""
         keys = concept_idx * self.n_codes + self.text_code[term_idx]
-        return (self.owner[term_idx] != concept_idx) & ~np.isin(keys, self.own_keys)
+        pos = np.minimum(np.searchsorted(self.own_keys, keys), self.own_keys.size - 1)
+        return (self.owner[term_idx] != concept_idx) & (self.own_keys[pos] != keys)
 
     def _concept_terms(self, cids: Sequence[str]) -> np.ndarray:
         if not cids:
@@ -304,7 +306,8 @@ def single_label_populations(
             "scott_pi": float(scott_pi_codes(own_a, own_b)),
             "observed": float(np.mean(own_a == own_b)),
         }
-        out.append(Population("single", condition, p, float(tg[p]), frame, truth))
+        out.append(Population("single", condition, p, float(tg[p]), frame, truth,
+                              item_concept=concepts[p].copy()))
     return out
 
 
@@ -390,7 +393,8 @@ def set_level_populations(
         keys = rng.random((n_items, len(pool)))
         order = np.argsort(keys, axis=1)[:, :max_size]
         set_a = [[pool[j] for j in order[i, : a[i]]] for i in range(n_items)]
-        sampler.build([c for s in set_a for c in s])
+        # negatives are drawn for rater 1's unshared concepts (all of them if none)
+        sampler.build([c for i, s in enumerate(set_a) if b[i] > m[i] for c in (s[m[i]:] or s)])
         labels_a, labels_b, conc_a, conc_b = [], [], [], []
         for i in range(n_items):  # set assembly; sizes are at most max_size
             ca = set_a[i]
@@ -440,5 +444,6 @@ def set_level_populations(
             truth[f"{measure}_kappa"] = r["kappa"]
             truth[f"{measure}_observed"] = r["observed"]
             truth[f"{measure}_expected"] = r["expected"]
-        out.append(Population("set", condition, p, float(tg[p]), frame, truth))
+        out.append(Population("set", condition, p, float(tg[p]), frame, truth,
+                              item_concept=np.array(conc_a, dtype=object)))
     return out

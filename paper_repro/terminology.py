@@ -124,6 +124,7 @@ class Terminology:
         roots = {c.id for c in by_id.values() if not c.parents}
         self._excluded = frozenset(self.excluded_ancestors) | roots
         self._term_table: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._codes: tuple[np.ndarray, np.ndarray] | None = None
 
     # ----------------------------------------------------------------- basic access
     @property
@@ -239,6 +240,18 @@ class Terminology:
             self._term_table = (t, np.asarray(owner, dtype=np.int64), norm)
         return self._term_table
 
+    def _text_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Integer code of each casefolded term, and each term's rank in (text, owner) order."""
+        if self._codes is None:
+            _, owner, norm = self.term_table()
+            norm_s = norm.astype(str)
+            _, text_code = np.unique(norm_s, return_inverse=True)
+            order_key = np.lexsort((owner, norm_s))  # tie-break: term text, owner
+            rank_of = np.empty_like(order_key)
+            rank_of[order_key] = np.arange(order_key.size)
+            self._codes = (text_code, rank_of)
+        return self._codes
+
     def lexical_neighbours(
         self, concept_ids: Sequence[str], k: int = 10, workers: int = 1, chunk: int = 128
     ) -> list[list[tuple[str, str, float]]]:
@@ -260,7 +273,7 @@ class Terminology:
         >>> t = Terminology([Concept("A", "fever", ("pyrexia",)), Concept("B", "fevers and chills"),
         ...                  Concept("C", "fracture"), Concept("D", "fever")])
         >>> [n[0] for n in t.lexical_neighbours(["A"], k=2)[0]]
-        ['fracture', 'fevers and chills']
+        ['fevers and chills', 'fracture']
         """
         from rapidfuzz.distance import Indel
         from rapidfuzz.process import cdist
@@ -275,11 +288,8 @@ class Terminology:
         terms, owner, norm = self.term_table()
         if not ids:
             return []
-        _, text_code = np.unique(norm.astype(str), return_inverse=True)
+        text_code, rank_of = self._text_codes()
         n_codes = int(text_code.max()) + 1
-        order_key = np.lexsort((owner, norm.astype(str)))  # tie-break: term text, owner
-        rank_of = np.empty_like(order_key)
-        rank_of[order_key] = np.arange(order_key.size)
         kk = min(k, norm.size)
         concept_list = self.concepts
         qidx_all = np.array([index[c] for c in ids])
@@ -295,7 +305,10 @@ class Terminology:
                 workers=workers, dtype=np.float64,
             )
             group_start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            dmin = np.minimum.reduceat(dist, group_start, axis=0)  # (n_queries, n_terms)
+            dmin = dist[group_start].copy()  # (n_queries, n_terms): min over own forms
+            for j in range(1, int(counts.max())):  # a few iterations (forms per concept)
+                has = np.flatnonzero(counts > j)
+                dmin[has] = np.minimum(dmin[has], dist[group_start[has] + j])
             # never return a string equal (casefolded) to a surface form of the query
             own = np.zeros((qidx.size, n_codes), dtype=bool)
             own[np.repeat(np.arange(qidx.size), counts), text_code[rows]] = True
@@ -446,7 +459,11 @@ def load_mondo() -> Terminology:
 
 def icd10cm_version() -> str:
     """The ICD-10-CM release file shipped by simple-icd-10-cm."""
-    mod = _require("simple_icd_10_cm.simple_icd_10_cm", "simple-icd-10-cm", "load_icd10cm()")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        mod = _require("simple_icd_10_cm.simple_icd_10_cm", "simple-icd-10-cm", "load_icd10cm()")
     return str(getattr(mod, "_classification_data_package_file_name", "unknown"))
 
 
@@ -457,7 +474,11 @@ def load_icd10cm() -> Terminology:
     are often narrower than the code, not strict synonyms). Needs the
     ``softirr-stats[terminologies]`` extra (package ``simple-icd-10-cm``).
     """
-    cm = _require("simple_icd_10_cm", "simple-icd-10-cm", "load_icd10cm()")
+    import warnings
+
+    with warnings.catch_warnings():  # the package uses deprecated importlib.resources calls
+        warnings.simplefilter("ignore", DeprecationWarning)
+        cm = _require("simple_icd_10_cm", "simple-icd-10-cm", "load_icd10cm()")
     concepts = []
     seen: set[str] = set()
     for code in cm.get_all_codes(with_dots=True):

@@ -19,8 +19,9 @@ EPS = np.finfo(np.float64).eps
 
 
 def _lr(X, y, w=None, intercept=True):
-    return LogisticRegression(C=1e12, tol=1e-13, max_iter=100_000, solver="newton-cholesky",
-                              fit_intercept=intercept).fit(X, y, sample_weight=w)
+    return LogisticRegression(
+        C=1e12, tol=1e-13, max_iter=100_000, solver="newton-cholesky", fit_intercept=intercept
+    ).fit(X, y, sample_weight=w)
 
 
 def _logit(s):
@@ -45,8 +46,9 @@ def test_platt_matches_sklearn_logistic_regression(weighted):
     lr = _lr(_logit(s)[:, None], y, w)
     assert cal.params["A"] == pytest.approx(lr.coef_[0, 0], abs=1e-6)
     assert cal.params["B"] == pytest.approx(lr.intercept_[0], abs=1e-6)
-    np.testing.assert_allclose(cal.predict(s), lr.predict_proba(_logit(s)[:, None])[:, 1],
-                               atol=1e-7)
+    np.testing.assert_allclose(
+        cal.predict(s), lr.predict_proba(_logit(s)[:, None])[:, 1], atol=1e-7
+    )
 
 
 def test_platt_target_smoothing_matches_sklearn_sigmoid_calibration():
@@ -83,8 +85,11 @@ def test_fractional_labels_equal_weighted_binary_expansion():
     y2 = np.concatenate([np.ones(50), np.zeros(50)])
     w2 = np.concatenate([k, 4 - k]).astype(float)
     # (Platt's target smoothing depends on the absolute counts N+, N-, so it is left out)
-    for make in (lambda: PlattCalibrator(target_smoothing=False), TemperatureCalibrator,
-                 BetaCalibrator):
+    for make in (
+        lambda: PlattCalibrator(target_smoothing=False),
+        TemperatureCalibrator,
+        BetaCalibrator,
+    ):
         a = make().fit(s, frac).params
         b = make().fit(s2, y2, sample_weight=w2).params
         for key in a:
@@ -124,8 +129,9 @@ def test_beta_matches_sklearn_on_betacal_features(weighted):
     lr = _lr(X, y, w)
     assert lr.coef_.min() > 0  # the unconstrained branch
     p = cal.params
-    np.testing.assert_allclose([p["a"], p["b"], p["c"]],
-                               [*lr.coef_[0], lr.intercept_[0]], atol=1e-6)
+    np.testing.assert_allclose(
+        [p["a"], p["b"], p["c"]], [*lr.coef_[0], lr.intercept_[0]], atol=1e-6
+    )
     np.testing.assert_allclose(cal.predict(s), lr.predict_proba(X)[:, 1], atol=1e-7)
     # m is the score mapped to 1/2
     assert cal.predict([p["m"]])[0] == pytest.approx(0.5, abs=1e-9)
@@ -181,7 +187,9 @@ def test_weights_equal_replication():
         a = cls().fit(s, y, sample_weight=w)
         b = cls().fit(s[idx], y[idx])
         grid = np.linspace(0, 1, 41)
-        np.testing.assert_allclose(a.predict(grid), b.predict(grid), atol=1e-8, err_msg=cls.__name__)
+        np.testing.assert_allclose(
+            a.predict(grid), b.predict(grid), atol=1e-8, err_msg=cls.__name__
+        )
 
 
 # ------------------------------------------------------------------------- isotonic
@@ -201,14 +209,16 @@ def test_isotonic_matches_sklearn(weighted):
 def test_isotonic_hand_example_and_monotone():
     cal = IsotonicCalibrator().fit([0.2, 0.2, 0.4, 0.6, 0.8], [1, 0, 0, 1, 1])
     # ties averaged: (0.2 -> .5, w 2), 0.4 -> 0 violates: pooled (1 + 0) / 3 = 1/3
-    np.testing.assert_allclose(cal.predict([0.0, 0.2, 0.4, 0.5, 0.6, 1.0]),
-                               [1 / 3, 1 / 3, 1 / 3, 2 / 3, 1, 1])
+    np.testing.assert_allclose(
+        cal.predict([0.0, 0.2, 0.4, 0.5, 0.6, 1.0]), [1 / 3, 1 / 3, 1 / 3, 2 / 3, 1, 1]
+    )
     assert cal.params["x_thresholds"] == [0.2, 0.4, 0.6, 0.8]
 
 
 # --------------------------------------------------------------------------- errors
-@pytest.mark.parametrize("cls", [PlattCalibrator, TemperatureCalibrator, BetaCalibrator,
-                                 IsotonicCalibrator])
+@pytest.mark.parametrize(
+    "cls", [PlattCalibrator, TemperatureCalibrator, BetaCalibrator, IsotonicCalibrator]
+)
 def test_fit_errors(cls):
     with pytest.raises(ValueError, match="labels are all equal to 1.0"):
         cls().fit([0.2, 0.5, 0.9], [1, 1, 1])

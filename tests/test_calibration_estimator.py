@@ -136,7 +136,8 @@ def test_fit_calibrator_each_method_improves_calibration(method):
     assert set(rep["metric"]) == {"ece", "mce", "debiased_l2", "brier", "log_loss"}
     table = rep.pivot(index="metric", columns="scores", values="value")
     assert table.loc["ece", "raw"] == pytest.approx(
-        expected_calibration_error(raw, y, 10, "quantile"))
+        expected_calibration_error(raw, y, 10, "quantile")
+    )
     assert table.loc["ece", "calibrated_cross_fitted"] < table.loc["ece", "raw"]
     assert table.loc["brier", "calibrated_cross_fitted"] < table.loc["brier", "raw"]
     assert cal.oof_scores.shape == (600,)
@@ -171,7 +172,8 @@ def test_fit_calibrator_without_cv_and_with_options():
     smooth_off = fit_calibrator(est, a, b, y, method=PlattCalibrator(target_smoothing=False))
     assert smooth_off.calibrator.config["target_smoothing"] is False
     assert smooth_off.calibrator.params == pytest.approx(
-        PlattCalibrator(target_smoothing=False).fit(raw, y).params)
+        PlattCalibrator(target_smoothing=False).fit(raw, y).params
+    )
     # fractional labels (share of judges) are accepted
     frac = np.clip(y * 0.75 + 0.1, 0, 1)
     assert fit_calibrator(est, a, b, frac, method="temperature").calibrator.is_fitted

@@ -125,8 +125,14 @@ def test_debiased_is_less_biased_than_plugin_on_calibrated_data():
     rng = np.random.default_rng(11)
     s = rng.uniform(size=(200, 100))
     y = (rng.uniform(size=s.shape) < s).astype(float)
-    plug = [expected_calibration_error(a, b, 10, "quantile", p=2) ** 2 for a, b in zip(s, y)]
-    deb = [debiased_l2_calibration_error(a, b, 10, "quantile", squared=True) for a, b in zip(s, y)]
+    plug = [
+        expected_calibration_error(a, b, 10, "quantile", p=2) ** 2
+        for a, b in zip(s, y, strict=True)
+    ]
+    deb = [
+        debiased_l2_calibration_error(a, b, 10, "quantile", squared=True)
+        for a, b in zip(s, y, strict=True)
+    ]
     # the truth is 0: the plug-in squared CE is biased upwards by ~ E[var]/n_b, the debiased one is not
     assert np.mean(plug) > 0.01
     assert abs(np.mean(deb)) < 3 * np.std(deb) / np.sqrt(len(deb)) + 1e-3
@@ -238,13 +244,13 @@ def _loop_reference(s, y, weights, metric, bins, strategy, p):
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])
 def test_vectorised_bootstrap_equals_loop_over_resamples(metric, strategy):
     s, y = _data(n=120, seed=4, ties=True)
-    r = calibration_error_ci(s, y, metric=metric, bins=6, strategy=strategy, p=1,
-                             n_boot=60, seed=3)
+    r = calibration_error_ci(s, y, metric=metric, bins=6, strategy=strategy, p=1, n_boot=60, seed=3)
     weights = np.random.default_rng(3).multinomial(s.size, np.full(s.size, 1 / s.size), size=60)
     want = _loop_reference(s, y, weights, metric, 6, strategy, 1.0)
     np.testing.assert_allclose(r.replicates, want, rtol=1e-10, atol=1e-13)
-    assert r.estimate == pytest.approx(_loop_reference(s, y, [np.ones(s.size, int)], metric, 6,
-                                                       strategy, 1.0)[0], abs=1e-15)
+    assert r.estimate == pytest.approx(
+        _loop_reference(s, y, [np.ones(s.size, int)], metric, 6, strategy, 1.0)[0], abs=1e-15
+    )
 
 
 def test_bootstrap_is_chunk_invariant_and_seeded(monkeypatch):
@@ -266,8 +272,18 @@ def test_bootstrap_interval_fields_and_coverage_sanity():
     assert r.ci_low == pytest.approx(np.quantile(r.replicates, 0.05))
     assert r.se == pytest.approx(np.std(r.replicates, ddof=1))
     frame = r.to_frame()
-    assert list(frame.columns) == ["metric", "estimate", "ci_low", "ci_high", "se", "level",
-                                   "n_boot", "n", "bins", "strategy"]
+    assert list(frame.columns) == [
+        "metric",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "se",
+        "level",
+        "n_boot",
+        "n",
+        "bins",
+        "strategy",
+    ]
     # identical items: every resample is the data itself -> a zero-width interval
     z = calibration_error_ci([0.3] * 20, [0.5] * 20, n_boot=50)
     assert z.ci_low == z.ci_high == pytest.approx(0.2)

@@ -12,7 +12,14 @@ import numpy as np
 import pytest
 from rapidfuzz.distance import Levenshtein as RLev
 
-from softirr_stats.equivalence import Cached, Levenshtein, SetMatch, as_estimator, score_pairs, similarity_matrix
+from softirr_stats.equivalence import (
+    Cached,
+    Levenshtein,
+    SetMatch,
+    as_estimator,
+    score_pairs,
+    similarity_matrix,
+)
 
 
 class Counting:
@@ -24,7 +31,7 @@ class Counting:
 
     def __call__(self, a, b):
         self.n += len(a)
-        return np.array([RLev.normalized_similarity(x, y) for x, y in zip(a, b)])
+        return np.array([RLev.normalized_similarity(x, y) for x, y in zip(a, b, strict=False)])
 
 
 def test_hits_misses_and_persistence(tmp_path):
@@ -51,8 +58,8 @@ def test_directional_and_set_labels(tmp_path):
     calls = []
 
     def directional(a, b):
-        calls.extend(zip(a, b))
-        return np.array([0.25 if len(x) < len(y) else 0.75 for x, y in zip(a, b)])
+        calls.extend(zip(a, b, strict=False))
+        return np.array([0.25 if len(x) < len(y) else 0.75 for x, y in zip(a, b, strict=False)])
 
     est = Cached(as_estimator(directional, fingerprint="dir-v1"), tmp_path / "d.sqlite")
     assert est(["a", "bb"], ["bb", "a"]).tolist() == [0.25, 0.75]

@@ -4,8 +4,8 @@ import itertools
 
 import numpy as np
 import pytest
-from rapidfuzz.distance import LCSseq as RLcs
 from rapidfuzz.distance import Indel as RIndel
+from rapidfuzz.distance import LCSseq as RLcs
 from rapidfuzz.distance import Levenshtein as RLev
 
 from softirr_stats.equivalence import (
@@ -41,8 +41,8 @@ class Counting:
         self.fingerprint = "counting"
 
     def __call__(self, a, b):
-        self.calls.extend(zip(list(a), list(b)))
-        return np.array([RLev.normalized_similarity(x, y) for x, y in zip(a, b)])
+        self.calls.extend(zip(list(a), list(b), strict=False))
+        return np.array([RLev.normalized_similarity(x, y) for x, y in zip(a, b, strict=False)])
 
 
 # ------------------------------------------------------------------ estimators: formulas
@@ -55,9 +55,9 @@ def test_edit_measures_hand_values():
 
 @pytest.mark.parametrize("est, ref", [(Levenshtein(), RLev), (Indel(), RIndel), (Lcs(), RLcs)])
 def test_edit_measures_match_rapidfuzz_pairwise(est, ref):
-    a, b = zip(*itertools.product(WORDS, WORDS))
+    a, b = zip(*itertools.product(WORDS, WORDS), strict=False)
     got = est(a, b)
-    want = [ref.normalized_similarity(x, y) for x, y in zip(a, b)]
+    want = [ref.normalized_similarity(x, y) for x, y in zip(a, b, strict=False)]
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
     assert got.dtype == np.float64
 
@@ -102,7 +102,7 @@ def test_exact_on_any_hashable():
 def test_equal_inputs_score_one_and_range(est):
     got = est(WORDS, WORDS)
     assert got.tolist() == [1.0] * len(WORDS)
-    a, b = zip(*itertools.product(WORDS, WORDS))
+    a, b = zip(*itertools.product(WORDS, WORDS), strict=False)
     s = est(a, b)
     assert s.shape == (len(a),) and np.all((s >= 0) & (s <= 1))
 
@@ -110,7 +110,7 @@ def test_equal_inputs_score_one_and_range(est):
 @pytest.mark.parametrize("est", STRING_ESTIMATORS, ids=lambda e: repr(e))
 def test_matrix_method_equals_pairwise(est):
     S = similarity_matrix(est, WORDS)
-    a, b = zip(*itertools.product(WORDS, WORDS))
+    a, b = zip(*itertools.product(WORDS, WORDS), strict=False)
     np.testing.assert_allclose(S.ravel(), est(a, b), atol=1e-12)
     np.testing.assert_allclose(S, S.T, atol=1e-12)
     assert np.all(np.diag(S) == 1.0)
@@ -122,7 +122,7 @@ def test_matrix_method_equals_pairwise(est):
 @pytest.mark.parametrize("est", SET_ESTIMATORS, ids=lambda e: repr(e))
 def test_set_matrix_equals_pairwise(est):
     S = similarity_matrix(est, SETS)
-    a, b = zip(*itertools.product(SETS, SETS))
+    a, b = zip(*itertools.product(SETS, SETS), strict=False)
     np.testing.assert_allclose(S.ravel(), est(a, b), atol=1e-12)
 
 
@@ -179,7 +179,7 @@ def test_similarity_matrix_pair_path_scores_upper_triangle_once():
 
 def test_similarity_matrix_duplicates_and_symmetrize():
     def directional(a, b):  # P(a => b): prefix containment
-        return np.array([float(y.startswith(x)) for x, y in zip(a, b)])
+        return np.array([float(y.startswith(x)) for x, y in zip(a, b, strict=False)])
 
     est = as_estimator(directional)
     S = similarity_matrix(est, ["ab", "abc", "ab"])

@@ -5,13 +5,21 @@ import itertools
 import numpy as np
 import pytest
 
-from softirr_stats.equivalence import Dice, Exact, Jaccard, Levenshtein, SetMatch, score_pairs, similarity_matrix
+from softirr_stats.equivalence import (
+    Dice,
+    Exact,
+    Jaccard,
+    Levenshtein,
+    SetMatch,
+    score_pairs,
+    similarity_matrix,
+)
 
 TABLE = {("a", "x"): 0.9, ("a", "y"): 0.8, ("b", "x"): 0.8, ("b", "y"): 0.1}
 
 
 def lookup(a, b):
-    return np.array([TABLE.get((x, y), TABLE.get((y, x), 0.0)) for x, y in zip(a, b)])
+    return np.array([TABLE.get((x, y), TABLE.get((y, x), 0.0)) for x, y in zip(a, b, strict=False)])
 
 
 def test_hungarian_vs_greedy_hand_computed():
@@ -42,7 +50,7 @@ def _random_sets(rng, n, universe="abcdefg"):
 def test_exact_base_equals_set_jaccard_and_dice(assignment):
     rng = np.random.default_rng(1)
     sets = _random_sets(rng, 25)
-    a, b = zip(*itertools.product(sets, sets))
+    a, b = zip(*itertools.product(sets, sets), strict=False)
     np.testing.assert_array_equal(SetMatch(Exact(), assignment=assignment, normalize="jaccard")(a, b), Jaccard()(a, b))
     np.testing.assert_allclose(SetMatch(Exact(), assignment=assignment)(a, b), Dice()(a, b), atol=1e-15)
 
@@ -51,7 +59,7 @@ def test_greedy_never_beats_hungarian_and_matrix_symmetric():
     rng = np.random.default_rng(2)
     words = ["heart", "hart", "attack", "attach", "leg", "log", "lag", "seizure"]
     sets = _random_sets(rng, 15, universe=words)
-    a, b = zip(*itertools.product(sets, sets))
+    a, b = zip(*itertools.product(sets, sets), strict=False)
     h = SetMatch(Levenshtein())(a, b)
     g = SetMatch(Levenshtein(), assignment="greedy")(a, b)
     assert np.all(g <= h + 1e-12) and np.all((h >= 0) & (h <= 1))
@@ -63,7 +71,7 @@ def test_element_pairs_scored_once_in_one_batch():
     calls = []
 
     def base(a, b):
-        calls.append(list(zip(a, b)))
+        calls.append(list(zip(a, b, strict=False)))
         return np.zeros(len(a))
 
     est = SetMatch(base)  # plain callable: not symmetric

@@ -337,15 +337,21 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
         outs: list[dict[str, Any]] = []
         for b0 in range(0, b, chunk):  # chunks of replicates bound memory
             sl = slice(b0, b0 + chunk)
-            Cb = C[sl] if vary_c else C
-            Vb = V[sl] if vary_v else V
+            nb = min(chunk, b - b0)
+            pad = chunk - nb if b > chunk else 0  # pad the last chunk: one compiled shape
+
+            def rows(x: jax.Array) -> jax.Array:
+                x = x[sl]
+                return jnp.concatenate([x, jnp.ones((pad, *x.shape[1:]), x.dtype)]) if pad else x
+
+            Cb = rows(C) if vary_c else C
+            Vb = rows(V) if vary_v else V
             s1 = _stage1_batch(kd, Cb, Vb, family=prep.family, n=prep.n, nr=prep.nr, ks=prep.ks,
                                n_groups=prep.n_groups)
-            nb = min(chunk, b - b0)
-            C2 = Cb if vary_c else jnp.broadcast_to(C, (nb, prep.n))
-            W = None if chance_weights is None else jnp.asarray(chance_weights[sl], dtype=jnp.float64)
+            C2 = Cb if vary_c else jnp.broadcast_to(C, (nb + pad, prep.n))
+            W = None if chance_weights is None else rows(jnp.asarray(chance_weights, dtype=jnp.float64))
             res = _finish(prep, s1, C2, W)
-            outs.append({k: np.asarray(v) for k, v in res.items()})
+            outs.append({k: np.asarray(v)[:nb] for k, v in res.items()})
         return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from softirr_stats.agreement._weights import WEIGHT_NAMES, weight_matrix
 from softirr_stats.data import Annotations
 
-__all__ = ["VocabSimilarity", "resolve_similarity", "category_values"]
+__all__ = ["VocabSimilarity", "resolve_similarity", "category_values", "estimator_from_name", "MEASURE_NAMES"]
 
 
 class VocabSimilarity:
@@ -142,6 +142,30 @@ class ScoredSimilarity(VocabSimilarity):
         return float(self.block(idx, idx).sum())
 
 
+MEASURE_NAMES = ("exact", "levenshtein", "indel", "lcs", "jaccard", "masi", "dice", "embedding")
+
+
+def estimator_from_name(name: str) -> Any:
+    """An equivalence estimator from its short name (``"levenshtein"``, ``"embedding"``, ...).
+
+    Examples
+    --------
+    >>> estimator_from_name("indel").name
+    'indel'
+    """
+    from softirr_stats import equivalence as eq
+
+    makers: dict[str, Callable[[], Any]] = {
+        "exact": lambda: eq.Exact(), "levenshtein": lambda: eq.Levenshtein(), "indel": lambda: eq.Indel(),
+        "lcs": lambda: eq.Lcs(), "jaccard": lambda: eq.Jaccard(), "masi": lambda: eq.Masi(),
+        "dice": lambda: eq.Dice(), "embedding": lambda: eq.Embedding(),
+    }
+    key = name.strip().lower()
+    if key not in makers:
+        raise ValueError(f"measure must be one of {list(MEASURE_NAMES)}; got {name!r}")
+    return makers[key]()
+
+
 def category_values(ann: Annotations) -> np.ndarray:
     """Values on which weights are built: numeric labels, else positions 1..K."""
     if ann.kind == "numeric":
@@ -205,9 +229,8 @@ def resolve_similarity(
     ):
         return MatrixSimilarity(_check_matrix(similarity, k, "similarity"), name="similarity-matrix")
     if isinstance(similarity, str):
-        from softirr_stats.equivalence import estimator_from_name
-
-        return ScoredSimilarity(estimator_from_name(similarity), ann.vocabulary)
+        est = estimator_from_name(similarity)
+        return VocabSimilarity(k) if _is_exact(est) else ScoredSimilarity(est, ann.vocabulary)
     if callable(similarity):
         return ScoredSimilarity(similarity, ann.vocabulary)
     raise TypeError(

@@ -10,7 +10,7 @@ the constructor settings, fixed once built), ``method`` (short name).
 """
 
 import warnings
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 
 import numpy as np
 from scipy.optimize import brentq, isotonic_regression, minimize
@@ -97,9 +97,7 @@ class _Calibrator:
         self._params: dict[str, Any] | None = None
 
     # -- public interface ------------------------------------------------------------
-    def fit(
-        self, scores: object, labels: object, sample_weight: object = None
-    ) -> Self:
+    def fit(self, scores: object, labels: object, sample_weight: object = None) -> Self:
         """Fit the map on scored pairs and their human labels (0/1 or fractions)."""
         s, y = check_scores_labels(scores, labels)
         w = check_sample_weight(sample_weight, s.size)
@@ -115,7 +113,7 @@ class _Calibrator:
             raise RuntimeError(
                 f"{type(self).__name__} is not fitted; call .fit(scores, labels) first"
             )
-        s = check_unit_interval(scores if np.ndim(scores) else [scores], "scores")
+        s = check_unit_interval(scores if np.ndim(cast(Any, scores)) else [scores], "scores")
         return self._predict(s)
 
     @property
@@ -313,8 +311,12 @@ class BetaCalibrator(_Calibrator):
         f1, f2 = np.log(sc), -np.log1p(-sc)
         what = "beta calibration"
         a, b, c = _fit_logistic(
-            np.column_stack([f1, f2]), y, w, np.array([1.0, 1.0, 0.0]),
-            fit_intercept=True, what=what,
+            np.column_stack([f1, f2]),
+            y,
+            w,
+            np.array([1.0, 1.0, 0.0]),
+            fit_intercept=True,
+            what=what,
         )
         if a < 0:
             b, c = _fit_logistic(

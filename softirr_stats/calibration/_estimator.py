@@ -23,6 +23,7 @@ from softirr_stats.calibration._metrics import (
     maximum_calibration_error,
 )
 from softirr_stats.calibration._validation import (
+    Strategy,
     check_positive_int,
     check_sample_weight,
     check_strategy,
@@ -177,18 +178,14 @@ class CalibratedEstimator:
         aa = _object_array(a, "a")
         bb = _object_array(b, "b")
         if aa.size != bb.size:
-            raise ValueError(
-                f"a and b must have the same length; got {aa.size} and {bb.size}"
-            )
+            raise ValueError(f"a and b must have the same length; got {aa.size} and {bb.size}")
         return _check_raw_scores(self.estimator(a, b), aa.size, self.base_name)
 
     def __call__(self, a: Sequence[Any], b: Sequence[Any], /) -> np.ndarray:
         aa = _object_array(a, "a")
         bb = _object_array(b, "b")
         if aa.size != bb.size:
-            raise ValueError(
-                f"a and b must have the same length; got {aa.size} and {bb.size}"
-            )
+            raise ValueError(f"a and b must have the same length; got {aa.size} and {bb.size}")
         if aa.size == 0:
             return np.zeros(0, dtype=np.float64)
         raw = _check_raw_scores(self.estimator(a, b), aa.size, self.base_name)
@@ -226,7 +223,7 @@ def _stratified_folds(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
 
 
 def _metric_rows(
-    which: str, scores: np.ndarray, labels: np.ndarray, bins: int, strategy: str
+    which: str, scores: np.ndarray, labels: np.ndarray, bins: int, strategy: Strategy
 ) -> list[dict[str, Any]]:
     values = {
         "ece": expected_calibration_error(scores, labels, bins, strategy),
@@ -236,8 +233,14 @@ def _metric_rows(
         "log_loss": log_loss(scores, labels),
     }
     return [
-        {"scores": which, "metric": m, "value": v, "bins": bins, "strategy": strategy,
-         "n": int(scores.size)}
+        {
+            "scores": which,
+            "metric": m,
+            "value": v,
+            "bins": bins,
+            "strategy": strategy,
+            "n": int(scores.size),
+        }
         for m, v in values.items()
     ]
 
@@ -253,7 +256,7 @@ def fit_calibrator(
     sample_weight: object = None,
     seed: int = 0,
     bins: int = 10,
-    strategy: str = "quantile",
+    strategy: Strategy = "quantile",
 ) -> CalibratedEstimator:
     """Calibrate an equivalence estimator on a small set of human-judged pairs.
 
@@ -315,8 +318,7 @@ def fit_calibrator(
     y = check_unit_interval(human_labels, "human_labels")
     if y.size != aa.size:
         raise ValueError(
-            f"human_labels must have one label per pair; got {y.size} labels for "
-            f"{aa.size} pairs"
+            f"human_labels must have one label per pair; got {y.size} labels for {aa.size} pairs"
         )
     w = check_sample_weight(sample_weight, y.size)
     bins = check_positive_int(bins, "bins")
@@ -336,7 +338,9 @@ def fit_calibrator(
 
     if cv is not None:
         if cv > y.size:
-            raise ValueError(f"cv must be <= the number of non-identical pairs ({y.size}); got {cv}")
+            raise ValueError(
+                f"cv must be <= the number of non-identical pairs ({y.size}); got {cv}"
+            )
         folds = _stratified_folds(y, cv, seed)
         oof = np.empty(y.size)
         for k in range(cv):  # loop over folds (k fits), not over pairs
@@ -344,7 +348,9 @@ def fit_calibrator(
             try:
                 fitted = _fresh(template).fit(raw[~test], y[~test], sample_weight=w[~test])
             except ValueError as err:
-                raise ValueError(f"cv={cv}: cannot fit on the training part of fold {k}: {err}") from None
+                raise ValueError(
+                    f"cv={cv}: cannot fit on the training part of fold {k}: {err}"
+                ) from None
             oof[test] = fitted.predict(raw[test])
         result.oof_scores = oof
         rows += _metric_rows("calibrated_cross_fitted", oof, y, bins, strategy)

@@ -16,11 +16,12 @@ weights), without a Python loop over replicates.
 """
 
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import pandas as pd
 
+from softirr_stats.calibration._validation import Strategy as Strategy
 from softirr_stats.calibration._validation import (
     check_choice,
     check_positive_int,
@@ -28,7 +29,6 @@ from softirr_stats.calibration._validation import (
     check_strategy,
 )
 
-Strategy = Literal["uniform", "quantile"]
 Metric = Literal["ece", "mce", "debiased_l2", "brier", "log_loss"]
 METRICS: tuple[str, ...] = ("brier", "debiased_l2", "ece", "log_loss", "mce")
 
@@ -333,6 +333,39 @@ class CalibrationInterval:
         return pd.DataFrame([self.to_dict()])
 
 
+def _resample_percentiles(sorted_s: np.ndarray, cum: np.ndarray, bins: int) -> np.ndarray:
+    """``np.percentile(resample, linspace(0, 100, bins + 1))`` for every row at once.
+
+    ``cum[r, j]`` is the number of items of resample ``r`` among the ``j + 1`` smallest
+    scores (cumulative multinomial counts in sorted order), so the ``k``-th smallest value
+    of the resample is ``sorted_s[#{j : cum[r, j] <= k}]``. numpy's "linear" method
+    (virtual index, bounds and two-sided lerp) is replicated operation for operation, so
+    the edges equal what ``np.percentile`` returns on the explicitly resampled data.
+    """
+    m, n = cum.shape
+    q = np.true_divide(np.linspace(0, 1, bins + 1) * 100, 100)
+    virtual = (n - 1) * q
+    prev = np.floor(virtual)
+    nxt = prev + 1
+    above = virtual >= n - 1
+    prev[above] = n - 1
+    nxt[above] = n - 1
+    gamma = virtual - np.where(above, -1.0, prev)  # numpy's gamma (irrelevant when above)
+    offsets = (np.arange(m) * (n + 1))[:, None]
+    flat = (cum + offsets).ravel()
+
+    def kth(k: np.ndarray) -> np.ndarray:
+        pos = np.searchsorted(flat, (k[None, :] + offsets).ravel(), side="right")
+        return sorted_s[pos.reshape(m, -1) - np.arange(m)[:, None] * n]
+
+    a, b = kth(prev), kth(nxt)
+    diff = b - a
+    out = a + diff * gamma
+    hi = np.broadcast_to(gamma >= 0.5, out.shape)
+    out[hi] = (b - diff * (1 - gamma))[hi]
+    return out
+
+
 def _metric_batch(
     metric: str,
     s: np.ndarray,
@@ -343,29 +376,49 @@ def _metric_batch(
     p: float,
     order: np.ndarray,
 ) -> np.ndarray:
-    """The metric for each row of an ``(m, n)`` integer weight matrix (None: weights 1)."""
-    if metric == "brier":
-        sq = (s - y) ** 2
-        return np.array([sq.mean()]) if weights is None else weights @ sq / s.size
-    if metric == "log_loss":
-        ll = _log_loss_terms(s, y, 1e-15)
-        return np.array([ll.mean()]) if weights is None else weights @ ll / s.size
+    """The metric for each row of an ``(m, n)`` integer weight matrix (None: weights 1).
+
+    With weights, per-bin sums come from cumulative sums in sorted-score order (bins
+    are runs of the sorted scores), evaluated at each row's bin boundaries: a few passes
+    over the weight matrix, whatever the number of bins.
+    """
+    if metric in ("brier", "log_loss"):
+        terms = (s - y) ** 2 if metric == "brier" else _log_loss_terms(s, y, 1e-15)
+        return np.array([terms.mean()]) if weights is None else weights @ terms / s.size
     if weights is None:
         edges = bin_edges(s, bins, strategy)
-        binids = np.searchsorted(edges[1:-1], s)
-    elif strategy == "uniform":
-        binids = np.searchsorted(np.linspace(0.0, 1.0, bins + 1)[1:-1], s)
+        stats = _bin_sums(s, y, np.searchsorted(edges[1:-1], s), bins)
     else:
-        # edges from each resample: the sorted resample is the sorted data with item i
-        # repeated weights[r, i] times, and np.percentile along axis 1 is the same
-        # computation sklearn does on that resample.
         m, n = weights.shape
-        expanded = np.repeat(np.tile(s[order], m), weights[:, order].ravel()).reshape(m, n)
-        edges = np.percentile(expanded, np.linspace(0, 1, bins + 1) * 100, axis=1).T
-        binids = np.zeros((m, n), dtype=np.intp)
-        for k in range(1, bins):  # loop over bin edges, not replicates
-            binids += edges[:, k, None] < s[None, :]
-    stats = _bin_sums(s, y, binids, bins, weights)
+        ss, ys = s[order], y[order]
+        w = weights[:, order].astype(np.float64)
+        zero = np.zeros((m, 1))
+        cum_w = np.cumsum(w, axis=1)
+        if strategy == "uniform":
+            interior = np.broadcast_to(np.linspace(0.0, 1.0, bins + 1)[1:-1], (m, bins - 1))
+        else:
+            interior = _resample_percentiles(ss, cum_w, bins)[:, 1:-1]
+        # bin k holds the scores in (edge_k, edge_k+1]: its run in sorted order ends at
+        # the number of scores <= edge_k+1
+        cuts = np.concatenate(
+            [
+                np.zeros((m, 1), dtype=np.intp),
+                np.searchsorted(ss, interior, side="right"),
+                np.full((m, 1), n, dtype=np.intp),
+            ],
+            axis=1,
+        )
+
+        def per_bin(cum: np.ndarray) -> np.ndarray:
+            padded = np.concatenate([zero, cum], axis=1)
+            return np.diff(np.take_along_axis(padded, cuts, axis=1), axis=1)
+
+        stats = (
+            per_bin(cum_w),
+            per_bin(np.cumsum(w * ss, axis=1)),
+            per_bin(np.cumsum(w * ys, axis=1)),
+            per_bin(np.cumsum(w * (ys * ys), axis=1)),
+        )
     p_eff = 2.0 if metric == "debiased_l2" else p
     return _binned_metric(metric, *stats, p=p_eff)
 
@@ -420,7 +473,7 @@ def calibration_error_ci(
     True
     """
     s, y = check_scores_labels(scores, labels)
-    metric = check_choice(metric, "metric", METRICS)
+    metric = cast(Metric, check_choice(metric, "metric", METRICS))
     bins = check_positive_int(bins, "bins")
     strategy = check_strategy(strategy)
     p = _check_p(p)

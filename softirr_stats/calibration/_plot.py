@@ -56,8 +56,7 @@ def plot_reliability_diagram(
     if show_counts:
         twin = ax.twinx()
         width = (table["upper"] - table["lower"]).to_numpy()
-        twin.bar(table["lower"], table["count"], width=width, align="edge", alpha=0.15,
-                 color="C0")
+        twin.bar(table["lower"], table["count"], width=width, align="edge", alpha=0.15, color="C0")
         twin.set_ylabel("pairs per bin")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)

@@ -1,9 +1,11 @@
 """Input checks shared by the calibration module (API boundary only)."""
 
 from collections.abc import Sequence
+from typing import Literal, cast
 
 import numpy as np
 
+Strategy = Literal["uniform", "quantile"]
 STRATEGIES: tuple[str, ...] = ("quantile", "uniform")
 
 
@@ -39,9 +41,7 @@ def check_scores_labels(scores: object, labels: object) -> tuple[np.ndarray, np.
     s = check_unit_interval(scores, "scores")
     y = check_unit_interval(labels, "labels")
     if s.shape != y.shape:
-        raise ValueError(
-            f"scores and labels must have the same length; got {s.size} and {y.size}"
-        )
+        raise ValueError(f"scores and labels must have the same length; got {s.size} and {y.size}")
     return s, y
 
 
@@ -64,10 +64,10 @@ def check_sample_weight(sample_weight: object, n: int) -> np.ndarray:
     return w
 
 
-def check_strategy(strategy: object) -> str:
+def check_strategy(strategy: object) -> Strategy:
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {list(STRATEGIES)}; got {strategy!r}")
-    return str(strategy)
+    return cast(Strategy, strategy)
 
 
 def check_positive_int(value: object, name: str, minimum: int = 1) -> int:

@@ -142,12 +142,12 @@ class Cached(BaseEstimator):
     def _lookup(self, con: sqlite3.Connection, ka: list[str], kb: list[str]) -> np.ndarray:
         found = np.full(len(ka), np.nan)
         con.execute("DELETE FROM want")
-        con.executemany("INSERT INTO want VALUES (?, ?, ?)", zip(range(len(ka)), ka, kb))
+        con.executemany("INSERT INTO want VALUES (?, ?, ?)", zip(range(len(ka)), ka, kb, strict=False))
         rows = con.execute("SELECT w.i, s.score FROM want AS w JOIN scores AS s "
                            "ON s.fp = ? AND s.a = w.a AND s.b = w.b", (self._fp(),)).fetchall()
         con.execute("DELETE FROM want")
         if rows:
-            idx, val = zip(*rows)
+            idx, val = zip(*rows, strict=False)
             found[list(idx)] = val
         return found
 
@@ -161,12 +161,12 @@ class Cached(BaseEstimator):
         kb = [label_key(x) for x in bb[todo]]
         xa, xb = aa[todo], bb[todo]
         if self.symmetric:  # canonical order of the pair
-            swap = np.fromiter((p > q for p, q in zip(ka, kb)), dtype=bool, count=len(ka))
-            ka, kb = [q if s else p for p, q, s in zip(ka, kb, swap)], [p if s else q for p, q, s in zip(ka, kb, swap)]
+            swap = np.fromiter((p > q for p, q in zip(ka, kb, strict=False)), dtype=bool, count=len(ka))
+            ka, kb = [q if s else p for p, q, s in zip(ka, kb, swap, strict=False)], [p if s else q for p, q, s in zip(ka, kb, swap, strict=False)]
             xa, xb = np.where(swap, xb, xa), np.where(swap, xa, xb)
         # de-duplicate within the call
         first: dict[tuple[str, str], int] = {}
-        inv = np.fromiter((first.setdefault(k, len(first)) for k in zip(ka, kb)), dtype=np.int64,
+        inv = np.fromiter((first.setdefault(k, len(first)) for k in zip(ka, kb, strict=False)), dtype=np.int64,
                           count=len(ka))
         uniq_pos = np.empty(len(first), dtype=np.int64)
         uniq_pos[inv[::-1]] = np.arange(len(inv))[::-1]  # first occurrence of each pair
@@ -187,7 +187,7 @@ class Cached(BaseEstimator):
                 con.execute("BEGIN IMMEDIATE")
                 try:
                     con.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?)",
-                                    ((fp, uka[i], ukb[i], float(v)) for i, v in zip(sel.tolist(), new.tolist())))
+                                    ((fp, uka[i], ukb[i], float(v)) for i, v in zip(sel.tolist(), new.tolist(), strict=False)))
                     con.execute("COMMIT")
                 except BaseException:
                     con.execute("ROLLBACK")

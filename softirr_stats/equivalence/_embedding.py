@@ -171,8 +171,8 @@ class Embedding(BaseEstimator):
 
         Examples
         --------
-        >>> E = Embedding().embed(["heart attack", "heart attack", "broken leg"])  # doctest: +SKIP
-        >>> E.shape                                                               # doctest: +SKIP
+        >>> E = Embedding(progress=False).embed(["heart attack", "heart attack", "broken leg"])
+        >>> E.shape
         (3, 384)
         """
         arr = as_label_array(strings, "strings")
@@ -181,7 +181,7 @@ class Embedding(BaseEstimator):
         new = list(dict.fromkeys(t for t in texts if t not in self._memo))
         if new:
             self._load()
-            for t, v in zip(new, self._encode_new(new)):
+            for t, v in zip(new, self._encode_new(new), strict=False):
                 self._memo[t] = v
         if not texts:
             self._load()

@@ -173,7 +173,7 @@ def similarity_matrix(estimator: Any, labels_a: Sequence[Any], labels_b: Sequenc
     table: dict[Hashable, int] = {}
     ia = _ids(la, table)
     ib = ia if square else _ids(lb, table)
-    Ka, Kb = la.shape[0], lb.shape[0]
+    Ka = la.shape[0]
 
     fast = getattr(est, "matrix", None)
     if callable(fast):
@@ -197,13 +197,13 @@ def _pair_path(est: Any, table: dict[Hashable, int], ia: np.ndarray, ib: np.ndar
     Ka, Kb = ia.shape[0], ib.shape[0]
     K = max(len(table), 1)
     if square and est.symmetric:
-        I, J = np.triu_indices(Ka, k=1)
+        rows, cols = np.triu_indices(Ka, k=1)
     else:
-        I = np.repeat(np.arange(Ka), Kb)
-        J = np.tile(np.arange(Kb), Ka)
-    x, y = ia[I], ib[J]
+        rows = np.repeat(np.arange(Ka), Kb)
+        cols = np.tile(np.arange(Kb), Ka)
+    x, y = ia[rows], ib[cols]
     keep = x != y
-    I, J, x, y = I[keep], J[keep], x[keep], y[keep]
+    rows, cols, x, y = rows[keep], cols[keep], x[keep], y[keep]
     if est.symmetric:
         x, y = np.minimum(x, y), np.maximum(x, y)
     uniq, inv = np.unique(x * K + y, return_inverse=True)
@@ -220,7 +220,7 @@ def _pair_path(est: Any, table: dict[Hashable, int], ia: np.ndarray, ib: np.ndar
         pa, pb = labs[ua[s:s + block_size]], labs[ub[s:s + block_size]]
         scores[s:s + block_size] = check_scores(est(pa, pb), pa, pb, est.name)
     S = np.ones((Ka, Kb), dtype=np.float64)
-    S[I, J] = scores[inv.ravel()]
+    S[rows, cols] = scores[inv.ravel()]
     if square and est.symmetric:
-        S[J, I] = S[I, J]
+        S[cols, rows] = S[rows, cols]
     return S

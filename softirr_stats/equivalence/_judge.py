@@ -262,7 +262,7 @@ class LlmJudge(_JudgeBase):
         return sys_txt + format_prompt(self.prompt, a, b) + "\n"
 
     def _encode(self, a: np.ndarray, b: np.ndarray) -> list[list[int]]:
-        texts = [self.render(x, y) for x, y in zip(a.tolist(), b.tolist())]
+        texts = [self.render(x, y) for x, y in zip(a.tolist(), b.tolist(), strict=False)]
         add_special = not getattr(self._tok, "chat_template", None)
         return self._tok(texts, add_special_tokens=add_special, padding=False)["input_ids"]
 
@@ -409,7 +409,7 @@ class OpenAICompatibleJudge(_JudgeBase):
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         _check_strings(a, "a", "OpenAICompatibleJudge")
         _check_strings(b, "b", "OpenAICompatibleJudge")
-        pairs = list(zip(a.tolist(), b.tolist()))
+        pairs = list(zip(a.tolist(), b.tolist(), strict=False))
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             res = list(pool.map(self._one, pairs))
         p = np.array([r[0] for r in res], dtype=np.float64)

@@ -32,7 +32,7 @@ def _greedy_sum(M: np.ndarray) -> float:
     used_r = np.zeros(M.shape[0], dtype=bool)
     used_c = np.zeros(M.shape[1], dtype=bool)
     total, left = 0.0, min(M.shape)
-    for r, c in zip(rows.tolist(), cols.tolist()):
+    for r, c in zip(rows.tolist(), cols.tolist(), strict=False):
         if not used_r[r] and not used_c[c]:
             used_r[r] = used_c[c] = True
             total += float(M[r, c])

@@ -108,57 +108,64 @@ def _per_item(values: Any, items: tuple, name: str) -> np.ndarray:
     return codes.astype(np.int32)
 
 
-@partial(jax.jit, static_argnames=("n_units", "n_strata"))
-def _multinomial_counts(key: jax.Array, unit_stratum: jax.Array, stratum_start: jax.Array,
-                        stratum_size: jax.Array, *, n_units: int, n_strata: int) -> jax.Array:
-    """One stratified multinomial resample: each unit slot draws a unit of its own stratum."""
-    u = jax.random.uniform(key, (n_units,))
-    h = unit_stratum
-    pick = stratum_start[h] + jnp.floor(u * stratum_size[h]).astype(jnp.int32)
-    return jnp.bincount(pick, length=n_units).astype(jnp.float64)
+@partial(jax.jit, static_argnames=("n_units", "bayesian", "salt"))
+def _draw_units(base: jax.Array, idx: jax.Array, stratum: jax.Array, start: jax.Array, size: jax.Array,
+                inv: jax.Array, *, n_units: int, bayesian: bool, salt: int) -> jax.Array:
+    """Weights of ``n_units`` units for replicates ``idx`` (one key per replicate: fold_in(seed, b)).
+
+    Units are sorted by stratum; each unit slot draws a unit of its own stratum
+    (stratified multinomial), or gets Dirichlet(1) weights scaled to the stratum size.
+    """
+
+    def one(b: jax.Array) -> jax.Array:
+        key = jax.random.fold_in(jax.random.fold_in(base, b), salt)
+        if bayesian:
+            e = jax.random.exponential(key, (n_units,), dtype=jnp.float64)
+            tot = jax.ops.segment_sum(e, stratum, num_segments=size.shape[0])
+            w = e / tot[stratum] * size[stratum]
+        else:
+            u = jax.random.uniform(key, (n_units,), dtype=jnp.float64)
+            pick = start[stratum] + jnp.floor(u * size[stratum]).astype(jnp.int32)
+            w = jnp.bincount(pick, length=n_units).astype(jnp.float64)
+        return w[inv]
+
+    return jax.vmap(one)(idx)
 
 
-@partial(jax.jit, static_argnames=("n_units",))
-def _dirichlet_weights(key: jax.Array, unit_stratum: jax.Array, stratum_size: jax.Array, *, n_units: int) -> jax.Array:
-    e = jax.random.exponential(key, (n_units,), dtype=jnp.float64)
-    tot = jax.ops.segment_sum(e, unit_stratum, num_segments=stratum_size.shape[0])
-    return e / tot[unit_stratum] * stratum_size[unit_stratum]
-
-
-def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool) -> Any:
-    """Vectorised weights for ``n_units`` sorted by stratum: returns f(keys) -> (B, n_units)."""
+def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt: int) -> Any:
+    """Vectorised unit weights: returns f(base_key, idx) -> (len(idx), n_units)."""
     st = np.zeros(n_units, dtype=np.int32) if strata is None else strata
     order = np.argsort(st, kind="stable")
-    sorted_st = st[order]
+    sorted_st = st[order].astype(np.int32)
     size = np.bincount(sorted_st)
     start = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int32)
-    inv = np.argsort(order)
+    inv = np.argsort(order).astype(np.int32)
 
-    def draw(keys: jax.Array) -> jax.Array:
-        if bayesian:
-            w = jax.vmap(lambda k: _dirichlet_weights(k, jnp.asarray(sorted_st), jnp.asarray(size, dtype=jnp.float64),
-                                                      n_units=n_units))(keys)
-        else:
-            w = jax.vmap(lambda k: _multinomial_counts(k, jnp.asarray(sorted_st), jnp.asarray(start),
-                                                       jnp.asarray(size), n_units=n_units, n_strata=len(size)))(keys)
-        return w[:, jnp.asarray(inv)]
+    def draw(base: jax.Array, idx: jax.Array) -> jax.Array:
+        return _draw_units(base, idx, jnp.asarray(sorted_st), jnp.asarray(start),
+                           jnp.asarray(size, dtype=jnp.float64), jnp.asarray(inv),
+                           n_units=n_units, bayesian=bayesian, salt=salt)
 
     return draw
 
 
-def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int) -> tuple[Any, Any, Any]:
-    """Item weights C (B, n) or None, rater weights V (B, R) or None, chance weights W or None."""
+def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int,
+                 pad_to: int | None = None) -> tuple[Any, Any, Any]:
+    """Item weights C (B, n) or None, rater weights V (B, R) or None, chance weights W or None.
+
+    Replicate ``b`` always gets the same weights for a given seed, whatever the chunking.
+    ``pad_to`` draws a fixed number of rows (so one compiled program serves every chunk);
+    only the first ``stop - start`` are returned.
+    """
     ann = prep.ann
-    base = jax.random.key(cfg.seed)
     with x64():
-        keys = jax.vmap(lambda b: jax.random.fold_in(base, b))(jnp.arange(start, stop))
-        k_items = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
-        k_raters = jax.vmap(lambda k: jax.random.fold_in(k, 2))(keys)
-        k_chance = jax.vmap(lambda k: jax.random.fold_in(k, 3))(keys)
+        base = jax.random.key(cfg.seed)
+        rows = stop - start
+        idx = jnp.arange(start, start + max(rows, pad_to or 0))
         strata = None if cfg.strata is None else _per_item(cfg.strata, ann.items, "strata")
         C = V = W = None
         if cfg.design in ("items", "items+raters", "bayesian"):
-            C = _unit_sampler(prep.n, strata, cfg.design == "bayesian")(k_items)
+            C = _unit_sampler(prep.n, strata, cfg.design == "bayesian", 1)(base, idx)[:rows]
         elif cfg.design == "cluster":
             cl = _per_item(cfg.cluster, ann.items, "cluster")
             n_cl = int(cl.max()) + 1
@@ -169,21 +176,21 @@ def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int) -> tuple
                 if (first[cl] != strata).any():
                     raise ValueError("strata must be constant within each cluster")
                 cl_strata = first
-            counts = _unit_sampler(n_cl, cl_strata, False)(k_items)
+            counts = _unit_sampler(n_cl, cl_strata, False, 1)(base, idx)[:rows]
             C = counts[:, jnp.asarray(cl)]
         if cfg.design in ("raters", "items+raters"):
-            V = _unit_sampler(prep.nr, None, False)(k_raters)
+            V = _unit_sampler(prep.nr, None, False, 2)(base, idx)[:rows]
         if prep.chance_pairs is not None:
-            W = _unit_sampler(len(prep.chance_pairs.s), None, False)(k_chance)
+            W = _unit_sampler(len(prep.chance_pairs.s), None, False, 3)(base, idx)[:rows]
         return C, V, W
 
 
 def bootstrap_replicates(prep: Prepared, cfg: Bootstrap) -> dict[str, np.ndarray]:
     """Evaluate ``cfg.n`` replicates; weights are drawn chunk by chunk (bounded memory)."""
-    chunk = cfg.chunk_size or 512
+    chunk = min(cfg.chunk_size or 512, cfg.n)
     parts: list[dict[str, np.ndarray]] = []
     for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each vmapped
-        C, V, W = draw_weights(prep, cfg, b0, min(cfg.n, b0 + chunk))
+        C, V, W = draw_weights(prep, cfg, b0, min(cfg.n, b0 + chunk), pad_to=chunk)
         if C is None and V is None:
             raise AssertionError("a design draws item or rater weights")  # pragma: no cover
         parts.append(evaluate(prep, C, V, chance_weights=W, chunk_size=cfg.chunk_size))

@@ -1,0 +1,418 @@
+"""Public multi-label, cross-replication and distance-distribution agreement.
+
+``multilabel_agreement`` (Hamming agreement with pooled / AC1 / PABAK baselines, its exact
+label-wise decomposition and the conditional minimum feasible agreement), ``cross_kappa``
+(Wong, Paritosh & Aroyo 2021) and ``distance_agreement`` (Braylan, Alonso & Lease 2022).
+Options are keyword-only; each returns a result dataclass from ``softirr_stats.agreement``.
+"""
+
+import math
+import warnings
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from softirr_stats._validation import check_choice, check_positive_int
+from softirr_stats.agreement import AgreementResult, CrossKappaResult, DegenerateWarning, MultilabelResult
+from softirr_stats.agreement._core import as_annotations
+from softirr_stats.agreement._distance import (
+    KDE_LOWER,
+    distance_samples,
+    kde_bandwidth,
+    ks_greater,
+    sigma_kde,
+    sigma_quantile,
+)
+from softirr_stats.agreement._multilabel import BASELINES, evaluate_multilabel, multilabel_data, multilabel_summary
+from softirr_stats.agreement._similarity import MatrixSimilarity, VocabSimilarity, resolve_similarity
+from softirr_stats.agreement._weights import krippendorff_distance
+from softirr_stats.agreement._xrr import (
+    ITEM_WEIGHTS,
+    irr_replicates,
+    match_replications,
+    normalized_kappa,
+    replication_alpha,
+    xrr_evaluate,
+    xrr_prepare,
+)
+from softirr_stats.data import Annotations
+from softirr_stats.uncertainty import Bootstrap, draw_weights
+from softirr_stats.uncertainty._intervals import basic_interval, bca_interval, percentile_interval
+
+__all__ = ["multilabel_agreement", "cross_kappa", "distance_agreement"]
+
+XRR_LEVELS = ("nominal", "interval", "ratio")
+DISTANCE_METHODS = ("ks", "sigma")
+
+
+# ---------------------------------------------------------------------------------------------
+# bootstrap plumbing shared by the statistics here (weights from the uncertainty layer)
+
+
+def _check_ci(ci: Any, rater_designs: bool) -> Bootstrap | None:
+    if ci is None:
+        return None
+    if not isinstance(ci, Bootstrap):
+        raise ValueError(f"ci must be None or softirr_stats.Bootstrap(...) for this statistic (no analytic "
+                         f"variance is implemented); got {ci!r}")
+    if not rater_designs and ci.design in ("raters", "items+raters"):
+        raise ValueError(f"Bootstrap design {ci.design!r} is not supported here: the two replications have "
+                         "different raters; use design='items', 'cluster' or 'bayesian'")
+    return ci
+
+
+def _replicates(shim: Any, cfg: Bootstrap, stat: Any) -> np.ndarray:
+    """``stat(C, V)`` over ``cfg.n`` replicates of weights drawn as the engine's bootstrap draws them."""
+    chunk = cfg.chunk_size or 512
+    parts = []
+    for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each evaluated as one batch
+        C, V, _ = draw_weights(shim, cfg, b0, min(cfg.n, b0 + chunk))
+        parts.append(stat(None if C is None else np.asarray(C), None if V is None else np.asarray(V)))
+    return np.concatenate(parts)
+
+
+def _jackknife(shim: Any, cfg: Bootstrap, stat: Any) -> np.ndarray:
+    """Leave-one-unit-out values matching the design (items, clusters or raters)."""
+    from softirr_stats.uncertainty._bootstrap import _per_item
+
+    if cfg.design == "raters":
+        return stat(None, 1.0 - np.eye(shim.nr))
+    if cfg.design == "cluster":
+        cl = _per_item(cfg.cluster, shim.ann.items, "cluster")
+        return stat((cl[None, :] != np.arange(cl.max() + 1)[:, None]).astype(float), None)
+    out = []
+    for b0 in range(0, shim.n, 1024):  # blocks of leave-one-out weight rows
+        rows = np.arange(b0, min(shim.n, b0 + 1024))
+        C = np.ones((len(rows), shim.n))
+        C[np.arange(len(rows)), rows] = 0.0
+        out.append(stat(C, None))
+    return np.concatenate(out)
+
+
+def _attach(result: Any, reps: np.ndarray, cfg: Bootstrap, jack: Any, **extra: Any) -> Any:
+    finite = np.isfinite(reps)
+    n_nan = int((~finite).sum())
+    se = float(np.std(reps[finite], ddof=1)) if finite.sum() > 1 else math.nan
+    note = ""
+    if cfg.method == "percentile":
+        lo, hi = percentile_interval(reps, cfg.level)
+    elif cfg.method == "basic":
+        lo, hi = basic_interval(reps, result.value, cfg.level)
+    else:
+        lo, hi, note = bca_interval(reps, result.value, jack(), cfg.level)
+    notes = list(result.warnings)
+    if n_nan:
+        notes.append(f"{n_nan} of {cfg.n} bootstrap replicates were undefined (nan) and left out of the interval")
+    if note:
+        notes.append(note)
+    out = result.with_interval(lo, hi, se, cfg.level, cfg.label, bootstrap_n=cfg.n, bootstrap_seed=cfg.seed,
+                               bootstrap_design=cfg.design, n_nan_replicates=n_nan, replicates=reps, **extra)
+    return replace(out, warnings=tuple(notes))
+
+
+# ---------------------------------------------------------------------------------------------
+# multi-label agreement
+
+
+def _as_multilabel(ann: Any, labels: Any) -> Annotations:
+    if isinstance(ann, np.ndarray) and ann.ndim == 3:
+        return Annotations.from_multilabel(ann, labels=labels)
+    return as_annotations(ann)
+
+
+def multilabel_agreement(ann: Any, *, baseline: str = "fleiss", labels: Any = None, ci: Any = None) -> MultilabelResult:
+    """Multi-label (Hamming) agreement, chance-corrected per label and decomposed label-wise.
+
+    Parameters
+    ----------
+    ann : Annotations with set-valued labels, or a 0/1 array (items, raters, labels)
+        ``Annotations.from_multilabel`` keeps the declared label universe (never-selected
+        labels count, as they do in the definition).
+    baseline : {"fleiss", "ac1", "pabak"}
+        Chance agreement per label j: pooled ``p_j^2 + (1 - p_j)^2``, AC1 ``2 p_j (1 - p_j)``,
+        or PABAK ``1/2``; ``p_j`` is the label's prevalence pooled over raters.
+    labels : sequence of str, optional
+        The label universe (order of ``by_label``); default ``ann.label_universe``.
+    ci : None or Bootstrap
+        Every design is supported (items, raters, items+raters, cluster, bayesian).
+
+    Returns
+    -------
+    MultilabelResult
+        ``value`` = ``(A_o - A_e) / (1 - A_e)`` = ``sum_j weight_j * kappa_j``; ``observed`` =
+        mean Hamming agreement ``A_o``; ``expected`` = ``A_e``; ``floor`` = the coefficient at
+        the minimum Hamming agreement the label prevalences allow; ``raw_prevalence``;
+        ``by_label`` (label, prevalence, observed, expected, coefficient, weight, floor_observed);
+        ``by_item`` (item, n_raters, hamming_agreement, n_disagreeing_labels, coefficient).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([[[1, 0, 0], [1, 0, 0]], [[0, 1, 0], [0, 1, 1]], [[1, 1, 0], [0, 1, 0]]])
+    >>> r = multilabel_agreement(x, baseline="pabak")
+    >>> round(r.observed, 4), round(r.value, 4)
+    (0.7778, 0.5556)
+    """
+    check_choice("baseline", baseline, BASELINES)
+    cfg = _check_ci(ci, rater_designs=True)
+    ann = _as_multilabel(ann, labels)
+    data = multilabel_data(ann, labels)
+    if (data.mask.sum(axis=1) >= 2).sum() == 0:
+        raise ValueError("no item has two or more ratings: agreement is undefined (no pairable item)")
+    s = multilabel_summary(data, baseline)
+    notes: list[str] = []
+    if ann.unpairable_items:
+        ann.warn_unpairable(stacklevel=3)
+        notes.append(f"{len(ann.unpairable_items)} items with a single rating add no observed agreement")
+    bad = s["degenerate_labels"]
+    if len(bad):
+        names = [data.labels[k] for k in bad[:5]]
+        msg = (f"{len(bad)} of {data.n_labels} labels have expected agreement 1 (selected by every rating or by "
+               f"none, e.g. {names}): their label coefficient is nan and their weight 0; they still count in "
+               "A_o and A_e")
+        warnings.warn(msg, DegenerateWarning, stacklevel=2)
+        notes.append(msg)
+    if math.isnan(s["value"]):
+        msg = "multilabel_agreement is undefined: expected agreement is 1 on every label"
+        warnings.warn(msg, DegenerateWarning, stacklevel=2)
+        notes.append(msg)
+    by_label = pd.DataFrame({
+        "label": list(data.labels), "prevalence": s["prevalence"], "observed": s["ao_j"], "expected": s["ae_j"],
+        "coefficient": s["kappa_j"], "weight": s["weight"], "floor_observed": s["floor_j"],
+    })
+    by_item = pd.DataFrame({
+        "item": list(ann.items), "n_raters": s["r_items"], "hamming_agreement": s["hamming_items"],
+        "n_disagreeing_labels": s["n_disagreeing"], "coefficient": s["item_coefficient"],
+    })
+    result = MultilabelResult(
+        coefficient=f"multilabel_{baseline}", value=s["value"], observed=s["pa"], expected=s["pe"],
+        n_items=int((data.mask.sum(axis=1) >= 1).sum()), n_raters=int(data.mask.any(axis=0).sum()),
+        similarity="hamming", chance=baseline, warnings=tuple(notes),
+        details={"n_pairable_items": s["n_pairable_items"], "n_labels": data.n_labels, "labels": data.labels,
+                 "minimum_observed": s["ao_min"], "hamming_alpha": s["hamming_alpha"],
+                 "kappa_rating_weighted": s["kappa_rating_weighted"],
+                 "n_pairable_ratings": s["n_pairable_ratings"]},
+        floor=s["floor"], raw_prevalence=s["raw_prevalence"], by_label=by_label, by_item=by_item,
+    )
+    if cfg is None:
+        return result
+    shim = SimpleNamespace(ann=ann, n=data.n, nr=data.nr, chance_pairs=None)
+
+    def stat(C: Any, V: Any) -> np.ndarray:
+        return evaluate_multilabel(data, baseline, C, V)["value"]
+
+    reps = _replicates(shim, cfg, stat)
+    return _attach(result, reps, cfg, lambda: _jackknife(shim, cfg, stat))
+
+
+# ---------------------------------------------------------------------------------------------
+# cross-replication reliability
+
+
+def _xrr_similarity(union: Annotations, similarity: Any, level: str) -> VocabSimilarity:
+    if level == "nominal":
+        return resolve_similarity(union, similarity=similarity)
+    if similarity is not None:
+        raise ValueError(f"similarity= replaces the level's distance; use level='nominal' with a similarity "
+                         f"(got level={level!r})")
+    if union.kind != "numeric":
+        raise ValueError(f"level={level!r} needs numeric labels; these are {union.kind}")
+    delta = krippendorff_distance(level, union.values())
+    top = delta.max()
+    return MatrixSimilarity(1.0 - delta / top if top > 0 else 1.0 - delta, name=f"{level}-distance")
+
+
+def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = "nominal",
+                item_weights: str = "ratings", ci: Any = None) -> CrossKappaResult:
+    """Cross-replication reliability ``kappa_x`` (Wong, Paritosh & Aroyo 2021) and its normalised form.
+
+    Parameters
+    ----------
+    ann_x, ann_y : Annotations or wide tables
+        Two replications of the same annotation task; items are matched by id, and items
+        rated in only one replication are ignored (``details["n_items_only_x"]`` / ``_y``).
+        The vocabularies may differ: distances live on their union (``details["vocabulary"]``).
+    similarity : None, estimator, callable or matrix over the union vocabulary
+        Distance ``1 - s``; None is exact matching (nominal).
+    level : {"nominal", "interval", "ratio"}
+        Numeric levels use Krippendorff's metric (squared difference for interval).
+    item_weights : {"ratings", "equal"}
+        ``"ratings"`` weights item i by ``R_x,i + R_y,i`` (the paper's eqs. 9-11 and Google's
+        reference code); ``"equal"`` weights items equally. Identical with balanced designs.
+    ci : None or Bootstrap (designs items, cluster, bayesian)
+
+    Returns
+    -------
+    CrossKappaResult
+        ``value`` = kappa_x = ``1 - d_o / d_e``; ``observed`` = ``1 - d_o``; ``expected`` =
+        ``1 - d_e``; ``irr_x``, ``irr_y`` = Krippendorff's alpha of each replication on the
+        matched items with the same distance; ``normalized`` = ``kappa_x / sqrt(irr_x irr_y)``.
+
+    Examples
+    --------
+    Google's reference test (nominal, two labels, two extra items in X): 0.1818182.
+
+    >>> x = [["B", "B", None], ["B", "B", "B"], ["A", "A", None], ["A", "A", "A"], ["A", "B", None],
+    ...      ["A", "A", "A"], ["A", "A", "B"]]
+    >>> y = [["B", "B"], ["A", "B"], ["A", "B"], ["A", "B"], ["A", "A"]]
+    >>> r = cross_kappa(Annotations.from_wide(x, items=range(1, 8)), Annotations.from_wide(y, items=range(1, 6)))
+    >>> round(r.value, 7), r.details["n_items_only_x"]
+    (0.1818182, 2)
+    """
+    check_choice("level", level, XRR_LEVELS)
+    check_choice("item_weights", item_weights, ITEM_WEIGHTS)
+    cfg = _check_ci(ci, rater_designs=False)
+    ax, ay = as_annotations(ann_x), as_annotations(ann_y)
+    data = match_replications(ax, ay)
+    sim = _xrr_similarity(data.union, similarity, level)
+    prep = xrr_prepare(data, sim, item_weights)
+    out = xrr_evaluate(prep)
+    kx, d_o, d_e = float(out["value"][0]), float(out["d_o"][0]), float(out["d_e"][0])
+    notes: list[str] = []
+    if data.n_only_x or data.n_only_y:
+        notes.append(f"ignored items rated in one replication only: {data.n_only_x} in X, {data.n_only_y} in Y")
+    if math.isnan(kx):
+        msg = ("cross_kappa is undefined: expected cross-replication disagreement d_e is 0 (both replications "
+               "use one label, or labels the similarity treats as equivalent)")
+        warnings.warn(msg, DegenerateWarning, stacklevel=2)
+        notes.append(msg)
+    irr_notes: list[str] = []
+    irr_x, prep_x = replication_alpha(data, "x", sim, irr_notes)
+    irr_y, prep_y = replication_alpha(data, "y", sim, irr_notes)
+    prep.irr_prep.update(x=prep_x, y=prep_y)
+    norm = float(normalized_kappa(kx, irr_x, irr_y))
+    if math.isnan(norm):
+        irr_notes.append(f"normalized kappa_x is undefined: IRR_X * IRR_Y = {irr_x * irr_y!r} is not positive")
+    for m in irr_notes:
+        warnings.warn(m, DegenerateWarning, stacklevel=2)
+    notes += irr_notes
+    union = data.union
+    result = CrossKappaResult(
+        coefficient="cross_kappa", value=kx, observed=1.0 - d_o, expected=1.0 - d_e,
+        n_items=union.n_items, n_raters=int((union.codes >= 0).any(axis=0).sum()), similarity=sim.name,
+        chance="exact", n_pairs_scored=int(sim.n_scored), warnings=tuple(notes),
+        details={"d_o": d_o, "d_e": d_e, "n_items_only_x": data.n_only_x, "n_items_only_y": data.n_only_y,
+                 "items_only_x": data.x_items_only, "items_only_y": data.y_items_only,
+                 "item_weights": item_weights, "n_cross_pairs": prep.n_cross_pairs, "level": level,
+                 "vocabulary": union.vocabulary},
+        normalized=norm, irr_x=irr_x, irr_y=irr_y,
+    )
+    if cfg is None:
+        return result
+    shim = SimpleNamespace(ann=union, n=union.n_items, nr=union.n_raters, chance_pairs=None)
+    norm_parts: list[np.ndarray] = []
+
+    def stat(C: Any, V: Any) -> np.ndarray:
+        return xrr_evaluate(prep, C)["value"]
+
+    def stat_both(C: Any, V: Any) -> np.ndarray:
+        v = xrr_evaluate(prep, C)["value"]
+        ix, iy = irr_replicates(prep, C)
+        norm_parts.append(normalized_kappa(v, ix, iy))
+        return v
+
+    reps = _replicates(shim, cfg, stat_both)
+    norm_reps = np.concatenate(norm_parts)
+    nlo, nhi = percentile_interval(norm_reps, cfg.level)
+    return _attach(result, reps, cfg, lambda: _jackknife(shim, cfg, stat), normalized_replicates=norm_reps,
+                   normalized_ci_low=nlo, normalized_ci_high=nhi)
+
+
+# ---------------------------------------------------------------------------------------------
+# distance-distribution agreement (Braylan et al. 2022)
+
+
+def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", threshold: float = 0.05,
+                       kde: bool = True, kde_lower: str = "zero", expected_pairs: Any = "all",
+                       seed: int = 0) -> AgreementResult:
+    """Braylan, Alonso & Lease (2022) agreement from within- vs cross-item distance distributions.
+
+    Parameters
+    ----------
+    ann : Annotations or a wide table
+    similarity : None, estimator, callable or K x K matrix
+        Distance ``d = 1 - s`` (None: exact matching, distances 0/1).
+    method : {"ks", "sigma"}
+        Which measure is ``value``; both are in ``details``.
+    threshold : float in (0, 1)
+        sigma's significance level (0.05 in the reference code).
+    kde : bool
+        sigma from a Gaussian KDE of the expected distances (reference default) or, with
+        False, from their ``threshold`` quantile (``d < quantile``, strict).
+    kde_lower : {"zero", "-inf"}
+        Lower limit of the KDE integral; ``"zero"`` matches the reference code.
+    expected_pairs : "all" or int
+        All cross-item pairs (exact; counted from label totals) or a seeded sample of that
+        many cross-item pairs (with replacement).
+    seed : int
+        Seed of the sample of expected pairs.
+
+    Returns
+    -------
+    AgreementResult
+        ``value`` = KS or sigma; ``observed`` / ``expected`` = ``1 - mean(D_o)`` and
+        ``1 - mean(D_e)``; ``details`` holds ``ks``, ``sigma``, ``sigma_method``,
+        ``flat_alpha`` (``1 - mean(D_o)/mean(D_e)``), ``quantile``, ``bandwidth`` and the
+        numbers of pairs.
+
+    Examples
+    --------
+    The Braylan toy (FORMULAS.md 8.1): KS 0.9047619048, sigma 6/7, flat alpha 0.8.
+
+    >>> rows = [[1.0, 2.0, 1.5], [5.0, 5.5, None], [9.0, 7.0, 8.0]]
+    >>> sim = lambda a, b: 1 - np.abs(np.asarray(a) - np.asarray(b)) / 10
+    >>> r = distance_agreement(rows, similarity=sim)
+    >>> round(r.value, 10), round(r.details["sigma"], 10), round(r.details["flat_alpha"], 10)
+    (0.9047619048, 0.8571428571, 0.8)
+    """
+    check_choice("method", method, DISTANCE_METHODS)
+    check_choice("kde_lower", kde_lower, KDE_LOWER)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0.0 < threshold < 1.0:
+        raise ValueError(f"threshold must be a number in (0, 1); got {threshold!r}")
+    if not isinstance(kde, bool):
+        raise TypeError(f"kde must be True or False; got {kde!r}")
+    if not (isinstance(expected_pairs, str) and expected_pairs == "all"):
+        if isinstance(expected_pairs, str):
+            raise ValueError(f"expected_pairs must be 'all' or a positive integer; got {expected_pairs!r}")
+        check_positive_int(expected_pairs, "expected_pairs")
+    check_positive_int(seed, "seed", minimum=0)
+    ann = as_annotations(ann)
+    sim = resolve_similarity(ann, similarity=similarity)
+    s = distance_samples(ann, sim, expected_pairs, seed)
+    notes = list(s.notes)
+    mean_o = float(np.sum(s.obs * s.obs_w) / s.n_obs)
+    mean_e = float(np.sum(s.exp * s.exp_w) / s.n_exp)
+    flat_alpha = 1.0 - mean_o / mean_e if mean_e > 0 else math.nan
+    ks = ks_greater(s.obs, s.obs_w, s.exp, s.exp_w)
+    sig_q, quant = sigma_quantile(s, threshold)
+    bandwidth = math.nan
+    sigma_method = "quantile"
+    sigma = sig_q
+    if kde:
+        bandwidth = kde_bandwidth(s.exp, s.exp_w) if s.n_exp > 1 else 0.0
+        if bandwidth > 0 and math.isfinite(bandwidth):
+            sigma = sigma_kde(s, threshold, kde_lower, bandwidth)
+            sigma_method = f"kde(lower={kde_lower})"
+        else:
+            msg = ("the expected distances are constant (or a single pair): their KDE is singular, so sigma uses "
+                   "the quantile variant (d < quantile(D_e, threshold))")
+            warnings.warn(msg, DegenerateWarning, stacklevel=2)
+            notes.append(msg)
+    if math.isnan(flat_alpha):
+        notes.append("flat alpha is undefined: every expected distance is 0")
+    value = ks if method == "ks" else sigma
+    d = {"ks": ks, "sigma": sigma, "sigma_method": sigma_method, "sigma_quantile": sig_q, "quantile": quant,
+         "bandwidth": bandwidth, "flat_alpha": flat_alpha, "threshold": float(threshold),
+         "n_observed_pairs": int(round(s.n_obs)), "n_expected_pairs": int(round(s.n_exp)),
+         "expected_pairs": s.expected_label, "seed": seed, "mean_observed_distance": mean_o,
+         "mean_expected_distance": mean_e}
+    d_ann = ann.ratings_per_item
+    return AgreementResult(
+        coefficient=f"braylan_{method}", value=float(value), observed=1.0 - mean_o, expected=1.0 - mean_e,
+        n_items=int((d_ann >= 1).sum()), n_raters=int((ann.codes >= 0).any(axis=0).sum()), similarity=sim.name,
+        chance=f"cross-item pairs: {s.expected_label}", n_pairs_scored=int(sim.n_scored), warnings=tuple(notes),
+        details=d,
+    )
