@@ -8,6 +8,7 @@
 from softirr_stats.inference._config import ConvergenceWarning, NutsConfig, SviConfig
 from softirr_stats.inference._fit import fit
 from softirr_stats.inference._kernels import fleiss_kappa_counts, item_counts
+from softirr_stats.inference._one_call import annotator_agreement
 from softirr_stats.inference._posterior import Posterior, PredictiveCheck
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "Posterior",
     "PredictiveCheck",
     "SviConfig",
+    "annotator_agreement",
     "fit",
     "fleiss_kappa_counts",
     "item_counts",

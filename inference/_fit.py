@@ -8,6 +8,7 @@ from typing import Any
 import jax
 import numpy as np
 import optax
+from numpyro import handlers
 from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_median
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
@@ -94,6 +95,11 @@ def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
     return samples, {"diverging": diverging}
 
 
+def _deterministic_sites(model: Callable, data: Any, kwargs: dict) -> list[str]:
+    tr = handlers.trace(handlers.seed(model, jax.random.key(0))).get_trace(data, **kwargs)
+    return [name for name, site in tr.items() if site["type"] == "deterministic"]
+
+
 def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
              kwargs: dict) -> tuple[dict, dict]:
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
@@ -109,8 +115,11 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
     k_guide, k_model = jax.random.split(k_draw)
     latent = Predictive(guide, params=result.params, num_samples=cfg.num_draws)(
         k_guide, data, **kwargs)
-    derived = Predictive(model, posterior_samples=latent)(k_model, data, **kwargs)
-    draws = {**latent, **derived}
+    draws = dict(latent)
+    det = _deterministic_sites(model, data, kwargs)
+    if det:  # run the model per draw (sequentially: the likelihood can be large)
+        draws.update(Predictive(model, posterior_samples=latent, return_sites=det,
+                                parallel=False)(k_model, data, **kwargs))
     samples = {k: np.asarray(v)[None] for k, v in draws.items()
                if k != "obs" and not k.startswith("_")}
     return samples, {"losses": losses, "guide": guide, "params": result.params}

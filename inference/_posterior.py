@@ -466,7 +466,7 @@ class Posterior:
                     per_group = 0.5 * (jax.ops.segment_sum(p, wg[:, 0], g)
                                        + jax.ops.segment_sum(p, wg[:, 1], g))
                 else:
-                    per_group = jnp.zeros(0, dtype=p.dtype)
+                    per_group = jnp.zeros(1, dtype=p.dtype)  # placeholder
                 return per_rater, per_pair, per_group
 
             r, pp, gg = _map_draws(one, self._soft_params())
@@ -478,7 +478,7 @@ class Posterior:
             self._cache["soft_aggr"] = {
                 "rater_sum": np.asarray(r, np.float64), "n_rater": n_r,
                 "pair_sum": np.asarray(pp, np.float64).reshape(-1, j, j), "n_pair":
-                n_pair.reshape(j, j), "group_sum": np.asarray(gg, np.float64), "n_group": n_g}
+                n_pair.reshape(j, j), "group_sum": np.asarray(gg, np.float64)[:, :g], "n_group": n_g}
         return self._cache["soft_aggr"]
 
     def _chance(self) -> np.ndarray:

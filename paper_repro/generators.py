@@ -63,7 +63,8 @@ class Population:
         setting ``label`` holds a ``frozenset`` of strings and ``concept`` a ``frozenset``
         of concept ids
     truth : ground truth on concept ids. Single: ``cohen_kappa``, ``scott_pi``,
-        ``observed``. Set: ``jaccard_kappa``, ``dice_kappa``, ``jaccard_observed``,
+        ``observed``. Set: ``jaccard_kappa``, ``dice_kappa`` (Cohen-type),
+        ``jaccard_pi``, ``dice_pi`` (Scott-type), ``jaccard_observed``,
         ``jaccard_expected``, ``dice_observed``, ``dice_expected``.
     """
 
@@ -442,6 +443,7 @@ def set_level_populations(
         for measure in ("jaccard", "dice"):
             r = set_agreement(ia, ib, measure)
             truth[f"{measure}_kappa"] = r["kappa"]
+            truth[f"{measure}_pi"] = r["pi"]
             truth[f"{measure}_observed"] = r["observed"]
             truth[f"{measure}_expected"] = r["expected"]
         out.append(Population("set", condition, p, float(tg[p]), frame, truth,

@@ -103,8 +103,10 @@ def set_agreement(a: np.ndarray, b: np.ndarray, measure: str = "jaccard") -> dic
     Returns
     -------
     dict with ``observed`` (mean similarity of paired items), ``expected`` (mean over all
-    ``n_items**2`` cross pairs, i.e. the expectation under independent marginals) and
-    ``kappa = (observed - expected) / (1 - expected)``.
+    ``n_items**2`` cross pairs, i.e. the expectation under independent marginals),
+    ``kappa = (observed - expected) / (1 - expected)`` (Cohen-type), ``expected_pooled``
+    (mean over all ``(2 n_items)**2`` pairs of the pooled sets, self-pairs included) and
+    ``pi`` (Scott-type, with ``expected_pooled``).
 
     Examples
     --------
@@ -118,16 +120,22 @@ def set_agreement(a: np.ndarray, b: np.ndarray, measure: str = "jaccard") -> dic
     b = np.asarray(b, dtype=bool)
     if a.shape != b.shape or a.ndim != 2:
         raise ValueError(f"a, b: expected equal 2-d shapes, got {a.shape} and {b.shape}")
-    af, bf = a.astype(np.float64), b.astype(np.float64)
-    inter = af @ bf.T  # (n, n): |A_i & B_j|
-    sa, sb = af.sum(1)[:, None], bf.sum(1)[None, :]
+    n = a.shape[0]
+    both = np.concatenate([a, b]).astype(np.float64)
+    inter = both @ both.T  # (2n, 2n): |X_i & X_j| over the pooled sets
+    size = both.sum(1)
     with np.errstate(divide="ignore", invalid="ignore"):
         if measure == "jaccard":
-            sim = inter / (sa + sb - inter)
+            sim = inter / (size[:, None] + size[None, :] - inter)
         else:
-            sim = 2.0 * inter / (sa + sb)
+            sim = 2.0 * inter / (size[:, None] + size[None, :])
     sim = np.where(np.isfinite(sim), sim, 1.0)  # two empty sets agree
-    p_o = float(np.mean(np.diag(sim)))
-    p_e = float(np.mean(sim))
-    kappa = float(_ratio(np.asarray(p_o), np.asarray(p_e), f"set_agreement({measure})"))
-    return {"observed": p_o, "expected": p_e, "kappa": kappa}
+    cross = sim[:n, n:]
+    p_o = float(np.mean(np.diag(cross)))
+    p_e = float(np.mean(cross))
+    p_e_pooled = float(np.mean(sim))
+    name = f"set_agreement({measure})"
+    kappa = float(_ratio(np.asarray(p_o), np.asarray(p_e), name))
+    pi = float(_ratio(np.asarray(p_o), np.asarray(p_e_pooled), name))
+    return {"observed": p_o, "expected": p_e, "kappa": kappa,
+            "expected_pooled": p_e_pooled, "pi": pi}

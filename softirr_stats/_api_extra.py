@@ -16,7 +16,12 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats._validation import check_choice, check_positive_int
-from softirr_stats.agreement import AgreementResult, CrossKappaResult, DegenerateWarning, MultilabelResult
+from softirr_stats.agreement import (
+    AgreementResult,
+    CrossKappaResult,
+    DegenerateWarning,
+    MultilabelResult,
+)
 from softirr_stats.agreement._core import as_annotations
 from softirr_stats.agreement._distance import (
     KDE_LOWER,
@@ -26,8 +31,17 @@ from softirr_stats.agreement._distance import (
     sigma_kde,
     sigma_quantile,
 )
-from softirr_stats.agreement._multilabel import BASELINES, evaluate_multilabel, multilabel_data, multilabel_summary
-from softirr_stats.agreement._similarity import MatrixSimilarity, VocabSimilarity, resolve_similarity
+from softirr_stats.agreement._multilabel import (
+    BASELINES,
+    evaluate_multilabel,
+    multilabel_data,
+    multilabel_summary,
+)
+from softirr_stats.agreement._similarity import (
+    MatrixSimilarity,
+    VocabSimilarity,
+    resolve_similarity,
+)
 from softirr_stats.agreement._weights import krippendorff_distance
 from softirr_stats.agreement._xrr import (
     ITEM_WEIGHTS,

@@ -223,3 +223,44 @@ def test_all_calibrators_share_the_interface():
         assert p.dtype == np.float64 and p.shape == raw.shape
         assert ((p >= 0) & (p <= 1)).all()
         assert np.all(np.diff(p[np.argsort(raw)]) >= -1e-12)  # monotone maps
+
+
+def test_usable_as_similarity_in_agreement_coefficients():
+    import softirr_stats as sis
+    from softirr_stats.equivalence import Levenshtein
+
+    lev = Levenshtein()
+    a = ["heart attack", "stroke", "fever", "cough", "fatigue", "headache", "flu", "rash"]
+    b = [
+        "heart attacks",
+        "brain stroke",
+        "pyrexia",
+        "coughing",
+        "tiredness",
+        "migraine",
+        "influenza",
+        "skin rash",
+    ]
+    y = [1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0]
+    est = fit_calibrator(
+        lev, a + ["fever", "rash", "cough"], b + ["cold", "asthma", "flu"], y, method="platt"
+    )
+    ann = sis.Annotations.from_wide(
+        [
+            ["heart attack", "heart attacks"],
+            ["fever", "pyrexia"],
+            ["cough", "cough"],
+            ["rash", "skin rash"],
+            ["flu", "stroke"],
+        ]
+    )
+    vocab = list(ann.vocabulary)
+    k = len(vocab)
+    left = [vocab[i] for i in range(k) for _ in range(k)]
+    right = [vocab[j] for _ in range(k) for j in range(k)]
+    matrix = est(left, right).reshape(k, k)
+    assert np.allclose(np.diag(matrix), 1.0)
+    got = sis.cohen_kappa(ann, similarity=est).value
+    want = sis.cohen_kappa(ann, similarity=matrix).value
+    assert got == pytest.approx(want, abs=1e-12)
+    assert got != pytest.approx(sis.cohen_kappa(ann, similarity=lev).value, abs=1e-3)

@@ -7,6 +7,8 @@ matplotlib.use("Agg")
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
@@ -245,7 +247,9 @@ def _loop_reference(s, y, weights, metric, bins, strategy, p):
 def test_vectorised_bootstrap_equals_loop_over_resamples(metric, strategy):
     s, y = _data(n=120, seed=4, ties=True)
     r = calibration_error_ci(s, y, metric=metric, bins=6, strategy=strategy, p=1, n_boot=60, seed=3)
-    weights = np.random.default_rng(3).multinomial(s.size, np.full(s.size, 1 / s.size), size=60)
+    sorted_w = metrics_mod.bootstrap_weights(np.random.default_rng(3), s.size, 60)
+    weights = np.empty_like(sorted_w)
+    weights[:, np.argsort(s, kind="stable")] = sorted_w  # column j = j-th smallest score
     want = _loop_reference(s, y, weights, metric, 6, strategy, 1.0)
     np.testing.assert_allclose(r.replicates, want, rtol=1e-10, atol=1e-13)
     assert r.estimate == pytest.approx(
@@ -286,4 +290,29 @@ def test_bootstrap_interval_fields_and_coverage_sanity():
     ]
     # identical items: every resample is the data itself -> a zero-width interval
     z = calibration_error_ci([0.3] * 20, [0.5] * 20, n_boot=50)
-    assert z.ci_low == z.ci_high == pytest.approx(0.2)
+    assert z.ci_high - z.ci_low < 1e-12 and z.ci_low == pytest.approx(0.2)
+
+
+# ----------------------------------------------------------------- property-based
+_unit = st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.7, 0.9, 1.0]) | st.floats(0, 1)
+
+
+@given(
+    pairs=st.lists(st.tuples(_unit, st.sampled_from([0.0, 1.0])), min_size=1, max_size=60),
+    bins=st.integers(1, 12),
+    strategy=st.sampled_from(["uniform", "quantile"]),
+    seed=st.integers(0, 2**16),
+)
+def test_property_sklearn_parity_and_order_invariance(pairs, bins, strategy, seed):
+    s = np.array([p[0] for p in pairs])
+    y = np.array([p[1] for p in pairs])
+    prob_true, prob_pred = calibration_curve(y, s, n_bins=bins, strategy=strategy)
+    t = reliability_diagram(s, y, bins, strategy)
+    np.testing.assert_array_equal(t["mean_label"].to_numpy(), prob_true)
+    np.testing.assert_array_equal(t["mean_score"].to_numpy(), prob_pred)
+    perm = np.random.default_rng(seed).permutation(s.size)
+    e1 = expected_calibration_error(s, y, bins, strategy)
+    assert 0.0 <= e1 <= maximum_calibration_error(s, y, bins, strategy) + 1e-15
+    assert expected_calibration_error(s[perm], y[perm], bins, strategy) == pytest.approx(
+        e1, abs=1e-12
+    )

@@ -92,6 +92,14 @@ def test_dice_and_token_sets_for_strings():
     assert Jaccard(tokenizer=list)(["ab"], ["bc"])[0] == pytest.approx(1 / 3)
 
 
+def test_identity_detection(tmp_path):
+    from softirr_stats.equivalence import Cached, is_identity, low_rank_factor
+
+    assert is_identity(Exact()) and is_identity(Cached(Exact(), tmp_path / "x.sqlite"))
+    assert not is_identity(Jaccard()) and not is_identity(lambda a, b: a)
+    assert low_rank_factor(Jaccard(), ["a"]) is None
+
+
 def test_exact_on_any_hashable():
     assert Exact()([1, 2.0, "a", frozenset("ab"), ("x",)], [1.0, 3, "a", frozenset("ba"), ("x",)]).tolist() == [
         1.0, 0.0, 1.0, 1.0, 1.0]

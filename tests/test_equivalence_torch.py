@@ -22,6 +22,8 @@ from softirr_stats.equivalence import (  # noqa: E402
     LlmJudge,
     Nli,
     OpenAICompatibleJudge,
+    is_identity,
+    low_rank_factor,
     parse_probability,
     score_pairs,
     similarity_matrix,
@@ -142,7 +144,7 @@ def test_minilm_matches_sentence_transformers(minilm):
     np.testing.assert_allclose(minilm.embed(phrases), st.encode(phrases, normalize_embeddings=True), atol=2e-5)
 
 
-def test_embedding_matrix_low_rank_and_dedup(minilm, monkeypatch):
+def test_embedding_matrix_low_rank_and_dedup(minilm, monkeypatch, tmp_path):
     vocab = ["heart attack", "myocardial infarction", "broken leg", "seizure", "fit"]
     S = similarity_matrix(minilm, vocab)
     a, b = np.meshgrid(np.arange(5), np.arange(5), indexing="ij")
@@ -159,6 +161,8 @@ def test_embedding_matrix_low_rank_and_dedup(minilm, monkeypatch):
     np.testing.assert_allclose(F @ F.T, similarity_matrix(aff, vocab), atol=1e-12)
     with pytest.raises(ValueError, match="rescale='affine'"):
         minilm.low_rank(vocab)
+    np.testing.assert_array_equal(low_rank_factor(Cached(aff, tmp_path / "lr.sqlite"), vocab), F)
+    assert low_rank_factor(minilm, vocab) is None and not is_identity(aff)
     # each distinct string is encoded once
     calls = []
     orig = Embedding._encode_new

@@ -90,9 +90,13 @@ def test_set_agreement_bruteforce() -> None:
         r = set_agreement(ia, ib, measure)
         po = np.mean([f(x, y) for x, y in zip(A, B, strict=True)])
         pe = np.mean([f(x, y) for x in A for y in B])
+        pooled = A + B
+        pp = np.mean([f(x, y) for x in pooled for y in pooled])
         assert r["observed"] == pytest.approx(po, abs=1e-12)
         assert r["expected"] == pytest.approx(pe, abs=1e-12)
         assert r["kappa"] == pytest.approx((po - pe) / (1 - pe), abs=1e-12)
+        assert r["expected_pooled"] == pytest.approx(pp, abs=1e-12)
+        assert r["pi"] == pytest.approx((po - pp) / (1 - pp), abs=1e-12)
 
 
 # --------------------------------------------------------------------- single-label

@@ -88,7 +88,8 @@ class DenseQuad:
         self.total = float(s_sub.sum())
 
     def __call__(self, p: Any, q: Any) -> Any:
-        return jnp.einsum("...k,kl,...l->...", p, jnp.asarray(self.S, dtype=p.dtype), q)
+        k = self.S.shape[0]  # inputs may be padded with zero-mass labels beyond the support
+        return jnp.einsum("...k,kl,...l->...", p[..., :k], jnp.asarray(self.S, dtype=p.dtype), q[..., :k])
 
 
 class BlockedQuad:
@@ -101,8 +102,8 @@ class BlockedQuad:
         self._total: float | None = None
 
     def __call__(self, p: Any, q: Any) -> Any:
-        p = np.asarray(p)
-        q = np.asarray(q)
+        p = np.asarray(p)[..., : len(self.support)]  # drop zero-mass padding labels
+        q = np.asarray(q)[..., : len(self.support)]
         out = np.zeros(np.broadcast_shapes(p.shape[:-1], q.shape[:-1]))
         total = 0.0
         for r0 in range(0, len(self.support), self.block_rows):  # loop over blocks of S, not pairs

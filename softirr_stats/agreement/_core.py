@@ -61,7 +61,7 @@ def point_estimate(ann: Annotations, *, family: str, coefficient: str, sim: Voca
         "n_labels": len(ann.vocabulary),
     }
     if "kappa_g" in out:
-        details["pairwise"] = out["kappa_g"][0]
+        details["pairwise"] = out["kappa_g"][0][: prep.n_groups]
     result = AgreementResult(
         coefficient=coefficient,
         value=value,

@@ -53,6 +53,54 @@ class ChancePairs:
     permutation: np.ndarray | None = None  # Monte Carlo: permutation id of each pair
 
 
+def bucket(x: int, minimum: int = 8) -> int:
+    """Round up to 4 sizes per octave (<= 25% padding), so compiled kernels are reused across data sets.
+
+    >>> [bucket(v) for v in (1, 9, 100, 1000)]
+    [8, 10, 112, 1024]
+    """
+    x = max(int(x), minimum)
+    p = 1 << (x - 1).bit_length()  # next power of two
+    for frac in (5 / 8, 6 / 8, 7 / 8, 1.0):
+        if p * frac >= x:
+            return int(p * frac)
+    return p  # pragma: no cover
+
+
+@dataclass
+class Padded:
+    """Kernel inputs padded to bucketed sizes (padding entries carry zero weight)."""
+
+    kd: KernelData
+    n: int  # items incl. one dummy item that absorbs padded pairs / ratings
+    nr: int
+    ks: int
+    n_groups: int
+
+
+def _pad(x: np.ndarray, size: int, fill: float | int) -> np.ndarray:
+    out = np.full(size, fill, dtype=x.dtype)
+    out[: len(x)] = x
+    return out
+
+
+def _padded(kd: KernelData, n: int, nr: int, ks: int, n_groups: int) -> Padded:
+    n_p, nr_p, ks_p, g_p = bucket(n + 1), bucket(nr, 2), bucket(ks, 2), bucket(n_groups, 1)
+    p_p, m_p = bucket(len(kd.pair_item)), bucket(len(kd.rating_item))
+    dummy = n_p - 1
+    arr = {k: np.asarray(v) for k, v in kd._asdict().items()}
+    pk = KernelData(
+        pair_item=jnp.asarray(_pad(arr["pair_item"], p_p, dummy)), pair_ra=jnp.asarray(_pad(arr["pair_ra"], p_p, 0)),
+        pair_rb=jnp.asarray(_pad(arr["pair_rb"], p_p, 0)), pair_sa=jnp.asarray(_pad(arr["pair_sa"], p_p, 0)),
+        pair_sb=jnp.asarray(_pad(arr["pair_sb"], p_p, 0)), pair_s=_pad(arr["pair_s"], p_p, 0.0),
+        pair_group=jnp.asarray(_pad(arr["pair_group"], p_p, 0)),
+        rating_item=jnp.asarray(_pad(arr["rating_item"], m_p, dummy)),
+        rating_rater=jnp.asarray(_pad(arr["rating_rater"], m_p, 0)),
+        rating_s=jnp.asarray(_pad(arr["rating_s"], m_p, 0)),
+    )
+    return Padded(kd=pk, n=n_p, nr=nr_p, ks=ks_p, n_groups=g_p)
+
+
 @dataclass
 class Prepared:
     ann: Annotations
@@ -68,6 +116,7 @@ class Prepared:
     q_categories: int
     total_weight: float
     notes: list[str] = field(default_factory=list)
+    padded: "Padded | None" = None
 
     @property
     def n(self) -> int:
@@ -213,7 +262,8 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
                          "to fix the category set")
     return Prepared(ann=ann, design=d, sim=sim, family=family, kd=kd, support=support,
                     n_groups=len(uniq_g), quad=quad, chance_label=label, chance_pairs=chance_pairs,
-                    q_categories=q_cat, total_weight=total, notes=notes)
+                    q_categories=q_cat, total_weight=total, notes=notes,
+                    padded=_padded(kd, d.n_items, d.n_raters, len(support), len(uniq_g)))
 
 
 @partial(jax.jit, static_argnames=("family", "n", "nr", "ks", "n_groups"))
@@ -323,17 +373,24 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
 
     Returns a dict of float64 arrays of shape (B,): ``value``, ``pa``, ``pe``.
     """
+    pp = prep.padded
+    assert pp is not None
     with x64():
         C = jnp.ones(prep.n) if C is None else jnp.asarray(C, dtype=jnp.float64)
         V = jnp.ones(prep.nr) if V is None else jnp.asarray(V, dtype=jnp.float64)
+        if C.shape[-1] != prep.n or V.shape[-1] != prep.nr:
+            raise ValueError(f"weights must have {prep.n} items / {prep.nr} raters; got shapes {C.shape}, {V.shape}")
         if C.ndim == 1 and V.ndim == 1:
             C = C[None, :]
         vary_c, vary_v = C.ndim == 2, V.ndim == 2
-        b = C.shape[0] if vary_c else (V.shape[0] if vary_v else 1)
+        b = C.shape[0] if vary_c else V.shape[0]
         if vary_c and vary_v and C.shape[0] != V.shape[0]:
             raise ValueError(f"C and V must have the same number of replicates; got {C.shape[0]} and {V.shape[0]}")
+        # pad items (dummy item gets weight 0) and raters (absent raters get weight 0)
+        C = jnp.concatenate([C, jnp.zeros((*C.shape[:-1], pp.n - prep.n))], axis=-1)
+        V = jnp.concatenate([V, jnp.zeros((*V.shape[:-1], pp.nr - prep.nr))], axis=-1)
         chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)
-        kd = prep.kd._replace(pair_s=jnp.asarray(prep.kd.pair_s, dtype=jnp.float64))
+        kd = pp.kd._replace(pair_s=jnp.asarray(pp.kd.pair_s, dtype=jnp.float64))
         outs: list[dict[str, Any]] = []
         for b0 in range(0, b, chunk):  # chunks of replicates bound memory
             sl = slice(b0, b0 + chunk)
@@ -346,9 +403,8 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
 
             Cb = rows(C) if vary_c else C
             Vb = rows(V) if vary_v else V
-            s1 = _stage1_batch(kd, Cb, Vb, family=prep.family, n=prep.n, nr=prep.nr, ks=prep.ks,
-                               n_groups=prep.n_groups)
-            C2 = Cb if vary_c else jnp.broadcast_to(C, (nb + pad, prep.n))
+            s1 = _stage1_batch(kd, Cb, Vb, family=prep.family, n=pp.n, nr=pp.nr, ks=pp.ks, n_groups=pp.n_groups)
+            C2 = Cb if vary_c else jnp.broadcast_to(C, (nb + pad, pp.n))
             W = None if chance_weights is None else rows(jnp.asarray(chance_weights, dtype=jnp.float64))
             res = _finish(prep, s1, C2, W)
             outs.append({k: np.asarray(v)[:nb] for k, v in res.items()})

@@ -24,7 +24,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from softirr_stats._jax import x64
-from softirr_stats.agreement._kernels import combine
 from softirr_stats.data import Annotations
 
 __all__ = [
@@ -90,43 +89,45 @@ def multilabel_data(ann: Annotations, labels: Any = None) -> MultilabelData:
 # the pure kernel (unbatched) and its vmapped batch form
 
 
-def _chance(p: jax.Array, baseline: str) -> jax.Array:
+def _chance(p: Any, baseline: str, xp: Any) -> Any:
     if baseline == "fleiss":
         return p**2 + (1.0 - p) ** 2
     if baseline == "ac1":
         return 2.0 * p * (1.0 - p)
-    return jnp.full_like(p, 0.5)
+    return xp.full_like(p, 0.5)
 
 
-def multilabel_kernel(X: jax.Array, M: jax.Array, c: jax.Array, v: jax.Array, *, baseline: str) -> dict[str, jax.Array]:
+def multilabel_kernel(X: Any, M: Any, c: Any, v: Any, *, baseline: str, xp: Any = jnp) -> dict[str, Any]:
     """Per-label observed/chance agreement and the coefficient for one (c, v) pair.
 
     ``X`` (n, R, L) binary with zeros at missing ratings, ``M`` (n, R) observed mask,
     ``c`` (n,) item weights, ``v`` (R,) rater weights. Pairs of copies of one rater (a rater
-    drawn twice by a rater bootstrap) are excluded, as in the engine's kernels.
+    drawn twice by a rater bootstrap) are excluded, as in the engine's kernels. ``xp`` is
+    ``jax.numpy`` (vmapped batches) or ``numpy`` (the point estimate, no compilation).
     """
     u = M * v[None, :]
-    r = jnp.sum(u, axis=1)
-    r2 = jnp.sum(u * u, axis=1)
-    w1 = jnp.einsum("ir,irl->il", u, X)
-    s1 = jnp.einsum("ir,irl->il", u * u, X)
+    r = xp.sum(u, axis=1)
+    r2 = xp.sum(u * u, axis=1)
+    w1 = xp.einsum("ir,irl->il", u, X)
+    s1 = xp.einsum("ir,irl->il", u * u, X)
     w0 = r[:, None] - w1
     s0 = r2[:, None] - s1
     pair_w = r * r - r2
-    ok = pair_w > 1e-12 * jnp.maximum(r * r, 1.0)
+    ok = pair_w > 1e-12 * xp.maximum(r * r, 1.0)
     agree = (w1 * w1 - s1) + (w0 * w0 - s0)
-    a = jnp.where(ok[:, None], agree / jnp.where(ok, pair_w, 1.0)[:, None], 0.0)
+    a = xp.where(ok[:, None], agree / xp.where(ok, pair_w, 1.0)[:, None], 0.0)
     has = r > 0
-    share = jnp.where(has[:, None], w1 / jnp.where(has, r, 1.0)[:, None], 0.0)
+    share = xp.where(has[:, None], w1 / xp.where(has, r, 1.0)[:, None], 0.0)
     cok = c * ok
     ch = c * has
-    den_o = jnp.sum(cok)
-    ao_j = jnp.where(den_o > 0, (cok @ a) / jnp.where(den_o > 0, den_o, 1.0), jnp.nan)
-    p = (ch @ share) / jnp.sum(ch)
-    ae_j = _chance(p, baseline)
-    ao = jnp.mean(ao_j)
-    ae = jnp.mean(ae_j)
-    return {"pa": ao, "pe": ae, "value": combine(ao, ae), "ao_j": ao_j, "ae_j": ae_j, "p": p}
+    den_o = xp.sum(cok)
+    ao_j = xp.where(den_o > 0, (cok @ a) / xp.where(den_o > 0, den_o, 1.0), xp.nan)
+    p = (ch @ share) / xp.sum(ch)
+    ae_j = _chance(p, baseline, xp)
+    ao = xp.mean(ao_j)
+    ae = xp.mean(ae_j)
+    value = xp.where(ae < 1.0, (ao - ae) / xp.where(ae < 1.0, 1.0 - ae, 1.0), xp.nan)
+    return {"pa": ao, "pe": ae, "value": value, "ao_j": ao_j, "ae_j": ae_j, "p": p}
 
 
 @partial(jax.jit, static_argnames=("baseline", "batch_c", "batch_v"))
@@ -154,7 +155,7 @@ def evaluate_multilabel(data: MultilabelData, baseline: str, C: Any = None, V: A
         if batch_c and batch_v and C.shape[0] != V.shape[0]:
             raise ValueError(f"C and V must have the same number of replicates; got {C.shape[0]} and {V.shape[0]}")
         b = C.shape[0] if batch_c else V.shape[0]
-        per = data.n * data.n_labels * (6 if batch_v else 1) + data.n + data.nr
+        per = (6 * data.n * data.n_labels + 2 * data.n * data.nr) if batch_v else (2 * data.n + 4 * data.n_labels)
         chunk = chunk_size or int(max(1, min(1024, (256 * 2**20) // (8 * per))))
         outs = []
         for b0 in range(0, b, chunk):  # chunks of replicates bound memory
@@ -227,10 +228,9 @@ def minimum_agreement(data: MultilabelData) -> tuple[float, np.ndarray]:
 
 def multilabel_summary(data: MultilabelData, baseline: str) -> dict[str, Any]:
     """Point estimate and every diagnostic (plain numpy arrays; the API layer builds tables)."""
-    with x64():
-        out = multilabel_kernel(jnp.asarray(data.X), jnp.asarray(data.mask, dtype=jnp.float64),
-                                jnp.ones(data.n), jnp.ones(data.nr), baseline=baseline)
-        out = {k: np.asarray(val, dtype=np.float64) for k, val in out.items()}
+    out = multilabel_kernel(data.X, data.mask.astype(np.float64), np.ones(data.n), np.ones(data.nr),
+                            baseline=baseline, xp=np)
+    out = {k: np.asarray(val, dtype=np.float64) for k, val in out.items()}
     X, mask = data.X, data.mask
     r = mask.sum(axis=1)
     pairable = r >= 2

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
 from softirr_stats.agreement._core import point_estimate
@@ -65,7 +64,7 @@ class XrrData:
 
 
 def _present_items(ann: Annotations) -> dict:
-    has = (ann.codes >= 0).any(axis=1)
+    has = np.asarray((ann.codes >= 0).any(axis=1))
     return {it: i for i, it in enumerate(ann.items) if has[i]}
 
 
@@ -82,14 +81,13 @@ def match_replications(ann_x: Annotations, ann_y: Annotations) -> XrrData:
     rows_y = np.asarray([py[it] for it in matched])
     vx = np.asarray(ann_x.vocabulary + (None,), dtype=object)[ann_x.codes[rows_x]]
     vy = np.asarray(ann_y.vocabulary + (None,), dtype=object)[ann_y.codes[rows_y]]
-    table = pd.DataFrame(np.concatenate([vx, vy], axis=1), index=pd.Index(matched, dtype=object),
-                         columns=pd.Index([("x", r) for r in ann_x.raters] + [("y", r) for r in ann_y.raters],
-                                          tupleize_cols=False, dtype=object))
+    cells = np.concatenate([vx, vy], axis=1)
+    raters = [("x", r) for r in ann_x.raters] + [("y", r) for r in ann_y.raters]
     categories = None
     if ann_x.categories is not None or ann_y.categories is not None:
         categories = list(dict.fromkeys(list(ann_x.categories or ann_x.vocabulary)
                                         + list(ann_y.categories or ann_y.vocabulary)))
-    union = Annotations.from_wide(table, categories=categories)
+    union = Annotations.from_wide(cells, categories=categories, items=matched, raters=raters)
     universe = None
     if ann_x.label_universe is not None or ann_y.label_universe is not None:
         universe = tuple(dict.fromkeys(list(ann_x.label_universe or ()) + list(ann_y.label_universe or ())))
@@ -181,7 +179,7 @@ def replication_alpha(data: XrrData, which: str, sim: VocabSimilarity, notes: li
     return res.value, prep
 
 
-def normalized_kappa(kappa_x: np.ndarray, irr_x: np.ndarray, irr_y: np.ndarray) -> np.ndarray:
+def normalized_kappa(kappa_x: Any, irr_x: Any, irr_y: Any) -> np.ndarray:
     """``kappa_x / sqrt(IRR_X * IRR_Y)``; nan where the product is not positive."""
     prod = np.asarray(irr_x) * np.asarray(irr_y)
     with np.errstate(invalid="ignore", divide="ignore"):

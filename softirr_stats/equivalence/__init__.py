@@ -9,7 +9,13 @@ becomes an estimator through :func:`as_estimator`. The agreement layer uses
 
 from softirr_stats.equivalence._cache import Cached
 from softirr_stats.equivalence._embedding import Embedding
-from softirr_stats.equivalence._engine import ScoreStats, score_pairs, similarity_matrix
+from softirr_stats.equivalence._engine import (
+    ScoreStats,
+    is_identity,
+    low_rank_factor,
+    score_pairs,
+    similarity_matrix,
+)
 from softirr_stats.equivalence._judge import LlmJudge, OpenAICompatibleJudge, parse_probability
 from softirr_stats.equivalence._nli import Nli
 from softirr_stats.equivalence._protocol import BaseEstimator, Estimator, as_estimator, label_key
@@ -34,7 +40,9 @@ __all__ = [
     "ScoreStats",
     "SetMatch",
     "as_estimator",
+    "is_identity",
     "label_key",
+    "low_rank_factor",
     "parse_probability",
     "score_pairs",
     "similarity_matrix",

@@ -13,13 +13,13 @@ import hashlib
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from softirr_stats.equivalence._protocol import (
     BaseEstimator,
+    Labels,
     as_estimator,
     check_pair_inputs,
     check_scores,
@@ -151,7 +151,7 @@ class Cached(BaseEstimator):
             found[list(idx)] = val
         return found
 
-    def __call__(self, a: Sequence[Any], b: Sequence[Any], /) -> np.ndarray:
+    def __call__(self, a: Labels, b: Labels, /) -> np.ndarray:
         aa, bb = check_pair_inputs(a, b)
         out = np.ones(aa.shape[0], dtype=np.float64)
         todo = np.flatnonzero(~equal_mask(aa, bb))

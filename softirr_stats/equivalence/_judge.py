@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from softirr_stats.equivalence._protocol import BaseEstimator, short_repr
+from softirr_stats.equivalence._protocol import BaseEstimator, check_strings, short_repr
 from softirr_stats.equivalence._torch import (
     load_pretrained,
     model_identity,
@@ -114,12 +114,6 @@ def parse_probability(text: str) -> float | None:
     return v if 0.0 <= v <= 1.0 and math.isfinite(v) else None
 
 
-def _check_strings(arr: np.ndarray, argname: str, name: str) -> None:
-    ok = np.fromiter((isinstance(x, str) for x in arr), dtype=bool, count=arr.shape[0])
-    if not ok.all():
-        k = int(np.flatnonzero(~ok)[0])
-        raise TypeError(f"{name} compares strings; {argname}[{k}] is {type(arr[k]).__name__} "
-                        f"({short_repr(arr[k])})")
 
 
 class _JudgeBase(BaseEstimator):
@@ -140,6 +134,10 @@ class _JudgeBase(BaseEstimator):
         self._allow_nan = on_failure == "nan"
         self.n_failures = 0
         self.failures: list[dict[str, Any]] = []
+
+    def _check_inputs(self, a: np.ndarray, b: np.ndarray) -> None:
+        check_strings(a, "a", type(self).__name__)
+        check_strings(b, "b", type(self).__name__)
 
     def _messages(self, a: str, b: str) -> list[dict[str, str]]:
         msgs = [{"role": "system", "content": self.system}] if self.system else []
@@ -215,7 +213,8 @@ class LlmJudge(_JudgeBase):
         self.trust_remote_code = bool(trust_remote_code)
         self.local_files_only = bool(local_files_only)
         self.progress = progress
-        self._mdl = None
+        self._tok: Any = None
+        self._mdl: Any = None
 
     def _settings(self) -> dict[str, Any]:
         extra = ({"yes": self.yes_tokens, "no": self.no_tokens} if self.mode == "logprob"
@@ -271,8 +270,6 @@ class LlmJudge(_JudgeBase):
         return {k: v.to(self.device) for k, v in batch.items()}
 
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _check_strings(a, "a", "LlmJudge")
-        _check_strings(b, "b", "LlmJudge")
         self._load()
         ids = self._encode(a, b)
         lengths = [len(x) for x in ids]
@@ -407,8 +404,6 @@ class OpenAICompatibleJudge(_JudgeBase):
         return py / (py + pn), ""
 
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _check_strings(a, "a", "OpenAICompatibleJudge")
-        _check_strings(b, "b", "OpenAICompatibleJudge")
         pairs = list(zip(a.tolist(), b.tolist(), strict=False))
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             res = list(pool.map(self._one, pairs))

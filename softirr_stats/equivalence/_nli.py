@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from softirr_stats.equivalence._protocol import BaseEstimator, check_pair_inputs, short_repr
+from softirr_stats.equivalence._protocol import (
+    BaseEstimator,
+    Labels,
+    check_pair_inputs,
+    check_strings,
+)
 from softirr_stats.equivalence._torch import (
     load_pretrained,
     model_identity,
@@ -47,12 +51,6 @@ def entailment_index(id2label: dict[Any, str], entailment_label: str | None = No
     return hits[0]
 
 
-def _check_strings(arr: np.ndarray, argname: str, name: str) -> None:
-    ok = np.fromiter((isinstance(x, str) for x in arr), dtype=bool, count=arr.shape[0])
-    if not ok.all():
-        k = int(np.flatnonzero(~ok)[0])
-        raise TypeError(f"{name} compares strings; {argname}[{k}] is {type(arr[k]).__name__} "
-                        f"({short_repr(arr[k])}). Use SetMatch({name}(...)) for set-valued labels")
 
 
 class Nli(BaseEstimator):
@@ -103,7 +101,8 @@ class Nli(BaseEstimator):
         self.progress = progress
         self.n_truncated = 0
         self.n_forward = 0
-        self._mdl = None
+        self._tok: Any = None
+        self._mdl: Any = None
 
     def _settings(self) -> dict[str, Any]:
         return {"model": model_identity(self.model), "revision": self.revision,
@@ -124,29 +123,36 @@ class Nli(BaseEstimator):
         self._max_len = int(min(self.max_length, pos) if self.max_length else min(tl, pos, 512))
         self._tok, self._mdl = tok, mdl.to(self.device)
 
-    def entailment(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+    def entailment(self, premises: Labels, hypotheses: Labels) -> np.ndarray:
         """Directional ``P(premise_i => hypothesis_i)`` (float64), length-sorted batches."""
         pa, ph = check_pair_inputs(premises, hypotheses)
-        _check_strings(pa, "premises", "Nli")
-        _check_strings(ph, "hypotheses", "Nli")
+        check_strings(pa, "premises", "Nli", ". Use SetMatch(Nli(...)) for set-valued labels")
+        check_strings(ph, "hypotheses", "Nli", ". Use SetMatch(Nli(...)) for set-valued labels")
         if pa.size == 0:
             return np.zeros(0)
         self._load()
         tok, mdl = self._tok, self._mdl
         P, H = pa.tolist(), ph.tolist()
-        full = tok(P, H, truncation=False, padding=False)["input_ids"]
-        lengths = np.fromiter(map(len, full), dtype=np.int64, count=len(full))
+        # token counts of each distinct string (cheap), so truncation is known without a
+        # second pass over the pairs; then one tokenisation pass over all pairs
+        uniq = list(dict.fromkeys(P + H))
+        ulen = dict(zip(uniq, map(len, tok(uniq, add_special_tokens=False)["input_ids"]), strict=True))
+        extra = tok.num_special_tokens_to_add(pair=True)
+        lengths = np.fromiter((ulen[p] + ulen[h] + extra for p, h in zip(P, H, strict=True)),
+                              dtype=np.int64, count=len(P))
         n_trunc = int((lengths > self._max_len).sum())
         if n_trunc:
             self.n_truncated += n_trunc
             warnings.warn(f"Nli: {n_trunc} of {len(P)} (premise, hypothesis) pairs exceed "
                           f"{self._max_len} tokens and were truncated (longest first); "
                           f"n_truncated={self.n_truncated} so far", stacklevel=3)
+        enc = tok(P, H, truncation="longest_first" if n_trunc else False, max_length=self._max_len,
+                  padding=False)
+        keys = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc]
 
         def fn(idx: np.ndarray) -> np.ndarray:
             sel = idx.tolist()
-            batch = tok([P[i] for i in sel], [H[i] for i in sel], truncation="longest_first",
-                        max_length=self._max_len, padding=True, return_tensors="pt")
+            batch = tok.pad({k: [enc[k][i] for i in sel] for k in keys}, return_tensors="pt")
             batch = {k: v.to(self.device) for k, v in batch.items()}
             logits = mdl(**batch).logits.float()
             self.n_forward += 1
@@ -156,9 +162,11 @@ class Nli(BaseEstimator):
                              desc="nli", progress=self.progress, device=self.device)
         return out.astype(np.float64)
 
+    def _check_inputs(self, a: np.ndarray, b: np.ndarray) -> None:
+        check_strings(a, "a", "Nli", ". Use SetMatch(Nli(...)) for set-valued labels")
+        check_strings(b, "b", "Nli", ". Use SetMatch(Nli(...)) for set-valued labels")
+
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _check_strings(a, "a", "Nli")
-        _check_strings(b, "b", "Nli")
         n = a.shape[0]
         both = self.entailment(np.concatenate([a, b]), np.concatenate([b, a]))  # one stream
         return np.sqrt(np.clip(both[:n], 0, 1) * np.clip(both[n:], 0, 1))

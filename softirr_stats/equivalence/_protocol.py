@@ -17,7 +17,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Estimator", "BaseEstimator", "as_estimator", "label_key"]
+__all__ = ["Estimator", "BaseEstimator", "Labels", "as_estimator", "label_key"]
+
+#: A sequence of labels (list, tuple, 1-D object array, ...).
+Labels = Sequence[Any] | np.ndarray
 
 #: Absolute tolerance accepted on scores slightly outside [0, 1] (float round-off); such
 #: values are clipped. Anything further out is an error.
@@ -38,7 +41,7 @@ class Estimator(Protocol):
     @property
     def fingerprint(self) -> str: ...  # pragma: no cover - protocol
 
-    def __call__(self, a: Sequence[Any], b: Sequence[Any], /) -> np.ndarray: ...  # pragma: no cover
+    def __call__(self, a: Labels, b: Labels, /) -> np.ndarray: ...  # pragma: no cover
 
 
 # --------------------------------------------------------------------------------------
@@ -133,6 +136,15 @@ def label_key(x: Hashable) -> str:
     return "o:" + type(x).__name__ + ":" + repr(x)
 
 
+def check_strings(arr: np.ndarray, argname: str, name: str, hint: str = "") -> None:
+    """Raise TypeError naming the first non-string label in ``arr``."""
+    ok = np.fromiter((isinstance(x, str) for x in arr), dtype=bool, count=arr.shape[0])
+    if not ok.all():
+        k = int(np.flatnonzero(~ok)[0])
+        raise TypeError(f"{name} compares strings; {argname}[{k}] is {type(arr[k]).__name__} "
+                        f"({short_repr(arr[k])}){hint}")
+
+
 def short_repr(x: Any, limit: int = 80) -> str:
     r = repr(x)
     return r if len(r) <= limit else r[: limit - 5] + "...'" + f" (len {len(x) if hasattr(x, '__len__') else '?'})"
@@ -141,7 +153,7 @@ def short_repr(x: Any, limit: int = 80) -> str:
 # --------------------------------------------------------------------------------------
 # output validation
 # --------------------------------------------------------------------------------------
-def check_scores(scores: Any, a: Sequence[Any], b: Sequence[Any], name: str, *,
+def check_scores(scores: Any, a: Labels, b: Labels, name: str, *,
                  allow_nan: bool = False) -> np.ndarray:
     """Validate an estimator's output: float64, right length, finite, in [0, 1].
 
@@ -201,8 +213,12 @@ class BaseEstimator:
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
-    def __call__(self, a: Sequence[Any], b: Sequence[Any], /) -> np.ndarray:
+    def _check_inputs(self, a: np.ndarray, b: np.ndarray) -> None:
+        """Hook: type checks on the validated label arrays (raise naming the position)."""
+
+    def __call__(self, a: Labels, b: Labels, /) -> np.ndarray:
         aa, bb = check_pair_inputs(a, b)
+        self._check_inputs(aa, bb)
         out = np.ones(aa.shape[0], dtype=np.float64)
         todo = ~equal_mask(aa, bb)
         if todo.any():

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from softirr_stats.equivalence._protocol import BaseEstimator, short_repr
+from softirr_stats.equivalence._protocol import BaseEstimator, check_strings, short_repr
 
 __all__ = ["Exact", "Levenshtein", "Indel", "Lcs", "Jaccard", "Masi", "Dice"]
 
@@ -53,14 +53,8 @@ class Exact(BaseEstimator):
 # edit-distance similarities (seed paper eqs. 23-28)
 # --------------------------------------------------------------------------------------
 def _check_strings(arr: np.ndarray, argname: str, name: str) -> None:
-    ok = np.fromiter((isinstance(x, str) for x in arr), dtype=bool, count=arr.shape[0])
-    if not ok.all():
-        k = int(np.flatnonzero(~ok)[0])
-        raise TypeError(
-            f"{name} compares strings; {argname}[{k}] is {type(arr[k]).__name__} "
-            f"({short_repr(arr[k])}). Use SetMatch({type_name(name)}()) for set-valued labels "
-            f"or Exact() for other labels"
-        )
+    check_strings(arr, argname, name, f". Use SetMatch({type_name(name)}()) for set-valued labels "
+                  "or Exact() for other labels")
 
 
 def type_name(name: str) -> str:
@@ -85,13 +79,6 @@ class _RapidfuzzEstimator(BaseEstimator):
     def _check_inputs(self, a: np.ndarray, b: np.ndarray) -> None:
         _check_strings(a, "a", self.name)
         _check_strings(b, "b", self.name)
-
-    def __call__(self, a: Any, b: Any, /) -> np.ndarray:
-        from softirr_stats.equivalence._protocol import check_pair_inputs
-
-        aa, bb = check_pair_inputs(a, b)
-        self._check_inputs(aa, bb)
-        return super().__call__(aa, bb)
 
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         from rapidfuzz import process

@@ -107,7 +107,7 @@ def _is_oom(err: BaseException) -> bool:
     return isinstance(err, RuntimeError) and "out of memory" in str(err).lower()
 
 
-def run_batches(fn: Callable[[np.ndarray], np.ndarray], lengths: Sequence[int], *, batch_size: int,
+def run_batches(fn: Callable[[np.ndarray], np.ndarray], lengths: Sequence[int] | np.ndarray, *, batch_size: int,
                 desc: str, progress: bool | None = None, device: Any = None) -> tuple[np.ndarray, int]:
     """Apply ``fn(indices) -> rows`` over length-sorted batches; results in input order.
 

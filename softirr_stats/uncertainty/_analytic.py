@@ -36,7 +36,8 @@ from softirr_stats.agreement import AgreementResult
 from softirr_stats.agreement._chance import BlockedQuad, DenseQuad, IdentityQuad
 from softirr_stats.agreement._engine import Prepared
 
-__all__ = ["Analytic", "ANALYTIC_FORMS", "attach_analytic", "analytic_terms", "analytic_interval"]
+__all__ = ["Analytic", "ANALYTIC_FORMS", "attach_analytic", "analytic_terms", "analytic_interval", "check_supported",
+           "reinterval"]
 
 ANALYTIC_FORMS = ("auto", "raw", "table")
 _BOOTSTRAP_HINT = "use ci=softirr_stats.Bootstrap(...) instead"
@@ -254,8 +255,8 @@ _TERMS = {
 }
 
 
-def analytic_terms(prep: Prepared) -> Terms:
-    """Linearised per-item terms of the prepared coefficient (raises where none exist)."""
+def check_supported(prep: Prepared) -> None:
+    """Raise a ValueError (pointing to the bootstrap) where no analytic variance exists."""
     fam = prep.family
     if fam == "light":
         raise ValueError("Light's kappa has no analytic (linearised) variance here; " + _BOOTSTRAP_HINT)
@@ -267,10 +268,15 @@ def analytic_terms(prep: Prepared) -> Terms:
                          "A bootstrap resamples the chance pairs as well: " + _BOOTSTRAP_HINT)
     if fam not in _TERMS:  # pragma: no cover - FAMILIES is closed
         raise ValueError(f"no analytic variance for family {fam!r}; " + _BOOTSTRAP_HINT)
+
+
+def analytic_terms(prep: Prepared) -> Terms:
+    """Linearised per-item terms of the prepared coefficient (raises where none exist)."""
+    check_supported(prep)
     b = _basics(prep)
     if b["n2"] == 0:
         raise ValueError("no item has two or more ratings: agreement is undefined")
-    return _TERMS[fam](prep, b)
+    return _TERMS[prep.family](prep, b)
 
 
 def analytic_interval(value: float, se: float, df: int, level: float) -> tuple[float, float]:
@@ -321,11 +327,17 @@ def attach_analytic(result: AgreementResult, prep: Prepared, cfg: Analytic | Non
     cfg = Analytic() if cfg is None else cfg
     if not isinstance(cfg, Analytic):
         raise TypeError(f"cfg must be softirr_stats.uncertainty.Analytic; got {type(cfg).__name__}")
-    terms = analytic_terms(prep)
-    n = terms.n_items
+    check_supported(prep)
+    n = int((prep.design.r_i >= 1).sum())
     if cfg.population is not None and cfg.population < n:
         raise ValueError(f"population must be >= the number of rated items ({n}); got {cfg.population}")
     f = 0.0 if cfg.population is None else n / cfg.population
+    if not math.isfinite(result.value):
+        note = "analytic standard error undefined: the coefficient is undefined (nan)"
+        out = result.with_interval(math.nan, math.nan, math.nan, cfg.level, "analytic", analytic_df=n - 1,
+                                   analytic_fpc=1.0 - f, analytic_population=cfg.population)
+        return replace(out, warnings=(*result.warnings, note))
+    terms = analytic_terms(prep)
     form = cfg.form
     if form == "auto":
         form = "table" if terms.complete_two_raters else "raw"
@@ -341,7 +353,7 @@ def attach_analytic(result: AgreementResult, prep: Prepared, cfg: Analytic | Non
         notes.append(f"analytic SE: the linearised coefficient {terms.coef!r} differs from the estimate "
                      f"{result.value!r}; the SE may not match it")  # pragma: no cover - consistency guard
     lo, hi = analytic_interval(result.value, se, n - 1, cfg.level)
-    if math.isfinite(hi) and hi == 1.0:
+    if math.isfinite(hi) and result.value + (result.value - lo) > 1.0:
         notes.append("analytic interval: upper limit truncated at 1 (irrCAC convention)")
     out = result.with_interval(lo, hi, se, cfg.level, "analytic", analytic_formula=terms.formula,
                                analytic_form=form, analytic_df=n - 1, analytic_fpc=1.0 - f,

@@ -1,0 +1,411 @@
+"""Sensitivity analysis: one tidy table over coefficients x similarities x chance settings.
+
+``sensitivity`` runs every requested coefficient (by name, from the public API) under every
+equivalence measure and chance setting, each with its interval, and returns one tidy,
+unrounded row per combination. Each similarity is scored once for the whole table: an
+estimator is wrapped in a shared, vectorised pair memo, so a label pair scored for one
+coefficient is reused by every other coefficient.
+"""
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from inspect import signature
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from softirr_stats.agreement import AgreementResult, as_annotations
+from softirr_stats.agreement._chance import resolve_chance
+from softirr_stats.agreement._similarity import (
+    MEASURE_NAMES,
+    ScoredSimilarity,
+    category_values,
+    estimator_from_name,
+)
+from softirr_stats.agreement._weights import WEIGHT_NAMES, weight_matrix
+from softirr_stats.data import Annotations
+from softirr_stats.uncertainty._analytic import Analytic, reinterval
+from softirr_stats.uncertainty._bootstrap import Bootstrap
+
+__all__ = ["sensitivity", "coefficient_registry", "COLUMNS", "TWO_RATER_COEFFICIENTS"]
+
+COLUMNS = (
+    "coefficient", "similarity", "chance", "value", "observed", "expected", "ci_low", "ci_high", "se",
+    "level", "ci_method", "n_items", "n_raters", "n_pairs_scored", "warnings",
+)
+TWO_RATER_COEFFICIENTS = frozenset({"cohen_kappa", "scott_pi"})
+DEFAULT_TWO_RATERS = ("cohen_kappa", "scott_pi", "krippendorff_alpha", "gwet_ac1", "brennan_prediger",
+                      "percent_agreement")
+DEFAULT_MULTI_RATERS = ("fleiss_kappa", "conger_kappa", "krippendorff_alpha", "gwet_ac1", "brennan_prediger",
+                        "percent_agreement")
+MULTILABEL_COEFFICIENTS = ("multilabel_fleiss", "multilabel_ac1", "multilabel_pabak")
+
+
+@dataclass(frozen=True)
+class CoefficientSpec:
+    """A public coefficient function and the options it accepts."""
+
+    name: str
+    fn: Callable[..., AgreementResult]
+    accepts: frozenset[str]
+    two_raters: bool = False
+    sets_only: bool = False
+
+
+def coefficient_registry() -> dict[str, CoefficientSpec]:
+    """Name -> :class:`CoefficientSpec` of every public coefficient (``softirr_stats._api``).
+
+    Imported lazily, since the public API sits above the uncertainty layer. The multi-label
+    baselines (``multilabel_fleiss``, ``multilabel_ac1``, ``multilabel_pabak``) are included
+    when :func:`softirr_stats.multilabel_agreement` is available.
+
+    Examples
+    --------
+    >>> reg = coefficient_registry()
+    >>> reg["cohen_kappa"].two_raters, "chance" in reg["fleiss_kappa"].accepts
+    (True, True)
+    """
+    from softirr_stats import _api
+
+    reg: dict[str, CoefficientSpec] = {}
+    for name in _api.__all__:
+        fn = getattr(_api, name)
+        reg[name] = CoefficientSpec(name, fn, frozenset(signature(fn).parameters),
+                                    two_raters=name in TWO_RATER_COEFFICIENTS)
+    try:
+        from softirr_stats._api_extra import multilabel_agreement
+    except ImportError:  # pragma: no cover - the lead's module ships with the package
+        return reg
+    for name in MULTILABEL_COEFFICIENTS:
+        reg[name] = CoefficientSpec(name, partial(multilabel_agreement, baseline=name.split("_", 1)[1]),
+                                    frozenset({"ci"}), sets_only=True)
+    return reg
+
+
+# ---------------------------------------------------------------------------------------------
+# similarities: resolved once per table, scores shared across coefficients
+
+
+class SharedScores:
+    """An estimator behind one vectorised pair memo over ``ann.vocabulary``.
+
+    Every coefficient that receives this object as ``similarity=`` asks it for label pairs;
+    pairs already scored (by any coefficient) are not scored again. It is symmetric (the
+    memo averages both directions of an asymmetric estimator once).
+    """
+
+    symmetric = True
+
+    def __init__(self, estimator: Any, vocabulary: tuple) -> None:
+        self.memo = ScoredSimilarity(estimator, vocabulary)
+        self.name = self.memo.name
+        self.estimator = estimator
+        labels = np.empty(len(vocabulary), dtype=object)
+        labels[:] = list(vocabulary)
+        self._index = pd.Index(labels, dtype=object)
+        base = getattr(estimator, "fingerprint", None)
+        self.fingerprint = f"shared:{base if base is not None else self.name}"
+
+    @property
+    def n_scored(self) -> int:
+        """Label pairs the underlying estimator scored so far (each direction counts)."""
+        return int(self.memo.n_scored)
+
+    def _codes(self, seq: Sequence[Any]) -> np.ndarray:
+        arr = np.empty(len(seq), dtype=object)
+        arr[:] = list(seq)
+        return np.asarray(self._index.get_indexer(arr), dtype=np.int64)
+
+    def __call__(self, a: Sequence[Any], b: Sequence[Any]) -> np.ndarray:
+        ia, ib = self._codes(a), self._codes(b)
+        known = (ia >= 0) & (ib >= 0)
+        out = np.empty(len(ia), dtype=np.float64)
+        if known.any():
+            out[known] = self.memo.pairs(ia[known], ib[known])
+        if (~known).any():  # a label outside the vocabulary: score it directly
+            from softirr_stats.equivalence import score_pairs
+
+            aa = [x for x, k in zip(a, known, strict=True) if not k]
+            bb = [x for x, k in zip(b, known, strict=True) if not k]
+            out[~known] = np.asarray(score_pairs(self.estimator, aa, bb), dtype=np.float64)
+        return out
+
+
+@dataclass
+class SimilaritySpec:
+    """One entry of ``similarities=``, resolved."""
+
+    label: str
+    kind: str  # "identity" | "weights" | "matrix" | "scored"
+    value: Any = None
+    shared: SharedScores | None = field(default=None, repr=False)
+
+
+def _is_matrix(obj: Any) -> bool:
+    return isinstance(obj, np.ndarray) or (
+        isinstance(obj, list | tuple) and len(obj) > 0 and isinstance(obj[0], list | tuple | np.ndarray))
+
+
+def _resolve_similarity(spec: Any, ann: Annotations, weights: Any, label: str | None = None) -> SimilaritySpec:
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and not _is_matrix(spec):
+        return _resolve_similarity(spec[1], ann, weights, label=spec[0])
+    if spec is None:
+        if weights is None:
+            return SimilaritySpec(label or "identity", "identity")
+        if isinstance(weights, str):
+            return _resolve_similarity(weights, ann, None, label=label)
+        return SimilaritySpec(label or "weights-matrix", "weights", np.asarray(weights, dtype=np.float64))
+    if isinstance(spec, str):
+        key = spec.strip().lower()
+        if key == "identity" or key == "exact":
+            return SimilaritySpec(label or key, "identity")
+        if key in WEIGHT_NAMES:
+            return SimilaritySpec(label or key, "weights", key)
+        if key in MEASURE_NAMES:
+            est = estimator_from_name(key)
+            return SimilaritySpec(label or key, "scored", est, SharedScores(est, ann.vocabulary))
+        raise ValueError(f"similarity names must be one of {sorted(set(WEIGHT_NAMES) | set(MEASURE_NAMES))}; "
+                         f"got {spec!r}")
+    if _is_matrix(spec):
+        return SimilaritySpec(label or "matrix", "matrix", np.asarray(spec, dtype=np.float64))
+    if callable(spec):
+        from softirr_stats.equivalence import Exact
+
+        if isinstance(spec, Exact):
+            return SimilaritySpec(label or "exact", "identity")
+        shared = SharedScores(spec, ann.vocabulary)
+        return SimilaritySpec(label or shared.name, "scored", spec, shared)
+    raise TypeError("each similarity must be None, a measure or weight name, an estimator or callable, a K x K "
+                    f"array, or a (label, similarity) tuple; got {type(spec).__name__}")
+
+
+def _similarity_kwargs(sim: SimilaritySpec, coef: CoefficientSpec, ann: Annotations) -> dict[str, Any]:
+    if sim.kind == "identity":
+        return {}
+    if sim.kind == "scored":
+        return {"similarity": sim.shared}
+    if sim.kind == "matrix":
+        return {"similarity": sim.value}
+    # categorical weights: pass weights= where the coefficient takes them, else the matrix as similarity
+    if "weights" in coef.accepts:
+        return {"weights": sim.value}
+    if isinstance(sim.value, str):
+        return {"similarity": weight_matrix(sim.value, category_values(ann))}
+    return {"similarity": sim.value}
+
+
+# ---------------------------------------------------------------------------------------------
+# intervals
+
+
+def _check_ci(ci: Any) -> Any:
+    if ci is None or isinstance(ci, Bootstrap | Analytic):
+        return ci
+    if isinstance(ci, str) and ci == "analytic":
+        return Analytic()
+    raise ValueError(f"ci must be None, 'analytic', Analytic(...) or Bootstrap(...); got {ci!r}")
+
+
+def _run_with_ci(coef: CoefficientSpec, ann: Annotations, kwargs: dict[str, Any], ci: Any,
+                 state: dict[str, bool]) -> AgreementResult:
+    """Call the coefficient with its interval; a missing analytic formula gives a note instead.
+
+    ``state["forward"]`` records whether the public functions accept ``ci=Analytic(...)``
+    (tried once per table); otherwise the interval is re-derived from the default one.
+    """
+    if ci is None:
+        return coef.fn(ann, **kwargs)
+    if isinstance(ci, Bootstrap):
+        return coef.fn(ann, ci=ci, **kwargs)
+    try:
+        if ci != Analytic() and state.get("forward", True):
+            try:
+                res = coef.fn(ann, ci=ci, **kwargs)
+                state["forward"] = True
+                return res
+            except ValueError as err:
+                if not str(err).startswith("ci must be"):
+                    raise
+                state["forward"] = False
+        res = coef.fn(ann, ci="analytic", **kwargs)
+    except ValueError as err:  # no analytic variance for this coefficient / chance setting
+        res = coef.fn(ann, **kwargs)
+        return _with_note(res, f"no analytic interval: {err}")
+    if ci != Analytic():
+        res = reinterval(res, ci)
+    return res
+
+
+def _with_note(res: AgreementResult, note: str) -> AgreementResult:
+    from dataclasses import replace
+
+    return replace(res, warnings=(*res.warnings, note))
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _chance_label(ch: Any) -> str:
+    return ch if isinstance(ch, str) else ch.label
+
+
+def _note_row(coefficient: str, similarity: str, chance: str, ann: Annotations, note: str) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(COLUMNS, math.nan)
+    row.update(coefficient=coefficient, similarity=similarity, chance=chance, ci_method="", n_items=ann.n_items,
+               n_raters=ann.n_raters, n_pairs_scored=0, warnings=note)
+    return row
+
+
+def _result_row(res: AgreementResult, similarity: str, n_scored: int) -> dict[str, Any]:
+    return {
+        "coefficient": res.coefficient, "similarity": similarity, "chance": res.chance, "value": res.value,
+        "observed": res.observed, "expected": res.expected, "ci_low": res.ci_low, "ci_high": res.ci_high,
+        "se": res.se, "level": res.level, "ci_method": res.ci_method, "n_items": res.n_items,
+        "n_raters": res.n_raters, "n_pairs_scored": n_scored, "warnings": "; ".join(res.warnings),
+    }
+
+
+def _default_coefficients(ann: Annotations, registry: dict[str, CoefficientSpec]) -> tuple[str, ...]:
+    base: tuple[str, ...] = DEFAULT_TWO_RATERS if ann.n_raters == 2 else DEFAULT_MULTI_RATERS
+    if ann.kind == "set":
+        base = base + tuple(m for m in MULTILABEL_COEFFICIENTS if m in registry)
+    return base
+
+
+def _as_tuple(x: Any) -> tuple:
+    """A single option, or a sequence of options, as a tuple of options."""
+    if x is None or isinstance(x, str | np.ndarray) or not isinstance(x, Iterable):
+        return (x,)
+    if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and not isinstance(x[1], str):
+        return (x,)  # one (label, similarity) pair
+    return tuple(x)
+
+
+def sensitivity(
+    ann: Any,
+    *,
+    coefficients: Sequence[str] | None = None,
+    similarities: Sequence[Any] = (None,),
+    chance: Sequence[Any] = ("exact",),
+    ci: Any = None,
+    weights: Any = None,
+    categories: Any = None,
+    registry: dict[str, CoefficientSpec] | None = None,
+) -> pd.DataFrame:
+    """Agreement under every coefficient x similarity x chance setting, as one tidy table.
+
+    Parameters
+    ----------
+    ann : Annotations or a wide table (rows = items, columns = raters)
+    coefficients : sequence of str, optional
+        Names of public coefficient functions (``"cohen_kappa"``, ``"fleiss_kappa"``,
+        ``"krippendorff_alpha"``, ``"gwet_ac1"``, ... and ``"multilabel_fleiss"``,
+        ``"multilabel_ac1"``, ``"multilabel_pabak"`` for set-valued labels). Default: Cohen,
+        Scott, alpha, AC1, Brennan-Prediger and percent agreement for two raters; Fleiss,
+        Conger, alpha, AC1, Brennan-Prediger and percent agreement otherwise (plus the
+        multi-label baselines for set-valued labels). A two-rater coefficient on data with
+        more raters gives a *note row* (``value`` nan, the reason in ``warnings``) rather than
+        an error, so one call can cover several data sets.
+    similarities : sequence, default (None,)
+        Each entry is None (exact matching, or ``weights=`` when given), a measure name
+        (``"levenshtein"``, ``"jaccard"``, ``"embedding"``, ...), a weight name
+        (``"linear"``, ``"quadratic"``, ...), an equivalence estimator or any callable
+        ``(a_seq, b_seq) -> scores``, a K x K array indexed like ``ann.vocabulary``, or a
+        ``(label, similarity)`` tuple naming any of these. Each estimator is scored once for
+        the whole table: its label pairs are shared by every coefficient.
+    chance : sequence, default ("exact",)
+        ``"exact"``, ``"auto"``, ``MonteCarlo(...)`` or ``SampledPairs(...)``. Coefficients whose
+        chance term takes no option (AC1, Brennan-Prediger, percent agreement, Light, the
+        multi-label baselines) get one row per similarity, with their own chance label.
+    ci : None, "analytic", Analytic(...) or Bootstrap(...)
+        Interval for every row. Where no analytic formula exists (Light's kappa, ordinal
+        alpha, sampled chance, the multi-label baselines) the row carries the point estimate
+        and a note saying so.
+    weights : str or array, optional
+        Categorical weights used for the ``None`` similarity entry.
+    categories : sequence, optional
+        Declared category set (``categories=`` of the coefficient functions).
+    registry : dict, optional
+        Name -> :class:`CoefficientSpec`; default :func:`coefficient_registry`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (coefficient, similarity, chance), unrounded, with columns
+        ``coefficient, similarity, chance, value, observed, expected, ci_low, ci_high, se,
+        level, ci_method, n_items, n_raters, n_pairs_scored, warnings``. ``n_pairs_scored``
+        counts the label pairs the estimator newly scored for that row (0 when every pair was
+        already scored for an earlier row); ``df.attrs["n_pairs_scored"]`` has the totals per
+        similarity.
+
+    Examples
+    --------
+    irrCAC's ``cont3x3abstractors`` table, exact and quadratic weights:
+
+    >>> import numpy as np
+    >>> t = np.array([[13, 0, 0], [0, 20, 7], [0, 4, 56]])
+    >>> rows = [[i, j] for i, j in zip(*np.nonzero(t)) for _ in range(t[i, j])]
+    >>> df = sensitivity(rows, coefficients=["cohen_kappa", "scott_pi"],
+    ...                  similarities=[None, "quadratic"], ci="analytic")
+    >>> print(df[["coefficient", "similarity", "value", "se"]].round(6).to_string(index=False))
+    coefficient similarity    value       se
+    cohen_kappa   identity 0.796409 0.058911
+    cohen_kappa  quadratic 0.892157 0.035352
+       scott_pi   identity 0.796240 0.059055
+       scott_pi  quadratic 0.892109 0.035395
+    """
+    ann = as_annotations(ann, categories)
+    reg = coefficient_registry() if registry is None else registry
+    names = _default_coefficients(ann, reg) if coefficients is None else _as_tuple(coefficients)
+    for name in names:
+        if not isinstance(name, str) or name not in reg:
+            raise ValueError(f"coefficients must be names from {sorted(reg)}; got {name!r}")
+    chances = _as_tuple(chance)
+    if not chances:
+        raise ValueError("chance must list at least one setting, e.g. ('exact',)")
+    for ch in chances:
+        resolve_chance(ch)
+    sims_in = _as_tuple(similarities)
+    if not sims_in:
+        raise ValueError("similarities must list at least one entry, e.g. (None,)")
+    cfg = _check_ci(ci)
+    sims = [_resolve_similarity(s, ann, weights) for s in sims_in]
+    state: dict[str, bool] = {}
+    rows: list[dict[str, Any]] = []
+    for name in names:  # a handful of coefficients x similarities x chance settings
+        spec = reg[name]
+        takes_sim = "similarity" in spec.accepts or "weights" in spec.accepts
+        takes_chance = "chance" in spec.accepts
+        for sim in sims:
+            if not takes_sim and sim.kind != "identity":
+                rows.append(_note_row(name, sim.label, "", ann, f"skipped: {name} takes no similarity or weights"))
+                continue
+            for ch in chances if takes_chance else chances[:1]:
+                label_ch = _chance_label(ch) if takes_chance else ""
+                if spec.two_raters and ann.n_raters != 2:
+                    rows.append(_note_row(name, sim.label, label_ch, ann,
+                                          f"skipped: {name} needs exactly 2 raters; the data have {ann.n_raters}"))
+                    continue
+                if spec.sets_only and ann.kind != "set":
+                    rows.append(_note_row(name, sim.label, label_ch, ann,
+                                          f"skipped: {name} needs set-valued (multi-label) annotations"))
+                    continue
+                kwargs = _similarity_kwargs(sim, spec, ann)
+                if takes_chance:
+                    kwargs["chance"] = ch
+                if "categories" in spec.accepts and categories is not None:
+                    kwargs["categories"] = categories
+                before = sim.shared.n_scored if sim.shared is not None else 0
+                try:
+                    res = _run_with_ci(spec, ann, kwargs, cfg, state)
+                except (ValueError, TypeError) as err:
+                    rows.append(_note_row(name, sim.label, label_ch, ann, f"error: {err}"))
+                    continue
+                after = sim.shared.n_scored if sim.shared is not None else 0
+                rows.append(_result_row(res, sim.label, after - before))
+    df = pd.DataFrame(rows, columns=list(COLUMNS))
+    df.attrs["n_pairs_scored"] = {s.label: (s.shared.n_scored if s.shared is not None else 0) for s in sims}
+    return df

@@ -1,0 +1,297 @@
+"""Bootstrap designs as weight batches: each design checked against an independent construction.
+
+- vmap over a batch of weights == one evaluation per weight vector;
+- multinomial item weights == recomputing the coefficient on index-resampled data (1e-12);
+- items+raters: product weights == a brute-force pair enumeration on the expanded data with
+  the self-pairs of a duplicated rater left out, and (simulation) including those self-pairs
+  would inflate agreement;
+- same seed -> same interval; the chunk size does not change a replicate;
+- cluster weights == resampling clusters by index; strata keep their sizes; Bayesian
+  weights sum to n (per stratum);
+- NaN replicates are counted and reported; BCa matches scipy's implementation.
+"""
+
+import numpy as np
+import pytest
+import scipy.stats
+from scipy.stats import _resampling as scipy_resampling
+
+import softirr_stats as sis
+from softirr_stats.agreement import evaluate, point_estimate, resolve_similarity
+from softirr_stats.data import Annotations
+from softirr_stats.uncertainty import Bootstrap, bootstrap_replicates, draw_weights
+
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats._validation.SoftIRRWarning")
+LABELS = np.array(["a", "b", "c", "d"], dtype=object)
+
+
+def _ratings(seed: int, n: int, r: int, k: int = 4, missing: float = 0.0, acc: float = 0.6) -> np.ndarray:
+    """(n, r) object array of labels from a latent-class model, None = missing."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, k, n)
+    codes = np.where(rng.random((n, r)) < acc, truth[:, None], rng.integers(0, k, (n, r)))
+    out = LABELS[codes].astype(object)
+    out[rng.random((n, r)) < missing] = None
+    out[:, :2][np.all(out[:, :2] == None, axis=1)] = "a"  # noqa: E711 - keep every item non-empty
+    return out
+
+
+def _prep(ann: Annotations, family: str, weights=None):
+    sim = resolve_similarity(ann, weights=weights)
+    return point_estimate(ann, family=family, coefficient=family, sim=sim)
+
+
+def _resample(table: np.ndarray, item_counts: np.ndarray) -> np.ndarray:
+    return table[np.repeat(np.arange(len(item_counts)), item_counts)]
+
+
+# ---------------------------------------------------------------------------------- vmap
+
+
+@pytest.mark.parametrize("family", ["alpha", "pooled", "conger", "ac1", "light"])
+def test_vmap_batch_equals_loop(family):
+    ann = Annotations.from_wide(_ratings(1, 25, 4, missing=0.15))
+    _, prep = _prep(ann, family)
+    rng = np.random.default_rng(2)
+    C = rng.gamma(1.0, size=(5, prep.n))
+    V = rng.gamma(1.0, size=(5, prep.nr))
+    batch = evaluate(prep, C, V)["value"]
+    loop = [evaluate(prep, C[b], V[b])["value"][0] for b in range(5)]
+    np.testing.assert_allclose(batch, loop, rtol=0, atol=1e-13)
+    only_c = evaluate(prep, C)["value"]
+    np.testing.assert_allclose(only_c, [evaluate(prep, C[b])["value"][0] for b in range(5)], rtol=0, atol=1e-13)
+
+
+# ---------------------------------------------------------------- items == index resampling
+
+COEFFICIENTS = [
+    ("alpha nominal", lambda t, cats, ci=None: sis.krippendorff_alpha(t, categories=cats, ci=ci), 4, 0.15),
+    ("alpha interval", lambda t, cats, ci=None: sis.krippendorff_alpha(t, level="interval", categories=cats, ci=ci),
+     4, 0.15),
+    ("fleiss", lambda t, cats, ci=None: sis.fleiss_kappa(t, categories=cats, ci=ci), 4, 0.15),
+    ("conger", lambda t, cats, ci=None: sis.conger_kappa(t, categories=cats, ci=ci), 3, 0.0),
+    ("cohen quadratic", lambda t, cats, ci=None: sis.cohen_kappa(t, weights="quadratic", categories=cats, ci=ci), 2,
+     0.0),
+    ("ac1", lambda t, cats, ci=None: sis.gwet_ac1(t, categories=cats, ci=ci), 3, 0.1),
+    ("brennan_prediger", lambda t, cats, ci=None: sis.brennan_prediger(t, categories=cats, ci=ci), 3, 0.1),
+    ("light", lambda t, cats, ci=None: sis.light_kappa(t, categories=cats, ci=ci), 3, 0.0),
+]
+
+
+@pytest.mark.parametrize(("name", "fn", "raters", "missing"), COEFFICIENTS, ids=[c[0] for c in COEFFICIENTS])
+def test_item_weights_equal_index_resampling(name, fn, raters, missing):
+    table = _ratings(3, 30, raters, missing=missing)
+    cats = list(LABELS)
+    if "interval" in name:  # numeric labels for interval alpha
+        table = np.where(table == None, None, np.vectorize(lambda s: "abcd".find(s) if s else 0)(table))  # noqa: E711
+        table = table.astype(object)
+        cats = [0, 1, 2, 3]
+    cfg = Bootstrap(n=6, seed=11)
+    reps = fn(table, cats, ci=cfg).details["replicates"]
+    _, prep = _prep(Annotations.from_wide(table), "percent")  # item weights depend only on n and the seed
+    C, V, _ = draw_weights(prep, cfg, 0, cfg.n)
+    assert V is None
+    counts = np.asarray(C)
+    np.testing.assert_array_equal(counts, np.round(counts))
+    counts = counts.astype(int)
+    np.testing.assert_array_equal(counts.sum(axis=1), len(table))
+    assert (counts == 0).any()  # real resamples: some items left out
+    direct = [fn(_resample(table, c), cats).value for c in counts]
+    np.testing.assert_allclose(reps, direct, rtol=0, atol=1e-12)
+
+
+# ------------------------------------------------------------------------- items + raters
+
+
+def _alpha_expanded(codes: np.ndarray, c: np.ndarray, v: np.ndarray, *, self_pairs: bool) -> float:
+    """Nominal alpha on the data expanded by integer item counts c and rater counts v.
+
+    Brute force over value instances: an item copy holds v_j copies of rater j's value.
+    Within-item pairs are ordered pairs of instances; with ``self_pairs=False`` the pairs of
+    two copies of the same original rater are left out (FORMULAS.md 4.3).
+    """
+    d_o_num = n_pairable = 0.0
+    values = []
+    for i in range(codes.shape[0]):
+        inst = [(j, codes[i, j]) for j in range(codes.shape[1]) if codes[i, j] >= 0 for _ in range(v[j])]
+        pairs = [(a, b) for p, a in enumerate(inst) for q, b in enumerate(inst)
+                 if p != q and (self_pairs or a[0] != b[0])]
+        if not pairs:
+            continue
+        dbar = np.mean([a[1] != b[1] for a, b in pairs])
+        for _ in range(c[i]):
+            d_o_num += len(inst) * dbar
+            n_pairable += len(inst)
+            values += [x[1] for x in inst]
+    values = np.asarray(values)
+    n = len(values)
+    counts = np.bincount(values)
+    d_e = (n * n - np.sum(counts**2)) / (n * (n - 1))
+    return 1.0 - (d_o_num / n_pairable) / d_e
+
+
+def test_items_raters_product_weights_equal_brute_force_without_self_pairs():
+    ann = Annotations.from_wide(_ratings(5, 12, 4, missing=0.2))
+    _, prep = _prep(ann, "alpha")
+    cfg = Bootstrap(n=8, design="items+raters", seed=3)
+    C, V, _ = draw_weights(prep, cfg, 0, cfg.n)
+    C, V = np.asarray(C).astype(int), np.asarray(V).astype(int)
+    assert (V > 1).any()  # some rater is duplicated
+    got = evaluate(prep, C, V)["value"]
+    want = [_alpha_expanded(ann.codes, C[b], V[b], self_pairs=False) for b in range(cfg.n)]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    reps = sis.krippendorff_alpha(ann, ci=cfg).details["replicates"]
+    np.testing.assert_allclose(reps, want, rtol=0, atol=1e-12)
+
+
+def test_rater_resampling_with_self_pairs_would_inflate_agreement():
+    """Simulation: duplicating a rater and pairing it with itself adds spurious agreement.
+
+    The naive two-way bootstrap (index-resample the columns, then the krippendorff package
+    on the duplicated columns) is biased upwards; with self-pairs excluded the replicates
+    centre on the estimate.
+    """
+    import krippendorff
+
+    table = _ratings(7, 40, 5, acc=0.4)
+    ann = Annotations.from_wide(table)
+    est, prep = _prep(ann, "alpha")
+    cfg = Bootstrap(n=200, design="raters", seed=0)
+    _, V, _ = draw_weights(prep, cfg, 0, cfg.n)
+    V = np.asarray(V).astype(int)
+    ours = evaluate(prep, None, V)["value"]
+    data = ann.codes.T.astype(float)
+    data[data < 0] = np.nan
+    naive = np.array([krippendorff.alpha(reliability_data=data[np.repeat(np.arange(5), v)],
+                                         level_of_measurement="nominal") for v in V[:60]])
+    assert abs(np.nanmean(ours) - est.value) < 0.02
+    assert np.mean(naive) - est.value > 0.1
+    assert np.mean(naive) > np.nanmean(ours[:60]) + 0.1
+    # replicates where no rater is duplicated are identical under both
+    same = (V[:60] <= 1).all(axis=1)
+    np.testing.assert_allclose(naive[same], ours[:60][same], atol=1e-12)
+
+
+# ----------------------------------------------------------- reproducibility and chunking
+
+
+def test_same_seed_same_interval_and_chunk_size_does_not_matter():
+    table = _ratings(9, 40, 3, missing=0.1)
+    base = sis.fleiss_kappa(table, ci=Bootstrap(n=300, seed=4, method="bca"))
+    again = sis.fleiss_kappa(table, ci=Bootstrap(n=300, seed=4, method="bca"))
+    chunked = sis.fleiss_kappa(table, ci=Bootstrap(n=300, seed=4, method="bca", chunk_size=7))
+    other = sis.fleiss_kappa(table, ci=Bootstrap(n=300, seed=5, method="bca"))
+    assert (base.ci_low, base.ci_high) == (again.ci_low, again.ci_high)
+    np.testing.assert_array_equal(base.details["replicates"], again.details["replicates"])
+    np.testing.assert_allclose(chunked.details["replicates"], base.details["replicates"], rtol=0, atol=1e-13)
+    assert chunked.ci_low == pytest.approx(base.ci_low, abs=1e-13)
+    assert chunked.ci_high == pytest.approx(base.ci_high, abs=1e-13)
+    assert (other.ci_low, other.ci_high) != (base.ci_low, base.ci_high)
+    assert base.details["bootstrap_seed"] == 4 and base.details["bootstrap_n"] == 300
+    # replicate b depends only on (seed, b): a longer run starts with the same replicates
+    longer = sis.fleiss_kappa(table, ci=Bootstrap(n=310, seed=4))
+    np.testing.assert_allclose(longer.details["replicates"][:300], base.details["replicates"], rtol=0, atol=1e-13)
+
+
+# -------------------------------------------------------------- cluster, strata, bayesian
+
+
+def test_cluster_design_equals_resampling_clusters_by_index():
+    table = _ratings(13, 24, 3)
+    cluster = np.repeat(np.arange(8), 3)[np.random.default_rng(0).permutation(24)]  # 8 clusters of 3 items
+    cfg = Bootstrap(n=6, design="cluster", cluster=list(cluster), seed=2)
+    res = sis.krippendorff_alpha(table, ci=cfg)
+    _, prep = _prep(Annotations.from_wide(table), "alpha")
+    C, _, _ = draw_weights(prep, cfg, 0, cfg.n)
+    C = np.asarray(C).astype(int)
+    for b in range(cfg.n):
+        per_cluster = [np.unique(C[b, cluster == g]) for g in range(8)]
+        assert all(len(u) == 1 for u in per_cluster)  # clusters move as a whole
+        counts = np.array([u[0] for u in per_cluster])
+        assert counts.sum() == 8
+        rows = np.concatenate([np.flatnonzero(cluster == g) for g in range(8) for _ in range(counts[g])])
+        direct = sis.krippendorff_alpha(table[rows]).value
+        assert res.details["replicates"][b] == pytest.approx(direct, abs=1e-12)
+    # the jackknife for BCa leaves out whole clusters
+    from softirr_stats.uncertainty._bootstrap import jackknife_values
+
+    jack = jackknife_values(prep, cfg)
+    assert len(jack) == 8
+    assert jack[0] == pytest.approx(sis.krippendorff_alpha(table[cluster != 0]).value, abs=1e-12)
+
+
+def test_strata_preserved_and_bayesian_weights_sum_to_n():
+    table = _ratings(17, 30, 3)
+    strata = np.array([0] * 5 + [1] * 10 + [2] * 15)[np.random.default_rng(1).permutation(30)]
+    _, prep = _prep(Annotations.from_wide(table), "alpha")
+    sizes = np.bincount(strata)
+    for design in ("items", "bayesian"):
+        cfg = Bootstrap(n=50, design=design, strata=list(strata), seed=1)
+        C = np.asarray(draw_weights(prep, cfg, 0, cfg.n)[0])
+        assert C.shape == (50, 30) and (C >= 0).all()
+        per_stratum = np.stack([C[:, strata == h].sum(axis=1) for h in range(3)], axis=1)
+        np.testing.assert_allclose(per_stratum, np.broadcast_to(sizes, (50, 3)), rtol=1e-12)
+    cfg = Bootstrap(n=400, design="bayesian", seed=3)
+    C = np.asarray(draw_weights(prep, cfg, 0, cfg.n)[0])
+    np.testing.assert_allclose(C.sum(axis=1), 30, rtol=1e-12)
+    assert (C > 0).all() and not np.allclose(C, np.round(C))  # continuous Dirichlet, not counts
+    # Dirichlet(1,...,1) * n: each weight has mean 1 and variance (n - 1) / (n + 1)
+    assert C.mean() == pytest.approx(1.0, abs=1e-9)
+    assert C.var() == pytest.approx(29 / 31, rel=0.1)
+    # items design: multinomial counts, E = 1, Var = 1 - 1/n
+    C = np.asarray(draw_weights(prep, Bootstrap(n=400, seed=3), 0, 400)[0])
+    assert C.var() == pytest.approx(1 - 1 / 30, rel=0.1)
+
+
+def test_strata_constant_within_cluster_is_checked():
+    table = _ratings(17, 6, 3)
+    _, prep = _prep(Annotations.from_wide(table), "alpha")
+    cfg = Bootstrap(n=5, design="cluster", cluster=[0, 0, 1, 1, 2, 2], strata=[0, 1, 0, 0, 1, 1])
+    with pytest.raises(ValueError, match="strata must be constant within each cluster"):
+        draw_weights(prep, cfg, 0, 5)
+
+
+# ------------------------------------------------------------------------------ nan, BCa
+
+
+def test_nan_replicates_are_counted_and_reported():
+    # every item but the last is unanimous "a": a resample without the last item has D_e = 0
+    table = [["a", "a", "a"]] * 5 + [["a", "b", "b"]]
+    cfg = Bootstrap(n=400, seed=0)
+    res = sis.krippendorff_alpha(table, ci=cfg)
+    reps = res.details["replicates"]
+    _, prep = _prep(Annotations.from_wide(table), "alpha")
+    C = np.asarray(draw_weights(prep, cfg, 0, cfg.n)[0])
+    expected_nan = int((C[:, 5] == 0).sum())
+    assert 100 < expected_nan < 200  # (5/6)^6 = 33% of the resamples miss the last item
+    assert res.details["n_nan_replicates"] == expected_nan == int(np.isnan(reps).sum())
+    assert any(f"{expected_nan} of 400 bootstrap replicates" in w for w in res.warnings)
+    finite = reps[np.isfinite(reps)]
+    assert res.ci_low == pytest.approx(np.percentile(finite, 2.5), abs=1e-15)
+    assert res.ci_high == pytest.approx(np.percentile(finite, 97.5), abs=1e-15)
+
+
+def test_bca_matches_scipy_on_a_mean_like_statistic():
+    """Percent agreement of two raters is the mean of per-item agreement indicators."""
+    rng = np.random.default_rng(21)
+    a = rng.integers(0, 3, 60)
+    b = np.where(rng.random(60) < 0.7, a, rng.integers(0, 3, 60))
+    x = (a == b).astype(float)
+    table = np.stack([a, b], axis=1)
+    cfg = Bootstrap(n=4000, seed=5, method="bca", level=0.9)
+    res = sis.percent_agreement(table, ci=cfg)
+    reps = res.details["replicates"]
+    assert res.value == pytest.approx(x.mean(), abs=1e-15)
+    # scipy's own BCa levels computed from OUR replicates: identical interval
+    a1, a2, _ = scipy_resampling._bca_interval((x,), np.mean, axis=-1, alpha=0.05, theta_hat_b=reps[None, :],
+                                               batch=None, xp=np)
+    want = np.percentile(reps, [100 * float(np.squeeze(a1)), 100 * float(np.squeeze(a2))])
+    np.testing.assert_allclose([res.ci_low, res.ci_high], want, rtol=0, atol=1e-12)
+    # and scipy's complete BCa bootstrap (its own resamples) agrees up to Monte Carlo error
+    sp = scipy.stats.bootstrap((x,), np.mean, n_resamples=4000, confidence_level=0.9, method="BCa",
+                               random_state=np.random.default_rng(0)).confidence_interval
+    assert res.ci_low == pytest.approx(sp.low, abs=0.012)
+    assert res.ci_high == pytest.approx(sp.high, abs=0.012)
+    basic = sis.percent_agreement(table, ci=Bootstrap(n=4000, seed=5, method="basic", level=0.9))
+    lo, hi = np.percentile(reps, [5, 95])
+    assert (basic.ci_low, basic.ci_high) == pytest.approx((2 * x.mean() - hi, 2 * x.mean() - lo), abs=1e-12)
