@@ -34,7 +34,7 @@ import numpy as np
 
 import softirr_stats as sis
 from softirr_stats._jax import x64
-from softirr_stats.agreement import point_estimate, resolve_similarity
+from softirr_stats.agreement import evaluate, point_estimate, resolve_similarity
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import Bootstrap, bootstrap_replicates, draw_weights
 
@@ -122,8 +122,6 @@ def bench_per_replicate(b: int, seed: int = 0) -> None:
     draws()
     _, t_draw = clock(draws)
     C = np.asarray(draw_weights(prep, cfg, 0, chunk)[0])
-    from softirr_stats.agreement import evaluate
-
     evaluate(prep, C)
     _, t_eval = clock(lambda: evaluate(prep, C))
     t_eval *= b / chunk
@@ -170,6 +168,55 @@ def bench_per_replicate(b: int, seed: int = 0) -> None:
           f"{t_all / b / (floor_stage1 / bw):.0f}x this")
     print(f"stage1 as written (M={m} ratings, P={p} pairs gathered/summed): ~{touched / 1e3:.0f} kB -> "
           f"{touched / bw * us:.1f} us")
+
+
+def gemm_statistics(prep) -> np.ndarray:
+    """Per-item sufficient statistics of nominal/soft alpha for fixed rater weights: (n, 2 + Ks).
+
+    Columns: ``r_i 1[pairable]``, ``r_i dbar_i`` and the pairable label counts ``n_ik``; an item
+    bootstrap replicate is then ``C @ M`` (one GEMM per chunk), which reads C once.
+    """
+    d, kd = prep.design, prep.kd
+    den = np.bincount(d.pair_item, minlength=prep.n).astype(float)
+    dnum = np.bincount(d.pair_item, weights=1.0 - np.asarray(kd.pair_s), minlength=prep.n)
+    ok = den > 0
+    r = d.r_i * ok
+    dbar = np.where(ok, dnum / np.where(ok, den, 1.0), 0.0)
+    counts = np.zeros((prep.n, prep.ks))
+    np.add.at(counts, (d.rating_item, np.asarray(kd.rating_s)), ok[d.rating_item])
+    return np.column_stack([r, r * dbar, counts])
+
+
+def gemm_alpha(stats: np.ndarray, C: np.ndarray) -> np.ndarray:
+    out = C @ stats
+    big_n, do_num, nk = out[:, 0], out[:, 1], out[:, 2:]
+    d_e = (big_n**2 - np.sum(nk**2, axis=1)) / (big_n * (big_n - 1.0))
+    return 1.0 - (do_num / big_n) / d_e
+
+
+def numpy_counts(seed: int, start: int, stop: int, n: int) -> np.ndarray:
+    """Multinomial item counts, replicate b from its own generator (chunking-independent)."""
+    b = stop - start
+    idx = np.concatenate([np.random.default_rng([seed, i]).integers(0, n, n) for i in range(start, stop)])
+    flat = np.repeat(np.arange(b) * n, n) + idx
+    return np.bincount(flat, minlength=b * n).reshape(b, n).astype(np.float64)
+
+
+def bench_proposed(b: int, seed: int = 0) -> None:
+    """Prototype of the suggested fast path (same statistic, verified on the same weights)."""
+    r, n, k = 5, 10_000, 5
+    codes = complete_codes(np.random.default_rng(seed), r, n, k)
+    prep = prepared(make_ann(codes, k))
+    chunk = 512
+    stats, t_stats = clock(lambda: gemm_statistics(prep))
+    C = np.asarray(draw_weights(prep, Bootstrap(n=chunk, seed=seed), 0, chunk)[0])
+    diff = float(np.max(np.abs(gemm_alpha(stats, C) - evaluate(prep, C)["value"])))
+    _, t_w = clock(lambda: [numpy_counts(seed, b0, min(b, b0 + chunk), n) for b0 in range(0, b, chunk)])
+    _, t_g = clock(lambda: [gemm_alpha(stats, C) for _ in range(0, b, chunk)])
+    us = 1e6
+    print(f"\n== Prototype fast path, same setting, B = {b} (max |diff| vs evaluate on the same C: {diff:.1e}) ==")
+    print(f"per-item statistics once: {t_stats * 1e3:.1f} ms; numpy weights: {t_w / b * us:.1f} us / replicate; "
+          f"GEMM statistic: {t_g / b * us:.1f} us / replicate; total {(t_w + t_g) / b * us:.1f} us / replicate")
 
 
 MEM_SCRIPT = """
@@ -219,6 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     b = 500 if args.quick else 2000
     bench_vs_krippendorff(b, 5 if args.quick else args.loop_reps)
     bench_per_replicate(b)
+    bench_proposed(b)
     if not args.quick:
         bench_memory(100_000, 10_000)
 

@@ -170,7 +170,8 @@ def bench_nli(pairs_a: list[str], pairs_b: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch CPU threads (1 avoids oversubscription on a shared 2-core machine)")
     ap.add_argument("--quick", action="store_true", help="smaller sizes")
     args = ap.parse_args(argv)
     import torch

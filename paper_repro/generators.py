@@ -122,7 +122,7 @@ class NegativeSampler:
         # sorted keys concept_index * n_codes + text_code of every own surface form
         self.n_codes = int(self.text_code.max()) + 1
         self.own_keys = np.unique(self.owner * self.n_codes + self.text_code)
-        self._csr: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._csr: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------- helpers
     def _valid(self, concept_idx: np.ndarray, term_idx: np.ndarray) -> np.ndarray:

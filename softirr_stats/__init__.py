@@ -7,6 +7,7 @@
 """
 
 from softirr_stats import agreement, calibration, data, equivalence, uncertainty
+from softirr_stats._api_extra import cross_kappa, distance_agreement, multilabel_agreement
 from softirr_stats._api import (
     brennan_prediger,
     cohen_kappa,
@@ -26,7 +27,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AgreementResult", "Annotations", "Bootstrap", "DegenerateWarning", "MonteCarlo", "SampledPairs",
-    "UnpairableItemsWarning", "agreement", "calibration", "brennan_prediger", "cohen_kappa", "conger_kappa", "data",
+    "UnpairableItemsWarning", "agreement", "calibration", "brennan_prediger", "cohen_kappa", "conger_kappa", "cross_kappa", "data", "distance_agreement", "multilabel_agreement",
     "equivalence", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha", "light_kappa", "percent_agreement",
     "read_annotations", "scott_pi", "uncertainty",
 ]

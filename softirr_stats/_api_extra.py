@@ -263,7 +263,8 @@ def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = 
     CrossKappaResult
         ``value`` = kappa_x = ``1 - d_o / d_e``; ``observed`` = ``1 - d_o``; ``expected`` =
         ``1 - d_e``; ``irr_x``, ``irr_y`` = Krippendorff's alpha of each replication on the
-        matched items with the same distance; ``normalized`` = ``kappa_x / sqrt(irr_x irr_y)``.
+        matched items with the same distance; ``normalized`` = ``kappa_x / sqrt(irr_x irr_y)``
+        (nan, with a warning, unless both IRRs are positive).
 
     Examples
     --------
@@ -299,7 +300,8 @@ def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = 
     prep.irr_prep.update(x=prep_x, y=prep_y)
     norm = float(normalized_kappa(kx, irr_x, irr_y))
     if math.isnan(norm):
-        irr_notes.append(f"normalized kappa_x is undefined: IRR_X * IRR_Y = {irr_x * irr_y!r} is not positive")
+        irr_notes.append(f"normalized kappa_x is undefined: it needs IRR_X > 0 and IRR_Y > 0; got {irr_x!r} and "
+                             f"{irr_y!r}")
     for m in irr_notes:
         warnings.warn(m, DegenerateWarning, stacklevel=2)
     notes += irr_notes

@@ -177,3 +177,13 @@ def test_demo_csv_shape_and_labels() -> None:
     wide = df.pivot(index="item", columns="rater", values="label")
     exact = (wide["annotator_1"] == wide["annotator_3"]).mean()
     assert 0.05 < exact < 0.7
+
+
+@pytest.mark.parametrize("module", ["paper_repro.terminology", "paper_repro.truth",
+                                    "paper_repro.generators", "paper_repro.synthetic",
+                                    "paper_repro.make_demo_data"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

@@ -207,3 +207,13 @@ def test_bootstrap_interval_passes_through():
     row = df.iloc[0]
     assert row["ci_method"] == "bootstrap-percentile"
     assert (row["ci_low"], row["ci_high"], row["se"]) == (direct.ci_low, direct.ci_high, direct.se)
+
+
+def test_docs_examples_run():
+    # docs/uncertainty.md: the >>> examples carry irrCAC's numbers
+    import doctest
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "docs" / "uncertainty.md"
+    res = doctest.testfile(str(path), module_relative=False)
+    assert res.failed == 0 and res.attempted >= 8

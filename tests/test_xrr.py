@@ -10,6 +10,7 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats._api_extra import cross_kappa
+from softirr_stats.agreement import DegenerateWarning
 from softirr_stats.agreement._similarity import resolve_similarity
 from softirr_stats.agreement._xrr import match_replications, xrr_evaluate, xrr_prepare
 from softirr_stats.data import Annotations
@@ -184,3 +185,15 @@ def test_bad_input():
         cross_kappa(ax, ay, item_weights="items")
     with pytest.raises(ValueError, match="needs numeric labels"):
         cross_kappa(ax, ay, level="interval")
+
+
+def test_normalized_needs_positive_irrs_and_single_rater_replication():
+    x = Annotations.from_wide([["a", "b"], ["b", "a"], ["a", "b"], ["b", "a"]])
+    with pytest.warns(DegenerateWarning, match="IRR_X > 0 and IRR_Y > 0"):
+        r = cross_kappa(x, x)
+    assert r.irr_x < 0 and r.irr_y < 0 and r.value == pytest.approx(0.0, abs=1e-15)
+    assert np.isnan(r.normalized)
+    one = Annotations.from_wide([["a", None], ["b", None], ["b", None], ["b", None]])  # one rating per item
+    with pytest.warns(DegenerateWarning, match="IRR_X is undefined"):
+        r1 = cross_kappa(one, x)
+    assert np.isnan(r1.irr_x) and np.isnan(r1.normalized) and np.isfinite(r1.value)

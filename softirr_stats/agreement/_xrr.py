@@ -180,10 +180,11 @@ def replication_alpha(data: XrrData, which: str, sim: VocabSimilarity, notes: li
 
 
 def normalized_kappa(kappa_x: Any, irr_x: Any, irr_y: Any) -> np.ndarray:
-    """``kappa_x / sqrt(IRR_X * IRR_Y)``; nan where the product is not positive."""
-    prod = np.asarray(irr_x) * np.asarray(irr_y)
+    """``kappa_x / sqrt(IRR_X * IRR_Y)``; nan unless both IRRs are positive."""
+    ix, iy = np.asarray(irr_x, dtype=np.float64), np.asarray(irr_y, dtype=np.float64)
+    ok = (ix > 0) & (iy > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(prod > 0, np.asarray(kappa_x) / np.sqrt(np.where(prod > 0, prod, 1.0)), np.nan)
+        return np.where(ok, np.asarray(kappa_x) / np.sqrt(np.where(ok, ix * iy, 1.0)), np.nan)
 
 
 def irr_replicates(prep: XrrPrepared, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -259,9 +259,9 @@ def _note_row(coefficient: str, similarity: str, chance: str, ann: Annotations, 
     return row
 
 
-def _result_row(res: AgreementResult, similarity: str, n_scored: int) -> dict[str, Any]:
+def _result_row(name: str, res: AgreementResult, similarity: str, n_scored: int) -> dict[str, Any]:
     return {
-        "coefficient": res.coefficient, "similarity": similarity, "chance": res.chance, "value": res.value,
+        "coefficient": name, "similarity": similarity, "chance": res.chance, "value": res.value,
         "observed": res.observed, "expected": res.expected, "ci_low": res.ci_low, "ci_high": res.ci_high,
         "se": res.se, "level": res.level, "ci_method": res.ci_method, "n_items": res.n_items,
         "n_raters": res.n_raters, "n_pairs_scored": n_scored, "warnings": "; ".join(res.warnings),
@@ -334,7 +334,8 @@ def sensitivity(
     Returns
     -------
     pandas.DataFrame
-        One row per (coefficient, similarity, chance), unrounded, with columns
+        One row per (coefficient, similarity, chance), unrounded (``coefficient`` is the
+        requested name, e.g. ``gwet_ac1`` also for its weighted AC2 rows), with columns
         ``coefficient, similarity, chance, value, observed, expected, ci_low, ci_high, se,
         level, ci_method, n_items, n_raters, n_pairs_scored, warnings``. ``n_pairs_scored``
         counts the label pairs the estimator newly scored for that row (0 when every pair was
@@ -405,7 +406,7 @@ def sensitivity(
                     rows.append(_note_row(name, sim.label, label_ch, ann, f"error: {err}"))
                     continue
                 after = sim.shared.n_scored if sim.shared is not None else 0
-                rows.append(_result_row(res, sim.label, after - before))
+                rows.append(_result_row(name, res, sim.label, after - before))
     df = pd.DataFrame(rows, columns=list(COLUMNS))
     df.attrs["n_pairs_scored"] = {s.label: (s.shared.n_scored if s.shared is not None else 0) for s in sims}
     return df

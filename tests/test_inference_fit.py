@@ -1,0 +1,221 @@
+"""inference.fit / Posterior / annotator_agreement on small simulated data (SVI, short NUTS)."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from softirr_stats import models
+from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.data import Annotations
+from softirr_stats.inference import (
+    ConvergenceWarning,
+    NutsConfig,
+    SviConfig,
+    annotator_agreement,
+    fit,
+)
+
+FAST = SviConfig(steps=400, num_draws=300, learning_rate=0.05)
+
+
+@pytest.fixture(scope="module")
+def ds_sim():
+    return models.simulate_dawid_skene(150, 4, 3, accuracy=[0.9, 0.8, 0.7, 0.6], missing=0.2,
+                                       seed=11)
+
+
+@pytest.fixture(scope="module")
+def ds_post(ds_sim):
+    return fit(models.dawid_skene, ds_sim["codes"], method="svi", seed=0, config=FAST)
+
+
+def test_summary_is_tidy_with_element_names(ds_post):
+    s = ds_post.summary(level=0.8)
+    assert list(s.columns) == ["parameter", "mean", "sd", "lower", "upper", "r_hat", "ess"]
+    assert "beta[1,2,0]" in set(s.parameter) and "kappa" in set(s.parameter)
+    assert len(s) == 3 + 4 * 3 * 3 + 2  # pi, beta, kappa, kappa_cohen
+    row = s.set_index("parameter").loc["beta[1,2,0]"]
+    d = ds_post.samples["beta"][:, 1, 2, 0]
+    assert row["mean"] == pytest.approx(d.mean())
+    assert row["lower"] == pytest.approx(np.quantile(d, 0.1))
+    assert (s["lower"] <= s["mean"]).all() and (s["mean"] <= s["upper"]).all()
+
+
+def test_interval_and_kappa_draws(ds_post, ds_sim):
+    lo, hi = ds_post.interval("kappa", level=0.9)
+    k = ds_post.kappa
+    assert k.shape == (300,) and lo < k.mean() < hi
+    np.testing.assert_array_equal(ds_post.alpha, k)
+    lo_b, hi_b = ds_post.interval("beta")
+    assert lo_b.shape == (4, 3, 3) and (lo_b <= hi_b).all()
+    with pytest.raises(KeyError, match="available"):
+        ds_post.interval("nope")
+    with pytest.raises(ValueError, match="level"):
+        ds_post.interval("kappa", level=1.5)
+
+
+def test_rater_accuracy_and_labels(ds_post, ds_sim):
+    acc = ds_post.rater_accuracy()
+    assert list(acc.columns) == ["rater", "accuracy", "sd", "lower", "upper"]
+    # ordering of the raters is recovered (0.9 > 0.8 > 0.7 > 0.6)
+    assert (np.diff(acc["accuracy"].to_numpy()) < 0).all()
+    probs = ds_post.class_probabilities()
+    np.testing.assert_allclose(probs.sum(1), 1.0, rtol=1e-5)
+    agree = (ds_post.aggregated_labels() == ds_sim["truth"]).mean()
+    assert agree > 0.85
+
+
+def test_rater_accuracy_is_label_switching_safe(ds_post):
+    """Relabel the latent classes in every draw: accuracies and class probabilities stay."""
+    from softirr_stats.inference._posterior import Posterior
+
+    perm = np.array([2, 0, 1])
+    swapped = {"pi": ds_post.samples_by_chain["pi"][..., perm],
+               "beta": ds_post.samples_by_chain["beta"][..., perm, :]}
+    other = Posterior(model_name="dawid_skene", kind="categorical", samples_by_chain=swapped,
+                      data=ds_post.data, method="svi", priors=None, model_kwargs={},
+                      extra={}, key=ds_post._key)
+    np.testing.assert_allclose(other.rater_accuracy()["accuracy"],
+                               ds_post.rater_accuracy()["accuracy"], rtol=1e-6)
+    np.testing.assert_allclose(other.class_probabilities(), ds_post.class_probabilities(),
+                               atol=1e-5)
+    np.testing.assert_allclose(other.kappa, ds_post.kappa, rtol=1e-4, atol=1e-6)
+
+
+def test_predictive_check(ds_post, ds_sim):
+    pc = ds_post.predictive_check(statistic="fleiss_kappa")
+    assert pc.replicated.shape == (300,)
+    assert 0.02 < pc.p_value < 0.98  # the model is true
+    lo, hi = pc.interval(0.95)
+    assert lo < pc.observed < hi
+    pa = ds_post.predictive_check(ds_sim["codes"], statistic="percent_agreement", n_draws=50)
+    assert pa.replicated.shape == (50,) and 0 < pa.observed < 1
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        ds_post.predictive_check(statistic="alpha_typo")
+    with pytest.raises(ValueError, match="fitted design"):
+        ds_post.predictive_check(ds_sim["codes"][:10])
+
+
+def test_to_arviz(ds_post, monkeypatch):
+    idata = ds_post.to_arviz()
+    assert dict(idata.posterior.sizes)["draw"] == 300
+    assert "kappa" in idata.posterior
+    import arviz
+
+    monkeypatch.setattr(arviz, "__version__", "1.0.0")
+    with pytest.raises(ImportError, match="arviz 0.x"):
+        ds_post.to_arviz()
+
+
+@pytest.mark.parametrize("name", sorted(models.MODEL_SPECS))
+def test_every_categorical_model_fits(name, ds_sim):
+    post = fit(name, ds_sim["codes"], method="svi", config=SviConfig(steps=150, num_draws=50))
+    assert np.all((post.kappa > -1) & (post.kappa <= 1))
+    acc = post.rater_accuracy(n_mc=8)
+    assert acc["accuracy"].between(0, 1).all() and len(acc) == 4
+    assert post.class_probabilities(n_mc=8).shape == (150, 3)
+
+
+def test_fit_validates_arguments(ds_sim):
+    with pytest.raises(ValueError, match="method must be one of"):
+        fit(models.dawid_skene, ds_sim["codes"], method="hmc")
+    with pytest.raises(ValueError, match="model must be one of"):
+        fit("dawid_skeen", ds_sim["codes"])
+    with pytest.raises(TypeError, match="NutsConfig"):
+        fit(models.dawid_skene, ds_sim["codes"], method="nuts", config=FAST)
+    with pytest.raises(ValueError, match="chain_method"):
+        NutsConfig(chain_method="threads")
+    with pytest.raises(ValueError, match="guide"):
+        SviConfig(guide="flow")
+
+
+def test_short_nuts_run_and_diagnostics():
+    sim = models.simulate_dawid_skene(60, 3, 2, accuracy=0.85, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        post = fit(models.dawid_skene, sim["codes"], method="nuts", seed=1,
+                   config=NutsConfig(num_warmup=150, num_samples=150, num_chains=2))
+    assert post.num_chains == 2 and post.samples["beta"].shape == (300, 3, 2, 2)
+    s = post.summary(params=["pi"])
+    from numpyro.diagnostics import split_gelman_rubin
+
+    want = split_gelman_rubin(post.samples_by_chain["pi"])
+    np.testing.assert_allclose(s["r_hat"], want, rtol=1e-6)
+    assert (s["ess"] > 20).all()
+    assert post.extra["diverging"].shape == (2, 150)
+    acc = post.rater_accuracy()["accuracy"]
+    assert (acc > 0.7).all()
+
+
+def test_rhat_warning_names_parameters(ds_post):
+    from softirr_stats.inference._posterior import Posterior
+
+    rng = np.random.default_rng(0)
+    bad = {"x": np.stack([rng.normal(0, 1, 100), rng.normal(5, 1, 100)])}
+    post = Posterior(model_name="m", kind="custom", samples_by_chain=bad, data=None,
+                     method="nuts", priors=None, model_kwargs={}, extra={}, key=ds_post._key)
+    assert post._rhat_offenders(1.01)[0][0] == "x"
+    with pytest.raises(ValueError, match="categorical"):
+        post.rater_accuracy()
+
+
+def test_annotator_agreement_categorical():
+    sim = models.simulate_dawid_skene(80, 3, 3, accuracy=0.8, seed=5)
+    labels = np.array(["neg", "neu", "pos"], dtype=object)[sim["codes"]]
+    ann = Annotations.from_wide(pd.DataFrame(labels))
+    r = annotator_agreement(ann, model="dawid_skene", method="svi", config=FAST, level=0.8)
+    assert isinstance(r, AgreementResult)
+    assert r.coefficient == "model_kappa" and r.level == 0.8
+    assert r.ci_low < r.value < r.ci_high and r.se > 0
+    assert r.n_items == 80 and r.n_raters == 3
+    assert r.value == pytest.approx((r.observed - r.expected) / (1 - r.expected), abs=0.02)
+    post = r.details["posterior"]
+    assert post.model_name == "dawid_skene"
+    assert 0 <= r.details["predictive_check"].p_value <= 1
+    w = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]])
+    rw = annotator_agreement(ann, similarity=w, model="dawid_skene", method="svi", config=FAST,
+                             predictive_check=False)
+    assert rw.similarity == "matrix" and rw.observed > r.observed
+    with pytest.raises(ValueError, match="model must be one of"):
+        annotator_agreement(ann, model="dawid")
+
+
+def test_annotator_agreement_soft_with_an_estimator():
+    from softirr_stats.equivalence import Levenshtein
+
+    rng = np.random.default_rng(0)
+    base = ["heart attack", "myocardial infarction", "flu", "influenza", "broken leg",
+            "fracture", "cold", "migraine"]
+    truth = rng.integers(0, len(base), 40)
+    table = [[base[t] if rng.random() < 0.7 else base[rng.integers(0, len(base))]
+              for _ in range(3)] for t in truth]
+    ann = Annotations.from_wide(table)
+    r = annotator_agreement(ann, Levenshtein(), model="soft", method="svi",
+                            config=SviConfig(steps=400, num_draws=200, guide="multivariate_normal"))
+    assert r.coefficient == "soft_model_kappa"
+    assert r.ci_low < r.value < r.ci_high
+    assert r.n_pairs_scored > 0 and r.similarity == Levenshtein().name
+    post = r.details["posterior"]
+    contrib = post.label_contributions()
+    np.testing.assert_allclose(contrib["contribution"].sum(), post.kappa.mean(), rtol=1e-4)
+    assert len(post.pair_agreement()) == 3
+    ra = post.rater_agreement()
+    assert (ra["n_pairs"] == 80).all()
+    cal = post.calibration_map([0.0, 0.5, 1.0])
+    assert cal["probability"].is_monotonic_increasing
+
+
+def test_soft_model_fit_recovers_kappa_and_components():
+    sim = models.simulate_soft_scores(150, 4, intercept=0.8, rater_sd=0.3, pi_chance=0.15,
+                                      n_gold=50, seed=2)
+    post = fit("soft", sim["data"], method="svi", seed=1,
+               config=SviConfig(steps=800, num_draws=400, guide="multivariate_normal"))
+    lo, hi = post.interval("kappa", level=0.99)
+    assert lo < sim["kappa"] < hi
+    cm = post.samples["component_mean"].mean(0)
+    np.testing.assert_allclose(cm, [0.25, 0.75], atol=0.03)
+    assert (post.samples["component_mean"][:, 1] > post.samples["component_mean"][:, 0]).all()
+    with pytest.raises(ValueError, match="soft"):
+        post.rater_accuracy()
