@@ -53,9 +53,10 @@ def build_model(root: str, cuda: bool) -> str:
                      id2label=dict(enumerate(labels)), label2id={lab: i for i, lab in enumerate(labels)}, **size)
     torch.manual_seed(0)
     d = os.path.join(root, "bert-base-nli-random")
-    BertForSequenceClassification(cfg).save_pretrained(d)
+    model = BertForSequenceClassification(cfg)
+    model.save_pretrained(d)
     tok.save_pretrained(d)
-    n_params = sum(p.numel() for p in BertForSequenceClassification(cfg).parameters())
+    n_params = sum(p.numel() for p in model.parameters())
     print(f"model: {size} ({n_params / 1e6:.1f}M parameters), randomly initialised, saved to {d}")
     return d
 

@@ -6,7 +6,7 @@
 0.5714
 """
 
-from softirr_stats import agreement, calibration, data, equivalence, uncertainty
+from softirr_stats import agreement, calibration, data, equivalence, reporting, uncertainty
 from softirr_stats._api_extra import cross_kappa, distance_agreement, multilabel_agreement
 from softirr_stats._api import (
     brennan_prediger,
@@ -21,11 +21,12 @@ from softirr_stats._api import (
 )
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
 from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
-from softirr_stats.uncertainty import Bootstrap
+from softirr_stats.uncertainty import Analytic, Bootstrap, sensitivity
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Analytic", "reporting", "sensitivity",
     "AgreementResult", "Annotations", "Bootstrap", "DegenerateWarning", "MonteCarlo", "SampledPairs",
     "UnpairableItemsWarning", "agreement", "calibration", "brennan_prediger", "cohen_kappa", "conger_kappa", "cross_kappa", "data", "distance_agreement", "multilabel_agreement",
     "equivalence", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha", "light_kappa", "percent_agreement",

@@ -16,7 +16,7 @@ from softirr_stats.agreement._engine import Prepared
 from softirr_stats.agreement._similarity import MatrixSimilarity, VocabSimilarity
 from softirr_stats.agreement._weights import krippendorff_distance
 from softirr_stats.data import Annotations
-from softirr_stats.uncertainty import Bootstrap, attach_bootstrap
+from softirr_stats.uncertainty import Analytic, Bootstrap, attach_analytic, attach_bootstrap
 
 __all__ = [
     "percent_agreement", "cohen_kappa", "scott_pi", "fleiss_kappa", "conger_kappa", "light_kappa",
@@ -31,11 +31,9 @@ def _with_ci(result: AgreementResult, prep: Prepared, ci: Any) -> AgreementResul
         return result
     if isinstance(ci, Bootstrap):
         return attach_bootstrap(result, prep, ci)
-    if isinstance(ci, str) and ci == "analytic":
-        from softirr_stats.uncertainty._analytic import attach_analytic
-
-        return attach_analytic(result, prep)
-    raise ValueError(f"ci must be None, 'analytic' or softirr_stats.Bootstrap(...); got {ci!r}")
+    if isinstance(ci, Analytic) or (isinstance(ci, str) and ci == "analytic"):
+        return attach_analytic(result, prep, ci if isinstance(ci, Analytic) else None)
+    raise ValueError(f"ci must be None, 'analytic', softirr_stats.Analytic(...) or softirr_stats.Bootstrap(...); got {ci!r}")
 
 
 def _run(ann: Annotations, family: str, name: str, sim: VocabSimilarity, chance: Any, ci: Any,
@@ -184,7 +182,7 @@ def gwet_ac1(ann: Any, *, weights: Any = None, similarity: Any = None, categorie
     """Gwet's AC1 (AC2 with ``weights=``); q is the declared number of categories."""
     ann = as_annotations(ann, categories)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
-    name = "gwet_ac2" if weights is not None and weights != "identity" else "gwet_ac1"
+    name = "gwet_ac2" if weights is not None and not (isinstance(weights, str) and weights == "identity") else "gwet_ac1"
     return _run(ann, "ac1", name, sim, "exact", ci)
 
 
