@@ -25,8 +25,23 @@ from softirr_stats.uncertainty import Analytic, Bootstrap, sensitivity
 
 __version__ = "0.1.0"
 
+_LAZY = {"annotator_agreement": ("softirr_stats.inference", "annotator_agreement"),
+         "models": ("softirr_stats.models", None), "inference": ("softirr_stats.inference", None)}
+
+
+def __getattr__(name: str):  # PEP 562: NumPyro is imported only when the annotator models are used
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        mod = importlib.import_module(module)
+        value = mod if attr is None else getattr(mod, attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'softirr_stats' has no attribute {name!r}")
+
 __all__ = [
-    "Analytic", "reporting", "sensitivity",
+    "Analytic", "reporting", "sensitivity", "annotator_agreement", "models", "inference",
     "AgreementResult", "Annotations", "Bootstrap", "DegenerateWarning", "MonteCarlo", "SampledPairs",
     "UnpairableItemsWarning", "agreement", "calibration", "brennan_prediger", "cohen_kappa", "conger_kappa", "cross_kappa", "data", "distance_agreement", "multilabel_agreement",
     "equivalence", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha", "light_kappa", "percent_agreement",

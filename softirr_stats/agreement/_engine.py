@@ -85,8 +85,9 @@ def _pad(x: np.ndarray, size: int, fill: float | int) -> np.ndarray:
 
 
 def _padded(kd: KernelData, n: int, nr: int, ks: int, n_groups: int) -> Padded:
-    n_p, nr_p, ks_p, g_p = bucket(n + 1), bucket(nr, 2), bucket(ks, 2), bucket(n_groups, 1)
-    p_p, m_p = bucket(len(kd.pair_item)), bucket(len(kd.rating_item))
+    # generous minimum sizes: every small data set shares one compiled kernel per family
+    n_p, nr_p, ks_p, g_p = bucket(n + 1, 64), bucket(nr, 4), bucket(ks, 8), bucket(n_groups, 8)
+    p_p, m_p = bucket(len(kd.pair_item), 128), bucket(len(kd.rating_item), 128)
     dummy = n_p - 1
     arr = {k: np.asarray(v) for k, v in kd._asdict().items()}
     pk = KernelData(
@@ -132,8 +133,8 @@ class Prepared:
 
 
 def _exact_pairs_needed(sim: VocabSimilarity, ks: int) -> int:
-    if sim.is_identity or sim.is_matrix:
-        return 0
+    if sim.is_identity or sim.is_matrix or getattr(sim, "cheap", False):
+        return 0  # nothing to score, or a vectorised matrix path (rapidfuzz cdist, embeddings)
     return ks * (ks - 1) // 2
 
 
@@ -224,7 +225,9 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
         if not uses_chance or need <= max_exact_pairs:
             chance = "exact"
             if uses_chance:
-                notes.append(f"chance='auto' chose exact ({need} label pairs to score)")
+                how = "scored one by one" if need else "vectorised or already known"
+                notes.append(f"chance='auto' chose exact over {len(support)} labels "
+                             f"({len(support) * (len(support) - 1) // 2} label pairs, {how})")
         else:
             chance = SampledPairs(n=20_000)
             notes.append(f"chance='auto' chose SampledPairs(n=20000): exact would score {need} label pairs")

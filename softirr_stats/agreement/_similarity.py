@@ -113,9 +113,19 @@ class ScoredSimilarity(VocabSimilarity):
             )
         return s
 
+    @property
+    def cheap(self) -> bool:
+        """True when the estimator scores whole matrices in one vectorised call (string/set
+        measures via rapidfuzz, embeddings via one matrix product)."""
+        return hasattr(self.estimator, "matrix") or hasattr(getattr(self.estimator, "estimator", None), "matrix")
+
     def pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         i = np.asarray(i, dtype=np.int64)
         j = np.asarray(j, dtype=np.int64)
+        if self._square is not None:
+            pos = self._square_pos
+            if (pos[i] >= 0).all() and (pos[j] >= 0).all():
+                return self._square[pos[i], pos[j]]
         lo, hi = np.minimum(i, j), np.maximum(i, j)
         out = np.ones(len(i), dtype=np.float64)
         off = lo != hi
@@ -131,9 +141,38 @@ class ScoredSimilarity(VocabSimilarity):
         out[off] = vals[inverse]
         return out
 
+    _square: np.ndarray | None = None
+    _square_pos: np.ndarray
+
+    def _matrix(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Dense block through the estimator's vectorised matrix path, symmetrised."""
+        from softirr_stats.equivalence import similarity_matrix
+
+        la, lb = list(self.vocabulary[rows]), list(self.vocabulary[cols])
+        m = similarity_matrix(self.estimator, la, lb)
+        if not self.symmetric:
+            m = 0.5 * (m + similarity_matrix(self.estimator, lb, la).T)
+        m = np.asarray(m, dtype=np.float64)
+        m[rows[:, None] == cols[None, :]] = 1.0
+        same = int((rows[:, None] == cols[None, :]).sum())
+        n_off = len(rows) * len(cols) - same
+        self.n_scored += n_off // 2 if (self.symmetric and np.array_equal(rows, cols)) else n_off
+        return m
+
     def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
+        if self._square is not None:
+            pos = self._square_pos
+            if (pos[rows] >= 0).all() and (pos[cols] >= 0).all():
+                return self._square[np.ix_(pos[rows], pos[cols])]
+        if self.cheap:
+            m = self._matrix(rows, cols)
+            if np.array_equal(rows, cols):  # a square support block: later pair look-ups use it
+                self._square = m
+                self._square_pos = np.full(self.n, -1, dtype=np.int64)
+                self._square_pos[rows] = np.arange(len(rows))
+            return m
         ii, jj = np.meshgrid(rows, cols, indexing="ij")
         return self.pairs(ii.ravel(), jj.ravel()).reshape(len(rows), len(cols))
 
@@ -160,10 +199,9 @@ def estimator_from_name(name: str) -> Any:
         "lcs": lambda: eq.Lcs(), "jaccard": lambda: eq.Jaccard(), "masi": lambda: eq.Masi(),
         "dice": lambda: eq.Dice(), "embedding": lambda: eq.Embedding(),
     }
-    key = name.strip().lower()
-    if key not in makers:
+    if not isinstance(name, str) or name.strip().lower() not in makers:
         raise ValueError(f"measure must be one of {list(MEASURE_NAMES)}; got {name!r}")
-    return makers[key]()
+    return makers[name.strip().lower()]()
 
 
 def category_values(ann: Annotations) -> np.ndarray:
