@@ -148,8 +148,8 @@ def test_multinomial_weights_equal_index_resampling(name, data):
     resampled = [cells[i] for i in idx]
     if sum(sum(v is not None for v in row) >= 2 for row in resampled) == 0:
         return  # no pairable item drawn: the coefficient is undefined both ways
-    try:
-        direct = _value(name, resampled)
+    try:  # the category set stays the original one (q of AC1/BP is a property of the design)
+        direct = REGISTRY[name].fn(sis.Annotations.from_wide(resampled, categories=ann.vocabulary)).value
     except ValueError:
         return
     assert _close(evaluate(prep, counts)["value"][0], direct)
@@ -160,4 +160,6 @@ def test_cohen_swap_raters_and_conger_equals_cohen(data):
     cells = data.draw(tables(two_raters=True))
     assert _close(_value("cohen_kappa", cells), _value("conger_kappa", cells))
     assert _close(_value("scott_pi", cells), _value("fleiss_kappa", cells))
-    assert _close(_value("cohen_kappa", cells), _value("light_kappa", cells))
+    complete = [row for row in cells if None not in row]  # Light uses each pair's common items only
+    if len({v for row in complete for v in row}) > 1:
+        assert _close(_value("cohen_kappa", complete), _value("light_kappa", complete))

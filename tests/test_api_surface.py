@@ -1,0 +1,96 @@
+"""Public API contract of DESIGN.md section 3, result containers, global-state hygiene."""
+
+import jax
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
+
+PUBLIC = ["Annotations", "AgreementResult", "Bootstrap", "Analytic", "MonteCarlo", "SampledPairs",
+          "percent_agreement", "cohen_kappa", "scott_pi", "fleiss_kappa", "conger_kappa", "light_kappa",
+          "krippendorff_alpha", "gwet_ac1", "brennan_prediger", "cross_kappa", "multilabel_agreement",
+          "distance_agreement", "sensitivity", "annotator_agreement", "calibration", "equivalence"]
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_public_names_exist(name):
+    assert getattr(sis, name) is not None
+
+
+def test_estimators_of_the_contract_exist():
+    for name in ["Exact", "Jaccard", "Masi", "Levenshtein", "Indel", "Lcs", "Embedding", "Nli", "LlmJudge",
+                 "SetMatch", "Cached"]:
+        assert hasattr(sis.equivalence, name), name
+    assert callable(sis.calibration.expected_calibration_error)
+
+
+def test_point_estimates_are_float64_and_global_x64_untouched():
+    before = jax.config.jax_enable_x64
+    r = sis.cohen_kappa([["a", "a"], ["b", "a"], ["b", "b"], ["c", "c"]])
+    assert jax.config.jax_enable_x64 == before
+    assert isinstance(r.value, float)
+    # 1e-12 agreement with a float64 reference needs float64 arithmetic
+    assert r.value == pytest.approx((0.75 - 5 / 16) / (1 - 5 / 16), abs=1e-15)
+
+
+def test_result_to_dict_and_frame():
+    r = sis.krippendorff_alpha([["a", "a"], ["b", "a"], ["b", "b"]], ci=sis.Bootstrap(n=100, seed=1))
+    d = r.to_dict()
+    for key in ["value", "observed", "expected", "coefficient", "n_items", "n_raters", "ci_low", "ci_high", "se",
+                "bootstrap_n", "bootstrap_seed", "bootstrap_design", "n_nan_replicates"]:
+        assert key in d, key
+    f = r.to_frame()
+    assert isinstance(f, pd.DataFrame) and len(f) == 1
+    assert np.isnan(sis.krippendorff_alpha([["a", "a"], ["b", "a"], ["b", "b"]]).se)
+
+
+def test_same_seed_same_interval_and_designs_run():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 3, (40, 4)).tolist()
+    a = sis.fleiss_kappa(x, ci=sis.Bootstrap(n=300, seed=5, method="bca"))
+    b = sis.fleiss_kappa(x, ci=sis.Bootstrap(n=300, seed=5, method="bca"))
+    assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+    clusters = [i // 4 for i in range(40)]
+    for cfg in [sis.Bootstrap(n=200, design="raters"), sis.Bootstrap(n=200, design="items+raters"),
+                sis.Bootstrap(n=200, design="cluster", cluster=clusters), sis.Bootstrap(n=200, design="bayesian"),
+                sis.Bootstrap(n=200, strata=[i % 2 for i in range(40)]), sis.Bootstrap(n=200, method="basic")]:
+        r = sis.conger_kappa(x, ci=cfg)
+        assert r.ci_low <= r.ci_high and r.details["bootstrap_design"] == cfg.design
+
+
+def test_bootstrap_config_validation():
+    with pytest.raises(ValueError, match="design must be one of"):
+        sis.Bootstrap(design="item")
+    with pytest.raises(ValueError, match="method must be one of"):
+        sis.Bootstrap(method="studentized")
+    with pytest.raises(ValueError, match="needs cluster="):
+        sis.Bootstrap(design="cluster")
+    with pytest.raises(ValueError, match=r"level must be in \(0, 1\)"):
+        sis.Bootstrap(level=95)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        sis.Bootstrap(n=100.0)
+    with pytest.raises(ValueError, match="ci must be None"):
+        sis.fleiss_kappa([[1, 1], [2, 1]], ci="bootstrap")
+
+
+def test_zero_width_interval_when_every_item_is_identical():
+    x = [["a", "b"]] * 10 + [["b", "b"]] * 10
+    r = sis.percent_agreement([["a", "a"]] * 5 + [["a", "b"]] * 5, ci=sis.Bootstrap(n=200))
+    assert r.ci_low <= 0.5 <= r.ci_high
+    same = sis.percent_agreement([["a", "b"]] * 8, ci=sis.Bootstrap(n=100))
+    assert same.ci_low == same.ci_high == 0.0
+    assert sis.fleiss_kappa(x).n_items == 20
+
+
+def test_wide_dataframe_input_and_categories():
+    df = pd.DataFrame({"r1": ["low", "mid", "high", "mid"], "r2": ["low", "high", "high", "mid"]},
+                      index=["d1", "d2", "d3", "d4"])
+    r = sis.cohen_kappa(df, weights="linear", categories=["low", "mid", "high"])
+    ann = sis.Annotations.from_wide(df, categories=["low", "mid", "high"])
+    assert r.value == pytest.approx(sis.cohen_kappa(ann, weights="linear").value, abs=1e-15)
+    # declared order matters for weights: 'mid' is between 'low' and 'high'
+    sorted_order = sis.cohen_kappa(df, weights="linear").value
+    assert r.value != pytest.approx(sorted_order)
