@@ -41,9 +41,10 @@ from softirr_stats.equivalence import Levenshtein
 SIZES = [(5, 10_000, 5), (5, 100_000, 50), (20, 100_000, 50)]
 
 
-def clock(fn):
+def clock(fn, *args, **kwargs):
+    """(fn(*args, **kwargs), seconds)."""
     t0 = time.perf_counter()
-    out = fn()
+    out = fn(*args, **kwargs)
     return out, time.perf_counter() - t0
 
 
@@ -66,14 +67,14 @@ def encode_fast(data: np.ndarray) -> Annotations:
 
 def split_times(ann: Annotations, level: str) -> dict[str, float]:
     """build_design / prepare / evaluate for one warm call (mirrors _api.krippendorff_alpha)."""
-    _, t_design = clock(lambda: build_design(ann))
+    _, t_design = clock(build_design, ann)
     if level == "nominal":
         sim = resolve_similarity(ann)
     else:
         delta = krippendorff_distance(level, ann.values())
         sim = MatrixSimilarity(1.0 - delta / delta.max())
-    prep, t_prep = clock(lambda: prepare(ann, "alpha", sim))
-    _, t_eval = clock(lambda: evaluate(prep))
+    prep, t_prep = clock(prepare, ann, "alpha", sim)
+    _, t_eval = clock(evaluate, prep)
     return {"design": t_design, "prepare": t_prep, "evaluate": t_eval}
 
 
@@ -88,15 +89,15 @@ def bench_alpha(sizes, seed: int = 0) -> None:
     print(head)
     for r, n, k in sizes:
         data = reliability_data(rng, r, n, k)
-        ann_pub, t_enc = clock(lambda: Annotations.from_wide(data.T))
+        ann_pub, t_enc = clock(Annotations.from_wide, data.T)
         for level in ("nominal", "interval"):
-            a_ref, t_k = clock(lambda: krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+            a_ref, t_k = clock(krippendorff.alpha, reliability_data=data, level_of_measurement=level)
             ann = encode_fast(data)
-            res, t_cold = clock(lambda: sis.krippendorff_alpha(ann, level=level))
+            res, t_cold = clock(sis.krippendorff_alpha, ann, level=level)
             warm, fast = [], []
             for _ in range(3):
-                a2, t_fast = clock(lambda: encode_fast(data))
-                _, t = clock(lambda: sis.krippendorff_alpha(a2, level=level))
+                a2, t_fast = clock(encode_fast, data)
+                _, t = clock(sis.krippendorff_alpha, a2, level=level)
                 warm.append(t)
                 fast.append(t_fast)
             parts = split_times(encode_fast(data), level)
@@ -106,6 +107,49 @@ def bench_alpha(sizes, seed: int = 0) -> None:
             print(f"{r:3d} {n:7d} {k:3d} {level:9s} {t_k:8.3f} {t_enc:7.2f} {t_f:8.3f} {t_cold:7.2f} {t_w:7.3f} "
                   f"{parts['design']:7.3f} {parts['prepare']:7.3f} {parts['evaluate']:7.3f} {t_k / t_w:7.1f} "
                   f"{t_k / (t_f + t_w):17.1f} {diff:8.1e}", flush=True)
+
+
+def numpy_alpha(codes: np.ndarray, delta: np.ndarray) -> float:
+    """Prototype of a numpy point-estimate path: alpha from per-item label counts (no JAX).
+
+    ``codes`` (items, raters) with -1 missing, ``delta`` the K x K distance. Per item
+    ``n_ik`` by one bincount; D_o = sum_i (n_i^T delta n_i) / (r_i - 1) / N over pairable items.
+    """
+    n_items, k = codes.shape[0], delta.shape[0]
+    ok = codes >= 0
+    item = np.broadcast_to(np.arange(n_items)[:, None], codes.shape)[ok]
+    counts = np.bincount(item * k + codes[ok], minlength=n_items * k).reshape(n_items, k).astype(float)
+    r = counts.sum(axis=1)
+    counts = counts[r >= 2]
+    r = r[r >= 2]
+    big_n = r.sum()
+    within = np.einsum("ik,ik->i", counts @ delta, counts)
+    d_o = np.sum(within / (r - 1)) / big_n
+    nk = counts.sum(axis=0)
+    d_e = (nk @ delta @ nk) / (big_n * (big_n - 1))
+    return float(1 - d_o / d_e)
+
+
+def bench_numpy_path(sizes, seed: int = 0) -> None:
+    """How fast a numpy path for single point estimates would be (the proposed fix)."""
+    import krippendorff
+
+    rng = np.random.default_rng(seed)
+    print("\n== Prototype: numpy point-estimate path (proposed fix for small data) ==")
+    print(f"{'R':>3} {'N':>7} {'K':>3} {'level':9} {'kripp':>8} {'numpy':>8} {'ours(warm)':>10} {'|diff|':>8}")
+    for r, n, k in sizes:
+        data = reliability_data(rng, r, n, k)
+        ann = encode_fast(data)
+        codes = ann.codes
+        for level in ("nominal", "interval"):
+            delta = 1.0 - np.eye(k) if level == "nominal" else krippendorff_distance(level, ann.values())
+            sis.krippendorff_alpha(encode_fast(data), level=level)
+            a_ref, t_k = clock(krippendorff.alpha, reliability_data=data, level_of_measurement=level)
+            t_np = min(clock(numpy_alpha, codes, delta)[1] for _ in range(5))
+            a_np = numpy_alpha(codes, delta)
+            t_w = min(clock(sis.krippendorff_alpha, encode_fast(data), level=level)[1] for _ in range(3))
+            print(f"{r:3d} {n:7d} {k:3d} {level:9s} {t_k:8.3f} {t_np:8.4f} {t_w:10.3f} {abs(a_np - a_ref):8.1e}",
+                  flush=True)
 
 
 def random_words(rng: np.random.Generator, k: int) -> np.ndarray:
@@ -141,17 +185,17 @@ def bench_soft_cohen(ks, lev_max_k: int, seed: int = 0) -> None:
         if k <= lev_max_k:
             words = random_words(rng, k)
             ann = Annotations.from_wide(np.stack([words[a], words[b]], axis=1))
-            res, t = clock(lambda: sis.cohen_kappa(ann, similarity=Levenshtein()))
-            _, t_cd = clock(lambda: Levenshtein().matrix(words, words))
+            res, t = clock(sis.cohen_kappa, ann, similarity=Levenshtein())
+            _, t_cd = clock(Levenshtein().matrix, words, words)
             print(f"{'levenshtein':12} {k:6d} {len(ann.vocabulary):7d} {t:8.2f} {res.n_pairs_scored:13d} {t_cd:11.2f} "
                   f"{res.value:8.4f}", flush=True)
         else:
             print(f"{'levenshtein':12} {k:6d}  skipped (> --lev-max-k {lev_max_k}; see the K = 1e3 row for the rate)")
         s = random_similarity(rng, k)
         ann = Annotations(np.stack([a, b], axis=1).astype(np.int32), [f"l{i}" for i in range(k)])
-        res, t_cold = clock(lambda: sis.cohen_kappa(ann, similarity=s))
+        res, t_cold = clock(sis.cohen_kappa, ann, similarity=s)
         ann = Annotations(np.stack([a, b], axis=1).astype(np.int32), [f"l{i}" for i in range(k)])
-        res, t = clock(lambda: sis.cohen_kappa(ann, similarity=s))
+        res, t = clock(sis.cohen_kappa, ann, similarity=s)
         print(f"{'matrix':12} {k:6d} {k:7d} {t:8.2f} {'0 (given)':>13} {'-':>11} {res.value:8.4f}   (cold {t_cold:.2f} s)",
               flush=True)
 
@@ -159,11 +203,15 @@ def bench_soft_cohen(ks, lev_max_k: int, seed: int = 0) -> None:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="smallest size and K = 1e3 only")
+    ap.add_argument("--prototype", action="store_true", help="only the numpy-path prototype at the smallest size")
     ap.add_argument("--lev-max-k", type=int, default=1000,
                     help="largest K scored with Levenshtein (K = 1e4 needs 5e7 pairs)")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     print(f"softirr_stats benchmark; {time.strftime('%Y-%m-%d %H:%M:%S')}")
+    if args.prototype:
+        bench_numpy_path(SIZES[:1])
+        return
     bench_alpha(SIZES[:1] if args.quick else SIZES)
     bench_soft_cohen([1000] if args.quick else [1000, 10_000], args.lev_max_k)
 

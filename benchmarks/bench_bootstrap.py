@@ -11,7 +11,8 @@ One run prints:
    spent drawing the weights (``draw_weights`` alone; also raw ``jax.random`` threefry / rbg
    uniforms and numpy's generator for comparison). Memory bandwidth is measured here with a
    numpy copy of a 256 MiB array.
-3. Peak resident memory (``ru_maxrss`` of a fresh subprocess) for B = 10,000 item-bootstrap
+3. Peak resident memory (``ru_maxrss`` of a fresh subprocess, run first: Linux carries the
+   parent's ``ru_maxrss`` over fork + exec) for B = 10,000 item-bootstrap
    replicates of nominal alpha on 1e5 items (5 raters, 5 categories), percentile interval,
    against the same subprocess computing only the point estimate. Target < 2 GB.
 
@@ -194,11 +195,20 @@ def gemm_alpha(stats: np.ndarray, C: np.ndarray) -> np.ndarray:
     return 1.0 - (do_num / big_n) / d_e
 
 
-def numpy_counts(seed: int, start: int, stop: int, n: int) -> np.ndarray:
-    """Multinomial item counts, replicate b from its own generator (chunking-independent)."""
+def numpy_counts(seed: int, start: int, stop: int, n: int, block: int = 64) -> np.ndarray:
+    """Multinomial item counts from numpy, one generator per fixed block of 64 replicates.
+
+    Seeding per fixed block (not per chunk) keeps replicate b a function of (seed, b) only,
+    whatever chunk size the caller uses, while amortising the generator set-up.
+    """
+    rows = []
+    for blk in range(start // block, (stop - 1) // block + 1):
+        idx = np.random.default_rng([seed, blk]).integers(0, n, (block, n))
+        lo, hi = max(start, blk * block), min(stop, (blk + 1) * block)
+        rows.append(idx[lo - blk * block:hi - blk * block])
+    idx = np.concatenate(rows)
     b = stop - start
-    idx = np.concatenate([np.random.default_rng([seed, i]).integers(0, n, n) for i in range(start, stop)])
-    flat = np.repeat(np.arange(b) * n, n) + idx
+    flat = (np.arange(b)[:, None] * n + idx).ravel()
     return np.bincount(flat, minlength=b * n).reshape(b, n).astype(np.float64)
 
 
@@ -226,13 +236,14 @@ warnings.simplefilter("ignore")
 import softirr_stats as sis
 from softirr_stats.data import Annotations
 n, b, method = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+chunk = int(sys.argv[4]) or None
 rng = np.random.default_rng(0)
 truth = rng.integers(0, 5, n)
 codes = np.where(rng.random((n, 5)) < 0.6, truth[:, None], rng.integers(0, 5, (n, 5))).astype(np.int32)
 ann = Annotations(codes, [0.0, 1.0, 2.0, 3.0, 4.0], kind="numeric")
 t0 = time.perf_counter()
 if b:
-    r = sis.krippendorff_alpha(ann, ci=sis.Bootstrap(n=b, method=method))
+    r = sis.krippendorff_alpha(ann, ci=sis.Bootstrap(n=b, method=method, chunk_size=chunk))
 else:
     r = sis.krippendorff_alpha(ann)
 print(json.dumps({"maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -240,35 +251,44 @@ print(json.dumps({"maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 """
 
 
-def peak_memory(n: int, b: int, method: str = "percentile") -> dict:
-    out = subprocess.run([sys.executable, "-c", MEM_SCRIPT, str(n), str(b), method], capture_output=True, text=True,
-                         check=True)
+def peak_memory(n: int, b: int, method: str = "percentile", chunk: int = 0) -> dict:
+    out = subprocess.run([sys.executable, "-c", MEM_SCRIPT, str(n), str(b), method, str(chunk)], capture_output=True,
+                         text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def bench_memory(n: int, b: int) -> None:
+def bench_memory(n: int, b: int, chunks: tuple[int, ...] = (0,)) -> None:
+    """Peak RSS; the peak is reached in the first chunk, so a smaller B shows the same peak."""
     base = peak_memory(n, 0)
-    boot = peak_memory(n, b)
     print(f"\n== Peak memory, nominal alpha, {n} items x 5 raters ==")
     print(f"point estimate only          : {base['maxrss_mb']:7.0f} MB ({base['seconds']:.1f} s)")
-    print(f"B = {b} percentile bootstrap: {boot['maxrss_mb']:7.0f} MB ({boot['seconds']:.1f} s); "
-          f"bootstrap adds {boot['maxrss_mb'] - base['maxrss_mb']:.0f} MB (target: total < 2048 MB)")
+    for chunk in chunks:
+        boot = peak_memory(n, b, chunk=chunk)
+        print(f"B = {b} percentile bootstrap, chunk_size={chunk or 'default'}: {boot['maxrss_mb']:7.0f} MB "
+              f"({boot['seconds']:.1f} s); bootstrap adds {boot['maxrss_mb'] - base['maxrss_mb']:.0f} MB "
+              f"(target: total < 2048 MB)")
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--loop-reps", type=int, default=20)
+    ap.add_argument("--memory-only", action="store_true", help="only the peak-memory subprocesses")
+    ap.add_argument("--mem-b", type=int, default=10_000, help="replicates for the peak-memory check")
+    ap.add_argument("--mem-chunks", type=int, nargs="+", default=[0], help="chunk sizes to try (0 = default)")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     print(f"softirr_stats bootstrap benchmark; jax {jax.__version__} on {jax.devices()[0].platform}; "
           f"{time.strftime('%Y-%m-%d %H:%M:%S')}")
+    if args.memory_only:
+        bench_memory(100_000, args.mem_b, tuple(args.mem_chunks))
+        return
     b = 500 if args.quick else 2000
+    if not args.quick:  # first, while this process is small: Linux keeps ru_maxrss across fork + exec
+        bench_memory(100_000, args.mem_b, tuple(args.mem_chunks))
     bench_vs_krippendorff(b, 5 if args.quick else args.loop_reps)
     bench_per_replicate(b)
     bench_proposed(b)
-    if not args.quick:
-        bench_memory(100_000, 10_000)
 
 
 if __name__ == "__main__":

@@ -52,7 +52,13 @@ import pandas as pd
 import softirr_stats as sis
 from softirr_stats.agreement import point_estimate, resolve_similarity
 from softirr_stats.data import Annotations
-from softirr_stats.uncertainty import Bootstrap, basic_interval, bca_interval, bootstrap_replicates, percentile_interval
+from softirr_stats.uncertainty import (
+    Bootstrap,
+    basic_interval,
+    bca_interval,
+    bootstrap_replicates,
+    percentile_interval,
+)
 from softirr_stats.uncertainty._bootstrap import jackknife_values
 
 PREVALENCE = np.array([0.5, 0.3, 0.2])

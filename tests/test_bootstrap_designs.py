@@ -19,7 +19,7 @@ from scipy.stats import _resampling as scipy_resampling
 import softirr_stats as sis
 from softirr_stats.agreement import evaluate, point_estimate, resolve_similarity
 from softirr_stats.data import Annotations
-from softirr_stats.uncertainty import Bootstrap, bootstrap_replicates, draw_weights
+from softirr_stats.uncertainty import Bootstrap, draw_weights
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats._validation.SoftIRRWarning")
 LABELS = np.array(["a", "b", "c", "d"], dtype=object)

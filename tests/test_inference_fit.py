@@ -5,10 +5,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-
-from softirr_stats import models
-from softirr_stats.agreement._result import AgreementResult
-from softirr_stats.data import Annotations
 from softirr_stats.inference import (
     ConvergenceWarning,
     NutsConfig,
@@ -16,6 +12,10 @@ from softirr_stats.inference import (
     annotator_agreement,
     fit,
 )
+
+from softirr_stats import models
+from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.data import Annotations
 
 FAST = SviConfig(steps=400, num_draws=300, learning_rate=0.05)
 
@@ -109,7 +109,7 @@ def test_to_arviz(ds_post, monkeypatch):
         ds_post.to_arviz()
 
 
-@pytest.mark.parametrize("name", sorted(models.MODEL_SPECS))
+@pytest.mark.parametrize("name", sorted(set(models.MODEL_SPECS) - {"dawid_skene"}))
 def test_every_categorical_model_fits(name, ds_sim):
     post = fit(name, ds_sim["codes"], method="svi", config=SviConfig(steps=150, num_draws=50))
     assert np.all((post.kappa > -1) & (post.kappa <= 1))
@@ -174,10 +174,15 @@ def test_annotator_agreement_categorical():
     post = r.details["posterior"]
     assert post.model_name == "dawid_skene"
     assert 0 <= r.details["predictive_check"].p_value <= 1
-    w = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]])
-    rw = annotator_agreement(ann, similarity=w, model="dawid_skene", method="svi", config=FAST,
-                             predictive_check=False)
-    assert rw.similarity == "matrix" and rw.observed > r.observed
+    # a similarity turns the model kappa into a weighted one (here: ordinal credit)
+    from softirr_stats.inference._one_call import _vocabulary_matrix
+
+    w = _vocabulary_matrix(lambda a, b: np.full(len(a), 0.5), ann.vocabulary)
+    np.testing.assert_array_equal(w, [[1.0, 0.5, 0.5], [0.5, 1.0, 0.5], [0.5, 0.5, 1.0]])
+    weighted = post.implied_agreement(w)
+    assert weighted["observed_agreement"].mean() > r.observed
+    with pytest.raises(ValueError, match="shape"):
+        _vocabulary_matrix(np.eye(2), ann.vocabulary)
     with pytest.raises(ValueError, match="model must be one of"):
         annotator_agreement(ann, model="dawid")
 

@@ -9,10 +9,6 @@ import pytest
 from numpyro.infer.util import log_density
 from scipy.special import logsumexp
 from scipy.stats import dirichlet
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
-
-from softirr_stats import models
-from softirr_stats.data import Annotations
 from softirr_stats.inference._kernels import (
     align_permutations,
     design_weights,
@@ -21,6 +17,10 @@ from softirr_stats.inference._kernels import (
     item_counts,
 )
 from softirr_stats.models import AnnotationData, encode_annotations
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+from softirr_stats import models
+from softirr_stats.data import Annotations
 
 
 class DuckAnn:
@@ -228,7 +228,8 @@ def test_pair_scores_by_hand_and_with_a_matrix():
     ps2 = models.pair_scores(ann, s, n_chance=10)
     assert ps2.within_scores.tolist() == [0.5, 1.0, 0.0, 0.0]
     ps3 = models.pair_scores(ann, lambda a, b: np.array([0.3 if x != y else 1.0
-                                                         for x, y in zip(a, b)]), n_chance=5)
+                                                         for x, y in zip(a, b, strict=True)]),
+                             n_chance=5)
     assert ps3.within_scores.tolist() == [0.3, 1.0, 0.3, 0.3]
     ps4 = models.pair_scores(ann, groups=["g", "g", "h"], n_chance=5)
     assert ps4.group_names == ("g", "h") and ps4.within_groups.tolist() == [[0, 0], [1, 1],

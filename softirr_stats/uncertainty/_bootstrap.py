@@ -187,7 +187,9 @@ def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int,
 
 def bootstrap_replicates(prep: Prepared, cfg: Bootstrap) -> dict[str, np.ndarray]:
     """Evaluate ``cfg.n`` replicates; weights are drawn chunk by chunk (bounded memory)."""
-    chunk = min(cfg.chunk_size or 512, cfg.n)
+    # weights are drawn in chunks of about 128 MiB (float64 item weights), so memory stays bounded
+    default = int(np.clip((128 * 2**20) // (8 * max(prep.n, prep.nr)), 16, 512))
+    chunk = min(cfg.chunk_size or default, cfg.n)
     parts: list[dict[str, np.ndarray]] = []
     for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each vmapped
         C, V, W = draw_weights(prep, cfg, b0, min(cfg.n, b0 + chunk), pad_to=chunk)
