@@ -20,6 +20,8 @@ from softirr_stats._jax import x64
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._chance import (
     DEFAULT_MAX_EXACT_PAIRS,
+    DenseQuad,
+    IdentityQuad,
     MonteCarlo,
     SampledPairs,
     make_quad,
@@ -91,13 +93,12 @@ def _padded(kd: KernelData, n: int, nr: int, ks: int, n_groups: int) -> Padded:
     dummy = n_p - 1
     arr = {k: np.asarray(v) for k, v in kd._asdict().items()}
     pk = KernelData(
-        pair_item=jnp.asarray(_pad(arr["pair_item"], p_p, dummy)), pair_ra=jnp.asarray(_pad(arr["pair_ra"], p_p, 0)),
-        pair_rb=jnp.asarray(_pad(arr["pair_rb"], p_p, 0)), pair_sa=jnp.asarray(_pad(arr["pair_sa"], p_p, 0)),
-        pair_sb=jnp.asarray(_pad(arr["pair_sb"], p_p, 0)), pair_s=_pad(arr["pair_s"], p_p, 0.0),
-        pair_group=jnp.asarray(_pad(arr["pair_group"], p_p, 0)),
-        rating_item=jnp.asarray(_pad(arr["rating_item"], m_p, dummy)),
-        rating_rater=jnp.asarray(_pad(arr["rating_rater"], m_p, 0)),
-        rating_s=jnp.asarray(_pad(arr["rating_s"], m_p, 0)),
+        pair_item=_pad(arr["pair_item"], p_p, dummy), pair_ra=_pad(arr["pair_ra"], p_p, 0),
+        pair_rb=_pad(arr["pair_rb"], p_p, 0), pair_sa=_pad(arr["pair_sa"], p_p, 0),
+        pair_sb=_pad(arr["pair_sb"], p_p, 0), pair_s=_pad(arr["pair_s"], p_p, 0.0),
+        pair_group=_pad(arr["pair_group"], p_p, 0),
+        rating_item=_pad(arr["rating_item"], m_p, dummy), rating_rater=_pad(arr["rating_rater"], m_p, 0),
+        rating_s=_pad(arr["rating_s"], m_p, 0),
     )
     return Padded(kd=pk, n=n_p, nr=nr_p, ks=ks_p, n_groups=g_p)
 
@@ -215,7 +216,7 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
     d = build_design(ann)
     if d.n_pairs == 0:
         raise ValueError("no item has two or more ratings: agreement is undefined (no pairable item)")
-    support = np.unique(d.rating_code)
+    support = np.flatnonzero(np.bincount(d.rating_code, minlength=d.n_codes))
     remap = np.full(d.n_codes, -1, dtype=np.int64)
     remap[support] = np.arange(len(support))
     notes: list[str] = []
@@ -247,14 +248,16 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
         quad = make_quad(sim, support)
     pair_s = sim.pairs(d.pair_ca, d.pair_cb)
     gid = d.pair_ra.astype(np.int64) * d.n_raters + d.pair_rb
-    uniq_g, pair_group = np.unique(gid, return_inverse=True)
-    kd = KernelData(
-        pair_item=jnp.asarray(d.pair_item), pair_ra=jnp.asarray(d.pair_ra), pair_rb=jnp.asarray(d.pair_rb),
-        pair_sa=jnp.asarray(remap[d.pair_ca].astype(np.int32)), pair_sb=jnp.asarray(remap[d.pair_cb].astype(np.int32)),
-        pair_s=np.asarray(pair_s, dtype=np.float64),  # converted under x64 in evaluate
-        pair_group=jnp.asarray(pair_group.astype(np.int32)),
-        rating_item=jnp.asarray(d.rating_item), rating_rater=jnp.asarray(d.rating_rater),
-        rating_s=jnp.asarray(remap[d.rating_code].astype(np.int32)),
+    present_g = np.bincount(gid, minlength=d.n_raters * d.n_raters) > 0  # O(P), no sort
+    group_of = np.cumsum(present_g) - 1
+    uniq_g, pair_group = np.flatnonzero(present_g), group_of[gid]
+    kd = KernelData(  # numpy here; evaluate() moves the padded copy to the device once
+        pair_item=d.pair_item, pair_ra=d.pair_ra, pair_rb=d.pair_rb,
+        pair_sa=remap[d.pair_ca].astype(np.int32), pair_sb=remap[d.pair_cb].astype(np.int32),
+        pair_s=np.asarray(pair_s, dtype=np.float64),
+        pair_group=pair_group.astype(np.int32),
+        rating_item=d.rating_item, rating_rater=d.rating_rater,
+        rating_s=remap[d.rating_code].astype(np.int32),
     )
     q_cat = len(ann.vocabulary)
     total = 0.0
@@ -298,8 +301,35 @@ def _chance_from_pairs(cp: ChancePairs, C: jax.Array, rv: jax.Array | None, W: j
 
 
 def _finish(prep: Prepared, s1: dict[str, jax.Array], C: jax.Array, W: jax.Array | None) -> dict[str, jax.Array]:
-    fam = prep.family
-    cp = prep.chance_pairs
+    return _finish_core(prep.family, s1, C, W, quad=prep.quad, cp=prep.chance_pairs,
+                        q_categories=prep.q_categories, total_weight=prep.total_weight)
+
+
+def _quad_jax(S: jax.Array | None, p: jax.Array, q: jax.Array) -> jax.Array:
+    """``p^T S q`` over the (padded) support; S None = identity."""
+    if S is None:
+        return jnp.sum(p * q, axis=-1)
+    k = S.shape[0]
+    return jnp.einsum("...k,kl,...l->...", p[..., :k], S, q[..., :k])
+
+
+@partial(jax.jit, static_argnames=("family", "n", "nr", "ks", "n_groups", "q_categories", "total_weight"))
+def _evaluate_fused(kd: KernelData, C: jax.Array, V: jax.Array, S: jax.Array | None, *, family: str, n: int,
+                    nr: int, ks: int, n_groups: int, q_categories: int, total_weight: float) -> dict[str, jax.Array]:
+    """Stage 1 and the exact chance term in one compiled program (dense or identity S)."""
+    fn = partial(stage1, kd, family=family, n=n, nr=nr, ks=ks, n_groups=n_groups)
+    s1 = jax.vmap(fn, in_axes=(0 if C.ndim == 2 else None, 0 if V.ndim == 2 else None))(C, V)
+    return _finish_core(family, s1, C, None, quad=partial(_quad_jax, S), cp=None,
+                        q_categories=q_categories, total_weight=total_weight)
+
+
+def _finish_core(fam: str, s1: dict[str, jax.Array], C: jax.Array, W: jax.Array | None, *, quad: Any,
+                 cp: "ChancePairs | None", q_categories: int, total_weight: float) -> dict[str, jax.Array]:
+    class _P:  # the few attributes the formulas below read
+        pass
+
+    prep = _P()
+    prep.quad, prep.q_categories, prep.total_weight = quad, q_categories, total_weight  # type: ignore[attr-defined]
     if fam == "percent":
         pa = s1["pa"]
         return {"pa": pa, "pe": jnp.zeros_like(pa), "value": pa}
@@ -377,41 +407,61 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     Returns a dict of float64 arrays of shape (B,): ``value``, ``pa``, ``pe``.
     """
     pp = prep.padded
-    assert pp is not None
+    if pp is None:  # pragma: no cover - prepare() always pads
+        raise ValueError("prep was not built by prepare()")
+    C = np.ones(prep.n) if C is None else np.asarray(C, dtype=np.float64)
+    V = np.ones(prep.nr) if V is None else np.asarray(V, dtype=np.float64)
+    if C.shape[-1] != prep.n or V.shape[-1] != prep.nr:
+        raise ValueError(f"weights must have {prep.n} items / {prep.nr} raters; got shapes {C.shape}, {V.shape}")
+    if C.ndim == 1 and V.ndim == 1:
+        C = C[None, :]
+    vary_c, vary_v = C.ndim == 2, V.ndim == 2
+    b = C.shape[0] if vary_c else V.shape[0]
+    if vary_c and vary_v and C.shape[0] != V.shape[0]:
+        raise ValueError(f"C and V must have the same number of replicates; got {C.shape[0]} and {V.shape[0]}")
+    chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)
+    fused = prep.chance_pairs is None and (prep.quad is None or isinstance(prep.quad, IdentityQuad | DenseQuad))
     with x64():
-        C = jnp.ones(prep.n) if C is None else jnp.asarray(C, dtype=jnp.float64)
-        V = jnp.ones(prep.nr) if V is None else jnp.asarray(V, dtype=jnp.float64)
-        if C.shape[-1] != prep.n or V.shape[-1] != prep.nr:
-            raise ValueError(f"weights must have {prep.n} items / {prep.nr} raters; got shapes {C.shape}, {V.shape}")
-        if C.ndim == 1 and V.ndim == 1:
-            C = C[None, :]
-        vary_c, vary_v = C.ndim == 2, V.ndim == 2
-        b = C.shape[0] if vary_c else V.shape[0]
-        if vary_c and vary_v and C.shape[0] != V.shape[0]:
-            raise ValueError(f"C and V must have the same number of replicates; got {C.shape[0]} and {V.shape[0]}")
-        # pad items (dummy item gets weight 0) and raters (absent raters get weight 0)
-        C = jnp.concatenate([C, jnp.zeros((*C.shape[:-1], pp.n - prep.n))], axis=-1)
-        V = jnp.concatenate([V, jnp.zeros((*V.shape[:-1], pp.nr - prep.nr))], axis=-1)
-        chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)
-        kd = pp.kd._replace(pair_s=jnp.asarray(pp.kd.pair_s, dtype=jnp.float64))
+        kd = _device_kd(pp)
+        S = jnp.asarray(prep.quad.S) if isinstance(prep.quad, DenseQuad) else None
         outs: list[dict[str, Any]] = []
         for b0 in range(0, b, chunk):  # chunks of replicates bound memory
-            sl = slice(b0, b0 + chunk)
             nb = min(chunk, b - b0)
             pad = chunk - nb if b > chunk else 0  # pad the last chunk: one compiled shape
-
-            def rows(x: jax.Array) -> jax.Array:
-                x = x[sl]
-                return jnp.concatenate([x, jnp.ones((pad, *x.shape[1:]), x.dtype)]) if pad else x
-
-            Cb = rows(C) if vary_c else C
-            Vb = rows(V) if vary_v else V
-            s1 = _stage1_batch(kd, Cb, Vb, family=prep.family, n=pp.n, nr=pp.nr, ks=pp.ks, n_groups=pp.n_groups)
-            C2 = Cb if vary_c else jnp.broadcast_to(C, (nb + pad, pp.n))
-            W = None if chance_weights is None else rows(jnp.asarray(chance_weights, dtype=jnp.float64))
-            res = _finish(prep, s1, C2, W)
+            Cb = _pad_weights(C[b0:b0 + chunk] if vary_c else C, pp.n, pad if vary_c else 0)
+            Vb = _pad_weights(V[b0:b0 + chunk] if vary_v else V, pp.nr, pad if vary_v else 0)
+            if fused:
+                res = _evaluate_fused(kd, Cb, Vb, S, family=prep.family, n=pp.n, nr=pp.nr, ks=pp.ks,
+                                      n_groups=pp.n_groups, q_categories=prep.q_categories,
+                                      total_weight=float(prep.total_weight))
+            else:
+                s1 = _stage1_batch(kd, Cb, Vb, family=prep.family, n=pp.n, nr=pp.nr, ks=pp.ks,
+                                   n_groups=pp.n_groups)
+                C2 = Cb if vary_c else jnp.broadcast_to(Cb, (nb + pad, pp.n))
+                W = None
+                if chance_weights is not None:
+                    W = jnp.asarray(_pad_weights(np.asarray(chance_weights)[b0:b0 + chunk], None, pad))
+                res = _finish(prep, s1, C2, W)
             outs.append({k: np.asarray(v)[:nb] for k, v in res.items()})
         return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
+
+
+def _pad_weights(x: np.ndarray, width: int | None, extra_rows: int) -> jax.Array:
+    """Zero weights for padded units (columns), unit weights for padded replicates (rows)."""
+    if width is not None and x.shape[-1] < width:
+        x = np.concatenate([x, np.zeros((*x.shape[:-1], width - x.shape[-1]))], axis=-1)
+    if extra_rows:
+        x = np.concatenate([x, np.ones((extra_rows, *x.shape[1:]))])
+    return jnp.asarray(x, dtype=jnp.float64)
+
+
+def _device_kd(pp: Padded) -> KernelData:
+    """The padded kernel data on the device (float64 pair scores), transferred once."""
+    cached = getattr(pp, "_device", None)
+    if cached is None:
+        cached = jax.device_put(pp.kd._replace(pair_s=np.asarray(pp.kd.pair_s, dtype=np.float64)))
+        pp._device = cached  # type: ignore[attr-defined]
+    return cached
 
 
 def chance_standard_error(prep: Prepared) -> float:

@@ -222,7 +222,7 @@ class Annotations:
         raters = _ordered_unique(df[rater].tolist())
         item_idx = pd.Index(items).get_indexer(df[item])
         rater_idx = pd.Index(raters).get_indexer(df[rater])
-        labels = df[label].tolist()
+        labels = df[label].to_numpy(dtype=object)
         return cls._from_cells(item_idx, rater_idx, labels, items, raters, categories)
 
     @classmethod
@@ -251,7 +251,7 @@ class Annotations:
             cells = table.to_numpy(dtype=object)
         else:
             if isinstance(table, np.ndarray):
-                cells = table.astype(object)
+                cells = table if table.dtype.kind in "iuf" else table.astype(object)
             else:
                 rows = list(table)
                 if not rows:
@@ -275,7 +275,7 @@ class Annotations:
         if len(items) != n or len(raters) != r:
             raise ValueError(f"items/raters must have lengths {n}/{r}; got {len(items)}/{len(raters)}")
         ii, jj = np.indices((n, r))
-        return cls._from_cells(ii.ravel(), jj.ravel(), list(cells.ravel()), items, raters, categories)
+        return cls._from_cells(ii.ravel(), jj.ravel(), cells.ravel(), items, raters, categories)
 
     @classmethod
     def from_multilabel(
@@ -347,23 +347,36 @@ class Annotations:
         categories: Sequence[Any] | None,
         force_kind: str | None = None,
     ) -> "Annotations":
-        present = np.array([not _is_missing(v) for v in labels], dtype=bool)
+        arr = labels if isinstance(labels, np.ndarray) else pd.Series(labels, dtype=object).to_numpy()
+        present = ~np.asarray(pd.isna(arr), dtype=bool)
         if not present.any():
             raise ValueError("annotations are empty: every label is missing (None/NaN)")
+        vals = arr[present]
+        try:  # vectorised: classify, normalise and sort only the distinct labels
+            codes_u, uniques = pd.factorize(vals, sort=False)
+        except TypeError:  # unhashable cells (lists, sets, dicts): normalise cell by cell first
+            kinds0 = {_label_kind(v) for v in vals}
+            conv = [frozenset(v) if isinstance(v, list | set | tuple | frozenset) else v for v in vals]
+            if "set" not in kinds0:  # pragma: no cover - _label_kind raised already
+                raise
+            vals = pd.Series(conv, dtype=object).to_numpy()
+            codes_u, uniques = pd.factorize(vals, sort=False)
+        uniques = list(uniques)
         kinds: dict[str, Any] = {}
-        for v in (labels[k] for k in np.flatnonzero(present)):
+        for v in uniques:
             kinds.setdefault(_label_kind(v), v)
         if len(kinds) > 1:
             examples = ", ".join(f"{k}: {v!r}" for k, v in kinds.items())
             raise TypeError(f"labels mix kinds ({examples}); use one kind of label per data set")
         kind = force_kind or next(iter(kinds))
-        values = [_normalise(labels[k], kind) for k in np.flatnonzero(present)]
+        norm_uniques = [_normalise(v, kind) for v in uniques]
+        values = set(norm_uniques)
         if categories is not None:
             cats = [_normalise(c, kind) for c in categories]
             if len(set(cats)) != len(cats):
                 raise ValueError("categories must be distinct")
             unknown = sorted({repr(v) for v in values} - {repr(c) for c in cats})
-            if set(values) - set(cats):
+            if values - set(cats):
                 raise ValueError(
                     f"labels not in the declared categories: {unknown[:10]}; declared {cats!r}"
                 )
@@ -371,8 +384,9 @@ class Annotations:
         else:
             vocabulary = _sorted_vocabulary(values, kind)
         lookup = {v: k for k, v in enumerate(vocabulary)}
+        code_of_unique = np.array([lookup[v] for v in norm_uniques], dtype=np.int32)
         codes = np.full((len(items), len(raters)), -1, dtype=np.int32)
-        codes[item_idx[present], rater_idx[present]] = [lookup[v] for v in values]
+        codes[np.asarray(item_idx)[present], np.asarray(rater_idx)[present]] = code_of_unique[codes_u]
         return cls(codes, vocabulary, items=items, raters=raters, kind=kind,  # type: ignore[arg-type]
                    categories=None if categories is None else vocabulary)
 

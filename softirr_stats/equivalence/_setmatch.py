@@ -6,11 +6,21 @@ de-duplicated batch (:func:`~softirr_stats.equivalence.score_pairs` on ``base``)
 set pair's element-similarity matrix is matched one-to-one, optimally (Hungarian,
 ``scipy.optimize.linear_sum_assignment``) or greedily, and the matched sum ``m`` is
 normalised.
+
+Speed: each distinct set is split into elements once, and each distinct element pair is
+sent to ``base`` once. Set pairs of equal shape ``(|a|, |b|)`` with a smaller side of at
+most 6 elements are matched together: greedy by ``min(|a|, |b|)`` masked ``argmax`` steps
+(identical sums to the one-by-one loop), Hungarian by enumerating all injections (at most
+5040) and summing the optimum in row order, as ``linear_sum_assignment`` does. When
+several assignments tie to within rounding, the sum can differ from scipy's in the last
+bit. Larger sets are matched one by one with scipy.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable
+from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -45,6 +55,82 @@ def _greedy_sum(M: np.ndarray) -> float:
 def _hungarian_sum(M: np.ndarray) -> float:
     r, c = linear_sum_assignment(M, maximize=True)
     return float(M[r, c].sum())
+
+
+# Set pairs whose smaller side has at most this many elements are matched in batches of
+# equal shape (brute force over all injections for the optimum); larger ones one by one.
+_BATCH_MAX_SIDE = 6
+_BATCH_MAX_INJECTIONS = 5040
+_BATCH_MAX_CELLS = 4_000_000  # floats per chunk of the (pairs, injections, side) array
+
+
+@lru_cache(maxsize=64)
+def _injections(p: int, q: int) -> np.ndarray:
+    """All ordered choices of p distinct columns out of q (p <= q), shape (q!/(q-p)!, p)."""
+    return np.array(list(itertools.permutations(range(q), p)), dtype=np.int64).reshape(-1, p)
+
+
+def _n_injections(p: int, q: int) -> int:
+    lo, hi = min(p, q), max(p, q)
+    out = 1
+    for k in range(hi - lo + 1, hi + 1):
+        out *= k
+    return out
+
+
+def _greedy_batch(Ms: np.ndarray) -> np.ndarray:
+    """:func:`_greedy_sum` of each matrix of a (G, p, q) batch: min(p, q) masked argmax steps.
+
+    ``argmax`` returns the first maximum in row-major order, the tie-break of the stable
+    sort in :func:`_greedy_sum`; the sum is accumulated in the same order, so the results
+    are identical.
+    """
+    G, p, q = Ms.shape
+    work = Ms.reshape(G, p * q).copy()
+    total = np.zeros(G, dtype=np.float64)
+    rows = np.arange(G)
+    for _ in range(min(p, q)):  # at most the set size (a handful of steps)
+        k = np.argmax(work, axis=1)
+        total += Ms.reshape(G, p * q)[rows, k]
+        r, c = k // q, k % q
+        w3 = work.reshape(G, p, q)
+        w3[rows, r, :] = -np.inf
+        w3[rows, :, c] = -np.inf
+    return total
+
+
+def _hungarian_batch(Ms: np.ndarray) -> np.ndarray:
+    """Optimal matched sum of each matrix of a (G, p, q) batch by enumerating injections.
+
+    The optimum's terms are summed in increasing row order, as ``M[r, c].sum()`` does with
+    ``linear_sum_assignment``'s sorted rows.
+    """
+    G, p, q = Ms.shape
+    transpose = p > q
+    A = np.swapaxes(Ms, 1, 2) if transpose else Ms
+    s, t = A.shape[1], A.shape[2]  # s <= t
+    inj = _injections(s, t)  # (P, s)
+    out = np.empty(G, dtype=np.float64)
+    step = max(1, _BATCH_MAX_CELLS // max(1, inj.size))
+    ar = np.arange(s)
+    for lo in range(0, G, step):  # chunks bound memory
+        blk = A[lo:lo + step]
+        vals = blk[:, ar[None, :], inj]  # (g, P, s)
+        best = np.argmax(vals.sum(axis=2), axis=1)
+        pick = vals[np.arange(len(blk)), best]  # (g, s): the optimum's terms
+        if transpose:  # terms are indexed by column of Ms: reorder by their row of Ms
+            order = np.argsort(inj[best], axis=1, kind="stable")
+            pick = np.take_along_axis(pick, order, axis=1)
+        out[lo:lo + step] = _ordered_sum(pick)
+    return out
+
+
+def _ordered_sum(x: np.ndarray) -> np.ndarray:
+    """Left-to-right sum along axis 1 (the order ``ndarray.sum`` uses for short rows)."""
+    total = x[:, 0].copy()
+    for j in range(1, x.shape[1]):  # at most the set size
+        total += x[:, j]
+    return total
 
 
 class SetMatch(BaseEstimator):
@@ -110,28 +196,47 @@ class SetMatch(BaseEstimator):
         raise TypeError(f"SetMatch compares set-valued labels (frozenset/tuple of str); {where} is "
                         f"{type(x).__name__} ({short_repr(x)})")
 
+    def _encode(self, x: np.ndarray, side: str, elem_ids: dict[Hashable, int]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Codes of the distinct sets of ``x``; their element ids (CSR) and sizes."""
+        table: dict[Hashable, int] = {}
+        codes = np.fromiter((table.setdefault(v, len(table)) for v in x), dtype=np.int64,
+                            count=len(x))
+        first = np.full(len(table), -1, dtype=np.int64)
+        first[codes[::-1]] = np.arange(len(x))[::-1]  # first position of each distinct set
+        elements = [self._elements(v, f"{side}[{i}]") for v, i in zip(table, first.tolist(),
+                                                                       strict=True)]
+        sizes = np.fromiter(map(len, elements), dtype=np.int64, count=len(elements))
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        ids = np.fromiter((elem_ids.setdefault(e, len(elem_ids)) for t in elements for e in t),
+                          dtype=np.int64, count=int(offsets[-1]))
+        return codes, offsets, ids, sizes
+
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         from softirr_stats.equivalence._engine import score_pairs
 
-        ea = [self._elements(x, f"a[{i}]") for i, x in enumerate(a)]
-        eb = [self._elements(x, f"b[{i}]") for i, x in enumerate(b)]
-        na = np.fromiter(map(len, ea), dtype=np.int64, count=len(ea))
-        nb = np.fromiter(map(len, eb), dtype=np.int64, count=len(eb))
+        # each distinct set is split into elements once; elements get integer ids
+        elem_ids: dict[Hashable, int] = {}
+        ca, off_ua, ids_ua, nu_a = self._encode(a, "a", elem_ids)
+        cb, off_ub, ids_ub, nu_b = self._encode(b, "b", elem_ids)
+        na, nb = nu_a[ca], nu_b[cb]
         sizes = na * nb
         # all element pairs of all set pairs, flattened row-major per set pair
-        pair_of = np.repeat(np.arange(len(ea)), sizes)
+        pair_of = np.repeat(np.arange(len(ca)), sizes)
         start = np.concatenate([[0], np.cumsum(sizes)])
         local = np.arange(int(start[-1])) - start[pair_of]
         r, c = local // nb[pair_of], local % nb[pair_of]
-        flat_a = np.empty(int(start[-1]), dtype=object)
-        flat_b = np.empty(int(start[-1]), dtype=object)
-        off_a = np.concatenate([[0], np.cumsum(na)])
-        off_b = np.concatenate([[0], np.cumsum(nb)])
-        all_a = np.fromiter((e for t in ea for e in t), dtype=object, count=int(off_a[-1]))
-        all_b = np.fromiter((e for t in eb for e in t), dtype=object, count=int(off_b[-1]))
-        flat_a[:] = all_a[off_a[pair_of] + r]
-        flat_b[:] = all_b[off_b[pair_of] + c]
-        scores = score_pairs(self.base, flat_a, flat_b) if flat_a.size else np.zeros(0)
+        fa = ids_ua[off_ua[ca[pair_of]] + r]
+        fb = ids_ub[off_ub[cb[pair_of]] + c]
+        if fa.size:  # score each distinct element pair once, in one batch
+            n_el = len(elem_ids)
+            keys, inv = np.unique(fa * n_el + fb, return_inverse=True)
+            elems = np.empty(n_el, dtype=object)
+            elems[:] = list(elem_ids)
+            scores = score_pairs(self.base, elems[keys // n_el], elems[keys % n_el])[inv.ravel()]
+        else:
+            scores = np.zeros(0)
+        ea = ca  # one entry per set pair
 
         m = np.zeros(len(ea), dtype=np.float64)
         # one-element sides: the best match is the maximum (vectorised)
@@ -142,9 +247,19 @@ class SetMatch(BaseEstimator):
             full[sizes > 0] = seg_max
             m[one] = full[one]
         solve = _hungarian_sum if self.assignment == "hungarian" else _greedy_sum
-        for i in np.flatnonzero(np.minimum(na, nb) > 1).tolist():
-            M = scores[start[i]:start[i + 1]].reshape(na[i], nb[i])
-            m[i] = solve(M)
+        batch = _hungarian_batch if self.assignment == "hungarian" else _greedy_batch
+        multi = np.flatnonzero(np.minimum(na, nb) > 1)
+        if multi.size:
+            key = na[multi] * (int(nb.max()) + 1) + nb[multi]
+            for k in np.unique(key).tolist():  # one batch per (|a|, |b|) shape
+                idx = multi[key == k]
+                p, q = int(na[idx[0]]), int(nb[idx[0]])
+                if min(p, q) > _BATCH_MAX_SIDE or _n_injections(p, q) > _BATCH_MAX_INJECTIONS:
+                    for i in idx.tolist():  # large sets: one by one
+                        m[i] = solve(scores[start[i]:start[i + 1]].reshape(p, q))
+                    continue
+                Ms = scores[start[idx][:, None] + np.arange(p * q)].reshape(len(idx), p, q)
+                m[idx] = batch(Ms)
         tot = (na + nb).astype(np.float64)
         den = tot if self.normalize == "dice" else tot - m
         num = 2.0 * m if self.normalize == "dice" else m
