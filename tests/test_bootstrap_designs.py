@@ -296,3 +296,24 @@ def test_bca_matches_scipy_on_a_mean_like_statistic():
     basic = sis.percent_agreement(table, ci=Bootstrap(n=4000, seed=5, method="basic", level=0.9))
     lo, hi = np.percentile(reps, [5, 95])
     assert (basic.ci_low, basic.ci_high) == pytest.approx((2 * x.mean() - hi, 2 * x.mean() - lo), abs=1e-12)
+
+
+@pytest.mark.parametrize("family", ["percent", "pooled", "ac1", "bp", "alpha", "conger"])
+def test_gemm_fast_path_equals_segment_kernels(family, monkeypatch):
+    """Fixed rater weights: stage 1 as one matrix product C @ F equals the vmapped kernels."""
+    from softirr_stats.agreement import _engine
+    from softirr_stats.agreement import evaluate, point_estimate, resolve_similarity
+
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 5, (120, 4)).astype(float)
+    x[rng.random(x.shape) < 0.2] = np.nan
+    ann = sis.Annotations.from_wide(x)
+    sim = resolve_similarity(ann) if family == "alpha" else resolve_similarity(ann, weights="quadratic")
+    _, prep = point_estimate(ann, family=family, coefficient=family, sim=sim)
+    C = rng.multinomial(120, np.ones(120) / 120, size=9).astype(float)
+    fast = evaluate(prep, C)["value"]
+    assert "_gemm" in prep.__dict__
+    monkeypatch.setattr(_engine, "_GEMM_MAX_ENTRIES", 0)
+    prep.__dict__.pop("_gemm")
+    slow = evaluate(prep, C)["value"]
+    np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)

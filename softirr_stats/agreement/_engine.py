@@ -421,7 +421,9 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
         raise ValueError(f"C and V must have the same number of replicates; got {C.shape[0]} and {V.shape[0]}")
     chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)
     fused = prep.chance_pairs is None and (prep.quad is None or isinstance(prep.quad, IdentityQuad | DenseQuad))
+    gemm = _gemm_features(prep) if (vary_c and not vary_v and np.all(V == 1.0)) else None
     with x64():
+        gemm_F = None if gemm is None else jnp.asarray(gemm[0], dtype=jnp.float64)
         kd = _device_kd(pp)
         S = jnp.asarray(prep.quad.S) if isinstance(prep.quad, DenseQuad) else None
         outs: list[dict[str, Any]] = []
@@ -430,7 +432,12 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
             pad = chunk - nb if b > chunk else 0  # pad the last chunk: one compiled shape
             Cb = _pad_weights(C[b0:b0 + chunk] if vary_c else C, pp.n, pad if vary_c else 0)
             Vb = _pad_weights(V[b0:b0 + chunk] if vary_v else V, pp.nr, pad if vary_v else 0)
-            if fused:
+            if gemm is not None and vary_c and not vary_v:
+                Cr = jnp.asarray(C[b0:b0 + chunk], dtype=jnp.float64)
+                s1 = _stage1_gemm(prep, gemm_F, gemm[1], Cr)
+                W = None if chance_weights is None else jnp.asarray(np.asarray(chance_weights)[b0:b0 + chunk])
+                res = _finish(prep, s1, Cr, W)
+            elif fused:
                 res = _evaluate_fused(kd, Cb, Vb, S, family=prep.family, n=pp.n, nr=pp.nr, ks=pp.ks,
                                       n_groups=pp.n_groups, q_categories=prep.q_categories,
                                       total_weight=float(prep.total_weight))
@@ -444,6 +451,85 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
                 res = _finish(prep, s1, C2, W)
             outs.append({k: np.asarray(v)[:nb] for k, v in res.items()})
         return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
+
+
+_GEMM_FAMILIES = ("percent", "pooled", "ac1", "bp", "alpha", "conger")
+_GEMM_MAX_ENTRIES = 40_000_000  # n_items x features, float64: 320 MB at most
+
+
+def _gemm_features(prep: Prepared) -> tuple[np.ndarray, dict[str, slice]] | None:
+    """Per-item features F (n x f) such that, with fixed rater weights, stage 1 is ``C @ F``.
+
+    Everything that does not depend on the item weights is computed once here; a batch of
+    item-weight vectors then costs one matrix product (the fast path of the item, cluster and
+    Bayesian bootstraps). Returns None when the family or the size does not allow it.
+    """
+    if prep.family not in _GEMM_FAMILIES:
+        return None
+    cached = prep.__dict__.get("_gemm")
+    if cached is not None:
+        return cached
+    d, kd, n, ks = prep.design, prep.kd, prep.n, prep.ks
+    width = {"percent": 2, "bp": 2, "pooled": 3 + ks, "ac1": 3 + ks, "alpha": 2 + ks,
+             "conger": 2 + prep.nr * ks}[prep.family]
+    if n * width > _GEMM_MAX_ENTRIES:
+        return None
+    num = np.bincount(kd.pair_item, weights=kd.pair_s, minlength=n)
+    den = np.bincount(kd.pair_item, minlength=n).astype(np.float64)
+    ok = den > 0
+    safe = np.where(ok, den, 1.0)
+    cols: list[np.ndarray] = []
+    layout: dict[str, slice] = {}
+
+    def add(name: str, block: np.ndarray) -> None:
+        block = block.reshape(n, -1)
+        start = sum(c.shape[1] for c in cols)
+        layout[name] = slice(start, start + block.shape[1])
+        cols.append(block)
+
+    r = d.r_i.astype(np.float64)
+    if prep.family in ("percent", "bp", "pooled", "ac1", "conger"):
+        add("pa_num", np.where(ok, num / safe, 0.0))
+        add("pa_den", ok.astype(np.float64))
+    if prep.family in ("pooled", "ac1"):
+        P = np.zeros((n, ks))
+        np.add.at(P, (kd.rating_item, kd.rating_s), 1.0 / r[kd.rating_item])
+        add("pi_num", P)
+        add("pi_den", (r > 0).astype(np.float64))
+    if prep.family == "conger":
+        X = np.zeros((n, prep.nr * ks))
+        np.add.at(X, (kd.rating_item, kd.rating_rater * ks + kd.rating_s), 1.0)
+        add("counts", X)
+    if prep.family == "alpha":
+        dnum = np.bincount(kd.pair_item, weights=1.0 - kd.pair_s, minlength=n)
+        add("N", r * ok)
+        add("do_num", np.where(ok, r * dnum / safe, 0.0))
+        nk = np.zeros((n, ks))
+        np.add.at(nk, (kd.rating_item, kd.rating_s), ok[kd.rating_item].astype(np.float64))
+        add("nk", nk)
+    out = (np.ascontiguousarray(np.hstack(cols)), layout)
+    prep.__dict__["_gemm"] = out
+    return out
+
+
+def _stage1_gemm(prep: Prepared, F: jax.Array, layout: dict[str, slice], C: jax.Array) -> dict[str, jax.Array]:
+    """Stage-1 outputs from one matrix product ``C @ F`` (fixed rater weights)."""
+    G = C @ F
+    out: dict[str, jax.Array] = {}
+    if "pa_num" in layout:
+        out["pa"] = G[:, layout["pa_num"]][:, 0] / G[:, layout["pa_den"]][:, 0]
+    if "pi_num" in layout:
+        out["pi"] = G[:, layout["pi_num"]] / G[:, layout["pi_den"]]
+    if "counts" in layout:
+        counts = G[:, layout["counts"]].reshape(C.shape[0], prep.nr, prep.ks)
+        tot = counts.sum(axis=-1)
+        out["q"] = counts / jnp.where(tot > 0, tot, 1.0)[..., None]
+        out["rv"] = (tot > 0).astype(C.dtype)
+    if "N" in layout:
+        out["N"] = G[:, layout["N"]][:, 0]
+        out["do_num"] = G[:, layout["do_num"]][:, 0]
+        out["nk"] = G[:, layout["nk"]]
+    return out
 
 
 def _pad_weights(x: np.ndarray, width: int | None, extra_rows: int) -> jax.Array:
