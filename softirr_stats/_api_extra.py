@@ -8,7 +8,6 @@ Options are keyword-only; each returns a result dataclass from ``softirr_stats.a
 
 import math
 import warnings
-from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -54,7 +53,8 @@ from softirr_stats.agreement._xrr import (
 )
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import Bootstrap, draw_weights
-from softirr_stats.uncertainty._intervals import basic_interval, bca_interval, percentile_interval
+from softirr_stats.uncertainty._bootstrap import leave_one_out_weights, summarize_replicates
+from softirr_stats.uncertainty._intervals import percentile_interval
 
 __all__ = ["multilabel_agreement", "cross_kappa", "distance_agreement"]
 
@@ -90,41 +90,12 @@ def _replicates(shim: Any, cfg: Bootstrap, stat: Any) -> np.ndarray:
 
 def _jackknife(shim: Any, cfg: Bootstrap, stat: Any) -> np.ndarray:
     """Leave-one-unit-out values matching the design (items, clusters or raters)."""
-    from softirr_stats.uncertainty._bootstrap import _per_item
-
-    if cfg.design == "raters":
-        return stat(None, 1.0 - np.eye(shim.nr))
-    if cfg.design == "cluster":
-        cl = _per_item(cfg.cluster, shim.ann.items, "cluster")
-        return stat((cl[None, :] != np.arange(cl.max() + 1)[:, None]).astype(float), None)
-    out = []
-    for b0 in range(0, shim.n, 1024):  # blocks of leave-one-out weight rows
-        rows = np.arange(b0, min(shim.n, b0 + 1024))
-        C = np.ones((len(rows), shim.n))
-        C[np.arange(len(rows)), rows] = 0.0
-        out.append(stat(C, None))
-    return np.concatenate(out)
+    blocks = leave_one_out_weights(cfg, shim.ann.items, shim.n, shim.nr)
+    return np.concatenate([stat(C, V) for C, V in blocks])
 
 
 def _attach(result: Any, reps: np.ndarray, cfg: Bootstrap, jack: Any, **extra: Any) -> Any:
-    finite = np.isfinite(reps)
-    n_nan = int((~finite).sum())
-    se = float(np.std(reps[finite], ddof=1)) if finite.sum() > 1 else math.nan
-    note = ""
-    if cfg.method == "percentile":
-        lo, hi = percentile_interval(reps, cfg.level)
-    elif cfg.method == "basic":
-        lo, hi = basic_interval(reps, result.value, cfg.level)
-    else:
-        lo, hi, note = bca_interval(reps, result.value, jack(), cfg.level)
-    notes = list(result.warnings)
-    if n_nan:
-        notes.append(f"{n_nan} of {cfg.n} bootstrap replicates were undefined (nan) and left out of the interval")
-    if note:
-        notes.append(note)
-    out = result.with_interval(lo, hi, se, cfg.level, cfg.label, bootstrap_n=cfg.n, bootstrap_seed=cfg.seed,
-                               bootstrap_design=cfg.design, n_nan_replicates=n_nan, replicates=reps, **extra)
-    return replace(out, warnings=tuple(notes))
+    return summarize_replicates(result, reps, cfg, jack, **extra)
 
 
 # ---------------------------------------------------------------------------------------------

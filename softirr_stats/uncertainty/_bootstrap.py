@@ -9,8 +9,8 @@ replicate (``fold_in(seed, b)``), so a replicate does not depend on the chunking
 """
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -29,7 +29,8 @@ from softirr_stats.uncertainty._intervals import (
     percentile_interval,
 )
 
-__all__ = ["Bootstrap", "DESIGNS", "bootstrap_replicates", "draw_weights", "attach_bootstrap"]
+__all__ = ["Bootstrap", "DESIGNS", "attach_bootstrap", "bootstrap_replicates", "draw_weights", "jackknife_values",
+           "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
 
 DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian")
 
@@ -91,7 +92,7 @@ class Bootstrap:
         return f"bootstrap-{self.method}"
 
 
-def _per_item(values: Any, items: tuple, name: str) -> np.ndarray:
+def per_item_codes(values: Any, items: tuple, name: str) -> np.ndarray:
     if isinstance(values, Mapping):
         missing = [it for it in items if it not in values]
         if missing:
@@ -162,12 +163,12 @@ def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int,
         base = jax.random.key(cfg.seed)
         rows = stop - start
         idx = jnp.arange(start, start + max(rows, pad_to or 0))
-        strata = None if cfg.strata is None else _per_item(cfg.strata, ann.items, "strata")
+        strata = None if cfg.strata is None else per_item_codes(cfg.strata, ann.items, "strata")
         C = V = W = None
         if cfg.design in ("items", "items+raters", "bayesian"):
             C = _unit_sampler(prep.n, strata, cfg.design == "bayesian", 1)(base, idx)[:rows]
         elif cfg.design == "cluster":
-            cl = _per_item(cfg.cluster, ann.items, "cluster")
+            cl = per_item_codes(cfg.cluster, ann.items, "cluster")
             n_cl = int(cl.max()) + 1
             cl_strata = None
             if strata is not None:
@@ -199,28 +200,35 @@ def bootstrap_replicates(prep: Prepared, cfg: Bootstrap) -> dict[str, np.ndarray
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
+def leave_one_out_weights(cfg: Bootstrap, items: tuple, n_items: int, n_raters: int) -> Iterator[tuple[Any, Any]]:
+    """Blocks of leave-one-unit-out weights ``(C, V)`` (items, clusters or raters, matching the design)."""
+    if cfg.design == "raters":
+        yield None, 1.0 - np.eye(n_raters)
+        return
+    if cfg.design == "cluster":
+        cl = per_item_codes(cfg.cluster, items, "cluster")
+        yield (cl[None, :] != np.arange(cl.max() + 1)[:, None]).astype(float), None
+        return
+    for b0 in range(0, n_items, 1024):  # blocks of leave-one-out weight rows
+        rows = np.arange(b0, min(n_items, b0 + 1024))
+        C = np.ones((len(rows), n_items))
+        C[np.arange(len(rows)), rows] = 0.0
+        yield C, None
+
+
 def jackknife_values(prep: Prepared, cfg: Bootstrap) -> np.ndarray:
     """Leave-one-unit-out values (items, clusters or raters, matching the design)."""
-    ann = prep.ann
-    if cfg.design == "raters":
-        V = 1.0 - np.eye(prep.nr)
-        return evaluate(prep, None, V)["value"]
-    if cfg.design == "cluster":
-        cl = _per_item(cfg.cluster, ann.items, "cluster")
-        C = (cl[None, :] != np.arange(cl.max() + 1)[:, None]).astype(float)
-        return evaluate(prep, C, None)["value"]
-    out = []
-    for b0 in range(0, prep.n, 1024):  # blocks of leave-one-out weight rows
-        rows = np.arange(b0, min(prep.n, b0 + 1024))
-        C = np.ones((len(rows), prep.n))
-        C[np.arange(len(rows)), rows] = 0.0
-        out.append(evaluate(prep, C, None)["value"])
-    return np.concatenate(out)
+    blocks = leave_one_out_weights(cfg, prep.ann.items, prep.n, prep.nr)
+    return np.concatenate([evaluate(prep, C, V)["value"] for C, V in blocks])
 
 
-def attach_bootstrap(result: AgreementResult, prep: Prepared, cfg: Bootstrap) -> AgreementResult:
-    """Compute the interval of ``cfg`` and return ``result`` carrying it."""
-    reps = bootstrap_replicates(prep, cfg)["value"]
+def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstrap, jackknife: Any,
+                         notes: tuple[str, ...] = (), **details: Any) -> AgreementResult:
+    """``result`` with the interval, SE and bookkeeping of bootstrap replicates ``reps``.
+
+    ``jackknife`` is a zero-argument callable giving leave-one-out values (used by BCa only).
+    NaN replicates are counted, reported and left out.
+    """
     finite = np.isfinite(reps)
     n_nan = int((~finite).sum())
     se = float(np.std(reps[finite], ddof=1)) if finite.sum() > 1 else math.nan
@@ -230,16 +238,22 @@ def attach_bootstrap(result: AgreementResult, prep: Prepared, cfg: Bootstrap) ->
     elif cfg.method == "basic":
         lo, hi = basic_interval(reps, result.value, cfg.level)
     else:
-        lo, hi, note = bca_interval(reps, result.value, jackknife_values(prep, cfg), cfg.level)
+        lo, hi, note = bca_interval(reps, result.value, jackknife(), cfg.level)
     warnings_ = list(result.warnings)
     if n_nan:
         warnings_.append(f"{n_nan} of {cfg.n} bootstrap replicates were undefined (nan) and left out of the interval")
     if note:
         warnings_.append(note)
-    if prep.chance_pairs is not None:
-        warnings_.append("chance-term sampling error included: the chance pairs are resampled in every replicate")
-    from dataclasses import replace
-
+    warnings_ += list(notes)
     out = result.with_interval(lo, hi, se, cfg.level, cfg.label, bootstrap_n=cfg.n, bootstrap_seed=cfg.seed,
-                               bootstrap_design=cfg.design, n_nan_replicates=n_nan, replicates=reps)
+                               bootstrap_design=cfg.design, n_nan_replicates=n_nan, replicates=reps, **details)
     return replace(out, warnings=tuple(warnings_))
+
+
+def attach_bootstrap(result: AgreementResult, prep: Prepared, cfg: Bootstrap) -> AgreementResult:
+    """Compute the interval of ``cfg`` and return ``result`` carrying it."""
+    reps = bootstrap_replicates(prep, cfg)["value"]
+    notes = ()
+    if prep.chance_pairs is not None:
+        notes = ("chance-term sampling error included: the chance pairs are resampled in every replicate",)
+    return summarize_replicates(result, reps, cfg, lambda: jackknife_values(prep, cfg), notes)
