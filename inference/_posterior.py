@@ -377,9 +377,20 @@ class Posterior:
             self._cache[key] = np.asarray(total, np.float64) / self.num_draws
         return self._cache[key]
 
-    def aggregated_labels(self, n_mc: int = 64) -> np.ndarray:
-        """``(n_items,)`` label code of highest posterior probability per item."""
-        return self.class_probabilities(n_mc).argmax(axis=1)
+    def aggregated_labels(self, n_mc: int = 64, *, as_labels: bool = False) -> np.ndarray:
+        """``(n_items,)`` label code of highest posterior probability per item.
+
+        With ``as_labels=True`` the labels themselves (``data.vocabulary``) are returned
+        (an object array).
+        """
+        codes = self.class_probabilities(n_mc).argmax(axis=1)
+        if not as_labels:
+            return codes
+        if self.data.vocabulary is None:
+            raise ValueError("as_labels=True needs data with a vocabulary (fit on Annotations)")
+        vocab = np.empty(len(self.data.vocabulary), dtype=object)
+        vocab[:] = list(self.data.vocabulary)
+        return vocab[codes]
 
     def predictive_check(self, ann_or_data: Any = None, statistic: str = "fleiss_kappa",
                          n_draws: int | None = None) -> PredictiveCheck:

@@ -173,6 +173,10 @@ def test_annotator_agreement_categorical():
     assert r.value == pytest.approx((r.observed - r.expected) / (1 - r.expected), abs=0.02)
     post = r.details["posterior"]
     assert post.model_name == "dawid_skene"
+    named = post.aggregated_labels(as_labels=True)
+    assert set(named) <= {"neg", "neu", "pos"}
+    np.testing.assert_array_equal(named, np.array(ann.vocabulary, dtype=object)[
+        post.aggregated_labels()])
     assert 0 <= r.details["predictive_check"].p_value <= 1
     # a similarity turns the model kappa into a weighted one (here: ordinal credit)
     from softirr_stats.inference._one_call import _vocabulary_matrix

@@ -89,7 +89,8 @@ class DenseQuad:
 
     def __call__(self, p: Any, q: Any) -> Any:
         k = self.S.shape[0]  # inputs may be padded with zero-mass labels beyond the support
-        return jnp.einsum("...k,kl,...l->...", p[..., :k], jnp.asarray(self.S, dtype=p.dtype), q[..., :k])
+        p, q = jnp.asarray(p)[..., :k], jnp.asarray(q)[..., :k]
+        return jnp.sum((p @ jnp.asarray(self.S, dtype=p.dtype)) * q, axis=-1)  # no eager einsum: it re-jits
 
 
 class BlockedQuad:

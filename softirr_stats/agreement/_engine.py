@@ -268,8 +268,7 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
                          "to fix the category set")
     return Prepared(ann=ann, design=d, sim=sim, family=family, kd=kd, support=support,
                     n_groups=len(uniq_g), quad=quad, chance_label=label, chance_pairs=chance_pairs,
-                    q_categories=q_cat, total_weight=total, notes=notes,
-                    padded=_padded(kd, d.n_items, d.n_raters, len(support), len(uniq_g)))
+                    q_categories=q_cat, total_weight=total, notes=notes)
 
 
 @partial(jax.jit, static_argnames=("family", "n", "nr", "ks", "n_groups"))
@@ -350,7 +349,7 @@ def _finish_core(fam: str, s1: dict[str, jax.Array], C: jax.Array, W: jax.Array 
             pe = _chance_from_pairs(cp, C, rv, W)
         else:
             q = s1["q"]  # (B, R, Ks)
-            tot = jnp.einsum("br,brk->bk", rv, q)
+            tot = jnp.sum(rv[..., None] * q, axis=1)
             own = prep.quad(q, q)  # (B, R)
             num = prep.quad(tot, tot) - jnp.sum(rv**2 * own, axis=1)
             den = jnp.sum(rv, axis=1) ** 2 - jnp.sum(rv**2, axis=1)
@@ -406,9 +405,9 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
 
     Returns a dict of float64 arrays of shape (B,): ``value``, ``pa``, ``pe``.
     """
+    if prep.padded is None:  # built on first use (the matrix-product path does not need it)
+        prep.padded = _padded(prep.kd, prep.n, prep.nr, prep.ks, prep.n_groups)
     pp = prep.padded
-    if pp is None:  # pragma: no cover - prepare() always pads
-        raise ValueError("prep was not built by prepare()")
     C = np.ones(prep.n) if C is None else np.asarray(C, dtype=np.float64)
     V = np.ones(prep.nr) if V is None else np.asarray(V, dtype=np.float64)
     if C.shape[-1] != prep.n or V.shape[-1] != prep.nr:
@@ -424,7 +423,7 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     gemm = _gemm_features(prep) if (vary_c and not vary_v and np.all(V == 1.0)) else None
     with x64():
         gemm_F = None if gemm is None else jnp.asarray(gemm[0], dtype=jnp.float64)
-        kd = _device_kd(pp)
+        kd = None if (gemm is not None and vary_c and not vary_v) else _device_kd(pp)
         S = jnp.asarray(prep.quad.S) if isinstance(prep.quad, DenseQuad) else None
         outs: list[dict[str, Any]] = []
         for b0 in range(0, b, chunk):  # chunks of replicates bound memory
@@ -469,7 +468,8 @@ def _gemm_features(prep: Prepared) -> tuple[np.ndarray, dict[str, slice]] | None
     cached = prep.__dict__.get("_gemm")
     if cached is not None:
         return cached
-    d, kd, n, ks = prep.design, prep.kd, prep.n, prep.ks
+    d, n, ks = prep.design, prep.n, prep.ks
+    kd = prep.kd._replace(rating_item=prep.kd.rating_item.astype(np.int64))
     width = {"percent": 2, "bp": 2, "pooled": 3 + ks, "ac1": 3 + ks, "alpha": 2 + ks,
              "conger": 2 + prep.nr * ks}[prep.family]
     if n * width > _GEMM_MAX_ENTRIES:
@@ -492,20 +492,18 @@ def _gemm_features(prep: Prepared) -> tuple[np.ndarray, dict[str, slice]] | None
         add("pa_num", np.where(ok, num / safe, 0.0))
         add("pa_den", ok.astype(np.float64))
     if prep.family in ("pooled", "ac1"):
-        P = np.zeros((n, ks))
-        np.add.at(P, (kd.rating_item, kd.rating_s), 1.0 / r[kd.rating_item])
+        P = np.bincount(kd.rating_item * ks + kd.rating_s, weights=1.0 / r[kd.rating_item], minlength=n * ks)
         add("pi_num", P)
         add("pi_den", (r > 0).astype(np.float64))
     if prep.family == "conger":
-        X = np.zeros((n, prep.nr * ks))
-        np.add.at(X, (kd.rating_item, kd.rating_rater * ks + kd.rating_s), 1.0)
-        add("counts", X)
+        X = np.bincount((kd.rating_item * prep.nr + kd.rating_rater) * ks + kd.rating_s, minlength=n * prep.nr * ks)
+        add("counts", X.astype(np.float64))
     if prep.family == "alpha":
         dnum = np.bincount(kd.pair_item, weights=1.0 - kd.pair_s, minlength=n)
         add("N", r * ok)
         add("do_num", np.where(ok, r * dnum / safe, 0.0))
-        nk = np.zeros((n, ks))
-        np.add.at(nk, (kd.rating_item, kd.rating_s), ok[kd.rating_item].astype(np.float64))
+        nk = np.bincount(kd.rating_item * ks + kd.rating_s, weights=ok[kd.rating_item].astype(np.float64),
+                         minlength=n * ks)
         add("nk", nk)
     out = (np.ascontiguousarray(np.hstack(cols)), layout)
     prep.__dict__["_gemm"] = out
