@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="smallest size and K = 1e3 only")
     ap.add_argument("--prototype", action="store_true", help="only the numpy-path prototype at the smallest size")
-    ap.add_argument("--lev-max-k", type=int, default=1000,
+    ap.add_argument("--lev-max-k", type=int, default=10000,
                     help="largest K scored with Levenshtein (K = 1e4 needs 5e7 pairs)")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")

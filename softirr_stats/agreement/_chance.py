@@ -94,7 +94,10 @@ class DenseQuad:
 
 
 class BlockedQuad:
-    """``p^T S q`` accumulated over row blocks of S scored on demand (each block once per call)."""
+    """``p^T S q`` accumulated over row blocks of S scored on demand (each block once per call).
+
+    Callers batch every form they need into one call (leading axes), so S is scored once.
+    """
 
     def __init__(self, sim: VocabSimilarity, support: np.ndarray, block_rows: int = 1024) -> None:
         self.sim = sim
@@ -107,11 +110,15 @@ class BlockedQuad:
         q = np.asarray(q)[..., : len(self.support)]
         out = np.zeros(np.broadcast_shapes(p.shape[:-1], q.shape[:-1]))
         total = 0.0
+        cheap = getattr(self.sim, "cheap", False)
         for r0 in range(0, len(self.support), self.block_rows):  # loop over blocks of S, not pairs
             rows = self.support[r0:r0 + self.block_rows]
-            blk = self.sim.block(rows, self.support)
+            blk = self.sim.block(rows, self.support, count=not cheap)
             total += blk.sum()
             out += np.einsum("...k,...k->...", p[..., r0:r0 + len(rows)] @ blk, q)
+        if cheap:  # one full pass over the support scores each distinct label pair once per direction
+            ks = len(self.support)
+            self.sim.n_scored += ks * (ks - 1) // (2 if getattr(self.sim, "symmetric", False) else 1)
         self._total = total
         return jnp.asarray(out)
 

@@ -350,8 +350,10 @@ def _finish_core(fam: str, s1: dict[str, jax.Array], C: jax.Array, W: jax.Array 
         else:
             q = s1["q"]  # (B, R, Ks)
             tot = jnp.sum(rv[..., None] * q, axis=1)
-            own = prep.quad(q, q)  # (B, R)
-            num = prep.quad(tot, tot) - jnp.sum(rv**2 * own, axis=1)
+            both = jnp.concatenate([q, tot[:, None, :]], axis=1)  # one pass over S for all forms
+            forms = prep.quad(both, both)  # (B, R + 1)
+            own, tot_form = forms[:, :-1], forms[:, -1]
+            num = tot_form - jnp.sum(rv**2 * own, axis=1)
             den = jnp.sum(rv, axis=1) ** 2 - jnp.sum(rv**2, axis=1)
             pe = num / den
         return {"pa": s1["pa"], "pe": pe, "value": combine(s1["pa"], pe)}

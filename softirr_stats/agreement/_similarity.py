@@ -31,8 +31,8 @@ class VocabSimilarity:
         """Elementwise ``S[i, j]`` for code arrays ``i``, ``j``."""
         return (np.asarray(i) == np.asarray(j)).astype(np.float64)
 
-    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Dense ``S[rows][:, cols]``."""
+    def block(self, rows: np.ndarray, cols: np.ndarray, count: bool = True) -> np.ndarray:
+        """Dense ``S[rows][:, cols]`` (``count=False``: the caller accounts for scored pairs)."""
         return (np.asarray(rows)[:, None] == np.asarray(cols)[None, :]).astype(np.float64)
 
     def total(self) -> float:
@@ -54,7 +54,7 @@ class MatrixSimilarity(VocabSimilarity):
     def pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         return self.matrix[np.asarray(i), np.asarray(j)]
 
-    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    def block(self, rows: np.ndarray, cols: np.ndarray, count: bool = True) -> np.ndarray:
         return self.matrix[np.ix_(np.asarray(rows), np.asarray(cols))]
 
     def total(self) -> float:
@@ -144,7 +144,7 @@ class ScoredSimilarity(VocabSimilarity):
     _square: np.ndarray | None = None
     _square_pos: np.ndarray
 
-    def _matrix(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    def _matrix(self, rows: np.ndarray, cols: np.ndarray, count: bool = True) -> np.ndarray:
         """Dense block through the estimator's vectorised matrix path, symmetrised."""
         from softirr_stats.equivalence import similarity_matrix
 
@@ -154,12 +154,13 @@ class ScoredSimilarity(VocabSimilarity):
             m = 0.5 * (m + similarity_matrix(self.estimator, lb, la).T)
         m = np.asarray(m, dtype=np.float64)
         m[rows[:, None] == cols[None, :]] = 1.0
-        same = int((rows[:, None] == cols[None, :]).sum())
-        n_off = len(rows) * len(cols) - same
-        self.n_scored += n_off // 2 if (self.symmetric and np.array_equal(rows, cols)) else n_off
+        if count:
+            same = int((rows[:, None] == cols[None, :]).sum())
+            n_off = len(rows) * len(cols) - same
+            self.n_scored += n_off // 2 if (self.symmetric and np.array_equal(rows, cols)) else n_off
         return m
 
-    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    def block(self, rows: np.ndarray, cols: np.ndarray, count: bool = True) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
         if self._square is not None:
@@ -167,7 +168,7 @@ class ScoredSimilarity(VocabSimilarity):
             if (pos[rows] >= 0).all() and (pos[cols] >= 0).all():
                 return self._square[np.ix_(pos[rows], pos[cols])]
         if self.cheap:
-            m = self._matrix(rows, cols)
+            m = self._matrix(rows, cols, count)
             if np.array_equal(rows, cols):  # a square support block: later pair look-ups use it
                 self._square = m
                 self._square_pos = np.full(self.n, -1, dtype=np.int64)
