@@ -8,6 +8,10 @@ installed by pip. Modules:
 - :mod:`paper_repro.generators` -- the paper's synthetic single-label and set-level
   populations with random / siblings / ancestors / lexical negatives;
 - :mod:`paper_repro.truth` -- ground-truth agreement on concept ids;
+- :mod:`paper_repro.synthetic` -- the synthetic experiment (CSV output);
+- :mod:`paper_repro.figures` -- Figs. 3, 4, 5, 8, calibration/ECE, paired permutation tests;
+- :mod:`paper_repro.studies` -- the review fixes (Dice vs Jaccard, D permutations) and the
+  multi-label and cross-replication worked examples;
 - :mod:`paper_repro.build_fixture`, :mod:`paper_repro.make_demo_data` -- regenerate the
   vendored data files.
 """

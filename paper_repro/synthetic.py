@@ -22,7 +22,10 @@ truth              ``concept`` (single), ``jaccard`` or ``dice`` (set)
 target             the population's target agreement level
 =================  ==========================================================================
 
-Figures are not produced yet.
+Also ``synthetic_summary.csv`` (MAE per measure and condition), ``synthetic_pairs.csv``
+(single-label item pairs: each measure's score and whether the labels are synonyms, the
+calibration data) and ``synthetic_meta.json``. The figures are drawn from these files by
+:mod:`paper_repro.figures`.
 """
 
 from __future__ import annotations
@@ -221,8 +224,27 @@ def _coef(name: str) -> Callable[..., Any]:
     return table[name]
 
 
-def run_single(cfg: Config, t: Terminology, scorer: _Scorer) -> list[dict[str, Any]]:
-    """Rows of the single-label experiment."""
+def _pair_scores(pop: Any, universe: list[str], mats: dict[str, np.ndarray]
+                 ) -> list[pd.DataFrame]:
+    """Per item: each measure's score of the two raters' labels and whether they are synonyms."""
+    w = pop.frame.pivot(index="item", columns="rater", values=["label", "concept"])
+    r1, r2 = sorted(pop.frame["rater"].unique())
+    idx = pd.Index(np.asarray(universe, dtype=object))
+    ia = idx.get_indexer(w[("label", r1)].to_numpy(dtype=object))
+    ib = idx.get_indexer(w[("label", r2)].to_numpy(dtype=object))
+    equiv = (w[("concept", r1)].to_numpy() == w[("concept", r2)].to_numpy()).astype(np.float64)
+    return [pd.DataFrame({"condition": pop.condition, "measure": name, "population": pop.index,
+                          "score": m[ia, ib], "equivalent": equiv})
+            for name, m in mats.items()]
+
+
+def run_single(cfg: Config, t: Terminology, scorer: _Scorer,
+               pairs: list[pd.DataFrame] | None = None) -> list[dict[str, Any]]:
+    """Rows of the single-label experiment.
+
+    When ``pairs`` is a list, the per-item pair scores of every measure (with the
+    ground-truth equivalence) are appended to it (the calibration data).
+    """
     import softirr_stats as sis
 
     rows: list[dict[str, Any]] = []
@@ -233,6 +255,8 @@ def run_single(cfg: Config, t: Terminology, scorer: _Scorer) -> list[dict[str, A
                                         seed=cfg.seed + 1000 * ci)
         for pop in pops:
             universe, mats = scorer.element_mats(pop.frame["label"].tolist())
+            if pairs is not None:
+                pairs.extend(_pair_scores(pop, universe, mats))
             # declaring the label universe keeps every population at one shape
             ann = sis.Annotations.from_long(pop.frame[["item", "rater", "label"]],
                                             categories=universe)
@@ -346,13 +370,20 @@ def run(cfg: Config, out: str | pathlib.Path) -> pd.DataFrame:
     _log(f"{cfg.terminology}: {len(t)} concepts; measures {sorted(estimators)}")
     scorer = _Scorer.make(t, estimators, timings)
     rows: list[dict[str, Any]] = []
-    for setting, fn in (("single", run_single), ("set", run_set)):
-        if setting in cfg.settings:
-            t1 = time.perf_counter()
-            rows += fn(cfg, t, scorer)
-            timings[setting] = time.perf_counter() - t1
+    pairs: list[pd.DataFrame] = []
+    if "single" in cfg.settings:
+        t1 = time.perf_counter()
+        rows += run_single(cfg, t, scorer, pairs)
+        timings["single"] = time.perf_counter() - t1
+    if "set" in cfg.settings:
+        t1 = time.perf_counter()
+        rows += run_set(cfg, t, scorer)
+        timings["set"] = time.perf_counter() - t1
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.to_csv(out / "synthetic_results.csv", index=False, lineterminator="\n")
+    if pairs:
+        pd.concat(pairs, ignore_index=True).to_csv(out / "synthetic_pairs.csv", index=False,
+                                                   lineterminator="\n")
     summarise(df).to_csv(out / "synthetic_summary.csv", index=False, lineterminator="\n")
     timings["total"] = time.perf_counter() - t0
     meta = {"config": asdict(cfg), "terminology_version": t.version,

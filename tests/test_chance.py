@@ -105,3 +105,12 @@ def test_no_pairable_item_and_bad_similarity_raise():
         sis.fleiss_kappa([[1, 2], [2, 2]], weights="quadratik")
     with pytest.raises(ValueError, match="level must be one of"):
         sis.krippendorff_alpha([[1, 2], [2, 2]], level="nominl")
+
+
+def test_pooled_monte_carlo_is_unbiased_across_seeds():
+    """Regression: permuting the pooled draws against themselves paired fixed points with
+    themselves and biased p_e upwards by about (1 - p_e) / n (found by the D-permutation study)."""
+    cells = [[f"t{(3 * i + j) % 40}" for j in range(2)] for i in range(40)]  # every item disagrees
+    exact = sis.scott_pi(cells).expected
+    draws = [sis.scott_pi(cells, chance=sis.MonteCarlo(permutations=10, seed=s)).expected for s in range(60)]
+    assert abs(np.mean(draws) - exact) < 3 * np.std(draws) / np.sqrt(len(draws)) + 1e-4

@@ -95,3 +95,39 @@ def test_edge_cases_and_errors():
     with pytest.raises(TypeError, match=r"a\[0\] is int"):
         est([3], [frozenset("a")])
     assert "Levenshtein" in est.fingerprint and est.fingerprint != SetMatch(Levenshtein(), assignment="greedy").fingerprint
+
+
+@pytest.mark.parametrize("assignment", ["hungarian", "greedy"])
+def test_batched_matching_equals_one_by_one(assignment):
+    """Set pairs are matched in batches of equal shape; the result equals the per-pair solver."""
+    from softirr_stats.equivalence._setmatch import _greedy_sum, _hungarian_sum
+
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(30)]
+    raw = rng.random((30, 30))
+    raw[rng.random((30, 30)) < 0.3] = 0.5  # many ties
+    table = np.triu(raw) + np.triu(raw, 1).T
+    np.fill_diagonal(table, 1.0)
+    idx = {w: i for i, w in enumerate(words)}
+
+    def base(a, b):
+        return table[[idx[x] for x in a], [idx[y] for y in b]]
+
+    sets = [frozenset(rng.choice(words, size=int(rng.integers(0, 9)), replace=False)) for _ in range(60)]
+    a = [sets[i] for i in rng.integers(0, 60, 600)]
+    b = [sets[i] for i in rng.integers(0, 60, 600)]
+    got = SetMatch(base, assignment=assignment, normalize="jaccard")(a, b)
+    solve = _hungarian_sum if assignment == "hungarian" else _greedy_sum
+    want = []
+    for x, y in zip(a, b, strict=True):
+        ex, ey = sorted(x, key=repr), sorted(y, key=repr)
+        if not ex and not ey:
+            want.append(1.0)
+            continue
+        M = table[np.ix_([idx[e] for e in ex], [idx[e] for e in ey])]
+        m = solve(M) if min(M.shape) > 0 else 0.0
+        want.append(m / (len(ex) + len(ey) - m))
+    if assignment == "greedy":
+        np.testing.assert_array_equal(got, np.clip(want, 0, 1))
+    else:
+        np.testing.assert_allclose(got, np.clip(want, 0, 1), rtol=0, atol=1e-15)

@@ -29,6 +29,7 @@ def smoke(tmp_path_factory) -> tuple[pd.DataFrame, dict]:
     assert main(["synthetic", "--smoke", "--out", str(out)]) == 0
     df = pd.read_csv(out / "synthetic_results.csv")
     meta = json.loads((out / "synthetic_meta.json").read_text())
+    meta["_out"] = str(out)
     summary = pd.read_csv(out / "synthetic_summary.csv")
     # the summary is the per-(measure, condition) mean absolute error of the results
     one = df[(df.setting == "single") & (df.measure == "indel") & (df.chance == "exact")
@@ -102,3 +103,29 @@ def test_per_population_scoring_matches_universe_scoring(tmp_path, monkeypatch) 
     pd.testing.assert_frame_equal(a.drop(columns="estimated_kappa"),
                                   b.drop(columns="estimated_kappa"))
     np.testing.assert_allclose(a.estimated_kappa, b.estimated_kappa, atol=1e-9)
+
+
+def test_smoke_figures_and_tables(smoke, tmp_path_factory) -> None:
+    """``synthetic`` also writes the figures, the Delta-MAE tests and the calibration table."""
+    out = pathlib.Path(smoke[1]["_out"])
+    for name in ("fig3_mae_violin.png", "fig4_error_vs_truth.png", "fig_calibration.png",
+                 "fig5_delta_mae_single.png", "fig8_delta_mae_set.png"):
+        assert (out / name).read_bytes()[:4] == b"\x89PNG"
+    dm = pd.read_csv(out / "delta_mae.csv")
+    one = dm[(dm.setting == "single") & (dm.condition == "lexical")]
+    mat = one.pivot(index="measure_a", columns="measure_b", values="delta_mae")
+    np.testing.assert_allclose(mat.to_numpy(), -mat.to_numpy().T, atol=1e-12)
+    assert (np.diag(mat.to_numpy()) == 0).all()
+    assert ((dm.p_value > 0) & (dm.p_value <= 1)).all()
+    # with 3 populations a sign-flip test cannot go below 2 / 2**3
+    assert dm.p_value.min() >= 0.25 - 0.02
+    # delta = difference of the per-measure MAEs over the same populations
+    df = smoke[0]
+    sl = df[(df.setting == "single") & (df.condition == "lexical") & (df.chance == "exact")
+            & (df.coefficient == "cohen")]
+    mae = (sl.estimated_kappa - sl.true_kappa).abs().groupby(sl.measure).mean()
+    assert mat.loc["exact", "oracle"] == pytest.approx(mae["exact"] - mae["oracle"])
+    cal = pd.read_csv(out / "calibration_ece.csv").set_index("measure")
+    assert cal.loc["oracle", "ece_uniform"] == 0.0 and cal.loc["oracle", "kappa_ece"] < 1e-9
+    # exact matching scores every synonym pair 0: its ECE is the share of synonym pairs
+    assert cal.loc["exact", "ece_uniform"] == pytest.approx(cal.loc["exact", "share_equivalent"])

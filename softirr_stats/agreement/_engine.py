@@ -185,7 +185,9 @@ def _sample_chance_pairs(d: Design, family: str, plan: MonteCarlo | SampledPairs
             for dd in range(plan.permutations):
                 a0 = draw(len(items))
                 a_list.append(a0)
-                b_list.append(rng.permutation(a0))
+                # an independent partner draw: pairing a0 with a permutation of itself would pair
+                # a fixed point with itself (score 1) and bias p_e upwards by about (1 - p_e) / n
+                b_list.append(draw(len(items)))
                 p_list.append(np.full(len(a0), dd))
             a, b, perm_id = np.concatenate(a_list), np.concatenate(b_list), np.concatenate(p_list)
         return a, b, np.zeros(len(a), dtype=int), np.zeros((1, 2), dtype=int), perm_id
