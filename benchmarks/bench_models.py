@@ -18,9 +18,9 @@ import time
 import warnings
 
 import numpy as np
-from softirr_stats.inference import ConvergenceWarning, NutsConfig, SviConfig, fit
 
 from softirr_stats import models
+from softirr_stats.inference import ConvergenceWarning, NutsConfig, SviConfig, fit
 
 
 def bench_soft(n_items: int, steps: int) -> dict:

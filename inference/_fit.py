@@ -11,6 +11,8 @@ import optax
 from numpyro import handlers
 from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_median
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
+
+from softirr_stats._validation import check_choice
 from softirr_stats.inference._config import ConvergenceWarning, NutsConfig, SviConfig
 from softirr_stats.inference._posterior import Posterior
 from softirr_stats.models import (
@@ -20,8 +22,6 @@ from softirr_stats.models import (
     pair_scores,
     soft_agreement,
 )
-
-from softirr_stats._validation import check_choice
 
 __all__ = ["fit", "resolve_model"]
 

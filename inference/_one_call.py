@@ -3,13 +3,13 @@
 from typing import Any
 
 import numpy as np
+
+from softirr_stats._validation import check_choice, check_level
+from softirr_stats.agreement._result import AgreementResult
 from softirr_stats.inference._config import NutsConfig, SviConfig
 from softirr_stats.inference._fit import SOFT_NAMES, fit
 from softirr_stats.models import MODEL_SPECS, encode_annotations, pair_scores
 from softirr_stats.models._soft import _call_scorer
-
-from softirr_stats._validation import check_choice, check_level
-from softirr_stats.agreement._result import AgreementResult
 
 __all__ = ["annotator_agreement"]
 

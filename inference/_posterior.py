@@ -9,6 +9,8 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
+
+from softirr_stats._validation import check_choice, check_level, check_positive_int
 from softirr_stats.inference._arviz import to_inference_data
 from softirr_stats.inference._kernels import (
     STATISTICS,
@@ -18,8 +20,6 @@ from softirr_stats.inference._kernels import (
     item_counts,
 )
 from softirr_stats.models import MODEL_SPECS, beta_mixture_params, item_log_joint, within_logits
-
-from softirr_stats._validation import check_choice, check_level, check_positive_int
 
 __all__ = ["Posterior", "PredictiveCheck"]
 

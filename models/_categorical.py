@@ -28,6 +28,7 @@ import jax.numpy as jnp
 import numpyro
 import numpyro.distributions as dist
 from jax.scipy.special import logsumexp
+
 from softirr_stats.models._data import AnnotationData
 from softirr_stats.models._priors import (
     DawidSkenePriors,

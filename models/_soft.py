@@ -27,6 +27,7 @@ import numpy as np
 import numpyro
 import numpyro.distributions as dist
 from jax.scipy.special import betaln
+
 from softirr_stats.models._priors import SoftAgreementPriors
 
 __all__ = ["PairScores", "beta_mixture_params", "pair_scores", "soft_agreement"]

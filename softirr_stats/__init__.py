@@ -7,7 +7,6 @@
 """
 
 from softirr_stats import agreement, calibration, data, equivalence, reporting, uncertainty
-from softirr_stats._api_extra import cross_kappa, distance_agreement, multilabel_agreement
 from softirr_stats._api import (
     brennan_prediger,
     cohen_kappa,
@@ -19,6 +18,7 @@ from softirr_stats._api import (
     percent_agreement,
     scott_pi,
 )
+from softirr_stats._api_extra import cross_kappa, distance_agreement, multilabel_agreement
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
 from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
 from softirr_stats.uncertainty import Analytic, Bootstrap, sensitivity

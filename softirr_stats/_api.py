@@ -11,7 +11,12 @@ how chance agreement is computed; ``ci=`` asks for an interval.
 from typing import Any
 
 from softirr_stats._validation import check_choice
-from softirr_stats.agreement import AgreementResult, as_annotations, point_estimate, resolve_similarity
+from softirr_stats.agreement import (
+    AgreementResult,
+    as_annotations,
+    point_estimate,
+    resolve_similarity,
+)
 from softirr_stats.agreement._engine import Prepared
 from softirr_stats.agreement._similarity import MatrixSimilarity, VocabSimilarity
 from softirr_stats.agreement._weights import krippendorff_distance

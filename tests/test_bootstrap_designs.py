@@ -301,8 +301,7 @@ def test_bca_matches_scipy_on_a_mean_like_statistic():
 @pytest.mark.parametrize("family", ["percent", "pooled", "ac1", "bp", "alpha", "conger"])
 def test_gemm_fast_path_equals_segment_kernels(family, monkeypatch):
     """Fixed rater weights: stage 1 as one matrix product C @ F equals the vmapped kernels."""
-    from softirr_stats.agreement import _engine
-    from softirr_stats.agreement import evaluate, point_estimate, resolve_similarity
+    from softirr_stats.agreement import _engine, evaluate, point_estimate, resolve_similarity
 
     rng = np.random.default_rng(4)
     x = rng.integers(0, 5, (120, 4)).astype(float)

@@ -5,6 +5,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+
+from softirr_stats import models
+from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.data import Annotations
 from softirr_stats.inference import (
     ConvergenceWarning,
     NutsConfig,
@@ -12,10 +16,6 @@ from softirr_stats.inference import (
     annotator_agreement,
     fit,
 )
-
-from softirr_stats import models
-from softirr_stats.agreement._result import AgreementResult
-from softirr_stats.data import Annotations
 
 FAST = SviConfig(steps=400, num_draws=300, learning_rate=0.05)
 

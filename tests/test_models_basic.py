@@ -9,6 +9,10 @@ import pytest
 from numpyro.infer.util import log_density
 from scipy.special import logsumexp
 from scipy.stats import dirichlet
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+from softirr_stats import models
+from softirr_stats.data import Annotations
 from softirr_stats.inference._kernels import (
     align_permutations,
     design_weights,
@@ -17,10 +21,6 @@ from softirr_stats.inference._kernels import (
     item_counts,
 )
 from softirr_stats.models import AnnotationData, encode_annotations
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
-
-from softirr_stats import models
-from softirr_stats.data import Annotations
 
 
 class DuckAnn:

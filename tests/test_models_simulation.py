@@ -7,9 +7,9 @@ algorithm crowd-kit's ``DawidSkene`` implements: EM from a majority-vote start).
 
 import numpy as np
 import pytest
-from softirr_stats.inference import SviConfig, fit
 
 from softirr_stats import models
+from softirr_stats.inference import SviConfig, fit
 
 pytestmark = pytest.mark.slow
 
