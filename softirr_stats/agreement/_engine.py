@@ -409,9 +409,6 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
 
     Returns a dict of float64 arrays of shape (B,): ``value``, ``pa``, ``pe``.
     """
-    if prep.padded is None:  # built on first use (the matrix-product path does not need it)
-        prep.padded = _padded(prep.kd, prep.n, prep.nr, prep.ks, prep.n_groups)
-    pp = prep.padded
     C = np.ones(prep.n) if C is None else np.asarray(C, dtype=np.float64)
     V = np.ones(prep.nr) if V is None else np.asarray(V, dtype=np.float64)
     if C.shape[-1] != prep.n or V.shape[-1] != prep.nr:
@@ -425,22 +422,26 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)
     fused = prep.chance_pairs is None and (prep.quad is None or isinstance(prep.quad, IdentityQuad | DenseQuad))
     gemm = _gemm_features(prep) if (vary_c and not vary_v and np.all(V == 1.0)) else None
+    if prep.padded is None and gemm is None:  # built on first use (the matrix-product path needs none)
+        prep.padded = _padded(prep.kd, prep.n, prep.nr, prep.ks, prep.n_groups)
+    pp = prep.padded
     with x64():
         gemm_F = None if gemm is None else jnp.asarray(gemm[0], dtype=jnp.float64)
-        kd = None if (gemm is not None and vary_c and not vary_v) else _device_kd(pp)
+        kd = None if gemm is not None else _device_kd(pp)
         S = jnp.asarray(prep.quad.S) if isinstance(prep.quad, DenseQuad) else None
         outs: list[dict[str, Any]] = []
         for b0 in range(0, b, chunk):  # chunks of replicates bound memory
             nb = min(chunk, b - b0)
             pad = chunk - nb if b > chunk else 0  # pad the last chunk: one compiled shape
-            Cb = _pad_weights(C[b0:b0 + chunk] if vary_c else C, pp.n, pad if vary_c else 0)
-            Vb = _pad_weights(V[b0:b0 + chunk] if vary_v else V, pp.nr, pad if vary_v else 0)
-            if gemm is not None and vary_c and not vary_v:
+            if gemm is not None:
                 Cr = jnp.asarray(C[b0:b0 + chunk], dtype=jnp.float64)
                 s1 = _stage1_gemm(prep, gemm_F, gemm[1], Cr)
                 W = None if chance_weights is None else jnp.asarray(np.asarray(chance_weights)[b0:b0 + chunk])
-                res = _finish(prep, s1, Cr, W)
-            elif fused:
+                outs.append({k: np.asarray(v) for k, v in _finish(prep, s1, Cr, W).items()})
+                continue
+            Cb = _pad_weights(C[b0:b0 + chunk] if vary_c else C, pp.n, pad if vary_c else 0)
+            Vb = _pad_weights(V[b0:b0 + chunk] if vary_v else V, pp.nr, pad if vary_v else 0)
+            if fused:
                 res = _evaluate_fused(kd, Cb, Vb, S, family=prep.family, n=pp.n, nr=pp.nr, ks=pp.ks,
                                       n_groups=pp.n_groups, q_categories=prep.q_categories,
                                       total_weight=float(prep.total_weight))
