@@ -160,7 +160,7 @@ def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int,
     """
     ann = prep.ann
     with x64():
-        base = jax.random.key(cfg.seed)
+        base = jax.random.key(cfg.seed)  # threefry: replicate b is the same under any chunking (rbg is not)
         rows = stop - start
         idx = jnp.arange(start, start + max(rows, pad_to or 0))
         strata = None if cfg.strata is None else per_item_codes(cfg.strata, ann.items, "strata")
