@@ -9,7 +9,7 @@ from softirr_stats.agreement._result import AgreementResult
 from softirr_stats.inference._config import NutsConfig, SviConfig
 from softirr_stats.inference._fit import SOFT_NAMES, fit
 from softirr_stats.models import MODEL_SPECS, encode_annotations, pair_scores
-from softirr_stats.models._soft import _call_scorer
+from softirr_stats.models._soft import _score_codes
 
 __all__ = ["annotator_agreement"]
 
@@ -24,22 +24,14 @@ def _similarity_name(similarity: Any) -> str:
 
 
 def _vocabulary_matrix(similarity: Any, vocabulary: tuple) -> np.ndarray:
+    """K x K agreement weights over the vocabulary, scored like the soft model's pairs."""
     k = len(vocabulary)
-    if isinstance(similarity, np.ndarray) or (hasattr(similarity, "shape")
-                                              and not callable(similarity)):
-        w = np.asarray(similarity, dtype=np.float64)
-        if w.shape != (k, k):
-            raise ValueError(f"similarity array must have shape (K, K) = ({k}, {k}) (indexed "
-                             f"like ann.vocabulary); got {w.shape}")
-        return w
-    if not callable(similarity):
-        raise TypeError("similarity must be None, a (K, K) array, an equivalence estimator or "
-                        f"a callable; got {type(similarity).__name__}")
-    ia, ib = np.triu_indices(k, 1)
-    vocab = list(vocabulary)
-    s = _call_scorer(similarity, [vocab[i] for i in ia], [vocab[i] for i in ib])
+    if isinstance(similarity, np.ndarray) or (hasattr(similarity, "shape") and not callable(similarity)):
+        ii, jj = np.indices((k, k))
+        return _score_codes(ii.ravel(), jj.ravel(), vocabulary, similarity).reshape(k, k)
+    ia, ib = np.triu_indices(k, 1)  # each unordered label pair scored once, mirrored
     w = np.eye(k)
-    w[ia, ib] = w[ib, ia] = np.clip(s, 0.0, 1.0)
+    w[ia, ib] = w[ib, ia] = _score_codes(ia, ib, vocabulary, similarity)
     return w
 
 
