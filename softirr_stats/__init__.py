@@ -7,7 +7,7 @@
 """
 
 from softirr_stats import agreement, calibration, data, equivalence, reporting, uncertainty
-from softirr_stats._api import (
+from softirr_stats._coefficients import (
     brennan_prediger,
     cohen_kappa,
     conger_kappa,
@@ -18,10 +18,11 @@ from softirr_stats._api import (
     percent_agreement,
     scott_pi,
 )
-from softirr_stats._api_extra import cross_kappa, distance_agreement, multilabel_agreement
+from softirr_stats._sensitivity import sensitivity
+from softirr_stats._statistics import cross_kappa, distance_agreement, multilabel_agreement
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
 from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
-from softirr_stats.uncertainty import Analytic, Bootstrap, sensitivity
+from softirr_stats.uncertainty import Analytic, Bootstrap
 
 __version__ = "0.1.0"
 

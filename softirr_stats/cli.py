@@ -19,8 +19,13 @@ app = typer.Typer(
     help="Inter-rater reliability with soft agreement and honest uncertainty.",
 )
 
-COEFFICIENTS = ("percent_agreement", "cohen_kappa", "scott_pi", "fleiss_kappa", "conger_kappa", "light_kappa",
-                "krippendorff_alpha", "gwet_ac1", "brennan_prediger")
+def _coefficient_names() -> tuple[str, ...]:
+    from softirr_stats.agreement._registry import COEFFICIENTS
+
+    return tuple(COEFFICIENTS)
+
+
+COEFFICIENTS = _coefficient_names()
 
 
 def _split(values: list[str] | None) -> list[str]:

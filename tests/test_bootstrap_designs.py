@@ -48,7 +48,7 @@ def _resample(table: np.ndarray, item_counts: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------- vmap
 
 
-@pytest.mark.parametrize("family", ["alpha", "pooled", "conger", "ac1", "light"])
+@pytest.mark.parametrize("family", ["alpha", "pooled", "per_rater", "ac1", "light"])
 def test_vmap_batch_equals_loop(family):
     ann = Annotations.from_wide(_ratings(1, 25, 4, missing=0.15))
     _, prep = _prep(ann, family)
@@ -298,7 +298,7 @@ def test_bca_matches_scipy_on_a_mean_like_statistic():
     assert (basic.ci_low, basic.ci_high) == pytest.approx((2 * x.mean() - hi, 2 * x.mean() - lo), abs=1e-12)
 
 
-@pytest.mark.parametrize("family", ["percent", "pooled", "ac1", "bp", "alpha", "conger"])
+@pytest.mark.parametrize("family", ["percent", "pooled", "ac1", "bp", "alpha", "per_rater"])
 def test_gemm_fast_path_equals_segment_kernels(family, monkeypatch):
     """Fixed rater weights: stage 1 as one matrix product C @ F equals the vmapped kernels."""
     from softirr_stats.agreement import _engine, evaluate, point_estimate, resolve_similarity

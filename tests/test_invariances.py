@@ -30,10 +30,10 @@ class Spec:
 
 REGISTRY = {
     "percent_agreement": Spec(sis.percent_agreement, "percent"),
-    "cohen_kappa": Spec(sis.cohen_kappa, "conger", two_raters=True),
+    "cohen_kappa": Spec(sis.cohen_kappa, "per_rater", two_raters=True),
     "scott_pi": Spec(sis.scott_pi, "pooled", two_raters=True),
     "fleiss_kappa": Spec(sis.fleiss_kappa, "pooled"),
-    "conger_kappa": Spec(sis.conger_kappa, "conger"),
+    "conger_kappa": Spec(sis.conger_kappa, "per_rater"),
     "light_kappa": Spec(sis.light_kappa, "light"),
     "krippendorff_alpha": Spec(sis.krippendorff_alpha, "alpha", weights=False),
     "gwet_ac1": Spec(sis.gwet_ac1, "ac1"),

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
+from softirr_stats._sensitivity import COLUMNS, coefficient_registry, sensitivity
 from softirr_stats.uncertainty._analytic import Analytic
-from softirr_stats.uncertainty._sensitivity import COLUMNS, coefficient_registry, sensitivity
 
 matplotlib.use("Agg")
 
@@ -159,7 +159,7 @@ def test_multilabel_baselines_for_set_labels():
     df = sensitivity(ann, coefficients=["multilabel_fleiss", "multilabel_ac1", "multilabel_pabak"],
                      similarities=[None, "jaccard"])
     ok = df[df["value"].notna()].set_index("coefficient")["value"]
-    from softirr_stats._api_extra import multilabel_agreement
+    from softirr_stats._statistics import multilabel_agreement
 
     for base in ("fleiss", "ac1", "pabak"):
         assert ok[f"multilabel_{base}"] == pytest.approx(multilabel_agreement(ann, baseline=base).value, abs=1e-12)

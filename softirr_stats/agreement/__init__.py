@@ -1,19 +1,54 @@
 """Agreement coefficients: pure JAX kernels over item/rater weights, and their results.
 
-All coefficients are higher-is-better; 1 means perfect agreement. The public functions
-(``softirr_stats.cohen_kappa`` and friends) live in :mod:`softirr_stats._api` because they
-also attach intervals from the uncertainty layer.
+All coefficients are higher-is-better; 1 means perfect agreement. Each coefficient is one
+record of :data:`COEFFICIENTS` (``_registry.py``) naming its chance family (``_families.py``:
+kernels, chance model, analytic terms). Every statistic implements the :class:`Statistic`
+protocol (prepare once, evaluate for batches of weights). The public functions
+(``softirr_stats.cohen_kappa`` and friends) are made from the registry one layer up, where the
+uncertainty layer attaches intervals.
 """
 
-from softirr_stats.agreement._chance import MonteCarlo, SampledPairs
+from softirr_stats.agreement._chance import MonteCarlo, SampledPairs, resolve_chance
 from softirr_stats.agreement._core import as_annotations, point_estimate
-from softirr_stats.agreement._engine import DegenerateWarning, Prepared, evaluate, prepare
+from softirr_stats.agreement._design import build_design
+from softirr_stats.agreement._engine import (
+    DegenerateWarning,
+    Prepared,
+    chance_standard_error,
+    evaluate,
+    prepare,
+)
+from softirr_stats.agreement._families import FAMILIES, ChanceFamily, get_family
+from softirr_stats.agreement._linearised import Terms, linearised_terms
+from softirr_stats.agreement._registry import (
+    ALPHA_LEVELS,
+    COEFFICIENTS,
+    Coefficient,
+    Resolved,
+    coefficient_table,
+    default_coefficients,
+    get_coefficient,
+    register,
+)
 from softirr_stats.agreement._result import AgreementResult, CrossKappaResult, MultilabelResult
-from softirr_stats.agreement._similarity import VocabSimilarity, resolve_similarity
+from softirr_stats.agreement._similarity import (
+    MEASURE_NAMES,
+    MatrixSimilarity,
+    VocabSimilarity,
+    category_values,
+    estimator_from_name,
+    level_similarity,
+    resolve_similarity,
+)
+from softirr_stats.agreement._statistic import Statistic
 from softirr_stats.agreement._weights import WEIGHT_NAMES, krippendorff_distance, weight_matrix
 
 __all__ = [
-    "AgreementResult", "CrossKappaResult", "MultilabelResult", "DegenerateWarning", "MonteCarlo",
-    "SampledPairs", "Prepared", "VocabSimilarity", "WEIGHT_NAMES", "as_annotations", "evaluate",
-    "krippendorff_distance", "point_estimate", "prepare", "resolve_similarity", "weight_matrix",
+    "ALPHA_LEVELS", "AgreementResult", "COEFFICIENTS", "ChanceFamily", "Coefficient", "CrossKappaResult",
+    "DegenerateWarning", "FAMILIES", "MEASURE_NAMES", "MatrixSimilarity", "MonteCarlo", "MultilabelResult",
+    "Prepared", "Resolved", "SampledPairs", "Statistic", "Terms", "VocabSimilarity", "WEIGHT_NAMES",
+    "as_annotations", "build_design", "category_values", "chance_standard_error", "coefficient_table", "default_coefficients",
+    "estimator_from_name", "evaluate", "get_coefficient", "get_family", "krippendorff_distance",
+    "level_similarity", "linearised_terms", "point_estimate", "prepare", "register", "resolve_chance", "resolve_similarity",
+    "weight_matrix",
 ]

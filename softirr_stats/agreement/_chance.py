@@ -17,7 +17,8 @@ import numpy as np
 from softirr_stats._validation import check_positive_int
 from softirr_stats.agreement._similarity import VocabSimilarity
 
-__all__ = ["MonteCarlo", "SampledPairs", "DenseQuad", "BlockedQuad", "IdentityQuad", "make_quad", "resolve_chance", "CHANCE_NAMES"]
+__all__ = ["MonteCarlo", "SampledPairs", "DenseQuad", "BlockedQuad", "IdentityQuad", "make_quad", "resolve_chance",
+           "CHANCE_NAMES"]
 
 CHANCE_NAMES = ("exact", "auto")
 DENSE_SUPPORT_LIMIT = 4096  # labels; a float64 block of 4096^2 is 128 MiB

@@ -1,6 +1,5 @@
 """From (annotations, family, similarity, chance) to a point-estimate AgreementResult."""
 
-import math
 from typing import Any
 
 import numpy as np
@@ -13,6 +12,7 @@ from softirr_stats.agreement._engine import (
     prepare,
     warn_degenerate,
 )
+from softirr_stats.agreement._families import ChanceFamily
 from softirr_stats.agreement._result import AgreementResult
 from softirr_stats.agreement._similarity import VocabSimilarity
 from softirr_stats.data import Annotations
@@ -42,7 +42,7 @@ def as_annotations(data: Any, categories: Any = None) -> Annotations:
     )
 
 
-def point_estimate(ann: Annotations, *, family: str, coefficient: str, sim: VocabSimilarity,
+def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficient: str, sim: VocabSimilarity,
                    chance: Any = "exact", extra_notes: list[str] | None = None) -> tuple[AgreementResult, Prepared]:
     """Prepare and evaluate a coefficient at unit weights."""
     notes = list(extra_notes or [])
@@ -70,12 +70,10 @@ def point_estimate(ann: Annotations, *, family: str, coefficient: str, sim: Voca
         n_items=int((prep.design.r_i >= 1).sum()),
         n_raters=int(len(np.unique(prep.design.rating_rater))),
         similarity=sim.name,
-        chance=prep.chance_label if family not in ("percent",) else "none",
+        chance="none" if prep.family.chance == "none" else prep.chance_label,
         chance_se=chance_standard_error(prep),
         n_pairs_scored=int(sim.n_scored),
         warnings=tuple(notes),
         details=details,
     )
-    if math.isnan(result.value):
-        pass
     return result, prep

@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from softirr_stats._batching import rows_per_chunk
 from softirr_stats._jax import x64
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._chance import (
@@ -28,14 +29,12 @@ from softirr_stats.agreement._chance import (
     resolve_chance,
 )
 from softirr_stats.agreement._design import Design, build_design
-from softirr_stats.agreement._kernels import FAMILIES, KernelData, combine, stage1
+from softirr_stats.agreement._families import ChanceFamily, ItemBasics, get_family
+from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
 from softirr_stats.agreement._similarity import VocabSimilarity
 from softirr_stats.data import Annotations
 
 __all__ = ["Prepared", "prepare", "evaluate", "DegenerateWarning"]
-
-_SAMPLED_FAMILIES = ("pooled", "conger", "alpha")
-
 
 class DegenerateWarning(SoftIRRWarning):
     """A coefficient is undefined for these data (e.g. expected agreement is 1)."""
@@ -108,7 +107,7 @@ class Prepared:
     ann: Annotations
     design: Design
     sim: VocabSimilarity
-    family: str
+    family: ChanceFamily
     kd: KernelData
     support: np.ndarray
     n_groups: int
@@ -132,6 +131,30 @@ class Prepared:
     def ks(self) -> int:
         return len(self.support)
 
+    # --- the statistic protocol of the uncertainty layer (softirr_stats.uncertainty.Statistic)
+    rater_designs = True  # raters may be resampled
+    supports_analytic = True  # linearised terms where the family has them (else a clear ValueError)
+
+    @property
+    def items(self) -> tuple:
+        return self.ann.items
+
+    @property
+    def n_items(self) -> int:
+        return self.n
+
+    @property
+    def n_raters(self) -> int:
+        return self.nr
+
+    @property
+    def n_chance_pairs(self) -> int:
+        return 0 if self.chance_pairs is None else len(self.chance_pairs.s)
+
+    def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
+        """The coefficient for a batch of item / rater / chance-pair weights (see :func:`evaluate`)."""
+        return evaluate(self, C, V, chance_weights=W)
+
 
 def _exact_pairs_needed(sim: VocabSimilarity, ks: int) -> int:
     if sim.is_identity or sim.is_matrix or getattr(sim, "cheap", False):
@@ -139,81 +162,13 @@ def _exact_pairs_needed(sim: VocabSimilarity, ks: int) -> int:
     return ks * (ks - 1) // 2
 
 
-def _sample_chance_pairs(d: Design, family: str, plan: MonteCarlo | SampledPairs,
-                         pairable_only: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """Rating-index pairs (a, b) drawn from the chance population of ``family``."""
-    rng = np.random.default_rng(plan.seed)
-    m_item = d.rating_item
-    keep = np.flatnonzero(d.r_i[m_item] >= 2) if pairable_only else np.arange(len(m_item))
-    perm_id = None
-    if family == "conger":
-        raters = np.unique(d.rating_rater)
-        ga, gb = np.triu_indices(len(raters), k=1)
-        groups = np.stack([raters[ga], raters[gb]], axis=1)
-        by_rater = [np.flatnonzero(d.rating_rater == r) for r in raters]  # per rater, not per pair
-        a_parts, b_parts, g_parts, p_parts = [], [], [], []
-        if isinstance(plan, SampledPairs):
-            g = rng.integers(0, len(groups), plan.n)
-            for gi, (ra, rb) in enumerate(zip(ga, gb, strict=True)):  # loop over rater pairs
-                k = int((g == gi).sum())
-                a_parts.append(rng.choice(by_rater[ra], k))
-                b_parts.append(rng.choice(by_rater[rb], k))
-                g_parts.append(np.full(k, gi))
-        else:
-            for gi, (ra, rb) in enumerate(zip(ga, gb, strict=True)):
-                xa, xb = by_rater[ra], by_rater[rb]
-                k = min(len(xa), len(xb))
-                for dd in range(plan.permutations):  # D is the user's permutation count
-                    a_parts.append(rng.permutation(xa)[:k])
-                    b_parts.append(rng.permutation(xb)[:k])
-                    g_parts.append(np.full(k, gi))
-                    p_parts.append(np.full(k, dd))
-            perm_id = np.concatenate(p_parts)
-        return (np.concatenate(a_parts), np.concatenate(b_parts), np.concatenate(g_parts), groups, perm_id)
-    if family == "pooled":
-        items = np.flatnonzero(d.r_i >= 1)
-        start = np.concatenate([[0], np.cumsum(d.r_i)[:-1]])
-
-        def draw(k: int) -> np.ndarray:  # item uniformly, then a rating within it
-            it = rng.choice(items, k)
-            return start[it] + rng.integers(0, d.r_i[it])
-
-        if isinstance(plan, SampledPairs):
-            a, b = draw(plan.n), draw(plan.n)
-        else:
-            a_list, b_list, p_list = [], [], []
-            for dd in range(plan.permutations):
-                a0 = draw(len(items))
-                a_list.append(a0)
-                # an independent partner draw: pairing a0 with a permutation of itself would pair
-                # a fixed point with itself (score 1) and bias p_e upwards by about (1 - p_e) / n
-                b_list.append(draw(len(items)))
-                p_list.append(np.full(len(a0), dd))
-            a, b, perm_id = np.concatenate(a_list), np.concatenate(b_list), np.concatenate(p_list)
-        return a, b, np.zeros(len(a), dtype=int), np.zeros((1, 2), dtype=int), perm_id
-    # alpha: two distinct pairable values
-    if len(keep) < 2:
-        raise ValueError("no pairable values to sample chance pairs from")
-    if isinstance(plan, SampledPairs):
-        a = rng.choice(keep, plan.n)
-        off = rng.integers(1, len(keep), plan.n)
-        b = keep[(np.searchsorted(keep, a) + off) % len(keep)]
-    else:
-        a_list, b_list, p_list = [], [], []
-        for dd in range(plan.permutations):
-            sh = rng.permutation(keep)
-            a_list.append(sh)
-            b_list.append(np.roll(sh, 1))  # a derangement of the shuffled order
-            p_list.append(np.full(len(sh), dd))
-        a, b, perm_id = np.concatenate(a_list), np.concatenate(b_list), np.concatenate(p_list)
-    return a, b, np.zeros(len(a), dtype=int), np.zeros((1, 2), dtype=int), perm_id
-
-
-def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any = "exact",
+def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity, *, chance: Any = "exact",
             max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS) -> Prepared:
-    """Everything a coefficient needs that does not depend on the weights."""
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {list(FAMILIES)}; got {family!r}")
+    """Everything a coefficient needs that does not depend on the weights.
+
+    ``family`` is a :class:`~softirr_stats.agreement._families.ChanceFamily` or its name.
+    """
+    family = get_family(family)
     chance = resolve_chance(chance)
     d = build_design(ann)
     if d.n_pairs == 0:
@@ -222,7 +177,7 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
     remap = np.full(d.n_codes, -1, dtype=np.int64)
     remap[support] = np.arange(len(support))
     notes: list[str] = []
-    uses_chance = family in ("pooled", "conger", "alpha", "light")
+    uses_chance = family.chance == "support"
     if chance == "auto":
         need = _exact_pairs_needed(sim, len(support))
         if not uses_chance or need <= max_exact_pairs:
@@ -238,10 +193,10 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
     quad = None
     label = "exact"
     if isinstance(chance, MonteCarlo | SampledPairs):
-        if family not in _SAMPLED_FAMILIES:
+        if family.sampler is None:
             raise ValueError(f"chance={chance!r} is available for Scott/Fleiss, Cohen/Conger and alpha; "
-                             f"this coefficient ({family}) needs chance='exact'")
-        a, b, g, groups, perm = _sample_chance_pairs(d, family, chance, pairable_only=(family == "alpha"))
+                             f"this coefficient ({family.name}) needs chance='exact'")
+        a, b, g, groups, perm = family.sampler(d, chance)
         s = sim.pairs(d.rating_code[a], d.rating_code[b])
         chance_pairs = ChancePairs(d.rating_item[a], d.rating_item[b], g, groups, s,
                                    n_groups=len(groups), label=chance.label, permutation=perm)
@@ -263,7 +218,7 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
     )
     q_cat = len(ann.vocabulary)
     total = 0.0
-    if family in ("ac1", "bp"):
+    if family.chance == "categories":
         total = sim.total()
         if ann.categories is None:
             notes.append(f"q = {q_cat} categories taken from the observed labels; declare categories= "
@@ -273,37 +228,25 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
                     q_categories=q_cat, total_weight=total, notes=notes)
 
 
-@partial(jax.jit, static_argnames=("family", "n", "nr", "ks", "n_groups"))
-def _stage1_batch(kd: KernelData, C: jax.Array, V: jax.Array, *, family: str, n: int, nr: int, ks: int,
-                  n_groups: int) -> dict[str, jax.Array]:
-    """vmap of ``stage1`` over the leading axis of whichever of C (B, n) / V (B, R) is 2-D.
+def _vmapped_stage1(family: ChanceFamily, kd: KernelData, C: jax.Array, V: jax.Array, dims: Dims) -> dict[str, jax.Array]:
+    """vmap of the family's stage 1 over the leading axis of whichever of C (B, n) / V (B, R) is 2-D.
 
     Weights that do not vary (1-D) are not batched, so everything that depends only on
     them (e.g. per-item observed agreement in the item bootstrap) is computed once.
     """
-    fn = partial(stage1, kd, family=family, n=n, nr=nr, ks=ks, n_groups=n_groups)
-    return jax.vmap(fn, in_axes=(0 if C.ndim == 2 else None, 0 if V.ndim == 2 else None))(C, V)
+    fn = partial(family.kernel("stage1"), kd, dims=dims)
+    return jax.vmap(lambda c, v: fn(c, v), in_axes=(0 if C.ndim == 2 else None, 0 if V.ndim == 2 else None))(C, V)
 
 
-def _chance_from_pairs(cp: ChancePairs, C: jax.Array, rv: jax.Array | None, W: jax.Array | None) -> jax.Array:
-    """Weighted ratio estimate of chance agreement from sampled pairs, per replicate."""
-    s = jnp.asarray(cp.s)
-    w = C[:, cp.item_a] * C[:, cp.item_b]
-    if W is not None:
-        w = w * W
-    if cp.n_groups == 1 or rv is None:
-        return jnp.sum(w * s, axis=1) / jnp.sum(w, axis=1)
-    g = jnp.asarray(cp.group)
-    num = jax.vmap(lambda x: jax.ops.segment_sum(x, g, num_segments=cp.n_groups))(w * s)
-    den = jax.vmap(lambda x: jax.ops.segment_sum(x, g, num_segments=cp.n_groups))(w)
-    pe_g = num / jnp.where(den > 0, den, 1.0)
-    gw = rv[:, cp.group_rv[:, 0]] * rv[:, cp.group_rv[:, 1]] * (den > 0)
-    return jnp.sum(gw * pe_g, axis=1) / jnp.sum(gw, axis=1)
+@partial(jax.jit, static_argnames=("family", "dims"))
+def _stage1_batch(kd: KernelData, C: jax.Array, V: jax.Array, *, family: ChanceFamily, dims: Dims) -> dict[str, jax.Array]:
+    return _vmapped_stage1(family, kd, C, V, dims)
 
 
 def _finish(prep: Prepared, s1: dict[str, jax.Array], C: jax.Array, W: jax.Array | None) -> dict[str, jax.Array]:
-    return _finish_core(prep.family, s1, C, W, quad=prep.quad, cp=prep.chance_pairs,
-                        q_categories=prep.q_categories, total_weight=prep.total_weight)
+    ctx = FinishContext(quad=prep.quad, chance_pairs=prep.chance_pairs, q_categories=prep.q_categories,
+                        total_weight=prep.total_weight)
+    return prep.family.kernel("finish")(s1, C, W, ctx)
 
 
 def _quad_jax(S: jax.Array | None, p: jax.Array, q: jax.Array) -> jax.Array:
@@ -314,84 +257,26 @@ def _quad_jax(S: jax.Array | None, p: jax.Array, q: jax.Array) -> jax.Array:
     return jnp.einsum("...k,kl,...l->...", p[..., :k], S, q[..., :k])
 
 
-@partial(jax.jit, static_argnames=("family", "n", "nr", "ks", "n_groups", "q_categories", "total_weight"))
-def _evaluate_fused(kd: KernelData, C: jax.Array, V: jax.Array, S: jax.Array | None, *, family: str, n: int,
-                    nr: int, ks: int, n_groups: int, q_categories: int, total_weight: float) -> dict[str, jax.Array]:
+@partial(jax.jit, static_argnames=("family", "dims", "q_categories", "total_weight"))
+def _evaluate_fused(kd: KernelData, C: jax.Array, V: jax.Array, S: jax.Array | None, *, family: ChanceFamily,
+                    dims: Dims, q_categories: int, total_weight: float) -> dict[str, jax.Array]:
     """Stage 1 and the exact chance term in one compiled program (dense or identity S)."""
-    fn = partial(stage1, kd, family=family, n=n, nr=nr, ks=ks, n_groups=n_groups)
-    s1 = jax.vmap(fn, in_axes=(0 if C.ndim == 2 else None, 0 if V.ndim == 2 else None))(C, V)
-    return _finish_core(family, s1, C, None, quad=partial(_quad_jax, S), cp=None,
-                        q_categories=q_categories, total_weight=total_weight)
+    s1 = _vmapped_stage1(family, kd, C, V, dims)
+    ctx = FinishContext(quad=partial(_quad_jax, S), chance_pairs=None, q_categories=q_categories,
+                        total_weight=total_weight)
+    return family.kernel("finish")(s1, C, None, ctx)
 
 
-def _finish_core(fam: str, s1: dict[str, jax.Array], C: jax.Array, W: jax.Array | None, *, quad: Any,
-                 cp: "ChancePairs | None", q_categories: int, total_weight: float) -> dict[str, jax.Array]:
-    class _P:  # the few attributes the formulas below read
-        pass
-
-    prep = _P()
-    prep.quad, prep.q_categories, prep.total_weight = quad, q_categories, total_weight  # type: ignore[attr-defined]
-    if fam == "percent":
-        pa = s1["pa"]
-        return {"pa": pa, "pe": jnp.zeros_like(pa), "value": pa}
-    if fam == "bp":
-        pe = jnp.full_like(s1["pa"], prep.total_weight / prep.q_categories**2)
-        return {"pa": s1["pa"], "pe": pe, "value": combine(s1["pa"], pe)}
-    if fam == "ac1":
-        q = prep.q_categories
-        pi = s1["pi"]
-        pe = prep.total_weight / (q * (q - 1)) * jnp.sum(pi * (1.0 - pi), axis=-1) if q > 1 else jnp.ones_like(s1["pa"])
-        return {"pa": s1["pa"], "pe": pe, "value": combine(s1["pa"], pe)}
-    if fam == "pooled":
-        pe = _chance_from_pairs(cp, C, None, W) if cp is not None else prep.quad(s1["pi"], s1["pi"])
-        return {"pa": s1["pa"], "pe": pe, "value": combine(s1["pa"], pe)}
-    if fam == "conger":
-        rv = s1["rv"]
-        if cp is not None:
-            pe = _chance_from_pairs(cp, C, rv, W)
-        else:
-            q = s1["q"]  # (B, R, Ks)
-            tot = jnp.sum(rv[..., None] * q, axis=1)
-            both = jnp.concatenate([q, tot[:, None, :]], axis=1)  # one pass over S for all forms
-            forms = prep.quad(both, both)  # (B, R + 1)
-            own, tot_form = forms[:, :-1], forms[:, -1]
-            num = tot_form - jnp.sum(rv**2 * own, axis=1)
-            den = jnp.sum(rv, axis=1) ** 2 - jnp.sum(rv**2, axis=1)
-            pe = num / den
-        return {"pa": s1["pa"], "pe": pe, "value": combine(s1["pa"], pe)}
-    if fam in ("alpha", "alpha_ordinal"):
-        big_n = s1["N"]
-        d_o = s1["do_num"] / big_n
-        if fam == "alpha_ordinal":
-            d_e = s1["de_num"] / (big_n * (big_n - 1.0))
-        elif cp is not None:
-            d_e = 1.0 - _chance_from_pairs(cp, C, None, W)
-        else:
-            nk = s1["nk"]
-            d_e = (big_n**2 - prep.quad(nk, nk)) / (big_n * (big_n - 1.0))
-        value = jnp.where(d_e > 0, 1.0 - d_o / jnp.where(d_e > 0, d_e, 1.0), jnp.nan)
-        return {"pa": 1.0 - d_o, "pe": 1.0 - d_e, "value": value}
-    if fam == "light":
-        pe_g = prep.quad(s1["qa_g"], s1["qb_g"])
-        k_g = combine(s1["po_g"], pe_g)
-        ok = s1["tot_g"] > 0
-        value = jnp.sum(jnp.where(ok, k_g, 0.0), axis=1) / jnp.sum(ok, axis=1)
-        pa = jnp.sum(jnp.where(ok, s1["po_g"], 0.0), axis=1) / jnp.sum(ok, axis=1)
-        pe = jnp.sum(jnp.where(ok, pe_g, 0.0), axis=1) / jnp.sum(ok, axis=1)
-        return {"pa": pa, "pe": pe, "value": value, "kappa_g": k_g}
-    raise AssertionError(fam)  # pragma: no cover - FAMILIES is closed
-
-
-def _auto_chunk(prep: Prepared, vary_c: bool, vary_v: bool, budget_bytes: int = 256 * 2**20) -> int:
+def _auto_chunk(prep: Prepared, vary_c: bool, vary_v: bool) -> int:
     per = prep.n if vary_c else 0
     if vary_v:
         per += 3 * prep.design.n_pairs + 2 * len(prep.design.rating_item)
     else:
         per += 2 * len(prep.design.rating_item)
-    per += 4 * prep.ks * (prep.nr if prep.family == "conger" else 1) + prep.n_groups * prep.ks * 2
+    per += prep.family.width(prep.ks, prep.nr, prep.n_groups)
     if prep.chance_pairs is not None:
         per += 3 * len(prep.chance_pairs.s)
-    return int(max(1, min(1024, budget_bytes // (8 * max(per, 1)))))
+    return rows_per_chunk(per)
 
 
 def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: Any = None,
@@ -405,7 +290,7 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     chance_weights : array (B, n_chance_pairs), optional
         Resampling weights of sampled chance pairs (bootstrap of the chance term).
     chunk_size : int, optional
-        Replicates per vmapped chunk; by default sized to keep about 256 MiB of work arrays.
+        Replicates per vmapped chunk; by default :func:`softirr_stats._batching.rows_per_chunk`.
 
     Returns a dict of float64 arrays of shape (B,): ``value``, ``pa``, ``pe``.
     """
@@ -441,13 +326,12 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
                 continue
             Cb = _pad_weights(C[b0:b0 + chunk] if vary_c else C, pp.n, pad if vary_c else 0)
             Vb = _pad_weights(V[b0:b0 + chunk] if vary_v else V, pp.nr, pad if vary_v else 0)
+            dims = Dims(n=pp.n, nr=pp.nr, ks=pp.ks, n_groups=pp.n_groups)
             if fused:
-                res = _evaluate_fused(kd, Cb, Vb, S, family=prep.family, n=pp.n, nr=pp.nr, ks=pp.ks,
-                                      n_groups=pp.n_groups, q_categories=prep.q_categories,
+                res = _evaluate_fused(kd, Cb, Vb, S, family=prep.family, dims=dims, q_categories=prep.q_categories,
                                       total_weight=float(prep.total_weight))
             else:
-                s1 = _stage1_batch(kd, Cb, Vb, family=prep.family, n=pp.n, nr=pp.nr, ks=pp.ks,
-                                   n_groups=pp.n_groups)
+                s1 = _stage1_batch(kd, Cb, Vb, family=prep.family, dims=dims)
                 C2 = Cb if vary_c else jnp.broadcast_to(Cb, (nb + pad, pp.n))
                 W = None
                 if chance_weights is not None:
@@ -457,7 +341,6 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
         return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
 
 
-_GEMM_FAMILIES = ("percent", "pooled", "ac1", "bp", "alpha", "conger")
 _GEMM_MAX_ENTRIES = 40_000_000  # n_items x features, float64: 320 MB at most
 
 
@@ -466,50 +349,33 @@ def _gemm_features(prep: Prepared) -> tuple[np.ndarray, dict[str, slice]] | None
 
     Everything that does not depend on the item weights is computed once here; a batch of
     item-weight vectors then costs one matrix product (the fast path of the item, cluster and
-    Bayesian bootstraps). Returns None when the family or the size does not allow it.
+    Bayesian bootstraps). Returns None when the family has no features or the size does not allow it.
     """
-    if prep.family not in _GEMM_FAMILIES:
+    fam = prep.family
+    if fam.features is None:
         return None
     cached = prep.__dict__.get("_gemm")
     if cached is not None:
         return cached
-    d, n, ks = prep.design, prep.n, prep.ks
-    kd = prep.kd._replace(rating_item=prep.kd.rating_item.astype(np.int64))
-    width = {"percent": 2, "bp": 2, "pooled": 3 + ks, "ac1": 3 + ks, "alpha": 2 + ks,
-             "conger": 2 + prep.nr * ks}[prep.family]
-    if n * width > _GEMM_MAX_ENTRIES:
+    n, ks = prep.n, prep.ks
+    if n * fam.width(ks, prep.nr, prep.n_groups) > _GEMM_MAX_ENTRIES:
         return None
-    num = np.bincount(kd.pair_item, weights=kd.pair_s, minlength=n)
-    den = np.bincount(kd.pair_item, minlength=n).astype(np.float64)
-    ok = den > 0
-    safe = np.where(ok, den, 1.0)
+    kd = prep.kd
+    item = kd.pair_item.astype(np.int64)
+    basics = ItemBasics(
+        n=n, ks=ks, nr=prep.nr,
+        pair_sum=np.bincount(item, weights=kd.pair_s, minlength=n),
+        pair_count=np.bincount(item, minlength=n).astype(np.float64),
+        r=prep.design.r_i.astype(np.float64), rating_item=kd.rating_item.astype(np.int64),
+        rating_rater=np.asarray(kd.rating_rater, dtype=np.int64), rating_s=np.asarray(kd.rating_s, dtype=np.int64))
     cols: list[np.ndarray] = []
     layout: dict[str, slice] = {}
-
-    def add(name: str, block: np.ndarray) -> None:
+    start = 0
+    for name, block in fam.features(basics):
         block = block.reshape(n, -1)
-        start = sum(c.shape[1] for c in cols)
         layout[name] = slice(start, start + block.shape[1])
+        start += block.shape[1]
         cols.append(block)
-
-    r = d.r_i.astype(np.float64)
-    if prep.family in ("percent", "bp", "pooled", "ac1", "conger"):
-        add("pa_num", np.where(ok, num / safe, 0.0))
-        add("pa_den", ok.astype(np.float64))
-    if prep.family in ("pooled", "ac1"):
-        P = np.bincount(kd.rating_item * ks + kd.rating_s, weights=1.0 / r[kd.rating_item], minlength=n * ks)
-        add("pi_num", P)
-        add("pi_den", (r > 0).astype(np.float64))
-    if prep.family == "conger":
-        X = np.bincount((kd.rating_item * prep.nr + kd.rating_rater) * ks + kd.rating_s, minlength=n * prep.nr * ks)
-        add("counts", X.astype(np.float64))
-    if prep.family == "alpha":
-        dnum = np.bincount(kd.pair_item, weights=1.0 - kd.pair_s, minlength=n)
-        add("N", r * ok)
-        add("do_num", np.where(ok, r * dnum / safe, 0.0))
-        nk = np.bincount(kd.rating_item * ks + kd.rating_s, weights=ok[kd.rating_item].astype(np.float64),
-                         minlength=n * ks)
-        add("nk", nk)
     out = (np.ascontiguousarray(np.hstack(cols)), layout)
     prep.__dict__["_gemm"] = out
     return out

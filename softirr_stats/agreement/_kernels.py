@@ -1,26 +1,24 @@
 """Pure JAX kernels: every coefficient as a function of item weights ``c`` and rater weights ``v``.
 
 A point estimate uses ``c = 1, v = 1``; bootstrap designs are batches of weights through
-``jax.vmap``. The computation has three stages:
+``jax.vmap``. Each chance family (see :mod:`softirr_stats.agreement._families`) has two kernels:
 
-1. ``stage1`` (JAX, vmapped): observed agreement and the label marginals the chance term
-   needs, from the within-item pair list and the rating list (segment sums).
-2. ``quad`` forms ``p^T S q`` over the label support (dense einsum, or blocked over rows of S
-   when the support is large and S is scored on demand) - see ``_chance.py``.
-3. ``combine``: the coefficient from the observed term and the chance term.
+1. a *stage-1* kernel (unbatched, vmapped by the engine): observed agreement and the label
+   marginals the chance term needs, from the within-item pair list and the rating list
+   (segment sums);
+2. a *finish* kernel (batched): the chance term - quadratic forms ``p^T S q`` over the label
+   support (``ctx.quad``, see ``_chance.py``) or sampled chance pairs - and the coefficient.
 
 Shapes: ``P`` within-item pairs, ``M`` ratings, ``n`` items, ``R`` raters, ``Ks`` labels in the
-support of the data (codes re-indexed to ``0..Ks-1``).
+support of the data (codes re-indexed to ``0..Ks-1``). Definitions: docs/formulas/coefficients.md.
 """
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-__all__ = ["KernelData", "FAMILIES", "stage1", "combine"]
-
-FAMILIES = ("percent", "pooled", "conger", "ac1", "bp", "alpha", "alpha_ordinal", "light")
+__all__ = ["KernelData", "Dims", "FinishContext", "combine"]
 
 
 class KernelData(NamedTuple):
@@ -36,8 +34,35 @@ class KernelData(NamedTuple):
     rating_s: jax.Array  # (M,) int32 support code
 
 
+class Dims(NamedTuple):
+    """Static sizes of the (padded) kernel inputs."""
+
+    n: int  # items
+    nr: int  # raters
+    ks: int  # labels in the support
+    n_groups: int = 0  # rater pairs present (Light's kappa)
+
+
+class FinishContext(NamedTuple):
+    """What a finish kernel reads besides the stage-1 outputs and the weights."""
+
+    quad: Any  # p, q -> p^T S q over the support (batched), or None with sampled chance
+    chance_pairs: Any  # sampled chance pairs (engine.ChancePairs) or None
+    q_categories: int  # declared number of categories (AC1, Brennan-Prediger)
+    total_weight: float  # sum of S over the categories (T_w)
+
+
 def _safe_div(num: jax.Array, den: jax.Array) -> jax.Array:
     return jnp.where(den > 0, num / jnp.where(den > 0, den, 1.0), jnp.nan)
+
+
+def combine(pa: jax.Array, pe: jax.Array) -> jax.Array:
+    """Chance-corrected coefficient ``(pa - pe) / (1 - pe)``; nan when ``pe == 1``."""
+    return jnp.where(pe < 1.0, (pa - pe) / jnp.where(pe < 1.0, 1.0 - pe, 1.0), jnp.nan)
+
+
+# ---------------------------------------------------------------------------------------------
+# shared stage-1 pieces
 
 
 def _item_pairs(kd: KernelData, v: jax.Array, n: int) -> tuple[jax.Array, jax.Array]:
@@ -48,7 +73,8 @@ def _item_pairs(kd: KernelData, v: jax.Array, n: int) -> tuple[jax.Array, jax.Ar
     return num, den
 
 
-def _gwet_pa(num: jax.Array, den: jax.Array, c: jax.Array) -> jax.Array:
+def _gwet_pa(kd: KernelData, c: jax.Array, v: jax.Array, n: int) -> jax.Array:
+    num, den = _item_pairs(kd, v, n)
     ok = den > 0
     pa_i = jnp.where(ok, num / jnp.where(ok, den, 1.0), 0.0)
     return _safe_div(jnp.sum(c * pa_i), jnp.sum(c * ok))
@@ -86,46 +112,155 @@ def _ordinal_delta(nk: jax.Array) -> jax.Array:
     return d**2  # symmetric in (c, k)
 
 
-def stage1(kd: KernelData, c: jax.Array, v: jax.Array, *, family: str, n: int, nr: int, ks: int,
-           n_groups: int = 0) -> dict[str, jax.Array]:
-    """Observed agreement and chance-term inputs for one weight vector pair (unbatched)."""
-    num, den = _item_pairs(kd, v, n)
-    out: dict[str, jax.Array] = {}
-    if family in ("percent", "pooled", "conger", "ac1", "bp"):
-        out["pa"] = _gwet_pa(num, den, c)
-    if family in ("pooled", "ac1"):
-        out["pi"] = _pooled_pi(kd, c, v, n, ks)
-    if family == "conger":
-        out["q"], out["rv"] = _rater_marginals(kd, c, v, nr, ks)
-    if family in ("alpha", "alpha_ordinal"):
-        ok = den > 0
-        u, r = _rating_totals(kd, v, n)
-        big_n = jnp.sum(c * r * ok)
-        nk = jax.ops.segment_sum(c[kd.rating_item] * u * ok[kd.rating_item], kd.rating_s, num_segments=ks)
-        if family == "alpha":
-            dnum = jax.ops.segment_sum(v[kd.pair_ra] * v[kd.pair_rb] * (1.0 - kd.pair_s), kd.pair_item,
-                                       num_segments=n)
-        else:
-            delta = _ordinal_delta(nk)
-            pd_ = delta[kd.pair_sa, kd.pair_sb]
-            dnum = jax.ops.segment_sum(v[kd.pair_ra] * v[kd.pair_rb] * pd_, kd.pair_item, num_segments=n)
-            out["de_num"] = nk @ delta @ nk
-        dbar = jnp.where(ok, dnum / jnp.where(ok, den, 1.0), 0.0)
-        out["do_num"] = jnp.sum(c * r * dbar)
-        out["N"] = big_n
-        out["nk"] = nk
-    if family == "light":
-        g = kd.pair_group
-        cw = c[kd.pair_item] * v[kd.pair_ra] * v[kd.pair_rb]
-        tot = jax.ops.segment_sum(cw, g, num_segments=n_groups)
-        out["po_g"] = _safe_div(jax.ops.segment_sum(cw * kd.pair_s, g, num_segments=n_groups), tot)
-        qa = jax.ops.segment_sum(cw, g * ks + kd.pair_sa, num_segments=n_groups * ks).reshape(n_groups, ks)
-        qb = jax.ops.segment_sum(cw, g * ks + kd.pair_sb, num_segments=n_groups * ks).reshape(n_groups, ks)
-        safe = jnp.where(tot > 0, tot, 1.0)[:, None]
-        out["qa_g"], out["qb_g"], out["tot_g"] = qa / safe, qb / safe, tot
+def _alpha_common(kd: KernelData, c: jax.Array, v: jax.Array, n: int, ks: int,
+                  pair_d: jax.Array) -> dict[str, jax.Array]:
+    """Krippendorff's D_o numerator, N and coincidence marginals n_k for pair distances ``pair_d``."""
+    _, den = _item_pairs(kd, v, n)
+    ok = den > 0
+    u, r = _rating_totals(kd, v, n)
+    nk = jax.ops.segment_sum(c[kd.rating_item] * u * ok[kd.rating_item], kd.rating_s, num_segments=ks)
+    dnum = jax.ops.segment_sum(v[kd.pair_ra] * v[kd.pair_rb] * pair_d, kd.pair_item, num_segments=n)
+    dbar = jnp.where(ok, dnum / jnp.where(ok, den, 1.0), 0.0)
+    return {"do_num": jnp.sum(c * r * dbar), "N": jnp.sum(c * r * ok), "nk": nk}
+
+
+# ---------------------------------------------------------------------------------------------
+# stage 1 per family (unbatched: c (n,), v (R,))
+
+
+def stage1_observed(kd: KernelData, c: jax.Array, v: jax.Array, dims: Dims) -> dict[str, jax.Array]:
+    """Percent agreement and Brennan-Prediger: observed agreement only."""
+    return {"pa": _gwet_pa(kd, c, v, dims.n)}
+
+
+def stage1_pooled(kd: KernelData, c: jax.Array, v: jax.Array, dims: Dims) -> dict[str, jax.Array]:
+    """Scott / Fleiss / AC1: observed agreement and the pooled label distribution ``pi``."""
+    return {"pa": _gwet_pa(kd, c, v, dims.n), "pi": _pooled_pi(kd, c, v, dims.n, dims.ks)}
+
+
+def stage1_per_rater(kd: KernelData, c: jax.Array, v: jax.Array, dims: Dims) -> dict[str, jax.Array]:
+    """Cohen / Conger: observed agreement and each rater's own label distribution."""
+    q, rv = _rater_marginals(kd, c, v, dims.nr, dims.ks)
+    return {"pa": _gwet_pa(kd, c, v, dims.n), "q": q, "rv": rv}
+
+
+def stage1_alpha(kd: KernelData, c: jax.Array, v: jax.Array, dims: Dims) -> dict[str, jax.Array]:
+    """Krippendorff's alpha with distance ``1 - s``."""
+    return _alpha_common(kd, c, v, dims.n, dims.ks, 1.0 - kd.pair_s)
+
+
+def stage1_alpha_ordinal(kd: KernelData, c: jax.Array, v: jax.Array, dims: Dims) -> dict[str, jax.Array]:
+    """Ordinal alpha: the metric depends on the (weighted) coincidence marginals."""
+    _, den = _item_pairs(kd, v, dims.n)
+    ok = den > 0
+    u, _ = _rating_totals(kd, v, dims.n)
+    nk = jax.ops.segment_sum(c[kd.rating_item] * u * ok[kd.rating_item], kd.rating_s, num_segments=dims.ks)
+    delta = _ordinal_delta(nk)
+    out = _alpha_common(kd, c, v, dims.n, dims.ks, delta[kd.pair_sa, kd.pair_sb])
+    out["de_num"] = nk @ delta @ nk
     return out
 
 
-def combine(pa: jax.Array, pe: jax.Array) -> jax.Array:
-    """Chance-corrected coefficient ``(pa - pe) / (1 - pe)``; nan when ``pe == 1``."""
-    return jnp.where(pe < 1.0, (pa - pe) / jnp.where(pe < 1.0, 1.0 - pe, 1.0), jnp.nan)
+def stage1_light(kd: KernelData, c: jax.Array, v: jax.Array, dims: Dims) -> dict[str, jax.Array]:
+    """Light's kappa: observed agreement and both raters' marginals per rater pair."""
+    g, ks, n_groups = kd.pair_group, dims.ks, dims.n_groups
+    cw = c[kd.pair_item] * v[kd.pair_ra] * v[kd.pair_rb]
+    tot = jax.ops.segment_sum(cw, g, num_segments=n_groups)
+    qa = jax.ops.segment_sum(cw, g * ks + kd.pair_sa, num_segments=n_groups * ks).reshape(n_groups, ks)
+    qb = jax.ops.segment_sum(cw, g * ks + kd.pair_sb, num_segments=n_groups * ks).reshape(n_groups, ks)
+    safe = jnp.where(tot > 0, tot, 1.0)[:, None]
+    return {"po_g": _safe_div(jax.ops.segment_sum(cw * kd.pair_s, g, num_segments=n_groups), tot),
+            "qa_g": qa / safe, "qb_g": qb / safe, "tot_g": tot}
+
+
+# ---------------------------------------------------------------------------------------------
+# finish per family (batched: leading axis B)
+
+
+def chance_from_pairs(cp: Any, C: jax.Array, rv: jax.Array | None, W: jax.Array | None) -> jax.Array:
+    """Weighted ratio estimate of chance agreement from sampled pairs, per replicate."""
+    s = jnp.asarray(cp.s)
+    w = C[:, cp.item_a] * C[:, cp.item_b]
+    if W is not None:
+        w = w * W
+    if cp.n_groups == 1 or rv is None:
+        return jnp.sum(w * s, axis=1) / jnp.sum(w, axis=1)
+    g = jnp.asarray(cp.group)
+    num = jax.vmap(lambda x: jax.ops.segment_sum(x, g, num_segments=cp.n_groups))(w * s)
+    den = jax.vmap(lambda x: jax.ops.segment_sum(x, g, num_segments=cp.n_groups))(w)
+    pe_g = num / jnp.where(den > 0, den, 1.0)
+    gw = rv[:, cp.group_rv[:, 0]] * rv[:, cp.group_rv[:, 1]] * (den > 0)
+    return jnp.sum(gw * pe_g, axis=1) / jnp.sum(gw, axis=1)
+
+
+def _coefficient(pa: jax.Array, pe: jax.Array) -> dict[str, jax.Array]:
+    return {"pa": pa, "pe": pe, "value": combine(pa, pe)}
+
+
+def finish_percent(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    pa = s1["pa"]
+    return {"pa": pa, "pe": jnp.zeros_like(pa), "value": pa}
+
+
+def finish_bp(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    return _coefficient(s1["pa"], jnp.full_like(s1["pa"], ctx.total_weight / ctx.q_categories**2))
+
+
+def finish_ac1(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    q, pi = ctx.q_categories, s1["pi"]
+    if q > 1:
+        pe = ctx.total_weight / (q * (q - 1)) * jnp.sum(pi * (1.0 - pi), axis=-1)
+    else:
+        pe = jnp.ones_like(s1["pa"])
+    return _coefficient(s1["pa"], pe)
+
+
+def finish_pooled(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    if ctx.chance_pairs is not None:
+        pe = chance_from_pairs(ctx.chance_pairs, C, None, W)
+    else:
+        pe = ctx.quad(s1["pi"], s1["pi"])
+    return _coefficient(s1["pa"], pe)
+
+
+def finish_per_rater(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    rv = s1["rv"]
+    if ctx.chance_pairs is not None:
+        return _coefficient(s1["pa"], chance_from_pairs(ctx.chance_pairs, C, rv, W))
+    q = s1["q"]  # (B, R, Ks)
+    tot = jnp.sum(rv[..., None] * q, axis=1)
+    both = jnp.concatenate([q, tot[:, None, :]], axis=1)  # one pass over S for all forms
+    forms = ctx.quad(both, both)  # (B, R + 1)
+    own, tot_form = forms[:, :-1], forms[:, -1]
+    num = tot_form - jnp.sum(rv**2 * own, axis=1)
+    den = jnp.sum(rv, axis=1) ** 2 - jnp.sum(rv**2, axis=1)
+    return _coefficient(s1["pa"], num / den)
+
+
+def _alpha_value(d_o: jax.Array, d_e: jax.Array) -> dict[str, jax.Array]:
+    value = jnp.where(d_e > 0, 1.0 - d_o / jnp.where(d_e > 0, d_e, 1.0), jnp.nan)
+    return {"pa": 1.0 - d_o, "pe": 1.0 - d_e, "value": value}
+
+
+def finish_alpha(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    big_n = s1["N"]
+    if ctx.chance_pairs is not None:
+        d_e = 1.0 - chance_from_pairs(ctx.chance_pairs, C, None, W)
+    else:
+        d_e = (big_n**2 - ctx.quad(s1["nk"], s1["nk"])) / (big_n * (big_n - 1.0))
+    return _alpha_value(s1["do_num"] / big_n, d_e)
+
+
+def finish_alpha_ordinal(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    big_n = s1["N"]
+    return _alpha_value(s1["do_num"] / big_n, s1["de_num"] / (big_n * (big_n - 1.0)))
+
+
+def finish_light(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    pe_g = ctx.quad(s1["qa_g"], s1["qb_g"])
+    k_g = combine(s1["po_g"], pe_g)
+    ok = s1["tot_g"] > 0
+    n_ok = jnp.sum(ok, axis=1)
+    return {"pa": jnp.sum(jnp.where(ok, s1["po_g"], 0.0), axis=1) / n_ok,
+            "pe": jnp.sum(jnp.where(ok, pe_g, 0.0), axis=1) / n_ok,
+            "value": jnp.sum(jnp.where(ok, k_g, 0.0), axis=1) / n_ok, "kappa_g": k_g}

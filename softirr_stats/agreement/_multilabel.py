@@ -16,6 +16,7 @@ Definitions (docs/multilabel.md derives them):
 """
 
 import math
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -23,12 +24,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from softirr_stats._batching import rows_per_chunk
 from softirr_stats._jax import x64
 from softirr_stats.data import Annotations
 
 __all__ = [
     "BASELINES", "MultilabelData", "multilabel_data", "evaluate_multilabel", "label_floor",
-    "multilabel_summary", "minimum_agreement",
+    "multilabel_summary", "minimum_agreement", "MultilabelStatistic",
 ]
 
 BASELINES = ("fleiss", "ac1", "pabak")
@@ -156,7 +158,7 @@ def evaluate_multilabel(data: MultilabelData, baseline: str, C: Any = None, V: A
             raise ValueError(f"C and V must have the same number of replicates; got {C.shape[0]} and {V.shape[0]}")
         b = C.shape[0] if batch_c else V.shape[0]
         per = (6 * data.n * data.n_labels + 2 * data.n * data.nr) if batch_v else (2 * data.n + 4 * data.n_labels)
-        chunk = chunk_size or int(max(1, min(1024, (256 * 2**20) // (8 * per))))
+        chunk = chunk_size or rows_per_chunk(per)
         outs = []
         for b0 in range(0, b, chunk):  # chunks of replicates bound memory
             Cb = C[b0:b0 + chunk] if batch_c else C
@@ -287,3 +289,29 @@ def _hamming_alpha(X: np.ndarray, mask: np.ndarray) -> dict[str, float]:
     d_e = de_w * big_n / (big_n - 1.0) if big_n > 1 else math.nan
     alpha = 1.0 - (1.0 - ao_w) / d_e if d_e and d_e > 0 else math.nan
     return {"hamming_alpha": alpha, "kappa_rating_weighted": kappa_w, "n_pairable_ratings": int(big_n)}
+
+
+@dataclass(frozen=True)
+class MultilabelStatistic:
+    """Multi-label agreement with one baseline, prepared for the uncertainty layer (``Statistic``)."""
+
+    data: MultilabelData
+    baseline: str
+    rater_designs = True
+    supports_analytic = False
+    n_chance_pairs = 0
+
+    @property
+    def items(self) -> tuple:
+        return self.data.ann.items
+
+    @property
+    def n_items(self) -> int:
+        return self.data.n
+
+    @property
+    def n_raters(self) -> int:
+        return self.data.nr
+
+    def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
+        return evaluate_multilabel(self.data, self.baseline, C, V)

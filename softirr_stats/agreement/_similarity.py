@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.agreement._weights import WEIGHT_NAMES, weight_matrix
+from softirr_stats.agreement._weights import WEIGHT_NAMES, krippendorff_distance, weight_matrix
 from softirr_stats.data import Annotations
 
-__all__ = ["VocabSimilarity", "resolve_similarity", "category_values", "estimator_from_name", "MEASURE_NAMES"]
+__all__ = ["VocabSimilarity", "MatrixSimilarity", "resolve_similarity", "level_similarity", "category_values",
+           "estimator_from_name", "MEASURE_NAMES"]
 
 
 class VocabSimilarity:
@@ -279,3 +280,29 @@ def resolve_similarity(
 
 
 SimilarityLike = VocabSimilarity | Callable[..., Any] | np.ndarray | None
+
+
+def level_similarity(ann: Annotations, level: str, similarity: Any = None) -> VocabSimilarity:
+    """Krippendorff's metric as a similarity: nominal (or ``similarity=``), interval or ratio.
+
+    ``1 - delta / max(delta)``: alpha is invariant to rescaling the distance. Ordinal is not
+    a fixed similarity (its metric depends on the data) and is handled by its own family.
+
+    Examples
+    --------
+    >>> ann = Annotations.from_wide([[1, 2], [2, 3], [3, 3]])
+    >>> level_similarity(ann, "interval").block(np.arange(3), np.arange(3))[0].tolist()
+    [1.0, 0.75, 0.0]
+    """
+    if level == "nominal":
+        return resolve_similarity(ann, similarity=similarity)
+    if similarity is not None:
+        raise ValueError(f"similarity= replaces the level's distance; use level='nominal' with a similarity "
+                         f"(got level={level!r})")
+    if level not in ("interval", "ratio"):
+        raise ValueError(f"level must be one of ['nominal', 'interval', 'ratio'] here; got {level!r}")
+    if ann.kind != "numeric":
+        raise ValueError(f"level={level!r} needs numeric labels; these are {ann.kind}")
+    delta = krippendorff_distance(level, ann.values())
+    top = delta.max()
+    return MatrixSimilarity(1.0 - delta / top if top > 0 else 1.0 - delta, name=f"{level}-distance")

@@ -116,6 +116,34 @@ class XrrPrepared:
     def n(self) -> int:
         return len(self.r_x)
 
+    # --- the statistic protocol of the uncertainty layer
+    rater_designs = False  # the two replications have different raters
+    supports_analytic = False
+    n_chance_pairs = 0
+
+    @property
+    def items(self) -> tuple:
+        return self.data.union.items
+
+    @property
+    def n_items(self) -> int:
+        return self.n
+
+    @property
+    def n_raters(self) -> int:
+        return self.data.union.n_raters
+
+    def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
+        """kappa_x, and the normalised kappa_x with both IRRs recomputed, for item weights ``C``."""
+        out = xrr_evaluate(self, C)
+        if self.irr_prep:
+            c = np.ones((1, self.n)) if C is None else np.atleast_2d(np.asarray(C, dtype=np.float64))
+            ix, iy = irr_replicates(self, c)
+            out["normalized"] = normalized_kappa(out["value"], ix, iy)
+        return out
+
+    extra_outputs = ("normalized",)  # replicated beside value; the bootstrap gives them an interval
+
 
 def _ratings(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ii, jj = np.nonzero(codes >= 0)

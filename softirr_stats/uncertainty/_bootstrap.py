@@ -18,10 +18,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from softirr_stats._batching import rows_per_chunk
 from softirr_stats._jax import x64
 from softirr_stats._validation import check_choice, check_level, check_positive_int
-from softirr_stats.agreement import AgreementResult
-from softirr_stats.agreement._engine import Prepared, evaluate
+from softirr_stats.agreement import AgreementResult, Statistic
 from softirr_stats.uncertainty._intervals import (
     INTERVAL_METHODS,
     basic_interval,
@@ -150,7 +150,7 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
     return draw
 
 
-def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int,
+def draw_weights(stat: Statistic, cfg: Bootstrap, start: int, stop: int,
                  pad_to: int | None = None) -> tuple[Any, Any, Any]:
     """Item weights C (B, n) or None, rater weights V (B, R) or None, chance weights W or None.
 
@@ -158,17 +158,16 @@ def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int,
     ``pad_to`` draws a fixed number of rows (so one compiled program serves every chunk);
     only the first ``stop - start`` are returned.
     """
-    ann = prep.ann
     with x64():
         base = jax.random.key(cfg.seed)  # threefry: replicate b is the same under any chunking (rbg is not)
         rows = stop - start
         idx = jnp.arange(start, start + max(rows, pad_to or 0))
-        strata = None if cfg.strata is None else per_item_codes(cfg.strata, ann.items, "strata")
+        strata = None if cfg.strata is None else per_item_codes(cfg.strata, stat.items, "strata")
         C = V = W = None
         if cfg.design in ("items", "items+raters", "bayesian"):
-            C = _unit_sampler(prep.n, strata, cfg.design == "bayesian", 1)(base, idx)[:rows]
+            C = _unit_sampler(stat.n_items, strata, cfg.design == "bayesian", 1)(base, idx)[:rows]
         elif cfg.design == "cluster":
-            cl = per_item_codes(cfg.cluster, ann.items, "cluster")
+            cl = per_item_codes(cfg.cluster, stat.items, "cluster")
             n_cl = int(cl.max()) + 1
             cl_strata = None
             if strata is not None:
@@ -180,23 +179,23 @@ def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int,
             counts = _unit_sampler(n_cl, cl_strata, False, 1)(base, idx)[:rows]
             C = counts[:, jnp.asarray(cl)]
         if cfg.design in ("raters", "items+raters"):
-            V = _unit_sampler(prep.nr, None, False, 2)(base, idx)[:rows]
-        if prep.chance_pairs is not None:
-            W = _unit_sampler(len(prep.chance_pairs.s), None, False, 3)(base, idx)[:rows]
+            V = _unit_sampler(stat.n_raters, None, False, 2)(base, idx)[:rows]
+        if stat.n_chance_pairs:
+            W = _unit_sampler(stat.n_chance_pairs, None, False, 3)(base, idx)[:rows]
         return C, V, W
 
 
-def bootstrap_replicates(prep: Prepared, cfg: Bootstrap) -> dict[str, np.ndarray]:
-    """Evaluate ``cfg.n`` replicates; weights are drawn chunk by chunk (bounded memory)."""
-    # weights are drawn in chunks of about 128 MiB (float64 item weights), so memory stays bounded
-    default = int(np.clip((128 * 2**20) // (8 * max(prep.n, prep.nr)), 16, 512))
-    chunk = min(cfg.chunk_size or default, cfg.n)
+def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarray]:
+    """Evaluate ``cfg.n`` replicates of any statistic; weights are drawn chunk by chunk (bounded memory)."""
+    width = stat.n_items + stat.n_raters + stat.n_chance_pairs  # float64 weights per replicate
+    chunk = min(cfg.chunk_size or rows_per_chunk(width), cfg.n)
     parts: list[dict[str, np.ndarray]] = []
-    for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each vmapped
-        C, V, W = draw_weights(prep, cfg, b0, min(cfg.n, b0 + chunk), pad_to=chunk)
+    for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each evaluated as one batch
+        C, V, W = draw_weights(stat, cfg, b0, min(cfg.n, b0 + chunk), pad_to=chunk)
         if C is None and V is None:
             raise AssertionError("a design draws item or rater weights")  # pragma: no cover
-        parts.append(evaluate(prep, C, V, chance_weights=W, chunk_size=cfg.chunk_size))
+        parts.append(stat.evaluate(None if C is None else np.asarray(C), None if V is None else np.asarray(V),
+                                   None if W is None else np.asarray(W)))
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
@@ -216,10 +215,10 @@ def leave_one_out_weights(cfg: Bootstrap, items: tuple, n_items: int, n_raters: 
         yield C, None
 
 
-def jackknife_values(prep: Prepared, cfg: Bootstrap) -> np.ndarray:
+def jackknife_values(stat: Statistic, cfg: Bootstrap) -> np.ndarray:
     """Leave-one-unit-out values (items, clusters or raters, matching the design)."""
-    blocks = leave_one_out_weights(cfg, prep.ann.items, prep.n, prep.nr)
-    return np.concatenate([evaluate(prep, C, V)["value"] for C, V in blocks])
+    blocks = leave_one_out_weights(cfg, stat.items, stat.n_items, stat.n_raters)
+    return np.concatenate([stat.evaluate(C, V)["value"] for C, V in blocks])
 
 
 def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstrap, jackknife: Any,
@@ -250,10 +249,23 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
     return replace(out, warnings=tuple(warnings_))
 
 
-def attach_bootstrap(result: AgreementResult, prep: Prepared, cfg: Bootstrap) -> AgreementResult:
-    """Compute the interval of ``cfg`` and return ``result`` carrying it."""
-    reps = bootstrap_replicates(prep, cfg)["value"]
-    notes = ()
-    if prep.chance_pairs is not None:
+def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -> AgreementResult:
+    """Compute the interval of ``cfg`` for any statistic and return ``result`` carrying it.
+
+    Outputs a statistic lists in ``extra_outputs`` (e.g. the normalised kappa_x) get their
+    replicates and percentile interval in ``details`` (``{name}_replicates``, ``{name}_ci_low``,
+    ``{name}_ci_high``).
+    """
+    if not stat.rater_designs and cfg.design in ("raters", "items+raters"):
+        raise ValueError(f"Bootstrap design {cfg.design!r} is not supported here: the statistic's raters cannot be "
+                         "resampled; use design='items', 'cluster' or 'bayesian'")
+    reps = bootstrap_replicates(stat, cfg)
+    notes: tuple[str, ...] = ()
+    if stat.n_chance_pairs:
         notes = ("chance-term sampling error included: the chance pairs are resampled in every replicate",)
-    return summarize_replicates(result, reps, cfg, lambda: jackknife_values(prep, cfg), notes)
+    details: dict[str, Any] = {}
+    for name in getattr(stat, "extra_outputs", ()):
+        if name in reps:
+            lo, hi = percentile_interval(reps[name], cfg.level)
+            details.update({f"{name}_replicates": reps[name], f"{name}_ci_low": lo, f"{name}_ci_high": hi})
+    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes, **details)

@@ -9,58 +9,62 @@ coefficient is reused by every other coefficient.
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
-from inspect import signature
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from softirr_stats.agreement import AgreementResult, as_annotations
-from softirr_stats.agreement._chance import resolve_chance
-from softirr_stats.agreement._similarity import (
+from softirr_stats._coefficients import estimate
+from softirr_stats._statistics import multilabel_agreement
+from softirr_stats.agreement import (
+    COEFFICIENTS,
     MEASURE_NAMES,
-    ScoredSimilarity,
+    WEIGHT_NAMES,
+    AgreementResult,
+    as_annotations,
     category_values,
+    default_coefficients,
     estimator_from_name,
+    resolve_chance,
+    weight_matrix,
 )
-from softirr_stats.agreement._weights import WEIGHT_NAMES, weight_matrix
+from softirr_stats.agreement._similarity import ScoredSimilarity
 from softirr_stats.data import Annotations
-from softirr_stats.uncertainty._analytic import Analytic, reinterval
-from softirr_stats.uncertainty._bootstrap import Bootstrap
+from softirr_stats.uncertainty import Analytic, Bootstrap, attach_interval, check_ci, reinterval
 
-__all__ = ["sensitivity", "coefficient_registry", "COLUMNS", "TWO_RATER_COEFFICIENTS"]
+__all__ = ["sensitivity", "coefficient_registry", "COLUMNS"]
 
 COLUMNS = (
     "coefficient", "similarity", "chance", "value", "observed", "expected", "ci_low", "ci_high", "se",
     "level", "ci_method", "n_items", "n_raters", "n_pairs_scored", "warnings",
 )
-TWO_RATER_COEFFICIENTS = frozenset({"cohen_kappa", "scott_pi"})
-DEFAULT_TWO_RATERS = ("cohen_kappa", "scott_pi", "krippendorff_alpha", "gwet_ac1", "brennan_prediger",
-                      "percent_agreement")
-DEFAULT_MULTI_RATERS = ("fleiss_kappa", "conger_kappa", "krippendorff_alpha", "gwet_ac1", "brennan_prediger",
-                        "percent_agreement")
 MULTILABEL_COEFFICIENTS = ("multilabel_fleiss", "multilabel_ac1", "multilabel_pabak")
 
 
 @dataclass(frozen=True)
 class CoefficientSpec:
-    """A public coefficient function and the options it accepts."""
+    """A coefficient as the sensitivity table runs it.
+
+    ``estimate(ann, **options) -> (result, statistic)`` gives the point estimate and the
+    prepared statistic its interval is computed on.
+    """
 
     name: str
-    fn: Callable[..., AgreementResult]
+    estimate: Callable[..., tuple[AgreementResult, Any]]
     accepts: frozenset[str]
     two_raters: bool = False
     sets_only: bool = False
+    analytic: bool = True
+
+
+def _multilabel_estimate(baseline: str, ann: Any, **_: Any) -> tuple[AgreementResult, Any]:
+    return multilabel_agreement(ann, baseline=baseline), None
 
 
 def coefficient_registry() -> dict[str, CoefficientSpec]:
-    """Name -> :class:`CoefficientSpec` of every public coefficient (``softirr_stats._api``).
-
-    Imported lazily, since the public API sits above the uncertainty layer. The multi-label
-    baselines (``multilabel_fleiss``, ``multilabel_ac1``, ``multilabel_pabak``) are included
-    when :func:`softirr_stats.multilabel_agreement` is available.
+    """Name -> :class:`CoefficientSpec`: every registered coefficient plus the multi-label baselines.
 
     Examples
     --------
@@ -68,20 +72,12 @@ def coefficient_registry() -> dict[str, CoefficientSpec]:
     >>> reg["cohen_kappa"].two_raters, "chance" in reg["fleiss_kappa"].accepts
     (True, True)
     """
-    from softirr_stats import _api
-
-    reg: dict[str, CoefficientSpec] = {}
-    for name in _api.__all__:
-        fn = getattr(_api, name)
-        reg[name] = CoefficientSpec(name, fn, frozenset(signature(fn).parameters),
-                                    two_raters=name in TWO_RATER_COEFFICIENTS)
-    try:
-        from softirr_stats._api_extra import multilabel_agreement
-    except ImportError:  # pragma: no cover - the lead's module ships with the package
-        return reg
+    reg = {name: CoefficientSpec(name, partial(estimate, c), frozenset(c.options), two_raters=c.raters == "two",
+                                 analytic=c.analytic)
+           for name, c in COEFFICIENTS.items()}
     for name in MULTILABEL_COEFFICIENTS:
-        reg[name] = CoefficientSpec(name, partial(multilabel_agreement, baseline=name.split("_", 1)[1]),
-                                    frozenset({"ci"}), sets_only=True)
+        reg[name] = CoefficientSpec(name, partial(_multilabel_estimate, name.split("_", 1)[1]),
+                                    frozenset({"ci"}), sets_only=True, analytic=False)
     return reg
 
 
@@ -201,47 +197,31 @@ def _similarity_kwargs(sim: SimilaritySpec, coef: CoefficientSpec, ann: Annotati
 # intervals
 
 
-def _check_ci(ci: Any) -> Any:
-    if ci is None or isinstance(ci, Bootstrap | Analytic):
-        return ci
-    if isinstance(ci, str) and ci == "analytic":
-        return Analytic()
-    raise ValueError(f"ci must be None, 'analytic', Analytic(...) or Bootstrap(...); got {ci!r}")
-
-
-def _run_with_ci(coef: CoefficientSpec, ann: Annotations, kwargs: dict[str, Any], ci: Any,
-                 state: dict[str, bool]) -> AgreementResult:
-    """Call the coefficient with its interval; a missing analytic formula gives a note instead.
-
-    ``state["forward"]`` records whether the public functions accept ``ci=Analytic(...)``
-    (tried once per table); otherwise the interval is re-derived from the default one.
-    """
+def _run_with_ci(coef: CoefficientSpec, ann: Annotations, kwargs: dict[str, Any], ci: Any) -> AgreementResult:
+    """The point estimate with its interval; where no analytic variance applies, a note instead."""
+    result, stat = coef.estimate(ann, **kwargs)
     if ci is None:
-        return coef.fn(ann, **kwargs)
+        return result
     if isinstance(ci, Bootstrap):
-        return coef.fn(ann, ci=ci, **kwargs)
+        if stat is None:  # a statistic outside the registry: its public function attaches the interval
+            return _multilabel_interval(coef, ann, ci)
+        return attach_interval(result, stat, ci)
+    if not coef.analytic or stat is None:
+        return _with_note(result, f"no analytic interval: {coef.name} has no analytic variance; use "
+                                  "ci=softirr_stats.Bootstrap(...)")
+    base = Analytic(form=ci.form)
     try:
-        if ci != Analytic() and state.get("forward", True):
-            try:
-                res = coef.fn(ann, ci=ci, **kwargs)
-                state["forward"] = True
-                return res
-            except ValueError as err:
-                if not str(err).startswith("ci must be"):
-                    raise
-                state["forward"] = False
-        res = coef.fn(ann, ci="analytic", **kwargs)
-    except ValueError as err:  # no analytic variance for this coefficient / chance setting
-        res = coef.fn(ann, **kwargs)
-        return _with_note(res, f"no analytic interval: {err}")
-    if ci != Analytic():
-        res = reinterval(res, ci)
-    return res
+        res = attach_interval(result, stat, base)
+    except ValueError as err:  # e.g. sampled chance: the analytic variance needs exact chance
+        return _with_note(result, f"no analytic interval: {err}")
+    return res if ci == base else reinterval(res, ci)
+
+
+def _multilabel_interval(coef: CoefficientSpec, ann: Annotations, ci: Bootstrap) -> AgreementResult:
+    return multilabel_agreement(ann, baseline=coef.name.split("_", 1)[1], ci=ci)
 
 
 def _with_note(res: AgreementResult, note: str) -> AgreementResult:
-    from dataclasses import replace
-
     return replace(res, warnings=(*res.warnings, note))
 
 
@@ -269,7 +249,7 @@ def _result_row(name: str, res: AgreementResult, similarity: str, n_scored: int)
 
 
 def _default_coefficients(ann: Annotations, registry: dict[str, CoefficientSpec]) -> tuple[str, ...]:
-    base: tuple[str, ...] = DEFAULT_TWO_RATERS if ann.n_raters == 2 else DEFAULT_MULTI_RATERS
+    base = default_coefficients(ann.n_raters)
     if ann.kind == "set":
         base = base + tuple(m for m in MULTILABEL_COEFFICIENTS if m in registry)
     return base
@@ -372,9 +352,8 @@ def sensitivity(
     sims_in = _as_tuple(similarities)
     if not sims_in:
         raise ValueError("similarities must list at least one entry, e.g. (None,)")
-    cfg = _check_ci(ci)
+    cfg = check_ci(ci)
     sims = [_resolve_similarity(s, ann, weights) for s in sims_in]
-    state: dict[str, bool] = {}
     rows: list[dict[str, Any]] = []
     for name in names:  # a handful of coefficients x similarities x chance settings
         spec = reg[name]
@@ -386,7 +365,7 @@ def sensitivity(
                 continue
             for ch in chances if takes_chance else chances[:1]:
                 label_ch = _chance_label(ch) if takes_chance else ""
-                if spec.two_raters and ann.n_raters != 2:
+                if spec.two_raters and ann.n_raters != 2:  # a note row, so one call covers several data sets
                     rows.append(_note_row(name, sim.label, label_ch, ann,
                                           f"skipped: {name} needs exactly 2 raters; the data have {ann.n_raters}"))
                     continue
@@ -401,7 +380,7 @@ def sensitivity(
                     kwargs["categories"] = categories
                 before = sim.shared.n_scored if sim.shared is not None else 0
                 try:
-                    res = _run_with_ci(spec, ann, kwargs, cfg, state)
+                    res = _run_with_ci(spec, ann, kwargs, cfg)
                 except (ValueError, TypeError) as err:
                     rows.append(_note_row(name, sim.label, label_ch, ann, f"error: {err}"))
                     continue

@@ -8,7 +8,6 @@ Options are keyword-only; each returns a result dataclass from ``softirr_stats.a
 
 import math
 import warnings
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -20,8 +19,10 @@ from softirr_stats.agreement import (
     CrossKappaResult,
     DegenerateWarning,
     MultilabelResult,
+    as_annotations,
+    level_similarity,
+    resolve_similarity,
 )
-from softirr_stats.agreement._core import as_annotations
 from softirr_stats.agreement._distance import (
     KDE_LOWER,
     distance_samples,
@@ -32,19 +33,12 @@ from softirr_stats.agreement._distance import (
 )
 from softirr_stats.agreement._multilabel import (
     BASELINES,
-    evaluate_multilabel,
+    MultilabelStatistic,
     multilabel_data,
     multilabel_summary,
 )
-from softirr_stats.agreement._similarity import (
-    MatrixSimilarity,
-    VocabSimilarity,
-    resolve_similarity,
-)
-from softirr_stats.agreement._weights import krippendorff_distance
 from softirr_stats.agreement._xrr import (
     ITEM_WEIGHTS,
-    irr_replicates,
     match_replications,
     normalized_kappa,
     replication_alpha,
@@ -52,50 +46,12 @@ from softirr_stats.agreement._xrr import (
     xrr_prepare,
 )
 from softirr_stats.data import Annotations
-from softirr_stats.uncertainty import Bootstrap, draw_weights
-from softirr_stats.uncertainty._bootstrap import leave_one_out_weights, summarize_replicates
-from softirr_stats.uncertainty._intervals import percentile_interval
+from softirr_stats.uncertainty import attach_interval, check_ci
 
 __all__ = ["multilabel_agreement", "cross_kappa", "distance_agreement"]
 
 XRR_LEVELS = ("nominal", "interval", "ratio")
 DISTANCE_METHODS = ("ks", "sigma")
-
-
-# ---------------------------------------------------------------------------------------------
-# bootstrap plumbing shared by the statistics here (weights from the uncertainty layer)
-
-
-def _check_ci(ci: Any, rater_designs: bool) -> Bootstrap | None:
-    if ci is None:
-        return None
-    if not isinstance(ci, Bootstrap):
-        raise ValueError(f"ci must be None or softirr_stats.Bootstrap(...) for this statistic (no analytic "
-                         f"variance is implemented); got {ci!r}")
-    if not rater_designs and ci.design in ("raters", "items+raters"):
-        raise ValueError(f"Bootstrap design {ci.design!r} is not supported here: the two replications have "
-                         "different raters; use design='items', 'cluster' or 'bayesian'")
-    return ci
-
-
-def _replicates(shim: Any, cfg: Bootstrap, stat: Any) -> np.ndarray:
-    """``stat(C, V)`` over ``cfg.n`` replicates of weights drawn as the engine's bootstrap draws them."""
-    chunk = cfg.chunk_size or 512
-    parts = []
-    for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each evaluated as one batch
-        C, V, _ = draw_weights(shim, cfg, b0, min(cfg.n, b0 + chunk))
-        parts.append(stat(None if C is None else np.asarray(C), None if V is None else np.asarray(V)))
-    return np.concatenate(parts)
-
-
-def _jackknife(shim: Any, cfg: Bootstrap, stat: Any) -> np.ndarray:
-    """Leave-one-unit-out values matching the design (items, clusters or raters)."""
-    blocks = leave_one_out_weights(cfg, shim.ann.items, shim.n, shim.nr)
-    return np.concatenate([stat(C, V) for C, V in blocks])
-
-
-def _attach(result: Any, reps: np.ndarray, cfg: Bootstrap, jack: Any, **extra: Any) -> Any:
-    return summarize_replicates(result, reps, cfg, jack, **extra)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -142,7 +98,7 @@ def multilabel_agreement(ann: Any, *, baseline: str = "fleiss", labels: Any = No
     (0.7778, 0.5556)
     """
     check_choice("baseline", baseline, BASELINES)
-    cfg = _check_ci(ci, rater_designs=True)
+    check_ci(ci, analytic=False)
     ann = _as_multilabel(ann, labels)
     data = multilabel_data(ann, labels)
     if (data.mask.sum(axis=1) >= 2).sum() == 0:
@@ -182,32 +138,11 @@ def multilabel_agreement(ann: Any, *, baseline: str = "fleiss", labels: Any = No
                  "n_pairable_ratings": s["n_pairable_ratings"]},
         floor=s["floor"], raw_prevalence=s["raw_prevalence"], by_label=by_label, by_item=by_item,
     )
-    if cfg is None:
-        return result
-    shim = SimpleNamespace(ann=ann, n=data.n, nr=data.nr, chance_pairs=None)
-
-    def stat(C: Any, V: Any) -> np.ndarray:
-        return evaluate_multilabel(data, baseline, C, V)["value"]
-
-    reps = _replicates(shim, cfg, stat)
-    return _attach(result, reps, cfg, lambda: _jackknife(shim, cfg, stat))
+    return attach_interval(result, MultilabelStatistic(data, baseline), ci)
 
 
 # ---------------------------------------------------------------------------------------------
 # cross-replication reliability
-
-
-def _xrr_similarity(union: Annotations, similarity: Any, level: str) -> VocabSimilarity:
-    if level == "nominal":
-        return resolve_similarity(union, similarity=similarity)
-    if similarity is not None:
-        raise ValueError(f"similarity= replaces the level's distance; use level='nominal' with a similarity "
-                         f"(got level={level!r})")
-    if union.kind != "numeric":
-        raise ValueError(f"level={level!r} needs numeric labels; these are {union.kind}")
-    delta = krippendorff_distance(level, union.values())
-    top = delta.max()
-    return MatrixSimilarity(1.0 - delta / top if top > 0 else 1.0 - delta, name=f"{level}-distance")
 
 
 def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = "nominal",
@@ -250,10 +185,10 @@ def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = 
     """
     check_choice("level", level, XRR_LEVELS)
     check_choice("item_weights", item_weights, ITEM_WEIGHTS)
-    cfg = _check_ci(ci, rater_designs=False)
+    check_ci(ci, analytic=False, rater_designs="the two replications have different raters")
     ax, ay = as_annotations(ann_x), as_annotations(ann_y)
     data = match_replications(ax, ay)
-    sim = _xrr_similarity(data.union, similarity, level)
+    sim = level_similarity(data.union, level, similarity)
     prep = xrr_prepare(data, sim, item_weights)
     out = xrr_evaluate(prep)
     kx, d_o, d_e = float(out["value"][0]), float(out["d_o"][0]), float(out["d_e"][0])
@@ -287,25 +222,7 @@ def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = 
                  "vocabulary": union.vocabulary},
         normalized=norm, irr_x=irr_x, irr_y=irr_y,
     )
-    if cfg is None:
-        return result
-    shim = SimpleNamespace(ann=union, n=union.n_items, nr=union.n_raters, chance_pairs=None)
-    norm_parts: list[np.ndarray] = []
-
-    def stat(C: Any, V: Any) -> np.ndarray:
-        return xrr_evaluate(prep, C)["value"]
-
-    def stat_both(C: Any, V: Any) -> np.ndarray:
-        v = xrr_evaluate(prep, C)["value"]
-        ix, iy = irr_replicates(prep, C)
-        norm_parts.append(normalized_kappa(v, ix, iy))
-        return v
-
-    reps = _replicates(shim, cfg, stat_both)
-    norm_reps = np.concatenate(norm_parts)
-    nlo, nhi = percentile_interval(norm_reps, cfg.level)
-    return _attach(result, reps, cfg, lambda: _jackknife(shim, cfg, stat), normalized_replicates=norm_reps,
-                   normalized_ci_low=nlo, normalized_ci_high=nhi)
+    return attach_interval(result, prep, ci)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,283 @@
+"""The coefficient registry: one record per agreement coefficient.
+
+A :class:`Coefficient` says everything the rest of the package needs to know about a
+coefficient: its chance family (kernels, chance model, analytic terms: ``_families.py``),
+how many raters it allows, which options it takes (``weights=``, ``similarity=``, ``chance=``,
+``level=``), how its options become a similarity over the vocabulary, and its documentation.
+The public functions (``softirr_stats.cohen_kappa`` ...), the command line's choices,
+:func:`softirr_stats.sensitivity`, the docs table and the invariance tests are all built from
+:data:`COEFFICIENTS`. Adding a coefficient is one record (plus its tests).
+
+Examples
+--------
+>>> COEFFICIENTS["cohen_kappa"].raters, COEFFICIENTS["cohen_kappa"].family.name
+('two', 'per_rater')
+>>> sorted(COEFFICIENTS)[:3]
+['brennan_prediger', 'cohen_kappa', 'conger_kappa']
+"""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from softirr_stats._validation import check_choice
+from softirr_stats.agreement._families import ChanceFamily, get_family
+from softirr_stats.agreement._similarity import (
+    VocabSimilarity,
+    level_similarity,
+    resolve_similarity,
+)
+from softirr_stats.data import Annotations
+
+__all__ = ["Coefficient", "Resolved", "COEFFICIENTS", "get_coefficient", "register", "coefficient_table",
+           "default_coefficients", "ALPHA_LEVELS"]
+
+ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A coefficient's options turned into what the engine evaluates."""
+
+    family: ChanceFamily
+    sim: VocabSimilarity
+    chance: Any
+    name: str  # the coefficient name reported (e.g. gwet_ac2 when weights are given)
+    notes: tuple[str, ...] = ()
+
+
+def _default_resolve(coef: "Coefficient", ann: Annotations, options: dict[str, Any]) -> Resolved:
+    weights, similarity = options.get("weights"), options.get("similarity")
+    sim = resolve_similarity(ann, similarity=similarity, weights=weights)
+    name = coef.name
+    if coef.weighted_name and weights is not None and not (isinstance(weights, str) and weights == "identity"):
+        name = coef.weighted_name
+    return Resolved(coef.family, sim, options.get("chance", "exact"), name)
+
+
+def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any]) -> Resolved:
+    """Krippendorff's levels: nominal (or soft), ordinal (its own family), interval / ratio (a metric)."""
+    level, similarity, chance = options["level"], options.get("similarity"), options.get("chance", "exact")
+    check_choice("level", level, ALPHA_LEVELS)
+    if level == "ordinal":
+        if similarity is not None:
+            raise ValueError("similarity= replaces the level's distance; use level='nominal' with a similarity "
+                             f"(got level={level!r})")
+        if ann.kind == "set":
+            raise ValueError("ordinal alpha needs ordered labels (numbers, or categories= in order)")
+        notes: tuple[str, ...] = ()
+        if ann.kind != "numeric" and ann.categories is None:
+            notes = ("ordinal alpha ranks text labels in vocabulary (sorted) order; declare categories= to set "
+                     "the order",)
+        return Resolved(get_family("alpha_ordinal"), VocabSimilarity(len(ann.vocabulary)), "exact", coef.name, notes)
+    return Resolved(coef.family, level_similarity(ann, level, similarity), chance, coef.name)
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    """One agreement coefficient.
+
+    Attributes
+    ----------
+    name : str
+        The public function's name.
+    family : ChanceFamily or str
+        Kernels and chance model (``_families.FAMILIES``).
+    summary, description : str
+        First line and body of the public function's docstring.
+    raters : {"any", "two"}
+        ``"two"`` coefficients refuse other numbers of raters.
+    weights, similarity, chance : bool
+        Whether the function takes ``weights=``, ``similarity=`` and ``chance=``.
+    levels : tuple of str
+        Values of ``level=`` (Krippendorff's alpha); empty = no ``level=`` option.
+    weighted_name : str, optional
+        Name reported when non-identity ``weights=`` are given (``gwet_ac2``).
+    resolve : callable, optional
+        ``resolve(coef, ann, options) -> Resolved``; default: ``resolve_similarity`` and ``family``.
+    examples : str
+        Doctest lines of the public function (published values where they exist).
+    default_rank : int, optional
+        Position in the default sensitivity table (None: not in it).
+    two_rater_twin : str, optional
+        The two-rater coefficient this one reduces to (Fleiss -> Scott), left out of the
+        default table for two raters.
+    """
+
+    name: str
+    family: ChanceFamily
+    summary: str
+    description: str = ""
+    raters: str = "any"
+    weights: bool = True
+    similarity: bool = True
+    chance: bool = True
+    levels: tuple[str, ...] = ()
+    weighted_name: str | None = None
+    resolve: Callable[["Coefficient", Annotations, dict[str, Any]], Resolved] = field(default=_default_resolve,
+                                                                                     repr=False)
+    examples: str = ""
+    default_rank: int | None = None
+    two_rater_twin: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "family", get_family(self.family))
+        check_choice("raters", self.raters, ("any", "two"))
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """Keyword options of the public function, in signature order."""
+        out = []
+        if self.levels:
+            out.append("level")
+        if self.weights:
+            out.append("weights")
+        if self.similarity:
+            out.append("similarity")
+        if self.chance:
+            out.append("chance")
+        return (*out, "categories", "ci")
+
+    @property
+    def analytic(self) -> bool:
+        """True when an analytic (linearised) variance exists (``ci="analytic"``)."""
+        return self.family.terms is not None
+
+    def check_raters(self, ann: Annotations) -> None:
+        if self.raters == "two" and ann.n_raters != 2:
+            raise ValueError(f"{self.name} is defined for exactly two raters; got {ann.n_raters} "
+                             "(use fleiss_kappa, conger_kappa, light_kappa or krippendorff_alpha)")
+
+
+_K12 = """    Krippendorff's reliability data (12 units, 4 coders):
+
+    >>> nan = None
+    >>> k12 = [[1,1,nan,1],[2,2,3,2],[3,3,3,3],[3,3,3,3],[2,2,2,2],[1,2,3,4],[4,4,4,4],
+    ...        [1,1,2,1],[2,2,2,2],[nan,5,5,5],[nan,nan,1,1],[nan,nan,3,nan]]
+    >>> import warnings; warnings.simplefilter("ignore")
+"""
+_ABSTRACTORS = """    irrCAC's ``cont3x3abstractors`` table (two raters, 100 items):
+
+    >>> import numpy as np
+    >>> table = np.array([[13, 0, 0], [0, 20, 7], [0, 4, 56]])
+    >>> rows = [[i, j] for i, j in zip(*np.nonzero(table)) for _ in range(table[i, j])]
+"""
+
+COEFFICIENTS: dict[str, Coefficient] = {c.name: c for c in (
+    Coefficient(
+        "percent_agreement", "percent", "Mean (soft) agreement of within-item rating pairs, no chance correction.",
+        chance=False, default_rank=5,
+        examples=">>> percent_agreement([['a', 'a'], ['b', 'c'], ['c', 'c'], ['a', 'b']]).value\n    0.5"),
+    Coefficient(
+        "cohen_kappa", "per_rater", "Cohen's kappa for two raters (weighted, or soft with ``similarity=``).",
+        "``p_o`` is the mean agreement over items both raters rated; chance uses each rater's own label "
+        "distribution over the items that rater rated (Gwet/Conger's treatment of missing ratings; with "
+        "complete data this is Cohen 1960/1968 exactly).", raters="two", default_rank=0,
+        examples=_ABSTRACTORS + "    >>> round(cohen_kappa(rows).value, 10)\n    0.7964094022"),
+    Coefficient(
+        "scott_pi", "pooled", "Scott's pi for two raters: chance from the pooled label distribution.",
+        raters="two", default_rank=1,
+        examples=_ABSTRACTORS + "    >>> round(scott_pi(rows).value, 10)\n    0.7962396962"),
+    Coefficient(
+        "fleiss_kappa", "pooled", "Fleiss' kappa (multi-rater Scott); missing ratings as Gwet (2014) generalises it.",
+        default_rank=0, two_rater_twin="scott_pi",
+        examples="""    Fleiss (1971): 10 subjects, 14 raters, 5 categories.
+
+    >>> counts = [[0,0,0,0,14],[0,2,6,4,2],[0,0,3,5,6],[0,3,9,2,0],[2,2,8,1,1],
+    ...           [7,7,0,0,0],[3,2,6,3,0],[2,5,3,2,2],[6,5,2,1,0],[0,2,2,3,7]]
+    >>> rows = [[k for k, c in enumerate(r) for _ in range(c)] for r in counts]
+    >>> round(fleiss_kappa(rows).value, 3)
+    0.21"""),
+    Coefficient(
+        "conger_kappa", "per_rater", "Conger's (1980) multi-rater Cohen kappa: chance from each rater's own distribution.",
+        default_rank=1, two_rater_twin="cohen_kappa",
+        examples=_K12 + "    >>> round(conger_kappa(k12).value, 10)\n    0.7628174413"),
+    Coefficient(
+        "light_kappa", "light", "Light's (1971) kappa: the mean of Cohen's kappa over all rater pairs.",
+        "Each pair's kappa uses the items both raters rated; ``details['pairwise']`` holds them.", chance=False,
+        examples=">>> round(light_kappa([['a', 'a', 'b'], ['b', 'b', 'b'], ['a', 'a', 'a'], ['b', 'a', 'b']]).value, 4)"
+                 "\n    0.1111"),
+    Coefficient(
+        "krippendorff_alpha", "alpha", "Krippendorff's alpha (nominal, ordinal, interval, ratio, or soft with "
+        "``similarity=``).",
+        "Soft alpha uses the distance ``1 - P(a == b)``. ``observed``/``expected`` are ``1 - D_o`` and ``1 - D_e``.",
+        weights=False, levels=ALPHA_LEVELS, resolve=_resolve_alpha, default_rank=2,
+        examples=_K12 + "    >>> round(krippendorff_alpha(k12).value, 10), round(krippendorff_alpha(k12, "
+                        "level='interval').value, 10)\n    (0.7434210526, 0.8491071429)"),
+    Coefficient(
+        "gwet_ac1", "ac1", "Gwet's AC1 (AC2 with ``weights=``); q is the declared number of categories.",
+        chance=False, weighted_name="gwet_ac2", default_rank=3,
+        examples=_K12 + "    >>> round(gwet_ac1(k12).value, 10)\n    0.7754440681"),
+    Coefficient(
+        "brennan_prediger", "bp", "Brennan-Prediger (1981) coefficient (PABAK for two categories): chance "
+        "``T_w / q^2``.", chance=False, default_rank=4,
+        examples=_K12 + "    >>> round(brennan_prediger(k12).value, 10)\n    0.7727272727"),
+)}
+
+
+def get_coefficient(name: "str | Coefficient") -> Coefficient:
+    """The record of a coefficient by name (or the record itself).
+
+    Examples
+    --------
+    >>> get_coefficient("fleiss_kappa").family.name
+    'pooled'
+    """
+    if isinstance(name, Coefficient):
+        return name
+    try:
+        return COEFFICIENTS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"coefficient must be one of {sorted(COEFFICIENTS)}; got {name!r}") from None
+
+
+@contextmanager
+def register(coef: Coefficient) -> Iterator[Coefficient]:
+    """Add ``coef`` to the registry for the duration of a ``with`` block (tests, extensions).
+
+    Examples
+    --------
+    >>> toy = Coefficient("toy_agreement", "percent", "Percent agreement under another name.", chance=False)
+    >>> with register(toy):
+    ...     "toy_agreement" in COEFFICIENTS
+    True
+    >>> "toy_agreement" in COEFFICIENTS
+    False
+    """
+    if coef.name in COEFFICIENTS:
+        raise ValueError(f"a coefficient named {coef.name!r} is already registered")
+    COEFFICIENTS[coef.name] = coef
+    try:
+        yield coef
+    finally:
+        COEFFICIENTS.pop(coef.name, None)
+
+
+def default_coefficients(n_raters: int) -> tuple[str, ...]:
+    """The coefficients of a default sensitivity table for ``n_raters`` raters.
+
+    Examples
+    --------
+    >>> default_coefficients(2)
+    ('cohen_kappa', 'scott_pi', 'krippendorff_alpha', 'gwet_ac1', 'brennan_prediger', 'percent_agreement')
+    >>> default_coefficients(3)[:2]
+    ('fleiss_kappa', 'conger_kappa')
+    """
+    keep = [c for c in COEFFICIENTS.values() if c.default_rank is not None
+            and (c.two_rater_twin is None if n_raters == 2 else c.raters != "two")]
+    return tuple(c.name for c in sorted(keep, key=lambda c: c.default_rank))
+
+
+def coefficient_table() -> list[dict[str, Any]]:
+    """One row per registered coefficient (the docs table and ``softirr --help`` are made from it).
+
+    Examples
+    --------
+    >>> [r["coefficient"] for r in coefficient_table()][:2]
+    ['percent_agreement', 'cohen_kappa']
+    """
+    return [{"coefficient": c.name, "raters": "2" if c.raters == "two" else ">= 2",
+             "chance": c.family.description, "weights": c.weights, "similarity": c.similarity,
+             "chance_options": c.chance, "analytic_se": c.analytic, "summary": c.summary}
+            for c in COEFFICIENTS.values()]

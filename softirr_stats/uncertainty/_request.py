@@ -1,0 +1,62 @@
+"""The one entry point from ``ci=`` to an interval, for any prepared statistic.
+
+``ci`` is validated here and nowhere else: None (no interval), ``"analytic"`` or
+:class:`Analytic` (the linearised variance, where the statistic has one), or
+:class:`Bootstrap` (any design the statistic allows).
+"""
+
+from typing import Any
+
+from softirr_stats.agreement import AgreementResult, Statistic
+from softirr_stats.uncertainty._analytic import Analytic, attach_analytic
+from softirr_stats.uncertainty._bootstrap import Bootstrap, attach_bootstrap
+
+__all__ = ["check_ci", "attach_interval"]
+
+
+def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "") -> "Analytic | Bootstrap | None":
+    """Validate ``ci=``; ``"analytic"`` becomes ``Analytic()``.
+
+    ``analytic=False``: the statistic has no analytic variance. ``rater_designs``: when not
+    empty, the reason the statistic's raters cannot be resampled (refuses those designs).
+
+    Examples
+    --------
+    >>> check_ci("analytic")
+    Analytic(level=0.95, population=None, form='auto')
+    >>> check_ci("bootstrap")
+    Traceback (most recent call last):
+    ...
+    ValueError: ci must be None, 'analytic', softirr_stats.Analytic(...) or softirr_stats.Bootstrap(...); got 'bootstrap'
+    """
+    if isinstance(ci, Bootstrap) and rater_designs and ci.design in ("raters", "items+raters"):
+        raise ValueError(f"Bootstrap design {ci.design!r} is not supported here: {rater_designs}; use design='items', "
+                         "'cluster' or 'bayesian'")
+    if ci is None or isinstance(ci, Bootstrap):
+        return ci
+    if isinstance(ci, Analytic) or (isinstance(ci, str) and ci == "analytic"):
+        if not analytic:
+            raise ValueError(f"ci must be None or softirr_stats.Bootstrap(...) for this statistic (no analytic "
+                             f"variance is implemented); got {ci!r}")
+        return ci if isinstance(ci, Analytic) else Analytic()
+    raise ValueError(f"ci must be None, 'analytic', softirr_stats.Analytic(...) or softirr_stats.Bootstrap(...); "
+                     f"got {ci!r}")
+
+
+def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> AgreementResult:
+    """``result`` with the interval ``ci`` asks for, computed on the prepared statistic ``stat``.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> r = sis.fleiss_kappa([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]], ci="analytic")
+    >>> r.ci_method
+    'analytic'
+    """
+    why = "" if stat.rater_designs else "the statistic's raters cannot be resampled"
+    cfg = check_ci(ci, analytic=stat.supports_analytic, rater_designs=why)
+    if cfg is None:
+        return result
+    if isinstance(cfg, Bootstrap):
+        return attach_bootstrap(result, stat, cfg)
+    return attach_analytic(result, stat, cfg)
