@@ -20,6 +20,7 @@ from softirr_stats.equivalence._judge import LlmJudge, OpenAICompatibleJudge, pa
 from softirr_stats.equivalence._nli import Nli
 from softirr_stats.equivalence._protocol import BaseEstimator, Estimator, as_estimator, label_key
 from softirr_stats.equivalence._setmatch import SetMatch
+from softirr_stats.equivalence._spec import EstimatorSpec, from_spec, to_spec
 from softirr_stats.equivalence._string import Dice, Exact, Indel, Jaccard, Lcs, Levenshtein, Masi
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "Dice",
     "Embedding",
     "Estimator",
+    "EstimatorSpec",
     "Exact",
     "Indel",
     "Jaccard",
@@ -40,10 +42,12 @@ __all__ = [
     "ScoreStats",
     "SetMatch",
     "as_estimator",
+    "from_spec",
     "is_identity",
     "label_key",
     "low_rank_factor",
     "parse_probability",
     "score_pairs",
     "similarity_matrix",
+    "to_spec",
 ]
