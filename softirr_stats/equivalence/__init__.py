@@ -17,8 +17,10 @@ from softirr_stats.equivalence._engine import (
     similarity_matrix,
 )
 from softirr_stats.equivalence._judge import LlmJudge, OpenAICompatibleJudge, parse_probability
+from softirr_stats.equivalence._fill import FillReport, fill_cache
 from softirr_stats.equivalence._nli import Nli
 from softirr_stats.equivalence._protocol import BaseEstimator, Estimator, as_estimator, label_key
+from softirr_stats.equivalence._ray import RayBackend
 from softirr_stats.equivalence._setmatch import SetMatch
 from softirr_stats.equivalence._spec import EstimatorSpec, from_spec, to_spec
 from softirr_stats.equivalence._string import Dice, Exact, Indel, Jaccard, Lcs, Levenshtein, Masi
@@ -31,6 +33,7 @@ __all__ = [
     "Estimator",
     "EstimatorSpec",
     "Exact",
+    "FillReport",
     "Indel",
     "Jaccard",
     "Lcs",
@@ -39,9 +42,11 @@ __all__ = [
     "Masi",
     "Nli",
     "OpenAICompatibleJudge",
+    "RayBackend",
     "ScoreStats",
     "SetMatch",
     "as_estimator",
+    "fill_cache",
     "from_spec",
     "is_identity",
     "label_key",
