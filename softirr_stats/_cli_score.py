@@ -126,7 +126,10 @@ def score(
             raise ValueError(f"--batch-size must be a positive integer; got {batch_size}")
         ann = sis.read_annotations(file, item=item, rater=rater, label=label)
         chance_obj = parse_chance(chance, seed)
-        estimators = [(n, estimator_for_measure(n, model)) for n in names]
+        estimators = []
+        for n in names:
+            est = estimator_for_measure(n, model)
+            estimators.append((est.name if n.lstrip().startswith(("{", "@")) else n, est))
         use_ray = ray or ray_address is not None or workers is not None or gpus_per_worker is not None
         backend = (RayBackend(address=ray_address, workers=workers, gpus_per_worker=gpus_per_worker,
                               cpus_per_worker=cpus_per_worker) if use_ray else None)
