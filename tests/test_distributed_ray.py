@@ -68,7 +68,7 @@ def tiny_nli(tmp_path_factory):
 def cluster():
     if ray.is_initialized():  # pragma: no cover - another module left one running
         ray.shutdown()
-    ctx = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+    ctx = ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
                    runtime_env={"env_vars": {"OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1",
                                              "TOKENIZERS_PARALLELISM": "false"}})
     yield ctx.address_info["gcs_address"]

@@ -118,7 +118,9 @@ class RayBackend:
         kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, **self.init_kwargs}
         if self.address is None and self.num_cpus is not None:
             kw.setdefault("num_cpus", self.num_cpus)
-        ray.init(address=self.address, **kw)
+        # "local" always starts a fresh instance here (a bare ray.init() would join whatever
+        # cluster RAY_ADDRESS or a stale /tmp/ray session file points to)
+        ray.init(address="local" if self.address is None else self.address, **kw)
         return True
 
     def _sizes(self, ray: Any, n_batches: int) -> tuple[int, float]:
