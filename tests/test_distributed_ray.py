@@ -221,6 +221,19 @@ def test_ray_backend_validates_and_refuses_callables(cluster, tmp_path):
                                           backend=RayBackend(workers=1)).backend)
 
 
+def test_worker_build_failure_stops_the_run(cluster):
+    from softirr_stats.equivalence._ray import _drive, _ScoringActor
+
+    cls = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0)(_ScoringActor)
+    act = cls.remote('{"cls": "softirr_stats.equivalence._string:Jaccard", "params": {}, "fingerprint": "other"}')
+    a = np.array(["a b"], dtype=object)
+    try:
+        with pytest.raises(RuntimeError, match="(?s)could not be built on a Ray worker.*expects 'other'"):
+            _drive(ray, [act], a, a[::-1], [slice(0, 1)], lambda sl, s: None, 2, 120.0)
+    finally:
+        ray.kill(act)
+
+
 def _est_lev():
     from softirr_stats.equivalence import Levenshtein
 

@@ -49,11 +49,11 @@ def test_plan_covers_every_pair_the_coefficients_ask_for(tmp_path, chance):
 def test_plan_is_minimal_and_canonical():
     ann = [["fever", "fevre", "fever"], ["cough", "cough", "coughing"], ["rash", "rash", "rash"]]
     plan = scoring_plan(ann, Levenshtein(), coefficients=["percent_agreement"])
-    assert sorted(zip(plan.a.tolist(), plan.b.tolist())) == [("cough", "coughing"), ("fever", "fevre")]
+    assert sorted(zip(plan.a.tolist(), plan.b.tolist(), strict=True)) == [("cough", "coughing"), ("fever", "fevre")]
     assert plan.requested == {"percent_agreement": 2}
     assert scoring_plan(ann, Exact(), coefficients=COEFS).n_pairs == 0  # exact matching scores nothing
     extra = scoring_plan(ann, Levenshtein(), coefficients=[], extra_pairs=(["x", "fevre", "y"], ["y", "fever", "y"]))
-    assert sorted(zip(extra.a.tolist(), extra.b.tolist())) == [("fever", "fevre"), ("x", "y")]
+    assert sorted(zip(extra.a.tolist(), extra.b.tolist(), strict=True)) == [("fever", "fevre"), ("x", "y")]
 
 
 def test_plan_bad_input():

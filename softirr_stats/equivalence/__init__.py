@@ -16,8 +16,8 @@ from softirr_stats.equivalence._engine import (
     score_pairs,
     similarity_matrix,
 )
-from softirr_stats.equivalence._judge import LlmJudge, OpenAICompatibleJudge, parse_probability
 from softirr_stats.equivalence._fill import FillReport, fill_cache
+from softirr_stats.equivalence._judge import LlmJudge, OpenAICompatibleJudge, parse_probability
 from softirr_stats.equivalence._nli import Nli
 from softirr_stats.equivalence._protocol import BaseEstimator, Estimator, as_estimator, label_key
 from softirr_stats.equivalence._ray import RayBackend

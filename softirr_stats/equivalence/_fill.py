@@ -20,7 +20,13 @@ from typing import Any
 import numpy as np
 
 from softirr_stats.equivalence._cache import Cached
-from softirr_stats.equivalence._protocol import as_estimator, check_pair_inputs, check_scores, equal_mask, label_key
+from softirr_stats.equivalence._protocol import (
+    as_estimator,
+    check_pair_inputs,
+    check_scores,
+    equal_mask,
+    label_key,
+)
 
 __all__ = ["FillReport", "fill_cache", "unique_pairs"]
 

@@ -82,6 +82,8 @@ class RayBackend:
         Place actors on different nodes where possible (Ray's ``SPREAD`` strategy).
     init_kwargs : dict
         Further ``ray.init`` arguments (e.g. ``runtime_env``).
+    startup_timeout : float, default 900
+        Seconds to wait for the first actor to start (build its estimator) before giving up.
 
     Examples
     --------
@@ -97,6 +99,7 @@ class RayBackend:
     num_cpus: int | None = None
     spread: bool = True
     init_kwargs: dict[str, Any] = field(default_factory=dict)
+    startup_timeout: float = 900.0
 
     def __post_init__(self) -> None:
         if self.workers is not None and (not isinstance(self.workers, int) or isinstance(self.workers, bool)
@@ -107,6 +110,8 @@ class RayBackend:
             raise ValueError(f"gpus_per_worker must be a number >= 0 or None; got {self.gpus_per_worker!r}")
         if not isinstance(self.cpus_per_worker, (int, float)) or self.cpus_per_worker < 0:
             raise ValueError(f"cpus_per_worker must be a number >= 0; got {self.cpus_per_worker!r}")
+        if not isinstance(self.startup_timeout, (int, float)) or self.startup_timeout <= 0:
+            raise ValueError(f"startup_timeout must be a positive number of seconds; got {self.startup_timeout!r}")
         if not isinstance(self.max_in_flight, int) or self.max_in_flight < 1:
             raise ValueError(f"max_in_flight must be a positive integer; got {self.max_in_flight!r}")
 
@@ -158,7 +163,7 @@ class RayBackend:
                 opts["scheduling_strategy"] = "SPREAD"
             cls = ray.remote(**opts)(_ScoringActor)
             actors = [cls.remote(spec) for _ in range(n_workers)]
-            redone = _drive(ray, actors, a, b, slices, commit, self.max_in_flight)
+            redone = _drive(ray, actors, a, b, slices, commit, self.max_in_flight, self.startup_timeout)
         finally:
             for act in actors:
                 try:
@@ -175,18 +180,31 @@ _MAX_PING_FAILURES = 20
 
 
 def _drive(ray: Any, actors: list[Any], a: np.ndarray, b: np.ndarray, slices: list[slice],
-           commit: Callable[[slice, np.ndarray], None], max_in_flight: int) -> int:
-    """Dispatch batches to free live actors, commit results as they arrive; return batches redone."""
+           commit: Callable[[slice, np.ndarray], None], max_in_flight: int, startup_timeout: float) -> int:
+    """Dispatch batches to live actors, commit results as they arrive; return batches redone.
+
+    An actor gets work only once a ping has shown it alive (built its estimator), so an actor
+    the cluster cannot place never holds a batch. An error raised while building the
+    estimator stops the run with that error.
+    """
+    import time
+
     from ray.exceptions import RayActorError, WorkerCrashedError
 
     failures = (RayActorError, WorkerCrashedError)
     pending = collections.deque(range(len(slices)))
     load = [0] * len(actors)
-    alive = [True] * len(actors)
+    alive = [False] * len(actors)
     in_flight: dict[Any, tuple[int, int]] = {}  # ref -> (batch, actor)
-    pings: dict[Any, int] = {}  # ref -> actor waiting to be seen alive again
+    pings: dict[Any, int] = {act.pid.remote(): k for k, act in enumerate(actors)}  # ref -> actor awaited
     ping_failures = [0] * len(actors)
     redone = 0
+    t_wait: float | None = None
+
+    def init_failed(err: Exception) -> None:
+        if getattr(err, "actor_init_failed", False):
+            raise RuntimeError(f"the estimator could not be built on a Ray worker: {err}") from err
+
     while pending or in_flight:
         for k in sorted(range(len(actors)), key=load.__getitem__):  # least-loaded live actor first
             while pending and alive[k] and load[k] < max_in_flight:
@@ -197,14 +215,24 @@ def _drive(ray: Any, actors: list[Any], a: np.ndarray, b: np.ndarray, slices: li
                 load[k] += 1
         if not in_flight and not pings:
             raise RuntimeError("every Ray worker died and none could be restarted; scored batches are in the cache")
-        ready, _ = ray.wait(list(in_flight) + list(pings), num_returns=1)
+        timeout = None
+        if not any(alive) and not in_flight:  # waiting for a worker to (re)start
+            t_wait = time.monotonic() if t_wait is None else t_wait
+            timeout = max(1.0, startup_timeout - (time.monotonic() - t_wait))
+        else:
+            t_wait = None
+        ready, _ = ray.wait(list(in_flight) + list(pings), num_returns=1, timeout=timeout)
+        if not ready:
+            raise RuntimeError(f"no Ray worker started within {startup_timeout:.0f} s; can the cluster place an actor "
+                               "with the CPUs/GPUs requested per worker?")
         ref = ready[0]
         if ref in pings:
             k = pings.pop(ref)
             try:
                 ray.get(ref)
                 alive[k] = True
-            except failures:  # sent before Ray saw the death, or dead for good: ask again, a bounded number of times
+            except failures as err:  # sent before Ray saw the death, or dead for good: ask again, boundedly
+                init_failed(err)
                 ping_failures[k] += 1
                 if ping_failures[k] < _MAX_PING_FAILURES:
                     pings[actors[k].pid.remote()] = k
@@ -213,7 +241,8 @@ def _drive(ray: Any, actors: list[Any], a: np.ndarray, b: np.ndarray, slices: li
         load[k] -= 1
         try:
             scores = ray.get(ref)
-        except failures:
+        except failures as err:
+            init_failed(err)
             pending.appendleft(i)  # redo this batch on the next free actor
             redone += 1
             if alive[k]:
