@@ -192,7 +192,7 @@ def test_driver_killed_and_resumed(cluster, tiny_nli, tmp_path):
 
     plan = scoring_plan(read_annotations(csv), _est(tiny_nli), coefficients="fleiss_kappa")
     assert plan.n_pairs == n_total
-    rep = plan.run(cache, batch_size=8, progress=False, backend=RayBackend(workers=2))
+    rep = plan.run(cache, batch_size=8, progress=False, backend=RayBackend(workers=1))
     assert rep.n_cached == n_kept and rep.n_scored == n_total - n_kept == rep.n_written
     _check_integrity(cache, n_total)
     fresh = tmp_path / "fresh.sqlite"
