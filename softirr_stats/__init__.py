@@ -18,6 +18,7 @@ from softirr_stats._coefficients import (
     percent_agreement,
     scott_pi,
 )
+from softirr_stats._scoring_plan import ScoringPlan, scoring_plan
 from softirr_stats._sensitivity import sensitivity
 from softirr_stats._statistics import cross_kappa, distance_agreement, multilabel_agreement
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
@@ -46,5 +47,5 @@ __all__ = [
     "AgreementResult", "Annotations", "Bootstrap", "DegenerateWarning", "MonteCarlo", "SampledPairs",
     "UnpairableItemsWarning", "agreement", "calibration", "brennan_prediger", "cohen_kappa", "conger_kappa", "cross_kappa", "data", "distance_agreement", "multilabel_agreement",
     "equivalence", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha", "light_kappa", "percent_agreement",
-    "read_annotations", "scott_pi", "uncertainty",
+    "read_annotations", "scott_pi", "uncertainty", "ScoringPlan", "scoring_plan",
 ]

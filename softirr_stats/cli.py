@@ -187,3 +187,6 @@ def main() -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+from softirr_stats._cli_score import score  # noqa: E402
+app.command("score")(score)

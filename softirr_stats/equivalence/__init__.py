@@ -16,10 +16,13 @@ from softirr_stats.equivalence._engine import (
     score_pairs,
     similarity_matrix,
 )
+from softirr_stats.equivalence._fill import FillReport, fill_cache
 from softirr_stats.equivalence._judge import LlmJudge, OpenAICompatibleJudge, parse_probability
 from softirr_stats.equivalence._nli import Nli
 from softirr_stats.equivalence._protocol import BaseEstimator, Estimator, as_estimator, label_key
+from softirr_stats.equivalence._ray import RayBackend
 from softirr_stats.equivalence._setmatch import SetMatch
+from softirr_stats.equivalence._spec import EstimatorSpec, from_spec, to_spec
 from softirr_stats.equivalence._string import Dice, Exact, Indel, Jaccard, Lcs, Levenshtein, Masi
 
 __all__ = [
@@ -28,7 +31,9 @@ __all__ = [
     "Dice",
     "Embedding",
     "Estimator",
+    "EstimatorSpec",
     "Exact",
+    "FillReport",
     "Indel",
     "Jaccard",
     "Lcs",
@@ -37,13 +42,17 @@ __all__ = [
     "Masi",
     "Nli",
     "OpenAICompatibleJudge",
+    "RayBackend",
     "ScoreStats",
     "SetMatch",
     "as_estimator",
+    "fill_cache",
+    "from_spec",
     "is_identity",
     "label_key",
     "low_rank_factor",
     "parse_probability",
     "score_pairs",
     "similarity_matrix",
+    "to_spec",
 ]

@@ -194,3 +194,69 @@ class Cached(BaseEstimator):
                     raise
         out[todo] = scores[inv]
         return out
+
+    # explicit look-up and store (used by the scoring plan and the distributed backend) -----
+    def _pair_keys(self, aa: np.ndarray, bb: np.ndarray) -> tuple[list[str], list[str]]:
+        ka = [label_key(x) for x in aa]
+        kb = [label_key(x) for x in bb]
+        if self.symmetric:  # canonical order of the pair, as in __call__
+            lo = [min(p, q) for p, q in zip(ka, kb, strict=True)]
+            hi = [max(p, q) for p, q in zip(ka, kb, strict=True)]
+            ka, kb = lo, hi
+        return ka, kb
+
+    def lookup(self, a: Labels, b: Labels) -> np.ndarray:
+        """Stored scores of the pairs ``(a_i, b_i)``; NaN where a pair is not in the file.
+
+        Identical labels score 1 (they are never stored). Nothing is scored.
+
+        Examples
+        --------
+        >>> from softirr_stats.equivalence import Levenshtein
+        >>> c = Cached(Levenshtein(), ":memory:")
+        >>> c.lookup(["abc", "x"], ["abd", "x"]).tolist()
+        [nan, 1.0]
+        """
+        aa, bb = check_pair_inputs(a, b)
+        out = np.ones(aa.shape[0], dtype=np.float64)
+        todo = np.flatnonzero(~equal_mask(aa, bb))
+        if todo.size:
+            ka, kb = self._pair_keys(aa[todo], bb[todo])
+            with self._lock:
+                out[todo] = self._lookup(self._connection(), ka, kb)
+        return out
+
+    def store(self, a: Labels, b: Labels, scores: Any) -> int:
+        """Write scores of ``(a_i, b_i)`` in one committed transaction; return how many were new.
+
+        Pairs already in the file keep their stored score (``INSERT OR IGNORE``), so storing a
+        batch twice never creates a second row or changes a value. Identical-label pairs are
+        skipped. Scores are validated (finite, in [0, 1]) before anything is written.
+
+        Examples
+        --------
+        >>> from softirr_stats.equivalence import Levenshtein
+        >>> c = Cached(Levenshtein(), ":memory:")
+        >>> c.store(["abc"], ["abd"], [0.5]), c.store(["abd"], ["abc"], [0.9]), c.lookup(["abc"], ["abd"]).tolist()
+        (1, 0, [0.5])
+        """
+        aa, bb = check_pair_inputs(a, b)
+        s = check_scores(scores, aa, bb, self.name)
+        keep = np.flatnonzero(~equal_mask(aa, bb))
+        if keep.size == 0:
+            return 0
+        ka, kb = self._pair_keys(aa[keep], bb[keep])
+        fp = self._fp()
+        with self._lock:
+            con = self._connection()
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                before = con.total_changes
+                con.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?)",
+                                zip([fp] * len(ka), ka, kb, s[keep].tolist(), strict=True))
+                n_new = con.total_changes - before
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        return int(n_new)

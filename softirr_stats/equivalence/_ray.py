@@ -1,0 +1,253 @@
+"""Score batches of label pairs on Ray actors (the optional ``[distributed]`` extra).
+
+Each actor builds its estimator once from a shippable spec
+(:func:`~softirr_stats.equivalence.to_spec`: class path + parameters, never a pickled model)
+and scores the batches the driver sends it. Scores stream back to the driver, which writes
+every batch to the SQLite cache in its own committed transaction (see
+:func:`~softirr_stats.equivalence.fill_cache`); workers never touch the file.
+
+Faults. Actors are created with ``max_restarts=-1``: an actor whose process dies (SIGKILL,
+out of memory, a lost node) is restarted by Ray, on another node if its own is gone. The
+driver sees the batch fail with an actor error, puts it back at the front of the queue, and
+sends it to the next free actor; the dead actor gets no work until a ping shows it alive
+again. A batch is therefore redone, never lost, and since the driver writes with
+``INSERT OR IGNORE`` under the pair's primary key, never stored twice. An error raised by the
+estimator itself (bad output, a missing model file) is not retried: it stops the run.
+
+``ray`` is imported only inside functions.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["RayBackend"]
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("the Ray backend needs ray: pip install 'softirr-stats[distributed]'") from err
+    return ray
+
+
+class _ScoringActor:
+    """One estimator per actor, built once from its spec (JSON text)."""
+
+    def __init__(self, spec_json: str) -> None:
+        from softirr_stats.equivalence._spec import from_spec
+
+        self.est = from_spec(spec_json)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def score(self, a: list[Any], b: list[Any]) -> np.ndarray:
+        from softirr_stats.equivalence._protocol import check_pair_inputs, check_scores
+
+        aa, bb = check_pair_inputs(a, b)
+        return check_scores(self.est(aa, bb), aa, bb, self.est.name)
+
+
+@dataclass(frozen=True)
+class RayBackend:
+    """Where and how to score on Ray.
+
+    Parameters
+    ----------
+    address : str or None
+        None starts a local Ray instance on this machine (``ray.init()``); ``"auto"`` joins
+        the cluster this machine belongs to (``ray start`` was run); ``"host:6379"`` or
+        ``"ray://host:10001"`` names one. Ignored when Ray is already initialised.
+    workers : int or None
+        Number of actors; default one per GPU when the cluster has GPUs, else one per
+        ``cpus_per_worker`` CPUs of the cluster.
+    gpus_per_worker : float or None
+        GPUs requested per actor; default 1 when the cluster has GPUs, else 0 (CPU).
+    cpus_per_worker : float, default 1
+        CPUs requested per actor (Ray sets the actor's thread count from it).
+    max_in_flight : int, default 2
+        Batches queued per actor (one computing, one waiting) - also the most work an
+        actor's death can discard.
+    num_cpus : int or None
+        CPUs of a local instance started here (default: all).
+    spread : bool, default True
+        Place actors on different nodes where possible (Ray's ``SPREAD`` strategy).
+    init_kwargs : dict
+        Further ``ray.init`` arguments (e.g. ``runtime_env``).
+    startup_timeout : float, default 900
+        Seconds to wait for the first actor to start (build its estimator) before giving up.
+
+    Examples
+    --------
+    >>> RayBackend(address="auto", workers=8, gpus_per_worker=1).workers
+    8
+    """
+
+    address: str | None = None
+    workers: int | None = None
+    gpus_per_worker: float | None = None
+    cpus_per_worker: float = 1.0
+    max_in_flight: int = 2
+    num_cpus: int | None = None
+    spread: bool = True
+    init_kwargs: dict[str, Any] = field(default_factory=dict)
+    startup_timeout: float = 900.0
+
+    def __post_init__(self) -> None:
+        if self.workers is not None and (not isinstance(self.workers, int) or isinstance(self.workers, bool)
+                                         or self.workers < 1):
+            raise ValueError(f"workers must be a positive integer or None; got {self.workers!r}")
+        if self.gpus_per_worker is not None and not (isinstance(self.gpus_per_worker, (int, float))
+                                                     and self.gpus_per_worker >= 0):
+            raise ValueError(f"gpus_per_worker must be a number >= 0 or None; got {self.gpus_per_worker!r}")
+        if not isinstance(self.cpus_per_worker, (int, float)) or self.cpus_per_worker < 0:
+            raise ValueError(f"cpus_per_worker must be a number >= 0; got {self.cpus_per_worker!r}")
+        if not isinstance(self.startup_timeout, (int, float)) or self.startup_timeout <= 0:
+            raise ValueError(f"startup_timeout must be a positive number of seconds; got {self.startup_timeout!r}")
+        if not isinstance(self.max_in_flight, int) or self.max_in_flight < 1:
+            raise ValueError(f"max_in_flight must be a positive integer; got {self.max_in_flight!r}")
+
+    # ------------------------------------------------------------------------------------
+    def _init(self, ray: Any) -> bool:
+        """Initialise Ray unless it already is; True when this call started it."""
+        if ray.is_initialized():
+            return False
+        kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, **self.init_kwargs}
+        if self.address is None and self.num_cpus is not None:
+            kw.setdefault("num_cpus", self.num_cpus)
+        # "local" always starts a fresh instance here (a bare ray.init() would join whatever
+        # cluster RAY_ADDRESS or a stale /tmp/ray session file points to)
+        ray.init(address="local" if self.address is None else self.address, **kw)
+        return True
+
+    def _sizes(self, ray: Any, n_batches: int) -> tuple[int, float]:
+        res = ray.cluster_resources()
+        gpus = float(res.get("GPU", 0.0))
+        gpw = self.gpus_per_worker if self.gpus_per_worker is not None else (1.0 if gpus > 0 else 0.0)
+        if self.workers is not None:
+            n = self.workers
+        elif gpw > 0:
+            n = max(1, int(gpus // gpw))
+        else:
+            n = max(1, int(float(res.get("CPU", 1.0)) // max(self.cpus_per_worker, 1e-9)))
+        return max(1, min(n, n_batches)), float(gpw)
+
+    def run(self, estimator: Any, a: np.ndarray, b: np.ndarray, slices: list[slice],
+            commit: Callable[[slice, np.ndarray], None]) -> tuple[str, int]:
+        """Score ``a[sl], b[sl]`` for every slice on actors; ``commit(sl, scores)`` on the driver.
+
+        Returns a short description of the run and the number of batches redone after a
+        worker failure.
+        """
+        from softirr_stats.equivalence._spec import to_spec
+
+        spec = to_spec(estimator).to_json()  # refuses clearly before any cluster is started
+        if not slices:
+            return "ray (nothing to score)", 0
+        ray = _ray()
+        started = self._init(ray)
+        actors: list[Any] = []
+        try:
+            n_workers, gpw = self._sizes(ray, len(slices))
+            opts: dict[str, Any] = {"num_cpus": self.cpus_per_worker, "num_gpus": gpw, "max_restarts": -1,
+                                    "max_task_retries": 0}
+            if self.spread:
+                opts["scheduling_strategy"] = "SPREAD"
+            cls = ray.remote(**opts)(_ScoringActor)
+            actors = [cls.remote(spec) for _ in range(n_workers)]
+            redone = _drive(ray, actors, a, b, slices, commit, self.max_in_flight, self.startup_timeout)
+        finally:
+            for act in actors:
+                try:
+                    ray.kill(act, no_restart=True)
+                except Exception:  # noqa: BLE001 - best effort clean-up of an actor already gone
+                    pass
+            if started:
+                ray.shutdown()
+        where = "local" if self.address is None else self.address
+        return f"ray ({n_workers} workers, {where})", redone
+
+
+_MAX_PING_FAILURES = 20
+
+
+def _drive(ray: Any, actors: list[Any], a: np.ndarray, b: np.ndarray, slices: list[slice],
+           commit: Callable[[slice, np.ndarray], None], max_in_flight: int, startup_timeout: float) -> int:
+    """Dispatch batches to live actors, commit results as they arrive; return batches redone.
+
+    An actor gets work only once a ping has shown it alive (built its estimator), so an actor
+    the cluster cannot place never holds a batch. An error raised while building the
+    estimator stops the run with that error.
+    """
+    import time
+
+    from ray.exceptions import RayActorError, WorkerCrashedError
+
+    failures = (RayActorError, WorkerCrashedError)
+    pending = collections.deque(range(len(slices)))
+    load = [0] * len(actors)
+    alive = [False] * len(actors)
+    in_flight: dict[Any, tuple[int, int]] = {}  # ref -> (batch, actor)
+    pings: dict[Any, int] = {act.pid.remote(): k for k, act in enumerate(actors)}  # ref -> actor awaited
+    ping_failures = [0] * len(actors)
+    redone = 0
+    t_wait: float | None = None
+
+    def init_failed(err: Exception) -> None:
+        if getattr(err, "actor_init_failed", False):
+            raise RuntimeError(f"the estimator could not be built on a Ray worker: {err}") from err
+
+    while pending or in_flight:
+        for k in sorted(range(len(actors)), key=load.__getitem__):  # least-loaded live actor first
+            while pending and alive[k] and load[k] < max_in_flight:
+                i = pending.popleft()
+                sl = slices[i]
+                ref = actors[k].score.remote(a[sl].tolist(), b[sl].tolist())
+                in_flight[ref] = (i, k)
+                load[k] += 1
+        if not in_flight and not pings:
+            raise RuntimeError("every Ray worker died and none could be restarted; scored batches are in the cache")
+        timeout = None
+        if not any(alive) and not in_flight:  # waiting for a worker to (re)start
+            t_wait = time.monotonic() if t_wait is None else t_wait
+            timeout = max(1.0, startup_timeout - (time.monotonic() - t_wait))
+        else:
+            t_wait = None
+        ready, _ = ray.wait(list(in_flight) + list(pings), num_returns=1, timeout=timeout)
+        if not ready:
+            raise RuntimeError(f"no Ray worker started within {startup_timeout:.0f} s; can the cluster place an actor "
+                               "with the CPUs/GPUs requested per worker?")
+        ref = ready[0]
+        if ref in pings:
+            k = pings.pop(ref)
+            try:
+                ray.get(ref)
+                alive[k] = True
+            except failures as err:  # sent before Ray saw the death, or dead for good: ask again, boundedly
+                init_failed(err)
+                ping_failures[k] += 1
+                if ping_failures[k] < _MAX_PING_FAILURES:
+                    pings[actors[k].pid.remote()] = k
+            continue
+        i, k = in_flight.pop(ref)
+        load[k] -= 1
+        try:
+            scores = ray.get(ref)
+        except failures as err:
+            init_failed(err)
+            pending.appendleft(i)  # redo this batch on the next free actor
+            redone += 1
+            if alive[k]:
+                alive[k] = False
+                pings[actors[k].pid.remote()] = k  # resolves once Ray has restarted the actor
+            continue
+        commit(slices[i], np.asarray(scores, dtype=np.float64))
+    return redone
