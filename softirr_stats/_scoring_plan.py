@@ -88,10 +88,10 @@ def _coefficient_fn(name: str) -> Any:
 
     fn = getattr(sis, name, None) if isinstance(name, str) and not name.startswith("_") else None
     if fn is None or not callable(fn) or "similarity" not in inspect.signature(fn).parameters:
-        import softirr_stats._api as api
+        from softirr_stats.agreement._registry import COEFFICIENTS
 
         raise ValueError(f"coefficient must be a softirr_stats function taking similarity= (e.g. one of "
-                         f"{list(api.__all__)}); got {name!r}")
+                         f"{[c for c, rec in COEFFICIENTS.items() if rec.similarity]}); got {name!r}")
     return fn
 
 
