@@ -1,4 +1,4 @@
-"""Reading annotation tables from CSV or JSON Lines files."""
+"""Reading annotation tables (CSV, TSV, JSON Lines) and annotation-tool exports."""
 
 import json
 from pathlib import Path
@@ -53,9 +53,26 @@ def read_annotations(
     label: str = "label",
     format: str | None = None,
     categories: list[Any] | None = None,
+    **options: Any,
 ) -> Annotations:
-    """Read a long-format annotation file (CSV/TSV/JSONL) into :class:`Annotations`."""
-    df = read_table(path, format=format)
+    """Read a long-format annotation file (CSV/TSV/JSONL) or an annotation-tool export.
+
+    ``format`` is one of ``"csv"``, ``"tsv"``, ``"jsonl"`` (long tables with the ``item``,
+    ``rater`` and ``label`` columns) or an export: ``"label-studio"``, ``"doccano"``,
+    ``"prodigy"``, ``"webanno-tsv"``, ``"brat"``. With ``format=None`` it is guessed from the
+    extension and the content (a warning names a guessed export format; an ambiguous file asks
+    for ``format=``). ``options`` go to the export reader (``field=``, ``span_rule=``,
+    ``layer=``, ``feature=``, ``unit=``, ``task=``, ...); see ``docs/readers.md``.
+    """
+    from softirr_stats.data._readers import EXPORT_FORMATS, guess_format, read_export
+
+    fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
+    if fmt in EXPORT_FORMATS:
+        return read_export(path, fmt, categories=categories, guessed=format is None, **options)
+    if options:
+        raise TypeError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
+                        f"this file is read as {fmt!r}")
+    df = read_table(path, format=fmt)
     return Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories)
 
 
