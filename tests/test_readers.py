@@ -142,9 +142,27 @@ def test_prodigy_ignored_answers_are_reported():
     assert ann.unpairable_items == ("2099123456",)
 
 
+def test_prodigy_ner_teach_is_a_binary_task(tmp_path):
+    rows = [{"text": "Paris", "spans": [{"start": 0, "end": 5, "label": "GPE"}], "_input_hash": 1, "_task_hash": h,
+             "_view_id": "ner", "answer": a, "_annotator_id": who}
+            for h, who, a in [(7, "ner-a", "accept"), (7, "ner-b", "reject")]]
+    p = _write(tmp_path / "teach.jsonl", "\n".join(json.dumps(r) for r in rows))
+    assert _cells(read_annotations(p, format="prodigy")) == {("7", "ner-a"): "accept", ("7", "ner-b"): "reject"}
+
+
+def test_webanno_skips_initial_and_curated_files(tmp_path):
+    shutil.copytree(EXPORTS / "webanno" / "annotation", tmp_path / "annotation")
+    shutil.copy(tmp_path / "annotation" / "doc1.txt" / "alice.tsv", tmp_path / "annotation" / "doc1.txt" / "CURATION_USER.tsv")
+    with pytest.warns(ExportWarning, match=r"1 of 5 records skipped \(INITIAL_CAS / CURATION_USER"):
+        ann = read_annotations(tmp_path / "annotation", format="webanno-tsv", layer="NamedEntity")
+    assert_same(ann, read_annotations(EXPORTS / "webanno" / "expected_spans_exact.csv"))
+
+
 def test_unknown_option_lists_valid_ones():
     with pytest.raises(TypeError, match=r"unknown option\(s\) \['fields'\].*valid options: \['field'"):
         read_annotations(EXPORTS / "label_studio" / "project-7-export.json", format="label-studio", fields="x")
+    with pytest.raises(TypeError, match="item=, rater= and label= name the columns"):
+        read_annotations(EXPORTS / "brat" / "by_annotator", format="brat", rater="annotator")
     with pytest.raises(TypeError, match="apply only to export formats"):
         read_annotations(EXPORTS / "label_studio" / "expected_sentiment.csv", field="x")
 
@@ -237,6 +255,9 @@ def test_brat_malformed(tmp_path):
         read_annotations(tmp_path / "a", format="brat")
     with pytest.raises(ValueError, match=r"one .ann file holds one annotator"):
         read_annotations(tmp_path / "a" / "bob" / "d.ann", format="brat")
+    _write(tmp_path / "a" / "carol.ann", "T1\tPER 0 4\tJohn\n")
+    with pytest.raises(ValueError, match=r"holds both .ann files and folders of .ann files"):
+        read_annotations(tmp_path / "a", format="brat")
     _write(tmp_path / "b" / "alice" / "d.ann", "T1\tPER 0 4\tJohn\nT2\tLOC 0 4\tJohn\n")
     _write(tmp_path / "b" / "bob" / "d.ann", "T1\tPER 0 4\tJohn\n")
     with pytest.raises(ValueError, match=r"alice/d.ann, line 2: rater 'alice' has two spans at \[0, 4\)"):

@@ -68,6 +68,9 @@ def read_annotations(
 
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
     if fmt in EXPORT_FORMATS:
+        if (item, rater, label) != ("item", "rater", "label"):
+            raise TypeError(f"item=, rater= and label= name the columns of csv/tsv/jsonl tables; a {fmt!r} "
+                            "export defines its own items, raters and labels (see its reader's options)")
         return read_export(path, fmt, categories=categories, guessed=format is None, **options)
     if options:
         raise TypeError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "

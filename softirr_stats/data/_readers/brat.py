@@ -33,6 +33,9 @@ def _layout(path: Path) -> list[tuple[Path, str, str]]:
         raise ValueError(f"{path.name}: one .ann file holds one annotator's labels; pass the folder of "
                          "per-annotator folders (<annotator>/<document>.ann) or files (<annotator>.ann)")
     folders = sorted(d for d in path.iterdir() if d.is_dir() and any(d.rglob("*.ann")))
+    if folders and any(path.glob("*.ann")):
+        raise ValueError(f"{path}: holds both .ann files and folders of .ann files; use one layout "
+                         "(<annotator>/<document>.ann, or <annotator>.ann for one document)")
     if folders:
         return [(f, f.relative_to(d).with_suffix("").as_posix(), d.name)
                 for d in folders for f in sorted(d.rglob("*.ann"))]

@@ -11,7 +11,7 @@ labelstud.io/tags): each task has ``id``, ``data`` and ``annotations``; each ann
 - label, by result type: ``choices`` -> the chosen value(s); ``taxonomy`` -> each selected path
   joined with ``taxonomy_sep`` (``"Animal / Cat"``); ``textarea`` -> the lines joined with a
   newline; ``rating`` / ``number`` -> the number; ``labels`` (text spans) -> items by the span
-  rule, the span's label(s).
+  rule, the span's label (several labels on one span are joined with ``|``).
 - An annotation with no result for the control is a missing rating; cancelled (skipped)
   annotations are left out with a warning; ``predictions`` (model output) are not raters and
   are ignored, as are unknown fields.
@@ -127,7 +127,10 @@ def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str
                 n_cancelled += 1
                 continue
             rater = _rater(ann.get("completed_by"), where)
-            results = [r for r in ann.get("result") or () if isinstance(r, dict) and r.get("from_name") == field]
+            result = ann.get("result") or []
+            if not isinstance(result, list):
+                raise ValueError(f"{where}: 'result' must be a list; got {type(result).__name__}")
+            results = [r for r in result if isinstance(r, dict) and r.get("from_name") == field]
             if kind == "labels":
                 annotated.setdefault(item, set()).add(rater)
                 for r in results:

@@ -7,16 +7,18 @@ each line is a task with ``_input_hash``, ``_task_hash``, ``answer`` (``"accept"
 ``"reject"`` or ``"ignore"``) and the annotator's session.
 
 - rater: ``_annotator_id`` (else ``_session_id``).
-- ``task="binary"`` (a ``label`` and an answer, e.g. ``textcat.teach``): item = ``_task_hash``
-  (one question: this text with this label), label = the answer, ``"accept"`` / ``"reject"``.
+- ``task="binary"`` (an accept/reject question, e.g. ``textcat.teach`` with its ``label``, or
+  ``ner.teach`` with one suggested span): item = ``_task_hash`` (one question: this text with
+  this label or span), label = the answer, ``"accept"`` / ``"reject"``.
 - ``task="choice"`` (``options`` + ``accept``): item = ``_input_hash``, label = the accepted
   option id(s) (several -> a set).
 - ``task="spans"`` (``spans`` with ``start``, ``end``, ``label``): items by the span rule within
   each ``_input_hash`` document.
 - ``"ignore"`` answers are left out with a warning; for choice and span tasks so are
   ``"reject"`` answers (the annotator rejected the example instead of answering).
-  ``task="auto"`` picks choice when tasks have ``options``, spans for ``ner_manual`` /
-  ``spans_manual`` views or span tasks without a top-level ``label``, binary otherwise.
+  ``task="auto"`` picks choice when the first task has ``options``, spans for the
+  ``ner_manual`` / ``spans_manual`` views (or, without ``_view_id``, a tokenised task without a
+  top-level ``label``), binary otherwise.
 """
 
 from pathlib import Path
@@ -28,13 +30,14 @@ from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans
 __all__ = ["read_prodigy"]
 
 _TASKS = ("auto", "binary", "choice", "spans")
-_SPAN_VIEWS = {"ner_manual", "spans_manual", "ner", "spans"}
+_SPAN_VIEWS = {"ner_manual", "spans_manual"}
 
 
 def _kind(rec: dict[str, Any]) -> str:
     if "options" in rec:
         return "choice"
-    if rec.get("_view_id") in _SPAN_VIEWS or ("spans" in rec and "label" not in rec):
+    view = rec.get("_view_id")
+    if view in _SPAN_VIEWS or (view is None and "tokens" in rec and "label" not in rec):
         return "spans"
     return "binary"
 
@@ -81,8 +84,6 @@ def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans
                 n_ignored += 1
                 continue
             if task == "binary":
-                if "label" not in rec:
-                    raise ValueError(f"{where}: a binary task needs a 'label' (keys: {sorted(rec)})")
                 ratings.append(Rating(_hash(rec, "_task_hash", where), rater, answer, where))
                 continue
             if answer == "reject":

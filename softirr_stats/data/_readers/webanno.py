@@ -12,6 +12,8 @@ annotation together. Escaped characters (``\\|``, ``\\_``, ``\\[`` ...) are unes
 INCEpTION's project export keeps annotators apart as ``annotation/<document>/<user>.tsv``:
 
 - rater: the file's stem (the user); document: the name of the folder holding the file.
+  ``INITIAL_CAS`` and ``CURATION_USER`` files (the unannotated document, the curated result)
+  are not annotators and are skipped with a warning.
 - ``unit="span"`` (default): each annotation of the chosen layer is a span (token offsets
   joined over its ``[n]`` tokens); items by the span rule; label: the feature value.
 - ``unit="document"``: the document is the item; label: the feature value(s) the rater gave in
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from softirr_stats.data._readers._common import Rating, Where
+from softirr_stats.data._readers._common import Rating, Where, warn_skipped
 from softirr_stats.data._readers._spans import Span, SpanRule, spans_to_ratings
 
 __all__ = ["HEADER", "read_webanno_tsv"]
@@ -143,6 +145,9 @@ def _annotations(lines: list[str], column: int, name: str) -> list[tuple[int, in
     return [(int(b), int(e), v, w) for b, e, v, w in out]
 
 
+_NOT_ANNOTATORS = ("INITIAL_CAS", "CURATION_USER")
+
+
 def _files(path: Path) -> list[tuple[Path, str, str]]:
     """(file, document, rater) for a folder of <document>/<user>.tsv files (or one file)."""
     if path.is_file():
@@ -150,7 +155,10 @@ def _files(path: Path) -> list[tuple[Path, str, str]]:
     files = sorted(p for p in path.rglob("*.tsv") if p.is_file())
     if not files:
         raise ValueError(f"{path}: no .tsv files (expected annotation/<document>/<user>.tsv)")
-    return [(p, p.parent.name, p.stem) for p in files]
+    kept = [p for p in files if p.stem not in _NOT_ANNOTATORS]
+    warn_skipped(len(files) - len(kept), len(files), f"{' / '.join(_NOT_ANNOTATORS)} files are not annotators",
+                 path.name)
+    return [(p, p.parent.name, p.stem) for p in kept]
 
 
 def read_webanno_tsv(path: Path, *, layer: str | None = None, feature: str | None = None,
