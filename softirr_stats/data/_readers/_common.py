@@ -72,10 +72,14 @@ def iter_jsonl(lines: Iterable[str], name: str) -> Iterator[tuple[Where, dict[st
         yield Where(name, lineno, "line"), obj
 
 
-def warn_skipped(n: int, total: int, what: str, source: str) -> None:
-    """Say how many records a reader left out and why (nothing is dropped silently)."""
+def warn_skipped(n: int, total: int, what: str, source: str, stacklevel: int = 5) -> None:
+    """Say how many records a reader left out and why (nothing is dropped silently).
+
+    The default ``stacklevel`` points at the caller of ``read_annotations`` when a reader
+    function calls this directly.
+    """
     if n:
-        warnings.warn(f"{source}: {n} of {total} records skipped ({what})", ExportWarning, stacklevel=4)
+        warnings.warn(f"{source}: {n} of {total} records skipped ({what})", ExportWarning, stacklevel=stacklevel)
 
 
 def _collapse_tuples(labels: list[Any]) -> list[Any]:

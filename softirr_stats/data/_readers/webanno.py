@@ -157,7 +157,7 @@ def _files(path: Path) -> list[tuple[Path, str, str]]:
         raise ValueError(f"{path}: no .tsv files (expected annotation/<document>/<user>.tsv)")
     kept = [p for p in files if p.stem not in _NOT_ANNOTATORS]
     warn_skipped(len(files) - len(kept), len(files), f"{' / '.join(_NOT_ANNOTATORS)} files are not annotators",
-                 path.name)
+                 path.name, stacklevel=6)
     return [(p, p.parent.name, p.stem) for p in kept]
 
 
