@@ -290,6 +290,14 @@ def test_overlap_rule_is_a_maximum_weight_assignment(tmp_path):
     assert _cells(ann) == {("d:0-16", "a"): "X", ("d:0-16", "b"): "X", ("d:10-20", "a"): "Y", ("d:10-20", "b"): "Y"}
 
 
+def test_overlap_rule_names_items_with_the_same_extent_apart(tmp_path):
+    root = _brat(tmp_path, {"a": "T1\tX 0 4\t-\nT2\tY 0 4\t-\n", "b": "T1\tX 0 4\t-\n"})
+    cells = _cells(read_annotations(root, format="brat", span_rule=SpanRule(match="overlap")))
+    assert {item for item, _ in cells} == {"d:0-4", "d:0-4#2"}
+    assert sorted(v for (_, r), v in cells.items() if r == "a") == ["X", "Y"]
+    assert sorted(v for (_, r), v in cells.items() if r == "b") == ["O", "X"]
+
+
 def test_unmatched_none_leaves_ratings_missing(tmp_path):
     root = _brat(tmp_path, {"a": "T1\tX 0 4\t-\nT2\tY 6 9\t-\n", "b": "T1\tX 0 4\t-\n"})
     ann = read_annotations(root, format="brat", span_rule=SpanRule(unmatched=None))

@@ -20,8 +20,8 @@ import pandas as pd
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.data._annotations import Annotations
 
-__all__ = ["ExportWarning", "Rating", "Where", "iter_jsonl", "load_json", "ratings_to_annotations",
-           "warn_skipped"]
+__all__ = ["ExportWarning", "Rating", "Where", "iter_jsonl", "load_json", "ratings_frame",
+           "ratings_to_annotations", "warn_skipped"]
 
 
 class ExportWarning(SoftIRRWarning):
@@ -91,26 +91,33 @@ def _collapse_tuples(labels: list[Any]) -> list[Any]:
     return [frozenset(lab) if isinstance(lab, tuple) else lab for lab in labels]
 
 
-def ratings_to_annotations(ratings: list[Rating], *, source: str,
+def ratings_frame(ratings: list[Rating]) -> pd.DataFrame:
+    """Ratings as a table with columns item, rater, label, where."""
+    return pd.DataFrame({"item": [r.item for r in ratings], "rater": [r.rater for r in ratings],
+                         "label": pd.Series([r.label for r in ratings], dtype=object),
+                         "where": pd.Series([r.where for r in ratings], dtype=object)})
+
+
+def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: str,
                            categories: Any = None) -> Annotations:
-    """Encode ratings; a repeated (item, rater) names both records; empty input says so."""
-    if not ratings:
+    """Encode ratings (a list, or a table from :func:`ratings_frame`); a repeated (item, rater)
+    names both records; empty input says so."""
+    df = ratings_frame(ratings) if isinstance(ratings, list) else ratings
+    if len(df) == 0:
         raise ValueError(f"{source}: the export holds no annotations")
-    seen: dict[tuple[str, str], Where] = {}
-    for r in ratings:
-        key = (r.item, r.rater)
-        if key in seen:
-            raise ValueError(
-                f"{r.where}: rater {r.rater!r} labels item {r.item!r} a second time "
-                f"(first at {seen[key]}); one rating per (item, rater) is expected"
-            )
-        seen[key] = r.where
-    raters = {r.rater for r in ratings}
+    repeated = df.duplicated(["item", "rater"], keep="first")
+    if repeated.any():
+        second = df.loc[repeated].iloc[0]
+        first = df.loc[(df["item"] == second["item"]) & (df["rater"] == second["rater"])].iloc[0]
+        raise ValueError(
+            f"{second['where']}: rater {second['rater']!r} labels item {second['item']!r} a second time "
+            f"(first at {first['where']}); one rating per (item, rater) is expected"
+        )
+    raters = df["rater"].unique()
     if len(raters) < 2:
         raise ValueError(
             f"{source}: agreement needs at least two raters; the export names only {sorted(raters)!r}"
         )
-    labels = _collapse_tuples([r.label for r in ratings])
-    df = pd.DataFrame({"item": [r.item for r in ratings], "rater": [r.rater for r in ratings],
-                       "label": pd.Series(labels, dtype=object)})
-    return Annotations.from_long(df, item="item", rater="rater", label="label", categories=categories)
+    labels = pd.Series(_collapse_tuples(df["label"].tolist()), dtype=object, index=df.index)
+    table = pd.DataFrame({"item": df["item"], "rater": df["rater"], "label": labels})
+    return Annotations.from_long(table, item="item", rater="rater", label="label", categories=categories)

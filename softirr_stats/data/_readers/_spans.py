@@ -19,13 +19,13 @@ A rater who annotated the document but has no span in an item gets ``unmatched``
 Raters who did not annotate the document are missing.
 """
 
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 
-from softirr_stats.data._readers._common import Rating, Where
+from softirr_stats.data._readers._common import Where
 
 __all__ = ["Span", "SpanRule", "spans_to_ratings"]
 
@@ -98,38 +98,41 @@ def _iou(starts: np.ndarray, ends: np.ndarray, ps: np.ndarray, pe: np.ndarray) -
     return inter / union
 
 
-def _overlap_clusters(spans_by_rater: dict[str, list[Span]], min_overlap: float) -> list[list[Span]]:
-    """Grow items rater by rater with a Hungarian assignment on mean IoU (one document)."""
+def _overlap_clusters(start: np.ndarray, end: np.ndarray, rater: np.ndarray, min_overlap: float) -> np.ndarray:
+    """Cluster ids of one document's spans, grown rater by rater with a Hungarian assignment.
+
+    ``start``, ``end``, ``rater`` are the document's spans; the result gives each span its item
+    (0, 1, ...). Each rater's spans are matched to the items built so far, maximising the mean
+    IoU with the items' members, where a pair is allowed only if the IoU with every member
+    exceeds ``min_overlap``.
+    """
     from scipy.optimize import linear_sum_assignment
 
-    clusters: list[list[Span]] = []
-    for rater in sorted(spans_by_rater):
-        new = spans_by_rater[rater]
-        if not clusters:
-            clusters.extend([s] for s in new)
-            continue
-        members = [(c, s) for c, cl in enumerate(clusters) for s in cl]
-        owner = np.array([c for c, _ in members])
-        iou = _iou(np.array([s.start for s in new]), np.array([s.end for s in new]),
-                   np.array([s.start for _, s in members]), np.array([s.end for _, s in members]))
-        # per cluster: the smallest and the mean IoU over its members (members are grouped by cluster)
-        bounds = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-        sizes = np.diff(np.r_[bounds, len(owner)])
-        worst = np.minimum.reduceat(iou, bounds, axis=1)
-        mean = np.add.reduceat(iou, bounds, axis=1) / sizes
-        feasible = worst > min_overlap
-        rows, cols = linear_sum_assignment(np.where(feasible, mean, 0.0), maximize=True)
-        taken = set()
-        for r, c in zip(rows, cols, strict=True):
-            if feasible[r, c]:
-                clusters[int(owner[bounds[c]])].append(new[r])
-                taken.add(int(r))
-        clusters.extend([s] for k, s in enumerate(new) if k not in taken)
-    return clusters
+    cluster = np.full(len(start), -1, dtype=np.int64)
+    n_clusters = 0
+    for who in sorted(set(rater.tolist())):
+        new = np.flatnonzero(rater == who)
+        done = np.flatnonzero(cluster >= 0)
+        if n_clusters and len(done):
+            order = done[np.argsort(cluster[done], kind="stable")]
+            owner = cluster[order]
+            iou = _iou(start[new], end[new], start[order], end[order])
+            bounds = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+            sizes = np.diff(np.r_[bounds, len(owner)])
+            worst = np.minimum.reduceat(iou, bounds, axis=1)
+            mean = np.add.reduceat(iou, bounds, axis=1) / sizes
+            feasible = worst > min_overlap
+            rows, cols = linear_sum_assignment(np.where(feasible, mean, 0.0), maximize=True)
+            ok = feasible[rows, cols]
+            cluster[new[rows[ok]]] = owner[bounds[cols[ok]]]
+        fresh = new[cluster[new] < 0]
+        cluster[fresh] = n_clusters + np.arange(len(fresh))
+        n_clusters += len(fresh)
+    return cluster
 
 
-def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: SpanRule) -> list[Rating]:
-    """Items from spans under ``rule``.
+def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: SpanRule) -> pd.DataFrame:
+    """Items from spans under ``rule``, as a ratings table (item, rater, label, where).
 
     Parameters
     ----------
@@ -138,41 +141,47 @@ def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: Sp
         spans); they get ``rule.unmatched`` where they have no span in an item.
     rule : SpanRule
     """
-    by_doc: dict[str, list[Span]] = defaultdict(list)
-    for s in spans:
-        by_doc[s.document].append(s)
-    out: list[Rating] = []
-    for doc in sorted(by_doc):
-        doc_spans = by_doc[doc]
-        if rule.match == "exact":
-            groups: dict[tuple[int, int], list[Span]] = defaultdict(list)
-            for s in doc_spans:
-                groups[(s.start, s.end)].append(s)
-            clusters = [groups[k] for k in sorted(groups)]
-        else:
-            per_rater: dict[str, list[Span]] = defaultdict(list)
-            for s in sorted(doc_spans, key=lambda s: (s.start, s.end, s.label)):
-                per_rater[s.rater].append(s)
-            clusters = sorted(_overlap_clusters(per_rater, rule.min_overlap),
-                              key=lambda cl: (min(s.start for s in cl), max(s.end for s in cl)))
-        used: dict[str, int] = {}
-        for cl in clusters:
-            name = _item_name(doc, min(s.start for s in cl), max(s.end for s in cl))
-            used[name] = used.get(name, 0) + 1
-            if used[name] > 1:
-                name = f"{name}#{used[name]}"
-            by_rater: dict[str, Span] = {}
-            for s in cl:
-                if s.rater in by_rater:
-                    first = by_rater[s.rater]
-                    raise ValueError(
-                        f"{s.where}: rater {s.rater!r} has two spans at [{s.start}, {s.end}) in {doc!r} "
-                        f"({first.label!r} at {first.where}, {s.label!r} here); the exact-span rule needs "
-                        "one label per span and rater (use SpanRule(match='overlap') to pair them up)"
-                    )
-                by_rater[s.rater] = s
-            for s in by_rater.values():
-                out.append(Rating(name, s.rater, s.label, s.where))
-            for rater in sorted(annotated.get(doc, set()) - set(by_rater)):
-                out.append(Rating(name, rater, rule.unmatched, cl[0].where))
-    return out
+    if not spans:
+        return pd.DataFrame({"item": [], "rater": [], "label": [], "where": []}, dtype=object)
+    df = pd.DataFrame({
+        "doc": pd.Series([s.document for s in spans], dtype=object),
+        "start": np.array([s.start for s in spans], dtype=np.int64),
+        "end": np.array([s.end for s in spans], dtype=np.int64),
+        "rater": pd.Series([s.rater for s in spans], dtype=object),
+        "label": pd.Series([s.label for s in spans], dtype=object),
+        "where": pd.Series([s.where for s in spans], dtype=object),
+    })
+    if rule.match == "exact":
+        df["cluster"] = df.groupby(["doc", "start", "end"], sort=False).ngroup()
+    else:
+        df = df.sort_values(["doc", "start", "end", "label"], kind="stable").reset_index(drop=True)
+        cluster = np.empty(len(df), dtype=np.int64)
+        offset = 0
+        start, end, rater = df["start"].to_numpy(), df["end"].to_numpy(), df["rater"].to_numpy()
+        for rows in df.groupby("doc", sort=False).indices.values():  # one assignment problem per document
+            local = _overlap_clusters(start[rows], end[rows], rater[rows], rule.min_overlap)
+            cluster[rows] = local + offset
+            offset += int(local.max()) + 1
+        df["cluster"] = cluster
+    repeated = df.duplicated(["cluster", "rater"], keep="first")
+    if repeated.any():
+        second = df.loc[repeated].iloc[0]
+        first = df.loc[(df["cluster"] == second["cluster"]) & (df["rater"] == second["rater"])].iloc[0]
+        raise ValueError(
+            f"{second['where']}: rater {second['rater']!r} has two spans at [{second['start']}, {second['end']}) "
+            f"in {second['doc']!r} ({first['label']!r} at {first['where']}, {second['label']!r} here); the "
+            "exact-span rule needs one label per span and rater (use SpanRule(match='overlap') to pair them up)"
+        )
+    items = df.groupby("cluster", sort=False).agg(doc=("doc", "first"), start=("start", "min"),
+                                                  end=("end", "max"), where=("where", "first"))
+    names = items["doc"].astype(str) + ":" + items["start"].astype(str) + "-" + items["end"].astype(str)
+    nth = names.groupby(names).cumcount() + 1
+    items["item"] = names.where(nth == 1, names + "#" + nth.astype(str))
+    found = df.join(items["item"], on="cluster")[["item", "rater", "label", "where", "cluster"]]
+    pairs = pd.DataFrame([(d, r) for d, raters in annotated.items() for r in raters], columns=["doc", "rater"],
+                         dtype=object)
+    expected = items.reset_index().merge(pairs, on="doc")[["cluster", "rater", "item", "where"]]
+    missed = expected.merge(found[["cluster", "rater"]], on=["cluster", "rater"], how="left", indicator=True)
+    missed = missed.loc[missed["_merge"] == "left_only", ["item", "rater", "where"]]
+    missed.insert(2, "label", pd.Series([rule.unmatched] * len(missed), dtype=object, index=missed.index))
+    return pd.concat([found.drop(columns="cluster"), missed], ignore_index=True)

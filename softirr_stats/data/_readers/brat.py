@@ -20,9 +20,13 @@ means the annotator marked nothing in that document.
 """
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from softirr_stats.data._readers._common import Rating, Where
+from softirr_stats.data._readers._common import Where
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_brat"]
 
@@ -67,7 +71,7 @@ def _spans(file: Path, shown: str, doc: str, rater: str) -> list[Span]:
     return out
 
 
-def read_brat(path: Path, *, span_rule: SpanRule | None = None) -> list[Rating]:
+def read_brat(path: Path, *, span_rule: SpanRule | None = None) -> "pd.DataFrame":
     """Ratings from brat standoff files (see the module docstring).
 
     Parameters

@@ -18,10 +18,13 @@ read too (rater = the ``user`` value).
 
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from softirr_stats.data._readers._common import Rating, Where, iter_jsonl
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_doccano"]
 
@@ -65,7 +68,7 @@ def _triples(labels: list[Any], item: str, where: Where) -> list[tuple[int, int,
     return out
 
 
-def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | None = None) -> list[Rating]:
+def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | None = None) -> "list[Rating] | pd.DataFrame":
     """Ratings from a doccano per-user export (see the module docstring).
 
     Parameters

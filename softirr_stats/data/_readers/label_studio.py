@@ -18,10 +18,13 @@ labelstud.io/tags): each task has ``id``, ``data`` and ``annotations``; each ann
 """
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from softirr_stats.data._readers._common import Rating, Where, load_json, warn_skipped
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_label_studio"]
 
@@ -78,7 +81,7 @@ def _label(res: dict[str, Any], kind: str, sep: str, where: Where) -> Any:
 
 
 def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str = " / ",
-                      span_rule: SpanRule | None = None) -> list[Rating]:
+                      span_rule: SpanRule | None = None) -> "list[Rating] | pd.DataFrame":
     """Ratings from a Label Studio JSON export (see the module docstring for the mapping).
 
     Parameters

@@ -22,10 +22,13 @@ each line is a task with ``_input_hash``, ``_task_hash``, ``answer`` (``"accept"
 """
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from softirr_stats.data._readers._common import Rating, Where, iter_jsonl, warn_skipped
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_prodigy"]
 
@@ -50,7 +53,7 @@ def _hash(rec: dict[str, Any], key: str, where: Where) -> str:
 
 
 def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans"] = "auto",
-                 span_rule: SpanRule | None = None) -> list[Rating]:
+                 span_rule: SpanRule | None = None) -> "list[Rating] | pd.DataFrame":
     """Ratings from a Prodigy dataset export (see the module docstring).
 
     Parameters

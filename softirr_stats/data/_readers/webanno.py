@@ -23,10 +23,13 @@ INCEpTION's project export keeps annotators apart as ``annotation/<document>/<us
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from softirr_stats.data._readers._common import Rating, Where, warn_skipped
 from softirr_stats.data._readers._spans import Span, SpanRule, spans_to_ratings
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["HEADER", "read_webanno_tsv"]
 
@@ -163,7 +166,7 @@ def _files(path: Path) -> list[tuple[Path, str, str]]:
 
 def read_webanno_tsv(path: Path, *, layer: str | None = None, feature: str | None = None,
                      unit: Literal["span", "document"] = "span",
-                     span_rule: SpanRule | None = None) -> list[Rating]:
+                     span_rule: SpanRule | None = None) -> "list[Rating] | pd.DataFrame":
     """Ratings from WebAnno TSV3 files (see the module docstring).
 
     Parameters
