@@ -129,6 +129,17 @@ def test_label_studio_cancelled_annotations_are_reported():
     assert "3" not in ann.raters  # the cancelled annotation's user labelled nothing
 
 
+def test_label_studio_before_1_0_completions(tmp_path):
+    tasks = json.loads((EXPORTS / "label_studio" / "project-7-export.json").read_text())
+    for task in tasks:
+        task["completions"] = task.pop("annotations")
+    p = _write(tmp_path / "old.json", json.dumps(tasks))
+    assert guess_format(p) == "label-studio"
+    with pytest.warns(ExportWarning, match="cancelled"):
+        ann = read_annotations(p, format="label-studio", field="sentiment")
+    assert_same(ann, read_annotations(EXPORTS / "label_studio" / "expected_sentiment.csv"))
+
+
 def test_label_studio_needs_field_when_several_controls():
     with pytest.raises(ValueError, match=r"several controls.*\['comment', 'ner', 'sentiment', 'topic'\].*field="):
         read_annotations(EXPORTS / "label_studio" / "project-7-export.json", format="label-studio")

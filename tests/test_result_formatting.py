@@ -154,7 +154,7 @@ def test_interval_and_level_text():
 
 @pytest.mark.parametrize("module", [
     "softirr_stats._format", "softirr_stats.agreement._result", "softirr_stats.reporting._tables",
-    "softirr_stats.data._readers", "softirr_stats.data._readers._spans",
+    "softirr_stats.data._readers", "softirr_stats.data._readers._spans", "softirr_stats.data._io",
 ])
 def test_docstring_examples_run(module):
     res = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)

@@ -57,12 +57,40 @@ def read_annotations(
 ) -> Annotations:
     """Read a long-format annotation file (CSV/TSV/JSONL) or an annotation-tool export.
 
-    ``format`` is one of ``"csv"``, ``"tsv"``, ``"jsonl"`` (long tables with the ``item``,
-    ``rater`` and ``label`` columns) or an export: ``"label-studio"``, ``"doccano"``,
-    ``"prodigy"``, ``"webanno-tsv"``, ``"brat"``. With ``format=None`` it is guessed from the
-    extension and the content (a warning names a guessed export format; an ambiguous file asks
-    for ``format=``). ``options`` go to the export reader (``field=``, ``span_rule=``,
-    ``layer=``, ``feature=``, ``unit=``, ``task=``, ...); see ``docs/readers.md``.
+    Parameters
+    ----------
+    path : str or Path
+        A file, or a folder / ``.zip`` for exports kept one file per annotator.
+    item, rater, label : str
+        Column names of a long table (csv / tsv / jsonl only).
+    format : str, optional
+        ``"csv"``, ``"tsv"``, ``"jsonl"`` (long tables) or an export: ``"label-studio"``,
+        ``"doccano"``, ``"prodigy"``, ``"webanno-tsv"``, ``"brat"``. ``None`` guesses it from the
+        extension and the content; a guessed export format is announced with an
+        ``ExportWarning``, and a file that fits no rule (or several) raises a ValueError asking
+        for ``format=``.
+    categories : sequence, optional
+        The declared label universe (see :meth:`Annotations.from_long`).
+    **options
+        The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
+        ``label_key=`` (doccano), ``task=`` (Prodigy), ``layer=``, ``feature=``, ``unit=``
+        (WebAnno TSV) and ``span_rule=`` (a :class:`SpanRule`, for span annotations). An unknown
+        option raises a TypeError listing the valid ones. See ``docs/readers.md``.
+
+    Returns
+    -------
+    Annotations
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for who, labs in {"alice": ["pos", "neg"], "bob": ["pos", "pos"]}.items():
+    ...     _ = (folder / f"{who}.jsonl").write_text("\\n".join(
+    ...         json.dumps({"id": i, "text": "...", "label": [lab]}) for i, lab in enumerate(labs, 1)))
+    >>> ann = read_annotations(folder, format="doccano")
+    >>> ann.items, ann.raters, ann.vocabulary
+    (('1', '2'), ('alice', 'bob'), ('neg', 'pos'))
     """
     from softirr_stats.data._readers import EXPORT_FORMATS, guess_format, read_export
 

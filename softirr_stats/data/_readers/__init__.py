@@ -113,11 +113,11 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
         return "tsv"
     if first.startswith("["):
         with path.open(encoding="utf-8") as fh:
-            head = fh.read(1 << 16)
-        if '"annotations"' in head and '"data"' in head:
+            head = fh.read(1 << 20)
+        if '"annotations"' in head or '"completions"' in head:
             return "label-studio"
         raise ValueError(f"{path.name}: a JSON array that does not look like a Label Studio export "
-                         f"(tasks with 'data' and 'annotations'); pass format= one of {sorted(EXPORT_FORMATS)}")
+                         f"(tasks with 'annotations'); pass format= one of {sorted(EXPORT_FORMATS)}")
     if first.startswith("{"):
         kind = _jsonl_kind(first, columns)
         if kind is not None:

@@ -12,6 +12,7 @@ labelstud.io/tags): each task has ``id``, ``data`` and ``annotations``; each ann
   joined with ``taxonomy_sep`` (``"Animal / Cat"``); ``textarea`` -> the lines joined with a
   newline; ``rating`` / ``number`` -> the number; ``labels`` (text spans) -> items by the span
   rule, the span's label (several labels on one span are joined with ``|``).
+- Exports of Label Studio before 1.0 name the annotations ``completions``; they are read alike.
 - An annotation with no result for the control is a missing rating; cancelled (skipped)
   annotations are left out with a warning; ``predictions`` (model output) are not raters and
   are ignored, as are unknown fields.
@@ -42,11 +43,16 @@ def _rater(completed_by: Any, where: Where) -> str:
     return str(who)
 
 
+def _annotations_of(task: dict[str, Any]) -> Any:
+    """The task's annotations (``completions`` in exports of Label Studio before 1.0)."""
+    return task["annotations"] if "annotations" in task else task.get("completions", [])
+
+
 def _fields(tasks: list[Any]) -> dict[str, str]:
     """from_name -> result type over every supported result in the export."""
     found: dict[str, str] = {}
     for task in tasks:
-        anns = task.get("annotations") if isinstance(task, dict) else None
+        anns = _annotations_of(task) if isinstance(task, dict) else None
         for ann in anns if isinstance(anns, list) else ():
             results = ann.get("result") if isinstance(ann, dict) else None
             for res in results if isinstance(results, list) else ():
@@ -118,7 +124,7 @@ def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str
         if "id" not in task or isinstance(task["id"], bool) or not isinstance(task["id"], int | str):
             raise ValueError(f"{where_t}: task has no usable 'id' (got {task.get('id')!r})")
         item = str(task["id"])
-        anns = task.get("annotations", [])
+        anns = _annotations_of(task)
         if not isinstance(anns, list):
             raise ValueError(f"{where_t}: 'annotations' must be a list; got {type(anns).__name__}")
         for a, ann in enumerate(anns, 1):
