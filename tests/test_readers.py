@@ -23,7 +23,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWa
 
 def _cells(ann):
     ii, jj = np.nonzero(ann.codes >= 0)
-    return {(str(ann.items[i]), str(ann.raters[j])): ann.vocabulary[ann.codes[i, j]] for i, j in zip(ii, jj)}
+    return {(str(ann.items[i]), str(ann.raters[j])): ann.vocabulary[ann.codes[i, j]] for i, j in zip(ii, jj, strict=True)}
 
 
 def assert_same(got, want):

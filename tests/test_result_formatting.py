@@ -105,7 +105,7 @@ def test_to_latex_escapes_and_typesets():
 
 def test_reporting_tables_of_a_sensitivity_frame():
     t = np.array([[13, 0, 0], [0, 20, 7], [0, 4, 56]])
-    rows = [[i, j] for i, j in zip(*np.nonzero(t)) for _ in range(t[i, j])]
+    rows = [[i, j] for i, j in zip(*np.nonzero(t), strict=True) for _ in range(t[i, j])]
     df = sis.sensitivity(rows, coefficients=["cohen_kappa", "scott_pi"], similarities=[None, "quadratic"],
                          ci="analytic")
     md = reporting.to_markdown(df)

@@ -6,7 +6,13 @@ from typing import Any
 
 import pandas as pd
 
-from softirr_stats._format import format_interval, format_number, latex_table, level_text, markdown_table
+from softirr_stats._format import (
+    format_interval,
+    format_number,
+    latex_table,
+    level_text,
+    markdown_table,
+)
 
 __all__ = ["AgreementResult", "CrossKappaResult", "MultilabelResult"]
 
