@@ -113,6 +113,14 @@ def test_doccano_zip_as_exported(tmp_path):
                 read_annotations(EXPORTS / "doccano" / "classification" / "expected.csv"))
 
 
+def test_doccano_relation_project_entities(tmp_path):
+    for who, label in [("alice", "PER"), ("bob", "ORG")]:
+        ents = [{"id": 7, "label": label, "start_offset": 0, "end_offset": 4}]
+        _write(tmp_path / "d" / f"{who}.jsonl", json.dumps({"id": 1, "text": "Acme", "entities": ents, "relations": []}))
+    assert _cells(read_annotations(tmp_path / "d", format="doccano")) == {("1:0-4", "alice"): "PER",
+                                                                          ("1:0-4", "bob"): "ORG"}
+
+
 def test_doccano_old_single_file_format(tmp_path):
     p = tmp_path / "all.jsonl"
     rows = [{"id": 1, "text": "a", "annotations": [{"label": "pos", "user": 1}, {"label": "pos", "user": 2}]},
@@ -140,6 +148,15 @@ def test_label_studio_before_1_0_completions(tmp_path):
     assert_same(ann, read_annotations(EXPORTS / "label_studio" / "expected_sentiment.csv"))
 
 
+def test_label_studio_rating_is_numeric(tmp_path):
+    def ann(user, stars):
+        return {"completed_by": user, "result": [{"from_name": "stars", "type": "rating", "value": {"rating": stars}}]}
+    tasks = [{"id": 1, "data": {}, "annotations": [ann(1, 4), ann(2, 5)]},
+             {"id": 2, "data": {}, "annotations": [ann(1, 2), ann(2, 2)]}]
+    ann = read_annotations(_write(tmp_path / "r.json", json.dumps(tasks)), format="label-studio")
+    assert ann.kind == "numeric" and ann.vocabulary == (2, 4, 5)
+
+
 def test_label_studio_needs_field_when_several_controls():
     with pytest.raises(ValueError, match=r"several controls.*\['comment', 'ner', 'sentiment', 'topic'\].*field="):
         read_annotations(EXPORTS / "label_studio" / "project-7-export.json", format="label-studio")
@@ -151,6 +168,16 @@ def test_prodigy_ignored_answers_are_reported():
     with pytest.warns(ExportWarning, match=r"1 of 6 records skipped \(answer 'ignore'\)"):
         ann = read_annotations(EXPORTS / "prodigy" / "textcat_binary.jsonl", format="prodigy")
     assert ann.unpairable_items == ("2099123456",)
+
+
+def test_prodigy_multiple_choice_gives_sets(tmp_path):
+    rows = [{"text": "t", "options": [{"id": "A"}, {"id": "B"}], "accept": acc, "_input_hash": h, "_task_hash": h,
+             "answer": "accept", "_annotator_id": who}
+            for h, who, acc in [(1, "x", ["A", "B"]), (1, "y", ["A"]), (2, "x", ["B"]), (2, "y", [])]]
+    ann = read_annotations(_write(tmp_path / "c.jsonl", "\n".join(json.dumps(r) for r in rows)), format="prodigy")
+    assert _cells(ann) == {("1", "x"): frozenset({"A", "B"}), ("1", "y"): frozenset({"A"}),
+                           ("2", "x"): frozenset({"B"})}
+    assert ("2", "y") not in _cells(ann) and "y" in ann.raters  # nothing accepted: a missing rating
 
 
 def test_prodigy_ner_teach_is_a_binary_task(tmp_path):
@@ -241,6 +268,18 @@ def test_prodigy_malformed(tmp_path):
         read_annotations(p, format="prodigy")
     with pytest.raises(ValueError, match=r"task must be one of \['auto', 'binary', 'choice', 'spans'\]"):
         read_annotations(p, format="prodigy", task="ner")
+
+
+def test_webanno_stacked_and_escaped_values(tmp_path):
+    head = ("#FORMAT=WebAnno TSV 3.3\n#T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|value\n\n\n"
+            "#Text=New York City\n")
+    alice = head + "1-1\t0-3\tNew\tLOC[1]|ORG[2]\t\n1-2\t4-8\tYork\tLOC[1]|ORG[2]\t\n1-3\t9-13\tCity\tLOC[1]\t\n"
+    bob = head + "1-1\t0-3\tNew\tA\\|B[3]\t\n1-2\t4-8\tYork\tA\\|B[3]\t\n1-3\t9-13\tCity\tLOC\\_x\t\n"
+    _write(tmp_path / "a" / "doc" / "alice.tsv", alice)
+    _write(tmp_path / "a" / "doc" / "bob.tsv", bob)
+    ann = read_annotations(tmp_path / "a", format="webanno-tsv", span_rule=SpanRule(unmatched=None))
+    assert _cells(ann) == {("doc:0-13", "alice"): "LOC", ("doc:0-8", "alice"): "ORG", ("doc:0-8", "bob"): "A|B",
+                           ("doc:9-13", "bob"): "LOC_x"}
 
 
 def test_webanno_malformed(tmp_path):

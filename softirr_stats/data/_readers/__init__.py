@@ -5,11 +5,8 @@ One module per format turns an export into ratings (item, rater, label, source r
 modules are imported only when their format is read. See ``docs/readers.md``.
 """
 
-import importlib
-import inspect
 import json
 import warnings
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +97,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
         return "csv"
     if suffix == ".ann":
         return "brat"
+    import zipfile
+
     if suffix == ".zip" and zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as zf:
             if any(n.endswith(".jsonl") for n in zf.namelist()):
@@ -144,6 +143,9 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
         The format reader's options (``field=``, ``span_rule=``, ``layer=``, ...; see
         ``docs/readers.md``); an unknown option raises a TypeError listing the valid ones.
     """
+    import importlib
+    import inspect
+
     if format not in EXPORT_FORMATS:
         raise ValueError(f"format must be one of {sorted(EXPORT_FORMATS)}; got {format!r}")
     path = Path(path)
