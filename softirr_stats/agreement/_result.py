@@ -6,6 +6,14 @@ from typing import Any
 
 import pandas as pd
 
+from softirr_stats._format import (
+    format_interval,
+    format_number,
+    latex_table,
+    level_text,
+    markdown_table,
+)
+
 __all__ = ["AgreementResult", "CrossKappaResult", "MultilabelResult"]
 
 
@@ -107,8 +115,114 @@ class AgreementResult:
         ci = "" if math.isnan(self.ci_low) else f", {self.level:.0%} CI [{self.ci_low:.4f}, {self.ci_high:.4f}]"
         return f"{self.coefficient} = {self.value:.4f}{ci} (n_items={self.n_items}, n_raters={self.n_raters})"
 
+    # ------------------------------------------------------------------ papers
+    def _extra_columns(self) -> list[tuple[str, Any]]:
+        """(header, value) pairs a subclass adds to the table and the repr."""
+        return []
 
-@dataclass(frozen=True)
+    def interval_description(self) -> str:
+        """How the interval was made, in words (``""`` without one).
+
+        Examples
+        --------
+        >>> r = AgreementResult("fleiss_kappa", 0.47, 0.6, 0.25, 90, 3).with_interval(
+        ...     0.41, 0.52, 0.03, 0.95, "bootstrap-percentile", bootstrap_n=1000, bootstrap_design="items")
+        >>> r.interval_description()
+        '95% bootstrap-percentile, B=1000, design=items'
+        """
+        if not self.ci_method:
+            return ""
+        parts = [f"{level_text(self.level)} {self.ci_method}".strip()]
+        if "bootstrap_n" in self.details:
+            parts.append(f"B={self.details['bootstrap_n']}")
+        if "bootstrap_design" in self.details:
+            parts.append(f"design={self.details['bootstrap_design']}")
+        return ", ".join(parts)
+
+    def _table(self, digits: int, na: str) -> tuple[list[str], list[list[str]], list[str]]:
+        cols: list[tuple[str, str, str]] = [("Coefficient", self.coefficient, "l")]
+        if self.similarity != "identity":
+            cols.append(("Similarity", self.similarity, "l"))
+        if self.chance != "exact":
+            cols.append(("Chance", self.chance, "l"))
+        cols.append(("Value", format_number(self.value, digits, na), "r"))
+        if self.ci_method:
+            cols.append((f"{level_text(self.level)} CI".strip(), format_interval(self.ci_low, self.ci_high, digits, na),
+                         "r"))
+            cols.append(("SE", format_number(self.se, digits, na), "r"))
+        cols += [("Observed", format_number(self.observed, digits, na), "r"),
+                 ("Expected", format_number(self.expected, digits, na), "r")]
+        cols += [(h, format_number(v, digits, na), "r") for h, v in self._extra_columns()]
+        cols += [("Items", str(self.n_items), "r"), ("Raters", str(self.n_raters), "r")]
+        return [c[0] for c in cols], [[c[1] for c in cols]], [c[2] for c in cols]
+
+    def _note(self) -> str:
+        notes = []
+        if self.ci_method:
+            notes.append(f"Interval: {self.interval_description()}.")
+        if self.warnings:
+            notes.append("Warnings: " + "; ".join(self.warnings) + ".")
+        return " ".join(notes)
+
+    def to_markdown(self, *, digits: int = 3, note: bool = True) -> str:
+        """A one-row Markdown table (value, interval, SE, observed, expected, items, raters).
+
+        Numbers get ``digits`` decimals; the interval reads ``[lo, hi]``; with ``note=True``, a
+        line under the table says how the interval was made and repeats any warnings.
+
+        Examples
+        --------
+        >>> r = AgreementResult("fleiss_kappa", 0.47213, 0.6, 0.25, 90, 3).with_interval(
+        ...     0.40712, 0.5239, 0.031, 0.95, "bootstrap-percentile", bootstrap_n=1000, bootstrap_design="items")
+        >>> print(r.to_markdown())
+        | Coefficient | Value | 95% CI | SE | Observed | Expected | Items | Raters |
+        | :-- | --: | --: | --: | --: | --: | --: | --: |
+        | fleiss_kappa | 0.472 | [0.407, 0.524] | 0.031 | 0.600 | 0.250 | 90 | 3 |
+        <BLANKLINE>
+        Interval: 95% bootstrap-percentile, B=1000, design=items.
+        """
+        header, rows, align = self._table(digits, "—")
+        table = markdown_table(header, rows, align)
+        text = self._note() if note else ""
+        return f"{table}\n\n{text}" if text else table
+
+    def to_latex(self, *, digits: int = 3, caption: str | None = None, label: str | None = None) -> str:
+        r"""A one-row booktabs LaTeX table; with a caption, a ``table`` float whose caption ends with the interval's method.
+
+        Examples
+        --------
+        >>> r = AgreementResult("cohen_kappa", 0.5, 0.75, 0.5, 40, 2)
+        >>> print(r.to_latex())
+        \begin{tabular}{lrrrrr}
+        \toprule
+        Coefficient & Value & Observed & Expected & Items & Raters \\
+        \midrule
+        cohen\_kappa & 0.500 & 0.750 & 0.500 & 40 & 2 \\
+        \bottomrule
+        \end{tabular}
+        """
+        header, rows, align = self._table(digits, "--")
+        if caption is not None and self.ci_method:
+            caption = f"{caption.rstrip().rstrip('.')}. {self._note()}" if caption.strip() else self._note()
+        return latex_table(header, rows, align, caption=caption, label=label)
+
+    def __repr__(self) -> str:
+        value = format_number(self.value, 3, "nan")
+        if self.ci_method:
+            value += " " + format_interval(self.ci_low, self.ci_high, 3, "[nan, nan]")
+            method = f"{level_text(self.level)} {self.ci_method}".strip()
+            if "bootstrap_n" in self.details:
+                method += f" B={self.details['bootstrap_n']}"
+            value += f", {method}"
+        extras = "".join(f", {h.lower().replace(' ', '_')}={format_number(v, 3, 'nan')}"
+                         for h, v in self._extra_columns())
+        sim = "" if self.similarity == "identity" else f", similarity={self.similarity}"
+        warn = f", warnings={len(self.warnings)}" if self.warnings else ""
+        return (f"{type(self).__name__}({self.coefficient} = {value}{sim}{extras}, items={self.n_items}, "
+                f"raters={self.n_raters}{warn})")
+
+
+@dataclass(frozen=True, repr=False)
 class CrossKappaResult(AgreementResult):
     """Cross-replication reliability: ``value`` is kappa_x; also the normalised form and IRRs."""
 
@@ -116,8 +230,11 @@ class CrossKappaResult(AgreementResult):
     irr_x: float = math.nan
     irr_y: float = math.nan
 
+    def _extra_columns(self) -> list[tuple[str, Any]]:
+        return [("Normalized", self.normalized), ("IRR x", self.irr_x), ("IRR y", self.irr_y)]
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class MultilabelResult(AgreementResult):
     """Multi-label agreement with label-wise decomposition and item diagnostics."""
 
@@ -125,6 +242,25 @@ class MultilabelResult(AgreementResult):
     raw_prevalence: float = math.nan
     by_label: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     by_item: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+
+    def _extra_columns(self) -> list[tuple[str, Any]]:
+        return [("Floor", self.floor), ("Raw prevalence", self.raw_prevalence)]
+
+    def by_label_markdown(self, *, digits: int = 3) -> str:
+        """The label-wise decomposition (:attr:`by_label`) as a Markdown table."""
+        from softirr_stats._format import render
+
+        if self.by_label is None:
+            raise ValueError("this result has no label-wise table (by_label is None)")
+        return render(self.by_label, "markdown", digits=digits)
+
+    def by_label_latex(self, *, digits: int = 3, caption: str | None = None, label: str | None = None) -> str:
+        """The label-wise decomposition (:attr:`by_label`) as a booktabs LaTeX table."""
+        from softirr_stats._format import render
+
+        if self.by_label is None:
+            raise ValueError("this result has no label-wise table (by_label is None)")
+        return render(self.by_label, "latex", digits=digits, caption=caption, label=label)
 
 
 def _asdict(result: AgreementResult) -> dict[str, Any]:  # pragma: no cover - debugging helper

@@ -1,0 +1,212 @@
+"""Number and table formatting for papers: Markdown (pipe tables) and LaTeX (booktabs).
+
+No dependency beyond pandas: the tables are written here rather than through ``tabulate``
+(pandas' ``to_markdown``) or Jinja2 (pandas' ``to_latex``), neither of which softirr installs.
+Numbers get a fixed number of decimals (``digits``, default 3) in the usual coefficient
+range and significant digits outside it; intervals read ``[lo, hi]``; missing values are
+``—`` in Markdown and ``--`` in LaTeX.
+"""
+
+import math
+import numbers
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import pandas as pd
+
+__all__ = ["format_interval", "format_number", "frame_table", "latex_table", "level_text", "markdown_table",
+           "render"]
+
+Style = Literal["markdown", "latex"]
+NA = {"markdown": "—", "latex": "--"}
+_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_MINUS = re.compile(r"(?<![\w.])-(?=\d)")
+_HEADERS = {"coefficient": "Coefficient", "similarity": "Similarity", "chance": "Chance", "value": "Value",
+            "observed": "Observed", "expected": "Expected", "se": "SE", "n_items": "Items",
+            "n_raters": "Raters", "ci_method": "Interval", "level": "Level", "label": "Label",
+            "prevalence": "Prevalence", "weight": "Weight", "normalized": "Normalized",
+            "irr_x": "IRR x", "irr_y": "IRR y", "floor": "Floor", "raw_prevalence": "Raw prevalence",
+            "warnings": "Warnings", "n_pairs_scored": "Pairs scored"}
+_PAPER_COLUMNS = ("coefficient", "similarity", "chance", "value", "ci", "se", "n_items", "n_raters")
+_DEFAULTS = {"similarity": "identity", "chance": "exact"}
+
+
+def _is_missing(x: Any) -> bool:
+    return x is None or x is pd.NA or (isinstance(x, numbers.Real) and not isinstance(x, bool)
+                                       and math.isnan(float(x)))
+
+
+def format_number(x: Any, digits: int = 3, na: str = "—") -> str:
+    """A number for a table: integers as they are, floats with ``digits`` decimals.
+
+    Floats of magnitude below ``10**-digits`` (but not zero) or of ``1e6`` and above get
+    ``digits`` significant digits instead, so that a small SE does not print as ``0.000``.
+
+    Examples
+    --------
+    >>> format_number(0.47213), format_number(90), format_number(0.0000123), format_number(float("nan"))
+    ('0.472', '90', '1.23e-05', '—')
+    """
+    if _is_missing(x):
+        return na
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, numbers.Integral):
+        return str(int(x))
+    if isinstance(x, numbers.Real):
+        f = float(x)
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        if f != 0 and (abs(f) < 10.0 ** -digits or abs(f) >= 1e6):
+            return f"{f:.{digits}g}"
+        return f"{f:.{digits}f}"
+    return str(x)
+
+
+def format_interval(lo: Any, hi: Any, digits: int = 3, na: str = "—") -> str:
+    """``[lo, hi]``, or ``na`` when either bound is missing.
+
+    Examples
+    --------
+    >>> format_interval(0.40712, 0.5239)
+    '[0.407, 0.524]'
+    """
+    if _is_missing(lo) or _is_missing(hi):
+        return na
+    return f"[{format_number(lo, digits, na)}, {format_number(hi, digits, na)}]"
+
+
+def level_text(level: Any) -> str:
+    """A confidence level as a percentage (``0.95 -> "95%"``, ``0.975 -> "97.5%"``); ``""`` if missing."""
+    if _is_missing(level):
+        return ""
+    return f"{float(level) * 100:.10g}%"
+
+
+def _escape(text: str, style: Style) -> str:
+    if style == "latex":
+        return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+    return text.replace("|", r"\|").replace("\n", " ")
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
+    """A pipe table; cells are escaped (``|``) here, so pass plain text.
+
+    Examples
+    --------
+    >>> print(markdown_table(["a", "b"], [["x", "1.000"]], ["l", "r"]))
+    | a | b |
+    | :-- | --: |
+    | x | 1.000 |
+    """
+    rule = {"l": ":--", "r": "--:", "c": ":-:"}
+    lines = ["| " + " | ".join(_escape(h, "markdown") for h in header) + " |",
+             "| " + " | ".join(rule[a] for a in align) + " |"]
+    lines += ["| " + " | ".join(_escape(c, "markdown") for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _latex_cell(text: str, align: str) -> str:
+    out = _escape(text, "latex")
+    if align == "r":  # numbers: a typeset minus sign
+        out = _MINUS.sub("$-$", out)
+    return "{}" + out if out.startswith("[") else out  # "\\ [" would read as a row-spacing argument
+
+
+def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str], *,
+                caption: str | None = None, label: str | None = None) -> str:
+    r"""A booktabs ``tabular`` (wrapped in a ``table`` float when a caption or label is given).
+
+    Cells are escaped here (``_``, ``%``, ``&`` ...), so pass plain text; in right-aligned
+    (number) columns a minus sign is typeset as ``$-$``.
+
+    Examples
+    --------
+    >>> print(latex_table(["coefficient", "value"], [["fleiss_kappa", "0.472"]], ["l", "r"]))
+    \begin{tabular}{lr}
+    \toprule
+    coefficient & value \\
+    \midrule
+    fleiss\_kappa & 0.472 \\
+    \bottomrule
+    \end{tabular}
+    """
+    body = [r"\begin{tabular}{" + "".join(align) + "}", r"\toprule",
+            " & ".join(_escape(h, "latex") for h in header) + r" \\", r"\midrule"]
+    body += [" & ".join(_latex_cell(c, a) for c, a in zip(row, align, strict=True)) + r" \\" for row in rows]
+    body += [r"\bottomrule", r"\end{tabular}"]
+    if caption is None and label is None:
+        return "\n".join(body)
+    out = [r"\begin{table}", r"\centering"]
+    if caption is not None:
+        out.append(r"\caption{" + _escape(caption, "latex") + "}")
+    if label is not None:
+        out.append(r"\label{" + label + "}")
+    return "\n".join(out + body + [r"\end{table}"])
+
+
+def _cell(x: Any, digits: int, na: str) -> str:
+    if isinstance(x, numbers.Real) or _is_missing(x):
+        return format_number(x, digits, na)
+    if isinstance(x, tuple | list | set | frozenset):
+        return ", ".join(map(str, sorted(x, key=str) if isinstance(x, set | frozenset) else x))
+    return str(x)
+
+
+def frame_table(df: pd.DataFrame, *, digits: int = 3, columns: Sequence[str] | None = None,
+                na: str = "—") -> tuple[list[str], list[list[str]], list[str]]:
+    """Header, formatted rows and alignment of a result table.
+
+    ``ci_low`` / ``ci_high`` become one ``[lo, hi]`` column headed ``"95% CI"`` (the level when
+    a ``level`` column holds one value, else ``"CI"``; ask for the column by the name ``"ci"``).
+    With ``columns=None``, a table of agreement results (``coefficient`` and ``value`` columns)
+    shows coefficient, similarity and chance (when they are not all the defaults ``"identity"``
+    / ``"exact"``), value, the interval, SE, items and raters; any other table shows every column.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}")
+    has_ci = {"ci_low", "ci_high"} <= set(df.columns)
+    if columns is None:
+        if {"coefficient", "value"} <= set(df.columns):
+            cols = []
+            for c in _PAPER_COLUMNS:
+                if c == "ci":
+                    if has_ci and df[["ci_low", "ci_high"]].notna().any().any():
+                        cols.append(c)
+                elif c in df.columns and not (c in _DEFAULTS and (df[c] == _DEFAULTS[c]).all()) \
+                        and not (c == "se" and df[c].isna().all()):
+                    cols.append(c)
+        else:
+            cols = [c for c in df.columns if not (has_ci and c in ("ci_low", "ci_high"))]
+            if has_ci:
+                cols.insert(list(df.columns).index("ci_low"), "ci")
+    else:
+        cols = list(columns)
+        missing = [c for c in cols if c not in df.columns and not (c == "ci" and has_ci)]
+        if missing:
+            raise ValueError(f"columns {missing} are not in the table; it has {list(df.columns)}"
+                             + (" (and 'ci' for ci_low/ci_high)" if has_ci else ""))
+    levels = df["level"].dropna().unique() if "level" in df.columns else []
+    ci_head = f"{level_text(levels[0])} CI" if len(levels) == 1 else "CI"
+    header = [ci_head if c == "ci" else _HEADERS.get(str(c), str(c)) for c in cols]
+    rows = []
+    for rec in df.to_dict("records"):
+        rows.append([format_interval(rec["ci_low"], rec["ci_high"], digits, na) if c == "ci"
+                     else _cell(rec[c], digits, na) for c in cols])
+    align = []
+    for c in cols:
+        numeric = c == "ci" or pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+        align.append("r" if numeric else "l")
+    return header, rows, align
+
+
+def render(df: pd.DataFrame, style: Style, *, digits: int = 3, columns: Sequence[str] | None = None,
+           caption: str | None = None, label: str | None = None) -> str:
+    """A DataFrame as a Markdown or LaTeX table (see :func:`frame_table`)."""
+    header, rows, align = frame_table(df, digits=digits, columns=columns, na=NA[style])
+    if style == "markdown":
+        table = markdown_table(header, rows, align)
+        return table if caption is None else f"{table}\n\n{caption}"
+    return latex_table(header, rows, align, caption=caption, label=label)

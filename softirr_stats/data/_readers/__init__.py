@@ -1,0 +1,164 @@
+"""Readers for annotation-tool exports (Label Studio, doccano, Prodigy, INCEpTION/WebAnno, brat).
+
+One module per format turns an export into ratings (item, rater, label, source record);
+:func:`read_export` encodes them into :class:`~softirr_stats.data.Annotations`. The format
+modules are imported only when their format is read. See ``docs/readers.md``.
+"""
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+from softirr_stats.data._annotations import Annotations
+from softirr_stats.data._readers._common import ExportWarning, ratings_to_annotations
+from softirr_stats.data._readers._spans import SpanRule
+
+__all__ = ["EXPORT_FORMATS", "ExportWarning", "SpanRule", "guess_format", "read_export"]
+
+#: format name -> (module, reader function)
+EXPORT_FORMATS: dict[str, tuple[str, str]] = {
+    "label-studio": ("label_studio", "read_label_studio"),
+    "doccano": ("doccano", "read_doccano"),
+    "prodigy": ("prodigy", "read_prodigy"),
+    "webanno-tsv": ("webanno", "read_webanno_tsv"),
+    "brat": ("brat", "read_brat"),
+}
+_WEBANNO = "#FORMAT=WebAnno TSV 3"
+_PRODIGY_KEYS = {"_input_hash", "_task_hash", "_annotator_id", "_session_id"}
+
+
+def _first_line(path: Path) -> str:
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.strip():
+                return line.strip().lstrip("\ufeff")
+    return ""
+
+
+def _jsonl_kind(first: str, columns: tuple[str, str, str]) -> str | None:
+    try:
+        rec = json.loads(first)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(rec, dict):
+        return None
+    keys = set(rec)
+    if keys & _PRODIGY_KEYS and "answer" in keys:
+        return "prodigy"
+    if set(columns) <= keys:
+        return "jsonl"
+    if "text" in keys and "id" in keys and keys & {"label", "entities", "annotations"}:
+        return "doccano"
+    return None
+
+
+def _dir_kind(path: Path) -> str:
+    kinds = set()
+    if any(path.rglob("*.ann")):
+        kinds.add("brat")
+    if any(_first_line(p).startswith(_WEBANNO) for p in path.rglob("*.tsv")):
+        kinds.add("webanno-tsv")
+    if any(path.rglob("*.jsonl")):
+        kinds.add("doccano")
+    if len(kinds) != 1:
+        found = "no export files" if not kinds else f"files of several formats {sorted(kinds)}"
+        raise ValueError(f"{path}: cannot tell the export format of this folder ({found}); "
+                         f"pass format= one of {sorted(EXPORT_FORMATS)}")
+    return kinds.pop()
+
+
+def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "rater", "label")) -> str:
+    """The format of ``path``, from its content where the extension does not settle it.
+
+    ``.csv`` is ``"csv"``; a ``.tsv`` starting ``#FORMAT=WebAnno TSV 3`` is ``"webanno-tsv"``
+    (else ``"tsv"``); a JSON array of tasks with ``annotations`` is ``"label-studio"``; JSON
+    Lines with Prodigy's ``_input_hash`` / ``answer`` keys are ``"prodigy"``, with the ``columns``
+    (item, rater, label) ``"jsonl"``, with doccano's ``id`` + ``text`` + ``label`` ``"doccano"``;
+    a ``.zip`` of ``.jsonl`` files is ``"doccano"``; a folder holding ``.ann`` files is ``"brat"``,
+    WebAnno ``.tsv`` files ``"webanno-tsv"``, ``.jsonl`` files ``"doccano"``. Anything else
+    raises a ValueError asking for ``format=``.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "export.json"
+    >>> _ = p.write_text(json.dumps([{"id": 1, "data": {}, "annotations": []}]))
+    >>> guess_format(p)
+    'label-studio'
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"annotation file not found: {path}")
+    if path.is_dir():
+        return _dir_kind(path)
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix == ".ann":
+        return "brat"
+    import zipfile
+
+    if suffix == ".zip" and zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as zf:
+            if any(n.endswith(".jsonl") for n in zf.namelist()):
+                return "doccano"
+        raise ValueError(f"{path.name}: cannot tell the export format of this archive; extract it and "
+                         f"pass the folder, or pass format= one of {sorted(EXPORT_FORMATS)}")
+    first = _first_line(path)
+    if first.startswith(_WEBANNO):
+        return "webanno-tsv"
+    if suffix == ".tsv":
+        return "tsv"
+    if first.startswith("["):
+        with path.open(encoding="utf-8") as fh:
+            head = fh.read(1 << 20)
+        if '"annotations"' in head or '"completions"' in head:
+            return "label-studio"
+        raise ValueError(f"{path.name}: a JSON array that does not look like a Label Studio export "
+                         f"(tasks with 'annotations'); pass format= one of {sorted(EXPORT_FORMATS)}")
+    if first.startswith("{"):
+        kind = _jsonl_kind(first, columns)
+        if kind is not None:
+            return kind
+        if suffix in (".jsonl", ".ndjson", ".json"):
+            return "jsonl"
+    raise ValueError(f"{path.name}: cannot tell the format from the extension or the content; "
+                     f"pass format= one of {['csv', 'tsv', 'jsonl', *sorted(EXPORT_FORMATS)]}")
+
+
+def read_export(path: str | Path, format: str, *, categories: Any = None, guessed: bool = False,
+                **options: Any) -> Annotations:
+    """Read an annotation-tool export into :class:`Annotations`.
+
+    Parameters
+    ----------
+    path : str or Path
+    format : one of :data:`EXPORT_FORMATS`
+    categories : sequence, optional
+        The declared label universe (as for ``Annotations.from_long``).
+    guessed : bool
+        When True, an :class:`ExportWarning` says which format was read.
+    **options
+        The format reader's options (``field=``, ``span_rule=``, ``layer=``, ...; see
+        ``docs/readers.md``); an unknown option raises a TypeError listing the valid ones.
+    """
+    import importlib
+    import inspect
+
+    if format not in EXPORT_FORMATS:
+        raise ValueError(f"format must be one of {sorted(EXPORT_FORMATS)}; got {format!r}")
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"annotation export not found: {path}")
+    module, name = EXPORT_FORMATS[format]
+    reader = getattr(importlib.import_module(f"softirr_stats.data._readers.{module}"), name)
+    valid = [p for p in inspect.signature(reader).parameters if p != "path"]
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise TypeError(f"unknown option(s) {unknown} for format={format!r}; valid options: {valid}")
+    if guessed:
+        warnings.warn(f"{path.name}: read as format={format!r} (guessed from its content; pass format= "
+                      "to choose)", ExportWarning, stacklevel=3)
+    ratings = reader(path, **options)
+    return ratings_to_annotations(ratings, source=path.name, categories=categories)

@@ -1,0 +1,129 @@
+"""doccano JSONL export, one file per annotator.
+
+Follows doccano's export (its documentation's "Export Dataset" formats and the exporter in
+``backend/data_export``): with collaborative annotation off, doccano exports a ``.zip`` holding
+one ``<username>.jsonl`` per project member; each line is an example ``{"id", "text", ...meta,
+"label": ...}``. The label is a list of category names (text classification), a list of
+``[start, end, label]`` triples (sequence labelling), a list of strings (sequence to sequence),
+or, in relation projects, ``"entities": [{"id", "label", "start_offset", "end_offset"}]``.
+The older single-file export with ``"annotations": [{"label": ..., "user": ...}]`` per example is
+read too (rater = the ``user`` value).
+
+- item: the example ``id``; rater: the file's stem (the username), or ``user`` in the old format.
+- label: the category (several categories -> a set); an empty list is a missing rating; spans
+  become items by the span rule.
+- The path may be the ``.zip``, the folder it was extracted to, or one ``.jsonl`` file of the
+  old multi-user format. Unknown fields (``Comments``, ``meta`` keys) are ignored.
+"""
+
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from softirr_stats.data._readers._common import Rating, Where, iter_jsonl
+from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["read_doccano"]
+
+
+def _sources(path: Path) -> list[tuple[str, str, list[str]]]:
+    """(display name, rater, lines) for each JSONL file in a file, folder or zip."""
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+        if not files:
+            raise ValueError(f"{path}: no .jsonl files in this folder (expected one <username>.jsonl per annotator)")
+        return [(str(p.relative_to(path)), p.stem, p.read_text(encoding="utf-8").splitlines()) for p in files]
+    if zipfile.is_zipfile(path):
+        out = []
+        with zipfile.ZipFile(path) as zf:
+            for name in sorted(zf.namelist()):
+                if name.endswith(".jsonl") and not name.endswith("/"):
+                    text = zf.read(name).decode("utf-8")
+                    out.append((f"{path.name}:{name}", Path(name).stem, text.splitlines()))
+        if not out:
+            raise ValueError(f"{path.name}: the archive holds no .jsonl files")
+        return out
+    return [(path.name, path.stem, path.read_text(encoding="utf-8").splitlines())]
+
+
+def _item(rec: dict[str, Any], where: Where) -> str:
+    ident = rec.get("id")
+    if ident is None or isinstance(ident, bool) or not isinstance(ident, int | str):
+        raise ValueError(f"{where}: example has no usable 'id' (got {ident!r}); export it with its id")
+    return str(ident)
+
+
+def _triples(labels: list[Any], item: str, where: Where) -> list[tuple[int, int, str]]:
+    out = []
+    for lab in labels:
+        if isinstance(lab, dict):
+            lab = [lab.get("start_offset"), lab.get("end_offset"), lab.get("label")]
+        if not (isinstance(lab, list) and len(lab) == 3 and isinstance(lab[2], str | int)):
+            raise ValueError(f"{where}: a span label must be [start, end, label] or an entity object; got {lab!r}")
+        start, end = check_span(item, lab[0], lab[1], where)
+        out.append((start, end, str(lab[2])))
+    return out
+
+
+def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | None = None) -> "list[Rating] | pd.DataFrame":
+    """Ratings from a doccano per-user export (see the module docstring).
+
+    Parameters
+    ----------
+    path : Path of the ``.zip``, its extracted folder, or an old-format ``.jsonl``.
+    label_key : str
+        The label column name chosen at export (doccano's default ``"label"``).
+    span_rule : SpanRule, optional
+        How sequence-labelling spans become items (default: exact spans).
+    """
+    ratings: list[Rating] = []
+    spans: list[Span] = []
+    annotated: dict[str, set[str]] = {}
+    is_span: bool | None = None
+    for name, file_rater, lines in _sources(path):
+        for where, rec in iter_jsonl(lines, name):
+            item = _item(rec, where)
+            if isinstance(rec.get("annotations"), list) and label_key not in rec:
+                cells = []
+                for k, a in enumerate(rec["annotations"], 1):
+                    if not isinstance(a, dict) or "user" not in a or "label" not in a:
+                        raise ValueError(f"{where}: annotation {k} needs 'user' and 'label'; got {a!r}")
+                    cells.append((str(a["user"]), a))
+                by_user: dict[str, list[Any]] = {}
+                for user, a in cells:
+                    entry = ([a.get("start_offset"), a.get("end_offset"), a["label"]]
+                             if "start_offset" in a else str(a["label"]))
+                    by_user.setdefault(user, []).append(entry)
+                groups = list(by_user.items())
+            elif "entities" in rec and label_key not in rec:
+                groups = [(file_rater, rec["entities"])]
+            elif label_key in rec:
+                groups = [(file_rater, rec[label_key])]
+            else:
+                raise ValueError(f"{where}: example has no {label_key!r}, 'entities' or 'annotations' field "
+                                 f"(keys: {sorted(rec)}); pass label_key= if the export renamed it")
+            for rater, labels in groups:
+                if not isinstance(labels, list):
+                    labels = [labels]
+                spanlike = bool(labels) and all(isinstance(x, list | dict) for x in labels)
+                if labels and is_span is not None and spanlike != is_span:
+                    raise ValueError(f"{where}: mixes span labels and category labels across examples")
+                if labels:
+                    is_span = spanlike
+                if spanlike:
+                    annotated.setdefault(item, set()).add(rater)
+                    spans.extend(Span(item, rater, s, e, lab, where) for s, e, lab in _triples(labels, item, where))
+                    continue
+                bad = [x for x in labels if not isinstance(x, str | int) or isinstance(x, bool)]
+                if bad:
+                    raise ValueError(f"{where}: category labels must be strings; got {bad[0]!r}")
+                ratings.append(Rating(item, rater, tuple(str(x) for x in labels) or None, where))
+    if is_span:
+        # examples a rater saw with an empty label list count as annotated, with no span
+        for r in ratings:
+            annotated.setdefault(r.item, set()).add(r.rater)
+        return spans_to_ratings(spans, annotated, span_rule or SpanRule())
+    return ratings

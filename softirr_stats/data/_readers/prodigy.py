@@ -1,0 +1,115 @@
+"""Prodigy JSONL (``prodigy db-out <dataset>``), several annotators in one dataset.
+
+Follows Prodigy's documented task formats (prodi.gy/docs/api-interfaces: ``classification``,
+``choice``, ``ner_manual`` / ``spans_manual``) and its multi-user sessions
+(prodi.gy/docs/task-routing: ``_annotator_id`` / ``_session_id`` such as ``"news-alice"``):
+each line is a task with ``_input_hash``, ``_task_hash``, ``answer`` (``"accept"``,
+``"reject"`` or ``"ignore"``) and the annotator's session.
+
+- rater: ``_annotator_id`` (else ``_session_id``).
+- ``task="binary"`` (an accept/reject question, e.g. ``textcat.teach`` with its ``label``, or
+  ``ner.teach`` with one suggested span): item = ``_task_hash`` (one question: this text with
+  this label or span), label = the answer, ``"accept"`` / ``"reject"``.
+- ``task="choice"`` (``options`` + ``accept``): item = ``_input_hash``, label = the accepted
+  option id(s) (several -> a set).
+- ``task="spans"`` (``spans`` with ``start``, ``end``, ``label``): items by the span rule within
+  each ``_input_hash`` document.
+- ``"ignore"`` answers are left out with a warning; for choice and span tasks so are
+  ``"reject"`` answers (the annotator rejected the example instead of answering).
+  ``task="auto"`` picks choice when the first task has ``options``, spans for the
+  ``ner_manual`` / ``spans_manual`` views (or, without ``_view_id``, a tokenised task without a
+  top-level ``label``), binary otherwise.
+"""
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from softirr_stats.data._readers._common import Rating, Where, iter_jsonl, warn_skipped
+from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["read_prodigy"]
+
+_TASKS = ("auto", "binary", "choice", "spans")
+_SPAN_VIEWS = {"ner_manual", "spans_manual"}
+
+
+def _kind(rec: dict[str, Any]) -> str:
+    if "options" in rec:
+        return "choice"
+    view = rec.get("_view_id")
+    if view in _SPAN_VIEWS or (view is None and "tokens" in rec and "label" not in rec):
+        return "spans"
+    return "binary"
+
+
+def _hash(rec: dict[str, Any], key: str, where: Where) -> str:
+    h = rec.get(key)
+    if h is None or isinstance(h, bool) or not isinstance(h, int | str):
+        raise ValueError(f"{where}: task has no usable {key!r} (got {h!r})")
+    return str(h)
+
+
+def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans"] = "auto",
+                 span_rule: SpanRule | None = None) -> "list[Rating] | pd.DataFrame":
+    """Ratings from a Prodigy dataset export (see the module docstring).
+
+    Parameters
+    ----------
+    path : Path of the JSONL file.
+    task : {"auto", "binary", "choice", "spans"}
+        What a task asks; ``"auto"`` decides from the first task.
+    span_rule : SpanRule, optional
+        How spans become items (default: exact spans).
+    """
+    if task not in _TASKS:
+        raise ValueError(f"task must be one of {list(_TASKS)}; got {task!r}")
+    ratings: list[Rating] = []
+    spans: list[Span] = []
+    annotated: dict[str, set[str]] = {}
+    n = n_ignored = n_rejected = 0
+    with path.open(encoding="utf-8") as fh:
+        for where, rec in iter_jsonl(fh, path.name):
+            n += 1
+            if task == "auto":
+                task = _kind(rec)  # type: ignore[assignment]
+            rater = rec.get("_annotator_id") or rec.get("_session_id")
+            if not isinstance(rater, str | int) or isinstance(rater, bool):
+                raise ValueError(f"{where}: task has no '_annotator_id' or '_session_id'; "
+                                 "annotate with named sessions (?session=NAME) to tell annotators apart")
+            rater = str(rater)
+            answer = rec.get("answer")
+            if answer not in ("accept", "reject", "ignore"):
+                raise ValueError(f"{where}: 'answer' must be 'accept', 'reject' or 'ignore'; got {answer!r}")
+            if answer == "ignore":
+                n_ignored += 1
+                continue
+            if task == "binary":
+                ratings.append(Rating(_hash(rec, "_task_hash", where), rater, answer, where))
+                continue
+            if answer == "reject":
+                n_rejected += 1
+                continue
+            doc = _hash(rec, "_input_hash", where)
+            if task == "choice":
+                accepted = rec.get("accept", [])
+                if not isinstance(accepted, list) or not all(isinstance(x, str | int) for x in accepted):
+                    raise ValueError(f"{where}: 'accept' must be a list of option ids; got {accepted!r}")
+                ratings.append(Rating(doc, rater, tuple(str(x) for x in accepted) or None, where))
+                continue
+            found = rec.get("spans", [])
+            if not isinstance(found, list):
+                raise ValueError(f"{where}: 'spans' must be a list; got {type(found).__name__}")
+            annotated.setdefault(doc, set()).add(rater)
+            for k, sp in enumerate(found, 1):
+                if not isinstance(sp, dict) or not isinstance(sp.get("label"), str):
+                    raise ValueError(f"{where}: span {k} needs 'start', 'end' and a string 'label'; got {sp!r}")
+                start, end = check_span(doc, sp.get("start"), sp.get("end"), where)
+                spans.append(Span(doc, rater, start, end, sp["label"], where))
+    warn_skipped(n_ignored, n, "answer 'ignore'", path.name)
+    warn_skipped(n_rejected, n, f"answer 'reject' on {task} tasks", path.name)
+    if task == "spans":
+        return spans_to_ratings(spans, annotated, span_rule or SpanRule())
+    return ratings

@@ -1,0 +1,161 @@
+"""Results for papers: one-line reprs, Markdown / LaTeX tables, and the doctests that show them."""
+
+import doctest
+import importlib
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats import reporting
+from softirr_stats._format import format_interval, format_number, level_text
+from softirr_stats.agreement._result import AgreementResult, CrossKappaResult, MultilabelResult
+
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
+
+
+def _boot(**kw):
+    base = AgreementResult("fleiss_kappa", 0.47213, 0.6, 0.25, 90, 3)
+    return base.with_interval(0.40712, 0.5239, 0.031, 0.95, "bootstrap-percentile", bootstrap_n=1000,
+                              bootstrap_seed=0, bootstrap_design="items", replicates=np.zeros(1000), **kw)
+
+
+def test_repr_is_one_line_with_value_interval_and_method():
+    assert repr(_boot()) == ("AgreementResult(fleiss_kappa = 0.472 [0.407, 0.524], 95% bootstrap-percentile B=1000, "
+                             "items=90, raters=3)")
+    plain = AgreementResult("cohen_kappa", 0.5, 0.75, 0.5, 40, 2)
+    assert repr(plain) == "AgreementResult(cohen_kappa = 0.500, items=40, raters=2)"
+    undefined = AgreementResult("cohen_kappa", math.nan, 1.0, 1.0, 40, 2, warnings=("expected agreement is 1",))
+    assert repr(undefined) == "AgreementResult(cohen_kappa = nan, items=40, raters=2, warnings=1)"
+    analytic = plain.with_interval(0.3, 0.7, 0.1, 0.9, "analytic")
+    assert repr(analytic) == "AgreementResult(cohen_kappa = 0.500 [0.300, 0.700], 90% analytic, items=40, raters=2)"
+
+
+def test_repr_never_dumps_replicates_or_tables():
+    r = _boot()
+    assert "\n" not in repr(r) and len(repr(r)) < 200 and "array" not in repr(r)
+    m = MultilabelResult("multilabel_fleiss", 0.5, 0.7, 0.4, 10, 3, floor=-0.2, raw_prevalence=0.3,
+                         by_label=pd.DataFrame({"label": ["a"] * 500}), details={"replicates": np.zeros(10**5)})
+    assert repr(m) == ("MultilabelResult(multilabel_fleiss = 0.500, floor=-0.200, raw_prevalence=0.300, items=10, "
+                       "raters=3)")
+    x = CrossKappaResult("cross_kappa", 0.4, 0.6, 0.3, 20, 4, normalized=0.8, irr_x=0.5, irr_y=0.6)
+    assert repr(x) == ("CrossKappaResult(cross_kappa = 0.400, normalized=0.800, irr_x=0.500, irr_y=0.600, "
+                       "items=20, raters=4)")
+
+
+def test_repr_of_real_results():
+    x = np.random.default_rng(0).integers(0, 3, (40, 3)).tolist()
+    r = sis.fleiss_kappa(x, ci=sis.Bootstrap(n=200, seed=1))
+    assert repr(r).startswith(f"AgreementResult(fleiss_kappa = {r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], "
+                              "95% bootstrap-percentile B=200, items=40, raters=3")
+    s = sis.fleiss_kappa([[f"l{v}" for v in row] for row in x], similarity="levenshtein")
+    assert ", similarity=levenshtein," in repr(s)
+
+
+def _md_rows(text):
+    return [line for line in text.splitlines() if line.startswith("|")]
+
+
+def test_to_markdown_table_and_note():
+    md = _boot().to_markdown()
+    rows = _md_rows(md)
+    assert rows[0] == "| Coefficient | Value | 95% CI | SE | Observed | Expected | Items | Raters |"
+    assert rows[2] == "| fleiss_kappa | 0.472 | [0.407, 0.524] | 0.031 | 0.600 | 0.250 | 90 | 3 |"
+    assert md.endswith("Interval: 95% bootstrap-percentile, B=1000, design=items.")
+    assert _boot().to_markdown(note=False) == "\n".join(rows)
+    assert _md_rows(_boot().to_markdown(digits=4))[2].startswith("| fleiss_kappa | 0.4721 | [0.4071, 0.5239] |")
+    # every row has the header's number of cells
+    assert len({r.count(" | ") for r in rows}) == 1
+
+
+def test_markdown_shows_warnings_and_missing_values():
+    r = AgreementResult("cohen_kappa", math.nan, 1.0, 1.0, 40, 2, warnings=("expected agreement is 1",))
+    md = r.to_markdown()
+    assert "| cohen_kappa | — | 1.000 | 1.000 | 40 | 2 |" in md
+    assert md.endswith("Warnings: expected agreement is 1.")
+
+
+def test_subclass_tables_add_their_columns():
+    x = CrossKappaResult("cross_kappa", 0.4, 0.6, 0.3, 20, 4, normalized=0.8, irr_x=0.5, irr_y=0.6)
+    assert _md_rows(x.to_markdown())[0].endswith("| Normalized | IRR x | IRR y | Items | Raters |")
+    ann = sis.Annotations.from_wide([[{"a"}, {"a", "b"}], [{"b"}, {"b"}], [{"a", "c"}, {"c"}]])
+    m = sis.multilabel_agreement(ann)
+    assert "| Floor | Raw prevalence |" in m.to_markdown()
+    by_label = _md_rows(m.by_label_markdown())
+    assert by_label[0].startswith("| Label | Prevalence | Observed | Expected | Coefficient | Weight |")
+    assert len(by_label) == 2 + len(m.by_label)
+    assert r"\toprule" in m.by_label_latex()
+
+
+def test_to_latex_escapes_and_typesets():
+    r = _boot()
+    tex = r.to_latex()
+    assert tex.startswith(r"\begin{tabular}{lrrrrrrr}") and tex.endswith(r"\end{tabular}")
+    assert r"fleiss\_kappa & 0.472 & {}[0.407, 0.524] & 0.031" in tex
+    assert r"95\% CI" in tex and r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex
+    floated = r.to_latex(caption="Agreement of the three raters", label="tab:irr")
+    assert r"\caption{Agreement of the three raters. Interval: 95\% bootstrap-percentile, B=1000, design=items.}" \
+        in floated
+    assert r"\label{tab:irr}" in floated and floated.startswith(r"\begin{table}")
+    neg = AgreementResult("scott_pi", -0.125, 0.4, 0.47, 10, 2).to_latex()
+    assert r"scott\_pi & $-$0.125 &" in neg
+
+
+def test_reporting_tables_of_a_sensitivity_frame():
+    t = np.array([[13, 0, 0], [0, 20, 7], [0, 4, 56]])
+    rows = [[i, j] for i, j in zip(*np.nonzero(t), strict=True) for _ in range(t[i, j])]
+    df = sis.sensitivity(rows, coefficients=["cohen_kappa", "scott_pi"], similarities=[None, "quadratic"],
+                         ci="analytic")
+    md = reporting.to_markdown(df)
+    lines = _md_rows(md)
+    assert lines[0] == "| Coefficient | Similarity | Value | 95% CI | SE | Items | Raters |"
+    # irrCAC's cont3x3abstractors values, as in the sensitivity docstring
+    assert lines[2].startswith("| cohen_kappa | identity | 0.796 | [")
+    assert lines[3].startswith("| cohen_kappa | quadratic | 0.892 | [")
+    assert "| 0.059 | 100 | 2 |" in lines[2]
+    assert md.endswith("Intervals: 95% analytic.")
+    tex = reporting.to_latex(df, caption="Sensitivity", label="tab:s")
+    assert r"\caption{Sensitivity. Intervals: 95\% analytic.}" in tex and tex.count(r" \\") == 5
+    chosen = _md_rows(reporting.to_markdown(df, columns=["coefficient", "value", "ci"]))
+    assert chosen[0] == "| Coefficient | Value | 95% CI |"
+    with pytest.raises(ValueError, match=r"columns \['kappa'\] are not in the table"):
+        reporting.to_markdown(df, columns=["kappa"])
+
+
+def test_reporting_tables_of_results_and_other_frames():
+    x = [["a", "a", "a"], ["b", "b", "a"], ["b", "b", "b"], ["c", "c", "c"], ["a", "b", "a"]]
+    rs = [sis.fleiss_kappa(x), sis.gwet_ac1(x)]
+    lines = _md_rows(reporting.to_markdown(rs))
+    assert lines[0] == "| Coefficient | Value | Items | Raters |"
+    assert lines[2] == f"| fleiss_kappa | {rs[0].value:.3f} | 5 | 3 |"
+    assert reporting.to_markdown(rs[0]) == rs[0].to_markdown()
+    other = pd.DataFrame({"rater": ["r|1", "r2"], "accuracy": [0.91234, np.nan], "n": [10, 12]})
+    assert _md_rows(reporting.to_markdown(other)) == [
+        "| rater | accuracy | n |", "| :-- | --: | --: |", r"| r\|1 | 0.912 | 10 |", "| r2 | — | 12 |"]
+    assert "r2 & -- & 12" in reporting.to_latex(other)
+    with pytest.raises(TypeError, match="expected a pandas DataFrame"):
+        reporting.to_markdown([1, 2])
+
+
+@pytest.mark.parametrize(("x", "text"), [(0.47213, "0.472"), (-0.1, "-0.100"), (0.0, "0.000"), (3, "3"),
+                                         (np.int64(7), "7"), (1.5e-5, "1.5e-05"), (2.5e7, "2.5e+07"),
+                                         (float("nan"), "—"), (None, "—"), (float("inf"), "inf"), (True, "True")])
+def test_format_number(x, text):
+    assert format_number(x) == text
+
+
+def test_interval_and_level_text():
+    assert format_interval(0.1, float("nan")) == "—"
+    assert format_interval(-0.0612, 0.15649) == "[-0.061, 0.156]"
+    assert (level_text(0.95), level_text(0.975), level_text(0.9), level_text(float("nan"))) == ("95%", "97.5%", "90%", "")
+
+
+@pytest.mark.parametrize("module", [
+    "softirr_stats._format", "softirr_stats.agreement._result", "softirr_stats.reporting._tables",
+    "softirr_stats.data._readers", "softirr_stats.data._readers._spans", "softirr_stats.data._io",
+])
+def test_docstring_examples_run(module):
+    res = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert res.failed == 0 and res.attempted > 0
