@@ -9,7 +9,7 @@ import jax
 import numpy as np
 import optax
 from numpyro import handlers
-from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_median
+from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
 from softirr_stats._validation import check_choice
@@ -78,7 +78,7 @@ def _schedule(cfg: SviConfig) -> optax.Schedule | float:
 def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
               kwargs: dict) -> tuple[dict, dict]:
     kernel = NUTS(model, target_accept_prob=cfg.target_accept,
-                  max_tree_depth=cfg.max_tree_depth, init_strategy=init_to_median(num_samples=15))
+                  max_tree_depth=cfg.max_tree_depth, init_strategy=init_to_mean())
     mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
                 num_chains=cfg.num_chains, chain_method=cfg.chain_method, progress_bar=False)
     with warnings.catch_warnings():
@@ -102,7 +102,7 @@ def _deterministic_sites(model: Callable, data: Any, kwargs: dict) -> list[str]:
 def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
              kwargs: dict) -> tuple[dict, dict]:
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
-    guide = guide_cls(model, init_loc_fn=init_to_median(num_samples=15),
+    guide = guide_cls(model, init_loc_fn=init_to_mean(),
                       init_scale=cfg.init_scale)
     svi = SVI(model, guide, optax.adam(_schedule(cfg)), Trace_ELBO(num_particles=cfg.num_particles))
     k_fit, k_draw = jax.random.split(key)
