@@ -4,6 +4,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,6 +14,7 @@ from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 
 from softirr_stats._validation import check_choice, check_level, check_positive_int
 from softirr_stats.inference._arviz import to_inference_data
+from softirr_stats.inference._config import PredictiveCheckWarning, PriorDominatedWarning
 from softirr_stats.inference._kernels import (
     STATISTICS,
     align_permutations,
@@ -21,7 +24,7 @@ from softirr_stats.inference._kernels import (
 )
 from softirr_stats.models import MODEL_SPECS, beta_mixture_params, item_log_joint, within_logits
 
-__all__ = ["Posterior", "PredictiveCheck"]
+__all__ = ["Posterior", "PredictiveCheck", "PriorContraction"]
 
 _IMPLIED = ("observed_agreement", "expected_agreement", "expected_agreement_cohen", "kappa",
             "kappa_cohen")
@@ -48,11 +51,55 @@ class PredictiveCheck:
     replicated: np.ndarray
     p_value: float
 
+    def __repr__(self) -> str:
+        rep = np.asarray(self.replicated, dtype=np.float64)
+        if rep.size:
+            lo, hi = np.quantile(rep, [0.05, 0.95])
+            shown = f"replicated: {rep.size} draws, mean {rep.mean():.4g}, 90% [{lo:.4g}, {hi:.4g}]"
+        else:
+            shown = "replicated: 0 draws"
+        return (f"PredictiveCheck(statistic={self.statistic!r}, observed={self.observed:.4g}, "
+                f"p_value={self.p_value:.3g}, {shown})")
+
+    @property
+    def failed(self) -> bool:
+        """True when ``p_value`` is at most 0.01 or at least 0.99."""
+        return bool(self.p_value <= 0.01 or self.p_value >= 0.99)
+
     def interval(self, level: float = 0.9) -> tuple[float, float]:
         """Equal-tailed interval of the replicated statistic."""
         level = check_level(level)
         lo, hi = np.quantile(self.replicated, [(1 - level) / 2, (1 + level) / 2])
         return float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class PriorContraction:
+    """How far the posterior of a quantity moved from its prior.
+
+    Attributes
+    ----------
+    name : str
+    prior_mean, prior_sd, posterior_mean, posterior_sd : float
+    contraction : float
+        ``1 - posterior_var / prior_var`` (Betancourt's posterior contraction): 0 means
+        the data taught nothing about the quantity, 1 that they pinned it.
+    z : float
+        ``(posterior_mean - prior_mean) / prior_sd``.
+    """
+
+    name: str
+    prior_mean: float
+    prior_sd: float
+    posterior_mean: float
+    posterior_sd: float
+    contraction: float
+    z: float
+
+    @property
+    def barely_moved(self) -> bool:
+        """Contraction below 0.25 and the posterior mean within half a prior sd."""
+        return bool(self.contraction < 0.25 and abs(self.z) < 0.5)
 
 
 def _element_names(name: str, shape: tuple) -> list[str]:
@@ -103,8 +150,19 @@ class Posterior:
         self._cache: dict = {}
 
     def __repr__(self) -> str:
-        return (f"Posterior(model={self.model_name!r}, method={self.method!r}, "
-                f"draws={self.num_draws}, chains={self.num_chains})")
+        sites = ", ".join(f"{k} {tuple(v.shape[1:])}" if v.ndim > 1 else k
+                          for k, v in self.samples.items())
+        text = (f"Posterior(model={self.model_name!r}, method={self.method!r}, "
+                f"draws={self.num_draws}, chains={self.num_chains}; sites: {sites}")
+        kappa = self.samples.get("kappa")
+        if kappa is None:
+            cached = [v for k, v in self._cache.items() if isinstance(k, tuple)
+                      and k[0] == "implied" and k[1] == np.eye(self.data.n_classes).tobytes()]
+            kappa = cached[0]["kappa"] if cached else None
+        if kappa is not None:
+            lo, hi = np.quantile(kappa, [0.05, 0.95])
+            text += f"; kappa {np.mean(kappa):.3f} [{lo:.3f}, {hi:.3f}] (90%)"
+        return text + ")"
 
     @property
     def num_draws(self) -> int:
@@ -126,7 +184,8 @@ class Posterior:
     def draws(self, name: str) -> np.ndarray:
         """Posterior draws of a sample site or a derived quantity, shape (n_draws, ...).
 
-        Derived quantities of categorical models: ``kappa`` (Fleiss/Scott-type), ``alpha`` (equal to it at the population level), ``kappa_cohen``
+        Derived quantities of categorical models: ``kappa`` (Fleiss/Scott-type),
+        ``alpha`` (equal to it at the population level), ``kappa_cohen``
         (Cohen/Conger-type), ``observed_agreement``, ``expected_agreement``,
         ``expected_agreement_cohen``.
         """
@@ -392,7 +451,7 @@ class Posterior:
         return vocab[codes]
 
     def predictive_check(self, ann_or_data: Any = None, statistic: str = "fleiss_kappa",
-                         n_draws: int | None = None) -> PredictiveCheck:
+                         n_draws: int | None = None, *, warn: bool = True) -> PredictiveCheck:
         """Posterior predictive check of an agreement statistic .
 
         For each posterior draw, a replicate data set is simulated on the *observed*
@@ -408,10 +467,17 @@ class Posterior:
         statistic : {"fleiss_kappa", "percent_agreement"}
         n_draws : int, optional
             Use only the first ``n_draws`` posterior draws.
+        warn : bool
+            Warn when the check fails (``p_value <= 0.01`` or ``>= 0.99``).
 
         Returns
         -------
         PredictiveCheck
+
+        Warns
+        -----
+        PredictiveCheckWarning
+            The model does not reproduce the observed statistic.
         """
         self._require("categorical", "predictive_check")
         statistic = check_choice("statistic", statistic, STATISTICS)
@@ -448,8 +514,75 @@ class Posterior:
             return stat(item_counts(items, y, n_items, k))
 
         rep = np.asarray(_map_draws(one, (params, keys)), np.float64)
-        return PredictiveCheck(statistic=statistic, observed=t_obs, replicated=rep,
-                               p_value=float(np.mean(rep >= t_obs)))
+        check = PredictiveCheck(statistic=statistic, observed=t_obs, replicated=rep,
+                                p_value=float(np.mean(rep >= t_obs)))
+        if warn and check.failed:
+            lo, hi = check.interval(0.9)
+            warnings.warn(
+                f"posterior predictive check fails for {self.model_name}: observed {statistic} "
+                f"{t_obs:.3f}, replicated 90% [{lo:.3f}, {hi:.3f}] (p = {check.p_value:.3f}); "
+                "the model does not reproduce the data, so its agreement estimates are not "
+                "to be trusted (try another model or prior)", PredictiveCheckWarning,
+                stacklevel=2)
+        return check
+
+    def prior_contraction(self, name: str = "kappa", num_draws: int = 500,
+                          *, warn: bool = True) -> PriorContraction:
+        """Compare the posterior of ``name`` with its prior (drawn from the model's prior).
+
+        Parameters
+        ----------
+        name : str
+            A sample site or derived quantity (``"kappa"`` by default).
+        num_draws : int
+            Prior draws.
+        warn : bool
+            Warn when the posterior barely moved (:attr:`PriorContraction.barely_moved`).
+
+        Returns
+        -------
+        PriorContraction
+
+        Warns
+        -----
+        PriorDominatedWarning
+            The reported quantity is (almost) what the prior says: the data do not inform it.
+        """
+        num_draws = check_positive_int(num_draws, "num_draws")
+        fn = self.extra.get("model")
+        if fn is None:
+            raise ValueError("prior_contraction needs the model function (fit with "
+                             "softirr_stats.inference.fit)")
+        from numpyro.infer import Predictive
+
+        key = jax.random.fold_in(self._key, 11)
+        draws = Predictive(fn, num_samples=num_draws)(key, self.data, priors=self.priors,
+                                                      **self.model_kwargs)
+        samples = {k: np.asarray(v)[None] for k, v in draws.items()
+                   if k != "obs" and not k.startswith("_")}
+        prior = Posterior(model_name=self.model_name, kind=self.kind, samples_by_chain=samples,
+                          data=self.data, method="svi", priors=self.priors,
+                          model_kwargs=self.model_kwargs, extra={"model": fn},
+                          key=jax.random.fold_in(self._key, 12))
+        pr = np.asarray(prior.draws(name), np.float64)
+        po = np.asarray(self.draws(name), np.float64)
+        if pr.ndim != 1:
+            raise ValueError(f"prior_contraction needs a scalar quantity; {name!r} has shape "
+                             f"{pr.shape[1:]}")
+        pr, po = pr[np.isfinite(pr)], po[np.isfinite(po)]
+        psd, qsd = float(pr.std(ddof=1)), float(po.std(ddof=1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            res = PriorContraction(name=name, prior_mean=float(pr.mean()), prior_sd=psd,
+                                   posterior_mean=float(po.mean()), posterior_sd=qsd,
+                                   contraction=float(1.0 - qsd**2 / psd**2),
+                                   z=float((po.mean() - pr.mean()) / psd))
+        if warn and res.barely_moved:
+            warnings.warn(
+                f"the posterior of {name} barely moved from its prior (prior {res.prior_mean:.3f}"
+                f" +- {psd:.3f}, posterior {res.posterior_mean:.3f} +- {qsd:.3f}, contraction "
+                f"{res.contraction:.2f}): the reported value reflects the prior more than the "
+                "data", PriorDominatedWarning, stacklevel=2)
+        return res
 
     # ------------------------------------------------------------------ soft model
     def _soft_params(self) -> dict:
