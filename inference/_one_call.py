@@ -112,6 +112,8 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         observed = post.draws("pi_within")
         expected = post.draws("pi_chance")
         coefficient = "soft_model_kappa"
+        if predictive_check:
+            details["score_check"] = post.score_check()
         n_items, n_raters = data.n_items, data.n_raters
         n_scored = 0 if similarity is None or hasattr(similarity, "shape") else (
             data.n_within + data.n_chance)

@@ -22,7 +22,14 @@ from softirr_stats.inference._kernels import (
     implied_agreement,
     item_counts,
 )
-from softirr_stats.models import MODEL_SPECS, beta_mixture_params, item_log_joint, within_logits
+from softirr_stats.models import (
+    MODEL_SPECS,
+    SoftAgreementPriors,
+    cell_probabilities,
+    item_log_joint,
+    score_cells,
+    within_logits,
+)
 
 __all__ = ["Posterior", "PredictiveCheck", "PriorContraction"]
 
@@ -624,6 +631,78 @@ class Posterior:
                 n_pair.reshape(j, j), "group_sum": np.asarray(gg, np.float64)[:, :g], "n_group": n_g}
         return self._cache["soft_aggr"]
 
+    @property
+    def _emission(self) -> str:
+        return self.model_kwargs.get("emission", "beta")
+
+    @property
+    def _soft_priors(self) -> SoftAgreementPriors:
+        return self.priors if self.priors is not None else SoftAgreementPriors()
+
+    def _cell_probabilities(self, n_bins: int) -> np.ndarray:
+        """``(n_draws, 2, n_bins)`` cell probabilities of [non-equivalent, equivalent]."""
+        key = ("cells", n_bins)
+        if key not in self._cache:
+            names = ("mean_logit0", "mean_gap_logit", "concentration", "equiv_weights",
+                     "nonequiv_weights", "equiv_atoms", "nonequiv_atoms")
+            params = {k: v for k, v in self._params().items() if k in names}
+            emission = self._emission
+
+            def one(p: dict) -> jnp.ndarray:
+                return cell_probabilities(p, emission, n_bins)
+
+            self._cache[key] = np.asarray(_map_draws(one, params), np.float64)
+        return self._cache[key]
+
+    def score_check(self, *, warn: bool = True, seed: int = 0) -> PredictiveCheck:
+        """Soft model: posterior predictive check of the score distributions.
+
+        Scores are counted in the model's equal cells (``priors.monotone_bins``, exact 0
+        and 1 in the end cells) separately for within-item and chance pairs. Per draw,
+        the expected counts are ``n (p F1 + (1 - p) F0)`` (``p`` = ``pi_within`` /
+        ``pi_chance``); the discrepancy is Pearson's chi-square of the observed counts
+        and of counts replicated from the draw, and ``p_value = P(D_rep >= D_obs)``.
+
+        Returns
+        -------
+        PredictiveCheck
+            ``statistic = "score_chi2"``, ``observed`` = mean observed discrepancy.
+
+        Warns
+        -----
+        PredictiveCheckWarning
+            ``p_value <= 0.01``: the emission model does not reproduce the scores, so the
+            soft kappa may be biased (try ``emission="monotone"`` or gold pairs).
+        """
+        self._require("soft", "score_check")
+        nb = self._soft_priors.monotone_bins
+        probs = np.clip(self._cell_probabilities(nb), 0.0, None)  # (S, 2, B)
+        data = self.data
+        rng = np.random.default_rng(seed)
+        d_obs = np.zeros(self.num_draws)
+        d_rep = np.zeros(self.num_draws)
+        for scores, p in ((data.within_scores, self.draws("pi_within")),
+                          (data.chance_scores, self.draws("pi_chance"))):
+            cells = score_cells(scores, nb)
+            cells = np.where(cells == nb, 0, np.where(cells == nb + 1, nb - 1, cells))
+            obs = np.bincount(cells, minlength=nb).astype(np.float64)
+            mix = p[:, None] * probs[:, 1] + (1 - p[:, None]) * probs[:, 0]
+            mix = mix / mix.sum(axis=1, keepdims=True)
+            expect = scores.size * mix + 1e-12
+            rep = rng.multinomial(scores.size, mix)
+            d_obs += ((obs - expect) ** 2 / expect).sum(axis=1)
+            d_rep += ((rep - expect) ** 2 / expect).sum(axis=1)
+        check = PredictiveCheck(statistic="score_chi2", observed=float(d_obs.mean()),
+                                replicated=d_rep, p_value=float(np.mean(d_rep >= d_obs)))
+        if warn and check.p_value <= 0.01:
+            warnings.warn(
+                f"posterior predictive check of the score distribution fails (chi-square "
+                f"{check.observed:.1f} observed vs {np.median(d_rep):.1f} replicated, p = "
+                f"{check.p_value:.3f}): the {self._emission!r} emission does not fit these "
+                "scores and the soft kappa may be biased; try emission='monotone' or gold pairs",
+                PredictiveCheckWarning, stacklevel=2)
+        return check
+
     def _chance(self) -> np.ndarray:
         return np.asarray(self.samples["pi_chance"], np.float64)
 
@@ -720,15 +799,29 @@ class Posterior:
             pi = np.asarray(self.samples["pi_" + base_rate], np.float64)
         else:
             pi = np.full(self.num_draws, check_level(base_rate, "base_rate"))
-        a, b = beta_mixture_params({k: jnp.asarray(self.samples[k]) for k in
-                                    ("mean_logit0", "mean_gap_logit", "concentration")})
-        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-        from scipy.special import betaln
+        prior = self._soft_priors
+        if self._emission == "beta":
+            from scipy.special import betaln
 
-        eps = (self.priors.score_eps if self.priors is not None else 1e-3)
-        sc = np.clip(s, eps, 1 - eps)[None, :]
-        l0 = (a[:, :1] - 1) * np.log(sc) + (b[:, :1] - 1) * np.log1p(-sc) - betaln(a[:, :1], b[:, :1])
-        l1 = (a[:, 1:] - 1) * np.log(sc) + (b[:, 1:] - 1) * np.log1p(-sc) - betaln(a[:, 1:], b[:, 1:])
+            from softirr_stats.models import beta_mixture_params
+
+            a, b = beta_mixture_params({k: jnp.asarray(self.samples[k]) for k in
+                                        ("mean_logit0", "mean_gap_logit", "concentration")})
+            a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+            sc = np.clip(s, prior.score_eps, 1 - prior.score_eps)[None, :]
+            l0 = ((a[:, :1] - 1) * np.log(sc) + (b[:, :1] - 1) * np.log1p(-sc)
+                  - betaln(a[:, :1], b[:, :1]))
+            l1 = ((a[:, 1:] - 1) * np.log(sc) + (b[:, 1:] - 1) * np.log1p(-sc)
+                  - betaln(a[:, 1:], b[:, 1:]))
+        else:
+            from softirr_stats.models._soft import _monotone_log_density
+
+            nb = prior.monotone_bins
+            names = ("equiv_weights", "nonequiv_weights", "equiv_atoms", "nonequiv_atoms")
+            table = np.asarray(_map_draws(lambda p: _monotone_log_density(p, nb), {
+                k: jnp.asarray(self.samples[k]) for k in names}), np.float64)
+            cells = score_cells(s, nb)
+            l0, l1 = table[:, 0, cells], table[:, 1, cells]
         logit = np.log(pi)[:, None] - np.log1p(-pi)[:, None] + l1 - l0
         prob = 1.0 / (1.0 + np.exp(-logit))
         lo, hi = np.quantile(prob, [(1 - level) / 2, (1 + level) / 2], axis=0)

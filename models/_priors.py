@@ -200,7 +200,8 @@ class SoftAgreementPriors:
     logit intercept ``~ N(0, intercept_scale)``; random-effect scales
     ``~ HalfNormal(effect_scale)``; ``pi_chance ~ Beta(1, 1)``. Scores are clipped to
     ``[score_eps, 1 - score_eps]`` before the Beta densities (scores of exactly 0 or 1
-    are common, e.g. exact match).
+    are common, e.g. exact match). ``emission="monotone"`` uses ``monotone_bins`` equal
+    cells on [0, 1] with ``Dir(1)`` weights (see :func:`softirr_stats.models.soft_agreement`).
 
     Examples
     --------
@@ -214,8 +215,11 @@ class SoftAgreementPriors:
     intercept_scale: float = 1.5
     effect_scale: float = 1.0
     score_eps: float = 1e-3
+    monotone_bins: int = 20
 
     def __post_init__(self) -> None:
         _check_positive(self)
         if not self.score_eps < 0.5:
             raise ValueError(f"score_eps must be in (0, 0.5); got {self.score_eps!r}")
+        if not isinstance(self.monotone_bins, int) or self.monotone_bins < 2:
+            raise ValueError(f"monotone_bins must be an int >= 2; got {self.monotone_bins!r}")
