@@ -658,10 +658,11 @@ class Posterior:
         """Soft model: posterior predictive check of the score distributions.
 
         Scores are counted in the model's equal cells (``priors.monotone_bins``, exact 0
-        and 1 in the end cells) separately for within-item and chance pairs. Per draw,
-        the expected counts are ``n (p F1 + (1 - p) F0)`` (``p`` = ``pi_within`` /
-        ``pi_chance``); the discrepancy is Pearson's chi-square of the observed counts
-        and of counts replicated from the draw, and ``p_value = P(D_rep >= D_obs)``.
+        and 1 in the end cells) separately for within-item and chance pairs. Each draw
+        gives cell probabilities ``p F1 + (1 - p) F0`` (``p`` = ``pi_within`` /
+        ``pi_chance``) and a replicate of the counts; the discrepancy is Pearson's
+        chi-square against the posterior predictive mean counts (plus 0.5), for the
+        observed and each replicated set, and ``p_value = P(D_rep >= D_obs)``.
 
         Returns
         -------
@@ -688,9 +689,10 @@ class Posterior:
             obs = np.bincount(cells, minlength=nb).astype(np.float64)
             mix = p[:, None] * probs[:, 1] + (1 - p[:, None]) * probs[:, 0]
             mix = mix / mix.sum(axis=1, keepdims=True)
-            expect = scores.size * mix + 1e-12
+            # replicates from the posterior predictive; both compared with its mean counts
             rep = rng.multinomial(scores.size, mix)
-            d_obs += ((obs - expect) ** 2 / expect).sum(axis=1)
+            expect = scores.size * mix.mean(axis=0) + 0.5
+            d_obs += ((obs - expect) ** 2 / expect).sum()
             d_rep += ((rep - expect) ** 2 / expect).sum(axis=1)
         check = PredictiveCheck(statistic="score_chi2", observed=float(d_obs.mean()),
                                 replicated=d_rep, p_value=float(np.mean(d_rep >= d_obs)))
