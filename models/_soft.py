@@ -20,8 +20,8 @@ population) reproduces exactly the same score distributions, and it raises the k
 kappa unchanged.) A parametric emission that does not fit the scores (a Beta on uniform
 bands) reaches for such a contaminated ``f1`` and biases kappa upwards. The ``"monotone"``
 emission removes the ambiguity with a shape assumption an equivalence estimator should
-meet: the equivalent pairs' score density is non-decreasing and the non-equivalent pairs'
-non-increasing (plus point masses at exactly 0 and 1), under which a contaminated ``f1``
+meet: the equivalent pairs' score density is non-decreasing (plus a point mass at exactly
+1) and the non-equivalent pairs' non-increasing (plus a point mass at 0), under which a contaminated ``f1``
 is not admissible wherever ``f0`` falls while ``f1`` is flat.
 
 Derived: ``pi_within`` = mean over the observed within-item pairs of P(equivalent),
@@ -52,6 +52,7 @@ __all__ = [
 ]
 
 EMISSIONS = ("beta", "monotone")
+_IMPOSSIBLE = 1e-8  # mass of an exact 0 under the equivalent component (1 under the other)
 
 
 def _as_1d(x: Any, name: str, dtype: Any) -> np.ndarray:
@@ -222,16 +223,19 @@ def score_cells(scores: Any, n_bins: int) -> np.ndarray:
 def _monotone_log_density(params: dict, n_bins: int) -> jnp.ndarray:
     """``(2, n_bins + 2)`` log density / log mass per cell of [non-equivalent, equivalent].
 
-    Equivalent: a mixture of ``U[e_b, 1]`` (non-decreasing); non-equivalent: a mixture of
-    ``U[0, e_{b+1}]`` (non-increasing); both with point masses at exactly 0 and 1.
+    Equivalent: a point mass at exactly 1 plus a mixture of ``U[e_b, 1]`` (non-decreasing);
+    non-equivalent: a point mass at exactly 0 plus a mixture of ``U[0, e_{b+1}]``
+    (non-increasing). A score of exactly 0 from an equivalent pair (or exactly 1 from a
+    non-equivalent one) gets the negligible mass ``_IMPOSSIBLE``.
     """
     edges = jnp.linspace(0.0, 1.0, n_bins + 1, dtype=jnp.float32)
     w1, w0 = params["equiv_weights"], params["nonequiv_weights"]
     f1 = jnp.cumsum(w1 / (1.0 - edges[:-1]))
     f0 = jnp.cumsum((w0 / edges[1:])[::-1])[::-1]
-    out = []
-    for f, m in ((f0, params["nonequiv_atoms"]), (f1, params["equiv_atoms"])):
-        out.append(jnp.concatenate([jnp.log(m[2]) + jnp.log(f), jnp.log(m[:2])]))
+    tiny = jnp.log(jnp.asarray(_IMPOSSIBLE, dtype=f1.dtype))
+    m0, m1 = params["nonequiv_atoms"], params["equiv_atoms"]  # [P(atom), P(continuous)]
+    out = [jnp.concatenate([jnp.log(m0[1]) + jnp.log(f0), jnp.log(m0[:1]), tiny[None]]),
+           jnp.concatenate([jnp.log(m1[1]) + jnp.log(f1), tiny[None], jnp.log(m1[:1])])]
     return jnp.stack(out)
 
 
@@ -304,11 +308,12 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
         Score distribution of each component: one Beta each (sites ``mean_logit0``,
         ``mean_gap_logit``, ``concentration``), or shape-constrained histograms on
         ``priors.monotone_bins`` equal cells: a non-decreasing density for equivalent pairs
-        (mixture of ``U[e_b, 1]``, weights ``equiv_weights``) and a non-increasing one for
-        non-equivalent pairs (mixture of ``U[0, e_b]``, ``nonequiv_weights``), each with
-        point masses at exactly 0 and 1 (``equiv_atoms``, ``nonequiv_atoms`` =
-        [P(0), P(1), P(continuous)]). Use ``"monotone"`` for estimator scores that are not
-        Beta-shaped (bands, exact 0/1, heavy tails): see docs/annotator_models.md.
+        (mixture of ``U[e_b, 1]``, weights ``equiv_weights``) plus a point mass at exactly
+        1, and a non-increasing one for non-equivalent pairs (mixture of ``U[0, e_b]``,
+        ``nonequiv_weights``) plus a point mass at exactly 0 (``equiv_atoms`` =
+        [P(1), P(continuous)], ``nonequiv_atoms`` = [P(0), P(continuous)]). Use
+        ``"monotone"`` for estimator scores that are not Beta-shaped (bands, exact 0/1,
+        heavy tails): see docs/annotator_models.md.
 
     Examples
     --------
@@ -347,7 +352,7 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
         for name in ("equiv_weights", "nonequiv_weights"):
             params[name] = numpyro.sample(name, dist.Dirichlet(jnp.ones(nb, dtype=f32)))
         for name in ("equiv_atoms", "nonequiv_atoms"):
-            params[name] = numpyro.sample(name, dist.Dirichlet(jnp.ones(3, dtype=f32)))
+            params[name] = numpyro.sample(name, dist.Dirichlet(jnp.ones(2, dtype=f32)))
     params["intercept"] = numpyro.sample("intercept", dist.Normal(f32(0.0),
                                                                   priors.intercept_scale))
     pi_chance = numpyro.sample("pi_chance", dist.Beta(f32(1.0), f32(1.0)))

@@ -134,7 +134,11 @@ def table(rows: list) -> str:
                 mae=("error", lambda e: np.abs(e).mean()), coverage=("covered", "mean"),
                 width=("upper", "mean"), warned=("warned", "mean"))
     out["width"] = g.apply(lambda d: (d["upper"] - d["lower"]).mean(), include_groups=False)
-    return out.round(3).to_markdown()
+    out = out.round(3).reset_index()
+    head = "| " + " | ".join(out.columns) + " |"
+    lines = [head, "|" + "---|" * len(out.columns)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in out.itertuples(index=False)]
+    return "\n".join(lines)
 
 
 def main() -> None:

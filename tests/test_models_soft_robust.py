@@ -25,7 +25,7 @@ def _monotone_params(nb: int) -> dict:
     rng = np.random.default_rng(0)
     return {"equiv_weights": rng.dirichlet(np.ones(nb)),
             "nonequiv_weights": rng.dirichlet(np.ones(nb)),
-            "equiv_atoms": np.array([0.1, 0.3, 0.6]), "nonequiv_atoms": np.array([0.2, 0.1, 0.7])}
+            "equiv_atoms": np.array([0.4, 0.6]), "nonequiv_atoms": np.array([0.3, 0.7])}
 
 
 def test_monotone_cells_are_distributions_with_the_right_shape():
@@ -38,7 +38,7 @@ def test_monotone_cells_are_distributions_with_the_right_shape():
     dens = np.exp(np.asarray(_monotone_log_density(p, nb)))
     assert np.all(np.diff(dens[1, :nb]) >= -1e-6)  # equivalent: non-decreasing
     assert np.all(np.diff(dens[0, :nb]) <= 1e-6)  # non-equivalent: non-increasing
-    np.testing.assert_allclose(dens[:, nb:], [[0.2, 0.1], [0.1, 0.3]], rtol=1e-6)
+    np.testing.assert_allclose(dens[:, nb:], [[0.3, 1e-8], [1e-8, 0.4]], rtol=1e-5)
     # densities integrate to the continuous mass
     np.testing.assert_allclose(dens[:, :nb].sum(1) / nb, [0.7, 0.6], rtol=1e-5)
 
