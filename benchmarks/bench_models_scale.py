@@ -106,7 +106,8 @@ def main() -> None:
     print(f"crowd-kit DawidSkene: {ck['ds_seconds']:.1f} s (fit only; subprocess {wall:.0f} s "
           f"with imports, CSV and MACE); accuracy {np.round(ck_acc, 3).tolist()}")
     print(f"Dawid-Skene: max |accuracy difference| {diff.max():.4f}; labels agree on "
-          f"{agree:.2%}; time ratio crowd-kit / ours {ck['ds_seconds'] / res['dawid_skene_em'][0]:.1f}")
+          f"{agree:.2%}; time ratio crowd-kit / ours "
+          f"{ck['ds_seconds'] / res['dawid_skene_em'][0]:.1f}")
     mace_agree = np.mean(res["mace_em"][1].labels() == np.asarray(ck["mace_labels"]))
     print(f"crowd-kit MACE (EM, 1 restart): {ck['mace_seconds']:.1f} s; labels agree with "
           f"mace_em on {mace_agree:.2%}; time ratio {ck['mace_seconds'] / res['mace_em'][0]:.1f}")

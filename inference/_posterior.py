@@ -354,7 +354,7 @@ class Posterior:
 
     @property
     def alpha(self) -> np.ndarray:
-        """Model-implied Krippendorff-type alpha per draw (= Fleiss-type kappa at the population level)."""
+        """Model-implied Krippendorff-type alpha per draw (= Fleiss-type kappa, population level)."""
         return self.draws("kappa") if self.kind == "soft" else self.draws("alpha")
 
     @property

@@ -21,8 +21,8 @@ kappa unchanged.) A parametric emission that does not fit the scores (a Beta on 
 bands) reaches for such a contaminated ``f1`` and biases kappa upwards. The ``"monotone"``
 emission removes the ambiguity with a shape assumption an equivalence estimator should
 meet: the equivalent pairs' score density is non-decreasing (plus a point mass at exactly
-1) and the non-equivalent pairs' non-increasing (plus a point mass at 0), under which a contaminated ``f1``
-is not admissible wherever ``f0`` falls while ``f1`` is flat.
+1) and the non-equivalent pairs' non-increasing (plus a point mass at 0), under which a
+contaminated ``f1`` is not admissible wherever ``f0`` falls while ``f1`` is flat.
 
 Derived: ``pi_within`` = mean over the observed within-item pairs of P(equivalent),
 ``kappa = (pi_within - pi_chance) / (1 - pi_chance)`` (recorded as deterministic sites).
