@@ -5,17 +5,28 @@
 ``AgreementResult`` with a posterior interval.
 """
 
-from softirr_stats.inference._config import ConvergenceWarning, NutsConfig, SviConfig
+from softirr_stats.inference._config import (
+    ConvergenceWarning,
+    FitWarning,
+    NutsConfig,
+    PredictiveCheckWarning,
+    PriorDominatedWarning,
+    SviConfig,
+)
 from softirr_stats.inference._fit import fit
 from softirr_stats.inference._kernels import fleiss_kappa_counts, item_counts
 from softirr_stats.inference._one_call import annotator_agreement
-from softirr_stats.inference._posterior import Posterior, PredictiveCheck
+from softirr_stats.inference._posterior import Posterior, PredictiveCheck, PriorContraction
 
 __all__ = [
     "ConvergenceWarning",
+    "FitWarning",
     "NutsConfig",
     "Posterior",
     "PredictiveCheck",
+    "PredictiveCheckWarning",
+    "PriorContraction",
+    "PriorDominatedWarning",
     "SviConfig",
     "annotator_agreement",
     "fit",

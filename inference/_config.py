@@ -5,11 +5,30 @@ from typing import Literal
 
 from softirr_stats._validation import SoftIRRWarning, check_choice, check_positive_int
 
-__all__ = ["ConvergenceWarning", "NutsConfig", "SviConfig"]
+__all__ = [
+    "ConvergenceWarning",
+    "FitWarning",
+    "NutsConfig",
+    "PredictiveCheckWarning",
+    "PriorDominatedWarning",
+    "SviConfig",
+]
 
 
-class ConvergenceWarning(SoftIRRWarning):
+class FitWarning(SoftIRRWarning):
+    """The fitted annotator model cannot be trusted as it stands (base class)."""
+
+
+class ConvergenceWarning(FitWarning):
     """MCMC diagnostics (divergences, r_hat) or SVI losses suggest an unreliable fit."""
+
+
+class PredictiveCheckWarning(FitWarning):
+    """The posterior predictive check fails: the model does not reproduce the data."""
+
+
+class PriorDominatedWarning(FitWarning):
+    """The posterior of the reported quantity barely moved from its prior."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """``fit``: run NUTS or SVI on an annotator model and return a :class:`Posterior`."""
 
 
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -9,7 +10,7 @@ import jax
 import numpy as np
 import optax
 from numpyro import handlers
-from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_median
+from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
 from softirr_stats._validation import check_choice
@@ -23,7 +24,7 @@ from softirr_stats.models import (
     soft_agreement,
 )
 
-__all__ = ["fit", "resolve_model"]
+__all__ = ["fit", "resolve_model", "resolve_progress", "warn_divergences"]
 
 SOFT_NAMES = ("soft", "soft_agreement")
 
@@ -75,22 +76,51 @@ def _schedule(cfg: SviConfig) -> optax.Schedule | float:
     return cfg.learning_rate
 
 
+def resolve_progress(progress: bool | None) -> bool:
+    """``None`` (the default) means: show progress bars when stderr is a terminal.
+
+    Examples
+    --------
+    >>> resolve_progress(False), resolve_progress(True)
+    (False, True)
+    """
+    if progress is None:
+        return bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True, False or None; got {progress!r}")
+    return progress
+
+
+def warn_divergences(diverging: np.ndarray, stacklevel: int = 3) -> int:
+    """Warn (:class:`ConvergenceWarning`) when any post-warmup transition diverged.
+
+    Returns the number of divergent transitions.
+
+    Examples
+    --------
+    >>> warn_divergences(np.zeros((2, 10), bool))
+    0
+    """
+    n_div = int(np.asarray(diverging).sum())
+    if n_div:
+        warnings.warn(f"{n_div} divergent transitions out of {np.asarray(diverging).size} "
+                      "post-warmup draws: the posterior may be biased; raise target_accept "
+                      "or reparametrise", ConvergenceWarning, stacklevel=stacklevel)
+    return n_div
+
+
 def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
-              kwargs: dict) -> tuple[dict, dict]:
+              kwargs: dict, progress: bool) -> tuple[dict, dict]:
     kernel = NUTS(model, target_accept_prob=cfg.target_accept,
-                  max_tree_depth=cfg.max_tree_depth, init_strategy=init_to_median(num_samples=15))
+                  max_tree_depth=cfg.max_tree_depth, init_strategy=init_to_mean())
     mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
-                num_chains=cfg.num_chains, chain_method=cfg.chain_method, progress_bar=False)
+                num_chains=cfg.num_chains, chain_method=cfg.chain_method, progress_bar=progress)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="There are not enough devices")
         mcmc.run(key, data, extra_fields=("diverging",), **kwargs)
     samples = {k: np.asarray(v) for k, v in mcmc.get_samples(group_by_chain=True).items()}
     diverging = np.asarray(mcmc.get_extra_fields(group_by_chain=True)["diverging"])
-    n_div = int(diverging.sum())
-    if n_div:
-        warnings.warn(f"{n_div} divergent transitions out of {diverging.size} post-warmup "
-                      "draws: the posterior may be biased; raise target_accept or reparametrise",
-                      ConvergenceWarning, stacklevel=3)
+    warn_divergences(diverging, stacklevel=4)
     return samples, {"diverging": diverging}
 
 
@@ -100,13 +130,13 @@ def _deterministic_sites(model: Callable, data: Any, kwargs: dict) -> list[str]:
 
 
 def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
-             kwargs: dict) -> tuple[dict, dict]:
+             kwargs: dict, progress: bool) -> tuple[dict, dict]:
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
-    guide = guide_cls(model, init_loc_fn=init_to_median(num_samples=15),
+    guide = guide_cls(model, init_loc_fn=init_to_mean(),
                       init_scale=cfg.init_scale)
     svi = SVI(model, guide, optax.adam(_schedule(cfg)), Trace_ELBO(num_particles=cfg.num_particles))
     k_fit, k_draw = jax.random.split(key)
-    result = svi.run(k_fit, cfg.steps, data, progress_bar=False, **kwargs)
+    result = svi.run(k_fit, cfg.steps, data, progress_bar=progress, **kwargs)
     losses = np.asarray(result.losses)
     if not np.all(np.isfinite(losses[-max(1, cfg.steps // 10):])):
         warnings.warn("SVI loss is not finite at the end of optimisation: lower the "
@@ -126,7 +156,7 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
 
 def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         config: NutsConfig | SviConfig | None = None, *, priors: Any = None,
-        **model_kwargs: Any) -> Posterior:
+        progress: bool | None = None, **model_kwargs: Any) -> Posterior:
     """Fit an annotator model by NUTS or SVI.
 
     Parameters
@@ -147,12 +177,21 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         Defaults to ``NutsConfig()`` / ``SviConfig()``.
     priors : prior config, optional
         The model's prior dataclass (default: the model's defaults).
+    progress : bool, optional
+        Progress bar of the NUTS chains (numpyro's) or of the SVI steps (tqdm). Default:
+        shown when stderr is a terminal; ``False`` silences it.
     **model_kwargs
         Passed to the model (e.g. ``item_effects=True`` for the soft model).
 
     Returns
     -------
     Posterior
+
+    Warns
+    -----
+    ConvergenceWarning
+        NUTS: divergent transitions, or r_hat above ``config.rhat_threshold``; SVI: a
+        non-finite loss.
 
     Examples
     --------
@@ -164,6 +203,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     (1000, 3, 2, 2)
     """
     method = check_choice("method", method, ["nuts", "svi"])
+    show = resolve_progress(progress)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be an int; got {seed!r}")
     name, kind, fn = resolve_model(model)
@@ -178,9 +218,10 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     key = jax.random.key(int(seed))
     k_run, k_post = jax.random.split(key)
     if method == "nuts":
-        samples, extra = _run_nuts(fn, data, k_run, config, kwargs)
+        samples, extra = _run_nuts(fn, data, k_run, config, kwargs, show)
     else:
-        samples, extra = _run_svi(fn, data, k_run, config, kwargs)
+        samples, extra = _run_svi(fn, data, k_run, config, kwargs, show)
+    extra["model"] = fn
     post = Posterior(model_name=name, kind=kind, samples_by_chain=samples, data=data,
                      method=method, priors=priors, model_kwargs=model_kwargs, extra=extra,
                      key=k_post)

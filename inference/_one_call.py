@@ -39,12 +39,13 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
                         method: str = "nuts", level: float = 0.9, seed: int = 0, *,
                         config: NutsConfig | SviConfig | None = None, priors: Any = None,
                         n_chance: int | None = None, groups: Any = None,
-                        predictive_check: bool = True, **model_kwargs: Any) -> AgreementResult:
+                        predictive_check: bool = True, prior_check: bool = True,
+                        progress: bool | None = None, **model_kwargs: Any) -> AgreementResult:
     """Model-based agreement with a posterior interval, in one call.
 
     Categorical models (``"dawid_skene"``, ``"mace"``, ``"hierarchical_dawid_skene"``,
     ``"multinomial"``, ``"item_difficulty"``, ``"logistic_random_effects"``) report the
-    model-implied Fleiss-type kappa (FORMULAS.md s. 5.3); a similarity (a (K, K) array or
+    model-implied Fleiss-type kappa (docs/annotator_models.md); a similarity (a (K, K) array or
     an estimator scored on the vocabulary) turns it into a weighted kappa. ``"soft"`` fits
     the Beta-mixture model to the equivalence scores of within-item and cross-item pairs
     and reports ``(pi_within - pi_chance) / (1 - pi_chance)``.
@@ -67,7 +68,13 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         :func:`softirr_stats.models.pair_scores`).
     predictive_check : bool
         Categorical models: run the posterior predictive check of the observed Fleiss
-        kappa and store it in ``details["predictive_check"]``.
+        kappa and store it in ``details["predictive_check"]``; warns
+        (``PredictiveCheckWarning``) when it fails.
+    prior_check : bool
+        Compare the kappa posterior with its prior (``details["prior_contraction"]``);
+        warns (``PriorDominatedWarning``) when it barely moved.
+    progress : bool, optional
+        Progress bar of the fit (default: when stderr is a terminal).
     **model_kwargs
         Passed to the model (e.g. ``item_effects=True`` for ``"soft"``).
 
@@ -87,7 +94,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     ...     codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 10)
     ...     vocabulary = ("no", "yes")
     >>> r = annotator_agreement(Ann(), method="svi", config=SviConfig(steps=300),
-    ...                         predictive_check=False)
+    ...                         predictive_check=False, prior_check=False, progress=False)
     >>> r.coefficient, r.ci_low < r.value < r.ci_high
     ('model_kappa', True)
     """
@@ -100,11 +107,13 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     if model in SOFT_NAMES:
         data = pair_scores(ann, similarity, n_chance=n_chance, groups=groups, seed=seed)
         post = fit("soft_agreement", data, method=method, seed=seed, config=config,
-                   priors=priors, **model_kwargs)
+                   priors=priors, progress=progress, **model_kwargs)
         draws = post.draws("kappa")
         observed = post.draws("pi_within")
         expected = post.draws("pi_chance")
         coefficient = "soft_model_kappa"
+        if predictive_check:
+            details["score_check"] = post.score_check()
         n_items, n_raters = data.n_items, data.n_raters
         n_scored = 0 if similarity is None or hasattr(similarity, "shape") else (
             data.n_within + data.n_chance)
@@ -119,7 +128,8 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
                 raise ValueError("a similarity needs labels: pass Annotations with a "
                                  "vocabulary")
             weights = _vocabulary_matrix(similarity, data.vocabulary)
-        post = fit(model, data, method=method, seed=seed, config=config, priors=priors)
+        post = fit(model, data, method=method, seed=seed, config=config, priors=priors,
+                   progress=progress)
         terms = post.implied_agreement(weights)
         draws, observed = terms["kappa"], terms["observed_agreement"]
         expected = terms["expected_agreement"]
@@ -129,6 +139,8 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         details["kappa_cohen"] = float(np.mean(terms["kappa_cohen"]))
         if predictive_check:
             details["predictive_check"] = post.predictive_check()
+    if prior_check:
+        details["prior_contraction"] = post.prior_contraction("kappa")
     lo, hi = np.quantile(draws, q)
     details.update(posterior=post, draws=draws)
     return AgreementResult(

@@ -4,6 +4,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,6 +14,7 @@ from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 
 from softirr_stats._validation import check_choice, check_level, check_positive_int
 from softirr_stats.inference._arviz import to_inference_data
+from softirr_stats.inference._config import PredictiveCheckWarning, PriorDominatedWarning
 from softirr_stats.inference._kernels import (
     STATISTICS,
     align_permutations,
@@ -19,9 +22,16 @@ from softirr_stats.inference._kernels import (
     implied_agreement,
     item_counts,
 )
-from softirr_stats.models import MODEL_SPECS, beta_mixture_params, item_log_joint, within_logits
+from softirr_stats.models import (
+    MODEL_SPECS,
+    SoftAgreementPriors,
+    cell_probabilities,
+    item_log_joint,
+    score_cells,
+    within_logits,
+)
 
-__all__ = ["Posterior", "PredictiveCheck"]
+__all__ = ["Posterior", "PredictiveCheck", "PriorContraction"]
 
 _IMPLIED = ("observed_agreement", "expected_agreement", "expected_agreement_cohen", "kappa",
             "kappa_cohen")
@@ -48,11 +58,55 @@ class PredictiveCheck:
     replicated: np.ndarray
     p_value: float
 
+    def __repr__(self) -> str:
+        rep = np.asarray(self.replicated, dtype=np.float64)
+        if rep.size:
+            lo, hi = np.quantile(rep, [0.05, 0.95])
+            shown = f"replicated: {rep.size} draws, mean {rep.mean():.4g}, 90% [{lo:.4g}, {hi:.4g}]"
+        else:
+            shown = "replicated: 0 draws"
+        return (f"PredictiveCheck(statistic={self.statistic!r}, observed={self.observed:.4g}, "
+                f"p_value={self.p_value:.3g}, {shown})")
+
+    @property
+    def failed(self) -> bool:
+        """True when ``p_value`` is at most 0.01 or at least 0.99."""
+        return bool(self.p_value <= 0.01 or self.p_value >= 0.99)
+
     def interval(self, level: float = 0.9) -> tuple[float, float]:
         """Equal-tailed interval of the replicated statistic."""
         level = check_level(level)
         lo, hi = np.quantile(self.replicated, [(1 - level) / 2, (1 + level) / 2])
         return float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class PriorContraction:
+    """How far the posterior of a quantity moved from its prior.
+
+    Attributes
+    ----------
+    name : str
+    prior_mean, prior_sd, posterior_mean, posterior_sd : float
+    contraction : float
+        ``1 - posterior_var / prior_var`` (Betancourt's posterior contraction): 0 means
+        the data taught nothing about the quantity, 1 that they pinned it.
+    z : float
+        ``(posterior_mean - prior_mean) / prior_sd``.
+    """
+
+    name: str
+    prior_mean: float
+    prior_sd: float
+    posterior_mean: float
+    posterior_sd: float
+    contraction: float
+    z: float
+
+    @property
+    def barely_moved(self) -> bool:
+        """Contraction below 0.25 and the posterior mean within half a prior sd."""
+        return bool(self.contraction < 0.25 and abs(self.z) < 0.5)
 
 
 def _element_names(name: str, shape: tuple) -> list[str]:
@@ -103,8 +157,19 @@ class Posterior:
         self._cache: dict = {}
 
     def __repr__(self) -> str:
-        return (f"Posterior(model={self.model_name!r}, method={self.method!r}, "
-                f"draws={self.num_draws}, chains={self.num_chains})")
+        sites = ", ".join(f"{k} {tuple(v.shape[1:])}" if v.ndim > 1 else k
+                          for k, v in self.samples.items())
+        text = (f"Posterior(model={self.model_name!r}, method={self.method!r}, "
+                f"draws={self.num_draws}, chains={self.num_chains}; sites: {sites}")
+        kappa = self.samples.get("kappa")
+        if kappa is None:
+            cached = [v for k, v in self._cache.items() if isinstance(k, tuple)
+                      and k[0] == "implied" and k[1] == np.eye(self.data.n_classes).tobytes()]
+            kappa = cached[0]["kappa"] if cached else None
+        if kappa is not None:
+            lo, hi = np.quantile(kappa, [0.05, 0.95])
+            text += f"; kappa {np.mean(kappa):.3f} [{lo:.3f}, {hi:.3f}] (90%)"
+        return text + ")"
 
     @property
     def num_draws(self) -> int:
@@ -126,8 +191,8 @@ class Posterior:
     def draws(self, name: str) -> np.ndarray:
         """Posterior draws of a sample site or a derived quantity, shape (n_draws, ...).
 
-        Derived quantities of categorical models: ``kappa`` (Fleiss/Scott-type, FORMULAS
-        5.3), ``alpha`` (equal to it at the population level), ``kappa_cohen``
+        Derived quantities of categorical models: ``kappa`` (Fleiss/Scott-type),
+        ``alpha`` (equal to it at the population level), ``kappa_cohen``
         (Cohen/Conger-type), ``observed_agreement``, ``expected_agreement``,
         ``expected_agreement_cohen``.
         """
@@ -238,7 +303,7 @@ class Posterior:
         return one
 
     def implied_agreement(self, weights: Any = None, n_mc: int = 64) -> dict[str, np.ndarray]:
-        """Model-implied agreement per draw (FORMULAS.md s. 5.3).
+        """Model-implied agreement per draw (docs/annotator_models.md).
 
         ``P_o = sum_{j != j'} omega_jj' sum_kk' w_kk' J_jj'(k, k')`` with ``J_jj'(k,k') =
         sum_c pi_c E[R_j(k|c) R_j'(k'|c)]`` and design weights ``omega`` proportional to
@@ -289,7 +354,7 @@ class Posterior:
 
     @property
     def alpha(self) -> np.ndarray:
-        """Model-implied Krippendorff-type alpha per draw (= Fleiss-type kappa, FORMULAS 5.3)."""
+        """Model-implied Krippendorff-type alpha per draw (= Fleiss-type kappa, population level)."""
         return self.draws("kappa") if self.kind == "soft" else self.draws("alpha")
 
     @property
@@ -393,8 +458,8 @@ class Posterior:
         return vocab[codes]
 
     def predictive_check(self, ann_or_data: Any = None, statistic: str = "fleiss_kappa",
-                         n_draws: int | None = None) -> PredictiveCheck:
-        """Posterior predictive check of an agreement statistic (FORMULAS.md s. 5.3 (B)).
+                         n_draws: int | None = None, *, warn: bool = True) -> PredictiveCheck:
+        """Posterior predictive check of an agreement statistic .
 
         For each posterior draw, a replicate data set is simulated on the *observed*
         design (the same item/rater cells): true classes from ``pi``, ratings from the
@@ -409,10 +474,17 @@ class Posterior:
         statistic : {"fleiss_kappa", "percent_agreement"}
         n_draws : int, optional
             Use only the first ``n_draws`` posterior draws.
+        warn : bool
+            Warn when the check fails (``p_value <= 0.01`` or ``>= 0.99``).
 
         Returns
         -------
         PredictiveCheck
+
+        Warns
+        -----
+        PredictiveCheckWarning
+            The model does not reproduce the observed statistic.
         """
         self._require("categorical", "predictive_check")
         statistic = check_choice("statistic", statistic, STATISTICS)
@@ -449,8 +521,75 @@ class Posterior:
             return stat(item_counts(items, y, n_items, k))
 
         rep = np.asarray(_map_draws(one, (params, keys)), np.float64)
-        return PredictiveCheck(statistic=statistic, observed=t_obs, replicated=rep,
-                               p_value=float(np.mean(rep >= t_obs)))
+        check = PredictiveCheck(statistic=statistic, observed=t_obs, replicated=rep,
+                                p_value=float(np.mean(rep >= t_obs)))
+        if warn and check.failed:
+            lo, hi = check.interval(0.9)
+            warnings.warn(
+                f"posterior predictive check fails for {self.model_name}: observed {statistic} "
+                f"{t_obs:.3f}, replicated 90% [{lo:.3f}, {hi:.3f}] (p = {check.p_value:.3f}); "
+                "the model does not reproduce the data, so its agreement estimates are not "
+                "to be trusted (try another model or prior)", PredictiveCheckWarning,
+                stacklevel=2)
+        return check
+
+    def prior_contraction(self, name: str = "kappa", num_draws: int = 500,
+                          *, warn: bool = True) -> PriorContraction:
+        """Compare the posterior of ``name`` with its prior (drawn from the model's prior).
+
+        Parameters
+        ----------
+        name : str
+            A sample site or derived quantity (``"kappa"`` by default).
+        num_draws : int
+            Prior draws.
+        warn : bool
+            Warn when the posterior barely moved (:attr:`PriorContraction.barely_moved`).
+
+        Returns
+        -------
+        PriorContraction
+
+        Warns
+        -----
+        PriorDominatedWarning
+            The reported quantity is (almost) what the prior says: the data do not inform it.
+        """
+        num_draws = check_positive_int(num_draws, "num_draws")
+        fn = self.extra.get("model")
+        if fn is None:
+            raise ValueError("prior_contraction needs the model function (fit with "
+                             "softirr_stats.inference.fit)")
+        from numpyro.infer import Predictive
+
+        key = jax.random.fold_in(self._key, 11)
+        draws = Predictive(fn, num_samples=num_draws)(key, self.data, priors=self.priors,
+                                                      **self.model_kwargs)
+        samples = {k: np.asarray(v)[None] for k, v in draws.items()
+                   if k != "obs" and not k.startswith("_")}
+        prior = Posterior(model_name=self.model_name, kind=self.kind, samples_by_chain=samples,
+                          data=self.data, method="svi", priors=self.priors,
+                          model_kwargs=self.model_kwargs, extra={"model": fn},
+                          key=jax.random.fold_in(self._key, 12))
+        pr = np.asarray(prior.draws(name), np.float64)
+        po = np.asarray(self.draws(name), np.float64)
+        if pr.ndim != 1:
+            raise ValueError(f"prior_contraction needs a scalar quantity; {name!r} has shape "
+                             f"{pr.shape[1:]}")
+        pr, po = pr[np.isfinite(pr)], po[np.isfinite(po)]
+        psd, qsd = float(pr.std(ddof=1)), float(po.std(ddof=1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            res = PriorContraction(name=name, prior_mean=float(pr.mean()), prior_sd=psd,
+                                   posterior_mean=float(po.mean()), posterior_sd=qsd,
+                                   contraction=float(1.0 - qsd**2 / psd**2),
+                                   z=float((po.mean() - pr.mean()) / psd))
+        if warn and res.barely_moved:
+            warnings.warn(
+                f"the posterior of {name} barely moved from its prior (prior {res.prior_mean:.3f}"
+                f" +- {psd:.3f}, posterior {res.posterior_mean:.3f} +- {qsd:.3f}, contraction "
+                f"{res.contraction:.2f}): the reported value reflects the prior more than the "
+                "data", PriorDominatedWarning, stacklevel=2)
+        return res
 
     # ------------------------------------------------------------------ soft model
     def _soft_params(self) -> dict:
@@ -491,6 +630,80 @@ class Posterior:
                 "pair_sum": np.asarray(pp, np.float64).reshape(-1, j, j), "n_pair":
                 n_pair.reshape(j, j), "group_sum": np.asarray(gg, np.float64)[:, :g], "n_group": n_g}
         return self._cache["soft_aggr"]
+
+    @property
+    def _emission(self) -> str:
+        return self.model_kwargs.get("emission", "beta")
+
+    @property
+    def _soft_priors(self) -> SoftAgreementPriors:
+        return self.priors if self.priors is not None else SoftAgreementPriors()
+
+    def _cell_probabilities(self, n_bins: int) -> np.ndarray:
+        """``(n_draws, 2, n_bins)`` cell probabilities of [non-equivalent, equivalent]."""
+        key = ("cells", n_bins)
+        if key not in self._cache:
+            names = ("mean_logit0", "mean_gap_logit", "concentration", "equiv_weights",
+                     "nonequiv_weights", "equiv_atoms", "nonequiv_atoms")
+            params = {k: v for k, v in self._params().items() if k in names}
+            emission = self._emission
+
+            def one(p: dict) -> jnp.ndarray:
+                return cell_probabilities(p, emission, n_bins)
+
+            self._cache[key] = np.asarray(_map_draws(one, params), np.float64)
+        return self._cache[key]
+
+    def score_check(self, *, warn: bool = True, seed: int = 0) -> PredictiveCheck:
+        """Soft model: posterior predictive check of the score distributions.
+
+        Scores are counted in the model's equal cells (``priors.monotone_bins``, exact 0
+        and 1 in the end cells) separately for within-item and chance pairs. Each draw
+        gives cell probabilities ``p F1 + (1 - p) F0`` (``p`` = ``pi_within`` /
+        ``pi_chance``) and a replicate of the counts; the discrepancy is Pearson's
+        chi-square against the posterior predictive mean counts (plus 0.5), for the
+        observed and each replicated set, and ``p_value = P(D_rep >= D_obs)``.
+
+        Returns
+        -------
+        PredictiveCheck
+            ``statistic = "score_chi2"``, ``observed`` = mean observed discrepancy.
+
+        Warns
+        -----
+        PredictiveCheckWarning
+            ``p_value <= 0.01``: the emission model does not reproduce the scores, so the
+            soft kappa may be biased (try ``emission="monotone"`` or gold pairs).
+        """
+        self._require("soft", "score_check")
+        nb = self._soft_priors.monotone_bins
+        probs = np.clip(self._cell_probabilities(nb), 0.0, None)  # (S, 2, B)
+        data = self.data
+        rng = np.random.default_rng(seed)
+        d_obs = np.zeros(self.num_draws)
+        d_rep = np.zeros(self.num_draws)
+        for scores, p in ((data.within_scores, self.draws("pi_within")),
+                          (data.chance_scores, self.draws("pi_chance"))):
+            cells = score_cells(scores, nb)
+            cells = np.where(cells == nb, 0, np.where(cells == nb + 1, nb - 1, cells))
+            obs = np.bincount(cells, minlength=nb).astype(np.float64)
+            mix = p[:, None] * probs[:, 1] + (1 - p[:, None]) * probs[:, 0]
+            mix = mix / mix.sum(axis=1, keepdims=True)
+            # replicates from the posterior predictive; both compared with its mean counts
+            rep = rng.multinomial(scores.size, mix)
+            expect = scores.size * mix.mean(axis=0) + 0.5
+            d_obs += ((obs - expect) ** 2 / expect).sum()
+            d_rep += ((rep - expect) ** 2 / expect).sum(axis=1)
+        check = PredictiveCheck(statistic="score_chi2", observed=float(d_obs.mean()),
+                                replicated=d_rep, p_value=float(np.mean(d_rep >= d_obs)))
+        if warn and check.p_value <= 0.01:
+            warnings.warn(
+                f"posterior predictive check of the score distribution fails (chi-square "
+                f"{check.observed:.1f} observed vs {np.median(d_rep):.1f} replicated, p = "
+                f"{check.p_value:.3f}): the {self._emission!r} emission does not fit these "
+                "scores and the soft kappa may be biased; try emission='monotone' or gold pairs",
+                PredictiveCheckWarning, stacklevel=2)
+        return check
 
     def _chance(self) -> np.ndarray:
         return np.asarray(self.samples["pi_chance"], np.float64)
@@ -588,15 +801,29 @@ class Posterior:
             pi = np.asarray(self.samples["pi_" + base_rate], np.float64)
         else:
             pi = np.full(self.num_draws, check_level(base_rate, "base_rate"))
-        a, b = beta_mixture_params({k: jnp.asarray(self.samples[k]) for k in
-                                    ("mean_logit0", "mean_gap_logit", "concentration")})
-        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-        from scipy.special import betaln
+        prior = self._soft_priors
+        if self._emission == "beta":
+            from scipy.special import betaln
 
-        eps = (self.priors.score_eps if self.priors is not None else 1e-3)
-        sc = np.clip(s, eps, 1 - eps)[None, :]
-        l0 = (a[:, :1] - 1) * np.log(sc) + (b[:, :1] - 1) * np.log1p(-sc) - betaln(a[:, :1], b[:, :1])
-        l1 = (a[:, 1:] - 1) * np.log(sc) + (b[:, 1:] - 1) * np.log1p(-sc) - betaln(a[:, 1:], b[:, 1:])
+            from softirr_stats.models import beta_mixture_params
+
+            a, b = beta_mixture_params({k: jnp.asarray(self.samples[k]) for k in
+                                        ("mean_logit0", "mean_gap_logit", "concentration")})
+            a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+            sc = np.clip(s, prior.score_eps, 1 - prior.score_eps)[None, :]
+            l0 = ((a[:, :1] - 1) * np.log(sc) + (b[:, :1] - 1) * np.log1p(-sc)
+                  - betaln(a[:, :1], b[:, :1]))
+            l1 = ((a[:, 1:] - 1) * np.log(sc) + (b[:, 1:] - 1) * np.log1p(-sc)
+                  - betaln(a[:, 1:], b[:, 1:]))
+        else:
+            from softirr_stats.models._soft import _monotone_log_density
+
+            nb = prior.monotone_bins
+            names = ("equiv_weights", "nonequiv_weights", "equiv_atoms", "nonequiv_atoms")
+            table = np.asarray(_map_draws(lambda p: _monotone_log_density(p, nb), {
+                k: jnp.asarray(self.samples[k]) for k in names}), np.float64)
+            cells = score_cells(s, nb)
+            l0, l1 = table[:, 0, cells], table[:, 1, cells]
         logit = np.log(pi)[:, None] - np.log1p(-pi)[:, None] + l1 - l0
         prob = 1.0 / (1.0 + np.exp(-logit))
         lo, hi = np.quantile(prob, [(1 - level) / 2, (1 + level) / 2], axis=0)

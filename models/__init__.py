@@ -19,6 +19,7 @@ from softirr_stats.models._categorical import (
     multinomial,
 )
 from softirr_stats.models._data import AnnotationData, encode_annotations
+from softirr_stats.models._em import EMResult, dawid_skene_em, mace_em
 from softirr_stats.models._priors import (
     DawidSkenePriors,
     HierarchicalPriors,
@@ -32,17 +33,22 @@ from softirr_stats.models._simulate import (
     simulate_soft_scores,
 )
 from softirr_stats.models._soft import (
+    EMISSIONS,
     PairScores,
     beta_mixture_params,
+    cell_probabilities,
     pair_scores,
+    score_cells,
     soft_agreement,
     within_logits,
 )
 
 __all__ = [
+    "EMISSIONS",
     "MODEL_SPECS",
     "AnnotationData",
     "DawidSkenePriors",
+    "EMResult",
     "HierarchicalPriors",
     "MacePriors",
     "ModelSpec",
@@ -50,7 +56,9 @@ __all__ = [
     "PairScores",
     "SoftAgreementPriors",
     "beta_mixture_params",
+    "cell_probabilities",
     "dawid_skene",
+    "dawid_skene_em",
     "encode_annotations",
     "full_logits",
     "hierarchical_dawid_skene",
@@ -58,11 +66,13 @@ __all__ = [
     "item_log_joint",
     "logistic_random_effects",
     "mace",
+    "mace_em",
     "multinomial",
     "pair_scores",
     "simulate_dawid_skene",
     "simulate_mace",
     "simulate_soft_scores",
+    "score_cells",
     "soft_agreement",
     "within_logits",
 ]

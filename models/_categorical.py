@@ -1,4 +1,4 @@
-"""Categorical annotator models (Paun et al. 2018, FORMULAS.md s. 5.1) in NumPyro.
+"""Categorical annotator models (Paun et al. 2018) in NumPyro.
 
 Each model is a plain function ``model(data, priors=None)`` over :class:`AnnotationData`.
 The true class ``c_i`` of each item is summed out by hand: the log-likelihood of item i
@@ -16,7 +16,7 @@ For every model this module also provides two pure functions of one posterior dr
 ``response(params, key, n_mc, n_raters) -> (pi, R)``
     ``pi`` (K,) and response distributions ``R`` of shape (T, J, K, K) (T = 1 without
     item effects; otherwise ``n_mc`` Monte Carlo draws of the item effect), from which
-    the model-implied agreement (FORMULAS.md s. 5.3) is computed.
+    the model-implied agreement is computed.
 """
 
 from collections.abc import Callable
@@ -66,12 +66,6 @@ def _check_data(data: Any, model: str) -> AnnotationData:
     return data
 
 
-def _confusion_concentration(k: int, diag: float, off: float) -> jnp.ndarray:
-    """(K, K) Dirichlet concentrations: ``off`` everywhere, ``diag`` on the diagonal."""
-    eye = jnp.eye(k, dtype=jnp.float32)
-    return off + (diag - off) * eye
-
-
 def full_logits(off: jnp.ndarray) -> jnp.ndarray:
     """Insert a zero diagonal: ``(..., K, K-1)`` off-diagonal logits -> ``(..., K, K)``.
 
@@ -109,8 +103,7 @@ def _likelihood(log_pi: jnp.ndarray, obs_log_response: jnp.ndarray,
 
 
 def _dirichlet_rows(k: int, priors: Any) -> dist.Dirichlet:
-    return dist.Dirichlet(_confusion_concentration(k, priors.confusion_diagonal,
-                                                   priors.confusion_off_diagonal))
+    return dist.Dirichlet(jnp.asarray(priors.row_concentration(k), dtype=jnp.float32))
 
 
 def _class_prior(k: int, concentration: float) -> dist.Dirichlet:
@@ -122,7 +115,7 @@ def _std_normal(shape: tuple) -> dist.Distribution:
 
 
 def _offdiag_locations(k: int, priors: HierarchicalPriors) -> dist.Distribution:
-    return dist.Normal(jnp.full((k, k - 1), -priors.diagonal_logit, dtype=jnp.float32),
+    return dist.Normal(jnp.full((k, k - 1), priors.offdiag_logit(k), dtype=jnp.float32),
                        priors.location_scale)
 
 
@@ -134,7 +127,8 @@ def _scales(k: int, priors: HierarchicalPriors) -> dist.Distribution:
 def multinomial(data: AnnotationData, priors: MultinomialPriors | None = None) -> None:
     """Pooled multinomial model (Paun et al. 2018, Fig. 1): one confusion for all raters.
 
-    ``pi ~ Dir(a)`` (K,), ``zeta[c] ~ Dir(1 + 9 e_c)`` (K, K), ``y_ij ~ Cat(zeta[c_i])``.
+    ``pi ~ Dir(a)`` (K,), ``zeta[c] ~ Dir(alpha_c)`` (K, K), ``y_ij ~ Cat(zeta[c_i])``;
+    ``alpha_c`` has prior mean accuracy 0.75 and 4 pseudo-ratings for every K.
 
     Parameters
     ----------
@@ -173,7 +167,7 @@ def _response_multinomial(params: dict, key: Any, n_mc: int, n_raters: int):
 def dawid_skene(data: AnnotationData, priors: DawidSkenePriors | None = None) -> None:
     """Dawid-Skene (1979) model (Paun et al. 2018, Fig. 2): one confusion per rater.
 
-    ``pi ~ Dir(a)`` (K,), ``beta[j, c] ~ Dir(1 + 9 e_c)`` (J, K, K),
+    ``pi ~ Dir(a)`` (K,), ``beta[j, c] ~ Dir(alpha_c)`` (J, K, K),
     ``y_ij ~ Cat(beta[j, c_i])``.
 
     Parameters
@@ -181,7 +175,8 @@ def dawid_skene(data: AnnotationData, priors: DawidSkenePriors | None = None) ->
     data : AnnotationData
         Long-format ratings; J = ``data.n_raters``, K = ``data.n_classes``.
     priors : DawidSkenePriors, optional
-        Default ``Dir(1 + 9 I)`` rows (see :mod:`softirr_stats.models._priors`).
+        Default rows: prior mean accuracy 0.75, 4 pseudo-ratings, for every K (see
+        :class:`DawidSkenePriors`).
 
     Examples
     --------
@@ -272,7 +267,7 @@ def hierarchical_dawid_skene(data: AnnotationData,
 
     Logits over labels for rater j and true class c: 0 for the correct label and
     ``zeta[c] + omega[c] * z[j, c]`` for the K-1 wrong ones, with
-    ``zeta ~ N(-log 10, 1)`` (K, K-1), ``omega ~ HalfNormal(1)`` (K, K-1),
+    ``zeta ~ N(-d_K, 1)`` (K, K-1) (``d_K``: see :class:`HierarchicalPriors`), ``omega ~ HalfNormal(1)`` (K, K-1),
     ``z ~ N(0, 1)`` (J, K, K-1) (non-centred). ``beta`` (J, K, K) is recorded as the
     rater confusion probabilities.
 
@@ -321,7 +316,7 @@ def item_difficulty(data: AnnotationData, priors: HierarchicalPriors | None = No
     """Item-difficulty model (Paun et al. 2018; pooled raters, item effects).
 
     Item i of class c has label logits 0 (correct) and ``eta[c] + chi[c] * z[i, c]``
-    (wrong labels), ``eta ~ N(-log 10, 1)`` (K, K-1), ``chi ~ HalfNormal(1)`` (K, K-1),
+    (wrong labels), ``eta ~ N(-d_K, 1)`` (K, K-1), ``chi ~ HalfNormal(1)`` (K, K-1),
     ``z ~ N(0, 1)`` (I, K, K-1); every rater draws from the item's distribution.
 
     Parameters

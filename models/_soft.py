@@ -13,6 +13,17 @@ by all pair populations, which is what calibrates the raw scores. Populations:
 Identifiability: the equivalent component has the larger mean by construction
 (``mu1 = mu0 + (1 - mu0) sigmoid(d)``), which rules out label switching.
 
+Why a shape assumption is needed at all: with any emission densities ``f0, f1``, the
+decomposition ``f1' = (1 - y) f1 + y f0`` and ``p' = p / (1 - y)`` (for every pair
+population) reproduces exactly the same score distributions, and it raises the kappa:
+``kappa' = (p_w - p_c) / (1 - y - p_c)``. (Contaminating ``f0`` with ``f1`` instead leaves
+kappa unchanged.) A parametric emission that does not fit the scores (a Beta on uniform
+bands) reaches for such a contaminated ``f1`` and biases kappa upwards. The ``"monotone"``
+emission removes the ambiguity with a shape assumption an equivalence estimator should
+meet: the equivalent pairs' score density is non-decreasing (plus a point mass at exactly
+1) and the non-equivalent pairs' non-increasing (plus a point mass at 0), under which a
+contaminated ``f1`` is not admissible wherever ``f0`` falls while ``f1`` is flat.
+
 Derived: ``pi_within`` = mean over the observed within-item pairs of P(equivalent),
 ``kappa = (pi_within - pi_chance) / (1 - pi_chance)`` (recorded as deterministic sites).
 """
@@ -30,7 +41,18 @@ from jax.scipy.special import betaln
 
 from softirr_stats.models._priors import SoftAgreementPriors
 
-__all__ = ["PairScores", "beta_mixture_params", "pair_scores", "soft_agreement"]
+__all__ = [
+    "EMISSIONS",
+    "PairScores",
+    "beta_mixture_params",
+    "cell_probabilities",
+    "pair_scores",
+    "score_cells",
+    "soft_agreement",
+]
+
+EMISSIONS = ("beta", "monotone")
+_IMPOSSIBLE = 1e-8  # mass of an exact 0 under the equivalent component (1 under the other)
 
 
 def _as_1d(x: Any, name: str, dtype: Any) -> np.ndarray:
@@ -183,10 +205,74 @@ def beta_mixture_params(params: dict) -> tuple[jnp.ndarray, jnp.ndarray]:
     return mu * conc, (1.0 - mu) * conc
 
 
-def _mixture_loglik(log_s, log1m_s, log_p, log1m_p, a, b) -> jnp.ndarray:
-    l0 = _beta_logpdf(log_s, log1m_s, a[0], b[0])
-    l1 = _beta_logpdf(log_s, log1m_s, a[1], b[1])
-    return jnp.logaddexp(log_p + l1, log1m_p + l0)
+def score_cells(scores: Any, n_bins: int) -> np.ndarray:
+    """Cell of each score: ``0..n_bins-1`` equal cells of (0, 1), ``n_bins`` = exactly 0,
+    ``n_bins + 1`` = exactly 1.
+
+    Examples
+    --------
+    >>> score_cells([0.0, 0.05, 0.5, 0.99, 1.0], 10).tolist()
+    [10, 0, 5, 9, 11]
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    cell = np.minimum((s * n_bins).astype(np.int64), n_bins - 1)
+    cell = np.where(s <= 0.0, n_bins, np.where(s >= 1.0, n_bins + 1, cell))
+    return cell.astype(np.int32)
+
+
+def _monotone_log_density(params: dict, n_bins: int) -> jnp.ndarray:
+    """``(2, n_bins + 2)`` log density / log mass per cell of [non-equivalent, equivalent].
+
+    Equivalent: a point mass at exactly 1 plus a mixture of ``U[e_b, 1]`` (non-decreasing);
+    non-equivalent: a point mass at exactly 0 plus a mixture of ``U[0, e_{b+1}]``
+    (non-increasing). A score of exactly 0 from an equivalent pair (or exactly 1 from a
+    non-equivalent one) gets the negligible mass ``_IMPOSSIBLE``.
+    """
+    edges = jnp.linspace(0.0, 1.0, n_bins + 1, dtype=jnp.float32)
+    w1, w0 = params["equiv_weights"], params["nonequiv_weights"]
+    f1 = jnp.cumsum(w1 / (1.0 - edges[:-1]))
+    f0 = jnp.cumsum((w0 / edges[1:])[::-1])[::-1]
+    tiny = jnp.log(jnp.asarray(_IMPOSSIBLE, dtype=f1.dtype))
+    m0, m1 = params["nonequiv_atoms"], params["equiv_atoms"]  # [P(atom), P(continuous)]
+    out = [jnp.concatenate([jnp.log(m0[1]) + jnp.log(f0), jnp.log(m0[:1]), tiny[None]]),
+           jnp.concatenate([jnp.log(m1[1]) + jnp.log(f1), tiny[None], jnp.log(m1[:1])])]
+    return jnp.stack(out)
+
+
+def cell_probabilities(params: dict, emission: str, n_bins: int) -> jnp.ndarray:
+    """``(2, n_bins)`` probability of each equal score cell (exact 0 and 1 folded into the
+    first and last cells) under [non-equivalent, equivalent], for one posterior draw.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> p = {"mean_logit0": jnp.array(0.0), "mean_gap_logit": jnp.array(0.0),
+    ...      "concentration": jnp.array([4.0, 4.0])}
+    >>> [round(float(x), 4) for x in cell_probabilities(p, "beta", 2).sum(1)]
+    [1.0, 1.0]
+    """
+    if emission == "beta":
+        from jax.scipy.special import betainc
+
+        a, b = beta_mixture_params(params)
+        edges = jnp.linspace(0.0, 1.0, n_bins + 1, dtype=jnp.float32)
+        cdf = betainc(a[:, None], b[:, None], edges[None, :])
+        return jnp.diff(cdf, axis=1)
+    dens = jnp.exp(_monotone_log_density(params, n_bins))
+    cont = dens[:, :n_bins] / n_bins
+    return cont.at[:, 0].add(dens[:, n_bins]).at[:, -1].add(dens[:, n_bins + 1])
+
+
+def _component_loglik(params: dict, emission: str, scores: np.ndarray,
+                      priors: SoftAgreementPriors) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """Per-score log density under [non-equivalent, equivalent]."""
+    if emission == "beta":
+        a, b = beta_mixture_params(params)
+        ls, l1s = _log_scores(scores, priors.score_eps)
+        return _beta_logpdf(ls, l1s, a[0], b[0]), _beta_logpdf(ls, l1s, a[1], b[1])
+    table = _monotone_log_density(params, priors.monotone_bins)
+    cells = jnp.asarray(score_cells(scores, priors.monotone_bins))
+    return table[0][cells], table[1][cells]
 
 
 def within_logits(params: dict, data: PairScores) -> jnp.ndarray:
@@ -203,7 +289,8 @@ def within_logits(params: dict, data: PairScores) -> jnp.ndarray:
 
 
 def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, *,
-                   rater_effects: bool = True, item_effects: bool = False) -> None:
+                   rater_effects: bool = True, item_effects: bool = False,
+                   emission: str = "beta") -> None:
     """Soft-agreement model over equivalence scores of within-item and chance pairs.
 
     Sites: ``mean_logit0``, ``mean_gap_logit`` (scalars), ``concentration`` (2,),
@@ -217,6 +304,16 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
     priors : SoftAgreementPriors, optional
     rater_effects, item_effects : bool
         Random effects on the logit of the within-item equivalence probability.
+    emission : {"beta", "monotone"}
+        Score distribution of each component: one Beta each (sites ``mean_logit0``,
+        ``mean_gap_logit``, ``concentration``), or shape-constrained histograms on
+        ``priors.monotone_bins`` equal cells: a non-decreasing density for equivalent pairs
+        (mixture of ``U[e_b, 1]``, weights ``equiv_weights``) plus a point mass at exactly
+        1, and a non-increasing one for non-equivalent pairs (mixture of ``U[0, e_b]``,
+        ``nonequiv_weights``) plus a point mass at exactly 0 (``equiv_atoms`` =
+        [P(1), P(continuous)], ``nonequiv_atoms`` = [P(0), P(continuous)]). Use
+        ``"monotone"`` for estimator scores that are not Beta-shaped (bands, exact 0/1,
+        heavy tails): see docs/annotator_models.md.
 
     Examples
     --------
@@ -238,17 +335,26 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
     elif not isinstance(priors, SoftAgreementPriors):
         raise TypeError(f"priors for soft_agreement must be a SoftAgreementPriors; got "
                         f"{type(priors).__name__}")
+    if emission not in EMISSIONS:
+        raise ValueError(f"emission must be one of {list(EMISSIONS)}; got {emission!r}")
     f32 = jnp.float32
-    params = {
-        "mean_logit0": numpyro.sample("mean_logit0", dist.Normal(f32(0.0),
-                                                                 priors.mean_logit_scale)),
-        "mean_gap_logit": numpyro.sample("mean_gap_logit",
-                                         dist.Normal(f32(0.0), priors.mean_logit_scale)),
-        "concentration": numpyro.sample("concentration", dist.LogNormal(
+    params: dict = {}
+    if emission == "beta":
+        params["mean_logit0"] = numpyro.sample("mean_logit0", dist.Normal(
+            f32(0.0), priors.mean_logit_scale))
+        params["mean_gap_logit"] = numpyro.sample("mean_gap_logit", dist.Normal(
+            f32(0.0), priors.mean_logit_scale))
+        params["concentration"] = numpyro.sample("concentration", dist.LogNormal(
             jnp.full((2,), np.log(priors.concentration_loc), dtype=f32),
-            priors.concentration_scale)),
-        "intercept": numpyro.sample("intercept", dist.Normal(f32(0.0), priors.intercept_scale)),
-    }
+            priors.concentration_scale))
+    else:
+        nb = priors.monotone_bins
+        for name in ("equiv_weights", "nonequiv_weights"):
+            params[name] = numpyro.sample(name, dist.Dirichlet(jnp.ones(nb, dtype=f32)))
+        for name in ("equiv_atoms", "nonequiv_atoms"):
+            params[name] = numpyro.sample(name, dist.Dirichlet(jnp.ones(2, dtype=f32)))
+    params["intercept"] = numpyro.sample("intercept", dist.Normal(f32(0.0),
+                                                                  priors.intercept_scale))
     pi_chance = numpyro.sample("pi_chance", dist.Beta(f32(1.0), f32(1.0)))
     if rater_effects and data.n_raters > 1:
         params["rater_scale"] = numpyro.sample("rater_scale", dist.HalfNormal(
@@ -260,18 +366,21 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
             f32(priors.effect_scale)))
         params["item_z"] = numpyro.sample("item_z", dist.Normal(
             jnp.zeros(data.n_items, dtype=f32), 1.0))
-    a, b = beta_mixture_params(params)
-    numpyro.deterministic("component_mean", a / (a + b))
+    if emission == "beta":
+        a, b = beta_mixture_params(params)
+        numpyro.deterministic("component_mean", a / (a + b))
+    else:
+        mids = (jnp.arange(priors.monotone_bins, dtype=f32) + 0.5) / priors.monotone_bins
+        probs = cell_probabilities(params, emission, priors.monotone_bins)
+        numpyro.deterministic("component_mean", probs @ mids)
     eta = within_logits(params, data)
-    ls, l1s = _log_scores(data.within_scores, priors.score_eps)
-    ll = _mixture_loglik(ls, l1s, jax.nn.log_sigmoid(eta), jax.nn.log_sigmoid(-eta), a, b).sum()
-    ls, l1s = _log_scores(data.chance_scores, priors.score_eps)
-    ll = ll + _mixture_loglik(ls, l1s, jnp.log(pi_chance), jnp.log1p(-pi_chance), a, b).sum()
+    l0, l1 = _component_loglik(params, emission, data.within_scores, priors)
+    ll = jnp.logaddexp(jax.nn.log_sigmoid(eta) + l1, jax.nn.log_sigmoid(-eta) + l0).sum()
+    l0, l1 = _component_loglik(params, emission, data.chance_scores, priors)
+    ll = ll + jnp.logaddexp(jnp.log(pi_chance) + l1, jnp.log1p(-pi_chance) + l0).sum()
     if data.n_gold:
-        ls, l1s = _log_scores(data.gold_scores, priors.score_eps)
-        lab = jnp.asarray(data.gold_labels)
-        ll = ll + jnp.where(lab == 1, _beta_logpdf(ls, l1s, a[1], b[1]),
-                            _beta_logpdf(ls, l1s, a[0], b[0])).sum()
+        l0, l1 = _component_loglik(params, emission, data.gold_scores, priors)
+        ll = ll + jnp.where(jnp.asarray(data.gold_labels) == 1, l1, l0).sum()
     numpyro.factor("obs", ll)
     pi_within = numpyro.deterministic("pi_within", jax.nn.sigmoid(eta).mean())
     numpyro.deterministic("kappa", (pi_within - pi_chance) / (1.0 - pi_chance))

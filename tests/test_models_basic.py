@@ -75,7 +75,7 @@ def test_dawid_skene_log_density_matches_brute_force():
     pi = rng.dirichlet(np.ones(3))
     beta = rng.dirichlet(np.ones(3), size=(3, 3))
     lp, _ = log_density(models.dawid_skene, (data,), {}, {"pi": pi, "beta": beta})
-    conc = 1.0 + 9.0 * np.eye(3)
+    conc = 4.0 * (0.75 * np.eye(3) + 0.25 / 2 * (1.0 - np.eye(3)))  # default: mean 0.75, weight 4
     prior = dirichlet.logpdf(pi, np.ones(3)) + sum(
         dirichlet.logpdf(beta[j, c], conc[c]) for j in range(3) for c in range(3))
     lik = 0.0
