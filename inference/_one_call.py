@@ -86,7 +86,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     >>> class Ann:
     ...     codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 10)
     ...     vocabulary = ("no", "yes")
-    >>> r = annotator_agreement(Ann(), method="svi", config=SviConfig(steps=300),
+    >>> r = annotator_agreement(Ann(), method="svi", config=SviConfig(steps=300, num_draws=200),
     ...                         predictive_check=False)
     >>> r.coefficient, r.ci_low < r.value < r.ci_high
     ('model_kappa', True)

@@ -105,8 +105,9 @@ def krippendorff_distance(level: str, values: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> krippendorff_distance("interval", np.array([1.0, 3.0]))[0, 1]
-    4.0
+    >>> krippendorff_distance("interval", np.array([1.0, 3.0]))
+    array([[0., 4.],
+           [4., 0.]])
     """
     x = np.asarray(values, dtype=float)
     if level == "nominal":

@@ -15,7 +15,8 @@ def percentile_interval(reps: np.ndarray, level: float) -> tuple[float, float]:
 
     Examples
     --------
-    >>> percentile_interval(np.arange(101.0), 0.9)
+    >>> lo, hi = percentile_interval(np.arange(101.0), 0.9)
+    >>> round(lo, 6), round(hi, 6)
     (5.0, 95.0)
     """
     r = reps[np.isfinite(reps)]
@@ -52,8 +53,8 @@ def bca_interval(reps: np.ndarray, estimate: float, jack: np.ndarray, level: flo
     --------
     >>> rng = np.random.default_rng(0)
     >>> lo, hi, note = bca_interval(rng.normal(size=2000), 0.0, rng.normal(size=50), 0.95)
-    >>> round(lo, 1), round(hi, 1), note
-    (-2.0, 2.0, '')
+    >>> round(lo, 2), round(hi, 2), note
+    (-1.89, 1.98, '')
     """
     r = reps[np.isfinite(reps)]
     if len(r) == 0 or not math.isfinite(estimate):
