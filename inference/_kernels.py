@@ -35,7 +35,7 @@ def design_weights(coannotation: np.ndarray) -> np.ndarray:
 
 def implied_agreement(pi: jnp.ndarray, response: jnp.ndarray, omega: jnp.ndarray,
                       weights: jnp.ndarray) -> jnp.ndarray:
-    """Model-implied agreement terms of one posterior draw (FORMULAS.md s. 5.3).
+    """Model-implied agreement terms of one posterior draw (docs/formulas/annotator_models.md).
 
     Parameters
     ----------

@@ -44,7 +44,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
 
     Categorical models (``"dawid_skene"``, ``"mace"``, ``"hierarchical_dawid_skene"``,
     ``"multinomial"``, ``"item_difficulty"``, ``"logistic_random_effects"``) report the
-    model-implied Fleiss-type kappa (FORMULAS.md s. 5.3); a similarity (a (K, K) array or
+    model-implied Fleiss-type kappa (docs/formulas/annotator_models.md); a similarity (a (K, K) array or
     an estimator scored on the vocabulary) turns it into a weighted kappa. ``"soft"`` fits
     the Beta-mixture model to the equivalence scores of within-item and cross-item pairs
     and reports ``(pi_within - pi_chance) / (1 - pi_chance)``.

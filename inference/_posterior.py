@@ -126,8 +126,8 @@ class Posterior:
     def draws(self, name: str) -> np.ndarray:
         """Posterior draws of a sample site or a derived quantity, shape (n_draws, ...).
 
-        Derived quantities of categorical models: ``kappa`` (Fleiss/Scott-type, FORMULAS
-        5.3), ``alpha`` (equal to it at the population level), ``kappa_cohen``
+        Derived quantities of categorical models: ``kappa`` (Fleiss/Scott-type,
+        docs/formulas/annotator_models.md), ``alpha`` (equal to it at the population level), ``kappa_cohen``
         (Cohen/Conger-type), ``observed_agreement``, ``expected_agreement``,
         ``expected_agreement_cohen``.
         """
@@ -238,7 +238,7 @@ class Posterior:
         return one
 
     def implied_agreement(self, weights: Any = None, n_mc: int = 64) -> dict[str, np.ndarray]:
-        """Model-implied agreement per draw (FORMULAS.md s. 5.3).
+        """Model-implied agreement per draw (docs/formulas/annotator_models.md).
 
         ``P_o = sum_{j != j'} omega_jj' sum_kk' w_kk' J_jj'(k, k')`` with ``J_jj'(k,k') =
         sum_c pi_c E[R_j(k|c) R_j'(k'|c)]`` and design weights ``omega`` proportional to
@@ -289,7 +289,7 @@ class Posterior:
 
     @property
     def alpha(self) -> np.ndarray:
-        """Model-implied Krippendorff-type alpha per draw (= Fleiss-type kappa, FORMULAS 5.3)."""
+        """Model-implied Krippendorff-type alpha per draw (= Fleiss-type kappa; docs/formulas/annotator_models.md)."""
         return self.draws("kappa") if self.kind == "soft" else self.draws("alpha")
 
     @property
@@ -394,7 +394,7 @@ class Posterior:
 
     def predictive_check(self, ann_or_data: Any = None, statistic: str = "fleiss_kappa",
                          n_draws: int | None = None) -> PredictiveCheck:
-        """Posterior predictive check of an agreement statistic (FORMULAS.md s. 5.3 (B)).
+        """Posterior predictive check of an agreement statistic (docs/formulas/annotator_models.md, posterior predictive statistic).
 
         For each posterior draw, a replicate data set is simulated on the *observed*
         design (the same item/rater cells): true classes from ``pi``, ratings from the

@@ -1,4 +1,4 @@
-"""Categorical annotator models (Paun et al. 2018, FORMULAS.md s. 5.1) in NumPyro.
+"""Categorical annotator models (Paun et al. 2018; docs/formulas/annotator_models.md) in NumPyro.
 
 Each model is a plain function ``model(data, priors=None)`` over :class:`AnnotationData`.
 The true class ``c_i`` of each item is summed out by hand: the log-likelihood of item i
@@ -16,7 +16,7 @@ For every model this module also provides two pure functions of one posterior dr
 ``response(params, key, n_mc, n_raters) -> (pi, R)``
     ``pi`` (K,) and response distributions ``R`` of shape (T, J, K, K) (T = 1 without
     item effects; otherwise ``n_mc`` Monte Carlo draws of the item effect), from which
-    the model-implied agreement (FORMULAS.md s. 5.3) is computed.
+    the model-implied agreement (docs/formulas/annotator_models.md) is computed.
 """
 
 from collections.abc import Callable

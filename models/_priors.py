@@ -4,7 +4,7 @@ Default choice: *diagonal-favouring* priors. With few items per confusion row, a
 Dirichlet(1) prior on each row pulls every rater's accuracy towards 1/K, so the implied
 agreement is deflated: on Dawid & Skene's (1979) 45 items the model-implied Fleiss kappa
 is 0.36 with Dir(1) rows, 0.52 with Dir(1 + 9 I) rows, against an observed 0.58
-(FORMULAS.md s. 5.3). ``Dir(1 + 9 I)`` puts prior mean accuracy 10 / (K + 9) on the
+(docs/formulas/annotator_models.md). ``Dir(1 + 9 I)`` puts prior mean accuracy 10 / (K + 9) on the
 correct label (0.71 for K = 5) while leaving every confusion possible, and it breaks the
 label-switching symmetry so that samplers started from the prior stay in the mode where
 latent class c means label c. The logistic models use the matching logit offset

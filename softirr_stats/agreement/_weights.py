@@ -1,4 +1,4 @@
-"""Agreement weight matrices (irrCAC conventions, FORMULAS.md 6.3) and Krippendorff metrics."""
+"""Agreement weight matrices (irrCAC conventions, docs/formulas/coefficients.md) and Krippendorff metrics."""
 
 from collections.abc import Callable
 

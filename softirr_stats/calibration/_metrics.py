@@ -1,6 +1,6 @@
 """Binned calibration errors, the Brier score and reliability-diagram data.
 
-Everything here is the *class-1 reliability* form (FORMULAS.md 7.1): a score ``s`` is read
+Everything here is the *class-1 reliability* form (docs/formulas/calibration.md): a score ``s`` is read
 as the estimated probability ``P(a == b)`` and compared with the human label ``y`` (0/1 or
 a fraction of judges in [0, 1]); it is not the top-label ("confidence") form.
 
@@ -116,7 +116,7 @@ def expected_calibration_error(
     *,
     p: float = 1,
 ) -> float:
-    """Binned expected calibration error, class-1 reliability form (FORMULAS.md 7.1).
+    """Binned expected calibration error, class-1 reliability form (docs/formulas/calibration.md).
 
     ``ECE_p = (sum_b (n_b / n) |ybar_b - sbar_b|^p)^(1/p)`` over the non-empty bins, with
     ``ybar_b`` and ``sbar_b`` the mean label and mean score of bin ``b``.

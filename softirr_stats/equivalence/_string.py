@@ -151,7 +151,7 @@ class Lcs(_RapidfuzzEstimator):
 
 
 # --------------------------------------------------------------------------------------
-# set overlap (FORMULAS.md 6.5)
+# set overlap (docs/formulas/coefficients.md, 'Set-valued labels')
 # --------------------------------------------------------------------------------------
 def whitespace_tokens(text: str) -> frozenset[str]:
     """Lower-cased whitespace tokens of ``text`` (the default string tokeniser)."""
