@@ -57,6 +57,35 @@ def percent_agreement(ann: Any, *, similarity: Any = None, weights: Any = None, 
                       ci: Any = None) -> AgreementResult:
     """Mean (soft) agreement of within-item rating pairs, no chance correction.
 
+    Parameters
+    ----------
+    ann : Annotations or array-like
+        The ratings: an :class:`~softirr_stats.Annotations`, or a wide table (rows = items,
+        columns = raters; ``None`` or NaN = missing).
+    similarity : None, str, estimator, callable or (K, K) array, optional
+        Makes the coefficient soft: a measure name (``"levenshtein"``, ``"embedding"``, ...),
+        an estimator from :mod:`softirr_stats.equivalence`, a vectorised callable
+        ``(a_seq, b_seq) -> scores`` in [0, 1], or a K x K matrix indexed like
+        ``ann.vocabulary``. None means exact matching.
+    weights : str or (K, K) array, optional
+        Agreement weights for ordered categories: ``"identity"``, ``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"``,
+        ``"bipolar"`` (irrCAC's definitions, on numeric label values, else on the order of
+        ``categories``), or a K x K array indexed like ``ann.vocabulary``.
+    categories : sequence, optional
+        The declared categories, in order (the order used by ``weights``; their number is
+        the ``q`` of AC1/AC2 and Brennan-Prediger). Labels outside it raise ``ValueError``.
+    ci : None, "analytic", Analytic or Bootstrap, optional
+        Interval request: :class:`~softirr_stats.Bootstrap` (design-aware bootstrap),
+        ``"analytic"`` or :class:`~softirr_stats.Analytic` (linearised standard error), or
+        None for the point estimate only.
+
+    Returns
+    -------
+    AgreementResult
+        ``value``, ``observed`` and ``expected`` agreement, the interval when ``ci=`` is
+        given, and ``warnings`` saying what was decided on the way.
+
     Examples
     --------
     >>> r = percent_agreement([["a", "a"], ["b", "c"], ["c", "c"], ["a", "b"]])
@@ -75,6 +104,40 @@ def cohen_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, chance
     ``p_o`` is the mean agreement over items both raters rated; chance uses each rater's own
     label distribution over the items that rater rated (Gwet/Conger's treatment of missing
     ratings; with complete data this is Cohen 1960/1968 exactly).
+
+    Parameters
+    ----------
+    ann : Annotations or array-like
+        The ratings: an :class:`~softirr_stats.Annotations`, or a wide table (rows = items,
+        columns = raters; ``None`` or NaN = missing).
+    weights : str or (K, K) array, optional
+        Agreement weights for ordered categories: ``"identity"``, ``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"``,
+        ``"bipolar"`` (irrCAC's definitions, on numeric label values, else on the order of
+        ``categories``), or a K x K array indexed like ``ann.vocabulary``.
+    similarity : None, str, estimator, callable or (K, K) array, optional
+        Makes the coefficient soft: a measure name (``"levenshtein"``, ``"embedding"``, ...),
+        an estimator from :mod:`softirr_stats.equivalence`, a vectorised callable
+        ``(a_seq, b_seq) -> scores`` in [0, 1], or a K x K matrix indexed like
+        ``ann.vocabulary``. None means exact matching.
+    chance : {"exact", "auto"}, MonteCarlo or SampledPairs, default "exact"
+        How chance agreement is computed: exactly over the labels that occur, from random
+        permutations (:class:`~softirr_stats.MonteCarlo`), from sampled chance pairs with a
+        standard error (:class:`~softirr_stats.SampledPairs`), or ``"auto"`` (exact when
+        affordable).
+    categories : sequence, optional
+        The declared categories, in order (the order used by ``weights``; their number is
+        the ``q`` of AC1/AC2 and Brennan-Prediger). Labels outside it raise ``ValueError``.
+    ci : None, "analytic", Analytic or Bootstrap, optional
+        Interval request: :class:`~softirr_stats.Bootstrap` (design-aware bootstrap),
+        ``"analytic"`` or :class:`~softirr_stats.Analytic` (linearised standard error), or
+        None for the point estimate only.
+
+    Returns
+    -------
+    AgreementResult
+        ``value``, ``observed`` and ``expected`` agreement, the interval when ``ci=`` is
+        given, and ``warnings`` saying what was decided on the way.
 
     Examples
     --------
@@ -95,7 +158,48 @@ def cohen_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, chance
 
 def scott_pi(ann: Any, *, weights: Any = None, similarity: Any = None, chance: Any = "exact",
              categories: Any = None, ci: Any = None) -> AgreementResult:
-    """Scott's pi for two raters: chance from the pooled label distribution."""
+    """Scott's pi for two raters: chance from the pooled label distribution.
+
+    Parameters
+    ----------
+    ann : Annotations or array-like
+        The ratings: an :class:`~softirr_stats.Annotations`, or a wide table (rows = items,
+        columns = raters; ``None`` or NaN = missing).
+    weights : str or (K, K) array, optional
+        Agreement weights for ordered categories: ``"identity"``, ``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"``,
+        ``"bipolar"`` (irrCAC's definitions, on numeric label values, else on the order of
+        ``categories``), or a K x K array indexed like ``ann.vocabulary``.
+    similarity : None, str, estimator, callable or (K, K) array, optional
+        Makes the coefficient soft: a measure name (``"levenshtein"``, ``"embedding"``, ...),
+        an estimator from :mod:`softirr_stats.equivalence`, a vectorised callable
+        ``(a_seq, b_seq) -> scores`` in [0, 1], or a K x K matrix indexed like
+        ``ann.vocabulary``. None means exact matching.
+    chance : {"exact", "auto"}, MonteCarlo or SampledPairs, default "exact"
+        How chance agreement is computed: exactly over the labels that occur, from random
+        permutations (:class:`~softirr_stats.MonteCarlo`), from sampled chance pairs with a
+        standard error (:class:`~softirr_stats.SampledPairs`), or ``"auto"`` (exact when
+        affordable).
+    categories : sequence, optional
+        The declared categories, in order (the order used by ``weights``; their number is
+        the ``q`` of AC1/AC2 and Brennan-Prediger). Labels outside it raise ``ValueError``.
+    ci : None, "analytic", Analytic or Bootstrap, optional
+        Interval request: :class:`~softirr_stats.Bootstrap` (design-aware bootstrap),
+        ``"analytic"`` or :class:`~softirr_stats.Analytic` (linearised standard error), or
+        None for the point estimate only.
+
+    Returns
+    -------
+    AgreementResult
+        ``value``, ``observed`` and ``expected`` agreement, the interval when ``ci=`` is
+        given, and ``warnings`` saying what was decided on the way.
+
+    Examples
+    --------
+    >>> r = scott_pi([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"], ["b", "a"], ["b", "b"]])
+    >>> round(r.value, 4)
+    0.3333
+    """
     ann = as_annotations(ann, categories)
     _two_raters(ann, "scott_pi")
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
@@ -105,6 +209,40 @@ def scott_pi(ann: Any, *, weights: Any = None, similarity: Any = None, chance: A
 def fleiss_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, chance: Any = "exact",
                  categories: Any = None, ci: Any = None) -> AgreementResult:
     """Fleiss' kappa (multi-rater Scott); missing ratings as Gwet (2014) generalises it.
+
+    Parameters
+    ----------
+    ann : Annotations or array-like
+        The ratings: an :class:`~softirr_stats.Annotations`, or a wide table (rows = items,
+        columns = raters; ``None`` or NaN = missing).
+    weights : str or (K, K) array, optional
+        Agreement weights for ordered categories: ``"identity"``, ``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"``,
+        ``"bipolar"`` (irrCAC's definitions, on numeric label values, else on the order of
+        ``categories``), or a K x K array indexed like ``ann.vocabulary``.
+    similarity : None, str, estimator, callable or (K, K) array, optional
+        Makes the coefficient soft: a measure name (``"levenshtein"``, ``"embedding"``, ...),
+        an estimator from :mod:`softirr_stats.equivalence`, a vectorised callable
+        ``(a_seq, b_seq) -> scores`` in [0, 1], or a K x K matrix indexed like
+        ``ann.vocabulary``. None means exact matching.
+    chance : {"exact", "auto"}, MonteCarlo or SampledPairs, default "exact"
+        How chance agreement is computed: exactly over the labels that occur, from random
+        permutations (:class:`~softirr_stats.MonteCarlo`), from sampled chance pairs with a
+        standard error (:class:`~softirr_stats.SampledPairs`), or ``"auto"`` (exact when
+        affordable).
+    categories : sequence, optional
+        The declared categories, in order (the order used by ``weights``; their number is
+        the ``q`` of AC1/AC2 and Brennan-Prediger). Labels outside it raise ``ValueError``.
+    ci : None, "analytic", Analytic or Bootstrap, optional
+        Interval request: :class:`~softirr_stats.Bootstrap` (design-aware bootstrap),
+        ``"analytic"`` or :class:`~softirr_stats.Analytic` (linearised standard error), or
+        None for the point estimate only.
+
+    Returns
+    -------
+    AgreementResult
+        ``value``, ``observed`` and ``expected`` agreement, the interval when ``ci=`` is
+        given, and ``warnings`` saying what was decided on the way.
 
     Examples
     --------
@@ -123,7 +261,48 @@ def fleiss_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, chanc
 
 def conger_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, chance: Any = "exact",
                  categories: Any = None, ci: Any = None) -> AgreementResult:
-    """Conger's (1980) multi-rater Cohen kappa: chance from each rater's own distribution."""
+    """Conger's (1980) multi-rater Cohen kappa: chance from each rater's own distribution.
+
+    Parameters
+    ----------
+    ann : Annotations or array-like
+        The ratings: an :class:`~softirr_stats.Annotations`, or a wide table (rows = items,
+        columns = raters; ``None`` or NaN = missing).
+    weights : str or (K, K) array, optional
+        Agreement weights for ordered categories: ``"identity"``, ``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"``,
+        ``"bipolar"`` (irrCAC's definitions, on numeric label values, else on the order of
+        ``categories``), or a K x K array indexed like ``ann.vocabulary``.
+    similarity : None, str, estimator, callable or (K, K) array, optional
+        Makes the coefficient soft: a measure name (``"levenshtein"``, ``"embedding"``, ...),
+        an estimator from :mod:`softirr_stats.equivalence`, a vectorised callable
+        ``(a_seq, b_seq) -> scores`` in [0, 1], or a K x K matrix indexed like
+        ``ann.vocabulary``. None means exact matching.
+    chance : {"exact", "auto"}, MonteCarlo or SampledPairs, default "exact"
+        How chance agreement is computed: exactly over the labels that occur, from random
+        permutations (:class:`~softirr_stats.MonteCarlo`), from sampled chance pairs with a
+        standard error (:class:`~softirr_stats.SampledPairs`), or ``"auto"`` (exact when
+        affordable).
+    categories : sequence, optional
+        The declared categories, in order (the order used by ``weights``; their number is
+        the ``q`` of AC1/AC2 and Brennan-Prediger). Labels outside it raise ``ValueError``.
+    ci : None, "analytic", Analytic or Bootstrap, optional
+        Interval request: :class:`~softirr_stats.Bootstrap` (design-aware bootstrap),
+        ``"analytic"`` or :class:`~softirr_stats.Analytic` (linearised standard error), or
+        None for the point estimate only.
+
+    Returns
+    -------
+    AgreementResult
+        ``value``, ``observed`` and ``expected`` agreement, the interval when ``ci=`` is
+        given, and ``warnings`` saying what was decided on the way.
+
+    Examples
+    --------
+    >>> rows = [["a", "a", "b"], ["b", "b", "b"], ["a", "a", "a"], ["c", "c", "b"], ["a", "b", "a"]]
+    >>> round(conger_kappa(rows).value, 4)
+    0.3617
+    """
     ann = as_annotations(ann, categories)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
     return _run(ann, "conger", "conger_kappa", sim, chance, ci)
@@ -134,6 +313,42 @@ def light_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, catego
     """Light's (1971) kappa: the mean of Cohen's kappa over all rater pairs.
 
     Each pair's kappa uses the items both raters rated; ``details["pairwise"]`` holds them.
+
+    Parameters
+    ----------
+    ann : Annotations or array-like
+        The ratings: an :class:`~softirr_stats.Annotations`, or a wide table (rows = items,
+        columns = raters; ``None`` or NaN = missing).
+    weights : str or (K, K) array, optional
+        Agreement weights for ordered categories: ``"identity"``, ``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"``,
+        ``"bipolar"`` (irrCAC's definitions, on numeric label values, else on the order of
+        ``categories``), or a K x K array indexed like ``ann.vocabulary``.
+    similarity : None, str, estimator, callable or (K, K) array, optional
+        Makes the coefficient soft: a measure name (``"levenshtein"``, ``"embedding"``, ...),
+        an estimator from :mod:`softirr_stats.equivalence`, a vectorised callable
+        ``(a_seq, b_seq) -> scores`` in [0, 1], or a K x K matrix indexed like
+        ``ann.vocabulary``. None means exact matching.
+    categories : sequence, optional
+        The declared categories, in order (the order used by ``weights``; their number is
+        the ``q`` of AC1/AC2 and Brennan-Prediger). Labels outside it raise ``ValueError``.
+    ci : None, "analytic", Analytic or Bootstrap, optional
+        Interval request: :class:`~softirr_stats.Bootstrap` (design-aware bootstrap),
+        ``"analytic"`` or :class:`~softirr_stats.Analytic` (linearised standard error), or
+        None for the point estimate only.
+
+    Returns
+    -------
+    AgreementResult
+        ``value``, ``observed`` and ``expected`` agreement, the interval when ``ci=`` is
+        given, and ``warnings`` saying what was decided on the way.
+
+    Examples
+    --------
+    >>> rows = [["a", "a", "b"], ["b", "b", "b"], ["a", "a", "a"], ["c", "c", "b"], ["a", "b", "a"]]
+    >>> r = light_kappa(rows)
+    >>> round(r.value, 4), len(r.details["pairwise"])
+    (0.3542, 3)
     """
     ann = as_annotations(ann, categories)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
@@ -146,6 +361,37 @@ def krippendorff_alpha(ann: Any, *, level: str = "nominal", similarity: Any = No
 
     Soft alpha uses the distance ``1 - P(a == b)``. ``observed``/``expected`` are
     ``1 - D_o`` and ``1 - D_e``.
+
+    Parameters
+    ----------
+    ann : Annotations or array-like
+        The ratings: an :class:`~softirr_stats.Annotations`, or a wide table (rows = items,
+        columns = raters; ``None`` or NaN = missing).
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Krippendorff's metric. ``similarity=`` replaces the metric and needs ``"nominal"``.
+    similarity : None, str, estimator, callable or (K, K) array, optional
+        Makes the coefficient soft: a measure name (``"levenshtein"``, ``"embedding"``, ...),
+        an estimator from :mod:`softirr_stats.equivalence`, a vectorised callable
+        ``(a_seq, b_seq) -> scores`` in [0, 1], or a K x K matrix indexed like
+        ``ann.vocabulary``. None means exact matching.
+    chance : {"exact", "auto"}, MonteCarlo or SampledPairs, default "exact"
+        How chance agreement is computed: exactly over the labels that occur, from random
+        permutations (:class:`~softirr_stats.MonteCarlo`), from sampled chance pairs with a
+        standard error (:class:`~softirr_stats.SampledPairs`), or ``"auto"`` (exact when
+        affordable).
+    categories : sequence, optional
+        The declared categories, in order (the order used by ``weights``; their number is
+        the ``q`` of AC1/AC2 and Brennan-Prediger). Labels outside it raise ``ValueError``.
+    ci : None, "analytic", Analytic or Bootstrap, optional
+        Interval request: :class:`~softirr_stats.Bootstrap` (design-aware bootstrap),
+        ``"analytic"`` or :class:`~softirr_stats.Analytic` (linearised standard error), or
+        None for the point estimate only.
+
+    Returns
+    -------
+    AgreementResult
+        ``value``, ``observed`` and ``expected`` agreement, the interval when ``ci=`` is
+        given, and ``warnings`` saying what was decided on the way.
 
     Examples
     --------
@@ -184,7 +430,45 @@ def krippendorff_alpha(ann: Any, *, level: str = "nominal", similarity: Any = No
 
 def gwet_ac1(ann: Any, *, weights: Any = None, similarity: Any = None, categories: Any = None,
              ci: Any = None) -> AgreementResult:
-    """Gwet's AC1 (AC2 with ``weights=``); q is the declared number of categories."""
+    """Gwet's AC1 (AC2 with ``weights=``); q is the declared number of categories.
+
+    Parameters
+    ----------
+    ann : Annotations or array-like
+        The ratings: an :class:`~softirr_stats.Annotations`, or a wide table (rows = items,
+        columns = raters; ``None`` or NaN = missing).
+    weights : str or (K, K) array, optional
+        Agreement weights for ordered categories: ``"identity"``, ``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"``,
+        ``"bipolar"`` (irrCAC's definitions, on numeric label values, else on the order of
+        ``categories``), or a K x K array indexed like ``ann.vocabulary``.
+    similarity : None, str, estimator, callable or (K, K) array, optional
+        Makes the coefficient soft: a measure name (``"levenshtein"``, ``"embedding"``, ...),
+        an estimator from :mod:`softirr_stats.equivalence`, a vectorised callable
+        ``(a_seq, b_seq) -> scores`` in [0, 1], or a K x K matrix indexed like
+        ``ann.vocabulary``. None means exact matching.
+    categories : sequence, optional
+        The declared categories, in order (the order used by ``weights``; their number is
+        the ``q`` of AC1/AC2 and Brennan-Prediger). Labels outside it raise ``ValueError``.
+    ci : None, "analytic", Analytic or Bootstrap, optional
+        Interval request: :class:`~softirr_stats.Bootstrap` (design-aware bootstrap),
+        ``"analytic"`` or :class:`~softirr_stats.Analytic` (linearised standard error), or
+        None for the point estimate only.
+
+    Returns
+    -------
+    AgreementResult
+        ``value``, ``observed`` and ``expected`` agreement, the interval when ``ci=`` is
+        given, and ``warnings`` saying what was decided on the way.
+
+    Examples
+    --------
+    High prevalence of one label: kappa is low, AC1 is not (the "kappa paradox").
+
+    >>> rows = [["no", "no"]] * 18 + [["no", "yes"], ["yes", "no"]]
+    >>> round(cohen_kappa(rows).value, 4), round(gwet_ac1(rows, categories=["no", "yes"]).value, 4)
+    (-0.0526, 0.8895)
+    """
     ann = as_annotations(ann, categories)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
     name = "gwet_ac2" if weights is not None and not (isinstance(weights, str) and weights == "identity") else "gwet_ac1"
@@ -193,7 +477,43 @@ def gwet_ac1(ann: Any, *, weights: Any = None, similarity: Any = None, categorie
 
 def brennan_prediger(ann: Any, *, weights: Any = None, similarity: Any = None, categories: Any = None,
                      ci: Any = None) -> AgreementResult:
-    """Brennan-Prediger (1981) coefficient (PABAK for two categories): chance ``T_w / q^2``."""
+    """Brennan-Prediger (1981) coefficient (PABAK for two categories): chance ``T_w / q^2``.
+
+    Parameters
+    ----------
+    ann : Annotations or array-like
+        The ratings: an :class:`~softirr_stats.Annotations`, or a wide table (rows = items,
+        columns = raters; ``None`` or NaN = missing).
+    weights : str or (K, K) array, optional
+        Agreement weights for ordered categories: ``"identity"``, ``"linear"``,
+        ``"quadratic"``, ``"ordinal"``, ``"radical"``, ``"ratio"``, ``"circular"``,
+        ``"bipolar"`` (irrCAC's definitions, on numeric label values, else on the order of
+        ``categories``), or a K x K array indexed like ``ann.vocabulary``.
+    similarity : None, str, estimator, callable or (K, K) array, optional
+        Makes the coefficient soft: a measure name (``"levenshtein"``, ``"embedding"``, ...),
+        an estimator from :mod:`softirr_stats.equivalence`, a vectorised callable
+        ``(a_seq, b_seq) -> scores`` in [0, 1], or a K x K matrix indexed like
+        ``ann.vocabulary``. None means exact matching.
+    categories : sequence, optional
+        The declared categories, in order (the order used by ``weights``; their number is
+        the ``q`` of AC1/AC2 and Brennan-Prediger). Labels outside it raise ``ValueError``.
+    ci : None, "analytic", Analytic or Bootstrap, optional
+        Interval request: :class:`~softirr_stats.Bootstrap` (design-aware bootstrap),
+        ``"analytic"`` or :class:`~softirr_stats.Analytic` (linearised standard error), or
+        None for the point estimate only.
+
+    Returns
+    -------
+    AgreementResult
+        ``value``, ``observed`` and ``expected`` agreement, the interval when ``ci=`` is
+        given, and ``warnings`` saying what was decided on the way.
+
+    Examples
+    --------
+    >>> rows = [["no", "no"]] * 18 + [["no", "yes"], ["yes", "no"]]
+    >>> round(brennan_prediger(rows, categories=["no", "yes"]).value, 4)
+    0.8
+    """
     ann = as_annotations(ann, categories)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
     return _run(ann, "bp", "brennan_prediger", sim, "exact", ci)
