@@ -87,4 +87,5 @@ def _run_doctest(source: str, globs: dict, name: str, line: int) -> None:
     out: list[str] = []
     with np.printoptions(precision=8, linewidth=75, suppress=False, legacy=False):
         runner.run(test, out=out.append, clear_globs=False)
+    globs.update(test.globs)  # DocTest copies its globals: carry the names to the next block
     assert runner.failures == 0, "".join(out)
