@@ -16,7 +16,6 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("softirr_stats", "softirr_stats.agreement", "softirr_stats.data", "softirr_stats.equivalence",
@@ -33,6 +32,10 @@ def _nav_files(nav) -> list[str]:
 
 
 def _config() -> dict:
+    try:
+        import yaml  # PyYAML comes with mkdocs (the [docs] extra)
+    except ImportError:
+        pytest.fail("PyYAML is missing: pip install -e '.[docs]' (the README's test command does)")
     # mkdocs.yml uses no custom YAML tags, so the safe loader reads it
     return yaml.safe_load((ROOT / "mkdocs.yml").read_text())
 
