@@ -1,10 +1,10 @@
 """Coverage study: empirical coverage of 95% agreement intervals under latent-class annotators.
 
-Model (FORMULAS.md 5.1/5.3): item ``i`` has a true class ``c_i ~ Cat(prevalence)``; rater ``j``
+Model (docs/formulas/annotator_models.md): item ``i`` has a true class ``c_i ~ Cat(prevalence)``; rater ``j``
 reports ``c_i`` with probability ``acc_j`` and otherwise a uniformly random class (which may
 be ``c_i`` again), so ``R_j(k | c) = acc_j 1[k = c] + (1 - acc_j) / K``.
 
-Population values (FORMULAS.md 5.3, complete design, uniform pair weights):
+Population values (docs/formulas/annotator_models.md, complete design, uniform pair weights):
 
     P_o = mean_{j != j'} sum_c pi_c sum_k R_j(k|c) R_j'(k|c)
     q_bar(k) = mean_j sum_c pi_c R_j(k|c),  P_e = sum_k q_bar(k)^2
@@ -76,7 +76,7 @@ def response_matrices(acc: np.ndarray, k: int) -> np.ndarray:
 
 
 def population_kappa(acc: np.ndarray, prevalence: np.ndarray) -> float:
-    """Model-implied Fleiss-type kappa (FORMULAS.md 5.3) with uniform weights over rater pairs.
+    """Model-implied Fleiss-type kappa (docs/formulas/annotator_models.md) with uniform weights over rater pairs.
 
     >>> round(population_kappa(np.array([1.0, 1.0]), np.array([0.5, 0.5])), 12)
     1.0

@@ -198,9 +198,10 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     >>> import numpy as np
     >>> from softirr_stats import models
     >>> codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 5)
-    >>> post = fit(models.dawid_skene, codes, method="svi", config=SviConfig(steps=200))
+    >>> post = fit(models.dawid_skene, codes, method="svi",
+    ...            config=SviConfig(steps=100, num_draws=100))
     >>> post.samples["beta"].shape
-    (1000, 3, 2, 2)
+    (100, 3, 2, 2)
     """
     method = check_choice("method", method, ["nuts", "svi"])
     show = resolve_progress(progress)

@@ -2,7 +2,7 @@
 
 The seed paper builds its synthetic annotation pairs from biomedical terminologies
 (ICD-11, MeSH, MedDRA). Those are not available offline, so this module reads the
-stand-ins that *are* shipped on PyPI (see ``shared/DATA_AND_MODELS.md``):
+stand-ins that *are* shipped on PyPI (see ``docs/paper_repro.md``):
 
 - :func:`load_fixture` -- a few hundred vendored concepts (HPO, MONDO, ICD-10-CM) used by
   the tests and the quick runs; no optional package needed.
@@ -43,7 +43,7 @@ _EXTRA_HINT = (
     "`pip install 'softirr-stats[terminologies]'` (or use paper_repro.terminology.load_fixture())"
 )
 
-# Roots and near-roots never used as "ancestor" negatives (DATA_AND_MODELS.md).
+# Roots and near-roots never used as "ancestor" negatives.
 HPO_EXCLUDED = ("HP:0000001", "HP:0000118")
 MONDO_EXCLUDED = ("MONDO:0000001",)
 

@@ -264,7 +264,7 @@ def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", 
 
     Examples
     --------
-    The Braylan toy (FORMULAS.md 8.1): KS 0.9047619048, sigma 6/7, flat alpha 0.8.
+    The Braylan toy (docs/formulas/reference_values.md): KS 0.9047619048, sigma 6/7, flat alpha 0.8.
 
     >>> rows = [[1.0, 2.0, 1.5], [5.0, 5.5, None], [9.0, 7.0, 8.0]]
     >>> sim = lambda a, b: 1 - np.abs(np.asarray(a) - np.asarray(b)) / 10

@@ -17,14 +17,14 @@ from softirr_stats.uncertainty._analytic import (
 )
 
 NAN = None
-# Krippendorff's 12 units x 4 coders = irrCAC::cac.raw4raters (FORMULAS.md 8).
+# Krippendorff's 12 units x 4 coders = irrCAC::cac.raw4raters (docs/formulas/reference_values.md).
 K12 = [[1, 1, NAN, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4], [4, 4, 4, 4],
        [1, 1, 2, 1], [2, 2, 2, 2], [NAN, 5, 5, 5], [NAN, NAN, 1, 1], [NAN, NAN, 3, NAN]]
 
 # irrCAC::cont3x3abstractors (rows = rater A, columns = rater B), n = 100.
 CONT3X3 = np.array([[13, 0, 0], [0, 20, 7], [0, 4, 56]])
 
-# FORMULAS.md 8.3: irrCAC 1.0 raw functions on K12, unrounded (R 4.2.2 on the package source).
+# docs/formulas/reference_values.md: irrCAC 1.0 raw functions on K12, unrounded (R 4.2.2 on the package source).
 # name -> (weights, coefficient, standard error)
 K12_IRRCAC = {
     ("percent_agreement", None): (0.8181818182, 0.1256089599),
@@ -38,12 +38,12 @@ K12_IRRCAC = {
     ("krippendorff_alpha", None): (0.7434210526, 0.1455738870),
     ("krippendorff_alpha", "quadratic"): (0.8491071429, 0.1291299657),
 }
-# irrCAC prints Conger's SE rounded to 5 decimals (FORMULAS.md 8.3).
+# irrCAC prints Conger's SE rounded to 5 decimals (docs/formulas/reference_values.md).
 K12_CONGER_ROUNDED = {None: (0.7628174413, 0.14917), "quadratic": (0.85771, 0.14367)}
-# AC1 on K12 with N_pop = 100 (finite-population correction), FORMULAS.md 8.3.
+# AC1 on K12 with N_pop = 100 (finite-population correction), docs/formulas/reference_values.md.
 K12_AC1_NPOP100_SE = 0.1340989403
 
-# FORMULAS.md 8.4: irrCAC 2-rater table functions on cont3x3abstractors (unrounded).
+# docs/formulas/reference_values.md: irrCAC 2-rater table functions on cont3x3abstractors (unrounded).
 CONT3X3_IRRCAC = {
     ("cohen_kappa", None): (0.7964094022, 0.0589107183),
     ("cohen_kappa", "quadratic"): (0.8921568627, 0.0353515076),
@@ -137,7 +137,7 @@ def test_cohen_matches_statsmodels_std_kappa(weights, sm_wt):
 
 
 def test_soft_is_weighted_formula_with_w_equal_s():
-    # FORMULAS.md 6.6: soft Fleiss / Cohen / alpha are the weighted formulas with W = S.
+    # docs/formulas/coefficients.md ('Soft generalisations'): soft Fleiss / Cohen / alpha are the weighted formulas with W = S.
     labels = ["fever", "fevers", "cough", "coughing", "rash"]
     rng = np.random.default_rng(0)
     data = np.asarray(labels, dtype=object)[rng.integers(0, 5, (60, 3))].tolist()

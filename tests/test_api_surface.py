@@ -1,4 +1,4 @@
-"""Public API contract of DESIGN.md section 3, result containers, global-state hygiene."""
+"""Public API contract (the names in ``softirr_stats.__all__``), result containers, global-state hygiene."""
 
 import jax
 import numpy as np

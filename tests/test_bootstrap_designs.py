@@ -108,7 +108,7 @@ def _alpha_expanded(codes: np.ndarray, c: np.ndarray, v: np.ndarray, *, self_pai
 
     Brute force over value instances: an item copy holds v_j copies of rater j's value.
     Within-item pairs are ordered pairs of instances; with ``self_pairs=False`` the pairs of
-    two copies of the same original rater are left out (FORMULAS.md 4.3).
+    two copies of the same original rater are left out (docs/formulas/resampling.md, 'Two-way bootstrap').
     """
     d_o_num = n_pairable = 0.0
     values = []

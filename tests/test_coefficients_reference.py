@@ -15,7 +15,7 @@ from softirr_stats.equivalence import Exact, Masi
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
 
 N = None
-# Krippendorff's reliability data = irrCAC::cac.raw4raters (FORMULAS.md 8)
+# Krippendorff's reliability data = irrCAC::cac.raw4raters (docs/formulas/reference_values.md)
 K12 = [[1, 1, N, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4], [4, 4, 4, 4],
        [1, 1, 2, 1], [2, 2, 2, 2], [N, 5, 5, 5], [N, N, 1, 1], [N, N, 3, N]]
 # irrCAC::cont3x3abstractors
@@ -56,7 +56,7 @@ def test_krippendorff_k12_terms():
     (sis.fleiss_kappa, "quadratic", 0.8649350649), (sis.brennan_prediger, "quadratic", 0.9015151515),
 ])
 def test_gwet_family_k12_irrcac(fn, weights, expected):
-    """irrCAC 1.0 values on cac.raw4raters (FORMULAS.md 8.3, unrounded)."""
+    """irrCAC 1.0 values on cac.raw4raters (docs/formulas/reference_values.md, unrounded)."""
     assert fn(K12, weights=weights).value == pytest.approx(expected, abs=1e-10)
 
 
@@ -101,7 +101,7 @@ def test_fleiss_1971():
 
 
 def test_alpha_equals_pi_plus_small_sample_term():
-    """Two raters, no missing data: alpha = pi + (1 - pi) / (2n) (FORMULAS.md 2.1)."""
+    """Two raters, no missing data: alpha = pi + (1 - pi) / (2n) (docs/formulas/coefficients.md, 'Krippendorff's alpha')."""
     rng = np.random.default_rng(3)
     a = rng.integers(0, 4, 57)
     b = np.where(rng.random(57) < 0.5, a, rng.integers(0, 4, 57))

@@ -1,4 +1,4 @@
-"""Braylan et al. (2022) sigma and KS: FORMULAS 8.1, scipy on enumerated pairs, seeds, fallbacks."""
+"""Braylan et al. (2022) sigma and KS: docs/formulas/reference_values.md, scipy on enumerated pairs, seeds, fallbacks."""
 
 import itertools
 import warnings

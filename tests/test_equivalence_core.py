@@ -73,7 +73,7 @@ def test_set_measures_match_nltk():
         j = len(x & y) / len(x | y)
         m = 1.0 if x == y else 0.67 if (x <= y or y <= x) else 0.33 if x & y else 0.0
         assert Masi()([x], [y])[0] == pytest.approx(j * m, abs=1e-12)
-    # FORMULAS.md 6.5 reference value
+    # reference value: docs/formulas/reference_values.md, 'MASI'
     assert 1 - Masi()([frozenset({1, 2})], [frozenset({1, 2, 3, 4})])[0] == pytest.approx(0.665)
     assert Masi(exact=True)([frozenset({1, 2})], [frozenset({1, 2, 3, 4})])[0] == pytest.approx(0.5 * 2 / 3)
     assert Masi(exact=True)([frozenset("ab")], [frozenset("bc")])[0] == pytest.approx(1 / 3 * 1 / 3)

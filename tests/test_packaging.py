@@ -1,4 +1,4 @@
-"""Packaging guards (STYLE.md 2.4): every subpackage is declared; no bare models/inference."""
+"""Packaging guards: every subpackage is declared; no bare models/inference."""
 
 import importlib.util
 import pathlib

@@ -14,7 +14,7 @@ from softirr_stats.uncertainty._analytic import Analytic
 
 matplotlib.use("Agg")
 
-# irrCAC::cont3x3abstractors (FORMULAS.md 8.4): Cohen 0.7964094022 (SE 0.0589107183),
+# irrCAC::cont3x3abstractors (docs/formulas/reference_values.md): Cohen 0.7964094022 (SE 0.0589107183),
 # quadratic 0.8921568627 (SE 0.0353515076), Scott 0.7962396962 (SE 0.0590547333).
 CONT3X3 = np.array([[13, 0, 0], [0, 20, 7], [0, 4, 56]])
 NAN = None
@@ -79,16 +79,16 @@ def test_table_matches_reference_values_and_direct_calls():
 
 def test_weight_name_reaches_alpha_as_a_similarity_matrix():
     # alpha takes no weights=: quadratic weights enter as the similarity 1 - (a-b)^2/range^2,
-    # which is interval alpha (FORMULAS.md 8.2: 0.8491071429).
+    # which is interval alpha (docs/formulas/reference_values.md: 0.8491071429).
     df = sensitivity(K12, coefficients=["krippendorff_alpha", "fleiss_kappa"], similarities=["quadratic"])
     got = df.set_index("coefficient")["value"]
     assert got["krippendorff_alpha"] == pytest.approx(0.8491071429, abs=1e-9)
-    assert got["fleiss_kappa"] == pytest.approx(0.8649350649, abs=1e-9)  # irrCAC, FORMULAS.md 8.3
+    assert got["fleiss_kappa"] == pytest.approx(0.8649350649, abs=1e-9)  # irrCAC, docs/formulas/reference_values.md
 
 
 
 def test_alpha_under_irrcac_weights():
-    # irrCAC krippen.alpha.raw(cac.raw4raters, weights=...), printed to 5 decimals (FORMULAS.md 8.3);
+    # irrCAC krippen.alpha.raw(cac.raw4raters, weights=...), printed to 5 decimals (docs/formulas/reference_values.md);
     # irrCAC's "ordinal" weights are not Krippendorff's ordinal metric (that is level="ordinal").
     ref = {"ordinal": 0.83364, "linear": 0.80038, "circular": 0.78998, "bipolar": 0.83499, "ratio": 0.79740}
     df = sensitivity(K12, coefficients=["krippendorff_alpha"], similarities=list(ref))

@@ -33,6 +33,14 @@ class MonteCarlo:
     same chance population (for Cohen-type coefficients: rater A's labels against a
     permutation of rater B's). The standard error across permutations is reported.
 
+    Parameters
+    ----------
+    permutations : int, default 3
+        Number of random permutations D; the chance agreement is their mean and
+        ``chance_se`` their standard error.
+    seed : int, default 0
+        Seed of the permutations.
+
     Examples
     --------
     >>> MonteCarlo(permutations=3, seed=1).permutations
@@ -53,6 +61,17 @@ class MonteCarlo:
 @dataclass(frozen=True)
 class SampledPairs:
     """Chance agreement from ``n`` independent random chance pairs (unbiased, with an SE).
+
+    The pairs are drawn from the coefficient's exact chance distribution (Scott/Fleiss: an
+    item, then one of its ratings, twice; Cohen/Conger: a rater pair, then one rating of
+    each; alpha: two distinct pairable values), so only ``n`` label pairs need scoring.
+
+    Parameters
+    ----------
+    n : int, default 10000
+        Number of chance pairs (at least 2); ``chance_se`` is their standard error.
+    seed : int, default 0
+        Seed of the draws.
 
     Examples
     --------

@@ -292,7 +292,10 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     chunk_size : int, optional
         Replicates per vmapped chunk; by default :func:`softirr_stats._batching.rows_per_chunk`.
 
-    Returns a dict of float64 arrays of shape (B,): ``value``, ``pa``, ``pe``.
+    Returns
+    -------
+    dict
+        float64 arrays of shape (B,): ``value``, ``pa``, ``pe``.
     """
     C = np.ones(prep.n) if C is None else np.asarray(C, dtype=np.float64)
     V = np.ones(prep.nr) if V is None else np.asarray(V, dtype=np.float64)

@@ -1,4 +1,4 @@
-"""Agreement weight matrices (irrCAC conventions, FORMULAS.md 6.3) and Krippendorff metrics."""
+"""Agreement weight matrices (irrCAC conventions, docs/formulas/coefficients.md) and Krippendorff metrics."""
 
 from collections.abc import Callable
 
@@ -103,10 +103,25 @@ def weight_matrix(name: str, values: np.ndarray) -> np.ndarray:
 def krippendorff_distance(level: str, values: np.ndarray) -> np.ndarray:
     """Krippendorff's squared difference delta^2 for the metric levels (not ordinal).
 
+    See docs/formulas/coefficients.md, "Krippendorff's alpha".
+
+    Parameters
+    ----------
+    level : {"nominal", "interval", "ratio"}
+        The metric (ordinal alpha depends on the data and is computed elsewhere).
+    values : array of float
+        The K label values.
+
+    Returns
+    -------
+    (K, K) array
+        ``delta^2`` between every pair of values.
+
     Examples
     --------
-    >>> krippendorff_distance("interval", np.array([1.0, 3.0]))[0, 1]
-    4.0
+    >>> krippendorff_distance("interval", np.array([1.0, 3.0]))
+    array([[0., 4.],
+           [4., 0.]])
     """
     x = np.asarray(values, dtype=float)
     if level == "nominal":

@@ -1,4 +1,4 @@
-"""Calibration maps from estimator scores in [0, 1] to P(equivalent) (FORMULAS.md 7.2).
+"""Calibration maps from estimator scores in [0, 1] to P(equivalent) (docs/formulas/calibration.md, 'Calibration maps').
 
 All parametric maps are logistic models fitted by maximum likelihood (weighted, with
 fractional targets allowed) with ``scipy.optimize.minimize`` (Newton trust region, exact

@@ -273,7 +273,7 @@ def fit_calibrator(
     human_labels : array-like of shape (n,)
         1 = equivalent, 0 = not; or the fraction of judges who said "equivalent".
     method : {"beta", "platt", "temperature", "isotonic"} or a calibrator, default "beta"
-        Beta calibration is the recommended default for [0, 1] scores (FORMULAS.md 7.2);
+        Beta calibration is the recommended default for [0, 1] scores (docs/formulas/calibration.md);
         isotonic needs roughly 1000+ pairs. An (unfitted) calibrator instance sets options.
     cv : int, optional
         With ``cv=k`` (k >= 2) the map is also cross-fitted over ``k`` stratified folds:

@@ -1,6 +1,6 @@
 """Binned calibration errors, the Brier score and reliability-diagram data.
 
-Everything here is the *class-1 reliability* form (FORMULAS.md 7.1): a score ``s`` is read
+Everything here is the *class-1 reliability* form (docs/formulas/calibration.md): a score ``s`` is read
 as the estimated probability ``P(a == b)`` and compared with the human label ``y`` (0/1 or
 a fraction of judges in [0, 1]); it is not the top-label ("confidence") form.
 
@@ -116,7 +116,7 @@ def expected_calibration_error(
     *,
     p: float = 1,
 ) -> float:
-    """Binned expected calibration error, class-1 reliability form (FORMULAS.md 7.1).
+    """Binned expected calibration error, class-1 reliability form (docs/formulas/calibration.md).
 
     ``ECE_p = (sum_b (n_b / n) |ybar_b - sbar_b|^p)^(1/p)`` over the non-empty bins, with
     ``ybar_b`` and ``sbar_b`` the mean label and mean score of bin ``b``.
@@ -162,6 +162,17 @@ def maximum_calibration_error(
     """Maximum calibration error ``max_b |ybar_b - sbar_b|`` over the non-empty bins.
 
     Same bins and conventions as :func:`expected_calibration_error`.
+
+    Parameters
+    ----------
+    scores : array-like of float in [0, 1]
+        Estimated probabilities that the pairs are equivalent.
+    labels : array-like in [0, 1]
+        Human judgments: 0/1, or the fraction of judges who called the pair equivalent.
+    bins : int, default 10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins (scikit-learn's ``calibration_curve`` conventions).
 
     Examples
     --------
@@ -223,6 +234,13 @@ def debiased_l2_calibration_error(
 def brier_score(scores: object, labels: object) -> float:
     """Mean squared difference ``mean((s - y)^2)`` between scores and labels.
 
+    Parameters
+    ----------
+    scores : array-like of float in [0, 1]
+        Estimated probabilities that the pairs are equivalent.
+    labels : array-like in [0, 1]
+        Human judgments: 0/1, or the fraction of judges who called the pair equivalent.
+
     Examples
     --------
     >>> round(brier_score([0.9, 0.2, 0.6], [1, 0, 0]), 6)  # (0.01 + 0.04 + 0.36) / 3
@@ -237,6 +255,15 @@ def log_loss(scores: object, labels: object, *, eps: float = 1e-15) -> float:
 
     Scores are clipped to ``[eps, 1 - eps]``; fractional labels give the cross-entropy.
 
+    Parameters
+    ----------
+    scores : array-like of float in [0, 1]
+        Estimated probabilities that the pairs are equivalent.
+    labels : array-like in [0, 1]
+        Human judgments: 0/1, or the fraction of judges who called the pair equivalent.
+    eps : float, default 1e-15
+        Clipping bound of the scores.
+
     Examples
     --------
     >>> round(log_loss([0.9, 0.2, 0.6], [1, 0, 0]), 6)
@@ -250,6 +277,17 @@ def reliability_diagram(
     scores: object, labels: object, bins: int = 10, strategy: Strategy = "uniform"
 ) -> pd.DataFrame:
     """Reliability-diagram data: one row per non-empty bin.
+
+    Parameters
+    ----------
+    scores : array-like of float in [0, 1]
+        Estimated probabilities that the pairs are equivalent.
+    labels : array-like in [0, 1]
+        Human judgments: 0/1, or the fraction of judges who called the pair equivalent.
+    bins : int, default 10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins (scikit-learn's ``calibration_curve`` conventions).
 
     Returns
     -------

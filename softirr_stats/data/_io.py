@@ -108,5 +108,11 @@ def read_annotations(
 
 
 def demo_path() -> Path:
-    """Path of the bundled demo data set (free-text clinical findings, long CSV)."""
+    """Path of the bundled demo data set (free-text clinical findings, long CSV).
+
+    Examples
+    --------
+    >>> demo_path().name
+    'demo_annotations.csv'
+    """
     return Path(__file__).resolve().parent / "examples" / "demo_annotations.csv"

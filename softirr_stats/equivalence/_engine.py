@@ -249,6 +249,11 @@ def _unwrap(estimator: Any) -> Any:
 def is_identity(estimator: Any) -> bool:
     """True when ``estimator`` is exact match (possibly cached): soft == hard agreement.
 
+    Parameters
+    ----------
+    estimator : estimator
+        Any equivalence estimator, possibly wrapped in :class:`Cached`.
+
     Examples
     --------
     >>> from softirr_stats.equivalence import Exact, Levenshtein
@@ -266,6 +271,13 @@ def low_rank_factor(estimator: Any, labels: Labels) -> np.ndarray | None:
 
     Only ``Embedding(rescale="affine")`` (possibly cached) has one: ``r = d + 1``. Chance
     agreement ``p1^T S p2`` is then ``(F^T p1) . (F^T p2)``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Any equivalence estimator, possibly wrapped in :class:`Cached`.
+    labels : sequence
+        The K labels (the rows of ``F``).
 
     Examples
     --------

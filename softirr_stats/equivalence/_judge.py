@@ -90,6 +90,11 @@ def parse_probability(text: str) -> float | None:
     similarity`` wins; else the first number (``"85%"`` gives 0.85). Values outside
     [0, 1] are not accepted.
 
+    Parameters
+    ----------
+    text : str
+        The judge's answer.
+
     Examples
     --------
     >>> parse_probability('Sure. {"probability": 0.8}')

@@ -114,6 +114,11 @@ def label_key(x: Hashable) -> str:
     Strings map to ``"s:" + text``; frozensets to a sorted JSON list of their elements'
     keys; tuples to a JSON list in order; numbers to a tagged ``repr``.
 
+    Parameters
+    ----------
+    x : hashable
+        A label: str, number, frozenset or tuple of labels.
+
     Examples
     --------
     >>> label_key("heart attack")

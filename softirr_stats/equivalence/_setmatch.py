@@ -1,4 +1,4 @@
-"""Set-valued labels: soft matching of element pairs (DESIGN.md section 4).
+"""Set-valued labels: soft matching of element pairs (docs/formulas/coefficients.md, 'Set-valued labels').
 
 ``SetMatch(base)`` scores two sets of free-text terms by matching their elements with a
 base estimator: all element pairs of all requested set pairs are scored in one

@@ -102,6 +102,14 @@ class Levenshtein(_RapidfuzzEstimator):
     Case-sensitive, no preprocessing unless ``processor`` is given (e.g.
     ``rapidfuzz.utils.default_process``). Two empty strings score 1.
 
+    Parameters
+    ----------
+    processor : callable, optional
+        Applied to each string before comparison (e.g. ``rapidfuzz.utils.default_process``
+        for lower-casing and stripping punctuation). None compares the strings as given.
+    workers : int, default -1
+        Threads used by rapidfuzz for a batch (-1: all cores).
+
     Examples
     --------
     >>> Levenshtein()(["kitten"], ["sitting"]).round(6).tolist()
@@ -118,6 +126,14 @@ class Levenshtein(_RapidfuzzEstimator):
 
 class Indel(_RapidfuzzEstimator):
     """Normalised Indel similarity ``1 - indel(a, b) / (|a| + |b|)`` (insertions/deletions only).
+
+    Parameters
+    ----------
+    processor : callable, optional
+        Applied to each string before comparison (e.g. ``rapidfuzz.utils.default_process``
+        for lower-casing and stripping punctuation). None compares the strings as given.
+    workers : int, default -1
+        Threads used by rapidfuzz for a batch (-1: all cores).
 
     Examples
     --------
@@ -136,6 +152,14 @@ class Indel(_RapidfuzzEstimator):
 class Lcs(_RapidfuzzEstimator):
     """Normalised longest-common-subsequence similarity ``lcs(a, b) / max(|a|, |b|)``.
 
+    Parameters
+    ----------
+    processor : callable, optional
+        Applied to each string before comparison (e.g. ``rapidfuzz.utils.default_process``
+        for lower-casing and stripping punctuation). None compares the strings as given.
+    workers : int, default -1
+        Threads used by rapidfuzz for a batch (-1: all cores).
+
     Examples
     --------
     >>> Lcs()(["kitten"], ["sitting"]).round(6).tolist()
@@ -151,7 +175,7 @@ class Lcs(_RapidfuzzEstimator):
 
 
 # --------------------------------------------------------------------------------------
-# set overlap (FORMULAS.md 6.5)
+# set overlap (docs/formulas/coefficients.md, 'Set-valued labels')
 # --------------------------------------------------------------------------------------
 def whitespace_tokens(text: str) -> frozenset[str]:
     """Lower-cased whitespace tokens of ``text`` (the default string tokeniser)."""
@@ -237,6 +261,12 @@ class Jaccard(_SetEstimator):
     set-valued labels (frozenset or tuple of str) as the sets themselves. Two empty sets
     score 1.
 
+    Parameters
+    ----------
+    tokenizer : callable, optional
+        ``str -> iterable`` turning a string label into a set of tokens (default: lower-cased
+        whitespace tokens). Set-valued labels are used as they are.
+
     Examples
     --------
     >>> Jaccard()([frozenset({"a", "b"}), "heart attack"], [frozenset({"b", "c"}), "Heart failure"]).tolist()
@@ -251,6 +281,12 @@ class Jaccard(_SetEstimator):
 
 class Dice(_SetEstimator):
     """Dice (Sorensen) similarity ``2 |A & B| / (|A| + |B|)``; tokens as in :class:`Jaccard`.
+
+    Parameters
+    ----------
+    tokenizer : callable, optional
+        ``str -> iterable`` turning a string label into a set of tokens (default: lower-cased
+        whitespace tokens). Set-valued labels are used as they are.
 
     Examples
     --------
@@ -272,6 +308,13 @@ class Masi(_SetEstimator):
     NLTK's ``masi_distance`` used for years (and that published MASI values were computed
     with) are used; ``exact=True`` uses 2/3 and 1/3, which recent NLTK releases use
     (``1 - Masi(exact=True) == nltk.metrics.masi_distance`` there).
+
+    Parameters
+    ----------
+    exact : bool, default False
+        Use the exact constants 2/3 and 1/3 instead of the rounded 0.67 and 0.33.
+    tokenizer : callable, optional
+        As in :class:`Jaccard`.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Analytic (linearised, non-null) standard errors and intervals (FORMULAS.md 3).
+"""Analytic (linearised, non-null) standard errors and intervals (docs/formulas/variance.md).
 
 Every supported coefficient gets a per-item *linearised term* ``phi_i`` whose spread is the
 variance of the coefficient:
@@ -19,7 +19,7 @@ correction) and ``d = n - 1`` (``form="raw"``, irrCAC's raw-data functions) or `
 ``form="auto"`` picks ``"table"`` for exactly two raters with no missing rating, else ``"raw"``.
 
 Soft coefficients are the weighted formulas with the weight matrix replaced by the similarity
-``S`` over the labels in the data (FORMULAS.md 6.6). The interval is
+``S`` over the labels in the data (docs/formulas/coefficients.md). The interval is
 ``coef +- t_{n-1, 1-(1-level)/2} * SE`` with the **upper limit truncated at 1** and the lower limit
 not truncated (irrCAC's convention). A null-hypothesis variance is never used for an interval.
 """

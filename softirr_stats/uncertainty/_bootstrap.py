@@ -1,4 +1,4 @@
-"""Design-aware bootstraps as batches of item / rater weights (FORMULAS.md 4).
+"""Design-aware bootstraps as batches of item / rater weights (docs/formulas/resampling.md).
 
 Every design is a way of drawing weights: multinomial item counts (``items``), rater
 counts (``raters``), both (``items+raters``, product weights; the kernels exclude the

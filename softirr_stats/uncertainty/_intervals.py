@@ -13,9 +13,22 @@ INTERVAL_METHODS = ("percentile", "basic", "bca")
 def percentile_interval(reps: np.ndarray, level: float) -> tuple[float, float]:
     """Quantiles ``(1 -+ level) / 2`` of the finite replicates (linear interpolation).
 
+    Parameters
+    ----------
+    reps : array
+        Bootstrap replicates; non-finite ones are ignored.
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        ``nan`` when no replicate is finite.
+
     Examples
     --------
-    >>> percentile_interval(np.arange(101.0), 0.9)
+    >>> lo, hi = percentile_interval(np.arange(101.0), 0.9)
+    >>> round(lo, 6), round(hi, 6)
     (5.0, 95.0)
     """
     r = reps[np.isfinite(reps)]
@@ -27,13 +40,41 @@ def percentile_interval(reps: np.ndarray, level: float) -> tuple[float, float]:
 
 
 def basic_interval(reps: np.ndarray, estimate: float, level: float) -> tuple[float, float]:
-    """Basic (reverse percentile) interval ``2 theta - q_hi, 2 theta - q_lo``."""
+    """Basic (reverse percentile) interval ``2 theta - q_hi, 2 theta - q_lo``.
+
+    Parameters
+    ----------
+    reps : array
+        Bootstrap replicates; non-finite ones are ignored.
+    estimate : float
+        The point estimate ``theta``.
+    level : float
+        Confidence level in (0, 1).
+
+    Examples
+    --------
+    >>> basic_interval(np.arange(101.0), 60.0, 0.9)
+    (25.0, 115.0)
+    """
     lo, hi = percentile_interval(reps, level)
     return 2 * estimate - hi, 2 * estimate - lo
 
 
 def jackknife_acceleration(jack: np.ndarray) -> float:
-    """BCa acceleration from leave-one-out values: ``sum d^3 / (6 (sum d^2)^1.5)``; 0 if constant."""
+    """BCa acceleration from leave-one-out values: ``sum d^3 / (6 (sum d^2)^1.5)``; 0 if constant.
+
+    Parameters
+    ----------
+    jack : array
+        Leave-one-out (jackknife) values of the statistic; non-finite ones are ignored.
+
+    Examples
+    --------
+    >>> jackknife_acceleration(np.array([1.0, 1.0, 1.0]))
+    0.0
+    >>> round(jackknife_acceleration(np.array([0.0, 0.0, 3.0])), 4)
+    -0.068
+    """
     j = jack[np.isfinite(jack)]
     if len(j) < 2:
         return 0.0
@@ -45,15 +86,29 @@ def jackknife_acceleration(jack: np.ndarray) -> float:
 def bca_interval(reps: np.ndarray, estimate: float, jack: np.ndarray, level: float) -> tuple[float, float, str]:
     """Bias-corrected and accelerated interval, following ``scipy.stats.bootstrap``.
 
-    Returns ``(low, high, note)``; ``note`` is non-empty when BCa fell back to the
-    percentile interval (replicates all on one side of the estimate).
+    Parameters
+    ----------
+    reps : array
+        Bootstrap replicates; non-finite ones are ignored.
+    estimate : float
+        The point estimate.
+    jack : array
+        Leave-one-out values, for the acceleration.
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    (low, high, note) : tuple
+        ``note`` is non-empty when BCa fell back to the percentile interval (replicates all
+        on one side of the estimate).
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> lo, hi, note = bca_interval(rng.normal(size=2000), 0.0, rng.normal(size=50), 0.95)
-    >>> round(lo, 1), round(hi, 1), note
-    (-2.0, 2.0, '')
+    >>> round(lo, 2), round(hi, 2), note
+    (-1.89, 1.98, '')
     """
     r = reps[np.isfinite(reps)]
     if len(r) == 0 or not math.isfinite(estimate):
