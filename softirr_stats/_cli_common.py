@@ -10,6 +10,7 @@ import inspect
 import json
 import math
 import os
+import shlex
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -19,7 +20,7 @@ import typer
 
 __all__ = [
     "COEFFICIENTS", "DESIGNS", "EXIT_DATA", "EXIT_USAGE", "FORMATS", "MEASURES", "METHODS",
-    "check_choices", "check_format", "check_writable", "ci_title", "collect_warnings", "emit", "fail",
+    "check_choices", "check_format", "command_line", "check_writable", "ci_title", "collect_warnings", "emit", "fail",
     "make_bootstrap", "print_table", "read", "render", "resolve_measures", "split", "warn", "write_json",
 ]
 
@@ -315,3 +316,23 @@ def write_json(path: Path, title: str, meta: dict[str, Any], rows: list[dict[str
         path.write_text(render(rows, [], "json", title, meta), encoding="utf-8")
     except OSError as err:
         fail(f"--json {path} cannot be written: {err.strerror or err}")
+
+
+def command_line(ctx: Any) -> str:
+    """The command as typed (``sys.argv`` of the ``softirr`` script), else rebuilt from ``ctx``'s options."""
+    import sys
+
+    if Path(sys.argv[0]).name == "softirr":
+        return "softirr " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    words = ["softirr", ctx.info_name or ""]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        if param.param_type_name == "argument":
+            words.append(shlex.quote(str(value)))
+        elif value not in (None, param.default) and value not in ([], ()):
+            if getattr(param, "is_flag", False):
+                words.append(param.opts[0] if value else (param.secondary_opts or param.opts)[0])
+            else:
+                for v in value if isinstance(value, list | tuple) else [value]:
+                    words += [param.opts[0], shlex.quote(str(v))]
+    return " ".join(w for w in words if w)

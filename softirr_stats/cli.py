@@ -236,3 +236,5 @@ from softirr_stats._cli_sensitivity import sensitivity  # noqa: E402
 app.command("sensitivity")(sensitivity)
 from softirr_stats._cli_model import model  # noqa: E402
 app.command("model")(model)
+from softirr_stats._cli_report import report  # noqa: E402
+app.command("report")(report)

@@ -145,6 +145,7 @@ def test_sensitivity_rejects_bad_chance(tmp_path):
     assert res.stderr.startswith("error: --chance mc:x")
 
 
+@pytest.mark.slow  # NumPyro compiles the model: a minute or more on a busy machine
 def test_model_svi_posterior_interval(tmp_path):
     f = tmp_path / "s.csv"
     f.write_text(SMALL)
