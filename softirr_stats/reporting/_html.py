@@ -153,7 +153,7 @@ def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
     >>> import softirr_stats as sis
     >>> ann = sis.Annotations.from_wide([["a", "a", "b"], ["b", "b", "b"], ["a", "a", "a"], ["b", "b", "a"]])
     >>> pairwise_agreement(ann).round(2).to_numpy().tolist()
-    [[nan, 1.0, -0.5], [1.0, nan, -0.5], [-0.5, -0.5, nan]]
+    [[nan, 1.0, 0.0], [1.0, nan, 0.0], [0.0, 0.0, nan]]
     """
     import softirr_stats as sis
 
