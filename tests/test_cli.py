@@ -157,3 +157,45 @@ def test_model_svi_posterior_interval(tmp_path):
     assert k["lower"] <= k["mean"] <= k["upper"] and -1 <= k["mean"] <= 1
     assert {"accuracy[ann_a]", "accuracy[ann_b]", "accuracy[ann_c]"} <= set(rows)
     assert "90% equal-tailed posterior intervals, SVI, 60 steps" in payload["title"]
+
+
+def test_header_item_count_matches_items_used(tmp_path):
+    f = tmp_path / "u.csv"
+    f.write_text("item,rater,label\n1,a,x\n1,b,x\n2,a,y\n2,b,x\n3,a,\n3,b,\n4,a,y\n4,b,y\n5,a,z\n")
+    res = runner.invoke(app, ["agree", str(f), "-c", "cohen_kappa", "--bootstrap", "0", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    payload = json.loads(res.stdout)
+    used = payload["results"][0]["n_items"]
+    assert f"{payload['meta']['n_items']} items ({used} used)" in payload["title"]
+    assert "warning: UnpairableItemsWarning" in res.stderr
+
+
+def test_na_values_passed_only_when_given(tmp_path, monkeypatch):
+    import softirr_stats as sis
+
+    f = tmp_path / "na.csv"
+    f.write_text("item,rater,label\n1,a,NA\n1,b,NA\n2,a,x\n2,b,y\n3,a,x\n3,b,x\n")
+    seen = []
+    real = sis.read_annotations
+
+    def fake(path, *, item="item", rater="rater", label="label", format=None, categories=None, na_values=None):
+        seen.append(na_values)
+        return real(path, item=item, rater=rater, label=label)
+
+    monkeypatch.setattr(sis, "read_annotations", fake)
+    for extra in ([], ["--na-values", "NA", "--na-values", "n/a,None"]):
+        res = runner.invoke(app, ["agree", str(f), "--bootstrap", "0", *extra])
+        assert res.exit_code == 0, res.output
+    assert seen == [None, ["NA", "n/a", "None"]]
+
+
+def test_na_values_without_reader_support_is_a_clean_error(tmp_path, monkeypatch):
+    import softirr_stats as sis
+
+    f = tmp_path / "na.csv"
+    f.write_text("item,rater,label\n1,a,NA\n1,b,NA\n")
+    real = sis.read_annotations
+    monkeypatch.setattr(sis, "read_annotations", lambda path, *, item="item", rater="rater", label="label":
+                        real(path, item=item, rater=rater, label=label))
+    res = runner.invoke(app, ["agree", str(f), "--na-values", "NA"])
+    assert res.exit_code == 2 and res.stderr.startswith("error: --na-values needs")
