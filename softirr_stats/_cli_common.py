@@ -205,8 +205,10 @@ def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None) 
 def _cell(v: Any, digits: int = 4) -> str:
     if v is None:
         return ""
+    if isinstance(v, list | tuple):
+        return "; ".join(map(str, v))
     if isinstance(v, float):
-        return "nan" if math.isnan(v) else f"{v:.{digits}f}"
+        return "" if math.isnan(v) else f"{v:.{digits}f}"
     return str(v)
 
 
@@ -246,7 +248,8 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(columns)
         for r in rows:
-            w.writerow(["" if _clean(r.get(c)) is None else _clean(r.get(c)) for c in columns])
+            cells = [_clean(r.get(c)) for c in columns]
+            w.writerow(["" if v is None else "; ".join(map(str, v)) if isinstance(v, list) else v for v in cells])
         return buf.getvalue()
     if fmt == "json":
         payload = {"title": title, "meta": {k: _clean(v) for k, v in (meta or {}).items()},

@@ -47,26 +47,13 @@ def fit_model(ann: Any, model: str, method: str, level: float, seed: int, simila
 
 
 def model_rows(res: Any, ann: Any, level: float) -> list[dict[str, Any]]:
-    """Tidy rows (quantity, mean, sd, lower, upper) of a model-based result."""
-    import numpy as np
+    """Tidy rows (quantity, mean, sd, lower, upper) of a model-based result; None where undefined."""
+    import math
 
-    rows = [{"quantity": "kappa", "mean": res.value, "sd": res.se, "lower": res.ci_low, "upper": res.ci_high}]
-    post = res.details.get("posterior")
-    for name in ("observed", "expected"):
-        rows.append({"quantity": name, "mean": getattr(res, name), "sd": None, "lower": None, "upper": None})
-    if post is not None and hasattr(post, "rater_accuracy") and res.coefficient == "model_kappa":
-        try:
-            acc = post.rater_accuracy(level=level)
-        except (ValueError, TypeError, AttributeError, NotImplementedError):
-            acc = None
-        if acc is not None:
-            raters = list(getattr(ann, "raters", []))
-            for _, r in acc.iterrows():
-                j = r["rater"]
-                name = raters[int(j)] if isinstance(j, int | np.integer) and int(j) < len(raters) else j
-                rows.append({"quantity": f"accuracy[{name}]", "mean": float(r["accuracy"]), "sd": float(r["sd"]),
-                             "lower": float(r["lower"]), "upper": float(r["upper"])})
-    return rows
+    from softirr_stats.reporting._html import model_summary
+
+    rows = model_summary(res, list(getattr(ann, "raters", [])), level).to_dict("records")
+    return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()} for r in rows]
 
 
 def model(

@@ -57,7 +57,7 @@ _COLUMNS_HELP = (
 _TABLE_COLUMNS = ("measure", "coefficient", "value", "CI", "observed", "expected", "n_items", "n_pairs_scored",
                   "seconds", "note")
 _DATA_COLUMNS = ("measure", "coefficient", "value", "ci_low", "ci_high", "se", "level", "ci_method", "observed",
-                 "expected", "n_items", "n_raters", "n_pairs_scored", "seconds", "error")
+                 "expected", "n_items", "n_raters", "n_pairs_scored", "seconds", "warnings", "error")
 _HEADERS = {"n_items": "items", "n_pairs_scored": "pairs scored", "seconds": "s"}
 
 
