@@ -123,6 +123,12 @@ def read(file: Path, item: str, rater: str, label: str, na_values: Sequence[str]
             ann = sis.read_annotations(file, **kwargs)
         except (ValueError, TypeError, OSError, UnicodeDecodeError, KeyError) as err:
             fail(f"cannot read {file}: {err}")
+    import numpy as np
+
+    unrated = int(((np.asarray(ann.codes) >= 0).sum(axis=1) == 0).sum())
+    if unrated:
+        seen.append(f"{unrated} of {ann.n_items} items have no rating (every label cell empty or missing); "
+                    "no coefficient uses them")
     return ann, list(seen)
 
 
