@@ -1,6 +1,10 @@
 """The softirr command line: demo and agree."""
 
+import io
 import json
+
+import pandas as pd
+import pytest
 
 from typer.testing import CliRunner
 
@@ -53,3 +57,146 @@ def test_agree_rejects_unknown_coefficient(tmp_path):
     f.write_text("item,rater,label\n1,a,x\n1,b,y\n")
     res = runner.invoke(app, ["agree", str(f), "-c", "kappa_of_doom"])
     assert res.exit_code != 0
+
+
+SMALL = "item,rater,label\n" + "".join(
+    f"i{i},{r},{lab}\n" for i, labs in enumerate(
+        [("neg", "neg", "neg"), ("pos", "pos", "neu"), ("neu", "neu", "neu"), ("pos", "pos", "pos"),
+         ("neg", "neu", "neg"), ("pos", "pos", "pos"), ("neu", "neu", "neg"), ("neg", "neg", "neg")] * 3)
+    for r, lab in zip(("ann_a", "ann_b", "ann_c"), labs, strict=True))
+
+
+def test_agree_title_states_level_method_b_and_design(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text(SMALL)
+    res = runner.invoke(app, ["agree", str(f), "-c", "fleiss_kappa", "--bootstrap", "50", "--method", "basic",
+                              "--design", "raters", "--level", "0.9"])
+    assert res.exit_code == 0, res.output
+    title = " ".join(res.stdout.split())
+    assert "90% basic intervals, B = 50 bootstrap replicates, design = raters" in title
+    assert "24 items, 3 raters, 3 labels" in title
+
+
+def test_help_explains_columns_and_shows_defaults():
+    res = runner.invoke(app, ["agree", "--help"], env={"COLUMNS": "200"})
+    text = " ".join(res.output.split())
+    assert "s = wall-clock seconds" in text and "pairs scored = distinct label pairs" in text
+    assert "[default: 1000]" in text and "[default: percentile]" in text and "[default: 0.95]" in text
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "markdown", "latex"])
+def test_every_format(tmp_path, fmt):
+    f = tmp_path / "s.csv"
+    f.write_text(SMALL)
+    res = runner.invoke(app, ["agree", str(f), "-c", "fleiss_kappa,gwet_ac1", "--bootstrap", "0", "--format", fmt])
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    if fmt == "csv":
+        df = pd.read_csv(io.StringIO(out))
+        assert list(df["coefficient"]) == ["fleiss_kappa", "gwet_ac1"]
+        assert df["value"].between(-1, 1).all()
+    elif fmt == "json":
+        payload = json.loads(out)
+        assert payload["meta"]["bootstrap"] == 0 and len(payload["results"]) == 2
+        assert payload["results"][0]["ci_low"] is None  # nan -> null
+    elif fmt == "markdown":
+        assert "| exact | fleiss_kappa |" in out and "---:" in out
+    else:
+        assert "\\begin{tabular}" in out and "fleiss\\_kappa" in out and "\\caption{" in out
+
+
+def test_agree_cache_stores_scores(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text(SMALL)
+    db = tmp_path / "scores.sqlite"
+    args = ["agree", str(f), "-m", "levenshtein", "--bootstrap", "0", "--cache", str(db), "-f", "json"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert db.exists() and db.stat().st_size > 0
+    second = runner.invoke(app, args)
+    v1, v2 = (json.loads(r.stdout)["results"][0]["value"] for r in (first, second))
+    assert v1 == v2
+
+
+def test_sensitivity_table_json_and_plot(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text(SMALL)
+    png, out = tmp_path / "forest.png", tmp_path / "sens.json"
+    res = runner.invoke(app, ["sensitivity", str(f), "-c", "fleiss_kappa,gwet_ac1,cohen_kappa",
+                              "-m", "exact,levenshtein", "--chance", "exact,mc:3", "--bootstrap", "50",
+                              "--plot", str(png), "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = json.loads(out.read_text())["results"]
+    got = {(r["coefficient"], r["similarity"], r["chance"]) for r in rows}
+    assert ("fleiss_kappa", "levenshtein", "monte_carlo(D=3)") in got and ("gwet_ac1", "exact", "exact") in got
+    fk = next(r for r in rows if (r["coefficient"], r["similarity"], r["chance"]) == ("fleiss_kappa", "exact", "exact"))
+    assert fk["ci_low"] <= fk["value"] <= fk["ci_high"]
+    skipped = [r for r in rows if r["coefficient"] == "cohen_kappa"]
+    assert skipped and all(r["value"] is None and "2 raters" in r["warnings"] for r in skipped)
+    assert "B = 50 bootstrap replicates" in " ".join(res.stdout.split())
+
+
+def test_sensitivity_rejects_bad_chance(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text(SMALL)
+    res = runner.invoke(app, ["sensitivity", str(f), "--chance", "mc:x", "--bootstrap", "0"])
+    assert res.exit_code == 2
+    assert res.stderr.startswith("error: --chance mc:x")
+
+
+@pytest.mark.slow  # NumPyro compiles the model: a minute or more on a busy machine
+def test_model_svi_posterior_interval(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text(SMALL)
+    res = runner.invoke(app, ["model", str(f), "--method", "svi", "--steps", "60", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    payload = json.loads(res.stdout)
+    rows = {r["quantity"]: r for r in payload["results"]}
+    k = rows["kappa"]
+    assert k["lower"] <= k["mean"] <= k["upper"] and -1 <= k["mean"] <= 1
+    assert {"accuracy[ann_a]", "accuracy[ann_b]", "accuracy[ann_c]"} <= set(rows)
+    assert "90% equal-tailed posterior intervals, SVI, 60 steps" in payload["title"]
+
+
+def test_header_item_count_matches_items_used(tmp_path):
+    f = tmp_path / "u.csv"
+    f.write_text("item,rater,label\n1,a,x\n1,b,x\n2,a,y\n2,b,x\n3,a,\n3,b,\n4,a,y\n4,b,y\n5,a,z\n")
+    res = runner.invoke(app, ["agree", str(f), "-c", "cohen_kappa", "--bootstrap", "0", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    payload = json.loads(res.stdout)
+    used = payload["results"][0]["n_items"]
+    assert f"{payload['meta']['n_items']} items ({used} used)" in payload["title"]
+    assert "warning: UnpairableItemsWarning" in res.stderr
+    assert "warning: 1 of 5 items have no rating" in res.stderr
+
+
+def test_na_values_passed_only_when_given(tmp_path, monkeypatch):
+    import softirr_stats as sis
+
+    f = tmp_path / "na.csv"
+    f.write_text("item,rater,label\n1,a,NA\n1,b,NA\n2,a,x\n2,b,y\n3,a,x\n3,b,x\n")
+    seen = []
+    real = sis.read_annotations
+
+    def fake(path, *, item="item", rater="rater", label="label", format=None, categories=None, na_values=None):
+        seen.append(na_values)
+        return real(path, item=item, rater=rater, label=label)
+
+    monkeypatch.setattr(sis, "read_annotations", fake)
+    for extra in ([], ["--na-values", "NA", "--na-values", "n/a,None"]):
+        res = runner.invoke(app, ["agree", str(f), "--bootstrap", "0", *extra])
+        assert res.exit_code == 0, res.output
+    assert seen == [None, ["NA", "n/a", "None"]]
+
+
+def test_na_values_without_reader_support_is_a_clean_error(tmp_path, monkeypatch):
+    import softirr_stats as sis
+
+    f = tmp_path / "na.csv"
+    f.write_text("item,rater,label\n1,a,NA\n1,b,NA\n")
+    real = sis.read_annotations
+    monkeypatch.setattr(sis, "read_annotations", lambda path, *, item="item", rater="rater", label="label":
+                        real(path, item=item, rater=rater, label=label))
+    res = runner.invoke(app, ["agree", str(f), "--na-values", "NA"])
+    assert res.exit_code == 2 and res.stderr.startswith("error: --na-values needs")

@@ -1,0 +1,120 @@
+"""``softirr model``: model-based agreement (NumPyro annotator models) with posterior intervals."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from softirr_stats._cli_common import (
+    EXIT_DATA,
+    MEASURES,
+    FormatOpt,
+    InputFormatOpt,
+    ItemOpt,
+    JsonOpt,
+    LabelOpt,
+    NaOpt,
+    RaterOpt,
+    SeedOpt,
+    check_choices,
+    check_format,
+    check_writable,
+    collect_warnings,
+    emit,
+    fail,
+    read,
+    resolve_measures,
+    warn,
+    write_json,
+)
+
+__all__ = ["model", "MODELS", "fit_model", "model_rows"]
+
+MODELS = ("dawid_skene", "mace", "hierarchical_dawid_skene", "multinomial", "item_difficulty",
+          "logistic_random_effects", "soft")
+_COLUMNS = ("quantity", "mean", "sd", "lower", "upper")
+
+
+def fit_model(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any = None,
+              steps: int = 2000, warmup: int = 500, samples: int = 500, chains: int = 2) -> Any:
+    """Run :func:`softirr_stats.annotator_agreement` with SVI or NUTS settings; returns the result."""
+    from softirr_stats.inference import NutsConfig, SviConfig, annotator_agreement
+
+    config = SviConfig(steps=steps) if method == "svi" else NutsConfig(num_warmup=warmup, num_samples=samples,
+                                                                       num_chains=chains)
+    return annotator_agreement(ann, similarity=similarity, model=model, method=method, level=level, seed=seed,
+                               config=config, predictive_check=False)
+
+
+def model_rows(res: Any, ann: Any, level: float) -> list[dict[str, Any]]:
+    """Tidy rows (quantity, mean, sd, lower, upper) of a model-based result; None where undefined."""
+    import math
+
+    from softirr_stats.reporting._html import model_summary
+
+    rows = model_summary(res, list(getattr(ann, "raters", [])), level).to_dict("records")
+    return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()} for r in rows]
+
+
+def model(
+    file: Annotated[Path, typer.Argument(help="annotation file (as for `softirr agree`)")],
+    item: ItemOpt = "item",
+    rater: RaterOpt = "rater",
+    label: LabelOpt = "label",
+    name: Annotated[str, typer.Option("--model", help=f"annotator model: {', '.join(MODELS)}")] = "dawid_skene",
+    method: Annotated[str, typer.Option(help="inference: nuts (MCMC) or svi (variational, faster)")] = "nuts",
+    measure: Annotated[str, typer.Option(
+        "--measure", "-m", help=f"equivalence measure for a weighted (soft) kappa: {', '.join(MEASURES)}")] = "exact",
+    level: Annotated[float, typer.Option(help="posterior interval level, in (0, 1)")] = 0.9,
+    seed: SeedOpt = 0,
+    steps: Annotated[int, typer.Option(help="SVI optimisation steps (--method svi)")] = 2000,
+    warmup: Annotated[int, typer.Option(help="NUTS warm-up iterations per chain (--method nuts)")] = 500,
+    samples: Annotated[int, typer.Option(help="NUTS kept draws per chain (--method nuts)")] = 500,
+    chains: Annotated[int, typer.Option(help="NUTS chains (--method nuts)")] = 2,
+    fmt: FormatOpt = "table",
+    json_out: JsonOpt = None,
+    na_values: NaOpt = None,
+    input_format: InputFormatOpt = None,
+) -> None:
+    """Model-based agreement: fit an annotator model and report posterior intervals.
+
+    Rows: kappa = the model-implied chance-corrected agreement (unitless, at most 1);
+    observed, expected = its observed and chance terms (proportions in [0, 1]);
+    accuracy = P(the rater gives the true label), one row per rater (categorical models).
+
+    Columns: mean = posterior mean; sd = posterior standard deviation (same scale);
+    lower, upper = equal-tailed posterior interval at --level (same scale).
+    """
+    check_format(fmt)
+    check_choices([name], MODELS, "--model")
+    check_choices([method], ("nuts", "svi"), "--method")
+    check_choices([measure], MEASURES, "--measure")
+    if not 0.0 < level < 1.0:
+        fail(f"--level must lie strictly between 0 and 1; got {level}")
+    for flag, v in (("--steps", steps), ("--warmup", warmup), ("--samples", samples), ("--chains", chains)):
+        if v < 1:
+            fail(f"{flag} must be a positive integer; got {v}")
+    if seed < 0:
+        fail(f"--seed must be a non-negative integer; got {seed}")
+    if name == "soft" and measure == "exact":
+        fail("--model soft needs a soft --measure (e.g. -m levenshtein)")
+    check_writable(json_out, "--json")
+    ann, seen = read(file, item, rater, label, na_values, input_format)
+    sim = resolve_measures([measure], ann)[0][1]
+    with collect_warnings() as caught:
+        try:
+            res = fit_model(ann, name, method, level, seed, sim, steps, warmup, samples, chains)
+        except (ValueError, TypeError) as err:
+            fail(f"--model {name}: {err}", EXIT_DATA)
+        rows = model_rows(res, ann, level)
+    seen += [w for w in caught if w not in seen]
+    fit = f"SVI, {steps} steps" if method == "svi" else f"NUTS, {chains} chains x {samples} draws ({warmup} warm-up)"
+    title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level:.0%} equal-tailed "
+             f"posterior intervals, {fit}, measure = {measure}, seed = {seed}")
+    meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "measure": measure,
+            "steps": steps, "warmup": warmup, "samples": samples, "chains": chains, "warnings": list(seen)}
+    emit(rows, _COLUMNS, fmt, title, meta)
+    if json_out:
+        write_json(json_out, title, meta, rows)
+    for w in seen:
+        warn(w)

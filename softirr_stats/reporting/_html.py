@@ -1,0 +1,477 @@
+"""A self-contained HTML agreement report (inline CSS, plots as base64 PNG; no external resources).
+
+:func:`build_report` returns the HTML as a string; ``softirr report FILE -o report.html`` is a
+thin wrapper around it. Heavy modules (matplotlib, the annotator models) are imported only
+when the section that needs them is built.
+"""
+
+import base64
+import datetime as _dt
+import hashlib
+import html
+import io
+import math
+import platform
+import warnings
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["build_report", "data_summary", "pairwise_agreement", "model_summary", "SECTIONS"]
+
+#: Section ids, in page order (a section that does not apply to the data is left out).
+SECTIONS = ("summary", "coefficients", "sensitivity", "labels", "raters", "calibration", "model", "provenance")
+_TITLES = {"summary": "Data summary", "coefficients": "Coefficients with intervals",
+           "sensitivity": "Sensitivity forest plot", "labels": "Label-wise decomposition (multi-label)",
+           "raters": "Rater-level agreement", "calibration": "Calibration of the measure against judgments",
+           "model": "Annotator model", "provenance": "Provenance"}
+_PACKAGES = ("softirr_stats", "numpy", "pandas", "scipy", "jax", "numpyro", "matplotlib", "rapidfuzz")
+
+_CSS = """
+body{font-family:-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;background:#f6f7f9;color:#1d232b}
+main{max-width:1080px;margin:0 auto;padding:24px 32px 48px}
+header{background:#1f3a5f;color:#fff;padding:20px 32px}
+header h1{margin:0 0 4px;font-size:1.55em} header p{margin:0;opacity:.85}
+nav{background:#e8edf3;padding:8px 32px;font-size:.92em} nav a{margin-right:16px;color:#1f3a5f;text-decoration:none}
+section{background:#fff;border:1px solid #dde2e8;border-radius:6px;padding:12px 22px 18px;margin:18px 0}
+h2{font-size:1.2em;margin:8px 0 10px;color:#1f3a5f}
+table{border-collapse:collapse;font-size:.9em;margin:6px 0}
+th,td{padding:4px 10px;border-bottom:1px solid #e3e7ec;text-align:left;vertical-align:top}
+th{background:#f0f3f7;font-weight:600} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+p.note{color:#55606d;font-size:.88em;margin:6px 0} .warn{color:#8a4b00}
+img{max-width:100%;height:auto;display:block;margin:8px 0}
+.kv td:first-child{color:#55606d;white-space:nowrap} .grid{display:flex;flex-wrap:wrap;gap:24px}
+code{background:#f0f3f7;padding:1px 4px;border-radius:3px;font-size:.9em;word-break:break-all}
+"""
+
+
+# ------------------------------------------------------------------------------ small helpers
+def _esc(x: Any) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _num(x: Any, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    if isinstance(x, int | np.integer):
+        return str(int(x))
+    return f"{float(x):.{digits}f}"
+
+
+def _table(df: pd.DataFrame, digits: int = 4, max_rows: int | None = None) -> str:
+    """An HTML table (escaped); numeric columns right-aligned."""
+    shown = df if max_rows is None else df.head(max_rows)
+    num = {c: pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns}
+    head = "".join(f"<th>{_esc(c)}</th>" for c in df.columns)
+    body = []
+    for row in shown.itertuples(index=False):
+        cells = "".join(f'<td class="num">{_num(v, digits)}</td>' if num[c] else f"<td>{_esc('' if v is None else v)}</td>"
+                        for c, v in zip(df.columns, row, strict=True))
+        body.append(f"<tr>{cells}</tr>")
+    more = "" if max_rows is None or len(df) <= max_rows else f'<p class="note">first {max_rows} of {len(df)} rows</p>'
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
+
+
+def _kv(pairs: Sequence[tuple[str, Any]]) -> str:
+    rows = "".join(f"<tr><td>{_esc(k)}</td><td>{v}</td></tr>" for k, v in pairs)
+    return f'<table class="kv"><tbody>{rows}</tbody></table>'
+
+
+def _png(fig: Any, alt: str) -> str:
+    """A matplotlib figure as an inline base64 PNG ``<img>`` (the figure is closed)."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'<img alt="{_esc(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _label_text(x: Any) -> str:
+    if isinstance(x, frozenset | set):
+        return "{" + ", ".join(sorted(map(str, x))) + "}"
+    return str(x)
+
+
+def _versions() -> list[tuple[str, str]]:
+    out = [("python", platform.python_version())]
+    for name in _PACKAGES:
+        try:
+            out.append((name, metadata.version(name.replace("_", "-"))))
+        except metadata.PackageNotFoundError:
+            try:
+                out.append((name, metadata.version(name)))
+            except metadata.PackageNotFoundError:
+                out.append((name, "not installed"))
+    return out
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------------------ computations
+def data_summary(ann: Any) -> dict[str, Any]:
+    """Counts describing the annotations: items, raters, labels, ratings, missing and unpairable items.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["b", None], ["a", "b"]])
+    >>> s = data_summary(ann)
+    >>> s["n_items"], s["n_ratings"], s["missing_cells"], s["unpairable_items"]
+    (3, 5, 1, 1)
+    """
+    codes = np.asarray(ann.codes)
+    per_item = (codes >= 0).sum(axis=1)
+    return {
+        "n_items": int(ann.n_items), "n_raters": int(ann.n_raters), "n_labels": len(ann.vocabulary),
+        "label_kind": str(ann.kind), "n_ratings": int((codes >= 0).sum()),
+        "missing_cells": int((codes < 0).sum()), "cells": int(codes.size),
+        "unpairable_items": int((per_item == 1).sum()), "unrated_items": int((per_item == 0).sum()),
+        "first_unpairable": [str(x) for x in np.asarray(ann.items, dtype=object)[per_item < 2][:5]],
+        "ratings_per_rater": pd.Series((codes >= 0).sum(axis=0), index=[str(r) for r in ann.raters]),
+    }
+
+
+def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
+    """Cohen's kappa of every pair of raters on the items both rated (R x R, nan on the diagonal).
+
+    A pair with fewer than two shared items, or a degenerate kappa, is nan.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> ann = sis.Annotations.from_wide([["a", "a", "b"], ["b", "b", "b"], ["a", "a", "a"], ["b", "b", "a"]])
+    >>> pairwise_agreement(ann).round(2).to_numpy().tolist()
+    [[nan, 1.0, 0.0], [1.0, nan, 0.0], [0.0, 0.0, nan]]
+    """
+    import softirr_stats as sis
+
+    raters = list(ann.raters)
+    codes = np.asarray(ann.codes)
+    if callable(similarity):  # score each label pair once for all rater pairs
+        from softirr_stats.uncertainty._sensitivity import SharedScores
+
+        similarity = SharedScores(similarity, ann.vocabulary)
+    out = np.full((len(raters), len(raters)), np.nan)
+    for j in range(len(raters)):  # R (R - 1) / 2 rater pairs: a handful
+        for k in range(j + 1, len(raters)):
+            both = (codes[:, j] >= 0) & (codes[:, k] >= 0)
+            if both.sum() < 2:
+                continue
+            sub = ann.subset_raters([raters[j], raters[k]])
+            keep = (np.asarray(sub.codes) >= 0).all(axis=1)
+            pair = type(ann)(np.asarray(sub.codes)[keep], sub.vocabulary, items=list(np.asarray(sub.items,
+                             dtype=object)[keep]), raters=[raters[j], raters[k]], kind=sub.kind)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    out[j, k] = out[k, j] = sis.cohen_kappa(pair, similarity=similarity).value
+                except (ValueError, TypeError):
+                    pass
+    names = [str(r) for r in raters]
+    return pd.DataFrame(out, index=names, columns=names)
+
+
+def model_summary(result: Any, raters: Sequence[Any], level: float) -> pd.DataFrame:
+    """Tidy posterior summary of :func:`softirr_stats.annotator_agreement`'s result.
+
+    Rows ``kappa``, ``observed``, ``expected`` and (categorical models) ``accuracy[rater]``;
+    columns ``quantity, mean, sd, lower, upper`` (the interval at ``level``; nan where the
+    result does not carry one).
+    """
+    nan = math.nan
+    rows = [{"quantity": "kappa", "mean": result.value, "sd": result.se, "lower": result.ci_low,
+             "upper": result.ci_high},
+            {"quantity": "observed", "mean": result.observed, "sd": nan, "lower": nan, "upper": nan},
+            {"quantity": "expected", "mean": result.expected, "sd": nan, "lower": nan, "upper": nan}]
+    post = result.details.get("posterior")
+    if post is not None and result.coefficient == "model_kappa" and hasattr(post, "rater_accuracy"):
+        acc = post.rater_accuracy(level=level)
+        names = list(raters)
+        for r in acc.itertuples(index=False):
+            j = r.rater
+            name = names[int(j)] if isinstance(j, int | np.integer) and 0 <= int(j) < len(names) else j
+            rows.append({"quantity": f"accuracy[{name}]", "mean": float(r.accuracy), "sd": float(r.sd),
+                         "lower": float(r.lower), "upper": float(r.upper)})
+    return pd.DataFrame(rows, columns=["quantity", "mean", "sd", "lower", "upper"])
+
+
+# ------------------------------------------------------------------------------ sections
+def _section(sid: str, body: str) -> str:
+    return f'<section id="{sid}"><h2>{_esc(_TITLES[sid])}</h2>{body}</section>'
+
+
+def _summary_html(ann: Any, s: dict[str, Any], warns: Sequence[str]) -> str:
+    pct = 100.0 * s["missing_cells"] / max(s["cells"], 1)
+    unp = str(s["unpairable_items"])
+    if s["unpairable_items"]:
+        unp += f' <span class="warn">(they add no observed agreement; first: {_esc(", ".join(s["first_unpairable"]))})</span>'
+    kv = _kv([("items", s["n_items"]), ("raters", s["n_raters"]),
+              ("distinct labels", f'{s["n_labels"]} ({_esc(s["label_kind"])})'), ("ratings", s["n_ratings"]),
+              ("missing cells (item x rater)", f'{s["missing_cells"]} of {s["cells"]} ({pct:.1f}%)'),
+              ("unpairable items (one rating)", unp), ("unrated items (no rating)", s["unrated_items"])])
+    counts = pd.Series([_label_text(ann.vocabulary[c]) for c in np.asarray(ann.codes)[np.asarray(ann.codes) >= 0]])
+    top = counts.value_counts().head(10).rename_axis("label").reset_index(name="ratings")
+    per_rater = s["ratings_per_rater"].rename_axis("rater").reset_index(name="ratings")
+    notes = "".join(f'<p class="note warn">{_esc(w)}</p>' for w in warns)
+    return (f'<div class="grid"><div>{kv}</div><div><h3>Ratings per rater</h3>{_table(per_rater)}</div>'
+            f'<div><h3>Most frequent labels</h3>{_table(top)}</div></div>{notes}')
+
+
+def _footnoted(df: pd.DataFrame, col: str) -> tuple[pd.DataFrame, str]:
+    """Replace the free-text ``col`` by note numbers; return the table and the numbered notes."""
+    texts = df[col].fillna("").astype(str)
+    notes = list(dict.fromkeys(t for t in texts if t))
+    marks = texts.map(lambda t: f"[{notes.index(t) + 1}]" if t else "")
+    listing = "".join(f'<p class="note">[{i}] {_esc(t)}</p>' for i, t in enumerate(notes, 1))
+    return df.assign(**{col: marks}).rename(columns={col: "note"}), listing
+
+
+def _coefficients_html(df: pd.DataFrame, ci_text: str) -> str:
+    first = df["chance"].isin(["", df["chance"].iloc[0]]) if len(df) else df["chance"]
+    view = df[first][["coefficient", "similarity", "value", "ci_low", "ci_high", "se", "observed", "expected",
+                      "n_items", "warnings"]].rename(columns={"similarity": "measure", "n_items": "items"})
+    view, notes = _footnoted(view, "warnings")
+    return (f'<p class="note">{_esc(ci_text)}. value: the coefficient (at most 1); ci_low, ci_high: the '
+            "interval; se: standard error; observed, expected: observed and chance agreement (proportions); "
+            "items: items used.</p>" + _table(view) + notes)
+
+
+def _sensitivity_html(df: pd.DataFrame) -> str:
+    import matplotlib.pyplot as plt
+
+    from softirr_stats.reporting import plot_sensitivity
+
+    finite = np.isfinite(df["value"].to_numpy(dtype=float))
+    if not finite.any():
+        return '<p class="note">No setting gave a finite value; nothing to plot.</p>'
+    ax = plot_sensitivity(df)
+    ax.figure.set_size_inches(8.5, ax.figure.get_size_inches()[1])
+    plt.tight_layout()
+    return ('<p class="note">Each row: one coefficient x measure x chance setting; the point is the estimate, the '
+            "bar its interval.</p>" + _png(ax.figure, "sensitivity forest plot"))
+
+
+def _labels_html(ann: Any, ci: Any) -> str:
+    import softirr_stats as sis
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = sis.multilabel_agreement(ann, ci=ci) if ci is not None else sis.multilabel_agreement(ann)
+    by = res.by_label.copy()
+    ci_txt = "" if math.isnan(res.ci_low) else f" [{res.ci_low:.4f}, {res.ci_high:.4f}]"
+    return (f'<p>Multi-label agreement (pooled baseline): <b>{res.value:.4f}</b>{_esc(ci_txt)}; observed '
+            f"{res.observed:.4f}, expected {res.expected:.4f}, floor (minimum feasible agreement) {res.floor:.4f}.</p>"
+            '<p class="note">One row per label: prevalence (share of ratings with the label), observed and '
+            "expected agreement on it, its coefficient, and its weight in the overall value.</p>" + _table(by))
+
+
+def _raters_html(ann: Any, measure: str, estimator: Any) -> str:
+    import matplotlib.pyplot as plt
+
+    mat = pairwise_agreement(ann, similarity=estimator)
+    r = len(mat)
+    fig, ax = plt.subplots(figsize=(1.6 + 0.75 * r, 1.2 + 0.65 * r))
+    im = ax.imshow(mat.to_numpy(), vmin=-1, vmax=1, cmap="RdBu")
+    ax.set_xticks(range(r), mat.columns, rotation=45, ha="right")
+    ax.set_yticks(range(r), mat.index)
+    vals = mat.to_numpy()
+    for (i, j), v in np.ndenumerate(vals):
+        if np.isfinite(v):
+            ax.text(j, i, f"{v:.2f}".replace("-0.00", "0.00"), ha="center", va="center", fontsize=9, color="white" if abs(v) > 0.6 else "black")
+    fig.colorbar(im, ax=ax, shrink=0.8, label="Cohen's kappa")
+    ax.set_title(f"pairwise Cohen's kappa ({measure})", fontsize=10)
+    means = pd.DataFrame({"rater": mat.index, "mean kappa with the others": np.nanmean(
+        np.where(np.eye(r, dtype=bool), np.nan, vals), axis=1) if r > 1 else [np.nan] * r})
+    return (f'<p class="note">Cohen\'s kappa of each pair of raters on the items both rated ({_esc(measure)}; the '
+            "first soft measure when one is given); a rater who agrees less with everyone stands out as a pale "
+            "row.</p>"
+            f'<div class="grid"><div>{_png(fig, "pairwise Cohen kappa heatmap")}</div><div>{_table(means)}</div></div>')
+
+
+def _calibration_html(judgments: pd.DataFrame, measure_name: str, estimator: Any) -> str:
+    from softirr_stats import calibration as cal
+
+    a = judgments["label_a"].astype(str).tolist()
+    b = judgments["label_b"].astype(str).tolist()
+    y = judgments["judgment"].to_numpy(dtype=float)
+    scores = np.asarray(estimator(a, b), dtype=float) if estimator is not None else (
+        np.asarray([x == z for x, z in zip(a, b, strict=True)], dtype=float))
+    ax = cal.plot_reliability_diagram(scores, y, bins=10, label=measure_name)
+    ax.figure.set_size_inches(5.5, 4.5)
+    ax.legend(loc="lower right", fontsize=8)
+    rd = cal.reliability_diagram(scores, y, bins=10)
+    kv = _kv([("measure", _esc(measure_name)), ("judged pairs", len(y)),
+              ("expected calibration error", f"{cal.expected_calibration_error(scores, y):.4f}"),
+              ("Brier score", f"{cal.brier_score(scores, y):.4f}")])
+    return ('<p class="note">Scores of the measure (estimated P(equivalent)) against the human judgments; points '
+            "on the diagonal are well calibrated.</p>"
+            f'<div class="grid"><div>{_png(ax.figure, "reliability diagram")}</div><div>{kv}'
+            f"{_table(rd[['lower', 'upper', 'count', 'mean_score', 'mean_label']])}</div></div>")
+
+
+def _model_html(ann: Any, model: str, level: float, seed: int, steps: int) -> str:
+    from softirr_stats.inference import SviConfig, annotator_agreement
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = annotator_agreement(ann, model=model, method="svi", level=level, seed=seed,
+                                  config=SviConfig(steps=steps), predictive_check=False)
+    table = model_summary(res, ann.raters, level)
+    notes = "".join(f'<p class="note warn">{_esc(w.message)}</p>' for w in caught[:5])
+    return (f'<p class="note">{_esc(model)} fitted by SVI ({steps} steps, seed {seed}); {level:.0%} equal-tailed '
+            "posterior intervals. kappa: the model-implied agreement; accuracy: P(the rater gives the true label)."
+            f"</p>{_table(table)}{notes}")
+
+
+def _provenance_html(source: Path | None, command: str | None, seed: int, ci_text: str, settings: dict[str, Any],
+                     judgments_path: Path | None) -> str:
+    pairs: list[tuple[str, Any]] = []
+    if source is not None:
+        pairs += [("input file", f"<code>{_esc(source.name)}</code>"),
+                  ("input sha256", f"<code>{_sha256(source)}</code>")]
+    if judgments_path is not None:
+        pairs.append(("judgments sha256", f"<code>{_sha256(judgments_path)}</code>"))
+    pairs += [("command", f"<code>{_esc(command)}</code>" if command else "(built from Python)"),
+              ("seed", seed), ("interval", _esc(ci_text))]
+    pairs += [(k, _esc(v)) for k, v in settings.items()]
+    pairs.append(("created (UTC)", _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M:%S")))
+    versions = pd.DataFrame(_versions(), columns=["package", "version"])
+    return f'<div class="grid"><div>{_kv(pairs)}</div><div>{_table(versions)}</div></div>'
+
+
+# ------------------------------------------------------------------------------ entry point
+def build_report(
+    ann: Any,
+    *,
+    measures: Sequence[str | tuple[str, Any]] = ("exact",),
+    coefficients: Sequence[str] | None = None,
+    chance: Sequence[Any] = ("exact",),
+    ci: Any = None,
+    judgments: pd.DataFrame | None = None,
+    model: str | None = None,
+    model_steps: int = 1000,
+    model_level: float = 0.9,
+    seed: int = 0,
+    source: str | Path | None = None,
+    judgments_path: str | Path | None = None,
+    command: str | None = None,
+    title: str | None = None,
+) -> str:
+    """One self-contained HTML page reporting agreement on ``ann``.
+
+    Sections (ids in :data:`SECTIONS`): data summary; coefficients with intervals for every
+    measure; the sensitivity forest plot; label-wise decomposition (set-valued labels only);
+    rater-level agreement (pairwise Cohen's kappa heatmap; two or more raters); calibration of
+    the first soft measure against human judgments (when ``judgments`` is given); an annotator
+    model's posterior summary (when ``model`` is given); provenance (package versions, seed,
+    interval settings, sha256 of the input, the command). Plots are base64 PNG and the CSS is
+    inline: the page needs no network.
+
+    Parameters
+    ----------
+    ann : Annotations
+    measures : sequence
+        Measure names (``"exact"``, ``"levenshtein"``, ...) or ``(name, estimator)`` pairs.
+    coefficients : sequence of str, optional
+        Names for :func:`softirr_stats.sensitivity` (default: its usual set for the data).
+    chance : sequence
+        Chance settings for the sensitivity table (the coefficients section shows the first).
+    ci : None, "analytic" or Bootstrap
+    judgments : DataFrame, optional
+        Columns ``label_a, label_b, judgment`` (judgment in [0, 1]).
+    model : str, optional
+        Annotator model for :func:`softirr_stats.annotator_agreement` (fitted by SVI).
+    model_steps, model_level : int, float
+        SVI steps and posterior interval level of the model section.
+    seed : int
+        Recorded in the provenance (and used for the model fit).
+    source, judgments_path : path, optional
+        Files whose sha256 is recorded.
+    command : str, optional
+        The command line that built the report.
+    title : str, optional
+
+    Returns
+    -------
+    str
+        The HTML document.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import softirr_stats as sis
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["b", "b"], ["a", "b"], ["c", "c"]])
+    >>> page = build_report(ann, coefficients=["cohen_kappa"])
+    >>> page.startswith("<!DOCTYPE html>") and 'id="raters"' in page and "http" not in page
+    True
+    """
+    import matplotlib
+
+    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "cairo"):
+        matplotlib.use("Agg")
+    import softirr_stats as sis
+
+    if judgments is not None:
+        missing = [c for c in ("label_a", "label_b", "judgment") if c not in judgments.columns]
+        if missing:
+            raise ValueError(f"judgments is missing the columns {missing}; expected label_a, label_b, judgment; "
+                             f"got {list(judgments.columns)}")
+    sims = [(m, None if m == "exact" else m) if isinstance(m, str) else tuple(m) for m in measures]
+    if not sims:
+        raise ValueError("measures must name at least one measure, e.g. ('exact',)")
+    source = Path(source) if source is not None else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summary = data_summary(ann)
+        df = sis.sensitivity(ann, coefficients=coefficients, similarities=sims, chance=chance, ci=ci)
+    warns = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    if ci is None:
+        ci_text = "point estimates, no interval"
+    elif isinstance(ci, str):
+        ci_text = f"{ci} intervals"
+    else:
+        ci_text = (f"{ci.level:.0%} {ci.method} intervals, B = {ci.n} bootstrap replicates, "
+                   f"design = {ci.design}, seed = {ci.seed}")
+    sections = [_section("summary", _summary_html(ann, summary, warns)),
+                _section("coefficients", _coefficients_html(df, ci_text)),
+                _section("sensitivity", _sensitivity_html(df))]
+    if ann.kind == "set":
+        sections.append(_section("labels", _labels_html(ann, ci)))
+    soft_name, soft = next(((n, e) for n, e in sims if e is not None), ("exact", None))
+    if isinstance(soft, str):
+        from softirr_stats.agreement._similarity import estimator_from_name
+
+        soft = estimator_from_name(soft)
+    if ann.n_raters >= 2:
+        sections.append(_section("raters", _raters_html(ann, soft_name, soft)))
+    if judgments is not None:
+        sections.append(_section("calibration", _calibration_html(judgments, soft_name, soft)))
+    if model is not None:
+        sections.append(_section("model", _model_html(ann, model, model_level, seed, model_steps)))
+    settings = {"measures": ", ".join(n for n, _ in sims), "chance": ", ".join(map(str, chance)),
+                "coefficients": ", ".join(coefficients) if coefficients else "default set"}
+    if model is not None:
+        settings["model"] = f"{model} (SVI, {model_steps} steps, level {model_level})"
+    sections.append(_section("provenance", _provenance_html(source, command, seed, ci_text, settings,
+                                                            Path(judgments_path) if judgments_path else None)))
+    present = [s.split('"')[1] for s in sections]
+    nav = "".join(f'<a href="#{sid}">{_esc(_TITLES[sid])}</a>' for sid in present)
+    heading = title or (f"Agreement report: {source.name}" if source is not None else "Agreement report")
+    sub = (f"{summary['n_items']} items, {summary['n_raters']} raters, {summary['n_labels']} labels; {ci_text}")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_esc(heading)}</title>"
+            f"<style>{_CSS}</style></head><body><header><h1>{_esc(heading)}</h1><p>{_esc(sub)}</p></header>"
+            f"<nav>{nav}</nav><main>{''.join(sections)}</main></body></html>\n")
