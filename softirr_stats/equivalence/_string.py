@@ -268,22 +268,22 @@ class Masi(_SetEstimator):
     """MASI similarity ``J * M`` (Passonneau 2006); tokens as in :class:`Jaccard`.
 
     ``M`` is 1 for equal sets, 2/3 when one is a subset of the other, 1/3 for other
-    overlapping sets, 0 for disjoint ones. By default the rounded constants 0.67 / 0.33 that
-    NLTK's ``masi_distance`` used for years (and that published MASI values were computed
-    with) are used; ``exact=True`` uses 2/3 and 1/3, which recent NLTK releases use
-    (``1 - Masi(exact=True) == nltk.metrics.masi_distance`` there).
+    overlapping sets, 0 for disjoint ones (Passonneau 2006; the constants current NLTK uses,
+    so ``1 - Masi() == nltk.metrics.masi_distance``). ``exact=False`` uses the rounded
+    constants 0.67 / 0.33 that NLTK's ``masi_distance`` used for years, to reproduce values
+    published with those releases.
 
     Examples
     --------
-    >>> Masi()([frozenset({1, 2})], [frozenset({1, 2, 3, 4})]).tolist()
-    [0.335]
-    >>> round(float(Masi(exact=True)([frozenset({1, 2})], [frozenset({1, 2, 3, 4})])[0]), 6)
+    >>> round(float(Masi()([frozenset({1, 2})], [frozenset({1, 2, 3, 4})])[0]), 6)
     0.333333
+    >>> Masi(exact=False)([frozenset({1, 2})], [frozenset({1, 2, 3, 4})]).tolist()
+    [0.335]
     """
 
     name = "masi"
 
-    def __init__(self, *, exact: bool = False, tokenizer: Callable[[str], Any] | None = None) -> None:
+    def __init__(self, *, exact: bool = True, tokenizer: Callable[[str], Any] | None = None) -> None:
         super().__init__(tokenizer=tokenizer)
         self.exact = bool(exact)
 
