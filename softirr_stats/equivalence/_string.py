@@ -73,8 +73,7 @@ class _RapidfuzzEstimator(BaseEstimator):
         raise NotImplementedError
 
     def _settings(self) -> dict[str, Any]:
-        proc = None if self.processor is None else getattr(self.processor, "__qualname__", repr(self.processor))
-        return {"processor": proc}
+        return {"processor": self.processor}  # a callable is described in full by the fingerprint
 
     def _check_inputs(self, a: np.ndarray, b: np.ndarray) -> None:
         _check_strings(a, "a", self.name)
@@ -165,9 +164,7 @@ class _SetEstimator(BaseEstimator):
         self.tokenizer = tokenizer
 
     def _settings(self) -> dict[str, Any]:
-        tok = "whitespace-lower" if self.tokenizer is None else getattr(
-            self.tokenizer, "__qualname__", repr(self.tokenizer))
-        return {"tokenizer": tok}
+        return {"tokenizer": "whitespace-lower" if self.tokenizer is None else self.tokenizer}
 
     def _as_set(self, x: Any, where: str) -> frozenset:
         if isinstance(x, str):
