@@ -102,3 +102,61 @@ def test_unicode_normalisation_opt_in(tmp_path):
     assert sis.read_annotations(p, normalize="NFC").vocabulary == (composed,)
     with pytest.raises(ValueError, match="normalize must be one of"):
         sis.Annotations.from_wide(wide, normalize="nfc")
+
+
+# --- bootstraps that cannot vary are refused; intervals stay in range ----------------------
+from softirr_stats.agreement._engine import DegenerateWarning  # noqa: E402
+
+TABLE = np.random.default_rng(0).integers(0, 3, (12, 3)).tolist()
+
+
+@pytest.mark.parametrize("kwargs, exc, fragment", [
+    (dict(chunk_size=-3), ValueError, "chunk_size must be >= 1"),
+    (dict(chunk_size=2.5), TypeError, "chunk_size must be an integer"),
+    (dict(seed=1.5), TypeError, "seed must be an integer"),
+    (dict(seed=2**70), ValueError, r"seed must be an integer in \[0, 2\*\*63 - 1\]"),
+    (dict(seed=-1), ValueError, "seed must be an integer"),
+    (dict(seed=True), TypeError, "seed must be an integer"),
+])
+def test_bootstrap_arguments_validated_up_front(kwargs, exc, fragment):
+    with pytest.raises(exc, match=fragment):
+        sis.Bootstrap(n=10, **kwargs)
+
+
+def test_degenerate_designs_are_refused():
+    with pytest.raises(ValueError, match="needs at least 2 clusters per stratum to resample; got 1 in total"):
+        sis.fleiss_kappa(TABLE, ci=sis.Bootstrap(n=50, design="cluster", cluster=[0] * 12))
+    with pytest.raises(ValueError, match="needs at least 2 items per stratum to resample; got 1 in 12 of 12 strata"):
+        sis.fleiss_kappa(TABLE, ci=sis.Bootstrap(n=50, strata=list(range(12))))
+    with pytest.raises(ValueError, match="needs at least 2 items per stratum to resample; got 1 in 1 of 3 strata"):
+        sis.fleiss_kappa(TABLE, ci=sis.Bootstrap(n=50, design="bayesian", strata=[0] * 6 + [1] * 5 + [2]))
+    two = [row[:2] for row in TABLE]
+    with pytest.raises(ValueError, match="resamples raters and needs at least 3; got 2"):
+        sis.cohen_kappa(two, ci=sis.Bootstrap(n=50, design="raters"))
+    with pytest.raises(ValueError, match="resamples raters and needs at least 3"):
+        sis.krippendorff_alpha(two, ci=sis.Bootstrap(n=50, design="items+raters"))
+    ok = sis.fleiss_kappa(TABLE, ci=sis.Bootstrap(n=50, design="cluster", cluster=[i // 3 for i in range(12)]))
+    assert ok.ci_low < ok.ci_high and ok.se > 1e-6
+
+
+def test_mostly_nan_or_identical_replicates_warn():
+    from softirr_stats.uncertainty._bootstrap import replicate_problem
+
+    assert "6 of 9 bootstrap replicates are undefined" in replicate_problem(np.r_[[np.nan] * 6, 0.1, 0.2, 0.3])
+    assert replicate_problem(np.r_[[np.nan] * 3, np.linspace(0, 1, 6)]) == ""
+    # kappa 0 in every resample that has the one disagreement, nan in the others
+    with pytest.warns(DegenerateWarning, match="finite bootstrap replicates are identical"):
+        r = sis.cohen_kappa([["a", "a"]] * 9 + [["a", "b"]], ci=sis.Bootstrap(n=200, seed=1))
+    assert abs(r.value) < 1e-12 and r.ci_high - r.ci_low < 1e-12 and any("understates" in w for w in r.warnings)
+    with pytest.warns(DegenerateWarning, match="finite bootstrap replicates are identical"):
+        r = sis.percent_agreement([["a", "b"]] * 8, ci=sis.Bootstrap(n=100))
+    assert r.ci_low == r.ci_high == 0.0 and any("understates" in w for w in r.warnings)
+
+
+def test_basic_bootstrap_limits_clipped_to_the_range():
+    near_perfect = [["a", "a"]] * 18 + [["b", "b"]] * 18 + [["a", "b"], ["c", "c"], ["c", "c"], ["b", "b"]]
+    raw = sis.cohen_kappa(near_perfect, ci=sis.Bootstrap(n=400, method="percentile", seed=2))
+    r = sis.cohen_kappa(near_perfect, ci=sis.Bootstrap(n=400, method="basic", seed=2))
+    assert 2 * r.value - raw.ci_low > 1.0  # the unclipped basic upper limit
+    assert r.ci_high == 1.0 and any("truncated at 1" in w for w in r.warnings)
+    assert r.ci_low == pytest.approx(2 * r.value - raw.ci_high)
