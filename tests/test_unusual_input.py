@@ -160,3 +160,37 @@ def test_basic_bootstrap_limits_clipped_to_the_range():
     assert 2 * r.value - raw.ci_low > 1.0  # the unclipped basic upper limit
     assert r.ci_high == 1.0 and any("truncated at 1" in w for w in r.warnings)
     assert r.ci_low == pytest.approx(2 * r.value - raw.ci_high)
+
+
+# --- ordered weights need an order; SEs need enough pairs; counts agree ----------------------
+def test_named_weights_on_text_labels_need_categories():
+    table = [["low", "medium"], ["high", "high"], ["medium", "medium"], ["low", "high"]]
+    with pytest.raises(ValueError, match=r"weights='linear' orders the labels.*categories="):
+        sis.cohen_kappa(table, weights="linear")
+    with pytest.raises(ValueError, match="categories="):
+        sis.fleiss_kappa(table, weights="quadratic")
+    ordered = sis.cohen_kappa(table, weights="linear", categories=["low", "medium", "high"])
+    assert np.isfinite(ordered.value)
+    assert sis.cohen_kappa(table, weights="identity").value == pytest.approx(sis.cohen_kappa(table).value)
+    assert np.isfinite(sis.cohen_kappa([[1, 2], [3, 3], [2, 2], [1, 3]], weights="linear").value)
+
+
+def test_sampled_pairs_se_needs_enough_pairs():
+    table = np.random.default_rng(1).integers(0, 4, (30, 2)).tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateWarning)
+        r = sis.scott_pi(table, chance=sis.SampledPairs(n=2))
+    assert np.isnan(r.chance_se) and any("fewer than the 30" in w for w in r.warnings)
+    big = sis.scott_pi(table, chance=sis.SampledPairs(n=4000))
+    assert 0 < big.chance_se < 0.05 and not any("chance_se is nan" in w for w in big.warnings)
+
+
+def test_unpairable_warning_and_result_agree_on_the_count():
+    df = pd.DataFrame({"item": [1, 1, 2, 3, 3, 4], "rater": ["a", "b", "a", "a", "b", "a"],
+                       "label": ["x", "x", "y", "x", "y", None]})
+    ann = sis.Annotations.from_long(df)
+    with pytest.warns(sis.UnpairableItemsWarning) as rec:
+        r = sis.fleiss_kappa(ann)
+    shown = [str(w.message) for w in rec if issubclass(w.category, sis.UnpairableItemsWarning)]
+    assert shown[0].startswith("2 of 4 items")
+    assert any(w.startswith("2 of 4 items") for w in r.warnings)

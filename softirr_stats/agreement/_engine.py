@@ -553,10 +553,28 @@ def _device_kd(pp: Padded) -> KernelData:
     return cached
 
 
-def chance_standard_error(prep: Prepared) -> float:
-    """SE of a sampled chance term (nan for exact chance)."""
+#: Fewest sampled chance pairs (per rater pair for Cohen-type coefficients) that carry a
+#: standard error; below it the sample SD is too unstable (two equal scores give SE 0).
+MIN_PAIRS_FOR_SE = 30
+
+
+def chance_se_problem(prep: Prepared) -> str:
+    """Why a sampled chance term has no standard error ('' when it has one)."""
     cp = prep.chance_pairs
-    if cp is None:
+    if cp is None or cp.permutation is not None:
+        return ""
+    cnt = np.bincount(cp.group, minlength=cp.n_groups)
+    if cnt.min() < MIN_PAIRS_FOR_SE:
+        per = " per rater pair" if cp.n_groups > 1 else ""
+        return (f"chance_se is nan: {cp.label} drew {int(cnt.min())} chance pairs{per}, fewer than the "
+                f"{MIN_PAIRS_FOR_SE} a standard error needs; use a larger n")
+    return ""
+
+
+def chance_standard_error(prep: Prepared) -> float:
+    """SE of a sampled chance term (nan for exact chance, or with too few sampled pairs)."""
+    cp = prep.chance_pairs
+    if cp is None or chance_se_problem(prep):
         return math.nan
     if cp.permutation is not None:
         n_perm = int(cp.permutation.max()) + 1

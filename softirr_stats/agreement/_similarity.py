@@ -5,6 +5,7 @@ diagonal. It is never materialised for the whole vocabulary unless asked: statis
 the pairs they need (``pairs``) or for a block over a support (``block``).
 """
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -233,6 +234,23 @@ def _is_exact(obj: Any) -> bool:
     return isinstance(obj, Exact)
 
 
+def check_weight_order(ann: Annotations, weights: str) -> None:
+    """Named ordered weights need an order: numeric labels or declared ``categories=``.
+
+    Text labels ("low", "medium", "high") have no order of their own; sorting them
+    alphabetically would silently weight "high" next to "low".
+    """
+    if weights == "identity" or ann.kind != "categorical" or ann.categories is not None:
+        return
+    if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in ann.vocabulary):
+        return
+    shown = ", ".join(repr(v) for v in ann.vocabulary[:6]) + (", ..." if len(ann.vocabulary) > 6 else "")
+    raise ValueError(
+        f"weights={weights!r} orders the labels, but these are text labels with no declared order "
+        f"({shown}); pass categories=[...] listing them in order (e.g. categories=['low', 'medium', "
+        f"'high']), or use numeric labels")
+
+
 def resolve_similarity(
     ann: Annotations,
     *,
@@ -253,6 +271,7 @@ def resolve_similarity(
                 raise ValueError(f"weights must be one of {list(WEIGHT_NAMES)} or a K x K array; got {weights!r}")
             if ann.kind == "set":
                 raise ValueError("named weights need categorical or numeric labels; use similarity= for sets")
+            check_weight_order(ann, weights)
             m = weight_matrix(weights, category_values(ann))
             sim = MatrixSimilarity(m, name=weights)
             return sim if weights != "identity" else VocabSimilarity(k)
