@@ -194,3 +194,62 @@ def test_unpairable_warning_and_result_agree_on_the_count():
     shown = [str(w.message) for w in rec if issubclass(w.category, sis.UnpairableItemsWarning)]
     assert shown[0].startswith("2 of 4 items")
     assert any(w.startswith("2 of 4 items") for w in r.warnings)
+
+
+# --- long work says so: cost estimate, auto budget, progress, long labels, bounded blocks ----
+def _vocab_table(k, seed=0):
+    rng = np.random.default_rng(seed)
+    words = [f"w{i:04d}x{'y' * (i % 7)}" for i in range(k)]
+    return [[words[rng.integers(k)], words[rng.integers(k)]] for _ in range(k)]
+
+
+def test_auto_switches_to_sampled_pairs_beyond_the_time_budget(monkeypatch):
+    import time as _time
+
+    from softirr_stats.agreement import _engine
+
+    def slow(a, b):
+        _time.sleep(2e-4 * len(a))
+        return [float(x[:4] == y[:4]) for x, y in zip(a, b, strict=False)]
+
+    est = sis.equivalence.as_estimator(slow, symmetric=True)
+    table = _vocab_table(80)
+    monkeypatch.setattr(_engine, "AUTO_BUDGET_SECONDS", 0.05)
+    r = sis.fleiss_kappa(table, similarity=est, chance="auto")
+    assert r.chance.startswith("sampled_pairs") and np.isfinite(r.chance_se)
+    assert any("chose SampledPairs" in w and "budget 0.05 s" in w and "ms per pair" in w for w in r.warnings)
+    monkeypatch.setattr(_engine, "AUTO_BUDGET_SECONDS", 3600.0)
+    r = sis.fleiss_kappa(table, similarity=est, chance="auto")
+    assert r.chance == "exact" and any("chose exact" in w and "estimated" in w for w in r.warnings)
+
+
+def test_progress_bar_only_when_asked_or_on_a_terminal(monkeypatch, capsys):
+    from softirr_stats.agreement import _cost, prepare, resolve_similarity
+
+    ann = sis.Annotations.from_wide(_vocab_table(60))
+    monkeypatch.setattr(_cost, "PROGRESS_AFTER_SECONDS", 0.0)
+
+    def slow(a, b):
+        return [0.5] * len(a)
+
+    for progress, shown in ((True, True), (False, False), (None, False)):  # pytest's stderr is no terminal
+        sim = resolve_similarity(ann, similarity=sis.equivalence.as_estimator(slow, symmetric=True))
+        prepare(ann, "pooled", sim, progress=progress)
+        err = capsys.readouterr().err
+        assert ("scoring label pairs" in err) == shown, (progress, err[-300:])
+
+
+def test_long_labels_warn_and_blocks_stay_bounded():
+    from softirr_stats.agreement._chance import BlockedQuad
+    from softirr_stats.agreement._cost import LONG_LABEL_CHARS, CostWarning
+
+    long_a, long_b = "a" * (LONG_LABEL_CHARS + 1), "a" * LONG_LABEL_CHARS + "b"
+    with pytest.warns(CostWarning, match=r"1 label\(s\) are longer than 10000 characters"):
+        sis.fleiss_kappa([[long_a, "x"], ["x", "x"], ["y", "y"]], similarity=sis.equivalence.Levenshtein())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CostWarning)
+        sis.fleiss_kappa([[long_a, long_b], ["x", "x"]])  # exact matching scores nothing: no warning
+    from softirr_stats.agreement._similarity import ScoredSimilarity
+
+    sim = ScoredSimilarity(sis.equivalence.Levenshtein(), tuple(f"l{i}" for i in range(200_000)))
+    assert BlockedQuad(sim, np.arange(200_000)).block_rows * 200_000 <= 2**23

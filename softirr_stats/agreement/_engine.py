@@ -19,6 +19,7 @@ import numpy as np
 from softirr_stats._jax import x64
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._chance import (
+    BlockedQuad,
     DEFAULT_MAX_EXACT_PAIRS,
     DenseQuad,
     IdentityQuad,
@@ -26,6 +27,14 @@ from softirr_stats.agreement._chance import (
     SampledPairs,
     make_quad,
     resolve_chance,
+)
+from softirr_stats.agreement._cost import (
+    AUTO_BUDGET_SECONDS,
+    ScoringCost,
+    exact_chance_cost,
+    scoring_progress,
+    warn_long_labels,
+    warn_slow_exact,
 )
 from softirr_stats.agreement._design import Design, build_design
 from softirr_stats.agreement._kernels import FAMILIES, KernelData, combine, stage1
@@ -209,9 +218,37 @@ def _sample_chance_pairs(d: Design, family: str, plan: MonteCarlo | SampledPairs
     return a, b, np.zeros(len(a), dtype=int), np.zeros((1, 2), dtype=int), perm_id
 
 
+def sim_is_scored(sim: VocabSimilarity) -> bool:
+    """Whether the similarity calls an estimator (not identity, not a given matrix)."""
+    return not (sim.is_identity or sim.is_matrix)
+
+
+def _choose_auto(sim: VocabSimilarity, support: np.ndarray, uses_chance: bool, max_exact_pairs: int,
+                 cost: "ScoringCost | None") -> tuple[Any, list[str]]:
+    """``chance="auto"``: exact within the pair limit and the time budget, else SampledPairs."""
+    if not uses_chance:
+        return "exact", []
+    ks = len(support)
+    need = _exact_pairs_needed(sim, ks)
+    seconds = cost.seconds if cost is not None else 0.0
+    if need <= max_exact_pairs and seconds <= AUTO_BUDGET_SECONDS:
+        how = "scored one by one" if need else "vectorised or already known"
+        est = f", estimated {cost.describe()}" if cost is not None and cost.n_probed else ""
+        return "exact", [f"chance='auto' chose exact over {ks} labels ({ks * (ks - 1) // 2} label pairs, {how}{est})"]
+    why = (f"exact would score {need} label pairs (limit {max_exact_pairs})" if need > max_exact_pairs
+           else f"exact would score {cost.describe()} (budget {AUTO_BUDGET_SECONDS:g} s)")  # type: ignore[union-attr]
+    return SampledPairs(n=20_000), [f"chance='auto' chose SampledPairs(n=20000): {why}; chance_se "
+                                    "reports the sampling error of the chance term"]
+
+
 def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any = "exact",
-            max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS) -> Prepared:
-    """Everything a coefficient needs that does not depend on the weights."""
+            max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS, progress: bool | None = None) -> Prepared:
+    """Everything a coefficient needs that does not depend on the weights.
+
+    Before an exact chance pass with a scored similarity its cost is estimated from a timed
+    probe (see :mod:`softirr_stats.agreement._cost`); ``progress`` shows a bar for a long
+    pass (None: on a terminal only).
+    """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {list(FAMILIES)}; got {family!r}")
     chance = resolve_chance(chance)
@@ -223,17 +260,14 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
     remap[support] = np.arange(len(support))
     notes: list[str] = []
     uses_chance = family in ("pooled", "conger", "alpha", "light")
+    cost = None
+    if sim_is_scored(sim):
+        warn_long_labels(ann.vocabulary, support, sim.name)
+        if uses_chance and not isinstance(chance, MonteCarlo | SampledPairs):
+            cost = exact_chance_cost(sim, support)
     if chance == "auto":
-        need = _exact_pairs_needed(sim, len(support))
-        if not uses_chance or need <= max_exact_pairs:
-            chance = "exact"
-            if uses_chance:
-                how = "scored one by one" if need else "vectorised or already known"
-                notes.append(f"chance='auto' chose exact over {len(support)} labels "
-                             f"({len(support) * (len(support) - 1) // 2} label pairs, {how})")
-        else:
-            chance = SampledPairs(n=20_000)
-            notes.append(f"chance='auto' chose SampledPairs(n=20000): exact would score {need} label pairs")
+        chance, auto_note = _choose_auto(sim, support, uses_chance, max_exact_pairs, cost)
+        notes += auto_note
     chance_pairs = None
     quad = None
     label = "exact"
@@ -247,7 +281,12 @@ def prepare(ann: Annotations, family: str, sim: VocabSimilarity, *, chance: Any 
                                    n_groups=len(groups), label=chance.label, permutation=perm)
         label = chance.label
     elif uses_chance:
-        quad = make_quad(sim, support)
+        if cost is not None:
+            warn_slow_exact(cost)
+        with scoring_progress(cost or ScoringCost(0, 0.0, 0), progress):
+            quad = make_quad(sim, support)
+        if isinstance(quad, BlockedQuad):  # scores lazily, block by block, when evaluated
+            quad.cost, quad.progress = cost, progress
     pair_s = sim.pairs(d.pair_ca, d.pair_cb)
     gid = d.pair_ra.astype(np.int64) * d.n_raters + d.pair_rb
     present_g = np.bincount(gid, minlength=d.n_raters * d.n_raters) > 0  # O(P), no sort

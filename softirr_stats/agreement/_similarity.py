@@ -62,6 +62,10 @@ class MatrixSimilarity(VocabSimilarity):
         return float(self.matrix.sum())
 
 
+#: Pairs per estimator call while a progress bar is shown.
+SCORE_CHUNK = 2048
+
+
 class ScoredSimilarity(VocabSimilarity):
     """Similarity from an equivalence estimator, scored lazily (each pair at most once)."""
 
@@ -93,7 +97,23 @@ class ScoredSimilarity(VocabSimilarity):
         self._known_keys, self._known_vals = allk[order], allv[order]
 
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Score code pairs (a < b, unique) through the estimator; symmetrised."""
+        """Score code pairs (a < b, unique) through the estimator; symmetrised.
+
+        Under a progress bar (a long exact chance pass) the pairs go in chunks, each counted.
+        """
+        from softirr_stats.agreement._cost import advance, bar_active
+
+        if bar_active() and len(a) > SCORE_CHUNK:
+            parts = []
+            for k in range(0, len(a), SCORE_CHUNK):  # chunks of pairs, each one estimator call
+                parts.append(self._score_once(a[k:k + SCORE_CHUNK], b[k:k + SCORE_CHUNK]))
+                advance(len(parts[-1]) * (1 if self.symmetric else 2))
+            return np.concatenate(parts)
+        out = self._score_once(a, b)
+        advance(len(out) * (1 if self.symmetric else 2))
+        return out
+
+    def _score_once(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         from softirr_stats.equivalence import score_pairs
 
         la, lb = self.vocabulary[a], self.vocabulary[b]
