@@ -147,7 +147,7 @@ def _describe(obj: Any, seen: dict[int, str], depth: int) -> str:
         return f"ufunc:numpy.{obj.__name__}"
     if isinstance(obj, type):
         return f"class:{obj.__module__}.{obj.__qualname__}"
-    return _unsafe(obj, "an object whose state cannot be described (give fingerprint=...)")
+    return _unsafe(obj, "holds an object whose state cannot be described")
 
 
 def describe(obj: Any) -> str:
