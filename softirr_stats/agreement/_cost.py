@@ -42,8 +42,10 @@ AUTO_BUDGET_SECONDS = 60.0
 PROGRESS_AFTER_SECONDS = 3.0
 #: Labels longer than this many characters give a :class:`CostWarning` before scoring.
 LONG_LABEL_CHARS = 10_000
-#: Pairs scored by the timing probe.
+#: Pairs scored by the timing probe (pair-by-pair estimators).
 PROBE_PAIRS = 64
+#: Side of the block probed for vectorised estimators (256 x 256 = 65536 pairs, a few ms).
+CHEAP_PROBE_SIDE = 256
 #: Exact chance is expected to take this long or more: a :class:`CostWarning` gives the estimate.
 WARN_AFTER_SECONDS = 600.0
 
@@ -66,11 +68,14 @@ class ScoringCost:
     def seconds(self) -> float:
         return self.n_pairs * self.seconds_per_pair if self.n_pairs else 0.0
 
+    def describe_time(self) -> str:
+        return (f"about {_human(self.seconds)} ({self.seconds_per_pair * 1e3:.3g} ms per pair "
+                f"measured on {self.n_probed})")
+
     def describe(self) -> str:
         if not self.n_probed:
             return f"{self.n_pairs} label pairs"
-        return (f"{self.n_pairs} label pairs, about {_human(self.seconds)} "
-                f"({self.seconds_per_pair * 1e3:.3g} ms per pair measured on {self.n_probed})")
+        return f"{self.n_pairs} label pairs, {self.describe_time()}"
 
 
 def _human(seconds: float) -> str:
@@ -96,8 +101,8 @@ def exact_chance_cost(sim: Any, support: np.ndarray, seed: int = 0) -> ScoringCo
     if n_pairs <= 2 * PROBE_PAIRS:
         return ScoringCost(n_pairs, 0.0, 0)
     rng = np.random.default_rng(seed)
-    if getattr(sim, "cheap", False):
-        side = int(math.isqrt(PROBE_PAIRS))
+    if getattr(sim, "cheap", False):  # one vectorised call: a block large enough to amortise its overhead
+        side = max(1, min(CHEAP_PROBE_SIDE, len(support) // 2))
         pick = rng.choice(support, 2 * side, replace=False)
         t0 = time.perf_counter()
         sim.block(pick[:side], pick[side:], count=False)

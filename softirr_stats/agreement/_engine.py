@@ -233,7 +233,7 @@ def _choose_auto(sim: VocabSimilarity, support: np.ndarray, uses_chance: bool, m
     seconds = cost.seconds if cost is not None else 0.0
     if need <= max_exact_pairs and seconds <= AUTO_BUDGET_SECONDS:
         how = "scored one by one" if need else "vectorised or already known"
-        est = f", estimated {cost.describe()}" if cost is not None and cost.n_probed else ""
+        est = f", estimated {cost.describe_time()}" if cost is not None and cost.n_probed else ""
         return "exact", [f"chance='auto' chose exact over {ks} labels ({ks * (ks - 1) // 2} label pairs, {how}{est})"]
     why = (f"exact would score {need} label pairs (limit {max_exact_pairs})" if need > max_exact_pairs
            else f"exact would score {cost.describe()} (budget {AUTO_BUDGET_SECONDS:g} s)")  # type: ignore[union-attr]
