@@ -151,7 +151,7 @@ def multilabel_agreement(ann: Any, *, baseline: str = "fleiss", labels: Any = No
     notes: list[str] = []
     if ann.unpairable_items:
         n_unpairable = ann.warn_unpairable(stacklevel=3)
-        notes.append(f"{n_unpairable} of {ann.n_items} items have fewer than two ratings and add no "
+        notes.append(f"{n_unpairable} of {ann.n_items} items have fewer than two ratings (a single rating or none) and add no "
                      "observed agreement")
     bad = s["degenerate_labels"]
     if len(bad):

@@ -54,7 +54,7 @@ def point_estimate(ann: Annotations, *, family: str, coefficient: str, sim: Voca
     notes += warn_degenerate(coefficient, pa, pe, value)
     if ann.unpairable_items:  # the note carries the warning's own count
         n_unpairable = ann.warn_unpairable(stacklevel=5)
-        notes.append(f"{n_unpairable} of {ann.n_items} items have fewer than two ratings and add no "
+        notes.append(f"{n_unpairable} of {ann.n_items} items have fewer than two ratings (a single rating or none) and add no "
                      "observed agreement")
     se_problem = chance_se_problem(prep)
     if se_problem:
