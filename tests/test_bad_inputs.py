@@ -100,7 +100,7 @@ ROWS = [
     ("constant-alpha", lambda t: A([[1, 1], [1, 1]]), ("nan", DegenerateWarning, "undefined")),
     ("single-item-pair", lambda t: sis.percent_agreement([["a", "b"]]), ("value", 0.0)),
     ("perfect", lambda t: C([["a", "a"], ["b", "b"]]), ("value", 1.0)),
-    ("unpairable-items", lambda t: F([["a", "a"], ["b", None], ["c", "c"]]), ("value", F([["a", "a"], ["b", None], ["c", "c"]]).value)),
+    ("unpairable-items", lambda t: F([["a", "a"], ["b", None], ["c", "c"]]).n_items, ("value", 3)),
     # --- weights and similarity ------------------------------------------------------------------
     ("weights-typo", lambda t: C(GOOD, weights="linaer"), ("error", ValueError, "weights must be one of")),
     ("weights-text-no-order", lambda t: C([["low", "high"], ["mid", "mid"], ["low", "low"]], weights="linear"),
