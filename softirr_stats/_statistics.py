@@ -106,8 +106,9 @@ def multilabel_agreement(ann: Any, *, baseline: str = "fleiss", labels: Any = No
     s = multilabel_summary(data, baseline)
     notes: list[str] = []
     if ann.unpairable_items:
-        ann.warn_unpairable(stacklevel=3)
-        notes.append(f"{len(ann.unpairable_items)} items with a single rating add no observed agreement")
+        n_unpairable = ann.warn_unpairable(stacklevel=3)
+        notes.append(f"{n_unpairable} of {ann.n_items} items have fewer than two ratings (a single rating or none) and add no "
+                     "observed agreement")
     bad = s["degenerate_labels"]
     if len(bad):
         names = [data.labels[k] for k in bad[:5]]

@@ -92,5 +92,8 @@ def test_wide_dataframe_input_and_categories():
     ann = sis.Annotations.from_wide(df, categories=["low", "mid", "high"])
     assert r.value == pytest.approx(sis.cohen_kappa(ann, weights="linear").value, abs=1e-15)
     # declared order matters for weights: 'mid' is between 'low' and 'high'
-    sorted_order = sis.cohen_kappa(df, weights="linear").value
+    sorted_order = sis.cohen_kappa(df, weights="linear", categories=["high", "low", "mid"]).value
     assert r.value != pytest.approx(sorted_order)
+    # text labels without a declared order: ordered weights refuse to guess (issue 11)
+    with pytest.raises(ValueError, match="categories="):
+        sis.cohen_kappa(df, weights="linear")

@@ -175,3 +175,145 @@ def test_bad_arguments_and_outputs(tmp_path):
     with pytest.raises(ValueError, match=r"nan for pair 0 \('a', 'b'\)"):
         est(["a"], ["b"])
     assert est.n_cached() == 0  # nothing stored from a failed batch
+
+
+# --- trust: fingerprints, foreign files, read-only caches, tampered scores ----------------
+from softirr_stats.equivalence._cache import APPLICATION_ID, SCHEMA_VERSION, CacheWarning  # noqa: E402
+
+
+def _threshold(t):
+    return lambda a, b: np.array([float(abs(len(x) - len(y)) <= t) for x, y in zip(a, b, strict=False)])
+
+
+def test_closures_with_different_captured_values_do_not_share_scores(tmp_path):
+    path = tmp_path / "f.sqlite"
+    loose = Cached(as_estimator(_threshold(5), symmetric=True), path)
+    strict = Cached(as_estimator(_threshold(0), symmetric=True), path)
+    assert loose(["a"], ["abc"]).tolist() == [1.0]
+    assert strict(["a"], ["abc"]).tolist() == [0.0]  # was 1.0: the first closure's score
+    assert loose.fingerprint != strict.fingerprint
+    # identical code and values: the same key, in any process
+    assert Cached(as_estimator(_threshold(5), symmetric=True), path)(["abc"], ["a"]).tolist() == [1.0]
+
+
+def test_lambdas_defaults_constants_and_processors_change_the_fingerprint(tmp_path):
+    f1 = as_estimator(lambda a, b: [0.5] * len(a))
+    f2 = as_estimator(lambda a, b: [0.25] * len(a))
+    assert f1.fingerprint != f2.fingerprint  # same bytecode, different constants
+
+    def g(a, b, w=0.1):
+        return [w] * len(a)
+
+    def h(a, b, w=0.9):
+        return [w] * len(a)
+
+    h.__qualname__ = g.__qualname__
+    h.__name__ = g.__name__
+    assert as_estimator(g).fingerprint != as_estimator(h).fingerprint  # defaults differ
+    lev_up = Levenshtein(processor=lambda s: s.upper())
+    lev_strip = Levenshtein(processor=lambda s: s.strip())
+    assert lev_up.fingerprint != lev_strip.fingerprint
+    path = tmp_path / "p.sqlite"
+    assert Cached(lev_up, path)(["ab "], ["AB"]).tolist() == pytest.approx([2 / 3])
+    assert Cached(lev_strip, path)(["ab "], ["AB"]).tolist() == pytest.approx([0.0])
+
+
+def test_globals_and_nested_callables_enter_the_fingerprint():
+    import functools
+
+    def scale(x, k):
+        return x * k
+
+    p1 = as_estimator(functools.partial(lambda a, b, k: [k] * len(a), k=0.2))
+    p2 = as_estimator(functools.partial(lambda a, b, k: [k] * len(a), k=0.3))
+    assert p1.fingerprint != p2.fingerprint
+    n1 = as_estimator(lambda a, b: [scale(0.5, 1.0)] * len(a))
+    assert "scale" in n1.fingerprint and "float:0.5" in n1.fingerprint
+
+
+def test_unfingerprintable_callable_is_refused_without_explicit_fingerprint(tmp_path):
+    class Model:  # state that cannot be described
+        def __init__(self, t):
+            self.t = t
+
+    model = Model(0.3)
+    est = as_estimator(lambda a, b: [model.t] * len(a))
+    with pytest.raises(ValueError, match="cannot derive a safe cache fingerprint.*fingerprint="):
+        Cached(est, tmp_path / "u.sqlite")
+    cached = Cached(est, tmp_path / "u.sqlite", fingerprint="model-v1")
+    assert cached(["a"], ["b"]).tolist() == [0.3]
+    assert cached.n_cached() == 1
+    # the stored description is shown when the same explicit fingerprint meets another estimator
+    other = as_estimator(lambda a, b: [0.9] * len(a))
+    with pytest.warns(CacheWarning, match="stored for an estimator described as"):
+        Cached(other, tmp_path / "u.sqlite", fingerprint="model-v1").n_cached()
+    descs = cached.stored_fingerprints()
+    assert len(descs) == 1 and "Model" in descs[0][0] and descs[0][2] == 1
+
+
+def test_schema_version_is_stored(tmp_path):
+    path = tmp_path / "v.sqlite"
+    Cached(Levenshtein(), path)(["a"], ["b"])
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert con.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
+    con.close()
+
+
+def test_foreign_database_is_refused_unmodified(tmp_path):
+    path = tmp_path / "app.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE users (id INTEGER, name TEXT)")
+    con.execute("INSERT INTO users VALUES (1, 'x')")
+    con.commit()
+    con.close()
+    before = path.read_bytes()
+    with pytest.raises(sqlite3.DatabaseError, match=r"app\.sqlite.*not a softirr score cache.*users"):
+        Cached(Levenshtein(), path)(["a"], ["b"])
+    assert path.read_bytes() == before
+    assert not os.path.exists(str(path) + "-wal")
+    # a file that is not SQLite at all also names the path
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(sqlite3.DatabaseError, match="junk.sqlite"):
+        Cached(Levenshtein(), junk).n_cached()
+
+
+def test_read_only_cache_serves_hits_and_says_new_scores_are_not_stored(tmp_path, monkeypatch):
+    path = tmp_path / "ro.sqlite"
+    w = Cached(Levenshtein(), path)
+    w(["abc"], ["abd"])
+    w.close()
+    with pytest.warns(CacheWarning, match="new scores are computed but not stored"):
+        ro = Cached(Levenshtein(), path, read_only=True)
+        out = ro(["abc", "xy"], ["abd", "xz"])
+    np.testing.assert_allclose(out, [2 / 3, 0.5])
+    assert ro.n_hits == 1 and ro.n_misses == 1 and ro.n_cached() == 1  # nothing written
+    ro.close()
+    # automatic: a file the process cannot write is opened read-only
+    monkeypatch.setattr(os, "access", lambda p, mode: False)
+    with pytest.warns(CacheWarning, match="cannot be written"):
+        auto = Cached(Levenshtein(), path)
+        assert auto(["abc"], ["abd"]).tolist() == pytest.approx([2 / 3]) and auto.n_hits == 1
+
+
+def test_tampered_cached_score_is_rejected_naming_the_file(tmp_path):
+    path = tmp_path / "t.sqlite"
+    est = Cached(Levenshtein(), path)
+    est(["abc"], ["abd"])
+    est.close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE scores SET score = 1.7")
+    con.commit()
+    con.close()
+    with pytest.raises(ValueError, match=r"t\.sqlite.*holds 1\.7.*in \[0, 1\]"):
+        Cached(Levenshtein(), path)(["abc"], ["abd"])
+
+
+def test_cache_errors_name_the_path(tmp_path):
+    missing_dir = tmp_path / "no" / "such" / "dir" / "c.sqlite"
+    with pytest.raises(sqlite3.OperationalError, match="no/such/dir/c.sqlite"):
+        Cached(Levenshtein(), missing_dir)(["a"], ["b"])
+    with pytest.raises(sqlite3.OperationalError, match="does not exist"):
+        Cached(Levenshtein(), tmp_path / "absent.sqlite", read_only=True).n_cached()

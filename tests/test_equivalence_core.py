@@ -27,8 +27,8 @@ WORDS = ["heart attack", "myocardial infarction", "heart failure", "broken leg",
          "Heart Attack", "attack heart", "seizure", "a", "ab"]
 SETS = [frozenset(s) for s in ({"a", "b"}, {"a"}, {"b", "c"}, set(), {"a", "b", "c", "d"},
                                 {"x"}, {"a", "b"})]
-STRING_ESTIMATORS = [Exact(), Levenshtein(), Indel(), Lcs(), Jaccard(), Masi(), Masi(exact=True), Dice()]
-SET_ESTIMATORS = [Exact(), Jaccard(), Masi(), Masi(exact=True), Dice()]
+STRING_ESTIMATORS = [Exact(), Levenshtein(), Indel(), Lcs(), Jaccard(), Masi(), Masi(exact=False), Dice()]
+SET_ESTIMATORS = [Exact(), Jaccard(), Masi(), Masi(exact=False), Dice()]
 
 
 class Counting:
@@ -69,12 +69,14 @@ def test_set_measures_match_nltk():
     for x, y in itertools.product(nonempty, nonempty):
         assert Jaccard()([x], [y])[0] == pytest.approx(1 - jaccard_distance(set(x), set(y)), abs=1e-12)
         # installed NLTK uses the exact 2/3, 1/3 constants (older releases: 0.67, 0.33)
+        assert Masi()([x], [y])[0] == pytest.approx(1 - masi_distance(set(x), set(y)), abs=1e-12)
         assert Masi(exact=True)([x], [y])[0] == pytest.approx(1 - masi_distance(set(x), set(y)), abs=1e-12)
         j = len(x & y) / len(x | y)
         m = 1.0 if x == y else 0.67 if (x <= y or y <= x) else 0.33 if x & y else 0.0
-        assert Masi()([x], [y])[0] == pytest.approx(j * m, abs=1e-12)
-    # reference value: docs/formulas/reference_values.md, 'MASI'
-    assert 1 - Masi()([frozenset({1, 2})], [frozenset({1, 2, 3, 4})])[0] == pytest.approx(0.665)
+        assert Masi(exact=False)([x], [y])[0] == pytest.approx(j * m, abs=1e-12)
+    # Passonneau (2006): subset 2/3, overlap 1/3 by default; the rounded variant on request
+    assert Masi()([frozenset({1, 2})], [frozenset({1, 2, 3, 4})])[0] == pytest.approx(0.5 * 2 / 3, abs=1e-15)
+    assert 1 - Masi(exact=False)([frozenset({1, 2})], [frozenset({1, 2, 3, 4})])[0] == pytest.approx(0.665)
     assert Masi(exact=True)([frozenset({1, 2})], [frozenset({1, 2, 3, 4})])[0] == pytest.approx(0.5 * 2 / 3)
     assert Masi(exact=True)([frozenset("ab")], [frozenset("bc")])[0] == pytest.approx(1 / 3 * 1 / 3)
 
@@ -136,7 +138,7 @@ def test_set_matrix_equals_pairwise(est):
 
 def test_fingerprints_are_stable_and_distinguish_settings():
     assert Levenshtein().fingerprint == Levenshtein().fingerprint
-    assert Masi().fingerprint != Masi(exact=True).fingerprint
+    assert Masi().fingerprint != Masi(exact=False).fingerprint
     assert len({e.fingerprint for e in STRING_ESTIMATORS}) == len(STRING_ESTIMATORS)
     assert label_key(frozenset({"b", "a"})) == label_key(frozenset({"a", "b"}))
     assert label_key("1") != label_key(1)

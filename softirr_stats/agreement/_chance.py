@@ -23,6 +23,7 @@ __all__ = ["MonteCarlo", "SampledPairs", "DenseQuad", "BlockedQuad", "IdentityQu
 CHANCE_NAMES = ("exact", "auto")
 DENSE_SUPPORT_LIMIT = 4096  # labels; a float64 block of 4096^2 is 128 MiB
 DEFAULT_MAX_EXACT_PAIRS = 2_000_000  # unscored pairs "auto" accepts for an estimator
+BLOCK_ELEMENTS = 2**23  # scores held at once by the blocked operator (64 MiB of float64)
 
 
 @dataclass(frozen=True)
@@ -122,8 +123,11 @@ class BlockedQuad:
     def __init__(self, sim: VocabSimilarity, support: np.ndarray, block_rows: int = 1024) -> None:
         self.sim = sim
         self.support = support
-        self.block_rows = block_rows
+        # at most BLOCK_ELEMENTS scores in memory at once, however large the support
+        self.block_rows = max(1, min(int(block_rows), BLOCK_ELEMENTS // max(len(support), 1)))
         self._total: float | None = None
+        self.cost: Any = None  # ScoringCost set by prepare(): drives the progress bar
+        self.progress: bool | None = None
 
     def __call__(self, p: Any, q: Any) -> Any:
         p = np.asarray(p)[..., : len(self.support)]  # drop zero-mass padding labels
@@ -131,11 +135,16 @@ class BlockedQuad:
         out = np.zeros(np.broadcast_shapes(p.shape[:-1], q.shape[:-1]))
         total = 0.0
         cheap = getattr(self.sim, "cheap", False)
-        for r0 in range(0, len(self.support), self.block_rows):  # loop over blocks of S, not pairs
-            rows = self.support[r0:r0 + self.block_rows]
-            blk = self.sim.block(rows, self.support, count=not cheap)
-            total += blk.sum()
-            out += np.einsum("...k,...k->...", p[..., r0:r0 + len(rows)] @ blk, q)
+        from softirr_stats.agreement._cost import ScoringCost, advance, scoring_progress
+
+        with scoring_progress(self.cost or ScoringCost(0, 0.0, 0), self.progress):
+            for r0 in range(0, len(self.support), self.block_rows):  # loop over blocks of S, not pairs
+                rows = self.support[r0:r0 + self.block_rows]
+                blk = self.sim.block(rows, self.support, count=not cheap)
+                total += blk.sum()
+                out += np.einsum("...k,...k->...", p[..., r0:r0 + len(rows)] @ blk, q)
+                if cheap:  # pair-by-pair scorers count their own new pairs
+                    advance(len(rows) * len(self.support) // (2 if getattr(self.sim, "symmetric", False) else 1))
         if cheap:  # one full pass over the support scores each distinct label pair once per direction
             ks = len(self.support)
             self.sim.n_scored += ks * (ks - 1) // (2 if getattr(self.sim, "symmetric", False) else 1)

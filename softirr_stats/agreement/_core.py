@@ -7,6 +7,7 @@ import pandas as pd
 
 from softirr_stats.agreement._engine import (
     Prepared,
+    chance_se_problem,
     chance_standard_error,
     evaluate,
     prepare,
@@ -51,10 +52,13 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
     pa, pe, value = float(out["pa"][0]), float(out["pe"][0]), float(out["value"][0])
     notes += prep.notes
     notes += warn_degenerate(coefficient, pa, pe, value)
-    n_unpairable = int((prep.design.r_i == 1).sum())
-    if n_unpairable:
-        ann.warn_unpairable(stacklevel=5)
-        notes.append(f"{n_unpairable} items with a single rating add no observed agreement")
+    if ann.unpairable_items:  # the note carries the warning's own count
+        n_unpairable = ann.warn_unpairable(stacklevel=5)
+        notes.append(f"{n_unpairable} of {ann.n_items} items have fewer than two ratings (a single rating or none) and add no "
+                     "observed agreement")
+    se_problem = chance_se_problem(prep)
+    if se_problem:
+        notes.append(se_problem)
     details: dict[str, Any] = {
         "n_pairable_items": int((prep.design.r_i >= 2).sum()),
         "n_within_item_pairs": prep.design.n_pairs,

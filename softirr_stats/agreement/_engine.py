@@ -20,6 +20,7 @@ from softirr_stats._batching import rows_per_chunk
 from softirr_stats._jax import x64
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._chance import (
+    BlockedQuad,
     DEFAULT_MAX_EXACT_PAIRS,
     DenseQuad,
     IdentityQuad,
@@ -27,6 +28,14 @@ from softirr_stats.agreement._chance import (
     SampledPairs,
     make_quad,
     resolve_chance,
+)
+from softirr_stats.agreement._cost import (
+    AUTO_BUDGET_SECONDS,
+    ScoringCost,
+    exact_chance_cost,
+    scoring_progress,
+    warn_long_labels,
+    warn_slow_exact,
 )
 from softirr_stats.agreement._design import Design, build_design
 from softirr_stats.agreement._families import ChanceFamily, ItemBasics, get_family
@@ -162,11 +171,37 @@ def _exact_pairs_needed(sim: VocabSimilarity, ks: int) -> int:
     return ks * (ks - 1) // 2
 
 
+def sim_is_scored(sim: VocabSimilarity) -> bool:
+    """Whether the similarity calls an estimator (not identity, not a given matrix)."""
+    return not (sim.is_identity or sim.is_matrix)
+
+
+def _choose_auto(sim: VocabSimilarity, support: np.ndarray, uses_chance: bool, max_exact_pairs: int,
+                 cost: "ScoringCost | None") -> tuple[Any, list[str]]:
+    """``chance="auto"``: exact within the pair limit and the time budget, else SampledPairs."""
+    if not uses_chance:
+        return "exact", []
+    ks = len(support)
+    need = _exact_pairs_needed(sim, ks)
+    seconds = cost.seconds if cost is not None else 0.0
+    if need <= max_exact_pairs and seconds <= AUTO_BUDGET_SECONDS:
+        how = "scored one by one" if need else "vectorised or already known"
+        est = f", estimated {cost.describe_time()}" if cost is not None and cost.n_probed else ""
+        return "exact", [f"chance='auto' chose exact over {ks} labels ({ks * (ks - 1) // 2} label pairs, {how}{est})"]
+    why = (f"exact would score {need} label pairs (limit {max_exact_pairs})" if need > max_exact_pairs
+           else f"exact would score {cost.describe()} (budget {AUTO_BUDGET_SECONDS:g} s)")  # type: ignore[union-attr]
+    return SampledPairs(n=20_000), [f"chance='auto' chose SampledPairs(n=20000): {why}; chance_se "
+                                    "reports the sampling error of the chance term"]
+
+
 def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity, *, chance: Any = "exact",
-            max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS) -> Prepared:
+            max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS, progress: bool | None = None) -> Prepared:
     """Everything a coefficient needs that does not depend on the weights.
 
-    ``family`` is a :class:`~softirr_stats.agreement._families.ChanceFamily` or its name.
+    ``family`` is a :class:`~softirr_stats.agreement._families.ChanceFamily` or its name. Before
+    an exact chance pass with a scored similarity its cost is estimated from a timed probe (see
+    :mod:`softirr_stats.agreement._cost`); ``progress`` shows a bar for a long pass (None: on a
+    terminal only).
     """
     family = get_family(family)
     chance = resolve_chance(chance)
@@ -178,17 +213,14 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity
     remap[support] = np.arange(len(support))
     notes: list[str] = []
     uses_chance = family.chance == "support"
+    cost = None
+    if sim_is_scored(sim):
+        warn_long_labels(ann.vocabulary, support, sim.name)
+        if uses_chance and not isinstance(chance, MonteCarlo | SampledPairs):
+            cost = exact_chance_cost(sim, support)
     if chance == "auto":
-        need = _exact_pairs_needed(sim, len(support))
-        if not uses_chance or need <= max_exact_pairs:
-            chance = "exact"
-            if uses_chance:
-                how = "scored one by one" if need else "vectorised or already known"
-                notes.append(f"chance='auto' chose exact over {len(support)} labels "
-                             f"({len(support) * (len(support) - 1) // 2} label pairs, {how})")
-        else:
-            chance = SampledPairs(n=20_000)
-            notes.append(f"chance='auto' chose SampledPairs(n=20000): exact would score {need} label pairs")
+        chance, auto_note = _choose_auto(sim, support, uses_chance, max_exact_pairs, cost)
+        notes += auto_note
     chance_pairs = None
     quad = None
     label = "exact"
@@ -202,7 +234,12 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity
                                    n_groups=len(groups), label=chance.label, permutation=perm)
         label = chance.label
     elif uses_chance:
-        quad = make_quad(sim, support)
+        if cost is not None:
+            warn_slow_exact(cost)
+        with scoring_progress(cost or ScoringCost(0, 0.0, 0), progress):
+            quad = make_quad(sim, support)
+        if isinstance(quad, BlockedQuad):  # scores lazily, block by block, when evaluated
+            quad.cost, quad.progress = cost, progress
     pair_s = sim.pairs(d.pair_ca, d.pair_cb)
     gid = d.pair_ra.astype(np.int64) * d.n_raters + d.pair_rb
     present_g = np.bincount(gid, minlength=d.n_raters * d.n_raters) > 0  # O(P), no sort
@@ -422,10 +459,28 @@ def _device_kd(pp: Padded) -> KernelData:
     return cached
 
 
-def chance_standard_error(prep: Prepared) -> float:
-    """SE of a sampled chance term (nan for exact chance)."""
+#: Fewest sampled chance pairs (per rater pair for Cohen-type coefficients) that carry a
+#: standard error; below it the sample SD is too unstable (two equal scores give SE 0).
+MIN_PAIRS_FOR_SE = 30
+
+
+def chance_se_problem(prep: Prepared) -> str:
+    """Why a sampled chance term has no standard error ('' when it has one)."""
     cp = prep.chance_pairs
-    if cp is None:
+    if cp is None or cp.permutation is not None:
+        return ""
+    cnt = np.bincount(cp.group, minlength=cp.n_groups)
+    if cnt.min() < MIN_PAIRS_FOR_SE:
+        per = " per rater pair" if cp.n_groups > 1 else ""
+        return (f"chance_se is nan: {cp.label} drew {int(cnt.min())} chance pairs{per}, fewer than the "
+                f"{MIN_PAIRS_FOR_SE} a standard error needs; use a larger n")
+    return ""
+
+
+def chance_standard_error(prep: Prepared) -> float:
+    """SE of a sampled chance term (nan for exact chance, or with too few sampled pairs)."""
+    cp = prep.chance_pairs
+    if cp is None or chance_se_problem(prep):
         return math.nan
     if cp.permutation is not None:
         n_perm = int(cp.permutation.max()) + 1

@@ -5,6 +5,7 @@ diagonal. It is never materialised for the whole vocabulary unless asked: statis
 the pairs they need (``pairs``) or for a block over a support (``block``).
 """
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -62,6 +63,10 @@ class MatrixSimilarity(VocabSimilarity):
         return float(self.matrix.sum())
 
 
+#: Pairs per estimator call while a progress bar is shown.
+SCORE_CHUNK = 2048
+
+
 class ScoredSimilarity(VocabSimilarity):
     """Similarity from an equivalence estimator, scored lazily (each pair at most once)."""
 
@@ -93,7 +98,23 @@ class ScoredSimilarity(VocabSimilarity):
         self._known_keys, self._known_vals = allk[order], allv[order]
 
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Score code pairs (a < b, unique) through the estimator; symmetrised."""
+        """Score code pairs (a < b, unique) through the estimator; symmetrised.
+
+        Under a progress bar (a long exact chance pass) the pairs go in chunks, each counted.
+        """
+        from softirr_stats.agreement._cost import advance, bar_active
+
+        if bar_active() and len(a) > SCORE_CHUNK:
+            parts = []
+            for k in range(0, len(a), SCORE_CHUNK):  # chunks of pairs, each one estimator call
+                parts.append(self._score_once(a[k:k + SCORE_CHUNK], b[k:k + SCORE_CHUNK]))
+                advance(len(parts[-1]) * (1 if self.symmetric else 2))
+            return np.concatenate(parts)
+        out = self._score_once(a, b)
+        advance(len(out) * (1 if self.symmetric else 2))
+        return out
+
+    def _score_once(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         from softirr_stats.equivalence import score_pairs
 
         la, lb = self.vocabulary[a], self.vocabulary[b]
@@ -234,6 +255,23 @@ def _is_exact(obj: Any) -> bool:
     return isinstance(obj, Exact)
 
 
+def check_weight_order(ann: Annotations, weights: str) -> None:
+    """Named ordered weights need an order: numeric labels or declared ``categories=``.
+
+    Text labels ("low", "medium", "high") have no order of their own; sorting them
+    alphabetically would silently weight "high" next to "low".
+    """
+    if weights == "identity" or ann.kind != "categorical" or ann.categories is not None:
+        return
+    if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in ann.vocabulary):
+        return
+    shown = ", ".join(repr(v) for v in ann.vocabulary[:6]) + (", ..." if len(ann.vocabulary) > 6 else "")
+    raise ValueError(
+        f"weights={weights!r} orders the labels, but these are text labels with no declared order "
+        f"({shown}); pass categories=[...] listing them in order (e.g. categories=['low', 'medium', "
+        f"'high']), or use numeric labels")
+
+
 def resolve_similarity(
     ann: Annotations,
     *,
@@ -254,6 +292,7 @@ def resolve_similarity(
                 raise ValueError(f"weights must be one of {list(WEIGHT_NAMES)} or a K x K array; got {weights!r}")
             if ann.kind == "set":
                 raise ValueError("named weights need categorical or numeric labels; use similarity= for sets")
+            check_weight_order(ann, weights)
             m = weight_matrix(weights, category_values(ann))
             sim = MatrixSimilarity(m, name=weights)
             return sim if weights != "identity" else VocabSimilarity(k)

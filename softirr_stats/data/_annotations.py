@@ -6,6 +6,7 @@ missing rating) and the tuple ``vocabulary``; labels are encoded once, here.
 
 import math
 import numbers
+import unicodedata
 import warnings
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, Literal
@@ -66,6 +67,50 @@ def _normalise(value: Any, kind: str) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+_NORMALIZE = ("NFC", "NFD", "NFKC", "NFKD", "casefold", "NFC+casefold", "NFKC+casefold")
+
+
+def text_normalizer(normalize: str | None) -> Any:
+    """The function applied to text labels for ``normalize=`` (None: labels stay exact).
+
+    Examples
+    --------
+    >>> f = text_normalizer("NFC+casefold")
+    >>> f("Cafe\u0301") == f("café")
+    True
+    """
+    if normalize is None:
+        return None
+    if normalize not in _NORMALIZE:
+        raise ValueError(f"normalize must be one of {list(_NORMALIZE)} or None; got {normalize!r}")
+    form, _, fold = normalize.partition("+")
+    if form == "casefold":
+        form, fold = "", "casefold"
+
+    def norm(text: str) -> str:
+        if form:
+            text = unicodedata.normalize(form, text)
+        return text.casefold() if fold else text
+
+    return norm
+
+
+def _normalize_texts(values: np.ndarray, norm: Any) -> np.ndarray:
+    """Apply ``norm`` to the strings (and the strings inside set labels) of an object array."""
+    try:  # normalise each distinct label once
+        inv, uniq = pd.factorize(values, sort=False)
+    except TypeError:  # unhashable cells (lists): cell by cell
+        inv, uniq = None, values
+    out = np.asarray(uniq, dtype=object).copy()
+    for k, v in enumerate(uniq):
+        if isinstance(v, str):
+            out[k] = norm(v)
+        elif isinstance(v, frozenset | set | list | tuple):
+            out[k] = type(v)(norm(e) if isinstance(e, str) else e for e in v) if not isinstance(v, list) \
+                else [norm(e) if isinstance(e, str) else e for e in v]
+    return out if inv is None else out[inv]
 
 
 def _sort_key_set(s: frozenset) -> tuple:
@@ -182,11 +227,15 @@ class Annotations:
         label: str = "label",
         *,
         categories: Sequence[Any] | None = None,
+        normalize: str | None = None,
     ) -> "Annotations":
         """Build from a long table: one row per (item, rater, label).
 
         Rows whose label is missing (None/NaN) are kept as missing ratings (the item and
         rater still appear); duplicate (item, rater) rows raise a ValueError listing them.
+        ``normalize`` ("NFC", "NFKC", "casefold", "NFC+casefold", ...) maps text labels
+        (and the strings in set labels) to one Unicode form first, so that "e" + combining
+        acute and "é" are one label; by default labels are compared exactly.
 
         Examples
         --------
@@ -223,7 +272,7 @@ class Annotations:
         item_idx = pd.Index(items).get_indexer(df[item])
         rater_idx = pd.Index(raters).get_indexer(df[rater])
         labels = df[label].to_numpy(dtype=object)
-        return cls._from_cells(item_idx, rater_idx, labels, items, raters, categories)
+        return cls._from_cells(item_idx, rater_idx, labels, items, raters, categories, normalize=normalize)
 
     @classmethod
     def from_wide(
@@ -233,12 +282,13 @@ class Annotations:
         categories: Sequence[Any] | None = None,
         items: Sequence[Any] | None = None,
         raters: Sequence[Any] | None = None,
+        normalize: str | None = None,
     ) -> "Annotations":
         """Build from a wide table: rows are items, columns are raters.
 
         ``table`` may be a DataFrame (index = items, columns = raters), a 2-D array or
         nested lists. ``None``/``NaN`` cells are missing. A cell may be a str, a number, or
-        a set (or list) of str.
+        a set (or list) of str. ``normalize`` as in :meth:`from_long`.
 
         Examples
         --------
@@ -275,7 +325,8 @@ class Annotations:
         if len(items) != n or len(raters) != r:
             raise ValueError(f"items/raters must have lengths {n}/{r}; got {len(items)}/{len(raters)}")
         ii, jj = np.indices((n, r))
-        return cls._from_cells(ii.ravel(), jj.ravel(), cells.ravel(), items, raters, categories)
+        return cls._from_cells(ii.ravel(), jj.ravel(), cells.ravel(), items, raters, categories,
+                               normalize=normalize)
 
     @classmethod
     def from_multilabel(
@@ -346,12 +397,18 @@ class Annotations:
         raters: Sequence[Any],
         categories: Sequence[Any] | None,
         force_kind: str | None = None,
+        normalize: str | None = None,
     ) -> "Annotations":
+        norm = text_normalizer(normalize)
         arr = labels if isinstance(labels, np.ndarray) else pd.Series(labels, dtype=object).to_numpy()
         present = ~np.asarray(pd.isna(arr), dtype=bool)
         if not present.any():
             raise ValueError("annotations are empty: every label is missing (None/NaN)")
         vals = arr[present]
+        if norm is not None:
+            vals = _normalize_texts(vals.astype(object), norm)
+            if categories is not None:
+                categories = list(_normalize_texts(np.array(list(categories) + [None], dtype=object)[:-1], norm))
         try:  # vectorised: classify, normalise and sort only the distinct labels
             codes_u, uniques = pd.factorize(vals, sort=False)
         except TypeError:  # unhashable cells (lists, sets, dicts): normalise cell by cell first

@@ -1,11 +1,21 @@
-"""Reading annotation tables (CSV, TSV, JSON Lines) and annotation-tool exports."""
+"""Reading annotation tables (CSV, TSV, JSON Lines) and annotation-tool exports.
+
+Trust rules for delimited text (see ``docs/unusual_input.md``): only empty cells are missing
+(strings such as "NA", "None" or "null" are labels unless ``na_values=`` says otherwise);
+item and rater identifiers are read as text ("007" and "7" are two items); a label column
+whose every value is a number is numeric; an empty, undecodable or column-shifted file is
+an error that names the file. Exports of annotation tools are read by ``softirr_stats.data._readers``.
+"""
 
 import json
+import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.data._annotations import Annotations
 
 __all__ = ["read_annotations", "read_table", "demo_path"]
@@ -13,12 +23,16 @@ __all__ = ["read_annotations", "read_table", "demo_path"]
 _FORMATS = ("csv", "jsonl", "tsv")
 
 
-def read_table(path: str | Path, *, format: str | None = None) -> pd.DataFrame:
+def read_table(path: str | Path, *, format: str | None = None,
+               na_values: Sequence[str] | str | None = None) -> pd.DataFrame:
     """Read a CSV, TSV or JSON Lines file into a DataFrame.
 
-    JSON Lines rows may hold lists of strings as labels (set-valued labels).
-    The format is taken from the extension unless ``format`` is given.
+    CSV/TSV cells are read as text, and only empty cells are missing unless ``na_values``
+    lists more strings (e.g. ``["NA", "n/a"]``). JSON Lines rows may hold lists of strings
+    as labels (set-valued labels); ``null`` is missing. The format is taken from the
+    extension unless ``format`` is given.
     """
+    na_values = _check_na_values(na_values)
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"annotation file not found: {path}")
@@ -26,12 +40,10 @@ def read_table(path: str | Path, *, format: str | None = None) -> pd.DataFrame:
                      ".json": "jsonl"}.get(path.suffix.lower())
     if fmt not in _FORMATS:
         raise ValueError(f"format must be one of {list(_FORMATS)} (or a .csv/.tsv/.jsonl file); got {fmt!r} for {path.name}")
-    if fmt == "csv":
-        return pd.read_csv(path, keep_default_na=True)
-    if fmt == "tsv":
-        return pd.read_csv(path, sep="\t", keep_default_na=True)
+    if fmt in ("csv", "tsv"):
+        return _read_delimited(path, "," if fmt == "csv" else "\t", na_values)
     rows: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as fh:
+    with _decode_errors(path), path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
@@ -42,7 +54,82 @@ def read_table(path: str | Path, *, format: str | None = None) -> pd.DataFrame:
             if not isinstance(row, dict):
                 raise ValueError(f"{path.name}, line {lineno}: each line must be a JSON object; got {type(row).__name__}")
             rows.append(row)
-    return pd.DataFrame(rows)
+    if not rows:
+        raise ValueError(f"{path}: the file is empty (no JSON lines)")
+    df = pd.DataFrame(rows)
+    if na_values:
+        df = df.mask(df.isin(list(na_values)))
+    return df
+
+
+class _decode_errors:
+    """Context manager: a UnicodeDecodeError becomes a ValueError naming the file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, et: Any, exc: Any, tb: Any) -> bool:
+        if isinstance(exc, UnicodeDecodeError):
+            raise ValueError(
+                f"{self.path}: not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at offset "
+                f"{exc.start}); re-save the file as UTF-8") from None
+        return False
+
+
+def _check_na_values(na_values: Any) -> list[str]:
+    if na_values is None:
+        return []
+    if isinstance(na_values, str):
+        return [na_values]
+    if not isinstance(na_values, Sequence | set | frozenset) or not all(isinstance(v, str) for v in na_values):
+        raise TypeError(f"na_values must be a string or a list of strings; got {na_values!r}")
+    return list(na_values)
+
+
+def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None) -> pd.DataFrame:
+    """Every cell as text; only empty cells (and ``na_values``) are missing."""
+    opts = dict(sep=sep, dtype=str, keep_default_na=False, na_values=["", *(na_values or [])],
+                encoding="utf-8")
+    try:
+        with _decode_errors(path):
+            df = pd.read_csv(path, **opts)
+            if not isinstance(df.index, pd.RangeIndex):
+                # data rows have more fields than the header: pandas would silently take the
+                # first column as the index and shift every column name by one
+                shifted = pd.read_csv(path, header=None, skiprows=1, **opts)
+                extra = shifted.iloc[:, len(df.columns):]
+                if extra.notna().to_numpy().any():
+                    raise ValueError(
+                        f"{path}: some rows have more fields than the header ({len(df.columns)} columns "
+                        f"{list(map(str, df.columns))}; up to {shifted.shape[1]} fields in a row): "
+                        f"the columns would shift; fix the header or quote the fields")
+                warnings.warn(f"{path}: rows end with an empty trailing field (a trailing "
+                              f"delimiter); it was ignored", SoftIRRWarning, stacklevel=4)
+                df = pd.read_csv(path, index_col=False, **opts)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: the file is empty (no header line)") from None
+    except pd.errors.ParserError as err:
+        raise ValueError(f"{path}: cannot be parsed as {'CSV' if sep == ',' else 'TSV'} ({err})") from None
+    return df
+
+
+def _numeric_labels(col: pd.Series) -> pd.Series:
+    """A label column read as text becomes numeric when every present value is a number."""
+    present = col.dropna()
+    if present.empty or present.map(type).ne(str).any():
+        return col
+    try:
+        num = pd.to_numeric(present)
+    except (TypeError, ValueError):
+        return col
+    if not num.map(lambda v: pd.notna(v) and abs(float(v)) != float("inf")).all():
+        return col  # "nan" / "inf" strings stay labels
+    out = col.astype(object).copy()
+    out[present.index] = num.astype(object)
+    return out
 
 
 def read_annotations(
@@ -53,9 +140,11 @@ def read_annotations(
     label: str = "label",
     format: str | None = None,
     categories: list[Any] | None = None,
+    na_values: Sequence[str] | str | None = None,
+    normalize: str | None = None,
     **options: Any,
 ) -> Annotations:
-    """Read a long-format annotation file (CSV/TSV/JSONL) or an annotation-tool export.
+    r"""Read a long-format annotation file (CSV/TSV/JSONL) or an annotation-tool export.
 
     Parameters
     ----------
@@ -71,6 +160,12 @@ def read_annotations(
         for ``format=``.
     categories : sequence, optional
         The declared label universe (see :meth:`Annotations.from_long`).
+    na_values : str or list of str, optional
+        Extra cell values to treat as missing (csv / tsv / jsonl). By default only empty cells
+        (CSV/TSV) or ``null`` (JSON) are missing: "NA", "N/A", "None", "null", "NaN" are labels.
+        Item and rater identifiers are read as text ("007" and "7" are two items).
+    normalize : {"NFC", "NFKC", "NFC+casefold", "NFKC+casefold", "casefold"}, optional
+        Unicode normalisation of text labels (default: labels are compared exactly).
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
         ``label_key=`` (doccano), ``task=`` (Prodigy), ``layer=``, ``feature=``, ``unit=``
@@ -86,11 +181,22 @@ def read_annotations(
     >>> import json, pathlib, tempfile
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> for who, labs in {"alice": ["pos", "neg"], "bob": ["pos", "pos"]}.items():
-    ...     _ = (folder / f"{who}.jsonl").write_text("\\n".join(
+    ...     _ = (folder / f"{who}.jsonl").write_text("\n".join(
     ...         json.dumps({"id": i, "text": "...", "label": [lab]}) for i, lab in enumerate(labs, 1)))
     >>> ann = read_annotations(folder, format="doccano")
     >>> ann.items, ann.raters, ann.vocabulary
     (('1', '2'), ('alice', 'bob'), ('neg', 'pos'))
+
+    "NA" is a label unless ``na_values=`` says otherwise; identifiers are text:
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.csv")
+    >>> _ = open(path, "w").write("item,rater,label\n007,x,NA\n007,y,NA\n7,x,no\n7,y,NA\n")
+    >>> ann = read_annotations(path)
+    >>> ann.items, ann.vocabulary
+    (('007', '7'), ('NA', 'no'))
+    >>> read_annotations(path, na_values=["NA"]).n_ratings
+    1
     """
     from softirr_stats.data._readers import EXPORT_FORMATS, guess_format, read_export
 
@@ -103,8 +209,11 @@ def read_annotations(
     if options:
         raise TypeError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
                         f"this file is read as {fmt!r}")
-    df = read_table(path, format=fmt)
-    return Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories)
+    df = read_table(path, format=fmt, na_values=na_values)
+    if label in df.columns and fmt in ("csv", "tsv"):
+        df[label] = _numeric_labels(df[label])
+    return Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
+                                 **({} if normalize is None else {"normalize": normalize}))
 
 
 def demo_path() -> Path:

@@ -5,6 +5,14 @@ labels serialised canonically by :func:`~softirr_stats.equivalence.label_key` (p
 canonical order for symmetric estimators). New scores are committed batch by batch, so a
 killed run keeps every batch it finished; SQLite's WAL journal keeps the file consistent,
 and several processes may read and write the same file at once.
+
+Trust rules: an estimator is keyed by a fingerprint that covers everything that changes a
+score (see :mod:`~softirr_stats.equivalence._fingerprint`); one whose fingerprint cannot be
+derived safely is refused unless ``fingerprint=`` is given. The file records its schema
+version and the description of each fingerprint; a file that is not a softirr score cache
+(another application's SQLite database) is refused without being modified; a cache that
+cannot be written is opened read-only and serves its hits; scores read back are validated
+like fresh ones. Every error names the file.
 """
 
 from __future__ import annotations
@@ -13,10 +21,13 @@ import hashlib
 import os
 import sqlite3
 import threading
+import warnings
 from typing import Any
 
 import numpy as np
 
+from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.equivalence._fingerprint import unsafe_reason
 from softirr_stats.equivalence._protocol import (
     BaseEstimator,
     Labels,
@@ -27,15 +38,34 @@ from softirr_stats.equivalence._protocol import (
     label_key,
 )
 
-__all__ = ["Cached"]
+__all__ = ["Cached", "CacheWarning"]
+
+#: Schema version written to ``PRAGMA user_version`` and the ``meta`` table.
+SCHEMA_VERSION = 2
+#: ``PRAGMA application_id`` of a softirr score cache ("SIRR").
+APPLICATION_ID = 0x53495252
+_OUR_TABLES = {"estimators", "scores", "meta"}
 
 _SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS estimators (fp TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, name TEXT);
 CREATE TABLE IF NOT EXISTS scores (
     fp TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, score REAL NOT NULL,
     PRIMARY KEY (fp, a, b)
 ) WITHOUT ROWID;
 """
+
+
+class CacheWarning(SoftIRRWarning):
+    """A score cache is used in a limited way (read-only, or a fingerprint's description differs)."""
+
+
+def _open_error(path: str, exc: BaseException) -> Exception:
+    """The same sqlite3 error class, with a message that names the file."""
+    cls = type(exc) if isinstance(exc, sqlite3.Error) else sqlite3.DatabaseError
+    err = cls(f"score cache {path!r}: {exc}")
+    err.__cause__ = exc
+    return err
 
 
 class Cached(BaseEstimator):
@@ -53,6 +83,15 @@ class Cached(BaseEstimator):
         most the batch in flight.
     timeout : float, default 60.0
         Seconds to wait for another process's write lock.
+    fingerprint : str, optional
+        Cache identity to use instead of the estimator's derived fingerprint. Required when
+        that fingerprint cannot be derived safely (a callable holding a model object or
+        another object whose state cannot be described); change it whenever the scores
+        would change. The derived description is still stored beside it, and a different
+        description under the same ``fingerprint=`` gives a :class:`CacheWarning` showing both.
+    read_only : bool, optional
+        Serve hits without storing new scores. Default: read-only exactly when the file
+        exists and cannot be written (a :class:`CacheWarning` says new scores are not stored).
 
     Attributes
     ----------
@@ -72,11 +111,23 @@ class Cached(BaseEstimator):
     """
 
     def __init__(self, estimator: Any, path: str | os.PathLike[str] = "scores.sqlite", *,
-                 batch_size: int = 512, timeout: float = 60.0) -> None:
+                 batch_size: int = 512, timeout: float = 60.0, fingerprint: str | None = None,
+                 read_only: bool | None = None) -> None:
         self.base = as_estimator(estimator)
-        if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
+        if fingerprint is not None and (not isinstance(fingerprint, str) or not fingerprint.strip()):
+            raise ValueError(f"fingerprint must be a non-empty string; got {fingerprint!r}")
         self.path = os.fspath(path)
+        self._user_fp = fingerprint
+        self.description = self.base.fingerprint
+        why = unsafe_reason(self.description)
+        if fingerprint is None and why is not None:
+            raise ValueError(
+                f"Cached({self.base.name!r}, {self.path!r}): cannot derive a safe cache fingerprint "
+                f"for this estimator ({why}); two estimators that score differently could share "
+                f"scores. Pass fingerprint='<a name you change whenever the scores would change>'")
+        self.read_only = read_only
         self.batch_size = int(batch_size)
         self.timeout = float(timeout)
         self.name = self.base.name
@@ -90,7 +141,7 @@ class Cached(BaseEstimator):
     # identity --------------------------------------------------------------------------
     @property
     def fingerprint(self) -> str:
-        return self.base.fingerprint
+        return self.description if self._user_fp is None else f"user:{self._user_fp}"
 
     def _settings(self) -> dict[str, Any]:
         return {"base": self.base, "path": self.path}
@@ -113,17 +164,95 @@ class Cached(BaseEstimator):
 
     def _connection(self) -> sqlite3.Connection:
         if self._con is None or self._pid != os.getpid():  # fresh connection after fork
-            con = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
-                                  check_same_thread=False)
-            con.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            con.execute("PRAGMA journal_mode = WAL")
-            con.execute("PRAGMA synchronous = NORMAL")
-            con.executescript(_SCHEMA)
-            con.execute("INSERT OR IGNORE INTO estimators VALUES (?, ?, ?)",
-                        (self._fp(), self.fingerprint, self.name))
-            con.execute("CREATE TEMP TABLE IF NOT EXISTS want (i INTEGER PRIMARY KEY, a TEXT, b TEXT)")
+            try:
+                con = self._open()
+            except sqlite3.Error as exc:
+                raise _open_error(self.path, exc) from exc
             self._con, self._pid = con, os.getpid()
         return self._con
+
+    def _writable(self) -> bool:
+        if self.read_only is not None:
+            return not self.read_only
+        if os.path.exists(self.path):
+            return os.access(self.path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(self.path)), os.W_OK)
+        return True
+
+    def _open(self) -> sqlite3.Connection:
+        writable = self._writable()
+        if not writable and not os.path.exists(self.path):
+            raise sqlite3.OperationalError("read_only=True but the file does not exist")
+        if writable:
+            con = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
+                                  check_same_thread=False)
+        else:
+            uri = "file:" + os.path.abspath(self.path).replace("?", "%3f").replace("#", "%23")
+            try:
+                con = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=self.timeout,
+                                      isolation_level=None, check_same_thread=False)
+                con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            except sqlite3.OperationalError:  # a WAL file in a directory we cannot write
+                con = sqlite3.connect(uri + "?immutable=1", uri=True, isolation_level=None,
+                                      check_same_thread=False)
+        try:
+            con.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            self._check_ours(con)  # before anything writes to the file
+            if writable:
+                con.execute("PRAGMA journal_mode = WAL")
+                con.execute("PRAGMA synchronous = NORMAL")
+                con.executescript(_SCHEMA)
+                con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                con.execute("INSERT OR IGNORE INTO meta VALUES ('application', 'softirr_stats score cache')")
+                con.execute("INSERT OR IGNORE INTO estimators VALUES (?, ?, ?)",
+                            (self._fp(), self.description, self.name))
+            else:
+                warnings.warn(f"score cache {self.path!r} cannot be written: serving the scores it "
+                              f"holds; new scores are computed but not stored", CacheWarning, stacklevel=4)
+            self._check_description(con)
+            con.execute("CREATE TEMP TABLE IF NOT EXISTS want (i INTEGER PRIMARY KEY, a TEXT, b TEXT)")
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def _check_ours(self, con: sqlite3.Connection) -> None:
+        """Refuse (unmodified) a SQLite file that is not a softirr score cache, or a newer one."""
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        (app,) = con.execute("PRAGMA application_id").fetchone()
+        (version,) = con.execute("PRAGMA user_version").fetchone()
+        if not tables and app == 0:
+            return  # a new, empty file
+        legacy = app == 0 and tables == {"estimators", "scores"}  # written before the schema version
+        if app != APPLICATION_ID and not legacy:
+            raise sqlite3.DatabaseError(
+                f"not a softirr score cache (application_id {app:#x}, tables {sorted(tables)}); "
+                f"refusing to use or modify it: choose another path")
+        if version > SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(
+                f"written by a newer softirr_stats (schema version {version}; this one reads up to "
+                f"{SCHEMA_VERSION}): upgrade softirr_stats or choose another path")
+        missing = {"estimators", "scores"} - tables
+        if missing:
+            raise sqlite3.DatabaseError(f"a softirr score cache without its tables {sorted(missing)}")
+
+    def _check_description(self, con: sqlite3.Connection) -> None:
+        row = con.execute("SELECT fingerprint FROM estimators WHERE fp = ?", (self._fp(),)).fetchone()
+        if row is not None and self._user_fp is not None and row[0] != self.description:
+            warnings.warn(
+                f"score cache {self.path!r}: the scores under fingerprint={self._user_fp!r} were stored "
+                f"for an estimator described as\n  {row[0]}\nbut this estimator is\n  {self.description}\n"
+                f"they are reused because you gave that fingerprint; give a new one if the scores differ",
+                CacheWarning, stacklevel=5)
+
+    def stored_fingerprints(self) -> list[tuple[str, str, int]]:
+        """``(description, name, n_scores)`` of every estimator the file holds scores for."""
+        with self._lock:
+            con = self._connection()
+            rows = con.execute("SELECT e.fingerprint, e.name, COUNT(s.fp) FROM estimators AS e "
+                               "LEFT JOIN scores AS s ON s.fp = e.fp GROUP BY e.fp ORDER BY e.name").fetchall()
+        return [(str(d), str(n), int(k)) for d, n, k in rows]
 
     def close(self) -> None:
         """Close the connection (reopened on the next call)."""
@@ -135,10 +264,25 @@ class Cached(BaseEstimator):
     def n_cached(self) -> int:
         """Number of pairs stored for this estimator's fingerprint."""
         with self._lock:
-            (n,) = self._connection().execute("SELECT COUNT(*) FROM scores WHERE fp = ?", (self._fp(),)).fetchone()
+            con = self._connection()
+            (n,) = con.execute("SELECT COUNT(*) FROM scores WHERE fp = ?", (self._fp(),)).fetchone()
         return int(n)
 
     # scoring ---------------------------------------------------------------------------
+    def _store(self, con: sqlite3.Connection, ka: list[str], kb: list[str], new: np.ndarray) -> None:
+        fp = self._fp()
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                con.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?)",
+                                ((fp, p, q, float(v)) for p, q, v in zip(ka, kb, new.tolist(), strict=False)))
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise _open_error(self.path, exc) from exc
+
     def _lookup(self, con: sqlite3.Connection, ka: list[str], kb: list[str]) -> np.ndarray:
         found = np.full(len(ka), np.nan)
         con.execute("DELETE FROM want")
@@ -148,7 +292,19 @@ class Cached(BaseEstimator):
         con.execute("DELETE FROM want")
         if rows:
             idx, val = zip(*rows, strict=False)
-            found[list(idx)] = val
+            idx = list(idx)
+            try:
+                vals = np.array(val, dtype=np.float64)
+            except (TypeError, ValueError):
+                vals = np.array([v if isinstance(v, float) else np.nan for v in val])
+            bad = ~(np.isfinite(vals) & (vals >= 0.0) & (vals <= 1.0))
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise ValueError(
+                    f"score cache {self.path!r} holds {val[k]!r} for the pair ({ka[idx[k]]!r}, {kb[idx[k]]!r}) "
+                    f"of estimator {self.name!r}; scores must be finite and in [0, 1] "
+                    f"({int(bad.sum())} bad value(s) read): the file was modified outside softirr_stats")
+            found[idx] = vals
         return found
 
     def __call__(self, a: Labels, b: Labels, /) -> np.ndarray:
@@ -174,24 +330,21 @@ class Cached(BaseEstimator):
         ukb = [kb[i] for i in uniq_pos]
         with self._lock:
             con = self._connection()
-            scores = self._lookup(con, uka, ukb)
+            try:
+                scores = self._lookup(con, uka, ukb)
+            except sqlite3.Error as exc:
+                raise _open_error(self.path, exc) from exc
             missing = np.flatnonzero(np.isnan(scores))
             self.n_hits += int(scores.size - missing.size)
             self.n_misses += int(missing.size)
+            store = self._writable()
             for s in range(0, missing.size, self.batch_size):
                 sel = missing[s:s + self.batch_size]
                 pa, pb = xa[uniq_pos[sel]], xb[uniq_pos[sel]]
                 new = check_scores(self.base(pa, pb), pa, pb, self.name)
                 scores[sel] = new
-                fp = self._fp()
-                con.execute("BEGIN IMMEDIATE")
-                try:
-                    con.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?)",
-                                    ((fp, uka[i], ukb[i], float(v)) for i, v in zip(sel.tolist(), new.tolist(), strict=False)))
-                    con.execute("COMMIT")
-                except BaseException:
-                    con.execute("ROLLBACK")
-                    raise
+                if store:
+                    self._store(con, [uka[i] for i in sel.tolist()], [ukb[i] for i in sel.tolist()], new)
         out[todo] = scores[inv]
         return out
 

@@ -21,9 +21,6 @@ import json
 import math
 import os
 import re
-import time
-import urllib.error
-import urllib.request
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from softirr_stats.equivalence._http import HttpReplyError, post_json
 from softirr_stats.equivalence._protocol import BaseEstimator, check_strings, short_repr
 from softirr_stats.equivalence._torch import (
     load_pretrained,
@@ -332,8 +330,19 @@ class OpenAICompatibleJudge(_JudgeBase):
         Sent as a bearer token when given.
     concurrency : int, default 8
         Requests in flight at once (the server batches them).
-    timeout, max_retries
-        Per request; connection errors and 5xx/429 answers are retried with back-off.
+    timeout : float, default 60.0
+        Overall deadline of one request in seconds (connect, send, headers and body); a
+        server that trickles its answer cannot hold a call longer.
+    max_retries : int, default 3
+        Connection errors, timeouts, 5xx/429 answers and non-JSON bodies are retried with
+        back-off; a 4xx answer or a refused redirect is not.
+    follow_redirects : bool, default False
+        Redirects are not followed by default (an error names the new address). When True,
+        same-origin redirects are followed with the same POST and body; a redirect to another
+        origin is always refused, so ``api_key`` never leaves the configured server.
+
+    Malformed replies (not JSON, no ``choices``, non-dict entries, a logprob that is not a
+    number <= 0) are failures naming the URL and the pair, handled by ``on_failure``.
     """
 
     name = "openai_judge"
@@ -342,7 +351,8 @@ class OpenAICompatibleJudge(_JudgeBase):
                  prompt: str | None = None, system: str | None = None, symmetric: bool = False,
                  on_failure: Literal["raise", "nan"] = "raise", api_key: str | None = None,
                  concurrency: int = 8, timeout: float = 60.0, max_retries: int = 3,
-                 top_logprobs: int = 20, max_tokens: int = 32, seed: int = 0) -> None:
+                 top_logprobs: int = 20, max_tokens: int = 32, seed: int = 0,
+                 follow_redirects: bool = False) -> None:
         self._init_common(mode, prompt, system, on_failure, symmetric)
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://; got {base_url!r}")
@@ -350,7 +360,13 @@ class OpenAICompatibleJudge(_JudgeBase):
         self.model = model
         self.api_key = api_key
         self.concurrency = max(1, int(concurrency))
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0 \
+                or not math.isfinite(timeout):
+            raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"max_retries must be an integer >= 0; got {max_retries!r}")
         self.timeout, self.max_retries = float(timeout), int(max_retries)
+        self.follow_redirects = bool(follow_redirects)
         self.top_logprobs, self.max_tokens, self.seed = int(top_logprobs), int(max_tokens), int(seed)
 
     def _settings(self) -> dict[str, Any]:
@@ -360,27 +376,14 @@ class OpenAICompatibleJudge(_JudgeBase):
     def __repr__(self) -> str:
         return f"OpenAICompatibleJudge({self.base_url!r}, {self.model!r}, mode={self.mode!r})"
 
-    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        data = json.dumps(body).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        err: Exception | None = None
-        for attempt in range(self.max_retries + 1):
-            req = urllib.request.Request(self.base_url + "/chat/completions", data=data, headers=headers)
-            try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    return json.loads(resp.read().decode("utf-8"))
-            except urllib.error.HTTPError as e:
-                err = e
-                if e.code < 500 and e.code != 429:
-                    detail = e.read().decode("utf-8", "replace")[:500]
-                    raise RuntimeError(f"{self.base_url}/chat/completions answered HTTP {e.code}: {detail}") from e
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
-                err = e
-            time.sleep(min(0.25 * 2 ** attempt, 4.0))
-        raise ConnectionError(f"no answer from {self.base_url}/chat/completions after "
-                              f"{self.max_retries + 1} attempts: {err}") from err
+    @property
+    def url(self) -> str:
+        return self.base_url + "/chat/completions"
+
+    def _post(self, body: dict[str, Any]) -> Any:
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        return post_json(self.url, body, headers=headers, timeout=self.timeout,
+                         max_retries=self.max_retries, follow_redirects=self.follow_redirects)
 
     def _one(self, pair: tuple[str, str]) -> tuple[float, str]:
         body: dict[str, Any] = {"model": self.model, "messages": self._messages(*pair), "temperature": 0,
@@ -389,21 +392,43 @@ class OpenAICompatibleJudge(_JudgeBase):
             body.update(max_tokens=1, logprobs=True, top_logprobs=self.top_logprobs)
         else:
             body.update(max_tokens=self.max_tokens)
-        resp = self._post(body)
         try:
-            choice = resp["choices"][0]
-        except (KeyError, IndexError, TypeError):
-            return np.nan, json.dumps(resp)[:300]
+            resp = self._post(body)
+        except HttpReplyError as exc:
+            return np.nan, f"malformed reply: {exc}"
+        return self._read_reply(resp)
+
+    def _malformed(self, why: str, part: Any) -> tuple[float, str]:
+        text = json.dumps(part, default=str)
+        return np.nan, f"malformed reply from {self.url}: {why}: {text[:300]}"
+
+    def _read_reply(self, resp: Any) -> tuple[float, str]:
+        """Probability from a chat-completions answer, or (nan, why) naming the URL."""
+        choices = resp.get("choices") if isinstance(resp, dict) else None
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return self._malformed("no choices list of objects", resp)
+        choice = choices[0]
         if self.mode == "verbalised":
-            text = (choice.get("message") or {}).get("content") or ""
+            message = choice.get("message")
+            text = message.get("content") if isinstance(message, dict) else None
+            if not isinstance(text, str):
+                return self._malformed("no text in choices[0].message.content", choice)
             v = parse_probability(text)
             return (np.nan if v is None else v), text
         try:
             top = choice["logprobs"]["content"][0]["top_logprobs"]
         except (KeyError, IndexError, TypeError):
-            return np.nan, json.dumps(choice)[:300]
-        py = sum(math.exp(t["logprob"]) for t in top if str(t.get("token", "")).strip().lower() == "yes")
-        pn = sum(math.exp(t["logprob"]) for t in top if str(t.get("token", "")).strip().lower() == "no")
+            return self._malformed("no choices[0].logprobs.content[0].top_logprobs", choice)
+        if not isinstance(top, list) or not all(isinstance(t, dict) for t in top):
+            return self._malformed("top_logprobs must be a list of objects", top)
+        lp = []
+        for t in top:
+            v = t.get("logprob")
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v > 1e-6:
+                return self._malformed(f"logprob {json.dumps(v, default=str)} is not a number <= 0", top)
+            lp.append(min(float(v), 0.0))
+        py = sum(math.exp(v) for t, v in zip(top, lp, strict=True) if str(t.get("token", "")).strip().lower() == "yes")
+        pn = sum(math.exp(v) for t, v in zip(top, lp, strict=True) if str(t.get("token", "")).strip().lower() == "no")
         if py + pn <= 0:
             return np.nan, "top tokens: " + ", ".join(repr(t.get("token")) for t in top)
         return py / (py + pn), ""

@@ -9,13 +9,14 @@ estimator, its settings and model, used as the persistent-cache key).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from softirr_stats.equivalence._fingerprint import describe
 
 __all__ = ["Estimator", "BaseEstimator", "Labels", "as_estimator", "label_key"]
 
@@ -212,7 +213,7 @@ class BaseEstimator:
     @property
     def fingerprint(self) -> str:
         """Stable identity string: class, settings (and model name/revision/prompt)."""
-        settings = json.dumps(self._settings(), sort_keys=True, default=str, ensure_ascii=False)
+        settings = json.dumps(self._settings(), sort_keys=True, default=describe, ensure_ascii=False)
         return f"{type(self).__name__}:{settings}"
 
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover
@@ -252,11 +253,9 @@ class CallableEstimator(BaseEstimator):
     def fingerprint(self) -> str:
         if self._fingerprint is not None:
             return self._fingerprint
-        mod = getattr(self.fn, "__module__", "?")
-        qual = getattr(self.fn, "__qualname__", type(self.fn).__qualname__)
-        code = getattr(self.fn, "__code__", None)
-        digest = hashlib.sha1(code.co_code).hexdigest()[:12] if code is not None else "nocode"
-        return f"callable:{mod}.{qual}:{digest}:symmetric={self.symmetric}"
+        # code, constants, defaults, captured values, read globals and nested callables
+        # (a description marked unsafe makes the persistent cache ask for fingerprint=)
+        return f"callable:{describe(self.fn)}:symmetric={self.symmetric}"
 
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return self.fn(a.tolist(), b.tolist())
@@ -284,8 +283,10 @@ def as_estimator(obj: Any, *, name: str | None = None, symmetric: bool | None = 
         Whether ``fn(a, b) == fn(b, a)``; default False for plain callables, which
         makes the engine score both directions.
     fingerprint : str, optional
-        Cache identity; default derived from the callable's module, qualified name and
-        bytecode.
+        Cache identity; default derived from everything that can change the callable's
+        result (code, constants, defaults, captured values, read globals, nested
+        callables). Give one when the callable holds state that cannot be described (a
+        model object, a connection): the persistent cache refuses it otherwise.
 
     Returns
     -------

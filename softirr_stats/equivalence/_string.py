@@ -73,8 +73,7 @@ class _RapidfuzzEstimator(BaseEstimator):
         raise NotImplementedError
 
     def _settings(self) -> dict[str, Any]:
-        proc = None if self.processor is None else getattr(self.processor, "__qualname__", repr(self.processor))
-        return {"processor": proc}
+        return {"processor": self.processor}  # a callable is described in full by the fingerprint
 
     def _check_inputs(self, a: np.ndarray, b: np.ndarray) -> None:
         _check_strings(a, "a", self.name)
@@ -189,9 +188,7 @@ class _SetEstimator(BaseEstimator):
         self.tokenizer = tokenizer
 
     def _settings(self) -> dict[str, Any]:
-        tok = "whitespace-lower" if self.tokenizer is None else getattr(
-            self.tokenizer, "__qualname__", repr(self.tokenizer))
-        return {"tokenizer": tok}
+        return {"tokenizer": "whitespace-lower" if self.tokenizer is None else self.tokenizer}
 
     def _as_set(self, x: Any, where: str) -> frozenset:
         if isinstance(x, str):
@@ -304,10 +301,10 @@ class Masi(_SetEstimator):
     """MASI similarity ``J * M`` (Passonneau 2006); tokens as in :class:`Jaccard`.
 
     ``M`` is 1 for equal sets, 2/3 when one is a subset of the other, 1/3 for other
-    overlapping sets, 0 for disjoint ones. By default the rounded constants 0.67 / 0.33 that
-    NLTK's ``masi_distance`` used for years (and that published MASI values were computed
-    with) are used; ``exact=True`` uses 2/3 and 1/3, which recent NLTK releases use
-    (``1 - Masi(exact=True) == nltk.metrics.masi_distance`` there).
+    overlapping sets, 0 for disjoint ones (Passonneau 2006; the constants current NLTK uses,
+    so ``1 - Masi() == nltk.metrics.masi_distance``). ``exact=False`` uses the rounded
+    constants 0.67 / 0.33 that NLTK's ``masi_distance`` used for years, to reproduce values
+    published with those releases.
 
     Parameters
     ----------
@@ -318,15 +315,15 @@ class Masi(_SetEstimator):
 
     Examples
     --------
-    >>> Masi()([frozenset({1, 2})], [frozenset({1, 2, 3, 4})]).tolist()
-    [0.335]
-    >>> round(float(Masi(exact=True)([frozenset({1, 2})], [frozenset({1, 2, 3, 4})])[0]), 6)
+    >>> round(float(Masi()([frozenset({1, 2})], [frozenset({1, 2, 3, 4})])[0]), 6)
     0.333333
+    >>> Masi(exact=False)([frozenset({1, 2})], [frozenset({1, 2, 3, 4})]).tolist()
+    [0.335]
     """
 
     name = "masi"
 
-    def __init__(self, *, exact: bool = False, tokenizer: Callable[[str], Any] | None = None) -> None:
+    def __init__(self, *, exact: bool = True, tokenizer: Callable[[str], Any] | None = None) -> None:
         super().__init__(tokenizer=tokenizer)
         self.exact = bool(exact)
 

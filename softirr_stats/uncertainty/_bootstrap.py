@@ -9,6 +9,7 @@ replicate (``fold_in(seed, b)``), so a replicate does not depend on the chunking
 """
 
 import math
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -21,7 +22,7 @@ import numpy as np
 from softirr_stats._batching import rows_per_chunk
 from softirr_stats._jax import x64
 from softirr_stats._validation import check_choice, check_level, check_positive_int
-from softirr_stats.agreement import AgreementResult, Statistic
+from softirr_stats.agreement import AgreementResult, DegenerateWarning, Statistic
 from softirr_stats.uncertainty._intervals import (
     INTERVAL_METHODS,
     basic_interval,
@@ -77,6 +78,9 @@ class Bootstrap:
 
     def __post_init__(self) -> None:
         check_positive_int(self.n, "n", minimum=2)
+        check_seed(self.seed)
+        if self.chunk_size is not None:
+            check_positive_int(self.chunk_size, "chunk_size", minimum=1)
         check_choice("design", self.design, DESIGNS)
         check_choice("method", self.method, INTERVAL_METHODS)
         check_level(self.level)
@@ -90,6 +94,49 @@ class Bootstrap:
     @property
     def label(self) -> str:
         return f"bootstrap-{self.method}"
+
+
+#: Largest seed accepted (``jax.random.key`` takes a 64-bit integer).
+MAX_SEED = 2**63 - 1
+#: Fewest raters for a design that resamples raters: with two, every replicate is the one
+#: rater pair again or a rater paired with itself (no pair at all).
+MIN_RATERS_RESAMPLED = 3
+
+
+def check_seed(seed: Any, name: str = "seed") -> int:
+    """Validate a random seed: an integer in [0, 2**63 - 1] (bools and floats are rejected)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"{name} must be an integer in [0, 2**63 - 1]; got {seed!r} ({type(seed).__name__})")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise ValueError(f"{name} must be an integer in [0, 2**63 - 1]; got {seed}")
+    return int(seed)
+
+
+def check_design(cfg: "Bootstrap", unit_strata: np.ndarray | None, n_units: int, n_raters: int) -> None:
+    """Refuse a design that cannot vary: fewer than two resampling units in some stratum.
+
+    A stratum with a single unit (one item, or one cluster) is drawn identically in every
+    replicate, so it contributes no sampling variability and the interval collapses
+    towards a point; resampling two raters only ever repeats the one rater pair.
+    """
+    if cfg.design in ("raters", "items+raters") and n_raters < MIN_RATERS_RESAMPLED:
+        raise ValueError(
+            f"Bootstrap(design={cfg.design!r}) resamples raters and needs at least {MIN_RATERS_RESAMPLED}; "
+            f"got {n_raters}: every replicate would repeat the one rater pair or pair a rater with itself "
+            f"(no variability). Use design='items' (raters fixed) or 'cluster'")
+    if cfg.design == "raters":
+        return
+    unit = "clusters" if cfg.design == "cluster" else "items"
+    sizes = np.bincount(unit_strata) if unit_strata is not None else np.array([n_units])
+    sizes = sizes[sizes > 0]
+    if (sizes < 2).any():
+        where = "in total" if unit_strata is None else (
+            f"in {int((sizes < 2).sum())} of {sizes.size} strata")
+        raise ValueError(
+            f"Bootstrap(design={cfg.design!r}) needs at least 2 {unit} per stratum to resample; "
+            f"got {int(sizes.min())} {where}: those {unit} would be drawn identically in every "
+            f"replicate and the interval would collapse to a point. Merge small strata, split the data into "
+            f"more clusters, or use design='items'")
 
 
 def per_item_codes(values: Any, items: tuple, name: str) -> np.ndarray:
@@ -164,6 +211,8 @@ def draw_weights(stat: Statistic, cfg: Bootstrap, start: int, stop: int,
         idx = jnp.arange(start, start + max(rows, pad_to or 0))
         strata = None if cfg.strata is None else per_item_codes(cfg.strata, stat.items, "strata")
         C = V = W = None
+        if cfg.design in ("raters", "items", "items+raters", "bayesian"):
+            check_design(cfg, strata, stat.n_items, stat.n_raters)
         if cfg.design in ("items", "items+raters", "bayesian"):
             C = _unit_sampler(stat.n_items, strata, cfg.design == "bayesian", 1)(base, idx)[:rows]
         elif cfg.design == "cluster":
@@ -176,6 +225,7 @@ def draw_weights(stat: Statistic, cfg: Bootstrap, start: int, stop: int,
                 if (first[cl] != strata).any():
                     raise ValueError("strata must be constant within each cluster")
                 cl_strata = first
+            check_design(cfg, cl_strata, n_cl, stat.n_raters)
             counts = _unit_sampler(n_cl, cl_strata, False, 1)(base, idx)[:rows]
             C = counts[:, jnp.asarray(cl)]
         if cfg.design in ("raters", "items+raters"):
@@ -236,6 +286,7 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
         lo, hi = percentile_interval(reps, cfg.level)
     elif cfg.method == "basic":
         lo, hi = basic_interval(reps, result.value, cfg.level)
+        lo, hi, note = clip_to_range(lo, hi, result.coefficient)
     else:
         lo, hi, note = bca_interval(reps, result.value, jackknife(), cfg.level)
     warnings_ = list(result.warnings)
@@ -244,9 +295,61 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
     if note:
         warnings_.append(note)
     warnings_ += list(notes)
+    problem = replicate_problem(reps)
+    if problem:
+        warnings_.append(problem)
+        _warn_degenerate(f"{result.coefficient}: {problem}")
     out = result.with_interval(lo, hi, se, cfg.level, cfg.label, bootstrap_n=cfg.n, bootstrap_seed=cfg.seed,
                                bootstrap_design=cfg.design, n_nan_replicates=n_nan, replicates=reps, **details)
     return replace(out, warnings=tuple(warnings_))
+
+
+#: Coefficients bounded below by 0 (every other one is bounded above by 1 only).
+_NONNEGATIVE = ("percent_agreement",)
+
+
+def clip_to_range(lo: float, hi: float, coefficient: str) -> tuple[float, float, str]:
+    """Clip a basic-bootstrap interval to the coefficient's range (upper 1; lower 0 for
+    percent agreement), returning a note when a limit moved.
+
+    Examples
+    --------
+    >>> clip_to_range(0.8, 1.04, "cohen_kappa")
+    (0.8, 1.0, 'basic bootstrap interval: upper limit 1.04 truncated at 1 (the largest possible value)')
+    """
+    notes = []
+    if math.isfinite(hi) and hi > 1.0:
+        notes.append(f"upper limit {hi:.4g} truncated at 1 (the largest possible value)")
+        hi = 1.0
+    if coefficient in _NONNEGATIVE and math.isfinite(lo) and lo < 0.0:
+        notes.append(f"lower limit {lo:.4g} raised to 0 (the smallest possible value)")
+        lo = 0.0
+    return lo, hi, ("basic bootstrap interval: " + "; ".join(notes)) if notes else ""
+
+
+def replicate_problem(reps: np.ndarray) -> str:
+    """Why the replicates cannot carry an honest interval ('' when they can).
+
+    Most replicates undefined (nan), or most of the finite ones equal to a single value
+    (the design barely varies the data), both leave an interval that looks precise and is not.
+    """
+    n = reps.size
+    finite = reps[np.isfinite(reps)]
+    if n == 0:
+        return ""
+    if finite.size * 2 < n:
+        return (f"{n - finite.size} of {n} bootstrap replicates are undefined (nan): the interval "
+                f"rests on the few where the coefficient exists and is not reliable")
+    if finite.size >= 2:
+        _, counts = np.unique(np.round(finite, 12), return_counts=True)
+        if counts.max() * 2 > finite.size:
+            return (f"{int(counts.max())} of {finite.size} finite bootstrap replicates are identical: the "
+                    f"resampling design barely changes the data, so the interval understates the uncertainty")
+    return ""
+
+
+def _warn_degenerate(message: str) -> None:
+    warnings.warn(message, DegenerateWarning, stacklevel=4)
 
 
 def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -> AgreementResult:

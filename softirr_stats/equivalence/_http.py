@@ -1,0 +1,134 @@
+"""A small JSON-over-HTTP POST with an overall deadline and a strict redirect policy.
+
+Used by the OpenAI-compatible judge client. Standard library only (``http.client``).
+
+- **Deadline.** ``timeout`` bounds the whole request (connect, send, headers, body), not one
+  socket operation: a server that trickles a byte at a time cannot hold a call past it.
+  A watchdog shuts the socket down when the deadline passes.
+- **Redirects.** Not followed by default: a 3xx answer is an error naming both addresses.
+  With ``follow_redirects=True`` only same-origin redirects (scheme, host and port equal)
+  are followed, re-sending the same POST and body; a redirect to another origin is always
+  refused, so the credential is never sent anywhere but the configured server.
+- **Errors** name the URL. Connection errors, timeouts, 5xx and 429 answers, and 200 answers
+  whose body is not JSON (an HTML error page from a proxy) are retried with back-off.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+import urllib.parse
+from typing import Any
+
+__all__ = ["HttpReplyError", "post_json"]
+
+_REDIRECTS = (301, 302, 303, 307, 308)
+_MAX_HOPS = 5
+_MAX_BODY = 32 * 2**20
+
+
+class HttpReplyError(ValueError):
+    """The server answered, but not with a JSON document (after the retries)."""
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    p = urllib.parse.urlsplit(url)
+    return p.scheme, (p.hostname or "").lower(), p.port or (443 if p.scheme == "https" else 80)
+
+
+def _abort(conn: http.client.HTTPConnection) -> None:
+    sock = conn.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def _once(url: str, data: bytes, headers: dict[str, str], deadline: float) -> tuple[int, Any, bytes]:
+    """One POST; (status, headers, body). Raises TimeoutError past ``deadline``."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError("deadline passed before the request was sent")
+    p = urllib.parse.urlsplit(url)
+    cls = http.client.HTTPSConnection if p.scheme == "https" else http.client.HTTPConnection
+    conn = cls(p.hostname, p.port, timeout=remaining)
+    watchdog = threading.Timer(remaining, _abort, (conn,))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        conn.request("POST", (p.path or "/") + (f"?{p.query}" if p.query else ""), body=data, headers=headers)
+        resp = conn.getresponse()
+        body = resp.read(_MAX_BODY + 1)
+        if time.monotonic() >= deadline:
+            raise TimeoutError("the answer was not complete within the deadline")
+        return resp.status, resp.headers, body
+    except (OSError, http.client.HTTPException) as exc:
+        if time.monotonic() >= deadline - 1e-3:
+            raise TimeoutError("the answer was not complete within the deadline") from exc
+        raise
+    finally:
+        watchdog.cancel()
+        conn.close()
+
+
+def post_json(url: str, body: Any, *, headers: dict[str, str], timeout: float, max_retries: int,
+              follow_redirects: bool = False) -> Any:
+    """POST ``body`` as JSON to ``url`` and return the decoded JSON answer.
+
+    Raises ``RuntimeError`` for a refused redirect or a 4xx answer, ``ConnectionError`` when
+    no answer came after the retries (each attempt bounded by ``timeout`` seconds in all),
+    and :class:`HttpReplyError` when the answers were not JSON.
+    """
+    data = json.dumps(body).encode("utf-8")
+    hdrs = {"Content-Type": "application/json", "Accept": "application/json", **headers}
+    err: str = ""
+    for attempt in range(max_retries + 1):
+        if attempt:
+            time.sleep(min(0.25 * 2 ** (attempt - 1), 4.0))
+        target = url
+        deadline = time.monotonic() + timeout
+        try:
+            for _ in range(_MAX_HOPS + 1):
+                status, rh, raw = _once(target, data, hdrs, deadline)
+                if status not in _REDIRECTS:
+                    break
+                location = urllib.parse.urljoin(target, rh.get("Location") or "")
+                if _origin(location) != _origin(url):
+                    raise RuntimeError(
+                        f"{url} answered HTTP {status} redirecting to another origin ({location}); "
+                        f"refused: the API key is only ever sent to the configured server. "
+                        f"Set base_url to the final address")
+                if not follow_redirects:
+                    raise RuntimeError(
+                        f"{url} answered HTTP {status} redirecting to {location}; redirects are not "
+                        f"followed (set base_url to the final address, or follow_redirects=True for "
+                        f"same-origin redirects)")
+                target = location
+            else:
+                raise RuntimeError(f"{url}: more than {_MAX_HOPS} redirects")
+        except (TimeoutError, socket.timeout):
+            err = f"no complete answer within timeout={timeout:g} s"
+            continue
+        except (OSError, http.client.HTTPException) as exc:
+            err = f"{type(exc).__name__}: {exc}"
+            continue
+        if status == 429 or status >= 500:
+            err = f"HTTP {status}"
+            continue
+        if status >= 400:
+            raise RuntimeError(f"{target} answered HTTP {status}: {raw[:500].decode('utf-8', 'replace')}")
+        if len(raw) > _MAX_BODY:
+            raise HttpReplyError(f"{target} answered with more than {_MAX_BODY} bytes")
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            snippet = raw[:200].decode("utf-8", "replace")
+            err = f"not JSON (HTTP {status}, {len(raw)} bytes: {snippet!r})"
+            continue
+    if err.startswith("not JSON"):
+        raise HttpReplyError(f"{url} answered {err} after {max_retries + 1} attempts")
+    raise ConnectionError(f"no answer from {url} after {max_retries + 1} attempts: {err}")

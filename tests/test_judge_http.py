@@ -1,0 +1,148 @@
+"""The OpenAI-compatible judge client against loopback stub servers: redirects, deadlines,
+malformed replies. No torch needed; no network beyond 127.0.0.1."""
+
+import http.server
+import json
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from softirr_stats.equivalence import OpenAICompatibleJudge
+
+GOOD = {"choices": [{"message": {"content": " Yes"}, "logprobs": {"content": [{"token": " Yes", "top_logprobs": [
+    {"token": " Yes", "logprob": math.log(0.6)}, {"token": " No", "logprob": math.log(0.2)}]}]}}]}
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """Configurable stub: ``plan`` maps a path to a function(handler) that answers."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def _serve(self, method):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n) if n else b""
+        self.server.log.append({"method": method, "path": self.path, "auth": self.headers.get("Authorization"),
+                                "body": body})
+        self.server.plan.get(self.path, self.server.plan.get("*"))(self)
+
+    def do_POST(self):
+        self._serve("POST")
+
+    def do_GET(self):
+        self._serve("GET")
+
+
+def send(handler, status, data, headers=()):
+    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+    handler.send_response(status)
+    for k, v in headers:
+        handler.send_header(k, v)
+    handler.send_header("Content-Length", str(len(raw)))
+    handler.end_headers()
+    handler.wfile.write(raw)
+
+
+@pytest.fixture()
+def servers():
+    made = []
+
+    def make(plan):
+        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+        srv.daemon_threads = True
+        srv.plan, srv.log = plan, []
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        made.append(srv)
+        return srv, f"http://127.0.0.1:{srv.server_address[1]}"
+
+    yield make
+    for srv in made:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_cross_origin_redirect_never_receives_the_key(servers):
+    evil, evil_url = servers({"*": lambda h: send(h, 200, GOOD)})
+    _, url = servers({"*": lambda h: send(h, 302, b"", [("Location", evil_url + "/v1/chat/completions")])})
+    for follow in (False, True):
+        judge = OpenAICompatibleJudge(url + "/v1", "m", api_key="SECRET", follow_redirects=follow)
+        with pytest.raises(RuntimeError, match="another origin.*refused"):
+            judge(["a"], ["b"])
+    assert evil.log == []  # neither the key nor anything else reached the other origin
+
+
+def test_same_origin_redirect_only_when_asked_and_keeps_the_post(servers):
+    srv, url = servers({"/v1/chat/completions": lambda h: send(h, 307, b"", [("Location", "/v2/chat/completions")]),
+                        "/v2/chat/completions": lambda h: send(h, 200, GOOD)})
+    with pytest.raises(RuntimeError, match="redirecting to .*v2/chat/completions; redirects are not followed"):
+        OpenAICompatibleJudge(url + "/v1", "m", api_key="K")(["a"], ["b"])
+    srv.log.clear()
+    s = OpenAICompatibleJudge(url + "/v1", "m", api_key="K", follow_redirects=True)(["a"], ["b"])
+    assert s[0] == pytest.approx(0.75)
+    assert [(r["method"], r["path"]) for r in srv.log] == [("POST", "/v1/chat/completions"),
+                                                          ("POST", "/v2/chat/completions")]
+    assert srv.log[1]["body"] == srv.log[0]["body"] and srv.log[1]["auth"] == "Bearer K"
+
+
+def _trickle(handler):
+    handler.send_response(200)
+    handler.send_header("Content-Length", "1000")
+    handler.end_headers()
+    try:
+        for _ in range(1000):
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+            time.sleep(0.4)
+    except OSError:
+        pass
+
+
+def test_overall_deadline_against_a_trickling_server(servers):
+    _, url = servers({"*": _trickle})
+    judge = OpenAICompatibleJudge(url + "/v1", "m", timeout=1.0, max_retries=0)
+    t0 = time.monotonic()
+    with pytest.raises(ConnectionError, match=r"no complete answer within timeout=1 s"):
+        judge(["a"], ["b"])
+    assert time.monotonic() - t0 < 3.0  # was 6 s+ with a per-read timeout
+
+
+@pytest.mark.parametrize("reply, fragment", [
+    (b"<html><body>502 Bad Gateway</body></html>", "not JSON"),
+    (b"", "not JSON"),
+    ({"choices": ["yes"]}, "no choices list of objects"),
+    ({"error": "overloaded"}, "no choices list of objects"),
+    ({"choices": [{"logprobs": {"content": [{"top_logprobs": ["yes", 3]}]}}]}, "list of objects"),
+    ({"choices": [{"logprobs": {"content": [{"top_logprobs": [{"token": "yes", "logprob": "abc"}]}]}}]},
+     'logprob "abc" is not a number'),
+    ({"choices": [{"logprobs": {"content": [{"top_logprobs": [{"token": "yes", "logprob": 1000}]}]}}]},
+     "logprob 1000 is not a number <= 0"),
+])
+def test_malformed_replies_name_url_and_pair_and_honour_on_failure(servers, reply, fragment):
+    srv, url = servers({"*": lambda h: send(h, 200, reply)})
+    judge = OpenAICompatibleJudge(url + "/v1", "m", max_retries=1)
+    with pytest.raises(ValueError, match=fragment) as info:
+        judge(["heart attack"], ["MI"])
+    msg = str(info.value)
+    assert url in msg and "'heart attack'" in msg and "'MI'" in msg
+    retried = 2 if fragment == "not JSON" else 1  # a body that is not JSON may be a transient proxy page
+    assert len(srv.log) == retried
+    soft = OpenAICompatibleJudge(url + "/v1", "m", max_retries=0, on_failure="nan")
+    with pytest.warns(UserWarning, match="these pairs are NaN"):
+        out = soft(["heart attack", "x"], ["MI", "y"])
+    assert np.isnan(out).all() and soft.n_failures == 2 and url in soft.failures[0]["output"]
+
+
+def test_client_errors_name_the_url_and_are_not_retried(servers):
+    srv, url = servers({"*": lambda h: send(h, 401, {"error": "bad key"})})
+    with pytest.raises(RuntimeError, match=r"chat/completions answered HTTP 401.*bad key"):
+        OpenAICompatibleJudge(url + "/v1", "m", max_retries=3)(["a"], ["b"])
+    assert len(srv.log) == 1
+    with pytest.raises(ValueError, match="timeout must be a positive number"):
+        OpenAICompatibleJudge(url, "m", timeout=0)
+    with pytest.raises(ValueError, match="max_retries must be an integer"):
+        OpenAICompatibleJudge(url, "m", max_retries=-1)
