@@ -20,6 +20,7 @@ from softirr_stats._api import (
 )
 from softirr_stats._api_extra import cross_kappa, distance_agreement, multilabel_agreement
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
+from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
 from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
 from softirr_stats.uncertainty import Analytic, Bootstrap, sensitivity
 
@@ -45,5 +46,5 @@ __all__ = [
     "AgreementResult", "Annotations", "Bootstrap", "DegenerateWarning", "MonteCarlo", "SampledPairs",
     "UnpairableItemsWarning", "agreement", "calibration", "brennan_prediger", "cohen_kappa", "conger_kappa", "cross_kappa", "data", "distance_agreement", "multilabel_agreement",
     "equivalence", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha", "light_kappa", "percent_agreement",
-    "read_annotations", "scott_pi", "uncertainty",
+    "read_annotations", "scott_pi", "uncertainty", "JudgingPlan", "judging_plan", "read_judgments",
 ]

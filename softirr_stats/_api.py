@@ -5,7 +5,9 @@ columns = raters) and returns an :class:`~softirr_stats.AgreementResult`. Option
 keyword-only. ``similarity=`` makes a coefficient soft (None = exact matching; an
 equivalence estimator, any callable ``(a_seq, b_seq) -> scores``, or a K x K array indexed like
 ``ann.vocabulary``); ``weights=`` gives categorical agreement weights; ``chance=`` chooses
-how chance agreement is computed; ``ci=`` asks for an interval.
+how chance agreement is computed; ``ci=`` asks for an interval. ``judgments=`` (a judged plan
+from ``judging_plan``) or ``judge=`` (an expensive equivalence estimator) makes a soft
+coefficient prediction-powered: the estimate of the coefficient computed with the judge.
 """
 
 from typing import Any
@@ -22,6 +24,7 @@ from softirr_stats.agreement._similarity import MatrixSimilarity, VocabSimilarit
 from softirr_stats.agreement._weights import krippendorff_distance
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import Analytic, Bootstrap, attach_analytic, attach_bootstrap
+from softirr_stats.uncertainty._ppi import apply_ppi
 
 __all__ = [
     "percent_agreement", "cohen_kappa", "scott_pi", "fleiss_kappa", "conger_kappa", "light_kappa",
@@ -42,8 +45,10 @@ def _with_ci(result: AgreementResult, prep: Prepared, ci: Any) -> AgreementResul
 
 
 def _run(ann: Annotations, family: str, name: str, sim: VocabSimilarity, chance: Any, ci: Any,
-         notes: list[str] | None = None) -> AgreementResult:
+         notes: list[str] | None = None, judgments: Any = None, judge: Any = None) -> AgreementResult:
     result, prep = point_estimate(ann, family=family, coefficient=name, sim=sim, chance=chance, extra_notes=notes)
+    if judgments is not None or judge is not None:  # prediction-powered: the judge's coefficient
+        return apply_ppi(result, prep, judgments, judge, ci)
     return _with_ci(result, prep, ci)
 
 
@@ -69,7 +74,8 @@ def percent_agreement(ann: Any, *, similarity: Any = None, weights: Any = None, 
 
 
 def cohen_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, chance: Any = "exact",
-                categories: Any = None, ci: Any = None) -> AgreementResult:
+                categories: Any = None, ci: Any = None,
+                judgments: Any = None, judge: Any = None) -> AgreementResult:
     """Cohen's kappa for two raters (weighted, or soft with ``similarity=``).
 
     ``p_o`` is the mean agreement over items both raters rated; chance uses each rater's own
@@ -90,20 +96,22 @@ def cohen_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, chance
     ann = as_annotations(ann, categories)
     _two_raters(ann, "cohen_kappa")
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
-    return _run(ann, "conger", "cohen_kappa", sim, chance, ci)
+    return _run(ann, "conger", "cohen_kappa", sim, chance, ci, judgments=judgments, judge=judge)
 
 
 def scott_pi(ann: Any, *, weights: Any = None, similarity: Any = None, chance: Any = "exact",
-             categories: Any = None, ci: Any = None) -> AgreementResult:
+             categories: Any = None, ci: Any = None,
+             judgments: Any = None, judge: Any = None) -> AgreementResult:
     """Scott's pi for two raters: chance from the pooled label distribution."""
     ann = as_annotations(ann, categories)
     _two_raters(ann, "scott_pi")
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
-    return _run(ann, "pooled", "scott_pi", sim, chance, ci)
+    return _run(ann, "pooled", "scott_pi", sim, chance, ci, judgments=judgments, judge=judge)
 
 
 def fleiss_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, chance: Any = "exact",
-                 categories: Any = None, ci: Any = None) -> AgreementResult:
+                 categories: Any = None, ci: Any = None,
+                 judgments: Any = None, judge: Any = None) -> AgreementResult:
     """Fleiss' kappa (multi-rater Scott); missing ratings as Gwet (2014) generalises it.
 
     Examples
@@ -118,15 +126,16 @@ def fleiss_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, chanc
     """
     ann = as_annotations(ann, categories)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
-    return _run(ann, "pooled", "fleiss_kappa", sim, chance, ci)
+    return _run(ann, "pooled", "fleiss_kappa", sim, chance, ci, judgments=judgments, judge=judge)
 
 
 def conger_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, chance: Any = "exact",
-                 categories: Any = None, ci: Any = None) -> AgreementResult:
+                 categories: Any = None, ci: Any = None,
+                 judgments: Any = None, judge: Any = None) -> AgreementResult:
     """Conger's (1980) multi-rater Cohen kappa: chance from each rater's own distribution."""
     ann = as_annotations(ann, categories)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
-    return _run(ann, "conger", "conger_kappa", sim, chance, ci)
+    return _run(ann, "conger", "conger_kappa", sim, chance, ci, judgments=judgments, judge=judge)
 
 
 def light_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, categories: Any = None,
@@ -141,7 +150,8 @@ def light_kappa(ann: Any, *, weights: Any = None, similarity: Any = None, catego
 
 
 def krippendorff_alpha(ann: Any, *, level: str = "nominal", similarity: Any = None, chance: Any = "exact",
-                       categories: Any = None, ci: Any = None) -> AgreementResult:
+                       categories: Any = None, ci: Any = None,
+                       judgments: Any = None, judge: Any = None) -> AgreementResult:
     """Krippendorff's alpha (nominal, ordinal, interval, ratio, or soft with ``similarity=``).
 
     Soft alpha uses the distance ``1 - P(a == b)``. ``observed``/``expected`` are
@@ -163,7 +173,7 @@ def krippendorff_alpha(ann: Any, *, level: str = "nominal", similarity: Any = No
     notes: list[str] = []
     if level == "nominal":
         sim = resolve_similarity(ann, similarity=similarity)
-        return _run(ann, "alpha", "krippendorff_alpha", sim, chance, ci)
+        return _run(ann, "alpha", "krippendorff_alpha", sim, chance, ci, judgments=judgments, judge=judge)
     if similarity is not None:
         raise ValueError(f"similarity= replaces the level's distance; use level='nominal' with a similarity "
                          f"(got level={level!r})")
@@ -173,27 +183,29 @@ def krippendorff_alpha(ann: Any, *, level: str = "nominal", similarity: Any = No
         if ann.kind != "numeric" and ann.categories is None:
             notes.append("ordinal alpha ranks text labels in vocabulary (sorted) order; declare categories= to set the order")
         return _run(ann, "alpha_ordinal", "krippendorff_alpha", VocabSimilarity(len(ann.vocabulary)), "exact", ci,
-                    notes)
+                    notes, judgments=judgments, judge=judge)
     if ann.kind != "numeric":
         raise ValueError(f"level={level!r} needs numeric labels; these are {ann.kind}")
     delta = krippendorff_distance(level, ann.values())
     top = delta.max()
     sim = MatrixSimilarity(1.0 - delta / top if top > 0 else 1.0 - delta, name=f"{level}-distance")
-    return _run(ann, "alpha", "krippendorff_alpha", sim, chance, ci, notes)
+    return _run(ann, "alpha", "krippendorff_alpha", sim, chance, ci, notes, judgments=judgments, judge=judge)
 
 
 def gwet_ac1(ann: Any, *, weights: Any = None, similarity: Any = None, categories: Any = None,
-             ci: Any = None) -> AgreementResult:
+             ci: Any = None,
+             judgments: Any = None, judge: Any = None) -> AgreementResult:
     """Gwet's AC1 (AC2 with ``weights=``); q is the declared number of categories."""
     ann = as_annotations(ann, categories)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
     name = "gwet_ac2" if weights is not None and not (isinstance(weights, str) and weights == "identity") else "gwet_ac1"
-    return _run(ann, "ac1", name, sim, "exact", ci)
+    return _run(ann, "ac1", name, sim, "exact", ci, judgments=judgments, judge=judge)
 
 
 def brennan_prediger(ann: Any, *, weights: Any = None, similarity: Any = None, categories: Any = None,
-                     ci: Any = None) -> AgreementResult:
+                     ci: Any = None,
+                     judgments: Any = None, judge: Any = None) -> AgreementResult:
     """Brennan-Prediger (1981) coefficient (PABAK for two categories): chance ``T_w / q^2``."""
     ann = as_annotations(ann, categories)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
-    return _run(ann, "bp", "brennan_prediger", sim, "exact", ci)
+    return _run(ann, "bp", "brennan_prediger", sim, "exact", ci, judgments=judgments, judge=judge)

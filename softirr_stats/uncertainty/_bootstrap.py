@@ -32,7 +32,7 @@ from softirr_stats.uncertainty._intervals import (
 __all__ = ["Bootstrap", "DESIGNS", "attach_bootstrap", "bootstrap_replicates", "draw_weights", "jackknife_values",
            "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
 
-DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian")
+DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian", "judged")
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,13 @@ class Bootstrap:
     ----------
     n : int
         Number of replicates (B).
-    design : {"items", "raters", "items+raters", "cluster", "bayesian"}
+    design : {"items", "raters", "items+raters", "cluster", "bayesian", "judged"}
         What is resampled. ``items`` (default) recomputes observed and expected agreement on
         resampled items; ``raters`` treats raters as a sample; ``items+raters`` is the
         two-way (pigeonhole) bootstrap with product weights; ``cluster`` resamples clusters
         of items (``cluster=`` gives each item's cluster); ``bayesian`` uses Dirichlet item
-        weights.
+        weights; ``judged`` resamples the judged label pairs of a prediction-powered
+        estimate (``judgments=``), holding the items fixed.
     method : {"percentile", "basic", "bca"}
     level : float
         Confidence level.
@@ -252,6 +253,8 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
 
 def attach_bootstrap(result: AgreementResult, prep: Prepared, cfg: Bootstrap) -> AgreementResult:
     """Compute the interval of ``cfg`` and return ``result`` carrying it."""
+    if cfg.design == "judged":
+        raise ValueError("Bootstrap(design='judged') resamples judged label pairs: it needs judgments= or judge=")
     reps = bootstrap_replicates(prep, cfg)["value"]
     notes = ()
     if prep.chance_pairs is not None:
