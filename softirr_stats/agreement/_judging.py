@@ -140,7 +140,8 @@ def _draw_observed(prep: Prepared, size: int, rng: np.random.Generator) -> tuple
     """Within-item pairs with distinct labels, drawn with probability proportional to their weight."""
     d = prep.design
     r = d.r_i.astype(np.float64)
-    fac = (r / (r * (r - 1) / 2.0)) if prep.family == "alpha" else 1.0 / (r * (r - 1) / 2.0)
+    pairs = np.maximum(r * (r - 1) / 2.0, 1.0)
+    fac = r / pairs if prep.family == "alpha" else 1.0 / pairs  # only items with 2+ ratings have pairs
     distinct = np.flatnonzero(d.pair_ca != d.pair_cb)
     pick = distinct[_inverse_cdf(fac[d.pair_item[distinct]], rng.random(size))]
     return d.pair_ca[pick].astype(np.int64), d.pair_cb[pick].astype(np.int64)
