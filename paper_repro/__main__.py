@@ -32,6 +32,8 @@ def _synthetic(args: argparse.Namespace) -> int:
         changes["measures"] = tuple(m.strip() for m in args.measures.split(",") if m.strip())
     if args.seed is not None:
         changes["seed"] = args.seed
+    if args.coefficients:
+        changes["coefficients"] = tuple(c.strip() for c in args.coefficients.split(",") if c.strip())
     cfg = dataclasses.replace(cfg, **changes)
     df = syn.run(cfg, args.out)
     print(f"wrote {args.out}/synthetic_results.csv ({len(df)} rows)")
@@ -117,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--measures", default=None,
                    help="comma-separated: exact,jaccard,masi,levenshtein,indel,lcs,embedding")
     s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--coefficients", default=None, help="comma-separated: cohen,scott (default both)")
     s.add_argument("--no-figures", action="store_true", help="only the CSV files")
     s.add_argument("--permutations", type=int, default=10_000,
                    help="sign flips of the paired permutation tests (default 10000)")
@@ -155,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--populations", type=int, default=None, help="populations per condition")
     p.add_argument("--items", type=int, default=None, help="items per population (2 raters)")
     p.add_argument("--draws", type=int, default=None, help="judging plans per population")
+    p.add_argument("--targets", default=None, help="lo,hi: population agreement targets (default 0.1,0.9)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--no-figures", action="store_true")
     p.set_defaults(func=_ppi)

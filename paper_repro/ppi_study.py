@@ -62,6 +62,24 @@ QUICK = Config(populations=10, draws=5, budgets=(50, 200))
 FULL = Config()
 
 
+def _population_matrices(t: Any, estimators: dict[str, Any], labels: list[str]) -> dict[str, np.ndarray]:
+    """Estimator and oracle matrices over one population's labels (sparse concept incidence:
+    large vocabularies of the full terminologies)."""
+    import scipy.sparse as sp
+
+    from softirr_stats.equivalence import similarity_matrix
+
+    mats = {name: np.asarray(similarity_matrix(est, labels), dtype=np.float64) for name, est in estimators.items()}
+    terms, owner, _ = t.term_table()
+    rows = pd.Index(np.asarray(labels, dtype=object)).get_indexer(terms)
+    keep = rows >= 0
+    inc = sp.csr_matrix((np.ones(int(keep.sum())), (rows[keep], owner[keep])), shape=(len(labels), len(t)))
+    oracle = (inc @ inc.T).toarray() > 0
+    np.fill_diagonal(oracle, True)
+    mats["oracle"] = oracle.astype(np.float64)
+    return mats
+
+
 def _seed(*parts: Any) -> int:
     key = [int(p) if not isinstance(p, str) else sum(map(ord, p)) for p in parts]
     return int(np.random.SeedSequence(key).generate_state(1)[0])
@@ -120,7 +138,7 @@ def run(cfg: Config, out: str | pathlib.Path) -> pd.DataFrame:
         for pop in pops:
             labels = sorted(set(pop.frame["label"]))
             if big:
-                mats_p = _element_matrices(t, estimators, labels)
+                mats_p = _population_matrices(t, estimators, labels)
                 idx = np.arange(len(labels))
             else:
                 mats_p = mats
@@ -204,16 +222,16 @@ def figures(summary: pd.DataFrame, out: str | pathlib.Path) -> list[pathlib.Path
     paths = []
     for metric, ylabel, ref in (("cover95", "coverage of the 95% interval", 0.95),
                                 ("width_ratio", "95% width / judge-only width", 1.0),
-                                ("mae", "MAE against the oracle kappa", None)):
+                                ("mae", "MAE against the oracle kappa (log)", None)):
         fig, axes = plt.subplots(1, len(conds), figsize=(3.2 * len(conds), 3.0), sharey=True, squeeze=False)
         for ax, cond in zip(axes[0], conds, strict=True):
             sub = summary[summary["condition"] == cond]
+            colors = {e: f"C{i}" for i, e in enumerate(sorted(summary["estimator"].unique()))}
             for (est, strat), part in sub.groupby(["estimator", "strategy"]):
-                ax.plot(part["budget"], part[metric], marker="o", ls="-" if strat == "uniform" else "--",
-                        label=f"{est} / {strat}")
+                ax.plot(part["budget"], part[metric], marker="o" if strat == "uniform" else "s",
+                        ls="-" if strat == "uniform" else "--", color=colors[est], label=f"{est} / {strat}")
             if metric == "mae":
-                for est, part in sub[sub["strategy"] == sub["strategy"].iloc[0]].groupby("estimator"):
-                    ax.axhline(part["mae_estimator_only"].mean(), color="grey", lw=0.8, ls=":")
+                ax.set_yscale("log")
             if ref is not None:
                 ax.axhline(ref, color="black", lw=0.8)
             ax.set_xscale("log", base=2)
@@ -242,6 +260,9 @@ def main(args: Any) -> int:
     for key in ("populations", "items", "draws", "seed"):
         if getattr(args, key) is not None:
             changes[key] = getattr(args, key)
+    if args.targets:
+        lo, hi = (float(x) for x in args.targets.split(","))
+        changes["targets"] = (lo, hi)
     if args.budgets:
         changes["budgets"] = tuple(int(b) for b in args.budgets.split(","))
     if args.strategies:

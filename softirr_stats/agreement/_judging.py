@@ -149,7 +149,7 @@ def _draw_observed(prep: Prepared, size: int, rng: np.random.Generator) -> tuple
 
 def _uniform_draws(prep: Prepared, n: int, mix: tuple[float, float], rng: np.random.Generator
                    ) -> tuple[np.ndarray, np.ndarray]:
-    tw = term_weights(prep, np.empty(0, np.int64), np.empty(0, np.int64))
+    tw = _masses(prep)
     mo, me = mix[0] * tw.mass_o[0], mix[1] * tw.mass_e[0]
     n_o = int(rng.binomial(n, mo / (mo + me))) if mo + me > 0 else 0
     ao, bo = _draw_observed(prep, n_o, rng) if n_o else (np.empty(0, np.int64), np.empty(0, np.int64))
@@ -159,9 +159,15 @@ def _uniform_draws(prep: Prepared, n: int, mix: tuple[float, float], rng: np.ran
     return a[order], b[order]
 
 
-def _design_q(prep: Prepared, a: np.ndarray, b: np.ndarray, mix: tuple[float, float]) -> np.ndarray:
+def _masses(prep: Prepared) -> Any:
+    cached = prep.__dict__.get("_ppi_masses")
+    if cached is None:
+        cached = prep.__dict__["_ppi_masses"] = term_weights(prep, np.empty(0, np.int64), np.empty(0, np.int64))
+    return cached
+
+
+def _design_q(tw: Any, mix: tuple[float, float]) -> np.ndarray:
     """The uniform design's probability of each distinct unordered pair."""
-    tw = term_weights(prep, a, b)
     return (mix[0] * tw.Wo[0] + mix[1] * tw.We[0]) / (mix[0] * tw.mass_o[0] + mix[1] * tw.mass_e[0])
 
 
@@ -184,7 +190,8 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
         keys = np.minimum(a, b) * k + np.maximum(a, b)
         uniq, counts = np.unique(keys, return_counts=True)
         ua, ub = uniq // k, uniq % k
-        q = _design_q(prep, ua, ub, mix)
+        tw = term_weights(prep, ua, ub)
+        q = _design_q(tw, mix)
     else:
         ca, cb = all_distinct_pairs(prep)
         tw = term_weights(prep, ca, cb)
@@ -199,7 +206,7 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
         idx = _inverse_cdf(q_all, rng.random(n))
         uniq, counts = np.unique(idx, return_counts=True)
         ua, ub, q = ca[uniq], cb[uniq], q_all[uniq]
-    tw = term_weights(prep, ua, ub)
+        tw = term_weights(prep, ua, ub)
     served = np.where(tw.Wo[0] > 0, "observed", "")
     served = np.where(tw.We[0] > 0, np.char.add(served, np.where(tw.Wo[0] > 0, "+chance", "chance")), served)
     vocab = np.empty(k, dtype=object)

@@ -111,10 +111,14 @@ def _observed(prep: Prepared, C: np.ndarray, keys: np.ndarray) -> tuple[np.ndarr
 
 
 def _rating_matrix(prep: Prepared, per_item: np.ndarray, cols: np.ndarray, n_cols: int) -> Any:
+    """Sparse (n_items x n_cols) sum of ``per_item`` over each item's ratings, cached on ``prep``."""
     import scipy.sparse as sp
 
-    d = prep.design
-    return sp.csr_matrix((per_item[d.rating_item], (d.rating_item, cols)), shape=(prep.n, n_cols))
+    cache = prep.__dict__.setdefault("_ppi_matrices", {})
+    if n_cols not in cache:  # one matrix per family and shape: the same data every call
+        d = prep.design
+        cache[n_cols] = sp.csr_matrix((per_item[d.rating_item], (d.rating_item, cols)), shape=(prep.n, n_cols))
+    return cache[n_cols]
 
 
 def _chance(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
