@@ -296,3 +296,22 @@ def test_estimator_without_signal_gives_judge_only(data):
     assert p["lambda"] == {"observed": 0.0, "chance": 0.0}
     assert r.value == pytest.approx(p["judge_only"], abs=1e-15)
     assert p["effective_sample_size"] == pytest.approx(120.0)
+
+
+def test_validation_study_smoke(tmp_path):
+    import importlib.util
+    import pathlib
+    import sys
+
+    if importlib.util.find_spec("paper_repro") is None:  # top-level folder, not pip-installed
+        sys.path.append(str(pathlib.Path(__file__).resolve().parents[1]))
+    from paper_repro.__main__ import main
+
+    assert main(["ppi", "--smoke", "--out", str(tmp_path)]) == 0
+    summary = pd.read_csv(tmp_path / "ppi_summary.csv")
+    results = pd.read_csv(tmp_path / "ppi_results.csv")
+    assert len(results) == summary["n"].sum() == 2 * 2 * 2  # populations x draws x designs
+    assert np.isfinite(summary[["bias", "mae", "cover95", "width_ratio"]].to_numpy()).all()
+    assert (summary["width_ratio"] <= 1.0 + 1e-9).all()  # Indel is informative on synonym pairs
+    for name in ("ppi_cover95.png", "ppi_width_ratio.png", "ppi_mae.png"):
+        assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"

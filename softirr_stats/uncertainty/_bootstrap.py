@@ -159,6 +159,8 @@ def draw_weights(prep: Prepared, cfg: Bootstrap, start: int, stop: int,
     ``pad_to`` draws a fixed number of rows (so one compiled program serves every chunk);
     only the first ``stop - start`` are returned.
     """
+    if cfg.design == "judged":
+        raise ValueError("Bootstrap(design='judged') resamples judged label pairs: it needs judgments= or judge=")
     ann = prep.ann
     with x64():
         base = jax.random.key(cfg.seed)  # threefry: replicate b is the same under any chunking (rbg is not)
@@ -253,8 +255,6 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
 
 def attach_bootstrap(result: AgreementResult, prep: Prepared, cfg: Bootstrap) -> AgreementResult:
     """Compute the interval of ``cfg`` and return ``result`` carrying it."""
-    if cfg.design == "judged":
-        raise ValueError("Bootstrap(design='judged') resamples judged label pairs: it needs judgments= or judge=")
     reps = bootstrap_replicates(prep, cfg)["value"]
     notes = ()
     if prep.chance_pairs is not None:

@@ -68,35 +68,23 @@ class Judged:
 
 def _codes(vocabulary: tuple, values: pd.Series, column: str) -> np.ndarray:
     """Vocabulary codes of plan labels (the labels themselves, or their CSV text)."""
-    exact: dict[Any, int] = {}
-    for i, v in enumerate(vocabulary):
-        try:
-            exact.setdefault(v, i)
-        except TypeError:  # pragma: no cover - vocabulary labels are hashable
-            pass
-    text = {label_text(v): i for i, v in enumerate(vocabulary)}
-    out = np.empty(len(values), dtype=np.int64)
-    unknown = []
-    for j, v in enumerate(values.tolist()):  # one dictionary look-up per judged row
-        code = exact.get(v) if _hashable(v) else None
-        if code is None:
-            code = text.get(label_text(v))
-        if code is None:
-            unknown.append(v)
-            code = -1
-        out[j] = code
-    if unknown:
+    vocab = np.empty(len(vocabulary), dtype=object)
+    vocab[:] = list(vocabulary)
+    vals = np.empty(len(values), dtype=object)
+    vals[:] = values.tolist()
+    out = pd.Index(vocab).get_indexer(vals).astype(np.int64)  # the labels themselves
+    miss = out < 0
+    if miss.any():  # as read back from a CSV: compare the written text
+        text = pd.Index([label_text(v) for v in vocab])
+        if not text.is_unique:
+            raise ValueError("two labels of the vocabulary are written alike in a CSV (e.g. 1 and '1'); "
+                             "pass the plan's DataFrame with the labels themselves")
+        out[miss] = text.get_indexer([label_text(v) for v in vals[miss]])
+    if (out < 0).any():
+        unknown = vals[out < 0].tolist()
         raise ValueError(f"judgments column {column!r} has labels that are not in the annotations' vocabulary: "
                          f"{unknown[:5]!r}{' ...' if len(unknown) > 5 else ''} (was the plan drawn from other data?)")
     return out
-
-
-def _hashable(v: Any) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
-    return True
 
 
 def judged_rows(prep: Prepared, result: AgreementResult, judgments: Any, judge: Any) -> tuple[Judged, list[str]]:
