@@ -182,7 +182,7 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     ...     "budget": 50, "kappa_h": 0.5, "true_kappa": 0.5, "ppi": [0.45, 0.55],
     ...     "judge_only": [0.4, 0.6], "estimator_only": 0.3, "se_ppi": 0.05, "se_judge_only": 0.1,
     ...     "lambda_o": 0.5, "lambda_e": 0.5, "n_eff": 100.0, "n_judged": 40, "n_distinct_pairs": 4000})
-    >>> summarise(df)[["bias", "cover95", "width_ratio"]].values.tolist()
+    >>> summarise(df)[["bias", "cover95", "width_ratio"]].round(6).values.tolist()
     [[0.0, 1.0, 0.5]]
     """
     err = df["ppi"] - df["kappa_h"]

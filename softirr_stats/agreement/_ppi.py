@@ -58,7 +58,7 @@ def canonical_pairs(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     """Key ``min * k + max`` of unordered code pairs.
 
     >>> canonical_pairs(np.array([2, 0]), np.array([1, 3]), 5).tolist()
-    [6, 3]
+    [7, 3]
     """
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     return np.minimum(a, b) * k + np.maximum(a, b)
