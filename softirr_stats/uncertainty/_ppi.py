@@ -23,7 +23,6 @@ from softirr_stats.agreement import AgreementResult
 from softirr_stats.agreement._engine import DegenerateWarning, Prepared, evaluate
 from softirr_stats.agreement._judging import (
     COEFFICIENT_FAMILIES,
-    JudgingPlan,
     label_text,
     plan_from_prepared,
     read_judgments,
