@@ -9,6 +9,7 @@ dice-jaccard  review fix 1: Dice vs Jaccard set normalisation with the oracle
 dperm         review fix 2: D = 2, 3, 10 permutations vs exact chance and SampledPairs
 multilabel    the multi-label seed paper's worked example vs the published numbers
 xrr           cross-replication example (kappa_x, normalised, IRR_X, IRR_Y, bootstrap CIs)
+ppi           prediction-powered soft kappa: bias, coverage and width against judge-only
 fixture       regenerate paper_repro/data/terminology_fixture.json (needs the extra)
 demo-data     regenerate softirr_stats/data/examples/demo_annotations.csv
 """
@@ -31,6 +32,8 @@ def _synthetic(args: argparse.Namespace) -> int:
         changes["measures"] = tuple(m.strip() for m in args.measures.split(",") if m.strip())
     if args.seed is not None:
         changes["seed"] = args.seed
+    if args.coefficients:
+        changes["coefficients"] = tuple(c.strip() for c in args.coefficients.split(",") if c.strip())
     cfg = dataclasses.replace(cfg, **changes)
     df = syn.run(cfg, args.out)
     print(f"wrote {args.out}/synthetic_results.csv ({len(df)} rows)")
@@ -96,6 +99,12 @@ def _xrr(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ppi(args: argparse.Namespace) -> int:
+    from paper_repro import ppi_study
+
+    return ppi_study.main(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m paper_repro", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -110,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--measures", default=None,
                    help="comma-separated: exact,jaccard,masi,levenshtein,indel,lcs,embedding")
     s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--coefficients", default=None, help="comma-separated: cohen,scott (default both)")
     s.add_argument("--no-figures", action="store_true", help="only the CSV files")
     s.add_argument("--permutations", type=int, default=10_000,
                    help="sign flips of the paired permutation tests (default 10000)")
@@ -135,6 +145,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=100)
     p.add_argument("--items", type=int, default=100)
     study("multilabel", _multilabel, "multi-label worked example vs published numbers")
+    p = sub.add_parser("ppi", help="prediction-powered soft kappa: bias, coverage, width vs judge-only")
+    p.add_argument("--out", required=True, help="output folder")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="reduced sizes (minutes)")
+    size.add_argument("--smoke", action="store_true", help="tiny sizes, for tests")
+    p.add_argument("--terminology", default=None, help="fixture-hpo (default) | hpo | mondo | icd10cm ...")
+    p.add_argument("--estimators", default=None, help="comma-separated cheap estimators: indel,exact,embedding")
+    p.add_argument("--conditions", default=None, help="comma-separated: random,siblings,ancestors,lexical")
+    p.add_argument("--budgets", default=None, help="comma-separated judged draws, e.g. 50,100,200,400")
+    p.add_argument("--strategies", default=None, help="uniform,active")
+    p.add_argument("--populations", type=int, default=None, help="populations per condition")
+    p.add_argument("--items", type=int, default=None, help="items per population (2 raters)")
+    p.add_argument("--draws", type=int, default=None, help="judging plans per population")
+    p.add_argument("--targets", default=None, help="lo,hi: population agreement targets (default 0.1,0.9)")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--no-figures", action="store_true")
+    p.set_defaults(func=_ppi)
     p = study("xrr", _xrr, "cross-replication example with bootstrap intervals")
     p.add_argument("--items", type=int, default=60)
     p.add_argument("--boot", type=int, default=1000)

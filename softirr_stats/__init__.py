@@ -22,6 +22,7 @@ from softirr_stats._scoring_plan import ScoringPlan, scoring_plan
 from softirr_stats._sensitivity import sensitivity
 from softirr_stats._statistics import cross_kappa, distance_agreement, multilabel_agreement
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
+from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
 from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
 from softirr_stats.uncertainty import Analytic, Bootstrap
 
@@ -47,5 +48,5 @@ __all__ = [
     "AgreementResult", "Annotations", "Bootstrap", "DegenerateWarning", "MonteCarlo", "SampledPairs",
     "UnpairableItemsWarning", "agreement", "calibration", "brennan_prediger", "cohen_kappa", "conger_kappa", "cross_kappa", "data", "distance_agreement", "multilabel_agreement",
     "equivalence", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha", "light_kappa", "percent_agreement",
-    "read_annotations", "scott_pi", "uncertainty", "ScoringPlan", "scoring_plan",
+    "read_annotations", "scott_pi", "uncertainty", "ScoringPlan", "scoring_plan", "JudgingPlan", "judging_plan", "read_judgments",
 ]

@@ -22,11 +22,12 @@ from softirr_stats.agreement import (
     point_estimate,
 )
 from softirr_stats.uncertainty import attach_interval
+from softirr_stats.uncertainty._ppi import apply_ppi
 
 __all__ = ["compute", "estimate", "coefficient_function", *COEFFICIENTS]
 
 _DEFAULTS: dict[str, Any] = {"level": "nominal", "weights": None, "similarity": None, "chance": "exact",
-                             "categories": None, "ci": None}
+                             "categories": None, "ci": None, "judgments": None, "judge": None}
 
 _PARAM_DOCS = {
     "level": ("{'nominal', 'ordinal', 'interval', 'ratio'}, default 'nominal'",
@@ -49,6 +50,12 @@ _PARAM_DOCS = {
     "ci": ("None, 'analytic', Analytic or Bootstrap, default None",
            "Interval: ``'analytic'`` / ``Analytic(level, population)`` for the linearised variance (where one "
            "exists) or ``Bootstrap(n, design, method, level, seed)``."),
+    "judgments": ("DataFrame from read_judgments, optional",
+                  "Judged label pairs of a ``judging_plan``: the result is the prediction-powered estimate of the "
+                  "coefficient computed with the judgments (``details['ppi']``; docs/ppi.md)."),
+    "judge": ("estimator or callable, optional",
+              "An expensive equivalence estimator that judges the planned pairs itself (instead of "
+              "``judgments=``)."),
 }
 
 
@@ -91,6 +98,8 @@ def compute(coef: "str | Coefficient", ann: Any, **options: Any) -> AgreementRes
     coef = get_coefficient(coef)
     opts = _options(coef, options)
     result, prep = estimate(coef, ann, **opts)
+    if opts.get("judgments") is not None or opts.get("judge") is not None:
+        return apply_ppi(result, prep, opts["judgments"], opts["judge"], opts["ci"])
     return attach_interval(result, prep, opts["ci"])
 
 

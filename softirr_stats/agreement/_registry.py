@@ -103,6 +103,8 @@ class Coefficient:
     two_rater_twin : str, optional
         The two-rater coefficient this one reduces to (Fleiss -> Scott), left out of the
         default table for two raters.
+    judgments : bool
+        Whether the function takes ``judgments=`` / ``judge=`` (prediction-powered estimate).
     """
 
     name: str
@@ -120,6 +122,7 @@ class Coefficient:
     examples: str = ""
     default_rank: int | None = None
     two_rater_twin: str | None = None
+    judgments: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "family", get_family(self.family))
@@ -137,7 +140,10 @@ class Coefficient:
             out.append("similarity")
         if self.chance:
             out.append("chance")
-        return (*out, "categories", "ci")
+        out += ["categories", "ci"]
+        if self.judgments:
+            out += ["judgments", "judge"]
+        return tuple(out)
 
     @property
     def analytic(self) -> bool:
@@ -173,15 +179,15 @@ COEFFICIENTS: dict[str, Coefficient] = {c.name: c for c in (
         "cohen_kappa", "per_rater", "Cohen's kappa for two raters (weighted, or soft with ``similarity=``).",
         "``p_o`` is the mean agreement over items both raters rated; chance uses each rater's own label "
         "distribution over the items that rater rated (Gwet/Conger's treatment of missing ratings; with "
-        "complete data this is Cohen 1960/1968 exactly).", raters="two", default_rank=0,
+        "complete data this is Cohen 1960/1968 exactly).", raters="two", default_rank=0, judgments=True,
         examples=_ABSTRACTORS + "    >>> round(cohen_kappa(rows).value, 10)\n    0.7964094022"),
     Coefficient(
         "scott_pi", "pooled", "Scott's pi for two raters: chance from the pooled label distribution.",
-        raters="two", default_rank=1,
+        raters="two", default_rank=1, judgments=True,
         examples=_ABSTRACTORS + "    >>> round(scott_pi(rows).value, 10)\n    0.7962396962"),
     Coefficient(
         "fleiss_kappa", "pooled", "Fleiss' kappa (multi-rater Scott); missing ratings as Gwet (2014) generalises it.",
-        default_rank=0, two_rater_twin="scott_pi",
+        default_rank=0, two_rater_twin="scott_pi", judgments=True,
         examples="""    Fleiss (1971): 10 subjects, 14 raters, 5 categories.
 
     >>> counts = [[0,0,0,0,14],[0,2,6,4,2],[0,0,3,5,6],[0,3,9,2,0],[2,2,8,1,1],
@@ -191,7 +197,7 @@ COEFFICIENTS: dict[str, Coefficient] = {c.name: c for c in (
     0.21"""),
     Coefficient(
         "conger_kappa", "per_rater", "Conger's (1980) multi-rater Cohen kappa: chance from each rater's own distribution.",
-        default_rank=1, two_rater_twin="cohen_kappa",
+        default_rank=1, two_rater_twin="cohen_kappa", judgments=True,
         examples=_K12 + "    >>> round(conger_kappa(k12).value, 10)\n    0.7628174413"),
     Coefficient(
         "light_kappa", "light", "Light's (1971) kappa: the mean of Cohen's kappa over all rater pairs.",
@@ -202,16 +208,16 @@ COEFFICIENTS: dict[str, Coefficient] = {c.name: c for c in (
         "krippendorff_alpha", "alpha", "Krippendorff's alpha (nominal, ordinal, interval, ratio, or soft with "
         "``similarity=``).",
         "Soft alpha uses the distance ``1 - P(a == b)``. ``observed``/``expected`` are ``1 - D_o`` and ``1 - D_e``.",
-        weights=False, levels=ALPHA_LEVELS, resolve=_resolve_alpha, default_rank=2,
+        weights=False, levels=ALPHA_LEVELS, resolve=_resolve_alpha, default_rank=2, judgments=True,
         examples=_K12 + "    >>> round(krippendorff_alpha(k12).value, 10), round(krippendorff_alpha(k12, "
                         "level='interval').value, 10)\n    (0.7434210526, 0.8491071429)"),
     Coefficient(
         "gwet_ac1", "ac1", "Gwet's AC1 (AC2 with ``weights=``); q is the declared number of categories.",
-        chance=False, weighted_name="gwet_ac2", default_rank=3,
+        chance=False, weighted_name="gwet_ac2", default_rank=3, judgments=True,
         examples=_K12 + "    >>> round(gwet_ac1(k12).value, 10)\n    0.7754440681"),
     Coefficient(
         "brennan_prediger", "bp", "Brennan-Prediger (1981) coefficient (PABAK for two categories): chance "
-        "``T_w / q^2``.", chance=False, default_rank=4,
+        "``T_w / q^2``.", chance=False, default_rank=4, judgments=True,
         examples=_K12 + "    >>> round(brennan_prediger(k12).value, 10)\n    0.7727272727"),
 )}
 

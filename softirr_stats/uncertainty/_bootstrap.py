@@ -33,7 +33,7 @@ from softirr_stats.uncertainty._intervals import (
 __all__ = ["Bootstrap", "DESIGNS", "attach_bootstrap", "bootstrap_replicates", "draw_weights", "jackknife_values",
            "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
 
-DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian")
+DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian", "judged")
 
 
 @dataclass(frozen=True)
@@ -44,12 +44,13 @@ class Bootstrap:
     ----------
     n : int
         Number of replicates (B).
-    design : {"items", "raters", "items+raters", "cluster", "bayesian"}
+    design : {"items", "raters", "items+raters", "cluster", "bayesian", "judged"}
         What is resampled. ``items`` (default) recomputes observed and expected agreement on
         resampled items; ``raters`` treats raters as a sample; ``items+raters`` is the
         two-way (pigeonhole) bootstrap with product weights; ``cluster`` resamples clusters
         of items (``cluster=`` gives each item's cluster); ``bayesian`` uses Dirichlet item
-        weights.
+        weights; ``judged`` resamples the judged label pairs of a prediction-powered
+        estimate (``judgments=``), holding the items fixed.
     method : {"percentile", "basic", "bca"}
     level : float
         Confidence level.
@@ -205,6 +206,8 @@ def draw_weights(stat: Statistic, cfg: Bootstrap, start: int, stop: int,
     ``pad_to`` draws a fixed number of rows (so one compiled program serves every chunk);
     only the first ``stop - start`` are returned.
     """
+    if cfg.design == "judged":
+        raise ValueError("Bootstrap(design='judged') resamples judged label pairs: it needs judgments= or judge=")
     with x64():
         base = jax.random.key(cfg.seed)  # threefry: replicate b is the same under any chunking (rbg is not)
         rows = stop - start

@@ -1,0 +1,338 @@
+"""Judging plans: which label pairs a trusted judge should score, drawn with known probabilities.
+
+``judging_plan`` draws ``n`` label pairs i.i.d. from a design ``q`` over the distinct label pairs
+a soft coefficient weighs (identical pairs score 1 and are never drawn); one judged set serves
+the observed and the chance term. ``uniform``: ``q`` proportional to ``|dk/dP_o| W_o + |dk/dP_e| W_e``
+(the coefficient's own pair weights, each term scaled by its influence on the coefficient).
+``active``: the same weights times ``sqrt(f (1 - f))`` (the predicted standard deviation of a
+binary judgment given the estimator's score ``f``), mixed with the uniform design so that
+``1 / q`` stays bounded (Zrnic & Candes 2024). Each distinct pair appears once in the plan,
+with the number of times it was drawn.
+"""
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from softirr_stats._validation import check_choice, check_positive_int
+from softirr_stats.agreement._core import as_annotations, point_estimate
+from softirr_stats.agreement._engine import Prepared
+from softirr_stats.agreement._registry import COEFFICIENTS
+from softirr_stats.agreement._ppi import all_distinct_pairs, check_family, term_weights
+from softirr_stats.agreement._similarity import resolve_similarity
+
+__all__ = ["COEFFICIENT_FAMILIES", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
+           "label_text", "PLAN_COLUMNS"]
+
+COEFFICIENT_FAMILIES = {  # from the coefficient registry: every coefficient that takes judgments=
+    **{name: c.family.name for name, c in COEFFICIENTS.items() if c.judgments},
+    **{c.weighted_name: c.family.name for c in COEFFICIENTS.values() if c.judgments and c.weighted_name},
+}
+STRATEGIES = ("uniform", "active")
+PLAN_COLUMNS = ["label_a", "label_b", "score", "q", "terms", "draws", "coefficient"]
+
+
+def label_text(x: Any) -> str:
+    """How a label is written in a plan's CSV (sets as sorted ``a | b``).
+
+    >>> label_text(frozenset({"b", "a"})), label_text(3)
+    ('a | b', '3')
+    """
+    if isinstance(x, frozenset):
+        return " | ".join(sorted(str(e) for e in x))
+    return str(x)
+
+
+@dataclass(frozen=True)
+class JudgingPlan:
+    """Label pairs to judge, one row per distinct pair.
+
+    ``pairs`` columns: ``label_a``, ``label_b``, ``score`` (the cheap estimator), ``q`` (the
+    probability of drawing the pair in one draw), ``terms`` (``observed``, ``chance`` or
+    ``observed+chance``: which terms of the coefficient weigh the pair), ``draws`` (how many of
+    the ``n`` draws fell on it) and ``coefficient``.
+    """
+
+    pairs: pd.DataFrame
+    n: int
+    coefficient: str
+    strategy: str
+    seed: int
+    codes: tuple[np.ndarray, np.ndarray] = field(repr=False, compare=False, default=(np.empty(0), np.empty(0)))
+
+    def to_csv(self, path: str | Path) -> Path:
+        """Write the plan with an empty ``judgment`` column to fill in (values in [0, 1])."""
+        out = self.pairs.copy()
+        out["label_a"] = [label_text(v) for v in out["label_a"]]
+        out["label_b"] = [label_text(v) for v in out["label_b"]]
+        out["judgment"] = np.nan
+        path = Path(path)
+        out.to_csv(path, index=False, float_format="%.17g")
+        return path
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __repr__(self) -> str:
+        return (f"JudgingPlan({self.coefficient}, strategy={self.strategy!r}, n={self.n} draws, "
+                f"{len(self.pairs)} distinct pairs, seed={self.seed})")
+
+
+def _mix(po: float, pe: float) -> tuple[float, float]:
+    """Term scales ``|dk/dP_o|, |dk/dP_e|`` relative to the observed one (floored at 0.05)."""
+    if not (math.isfinite(po) and math.isfinite(pe)) or pe >= 1.0:
+        return 1.0, 1.0
+    return 1.0, max((1.0 - po) / (1.0 - pe), 0.05)
+
+
+def _chance_components(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """(J, K) distributions X, Y with the chance weight of an ordered distinct pair ``(a, b)``
+    proportional to ``sum_j X_j(a) Y_j(b)``."""
+    d, k = prep.design, prep.design.n_codes
+    r = d.r_i.astype(np.float64)
+    if prep.family.name in ("ac1", "bp"):
+        u = np.full((1, k), 1.0 / k)
+        return u, u
+    if prep.family.name == "pooled":
+        pi = np.bincount(d.rating_code, weights=1.0 / r[d.rating_item], minlength=k)
+        return (pi / pi.sum())[None], (pi / pi.sum())[None]
+    if prep.family.name == "alpha":
+        nk = np.bincount(d.rating_code, weights=(r[d.rating_item] >= 2).astype(float), minlength=k)
+        return (nk / nk.sum())[None], (nk / nk.sum())[None]
+    counts = np.bincount(d.rating_rater.astype(np.int64) * k + d.rating_code, minlength=prep.nr * k)
+    counts = counts.reshape(prep.nr, k).astype(np.float64)
+    rated = np.flatnonzero(counts.sum(axis=1) > 0)
+    Q = counts[rated] / counts[rated].sum(axis=1, keepdims=True)
+    ra, rb = np.nonzero(~np.eye(len(rated), dtype=bool))
+    return Q[ra], Q[rb]
+
+
+def _inverse_cdf(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    c = np.cumsum(p)
+    return np.minimum(np.searchsorted(c, u * c[-1], side="right"), len(p) - 1)
+
+
+def _draw_chance(prep: Prepared, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` ordered distinct pairs drawn with probability proportional to the chance weights."""
+    X, Y = _chance_components(prep)
+    p_j = 1.0 - np.sum(X * Y, axis=1)  # each component's chance of a distinct pair
+    out_a, out_b, have = [], [], 0
+    while have < size:  # rejection of identical pairs: a few rounds at most
+        m = int(1.2 * (size - have)) + 16
+        j = _inverse_cdf(p_j, rng.random(m))
+        a = np.empty(m, dtype=np.int64)
+        b = np.empty(m, dtype=np.int64)
+        for comp in np.unique(j):  # components: one, or ordered rater pairs (Conger)
+            sel = j == comp
+            a[sel] = _inverse_cdf(X[comp], rng.random(sel.sum()))
+            b[sel] = _inverse_cdf(Y[comp], rng.random(sel.sum()))
+        keep = a != b
+        out_a.append(a[keep])
+        out_b.append(b[keep])
+        have += int(keep.sum())
+    return np.concatenate(out_a)[:size], np.concatenate(out_b)[:size]
+
+
+def _draw_observed(prep: Prepared, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Within-item pairs with distinct labels, drawn with probability proportional to their weight."""
+    d = prep.design
+    r = d.r_i.astype(np.float64)
+    pairs = np.maximum(r * (r - 1) / 2.0, 1.0)
+    fac = r / pairs if prep.family.name == "alpha" else 1.0 / pairs  # only items with 2+ ratings have pairs
+    distinct = np.flatnonzero(d.pair_ca != d.pair_cb)
+    pick = distinct[_inverse_cdf(fac[d.pair_item[distinct]], rng.random(size))]
+    return d.pair_ca[pick].astype(np.int64), d.pair_cb[pick].astype(np.int64)
+
+
+def _uniform_draws(prep: Prepared, n: int, mix: tuple[float, float], rng: np.random.Generator
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    tw = _masses(prep)
+    mo, me = mix[0] * tw.mass_o[0], mix[1] * tw.mass_e[0]
+    n_o = int(rng.binomial(n, mo / (mo + me))) if mo + me > 0 else 0
+    ao, bo = _draw_observed(prep, n_o, rng) if n_o else (np.empty(0, np.int64), np.empty(0, np.int64))
+    ae, be = _draw_chance(prep, n - n_o, rng)
+    a, b = np.concatenate([ao, ae]), np.concatenate([bo, be])
+    order = rng.permutation(n)
+    return a[order], b[order]
+
+
+def _masses(prep: Prepared) -> Any:
+    cached = prep.__dict__.get("_ppi_masses")
+    if cached is None:
+        cached = prep.__dict__["_ppi_masses"] = term_weights(prep, np.empty(0, np.int64), np.empty(0, np.int64))
+    return cached
+
+
+def _design_q(tw: Any, mix: tuple[float, float]) -> np.ndarray:
+    """The uniform design's probability of each distinct unordered pair."""
+    return (mix[0] * tw.Wo[0] + mix[1] * tw.We[0]) / (mix[0] * tw.mass_o[0] + mix[1] * tw.mass_e[0])
+
+
+def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *, n: int, strategy: str,
+                       seed: int, uniform_share: float = 0.2) -> JudgingPlan:
+    """Draw a judging plan for a prepared coefficient whose estimator terms are ``(po, pe)``."""
+    check_family(prep)
+    check_positive_int(n, "n")
+    check_choice("strategy", strategy, STRATEGIES)
+    if not 0.0 < uniform_share <= 1.0:
+        raise ValueError(f"uniform_share must be in (0, 1]; got {uniform_share!r}")
+    if prep.family.name not in ("ac1", "bp") and len(np.unique(prep.design.rating_code)) < 2:
+        raise ValueError("every rating uses the same label: there is no label pair to judge")
+    mix = _mix(po, pe)
+    rng = np.random.default_rng(seed)
+    k = prep.design.n_codes
+    if strategy == "uniform":
+        a, b = _uniform_draws(prep, n, mix, rng)
+        keys = np.minimum(a, b) * k + np.maximum(a, b)
+        uniq, counts = np.unique(keys, return_counts=True)
+        ua, ub = uniq // k, uniq % k
+        tw = term_weights(prep, ua, ub)
+        q = _design_q(tw, mix)
+    else:
+        ca, cb = all_distinct_pairs(prep)
+        tw = term_weights(prep, ca, cb)
+        base = mix[0] * tw.Wo[0] + mix[1] * tw.We[0]
+        keep = base > 0
+        ca, cb, base = ca[keep], cb[keep], base[keep]
+        f = prep.sim.pairs(ca, cb)
+        act = base * np.sqrt(np.clip(f * (1.0 - f), 0.0, None))
+        q_all = base / base.sum()
+        if act.sum() > 0:
+            q_all = (1.0 - uniform_share) * act / act.sum() + uniform_share * q_all
+        idx = _inverse_cdf(q_all, rng.random(n))
+        uniq, counts = np.unique(idx, return_counts=True)
+        ua, ub, q = ca[uniq], cb[uniq], q_all[uniq]
+        tw = term_weights(prep, ua, ub)
+    served = np.where(tw.Wo[0] > 0, "observed", "")
+    served = np.where(tw.We[0] > 0, np.char.add(served, np.where(tw.Wo[0] > 0, "+chance", "chance")), served)
+    vocab = np.empty(k, dtype=object)
+    vocab[:] = list(prep.ann.vocabulary)
+    pairs = pd.DataFrame({
+        "label_a": vocab[ua], "label_b": vocab[ub], "score": prep.sim.pairs(ua, ub), "q": q,
+        "terms": served, "draws": counts.astype(np.int64), "coefficient": coefficient,
+    })
+    return JudgingPlan(pairs=pairs, n=int(n), coefficient=coefficient, strategy=strategy, seed=int(seed),
+                       codes=(ua, ub))
+
+
+def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = "fleiss_kappa",
+                 strategy: str = "uniform", seed: int = 0, categories: Any = None, weights: Any = None,
+                 uniform_share: float = 0.2) -> JudgingPlan:
+    """Draw the label pairs a trusted judge should score, with known probabilities.
+
+    Parameters
+    ----------
+    ann : Annotations or wide table
+    similarity : the cheap equivalence estimator (scored on every pair the coefficient needs)
+    n : int
+        Number of i.i.d. draws (the judging budget; a pair drawn twice is judged once).
+    coefficient : str
+        The coefficient the judgments will serve: ``cohen_kappa``, ``scott_pi``,
+        ``fleiss_kappa``, ``conger_kappa``, ``krippendorff_alpha``, ``gwet_ac1`` or
+        ``brennan_prediger``.
+    strategy : {"uniform", "active"}
+        ``uniform`` draws pairs in proportion to the coefficient's pair weights; ``active``
+        also in proportion to ``sqrt(f (1 - f))``, mixed with uniform (``uniform_share``).
+    seed : int
+        The same seed gives the same plan.
+
+    Returns
+    -------
+    JudgingPlan
+        ``.pairs`` (DataFrame) and ``.to_csv(path)``.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> ann = [["fever", "pyrexia"], ["cough", "cough"], ["rash", "fever"], ["cough", "tussis"]]
+    >>> plan = judging_plan(ann, similarity="indel", n=20, seed=0)
+    >>> list(plan.pairs.columns)
+    ['label_a', 'label_b', 'score', 'q', 'terms', 'draws', 'coefficient']
+    >>> int(plan.pairs["draws"].sum())
+    20
+    """
+    check_choice("coefficient", coefficient, COEFFICIENT_FAMILIES)
+    ann = as_annotations(ann, categories)
+    family = COEFFICIENT_FAMILIES[coefficient]
+    if coefficient in ("cohen_kappa", "scott_pi") and ann.n_raters != 2:
+        raise ValueError(f"{coefficient} is defined for exactly two raters; got {ann.n_raters}")
+    sim = resolve_similarity(ann, similarity=similarity, weights=weights)
+    with warnings.catch_warnings():  # the plan only needs the estimator's terms; the coefficient call warns
+        warnings.simplefilter("ignore")
+        result, prep = point_estimate(ann, family=family, coefficient=coefficient, sim=sim, chance="exact")
+    return plan_from_prepared(prep, coefficient, result.observed, result.expected, n=n, strategy=strategy,
+                              seed=seed, uniform_share=uniform_share)
+
+
+def _frame(source: Any) -> pd.DataFrame:
+    if isinstance(source, JudgingPlan):
+        return source.pairs.copy()
+    if isinstance(source, pd.DataFrame):
+        return source.copy()
+    if isinstance(source, str | Path):
+        return pd.read_csv(source, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
+                           na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""]})
+    raise TypeError(f"judgments must be a path to a plan CSV, a DataFrame or a JudgingPlan; "
+                    f"got {type(source).__name__}")
+
+
+def read_judgments(source: Any, *, lam: float | None = None, require_judgment: bool = True) -> pd.DataFrame:
+    """Read a judged plan: the plan's CSV (or DataFrame) with a ``judgment`` column in [0, 1].
+
+    Parameters
+    ----------
+    source : path, DataFrame or JudgingPlan
+    lam : float in [0, 1], optional
+        Fix the power-tuning weight of both terms (0 = judge-only estimate, 1 = plain
+        difference estimator); by default it is estimated from the judged draws.
+    require_judgment : bool
+        False accepts a plan without judgments (the library then scores it with ``judge=``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"label_a": ["fever"], "label_b": ["pyrexia"], "q": [0.5], "judgment": [1.0]})
+    >>> read_judgments(df)["draws"].tolist()
+    [1]
+    """
+    df = _frame(source)
+    need = ["label_a", "label_b", "q"] + (["judgment"] if require_judgment else [])
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise ValueError(f"judgments need columns {need}; missing {missing} (got columns {list(df.columns)})")
+    if "draws" not in df.columns:
+        df["draws"] = 1
+    for col in ("q", "draws") + (("judgment",) if "judgment" in df.columns else ()):
+        vals = pd.to_numeric(df[col], errors="coerce")
+        if require_judgment or col != "judgment":
+            bad = ~np.isfinite(vals.to_numpy(dtype=float))
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"judgments column {col!r} must be numeric with no missing values; "
+                                 f"row {row} has {df[col].iloc[row]!r}")
+        df[col] = vals
+    q = df["q"].to_numpy(dtype=float)
+    if ((q <= 0) | (q > 1)).any():
+        row = int(np.flatnonzero((q <= 0) | (q > 1))[0])
+        raise ValueError(f"judgments column 'q' must lie in (0, 1]; row {row} has {q[row]!r}")
+    dr = df["draws"].to_numpy(dtype=float)
+    if ((dr < 1) | (dr != np.round(dr))).any():
+        row = int(np.flatnonzero((dr < 1) | (dr != np.round(dr)))[0])
+        raise ValueError(f"judgments column 'draws' must hold positive integers; row {row} has {dr[row]!r}")
+    df["draws"] = dr.astype(np.int64)
+    if "judgment" in df.columns and require_judgment:
+        h = df["judgment"].to_numpy(dtype=float)
+        out = (h < 0) | (h > 1)
+        if out.any():
+            row = int(np.flatnonzero(out)[0])
+            raise ValueError(f"judgment must lie in [0, 1] (a probability that the labels are equivalent); "
+                             f"row {row} ({df['label_a'].iloc[row]!r}, {df['label_b'].iloc[row]!r}) has {h[row]!r}")
+    if lam is not None and not (isinstance(lam, int | float) and 0.0 <= float(lam) <= 1.0):
+        raise ValueError(f"lam must be a number in [0, 1] or None (estimated); got {lam!r}")
+    df.attrs["lambda"] = None if lam is None else float(lam)
+    return df

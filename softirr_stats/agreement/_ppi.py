@@ -1,0 +1,286 @@
+"""Prediction-powered soft agreement: a cheap estimator on every pair, a trusted judge on a sample.
+
+Every soft coefficient handled here is ``combine(P_o, P_e)`` where each term is a weighted sum
+of the similarity over label pairs,
+
+    P_T(s) = const_T + sum_{a < b} W_T(a, b) s(a, b),
+
+``const_T`` being the weight of identical pairs (which score 1). :func:`term_weights` gives,
+for a batch of item weights, ``W_T`` at any list of distinct unordered label pairs plus
+``const_T`` and the distinct-pair mass, for the observed (``o``) and chance (``e``) term of
+Scott/Fleiss (``pooled``), Cohen/Conger (``conger``), Krippendorff's alpha (``alpha``), Gwet's
+AC1/AC2 (``ac1``: ``P_e = T_w sum pi (1 - pi) / (q (q - 1))`` with ``T_w = sum_{a,b} s``) and
+Brennan-Prediger (``bp``: ``P_e = T_w / q^2``).
+
+With judged draws ``p_1..p_n`` from a known design ``q``, the difference (Hansen-Hurwitz)
+estimator of each term is
+
+    P_T = const_T + lambda_T (P_T(f) - const_T) + (1/n) sum_k W_T(p_k) (h - lambda_T f)(p_k) / q(p_k),
+
+unbiased for ``P_T(h)`` at any fixed ``lambda_T``; ``lambda_T = Cov(z, g) / Var(g)`` with
+``z = W_T h / q`` and ``g = W_T f / q`` minimises its variance (power tuning, Angelopoulos,
+Duchi & Zrnic 2023, arXiv:2311.01453). Angelopoulos et al. (2023, Science 382:669) and Zrnic &
+Candes (2024, PNAS 121:e2322891121) give the mean case and the active design.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from softirr_stats.agreement._engine import Prepared
+
+__all__ = ["PPI_FAMILIES", "TermWeights", "term_weights", "PpiTerms", "ppi_terms", "tune_lambda",
+           "ppi_estimate", "delta_variance", "kappa_gradient", "canonical_pairs"]
+
+PPI_FAMILIES = ("pooled", "per_rater", "alpha", "ac1", "bp")
+
+
+@dataclass(frozen=True)
+class TermWeights:
+    """Weights of the observed (``o``) and chance (``e``) terms, per replicate of item weights.
+
+    ``Wo``, ``We``: (B, J) weights of the J requested distinct unordered label pairs;
+    ``const_o``, ``const_e``: (B,) weight of identical pairs; ``mass_o``, ``mass_e``: (B,)
+    total weight of distinct pairs.
+    """
+
+    Wo: np.ndarray
+    We: np.ndarray
+    const_o: np.ndarray
+    const_e: np.ndarray
+    mass_o: np.ndarray
+    mass_e: np.ndarray
+
+
+def canonical_pairs(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    """Key ``min * k + max`` of unordered code pairs.
+
+    >>> canonical_pairs(np.array([2, 0]), np.array([1, 3]), 5).tolist()
+    [7, 3]
+    """
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    return np.minimum(a, b) * k + np.maximum(a, b)
+
+
+def check_family(prep: Prepared) -> None:
+    """Raise unless the prepared coefficient is one the prediction-powered estimator handles."""
+    if prep.family.name not in PPI_FAMILIES:
+        raise ValueError(f"judgments= applies to Cohen, Scott, Fleiss, Conger, Krippendorff (nominal/soft), "
+                         f"Gwet AC1 and Brennan-Prediger; got the {prep.family.name!r} family")
+    if prep.chance_pairs is not None:
+        raise ValueError(f"judgments= needs chance='exact' (the estimator's chance term is summed over every "
+                         f"label pair); got chance={prep.chance_label!r}")
+    if prep.family.name in ("ac1", "bp") and prep.q_categories < 2:
+        raise ValueError("judgments= with AC1/Brennan-Prediger needs at least 2 categories")
+
+
+def _item_factor(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """Per item: weight of each within-item pair (before normalising) and the normaliser's row."""
+    d = prep.design
+    r = d.r_i.astype(np.float64)
+    ok = r >= 2
+    den = np.where(ok, r * (r - 1) / 2.0, 1.0)
+    if prep.family.name == "alpha":
+        return np.where(ok, r / den, 0.0), r * ok
+    return np.where(ok, 1.0 / den, 0.0), ok.astype(np.float64)
+
+
+def _observed(prep: Prepared, C: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Observed-term weights at ``keys`` (B, J) and the identical-pair constant (B,)."""
+    d, k = prep.design, prep.design.n_codes
+    import scipy.sparse as sp
+
+    fac, norm_row = _item_factor(prep)
+    norm = C @ norm_row
+    inst_key = canonical_pairs(d.pair_ca, d.pair_cb, k)
+    same = d.pair_ca == d.pair_cb
+    ident = np.bincount(d.pair_item[same], weights=fac[d.pair_item[same]], minlength=prep.n)
+    const = (C @ ident) / norm
+    W = np.zeros((C.shape[0], len(keys)))
+    if len(keys):
+        order = np.argsort(keys)
+        pos = np.searchsorted(keys[order], inst_key)
+        pos = np.minimum(pos, len(keys) - 1)
+        hit = (keys[order][pos] == inst_key) & ~same
+        A = sp.csr_matrix((fac[d.pair_item[hit]], (d.pair_item[hit], order[pos[hit]])),
+                          shape=(prep.n, len(keys)))
+        W = np.asarray((A.T @ C.T).T) / norm[:, None]
+    return W, const
+
+
+def _rating_matrix(prep: Prepared, per_item: np.ndarray, cols: np.ndarray, n_cols: int) -> Any:
+    """Sparse (n_items x n_cols) sum of ``per_item`` over each item's ratings, cached on ``prep``."""
+    import scipy.sparse as sp
+
+    cache = prep.__dict__.setdefault("_ppi_matrices", {})
+    if n_cols not in cache:  # one matrix per family and shape: the same data every call
+        d = prep.design
+        cache[n_cols] = sp.csr_matrix((per_item[d.rating_item], (d.rating_item, cols)), shape=(prep.n, n_cols))
+    return cache[n_cols]
+
+
+def _chance(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Chance-term weights at pairs (a, b) (B, J), the identical-pair constant and the distinct mass (B,)."""
+    d, k, fam = prep.design, prep.design.n_codes, prep.family.name
+    r = d.r_i.astype(np.float64)
+    B = C.shape[0]
+    if fam == "bp":
+        q = prep.q_categories
+        return np.full((B, len(a)), 2.0 / q**2), np.full(B, 1.0 / q), np.full(B, (q - 1.0) / q)
+    if fam in ("pooled", "ac1"):
+        Pi = _rating_matrix(prep, np.where(r > 0, 1.0 / np.maximum(r, 1.0), 0.0), d.rating_code, k)
+        pi = np.asarray((Pi.T @ C.T).T) / (C @ (r > 0))[:, None]
+        if fam == "pooled":
+            const = np.sum(pi**2, axis=1)
+            return 2.0 * pi[:, a] * pi[:, b], const, 1.0 - const
+        q = prep.q_categories
+        cst = np.sum(pi * (1.0 - pi), axis=1) / (q * (q - 1.0))
+        return np.repeat(2.0 * cst[:, None], len(a), axis=1), cst * q, cst * q * (q - 1.0)
+    if fam == "alpha":
+        ok = (r >= 2).astype(np.float64)
+        NK = _rating_matrix(prep, ok, d.rating_code, k)
+        nk = np.asarray((NK.T @ C.T).T)
+        big = nk.sum(axis=1)
+        nn = big * (big - 1.0)
+        const = (np.sum(nk**2, axis=1) - big) / nn
+        return 2.0 * nk[:, a] * nk[:, b] / nn[:, None], const, 1.0 - const
+    # conger: sum over ordered pairs of distinct raters of q_r(a) q_r'(b), over the number of such pairs
+    nr = prep.nr
+    X = _rating_matrix(prep, np.ones(prep.n), d.rating_rater.astype(np.int64) * k + d.rating_code, nr * k)
+    counts = np.asarray((X.T @ C.T).T).reshape(B, nr, k)
+    tot = counts.sum(axis=2)
+    Q = counts / np.where(tot > 0, tot, 1.0)[:, :, None]
+    rv = (tot > 0).astype(np.float64)
+    den = rv.sum(axis=1) ** 2 - rv.sum(axis=1)
+    T = np.einsum("br,brk->bk", rv, Q)
+    own = np.einsum("br,brk,brk->bk", rv, Q, Q)  # diagonal of sum_r q_r q_r^T
+    const = (np.sum(T**2, axis=1) - own.sum(axis=1)) / den
+    cross = np.einsum("br,brj,brj->bj", rv, Q[:, :, a], Q[:, :, b])
+    W = 2.0 * (T[:, a] * T[:, b] - cross) / den[:, None]
+    return W, const, 1.0 - const
+
+
+def term_weights(prep: Prepared, a: np.ndarray, b: np.ndarray, C: np.ndarray | None = None) -> TermWeights:
+    """Observed and chance weights of the distinct label pairs ``(a, b)`` (vocabulary codes, a != b).
+
+    ``C`` is a (B, n_items) batch of item weights (default: one row of ones, the data as
+    observed). With ``s`` any similarity with a unit diagonal, ``const_o + sum W_o s`` over
+    all distinct pairs is the coefficient's observed agreement and ``const_e + sum W_e s``
+    its chance agreement, exactly.
+
+    Examples
+    --------
+    >>> from softirr_stats.agreement import as_annotations, prepare
+    >>> from softirr_stats.agreement._similarity import VocabSimilarity
+    >>> ann = as_annotations([["a", "b"], ["a", "a"], ["b", "b"]])
+    >>> tw = term_weights(prepare(ann, "pooled", VocabSimilarity(2)), np.array([0]), np.array([1]))
+    >>> round(float(tw.Wo[0, 0]), 4), round(float(tw.const_o[0]), 4), round(float(tw.We[0, 0]), 4)
+    (0.3333, 0.6667, 0.5)
+    """
+    check_family(prep)
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    if np.any(a == b):
+        raise ValueError("term_weights takes distinct label pairs (a != b); identical pairs are in const_o/const_e")
+    C = np.ones((1, prep.n)) if C is None else np.atleast_2d(np.asarray(C, dtype=np.float64))
+    keys = canonical_pairs(a, b, prep.design.n_codes)
+    Wo, const_o = _observed(prep, C, keys)
+    We, const_e, mass_e = _chance(prep, C, a, b)
+    return TermWeights(Wo=Wo, We=We, const_o=const_o, const_e=const_e, mass_o=1.0 - const_o, mass_e=mass_e)
+
+
+def all_distinct_pairs(prep: Prepared, limit: int = 5_000_000) -> tuple[np.ndarray, np.ndarray]:
+    """Every distinct unordered label pair either term can weigh (codes ``a < b``)."""
+    d = prep.design
+    if prep.family.name in ("ac1", "bp"):
+        codes = np.arange(d.n_codes)
+    elif prep.family.name == "alpha":
+        codes = np.unique(d.rating_code[d.r_i[d.rating_item] >= 2])
+    else:
+        codes = np.unique(d.rating_code)
+    m = len(codes)
+    if m * (m - 1) // 2 > limit:
+        raise ValueError(f"{m} labels give {m * (m - 1) // 2} label pairs, more than {limit} to enumerate; "
+                         "use strategy='uniform', which needs no enumeration")
+    i, j = np.triu_indices(m, k=1)
+    return codes[i], codes[j]
+
+
+@dataclass(frozen=True)
+class PpiTerms:
+    """Per judged row: the term weights over ``q`` of the observed and chance terms, h and f."""
+
+    zo: np.ndarray  # W_o h / q
+    go: np.ndarray  # W_o f / q
+    ze: np.ndarray
+    ge: np.ndarray
+    m: np.ndarray  # draws per row (multiplicity)
+
+
+def ppi_terms(tw: TermWeights, h: np.ndarray, f: np.ndarray, q: np.ndarray, m: np.ndarray, row: int = 0) -> PpiTerms:
+    """The Hansen-Hurwitz summands of one replicate ``row`` of ``tw``."""
+    return PpiTerms(zo=tw.Wo[row] * h / q, go=tw.Wo[row] * f / q, ze=tw.We[row] * h / q, ge=tw.We[row] * f / q,
+                    m=np.asarray(m, dtype=np.float64))
+
+
+def _wcov(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted covariance along the last axis, with ``n = sum w`` and the ddof=1 correction."""
+    n = w.sum(axis=-1)
+    mx = (w * x).sum(axis=-1) / n
+    my = (w * y).sum(axis=-1) / n
+    return (w * (x - mx[..., None]) * (y - my[..., None])).sum(axis=-1) / np.maximum(n - 1.0, 1.0)
+
+
+def tune_lambda(z: np.ndarray, g: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Variance-optimal ``lambda = Cov(z, g) / Var(g)`` clipped to [0, 1] (0 when g is constant).
+
+    ``w`` are draw multiplicities; leading axes are replicates.
+
+    >>> float(tune_lambda(np.array([1., 2., 3.]), np.array([1., 2., 3.]), np.ones(3)))
+    1.0
+    """
+    vg = _wcov(g, g, w)
+    cg = _wcov(z, g, w)
+    lam = np.where(vg > 1e-300, cg / np.where(vg > 1e-300, vg, 1.0), 0.0)
+    return np.clip(lam, 0.0, 1.0)
+
+
+def ppi_estimate(t: PpiTerms, w: np.ndarray, lam_o: np.ndarray | float, lam_e: np.ndarray | float,
+                 pf_o: np.ndarray | float, pf_e: np.ndarray | float, const_o: np.ndarray | float,
+                 const_e: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """``(P_o, P_e)`` estimates for draw weights ``w`` (leading axes: replicates).
+
+    ``pf_*`` are the estimator's own terms ``P_T(f)``; ``w`` counts each row's draws and
+    ``sum w`` is the number of draws.
+    """
+    n = w.sum(axis=-1)
+    lam_o, lam_e = np.asarray(lam_o), np.asarray(lam_e)
+    po = const_o + lam_o * (pf_o - const_o) + (w * (t.zo - lam_o[..., None] * t.go)).sum(axis=-1) / n
+    pe = const_e + lam_e * (pf_e - const_e) + (w * (t.ze - lam_e[..., None] * t.ge)).sum(axis=-1) / n
+    return po, pe
+
+
+def combine_np(po: np.ndarray, pe: np.ndarray) -> np.ndarray:
+    """``(P_o - P_e) / (1 - P_e)``; nan where ``P_e >= 1``."""
+    po, pe = np.asarray(po, dtype=np.float64), np.asarray(pe, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(pe < 1.0, (po - pe) / (1.0 - pe), np.nan)
+
+
+def kappa_gradient(po: float, pe: float) -> np.ndarray:
+    """``(d kappa / d P_o, d kappa / d P_e)`` of ``(P_o - P_e) / (1 - P_e)``."""
+    return np.array([1.0 / (1.0 - pe), (po - 1.0) / (1.0 - pe) ** 2])
+
+
+def delta_variance(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float) -> float:
+    """Delta-method variance of the coefficient, conditional on the items (the draws' covariance / n)."""
+    do = t.zo - lam_o * t.go
+    de = t.ze - lam_e * t.ge
+    n = t.m.sum()
+    cov = np.array([[_wcov(do, do, t.m), _wcov(do, de, t.m)], [_wcov(de, do, t.m), _wcov(de, de, t.m)]]) / n
+    g = kappa_gradient(po, pe)
+    v = float(g @ cov @ g)
+    return v if math.isfinite(v) else math.nan
