@@ -3,7 +3,8 @@
 ``import softirr_stats`` is cheap: it loads the data model (:class:`Annotations`) and
 NumPy. Everything else - the coefficients (JAX), intervals (SciPy), plots (matplotlib),
 readers (pandas), estimators (torch/transformers) and annotator models (NumPyro) - is
-imported when a name is first used (PEP 562 module attributes).
+imported when a name is first used (PEP 562 module attributes). Compiled JAX programs are
+kept between processes (see :func:`compile_cache`).
 
 >>> import softirr_stats as sis
 >>> ann = sis.Annotations.from_wide([["fatigue", "asthenia"], ["fever", "fever"], ["cough", "cough"]])
@@ -24,6 +25,7 @@ _EXPORTS = {
     "softirr_stats._api": ("brennan_prediger", "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1",
                            "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi"),
     "softirr_stats._api_extra": ("cross_kappa", "distance_agreement", "multilabel_agreement"),
+    "softirr_stats._jax": ("compile_cache",),
     "softirr_stats.agreement._result": ("AgreementResult",),
     "softirr_stats.agreement._engine": ("DegenerateWarning",),
     "softirr_stats.agreement._chance": ("MonteCarlo", "SampledPairs"),
@@ -50,6 +52,7 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         scott_pi,
     )
     from softirr_stats._api_extra import cross_kappa, distance_agreement, multilabel_agreement
+    from softirr_stats._jax import compile_cache
     from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
     from softirr_stats.data import read_annotations
     from softirr_stats.inference import annotator_agreement

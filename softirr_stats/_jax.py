@@ -1,15 +1,34 @@
-"""JAX helpers: float64 point estimates without touching the user's global configuration."""
+"""JAX helpers: float64 without touching the user's global configuration; the compile cache.
 
+Compiled programs are kept between processes in JAX's persistent compilation cache, in the
+user cache directory (``~/.cache/softirr_stats/jax`` on Linux). It is switched on when this
+module is first imported - that is, at the package's first JAX use, never by
+``import softirr_stats`` - unless the user configured JAX's own cache already. Control it
+with the environment variable ``SOFTIRR_COMPILE_CACHE`` (``0`` / ``off`` disables it, a path
+moves it) or with :func:`compile_cache`.
+"""
+
+import logging
+import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
 import jax
 
-__all__ = ["x64", "with_x64"]
+__all__ = ["x64", "with_x64", "compile_cache", "default_cache_dir", "ENV_VAR"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+ENV_VAR = "SOFTIRR_COMPILE_CACHE"
+_OFF = ("0", "off", "false", "no", "none")
+# programs that compile faster than this are not worth a disk round trip
+_MIN_COMPILE_SECS = 0.05
+_NOTICE_AFTER_SECS = 2.0
+_log = logging.getLogger("softirr_stats")
 
 
 @contextmanager
@@ -36,3 +55,137 @@ def with_x64(fn: F) -> F:
             return fn(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def default_cache_dir() -> Path:
+    """The per-user directory of compiled programs (platformdirs' user cache dir + ``jax``).
+
+    Examples
+    --------
+    >>> default_cache_dir().name
+    'jax'
+    """
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("softirr_stats", appauthor=False)) / "jax"
+
+
+def _from_env() -> Path | None:
+    value = os.environ.get(ENV_VAR, "").strip()
+    if value.lower() in _OFF:
+        return None
+    if value.lower() in ("", "1", "on", "true", "yes"):
+        return default_cache_dir()
+    return Path(value).expanduser()
+
+
+def compile_cache(path: "str | os.PathLike[str] | bool | None" = True) -> Path | None:
+    """Turn the persistent compilation cache on, move it, or turn it off, for this process.
+
+    Parameters
+    ----------
+    path : True, False, None or a path
+        True: the default directory (:func:`default_cache_dir`); a path: that directory
+        (created when needed); False or None: no cache (every new process compiles again).
+
+    Returns
+    -------
+    The directory in use, or None when the cache is off.
+
+    Notes
+    -----
+    JAX's cache is process-wide: this sets ``jax_compilation_cache_dir``. Clearing the
+    cache is deleting the directory. The environment variable ``SOFTIRR_COMPILE_CACHE``
+    (``0`` to disable, or a path) sets the default for new processes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> previous = jax.config.jax_compilation_cache_dir
+    >>> where = compile_cache(tempfile.mkdtemp())
+    >>> compile_cache(False) is None
+    True
+    >>> _ = compile_cache(previous or False)  # back to what it was
+    """
+    if path is True:
+        target: Path | None = default_cache_dir()
+    elif path is False or path is None:
+        target = None
+    elif isinstance(path, str | os.PathLike):
+        target = Path(path).expanduser()
+    else:
+        raise TypeError(f"path must be True, False, None or a path; got {type(path).__name__}: {path!r}")
+    _apply(target)
+    return target
+
+
+def _apply(target: Path | None) -> None:
+    from jax.experimental.compilation_cache import compilation_cache as cc
+
+    if target is not None:
+        target.mkdir(parents=True, exist_ok=True)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", _MIN_COMPILE_SECS)
+    jax.config.update("jax_compilation_cache_dir", None if target is None else str(target))
+    cc.reset_cache()  # JAX reads the directory once per process; make the change take effect
+
+
+class _CompileNotice:
+    """Log one line, once per process, when compilation has taken more than a couple of seconds.
+
+    JAX reports the start (a scalar event) and the end (a duration) of every backend compile;
+    a timer armed with the time left of the budget fires only while a compile is running.
+    """
+
+    def __init__(self, budget: float) -> None:
+        self.left = budget
+        self.timer: threading.Timer | None = None
+        self.done = False
+        self.lock = threading.Lock()
+
+    def start(self, event: str, value: float, **_: Any) -> None:
+        if event != "/jax/core/compile/backend_compile_duration" or self.done:
+            return
+        if self.left <= 0.0:  # already compiled for longer than the budget in this process
+            self.fire()
+            return
+        with self.lock:
+            if self.timer is None:
+                self.timer = threading.Timer(self.left, self.fire)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def end(self, event: str, duration: float, **_: Any) -> None:
+        if event != "/jax/core/compile/backend_compile_duration":
+            return
+        with self.lock:
+            self.left -= duration
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+
+    def fire(self) -> None:
+        with self.lock:
+            if self.done:
+                return
+            self.done = True
+        where = jax.config.jax_compilation_cache_dir
+        tail = (f"kept in {where} for the next run ({ENV_VAR}=0 disables)" if where
+                else f"the compile cache is off: set {ENV_VAR}=1 to keep them between runs")
+        _log.warning("softirr_stats: compiling JAX programs for this data shape (once per machine); %s", tail)
+
+
+_notice = _CompileNotice(_NOTICE_AFTER_SECS)
+
+
+def _init() -> None:
+    from jax import monitoring
+
+    monitoring.register_scalar_listener(_notice.start)
+    monitoring.register_event_duration_secs_listener(_notice.end)
+    if jax.config.jax_compilation_cache_dir is None and ENV_VAR not in os.environ:
+        _apply(default_cache_dir())  # on by default
+    elif ENV_VAR in os.environ:
+        _apply(_from_env())  # our variable wins; otherwise the user's own JAX cache setting stays
+
+
+_init()
