@@ -131,9 +131,11 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
     first = np.concatenate([[0], np.cumsum(size)[:-1]])
     inv = np.argsort(order)
     n_strata = len(size)
+    identity = bool((order == np.arange(n_units)).all())
     k = REPLICATE_BLOCK
+    offsets = (np.arange(k) * n_units)[:, None]
 
-    def block(seed: int, j: int) -> np.ndarray:
+    def block(seed: int, j: int, out: np.ndarray) -> None:
         rng = _block_rng(seed, salt, j)
         if bayesian:
             e = rng.standard_exponential((k, n_units))
@@ -146,13 +148,15 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
             else:
                 u = rng.random((k, n_units))
                 pick = first[sorted_st] + np.minimum((u * size[sorted_st]).astype(np.int64), size[sorted_st] - 1)
-            flat = (pick + (np.arange(k) * n_units)[:, None]).ravel()
-            w = np.bincount(flat, minlength=k * n_units).reshape(k, n_units).astype(np.float64)
-        return w[:, inv]
+            pick += offsets
+            w = np.bincount(pick.ravel(), minlength=k * n_units).reshape(k, n_units)
+        out[:] = w if identity else w[:, inv]
 
     def draw(seed: int, start: int, stop: int) -> np.ndarray:
         j0, j1 = start // k, -(-stop // k)
-        out = np.concatenate([block(seed, j) for j in range(j0, j1)])  # blocks of replicates
+        out = np.empty(((j1 - j0) * k, n_units))
+        for j in range(j0, j1):  # blocks of replicates
+            block(seed, j, out[(j - j0) * k:(j - j0 + 1) * k])
         return out[start - j0 * k: stop - j0 * k]
 
     return draw
