@@ -1,8 +1,8 @@
 """softirr_stats: inter-rater reliability with soft agreement and honest uncertainty.
 
-``import softirr_stats`` is cheap: it loads the data model (:class:`Annotations`) and
-NumPy. Everything else - the coefficients (JAX), intervals (SciPy), plots (matplotlib),
-readers (pandas), estimators (torch/transformers) and annotator models (NumPyro) - is
+``import softirr_stats`` is cheap: it loads no third-party package. The data model
+(:class:`Annotations`, NumPy), the coefficients (JAX), intervals (SciPy), plots (matplotlib),
+readers (pandas), estimators (torch/transformers) and annotator models (NumPyro) - are
 imported when a name is first used (PEP 562 module attributes). Compiled JAX programs are
 kept between processes (see :func:`compile_cache`).
 
@@ -15,7 +15,6 @@ kept between processes (see :func:`compile_cache`).
 from typing import TYPE_CHECKING
 
 from softirr_stats._lazy import attach
-from softirr_stats.data._annotations import Annotations, UnpairableItemsWarning
 
 __version__ = "0.1.0"
 
@@ -26,6 +25,7 @@ _EXPORTS = {
                            "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi"),
     "softirr_stats._api_extra": ("cross_kappa", "distance_agreement", "multilabel_agreement"),
     "softirr_stats._jax": ("compile_cache",),
+    "softirr_stats.data._annotations": ("Annotations", "UnpairableItemsWarning"),
     "softirr_stats.agreement._result": ("AgreementResult",),
     "softirr_stats.agreement._engine": ("DegenerateWarning",),
     "softirr_stats.agreement._chance": ("MonteCarlo", "SampledPairs"),
@@ -35,8 +35,7 @@ _EXPORTS = {
     "softirr_stats.uncertainty._sensitivity": ("sensitivity",),
     "softirr_stats.inference": ("annotator_agreement",),
 }
-__getattr__, __dir__, _lazy_names = attach(__name__, _EXPORTS, _SUBMODULES)
-__all__ = sorted({*_lazy_names, "Annotations", "UnpairableItemsWarning"})
+__getattr__, __dir__, __all__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
 if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     from softirr_stats import agreement, calibration, data, equivalence, inference, models, reporting, uncertainty
@@ -54,6 +53,6 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     from softirr_stats._api_extra import cross_kappa, distance_agreement, multilabel_agreement
     from softirr_stats._jax import compile_cache
     from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
-    from softirr_stats.data import read_annotations
+    from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
     from softirr_stats.inference import annotator_agreement
     from softirr_stats.uncertainty import Analytic, Bootstrap, sensitivity

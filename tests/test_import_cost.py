@@ -16,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ["softirr_stats", "softirr_stats.agreement", "softirr_stats.calibration", "softirr_stats.data",
             "softirr_stats.equivalence", "softirr_stats.reporting", "softirr_stats.uncertainty"]
 # third-party top-level modules a bare import may load (the rest of sys.modules is the standard library)
-BARE_IMPORT_ALLOWED = {"numpy", "softirr_stats"}
+BARE_IMPORT_ALLOWED = {"numpy", "softirr_stats"}  # numpy: the data model may load it eagerly
 # typer renders --help with rich and inspects parameter types (pydantic when installed)
 CLI_HELP_ALLOWED = BARE_IMPORT_ALLOWED | {"typer", "click", "rich", "markdown_it", "mdurl", "pygments",
                                           "shellingham", "annotated_doc", "typing_extensions", "pydantic",
