@@ -1,11 +1,13 @@
 """JAX helpers: float64 without touching the user's global configuration; the compile cache.
 
+Importing this module does not import JAX: :func:`x64` and :func:`jit` import it at their
+first use, so a module can declare compiled kernels and still be imported cheaply.
+
 Compiled programs are kept between processes in JAX's persistent compilation cache, in the
-user cache directory (``~/.cache/softirr_stats/jax`` on Linux). It is switched on when this
-module is first imported - that is, at the package's first JAX use, never by
-``import softirr_stats`` - unless the user configured JAX's own cache already. Control it
-with the environment variable ``SOFTIRR_COMPILE_CACHE`` (``0`` / ``off`` disables it, a path
-moves it) or with :func:`compile_cache`.
+user cache directory (``~/.cache/softirr_stats/jax`` on Linux). It is switched on at the
+package's first JAX use (never by ``import softirr_stats``) unless the user configured JAX's
+own cache already. Control it with the environment variable ``SOFTIRR_COMPILE_CACHE`` (``0`` /
+``off`` disables it, a path moves it) or with :func:`compile_cache`.
 """
 
 import logging
@@ -17,9 +19,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
-import jax
-
-__all__ = ["x64", "with_x64", "compile_cache", "default_cache_dir", "ENV_VAR"]
+__all__ = ["x64", "with_x64", "jit", "compile_cache", "default_cache_dir", "ENV_VAR"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,6 +42,9 @@ def x64() -> Iterator[None]:
     ...     print(jnp.ones(1).dtype)
     float64
     """
+    import jax
+
+    _ensure_initialised()
     with jax.enable_x64(True):
         yield
 
@@ -55,6 +58,35 @@ def with_x64(fn: F) -> F:
             return fn(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def jit(fn: F | None = None, **jit_kwargs: Any) -> Any:
+    """``jax.jit`` applied at the first call, so that defining a kernel does not import JAX.
+
+    Use as ``@jit`` or ``@partial(jit, static_argnames=...)``, like ``jax.jit``.
+
+    Examples
+    --------
+    >>> @jit
+    ... def double(x):
+    ...     return 2 * x
+    >>> int(double(3))
+    6
+    """
+    if fn is None:
+        return lambda f: jit(f, **jit_kwargs)
+    compiled: list[Any] = []
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not compiled:
+            import jax
+
+            _ensure_initialised()
+            compiled.append(jax.jit(fn, **jit_kwargs))
+        return compiled[0](*args, **kwargs)
+
+    return wrapper
 
 
 def default_cache_dir() -> Path:
@@ -100,13 +132,14 @@ def compile_cache(path: "str | os.PathLike[str] | bool | None" = True) -> Path |
 
     Examples
     --------
-    >>> import tempfile
+    >>> import tempfile, jax
     >>> previous = jax.config.jax_compilation_cache_dir
     >>> where = compile_cache(tempfile.mkdtemp())
     >>> compile_cache(False) is None
     True
     >>> _ = compile_cache(previous or False)  # back to what it was
     """
+    _ensure_initialised()
     if path is True:
         target: Path | None = default_cache_dir()
     elif path is False or path is None:
@@ -120,6 +153,7 @@ def compile_cache(path: "str | os.PathLike[str] | bool | None" = True) -> Path |
 
 
 def _apply(target: Path | None) -> None:
+    import jax
     from jax.experimental.compilation_cache import compilation_cache as cc
 
     if target is not None:
@@ -168,6 +202,8 @@ class _CompileNotice:
             if self.done:
                 return
             self.done = True
+        import jax
+
         where = jax.config.jax_compilation_cache_dir
         tail = (f"kept in {where} for the next run ({ENV_VAR}=0 disables)" if where
                 else f"the compile cache is off: set {ENV_VAR}=1 to keep them between runs")
@@ -177,15 +213,24 @@ class _CompileNotice:
 _notice = _CompileNotice(_NOTICE_AFTER_SECS)
 
 
-def _init() -> None:
-    from jax import monitoring
-
-    monitoring.register_scalar_listener(_notice.start)
-    monitoring.register_event_duration_secs_listener(_notice.end)
-    if jax.config.jax_compilation_cache_dir is None and ENV_VAR not in os.environ:
-        _apply(default_cache_dir())  # on by default
-    elif ENV_VAR in os.environ:
-        _apply(_from_env())  # our variable wins; otherwise the user's own JAX cache setting stays
+_initialised = threading.Event()
+_init_lock = threading.Lock()
 
 
-_init()
+def _ensure_initialised() -> None:
+    """At the first JAX use: the compile notice's listeners and the default compile cache."""
+    if _initialised.is_set():
+        return
+    with _init_lock:
+        if _initialised.is_set():
+            return
+        import jax
+        from jax import monitoring
+
+        monitoring.register_scalar_listener(_notice.start)
+        monitoring.register_event_duration_secs_listener(_notice.end)
+        if ENV_VAR in os.environ:
+            _apply(_from_env())  # our variable wins
+        elif jax.config.jax_compilation_cache_dir is None:
+            _apply(default_cache_dir())  # on by default; a cache the user configured stays
+        _initialised.set()
