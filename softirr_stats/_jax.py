@@ -10,16 +10,18 @@ own cache already. Control it with the environment variable ``SOFTIRR_COMPILE_CA
 ``off`` disables it, a path moves it) or with :func:`compile_cache`.
 """
 
+import importlib
 import logging
 import os
 import threading
+import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["x64", "with_x64", "jit", "compile_cache", "default_cache_dir", "ENV_VAR"]
+__all__ = ["x64", "with_x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "ENV_VAR"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -87,6 +89,49 @@ def jit(fn: F | None = None, **jit_kwargs: Any) -> Any:
         return compiled[0](*args, **kwargs)
 
     return wrapper
+
+
+class _LazyModule(types.ModuleType):
+    """A module imported at its first attribute access (``jnp = lazy_module("jax.numpy")``)."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        _ensure_initialised()
+        return getattr(importlib.import_module(self.__name__), attr)
+
+
+def lazy_module(name: str) -> Any:
+    """``name`` as a module object that imports the real module when first used.
+
+    Examples
+    --------
+    >>> jnp = lazy_module("jax.numpy")
+    >>> int(jnp.add(1, 2))
+    3
+    """
+    return _LazyModule(name)
+
+
+def namespace(x: Any) -> Any:
+    """The array namespace of ``x``: NumPy for NumPy arrays and scalars, else ``jax.numpy``.
+
+    One kernel source serves both: a function written against ``xp = namespace(x)`` runs in
+    NumPy on NumPy input (no JAX import, nothing to compile) and traces under ``jax.jit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> namespace(np.ones(2)).__name__
+    'numpy'
+    """
+    import numpy as np
+
+    if isinstance(x, np.ndarray | np.generic | float | int):
+        return np
+    import jax.numpy as jnp
+
+    return jnp
 
 
 def default_cache_dir() -> Path:
