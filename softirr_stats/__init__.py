@@ -1,52 +1,63 @@
 """softirr_stats: inter-rater reliability with soft agreement and honest uncertainty.
 
+``import softirr_stats`` is cheap: it loads no third-party package. The data model
+(:class:`Annotations`, NumPy), the coefficients (JAX), intervals (SciPy), plots (matplotlib),
+readers (pandas), estimators (torch/transformers) and annotator models (NumPyro) are
+imported when a name is first used (PEP 562 module attributes). Compiled JAX programs are
+kept between processes (see :func:`compile_cache`).
+
 >>> import softirr_stats as sis
 >>> ann = sis.Annotations.from_wide([["fatigue", "asthenia"], ["fever", "fever"], ["cough", "cough"]])
 >>> round(sis.cohen_kappa(ann).value, 4)
 0.5714
 """
 
-from softirr_stats import agreement, calibration, data, equivalence, reporting, uncertainty
-from softirr_stats._coefficients import (
-    brennan_prediger,
-    cohen_kappa,
-    conger_kappa,
-    fleiss_kappa,
-    gwet_ac1,
-    krippendorff_alpha,
-    light_kappa,
-    percent_agreement,
-    scott_pi,
-)
-from softirr_stats._scoring_plan import ScoringPlan, scoring_plan
-from softirr_stats._sensitivity import sensitivity
-from softirr_stats._statistics import cross_kappa, distance_agreement, multilabel_agreement
-from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
-from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
-from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
-from softirr_stats.uncertainty import Analytic, Bootstrap
+from typing import TYPE_CHECKING
+
+from softirr_stats._lazy import attach
 
 __version__ = "0.1.0"
 
-_LAZY = {"annotator_agreement": ("softirr_stats.inference", "annotator_agreement"),
-         "models": ("softirr_stats.models", None), "inference": ("softirr_stats.inference", None)}
+_SUBMODULES = [f"softirr_stats.{m}" for m in ("agreement", "calibration", "data", "equivalence", "inference",
+                                                "models", "reporting", "uncertainty")]
+_EXPORTS = {
+    "softirr_stats._coefficients": ("brennan_prediger", "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1",
+                                    "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi"),
+    "softirr_stats._statistics": ("cross_kappa", "distance_agreement", "multilabel_agreement"),
+    "softirr_stats._sensitivity": ("sensitivity",),
+    "softirr_stats._scoring_plan": ("ScoringPlan", "scoring_plan"),
+    "softirr_stats._jax": ("compile_cache",),
+    "softirr_stats.data._annotations": ("Annotations", "UnpairableItemsWarning"),
+    "softirr_stats.agreement._result": ("AgreementResult",),
+    "softirr_stats.agreement._engine": ("DegenerateWarning",),
+    "softirr_stats.agreement._chance": ("MonteCarlo", "SampledPairs"),
+    "softirr_stats.agreement._judging": ("JudgingPlan", "judging_plan", "read_judgments"),
+    "softirr_stats.data._io": ("read_annotations",),
+    "softirr_stats.uncertainty._analytic": ("Analytic",),
+    "softirr_stats.uncertainty._bootstrap": ("Bootstrap",),
+    "softirr_stats.inference": ("annotator_agreement",),
+}
+__getattr__, __dir__, __all__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
-
-def __getattr__(name: str):  # PEP 562: NumPyro is imported only when the annotator models are used
-    if name in _LAZY:
-        import importlib
-
-        module, attr = _LAZY[name]
-        mod = importlib.import_module(module)
-        value = mod if attr is None else getattr(mod, attr)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'softirr_stats' has no attribute {name!r}")
-
-__all__ = [
-    "Analytic", "reporting", "sensitivity", "annotator_agreement", "models", "inference",
-    "AgreementResult", "Annotations", "Bootstrap", "DegenerateWarning", "MonteCarlo", "SampledPairs",
-    "UnpairableItemsWarning", "agreement", "calibration", "brennan_prediger", "cohen_kappa", "conger_kappa", "cross_kappa", "data", "distance_agreement", "multilabel_agreement",
-    "equivalence", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha", "light_kappa", "percent_agreement",
-    "read_annotations", "scott_pi", "uncertainty", "ScoringPlan", "scoring_plan", "JudgingPlan", "judging_plan", "read_judgments",
-]
+if TYPE_CHECKING:  # what static tools see; at run time these load on first use
+    from softirr_stats import agreement, calibration, data, equivalence, inference, models, reporting, uncertainty
+    from softirr_stats._coefficients import (
+        brennan_prediger,
+        cohen_kappa,
+        conger_kappa,
+        fleiss_kappa,
+        gwet_ac1,
+        krippendorff_alpha,
+        light_kappa,
+        percent_agreement,
+        scott_pi,
+    )
+    from softirr_stats._jax import compile_cache
+    from softirr_stats._scoring_plan import ScoringPlan, scoring_plan
+    from softirr_stats._sensitivity import sensitivity
+    from softirr_stats._statistics import cross_kappa, distance_agreement, multilabel_agreement
+    from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
+    from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
+    from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
+    from softirr_stats.inference import annotator_agreement
+    from softirr_stats.uncertainty import Analytic, Bootstrap

@@ -1,15 +1,36 @@
-"""JAX helpers: float64 point estimates without touching the user's global configuration."""
+"""JAX helpers: float64 without touching the user's global configuration; the compile cache.
 
+Importing this module does not import JAX: :func:`x64` and :func:`jit` import it at their
+first use, so a module can declare compiled kernels and still be imported cheaply.
+
+Compiled programs are kept between processes in JAX's persistent compilation cache, in the
+user cache directory (``~/.cache/softirr_stats/jax`` on Linux). It is switched on at the
+package's first JAX use (never by ``import softirr_stats``) unless the user configured JAX's
+own cache already. Control it with the environment variable ``SOFTIRR_COMPILE_CACHE`` (``0`` /
+``off`` disables it, a path moves it) or with :func:`compile_cache`.
+"""
+
+import importlib
+import logging
+import os
+import threading
+import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
-import jax
-
-__all__ = ["x64", "with_x64"]
+__all__ = ["x64", "with_x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "ENV_VAR"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+ENV_VAR = "SOFTIRR_COMPILE_CACHE"
+_OFF = ("0", "off", "false", "no", "none")
+# programs that compile faster than this are not worth a disk round trip
+_MIN_COMPILE_SECS = 0.05
+_NOTICE_AFTER_SECS = 2.0
+_log = logging.getLogger("softirr_stats")
 
 
 @contextmanager
@@ -23,6 +44,9 @@ def x64() -> Iterator[None]:
     ...     print(jnp.ones(1).dtype)
     float64
     """
+    import jax
+
+    _ensure_initialised()
     with jax.enable_x64(True):
         yield
 
@@ -36,3 +60,222 @@ def with_x64(fn: F) -> F:
             return fn(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def jit(fn: F | None = None, **jit_kwargs: Any) -> Any:
+    """``jax.jit`` applied at the first call, so that defining a kernel does not import JAX.
+
+    Use as ``@jit`` or ``@partial(jit, static_argnames=...)``, like ``jax.jit``.
+
+    Examples
+    --------
+    >>> @jit
+    ... def double(x):
+    ...     return 2 * x
+    >>> int(double(3))
+    6
+    """
+    if fn is None:
+        return lambda f: jit(f, **jit_kwargs)
+    compiled: list[Any] = []
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not compiled:
+            import jax
+
+            _ensure_initialised()
+            compiled.append(jax.jit(fn, **jit_kwargs))
+        return compiled[0](*args, **kwargs)
+
+    return wrapper
+
+
+class _LazyModule(types.ModuleType):
+    """A module imported at its first attribute access (``jnp = lazy_module("jax.numpy")``)."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        _ensure_initialised()
+        return getattr(importlib.import_module(self.__name__), attr)
+
+
+def lazy_module(name: str) -> Any:
+    """``name`` as a module object that imports the real module when first used.
+
+    Examples
+    --------
+    >>> jnp = lazy_module("jax.numpy")
+    >>> int(jnp.add(1, 2))
+    3
+    """
+    return _LazyModule(name)
+
+
+def namespace(x: Any) -> Any:
+    """The array namespace of ``x``: NumPy for NumPy arrays and scalars, else ``jax.numpy``.
+
+    One kernel source serves both: a function written against ``xp = namespace(x)`` runs in
+    NumPy on NumPy input (no JAX import, nothing to compile) and traces under ``jax.jit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> namespace(np.ones(2)).__name__
+    'numpy'
+    """
+    import numpy as np
+
+    if isinstance(x, np.ndarray | np.generic | float | int):
+        return np
+    import jax.numpy as jnp
+
+    return jnp
+
+
+def default_cache_dir() -> Path:
+    """The per-user directory of compiled programs (platformdirs' user cache dir + ``jax``).
+
+    Examples
+    --------
+    >>> default_cache_dir().name
+    'jax'
+    """
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("softirr_stats", appauthor=False)) / "jax"
+
+
+def _from_env() -> Path | None:
+    value = os.environ.get(ENV_VAR, "").strip()
+    if value.lower() in _OFF:
+        return None
+    if value.lower() in ("", "1", "on", "true", "yes"):
+        return default_cache_dir()
+    return Path(value).expanduser()
+
+
+def compile_cache(path: "str | os.PathLike[str] | bool | None" = True) -> Path | None:
+    """Turn the persistent compilation cache on, move it, or turn it off, for this process.
+
+    Parameters
+    ----------
+    path : True, False, None or a path
+        True: the default directory (:func:`default_cache_dir`); a path: that directory
+        (created when needed); False or None: no cache (every new process compiles again).
+
+    Returns
+    -------
+    The directory in use, or None when the cache is off.
+
+    Notes
+    -----
+    JAX's cache is process-wide: this sets ``jax_compilation_cache_dir``. Clearing the
+    cache is deleting the directory. The environment variable ``SOFTIRR_COMPILE_CACHE``
+    (``0`` to disable, or a path) sets the default for new processes.
+
+    Examples
+    --------
+    >>> import tempfile, jax
+    >>> previous = jax.config.jax_compilation_cache_dir
+    >>> where = compile_cache(tempfile.mkdtemp())
+    >>> compile_cache(False) is None
+    True
+    >>> _ = compile_cache(previous or False)  # back to what it was
+    """
+    _ensure_initialised()
+    if path is True:
+        target: Path | None = default_cache_dir()
+    elif path is False or path is None:
+        target = None
+    elif isinstance(path, str | os.PathLike):
+        target = Path(path).expanduser()
+    else:
+        raise TypeError(f"path must be True, False, None or a path; got {type(path).__name__}: {path!r}")
+    _apply(target)
+    return target
+
+
+def _apply(target: Path | None) -> None:
+    import jax
+    from jax.experimental.compilation_cache import compilation_cache as cc
+
+    if target is not None:
+        target.mkdir(parents=True, exist_ok=True)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", _MIN_COMPILE_SECS)
+    jax.config.update("jax_compilation_cache_dir", None if target is None else str(target))
+    cc.reset_cache()  # JAX reads the directory once per process; make the change take effect
+
+
+class _CompileNotice:
+    """Log one line, once per process, when compilation has taken more than a couple of seconds.
+
+    JAX reports the start (a scalar event) and the end (a duration) of every backend compile;
+    a timer armed with the time left of the budget fires only while a compile is running.
+    """
+
+    def __init__(self, budget: float) -> None:
+        self.left = budget
+        self.timer: threading.Timer | None = None
+        self.done = False
+        self.lock = threading.Lock()
+
+    def start(self, event: str, value: float, **_: Any) -> None:
+        if event != "/jax/core/compile/backend_compile_duration" or self.done:
+            return
+        if self.left <= 0.0:  # already compiled for longer than the budget in this process
+            self.fire()
+            return
+        with self.lock:
+            if self.timer is None:
+                self.timer = threading.Timer(self.left, self.fire)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def end(self, event: str, duration: float, **_: Any) -> None:
+        if event != "/jax/core/compile/backend_compile_duration":
+            return
+        with self.lock:
+            self.left -= duration
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+
+    def fire(self) -> None:
+        with self.lock:
+            if self.done:
+                return
+            self.done = True
+        import jax
+
+        where = jax.config.jax_compilation_cache_dir
+        tail = (f"kept in {where} for the next run ({ENV_VAR}=0 disables)" if where
+                else f"the compile cache is off: set {ENV_VAR}=1 to keep them between runs")
+        _log.warning("softirr_stats: compiling JAX programs for this data shape (once per machine); %s", tail)
+
+
+_notice = _CompileNotice(_NOTICE_AFTER_SECS)
+
+
+_initialised = threading.Event()
+_init_lock = threading.Lock()
+
+
+def _ensure_initialised() -> None:
+    """At the first JAX use: the compile notice's listeners and the default compile cache."""
+    if _initialised.is_set():
+        return
+    with _init_lock:
+        if _initialised.is_set():
+            return
+        import jax
+        from jax import monitoring
+
+        monitoring.register_scalar_listener(_notice.start)
+        monitoring.register_event_duration_secs_listener(_notice.end)
+        if ENV_VAR in os.environ:
+            _apply(_from_env())  # our variable wins
+        elif jax.config.jax_compilation_cache_dir is None:
+            _apply(default_cache_dir())  # on by default; a cache the user configured stays
+        _initialised.set()

@@ -8,47 +8,82 @@ protocol (prepare once, evaluate for batches of weights). The public functions
 uncertainty layer attaches intervals.
 """
 
-from softirr_stats.agreement._chance import MonteCarlo, SampledPairs, resolve_chance
-from softirr_stats.agreement._core import as_annotations, point_estimate
-from softirr_stats.agreement._design import build_design
-from softirr_stats.agreement._engine import (
-    DegenerateWarning,
-    Prepared,
-    chance_standard_error,
-    evaluate,
-    prepare,
-)
-from softirr_stats.agreement._families import FAMILIES, ChanceFamily, get_family
-from softirr_stats.agreement._linearised import Terms, linearised_terms
-from softirr_stats.agreement._registry import (
-    ALPHA_LEVELS,
-    COEFFICIENTS,
-    Coefficient,
-    Resolved,
-    coefficient_table,
-    default_coefficients,
-    get_coefficient,
-    register,
-)
-from softirr_stats.agreement._result import AgreementResult, CrossKappaResult, MultilabelResult
-from softirr_stats.agreement._similarity import (
-    MEASURE_NAMES,
-    MatrixSimilarity,
-    VocabSimilarity,
-    category_values,
-    estimator_from_name,
-    level_similarity,
-    resolve_similarity,
-)
-from softirr_stats.agreement._statistic import Statistic
-from softirr_stats.agreement._weights import WEIGHT_NAMES, krippendorff_distance, weight_matrix
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "ALPHA_LEVELS", "AgreementResult", "COEFFICIENTS", "ChanceFamily", "Coefficient", "CrossKappaResult",
-    "DegenerateWarning", "FAMILIES", "MEASURE_NAMES", "MatrixSimilarity", "MonteCarlo", "MultilabelResult",
-    "Prepared", "Resolved", "SampledPairs", "Statistic", "Terms", "VocabSimilarity", "WEIGHT_NAMES",
-    "as_annotations", "build_design", "category_values", "chance_standard_error", "coefficient_table", "default_coefficients",
-    "estimator_from_name", "evaluate", "get_coefficient", "get_family", "krippendorff_distance",
-    "level_similarity", "linearised_terms", "point_estimate", "prepare", "register", "resolve_chance", "resolve_similarity",
-    "weight_matrix",
-]
+from softirr_stats._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(__name__, {
+    "softirr_stats.agreement._chance": ('MonteCarlo', 'SampledPairs', 'resolve_chance',),
+    "softirr_stats.agreement._core": ('as_annotations', 'point_estimate',),
+    "softirr_stats.agreement._design": ('build_design',),
+    "softirr_stats.agreement._engine": ('DegenerateWarning', 'Prepared', 'chance_standard_error', 'evaluate', 'prepare',),
+    "softirr_stats.agreement._families": ('FAMILIES', 'ChanceFamily', 'get_family',),
+    "softirr_stats.agreement._linearised": ('Terms', 'linearised_terms',),
+    "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
+    "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
+    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'MatrixSimilarity', 'VocabSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
+    "softirr_stats.agreement._statistic": ('Statistic',),
+    "softirr_stats.agreement._weights": ('WEIGHT_NAMES', 'krippendorff_distance', 'weight_matrix',),
+})
+
+if TYPE_CHECKING:
+    from softirr_stats.agreement._chance import (
+        MonteCarlo,
+        SampledPairs,
+        resolve_chance,
+    )
+    from softirr_stats.agreement._core import (
+        as_annotations,
+        point_estimate,
+    )
+    from softirr_stats.agreement._design import (
+        build_design,
+    )
+    from softirr_stats.agreement._engine import (
+        DegenerateWarning,
+        Prepared,
+        chance_standard_error,
+        evaluate,
+        prepare,
+    )
+    from softirr_stats.agreement._families import (
+        FAMILIES,
+        ChanceFamily,
+        get_family,
+    )
+    from softirr_stats.agreement._linearised import (
+        Terms,
+        linearised_terms,
+    )
+    from softirr_stats.agreement._registry import (
+        ALPHA_LEVELS,
+        COEFFICIENTS,
+        Coefficient,
+        Resolved,
+        coefficient_table,
+        default_coefficients,
+        get_coefficient,
+        register,
+    )
+    from softirr_stats.agreement._result import (
+        AgreementResult,
+        CrossKappaResult,
+        MultilabelResult,
+    )
+    from softirr_stats.agreement._similarity import (
+        MEASURE_NAMES,
+        MatrixSimilarity,
+        VocabSimilarity,
+        category_values,
+        estimator_from_name,
+        level_similarity,
+        resolve_similarity,
+    )
+    from softirr_stats.agreement._statistic import (
+        Statistic,
+    )
+    from softirr_stats.agreement._weights import (
+        WEIGHT_NAMES,
+        krippendorff_distance,
+        weight_matrix,
+    )

@@ -1,10 +1,12 @@
 """Typed result containers for agreement coefficients."""
 
 import math
+import sys
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads when a table is asked for
+    import pandas as pd
 
 from softirr_stats._format import (
     format_interval,
@@ -83,7 +85,8 @@ class AgreementResult:
             if f.name == "details":
                 continue
             v = getattr(self, f.name)
-            if isinstance(v, pd.DataFrame):
+            pd_ = sys.modules.get("pandas")  # no DataFrame exists before pandas is imported
+            if pd_ is not None and isinstance(v, pd_.DataFrame):
                 continue
             out[f.name] = "; ".join(v) if f.name == "warnings" else v
         return out
@@ -100,8 +103,10 @@ class AgreementResult:
                     out[k] = v
         return out
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self) -> "pd.DataFrame":
         """One-row tidy DataFrame of :meth:`to_dict` (unrounded)."""
+        import pandas as pd
+
         return pd.DataFrame([self.to_dict()])
 
     def with_interval(self, low: float, high: float, se: float, level: float, method: str,
@@ -240,8 +245,8 @@ class MultilabelResult(AgreementResult):
 
     floor: float = math.nan
     raw_prevalence: float = math.nan
-    by_label: pd.DataFrame | None = field(default=None, repr=False, compare=False)
-    by_item: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    by_label: "pd.DataFrame | None" = field(default=None, repr=False, compare=False)
+    by_item: "pd.DataFrame | None" = field(default=None, repr=False, compare=False)
 
     def _extra_columns(self) -> list[tuple[str, Any]]:
         return [("Floor", self.floor), ("Raw prevalence", self.raw_prevalence)]

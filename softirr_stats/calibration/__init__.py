@@ -9,39 +9,33 @@ Metrics (class-1 reliability form, sklearn's bin edges): :func:`expected_calibra
 human-judged pairs into a :class:`CalibratedEstimator` usable as ``similarity=``.
 """
 
-from softirr_stats.calibration._calibrators import (
-    BetaCalibrator,
-    IsotonicCalibrator,
-    PlattCalibrator,
-    TemperatureCalibrator,
-)
-from softirr_stats.calibration._estimator import CalibratedEstimator, fit_calibrator
-from softirr_stats.calibration._metrics import (
-    CalibrationInterval,
-    brier_score,
-    calibration_error_ci,
-    debiased_l2_calibration_error,
-    expected_calibration_error,
-    log_loss,
-    maximum_calibration_error,
-    reliability_diagram,
-)
-from softirr_stats.calibration._plot import plot_reliability_diagram
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "BetaCalibrator",
-    "CalibratedEstimator",
-    "CalibrationInterval",
-    "IsotonicCalibrator",
-    "PlattCalibrator",
-    "TemperatureCalibrator",
-    "brier_score",
-    "calibration_error_ci",
-    "debiased_l2_calibration_error",
-    "expected_calibration_error",
-    "fit_calibrator",
-    "log_loss",
-    "maximum_calibration_error",
-    "plot_reliability_diagram",
-    "reliability_diagram",
-]
+from softirr_stats._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(__name__, {
+    "softirr_stats.calibration._calibrators": ("BetaCalibrator", "IsotonicCalibrator", "PlattCalibrator", "TemperatureCalibrator"),
+    "softirr_stats.calibration._estimator": ("CalibratedEstimator", "fit_calibrator"),
+    "softirr_stats.calibration._metrics": ("CalibrationInterval", "brier_score", "calibration_error_ci", "debiased_l2_calibration_error", "expected_calibration_error", "log_loss", "maximum_calibration_error", "reliability_diagram"),
+    "softirr_stats.calibration._plot": ("plot_reliability_diagram",),
+})
+
+if TYPE_CHECKING:
+    from softirr_stats.calibration._calibrators import (
+        BetaCalibrator,
+        IsotonicCalibrator,
+        PlattCalibrator,
+        TemperatureCalibrator,
+    )
+    from softirr_stats.calibration._estimator import CalibratedEstimator, fit_calibrator
+    from softirr_stats.calibration._metrics import (
+        CalibrationInterval,
+        brier_score,
+        calibration_error_ci,
+        debiased_l2_calibration_error,
+        expected_calibration_error,
+        log_loss,
+        maximum_calibration_error,
+        reliability_diagram,
+    )
+    from softirr_stats.calibration._plot import plot_reliability_diagram

@@ -1,8 +1,27 @@
 """Annotation data: encode once into ``codes[item, rater]`` and a sorted vocabulary."""
 
-from softirr_stats.data._annotations import Annotations, LabelKind, UnpairableItemsWarning
-from softirr_stats.data._io import demo_path, read_annotations, read_table
-from softirr_stats.data._readers import ExportWarning, SpanRule
+from typing import TYPE_CHECKING
 
-__all__ = ["Annotations", "ExportWarning", "LabelKind", "SpanRule", "UnpairableItemsWarning", "demo_path",
-           "read_annotations", "read_table"]
+from softirr_stats._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(__name__, {
+    "softirr_stats.data._annotations": ('Annotations', 'LabelKind', 'UnpairableItemsWarning',),
+    "softirr_stats.data._io": ('demo_path', 'read_annotations', 'read_table',),
+    "softirr_stats.data._readers": ('ExportWarning', 'SpanRule',),
+})
+
+if TYPE_CHECKING:
+    from softirr_stats.data._annotations import (
+        Annotations,
+        LabelKind,
+        UnpairableItemsWarning,
+    )
+    from softirr_stats.data._io import (
+        demo_path,
+        read_annotations,
+        read_table,
+    )
+    from softirr_stats.data._readers import (
+        ExportWarning,
+        SpanRule,
+    )

@@ -6,15 +6,18 @@ missing rating) and the tuple ``vocabulary``; labels are encoded once, here.
 
 import math
 import numbers
+import sys
 import unicodedata
 import warnings
 from collections.abc import Hashable, Iterable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from softirr_stats._validation import SoftIRRWarning
+
+if TYPE_CHECKING:  # pandas (about half a second to import) loads when labels are first encoded
+    import pandas as pd
 
 __all__ = ["Annotations", "LabelKind", "UnpairableItemsWarning"]
 
@@ -25,8 +28,17 @@ class UnpairableItemsWarning(SoftIRRWarning):
     """Some items have fewer than two ratings and cannot contribute observed agreement."""
 
 
+def _is_frame(obj: Any) -> bool:
+    """``isinstance(obj, pandas.DataFrame)`` without importing pandas (no frame exists before it is)."""
+    pd_ = sys.modules.get("pandas")
+    return pd_ is not None and isinstance(obj, pd_.DataFrame)
+
+
 def _is_missing(value: Any) -> bool:
-    if value is None or value is pd.NA or value is pd.NaT:
+    if value is None:
+        return True
+    pd_ = sys.modules.get("pandas")
+    if pd_ is not None and (value is pd_.NA or value is pd_.NaT):
         return True
     if isinstance(value, float | np.floating):
         return bool(np.isnan(value))
@@ -99,6 +111,8 @@ def text_normalizer(normalize: str | None) -> Any:
 
 def _normalize_texts(values: np.ndarray, norm: Any) -> np.ndarray:
     """Apply ``norm`` to the strings (and the strings inside set labels) of an object array."""
+    import pandas as pd
+
     try:  # normalise each distinct label once
         inv, uniq = pd.factorize(values, sort=False)
     except TypeError:  # unhashable cells (lists): cell by cell
@@ -221,7 +235,7 @@ class Annotations:
     @classmethod
     def from_long(
         cls,
-        df: pd.DataFrame,
+        df: "pd.DataFrame",
         item: str = "item",
         rater: str = "rater",
         label: str = "label",
@@ -246,7 +260,7 @@ class Annotations:
         >>> ann.vocabulary
         ('asthenia', 'fatigue', 'fever')
         """
-        if not isinstance(df, pd.DataFrame):
+        if not _is_frame(df):
             raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}")
         for role, col in (("item", item), ("rater", rater), ("label", label)):
             if col not in df.columns:
@@ -269,6 +283,8 @@ class Annotations:
             )
         items = _ordered_unique(df[item].tolist())
         raters = _ordered_unique(df[rater].tolist())
+        import pandas as pd
+
         item_idx = pd.Index(items).get_indexer(df[item])
         rater_idx = pd.Index(raters).get_indexer(df[rater])
         labels = df[label].to_numpy(dtype=object)
@@ -295,7 +311,7 @@ class Annotations:
         >>> Annotations.from_wide([[1, 2], [2, 2], [3, None]]).codes.tolist()
         [[0, 1], [1, 1], [2, -1]]
         """
-        if isinstance(table, pd.DataFrame):
+        if _is_frame(table):
             items = list(table.index) if items is None else list(items)
             raters = list(table.columns) if raters is None else list(raters)
             cells = table.to_numpy(dtype=object)
@@ -399,6 +415,8 @@ class Annotations:
         force_kind: str | None = None,
         normalize: str | None = None,
     ) -> "Annotations":
+        import pandas as pd
+
         norm = text_normalizer(normalize)
         arr = labels if isinstance(labels, np.ndarray) else pd.Series(labels, dtype=object).to_numpy()
         present = ~np.asarray(pd.isna(arr), dtype=bool)
@@ -525,8 +543,10 @@ class Annotations:
         out[self._codes < 0] = np.nan
         return out
 
-    def to_long(self) -> pd.DataFrame:
+    def to_long(self) -> "pd.DataFrame":
         """The observed ratings as a long DataFrame with columns item, rater, label."""
+        import pandas as pd
+
         ii, jj = np.nonzero(self._codes >= 0)
         return pd.DataFrame({
             "item": np.asarray(self._items, dtype=object)[ii],

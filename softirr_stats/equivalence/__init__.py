@@ -7,52 +7,73 @@ becomes an estimator through :func:`as_estimator`. The agreement layer uses
 (vocabulary x vocabulary).
 """
 
-from softirr_stats.equivalence._cache import Cached
-from softirr_stats.equivalence._embedding import Embedding
-from softirr_stats.equivalence._engine import (
-    ScoreStats,
-    is_identity,
-    low_rank_factor,
-    score_pairs,
-    similarity_matrix,
-)
-from softirr_stats.equivalence._fill import FillReport, fill_cache
-from softirr_stats.equivalence._judge import LlmJudge, OpenAICompatibleJudge, parse_probability
-from softirr_stats.equivalence._nli import Nli
-from softirr_stats.equivalence._protocol import BaseEstimator, Estimator, as_estimator, label_key
-from softirr_stats.equivalence._ray import RayBackend
-from softirr_stats.equivalence._setmatch import SetMatch
-from softirr_stats.equivalence._spec import EstimatorSpec, from_spec, to_spec
-from softirr_stats.equivalence._string import Dice, Exact, Indel, Jaccard, Lcs, Levenshtein, Masi
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "BaseEstimator",
-    "Cached",
-    "Dice",
-    "Embedding",
-    "Estimator",
-    "EstimatorSpec",
-    "Exact",
-    "FillReport",
-    "Indel",
-    "Jaccard",
-    "Lcs",
-    "Levenshtein",
-    "LlmJudge",
-    "Masi",
-    "Nli",
-    "OpenAICompatibleJudge",
-    "RayBackend",
-    "ScoreStats",
-    "SetMatch",
-    "as_estimator",
-    "fill_cache",
-    "from_spec",
-    "is_identity",
-    "label_key",
-    "low_rank_factor",
-    "parse_probability",
-    "score_pairs",
-    "similarity_matrix",
-    "to_spec",
-]
+from softirr_stats._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(__name__, {
+    "softirr_stats.equivalence._cache": ('Cached',),
+    "softirr_stats.equivalence._embedding": ('Embedding',),
+    "softirr_stats.equivalence._engine": ('ScoreStats', 'is_identity', 'low_rank_factor', 'score_pairs', 'similarity_matrix',),
+    "softirr_stats.equivalence._fill": ('FillReport', 'fill_cache',),
+    "softirr_stats.equivalence._judge": ('LlmJudge', 'OpenAICompatibleJudge', 'parse_probability',),
+    "softirr_stats.equivalence._nli": ('Nli',),
+    "softirr_stats.equivalence._protocol": ('BaseEstimator', 'Estimator', 'as_estimator', 'label_key',),
+    "softirr_stats.equivalence._ray": ('RayBackend',),
+    "softirr_stats.equivalence._setmatch": ('SetMatch',),
+    "softirr_stats.equivalence._spec": ('EstimatorSpec', 'from_spec', 'to_spec',),
+    "softirr_stats.equivalence._string": ('Dice', 'Exact', 'Indel', 'Jaccard', 'Lcs', 'Levenshtein', 'Masi',),
+})
+
+if TYPE_CHECKING:
+    from softirr_stats.equivalence._cache import (
+        Cached,
+    )
+    from softirr_stats.equivalence._embedding import (
+        Embedding,
+    )
+    from softirr_stats.equivalence._engine import (
+        ScoreStats,
+        is_identity,
+        low_rank_factor,
+        score_pairs,
+        similarity_matrix,
+    )
+    from softirr_stats.equivalence._fill import (
+        FillReport,
+        fill_cache,
+    )
+    from softirr_stats.equivalence._judge import (
+        LlmJudge,
+        OpenAICompatibleJudge,
+        parse_probability,
+    )
+    from softirr_stats.equivalence._nli import (
+        Nli,
+    )
+    from softirr_stats.equivalence._protocol import (
+        BaseEstimator,
+        Estimator,
+        as_estimator,
+        label_key,
+    )
+    from softirr_stats.equivalence._ray import (
+        RayBackend,
+    )
+    from softirr_stats.equivalence._setmatch import (
+        SetMatch,
+    )
+    from softirr_stats.equivalence._spec import (
+        EstimatorSpec,
+        from_spec,
+        to_spec,
+    )
+    from softirr_stats.equivalence._string import (
+        Dice,
+        Exact,
+        Indel,
+        Jaccard,
+        Lcs,
+        Levenshtein,
+        Masi,
+    )

@@ -12,7 +12,6 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from softirr_stats.equivalence._protocol import BaseEstimator, check_strings, short_repr
 
@@ -200,7 +199,8 @@ class _SetEstimator(BaseEstimator):
             f"{where} is {type(x).__name__} ({short_repr(x)})"
         )
 
-    def _indicator(self, labels: list[Hashable], vocab: dict[Hashable, int], argname: str) -> sp.csr_matrix:
+    def _indicator(self, labels: list[Hashable], vocab: dict[Hashable, int],
+                   argname: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sets = [self._as_set(x, f"{argname}[{i}]") for i, x in enumerate(labels)]
         indptr = np.zeros(len(sets) + 1, dtype=np.int64)
         np.cumsum([len(s) for s in sets], out=indptr[1:])
@@ -210,6 +210,8 @@ class _SetEstimator(BaseEstimator):
         return indptr, cols, data
 
     def _matrices(self, la: np.ndarray, lb: np.ndarray):
+        import scipy.sparse as sp  # on first use: importing scipy.sparse takes ~0.3 s
+
         vocab: dict[Hashable, int] = {}
         pa = self._indicator(la.tolist(), vocab, "a")
         pb = self._indicator(lb.tolist(), vocab, "b")

@@ -1,0 +1,100 @@
+"""Import cost: a bare ``import softirr_stats`` and ``softirr --help`` load no heavy package.
+
+Each check runs in a fresh interpreter, since the test process has imported everything.
+"""
+
+import ast
+import importlib
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGES = ["softirr_stats", "softirr_stats.agreement", "softirr_stats.calibration", "softirr_stats.data",
+            "softirr_stats.equivalence", "softirr_stats.reporting", "softirr_stats.uncertainty"]
+# third-party top-level modules a bare import may load (the rest of sys.modules is the standard library)
+BARE_IMPORT_ALLOWED = {"numpy", "softirr_stats"}  # numpy: the data model may load it eagerly
+# typer renders --help with rich and inspects parameter types (pydantic when installed)
+CLI_HELP_ALLOWED = BARE_IMPORT_ALLOWED | {"typer", "click", "rich", "markdown_it", "mdurl", "pygments",
+                                          "shellingham", "annotated_doc", "typing_extensions", "pydantic",
+                                          "pydantic_core", "annotated_types", "typing_inspection"}
+HEAVY = ["jax", "jaxlib", "scipy", "pandas", "matplotlib", "torch", "transformers", "numpyro", "optax", "arviz",
+         "rapidfuzz", "sklearn"]
+
+_LOADED = """
+import json, sys
+{body}
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _modules_after(body: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", _LOADED.format(body=body)], capture_output=True, text=True,
+                         timeout=120, check=True, cwd=ROOT)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _third_party(modules: set[str]) -> set[str]:
+    tops = {m.split(".")[0] for m in modules}
+    # editable-install finders and setuptools' shim are not imports of ours
+    return {t for t in tops - set(sys.stdlib_module_names)
+            if not t.startswith(("__editable__", "_distutils_hack", "_sysconfigdata")) and t != "__main__"}
+
+
+def test_bare_import_loads_only_numpy():
+    mods = _modules_after("import softirr_stats")
+    assert not [h for h in HEAVY if h in mods]
+    extra = _third_party(mods) - BARE_IMPORT_ALLOWED
+    assert not extra, f"import softirr_stats loaded {sorted(extra)}; load them on first use instead"
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["agree", "--help"]])
+def test_cli_help_does_not_import_jax(argv):
+    body = ("from softirr_stats.cli import main\n"
+            f"sys.argv = ['softirr', *{argv!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n")
+    mods = _modules_after(body)
+    assert "Usage" in subprocess.run([sys.executable, "-m", "softirr_stats.cli", *argv], capture_output=True,
+                                     text=True, timeout=120, cwd=ROOT).stdout
+    assert not [h for h in HEAVY if h in mods]
+    extra = _third_party(mods) - CLI_HELP_ALLOWED
+    assert not extra, f"softirr {' '.join(argv)} loaded {sorted(extra)}"
+
+
+def test_first_use_loads_the_engine():
+    mods = _modules_after("import softirr_stats as sis\nsis.cohen_kappa([['a', 'a'], ['a', 'b'], ['b', 'b']])")
+    assert "jax" in mods
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_lazy_name_resolves(package):
+    mod = importlib.import_module(package)
+    for name in mod.__all__:
+        assert getattr(mod, name) is not None, f"{package}.{name}"
+        assert name in dir(mod)
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        mod.not_a_name  # noqa: B018
+
+
+def _imported_names(path: pathlib.Path) -> tuple[set[str], set[str]]:
+    """Names a package ``__init__`` imports eagerly, and those in its ``if TYPE_CHECKING:`` block."""
+    eager: set[str] = set()
+    static: set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom):
+            eager |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for imp in node.body:
+                static |= {a.asname or a.name for a in imp.names}
+    return eager, static
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_static_imports_match_lazy_exports(package):
+    """The ``if TYPE_CHECKING:`` block (what mypy and IDEs see) lists exactly the lazy names."""
+    mod = importlib.import_module(package)
+    eager, static = _imported_names(pathlib.Path(mod.__file__))
+    assert static == set(mod.__all__) - eager
