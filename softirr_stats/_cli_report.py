@@ -86,7 +86,7 @@ def report(
     check_writable(output, "--output")
     coefs = split(coefficient) or None
     if coefs:
-        from softirr_stats.uncertainty._sensitivity import coefficient_registry
+        from softirr_stats._sensitivity import coefficient_registry
 
         check_choices(coefs, sorted(coefficient_registry()), "--coefficient")
     judged = None

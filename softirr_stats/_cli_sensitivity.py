@@ -112,7 +112,7 @@ def sensitivity(
     check_writable(plot, "--plot")
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         fail(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
-    from softirr_stats.uncertainty._sensitivity import coefficient_registry
+    from softirr_stats._sensitivity import coefficient_registry
 
     coefs = split(coefficient) or None
     if coefs:

@@ -84,9 +84,11 @@ class ScoringPlan:
 
 
 def _coefficient_fn(name: str) -> Any:
-    import softirr_stats as sis
+    from softirr_stats import _coefficients, _statistics
 
-    fn = getattr(sis, name, None) if isinstance(name, str) and not name.startswith("_") else None
+    fn = None
+    if isinstance(name, str) and not name.startswith("_"):
+        fn = getattr(_coefficients, name, None) or getattr(_statistics, name, None)
     if fn is None or not callable(fn) or "similarity" not in inspect.signature(fn).parameters:
         from softirr_stats.agreement._registry import COEFFICIENTS
 

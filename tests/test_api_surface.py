@@ -97,3 +97,41 @@ def test_wide_dataframe_input_and_categories():
     # text labels without a declared order: ordered weights refuse to guess (issue 11)
     with pytest.raises(ValueError, match="categories="):
         sis.cohen_kappa(df, weights="linear")
+
+
+# keyword options that DESIGN.md section 3 documents for each public function (a subset of the signature)
+DOCUMENTED_OPTIONS = {
+    "percent_agreement": {"similarity"}, "cohen_kappa": {"weights", "similarity", "judgments", "judge"},
+    "scott_pi": {"similarity"}, "fleiss_kappa": {"weights", "similarity", "judgments", "judge"},
+    "conger_kappa": {"weights"}, "light_kappa": {"weights", "similarity"},
+    "krippendorff_alpha": {"level", "similarity"}, "gwet_ac1": {"weights"},
+    "brennan_prediger": {"weights", "categories"}, "cross_kappa": {"similarity"},
+    "multilabel_agreement": {"baseline"}, "distance_agreement": {"similarity"},
+    "sensitivity": {"coefficients", "similarities", "ci"}, "judging_plan": {"similarity", "n", "coefficient",
+                                                                             "strategy", "seed"},
+    "read_annotations": {"format"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTED_OPTIONS))
+def test_documented_options_are_keyword_only(name):
+    import inspect
+
+    params = inspect.signature(getattr(sis, name)).parameters
+    missing = DOCUMENTED_OPTIONS[name] - set(params)
+    assert not missing, f"{name} lacks {missing}"
+    for opt in DOCUMENTED_OPTIONS[name]:
+        assert params[opt].kind is inspect.Parameter.KEYWORD_ONLY, (name, opt)
+
+
+@pytest.mark.parametrize("name", sorted(sis.agreement.COEFFICIENTS))
+def test_coefficient_signature_matches_its_record(name):
+    import inspect
+
+    record = sis.agreement.COEFFICIENTS[name]
+    params = list(inspect.signature(getattr(sis, name)).parameters.values())
+    assert [p.name for p in params] == ["ann", *record.options]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:])
+    assert getattr(sis, name).__doc__.startswith(record.summary)
+    with pytest.raises(TypeError):
+        getattr(sis, name)([["a", "a"], ["a", "b"]], "positional-option")

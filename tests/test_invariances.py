@@ -9,11 +9,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import softirr_stats as sis
-from softirr_stats.agreement import evaluate, point_estimate, resolve_similarity
+from softirr_stats._coefficients import coefficient_function
+from softirr_stats.agreement import COEFFICIENTS, Coefficient, evaluate, point_estimate, register, resolve_similarity
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning",
                                         "ignore::softirr_stats.DegenerateWarning")
@@ -28,17 +29,25 @@ class Spec:
     similarity: bool = True
 
 
-REGISTRY = {
-    "percent_agreement": Spec(sis.percent_agreement, "percent"),
-    "cohen_kappa": Spec(sis.cohen_kappa, "per_rater", two_raters=True),
-    "scott_pi": Spec(sis.scott_pi, "pooled", two_raters=True),
-    "fleiss_kappa": Spec(sis.fleiss_kappa, "pooled"),
-    "conger_kappa": Spec(sis.conger_kappa, "per_rater"),
-    "light_kappa": Spec(sis.light_kappa, "light"),
-    "krippendorff_alpha": Spec(sis.krippendorff_alpha, "alpha", weights=False),
-    "gwet_ac1": Spec(sis.gwet_ac1, "ac1"),
-    "brennan_prediger": Spec(sis.brennan_prediger, "bp"),
+# made from the coefficient registry: a new coefficient is held to every property below
+REGISTRY = {name: Spec(coefficient_function(c), c.family.name, two_raters=c.raters == "two", weights=c.weights,
+                       similarity=c.similarity)
+            for name, c in COEFFICIENTS.items()}
+
+# Every statistic of the package, classified by the properties it has (scikit-learn's
+# "every metric is listed" habit). A statistic missing here fails test_every_statistic_is_classified.
+PROPERTIES = ("item_order", "rater_order", "relabelling", "perfect_is_one", "soft_exact_is_hard", "unit_weights",
+              "vmap_equals_loop", "multinomial_equals_resampling")
+CLASSIFIED = {
+    **{name: set(PROPERTIES) for name in ("percent_agreement", "cohen_kappa", "scott_pi", "fleiss_kappa",
+                                           "conger_kappa", "light_kappa", "krippendorff_alpha", "gwet_ac1",
+                                           "brennan_prediger")},
+    # the statistics outside the registry: item order, rater order and relabelling, tested below
+    "multilabel_agreement": {"item_order", "rater_order", "relabelling"},
+    "cross_kappa": {"item_order", "rater_order", "relabelling"},
+    "distance_agreement": {"item_order", "rater_order", "relabelling"},
 }
+OTHER_STATISTICS = ("multilabel_agreement", "cross_kappa", "distance_agreement")
 NAMES = sorted(REGISTRY)
 LABELS = ["fatigue", "asthenia", "fever", "cough", "rash"]
 
@@ -146,12 +155,10 @@ def test_multinomial_weights_equal_index_resampling(name, data):
     idx = data.draw(st.lists(st.integers(0, len(cells) - 1), min_size=len(cells), max_size=len(cells)))
     counts = np.bincount(idx, minlength=len(cells)).astype(float)
     resampled = [cells[i] for i in idx]
-    if sum(sum(v is not None for v in row) >= 2 for row in resampled) == 0:
-        return  # no pairable item drawn: the coefficient is undefined both ways
-    try:  # the category set stays the original one (q of AC1/BP is a property of the design)
-        direct = REGISTRY[name].fn(sis.Annotations.from_wide(resampled, categories=ann.vocabulary)).value
-    except ValueError:
-        return
+    # no pairable item drawn: the coefficient is undefined both ways
+    assume(sum(sum(v is not None for v in row) >= 2 for row in resampled) > 0)
+    # the category set stays the original one (q of AC1/BP is a property of the design)
+    direct = REGISTRY[name].fn(sis.Annotations.from_wide(resampled, categories=ann.vocabulary)).value
     assert _close(evaluate(prep, counts)["value"][0], direct)
 
 
@@ -163,3 +170,61 @@ def test_cohen_swap_raters_and_conger_equals_cohen(data):
     complete = [row for row in cells if None not in row]  # Light uses each pair's common items only
     if len({v for row in complete for v in row}) > 1:
         assert _close(_value("cohen_kappa", complete), _value("light_kappa", complete))
+
+
+def test_every_statistic_is_classified():
+    public = set(COEFFICIENTS) | set(OTHER_STATISTICS)
+    missing = sorted(public - set(CLASSIFIED))
+    assert not missing, f"classify these statistics in CLASSIFIED (tests/test_invariances.py): {missing}"
+    for name, props in CLASSIFIED.items():
+        assert props <= set(PROPERTIES), name
+
+
+def _other_value(name: str, cells: Any) -> float:
+    if name == "multilabel_agreement":
+        sets = [[None if v is None else frozenset({v, "shared"} if v in LABELS[:2] else {v}) for v in row]
+                for row in cells]
+        return sis.multilabel_agreement(sis.Annotations.from_wide(sets)).value
+    if name == "cross_kappa":
+        ann = sis.Annotations.from_wide(cells)
+        half = max(1, ann.n_raters // 2)
+        x = [row[:half] + [None] for row in cells] if half == 1 else [row[:half] for row in cells]
+        y = [row[half:] + [None] if len(row[half:]) == 1 else row[half:] for row in cells]
+        return sis.cross_kappa(sis.Annotations.from_wide(x), sis.Annotations.from_wide(y)).value
+    return sis.distance_agreement(sis.Annotations.from_wide(cells)).value
+
+
+@pytest.mark.parametrize("name", OTHER_STATISTICS)
+@given(data=st.data())
+def test_other_statistics_invariant_to_item_order_and_relabelling(name, data):
+    cells = data.draw(tables())
+    perm = data.draw(st.permutations(range(len(cells))))
+    mapping = dict(zip(LABELS, data.draw(st.permutations(LABELS)), strict=True))
+    relabelled = [[None if v is None else mapping[v] for v in row] for row in cells]
+    base = _other_value(name, cells)
+    assert _close(base, _other_value(name, [cells[i] for i in perm]))
+    if name != "multilabel_agreement":  # multi-label sets are built from the label names above
+        assert _close(base, _other_value(name, relabelled))
+
+
+@pytest.mark.parametrize("name", ["multilabel_agreement", "distance_agreement"])
+@given(data=st.data())
+def test_other_statistics_invariant_to_rater_order(name, data):
+    cells = data.draw(tables())
+    perm = data.draw(st.permutations(range(len(cells[0]))))
+    assert _close(_other_value(name, cells), _other_value(name, [[row[j] for j in perm] for row in cells]))
+
+
+def test_a_toy_coefficient_is_one_record():
+    """Adding a coefficient is one record: the public function, sensitivity and the CLI follow."""
+    toy = Coefficient("toy_agreement", "percent", "Percent agreement under another name.", chance=False,
+                      default_rank=None)
+    cells = [["a", "a"], ["a", "b"], ["b", "b"], ["c", "c"]]
+    with register(toy):
+        fn = coefficient_function("toy_agreement")
+        assert fn(cells).value == sis.percent_agreement(cells).value == 0.75
+        assert fn(cells, ci="analytic").se == pytest.approx(sis.percent_agreement(cells, ci="analytic").se)
+        table = sis.sensitivity(cells, coefficients=["toy_agreement"], similarities=[None, "levenshtein"])
+        assert list(table["coefficient"]) == ["toy_agreement"] * 2
+        assert "toy_agreement" in sis.agreement.coefficient_table()[-1]["coefficient"]
+    assert "toy_agreement" not in COEFFICIENTS

@@ -155,12 +155,12 @@ def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
     >>> pairwise_agreement(ann).round(2).to_numpy().tolist()
     [[nan, 1.0, 0.0], [1.0, nan, 0.0], [0.0, 0.0, nan]]
     """
-    import softirr_stats as sis
+    from softirr_stats import _coefficients as _coef
 
     raters = list(ann.raters)
     codes = np.asarray(ann.codes)
     if callable(similarity):  # score each label pair once for all rater pairs
-        from softirr_stats.uncertainty._sensitivity import SharedScores
+        from softirr_stats._sensitivity import SharedScores
 
         similarity = SharedScores(similarity, ann.vocabulary)
     out = np.full((len(raters), len(raters)), np.nan)
@@ -176,7 +176,7 @@ def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
-                    out[j, k] = out[k, j] = sis.cohen_kappa(pair, similarity=similarity).value
+                    out[j, k] = out[k, j] = _coef.cohen_kappa(pair, similarity=similarity).value
                 except (ValueError, TypeError):
                     pass
     names = [str(r) for r in raters]
@@ -264,11 +264,11 @@ def _sensitivity_html(df: pd.DataFrame) -> str:
 
 
 def _labels_html(ann: Any, ci: Any) -> str:
-    import softirr_stats as sis
+    from softirr_stats import _statistics as _stats
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = sis.multilabel_agreement(ann, ci=ci) if ci is not None else sis.multilabel_agreement(ann)
+        res = _stats.multilabel_agreement(ann, ci=ci) if ci is not None else _stats.multilabel_agreement(ann)
     by = res.by_label.copy()
     ci_txt = "" if math.isnan(res.ci_low) else f" [{res.ci_low:.4f}, {res.ci_high:.4f}]"
     return (f'<p>Multi-label agreement (pooled baseline): <b>{res.value:.4f}</b>{_esc(ci_txt)}; observed '
@@ -422,7 +422,7 @@ def build_report(
 
     if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "cairo"):
         matplotlib.use("Agg")
-    import softirr_stats as sis
+    from softirr_stats import _sensitivity as _sens
 
     if judgments is not None:
         missing = [c for c in ("label_a", "label_b", "judgment") if c not in judgments.columns]
@@ -436,7 +436,7 @@ def build_report(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summary = data_summary(ann)
-        df = sis.sensitivity(ann, coefficients=coefficients, similarities=sims, chance=chance, ci=ci)
+        df = _sens.sensitivity(ann, coefficients=coefficients, similarities=sims, chance=chance, ci=ci)
     warns = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     if ci is None:
         ci_text = "point estimates, no interval"

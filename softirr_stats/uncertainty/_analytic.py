@@ -30,9 +30,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from softirr_stats._validation import check_choice, check_level
-from softirr_stats.agreement import AgreementResult
-from softirr_stats.agreement._engine import Prepared
-from softirr_stats.agreement._linearised import Terms, linearised_terms
+from softirr_stats.agreement import AgreementResult, Prepared, Terms, linearised_terms
 
 __all__ = ["Analytic", "ANALYTIC_FORMS", "attach_analytic", "analytic_terms", "analytic_interval", "check_supported",
            "reinterval"]
