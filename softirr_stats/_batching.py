@@ -8,7 +8,7 @@ random weights depend on the seed and the replicate's index alone.
 
 __all__ = ["CHUNK_BUDGET_BYTES", "rows_per_chunk"]
 
-CHUNK_BUDGET_BYTES = 256 * 2**20  # float64 work arrays of one chunk
+CHUNK_BUDGET_BYTES = 128 * 2**20  # float64 work arrays of one chunk
 
 
 def rows_per_chunk(floats_per_row: int, *, budget_bytes: int = CHUNK_BUDGET_BYTES, maximum: int = 1024) -> int:

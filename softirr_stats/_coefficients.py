@@ -128,7 +128,7 @@ def coefficient_function(coef: "str | Coefficient") -> Callable[..., AgreementRe
     --------
     >>> import inspect
     >>> list(inspect.signature(coefficient_function("gwet_ac1")).parameters)
-    ['ann', 'weights', 'similarity', 'categories', 'ci']
+    ['ann', 'weights', 'similarity', 'categories', 'ci', 'judgments', 'judge']
     """
     coef = get_coefficient(coef)
     params = [inspect.Parameter("ann", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Any)]

@@ -240,3 +240,6 @@ from softirr_stats._cli_model import model  # noqa: E402
 app.command("model")(model)
 from softirr_stats._cli_report import report  # noqa: E402
 app.command("report")(report)
+
+if __name__ == "__main__":  # pragma: no cover - python -m softirr_stats.cli
+    main()

@@ -20,7 +20,8 @@ BARE_IMPORT_ALLOWED = {"numpy", "softirr_stats"}  # numpy: the data model may lo
 # typer renders --help with rich and inspects parameter types (pydantic when installed)
 CLI_HELP_ALLOWED = BARE_IMPORT_ALLOWED | {"typer", "click", "rich", "markdown_it", "mdurl", "pygments",
                                           "shellingham", "annotated_doc", "typing_extensions", "pydantic",
-                                          "pydantic_core", "annotated_types", "typing_inspection"}
+                                          "pydantic_core", "annotated_types", "typing_inspection",
+                                          "attr", "attrs"}  # rich.pretty uses attrs when installed (ray brings it)
 HEAVY = ["jax", "jaxlib", "scipy", "pandas", "matplotlib", "torch", "transformers", "numpyro", "optax", "arviz",
          "rapidfuzz", "sklearn"]
 

@@ -52,7 +52,7 @@ def _judged(plan, M):
     return table
 
 
-@pytest.mark.parametrize("family", ["pooled", "conger", "alpha", "ac1", "bp"])
+@pytest.mark.parametrize("family", ["pooled", "per_rater", "alpha", "ac1", "bp"])
 def test_term_weights_reproduce_every_soft_coefficient(data, family):
     wide, F, _ = data
     ann = as_annotations(wide.tolist())

@@ -210,10 +210,11 @@ def test_bootstrap_interval_passes_through():
 
 
 def test_docs_examples_run():
-    # docs/uncertainty.md: the >>> examples carry irrCAC's numbers
+    # docs/uncertainty.md and docs/sensitivity.md: the >>> examples carry irrCAC's numbers
     import doctest
     import pathlib
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "docs" / "uncertainty.md"
-    res = doctest.testfile(str(path), module_relative=False)
-    assert res.failed == 0 and res.attempted >= 8
+    docs = pathlib.Path(__file__).resolve().parents[1] / "docs"
+    results = [doctest.testfile(str(docs / page), module_relative=False) for page in ("uncertainty.md",
+                                                                                        "sensitivity.md")]
+    assert sum(r.failed for r in results) == 0 and sum(r.attempted for r in results) >= 8

@@ -203,7 +203,7 @@ COEFFICIENTS: dict[str, Coefficient] = {c.name: c for c in (
         "light_kappa", "light", "Light's (1971) kappa: the mean of Cohen's kappa over all rater pairs.",
         "Each pair's kappa uses the items both raters rated; ``details['pairwise']`` holds them.", chance=False,
         examples=">>> round(light_kappa([['a', 'a', 'b'], ['b', 'b', 'b'], ['a', 'a', 'a'], ['b', 'a', 'b']]).value, 4)"
-                 "\n    0.1111"),
+                 "\n    0.4"),
     Coefficient(
         "krippendorff_alpha", "alpha", "Krippendorff's alpha (nominal, ordinal, interval, ratio, or soft with "
         "``similarity=``).",

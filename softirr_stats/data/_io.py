@@ -200,6 +200,9 @@ def read_annotations(
     """
     from softirr_stats.data._readers import EXPORT_FORMATS, guess_format, read_export
 
+    p = Path(path)
+    if format is None and p.is_file() and p.stat().st_size <= 4096 and not p.read_bytes().strip():
+        raise ValueError(f"{p.name}: the file is empty (no header, no ratings)")
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
     if fmt in EXPORT_FORMATS:
         if (item, rater, label) != ("item", "rater", "label"):
