@@ -40,7 +40,16 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
 if TYPE_CHECKING:  # what static tools see; at run time these load on first use
-    from softirr_stats import agreement, calibration, data, equivalence, inference, models, reporting, uncertainty
+    from softirr_stats import (
+        agreement,
+        calibration,
+        data,
+        equivalence,
+        inference,
+        models,
+        reporting,
+        uncertainty,
+    )
     from softirr_stats._coefficients import (
         brennan_prediger,
         cohen_kappa,

@@ -232,13 +232,15 @@ def main() -> None:
         sys.exit(130)
 
 
-from softirr_stats._cli_score import score  # noqa: E402
-app.command("score")(score)
-from softirr_stats._cli_sensitivity import sensitivity  # noqa: E402
-app.command("sensitivity")(sensitivity)
+# each command lives in its own module (heavy imports inside the functions: --help stays light)
 from softirr_stats._cli_model import model  # noqa: E402
-app.command("model")(model)
 from softirr_stats._cli_report import report  # noqa: E402
+from softirr_stats._cli_score import score  # noqa: E402
+from softirr_stats._cli_sensitivity import sensitivity  # noqa: E402
+
+app.command("score")(score)
+app.command("sensitivity")(sensitivity)
+app.command("model")(model)
 app.command("report")(report)
 
 if __name__ == "__main__":  # pragma: no cover - python -m softirr_stats.cli

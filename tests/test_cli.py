@@ -5,7 +5,6 @@ import json
 
 import pandas as pd
 import pytest
-
 from typer.testing import CliRunner
 
 from softirr_stats.cli import app

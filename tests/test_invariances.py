@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 
 import softirr_stats as sis
 from softirr_stats._coefficients import coefficient_function
-from softirr_stats.agreement import COEFFICIENTS, Coefficient, evaluate, point_estimate, register, resolve_similarity
+from softirr_stats.agreement import (
+    COEFFICIENTS,
+    Coefficient,
+    evaluate,
+    point_estimate,
+    register,
+    resolve_similarity,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning",
                                         "ignore::softirr_stats.DegenerateWarning")

@@ -2,6 +2,7 @@
 
 import importlib.util
 import pathlib
+
 import jax.numpy as jnp
 import numpy as np
 import pytest

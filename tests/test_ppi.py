@@ -9,7 +9,11 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats.agreement import as_annotations, evaluate, point_estimate
-from softirr_stats.agreement._judging import COEFFICIENT_FAMILIES, plan_from_prepared, read_judgments
+from softirr_stats.agreement._judging import (
+    COEFFICIENT_FAMILIES,
+    plan_from_prepared,
+    read_judgments,
+)
 from softirr_stats.agreement._ppi import all_distinct_pairs, term_weights
 from softirr_stats.agreement._similarity import MatrixSimilarity
 from softirr_stats.equivalence import Cached, LlmJudge

@@ -20,8 +20,8 @@ from softirr_stats._batching import rows_per_chunk
 from softirr_stats._jax import x64
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._chance import (
-    BlockedQuad,
     DEFAULT_MAX_EXACT_PAIRS,
+    BlockedQuad,
     DenseQuad,
     IdentityQuad,
     MonteCarlo,

@@ -22,8 +22,8 @@ import pandas as pd
 from softirr_stats._validation import check_choice, check_positive_int
 from softirr_stats.agreement._core import as_annotations, point_estimate
 from softirr_stats.agreement._engine import Prepared
-from softirr_stats.agreement._registry import COEFFICIENTS
 from softirr_stats.agreement._ppi import all_distinct_pairs, check_family, term_weights
+from softirr_stats.agreement._registry import COEFFICIENTS
 from softirr_stats.agreement._similarity import resolve_similarity
 
 __all__ = ["COEFFICIENT_FAMILIES", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",

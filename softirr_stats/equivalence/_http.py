@@ -110,7 +110,7 @@ def post_json(url: str, body: Any, *, headers: dict[str, str], timeout: float, m
                 target = location
             else:
                 raise RuntimeError(f"{url}: more than {_MAX_HOPS} redirects")
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             err = f"no complete answer within timeout={timeout:g} s"
             continue
         except (OSError, http.client.HTTPException) as exc:

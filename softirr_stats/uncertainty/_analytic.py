@@ -103,7 +103,9 @@ def analytic_interval(value: float, se: float, df: int, level: float) -> tuple[f
     """
     if not (math.isfinite(value) and math.isfinite(se)) or df < 1:
         return math.nan, math.nan
-    from scipy.special import stdtrit  # Student t quantile; scipy.stats itself costs seconds to import
+    from scipy.special import (
+        stdtrit,  # Student t quantile; scipy.stats itself costs seconds to import
+    )
 
     h = float(stdtrit(df, 0.5 + level / 2.0)) * se
     return value - h, min(1.0, value + h)
