@@ -27,8 +27,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 ENV_VAR = "SOFTIRR_COMPILE_CACHE"
 _OFF = ("0", "off", "false", "no", "none")
-# programs that compile faster than this are not worth a disk round trip
-_MIN_COMPILE_SECS = 0.05
+_MIN_COMPILE_SECS = 0.0  # keep every program: the small eager ones of a point estimate add up in a new process
 _NOTICE_AFTER_SECS = 2.0
 _log = logging.getLogger("softirr_stats")
 
