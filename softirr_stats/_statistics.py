@@ -26,6 +26,7 @@ from softirr_stats.agreement import (
 from softirr_stats.agreement._distance import (
     KDE_LOWER,
     distance_samples,
+    distance_statistic,
     kde_bandwidth,
     ks_greater,
     sigma_kde,
@@ -232,7 +233,7 @@ def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = 
 
 def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", threshold: float = 0.05,
                        kde: bool = True, kde_lower: str = "zero", expected_pairs: Any = "all",
-                       seed: int = 0) -> AgreementResult:
+                       seed: int = 0, ci: Any = None) -> AgreementResult:
     """Braylan, Alonso & Lease (2022) agreement from within- vs cross-item distance distributions.
 
     Parameters
@@ -254,6 +255,12 @@ def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", 
         many cross-item pairs (with replacement).
     seed : int
         Seed of the sample of expected pairs.
+    ci : None or Bootstrap
+        Every design is supported (items, raters, items+raters, cluster, bayesian). A
+        replicate recomputes both distance samples from the resampled items and raters (their
+        weights multiply the pairs they form); sampled expected pairs are resampled too. The
+        measure not chosen by ``method`` gets a percentile interval in ``details``
+        (``sigma_ci_low`` / ``sigma_ci_high`` or ``ks_ci_low`` / ``ks_ci_high``).
 
     Returns
     -------
@@ -272,6 +279,10 @@ def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", 
     >>> r = distance_agreement(rows, similarity=sim)
     >>> round(r.value, 10), round(r.details["sigma"], 10), round(r.details["flat_alpha"], 10)
     (0.9047619048, 0.8571428571, 0.8)
+    >>> from softirr_stats import Bootstrap
+    >>> r = distance_agreement(rows, similarity=sim, ci=Bootstrap(n=200, seed=0))
+    >>> bool(r.ci_low <= r.value <= r.ci_high), r.details["bootstrap_design"]
+    (True, 'items')
     """
     check_choice("method", method, DISTANCE_METHODS)
     check_choice("kde_lower", kde_lower, KDE_LOWER)
@@ -284,6 +295,7 @@ def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", 
             raise ValueError(f"expected_pairs must be 'all' or a positive integer; got {expected_pairs!r}")
         check_positive_int(expected_pairs, "expected_pairs")
     check_positive_int(seed, "seed", minimum=0)
+    check_ci(ci, analytic=False)
     ann = as_annotations(ann)
     sim = resolve_similarity(ann, similarity=similarity)
     s = distance_samples(ann, sim, expected_pairs, seed)
@@ -315,9 +327,14 @@ def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", 
          "expected_pairs": s.expected_label, "seed": seed, "mean_observed_distance": mean_o,
          "mean_expected_distance": mean_e}
     d_ann = ann.ratings_per_item
-    return AgreementResult(
+    result = AgreementResult(
         coefficient=f"braylan_{method}", value=float(value), observed=1.0 - mean_o, expected=1.0 - mean_e,
         n_items=int((d_ann >= 1).sum()), n_raters=int((ann.codes >= 0).any(axis=0).sum()), similarity=sim.name,
         chance=f"cross-item pairs: {s.expected_label}", n_pairs_scored=int(sim.n_scored), warnings=tuple(notes),
         details=d,
     )
+    if ci is None:
+        return result
+    stat = distance_statistic(ann, sim, method=method, threshold=float(threshold), kde=kde, kde_lower=kde_lower,
+                              expected_pairs=expected_pairs, seed=seed)
+    return attach_interval(result, stat, ci)

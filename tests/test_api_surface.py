@@ -106,7 +106,7 @@ DOCUMENTED_OPTIONS = {
     "conger_kappa": {"weights"}, "light_kappa": {"weights", "similarity"},
     "krippendorff_alpha": {"level", "similarity"}, "gwet_ac1": {"weights"},
     "brennan_prediger": {"weights", "categories"}, "cross_kappa": {"similarity"},
-    "multilabel_agreement": {"baseline"}, "distance_agreement": {"similarity"},
+    "multilabel_agreement": {"baseline", "ci"}, "distance_agreement": {"similarity", "method", "ci"},
     "sensitivity": {"coefficients", "similarities", "ci"}, "judging_plan": {"similarity", "n", "coefficient",
                                                                              "strategy", "seed"},
     "read_annotations": {"format"},
@@ -135,3 +135,24 @@ def test_coefficient_signature_matches_its_record(name):
     assert getattr(sis, name).__doc__.startswith(record.summary)
     with pytest.raises(TypeError):
         getattr(sis, name)([["a", "a"], ["a", "b"]], "positional-option")
+
+
+# the statistics outside the registry: positional data, then keyword-only options ending in ci=
+OTHER_SIGNATURES = {
+    "multilabel_agreement": (["ann"], ["baseline", "labels", "ci"]),
+    "cross_kappa": (["ann_x", "ann_y"], ["similarity", "level", "item_weights", "ci"]),
+    "distance_agreement": (["ann"], ["similarity", "method", "threshold", "kde", "kde_lower", "expected_pairs",
+                                     "seed", "ci"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_SIGNATURES))
+def test_other_statistic_signatures(name):
+    import inspect
+
+    positional, keywords = OTHER_SIGNATURES[name]
+    params = list(inspect.signature(getattr(sis, name)).parameters.values())
+    assert [p.name for p in params] == positional + keywords
+    assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params[:len(positional)])
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[len(positional):])
+    assert params[-1].default is None  # no interval unless asked for

@@ -146,3 +146,78 @@ def test_bad_input():
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match="in \\[0, 1\\]"):
             distance_agreement(TOY, similarity=lambda a, b: np.full(len(a), 2.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# the statistic protocol and ci=
+
+
+def _statistic(ann, **kw):
+    from softirr_stats.agreement._distance import distance_statistic
+
+    return distance_statistic(ann, resolve_similarity(ann, similarity=_abs20), **kw)
+
+
+@pytest.mark.parametrize("kw", [{}, {"method": "sigma"}, {"method": "sigma", "kde": False},
+                                {"method": "sigma", "kde_lower": "-inf", "threshold": 0.2},
+                                {"expected_pairs": 3000, "seed": 4}])
+def test_unit_weights_equal_the_point_estimate(kw):
+    from softirr_stats.agreement import Statistic
+
+    ann = _random_numeric(3, n=20, r=4)
+    r = distance_agreement(ann, similarity=_abs20, **kw)
+    stat = _statistic(ann, **kw)
+    assert isinstance(stat, Statistic)
+    out = stat.evaluate(np.ones((3, ann.n_items)), np.ones((3, ann.n_raters)))
+    np.testing.assert_allclose(out["value"], r.value, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out["ks"], r.details["ks"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out["sigma"], r.details["sigma"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(1 - out["pe"], r.details["mean_expected_distance"], rtol=0, atol=1e-12)
+    assert stat.evaluate()["value"][0] == pytest.approx(r.value, abs=1e-12)
+
+
+@pytest.mark.parametrize("kw", [{}, {"method": "sigma"}, {"method": "sigma", "kde": False}])
+def test_item_weights_equal_resampled_items(kw):
+    """Item weights are multiplicities: a batch row equals the statistic on the duplicated items."""
+    ann = _random_numeric(9, n=12, r=3)
+    cells = np.asarray(ann.vocabulary + (None,), dtype=object)[ann.codes]
+    rng = np.random.default_rng(1)
+    idx = [rng.integers(0, 12, 12) for _ in range(4)]
+    C = np.stack([np.bincount(i, minlength=12) for i in idx]).astype(float)
+    batch = _statistic(ann, **kw).evaluate(C)["value"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateWarning)
+        direct = [distance_agreement(Annotations.from_wide(cells[i]), similarity=_abs20, **kw).value for i in idx]
+    np.testing.assert_allclose(batch, direct, rtol=0, atol=1e-12)
+
+
+def test_bootstrap_interval_contains_the_estimate_and_is_seeded():
+    from softirr_stats import Bootstrap
+
+    ann = _random_numeric(2, n=30, r=4)
+    for method in ("ks", "sigma"):
+        a = distance_agreement(ann, similarity=_abs20, method=method, ci=Bootstrap(n=300, seed=7))
+        b = distance_agreement(ann, similarity=_abs20, method=method, ci=Bootstrap(n=300, seed=7))
+        c = distance_agreement(ann, similarity=_abs20, method=method, ci=Bootstrap(n=300, seed=8))
+        assert a.ci_low <= a.value <= a.ci_high and a.ci_low < a.ci_high
+        assert (a.ci_low, a.ci_high, a.se) == (b.ci_low, b.ci_high, b.se)
+        np.testing.assert_array_equal(a.details["replicates"], b.details["replicates"])
+        assert not np.array_equal(a.details["replicates"], c.details["replicates"])
+        other = "sigma" if method == "ks" else "ks"
+        assert a.details[f"{other}_ci_low"] <= a.details[other] <= a.details[f"{other}_ci_high"]
+    for cfg in (Bootstrap(n=100, design="raters"), Bootstrap(n=100, design="items+raters"),
+                Bootstrap(n=100, design="bayesian"), Bootstrap(n=100, design="cluster", cluster=[i // 3 for i in range(30)]),
+                Bootstrap(n=100, method="bca")):
+        r = distance_agreement(ann, similarity=_abs20, ci=cfg)
+        assert r.ci_low <= r.ci_high and r.details["bootstrap_design"] == cfg.design
+    s = distance_agreement(ann, similarity=_abs20, expected_pairs=2000, ci=Bootstrap(n=100))
+    assert any("chance-term sampling error" in w for w in s.warnings)
+
+
+def test_bad_ci_is_refused_before_any_work():
+    with pytest.raises(ValueError, match="ci must be None or softirr_stats.Bootstrap"):
+        distance_agreement(TOY, similarity=_abs10, ci="analytic")
+    with pytest.raises(ValueError, match="ci must be None, 'analytic'"):
+        distance_agreement(TOY, similarity=_abs10, ci="bootstrap")
+    with pytest.raises(ValueError, match="ci must be None, 'analytic'"):
+        distance_agreement(TOY, similarity=_abs10, ci=500)

@@ -52,7 +52,8 @@ CLASSIFIED = {
     # the statistics outside the registry: item order, rater order and relabelling, tested below
     "multilabel_agreement": {"item_order", "rater_order", "relabelling"},
     "cross_kappa": {"item_order", "rater_order", "relabelling"},
-    "distance_agreement": {"item_order", "rater_order", "relabelling"},
+    "distance_agreement": {"item_order", "rater_order", "relabelling", "unit_weights", "vmap_equals_loop",
+                           "multinomial_equals_resampling"},
 }
 OTHER_STATISTICS = ("multilabel_agreement", "cross_kappa", "distance_agreement")
 NAMES = sorted(REGISTRY)
@@ -220,6 +221,52 @@ def test_other_statistics_invariant_to_rater_order(name, data):
     cells = data.draw(tables())
     perm = data.draw(st.permutations(range(len(cells[0]))))
     assert _close(_other_value(name, cells), _other_value(name, [[row[j] for j in perm] for row in cells]))
+
+
+def _distance_statistic(cells: Any):
+    from softirr_stats.agreement._distance import distance_statistic
+
+    ann = sis.Annotations.from_wide(cells)
+    return ann, distance_statistic(ann, resolve_similarity(ann))
+
+
+# the statistics outside the registry that implement the weights protocol, by how to prepare them
+PREPARED_OTHER = {"distance_agreement": _distance_statistic}
+
+
+@pytest.mark.parametrize("name", sorted(n for n in PREPARED_OTHER if "unit_weights" in CLASSIFIED[n]))
+@given(data=st.data())
+def test_other_statistics_unit_weights_equal_point_estimate(name, data):
+    cells = data.draw(tables())
+    ann, stat = PREPARED_OTHER[name](cells)
+    out = stat.evaluate(np.ones((3, ann.n_items)), np.ones((3, ann.n_raters)))["value"]
+    assert all(_close(v, _other_value(name, cells)) for v in out)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in PREPARED_OTHER if "vmap_equals_loop" in CLASSIFIED[n]))
+@given(data=st.data())
+def test_other_statistics_batch_equals_one_at_a_time(name, data):
+    cells = data.draw(tables())
+    ann, stat = PREPARED_OTHER[name](cells)
+    rng = np.random.default_rng(data.draw(st.integers(0, 100)))
+    C = rng.multinomial(ann.n_items, np.ones(ann.n_items) / ann.n_items, size=4).astype(float)
+    V = rng.multinomial(ann.n_raters, np.ones(ann.n_raters) / ann.n_raters, size=4).astype(float)
+    batch = stat.evaluate(C, V)["value"]
+    single = [stat.evaluate(C[b], V[b])["value"][0] for b in range(4)]
+    assert all(_close(a, b) for a, b in zip(batch, single, strict=True))
+
+
+@pytest.mark.parametrize("name", sorted(n for n in PREPARED_OTHER if "multinomial_equals_resampling" in CLASSIFIED[n]))
+@given(data=st.data())
+def test_other_statistics_multinomial_weights_equal_index_resampling(name, data):
+    cells = data.draw(tables())
+    ann, stat = PREPARED_OTHER[name](cells)
+    idx = data.draw(st.lists(st.integers(0, len(cells) - 1), min_size=len(cells), max_size=len(cells)))
+    resampled = [cells[i] for i in idx]
+    assume(sum(sum(v is not None for v in row) >= 2 for row in resampled) > 0)
+    assume(sum(any(v is not None for v in row) for row in resampled) >= 2)  # cross-item pairs exist
+    counts = np.bincount(idx, minlength=len(cells)).astype(float)
+    assert _close(stat.evaluate(counts)["value"][0], _other_value(name, resampled))
 
 
 def test_a_toy_coefficient_is_one_record():
