@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 
 MODULES = [
     "softirr_stats.calibration._metrics",
+    "softirr_stats.calibration._interval",
     "softirr_stats.calibration._calibrators",
     "softirr_stats.calibration._estimator",
     "softirr_stats.calibration._plot",

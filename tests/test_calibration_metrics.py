@@ -14,8 +14,10 @@ from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
 
 import softirr_stats.calibration._metrics as metrics_mod
+from softirr_stats import Bootstrap
 from softirr_stats.calibration import (
     CalibrationInterval,
+    CalibrationStatistic,
     brier_score,
     calibration_error_ci,
     debiased_l2_calibration_error,
@@ -216,7 +218,7 @@ def test_bad_options_raise():
         expected_calibration_error([0.1], [0], p=0.5)
     with pytest.raises(ValueError, match=r"metric must be one of \['brier', 'debiased_l2'"):
         calibration_error_ci([0.1, 0.2], [0, 1], metric="ace")
-    with pytest.raises(ValueError, match="level"):
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="level"):
         calibration_error_ci([0.1, 0.2], [0, 1], level=95)
     with pytest.raises(TypeError, match="scores"):
         brier_score(["a", "b"], [0, 1])
@@ -245,31 +247,32 @@ def _loop_reference(s, y, weights, metric, bins, strategy, p):
 @pytest.mark.parametrize("metric", ["ece", "mce", "debiased_l2", "brier", "log_loss"])
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])
 def test_vectorised_bootstrap_equals_loop_over_resamples(metric, strategy):
+    from softirr_stats.uncertainty import draw_weights
+
     s, y = _data(n=120, seed=4, ties=True)
-    r = calibration_error_ci(s, y, metric=metric, bins=6, strategy=strategy, p=1, n_boot=60, seed=3)
-    sorted_w = metrics_mod.bootstrap_weights(np.random.default_rng(3), s.size, 60)
-    weights = np.empty_like(sorted_w)
-    weights[:, np.argsort(s, kind="stable")] = sorted_w  # column j = j-th smallest score
-    want = _loop_reference(s, y, weights, metric, 6, strategy, 1.0)
+    cfg = Bootstrap(n=60, seed=3)
+    r = calibration_error_ci(s, y, metric=metric, bins=6, strategy=strategy, p=1, ci=cfg)
+    stat = CalibrationStatistic(metric, s, y, 6, strategy, 1.0)
+    weights, _, _ = draw_weights(stat, cfg, 0, cfg.n)  # the package's bootstrap: column j = item j
+    want = _loop_reference(s, y, weights.astype(int), metric, 6, strategy, 1.0)
     np.testing.assert_allclose(r.replicates, want, rtol=1e-10, atol=1e-13)
     assert r.estimate == pytest.approx(
         _loop_reference(s, y, [np.ones(s.size, int)], metric, 6, strategy, 1.0)[0], abs=1e-15
     )
 
 
-def test_bootstrap_is_chunk_invariant_and_seeded(monkeypatch):
+def test_bootstrap_is_chunk_invariant_and_seeded():
     s, y = _data(n=150, seed=8)
-    a = calibration_error_ci(s, y, strategy="quantile", n_boot=100, seed=5)
-    monkeypatch.setattr(metrics_mod, "_CHUNK_CELLS", 7 * 150)  # chunks of 7 replicates
-    b = calibration_error_ci(s, y, strategy="quantile", n_boot=100, seed=5)
+    a = calibration_error_ci(s, y, strategy="quantile", ci=Bootstrap(n=100, seed=5))
+    b = calibration_error_ci(s, y, strategy="quantile", ci=Bootstrap(n=100, seed=5, chunk_size=7))
     np.testing.assert_array_equal(a.replicates, b.replicates)
-    c = calibration_error_ci(s, y, strategy="quantile", n_boot=100, seed=6)
+    c = calibration_error_ci(s, y, strategy="quantile", ci=Bootstrap(n=100, seed=6))
     assert not np.array_equal(a.replicates, c.replicates)
 
 
 def test_bootstrap_interval_fields_and_coverage_sanity():
     s, y = _data(n=800, seed=12)
-    r = calibration_error_ci(s, y, strategy="quantile", n_boot=1000, seed=0, level=0.9)
+    r = calibration_error_ci(s, y, strategy="quantile", ci=Bootstrap(n=1000, seed=0, level=0.9))
     assert isinstance(r, CalibrationInterval)
     assert r.ci_low <= r.estimate <= r.ci_high
     assert r.level == 0.9 and r.n_boot == 1000 and r.n == 800
@@ -287,10 +290,46 @@ def test_bootstrap_interval_fields_and_coverage_sanity():
         "n",
         "bins",
         "strategy",
+        "method",
+        "design",
+        "seed",
     ]
     # identical items: every resample is the data itself -> a zero-width interval
-    z = calibration_error_ci([0.3] * 20, [0.5] * 20, n_boot=50)
+    z = calibration_error_ci([0.3] * 20, [0.5] * 20, ci=Bootstrap(n=50))
     assert z.ci_high - z.ci_low < 1e-12 and z.ci_low == pytest.approx(0.2)
+
+
+def test_deprecated_n_boot_seed_level_still_work_and_warn():
+    s, y = _data(n=100, seed=2)
+    with pytest.warns(DeprecationWarning, match=r"n_boot=, seed=, level= are deprecated; pass ci="):
+        old = calibration_error_ci(s, y, n_boot=80, seed=4, level=0.9)
+    new = calibration_error_ci(s, y, ci=Bootstrap(n=80, seed=4, level=0.9))
+    assert (old.ci_low, old.ci_high, old.n_boot, old.level) == (new.ci_low, new.ci_high, 80, 0.9)
+    with pytest.warns(DeprecationWarning, match="n_boot= is deprecated"):
+        assert calibration_error_ci(s, y, n_boot=50).seed == 0
+    default = calibration_error_ci(s, y)
+    assert (default.n_boot, default.seed, default.level, default.method) == (1000, 0, 0.95, "percentile")
+
+
+def test_ci_designs_methods_and_bad_requests():
+    s, y = _data(n=120, seed=6)
+    for cfg in (Bootstrap(n=100, method="bca"), Bootstrap(n=100, method="basic"),
+                Bootstrap(n=100, design="cluster", cluster=[i // 3 for i in range(120)]),
+                Bootstrap(n=100, design="bayesian"), Bootstrap(n=100, strata=[i % 2 for i in range(120)])):
+        r = calibration_error_ci(s, y, ci=cfg)
+        assert r.ci_low <= r.ci_high and (r.method, r.design) == (cfg.method, cfg.design)
+    with pytest.raises(ValueError, match="not both"):
+        calibration_error_ci(s, y, ci=Bootstrap(n=100), n_boot=100)
+    with pytest.raises(ValueError, match="ci must be None or softirr_stats.Bootstrap"):
+        calibration_error_ci(s, y, ci="analytic")
+    with pytest.raises(ValueError, match="ci must be None"):
+        calibration_error_ci(s, y, ci=1000)
+    with pytest.raises(ValueError, match="not supported here: calibration resamples scored pairs"):
+        calibration_error_ci(s, y, ci=Bootstrap(n=100, design="raters"))
+    with pytest.raises(ValueError, match="whole multiplicities"):
+        calibration_error_ci(s, y, strategy="quantile", ci=Bootstrap(n=100, design="bayesian"))
+    with pytest.raises(ValueError, match="judged"):
+        calibration_error_ci(s, y, ci=Bootstrap(n=100, design="judged"))
 
 
 # ----------------------------------------------------------------- property-based

@@ -70,6 +70,13 @@ def test_first_use_loads_the_engine():
     assert "jax" in mods
 
 
+def test_calibration_metrics_load_no_jax():
+    """Only ``calibration_error_ci`` needs the uncertainty layer (and JAX); the metrics do not."""
+    mods = _modules_after("from softirr_stats.calibration import expected_calibration_error\n"
+                          "expected_calibration_error([0.1, 0.9], [0, 1])")
+    assert "jax" not in mods
+
+
 @pytest.mark.parametrize("package", PACKAGES)
 def test_every_lazy_name_resolves(package):
     mod = importlib.import_module(package)

@@ -6,7 +6,7 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # The layers of docs/architecture.md, bottom to top. A module may import its own layer and the
 # layers below it, never one above. Root modules are placed explicitly; an unplaced module fails.
-LAYERS = ["base", "data", "equivalence", "calibration", "agreement", "uncertainty", "api", "models", "inference",
+LAYERS = ["base", "data", "equivalence", "agreement", "uncertainty", "calibration", "api", "models", "inference",
           "analysis", "reporting", "cli"]
 PACKAGES = {"data", "equivalence", "calibration", "agreement", "uncertainty", "models", "inference", "reporting"}
 TOP_LEVEL = {"models", "inference"}

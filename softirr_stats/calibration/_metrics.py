@@ -33,9 +33,6 @@ from softirr_stats.calibration._validation import (
 Metric = Literal["ece", "mce", "debiased_l2", "brier", "log_loss"]
 METRICS: tuple[str, ...] = ("brier", "debiased_l2", "ece", "log_loss", "mce")
 
-# rows x items handled at once by the bootstrap (bounds memory to a few hundred MB)
-_CHUNK_CELLS = 2_000_000
-
 
 # ----------------------------------------------------------------------------- binning
 def bin_edges(scores: np.ndarray, bins: int, strategy: str) -> np.ndarray:
@@ -331,7 +328,42 @@ def reliability_diagram(
 # ----------------------------------------------------------------------------- bootstrap
 @dataclass(frozen=True)
 class CalibrationInterval:
-    """A calibration metric with an item-bootstrap percentile interval."""
+    """A calibration metric with a bootstrap interval (returned by ``calibration_error_ci``).
+
+    Parameters
+    ----------
+    metric : str
+        The metric (``"ece"``, ``"mce"``, ``"debiased_l2"``, ``"brier"`` or ``"log_loss"``).
+    estimate : float
+        The metric on the data.
+    ci_low, ci_high : float
+        The interval's limits.
+    se : float
+        Standard deviation of the replicates.
+    level : float
+        Confidence level.
+    n_boot : int
+        Number of bootstrap replicates.
+    n : int
+        Number of scored pairs.
+    bins : int
+    strategy : str
+        Binning, as in :func:`expected_calibration_error`.
+    replicates : ndarray of shape (n_boot,)
+        The bootstrap replicates.
+    method : str
+        Interval method (``"percentile"``, ``"basic"`` or ``"bca"``).
+    design : str
+        Bootstrap design (``"items"``, ``"cluster"`` or ``"bayesian"``).
+    seed : int
+        Seed of the replicate generator.
+
+    Examples
+    --------
+    >>> r = CalibrationInterval("brier", 0.1, 0.05, 0.2, 0.04, 0.95, 500, 40, 10, "uniform", np.zeros(500))
+    >>> r.to_dict()["ci_high"], r.method
+    (0.2, 'percentile')
+    """
 
     metric: str
     estimate: float
@@ -344,6 +376,9 @@ class CalibrationInterval:
     bins: int
     strategy: str
     replicates: np.ndarray = field(repr=False, compare=False)
+    method: str = "percentile"
+    design: str = "items"
+    seed: int = 0
 
     def to_dict(self) -> dict[str, object]:
         """Scalar fields as a dict (without the replicates)."""
@@ -354,18 +389,6 @@ class CalibrationInterval:
     def to_frame(self) -> pd.DataFrame:
         """One-row tidy DataFrame of :meth:`to_dict`."""
         return pd.DataFrame([self.to_dict()])
-
-
-def bootstrap_weights(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
-    """``(m, n)`` item-bootstrap weights: each row ~ Multinomial(n, 1/n, ..., 1/n).
-
-    Drawn as ``n`` uniform item indices per row, counted with one ``bincount`` (the
-    same distribution as ``rng.multinomial``, several times faster for large ``n``).
-    :func:`calibration_error_ci` reads column ``j`` as the weight of the ``j``-th
-    smallest score.
-    """
-    idx = rng.integers(0, n, size=(m, n)) + (np.arange(m) * n)[:, None]
-    return np.bincount(idx.ravel(), minlength=m * n).reshape(m, n)
 
 
 def _resample_percentiles(sorted_s: np.ndarray, cum: np.ndarray, bins: int) -> np.ndarray:
@@ -472,7 +495,64 @@ def _metric_batch(
     return _binned_metric(metric, count, sum_s, sum_y, sum_yy, p=p_eff)
 
 
-def calibration_error_ci(
+@dataclass(frozen=True, eq=False)
+class CalibrationStatistic:
+    """A calibration metric prepared for batches of item weights (the statistic protocol).
+
+    The uncertainty layer's bootstraps evaluate it like any agreement statistic: ``evaluate(C)``
+    gives ``{"value": ...}`` with one metric value per row of item (pair) weights ``C``
+    (B, n); weights are multiplicities, so a row equals the metric on the data with item ``j``
+    repeated ``C[b, j]`` times (quantile bin edges are recomputed on every row). Raters are not
+    a dimension here (``n_raters`` is 1 and rater designs are refused). Built by
+    :func:`calibration_statistic`.
+
+    Parameters
+    ----------
+    metric : str
+        One of ``METRICS``.
+    scores, labels : ndarray of shape (n,)
+        Validated scores and labels.
+    bins : int
+    strategy : {"uniform", "quantile"}
+    p : float
+        The ``p`` of the ECE.
+
+    Examples
+    --------
+    >>> stat = calibration_statistic([0.1, 0.4, 0.8, 0.9], [0, 1, 1, 1], metric="brier")
+    >>> stat.evaluate(np.array([[1, 1, 1, 1], [2, 0, 1, 1]]))["value"].round(4).tolist()
+    [0.105, 0.0175]
+    """
+
+    metric: str
+    scores: np.ndarray
+    labels: np.ndarray
+    bins: int
+    strategy: str
+    p: float
+
+    n_raters = 1
+    n_chance_pairs = 0
+    rater_designs = False
+    supports_analytic = False
+
+    @property
+    def items(self) -> tuple:
+        return tuple(range(self.scores.size))
+
+    @property
+    def n_items(self) -> int:
+        return int(self.scores.size)
+
+    def evaluate(self, C: object = None, V: object = None, W: object = None) -> dict[str, np.ndarray]:
+        """``{"value": (B,)}``: the metric for each row of item weights ``C`` (None: the data)."""
+        order = np.argsort(self.scores, kind="stable")
+        weights = None if C is None else np.atleast_2d(np.asarray(C, dtype=np.float64))[:, order]
+        value = _metric_batch(self.metric, self.scores, self.labels, weights, self.bins, self.strategy, self.p, order)
+        return {"value": np.asarray(value, dtype=np.float64)}
+
+
+def calibration_statistic(
     scores: object,
     labels: object,
     *,
@@ -480,76 +560,34 @@ def calibration_error_ci(
     bins: int = 10,
     strategy: Strategy = "uniform",
     p: float = 1,
-    n_boot: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-) -> CalibrationInterval:
-    """A calibration metric with an item (pair) bootstrap percentile interval.
-
-    Each replicate is a multinomial weight vector over the ``n`` scored pairs (an item
-    bootstrap), drawn as one ``(n_boot, n)`` matrix and evaluated in vectorised chunks.
-    Quantile bin edges are recomputed on every resample, so a replicate equals the point
-    function applied to the resampled data.
+) -> CalibrationStatistic:
+    """Validate the inputs of a calibration metric and prepare it for batches of weights.
 
     Parameters
     ----------
     scores, labels : array-like of shape (n,)
         As in :func:`expected_calibration_error`.
     metric : {"ece", "mce", "debiased_l2", "brier", "log_loss"}, default "ece"
-        ``"debiased_l2"`` is bootstrapped in its *squared* (unclipped, unbiased) form,
-        and its estimate/limits are reported on that scale.
+        ``"debiased_l2"`` is the *squared* (unclipped, unbiased) form.
     bins, strategy, p
         As in :func:`expected_calibration_error` (``p`` only matters for ``"ece"``).
-    n_boot : int, default 1000
-    seed : int, default 0
-        Seed of the ``numpy.random.default_rng`` generator that draws the weights.
-    level : float, default 0.95
-        Coverage of the percentile interval.
 
     Returns
     -------
-    CalibrationInterval
-        ``estimate``, ``ci_low``, ``ci_high``, ``se`` (bootstrap standard deviation),
-        the settings, and the ``replicates``.
+    CalibrationStatistic
 
     Examples
     --------
-    >>> rng = np.random.default_rng(1)
-    >>> s = rng.uniform(size=500)
-    >>> y = (rng.uniform(size=500) < s).astype(float)
-    >>> r = calibration_error_ci(s, y, strategy="quantile", n_boot=200, seed=0)
-    >>> bool(r.ci_low <= r.estimate <= r.ci_high)
-    True
+    >>> stat = calibration_statistic([0.1, 0.4, 0.8, 0.9], [0, 1, 1, 1], bins=2)
+    >>> round(float(stat.evaluate()["value"][0]), 4), stat.n_items
+    (0.2, 4)
     """
     s, y = check_scores_labels(scores, labels)
-    metric = cast(Metric, check_choice(metric, "metric", METRICS))
-    bins = check_positive_int(bins, "bins")
-    strategy = check_strategy(strategy)
-    p = _check_p(p)
-    n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
-    if not (isinstance(level, float | int) and 0.0 < level < 1.0):
-        raise ValueError(f"level must be a number in (0, 1); got {level!r}")
-    n = s.size
-    order = np.argsort(s, kind="stable")
-    estimate = float(_metric_batch(metric, s, y, None, bins, strategy, p, order)[0])
-    rng = np.random.default_rng(seed)
-    chunk = max(1, _CHUNK_CELLS // n)
-    reps = np.empty(n_boot)
-    for start in range(0, n_boot, chunk):  # chunks of replicates bound memory
-        w = bootstrap_weights(rng, n, min(chunk, n_boot - start))
-        reps[start : start + w.shape[0]] = _metric_batch(metric, s, y, w, bins, strategy, p, order)
-    alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(reps, [alpha, 1.0 - alpha])
-    return CalibrationInterval(
-        metric=metric,
-        estimate=estimate,
-        ci_low=float(low),
-        ci_high=float(high),
-        se=float(np.std(reps, ddof=1)),
-        level=float(level),
-        n_boot=n_boot,
-        n=n,
-        bins=bins,
-        strategy=strategy,
-        replicates=reps,
+    return CalibrationStatistic(
+        metric=cast(Metric, check_choice(metric, "metric", METRICS)),
+        scores=s,
+        labels=y,
+        bins=check_positive_int(bins, "bins"),
+        strategy=check_strategy(strategy),
+        p=_check_p(p),
     )

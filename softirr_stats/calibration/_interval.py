@@ -1,0 +1,141 @@
+"""``calibration_error_ci``: a calibration metric with a bootstrap interval from ``ci=Bootstrap(...)``.
+
+The metric is a statistic of item weights (:class:`CalibrationStatistic`, in ``_metrics``);
+the replicates come from the uncertainty layer's one bootstrap (the same designs, generator
+and chunking as the coefficients), which is why the calibration layer sits above
+``uncertainty`` (docs/architecture.md). Only this module imports it: the metrics themselves
+load no JAX.
+"""
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from softirr_stats.calibration._metrics import CalibrationInterval, calibration_statistic
+from softirr_stats.uncertainty import (
+    Bootstrap,
+    basic_interval,
+    bca_interval,
+    bootstrap_replicates,
+    check_ci,
+    jackknife_values,
+    percentile_interval,
+)
+
+__all__ = ["calibration_error_ci"]
+
+#: The interval when neither ``ci=`` nor the deprecated ``n_boot=`` / ``seed=`` / ``level=`` are given.
+DEFAULT_CI = Bootstrap(n=1000, seed=0, level=0.95)
+
+
+def _request(ci: Any, n_boot: Any, seed: Any, level: Any) -> Bootstrap:
+    """The Bootstrap of ``ci=``, or one built (with a DeprecationWarning) from the old arguments."""
+    legacy = {k: v for k, v in (("n_boot", n_boot), ("seed", seed), ("level", level)) if v is not None}
+    if legacy:
+        if ci is not None:
+            raise ValueError(f"pass either ci=Bootstrap(...) or the deprecated {', '.join(legacy)}=, not both")
+        warnings.warn(f"calibration_error_ci: {', '.join(f'{k}=' for k in legacy)} "
+                      f"{'is' if len(legacy) == 1 else 'are'} deprecated; pass "
+                      "ci=softirr_stats.Bootstrap(n=..., seed=..., level=...) instead", DeprecationWarning,
+                      stacklevel=3)
+        ci = Bootstrap(n=legacy.get("n_boot", DEFAULT_CI.n), seed=legacy.get("seed", DEFAULT_CI.seed),
+                       level=legacy.get("level", DEFAULT_CI.level))
+    cfg = check_ci(ci, analytic=False, rater_designs="calibration resamples scored pairs, not raters")
+    if cfg is None:
+        return DEFAULT_CI
+    if cfg.design == "judged":
+        raise ValueError("Bootstrap(design='judged') does not apply to calibration_error_ci; use design='items', "
+                         "'cluster' or 'bayesian'")
+    return cfg  # type: ignore[return-value]
+
+
+def calibration_error_ci(
+    scores: object,
+    labels: object,
+    *,
+    metric: str = "ece",
+    bins: int = 10,
+    strategy: str = "uniform",
+    p: float = 1,
+    ci: Bootstrap | None = None,
+    n_boot: int | None = None,
+    seed: int | None = None,
+    level: float | None = None,
+) -> CalibrationInterval:
+    """A calibration metric with a bootstrap interval over the scored pairs.
+
+    Each replicate is a batch row of pair weights drawn by the package's bootstrap
+    (:class:`softirr_stats.Bootstrap`: the same designs, generator and chunking as the
+    agreement coefficients), evaluated without a Python loop over replicates. Quantile bin
+    edges are recomputed on every resample, so a replicate equals the metric applied to the
+    resampled data.
+
+    Parameters
+    ----------
+    scores, labels : array-like of shape (n,)
+        As in :func:`softirr_stats.calibration.expected_calibration_error`.
+    metric : {"ece", "mce", "debiased_l2", "brier", "log_loss"}, default "ece"
+        ``"debiased_l2"`` is bootstrapped in its *squared* (unclipped, unbiased) form,
+        and its estimate/limits are reported on that scale.
+    bins, strategy, p
+        As in :func:`softirr_stats.calibration.expected_calibration_error` (``p`` only
+        matters for ``"ece"``).
+    ci : Bootstrap, optional
+        The interval: ``n`` replicates, ``seed``, ``level``, ``method`` (``"percentile"``,
+        ``"basic"`` or ``"bca"``) and ``design``: ``"items"`` (pairs resampled),
+        ``"cluster"`` (e.g. the pairs of one item together, ``cluster=`` one entry per pair)
+        or ``"bayesian"`` (not with ``strategy="quantile"``, whose edges need whole
+        multiplicities); ``strata=`` resamples within strata. Default
+        ``Bootstrap(n=1000, seed=0, level=0.95)``.
+    n_boot, seed, level
+        Deprecated: use ``ci=Bootstrap(n=n_boot, seed=seed, level=level)``; they still work
+        and warn (``DeprecationWarning``).
+
+    Returns
+    -------
+    CalibrationInterval
+        ``estimate``, ``ci_low``, ``ci_high``, ``se`` (bootstrap standard deviation),
+        the settings, and the ``replicates``.
+
+    Examples
+    --------
+    >>> from softirr_stats import Bootstrap
+    >>> rng = np.random.default_rng(1)
+    >>> s = rng.uniform(size=500)
+    >>> y = (rng.uniform(size=500) < s).astype(float)
+    >>> r = calibration_error_ci(s, y, strategy="quantile", ci=Bootstrap(n=200, seed=0))
+    >>> bool(r.ci_low <= r.estimate <= r.ci_high), r.n_boot, r.method
+    (True, 200, 'percentile')
+    """
+    stat = calibration_statistic(scores, labels, metric=metric, bins=bins, strategy=strategy, p=p)  # type: ignore[arg-type]
+    cfg = _request(ci, n_boot, seed, level)
+    if cfg.design == "bayesian" and stat.strategy == "quantile":
+        raise ValueError("Bootstrap(design='bayesian') gives fractional pair weights, and quantile bin edges need "
+                         "whole multiplicities; use design='items' or strategy='uniform'")
+    estimate = float(stat.evaluate()["value"][0])
+    reps = bootstrap_replicates(stat, cfg)["value"]
+    if cfg.method == "percentile":
+        low, high = percentile_interval(reps, cfg.level)
+    elif cfg.method == "basic":
+        low, high = basic_interval(reps, estimate, cfg.level)
+    else:
+        low, high, _ = bca_interval(reps, estimate, jackknife_values(stat, cfg), cfg.level)
+    finite = reps[np.isfinite(reps)]
+    return CalibrationInterval(
+        metric=stat.metric,
+        estimate=estimate,
+        ci_low=float(low),
+        ci_high=float(high),
+        se=float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan,
+        level=float(cfg.level),
+        n_boot=cfg.n,
+        n=stat.n_items,
+        bins=stat.bins,
+        strategy=stat.strategy,
+        replicates=reps,
+        method=cfg.method,
+        design=cfg.design,
+        seed=cfg.seed,
+    )
