@@ -22,7 +22,26 @@ __all__ = ["as_annotations", "point_estimate"]
 
 
 def as_annotations(data: Any, categories: Any = None) -> Annotations:
-    """Accept Annotations, or a wide table (DataFrame / array / nested lists: rows = items)."""
+    """Accept Annotations, or a wide table (DataFrame / array / nested lists: rows = items).
+
+    Parameters
+    ----------
+    data : Annotations, DataFrame, array or nested lists
+        Annotations are returned as they are; a wide table has one row per item, one column
+        per rater and None/NaN for a missing rating.
+    categories : sequence, optional
+        The declared label order (passed to ``Annotations.from_wide``).
+
+    Returns
+    -------
+    Annotations
+
+    Examples
+    --------
+    >>> ann = as_annotations([["a", "b"], ["a", None]])
+    >>> ann.n_items, ann.n_raters, ann.vocabulary
+    (2, 2, ('a', 'b'))
+    """
     if isinstance(data, Annotations):
         if categories is None or (data.categories is not None and tuple(categories) == data.categories):
             return data
@@ -45,7 +64,36 @@ def as_annotations(data: Any, categories: Any = None) -> Annotations:
 
 def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficient: str, sim: VocabSimilarity,
                    chance: Any = "exact", extra_notes: list[str] | None = None) -> tuple[AgreementResult, Prepared]:
-    """Prepare and evaluate a coefficient at unit weights."""
+    """Prepare and evaluate a coefficient at unit weights.
+
+    Parameters
+    ----------
+    ann : Annotations
+    family : str or ChanceFamily
+        The coefficient's chance family.
+    coefficient : str
+        The name reported in the result.
+    sim : VocabSimilarity
+        The resolved similarity.
+    chance : "exact", MonteCarlo or SampledPairs
+        How chance agreement is computed.
+    extra_notes : list of str, optional
+        Notes added to the result's warnings.
+
+    Returns
+    -------
+    (AgreementResult, Prepared)
+        The result at unit weights and the prepared coefficient (for intervals).
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> from softirr_stats.agreement import resolve_similarity
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> res.coefficient, round(res.value, 4)
+    ('fleiss_kappa', 0.4667)
+    """
     notes = list(extra_notes or [])
     prep = prepare(ann, family, sim, chance=chance)
     out = evaluate(prep)

@@ -55,6 +55,14 @@ def _within_item_pairs(rating_item: np.ndarray, r_i: np.ndarray) -> tuple[np.nda
 def build_design(ann: Annotations) -> Design:
     """Rating and pair lists of ``ann`` (cached on the object).
 
+    Parameters
+    ----------
+    ann : Annotations
+
+    Returns
+    -------
+    Design
+
     Examples
     --------
     >>> d = build_design(Annotations.from_wide([["a", "a", "b"], ["a", None, "a"]]))

@@ -46,7 +46,17 @@ from softirr_stats.data import Annotations
 __all__ = ["Prepared", "prepare", "evaluate", "DegenerateWarning"]
 
 class DegenerateWarning(SoftIRRWarning):
-    """A coefficient is undefined for these data (e.g. expected agreement is 1)."""
+    """A coefficient is undefined for these data (e.g. expected agreement is 1).
+
+    Examples
+    --------
+    >>> import warnings, softirr_stats as sis
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     r = sis.fleiss_kappa([["a", "a"], ["a", "a"]])
+    >>> any(issubclass(w.category, DegenerateWarning) for w in caught), r.value
+    (True, nan)
+    """
 
 
 @dataclass
@@ -113,6 +123,49 @@ def _padded(kd: KernelData, n: int, nr: int, ks: int, n_groups: int) -> Padded:
 
 @dataclass
 class Prepared:
+    """A coefficient prepared once for any batch of item / rater weights (the Statistic protocol).
+
+    Made by :func:`prepare`; :func:`evaluate` (or ``.evaluate(C, V, W)``) computes it for
+    batches of weights.
+
+    Attributes
+    ----------
+    ann : Annotations
+    design : Design
+        Rating and within-item pair lists.
+    sim : VocabSimilarity
+    family : ChanceFamily
+    kd : KernelData
+        The arrays the kernels read.
+    support : ndarray
+        Vocabulary codes that occur.
+    n_groups : int
+        Rater groups of the per-rater chance family.
+    quad : Any
+        The chance quadratic form (family-specific).
+    chance_label : str
+        How chance is computed (``"exact"``, ``"monte_carlo(D=3)"``, ...).
+    chance_pairs : ChancePairs or None
+        Sampled chance pairs, when chance is sampled.
+    q_categories : int
+        Number of declared categories (AC1, Brennan-Prediger).
+    total_weight : float
+        Sum of pair weights at unit weights.
+    notes : list of str
+        Notes for the result's warnings.
+    padded : Padded or None
+        Shapes padded for the compile cache.
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> type(prep).__name__, prep.n_items, prep.n_raters, prep.chance_label
+    ('Prepared', 4, 2, 'exact')
+    """
+
     ann: Annotations
     design: Design
     sim: VocabSimilarity
@@ -202,6 +255,33 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity
     an exact chance pass with a scored similarity its cost is estimated from a timed probe (see
     :mod:`softirr_stats.agreement._cost`); ``progress`` shows a bar for a long pass (None: on a
     terminal only).
+
+    Parameters
+    ----------
+    ann : Annotations
+    family : str or ChanceFamily
+        The coefficient's chance family.
+    sim : VocabSimilarity
+        The resolved similarity.
+    chance : "exact", MonteCarlo or SampledPairs
+        How chance agreement is computed.
+    max_exact_pairs : int
+        Largest number of label pairs exact chance scores before ``chance="auto"`` samples.
+    progress : bool, optional
+        Progress bar for a long exact pass (None: on a terminal only).
+
+    Returns
+    -------
+    Prepared
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> from softirr_stats.agreement import resolve_similarity
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"]])
+    >>> prep = prepare(ann, "pooled", resolve_similarity(ann))
+    >>> evaluate(prep)["value"].round(4).tolist()
+    [0.3333]
     """
     family = get_family(family)
     chance = resolve_chance(chance)
@@ -333,6 +413,15 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     -------
     dict
         float64 arrays of shape (B,): ``value``, ``pa``, ``pe``.
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> evaluate(prep, np.array([[1.0, 1, 1, 1], [2, 0, 1, 1]]))["value"].round(4).tolist()
+    [0.4667, 1.0]
     """
     C = np.ones(prep.n) if C is None else np.asarray(C, dtype=np.float64)
     V = np.ones(prep.nr) if V is None else np.asarray(V, dtype=np.float64)
@@ -478,7 +567,25 @@ def chance_se_problem(prep: Prepared) -> str:
 
 
 def chance_standard_error(prep: Prepared) -> float:
-    """SE of a sampled chance term (nan for exact chance, or with too few sampled pairs)."""
+    """SE of a sampled chance term (nan for exact chance, or with too few sampled pairs).
+
+    Parameters
+    ----------
+    prep : Prepared
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> chance_standard_error(prep)  # exact chance: no sampling error
+    nan
+    """
     cp = prep.chance_pairs
     if cp is None or chance_se_problem(prep):
         return math.nan

@@ -102,6 +102,12 @@ class ChanceFamily:
         Why there is no analytic variance (when ``terms`` is None).
     width : callable
         Floats per replicate the family's stage-1 outputs hold, ``width(ks, nr, n_groups)``.
+
+    Examples
+    --------
+    >>> fam = FAMILIES["pooled"]
+    >>> fam.name, fam.chance
+    ('pooled', 'support')
     """
 
     name: str
@@ -160,6 +166,15 @@ FAMILIES: dict[str, ChanceFamily] = {f.name: f for f in (
 
 def get_family(family: "str | ChanceFamily") -> ChanceFamily:
     """The family record for a name (or the record itself).
+
+    Parameters
+    ----------
+    family : str or ChanceFamily
+        A name of ``FAMILIES`` or a record (returned as is).
+
+    Returns
+    -------
+    ChanceFamily
 
     Examples
     --------

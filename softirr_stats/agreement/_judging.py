@@ -56,6 +56,27 @@ class JudgingPlan:
     probability of drawing the pair in one draw), ``terms`` (``observed``, ``chance`` or
     ``observed+chance``: which terms of the coefficient weigh the pair), ``draws`` (how many of
     the ``n`` draws fell on it) and ``coefficient``.
+
+    Attributes
+    ----------
+    pairs : DataFrame
+        One row per distinct label pair (columns above).
+    n : int
+        Number of draws.
+    coefficient, strategy : str
+        The coefficient the plan serves and how pairs were drawn.
+    seed : int
+        Seed of the draws.
+    codes : tuple of ndarray
+        Vocabulary codes of ``label_a`` and ``label_b``.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> ann = [["fever", "pyrexia"], ["cough", "cough"], ["rash", "fever"], ["cough", "tussis"]]
+    >>> plan = sis.judging_plan(ann, similarity="indel", n=20, seed=0)
+    >>> type(plan).__name__, plan.n, plan.coefficient
+    ('JudgingPlan', 20, 'fleiss_kappa')
     """
 
     pairs: pd.DataFrame

@@ -51,7 +51,35 @@ def _smv(prep: Prepared, m: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Terms:
-    """Linearised terms of one coefficient (docs/formulas/variance.md)."""
+    """Linearised terms of one coefficient (docs/formulas/variance.md).
+
+    Attributes
+    ----------
+    phi : ndarray of shape (n_items,)
+        Per-item linearised terms (influence values) of the coefficient.
+    center : float
+        The value they are centred on.
+    coef : float
+        The coefficient.
+    n_var : int
+        Number of units in the variance (items, or pairable items).
+    n_items : int
+        Number of items.
+    formula : str
+        Which linearisation was used.
+    complete_two_raters : bool
+        Whether the data are two raters rating every item (the closed forms apply).
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> t = linearised_terms(prep)
+    >>> t.phi.shape, t.formula, round(t.coef, 4)
+    ((4,), 'gwet-linearised', 0.4667)
+    """
 
     phi: np.ndarray  # per item used in the variance
     center: float  # coef (alpha' for Krippendorff)
@@ -186,7 +214,26 @@ def terms_alpha(prep: Prepared, b: dict[str, Any]) -> Terms:
 
 
 def linearised_terms(prep: Prepared) -> Terms:
-    """Linearised per-item terms of a prepared coefficient (ValueError where none exist)."""
+    """Linearised per-item terms of a prepared coefficient (ValueError where none exist).
+
+    Parameters
+    ----------
+    prep : Prepared
+        The prepared coefficient.
+
+    Returns
+    -------
+    Terms
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> linearised_terms(prep).n_items
+    4
+    """
     fam = prep.family
     if fam.terms is None:
         raise ValueError(fam.no_analytic)

@@ -38,7 +38,30 @@ ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 @dataclass(frozen=True)
 class Resolved:
-    """A coefficient's options turned into what the engine evaluates."""
+    """A coefficient's options turned into what the engine evaluates.
+
+    Attributes
+    ----------
+    family : ChanceFamily
+        Kernels and chance model.
+    sim : VocabSimilarity
+        The resolved similarity over the vocabulary.
+    chance : Any
+        ``"exact"``, ``MonteCarlo`` or ``SampledPairs``.
+    name : str
+        The name reported in the result (e.g. ``gwet_ac2`` with weights).
+    notes : tuple of str
+        What the options resolved to, for the result's warnings.
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"]])
+    >>> rec = COEFFICIENTS["fleiss_kappa"]
+    >>> r = rec.resolve(rec, ann, {})
+    >>> r.name, r.family.name, r.chance
+    ('fleiss_kappa', 'pooled', 'exact')
+    """
 
     family: ChanceFamily
     sim: VocabSimilarity
@@ -105,6 +128,12 @@ class Coefficient:
         default table for two raters.
     judgments : bool
         Whether the function takes ``judgments=`` / ``judge=`` (prediction-powered estimate).
+
+    Examples
+    --------
+    >>> rec = COEFFICIENTS["cohen_kappa"]
+    >>> rec.raters, rec.family.name
+    ('two', 'per_rater')
     """
 
     name: str
@@ -225,6 +254,15 @@ COEFFICIENTS: dict[str, Coefficient] = {c.name: c for c in (
 def get_coefficient(name: "str | Coefficient") -> Coefficient:
     """The record of a coefficient by name (or the record itself).
 
+    Parameters
+    ----------
+    name : str or Coefficient
+        A name of ``COEFFICIENTS`` or a record (returned as is).
+
+    Returns
+    -------
+    Coefficient
+
     Examples
     --------
     >>> get_coefficient("fleiss_kappa").family.name
@@ -241,6 +279,15 @@ def get_coefficient(name: "str | Coefficient") -> Coefficient:
 @contextmanager
 def register(coef: Coefficient) -> Iterator[Coefficient]:
     """Add ``coef`` to the registry for the duration of a ``with`` block (tests, extensions).
+
+    Parameters
+    ----------
+    coef : Coefficient
+        The record to add; its name must be new.
+
+    Yields
+    ------
+    Coefficient
 
     Examples
     --------
@@ -262,6 +309,15 @@ def register(coef: Coefficient) -> Iterator[Coefficient]:
 
 def default_coefficients(n_raters: int) -> tuple[str, ...]:
     """The coefficients of a default sensitivity table for ``n_raters`` raters.
+
+    Parameters
+    ----------
+    n_raters : int
+        Two raters get the two-rater coefficients; more get the multi-rater ones.
+
+    Returns
+    -------
+    tuple of str
 
     Examples
     --------

@@ -229,7 +229,24 @@ class AgreementResult:
 
 @dataclass(frozen=True, repr=False)
 class CrossKappaResult(AgreementResult):
-    """Cross-replication reliability: ``value`` is kappa_x; also the normalised form and IRRs."""
+    """Cross-replication reliability: ``value`` is kappa_x; also the normalised form and IRRs.
+
+    Attributes
+    ----------
+    normalized : float
+        ``kappa_x / sqrt(irr_x irr_y)`` (nan unless both IRRs are positive).
+    irr_x, irr_y : float
+        Krippendorff's alpha of each replication on the matched items.
+
+    The other fields are those of :class:`AgreementResult`.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> r = sis.cross_kappa([["a", "a"], ["b", "b"], ["a", "b"]], [["a", "a"], ["b", "a"], ["a", "b"]])
+    >>> type(r).__name__, round(r.value, 4)
+    ('CrossKappaResult', 0.3333)
+    """
 
     normalized: float = math.nan
     irr_x: float = math.nan
@@ -241,7 +258,29 @@ class CrossKappaResult(AgreementResult):
 
 @dataclass(frozen=True, repr=False)
 class MultilabelResult(AgreementResult):
-    """Multi-label agreement with label-wise decomposition and item diagnostics."""
+    """Multi-label agreement with label-wise decomposition and item diagnostics.
+
+    Attributes
+    ----------
+    floor : float
+        The coefficient at the minimum Hamming agreement the label prevalences allow.
+    raw_prevalence : float
+        Mean share of labels selected.
+    by_label : DataFrame
+        Label, prevalence, observed, expected, coefficient, weight, floor_observed.
+    by_item : DataFrame
+        Item, n_raters, hamming_agreement, n_disagreeing_labels, coefficient.
+
+    The other fields are those of :class:`AgreementResult`.
+
+    Examples
+    --------
+    >>> import numpy as np, softirr_stats as sis
+    >>> x = np.array([[[1, 0], [1, 0]], [[0, 1], [0, 1]], [[1, 1], [0, 1]]])
+    >>> r = sis.multilabel_agreement(x, baseline="pabak")
+    >>> round(r.value, 4), r.by_label.shape
+    (0.6667, (2, 7))
+    """
 
     floor: float = math.nan
     raw_prevalence: float = math.nan

@@ -17,7 +17,17 @@ __all__ = ["Statistic"]
 
 @runtime_checkable
 class Statistic(Protocol):
-    """A prepared statistic that can be evaluated for batches of weights."""
+    """A prepared statistic that can be evaluated for batches of weights.
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> isinstance(prep, Statistic), prep.n_items, prep.evaluate()["value"].round(4).tolist()
+    (True, 4, [0.4667])
+    """
 
     @property
     def items(self) -> tuple:

@@ -182,6 +182,26 @@ def reinterval(result: AgreementResult, cfg: Analytic) -> AgreementResult:
     """Re-derive an analytic interval for another level / population from ``result.se``.
 
     ``result`` must carry an analytic interval made with ``Analytic()`` defaults.
+
+    Parameters
+    ----------
+    result : AgreementResult
+        A result with an analytic interval (``ci="analytic"``).
+    cfg : Analytic
+        The new level and/or population (finite-population correction).
+
+    Returns
+    -------
+    AgreementResult
+        The same estimate and SE with the interval of ``cfg``.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> a = sis.fleiss_kappa([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]], ci="analytic")
+    >>> b = reinterval(a, Analytic(level=0.9))
+    >>> b.level, bool(b.ci_high - b.ci_low < a.ci_high - a.ci_low), b.se == a.se
+    (0.9, True, True)
     """
     if result.ci_method != "analytic" or "analytic_df" not in result.details:
         raise ValueError("reinterval needs a result with an analytic interval")

@@ -218,6 +218,17 @@ def draw_weights(stat: Statistic, cfg: Bootstrap, start: int, stop: int,
     ``pad_to`` draws at least that many rows (replicates ``start .. start + pad_to``), so a
     caller can evaluate every chunk with one compiled shape.
 
+    Parameters
+    ----------
+    stat : Statistic
+        Gives the numbers of items, raters and chance pairs, and the item ids (strata, clusters).
+    cfg : Bootstrap
+        Design, seed, strata and clusters.
+    start, stop : int
+        The replicates ``start .. stop - 1``.
+    pad_to : int, optional
+        Draw at least this many rows.
+
     Examples
     --------
     >>> from softirr_stats import Annotations
@@ -283,7 +294,30 @@ def replicate_chunk(stat: Statistic, cfg: Bootstrap) -> int:
 
 def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarray]:
     """Evaluate ``cfg.n`` replicates of any statistic chunk by chunk (bounded memory; the last
-    chunk is padded with further replicates, so every chunk has the same shape)."""
+    chunk is padded with further replicates, so every chunk has the same shape).
+
+    Parameters
+    ----------
+    stat : Statistic
+        The prepared statistic.
+    cfg : Bootstrap
+        Number of replicates, design, seed and chunk size.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Every output of ``stat.evaluate`` (``value`` and the statistic's others), shape (cfg.n,).
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> reps = bootstrap_replicates(prep, Bootstrap(n=50, seed=0))
+    >>> sorted(reps), reps["value"].shape
+    (['pa', 'pe', 'value'], (50,))
+    """
     chunk = replicate_chunk(stat, cfg)
     parts: list[dict[str, np.ndarray]] = []
     for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each evaluated as one batch
@@ -297,7 +331,29 @@ def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarra
 
 
 def leave_one_out_weights(cfg: Bootstrap, items: tuple, n_items: int, n_raters: int) -> Iterator[tuple[Any, Any]]:
-    """Blocks of leave-one-unit-out weights ``(C, V)`` (items, clusters or raters, matching the design)."""
+    """Blocks of leave-one-unit-out weights ``(C, V)`` (items, clusters or raters, matching the design).
+
+    Parameters
+    ----------
+    cfg : Bootstrap
+        Its design says what is left out.
+    items : tuple
+        Item ids (clusters are looked up by item).
+    n_items, n_raters : int
+        Sizes of the weight rows.
+
+    Yields
+    ------
+    (C, V) : tuple of ndarray or None
+        Item weights (rows, n_items) or None, rater weights (rows, n_raters) or None.
+
+    Examples
+    --------
+    >>> [(C.shape, V) for C, V in leave_one_out_weights(Bootstrap(n=50), ("i1", "i2", "i3"), 3, 2)]
+    [((3, 3), None)]
+    >>> next(leave_one_out_weights(Bootstrap(n=50, design="raters"), ("i1", "i2"), 2, 3))[1].tolist()
+    [[0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]]
+    """
     if cfg.design == "raters":
         yield None, 1.0 - np.eye(n_raters)
         return
@@ -313,7 +369,29 @@ def leave_one_out_weights(cfg: Bootstrap, items: tuple, n_items: int, n_raters: 
 
 
 def jackknife_values(stat: Statistic, cfg: Bootstrap) -> np.ndarray:
-    """Leave-one-unit-out values (items, clusters or raters, matching the design)."""
+    """Leave-one-unit-out values (items, clusters or raters, matching the design).
+
+    Parameters
+    ----------
+    stat : Statistic
+        The prepared statistic.
+    cfg : Bootstrap
+        Its design says what is left out (items, clusters or raters).
+
+    Returns
+    -------
+    ndarray
+        One value per left-out unit.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> jackknife_values(prep, Bootstrap(n=50)).round(4).tolist()
+    [0.3333, 1.0, -0.2, 0.3333]
+    """
     blocks = leave_one_out_weights(cfg, stat.items, stat.n_items, stat.n_raters)
     return np.concatenate([stat.evaluate(C, V)["value"] for C, V in blocks])
 
@@ -324,6 +402,36 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
 
     ``jackknife`` is a zero-argument callable giving leave-one-out values (used by BCa only).
     NaN replicates are counted, reported and left out.
+
+    Parameters
+    ----------
+    result : AgreementResult
+        The point estimate.
+    reps : ndarray
+        The bootstrap replicates of the value.
+    cfg : Bootstrap
+        Method, level and the bookkeeping to record.
+    jackknife : callable
+        ``() -> ndarray`` of leave-one-out values (called for BCa only).
+    notes : tuple of str
+        Further warnings to record.
+    **details
+        Further entries of ``details``.
+
+    Returns
+    -------
+    AgreementResult
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> reps = bootstrap_replicates(prep, Bootstrap(n=50, seed=0))["value"]
+    >>> r = summarize_replicates(res, reps, Bootstrap(n=50, seed=0), jackknife=lambda: None)
+    >>> r.ci_method, bool(r.ci_low <= r.ci_high)
+    ('bootstrap-percentile', True)
     """
     finite = np.isfinite(reps)
     n_nan = int((~finite).sum())
@@ -405,6 +513,30 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
     Outputs a statistic lists in ``extra_outputs`` (e.g. the normalised kappa_x) get their
     replicates and percentile interval in ``details`` (``{name}_replicates``, ``{name}_ci_low``,
     ``{name}_ci_high``).
+
+    Parameters
+    ----------
+    result : AgreementResult
+        The point estimate.
+    stat : Statistic
+        The prepared statistic (evaluated for batches of weights).
+    cfg : Bootstrap
+        The interval request.
+
+    Returns
+    -------
+    AgreementResult
+        ``result`` with ``ci_low``, ``ci_high``, ``se`` and the bootstrap bookkeeping in ``details``.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> r = attach_bootstrap(res, prep, Bootstrap(n=200, seed=0))
+    >>> r.ci_method, r.details["bootstrap_n"], bool(r.ci_low <= r.value <= r.ci_high)
+    ('bootstrap-percentile', 200, True)
     """
     if not stat.rater_designs and cfg.design in ("raters", "items+raters"):
         raise ValueError(f"Bootstrap design {cfg.design!r} is not supported here: the statistic's raters cannot be "

@@ -20,6 +20,19 @@ def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "") -> "Ana
     ``analytic=False``: the statistic has no analytic variance. ``rater_designs``: when not
     empty, the reason the statistic's raters cannot be resampled (refuses those designs).
 
+    Parameters
+    ----------
+    ci : Any
+        The user's ``ci=``.
+    analytic : bool
+        Whether the statistic has an analytic variance.
+    rater_designs : str
+        Why raters cannot be resampled ('' when they can).
+
+    Returns
+    -------
+    Analytic, Bootstrap or None
+
     Examples
     --------
     >>> check_ci("analytic")
@@ -45,6 +58,19 @@ def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "") -> "Ana
 
 def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> AgreementResult:
     """``result`` with the interval ``ci`` asks for, computed on the prepared statistic ``stat``.
+
+    Parameters
+    ----------
+    result : AgreementResult
+        The point estimate.
+    stat : Statistic
+        The prepared statistic the interval is computed on.
+    ci : None, "analytic", Analytic or Bootstrap
+        Validated here (:func:`check_ci`); None returns ``result`` unchanged.
+
+    Returns
+    -------
+    AgreementResult
 
     Examples
     --------
