@@ -60,6 +60,14 @@ class ScoringPlan:
     requested : dict
         Distinct pairs each source asked for (``"fleiss_kappa"``, ``"extra_pairs"``, ...);
         sources overlap, ``n_pairs`` counts the union.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.equivalence import Jaccard
+    >>> plan = sis.scoring_plan([["a b", "a"], ["c", "c d"], ["a", "a b"]], Jaccard())
+    >>> plan.n_pairs, plan.requested
+    (6, {'krippendorff_alpha': 6})
     """
 
     estimator: Any

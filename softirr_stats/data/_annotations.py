@@ -25,7 +25,17 @@ LabelKind = Literal["categorical", "numeric", "set"]
 
 
 class UnpairableItemsWarning(SoftIRRWarning):
-    """Some items have fewer than two ratings and cannot contribute observed agreement."""
+    """Some items have fewer than two ratings and cannot contribute observed agreement.
+
+    Examples
+    --------
+    >>> import warnings, softirr_stats as sis
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     r = sis.fleiss_kappa([["a", "a"], ["a", None], ["b", "b"]])
+    >>> [w.category.__name__ for w in caught]
+    ['UnpairableItemsWarning']
+    """
 
 
 def _is_frame(obj: Any) -> bool:

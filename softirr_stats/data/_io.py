@@ -31,6 +31,29 @@ def read_table(path: str | Path, *, format: str | None = None,
     lists more strings (e.g. ``["NA", "n/a"]``). JSON Lines rows may hold lists of strings
     as labels (set-valued labels); ``null`` is missing. The format is taken from the
     extension unless ``format`` is given.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    format : {"csv", "tsv", "jsonl"}, optional
+        Default: from the extension.
+    na_values : str or sequence of str, optional
+        Further cell texts read as missing (CSV/TSV).
+
+    Returns
+    -------
+    DataFrame
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "ratings.csv"
+    >>> _ = path.write_text("item,rater,label\\n1,r1,yes\\n1,r2,NA\\n")
+    >>> read_table(path)["label"].tolist()
+    ['yes', 'NA']
+    >>> read_table(path, na_values=["NA"])["label"].isna().tolist()
+    [False, True]
     """
     na_values = _check_na_values(na_values)
     path = Path(path)

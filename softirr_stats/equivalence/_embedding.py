@@ -85,6 +85,14 @@ class Embedding(BaseEstimator):
     -----
     Each distinct string is encoded once per estimator (kept in memory); a similarity
     matrix is one matrix product. Equal strings score exactly 1.
+
+    Examples
+    --------
+    Nothing is loaded until the first pair is scored (then the model, offline by default):
+
+    >>> est = Embedding(rescale="affine")
+    >>> est.name, est.symmetric
+    ('embedding', True)
     """
 
     name = "embedding"

@@ -43,6 +43,13 @@ class ScoreStats:
         estimators), identical ones included.
     n_scored : int
         Distinct non-identical pairs passed to the estimator.
+
+    Examples
+    --------
+    >>> from softirr_stats.equivalence import Jaccard
+    >>> scores, stats = score_pairs(Jaccard(), ["a b", "a b", "c"], ["a", "a", "c"], return_stats=True)
+    >>> scores.tolist(), stats
+    ([0.5, 0.5, 1.0], ScoreStats(n_requested=3, n_identical=1, n_unique=2, n_scored=1))
     """
 
     n_requested: int

@@ -53,6 +53,15 @@ class FillReport:
         ``"in-process"`` or ``"ray (...)"`` (number of workers, address).
     n_redone : int
         Batches scored again because a worker died while scoring them (Ray only).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from softirr_stats.equivalence import Jaccard
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.sqlite"
+    >>> report = fill_cache(Jaccard(), ["a b", "c d"], ["a", "c"], path, progress=False)
+    >>> report.n_pairs, report.n_scored, report.backend
+    (2, 2, 'in-process')
     """
 
     n_pairs: int

@@ -191,6 +191,15 @@ class LlmJudge(_JudgeBase):
         Verbalised mode only; decoding is greedy (deterministic).
     device, dtype, revision, trust_remote_code, local_files_only, progress
         As for :class:`~softirr_stats.equivalence.Embedding`.
+
+    Examples
+    --------
+    The model is loaded when the first pair is scored, so a judge can be configured (and its
+    settings written into a scoring spec) without it:
+
+    >>> judge = LlmJudge("path/to/local-model", mode="verbalised", symmetric=True)
+    >>> judge.name, judge.symmetric
+    ('llm_judge', True)
     """
 
     name = "llm_judge"
@@ -343,6 +352,14 @@ class OpenAICompatibleJudge(_JudgeBase):
 
     Malformed replies (not JSON, no ``choices``, non-dict entries, a logprob that is not a
     number <= 0) are failures naming the URL and the pair, handled by ``on_failure``.
+
+    Examples
+    --------
+    No request is sent until a pair is scored:
+
+    >>> judge = OpenAICompatibleJudge("http://127.0.0.1:8000/v1", "my-model", concurrency=4)
+    >>> judge.name, judge.symmetric
+    ('openai_judge', False)
     """
 
     name = "openai_judge"

@@ -76,6 +76,14 @@ class Nli(BaseEstimator):
     -----
     Symmetric by construction. :meth:`entailment` gives the directional
     ``P(premise => hypothesis)``. Equal strings score 1 without a model call.
+
+    Examples
+    --------
+    The cross-encoder is loaded when the first pair is scored:
+
+    >>> est = Nli("path/to/nli-model")
+    >>> est.name, est.symmetric
+    ('nli', True)
     """
 
     name = "nli"

@@ -34,6 +34,12 @@ class Estimator(Protocol):
 
     ``est(a_seq, b_seq)`` returns a float64 array of ``P(a_i == b_i)`` in ``[0, 1]``
     with the inputs' length; ``name``, ``symmetric`` and ``fingerprint`` describe it.
+
+    Examples
+    --------
+    >>> from softirr_stats.equivalence import Jaccard
+    >>> isinstance(Jaccard(), Estimator), Jaccard()(["a b"], ["a"]).tolist()
+    (True, [0.5])
     """
 
     name: str
@@ -201,6 +207,18 @@ class BaseEstimator:
 
     Subclasses implement ``_score(a, b) -> array`` on object arrays of non-identical
     pairs, and ``_settings()`` returning the dict that enters the fingerprint.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class FirstLetter(BaseEstimator):
+    ...     name = "first_letter"
+    ...     def _score(self, a, b):
+    ...         return np.array([float(x[0] == y[0]) for x, y in zip(a, b)])
+    ...     def _settings(self):
+    ...         return {}
+    >>> FirstLetter()(["fever", "fever", "cough"], ["fatigue", "fever", "rash"]).tolist()
+    [1.0, 1.0, 0.0]
     """
 
     name: str = "estimator"

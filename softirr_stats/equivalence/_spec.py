@@ -242,6 +242,15 @@ def from_spec(spec: EstimatorSpec | dict[str, Any] | str) -> Any:
     When the spec carries a fingerprint, the built estimator must match it (a different
     package version or model files would otherwise fill a cache under the wrong key).
 
+    Parameters
+    ----------
+    spec : EstimatorSpec, dict or str
+        A spec, its ``to_dict()`` or its JSON text.
+
+    Returns
+    -------
+    BaseEstimator
+
     Examples
     --------
     >>> from_spec('{"cls": "softirr_stats.equivalence._string:Jaccard", "params": {}}').name

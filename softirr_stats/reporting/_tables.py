@@ -95,6 +95,23 @@ def to_latex(obj: Any, *, digits: int = 3, columns: Sequence[str] | None = None,
     Takes what :func:`to_markdown` takes; ``label`` is the ``\label`` key. Needs
     ``\usepackage{booktabs}``.
 
+    Parameters
+    ----------
+    obj : AgreementResult, list of results or DataFrame
+        As for :func:`to_markdown`.
+    digits : int
+        Decimals of the values.
+    columns : sequence of str, optional
+        Columns to show (default: the agreement columns present).
+    caption : str, optional
+        Caption of the ``table`` float.
+    label : str, optional
+        ``\label`` key of the ``table`` float.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> import pandas as pd

@@ -25,7 +25,17 @@ __all__ = ["ExportWarning", "Rating", "Where", "iter_jsonl", "load_json", "ratin
 
 
 class ExportWarning(SoftIRRWarning):
-    """An export reader skipped records (cancelled, ignored) or guessed the file's format."""
+    """An export reader skipped records (cancelled, ignored) or guessed the file's format.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("skipped 2 cancelled annotations", ExportWarning)
+    >>> caught[0].category.__name__, issubclass(ExportWarning, UserWarning)
+    ('ExportWarning', True)
+    """
 
 
 @dataclass(frozen=True)
