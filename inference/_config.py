@@ -16,19 +16,59 @@ __all__ = [
 
 
 class FitWarning(SoftIRRWarning):
-    """The fitted annotator model cannot be trusted as it stands (base class)."""
+    """The fitted annotator model cannot be trusted as it stands (base class).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("a rater gave one label only", FitWarning)
+    >>> caught[0].category.__name__
+    'FitWarning'
+    """
 
 
 class ConvergenceWarning(FitWarning):
-    """MCMC diagnostics (divergences, r_hat) or SVI losses suggest an unreliable fit."""
+    """MCMC diagnostics (divergences, r_hat) or SVI losses suggest an unreliable fit.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("3 divergent transitions", ConvergenceWarning)
+    >>> caught[0].category.__name__
+    'ConvergenceWarning'
+    """
 
 
 class PredictiveCheckWarning(FitWarning):
-    """The posterior predictive check fails: the model does not reproduce the data."""
+    """The posterior predictive check fails: the model does not reproduce the data.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("posterior predictive p = 0.01", PredictiveCheckWarning)
+    >>> caught[0].category.__name__
+    'PredictiveCheckWarning'
+    """
 
 
 class PriorDominatedWarning(FitWarning):
-    """The posterior of the reported quantity barely moved from its prior."""
+    """The posterior of the reported quantity barely moved from its prior.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("the posterior barely moved from the prior", PriorDominatedWarning)
+    >>> caught[0].category.__name__
+    'PriorDominatedWarning'
+    """
 
 
 @dataclass(frozen=True)

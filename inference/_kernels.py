@@ -77,7 +77,25 @@ def implied_agreement(pi: jnp.ndarray, response: jnp.ndarray, omega: jnp.ndarray
 
 def item_counts(items: jnp.ndarray, labels: jnp.ndarray, n_items: int,
                 n_classes: int) -> jnp.ndarray:
-    """``(n_items, K)`` counts of each label per item from long-format rows."""
+    """``(n_items, K)`` counts of each label per item from long-format rows.
+
+    Parameters
+    ----------
+    items, labels : Array of int, shape (n_obs,)
+        Item index and label of each rating.
+    n_items, n_classes : int
+        Shape of the table.
+
+    Returns
+    -------
+    Array of shape (n_items, n_classes)
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> item_counts(jnp.array([0, 0, 1]), jnp.array([1, 1, 0]), 2, 2).tolist()
+    [[0.0, 2.0], [1.0, 0.0]]
+    """
     return jax.ops.segment_sum(jax.nn.one_hot(labels, n_classes, dtype=jnp.float32), items,
                                num_segments=n_items)
 
@@ -96,6 +114,16 @@ def fleiss_kappa_counts(counts: jnp.ndarray) -> jnp.ndarray:
     Observed agreement averages over items with >= 2 ratings; class prevalences
     ``pi_k = mean_i r_ik / r_i`` over items with >= 1 rating (Fleiss 1971 for complete
     data; Gwet's generalisation without his small-sample epsilon for missing data).
+
+    Parameters
+    ----------
+    counts : Array of shape (n_items, K)
+        Ratings of each class per item.
+
+    Returns
+    -------
+    Array
+        A scalar (nan when no item has two ratings).
 
     Examples
     --------

@@ -51,6 +51,13 @@ class PredictiveCheck:
         The statistic on data replicated from each posterior draw on the observed design.
     p_value : float
         ``P(T(y_rep) >= T(y_obs))``; values near 0 or 1 flag misfit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pc = PredictiveCheck("fleiss_kappa", 0.45, np.array([0.3, 0.4, 0.5, 0.6]), 0.5)
+    >>> pc.statistic, pc.p_value
+    ('fleiss_kappa', 0.5)
     """
 
     statistic: str
@@ -93,6 +100,12 @@ class PriorContraction:
         the data taught nothing about the quantity, 1 that they pinned it.
     z : float
         ``(posterior_mean - prior_mean) / prior_sd``.
+
+    Examples
+    --------
+    >>> pc = PriorContraction("accuracy[r1]", 0.75, 0.2, 0.9, 0.05, 1 - 0.05**2 / 0.2**2, (0.9 - 0.75) / 0.2)
+    >>> round(pc.contraction, 4), round(pc.z, 2)
+    (0.9375, 0.75)
     """
 
     name: str

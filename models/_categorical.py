@@ -72,6 +72,15 @@ def full_logits(off: jnp.ndarray) -> jnp.ndarray:
     Row c of the result is the logit vector over labels for true class c, with the
     correct label's logit fixed at 0 (the reference category).
 
+    Parameters
+    ----------
+    off : Array of shape (..., K, K-1)
+        Off-diagonal logits of each row.
+
+    Returns
+    -------
+    Array of shape (..., K, K)
+
     Examples
     --------
     >>> import jax.numpy as jnp
@@ -89,7 +98,31 @@ def full_logits(off: jnp.ndarray) -> jnp.ndarray:
 
 def item_log_joint(log_pi: jnp.ndarray, obs_log_response: jnp.ndarray,
                    data: AnnotationData) -> jnp.ndarray:
-    """``(n_items, K)`` log p(c_i = c, y_i) from per-row log responses ``(n_obs, K, K)``."""
+    """``(n_items, K)`` log p(c_i = c, y_i) from per-row log responses ``(n_obs, K, K)``.
+
+    Parameters
+    ----------
+    log_pi : Array of shape (K,)
+        Log class prevalences.
+    obs_log_response : Array of shape (n_obs, K, K)
+        ``log P(label | true class)`` of each rating's rater (and item).
+    data : AnnotationData
+        The ratings.
+
+    Returns
+    -------
+    Array of shape (n_items, K)
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> from softirr_stats.models import encode_annotations
+    >>> data = encode_annotations(np.array([[0, 0], [1, -1]]), n_classes=2)
+    >>> resp = jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]]))  # P(label | true class), every rating
+    >>> out = item_log_joint(jnp.log(jnp.array([0.5, 0.5])), jnp.broadcast_to(resp, (3, 2, 2)), data)
+    >>> jnp.exp(out).round(4).tolist()
+    [[0.405, 0.02], [0.05, 0.4]]
+    """
     labels = jnp.asarray(data.labels)
     obs_lp = jnp.take_along_axis(obs_log_response, labels[:, None, None], axis=2)[..., 0]
     per_item = jax.ops.segment_sum(obs_lp, jnp.asarray(data.items), num_segments=data.n_items)
@@ -416,7 +449,29 @@ def _response_lre(params: dict, key: Any, n_mc: int, n_raters: int):
 # ----------------------------------------------------------------------------- registry
 @dataclass(frozen=True)
 class ModelSpec:
-    """How the inference layer post-processes a categorical model's posterior."""
+    """How the inference layer post-processes a categorical model's posterior.
+
+    Attributes
+    ----------
+    name : str
+        The model's name (``"dawid_skene"``, ...).
+    model : callable
+        The NumPyro model.
+    priors : type
+        Its priors dataclass.
+    derive : callable
+        Posterior draws -> prevalence and confusion draws.
+    response : callable
+        Per-rating log response probabilities (for class posteriors).
+    item_effects : bool
+        Whether the model has item effects (item difficulty).
+
+    Examples
+    --------
+    >>> spec = MODEL_SPECS["dawid_skene"]
+    >>> spec.name, spec.priors.__name__, spec.item_effects
+    ('dawid_skene', 'DawidSkenePriors', False)
+    """
 
     name: str
     model: Callable[..., None]

@@ -45,6 +45,13 @@ class EMResult:
         The largest change of a posterior class probability fell below ``tol``.
     params : dict
         Model-specific estimates (MACE: ``theta``, ``epsilon``).
+
+    Examples
+    --------
+    >>> from softirr_stats.models import dawid_skene_em, simulate_dawid_skene
+    >>> r = dawid_skene_em(simulate_dawid_skene(30, 3, 2, accuracy=0.9, seed=0)["codes"])
+    >>> type(r).__name__, r.model, r.confusion.shape, r.converged
+    ('EMResult', 'dawid_skene', (3, 2, 2), True)
     """
 
     model: str

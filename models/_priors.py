@@ -61,6 +61,17 @@ class MultinomialPriors:
       ``alpha_c = off + (diag - off) e_c`` (the missing one defaults to 1), e.g.
       ``confusion_diagonal=1.0`` for the uniform ``Dir(1)`` rows.
 
+    Parameters
+    ----------
+    class_concentration : float
+        Dirichlet concentration of the prevalences ``pi``.
+    accuracy : float
+        Prior mean of the correct label's probability (default rows).
+    concentration : float
+        Pseudo-ratings per confusion row (default rows).
+    confusion_diagonal, confusion_off_diagonal : float, optional
+        Explicit Dirichlet parameters of the rows instead.
+
     Examples
     --------
     >>> p = MultinomialPriors()
@@ -120,6 +131,11 @@ class DawidSkenePriors(MultinomialPriors):
     The rows are those of :class:`MultinomialPriors` (prior mean accuracy 0.75 and 4
     pseudo-ratings per row for every K by default).
 
+    Parameters
+    ----------
+    class_concentration, accuracy, concentration, confusion_diagonal, confusion_off_diagonal
+        As in :class:`MultinomialPriors` (one confusion row per rater and true class).
+
     Examples
     --------
     >>> DawidSkenePriors(confusion_diagonal=1.0).row_concentration(3).tolist()  # Dir(1)
@@ -135,6 +151,13 @@ class MacePriors:
     ``epsilon_j ~ Dir(spam_concentration)`` is the spamming distribution. The default
     ``Beta(2, 1)`` (prior mean 2/3) favours competence (MACE's original ``Beta(0.5, 0.5)``
     can be set explicitly).
+
+    Parameters
+    ----------
+    competence_a, competence_b : float
+        Beta prior of each rater's competence ``theta_j``.
+    spam_concentration : float
+        Dirichlet concentration of each rater's spamming distribution.
 
     Examples
     --------
@@ -160,6 +183,19 @@ class HierarchicalPriors:
     probability ``accuracy`` for every K (or ``d_K = diagonal_logit`` when given); rater
     (and item) deviations are ``N(0, scale)`` with ``scale ~ HalfNormal(scale_scale)``,
     non-centred.
+
+    Parameters
+    ----------
+    class_concentration : float
+        Dirichlet concentration of the prevalences.
+    accuracy : float
+        Prior probability of the correct label (sets ``d_K``).
+    diagonal_logit : float, optional
+        ``d_K`` itself, for every K.
+    location_scale : float
+        Standard deviation of the population logits.
+    scale_scale : float
+        Scale of the half-normal prior of the rater (and item) deviation scales.
 
     Examples
     --------
@@ -202,6 +238,21 @@ class SoftAgreementPriors:
     ``[score_eps, 1 - score_eps]`` before the Beta densities (scores of exactly 0 or 1
     are common, e.g. exact match). ``emission="monotone"`` uses ``monotone_bins`` equal
     cells on [0, 1] with ``Dir(1)`` weights (see :func:`softirr_stats.models.soft_agreement`).
+
+    Parameters
+    ----------
+    mean_logit_scale : float
+        Scale of the normal priors of ``m0`` and ``d``.
+    concentration_loc, concentration_scale : float
+        Log-normal prior of the Beta concentrations.
+    intercept_scale : float
+        Scale of the normal prior of the within logit intercept.
+    effect_scale : float
+        Scale of the half-normal priors of the random-effect scales.
+    score_eps : float
+        Scores are clipped to ``[score_eps, 1 - score_eps]``.
+    monotone_bins : int
+        Cells of the monotone emission.
 
     Examples
     --------

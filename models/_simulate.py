@@ -40,6 +40,19 @@ def simulate_dawid_skene(n_items: int, n_raters: int, n_classes: int, accuracy: 
     dict with ``codes`` (n_items, n_raters; -1 = missing), ``truth`` (n_items,),
     ``confusion`` (n_raters, K, K), ``prevalence`` (K,), ``accuracy`` (n_raters,)
 
+    Parameters
+    ----------
+    n_items, n_raters, n_classes : int
+        Sizes.
+    accuracy : float or array of shape (n_raters,)
+        Probability of the correct label, per rater.
+    prevalence : array of shape (n_classes,), optional
+        Class prevalences (default uniform).
+    missing : float
+        Probability that a rating is missing.
+    seed : int
+        Seed of the generator.
+
     Examples
     --------
     >>> sim = simulate_dawid_skene(5, 3, 2, accuracy=1.0, seed=1)
@@ -71,6 +84,17 @@ def simulate_mace(n_items: int, n_raters: int, n_classes: int, competence: Any =
     -------
     dict with ``codes``, ``truth``, ``theta``, ``epsilon``, ``accuracy``
 
+    Parameters
+    ----------
+    n_items, n_raters, n_classes : int
+        Sizes.
+    competence : float or array of shape (n_raters,)
+        Probability that a rater is not spamming, per rater.
+    missing : float
+        Probability that a rating is missing.
+    seed : int
+        Seed of the generator.
+
     Examples
     --------
     >>> simulate_mace(4, 2, 3, seed=0)["codes"].shape
@@ -101,6 +125,25 @@ def simulate_soft_scores(n_items: int, n_raters: int, *, intercept: float = 1.0,
     -------
     dict with ``data`` (:class:`~softirr_stats.models.PairScores`), ``kappa`` (true soft
     kappa over the simulated design), ``pi_within``, ``rater_effect``
+
+    Parameters
+    ----------
+    n_items, n_raters : int
+        Sizes (every rater rates every item).
+    intercept : float
+        Logit of the within-pair equivalence probability.
+    rater_sd : float
+        Standard deviation of the rater effects on that logit.
+    pi_chance : float
+        Equivalence probability of chance (cross-item) pairs.
+    means, concentrations : tuple of float
+        Beta emission of the (not equivalent, equivalent) components.
+    n_chance : int, optional
+        Number of chance pairs (default: as many as within-item pairs).
+    n_gold : int
+        Pairs with a known equivalence label.
+    seed : int
+        Seed of the generator.
 
     Examples
     --------
