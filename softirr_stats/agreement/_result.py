@@ -243,9 +243,11 @@ class CrossKappaResult(AgreementResult):
     Examples
     --------
     >>> import softirr_stats as sis
-    >>> r = sis.cross_kappa([["a", "a"], ["b", "b"], ["a", "b"]], [["a", "a"], ["b", "a"], ["a", "b"]])
-    >>> type(r).__name__, round(r.value, 4)
-    ('CrossKappaResult', 0.3333)
+    >>> x = [["a", "a"], ["b", "b"], ["a", "a"], ["b", "b"]]
+    >>> y = [["a", "a"], ["b", "b"], ["a", "b"], ["b", "b"]]
+    >>> r = sis.cross_kappa(x, y)
+    >>> type(r).__name__, round(r.value, 4), round(r.normalized, 4)
+    ('CrossKappaResult', 0.75, 1.027)
     """
 
     normalized: float = math.nan
