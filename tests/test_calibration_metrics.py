@@ -261,6 +261,23 @@ def test_vectorised_bootstrap_equals_loop_over_resamples(metric, strategy):
     )
 
 
+@pytest.mark.parametrize("metric", ["ece", "mce", "debiased_l2", "brier", "log_loss"])
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_cluster_bootstrap_equals_loop_over_resamples(metric, strategy):
+    """Clusters of unequal size: a resample's size varies, and every replicate still equals the
+    metric on the explicitly resampled pairs (quantile edges, means and sums per resample)."""
+    from softirr_stats.uncertainty import draw_weights
+
+    s, y = _data(n=90, seed=5, ties=True)
+    cluster = np.repeat(np.arange(30), np.tile([1, 3, 5], 10))[:90]
+    cfg = Bootstrap(n=40, seed=2, design="cluster", cluster=cluster.tolist())
+    r = calibration_error_ci(s, y, metric=metric, bins=5, strategy=strategy, ci=cfg)
+    weights, _, _ = draw_weights(CalibrationStatistic(metric, s, y, 5, strategy, 1.0), cfg, 0, cfg.n)
+    assert len(set(weights.sum(axis=1))) > 1  # resample sizes differ
+    want = _loop_reference(s, y, weights.astype(int), metric, 5, strategy, 1.0)
+    np.testing.assert_allclose(r.replicates, want, rtol=1e-10, atol=1e-13)
+
+
 def test_bootstrap_is_chunk_invariant_and_seeded():
     s, y = _data(n=150, seed=8)
     a = calibration_error_ci(s, y, strategy="quantile", ci=Bootstrap(n=100, seed=5))

@@ -395,25 +395,27 @@ def _resample_percentiles(sorted_s: np.ndarray, cum: np.ndarray, bins: int) -> n
     """``np.percentile(resample, linspace(0, 100, bins + 1))`` for every row at once.
 
     ``cum[r, j]`` is the number of items of resample ``r`` among the ``j + 1`` smallest
-    scores (cumulative multinomial counts in sorted order), so the ``k``-th smallest value
+    scores (cumulative counts in sorted order; a row's total is its sample size), so the
+    ``k``-th smallest value
     of the resample is ``sorted_s[#{j : cum[r, j] <= k}]``. numpy's "linear" method
     (virtual index, bounds and two-sided lerp) is replicated operation for operation, so
     the edges equal what ``np.percentile`` returns on the explicitly resampled data.
     """
     m, n = cum.shape
+    total = cum[:, -1:]  # items in each resample (n for the item bootstrap; varies with clusters)
     q = np.true_divide(np.linspace(0, 1, bins + 1) * 100, 100)
-    virtual = (n - 1) * q
+    virtual = (total - 1) * q
     prev = np.floor(virtual)
     nxt = prev + 1
-    above = virtual >= n - 1
-    prev[above] = n - 1
-    nxt[above] = n - 1
+    above = virtual >= total - 1
+    prev = np.where(above, total - 1, prev)
+    nxt = np.where(above, total - 1, nxt)
     gamma = virtual - np.where(above, -1.0, prev)  # numpy's gamma (irrelevant when above)
-    offsets = (np.arange(m) * (n + 1))[:, None]
+    offsets = (np.arange(m) * (float(cum.max()) + 1.0))[:, None]
     flat = (cum + offsets).ravel()
 
     def kth(k: np.ndarray) -> np.ndarray:
-        pos = np.searchsorted(flat, (k[None, :] + offsets).ravel(), side="right")
+        pos = np.searchsorted(flat, (k + offsets).ravel(), side="right")
         return sorted_s[pos.reshape(m, -1) - np.arange(m)[:, None] * n]
 
     a, b = kth(prev), kth(nxt)
@@ -447,7 +449,7 @@ def _metric_batch(
         terms = (s - y) ** 2 if metric == "brier" else _log_loss_terms(s, y, 1e-15)
         if weights is None:
             return np.array([terms.mean()])
-        return (weights * terms[order]).sum(axis=1) / s.size
+        return (weights * terms[order]).sum(axis=1) / weights.sum(axis=1)
     stats: tuple[np.ndarray, ...]
     if weights is None:
         edges = bin_edges(s, bins, strategy)
