@@ -156,3 +156,13 @@ def test_other_statistic_signatures(name):
     assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params[:len(positional)])
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[len(positional):])
     assert params[-1].default is None  # no interval unless asked for
+
+
+def test_calibration_error_ci_signature():
+    import inspect
+
+    params = list(inspect.signature(sis.calibration.calibration_error_ci).parameters.values())
+    assert [p.name for p in params] == ["scores", "labels", "metric", "bins", "strategy", "p", "ci", "n_boot",
+                                        "seed", "level"]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])
+    assert all(p.default is None for p in params[6:])  # ci defaults to Bootstrap(n=1000); the rest are deprecated
