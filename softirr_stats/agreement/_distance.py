@@ -22,8 +22,8 @@ import numpy as np
 from scipy.special import ndtr
 
 from softirr_stats.agreement._design import build_design
-from softirr_stats.agreement._similarity import VocabSimilarity
 from softirr_stats.data import Annotations
+from softirr_stats.equivalence import ExactMatchSimilarity
 
 __all__ = [
     "DistanceSamples", "distance_samples", "ks_greater", "weighted_quantile", "sigma_quantile",
@@ -45,6 +45,7 @@ class DistanceSamples:
     exp_w: np.ndarray
     expected_label: str  # "all" or "sampled(n=..., seed=...)"
     notes: tuple[str, ...] = ()
+    n_scored: int = 0  # label pairs newly scored (counts returned by the similarity)
 
     @property
     def n_obs(self) -> float:
@@ -61,7 +62,7 @@ def _compress(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.n
     return u, np.bincount(inv, weights=weights[keep], minlength=len(u))
 
 
-def _all_cross_pairs(ann: Annotations, sim: VocabSimilarity) -> tuple[np.ndarray, np.ndarray]:
+def _all_cross_pairs(ann: Annotations, sim: ExactMatchSimilarity) -> tuple[np.ndarray, np.ndarray, int]:
     """Distances and counts of every unordered cross-item rating pair, by label pair."""
     d = build_design(ann)
     support, code = np.unique(d.rating_code, return_inverse=True)
@@ -76,11 +77,12 @@ def _all_cross_pairs(ann: Annotations, sim: VocabSimilarity) -> tuple[np.ndarray
     counts = np.where(iu == ju, ordered[iu, ju] / 2.0, ordered[iu, ju])
     keep = counts > 0
     iu, ju, counts = iu[keep], ju[keep], counts[keep]
-    dist = 1.0 - sim.pairs(support[iu], support[ju])
-    return dist, counts
+    s = sim.pairs(support[iu], support[ju])
+    return 1.0 - s.values, counts, s.n_scored
 
 
-def _sampled_cross_pairs(ann: Annotations, sim: VocabSimilarity, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _sampled_cross_pairs(ann: Annotations, sim: ExactMatchSimilarity, n: int,
+                         seed: int) -> tuple[np.ndarray, np.ndarray, int]:
     """``n`` cross-item rating pairs drawn uniformly with replacement (seeded)."""
     d = build_design(ann)
     m = len(d.rating_item)
@@ -95,31 +97,32 @@ def _sampled_cross_pairs(ann: Annotations, sim: VocabSimilarity, n: int, seed: i
         a[bad] = rng.integers(0, m, k)
         b[bad] = rng.integers(0, m, k)
         bad = d.rating_item[a] == d.rating_item[b]
-    dist = 1.0 - sim.pairs(d.rating_code[a], d.rating_code[b])
-    return dist, np.ones(n)
+    s = sim.pairs(d.rating_code[a], d.rating_code[b])
+    return 1.0 - s.values, np.ones(n), s.n_scored
 
 
-def distance_samples(ann: Annotations, sim: VocabSimilarity, expected_pairs: Any = "all", seed: int = 0,
+def distance_samples(ann: Annotations, sim: ExactMatchSimilarity, expected_pairs: Any = "all", seed: int = 0,
                      max_label_pairs: int = MAX_LABEL_PAIRS) -> DistanceSamples:
     """Within-item (observed) and cross-item (expected) distances of ``ann`` under ``sim``."""
     d = build_design(ann)
     if d.n_pairs == 0:
         raise ValueError("no item has two or more ratings: there are no observed (within-item) distances")
     notes: list[str] = []
-    d_obs = 1.0 - sim.pairs(d.pair_ca, d.pair_cb)
+    within = sim.pairs(d.pair_ca, d.pair_cb)
+    d_obs = 1.0 - within.values
     ks = len(np.unique(d.rating_code))
     if expected_pairs == "all":
         if ks * (ks + 1) // 2 <= max_label_pairs:
-            de, we = _all_cross_pairs(ann, sim)
+            de, we, n_cross = _all_cross_pairs(ann, sim)
             label = "all"
         else:
             n = FALLBACK_SAMPLE
-            de, we = _sampled_cross_pairs(ann, sim, n, seed)
+            de, we, n_cross = _sampled_cross_pairs(ann, sim, n, seed)
             label = f"sampled(n={n}, seed={seed})"
             notes.append(f"expected_pairs='all' would need {ks * (ks + 1) // 2} label pairs (more than "
                          f"{max_label_pairs}); used {n} cross-item pairs sampled with seed={seed}")
     else:
-        de, we = _sampled_cross_pairs(ann, sim, int(expected_pairs), seed)
+        de, we, n_cross = _sampled_cross_pairs(ann, sim, int(expected_pairs), seed)
         label = f"sampled(n={int(expected_pairs)}, seed={seed})"
     if len(de) == 0 or we.sum() == 0:
         raise ValueError("there are no cross-item pairs (every rating is on one item)")
@@ -128,7 +131,7 @@ def distance_samples(ann: Annotations, sim: VocabSimilarity, expected_pairs: Any
             raise ValueError(f"{what} distances must be finite and in [0, 1]; check the similarity")
     ov, ow = _compress(d_obs, np.ones(len(d_obs)))
     ev, ew = _compress(de, we)
-    return DistanceSamples(ov, ow, ev, ew, label, tuple(notes))
+    return DistanceSamples(ov, ow, ev, ew, label, tuple(notes), within.n_scored + n_cross)
 
 
 # ---------------------------------------------------------------------------------------------
