@@ -123,3 +123,17 @@ def test_sensitivity_counts_per_row_by_value():
     k = len(ann.vocabulary)
     assert df["n_pairs_scored"].tolist()[0] == k * (k - 1) == len(est.calls)
     assert df["n_pairs_scored"].tolist()[1:] == [0, 0] and df.attrs["n_pairs_scored"] == {"dir": k * (k - 1)}
+
+
+@pytest.mark.parametrize("est", [Levenshtein(), Directional()], ids=["vectorised", "directional"])
+def test_a_streamed_chance_pass_counts_like_the_dense_one(est):
+    from softirr_stats.agreement._chance import BlockedQuad, DenseQuad, make_quad
+
+    support = np.arange(len(LABELS))
+    dense_sim, streamed_sim = (resolve_label_similarity(LABELS, est) for _ in range(2))
+    dense, n_dense = make_quad(dense_sim, support)
+    blocked = BlockedQuad(streamed_sim, support, block_rows=2)  # three row blocks
+    p = np.linspace(1, 2, len(LABELS)) / np.linspace(1, 2, len(LABELS)).sum()
+    assert isinstance(dense, DenseQuad) and float(blocked(p, p)) == pytest.approx(float(dense(p, p)))
+    k = len(LABELS)
+    assert blocked.n_scored == n_dense == k * (k - 1) // 2 * (1 if getattr(est, "symmetric", False) else 2)

@@ -316,6 +316,19 @@ def estimator_from_name(name: str) -> Any:
 def check_similarity_matrix(m: Any, k: int, name: str) -> np.ndarray:
     """A K x K matrix in [0, 1] with a unit diagonal, symmetrised; ValueError naming the problem.
 
+    Parameters
+    ----------
+    m : array-like, shape (k, k)
+    k : int
+        Number of labels.
+    name : str
+        The argument's name in messages (``"similarity"``, ``"weights"``).
+
+    Returns
+    -------
+    ndarray of float64, shape (k, k)
+        ``(m + m.T) / 2``.
+
     Examples
     --------
     >>> check_similarity_matrix([[1, 0.2], [0.4, 1]], 2, "similarity").tolist()
@@ -334,7 +347,18 @@ def check_similarity_matrix(m: Any, k: int, name: str) -> np.ndarray:
 
 
 def is_matrix_like(obj: Any) -> bool:
-    """A K x K array or nested sequence (rather than a name, an estimator or a callable)."""
+    """A K x K array or nested sequence (rather than a name, an estimator or a callable).
+
+    Parameters
+    ----------
+    obj : Any
+        A value given as ``similarity=``.
+
+    Examples
+    --------
+    >>> is_matrix_like([[1, 0], [0, 1]]), is_matrix_like("levenshtein")
+    (True, False)
+    """
     return isinstance(obj, np.ndarray) or (
         isinstance(obj, list | tuple) and len(obj) > 0 and isinstance(obj[0], list | tuple | np.ndarray))
 
