@@ -102,14 +102,14 @@ class SimilaritySpec:
     shared: ExactMatchSimilarity | None = field(default=None, repr=False)
 
 
-def _resolve_similarity(spec: Any, ann: Annotations, weights: Any, label: str | None = None) -> SimilaritySpec:
+def _similarity_entry(spec: Any, ann: Annotations, weights: Any, label: str | None = None) -> SimilaritySpec:
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and not is_matrix_like(spec):
-        return _resolve_similarity(spec[1], ann, weights, label=spec[0])
+        return _similarity_entry(spec[1], ann, weights, label=spec[0])
     if spec is None:
         if weights is None:
             return SimilaritySpec(label or "identity", "identity")
         if isinstance(weights, str):
-            return _resolve_similarity(weights, ann, None, label=label)
+            return _similarity_entry(weights, ann, None, label=label)
         return SimilaritySpec(label or "weights-matrix", "weights", np.asarray(weights, dtype=np.float64))
     if isinstance(spec, str):
         key = spec.strip().lower()
@@ -310,7 +310,7 @@ def sensitivity(
     if not sims_in:
         raise ValueError("similarities must list at least one entry, e.g. (None,)")
     cfg = check_ci(ci)
-    sims = [_resolve_similarity(s, ann, weights) for s in sims_in]
+    sims = [_similarity_entry(s, ann, weights) for s in sims_in]
     rows: list[dict[str, Any]] = []
     for name in names:  # a handful of coefficients x similarities x chance settings
         spec = reg[name]
