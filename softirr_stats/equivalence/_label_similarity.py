@@ -152,12 +152,15 @@ class ScoredSimilarity(ExactMatchSimilarity):
         set_ = object.__setattr__
         set_(self, "estimator", estimator)
         set_(self, "vocabulary", labels)
+        set_(self, "_labels", vocabulary)
         set_(self, "name", str(getattr(estimator, "name", getattr(estimator, "__name__", type(estimator).__name__))))
         set_(self, "symmetric", bool(getattr(estimator, "symmetric", False)))
         set_(self, "cheap", hasattr(estimator, "matrix") or hasattr(getattr(estimator, "estimator", None), "matrix"))
         self._store(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64))
 
     def _same_vocabulary(self, vocabulary: tuple) -> bool:
+        if vocabulary is self._labels:  # the same Annotations' vocabulary: no comparison needed
+            return True
         return self.n == len(vocabulary) and all(a == b for a, b in zip(self.vocabulary, vocabulary, strict=True))
 
     @property
