@@ -137,3 +137,13 @@ def test_a_streamed_chance_pass_counts_like_the_dense_one(est):
     assert isinstance(dense, DenseQuad) and float(blocked(p, p)) == pytest.approx(float(dense(p, p)))
     k = len(LABELS)
     assert blocked.n_scored == n_dense == k * (k - 1) // 2 * (1 if getattr(est, "symmetric", False) else 2)
+
+
+def test_an_unsorted_square_block_is_remembered_the_same_way():
+    order = np.array([4, 0, 2, 5])
+    sim = resolve_label_similarity(LABELS, Levenshtein())
+    got = sim.block(order, order)
+    want = resolve_label_similarity(LABELS, Levenshtein()).block(np.sort(order), np.sort(order)).values
+    pos = np.searchsorted(np.sort(order), order)
+    assert got.n_scored == 6 and np.allclose(got.values, want[np.ix_(pos, pos)])
+    assert sim.pairs(order[[0, 1, 2]], order[[1, 2, 3]]).n_scored == 0

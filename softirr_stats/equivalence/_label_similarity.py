@@ -182,6 +182,10 @@ class ScoredSimilarity(ExactMatchSimilarity):
         return self._keys[pos] == keys, self._vals[pos]
 
     def _remember(self, keys: np.ndarray, vals: np.ndarray) -> None:
+        """Add new (sorted, unique, unknown) keys with their scores."""
+        if not self._keys.size:
+            self._store(np.array(keys, dtype=np.int64), np.array(vals, dtype=np.float64))
+            return
         allk = np.concatenate([self._keys, keys])
         allv = np.concatenate([self._vals, vals])
         order = np.argsort(allk, kind="stable")  # two sorted runs: a linear merge
@@ -267,23 +271,33 @@ class ScoredSimilarity(ExactMatchSimilarity):
             s = self.pairs(ii.ravel(), jj.ravel(), progress)
             return Scores(s.values.reshape(len(rows), len(cols)), s.n_scored)
         square = np.array_equal(rows, cols)
-        iu, ju = np.triu_indices(len(rows), 1) if square else (None, None)
-        if square and self._keys.size >= len(iu):  # perhaps scored already (a shared memo)
+        if square:
+            iu, ju = np.triu_indices(len(rows), 1)
             lo, hi = np.minimum(rows[iu], rows[ju]), np.maximum(rows[iu], rows[ju])
-            hit, vals = self._lookup(lo * self.n + hi)
-            if hit.all():
-                m = np.eye(len(rows))
-                m[iu, ju] = m[ju, iu] = vals
-                m[rows[:, None] == rows[None, :]] = 1.0
-                return Scores(m, 0)
+            keys = lo * self.n + hi  # a strictly increasing support (the usual case): sorted, unique
+            increasing = bool(np.all(rows[1:] > rows[:-1]))
+            if self._keys.size >= len(iu):  # perhaps scored already (a shared memo)
+                hit, vals = self._lookup(keys)
+                if hit.all():
+                    m = np.eye(len(rows))
+                    m[iu, ju] = m[ju, iu] = vals
+                    m[rows[:, None] == rows[None, :]] = 1.0
+                    return Scores(m, 0)
         m = self._matrix(rows, cols)
         if square:  # each distinct label pair scored once (per direction), remembered
-            lo, hi = np.minimum(rows[iu], rows[ju]), np.maximum(rows[iu], rows[ju])
-            off = lo != hi
-            keys, first = np.unique(lo[off] * self.n + hi[off], return_index=True)
-            hit, _ = self._lookup(keys)
-            self._remember(keys[~hit], m[iu[off][first], ju[off][first]][~hit])
-            n_new = len(keys) * self._directions()
+            if increasing:
+                vals = m[iu, ju]
+            else:
+                off = lo != hi
+                keys, first = np.unique(keys[off], return_index=True)
+                vals = m[iu[off][first], ju[off][first]]
+            if self._keys.size:
+                hit, _ = self._lookup(keys)
+                keys, vals, n_new = keys[~hit], vals[~hit], len(hit)
+            else:
+                n_new = len(keys)
+            self._remember(keys, vals)
+            n_new *= self._directions()
         else:  # a row block of a streamed pass: every off-diagonal cell, both ways for a directional one
             n_new = int((rows[:, None] != cols[None, :]).sum()) * self._directions()
         if progress is not None:
