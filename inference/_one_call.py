@@ -6,33 +6,18 @@ import numpy as np
 
 from softirr_stats._validation import check_choice, check_level
 from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.equivalence import resolve_label_similarity
 from softirr_stats.inference._config import NutsConfig, SviConfig
 from softirr_stats.inference._fit import SOFT_NAMES, fit
 from softirr_stats.models import MODEL_SPECS, encode_annotations, pair_scores
-from softirr_stats.models._soft import _score_codes
 
 __all__ = ["annotator_agreement"]
 
 
-def _similarity_name(similarity: Any) -> str:
-    if similarity is None:
-        return "identity"
-    if isinstance(similarity, np.ndarray) or hasattr(similarity, "shape"):
-        return "matrix"
-    return str(getattr(similarity, "name", None) or getattr(similarity, "__name__", None)
-               or type(similarity).__name__)
-
-
-def _vocabulary_matrix(similarity: Any, vocabulary: tuple) -> np.ndarray:
-    """K x K agreement weights over the vocabulary, scored like the soft model's pairs."""
-    k = len(vocabulary)
+def _similarity_name(similarity: Any, sim: Any) -> str:
     if isinstance(similarity, np.ndarray) or (hasattr(similarity, "shape") and not callable(similarity)):
-        ii, jj = np.indices((k, k))
-        return _score_codes(ii.ravel(), jj.ravel(), vocabulary, similarity).reshape(k, k)
-    ia, ib = np.triu_indices(k, 1)  # each unordered label pair scored once, mirrored
-    w = np.eye(k)
-    w[ia, ib] = w[ib, ia] = _score_codes(ia, ib, vocabulary, similarity)
-    return w
+        return "matrix"
+    return "identity" if sim is None else sim.name
 
 
 def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_skene",
@@ -104,8 +89,10 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     level = check_level(level)
     q = [(1 - level) / 2, (1 + level) / 2]
     details: dict[str, Any] = {"model": model, "fit_method": method, "seed": seed}
+    sim = None
     if model in SOFT_NAMES:
-        data = pair_scores(ann, similarity, n_chance=n_chance, groups=groups, seed=seed)
+        sim = resolve_label_similarity(tuple(ann.vocabulary), similarity)  # shared with pair_scores
+        data = pair_scores(ann, sim, n_chance=n_chance, groups=groups, seed=seed)
         post = fit("soft_agreement", data, method=method, seed=seed, config=config,
                    priors=priors, progress=progress, **model_kwargs)
         draws = post.draws("kappa")
@@ -115,19 +102,22 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         if predictive_check:
             details["score_check"] = post.score_check()
         n_items, n_raters = data.n_items, data.n_raters
-        n_scored = 0 if similarity is None or hasattr(similarity, "shape") else (
-            data.n_within + data.n_chance)
+        n_scored = data.n_pairs_scored
     else:
         if model_kwargs:
             raise TypeError(f"unexpected keyword arguments for model {model!r}: "
                             f"{sorted(model_kwargs)}")
         data = encode_annotations(ann)
         weights = None
+        n_scored = 0
         if similarity is not None:
             if data.vocabulary is None:
                 raise ValueError("a similarity needs labels: pass Annotations with a "
                                  "vocabulary")
-            weights = _vocabulary_matrix(similarity, data.vocabulary)
+            idx = np.arange(len(data.vocabulary))  # K x K weights, scored like every other statistic
+            sim = resolve_label_similarity(data.vocabulary, similarity)
+            scored = sim.block(idx, idx)
+            weights, n_scored = scored.values, scored.n_scored
         post = fit(model, data, method=method, seed=seed, config=config, priors=priors,
                    progress=progress)
         terms = post.implied_agreement(weights)
@@ -135,7 +125,6 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         expected = terms["expected_agreement"]
         coefficient = "model_kappa"
         n_items, n_raters = data.n_items, data.n_raters
-        n_scored = 0
         details["kappa_cohen"] = float(np.mean(terms["kappa_cohen"]))
         if predictive_check:
             details["predictive_check"] = post.predictive_check()
@@ -148,5 +137,5 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         observed=float(np.mean(observed)), expected=float(np.mean(expected)),
         n_items=int(n_items), n_raters=int(n_raters), ci_low=float(lo), ci_high=float(hi),
         se=float(np.std(draws, ddof=1)), level=level,
-        ci_method=f"posterior ({model}, {method})", similarity=_similarity_name(similarity),
+        ci_method=f"posterior ({model}, {method})", similarity=_similarity_name(similarity, sim),
         chance="model", n_pairs_scored=int(n_scored), details=details)

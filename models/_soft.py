@@ -28,7 +28,7 @@ Derived: ``pi_within`` = mean over the observed within-item pairs of P(equivalen
 ``kappa = (pi_within - pi_chance) / (1 - pi_chance)`` (recorded as deterministic sites).
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,7 @@ import numpyro
 import numpyro.distributions as dist
 from jax.scipy.special import betaln
 
+from softirr_stats.equivalence import resolve_label_similarity
 from softirr_stats.models._priors import SoftAgreementPriors
 
 __all__ = [
@@ -84,6 +85,9 @@ class PairScores:
         contributions; ``group_names`` names the groups.
     gold_scores, gold_labels : ndarray, shape (n_gold,), optional
         Scores and human 0/1 equivalence judgments of labelled pairs.
+    n_pairs_scored : int, default 0
+        Label pairs the estimator newly scored to build these scores (each direction of a
+        directional estimator counts; 0 for exact matching or a matrix).
 
     Examples
     --------
@@ -105,6 +109,7 @@ class PairScores:
     gold_scores: np.ndarray | None = None
     gold_labels: np.ndarray | None = None
     rater_names: tuple | None = None
+    n_pairs_scored: int = 0
 
     def __post_init__(self) -> None:
         ws = _as_1d(self.within_scores, "within_scores", np.float64)
@@ -401,43 +406,6 @@ def _pairs_within(items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, first + offs + 1
 
 
-def _score_codes(ca: np.ndarray, cb: np.ndarray, vocabulary: tuple,
-                 similarity: Any) -> np.ndarray:
-    k = len(vocabulary)
-    if similarity is None:
-        return (ca == cb).astype(np.float64)
-    if isinstance(similarity, np.ndarray) or (hasattr(similarity, "shape")
-                                              and not callable(similarity)):
-        s = np.asarray(similarity, dtype=np.float64)
-        if s.shape != (k, k):
-            raise ValueError(f"similarity array must have shape (K, K) = ({k}, {k}) "
-                             f"(indexed like ann.vocabulary); got {s.shape}")
-        if not np.all((s >= 0) & (s <= 1)):
-            raise ValueError("similarity array must lie in [0, 1]")
-        return s[ca, cb]
-    if not callable(similarity):
-        raise TypeError("similarity must be None, a (K, K) array, an equivalence estimator "
-                        f"or a callable (a_seq, b_seq) -> scores; got {type(similarity).__name__}")
-    key = ca.astype(np.int64) * k + cb
-    uniq, inverse = np.unique(key, return_inverse=True)
-    ua, ub = uniq // k, uniq % k
-    vocab = np.empty(k, dtype=object)
-    vocab[:] = list(vocabulary)
-    scores = _call_scorer(similarity, list(vocab[ua]), list(vocab[ub]))
-    if scores.shape != ua.shape:
-        raise ValueError(f"similarity returned shape {scores.shape}; expected {ua.shape}")
-    scores = np.where(ua == ub, 1.0, np.clip(scores, 0.0, 1.0))
-    return scores[inverse]
-
-
-def _call_scorer(similarity: Callable, a: Sequence, b: Sequence) -> np.ndarray:
-    from softirr_stats import equivalence
-
-    scorer = getattr(equivalence, "score_pairs", None)
-    out = scorer(similarity, a, b) if scorer is not None else similarity(a, b)
-    return np.asarray(out, dtype=np.float64)
-
-
 def pair_scores(ann: Any, similarity: Any = None, *, n_chance: int | None = None,
                 groups: Sequence[Any] | None = None, gold: tuple | None = None,
                 seed: int = 0) -> PairScores:
@@ -447,11 +415,13 @@ def pair_scores(ann: Any, similarity: Any = None, *, n_chance: int | None = None
     ----------
     ann : Annotations
         Anything with ``.codes`` (items x raters, -1 = missing) and ``.vocabulary``.
-    similarity : None, (K, K) array, estimator or callable
-        ``None`` = exact match; a (K, K) array indexed like ``ann.vocabulary``; or an
-        equivalence estimator / callable ``(a_seq, b_seq) -> scores`` (each distinct
-        vocabulary pair is scored once, through
-        :func:`softirr_stats.equivalence.score_pairs`).
+    similarity : None, str, (K, K) array, estimator, callable or a resolved similarity
+        Anything :func:`softirr_stats.equivalence.resolve_label_similarity` accepts: ``None``
+        = exact match; a measure name; a (K, K) array indexed like ``ann.vocabulary`` (unit
+        diagonal, symmetrised); an equivalence estimator / callable ``(a_seq, b_seq) ->
+        scores`` (each distinct vocabulary pair scored once; a directional one symmetrised,
+        as for the coefficients); or a similarity object shared with other statistics, whose
+        memo of scored pairs is reused.
     n_chance : int, optional
         Number of cross-item pairs sampled (uniformly over pairs of ratings of different
         items). Default ``max(n_within, 1000)``.
@@ -488,7 +458,8 @@ def pair_scores(ann: Any, similarity: Any = None, *, n_chance: int | None = None
     if first.size == 0:
         raise ValueError("no item has two or more ratings: there are no within-item pairs")
     ca, cb = labels[first], labels[second]
-    within = _score_codes(ca, cb, vocabulary, similarity)
+    sim = resolve_label_similarity(vocabulary, similarity)
+    within = sim.pairs(ca, cb)
     if n_chance is None:
         n_chance = max(first.size, 1000)
     if not (isinstance(n_chance, int | np.integer) and n_chance >= 1):
@@ -504,7 +475,7 @@ def pair_scores(ann: Any, similarity: Any = None, *, n_chance: int | None = None
         keep = items[xa] != items[xb]
         pa, pb = np.r_[pa, xa[keep]], np.r_[pb, xb[keep]]
     pa, pb = pa[:n_chance], pb[:n_chance]
-    chance = _score_codes(labels[pa], labels[pb], vocabulary, similarity)
+    chance = sim.pairs(labels[pa], labels[pb])
     if groups is None:
         gid, names = np.arange(k), vocabulary
     else:
@@ -526,8 +497,8 @@ def pair_scores(ann: Any, similarity: Any = None, *, n_chance: int | None = None
         gold_scores, gold_labels = gold
     rater_names = tuple(getattr(ann, "raters", ())) or None
     return PairScores(
-        within_scores=within, within_raters=np.stack([raters[first], raters[second]], axis=1),
-        within_items=items[first], chance_scores=chance, n_raters=codes.shape[1],
+        within_scores=within.values, within_raters=np.stack([raters[first], raters[second]], axis=1),
+        within_items=items[first], chance_scores=chance.values, n_raters=codes.shape[1],
         n_items=codes.shape[0], within_groups=np.stack([gid[ca], gid[cb]], axis=1),
         group_names=names, gold_scores=gold_scores, gold_labels=gold_labels,
-        rater_names=rater_names)
+        rater_names=rater_names, n_pairs_scored=within.n_scored + chance.n_scored)

@@ -185,7 +185,7 @@ def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None) 
     With ``cache``, each estimator is wrapped in :class:`~softirr_stats.equivalence.Cached`.
     """
     check_choices(names, MEASURES, "--measure")
-    from softirr_stats.agreement._similarity import estimator_from_name
+    from softirr_stats.equivalence import estimator_from_name
 
     out: list[tuple[str, Any]] = []
     for name in names:

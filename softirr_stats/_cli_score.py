@@ -39,8 +39,14 @@ def estimator_for_measure(name: str, model: str | None = None) -> Any:
     >>> estimator_for_measure('{"cls": "softirr_stats.equivalence._string:Masi", "params": {"exact": true}}').exact
     True
     """
-    from softirr_stats.agreement._similarity import MEASURE_NAMES, estimator_from_name
-    from softirr_stats.equivalence import Embedding, LlmJudge, Nli, from_spec
+    from softirr_stats.equivalence import (
+        MEASURE_NAMES,
+        Embedding,
+        LlmJudge,
+        Nli,
+        estimator_from_name,
+        from_spec,
+    )
 
     text = name.strip()
     if text.startswith("@"):

@@ -3,8 +3,10 @@
 ``sensitivity`` runs every requested coefficient (by name, from the public API) under every
 equivalence measure and chance setting, each with its interval, and returns one tidy,
 unrounded row per combination. Each similarity is scored once for the whole table: an
-estimator is wrapped in a shared, vectorised pair memo, so a label pair scored for one
-coefficient is reused by every other coefficient.
+estimator is resolved once (``equivalence.resolve_label_similarity``) and that one object,
+with its memo of scored label pairs, is passed as ``similarity=`` to every coefficient, so a
+label pair scored for one coefficient is reused by every other. Each row's
+``n_pairs_scored`` is the count its coefficient call returned.
 """
 
 import math
@@ -20,18 +22,23 @@ from softirr_stats._coefficients import estimate
 from softirr_stats._statistics import multilabel_agreement
 from softirr_stats.agreement import (
     COEFFICIENTS,
-    MEASURE_NAMES,
     WEIGHT_NAMES,
     AgreementResult,
     as_annotations,
     category_values,
     default_coefficients,
-    estimator_from_name,
     resolve_chance,
     weight_matrix,
 )
-from softirr_stats.agreement._similarity import ScoredSimilarity
 from softirr_stats.data import Annotations
+from softirr_stats.equivalence import (
+    MEASURE_NAMES,
+    Exact,
+    ExactMatchSimilarity,
+    estimator_from_name,
+    is_matrix_like,
+    resolve_label_similarity,
+)
 from softirr_stats.uncertainty import Analytic, Bootstrap, attach_interval, check_ci, reinterval
 
 __all__ = ["sensitivity", "coefficient_registry", "COLUMNS"]
@@ -85,51 +92,6 @@ def coefficient_registry() -> dict[str, CoefficientSpec]:
 # similarities: resolved once per table, scores shared across coefficients
 
 
-class SharedScores:
-    """An estimator behind one vectorised pair memo over ``ann.vocabulary``.
-
-    Every coefficient that receives this object as ``similarity=`` asks it for label pairs;
-    pairs already scored (by any coefficient) are not scored again. It is symmetric (the
-    memo averages both directions of an asymmetric estimator once).
-    """
-
-    symmetric = True
-
-    def __init__(self, estimator: Any, vocabulary: tuple) -> None:
-        self.memo = ScoredSimilarity(estimator, vocabulary)
-        self.name = self.memo.name
-        self.estimator = estimator
-        labels = np.empty(len(vocabulary), dtype=object)
-        labels[:] = list(vocabulary)
-        self._index = pd.Index(labels, dtype=object)
-        base = getattr(estimator, "fingerprint", None)
-        self.fingerprint = f"shared:{base if base is not None else self.name}"
-
-    @property
-    def n_scored(self) -> int:
-        """Label pairs the underlying estimator scored so far (each direction counts)."""
-        return int(self.memo.n_scored)
-
-    def _codes(self, seq: Sequence[Any]) -> np.ndarray:
-        arr = np.empty(len(seq), dtype=object)
-        arr[:] = list(seq)
-        return np.asarray(self._index.get_indexer(arr), dtype=np.int64)
-
-    def __call__(self, a: Sequence[Any], b: Sequence[Any]) -> np.ndarray:
-        ia, ib = self._codes(a), self._codes(b)
-        known = (ia >= 0) & (ib >= 0)
-        out = np.empty(len(ia), dtype=np.float64)
-        if known.any():
-            out[known] = self.memo.pairs(ia[known], ib[known])
-        if (~known).any():  # a label outside the vocabulary: score it directly
-            from softirr_stats.equivalence import score_pairs
-
-            aa = [x for x, k in zip(a, known, strict=True) if not k]
-            bb = [x for x, k in zip(b, known, strict=True) if not k]
-            out[~known] = np.asarray(score_pairs(self.estimator, aa, bb), dtype=np.float64)
-        return out
-
-
 @dataclass
 class SimilaritySpec:
     """One entry of ``similarities=``, resolved."""
@@ -137,22 +99,17 @@ class SimilaritySpec:
     label: str
     kind: str  # "identity" | "weights" | "matrix" | "scored"
     value: Any = None
-    shared: SharedScores | None = field(default=None, repr=False)
+    shared: ExactMatchSimilarity | None = field(default=None, repr=False)
 
 
-def _is_matrix(obj: Any) -> bool:
-    return isinstance(obj, np.ndarray) or (
-        isinstance(obj, list | tuple) and len(obj) > 0 and isinstance(obj[0], list | tuple | np.ndarray))
-
-
-def _resolve_similarity(spec: Any, ann: Annotations, weights: Any, label: str | None = None) -> SimilaritySpec:
-    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and not _is_matrix(spec):
-        return _resolve_similarity(spec[1], ann, weights, label=spec[0])
+def _similarity_entry(spec: Any, ann: Annotations, weights: Any, label: str | None = None) -> SimilaritySpec:
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and not is_matrix_like(spec):
+        return _similarity_entry(spec[1], ann, weights, label=spec[0])
     if spec is None:
         if weights is None:
             return SimilaritySpec(label or "identity", "identity")
         if isinstance(weights, str):
-            return _resolve_similarity(weights, ann, None, label=label)
+            return _similarity_entry(weights, ann, None, label=label)
         return SimilaritySpec(label or "weights-matrix", "weights", np.asarray(weights, dtype=np.float64))
     if isinstance(spec, str):
         key = spec.strip().lower()
@@ -162,17 +119,17 @@ def _resolve_similarity(spec: Any, ann: Annotations, weights: Any, label: str | 
             return SimilaritySpec(label or key, "weights", key)
         if key in MEASURE_NAMES:
             est = estimator_from_name(key)
-            return SimilaritySpec(label or key, "scored", est, SharedScores(est, ann.vocabulary))
+            return SimilaritySpec(label or key, "scored", est, resolve_label_similarity(ann.vocabulary, est))
         raise ValueError(f"similarity names must be one of {sorted(set(WEIGHT_NAMES) | set(MEASURE_NAMES))}; "
                          f"got {spec!r}")
-    if _is_matrix(spec):
+    if is_matrix_like(spec):
         return SimilaritySpec(label or "matrix", "matrix", np.asarray(spec, dtype=np.float64))
-    if callable(spec):
-        from softirr_stats.equivalence import Exact
-
-        if isinstance(spec, Exact):
-            return SimilaritySpec(label or "exact", "identity")
-        shared = SharedScores(spec, ann.vocabulary)
+    if isinstance(spec, Exact):
+        return SimilaritySpec(label or "exact", "identity")
+    if callable(spec) or isinstance(spec, ExactMatchSimilarity):  # one object, shared by every coefficient
+        shared = resolve_label_similarity(ann.vocabulary, spec)
+        if shared.is_identity:
+            return SimilaritySpec(label or shared.name, "identity")
         return SimilaritySpec(label or shared.name, "scored", spec, shared)
     raise TypeError("each similarity must be None, a measure or weight name, an estimator or callable, a K x K "
                     f"array, or a (label, similarity) tuple; got {type(spec).__name__}")
@@ -353,7 +310,7 @@ def sensitivity(
     if not sims_in:
         raise ValueError("similarities must list at least one entry, e.g. (None,)")
     cfg = check_ci(ci)
-    sims = [_resolve_similarity(s, ann, weights) for s in sims_in]
+    sims = [_similarity_entry(s, ann, weights) for s in sims_in]
     rows: list[dict[str, Any]] = []
     for name in names:  # a handful of coefficients x similarities x chance settings
         spec = reg[name]
@@ -378,14 +335,13 @@ def sensitivity(
                     kwargs["chance"] = ch
                 if "categories" in spec.accepts and categories is not None:
                     kwargs["categories"] = categories
-                before = sim.shared.n_scored if sim.shared is not None else 0
                 try:
                     res = _run_with_ci(spec, ann, kwargs, cfg)
                 except (ValueError, TypeError) as err:
                     rows.append(_note_row(name, sim.label, label_ch, ann, f"error: {err}"))
                     continue
-                after = sim.shared.n_scored if sim.shared is not None else 0
-                rows.append(_result_row(name, res, sim.label, after - before))
+                rows.append(_result_row(name, res, sim.label, res.n_pairs_scored if sim.shared is not None else 0))
     df = pd.DataFrame(rows, columns=list(COLUMNS))
-    df.attrs["n_pairs_scored"] = {s.label: (s.shared.n_scored if s.shared is not None else 0) for s in sims}
+    totals = df.groupby("similarity", sort=False)["n_pairs_scored"].sum()
+    df.attrs["n_pairs_scored"] = {s.label: int(totals.get(s.label, 0)) if s.shared is not None else 0 for s in sims}
     return df

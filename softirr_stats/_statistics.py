@@ -217,7 +217,8 @@ def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = 
     result = CrossKappaResult(
         coefficient="cross_kappa", value=kx, observed=1.0 - d_o, expected=1.0 - d_e,
         n_items=union.n_items, n_raters=int((union.codes >= 0).any(axis=0).sum()), similarity=sim.name,
-        chance="exact", n_pairs_scored=int(sim.n_scored), warnings=tuple(notes),
+        chance="exact", n_pairs_scored=prep.n_scored + sum(p.n_pairs_scored for p in (prep_x, prep_y) if p is not None),
+        warnings=tuple(notes),
         details={"d_o": d_o, "d_e": d_e, "n_items_only_x": data.n_only_x, "n_items_only_y": data.n_only_y,
                  "items_only_x": data.x_items_only, "items_only_y": data.y_items_only,
                  "item_weights": item_weights, "n_cross_pairs": prep.n_cross_pairs, "level": level,
@@ -330,7 +331,7 @@ def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", 
     result = AgreementResult(
         coefficient=f"braylan_{method}", value=float(value), observed=1.0 - mean_o, expected=1.0 - mean_e,
         n_items=int((d_ann >= 1).sum()), n_raters=int((ann.codes >= 0).any(axis=0).sum()), similarity=sim.name,
-        chance=f"cross-item pairs: {s.expected_label}", n_pairs_scored=int(sim.n_scored), warnings=tuple(notes),
+        chance=f"cross-item pairs: {s.expected_label}", n_pairs_scored=s.n_scored, warnings=tuple(notes),
         details=d,
     )
     if ci is None:

@@ -50,9 +50,9 @@ app = typer.Typer(
 _COLUMNS_HELP = (
     "Columns: value = the coefficient (unitless, at most 1); CI = interval at --level (ci_low, ci_high in "
     "csv/json; same scale); observed, expected = observed and chance agreement (proportions in [0, 1]); "
-    "items = items the coefficient used (count); pairs scored = distinct label pairs the measure scored "
-    "(count, 0 for exact); s = wall-clock seconds for the row (scoring + interval); note = why a row has "
-    "no value."
+    "items = items the coefficient used (count); pairs scored = distinct label pairs the measure newly "
+    "scored for the row (count; 0 for exact, and 0 where an earlier row already scored them); "
+    "s = wall-clock seconds for the row (scoring + interval); note = why a row has no value."
 )
 _TABLE_COLUMNS = ("measure", "coefficient", "value", "CI", "observed", "expected", "n_items", "n_pairs_scored",
                   "seconds", "note")
@@ -65,9 +65,12 @@ def _compute(ann: Any, coefficients: list[str], measures: list[tuple[str, Any]],
              seen: list[str]) -> list[dict[str, Any]]:
     """One row per (measure, coefficient); a coefficient that fails gives a row with ``error``."""
     import softirr_stats as sis
+    from softirr_stats.equivalence import resolve_label_similarity
 
     rows: list[dict[str, Any]] = []
-    for m, sim in measures:
+    for m, est in measures:
+        # one similarity object per measure, shared by every coefficient: each label pair scored once
+        sim = None if est is None else resolve_label_similarity(ann.vocabulary, est)
         for c in coefficients:
             fn = getattr(sis, c)
             t0 = time.perf_counter()

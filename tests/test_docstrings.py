@@ -26,20 +26,6 @@ NAMESPACES = ("softirr_stats", "softirr_stats.data", "softirr_stats.equivalence"
 
 # Exempt on purpose, each with its reason. Keep this list short: prefer an example with a stub.
 EXEMPT = {
-    # the similarity path (issue 10, part 3) is being moved to the equivalence layer in a
-    # concurrent change; these docstrings are written there, not edited twice
-    "softirr_stats.agreement._similarity.MatrixSimilarity": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.agreement._similarity.VocabSimilarity": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.agreement._similarity.category_values": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.agreement._similarity.estimator_from_name": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.agreement._similarity.level_similarity": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.agreement._similarity.resolve_similarity": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.agreement._chance.resolve_chance": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.models._soft.PairScores": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.models._soft.beta_mixture_params": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.models._soft.cell_probabilities": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.models._soft.score_cells": "similarity path moves (issue 10 part 3)",
-    "softirr_stats.models._soft.within_logits": "similarity path moves (issue 10 part 3)",
     # made only by inference.fit: a fit compiles a NumPyro program (tens of seconds even for
     # 20 items with SVI); fit's own docstring example builds and uses one
     "softirr_stats.inference._posterior.Posterior": "needs a fitted model (seconds to compile); see fit",

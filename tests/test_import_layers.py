@@ -108,6 +108,27 @@ def test_other_packages_are_reached_through_their_init():
                if line.strip() and not line.startswith("#")}
     new = sorted(set(problems) - allowed)
     assert not new, "import through the package's __init__ instead:\n" + "\n".join(new)
+    stale = sorted(allowed - set(problems))
+    assert not stale, "fixed reaches: remove them from tests/data/private_imports.txt:\n" + "\n".join(stale)
+
+
+# ``similarity=`` becomes scores in one place: equivalence/_label_similarity.py (its resolver, its one
+# memo of scored label pairs, the symmetrising of directional estimators). Outside the equivalence
+# package nothing scores label pairs itself; the PPI judge scores judged pairs, not a similarity.
+SCORERS = {"score_pairs", "similarity_matrix", "ScoredSimilarity"}
+SCORING_ALLOWED = {"softirr_stats/uncertainty/_ppi.py"}
+
+
+def test_similarity_is_scored_through_one_path():
+    bad = []
+    for py, layer in _library_files():
+        rel = str(py.relative_to(ROOT))
+        if layer == "equivalence" or rel in SCORING_ALLOWED:
+            continue
+        for node in ast.walk(ast.parse(py.read_text())):
+            if isinstance(node, ast.ImportFrom) and any(a.name in SCORERS for a in node.names):
+                bad.append(f"{rel}: imports {[a.name for a in node.names if a.name in SCORERS]}")
+    assert not bad, "score label pairs through equivalence.resolve_label_similarity:\n" + "\n".join(bad)
 
 
 def test_no_relative_imports():

@@ -178,15 +178,17 @@ def test_annotator_agreement_categorical():
     np.testing.assert_array_equal(named, np.array(ann.vocabulary, dtype=object)[
         post.aggregated_labels()])
     assert 0 <= r.details["predictive_check"].p_value <= 1
-    # a similarity turns the model kappa into a weighted one (here: ordinal credit)
-    from softirr_stats.inference._one_call import _vocabulary_matrix
+    # a similarity turns the model kappa into a weighted one (here: ordinal credit); the K x K
+    # weights come from the one similarity path, as for the coefficients
+    from softirr_stats.equivalence import resolve_label_similarity
 
-    w = _vocabulary_matrix(lambda a, b: np.full(len(a), 0.5), ann.vocabulary)
+    idx = np.arange(len(ann.vocabulary))
+    w = resolve_label_similarity(ann.vocabulary, lambda a, b: np.full(len(a), 0.5)).block(idx, idx).values
     np.testing.assert_array_equal(w, [[1.0, 0.5, 0.5], [0.5, 1.0, 0.5], [0.5, 0.5, 1.0]])
     weighted = post.implied_agreement(w)
     assert weighted["observed_agreement"].mean() > r.observed
-    with pytest.raises(ValueError, match="shape"):
-        _vocabulary_matrix(np.eye(2), ann.vocabulary)
+    with pytest.raises(ValueError, match=r"3 x 3 array .* got shape \(2, 2\)"):
+        annotator_agreement(ann, similarity=np.eye(2), model="dawid_skene", method="svi", config=FAST)
     with pytest.raises(ValueError, match="model must be one of"):
         annotator_agreement(ann, model="dawid")
 

@@ -249,7 +249,7 @@ def test_long_labels_warn_and_blocks_stay_bounded():
     with warnings.catch_warnings():
         warnings.simplefilter("error", CostWarning)
         sis.fleiss_kappa([[long_a, long_b], ["x", "x"]])  # exact matching scores nothing: no warning
-    from softirr_stats.agreement._similarity import ScoredSimilarity
+    from softirr_stats.equivalence import ScoredSimilarity
 
     sim = ScoredSimilarity(sis.equivalence.Levenshtein(), tuple(f"l{i}" for i in range(200_000)))
     assert BlockedQuad(sim, np.arange(200_000)).block_rows * 200_000 <= 2**23

@@ -21,7 +21,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._linearised": ('Terms', 'linearised_terms',),
     "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
     "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
-    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'MatrixSimilarity', 'VocabSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
+    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'MatrixSimilarity', 'VocabSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
     "softirr_stats.agreement._statistic": ('Statistic',),
     "softirr_stats.agreement._weights": ('WEIGHT_NAMES', 'krippendorff_distance', 'weight_matrix',),
 })
@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     )
     from softirr_stats.agreement._similarity import (
         MEASURE_NAMES,
+        ExactMatchSimilarity,
         MatrixSimilarity,
         VocabSimilarity,
         category_values,

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from softirr_stats._validation import check_positive_int
-from softirr_stats.agreement._similarity import VocabSimilarity
+from softirr_stats.equivalence import ExactMatchSimilarity
 
 __all__ = ["MonteCarlo", "SampledPairs", "DenseQuad", "BlockedQuad", "IdentityQuad", "make_quad", "resolve_chance",
            "CHANCE_NAMES"]
@@ -92,6 +92,24 @@ class SampledPairs:
 
 
 def resolve_chance(chance: Any) -> Any:
+    """Check a ``chance=`` argument: a name from ``CHANCE_NAMES``, ``MonteCarlo`` or ``SampledPairs``.
+
+    Parameters
+    ----------
+    chance : str, MonteCarlo or SampledPairs
+        How the chance term is computed (``"exact"``, ``"auto"``, or a sampled design).
+
+    Returns
+    -------
+    The argument unchanged; ``ValueError`` naming the choices otherwise.
+
+    Examples
+    --------
+    >>> resolve_chance("exact")
+    'exact'
+    >>> resolve_chance(SampledPairs(n=500)).n
+    500
+    """
     if isinstance(chance, MonteCarlo | SampledPairs):
         return chance
     if isinstance(chance, str) and chance in CHANCE_NAMES:
@@ -118,9 +136,11 @@ class BlockedQuad:
     """``p^T S q`` accumulated over row blocks of S scored on demand (each block once per call).
 
     Callers batch every form they need into one call (leading axes), so S is scored once.
+    ``n_scored`` is this operator's own tally of the label pairs its passes sent to the
+    estimator (from the counts ``block`` returns); the similarity is only read.
     """
 
-    def __init__(self, sim: VocabSimilarity, support: np.ndarray, block_rows: int = 1024) -> None:
+    def __init__(self, sim: ExactMatchSimilarity, support: np.ndarray, block_rows: int = 1024) -> None:
         self.sim = sim
         self.support = support
         # at most BLOCK_ELEMENTS scores in memory at once, however large the support
@@ -128,26 +148,29 @@ class BlockedQuad:
         self._total: float | None = None
         self.cost: Any = None  # ScoringCost set by prepare(): drives the progress bar
         self.progress: bool | None = None
+        self.n_scored = 0
 
     def __call__(self, p: Any, q: Any) -> Any:
         p = np.asarray(p)[..., : len(self.support)]  # drop zero-mass padding labels
         q = np.asarray(q)[..., : len(self.support)]
         out = np.zeros(np.broadcast_shapes(p.shape[:-1], q.shape[:-1]))
         total = 0.0
-        cheap = getattr(self.sim, "cheap", False)
-        from softirr_stats.agreement._cost import ScoringCost, advance, scoring_progress
+        from softirr_stats.agreement._cost import ScoringCost, bar_callback, scoring_progress
 
+        # a vectorised estimator scores whole row blocks, so a symmetric one meets each label pair
+        # in two blocks: count distinct pairs, as the dense path and the bar's total do
+        twice = 2 if (self.sim.cheap and self.sim.symmetric) else 1
         with scoring_progress(self.cost or ScoringCost(0, 0.0, 0), self.progress):
+            bar = bar_callback()
+            on_scored = None if bar is None else (lambda n: bar(n // twice))
+            raw = 0
             for r0 in range(0, len(self.support), self.block_rows):  # loop over blocks of S, not pairs
                 rows = self.support[r0:r0 + self.block_rows]
-                blk = self.sim.block(rows, self.support, count=not cheap)
-                total += blk.sum()
-                out += np.einsum("...k,...k->...", p[..., r0:r0 + len(rows)] @ blk, q)
-                if cheap:  # pair-by-pair scorers count their own new pairs
-                    advance(len(rows) * len(self.support) // (2 if getattr(self.sim, "symmetric", False) else 1))
-        if cheap:  # one full pass over the support scores each distinct label pair once per direction
-            ks = len(self.support)
-            self.sim.n_scored += ks * (ks - 1) // (2 if getattr(self.sim, "symmetric", False) else 1)
+                blk = self.sim.block(rows, self.support, on_scored)
+                raw += blk.n_scored
+                total += blk.values.sum()
+                out += np.einsum("...k,...k->...", p[..., r0:r0 + len(rows)] @ blk.values, q)
+        self.n_scored += raw // twice
         self._total = total
         return jnp.asarray(out)
 
@@ -168,10 +191,15 @@ class IdentityQuad:
         return jnp.sum(jnp.asarray(p) * jnp.asarray(q), axis=-1)
 
 
-def make_quad(sim: VocabSimilarity, support: np.ndarray) -> "DenseQuad | BlockedQuad | IdentityQuad":
-    """The cheapest exact operator for ``p^T S q`` over ``support``."""
+def make_quad(sim: ExactMatchSimilarity, support: np.ndarray,
+              on_scored: Any = None) -> "tuple[DenseQuad | BlockedQuad | IdentityQuad, int]":
+    """The cheapest exact operator for ``p^T S q`` over ``support``, and the label pairs scored to build it.
+
+    ``on_scored(n)`` (optional) is told of newly scored pairs as they come (a progress bar).
+    """
     if sim.is_identity:
-        return IdentityQuad(len(support))
+        return IdentityQuad(len(support)), 0
     if sim.is_matrix or len(support) <= DENSE_SUPPORT_LIMIT:
-        return DenseQuad(sim.block(support, support))
-    return BlockedQuad(sim, support)
+        s = sim.block(support, support, on_scored)
+        return DenseQuad(s.values), s.n_scored
+    return BlockedQuad(sim, support), 0

@@ -15,8 +15,8 @@ from softirr_stats.agreement._engine import (
 )
 from softirr_stats.agreement._families import ChanceFamily
 from softirr_stats.agreement._result import AgreementResult
-from softirr_stats.agreement._similarity import VocabSimilarity
 from softirr_stats.data import Annotations
+from softirr_stats.equivalence import ExactMatchSimilarity
 
 __all__ = ["as_annotations", "point_estimate"]
 
@@ -62,7 +62,7 @@ def as_annotations(data: Any, categories: Any = None) -> Annotations:
     )
 
 
-def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficient: str, sim: VocabSimilarity,
+def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficient: str, sim: ExactMatchSimilarity,
                    chance: Any = "exact", extra_notes: list[str] | None = None) -> tuple[AgreementResult, Prepared]:
     """Prepare and evaluate a coefficient at unit weights.
 
@@ -124,7 +124,7 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
         similarity=sim.name,
         chance="none" if prep.family.chance == "none" else prep.chance_label,
         chance_se=chance_standard_error(prep),
-        n_pairs_scored=int(sim.n_scored),
+        n_pairs_scored=prep.n_pairs_scored,
         warnings=tuple(notes),
         details=details,
     )

@@ -87,36 +87,38 @@ def _human(seconds: float) -> str:
     return f"{seconds:.2g} s"
 
 
-def exact_chance_cost(sim: Any, support: np.ndarray, seed: int = 0) -> ScoringCost:
+def exact_chance_cost(sim: Any, support: np.ndarray, seed: int = 0) -> tuple[ScoringCost, int]:
     """Pairs exact chance must score over ``support``, and their time from a timed probe.
 
     Identity and matrix similarities cost nothing. Vectorised estimators are probed with a
-    small block (not counted as scored: the full pass scores it again); pair-by-pair
-    estimators with random label pairs, which stay in the similarity's memo.
+    small block (not remembered, so its count is dropped: the full pass scores it again);
+    pair-by-pair estimators with random label pairs, which stay in the similarity's memo (the
+    pairs this probe scored are the second value).
     """
     if sim.is_identity or sim.is_matrix:
-        return ScoringCost(0, 0.0, 0)
+        return ScoringCost(0, 0.0, 0), 0
     ks = len(support)
     n_pairs = ks * (ks - 1) // 2 * (1 if getattr(sim, "symmetric", False) else 2)
     if n_pairs <= 2 * PROBE_PAIRS:
-        return ScoringCost(n_pairs, 0.0, 0)
+        return ScoringCost(n_pairs, 0.0, 0), 0
     rng = np.random.default_rng(seed)
     if getattr(sim, "cheap", False):  # one vectorised call: a block large enough to amortise its overhead
         side = max(1, min(CHEAP_PROBE_SIDE, len(support) // 2))
         pick = rng.choice(support, 2 * side, replace=False)
         t0 = time.perf_counter()
-        sim.block(pick[:side], pick[side:], count=False)
+        sim.block(pick[:side], pick[side:])  # a rectangle: not remembered, its count not kept
         probed = side * side * (1 if getattr(sim, "symmetric", False) else 2)
+        kept = 0
     else:
         i = rng.choice(support, PROBE_PAIRS)
         j = rng.choice(support, PROBE_PAIRS)
         keep = i != j
         i, j = i[keep], j[keep]
         t0 = time.perf_counter()
-        sim.pairs(i, j)
+        kept = sim.pairs(i, j).n_scored
         probed = len(i) * (1 if getattr(sim, "symmetric", False) else 2)
     dt = time.perf_counter() - t0
-    return ScoringCost(n_pairs, dt / max(probed, 1), probed)
+    return ScoringCost(n_pairs, dt / max(probed, 1), probed), kept
 
 
 def progress_enabled(progress: bool | None) -> bool:
@@ -155,6 +157,11 @@ def advance(n: int) -> None:
 
 def bar_active() -> bool:
     return _BAR.get() is not None
+
+
+def bar_callback() -> Any:
+    """:func:`advance` while a bar is shown (to pass as a similarity's ``progress``), else None."""
+    return advance if bar_active() else None
 
 
 def warn_long_labels(vocabulary: Any, support: np.ndarray, name: str) -> None:

@@ -24,8 +24,8 @@ from scipy.special import ndtr
 
 from softirr_stats._batching import rows_per_chunk
 from softirr_stats.agreement._design import build_design
-from softirr_stats.agreement._similarity import VocabSimilarity
 from softirr_stats.data import Annotations
+from softirr_stats.equivalence import ExactMatchSimilarity
 
 __all__ = [
     "DistanceSamples", "distance_samples", "ks_greater", "weighted_quantile", "sigma_quantile",
@@ -48,6 +48,7 @@ class DistanceSamples:
     exp_w: np.ndarray
     expected_label: str  # "all" or "sampled(n=..., seed=...)"
     notes: tuple[str, ...] = ()
+    n_scored: int = 0  # label pairs newly scored (counts returned by the similarity)
 
     @property
     def n_obs(self) -> float:
@@ -64,7 +65,7 @@ def _compress(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.n
     return u, np.bincount(inv, weights=weights[keep], minlength=len(u))
 
 
-def _all_cross_pairs(ann: Annotations, sim: VocabSimilarity) -> tuple[np.ndarray, np.ndarray]:
+def _all_cross_pairs(ann: Annotations, sim: ExactMatchSimilarity) -> tuple[np.ndarray, np.ndarray, int]:
     """Distances and counts of every unordered cross-item rating pair, by label pair."""
     d = build_design(ann)
     support, code = np.unique(d.rating_code, return_inverse=True)
@@ -79,8 +80,8 @@ def _all_cross_pairs(ann: Annotations, sim: VocabSimilarity) -> tuple[np.ndarray
     counts = np.where(iu == ju, ordered[iu, ju] / 2.0, ordered[iu, ju])
     keep = counts > 0
     iu, ju, counts = iu[keep], ju[keep], counts[keep]
-    dist = 1.0 - sim.pairs(support[iu], support[ju])
-    return dist, counts
+    s = sim.pairs(support[iu], support[ju])
+    return 1.0 - s.values, counts, s.n_scored
 
 
 def _sample_cross_indices(ann: Annotations, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -102,35 +103,37 @@ def _sample_cross_indices(ann: Annotations, n: int, seed: int) -> tuple[np.ndarr
     return a, b
 
 
-def _sampled_cross_pairs(ann: Annotations, sim: VocabSimilarity, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _sampled_cross_pairs(ann: Annotations, sim: ExactMatchSimilarity, n: int,
+                         seed: int) -> tuple[np.ndarray, np.ndarray, int]:
     """``n`` cross-item rating pairs drawn uniformly with replacement (seeded)."""
     d = build_design(ann)
     a, b = _sample_cross_indices(ann, n, seed)
-    dist = 1.0 - sim.pairs(d.rating_code[a], d.rating_code[b])
-    return dist, np.ones(n)
+    s = sim.pairs(d.rating_code[a], d.rating_code[b])
+    return 1.0 - s.values, np.ones(n), s.n_scored
 
 
-def distance_samples(ann: Annotations, sim: VocabSimilarity, expected_pairs: Any = "all", seed: int = 0,
+def distance_samples(ann: Annotations, sim: ExactMatchSimilarity, expected_pairs: Any = "all", seed: int = 0,
                      max_label_pairs: int = MAX_LABEL_PAIRS) -> DistanceSamples:
     """Within-item (observed) and cross-item (expected) distances of ``ann`` under ``sim``."""
     d = build_design(ann)
     if d.n_pairs == 0:
         raise ValueError("no item has two or more ratings: there are no observed (within-item) distances")
     notes: list[str] = []
-    d_obs = 1.0 - sim.pairs(d.pair_ca, d.pair_cb)
+    within = sim.pairs(d.pair_ca, d.pair_cb)
+    d_obs = 1.0 - within.values
     ks = len(np.unique(d.rating_code))
     if expected_pairs == "all":
         if ks * (ks + 1) // 2 <= max_label_pairs:
-            de, we = _all_cross_pairs(ann, sim)
+            de, we, n_cross = _all_cross_pairs(ann, sim)
             label = "all"
         else:
             n = FALLBACK_SAMPLE
-            de, we = _sampled_cross_pairs(ann, sim, n, seed)
+            de, we, n_cross = _sampled_cross_pairs(ann, sim, n, seed)
             label = f"sampled(n={n}, seed={seed})"
             notes.append(f"expected_pairs='all' would need {ks * (ks + 1) // 2} label pairs (more than "
                          f"{max_label_pairs}); used {n} cross-item pairs sampled with seed={seed}")
     else:
-        de, we = _sampled_cross_pairs(ann, sim, int(expected_pairs), seed)
+        de, we, n_cross = _sampled_cross_pairs(ann, sim, int(expected_pairs), seed)
         label = f"sampled(n={int(expected_pairs)}, seed={seed})"
     if len(de) == 0 or we.sum() == 0:
         raise ValueError("there are no cross-item pairs (every rating is on one item)")
@@ -139,7 +142,7 @@ def distance_samples(ann: Annotations, sim: VocabSimilarity, expected_pairs: Any
             raise ValueError(f"{what} distances must be finite and in [0, 1]; check the similarity")
     ov, ow = _compress(d_obs, np.ones(len(d_obs)))
     ev, ew = _compress(de, we)
-    return DistanceSamples(ov, ow, ev, ew, label, tuple(notes))
+    return DistanceSamples(ov, ow, ev, ew, label, tuple(notes), within.n_scored + n_cross)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -446,7 +449,7 @@ def _first_at_least(points: np.ndarray, grid: np.ndarray, w: np.ndarray, h: np.n
     return lo
 
 
-def distance_statistic(ann: Annotations, sim: VocabSimilarity, *, method: str = "ks", threshold: float = 0.05,
+def distance_statistic(ann: Annotations, sim: ExactMatchSimilarity, *, method: str = "ks", threshold: float = 0.05,
                        kde: bool = True, kde_lower: str = "zero", expected_pairs: Any = "all", seed: int = 0,
                        max_label_pairs: int = MAX_LABEL_PAIRS) -> DistanceStatistic:
     """Prepare Braylan's KS / sigma of ``ann`` under ``sim`` for batches of weights.
@@ -459,8 +462,9 @@ def distance_statistic(ann: Annotations, sim: VocabSimilarity, *, method: str = 
     Parameters
     ----------
     ann : Annotations
-    sim : VocabSimilarity
-        The resolved similarity (distance ``1 - s``).
+    sim : ExactMatchSimilarity
+        The resolved similarity (distance ``1 - s``; its pairs are already memoised by
+        :func:`distance_samples`).
     method, threshold, kde, kde_lower, expected_pairs, seed
         As in :func:`softirr_stats.distance_agreement` (validated there).
     max_label_pairs : int
@@ -481,14 +485,14 @@ def distance_statistic(ann: Annotations, sim: VocabSimilarity, *, method: str = 
     d = build_design(ann)
     if d.n_pairs == 0:
         raise ValueError("no item has two or more ratings: there are no observed (within-item) distances")
-    obs_grid, pair_obs = _grid(1.0 - sim.pairs(d.pair_ca, d.pair_cb))
+    obs_grid, pair_obs = _grid(1.0 - sim.pairs(d.pair_ca, d.pair_cb).values)
     support, label = np.unique(d.rating_code, return_inverse=True)
     ks = len(support)
     n_lp = ks * (ks + 1) // 2
     exact = sampled = None
     if expected_pairs == "all" and n_lp <= max_label_pairs:
         iu, ju = np.triu_indices(ks)
-        exp_grid, lp_exp = _grid(1.0 - sim.pairs(support[iu], support[ju]))
+        exp_grid, lp_exp = _grid(1.0 - sim.pairs(support[iu], support[ju]).values)
         m = len(d.rating_item)
         r_label = sp.csr_matrix((np.ones(m), (np.arange(m), label)), shape=(m, ks))
         a = np.searchsorted(support, d.pair_ca)
@@ -500,7 +504,7 @@ def distance_statistic(ann: Annotations, sim: VocabSimilarity, *, method: str = 
     else:
         n = FALLBACK_SAMPLE if expected_pairs == "all" else int(expected_pairs)
         ia, ib = _sample_cross_indices(ann, n, seed)
-        exp_grid, sample_exp = _grid(1.0 - sim.pairs(d.rating_code[ia], d.rating_code[ib]))
+        exp_grid, sample_exp = _grid(1.0 - sim.pairs(d.rating_code[ia], d.rating_code[ib]).values)
         sampled = (d.rating_item[ia], d.rating_rater[ia], d.rating_item[ib], d.rating_rater[ib], sample_exp)
     return DistanceStatistic(tuple(ann.items), ann.n_raters, method, float(threshold), kde, kde_lower,
                              d.pair_item, d.pair_ra, d.pair_rb, obs_grid, pair_obs, exp_grid, exact, sampled)

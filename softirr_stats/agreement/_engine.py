@@ -32,6 +32,7 @@ from softirr_stats.agreement._chance import (
 from softirr_stats.agreement._cost import (
     AUTO_BUDGET_SECONDS,
     ScoringCost,
+    bar_callback,
     exact_chance_cost,
     scoring_progress,
     warn_long_labels,
@@ -40,8 +41,8 @@ from softirr_stats.agreement._cost import (
 from softirr_stats.agreement._design import Design, build_design
 from softirr_stats.agreement._families import ChanceFamily, ItemBasics, get_family
 from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
-from softirr_stats.agreement._similarity import VocabSimilarity
 from softirr_stats.data import Annotations
+from softirr_stats.equivalence import ExactMatchSimilarity
 
 __all__ = ["Prepared", "prepare", "evaluate", "DegenerateWarning"]
 
@@ -168,7 +169,7 @@ class Prepared:
 
     ann: Annotations
     design: Design
-    sim: VocabSimilarity
+    sim: ExactMatchSimilarity
     family: ChanceFamily
     kd: KernelData
     support: np.ndarray
@@ -180,6 +181,7 @@ class Prepared:
     total_weight: float
     notes: list[str] = field(default_factory=list)
     padded: "Padded | None" = None
+    n_scored: int = 0  # label pairs newly scored while preparing (counts returned by the similarity)
 
     @property
     def n(self) -> int:
@@ -192,6 +194,11 @@ class Prepared:
     @property
     def ks(self) -> int:
         return len(self.support)
+
+    @property
+    def n_pairs_scored(self) -> int:
+        """Label pairs newly scored for these data: while preparing, plus a streamed chance pass so far."""
+        return int(self.n_scored + getattr(self.quad, "n_scored", 0))
 
     # --- the statistic protocol of the uncertainty layer (softirr_stats.uncertainty.Statistic)
     rater_designs = True  # raters may be resampled
@@ -218,18 +225,18 @@ class Prepared:
         return evaluate(self, C, V, chance_weights=W)
 
 
-def _exact_pairs_needed(sim: VocabSimilarity, ks: int) -> int:
+def _exact_pairs_needed(sim: ExactMatchSimilarity, ks: int) -> int:
     if sim.is_identity or sim.is_matrix or getattr(sim, "cheap", False):
         return 0  # nothing to score, or a vectorised matrix path (rapidfuzz cdist, embeddings)
     return ks * (ks - 1) // 2
 
 
-def sim_is_scored(sim: VocabSimilarity) -> bool:
+def sim_is_scored(sim: ExactMatchSimilarity) -> bool:
     """Whether the similarity calls an estimator (not identity, not a given matrix)."""
     return not (sim.is_identity or sim.is_matrix)
 
 
-def _choose_auto(sim: VocabSimilarity, support: np.ndarray, uses_chance: bool, max_exact_pairs: int,
+def _choose_auto(sim: ExactMatchSimilarity, support: np.ndarray, uses_chance: bool, max_exact_pairs: int,
                  cost: "ScoringCost | None") -> tuple[Any, list[str]]:
     """``chance="auto"``: exact within the pair limit and the time budget, else SampledPairs."""
     if not uses_chance:
@@ -247,7 +254,7 @@ def _choose_auto(sim: VocabSimilarity, support: np.ndarray, uses_chance: bool, m
                                     "reports the sampling error of the chance term"]
 
 
-def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity, *, chance: Any = "exact",
+def prepare(ann: Annotations, family: "str | ChanceFamily", sim: ExactMatchSimilarity, *, chance: Any = "exact",
             max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS, progress: bool | None = None) -> Prepared:
     """Everything a coefficient needs that does not depend on the weights.
 
@@ -294,10 +301,11 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity
     notes: list[str] = []
     uses_chance = family.chance == "support"
     cost = None
+    n_scored = 0  # summed from the counts the similarity returns
     if sim_is_scored(sim):
         warn_long_labels(ann.vocabulary, support, sim.name)
         if uses_chance and not isinstance(chance, MonteCarlo | SampledPairs):
-            cost = exact_chance_cost(sim, support)
+            cost, n_scored = exact_chance_cost(sim, support)
     if chance == "auto":
         chance, auto_note = _choose_auto(sim, support, uses_chance, max_exact_pairs, cost)
         notes += auto_note
@@ -309,18 +317,22 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity
             raise ValueError(f"chance={chance!r} is available for Scott/Fleiss, Cohen/Conger and alpha; "
                              f"this coefficient ({family.name}) needs chance='exact'")
         a, b, g, groups, perm = family.sampler(d, chance)
-        s = sim.pairs(d.rating_code[a], d.rating_code[b])
-        chance_pairs = ChancePairs(d.rating_item[a], d.rating_item[b], g, groups, s,
+        scored = sim.pairs(d.rating_code[a], d.rating_code[b])
+        n_scored += scored.n_scored
+        chance_pairs = ChancePairs(d.rating_item[a], d.rating_item[b], g, groups, scored.values,
                                    n_groups=len(groups), label=chance.label, permutation=perm)
         label = chance.label
     elif uses_chance:
         if cost is not None:
             warn_slow_exact(cost)
         with scoring_progress(cost or ScoringCost(0, 0.0, 0), progress):
-            quad = make_quad(sim, support)
+            quad, n_quad = make_quad(sim, support, bar_callback())
+        n_scored += n_quad
         if isinstance(quad, BlockedQuad):  # scores lazily, block by block, when evaluated
             quad.cost, quad.progress = cost, progress
-    pair_s = sim.pairs(d.pair_ca, d.pair_cb)
+    within = sim.pairs(d.pair_ca, d.pair_cb)
+    n_scored += within.n_scored
+    pair_s = within.values
     gid = d.pair_ra.astype(np.int64) * d.n_raters + d.pair_rb
     present_g = np.bincount(gid, minlength=d.n_raters * d.n_raters) > 0  # O(P), no sort
     group_of = np.cumsum(present_g) - 1
@@ -336,13 +348,14 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity
     q_cat = len(ann.vocabulary)
     total = 0.0
     if family.chance == "categories":
-        total = sim.total()
+        tot = sim.total()
+        total, n_scored = float(tot.values), n_scored + tot.n_scored
         if ann.categories is None:
             notes.append(f"q = {q_cat} categories taken from the observed labels; declare categories= "
                          "to fix the category set")
     return Prepared(ann=ann, design=d, sim=sim, family=family, kd=kd, support=support,
                     n_groups=len(uniq_g), quad=quad, chance_label=label, chance_pairs=chance_pairs,
-                    q_categories=q_cat, total_weight=total, notes=notes)
+                    q_categories=q_cat, total_weight=total, notes=notes, n_scored=n_scored)
 
 
 def _vmapped_stage1(family: ChanceFamily, kd: KernelData, C: jax.Array, V: jax.Array, dims: Dims) -> dict[str, jax.Array]:

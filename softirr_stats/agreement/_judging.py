@@ -220,7 +220,7 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
         base = mix[0] * tw.Wo[0] + mix[1] * tw.We[0]
         keep = base > 0
         ca, cb, base = ca[keep], cb[keep], base[keep]
-        f = prep.sim.pairs(ca, cb)
+        f = prep.sim.pairs(ca, cb).values
         act = base * np.sqrt(np.clip(f * (1.0 - f), 0.0, None))
         q_all = base / base.sum()
         if act.sum() > 0:
@@ -234,7 +234,7 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
     vocab = np.empty(k, dtype=object)
     vocab[:] = list(prep.ann.vocabulary)
     pairs = pd.DataFrame({
-        "label_a": vocab[ua], "label_b": vocab[ub], "score": prep.sim.pairs(ua, ub), "q": q,
+        "label_a": vocab[ua], "label_b": vocab[ub], "score": prep.sim.pairs(ua, ub).values, "q": q,
         "terms": served, "draws": counts.astype(np.int64), "coefficient": coefficient,
     })
     return JudgingPlan(pairs=pairs, n=int(n), coefficient=coefficient, strategy=strategy, seed=int(seed),

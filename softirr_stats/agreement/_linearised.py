@@ -30,7 +30,7 @@ def _smv(prep: Prepared, m: np.ndarray) -> np.ndarray:
     quad = prep.quad
     if quad is None or isinstance(quad, IdentityQuad):
         if not prep.sim.is_identity and quad is None:
-            quad = DenseQuad(prep.sim.block(prep.support, prep.support))
+            quad = DenseQuad(prep.sim.block(prep.support, prep.support).values)
         else:
             return np.array(m, dtype=np.float64)
     if isinstance(quad, DenseQuad):
@@ -40,7 +40,7 @@ def _smv(prep: Prepared, m: np.ndarray) -> np.ndarray:
         sup = prep.support
         for r0 in range(0, len(sup), quad.block_rows):  # blocks of rows of S, never single pairs
             rows = sup[r0:r0 + quad.block_rows]
-            out[r0:r0 + len(rows)] = prep.sim.block(rows, sup) @ m
+            out[r0:r0 + len(rows)] = prep.sim.block(rows, sup).values @ m
         return out
     raise TypeError(f"unknown chance operator {type(quad).__name__}")  # pragma: no cover
 

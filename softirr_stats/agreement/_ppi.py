@@ -174,9 +174,9 @@ def term_weights(prep: Prepared, a: np.ndarray, b: np.ndarray, C: np.ndarray | N
     Examples
     --------
     >>> from softirr_stats.agreement import as_annotations, prepare
-    >>> from softirr_stats.agreement._similarity import VocabSimilarity
+    >>> from softirr_stats.equivalence import ExactMatchSimilarity
     >>> ann = as_annotations([["a", "b"], ["a", "a"], ["b", "b"]])
-    >>> tw = term_weights(prepare(ann, "pooled", VocabSimilarity(2)), np.array([0]), np.array([1]))
+    >>> tw = term_weights(prepare(ann, "pooled", ExactMatchSimilarity(2)), np.array([0]), np.array([1]))
     >>> round(float(tw.Wo[0, 0]), 4), round(float(tw.const_o[0]), 4), round(float(tw.We[0, 0]), 4)
     (0.3333, 0.6667, 0.5)
     """

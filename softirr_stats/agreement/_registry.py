@@ -24,7 +24,7 @@ from typing import Any
 from softirr_stats._validation import check_choice
 from softirr_stats.agreement._families import ChanceFamily, get_family
 from softirr_stats.agreement._similarity import (
-    VocabSimilarity,
+    ExactMatchSimilarity,
     level_similarity,
     resolve_similarity,
 )
@@ -64,7 +64,7 @@ class Resolved:
     """
 
     family: ChanceFamily
-    sim: VocabSimilarity
+    sim: ExactMatchSimilarity
     chance: Any
     name: str  # the coefficient name reported (e.g. gwet_ac2 when weights are given)
     notes: tuple[str, ...] = ()
@@ -93,7 +93,7 @@ def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any
         if ann.kind != "numeric" and ann.categories is None:
             notes = ("ordinal alpha ranks text labels in vocabulary (sorted) order; declare categories= to set "
                      "the order",)
-        return Resolved(get_family("alpha_ordinal"), VocabSimilarity(len(ann.vocabulary)), "exact", coef.name, notes)
+        return Resolved(get_family("alpha_ordinal"), ExactMatchSimilarity(len(ann.vocabulary)), "exact", coef.name, notes)
     return Resolved(coef.family, level_similarity(ann, level, similarity), chance, coef.name)
 
 

@@ -25,8 +25,8 @@ import scipy.sparse as sp
 
 from softirr_stats.agreement._core import point_estimate
 from softirr_stats.agreement._engine import DegenerateWarning, Prepared, evaluate
-from softirr_stats.agreement._similarity import VocabSimilarity
 from softirr_stats.data import Annotations
+from softirr_stats.equivalence import ExactMatchSimilarity
 
 __all__ = ["XrrData", "match_replications", "xrr_prepare", "xrr_evaluate", "ITEM_WEIGHTS"]
 
@@ -101,7 +101,7 @@ def match_replications(ann_x: Annotations, ann_y: Annotations) -> XrrData:
 @dataclass
 class XrrPrepared:
     data: XrrData
-    sim: VocabSimilarity
+    sim: ExactMatchSimilarity
     item_weights: str
     r_x: np.ndarray  # (n,)
     r_y: np.ndarray
@@ -111,6 +111,7 @@ class XrrPrepared:
     dist_block: np.ndarray  # (Ksx, Ksy) distances between X's and Y's labels
     n_cross_pairs: int
     irr_prep: dict[str, Prepared | None] = field(default_factory=dict)
+    n_scored: int = 0  # label pairs newly scored for the cross pairs (counts returned by the similarity)
 
     @property
     def n(self) -> int:
@@ -155,7 +156,7 @@ def _counts(items: np.ndarray, codes: np.ndarray, support: np.ndarray, n: int) -
     return sp.csr_matrix((np.ones(len(items)), (items, col)), shape=(n, len(support)))
 
 
-def xrr_prepare(data: XrrData, sim: VocabSimilarity, item_weights: str = "ratings") -> XrrPrepared:
+def xrr_prepare(data: XrrData, sim: ExactMatchSimilarity, item_weights: str = "ratings") -> XrrPrepared:
     """Score the cross pairs once: per-item mean cross distance and the X-by-Y label distances."""
     n = data.union.n_items
     ix, cx = _ratings(data.codes_x)
@@ -168,12 +169,14 @@ def xrr_prepare(data: XrrData, sim: VocabSimilarity, item_weights: str = "rating
     first = np.repeat(np.arange(len(ix)), rep)
     offs = np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep)
     second = start_y[ix[first]] + offs
-    d_pairs = 1.0 - sim.pairs(cx[first], cy[second])
+    cross = sim.pairs(cx[first], cy[second])
+    d_pairs = 1.0 - cross.values
     dbar = np.bincount(ix[first], weights=d_pairs, minlength=n) / (r_x * r_y)
     sx, sy = np.unique(cx), np.unique(cy)
-    block = 1.0 - sim.block(sx, sy)
+    block = sim.block(sx, sy)
     return XrrPrepared(data, sim, item_weights, r_x.astype(np.float64), r_y.astype(np.float64), dbar,
-                       _counts(ix, cx, sx, n), _counts(iy, cy, sy, n), block, int(len(first)))
+                       _counts(ix, cx, sx, n), _counts(iy, cy, sy, n), 1.0 - block.values, int(len(first)),
+                       n_scored=cross.n_scored + block.n_scored)
 
 
 def xrr_evaluate(prep: XrrPrepared, C: Any = None) -> dict[str, np.ndarray]:
@@ -189,7 +192,7 @@ def xrr_evaluate(prep: XrrPrepared, C: Any = None) -> dict[str, np.ndarray]:
     return {"value": value, "d_o": d_o, "d_e": d_e, "pa": 1.0 - d_o, "pe": 1.0 - d_e}
 
 
-def replication_alpha(data: XrrData, which: str, sim: VocabSimilarity, notes: list[str]) -> tuple[float, Prepared | None]:
+def replication_alpha(data: XrrData, which: str, sim: ExactMatchSimilarity, notes: list[str]) -> tuple[float, Prepared | None]:
     """Krippendorff's alpha of one replication on the matched items, with the same distance."""
     ann = data.replication(which)
     name = "X" if which == "x" else "Y"

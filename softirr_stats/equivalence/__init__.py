@@ -2,9 +2,10 @@
 
 Protocol: ``est(a_seq, b_seq) -> np.ndarray`` of ``P(a_i == b_i)`` in [0, 1] (float64,
 same length), with attributes ``name``, ``symmetric`` and ``fingerprint``. Any callable
-becomes an estimator through :func:`as_estimator`. The agreement layer uses
-:func:`score_pairs` (element-wise pairs, de-duplicated) and :func:`similarity_matrix`
-(vocabulary x vocabulary).
+becomes an estimator through :func:`as_estimator`. Every statistic reaches the
+scores through :func:`resolve_label_similarity` (``similarity=`` to one object over the
+vocabulary, with one memo of scored label pairs), built on :func:`score_pairs` (element-wise
+pairs, de-duplicated) and :func:`similarity_matrix` (vocabulary x vocabulary).
 """
 
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.equivalence._embedding": ('Embedding',),
     "softirr_stats.equivalence._engine": ('ScoreStats', 'is_identity', 'low_rank_factor', 'score_pairs', 'similarity_matrix',),
     "softirr_stats.equivalence._fill": ('FillReport', 'fill_cache',),
+    "softirr_stats.equivalence._label_similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'MatrixSimilarity', 'ScoredSimilarity', 'Scores', 'check_similarity_matrix', 'estimator_from_name', 'is_matrix_like', 'resolve_label_similarity',),
     "softirr_stats.equivalence._judge": ('LlmJudge', 'OpenAICompatibleJudge', 'parse_probability',),
     "softirr_stats.equivalence._nli": ('Nli',),
     "softirr_stats.equivalence._protocol": ('BaseEstimator', 'Estimator', 'as_estimator', 'label_key',),
@@ -47,6 +49,17 @@ if TYPE_CHECKING:
         LlmJudge,
         OpenAICompatibleJudge,
         parse_probability,
+    )
+    from softirr_stats.equivalence._label_similarity import (
+        MEASURE_NAMES,
+        ExactMatchSimilarity,
+        MatrixSimilarity,
+        ScoredSimilarity,
+        Scores,
+        check_similarity_matrix,
+        estimator_from_name,
+        is_matrix_like,
+        resolve_label_similarity,
     )
     from softirr_stats.equivalence._nli import (
         Nli,

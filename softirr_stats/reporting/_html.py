@@ -159,10 +159,10 @@ def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
 
     raters = list(ann.raters)
     codes = np.asarray(ann.codes)
-    if callable(similarity):  # score each label pair once for all rater pairs
-        from softirr_stats._sensitivity import SharedScores
+    if callable(similarity):  # one similarity object: each label pair scored once for all rater pairs
+        from softirr_stats.equivalence import resolve_label_similarity
 
-        similarity = SharedScores(similarity, ann.vocabulary)
+        similarity = resolve_label_similarity(ann.vocabulary, similarity)
     out = np.full((len(raters), len(raters)), np.nan)
     for j in range(len(raters)):  # R (R - 1) / 2 rater pairs: a handful
         for k in range(j + 1, len(raters)):
@@ -452,7 +452,7 @@ def build_report(
         sections.append(_section("labels", _labels_html(ann, ci)))
     soft_name, soft = next(((n, e) for n, e in sims if e is not None), ("exact", None))
     if isinstance(soft, str):
-        from softirr_stats.agreement._similarity import estimator_from_name
+        from softirr_stats.equivalence import estimator_from_name
 
         soft = estimator_from_name(soft)
     if ann.n_raters >= 2:

@@ -205,7 +205,7 @@ def apply_ppi(result: AgreementResult, prep: Prepared, judgments: Any, judge: An
         raise ValueError(f"judgments= supports Bootstrap(design='judged' | 'items' | 'cluster' | 'bayesian'); "
                          f"got design={ci.design!r}")
     j, notes = judged_rows(prep, result, judgments, judge)
-    f = prep.sim.pairs(j.a, j.b)
+    f = prep.sim.pairs(j.a, j.b).values
     tw = term_weights(prep, j.a, j.b)
     t = ppi_terms(tw, j.h, f, j.q, j.m)
     const = (float(tw.const_o[0]), float(tw.const_e[0]))
