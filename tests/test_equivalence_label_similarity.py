@@ -147,3 +147,15 @@ def test_an_unsorted_square_block_is_remembered_the_same_way():
     pos = np.searchsorted(np.sort(order), order)
     assert got.n_scored == 6 and np.allclose(got.values, want[np.ix_(pos, pos)])
     assert sim.pairs(order[[0, 1, 2]], order[[1, 2, 3]]).n_scored == 0
+
+
+def test_the_old_name_vocab_similarity_warns_and_is_the_exact_match_class():
+    import importlib
+
+    import pytest
+
+    from softirr_stats.equivalence import ExactMatchSimilarity
+
+    mod = importlib.import_module("softirr_stats.agreement._similarity")
+    with pytest.warns(DeprecationWarning, match="ExactMatchSimilarity"):
+        assert mod.VocabSimilarity is ExactMatchSimilarity

@@ -8,6 +8,7 @@ interval / ratio metrics as similarities.
 """
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -23,12 +24,23 @@ from softirr_stats.equivalence import (
     resolve_label_similarity,
 )
 
-__all__ = ["ExactMatchSimilarity", "VocabSimilarity", "MatrixSimilarity", "resolve_similarity", "level_similarity",
+__all__ = ["ExactMatchSimilarity", "MatrixSimilarity", "resolve_similarity", "level_similarity",
            "category_values", "estimator_from_name", "MEASURE_NAMES"]
 
-#: Deprecated name of :class:`~softirr_stats.equivalence.ExactMatchSimilarity` (exact matching,
-#: the base class of every similarity); kept because ``softirr_stats.agreement`` exported it.
-VocabSimilarity = ExactMatchSimilarity
+
+
+def __getattr__(name: str) -> Any:
+    """``VocabSimilarity``: the deprecated name of ``ExactMatchSimilarity`` (with a warning).
+
+    ``softirr_stats.agreement`` exported it before the similarity path moved to the
+    equivalence layer; the new name says what the class is (exact matching, the base class
+    of every similarity).
+    """
+    if name == "VocabSimilarity":
+        warnings.warn("VocabSimilarity is deprecated; use softirr_stats.equivalence.ExactMatchSimilarity "
+                      "(the same class)", DeprecationWarning, stacklevel=2)
+        return ExactMatchSimilarity
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def category_values(ann: Annotations) -> np.ndarray:
