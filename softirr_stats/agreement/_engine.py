@@ -9,7 +9,7 @@ estimates, every bootstrap design and the jackknife go through ``evaluate``.
 import math
 import warnings
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 import jax
@@ -38,7 +38,13 @@ from softirr_stats.agreement._cost import (
     warn_slow_exact,
 )
 from softirr_stats.agreement._design import Design, build_design
-from softirr_stats.agreement._families import ChanceFamily, ItemBasics, get_family
+from softirr_stats.agreement._families import (
+    ChanceFamily,
+    ItemBasics,
+    count_labels,
+    get_family,
+    pair_sums_from_counts,
+)
 from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
 from softirr_stats.agreement._similarity import VocabSimilarity
 from softirr_stats.data import Annotations
@@ -113,13 +119,20 @@ def _padded(kd: KernelData, n: int, nr: int, ks: int, n_groups: int) -> Padded:
 
 @dataclass
 class Prepared:
+    """A coefficient ready to evaluate: design, similarity, chance operator.
+
+    The within-item pair list and the kernel data built on it (``kd``, ``n_groups``) are made
+    on first use: the matrix-product path with unit rater weights (point estimates, item
+    bootstraps, analytic intervals) reads per-item pair sums from label counts instead
+    (:meth:`item_pair_sums`) wherever the similarity over the support is known.
+    """
+
     ann: Annotations
     design: Design
     sim: VocabSimilarity
     family: ChanceFamily
-    kd: KernelData
     support: np.ndarray
-    n_groups: int
+    rating_s: np.ndarray  # (M,) support code of each rating
     quad: Any
     chance_label: str
     chance_pairs: ChancePairs | None
@@ -127,6 +140,74 @@ class Prepared:
     total_weight: float
     notes: list[str] = field(default_factory=list)
     padded: "Padded | None" = None
+
+    @cached_property
+    def _pair_data(self) -> tuple[KernelData, int]:
+        d, sim = self.design, self.sim
+        remap = np.full(d.n_codes, -1, dtype=np.int64)
+        remap[self.support] = np.arange(len(self.support))
+        pair_s = sim.pairs(d.pair_ca, d.pair_cb)
+        gid = d.pair_ra.astype(np.int64) * d.n_raters + d.pair_rb
+        present_g = np.bincount(gid, minlength=d.n_raters * d.n_raters) > 0  # O(P), no sort
+        group_of = np.cumsum(present_g) - 1
+        kd = KernelData(  # numpy here; evaluate() moves the padded copy to the device once
+            pair_item=d.pair_item, pair_ra=d.pair_ra, pair_rb=d.pair_rb,
+            pair_sa=remap[d.pair_ca].astype(np.int32), pair_sb=remap[d.pair_cb].astype(np.int32),
+            pair_s=np.asarray(pair_s, dtype=np.float64),
+            pair_group=group_of[gid].astype(np.int32),
+            rating_item=d.rating_item, rating_rater=d.rating_rater, rating_s=self.rating_s,
+        )
+        return kd, int(present_g.sum())
+
+    @property
+    def kd(self) -> KernelData:
+        """Kernel data: the within-item pair list (scored) and the rating list (built on first use)."""
+        return self._pair_data[0]
+
+    @property
+    def n_groups(self) -> int:
+        """Rater pairs that share an item (builds the pair list)."""
+        return self._pair_data[1]
+
+    @cached_property
+    def support_matrix(self) -> "np.ndarray | None | bool":
+        """The similarity over the support where it is known without scoring a pair: None for
+        identity, the matrix for a given matrix or an exact dense chance operator, False otherwise."""
+        if self.sim.is_identity:
+            return None
+        if isinstance(self.quad, DenseQuad):
+            S = np.asarray(self.quad.S, dtype=np.float64)
+        elif self.sim.is_matrix:
+            S = np.asarray(self.sim.block(self.support, self.support), dtype=np.float64)
+        else:
+            return False
+        return S if np.array_equal(S, S.T) else False  # the count form sums S over unordered pairs
+
+    @cached_property
+    def label_counts(self) -> np.ndarray | None:
+        """Per-item label counts over the support (n x ks), None where the table would be too large."""
+        if self.n * self.ks > _COUNT_MAX_ENTRIES:
+            return None
+        return count_labels(self.design.rating_item, self.rating_s, self.n, self.ks)
+
+    def item_pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per item: the sum of within-item pair similarities and the number of pairs (unit
+        rater weights), from per-item label counts where the similarity over the support is
+        known and that is cheaper (see :func:`count_route`), else from the pair list."""
+        cached = self.__dict__.get("_item_pair_sums")
+        if cached is not None:
+            return cached
+        d = self.design
+        r = d.r_i.astype(np.float64)
+        count = r * (r - 1.0) / 2.0
+        S, N = self.support_matrix, self.label_counts
+        if S is not False and N is not None and count_route(d, self.ks, S):
+            total = pair_sums_from_counts(N, S)
+        else:
+            total = np.bincount(self.kd.pair_item, weights=self.kd.pair_s, minlength=d.n_items)
+        out = (total, count)
+        self.__dict__["_item_pair_sums"] = out
+        return out
 
     @property
     def n(self) -> int:
@@ -163,6 +244,25 @@ class Prepared:
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
         """The coefficient for a batch of item / rater / chance-pair weights (see :func:`evaluate`)."""
         return evaluate(self, C, V, chance_weights=W)
+
+
+#: Label counts (items x support labels) the count route may hold, and how many multiply-adds
+#: (items x labels^2, one matrix product) it may spend per within-item pair it replaces.
+_COUNT_MAX_ENTRIES = 40_000_000
+_COUNT_MADDS_PER_PAIR = 256  # measured: ~0.3 ns per multiply-add, ~100 ns per pair-list entry
+
+
+def count_route(d: Design, ks: int, S: "np.ndarray | None") -> bool:
+    """Whether per-item pair sums come from label counts (True) or from the pair list.
+
+    The ``n x ks`` count table must fit (``_COUNT_MAX_ENTRIES``). Identity similarity: then
+    always (``O(M + n ks)``). A similarity matrix over ``ks`` labels: when the ``n ks^2``
+    multiply-adds of ``N S`` cost less than the pair list they replace.
+    """
+    n = d.n_items
+    if n * ks > _COUNT_MAX_ENTRIES:
+        return False
+    return S is None or n * ks * ks <= _COUNT_MADDS_PER_PAIR * max(d.n_pairs, 1)
 
 
 def _exact_pairs_needed(sim: VocabSimilarity, ks: int) -> int:
@@ -206,7 +306,7 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity
     family = get_family(family)
     chance = resolve_chance(chance)
     d = build_design(ann)
-    if d.n_pairs == 0:
+    if not d.pairable.any():
         raise ValueError("no item has two or more ratings: agreement is undefined (no pairable item)")
     support = np.flatnonzero(np.bincount(d.rating_code, minlength=d.n_codes))
     remap = np.full(d.n_codes, -1, dtype=np.int64)
@@ -240,19 +340,6 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity
             quad = make_quad(sim, support)
         if isinstance(quad, BlockedQuad):  # scores lazily, block by block, when evaluated
             quad.cost, quad.progress = cost, progress
-    pair_s = sim.pairs(d.pair_ca, d.pair_cb)
-    gid = d.pair_ra.astype(np.int64) * d.n_raters + d.pair_rb
-    present_g = np.bincount(gid, minlength=d.n_raters * d.n_raters) > 0  # O(P), no sort
-    group_of = np.cumsum(present_g) - 1
-    uniq_g, pair_group = np.flatnonzero(present_g), group_of[gid]
-    kd = KernelData(  # numpy here; evaluate() moves the padded copy to the device once
-        pair_item=d.pair_item, pair_ra=d.pair_ra, pair_rb=d.pair_rb,
-        pair_sa=remap[d.pair_ca].astype(np.int32), pair_sb=remap[d.pair_cb].astype(np.int32),
-        pair_s=np.asarray(pair_s, dtype=np.float64),
-        pair_group=pair_group.astype(np.int32),
-        rating_item=d.rating_item, rating_rater=d.rating_rater,
-        rating_s=remap[d.rating_code].astype(np.int32),
-    )
     q_cat = len(ann.vocabulary)
     total = 0.0
     if family.chance == "categories":
@@ -260,9 +347,12 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity
         if ann.categories is None:
             notes.append(f"q = {q_cat} categories taken from the observed labels; declare categories= "
                          "to fix the category set")
-    return Prepared(ann=ann, design=d, sim=sim, family=family, kd=kd, support=support,
-                    n_groups=len(uniq_g), quad=quad, chance_label=label, chance_pairs=chance_pairs,
-                    q_categories=q_cat, total_weight=total, notes=notes)
+    prep = Prepared(ann=ann, design=d, sim=sim, family=family, support=support,
+                    rating_s=remap[d.rating_code].astype(np.int32), quad=quad, chance_label=label,
+                    chance_pairs=chance_pairs, q_categories=q_cat, total_weight=total, notes=notes)
+    if prep.support_matrix is False:  # a scored similarity without a dense operator: score the
+        _ = prep.kd  # within-item pairs now, as part of preparing (as before the pair list was lazy)
+    return prep
 
 
 def _vmapped_stage1(family: ChanceFamily, kd: KernelData, C: jax.Array, V: jax.Array, dims: Dims) -> dict[str, jax.Array]:
@@ -304,13 +394,14 @@ def _evaluate_fused(kd: KernelData, C: jax.Array, V: jax.Array, S: jax.Array | N
     return family.kernel("finish")(s1, C, None, ctx)
 
 
-def _auto_chunk(prep: Prepared, vary_c: bool, vary_v: bool) -> int:
+def _auto_chunk(prep: Prepared, vary_c: bool, vary_v: bool, width: int | None = None) -> int:
+    """Replicates per chunk; ``width`` = features per replicate of the matrix-product path."""
     per = prep.n if vary_c else 0
     if vary_v:
         per += 3 * prep.design.n_pairs + 2 * len(prep.design.rating_item)
     else:
         per += 2 * len(prep.design.rating_item)
-    per += prep.family.width(prep.ks, prep.nr, prep.n_groups)
+    per += prep.family.width(prep.ks, prep.nr, prep.n_groups) if width is None else width
     if prep.chance_pairs is not None:
         per += 3 * len(prep.chance_pairs.s)
     return rows_per_chunk(per)
@@ -344,14 +435,15 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     b = C.shape[0] if vary_c else V.shape[0]
     if vary_c and vary_v and C.shape[0] != V.shape[0]:
         raise ValueError(f"C and V must have the same number of replicates; got {C.shape[0]} and {V.shape[0]}")
-    chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)
     fused = prep.chance_pairs is None and (prep.quad is None or isinstance(prep.quad, IdentityQuad | DenseQuad))
     gemm = _gemm_features(prep) if (vary_c and not vary_v and np.all(V == 1.0)) else None
+    width = None if gemm is None else sum(blk.shape[1] for blk in gemm.values())
+    chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v, width)
     if prep.padded is None and gemm is None:  # built on first use (the matrix-product path needs none)
         prep.padded = _padded(prep.kd, prep.n, prep.nr, prep.ks, prep.n_groups)
     pp = prep.padded
     with x64():
-        gemm_F = None if gemm is None else jnp.asarray(gemm[0], dtype=jnp.float64)
+        gemm_F = None if gemm is None or b == 1 else _gemm_matrix(prep, gemm)
         kd = None if gemm is not None else _device_kd(pp)
         S = jnp.asarray(prep.quad.S) if isinstance(prep.quad, DenseQuad) else None
         outs: list[dict[str, Any]] = []
@@ -360,7 +452,12 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
             pad = chunk - nb if b > chunk else 0  # pad the last chunk: one compiled shape
             if gemm is not None:
                 Cr = jnp.asarray(C[b0:b0 + chunk], dtype=jnp.float64)
-                s1 = _stage1_gemm(prep, gemm_F, gemm[1], Cr)
+                if gemm_F is None:  # one replicate: block by block in numpy, no device copy of F
+                    G = {k: jnp.asarray(C[b0:b0 + chunk] @ blk) for k, blk in gemm.items()}
+                else:  # a batch: one matrix product
+                    G_all = Cr @ gemm_F[0]
+                    G = {k: G_all[:, sl] for k, sl in gemm_F[1].items()}
+                s1 = _stage1_gemm(prep, G)
                 W = None if chance_weights is None else jnp.asarray(np.asarray(chance_weights)[b0:b0 + chunk])
                 outs.append({k: np.asarray(v) for k, v in _finish(prep, s1, Cr, W).items()})
                 continue
@@ -384,12 +481,13 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
 _GEMM_MAX_ENTRIES = 40_000_000  # n_items x features, float64: 320 MB at most
 
 
-def _gemm_features(prep: Prepared) -> tuple[np.ndarray, dict[str, slice]] | None:
-    """Per-item features F (n x f) such that, with fixed rater weights, stage 1 is ``C @ F``.
+def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:
+    """Per-item feature blocks F (each n x f) such that, with fixed rater weights, stage 1 is ``C @ F``.
 
     Everything that does not depend on the item weights is computed once here; a batch of
-    item-weight vectors then costs one matrix product (the fast path of the item, cluster and
-    Bayesian bootstraps). Returns None when the family has no features or the size does not allow it.
+    item-weight vectors then costs one matrix product (the fast path of the point estimate and
+    of the item, cluster and Bayesian bootstraps). Returns None when the family has no features
+    or the size does not allow it.
     """
     fam = prep.family
     if fam.features is None:
@@ -398,46 +496,50 @@ def _gemm_features(prep: Prepared) -> tuple[np.ndarray, dict[str, slice]] | None
     if cached is not None:
         return cached
     n, ks = prep.n, prep.ks
-    if n * fam.width(ks, prep.nr, prep.n_groups) > _GEMM_MAX_ENTRIES:
+    if n * fam.width(ks, prep.nr, 0) > _GEMM_MAX_ENTRIES:  # feature families have no rater-pair groups
         return None
-    kd = prep.kd
-    item = kd.pair_item.astype(np.int64)
+    d = prep.design
+    pair_sum, pair_count = prep.item_pair_sums()
     basics = ItemBasics(
-        n=n, ks=ks, nr=prep.nr,
-        pair_sum=np.bincount(item, weights=kd.pair_s, minlength=n),
-        pair_count=np.bincount(item, minlength=n).astype(np.float64),
-        r=prep.design.r_i.astype(np.float64), rating_item=kd.rating_item.astype(np.int64),
-        rating_rater=np.asarray(kd.rating_rater, dtype=np.int64), rating_s=np.asarray(kd.rating_s, dtype=np.int64))
-    cols: list[np.ndarray] = []
-    layout: dict[str, slice] = {}
-    start = 0
-    for name, block in fam.features(basics):
-        block = block.reshape(n, -1)
-        layout[name] = slice(start, start + block.shape[1])
-        start += block.shape[1]
-        cols.append(block)
-    out = (np.ascontiguousarray(np.hstack(cols)), layout)
+        n=n, ks=ks, nr=prep.nr, pair_sum=pair_sum, pair_count=pair_count, r=d.r_i.astype(np.float64),
+        rating_item=d.rating_item.astype(np.int64), rating_rater=d.rating_rater.astype(np.int64),
+        rating_s=prep.rating_s.astype(np.int64), counts=prep.label_counts)
+    out = {name: block.reshape(n, -1) for name, block in fam.features(basics)}
     prep.__dict__["_gemm"] = out
     return out
 
 
-def _stage1_gemm(prep: Prepared, F: jax.Array, layout: dict[str, slice], C: jax.Array) -> dict[str, jax.Array]:
-    """Stage-1 outputs from one matrix product ``C @ F`` (fixed rater weights)."""
-    G = C @ F
+def _gemm_matrix(prep: Prepared, blocks: dict[str, np.ndarray]) -> tuple[jax.Array, dict[str, slice]]:
+    """The feature blocks side by side on the device (one matrix product per batch), and where each lies."""
+    cached = prep.__dict__.get("_gemm_F")
+    if cached is not None:
+        return cached
+    layout: dict[str, slice] = {}
+    start = 0
+    for name, block in blocks.items():
+        layout[name] = slice(start, start + block.shape[1])
+        start += block.shape[1]
+    out = (jnp.asarray(np.hstack(list(blocks.values())), dtype=jnp.float64), layout)
+    prep.__dict__["_gemm_F"] = out
+    return out
+
+
+def _stage1_gemm(prep: Prepared, G: dict[str, jax.Array]) -> dict[str, jax.Array]:
+    """Stage-1 outputs from the products ``C @ F_block`` (fixed rater weights), by feature name."""
     out: dict[str, jax.Array] = {}
-    if "pa_num" in layout:
-        out["pa"] = G[:, layout["pa_num"]][:, 0] / G[:, layout["pa_den"]][:, 0]
-    if "pi_num" in layout:
-        out["pi"] = G[:, layout["pi_num"]] / G[:, layout["pi_den"]]
-    if "counts" in layout:
-        counts = G[:, layout["counts"]].reshape(C.shape[0], prep.nr, prep.ks)
+    if "pa_num" in G:
+        out["pa"] = G["pa_num"][:, 0] / G["pa_den"][:, 0]
+    if "pi_num" in G:
+        out["pi"] = G["pi_num"] / G["pi_den"]
+    if "counts" in G:
+        counts = G["counts"].reshape(G["counts"].shape[0], prep.nr, prep.ks)
         tot = counts.sum(axis=-1)
         out["q"] = counts / jnp.where(tot > 0, tot, 1.0)[..., None]
-        out["rv"] = (tot > 0).astype(C.dtype)
-    if "N" in layout:
-        out["N"] = G[:, layout["N"]][:, 0]
-        out["do_num"] = G[:, layout["do_num"]][:, 0]
-        out["nk"] = G[:, layout["nk"]]
+        out["rv"] = (tot > 0).astype(counts.dtype)
+    if "N" in G:
+        out["N"] = G["N"][:, 0]
+        out["do_num"] = G["do_num"][:, 0]
+        out["nk"] = G["nk"]
     return out
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from softirr_stats.agreement._sampling import sample_per_rater, sample_pooled, sample_values
 
-__all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics"]
+__all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics", "count_labels", "pair_sums_from_counts"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,11 @@ class ItemBasics:
     rating_item: np.ndarray  # (M,) int64
     rating_rater: np.ndarray  # (M,)
     rating_s: np.ndarray  # (M,) support code
+    counts: np.ndarray | None = None  # (n, ks) label counts, when already made
+
+    def label_counts(self) -> np.ndarray:
+        """Per-item label counts ``N`` (n x ks)."""
+        return self.counts if self.counts is not None else count_labels(self.rating_item, self.rating_s, self.n, self.ks)
 
     @property
     def ok(self) -> np.ndarray:
@@ -48,6 +53,37 @@ class ItemBasics:
         return np.where(self.ok, self.pair_sum / np.where(self.ok, self.pair_count, 1.0), 0.0)
 
 
+def count_labels(rating_item: np.ndarray, rating_s: np.ndarray, n: int, ks: int) -> np.ndarray:
+    """Per-item label counts ``N`` (n x ks, int64) from the rating list: ``N[i, k]`` ratings of item i with label k.
+
+    Examples
+    --------
+    >>> count_labels(np.array([0, 0, 0, 1, 1]), np.array([0, 0, 1, 1, 1]), 2, 2).tolist()
+    [[2, 1], [0, 2]]
+    """
+    key = np.asarray(rating_item, dtype=np.int64) * ks + np.asarray(rating_s, dtype=np.int64)
+    return np.bincount(key, minlength=n * ks).reshape(n, ks)
+
+
+def pair_sums_from_counts(N: np.ndarray, S: "np.ndarray | None") -> np.ndarray:
+    """Per item, the sum of ``S[a, b]`` over its unordered within-item pairs of ratings, from
+    its label counts ``N_i`` (no pair list): ``(N_i^T S N_i - sum_k N_ik S_kk) / 2`` for a
+    symmetric S over the support; S None is the identity, where this is ``sum_k N_ik (N_ik - 1) / 2``.
+
+    Examples
+    --------
+    >>> N = np.array([[2, 1], [0, 2]])
+    >>> pair_sums_from_counts(N, None).tolist()
+    [1.0, 1.0]
+    >>> pair_sums_from_counts(N, np.array([[1.0, 0.5], [0.5, 1.0]])).tolist()
+    [2.0, 1.0]
+    """
+    if S is None:  # exact in integers
+        return (np.einsum("ik,ik->i", N, N) - N.sum(axis=1)) / 2.0
+    Nf = N.astype(np.float64)
+    return (np.einsum("ik,ik->i", Nf @ S, Nf) - Nf @ np.diag(S)) / 2.0
+
+
 Features = list[tuple[str, np.ndarray]]
 
 
@@ -56,7 +92,7 @@ def _features_observed(b: ItemBasics) -> Features:
 
 
 def _features_pooled(b: ItemBasics) -> Features:
-    pi = np.bincount(b.rating_item * b.ks + b.rating_s, weights=1.0 / b.r[b.rating_item], minlength=b.n * b.ks)
+    pi = b.label_counts() / np.where(b.r > 0, b.r, 1.0)[:, None]
     return _features_observed(b) + [("pi_num", pi), ("pi_den", (b.r > 0).astype(np.float64))]
 
 
@@ -69,8 +105,7 @@ def _features_alpha(b: ItemBasics) -> Features:
     ok = b.ok
     safe = np.where(ok, b.pair_count, 1.0)
     d_sum = b.pair_count - b.pair_sum  # sum of pair distances 1 - s
-    nk = np.bincount(b.rating_item * b.ks + b.rating_s, weights=ok[b.rating_item].astype(np.float64),
-                     minlength=b.n * b.ks)
+    nk = b.label_counts() * ok[:, None].astype(np.float64)
     return [("N", b.r * ok), ("do_num", np.where(ok, b.r * d_sum / safe, 0.0)), ("nk", nk)]
 
 
