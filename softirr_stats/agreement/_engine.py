@@ -6,18 +6,18 @@ runs the vmapped kernels over a batch of weights (chunked to bound memory). Poin
 estimates, every bootstrap design and the jackknife go through ``evaluate``.
 """
 
+from __future__ import annotations
+
 import math
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from softirr_stats._batching import rows_per_chunk
-from softirr_stats._jax import x64
+from softirr_stats._jax import jit, lazy_module, namespace, x64
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._chance import (
     DEFAULT_MAX_EXACT_PAIRS,
@@ -50,6 +50,9 @@ from softirr_stats.agreement._similarity import VocabSimilarity
 from softirr_stats.data import Annotations
 
 __all__ = ["Prepared", "prepare", "evaluate", "DegenerateWarning"]
+
+jax = lazy_module("jax")  # imported at first use: small matrix-product evaluations run in NumPy
+jnp = lazy_module("jax.numpy")
 
 class DegenerateWarning(SoftIRRWarning):
     """A coefficient is undefined for these data (e.g. expected agreement is 1)."""
@@ -139,7 +142,7 @@ class Prepared:
     q_categories: int
     total_weight: float
     notes: list[str] = field(default_factory=list)
-    padded: "Padded | None" = None
+    padded: Padded | None = None
 
     @cached_property
     def _pair_data(self) -> tuple[KernelData, int]:
@@ -170,7 +173,7 @@ class Prepared:
         return self._pair_data[1]
 
     @cached_property
-    def support_matrix(self) -> "np.ndarray | None | bool":
+    def support_matrix(self) -> np.ndarray | None | bool:
         """The similarity over the support where it is known without scoring a pair: None for
         identity, the matrix for a given matrix or an exact dense chance operator, False otherwise."""
         if self.sim.is_identity:
@@ -252,7 +255,7 @@ _COUNT_MAX_ENTRIES = 40_000_000
 _COUNT_MADDS_PER_PAIR = 256  # measured: ~0.3 ns per multiply-add, ~100 ns per pair-list entry
 
 
-def count_route(d: Design, ks: int, S: "np.ndarray | None") -> bool:
+def count_route(d: Design, ks: int, S: np.ndarray | None) -> bool:
     """Whether per-item pair sums come from label counts (True) or from the pair list.
 
     The ``n x ks`` count table must fit (``_COUNT_MAX_ENTRIES``). Identity similarity: then
@@ -277,7 +280,7 @@ def sim_is_scored(sim: VocabSimilarity) -> bool:
 
 
 def _choose_auto(sim: VocabSimilarity, support: np.ndarray, uses_chance: bool, max_exact_pairs: int,
-                 cost: "ScoringCost | None") -> tuple[Any, list[str]]:
+                 cost: ScoringCost | None) -> tuple[Any, list[str]]:
     """``chance="auto"``: exact within the pair limit and the time budget, else SampledPairs."""
     if not uses_chance:
         return "exact", []
@@ -294,7 +297,7 @@ def _choose_auto(sim: VocabSimilarity, support: np.ndarray, uses_chance: bool, m
                                     "reports the sampling error of the chance term"]
 
 
-def prepare(ann: Annotations, family: "str | ChanceFamily", sim: VocabSimilarity, *, chance: Any = "exact",
+def prepare(ann: Annotations, family: str | ChanceFamily, sim: VocabSimilarity, *, chance: Any = "exact",
             max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS, progress: bool | None = None) -> Prepared:
     """Everything a coefficient needs that does not depend on the weights.
 
@@ -365,7 +368,7 @@ def _vmapped_stage1(family: ChanceFamily, kd: KernelData, C: jax.Array, V: jax.A
     return jax.vmap(lambda c, v: fn(c, v), in_axes=(0 if C.ndim == 2 else None, 0 if V.ndim == 2 else None))(C, V)
 
 
-@partial(jax.jit, static_argnames=("family", "dims"))
+@partial(jit, static_argnames=("family", "dims"))
 def _stage1_batch(kd: KernelData, C: jax.Array, V: jax.Array, *, family: ChanceFamily, dims: Dims) -> dict[str, jax.Array]:
     return _vmapped_stage1(family, kd, C, V, dims)
 
@@ -384,7 +387,7 @@ def _quad_jax(S: jax.Array | None, p: jax.Array, q: jax.Array) -> jax.Array:
     return jnp.einsum("...k,kl,...l->...", p[..., :k], S, q[..., :k])
 
 
-@partial(jax.jit, static_argnames=("family", "dims", "q_categories", "total_weight"))
+@partial(jit, static_argnames=("family", "dims", "q_categories", "total_weight"))
 def _evaluate_fused(kd: KernelData, C: jax.Array, V: jax.Array, S: jax.Array | None, *, family: ChanceFamily,
                     dims: Dims, q_categories: int, total_weight: float) -> dict[str, jax.Array]:
     """Stage 1 and the exact chance term in one compiled program (dense or identity S)."""
@@ -439,28 +442,22 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     gemm = _gemm_features(prep) if (vary_c and not vary_v and np.all(V == 1.0)) else None
     width = None if gemm is None else sum(blk.shape[1] for blk in gemm.values())
     chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v, width)
-    if prep.padded is None and gemm is None:  # built on first use (the matrix-product path needs none)
+    if gemm is not None:
+        if prep.chance_pairs is None and (b == 1 or b * prep.n * width <= _NUMPY_MAX_MADDS):
+            with np.errstate(divide="ignore", invalid="ignore"):  # undefined values are nan, as in JAX
+                return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, np)
+        with x64():
+            return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, jnp)
+    if prep.padded is None:  # built on first use (the matrix-product path needs none)
         prep.padded = _padded(prep.kd, prep.n, prep.nr, prep.ks, prep.n_groups)
     pp = prep.padded
     with x64():
-        gemm_F = None if gemm is None or b == 1 else _gemm_matrix(prep, gemm)
-        kd = None if gemm is not None else _device_kd(pp)
+        kd = _device_kd(pp)
         S = jnp.asarray(prep.quad.S) if isinstance(prep.quad, DenseQuad) else None
         outs: list[dict[str, Any]] = []
         for b0 in range(0, b, chunk):  # chunks of replicates bound memory
             nb = min(chunk, b - b0)
             pad = chunk - nb if b > chunk else 0  # pad the last chunk: one compiled shape
-            if gemm is not None:
-                Cr = jnp.asarray(C[b0:b0 + chunk], dtype=jnp.float64)
-                if gemm_F is None:  # one replicate: block by block in numpy, no device copy of F
-                    G = {k: jnp.asarray(C[b0:b0 + chunk] @ blk) for k, blk in gemm.items()}
-                else:  # a batch: one matrix product
-                    G_all = Cr @ gemm_F[0]
-                    G = {k: G_all[:, sl] for k, sl in gemm_F[1].items()}
-                s1 = _stage1_gemm(prep, G)
-                W = None if chance_weights is None else jnp.asarray(np.asarray(chance_weights)[b0:b0 + chunk])
-                outs.append({k: np.asarray(v) for k, v in _finish(prep, s1, Cr, W).items()})
-                continue
             Cb = _pad_weights(C[b0:b0 + chunk] if vary_c else C, pp.n, pad if vary_c else 0)
             Vb = _pad_weights(V[b0:b0 + chunk] if vary_v else V, pp.nr, pad if vary_v else 0)
             dims = Dims(n=pp.n, nr=pp.nr, ks=pp.ks, n_groups=pp.n_groups)
@@ -509,9 +506,35 @@ def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:
     return out
 
 
-def _gemm_matrix(prep: Prepared, blocks: dict[str, np.ndarray]) -> tuple[jax.Array, dict[str, slice]]:
-    """The feature blocks side by side on the device (one matrix product per batch), and where each lies."""
-    cached = prep.__dict__.get("_gemm_F")
+#: Multiply-adds (replicates x items x features) up to which a batch of the matrix-product path
+#: runs in NumPy (no JAX import, nothing to compile); larger batches run in JAX (any device).
+_NUMPY_MAX_MADDS = 2**24
+
+
+def _evaluate_gemm(prep: Prepared, C: np.ndarray, gemm: dict[str, np.ndarray], chance_weights: Any, chunk: int,
+                   xp: Any) -> dict[str, np.ndarray]:
+    """Fixed rater weights: stage 1 as ``C @ F``, then the family's finish kernel, in namespace ``xp``."""
+    b = C.shape[0]
+    F = None if b == 1 else _gemm_matrix(prep, gemm, xp)
+    outs: list[dict[str, Any]] = []
+    for b0 in range(0, b, chunk):  # chunks of replicates bound memory
+        Cn = C[b0:b0 + chunk]
+        Cr = xp.asarray(Cn, dtype=xp.float64)
+        if F is None:  # one replicate: block by block in NumPy, no copy of the blocks side by side
+            G = {k: xp.asarray(Cn @ blk) for k, blk in gemm.items()}
+        else:  # a batch: one matrix product
+            G_all = Cr @ F[0]
+            G = {k: G_all[:, sl] for k, sl in F[1].items()}
+        s1 = _stage1_gemm(prep, G)
+        W = None if chance_weights is None else xp.asarray(np.asarray(chance_weights)[b0:b0 + chunk])
+        outs.append({k: np.asarray(v) for k, v in _finish(prep, s1, Cr, W).items()})
+    return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
+
+
+def _gemm_matrix(prep: Prepared, blocks: dict[str, np.ndarray], xp: Any) -> tuple[Any, dict[str, slice]]:
+    """The feature blocks side by side (in namespace ``xp``: one matrix product per batch), and where each lies."""
+    key = f"_gemm_F_{xp.__name__}"
+    cached = prep.__dict__.get(key)
     if cached is not None:
         return cached
     layout: dict[str, slice] = {}
@@ -519,13 +542,14 @@ def _gemm_matrix(prep: Prepared, blocks: dict[str, np.ndarray]) -> tuple[jax.Arr
     for name, block in blocks.items():
         layout[name] = slice(start, start + block.shape[1])
         start += block.shape[1]
-    out = (jnp.asarray(np.hstack(list(blocks.values())), dtype=jnp.float64), layout)
-    prep.__dict__["_gemm_F"] = out
+    out = (xp.asarray(np.hstack(list(blocks.values())), dtype=xp.float64), layout)
+    prep.__dict__[key] = out
     return out
 
 
 def _stage1_gemm(prep: Prepared, G: dict[str, jax.Array]) -> dict[str, jax.Array]:
     """Stage-1 outputs from the products ``C @ F_block`` (fixed rater weights), by feature name."""
+    xp = namespace(next(iter(G.values())))
     out: dict[str, jax.Array] = {}
     if "pa_num" in G:
         out["pa"] = G["pa_num"][:, 0] / G["pa_den"][:, 0]
@@ -534,7 +558,7 @@ def _stage1_gemm(prep: Prepared, G: dict[str, jax.Array]) -> dict[str, jax.Array
     if "counts" in G:
         counts = G["counts"].reshape(G["counts"].shape[0], prep.nr, prep.ks)
         tot = counts.sum(axis=-1)
-        out["q"] = counts / jnp.where(tot > 0, tot, 1.0)[..., None]
+        out["q"] = counts / xp.where(tot > 0, tot, 1.0)[..., None]
         out["rv"] = (tot > 0).astype(counts.dtype)
     if "N" in G:
         out["N"] = G["N"][:, 0]
