@@ -68,7 +68,7 @@ def test_count_route_equals_pair_list(family, kind, monkeypatch):
         x = sis.Annotations.from_wide(np.where(x.codes >= 0, np.asarray(LABELS, dtype=object)[x.codes.clip(0)], None))
     sim = _similarity(x, kind)
     prep = prepare(x, family, sim)
-    uses_counts = prep.support_matrix is not False
+    uses_counts = prep.similarity_known
     total, count = prep.item_pair_sums()
     r = prep.design.r_i
     np.testing.assert_array_equal(count, r * (r - 1) / 2)

@@ -172,19 +172,19 @@ class Prepared:
         """Rater pairs that share an item (builds the pair list)."""
         return self._pair_data[1]
 
-    @cached_property
-    def support_matrix(self) -> np.ndarray | None | bool:
-        """The similarity over the support where it is known without scoring a pair: None for
-        identity, the matrix for a given matrix or an exact dense chance operator, False otherwise."""
+    @property
+    def similarity_known(self) -> bool:
+        """Whether the similarity over the support is known without scoring a pair: identity, a
+        given matrix, or the dense matrix of an exact chance term (scored already)."""
+        return bool(self.sim.is_identity or self.sim.is_matrix or isinstance(self.quad, DenseQuad))
+
+    def _support_similarity(self) -> np.ndarray | None:
+        """S over the support (None: identity); only where :attr:`similarity_known`."""
         if self.sim.is_identity:
             return None
         if isinstance(self.quad, DenseQuad):
-            S = np.asarray(self.quad.S, dtype=np.float64)
-        elif self.sim.is_matrix:
-            S = np.asarray(self.sim.block(self.support, self.support), dtype=np.float64)
-        else:
-            return False
-        return S if np.array_equal(S, S.T) else False  # the count form sums S over unordered pairs
+            return np.asarray(self.quad.S, dtype=np.float64)
+        return np.asarray(self.sim.block(self.support, self.support), dtype=np.float64)
 
     @cached_property
     def label_counts(self) -> np.ndarray | None:
@@ -203,9 +203,13 @@ class Prepared:
         d = self.design
         r = d.r_i.astype(np.float64)
         count = r * (r - 1.0) / 2.0
-        S, N = self.support_matrix, self.label_counts
-        if S is not False and N is not None and count_route(d, self.ks, S):
-            total = pair_sums_from_counts(N, S)
+        S: np.ndarray | None | bool = False
+        if self.similarity_known and count_route(d, self.ks, self.sim.is_identity):
+            S = self._support_similarity()
+            if S is not None and not np.array_equal(S, S.T):  # the count form sums S over unordered pairs
+                S = False
+        if S is not False and self.label_counts is not None:
+            total = pair_sums_from_counts(self.label_counts, S)
         else:
             total = np.bincount(self.kd.pair_item, weights=self.kd.pair_s, minlength=d.n_items)
         out = (total, count)
@@ -255,7 +259,7 @@ _COUNT_MAX_ENTRIES = 40_000_000
 _COUNT_MADDS_PER_PAIR = 256  # measured: ~0.3 ns per multiply-add, ~100 ns per pair-list entry
 
 
-def count_route(d: Design, ks: int, S: np.ndarray | None) -> bool:
+def count_route(d: Design, ks: int, identity: bool) -> bool:
     """Whether per-item pair sums come from label counts (True) or from the pair list.
 
     The ``n x ks`` count table must fit (``_COUNT_MAX_ENTRIES``). Identity similarity: then
@@ -265,7 +269,7 @@ def count_route(d: Design, ks: int, S: np.ndarray | None) -> bool:
     n = d.n_items
     if n * ks > _COUNT_MAX_ENTRIES:
         return False
-    return S is None or n * ks * ks <= _COUNT_MADDS_PER_PAIR * max(d.n_pairs, 1)
+    return identity or n * ks * ks <= _COUNT_MADDS_PER_PAIR * max(d.n_pairs, 1)
 
 
 def _exact_pairs_needed(sim: VocabSimilarity, ks: int) -> int:
@@ -353,7 +357,7 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: VocabSimilarity, 
     prep = Prepared(ann=ann, design=d, sim=sim, family=family, support=support,
                     rating_s=remap[d.rating_code].astype(np.int32), quad=quad, chance_label=label,
                     chance_pairs=chance_pairs, q_categories=q_cat, total_weight=total, notes=notes)
-    if prep.support_matrix is False:  # a scored similarity without a dense operator: score the
+    if not prep.similarity_known:  # a scored similarity without a dense operator: score the
         _ = prep.kd  # within-item pairs now, as part of preparing (as before the pair list was lazy)
     return prep
 
@@ -500,7 +504,7 @@ def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:
     basics = ItemBasics(
         n=n, ks=ks, nr=prep.nr, pair_sum=pair_sum, pair_count=pair_count, r=d.r_i.astype(np.float64),
         rating_item=d.rating_item.astype(np.int64), rating_rater=d.rating_rater.astype(np.int64),
-        rating_s=prep.rating_s.astype(np.int64), counts=prep.label_counts)
+        rating_s=prep.rating_s.astype(np.int64), counts=prep.__dict__.get("label_counts"))  # when made already
     out = {name: block.reshape(n, -1) for name, block in fam.features(basics)}
     prep.__dict__["_gemm"] = out
     return out
