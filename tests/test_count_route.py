@@ -104,9 +104,7 @@ def test_count_route_equals_pair_list_hypothesis(cells, family, weighted):
     total, _ = prep.item_pair_sums()
     np.testing.assert_allclose(total, _pair_list_sums(prep), rtol=0, atol=1e-12)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_engine, "_GEMM_MAX_ENTRIES", 0)  # the vmapped segment kernels over the pair list
-        for key in [k for k in prep.__dict__ if k.startswith("_gemm")]:
-            prep.__dict__.pop(key)
+        mp.setattr(_engine, "_gemm_features", lambda prep: None)  # the vmapped segment kernels (pair list)
         np.testing.assert_allclose(value, evaluate(prep)["value"], rtol=0, atol=1e-12, equal_nan=True)
 
 
@@ -139,3 +137,33 @@ def test_pair_list_built_where_needed():
     prep = prepare(ann2, "pooled", resolve_similarity(ann2))
     evaluate(prep, V=np.ones((3, prep.nr)))
     assert prep.design.pairs_built
+
+
+@pytest.mark.parametrize("family", FEATURE_FAMILIES)
+def test_numpy_and_jax_matrix_product_paths_agree(family, monkeypatch):
+    """One finish-kernel source, two namespaces: a batch in NumPy equals the same batch in JAX."""
+    ann = _numeric(8)
+    prep = prepare(ann, family, resolve_similarity(ann, weights="quadratic"))
+    C = np.random.default_rng(2).multinomial(prep.n, np.ones(prep.n) / prep.n, size=11).astype(float)
+    in_numpy = evaluate(prep, C)
+    assert not any(k.startswith("_gemm_F") for k in prep.__dict__)  # NumPy: block by block
+    monkeypatch.setattr(_engine, "_NUMPY_MAX_MADDS", 0)
+    in_jax = evaluate(prep, C)
+    assert "_gemm_F_jax.numpy" in prep.__dict__
+    for key in ("value", "pa", "pe"):
+        np.testing.assert_allclose(in_numpy[key], in_jax[key], rtol=0, atol=1e-12)
+
+
+def test_large_vocabulary_cohen_stays_on_the_matrix_product_path():
+    """Per-rater label counts are a sparse indicator block: 2,000 labels need no dense n x R x K table."""
+    rng = np.random.default_rng(0)
+    k = 2000
+    a = np.concatenate([np.arange(k), rng.integers(0, k, k)])
+    b = np.where(rng.random(2 * k) < 0.5, a, rng.permutation(a))
+    ann = sis.Annotations(np.stack([a, b], axis=1).astype(np.int32), [f"l{i}" for i in range(k)])
+    prep = prepare(ann, "per_rater", resolve_similarity(ann))
+    fast = evaluate(prep)["value"]
+    assert "_gemm" in prep.__dict__ and not prep.design.pairs_built
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_engine, "_gemm_features", lambda prep: None)
+        np.testing.assert_allclose(fast, evaluate(prep)["value"], rtol=0, atol=1e-12)

@@ -40,6 +40,7 @@ from softirr_stats.agreement._cost import (
 from softirr_stats.agreement._design import Design, build_design
 from softirr_stats.agreement._families import (
     ChanceFamily,
+    Indicator,
     ItemBasics,
     count_labels,
     get_family,
@@ -447,11 +448,13 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     width = None if gemm is None else sum(blk.shape[1] for blk in gemm.values())
     chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v, width)
     if gemm is not None:
-        if prep.chance_pairs is None and (b == 1 or b * prep.n * width <= _NUMPY_MAX_MADDS):
+        if prep.chance_pairs is None and (b == 1 or b * _gemm_cost(gemm) <= _NUMPY_MAX_MADDS):
             with np.errstate(divide="ignore", invalid="ignore"):  # undefined values are nan, as in JAX
                 return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, np)
-        with x64():
-            return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, jnp)
+        if b == 1 or prep.n * width <= _GEMM_MAX_ENTRIES:  # F side by side on the device fits
+            with x64():
+                return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, jnp)
+        chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)  # the segment kernels below
     if prep.padded is None:  # built on first use (the matrix-product path needs none)
         prep.padded = _padded(prep.kd, prep.n, prep.nr, prep.ks, prep.n_groups)
     pp = prep.padded
@@ -497,17 +500,29 @@ def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:
     if cached is not None:
         return cached
     n, ks = prep.n, prep.ks
-    if n * fam.width(ks, prep.nr, 0) > _GEMM_MAX_ENTRIES:  # feature families have no rater-pair groups
-        return None
     d = prep.design
     pair_sum, pair_count = prep.item_pair_sums()
     basics = ItemBasics(
         n=n, ks=ks, nr=prep.nr, pair_sum=pair_sum, pair_count=pair_count, r=d.r_i.astype(np.float64),
         rating_item=d.rating_item.astype(np.int64), rating_rater=d.rating_rater.astype(np.int64),
-        rating_s=prep.rating_s.astype(np.int64), counts=prep.__dict__.get("label_counts"))  # when made already
-    out = {name: block.reshape(n, -1) for name, block in fam.features(basics)}
+        rating_s=prep.rating_s.astype(np.int64), counts=prep.__dict__.get("label_counts"),  # when made already
+        max_dense=_GEMM_MAX_ENTRIES)
+    feats = fam.features(basics)
+    if feats is None:  # too large for dense blocks
+        return None
+    out = {name: block if isinstance(block, Indicator) else block.reshape(n, -1) for name, block in feats}
     prep.__dict__["_gemm"] = out
     return out
+
+
+def _times(C: np.ndarray, block: np.ndarray | Indicator) -> np.ndarray:
+    """``C @ block`` in NumPy (a sparse indicator block without densifying it)."""
+    return block.times(C) if isinstance(block, Indicator) else C @ block
+
+
+def _gemm_cost(gemm: dict[str, Any]) -> int:
+    """Multiply-adds of one replicate of ``C @ F`` (non-zeros for indicator blocks)."""
+    return sum(len(b.rows) if isinstance(b, Indicator) else b.size for b in gemm.values())
 
 
 #: Multiply-adds (replicates x items x features) up to which a batch of the matrix-product path
@@ -519,13 +534,13 @@ def _evaluate_gemm(prep: Prepared, C: np.ndarray, gemm: dict[str, np.ndarray], c
                    xp: Any) -> dict[str, np.ndarray]:
     """Fixed rater weights: stage 1 as ``C @ F``, then the family's finish kernel, in namespace ``xp``."""
     b = C.shape[0]
-    F = None if b == 1 else _gemm_matrix(prep, gemm, xp)
+    F = None if b == 1 or xp is np else _gemm_matrix(prep, gemm, xp)
     outs: list[dict[str, Any]] = []
     for b0 in range(0, b, chunk):  # chunks of replicates bound memory
         Cn = C[b0:b0 + chunk]
         Cr = xp.asarray(Cn, dtype=xp.float64)
-        if F is None:  # one replicate: block by block in NumPy, no copy of the blocks side by side
-            G = {k: xp.asarray(Cn @ blk) for k, blk in gemm.items()}
+        if F is None:  # NumPy, or one replicate: block by block, no copy of the blocks side by side
+            G = {k: xp.asarray(_times(Cn, blk)) for k, blk in gemm.items()}
         else:  # a batch: one matrix product
             G_all = Cr @ F[0]
             G = {k: G_all[:, sl] for k, sl in F[1].items()}
@@ -546,7 +561,8 @@ def _gemm_matrix(prep: Prepared, blocks: dict[str, np.ndarray], xp: Any) -> tupl
     for name, block in blocks.items():
         layout[name] = slice(start, start + block.shape[1])
         start += block.shape[1]
-    out = (xp.asarray(np.hstack(list(blocks.values())), dtype=xp.float64), layout)
+    dense = [blk.dense() if isinstance(blk, Indicator) else blk for blk in blocks.values()]
+    out = (xp.asarray(np.hstack(dense), dtype=xp.float64), layout)
     prep.__dict__[key] = out
     return out
 

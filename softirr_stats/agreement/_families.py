@@ -22,7 +22,8 @@ import numpy as np
 
 from softirr_stats.agreement._sampling import sample_per_rater, sample_pooled, sample_values
 
-__all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics", "count_labels", "pair_sums_from_counts"]
+__all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics", "Indicator", "count_labels",
+           "pair_sums_from_counts"]
 
 
 @dataclass(frozen=True)
@@ -39,10 +40,15 @@ class ItemBasics:
     rating_rater: np.ndarray  # (M,)
     rating_s: np.ndarray  # (M,) support code
     counts: np.ndarray | None = None  # (n, ks) label counts, when already made
+    max_dense: int = 40_000_000  # entries a dense feature block may have (float64: 320 MB)
 
-    def label_counts(self) -> np.ndarray:
-        """Per-item label counts ``N`` (n x ks)."""
-        return self.counts if self.counts is not None else count_labels(self.rating_item, self.rating_s, self.n, self.ks)
+    def label_counts(self) -> np.ndarray | None:
+        """Per-item label counts ``N`` (n x ks); None where that table exceeds ``max_dense``."""
+        if self.counts is not None:
+            return self.counts
+        if self.n * self.ks > self.max_dense:
+            return None
+        return count_labels(self.rating_item, self.rating_s, self.n, self.ks)
 
     @property
     def ok(self) -> np.ndarray:
@@ -84,7 +90,40 @@ def pair_sums_from_counts(N: np.ndarray, S: "np.ndarray | None") -> np.ndarray:
     return (np.einsum("ik,ik->i", Nf @ S, Nf) - Nf @ np.diag(S)) / 2.0
 
 
-Features = list[tuple[str, np.ndarray]]
+@dataclass(frozen=True)
+class Indicator:
+    """A sparse 0/1 feature block, ``F[rows[j], cols[j]] += 1`` (``n x width``), kept as its
+    non-zeros: one label per rating, e.g. per-rater label counts (items x raters x labels).
+
+    Examples
+    --------
+    >>> F = Indicator(rows=np.array([0, 0, 1]), cols=np.array([1, 2, 1]), n=2, width=3)
+    >>> F.times(np.array([[1.0, 2.0]])).tolist(), F.dense().tolist()
+    ([[0.0, 3.0, 1.0]], [[0.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
+    """
+
+    rows: np.ndarray  # (M,) item of each non-zero
+    cols: np.ndarray  # (M,) column of each non-zero
+    n: int
+    width: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.width)
+
+    def dense(self) -> np.ndarray:
+        """The block as a dense float64 array (n x width)."""
+        key = self.rows * self.width + self.cols
+        return np.bincount(key, minlength=self.n * self.width).astype(np.float64).reshape(self.n, self.width)
+
+    def times(self, C: np.ndarray) -> np.ndarray:
+        """``C @ F`` for item weights C (B x n): one ``bincount`` over B x M entries."""
+        b = C.shape[0]
+        key = (np.arange(b)[:, None] * self.width + self.cols[None, :]).ravel()
+        return np.bincount(key, weights=C[:, self.rows].ravel(), minlength=b * self.width).reshape(b, self.width)
+
+
+Features = list[tuple[str, "np.ndarray | Indicator"]] | None  # None: the blocks would be too large
 
 
 def _features_observed(b: ItemBasics) -> Features:
@@ -92,20 +131,26 @@ def _features_observed(b: ItemBasics) -> Features:
 
 
 def _features_pooled(b: ItemBasics) -> Features:
-    pi = b.label_counts() / np.where(b.r > 0, b.r, 1.0)[:, None]
+    N = b.label_counts()
+    if N is None:
+        return None
+    pi = N / np.where(b.r > 0, b.r, 1.0)[:, None]
     return _features_observed(b) + [("pi_num", pi), ("pi_den", (b.r > 0).astype(np.float64))]
 
 
 def _features_per_rater(b: ItemBasics) -> Features:
-    x = np.bincount((b.rating_item * b.nr + b.rating_rater) * b.ks + b.rating_s, minlength=b.n * b.nr * b.ks)
-    return _features_observed(b) + [("counts", x.astype(np.float64))]
+    counts = Indicator(rows=b.rating_item, cols=b.rating_rater * b.ks + b.rating_s, n=b.n, width=b.nr * b.ks)
+    return _features_observed(b) + [("counts", counts)]
 
 
 def _features_alpha(b: ItemBasics) -> Features:
     ok = b.ok
     safe = np.where(ok, b.pair_count, 1.0)
     d_sum = b.pair_count - b.pair_sum  # sum of pair distances 1 - s
-    nk = b.label_counts() * ok[:, None].astype(np.float64)
+    N = b.label_counts()
+    if N is None:
+        return None
+    nk = N * ok[:, None].astype(np.float64)
     return [("N", b.r * ok), ("do_num", np.where(ok, b.r * d_sum / safe, 0.0)), ("nk", nk)]
 
 
@@ -130,7 +175,8 @@ class ChanceFamily:
     sampler : callable or None
         Draws chance pairs for ``MonteCarlo`` / ``SampledPairs``; None = exact chance only.
     features : callable or None
-        Per-item features for the ``C @ F`` fast path of fixed-rater-weight batches.
+        Per-item features for the ``C @ F`` fast path of fixed-rater-weight batches: named
+        blocks (dense arrays or :class:`Indicator`), or None where they would be too large.
     terms : str, callable or None
         The linearised per-item terms of the analytic variance (or its name in ``_linearised.py``).
     no_analytic : str
