@@ -16,7 +16,7 @@ import jax, sys, warnings
 warnings.simplefilter("ignore")
 {pre}
 import softirr_stats as sis
-r = sis.fleiss_kappa([["a", "a", "b"], ["b", "b", "b"], ["a", "c", "c"], ["c", "c", "a"]])
+r = sis.light_kappa([["a", "a", "b"], ["b", "b", "b"], ["a", "c", "c"], ["c", "c", "a"]])  # JAX kernels
 print(repr(r.value))
 print(jax.config.jax_compilation_cache_dir)
 """

@@ -65,8 +65,20 @@ def test_cli_help_does_not_import_jax(argv):
     assert not extra, f"softirr {' '.join(argv)} loaded {sorted(extra)}"
 
 
-def test_first_use_loads_the_engine():
-    mods = _modules_after("import softirr_stats as sis\nsis.cohen_kappa([['a', 'a'], ['a', 'b'], ['b', 'b']])")
+def test_small_point_estimates_and_intervals_run_without_jax():
+    """The matrix-product path evaluates small batches in NumPy: no JAX import, nothing compiled."""
+    mods = _modules_after("import softirr_stats as sis\n"
+                          "table = [['a', 'a'], ['a', 'b'], ['b', 'b'], ['a', 'a']]\n"
+                          "sis.cohen_kappa(table)\n"
+                          "sis.krippendorff_alpha(table, ci=sis.Bootstrap(n=200))\n"
+                          "sis.fleiss_kappa([[1, 1], [1, 2], [2, 3]], weights='quadratic')")
+    assert "softirr_stats.agreement._engine" in mods
+    assert "jax" not in mods
+
+
+def test_vmapped_kernels_load_jax():
+    """Paths that need the within-item pair list (Light's kappa: per rater pair) run the JAX kernels."""
+    mods = _modules_after("import softirr_stats as sis\nsis.light_kappa([['a', 'a', 'b'], ['a', 'b', 'b'], ['b', 'b', 'a']])")
     assert "jax" in mods
 
 

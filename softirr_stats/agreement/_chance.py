@@ -11,9 +11,9 @@ are affordable (``max_exact_pairs``) and sampled pairs otherwise.
 from dataclasses import dataclass
 from typing import Any
 
-import jax.numpy as jnp
 import numpy as np
 
+from softirr_stats._jax import namespace
 from softirr_stats._validation import check_positive_int
 from softirr_stats.equivalence import ExactMatchSimilarity
 
@@ -120,16 +120,17 @@ def resolve_chance(chance: Any) -> Any:
 
 
 class DenseQuad:
-    """``p^T S q`` with S dense over the support (JAX einsum, batched)."""
+    """``p^T S q`` with S dense over the support (batched; NumPy or JAX, as its input)."""
 
     def __init__(self, s_sub: np.ndarray) -> None:
         self.S = np.asarray(s_sub, dtype=np.float64)  # converted inside the caller's x64 scope
         self.total = float(s_sub.sum())
 
     def __call__(self, p: Any, q: Any) -> Any:
+        xp = namespace(p)
         k = self.S.shape[0]  # inputs may be padded with zero-mass labels beyond the support
-        p, q = jnp.asarray(p)[..., :k], jnp.asarray(q)[..., :k]
-        return jnp.sum((p @ jnp.asarray(self.S, dtype=p.dtype)) * q, axis=-1)  # no eager einsum: it re-jits
+        p, q = xp.asarray(p)[..., :k], xp.asarray(q)[..., :k]
+        return xp.sum((p @ xp.asarray(self.S, dtype=p.dtype)) * q, axis=-1)  # no eager einsum: it re-jits
 
 
 class BlockedQuad:
@@ -151,6 +152,7 @@ class BlockedQuad:
         self.n_scored = 0
 
     def __call__(self, p: Any, q: Any) -> Any:
+        xp = namespace(p)
         p = np.asarray(p)[..., : len(self.support)]  # drop zero-mass padding labels
         q = np.asarray(q)[..., : len(self.support)]
         out = np.zeros(np.broadcast_shapes(p.shape[:-1], q.shape[:-1]))
@@ -172,7 +174,7 @@ class BlockedQuad:
                 out += np.einsum("...k,...k->...", p[..., r0:r0 + len(rows)] @ blk.values, q)
         self.n_scored += raw // twice
         self._total = total
-        return jnp.asarray(out)
+        return xp.asarray(out)
 
     @property
     def total(self) -> float:
@@ -188,7 +190,8 @@ class IdentityQuad:
         self.total = float(n)
 
     def __call__(self, p: Any, q: Any) -> Any:
-        return jnp.sum(jnp.asarray(p) * jnp.asarray(q), axis=-1)
+        xp = namespace(p)
+        return xp.sum(xp.asarray(p) * xp.asarray(q), axis=-1)
 
 
 def make_quad(sim: ExactMatchSimilarity, support: np.ndarray,

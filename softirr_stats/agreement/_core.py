@@ -73,7 +73,7 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
         The coefficient's chance family.
     coefficient : str
         The name reported in the result.
-    sim : VocabSimilarity
+    sim : ExactMatchSimilarity
         The resolved similarity.
     chance : "exact", MonteCarlo or SampledPairs
         How chance agreement is computed.
@@ -120,7 +120,7 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
         observed=pa,
         expected=pe,
         n_items=int((prep.design.r_i >= 1).sum()),
-        n_raters=int(len(np.unique(prep.design.rating_rater))),
+        n_raters=int(np.count_nonzero(np.bincount(prep.design.rating_rater, minlength=prep.nr))),
         similarity=sim.name,
         chance="none" if prep.family.chance == "none" else prep.chance_label,
         chance_se=chance_standard_error(prep),

@@ -1,6 +1,7 @@
-"""The rating and within-item pair lists of an annotation set, built once (numpy)."""
+"""The rating list of an annotation set, and its within-item pair list on demand (numpy)."""
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -14,7 +15,10 @@ class Design:
     """Long-form view of ``ann.codes``.
 
     ``rating_*`` have one entry per observed rating (sorted by item, then rater);
-    ``pair_*`` one entry per unordered within-item pair of ratings (rater a < rater b).
+    ``pair_*`` one entry per unordered within-item pair of ratings (rater a < rater b). The
+    pair list is built on first access only: with ``R`` raters it has up to ``n R (R - 1) / 2``
+    entries, and point estimates with unit rater weights never need it (per-item sums follow
+    from per-item label counts). ``pairs_built`` says whether it exists.
     """
 
     n_items: int
@@ -24,19 +28,48 @@ class Design:
     rating_item: np.ndarray
     rating_rater: np.ndarray
     rating_code: np.ndarray
-    pair_item: np.ndarray
-    pair_ra: np.ndarray
-    pair_rb: np.ndarray
-    pair_ca: np.ndarray
-    pair_cb: np.ndarray
 
     @property
     def n_pairs(self) -> int:
-        return int(len(self.pair_item))
+        """Within-item pairs, ``sum_i r_i (r_i - 1) / 2`` (without building the pair list)."""
+        r = self.r_i.astype(np.int64)
+        return int((r * (r - 1) // 2).sum())
 
     @property
     def pairable(self) -> np.ndarray:
         return self.r_i >= 2
+
+    @property
+    def pairs_built(self) -> bool:
+        """Whether the within-item pair list has been built (it is built on first access)."""
+        return "_pair_list" in self.__dict__
+
+    @cached_property
+    def _pair_list(self) -> dict[str, np.ndarray]:
+        first, second = _within_item_pairs(self.rating_item, self.r_i)
+        return {"pair_item": self.rating_item[first], "pair_ra": self.rating_rater[first],
+                "pair_rb": self.rating_rater[second], "pair_ca": self.rating_code[first],
+                "pair_cb": self.rating_code[second]}
+
+    @property
+    def pair_item(self) -> np.ndarray:
+        return self._pair_list["pair_item"]
+
+    @property
+    def pair_ra(self) -> np.ndarray:
+        return self._pair_list["pair_ra"]
+
+    @property
+    def pair_rb(self) -> np.ndarray:
+        return self._pair_list["pair_rb"]
+
+    @property
+    def pair_ca(self) -> np.ndarray:
+        return self._pair_list["pair_ca"]
+
+    @property
+    def pair_cb(self) -> np.ndarray:
+        return self._pair_list["pair_cb"]
 
 
 def _within_item_pairs(rating_item: np.ndarray, r_i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -53,7 +86,7 @@ def _within_item_pairs(rating_item: np.ndarray, r_i: np.ndarray) -> tuple[np.nda
 
 
 def build_design(ann: Annotations) -> Design:
-    """Rating and pair lists of ``ann`` (cached on the object).
+    """Rating list of ``ann`` (cached on the object); the pair list follows on first access.
 
     Parameters
     ----------
@@ -66,30 +99,25 @@ def build_design(ann: Annotations) -> Design:
     Examples
     --------
     >>> d = build_design(Annotations.from_wide([["a", "a", "b"], ["a", None, "a"]]))
-    >>> d.n_pairs, d.r_i.tolist()
-    (4, [3, 2])
+    >>> d.n_pairs, d.r_i.tolist(), d.pairs_built
+    (4, [3, 2], False)
+    >>> d.pair_item.tolist(), d.pairs_built
+    ([0, 0, 0, 1], True)
     """
     cached = ann._cache.get("design")
     if cached is not None:
         return cached
     codes = ann.codes
-    ii, jj = np.nonzero(codes >= 0)  # row-major: sorted by item, then rater
-    r_i = np.bincount(ii, minlength=ann.n_items)
-    first, second = _within_item_pairs(ii, r_i)
-    cc = codes[ii, jj]
+    rated = codes >= 0
+    ii, jj = np.nonzero(rated)  # row-major: sorted by item, then rater
     d = Design(
         n_items=ann.n_items,
         n_raters=ann.n_raters,
         n_codes=len(ann.vocabulary),
-        r_i=r_i,
+        r_i=np.bincount(ii, minlength=ann.n_items),
         rating_item=ii.astype(np.int32),
         rating_rater=jj.astype(np.int32),
-        rating_code=cc.astype(np.int32),
-        pair_item=ii[first].astype(np.int32),
-        pair_ra=jj[first].astype(np.int32),
-        pair_rb=jj[second].astype(np.int32),
-        pair_ca=cc[first].astype(np.int32),
-        pair_cb=cc[second].astype(np.int32),
+        rating_code=codes[rated].astype(np.int32),
     )
     ann._cache["design"] = d
     return d

@@ -6,18 +6,18 @@ runs the vmapped kernels over a batch of weights (chunked to bound memory). Poin
 estimates, every bootstrap design and the jackknife go through ``evaluate``.
 """
 
+from __future__ import annotations
+
 import math
 import warnings
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from softirr_stats._batching import rows_per_chunk
-from softirr_stats._jax import x64
+from softirr_stats._jax import jit, lazy_module, namespace, x64
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._chance import (
     DEFAULT_MAX_EXACT_PAIRS,
@@ -39,12 +39,22 @@ from softirr_stats.agreement._cost import (
     warn_slow_exact,
 )
 from softirr_stats.agreement._design import Design, build_design
-from softirr_stats.agreement._families import ChanceFamily, ItemBasics, get_family
+from softirr_stats.agreement._families import (
+    ChanceFamily,
+    Indicator,
+    ItemBasics,
+    count_labels,
+    get_family,
+    pair_sums_from_counts,
+)
 from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import ExactMatchSimilarity
 
 __all__ = ["Prepared", "prepare", "evaluate", "DegenerateWarning"]
+
+jax = lazy_module("jax")  # imported at first use: small matrix-product evaluations run in NumPy
+jnp = lazy_module("jax.numpy")
 
 class DegenerateWarning(SoftIRRWarning):
     """A coefficient is undefined for these data (e.g. expected agreement is 1).
@@ -133,15 +143,13 @@ class Prepared:
     ----------
     ann : Annotations
     design : Design
-        Rating and within-item pair lists.
-    sim : VocabSimilarity
+        The rating list (the within-item pair list is built on first use).
+    sim : ExactMatchSimilarity
     family : ChanceFamily
-    kd : KernelData
-        The arrays the kernels read.
     support : ndarray
         Vocabulary codes that occur.
-    n_groups : int
-        Rater groups of the per-rater chance family.
+    rating_s : ndarray
+        Support code of each rating.
     quad : Any
         The chance quadratic form (family-specific).
     chance_label : str
@@ -156,6 +164,13 @@ class Prepared:
         Notes for the result's warnings.
     padded : Padded or None
         Shapes padded for the compile cache.
+    n_scored : int
+        Label pairs newly scored for this coefficient (while preparing, and when the pair list is built).
+
+    The within-item pair list and the kernel data built on it (``kd``, ``n_groups``) are made
+    on first use: the matrix-product path with unit rater weights (point estimates, item
+    bootstraps, analytic intervals) reads per-item pair sums from label counts instead
+    (:meth:`item_pair_sums`) wherever the similarity over the support is known.
 
     Examples
     --------
@@ -171,17 +186,90 @@ class Prepared:
     design: Design
     sim: ExactMatchSimilarity
     family: ChanceFamily
-    kd: KernelData
     support: np.ndarray
-    n_groups: int
+    rating_s: np.ndarray  # (M,) support code of each rating
     quad: Any
     chance_label: str
     chance_pairs: ChancePairs | None
     q_categories: int
     total_weight: float
     notes: list[str] = field(default_factory=list)
-    padded: "Padded | None" = None
-    n_scored: int = 0  # label pairs newly scored while preparing (counts returned by the similarity)
+    padded: Padded | None = None
+    n_scored: int = 0  # label pairs newly scored (counts returned by the similarity)
+
+    @cached_property
+    def _pair_data(self) -> tuple[KernelData, int]:
+        d, sim = self.design, self.sim
+        remap = np.full(d.n_codes, -1, dtype=np.int64)
+        remap[self.support] = np.arange(len(self.support))
+        within = sim.pairs(d.pair_ca, d.pair_cb)
+        self.n_scored += within.n_scored  # this object's own tally (the similarity returns the count)
+        pair_s = within.values
+        gid = d.pair_ra.astype(np.int64) * d.n_raters + d.pair_rb
+        present_g = np.bincount(gid, minlength=d.n_raters * d.n_raters) > 0  # O(P), no sort
+        group_of = np.cumsum(present_g) - 1
+        kd = KernelData(  # numpy here; evaluate() moves the padded copy to the device once
+            pair_item=d.pair_item, pair_ra=d.pair_ra, pair_rb=d.pair_rb,
+            pair_sa=remap[d.pair_ca].astype(np.int32), pair_sb=remap[d.pair_cb].astype(np.int32),
+            pair_s=np.asarray(pair_s, dtype=np.float64),
+            pair_group=group_of[gid].astype(np.int32),
+            rating_item=d.rating_item, rating_rater=d.rating_rater, rating_s=self.rating_s,
+        )
+        return kd, int(present_g.sum())
+
+    @property
+    def kd(self) -> KernelData:
+        """Kernel data: the within-item pair list (scored) and the rating list (built on first use)."""
+        return self._pair_data[0]
+
+    @property
+    def n_groups(self) -> int:
+        """Rater pairs that share an item (builds the pair list)."""
+        return self._pair_data[1]
+
+    @property
+    def similarity_known(self) -> bool:
+        """Whether the similarity over the support is known without scoring a pair: identity, a
+        given matrix, or the dense matrix of an exact chance term (scored already)."""
+        return bool(self.sim.is_identity or self.sim.is_matrix or isinstance(self.quad, DenseQuad))
+
+    def _support_similarity(self) -> np.ndarray | None:
+        """S over the support (None: identity); only where :attr:`similarity_known`."""
+        if self.sim.is_identity:
+            return None
+        if isinstance(self.quad, DenseQuad):
+            return np.asarray(self.quad.S, dtype=np.float64)
+        return np.asarray(self.sim.block(self.support, self.support).values, dtype=np.float64)
+
+    @cached_property
+    def label_counts(self) -> np.ndarray | None:
+        """Per-item label counts over the support (n x ks), None where the table would be too large."""
+        if self.n * self.ks > _COUNT_MAX_ENTRIES:
+            return None
+        return count_labels(self.design.rating_item, self.rating_s, self.n, self.ks)
+
+    def item_pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per item: the sum of within-item pair similarities and the number of pairs (unit
+        rater weights), from per-item label counts where the similarity over the support is
+        known and that is cheaper (see :func:`count_route`), else from the pair list."""
+        cached = self.__dict__.get("_item_pair_sums")
+        if cached is not None:
+            return cached
+        d = self.design
+        r = d.r_i.astype(np.float64)
+        count = r * (r - 1.0) / 2.0
+        S: np.ndarray | None | bool = False
+        if self.similarity_known and count_route(d, self.ks, self.sim.is_identity):
+            S = self._support_similarity()
+            if S is not None and not np.array_equal(S, S.T):  # the count form sums S over unordered pairs
+                S = False
+        if S is not False and self.label_counts is not None:
+            total = pair_sums_from_counts(self.label_counts, S)
+        else:
+            total = np.bincount(self.kd.pair_item, weights=self.kd.pair_s, minlength=d.n_items)
+        out = (total, count)
+        self.__dict__["_item_pair_sums"] = out
+        return out
 
     @property
     def n(self) -> int:
@@ -225,6 +313,25 @@ class Prepared:
         return evaluate(self, C, V, chance_weights=W)
 
 
+#: Label counts (items x support labels) the count route may hold, and how many multiply-adds
+#: (items x labels^2, one matrix product) it may spend per within-item pair it replaces.
+_COUNT_MAX_ENTRIES = 40_000_000
+_COUNT_MADDS_PER_PAIR = 256  # measured: ~0.3 ns per multiply-add, ~100 ns per pair-list entry
+
+
+def count_route(d: Design, ks: int, identity: bool) -> bool:
+    """Whether per-item pair sums come from label counts (True) or from the pair list.
+
+    The ``n x ks`` count table must fit (``_COUNT_MAX_ENTRIES``). Identity similarity: then
+    always (``O(M + n ks)``). A similarity matrix over ``ks`` labels: when the ``n ks^2``
+    multiply-adds of ``N S`` cost less than the pair list they replace.
+    """
+    n = d.n_items
+    if n * ks > _COUNT_MAX_ENTRIES:
+        return False
+    return identity or n * ks * ks <= _COUNT_MADDS_PER_PAIR * max(d.n_pairs, 1)
+
+
 def _exact_pairs_needed(sim: ExactMatchSimilarity, ks: int) -> int:
     if sim.is_identity or sim.is_matrix or getattr(sim, "cheap", False):
         return 0  # nothing to score, or a vectorised matrix path (rapidfuzz cdist, embeddings)
@@ -237,7 +344,7 @@ def sim_is_scored(sim: ExactMatchSimilarity) -> bool:
 
 
 def _choose_auto(sim: ExactMatchSimilarity, support: np.ndarray, uses_chance: bool, max_exact_pairs: int,
-                 cost: "ScoringCost | None") -> tuple[Any, list[str]]:
+                 cost: ScoringCost | None) -> tuple[Any, list[str]]:
     """``chance="auto"``: exact within the pair limit and the time budget, else SampledPairs."""
     if not uses_chance:
         return "exact", []
@@ -254,7 +361,7 @@ def _choose_auto(sim: ExactMatchSimilarity, support: np.ndarray, uses_chance: bo
                                     "reports the sampling error of the chance term"]
 
 
-def prepare(ann: Annotations, family: "str | ChanceFamily", sim: ExactMatchSimilarity, *, chance: Any = "exact",
+def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilarity, *, chance: Any = "exact",
             max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS, progress: bool | None = None) -> Prepared:
     """Everything a coefficient needs that does not depend on the weights.
 
@@ -268,7 +375,7 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: ExactMatchSimil
     ann : Annotations
     family : str or ChanceFamily
         The coefficient's chance family.
-    sim : VocabSimilarity
+    sim : ExactMatchSimilarity
         The resolved similarity.
     chance : "exact", MonteCarlo or SampledPairs
         How chance agreement is computed.
@@ -293,7 +400,7 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: ExactMatchSimil
     family = get_family(family)
     chance = resolve_chance(chance)
     d = build_design(ann)
-    if d.n_pairs == 0:
+    if not d.pairable.any():
         raise ValueError("no item has two or more ratings: agreement is undefined (no pairable item)")
     support = np.flatnonzero(np.bincount(d.rating_code, minlength=d.n_codes))
     remap = np.full(d.n_codes, -1, dtype=np.int64)
@@ -330,21 +437,6 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: ExactMatchSimil
         n_scored += n_quad
         if isinstance(quad, BlockedQuad):  # scores lazily, block by block, when evaluated
             quad.cost, quad.progress = cost, progress
-    within = sim.pairs(d.pair_ca, d.pair_cb)
-    n_scored += within.n_scored
-    pair_s = within.values
-    gid = d.pair_ra.astype(np.int64) * d.n_raters + d.pair_rb
-    present_g = np.bincount(gid, minlength=d.n_raters * d.n_raters) > 0  # O(P), no sort
-    group_of = np.cumsum(present_g) - 1
-    uniq_g, pair_group = np.flatnonzero(present_g), group_of[gid]
-    kd = KernelData(  # numpy here; evaluate() moves the padded copy to the device once
-        pair_item=d.pair_item, pair_ra=d.pair_ra, pair_rb=d.pair_rb,
-        pair_sa=remap[d.pair_ca].astype(np.int32), pair_sb=remap[d.pair_cb].astype(np.int32),
-        pair_s=np.asarray(pair_s, dtype=np.float64),
-        pair_group=pair_group.astype(np.int32),
-        rating_item=d.rating_item, rating_rater=d.rating_rater,
-        rating_s=remap[d.rating_code].astype(np.int32),
-    )
     q_cat = len(ann.vocabulary)
     total = 0.0
     if family.chance == "categories":
@@ -353,9 +445,13 @@ def prepare(ann: Annotations, family: "str | ChanceFamily", sim: ExactMatchSimil
         if ann.categories is None:
             notes.append(f"q = {q_cat} categories taken from the observed labels; declare categories= "
                          "to fix the category set")
-    return Prepared(ann=ann, design=d, sim=sim, family=family, kd=kd, support=support,
-                    n_groups=len(uniq_g), quad=quad, chance_label=label, chance_pairs=chance_pairs,
-                    q_categories=q_cat, total_weight=total, notes=notes, n_scored=n_scored)
+    prep = Prepared(ann=ann, design=d, sim=sim, family=family, support=support,
+                    rating_s=remap[d.rating_code].astype(np.int32), quad=quad, chance_label=label,
+                    chance_pairs=chance_pairs, q_categories=q_cat, total_weight=total, notes=notes,
+                    n_scored=n_scored)
+    if not prep.similarity_known:  # a scored similarity without a dense operator: score the
+        _ = prep.kd  # within-item pairs now, as part of preparing (as before the pair list was lazy)
+    return prep
 
 
 def _vmapped_stage1(family: ChanceFamily, kd: KernelData, C: jax.Array, V: jax.Array, dims: Dims) -> dict[str, jax.Array]:
@@ -368,7 +464,7 @@ def _vmapped_stage1(family: ChanceFamily, kd: KernelData, C: jax.Array, V: jax.A
     return jax.vmap(lambda c, v: fn(c, v), in_axes=(0 if C.ndim == 2 else None, 0 if V.ndim == 2 else None))(C, V)
 
 
-@partial(jax.jit, static_argnames=("family", "dims"))
+@partial(jit, static_argnames=("family", "dims"))
 def _stage1_batch(kd: KernelData, C: jax.Array, V: jax.Array, *, family: ChanceFamily, dims: Dims) -> dict[str, jax.Array]:
     return _vmapped_stage1(family, kd, C, V, dims)
 
@@ -387,7 +483,7 @@ def _quad_jax(S: jax.Array | None, p: jax.Array, q: jax.Array) -> jax.Array:
     return jnp.einsum("...k,kl,...l->...", p[..., :k], S, q[..., :k])
 
 
-@partial(jax.jit, static_argnames=("family", "dims", "q_categories", "total_weight"))
+@partial(jit, static_argnames=("family", "dims", "q_categories", "total_weight"))
 def _evaluate_fused(kd: KernelData, C: jax.Array, V: jax.Array, S: jax.Array | None, *, family: ChanceFamily,
                     dims: Dims, q_categories: int, total_weight: float) -> dict[str, jax.Array]:
     """Stage 1 and the exact chance term in one compiled program (dense or identity S)."""
@@ -397,13 +493,14 @@ def _evaluate_fused(kd: KernelData, C: jax.Array, V: jax.Array, S: jax.Array | N
     return family.kernel("finish")(s1, C, None, ctx)
 
 
-def _auto_chunk(prep: Prepared, vary_c: bool, vary_v: bool) -> int:
+def _auto_chunk(prep: Prepared, vary_c: bool, vary_v: bool, width: int | None = None) -> int:
+    """Replicates per chunk; ``width`` = features per replicate of the matrix-product path."""
     per = prep.n if vary_c else 0
     if vary_v:
         per += 3 * prep.design.n_pairs + 2 * len(prep.design.rating_item)
     else:
         per += 2 * len(prep.design.rating_item)
-    per += prep.family.width(prep.ks, prep.nr, prep.n_groups)
+    per += prep.family.width(prep.ks, prep.nr, prep.n_groups) if width is None else width
     if prep.chance_pairs is not None:
         per += 3 * len(prep.chance_pairs.s)
     return rows_per_chunk(per)
@@ -446,26 +543,28 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     b = C.shape[0] if vary_c else V.shape[0]
     if vary_c and vary_v and C.shape[0] != V.shape[0]:
         raise ValueError(f"C and V must have the same number of replicates; got {C.shape[0]} and {V.shape[0]}")
-    chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)
     fused = prep.chance_pairs is None and (prep.quad is None or isinstance(prep.quad, IdentityQuad | DenseQuad))
     gemm = _gemm_features(prep) if (vary_c and not vary_v and np.all(V == 1.0)) else None
-    if prep.padded is None and gemm is None:  # built on first use (the matrix-product path needs none)
+    width = None if gemm is None else sum(blk.shape[1] for blk in gemm.values())
+    chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v, width)
+    if gemm is not None:
+        if prep.chance_pairs is None and (b == 1 or b * _gemm_cost(gemm) <= _NUMPY_MAX_MADDS):
+            with np.errstate(divide="ignore", invalid="ignore"):  # undefined values are nan, as in JAX
+                return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, np)
+        if b == 1 or prep.n * width <= _GEMM_MAX_ENTRIES:  # F side by side on the device fits
+            with x64():
+                return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, jnp)
+        chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)  # the segment kernels below
+    if prep.padded is None:  # built on first use (the matrix-product path needs none)
         prep.padded = _padded(prep.kd, prep.n, prep.nr, prep.ks, prep.n_groups)
     pp = prep.padded
     with x64():
-        gemm_F = None if gemm is None else jnp.asarray(gemm[0], dtype=jnp.float64)
-        kd = None if gemm is not None else _device_kd(pp)
+        kd = _device_kd(pp)
         S = jnp.asarray(prep.quad.S) if isinstance(prep.quad, DenseQuad) else None
         outs: list[dict[str, Any]] = []
         for b0 in range(0, b, chunk):  # chunks of replicates bound memory
             nb = min(chunk, b - b0)
             pad = chunk - nb if b > chunk else 0  # pad the last chunk: one compiled shape
-            if gemm is not None:
-                Cr = jnp.asarray(C[b0:b0 + chunk], dtype=jnp.float64)
-                s1 = _stage1_gemm(prep, gemm_F, gemm[1], Cr)
-                W = None if chance_weights is None else jnp.asarray(np.asarray(chance_weights)[b0:b0 + chunk])
-                outs.append({k: np.asarray(v) for k, v in _finish(prep, s1, Cr, W).items()})
-                continue
             Cb = _pad_weights(C[b0:b0 + chunk] if vary_c else C, pp.n, pad if vary_c else 0)
             Vb = _pad_weights(V[b0:b0 + chunk] if vary_v else V, pp.nr, pad if vary_v else 0)
             dims = Dims(n=pp.n, nr=pp.nr, ks=pp.ks, n_groups=pp.n_groups)
@@ -486,12 +585,13 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
 _GEMM_MAX_ENTRIES = 40_000_000  # n_items x features, float64: 320 MB at most
 
 
-def _gemm_features(prep: Prepared) -> tuple[np.ndarray, dict[str, slice]] | None:
-    """Per-item features F (n x f) such that, with fixed rater weights, stage 1 is ``C @ F``.
+def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:
+    """Per-item feature blocks F (each n x f) such that, with fixed rater weights, stage 1 is ``C @ F``.
 
     Everything that does not depend on the item weights is computed once here; a batch of
-    item-weight vectors then costs one matrix product (the fast path of the item, cluster and
-    Bayesian bootstraps). Returns None when the family has no features or the size does not allow it.
+    item-weight vectors then costs one matrix product (the fast path of the point estimate and
+    of the item, cluster and Bayesian bootstraps). Returns None when the family has no features
+    or the size does not allow it.
     """
     fam = prep.family
     if fam.features is None:
@@ -500,46 +600,90 @@ def _gemm_features(prep: Prepared) -> tuple[np.ndarray, dict[str, slice]] | None
     if cached is not None:
         return cached
     n, ks = prep.n, prep.ks
-    if n * fam.width(ks, prep.nr, prep.n_groups) > _GEMM_MAX_ENTRIES:
-        return None
-    kd = prep.kd
-    item = kd.pair_item.astype(np.int64)
+    d = prep.design
+    pair_sum, pair_count = prep.item_pair_sums()
     basics = ItemBasics(
-        n=n, ks=ks, nr=prep.nr,
-        pair_sum=np.bincount(item, weights=kd.pair_s, minlength=n),
-        pair_count=np.bincount(item, minlength=n).astype(np.float64),
-        r=prep.design.r_i.astype(np.float64), rating_item=kd.rating_item.astype(np.int64),
-        rating_rater=np.asarray(kd.rating_rater, dtype=np.int64), rating_s=np.asarray(kd.rating_s, dtype=np.int64))
-    cols: list[np.ndarray] = []
-    layout: dict[str, slice] = {}
-    start = 0
-    for name, block in fam.features(basics):
-        block = block.reshape(n, -1)
-        layout[name] = slice(start, start + block.shape[1])
-        start += block.shape[1]
-        cols.append(block)
-    out = (np.ascontiguousarray(np.hstack(cols)), layout)
+        n=n, ks=ks, nr=prep.nr, pair_sum=pair_sum, pair_count=pair_count, r=d.r_i.astype(np.float64),
+        rating_item=d.rating_item.astype(np.int64), rating_rater=d.rating_rater.astype(np.int64),
+        rating_s=prep.rating_s.astype(np.int64), counts=prep.__dict__.get("label_counts"),  # when made already
+        max_dense=_GEMM_MAX_ENTRIES)
+    feats = fam.features(basics)
+    if feats is None:  # too large for dense blocks
+        return None
+    out = {name: block if isinstance(block, Indicator) else block.reshape(n, -1) for name, block in feats}
     prep.__dict__["_gemm"] = out
     return out
 
 
-def _stage1_gemm(prep: Prepared, F: jax.Array, layout: dict[str, slice], C: jax.Array) -> dict[str, jax.Array]:
-    """Stage-1 outputs from one matrix product ``C @ F`` (fixed rater weights)."""
-    G = C @ F
+def _times(C: np.ndarray, block: np.ndarray | Indicator) -> np.ndarray:
+    """``C @ block`` in NumPy (a sparse indicator block without densifying it)."""
+    return block.times(C) if isinstance(block, Indicator) else C @ block
+
+
+def _gemm_cost(gemm: dict[str, Any]) -> int:
+    """Multiply-adds of one replicate of ``C @ F`` (non-zeros for indicator blocks)."""
+    return sum(len(b.rows) if isinstance(b, Indicator) else b.size for b in gemm.values())
+
+
+#: Multiply-adds (replicates x items x features) up to which a batch of the matrix-product path
+#: runs in NumPy (no JAX import, nothing to compile); larger batches run in JAX (any device).
+_NUMPY_MAX_MADDS = 2**24
+
+
+def _evaluate_gemm(prep: Prepared, C: np.ndarray, gemm: dict[str, np.ndarray], chance_weights: Any, chunk: int,
+                   xp: Any) -> dict[str, np.ndarray]:
+    """Fixed rater weights: stage 1 as ``C @ F``, then the family's finish kernel, in namespace ``xp``."""
+    b = C.shape[0]
+    F = None if b == 1 or xp is np else _gemm_matrix(prep, gemm, xp)
+    outs: list[dict[str, Any]] = []
+    for b0 in range(0, b, chunk):  # chunks of replicates bound memory
+        Cn = C[b0:b0 + chunk]
+        Cr = xp.asarray(Cn, dtype=xp.float64)
+        if F is None:  # NumPy, or one replicate: block by block, no copy of the blocks side by side
+            G = {k: xp.asarray(_times(Cn, blk)) for k, blk in gemm.items()}
+        else:  # a batch: one matrix product
+            G_all = Cr @ F[0]
+            G = {k: G_all[:, sl] for k, sl in F[1].items()}
+        s1 = _stage1_gemm(prep, G)
+        W = None if chance_weights is None else xp.asarray(np.asarray(chance_weights)[b0:b0 + chunk])
+        outs.append({k: np.asarray(v) for k, v in _finish(prep, s1, Cr, W).items()})
+    return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
+
+
+def _gemm_matrix(prep: Prepared, blocks: dict[str, np.ndarray], xp: Any) -> tuple[Any, dict[str, slice]]:
+    """The feature blocks side by side (in namespace ``xp``: one matrix product per batch), and where each lies."""
+    key = f"_gemm_F_{xp.__name__}"
+    cached = prep.__dict__.get(key)
+    if cached is not None:
+        return cached
+    layout: dict[str, slice] = {}
+    start = 0
+    for name, block in blocks.items():
+        layout[name] = slice(start, start + block.shape[1])
+        start += block.shape[1]
+    dense = [blk.dense() if isinstance(blk, Indicator) else blk for blk in blocks.values()]
+    out = (xp.asarray(np.hstack(dense), dtype=xp.float64), layout)
+    prep.__dict__[key] = out
+    return out
+
+
+def _stage1_gemm(prep: Prepared, G: dict[str, jax.Array]) -> dict[str, jax.Array]:
+    """Stage-1 outputs from the products ``C @ F_block`` (fixed rater weights), by feature name."""
+    xp = namespace(next(iter(G.values())))
     out: dict[str, jax.Array] = {}
-    if "pa_num" in layout:
-        out["pa"] = G[:, layout["pa_num"]][:, 0] / G[:, layout["pa_den"]][:, 0]
-    if "pi_num" in layout:
-        out["pi"] = G[:, layout["pi_num"]] / G[:, layout["pi_den"]]
-    if "counts" in layout:
-        counts = G[:, layout["counts"]].reshape(C.shape[0], prep.nr, prep.ks)
+    if "pa_num" in G:
+        out["pa"] = G["pa_num"][:, 0] / G["pa_den"][:, 0]
+    if "pi_num" in G:
+        out["pi"] = G["pi_num"] / G["pi_den"]
+    if "counts" in G:
+        counts = G["counts"].reshape(G["counts"].shape[0], prep.nr, prep.ks)
         tot = counts.sum(axis=-1)
-        out["q"] = counts / jnp.where(tot > 0, tot, 1.0)[..., None]
-        out["rv"] = (tot > 0).astype(C.dtype)
-    if "N" in layout:
-        out["N"] = G[:, layout["N"]][:, 0]
-        out["do_num"] = G[:, layout["do_num"]][:, 0]
-        out["nk"] = G[:, layout["nk"]]
+        out["q"] = counts / xp.where(tot > 0, tot, 1.0)[..., None]
+        out["rv"] = (tot > 0).astype(counts.dtype)
+    if "N" in G:
+        out["N"] = G["N"][:, 0]
+        out["do_num"] = G["do_num"][:, 0]
+        out["nk"] = G["nk"]
     return out
 
 

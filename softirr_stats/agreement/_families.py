@@ -22,7 +22,8 @@ import numpy as np
 
 from softirr_stats.agreement._sampling import sample_per_rater, sample_pooled, sample_values
 
-__all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics"]
+__all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics", "Indicator", "count_labels",
+           "pair_sums_from_counts"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,16 @@ class ItemBasics:
     rating_item: np.ndarray  # (M,) int64
     rating_rater: np.ndarray  # (M,)
     rating_s: np.ndarray  # (M,) support code
+    counts: np.ndarray | None = None  # (n, ks) label counts, when already made
+    max_dense: int = 40_000_000  # entries a dense feature block may have (float64: 320 MB)
+
+    def label_counts(self) -> np.ndarray | None:
+        """Per-item label counts ``N`` (n x ks); None where that table exceeds ``max_dense``."""
+        if self.counts is not None:
+            return self.counts
+        if self.n * self.ks > self.max_dense:
+            return None
+        return count_labels(self.rating_item, self.rating_s, self.n, self.ks)
 
     @property
     def ok(self) -> np.ndarray:
@@ -48,7 +59,71 @@ class ItemBasics:
         return np.where(self.ok, self.pair_sum / np.where(self.ok, self.pair_count, 1.0), 0.0)
 
 
-Features = list[tuple[str, np.ndarray]]
+def count_labels(rating_item: np.ndarray, rating_s: np.ndarray, n: int, ks: int) -> np.ndarray:
+    """Per-item label counts ``N`` (n x ks, int64) from the rating list: ``N[i, k]`` ratings of item i with label k.
+
+    Examples
+    --------
+    >>> count_labels(np.array([0, 0, 0, 1, 1]), np.array([0, 0, 1, 1, 1]), 2, 2).tolist()
+    [[2, 1], [0, 2]]
+    """
+    key = np.asarray(rating_item, dtype=np.int64) * ks + np.asarray(rating_s, dtype=np.int64)
+    return np.bincount(key, minlength=n * ks).reshape(n, ks)
+
+
+def pair_sums_from_counts(N: np.ndarray, S: "np.ndarray | None") -> np.ndarray:
+    """Per item, the sum of ``S[a, b]`` over its unordered within-item pairs of ratings, from
+    its label counts ``N_i`` (no pair list): ``(N_i^T S N_i - sum_k N_ik S_kk) / 2`` for a
+    symmetric S over the support; S None is the identity, where this is ``sum_k N_ik (N_ik - 1) / 2``.
+
+    Examples
+    --------
+    >>> N = np.array([[2, 1], [0, 2]])
+    >>> pair_sums_from_counts(N, None).tolist()
+    [1.0, 1.0]
+    >>> pair_sums_from_counts(N, np.array([[1.0, 0.5], [0.5, 1.0]])).tolist()
+    [2.0, 1.0]
+    """
+    if S is None:  # exact in integers
+        return (np.einsum("ik,ik->i", N, N) - N.sum(axis=1)) / 2.0
+    Nf = N.astype(np.float64)
+    return (np.einsum("ik,ik->i", Nf @ S, Nf) - Nf @ np.diag(S)) / 2.0
+
+
+@dataclass(frozen=True)
+class Indicator:
+    """A sparse 0/1 feature block, ``F[rows[j], cols[j]] += 1`` (``n x width``), kept as its
+    non-zeros: one label per rating, e.g. per-rater label counts (items x raters x labels).
+
+    Examples
+    --------
+    >>> F = Indicator(rows=np.array([0, 0, 1]), cols=np.array([1, 2, 1]), n=2, width=3)
+    >>> F.times(np.array([[1.0, 2.0]])).tolist(), F.dense().tolist()
+    ([[0.0, 3.0, 1.0]], [[0.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
+    """
+
+    rows: np.ndarray  # (M,) item of each non-zero
+    cols: np.ndarray  # (M,) column of each non-zero
+    n: int
+    width: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.width)
+
+    def dense(self) -> np.ndarray:
+        """The block as a dense float64 array (n x width)."""
+        key = self.rows * self.width + self.cols
+        return np.bincount(key, minlength=self.n * self.width).astype(np.float64).reshape(self.n, self.width)
+
+    def times(self, C: np.ndarray) -> np.ndarray:
+        """``C @ F`` for item weights C (B x n): one ``bincount`` over B x M entries."""
+        b = C.shape[0]
+        key = (np.arange(b)[:, None] * self.width + self.cols[None, :]).ravel()
+        return np.bincount(key, weights=C[:, self.rows].ravel(), minlength=b * self.width).reshape(b, self.width)
+
+
+Features = list[tuple[str, "np.ndarray | Indicator"]] | None  # None: the blocks would be too large
 
 
 def _features_observed(b: ItemBasics) -> Features:
@@ -56,21 +131,26 @@ def _features_observed(b: ItemBasics) -> Features:
 
 
 def _features_pooled(b: ItemBasics) -> Features:
-    pi = np.bincount(b.rating_item * b.ks + b.rating_s, weights=1.0 / b.r[b.rating_item], minlength=b.n * b.ks)
+    N = b.label_counts()
+    if N is None:
+        return None
+    pi = N / np.where(b.r > 0, b.r, 1.0)[:, None]
     return _features_observed(b) + [("pi_num", pi), ("pi_den", (b.r > 0).astype(np.float64))]
 
 
 def _features_per_rater(b: ItemBasics) -> Features:
-    x = np.bincount((b.rating_item * b.nr + b.rating_rater) * b.ks + b.rating_s, minlength=b.n * b.nr * b.ks)
-    return _features_observed(b) + [("counts", x.astype(np.float64))]
+    counts = Indicator(rows=b.rating_item, cols=b.rating_rater * b.ks + b.rating_s, n=b.n, width=b.nr * b.ks)
+    return _features_observed(b) + [("counts", counts)]
 
 
 def _features_alpha(b: ItemBasics) -> Features:
     ok = b.ok
     safe = np.where(ok, b.pair_count, 1.0)
     d_sum = b.pair_count - b.pair_sum  # sum of pair distances 1 - s
-    nk = np.bincount(b.rating_item * b.ks + b.rating_s, weights=ok[b.rating_item].astype(np.float64),
-                     minlength=b.n * b.ks)
+    N = b.label_counts()
+    if N is None:
+        return None
+    nk = N * ok[:, None].astype(np.float64)
     return [("N", b.r * ok), ("do_num", np.where(ok, b.r * d_sum / safe, 0.0)), ("nk", nk)]
 
 
@@ -95,7 +175,8 @@ class ChanceFamily:
     sampler : callable or None
         Draws chance pairs for ``MonteCarlo`` / ``SampledPairs``; None = exact chance only.
     features : callable or None
-        Per-item features for the ``C @ F`` fast path of fixed-rater-weight batches.
+        Per-item features for the ``C @ F`` fast path of fixed-rater-weight batches: named
+        blocks (dense arrays or :class:`Indicator`), or None where they would be too large.
     terms : str, callable or None
         The linearised per-item terms of the analytic variance (or its name in ``_linearised.py``).
     no_analytic : str

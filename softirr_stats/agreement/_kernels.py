@@ -8,15 +8,21 @@ A point estimate uses ``c = 1, v = 1``; bootstrap designs are batches of weights
    (segment sums);
 2. a *finish* kernel (batched): the chance term - quadratic forms ``p^T S q`` over the label
    support (``ctx.quad``, see ``_chance.py``) or sampled chance pairs - and the coefficient.
+   Finish kernels are written against the array namespace of their input (``xp``): the same
+   source runs in NumPy (small matrix-product evaluations, no JAX import) and under ``jax.jit``.
 
 Shapes: ``P`` within-item pairs, ``M`` ratings, ``n`` items, ``R`` raters, ``Ks`` labels in the
 support of the data (codes re-indexed to ``0..Ks-1``). Definitions: docs/formulas/coefficients.md.
 """
 
+from __future__ import annotations
+
 from typing import Any, NamedTuple
 
-import jax
-import jax.numpy as jnp
+from softirr_stats._jax import lazy_module, namespace
+
+jax = lazy_module("jax")  # imported at first use: the finish kernels also run on NumPy arrays
+jnp = lazy_module("jax.numpy")
 
 __all__ = ["KernelData", "Dims", "FinishContext", "combine"]
 
@@ -53,12 +59,14 @@ class FinishContext(NamedTuple):
 
 
 def _safe_div(num: jax.Array, den: jax.Array) -> jax.Array:
-    return jnp.where(den > 0, num / jnp.where(den > 0, den, 1.0), jnp.nan)
+    xp = namespace(num)
+    return xp.where(den > 0, num / xp.where(den > 0, den, 1.0), xp.nan)
 
 
 def combine(pa: jax.Array, pe: jax.Array) -> jax.Array:
     """Chance-corrected coefficient ``(pa - pe) / (1 - pe)``; nan when ``pe == 1``."""
-    return jnp.where(pe < 1.0, (pa - pe) / jnp.where(pe < 1.0, 1.0 - pe, 1.0), jnp.nan)
+    xp = namespace(pa)
+    return xp.where(pe < 1.0, (pa - pe) / xp.where(pe < 1.0, 1.0 - pe, 1.0), xp.nan)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,20 +206,23 @@ def _coefficient(pa: jax.Array, pe: jax.Array) -> dict[str, jax.Array]:
 
 
 def finish_percent(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    xp = namespace(s1["pa"])
     pa = s1["pa"]
-    return {"pa": pa, "pe": jnp.zeros_like(pa), "value": pa}
+    return {"pa": pa, "pe": xp.zeros_like(pa), "value": pa}
 
 
 def finish_bp(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
-    return _coefficient(s1["pa"], jnp.full_like(s1["pa"], ctx.total_weight / ctx.q_categories**2))
+    xp = namespace(s1["pa"])
+    return _coefficient(s1["pa"], xp.full_like(s1["pa"], ctx.total_weight / ctx.q_categories**2))
 
 
 def finish_ac1(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    xp = namespace(s1["pa"])
     q, pi = ctx.q_categories, s1["pi"]
     if q > 1:
-        pe = ctx.total_weight / (q * (q - 1)) * jnp.sum(pi * (1.0 - pi), axis=-1)
+        pe = ctx.total_weight / (q * (q - 1)) * xp.sum(pi * (1.0 - pi), axis=-1)
     else:
-        pe = jnp.ones_like(s1["pa"])
+        pe = xp.ones_like(s1["pa"])
     return _coefficient(s1["pa"], pe)
 
 
@@ -224,21 +235,23 @@ def finish_pooled(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishCon
 
 
 def finish_per_rater(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    xp = namespace(s1["pa"])
     rv = s1["rv"]
     if ctx.chance_pairs is not None:
         return _coefficient(s1["pa"], chance_from_pairs(ctx.chance_pairs, C, rv, W))
     q = s1["q"]  # (B, R, Ks)
-    tot = jnp.sum(rv[..., None] * q, axis=1)
-    both = jnp.concatenate([q, tot[:, None, :]], axis=1)  # one pass over S for all forms
+    tot = xp.sum(rv[..., None] * q, axis=1)
+    both = xp.concatenate([q, tot[:, None, :]], axis=1)  # one pass over S for all forms
     forms = ctx.quad(both, both)  # (B, R + 1)
     own, tot_form = forms[:, :-1], forms[:, -1]
-    num = tot_form - jnp.sum(rv**2 * own, axis=1)
-    den = jnp.sum(rv, axis=1) ** 2 - jnp.sum(rv**2, axis=1)
+    num = tot_form - xp.sum(rv**2 * own, axis=1)
+    den = xp.sum(rv, axis=1) ** 2 - xp.sum(rv**2, axis=1)
     return _coefficient(s1["pa"], num / den)
 
 
 def _alpha_value(d_o: jax.Array, d_e: jax.Array) -> dict[str, jax.Array]:
-    value = jnp.where(d_e > 0, 1.0 - d_o / jnp.where(d_e > 0, d_e, 1.0), jnp.nan)
+    xp = namespace(d_o)
+    value = xp.where(d_e > 0, 1.0 - d_o / xp.where(d_e > 0, d_e, 1.0), xp.nan)
     return {"pa": 1.0 - d_o, "pe": 1.0 - d_e, "value": value}
 
 
@@ -257,10 +270,11 @@ def finish_alpha_ordinal(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: Fi
 
 
 def finish_light(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    xp = namespace(s1["po_g"])
     pe_g = ctx.quad(s1["qa_g"], s1["qb_g"])
     k_g = combine(s1["po_g"], pe_g)
     ok = s1["tot_g"] > 0
-    n_ok = jnp.sum(ok, axis=1)
-    return {"pa": jnp.sum(jnp.where(ok, s1["po_g"], 0.0), axis=1) / n_ok,
-            "pe": jnp.sum(jnp.where(ok, pe_g, 0.0), axis=1) / n_ok,
-            "value": jnp.sum(jnp.where(ok, k_g, 0.0), axis=1) / n_ok, "kappa_g": k_g}
+    n_ok = xp.sum(ok, axis=1)
+    return {"pa": xp.sum(xp.where(ok, s1["po_g"], 0.0), axis=1) / n_ok,
+            "pe": xp.sum(xp.where(ok, pe_g, 0.0), axis=1) / n_ok,
+            "value": xp.sum(xp.where(ok, k_g, 0.0), axis=1) / n_ok, "kappa_g": k_g}

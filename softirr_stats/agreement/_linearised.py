@@ -94,9 +94,8 @@ def _basics(prep: Prepared) -> dict[str, Any]:
     d = prep.design
     r_i = d.r_i.astype(np.float64)
     item = np.asarray(d.rating_item, dtype=np.int64)
-    rs = np.asarray(prep.kd.rating_s, dtype=np.int64)  # support code of each rating
-    num = np.bincount(np.asarray(d.pair_item, dtype=np.int64), weights=np.asarray(prep.kd.pair_s, dtype=np.float64),
-                      minlength=d.n_items)
+    rs = np.asarray(prep.rating_s, dtype=np.int64)  # support code of each rating
+    num, _ = prep.item_pair_sums()  # per item: sum of within-item pair similarities
     sumq = 2.0 * num  # sum over ordered within-item pairs j != j' of s(y_ij, y_ij')
     rated = r_i >= 1
     pairable = r_i >= 2

@@ -44,7 +44,7 @@ class Resolved:
     ----------
     family : ChanceFamily
         Kernels and chance model.
-    sim : VocabSimilarity
+    sim : ExactMatchSimilarity
         The resolved similarity over the vocabulary.
     chance : Any
         ``"exact"``, ``MonteCarlo`` or ``SampledPairs``.

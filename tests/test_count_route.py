@@ -1,0 +1,169 @@
+"""Per-item pair sums from label counts (no within-item pair list) equal the pair-list route.
+
+With unit rater weights the matrix-product path of the engine needs, per item, only the sum of
+within-item pair similarities and the number of pairs; ``Prepared.item_pair_sums`` computes them
+from the per-item label counts ``N`` as ``(N_i^T S N_i - sum_k N_ik S_kk) / 2`` wherever S over
+the support is known. These tests pin that route to the pair list, with missing ratings, for
+every family that has matrix-product features, and pin that point estimates do not build the
+pair list at all.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import softirr_stats as sis
+from softirr_stats.agreement import _engine, evaluate, prepare, resolve_similarity
+from softirr_stats.agreement._design import build_design
+from softirr_stats.agreement._families import FAMILIES
+from softirr_stats.equivalence import Levenshtein
+
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning",
+                                        "ignore::softirr_stats.DegenerateWarning")
+
+FEATURE_FAMILIES = sorted(name for name, fam in FAMILIES.items() if fam.features is not None)
+LABELS = ["fatigue", "fatigued", "fever", "fevers", "cough", "rash"]
+
+
+def _numeric(seed: int, n: int = 150, r: int = 5, k: int = 6, missing: float = 0.25) -> sis.Annotations:
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, k, n)
+    x = np.where(rng.random((n, r)) < 0.5, truth[:, None], rng.integers(0, k, (n, r))).astype(float)
+    x[rng.random(x.shape) < missing] = np.nan
+    x[0, :2] = (0.0, 1.0)  # at least one pairable item
+    return sis.Annotations.from_wide(x)
+
+
+def _similarity(ann: sis.Annotations, kind: str):
+    if kind == "identity":
+        return resolve_similarity(ann)
+    if kind == "quadratic":
+        return resolve_similarity(ann, weights="quadratic")
+    return resolve_similarity(ann, similarity=Levenshtein())
+
+
+def _pair_list_sums(prep) -> np.ndarray:
+    kd = prep.kd
+    return np.bincount(np.asarray(kd.pair_item, dtype=np.int64), weights=np.asarray(kd.pair_s), minlength=prep.n)
+
+
+def _by_pair_list(prep, monkeypatch, C=None) -> dict[str, np.ndarray]:
+    """The same evaluation with the count route switched off (fresh caches)."""
+    monkeypatch.setattr(_engine, "count_route", lambda *a: False)
+    for key in [k for k in prep.__dict__ if k.startswith(("_gemm", "_item_pair_sums"))]:
+        prep.__dict__.pop(key)
+    try:
+        return evaluate(prep, C)
+    finally:
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("family", FEATURE_FAMILIES)
+@pytest.mark.parametrize("kind", ["identity", "quadratic", "levenshtein"])
+def test_count_route_equals_pair_list(family, kind, monkeypatch):
+    """Point estimate and a batch of item weights: count route == pair list, with 25% missing."""
+    x = _numeric(3)
+    if kind == "levenshtein":  # a scored similarity: the count route needs a dense chance operator
+        x = sis.Annotations.from_wide(np.where(x.codes >= 0, np.asarray(LABELS, dtype=object)[x.codes.clip(0)], None))
+    sim = _similarity(x, kind)
+    prep = prepare(x, family, sim)
+    uses_counts = prep.similarity_known
+    total, count = prep.item_pair_sums()
+    r = prep.design.r_i
+    np.testing.assert_array_equal(count, r * (r - 1) / 2)
+    C = np.random.default_rng(1).multinomial(prep.n, np.ones(prep.n) / prep.n, size=7).astype(float)
+    point, batch = evaluate(prep), evaluate(prep, C)
+    assert prep.design.pairs_built is not uses_counts
+    np.testing.assert_allclose(total, _pair_list_sums(prep), rtol=0, atol=1e-12)
+    slow_point = _by_pair_list(prep, monkeypatch)
+    slow_batch = _by_pair_list(prep, monkeypatch, C)
+    for key in ("value", "pa", "pe"):
+        np.testing.assert_allclose(point[key], slow_point[key], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(batch[key], slow_batch[key], rtol=0, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(cells=st.lists(st.lists(st.one_of(st.none(), st.sampled_from(LABELS[:4])), min_size=3, max_size=3),
+                      min_size=3, max_size=10),
+       family=st.sampled_from(FEATURE_FAMILIES), weighted=st.booleans())
+def test_count_route_equals_pair_list_hypothesis(cells, family, weighted):
+    """Any table with missing cells: per-item pair sums and the coefficient match the pair list."""
+    cells[0] = ["fatigue", "fever", "fever"]  # one complete item: observed agreement exists
+    ann = sis.Annotations.from_wide(cells)
+    k = len(ann.vocabulary)
+    m = np.eye(k)
+    if weighted:
+        rng = np.random.default_rng(k)
+        a = rng.random((k, k))
+        m = np.clip((a + a.T) / 2, 0, 1)
+        np.fill_diagonal(m, 1.0)
+    sim = resolve_similarity(ann, similarity=m)
+    prep = prepare(ann, family, sim)
+    value = evaluate(prep)["value"]
+    total, _ = prep.item_pair_sums()
+    np.testing.assert_allclose(total, _pair_list_sums(prep), rtol=0, atol=1e-12)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_engine, "_gemm_features", lambda prep: None)  # the vmapped segment kernels (pair list)
+        np.testing.assert_allclose(value, evaluate(prep)["value"], rtol=0, atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("fn, kw", [
+    (sis.krippendorff_alpha, {}),
+    (sis.krippendorff_alpha, {"level": "interval"}),
+    (sis.fleiss_kappa, {}),
+    (sis.fleiss_kappa, {"weights": "quadratic"}),
+    (sis.conger_kappa, {}),
+    (sis.gwet_ac1, {}),
+    (sis.brennan_prediger, {}),
+    (sis.percent_agreement, {}),
+])
+def test_point_estimate_builds_no_pair_list(fn, kw):
+    """The design cache holds the rating list only after a point estimate."""
+    ann = _numeric(5)
+    res = fn(ann, **kw)
+    assert np.isfinite(res.value)
+    d = build_design(ann)
+    assert not d.pairs_built
+    assert res.details["n_within_item_pairs"] == d.n_pairs == int((d.r_i * (d.r_i - 1) // 2).sum())
+
+
+def test_pair_list_built_where_needed():
+    """Light's kappa (per rater pair) and rater-weight batches still use the pair list."""
+    ann = _numeric(6)
+    sis.light_kappa(ann)
+    assert build_design(ann).pairs_built
+    ann2 = _numeric(6)
+    prep = prepare(ann2, "pooled", resolve_similarity(ann2))
+    evaluate(prep, V=np.ones((3, prep.nr)))
+    assert prep.design.pairs_built
+
+
+@pytest.mark.parametrize("family", FEATURE_FAMILIES)
+def test_numpy_and_jax_matrix_product_paths_agree(family, monkeypatch):
+    """One finish-kernel source, two namespaces: a batch in NumPy equals the same batch in JAX."""
+    ann = _numeric(8)
+    prep = prepare(ann, family, resolve_similarity(ann, weights="quadratic"))
+    C = np.random.default_rng(2).multinomial(prep.n, np.ones(prep.n) / prep.n, size=11).astype(float)
+    in_numpy = evaluate(prep, C)
+    assert not any(k.startswith("_gemm_F") for k in prep.__dict__)  # NumPy: block by block
+    monkeypatch.setattr(_engine, "_NUMPY_MAX_MADDS", 0)
+    in_jax = evaluate(prep, C)
+    assert "_gemm_F_jax.numpy" in prep.__dict__
+    for key in ("value", "pa", "pe"):
+        np.testing.assert_allclose(in_numpy[key], in_jax[key], rtol=0, atol=1e-12)
+
+
+def test_large_vocabulary_cohen_stays_on_the_matrix_product_path():
+    """Per-rater label counts are a sparse indicator block: 2,000 labels need no dense n x R x K table."""
+    rng = np.random.default_rng(0)
+    k = 2000
+    a = np.concatenate([np.arange(k), rng.integers(0, k, k)])
+    b = np.where(rng.random(2 * k) < 0.5, a, rng.permutation(a))
+    ann = sis.Annotations(np.stack([a, b], axis=1).astype(np.int32), [f"l{i}" for i in range(k)])
+    prep = prepare(ann, "per_rater", resolve_similarity(ann))
+    fast = evaluate(prep)["value"]
+    assert "_gemm" in prep.__dict__ and not prep.design.pairs_built
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_engine, "_gemm_features", lambda prep: None)
+        np.testing.assert_allclose(fast, evaluate(prep)["value"], rtol=0, atol=1e-12)
