@@ -22,7 +22,6 @@ from softirr_stats.agreement import (
     point_estimate,
 )
 from softirr_stats.uncertainty import attach_interval
-from softirr_stats.uncertainty._ppi import apply_ppi
 
 __all__ = ["compute", "estimate", "coefficient_function", *COEFFICIENTS]
 
@@ -99,6 +98,9 @@ def compute(coef: "str | Coefficient", ann: Any, **options: Any) -> AgreementRes
     opts = _options(coef, options)
     result, prep = estimate(coef, ann, **opts)
     if opts.get("judgments") is not None or opts.get("judge") is not None:
+        # judged pairs (pandas) are read only when given
+        from softirr_stats.uncertainty._ppi import apply_ppi
+
         return apply_ppi(result, prep, opts["judgments"], opts["judge"], opts["ci"])
     return attach_interval(result, prep, opts["ci"])
 

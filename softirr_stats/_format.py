@@ -10,10 +10,12 @@ range and significant digits outside it; intervals read ``[lo, hi]``; missing va
 import math
 import numbers
 import re
+import sys
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads with the first table; formatting a number needs none
+    import pandas as pd
 
 __all__ = ["format_interval", "format_number", "frame_table", "latex_table", "level_text", "markdown_table",
            "render"]
@@ -34,7 +36,8 @@ _DEFAULTS = {"similarity": "identity", "chance": "exact"}
 
 
 def _is_missing(x: Any) -> bool:
-    return x is None or x is pd.NA or (isinstance(x, numbers.Real) and not isinstance(x, bool)
+    pd_ = sys.modules.get("pandas")  # pd.NA exists only once pandas is imported
+    return x is None or (pd_ is not None and x is pd_.NA) or (isinstance(x, numbers.Real) and not isinstance(x, bool)
                                        and math.isnan(float(x)))
 
 
@@ -155,7 +158,7 @@ def _cell(x: Any, digits: int, na: str) -> str:
     return str(x)
 
 
-def frame_table(df: pd.DataFrame, *, digits: int = 3, columns: Sequence[str] | None = None,
+def frame_table(df: "pd.DataFrame", *, digits: int = 3, columns: Sequence[str] | None = None,
                 na: str = "—") -> tuple[list[str], list[list[str]], list[str]]:
     """Header, formatted rows and alignment of a result table.
 
@@ -165,6 +168,8 @@ def frame_table(df: pd.DataFrame, *, digits: int = 3, columns: Sequence[str] | N
     shows coefficient, similarity and chance (when they are not all the defaults ``"identity"``
     / ``"exact"``), value, the interval, SE, items and raters; any other table shows every column.
     """
+    import pandas as pd
+
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}")
     has_ci = {"ci_low", "ci_high"} <= set(df.columns)
@@ -202,7 +207,7 @@ def frame_table(df: pd.DataFrame, *, digits: int = 3, columns: Sequence[str] | N
     return header, rows, align
 
 
-def render(df: pd.DataFrame, style: Style, *, digits: int = 3, columns: Sequence[str] | None = None,
+def render(df: "pd.DataFrame", style: Style, *, digits: int = 3, columns: Sequence[str] | None = None,
            caption: str | None = None, label: str | None = None) -> str:
     """A DataFrame as a Markdown or LaTeX table (see :func:`frame_table`)."""
     header, rows, align = frame_table(df, digits=digits, columns=columns, na=NA[style])

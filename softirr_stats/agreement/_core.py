@@ -1,9 +1,9 @@
 """From (annotations, family, similarity, chance) to a point-estimate AgreementResult."""
 
+import sys
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from softirr_stats.agreement._engine import (
     Prepared,
@@ -48,13 +48,16 @@ def as_annotations(data: Any, categories: Any = None) -> Annotations:
         long = data.to_long()
         if data.kind == "set":
             raise ValueError("categories= applies to categorical or numeric labels, not sets")
+        import pandas as pd
+
         out = Annotations.from_long(long, categories=list(categories))
         # keep item / rater order and items without ratings
         return Annotations.from_wide(
             pd.DataFrame(np.asarray(data.vocabulary + (None,), dtype=object)[data.codes],
                          index=pd.Index(data.items), columns=pd.Index(data.raters)),
             categories=list(out.vocabulary))
-    if isinstance(data, pd.DataFrame | np.ndarray | list | tuple):
+    pd_ = sys.modules.get("pandas")  # a DataFrame exists only once pandas is imported
+    if isinstance(data, np.ndarray | list | tuple) or (pd_ is not None and isinstance(data, pd_.DataFrame)):
         return Annotations.from_wide(data, categories=categories)
     raise TypeError(
         "ann must be softirr_stats.Annotations or a wide table (DataFrame, array or nested lists with "

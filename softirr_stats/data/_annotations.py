@@ -55,6 +55,73 @@ def _is_missing(value: Any) -> bool:
     return False
 
 
+#: Cells above which labels are encoded with pandas' hash tables (C loops) even when pandas is not
+#: imported yet; below it a NumPy / dict encoder avoids pandas' import (about 0.2-0.5 s) for the
+#: small tables of a first call. Both give the same codes (tests/test_label_encoding.py).
+_PANDAS_ENCODE_MIN_CELLS = 100_000
+
+
+def _use_pandas(n: int) -> bool:
+    return "pandas" in sys.modules or n >= _PANDAS_ENCODE_MIN_CELLS
+
+
+def _object_array(labels: Any) -> np.ndarray:
+    """A 1-D object array of the cells (lists stay cells, not a second axis)."""
+    if isinstance(labels, np.ndarray):
+        return labels
+    if _use_pandas(len(labels)):
+        import pandas as pd
+
+        return pd.Series(labels, dtype=object).to_numpy()
+    return np.fromiter(labels, dtype=object, count=len(labels))
+
+
+def missing_mask(arr: np.ndarray) -> np.ndarray:
+    """Boolean mask of missing cells: None, NaN, and pandas' NA / NaT.
+
+    Examples
+    --------
+    >>> missing_mask(np.array(["a", None, float("nan"), "b"], dtype=object)).tolist()
+    [False, True, True, False]
+    """
+    if arr.dtype.kind in "iub":
+        return np.zeros(arr.shape, dtype=bool)
+    if arr.dtype.kind in "fc":
+        return np.isnan(arr)
+    if _use_pandas(arr.size):
+        import pandas as pd
+
+        return np.asarray(pd.isna(arr), dtype=bool)
+    return np.fromiter(map(_is_missing, arr), dtype=bool, count=arr.size)
+
+
+def factorize(values: np.ndarray) -> tuple[np.ndarray, list]:
+    """Codes into the distinct values in order of first appearance (no missing values).
+
+    ``TypeError`` for unhashable cells (lists, sets), as :func:`pandas.factorize`.
+
+    Examples
+    --------
+    >>> codes, uniques = factorize(np.array(["b", "a", "b"], dtype=object))
+    >>> codes.tolist(), uniques
+    ([0, 1, 0], ['b', 'a'])
+    """
+    if _use_pandas(values.size):
+        import pandas as pd
+
+        codes, uniques = pd.factorize(values, sort=False)
+        return np.asarray(codes, dtype=np.int64), list(uniques)
+    if values.dtype.kind in "iufb":
+        uniques_sorted, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # order of first appearance, as pandas
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return rank[inverse.ravel()].astype(np.int64), list(uniques_sorted[order])
+    uniques = list(dict.fromkeys(values))  # C-level pass; TypeError for unhashable cells
+    index = {v: k for k, v in enumerate(uniques)}
+    return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=values.size), uniques
+
+
 def _label_kind(value: Any) -> str:
     """Classify one non-missing label; raise TypeError for what cannot be a label."""
     if isinstance(value, bool | np.bool_):
@@ -121,10 +188,8 @@ def text_normalizer(normalize: str | None) -> Any:
 
 def _normalize_texts(values: np.ndarray, norm: Any) -> np.ndarray:
     """Apply ``norm`` to the strings (and the strings inside set labels) of an object array."""
-    import pandas as pd
-
     try:  # normalise each distinct label once
-        inv, uniq = pd.factorize(values, sort=False)
+        inv, uniq = factorize(values)
     except TypeError:  # unhashable cells (lists): cell by cell
         inv, uniq = None, values
     out = np.asarray(uniq, dtype=object).copy()
@@ -425,11 +490,9 @@ class Annotations:
         force_kind: str | None = None,
         normalize: str | None = None,
     ) -> "Annotations":
-        import pandas as pd
-
         norm = text_normalizer(normalize)
-        arr = labels if isinstance(labels, np.ndarray) else pd.Series(labels, dtype=object).to_numpy()
-        present = ~np.asarray(pd.isna(arr), dtype=bool)
+        arr = _object_array(labels)
+        present = ~missing_mask(arr)
         if not present.any():
             raise ValueError("annotations are empty: every label is missing (None/NaN)")
         vals = arr[present]
@@ -438,15 +501,14 @@ class Annotations:
             if categories is not None:
                 categories = list(_normalize_texts(np.array(list(categories) + [None], dtype=object)[:-1], norm))
         try:  # vectorised: classify, normalise and sort only the distinct labels
-            codes_u, uniques = pd.factorize(vals, sort=False)
+            codes_u, uniques = factorize(vals)
         except TypeError:  # unhashable cells (lists, sets, dicts): normalise cell by cell first
             kinds0 = {_label_kind(v) for v in vals}
             conv = [frozenset(v) if isinstance(v, list | set | tuple | frozenset) else v for v in vals]
             if "set" not in kinds0:  # pragma: no cover - _label_kind raised already
                 raise
-            vals = pd.Series(conv, dtype=object).to_numpy()
-            codes_u, uniques = pd.factorize(vals, sort=False)
-        uniques = list(uniques)
+            vals = _object_array(conv)
+            codes_u, uniques = factorize(vals)
         kinds: dict[str, Any] = {}
         for v in uniques:
             kinds.setdefault(_label_kind(v), v)
