@@ -113,7 +113,7 @@ def test_unbiased_by_simulation(data, strategy, coef):
         warnings.simplefilter("ignore")
         res, prep = point_estimate(ann, family=fam, coefficient=coef, sim=MatrixSimilarity(F))
         target = point_estimate(ann, family=fam, coefficient=coef, sim=MatrixSimilarity(H))[0]
-        vals, terms, fixed = [], [], []
+        vals, terms = [], []
         for seed in range(250):
             plan = plan_from_prepared(prep, coef, res.observed, res.expected, n=150, strategy=strategy, seed=seed)
             table = _judged(plan, H)
