@@ -137,11 +137,14 @@ def ppi_kappa(judged: dict, level: float = 0.9) -> tuple[float, float, float]:
 
 
 def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
-        out: str | None = None, gold: int = 0) -> list:
-    from softirr_stats.inference import FitWarning, SviConfig, fit
+        out: str | None = None, gold: int = 0, method: str = "svi") -> list:
+    from softirr_stats.inference import FitWarning, NutsConfig, SviConfig, fit
 
-    cfg = SviConfig(steps=steps, num_draws=400, guide="multivariate_normal",
-                    learning_rate=0.05)
+    if method == "nuts":  # one chain of 300 + 300: the bimodal histogram fits (see the docs)
+        cfg = NutsConfig(num_warmup=300, num_samples=300, num_chains=1)
+    else:
+        cfg = SviConfig(steps=steps, num_draws=400, guide="multivariate_normal",
+                        learning_rate=0.05)
     rows = []
     # studies outermost, so that an interrupted run leaves every shape with as many studies
     for s in range(studies):
@@ -151,7 +154,7 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
                 t = time.time()
                 with warnings.catch_warnings(record=True) as rec:
                     warnings.simplefilter("always", FitWarning)
-                    post = fit("soft", sim["data"], method="svi", seed=s, config=cfg,
+                    post = fit("soft", sim["data"], method=method, seed=s, config=cfg,
                                progress=False, emission=emission)
                     check = post.score_check()
                 lo, hi = post.interval("kappa", level=0.9)
@@ -160,7 +163,7 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
                              "truth": sim["kappa"], "kappa": k, "lower": lo, "upper": hi,
                              "covered": lo <= sim["kappa"] <= hi, "ppc_p": check.p_value,
                              "warned": any(issubclass(w.category, FitWarning) for w in rec),
-                             "seconds": time.time() - t, "gold": gold})
+                             "seconds": time.time() - t, "gold": gold, "method": method})
                 r = rows[-1]
                 if gold:
                     pk, plo, phi = ppi_kappa(sim["judged"])
@@ -217,9 +220,10 @@ def main() -> None:
     ap.add_argument("--gold", type=int, default=0,
                     help="judged pairs (half within-item, half chance): gold pairs of the soft "
                          "model and the sample of the prediction-powered estimate beside it")
+    ap.add_argument("--method", choices=["svi", "nuts"], default="svi")
     args = ap.parse_args()
     rows = run(args.shapes, args.emission, args.studies, args.steps, args.seed, args.out,
-               args.gold)
+               args.gold, args.method)
     print(table(rows))
 
 

@@ -101,3 +101,22 @@ def test_bands_failure_is_flagged_and_fixed():
     assert cal["probability"].iloc[0] < 0.2 and cal["probability"].iloc[2] > 0.8
     mono_check = mono.score_check(warn=False)
     assert np.isfinite(mono_check.observed) and mono_check.replicated.shape == (400,)
+
+
+@pytest.mark.slow
+def test_bimodal_scores_warn_and_gold_pairs_with_a_histogram_fix_them():
+    """Bimodal scores break the monotone shape: its score check must warn. With 200 judged
+    pairs as gold, the histogram emission (NUTS) must cover this study's kappa."""
+    from softirr_stats.inference import NutsConfig
+
+    study = _study_module().simulate_study("bimodal", seed=1000, n_gold=200)
+    cfg = SviConfig(steps=1000, num_draws=400, guide="multivariate_normal", learning_rate=0.05)
+    mono = fit("soft", study["data"], method="svi", seed=0, config=cfg, progress=False,
+               emission="monotone")
+    with pytest.warns(PredictiveCheckWarning, match="score distribution"):
+        assert mono.score_check().p_value <= 0.01
+    hist = fit("soft", study["data"], method="nuts", seed=0, progress=False, emission="histogram",
+               config=NutsConfig(num_warmup=300, num_samples=300, num_chains=1))
+    lo, hi = hist.interval("kappa", level=0.9)
+    assert lo <= study["kappa"] <= hi, (lo, hi, study["kappa"])
+    assert abs(hist.kappa.mean() - study["kappa"]) < 0.02
