@@ -204,9 +204,10 @@ class SoftAgreementPriors:
     cells on [0, 1] with symmetric Dirichlet weights of total concentration
     ``monotone_concentration`` (see :func:`softirr_stats.models.soft_agreement`);
     ``emission="histogram"`` the same cells plus the two atoms with a symmetric Dirichlet of
-    total concentration ``histogram_concentration`` (1: one pseudo-count in all, so that
+    total concentration ``histogram_concentration`` (2: two pseudo-counts in all, so that
     the prior does not spread the equivalent component over the low scores, which would
-    raise kappa; see docs/annotator_models.md).
+    raise kappa; sparser makes NUTS diverge at the simplex's edges; see
+    docs/annotator_models.md).
 
     Examples
     --------
@@ -222,7 +223,7 @@ class SoftAgreementPriors:
     score_eps: float = 1e-3
     monotone_bins: int = 20
     monotone_concentration: float = 4.0
-    histogram_concentration: float = 1.0
+    histogram_concentration: float = 2.0
 
     def __post_init__(self) -> None:
         _check_positive(self)

@@ -141,7 +141,7 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
     from softirr_stats.inference import FitWarning, NutsConfig, SviConfig, fit
 
     if method == "nuts":  # one chain of 300 + 300: the bimodal histogram fits (see the docs)
-        cfg = NutsConfig(num_warmup=300, num_samples=300, num_chains=1)
+        cfg = NutsConfig(num_warmup=300, num_samples=300, num_chains=1, target_accept=0.95)
     else:
         cfg = SviConfig(steps=steps, num_draws=400, guide="multivariate_normal",
                         learning_rate=0.05)

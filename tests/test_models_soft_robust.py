@@ -116,7 +116,8 @@ def test_bimodal_scores_warn_and_gold_pairs_with_a_histogram_fix_them():
     with pytest.warns(PredictiveCheckWarning, match="score distribution"):
         assert mono.score_check().p_value <= 0.01
     hist = fit("soft", study["data"], method="nuts", seed=0, progress=False, emission="histogram",
-               config=NutsConfig(num_warmup=300, num_samples=300, num_chains=1))
+               config=NutsConfig(num_warmup=300, num_samples=300, num_chains=1,
+                                 target_accept=0.95))
     lo, hi = hist.interval("kappa", level=0.9)
     assert lo <= study["kappa"] <= hi, (lo, hi, study["kappa"])
     assert abs(hist.kappa.mean() - study["kappa"]) < 0.02
