@@ -16,11 +16,20 @@ is drawn from the shape under study:
 Truth: the concept-level kappa of the simulated design, ``(P_o - P_e) / (1 - P_e)`` with
 ``P_o`` the share of equivalent within-item pairs and ``P_e`` the probability that two
 ratings of different items name the same concept. The model's kappa (posterior mean and
-90% interval, SVI with a multivariate-normal guide) is compared with it.
+90% interval, SVI with a multivariate-normal guide, or NUTS with ``--method nuts``) is
+compared with it.
+
+``--gold N`` draws N judged pairs (a simple random sample, half within-item, half chance),
+passes them to the model as gold pairs and computes the prediction-powered kappa from the
+same pairs beside it (:func:`ppi_kappa`). ``--out FILE`` appends one CSV row per study, so an
+interrupted run keeps its studies (resume with ``--seed``). The results and commands are in
+docs/annotator_models.md.
 
 Usage::
 
-    python paper_repro/soft_model_robustness.py --studies 10 --emission beta monotone
+    python paper_repro/soft_model_robustness.py --studies 30 --steps 1000 --emission monotone --out mono.csv
+    python paper_repro/soft_model_robustness.py --studies 20 --emission histogram --gold 200 \
+        --shapes bimodal --method nuts --out hist.csv
 """
 
 import argparse
