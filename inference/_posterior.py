@@ -1,10 +1,9 @@
 """The :class:`Posterior` returned by :func:`softirr_stats.inference.fit`."""
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -28,7 +27,6 @@ from softirr_stats.models import (
     cell_probabilities,
     item_log_joint,
     score_cells,
-    within_logits,
 )
 
 __all__ = ["Posterior", "PredictiveCheck", "PriorContraction"]
@@ -610,7 +608,9 @@ class Posterior:
                 if k in ("intercept", "rater_scale", "rater_z", "item_scale", "item_z")}
 
     def _soft_aggregates(self) -> dict[str, np.ndarray]:
-        """Per draw: mean P(equivalent) per rater (S, J), rater pair (S, J, J), group (S, G)."""
+        """Per draw: mean P(equivalent | score) per rater (S, J), rater pair (S, J, J), group
+        (S, G), each pair's share scaled by ``pi_within / mean`` so that the Bernoulli spread
+        term of ``pi_within`` is shared out and the group contributions sum to kappa."""
         if "soft_aggr" not in self._cache:
             self._require("soft", "this quantity")
             data = self.data
@@ -619,8 +619,13 @@ class Posterior:
             pair_id = jnp.minimum(wr[:, 0], wr[:, 1]) * j + jnp.maximum(wr[:, 0], wr[:, 1])
             g = data.n_groups
 
+            from softirr_stats.models._soft import within_responsibilities
+
+            emission, priors = self._emission, self._soft_priors
+
             def one(params: dict) -> tuple:
-                p = jax.nn.sigmoid(within_logits(params, data))
+                p = within_responsibilities(params, data, emission, priors)
+                p = p * params["pi_within"] / jnp.maximum(p.mean(), 1e-30)
                 per_rater = (jax.ops.segment_sum(p, wr[:, 0], j)
                              + jax.ops.segment_sum(p, wr[:, 1], j))
                 per_pair = jax.ops.segment_sum(p, pair_id, j * j)
@@ -632,7 +637,9 @@ class Posterior:
                     per_group = jnp.zeros(1, dtype=p.dtype)  # placeholder
                 return per_rater, per_pair, per_group
 
-            r, pp, gg = _map_draws(one, self._soft_params())
+            params = {k: v for k, v in self._params().items() if k != "kappa"}
+            params["pi_within"] = jnp.asarray(self.samples["pi_within"])
+            r, pp, gg = _map_draws(one, params)
             n_r = np.bincount(data.within_raters.ravel(), minlength=j).astype(np.float64)
             n_pair = np.bincount(np.asarray(pair_id), minlength=j * j).astype(np.float64)
             n_g = (0.5 * (np.bincount(data.within_groups[:, 0], minlength=g)
@@ -657,7 +664,8 @@ class Posterior:
         key = ("cells", n_bins)
         if key not in self._cache:
             names = ("mean_logit0", "mean_gap_logit", "concentration", "equiv_weights",
-                     "nonequiv_weights", "equiv_atoms", "nonequiv_atoms")
+                     "nonequiv_weights", "equiv_atoms", "nonequiv_atoms", "equiv_hist",
+                     "nonequiv_hist")
             params = {k: v for k, v in self._params().items() if k in names}
             emission = self._emission
 
@@ -722,7 +730,7 @@ class Posterior:
         return np.asarray(self.samples["pi_chance"], np.float64)
 
     def rater_agreement(self, level: float = 0.9) -> pd.DataFrame:
-        """Soft model: per rater, mean P(equivalent) over the rater's within-item pairs.
+        """Soft model: per rater, mean P(equivalent | score) over the rater's within-item pairs.
 
         Returns
         -------
@@ -745,7 +753,7 @@ class Posterior:
                              "kappa": kap.mean(0), "kappa_lower": klo, "kappa_upper": khi})
 
     def pair_agreement(self, level: float = 0.9) -> pd.DataFrame:
-        """Soft model: per rater pair (a < b) with shared items, mean P(equivalent).
+        """Soft model: per rater pair (a < b) with shared items, mean P(equivalent | score).
 
         Returns
         -------
@@ -829,12 +837,15 @@ class Posterior:
             l1 = ((a[:, 1:] - 1) * np.log(sc) + (b[:, 1:] - 1) * np.log1p(-sc)
                   - betaln(a[:, 1:], b[:, 1:]))
         else:
-            from softirr_stats.models._soft import _monotone_log_density
+            from softirr_stats.models._soft import cell_log_density
 
             nb = prior.monotone_bins
-            names = ("equiv_weights", "nonequiv_weights", "equiv_atoms", "nonequiv_atoms")
-            table = np.asarray(_map_draws(lambda p: _monotone_log_density(p, nb), {
-                k: jnp.asarray(self.samples[k]) for k in names}), np.float64)
+            emission = self._emission
+            names = ("equiv_weights", "nonequiv_weights", "equiv_atoms", "nonequiv_atoms",
+                     "equiv_hist", "nonequiv_hist")
+            table = np.asarray(_map_draws(lambda p: cell_log_density(p, emission, nb), {
+                k: jnp.asarray(self.samples[k]) for k in names if k in self.samples}),
+                np.float64)
             cells = score_cells(s, nb)
             l0, l1 = table[:, 0, cells], table[:, 1, cells]
         logit = np.log(pi)[:, None] - np.log1p(-pi)[:, None] + l1 - l0

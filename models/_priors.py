@@ -237,7 +237,13 @@ class SoftAgreementPriors:
     ``~ HalfNormal(effect_scale)``; ``pi_chance ~ Beta(1, 1)``. Scores are clipped to
     ``[score_eps, 1 - score_eps]`` before the Beta densities (scores of exactly 0 or 1
     are common, e.g. exact match). ``emission="monotone"`` uses ``monotone_bins`` equal
-    cells on [0, 1] with ``Dir(1)`` weights (see :func:`softirr_stats.models.soft_agreement`).
+    cells on [0, 1] with symmetric Dirichlet weights of total concentration
+    ``monotone_concentration`` (see :func:`softirr_stats.models.soft_agreement`);
+    ``emission="histogram"`` the same cells plus the two atoms with a symmetric Dirichlet of
+    total concentration ``histogram_concentration`` (2: two pseudo-counts in all, so that
+    the prior does not spread the equivalent component over the low scores, which would
+    raise kappa; sparser makes NUTS diverge at the simplex's edges; see
+    docs/annotator_models.md).
 
     Parameters
     ----------
@@ -267,6 +273,8 @@ class SoftAgreementPriors:
     effect_scale: float = 1.0
     score_eps: float = 1e-3
     monotone_bins: int = 20
+    monotone_concentration: float = 4.0
+    histogram_concentration: float = 2.0
 
     def __post_init__(self) -> None:
         _check_positive(self)

@@ -124,7 +124,9 @@ def simulate_soft_scores(n_items: int, n_raters: int, *, intercept: float = 1.0,
     Returns
     -------
     dict with ``data`` (:class:`~softirr_stats.models.PairScores`), ``kappa`` (true soft
-    kappa over the simulated design), ``pi_within``, ``rater_effect``
+    kappa over the simulated design: the share of equivalent pairs among the simulated
+    within-item pairs against ``pi_chance``), ``pi_within`` (that share),
+    ``pi_within_expected`` (the mean of the pairs' equivalence probabilities), ``rater_effect``
 
     Parameters
     ----------
@@ -175,6 +177,6 @@ def simulate_soft_scores(n_items: int, n_raters: int, *, intercept: float = 1.0,
     data = PairScores(within_scores=draw(z_w), within_raters=np.stack([ra, rb], 1),
                       within_items=items, chance_scores=draw(z_c), n_raters=n_raters,
                       n_items=n_items, **gold)
-    pw = p.mean()
-    return {"data": data, "pi_within": pw, "kappa": (pw - pi_chance) / (1 - pi_chance),
-            "rater_effect": u}
+    pw = float(z_w.mean())
+    return {"data": data, "pi_within": pw, "pi_within_expected": float(p.mean()),
+            "kappa": (pw - pi_chance) / (1 - pi_chance), "rater_effect": u}

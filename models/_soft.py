@@ -24,8 +24,14 @@ meet: the equivalent pairs' score density is non-decreasing (plus a point mass a
 1) and the non-equivalent pairs' non-increasing (plus a point mass at 0), under which a
 contaminated ``f1`` is not admissible wherever ``f0`` falls while ``f1`` is flat.
 
-Derived: ``pi_within`` = mean over the observed within-item pairs of P(equivalent),
-``kappa = (pi_within - pi_chance) / (1 - pi_chance)`` (recorded as deterministic sites).
+Derived: ``pi_within`` = the share of equivalent pairs among the observed within-item
+pairs (the mean of each pair's P(equivalent | its score), plus the normal approximation of
+the pairs' own Bernoulli spread through the standard-normal site ``within_share_z``),
+``pi_within_expected`` = the mean of the model's P(equivalent) over those pairs before
+their scores are seen, ``kappa = (pi_within - pi_chance) / (1 - pi_chance)`` (recorded as
+deterministic sites). ``kappa`` is therefore this study's kappa, as the plain soft
+coefficient and the prediction-powered estimate are; ``pi_chance`` is the chance rate of
+the population the chance pairs were sampled from.
 """
 
 from collections.abc import Sequence
@@ -52,7 +58,7 @@ __all__ = [
     "soft_agreement",
 ]
 
-EMISSIONS = ("beta", "monotone")
+EMISSIONS = ("beta", "monotone", "histogram")
 _IMPOSSIBLE = 1e-8  # mass of an exact 0 under the equivalent component (1 under the other)
 
 
@@ -244,6 +250,25 @@ def _monotone_log_density(params: dict, n_bins: int) -> jnp.ndarray:
     return jnp.stack(out)
 
 
+def _histogram_log_density(params: dict, n_bins: int) -> jnp.ndarray:
+    """``(2, n_bins + 2)`` log density / log mass per cell of [non-equivalent, equivalent]
+    for the free histogram emission: Dirichlet weights over the ``n_bins`` equal cells and
+    the two atoms (exact 0, exact 1), each component its own (``nonequiv_hist``,
+    ``equiv_hist``)."""
+    w = jnp.stack([params["nonequiv_hist"], params["equiv_hist"]])
+    scale = jnp.concatenate([jnp.full((n_bins,), float(n_bins), dtype=w.dtype),
+                             jnp.ones(2, dtype=w.dtype)])
+    return jnp.log(w * scale)
+
+
+def cell_log_density(params: dict, emission: str, n_bins: int) -> jnp.ndarray:
+    """``(2, n_bins + 2)`` log density per equal cell (then exact 0, exact 1) of
+    [non-equivalent, equivalent] for the ``"monotone"`` and ``"histogram"`` emissions."""
+    if emission == "histogram":
+        return _histogram_log_density(params, n_bins)
+    return _monotone_log_density(params, n_bins)
+
+
 def cell_probabilities(params: dict, emission: str, n_bins: int) -> jnp.ndarray:
     """``(2, n_bins)`` probability of each equal score cell (exact 0 and 1 folded into the
     first and last cells) under [non-equivalent, equivalent], for one posterior draw.
@@ -263,7 +288,7 @@ def cell_probabilities(params: dict, emission: str, n_bins: int) -> jnp.ndarray:
         edges = jnp.linspace(0.0, 1.0, n_bins + 1, dtype=jnp.float32)
         cdf = betainc(a[:, None], b[:, None], edges[None, :])
         return jnp.diff(cdf, axis=1)
-    dens = jnp.exp(_monotone_log_density(params, n_bins))
+    dens = jnp.exp(cell_log_density(params, emission, n_bins))
     cont = dens[:, :n_bins] / n_bins
     return cont.at[:, 0].add(dens[:, n_bins]).at[:, -1].add(dens[:, n_bins + 1])
 
@@ -275,7 +300,7 @@ def _component_loglik(params: dict, emission: str, scores: np.ndarray,
         a, b = beta_mixture_params(params)
         ls, l1s = _log_scores(scores, priors.score_eps)
         return _beta_logpdf(ls, l1s, a[0], b[0]), _beta_logpdf(ls, l1s, a[1], b[1])
-    table = _monotone_log_density(params, priors.monotone_bins)
+    table = cell_log_density(params, emission, priors.monotone_bins)
     cells = jnp.asarray(score_cells(scores, priors.monotone_bins))
     return table[0][cells], table[1][cells]
 
@@ -293,6 +318,15 @@ def within_logits(params: dict, data: PairScores) -> jnp.ndarray:
     return eta
 
 
+def within_responsibilities(params: dict, data: PairScores, emission: str,
+                            priors: SoftAgreementPriors) -> jnp.ndarray:
+    """P(equivalent | score) of each within-item pair for one draw, shape (n_within,)."""
+    eta = within_logits(params, data)
+    l0, l1 = _component_loglik(params, emission, data.within_scores, priors)
+    lp1, lp0 = jax.nn.log_sigmoid(eta) + l1, jax.nn.log_sigmoid(-eta) + l0
+    return jnp.exp(lp1 - jnp.logaddexp(lp1, lp0))
+
+
 def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, *,
                    rater_effects: bool = True, item_effects: bool = False,
                    emission: str = "beta") -> None:
@@ -301,7 +335,8 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
     Sites: ``mean_logit0``, ``mean_gap_logit`` (scalars), ``concentration`` (2,),
     ``pi_chance``, ``intercept`` (scalars), ``rater_scale``, ``rater_z`` (J,) when
     ``rater_effects``, ``item_scale``, ``item_z`` (I,) when ``item_effects``;
-    deterministic ``component_mean`` (2,), ``pi_within``, ``kappa``.
+    ``within_share_z``; deterministic ``component_mean`` (2,), ``pi_within_expected``,
+    ``pi_within``, ``kappa``.
 
     Parameters
     ----------
@@ -309,7 +344,7 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
     priors : SoftAgreementPriors, optional
     rater_effects, item_effects : bool
         Random effects on the logit of the within-item equivalence probability.
-    emission : {"beta", "monotone"}
+    emission : {"beta", "monotone", "histogram"}
         Score distribution of each component: one Beta each (sites ``mean_logit0``,
         ``mean_gap_logit``, ``concentration``), or shape-constrained histograms on
         ``priors.monotone_bins`` equal cells: a non-decreasing density for equivalent pairs
@@ -318,7 +353,11 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
         ``nonequiv_weights``) plus a point mass at exactly 0 (``equiv_atoms`` =
         [P(1), P(continuous)], ``nonequiv_atoms`` = [P(0), P(continuous)]). Use
         ``"monotone"`` for estimator scores that are not Beta-shaped (bands, exact 0/1,
-        heavy tails): see docs/annotator_models.md.
+        heavy tails): see docs/annotator_models.md. ``"histogram"`` (needs gold pairs):
+        free Dirichlet weights (total concentration
+        ``priors.histogram_concentration``) per component over the same cells and the atoms
+        (``equiv_hist``, ``nonequiv_hist``), for shapes neither family holds (bimodal);
+        the gold pairs identify it.
 
     Examples
     --------
@@ -327,7 +366,7 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
     >>> d = PairScores(within_scores=[0.9, 0.8], within_raters=[[0, 1], [0, 1]],
     ...                within_items=[0, 1], chance_scores=[0.1, 0.2], n_raters=2, n_items=2)
     >>> p = {"mean_logit0": 0.0, "mean_gap_logit": 0.0, "concentration": np.array([5., 5.]),
-    ...      "pi_chance": 0.1, "intercept": 1.0}
+    ...      "pi_chance": 0.1, "intercept": 1.0, "within_share_z": 0.0}
     >>> lp, _ = log_density(soft_agreement, (d,), {"rater_effects": False}, p)
     >>> bool(np.isfinite(lp))
     True
@@ -342,6 +381,10 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
                         f"{type(priors).__name__}")
     if emission not in EMISSIONS:
         raise ValueError(f"emission must be one of {list(EMISSIONS)}; got {emission!r}")
+    if emission == "histogram" and not data.n_gold:
+        raise ValueError("emission='histogram' is identified only through gold pairs (without them "
+                         "any share of the non-equivalent scores can move into the equivalent "
+                         "component); pass gold scores and labels, or use emission='monotone'")
     f32 = jnp.float32
     params: dict = {}
     if emission == "beta":
@@ -352,10 +395,16 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
         params["concentration"] = numpyro.sample("concentration", dist.LogNormal(
             jnp.full((2,), np.log(priors.concentration_loc), dtype=f32),
             priors.concentration_scale))
+    elif emission == "histogram":
+        nb = priors.monotone_bins
+        alpha = priors.histogram_concentration / (nb + 2)
+        for name in ("equiv_hist", "nonequiv_hist"):
+            params[name] = numpyro.sample(name, dist.Dirichlet(jnp.full(nb + 2, alpha, dtype=f32)))
     else:
         nb = priors.monotone_bins
+        alpha = priors.monotone_concentration / nb
         for name in ("equiv_weights", "nonequiv_weights"):
-            params[name] = numpyro.sample(name, dist.Dirichlet(jnp.ones(nb, dtype=f32)))
+            params[name] = numpyro.sample(name, dist.Dirichlet(jnp.full(nb, alpha, dtype=f32)))
         for name in ("equiv_atoms", "nonequiv_atoms"):
             params[name] = numpyro.sample(name, dist.Dirichlet(jnp.ones(2, dtype=f32)))
     params["intercept"] = numpyro.sample("intercept", dist.Normal(f32(0.0),
@@ -380,14 +429,25 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
         numpyro.deterministic("component_mean", probs @ mids)
     eta = within_logits(params, data)
     l0, l1 = _component_loglik(params, emission, data.within_scores, priors)
-    ll = jnp.logaddexp(jax.nn.log_sigmoid(eta) + l1, jax.nn.log_sigmoid(-eta) + l0).sum()
+    lp1, lp0 = jax.nn.log_sigmoid(eta) + l1, jax.nn.log_sigmoid(-eta) + l0
+    lmix = jnp.logaddexp(lp1, lp0)
+    ll = lmix.sum()
     l0, l1 = _component_loglik(params, emission, data.chance_scores, priors)
     ll = ll + jnp.logaddexp(jnp.log(pi_chance) + l1, jnp.log1p(-pi_chance) + l0).sum()
     if data.n_gold:
         l0, l1 = _component_loglik(params, emission, data.gold_scores, priors)
         ll = ll + jnp.where(jnp.asarray(data.gold_labels) == 1, l1, l0).sum()
     numpyro.factor("obs", ll)
-    pi_within = numpyro.deterministic("pi_within", jax.nn.sigmoid(eta).mean())
+    numpyro.deterministic("pi_within_expected", jax.nn.sigmoid(eta).mean())
+    # the share of equivalent pairs among the observed within-item pairs: each pair's
+    # P(equivalent | its score) plus, through a standard-normal site the data do not inform,
+    # the normal approximation of the Bernoulli spread of the pairs' own indicators
+    resp = jnp.exp(lp1 - lmix)
+    n_w = data.n_within
+    share_z = numpyro.sample("within_share_z", dist.Normal(f32(0.0), f32(1.0)))
+    share_sd = jnp.sqrt(jnp.sum(resp * (1.0 - resp))) / n_w
+    pi_within = numpyro.deterministic("pi_within", jnp.clip(resp.mean() + share_sd * share_z,
+                                                            0.0, 1.0))
     numpyro.deterministic("kappa", (pi_within - pi_chance) / (1.0 - pi_chance))
 
 

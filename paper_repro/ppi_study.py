@@ -89,7 +89,11 @@ def _ppi_rows(ann: Any, F: np.ndarray, H: np.ndarray, cfg: Config, strategies: S
               rng_seed: int) -> list[dict[str, Any]]:
     """All (budget, design, draw) studies of one population and one cheap estimator."""
     from softirr_stats.agreement import point_estimate
-    from softirr_stats.agreement._judging import COEFFICIENT_FAMILIES, plan_from_prepared, read_judgments
+    from softirr_stats.agreement._judging import (
+        COEFFICIENT_FAMILIES,
+        plan_from_prepared,
+        read_judgments,
+    )
     from softirr_stats.agreement._similarity import MatrixSimilarity
     from softirr_stats.uncertainty._ppi import apply_ppi
 
@@ -110,7 +114,7 @@ def _ppi_rows(ann: Any, F: np.ndarray, H: np.ndarray, cfg: Config, strategies: S
                 p = r.details["ppi"]
                 rows.append(dict(strategy=strategy, budget=budget, draw=draw, estimator_only=result.value,
                                  ppi=r.value, judge_only=p["judge_only"], se_ppi=p["se_delta"],
-                                 se_judge_only=p["se_judge_only"], lambda_o=p["lambda"]["observed"],
+                                 se_judge_only=p["se_judge_only"], df=p["df"], lambda_o=p["lambda"]["observed"],
                                  lambda_e=p["lambda"]["chance"], n_eff=p["effective_sample_size"],
                                  n_judged=p["n_judged"], n_distinct_pairs=n_distinct))
     return rows
@@ -172,7 +176,10 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
 
     ``bias`` and ``mae_*`` are against the oracle's kappa on the same items (the estimand);
     ``mae_true_*`` against the generator's concept-level kappa; ``cover90``/``cover95`` are the
-    delta-method intervals' coverage of the estimand; ``width_ratio`` is the mean 95% width
+    delta-method intervals' coverage of the estimand (Student-t quantile with the library's
+    effective degrees of freedom, column ``df``; without it, the normal quantile), and
+    ``cover90_normal``/``cover95_normal`` the same with the normal quantile; ``width95`` uses
+    the t quantile; ``width_ratio`` is the mean 95% width
     over the judge-only estimator's at the same draws; ``bias_mcse`` the Monte Carlo SE of
     the bias.
 
@@ -185,27 +192,36 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     >>> summarise(df)[["bias", "cover95", "width_ratio"]].round(6).values.tolist()
     [[0.0, 1.0, 0.5]]
     """
+    from softirr_stats.uncertainty._ppi import delta_critical_value
+
     err = df["ppi"] - df["kappa_h"]
-    cov90 = (err.abs() <= Z90 * df["se_ppi"]).astype(float)
-    cov95 = (err.abs() <= Z95 * df["se_ppi"]).astype(float)
+    dof = df["df"].to_numpy(dtype=float) if "df" in df else np.full(len(df), np.inf)
+    t90, t95 = delta_critical_value(0.90, dof), delta_critical_value(0.95, dof)
+    cov90 = (err.abs() <= t90 * df["se_ppi"]).astype(float)
+    cov95 = (err.abs() <= t95 * df["se_ppi"]).astype(float)
     errj = df["judge_only"] - df["kappa_h"]
     d = df.assign(err=err, abs_err=err.abs(), abs_err_true=(df["ppi"] - df["true_kappa"]).abs(),
                   abs_err_judge=errj.abs(), cover90=cov90, cover95=cov95,
+                  cover90_normal=(err.abs() <= Z90 * df["se_ppi"]).astype(float),
+                  cover95_normal=(err.abs() <= Z95 * df["se_ppi"]).astype(float),
                   cover95_judge=(errj.abs() <= Z95 * df["se_judge_only"]).astype(float),
                   abs_err_est=(df["estimator_only"] - df["kappa_h"]).abs(),
-                  width=2 * Z95 * df["se_ppi"], width_judge=2 * Z95 * df["se_judge_only"],
-                  frac=df["n_judged"] / df["n_distinct_pairs"])
+                  width=2 * t95 * df["se_ppi"], width_normal=2 * Z95 * df["se_ppi"],
+                  width_judge=2 * Z95 * df["se_judge_only"],
+                  frac=df["n_judged"] / df["n_distinct_pairs"], df_=dof)
     keys = ["condition", "estimator", "strategy", "budget"]
     g = d.groupby(keys, sort=True)
     s = g.agg(n=("err", "size"), bias=("err", "mean"), err_sd=("err", "std"), mae=("abs_err", "mean"),
               mae_true=("abs_err_true", "mean"), mae_judge_only=("abs_err_judge", "mean"),
               mae_estimator_only=("abs_err_est", "mean"), cover90=("cover90", "mean"),
-              cover95=("cover95", "mean"), cover95_judge_only=("cover95_judge", "mean"),
-              width95=("width", "mean"), width95_judge_only=("width_judge", "mean"),
+              cover95=("cover95", "mean"), cover90_normal=("cover90_normal", "mean"),
+              cover95_normal=("cover95_normal", "mean"), df=("df_", "median"),
+              cover95_judge_only=("cover95_judge", "mean"), width95=("width", "mean"),
+              width95_normal=("width_normal", "mean"), width95_judge_only=("width_judge", "mean"),
               lambda_o=("lambda_o", "mean"), lambda_e=("lambda_e", "mean"), n_eff=("n_eff", "median"),
               judged_fraction=("frac", "max")).reset_index()
     s["bias_mcse"] = s["err_sd"].fillna(0.0) / np.sqrt(s["n"])
-    s["width_ratio"] = s["width95"] / s["width95_judge_only"]
+    s["width_ratio"] = s["width95_normal"] / s["width95_judge_only"]  # both normal: the same quantile
     return s.drop(columns="err_sd")
 
 

@@ -16,11 +16,20 @@ is drawn from the shape under study:
 Truth: the concept-level kappa of the simulated design, ``(P_o - P_e) / (1 - P_e)`` with
 ``P_o`` the share of equivalent within-item pairs and ``P_e`` the probability that two
 ratings of different items name the same concept. The model's kappa (posterior mean and
-90% interval, SVI with a multivariate-normal guide) is compared with it.
+90% interval, SVI with a multivariate-normal guide, or NUTS with ``--method nuts``) is
+compared with it.
+
+``--gold N`` draws N judged pairs (a simple random sample, half within-item, half chance),
+passes them to the model as gold pairs and computes the prediction-powered kappa from the
+same pairs beside it (:func:`ppi_kappa`). ``--out FILE`` appends one CSV row per study, so an
+interrupted run keeps its studies (resume with ``--seed``). The results and commands are in
+docs/annotator_models.md.
 
 Usage::
 
-    python paper_repro/soft_model_robustness.py --studies 10 --emission beta monotone
+    python paper_repro/soft_model_robustness.py --studies 30 --steps 1000 --emission monotone --out mono.csv
+    python paper_repro/soft_model_robustness.py --studies 20 --emission histogram --gold 200 \
+        --shapes bimodal --method nuts --out hist.csv
 """
 
 import argparse
@@ -83,31 +92,78 @@ def simulate_study(shape: str, seed: int, n_items: int = 150, n_concepts: int = 
     n_tot = float(flat.size)
     p_e = (np.sum(n_c**2) - np.sum(n_ic**2)) / (n_tot**2 - n_items * j**2)
     p_o = eq_w.mean()
-    gold = {}
+    ws, cs = draw_scores(shape, eq_w, rng), draw_scores(shape, eq_c, rng)
+    gold, judged = {}, {}
     if n_gold:
-        g_eq = rng.random(n_gold) < 0.5
-        gold = {"gold_scores": draw_scores(shape, g_eq, rng), "gold_labels": g_eq.astype(int)}
-    data = PairScores(within_scores=draw_scores(shape, eq_w, rng),
-                      within_raters=np.stack([wa, wb], 1), within_items=items,
-                      chance_scores=draw_scores(shape, eq_c, rng), n_raters=j,
-                      n_items=n_items, **gold)
-    return {"data": data, "kappa": (p_o - p_e) / (1 - p_e), "p_o": p_o, "p_e": p_e}
+        # a simple random sample (without replacement) of half the budget from each pair
+        # population, judged by the oracle: the gold pairs of the soft model and the judged
+        # pairs of the prediction-powered estimate (their scores stay among the unlabelled)
+        jw = rng.choice(ws.size, min(n_gold // 2, ws.size), replace=False)
+        jc = rng.choice(cs.size, min(n_gold - n_gold // 2, cs.size), replace=False)
+        gold = {"gold_scores": np.r_[ws[jw], cs[jc]],
+                "gold_labels": np.r_[eq_w[jw], eq_c[jc]].astype(int)}
+        judged = {"within": (ws, jw, eq_w[jw].astype(float)),
+                  "chance": (cs, jc, eq_c[jc].astype(float))}
+    data = PairScores(within_scores=ws, within_raters=np.stack([wa, wb], 1), within_items=items,
+                      chance_scores=cs, n_raters=j, n_items=n_items, **gold)
+    return {"data": data, "kappa": (p_o - p_e) / (1 - p_e), "p_o": p_o, "p_e": p_e,
+            "judged": judged}
 
 
-def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int) -> list:
-    from softirr_stats.inference import FitWarning, SviConfig, fit
+def ppi_kappa(judged: dict, level: float = 0.9) -> tuple[float, float, float]:
+    """Prediction-powered kappa of a simulated study and its delta-method interval.
 
-    cfg = SviConfig(steps=steps, num_draws=400, guide="multivariate_normal",
-                    learning_rate=0.05)
+    Each term is a mean of the oracle ``h`` over a pair population, estimated from the
+    estimator's scores ``f`` on the population's pairs and the judged simple random sample:
+    ``lambda mean_N(f) + mean_n(h - lambda f)`` with the power-tuned ``lambda`` clipped to
+    [0, 1]. The within-item term targets this design's pairs (variance ``(1 - n/N)
+    Var(h - lambda f) / n``); the chance term the concept-level chance agreement, of which
+    the ``N`` chance pairs are themselves a sample (plus ``Var(h) / N``). The two samples are
+    independent; the interval uses the library's critical value with the smaller effective
+    degrees of freedom of the two terms.
+    """
+    from softirr_stats.agreement._ppi import effective_df
+    from softirr_stats.uncertainty._ppi import delta_critical_value
+
+    est, var, dfs = {}, {}, []
+    for term, (f_all, idx, h) in judged.items():
+        f = f_all[idx]
+        n, big_n = idx.size, f_all.size
+        vf = f.var(ddof=1)
+        lam = float(np.clip(np.cov(h, f)[0, 1] / vf, 0.0, 1.0)) if vf > 0 else 0.0
+        r = h - lam * f
+        est[term] = lam * f_all.mean() + r.mean()
+        var[term] = (1.0 - n / big_n) * r.var(ddof=1) / n
+        if term == "chance":
+            var[term] += h.var(ddof=1) / big_n
+        dfs.append(effective_df(r, np.ones(n)))
+    po, pe = est["within"], est["chance"]
+    kappa = (po - pe) / (1.0 - pe)
+    g_o, g_e = 1.0 / (1.0 - pe), (po - 1.0) / (1.0 - pe) ** 2
+    se = float(np.sqrt(g_o**2 * var["within"] + g_e**2 * var["chance"]))
+    z = delta_critical_value(level, min(dfs))
+    return float(kappa), float(kappa - z * se), float(kappa + z * se)
+
+
+def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
+        out: str | None = None, gold: int = 0, method: str = "svi") -> list:
+    from softirr_stats.inference import FitWarning, NutsConfig, SviConfig, fit
+
+    if method == "nuts":  # one chain of 300 + 300: the bimodal histogram fits (see the docs)
+        cfg = NutsConfig(num_warmup=300, num_samples=300, num_chains=1, target_accept=0.95)
+    else:
+        cfg = SviConfig(steps=steps, num_draws=400, guide="multivariate_normal",
+                        learning_rate=0.05)
     rows = []
-    for shape in shapes:
-        for emission in emissions:
-            for s in range(studies):
-                sim = simulate_study(shape, seed0 + s)
+    # studies outermost, so that an interrupted run leaves every shape with as many studies
+    for s in range(studies):
+        for shape in shapes:
+            for emission in emissions:
+                sim = simulate_study(shape, seed0 + s, n_gold=gold)
                 t = time.time()
                 with warnings.catch_warnings(record=True) as rec:
                     warnings.simplefilter("always", FitWarning)
-                    post = fit("soft", sim["data"], method="svi", seed=s, config=cfg,
+                    post = fit("soft", sim["data"], method=method, seed=s, config=cfg,
                                progress=False, emission=emission)
                     check = post.score_check()
                 lo, hi = post.interval("kappa", level=0.9)
@@ -116,12 +172,33 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int) -> 
                              "truth": sim["kappa"], "kappa": k, "lower": lo, "upper": hi,
                              "covered": lo <= sim["kappa"] <= hi, "ppc_p": check.p_value,
                              "warned": any(issubclass(w.category, FitWarning) for w in rec),
-                             "seconds": time.time() - t})
+                             "seconds": time.time() - t, "gold": gold, "method": method})
                 r = rows[-1]
+                if gold:
+                    pk, plo, phi = ppi_kappa(sim["judged"])
+                    r.update(ppi=pk, ppi_lower=plo, ppi_upper=phi,
+                             ppi_covered=plo <= sim["kappa"] <= phi)
+                    print(f"{'':23s} PPI ({gold} judged): {pk:.3f} [{plo:.3f}, {phi:.3f}] "
+                          f"covered={r['ppi_covered']}", flush=True)
                 print(f"{shape:13s} {emission:9s} study {s}: truth {r['truth']:.3f} kappa "
                       f"{k:.3f} [{lo:.3f}, {hi:.3f}] covered={r['covered']} score-check "
                       f"p={check.p_value:.3f} {r['seconds']:.0f}s", flush=True)
+                if out:
+                    _append_csv(out, r)
     return rows
+
+
+def _append_csv(path: str, row: dict) -> None:
+    """Append one study's row to a CSV file (header on the first row)."""
+    import csv
+    import os
+
+    new = not os.path.exists(path)
+    with open(path, "a", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(row))
+        if new:
+            w.writeheader()
+        w.writerow(row)
 
 
 def table(rows: list) -> str:
@@ -148,8 +225,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--shapes", nargs="+", default=list(SHAPES))
     ap.add_argument("--emission", nargs="+", default=["beta", "monotone"])
+    ap.add_argument("--out", default=None, help="CSV file to append one row per study to")
+    ap.add_argument("--gold", type=int, default=0,
+                    help="judged pairs (half within-item, half chance): gold pairs of the soft "
+                         "model and the sample of the prediction-powered estimate beside it")
+    ap.add_argument("--method", choices=["svi", "nuts"], default="svi")
     args = ap.parse_args()
-    rows = run(args.shapes, args.emission, args.studies, args.steps, args.seed)
+    rows = run(args.shapes, args.emission, args.studies, args.steps, args.seed, args.out,
+               args.gold, args.method)
     print(table(rows))
 
 

@@ -266,7 +266,7 @@ def test_soft_log_density_by_hand():
                           within_items=[0, 1], chance_scores=[0.2], n_raters=2, n_items=2,
                           gold_scores=[0.8], gold_labels=[1])
     p = {"mean_logit0": 0.0, "mean_gap_logit": 0.0, "concentration": np.array([4.0, 6.0]),
-         "pi_chance": 0.25, "intercept": 0.5}
+         "pi_chance": 0.25, "intercept": 0.5, "within_share_z": 0.0}
     _, tr = log_density(models.soft_agreement, (d,), {"rater_effects": False}, p)
     f0 = beta_dist(2.0, 2.0).pdf
     f1 = beta_dist(4.5, 1.5).pdf  # mu1 = 0.75, concentration 6
@@ -275,7 +275,11 @@ def test_soft_log_density_by_hand():
             + np.log(0.25 * f1(0.2) + 0.75 * f0(0.2)) + np.log(f1(0.8)))
     got = float(tr["obs"]["fn"].log_prob(tr["obs"]["value"]).sum())
     assert got == pytest.approx(want, rel=1e-5)
-    assert float(tr["kappa"]["value"]) == pytest.approx((pw - 0.25) / 0.75, rel=1e-5)
+    # kappa: the share of equivalent pairs among the observed within-item pairs (each pair's
+    # P(equivalent | score); within_share_z = 0 drops the Bernoulli spread)
+    resp = [pw * f1(s) / (pw * f1(s) + (1 - pw) * f0(s)) for s in (0.9, 0.3)]
+    assert float(tr["pi_within_expected"]["value"]) == pytest.approx(pw, rel=1e-5)
+    assert float(tr["kappa"]["value"]) == pytest.approx((np.mean(resp) - 0.25) / 0.75, rel=1e-5)
 
 
 def test_simulators_shapes_and_truth():

@@ -44,14 +44,36 @@ def test_monotone_cells_are_distributions_with_the_right_shape():
     np.testing.assert_allclose(dens[:, :nb].sum(1) / nb, [0.7, 0.6], rtol=1e-5)
 
 
+def test_histogram_cells_are_distributions():
+    nb = 10
+    rng = np.random.default_rng(2)
+    w = rng.dirichlet(np.ones(nb + 2), size=2)
+    p = {"nonequiv_hist": jnp.asarray(w[0]), "equiv_hist": jnp.asarray(w[1])}
+    probs = np.asarray(models.cell_probabilities(p, "histogram", nb))
+    np.testing.assert_allclose(probs.sum(1), 1.0, rtol=1e-5)
+    # exact 0 and 1 are folded into the end cells
+    np.testing.assert_allclose(probs[:, 0], w[:, 0] + w[:, nb], rtol=1e-5)
+    np.testing.assert_allclose(probs[:, -1], w[:, nb - 1] + w[:, nb + 1], rtol=1e-5)
+
+
 def test_monotone_model_log_density_and_validation():
     d = models.PairScores(within_scores=[0.9, 1.0, 0.2], within_raters=[[0, 1]] * 3,
                           within_items=[0, 1, 2], chance_scores=[0.0, 0.3, 0.05],
                           n_raters=2, n_items=3, gold_scores=[0.95, 0.1], gold_labels=[1, 0])
-    p = {**_monotone_params(20), "pi_chance": 0.1, "intercept": 1.0}
+    p = {**_monotone_params(20), "pi_chance": 0.1, "intercept": 1.0, "within_share_z": 0.0}
     lp, _ = log_density(models.soft_agreement, (d,), {"rater_effects": False,
                                                       "emission": "monotone"}, p)
     assert np.isfinite(float(lp))
+    rng = np.random.default_rng(1)
+    ph = {"equiv_hist": rng.dirichlet(np.ones(22)), "nonequiv_hist": rng.dirichlet(np.ones(22)),
+          "pi_chance": 0.1, "intercept": 1.0, "within_share_z": 0.0}
+    lp, tr = log_density(models.soft_agreement, (d,), {"rater_effects": False,
+                                                       "emission": "histogram"}, ph)
+    assert np.isfinite(float(lp)) and 0.0 <= float(tr["pi_within"]["value"]) <= 1.0
+    no_gold = models.PairScores(within_scores=[0.9], within_raters=[[0, 1]], within_items=[0],
+                                chance_scores=[0.1], n_raters=2, n_items=1)
+    with pytest.raises(ValueError, match="gold pairs"):
+        log_density(models.soft_agreement, (no_gold,), {"emission": "histogram"}, ph)
     with pytest.raises(ValueError, match="emission"):
         log_density(models.soft_agreement, (d,), {"emission": "gauss"}, p)
     with pytest.raises(ValueError, match="monotone_bins"):
@@ -79,3 +101,23 @@ def test_bands_failure_is_flagged_and_fixed():
     assert cal["probability"].iloc[0] < 0.2 and cal["probability"].iloc[2] > 0.8
     mono_check = mono.score_check(warn=False)
     assert np.isfinite(mono_check.observed) and mono_check.replicated.shape == (400,)
+
+
+@pytest.mark.slow
+def test_bimodal_scores_warn_and_gold_pairs_with_a_histogram_fix_them():
+    """Bimodal scores break the monotone shape: its score check must warn. With 200 judged
+    pairs as gold, the histogram emission (NUTS) must cover this study's kappa."""
+    from softirr_stats.inference import NutsConfig
+
+    study = _study_module().simulate_study("bimodal", seed=1000, n_gold=200)
+    cfg = SviConfig(steps=1000, num_draws=400, guide="multivariate_normal", learning_rate=0.05)
+    mono = fit("soft", study["data"], method="svi", seed=0, config=cfg, progress=False,
+               emission="monotone")
+    with pytest.warns(PredictiveCheckWarning, match="score distribution"):
+        assert mono.score_check().p_value <= 0.01
+    hist = fit("soft", study["data"], method="nuts", seed=0, progress=False, emission="histogram",
+               config=NutsConfig(num_warmup=300, num_samples=300, num_chains=1,
+                                 target_accept=0.95))
+    lo, hi = hist.interval("kappa", level=0.9)
+    assert lo <= study["kappa"] <= hi, (lo, hi, study["kappa"])
+    assert abs(hist.kappa.mean() - study["kappa"]) < 0.02

@@ -32,7 +32,8 @@ import numpy as np
 from softirr_stats.agreement._engine import Prepared
 
 __all__ = ["PPI_FAMILIES", "TermWeights", "term_weights", "PpiTerms", "ppi_terms", "tune_lambda",
-           "ppi_estimate", "delta_variance", "kappa_gradient", "canonical_pairs"]
+           "ppi_estimate", "delta_variance", "kappa_gradient", "canonical_pairs", "delta_influence",
+           "effective_df"]
 
 PPI_FAMILIES = ("pooled", "per_rater", "alpha", "ac1", "bp")
 
@@ -273,6 +274,49 @@ def combine_np(po: np.ndarray, pe: np.ndarray) -> np.ndarray:
 def kappa_gradient(po: float, pe: float) -> np.ndarray:
     """``(d kappa / d P_o, d kappa / d P_e)`` of ``(P_o - P_e) / (1 - P_e)``."""
     return np.array([1.0 / (1.0 - pe), (po - 1.0) / (1.0 - pe) ** 2])
+
+
+def delta_influence(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float) -> np.ndarray:
+    """Per judged row, the coefficient's linearised summand ``g . (W_o (h - lambda_o f), W_e (h - lambda_e f)) / q``.
+
+    Its weighted variance over the draws, divided by the number of draws, is
+    :func:`delta_variance`.
+    """
+    g = kappa_gradient(po, pe)
+    return g[0] * (t.zo - lam_o * t.go) + g[1] * (t.ze - lam_e * t.ge)
+
+
+def effective_df(d: np.ndarray, m: np.ndarray) -> float:
+    """Degrees of freedom of the delta-method variance: ``n - 1`` shrunk by the summands' kurtosis.
+
+    The variance of the sample variance of ``n`` draws is ``sigma^4 (2 / (n - 1) + kappa / n)``
+    (``kappa`` the excess kurtosis); matching it to a scaled chi-square gives
+    ``df = 2 / (2 / (n - 1) + kappa / n)`` (Satterthwaite's moment match). The Hansen-Hurwitz
+    summands are heavy-tailed when a few judged pairs carry most of the signal (rare synonyms
+    drawn with small ``q``), and then the normal interval undercovers at small budgets; a
+    Student-t quantile with this ``df`` widens it by what the variance estimate's noise costs.
+    Clipped to ``[1, n - 1]``; ``n - 1`` when the summands have no spread.
+
+    Examples
+    --------
+    >>> round(effective_df(np.array([0.0, 1.0]), np.array([25.0, 25.0])), 1)  # kappa = -2
+    49.0
+    >>> round(effective_df(np.r_[1.0, np.zeros(49)], np.ones(50)), 1)  # one hit in 50 draws
+    2.1
+    >>> round(effective_df(np.r_[np.ones(5), np.zeros(45)], np.ones(50)), 1)  # five hits
+    14.0
+    """
+    m = np.asarray(m, dtype=np.float64)
+    n = float(m.sum())
+    if n < 2:
+        return math.nan
+    mean = float((m * d).sum() / n)
+    c2 = float((m * (d - mean) ** 2).sum() / n)
+    if not c2 > 0:
+        return n - 1.0
+    excess = float((m * (d - mean) ** 4).sum() / n) / c2**2 - 3.0
+    df = 2.0 / (2.0 / (n - 1.0) + max(excess, 0.0) / n)
+    return float(min(max(df, 1.0), n - 1.0))
 
 
 def delta_variance(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float) -> float:

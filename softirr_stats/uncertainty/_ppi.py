@@ -31,7 +31,9 @@ from softirr_stats.agreement._ppi import (
     PpiTerms,
     check_family,
     combine_np,
+    delta_influence,
     delta_variance,
+    effective_df,
     ppi_estimate,
     ppi_terms,
     term_weights,
@@ -45,7 +47,7 @@ from softirr_stats.uncertainty._bootstrap import (
     summarize_replicates,
 )
 
-__all__ = ["apply_ppi", "PPI_DEFAULT_DRAWS", "Judged", "judged_rows"]
+__all__ = ["apply_ppi", "PPI_DEFAULT_DRAWS", "Judged", "judged_rows", "delta_critical_value"]
 
 PPI_DEFAULT_DRAWS = 200
 CONDITIONAL = "conditional on the items: this study's coefficient computed with the judge"
@@ -140,10 +142,26 @@ def _lambdas(t: PpiTerms, w: np.ndarray, fixed: float | None) -> tuple[np.ndarra
     return tune_lambda(t.zo, t.go, w), tune_lambda(t.ze, t.ge, w)
 
 
-def _z(level: float) -> float:
-    from scipy.special import ndtri
+def delta_critical_value(level: float, df: Any) -> Any:
+    """Two-sided critical value of the delta-method interval: Student-t with ``df`` degrees of freedom.
 
-    return float(ndtri(0.5 + level / 2.0))
+    ``df`` is :func:`softirr_stats.agreement._ppi.effective_df` of the judged draws (``n - 1``
+    shrunk by the kurtosis of the summands); the normal quantile where ``df`` is infinite or
+    nan. The one place where the prediction-powered interval's width multiplier is set; an
+    array of ``df`` gives an array.
+
+    Examples
+    --------
+    >>> round(delta_critical_value(0.95, float("inf")), 3), round(delta_critical_value(0.95, 10.0), 3)
+    (1.96, 2.228)
+    """
+    from scipy.special import ndtri, stdtrit
+
+    p = 0.5 + level / 2.0
+    d = np.asarray(df, dtype=np.float64)
+    ok = np.isfinite(d)
+    out = np.where(ok, stdtrit(np.where(ok, d, 1.0), p), ndtri(p))
+    return float(out) if out.ndim == 0 else out
 
 
 def _draws_replicates(t: PpiTerms, j: Judged, cfg: Bootstrap, pf: tuple[float, float],
@@ -219,6 +237,7 @@ def apply_ppi(result: AgreementResult, prep: Prepared, judgments: Any, judge: An
     var = delta_variance(t, lam[0], lam[1], po, pe)
     var_j = delta_variance(t, 0.0, 0.0, jo, je)
     n_eff = j.n * var_j / var if var > 0 and math.isfinite(var_j) else math.nan
+    df = effective_df(delta_influence(t, lam[0], lam[1], po, pe), j.m) if j.n >= 2 else math.nan
     warn = list(result.warnings) + notes
     if not math.isfinite(value):
         msg = (f"the prediction-powered {result.coefficient} is undefined: estimated chance agreement "
@@ -226,7 +245,7 @@ def apply_ppi(result: AgreementResult, prep: Prepared, judgments: Any, judge: An
         warnings.warn(msg, DegenerateWarning, stacklevel=3)
         warn.append(msg)
     if j.n < 30:
-        msg = f"only {j.n} judged draws: the normal-approximation interval may undercover"
+        msg = f"only {j.n} judged draws: the delta-method interval may undercover"
         warnings.warn(msg, SoftIRRWarning, stacklevel=3)
         warn.append(msg)
     info: dict[str, Any] = {
@@ -237,6 +256,7 @@ def apply_ppi(result: AgreementResult, prep: Prepared, judgments: Any, judge: An
         "judge_only": judge_only, "estimator_only": float(result.value),
         "observed_judge_only": jo, "expected_judge_only": je,
         "se_delta": math.sqrt(var) if var >= 0 else math.nan,
+        "df": float(df),
         "se_judge_only": math.sqrt(var_j) if var_j >= 0 else math.nan,
         "estimand": CONDITIONAL, "plan_coefficient": j.plan_coefficient,
     }
@@ -247,7 +267,7 @@ def apply_ppi(result: AgreementResult, prep: Prepared, judgments: Any, judge: An
     if isinstance(ci, Analytic) or (isinstance(ci, str) and ci == "analytic"):
         level = ci.level if isinstance(ci, Analytic) else 0.95
         se = info["se_delta"]
-        z = _z(level)
+        z = delta_critical_value(level, df)
         return out.with_interval(value - z * se, value + z * se, se, level, "ppi-delta")
     if not isinstance(ci, Bootstrap):
         raise ValueError(f"ci must be None, 'analytic', softirr_stats.Analytic(...) or softirr_stats.Bootstrap(...); "
