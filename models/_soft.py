@@ -200,6 +200,13 @@ def _beta_logpdf(log_s: jnp.ndarray, log1m_s: jnp.ndarray, a: jnp.ndarray,
 def beta_mixture_params(params: dict) -> tuple[jnp.ndarray, jnp.ndarray]:
     """Beta parameters ``(a, b)``, each shape (..., 2), [non-equivalent, equivalent].
 
+    Parameters
+    ----------
+    params : dict
+        One posterior draw (or a batch): ``mean_logit0`` (logit of the non-equivalent mean),
+        ``mean_gap_logit`` (the equivalent mean's gap above it, on the logit scale) and
+        ``concentration`` (shape (..., 2), ``a + b`` of each component).
+
     Examples
     --------
     >>> import jax.numpy as jnp
@@ -219,6 +226,13 @@ def beta_mixture_params(params: dict) -> tuple[jnp.ndarray, jnp.ndarray]:
 def score_cells(scores: Any, n_bins: int) -> np.ndarray:
     """Cell of each score: ``0..n_bins-1`` equal cells of (0, 1), ``n_bins`` = exactly 0,
     ``n_bins + 1`` = exactly 1.
+
+    Parameters
+    ----------
+    scores : array_like
+        Scores in [0, 1].
+    n_bins : int
+        Equal cells of the open interval (0, 1).
 
     Examples
     --------
@@ -273,6 +287,15 @@ def cell_probabilities(params: dict, emission: str, n_bins: int) -> jnp.ndarray:
     """``(2, n_bins)`` probability of each equal score cell (exact 0 and 1 folded into the
     first and last cells) under [non-equivalent, equivalent], for one posterior draw.
 
+    Parameters
+    ----------
+    params : dict
+        One posterior draw of the emission's sites.
+    emission : {"beta", "monotone", "histogram"}
+        The score model of :func:`soft_agreement`.
+    n_bins : int
+        Equal cells of (0, 1).
+
     Examples
     --------
     >>> import jax.numpy as jnp
@@ -306,7 +329,28 @@ def _component_loglik(params: dict, emission: str, scores: np.ndarray,
 
 
 def within_logits(params: dict, data: PairScores) -> jnp.ndarray:
-    """Logit of P(equivalent) of each within-item pair, shape (n_within,)."""
+    """Logit of P(equivalent) of each within-item pair, shape (n_within,).
+
+    The intercept, plus the rater effects of both raters and the item effect when the draw
+    has them.
+
+    Parameters
+    ----------
+    params : dict
+        One posterior draw: ``intercept`` and optionally ``rater_scale`` / ``rater_z`` and
+        ``item_scale`` / ``item_z``.
+    data : PairScores
+        The pairs (their raters and items).
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> d = PairScores(within_scores=[0.9, 0.2], within_raters=[[0, 1], [0, 1]],
+    ...                within_items=[0, 1], chance_scores=[0.1], n_raters=2, n_items=2)
+    >>> p = {"intercept": jnp.array(0.5), "rater_scale": jnp.array(1.0), "rater_z": jnp.array([0.1, -0.3])}
+    >>> [round(float(x), 4) for x in within_logits(p, d)]
+    [0.3, 0.3]
+    """
     eta = params["intercept"] * jnp.ones(data.n_within, dtype=jnp.float32)
     if "rater_z" in params:
         u = params["rater_scale"] * params["rater_z"]
