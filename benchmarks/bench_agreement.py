@@ -33,7 +33,7 @@ import numpy as np
 import softirr_stats as sis
 from softirr_stats.agreement import prepare, resolve_similarity
 from softirr_stats.agreement._design import build_design
-from softirr_stats.agreement._engine import evaluate
+from softirr_stats.agreement._evaluator import evaluate
 from softirr_stats.agreement._similarity import MatrixSimilarity
 from softirr_stats.agreement._weights import krippendorff_distance
 from softirr_stats.data import Annotations

@@ -3,12 +3,14 @@
 30 documents x 3 annotators x 10 classes, generator accuracy 0.82, SVI (1,500 steps).
 Usage: ``python benchmarks/prior_sweep_small_study.py 2 4 8`` (the concentrations).
 """
-import sys, time
-import numpy as np
+import sys
+import time
+
 import softirr_stats as sis
 from softirr_stats import models
-from softirr_stats.inference import fit, SviConfig
+from softirr_stats.inference import SviConfig, fit
 from softirr_stats.uncertainty import Bootstrap
+
 for seed in [0, 1]:  # the two seeds of docs/annotator_models.md
     sim = models.simulate_dawid_skene(30, 3, 10, accuracy=0.82, seed=seed)
     codes = sim["codes"]

@@ -5,6 +5,7 @@
 ``AgreementResult`` with a posterior interval.
 """
 
+from softirr_stats.inference._agreement import annotator_agreement
 from softirr_stats.inference._config import (
     ConvergenceWarning,
     FitWarning,
@@ -14,9 +15,8 @@ from softirr_stats.inference._config import (
     SviConfig,
 )
 from softirr_stats.inference._fit import fit
-from softirr_stats.inference._kernels import fleiss_kappa_counts, item_counts
-from softirr_stats.inference._one_call import annotator_agreement
 from softirr_stats.inference._posterior import Posterior, PredictiveCheck, PriorContraction
+from softirr_stats.inference._postprocess import fleiss_kappa_counts, item_counts
 
 __all__ = [
     "ConvergenceWarning",

@@ -14,7 +14,7 @@ from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 from softirr_stats._validation import check_choice, check_level, check_positive_int
 from softirr_stats.inference._arviz import to_inference_data
 from softirr_stats.inference._config import PredictiveCheckWarning, PriorDominatedWarning
-from softirr_stats.inference._kernels import (
+from softirr_stats.inference._postprocess import (
     STATISTICS,
     align_permutations,
     design_weights,

@@ -18,8 +18,8 @@ from softirr_stats.models._categorical import (
     mace,
     multinomial,
 )
-from softirr_stats.models._data import AnnotationData, encode_annotations
 from softirr_stats.models._em import EMResult, dawid_skene_em, mace_em
+from softirr_stats.models._long_format import AnnotationData, encode_annotations
 from softirr_stats.models._priors import (
     DawidSkenePriors,
     HierarchicalPriors,

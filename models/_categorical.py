@@ -29,7 +29,7 @@ import numpyro
 import numpyro.distributions as dist
 from jax.scipy.special import logsumexp
 
-from softirr_stats.models._data import AnnotationData
+from softirr_stats.models._long_format import AnnotationData
 from softirr_stats.models._priors import (
     DawidSkenePriors,
     HierarchicalPriors,

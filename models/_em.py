@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from softirr_stats.models._data import encode_annotations
+from softirr_stats.models._long_format import encode_annotations
 
 __all__ = ["EMResult", "dawid_skene_em", "mace_em"]
 

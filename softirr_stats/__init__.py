@@ -29,7 +29,7 @@ _EXPORTS = {
     "softirr_stats._jax": ("compile_cache",),
     "softirr_stats.data._annotations": ("Annotations", "UnpairableItemsWarning"),
     "softirr_stats.agreement._result": ("AgreementResult",),
-    "softirr_stats.agreement._engine": ("DegenerateWarning",),
+    "softirr_stats.agreement._evaluator": ("DegenerateWarning",),
     "softirr_stats.agreement._chance": ("MonteCarlo", "SampledPairs"),
     "softirr_stats.agreement._judging": ("JudgingPlan", "judging_plan", "read_judgments"),
     "softirr_stats.data._io": ("read_annotations",),

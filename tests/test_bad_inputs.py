@@ -16,7 +16,7 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats._validation import SoftIRRWarning
-from softirr_stats.agreement._engine import DegenerateWarning
+from softirr_stats.agreement._evaluator import DegenerateWarning
 from softirr_stats.equivalence import Cached, Levenshtein, Masi, as_estimator
 
 C = sis.cohen_kappa

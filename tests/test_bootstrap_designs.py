@@ -301,7 +301,7 @@ def test_bca_matches_scipy_on_a_mean_like_statistic():
 @pytest.mark.parametrize("family", ["percent", "pooled", "ac1", "bp", "alpha", "per_rater"])
 def test_gemm_fast_path_equals_segment_kernels(family, monkeypatch):
     """Fixed rater weights: stage 1 as one matrix product C @ F equals the vmapped kernels."""
-    from softirr_stats.agreement import _engine, evaluate, point_estimate, resolve_similarity
+    from softirr_stats.agreement import _evaluator, evaluate, point_estimate, resolve_similarity
 
     rng = np.random.default_rng(4)
     x = rng.integers(0, 5, (120, 4)).astype(float)
@@ -312,6 +312,6 @@ def test_gemm_fast_path_equals_segment_kernels(family, monkeypatch):
     C = rng.multinomial(120, np.ones(120) / 120, size=9).astype(float)
     fast = evaluate(prep, C)["value"]
     assert "_gemm" in prep.__dict__
-    monkeypatch.setattr(_engine, "_gemm_features", lambda prep: None)  # the vmapped segment kernels
+    monkeypatch.setattr(_evaluator, "_gemm_features", lambda prep: None)  # the vmapped segment kernels
     slow = evaluate(prep, C)["value"]
     np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import softirr_stats as sis
-from softirr_stats.agreement import _engine, evaluate, prepare, resolve_similarity
+from softirr_stats.agreement import _evaluator, evaluate, prepare, resolve_similarity
 from softirr_stats.agreement._design import build_design
 from softirr_stats.agreement._families import FAMILIES
 from softirr_stats.equivalence import Levenshtein
@@ -50,7 +50,7 @@ def _pair_list_sums(prep) -> np.ndarray:
 
 def _by_pair_list(prep, monkeypatch, C=None) -> dict[str, np.ndarray]:
     """The same evaluation with the count route switched off (fresh caches)."""
-    monkeypatch.setattr(_engine, "count_route", lambda *a: False)
+    monkeypatch.setattr(_evaluator, "count_route", lambda *a: False)
     for key in [k for k in prep.__dict__ if k.startswith(("_gemm", "_item_pair_sums"))]:
         prep.__dict__.pop(key)
     try:
@@ -104,7 +104,7 @@ def test_count_route_equals_pair_list_hypothesis(cells, family, weighted):
     total, _ = prep.item_pair_sums()
     np.testing.assert_allclose(total, _pair_list_sums(prep), rtol=0, atol=1e-12)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_engine, "_gemm_features", lambda prep: None)  # the vmapped segment kernels (pair list)
+        mp.setattr(_evaluator, "_gemm_features", lambda prep: None)  # the vmapped segment kernels (pair list)
         np.testing.assert_allclose(value, evaluate(prep)["value"], rtol=0, atol=1e-12, equal_nan=True)
 
 
@@ -147,7 +147,7 @@ def test_numpy_and_jax_matrix_product_paths_agree(family, monkeypatch):
     C = np.random.default_rng(2).multinomial(prep.n, np.ones(prep.n) / prep.n, size=11).astype(float)
     in_numpy = evaluate(prep, C)
     assert not any(k.startswith("_gemm_F") for k in prep.__dict__)  # NumPy: block by block
-    monkeypatch.setattr(_engine, "_NUMPY_MAX_MADDS", 0)
+    monkeypatch.setattr(_evaluator, "_NUMPY_MAX_MADDS", 0)
     in_jax = evaluate(prep, C)
     assert "_gemm_F_jax.numpy" in prep.__dict__
     for key in ("value", "pa", "pe"):
@@ -165,5 +165,5 @@ def test_large_vocabulary_cohen_stays_on_the_matrix_product_path():
     fast = evaluate(prep)["value"]
     assert "_gemm" in prep.__dict__ and not prep.design.pairs_built
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_engine, "_gemm_features", lambda prep: None)
+        mp.setattr(_evaluator, "_gemm_features", lambda prep: None)
         np.testing.assert_allclose(fast, evaluate(prep)["value"], rtol=0, atol=1e-12)

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import softirr_stats as sis
-from softirr_stats.agreement._engine import DegenerateWarning
+from softirr_stats.agreement._evaluator import DegenerateWarning
 
 COEFFICIENTS = {
     "percent_agreement": sis.percent_agreement, "cohen_kappa": sis.cohen_kappa, "scott_pi": sis.scott_pi,

@@ -27,7 +27,7 @@ ALLOWED_HEAVY = {
     "typer": {"cli"},
 }
 KERNEL_MODULES = ["softirr_stats/agreement/_kernels.py", "softirr_stats/agreement/_families.py",
-                  "softirr_stats/agreement/_linearised.py", "softirr_stats/agreement/_engine.py",
+                  "softirr_stats/agreement/_linearised.py", "softirr_stats/agreement/_evaluator.py",
                   "softirr_stats/agreement/_chance.py", "softirr_stats/agreement/_sampling.py"]
 
 
@@ -116,7 +116,7 @@ def test_other_packages_are_reached_through_their_init():
 # memo of scored label pairs, the symmetrising of directional estimators). Outside the equivalence
 # package nothing scores label pairs itself; the PPI judge scores judged pairs, not a similarity.
 SCORERS = {"score_pairs", "similarity_matrix", "ScoredSimilarity"}
-SCORING_ALLOWED = {"softirr_stats/uncertainty/_ppi.py"}
+SCORING_ALLOWED = {"softirr_stats/uncertainty/_ppi_intervals.py"}
 
 
 def test_similarity_is_scored_through_one_path():
@@ -149,3 +149,13 @@ def test_no_pickle_in_library():
             if mods & {"pickle", "cloudpickle", "dill", "joblib"}:
                 bad.append(str(py.relative_to(ROOT)))
     assert not bad, bad
+
+
+def test_module_names_are_unique_across_packages():
+    """A module name says what it holds; two packages never use one name for different things."""
+    seen: dict[str, list[str]] = {}
+    for py, _ in _library_files():
+        if py.name != "__init__.py":
+            seen.setdefault(py.name, []).append(str(py.relative_to(ROOT)))
+    clashes = {name: paths for name, paths in seen.items() if len(paths) > 1}
+    assert not clashes, f"modules with the same name in different packages: {clashes}"

@@ -13,7 +13,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from softirr_stats import models
 from softirr_stats.data import Annotations
-from softirr_stats.inference._kernels import (
+from softirr_stats.inference._postprocess import (
     align_permutations,
     design_weights,
     fleiss_kappa_counts,

@@ -101,7 +101,8 @@ def test_progress_bars(capsys):
 def test_reprs_summarise(post):
     text = repr(post)
     assert "dawid_skene" in text and "beta (3, 3, 3)" in text and len(text) < 400
-    post.kappa  # once computed, the repr shows it
+    kappa = post.kappa  # once computed, the repr shows it
+    assert kappa.ndim == 1 and np.isfinite(kappa).all()
     assert "kappa" in repr(post)
     pc = post.predictive_check(warn=False)
     r = repr(pc)

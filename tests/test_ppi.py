@@ -14,10 +14,10 @@ from softirr_stats.agreement._judging import (
     plan_from_prepared,
     read_judgments,
 )
-from softirr_stats.agreement._ppi import all_distinct_pairs, effective_df, term_weights
+from softirr_stats.agreement._ppi_terms import all_distinct_pairs, effective_df, term_weights
 from softirr_stats.agreement._similarity import MatrixSimilarity
 from softirr_stats.equivalence import Cached, LlmJudge
-from softirr_stats.uncertainty._ppi import apply_ppi, delta_critical_value
+from softirr_stats.uncertainty._ppi_intervals import apply_ppi, delta_critical_value
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
 

@@ -105,7 +105,7 @@ def test_unicode_normalisation_opt_in(tmp_path):
 
 
 # --- bootstraps that cannot vary are refused; intervals stay in range ----------------------
-from softirr_stats.agreement._engine import DegenerateWarning  # noqa: E402
+from softirr_stats.agreement._evaluator import DegenerateWarning  # noqa: E402
 
 TABLE = np.random.default_rng(0).integers(0, 3, (12, 3)).tolist()
 
@@ -206,7 +206,7 @@ def _vocab_table(k, seed=0):
 def test_auto_switches_to_sampled_pairs_beyond_the_time_budget(monkeypatch):
     import time as _time
 
-    from softirr_stats.agreement import _engine
+    from softirr_stats.agreement import _evaluator
 
     def slow(a, b):
         _time.sleep(2e-4 * len(a))
@@ -214,11 +214,11 @@ def test_auto_switches_to_sampled_pairs_beyond_the_time_budget(monkeypatch):
 
     est = sis.equivalence.as_estimator(slow, symmetric=True)
     table = _vocab_table(80)
-    monkeypatch.setattr(_engine, "AUTO_BUDGET_SECONDS", 0.05)
+    monkeypatch.setattr(_evaluator, "AUTO_BUDGET_SECONDS", 0.05)
     r = sis.fleiss_kappa(table, similarity=est, chance="auto")
     assert r.chance.startswith("sampled_pairs") and np.isfinite(r.chance_se)
     assert any("chose SampledPairs" in w and "budget 0.05 s" in w and "ms per pair" in w for w in r.warnings)
-    monkeypatch.setattr(_engine, "AUTO_BUDGET_SECONDS", 3600.0)
+    monkeypatch.setattr(_evaluator, "AUTO_BUDGET_SECONDS", 3600.0)
     r = sis.fleiss_kappa(table, similarity=est, chance="auto")
     assert r.chance == "exact" and any("chose exact" in w and "estimated" in w for w in r.warnings)
 

@@ -14,9 +14,9 @@ from softirr_stats._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._chance": ('MonteCarlo', 'SampledPairs', 'resolve_chance',),
-    "softirr_stats.agreement._core": ('as_annotations', 'point_estimate',),
+    "softirr_stats.agreement._point": ('as_annotations', 'point_estimate',),
     "softirr_stats.agreement._design": ('build_design',),
-    "softirr_stats.agreement._engine": ('DegenerateWarning', 'Prepared', 'chance_standard_error', 'evaluate', 'prepare',),
+    "softirr_stats.agreement._evaluator": ('DegenerateWarning', 'Prepared', 'chance_standard_error', 'evaluate', 'prepare',),
     "softirr_stats.agreement._families": ('FAMILIES', 'ChanceFamily', 'get_family',),
     "softirr_stats.agreement._linearised": ('Terms', 'linearised_terms',),
     "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
@@ -32,14 +32,10 @@ if TYPE_CHECKING:
         SampledPairs,
         resolve_chance,
     )
-    from softirr_stats.agreement._core import (
-        as_annotations,
-        point_estimate,
-    )
     from softirr_stats.agreement._design import (
         build_design,
     )
-    from softirr_stats.agreement._engine import (
+    from softirr_stats.agreement._evaluator import (
         DegenerateWarning,
         Prepared,
         chance_standard_error,
@@ -54,6 +50,10 @@ if TYPE_CHECKING:
     from softirr_stats.agreement._linearised import (
         Terms,
         linearised_terms,
+    )
+    from softirr_stats.agreement._point import (
+        as_annotations,
+        point_estimate,
     )
     from softirr_stats.agreement._registry import (
         ALPHA_LEVELS,

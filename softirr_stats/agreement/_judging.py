@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats._validation import check_choice, check_positive_int
-from softirr_stats.agreement._core import as_annotations, point_estimate
-from softirr_stats.agreement._engine import Prepared
-from softirr_stats.agreement._ppi import all_distinct_pairs, check_family, term_weights
+from softirr_stats.agreement._evaluator import Prepared
+from softirr_stats.agreement._point import as_annotations, point_estimate
+from softirr_stats.agreement._ppi_terms import all_distinct_pairs, check_family, term_weights
 from softirr_stats.agreement._registry import COEFFICIENTS
 from softirr_stats.agreement._similarity import resolve_similarity
 

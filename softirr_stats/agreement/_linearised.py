@@ -18,7 +18,7 @@ from softirr_stats.agreement._chance import BlockedQuad, DenseQuad, IdentityQuad
 __all__ = ["Terms", "linearised_terms", "terms_percent", "terms_pooled", "terms_ac1", "terms_bp",
            "terms_per_rater", "terms_alpha"]
 
-Prepared = Any  # softirr_stats.agreement._engine.Prepared (the engine imports this module)
+Prepared = Any  # softirr_stats.agreement._evaluator.Prepared (the engine imports this module)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from softirr_stats.agreement._core import point_estimate
-from softirr_stats.agreement._engine import DegenerateWarning, Prepared, evaluate
+from softirr_stats.agreement._evaluator import DegenerateWarning, Prepared, evaluate
+from softirr_stats.agreement._point import point_estimate
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import ExactMatchSimilarity
 

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.optimize import brentq, isotonic_regression, minimize
 from scipy.special import expit, log_expit
 
-from softirr_stats.calibration._validation import (
+from softirr_stats.calibration._checks import (
     check_fit_data,
     check_sample_weight,
     check_scores_labels,

@@ -15,19 +15,19 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.calibration._calibrators import CALIBRATORS, _Calibrator
+from softirr_stats.calibration._checks import (
+    Strategy,
+    check_positive_int,
+    check_sample_weight,
+    check_strategy,
+    check_unit_interval,
+)
 from softirr_stats.calibration._metrics import (
     brier_score,
     debiased_l2_calibration_error,
     expected_calibration_error,
     log_loss,
     maximum_calibration_error,
-)
-from softirr_stats.calibration._validation import (
-    Strategy,
-    check_positive_int,
-    check_sample_weight,
-    check_strategy,
-    check_unit_interval,
 )
 
 _RANGE_TOL = 1e-6  # scores this far outside [0, 1] are float round-off and are clipped

@@ -22,8 +22,8 @@ from typing import Literal, cast
 import numpy as np
 import pandas as pd
 
-from softirr_stats.calibration._validation import Strategy as Strategy
-from softirr_stats.calibration._validation import (
+from softirr_stats.calibration._checks import Strategy as Strategy
+from softirr_stats.calibration._checks import (
     check_choice,
     check_positive_int,
     check_scores_labels,

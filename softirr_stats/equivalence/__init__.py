@@ -15,7 +15,7 @@ from softirr_stats._lazy import attach
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.equivalence._cache": ('Cached',),
     "softirr_stats.equivalence._embedding": ('Embedding',),
-    "softirr_stats.equivalence._engine": ('ScoreStats', 'is_identity', 'low_rank_factor', 'score_pairs', 'similarity_matrix',),
+    "softirr_stats.equivalence._pair_scoring": ('ScoreStats', 'is_identity', 'low_rank_factor', 'score_pairs', 'similarity_matrix',),
     "softirr_stats.equivalence._fill": ('FillReport', 'fill_cache',),
     "softirr_stats.equivalence._label_similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'MatrixSimilarity', 'ScoredSimilarity', 'Scores', 'check_similarity_matrix', 'estimator_from_name', 'is_matrix_like', 'resolve_label_similarity',),
     "softirr_stats.equivalence._judge": ('LlmJudge', 'OpenAICompatibleJudge', 'parse_probability',),
@@ -33,13 +33,6 @@ if TYPE_CHECKING:
     )
     from softirr_stats.equivalence._embedding import (
         Embedding,
-    )
-    from softirr_stats.equivalence._engine import (
-        ScoreStats,
-        is_identity,
-        low_rank_factor,
-        score_pairs,
-        similarity_matrix,
     )
     from softirr_stats.equivalence._fill import (
         FillReport,
@@ -63,6 +56,13 @@ if TYPE_CHECKING:
     )
     from softirr_stats.equivalence._nli import (
         Nli,
+    )
+    from softirr_stats.equivalence._pair_scoring import (
+        ScoreStats,
+        is_identity,
+        low_rank_factor,
+        score_pairs,
+        similarity_matrix,
     )
     from softirr_stats.equivalence._protocol import (
         BaseEstimator,

@@ -229,7 +229,7 @@ class ScoredSimilarity(ExactMatchSimilarity):
         return np.concatenate(parts)
 
     def _score_once(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        from softirr_stats.equivalence._engine import score_pairs
+        from softirr_stats.equivalence._pair_scoring import score_pairs
 
         la, lb = self.vocabulary[a], self.vocabulary[b]
         if self.symmetric:
@@ -268,7 +268,7 @@ class ScoredSimilarity(ExactMatchSimilarity):
 
     def _matrix(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Dense block through the estimator's vectorised matrix path, symmetrised."""
-        from softirr_stats.equivalence._engine import similarity_matrix
+        from softirr_stats.equivalence._pair_scoring import similarity_matrix
 
         la, lb = list(self.vocabulary[rows]), list(self.vocabulary[cols])
         m = similarity_matrix(self.estimator, la, lb)

@@ -213,7 +213,7 @@ class SetMatch(BaseEstimator):
         return codes, offsets, ids, sizes
 
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        from softirr_stats.equivalence._engine import score_pairs
+        from softirr_stats.equivalence._pair_scoring import score_pairs
 
         # each distinct set is split into elements once; elements get integer ids
         elem_ids: dict[Hashable, int] = {}

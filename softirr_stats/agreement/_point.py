@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.agreement._engine import (
+from softirr_stats.agreement._evaluator import (
     Prepared,
     chance_se_problem,
     chance_standard_error,

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.agreement._engine import Prepared
+from softirr_stats.agreement._evaluator import Prepared
 
 __all__ = ["PPI_FAMILIES", "TermWeights", "term_weights", "PpiTerms", "ppi_terms", "tune_lambda",
            "ppi_estimate", "delta_variance", "kappa_gradient", "canonical_pairs", "delta_influence",

@@ -20,14 +20,14 @@ import pandas as pd
 
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement import AgreementResult
-from softirr_stats.agreement._engine import DegenerateWarning, Prepared, evaluate
+from softirr_stats.agreement._evaluator import DegenerateWarning, Prepared, evaluate
 from softirr_stats.agreement._judging import (
     COEFFICIENT_FAMILIES,
     label_text,
     plan_from_prepared,
     read_judgments,
 )
-from softirr_stats.agreement._ppi import (
+from softirr_stats.agreement._ppi_terms import (
     PpiTerms,
     check_family,
     combine_np,
@@ -145,7 +145,7 @@ def _lambdas(t: PpiTerms, w: np.ndarray, fixed: float | None) -> tuple[np.ndarra
 def delta_critical_value(level: float, df: Any) -> Any:
     """Two-sided critical value of the delta-method interval: Student-t with ``df`` degrees of freedom.
 
-    ``df`` is :func:`softirr_stats.agreement._ppi.effective_df` of the judged draws (``n - 1``
+    ``df`` is :func:`softirr_stats.agreement._ppi_terms.effective_df` of the judged draws (``n - 1``
     shrunk by the kurtosis of the summands); the normal quantile where ``df`` is infinite or
     nan. The one place where the prediction-powered interval's width multiplier is set; an
     array of ``df`` gives an array.
