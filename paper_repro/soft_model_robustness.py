@@ -13,9 +13,19 @@ is drawn from the shape under study:
 * ``heavy_tails``: equivalent 0.85 U[0.6, 1] + 0.15 U[0, 1]; non-equivalent 0.85 U[0, 0.4]
   + 0.15 U[0, 1].
 
+The real estimator scores of the seed paper's populations (not run by default; name them in
+``--shapes``):
+
+* ``paper_indel`` / ``paper_levenshtein``: one single-label population of
+  :func:`paper_repro.generators.single_label_populations` on the vendored HPO fixture per
+  study (two raters, 150 items, a target agreement level uniform on [0.1, 0.9], negative
+  condition random / siblings / ancestors / lexical by ``seed % 4``), each label pair scored
+  by :class:`softirr_stats.equivalence.Indel` / ``Levenshtein`` on the surface forms. A pair
+  is equivalent when the two labels were drawn for one concept (the generator's concept ids).
+
 Truth: the concept-level kappa of the simulated design, ``(P_o - P_e) / (1 - P_e)`` with
 ``P_o`` the share of equivalent within-item pairs and ``P_e`` the probability that two
-ratings of different items name the same concept. The model's kappa (posterior mean and
+ratings of different items name the same concept (:func:`concept_kappa`). The model's kappa (posterior mean and
 90% interval, SVI with a multivariate-normal guide, or NUTS with ``--method nuts``) is
 compared with it.
 
@@ -30,19 +40,27 @@ Usage::
     python paper_repro/soft_model_robustness.py --studies 30 --steps 1000 --emission monotone --out mono.csv
     python paper_repro/soft_model_robustness.py --studies 20 --emission histogram --gold 200 \
         --shapes bimodal --method nuts --out hist.csv
+    python paper_repro/soft_model_robustness.py --studies 20 --steps 1000 --emission monotone \
+        --shapes paper_indel paper_levenshtein --out paper.csv
 """
 
 import argparse
+import functools
+import pathlib
+import sys
 import time
 import warnings
 
 import numpy as np
 
-SHAPES = ("bands", "point_masses", "bimodal", "heavy_tails")
+SIMULATED_SHAPES = ("bands", "point_masses", "bimodal", "heavy_tails")
+# the paper_repro populations scored by a real string estimator: shape -> measure name
+PAPER_SHAPES = {"paper_indel": "indel", "paper_levenshtein": "levenshtein"}
+SHAPES = (*SIMULATED_SHAPES, *PAPER_SHAPES)
 
 
 def draw_scores(shape: str, equivalent: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Equivalence scores of pairs under one of :data:`SHAPES`."""
+    """Equivalence scores of pairs under one of :data:`SIMULATED_SHAPES`."""
     n = equivalent.size
     eq = equivalent.astype(bool)
     if shape == "bands":
@@ -61,20 +79,88 @@ def draw_scores(shape: str, equivalent: np.ndarray, rng: np.random.Generator) ->
         hi = np.where(tail, rng.uniform(0, 1, n), rng.uniform(0.6, 1.0, n))
         lo = np.where(tail, rng.uniform(0, 1, n), rng.uniform(0.0, 0.4, n))
         return np.where(eq, hi, lo)
-    raise ValueError(f"shape must be one of {SHAPES}; got {shape!r}")
+    raise ValueError(f"shape must be one of {SIMULATED_SHAPES}; got {shape!r}")
+
+
+def _paper_population(shape: str, seed: int, n_items: int) -> dict:
+    """Concept codes, surface-form labels and scorer of one paper_repro population.
+
+    A single-label population of :func:`paper_repro.generators.single_label_populations` on
+    the vendored HPO fixture: two raters, ``n_items`` items, a target agreement level drawn
+    uniformly from [0.1, 0.9] and the negative condition ``CONDITIONS[seed % 4]``.
+    """
+    from paper_repro.generators import CONDITIONS, single_label_populations
+    from paper_repro.synthetic import _estimators
+
+    condition = CONDITIONS[seed % len(CONDITIONS)]
+    target = float(np.random.default_rng([seed, 1]).uniform(0.1, 0.9))
+    pop = single_label_populations(_hpo_fixture(), condition, 1, n_items, targets=[target],
+                                   seed=seed)[0]
+    wide = pop.frame.pivot(index="item", columns="rater", values=["label", "concept"])
+    labels = wide["label"].to_numpy(dtype=object)
+    _, codes = np.unique(wide["concept"].to_numpy(dtype=str), return_inverse=True)
+    return {"labels": labels, "concepts": codes.reshape(labels.shape), "condition": condition,
+            "target": target, "scott_pi": pop.truth["scott_pi"],
+            "estimator": _estimators([PAPER_SHAPES[shape]])[PAPER_SHAPES[shape]]}
+
+
+@functools.lru_cache(maxsize=1)
+def _hpo_fixture():
+    """The vendored HPO fixture (loaded once)."""
+    from paper_repro.terminology import load_fixture
+
+    return load_fixture("HPO")
+
+
+def concept_kappa(concepts: np.ndarray) -> tuple[float, float, float]:
+    """Concept-level ``(kappa, P_o, P_e)`` of an items x raters array of concept codes.
+
+    ``P_o`` is the share of equal-concept within-item rating pairs; ``P_e`` the probability
+    that two ratings of different items name one concept (all cross-item rating pairs): the
+    populations whose equivalence rates the soft model's ``pi_within`` and ``pi_chance``
+    estimate.
+
+    Examples
+    --------
+    >>> k, po, pe = concept_kappa(np.array([[0, 0], [1, 1], [2, 0]]))
+    >>> round(po, 4), round(pe, 4), round(k, 4)
+    (0.6667, 0.1667, 0.6)
+    """
+    n_items, j = concepts.shape
+    ra, rb = np.triu_indices(j, 1)
+    p_o = float((concepts[:, ra] == concepts[:, rb]).mean())
+    flat = concepts.ravel()
+    item_of = np.repeat(np.arange(n_items), j)
+    n_c = np.bincount(flat).astype(float)
+    n_ic = np.zeros((n_items, n_c.size))
+    np.add.at(n_ic, (item_of, flat), 1.0)
+    n_tot = float(flat.size)
+    p_e = float((np.sum(n_c**2) - np.sum(n_ic**2)) / (n_tot**2 - n_items * j**2))
+    return (p_o - p_e) / (1 - p_e), p_o, p_e
 
 
 def simulate_study(shape: str, seed: int, n_items: int = 150, n_concepts: int = 40,
                    accuracy: tuple = (0.6, 0.7, 0.8), n_chance: int = 1000,
                    n_gold: int = 0) -> dict:
-    """One study: PairScores for the soft model and its concept-level kappa."""
+    """One study: PairScores for the soft model and its concept-level kappa.
+
+    For the simulated shapes, ``n_items`` items, ``len(accuracy)`` raters and ``n_concepts``
+    latent concepts, scores from :func:`draw_scores`. For :data:`PAPER_SHAPES`, a paper_repro
+    population (:func:`_paper_population`: two raters, ``n_items`` items; ``n_concepts`` and
+    ``accuracy`` are not used) scored by the named string estimator.
+    """
     from softirr_stats.models import PairScores
 
     rng = np.random.default_rng(seed)
-    j = len(accuracy)
-    truth = rng.integers(0, n_concepts, n_items)
-    ok = rng.random((n_items, j)) < np.asarray(accuracy)
-    concepts = np.where(ok, truth[:, None], rng.integers(0, n_concepts, (n_items, j)))
+    paper = _paper_population(shape, seed, n_items) if shape in PAPER_SHAPES else None
+    if paper is None:
+        j = len(accuracy)
+        truth = rng.integers(0, n_concepts, n_items)
+        ok = rng.random((n_items, j)) < np.asarray(accuracy)
+        concepts = np.where(ok, truth[:, None], rng.integers(0, n_concepts, (n_items, j)))
+    else:
+        concepts = paper["concepts"]
+        j = concepts.shape[1]
     ra, rb = np.triu_indices(j, 1)
     items = np.repeat(np.arange(n_items), ra.size)
     wa, wb = np.tile(ra, n_items), np.tile(rb, n_items)
@@ -86,13 +172,13 @@ def simulate_study(shape: str, seed: int, n_items: int = 150, n_concepts: int = 
     xa, xb = xa[keep][:n_chance], xb[keep][:n_chance]
     eq_c = flat[xa] == flat[xb]
     # concept-level truth of the design (P_e over all cross-item rating pairs)
-    n_c = np.bincount(flat, minlength=n_concepts).astype(float)
-    n_ic = np.zeros((n_items, n_concepts))
-    np.add.at(n_ic, (item_of, flat), 1.0)
-    n_tot = float(flat.size)
-    p_e = (np.sum(n_c**2) - np.sum(n_ic**2)) / (n_tot**2 - n_items * j**2)
-    p_o = eq_w.mean()
-    ws, cs = draw_scores(shape, eq_w, rng), draw_scores(shape, eq_c, rng)
+    kappa, p_o, p_e = concept_kappa(concepts)
+    if paper is None:
+        ws, cs = draw_scores(shape, eq_w, rng), draw_scores(shape, eq_c, rng)
+    else:
+        est, lab = paper["estimator"], paper["labels"]
+        ws = np.asarray(est(lab[items, wa], lab[items, wb]), dtype=np.float64)
+        cs = np.asarray(est(lab.ravel()[xa], lab.ravel()[xb]), dtype=np.float64)
     gold, judged = {}, {}
     if n_gold:
         # a simple random sample (without replacement) of half the budget from each pair
@@ -106,8 +192,9 @@ def simulate_study(shape: str, seed: int, n_items: int = 150, n_concepts: int = 
                   "chance": (cs, jc, eq_c[jc].astype(float))}
     data = PairScores(within_scores=ws, within_raters=np.stack([wa, wb], 1), within_items=items,
                       chance_scores=cs, n_raters=j, n_items=n_items, **gold)
-    return {"data": data, "kappa": (p_o - p_e) / (1 - p_e), "p_o": p_o, "p_e": p_e,
-            "judged": judged}
+    return {"data": data, "kappa": kappa, "p_o": p_o, "p_e": p_e, "judged": judged,
+            "condition": "" if paper is None else paper["condition"],
+            "population_scott_pi": np.nan if paper is None else paper["scott_pi"]}
 
 
 def ppi_kappa(judged: dict, level: float = 0.9) -> tuple[float, float, float]:
@@ -172,7 +259,8 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
                              "truth": sim["kappa"], "kappa": k, "lower": lo, "upper": hi,
                              "covered": lo <= sim["kappa"] <= hi, "ppc_p": check.p_value,
                              "warned": any(issubclass(w.category, FitWarning) for w in rec),
-                             "seconds": time.time() - t, "gold": gold, "method": method})
+                             "seconds": time.time() - t, "gold": gold, "method": method,
+                             "seed": seed0 + s, "condition": sim["condition"]})
                 r = rows[-1]
                 if gold:
                     pk, plo, phi = ppi_kappa(sim["judged"])
@@ -219,11 +307,15 @@ def table(rows: list) -> str:
 
 
 def main() -> None:
+    if not __package__:  # run as a file: the paper_* shapes import paper_repro
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--studies", type=int, default=10)
     ap.add_argument("--steps", type=int, default=1500)
     ap.add_argument("--seed", type=int, default=1000)
-    ap.add_argument("--shapes", nargs="+", default=list(SHAPES))
+    ap.add_argument("--shapes", nargs="+", default=list(SIMULATED_SHAPES), choices=SHAPES,
+                    help="score shapes; the paper_* shapes are the paper_repro populations "
+                         "scored by a string estimator (not run by default)")
     ap.add_argument("--emission", nargs="+", default=["beta", "monotone"])
     ap.add_argument("--out", default=None, help="CSV file to append one row per study to")
     ap.add_argument("--gold", type=int, default=0,

@@ -80,6 +80,32 @@ def test_monotone_model_log_density_and_validation():
         models.SoftAgreementPriors(monotone_bins=1)
 
 
+def test_paper_shapes_score_real_populations_against_their_concept_kappa():
+    """The paper_* shapes: a paper_repro population per study (two raters, 150 items on the
+    HPO fixture, condition by seed), scored by a string estimator, with its concept kappa."""
+    import doctest
+
+    mod = _study_module()
+    assert doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+    indel = mod.simulate_study("paper_indel", seed=1003, n_gold=20)
+    lev = mod.simulate_study("paper_levenshtein", seed=1003)
+    d = indel["data"]
+    assert indel["condition"] == "lexical" and d.n_raters == 2 and d.n_items == 150
+    assert d.within_scores.shape == (150,) and d.chance_scores.shape == (1000,)
+    for s in (d.within_scores, d.chance_scores, lev["data"].within_scores):
+        assert np.all((s >= 0) & (s <= 1)) and np.unique(s).size > 20
+    # same population for both estimators, scored differently
+    assert indel["kappa"] == lev["kappa"]
+    assert not np.allclose(d.within_scores, lev["data"].within_scores)
+    assert -1 <= indel["kappa"] <= 1
+    assert indel["kappa"] == pytest.approx((indel["p_o"] - indel["p_e"]) / (1 - indel["p_e"]))
+    # the generator's Scott pi counts same-item pairs in its chance term: close, not equal
+    assert abs(indel["kappa"] - indel["population_scott_pi"]) < 0.01
+    assert d.gold_scores.shape == (20,) and set(d.gold_labels) <= {0, 1}
+    with pytest.raises(ValueError, match="shape must be one of"):
+        mod.draw_scores("paper_indel", np.array([True]), np.random.default_rng(0))
+
+
 @pytest.mark.slow
 def test_bands_failure_is_flagged_and_fixed():
     """3 raters, 150 items, 40 concepts; scores U[0.6, 1] / U[0, 0.35] (the issue's case).
