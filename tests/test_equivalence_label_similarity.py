@@ -159,3 +159,14 @@ def test_the_old_name_vocab_similarity_warns_and_is_the_exact_match_class():
     mod = importlib.import_module("softirr_stats.agreement._similarity")
     with pytest.warns(DeprecationWarning, match="ExactMatchSimilarity"):
         assert mod.VocabSimilarity is ExactMatchSimilarity
+
+
+def test_the_package_still_resolves_the_old_name_with_a_warning():
+    import pytest
+
+    import softirr_stats.agreement as agreement
+    from softirr_stats.equivalence import ExactMatchSimilarity
+
+    assert "VocabSimilarity" not in agreement.__all__
+    with pytest.warns(DeprecationWarning, match="ExactMatchSimilarity"):
+        assert agreement.VocabSimilarity is ExactMatchSimilarity

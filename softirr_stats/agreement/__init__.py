@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from softirr_stats._lazy import attach
 
-__getattr__, __dir__, __all__ = attach(__name__, {
+_lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._chance": ('MonteCarlo', 'SampledPairs', 'resolve_chance',),
     "softirr_stats.agreement._point": ('as_annotations', 'point_estimate',),
     "softirr_stats.agreement._design": ('build_design',),
@@ -21,10 +21,22 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._linearised": ('Terms', 'linearised_terms',),
     "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
     "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
-    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'MatrixSimilarity', 'VocabSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
+    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
     "softirr_stats.agreement._statistic": ('Statistic',),
     "softirr_stats.agreement._weights": ('WEIGHT_NAMES', 'krippendorff_distance', 'weight_matrix',),
 })
+
+
+
+def __getattr__(name: str) -> object:
+    """Public names on first use; ``VocabSimilarity``, the deprecated name of
+    ``ExactMatchSimilarity``, resolves with a ``DeprecationWarning`` and is not in ``__all__``."""
+    if name == "VocabSimilarity":
+        from softirr_stats.agreement import _similarity
+
+        return getattr(_similarity, name)
+    return _lazy_getattr(name)
+
 
 if TYPE_CHECKING:
     from softirr_stats.agreement._chance import (
@@ -74,7 +86,6 @@ if TYPE_CHECKING:
         MEASURE_NAMES,
         ExactMatchSimilarity,
         MatrixSimilarity,
-        VocabSimilarity,
         category_values,
         estimator_from_name,
         level_similarity,
