@@ -69,10 +69,6 @@ def _object_array(labels: Any) -> np.ndarray:
     """A 1-D object array of the cells (lists stay cells, not a second axis)."""
     if isinstance(labels, np.ndarray):
         return labels
-    if _use_pandas(len(labels)):
-        import pandas as pd
-
-        return pd.Series(labels, dtype=object).to_numpy()
     return np.fromiter(labels, dtype=object, count=len(labels))
 
 
