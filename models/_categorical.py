@@ -116,6 +116,7 @@ def item_log_joint(log_pi: jnp.ndarray, obs_log_response: jnp.ndarray,
     Examples
     --------
     >>> import jax.numpy as jnp
+    >>> import numpy as np
     >>> from softirr_stats.models import encode_annotations
     >>> data = encode_annotations(np.array([[0, 0], [1, -1]]), n_classes=2)
     >>> resp = jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]]))  # P(label | true class), every rating

@@ -78,7 +78,7 @@ def test_page_examples_run(page: pathlib.Path, tmp_path, monkeypatch) -> None:
             code = compile(source, f"{page}:{line}", "exec")
             exec(code, namespace)  # noqa: S102 - running the documentation is the point
         if has_doctest:
-            _run_doctest(prose_doctests(text), {"np": np}, str(page), 0)
+            _run_doctest(prose_doctests(text), namespace, str(page), 0)
 
 
 def _run_doctest(source: str, globs: dict, name: str, line: int) -> None:
