@@ -129,7 +129,7 @@ def register_callable(fn: _T) -> _T:
 
 
 def _entry_point_paths(group: str) -> dict[str, str]:
-    """``{entry-point name or value: "module:attr"}`` of an entry-point group (nothing imported)."""
+    """``{"module:attr": "module:attr"}`` of an entry-point group's values (nothing imported)."""
     out: dict[str, str] = {}
     try:
         eps = importlib.metadata.entry_points(group=group)
@@ -138,7 +138,6 @@ def _entry_point_paths(group: str) -> dict[str, str]:
     for ep in eps:
         value = ep.value.split("[", 1)[0].strip().replace(" ", "")
         out[value] = value
-        out.setdefault(ep.name, value)
     return out
 
 
