@@ -243,3 +243,21 @@ def test_user_subclass_round_trip_keeps_its_argument():
         from_spec(spec.to_json())
     assert _ScoringActor(spec.to_json(), tuple(_spec.spec_paths(spec))).est.t == 0.9
     assert isinstance(SetMatch(Thr(0.1)), BaseEstimator) and np.isfinite(Thr(0.1)(["a"], ["b"])).all()
+
+
+# --- a non-symmetric similarity= matrix says so (issue 20, item 3) ---------------------------
+def test_non_symmetric_similarity_matrix_warns_naming_the_asymmetry():
+    import warnings
+
+    import softirr_stats as sis
+    from softirr_stats._validation import SoftIRRWarning
+
+    table = [["a", "b"], ["b", "b"], ["a", "a"], ["a", "b"]]
+    asym = np.array([[1.0, 0.2], [0.6, 1.0]])
+    with pytest.warns(SoftIRRWarning, match=r"not symmetric: max \|S - S.T\| = 0.4 .*symmetrised as \(S \+ S.T\) / 2"):
+        got = sis.cohen_kappa(table, similarity=asym).value
+    sym = np.array([[1.0, 0.4], [0.4, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # symmetric, or asymmetric only by round-off: silent
+        assert got == pytest.approx(sis.cohen_kappa(table, similarity=sym).value, abs=1e-12)
+        sis.cohen_kappa(table, similarity=sym + np.array([[0, 1e-14], [0, 0]]))
