@@ -68,15 +68,50 @@ CREATE TABLE IF NOT EXISTS scores (
 
 
 class CacheWarning(SoftIRRWarning):
-    """A score cache is used in a limited way (read-only, or a fingerprint's description differs)."""
+    """A score cache is used in a limited way (read-only, older schema, or another description).
+
+    Examples
+    --------
+    >>> issubclass(CacheWarning, UserWarning)
+    True
+    """
 
 
 class CacheError(sqlite3.DatabaseError, ValueError):
-    """A file that cannot be used as a score cache; the one-line message names it and the fix."""
+    """A file that cannot be used as a score cache; the one-line message names it and the fix.
+
+    Raised for another application's SQLite file, a file that is not SQLite, a directory, or
+    a cache written by a newer release. It is a ``ValueError`` and a ``sqlite3.DatabaseError``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from softirr_stats.equivalence import Levenshtein
+    >>> folder = tempfile.mkdtemp()
+    >>> try:
+    ...     Cached(Levenshtein(), folder).n_cached()
+    ... except CacheError as err:
+    ...     print("is a directory" in str(err), isinstance(err, ValueError))
+    True True
+    """
 
 
 class CacheWriteError(sqlite3.OperationalError, OSError):
-    """Scores cannot be stored (disk full, read-only or missing location); names the file and the fix."""
+    """Scores cannot be stored (disk full, read-only or missing location); names the file and the fix.
+
+    An ``OSError`` and a ``sqlite3.OperationalError``. Every batch committed before it is kept.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from softirr_stats.equivalence import Levenshtein
+    >>> path = os.path.join(tempfile.mkdtemp(), "no", "such", "scores.sqlite")
+    >>> try:
+    ...     Cached(Levenshtein(), path).n_cached()
+    ... except CacheWriteError as err:
+    ...     print("does not exist" in str(err), isinstance(err, OSError))
+    True True
+    """
 
 
 def _one_line(text: str) -> str:
