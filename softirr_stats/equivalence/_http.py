@@ -125,8 +125,8 @@ def post_json(url: str, body: Any, *, headers: dict[str, str], timeout: float, m
         return _post_json(url, body, headers=headers, timeout=timeout, max_retries=max_retries,
                           follow_redirects=follow_redirects)
     except (RuntimeError, ConnectionError, HttpReplyError) as exc:
-        clean = redact(str(exc), secrets)
-        raise type(exc)(clean) from None  # no chained exception that could hold the key
+        cls, clean = type(exc), redact(str(exc), secrets)
+    raise cls(clean)  # raised outside the handler: no chained exception that could hold the key
 
 
 def _post_json(url: str, body: Any, *, headers: dict[str, str], timeout: float, max_retries: int,
