@@ -212,6 +212,7 @@ def unsafe_reason(description: str) -> str | None:
     return description[k + len(UNSAFE): end if end > 0 else None]
 
 
+@functools.lru_cache(maxsize=512)
 def _constructor_params(cls: type) -> dict[str, inspect.Parameter]:
     """Named constructor parameters of every class in ``cls``'s hierarchy (most derived first)."""
     out: dict[str, inspect.Parameter] = {}
@@ -239,7 +240,7 @@ def estimator_state(est: Any) -> dict[str, Any]:
     """
     state = dict(est._settings())
     ignore = RUNTIME_PARAMS | SECRET_PARAMS | frozenset(getattr(est, "_fingerprint_ignore", ()))
-    for name in _constructor_params(type(est)):
+    for name in tuple(_constructor_params(type(est))):
         if name in state or name in ignore:
             continue
         attr = ATTR_ALIASES.get(name, name)
