@@ -276,3 +276,17 @@ def test_disk_full_names_the_file_and_keeps_committed_batches(tmp_path, message,
     c.close()
     fresh = Cached(Levenshtein(), path)
     assert fresh(["a1", "a2"], ["b1", "b2"]).tolist() == [0.5, 0.5] and fresh.n_hits == 2
+
+
+class Table(Levenshtein):
+    """A constructor argument keyed by tuples (not a JSON object): described, not a crash."""
+
+    def __init__(self, table):
+        super().__init__()
+        self.table = table
+
+
+def test_argument_dict_with_tuple_keys_enters_the_fingerprint(tmp_path):
+    one, two = Table({("a", "b"): 0.1}), Table({("a", "b"): 0.2})
+    assert one.fingerprint != two.fingerprint and one.fingerprint == Table({("a", "b"): 0.1}).fingerprint
+    Cached(one, tmp_path / "t.sqlite").n_cached()

@@ -276,5 +276,16 @@ def estimator_fingerprint(est: Any) -> str:
     True
     """
     cls = type(est)
-    state = json.dumps(estimator_state(est), sort_keys=True, default=describe, ensure_ascii=False)
+    state = json.dumps({k: _jsonable(v) for k, v in estimator_state(est).items()}, sort_keys=True,
+                       default=describe, ensure_ascii=False)
     return f"{cls.__module__}:{cls.__qualname__}:{state}"
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` when JSON (with :func:`describe` for the rest) can encode it, else its description
+    (e.g. a dict keyed by tuples)."""
+    try:
+        json.dumps(value, sort_keys=True, default=describe)
+    except (TypeError, ValueError):
+        return describe(value)
+    return value
