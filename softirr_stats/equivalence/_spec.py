@@ -118,9 +118,17 @@ def register_callable(fn: _T) -> _T:
 
     Examples
     --------
-    >>> import posixpath
-    >>> register_callable(posixpath.basename) is posixpath.basename
+    >>> from softirr_stats.equivalence._string import whitespace_tokens
+    >>> register_callable(whitespace_tokens) is whitespace_tokens
     True
+    >>> from_spec({"cls": "softirr_stats.equivalence:Jaccard", "params": {"tokenizer": {
+    ...     "__callable__": "softirr_stats.equivalence._string:whitespace_tokens"}}}).name
+    'jaccard'
+    >>> from_spec({"cls": "softirr_stats.equivalence:Levenshtein", "params": {"processor": {
+    ...     "__callable__": "os:system"}}})
+    Traceback (most recent call last):
+    ...
+    ValueError: estimator spec at params['processor']: function 'os:system' is not on the allow-list, ...
     """
     if not callable(fn) or inspect.isclass(fn):
         raise TypeError(f"register_callable takes a module-level function; got {fn!r:.100}")
