@@ -182,6 +182,66 @@ ROWS = [
 ]
 
 
+# --- issue 20 (trust): specs are data, caches never mix estimators, the judge parser, cache errors ----------
+class _Thr(Levenshtein):
+    def __init__(self, t):
+        super().__init__()
+        self.t = t
+
+    def _score(self, a, b):
+        return (super()._score(a, b) >= self.t).astype(float)
+
+
+class _Hidden(Levenshtein):
+    def __init__(self, t):
+        super().__init__()
+        self._t = t
+
+
+def _thr_pair(t):
+    Cached(_Thr(0.1), t / "c.sqlite")(["abcd"], ["abxy"])
+    return Cached(_Thr(0.9), t / "c.sqlite")(["abcd"], ["abxy"])[0]
+
+
+def _spec(params, cls="softirr_stats.equivalence._string:Levenshtein"):
+    from softirr_stats.equivalence import from_spec
+
+    return from_spec({"cls": cls, "params": params})
+
+
+def _parse(text):
+    from softirr_stats.equivalence import parse_probability
+
+    v = parse_probability(text)
+    return -1.0 if v is None else v
+
+
+ROWS += [
+    ("spec-os-system", lambda t: _spec({"processor": {"__callable__": "os:system"}}), ("error", ValueError, "not on the allow-list")),
+    ("spec-builtin-eval", lambda t: _spec({"processor": {"__callable__": "builtins:eval"}}), ("error", ValueError, "not on the allow-list")),
+    ("spec-foreign-class", lambda t: _spec({}, cls="subprocess:Popen"), ("error", ValueError, "so it was not imported")),
+    ("spec-public-alias", lambda t: _spec({}, cls="softirr_stats.equivalence:Levenshtein")(["ab"], ["ac"])[0], ("value", 0.5)),
+    ("spec-remote-code", lambda t: _spec({"model": "x", "trust_remote_code": True}, cls="softirr_stats.equivalence:Nli"),
+     ("error", ValueError, "trust_remote_code=true")),
+    ("spec-literal-key", lambda t: _spec({"base_url": "https://h/v1", "model": "m", "api_key": "sk-1"},
+                                         cls="softirr_stats.equivalence:OpenAICompatibleJudge"), ("error", ValueError, "literal credential")),
+    ("spec-deep-json", lambda t: sis.equivalence.from_spec("[" * 200_000 + "]" * 200_000), ("error", ValueError, "nested too deeply")),
+    ("spec-no-colon", lambda t: _spec({}, cls="softirr_stats.equivalence.Exact"), ("error", ValueError, "module:QualName")),
+    ("cache-subclass-params", lambda t: _thr_pair(t), ("value", 0.0)),
+    ("cache-unkept-argument", lambda t: Cached(_Hidden(0.3), t / "c.sqlite"), ("error", ValueError, "Pass fingerprint=")),
+    ("cache-directory", lambda t: Cached(Levenshtein(), t)(["a"], ["b"]), ("error", ValueError, "is a directory")),
+    ("cache-garbage-file", lambda t: Cached(Levenshtein(), csv(t, "x" * 5000, name="g.sqlite")).n_cached(),
+     ("error", ValueError, "g.sqlite' is not a SQLite database")),
+    ("judge-parse-last-cue", lambda t: _parse("Step 1: compare. Step 2: weigh. Probability: 0.05"), ("value", 0.05)),
+    ("judge-parse-negative", lambda t: _parse("-0.5"), ("value", -1.0)),
+    ("judge-parse-above-1", lambda t: _parse("Probability: 1.5"), ("value", -1.0)),
+    ("judge-parse-percent", lambda t: _parse("I'd put it at 85%"), ("value", 0.85)),
+    ("judge-userinfo-url", lambda t: sis.equivalence.OpenAICompatibleJudge("https://u:p@h/v1", "m"), ("error", ValueError, "user name or password")),
+    ("similarity-asymmetric-symmetrised", lambda t: C(GOOD, similarity=[[1, .2, 0], [.6, 1, 0], [0, 0, 1]]).value,
+     ("value", C(GOOD, similarity=[[1, .4, 0], [.4, 1, 0], [0, 0, 1]]).value)),
+]
+
+
 def _check(outcome, expected, caught):
     kind = expected[0]
     if kind == "value":

@@ -76,7 +76,8 @@ def test_resolver_returns_a_resolved_object_as_it_is():
     assert other is not sim and other.estimator is sim.estimator and other.n_known == 0
     assert type(resolve_label_similarity(LABELS, None)) is ExactMatchSimilarity
     assert type(resolve_label_similarity(LABELS, sis.equivalence.Exact())) is ExactMatchSimilarity
-    m = resolve_label_similarity(("a", "b"), [[1.0, 0.2], [0.4, 1.0]])
+    with pytest.warns(UserWarning, match=r"not symmetric: max \|S - S.T\| = 0.2"):  # symmetrised, and said
+        m = resolve_label_similarity(("a", "b"), [[1.0, 0.2], [0.4, 1.0]])
     assert isinstance(m, MatrixSimilarity) and m.pairs(np.array([0]), np.array([1])).values[0] == pytest.approx(0.3)
     with pytest.raises(ValueError, match="2 x 2 matrix similarity; these labels need 3 x 3"):
         resolve_label_similarity(("a", "b", "c"), m)

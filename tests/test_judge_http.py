@@ -146,3 +146,75 @@ def test_client_errors_name_the_url_and_are_not_retried(servers):
         OpenAICompatibleJudge(url, "m", timeout=0)
     with pytest.raises(ValueError, match="max_retries must be an integer"):
         OpenAICompatibleJudge(url, "m", max_retries=-1)
+
+
+# --- issue 20: the client's key never appears in a message ----------------------------------------
+def _echo(status):
+    """A server that quotes the request's Authorization header back (as some proxies do)."""
+    def answer(h):
+        send(h, status, {"error": f"invalid header Authorization: {h.headers.get('Authorization')}"})
+    return answer
+
+
+def test_4xx_body_echoing_the_key_is_redacted(servers, monkeypatch):
+    _, url = servers({"*": _echo(401)})
+    for kw in ({"api_key": "sk-VERY-SECRET-1"}, {"api_key_env": "SIRR_TEST_KEY"}):
+        monkeypatch.setenv("SIRR_TEST_KEY", "sk-VERY-SECRET-1")
+        with pytest.raises(RuntimeError, match=r"HTTP 401.*Bearer \*\*\*") as info:
+            OpenAICompatibleJudge(url + "/v1", "m", max_retries=0, **kw)(["a"], ["b"])
+        assert "sk-VERY-SECRET-1" not in str(info.value)
+        assert info.value.__cause__ is None and info.value.__context__ is None  # no chained copy of the key
+
+
+def test_malformed_reply_echoing_the_key_is_redacted(servers):
+    _, url = servers({"/v1/chat/completions": _echo(200)})  # valid JSON, no choices: a failure quoting it
+    judge = OpenAICompatibleJudge(url + "/v1", "m", max_retries=0, api_key="sk-VERY-SECRET-2", on_failure="nan")
+    with pytest.warns(UserWarning) as rec:
+        out = judge(["a"], ["b"])
+    assert np.isnan(out).all()
+    text = " ".join(str(w.message) for w in rec) + json.dumps(judge.failures)
+    assert "sk-VERY-SECRET-2" not in text and "Bearer ***" in text
+    _, url2 = servers({"*": lambda h: send(h, 200, f"<html>{h.headers.get('Authorization')}</html>".encode())})
+    with pytest.raises(ValueError) as info:
+        OpenAICompatibleJudge(url2 + "/v1", "m", max_retries=0, api_key="sk-VERY-SECRET-3")(["a"], ["b"])
+    assert "sk-VERY-SECRET-3" not in str(info.value) and "not JSON" in str(info.value)
+
+
+def test_env_key_is_sent_and_read_at_request_time(servers, monkeypatch):
+    srv, url = servers({"*": lambda h: send(h, 200, GOOD)})
+    judge = OpenAICompatibleJudge(url + "/v1", "m", api_key_env="SIRR_TEST_KEY2")
+    monkeypatch.setenv("SIRR_TEST_KEY2", "k-123")
+    assert judge(["a"], ["b"]).tolist() == pytest.approx([0.75])
+    assert srv.log[-1]["auth"] == "Bearer k-123"
+    monkeypatch.delenv("SIRR_TEST_KEY2")
+    with pytest.raises(ValueError, match="SIRR_TEST_KEY2.*not set"):
+        judge(["a"], ["c"])
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Step 1: the labels differ in 2 words. Step 2: weigh them. Probability: 0.05", 0.05),
+    ("Probability: 0.05. Step 1 was easy", 0.05),
+    ("I compared 3 synonyms; final answer: 0.8", 0.8),
+    ("score = 70%", 0.7),
+    ('Thinking {"probability": 0.9} ... corrected: {"probability": 0.2}', 0.2),
+    ("They mean the same thing with probability 0.95.", 0.95),
+    ("1. Both are diseases\n2. Same organ\n0.6", 0.6),
+    ("-0.5", None), ("Probability: -0.5", None), ("probability: 1.5", None), ("\u22120.3", None),
+    ('{"probability": -0.2}', None), ("There are 3 differences between them", None), ("0.3", 0.3),
+])
+def test_parser_reads_the_answer_not_the_first_number(text, want):
+    from softirr_stats.equivalence import parse_probability
+
+    got = parse_probability(text)
+    assert got == (pytest.approx(want) if want is not None else None), (text, got)
+
+
+def test_negative_verbalised_answer_is_nan_with_a_warning_naming_the_reply(servers):
+    reply = {"choices": [{"message": {"content": "Probability: -0.5"}}]}
+    _, url = servers({"*": lambda h: send(h, 200, reply)})
+    judge = OpenAICompatibleJudge(url + "/v1", "m", mode="verbalised", on_failure="nan", max_retries=0)
+    with pytest.warns(UserWarning, match=r"Probability: -0\.5"):
+        out = judge(["a"], ["b"])
+    assert np.isnan(out).all()
+    with pytest.raises(ValueError, match=r"Probability: -0\.5"):
+        OpenAICompatibleJudge(url + "/v1", "m", mode="verbalised", max_retries=0)(["a"], ["b"])

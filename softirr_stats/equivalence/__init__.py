@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from softirr_stats._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
-    "softirr_stats.equivalence._cache": ('Cached',),
+    "softirr_stats.equivalence._cache": ('Cached', 'CacheError', 'CacheWarning', 'CacheWriteError',),
     "softirr_stats.equivalence._embedding": ('Embedding',),
     "softirr_stats.equivalence._pair_scoring": ('ScoreStats', 'is_identity', 'low_rank_factor', 'score_pairs', 'similarity_matrix',),
     "softirr_stats.equivalence._fill": ('FillReport', 'fill_cache',),
@@ -23,12 +23,16 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.equivalence._protocol": ('BaseEstimator', 'Estimator', 'as_estimator', 'label_key',),
     "softirr_stats.equivalence._ray": ('RayBackend',),
     "softirr_stats.equivalence._setmatch": ('SetMatch',),
-    "softirr_stats.equivalence._spec": ('EstimatorSpec', 'from_spec', 'to_spec',),
+    "softirr_stats.equivalence._spec": ('EstimatorSpec', 'from_spec', 'register_callable', 'register_estimator',
+                                        'to_spec',),
     "softirr_stats.equivalence._string": ('Dice', 'Exact', 'Indel', 'Jaccard', 'Lcs', 'Levenshtein', 'Masi',),
 })
 
 if TYPE_CHECKING:
     from softirr_stats.equivalence._cache import (
+        CacheError,
+        CacheWarning,
+        CacheWriteError,
         Cached,
     )
     from softirr_stats.equivalence._embedding import (
@@ -79,6 +83,8 @@ if TYPE_CHECKING:
     from softirr_stats.equivalence._spec import (
         EstimatorSpec,
         from_spec,
+        register_callable,
+        register_estimator,
         to_spec,
     )
     from softirr_stats.equivalence._string import (

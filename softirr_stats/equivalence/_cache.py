@@ -12,7 +12,16 @@ derived safely is refused unless ``fingerprint=`` is given. The file records its
 version and the description of each fingerprint; a file that is not a softirr score cache
 (another application's SQLite database) is refused without being modified; a cache that
 cannot be written is opened read-only and serves its hits; scores read back are validated
-like fresh ones. Every error names the file.
+like fresh ones. Every error is one line naming the file and what to do, as a
+:class:`CacheError` (a file that cannot be used; a ``ValueError``) or a
+:class:`CacheWriteError` (scores cannot be stored: disk full, read-only or missing location;
+an ``OSError``), both also ``sqlite3`` errors.
+
+Schema 3 (this release) changed every estimator's fingerprint (it now covers the module,
+the qualified name and every constructor argument), so scores stored under an older schema
+are never served: the keys are salted with the schema version, the old rows stay in the
+file (never deleted), and the first open of an older file says so once with a
+:class:`CacheWarning` while upgrading its version number.
 """
 
 from __future__ import annotations
@@ -38,17 +47,19 @@ from softirr_stats.equivalence._protocol import (
     label_key,
 )
 
-__all__ = ["Cached", "CacheWarning"]
+__all__ = ["Cached", "CacheWarning", "CacheError", "CacheWriteError"]
 
-#: Schema version written to ``PRAGMA user_version`` and the ``meta`` table.
-SCHEMA_VERSION = 2
+#: Schema version written to ``PRAGMA user_version`` and the ``meta`` table. Version 3: the
+#: fingerprints cover module, qualified name and constructor arguments; keys are salted with it.
+SCHEMA_VERSION = 3
 #: ``PRAGMA application_id`` of a softirr score cache ("SIRR").
 APPLICATION_ID = 0x53495252
 _OUR_TABLES = {"estimators", "scores", "meta"}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS estimators (fp TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, name TEXT);
+CREATE TABLE IF NOT EXISTS estimators (fp TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, name TEXT,
+                                       schema INTEGER NOT NULL DEFAULT 2);
 CREATE TABLE IF NOT EXISTS scores (
     fp TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, score REAL NOT NULL,
     PRIMARY KEY (fp, a, b)
@@ -57,13 +68,95 @@ CREATE TABLE IF NOT EXISTS scores (
 
 
 class CacheWarning(SoftIRRWarning):
-    """A score cache is used in a limited way (read-only, or a fingerprint's description differs)."""
+    """A score cache is used in a limited way (read-only, older schema, or another description).
+
+    Examples
+    --------
+    >>> issubclass(CacheWarning, UserWarning)
+    True
+    """
+
+
+class CacheError(sqlite3.DatabaseError, ValueError):
+    """A file that cannot be used as a score cache; the one-line message names it and the fix.
+
+    Raised for another application's SQLite file, a file that is not SQLite, a directory, or
+    a cache written by a newer release. It is a ``ValueError`` and a ``sqlite3.DatabaseError``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from softirr_stats.equivalence import Levenshtein
+    >>> folder = tempfile.mkdtemp()
+    >>> try:
+    ...     Cached(Levenshtein(), folder).n_cached()
+    ... except CacheError as err:
+    ...     print("is a directory" in str(err), isinstance(err, ValueError))
+    True True
+    """
+
+
+class CacheWriteError(sqlite3.OperationalError, OSError):
+    """Scores cannot be stored (disk full, read-only or missing location); names the file and the fix.
+
+    An ``OSError`` and a ``sqlite3.OperationalError``. Every batch committed before it is kept.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from softirr_stats.equivalence import Levenshtein
+    >>> path = os.path.join(tempfile.mkdtemp(), "no", "such", "scores.sqlite")
+    >>> try:
+    ...     Cached(Levenshtein(), path).n_cached()
+    ... except CacheWriteError as err:
+    ...     print("does not exist" in str(err), isinstance(err, OSError))
+    True True
+    """
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
 
 
 def _open_error(path: str, exc: BaseException) -> Exception:
-    """The same sqlite3 error class, with a message that names the file."""
-    cls = type(exc) if isinstance(exc, sqlite3.Error) else sqlite3.DatabaseError
-    err = cls(f"score cache {path!r}: {exc}")
+    """A :class:`CacheError` / :class:`CacheWriteError` whose one-line message names the file and the fix."""
+    if isinstance(exc, (CacheError, CacheWriteError)):
+        return exc
+    msg = _one_line(str(exc))
+    low = msg.lower()
+    where = f"score cache {path!r}"
+    folder = os.path.dirname(os.path.abspath(path))
+    cls: type[Exception] = CacheError
+    if "file is not a database" in low or "file is encrypted" in low:
+        text = (f"{where} is not a SQLite database (so not a softirr score cache); it was not modified: "
+                f"choose another path or move the file away")
+    elif "database or disk is full" in low or "disk i/o error" in low:
+        cls = CacheWriteError
+        text = (f"{where}: the disk holding it is full or failing (SQLite: {msg}); every batch committed before "
+                f"is kept: free space, or choose a path on another disk, and rerun to resume")
+    elif "readonly database" in low or "read-only" in low:
+        cls = CacheWriteError
+        text = (f"{where} cannot be written (a read-only file or location; SQLite: {msg}): choose a writable "
+                f"path, or pass read_only=True to serve its scores without storing new ones")
+    elif "database is locked" in low or "database table is locked" in low:
+        cls = CacheWriteError
+        text = (f"{where} stayed locked by another process past the timeout (SQLite: {msg}): wait for it, "
+                f"raise timeout=, or use another path")
+    elif "unable to open database file" in low:
+        cls = CacheWriteError
+        if os.path.isdir(path):
+            cls = CacheError
+            text = f"{where} is a directory: give a file path, e.g. {os.path.join(path, 'scores.sqlite')!r}"
+        elif not os.path.isdir(folder):
+            text = f"{where}: the directory {folder!r} does not exist: create it or choose another path"
+        else:
+            text = f"{where} cannot be opened or created in {folder!r} (SQLite: {msg}): check its permissions"
+    elif isinstance(exc, sqlite3.OperationalError) and "does not exist" in low:
+        cls = CacheWriteError
+        text = f"{where}: {msg}"
+    else:
+        text = f"{where}: {msg}"
+    err = cls(text)
     err.__cause__ = exc
     return err
 
@@ -150,7 +243,9 @@ class Cached(BaseEstimator):
         return f"Cached({self.base!r}, path={self.path!r})"
 
     def _fp(self) -> str:
-        return hashlib.sha256(self.fingerprint.encode("utf-8")).hexdigest()[:32]
+        # salted with the schema version: rows stored under an older fingerprint scheme never match
+        salted = f"softirr-cache-v{SCHEMA_VERSION}\0{self.fingerprint}"
+        return hashlib.sha256(salted.encode("utf-8")).hexdigest()[:32]
 
     # connection ------------------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
@@ -174,8 +269,14 @@ class Cached(BaseEstimator):
     def _writable(self) -> bool:
         if self.read_only is not None:
             return not self.read_only
+        if self.path == ":memory:" or self.path.startswith("file:"):
+            return True
+        folder = os.path.dirname(os.path.abspath(self.path))
         if os.path.exists(self.path):
-            return os.access(self.path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(self.path)), os.W_OK)
+            return os.access(self.path, os.W_OK) and os.access(folder, os.W_OK)
+        if os.path.isdir(folder) and not os.access(folder, os.W_OK):
+            raise CacheWriteError(f"score cache {self.path!r} cannot be created: the directory {folder!r} is not "
+                                  f"writable: choose a writable path")
         return True
 
     def _open(self) -> sqlite3.Connection:
@@ -196,20 +297,23 @@ class Cached(BaseEstimator):
                                       check_same_thread=False)
         try:
             con.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            self._check_ours(con)  # before anything writes to the file
+            version = self._check_ours(con)  # before anything writes to the file
+            old_rows = 0
             if writable:
                 con.execute("PRAGMA journal_mode = WAL")
                 con.execute("PRAGMA synchronous = NORMAL")
-                con.executescript(_SCHEMA)
-                con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                con.execute("INSERT OR IGNORE INTO meta VALUES ('application', 'softirr_stats score cache')")
-                con.execute("INSERT OR IGNORE INTO estimators VALUES (?, ?, ?)",
-                            (self._fp(), self.description, self.name))
+                old_rows, version = self._create_or_upgrade(con)
             else:
                 warnings.warn(f"score cache {self.path!r} cannot be written: serving the scores it "
                               f"holds; new scores are computed but not stored", CacheWarning, stacklevel=4)
+                if 0 <= version < SCHEMA_VERSION:
+                    (old_rows,) = con.execute("SELECT COUNT(*) FROM scores").fetchone()
+            if old_rows:
+                warnings.warn(
+                    f"score cache {self.path!r} was written by an older softirr_stats (schema {version}); its "
+                    f"{old_rows} stored score(s) are keyed by the old estimator fingerprints, which did not cover "
+                    f"every constructor argument, so they are not used: the pairs are scored again. The old rows "
+                    f"stay in the file (nothing is deleted)", CacheWarning, stacklevel=4)
             self._check_description(con)
             con.execute("CREATE TEMP TABLE IF NOT EXISTS want (i INTEGER PRIMARY KEY, a TEXT, b TEXT)")
         except BaseException:
@@ -217,25 +321,65 @@ class Cached(BaseEstimator):
             raise
         return con
 
-    def _check_ours(self, con: sqlite3.Connection) -> None:
-        """Refuse (unmodified) a SQLite file that is not a softirr score cache, or a newer one."""
+    def _check_ours(self, con: sqlite3.Connection) -> int:
+        """Refuse (unmodified) a SQLite file that is not a softirr score cache, or a newer one.
+
+        Returns the file's schema version (-1 for a new, empty file; 1 before versions were kept).
+        """
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         (app,) = con.execute("PRAGMA application_id").fetchone()
         (version,) = con.execute("PRAGMA user_version").fetchone()
         if not tables and app == 0:
-            return  # a new, empty file
+            return -1  # a new, empty file
         legacy = app == 0 and tables == {"estimators", "scores"}  # written before the schema version
         if app != APPLICATION_ID and not legacy:
-            raise sqlite3.DatabaseError(
-                f"not a softirr score cache (application_id {app:#x}, tables {sorted(tables)}); "
-                f"refusing to use or modify it: choose another path")
+            shown = ", ".join(sorted(tables)[:8]) + (", ..." if len(tables) > 8 else "")
+            raise CacheError(
+                f"score cache {self.path!r} is not a softirr score cache (SQLite application_id {app:#x}, tables "
+                f"{shown or 'none'}); refusing to use or modify it: choose another path")
         if version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(
-                f"written by a newer softirr_stats (schema version {version}; this one reads up to "
-                f"{SCHEMA_VERSION}): upgrade softirr_stats or choose another path")
+            raise CacheError(
+                f"score cache {self.path!r} was written by a newer softirr_stats (schema version {version}; this one "
+                f"reads up to {SCHEMA_VERSION}): upgrade softirr_stats or choose another path")
         missing = {"estimators", "scores"} - tables
         if missing:
-            raise sqlite3.DatabaseError(f"a softirr score cache without its tables {sorted(missing)}")
+            raise CacheError(f"score cache {self.path!r} is a softirr score cache without its tables "
+                             f"{sorted(missing)}: choose another path")
+        return max(int(version), 1)
+
+    def _create_or_upgrade(self, con: sqlite3.Connection) -> tuple[int, int]:
+        """Create the tables, or bring an older file to this schema; (old rows not served, old version).
+
+        One write transaction, so two processes opening an old file at once upgrade it once.
+        """
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = con.execute("PRAGMA user_version").fetchone()  # again, under the write lock
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            for stmt in _SCHEMA.split(";"):
+                if stmt.strip():
+                    con.execute(stmt)
+            cols = {r[1] for r in con.execute("PRAGMA table_info(estimators)")}
+            if "schema" not in cols:
+                con.execute("ALTER TABLE estimators ADD COLUMN schema INTEGER NOT NULL DEFAULT 2")
+            old_rows = 0
+            if "scores" in tables and version < SCHEMA_VERSION:
+                (old_rows,) = con.execute("SELECT COUNT(*) FROM scores").fetchone()
+                con.execute("INSERT OR REPLACE INTO meta VALUES ('upgraded_from_schema', ?)",
+                            (str(max(int(version), 1)),))
+                con.execute("INSERT OR REPLACE INTO meta VALUES ('rows_from_older_schema', ?)", (str(old_rows),))
+            con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            con.execute("INSERT OR IGNORE INTO meta VALUES ('application', 'softirr_stats score cache')")
+            con.execute("INSERT OR IGNORE INTO estimators (fp, fingerprint, name, schema) VALUES (?, ?, ?, ?)",
+                        (self._fp(), self.description, self.name, SCHEMA_VERSION))
+            con.execute("COMMIT")
+        except BaseException:
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+            raise
+        return int(old_rows), max(int(version), 1)
 
     def _check_description(self, con: sqlite3.Connection) -> None:
         row = con.execute("SELECT fingerprint FROM estimators WHERE fp = ?", (self._fp(),)).fetchone()
@@ -250,8 +394,14 @@ class Cached(BaseEstimator):
         """``(description, name, n_scores)`` of every estimator the file holds scores for."""
         with self._lock:
             con = self._connection()
-            rows = con.execute("SELECT e.fingerprint, e.name, COUNT(s.fp) FROM estimators AS e "
-                               "LEFT JOIN scores AS s ON s.fp = e.fp GROUP BY e.fp ORDER BY e.name").fetchall()
+            try:
+                cols = {r[1] for r in con.execute("PRAGMA table_info(estimators)")}
+                where = f"WHERE e.schema >= {SCHEMA_VERSION} " if "schema" in cols else "WHERE 0 "
+                rows = con.execute("SELECT e.fingerprint, e.name, COUNT(s.fp) FROM estimators AS e "
+                                   f"LEFT JOIN scores AS s ON s.fp = e.fp {where}GROUP BY e.fp ORDER BY e.name"
+                                   ).fetchall()
+            except sqlite3.Error as exc:
+                raise _open_error(self.path, exc) from exc
         return [(str(d), str(n), int(k)) for d, n, k in rows]
 
     def close(self) -> None:
@@ -265,7 +415,10 @@ class Cached(BaseEstimator):
         """Number of pairs stored for this estimator's fingerprint."""
         with self._lock:
             con = self._connection()
-            (n,) = con.execute("SELECT COUNT(*) FROM scores WHERE fp = ?", (self._fp(),)).fetchone()
+            try:
+                (n,) = con.execute("SELECT COUNT(*) FROM scores WHERE fp = ?", (self._fp(),)).fetchone()
+            except sqlite3.Error as exc:
+                raise _open_error(self.path, exc) from exc
         return int(n)
 
     # scoring ---------------------------------------------------------------------------
@@ -278,7 +431,8 @@ class Cached(BaseEstimator):
                                 ((fp, p, q, float(v)) for p, q, v in zip(ka, kb, new.tolist(), strict=False)))
                 con.execute("COMMIT")
             except BaseException:
-                con.execute("ROLLBACK")
+                if con.in_transaction:
+                    con.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
             raise _open_error(self.path, exc) from exc
@@ -376,7 +530,11 @@ class Cached(BaseEstimator):
         if todo.size:
             ka, kb = self._pair_keys(aa[todo], bb[todo])
             with self._lock:
-                out[todo] = self._lookup(self._connection(), ka, kb)
+                con = self._connection()
+                try:
+                    out[todo] = self._lookup(con, ka, kb)
+                except sqlite3.Error as exc:
+                    raise _open_error(self.path, exc) from exc
         return out
 
     def store(self, a: Labels, b: Labels, scores: Any) -> int:
@@ -402,14 +560,18 @@ class Cached(BaseEstimator):
         fp = self._fp()
         with self._lock:
             con = self._connection()
-            con.execute("BEGIN IMMEDIATE")
             try:
-                before = con.total_changes
-                con.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?)",
-                                zip([fp] * len(ka), ka, kb, s[keep].tolist(), strict=True))
-                n_new = con.total_changes - before
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+                con.execute("BEGIN IMMEDIATE")
+                try:
+                    before = con.total_changes
+                    con.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?)",
+                                    zip([fp] * len(ka), ka, kb, s[keep].tolist(), strict=True))
+                    n_new = con.total_changes - before
+                    con.execute("COMMIT")
+                except BaseException:
+                    if con.in_transaction:
+                        con.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise _open_error(self.path, exc) from exc
         return int(n_new)

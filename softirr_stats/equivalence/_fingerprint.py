@@ -11,6 +11,12 @@ containers, NumPy arrays, compiled regular expressions) is described by value.
 What cannot be described safely (an arbitrary object, e.g. a model held in a global) is
 not guessed at: its description contains :data:`UNSAFE` and the reason, and the persistent
 cache refuses such an estimator unless the user gives an explicit ``fingerprint=``.
+
+:func:`estimator_fingerprint` is the identity of a
+:class:`~softirr_stats.equivalence.BaseEstimator`: its module and qualified name, what its
+``_settings()`` declare, and every constructor argument of every class in its hierarchy
+(read back from the attribute of the same name), except arguments that only change how fast
+or where scores are computed (:data:`RUNTIME_PARAMS`) or that hold a credential.
 """
 
 from __future__ import annotations
@@ -19,13 +25,27 @@ import builtins
 import enum
 import functools
 import hashlib
+import inspect
+import json
+import os
 import re
 import types
 from typing import Any
 
 import numpy as np
 
-__all__ = ["UNSAFE", "describe", "unsafe_reason"]
+__all__ = ["UNSAFE", "describe", "unsafe_reason", "estimator_fingerprint", "RUNTIME_PARAMS"]
+
+#: Constructor parameters kept under another attribute name (device/dtype resolve lazily).
+ATTR_ALIASES = {"device": "device_arg", "dtype": "dtype_arg"}
+#: Constructor arguments that change how (fast, where) scores are computed, not their values;
+#: they stay out of the fingerprint so one cache serves every batch size, device and worker
+#: count. A class adds its own with a ``_fingerprint_ignore`` attribute.
+RUNTIME_PARAMS = frozenset({"batch_size", "progress", "workers", "concurrency", "timeout", "max_retries",
+                            "follow_redirects", "local_files_only", "device", "on_failure", "max_in_flight"})
+#: Constructor arguments holding a credential (or where to find one): never in a fingerprint.
+SECRET_PARAMS = frozenset({"api_key", "api_key_env"})
+_TORCH_DTYPES = {"torch.float32": "fp32", "torch.float16": "fp16", "torch.bfloat16": "bf16"}
 
 #: Marker inside a description that could not be derived safely (followed by the reason).
 UNSAFE = "<unfingerprintable: "
@@ -109,6 +129,10 @@ def _describe(obj: Any, seen: dict[int, str], depth: int) -> str:
         return f"re({obj.pattern!r},{obj.flags})"
     if isinstance(obj, types.ModuleType):
         return f"module:{obj.__name__}"
+    if isinstance(obj, os.PathLike):
+        return f"path:{os.fspath(obj)!r}"
+    if type(obj).__module__ == "torch" and type(obj).__name__ in ("device", "dtype"):
+        return _TORCH_DTYPES.get(str(obj), str(obj))  # the spelling an estimator spec uses
     key = id(obj)
     if key in seen:  # a cycle (e.g. a recursive function reading its own global name)
         return f"<see {seen[key]}>"
@@ -186,3 +210,82 @@ def unsafe_reason(description: str) -> str | None:
         return None
     end = description.find(">", k)
     return description[k + len(UNSAFE): end if end > 0 else None]
+
+
+@functools.lru_cache(maxsize=512)
+def _constructor_params(cls: type) -> dict[str, inspect.Parameter]:
+    """Named constructor parameters of every class in ``cls``'s hierarchy (most derived first)."""
+    out: dict[str, inspect.Parameter] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        try:
+            params = inspect.signature(init).parameters
+        except (TypeError, ValueError):  # pragma: no cover - a C-level __init__
+            continue
+        for i, (name, p) in enumerate(params.items()):
+            if i == 0 or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue  # self, *args, **kwargs (passed on to a parent, whose names are read)
+            out.setdefault(name, p)
+    return out
+
+
+def estimator_state(est: Any) -> dict[str, Any]:
+    """The values that identify an estimator: ``_settings()`` plus its constructor arguments.
+
+    A declared setting wins over the constructor argument of the same name (e.g. a model
+    path is replaced by the identity of its files). An argument the estimator does not keep
+    under its own name (or ``device_arg``/``dtype_arg``) is marked :data:`UNSAFE`.
+    """
+    state = dict(est._settings())
+    ignore = RUNTIME_PARAMS | SECRET_PARAMS | frozenset(getattr(est, "_fingerprint_ignore", ()))
+    for name in tuple(_constructor_params(type(est))):
+        if name in state or name in ignore:
+            continue
+        attr = ATTR_ALIASES.get(name, name)
+        if attr in getattr(est, "__dict__", {}) or hasattr(type(est), attr) and not callable(getattr(type(est), attr)):
+            state[name] = getattr(est, attr)
+        else:
+            state[name] = (f"{UNSAFE}constructor argument {name!r} is not kept as an attribute of the same "
+                           f"name, so what it changes cannot be seen>")
+    return state
+
+
+def estimator_fingerprint(est: Any) -> str:
+    """Identity of an estimator object: ``module:QualName:{state as sorted JSON}``.
+
+    Parameters
+    ----------
+    est : BaseEstimator
+        Any estimator with ``_settings()``.
+
+    Returns
+    -------
+    str
+        Equal for two estimators of one class built with equal arguments (in any process);
+        different for another class (also one of the same name in another module) or any
+        argument that changes the scores. Unsafe parts are marked with :data:`UNSAFE`.
+
+    Examples
+    --------
+    >>> from softirr_stats.equivalence import Levenshtein
+    >>> estimator_fingerprint(Levenshtein())
+    'softirr_stats.equivalence._string:Levenshtein:{"processor": null}'
+    >>> estimator_fingerprint(Levenshtein(workers=1)) == estimator_fingerprint(Levenshtein(workers=4))
+    True
+    """
+    cls = type(est)
+    state = json.dumps({k: _jsonable(v) for k, v in estimator_state(est).items()}, sort_keys=True,
+                       default=describe, ensure_ascii=False)
+    return f"{cls.__module__}:{cls.__qualname__}:{state}"
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` when JSON (with :func:`describe` for the rest) can encode it, else its description
+    (e.g. a dict keyed by tuples)."""
+    try:
+        json.dumps(value, sort_keys=True, default=describe)
+    except (TypeError, ValueError):
+        return describe(value)
+    return value

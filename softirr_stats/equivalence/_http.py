@@ -11,11 +11,15 @@ Used by the OpenAI-compatible judge client. Standard library only (``http.client
   refused, so the credential is never sent anywhere but the configured server.
 - **Errors** name the URL. Connection errors, timeouts, 5xx and 429 answers, and 200 answers
   whose body is not JSON (an HTML error page from a proxy) are retried with back-off.
+- **Secrets.** Every message (also a server's answer quoted in one, which may echo the
+  ``Authorization`` header) has the caller's ``secrets`` replaced by ``***``, and no
+  exception chains to one that could hold them.
 """
 
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import json
 import socket
 import threading
@@ -23,7 +27,7 @@ import time
 import urllib.parse
 from typing import Any
 
-__all__ = ["HttpReplyError", "post_json"]
+__all__ = ["HttpReplyError", "post_json", "redact", "is_loopback"]
 
 _REDIRECTS = (301, 302, 303, 307, 308)
 _MAX_HOPS = 5
@@ -32,6 +36,39 @@ _MAX_BODY = 32 * 2**20
 
 class HttpReplyError(ValueError):
     """The server answered, but not with a JSON document (after the retries)."""
+
+
+def redact(text: str, secrets: Any) -> str:
+    """``text`` with every secret (and its URL-encoded form) replaced by ``***``.
+
+    Examples
+    --------
+    >>> redact("401: bad header 'Bearer sk-123'", ["sk-123"])
+    "401: bad header 'Bearer ***'"
+    """
+    for sec in secrets or ():
+        if not sec:
+            continue
+        for form in {sec, urllib.parse.quote(sec, safe=""), json.dumps(sec)[1:-1]}:
+            text = text.replace(form, "***")
+    return text
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine (``localhost``, ``127.0.0.0/8``, ``::1``).
+
+    Examples
+    --------
+    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("example.org")
+    (True, True, False)
+    """
+    h = host.strip("[]").lower().rstrip(".")
+    if h == "localhost" or h.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(h).is_loopback
+    except ValueError:
+        return False
 
 
 def _origin(url: str) -> tuple[str, str, int]:
@@ -76,13 +113,24 @@ def _once(url: str, data: bytes, headers: dict[str, str], deadline: float) -> tu
 
 
 def post_json(url: str, body: Any, *, headers: dict[str, str], timeout: float, max_retries: int,
-              follow_redirects: bool = False) -> Any:
+              follow_redirects: bool = False, secrets: Any = ()) -> Any:
     """POST ``body`` as JSON to ``url`` and return the decoded JSON answer.
 
     Raises ``RuntimeError`` for a refused redirect or a 4xx answer, ``ConnectionError`` when
     no answer came after the retries (each attempt bounded by ``timeout`` seconds in all),
-    and :class:`HttpReplyError` when the answers were not JSON.
+    and :class:`HttpReplyError` when the answers were not JSON. ``secrets`` (the API key)
+    are replaced by ``***`` in every message.
     """
+    try:
+        return _post_json(url, body, headers=headers, timeout=timeout, max_retries=max_retries,
+                          follow_redirects=follow_redirects)
+    except (RuntimeError, ConnectionError, HttpReplyError) as exc:
+        cls, clean = type(exc), redact(str(exc), secrets)
+    raise cls(clean)  # raised outside the handler: no chained exception that could hold the key
+
+
+def _post_json(url: str, body: Any, *, headers: dict[str, str], timeout: float, max_retries: int,
+               follow_redirects: bool) -> Any:
     data = json.dumps(body).encode("utf-8")
     hdrs = {"Content-Type": "application/json", "Accept": "application/json", **headers}
     err: str = ""

@@ -6,7 +6,9 @@ Two modes:
   ``P(a == b) = P(yes) / (P(yes) + P(no))``, where ``P(yes)`` sums the probabilities of the
   single-token variants of "yes" (" Yes", "Yes", "yes", ...), likewise for "no".
 - ``"verbalised"``: ask for a probability, decode greedily (deterministic), and parse a
-  JSON object ``{"probability": p}`` or a bare number (a percentage is divided by 100).
+  JSON object ``{"probability": p}``, else the number after the last cue ("probability:",
+  "answer:", "score:", ...), else a number in [0, 1] that ends the answer (a percentage is
+  divided by 100). A negative number or one above 1 is refused, never read without its sign.
   Unparseable answers are counted in ``n_failures``/``failures`` and either raise
   (default) or give NaN with a warning; never a silent 0.
 
@@ -21,6 +23,7 @@ import json
 import math
 import os
 import re
+import urllib.parse
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +31,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from softirr_stats.equivalence._http import HttpReplyError, post_json
+from softirr_stats.equivalence._http import HttpReplyError, is_loopback, post_json, redact
 from softirr_stats.equivalence._protocol import BaseEstimator, check_strings, short_repr
 from softirr_stats.equivalence._torch import (
     load_pretrained,
@@ -65,9 +68,16 @@ NO_VARIANTS = ("No", " No", "no", " no", "NO", " NO")
 _MODES = ("logprob", "verbalised")
 _ON_FAILURE = ("nan", "raise")
 _PLACEHOLDER = re.compile(r"\{(a|b)\}")
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|\.\d+)\s*(%)?")
+_NUM = r"([-+\u2212]?)\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+)\s*(%|percent\b)?"
+_NUMBER = re.compile(r"(?<![\w.])" + _NUM)
 _JSON_OBJ = re.compile(r"\{[^{}]*\}")
 _KEYS = ("probability", "prob", "p", "score", "equivalence", "similarity")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Words after which a judge states its answer ("Probability: 0.05", "final answer is 0.8").
+_CUE = re.compile(r"(?i)\b(?:probability|prob|likelihood|answer|score|confidence|p)\b"
+                  r"(?:\s*\([^)]*\))?\s*(?:is|=|:|of|equals|would be|->)?\s*" + _NUM)
+#: A number that ends the answer (only punctuation, a closing bracket or quote may follow).
+_TRAILING = re.compile(r"(?<![\w.])" + _NUM + r"[\s.!)\]}\"'*`]*$")
 
 
 def format_prompt(template: str, a: str, b: str) -> str:
@@ -81,12 +91,24 @@ def format_prompt(template: str, a: str, b: str) -> str:
     return _PLACEHOLDER.sub(lambda m: a if m.group(1) == "a" else b, template)
 
 
+def _as_probability(m: re.Match[str]) -> float:
+    """The matched number as a probability; NaN (refused) when negative or above 1."""
+    sign, digits, pct = m.group(1), m.group(2), m.group(3)
+    v = float(digits) / (100.0 if pct else 1.0)
+    if sign in ("-", "\u2212") and v != 0.0:
+        return math.nan
+    return v if 0.0 <= v <= 1.0 and math.isfinite(v) else math.nan
+
+
 def parse_probability(text: str) -> float | None:
     """Probability in [0, 1] from a verbalised answer, or None when there is none.
 
-    A JSON object with a key among ``probability, prob, p, score, equivalence,
-    similarity`` wins; else the first number (``"85%"`` gives 0.85). Values outside
-    [0, 1] are not accepted.
+    In order: a JSON object with a key among ``probability, prob, p, score, equivalence,
+    similarity`` (the last such object); the number after the last cue word
+    ("probability", "answer", "score", "confidence", "likelihood"), so that reasoning steps
+    ("Step 1: ...") are never read as the answer; a number that ends the answer. A
+    percentage is divided by 100. A negative number or one above 1 is refused (None), never
+    read without its sign.
 
     Parameters
     ----------
@@ -99,8 +121,14 @@ def parse_probability(text: str) -> float | None:
     0.8
     >>> parse_probability("I'd say 85%."), parse_probability("0.3"), parse_probability("yes")
     (0.85, 0.3, None)
+    >>> parse_probability("Step 1: compare the labels. Step 2: weigh them. Probability: 0.05")
+    0.05
+    >>> parse_probability("-0.5") is None
+    True
     """
-    for obj in _JSON_OBJ.findall(text):
+    if not isinstance(text, str):
+        return None
+    for obj in reversed(_JSON_OBJ.findall(text)):
         try:
             d = json.loads(obj)
         except ValueError:
@@ -108,15 +136,17 @@ def parse_probability(text: str) -> float | None:
         if isinstance(d, dict):
             for k in _KEYS:
                 v = d.get(k)
-                if isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v <= 1.0:
-                    return float(v)
-    m = _NUMBER.search(text)
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    return float(v) if 0.0 <= v <= 1.0 else None
+    cues = list(_CUE.finditer(text))
+    if cues:
+        v = _as_probability(cues[-1])
+        return None if math.isnan(v) else v
+    m = _TRAILING.search(text.strip())
     if m is None:
         return None
-    v = float(m.group(1)) / (100.0 if m.group(2) else 1.0)
-    return v if 0.0 <= v <= 1.0 and math.isfinite(v) else None
-
-
+    v = _as_probability(m)
+    return None if math.isnan(v) else v
 
 
 class _JudgeBase(BaseEstimator):
@@ -203,6 +233,8 @@ class LlmJudge(_JudgeBase):
     """
 
     name = "llm_judge"
+    # the answer variants and the token budget enter the fingerprint through _settings, per mode
+    _fingerprint_ignore = ("yes_tokens", "no_tokens", "max_new_tokens")
 
     def __init__(self, model: str | os.PathLike[str], *,
                  mode: Literal["logprob", "verbalised"] = "logprob", prompt: str | None = None,
@@ -336,7 +368,13 @@ class OpenAICompatibleJudge(_JudgeBase):
     prompt, system, symmetric, on_failure
         As for :class:`LlmJudge`.
     api_key : str, optional
-        Sent as a bearer token when given.
+        Sent as a bearer token when given. Never part of the fingerprint, of a spec or of an
+        error message (the key is replaced by ``***`` in every message, also in a server's
+        answer that echoes it). Prefer ``api_key_env``.
+    api_key_env : str, optional
+        Name of an environment variable holding the key (e.g. ``"OPENAI_API_KEY"``), read
+        when a request is sent, in the process that sends it (each Ray worker reads its own
+        environment). An estimator spec carries this name, never a key.
     concurrency : int, default 8
         Requests in flight at once (the server batches them).
     timeout : float, default 60.0
@@ -349,6 +387,9 @@ class OpenAICompatibleJudge(_JudgeBase):
         Redirects are not followed by default (an error names the new address). When True,
         same-origin redirects are followed with the same POST and body; a redirect to another
         origin is always refused, so ``api_key`` never leaves the configured server.
+
+    A key given for a plain ``http://`` address on another host than this one (not
+    ``localhost``, ``127.0.0.0/8`` or ``::1``) gives a ``UserWarning``: it would travel in clear.
 
     Malformed replies (not JSON, no ``choices``, non-dict entries, a logprob that is not a
     number <= 0) are failures naming the URL and the pair, handled by ``on_failure``.
@@ -363,19 +404,39 @@ class OpenAICompatibleJudge(_JudgeBase):
     """
 
     name = "openai_judge"
+    _fingerprint_ignore = ("top_logprobs", "max_tokens")  # through _settings, per mode
+    _secret_params = ("api_key",)
 
     def __init__(self, base_url: str, model: str, *, mode: Literal["logprob", "verbalised"] = "logprob",
                  prompt: str | None = None, system: str | None = None, symmetric: bool = False,
                  on_failure: Literal["raise", "nan"] = "raise", api_key: str | None = None,
                  concurrency: int = 8, timeout: float = 60.0, max_retries: int = 3,
                  top_logprobs: int = 20, max_tokens: int = 32, seed: int = 0,
-                 follow_redirects: bool = False) -> None:
+                 follow_redirects: bool = False, api_key_env: str | None = None) -> None:
         self._init_common(mode, prompt, system, on_failure, symmetric)
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://; got {base_url!r}")
+        parts = urllib.parse.urlsplit(base_url)
+        if parts.username is not None or parts.password is not None:
+            raise ValueError("base_url must not hold a user name or password (it enters the fingerprint, "
+                             "which is stored in score caches); give the key as api_key_env='NAME'")
+        if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
+            raise ValueError("api_key must be a non-empty string or None")
+        if api_key_env is not None and (not isinstance(api_key_env, str) or not _ENV_NAME.fullmatch(api_key_env)):
+            raise ValueError("api_key_env must be the name of an environment variable (e.g. 'OPENAI_API_KEY'), "
+                             f"not the key itself; got a {type(api_key_env).__name__} that is not a variable name "
+                             "(not shown, in case it is a key)")
+        if api_key is not None and api_key_env is not None:
+            raise ValueError("give api_key or api_key_env, not both")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key = api_key
+        self.api_key_env = api_key_env
+        if (api_key is not None or api_key_env is not None) and parts.scheme == "http" \
+                and not is_loopback(parts.hostname or ""):
+            warnings.warn(f"OpenAICompatibleJudge: the API key would be sent in clear over plain http:// to "
+                          f"{parts.hostname!r}, which is not this machine; use https:// (or a loopback address "
+                          f"through an SSH tunnel)", UserWarning, stacklevel=2)
         self.concurrency = max(1, int(concurrency))
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0 \
                 or not math.isfinite(timeout):
@@ -388,7 +449,8 @@ class OpenAICompatibleJudge(_JudgeBase):
 
     def _settings(self) -> dict[str, Any]:
         extra = {"top_logprobs": self.top_logprobs} if self.mode == "logprob" else {"max_tokens": self.max_tokens}
-        return {"model": self.model, **self._common_settings(), "temperature": 0, "seed": self.seed, **extra}
+        return {"base_url": self.base_url, "model": self.model, **self._common_settings(), "temperature": 0,
+                "seed": self.seed, **extra}
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleJudge({self.base_url!r}, {self.model!r}, mode={self.mode!r})"
@@ -397,10 +459,22 @@ class OpenAICompatibleJudge(_JudgeBase):
     def url(self) -> str:
         return self.base_url + "/chat/completions"
 
+    def _key(self) -> str | None:
+        if self.api_key_env is None:
+            return self.api_key
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise ValueError(f"OpenAICompatibleJudge: api_key_env={self.api_key_env!r}, but that environment "
+                             f"variable is not set (or empty) in this process (pid {os.getpid()}); set it where the "
+                             f"judge runs (on Ray: runtime_env={{'env_vars': ...}} or the workers' environment)")
+        return key
+
     def _post(self, body: dict[str, Any]) -> Any:
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        key = self._key()
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
         return post_json(self.url, body, headers=headers, timeout=self.timeout,
-                         max_retries=self.max_retries, follow_redirects=self.follow_redirects)
+                         max_retries=self.max_retries, follow_redirects=self.follow_redirects,
+                         secrets=[key] if key else [])
 
     def _one(self, pair: tuple[str, str]) -> tuple[float, str]:
         body: dict[str, Any] = {"model": self.model, "messages": self._messages(*pair), "temperature": 0,
@@ -413,7 +487,9 @@ class OpenAICompatibleJudge(_JudgeBase):
             resp = self._post(body)
         except HttpReplyError as exc:
             return np.nan, f"malformed reply: {exc}"
-        return self._read_reply(resp)
+        p, why = self._read_reply(resp)
+        key = self.api_key if self.api_key_env is None else os.environ.get(self.api_key_env)
+        return p, (redact(why, [key]) if key else why)  # a reply echoing the key never reaches a message
 
     def _malformed(self, why: str, part: Any) -> tuple[float, str]:
         text = json.dumps(part, default=str)

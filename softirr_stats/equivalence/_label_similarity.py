@@ -19,10 +19,13 @@ as ``similarity=`` to several statistics shares its memo: a pair scored for one 
 again for the next.
 """
 
+import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from softirr_stats._validation import SoftIRRWarning
 
 __all__ = ["MEASURE_NAMES", "ExactMatchSimilarity", "MatrixSimilarity", "ScoredSimilarity", "Scores",
            "check_similarity_matrix", "estimator_from_name", "is_matrix_like", "resolve_label_similarity"]
@@ -360,7 +363,7 @@ def estimator_from_name(name: str) -> Any:
     return makers[name.strip().lower()]()
 
 
-def check_similarity_matrix(m: Any, k: int, name: str) -> np.ndarray:
+def check_similarity_matrix(m: Any, k: int, name: str, *, warn_asymmetric: bool = False) -> np.ndarray:
     """A K x K matrix in [0, 1] with a unit diagonal, symmetrised; ValueError naming the problem.
 
     Parameters
@@ -370,6 +373,10 @@ def check_similarity_matrix(m: Any, k: int, name: str) -> np.ndarray:
         Number of labels.
     name : str
         The argument's name in messages (``"similarity"``, ``"weights"``).
+    warn_asymmetric : bool, default False
+        Give a :class:`~softirr_stats.SoftIRRWarning` (a ``UserWarning``) naming
+        ``max |S - S.T|`` when the matrix is not symmetric (beyond 1e-12): the coefficients
+        that take ``similarity=`` need a symmetric one, so it is replaced by ``(S + S.T) / 2``.
 
     Returns
     -------
@@ -390,6 +397,16 @@ def check_similarity_matrix(m: Any, k: int, name: str) -> np.ndarray:
         raise ValueError(f"{name} entries must lie in [0, 1]; got range [{arr.min()}, {arr.max()}]")
     if not np.allclose(np.diag(arr), 1.0, atol=1e-12):
         raise ValueError(f"{name} must have a unit diagonal (a label always matches itself)")
+    if warn_asymmetric:
+        diff = np.abs(arr - arr.T)
+        worst = float(diff.max()) if diff.size else 0.0
+        if worst > 1e-12:
+            i, j = np.unravel_index(int(np.argmax(diff)), diff.shape)
+            warnings.warn(
+                f"{name} matrix is not symmetric: max |S - S.T| = {worst:.6g} (S[{i}, {j}] = {arr[i, j]:.6g}, "
+                f"S[{j}, {i}] = {arr[j, i]:.6g}); these coefficients need a symmetric similarity, so it is "
+                f"symmetrised as (S + S.T) / 2. Pass a symmetric matrix to silence this",
+                SoftIRRWarning, stacklevel=3)
     return 0.5 * (arr + arr.T)
 
 
@@ -457,7 +474,8 @@ def resolve_label_similarity(vocabulary: Any, similarity: Any = None) -> ExactMa
         raise ValueError(f"similarity is a {similarity.n} x {similarity.n} matrix similarity; these labels "
                          f"need {k} x {k}")
     if is_matrix_like(similarity):
-        return MatrixSimilarity(check_similarity_matrix(similarity, k, "similarity"), name="similarity-matrix")
+        return MatrixSimilarity(check_similarity_matrix(similarity, k, "similarity", warn_asymmetric=True),
+                                name="similarity-matrix")
     if isinstance(similarity, str):
         est = estimator_from_name(similarity)
         return ExactMatchSimilarity(k) if _is_exact(est) else ScoredSimilarity(est, vocabulary)

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from softirr_stats.equivalence._fingerprint import describe
+from softirr_stats.equivalence._fingerprint import describe, estimator_fingerprint
 
 __all__ = ["Estimator", "BaseEstimator", "Labels", "as_estimator", "label_key"]
 
@@ -230,9 +230,11 @@ class BaseEstimator:
 
     @property
     def fingerprint(self) -> str:
-        """Stable identity string: class, settings (and model name/revision/prompt)."""
-        settings = json.dumps(self._settings(), sort_keys=True, default=describe, ensure_ascii=False)
-        return f"{type(self).__name__}:{settings}"
+        """Stable identity string: module, class, settings and every constructor argument.
+
+        See :func:`~softirr_stats.equivalence._fingerprint.estimator_fingerprint`.
+        """
+        return estimator_fingerprint(self)
 
     def _score(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError

@@ -39,12 +39,18 @@ def _ray() -> Any:
 
 
 class _ScoringActor:
-    """One estimator per actor, built once from its spec (JSON text)."""
+    """One estimator per actor, built once from its spec (JSON text).
 
-    def __init__(self, spec_json: str) -> None:
+    The spec is checked against the allow-list like any other (see
+    :func:`~softirr_stats.equivalence.from_spec`); ``allow`` holds the class and function
+    paths of the estimator object the driver was given (trusted: the driver's own code
+    built it), which a worker process cannot know from its own registrations.
+    """
+
+    def __init__(self, spec_json: str, allow: tuple[str, ...] = (), trust_remote_code: bool = False) -> None:
         from softirr_stats.equivalence._spec import from_spec
 
-        self.est = from_spec(spec_json)
+        self.est = from_spec(spec_json, allow=tuple(allow), trust_remote_code=bool(trust_remote_code))
 
     def pid(self) -> int:
         return os.getpid()
@@ -147,9 +153,12 @@ class RayBackend:
         Returns a short description of the run and the number of batches redone after a
         worker failure.
         """
-        from softirr_stats.equivalence._spec import to_spec
+        from softirr_stats.equivalence._spec import spec_paths, to_spec
 
-        spec = to_spec(estimator).to_json()  # refuses clearly before any cluster is started
+        shipped = to_spec(estimator)  # refuses clearly (a callable, a literal API key) before any cluster starts
+        spec = shipped.to_json()
+        allow = tuple(sorted(spec_paths(shipped)))  # the driver's own object: its classes are trusted
+        remote_code = bool(getattr(estimator, "trust_remote_code", False))
         if not slices:
             return "ray (nothing to score)", 0
         ray = _ray()
@@ -162,7 +171,7 @@ class RayBackend:
             if self.spread:
                 opts["scheduling_strategy"] = "SPREAD"
             cls = ray.remote(**opts)(_ScoringActor)
-            actors = [cls.remote(spec) for _ in range(n_workers)]
+            actors = [cls.remote(spec, allow, remote_code) for _ in range(n_workers)]
             redone = _drive(ray, actors, a, b, slices, commit, self.max_in_flight, self.startup_timeout)
         finally:
             for act in actors:
