@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from softirr_stats.data._annotations import Annotations
-from softirr_stats.data._readers._common import ExportWarning, ratings_to_annotations
+from softirr_stats.data._readers._common import ExportWarning, OptionError, coerce_bool, ratings_to_annotations
 from softirr_stats.data._readers._spans import SpanRule
 
-__all__ = ["EXPORT_FORMATS", "ExportWarning", "SpanRule", "guess_format", "read_export"]
+__all__ = ["EXPORT_FORMATS", "ExportWarning", "OptionError", "SpanRule", "guess_format", "reader_options",
+           "read_export"]
 
 #: format name -> (module, reader function)
 EXPORT_FORMATS: dict[str, tuple[str, str]] = {
@@ -127,6 +128,51 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
                      f"pass format= one of {['csv', 'tsv', 'jsonl', *sorted(EXPORT_FORMATS)]}")
 
 
+def _reader(format: str) -> Any:
+    import importlib
+
+    if format not in EXPORT_FORMATS:
+        raise ValueError(f"format must be one of {sorted(EXPORT_FORMATS)}; got {format!r}")
+    module, name = EXPORT_FORMATS[format]
+    return getattr(importlib.import_module(f"softirr_stats.data._readers.{module}"), name)
+
+
+def reader_options(format: str) -> dict[str, Any]:
+    """The options of an export format's reader, with their defaults.
+
+    Examples
+    --------
+    >>> sorted(reader_options("brat"))
+    ['encoding', 'layout', 'rater', 'span_rule']
+    """
+    import inspect
+
+    params = inspect.signature(_reader(format)).parameters
+    return {k: p.default for k, p in params.items() if k != "path"}
+
+
+def _coerce(format: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Check option names and turn command-line strings into the option's type."""
+    valid = reader_options(format)
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise OptionError(f"unknown option(s) {unknown} for format={format!r}; valid options: {list(valid)}")
+    out = {}
+    for key, value in options.items():
+        default = valid[key]
+        if isinstance(value, str) and isinstance(default, bool):
+            value = coerce_bool(key, value)
+        elif isinstance(value, str) and isinstance(default, int | float) and not isinstance(default, bool):
+            try:
+                value = type(default)(value)
+            except ValueError:
+                raise OptionError(f"{key} must be a {type(default).__name__}; got {value!r}") from None
+        elif isinstance(value, str) and value.lower() == "none" and default is None:
+            value = None
+        out[key] = value
+    return out
+
+
 def read_export(path: str | Path, format: str, *, categories: Any = None, guessed: bool = False,
                 **options: Any) -> Annotations:
     """Read an annotation-tool export into :class:`Annotations`.
@@ -141,24 +187,20 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
         When True, an :class:`ExportWarning` says which format was read.
     **options
         The format reader's options (``field=``, ``span_rule=``, ``layer=``, ...; see
-        ``docs/readers.md``); an unknown option raises a TypeError listing the valid ones.
+        ``docs/readers.md``); strings from the command line are converted (``"true"``,
+        ``"overlap:0.5"``); an unknown option raises an :class:`OptionError` (a ValueError and a
+        TypeError) listing the valid ones.
     """
-    import importlib
-    import inspect
-
-    if format not in EXPORT_FORMATS:
-        raise ValueError(f"format must be one of {sorted(EXPORT_FORMATS)}; got {format!r}")
+    reader = _reader(format)
+    options = _coerce(format, options)
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"annotation export not found: {path}")
-    module, name = EXPORT_FORMATS[format]
-    reader = getattr(importlib.import_module(f"softirr_stats.data._readers.{module}"), name)
-    valid = [p for p in inspect.signature(reader).parameters if p != "path"]
-    unknown = sorted(set(options) - set(valid))
-    if unknown:
-        raise TypeError(f"unknown option(s) {unknown} for format={format!r}; valid options: {valid}")
     if guessed:
         warnings.warn(f"{path.name}: read as format={format!r} (guessed from its content; pass format= "
                       "to choose)", ExportWarning, stacklevel=3)
     ratings = reader(path, **options)
-    return ratings_to_annotations(ratings, source=path.name, categories=categories)
+    notes: list[str] = []
+    if isinstance(ratings, tuple):
+        ratings, notes = ratings
+    return ratings_to_annotations(ratings, source=path.name, categories=categories, notes=notes)

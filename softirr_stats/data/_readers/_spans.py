@@ -234,7 +234,8 @@ def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: Sp
     if rule.match == "exact":
         df["cluster"] = df.groupby(["doc", "start", "end"], sort=False).ngroup()
     else:
-        df = df.sort_values(["doc", "start", "end", "label"], kind="stable").reset_index(drop=True)
+        df = (df.assign(_label=df["label"].map(repr)).sort_values(["doc", "start", "end", "_label"], kind="stable")
+              .drop(columns="_label").reset_index(drop=True))
         cluster = np.empty(len(df), dtype=np.int64)
         offset = 0
         start, end, rater = df["start"].to_numpy(), df["end"].to_numpy(), df["rater"].to_numpy()
