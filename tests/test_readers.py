@@ -237,7 +237,10 @@ def test_label_studio_malformed(tmp_path):
     p = _write(tmp_path / "ls4.json", json.dumps([task]))
     with pytest.raises(ValueError, match=r"ls4.json, annotation 2 of task 1: rater '1' labels item '1' a second time "
                                          r"\(first at ls4.json, annotation 1 of task 1\)"):
-        read_annotations(p, format="label-studio")
+        read_annotations(p, format="label-studio", duplicates="error")
+    with pytest.warns(ExportWarning, match="1 repeated annotations .* 1 of them changed the answer; kept the last in file order"):
+        last = read_annotations(p, format="label-studio")  # default: the last answer counts, with a warning
+    assert last.to_long()["label"].tolist() == ["b"]
 
 
 def test_doccano_malformed(tmp_path):

@@ -49,9 +49,19 @@ def _jsonl_kind(first: str, columns: tuple[str, str, str]) -> str | None:
         return "prodigy"
     if set(columns) <= keys:
         return "jsonl"
-    if "text" in keys and "id" in keys and keys & {"label", "entities", "annotations"}:
+    if keys & {"text", "data"} and keys & {"id", "doc_id"} and keys & {"label", "labels", "entities", "annotations"}:
         return "doccano"
     return None
+
+
+def _label_studio_table(path: Path) -> bool:
+    """A CSV / TSV whose header has Label Studio's ``annotator`` and ``annotation_id`` columns."""
+    import csv
+
+    head = _first_line(path)
+    sep = "\t" if head.count("\t") > head.count(",") else ","
+    cols = {c.strip() for c in next(csv.reader([head], delimiter=sep), [])}
+    return {"annotator", "annotation_id", "id"} <= cols
 
 
 def _dir_kind(path: Path) -> str:
@@ -94,6 +104,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     if path.is_dir():
         return _dir_kind(path)
     suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv") and _label_studio_table(path):
+        return "label-studio"
     if suffix == ".csv":
         return "csv"
     if suffix == ".ann":
@@ -114,10 +126,15 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     if first.startswith("["):
         with path.open(encoding="utf-8") as fh:
             head = fh.read(1 << 20)
-        if '"annotations"' in head or '"completions"' in head:
+        if '"annotations"' in head or '"completions"' in head or '"annotation_id"' in head:
             return "label-studio"
         raise ValueError(f"{path.name}: a JSON array that does not look like a Label Studio export "
                          f"(tasks with 'annotations'); pass format= one of {sorted(EXPORT_FORMATS)}")
+    if first.startswith("{") and first.rstrip() == "{" and suffix == ".json":
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            head = fh.read(1 << 20)
+        if '"annotations"' in head or '"completions"' in head:
+            return "label-studio"  # one task object (pretty-printed)
     if first.startswith("{"):
         kind = _jsonl_kind(first, columns)
         if kind is not None:

@@ -182,7 +182,7 @@ def iter_jsonl(lines: Iterable[str], name: str) -> Iterator[tuple[Where, dict[st
 
 
 def pick_repeats(keys: "pd.DataFrame", order: Any, policy: str, source: str, what: str = "answers",
-                 differs: Any = None, stacklevel: int = 6) -> Any:
+                 differs: Any = None, stacklevel: int = 5, wheres: Any = None) -> Any:
     """Which of several records of one (item, rater) to keep: a boolean mask over ``keys``' rows.
 
     ``keys`` has one row per record (the columns that identify an answer, e.g. item and rater);
@@ -204,6 +204,12 @@ def pick_repeats(keys: "pd.DataFrame", order: Any, policy: str, source: str, wha
     repeated = frame.duplicated(cols, keep=False).to_numpy()
     if not repeated.any():
         return np.ones(n, dtype=bool)
+    if policy == "error" and wheres is not None:
+        dup2 = frame.duplicated(cols, keep="first").to_numpy()
+        k2 = int(np.flatnonzero(dup2)[0])
+        k1 = int(np.flatnonzero((frame[cols] == frame.loc[k2, cols]).all(axis=1).to_numpy())[0])
+        raise ValueError(f"{wheres[k2]}: rater {frame.loc[k2, cols[-1]]!r} labels item {frame.loc[k2, cols[0]]!r} "
+                         f"a second time (first at {wheres[k1]}); pass duplicates='last' or 'first' to keep one")
     if policy == "error":
         first = frame.loc[repeated].iloc[0]
         raise ValueError(f"{source}: {', '.join(f'{c} {first[c]!r}' for c in cols)} answered more than once "
