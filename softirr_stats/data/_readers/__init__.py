@@ -49,8 +49,8 @@ def _jsonl_kind(first: str, columns: tuple[str, str, str]) -> str | None:
         return "prodigy"
     if set(columns) <= keys:
         return "jsonl"
-    if keys & {"text", "data"} and keys & {"id", "doc_id"} and keys & {"label", "labels", "entities", "annotations"}:
-        return "doccano"
+    if keys & {"text", "data"} and keys & {"label", "labels", "entities", "annotations"}:
+        return "doccano"  # with or without its id: the doccano reader names what is missing
     return None
 
 

@@ -69,6 +69,16 @@ def read_text(path: Path, encoding: str = "utf-8", shown: str | None = None) -> 
     return decode(data, shown or path.name, encoding)
 
 
+def codec_name(encoding: str) -> str:
+    """``"UTF-8"`` for any spelling of UTF-8, else the encoding as given."""
+    import codecs
+
+    try:
+        return "UTF-8" if codecs.lookup(encoding).name == "utf-8" else encoding
+    except LookupError:
+        return encoding
+
+
 def decode(data: bytes, shown: str, encoding: str = "utf-8") -> str:
     """Bytes as text (a UTF-8 byte-order mark is dropped); a bad byte names the file and the option."""
     try:
@@ -76,7 +86,7 @@ def decode(data: bytes, shown: str, encoding: str = "utf-8") -> str:
     except UnicodeDecodeError as err:
         line = data[:err.start].count(b"\n") + 1
         raise ValueError(
-            f"{shown}, line {line}: not {encoding} text (byte {data[err.start:err.start + 1]!r} at offset "
+            f"{shown}, line {line}: not {codec_name(encoding)} text (byte {data[err.start:err.start + 1]!r} at offset "
             f"{err.start}); pass encoding= (e.g. encoding='latin-1', or --reader-option encoding=latin-1) "
             "or re-save the file as UTF-8") from None
     except LookupError:
