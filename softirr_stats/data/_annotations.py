@@ -653,7 +653,8 @@ class Annotations:
     def concat(cls, parts: Sequence["Annotations"], *, names: Sequence[str] | None = None) -> "Annotations":
         """Merge annotations of the same study kept apart, e.g. one export per annotator.
 
-        Items and raters are united (an item or rater of one part is missing in the others).
+        Items and raters are united (an item or rater of one part is missing in the others);
+        a part whose labels are single where the others are sets has them read as singleton sets.
         The same rating cell, one rater on one item, in two parts is a clash and raises a
         ValueError naming the item, the rater and both parts; so do parts with different label
         kinds or declared categories. A result with a single rater is allowed (an export of one
@@ -690,6 +691,9 @@ class Annotations:
         if len(names) != len(parts):
             raise ValueError(f"names must name each of the {len(parts)} parts; got {len(names)}")
         kinds = {p.kind for p in parts}
+        promote = kinds == {"categorical", "set"}  # one export held only single labels: singleton sets
+        if promote:
+            kinds = {"set"}
         if len(kinds) > 1:
             raise ValueError("cannot merge parts with different label kinds: "
                              + ", ".join(f"{n}: {p.kind}" for n, p in zip(names, parts)))
@@ -700,6 +704,8 @@ class Annotations:
         frames = []
         for k, p in enumerate(parts):
             long = p.to_long()
+            if promote and p.kind == "categorical":
+                long["label"] = [frozenset([x]) for x in long["label"]]
             long["_part"] = k
             frames.append(long)
         df = pd.concat(frames, ignore_index=True)

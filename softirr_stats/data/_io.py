@@ -7,6 +7,7 @@ whose every value is a number is numeric; an empty, undecodable or column-shifte
 an error that names the file. Exports of annotation tools are read by ``softirr_stats.data._readers``.
 """
 
+import dataclasses
 import json
 import warnings
 from collections.abc import Sequence
@@ -212,11 +213,19 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
     names = [p.name for p in paths]
     if len(set(names)) != len(names):
         names = [str(p) for p in paths]
-    parts, notes = [], []
+    from softirr_stats.data._readers._spans import SPAN_LOG
+
+    parts, notes, span_logs = [], [], []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for p in paths:
-            part = read_annotations(p, **kwargs)
+            log: list = []
+            token = SPAN_LOG.set(log)
+            try:
+                part = read_annotations(p, **kwargs)
+            finally:
+                SPAN_LOG.reset(token)
+            span_logs.append(log)
             if rater_from == "file":
                 if part.n_raters != 1:
                     raise ValueError(f"{p.name}: rater_from='file' names each file's one rater after the file, but "
@@ -226,15 +235,51 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
                 part = Annotations._from_long_any(long, categories=categories_of(part))
             parts.append(part)
             notes.extend(n for n in part.read_notes if "one rater (" not in n)
+            if rater_from == "file" and len(log) == 1:
+                spans, annotated, rule = log[0]
+                log[0] = ([dataclasses.replace(sp, rater=p.stem) for sp in spans],
+                          {d: {p.stem} for d in annotated}, rule)
     seen: set[str] = set()
     for w in caught:  # one warning per distinct message, re-raised at the caller
         text = str(w.message)
         if text not in seen:
             seen.add(text)
             warnings.warn(text, w.category, stacklevel=3)
-    out = Annotations.concat(parts, names=names)
+    if all(len(log) == 1 for log in span_logs):
+        out = _merge_spans(span_logs, names, kwargs.get("categories"))
+    elif any(span_logs):
+        raise ValueError(f"cannot merge span annotations with other labels: {[n for n, log in zip(names, span_logs) if log]} "
+                         "hold spans, the other files do not")
+    else:
+        out = Annotations.concat(parts, names=names)
     out._cache["read_notes"] = (*notes, f"merged {len(parts)} exports: {names[:10]}; raters {list(out.raters)[:20]}")
     return out
+
+
+def _merge_spans(logs: list[list], names: list[str], categories: Any) -> Annotations:
+    """Span exports read one by one, matched again all together (so a span one annotator marked and
+    another did not is the unmatched label, as in one export)."""
+    from softirr_stats.data._readers._common import ratings_to_annotations
+    from softirr_stats.data._readers._spans import spans_to_ratings
+
+    spans: list = []
+    annotated: dict[str, set[str]] = {}
+    owner: dict[tuple[str, str], str] = {}
+    rules = {log[0][2] for log in logs}
+    if len(rules) > 1:
+        raise ValueError(f"the span exports were read under different span rules {sorted(map(str, rules))}")
+    for name, log in zip(names, logs):
+        part_spans, part_annotated, _ = log[0]
+        for doc, raters in part_annotated.items():
+            for who in raters:
+                if (doc, who) in owner:
+                    raise ValueError(f"rater {who!r} annotates document {doc!r} in {owner[doc, who]} and in {name}; give "
+                                     "the raters distinct names (e.g. read_annotations([...], rater_from='file'))")
+                owner[doc, who] = name
+            annotated.setdefault(doc, set()).update(raters)
+        spans.extend(part_spans)
+    ratings = spans_to_ratings(spans, annotated, rules.pop())
+    return ratings_to_annotations(ratings, source=", ".join(names[:3]), categories=categories)
 
 
 def categories_of(ann: Annotations) -> Any:

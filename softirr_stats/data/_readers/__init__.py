@@ -160,7 +160,7 @@ def reader_options(format: str) -> dict[str, Any]:
     Examples
     --------
     >>> sorted(reader_options("brat"))
-    ['encoding', 'layout', 'rater', 'span_rule']
+    ['annotator', 'encoding', 'layout', 'span_rule']
     """
     import inspect
 

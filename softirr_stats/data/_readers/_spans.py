@@ -26,6 +26,7 @@ A rater who annotated the document but has no span in an item gets ``unmatched``
 Raters who did not annotate the document are missing.
 """
 
+import contextvars
 from dataclasses import dataclass
 from typing import Literal
 
@@ -34,7 +35,11 @@ import pandas as pd
 
 from softirr_stats.data._readers._common import Where
 
-__all__ = ["Span", "SpanRule", "spans_to_ratings"]
+__all__ = ["SPAN_LOG", "Span", "SpanRule", "spans_to_ratings"]
+
+#: when set to a list, every call of :func:`spans_to_ratings` appends its (spans, annotated, rule):
+#: per-annotator span exports read one by one are then matched again all together
+SPAN_LOG: "contextvars.ContextVar[list | None]" = contextvars.ContextVar("SPAN_LOG", default=None)
 
 _MATCHES = ("exact", "overlap")
 _STACKED = ("set", "separate")
@@ -219,6 +224,9 @@ def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: Sp
         spans); they get ``rule.unmatched`` where they have no span in an item.
     rule : SpanRule
     """
+    log = SPAN_LOG.get()
+    if log is not None:
+        log.append((list(spans), {d: set(r) for d, r in annotated.items()}, rule))
     if not spans:
         return pd.DataFrame({"item": [], "rater": [], "label": [], "where": []}, dtype=object)
     df = pd.DataFrame({

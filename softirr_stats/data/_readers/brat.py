@@ -59,7 +59,7 @@ def _texts_differ(files: list[Path], encoding: str) -> bool | None:
     return any(t.read_bytes() != first for t in txts[1:])
 
 
-def _layout(path: Path, layout: str, rater: str | None, encoding: str) -> tuple[list[tuple[Path, str, str]], str]:
+def _layout(path: Path, layout: str, annotator: str | None, encoding: str) -> tuple[list[tuple[Path, str, str]], str]:
     """(file, document, rater) for each .ann file, and a note saying which layout was read."""
     if path.is_file():
         raise ValueError(f"{path.name}: one .ann file holds one annotator's labels; pass the folder of "
@@ -72,7 +72,7 @@ def _layout(path: Path, layout: str, rater: str | None, encoding: str) -> tuple[
                          "(<annotator>/<document>.ann, or <annotator>.ann for one document)")
     if not folders and not flat:
         raise ValueError(f"{path}: no .ann files found")
-    one = rater or path.name
+    one = annotator or path.name
     if folders:
         per = {d: sorted(d.rglob("*.ann")) for d in folders}
         docs = {d: {f.relative_to(d).with_suffix("").as_posix() for f in fs} for d, fs in per.items()}
@@ -129,7 +129,7 @@ def _spans(file: Path, shown: str, doc: str, rater: str, encoding: str) -> list[
 
 
 def read_brat(path: Path, *, span_rule: SpanRule | str | None = None, layout: str = "auto",
-              rater: str | None = None, encoding: str = "utf-8") -> "tuple[pd.DataFrame, list[str]]":
+              annotator: str | None = None, encoding: str = "utf-8") -> "tuple[pd.DataFrame, list[str]]":
     """Ratings from brat standoff files (see the module docstring).
 
     Parameters
@@ -139,7 +139,7 @@ def read_brat(path: Path, *, span_rule: SpanRule | str | None = None, layout: st
         How spans become items (default: exact spans; ``"overlap:0.5"`` from the command line).
     layout : {"auto", "annotators", "documents"}
         Who annotated what (see the module docstring); ``"auto"`` decides from the texts.
-    rater : str, optional
+    annotator : str, optional
         The annotator's name for a collection by one annotator (default: the folder's name).
     encoding : str
         Text encoding of the files.
@@ -147,7 +147,7 @@ def read_brat(path: Path, *, span_rule: SpanRule | str | None = None, layout: st
     layout = check_choice("layout", layout, _LAYOUTS)
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
-    files, note = _layout(path, layout, rater, encoding)
+    files, note = _layout(path, layout, annotator, encoding)
     for file, doc, who in files:
         annotated.setdefault(doc, set()).add(who)
         spans.extend(_spans(file, file.relative_to(path).as_posix(), doc, who, encoding))

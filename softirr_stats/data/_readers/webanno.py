@@ -203,6 +203,10 @@ def _check_complete(lines: list[str], name: str) -> None:
         return
     width = tokens[0][1].count("\t")
     k, last = tokens[-1]
+    cell = last.rstrip("\t").rsplit("\t", 1)[-1]
+    if last.count("\t") < width and _CUT.search(cell.rsplit("|", 1)[-1]):
+        raise ValueError(f"{name}, line {k}: cell {cell.rsplit('|', 1)[-1]!r} is cut off (an unclosed '['); the file "
+                         "looks truncated - export it again")
     if last.count("\t") < width:
         raise ValueError(f"{name}, line {k}: {last.count(chr(9)) + 1} columns where the other token lines have "
                          f"{width + 1}; the file looks cut off (truncated) - export it again")
