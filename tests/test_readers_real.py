@@ -366,11 +366,15 @@ def test_label_studio_deep_nesting_and_huge_numbers(tmp_path):
                                               "value": {"rating": 1}}
     big = tmp_path / "big.json"
     big.write_text(json.dumps(task, indent=1).replace('"rating": 1', '"rating": 1' + "0" * 400))
-    with pytest.raises(ValueError, match=r"^big.json, line \d+: number 10{19}\.\.\. is beyond the float range"):
+    with pytest.raises(ValueError, match=r"^big.json, annotation 1 of task 1: value.rating 10{19}\.\.\. \(401 digits\) "
+                                         r"is beyond the float range"):
         read_annotations(big, format="label-studio")
     line = tmp_path / "big.jsonl"
     line.write_text('{"item": 1, "rater": "a", "label": 1e999}\n')
-    with pytest.raises(ValueError, match=r"^big.jsonl, line 1: number .* beyond the float range"):
+    with pytest.raises(ValueError, match=r"^big.jsonl, line 1: number 1e999 is beyond the float range"):
+        read_annotations(line)
+    line.write_text('{"item": 1, "rater": "a", "label": 5}\n{"item": 1, "rater": "b", "label": 1' + "0" * 400 + "}\n")
+    with pytest.raises(ValueError, match=r"^big.jsonl, line 2: 'label' 10{19}\.\.\. \(401 digits\) is beyond"):
         read_annotations(line)
 
 

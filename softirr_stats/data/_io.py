@@ -69,9 +69,13 @@ def read_table(path: str | Path, *, format: str | None = None,
         raise ValueError(f"format must be one of {list(_FORMATS)} (or a .csv/.tsv/.jsonl file); got {fmt!r} for {path.name}")
     if fmt in ("csv", "tsv"):
         return _read_delimited(path, "," if fmt == "csv" else "\t", na_values, encoding)
-    from softirr_stats.data._readers._common import iter_jsonl, read_text
+    from softirr_stats.data._readers._common import check_number, iter_jsonl, read_text
 
-    rows: list[dict[str, Any]] = [row for _, row in iter_jsonl(read_text(path, encoding).splitlines(), path.name)]
+    rows: list[dict[str, Any]] = []
+    for where, row in iter_jsonl(read_text(path, encoding).splitlines(), path.name):
+        for key, value in row.items():
+            check_number(value, where, f"{key!r}")
+        rows.append(row)
     if not rows:
         raise ValueError(f"{path}: the file is empty (no JSON lines)")
     df = pd.DataFrame(rows)

@@ -21,7 +21,8 @@ import pandas as pd
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.data._annotations import Annotations
 
-__all__ = ["DUPLICATES", "ExportWarning", "OptionError", "Rating", "Where", "coerce_bool", "iter_jsonl",
+__all__ = ["DUPLICATES", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool",
+           "iter_jsonl",
            "load_json", "parse_json", "pick_repeats", "ratings_frame", "ratings_to_annotations", "read_text",
            "warn_skipped"]
 
@@ -95,6 +96,16 @@ def decode(data: bytes, shown: str, encoding: str = "utf-8") -> str:
 
 
 _BIG_INT = re.compile(r"-?\d{309,}")
+_FLOAT_MAX = 1.7976931348623157e308
+
+
+def check_number(value: Any, where: Any, what: str = "number") -> Any:
+    """A number that fits a float (an integer over 1.8e308 would overflow later): else a ValueError."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _FLOAT_MAX:
+        digits = len(str(abs(value)))
+        raise ValueError(f"{where}: {what} {str(value)[:20]}... ({digits} digits) is beyond the float range "
+                         "(|x| > 1.8e308); labels and scores must be finite numbers")
+    return value
 
 
 def _checked_int(digits: str) -> int:
@@ -116,13 +127,16 @@ def _checked_float(text: str) -> float:
 def parse_json(text: str, where: str, line: int | None = None) -> Any:
     """``json.loads`` whose failures are one-line ValueErrors starting with ``where``.
 
-    Covers syntax errors (line and column), nesting too deep for the parser and numbers beyond
-    the float range (an integer over 1e308, ``1e999``), which would otherwise overflow later.
+    Covers syntax errors (line and column), nesting too deep for the parser, floats beyond the
+    float range (``1e999``) and integers too long to parse; integers over 1e308 that do parse
+    are checked where they are used as numbers (:func:`check_number`).
     """
     if line is not None:
         where = f"{where}, line {line}"
+    # floats are checked as they are parsed (1e999 would be inf); an integer too large for a float
+    # is checked where it is used as a number (see check_number): a hook per integer costs too much
     try:
-        return json.loads(text, parse_int=_checked_int, parse_float=_checked_float)
+        return json.loads(text, parse_float=_checked_float)
     except json.JSONDecodeError as err:
         if line is not None:
             raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
@@ -133,7 +147,8 @@ def parse_json(text: str, where: str, line: int | None = None) -> Any:
     except (OverflowError, ValueError) as err:
         m = _BIG_INT.search(text) or re.search(r"-?\d+(?:\.\d+)?[eE][+-]?\d+", text)
         at = text.count("\n", 0, m.start()) + 1 if m and line is None else None
-        got = (m.group(0)[:20] + "...") if m else str(err)[:40]
+        tok = m.group(0) if m else str(err)[:40]
+        got = tok if len(tok) <= 20 else f"{tok[:20]}... ({len(tok.lstrip('-'))} digits)"
         raise ValueError(f"{where}{f', line {at}' if at else ''}: number {got} is beyond the float range "
                          "(|x| > 1.8e308); labels and scores must be finite numbers") from None
 
@@ -177,7 +192,9 @@ class Rating:
 
 def load_json(path: Path, encoding: str = "utf-8") -> Any:
     """Parse a whole JSON file; a syntax error, deep nesting or an overflowing number names the file."""
-    return parse_json(read_text(path, encoding), path.name)
+    size = path.stat().st_size
+    with parsing(size, f"parsing {path.name}"):
+        return parse_json(read_text(path, encoding), path.name)
 
 
 def iter_jsonl(lines: Iterable[str], name: str) -> Iterator[tuple[Where, dict[str, Any]]]:
@@ -241,6 +258,41 @@ def pick_repeats(keys: "pd.DataFrame", order: Any, policy: str, source: str, wha
                   f"{policy} {by} (duplicates='{policy}'; 'first' / 'error' to change)", ExportWarning,
                   stacklevel=stacklevel)
     return keep
+
+
+#: inputs above this many bytes take over about 2 s to read: they show a progress bar
+BIG_INPUT = 16_000_000
+
+
+def progress(iterable: Any, *, total: int | None, desc: str, nbytes: int) -> Any:
+    """``iterable`` wrapped in a tqdm bar (on a terminal) when the input is big enough to take
+    over about 2 s (``nbytes > BIG_INPUT``); else ``iterable`` itself."""
+    if nbytes <= BIG_INPUT:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, unit="task", unit_scale=True, leave=False, disable=None,
+                dynamic_ncols=True)
+
+
+class parsing:
+    """Context manager: a one-step tqdm bar (elapsed time) while a big file is parsed."""
+
+    def __init__(self, nbytes: int, desc: str) -> None:
+        self.bar = None
+        if nbytes > BIG_INPUT:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=1, desc=f"{desc} ({nbytes / 1e6:.0f} MB)", leave=False, disable=None,
+                            bar_format="{desc}: {elapsed}")
+
+    def __enter__(self) -> "parsing":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.close()
 
 
 def warn_skipped(n: int, total: int, what: str, source: str, stacklevel: int = 5) -> None:

@@ -36,8 +36,8 @@ column remains.
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from softirr_stats.data._readers._common import (Rating, Where, check_choice, load_json, parse_json, pick_repeats,
-                                                 read_text, warn_skipped)
+from softirr_stats.data._readers._common import (Rating, Where, check_choice, check_number, load_json, parse_json, pick_repeats,
+                                                 progress, read_text, warn_skipped)
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def _label(res: dict[str, Any], kind: str, sep: str, where: Where, textarea: str
         return "\n".join(v) if v else None
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise ValueError(f"{where}: value.{key} must be a number; got {v!r}")
-    return v
+    return check_number(v, where, f"value.{key}")
 
 
 _TEXTAREA = ("join", "set")
@@ -181,7 +181,7 @@ def _min_label(value: Any, where: Where, sep: str, textarea: str) -> tuple[str, 
         return "list", tuple(dict.fromkeys(value)) if value else None
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ValueError(f"{where}: cannot read control value {value!r}")
-    return "value", value
+    return "value", check_number(value, where, "value")
 
 
 def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: str, textarea: str,
@@ -297,7 +297,8 @@ def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
     n_ann = n_cancelled = 0
-    for t, task in enumerate(tasks, 1):
+    for t, task in enumerate(progress(tasks, total=len(tasks), desc=f"reading {path.name}",
+                                      nbytes=path.stat().st_size), 1):
         where_t = Where(path.name, t, "task")
         if not isinstance(task, dict):
             raise ValueError(f"{where_t}: each task must be a JSON object; got {type(task).__name__}")
