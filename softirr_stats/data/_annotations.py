@@ -714,7 +714,7 @@ class Annotations:
             first = df.loc[clash].iloc[0]
             where = df.loc[clash & (df["item"] == first["item"]) & (df["rater"] == first["rater"]), "_part"].tolist()
             raise ValueError(f"rater {first['rater']!r} rates item {first['item']!r} in {names[where[0]]} and in "
-                             f"{names[where[1]]} ({int(clash.sum())} clashing ratings); give the raters distinct "
+                             f"{names[where[1]]} ({int(df.duplicated(['item', 'rater']).sum())} clashing ratings); give the raters distinct "
                              "names (e.g. read_annotations([...], rater_from='file'))")
         return cls._from_long_any(df.drop(columns="_part"), categories=cats.pop() if cats else None,
                                   label_universe=parts[0].label_universe if kinds == {"set"} else None)
