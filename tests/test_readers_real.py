@@ -127,6 +127,24 @@ def test_brat_span_beyond_the_text_is_refused(tmp_path):
         read_annotations(tmp_path / "c", format="brat")
 
 
+def test_spans_beyond_the_text_in_json_exports(tmp_path, pydata):
+    """Issue 20 for doccano (issue 1522's line) and Label Studio: a span past the text is refused."""
+    line = json.loads((DOCCANO / "issue1522_data_field.jsonl").read_text())
+    n = len(line["data"])
+    line["label"][0] = [28, n + 3, "A"]
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "alice.jsonl").write_text(json.dumps(line))
+    with pytest.raises(ValueError, match=rf"alice.jsonl, line 1: span \[28, {n + 3}\) ends beyond the text of '10' "
+                                         rf"\({n} characters\)"):
+        read_annotations(tmp_path / "d", format="doccano")
+    tasks = json.loads((LS / "reconstructed_two_controls.json").read_text())
+    tasks[0]["annotations"][0]["result"] = [{"from_name": "ner", "to_name": "text", "type": "labels",
+                                             "value": {"start": 0, "end": 99, "labels": ["X"]}}]
+    (tmp_path / "ls.json").write_text(json.dumps(tasks))
+    with pytest.raises(ValueError, match=r"ls.json, annotation 1 of task 1: span \[0, 99\) ends beyond the text"):
+        read_annotations(tmp_path / "ls.json", format="label-studio", field="ner")
+
+
 def test_non_utf8_export_names_file_and_option(tmp_path):
     """Issue 20: a Latin-1 copy of a real (Spanish) bratiaa document."""
     src = BRAT / "bratiaa_example_project" / "Lisa"

@@ -374,16 +374,22 @@ def read_annotations(
     1
     """
     from softirr_stats.data._readers import EXPORT_FORMATS, OptionError, guess_format, read_export
+    from softirr_stats.data._readers import _coerce as _check_options
 
     if isinstance(path, list | tuple):
         return _read_many([Path(p) for p in path], rater_from=rater_from, item=item, rater=rater, label=label,
                           format=format, categories=categories, na_values=na_values, normalize=normalize,
                           encoding=encoding, **options)
     p = Path(path)
-    if p.is_dir() and format is None:
+    if format in EXPORT_FORMATS:
+        _check_options(format, options)  # unknown options are named before any file is read
+    if p.is_dir() and format in (None, "label-studio", "prodigy"):
         files = _export_files(p)
         if files is not None:
-            return _read_many(files, rater_from=rater_from, categories=categories, encoding=encoding, **options)
+            return _read_many(files, rater_from=rater_from, categories=categories, encoding=encoding,
+                              **({} if format is None else {"format": format}), **options)
+        if format is not None:
+            raise ValueError(f"{p}: a folder of {format} exports should hold its .json / .jsonl files; found none")
     if format is None and p.is_file() and p.stat().st_size <= 4096 and not p.read_bytes().strip():
         raise ValueError(f"{p.name}: the file is empty (no header, no ratings)")
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))

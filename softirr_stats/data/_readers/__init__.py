@@ -82,10 +82,13 @@ def _dir_kind(path: Path) -> str:
 def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "rater", "label")) -> str:
     """The format of ``path``, from its content where the extension does not settle it.
 
-    ``.csv`` is ``"csv"``; a ``.tsv`` starting ``#FORMAT=WebAnno TSV 3`` is ``"webanno-tsv"``
-    (else ``"tsv"``); a JSON array of tasks with ``annotations`` is ``"label-studio"``; JSON
+    ``.csv`` is ``"csv"`` (``"label-studio"`` when its header has Label Studio's ``id``,
+    ``annotator`` and ``annotation_id`` columns); a ``.tsv`` starting ``#FORMAT=WebAnno TSV 3`` is
+    ``"webanno-tsv"`` (else ``"tsv"``); a JSON array of tasks with ``annotations`` (or of
+    JSON-MIN records with ``annotation_id``), or one such task object, is ``"label-studio"``; JSON
     Lines with Prodigy's ``_input_hash`` / ``answer`` keys are ``"prodigy"``, with the ``columns``
-    (item, rater, label) ``"jsonl"``, with doccano's ``id`` + ``text`` + ``label`` ``"doccano"``;
+    (item, rater, label) ``"jsonl"``, with doccano's ``text`` (or ``data``) and ``label`` (or
+    ``labels``, ``entities``, ``annotations``) ``"doccano"``;
     a ``.zip`` of ``.jsonl`` files is ``"doccano"``; a folder holding ``.ann`` files is ``"brat"``,
     WebAnno ``.tsv`` files ``"webanno-tsv"``, ``.jsonl`` files ``"doccano"``. Anything else
     raises a ValueError asking for ``format=``.
