@@ -437,3 +437,28 @@ def test_concat_clash_kind_and_one_rater():
     numeric = Annotations.from_wide([[1, 2], [2, 2]])
     with pytest.raises(ValueError, match="different label kinds"):
         Annotations.concat([one, numeric])
+
+
+def test_big_inputs_show_a_progress_bar(monkeypatch, pydata):
+    """A read that takes over about 2 s (by its size) goes through a tqdm bar (shown on a terminal)."""
+    from tqdm.auto import tqdm
+
+    from softirr_stats.data._readers import _common
+
+    seen = []
+    real = _common.progress
+
+    def spy(iterable, **kwargs):
+        out = real(iterable, **kwargs)
+        seen.append(isinstance(out, tqdm))
+        return out
+
+    monkeypatch.setattr(_common, "progress", spy)
+    _quiet(pydata, format="prodigy")
+    _quiet(BRAT / "bratiaa_example_project", format="brat")
+    assert seen == [False, False]  # small: no bar
+    monkeypatch.setattr(_common, "BIG_INPUT", 0)
+    _quiet(pydata, format="prodigy")
+    _quiet(BRAT / "bratiaa_example_project", format="brat")
+    _quiet(LS / "reconstructed_two_controls.json", field="sentiment")
+    assert seen[2:] == [True, True, True]

@@ -193,7 +193,7 @@ class Rating:
 def load_json(path: Path, encoding: str = "utf-8") -> Any:
     """Parse a whole JSON file; a syntax error, deep nesting or an overflowing number names the file."""
     size = path.stat().st_size
-    with parsing(size, f"parsing {path.name}"):
+    with parsing(size, f"parsing {path.name}"):  # a one-step bar: json.loads cannot report progress
         return parse_json(read_text(path, encoding), path.name)
 
 
@@ -260,18 +260,20 @@ def pick_repeats(keys: "pd.DataFrame", order: Any, policy: str, source: str, wha
     return keep
 
 
-#: inputs above this many bytes take over about 2 s to read: they show a progress bar
+#: inputs above this many bytes take over about 2 s to read: they show a progress bar (a folder
+#: of many small files counts ``PER_FILE`` bytes a file, for the cost of opening each)
 BIG_INPUT = 16_000_000
+PER_FILE = 10_000
 
 
 def progress(iterable: Any, *, total: int | None, desc: str, nbytes: int) -> Any:
     """``iterable`` wrapped in a tqdm bar (on a terminal) when the input is big enough to take
     over about 2 s (``nbytes > BIG_INPUT``); else ``iterable`` itself."""
-    if nbytes <= BIG_INPUT:
+    if nbytes <= BIG_INPUT:  # read at call time, so that tests can lower it
         return iterable
     from tqdm.auto import tqdm
 
-    return tqdm(iterable, total=total, desc=desc, unit="task", unit_scale=True, leave=False, disable=None,
+    return tqdm(iterable, total=total, desc=desc, unit="", unit_scale=True, leave=False, disable=None,
                 dynamic_ncols=True)
 
 

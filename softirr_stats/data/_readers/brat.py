@@ -33,6 +33,7 @@ there, a span ending beyond its text is refused.
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from softirr_stats.data._readers import _common
 from softirr_stats.data._readers._common import Where, check_choice, read_text
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
@@ -148,7 +149,8 @@ def read_brat(path: Path, *, span_rule: SpanRule | str | None = None, layout: st
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
     files, note = _layout(path, layout, annotator, encoding)
-    for file, doc, who in files:
+    for file, doc, who in _common.progress(files, total=len(files), desc=f"reading {path.name}",
+                                           nbytes=len(files) * _common.PER_FILE):
         annotated.setdefault(doc, set()).add(who)
         spans.extend(_spans(file, file.relative_to(path).as_posix(), doc, who, encoding))
     return spans_to_ratings(spans, annotated, SpanRule.parse(span_rule)), [note]

@@ -36,8 +36,9 @@ column remains.
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from softirr_stats.data._readers._common import (Rating, Where, check_choice, check_number, load_json, parse_json, pick_repeats,
-                                                 progress, read_text, warn_skipped)
+from softirr_stats.data._readers import _common
+from softirr_stats.data._readers._common import (Rating, Where, check_choice, check_number, load_json, parse_json,
+                                                 pick_repeats, read_text, warn_skipped)
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
 if TYPE_CHECKING:
@@ -297,7 +298,7 @@ def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
     n_ann = n_cancelled = 0
-    for t, task in enumerate(progress(tasks, total=len(tasks), desc=f"reading {path.name}",
+    for t, task in enumerate(_common.progress(tasks, total=len(tasks), desc=f"reading {path.name}",
                                       nbytes=path.stat().st_size), 1):
         where_t = Where(path.name, t, "task")
         if not isinstance(task, dict):

@@ -29,8 +29,8 @@ each line is a task with ``_input_hash``, ``_task_hash``, ``answer`` (``"accept"
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from softirr_stats.data._readers._common import (Rating, Where, iter_jsonl, pick_repeats, progress, read_text,
-                                                 warn_skipped)
+from softirr_stats.data._readers import _common
+from softirr_stats.data._readers._common import Rating, Where, iter_jsonl, pick_repeats, read_text, warn_skipped
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans
     records: list[tuple[Where, dict[str, Any], str, str]] = []
     n = n_ignored = n_rejected = 0
     lines = read_text(path, encoding).splitlines()
-    for where, rec in iter_jsonl(progress(lines, total=len(lines), desc=f"reading {path.name}",
+    for where, rec in iter_jsonl(_common.progress(lines, total=len(lines), desc=f"reading {path.name}",
                                           nbytes=path.stat().st_size), path.name):
         n += 1
         if task == "auto":

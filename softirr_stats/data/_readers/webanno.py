@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from softirr_stats.data._readers import _common
 from softirr_stats.data._readers._common import Rating, Where, decode, read_text, warn_skipped
 from softirr_stats.data._readers._spans import Span, SpanRule, spans_to_ratings
 
@@ -189,7 +190,9 @@ def _files(path: Path, encoding: str) -> tuple[list[tuple[str, str, str, list[st
         if not files:
             raise ValueError(f"{path}: no .tsv files (expected annotation/<document>/<user>.tsv)")
         rows = [(p.relative_to(path).as_posix(), p.parent.name, p.stem,
-                 read_text(p, encoding, p.relative_to(path).as_posix()).splitlines()) for p in files]
+                 read_text(p, encoding, p.relative_to(path).as_posix()).splitlines())
+                for p in _common.progress(files, total=len(files), desc=f"reading {path.name}",
+                                          nbytes=len(files) * _common.PER_FILE)]
     kept = [r for r in rows if r[2] not in _NOT_ANNOTATORS]
     warn_skipped(len(rows) - len(kept), len(rows), f"{' / '.join(_NOT_ANNOTATORS)} files are not annotators",
                  path.name, stacklevel=7)
