@@ -238,7 +238,8 @@ def test_inception_project_zip(tmp_path):
         for user in ("user1", "user2"):
             zf.write(src / f"{user}.tsv", f"annotation/sentence.txt/{user}.tsv")
         zf.write(src / "curator.tsv", "curation/sentence.txt/CURATION_USER.tsv")
-    ann = _quiet(zpath, format="webanno-tsv", feature="PosValue")
+    assert guess_format(zpath) == "webanno-tsv"
+    ann = _quiet(zpath, feature="PosValue")
     assert ann.raters == ("user1", "user2") and ann.n_items == 2
     assert any("curation/ (the curated result) skipped" in n for n in ann.read_notes)
     # INCEpTION's own test export keeps annotations as text, not TSV: refused, saying what to do

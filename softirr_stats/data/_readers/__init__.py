@@ -89,7 +89,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     Lines with Prodigy's ``_input_hash`` / ``answer`` keys are ``"prodigy"``, with the ``columns``
     (item, rater, label) ``"jsonl"``, with doccano's ``text`` (or ``data``) and ``label`` (or
     ``labels``, ``entities``, ``annotations``) ``"doccano"``;
-    a ``.zip`` of ``.jsonl`` files is ``"doccano"``; a folder holding ``.ann`` files is ``"brat"``,
+    a ``.zip`` of ``.jsonl`` files is ``"doccano"``, one with ``annotation/.../*.tsv`` (an INCEpTION
+    project export) ``"webanno-tsv"``; a folder holding ``.ann`` files is ``"brat"``,
     WebAnno ``.tsv`` files ``"webanno-tsv"``, ``.jsonl`` files ``"doccano"``. Anything else
     raises a ValueError asking for ``format=``.
 
@@ -117,7 +118,10 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
 
     if suffix == ".zip" and zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as zf:
-            if any(n.endswith(".jsonl") for n in zf.namelist()):
+            names = zf.namelist()
+            if any(n.split("/")[0] == "annotation" for n in names) and any(n.endswith(".tsv") for n in names):
+                return "webanno-tsv"  # an INCEpTION project export
+            if any(n.endswith(".jsonl") for n in names):
                 return "doccano"
         raise ValueError(f"{path.name}: cannot tell the export format of this archive; extract it and "
                          f"pass the folder, or pass format= one of {sorted(EXPORT_FORMATS)}")
