@@ -154,6 +154,13 @@ def test_non_utf8_export_names_file_and_option(tmp_path):
         read_annotations(tmp_path, format="brat")
     latin = _quiet(tmp_path, format="brat", encoding="latin-1", annotator="Lisa")
     assert _cells(latin) == _cells(_quiet(src, format="brat"))
+    history = tmp_path / "history.json"  # a real Label Studio export with an "é" added, saved as Latin-1
+    history.write_bytes((LS / "converter_csv_test_history.json").read_text().replace("Positive", "Positivé")
+                        .encode("latin-1"))
+    with pytest.raises(ValueError, match=r"^history.json, line \d+: not UTF-8 text \(byte b'\\xe9' at offset \d+\); "
+                                         r"pass encoding="):
+        read_annotations(history, format="label-studio")
+    assert _cells(_quiet(history, format="label-studio", encoding="latin-1")) == {("6141", "sergei@heartex.e2e"): "Positivé"}
 
 
 # ----------------------------------------------------------------------- INCEpTION / WebAnno
