@@ -237,7 +237,10 @@ def test_label_studio_malformed(tmp_path):
     p = _write(tmp_path / "ls4.json", json.dumps([task]))
     with pytest.raises(ValueError, match=r"ls4.json, annotation 2 of task 1: rater '1' labels item '1' a second time "
                                          r"\(first at ls4.json, annotation 1 of task 1\)"):
-        read_annotations(p, format="label-studio")
+        read_annotations(p, format="label-studio", duplicates="error")
+    with pytest.warns(ExportWarning, match="1 repeated annotations .* 1 of them changed the answer; kept the last in file order"):
+        last = read_annotations(p, format="label-studio")  # default: the last answer counts, with a warning
+    assert last.to_long()["label"].tolist() == ["b"]
 
 
 def test_doccano_malformed(tmp_path):
@@ -253,8 +256,10 @@ def test_doccano_malformed(tmp_path):
     with pytest.raises(ValueError, match=r"alice.jsonl, line 1: example has no usable 'id'"):
         read_annotations(tmp_path / "f", format="doccano")
     p = _write(tmp_path / "g" / "alice.jsonl", '{"id": 1, "text": "x", "label": ["a"]}\n')
-    with pytest.raises(ValueError, match=r"alice.jsonl: agreement needs at least two raters"):
-        read_annotations(p, format="doccano")
+    one = read_annotations(p, format="doccano")  # one annotator's export reads (to be merged)
+    assert one.n_raters == 1 and "one rater ('alice')" in one.read_notes[0]
+    with pytest.raises(ValueError, match="no item has two or more ratings"):
+        sis.krippendorff_alpha(one)
 
 
 def test_prodigy_malformed(tmp_path):
@@ -311,7 +316,9 @@ def test_brat_malformed(tmp_path):
     _write(tmp_path / "b" / "alice" / "d.ann", "T1\tPER 0 4\tJohn\nT2\tLOC 0 4\tJohn\n")
     _write(tmp_path / "b" / "bob" / "d.ann", "T1\tPER 0 4\tJohn\n")
     with pytest.raises(ValueError, match=r"alice/d.ann, line 2: rater 'alice' has two spans at \[0, 4\)"):
-        read_annotations(tmp_path / "b", format="brat")
+        read_annotations(tmp_path / "b", format="brat", span_rule=SpanRule(stacked="separate"))
+    stacked = read_annotations(tmp_path / "b", format="brat")  # default: stacked spans -> one set label
+    assert _cells(stacked) == {("d:0-4", "alice"): frozenset({"LOC", "PER"}), ("d:0-4", "bob"): frozenset({"PER"})}
 
 
 # ---------------------------------------------------------------- the span rule
@@ -342,7 +349,7 @@ def test_overlap_rule_is_a_maximum_weight_assignment(tmp_path):
 
 def test_overlap_rule_names_items_with_the_same_extent_apart(tmp_path):
     root = _brat(tmp_path, {"a": "T1\tX 0 4\t-\nT2\tY 0 4\t-\n", "b": "T1\tX 0 4\t-\n"})
-    cells = _cells(read_annotations(root, format="brat", span_rule=SpanRule(match="overlap")))
+    cells = _cells(read_annotations(root, format="brat", span_rule=SpanRule(match="overlap", stacked="separate")))
     assert {item for item, _ in cells} == {"d:0-4", "d:0-4#2"}
     assert sorted(v for (_, r), v in cells.items() if r == "a") == ["X", "Y"]
     assert sorted(v for (_, r), v in cells.items() if r == "b") == ["O", "X"]

@@ -647,3 +647,100 @@ class Annotations:
     def __repr__(self) -> str:
         return (f"Annotations(n_items={self.n_items}, n_raters={self.n_raters}, kind={self._kind!r}, "
                 f"n_labels={len(self._vocabulary)}, n_ratings={self.n_ratings})")
+
+    # ------------------------------------------------------------------ merging (readers)
+    @classmethod
+    def concat(cls, parts: Sequence["Annotations"], *, names: Sequence[str] | None = None) -> "Annotations":
+        """Merge annotations of the same study kept apart, e.g. one export per annotator.
+
+        Items and raters are united (an item or rater of one part is missing in the others);
+        a part whose labels are single where the others are sets has them read as singleton sets.
+        The same rating cell, one rater on one item, in two parts is a clash and raises a
+        ValueError naming the item, the rater and both parts; so do parts with different label
+        kinds or declared categories. A result with a single rater is allowed (an export of one
+        annotator): the coefficients then refuse it, as no item has two ratings.
+
+        Parameters
+        ----------
+        parts : sequence of Annotations
+        names : sequence of str, optional
+            Names of the parts for error messages (e.g. their file names).
+
+        Returns
+        -------
+        Annotations
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> one = Annotations.from_long(pd.DataFrame({"item": [1, 2, 1, 2], "rater": ["a", "a", "b", "b"],
+        ...                                           "label": ["x", "y", "x", "x"]}))
+        >>> two = Annotations.from_long(pd.DataFrame({"item": [1, 2, 3, 3], "rater": ["c", "c", "c", "d"],
+        ...                                           "label": ["x", "y", "y", "y"]}))
+        >>> both = Annotations.concat([one, two])
+        >>> both.items, both.raters, both.n_ratings
+        ((1, 2, 3), ('a', 'b', 'c', 'd'), 8)
+        """
+        import pandas as pd
+
+        parts = list(parts)
+        if not parts or not all(isinstance(p, Annotations) for p in parts):
+            raise TypeError("Annotations.concat takes a non-empty sequence of Annotations; got "
+                            f"{[type(p).__name__ for p in parts] or 'nothing'}")
+        names = [str(n) for n in names] if names is not None else [f"part {k + 1}" for k in range(len(parts))]
+        if len(names) != len(parts):
+            raise ValueError(f"names must name each of the {len(parts)} parts; got {len(names)}")
+        kinds = {p.kind for p in parts}
+        promote = kinds == {"categorical", "set"}  # one export held only single labels: singleton sets
+        if promote:
+            kinds = {"set"}
+        if len(kinds) > 1:
+            raise ValueError("cannot merge parts with different label kinds: "
+                             + ", ".join(f"{n}: {p.kind}" for n, p in zip(names, parts)))
+        cats = {p.categories for p in parts if p.categories is not None}
+        if len(cats) > 1:
+            raise ValueError("cannot merge parts that declare different categories: "
+                             + ", ".join(f"{n}: {list(p.categories)}" for n, p in zip(names, parts) if p.categories))
+        frames = []
+        for k, p in enumerate(parts):
+            long = p.to_long()
+            if promote and p.kind == "categorical":
+                long["label"] = [frozenset([x]) for x in long["label"]]
+            long["_part"] = k
+            frames.append(long)
+        df = pd.concat(frames, ignore_index=True)
+        clash = df.duplicated(["item", "rater"], keep=False)
+        if clash.any():
+            first = df.loc[clash].iloc[0]
+            where = df.loc[clash & (df["item"] == first["item"]) & (df["rater"] == first["rater"]), "_part"].tolist()
+            raise ValueError(f"rater {first['rater']!r} rates item {first['item']!r} in {names[where[0]]} and in "
+                             f"{names[where[1]]} ({int(df.duplicated(['item', 'rater']).sum())} clashing ratings); give the raters distinct "
+                             "names (e.g. read_annotations([...], rater_from='file'))")
+        return cls._from_long_any(df.drop(columns="_part"), categories=cats.pop() if cats else None,
+                                  label_universe=parts[0].label_universe if kinds == {"set"} else None)
+
+    @classmethod
+    def _from_long_any(cls, df: "pd.DataFrame", *, categories: Sequence[Any] | None = None,
+                       label_universe: Sequence[str] | None = None) -> "Annotations":
+        """``from_long`` that also accepts a single rater (a placeholder rater is added, then dropped)."""
+        import pandas as pd
+
+        if df["rater"].nunique(dropna=False) != 1:
+            out = cls.from_long(df, item="item", rater="rater", label="label", categories=categories)
+        else:
+            ghost = "\x00placeholder rater"
+            pad = pd.DataFrame({"item": [df["item"].iloc[0]], "rater": [ghost], "label": [None]})
+            out = cls.from_long(pd.concat([df[["item", "rater", "label"]], pad], ignore_index=True),
+                                item="item", rater="rater", label="label", categories=categories)
+            keep = [j for j, r in enumerate(out._raters) if r != ghost]
+            out._codes = np.ascontiguousarray(out._codes[:, keep])
+            out._codes.setflags(write=False)
+            out._raters = tuple(out._raters[j] for j in keep)
+        if label_universe is not None and out._label_universe is None:
+            out._label_universe = tuple(label_universe)
+        return out
+
+    @property
+    def read_notes(self) -> tuple[str, ...]:
+        """How a reader read these annotations (layout found, files merged, repeats resolved); may be empty."""
+        return tuple(self._cache.get("read_notes", ()))

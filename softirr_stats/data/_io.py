@@ -7,6 +7,7 @@ whose every value is a number is numeric; an empty, undecodable or column-shifte
 an error that names the file. Exports of annotation tools are read by ``softirr_stats.data._readers``.
 """
 
+import dataclasses
 import json
 import warnings
 from collections.abc import Sequence
@@ -24,7 +25,7 @@ _FORMATS = ("csv", "jsonl", "tsv")
 
 
 def read_table(path: str | Path, *, format: str | None = None,
-               na_values: Sequence[str] | str | None = None) -> pd.DataFrame:
+               na_values: Sequence[str] | str | None = None, encoding: str = "utf-8") -> pd.DataFrame:
     """Read a CSV, TSV or JSON Lines file into a DataFrame.
 
     CSV/TSV cells are read as text, and only empty cells are missing unless ``na_values``
@@ -40,6 +41,9 @@ def read_table(path: str | Path, *, format: str | None = None,
         Default: from the extension.
     na_values : str or sequence of str, optional
         Further cell texts read as missing (CSV/TSV).
+    encoding : str
+        Text encoding (default UTF-8); a byte that does not decode raises a ValueError naming
+        the file, the line and this option.
 
     Returns
     -------
@@ -64,19 +68,14 @@ def read_table(path: str | Path, *, format: str | None = None,
     if fmt not in _FORMATS:
         raise ValueError(f"format must be one of {list(_FORMATS)} (or a .csv/.tsv/.jsonl file); got {fmt!r} for {path.name}")
     if fmt in ("csv", "tsv"):
-        return _read_delimited(path, "," if fmt == "csv" else "\t", na_values)
+        return _read_delimited(path, "," if fmt == "csv" else "\t", na_values, encoding)
+    from softirr_stats.data._readers._common import check_number, iter_jsonl, read_text
+
     rows: list[dict[str, Any]] = []
-    with _decode_errors(path), path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path.name}, line {lineno}: not valid JSON ({err.msg})") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{path.name}, line {lineno}: each line must be a JSON object; got {type(row).__name__}")
-            rows.append(row)
+    for where, row in iter_jsonl(read_text(path, encoding).splitlines(), path.name):
+        for key, value in row.items():
+            check_number(value, where, f"{key!r}")
+        rows.append(row)
     if not rows:
         raise ValueError(f"{path}: the file is empty (no JSON lines)")
     df = pd.DataFrame(rows)
@@ -85,11 +84,18 @@ def read_table(path: str | Path, *, format: str | None = None,
     return df
 
 
-class _decode_errors:
-    """Context manager: a UnicodeDecodeError becomes a ValueError naming the file."""
+def _codec_name(encoding: str) -> str:
+    from softirr_stats.data._readers._common import codec_name
 
-    def __init__(self, path: Path) -> None:
+    return codec_name(encoding)
+
+
+class _decode_errors:
+    """Context manager: a UnicodeDecodeError becomes a ValueError naming the file and ``encoding=``."""
+
+    def __init__(self, path: Path, encoding: str = "utf-8") -> None:
         self.path = path
+        self.encoding = encoding
 
     def __enter__(self) -> None:
         return None
@@ -97,8 +103,9 @@ class _decode_errors:
     def __exit__(self, et: Any, exc: Any, tb: Any) -> bool:
         if isinstance(exc, UnicodeDecodeError):
             raise ValueError(
-                f"{self.path}: not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at offset "
-                f"{exc.start}); re-save the file as UTF-8") from None
+                f"{self.path}: not {_codec_name(self.encoding)} text (byte {exc.object[exc.start:exc.start + 1]!r} at offset "
+                f"{exc.start}); pass encoding= (e.g. encoding='latin-1', or --reader-option encoding=latin-1) "
+                "or re-save the file as UTF-8") from None
         return False
 
 
@@ -112,12 +119,32 @@ def _check_na_values(na_values: Any) -> list[str]:
     return list(na_values)
 
 
-def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None) -> pd.DataFrame:
+def _check_header(path: Path, sep: str, encoding: str) -> None:
+    """A header naming one column twice is refused (pandas would read the second as 'label.1')."""
+    import csv
+
+    with _decode_errors(path, encoding), path.open(encoding=encoding, newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep), [])
+    seen: dict[str, int] = {}
+    for k, name in enumerate(header, 1):
+        name = name.lstrip("\ufeff") if k == 1 else name
+        if name in seen and name != "":
+            raise ValueError(f"{path}: column {name!r} appears twice in the header (columns {seen[name]} and {k}); "
+                             "rename one so that it is clear which is meant")
+        seen[name] = k
+
+
+def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None, encoding: str = "utf-8") -> pd.DataFrame:
     """Every cell as text; only empty cells (and ``na_values``) are missing."""
-    opts = dict(sep=sep, dtype=str, keep_default_na=False, na_values=["", *(na_values or [])],
-                encoding="utf-8")
     try:
-        with _decode_errors(path):
+        "".encode(encoding)
+    except LookupError:
+        raise ValueError(f"encoding must be a codec Python knows (e.g. 'utf-8', 'latin-1'); got {encoding!r}") from None
+    _check_header(path, sep, encoding)
+    opts = dict(sep=sep, dtype=str, keep_default_na=False, na_values=["", *(na_values or [])],
+                encoding=encoding)
+    try:
+        with _decode_errors(path, encoding):
             df = pd.read_csv(path, **opts)
             if not isinstance(df.index, pd.RangeIndex):
                 # data rows have more fields than the header: pandas would silently take the
@@ -155,8 +182,117 @@ def _numeric_labels(col: pd.Series) -> pd.Series:
     return out
 
 
+_RATER_FROM = ("export", "file")
+
+
+def _export_files(folder: Path) -> list[Path] | None:
+    """The per-annotator export files of a folder of Label Studio / Prodigy exports, else None."""
+    from softirr_stats.data._readers import _PRODIGY_KEYS, _first_line
+
+    if any(folder.rglob("*.ann")) or any(folder.rglob("*.tsv")):
+        return None
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".json", ".jsonl", ".csv"))
+    if not files:
+        return None
+    if all(p.suffix.lower() == ".json" for p in files):
+        return files
+    jsonl = [p for p in files if p.suffix.lower() == ".jsonl"]
+    if jsonl and len(jsonl) == len(files):
+        try:
+            first = json.loads(_first_line(jsonl[0]) or "null")
+        except ValueError:
+            return None
+        if isinstance(first, dict) and set(first) & _PRODIGY_KEYS and "answer" in first:
+            return files
+    return None
+
+
+def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotations:
+    """Per-annotator exports read one by one and merged (``Annotations.concat``)."""
+    from softirr_stats.data._readers._common import check_choice
+
+    rater_from = check_choice("rater_from", rater_from, _RATER_FROM)
+    if not paths:
+        raise ValueError("read_annotations: the list of files is empty")
+    names = [p.name for p in paths]
+    if len(set(names)) != len(names):
+        names = [str(p) for p in paths]
+    from softirr_stats.data._readers._spans import SPAN_LOG
+
+    parts, notes, span_logs = [], [], []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for p in paths:
+            log: list = []
+            token = SPAN_LOG.set(log)
+            try:
+                part = read_annotations(p, **kwargs)
+            finally:
+                SPAN_LOG.reset(token)
+            span_logs.append(log)
+            if rater_from == "file":
+                if part.n_raters != 1:
+                    raise ValueError(f"{p.name}: rater_from='file' names each file's one rater after the file, but "
+                                     f"this file has {part.n_raters} raters {list(part.raters)[:5]}")
+                long = part.to_long()
+                long["rater"] = p.stem
+                part = Annotations._from_long_any(long, categories=categories_of(part))
+            parts.append(part)
+            notes.extend(n for n in part.read_notes if "one rater (" not in n)
+            if rater_from == "file" and len(log) == 1:
+                spans, annotated, rule = log[0]
+                log[0] = ([dataclasses.replace(sp, rater=p.stem) for sp in spans],
+                          {d: {p.stem} for d in annotated}, rule)
+    seen: set[str] = set()
+    for w in caught:  # one warning per distinct message, re-raised at the caller
+        text = str(w.message)
+        if text not in seen:
+            seen.add(text)
+            warnings.warn(text, w.category, stacklevel=3)
+    if all(len(log) == 1 for log in span_logs):
+        out = _merge_spans(span_logs, names, kwargs.get("categories"))
+    elif any(span_logs):
+        raise ValueError(f"cannot merge span annotations with other labels: {[n for n, log in zip(names, span_logs) if log]} "
+                         "hold spans, the other files do not")
+    else:
+        out = Annotations.concat(parts, names=names)
+    out._cache["read_notes"] = (*notes, f"merged {len(parts)} exports: {names[:10]}; raters {list(out.raters)[:20]}")
+    return out
+
+
+def _merge_spans(logs: list[list], names: list[str], categories: Any) -> Annotations:
+    """Span exports read one by one, matched again all together (so a span one annotator marked and
+    another did not is the unmatched label, as in one export)."""
+    from softirr_stats.data._readers._common import ratings_to_annotations
+    from softirr_stats.data._readers._spans import spans_to_ratings
+
+    spans: list = []
+    annotated: dict[str, set[str]] = {}
+    owner: dict[tuple[str, str], str] = {}
+    rules = {log[0][2] for log in logs}
+    if len(rules) > 1:
+        raise ValueError(f"the span exports were read under different span rules {sorted(map(str, rules))}")
+    for name, log in zip(names, logs):
+        part_spans, part_annotated, _ = log[0]
+        for doc, raters in part_annotated.items():
+            for who in raters:
+                if (doc, who) in owner:
+                    raise ValueError(f"rater {who!r} annotates document {doc!r} in {owner[doc, who]} and in {name}; give "
+                                     "the raters distinct names (e.g. read_annotations([...], rater_from='file'))")
+                owner[doc, who] = name
+            annotated.setdefault(doc, set()).update(raters)
+        spans.extend(part_spans)
+    ratings = spans_to_ratings(spans, annotated, rules.pop())
+    return ratings_to_annotations(ratings, source=", ".join(names[:3]), categories=categories)
+
+
+def categories_of(ann: Annotations) -> Any:
+    """The declared categories of ``ann`` (None when none were declared)."""
+    return ann.categories
+
+
 def read_annotations(
-    path: str | Path,
+    path: "str | Path | Sequence[str | Path]",
     *,
     item: str = "item",
     rater: str = "rater",
@@ -165,14 +301,21 @@ def read_annotations(
     categories: list[Any] | None = None,
     na_values: Sequence[str] | str | None = None,
     normalize: str | None = None,
+    encoding: str = "utf-8",
+    rater_from: str = "export",
     **options: Any,
 ) -> Annotations:
     r"""Read a long-format annotation file (CSV/TSV/JSONL) or an annotation-tool export.
 
     Parameters
     ----------
-    path : str or Path
-        A file, or a folder / ``.zip`` for exports kept one file per annotator.
+    path : str, Path or list of them
+        A file, or a folder / ``.zip`` for exports kept one file per annotator. A list of files
+        (or a folder of Label Studio ``.json`` / Prodigy ``.jsonl`` exports) is read file by file
+        and merged with :meth:`Annotations.concat`: each annotator's own export, with the rater
+        named from the export's user field (``rater_from="export"``) or from the file name
+        (``rater_from="file"``, for exports of one annotator each); the same rater rating the same
+        item in two files is a clash and raises a ValueError naming both files.
     item, rater, label : str
         Column names of a long table (csv / tsv / jsonl only).
     format : str, optional
@@ -189,11 +332,20 @@ def read_annotations(
         Item and rater identifiers are read as text ("007" and "7" are two items).
     normalize : {"NFC", "NFKC", "NFC+casefold", "NFKC+casefold", "casefold"}, optional
         Unicode normalisation of text labels (default: labels are compared exactly).
+    encoding : str
+        Text encoding of the files (default UTF-8); a byte that does not decode raises a
+        ValueError naming the file and this option.
+    rater_from : {"export", "file"}
+        For a list of files: raters as the exports name them, or each file's one rater named
+        after the file.
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
-        ``label_key=`` (doccano), ``task=`` (Prodigy), ``layer=``, ``feature=``, ``unit=``
-        (WebAnno TSV) and ``span_rule=`` (a :class:`SpanRule`, for span annotations). An unknown
-        option raises a TypeError listing the valid ones. See ``docs/readers.md``.
+        ``textarea=`` and ``duplicates=`` (Label Studio), ``label_key=`` (doccano), ``task=`` and
+        ``duplicates=`` (Prodigy), ``layer=``, ``feature=``, ``unit=`` (WebAnno TSV), ``layout=``
+        and ``rater=`` (brat), and ``span_rule=`` (a :class:`SpanRule` or its spelling
+        ``"overlap:0.5"``, for span annotations). Values may be given as strings, as from the
+        command line (``"true"``, ``"last"``). An unknown option raises an ``OptionError`` (a
+        ValueError and a TypeError) listing the valid ones. See ``docs/readers.md``.
 
     Returns
     -------
@@ -221,9 +373,23 @@ def read_annotations(
     >>> read_annotations(path, na_values=["NA"]).n_ratings
     1
     """
-    from softirr_stats.data._readers import EXPORT_FORMATS, guess_format, read_export
+    from softirr_stats.data._readers import EXPORT_FORMATS, OptionError, guess_format, read_export
+    from softirr_stats.data._readers import _coerce as _check_options
 
+    if isinstance(path, list | tuple):
+        return _read_many([Path(p) for p in path], rater_from=rater_from, item=item, rater=rater, label=label,
+                          format=format, categories=categories, na_values=na_values, normalize=normalize,
+                          encoding=encoding, **options)
     p = Path(path)
+    if format in EXPORT_FORMATS:
+        _check_options(format, options)  # unknown options are named before any file is read
+    if p.is_dir() and format in (None, "label-studio", "prodigy"):
+        files = _export_files(p)
+        if files is not None:
+            return _read_many(files, rater_from=rater_from, categories=categories, encoding=encoding,
+                              **({} if format is None else {"format": format}), **options)
+        if format is not None:
+            raise ValueError(f"{p}: a folder of {format} exports should hold its .json / .jsonl files; found none")
     if format is None and p.is_file() and p.stat().st_size <= 4096 and not p.read_bytes().strip():
         raise ValueError(f"{p.name}: the file is empty (no header, no ratings)")
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
@@ -231,11 +397,11 @@ def read_annotations(
         if (item, rater, label) != ("item", "rater", "label"):
             raise TypeError(f"item=, rater= and label= name the columns of csv/tsv/jsonl tables; a {fmt!r} "
                             "export defines its own items, raters and labels (see its reader's options)")
-        return read_export(path, fmt, categories=categories, guessed=format is None, **options)
+        return read_export(path, fmt, categories=categories, guessed=format is None, encoding=encoding, **options)
     if options:
-        raise TypeError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
-                        f"this file is read as {fmt!r}")
-    df = read_table(path, format=fmt, na_values=na_values)
+        raise OptionError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
+                          f"this file is read as {fmt!r}")
+    df = read_table(path, format=fmt, na_values=na_values, encoding=encoding)
     if label in df.columns and fmt in ("csv", "tsv"):
         df[label] = _numeric_labels(df[label])
     return Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,

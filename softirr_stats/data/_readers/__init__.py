@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from softirr_stats.data._annotations import Annotations
-from softirr_stats.data._readers._common import ExportWarning, ratings_to_annotations
+from softirr_stats.data._readers._common import ExportWarning, OptionError, coerce_bool, ratings_to_annotations
 from softirr_stats.data._readers._spans import SpanRule
 
-__all__ = ["EXPORT_FORMATS", "ExportWarning", "SpanRule", "guess_format", "read_export"]
+__all__ = ["EXPORT_FORMATS", "ExportWarning", "OptionError", "SpanRule", "guess_format", "reader_options",
+           "read_export"]
 
 #: format name -> (module, reader function)
 EXPORT_FORMATS: dict[str, tuple[str, str]] = {
@@ -48,9 +49,19 @@ def _jsonl_kind(first: str, columns: tuple[str, str, str]) -> str | None:
         return "prodigy"
     if set(columns) <= keys:
         return "jsonl"
-    if "text" in keys and "id" in keys and keys & {"label", "entities", "annotations"}:
-        return "doccano"
+    if keys & {"text", "data"} and keys & {"label", "labels", "entities", "annotations"}:
+        return "doccano"  # with or without its id: the doccano reader names what is missing
     return None
+
+
+def _label_studio_table(path: Path) -> bool:
+    """A CSV / TSV whose header has Label Studio's ``annotator`` and ``annotation_id`` columns."""
+    import csv
+
+    head = _first_line(path)
+    sep = "\t" if head.count("\t") > head.count(",") else ","
+    cols = {c.strip() for c in next(csv.reader([head], delimiter=sep), [])}
+    return {"annotator", "annotation_id", "id"} <= cols
 
 
 def _dir_kind(path: Path) -> str:
@@ -71,11 +82,15 @@ def _dir_kind(path: Path) -> str:
 def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "rater", "label")) -> str:
     """The format of ``path``, from its content where the extension does not settle it.
 
-    ``.csv`` is ``"csv"``; a ``.tsv`` starting ``#FORMAT=WebAnno TSV 3`` is ``"webanno-tsv"``
-    (else ``"tsv"``); a JSON array of tasks with ``annotations`` is ``"label-studio"``; JSON
+    ``.csv`` is ``"csv"`` (``"label-studio"`` when its header has Label Studio's ``id``,
+    ``annotator`` and ``annotation_id`` columns); a ``.tsv`` starting ``#FORMAT=WebAnno TSV 3`` is
+    ``"webanno-tsv"`` (else ``"tsv"``); a JSON array of tasks with ``annotations`` (or of
+    JSON-MIN records with ``annotation_id``), or one such task object, is ``"label-studio"``; JSON
     Lines with Prodigy's ``_input_hash`` / ``answer`` keys are ``"prodigy"``, with the ``columns``
-    (item, rater, label) ``"jsonl"``, with doccano's ``id`` + ``text`` + ``label`` ``"doccano"``;
-    a ``.zip`` of ``.jsonl`` files is ``"doccano"``; a folder holding ``.ann`` files is ``"brat"``,
+    (item, rater, label) ``"jsonl"``, with doccano's ``text`` (or ``data``) and ``label`` (or
+    ``labels``, ``entities``, ``annotations``) ``"doccano"``;
+    a ``.zip`` of ``.jsonl`` files is ``"doccano"``, one with ``annotation/.../*.tsv`` (an INCEpTION
+    project export) ``"webanno-tsv"``; a folder holding ``.ann`` files is ``"brat"``,
     WebAnno ``.tsv`` files ``"webanno-tsv"``, ``.jsonl`` files ``"doccano"``. Anything else
     raises a ValueError asking for ``format=``.
 
@@ -93,6 +108,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     if path.is_dir():
         return _dir_kind(path)
     suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv") and _label_studio_table(path):
+        return "label-studio"
     if suffix == ".csv":
         return "csv"
     if suffix == ".ann":
@@ -101,7 +118,10 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
 
     if suffix == ".zip" and zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as zf:
-            if any(n.endswith(".jsonl") for n in zf.namelist()):
+            names = zf.namelist()
+            if any(n.split("/")[0] == "annotation" for n in names) and any(n.endswith(".tsv") for n in names):
+                return "webanno-tsv"  # an INCEpTION project export
+            if any(n.endswith(".jsonl") for n in names):
                 return "doccano"
         raise ValueError(f"{path.name}: cannot tell the export format of this archive; extract it and "
                          f"pass the folder, or pass format= one of {sorted(EXPORT_FORMATS)}")
@@ -113,10 +133,15 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     if first.startswith("["):
         with path.open(encoding="utf-8") as fh:
             head = fh.read(1 << 20)
-        if '"annotations"' in head or '"completions"' in head:
+        if '"annotations"' in head or '"completions"' in head or '"annotation_id"' in head:
             return "label-studio"
         raise ValueError(f"{path.name}: a JSON array that does not look like a Label Studio export "
                          f"(tasks with 'annotations'); pass format= one of {sorted(EXPORT_FORMATS)}")
+    if first.startswith("{") and first.rstrip() == "{" and suffix == ".json":
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            head = fh.read(1 << 20)
+        if '"annotations"' in head or '"completions"' in head:
+            return "label-studio"  # one task object (pretty-printed)
     if first.startswith("{"):
         kind = _jsonl_kind(first, columns)
         if kind is not None:
@@ -125,6 +150,51 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
             return "jsonl"
     raise ValueError(f"{path.name}: cannot tell the format from the extension or the content; "
                      f"pass format= one of {['csv', 'tsv', 'jsonl', *sorted(EXPORT_FORMATS)]}")
+
+
+def _reader(format: str) -> Any:
+    import importlib
+
+    if format not in EXPORT_FORMATS:
+        raise ValueError(f"format must be one of {sorted(EXPORT_FORMATS)}; got {format!r}")
+    module, name = EXPORT_FORMATS[format]
+    return getattr(importlib.import_module(f"softirr_stats.data._readers.{module}"), name)
+
+
+def reader_options(format: str) -> dict[str, Any]:
+    """The options of an export format's reader, with their defaults.
+
+    Examples
+    --------
+    >>> sorted(reader_options("brat"))
+    ['annotator', 'encoding', 'layout', 'span_rule']
+    """
+    import inspect
+
+    params = inspect.signature(_reader(format)).parameters
+    return {k: p.default for k, p in params.items() if k != "path"}
+
+
+def _coerce(format: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Check option names and turn command-line strings into the option's type."""
+    valid = reader_options(format)
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise OptionError(f"unknown option(s) {unknown} for format={format!r}; valid options: {list(valid)}")
+    out = {}
+    for key, value in options.items():
+        default = valid[key]
+        if isinstance(value, str) and isinstance(default, bool):
+            value = coerce_bool(key, value)
+        elif isinstance(value, str) and isinstance(default, int | float) and not isinstance(default, bool):
+            try:
+                value = type(default)(value)
+            except ValueError:
+                raise OptionError(f"{key} must be a {type(default).__name__}; got {value!r}") from None
+        elif isinstance(value, str) and value.lower() == "none" and default is None:
+            value = None
+        out[key] = value
+    return out
 
 
 def read_export(path: str | Path, format: str, *, categories: Any = None, guessed: bool = False,
@@ -141,24 +211,20 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
         When True, an :class:`ExportWarning` says which format was read.
     **options
         The format reader's options (``field=``, ``span_rule=``, ``layer=``, ...; see
-        ``docs/readers.md``); an unknown option raises a TypeError listing the valid ones.
+        ``docs/readers.md``); strings from the command line are converted (``"true"``,
+        ``"overlap:0.5"``); an unknown option raises an :class:`OptionError` (a ValueError and a
+        TypeError) listing the valid ones.
     """
-    import importlib
-    import inspect
-
-    if format not in EXPORT_FORMATS:
-        raise ValueError(f"format must be one of {sorted(EXPORT_FORMATS)}; got {format!r}")
+    reader = _reader(format)
+    options = _coerce(format, options)
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"annotation export not found: {path}")
-    module, name = EXPORT_FORMATS[format]
-    reader = getattr(importlib.import_module(f"softirr_stats.data._readers.{module}"), name)
-    valid = [p for p in inspect.signature(reader).parameters if p != "path"]
-    unknown = sorted(set(options) - set(valid))
-    if unknown:
-        raise TypeError(f"unknown option(s) {unknown} for format={format!r}; valid options: {valid}")
     if guessed:
         warnings.warn(f"{path.name}: read as format={format!r} (guessed from its content; pass format= "
                       "to choose)", ExportWarning, stacklevel=3)
     ratings = reader(path, **options)
-    return ratings_to_annotations(ratings, source=path.name, categories=categories)
+    notes: list[str] = []
+    if isinstance(ratings, tuple):
+        ratings, notes = ratings
+    return ratings_to_annotations(ratings, source=path.name, categories=categories, notes=notes)

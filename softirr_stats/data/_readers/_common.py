@@ -9,6 +9,7 @@ becomes a set (set-valued labels, see ``multilabel_agreement``).
 """
 
 import json
+import re
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -20,8 +21,137 @@ import pandas as pd
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.data._annotations import Annotations
 
-__all__ = ["ExportWarning", "Rating", "Where", "iter_jsonl", "load_json", "ratings_frame",
-           "ratings_to_annotations", "warn_skipped"]
+__all__ = ["DUPLICATES", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool",
+           "iter_jsonl",
+           "load_json", "parse_json", "pick_repeats", "ratings_frame", "ratings_to_annotations", "read_text",
+           "warn_skipped"]
+
+#: what to do with repeated answers of one rater to one item
+DUPLICATES = ("last", "first", "error")
+
+
+class OptionError(ValueError, TypeError):
+    """A reader option that does not exist or has a bad value (a ValueError and a TypeError).
+
+    Examples
+    --------
+    >>> issubclass(OptionError, ValueError) and issubclass(OptionError, TypeError)
+    True
+    """
+
+
+def coerce_bool(name: str, value: Any) -> bool:
+    """A boolean option, also from the command-line strings "true"/"false" (yes/no, 1/0).
+
+    Examples
+    --------
+    >>> coerce_bool("x", "True"), coerce_bool("x", 0)
+    (True, False)
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "1", "on", "false", "no", "0", "off"):
+        return value.strip().lower() in ("true", "yes", "1", "on")
+    raise OptionError(f"{name} must be true or false; got {value!r}")
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """A string option that must be one of ``choices``; the error lists them."""
+    if not isinstance(value, str) or value not in choices:
+        raise OptionError(f"{name} must be one of {list(choices)}; got {value!r}")
+    return value
+
+
+def read_text(path: Path, encoding: str = "utf-8", shown: str | None = None) -> str:
+    """The text of a file; bytes that do not decode raise a ValueError naming the file and ``encoding=``."""
+    data = path.read_bytes()
+    return decode(data, shown or path.name, encoding)
+
+
+def codec_name(encoding: str) -> str:
+    """``"UTF-8"`` for any spelling of UTF-8, else the encoding as given."""
+    import codecs
+
+    try:
+        return "UTF-8" if codecs.lookup(encoding).name == "utf-8" else encoding
+    except LookupError:
+        return encoding
+
+
+def decode(data: bytes, shown: str, encoding: str = "utf-8") -> str:
+    """Bytes as text (a UTF-8 byte-order mark is dropped); a bad byte names the file and the option."""
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise ValueError(
+            f"{shown}, line {line}: not {codec_name(encoding)} text (byte {data[err.start:err.start + 1]!r} at offset "
+            f"{err.start}); pass encoding= (e.g. encoding='latin-1', or --reader-option encoding=latin-1) "
+            "or re-save the file as UTF-8") from None
+    except LookupError:
+        raise OptionError(f"encoding must be a codec Python knows (e.g. 'utf-8', 'latin-1'); got {encoding!r}") from None
+    return text.lstrip("\ufeff")
+
+
+_BIG_INT = re.compile(r"-?\d{309,}")
+_FLOAT_MAX = 1.7976931348623157e308
+
+
+def check_number(value: Any, where: Any, what: str = "number") -> Any:
+    """A number that fits a float (an integer over 1.8e308 would overflow later): else a ValueError."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _FLOAT_MAX:
+        digits = len(str(abs(value)))
+        raise ValueError(f"{where}: {what} {str(value)[:20]}... ({digits} digits) is beyond the float range "
+                         "(|x| > 1.8e308); labels and scores must be finite numbers")
+    return value
+
+
+def _checked_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > 320:
+        raise OverflowError(digits)
+    value = int(digits)
+    if abs(value) > 1.7976931348623157e308:
+        raise OverflowError(digits)
+    return value
+
+
+def _checked_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise OverflowError(text)
+    return value
+
+
+def parse_json(text: str, where: str, line: int | None = None) -> Any:
+    """``json.loads`` whose failures are one-line ValueErrors starting with ``where``.
+
+    Covers syntax errors (line and column), nesting too deep for the parser, floats beyond the
+    float range (``1e999``) and integers too long to parse; integers over 1e308 that do parse
+    are checked where they are used as numbers (:func:`check_number`).
+    """
+    if line is not None:
+        where = f"{where}, line {line}"
+    # floats are checked as they are parsed (1e999 would be inf); an integer too large for a float
+    # is checked where it is used as a number (see check_number): a hook per integer costs too much
+    try:
+        return json.loads(text, parse_float=_checked_float)
+    except json.JSONDecodeError as err:
+        if line is not None:
+            raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
+        raise ValueError(f"{where}, line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply to read (more than about "
+                         f"{__import__('sys').getrecursionlimit()} levels); an export is never this deep") from None
+    except (OverflowError, ValueError) as err:
+        m = _BIG_INT.search(text) or re.search(r"-?\d+(?:\.\d+)?[eE][+-]?\d+", text)
+        at = text.count("\n", 0, m.start()) + 1 if m and line is None else None
+        tok = m.group(0) if m else str(err)[:40]
+        got = tok if len(tok) <= 20 else f"{tok[:20]}... ({len(tok.lstrip('-'))} digits)"
+        raise ValueError(f"{where}{f', line {at}' if at else ''}: number {got} is beyond the float range "
+                         "(|x| > 1.8e308); labels and scores must be finite numbers") from None
+
 
 
 class ExportWarning(SoftIRRWarning):
@@ -60,12 +190,11 @@ class Rating:
     where: Where
 
 
-def load_json(path: Path) -> Any:
-    """Parse a whole JSON file; a syntax error names the file, line and column."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path.name}, line {err.lineno}, column {err.colno}: not valid JSON ({err.msg})") from None
+def load_json(path: Path, encoding: str = "utf-8") -> Any:
+    """Parse a whole JSON file; a syntax error, deep nesting or an overflowing number names the file."""
+    size = path.stat().st_size
+    with parsing(size, f"parsing {path.name}"):  # a one-step bar: json.loads cannot report progress
+        return parse_json(read_text(path, encoding), path.name)
 
 
 def iter_jsonl(lines: Iterable[str], name: str) -> Iterator[tuple[Where, dict[str, Any]]]:
@@ -73,13 +202,99 @@ def iter_jsonl(lines: Iterable[str], name: str) -> Iterator[tuple[Where, dict[st
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{name}, line {lineno}: not valid JSON ({err.msg})") from None
+        obj = parse_json(line, name, lineno)
         if not isinstance(obj, dict):
             raise ValueError(f"{name}, line {lineno}: each line must be a JSON object; got {type(obj).__name__}")
         yield Where(name, lineno, "line"), obj
+
+
+def pick_repeats(keys: "pd.DataFrame", order: Any, policy: str, source: str, what: str = "answers",
+                 differs: Any = None, stacklevel: int = 5, wheres: Any = None) -> Any:
+    """Which of several records of one (item, rater) to keep: a boolean mask over ``keys``' rows.
+
+    ``keys`` has one row per record (the columns that identify an answer, e.g. item and rater);
+    ``order`` sorts the records of a key (a timestamp; file order breaks ties); ``policy`` keeps
+    the ``"last"`` or the ``"first"``, or raises (``"error"``) naming the first repeat. A kept
+    repeat is announced with an :class:`ExportWarning` counting repeats and, given ``differs``
+    (a label per row), how many changed the answer.
+    """
+    import numpy as np
+
+    policy = check_choice("duplicates", policy, DUPLICATES)
+    n = len(keys)
+    if n == 0:
+        return np.ones(0, dtype=bool)
+    cols = list(keys.columns)
+    frame = keys.reset_index(drop=True).copy()
+    frame["_order"] = pd.Series(order if order is not None else np.arange(n)).reset_index(drop=True)
+    frame["_pos"] = np.arange(n)
+    repeated = frame.duplicated(cols, keep=False).to_numpy()
+    if not repeated.any():
+        return np.ones(n, dtype=bool)
+    if policy == "error" and wheres is not None:
+        dup2 = frame.duplicated(cols, keep="first").to_numpy()
+        k2 = int(np.flatnonzero(dup2)[0])
+        k1 = int(np.flatnonzero((frame[cols] == frame.loc[k2, cols]).all(axis=1).to_numpy())[0])
+        raise ValueError(f"{wheres[k2]}: rater {frame.loc[k2, cols[-1]]!r} labels item {frame.loc[k2, cols[0]]!r} "
+                         f"a second time (first at {wheres[k1]}); pass duplicates='last' or 'first' to keep one")
+    if policy == "error":
+        first = frame.loc[repeated].iloc[0]
+        raise ValueError(f"{source}: {', '.join(f'{c} {first[c]!r}' for c in cols)} answered more than once "
+                         f"({int(repeated.sum() - frame.loc[repeated].drop_duplicates(cols).shape[0])} repeated "
+                         f"{what} in all); pass duplicates='last' or 'first' to keep one")
+    ranked = frame.sort_values(["_order", "_pos"], kind="stable", na_position="first")
+    keep_rows = ranked.drop_duplicates(cols, keep="last" if policy == "last" else "first")["_pos"].to_numpy()
+    keep = np.zeros(n, dtype=bool)
+    keep[keep_rows] = True
+    n_rep = int(n - keep.sum())
+    changed = ""
+    if differs is not None:
+        lab = pd.Series(list(differs), dtype=object).map(repr)
+        n_diff = int(pd.DataFrame({**{c: frame[c] for c in cols}, "lab": lab})[repeated]
+                     .groupby(cols, sort=False)["lab"].nunique().gt(1).sum())
+        changed = f"; {n_diff} of them changed the answer"
+    by = "by timestamp" if order is not None else "in file order"
+    warnings.warn(f"{source}: {n_rep} repeated {what} of the same item by the same rater{changed}; kept the "
+                  f"{policy} {by} (duplicates='{policy}'; 'first' / 'error' to change)", ExportWarning,
+                  stacklevel=stacklevel)
+    return keep
+
+
+#: inputs above this many bytes take over about 2 s to read: they show a progress bar (a folder
+#: of many small files counts ``PER_FILE`` bytes a file, for the cost of opening each)
+BIG_INPUT = 16_000_000
+PER_FILE = 10_000
+
+
+def progress(iterable: Any, *, total: int | None, desc: str, nbytes: int) -> Any:
+    """``iterable`` wrapped in a tqdm bar (on a terminal) when the input is big enough to take
+    over about 2 s (``nbytes > BIG_INPUT``); else ``iterable`` itself."""
+    if nbytes <= BIG_INPUT:  # read at call time, so that tests can lower it
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, unit="", unit_scale=True, leave=False, disable=None,
+                dynamic_ncols=True)
+
+
+class parsing:
+    """Context manager: a one-step tqdm bar (elapsed time) while a big file is parsed."""
+
+    def __init__(self, nbytes: int, desc: str) -> None:
+        self.bar = None
+        if nbytes > BIG_INPUT:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=1, desc=f"{desc} ({nbytes / 1e6:.0f} MB)", leave=False, disable=None,
+                            bar_format="{desc}: {elapsed}")
+
+    def __enter__(self) -> "parsing":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.close()
 
 
 def warn_skipped(n: int, total: int, what: str, source: str, stacklevel: int = 5) -> None:
@@ -98,7 +313,9 @@ def _collapse_tuples(labels: list[Any]) -> list[Any]:
         return labels
     if all(len(t) == 1 for t in tuples):
         return [lab[0] if isinstance(lab, tuple) else lab for lab in labels]
-    return [frozenset(lab) if isinstance(lab, tuple) else lab for lab in labels]
+    # set-valued: every label becomes a set (a plain label, e.g. the unmatched "O", a singleton)
+    return [frozenset(lab) if isinstance(lab, tuple) else (None if lab is None else frozenset([lab]))
+            for lab in labels]
 
 
 def ratings_frame(ratings: list[Rating]) -> pd.DataFrame:
@@ -109,9 +326,10 @@ def ratings_frame(ratings: list[Rating]) -> pd.DataFrame:
 
 
 def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: str,
-                           categories: Any = None) -> Annotations:
+                           categories: Any = None, notes: Any = ()) -> Annotations:
     """Encode ratings (a list, or a table from :func:`ratings_frame`); a repeated (item, rater)
-    names both records; empty input says so."""
+    names both records; empty input says so. One rater is allowed (one annotator's export, to be
+    merged with others); ``notes`` become the result's ``read_notes``."""
     df = ratings_frame(ratings) if isinstance(ratings, list) else ratings
     if len(df) == 0:
         raise ValueError(f"{source}: the export holds no annotations")
@@ -124,10 +342,15 @@ def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: st
             f"(first at {first['where']}); one rating per (item, rater) is expected"
         )
     raters = df["rater"].unique()
+    notes = list(notes)
     if len(raters) < 2:
-        raise ValueError(
-            f"{source}: agreement needs at least two raters; the export names only {sorted(raters)!r}"
-        )
+        notes.append(f"{source}: one rater ({raters[0]!r}); merge it with the other annotators' exports "
+                     "(read_annotations([...]) or Annotations.concat) before computing agreement")
     labels = pd.Series(_collapse_tuples(df["label"].tolist()), dtype=object, index=df.index)
     table = pd.DataFrame({"item": df["item"], "rater": df["rater"], "label": labels})
-    return Annotations.from_long(table, item="item", rater="rater", label="label", categories=categories)
+    if labels.isna().all():
+        raise ValueError(f"{source}: the export holds no labels (every annotation is empty)")
+    ann = Annotations._from_long_any(table, categories=categories)
+    if notes:
+        ann._cache["read_notes"] = tuple(notes)
+    return ann

@@ -13,12 +13,20 @@ decision, and :class:`SpanRule` states it.
   IoU with *every* member exceeds ``min_overlap`` (so items do not chain); spans left over start
   new items. An item is named by its document and the union of its members' offsets.
 
+Stacked annotations (one rater, several spans on the same offsets: brat event triggers
+``T24 Catalysis 961 975`` / ``T25 Ubiquitination 961 975``, INCEpTION ``ORG[1]|ORGpart[2]``)
+become, with ``stacked="set"`` (default), one span whose label is the set of their labels
+(set-valued items: Jaccard / MASI and set matching apply; a label stacked twice counts once).
+With ``stacked="separate"`` they stay separate spans: the overlap rule then pairs spans of the
+same label first (among equal overlaps), and the exact rule refuses them.
+
 A rater who annotated the document but has no span in an item gets ``unmatched`` as label
 (default ``"O"``, the "outside any span" tag, so that missing a span counts as disagreement);
 ``unmatched=None`` leaves that rating missing instead (label agreement on co-found spans only).
 Raters who did not annotate the document are missing.
 """
 
+import contextvars
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,9 +35,14 @@ import pandas as pd
 
 from softirr_stats.data._readers._common import Where
 
-__all__ = ["Span", "SpanRule", "spans_to_ratings"]
+__all__ = ["SPAN_LOG", "Span", "SpanRule", "spans_to_ratings"]
+
+#: when set to a list, every call of :func:`spans_to_ratings` appends its (spans, annotated, rule):
+#: per-annotator span exports read one by one are then matched again all together
+SPAN_LOG: "contextvars.ContextVar[list | None]" = contextvars.ContextVar("SPAN_LOG", default=None)
 
 _MATCHES = ("exact", "overlap")
+_STACKED = ("set", "separate")
 
 
 @dataclass(frozen=True)
@@ -46,22 +59,65 @@ class SpanRule:
     unmatched : str or None
         Label of a rater who annotated the document but not this span (``"O"``), or None
         to leave that rating missing.
+    stacked : {"set", "separate"}
+        Several spans of one rater on the same offsets: one span with the set of their labels
+        (default), or separate spans (paired label first by the overlap rule).
 
     Examples
     --------
     >>> SpanRule(match="overlap", min_overlap=0.5)
-    SpanRule(match='overlap', min_overlap=0.5, unmatched='O')
+    SpanRule(match='overlap', min_overlap=0.5, unmatched='O', stacked='set')
+    >>> SpanRule.parse("overlap:0.5") == SpanRule(match="overlap", min_overlap=0.5)
+    True
     """
 
     match: Literal["exact", "overlap"] = "exact"
     min_overlap: float = 0.0
     unmatched: str | None = "O"
+    stacked: Literal["set", "separate"] = "set"
+
+    @classmethod
+    def parse(cls, text: "str | SpanRule | None") -> "SpanRule":
+        """A rule from its command-line spelling: ``"exact"``, ``"overlap"`` or ``"overlap:<IoU>"``,
+        optionally followed by ``",separate"`` (stacked spans kept apart) or ``",unmatched=none"``.
+
+        Examples
+        --------
+        >>> SpanRule.parse("exact,separate")
+        SpanRule(match='exact', min_overlap=0.0, unmatched='O', stacked='separate')
+        """
+        if text is None or isinstance(text, SpanRule):
+            return text or cls()
+        if not isinstance(text, str):
+            raise TypeError(f"span_rule must be a SpanRule or a string such as 'overlap:0.5'; got {type(text).__name__}")
+        head, *rest = [t.strip() for t in text.split(",")]
+        match, _, iou = head.partition(":")
+        kwargs: dict = {"match": match.strip().lower()}
+        if iou:
+            try:
+                kwargs["min_overlap"] = float(iou)
+            except ValueError:
+                raise ValueError(f"span_rule: the IoU after 'overlap:' must be a number in [0, 1); got {iou!r}") from None
+            if kwargs["match"] != "overlap":
+                raise ValueError(f"span_rule: only 'overlap' takes an IoU ('overlap:0.5'); got {text!r}")
+        for opt in rest:
+            if opt in _STACKED:
+                kwargs["stacked"] = opt
+            elif opt.startswith("unmatched="):
+                value = opt.split("=", 1)[1]
+                kwargs["unmatched"] = None if value.lower() in ("none", "") else value
+            else:
+                raise ValueError(f"span_rule: unknown part {opt!r} in {text!r}; use 'exact' | 'overlap' | "
+                                 "'overlap:<IoU>' [,set | ,separate] [,unmatched=<label>|none]")
+        return cls(**kwargs)
 
     def __post_init__(self) -> None:
         if self.match not in _MATCHES:
             raise ValueError(f"SpanRule.match must be one of {list(_MATCHES)}; got {self.match!r}")
         if not (0.0 <= float(self.min_overlap) < 1.0):
             raise ValueError(f"SpanRule.min_overlap must lie in [0, 1); got {self.min_overlap!r}")
+        if self.stacked not in _STACKED:
+            raise ValueError(f"SpanRule.stacked must be one of {list(_STACKED)}; got {self.stacked!r}")
         if self.unmatched is not None and not isinstance(self.unmatched, str):
             raise TypeError(f"SpanRule.unmatched must be a str or None; got {type(self.unmatched).__name__}")
 
@@ -78,12 +134,16 @@ class Span:
     where: Where
 
 
-def check_span(doc: str, start: object, end: object, where: Where) -> tuple[int, int]:
-    """Offsets as ints with ``0 <= start < end``; otherwise a ValueError naming the record."""
+def check_span(doc: str, start: object, end: object, where: Where, text_length: int | None = None) -> tuple[int, int]:
+    """Offsets as ints with ``0 <= start < end`` (``<= text_length`` when the document's text is known);
+    otherwise a ValueError naming the record and the span."""
     if isinstance(start, bool) or isinstance(end, bool) or not isinstance(start, int) or not isinstance(end, int):
         raise ValueError(f"{where}: span offsets must be integers; got start={start!r}, end={end!r}")
     if not 0 <= start < end:
         raise ValueError(f"{where}: span offsets must satisfy 0 <= start < end; got [{start}, {end}) in {doc!r}")
+    if text_length is not None and end > text_length:
+        raise ValueError(f"{where}: span [{start}, {end}) ends beyond the text of {doc!r} ({text_length} "
+                         "characters); the offsets do not belong to this document")
     return start, end
 
 
@@ -98,13 +158,15 @@ def _iou(starts: np.ndarray, ends: np.ndarray, ps: np.ndarray, pe: np.ndarray) -
     return inter / union
 
 
-def _overlap_clusters(start: np.ndarray, end: np.ndarray, rater: np.ndarray, min_overlap: float) -> np.ndarray:
+def _overlap_clusters(start: np.ndarray, end: np.ndarray, rater: np.ndarray, min_overlap: float,
+                      label: np.ndarray | None = None) -> np.ndarray:
     """Cluster ids of one document's spans, grown rater by rater with a Hungarian assignment.
 
     ``start``, ``end``, ``rater`` are the document's spans; the result gives each span its item
     (0, 1, ...). Each rater's spans are matched to the items built so far, maximising the mean
     IoU with the items' members, where a pair is allowed only if the IoU with every member
-    exceeds ``min_overlap``.
+    exceeds ``min_overlap``. Given ``label`` (codes), a pair whose label equals the item's first
+    member's wins among equal overlaps (label first).
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -122,13 +184,34 @@ def _overlap_clusters(start: np.ndarray, end: np.ndarray, rater: np.ndarray, min
             worst = np.minimum.reduceat(iou, bounds, axis=1)
             mean = np.add.reduceat(iou, bounds, axis=1) / sizes
             feasible = worst > min_overlap
-            rows, cols = linear_sum_assignment(np.where(feasible, mean, 0.0), maximize=True)
+            score = np.where(feasible, mean, 0.0)
+            if label is not None:
+                same = label[new][:, None] == label[order[bounds]][None, :]
+                score = score + np.where(feasible & same, 1e-6, 0.0)
+            rows, cols = linear_sum_assignment(score, maximize=True)
             ok = feasible[rows, cols]
             cluster[new[rows[ok]]] = owner[bounds[cols[ok]]]
         fresh = new[cluster[new] < 0]
         cluster[fresh] = n_clusters + np.arange(len(fresh))
         n_clusters += len(fresh)
     return cluster
+
+
+def _stack(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (document, rater, start, end): stacked spans' labels joined into a sorted tuple."""
+    key = ["doc", "rater", "start", "end"]
+    dup = df.duplicated(key, keep=False).to_numpy()
+    if not dup.any():
+        return df
+    stacked: dict[tuple, list] = {}
+    for k, lab, where in zip(df.loc[dup, key].itertuples(index=False, name=None), df.loc[dup, "label"],
+                             df.loc[dup, "where"]):  # only the stacked spans, usually few
+        entry = stacked.setdefault(k, [set(), where])
+        entry[0].add(lab)
+    merged = pd.DataFrame([(*k, where) for k, (_, where) in stacked.items()], columns=[*key, "where"])
+    labels = [tuple(sorted(labs)) for labs, _ in stacked.values()]
+    merged["label"] = pd.Series([t[0] if len(t) == 1 else t for t in labels], dtype=object)
+    return pd.concat([df.loc[~dup], merged[df.columns]], ignore_index=True)
 
 
 def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: SpanRule) -> pd.DataFrame:
@@ -141,6 +224,9 @@ def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: Sp
         spans); they get ``rule.unmatched`` where they have no span in an item.
     rule : SpanRule
     """
+    log = SPAN_LOG.get()
+    if log is not None:
+        log.append((list(spans), {d: set(r) for d, r in annotated.items()}, rule))
     if not spans:
         return pd.DataFrame({"item": [], "rater": [], "label": [], "where": []}, dtype=object)
     df = pd.DataFrame({
@@ -151,15 +237,19 @@ def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: Sp
         "label": pd.Series([s.label for s in spans], dtype=object),
         "where": pd.Series([s.where for s in spans], dtype=object),
     })
+    if rule.stacked == "set":
+        df = _stack(df)
     if rule.match == "exact":
         df["cluster"] = df.groupby(["doc", "start", "end"], sort=False).ngroup()
     else:
-        df = df.sort_values(["doc", "start", "end", "label"], kind="stable").reset_index(drop=True)
+        df = (df.assign(_label=df["label"].map(repr)).sort_values(["doc", "start", "end", "_label"], kind="stable")
+              .drop(columns="_label").reset_index(drop=True))
         cluster = np.empty(len(df), dtype=np.int64)
         offset = 0
         start, end, rater = df["start"].to_numpy(), df["end"].to_numpy(), df["rater"].to_numpy()
+        codes = pd.factorize(df["label"].map(repr))[0]
         for rows in df.groupby("doc", sort=False).indices.values():  # one assignment problem per document
-            local = _overlap_clusters(start[rows], end[rows], rater[rows], rule.min_overlap)
+            local = _overlap_clusters(start[rows], end[rows], rater[rows], rule.min_overlap, codes[rows])
             cluster[rows] = local + offset
             offset += int(local.max()) + 1
         df["cluster"] = cluster
@@ -170,7 +260,9 @@ def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: Sp
         raise ValueError(
             f"{second['where']}: rater {second['rater']!r} has two spans at [{second['start']}, {second['end']}) "
             f"in {second['doc']!r} ({first['label']!r} at {first['where']}, {second['label']!r} here); the "
-            "exact-span rule needs one label per span and rater (use SpanRule(match='overlap') to pair them up)"
+            "exact-span rule needs one label per span and rater (the default SpanRule(stacked='set') reads "
+            "stacked spans as one set-valued label; SpanRule(match='overlap', stacked='separate') pairs them "
+            "label first)"
         )
     items = df.groupby("cluster", sort=False).agg(doc=("doc", "first"), start=("start", "min"),
                                                   end=("end", "max"), where=("where", "first"))

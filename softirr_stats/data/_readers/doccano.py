@@ -9,7 +9,10 @@ or, in relation projects, ``"entities": [{"id", "label", "start_offset", "end_of
 The older single-file export with ``"annotations": [{"label": ..., "user": ...}]`` per example is
 read too (rater = the ``user`` value).
 
-- item: the example ``id``; rater: the file's stem (the username), or ``user`` in the old format.
+- item: the example ``id`` (``doc_id`` in the exports of 2018); rater: the file's stem (the
+  username), or ``user`` in the old format, or ``username`` where each line names it.
+- the text is ``text``, or ``data`` in the exports of doccano 1.4-1.5 (``{"id", "data",
+  "label"}``); spans must end within it.
 - label: the category (several categories -> a set); an empty list is a missing rating; spans
   become items by the span rule.
 - The path may be the ``.zip``, the folder it was extracted to, or one ``.jsonl`` file of the
@@ -20,7 +23,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from softirr_stats.data._readers._common import Rating, Where, iter_jsonl
+from softirr_stats.data._readers._common import Rating, Where, decode, iter_jsonl, read_text
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
 if TYPE_CHECKING:
@@ -29,46 +32,48 @@ if TYPE_CHECKING:
 __all__ = ["read_doccano"]
 
 
-def _sources(path: Path) -> list[tuple[str, str, list[str]]]:
+def _sources(path: Path, encoding: str = "utf-8") -> list[tuple[str, str, list[str]]]:
     """(display name, rater, lines) for each JSONL file in a file, folder or zip."""
     if path.is_dir():
         files = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
         if not files:
             raise ValueError(f"{path}: no .jsonl files in this folder (expected one <username>.jsonl per annotator)")
-        return [(str(p.relative_to(path)), p.stem, p.read_text(encoding="utf-8").splitlines()) for p in files]
+        return [(str(p.relative_to(path)), p.stem, read_text(p, encoding, str(p.relative_to(path))).splitlines())
+                for p in files]
     if zipfile.is_zipfile(path):
         out = []
         with zipfile.ZipFile(path) as zf:
             for name in sorted(zf.namelist()):
                 if name.endswith(".jsonl") and not name.endswith("/"):
-                    text = zf.read(name).decode("utf-8")
+                    text = decode(zf.read(name), f"{path.name}:{name}", encoding)
                     out.append((f"{path.name}:{name}", Path(name).stem, text.splitlines()))
         if not out:
             raise ValueError(f"{path.name}: the archive holds no .jsonl files")
         return out
-    return [(path.name, path.stem, path.read_text(encoding="utf-8").splitlines())]
+    return [(path.name, path.stem, read_text(path, encoding).splitlines())]
 
 
 def _item(rec: dict[str, Any], where: Where) -> str:
-    ident = rec.get("id")
+    ident = rec.get("id", rec.get("doc_id"))
     if ident is None or isinstance(ident, bool) or not isinstance(ident, int | str):
         raise ValueError(f"{where}: example has no usable 'id' (got {ident!r}); export it with its id")
     return str(ident)
 
 
-def _triples(labels: list[Any], item: str, where: Where) -> list[tuple[int, int, str]]:
+def _triples(labels: list[Any], item: str, where: Where, length: int | None = None) -> list[tuple[int, int, str]]:
     out = []
     for lab in labels:
         if isinstance(lab, dict):
             lab = [lab.get("start_offset"), lab.get("end_offset"), lab.get("label")]
         if not (isinstance(lab, list) and len(lab) == 3 and isinstance(lab[2], str | int)):
             raise ValueError(f"{where}: a span label must be [start, end, label] or an entity object; got {lab!r}")
-        start, end = check_span(item, lab[0], lab[1], where)
+        start, end = check_span(item, lab[0], lab[1], where, length)
         out.append((start, end, str(lab[2])))
     return out
 
 
-def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | None = None) -> "list[Rating] | pd.DataFrame":
+def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | str | None = None,
+                 encoding: str = "utf-8") -> "list[Rating] | pd.DataFrame":
     """Ratings from a doccano per-user export (see the module docstring).
 
     Parameters
@@ -76,17 +81,27 @@ def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | 
     path : Path of the ``.zip``, its extracted folder, or an old-format ``.jsonl``.
     label_key : str
         The label column name chosen at export (doccano's default ``"label"``).
-    span_rule : SpanRule, optional
+    span_rule : SpanRule or str, optional
         How sequence-labelling spans become items (default: exact spans).
+    encoding : str
+        Text encoding of the files.
     """
     ratings: list[Rating] = []
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
     is_span: bool | None = None
-    for name, file_rater, lines in _sources(path):
+    for name, file_rater, lines in _sources(path, encoding):
         for where, rec in iter_jsonl(lines, name):
             item = _item(rec, where)
-            if isinstance(rec.get("annotations"), list) and label_key not in rec:
+            text = rec.get("text", rec.get("data"))
+            length = len(text) if isinstance(text, str) else None
+            who = file_rater
+            if isinstance(rec.get("username"), str | int) and not isinstance(rec.get("username"), bool):
+                who = str(rec["username"])
+            key = label_key
+            if key not in rec and key == "label" and "labels" in rec:
+                key = "labels"  # the exports of 2018-2021 ("JSONL (text label)")
+            if isinstance(rec.get("annotations"), list) and key not in rec:
                 cells = []
                 for k, a in enumerate(rec["annotations"], 1):
                     if not isinstance(a, dict) or "user" not in a or "label" not in a:
@@ -98,12 +113,12 @@ def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | 
                              if "start_offset" in a else str(a["label"]))
                     by_user.setdefault(user, []).append(entry)
                 groups = list(by_user.items())
-            elif "entities" in rec and label_key not in rec:
-                groups = [(file_rater, rec["entities"])]
-            elif label_key in rec:
-                groups = [(file_rater, rec[label_key])]
+            elif "entities" in rec and key not in rec:
+                groups = [(who, rec["entities"])]
+            elif key in rec:
+                groups = [(who, rec[key])]
             else:
-                raise ValueError(f"{where}: example has no {label_key!r}, 'entities' or 'annotations' field "
+                raise ValueError(f"{where}: example has no {key!r}, 'entities' or 'annotations' field "
                                  f"(keys: {sorted(rec)}); pass label_key= if the export renamed it")
             for rater, labels in groups:
                 if not isinstance(labels, list):
@@ -115,7 +130,8 @@ def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | 
                     is_span = spanlike
                 if spanlike:
                     annotated.setdefault(item, set()).add(rater)
-                    spans.extend(Span(item, rater, s, e, lab, where) for s, e, lab in _triples(labels, item, where))
+                    spans.extend(Span(item, rater, s, e, lab, where)
+                                 for s, e, lab in _triples(labels, item, where, length))
                     continue
                 bad = [x for x in labels if not isinstance(x, str | int) or isinstance(x, bool)]
                 if bad:
@@ -125,5 +141,5 @@ def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | 
         # examples a rater saw with an empty label list count as annotated, with no span
         for r in ratings:
             annotated.setdefault(r.item, set()).add(r.rater)
-        return spans_to_ratings(spans, annotated, span_rule or SpanRule())
+        return spans_to_ratings(spans, annotated, SpanRule.parse(span_rule))
     return ratings

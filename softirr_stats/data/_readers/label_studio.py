@@ -12,7 +12,22 @@ labelstud.io/tags): each task has ``id``, ``data`` and ``annotations``; each ann
   joined with ``taxonomy_sep`` (``"Animal / Cat"``); ``textarea`` -> the lines joined with a
   newline; ``rating`` / ``number`` -> the number; ``labels`` (text spans) -> items by the span
   rule, the span's label (several labels on one span are joined with ``|``).
-- Exports of Label Studio before 1.0 name the annotations ``completions``; they are read alike.
+- Exports of Label Studio before 1.0 name the annotations ``completions``; they are read alike,
+  and so is a file holding one task object instead of a list.
+- ``textarea="set"`` reads a textarea with several entries as a set-valued label (default
+  ``"join"``: the entries joined by newlines, one string).
+- The same annotator annotating a task twice follows ``duplicates=`` (``"last"`` by
+  ``updated_at`` / ``created_at`` where present, ``"first"``, ``"error"``), with a counted warning.
+- A span must end within the task's text (``data[to_name]``) where the task holds it.
+
+The flat exports are read too (``Export -> JSON-MIN`` and ``CSV``; label-studio-converter's
+``json_min`` / ``csv``): one record / row per annotation with the task ``id``, ``annotator``
+(the user's email or id), ``annotation_id``, time stamps, the task's data fields and one
+key / column per control. A single choice is a plain string there, several a
+``{"choices": [...]}`` object, spans a list of ``{"start", "end", "labels"}``; CSV cells holding
+JSON are decoded, and a column whose every value is a number is numeric. As data fields and
+controls are not told apart in these files, ``field=`` is needed unless only one candidate
+column remains.
 - An annotation with no result for the control is a missing rating; cancelled (skipped)
   annotations are left out with a warning; ``predictions`` (model output) are not raters and
   are ignored, as are unknown fields.
@@ -21,7 +36,9 @@ labelstud.io/tags): each task has ``id``, ``data`` and ``annotations``; each ann
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from softirr_stats.data._readers._common import Rating, Where, load_json, warn_skipped
+from softirr_stats.data._readers import _common
+from softirr_stats.data._readers._common import (Rating, Where, check_choice, check_number, load_json, parse_json,
+                                                 pick_repeats, read_text, warn_skipped)
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
 if TYPE_CHECKING:
@@ -61,7 +78,7 @@ def _fields(tasks: list[Any]) -> dict[str, str]:
     return found
 
 
-def _label(res: dict[str, Any], kind: str, sep: str, where: Where) -> Any:
+def _label(res: dict[str, Any], kind: str, sep: str, where: Where, textarea: str = "join") -> Any:
     value = res.get("value")
     key = _VALUE_KEY[kind]
     if not isinstance(value, dict) or key not in value:
@@ -80,32 +97,195 @@ def _label(res: dict[str, Any], kind: str, sep: str, where: Where) -> Any:
             v = [v]
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
             raise ValueError(f"{where}: value.text must be a list of strings; got {v!r}")
+        if textarea == "set":
+            return tuple(dict.fromkeys(v)) if v else None
         return "\n".join(v) if v else None
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise ValueError(f"{where}: value.{key} must be a number; got {v!r}")
-    return v
+    return check_number(v, where, f"value.{key}")
+
+
+_TEXTAREA = ("join", "set")
+#: keys of a JSON-MIN record / CSV column that are not controls
+_MIN_META = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time", "agreement",
+             "drafts", "predictions", "meta", "file_upload", "inner_id", "total_annotations",
+             "cancelled_annotations", "total_predictions", "project", "updated_by", "comment_count",
+             "unresolved_comment_count", "last_comment_updated_at", "comment_authors", "data"}
+
+
+def _text_of(task: dict[str, Any], to_name: Any) -> int | None:
+    data = task.get("data")
+    if isinstance(data, dict) and isinstance(data.get(to_name), str):
+        return len(data[to_name])
+    return None
+
+
+def _tasks(path: Path, encoding: str) -> list[Any]:
+    """The task list of a JSON export (a single task object is a list of one)."""
+    tasks = load_json(path, encoding)
+    if isinstance(tasks, dict) and isinstance(tasks.get("annotations", tasks.get("completions")), list):
+        tasks = [tasks]
+    if not isinstance(tasks, list):
+        raise ValueError(f"{path.name}: a Label Studio JSON export is a list of tasks; got {type(tasks).__name__}")
+    return tasks
+
+
+def _is_min(tasks: list[Any]) -> bool:
+    dicts = [t for t in tasks if isinstance(t, dict)]
+    return bool(dicts) and not any("annotations" in t or "completions" in t for t in dicts) and \
+        any("annotator" in t or "annotation_id" in t for t in dicts)
+
+
+def _csv_records(path: Path, encoding: str) -> list[dict[str, Any]]:
+    """Rows of a Label Studio CSV export as JSON-MIN-like records (JSON cells decoded)."""
+    import io
+
+    import pandas as pd
+
+    text = read_text(path, encoding)
+    head = text.split("\n", 1)[0]
+    sep = "\t" if head.count("\t") > head.count(",") else ","
+    df = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False)
+    records = []
+    for r, row in enumerate(df.to_dict("records"), 2):
+        rec: dict[str, Any] = {}
+        for key, cell in row.items():
+            if cell == "":
+                continue
+            if cell[:1] in "[{":
+                cell = parse_json(cell, f"{path.name}, row {r}, column {key!r}")
+            rec[key] = cell
+        records.append(rec)
+    return records
+
+
+def _min_label(value: Any, where: Where, sep: str, textarea: str) -> tuple[str, Any]:
+    """(kind, label) of one JSON-MIN / CSV control value (label-studio-converter's ``prettify_result``:
+    one choice / one text line as it is, else the list of result values)."""
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict) and "start" not in value[0]:
+        value = value[0]
+    if isinstance(value, dict):
+        for kind in ("choices", "taxonomy"):
+            if kind in value:
+                return kind, _label({"value": value}, kind, sep, where)
+        if "text" in value:
+            return "textarea", _label({"value": value}, "textarea", sep, where, textarea)
+        for kind in ("rating", "number"):
+            if kind in value:
+                return kind, _label({"value": value}, kind, sep, where)
+        raise ValueError(f"{where}: cannot read control value {value!r}")
+    if isinstance(value, list) and value and all(isinstance(v, dict) and "start" in v for v in value):
+        return "labels", value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        if textarea == "join":
+            return "list", "\n".join(value) if value else None
+        return "list", tuple(dict.fromkeys(value)) if value else None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError(f"{where}: cannot read control value {value!r}")
+    return "value", check_number(value, where, "value")
+
+
+def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: str, textarea: str,
+              duplicates: str, span_rule: Any) -> Any:
+    import pandas as pd
+
+    dicts = [r for r in records if isinstance(r, dict)]
+    if len(dicts) != len(records):
+        raise ValueError(f"{path.name}: each JSON-MIN record must be a JSON object")
+    candidates = sorted({k for r in dicts for k in r} - _MIN_META)
+    if field is None:
+        if len(candidates) != 1:
+            raise ValueError(f"{path.name}: a JSON-MIN / CSV export mixes the task's data fields and the controls "
+                             f"{candidates}; pass field= the control's name")
+        field = candidates[0]
+    if field not in candidates:
+        raise ValueError(f"field must be one of {candidates} (a control's name); got {field!r}")
+    unit = "record" if path.suffix.lower() == ".json" else "row"
+    rows: list[Rating] = []
+    spans: list[Span] = []
+    annotated: dict[str, set[str]] = {}
+    stamps = []
+    for k, rec in enumerate(dicts, 1 if unit == "record" else 2):
+        where = Where(path.name, k, unit)
+        if "id" not in rec:
+            raise ValueError(f"{where}: record has no task 'id'")
+        item = str(rec["id"])
+        who = rec.get("annotator")
+        if who is None or who == "":
+            raise ValueError(f"{where}: record has no 'annotator'")
+        rater = str(who)
+        if field not in rec:
+            rows.append(Rating(item, rater, None, where))
+            stamps.append(rec.get("updated_at") or rec.get("created_at"))
+            continue
+        kind, label = _min_label(rec[field], where, taxonomy_sep, textarea)
+        if kind == "labels":
+            annotated.setdefault(item, set()).add(rater)
+            text = rec.get("text") if isinstance(rec.get("text"), str) else None
+            for v in label:
+                start, end = check_span(item, v.get("start"), v.get("end"), where, len(text) if text else None)
+                labs = v.get("labels")
+                if not isinstance(labs, list) or not labs:
+                    raise ValueError(f"{where}: a span needs 'labels', a list of strings; got {labs!r}")
+                spans.append(Span(item, rater, start, end, "|".join(map(str, labs)), where))
+            continue
+        rows.append(Rating(item, rater, label, where))
+        stamps.append(rec.get("updated_at") or rec.get("created_at"))
+    if spans:
+        for r in rows:  # annotators who marked no span in a task
+            annotated.setdefault(r.item, set()).add(r.rater)
+        return spans_to_ratings(spans, annotated, SpanRule.parse(span_rule))
+    df = pd.DataFrame({"item": [r.item for r in rows], "rater": [r.rater for r in rows]}, dtype=object)
+    order = stamps if all(isinstance(t, str) for t in stamps) else None
+    keep = pick_repeats(df, order, duplicates, path.name, "annotations", differs=[repr(r.label) for r in rows],
+                        stacklevel=6, wheres=[r.where for r in rows])
+    rows = [r for r, k in zip(rows, keep) if k]
+    if unit == "row":  # a CSV column whose every value is a number is numeric
+        present = [r.label for r in rows if isinstance(r.label, str)]
+        try:
+            nums = {x: float(x) for x in present} if present and len(present) == sum(r.label is not None for r in rows) else None
+        except ValueError:
+            nums = None
+        if nums is not None and all(abs(v) != float("inf") and v == v for v in nums.values()):
+            conv = {x: int(v) if v.is_integer() else v for x, v in nums.items()}
+            rows = [Rating(r.item, r.rater, conv.get(r.label), r.where) for r in rows]
+    return rows
 
 
 def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str = " / ",
-                      span_rule: SpanRule | None = None) -> "list[Rating] | pd.DataFrame":
-    """Ratings from a Label Studio JSON export (see the module docstring for the mapping).
+                      span_rule: SpanRule | str | None = None, textarea: str = "join", duplicates: str = "last",
+                      encoding: str = "utf-8") -> "list[Rating] | pd.DataFrame":
+    """Ratings from a Label Studio export: JSON, JSON-MIN or CSV (see the module docstring).
 
     Parameters
     ----------
-    path : Path of the ``.json`` export.
+    path : Path of the ``.json`` (or ``.csv``) export.
     field : str, optional
         The control tag (``from_name``) to read; needed when the export has several.
     taxonomy_sep : str
         Joins the levels of a taxonomy path.
-    span_rule : SpanRule, optional
+    span_rule : SpanRule or str, optional
         How ``labels`` spans become items (default: exact spans).
+    textarea : {"join", "set"}
+        A textarea's entries as one string joined by newlines, or as a set-valued label.
+    duplicates : {"last", "first", "error"}
+        Which annotation counts when one annotator annotated a task more than once.
+    encoding : str
+        Text encoding of the file.
     """
-    tasks = load_json(path)
-    if not isinstance(tasks, list):
-        raise ValueError(f"{path.name}: a Label Studio JSON export is a list of tasks; got {type(tasks).__name__}")
+    textarea = check_choice("textarea", textarea, _TEXTAREA)
+    if path.suffix.lower() in (".csv", ".tsv"):
+        return _read_min(path, _csv_records(path, encoding), field, taxonomy_sep, textarea, duplicates, span_rule)
+    tasks = _tasks(path, encoding)
+    if _is_min(tasks):
+        return _read_min(path, tasks, field, taxonomy_sep, textarea, duplicates, span_rule)
     fields = _fields(tasks)
     if not fields:
-        raise ValueError(f"{path.name}: no choices / taxonomy / textarea / rating / number / labels results found")
+        other = sorted({str(r.get("type")) for t in tasks if isinstance(t, dict)
+                        for a in (_annotations_of(t) if isinstance(_annotations_of(t), list) else [])
+                        if isinstance(a, dict) for r in (a.get("result") or []) if isinstance(r, dict)})
+        raise ValueError(f"{path.name}: no choices / taxonomy / textarea / rating / number / labels results found"
+                         + (f" (result types {other} are not read: regions of images, audio ...)" if other else ""))
     if field is None:
         if len(fields) > 1:
             raise ValueError(f"{path.name}: several controls were annotated {sorted(fields)}; pass field= one of them")
@@ -114,10 +294,12 @@ def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str
         raise ValueError(f"field must be one of {sorted(fields)} (the from_name of a control); got {field!r}")
     kind = fields[field]
     ratings: list[Rating] = []
+    stamps: list[Any] = []
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
     n_ann = n_cancelled = 0
-    for t, task in enumerate(tasks, 1):
+    for t, task in enumerate(_common.progress(tasks, total=len(tasks), desc=f"reading {path.name}",
+                                      nbytes=path.stat().st_size), 1):
         where_t = Where(path.name, t, "task")
         if not isinstance(task, dict):
             raise ValueError(f"{where_t}: each task must be a JSON object; got {type(task).__name__}")
@@ -144,7 +326,8 @@ def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str
                 annotated.setdefault(item, set()).add(rater)
                 for r in results:
                     value = r.get("value") or {}
-                    start, end = check_span(item, value.get("start"), value.get("end"), where)
+                    start, end = check_span(item, value.get("start"), value.get("end"), where,
+                                            _text_of(task, r.get("to_name")))
                     labs = value.get("labels")
                     if not isinstance(labs, list) or not labs or not all(isinstance(x, str) for x in labs):
                         raise ValueError(f"{where}: a labels result needs value.labels, a list of strings; got {labs!r}")
@@ -152,9 +335,16 @@ def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str
                 continue
             if len(results) > 1:
                 raise ValueError(f"{where}: {len(results)} results for control {field!r}; expected at most one")
-            label = _label(results[0], kind, taxonomy_sep, where) if results else None
+            label = _label(results[0], kind, taxonomy_sep, where, textarea) if results else None
             ratings.append(Rating(item, rater, label, where))
+            stamps.append(ann.get("updated_at") or ann.get("created_at"))
     warn_skipped(n_cancelled, n_ann, "cancelled / skipped annotations", path.name)
     if kind == "labels":
-        return spans_to_ratings(spans, annotated, span_rule or SpanRule())
-    return ratings
+        return spans_to_ratings(spans, annotated, SpanRule.parse(span_rule))
+    import pandas as pd
+
+    keys = pd.DataFrame({"item": [r.item for r in ratings], "rater": [r.rater for r in ratings]}, dtype=object)
+    order = stamps if all(isinstance(t, str) for t in stamps) else None
+    keep = pick_repeats(keys, order, duplicates, path.name, "annotations", differs=[repr(r.label) for r in ratings],
+                        wheres=[r.where for r in ratings])
+    return [r for r, k in zip(ratings, keep) if k]

@@ -6,7 +6,12 @@ Follows Prodigy's documented task formats (prodi.gy/docs/api-interfaces: ``class
 each line is a task with ``_input_hash``, ``_task_hash``, ``answer`` (``"accept"``,
 ``"reject"`` or ``"ignore"``) and the annotator's session.
 
-- rater: ``_annotator_id`` (else ``_session_id``).
+- rater: ``_annotator_id`` (any value, ``0`` included; else ``_session_id``).
+- An annotator who answers the same question again (a new browser session, a reloaded
+  page) follows ``duplicates=``: ``"last"`` (default; by ``_timestamp`` where the export has
+  it, else file order), ``"first"``, or ``"error"``; kept repeats are counted in a warning,
+  with how many changed the answer. ``"ignore"`` answers are left out before.
+- Spans must end within the task's ``text``.
 - ``task="binary"`` (an accept/reject question, e.g. ``textcat.teach`` with its ``label``, or
   ``ner.teach`` with one suggested span): item = ``_task_hash`` (one question: this text with
   this label or span), label = the answer, ``"accept"`` / ``"reject"``.
@@ -24,7 +29,8 @@ each line is a task with ``_input_hash``, ``_task_hash``, ``answer`` (``"accept"
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from softirr_stats.data._readers._common import Rating, Where, iter_jsonl, warn_skipped
+from softirr_stats.data._readers import _common
+from softirr_stats.data._readers._common import Rating, Where, iter_jsonl, pick_repeats, read_text, warn_skipped
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
 if TYPE_CHECKING:
@@ -52,8 +58,18 @@ def _hash(rec: dict[str, Any], key: str, where: Where) -> str:
     return str(h)
 
 
+def _rater(rec: dict[str, Any], where: Where) -> str:
+    for key in ("_annotator_id", "_session_id"):
+        who = rec.get(key)
+        if who is not None and who != "" and not isinstance(who, bool) and isinstance(who, str | int):
+            return str(who)
+    raise ValueError(f"{where}: task has no '_annotator_id' or '_session_id'; "
+                     "annotate with named sessions (?session=NAME) to tell annotators apart")
+
+
 def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans"] = "auto",
-                 span_rule: SpanRule | None = None) -> "list[Rating] | pd.DataFrame":
+                 span_rule: SpanRule | str | None = None, duplicates: str = "last",
+                 encoding: str = "utf-8") -> "list[Rating] | pd.DataFrame":
     """Ratings from a Prodigy dataset export (see the module docstring).
 
     Parameters
@@ -61,55 +77,73 @@ def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans
     path : Path of the JSONL file.
     task : {"auto", "binary", "choice", "spans"}
         What a task asks; ``"auto"`` decides from the first task.
-    span_rule : SpanRule, optional
+    span_rule : SpanRule or str, optional
         How spans become items (default: exact spans).
+    duplicates : {"last", "first", "error"}
+        Which answer counts when an annotator answered the same question more than once.
+    encoding : str
+        Text encoding of the file.
     """
+    import numpy as np
+    import pandas as pd
+
     if task not in _TASKS:
         raise ValueError(f"task must be one of {list(_TASKS)}; got {task!r}")
+    records: list[tuple[Where, dict[str, Any], str, str]] = []
+    n = n_ignored = n_rejected = 0
+    lines = read_text(path, encoding).splitlines()
+    for where, rec in iter_jsonl(_common.progress(lines, total=len(lines), desc=f"reading {path.name}",
+                                          nbytes=path.stat().st_size), path.name):
+        n += 1
+        if task == "auto":
+            task = _kind(rec)  # type: ignore[assignment]
+        rater = _rater(rec, where)
+        answer = rec.get("answer")
+        if answer not in ("accept", "reject", "ignore"):
+            raise ValueError(f"{where}: 'answer' must be 'accept', 'reject' or 'ignore'; got {answer!r}")
+        if answer == "ignore":
+            n_ignored += 1
+            continue
+        key = _hash(rec, "_task_hash" if task == "binary" else "_input_hash", where)
+        records.append((where, rec, rater, key))
+    stamps = [r[1].get("_timestamp") for r in records]
+    has_time = bool(records) and all(isinstance(t, int | float) and not isinstance(t, bool) for t in stamps)
+    keys = pd.DataFrame({"item": [r[3] for r in records], "rater": [r[2] for r in records]}, dtype=object)
+    answers = [(r[1].get("answer"), repr(r[1].get("accept")), repr(r[1].get("spans"))) for r in records]
+    keep = pick_repeats(keys, np.asarray(stamps, dtype=float) if has_time else None, duplicates, path.name,
+                        differs=answers, wheres=[r[0] for r in records])
     ratings: list[Rating] = []
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
-    n = n_ignored = n_rejected = 0
-    with path.open(encoding="utf-8") as fh:
-        for where, rec in iter_jsonl(fh, path.name):
-            n += 1
-            if task == "auto":
-                task = _kind(rec)  # type: ignore[assignment]
-            rater = rec.get("_annotator_id") or rec.get("_session_id")
-            if not isinstance(rater, str | int) or isinstance(rater, bool):
-                raise ValueError(f"{where}: task has no '_annotator_id' or '_session_id'; "
-                                 "annotate with named sessions (?session=NAME) to tell annotators apart")
-            rater = str(rater)
-            answer = rec.get("answer")
-            if answer not in ("accept", "reject", "ignore"):
-                raise ValueError(f"{where}: 'answer' must be 'accept', 'reject' or 'ignore'; got {answer!r}")
-            if answer == "ignore":
-                n_ignored += 1
-                continue
-            if task == "binary":
-                ratings.append(Rating(_hash(rec, "_task_hash", where), rater, answer, where))
-                continue
-            if answer == "reject":
-                n_rejected += 1
-                continue
-            doc = _hash(rec, "_input_hash", where)
-            if task == "choice":
-                accepted = rec.get("accept", [])
-                if not isinstance(accepted, list) or not all(isinstance(x, str | int) for x in accepted):
-                    raise ValueError(f"{where}: 'accept' must be a list of option ids; got {accepted!r}")
-                ratings.append(Rating(doc, rater, tuple(str(x) for x in accepted) or None, where))
-                continue
-            found = rec.get("spans", [])
-            if not isinstance(found, list):
-                raise ValueError(f"{where}: 'spans' must be a list; got {type(found).__name__}")
-            annotated.setdefault(doc, set()).add(rater)
-            for k, sp in enumerate(found, 1):
-                if not isinstance(sp, dict) or not isinstance(sp.get("label"), str):
-                    raise ValueError(f"{where}: span {k} needs 'start', 'end' and a string 'label'; got {sp!r}")
-                start, end = check_span(doc, sp.get("start"), sp.get("end"), where)
-                spans.append(Span(doc, rater, start, end, sp["label"], where))
+    for (where, rec, rater, key), kept in zip(records, keep):
+        if not kept:
+            continue
+        answer = rec["answer"]
+        if task == "binary":
+            ratings.append(Rating(key, rater, answer, where))
+            continue
+        if answer == "reject":
+            n_rejected += 1
+            continue
+        if task == "choice":
+            accepted = rec.get("accept", [])
+            if not isinstance(accepted, list) or not all(isinstance(x, str | int) for x in accepted):
+                raise ValueError(f"{where}: 'accept' must be a list of option ids; got {accepted!r}")
+            ratings.append(Rating(key, rater, tuple(str(x) for x in accepted) or None, where))
+            continue
+        found = rec.get("spans", [])
+        if not isinstance(found, list):
+            raise ValueError(f"{where}: 'spans' must be a list; got {type(found).__name__}")
+        text = rec.get("text")
+        length = len(text) if isinstance(text, str) else None
+        annotated.setdefault(key, set()).add(rater)
+        for k, sp in enumerate(found, 1):
+            if not isinstance(sp, dict) or not isinstance(sp.get("label"), str):
+                raise ValueError(f"{where}: span {k} needs 'start', 'end' and a string 'label'; got {sp!r}")
+            start, end = check_span(key, sp.get("start"), sp.get("end"), where, length)
+            spans.append(Span(key, rater, start, end, sp["label"], where))
     warn_skipped(n_ignored, n, "answer 'ignore'", path.name)
     warn_skipped(n_rejected, n, f"answer 'reject' on {task} tasks", path.name)
     if task == "spans":
-        return spans_to_ratings(spans, annotated, span_rule or SpanRule())
+        return spans_to_ratings(spans, annotated, SpanRule.parse(span_rule))
     return ratings

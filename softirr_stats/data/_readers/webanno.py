@@ -9,11 +9,19 @@ annotation whose feature is empty (read as the label ``"*"``; ignored with
 ``unit="document"``); a ``[n]`` suffix ties the tokens of one multi-token
 annotation together. Escaped characters (``\\|``, ``\\_``, ``\\[`` ...) are unescaped.
 
-INCEpTION's project export keeps annotators apart as ``annotation/<document>/<user>.tsv``:
+INCEpTION's project export keeps annotators apart as ``annotation/<document>/<user>.tsv``;
+the path may be that folder, a project export ``.zip`` (read in place; its ``curation/`` folder,
+the curated result, is skipped with a note) or one ``.tsv`` file:
 
 - rater: the file's stem (the user); document: the name of the folder holding the file.
   ``INITIAL_CAS`` and ``CURATION_USER`` files (the unannotated document, the curated result)
   are not annotators and are skipped with a warning.
+- INCEpTION writes only the layers a file uses: a file without the chosen layer's ``#T_SP=``
+  header is an annotator who marked nothing on that layer (the layer must be in some file).
+- Stacked annotations on one span (``ORG[1]|ORGpart[2]``) are read by the span rule's
+  ``stacked=`` (by default one set-valued label ``{ORG, ORGpart}``).
+- A file cut off in the middle of a line (a cell such as ``LOC[1`` or a last line with fewer
+  columns than the others) is refused, naming the line.
 - ``unit="span"`` (default): each annotation of the chosen layer is a span (token offsets
   joined over its ``[n]`` tokens); items by the span rule; label: the feature value.
 - ``unit="document"``: the document is the item; label: the feature value(s) the rater gave in
@@ -25,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from softirr_stats.data._readers._common import Rating, Where, warn_skipped
+from softirr_stats.data._readers import _common
+from softirr_stats.data._readers._common import Rating, Where, decode, read_text, warn_skipped
 from softirr_stats.data._readers._spans import Span, SpanRule, spans_to_ratings
 
 if TYPE_CHECKING:
@@ -91,7 +100,7 @@ def _layers(lines: list[str], name: str) -> list[_Layer]:
 def _pick(layers: list[_Layer], layer: str | None, feature: str | None, name: str) -> tuple[_Layer, int]:
     span_layers = {lay.name: lay for lay in layers}
     if not span_layers:
-        raise ValueError(f"{name}: no span layer (#T_SP=) in the header")
+        raise ValueError(f"{name}: no span layer (#T_SP=) in the header of any file")
     if layer is None:
         if len(span_layers) > 1:
             raise ValueError(f"{name}: several span layers {sorted(span_layers)}; pass layer= one of them")
@@ -133,6 +142,9 @@ def _annotations(lines: list[str], column: int, name: str) -> list[tuple[int, in
         if cell == "_":
             continue
         for part in _split_unescaped(cell):
+            if _CUT.search(part):
+                raise ValueError(f"{where}: cell {part!r} is cut off (an unclosed '['); the file looks truncated "
+                                 "- export it again")
             m = _ID.match(part)
             value = m.group("value") if m else part
             value = value if value == "*" else _unescape(value)
@@ -149,54 +161,112 @@ def _annotations(lines: list[str], column: int, name: str) -> list[tuple[int, in
 
 
 _NOT_ANNOTATORS = ("INITIAL_CAS", "CURATION_USER")
+_CUT = re.compile(r"\[[0-9_]*$")
 
 
-def _files(path: Path) -> list[tuple[Path, str, str]]:
-    """(file, document, rater) for a folder of <document>/<user>.tsv files (or one file)."""
-    if path.is_file():
-        return [(path, path.parent.name, path.stem)]
-    files = sorted(p for p in path.rglob("*.tsv") if p.is_file())
-    if not files:
-        raise ValueError(f"{path}: no .tsv files (expected annotation/<document>/<user>.tsv)")
-    kept = [p for p in files if p.stem not in _NOT_ANNOTATORS]
-    warn_skipped(len(files) - len(kept), len(files), f"{' / '.join(_NOT_ANNOTATORS)} files are not annotators",
-                 path.name, stacklevel=6)
-    return [(p, p.parent.name, p.stem) for p in kept]
+def _files(path: Path, encoding: str) -> tuple[list[tuple[str, str, str, list[str]]], list[str]]:
+    """(shown name, document, rater, lines) per annotator file of a folder, zip or file; notes."""
+    import zipfile
+
+    notes: list[str] = []
+    if path.is_file() and zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as zf:
+            names = [n for n in zf.namelist() if not n.endswith("/")]
+            curated = [n for n in names if n.split("/")[0] == "curation"]
+            if curated:
+                notes.append(f"{path.name}: {len(curated)} file(s) under curation/ (the curated result) skipped")
+            tsv = sorted(n for n in names if n.endswith(".tsv") and "annotation" in n.split("/")[:-2])
+            if not tsv:
+                other = sorted({Path(n).suffix or n for n in names if n.split("/")[0] == "annotation"})
+                raise ValueError(f"{path.name}: no WebAnno TSV files under annotation/<document>/<user>.tsv "
+                                 f"(annotation/ holds {other or 'nothing'}); export the project with the "
+                                 "'WebAnno TSV v3' format")
+            rows = [(f"{path.name}:{n}", Path(n).parent.name, Path(n).stem,
+                     decode(zf.read(n), f"{path.name}:{n}", encoding).splitlines()) for n in tsv]
+    elif path.is_file():
+        rows = [(path.name, path.parent.name, path.stem, read_text(path, encoding).splitlines())]
+    else:
+        files = sorted(p for p in path.rglob("*.tsv") if p.is_file())
+        if not files:
+            raise ValueError(f"{path}: no .tsv files (expected annotation/<document>/<user>.tsv)")
+        rows = [(p.relative_to(path).as_posix(), p.parent.name, p.stem,
+                 read_text(p, encoding, p.relative_to(path).as_posix()).splitlines())
+                for p in _common.progress(files, total=len(files), desc=f"reading {path.name}",
+                                          nbytes=len(files) * _common.PER_FILE)]
+    kept = [r for r in rows if r[2] not in _NOT_ANNOTATORS]
+    warn_skipped(len(rows) - len(kept), len(rows), f"{' / '.join(_NOT_ANNOTATORS)} files are not annotators",
+                 path.name, stacklevel=7)
+    return kept, notes
+
+
+def _check_complete(lines: list[str], name: str) -> None:
+    """A file cut off mid-line: its last token line has fewer columns than the others."""
+    tokens = [(k, line) for k, line in enumerate(lines, 1) if line and not line.startswith("#")]
+    if len(tokens) < 2:
+        return
+    width = tokens[0][1].count("\t")
+    k, last = tokens[-1]
+    cell = last.rstrip("\t").rsplit("\t", 1)[-1]
+    if last.count("\t") < width and _CUT.search(cell.rsplit("|", 1)[-1]):
+        raise ValueError(f"{name}, line {k}: cell {cell.rsplit('|', 1)[-1]!r} is cut off (an unclosed '['); the file "
+                         "looks truncated - export it again")
+    if last.count("\t") < width:
+        raise ValueError(f"{name}, line {k}: {last.count(chr(9)) + 1} columns where the other token lines have "
+                         f"{width + 1}; the file looks cut off (truncated) - export it again")
 
 
 def read_webanno_tsv(path: Path, *, layer: str | None = None, feature: str | None = None,
-                     unit: Literal["span", "document"] = "span",
-                     span_rule: SpanRule | None = None) -> "list[Rating] | pd.DataFrame":
+                     unit: Literal["span", "document"] = "span", span_rule: SpanRule | str | None = None,
+                     encoding: str = "utf-8") -> "tuple[list[Rating] | pd.DataFrame, list[str]]":
     """Ratings from WebAnno TSV3 files (see the module docstring).
 
     Parameters
     ----------
-    path : Path of a folder of ``<document>/<user>.tsv`` files.
+    path : Path of a folder of ``<document>/<user>.tsv`` files, a project export ``.zip`` or one file.
     layer : str, optional
         Span layer (full name or its last part, e.g. ``"NamedEntity"``); needed when several.
     feature : str, optional
         Feature of the layer to read (default: the only one, else ``"value"``).
     unit : {"span", "document"}
         Items are spans (by the span rule) or whole documents.
-    span_rule : SpanRule, optional
-        How spans become items (default: exact spans).
+    span_rule : SpanRule or str, optional
+        How spans become items (default: exact spans, stacked spans as one set).
+    encoding : str
+        Text encoding of the files.
     """
     if unit not in _UNITS:
         raise ValueError(f"unit must be one of {list(_UNITS)}; got {unit!r}")
     ratings: list[Rating] = []
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
-    for file, doc, rater in _files(path):
-        lines = file.read_text(encoding="utf-8").splitlines()
-        shown = str(file.relative_to(path)) if path.is_dir() else file.name
-        _, column = _pick(_layers(lines, shown), layer, feature, shown)
-        found = _annotations(lines, column, shown)
+    files, notes = _files(path, encoding)
+    parsed = [(shown, doc, rater, lines, _layers(lines, shown)) for shown, doc, rater, lines in files]
+    union: dict[str, _Layer] = {}
+    for *_, layers in parsed:
+        for lay in layers:
+            union.setdefault(lay.name, lay)
+    chosen, _ = _pick(list(union.values()), layer, feature, path.name)
+    feat = chosen.features[_ - chosen.first_column]
+    absent = []
+    for shown, doc, rater, lines, layers in parsed:
+        _check_complete(lines, shown)
+        mine = [lay for lay in layers if lay.name == chosen.name]
+        if mine:
+            if feat not in mine[0].features:
+                raise ValueError(f"{shown}: layer {chosen.name} has no feature {feat!r} here (features "
+                                 f"{list(mine[0].features)})")
+            found = _annotations(lines, mine[0].first_column + mine[0].features.index(feat), shown)
+        else:
+            found = []  # INCEpTION writes only the layers a file uses: nothing marked on this one
+            absent.append(shown)
         if unit == "document":
             values = tuple(sorted({v for _, _, v, _ in found if v != "*"}))
             ratings.append(Rating(doc, rater, values or None, Where(shown, 1, "line")))
             continue
         annotated.setdefault(doc, set()).add(rater)
         spans.extend(Span(doc, rater, b, e, v, w) for b, e, v, w in found)
+    if absent:
+        notes.append(f"layer {chosen.name} is absent from {len(absent)} file(s) {absent[:5]}: read as nothing marked")
     if unit == "span":
-        return spans_to_ratings(spans, annotated, span_rule or SpanRule())
-    return ratings
+        return spans_to_ratings(spans, annotated, SpanRule.parse(span_rule)), notes
+    return ratings, notes
