@@ -280,7 +280,7 @@ def test_bad_inputs_give_clear_errors(data, tmp_path):
         sis.fleiss_kappa(ann, similarity=F, judgments=good, judge=lambda a, b: np.zeros(len(a)))
     with pytest.raises(ValueError, match="chance='exact'"):
         sis.fleiss_kappa(ann, similarity=F, judgments=good, chance=sis.MonteCarlo(permutations=2))
-    with pytest.raises(ValueError, match="design='raters'"):
+    with pytest.raises(ValueError, match="Bootstrap design 'raters' is not supported here"):
         sis.fleiss_kappa(ann, similarity=F, judgments=good, ci=sis.Bootstrap(n=50, design="raters"))
     with pytest.raises(ValueError, match="needs judgments= or judge="):
         sis.fleiss_kappa(ann, similarity=F, ci=sis.Bootstrap(n=50, design="judged"))

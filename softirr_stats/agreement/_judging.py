@@ -22,17 +22,24 @@ import pandas as pd
 from softirr_stats._validation import check_choice, check_positive_int
 from softirr_stats.agreement._evaluator import Prepared
 from softirr_stats.agreement._point import as_annotations, point_estimate
-from softirr_stats.agreement._ppi_terms import all_distinct_pairs, check_family, term_weights
+from softirr_stats.agreement._ppi_terms import (
+    all_distinct_pairs,
+    chance_components,
+    check_family,
+    observed_factor,
+    term_weights,
+)
 from softirr_stats.agreement._registry import COEFFICIENTS
 from softirr_stats.agreement._similarity import resolve_similarity
 
-__all__ = ["COEFFICIENT_FAMILIES", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
+__all__ = ["COEFFICIENT_FAMILIES", "JUDGED_COEFFICIENTS", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
            "label_text", "PLAN_COLUMNS"]
 
-COEFFICIENT_FAMILIES = {  # from the coefficient registry: every coefficient that takes judgments=
-    **{name: c.family.name for name, c in COEFFICIENTS.items() if c.judgments},
-    **{c.weighted_name: c.family.name for c in COEFFICIENTS.values() if c.judgments and c.weighted_name},
+JUDGED_COEFFICIENTS = {  # from the coefficient registry: every coefficient that takes judgments=
+    **{name: c for name, c in COEFFICIENTS.items() if c.judgments},
+    **{c.weighted_name: c for c in COEFFICIENTS.values() if c.judgments and c.weighted_name},
 }
+COEFFICIENT_FAMILIES = {name: c.family.name for name, c in JUDGED_COEFFICIENTS.items()}
 STRATEGIES = ("uniform", "active")
 PLAN_COLUMNS = ["label_a", "label_b", "score", "q", "terms", "draws", "coefficient"]
 
@@ -111,28 +118,6 @@ def _mix(po: float, pe: float) -> tuple[float, float]:
     return 1.0, max((1.0 - po) / (1.0 - pe), 0.05)
 
 
-def _chance_components(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
-    """(J, K) distributions X, Y with the chance weight of an ordered distinct pair ``(a, b)``
-    proportional to ``sum_j X_j(a) Y_j(b)``."""
-    d, k = prep.design, prep.design.n_codes
-    r = d.r_i.astype(np.float64)
-    if prep.family.name in ("ac1", "bp"):
-        u = np.full((1, k), 1.0 / k)
-        return u, u
-    if prep.family.name == "pooled":
-        pi = np.bincount(d.rating_code, weights=1.0 / r[d.rating_item], minlength=k)
-        return (pi / pi.sum())[None], (pi / pi.sum())[None]
-    if prep.family.name == "alpha":
-        nk = np.bincount(d.rating_code, weights=(r[d.rating_item] >= 2).astype(float), minlength=k)
-        return (nk / nk.sum())[None], (nk / nk.sum())[None]
-    counts = np.bincount(d.rating_rater.astype(np.int64) * k + d.rating_code, minlength=prep.nr * k)
-    counts = counts.reshape(prep.nr, k).astype(np.float64)
-    rated = np.flatnonzero(counts.sum(axis=1) > 0)
-    Q = counts[rated] / counts[rated].sum(axis=1, keepdims=True)
-    ra, rb = np.nonzero(~np.eye(len(rated), dtype=bool))
-    return Q[ra], Q[rb]
-
-
 def _inverse_cdf(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     c = np.cumsum(p)
     return np.minimum(np.searchsorted(c, u * c[-1], side="right"), len(p) - 1)
@@ -140,7 +125,7 @@ def _inverse_cdf(p: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 def _draw_chance(prep: Prepared, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """``size`` ordered distinct pairs drawn with probability proportional to the chance weights."""
-    X, Y = _chance_components(prep)
+    X, Y = chance_components(prep)
     p_j = 1.0 - np.sum(X * Y, axis=1)  # each component's chance of a distinct pair
     out_a, out_b, have = [], [], 0
     while have < size:  # rejection of identical pairs: a few rounds at most
@@ -162,9 +147,7 @@ def _draw_chance(prep: Prepared, size: int, rng: np.random.Generator) -> tuple[n
 def _draw_observed(prep: Prepared, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Within-item pairs with distinct labels, drawn with probability proportional to their weight."""
     d = prep.design
-    r = d.r_i.astype(np.float64)
-    pairs = np.maximum(r * (r - 1) / 2.0, 1.0)
-    fac = r / pairs if prep.family.name == "alpha" else 1.0 / pairs  # only items with 2+ ratings have pairs
+    fac = observed_factor(prep)  # only items with 2+ ratings have pairs
     distinct = np.flatnonzero(d.pair_ca != d.pair_cb)
     pick = distinct[_inverse_cdf(fac[d.pair_item[distinct]], rng.random(size))]
     return d.pair_ca[pick].astype(np.int64), d.pair_cb[pick].astype(np.int64)
@@ -202,7 +185,7 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
     check_choice("strategy", strategy, STRATEGIES)
     if not 0.0 < uniform_share <= 1.0:
         raise ValueError(f"uniform_share must be in (0, 1]; got {uniform_share!r}")
-    if prep.family.name not in ("ac1", "bp") and len(np.unique(prep.design.rating_code)) < 2:
+    if not prep.family.judged_weights().categories and len(np.unique(prep.design.rating_code)) < 2:
         raise ValueError("every rating uses the same label: there is no label pair to judge")
     mix = _mix(po, pe)
     rng = np.random.default_rng(seed)
@@ -280,8 +263,7 @@ def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = 
     check_choice("coefficient", coefficient, COEFFICIENT_FAMILIES)
     ann = as_annotations(ann, categories)
     family = COEFFICIENT_FAMILIES[coefficient]
-    if coefficient in ("cohen_kappa", "scott_pi") and ann.n_raters != 2:
-        raise ValueError(f"{coefficient} is defined for exactly two raters; got {ann.n_raters}")
+    JUDGED_COEFFICIENTS[coefficient].check_raters(ann)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
     with warnings.catch_warnings():  # the plan only needs the estimator's terms; the coefficient call warns
         warnings.simplefilter("ignore")
