@@ -99,6 +99,8 @@ class JudgingPlan:
         out["label_a"] = [label_text(v) for v in out["label_a"]]
         out["label_b"] = [label_text(v) for v in out["label_b"]]
         out["judgment"] = np.nan
+        if "gold_draws" in out.columns:  # the gold judge fills "gold" on the rows with gold draws
+            out["gold"] = np.nan
         path = Path(path)
         out.to_csv(path, index=False, float_format="%.17g")
         return path
@@ -178,10 +180,15 @@ def _design_q(tw: Any, mix: tuple[float, float]) -> np.ndarray:
 
 
 def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *, n: int, strategy: str,
-                       seed: int, uniform_share: float = 0.2) -> JudgingPlan:
+                       seed: int, uniform_share: float = 0.2, gold_n: int | None = None) -> JudgingPlan:
     """Draw a judging plan for a prepared coefficient whose estimator terms are ``(po, pe)``."""
     check_family(prep)
     check_positive_int(n, "n")
+    if gold_n is not None:
+        check_positive_int(gold_n, "gold_n")
+        if gold_n > n:
+            raise ValueError(f"gold_n must be at most n (the gold draws are a subsample of the judged draws); "
+                             f"got gold_n={gold_n}, n={n}")
     check_choice("strategy", strategy, STRATEGIES)
     if not 0.0 < uniform_share <= 1.0:
         raise ValueError(f"uniform_share must be in (0, 1]; got {uniform_share!r}")
@@ -220,13 +227,17 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
         "label_a": vocab[ua], "label_b": vocab[ub], "score": prep.sim.pairs(ua, ub).values, "q": q,
         "terms": served, "draws": counts.astype(np.int64), "coefficient": coefficient,
     })
+    if gold_n is not None:  # a simple random subsample of the draws, judged again by the gold judge
+        draw_row = np.repeat(np.arange(len(counts)), counts)
+        pick = np.random.default_rng([int(seed), 1]).choice(int(n), size=int(gold_n), replace=False)
+        pairs["gold_draws"] = np.bincount(draw_row[pick], minlength=len(counts)).astype(np.int64)
     return JudgingPlan(pairs=pairs, n=int(n), coefficient=coefficient, strategy=strategy, seed=int(seed),
                        codes=(ua, ub))
 
 
 def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = "fleiss_kappa",
                  strategy: str = "uniform", seed: int = 0, categories: Any = None, weights: Any = None,
-                 uniform_share: float = 0.2) -> JudgingPlan:
+                 uniform_share: float = 0.2, gold_n: int | None = None) -> JudgingPlan:
     """Draw the label pairs a trusted judge should score, with known probabilities.
 
     Parameters
@@ -244,6 +255,17 @@ def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = 
         also in proportion to ``sqrt(f (1 - f))``, mixed with uniform (``uniform_share``).
     seed : int
         The same seed gives the same plan.
+    categories, weights
+        As for the coefficient functions.
+    uniform_share : float
+        Share of the uniform design in the active one.
+    gold_n : int, optional
+        Two-stage design: a simple random subsample of ``gold_n`` of the ``n`` draws is judged
+        again by a gold judge (an expert, or a second judge). The plan gets a ``gold_draws``
+        column (the row's draws in the subsample; a row with ``gold_draws > 0`` needs a gold
+        judgment) and its CSV a ``gold`` column to fill in. The prediction-powered estimate
+        then targets the gold judge's coefficient (estimator -> judge -> gold) and reports the
+        judge's error rate on the gold draws.
 
     Returns
     -------
@@ -269,7 +291,7 @@ def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = 
         warnings.simplefilter("ignore")
         result, prep = point_estimate(ann, family=family, coefficient=coefficient, sim=sim, chance="exact")
     return plan_from_prepared(prep, coefficient, result.observed, result.expected, n=n, strategy=strategy,
-                              seed=seed, uniform_share=uniform_share)
+                              seed=seed, uniform_share=uniform_share, gold_n=gold_n)
 
 
 def _frame(source: Any) -> pd.DataFrame:
@@ -279,13 +301,48 @@ def _frame(source: Any) -> pd.DataFrame:
         return source.copy()
     if isinstance(source, str | Path):
         return pd.read_csv(source, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
-                           na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""]})
+                           na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""], "gold": [""],
+                                      "gold_draws": [""]})
     raise TypeError(f"judgments must be a path to a plan CSV, a DataFrame or a JudgingPlan; "
                     f"got {type(source).__name__}")
 
 
+def _read_gold(df: pd.DataFrame, require_judgment: bool) -> None:
+    """Check (in place) the gold stage's columns: ``gold_draws`` in 0..draws, ``gold`` in [0, 1] where drawn."""
+    if "gold" not in df.columns and "gold_draws" not in df.columns:
+        return
+    if "gold" in df.columns:
+        df["gold"] = pd.to_numeric(df["gold"], errors="coerce")
+    if "gold_draws" not in df.columns:
+        df["gold_draws"] = np.where(np.isfinite(df["gold"].to_numpy(dtype=float)), df["draws"], 0)
+    gd = pd.to_numeric(df["gold_draws"], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(gd) | (gd < 0) | (gd != np.round(gd)) | (gd > df["draws"].to_numpy(dtype=float))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"judgments column 'gold_draws' must hold integers from 0 to the row's draws; "
+                         f"row {row} has {df['gold_draws'].iloc[row]!r}")
+    df["gold_draws"] = gd.astype(np.int64)
+    if not require_judgment or not (gd > 0).any():
+        return
+    if "gold" not in df.columns:
+        raise ValueError("judgments have gold_draws but no 'gold' column: the gold judge's judgments of the rows "
+                         "with gold_draws > 0 are missing")
+    g = df["gold"].to_numpy(dtype=float)
+    need = gd > 0
+    bad = need & ~(np.isfinite(g) & (g >= 0) & (g <= 1))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"gold must lie in [0, 1] on every row with gold_draws > 0; row {row} "
+                         f"({df['label_a'].iloc[row]!r}, {df['label_b'].iloc[row]!r}) has {df['gold'].iloc[row]!r}")
+
+
 def read_judgments(source: Any, *, lam: float | None = None, require_judgment: bool = True) -> pd.DataFrame:
     """Read a judged plan: the plan's CSV (or DataFrame) with a ``judgment`` column in [0, 1].
+
+    A two-stage plan (``judging_plan(gold_n=...)``) also has ``gold_draws`` and a ``gold``
+    column: the gold judge's judgment in [0, 1] on every row with ``gold_draws > 0``. A
+    ``gold`` column without ``gold_draws`` marks every draw of a row with a gold judgment as a
+    gold draw; those rows must then be a random subsample of the judged draws.
 
     Parameters
     ----------
@@ -335,6 +392,7 @@ def read_judgments(source: Any, *, lam: float | None = None, require_judgment: b
             row = int(np.flatnonzero(out)[0])
             raise ValueError(f"judgment must lie in [0, 1] (a probability that the labels are equivalent); "
                              f"row {row} ({df['label_a'].iloc[row]!r}, {df['label_b'].iloc[row]!r}) has {h[row]!r}")
+    _read_gold(df, require_judgment)
     if lam is not None and not (isinstance(lam, int | float) and 0.0 <= float(lam) <= 1.0):
         raise ValueError(f"lam must be a number in [0, 1] or None (estimated); got {lam!r}")
     df.attrs["lambda"] = None if lam is None else float(lam)

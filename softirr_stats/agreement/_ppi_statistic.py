@@ -23,7 +23,7 @@ variance slightly conservative against the fixed-size subsample.
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ from softirr_stats.agreement._judging import JUDGED_COEFFICIENTS, label_text, pl
 from softirr_stats.agreement._ppi_terms import (
     DeltaVariance,
     PpiTerms,
+    TermWeights,
     check_family,
     combine_np,
     delta_variance,
@@ -247,10 +248,15 @@ class PpiStatistic:
         """Term weights at the sub-rows and the estimator's own terms for item weights C."""
         if C is None:
             if "tw" not in self._cache:
-                self._cache["tw"] = term_weights(self.prep, self.a, self.b)
+                self._cache["tw"] = self._at_subrows(term_weights(self.prep, self.judged.a, self.judged.b))
             return self._cache["tw"], np.array([self.pf_o]), np.array([self.pf_e])
         out = evaluate(self.prep, C)
-        return term_weights(self.prep, self.a, self.b, C), out["pa"], out["pe"]
+        return self._at_subrows(term_weights(self.prep, self.judged.a, self.judged.b, C)), out["pa"], out["pe"]
+
+    def _at_subrows(self, tw: TermWeights) -> TermWeights:
+        """Term weights of the distinct judged pairs, repeated for their sub-rows (a pair's gold and
+        non-gold draws are two sub-rows; term_weights itself takes each pair once)."""
+        return replace(tw, Wo=tw.Wo[:, self.row], We=tw.We[:, self.row])
 
     def terms(self, C: np.ndarray | None = None, h: np.ndarray | None = None, row: int = 0) -> PpiTerms:
         """The Hansen-Hurwitz summands of one replicate (``h`` default: the rectified judgments)."""
