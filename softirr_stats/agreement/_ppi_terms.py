@@ -479,13 +479,15 @@ def floored_delta(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float)
     When every judged draw has the same judgment and the same linearised summand (the usual
     case: no judged pair is equivalent, so the tuned ``lambda`` is 0 and every summand is 0) the sample variance is
     exactly 0, although the judged sample has only failed to *see* equivalent mass. The floor
-    adds one pseudo-draw with the opposite judgment (``1 - h``, ``h`` the judgments' mean) on a
-    pair of average weight (the means of ``W_o / q``, ``W_e / q`` and ``f`` over the draws) and
-    takes the variance and the degrees of freedom of the ``n + 1`` summands: a pseudo-count in
-    the spirit of the Agresti-Coull "add a success" interval. With one deviating summand in
-    ``n + 1`` the kurtosis-shrunk ``df`` is about 2, so the 95% half-width is about ``4 |d| / n``
-    (``d`` the pseudo-draw's summand), close to the exact binomial bound (``3.7 / n``, the
-    rule of three) on a proportion none of ``n`` draws has shown.
+    adds, for each term, one pseudo-draw with the opposite judgment (``1 - h``, ``h`` the
+    judgments' common value) on a pair of average weight in that term (the mean of ``W_T / q``
+    and of ``f`` over the draws; one pseudo-draw per term, so that the floors of the observed
+    and chance terms do not cancel in the gradient) and takes the variance and the degrees of
+    freedom of the ``n + 2`` summands: a pseudo-count in the spirit of the Agresti-Coull "add
+    a success" interval. With two deviating summands the kurtosis-shrunk ``df`` is small (about
+    3), so the 95% half-width is a few ``|d| / n`` (``d`` a pseudo-draw's summand), of the order
+    of the exact binomial bound (``3.7 / n``, the rule of three) on a proportion none of ``n``
+    draws has shown.
 
     Examples
     --------
@@ -494,7 +496,7 @@ def floored_delta(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float)
     >>> t = PpiTerms(zo=w * h, go=w * f, ze=w * h, ge=w * f, m=np.ones(30), wo_q=w, we_q=w, h=h, f=f)
     >>> dv = floored_delta(t, 0.0, 0.0, 0.6, 0.3)  # no judged pair equivalent
     >>> dv.raw_var, dv.floored, dv.var > 0, round(dv.df, 1)
-    (0.0, True, True, 2.2)
+    (0.0, True, True, 3.4)
     """
     var = delta_variance(t, lam_o, lam_e, po, pe)
     d = delta_influence(t, lam_o, lam_e, po, pe)
@@ -508,8 +510,10 @@ def floored_delta(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float)
     m = t.m
     mean = lambda x: float((m * x).sum() / n)  # noqa: E731
     wo, we, f_bar, h_p = mean(t.wo_q), mean(t.we_q), mean(t.f), 1.0 - mean(t.h)
-    pseudo = PpiTerms(zo=np.r_[t.zo, wo * h_p], go=np.r_[t.go, wo * f_bar], ze=np.r_[t.ze, we * h_p],
-                      ge=np.r_[t.ge, we * f_bar], m=np.r_[m, 1.0])
+    # one pseudo-draw per term (a pair of average weight in that term only), so that the terms'
+    # floors do not cancel in the coefficient's gradient
+    pseudo = PpiTerms(zo=np.r_[t.zo, wo * h_p, 0.0], go=np.r_[t.go, wo * f_bar, 0.0],
+                      ze=np.r_[t.ze, 0.0, we * h_p], ge=np.r_[t.ge, 0.0, we * f_bar], m=np.r_[m, 1.0, 1.0])
     v = delta_variance(pseudo, lam_o, lam_e, po, pe)
     df_p = effective_df(delta_influence(pseudo, lam_o, lam_e, po, pe), pseudo.m)
     return DeltaVariance(v, df_p, True, var)
