@@ -49,6 +49,8 @@ __all__ = ["Judged", "judged_rows", "PpiStatistic", "ppi_result", "PPI_DEFAULT_D
            "SUPERPOPULATION", "JUDGE_ERROR_NOTE"]
 
 PPI_DEFAULT_DRAWS = 200
+#: Fewer judged draws judged equivalent than this: the interval may undercover (docs/ppi.md's study).
+FEW_EQUIVALENT = 5
 CONDITIONAL = ("conditional on the items: this study's coefficient computed with the judge's judgments "
                "(the true coefficient only if the judge makes no error)")
 CONDITIONAL_GOLD = ("conditional on the items: this study's coefficient computed with the gold judge's "
@@ -393,6 +395,13 @@ def ppi_result(result: AgreementResult, prep: Prepared, judgments: Any, judge: A
         msg = floor_note(stat)
         warnings.warn(msg, SoftIRRWarning, stacklevel=3)
         warn.append(msg)
+    else:
+        hits = float((stat.m * (stat.h_eff >= 0.5)).sum())
+        if hits < FEW_EQUIVALENT:
+            msg = (f"only {hits:g} of {j.n} judged draws were judged equivalent: the interval rests on so few "
+                   "equivalent pairs that it may undercover (one-sided: the truth above it); judge more pairs")
+            warnings.warn(msg, SoftIRRWarning, stacklevel=3)
+            warn.append(msg)
     info: dict[str, Any] = {
         "lambda": {"observed": lam[0], "chance": lam[1]},
         "lambda_fixed": j.lam is not None,
@@ -403,6 +412,7 @@ def ppi_result(result: AgreementResult, prep: Prepared, judgments: Any, judge: A
         "se_delta": math.sqrt(dv.var) if dv.var >= 0 else math.nan,
         "se_delta_raw": math.sqrt(var) if var >= 0 else math.nan,
         "variance_floored": dv.floored,
+        "skewness": dv.skewness,
         "df": float(dv.df),
         "se_judge_only": math.sqrt(var_j) if var_j >= 0 else math.nan,
         "estimand": CONDITIONAL_GOLD if stat.gold else CONDITIONAL,

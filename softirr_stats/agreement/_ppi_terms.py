@@ -471,6 +471,7 @@ class DeltaVariance:
     df: float
     floored: bool
     raw_var: float
+    skewness: float = 0.0  # of the linearised summands over the draws (0 without spread)
 
 
 def floored_delta(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float) -> DeltaVariance:
@@ -506,7 +507,7 @@ def floored_delta(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float)
     equal = d.size > 0 and float(np.max(d) - np.min(d)) <= 1e-12 * scale
     same_h = t.h is not None and t.h.size > 0 and float(np.ptp(t.h)) == 0.0  # every judged value equal
     if not (equal and same_h and math.isfinite(var) and n >= 1 and t.wo_q is not None):
-        return DeltaVariance(var, df, False, var)
+        return DeltaVariance(var, df, False, var, summand_skewness(d, t.m))
     m = t.m
     mean = lambda x: float((m * x).sum() / n)  # noqa: E731
     wo, we, f_bar, h_p = mean(t.wo_q), mean(t.we_q), mean(t.f), 1.0 - mean(t.h)
@@ -515,5 +516,24 @@ def floored_delta(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float)
     pseudo = PpiTerms(zo=np.r_[t.zo, wo * h_p, 0.0], go=np.r_[t.go, wo * f_bar, 0.0],
                       ze=np.r_[t.ze, 0.0, we * h_p], ge=np.r_[t.ge, 0.0, we * f_bar], m=np.r_[m, 1.0, 1.0])
     v = delta_variance(pseudo, lam_o, lam_e, po, pe)
-    df_p = effective_df(delta_influence(pseudo, lam_o, lam_e, po, pe), pseudo.m)
-    return DeltaVariance(v, df_p, True, var)
+    dp = delta_influence(pseudo, lam_o, lam_e, po, pe)
+    return DeltaVariance(v, effective_df(dp, pseudo.m), True, var, summand_skewness(dp, pseudo.m))
+
+
+def summand_skewness(d: np.ndarray, m: np.ndarray) -> float:
+    """Skewness ``m3 / m2^1.5`` of the per-draw summands (draw multiplicities ``m``); 0 without spread.
+
+    >>> round(summand_skewness(np.r_[1.0, np.zeros(9)], np.ones(10)), 3)
+    2.667
+    """
+    m = np.asarray(m, dtype=np.float64)
+    n = float(m.sum())
+    if n < 2:
+        return 0.0
+    mean = float((m * d).sum() / n)
+    c2 = float((m * (d - mean) ** 2).sum() / n)
+    if not c2 > 0:
+        return 0.0
+    return float((m * (d - mean) ** 3).sum() / n) / c2**1.5
+
+
