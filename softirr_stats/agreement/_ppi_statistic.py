@@ -364,6 +364,34 @@ def ppi_result(result: AgreementResult, prep: Prepared, judgments: Any, judge: A
     ``result`` and ``prep`` are the plain soft coefficient with the cheap estimator; the
     returned result carries the prediction-powered value, its observed/expected terms and
     ``details["ppi"]`` (no interval: the uncertainty layer attaches it from the statistic).
+
+    Parameters
+    ----------
+    result : AgreementResult
+        The soft coefficient computed with the cheap estimator.
+    prep : Prepared
+        Its prepared statistic (``chance="exact"``).
+    judgments : path, DataFrame, JudgingPlan or None
+        The judged plan (``read_judgments``); None with ``judge=`` draws a default plan.
+    judge : estimator, callable or None
+        Scores the planned pairs instead of a ``judgment`` column.
+
+    Returns
+    -------
+    (AgreementResult, PpiStatistic)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from softirr_stats.agreement import as_annotations, point_estimate, resolve_similarity
+    >>> ann = as_annotations([["a", "b"], ["a", "a"], ["b", "b"], ["c", "a"]])
+    >>> sim = resolve_similarity(ann, similarity=np.array([[1, .8, 0], [.8, 1, 0], [0, 0, 1.]]))
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=sim)
+    >>> table = pd.DataFrame({"label_a": ["a", "a"], "label_b": ["b", "c"], "q": [0.6, 0.4],
+    ...                       "draws": [3, 2], "judgment": [1.0, 0.0]})
+    >>> out, stat = ppi_result(res, prep, table, None)
+    >>> out.details["ppi"]["n_draws"], bool(stat.evaluate()["value"][0] == out.value)
+    (5, True)
     """
     check_family(prep)
     j, notes = judged_rows(prep, result, judgments, judge)
