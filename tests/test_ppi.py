@@ -563,3 +563,8 @@ def test_two_stage_targets_the_gold_kappa_and_reports_the_judge_error():
     se = vals.std(ddof=1) / math.sqrt(len(vals))
     assert abs(vals.mean() - gold_k) < 3 * se
     assert abs(judge_k - gold_k) > 6 * se  # the judge's errors move its kappa
+
+
+def test_judged_design_refuses_strata():
+    with pytest.raises(ValueError, match="strata= applies to the items, cluster and bayesian designs"):
+        sis.Bootstrap(n=50, design="judged", strata=[0, 1])

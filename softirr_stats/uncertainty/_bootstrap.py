@@ -86,7 +86,7 @@ class Bootstrap:
             raise ValueError("design='cluster' needs cluster= (each item's cluster)")
         if self.design != "cluster" and self.cluster is not None:
             raise ValueError(f"cluster= is only used with design='cluster'; got design={self.design!r}")
-        if self.strata is not None and self.design in ("raters", "items+raters"):
+        if self.strata is not None and self.design in ("raters", "items+raters", "judged"):
             raise ValueError("strata= applies to the items, cluster and bayesian designs")
 
     @property
