@@ -116,7 +116,7 @@ def test_other_packages_are_reached_through_their_init():
 # memo of scored label pairs, the symmetrising of directional estimators). Outside the equivalence
 # package nothing scores label pairs itself; the PPI judge scores judged pairs, not a similarity.
 SCORERS = {"score_pairs", "similarity_matrix", "ScoredSimilarity"}
-SCORING_ALLOWED = {"softirr_stats/uncertainty/_ppi_intervals.py"}
+SCORING_ALLOWED = {"softirr_stats/agreement/_ppi_statistic.py"}  # the PPI judge scores judged pairs
 
 
 def test_similarity_is_scored_through_one_path():

@@ -19,6 +19,7 @@ _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._evaluator": ('DegenerateWarning', 'Prepared', 'chance_standard_error', 'evaluate', 'prepare',),
     "softirr_stats.agreement._families": ('FAMILIES', 'ChanceFamily', 'get_family',),
     "softirr_stats.agreement._linearised": ('Terms', 'linearised_terms',),
+    "softirr_stats.agreement._ppi_statistic": ('PpiStatistic', 'ppi_result', 'superpopulation_estimand',),
     "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
     "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
     "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
@@ -53,6 +54,11 @@ if TYPE_CHECKING:
         chance_standard_error,
         evaluate,
         prepare,
+    )
+    from softirr_stats.agreement._ppi_statistic import (
+        PpiStatistic,
+        ppi_result,
+        superpopulation_estimand,
     )
     from softirr_stats.agreement._families import (
         FAMILIES,

@@ -181,6 +181,9 @@ class ChanceFamily:
         The linearised per-item terms of the analytic variance (or its name in ``_linearised.py``).
     no_analytic : str
         Why there is no analytic variance (when ``terms`` is None).
+    judged : str, JudgedWeights or None
+        How the observed and chance terms weigh distinct label pairs, for the prediction-powered
+        estimate (``judgments=``), or its name in ``_ppi_terms.py``; None: not supported.
     width : callable
         Floats per replicate the family's stage-1 outputs hold, ``width(ks, nr, n_groups)``.
 
@@ -201,6 +204,7 @@ class ChanceFamily:
     terms: "str | Callable[..., Any] | None" = None
     no_analytic: str = ""
     description: str = ""
+    judged: "str | Any | None" = None  # judged-pair term weights (prediction-powered); name in _ppi_terms
 
     def __repr__(self) -> str:
         return f"ChanceFamily({self.name!r})"
@@ -208,6 +212,11 @@ class ChanceFamily:
     def kernel(self, which: str) -> Callable[..., Any]:
         """The ``"stage1"`` or ``"finish"`` kernel (imports JAX on first use)."""
         return _resolve(getattr(self, which), "softirr_stats.agreement._kernels")
+
+    def judged_weights(self) -> Any:
+        """How the family's terms weigh distinct label pairs (``_ppi_terms.JudgedWeights``), or
+        None where it takes no ``judgments=``."""
+        return None if self.judged is None else _resolve(self.judged, "softirr_stats.agreement._ppi_terms")
 
     def terms_function(self) -> Callable[..., Any] | None:
         """The linearised-terms function, or None where no analytic variance exists."""
@@ -220,19 +229,24 @@ FAMILIES: dict[str, ChanceFamily] = {f.name: f for f in (
                  description="mean within-item agreement, no chance correction"),
     ChanceFamily("pooled", "stage1_pooled", "finish_pooled", "support", lambda ks, nr, g: 2 + ks,
                  sampler=sample_pooled, features=_features_pooled, terms="terms_pooled",
+                 judged="POOLED",
                  description="chance from the label distribution pooled over raters (Scott, Fleiss)"),
     ChanceFamily("per_rater", "stage1_per_rater", "finish_per_rater", "support",
                  lambda ks, nr, g: 2 + 4 * nr * ks, sampler=sample_per_rater, features=_features_per_rater,
                  terms="terms_per_rater",
+                 judged="PER_RATER",
                  description="chance from each rater's own label distribution (Cohen, Conger)"),
     ChanceFamily("ac1", "stage1_pooled", "finish_ac1", "categories", lambda ks, nr, g: 2 + ks,
                  features=_features_pooled, terms="terms_ac1",
+                 judged="AC1",
                  description="Gwet's chance T_w / (q (q - 1)) sum_k pi_k (1 - pi_k)"),
     ChanceFamily("bp", "stage1_observed", "finish_bp", "categories", lambda ks, nr, g: 1,
                  features=_features_observed, terms="terms_bp",
+                 judged="BP",
                  description="uniform chance T_w / q^2 (Brennan-Prediger, PABAK)"),
     ChanceFamily("alpha", "stage1_alpha", "finish_alpha", "support", lambda ks, nr, g: 2 + ks,
                  sampler=sample_values, features=_features_alpha, terms="terms_alpha",
+                 judged="ALPHA",
                  description="Krippendorff's D_o / D_e over pairable values, distance 1 - s"),
     ChanceFamily("alpha_ordinal", "stage1_alpha_ordinal", "finish_alpha_ordinal", "metric",
                  lambda ks, nr, g: 3 + ks * (ks + 1),

@@ -22,17 +22,24 @@ import pandas as pd
 from softirr_stats._validation import check_choice, check_positive_int
 from softirr_stats.agreement._evaluator import Prepared
 from softirr_stats.agreement._point import as_annotations, point_estimate
-from softirr_stats.agreement._ppi_terms import all_distinct_pairs, check_family, term_weights
+from softirr_stats.agreement._ppi_terms import (
+    all_distinct_pairs,
+    chance_components,
+    check_family,
+    observed_factor,
+    term_weights,
+)
 from softirr_stats.agreement._registry import COEFFICIENTS
 from softirr_stats.agreement._similarity import resolve_similarity
 
-__all__ = ["COEFFICIENT_FAMILIES", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
+__all__ = ["COEFFICIENT_FAMILIES", "JUDGED_COEFFICIENTS", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
            "label_text", "PLAN_COLUMNS"]
 
-COEFFICIENT_FAMILIES = {  # from the coefficient registry: every coefficient that takes judgments=
-    **{name: c.family.name for name, c in COEFFICIENTS.items() if c.judgments},
-    **{c.weighted_name: c.family.name for c in COEFFICIENTS.values() if c.judgments and c.weighted_name},
+JUDGED_COEFFICIENTS = {  # from the coefficient registry: every coefficient that takes judgments=
+    **{name: c for name, c in COEFFICIENTS.items() if c.judgments},
+    **{c.weighted_name: c for c in COEFFICIENTS.values() if c.judgments and c.weighted_name},
 }
+COEFFICIENT_FAMILIES = {name: c.family.name for name, c in JUDGED_COEFFICIENTS.items()}
 STRATEGIES = ("uniform", "active")
 PLAN_COLUMNS = ["label_a", "label_b", "score", "q", "terms", "draws", "coefficient"]
 
@@ -92,6 +99,8 @@ class JudgingPlan:
         out["label_a"] = [label_text(v) for v in out["label_a"]]
         out["label_b"] = [label_text(v) for v in out["label_b"]]
         out["judgment"] = np.nan
+        if "gold_draws" in out.columns:  # the gold judge fills "gold" on the rows with gold draws
+            out["gold"] = np.nan
         path = Path(path)
         out.to_csv(path, index=False, float_format="%.17g")
         return path
@@ -111,28 +120,6 @@ def _mix(po: float, pe: float) -> tuple[float, float]:
     return 1.0, max((1.0 - po) / (1.0 - pe), 0.05)
 
 
-def _chance_components(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
-    """(J, K) distributions X, Y with the chance weight of an ordered distinct pair ``(a, b)``
-    proportional to ``sum_j X_j(a) Y_j(b)``."""
-    d, k = prep.design, prep.design.n_codes
-    r = d.r_i.astype(np.float64)
-    if prep.family.name in ("ac1", "bp"):
-        u = np.full((1, k), 1.0 / k)
-        return u, u
-    if prep.family.name == "pooled":
-        pi = np.bincount(d.rating_code, weights=1.0 / r[d.rating_item], minlength=k)
-        return (pi / pi.sum())[None], (pi / pi.sum())[None]
-    if prep.family.name == "alpha":
-        nk = np.bincount(d.rating_code, weights=(r[d.rating_item] >= 2).astype(float), minlength=k)
-        return (nk / nk.sum())[None], (nk / nk.sum())[None]
-    counts = np.bincount(d.rating_rater.astype(np.int64) * k + d.rating_code, minlength=prep.nr * k)
-    counts = counts.reshape(prep.nr, k).astype(np.float64)
-    rated = np.flatnonzero(counts.sum(axis=1) > 0)
-    Q = counts[rated] / counts[rated].sum(axis=1, keepdims=True)
-    ra, rb = np.nonzero(~np.eye(len(rated), dtype=bool))
-    return Q[ra], Q[rb]
-
-
 def _inverse_cdf(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     c = np.cumsum(p)
     return np.minimum(np.searchsorted(c, u * c[-1], side="right"), len(p) - 1)
@@ -140,7 +127,7 @@ def _inverse_cdf(p: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 def _draw_chance(prep: Prepared, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """``size`` ordered distinct pairs drawn with probability proportional to the chance weights."""
-    X, Y = _chance_components(prep)
+    X, Y = chance_components(prep)
     p_j = 1.0 - np.sum(X * Y, axis=1)  # each component's chance of a distinct pair
     out_a, out_b, have = [], [], 0
     while have < size:  # rejection of identical pairs: a few rounds at most
@@ -162,9 +149,7 @@ def _draw_chance(prep: Prepared, size: int, rng: np.random.Generator) -> tuple[n
 def _draw_observed(prep: Prepared, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Within-item pairs with distinct labels, drawn with probability proportional to their weight."""
     d = prep.design
-    r = d.r_i.astype(np.float64)
-    pairs = np.maximum(r * (r - 1) / 2.0, 1.0)
-    fac = r / pairs if prep.family.name == "alpha" else 1.0 / pairs  # only items with 2+ ratings have pairs
+    fac = observed_factor(prep)  # only items with 2+ ratings have pairs
     distinct = np.flatnonzero(d.pair_ca != d.pair_cb)
     pick = distinct[_inverse_cdf(fac[d.pair_item[distinct]], rng.random(size))]
     return d.pair_ca[pick].astype(np.int64), d.pair_cb[pick].astype(np.int64)
@@ -195,14 +180,19 @@ def _design_q(tw: Any, mix: tuple[float, float]) -> np.ndarray:
 
 
 def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *, n: int, strategy: str,
-                       seed: int, uniform_share: float = 0.2) -> JudgingPlan:
+                       seed: int, uniform_share: float = 0.2, gold_n: int | None = None) -> JudgingPlan:
     """Draw a judging plan for a prepared coefficient whose estimator terms are ``(po, pe)``."""
     check_family(prep)
     check_positive_int(n, "n")
+    if gold_n is not None:
+        check_positive_int(gold_n, "gold_n")
+        if gold_n > n:
+            raise ValueError(f"gold_n must be at most n (the gold draws are a subsample of the judged draws); "
+                             f"got gold_n={gold_n}, n={n}")
     check_choice("strategy", strategy, STRATEGIES)
     if not 0.0 < uniform_share <= 1.0:
         raise ValueError(f"uniform_share must be in (0, 1]; got {uniform_share!r}")
-    if prep.family.name not in ("ac1", "bp") and len(np.unique(prep.design.rating_code)) < 2:
+    if not prep.family.judged_weights().categories and len(np.unique(prep.design.rating_code)) < 2:
         raise ValueError("every rating uses the same label: there is no label pair to judge")
     mix = _mix(po, pe)
     rng = np.random.default_rng(seed)
@@ -237,13 +227,17 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
         "label_a": vocab[ua], "label_b": vocab[ub], "score": prep.sim.pairs(ua, ub).values, "q": q,
         "terms": served, "draws": counts.astype(np.int64), "coefficient": coefficient,
     })
+    if gold_n is not None:  # a simple random subsample of the draws, judged again by the gold judge
+        draw_row = np.repeat(np.arange(len(counts)), counts)
+        pick = np.random.default_rng([int(seed), 1]).choice(int(n), size=int(gold_n), replace=False)
+        pairs["gold_draws"] = np.bincount(draw_row[pick], minlength=len(counts)).astype(np.int64)
     return JudgingPlan(pairs=pairs, n=int(n), coefficient=coefficient, strategy=strategy, seed=int(seed),
                        codes=(ua, ub))
 
 
 def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = "fleiss_kappa",
                  strategy: str = "uniform", seed: int = 0, categories: Any = None, weights: Any = None,
-                 uniform_share: float = 0.2) -> JudgingPlan:
+                 uniform_share: float = 0.2, gold_n: int | None = None) -> JudgingPlan:
     """Draw the label pairs a trusted judge should score, with known probabilities.
 
     Parameters
@@ -261,6 +255,17 @@ def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = 
         also in proportion to ``sqrt(f (1 - f))``, mixed with uniform (``uniform_share``).
     seed : int
         The same seed gives the same plan.
+    categories, weights
+        As for the coefficient functions.
+    uniform_share : float
+        Share of the uniform design in the active one.
+    gold_n : int, optional
+        Two-stage design: a simple random subsample of ``gold_n`` of the ``n`` draws is judged
+        again by a gold judge (an expert, or a second judge). The plan gets a ``gold_draws``
+        column (the row's draws in the subsample; a row with ``gold_draws > 0`` needs a gold
+        judgment) and its CSV a ``gold`` column to fill in. The prediction-powered estimate
+        then targets the gold judge's coefficient (estimator -> judge -> gold) and reports the
+        judge's error rate on the gold draws.
 
     Returns
     -------
@@ -280,14 +285,13 @@ def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = 
     check_choice("coefficient", coefficient, COEFFICIENT_FAMILIES)
     ann = as_annotations(ann, categories)
     family = COEFFICIENT_FAMILIES[coefficient]
-    if coefficient in ("cohen_kappa", "scott_pi") and ann.n_raters != 2:
-        raise ValueError(f"{coefficient} is defined for exactly two raters; got {ann.n_raters}")
+    JUDGED_COEFFICIENTS[coefficient].check_raters(ann)
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
     with warnings.catch_warnings():  # the plan only needs the estimator's terms; the coefficient call warns
         warnings.simplefilter("ignore")
         result, prep = point_estimate(ann, family=family, coefficient=coefficient, sim=sim, chance="exact")
     return plan_from_prepared(prep, coefficient, result.observed, result.expected, n=n, strategy=strategy,
-                              seed=seed, uniform_share=uniform_share)
+                              seed=seed, uniform_share=uniform_share, gold_n=gold_n)
 
 
 def _frame(source: Any) -> pd.DataFrame:
@@ -297,13 +301,48 @@ def _frame(source: Any) -> pd.DataFrame:
         return source.copy()
     if isinstance(source, str | Path):
         return pd.read_csv(source, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
-                           na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""]})
+                           na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""], "gold": [""],
+                                      "gold_draws": [""]})
     raise TypeError(f"judgments must be a path to a plan CSV, a DataFrame or a JudgingPlan; "
                     f"got {type(source).__name__}")
 
 
+def _read_gold(df: pd.DataFrame, require_judgment: bool) -> None:
+    """Check (in place) the gold stage's columns: ``gold_draws`` in 0..draws, ``gold`` in [0, 1] where drawn."""
+    if "gold" not in df.columns and "gold_draws" not in df.columns:
+        return
+    if "gold" in df.columns:
+        df["gold"] = pd.to_numeric(df["gold"], errors="coerce")
+    if "gold_draws" not in df.columns:
+        df["gold_draws"] = np.where(np.isfinite(df["gold"].to_numpy(dtype=float)), df["draws"], 0)
+    gd = pd.to_numeric(df["gold_draws"], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(gd) | (gd < 0) | (gd != np.round(gd)) | (gd > df["draws"].to_numpy(dtype=float))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"judgments column 'gold_draws' must hold integers from 0 to the row's draws; "
+                         f"row {row} has {df['gold_draws'].iloc[row]!r}")
+    df["gold_draws"] = gd.astype(np.int64)
+    if not require_judgment or not (gd > 0).any():
+        return
+    if "gold" not in df.columns:
+        raise ValueError("judgments have gold_draws but no 'gold' column: the gold judge's judgments of the rows "
+                         "with gold_draws > 0 are missing")
+    g = df["gold"].to_numpy(dtype=float)
+    need = gd > 0
+    bad = need & ~(np.isfinite(g) & (g >= 0) & (g <= 1))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"gold must lie in [0, 1] on every row with gold_draws > 0; row {row} "
+                         f"({df['label_a'].iloc[row]!r}, {df['label_b'].iloc[row]!r}) has {df['gold'].iloc[row]!r}")
+
+
 def read_judgments(source: Any, *, lam: float | None = None, require_judgment: bool = True) -> pd.DataFrame:
     """Read a judged plan: the plan's CSV (or DataFrame) with a ``judgment`` column in [0, 1].
+
+    A two-stage plan (``judging_plan(gold_n=...)``) also has ``gold_draws`` and a ``gold``
+    column: the gold judge's judgment in [0, 1] on every row with ``gold_draws > 0``. A
+    ``gold`` column without ``gold_draws`` marks every draw of a row with a gold judgment as a
+    gold draw; those rows must then be a random subsample of the judged draws.
 
     Parameters
     ----------
@@ -353,6 +392,7 @@ def read_judgments(source: Any, *, lam: float | None = None, require_judgment: b
             row = int(np.flatnonzero(out)[0])
             raise ValueError(f"judgment must lie in [0, 1] (a probability that the labels are equivalent); "
                              f"row {row} ({df['label_a'].iloc[row]!r}, {df['label_b'].iloc[row]!r}) has {h[row]!r}")
+    _read_gold(df, require_judgment)
     if lam is not None and not (isinstance(lam, int | float) and 0.0 <= float(lam) <= 1.0):
         raise ValueError(f"lam must be a number in [0, 1] or None (estimated); got {lam!r}")
     df.attrs["lambda"] = None if lam is None else float(lam)

@@ -24,6 +24,7 @@ Candes (2024, PNAS 121:e2322891121) give the mean case and the active design.
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,12 +32,9 @@ import numpy as np
 
 from softirr_stats.agreement._evaluator import Prepared
 
-__all__ = ["PPI_FAMILIES", "TermWeights", "term_weights", "PpiTerms", "ppi_terms", "tune_lambda",
+__all__ = ["JudgedWeights", "chance_components", "observed_factor", "TermWeights", "term_weights", "PpiTerms", "ppi_terms", "tune_lambda",
            "ppi_estimate", "delta_variance", "kappa_gradient", "canonical_pairs", "delta_influence",
-           "effective_df"]
-
-PPI_FAMILIES = ("pooled", "per_rater", "alpha", "ac1", "bp")
-
+           "effective_df", "DeltaVariance", "floored_delta"]
 
 @dataclass(frozen=True)
 class TermWeights:
@@ -67,25 +65,40 @@ def canonical_pairs(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
 
 def check_family(prep: Prepared) -> None:
     """Raise unless the prepared coefficient is one the prediction-powered estimator handles."""
-    if prep.family.name not in PPI_FAMILIES:
+    jw = prep.family.judged_weights()
+    if jw is None:
         raise ValueError(f"judgments= applies to Cohen, Scott, Fleiss, Conger, Krippendorff (nominal/soft), "
                          f"Gwet AC1 and Brennan-Prediger; got the {prep.family.name!r} family")
     if prep.chance_pairs is not None:
         raise ValueError(f"judgments= needs chance='exact' (the estimator's chance term is summed over every "
                          f"label pair); got chance={prep.chance_label!r}")
-    if prep.family.name in ("ac1", "bp") and prep.q_categories < 2:
+    if jw.categories and prep.q_categories < 2:
         raise ValueError("judgments= with AC1/Brennan-Prediger needs at least 2 categories")
+
+
+def _weights(prep: Prepared) -> "JudgedWeights":
+    jw = prep.family.judged_weights()
+    if jw is None:  # pragma: no cover - check_family runs first
+        raise ValueError(f"the {prep.family.name!r} family has no judged-pair weights")
+    return jw
+
+
+def _pair_factor(r: np.ndarray, den: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's pairs weigh ``1 / (r (r - 1) / 2)``; items count equally (Cohen, Scott, Fleiss, AC1, BP)."""
+    return np.where(ok, 1.0 / den, 0.0), ok.astype(np.float64)
+
+
+def _pairable_factor(r: np.ndarray, den: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's pairs weigh ``r / (r (r - 1) / 2)``; items count by their pairable values (alpha)."""
+    return np.where(ok, r / den, 0.0), r * ok
 
 
 def _item_factor(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
     """Per item: weight of each within-item pair (before normalising) and the normaliser's row."""
-    d = prep.design
-    r = d.r_i.astype(np.float64)
+    r = prep.design.r_i.astype(np.float64)
     ok = r >= 2
     den = np.where(ok, r * (r - 1) / 2.0, 1.0)
-    if prep.family.name == "alpha":
-        return np.where(ok, r / den, 0.0), r * ok
-    return np.where(ok, 1.0 / den, 0.0), ok.astype(np.float64)
+    return _weights(prep).observed(r, den, ok)
 
 
 def _observed(prep: Prepared, C: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -122,34 +135,54 @@ def _rating_matrix(prep: Prepared, per_item: np.ndarray, cols: np.ndarray, n_col
     return cache[n_cols]
 
 
-def _chance(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Chance-term weights at pairs (a, b) (B, J), the identical-pair constant and the distinct mass (B,)."""
-    d, k, fam = prep.design, prep.design.n_codes, prep.family.name
+def _chance_bp(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Brennan-Prediger: ``P_e = T_w / q^2``, every pair of categories weighs ``2 / q^2``."""
+    B, q = C.shape[0], prep.q_categories
+    return np.full((B, len(a)), 2.0 / q**2), np.full(B, 1.0 / q), np.full(B, (q - 1.0) / q)
+
+
+def _pooled_pi(prep: Prepared, C: np.ndarray) -> np.ndarray:
+    d = prep.design
     r = d.r_i.astype(np.float64)
-    B = C.shape[0]
-    if fam == "bp":
-        q = prep.q_categories
-        return np.full((B, len(a)), 2.0 / q**2), np.full(B, 1.0 / q), np.full(B, (q - 1.0) / q)
-    if fam in ("pooled", "ac1"):
-        Pi = _rating_matrix(prep, np.where(r > 0, 1.0 / np.maximum(r, 1.0), 0.0), d.rating_code, k)
-        pi = np.asarray((Pi.T @ C.T).T) / (C @ (r > 0))[:, None]
-        if fam == "pooled":
-            const = np.sum(pi**2, axis=1)
-            return 2.0 * pi[:, a] * pi[:, b], const, 1.0 - const
-        q = prep.q_categories
-        cst = np.sum(pi * (1.0 - pi), axis=1) / (q * (q - 1.0))
-        return np.repeat(2.0 * cst[:, None], len(a), axis=1), cst * q, cst * q * (q - 1.0)
-    if fam == "alpha":
-        ok = (r >= 2).astype(np.float64)
-        NK = _rating_matrix(prep, ok, d.rating_code, k)
-        nk = np.asarray((NK.T @ C.T).T)
-        big = nk.sum(axis=1)
-        nn = big * (big - 1.0)
-        const = (np.sum(nk**2, axis=1) - big) / nn
-        return 2.0 * nk[:, a] * nk[:, b] / nn[:, None], const, 1.0 - const
-    # conger: sum over ordered pairs of distinct raters of q_r(a) q_r'(b), over the number of such pairs
-    nr = prep.nr
+    Pi = _rating_matrix(prep, np.where(r > 0, 1.0 / np.maximum(r, 1.0), 0.0), d.rating_code, d.n_codes)
+    return np.asarray((Pi.T @ C.T).T) / (C @ (r > 0))[:, None]
+
+
+def _chance_pooled(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scott / Fleiss: ``2 pi_a pi_b`` with the pooled label distribution ``pi``."""
+    pi = _pooled_pi(prep, C)
+    const = np.sum(pi**2, axis=1)
+    return 2.0 * pi[:, a] * pi[:, b], const, 1.0 - const
+
+
+def _chance_ac1(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gwet's AC1: every pair of categories weighs ``2 sum pi (1 - pi) / (q (q - 1))``."""
+    pi = _pooled_pi(prep, C)
+    q = prep.q_categories
+    cst = np.sum(pi * (1.0 - pi), axis=1) / (q * (q - 1.0))
+    return np.repeat(2.0 * cst[:, None], len(a), axis=1), cst * q, cst * q * (q - 1.0)
+
+
+def _chance_alpha(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Krippendorff's alpha: ``2 n_a n_b / (N (N - 1))`` over pairable values."""
+    d = prep.design
+    ok = (d.r_i >= 2).astype(np.float64)
+    NK = _rating_matrix(prep, ok, d.rating_code, d.n_codes)
+    nk = np.asarray((NK.T @ C.T).T)
+    big = nk.sum(axis=1)
+    nn = big * (big - 1.0)
+    const = (np.sum(nk**2, axis=1) - big) / nn
+    return 2.0 * nk[:, a] * nk[:, b] / nn[:, None], const, 1.0 - const
+
+
+def _chance_per_rater(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cohen / Conger: sum over ordered pairs of distinct raters of ``q_r(a) q_r'(b)``, over their number."""
+    d, k, nr, B = prep.design, prep.design.n_codes, prep.nr, C.shape[0]
     X = _rating_matrix(prep, np.ones(prep.n), d.rating_rater.astype(np.int64) * k + d.rating_code, nr * k)
     counts = np.asarray((X.T @ C.T).T).reshape(B, nr, k)
     tot = counts.sum(axis=2)
@@ -162,6 +195,102 @@ def _chance(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
     cross = np.einsum("br,brj,brj->bj", rv, Q[:, :, a], Q[:, :, b])
     W = 2.0 * (T[:, a] * T[:, b] - cross) / den[:, None]
     return W, const, 1.0 - const
+
+
+def _components_uniform(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    k = prep.design.n_codes
+    u = np.full((1, k), 1.0 / k)
+    return u, u
+
+
+def _components_pooled(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    d, k = prep.design, prep.design.n_codes
+    r = d.r_i.astype(np.float64)
+    pi = np.bincount(d.rating_code, weights=1.0 / r[d.rating_item], minlength=k)
+    return (pi / pi.sum())[None], (pi / pi.sum())[None]
+
+
+def _components_alpha(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    d, k = prep.design, prep.design.n_codes
+    r = d.r_i.astype(np.float64)
+    nk = np.bincount(d.rating_code, weights=(r[d.rating_item] >= 2).astype(float), minlength=k)
+    return (nk / nk.sum())[None], (nk / nk.sum())[None]
+
+
+def _components_per_rater(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    d, k = prep.design, prep.design.n_codes
+    counts = np.bincount(d.rating_rater.astype(np.int64) * k + d.rating_code, minlength=prep.nr * k)
+    counts = counts.reshape(prep.nr, k).astype(np.float64)
+    rated = np.flatnonzero(counts.sum(axis=1) > 0)
+    Q = counts[rated] / counts[rated].sum(axis=1, keepdims=True)
+    ra, rb = np.nonzero(~np.eye(len(rated), dtype=bool))
+    return Q[ra], Q[rb]
+
+
+def _codes_all(prep: Prepared) -> np.ndarray:
+    return np.arange(prep.design.n_codes)
+
+
+def _codes_rated(prep: Prepared) -> np.ndarray:
+    return np.unique(prep.design.rating_code)
+
+
+def _codes_pairable(prep: Prepared) -> np.ndarray:
+    d = prep.design
+    return np.unique(d.rating_code[d.r_i[d.rating_item] >= 2])
+
+
+@dataclass(frozen=True)
+class JudgedWeights:
+    """How a chance family's observed and chance terms weigh distinct label pairs.
+
+    The field ``judged`` of :class:`softirr_stats.agreement._families.ChanceFamily` names one of
+    these records (None: the family takes no ``judgments=``); the prediction-powered code
+    only looks them up, it never compares family names.
+
+    Attributes
+    ----------
+    observed : callable
+        ``(r, r (r - 1) / 2, r >= 2) -> (pair weight per item, normaliser row)``.
+    chance : callable
+        ``(prep, C, a, b) -> (W_e (B, J), const_e (B,), distinct mass (B,))``.
+    components : callable
+        ``prep -> (X, Y)``: (J, K) distributions with the chance weight of an ordered distinct
+        pair proportional to ``sum_j X_j(a) Y_j(b)`` (how judging plans draw chance pairs).
+    codes : callable
+        ``prep -> codes`` every term can weigh (the pairs the active design enumerates).
+    categories : bool
+        Chance weighs every pair of declared categories, used or not (AC1, Brennan-Prediger).
+
+    Examples
+    --------
+    >>> POOLED.categories, BP.categories
+    (False, True)
+    """
+
+    observed: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+    chance: Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]]
+    components: Callable[[Prepared], tuple[np.ndarray, np.ndarray]]
+    codes: Callable[[Prepared], np.ndarray]
+    categories: bool = False
+
+
+POOLED = JudgedWeights(_pair_factor, _chance_pooled, _components_pooled, _codes_rated)
+PER_RATER = JudgedWeights(_pair_factor, _chance_per_rater, _components_per_rater, _codes_rated)
+ALPHA = JudgedWeights(_pairable_factor, _chance_alpha, _components_alpha, _codes_pairable)
+AC1 = JudgedWeights(_pair_factor, _chance_ac1, _components_uniform, _codes_all, categories=True)
+BP = JudgedWeights(_pair_factor, _chance_bp, _components_uniform, _codes_all, categories=True)
+
+
+def chance_components(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """(J, K) distributions X, Y with the chance weight of an ordered distinct pair ``(a, b)``
+    proportional to ``sum_j X_j(a) Y_j(b)``."""
+    return _weights(prep).components(prep)
+
+
+def observed_factor(prep: Prepared) -> np.ndarray:
+    """Per item, the weight of each of its within-item pairs (before normalising)."""
+    return _item_factor(prep)[0]
 
 
 def term_weights(prep: Prepared, a: np.ndarray, b: np.ndarray, C: np.ndarray | None = None) -> TermWeights:
@@ -189,19 +318,13 @@ def term_weights(prep: Prepared, a: np.ndarray, b: np.ndarray, C: np.ndarray | N
     C = np.ones((1, prep.n)) if C is None else np.atleast_2d(np.asarray(C, dtype=np.float64))
     keys = canonical_pairs(a, b, prep.design.n_codes)
     Wo, const_o = _observed(prep, C, keys)
-    We, const_e, mass_e = _chance(prep, C, a, b)
+    We, const_e, mass_e = _weights(prep).chance(prep, C, a, b)
     return TermWeights(Wo=Wo, We=We, const_o=const_o, const_e=const_e, mass_o=1.0 - const_o, mass_e=mass_e)
 
 
 def all_distinct_pairs(prep: Prepared, limit: int = 5_000_000) -> tuple[np.ndarray, np.ndarray]:
     """Every distinct unordered label pair either term can weigh (codes ``a < b``)."""
-    d = prep.design
-    if prep.family.name in ("ac1", "bp"):
-        codes = np.arange(d.n_codes)
-    elif prep.family.name == "alpha":
-        codes = np.unique(d.rating_code[d.r_i[d.rating_item] >= 2])
-    else:
-        codes = np.unique(d.rating_code)
+    codes = _weights(prep).codes(prep)
     m = len(codes)
     if m * (m - 1) // 2 > limit:
         raise ValueError(f"{m} labels give {m * (m - 1) // 2} label pairs, more than {limit} to enumerate; "
@@ -219,12 +342,17 @@ class PpiTerms:
     ze: np.ndarray
     ge: np.ndarray
     m: np.ndarray  # draws per row (multiplicity)
+    wo_q: np.ndarray | None = None  # W_o / q, W_e / q, h and f themselves (the variance floor)
+    we_q: np.ndarray | None = None
+    h: np.ndarray | None = None
+    f: np.ndarray | None = None
 
 
 def ppi_terms(tw: TermWeights, h: np.ndarray, f: np.ndarray, q: np.ndarray, m: np.ndarray, row: int = 0) -> PpiTerms:
     """The Hansen-Hurwitz summands of one replicate ``row`` of ``tw``."""
-    return PpiTerms(zo=tw.Wo[row] * h / q, go=tw.Wo[row] * f / q, ze=tw.We[row] * h / q, ge=tw.We[row] * f / q,
-                    m=np.asarray(m, dtype=np.float64))
+    wo, we = tw.Wo[row] / q, tw.We[row] / q
+    return PpiTerms(zo=wo * h, go=wo * f, ze=we * h, ge=we * f, m=np.asarray(m, dtype=np.float64),
+                    wo_q=wo, we_q=we, h=np.asarray(h, dtype=np.float64), f=np.asarray(f, dtype=np.float64))
 
 
 def _wcov(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -328,3 +456,84 @@ def delta_variance(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float
     g = kappa_gradient(po, pe)
     v = float(g @ cov @ g)
     return v if math.isfinite(v) else math.nan
+
+
+@dataclass(frozen=True)
+class DeltaVariance:
+    """The delta-method variance of a prediction-powered coefficient, with its degrees of freedom.
+
+    ``floored`` is True when the judged summands were all equal (e.g. no judged pair
+    equivalent: tuned lambda 0 and every summand 0) and the variance is the pseudo-count floor
+    of :func:`floored_delta`, not the (zero) sample variance.
+    """
+
+    var: float
+    df: float
+    floored: bool
+    raw_var: float
+    skewness: float = 0.0  # of the linearised summands over the draws (0 without spread)
+
+
+def floored_delta(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float) -> DeltaVariance:
+    """Delta-method variance and degrees of freedom, floored where the judged summands are all equal.
+
+    When every judged draw has the same judgment and the same linearised summand (the usual
+    case: no judged pair is equivalent, so the tuned ``lambda`` is 0 and every summand is 0) the sample variance is
+    exactly 0, although the judged sample has only failed to *see* equivalent mass. The floor
+    adds, for each term, one pseudo-draw with the opposite judgment (``1 - h``, ``h`` the
+    judgments' common value) on a pair of average weight in that term (the mean of ``W_T / q``
+    and of ``f`` over the draws; one pseudo-draw per term, so that the floors of the observed
+    and chance terms do not cancel in the gradient) and takes the variance and the degrees of
+    freedom of the ``n + 2`` summands: a pseudo-count in the spirit of the Agresti-Coull "add
+    a success" interval. With two deviating summands the kurtosis-shrunk ``df`` is small (about
+    3), so the 95% half-width is a few ``|d| / n`` (``d`` a pseudo-draw's summand), of the order
+    of the exact binomial bound (``3.7 / n``, the rule of three) on a proportion none of ``n``
+    draws has shown.
+
+    Examples
+    --------
+    >>> w = np.full(30, 0.5)
+    >>> h, f = np.zeros(30), np.full(30, 0.2)
+    >>> t = PpiTerms(zo=w * h, go=w * f, ze=w * h, ge=w * f, m=np.ones(30), wo_q=w, we_q=w, h=h, f=f)
+    >>> dv = floored_delta(t, 0.0, 0.0, 0.6, 0.3)  # no judged pair equivalent
+    >>> dv.raw_var, dv.floored, dv.var > 0, round(dv.df, 1)
+    (0.0, True, True, 3.4)
+    """
+    var = delta_variance(t, lam_o, lam_e, po, pe)
+    d = delta_influence(t, lam_o, lam_e, po, pe)
+    n = float(t.m.sum())
+    df = effective_df(d, t.m) if n >= 2 else math.nan
+    scale = max(1.0, float(np.max(np.abs(d)))) if d.size else 1.0
+    equal = d.size > 0 and float(np.max(d) - np.min(d)) <= 1e-12 * scale
+    same_h = t.h is not None and t.h.size > 0 and float(np.ptp(t.h)) == 0.0  # every judged value equal
+    if not (equal and same_h and math.isfinite(var) and n >= 1 and t.wo_q is not None):
+        return DeltaVariance(var, df, False, var, summand_skewness(d, t.m))
+    m = t.m
+    mean = lambda x: float((m * x).sum() / n)  # noqa: E731
+    wo, we, f_bar, h_p = mean(t.wo_q), mean(t.we_q), mean(t.f), 1.0 - mean(t.h)
+    # one pseudo-draw per term (a pair of average weight in that term only), so that the terms'
+    # floors do not cancel in the coefficient's gradient
+    pseudo = PpiTerms(zo=np.r_[t.zo, wo * h_p, 0.0], go=np.r_[t.go, wo * f_bar, 0.0],
+                      ze=np.r_[t.ze, 0.0, we * h_p], ge=np.r_[t.ge, 0.0, we * f_bar], m=np.r_[m, 1.0, 1.0])
+    v = delta_variance(pseudo, lam_o, lam_e, po, pe)
+    dp = delta_influence(pseudo, lam_o, lam_e, po, pe)
+    return DeltaVariance(v, effective_df(dp, pseudo.m), True, var, summand_skewness(dp, pseudo.m))
+
+
+def summand_skewness(d: np.ndarray, m: np.ndarray) -> float:
+    """Skewness ``m3 / m2^1.5`` of the per-draw summands (draw multiplicities ``m``); 0 without spread.
+
+    >>> round(summand_skewness(np.r_[1.0, np.zeros(9)], np.ones(10)), 3)
+    2.667
+    """
+    m = np.asarray(m, dtype=np.float64)
+    n = float(m.sum())
+    if n < 2:
+        return 0.0
+    mean = float((m * d).sum() / n)
+    c2 = float((m * (d - mean) ** 2).sum() / n)
+    if not c2 > 0:
+        return 0.0
+    return float((m * (d - mean) ** 3).sum() / n) / c2**1.5
+
+

@@ -25,12 +25,14 @@ not truncated (irrCAC's convention). A null-hypothesis variance is never used fo
 """
 
 import math
+import warnings
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from softirr_stats._validation import check_choice, check_level
-from softirr_stats.agreement import AgreementResult, Prepared, Terms, linearised_terms
+from softirr_stats.agreement import AgreementResult, DegenerateWarning, Prepared, Terms, linearised_terms
 
 __all__ = ["Analytic", "ANALYTIC_FORMS", "attach_analytic", "analytic_terms", "analytic_interval", "check_supported",
            "reinterval"]
@@ -216,3 +218,59 @@ def reinterval(result: AgreementResult, cfg: Analytic) -> AgreementResult:
     lo, hi = analytic_interval(result.value, se, n - 1, cfg.level)
     return result.with_interval(lo, hi, se, cfg.level, "analytic", analytic_fpc=fpc,
                                 analytic_population=cfg.population)
+
+
+def attach_own_variance(result: AgreementResult, stat: Any, cfg: Analytic) -> AgreementResult:
+    """The analytic interval of a statistic that carries its own linearised variance.
+
+    ``stat.analytic_variance()`` returns ``(se, df, notes, details)`` (e.g. the delta method of
+    the prediction-powered estimate over its judged draws, with a Student-t ``df``); the interval
+    is :func:`analytic_interval`'s, with the same truncation at 1, and a zero-width interval
+    always comes with a warning saying why.
+
+    Parameters
+    ----------
+    result : AgreementResult
+        The point estimate.
+    stat : Any
+        A statistic with ``analytic_variance()``.
+    cfg : Analytic
+        The level (``population`` does not apply).
+
+    Returns
+    -------
+    AgreementResult
+
+    Examples
+    --------
+    >>> class Own:
+    ...     def analytic_variance(self):
+    ...         return 0.0, 9.0, [], {}
+    >>> r = AgreementResult("fleiss_kappa", 0.5, 0.75, 0.5, 10, 2)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     out = attach_own_variance(r, Own(), Analytic())
+    >>> out.ci_low == out.ci_high, "zero width" in out.warnings[-1]
+    (True, True)
+    """
+    if cfg.population is not None:
+        raise ValueError("Analytic(population=...) does not apply here: this statistic's variance is "
+                         "conditional on the items (no finite-population correction)")
+    se, df, own_notes, extra = stat.analytic_variance()
+    extra = dict(extra)
+    method = extra.pop("ci_method", "analytic")
+    notes = [*result.warnings, *own_notes]
+    lo, hi = analytic_interval(result.value, se, df if math.isfinite(df) else math.inf, cfg.level)
+    if math.isfinite(lo) and math.isfinite(hi) and lo > hi:  # the estimate itself is above 1
+        lo = hi
+    if math.isfinite(hi) and math.isfinite(se) and result.value + (result.value - lo) > 1.0 + 1e-15:
+        notes.append("analytic interval: upper limit truncated at 1 (irrCAC convention)")
+    if math.isfinite(lo) and lo == hi:
+        why = ("the standard error is 0" if se == 0 else "the estimate lies above the largest possible value 1")
+        msg = f"{method} interval of zero width: {why}; it does not describe the uncertainty"
+        warnings.warn(msg, DegenerateWarning, stacklevel=4)
+        notes.append(msg)
+    out = result.with_interval(lo, hi, se, cfg.level, method, analytic_df=df, **extra)
+    return replace(out, warnings=tuple(notes))
+

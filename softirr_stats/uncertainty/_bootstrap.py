@@ -86,7 +86,7 @@ class Bootstrap:
             raise ValueError("design='cluster' needs cluster= (each item's cluster)")
         if self.design != "cluster" and self.cluster is not None:
             raise ValueError(f"cluster= is only used with design='cluster'; got design={self.design!r}")
-        if self.strata is not None and self.design in ("raters", "items+raters"):
+        if self.strata is not None and self.design in ("raters", "items+raters", "judged"):
             raise ValueError("strata= applies to the items, cluster and bayesian designs")
 
     @property
@@ -241,7 +241,7 @@ def draw_weights(stat: Statistic, cfg: Bootstrap, start: int, stop: int,
     >>> bool((draw_weights(prep, Bootstrap(n=10, seed=1), 4, 6)[0] == C[4:6]).all())
     True
     """
-    if cfg.design == "judged":
+    if cfg.design == "judged" and not getattr(stat, "judged_pairs", False):  # the units are judged draws (W)
         raise ValueError("Bootstrap(design='judged') resamples judged label pairs: it needs judgments= or judge=")
     stop = max(stop, start + (pad_to or 0))
     strata = None if cfg.strata is None else per_item_codes(cfg.strata, stat.items, "strata")
@@ -323,8 +323,8 @@ def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarra
     for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each evaluated as one batch
         rows = min(cfg.n, b0 + chunk) - b0
         C, V, W = draw_weights(stat, cfg, b0, b0 + rows, pad_to=chunk)
-        if C is None and V is None:
-            raise AssertionError("a design draws item or rater weights")  # pragma: no cover
+        if C is None and V is None and W is None:
+            raise AssertionError("a design draws item, rater or pair weights")  # pragma: no cover
         out = stat.evaluate(C, V, W)
         parts.append({k: v[:rows] for k, v in out.items()})
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -392,6 +392,8 @@ def jackknife_values(stat: Statistic, cfg: Bootstrap) -> np.ndarray:
     >>> jackknife_values(prep, Bootstrap(n=50)).round(4).tolist()
     [0.3333, 1.0, -0.2, 0.3333]
     """
+    if cfg.design == "judged":  # leave one judged draw out (the items held fixed)
+        return stat.evaluate(None, None, 1.0 - np.eye(stat.n_chance_pairs))["value"]
     blocks = leave_one_out_weights(cfg, stat.items, stat.n_items, stat.n_raters)
     return np.concatenate([stat.evaluate(C, V)["value"] for C, V in blocks])
 
@@ -441,9 +443,10 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
         lo, hi = percentile_interval(reps, cfg.level)
     elif cfg.method == "basic":
         lo, hi = basic_interval(reps, result.value, cfg.level)
-        lo, hi, note = clip_to_range(lo, hi, result.coefficient)
     else:
         lo, hi, note = bca_interval(reps, result.value, jackknife(), cfg.level)
+    lo, hi, clip = clip_to_range(lo, hi, result.coefficient, cfg.method)  # replicates may leave the range
+    note = "; ".join(x for x in (note, clip) if x)
     warnings_ = list(result.warnings)
     if n_nan:
         warnings_.append(f"{n_nan} of {cfg.n} bootstrap replicates were undefined (nan) and left out of the interval")
@@ -463,9 +466,11 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
 _NONNEGATIVE = ("percent_agreement",)
 
 
-def clip_to_range(lo: float, hi: float, coefficient: str) -> tuple[float, float, str]:
-    """Clip a basic-bootstrap interval to the coefficient's range (upper 1; lower 0 for
-    percent agreement), returning a note when a limit moved.
+def clip_to_range(lo: float, hi: float, coefficient: str, method: str = "basic") -> tuple[float, float, str]:
+    """Clip a bootstrap interval to the coefficient's range (upper 1; lower 0 for percent
+    agreement), returning a note when a limit moved (or lies below -1, which no supported
+    chance-corrected coefficient reaches). Replicates of the coefficients stay in range; a
+    basic interval, or replicates of an unbounded estimator (the prediction-powered one), may not.
 
     Examples
     --------
@@ -476,10 +481,15 @@ def clip_to_range(lo: float, hi: float, coefficient: str) -> tuple[float, float,
     if math.isfinite(hi) and hi > 1.0:
         notes.append(f"upper limit {hi:.4g} truncated at 1 (the largest possible value)")
         hi = 1.0
+    if math.isfinite(lo) and lo > 1.0:
+        notes.append(f"lower limit {lo:.4g} lowered to 1")
+        lo = 1.0
     if coefficient in _NONNEGATIVE and math.isfinite(lo) and lo < 0.0:
         notes.append(f"lower limit {lo:.4g} raised to 0 (the smallest possible value)")
         lo = 0.0
-    return lo, hi, ("basic bootstrap interval: " + "; ".join(notes)) if notes else ""
+    elif math.isfinite(lo) and lo < -1.0:
+        notes.append(f"lower limit {lo:.4g} lies below -1, below any chance-corrected coefficient's usual range")
+    return lo, hi, (f"{method} bootstrap interval: " + "; ".join(notes)) if notes else ""
 
 
 def replicate_problem(reps: np.ndarray) -> str:
@@ -543,8 +553,10 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
                          "resampled; use design='items', 'cluster' or 'bayesian'")
     reps = bootstrap_replicates(stat, cfg)
     notes: tuple[str, ...] = ()
-    if stat.n_chance_pairs:
-        notes = ("chance-term sampling error included: the chance pairs are resampled in every replicate",)
+    note = getattr(stat, "resampled_pairs_note",
+                   "chance-term sampling error included: the chance pairs are resampled in every replicate")
+    if stat.n_chance_pairs and note:
+        notes = (note,)
     details: dict[str, Any] = {}
     for name in getattr(stat, "extra_outputs", ()):
         if name in reps:

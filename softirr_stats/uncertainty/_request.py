@@ -8,7 +8,7 @@
 from typing import Any
 
 from softirr_stats.agreement import AgreementResult, Statistic
-from softirr_stats.uncertainty._analytic import Analytic, attach_analytic
+from softirr_stats.uncertainty._analytic import Analytic, attach_analytic, attach_own_variance
 from softirr_stats.uncertainty._bootstrap import Bootstrap, attach_bootstrap
 
 __all__ = ["check_ci", "attach_interval"]
@@ -79,10 +79,12 @@ def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> Agreem
     >>> r.ci_method
     'analytic'
     """
-    why = "" if stat.rater_designs else "the statistic's raters cannot be resampled"
+    why = "" if stat.rater_designs else getattr(stat, "no_rater_designs", "the statistic's raters cannot be resampled")
     cfg = check_ci(ci, analytic=stat.supports_analytic, rater_designs=why)
     if cfg is None:
         return result
     if isinstance(cfg, Bootstrap):
         return attach_bootstrap(result, stat, cfg)
+    if callable(getattr(stat, "analytic_variance", None)):  # a statistic with its own linearised variance
+        return attach_own_variance(result, stat, cfg)
     return attach_analytic(result, stat, cfg)
