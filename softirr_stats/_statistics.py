@@ -451,7 +451,13 @@ def span_agreement(spans: Any, *, match: str = "exact", by: str = "type", averag
         span_counts,
         span_summary,
     )
-    from softirr_stats.uncertainty import Bootstrap, draw_weights, jackknife_values, summarize_replicates
+    from softirr_stats.uncertainty import (
+        Bootstrap,
+        draw_weights,
+        jackknife_values,
+        percentile_interval,
+        summarize_replicates,
+    )
 
     parse_match(match)
     check_choice("by", by, SPAN_BY)
@@ -474,5 +480,7 @@ def span_agreement(spans: Any, *, match: str = "exact", by: str = "type", averag
         for k in parts:
             parts[k].append(t[k])
     reps = {k: np.concatenate(v) for k, v in parts.items()}
-    result = span_summary(stat, tab, match=match, by=by, similarity_name=sim_name, replicates=reps, level=cfg.level)
+    bounds = {k: np.array([percentile_interval(reps[k][:, j], cfg.level) for j in range(reps[k].shape[1])],
+                          dtype=np.float64).reshape(-1, 2) for k in ("pair", "type")}  # one row per pair / type
+    result = span_summary(stat, tab, match=match, by=by, similarity_name=sim_name, intervals=bounds)
     return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg))

@@ -232,7 +232,7 @@ def span_tables(ann: Any, *, unmatched: str | None = "O") -> "tuple[pd.DataFrame
     Examples
     --------
     >>> from softirr_stats import Annotations
-    >>> ann = Annotations.from_wide({"a": ["PER", "O"], "b": ["PER", "LOC"]}, items=["d:0-4", "d:9-12"])
+    >>> ann = Annotations.from_wide([["PER", "PER"], ["O", "LOC"]], items=["d:0-4", "d:9-12"], raters=["a", "b"])
     >>> frame, mask = span_tables(ann)
     >>> frame[["document", "annotator", "start", "end", "type"]].values.tolist()
     [['d', 'a', 0, 4, 'PER'], ['d', 'b', 0, 4, 'PER'], ['d', 'b', 9, 12, 'LOC']]
@@ -268,10 +268,13 @@ def span_tables(ann: Any, *, unmatched: str | None = "O") -> "tuple[pd.DataFrame
     mask = np.zeros((documents.size, annotators.size), dtype=bool)
     mask[np.searchsorted(documents, parsed["doc"].astype(str).to_numpy()),
          np.searchsorted(annotators, long["rater"].astype(str).to_numpy())] = True
-    # documents / annotators with no span at all still enter the table (as declarations)
+    # who annotated a document but marked no span in it still enters the table (a declaration row)
+    has_span = np.zeros_like(mask)
+    has_span[np.searchsorted(documents, frame["document"].to_numpy(dtype=str)),
+             np.searchsorted(annotators, frame["annotator"].to_numpy(dtype=str))] = True
     decl = pd.DataFrame({"document": documents.repeat(annotators.size).astype(object),
                          "annotator": np.tile(annotators, documents.size).astype(object)})
-    decl = decl.loc[mask.ravel()]
+    decl = decl.loc[(mask & ~has_span).ravel()]
     frame = pd.concat([frame, decl.assign(start=pd.NA, end=pd.NA, type=None)], ignore_index=True)
     return frame, mask
 
@@ -376,7 +379,7 @@ def span_counts(tab: SpanTable, *, match: str = "exact", by: str = "type", simil
     ...                              "start": [0, 6, 0], "end": [4, 9, 4], "type": ["PER"] * 3}))
     >>> c = span_counts(t)
     >>> c.tp.toarray().tolist(), c.total.toarray().tolist()
-    [[1.0]], [[3.0]]
+    ([[1.0]], [[3.0]])
     """
     from scipy.sparse import coo_matrix
 
@@ -566,9 +569,9 @@ def _sd(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def span_summary(stat: SpanStatistic, tab: SpanTable, *, match: str, by: str, similarity_name: str,
-                 replicates: "dict[str, np.ndarray] | None" = None, level: float = 0.95) -> SpanAgreementResult:
-    """The point estimate with its tables (``replicates``: "pair" (B, P) and "type" (B, T) F1
-    replicates for the tables' percentile intervals)."""
+                 intervals: "dict[str, np.ndarray] | None" = None) -> SpanAgreementResult:
+    """The point estimate with its tables (``intervals``: "pair" (P, 2) and "type" (T, 2) bounds
+    of the tables' intervals, from the uncertainty layer)."""
     import pandas as pd
 
     t = stat.tables()
@@ -602,11 +605,8 @@ def span_summary(stat: SpanStatistic, tab: SpanTable, *, match: str, by: str, si
         "f1": _nanmean(doc_f1, axis=1), "sd": _sd(doc_f1, axis=1),
         "n_pairs": np.isfinite(doc_f1).sum(axis=1).astype(np.int64),
     })
-    if replicates is not None:
-        from softirr_stats.uncertainty import percentile_interval
-
-        for table, reps in ((by_pair, replicates["pair"]), (by_type, replicates["type"])):
-            bounds = np.array([percentile_interval(reps[:, k], level) for k in range(reps.shape[1])]).reshape(-1, 2)
+    if intervals is not None:  # percentile bounds of the pair and type F1, (P, 2) and (T, 2)
+        for table, bounds in ((by_pair, intervals["pair"]), (by_type, intervals["type"])):
             table["ci_low"], table["ci_high"] = bounds[:, 0], bounds[:, 1]
     notes = []
     undefined = ~np.isfinite(t["pair"][0])
