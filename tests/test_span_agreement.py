@@ -420,3 +420,33 @@ def test_bad_reader_input(tmp_path):
     (one / "doc.ann").write_text("T1\tX 0 3\tabc\n")
     with pytest.raises(ValueError, match="two"):
         sis.span_agreement(tmp_path / "proj", format="brat")
+
+
+@pytest.mark.parametrize("kind,threshold,same_type", [("overlap", 0.0, True), ("overlap", 0.0, False),
+                                                      ("overlap", 0.4, False), ("exact", np.nan, False)])
+def test_candidate_join_equals_all_pairs(kind, threshold, same_type):
+    from softirr_stats.agreement._span_f1 import _overlap_edges
+
+    rng = np.random.default_rng(5)
+    n = 300
+    start = rng.integers(0, 60, n)
+    spans = frame([(f"d{rng.integers(0, 4)}", f"r{rng.integers(0, 3)}", int(s), int(s + rng.integers(1, 12)),
+                    "XY"[rng.integers(0, 2)]) for s in start])
+    spans = spans.drop_duplicates()
+    tab = span_table(spans)
+    i, j = _overlap_edges(tab, kind, threshold, same_type)
+    got = set(zip(i.tolist(), j.tolist(), strict=True))
+    want = set()
+    for a in range(tab.n_spans):
+        for b in range(tab.n_spans):
+            if tab.doc[a] != tab.doc[b] or tab.rater[a] >= tab.rater[b] or (same_type and tab.type[a] != tab.type[b]):
+                continue
+            inter = min(tab.end[a], tab.end[b]) - max(tab.start[a], tab.start[b])
+            union = tab.end[a] - tab.start[a] + tab.end[b] - tab.start[b] - inter
+            if kind == "exact":
+                ok = tab.start[a] == tab.start[b] and tab.end[a] == tab.end[b]
+            else:
+                ok = inter > 0 and inter >= threshold * union
+            if ok:
+                want.add((a, b))
+    assert got == want and len(want) > 5

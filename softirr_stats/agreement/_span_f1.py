@@ -310,21 +310,45 @@ class SpanCounts:
 
 
 def _overlap_edges(tab: SpanTable, kind: str, threshold: float, same_type: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate matches (i, j): spans of different annotators in one document, i's annotator first."""
-    import pandas as pd
+    """Candidate matches (i, j): spans of different annotators in one document, i's annotator first.
 
-    df = pd.DataFrame({"doc": tab.doc, "rater": tab.rater, "start": tab.start, "end": tab.end, "type": tab.type,
-                       "i": np.arange(tab.n_spans)})
-    keys = ["doc", "start", "end"] if kind == "exact" else ["doc"]
-    if same_type:
-        keys.append("type")
-    m = df.merge(df, on=keys, suffixes=("", "_b"))
-    m = m.loc[m["rater"] < m["rater_b"]]
-    i, j = m["i"].to_numpy(), m["i_b"].to_numpy()
-    if kind == "overlap":
+    Exact: equal (document, start, end[, type]). Overlap: a sort-based interval join within each
+    document (and type): after sorting by start, span i overlaps exactly the spans that follow it
+    and start before it ends, so the candidates are found without comparing every pair.
+    """
+    if not tab.n_spans:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    group = tab.doc * len(tab.types) + tab.type if same_type else tab.doc.copy()
+    if kind == "exact":
+        key = np.stack([group, tab.start, tab.end], axis=1)
+        g = np.asarray(np.unique(key, axis=0, return_inverse=True)[1]).ravel()
+        order = np.argsort(g, kind="stable")
+        gs = g[order]
+        bounds = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
+        pos = np.arange(gs.size)
+        run_end = np.repeat(np.r_[bounds[1:], gs.size], np.diff(np.r_[bounds, gs.size]))  # end of each span's run
+        n_after = run_end - pos - 1
+    else:
+        scale = int(tab.end.max()) + 1
+        if (int(group.max()) + 1) * scale >= 2**62:
+            raise ValueError("span offsets too large to index (documents x offsets exceed 2**62)")
+        key = group * scale + tab.start
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        pos = np.arange(ks.size)
+        stop = np.searchsorted(ks, group[order] * scale + tab.end[order], side="left")
+        n_after = np.maximum(stop - pos - 1, 0)
+    src = np.repeat(pos, n_after)
+    offs = np.arange(src.size) - np.repeat(np.cumsum(n_after) - n_after, n_after)
+    i, j = order[src], order[src + 1 + offs]
+    differ = tab.rater[i] != tab.rater[j]
+    i, j = i[differ], j[differ]
+    swap = tab.rater[i] > tab.rater[j]
+    i, j = np.where(swap, j, i), np.where(swap, i, j)
+    if kind == "overlap" and threshold > 0:
         inter = np.minimum(tab.end[i], tab.end[j]) - np.maximum(tab.start[i], tab.start[j])
         union = (tab.end[i] - tab.start[i]) + (tab.end[j] - tab.start[j]) - inter
-        ok = (inter > 0) & (inter >= threshold * union)
+        ok = inter >= threshold * union
         i, j = i[ok], j[ok]
     return i, j
 
