@@ -473,7 +473,9 @@ def span_agreement(spans: Any, *, match: str = "exact", by: str = "type", averag
     if not isinstance(cfg, Bootstrap):  # None (check_ci refuses "analytic" here)
         return span_summary(stat, tab, match=match, by=by, similarity_name=sim_name)
     parts: dict[str, list] = {"value": [], "pair": [], "type": []}
-    step = 256
+    from softirr_stats._batching import rows_per_chunk
+
+    step = rows_per_chunk(len(tab.documents) + 4 * len(counts.pairs) * len(counts.types), maximum=512)
     for start in range(0, cfg.n, step):  # chunks of replicates (bounded memory), each one matrix product
         C, _, _ = draw_weights(stat, cfg, start, min(start + step, cfg.n))
         t = stat.tables(C)

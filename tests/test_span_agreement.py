@@ -304,7 +304,8 @@ def test_soft_matching_credits_the_equivalence_probability():
     stack = frame([("d", "a", 0, 4, "fever"), ("d", "b", 0, 4, "cough"), ("d", "b", 0, 4, "pyrexia")])
     np.testing.assert_allclose(sis.span_agreement(stack, similarity=S).by_pair["tp"], [0.8])
     lev = sis.span_agreement(spans, similarity="levenshtein")
-    assert 0.5 < lev.value < 1.0 and lev.similarity != "identity"
+    assert 0.5 < lev.value < 1.0 and lev.similarity == "levenshtein"
+    assert lev.n_pairs_scored == 1  # only fever-pyrexia meets on a candidate match (cough-cough is equal)
 
 
 # --------------------------------------------------------------------------- bootstrap

@@ -427,7 +427,6 @@ def span_counts(tab: SpanTable, *, match: str = "exact", by: str = "type", simil
             raise ValueError("similarity= grades agreement on span types; by='all' ignores types (use by='type')")
         types: tuple = (ALL_TYPES,)
         type_code = np.zeros(tab.n_spans, dtype=np.int64)
-        S = np.ones((1, 1))
         same_type = False
     else:
         types = tab.types
@@ -435,16 +434,17 @@ def span_counts(tab: SpanTable, *, match: str = "exact", by: str = "type", simil
         sim = resolve_label_similarity(types, similarity)
         same_type = bool(sim.is_identity)
         sim_name = sim.name
-        if same_type:
-            S = np.eye(len(types))
-        else:
-            codes = np.arange(len(types))
-            scores = sim.block(codes, codes)
-            S, n_scored = np.asarray(scores.values, dtype=np.float64), int(scores.n_scored)
     n_t = len(types)
     i, j = _overlap_edges(tab, kind, threshold, same_type)
     p = pair_of[tab.rater[i], tab.rater[j]]
-    w = S[type_code[i], type_code[j]]
+    if same_type or by == "all":
+        w = np.ones(i.size)
+    else:  # score only the type pairs that meet on a candidate match, each once
+        pair_codes, back = np.unique(np.stack([type_code[i], type_code[j]], axis=1), axis=0, return_inverse=True)
+        pair_codes = pair_codes.reshape(-1, 2)
+        scores = sim.pairs(pair_codes[:, 0], pair_codes[:, 1])
+        w = np.asarray(scores.values, dtype=np.float64)[np.asarray(back).ravel()]
+        n_scored = int(scores.n_scored)
     nz = w > 0
     i, j, p, w = i[nz], j[nz], p[nz], w[nz]
     keep = _max_weight_matching(p * tab.n_spans + i, p * tab.n_spans + j, w)
@@ -620,8 +620,12 @@ def span_summary(stat: SpanStatistic, tab: SpanTable, *, match: str, by: str, si
         "n_pairs": (total > 0).sum(axis=0).astype(np.int64),
     })
     # per document: micro F1 of each pair in the document alone
-    doc_tp = np.asarray(c.tp.toarray()).reshape(len(tab.documents), len(c.pairs), -1).sum(axis=2)
-    doc_tot = np.asarray(c.total.toarray()).reshape(len(tab.documents), len(c.pairs), -1).sum(axis=2)
+    from scipy.sparse import csr_matrix
+
+    n_p, n_t = len(c.pairs), len(c.types)
+    to_pair = csr_matrix((np.ones(n_p * n_t), (np.arange(n_p * n_t), np.repeat(np.arange(n_p), n_t))),
+                         shape=(n_p * n_t, n_p))  # sums the types of each pair
+    doc_tp, doc_tot = (np.asarray((m @ to_pair).toarray()) for m in (c.tp, c.total))
     doc_f1 = _f1(doc_tp, doc_tot)
     by_document = pd.DataFrame({
         "document": list(tab.documents),
