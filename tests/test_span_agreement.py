@@ -451,3 +451,14 @@ def test_candidate_join_equals_all_pairs(kind, threshold, same_type):
             if ok:
                 want.add((a, b))
     assert got == want and len(want) > 5
+
+
+def test_signature_is_data_then_keyword_only_options():
+    import inspect
+
+    params = list(inspect.signature(sis.span_agreement).parameters.values())
+    assert [p.name for p in params[:7]] == ["spans", "match", "by", "average", "similarity", "ci", "format"]
+    assert params[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:-1])
+    assert params[-1].kind is inspect.Parameter.VAR_KEYWORD  # the export reader's options
+    assert sis.span_agreement.__module__ == "softirr_stats._statistics" and "span_agreement" in sis.__all__

@@ -124,8 +124,15 @@ class SpanTable:
 
 
 def _codes(values: np.ndarray) -> tuple[tuple, np.ndarray]:
-    uniq, inv = np.unique(values.astype(str), return_inverse=True)
-    return tuple(uniq.tolist()), inv.astype(np.int64)
+    """Sorted distinct names (as str) and each value's code (hashing, then sorting the few distinct)."""
+    import pandas as pd
+
+    codes, uniq = pd.factorize(pd.Series(values, dtype=object).astype(str), sort=False)
+    names = np.asarray(uniq, dtype=object).astype(str)
+    order = np.argsort(names, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return tuple(names[order].tolist()), rank[codes].astype(np.int64)
 
 
 def _offsets(series: "pd.Series", name: str, rows: np.ndarray) -> np.ndarray:
@@ -200,9 +207,8 @@ def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None) 
     types, type_code = _codes(typ) if typ.size else ((), np.zeros(0, dtype=np.int64))
     doc, rater = doc_all[keep], rater_all[keep]
     # one span per (document, annotator, start, end, type)
-    key = np.stack([doc, rater, start, end, type_code], axis=1) if doc.size else np.zeros((0, 5), dtype=np.int64)
-    _, first = np.unique(key, axis=0, return_index=True)
-    first = np.sort(first)
+    repeated = pd.DataFrame({"d": doc, "r": rater, "s": start, "e": end, "t": type_code}).duplicated().to_numpy()
+    first = np.flatnonzero(~repeated)
     n_collapsed = int(doc.size - first.size)
     if n_collapsed:
         warnings.warn(f"{n_collapsed} span(s) repeated by the same annotator (same document, offsets and type) "
@@ -320,8 +326,12 @@ def _overlap_edges(tab: SpanTable, kind: str, threshold: float, same_type: bool)
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     group = tab.doc * len(tab.types) + tab.type if same_type else tab.doc.copy()
     if kind == "exact":
-        key = np.stack([group, tab.start, tab.end], axis=1)
-        g = np.asarray(np.unique(key, axis=0, return_inverse=True)[1]).ravel()
+        scale = int(tab.end.max()) + 1
+        if (int(group.max()) + 1) * scale * scale < 2**62:
+            g = (group * scale + tab.start) * scale + tab.end  # one int64 per (group, start, end)
+        else:
+            g = np.asarray(np.unique(np.stack([group, tab.start, tab.end], axis=1), axis=0,
+                                     return_inverse=True)[1]).ravel()
         order = np.argsort(g, kind="stable")
         gs = g[order]
         bounds = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
@@ -440,9 +450,8 @@ def span_counts(tab: SpanTable, *, match: str = "exact", by: str = "type", simil
     if same_type or by == "all":
         w = np.ones(i.size)
     else:  # score only the type pairs that meet on a candidate match, each once
-        pair_codes, back = np.unique(np.stack([type_code[i], type_code[j]], axis=1), axis=0, return_inverse=True)
-        pair_codes = pair_codes.reshape(-1, 2)
-        scores = sim.pairs(pair_codes[:, 0], pair_codes[:, 1])
+        met, back = np.unique(type_code[i] * n_t + type_code[j], return_inverse=True)
+        scores = sim.pairs(met // n_t, met % n_t)
         w = np.asarray(scores.values, dtype=np.float64)[np.asarray(back).ravel()]
         n_scored = int(scores.n_scored)
     nz = w > 0
