@@ -167,6 +167,9 @@ def test_hand_case_exact_overlap_and_thresholds():
     assert sis.span_agreement(spans, match="overlap").value == 1.0
     assert sis.span_agreement(spans, match="overlap:0.5").value == 1.0
     assert sis.span_agreement(spans, match="overlap:0.51").value == 0.0
+    tenth = frame([("d", "a", 0, 30, "X"), ("d", "b", 27, 30, "X")])  # IoU exactly 3 / 30
+    assert sis.span_agreement(tenth, match="overlap:0.1").value == 1.0
+    assert sis.span_agreement(tenth, match="overlap:0.11").value == 0.0
     touching = frame([("d", "a", 0, 5, "X"), ("d", "b", 5, 9, "X")])  # end exclusive: no shared character
     assert sis.span_agreement(touching, match="overlap").value == 0.0
 

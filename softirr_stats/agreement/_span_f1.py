@@ -358,7 +358,7 @@ def _overlap_edges(tab: SpanTable, kind: str, threshold: float, same_type: bool)
     if kind == "overlap" and threshold > 0:
         inter = np.minimum(tab.end[i], tab.end[j]) - np.maximum(tab.start[i], tab.start[j])
         union = (tab.end[i] - tab.start[i]) + (tab.end[j] - tab.start[j]) - inter
-        ok = inter >= threshold * union
+        ok = inter / union >= threshold  # correctly rounded: IoU 3/30 meets "overlap:0.1"
         i, j = i[ok], j[ok]
     return i, j
 
