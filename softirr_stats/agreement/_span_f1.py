@@ -185,8 +185,9 @@ def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None) 
     partial = (df["start"].isna() | df["end"].isna() | df["type"].isna()) & ~empty
     if partial.any():
         i = int(partial.idxmax())
-        raise ValueError(f"span row {i} has some of start, end, type missing ({df.loc[i, list(SPAN_COLUMNS)].to_dict()});"
-                         " a span needs all three (a row with all three missing declares an annotated document)")
+        row = df.loc[i, list(SPAN_COLUMNS)].to_dict()
+        raise ValueError(f"span row {i} has some of start, end, type missing ({row}); a span needs all three "
+                         "(a row with all three missing declares an annotated document)")
     documents, doc_all = _codes(df["document"].to_numpy())
     annotators, rater_all = _codes(df["annotator"].to_numpy())
     spans = df.loc[~empty]
@@ -662,6 +663,7 @@ def span_summary(stat: SpanStatistic, tab: SpanTable, *, match: str, by: str, si
     return SpanAgreementResult(
         coefficient="span_f1", value=value, observed=value, expected=math.nan, n_items=len(tab.documents),
         n_raters=len(tab.annotators), similarity=similarity_name, chance="none", n_pairs_scored=c.n_pairs_scored,
-        warnings=tuple(notes), details={"match": match, "by": by, "average": stat.average},
+        warnings=tuple(notes),
+        details={"match": match, "by": by, "average": stat.average, "resampling_unit": "documents"},
         match=match, by=by, average=stat.average, n_spans=tab.n_spans, by_pair=by_pair, by_type=by_type,
         by_document=by_document)
