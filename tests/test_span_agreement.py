@@ -465,3 +465,34 @@ def test_signature_is_data_then_keyword_only_options():
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:-1])
     assert params[-1].kind is inspect.Parameter.VAR_KEYWORD  # the export reader's options
     assert sis.span_agreement.__module__ == "softirr_stats._statistics" and "span_agreement" in sis.__all__
+
+
+EXPORTS = ROOT / "data" / "exports"
+SPAN_EXPORTS = [  # (export, format, reader options, the reader's expected exact-rule ratings)
+    ("label_studio/project-7-export.json", "label-studio", {"field": "ner"}, "label_studio/expected_ner_exact.csv"),
+    ("doccano/ner", "doccano", {}, "doccano/ner/expected_exact.csv"),
+    ("prodigy/ner_manual.jsonl", "prodigy", {}, "prodigy/ner_manual_expected_exact.csv"),
+    ("webanno/annotation", "webanno-tsv", {"layer": "NamedEntity"}, "webanno/expected_spans_exact.csv"),
+    ("brat/by_annotator", "brat", {}, "brat/expected_exact.csv"),
+]
+
+
+@pytest.mark.parametrize("export,fmt,options,expected", SPAN_EXPORTS, ids=[e[1] for e in SPAN_EXPORTS])
+def test_every_span_export_reads_like_its_expected_ratings(export, fmt, options, expected):
+    """The path (read with the exact rule, 'no span' as a private label) gives what the hand-written
+    expected ratings give (items '<document>:<start>-<end>', 'O' = annotated, no span)."""
+    by_hand = sis.read_annotations(EXPORTS / expected)
+    for kw in ({}, {"match": "overlap"}, {"by": "all"}):
+        from_path = sis.span_agreement(EXPORTS / export, format=fmt, **options, **kw)
+        want = sis.span_agreement(by_hand, **kw)
+        assert from_path.value == pytest.approx(want.value, rel=1e-15, nan_ok=True)
+        pd.testing.assert_frame_equal(from_path.by_pair, want.by_pair)
+        assert from_path.n_spans == want.n_spans > 0
+
+
+def test_label_studio_ner_by_hand():
+    # rater 1: PER [0,10), ORG, LOC | PER, LOC; rater 2: PER [0,4), ORG, LOC | PER, ORG (same offsets otherwise)
+    path = EXPORTS / "label_studio" / "project-7-export.json"
+    assert sis.span_agreement(path, format="label-studio", field="ner").value == pytest.approx(2 * 3 / 10, abs=1e-15)
+    assert sis.span_agreement(path, format="label-studio", field="ner", match="overlap").value == pytest.approx(0.8)
+    assert sis.span_agreement(path, format="label-studio", field="ner", by="all").value == pytest.approx(0.8)
