@@ -477,6 +477,7 @@ SPAN_EXPORTS = [  # (export, format, reader options, the reader's expected exact
 ]
 
 
+@pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")  # the fixtures' skipped records
 @pytest.mark.parametrize("export,fmt,options,expected", SPAN_EXPORTS, ids=[e[1] for e in SPAN_EXPORTS])
 def test_every_span_export_reads_like_its_expected_ratings(export, fmt, options, expected):
     """The path (read with the exact rule, 'no span' as a private label) gives what the hand-written
@@ -490,6 +491,7 @@ def test_every_span_export_reads_like_its_expected_ratings(export, fmt, options,
         assert from_path.n_spans == want.n_spans > 0
 
 
+@pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")
 def test_label_studio_ner_by_hand():
     # rater 1: PER [0,10), ORG, LOC | PER, LOC; rater 2: PER [0,4), ORG, LOC | PER, ORG (same offsets otherwise)
     path = EXPORTS / "label_studio" / "project-7-export.json"
