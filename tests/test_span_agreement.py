@@ -219,6 +219,15 @@ def test_stacked_spans_count_each_annotation():
     assert sis.span_agreement(both, by="all").value == 1.0
 
 
+def test_set_valued_labels_of_annotations_are_stacked_spans():
+    # a stacked type set on one span (how a reader may give two types on one offset) is one span per type
+    ann = sis.Annotations.from_wide([[{"X", "Y"}, {"X"}], [{"Z"}, None]], items=["d:0-5", "e:1-3"],
+                                    raters=["a", "b"])
+    r = sis.span_agreement(ann)
+    assert r.n_spans == 4 and r.by_pair["n_documents"].iloc[0] == 1  # b did not annotate e
+    np.testing.assert_allclose(r.value, 2 / 3)
+
+
 def test_repeated_span_counted_once_with_a_warning():
     spans = frame([("d", "a", 0, 5, "X"), ("d", "a", 0, 5, "X"), ("d", "b", 0, 5, "X")])
     with pytest.warns(sis.agreement._span_f1.SpanWarning, match="counted once"):

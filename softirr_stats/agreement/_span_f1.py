@@ -248,33 +248,40 @@ def span_tables(ann: Any, *, unmatched: str | None = "O") -> "tuple[pd.DataFrame
     """
     import pandas as pd
 
-    long = ann.to_long()
-    parsed = long["item"].astype(str).str.extract(_ITEM)
+    items = pd.Series(np.asarray(ann.items, dtype=object)).astype(str)
+    parsed = items.str.extract(_ITEM)
     bad = parsed["doc"].isna()
     if bad.any():
         raise ValueError(f"span agreement needs span items named '<document>:<start>-<end>' (as the span readers "
-                         f"name them under the exact span rule); item {long.loc[bad.idxmax(), 'item']!r} is not")
-    labels = long["label"].to_numpy(dtype=object)
-    rows, types = [], []
-    for i, lab in enumerate(labels):  # one pass over the ratings; a stack becomes one span per type
-        if lab is None or (unmatched is not None and isinstance(lab, str) and lab == unmatched):
-            continue
-        for t in (sorted(lab) if isinstance(lab, frozenset | set | tuple | list) else [lab]):
-            rows.append(i)
-            types.append(str(t))
-    rows_a = np.asarray(rows, dtype=np.int64)
+                         f"name them under the exact span rule); item {items[bad.idxmax()]!r} is not")
+    # the types each vocabulary entry stands for (a loop over the distinct labels only): none for the
+    # "no span" label, one per element for a stack of types on one span (a set-valued label)
+    per_label = [[] if (unmatched is not None and isinstance(lab, str) and lab == unmatched)
+                 else [str(t) for t in sorted(lab)] if isinstance(lab, frozenset | set | tuple | list) else [str(lab)]
+                 for lab in ann.vocabulary]
+    n_types = np.array([len(t) for t in per_label], dtype=np.int64)
+    flat_types = np.array([t for ts in per_label for t in ts], dtype=object)
+    first_type = np.concatenate([[0], np.cumsum(n_types)[:-1]]) if n_types.size else n_types
+    codes = np.asarray(ann.codes)
+    ii, jj = np.nonzero(codes >= 0)  # every rating: the rater annotated the item's document
+    cc = codes[ii, jj]
+    reps = n_types[cc]
+    si, sj = np.repeat(ii, reps), np.repeat(jj, reps)
+    offs = np.arange(si.size) - np.repeat(np.cumsum(reps) - reps, reps)
+    raters = np.asarray([str(r) for r in ann.raters], dtype=object)
     frame = pd.DataFrame({
-        "document": parsed["doc"].to_numpy(dtype=object)[rows_a],
-        "annotator": long["rater"].astype(str).to_numpy(dtype=object)[rows_a],
-        "start": parsed["start"].to_numpy()[rows_a].astype(np.int64),
-        "end": parsed["end"].to_numpy()[rows_a].astype(np.int64),
-        "type": pd.Series(types, dtype=object),
+        "document": parsed["doc"].to_numpy(dtype=object)[si],
+        "annotator": raters[sj],
+        "start": parsed["start"].to_numpy()[si].astype(np.int64),
+        "end": parsed["end"].to_numpy()[si].astype(np.int64),
+        "type": flat_types[first_type[np.repeat(cc, reps)] + offs] if si.size else np.array([], dtype=object),
     })
-    documents = np.unique(parsed["doc"].astype(str).to_numpy())
-    annotators = np.unique(long["rater"].astype(str).to_numpy())
+    long = pd.DataFrame({"doc": parsed["doc"].to_numpy(dtype=object)[ii], "rater": raters[jj]})
+    documents = np.unique(long["doc"].to_numpy(dtype=str))  # those someone rated
+    annotators = np.unique(long["rater"].to_numpy(dtype=str))
     mask = np.zeros((documents.size, annotators.size), dtype=bool)
-    mask[np.searchsorted(documents, parsed["doc"].astype(str).to_numpy()),
-         np.searchsorted(annotators, long["rater"].astype(str).to_numpy())] = True
+    mask[np.searchsorted(documents, long["doc"].to_numpy(dtype=str)),
+         np.searchsorted(annotators, long["rater"].to_numpy(dtype=str))] = True
     # who annotated a document but marked no span in it still enters the table (a declaration row)
     has_span = np.zeros_like(mask)
     has_span[np.searchsorted(documents, frame["document"].to_numpy(dtype=str)),
