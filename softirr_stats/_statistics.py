@@ -356,7 +356,7 @@ def _span_input(spans: Any, *, format: str | None, unmatched: str | None, reader
     from softirr_stats.data import SpanRule, read_annotations, read_table
 
     if reader_options and not isinstance(spans, str | Path):
-        raise TypeError(f"reader options {sorted(reader_options)} apply only when spans is a path; got "
+        raise TypeError(f"reader options {sorted(reader_options)} apply only when ann_or_path is a path; got "
                         f"{type(spans).__name__}")
     if isinstance(spans, pd.DataFrame):
         return span_table(spans)
@@ -377,11 +377,11 @@ def _span_input(spans: Any, *, format: str | None, unmatched: str | None, reader
         ann = read_annotations(spans, format=fmt, span_rule=SpanRule(match="exact", unmatched=_NO_SPAN),
                                **reader_options)
         return span_table_from_annotations(ann, unmatched=_NO_SPAN)
-    raise TypeError("spans must be a DataFrame with columns document, annotator, start, end, type; span "
+    raise TypeError("ann_or_path must be a DataFrame with columns document, annotator, start, end, type; span "
                     f"Annotations; or the path of a span export; got {type(spans).__name__}")
 
 
-def span_agreement(spans: Any, *, match: str = "exact", by: str = "type", average: str = "micro",
+def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", average: str = "micro",
                    similarity: Any = None, ci: Any = None, format: str | None = None, unmatched: str | None = "O",
                    **reader_options: Any) -> Any:
     """Pairwise F1 between annotators of spans (Hripcsak & Rothschild 2005), with document-bootstrap intervals.
@@ -392,8 +392,8 @@ def span_agreement(spans: Any, *, match: str = "exact", by: str = "type", averag
 
     Parameters
     ----------
-    spans : DataFrame, Annotations, str or Path
-        A tidy table with columns ``document, annotator, start, end, type`` (``text`` optional;
+    ann_or_path : DataFrame, Annotations, str or Path
+        The spans: a tidy table with columns ``document, annotator, start, end, type`` (``text`` optional;
         offsets end-exclusive; every annotator is taken to have annotated every document in it;
         a row with start, end and type missing declares a document without spans); span
         :class:`Annotations` read with the exact span rule; or the path of a span export
@@ -463,7 +463,7 @@ def span_agreement(spans: Any, *, match: str = "exact", by: str = "type", averag
     check_choice("by", by, SPAN_BY)
     check_choice("average", average, SPAN_AVERAGES)
     cfg = check_ci(ci, analytic=False, rater_designs="the annotator pairs are fixed")
-    tab = _span_input(spans, format=format, unmatched=unmatched, reader_options=reader_options)
+    tab = _span_input(ann_or_path, format=format, unmatched=unmatched, reader_options=reader_options)
     counts = span_counts(tab, match=match, by=by, similarity=similarity)
     stat = SpanStatistic(counts, tab.documents, len(tab.annotators), average)
     sim_name = counts.similarity

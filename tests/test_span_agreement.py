@@ -416,9 +416,9 @@ def test_bad_input():
         sis.span_agreement(spans, ci=sis.Bootstrap(design="raters"))
     with pytest.raises(ValueError, match="at least 2 documents"):
         sis.span_agreement(spans, ci=sis.Bootstrap(n=10))
-    with pytest.raises(TypeError, match="apply only when spans is a path"):
+    with pytest.raises(TypeError, match="apply only when ann_or_path is a path"):
         sis.span_agreement(spans, field="label")
-    with pytest.raises(TypeError, match="spans must be a DataFrame"):
+    with pytest.raises(TypeError, match="ann_or_path must be a DataFrame"):
         sis.span_agreement([("d", "a", 0, 4, "X")])
     not_spans = sis.Annotations.from_wide([["x", "y"]], items=["item1"], raters=["a", "b"])
     with pytest.raises(ValueError, match="<document>:<start>-<end>"):
@@ -469,7 +469,7 @@ def test_signature_is_data_then_keyword_only_options():
     import inspect
 
     params = list(inspect.signature(sis.span_agreement).parameters.values())
-    assert [p.name for p in params[:7]] == ["spans", "match", "by", "average", "similarity", "ci", "format"]
+    assert [p.name for p in params[:7]] == ["ann_or_path", "match", "by", "average", "similarity", "ci", "format"]
     assert params[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:-1])
     assert params[-1].kind is inspect.Parameter.VAR_KEYWORD  # the export reader's options
