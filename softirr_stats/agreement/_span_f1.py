@@ -58,7 +58,19 @@ _ITEM = re.compile(r"^(?P<doc>.*):(?P<start>\d+)-(?P<end>\d+)(?:#\d+)?$")
 
 
 class SpanWarning(SoftIRRWarning):
-    """Span data were changed on the way in (repeated spans collapsed), or a pair has no spans."""
+    """Span data were changed on the way in (a span repeated by one annotator counted once).
+
+    Examples
+    --------
+    >>> import warnings, pandas as pd
+    >>> spans = pd.DataFrame({"document": ["d"] * 3, "annotator": ["a", "a", "b"], "start": [0, 0, 0],
+    ...                       "end": [4, 4, 4], "type": ["PER"] * 3})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     t = span_table(spans)
+    >>> caught[0].category.__name__, t.n_spans
+    ('SpanWarning', 2)
+    """
 
 
 def parse_match(match: Any) -> tuple[str, float]:
@@ -507,6 +519,17 @@ def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
 class SpanStatistic:
     """Mean pairwise F1 over document weights (the package's ``Statistic`` protocol).
 
+    Attributes
+    ----------
+    counts : SpanCounts
+        Per-document TP credit and span totals of every annotator pair and type.
+    documents : tuple
+        The document names, in the order of the document weights (the "items" of the protocol).
+    n_annotators : int
+        Number of annotators.
+    average : {"micro", "macro"}
+        How a pair's F1 pools its types.
+
     Examples
     --------
     >>> import pandas as pd
@@ -587,6 +610,17 @@ class SpanAgreementResult(AgreementResult):
         as bratiaa reports), n_pairs (pairs where the type occurs), and ci_low, ci_high.
     by_document : DataFrame
         document, n_spans, f1 (mean over pairs of the document's micro F1), sd, n_pairs.
+
+    The other fields are those of :class:`AgreementResult`.
+
+    Examples
+    --------
+    >>> import pandas as pd, softirr_stats as sis
+    >>> spans = pd.DataFrame({"document": ["d", "d", "d"], "annotator": ["a", "b", "b"], "start": [0, 0, 9],
+    ...                       "end": [4, 4, 12], "type": ["PER", "PER", "LOC"]})
+    >>> r = sis.span_agreement(spans)
+    >>> type(r).__name__, round(r.value, 4), r.by_pair[["tp", "fp", "fn"]].values.tolist()
+    ('SpanAgreementResult', 0.6667, [[1.0, 1.0, 0.0]])
     """
 
     match: str = "exact"
