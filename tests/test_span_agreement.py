@@ -507,3 +507,13 @@ def test_label_studio_ner_by_hand():
     assert sis.span_agreement(path, format="label-studio", field="ner").value == pytest.approx(2 * 3 / 10, abs=1e-15)
     assert sis.span_agreement(path, format="label-studio", field="ner", match="overlap").value == pytest.approx(0.8)
     assert sis.span_agreement(path, format="label-studio", field="ner", by="all").value == pytest.approx(0.8)
+
+
+def test_text_column_is_carried_and_other_designs_run():
+    spans = _bigger_case().assign(text="some words")
+    base = sis.span_agreement(spans.drop(columns="text"))
+    assert sis.span_agreement(spans).value == base.value
+    strata = {d: int(d[-1]) % 2 for d in spans["document"].unique()}
+    for cfg in (sis.Bootstrap(n=200, design="bayesian", seed=0), sis.Bootstrap(n=200, strata=strata, seed=0)):
+        r = sis.span_agreement(spans, ci=cfg)
+        assert r.ci_low < r.ci_high and r.details["resampling_unit"] == "documents"
