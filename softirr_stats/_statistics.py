@@ -49,7 +49,7 @@ from softirr_stats.agreement._xrr import (
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import attach_interval, check_ci
 
-__all__ = ["multilabel_agreement", "cross_kappa", "distance_agreement"]
+__all__ = ["multilabel_agreement", "cross_kappa", "distance_agreement", "span_agreement"]
 
 XRR_LEVELS = ("nominal", "interval", "ratio")
 DISTANCE_METHODS = ("ks", "sigma")
@@ -339,3 +339,150 @@ def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", 
     stat = distance_statistic(ann, sim, method=method, threshold=float(threshold), kde=kde, kde_lower=kde_lower,
                               expected_pairs=expected_pairs, seed=seed)
     return attach_interval(result, stat, ci)
+
+
+# ---------------------------------------------------------------------------------------------
+# span agreement (pairwise F1 between annotators)
+
+#: Label the span reader gives "annotated the document, no span here" while span_agreement reads.
+_NO_SPAN = "\x00no-span"
+
+
+def _span_input(spans: Any, *, format: str | None, unmatched: str | None, reader_options: dict) -> Any:
+    """A :class:`SpanTable` from a tidy DataFrame, span Annotations or a file / folder."""
+    from pathlib import Path
+
+    from softirr_stats.agreement._span_f1 import span_table, span_table_from_annotations
+    from softirr_stats.data import SpanRule, read_annotations, read_table
+
+    if reader_options and not isinstance(spans, str | Path):
+        raise TypeError(f"reader options {sorted(reader_options)} apply only when ann_or_path is a path; got "
+                        f"{type(spans).__name__}")
+    if isinstance(spans, pd.DataFrame):
+        return span_table(spans)
+    if isinstance(spans, Annotations):
+        return span_table_from_annotations(spans, unmatched=unmatched)
+    if isinstance(spans, str | Path):
+        from softirr_stats.data._readers import EXPORT_FORMATS, guess_format
+
+        if "span_rule" in reader_options:
+            raise TypeError("span_agreement reads the spans themselves (the exact span rule); choose the matching "
+                            "with match= instead of span_rule=")
+        fmt = format if format is not None else guess_format(spans, columns=("document", "annotator", "type"))
+        if fmt not in EXPORT_FORMATS:
+            if reader_options:
+                raise TypeError(f"options {sorted(reader_options)} apply only to export formats "
+                                f"{sorted(EXPORT_FORMATS)}; this file is read as {fmt!r}")
+            return span_table(read_table(spans, format=fmt))
+        ann = read_annotations(spans, format=fmt, span_rule=SpanRule(match="exact", unmatched=_NO_SPAN),
+                               **reader_options)
+        return span_table_from_annotations(ann, unmatched=_NO_SPAN)
+    raise TypeError("ann_or_path must be a DataFrame with columns document, annotator, start, end, type; span "
+                    f"Annotations; or the path of a span export; got {type(spans).__name__}")
+
+
+def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", average: str = "micro",
+                   similarity: Any = None, ci: Any = None, format: str | None = None, unmatched: str | None = "O",
+                   **reader_options: Any) -> Any:
+    """Pairwise F1 between annotators of spans (Hripcsak & Rothschild 2005), with document-bootstrap intervals.
+
+    Every pair of annotators is compared on the documents both annotated: ``F1 = 2 TP / (n_a +
+    n_b)``, TP the spans matched one-to-one (see ``docs/span_agreement.md``). ``value`` is the
+    mean over pairs; it equals bratiaa's mean pairwise F1 with ``match="exact"``.
+
+    Parameters
+    ----------
+    ann_or_path : DataFrame, Annotations, str or Path
+        The spans: a tidy table with columns ``document, annotator, start, end, type`` (``text`` optional;
+        offsets end-exclusive; every annotator is taken to have annotated every document in it;
+        a row with start, end and type missing declares a document without spans); span
+        :class:`Annotations` read with the exact span rule; or the path of a span export
+        (brat, WebAnno TSV, Label Studio, doccano, Prodigy; a CSV / TSV / JSONL span table),
+        whose reader tells who annotated which document.
+    match : {"exact", "overlap", "overlap:<IoU>"}
+        When two spans may match: identical offsets; at least one shared character; or a
+        character IoU of at least the given number in (0, 1].
+    by : {"type", "all"}
+        ``"type"``: spans match only within a type (and each type is reported); ``"all"``:
+        types are ignored (boundary agreement).
+    average : {"micro", "macro"}
+        A pair's F1 from the counts pooled over types, or the mean of its per-type F1.
+    similarity : None, estimator, callable, measure name or K x K array
+        Soft type matching (``by="type"``): spans match whatever their types, and a matched pair
+        credits ``P(type_a == type_b)`` instead of 1 or 0. Exact matching gives the hard numbers.
+    ci : None or Bootstrap
+        A document bootstrap (``design="items"``: documents are the resampling unit;
+        ``"cluster"`` groups documents, ``"bayesian"``); ``by_pair`` and ``by_type`` get
+        percentile intervals too. Rater designs are refused (pairs are fixed).
+    format : str, optional
+        The export format of a path (default: guessed).
+    unmatched : str or None
+        With :class:`Annotations`: the label meaning "annotated, no span" (the span rule's
+        ``"O"``).
+    **reader_options
+        Options of the export reader (``field=``, ``layer=``, ``feature=``, ...).
+
+    Returns
+    -------
+    SpanAgreementResult
+        ``value`` (mean pairwise F1), ``by_pair``, ``by_type``, ``by_document`` (tidy tables).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> spans = pd.DataFrame({
+    ...     "document": ["d1", "d1", "d1", "d1", "d1"], "annotator": ["ann", "ann", "bob", "bob", "bob"],
+    ...     "start": [0, 10, 0, 10, 20], "end": [4, 15, 4, 14, 25], "type": ["PER", "LOC", "PER", "LOC", "ORG"]})
+    >>> r = span_agreement(spans)
+    >>> round(r.value, 4), r.by_pair[["tp", "fp", "fn"]].values.tolist()
+    (0.4, [[1.0, 2.0, 1.0]])
+    >>> round(span_agreement(spans, match="overlap").value, 4)
+    0.8
+    >>> r.by_type[["type", "f1"]].values.tolist()
+    [['LOC', 0.0], ['ORG', 0.0], ['PER', 1.0]]
+    """
+    import numpy as np
+
+    from softirr_stats.agreement._span_f1 import (
+        SPAN_AVERAGES,
+        SPAN_BY,
+        SpanStatistic,
+        parse_match,
+        span_counts,
+        span_summary,
+    )
+    from softirr_stats.uncertainty import (
+        Bootstrap,
+        draw_weights,
+        jackknife_values,
+        percentile_interval,
+        summarize_replicates,
+    )
+
+    parse_match(match)
+    check_choice("by", by, SPAN_BY)
+    check_choice("average", average, SPAN_AVERAGES)
+    cfg = check_ci(ci, analytic=False, rater_designs="the annotator pairs are fixed")
+    tab = _span_input(ann_or_path, format=format, unmatched=unmatched, reader_options=reader_options)
+    counts = span_counts(tab, match=match, by=by, similarity=similarity)
+    stat = SpanStatistic(counts, tab.documents, len(tab.annotators), average)
+    sim_name = counts.similarity
+    if isinstance(cfg, Bootstrap) and len(tab.documents) < 2:
+        raise ValueError(f"a document bootstrap needs at least 2 documents (documents are the resampling unit); "
+                         f"got {len(tab.documents)}")
+    if not isinstance(cfg, Bootstrap):  # None (check_ci refuses "analytic" here)
+        return span_summary(stat, tab, match=match, by=by, similarity_name=sim_name)
+    parts: dict[str, list] = {"value": [], "pair": [], "type": []}
+    from softirr_stats._batching import rows_per_chunk
+
+    step = rows_per_chunk(len(tab.documents) + 4 * len(counts.pairs) * len(counts.types), maximum=512)
+    for start in range(0, cfg.n, step):  # chunks of replicates (bounded memory), each one matrix product
+        C, _, _ = draw_weights(stat, cfg, start, min(start + step, cfg.n))
+        t = stat.tables(C)
+        for k in parts:
+            parts[k].append(t[k])
+    reps = {k: np.concatenate(v) for k, v in parts.items()}
+    bounds = {k: np.array([percentile_interval(reps[k][:, j], cfg.level) for j in range(reps[k].shape[1])],
+                          dtype=np.float64).reshape(-1, 2) for k in ("pair", "type")}  # one row per pair / type
+    result = span_summary(stat, tab, match=match, by=by, similarity_name=sim_name, intervals=bounds)
+    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg))

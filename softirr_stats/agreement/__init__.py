@@ -23,6 +23,7 @@ _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
     "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
     "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
+    "softirr_stats.agreement._span_f1": ('SpanAgreementResult', 'SpanStatistic', 'SpanWarning',),
     "softirr_stats.agreement._statistic": ('Statistic',),
     "softirr_stats.agreement._weights": ('WEIGHT_NAMES', 'krippendorff_distance', 'weight_matrix',),
 })
@@ -96,6 +97,11 @@ if TYPE_CHECKING:
         estimator_from_name,
         level_similarity,
         resolve_similarity,
+    )
+    from softirr_stats.agreement._span_f1 import (
+        SpanAgreementResult,
+        SpanStatistic,
+        SpanWarning,
     )
     from softirr_stats.agreement._statistic import (
         Statistic,
