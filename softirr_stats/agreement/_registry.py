@@ -340,7 +340,7 @@ STATISTICS: dict[str, StatisticRecord] = {s.name: s for s in (
     StatisticRecord(
         "cross_kappa", "Cross-replication reliability ``kappa_x`` (Wong, Paritosh & Aroyo 2021) and its "
         "normalised form.", ("ann_x", "ann_y"), ("similarity", "level", "item_weights", "ci"),
-        "two replications, >= 1 each", "cross-replication pairs across items", True,
+        "two replications", "cross-replication pairs across items", True,
         frozenset({"item_order", "rater_order", "relabelling", "replication_order"})),
     StatisticRecord(
         "distance_agreement", "Braylan, Alonso & Lease (2022) agreement from within- vs cross-item distance "
