@@ -8,6 +8,12 @@ The public functions (``softirr_stats.cohen_kappa`` ...), the command line's cho
 :func:`softirr_stats.sensitivity`, the docs table and the invariance tests are all built from
 :data:`COEFFICIENTS`. Adding a coefficient is one record (plus its tests).
 
+The public statistics that are not coefficients (``multilabel_agreement``, ``cross_kappa``,
+``distance_agreement``) have a lighter :class:`StatisticRecord` in :data:`STATISTICS`;
+:func:`statistic_records` is every public statistic, :func:`public_exports` the names the
+package must export, and each record's ``invariances`` the properties the invariance tests hold
+it to.
+
 Examples
 --------
 >>> COEFFICIENTS["cohen_kappa"].raters, COEFFICIENTS["cohen_kappa"].family.name
@@ -464,7 +470,7 @@ def default_coefficients(n_raters: int) -> tuple[str, ...]:
 
 
 def coefficient_table() -> list[dict[str, Any]]:
-    """One row per registered coefficient (the docs table and ``softirr --help`` are made from it).
+    """One row per registered coefficient (the docs table is made from it: :func:`coefficient_table_markdown`).
 
     Examples
     --------
