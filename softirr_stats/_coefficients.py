@@ -1,6 +1,6 @@
 """Public agreement coefficients, made from the coefficient registry.
 
-Every function here is built by :func:`coefficient_function` from one record of
+Every public function here is built by :func:`coefficient_function` from one record of
 :data:`softirr_stats.agreement.COEFFICIENTS`: its signature (keyword-only options), its
 docstring and its behaviour (resolve the options into a similarity and a chance family,
 evaluate the point estimate, attach the interval of ``ci=``). Each takes an
@@ -23,7 +23,7 @@ from softirr_stats.agreement import (
 )
 from softirr_stats.uncertainty import attach_interval
 
-__all__ = ["compute", "estimate", "coefficient_function", *COEFFICIENTS]
+__all__ = ["compute", "estimate", "coefficient_function", "public_function", *COEFFICIENTS]
 
 _DEFAULTS: dict[str, Any] = {"level": "nominal", "weights": None, "similarity": None, "chance": "exact",
                              "categories": None, "ci": None, "judgments": None, "judge": None}
@@ -151,12 +151,42 @@ def coefficient_function(coef: "str | Coefficient") -> Callable[..., AgreementRe
     return fn
 
 
-percent_agreement = coefficient_function("percent_agreement")
-cohen_kappa = coefficient_function("cohen_kappa")
-scott_pi = coefficient_function("scott_pi")
-fleiss_kappa = coefficient_function("fleiss_kappa")
-conger_kappa = coefficient_function("conger_kappa")
-light_kappa = coefficient_function("light_kappa")
-krippendorff_alpha = coefficient_function("krippendorff_alpha")
-gwet_ac1 = coefficient_function("gwet_ac1")
-brennan_prediger = coefficient_function("brennan_prediger")
+# The public function of every coefficient of the registry, made once from its record.
+_FUNCTIONS: dict[str, Callable[..., AgreementResult]] = {name: coefficient_function(name) for name in COEFFICIENTS}
+
+
+def public_function(name: str) -> Callable[..., AgreementResult]:
+    """The public function of a registered coefficient (``softirr_stats.<name>``).
+
+    The functions of the registry's coefficients are made once, at import; a coefficient
+    added later with :func:`~softirr_stats.agreement.register` gets its function on first use.
+
+    Examples
+    --------
+    >>> public_function("cohen_kappa") is cohen_kappa
+    True
+    """
+    # a name outside the registry: coefficient_function's ValueError names the registered ones
+    return _FUNCTIONS[name] if name in _FUNCTIONS else coefficient_function(name)
+
+
+def __getattr__(name: str) -> Callable[..., AgreementResult]:
+    """Coefficients registered after import (``register``) are module attributes too."""
+    if name in COEFFICIENTS:
+        return public_function(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Module-level names, for ``from softirr_stats._coefficients import cohen_kappa``, the package's
+# lazy exports and static tools (which cannot see names written into ``globals()``): each is
+# looked up in the registry's functions, never built here. test_api_surface checks that these
+# names are exactly the registry's coefficients and ``softirr_stats._EXPORTS``.
+percent_agreement = _FUNCTIONS["percent_agreement"]
+cohen_kappa = _FUNCTIONS["cohen_kappa"]
+scott_pi = _FUNCTIONS["scott_pi"]
+fleiss_kappa = _FUNCTIONS["fleiss_kappa"]
+conger_kappa = _FUNCTIONS["conger_kappa"]
+light_kappa = _FUNCTIONS["light_kappa"]
+krippendorff_alpha = _FUNCTIONS["krippendorff_alpha"]
+gwet_ac1 = _FUNCTIONS["gwet_ac1"]
+brennan_prediger = _FUNCTIONS["brennan_prediger"]

@@ -21,7 +21,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["x64", "with_x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "ENV_VAR"]
+__all__ = ["x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "ENV_VAR"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -48,17 +48,6 @@ def x64() -> Iterator[None]:
     _ensure_initialised()
     with jax.enable_x64(True):
         yield
-
-
-def with_x64(fn: F) -> F:
-    """Decorator form of :func:`x64`."""
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with x64():
-            return fn(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
 
 
 def jit(fn: F | None = None, **jit_kwargs: Any) -> Any:

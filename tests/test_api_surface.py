@@ -137,25 +137,62 @@ def test_coefficient_signature_matches_its_record(name):
         getattr(sis, name)([["a", "a"], ["a", "b"]], "positional-option")
 
 
-# the statistics outside the registry: positional data, then keyword-only options ending in ci=
-OTHER_SIGNATURES = {
-    "multilabel_agreement": (["ann"], ["baseline", "labels", "ci"]),
-    "cross_kappa": (["ann_x", "ann_y"], ["similarity", "level", "item_weights", "ci"]),
-    "distance_agreement": (["ann"], ["similarity", "method", "threshold", "kde", "kde_lower", "expected_pairs",
-                                     "seed", "ci"]),
-}
-
-
-@pytest.mark.parametrize("name", sorted(OTHER_SIGNATURES))
+# the statistics beside the coefficients: positional data, then keyword-only options ending in ci=
+@pytest.mark.parametrize("name", sorted(sis.agreement._registry.STATISTICS))
 def test_other_statistic_signatures(name):
     import inspect
 
-    positional, keywords = OTHER_SIGNATURES[name]
+    record = sis.agreement._registry.STATISTICS[name]
+    positional, keywords = list(record.positional), list(record.options)
     params = list(inspect.signature(getattr(sis, name)).parameters.values())
     assert [p.name for p in params] == positional + keywords
     assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params[:len(positional)])
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[len(positional):])
-    assert params[-1].default is None  # no interval unless asked for
+    assert params[-1].name == "ci" and params[-1].default is None  # no interval unless asked for
+    assert getattr(sis, name).__doc__.startswith(record.summary)
+    assert ("similarity" in record.options) == record.similarity
+
+
+def _type_checking_imports(module: str) -> set[str]:
+    """Names the package ``__init__``'s ``if TYPE_CHECKING:`` block imports from ``module``."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(sis.__file__).read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    return {a.name for n in ast.walk(block) if isinstance(n, ast.ImportFrom) and n.module == module for a in n.names}
+
+
+def test_exports_equal_the_registry():
+    """``sis.<name>`` of every statistic comes from the registry: exports, static imports and records agree."""
+    from softirr_stats.agreement._registry import public_exports, statistic_records
+
+    exports = public_exports()
+    assert set(exports) == {"softirr_stats._coefficients", "softirr_stats._statistics"}
+    for module, names in exports.items():
+        assert tuple(sorted(sis._EXPORTS[module])) == names, f"softirr_stats._EXPORTS[{module!r}] != registry"
+        assert _type_checking_imports(module) == set(names), f"the TYPE_CHECKING imports of {module} != registry"
+    for name, record in statistic_records().items():
+        assert getattr(sis, name).__name__ == name
+        assert getattr(sis, name).__module__ == record.module
+
+
+def test_coefficient_module_names_are_the_registry():
+    """``_coefficients`` binds one module name per record (static imports work), each the record's function."""
+    import softirr_stats._coefficients as mod
+
+    helpers = {"compute", "estimate", "coefficient_function", "public_function"}
+    assert set(mod.__all__) - helpers == set(sis.agreement.COEFFICIENTS)
+    for name in sis.agreement.COEFFICIENTS:
+        assert name in vars(mod), f"{name} is not a module-level name of softirr_stats._coefficients"
+        fn = vars(mod)[name]
+        assert fn is mod.public_function(name) and fn.__name__ == name
+    made = {n for n, v in vars(mod).items() if callable(v) and getattr(v, "__signature__", None) is not None}
+    assert made == set(sis.agreement.COEFFICIENTS), "a function made from a record that is not in the registry"
+    with pytest.raises(ValueError, match="coefficient must be one of"):
+        mod.public_function("not_a_coefficient")
+    with pytest.raises(AttributeError, match="no attribute 'not_a_coefficient'"):
+        mod.not_a_coefficient  # noqa: B018
 
 
 def test_calibration_error_ci_signature():

@@ -8,6 +8,12 @@ The public functions (``softirr_stats.cohen_kappa`` ...), the command line's cho
 :func:`softirr_stats.sensitivity`, the docs table and the invariance tests are all built from
 :data:`COEFFICIENTS`. Adding a coefficient is one record (plus its tests).
 
+The public statistics that are not coefficients (``multilabel_agreement``, ``cross_kappa``,
+``distance_agreement``) have a lighter :class:`StatisticRecord` in :data:`STATISTICS`;
+:func:`statistic_records` is every public statistic, :func:`public_exports` the names the
+package must export, and each record's ``invariances`` the properties the invariance tests hold
+it to.
+
 Examples
 --------
 >>> COEFFICIENTS["cohen_kappa"].raters, COEFFICIENTS["cohen_kappa"].family.name
@@ -19,7 +25,7 @@ Examples
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from softirr_stats._validation import check_choice
 from softirr_stats.agreement._families import ChanceFamily, get_family
@@ -31,9 +37,25 @@ from softirr_stats.agreement._similarity import (
 from softirr_stats.data import Annotations
 
 __all__ = ["Coefficient", "Resolved", "COEFFICIENTS", "get_coefficient", "register", "coefficient_table",
-           "default_coefficients", "ALPHA_LEVELS"]
+           "default_coefficients", "ALPHA_LEVELS", "INVARIANCES", "StatisticRecord", "STATISTICS",
+           "statistic_records", "public_exports", "coefficient_table_markdown"]
 
 ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+#: The properties a statistic can claim; ``tests/test_invariances.py`` holds one test per
+#: claim, and each record's ``invariances`` says which of them the statistic has.
+INVARIANCES: dict[str, str] = {
+    "item_order": "permuting the items leaves the value unchanged",
+    "rater_order": "permuting the raters leaves the value unchanged",
+    "relabelling": "a one-to-one renaming of the labels leaves the value unchanged",
+    "replication_order": "swapping the two replications (X and Y) leaves the value unchanged",
+    "perfect_is_one": "identical ratings on every item (two or more labels in use) give 1",
+    "soft_exact_is_hard": "an exact-match similarity callable gives the hard coefficient",
+    "unit_weights": "unit item and rater weights reproduce the point estimate",
+    "vmap_equals_loop": "a batch of weight vectors equals evaluating them one at a time",
+    "multinomial_equals_resampling": "item weights = draw counts equal duplicating the drawn items",
+}
+COEFFICIENT_INVARIANCES = frozenset(INVARIANCES) - {"replication_order"}
 
 
 @dataclass(frozen=True)
@@ -97,6 +119,12 @@ def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any
     return Resolved(coef.family, level_similarity(ann, level, similarity), chance, coef.name)
 
 
+def _check_invariances(name: str, invariances: frozenset[str]) -> None:
+    unknown = sorted(set(invariances) - set(INVARIANCES))
+    if unknown:
+        raise ValueError(f"{name}: unknown invariances {unknown}; known: {list(INVARIANCES)}")
+
+
 @dataclass(frozen=True)
 class Coefficient:
     """One agreement coefficient.
@@ -128,6 +156,8 @@ class Coefficient:
         default table for two raters.
     judgments : bool
         Whether the function takes ``judgments=`` / ``judge=`` (prediction-powered estimate).
+    invariances : frozenset of str
+        The properties of :data:`INVARIANCES` the coefficient has (each one is tested).
 
     Examples
     --------
@@ -152,10 +182,16 @@ class Coefficient:
     default_rank: int | None = None
     two_rater_twin: str | None = None
     judgments: bool = False
+    invariances: frozenset[str] = COEFFICIENT_INVARIANCES
+
+    #: where the public function lives (made there from this record by ``coefficient_function``)
+    module: ClassVar[str] = "softirr_stats._coefficients"
+    positional: ClassVar[tuple[str, ...]] = ("ann",)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "family", get_family(self.family))
         check_choice("raters", self.raters, ("any", "two"))
+        _check_invariances(self.name, self.invariances)
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -251,6 +287,108 @@ COEFFICIENTS: dict[str, Coefficient] = {c.name: c for c in (
 )}
 
 
+@dataclass(frozen=True)
+class StatisticRecord:
+    """A public statistic that is not a chance-corrected coefficient of the engine.
+
+    Its public function is written by hand in :attr:`module` (its own options, its own result
+    type); the record says what the registry needs to know of it: its signature, raters,
+    documentation line and the invariances it claims.
+
+    Attributes
+    ----------
+    name : str
+        The public function's name.
+    summary : str
+        The first line of its docstring.
+    positional : tuple of str
+        Its positional (data) parameters.
+    options : tuple of str
+        Its keyword-only options, in signature order.
+    raters : str
+        What it needs of the raters (shown in the docs table).
+    chance : str
+        Its chance baseline, in words (shown in the docs table).
+    similarity : bool
+        Whether it takes ``similarity=``.
+    invariances : frozenset of str
+        The properties of :data:`INVARIANCES` it has (each one is tested).
+    module : str
+        Where the public function is defined.
+
+    Examples
+    --------
+    >>> STATISTICS["cross_kappa"].positional
+    ('ann_x', 'ann_y')
+    """
+
+    name: str
+    summary: str
+    positional: tuple[str, ...]
+    options: tuple[str, ...]
+    raters: str
+    chance: str
+    similarity: bool
+    invariances: frozenset[str]
+    module: str = "softirr_stats._statistics"
+
+    def __post_init__(self) -> None:
+        _check_invariances(self.name, self.invariances)
+
+
+#: The public statistics beside the coefficients (functions in ``softirr_stats._statistics``).
+STATISTICS: dict[str, StatisticRecord] = {s.name: s for s in (
+    StatisticRecord(
+        "multilabel_agreement", "Multi-label (Hamming) agreement, chance-corrected per label and decomposed "
+        "label-wise.", ("ann",), ("baseline", "labels", "ci"), ">= 2 (set-valued labels)",
+        "per label: pooled, AC1 or PABAK", False,
+        frozenset({"item_order", "rater_order", "relabelling"})),
+    StatisticRecord(
+        "cross_kappa", "Cross-replication reliability ``kappa_x`` (Wong, Paritosh & Aroyo 2021) and its "
+        "normalised form.", ("ann_x", "ann_y"), ("similarity", "level", "item_weights", "ci"),
+        "two replications", "cross-replication pairs across items", True,
+        frozenset({"item_order", "rater_order", "relabelling", "replication_order"})),
+    StatisticRecord(
+        "distance_agreement", "Braylan, Alonso & Lease (2022) agreement from within- vs cross-item distance "
+        "distributions.", ("ann",), ("similarity", "method", "threshold", "kde", "kde_lower", "expected_pairs",
+                                     "seed", "ci"), ">= 2", "cross-item distance distribution", True,
+        frozenset({"item_order", "rater_order", "relabelling", "unit_weights", "vmap_equals_loop",
+                   "multinomial_equals_resampling"})),
+)}
+
+
+def statistic_records() -> "dict[str, Coefficient | StatisticRecord]":
+    """Every public statistic's record: the coefficients, then the other statistics.
+
+    Returns
+    -------
+    dict
+        Name -> :class:`Coefficient` or :class:`StatisticRecord` (coefficients added with
+        :func:`register` included).
+
+    Examples
+    --------
+    >>> recs = statistic_records()
+    >>> len(recs), recs["cohen_kappa"].module, recs["cross_kappa"].module
+    (12, 'softirr_stats._coefficients', 'softirr_stats._statistics')
+    """
+    return {**COEFFICIENTS, **STATISTICS}
+
+
+def public_exports() -> dict[str, tuple[str, ...]]:
+    """Module -> the public statistic names it provides (``softirr_stats._EXPORTS`` must agree).
+
+    Examples
+    --------
+    >>> public_exports()["softirr_stats._statistics"]
+    ('cross_kappa', 'distance_agreement', 'multilabel_agreement')
+    """
+    out: dict[str, list[str]] = {}
+    for rec in statistic_records().values():
+        out.setdefault(rec.module, []).append(rec.name)
+    return {module: tuple(sorted(names)) for module, names in out.items()}
+
+
 def get_coefficient(name: "str | Coefficient") -> Coefficient:
     """The record of a coefficient by name (or the record itself).
 
@@ -332,7 +470,7 @@ def default_coefficients(n_raters: int) -> tuple[str, ...]:
 
 
 def coefficient_table() -> list[dict[str, Any]]:
-    """One row per registered coefficient (the docs table and ``softirr --help`` are made from it).
+    """One row per registered coefficient (the docs table is made from it: :func:`coefficient_table_markdown`).
 
     Examples
     --------
@@ -343,3 +481,29 @@ def coefficient_table() -> list[dict[str, Any]]:
              "chance": c.family.description, "weights": c.weights, "similarity": c.similarity,
              "chance_options": c.chance, "analytic_se": c.analytic, "summary": c.summary}
             for c in COEFFICIENTS.values()]
+
+
+def _mark(flag: bool) -> str:
+    return "yes" if flag else ""
+
+
+def coefficient_table_markdown() -> str:
+    """The docs' table of every public statistic (``docs/coefficients.md``), made from the registry.
+
+    One row per coefficient (from :func:`coefficient_table`), then one per other statistic of
+    :data:`STATISTICS`. A test compares the page with this text.
+
+    Examples
+    --------
+    >>> print(coefficient_table_markdown().splitlines()[0])
+    | function | raters | chance | `weights=` | `similarity=` | `chance=` | analytic SE | summary |
+    """
+    lines = ["| function | raters | chance | `weights=` | `similarity=` | `chance=` | analytic SE | summary |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in coefficient_table():
+        lines.append(f"| `{r['coefficient']}` | {r['raters']} | {r['chance']} | {_mark(r['weights'])} | "
+                     f"{_mark(r['similarity'])} | {_mark(r['chance_options'])} | {_mark(r['analytic_se'])} | "
+                     f"{r['summary']} |")
+    for s in STATISTICS.values():
+        lines.append(f"| `{s.name}` | {s.raters} | {s.chance} |  | {_mark(s.similarity)} |  |  | {s.summary} |")
+    return "\n".join(lines) + "\n"

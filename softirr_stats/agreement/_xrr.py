@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from softirr_stats.agreement._evaluator import DegenerateWarning, Prepared, evaluate
+from softirr_stats.agreement._evaluator import Prepared, evaluate
 from softirr_stats.agreement._point import point_estimate
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import ExactMatchSimilarity
@@ -226,6 +226,3 @@ def irr_replicates(prep: XrrPrepared, C: np.ndarray) -> tuple[np.ndarray, np.nda
         out.append(np.full(len(C), np.nan) if p is None else evaluate(p, C)["value"])
     return out[0], out[1]
 
-
-def warn_xrr(msg: str) -> None:
-    warnings.warn(msg, DegenerateWarning, stacklevel=3)

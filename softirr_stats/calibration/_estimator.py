@@ -173,14 +173,6 @@ class CalibratedEstimator:
         digest = hashlib.sha256(payload.encode()).hexdigest()[:16]
         return f"{_base_fingerprint(self.estimator)}+calibrated:{self.calibrator.method}:{digest}"
 
-    def raw_scores(self, a: Sequence[Any], b: Sequence[Any], /) -> np.ndarray:
-        """The base estimator's validated scores (before calibration)."""
-        aa = _object_array(a, "a")
-        bb = _object_array(b, "b")
-        if aa.size != bb.size:
-            raise ValueError(f"a and b must have the same length; got {aa.size} and {bb.size}")
-        return _check_raw_scores(self.estimator(a, b), aa.size, self.base_name)
-
     def __call__(self, a: Sequence[Any], b: Sequence[Any], /) -> np.ndarray:
         aa = _object_array(a, "a")
         bb = _object_array(b, "b")
