@@ -382,8 +382,8 @@ def _span_input(spans: Any, *, format: str | None, unmatched: str | None, reader
 
 
 def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", average: str = "micro",
-                   similarity: Any = None, ci: Any = None, format: str | None = None, unmatched: str | None = "O",
-                   **reader_options: Any) -> Any:
+                   similarity: Any = None, format: str | None = None, unmatched: str | None = "O",
+                   ci: Any = None, **reader_options: Any) -> Any:
     """Pairwise F1 between annotators of spans (Hripcsak & Rothschild 2005), with document-bootstrap intervals.
 
     Every pair of annotators is compared on the documents both annotated: ``F1 = 2 TP / (n_a +

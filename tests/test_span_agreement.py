@@ -469,7 +469,8 @@ def test_signature_is_data_then_keyword_only_options():
     import inspect
 
     params = list(inspect.signature(sis.span_agreement).parameters.values())
-    assert [p.name for p in params[:7]] == ["ann_or_path", "match", "by", "average", "similarity", "ci", "format"]
+    assert [p.name for p in params[:-1]] == ["ann_or_path", "match", "by", "average", "similarity", "format",
+                                             "unmatched", "ci"]
     assert params[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:-1])
     assert params[-1].kind is inspect.Parameter.VAR_KEYWORD  # the export reader's options

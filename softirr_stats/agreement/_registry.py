@@ -354,6 +354,13 @@ STATISTICS: dict[str, StatisticRecord] = {s.name: s for s in (
                                      "seed", "ci"), ">= 2", "cross-item distance distribution", True,
         frozenset({"item_order", "rater_order", "relabelling", "unit_weights", "vmap_equals_loop",
                    "multinomial_equals_resampling"})),
+    # spans, not item x rater labels: the invariance tests (categorical tables) do not apply; annotator
+    # order and renaming are tested in tests/test_span_agreement.py
+    StatisticRecord(
+        "span_agreement", "Pairwise F1 between annotators of spans (Hripcsak & Rothschild 2005), with "
+        "document-bootstrap intervals.", ("ann_or_path",),
+        ("match", "by", "average", "similarity", "format", "unmatched", "ci"), ">= 2 annotators",
+        "none (F1 needs no chance term)", True, frozenset()),
 )}
 
 
