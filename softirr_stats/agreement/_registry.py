@@ -28,6 +28,7 @@ from softirr_stats.agreement._similarity import (
     level_similarity,
     resolve_similarity,
 )
+from softirr_stats.agreement._weights import check_weight_matrix
 from softirr_stats.data import Annotations
 
 __all__ = ["Coefficient", "Resolved", "COEFFICIENTS", "get_coefficient", "register", "coefficient_table",
@@ -73,6 +74,9 @@ class Resolved:
 def _default_resolve(coef: "Coefficient", ann: Annotations, options: dict[str, Any]) -> Resolved:
     weights, similarity = options.get("weights"), options.get("similarity")
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
+    if getattr(sim, "asymmetric", False):  # an asymmetric weights= matrix: only where raters have an order
+        check_weight_matrix(weights, len(ann.vocabulary), coefficient=coef.name, family=coef.family.name,
+                            n_raters=ann.n_raters)
     name = coef.name
     if coef.weighted_name and weights is not None and not (isinstance(weights, str) and weights == "identity"):
         name = coef.weighted_name

@@ -196,3 +196,66 @@ def krippendorff_distance(level: str, values: np.ndarray) -> np.ndarray:
             d = (_sub(x) / s) ** 2
         return np.where(s == 0, 0.0, d)
     raise ValueError(f"level must be one of ['interval', 'nominal', 'ordinal', 'ratio']; got {level!r}")
+
+
+#: Chance families whose coefficient reads a weight matrix in rater order at any number of raters
+#: (Cohen, Conger: the observed term and each rater pair's chance term take rows from the earlier
+#: rater), and those that do with exactly two raters (the observed term is in rater order; the chance
+#: term depends on the matrix only through its total, which transposing does not change).
+ORDERED_WEIGHT_COEFFICIENTS: dict[str, str] = {"per_rater": "any", "percent": "two", "ac1": "two", "bp": "two"}
+
+
+def check_weight_matrix(weights: Any, k: int, *, coefficient: str, family: str, n_raters: int) -> np.ndarray:
+    """A ``weights=`` K x K matrix, used as given; an asymmetric one only where a rater order exists.
+
+    An asymmetric agreement-weight matrix ``w[k, l] != w[l, k]`` says that rater 1 saying ``k``
+    while rater 2 says ``l`` is not the same as the reverse. That is meaningful only when the
+    coefficient distinguishes its raters: Cohen's and Conger's kappa (row = the earlier rater in
+    the table's column order, as irrCAC's contingency-table functions read it), and with exactly
+    two raters percent agreement, Brennan-Prediger and Gwet's AC2. Coefficients with exchangeable
+    raters (Scott / Fleiss, Krippendorff's alpha, Light's kappa, or more than two raters for the
+    two-rater ones) refuse it: averaging it with its transpose silently would report a
+    different coefficient from the one the matrix describes.
+
+    Parameters
+    ----------
+    weights : array-like, shape (k, k)
+        Agreement weights in [0, 1] with a unit diagonal.
+    k : int
+        Number of labels.
+    coefficient, family : str
+        The coefficient's name and chance family (for the decision and the message).
+    n_raters : int
+        Number of raters.
+
+    Returns
+    -------
+    ndarray of float64, shape (k, k)
+        The matrix as given.
+
+    Examples
+    --------
+    >>> w = [[1.0, 0.5], [0.0, 1.0]]
+    >>> check_weight_matrix(w, 2, coefficient="cohen_kappa", family="per_rater", n_raters=2).tolist()
+    [[1.0, 0.5], [0.0, 1.0]]
+    >>> check_weight_matrix(w, 2, coefficient="fleiss_kappa", family="pooled", n_raters=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: weights is not symmetric (w[0, 1] = 0.5, w[1, 0] = 0.0) and fleiss_kappa treats its raters as exchangeable, so there is no rater order to read it in; pass (w + w.T) / 2 if that is what you mean, or use cohen_kappa / conger_kappa, which read the matrix as given (row = the earlier rater)
+    """
+    from softirr_stats.equivalence import check_similarity_matrix
+
+    check_similarity_matrix(weights, k, "weights")  # shape, range and unit diagonal, with their messages
+    arr = np.asarray(weights, dtype=np.float64)
+    if np.array_equal(arr, arr.T):
+        return arr
+    scope = ORDERED_WEIGHT_COEFFICIENTS.get(family)
+    if scope == "any" or (scope == "two" and n_raters == 2):
+        return arr
+    i, j = (int(x[0]) for x in np.nonzero(arr != arr.T))
+    why = ("treats its raters as exchangeable" if scope is None else
+           f"has no rater order with {n_raters} raters (only with two)")
+    raise ValueError(
+        f"weights is not symmetric (w[{i}, {j}] = {float(arr[i, j])!r}, w[{j}, {i}] = {float(arr[j, i])!r}) and {coefficient} "
+        f"{why}, so there is no rater order to read it in; pass (w + w.T) / 2 if that is what you mean, or use "
+        "cohen_kappa / conger_kappa, which read the matrix as given (row = the earlier rater)")

@@ -96,6 +96,9 @@ def check_supported(prep: Prepared) -> None:
     """Raise a ValueError (pointing to the bootstrap) where no analytic variance exists."""
     if prep.family.terms is None:
         raise ValueError(prep.family.no_analytic + "; " + _BOOTSTRAP_HINT)
+    if prep.family.name == "per_rater" and getattr(prep.sim, "asymmetric", False):
+        raise ValueError("no analytic variance is implemented for Cohen's / Conger's kappa with an asymmetric "
+                         "weights= matrix (used as given); " + _BOOTSTRAP_HINT)
     if prep.chance_pairs is not None:
         raise ValueError(f"analytic standard errors need chance='exact'; this estimate used {prep.chance_label}. "
                          "A bootstrap resamples the chance pairs as well: " + _BOOTSTRAP_HINT)
