@@ -23,7 +23,7 @@ from softirr_stats.agreement import (
 )
 from softirr_stats.uncertainty import attach_interval
 
-__all__ = ["compute", "estimate", "coefficient_function", *COEFFICIENTS]
+__all__ = ["compute", "estimate", "coefficient_function", "permutation_test", *COEFFICIENTS]
 
 _DEFAULTS: dict[str, Any] = {"level": "nominal", "weights": None, "similarity": None, "chance": "exact",
                              "categories": None, "ci": None, "judgments": None, "judge": None}
@@ -160,3 +160,55 @@ light_kappa = coefficient_function("light_kappa")
 krippendorff_alpha = coefficient_function("krippendorff_alpha")
 gwet_ac1 = coefficient_function("gwet_ac1")
 brennan_prediger = coefficient_function("brennan_prediger")
+
+
+def permutation_test(coefficient: "str | Callable[..., AgreementResult]", ann: Any, *, n: int = 2000, seed: int = 0,
+                     chunk_size: int | None = None, **options: Any) -> AgreementResult:
+    """A coefficient with a permutation test of H0: no agreement beyond chance (any coefficient, soft too).
+
+    Each rater's labels are permuted over the items that rater rated, independently per rater
+    (missing ratings stay where they are), ``n`` times; the coefficient's values on the permuted
+    data sets are its null distribution. ``result.p_value`` is two-sided
+    (``min(1, 2 min(P_upper, P_lower))``, each ``(1 + count) / (n + 1)``) and ``result.z`` is
+    ``(value - mean) / sd`` of the permuted values. Any ``ci=`` interval is computed as usual and
+    kept. The permuted data sets are stacked and evaluated in batches, as the bootstrap is.
+
+    Parameters
+    ----------
+    coefficient : str or coefficient function
+        ``"fleiss_kappa"``, ``softirr_stats.fleiss_kappa``, ... (any registered coefficient).
+    ann : Annotations or table
+        The annotations.
+    n : int
+        Number of permutations (the smallest p-value is ``2 / (n + 1)``).
+    seed : int
+        Seed of the permutations.
+    chunk_size : int, optional
+        Permutations per stacked batch.
+    **options
+        The coefficient's keyword options (``weights=``, ``similarity=``, ``level=``, ``ci=``, ...);
+        chance must be exact.
+
+    Returns
+    -------
+    AgreementResult
+        With ``z``, ``p_value`` and ``details["test"]``.
+
+    Examples
+    --------
+    >>> rows = [["a", "a"], ["b", "b"], ["a", "a"], ["b", "b"], ["c", "c"], ["c", "c"], ["a", "b"]] * 2
+    >>> r = permutation_test("fleiss_kappa", rows, n=199, seed=0)
+    >>> round(r.value, 4), bool(r.p_value < 0.05)
+    (0.7846, True)
+    """
+    from softirr_stats.uncertainty import Permutation, attach_permutation
+
+    cfg = Permutation(n=n, seed=seed, chunk_size=chunk_size)
+    name = coefficient if isinstance(coefficient, str) else getattr(coefficient, "__name__", coefficient)
+    coef = get_coefficient(name)
+    opts = _options(coef, options)
+    if opts.get("judgments") is not None or opts.get("judge") is not None:
+        raise ValueError("permutation_test does not take judgments= / judge= (a prediction-powered estimate)")
+    result, prep = estimate(coef, ann, **opts)
+    result = attach_interval(result, prep, opts.get("ci"))
+    return attach_permutation(result, prep, cfg)

@@ -102,7 +102,7 @@ class AgreementResult:
     def to_dict(self, *, details: bool = False) -> dict[str, Any]:
         """Flat dict of the scalar fields (JSON-friendly); ``details=True`` adds scalar details."""
         out = self._scalar_fields()
-        for key in ("bootstrap_n", "bootstrap_seed", "bootstrap_design", "n_nan_replicates"):
+        for key in ("bootstrap_n", "bootstrap_seed", "bootstrap_design", "n_nan_replicates", "test"):
             if key in self.details:
                 out[key] = self.details[key]
         if details:
