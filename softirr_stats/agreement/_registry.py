@@ -74,13 +74,18 @@ class Resolved:
 def _default_resolve(coef: "Coefficient", ann: Annotations, options: dict[str, Any]) -> Resolved:
     weights, similarity = options.get("weights"), options.get("similarity")
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
-    if getattr(sim, "asymmetric", False):  # an asymmetric weights= matrix: only where raters have an order
-        check_weight_matrix(weights, len(ann.vocabulary), coefficient=coef.name, family=coef.family.name,
-                            n_raters=ann.n_raters)
+    _check_as_given(coef, coef.family.name, ann, sim)
     name = coef.name
     if coef.weighted_name and weights is not None and not (isinstance(weights, str) and weights == "identity"):
         name = coef.weighted_name
     return Resolved(coef.family, sim, options.get("chance", "exact"), name)
+
+
+def _check_as_given(coef: "Coefficient", family: str, ann: Annotations, sim: ExactMatchSimilarity) -> None:
+    """An asymmetric weight matrix used as given: only where the coefficient's raters have an order."""
+    if getattr(sim, "asymmetric", False):
+        check_weight_matrix(sim.matrix, len(ann.vocabulary), coefficient=coef.name, family=family,  # type: ignore[attr-defined]
+                            n_raters=ann.n_raters)
 
 
 def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any]) -> Resolved:
@@ -98,7 +103,9 @@ def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any
             notes = ("ordinal alpha ranks text labels in vocabulary (sorted) order; declare categories= to set "
                      "the order",)
         return Resolved(get_family("alpha_ordinal"), ExactMatchSimilarity(len(ann.vocabulary)), "exact", coef.name, notes)
-    return Resolved(coef.family, level_similarity(ann, level, similarity), chance, coef.name)
+    sim = level_similarity(ann, level, similarity)
+    _check_as_given(coef, coef.family.name, ann, sim)
+    return Resolved(coef.family, sim, chance, coef.name)
 
 
 @dataclass(frozen=True)
