@@ -169,7 +169,8 @@ def permutation_test(coefficient: "str | Callable[..., AgreementResult]", ann: A
     Each rater's labels are permuted over the items that rater rated, independently per rater
     (missing ratings stay where they are), ``n`` times; the coefficient's values on the permuted
     data sets are its null distribution. ``result.p_value`` is two-sided
-    (``min(1, 2 min(P_upper, P_lower))``, each ``(1 + count) / (n + 1)``) and ``result.z`` is
+    (``min(1, 2 min(P_upper, P_lower))``, the observed value counted among the permuted ones and
+    ties counted half, ``P_upper = (#{T_b > T} + (#{T_b = T} + 1) / 2) / (n + 1)``) and ``result.z`` is
     ``(value - mean) / sd`` of the permuted values. Any ``ci=`` interval is computed as usual and
     kept. The permuted data sets are stacked and evaluated in batches, as the bootstrap is.
 
@@ -180,7 +181,7 @@ def permutation_test(coefficient: "str | Callable[..., AgreementResult]", ann: A
     ann : Annotations or table
         The annotations.
     n : int
-        Number of permutations (the smallest p-value is ``2 / (n + 1)``).
+        Number of permutations (the smallest p-value is ``1 / (n + 1)``).
     seed : int
         Seed of the permutations.
     chunk_size : int, optional

@@ -115,7 +115,7 @@ def test_permutation_test_public_function():
     r = sis.permutation_test(sis.fleiss_kappa, ROWS, n=299, seed=0, ci="analytic")
     assert r.ci_method == "analytic" and math.isfinite(r.ci_low)  # the interval is kept
     assert r.details["test"] == "permutation (labels permuted within raters), B=299"
-    assert 2 / 300 <= r.p_value < 0.05 and r.z > 2
+    assert 1 / 300 <= r.p_value < 0.05 and r.z > 2
     again = sis.permutation_test("fleiss_kappa", ROWS, n=299, seed=0)
     assert again.p_value == r.p_value and again.z == r.z
 
@@ -143,3 +143,17 @@ def test_permutation_refuses_sampled_chance_and_bad_settings():
         ann = sis.Annotations.from_wide(ROWS)
         res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
         attach_permutation(res, prep, "permutation")
+
+
+def test_permutation_p_value_formula_counts_ties_half():
+    ann = sis.Annotations.from_wide(ROWS)
+    res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    cfg = Permutation(n=399, seed=4)
+    v = permutation_values(prep, cfg)
+    t = res.value
+    above, below = np.sum(v > t + 1e-12), np.sum(v < t - 1e-12)
+    ties = 399 - above - below + 1
+    expected = min(1.0, 2 * min(above + ties / 2, below + ties / 2) / 400)
+    out = attach_permutation(res, prep, cfg)
+    assert out.p_value == pytest.approx(expected, abs=1e-15)
+    assert out.z == pytest.approx((t - v.mean()) / v.std(ddof=1), rel=1e-12)
