@@ -157,3 +157,24 @@ def test_permutation_p_value_formula_counts_ties_half():
     out = attach_permutation(res, prep, cfg)
     assert out.p_value == pytest.approx(expected, abs=1e-15)
     assert out.z == pytest.approx((t - v.mean()) / v.std(ddof=1), rel=1e-12)
+
+
+def test_as_given_cohen_weights_analytic_se_is_fleiss_cohen_everitt():
+    # irrCAC's cont4x4diagnosis with its custom (asymmetric) weights; FCE (1969) with w used as given
+    t = np.array([[40, 4, 4, 17], [6, 25, 2, 13], [4, 1, 21, 12], [15, 5, 9, 45]])
+    w = np.array([[1.0, 0.67, 0.33, 0.0], [0.0, 1.0, 0.67, 0.33], [0.0, 0.0, 1.0, 0.67], [0.33, 0.0, 0.0, 1.0]])
+    a, b = np.nonzero(t)
+    rows = [[int(i), int(j)] for i, j in zip(a, b, strict=True) for _ in range(t[i, j])]
+    n = t.sum()
+    p = t / n
+    p1, p2 = p.sum(1), p.sum(0)
+    pa, pe = float((w * p).sum()), float(p1 @ w @ p2)
+    k = (pa - pe) / (1 - pe)
+    w1, w2 = w @ p2, p1 @ w
+    var = (float((p * (w - (w1[:, None] + w2[None, :]) * (1 - k)) ** 2).sum()) - (k - pe * (1 - k)) ** 2) / (
+        n * (1 - pe) ** 2)
+    r = sis.cohen_kappa(rows, weights=w, ci="analytic")
+    assert r.value == pytest.approx(k, abs=1e-12) and round(r.value, 3) == 0.439  # irrCAC 0.439
+    assert r.se == pytest.approx(math.sqrt(var), rel=1e-10)
+    with pytest.raises(ValueError, match="no analytic variance"):
+        sis.conger_kappa([[0, 1, 1], [1, 0, 1], [0, 0, 1], [1, 1, 0]], weights=[[1, 0.5], [0, 1]], ci="analytic")

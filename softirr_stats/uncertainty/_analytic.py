@@ -96,17 +96,55 @@ def check_supported(prep: Prepared) -> None:
     """Raise a ValueError (pointing to the bootstrap) where no analytic variance exists."""
     if prep.family.terms is None:
         raise ValueError(prep.family.no_analytic + "; " + _BOOTSTRAP_HINT)
-    if prep.family.name == "per_rater" and getattr(prep.sim, "asymmetric", False):
-        raise ValueError("no analytic variance is implemented for Cohen's / Conger's kappa with an asymmetric "
-                         "weights= matrix (used as given); " + _BOOTSTRAP_HINT)
+    if prep.family.name == "per_rater" and getattr(prep.sim, "asymmetric", False) and not _two_complete(prep):
+        raise ValueError("no analytic variance is implemented for Conger's kappa with an asymmetric weights= "
+                         "matrix (used as given) beyond two raters rating every item; " + _BOOTSTRAP_HINT)
     if prep.chance_pairs is not None:
         raise ValueError(f"analytic standard errors need chance='exact'; this estimate used {prep.chance_label}. "
                          "A bootstrap resamples the chance pairs as well: " + _BOOTSTRAP_HINT)
 
 
+def _two_complete(prep: Prepared) -> bool:
+    d = prep.design
+    return d.n_raters == 2 and bool(np.all(d.r_i == 2))
+
+
+def _two_rater_codes(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """Support codes of rater 1 and rater 2 per item (two raters, every item rated by both)."""
+    d = prep.design
+    rs, rater, item = np.asarray(prep.rating_s), np.asarray(d.rating_rater), np.asarray(d.rating_item)
+    a = np.empty(d.n_items, dtype=np.int64)
+    b = np.empty(d.n_items, dtype=np.int64)
+    a[item[rater == 0]] = rs[rater == 0]
+    b[item[rater == 1]] = rs[rater == 1]
+    return a, b
+
+
+def _as_given_cohen_terms(prep: Prepared) -> Terms:
+    """Fleiss, Cohen & Everitt (1969) linearised terms of Cohen's kappa with weights used as given.
+
+    ``u_i = w[a_i, b_i] - (w1[a_i] + w2[b_i]) (1 - kappa)`` with ``w1_k = sum_l p2_l w_kl`` and
+    ``w2_l = sum_k p1_k w_kl``; ``Var = sum_i (u_i - mean u)^2 / (n^2 (1 - p_e)^2)`` (statsmodels'
+    ``cohens_kappa`` and irrCAC's ``cohen`` table function read the matrix in this order).
+    """
+    a, b = _two_rater_codes(prep)
+    n, ks = len(a), len(prep.support)
+    W = np.asarray(prep.sim.block(prep.support, prep.support).values, dtype=np.float64)
+    p1 = np.bincount(a, minlength=ks) / n
+    p2 = np.bincount(b, minlength=ks) / n
+    pa = float(np.mean(W[a, b]))
+    pe = float(p1 @ W @ p2)
+    kappa = (pa - pe) / (1.0 - pe) if pe < 1.0 else math.nan
+    u = W[a, b] - ((W @ p2)[a] + (p1 @ W)[b]) * (1.0 - kappa)
+    phi = kappa + (u - u.mean()) / (1.0 - pe)
+    return Terms(phi, kappa, kappa, n, n, "fleiss-cohen-everitt (weights as given)", True)
+
+
 def analytic_terms(prep: Prepared) -> Terms:
     """Linearised per-item terms of the prepared coefficient (raises where none exist)."""
     check_supported(prep)
+    if prep.family.name == "per_rater" and getattr(prep.sim, "asymmetric", False):
+        return _as_given_cohen_terms(prep)
     return linearised_terms(prep)
 
 
