@@ -157,6 +157,10 @@ def _refuse_bool_number_merge(vals: np.ndarray, codes_u: np.ndarray, uniques: li
     """
     if vals.dtype != object:
         return  # a bool array holds only booleans, a numeric array none
+    pd_ = sys.modules.get("pandas")
+    if pd_ is not None and pd_.api.types.infer_dtype(vals, skipna=True) in (
+            "integer", "floating", "mixed-integer-float", "boolean", "string", "decimal"):
+        return  # one C pass: only numbers, only booleans or only text
     merged = [k for k, u in enumerate(uniques)
               if (_is_bool(u) or isinstance(u, numbers.Number)) and not isinstance(u, str) and (u == 0 or u == 1)]
     if not merged:
