@@ -24,6 +24,7 @@ _EXPORTS = {
     "softirr_stats._coefficients": ("brennan_prediger", "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1",
                                     "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi"),
     "softirr_stats._statistics": ("cross_kappa", "distance_agreement", "multilabel_agreement", "span_agreement"),
+    "softirr_stats._permutation_test": ("permutation_test",),
     "softirr_stats._sensitivity": ("sensitivity",),
     "softirr_stats._scoring_plan": ("ScoringPlan", "scoring_plan"),
     "softirr_stats._jax": ("compile_cache",),
@@ -35,6 +36,7 @@ _EXPORTS = {
     "softirr_stats.data._io": ("read_annotations",),
     "softirr_stats.uncertainty._analytic": ("Analytic",),
     "softirr_stats.uncertainty._bootstrap": ("Bootstrap",),
+    "softirr_stats.uncertainty": ("Permutation",),
     "softirr_stats.inference": ("annotator_agreement",),
 }
 __getattr__, __dir__, __all__ = attach(__name__, _EXPORTS, _SUBMODULES)
@@ -61,6 +63,7 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         percent_agreement,
         scott_pi,
     )
+    from softirr_stats._permutation_test import permutation_test
     from softirr_stats._jax import compile_cache
     from softirr_stats._scoring_plan import ScoringPlan, scoring_plan
     from softirr_stats._sensitivity import sensitivity
@@ -70,3 +73,4 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
     from softirr_stats.inference import annotator_agreement
     from softirr_stats.uncertainty import Analytic, Bootstrap
+    from softirr_stats.uncertainty import Permutation

@@ -13,7 +13,7 @@ TOP_LEVEL = {"models", "inference"}
 ROOT_MODULES = {  # softirr_stats/<module>.py -> layer
     "__init__": "cli",  # the package namespace re-exports every layer (lazily)
     "_lazy": "base", "_jax": "base", "_batching": "base", "_validation": "base", "_format": "base",
-    "_coefficients": "api", "_statistics": "api",
+    "_coefficients": "api", "_statistics": "api", "_permutation_test": "api",
     "_sensitivity": "analysis", "_scoring_plan": "analysis",
     "cli": "cli",
 }

@@ -471,7 +471,7 @@ def _stage1_batch(kd: KernelData, C: jax.Array, V: jax.Array, *, family: ChanceF
 
 def _finish(prep: Prepared, s1: dict[str, jax.Array], C: jax.Array, W: jax.Array | None) -> dict[str, jax.Array]:
     ctx = FinishContext(quad=prep.quad, chance_pairs=prep.chance_pairs, q_categories=prep.q_categories,
-                        total_weight=prep.total_weight)
+                        total_weight=prep.total_weight, ordered=weights_as_given(prep))
     return prep.family.kernel("finish")(s1, C, W, ctx)
 
 
@@ -543,8 +543,10 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     b = C.shape[0] if vary_c else V.shape[0]
     if vary_c and vary_v and C.shape[0] != V.shape[0]:
         raise ValueError(f"C and V must have the same number of replicates; got {C.shape[0]} and {V.shape[0]}")
-    fused = prep.chance_pairs is None and (prep.quad is None or isinstance(prep.quad, IdentityQuad | DenseQuad))
-    gemm = _gemm_features(prep) if (vary_c and not vary_v and np.all(V == 1.0)) else None
+    ordered = weights_as_given(prep)  # asymmetric weights as given: the segment kernels' ordered chance term
+    fused = not ordered and prep.chance_pairs is None and (
+        prep.quad is None or isinstance(prep.quad, IdentityQuad | DenseQuad))
+    gemm = _gemm_features(prep) if (vary_c and not vary_v and np.all(V == 1.0) and not ordered) else None
     width = None if gemm is None else sum(blk.shape[1] for blk in gemm.values())
     chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v, width)
     if gemm is not None:
@@ -583,6 +585,17 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
 
 
 _GEMM_MAX_ENTRIES = 40_000_000  # n_items x features, float64: 320 MB at most
+
+
+def weights_as_given(prep: Prepared) -> bool:
+    """Whether the coefficient uses an asymmetric weight matrix as given (rater order matters).
+
+    Only the per-rater chance family (Cohen, Conger) has a chance term that depends on the
+    matrix's asymmetric part; the observed term always reads ``S[code of rater a, code of rater b]``
+    for rater a before rater b (``agreement._weights.check_weight_matrix`` refuses asymmetric
+    matrices where the coefficient has no rater order).
+    """
+    return prep.family.name == "per_rater" and bool(getattr(prep.sim, "asymmetric", False))
 
 
 def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:

@@ -56,6 +56,7 @@ class FinishContext(NamedTuple):
     chance_pairs: Any  # sampled chance pairs (engine.ChancePairs) or None
     q_categories: int  # declared number of categories (AC1, Brennan-Prediger)
     total_weight: float  # sum of S over the categories (T_w)
+    ordered: bool = False  # S is an asymmetric weight matrix used as given (row = earlier rater)
 
 
 def _safe_div(num: jax.Array, den: jax.Array) -> jax.Array:
@@ -240,6 +241,12 @@ def finish_per_rater(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: Finish
     if ctx.chance_pairs is not None:
         return _coefficient(s1["pa"], chance_from_pairs(ctx.chance_pairs, C, rv, W))
     q = s1["q"]  # (B, R, Ks)
+    if ctx.ordered:  # weights as given: mean over rater pairs j < k of q_j^T S q_k (irrCAC's row = rater 1)
+        wq = rv[..., None] * q
+        before = xp.cumsum(wq, axis=1) - wq  # sum over the raters before each rater
+        num = xp.sum(ctx.quad(before, wq), axis=1)
+        den = (xp.sum(rv, axis=1) ** 2 - xp.sum(rv**2, axis=1)) / 2.0
+        return _coefficient(s1["pa"], num / den)
     tot = xp.sum(rv[..., None] * q, axis=1)
     both = xp.concatenate([q, tot[:, None, :]], axis=1)  # one pass over S for all forms
     forms = ctx.quad(both, both)  # (B, R + 1)

@@ -34,6 +34,7 @@ from softirr_stats.agreement._similarity import (
     level_similarity,
     resolve_similarity,
 )
+from softirr_stats.agreement._weights import check_weight_matrix
 from softirr_stats.data import Annotations
 
 __all__ = ["Coefficient", "Resolved", "COEFFICIENTS", "get_coefficient", "register", "coefficient_table",
@@ -95,10 +96,18 @@ class Resolved:
 def _default_resolve(coef: "Coefficient", ann: Annotations, options: dict[str, Any]) -> Resolved:
     weights, similarity = options.get("weights"), options.get("similarity")
     sim = resolve_similarity(ann, similarity=similarity, weights=weights)
+    _check_as_given(coef, coef.family.name, ann, sim)
     name = coef.name
     if coef.weighted_name and weights is not None and not (isinstance(weights, str) and weights == "identity"):
         name = coef.weighted_name
     return Resolved(coef.family, sim, options.get("chance", "exact"), name)
+
+
+def _check_as_given(coef: "Coefficient", family: str, ann: Annotations, sim: ExactMatchSimilarity) -> None:
+    """An asymmetric weight matrix used as given: only where the coefficient's raters have an order."""
+    if getattr(sim, "asymmetric", False):
+        check_weight_matrix(sim.matrix, len(ann.vocabulary), coefficient=coef.name, family=family,  # type: ignore[attr-defined]
+                            n_raters=ann.n_raters)
 
 
 def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any]) -> Resolved:
@@ -116,7 +125,9 @@ def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any
             notes = ("ordinal alpha ranks text labels in vocabulary (sorted) order; declare categories= to set "
                      "the order",)
         return Resolved(get_family("alpha_ordinal"), ExactMatchSimilarity(len(ann.vocabulary)), "exact", coef.name, notes)
-    return Resolved(coef.family, level_similarity(ann, level, similarity), chance, coef.name)
+    sim = level_similarity(ann, level, similarity)
+    _check_as_given(coef, coef.family.name, ann, sim)
+    return Resolved(coef.family, sim, chance, coef.name)
 
 
 def _check_invariances(name: str, invariances: frozenset[str]) -> None:
@@ -377,7 +388,7 @@ def statistic_records() -> "dict[str, Coefficient | StatisticRecord]":
     --------
     >>> recs = statistic_records()
     >>> len(recs), recs["cohen_kappa"].module, recs["cross_kappa"].module
-    (12, 'softirr_stats._coefficients', 'softirr_stats._statistics')
+    (13, 'softirr_stats._coefficients', 'softirr_stats._statistics')
     """
     return {**COEFFICIENTS, **STATISTICS}
 
@@ -388,7 +399,7 @@ def public_exports() -> dict[str, tuple[str, ...]]:
     Examples
     --------
     >>> public_exports()["softirr_stats._statistics"]
-    ('cross_kappa', 'distance_agreement', 'multilabel_agreement')
+    ('cross_kappa', 'distance_agreement', 'multilabel_agreement', 'span_agreement')
     """
     out: dict[str, list[str]] = {}
     for rec in statistic_records().values():

@@ -48,6 +48,12 @@ class AgreementResult:
         Standard error of the chance term when it is estimated from sampled pairs.
     n_pairs_scored : int
         Label pairs the equivalence estimator scored (0 for identity / matrices).
+    z, p_value : float
+        Test of H0: coefficient = 0, two-sided (``details["test"]`` says which): with
+        ``ci="analytic"``, the published null variance where one exists (Fleiss, Cohen & Everitt
+        1969 for Cohen's kappa, Fleiss, Nee & Landis 1979 for Fleiss' kappa; ``z`` normal) and
+        irrCAC's convention elsewhere (``z = value / se``, Student t with n - 1 df); or a
+        permutation test (:func:`softirr_stats.permutation_test`). ``nan`` when not asked for.
     warnings : tuple of str
         Why a value is ``nan``, what was dropped, which option ``"auto"`` picked.
     details : dict
@@ -75,6 +81,8 @@ class AgreementResult:
     chance: str = "exact"
     chance_se: float = math.nan
     n_pairs_scored: int = 0
+    z: float = math.nan
+    p_value: float = math.nan
     warnings: tuple[str, ...] = ()
     details: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -94,7 +102,7 @@ class AgreementResult:
     def to_dict(self, *, details: bool = False) -> dict[str, Any]:
         """Flat dict of the scalar fields (JSON-friendly); ``details=True`` adds scalar details."""
         out = self._scalar_fields()
-        for key in ("bootstrap_n", "bootstrap_seed", "bootstrap_design", "n_nan_replicates"):
+        for key in ("bootstrap_n", "bootstrap_seed", "bootstrap_design", "n_nan_replicates", "test"):
             if key in self.details:
                 out[key] = self.details[key]
         if details:
@@ -108,6 +116,47 @@ class AgreementResult:
         import pandas as pd
 
         return pd.DataFrame([self.to_dict()])
+
+    def with_test(self, z: float, p_value: float, method: str, **details: Any) -> "AgreementResult":
+        """A copy carrying a test of H0: coefficient = 0 (used by the uncertainty layer)."""
+        merged = {**self.details, "test": method, **details}
+        return replace(self, z=float(z), p_value=float(p_value), details=merged)
+
+    def benchmark(self, scale: Any = "landis-koch", *, method: str | None = None,
+                  threshold: float = 0.95) -> Any:
+        """Where the coefficient falls on a benchmark scale ("substantial agreement").
+
+        Parameters
+        ----------
+        scale : str or sequence of (label, low, high)
+            ``"landis-koch"``, ``"fleiss"``, ``"altman"``, ``"cicchetti-sparrow"``, ``"regier"``,
+            custom bands, or ``"probabilistic"`` (the Landis-Koch scale with the probabilistic
+            method).
+        method : {"point", "probabilistic"}, optional
+            The band containing the estimate, or Gwet's (2014) cumulative probability rule as in
+            irrCAC: the highest band whose cumulative membership probability, from the estimate
+            and its standard error (a normal truncated to [-1, 1]), reaches ``threshold``.
+            Default: ``"point"`` (``"probabilistic"`` for ``scale="probabilistic"``).
+        threshold : float
+            Cumulative probability of the probabilistic rule (0.95).
+
+        Returns
+        -------
+        BenchmarkResult
+            ``band``, its limits, and for the probabilistic method the band probabilities and
+            cumulative probabilities (irrCAC's ``CumProb``); ``str()`` is a one-line interpretation.
+
+        Examples
+        --------
+        >>> r = AgreementResult("cohen_kappa", 0.67, 0.8, 0.4, 50, 2, se=0.15)
+        >>> r.benchmark("landis-koch").band, r.benchmark("probabilistic").band
+        ('substantial', 'moderate')
+        """
+        from softirr_stats.agreement._benchmark_scales import benchmark_value
+
+        if isinstance(scale, str) and scale.strip().lower() == "probabilistic":
+            scale, method = "landis-koch", method or "probabilistic"
+        return benchmark_value(self.value, self.se, scale=scale, method=method or "point", threshold=threshold)
 
     def with_interval(self, low: float, high: float, se: float, level: float, method: str,
                       **details: Any) -> "AgreementResult":

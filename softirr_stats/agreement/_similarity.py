@@ -43,6 +43,18 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+class AsGivenWeights(MatrixSimilarity):
+    """An asymmetric ``weights=`` matrix read as given: ``S[code of the earlier rater, code of the later]``.
+
+    Examples
+    --------
+    >>> AsGivenWeights(np.array([[1.0, 0.5], [0.0, 1.0]])).asymmetric
+    True
+    """
+
+    asymmetric = True
+
+
 def category_values(ann: Annotations) -> np.ndarray:
     """Values on which weights are built: numeric labels, else positions 1..K.
 
@@ -126,6 +138,10 @@ def resolve_similarity(
             m = weight_matrix(weights, category_values(ann))
             sim = MatrixSimilarity(m, name=weights)
             return sim if weights != "identity" else ExactMatchSimilarity(k)
+        arr = np.asarray(weights, dtype=np.float64) if isinstance(weights, np.ndarray | list | tuple) else None
+        if arr is not None and arr.shape == (k, k) and not np.array_equal(arr, arr.T):
+            check_similarity_matrix(arr, k, "weights")  # range / diagonal; used as given (no symmetrising)
+            return AsGivenWeights(arr, name="weights-matrix")  # the registry refuses it without a rater order
         return MatrixSimilarity(check_similarity_matrix(weights, k, "weights"), name="weights-matrix")
     if similarity is not None and not allow_similarity:
         raise ValueError("this coefficient takes no similarity=")

@@ -143,12 +143,60 @@ def _label_kind(value: Any) -> str:
     )
 
 
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool | np.bool_)
+
+
+def _refuse_bool_number_merge(vals: np.ndarray, codes_u: np.ndarray, uniques: list) -> None:
+    """TypeError where booleans and the numbers 0 / 1 share a label.
+
+    ``True == 1`` and ``hash(True) == hash(1)`` in Python, so a hash-table encoder (dicts, pandas)
+    merges ``True`` with ``1`` and ``False`` with ``0`` into one label whose kind is that of the
+    first one seen. Booleans are categorical labels of their own; mixing them with numbers is
+    refused, like any other mix of label kinds (docs/unusual_input.md).
+    """
+    if vals.dtype != object:
+        return  # a bool array holds only booleans, a numeric array none
+    pd_ = sys.modules.get("pandas")
+    if pd_ is not None and pd_.api.types.infer_dtype(vals, skipna=True) in (
+            "integer", "floating", "mixed-integer-float", "boolean", "string", "decimal"):
+        return  # one C pass: only numbers, only booleans or only text
+    merged = [k for k, u in enumerate(uniques)
+              if (_is_bool(u) or isinstance(u, numbers.Number)) and not isinstance(u, str) and (u == 0 or u == 1)]
+    if not merged:
+        return
+    cells = vals[np.isin(codes_u, merged)]
+    is_bool = np.fromiter(map(_is_bool, cells), dtype=bool, count=cells.size)
+    if is_bool.any() and not is_bool.all():
+        b, n = cells[is_bool][0], cells[~is_bool][0]
+        raise TypeError(
+            f"labels mix booleans ({b!r}) and numbers ({n!r}); Python treats True as 1 and False as 0, so "
+            "they would merge into one label: use one kind of label per data set (for example map the "
+            "booleans to 0/1 or to strings)")
+
+
+def _check_categories(categories: Sequence[Any], kind: str, uniques: list) -> None:
+    """``categories=`` must hold real labels of the data's kind: no None/NaN, no bool among numbers."""
+    for pos, c in enumerate(categories):
+        if _is_missing(c) or (isinstance(c, float | np.floating) and np.isnan(c)):
+            raise ValueError(
+                f"categories must not contain a missing value; got {c!r} at position {pos}: None/NaN marks a "
+                "missing rating, not a category (it would add a category no rating can take)")
+    data_bool = any(_is_bool(u) for u in uniques)
+    for c in categories:
+        if _is_bool(c) != data_bool and (_is_bool(c) or kind == "categorical" and data_bool):
+            raise TypeError(
+                f"categories mix booleans and other labels: category {c!r} with labels such as {uniques[0]!r}; "
+                "True == 1 in Python, so they would merge: declare categories of the labels' own kind")
+
+
 def _normalise(value: Any, kind: str) -> Any:
     if kind == "set":
         return frozenset(value)
     if kind == "numeric":
-        f = float(value)
-        return int(f) if f.is_integer() and isinstance(value, numbers.Integral) else f
+        if isinstance(value, numbers.Integral):  # exact at any size (no float64 round trip)
+            return int(value)
+        return float(value)
     if isinstance(value, np.generic):
         return value.item()
     return value
@@ -205,7 +253,10 @@ def _sort_key_set(s: frozenset) -> tuple:
 def _sorted_vocabulary(labels: Iterable[Any], kind: str) -> tuple:
     uniq = set(labels)
     if kind == "numeric":
-        return tuple(sorted(uniq, key=float))
+        try:  # Python compares int and float exactly: 2**53 < 2**53 + 1 although their floats tie
+            return tuple(sorted(uniq))
+        except TypeError:  # pragma: no cover - numbers.Real that do not compare with each other
+            return tuple(sorted(uniq, key=float))
     if kind == "set":
         return tuple(sorted(uniq, key=_sort_key_set))
     try:
@@ -505,6 +556,7 @@ class Annotations:
                 raise
             vals = _object_array(conv)
             codes_u, uniques = factorize(vals)
+        _refuse_bool_number_merge(vals, codes_u, uniques)
         kinds: dict[str, Any] = {}
         for v in uniques:
             kinds.setdefault(_label_kind(v), v)
@@ -515,6 +567,7 @@ class Annotations:
         norm_uniques = [_normalise(v, kind) for v in uniques]
         values = set(norm_uniques)
         if categories is not None:
+            _check_categories(categories, kind, uniques)
             cats = [_normalise(c, kind) for c in categories]
             if len(set(cats)) != len(cats):
                 raise ValueError("categories must be distinct")
@@ -589,11 +642,18 @@ class Annotations:
     def values(self) -> np.ndarray:
         """Numeric label values (float64) aligned with :attr:`vocabulary`.
 
+        Integer labels that float64 cannot represent exactly (beyond 2**53) come back as an object
+        array of the exact Python integers instead, so that no two labels share a value.
         Raises TypeError for non-numeric labels.
         """
         if self._kind != "numeric":
             raise TypeError(f"label values are numeric only for numeric labels; these are {self._kind}")
-        return np.asarray(self._vocabulary, dtype=float)
+        vals = np.asarray(self._vocabulary, dtype=float)
+        if any(isinstance(v, int) and int(f) != v for v, f in zip(self._vocabulary, vals.tolist())):
+            # integers float64 cannot hold (beyond 2**53) stay exact, so distances between them are
+            # computed on exact differences (agreement weights and Krippendorff's metrics)
+            return np.asarray(self._vocabulary, dtype=object)
+        return vals
 
     def multilabel_array(self, labels: Sequence[str] | None = None) -> np.ndarray:
         """Set-valued labels as a float array (items, raters, labels): 0/1, NaN = missing."""

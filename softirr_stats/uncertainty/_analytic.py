@@ -22,6 +22,21 @@ Soft coefficients are the weighted formulas with the weight matrix replaced by t
 ``S`` over the labels in the data (docs/formulas/coefficients.md). The interval is
 ``coef +- t_{n-1, 1-(1-level)/2} * SE`` with the **upper limit truncated at 1** and the lower limit
 not truncated (irrCAC's convention). A null-hypothesis variance is never used for an interval.
+The t quantile's degrees of freedom are ``m - 1`` with ``m`` the units in the variance sum
+(``Terms.n_var``): every rated item, except for Krippendorff's alpha, whose variance (and so
+its df) counts only the units with two or more ratings, as R ``irrCAC``'s
+``krippen.alpha.raw`` documents (``n`` is the number of rows of the agreement matrix after
+units with fewer than two ratings are removed; ``qt(1 - (1 - conflev) / 2, n - 1)``).
+
+The same call attaches a test of H0: coefficient = 0 (``result.z``, ``result.p_value``,
+two-sided). Where a published variance *under H0* exists it is used: Fleiss, Cohen & Everitt
+(1969) for Cohen's (weighted, or soft) kappa with two raters and no missing rating, as
+statsmodels' ``cohens_kappa`` (``std_kappa0``), SAS and R ``irr::kappa2`` report it; Fleiss, Nee
+& Landis (1979) for Fleiss' kappa (and Scott's pi) with the same number of ratings on every item
+and no weights, as R ``irr::kappam.fleiss``; ``z`` is then compared with the normal
+distribution. Elsewhere the convention of ``irrCAC``: ``z = value / se`` with the (non-null)
+linearised SE and a Student t with the interval's df. ``details`` keeps irrCAC's version in
+every case (``z_irrcac``, ``p_value_irrcac``).
 """
 
 import math
@@ -35,7 +50,7 @@ from softirr_stats._validation import check_choice, check_level
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, Prepared, Terms, linearised_terms
 
 __all__ = ["Analytic", "ANALYTIC_FORMS", "attach_analytic", "analytic_terms", "analytic_interval", "check_supported",
-           "reinterval"]
+           "reinterval", "null_variance", "null_test"]
 
 ANALYTIC_FORMS = ("auto", "raw", "table")
 _BOOTSTRAP_HINT = "use ci=softirr_stats.Bootstrap(...) instead"
@@ -83,14 +98,55 @@ def check_supported(prep: Prepared) -> None:
     """Raise a ValueError (pointing to the bootstrap) where no analytic variance exists."""
     if prep.family.terms is None:
         raise ValueError(prep.family.no_analytic + "; " + _BOOTSTRAP_HINT)
+    if prep.family.name == "per_rater" and getattr(prep.sim, "asymmetric", False) and not _two_complete(prep):
+        raise ValueError("no analytic variance is implemented for Conger's kappa with an asymmetric weights= "
+                         "matrix (used as given) beyond two raters rating every item; " + _BOOTSTRAP_HINT)
     if prep.chance_pairs is not None:
         raise ValueError(f"analytic standard errors need chance='exact'; this estimate used {prep.chance_label}. "
                          "A bootstrap resamples the chance pairs as well: " + _BOOTSTRAP_HINT)
 
 
+def _two_complete(prep: Prepared) -> bool:
+    d = prep.design
+    return d.n_raters == 2 and bool(np.all(d.r_i == 2))
+
+
+def _two_rater_codes(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """Support codes of rater 1 and rater 2 per item (two raters, every item rated by both)."""
+    d = prep.design
+    rs, rater, item = np.asarray(prep.rating_s), np.asarray(d.rating_rater), np.asarray(d.rating_item)
+    a = np.empty(d.n_items, dtype=np.int64)
+    b = np.empty(d.n_items, dtype=np.int64)
+    a[item[rater == 0]] = rs[rater == 0]
+    b[item[rater == 1]] = rs[rater == 1]
+    return a, b
+
+
+def _as_given_cohen_terms(prep: Prepared) -> Terms:
+    """Fleiss, Cohen & Everitt (1969) linearised terms of Cohen's kappa with weights used as given.
+
+    ``u_i = w[a_i, b_i] - (w1[a_i] + w2[b_i]) (1 - kappa)`` with ``w1_k = sum_l p2_l w_kl`` and
+    ``w2_l = sum_k p1_k w_kl``; ``Var = sum_i (u_i - mean u)^2 / (n^2 (1 - p_e)^2)`` (statsmodels'
+    ``cohens_kappa`` and irrCAC's ``cohen`` table function read the matrix in this order).
+    """
+    a, b = _two_rater_codes(prep)
+    n, ks = len(a), len(prep.support)
+    W = np.asarray(prep.sim.block(prep.support, prep.support).values, dtype=np.float64)
+    p1 = np.bincount(a, minlength=ks) / n
+    p2 = np.bincount(b, minlength=ks) / n
+    pa = float(np.mean(W[a, b]))
+    pe = float(p1 @ W @ p2)
+    kappa = (pa - pe) / (1.0 - pe) if pe < 1.0 else math.nan
+    u = W[a, b] - ((W @ p2)[a] + (p1 @ W)[b]) * (1.0 - kappa)
+    phi = kappa + (u - u.mean()) / (1.0 - pe)
+    return Terms(phi, kappa, kappa, n, n, "fleiss-cohen-everitt (weights as given)", True)
+
+
 def analytic_terms(prep: Prepared) -> Terms:
     """Linearised per-item terms of the prepared coefficient (raises where none exist)."""
     check_supported(prep)
+    if prep.family.name == "per_rater" and getattr(prep.sim, "asymmetric", False):
+        return _as_given_cohen_terms(prep)
     return linearised_terms(prep)
 
 
@@ -171,13 +227,144 @@ def attach_analytic(result: AgreementResult, prep: Prepared, cfg: Analytic | Non
     if math.isfinite(result.value) and abs(terms.coef - result.value) > 1e-8 * max(1.0, abs(result.value)):
         notes.append(f"analytic SE: the linearised coefficient {terms.coef!r} differs from the estimate "
                      f"{result.value!r}; the SE may not match it")  # pragma: no cover - consistency guard
-    lo, hi = analytic_interval(result.value, se, n - 1, cfg.level)
+    df = m - 1  # units in the variance sum - 1 (alpha: units with >= 2 ratings, as R irrCAC)
+    lo, hi = analytic_interval(result.value, se, df, cfg.level)
     if math.isfinite(hi) and result.value + (result.value - lo) > 1.0:
         notes.append("analytic interval: upper limit truncated at 1 (irrCAC convention)")
     out = result.with_interval(lo, hi, se, cfg.level, "analytic", analytic_formula=terms.formula,
-                               analytic_form=form, analytic_df=n - 1, analytic_fpc=1.0 - f,
+                               analytic_form=form, analytic_df=df, analytic_n_items=n, analytic_fpc=1.0 - f,
                                analytic_population=cfg.population)
+    out = null_test(out, prep, se, df, notes)
     return replace(out, warnings=tuple(notes))
+
+
+def _two_sided_t(z: float, df: int) -> float:
+    from scipy.special import stdtr
+
+    return float(2.0 * stdtr(df, -abs(z)))
+
+
+def _two_sided_normal(z: float) -> float:
+    from scipy.special import ndtr
+
+    return float(2.0 * ndtr(-abs(z)))
+
+
+_H0_MAX_LABELS = 4096  # the closed forms build a K x K similarity over the labels in use
+
+
+def null_variance(prep: Prepared, coefficient: str) -> tuple[float, str] | None:
+    """The published variance of the coefficient under H0 (no agreement beyond chance), where one exists.
+
+    - Cohen's kappa (weighted, soft), two raters, no missing rating: Fleiss, Cohen & Everitt
+      (1969), ``Var0 = [sum_kl p1_k p2_l (w_kl - (w1_k + w2_l))^2 - p_e^2] / (n (1 - p_e)^2)`` with
+      ``w1_k = sum_l p2_l w_kl``, ``w2_l = sum_k p1_k w_kl`` and the weights used as given (row =
+      first rater).
+    - Fleiss' kappa / Scott's pi, exact matching, ``m`` ratings on every item: Fleiss, Nee &
+      Landis (1979), ``Var0 = 2 [(sum_j p_j q_j)^2 - sum_j p_j q_j (q_j - p_j)] /
+      (n m (m - 1) (sum_j p_j q_j)^2)``.
+
+    Parameters
+    ----------
+    prep : Prepared
+        The prepared coefficient.
+    coefficient : str
+        The reported coefficient name.
+
+    Returns
+    -------
+    (variance, citation) or None
+        None where no published H0 variance applies (irrCAC's convention is used instead).
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([[1, 1], [1, 2], [2, 2], [2, 2], [1, 1]])
+    >>> _, prep = point_estimate(ann, family="per_rater", coefficient="cohen_kappa", sim=resolve_similarity(ann))
+    >>> v, cite = null_variance(prep, "cohen_kappa")
+    >>> round(v, 6), cite
+    (0.2, 'Fleiss, Cohen & Everitt (1969)')
+    """
+    d = prep.design
+    fam = prep.family.name
+    n = d.n_items
+    if n < 2 or len(prep.support) > _H0_MAX_LABELS or prep.chance_pairs is not None:
+        return None
+    r = d.r_i
+    if fam == "per_rater" and d.n_raters == 2 and bool(np.all(r == 2)):
+        rs = np.asarray(prep.rating_s)
+        rater = np.asarray(d.rating_rater)
+        item = np.asarray(d.rating_item)
+        ks = len(prep.support)
+        a = np.empty(n, dtype=np.int64)
+        b = np.empty(n, dtype=np.int64)
+        a[item[rater == 0]] = rs[rater == 0]
+        b[item[rater == 1]] = rs[rater == 1]
+        p1 = np.bincount(a, minlength=ks) / n
+        p2 = np.bincount(b, minlength=ks) / n
+        W = np.asarray(prep.sim.block(prep.support, prep.support).values, dtype=np.float64)
+        pe = float(p1 @ W @ p2)
+        if not pe < 1.0:
+            return None
+        w1 = W @ p2
+        w2 = p1 @ W
+        core = float(np.sum(np.outer(p1, p2) * (W - (w1[:, None] + w2[None, :])) ** 2)) - pe**2
+        return core / (n * (1.0 - pe) ** 2), "Fleiss, Cohen & Everitt (1969)"
+    if (fam == "pooled" and coefficient in ("fleiss_kappa", "scott_pi") and prep.sim.is_identity
+            and r.size and bool(np.all(r == r[0])) and r[0] >= 2):
+        m = int(r[0])
+        p = np.bincount(np.asarray(prep.rating_s), minlength=len(prep.support)) / (n * m)
+        q = 1.0 - p
+        pq = float(np.sum(p * q))
+        if pq <= 0:
+            return None
+        var = 2.0 * (pq**2 - float(np.sum(p * q * (q - p)))) / (n * m * (m - 1.0) * pq**2)
+        return var, "Fleiss, Nee & Landis (1979)"
+    return None
+
+
+def null_test(result: AgreementResult, prep: Prepared, se: float, df: int,
+              notes: list[str] | None = None) -> AgreementResult:
+    """``result`` with ``z`` and ``p_value`` for H0: coefficient = 0 (two-sided).
+
+    The published H0 variance where :func:`null_variance` has one (``z`` against the normal),
+    else irrCAC's convention (``z = value / se``, Student t with ``df`` degrees of freedom).
+
+    Parameters
+    ----------
+    result : AgreementResult
+        The estimate (with its analytic SE).
+    prep : Prepared
+        The prepared coefficient.
+    se : float
+        The (non-null) analytic standard error.
+    df : int
+        Degrees of freedom of irrCAC's t reference distribution.
+    notes : list of str, optional
+        Appended to where the test is undefined (a zero SE, an undefined coefficient).
+
+    Returns
+    -------
+    AgreementResult
+    """
+    v = float(result.value)
+    z_t = p_t = math.nan
+    if math.isfinite(v) and math.isfinite(se) and df >= 1:
+        if se > 0:
+            z_t = v / se
+            p_t = _two_sided_t(z_t, df)
+        elif v != 0 and notes is not None:
+            notes.append("test of H0: coefficient = 0: the standard error is 0 (no variation between items), "
+                         "so z and the p-value are undefined (nan); irrCAC reports p = 0 here")
+    h0 = null_variance(prep, result.coefficient) if math.isfinite(v) else None
+    if h0 is not None and h0[0] > 0:
+        se0 = math.sqrt(h0[0])
+        z = v / se0
+        return result.with_test(z, _two_sided_normal(z), f"H0 variance, {h0[1]}, normal", null_se=se0,
+                                z_irrcac=z_t, p_value_irrcac=p_t)
+    return result.with_test(z_t, p_t, f"irrCAC: value / se, Student t ({df} df)", z_irrcac=z_t,
+                            p_value_irrcac=p_t)
 
 
 def reinterval(result: AgreementResult, cfg: Analytic) -> AgreementResult:
@@ -209,13 +396,14 @@ def reinterval(result: AgreementResult, cfg: Analytic) -> AgreementResult:
         raise ValueError("reinterval needs a result with an analytic interval")
     if cfg.form not in ("auto", result.details.get("analytic_form")):
         raise ValueError("reinterval cannot change the variance form; call attach_analytic")
-    n = int(result.details["analytic_df"]) + 1
+    n = int(result.details.get("analytic_n_items", int(result.details["analytic_df"]) + 1))
+    df = int(result.details["analytic_df"])
     if cfg.population is not None and cfg.population < n:
         raise ValueError(f"population must be >= the number of rated items ({n}); got {cfg.population}")
     fpc_old = float(result.details.get("analytic_fpc", 1.0))
     fpc = 1.0 if cfg.population is None else 1.0 - n / cfg.population
     se = result.se * math.sqrt(fpc / fpc_old) if fpc_old > 0 else math.nan
-    lo, hi = analytic_interval(result.value, se, n - 1, cfg.level)
+    lo, hi = analytic_interval(result.value, se, df, cfg.level)
     return result.with_interval(lo, hi, se, cfg.level, "analytic", analytic_fpc=fpc,
                                 analytic_population=cfg.population)
 
