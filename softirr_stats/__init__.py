@@ -24,8 +24,8 @@ _EXPORTS = {
     "softirr_stats._coefficients": ("brennan_prediger", "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1",
                                     "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi"),
     "softirr_stats._statistics": ("cross_kappa", "distance_agreement", "multilabel_agreement"),
-    "softirr_stats._sensitivity": ("sensitivity",),
-    "softirr_stats._scoring_plan": ("ScoringPlan", "scoring_plan"),
+    "softirr_stats.analysis._sensitivity": ("sensitivity",),
+    "softirr_stats.analysis._scoring_plan": ("ScoringPlan", "scoring_plan"),
     "softirr_stats._jax": ("compile_cache",),
     "softirr_stats.data._annotations": ("Annotations", "UnpairableItemsWarning"),
     "softirr_stats.agreement._result": ("AgreementResult",),
@@ -62,8 +62,7 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         scott_pi,
     )
     from softirr_stats._jax import compile_cache
-    from softirr_stats._scoring_plan import ScoringPlan, scoring_plan
-    from softirr_stats._sensitivity import sensitivity
+    from softirr_stats.analysis import ScoringPlan, scoring_plan, sensitivity
     from softirr_stats._statistics import cross_kappa, distance_agreement, multilabel_agreement
     from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
     from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
