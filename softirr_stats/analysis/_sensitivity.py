@@ -186,7 +186,7 @@ def _chance_label(ch: Any) -> str:
 def _note_row(coefficient: str, similarity: str, chance: str, ann: Annotations, note: str) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(COLUMNS, math.nan)
     row.update(coefficient=coefficient, similarity=similarity, chance=chance, ci_method="", n_items=ann.n_items,
-               n_raters=ann.n_raters, n_pairs_scored=0, warnings=note)
+               n_raters=ann.n_raters, n_pairs_scored=0, warnings=note, _warnings=(note,))
     return row
 
 
@@ -196,6 +196,7 @@ def _result_row(name: str, res: AgreementResult, similarity: str, n_scored: int)
         "observed": res.observed, "expected": res.expected, "ci_low": res.ci_low, "ci_high": res.ci_high,
         "se": res.se, "level": res.level, "ci_method": res.ci_method, "n_items": res.n_items,
         "n_raters": res.n_raters, "n_pairs_scored": n_scored, "warnings": "; ".join(res.warnings),
+        "_warnings": tuple(res.warnings),
     }
     ppi = (res.details or {}).get("ppi")
     if isinstance(ppi, dict):
@@ -282,7 +283,7 @@ def sensitivity(
         level, ci_method, n_items, n_raters, n_pairs_scored, warnings``. ``n_pairs_scored``
         counts the label pairs the estimator newly scored for that row (0 when every pair was
         already scored for an earlier row); ``df.attrs["n_pairs_scored"]`` has the totals per
-        similarity.
+        similarity and ``df.attrs["warnings"]`` each row's warnings as a tuple.
 
     Examples
     --------
@@ -349,6 +350,7 @@ def sensitivity(
                     continue
                 rows.append(_result_row(name, res, sim.label, res.n_pairs_scored if sim.shared is not None else 0))
     df = pd.DataFrame(rows, columns=list(COLUMNS) + (list(PPI_COLUMNS) if judgments is not None else []))
+    df.attrs["warnings"] = [r["_warnings"] for r in rows]  # each row's warnings, whole (the column joins them)
     totals = df.groupby("similarity", sort=False)["n_pairs_scored"].sum()
     df.attrs["n_pairs_scored"] = {s.label: int(totals.get(s.label, 0)) if s.shared is not None else 0 for s in sims}
     return df

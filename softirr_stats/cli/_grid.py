@@ -53,10 +53,10 @@ def compute(ann: Any, coefficients: list[str] | None, measures: list[tuple[str, 
     res = run_analysis(ann, coefficients=coefficients, measures=measures, chance=chances, ci=ci,
                        judgments=judgments)
     rows = []
-    for r in res.table.to_dict("records"):
+    whole = res.table.attrs.get("warnings") or [()] * len(res.table)
+    for r, w in zip(res.table.to_dict("records"), whole, strict=True):
         r["measure"] = r.pop("similarity")
-        w = r.get("warnings")
-        r["warnings"] = [] if not isinstance(w, str) or not w else [x for x in w.split("; ") if x]
+        r["warnings"] = list(w)
         if any(x.startswith("error:") for x in r["warnings"]):
             r["error"] = next(x for x in r["warnings"] if x.startswith("error:"))[6:].strip()
         rows.append(r)

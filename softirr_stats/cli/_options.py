@@ -1,11 +1,12 @@
 """Options shared by the ``softirr`` commands, and the steps every command takes before computing.
 
-Every list shown in ``--help`` is read from the library (no copies): coefficients from the
-coefficient registry, measures from ``equivalence.MEASURE_NAMES``, weights from
-``agreement.WEIGHT_NAMES``, bootstrap designs from ``uncertainty.DESIGNS``, interval methods
-from ``uncertainty.INTERVAL_METHODS``, the chance syntax from ``agreement.CHANCE_SYNTAX``.
-The annotator models are listed without importing NumPyro (``softirr --help`` loads no JAX);
-``tests/test_cli_lists.py`` ties that list to ``models.MODEL_SPECS``.
+Every list shown in ``--help`` comes from the library: coefficients from the coefficient
+registry, measures from ``equivalence.MEASURE_NAMES``, weights from ``agreement.WEIGHT_NAMES``,
+interval methods from ``uncertainty.INTERVAL_METHODS``, the chance syntax from
+``agreement.CHANCE_SYNTAX``.
+The annotator models and bootstrap designs are listed here, so that ``softirr --help`` loads
+no NumPyro or NumPy random generators; ``tests/test_cli_lists.py`` ties them to
+``models.MODEL_SPECS`` and ``uncertainty.DESIGNS``.
 
 Only cheap imports at module level (typer and the light registry modules).
 """
@@ -18,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from softirr_stats.cli._errors import EXIT_USAGE, fail, reading
+from softirr_stats.cli._errors import EXIT_USAGE, describe, fail
 
 __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "WEIGHTS",
@@ -30,21 +31,20 @@ __all__ = [
 def _lists() -> dict[str, tuple[str, ...]]:
     from softirr_stats.agreement import CHANCE_SYNTAX, WEIGHT_NAMES
     from softirr_stats.analysis import coefficient_names, measure_names
-    from softirr_stats.uncertainty import DESIGNS as ALL_DESIGNS
     from softirr_stats.uncertainty import INTERVAL_METHODS
 
     return {"coefficients": coefficient_names(), "measures": measure_names(), "weights": tuple(WEIGHT_NAMES),
-            # cluster and judged need data beside the file (clusters, judged pairs): not command-line designs
-            "designs": tuple(d for d in ALL_DESIGNS if d not in CLI_LESS_DESIGNS),
             "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX)}
 
 
-CLI_LESS_DESIGNS = ("cluster", "judged")
 _L = _lists()
 COEFFICIENTS = _L["coefficients"]  # the coefficient registry's names, then the multi-label baselines
 MEASURES = _L["measures"]
 WEIGHTS = _L["weights"]
-DESIGNS = _L["designs"]
+# uncertainty.DESIGNS less those that need data beside the file (cluster=, judged pairs); listed here
+# because importing the bootstrap module loads NumPy's random generators (tests/test_cli_lists.py ties them)
+DESIGNS = ("items", "raters", "items+raters", "bayesian")
+CLI_LESS_DESIGNS = ("cluster", "judged")
 METHODS = _L["methods"]
 CHANCE_FORMS = _L["chance"]
 CHANCE_HELP = f"{', '.join(CHANCE_FORMS)} (long forms montecarlo:D, sampledpairs:N)"
@@ -179,16 +179,25 @@ def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater",
     for p in paths:
         if not p.exists():
             fail(f"FILE {p} does not exist")
-        if p.is_dir() and not (options or input_format):
-            pass  # a folder of per-annotator exports; read_annotations says when it is not one
     what = ", ".join(map(str, paths))
     try:
-        with reading(what):
-            ann, notes = read_input(paths if len(paths) > 1 else paths[0], item=item, rater=rater, label=label,
-                                    format=input_format, na_values=split(na_values), **(options or {}))
-    except typer.Exit:
+        return read_input(paths if len(paths) > 1 else paths[0], item=item, rater=rater, label=label,
+                          format=input_format, na_values=split(na_values), **(options or {}))
+    except (typer.Exit, KeyboardInterrupt):
         raise
-    return ann, notes
+    except Exception as err:  # noqa: BLE001 - every reading failure is one line naming the file
+        import os
+        import re
+
+        if os.environ.get("SOFTIRR_TRACEBACK"):
+            raise
+        message = describe(err)[0]
+        unexpected = re.search(r"unexpected keyword argument '(\w+)'", message)
+        if unexpected:
+            key = unexpected.group(1)
+            flag = _FLAG_OF.get(key, f"--reader-option {key}=...")
+            fail(f"cannot read {what}: {flag} is not an option of the installed reader for this file")
+        fail(f"cannot read {what}: {_flag_names(message)}")
 
 
 def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed: int) -> Any:
@@ -253,7 +262,7 @@ def parse_chance(values: Sequence[str] | None, seed: int = 0) -> list[Any]:
 def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, model: str | None = None,
                      weights: Sequence[str] = ()) -> list[tuple[str, Any]]:
     """``[(name, estimator or None), ...]`` (the runner's step); a bad or incompatible measure fails cleanly."""
-    from softirr_stats.analysis import measure_estimator
+    from softirr_stats.analysis import MODEL_MEASURES, measure_estimator
     from softirr_stats.analysis import resolve_measures as resolve
 
     for name in names:  # a mistyped name is told apart from a measure that cannot score the labels
@@ -263,12 +272,12 @@ def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, 
             check_choices([name], (*MEASURES, *weights), "--measure")
     out: list[tuple[str, Any]] = []
     for name in names:
+        if name in MODEL_MEASURES and not model:
+            fail(f"--measure {name} needs --model (a local model directory or hub name)")
         try:
             if name not in weights:
                 measure_estimator(name, model)  # unavailable extras and bad specs: one line naming --measure
         except Exception as err:  # noqa: BLE001 - every failure of making the estimator names the flag
-            from softirr_stats.cli._errors import describe
-
             fail(f"--measure {name} is unavailable: {describe(err)[0]}", EXIT_USAGE)
         try:
             out += resolve([name], ann, cache=cache, model=model, weights=weights)
