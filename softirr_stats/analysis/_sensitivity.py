@@ -119,10 +119,12 @@ def _similarity_entry(spec: Any, ann: Annotations, weights: Any, label: str | No
         spec = None
     try:
         shared = resolve_label_similarity(ann.vocabulary, spec.strip().lower() if isinstance(spec, str) else spec)
-    except ValueError as err:
+    except ValueError:
         if isinstance(spec, str):
-            raise ValueError(f"similarity names are measure names or weight names ({', '.join(WEIGHT_NAMES)}); "
-                             f"{err}") from None
+            from softirr_stats.equivalence import MEASURE_NAMES
+
+            raise ValueError(f"similarity names must be one of {sorted({*WEIGHT_NAMES, *MEASURE_NAMES})} (measure "
+                             f"and weight names); got {spec!r}") from None
         raise
     name = label or (spec.strip().lower() if isinstance(spec, str) else None)
     if shared.is_identity:

@@ -85,7 +85,7 @@ def write_judging_sheet(plan: Any, path: "str | Path", *, measure: str, seed: in
     sheet = sheet.iloc[order].sort_values("pair_id", kind="stable")
     kept = plan_path_for(path)
     sheet.to_csv(path, index=False)
-    pairs.to_csv(kept, index=False, float_format="%.17g")
+    pairs.sort_values("pair_id", kind="stable").to_csv(kept, index=False, float_format="%.17g")
     return path, kept
 
 
