@@ -79,9 +79,17 @@ def warn(message: str) -> None:
 @contextlib.contextmanager
 def using(flag: str, value: Any) -> Iterator[None]:
     """Inside the block, an error of the kind ``flag`` causes names ``flag value`` (``--cache x.sqlite``)."""
+    if value is None:
+        yield
+        return
     token = _CONTEXT.set((*_CONTEXT.get(), (flag, str(value))))
     try:
         yield
+    except Exception as err:  # the boundary describes it after the block has unwound: keep the context on it
+        if not hasattr(err, "_softirr_context"):
+            with contextlib.suppress(AttributeError, TypeError):
+                err._softirr_context = _CONTEXT.get()  # type: ignore[attr-defined]
+        raise
     finally:
         _CONTEXT.reset(token)
 
@@ -100,8 +108,8 @@ def reading(what: str) -> Iterator[None]:
         fail(f"cannot read {what}: {message}")
 
 
-def _flag(kind: str) -> str | None:
-    for flag, value in reversed(_CONTEXT.get()):
+def _flag(kind: str, err: BaseException | None = None) -> str | None:
+    for flag, value in reversed((*getattr(err, "_softirr_context", ()), *_CONTEXT.get())):
         if flag == kind:
             return f"{flag} {value}"
     return None
@@ -120,7 +128,7 @@ def describe(err: BaseException) -> tuple[str, int]:
     if isinstance(err, UnicodeDecodeError):
         return _decode_message(err), EXIT_USAGE
     if isinstance(err, sqlite3.Error):
-        where = _flag("--cache") or "the score cache"
+        where = _flag("--cache", err) or "the score cache"
         return (f"{where} is not a usable softirr score cache ({type(err).__name__}: {one_line(err)}); give a new "
                 "file name or a cache written by softirr"), EXIT_USAGE
     if isinstance(err, MemoryError):
@@ -145,10 +153,24 @@ def describe(err: BaseException) -> tuple[str, int]:
     return f"internal error ({type(err).__name__}: {one_line(err)}); please report it", EXIT_INTERNAL
 
 
-def _click_exception(err: BaseException) -> bool:
-    import click
+def _click_classes() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type, ...]]:
+    """``(ClickException, Exit, Abort)`` classes of the click that typer runs on (typer may ship its own copy)."""
+    import importlib
 
-    return isinstance(err, click.exceptions.ClickException | click.exceptions.Exit | click.exceptions.Abort)
+    mods = []
+    for name in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            mods.append(importlib.import_module(name))
+        except ImportError:
+            continue
+    def pick(name: str, extra: type) -> tuple[type, ...]:
+        return tuple({c for m in mods if isinstance(c := getattr(m, name, None), type)} | {extra})
+
+    return pick("ClickException", typer.Exit), pick("Exit", typer.Exit), pick("Abort", typer.Abort)
+
+
+def _click_exception(err: BaseException) -> bool:
+    return any(isinstance(err, group) for group in _click_classes())
 
 
 def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -182,16 +204,20 @@ def boundary(call: Callable[[], Any]) -> int:
     except Exception as err:  # noqa: BLE001 - the boundary
         if os.environ.get("SOFTIRR_TRACEBACK"):
             raise
-        if _click_exception(err):  # standalone_mode=False hands click's own errors back
-            import click
-
-            if isinstance(err, click.exceptions.Exit):
+        if _click_exception(err):  # standalone_mode=False hands click's own errors back: one line each
+            _, exit_cls, abort_cls = _click_classes()
+            if isinstance(err, exit_cls):
                 return int(err.exit_code)
-            if isinstance(err, click.exceptions.Abort):
+            if isinstance(err, abort_cls):
                 typer.echo("error: interrupted", err=True)
                 return EXIT_INTERRUPTED
-            err.show(file=sys.stderr)  # type: ignore[attr-defined]
-            return int(getattr(err, "exit_code", EXIT_USAGE))
+            text = one_line(err.format_message())  # type: ignore[attr-defined]
+            if not text:  # no_args_is_help: the help was printed
+                return EXIT_USAGE
+            ctx = getattr(err, "ctx", None)
+            where = f" (see {ctx.command_path} --help)" if ctx is not None and ctx.command_path else ""
+            typer.echo(f"error: {text}{where}", err=True)
+            return EXIT_USAGE
         message, code = describe(err)
         typer.echo(f"error: {message}", err=True)
         return code

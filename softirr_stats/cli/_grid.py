@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading
+from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
 from softirr_stats.cli._output import Notes, emit, write_json
 
 __all__ = ["compute", "load_judgments", "present"]
@@ -46,12 +46,13 @@ def load_judgments(path: Path | None) -> tuple[Any, dict[str, Any]]:
 
 
 def compute(ann: Any, coefficients: list[str] | None, measures: list[tuple[str, Any]], chances: list[Any],
-            ci: Any, judgments: Any = None) -> tuple[list[dict[str, Any]], list[str]]:
+            ci: Any, judgments: Any = None, cache: Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """Run the grid; rows (one per coefficient x measure x chance) and the warnings raised."""
     from softirr_stats.analysis import run_analysis
 
-    res = run_analysis(ann, coefficients=coefficients, measures=measures, chance=chances, ci=ci,
-                       judgments=judgments)
+    with using("--cache", cache):  # a cache failure names the flag and the file
+        res = run_analysis(ann, coefficients=coefficients, measures=measures, chance=chances, ci=ci,
+                           judgments=judgments)
     rows = []
     whole = res.table.attrs.get("warnings") or [()] * len(res.table)
     for r, w in zip(res.table.to_dict("records"), whole, strict=True):

@@ -197,7 +197,11 @@ def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater",
             key = unexpected.group(1)
             flag = _FLAG_OF.get(key, f"--reader-option {key}=...")
             fail(f"cannot read {what}: {flag} is not an option of the installed reader for this file")
-        fail(f"cannot read {what}: {_flag_names(message)}")
+        message = _flag_names(message)
+        for p in paths:  # the library names the file already: say it once
+            if message.startswith(p.name) and message[len(p.name):][:1] in (":", ",", " "):
+                fail(f"cannot read {p}{message[len(p.name):]}")
+        fail(f"cannot read {what}: {message}")
 
 
 def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed: int) -> Any:

@@ -106,7 +106,7 @@ def command(
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts)
     measures = resolve_measures(names, ann, cache, model)
-    rows, said = compute(ann, coefs, measures, chances, ci, judged)
+    rows, said = compute(ann, coefs, measures, chances, ci, judged, cache)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, method, level, seed)}"
     if judged is not None:

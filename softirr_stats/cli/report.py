@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from softirr_stats.cli._errors import EXIT_DATA, fail, warn
+from softirr_stats.cli._errors import EXIT_DATA, fail, using, warn
 from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
@@ -120,7 +120,7 @@ def command(
     command = command_line(ctx)
     import warnings
 
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, using("--cache", cache):
         warnings.simplefilter("always")
         try:
             page = build_report(ann, measures=measures, coefficients=coefs, chance=chances, ci=ci, judgments=judged,
