@@ -117,7 +117,8 @@ def _flag(kind: str, err: BaseException | None = None) -> str | None:
 
 def _decode_message(err: UnicodeDecodeError) -> str:
     bad = err.object[err.start:err.start + 1]
-    return (f"not valid {err.encoding} text (byte 0x{bad.hex() if bad else '??'} at byte offset {err.start}); "
+    enc = "UTF-8" if err.encoding.replace("-", "").lower() in ("utf8", "utf8sig") else err.encoding
+    return (f"not {enc} text (byte 0x{bad.hex() if bad else '??'} at byte offset {err.start}); "
             "save the file as UTF-8")
 
 

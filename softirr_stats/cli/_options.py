@@ -160,6 +160,13 @@ def _flag_names(message: str) -> str:
     """Keyword names in a library message (``format=``) as the CLI flags that set them (``--input-format``)."""
     import re
 
+    def flags(m: "re.Match[str]") -> str:
+        keys = re.findall(r"'(\w+)'", m.group(1))
+        return "the options " + ", ".join(_FLAG_OF.get(k, f"--reader-option {k}=...") for k in keys) + " apply"
+
+    message = re.sub(r"\boptions \[([^\]]*)\] apply", flags, message)
+    message = re.sub(r"^(format|field|layer|feature|span_rule) must be", lambda m: f"{_FLAG_OF[m.group(1)]} must be",
+                     message)
     return re.sub(r"\b(format|na_values|field|layer|feature|span_rule|item|rater|label)=(?=[\s'\"(),.;]|$)",
                   lambda m: _FLAG_OF[m.group(1)], message)
 
