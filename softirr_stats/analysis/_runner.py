@@ -172,13 +172,15 @@ def _probe(ann: Any) -> Any:
 
 
 def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | None" = None,
-                     model: str | None = None, weights: Sequence[str] = ()) -> list[tuple[str, Any]]:
+                     model: str | None = None, weights: Sequence[str] = (), probe: bool = True) -> list[tuple[str, Any]]:
     """``[(name, estimator, None for exact, or a weight name), ...]``, each checked on the data.
 
     Each estimator is tried on one label of the data (the label with itself), so a measure
     that cannot score these labels (Levenshtein on numbers) fails before any work. With
     ``cache``, each is wrapped in :class:`~softirr_stats.equivalence.Cached`. Names in
     ``weights`` (categorical weights, for the sensitivity grid) pass through unchanged.
+    ``probe=False`` skips the trial (``softirr score``: a large model is loaded only where it
+    scores, e.g. on the Ray workers).
 
     Examples
     --------
@@ -197,12 +199,13 @@ def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | Non
         if est is None:
             out.append((label, None))
             continue
-        probe = _probe(ann)
-        try:
-            est([probe], [probe])
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"measure {label} cannot score these labels ({ann.kind} labels such as {probe!r}): "
-                             f"{err}") from None
+        if probe:
+            one = _probe(ann)
+            try:
+                est([one], [one])
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"measure {label} cannot score these labels ({ann.kind} labels such as {one!r}): "
+                                 f"{err}") from None
         if cache is not None:
             from softirr_stats.equivalence import Cached
 

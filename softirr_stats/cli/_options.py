@@ -271,7 +271,7 @@ def parse_chance(values: Sequence[str] | None, seed: int = 0) -> list[Any]:
 
 
 def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, model: str | None = None,
-                     weights: Sequence[str] = ()) -> list[tuple[str, Any]]:
+                     weights: Sequence[str] = (), probe: bool = True) -> list[tuple[str, Any]]:
     """``[(name, estimator or None), ...]`` (the runner's step); a bad or incompatible measure fails cleanly."""
     from softirr_stats.analysis import MODEL_MEASURES, measure_estimator
     from softirr_stats.analysis import resolve_measures as resolve
@@ -286,13 +286,14 @@ def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, 
         if name in MODEL_MEASURES and not model:
             fail(f"--measure {name} needs --model (a local model directory or hub name)")
         try:
-            if name not in weights:
-                measure_estimator(name, model)  # unavailable extras and bad specs: one line naming --measure
+            out += resolve([name], ann, cache=cache, model=model, weights=weights, probe=probe)
+        except (typer.Exit, KeyboardInterrupt):
+            raise
         except Exception as err:  # noqa: BLE001 - every failure of making the estimator names the flag
-            fail(f"--measure {name} is unavailable: {describe(err)[0]}", EXIT_USAGE)
-        try:
-            out += resolve([name], ann, cache=cache, model=model, weights=weights)
-        except ValueError as err:
-            text = str(err)
-            fail(f"--{text}" if text.startswith("measure ") else f"--measure {name}: {text}")
+            text = describe(err)[0]
+            if isinstance(err, ValueError) and text.startswith(f"measure {name} cannot score"):
+                fail(f"--{text}")
+            if cache is not None and "cache" in text.lower():
+                fail(f"--cache {cache}: {text}")
+            fail(f"--measure {name} is unavailable: {text}", EXIT_USAGE)
     return out

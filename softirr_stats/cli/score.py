@@ -114,7 +114,7 @@ def command(
     ann, notes = read(files, item, rater, label, na_values, input_format, opts)
     for t in notes:
         warn(t)
-    estimators = resolve_measures(names, ann, None, model)
+    estimators = resolve_measures(names, ann, None, model, probe=False)  # scored on the workers, not here
     use_ray = ray or ray_address is not None or workers is not None or gpus_per_worker is not None
     backend = None
     if use_ray:
