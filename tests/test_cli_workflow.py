@@ -114,6 +114,12 @@ def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path
     assert code == 0, err
     srow = json.loads(out)["results"][0]
     assert srow["coefficient"] == "krippendorff_alpha" and srow["value"] == pytest.approx(ref.value, abs=1e-12)
+    # and the report reads the same blinded sheet (joined with its plan) for its calibration section
+    page = tmp_path / "r.html"
+    code, _, err = run_main(capsys, "report", str(demo_path()), "-o", str(page), "-m", "indel", "-c",
+                            "krippendorff_alpha", "--bootstrap", "0", "--judgments", str(sheet))
+    assert code == 0, err
+    assert 'id="calibration"' in page.read_text()
 
 
 def test_unfilled_or_mismatched_sheet_is_one_line(tmp_path, capsys):

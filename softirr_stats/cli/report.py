@@ -66,7 +66,8 @@ def command(
     level: LevelOpt = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     judgments: Annotated[Path | None, typer.Option(
-        "--judgments", help="CSV of human-judged label pairs (columns label_a, label_b, judgment in [0, 1]) for a "
+        "--judgments", help="human-judged label pairs: a filled sheet of `softirr judge plan` (its plan beside it) or "
+                            "a CSV with columns label_a, label_b, judgment in [0, 1], for a "
                             "calibration diagram of the first soft measure")] = None,
     model: Annotated[str | None, typer.Option(
         "--model", help="also fit an annotator model (e.g. dawid_skene, mace) by SVI")] = None,
@@ -104,10 +105,16 @@ def command(
     if judgments is not None:
         import pandas as pd
 
-        try:
+        from softirr_stats.cli._errors import reading
+
+        if not judgments.exists():
+            fail(f"--judgments {judgments} does not exist")
+        with reading(f"--judgments {judgments}"):
             judged = pd.read_csv(judgments, keep_default_na=False, dtype={"label_a": str, "label_b": str})
-        except (OSError, ValueError, UnicodeDecodeError) as err:
-            fail(f"--judgments {judgments}: {err}")
+            if "pair_id" in judged.columns and "label_a" not in judged.columns:  # a blinded sheet from judge plan
+                from softirr_stats.analysis import read_judging_sheet
+
+                judged = read_judging_sheet(judgments)[0]
         missing = [c for c in ("label_a", "label_b", "judgment") if c not in judged.columns]
         if missing:
             fail(f"--judgments {judgments} lacks the columns {missing}; the columns are {list(judged.columns)}")
@@ -124,7 +131,7 @@ def command(
         warnings.simplefilter("always")
         try:
             page = build_report(ann, measures=measures, coefficients=coefs, chance=chances, ci=ci, judgments=judged,
-                                model=model, model_steps=model_steps, seed=seed, source=file,
+                                model=model, model_steps=model_steps, model_level=level, seed=seed, source=file,
                                 judgments_path=judgments, command=command)
         except (ValueError, TypeError) as err:
             fail(f"cannot build the report: {err}", EXIT_DATA)
