@@ -102,3 +102,33 @@ def test_every_command_takes_the_long_and_short_chance_forms(cmd, tmp_path):
         res = runner.invoke(app, [cmd, str(demo_path()), "-c", "fleiss_kappa", "--chance", form, "--bootstrap", "0",
                                   *extra])
         assert res.exit_code == 0, res.output
+
+
+def test_a_new_command_is_one_module_and_one_registration(capsys):
+    """A toy command: a module with NAME, EPILOG and command; registered, it runs inside the error boundary."""
+    import types
+
+    from softirr_stats import cli
+
+    toy = types.ModuleType("toy")
+    toy.NAME, toy.EPILOG = "toy", "Columns: none."
+
+    def command(count: int = 1) -> None:
+        """A toy command."""
+        if count < 0:
+            raise ValueError("count must be >= 0")
+        print("toy " * count)
+
+    toy.command = command
+    cli.register(toy)
+    try:
+        with pytest.raises(SystemExit) as ex:
+            cli.main(["toy", "--count", "2"])
+        assert ex.value.code == 0 and "toy toy" in capsys.readouterr().out
+        with pytest.raises(SystemExit) as ex:
+            cli.main(["toy", "--count", "-1"])
+        err = capsys.readouterr().err
+        assert ex.value.code == 2 and err == "error: count must be >= 0\n"  # the boundary, for free
+    finally:
+        app.registered_commands[:] = [c for c in app.registered_commands if c.name != "toy"]
+    assert "toy" not in {c.name for c in app.registered_commands}

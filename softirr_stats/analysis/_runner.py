@@ -172,7 +172,8 @@ def _probe(ann: Any) -> Any:
 
 
 def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | None" = None,
-                     model: str | None = None, weights: Sequence[str] = (), probe: bool = True) -> list[tuple[str, Any]]:
+                     model: str | None = None, weights: Sequence[str] = (),
+                     probe: bool = True) -> list[tuple[str, Any]]:
     """``[(name, estimator, None for exact, or a weight name), ...]``, each checked on the data.
 
     Each estimator is tried on one label of the data (the label with itself), so a measure

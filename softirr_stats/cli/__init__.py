@@ -13,14 +13,14 @@ stays light.
 import os
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from softirr_stats.cli import agree, demo, judge, model, report, score, sensitivity
 from softirr_stats.cli._errors import EXIT_HELP, boundary, guarded
 
-__all__ = ["COMMANDS", "app", "main"]
+__all__ = ["COMMANDS", "app", "main", "register"]
 
 app = typer.Typer(
     add_completion=False,
@@ -47,8 +47,14 @@ def _root(version: Annotated[bool, typer.Option(
     """Inter-rater reliability with soft agreement and honest uncertainty."""
 
 
+def register(module: Any) -> None:
+    """Add a command module (``NAME``, ``EPILOG``, ``command``) to ``app``, inside the error boundary."""
+    epilog = f"{module.EPILOG} {EXIT_HELP}" if module.EPILOG else EXIT_HELP
+    app.command(module.NAME, epilog=epilog)(guarded(module.command))
+
+
 for _mod in COMMANDS:
-    app.command(_mod.NAME, epilog=f"{_mod.EPILOG} {EXIT_HELP}" if _mod.EPILOG else EXIT_HELP)(guarded(_mod.command))
+    register(_mod)
 for _cmd in judge.app.registered_commands:
     _cmd.callback = guarded(_cmd.callback)
     _cmd.epilog = EXIT_HELP

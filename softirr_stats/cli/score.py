@@ -145,7 +145,8 @@ def command(
 
     Console(width=max(_width(), 112)).print(table)
     if json_out:
-        meta = {"file": [str(f) for f in files], "cache": str(cache), "coefficients": coefs, "chance": chance, "seed": seed,
+        meta = {"file": [str(f) for f in files], "cache": str(cache), "coefficients": coefs, "chance": chance,
+                "seed": seed,
                 "batch_size": batch_size}
         clean = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()} for r in rows]
         try:
