@@ -92,6 +92,8 @@ def present(rows: list[dict[str, Any]], notes_in: list[str], *, fmt: str, title:
             any(r.get(c) is not None and not (isinstance(r.get(c), float) and math.isnan(r[c])) for r in rows)]
     if len(chances) <= 1:
         cols.remove("chance")
+    if not any(t["CI"] for t in table_rows):  # no interval asked for (--bootstrap 0)
+        cols.remove("CI")
     if not notes:
         cols.remove("notes")
     data_rows = [{**r, "warnings": "; ".join(r["warnings"])} for r in rows]
