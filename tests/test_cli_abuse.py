@@ -66,7 +66,7 @@ FILE_CASES = [
     ("bad encoding", "enc.csv", [], 2, "not UTF-8 text"),
     ("binary file", "bin.csv", [], 2, "not UTF-8 text"),
     ("deep JSON", "deep.json", ["--input-format", "label-studio"], 2, "nested too deeply"),
-    ("huge integer", "huge.jsonl", [], 2, "too large"),
+    ("huge integer", "huge.jsonl", [], 2, ("too large", "beyond the float range")),
     ("bad JSON", "bad.json", [], 2, "not valid JSON"),
     ("truncated JSONL", "trunc.jsonl", [], 2, "line 2: not valid JSON"),
     ("empty file", "empty.csv", [], 2, "the file is empty"),
@@ -193,7 +193,8 @@ def _check(code, out, err, want_code, text):
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1, err
     assert lines[0].startswith("error: "), err
-    assert text in lines[0], lines[0]
+    texts = (text,) if isinstance(text, str) else text
+    assert any(t in lines[0] for t in texts), lines[0]
     assert code == want_code, (code, err)
     if want_code == 2:
         assert out == "", out  # nothing was computed
@@ -205,7 +206,8 @@ def test_bad_input_is_one_line_with_the_documented_exit_code(files, capsys, args
     with pytest.raises(SystemExit) as ex:
         main(_fill(args, files))
     out = capsys.readouterr()
-    _check(ex.value.code, out.out, out.err, code, text.replace("{d}", str(files)))
+    _check(ex.value.code, out.out, out.err, code, text if not isinstance(text, str) else
+           text.replace("{d}", str(files)))
 
 
 def test_the_table_is_big_enough():

@@ -179,7 +179,8 @@ def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | Non
     Each estimator is tried on one label of the data (the label with itself), so a measure
     that cannot score these labels (Levenshtein on numbers) fails before any work. With
     ``cache``, each is wrapped in :class:`~softirr_stats.equivalence.Cached`. Names in
-    ``weights`` (categorical weights, for the sensitivity grid) pass through unchanged.
+    ``weights`` (categorical weights, for the sensitivity grid) pass through unchanged. A
+    ``cache`` file that is not a score cache raises here, before any work.
     ``probe=False`` skips the trial (``softirr score``: a large model is loaded only where it
     scores, e.g. on the Ray workers).
 
@@ -211,6 +212,7 @@ def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | Non
             from softirr_stats.equivalence import Cached
 
             est = Cached(est, cache)
+            est.n_cached()  # opens the file now: one that is not a score cache fails before any work
         out.append((label, est))
     return out
 

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from softirr_stats.cli._errors import EXIT_USAGE, describe, fail
+from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "WEIGHTS",
@@ -293,7 +293,9 @@ def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, 
             text = describe(err)[0]
             if isinstance(err, ValueError) and text.startswith(f"measure {name} cannot score"):
                 fail(f"--{text}")
-            if cache is not None and "cache" in text.lower():
-                fail(f"--cache {cache}: {text}")
+            import sqlite3
+
+            if cache is not None and (isinstance(err, sqlite3.Error) or "cache" in text.lower()):
+                fail(f"--cache {cache} is not a usable softirr score cache: {one_line(err)}")
             fail(f"--measure {name} is unavailable: {text}", EXIT_USAGE)
     return out

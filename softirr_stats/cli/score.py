@@ -12,6 +12,7 @@ Heavy modules (jax, torch, ray) are imported inside the command only.
 
 import json
 import math
+import sqlite3
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -123,7 +124,13 @@ def command(
         backend = RayBackend(address=ray_address, workers=workers, gpus_per_worker=gpus_per_worker,
                              cpus_per_worker=cpus_per_worker)
     from softirr_stats.analysis import scoring_plan
+    from softirr_stats.equivalence import Cached
 
+    for n, est in estimators:  # a file that is not a score cache fails before any work
+        try:
+            Cached(est, cache).n_cached()
+        except (ValueError, OSError, sqlite3.Error) as err:
+            fail(f"--cache {cache} is not a usable softirr score cache: {' '.join(str(err).split())}")
     with using("--cache", cache):
         plans = [(n, scoring_plan(ann, est, coefficients=coefs, chance=chance_obj)) for n, est in estimators]
     rows: list[dict[str, Any]] = []
