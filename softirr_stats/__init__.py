@@ -25,8 +25,8 @@ _EXPORTS = {
                                     "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi"),
     "softirr_stats._statistics": ("cross_kappa", "distance_agreement", "multilabel_agreement", "span_agreement"),
     "softirr_stats._permutation_test": ("permutation_test",),
-    "softirr_stats._sensitivity": ("sensitivity",),
-    "softirr_stats._scoring_plan": ("ScoringPlan", "scoring_plan"),
+    "softirr_stats.analysis._sensitivity": ("sensitivity",),
+    "softirr_stats.analysis._scoring_plan": ("ScoringPlan", "scoring_plan"),
     "softirr_stats._jax": ("compile_cache",),
     "softirr_stats.data._annotations": ("Annotations", "UnpairableItemsWarning"),
     "softirr_stats.agreement._result": ("AgreementResult",),
@@ -65,9 +65,8 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     )
     from softirr_stats._permutation_test import permutation_test
     from softirr_stats._jax import compile_cache
-    from softirr_stats._scoring_plan import ScoringPlan, scoring_plan
-    from softirr_stats._sensitivity import sensitivity
     from softirr_stats._statistics import cross_kappa, distance_agreement, multilabel_agreement, span_agreement
+    from softirr_stats.analysis import ScoringPlan, scoring_plan, sensitivity
     from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
     from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
     from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations

@@ -79,7 +79,7 @@ def test_agree_title_states_level_method_b_and_design(tmp_path):
 def test_help_explains_columns_and_shows_defaults():
     res = runner.invoke(app, ["agree", "--help"], env={"COLUMNS": "200"})
     text = " ".join(res.output.split())
-    assert "s = wall-clock seconds" in text and "pairs scored = distinct label pairs" in text
+    assert "notes = numbers of the notes" in text and "seconds" not in text and "pairs scored = distinct label pairs" in text
     assert "[default: 1000]" in text and "[default: percentile]" in text and "[default: 0.95]" in text
 
 
@@ -99,9 +99,9 @@ def test_every_format(tmp_path, fmt):
         assert payload["meta"]["bootstrap"] == 0 and len(payload["results"]) == 2
         assert payload["results"][0]["ci_low"] is None  # nan -> null
     elif fmt == "markdown":
-        assert "| exact | fleiss_kappa |" in out and "---:" in out
+        assert "| fleiss_kappa | exact |" in out and "--:" in out and "seconds" not in out  # the paper table
     else:
-        assert "\\begin{tabular}" in out and "fleiss\\_kappa" in out and "\\caption{" in out
+        assert "\\begin{tabular}" in out and "fleiss\\_kappa" in out and "\\caption{" in out and "\\toprule" in out
 
 
 def test_agree_cache_stores_scores(tmp_path):
@@ -127,9 +127,9 @@ def test_sensitivity_table_json_and_plot(tmp_path):
     assert res.exit_code == 0, res.output
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     rows = json.loads(out.read_text())["results"]
-    got = {(r["coefficient"], r["similarity"], r["chance"]) for r in rows}
+    got = {(r["coefficient"], r["measure"], r["chance"]) for r in rows}
     assert ("fleiss_kappa", "levenshtein", "monte_carlo(D=3)") in got and ("gwet_ac1", "exact", "exact") in got
-    fk = next(r for r in rows if (r["coefficient"], r["similarity"], r["chance"]) == ("fleiss_kappa", "exact", "exact"))
+    fk = next(r for r in rows if (r["coefficient"], r["measure"], r["chance"]) == ("fleiss_kappa", "exact", "exact"))
     assert fk["ci_low"] <= fk["value"] <= fk["ci_high"]
     skipped = [r for r in rows if r["coefficient"] == "cohen_kappa"]
     assert skipped and all(r["value"] is None and "2 raters" in r["warnings"] for r in skipped)
@@ -155,7 +155,7 @@ def test_model_svi_posterior_interval(tmp_path):
     k = rows["kappa"]
     assert k["lower"] <= k["mean"] <= k["upper"] and -1 <= k["mean"] <= 1
     assert {"accuracy[ann_a]", "accuracy[ann_b]", "accuracy[ann_c]"} <= set(rows)
-    assert "90% equal-tailed posterior intervals, SVI, 60 steps" in payload["title"]
+    assert "95% equal-tailed posterior intervals, SVI, 60 steps" in payload["title"]  # one default level
 
 
 def test_header_item_count_matches_items_used(tmp_path):
@@ -198,4 +198,4 @@ def test_na_values_without_reader_support_is_a_clean_error(tmp_path, monkeypatch
     monkeypatch.setattr(sis, "read_annotations", lambda path, *, item="item", rater="rater", label="label":
                         real(path, item=item, rater=rater, label=label))
     res = runner.invoke(app, ["agree", str(f), "--na-values", "NA"])
-    assert res.exit_code == 2 and res.stderr.startswith("error: --na-values needs")
+    assert res.exit_code == 2 and res.stderr.startswith("error: cannot read") and "--na-values is not an option" in res.stderr

@@ -76,20 +76,21 @@ def test_flags_are_named_and_unwritable_json_fails_first(three_raters, tmp_path)
 def test_failing_coefficient_sets_the_status_and_is_shown_whole(three_raters):
     proc = run("agree", str(three_raters), "-c", "cohen_kappa,fleiss_kappa", "--bootstrap", "0")
     assert proc.returncode == 1
-    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error: cohen_kappa")]
-    assert len(errors) == 1
-    assert errors[0].endswith("(use fleiss_kappa, conger_kappa, light_kappa or krippendorff_alpha)")
+    errors = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(errors) == 1 and errors[0].startswith("error: 1 of 2 results cannot be computed")
+    assert "cohen_kappa, exact: skipped: cohen_kappa needs exactly 2 raters; the data have 3" in errors[0]
     assert "fleiss_kappa" in proc.stdout and "0.1795" in proc.stdout  # the other coefficient is printed
     assert "…" not in proc.stdout  # nothing truncated when piped
-    # the unpairable item is reported in the terminal, not only in the JSON
-    assert "warning: UnpairableItemsWarning: 1 of 4 items" in proc.stderr
+    # the unpairable item is reported in the terminal, once, as a numbered note below the table
+    assert proc.stdout.count("UnpairableItemsWarning: 1 of 4 items") == 1
+    assert "[1] " in proc.stdout or "[2] " in proc.stdout
     kept = run("agree", str(three_raters), "-c", "cohen_kappa,fleiss_kappa", "--bootstrap", "0", "--keep-going")
-    assert kept.returncode == 0 and "error: cohen_kappa" in kept.stderr
+    assert kept.returncode == 0 and kept.stderr == "" and "cohen_kappa needs exactly 2 raters" in kept.stdout
 
 
 def test_csv_output_is_machine_readable(three_raters):
     proc = run("agree", str(three_raters), "-c", "fleiss_kappa", "--bootstrap", "0", "--format", "csv")
     assert proc.returncode == 0, proc.stderr
     header, row = proc.stdout.splitlines()[:2]
-    assert header.startswith("measure,coefficient,value,ci_low,ci_high")
-    assert row.startswith("exact,fleiss_kappa,0.1794871794871")
+    assert header.startswith("measure,coefficient,chance,value,ci_low,ci_high")
+    assert row.startswith("exact,fleiss_kappa,exact,0.1794871794871")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import softirr_stats as sis
-from softirr_stats._scoring_plan import cached_estimator, scoring_plan
+from softirr_stats.analysis import cached_estimator, scoring_plan
 from softirr_stats.equivalence import Cached, Exact, Levenshtein, fill_cache
 
 COEFS = ["percent_agreement", "cohen_kappa", "scott_pi", "fleiss_kappa", "conger_kappa", "light_kappa",

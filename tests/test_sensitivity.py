@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
-from softirr_stats._sensitivity import COLUMNS, coefficient_registry, sensitivity
+from softirr_stats.analysis import COLUMNS, coefficient_registry, sensitivity
 from softirr_stats.uncertainty._analytic import Analytic
 
 matplotlib.use("Agg")
@@ -172,7 +172,7 @@ def test_validation_errors(text_data):
         sensitivity(text_data, coefficients=["kappa"])
     with pytest.raises(ValueError, match="similarity names must be one of"):
         sensitivity(text_data, similarities=["levenstein"])
-    with pytest.raises(TypeError, match="each similarity must be"):
+    with pytest.raises(TypeError, match="similarity must be None"):  # the one resolver's message
         sensitivity(text_data, similarities=[3.5])
     with pytest.raises(ValueError, match="ci must be"):
         sensitivity(text_data, ci="bootstrap")
@@ -218,3 +218,11 @@ def test_docs_examples_run():
     results = [doctest.testfile(str(docs / page), module_relative=False) for page in ("uncertainty.md",
                                                                                         "sensitivity.md")]
     assert sum(r.failed for r in results) == 0 and sum(r.attempted for r in results) >= 8
+
+
+def test_old_import_paths_and_the_public_name_are_the_analysis_functions():
+    import softirr_stats as sis
+    from softirr_stats import _scoring_plan, _sensitivity, analysis
+
+    assert _sensitivity.sensitivity is analysis.sensitivity is sis.sensitivity
+    assert _scoring_plan.scoring_plan is analysis.scoring_plan is sis.scoring_plan

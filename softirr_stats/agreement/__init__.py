@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from softirr_stats._lazy import attach
 
 _lazy_getattr, __dir__, __all__ = attach(__name__, {
-    "softirr_stats.agreement._chance": ('MonteCarlo', 'SampledPairs', 'resolve_chance',),
+    "softirr_stats.agreement._chance": ('CHANCE_SYNTAX', 'MonteCarlo', 'SampledPairs', 'parse_chance', 'resolve_chance',),
     "softirr_stats.agreement._point": ('as_annotations', 'point_estimate',),
     "softirr_stats.agreement._design": ('build_design',),
     "softirr_stats.agreement._evaluator": ('DegenerateWarning', 'Prepared', 'chance_standard_error', 'evaluate', 'prepare',),
@@ -42,8 +42,10 @@ def __getattr__(name: str) -> object:
 
 if TYPE_CHECKING:
     from softirr_stats.agreement._chance import (
+        CHANCE_SYNTAX,
         MonteCarlo,
         SampledPairs,
+        parse_chance,
         resolve_chance,
     )
     from softirr_stats.agreement._design import (

@@ -18,9 +18,20 @@ from softirr_stats._validation import check_positive_int
 from softirr_stats.equivalence import ExactMatchSimilarity
 
 __all__ = ["MonteCarlo", "SampledPairs", "DenseQuad", "BlockedQuad", "IdentityQuad", "make_quad", "resolve_chance",
-           "CHANCE_NAMES"]
+           "CHANCE_NAMES", "CHANCE_SYNTAX", "parse_chance"]
 
 CHANCE_NAMES = ("exact", "auto")
+# The one text form of ``chance=`` (the Python API and every command): name -> what it means.
+# ``mc:D`` may also be written ``montecarlo:D``; ``sampled:N`` also ``sampledpairs:N``.
+CHANCE_SYNTAX = {
+    "exact": "exact chance agreement over the labels that occur",
+    "auto": "exact when affordable, else sampled label pairs",
+    "mc:D": "Monte Carlo chance from D random permutations (long form montecarlo:D)",
+    "sampled:N": "N independently sampled chance pairs, with a standard error (long form sampledpairs:N)",
+}
+_CHANCE_KINDS = {"mc": "mc", "montecarlo": "mc", "monte_carlo": "mc", "sampled": "sampled",
+                 "sampledpairs": "sampled", "sampled_pairs": "sampled"}
+MAX_CHANCE_DRAWS = {"mc": 100_000, "sampled": 100_000_000}  # permutations / pairs a text spec may ask for
 DENSE_SUPPORT_LIMIT = 4096  # labels; a float64 block of 4096^2 is 128 MiB
 DEFAULT_MAX_EXACT_PAIRS = 2_000_000  # unscored pairs "auto" accepts for an estimator
 BLOCK_ELEMENTS = 2**23  # scores held at once by the blocked operator (64 MiB of float64)
@@ -91,6 +102,49 @@ class SampledPairs:
         return f"sampled_pairs(n={self.n})"
 
 
+def parse_chance(text: str, seed: int = 0) -> "str | MonteCarlo | SampledPairs":
+    """The text form of a chance setting: ``exact``, ``auto``, ``mc:D`` or ``sampled:N``.
+
+    ``montecarlo:D`` and ``sampledpairs:N`` are accepted as long forms; case and spaces do not
+    matter. ``D`` and ``N`` are positive integers written in digits (at most 100000
+    permutations and 10**8 sampled pairs: larger requests are refused here, before any
+    memory is taken). ``seed`` seeds the draws.
+
+    Examples
+    --------
+    >>> parse_chance("mc:20", seed=1)
+    MonteCarlo(permutations=20, seed=1)
+    >>> parse_chance("montecarlo:20") == parse_chance("mc:20")
+    True
+    >>> parse_chance("sampled:500")
+    SampledPairs(n=500, seed=0)
+    >>> parse_chance("sampled:1e10")
+    Traceback (most recent call last):
+    ...
+    ValueError: chance 'sampled:1e10': N must be a positive whole number written in digits (e.g. sampled:5000)
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a chance spec must be a str such as 'exact' or 'mc:20'; got {type(text).__name__}")
+    key = "".join(text.split()).lower()
+    if key in CHANCE_NAMES:
+        return key
+    kind, sep, num = key.partition(":")
+    if not sep or kind not in _CHANCE_KINDS:
+        raise ValueError(f"chance must be one of {', '.join(CHANCE_SYNTAX)} (long forms montecarlo:D, "
+                         f"sampledpairs:N); got {text!r}")
+    kind = _CHANCE_KINDS[kind]
+    letter = "D" if kind == "mc" else "N"
+    example = "mc:20" if kind == "mc" else "sampled:5000"
+    if not num.isdigit() or not num.isascii() or int(num) < 1:
+        raise ValueError(f"chance {text!r}: {letter} must be a positive whole number written in digits "
+                         f"(e.g. {example})")
+    count = int(num)
+    if count > MAX_CHANCE_DRAWS[kind]:
+        raise ValueError(f"chance {text!r}: {letter} = {count} is more than the {MAX_CHANCE_DRAWS[kind]} a chance "
+                         f"spec may ask for; use a smaller {letter} (or chance='exact')")
+    return MonteCarlo(permutations=count, seed=seed) if kind == "mc" else SampledPairs(n=count, seed=seed)
+
+
 def resolve_chance(chance: Any) -> Any:
     """Check a ``chance=`` argument: a name from ``CHANCE_NAMES``, ``MonteCarlo`` or ``SampledPairs``.
 
@@ -114,6 +168,8 @@ def resolve_chance(chance: Any) -> Any:
         return chance
     if isinstance(chance, str) and chance in CHANCE_NAMES:
         return chance
+    if isinstance(chance, str):  # the text form: "mc:D", "sampled:N" (seed 0)
+        return parse_chance(chance)
     raise ValueError(
         f"chance must be one of {list(CHANCE_NAMES)}, MonteCarlo(permutations=D) or SampledPairs(n=...); got {chance!r}"
     )

@@ -5,33 +5,37 @@ from typing import Annotated, Any
 
 import typer
 
-from softirr_stats._cli_common import (
-    EXIT_DATA,
+from softirr_stats.cli._errors import EXIT_DATA, fail
+from softirr_stats.cli._options import (
+    DEFAULT_LEVEL,
     MEASURES,
+    MODELS,
+    FeatureOpt,
+    FieldOpt,
     FormatOpt,
     InputFormatOpt,
     ItemOpt,
     JsonOpt,
     LabelOpt,
+    LayerOpt,
     NaOpt,
     RaterOpt,
+    ReaderOpt,
     SeedOpt,
+    SpanRuleOpt,
     check_choices,
     check_format,
     check_writable,
-    collect_warnings,
-    emit,
-    fail,
     read,
+    reader_options,
     resolve_measures,
-    warn,
-    write_json,
 )
+from softirr_stats.cli._output import Notes, emit, write_json
 
-__all__ = ["model", "MODELS", "fit_model", "model_rows"]
+__all__ = ["NAME", "EPILOG", "command", "fit_model", "model_rows"]
 
-MODELS = ("dawid_skene", "mace", "hierarchical_dawid_skene", "multinomial", "item_difficulty",
-          "logistic_random_effects", "soft")
+NAME = "model"
+EPILOG = None
 _COLUMNS = ("quantity", "mean", "sd", "lower", "upper")
 
 
@@ -56,8 +60,8 @@ def model_rows(res: Any, ann: Any, level: float) -> list[dict[str, Any]]:
     return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()} for r in rows]
 
 
-def model(
-    file: Annotated[Path, typer.Argument(help="annotation file (as for `softirr agree`)")],
+def command(
+    files: Annotated[list[Path], typer.Argument(help="annotation file(s) (as for `softirr agree`)")],
     item: ItemOpt = "item",
     rater: RaterOpt = "rater",
     label: LabelOpt = "label",
@@ -65,7 +69,7 @@ def model(
     method: Annotated[str, typer.Option(help="inference: nuts (MCMC) or svi (variational, faster)")] = "nuts",
     measure: Annotated[str, typer.Option(
         "--measure", "-m", help=f"equivalence measure for a weighted (soft) kappa: {', '.join(MEASURES)}")] = "exact",
-    level: Annotated[float, typer.Option(help="posterior interval level, in (0, 1)")] = 0.9,
+    level: Annotated[float, typer.Option(help="posterior interval level, in (0, 1)")] = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     steps: Annotated[int, typer.Option(help="SVI optimisation steps (--method svi)")] = 2000,
     warmup: Annotated[int, typer.Option(help="NUTS warm-up iterations per chain (--method nuts)")] = 500,
@@ -75,6 +79,11 @@ def model(
     json_out: JsonOpt = None,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
+    field: FieldOpt = None,
+    layer: LayerOpt = None,
+    feature: FeatureOpt = None,
+    span_rule: SpanRuleOpt = None,
+    reader_option: ReaderOpt = None,
 ) -> None:
     """Model-based agreement: fit an annotator model and report posterior intervals.
 
@@ -99,22 +108,34 @@ def model(
     if name == "soft" and measure == "exact":
         fail("--model soft needs a soft --measure (e.g. -m levenshtein)")
     check_writable(json_out, "--json")
-    ann, seen = read(file, item, rater, label, na_values, input_format)
+    opts = reader_options(field, layer, feature, span_rule, reader_option)
+    ann, seen = read(files, item, rater, label, na_values, input_format, opts)
     sim = resolve_measures([measure], ann)[0][1]
-    with collect_warnings() as caught:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
             res = fit_model(ann, name, method, level, seed, sim, steps, warmup, samples, chains)
         except (ValueError, TypeError) as err:
             fail(f"--model {name}: {err}", EXIT_DATA)
         rows = model_rows(res, ann, level)
-    seen += [w for w in caught if w not in seen]
+    seen += [w for w in dict.fromkeys(f"{c.category.__name__}: {c.message}" for c in caught) if w not in seen]
+    file = files[0]
     fit = f"SVI, {steps} steps" if method == "svi" else f"NUTS, {chains} chains x {samples} draws ({warmup} warm-up)"
     title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level:.0%} equal-tailed "
              f"posterior intervals, {fit}, measure = {measure}, seed = {seed}")
     meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "measure": measure,
             "steps": steps, "warmup": warmup, "samples": samples, "chains": chains, "warnings": list(seen)}
-    emit(rows, _COLUMNS, fmt, title, meta)
+    notes = Notes(seen)
+    if fmt in ("markdown", "latex"):  # not a coefficient table: the plain pipe / tabular layout
+        from softirr_stats._format import render as render_frame
+        import pandas as pd
+
+        typer.echo(render_frame(pd.DataFrame(rows, columns=list(_COLUMNS)), fmt, digits=4, caption=title))
+        for i, t in enumerate(notes.texts, 1):
+            typer.echo(f"{'' if fmt == 'markdown' else '% '}[{i}] {t}")
+    else:
+        emit(rows, _COLUMNS, fmt, title, meta, notes=notes)
     if json_out:
         write_json(json_out, title, meta, rows)
-    for w in seen:
-        warn(w)

@@ -5,36 +5,50 @@ from typing import Annotated
 
 import typer
 
-from softirr_stats._cli_common import (
+from softirr_stats.cli._errors import EXIT_DATA, fail, using, warn
+from softirr_stats.cli._options import (
+    CHANCE_HELP,
+    COEFFICIENTS,
+    DEFAULT_LEVEL,
     MEASURES,
+    MODELS,
     BootstrapOpt,
+    CacheOpt,
+    ChanceOpt,
     DesignOpt,
+    FeatureOpt,
+    FieldOpt,
     InputFormatOpt,
     ItemOpt,
     LabelOpt,
+    LayerOpt,
     LevelOpt,
     MethodOpt,
     NaOpt,
     RaterOpt,
+    ReaderOpt,
     SeedOpt,
+    SpanRuleOpt,
     check_choices,
     check_writable,
-    collect_warnings,
-    command_line,
-    fail,
     make_bootstrap,
+    parse_chance,
     read,
+    reader_options,
     resolve_measures,
     split,
-    warn,
 )
+from softirr_stats.cli._output import command_line
 
-__all__ = ["report"]
+__all__ = ["NAME", "EPILOG", "command"]
+
+NAME = "report"
+EPILOG = f"--chance takes {CHANCE_HELP}."
 
 
-def report(
+def command(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="annotation file (as for `softirr agree`)")],
+    files: Annotated[list[Path], typer.Argument(help="annotation file(s) (as for `softirr agree`)")],
     output: Annotated[Path, typer.Option("--output", "-o", help="HTML file to write")] = Path("report.html"),
     item: ItemOpt = "item",
     rater: RaterOpt = "rater",
@@ -45,24 +59,27 @@ def report(
     measure: Annotated[list[str] | None, typer.Option(
         "--measure", "-m", help=f"measure(s), repeat or comma-separate: {', '.join(MEASURES)} [default: exact]")]
     = None,
-    chance: Annotated[list[str] | None, typer.Option(
-        "--chance", help="chance setting(s) for the forest plot: exact, auto, mc:D, sampled:N [default: exact]")]
-    = None,
+    chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
     method: MethodOpt = "percentile",
-    level: LevelOpt = 0.95,
+    level: LevelOpt = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     judgments: Annotated[Path | None, typer.Option(
-        "--judgments", help="CSV of human-judged label pairs (columns label_a, label_b, judgment in [0, 1]) for a "
+        "--judgments", help="human-judged label pairs: a filled sheet of `softirr judge plan` (its plan beside it) or "
+                            "a CSV with columns label_a, label_b, judgment in [0, 1], for a "
                             "calibration diagram of the first soft measure")] = None,
     model: Annotated[str | None, typer.Option(
         "--model", help="also fit an annotator model (e.g. dawid_skene, mace) by SVI")] = None,
     model_steps: Annotated[int, typer.Option(help="SVI steps of --model")] = 1000,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
-    cache: Annotated[Path | None, typer.Option(
-        "--cache", help="SQLite file caching the measures' pair scores across runs")] = None,
+    field: FieldOpt = None,
+    layer: LayerOpt = None,
+    feature: FeatureOpt = None,
+    span_rule: SpanRuleOpt = None,
+    reader_option: ReaderOpt = None,
+    cache: CacheOpt = None,
 ) -> None:
     """Write a self-contained HTML report (no network needed to view it) for FILE.
 
@@ -70,12 +87,9 @@ def report(
     decomposition (multi-label data), pairwise rater agreement, calibration (with --judgments),
     annotator model (with --model), provenance (versions, seed, settings, input sha256, command).
     """
-    from softirr_stats._cli_model import MODELS
-    from softirr_stats._cli_sensitivity import parse_chance
-
     names = split(measure) or ["exact"]
     check_choices(names, MEASURES, "--measure")
-    chances = [parse_chance(c) for c in split(chance) or ["exact"]]
+    chances = parse_chance(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)
     if model is not None:
         check_choices([model], [m for m in MODELS if m != "soft"], "--model")
@@ -86,33 +100,43 @@ def report(
     check_writable(output, "--output")
     coefs = split(coefficient) or None
     if coefs:
-        from softirr_stats._sensitivity import coefficient_registry
-
-        check_choices(coefs, sorted(coefficient_registry()), "--coefficient")
+        check_choices(coefs, COEFFICIENTS, "--coefficient")
     judged = None
     if judgments is not None:
         import pandas as pd
 
-        try:
+        from softirr_stats.cli._errors import reading
+
+        if not judgments.exists():
+            fail(f"--judgments {judgments} does not exist")
+        with reading(f"--judgments {judgments}"):
             judged = pd.read_csv(judgments, keep_default_na=False, dtype={"label_a": str, "label_b": str})
-        except (OSError, ValueError, UnicodeDecodeError) as err:
-            fail(f"--judgments {judgments}: {err}")
+            if "pair_id" in judged.columns and "label_a" not in judged.columns:  # a blinded sheet from judge plan
+                from softirr_stats.analysis import read_judging_sheet
+
+                judged = read_judging_sheet(judgments)[0]
         missing = [c for c in ("label_a", "label_b", "judgment") if c not in judged.columns]
         if missing:
             fail(f"--judgments {judgments} lacks the columns {missing}; the columns are {list(judged.columns)}")
-    ann, seen = read(file, item, rater, label, na_values, input_format)
+    opts = reader_options(field, layer, feature, span_rule, reader_option)
+    ann, seen = read(files, item, rater, label, na_values, input_format, opts)
     measures = resolve_measures(names, ann, cache)
+    file = files[0]
     from softirr_stats.reporting import build_report
 
     command = command_line(ctx)
-    with collect_warnings() as caught:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught, using("--cache", cache):
+        warnings.simplefilter("always")
         try:
             page = build_report(ann, measures=measures, coefficients=coefs, chance=chances, ci=ci, judgments=judged,
-                                model=model, model_steps=model_steps, seed=seed, source=file,
+                                model=model, model_steps=model_steps, model_level=level, seed=seed, source=file,
                                 judgments_path=judgments, command=command)
         except (ValueError, TypeError) as err:
-            fail(f"cannot build the report: {err}", 1)
-    for w in seen + [w for w in caught if w not in seen]:
+            fail(f"cannot build the report: {err}", EXIT_DATA)
+    said = dict.fromkeys(f"{c.category.__name__}: {c.message}" for c in caught)
+    for w in seen + [w for w in said if w not in seen]:
         warn(w)
     try:
         output.write_text(page, encoding="utf-8")

@@ -1,0 +1,285 @@
+"""The one analysis runner: read -> resolve each similarity once -> the grid -> tidy results.
+
+Every command of ``softirr`` that computes agreement (``agree``, ``sensitivity``, ``score``,
+``model``) and the HTML report run their data through these steps, and only format what
+comes back:
+
+1. :func:`read_input` reads one file or several per-annotator exports with every reader
+   option passed through to :func:`~softirr_stats.read_annotations` as keywords, and notes
+   what a reader cannot say itself (items with no rating).
+2. :func:`resolve_measures` turns each measure name (or estimator spec) into one estimator,
+   checked on a label of the data before any work and optionally wrapped in a score cache;
+   the sensitivity grid then resolves each into one similarity object
+   (``equivalence.resolve_label_similarity``), so a label pair is scored once for every
+   coefficient and chance setting.
+3. :func:`run_analysis` runs coefficients x measures x chance settings, each with its
+   interval (and the prediction-powered estimate when judged pairs are given), and returns
+   an :class:`Analysis`: the tidy table of :func:`~softirr_stats.sensitivity` plus the
+   warnings raised on the way, de-duplicated.
+"""
+
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Analysis", "MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "READER_OPTIONS", "coefficient_names",
+           "measure_estimator", "measure_names", "read_input", "resolve_measures", "run_analysis"]
+
+# keyword options of read_annotations that the export readers take (docs/readers.md)
+READER_OPTIONS = ("field", "layer", "feature", "span_rule")
+MODEL_MEASURES = ("nli", "llm_judge")  # measures that need a model directory or hub name
+# The multi-label baselines are statistics of the api layer (multilabel_agreement), not records of the
+# coefficient registry.
+MULTILABEL_COEFFICIENTS = ("multilabel_fleiss", "multilabel_ac1", "multilabel_pabak")
+
+
+def coefficient_names() -> tuple[str, ...]:
+    """Every name the table (and the ``--coefficient`` option of the CLI) accepts, registry first.
+
+    Examples
+    --------
+    >>> names = coefficient_names()
+    >>> names[-1], "fleiss_kappa" in names
+    ('multilabel_pabak', True)
+    """
+    from softirr_stats.agreement import COEFFICIENTS
+
+    return (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS)
+
+
+def measure_names() -> tuple[str, ...]:
+    """Every measure name a command accepts: the equivalence package's names, then the model-based ones.
+
+    Examples
+    --------
+    >>> measure_names()[:2], measure_names()[-2:]
+    (('exact', 'levenshtein'), ('nli', 'llm_judge'))
+    """
+    from softirr_stats.equivalence import MEASURE_NAMES
+
+    return (*MEASURE_NAMES, *MODEL_MEASURES)
+
+
+def measure_estimator(name: str, model: str | None = None) -> Any:
+    """The estimator a measure name, a JSON estimator spec or ``@spec.json`` names (None for ``exact``).
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`measure_names` (``nli`` and ``llm_judge`` need ``model``; ``embedding``
+        takes one optionally), a JSON spec ``{"cls": ..., "params": ...}`` or ``@path`` to one.
+    model : str, optional
+        Model directory or hub name of the model-based measures.
+
+    Examples
+    --------
+    >>> measure_estimator("indel").name
+    'indel'
+    >>> measure_estimator("exact") is None
+    True
+    """
+    from softirr_stats.equivalence import MEASURE_NAMES, Embedding, LlmJudge, Nli, estimator_from_name, from_spec
+
+    text = name.strip()
+    if text.startswith("@"):
+        spec_path = Path(text[1:])
+        try:
+            text = spec_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise ValueError(f"cannot read the estimator spec {spec_path}: {getattr(err, 'strerror', None) or err}") \
+                from None
+    if text.lstrip().startswith("{"):
+        return from_spec(text)
+    key = text.lower()
+    if key == "exact":
+        return None
+    if key in MODEL_MEASURES:
+        if not model:
+            raise ValueError(f"measure {key!r} needs a model (a local model directory or hub name)")
+        return Nli(model, progress=False) if key == "nli" else LlmJudge(model, progress=False)
+    if key == "embedding" and model:
+        return Embedding(model, progress=False)
+    if key not in MEASURE_NAMES:
+        raise ValueError(f"measure must be one of {', '.join(measure_names())}, a JSON estimator spec or "
+                         f"@spec.json; got {name!r}")
+    return estimator_from_name(key)
+
+
+def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item", rater: str = "rater",
+               label: str = "label", format: str | None = None, na_values: Sequence[str] | None = None,
+               **options: Any) -> tuple[Any, list[str]]:
+    """Read annotations with every reader option passed through; returns ``(ann, notes)``.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        One file (or folder / zip of per-annotator exports), or several per-annotator exports,
+        which are passed to :func:`~softirr_stats.read_annotations` as a list to be merged.
+    item, rater, label, format, na_values
+        As for :func:`~softirr_stats.read_annotations` (``item``/``rater``/``label`` are passed
+        only when they differ from the defaults, ``na_values`` only when given).
+    **options
+        The export readers' options (``field=``, ``layer=``, ``feature=``, ``span_rule=``, ...),
+        passed as keywords.
+
+    Returns
+    -------
+    (Annotations, list of str)
+        The data, and notes on it (warnings raised while reading, unrated items).
+
+    Examples
+    --------
+    >>> from softirr_stats.data import demo_path
+    >>> ann, notes = read_input(demo_path())
+    >>> ann.n_raters
+    3
+    """
+    import numpy as np
+
+    import softirr_stats as sis
+
+    kwargs: dict[str, Any] = {k: v for k, v in (("item", item), ("rater", rater), ("label", label))
+                              if v != k}
+    if format is not None:
+        kwargs["format"] = format
+    if na_values:
+        kwargs["na_values"] = list(na_values)
+    kwargs.update(options)
+    if isinstance(paths, str | Path):
+        source: Any = Path(paths)
+    else:
+        source = [Path(p) for p in paths]
+        if len(source) == 1:
+            source = source[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ann = sis.read_annotations(source, **kwargs)
+    notes = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    codes = np.asarray(ann.codes)
+    if codes.ndim == 2 and codes.size:
+        unrated = int(((codes >= 0).sum(axis=1) == 0).sum())
+        if unrated:
+            notes.append(f"{unrated} of {ann.n_items} items have no rating (every label cell empty or missing); "
+                         "no coefficient uses them")
+    return ann, notes
+
+
+def _probe(ann: Any) -> Any:
+    return ann.vocabulary[0] if len(ann.vocabulary) else ""
+
+
+def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | None" = None,
+                     model: str | None = None, weights: Sequence[str] = (),
+                     probe: bool = True) -> list[tuple[str, Any]]:
+    """``[(name, estimator, None for exact, or a weight name), ...]``, each checked on the data.
+
+    Each estimator is tried on one label of the data (the label with itself), so a measure
+    that cannot score these labels (Levenshtein on numbers) fails before any work. With
+    ``cache``, each is wrapped in :class:`~softirr_stats.equivalence.Cached`. Names in
+    ``weights`` (categorical weights, for the sensitivity grid) pass through unchanged. A
+    ``cache`` file that is not a score cache raises here, before any work.
+    ``probe=False`` skips the trial (``softirr score``: a large model is loaded only where it
+    scores, e.g. on the Ray workers).
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> ann = sis.Annotations.from_wide([["fever", "fevers"], ["cough", "cough"]])
+    >>> [(n, getattr(e, "name", e)) for n, e in resolve_measures(["exact", "indel"], ann)]
+    [('exact', None), ('indel', 'indel')]
+    """
+    out: list[tuple[str, Any]] = []
+    for name in names:
+        if name in weights:
+            out.append((name, name))
+            continue
+        est = measure_estimator(name, model)
+        label = name if not name.lstrip().startswith(("{", "@")) else getattr(est, "name", name)
+        if est is None:
+            out.append((label, None))
+            continue
+        if probe:
+            one = _probe(ann)
+            try:
+                est([one], [one])
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"measure {label} cannot score these labels ({ann.kind} labels such as {one!r}): "
+                                 f"{err}") from None
+        if cache is not None:
+            from softirr_stats.equivalence import Cached
+
+            est = Cached(est, cache)
+            est.n_cached()  # opens the file now: one that is not a score cache fails before any work
+        out.append((label, est))
+    return out
+
+
+@dataclass
+class Analysis:
+    """What :func:`run_analysis` returns: the tidy table and what was said on the way.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (coefficient, similarity, chance), unrounded (``sensitivity``'s columns).
+    warnings : list of str
+        Every warning raised while computing, once each (``Category: message``).
+    seconds : float
+        Wall-clock time of the grid.
+    """
+
+    table: Any
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def errors(self) -> Any:
+        """Rows whose coefficient raised (``warnings`` starting with ``error:``)."""
+        w = self.table["warnings"].astype(str)
+        return self.table[w.str.startswith("error:")]
+
+
+def run_analysis(ann: Any, *, coefficients: Sequence[str] | None = None,
+                 measures: Sequence[tuple[str, Any]] = (("exact", None),), chance: Sequence[Any] = ("exact",),
+                 ci: Any = None, judgments: Any = None, categories: Any = None) -> Analysis:
+    """Coefficients x measures x chance settings with intervals: the grid under every command.
+
+    Parameters
+    ----------
+    ann : Annotations
+    coefficients : sequence of str, optional
+        Names (the registry's and the multi-label baselines); default: the usual set.
+    measures : sequence of (label, similarity)
+        As from :func:`resolve_measures`; each similarity is resolved once for the whole grid.
+    chance : sequence
+        ``"exact"``, ``"auto"``, ``"mc:D"``, ``"sampled:N"`` or the chance objects.
+    ci : None, "analytic", Analytic or Bootstrap
+    judgments : DataFrame, optional
+        Judged pairs (:func:`~softirr_stats.read_judgments`): prediction-powered rows.
+    categories : sequence, optional
+
+    Returns
+    -------
+    Analysis
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["b", "b"], ["a", "b"], ["c", "c"]])
+    >>> res = run_analysis(ann, coefficients=["cohen_kappa"], chance=["exact", "mc:20"])
+    >>> res.table[["coefficient", "chance"]].values.tolist()
+    [['cohen_kappa', 'exact'], ['cohen_kappa', 'monte_carlo(D=20)']]
+    """
+    from softirr_stats.analysis._sensitivity import sensitivity
+
+    sims = [(name, None if sim is None else sim) for name, sim in measures]
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = sensitivity(ann, coefficients=coefficients, similarities=sims, chance=list(chance), ci=ci,
+                            categories=categories, judgments=judgments)
+    said = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    return Analysis(table=table, warnings=said, seconds=time.perf_counter() - t0)

@@ -1,0 +1,358 @@
+"""Sensitivity analysis: one tidy table over coefficients x similarities x chance settings.
+
+``sensitivity`` runs every requested coefficient (by name, from the public API) under every
+equivalence measure and chance setting, each with its interval, and returns one tidy,
+unrounded row per combination. Each similarity is scored once for the whole table: an
+estimator is resolved once (``equivalence.resolve_label_similarity``) and that one object,
+with its memo of scored label pairs, is passed as ``similarity=`` to every coefficient, so a
+label pair scored for one coefficient is reused by every other. Each row's
+``n_pairs_scored`` is the count its coefficient call returned.
+"""
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from softirr_stats._coefficients import compute, estimate
+from softirr_stats._statistics import multilabel_agreement
+from softirr_stats.analysis._runner import MULTILABEL_COEFFICIENTS, coefficient_names
+from softirr_stats.agreement import (
+    COEFFICIENTS,
+    WEIGHT_NAMES,
+    AgreementResult,
+    as_annotations,
+    category_values,
+    default_coefficients,
+    resolve_chance,
+    weight_matrix,
+)
+from softirr_stats.data import Annotations
+from softirr_stats.equivalence import is_matrix_like, resolve_label_similarity
+from softirr_stats.uncertainty import Analytic, Bootstrap, attach_interval, check_ci, reinterval
+
+__all__ = ["sensitivity", "coefficient_registry", "coefficient_names", "COLUMNS", "MULTILABEL_COEFFICIENTS"]
+
+COLUMNS = (
+    "coefficient", "similarity", "chance", "value", "observed", "expected", "ci_low", "ci_high", "se",
+    "level", "ci_method", "n_items", "n_raters", "n_pairs_scored", "warnings",
+)
+PPI_COLUMNS = ("judge_only", "estimator_only", "n_judged")  # added when judgments= is given
+
+
+@dataclass(frozen=True)
+class CoefficientView:
+    """How the table runs one name: a view of its registry record (``agreement.COEFFICIENTS``).
+
+    Nothing here is declared twice: options, raters and the analytic variance are read from
+    the record; the multi-label baselines (``multilabel_*``) run :func:`multilabel_agreement`.
+    """
+
+    name: str
+    accepts: frozenset[str]
+    two_raters: bool = False
+    sets_only: bool = False
+    analytic: bool = True
+    record: Any = None
+
+    def estimate(self, ann: Any, **options: Any) -> tuple[AgreementResult, Any]:
+        """``(result, statistic)``: the point estimate and the statistic its interval uses."""
+        if self.record is None:
+            return multilabel_agreement(ann, baseline=self.name.split("_", 1)[1]), None
+        return estimate(self.record, ann, **options)
+
+
+def _view(name: str) -> CoefficientView | None:
+    rec = COEFFICIENTS.get(name)
+    if rec is not None:
+        return CoefficientView(name, frozenset(rec.options), two_raters=rec.raters == "two", analytic=rec.analytic,
+                               record=rec)
+    if name in MULTILABEL_COEFFICIENTS:
+        return CoefficientView(name, frozenset({"ci"}), sets_only=True, analytic=False)
+    return None
+
+
+def coefficient_registry() -> dict[str, CoefficientView]:
+    """Name -> :class:`CoefficientView`, made from the coefficient registry at each call.
+
+    Examples
+    --------
+    >>> reg = coefficient_registry()
+    >>> reg["cohen_kappa"].two_raters, "chance" in reg["fleiss_kappa"].accepts
+    (True, True)
+    """
+    return {name: view for name in coefficient_names() if (view := _view(name)) is not None}
+
+
+# ---------------------------------------------------------------------------------------------
+# similarities: resolved once per table (equivalence.resolve_label_similarity), scores shared
+
+
+@dataclass
+class SimilaritySpec:
+    """One entry of ``similarities=``, resolved: ``identity``, categorical ``weights`` or ``resolved``."""
+
+    label: str
+    kind: str  # "identity" | "weights" | "resolved"
+    value: Any = None  # a weight name or matrix (weights), the resolved similarity object (resolved)
+
+    @property
+    def shared(self) -> Any:
+        return self.value if self.kind == "resolved" else None
+
+
+def _similarity_entry(spec: Any, ann: Annotations, weights: Any, label: str | None = None) -> SimilaritySpec:
+    """The one place an entry of ``similarities=`` is read: weights here, the rest by the resolver."""
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and not is_matrix_like(spec):
+        label, spec = spec
+    if spec is None and weights is not None:  # the None entry stands for weights= when given
+        if isinstance(weights, str):
+            spec = weights
+        else:
+            return SimilaritySpec(label or "weights-matrix", "weights", np.asarray(weights, dtype=np.float64))
+    if isinstance(spec, str) and spec.strip().lower() in WEIGHT_NAMES:
+        return SimilaritySpec(label or spec.strip().lower(), "weights", spec.strip().lower())
+    if isinstance(spec, str) and spec.strip().lower() == "identity":
+        spec = None
+    try:
+        shared = resolve_label_similarity(ann.vocabulary, spec.strip().lower() if isinstance(spec, str) else spec)
+    except ValueError:
+        if isinstance(spec, str):
+            from softirr_stats.equivalence import MEASURE_NAMES
+
+            raise ValueError(f"similarity names must be one of {sorted({*WEIGHT_NAMES, *MEASURE_NAMES})} (measure "
+                             f"and weight names); got {spec!r}") from None
+        raise
+    name = label or (spec.strip().lower() if isinstance(spec, str) else None)
+    if shared.is_identity:
+        return SimilaritySpec(name or "identity", "identity")
+    if name is None:
+        name = "matrix" if is_matrix_like(spec) else getattr(shared, "name", type(spec).__name__)
+    return SimilaritySpec(name, "resolved", shared)
+
+
+def _similarity_kwargs(sim: SimilaritySpec, coef: CoefficientView, ann: Annotations) -> dict[str, Any]:
+    if sim.kind == "identity":
+        return {}
+    if sim.kind == "resolved":
+        return {"similarity": sim.value}
+    # categorical weights: pass weights= where the coefficient takes them, else the matrix as similarity
+    if "weights" in coef.accepts:
+        return {"weights": sim.value}
+    if isinstance(sim.value, str):
+        return {"similarity": weight_matrix(sim.value, category_values(ann))}
+    return {"similarity": sim.value}
+
+
+# ---------------------------------------------------------------------------------------------
+# intervals
+
+
+def _run_with_ci(coef: CoefficientView, ann: Annotations, kwargs: dict[str, Any], ci: Any,
+                 judgments: Any = None) -> AgreementResult:
+    """The point estimate with its interval; where no analytic variance applies, a note instead."""
+    if judgments is not None:  # the prediction-powered estimate: the registry's public path
+        return compute(coef.record, ann, **kwargs, judgments=judgments, ci=ci)
+    result, stat = coef.estimate(ann, **kwargs)
+    if ci is None:
+        return result
+    if isinstance(ci, Bootstrap):
+        if stat is None:  # a statistic outside the registry: its public function attaches the interval
+            return multilabel_agreement(ann, baseline=coef.name.split("_", 1)[1], ci=ci)
+        return attach_interval(result, stat, ci)
+    if not coef.analytic or stat is None:
+        return _with_note(result, f"no analytic interval: {coef.name} has no analytic variance; use "
+                                  "ci=softirr_stats.Bootstrap(...)")
+    base = Analytic(form=ci.form)
+    try:
+        res = attach_interval(result, stat, base)
+    except ValueError as err:  # e.g. sampled chance: the analytic variance needs exact chance
+        return _with_note(result, f"no analytic interval: {err}")
+    return res if ci == base else reinterval(res, ci)
+
+
+def _with_note(res: AgreementResult, note: str) -> AgreementResult:
+    return replace(res, warnings=(*res.warnings, note))
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _chance_label(ch: Any) -> str:
+    return ch if isinstance(ch, str) else ch.label
+
+
+def _note_row(coefficient: str, similarity: str, chance: str, ann: Annotations, note: str) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(COLUMNS, math.nan)
+    row.update(coefficient=coefficient, similarity=similarity, chance=chance, ci_method="", n_items=ann.n_items,
+               n_raters=ann.n_raters, n_pairs_scored=0, warnings=note, _warnings=(note,))
+    return row
+
+
+def _result_row(name: str, res: AgreementResult, similarity: str, n_scored: int) -> dict[str, Any]:
+    row = {
+        "coefficient": name, "similarity": similarity, "chance": res.chance, "value": res.value,
+        "observed": res.observed, "expected": res.expected, "ci_low": res.ci_low, "ci_high": res.ci_high,
+        "se": res.se, "level": res.level, "ci_method": res.ci_method, "n_items": res.n_items,
+        "n_raters": res.n_raters, "n_pairs_scored": n_scored, "warnings": "; ".join(res.warnings),
+        "_warnings": tuple(res.warnings),
+    }
+    ppi = (res.details or {}).get("ppi")
+    if isinstance(ppi, dict):
+        row.update(judge_only=ppi.get("judge_only", math.nan), estimator_only=ppi.get("estimator_only", math.nan),
+                   n_judged=ppi.get("n_judged", ppi.get("n_draws", math.nan)))
+    return row
+
+
+def _default_coefficients(ann: Annotations, registry: dict[str, CoefficientView]) -> tuple[str, ...]:
+    base = default_coefficients(ann.n_raters)
+    if ann.kind == "set":
+        base = base + tuple(m for m in MULTILABEL_COEFFICIENTS if m in registry)
+    return base
+
+
+def _as_tuple(x: Any) -> tuple:
+    """A single option, or a sequence of options, as a tuple of options."""
+    if x is None or isinstance(x, str | np.ndarray) or not isinstance(x, Iterable):
+        return (x,)
+    if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and not isinstance(x[1], str):
+        return (x,)  # one (label, similarity) pair
+    return tuple(x)
+
+
+def sensitivity(
+    ann: Any,
+    *,
+    coefficients: Sequence[str] | None = None,
+    similarities: Sequence[Any] = (None,),
+    chance: Sequence[Any] = ("exact",),
+    ci: Any = None,
+    weights: Any = None,
+    categories: Any = None,
+    registry: dict[str, CoefficientView] | None = None,
+    judgments: Any = None,
+) -> pd.DataFrame:
+    """Agreement under every coefficient x similarity x chance setting, as one tidy table.
+
+    Parameters
+    ----------
+    ann : Annotations or a wide table (rows = items, columns = raters)
+    coefficients : sequence of str, optional
+        Names of public coefficient functions (``"cohen_kappa"``, ``"fleiss_kappa"``,
+        ``"krippendorff_alpha"``, ``"gwet_ac1"``, ... and ``"multilabel_fleiss"``,
+        ``"multilabel_ac1"``, ``"multilabel_pabak"`` for set-valued labels). Default: Cohen,
+        Scott, alpha, AC1, Brennan-Prediger and percent agreement for two raters; Fleiss,
+        Conger, alpha, AC1, Brennan-Prediger and percent agreement otherwise (plus the
+        multi-label baselines for set-valued labels). A two-rater coefficient on data with
+        more raters gives a *note row* (``value`` nan, the reason in ``warnings``) rather than
+        an error, so one call can cover several data sets.
+    similarities : sequence, default (None,)
+        Each entry is None (exact matching, or ``weights=`` when given), a measure name
+        (``"levenshtein"``, ``"jaccard"``, ``"embedding"``, ...), a weight name
+        (``"linear"``, ``"quadratic"``, ...), an equivalence estimator or any callable
+        ``(a_seq, b_seq) -> scores``, a K x K array indexed like ``ann.vocabulary``, or a
+        ``(label, similarity)`` tuple naming any of these. Each estimator is scored once for
+        the whole table: its label pairs are shared by every coefficient.
+    chance : sequence, default ("exact",)
+        ``"exact"``, ``"auto"``, ``MonteCarlo(...)``, ``SampledPairs(...)`` or their text forms
+        ``"mc:D"`` and ``"sampled:N"`` (``agreement.parse_chance``). Coefficients whose
+        chance term takes no option (AC1, Brennan-Prediger, percent agreement, Light, the
+        multi-label baselines) get one row per similarity, with their own chance label.
+    ci : None, "analytic", Analytic(...) or Bootstrap(...)
+        Interval for every row. Where no analytic formula exists (Light's kappa, ordinal
+        alpha, sampled chance, the multi-label baselines) the row carries the point estimate
+        and a note saying so.
+    weights : str or array, optional
+        Categorical weights used for the ``None`` similarity entry.
+    categories : sequence, optional
+        Declared category set (``categories=`` of the coefficient functions).
+    registry : dict, optional
+        Name -> :class:`CoefficientView`; default :func:`coefficient_registry`.
+    judgments : DataFrame, optional
+        Judged label pairs (:func:`~softirr_stats.read_judgments`): every coefficient that takes
+        ``judgments=`` gives its prediction-powered estimate, with the columns ``judge_only``,
+        ``estimator_only`` and ``n_judged`` beside it; the others give a note row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (coefficient, similarity, chance), unrounded (``coefficient`` is the
+        requested name, e.g. ``gwet_ac1`` also for its weighted AC2 rows), with columns
+        ``coefficient, similarity, chance, value, observed, expected, ci_low, ci_high, se,
+        level, ci_method, n_items, n_raters, n_pairs_scored, warnings``. ``n_pairs_scored``
+        counts the label pairs the estimator newly scored for that row (0 when every pair was
+        already scored for an earlier row); ``df.attrs["n_pairs_scored"]`` has the totals per
+        similarity and ``df.attrs["warnings"]`` each row's warnings as a tuple.
+
+    Examples
+    --------
+    irrCAC's ``cont3x3abstractors`` table, exact and quadratic weights:
+
+    >>> import numpy as np
+    >>> t = np.array([[13, 0, 0], [0, 20, 7], [0, 4, 56]])
+    >>> rows = [[i, j] for i, j in zip(*np.nonzero(t)) for _ in range(t[i, j])]
+    >>> df = sensitivity(rows, coefficients=["cohen_kappa", "scott_pi"],
+    ...                  similarities=[None, "quadratic"], ci="analytic")
+    >>> print(df[["coefficient", "similarity", "value", "se"]].round(6).to_string(index=False))
+    coefficient similarity    value       se
+    cohen_kappa   identity 0.796409 0.058911
+    cohen_kappa  quadratic 0.892157 0.035352
+       scott_pi   identity 0.796240 0.059055
+       scott_pi  quadratic 0.892109 0.035395
+    """
+    ann = as_annotations(ann, categories)
+    reg = coefficient_registry() if registry is None else registry
+    names = _default_coefficients(ann, reg) if coefficients is None else _as_tuple(coefficients)
+    for name in names:
+        if not isinstance(name, str) or name not in reg:
+            raise ValueError(f"coefficients must be names from {sorted(reg)}; got {name!r}")
+    chances = tuple(resolve_chance(ch) for ch in _as_tuple(chance))  # the text forms parsed once, here
+    if not chances:
+        raise ValueError("chance must list at least one setting, e.g. ('exact',)")
+    sims_in = _as_tuple(similarities)
+    if not sims_in:
+        raise ValueError("similarities must list at least one entry, e.g. (None,)")
+    cfg = check_ci(ci)
+    sims = [_similarity_entry(s, ann, weights) for s in sims_in]
+    rows: list[dict[str, Any]] = []
+    for name in names:  # a handful of coefficients x similarities x chance settings
+        spec = reg[name]
+        takes_sim = "similarity" in spec.accepts or "weights" in spec.accepts
+        takes_chance = "chance" in spec.accepts
+        for sim in sims:
+            if not takes_sim and sim.kind != "identity":
+                rows.append(_note_row(name, sim.label, "", ann, f"skipped: {name} takes no similarity or weights"))
+                continue
+            for ch in chances if takes_chance else chances[:1]:
+                label_ch = _chance_label(ch) if takes_chance else ""
+                if spec.two_raters and ann.n_raters != 2:  # a note row, so one call covers several data sets
+                    rows.append(_note_row(name, sim.label, label_ch, ann,
+                                          f"skipped: {name} needs exactly 2 raters; the data have {ann.n_raters}"))
+                    continue
+                if spec.sets_only and ann.kind != "set":
+                    rows.append(_note_row(name, sim.label, label_ch, ann,
+                                          f"skipped: {name} needs set-valued (multi-label) annotations"))
+                    continue
+                if judgments is not None and "judgments" not in spec.accepts:
+                    rows.append(_note_row(name, sim.label, label_ch, ann,
+                                          f"skipped: {name} has no prediction-powered estimate (judgments=)"))
+                    continue
+                kwargs = _similarity_kwargs(sim, spec, ann)
+                if takes_chance:
+                    kwargs["chance"] = ch
+                if "categories" in spec.accepts and categories is not None:
+                    kwargs["categories"] = categories
+                try:
+                    res = _run_with_ci(spec, ann, kwargs, cfg, judgments)
+                except (ValueError, TypeError) as err:
+                    rows.append(_note_row(name, sim.label, label_ch, ann, f"error: {err}"))
+                    continue
+                rows.append(_result_row(name, res, sim.label, res.n_pairs_scored if sim.shared is not None else 0))
+    df = pd.DataFrame(rows, columns=list(COLUMNS) + (list(PPI_COLUMNS) if judgments is not None else []))
+    df.attrs["warnings"] = [r["_warnings"] for r in rows]  # each row's warnings, whole (the column joins them)
+    totals = df.groupby("similarity", sort=False)["n_pairs_scored"].sum()
+    df.attrs["n_pairs_scored"] = {s.label: int(totals.get(s.label, 0)) if s.shared is not None else 0 for s in sims}
+    return df

@@ -1,0 +1,168 @@
+"""Judging sheets: a blinded sheet for the judge, and the plan (with ``q``) kept beside it.
+
+A judge who sees the estimator's score next to the empty ``judgment`` column is anchored by
+it. :func:`write_judging_sheet` therefore writes two files: the sheet (``pair_id``, the two
+labels in random order, an empty ``judgment``; rows shuffled) and ``<sheet>.plan.csv`` with
+everything else (labels, estimator score, draw probability ``q``, draws, coefficient,
+measure). :func:`read_judging_sheet` joins a filled sheet with its plan on ``pair_id`` and
+returns what :func:`~softirr_stats.read_judgments` returns.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["plan_path_for", "read_judging_sheet", "write_judging_sheet"]
+
+SHEET_COLUMNS = ("pair_id", "label_1", "label_2", "judgment")
+
+
+def plan_path_for(sheet: "str | Path") -> Path:
+    """The plan file kept beside a sheet: ``sheet.csv`` -> ``sheet.plan.csv``.
+
+    Examples
+    --------
+    >>> plan_path_for("out/sheet.csv").as_posix()
+    'out/sheet.plan.csv'
+    """
+    p = Path(sheet)
+    return p.with_name(f"{p.stem}.plan{p.suffix or '.csv'}")
+
+
+def write_judging_sheet(plan: Any, path: "str | Path", *, measure: str, seed: int = 0,
+                        blinded: bool = True) -> tuple[Path, Path | None]:
+    """Write a judging plan as a sheet to fill in, and (blinded) the plan beside it.
+
+    Parameters
+    ----------
+    plan : JudgingPlan
+        From :func:`~softirr_stats.judging_plan`.
+    path : path
+        The sheet (CSV).
+    measure : str
+        Name of the measure the plan was drawn for (recorded in the plan file).
+    seed : int
+        Seed of the row order and of each row's label order.
+    blinded : bool
+        False writes the plan itself as the sheet (with the score and ``q`` in view).
+
+    Returns
+    -------
+    (sheet path, plan path or None)
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, softirr_stats as sis
+    >>> ann = [["fever", "pyrexia"], ["cough", "cough"], ["rash", "fever"], ["cough", "tussis"]]
+    >>> plan = sis.judging_plan(ann, similarity="indel", n=20, seed=0)
+    >>> sheet, kept = write_judging_sheet(plan, pathlib.Path(tempfile.mkdtemp()) / "s.csv", measure="indel")
+    >>> open(sheet).readline().strip(), kept.name
+    ('pair_id,label_1,label_2,judgment', 's.plan.csv')
+    """
+    from softirr_stats.agreement._judging import label_text
+
+    path = Path(path)
+    pairs = plan.pairs.reset_index(drop=True).copy()
+    pairs["label_a"] = [label_text(v) for v in pairs["label_a"]]
+    pairs["label_b"] = [label_text(v) for v in pairs["label_b"]]
+    if not blinded:
+        plan.to_csv(path)
+        return path, None
+    rng = np.random.default_rng([int(seed), 0x5EE7])
+    order = rng.permutation(len(pairs))
+    swap = rng.random(len(pairs)) < 0.5
+    ids = np.array([f"p{i + 1:04d}" for i in range(len(pairs))], dtype=object)
+    pairs.insert(0, "pair_id", ids[np.argsort(order)])  # row r of the plan gets the id of its shuffled place
+    pairs["measure"] = measure
+    pairs["n"] = int(plan.n)
+    pairs["seed"] = int(plan.seed)
+    a = pairs["label_a"].to_numpy(dtype=object)
+    b = pairs["label_b"].to_numpy(dtype=object)
+    sheet = pd.DataFrame({"pair_id": pairs["pair_id"], "label_1": np.where(swap, b, a),
+                          "label_2": np.where(swap, a, b), "judgment": ""})
+    sheet = sheet.iloc[order].sort_values("pair_id", kind="stable")
+    kept = plan_path_for(path)
+    sheet.to_csv(path, index=False)
+    pairs.sort_values("pair_id", kind="stable").to_csv(kept, index=False, float_format="%.17g")
+    return path, kept
+
+
+def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """A filled sheet (joined with its plan) or a filled plan CSV, as judged pairs.
+
+    Returns
+    -------
+    (DataFrame, dict)
+        What :func:`~softirr_stats.read_judgments` returns, and ``{"coefficient", "measure"}``
+        from the plan (None where the file does not say).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd, softirr_stats as sis
+    >>> ann = [["fever", "pyrexia"], ["cough", "cough"], ["rash", "fever"], ["cough", "tussis"]]
+    >>> plan = sis.judging_plan(ann, similarity="indel", n=20, seed=0)
+    >>> sheet, _ = write_judging_sheet(plan, pathlib.Path(tempfile.mkdtemp()) / "s.csv", measure="indel")
+    >>> df = pd.read_csv(sheet); df["judgment"] = 1.0; df.to_csv(sheet, index=False)
+    >>> judged, meta = read_judging_sheet(sheet)
+    >>> len(judged) == len(plan.pairs), meta["measure"]
+    (True, 'indel')
+    """
+    from softirr_stats import read_judgments
+
+    path = Path(path)
+    sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
+    cols = set(sheet.columns)
+    if {"label_a", "label_b", "q"} <= cols:  # a filled plan (the unblinded sheet)
+        df = pd.read_csv(path, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
+                         na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""]})
+        meta = {"coefficient": _one(df, "coefficient"), "measure": _one(df, "measure")}
+        return read_judgments(df), meta
+    missing = [c for c in ("pair_id", "judgment") if c not in cols]
+    if missing:
+        raise ValueError(f"{path.name}: a judging sheet needs the columns pair_id and judgment (or a plan's "
+                         f"label_a, label_b, q); missing {missing}, got {list(sheet.columns)}")
+    plan_file = Path(plan) if plan is not None else plan_path_for(path)
+    if not plan_file.exists():
+        raise ValueError(f"{path.name} is a blinded sheet; its plan {plan_file} (written beside it by "
+                         "`softirr judge plan`) is missing")
+    kept = pd.read_csv(plan_file, dtype={"label_a": str, "label_b": str, "pair_id": str}, keep_default_na=False)
+    need = [c for c in ("pair_id", "label_a", "label_b", "q") if c not in kept.columns]
+    if need:
+        raise ValueError(f"{plan_file.name} is not a judging plan (missing columns {need})")
+    dup = sheet["pair_id"][sheet["pair_id"].duplicated()]
+    if len(dup):
+        raise ValueError(f"{path.name}: pair_id {dup.iloc[0]!r} appears more than once")
+    unknown = sorted(set(sheet["pair_id"]) - set(kept["pair_id"]))
+    absent = sorted(set(kept["pair_id"]) - set(sheet["pair_id"]))
+    if unknown or absent:
+        raise ValueError(f"{path.name} does not match its plan {plan_file.name}: "
+                         + (f"pair_id {unknown[0]!r} is not in the plan" if unknown else
+                            f"pair_id {absent[0]!r} of the plan is missing from the sheet"))
+    merged = kept.merge(sheet[["pair_id", *[c for c in ("label_1", "label_2") if c in cols], "judgment"]],
+                        on="pair_id", how="left", suffixes=("_plan", ""))
+    if {"label_1", "label_2"} <= cols:
+        same = [{a, b} == {x, y} for a, b, x, y in zip(merged["label_a"], merged["label_b"], merged["label_1"],
+                                                      merged["label_2"], strict=True)]
+        if not all(same):
+            row = same.index(False)
+            raise ValueError(f"{path.name}: pair {merged['pair_id'].iloc[row]} shows {merged['label_1'].iloc[row]!r} "
+                             f"/ {merged['label_2'].iloc[row]!r}, but the plan has {merged['label_a'].iloc[row]!r} / "
+                             f"{merged['label_b'].iloc[row]!r}: the sheet and plan do not belong together")
+    merged["judgment"] = pd.to_numeric(merged["judgment"].replace("", np.nan), errors="coerce")
+    blank = merged["judgment"].isna().to_numpy()
+    if blank.any():
+        raise ValueError(f"{path.name}: {int(blank.sum())} of {len(merged)} pairs have no numeric judgment in [0, 1] "
+                         f"(first: pair {merged['pair_id'][blank].iloc[0]}); fill every judgment")
+    meta = {"coefficient": _one(merged, "coefficient"), "measure": _one(merged, "measure")}
+    keep = [c for c in ("label_a", "label_b", "score", "q", "terms", "draws", "coefficient", "judgment")
+            if c in merged.columns]
+    return read_judgments(merged[keep]), meta
+
+
+def _one(df: pd.DataFrame, col: str) -> str | None:
+    if col not in df.columns:
+        return None
+    vals = {str(v) for v in df[col] if str(v) not in ("", "nan")}
+    return vals.pop() if len(vals) == 1 else None

@@ -1,0 +1,68 @@
+"""The ``softirr`` command line: one module per command, one error boundary.
+
+Commands: ``agree``, ``sensitivity``, ``score``, ``model``, ``report``, ``demo`` and the
+``judge`` group (``judge plan``). Each command module holds ``NAME``, ``EPILOG`` and
+``command`` (the typer function); adding a command is one module and one entry of
+``COMMANDS``. Every command runs inside the error boundary (``_errors.py``): a failure is
+one ``error:`` line on stderr with the documented exit status, never a traceback.
+
+Heavy modules (JAX, pandas, torch) are imported inside the commands: ``softirr --help``
+stays light.
+"""
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import typer
+
+from softirr_stats.cli import agree, demo, judge, model, report, score, sensitivity
+from softirr_stats.cli._errors import EXIT_HELP, boundary, guarded
+
+__all__ = ["COMMANDS", "app", "main", "register"]
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    pretty_exceptions_enable=False,
+    help="Inter-rater reliability with soft agreement and honest uncertainty.",
+    epilog=EXIT_HELP,
+)
+COMMANDS = (agree, sensitivity, score, model, report, demo)  # one module per command, in --help order
+
+
+def _version(value: bool) -> None:
+    if value:
+        from softirr_stats import __version__
+
+        typer.echo(f"softirr {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="print the version and exit")] = False) -> None:
+    """Inter-rater reliability with soft agreement and honest uncertainty."""
+
+
+def register(module: Any) -> None:
+    """Add a command module (``NAME``, ``EPILOG``, ``command``) to ``app``, inside the error boundary."""
+    epilog = f"{module.EPILOG} {EXIT_HELP}" if module.EPILOG else EXIT_HELP
+    app.command(module.NAME, epilog=epilog)(guarded(module.command))
+
+
+for _mod in COMMANDS:
+    register(_mod)
+for _cmd in judge.app.registered_commands:
+    _cmd.callback = guarded(_cmd.callback)
+    _cmd.epilog = EXIT_HELP
+app.add_typer(judge.app, name=judge.NAME)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the ``softirr`` console script (``argv``: the arguments, default ``sys.argv[1:]``)."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    args = list(sys.argv[1:] if argv is None else argv)
+    sys.exit(boundary(lambda: app(args=args, prog_name="softirr", standalone_mode=False)))

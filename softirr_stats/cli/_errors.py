@@ -1,0 +1,230 @@
+"""The one error boundary of ``softirr``: every failure is one line on stderr and a documented exit status.
+
+Exit status (``softirr --help`` and docs/command_line.md say the same):
+
+==== =========================================================================================
+0    every requested result was computed
+1    a requested result cannot be computed for these data (the others are still printed;
+     ``--keep-going`` exits 0 instead)
+2    a bad option or unreadable input (a missing, undecodable or malformed file, a bad score
+     cache, a request larger than the machine's memory, a full disk): nothing was computed
+3    an internal error (a bug: please report it; ``SOFTIRR_TRACEBACK=1`` shows the traceback)
+130  interrupted (Ctrl-C)
+==== =========================================================================================
+
+Commands raise or call :func:`fail` with a message naming the file or the flag; anything
+else that escapes a command is mapped by :func:`describe`, with the file being read or the
+``--flag`` being used (:func:`using`) named in the message.
+"""
+
+import contextlib
+import contextvars
+import errno
+import functools
+import os
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+
+__all__ = ["EXIT_DATA", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "EXIT_CODES", "CliError",
+           "describe", "fail", "guarded", "one_line", "reading", "using", "warn"]
+
+EXIT_OK = 0
+EXIT_DATA = 1  # a requested statistic could not be computed for these data
+EXIT_USAGE = 2  # bad options, unreadable input: nothing computed
+EXIT_INTERNAL = 3  # a bug
+EXIT_INTERRUPTED = 130
+EXIT_CODES = {
+    EXIT_OK: "every requested result was computed",
+    EXIT_DATA: "a requested result cannot be computed for these data (--keep-going exits 0)",
+    EXIT_USAGE: "a bad option or unreadable input (missing/undecodable/malformed file, bad cache, too large a "
+                "request, disk full): nothing was computed",
+    EXIT_INTERNAL: "an internal error (please report; SOFTIRR_TRACEBACK=1 shows the traceback)",
+    EXIT_INTERRUPTED: "interrupted",
+}
+EXIT_HELP = "Exit status: " + "; ".join(f"{k} = {v}" for k, v in EXIT_CODES.items()) + "."
+
+_CONTEXT: contextvars.ContextVar[tuple[tuple[str, str], ...]] = contextvars.ContextVar("softirr_cli_context",
+                                                                                      default=())
+
+
+class CliError(Exception):
+    """A user-facing failure: ``message`` (one line) and the exit ``code``."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def one_line(text: Any) -> str:
+    """``text`` with every run of whitespace (newlines included) as one space."""
+    return " ".join(str(text).split())
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    """Print ``error: message`` as one line on stderr and exit with ``code``."""
+    typer.echo(f"error: {one_line(message)}", err=True)
+    raise typer.Exit(code=code)
+
+
+def warn(message: str) -> None:
+    """Print ``warning: message`` as one line on stderr."""
+    typer.echo(f"warning: {one_line(message)}", err=True)
+
+
+@contextlib.contextmanager
+def using(flag: str, value: Any) -> Iterator[None]:
+    """Inside the block, an error of the kind ``flag`` causes names ``flag value`` (``--cache x.sqlite``)."""
+    if value is None:
+        yield
+        return
+    token = _CONTEXT.set((*_CONTEXT.get(), (flag, str(value))))
+    try:
+        yield
+    except Exception as err:  # the boundary describes it after the block has unwound: keep the context on it
+        if not hasattr(err, "_softirr_context"):
+            with contextlib.suppress(AttributeError, TypeError):
+                err._softirr_context = _CONTEXT.get()  # type: ignore[attr-defined]
+        raise
+    finally:
+        _CONTEXT.reset(token)
+
+
+@contextlib.contextmanager
+def reading(what: str) -> Iterator[None]:
+    """Map any failure inside the block to ``cannot read WHAT: reason`` (exit 2)."""
+    try:
+        yield
+    except (typer.Exit, CliError, KeyboardInterrupt):
+        raise
+    except Exception as err:  # noqa: BLE001 - the boundary: every failure becomes one line
+        if os.environ.get("SOFTIRR_TRACEBACK"):
+            raise
+        message, _ = describe(err)
+        fail(f"cannot read {what}: {message}")
+
+
+def _flag(kind: str, err: BaseException | None = None) -> str | None:
+    for flag, value in reversed((*getattr(err, "_softirr_context", ()), *_CONTEXT.get())):
+        if flag == kind:
+            return f"{flag} {value}"
+    return None
+
+
+def _decode_message(err: UnicodeDecodeError) -> str:
+    bad = err.object[err.start:err.start + 1]
+    enc = "UTF-8" if err.encoding.replace("-", "").lower() in ("utf8", "utf8sig") else err.encoding
+    return (f"not {enc} text (byte 0x{bad.hex() if bad else '??'} at byte offset {err.start}); "
+            "save the file as UTF-8")
+
+
+def describe(err: BaseException) -> tuple[str, int]:
+    """``(one-line message, exit status)`` for an exception that escaped a command."""
+    if isinstance(err, CliError):
+        return one_line(err), err.code
+    if isinstance(err, UnicodeDecodeError):
+        return _decode_message(err), EXIT_USAGE
+    if isinstance(err, sqlite3.Error):
+        where = _flag("--cache", err) or "the score cache"
+        return (f"{where} is not a usable softirr score cache ({type(err).__name__}: {one_line(err)}); give a new "
+                "file name or a cache written by softirr"), EXIT_USAGE
+    if isinstance(err, MemoryError):
+        return ("out of memory: the request needs more memory than this machine has; ask for less (fewer "
+                "--bootstrap replicates, a smaller sampled:N or mc:D, --chance exact)"), EXIT_USAGE
+    if isinstance(err, RecursionError):
+        return "the input is nested too deeply to read (a JSON file nested hundreds of levels?)", EXIT_USAGE
+    if isinstance(err, OverflowError):
+        return f"a number is too large to compute with ({one_line(err)})", EXIT_USAGE
+    if isinstance(err, OSError):
+        name = err.filename if err.filename is not None else None
+        if err.errno == errno.ENOSPC:
+            return f"disk full{f' writing {name}' if name else ''}; free some space and run again", EXIT_USAGE
+        reason = err.strerror or one_line(err) or type(err).__name__
+        return (f"{name}: {reason}" if name else reason), EXIT_USAGE
+    if isinstance(err, ImportError):
+        return (f"a needed package is not installed ({one_line(err)}); install the extra named in docs "
+                "(e.g. pip install 'softirr_stats[transformers]')"), EXIT_USAGE
+    if isinstance(err, ValueError | TypeError | KeyError | LookupError):
+        text = one_line(err.args[0] if isinstance(err, KeyError) and err.args else err)
+        return text or type(err).__name__, EXIT_USAGE
+    return f"internal error ({type(err).__name__}: {one_line(err)}); please report it", EXIT_INTERNAL
+
+
+def _click_classes() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type, ...]]:
+    """``(ClickException, Exit, Abort)`` classes of the click that typer runs on (typer may ship its own copy)."""
+    import importlib
+
+    mods = []
+    for name in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            mods.append(importlib.import_module(name))
+        except ImportError:
+            continue
+    def pick(name: str, extra: type) -> tuple[type, ...]:
+        return tuple({c for m in mods if isinstance(c := getattr(m, name, None), type)} | {extra})
+
+    return pick("ClickException", typer.Exit), pick("Exit", typer.Exit), pick("Abort", typer.Abort)
+
+
+def _click_exception(err: BaseException) -> bool:
+    return any(isinstance(err, group) for group in _click_classes())
+
+
+def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a command: any exception it lets escape becomes one ``error:`` line and its exit status."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (typer.Exit, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as err:  # noqa: BLE001 - the boundary
+            if _click_exception(err) or os.environ.get("SOFTIRR_TRACEBACK"):
+                raise
+            message, code = describe(err)
+            fail(message, code)
+
+    return run
+
+
+def boundary(call: Callable[[], Any]) -> int:
+    """Run ``call`` (the whole command line) and return its exit status; nothing escapes as a traceback."""
+    try:
+        result = call()
+    except SystemExit as ex:
+        code = ex.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
+    except KeyboardInterrupt:
+        typer.echo("error: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except Exception as err:  # noqa: BLE001 - the boundary
+        if os.environ.get("SOFTIRR_TRACEBACK"):
+            raise
+        if _click_exception(err):  # standalone_mode=False hands click's own errors back: one line each
+            _, exit_cls, abort_cls = _click_classes()
+            if isinstance(err, exit_cls):
+                return int(err.exit_code)
+            if isinstance(err, abort_cls):
+                typer.echo("error: interrupted", err=True)
+                return EXIT_INTERRUPTED
+            text = one_line(err.format_message())  # type: ignore[attr-defined]
+            if not text:  # no_args_is_help: the help was printed
+                return EXIT_USAGE
+            ctx = getattr(err, "ctx", None)
+            where = f" (see {ctx.command_path} --help)" if ctx is not None and ctx.command_path else ""
+            typer.echo(f"error: {text}{where}", err=True)
+            return EXIT_USAGE
+        message, code = describe(err)
+        typer.echo(f"error: {message}", err=True)
+        return code
+    return result if isinstance(result, int) else EXIT_OK
+
+
+def path_text(path: Path | str) -> str:
+    """A path as it appears in messages."""
+    return str(path)

@@ -1,0 +1,126 @@
+"""What ``agree``, ``sensitivity`` and ``demo`` share: run the analysis grid and format its rows.
+
+The numbers come from :func:`softirr_stats.analysis.run_analysis`; this module only turns its
+tidy table into rows, numbered notes and an exit status.
+"""
+
+import math
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
+from softirr_stats.cli._output import Notes, emit, write_json
+
+__all__ = ["compute", "load_judgments", "present"]
+
+TABLE_COLUMNS = ("measure", "coefficient", "chance", "value", "CI", "judge_only", "estimator_only", "observed",
+                 "expected", "n_items", "n_pairs_scored", "notes")
+SECONDARY = ("n_pairs_scored", "observed", "expected", "n_items", "chance", "estimator_only", "judge_only")
+DATA_COLUMNS = ("measure", "coefficient", "chance", "value", "ci_low", "ci_high", "se", "level", "ci_method",
+                "observed", "expected", "judge_only", "estimator_only", "n_judged", "n_items", "n_raters",
+                "n_pairs_scored", "warnings", "error")
+HEADERS = {"n_items": "items", "n_pairs_scored": "pairs scored", "judge_only": "judge only",
+           "estimator_only": "estimator only"}
+COLUMNS_HELP = (
+    "Columns: value = the coefficient (unitless, at most 1); CI = interval at --level (ci_low, ci_high in "
+    "csv/json; same scale); judge only, estimator only = with --judgments, the coefficient from the judged pairs "
+    "alone and from the estimator alone (same scale); observed, expected = observed and chance agreement "
+    "(proportions in [0, 1]); items = items the coefficient used (count); pairs scored = distinct label pairs the "
+    "measure newly scored for the row (count; 0 for exact, and 0 where an earlier row already scored them); "
+    "notes = numbers of the notes printed below the table (why a row has no value or no interval)."
+)
+
+
+def load_judgments(path: Path | None) -> tuple[Any, dict[str, Any]]:
+    """``--judgments``: a filled blinded sheet (with its plan beside it) or a filled plan CSV."""
+    if path is None:
+        return None, {}
+    if not path.exists():
+        fail(f"--judgments {path} does not exist")
+    from softirr_stats.analysis import read_judging_sheet
+
+    with reading(f"--judgments {path}"):
+        return read_judging_sheet(path)
+
+
+def compute(ann: Any, coefficients: list[str] | None, measures: list[tuple[str, Any]], chances: list[Any],
+            ci: Any, judgments: Any = None, cache: Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """Run the grid; rows (one per coefficient x measure x chance) and the warnings raised."""
+    from softirr_stats.analysis import run_analysis
+
+    with using("--cache", cache):  # a cache failure names the flag and the file
+        res = run_analysis(ann, coefficients=coefficients, measures=measures, chance=chances, ci=ci,
+                           judgments=judgments)
+    rows = []
+    whole = res.table.attrs.get("warnings") or [()] * len(res.table)
+    for r, w in zip(res.table.to_dict("records"), whole, strict=True):
+        r["measure"] = r.pop("similarity")
+        r["warnings"] = list(w)
+        if any(x.startswith("error:") for x in r["warnings"]):
+            r["error"] = next(x for x in r["warnings"] if x.startswith("error:"))[6:].strip()
+        rows.append(r)
+    return rows, res.warnings
+
+
+def _failed(r: dict[str, Any], strict: bool) -> bool:
+    if "error" in r:
+        return True
+    return strict and any(x.startswith("skipped:") for x in r["warnings"])
+
+
+def present(rows: list[dict[str, Any]], notes_in: list[str], *, fmt: str, title: str, meta: dict[str, Any],
+            json_out: Path | None, keep_going: bool, strict: bool) -> None:
+    """Print the rows in ``fmt`` with numbered notes; exit 1 when a requested result failed.
+
+    ``strict``: a row skipped because the coefficient does not apply (``agree``: the user asked
+    for it by name) counts as failed; ``sensitivity`` covers many settings and does not.
+    """
+    notes = Notes(notes_in)
+    chances = {str(r.get("chance")) for r in rows if r.get("chance")}
+    table_rows = []
+    for r in rows:
+        t = dict(r)
+        lo, hi = r.get("ci_low"), r.get("ci_high")
+        t["CI"] = "" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4f}, {hi:.4f}]"
+        if "error" in r:
+            t["value"] = "-"
+        t["notes"] = notes.refs(r["warnings"])
+        table_rows.append(t)
+    cols = [c for c in TABLE_COLUMNS if c not in ("judge_only", "estimator_only") or
+            any(r.get(c) is not None and not (isinstance(r.get(c), float) and math.isnan(r[c])) for r in rows)]
+    if len(chances) <= 1:
+        cols.remove("chance")
+    if not any(t["CI"] for t in table_rows):  # no interval asked for (--bootstrap 0)
+        cols.remove("CI")
+    if not notes:
+        cols.remove("notes")
+    data_rows = [{**r, "warnings": "; ".join(r["warnings"])} for r in rows]
+    meta = {**meta, "warnings": list(notes_in)}
+    emit(table_rows if fmt == "table" else data_rows, cols, fmt, title, meta, HEADERS, notes, SECONDARY,
+         data_columns=[c for c in DATA_COLUMNS if any(c in r for r in data_rows)])
+    if json_out:
+        write_json(json_out, title, meta, data_rows)
+        typer.echo(f"wrote {json_out}", err=True)
+    failed = [r for r in rows if _failed(r, strict)]
+    if failed and not keep_going:
+        first = failed[0]
+        why = first.get("error") or next((x for x in first["warnings"] if x.startswith("skipped:")), "")
+        typer.echo(f"error: {len(failed)} of {len(rows)} results cannot be computed for these data (first: "
+                   f"{first['coefficient']}, {first['measure']}: {one_line(why)}); pass --keep-going to exit 0",
+                   err=True)
+        raise typer.Exit(code=EXIT_DATA)
+    if rows and all(isinstance(r.get("value"), float) and math.isnan(r["value"]) for r in rows) and not keep_going:
+        typer.echo("error: no setting gave a value (see the notes below the table)", err=True)
+        raise typer.Exit(code=EXIT_DATA)
+
+
+def header(name: str, ann: Any, rows: list[dict[str, Any]]) -> str:
+    """``file: N items (M used), R raters, K labels``."""
+    used = sorted({int(r["n_items"]) for r in rows
+                   if isinstance(r.get("n_items"), int | float) and not math.isnan(r["n_items"]) and "error" not in r})
+    items = f"{ann.n_items} items"
+    if used and used != [ann.n_items]:
+        items += f" ({'/'.join(map(str, used))} used)"
+    return f"{name}: {items}, {ann.n_raters} raters, {len(ann.vocabulary)} labels"

@@ -1,0 +1,301 @@
+"""Options shared by the ``softirr`` commands, and the steps every command takes before computing.
+
+Every list shown in ``--help`` comes from the library: coefficients from the coefficient
+registry, measures from ``equivalence.MEASURE_NAMES``, weights from ``agreement.WEIGHT_NAMES``,
+interval methods from ``uncertainty.INTERVAL_METHODS``, the chance syntax from
+``agreement.CHANCE_SYNTAX``.
+The annotator models and bootstrap designs are listed here, so that ``softirr --help`` loads
+no NumPyro or NumPy random generators; ``tests/test_cli_lists.py`` ties them to
+``models.MODEL_SPECS`` and ``uncertainty.DESIGNS``.
+
+Only cheap imports at module level (typer and the light registry modules).
+"""
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
+
+__all__ = [
+    "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "WEIGHTS",
+    "check_choices", "check_format", "check_writable", "ci_title", "make_bootstrap", "parse_chance", "read",
+    "reader_options", "resolve_measures", "split",
+]
+
+
+def _lists() -> dict[str, tuple[str, ...]]:
+    from softirr_stats.agreement import CHANCE_SYNTAX, WEIGHT_NAMES
+    from softirr_stats.analysis import coefficient_names, measure_names
+    from softirr_stats.uncertainty import INTERVAL_METHODS
+
+    return {"coefficients": coefficient_names(), "measures": measure_names(), "weights": tuple(WEIGHT_NAMES),
+            "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX)}
+
+
+_L = _lists()
+COEFFICIENTS = _L["coefficients"]  # the coefficient registry's names, then the multi-label baselines
+MEASURES = _L["measures"]
+WEIGHTS = _L["weights"]
+# uncertainty.DESIGNS less those that need data beside the file (cluster=, judged pairs); listed here
+# because importing the bootstrap module loads NumPy's random generators (tests/test_cli_lists.py ties them)
+DESIGNS = ("items", "raters", "items+raters", "bayesian")
+CLI_LESS_DESIGNS = ("cluster", "judged")
+METHODS = _L["methods"]
+CHANCE_FORMS = _L["chance"]
+CHANCE_HELP = f"{', '.join(CHANCE_FORMS)} (long forms montecarlo:D, sampledpairs:N)"
+# models.MODEL_SPECS (categorical) + inference's soft model; listed here so --help loads no NumPyro
+MODELS = ("dawid_skene", "mace", "hierarchical_dawid_skene", "multinomial", "item_difficulty",
+          "logistic_random_effects", "soft")
+FORMATS = ("table", "csv", "json", "markdown", "latex")
+DEFAULT_LEVEL = 0.95  # every command and the report
+
+# Options shared by the commands (typer reads the help text and shows the default).
+ItemOpt = Annotated[str, typer.Option(help="item (document) column of a long table")]
+RaterOpt = Annotated[str, typer.Option(help="rater (annotator) column of a long table")]
+LabelOpt = Annotated[str, typer.Option(help="label column of a long table")]
+NaOpt = Annotated[list[str] | None, typer.Option(
+    "--na-values", help="cell values to read as missing, repeat or comma-separate (default: only empty cells)")]
+InputFormatOpt = Annotated[str | None, typer.Option(
+    "--input-format", help="input format: csv, tsv, jsonl, label-studio, doccano, prodigy, webanno-tsv, brat "
+                           "(default: guessed from the file)")]
+FieldOpt = Annotated[str | None, typer.Option(
+    "--field", help="export field / control to read (Label Studio: the control's from_name)")]
+LayerOpt = Annotated[str | None, typer.Option("--layer", help="annotation layer to read (WebAnno/INCEpTION TSV)")]
+FeatureOpt = Annotated[str | None, typer.Option("--feature", help="feature of the layer to read (WebAnno TSV)")]
+SpanRuleOpt = Annotated[str | None, typer.Option(
+    "--span-rule", help="how spans become items: exact (same offsets), overlap, or overlap:IOU (IoU above IOU)")]
+ReaderOpt = Annotated[list[str] | None, typer.Option(
+    "--reader-option", help="any other reader option, KEY=VALUE (VALUE read as JSON when it parses), repeatable")]
+BootstrapOpt = Annotated[int, typer.Option(help="bootstrap replicates B (0 = no interval)")]
+DesignOpt = Annotated[str, typer.Option(help=f"bootstrap design: {', '.join(DESIGNS)}")]
+MethodOpt = Annotated[str, typer.Option(help=f"interval method: {', '.join(METHODS)}")]
+LevelOpt = Annotated[float, typer.Option(help="interval level, in (0, 1)")]
+SeedOpt = Annotated[int, typer.Option(help="random seed")]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help=f"output format: {', '.join(FORMATS)}")]
+JsonOpt = Annotated[Path | None, typer.Option("--json", help="also write the results as JSON to this file")]
+CacheOpt = Annotated[Path | None, typer.Option(
+    "--cache", help="SQLite file caching the measures' pair scores across runs (equivalence.Cached)")]
+ChanceOpt = Annotated[list[str] | None, typer.Option(
+    "--chance", help=f"chance setting(s), repeat or comma-separate: {CHANCE_HELP} [default: exact]")]
+JudgmentsOpt = Annotated[Path | None, typer.Option(
+    "--judgments", help="a judged sheet from `softirr judge plan` (its .plan.csv beside it) or a judged plan CSV: "
+                        "adds the prediction-powered coefficient, with judge-only and estimator-only beside it")]
+
+
+def split(values: Sequence[str] | None) -> list[str]:
+    """Flatten repeated and comma-separated option values (a JSON spec or @file stays whole)."""
+    out: list[str] = []
+    for v in values or []:
+        out += [v.strip()] if v.strip().startswith(("{", "@")) else [x.strip() for x in v.split(",") if x.strip()]
+    return out
+
+
+def check_writable(path: Path | None, flag: str) -> None:
+    """Fail now (before any computation) when ``path`` cannot be written."""
+    if path is None:
+        return
+    if path.is_dir():
+        fail(f"{flag} {path} is a directory; give a file name")
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as err:
+        fail(f"{flag} {path} cannot be written: {err.strerror or err}")
+    if not existed:
+        path.unlink(missing_ok=True)
+
+
+def _reader_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
+def _span_rule(text: str) -> Any:
+    from softirr_stats.data import SpanRule
+
+    match, _, iou = text.strip().lower().partition(":")
+    if match not in ("exact", "overlap") or (iou and match != "overlap"):
+        fail(f"--span-rule must be exact, overlap or overlap:IOU (e.g. overlap:0.5); got {text!r}")
+    try:
+        return SpanRule(match=match, min_overlap=float(iou)) if iou else SpanRule(match=match)
+    except ValueError as err:
+        fail(f"--span-rule {text}: {err}")
+
+
+def reader_options(field: str | None = None, layer: str | None = None, feature: str | None = None,
+                   span_rule: str | None = None, extra: Sequence[str] | None = None) -> dict[str, Any]:
+    """The keyword options of ``read_annotations`` the reader flags give (only the ones given)."""
+    opts: dict[str, Any] = {}
+    for key, value in (("field", field), ("layer", layer), ("feature", feature)):
+        if value is not None:
+            opts[key] = value
+    if span_rule is not None:
+        opts["span_rule"] = _span_rule(span_rule)
+    for item in extra or []:
+        key, eq, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not eq or not key.isidentifier():
+            fail(f"--reader-option takes KEY=VALUE (e.g. --reader-option taxonomy_sep=/); got {item!r}")
+        if key in ("item", "rater", "label", "format", "na_values"):
+            flag = {"format": "--input-format", "na_values": "--na-values"}.get(key, f"--{key}")
+            fail(f"--reader-option {key}=...: use {flag} instead")
+        opts[key] = _span_rule(value) if key == "span_rule" else _reader_value(value)
+    return opts
+
+
+_FLAG_OF = {"format": "--input-format", "na_values": "--na-values", "field": "--field", "layer": "--layer",
+            "feature": "--feature", "span_rule": "--span-rule", "item": "--item", "rater": "--rater",
+            "label": "--label"}
+
+
+def _flag_names(message: str) -> str:
+    """Keyword names in a library message (``format=``) as the CLI flags that set them (``--input-format``)."""
+    import re
+
+    def flags(m: "re.Match[str]") -> str:
+        keys = re.findall(r"'(\w+)'", m.group(1))
+        return "the options " + ", ".join(_FLAG_OF.get(k, f"--reader-option {k}=...") for k in keys) + " apply"
+
+    message = re.sub(r"\boptions \[([^\]]*)\] apply", flags, message)
+    message = re.sub(r"^(format|field|layer|feature|span_rule) must be", lambda m: f"{_FLAG_OF[m.group(1)]} must be",
+                     message)
+    return re.sub(r"\b(format|na_values|field|layer|feature|span_rule|item|rater|label)=(?=[\s'\"(),.;]|$)",
+                  lambda m: _FLAG_OF[m.group(1)], message)
+
+
+def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater", label: str = "label",
+         na_values: Sequence[str] | None = None, input_format: str | None = None,
+         options: dict[str, Any] | None = None) -> tuple[Any, list[str]]:
+    """Read annotations (one file, or several per-annotator exports merged); returns ``(ann, notes)``.
+
+    Every input problem becomes one line naming the file and the flags (exit 2).
+    """
+    from softirr_stats.analysis import read_input
+
+    paths = [files] if isinstance(files, Path) else list(files)
+    if not paths:
+        fail("give at least one annotation FILE")
+    for p in paths:
+        if not p.exists():
+            fail(f"FILE {p} does not exist")
+    what = ", ".join(map(str, paths))
+    try:
+        return read_input(paths if len(paths) > 1 else paths[0], item=item, rater=rater, label=label,
+                          format=input_format, na_values=split(na_values), **(options or {}))
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except Exception as err:  # noqa: BLE001 - every reading failure is one line naming the file
+        import os
+        import re
+
+        if os.environ.get("SOFTIRR_TRACEBACK"):
+            raise
+        message = describe(err)[0]
+        unexpected = re.search(r"unexpected keyword argument '(\w+)'", message)
+        if unexpected:
+            key = unexpected.group(1)
+            flag = _FLAG_OF.get(key, f"--reader-option {key}=...")
+            fail(f"cannot read {what}: {flag} is not an option of the installed reader for this file")
+        message = _flag_names(message)
+        for p in paths:  # the library names the file already: say it once
+            if message.startswith(p.name) and message[len(p.name):][:1] in (":", ",", " "):
+                fail(f"cannot read {p}{message[len(p.name):]}")
+        fail(f"cannot read {what}: {message}")
+
+
+def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed: int) -> Any:
+    """A :class:`~softirr_stats.Bootstrap` (or None for ``--bootstrap 0``); errors name the flags."""
+    if bootstrap < 0 or bootstrap == 1:
+        fail(f"--bootstrap must be 0 (no interval) or at least 2 replicates; got {bootstrap}")
+    if bootstrap > 10**7:
+        fail(f"--bootstrap {bootstrap} is more replicates than any interval needs (at most 10000000; 1000-10000 "
+             "is usual)")
+    if design not in DESIGNS:
+        fail(f"--design must be one of {', '.join(DESIGNS)}; got {design!r}")
+    if method not in METHODS:
+        fail(f"--method must be one of {', '.join(METHODS)}; got {method!r}")
+    if math.isnan(level) or not (0.0 < level < 1.0):
+        fail(f"--level must lie strictly between 0 and 1 (e.g. 0.95); got {level}")
+    if seed < 0:
+        fail(f"--seed must be a non-negative integer; got {seed}")
+    if bootstrap == 0:
+        return None
+    import softirr_stats as sis
+
+    try:
+        return sis.Bootstrap(n=bootstrap, design=design, method=method, level=level, seed=seed)
+    except (ValueError, TypeError) as err:
+        fail(f"invalid bootstrap options (--bootstrap/--design/--method/--level/--seed): {err}")
+
+
+def ci_title(ci: Any, bootstrap: int, design: str, method: str, level: float, seed: int) -> str:
+    """The interval part of a table title: level, method, B and design."""
+    if ci is None:
+        return "point estimates, no interval (--bootstrap 0)"
+    return f"{level:.0%} {method} intervals, B = {bootstrap} bootstrap replicates, design = {design}, seed = {seed}"
+
+
+def check_choices(values: Sequence[str], allowed: Sequence[str], flag: str) -> None:
+    """Fail with the same message shape for any mistyped name."""
+    bad = [v for v in values if v not in allowed]
+    if bad:
+        fail(f"unknown {flag} {', '.join(repr(b) for b in bad)}; choose from {', '.join(allowed)}")
+
+
+def check_format(fmt: str) -> str:
+    """Validate ``--format``."""
+    if fmt not in FORMATS:
+        fail(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    return fmt
+
+
+def parse_chance(values: Sequence[str] | None, seed: int = 0) -> list[Any]:
+    """``--chance`` values (one syntax for every command: ``agreement.parse_chance``); errors name the flag."""
+    from softirr_stats.agreement import parse_chance as parse
+
+    out = []
+    for text in split(values) or ["exact"]:
+        try:
+            out.append(parse(text, seed=seed))
+        except (ValueError, TypeError) as err:
+            fail(f"--chance {text}: {err}")
+    return out
+
+
+def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, model: str | None = None,
+                     weights: Sequence[str] = (), probe: bool = True) -> list[tuple[str, Any]]:
+    """``[(name, estimator or None), ...]`` (the runner's step); a bad or incompatible measure fails cleanly."""
+    from softirr_stats.analysis import MODEL_MEASURES, measure_estimator
+    from softirr_stats.analysis import resolve_measures as resolve
+
+    for name in names:  # a mistyped name is told apart from a measure that cannot score the labels
+        if name in weights or name.lstrip().startswith(("{", "@")):
+            continue
+        if name not in MEASURES:
+            check_choices([name], (*MEASURES, *weights), "--measure")
+    out: list[tuple[str, Any]] = []
+    for name in names:
+        if name in MODEL_MEASURES and not model:
+            fail(f"--measure {name} needs --model (a local model directory or hub name)")
+        try:
+            out += resolve([name], ann, cache=cache, model=model, weights=weights, probe=probe)
+        except (typer.Exit, KeyboardInterrupt):
+            raise
+        except Exception as err:  # noqa: BLE001 - every failure of making the estimator names the flag
+            text = describe(err)[0]
+            if isinstance(err, ValueError) and text.startswith(f"measure {name} cannot score"):
+                fail(f"--{text}")
+            import sqlite3
+
+            if cache is not None and (isinstance(err, sqlite3.Error) or "cache" in text.lower()):
+                fail(f"--cache {cache} is not a usable softirr score cache: {one_line(err)}")
+            fail(f"--measure {name} is unavailable: {text}", EXIT_USAGE)
+    return out

@@ -1,0 +1,206 @@
+"""Output of the ``softirr`` commands: terminal tables, csv, json, and the paper tables of Python.
+
+``markdown`` and ``latex`` are the tables of :func:`softirr_stats.reporting.to_markdown` /
+:func:`~softirr_stats.reporting.to_latex` (booktabs, merged ``[lo, hi]``, an interval note;
+no timing column). Warnings are printed once, below the table, as numbered notes; a row
+refers to its notes by number. Terminal tables fit the terminal: secondary columns are
+dropped, in order, until the table fits.
+"""
+
+import contextlib
+import json
+import math
+import os
+import shlex
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from softirr_stats.cli._errors import fail, warn
+
+__all__ = ["Notes", "clean", "command_line", "emit", "print_table", "render", "write_json"]
+
+
+class Notes:
+    """Numbered notes: each distinct text gets one number, printed once below the table."""
+
+    def __init__(self, texts: Sequence[str] = ()) -> None:
+        self.texts: list[str] = []
+        for t in texts:
+            self.number(t)
+
+    def number(self, text: str) -> int:
+        text = " ".join(str(text).split())
+        if text not in self.texts:
+            self.texts.append(text)
+        return self.texts.index(text) + 1
+
+    def refs(self, texts: Sequence[str]) -> str:
+        return ",".join(str(self.number(t)) for t in texts if str(t).strip())
+
+    def lines(self) -> list[str]:
+        return [f"[{i}] {t}" for i, t in enumerate(self.texts, 1)]
+
+    def __bool__(self) -> bool:
+        return bool(self.texts)
+
+
+def _cell(v: Any, digits: int = 4) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, list | tuple):
+        return "; ".join(map(str, v))
+    if isinstance(v, float):
+        return "" if math.isnan(v) else f"{v:.{digits}f}"
+    return str(v)
+
+
+def clean(v: Any) -> Any:
+    """JSON-safe value: nan -> None, NumPy scalars -> Python."""
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if hasattr(v, "item") and not isinstance(v, str | bytes):  # numpy scalars
+        with contextlib.suppress(ValueError, AttributeError):
+            return clean(v.item())
+    if isinstance(v, tuple | list):
+        return [clean(x) for x in v]
+    return v
+
+
+def _numeric(rows: list[dict[str, Any]], col: str) -> bool:
+    vals = [r.get(col) for r in rows if r.get(col) is not None]
+    return bool(vals) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in vals)
+
+
+def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: str,
+           meta: dict[str, Any] | None = None, notes: Notes | None = None) -> str:
+    """Results as text in ``fmt``: ``csv`` (unrounded, no title), ``json``, ``markdown``, ``latex``.
+
+    ``markdown`` and ``latex`` go through the paper-table formatters of ``softirr_stats.reporting``
+    (the same tables as in Python); the notes follow the table, numbered.
+    """
+    if fmt == "csv":
+        import csv
+        import io
+
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(columns)
+        for r in rows:
+            cells = [clean(r.get(c)) for c in columns]
+            w.writerow(["" if v is None else "; ".join(map(str, v)) if isinstance(v, list) else v for v in cells])
+        return buf.getvalue()
+    if fmt == "json":
+        payload = {"title": title, "meta": {k: clean(v) for k, v in (meta or {}).items()},
+                   "results": [{k: clean(v) for k, v in r.items()} for r in rows]}
+        return json.dumps(payload, indent=2, default=str) + "\n"
+    if fmt in ("markdown", "latex"):
+        import pandas as pd
+
+        from softirr_stats.reporting import to_latex, to_markdown
+
+        df = pd.DataFrame(rows)
+        if "measure" in df.columns and "similarity" not in df.columns:
+            df = df.rename(columns={"measure": "similarity"})
+        df = df[[c for c in df.columns if c not in ("seconds", "warnings", "error", "note")]]
+        caption = title.rstrip(".") + "."
+        text = (to_markdown(df, caption=caption) if fmt == "markdown" else to_latex(df, caption=caption))
+        text = text.rstrip("\n") + "\n"
+        if notes:
+            if fmt == "markdown":
+                text += "\nNotes:\n\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(notes.texts, 1)) + "\n"
+            else:  # LaTeX comments: the notes travel with the table without entering the paper unasked
+                text += "\n" + "\n".join(f"% [{i}] {t}" for i, t in enumerate(notes.texts, 1)) + "\n"
+        return text
+    raise ValueError(f"fmt must be one of csv, json, markdown, latex; got {fmt!r}")
+
+
+def _width() -> int:
+    if os.isatty(1):
+        return shutil.get_terminal_size((120, 24)).columns
+    env = os.environ.get("COLUMNS", "")
+    return int(env) if env.isdigit() and int(env) > 20 else 160
+
+
+def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
+                headers: dict[str, str] | None = None, notes: Notes | None = None,
+                secondary: Sequence[str] = ()) -> None:
+    """A rich table on stdout that fits the terminal (``secondary`` columns dropped, in order), notes below."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    width = _width()
+    heads = headers or {}
+    cols = list(columns)
+
+    def need(cs: list[str]) -> int:
+        return sum(max([len(heads.get(c, c))] + [len(_cell(r.get(c))) for r in rows]) + 3 for c in cs) + 1
+
+    dropped = []
+    for c in secondary:
+        if need(cols) <= width:
+            break
+        if c in cols:
+            cols.remove(c)
+            dropped.append(heads.get(c, c))
+    console = Console(width=width, soft_wrap=False)
+    table = Table(title=escape(title), show_lines=False)
+    for c in cols:
+        num = _numeric(rows, c)
+        table.add_column(escape(heads.get(c, c)), justify="right" if num else "left", no_wrap=True,
+                         overflow="fold")
+    for r in rows:
+        table.add_row(*[escape(_cell(r.get(c))) for c in cols])
+    console.print(table)
+    tail = list(notes.lines()) if notes else []
+    if dropped:
+        tail.append(f"(columns left out to fit {width} characters: {', '.join(dropped)}; use --format csv or a "
+                    "wider terminal)")
+    for line in tail:
+        console.print(escape(line), soft_wrap=True)
+
+
+def emit(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: str,
+         meta: dict[str, Any] | None = None, headers: dict[str, str] | None = None, notes: Notes | None = None,
+         secondary: Sequence[str] = (), data_columns: Sequence[str] | None = None) -> None:
+    """Print results on stdout in ``fmt``; for csv/json the notes go to stderr as ``warning:`` lines."""
+    if fmt == "table":
+        print_table(rows, columns, title, headers, notes, secondary)
+        return
+    typer.echo(render(rows, data_columns or columns, fmt, title, meta, notes), nl=False)
+    if fmt in ("csv", "json") and notes:
+        for t in notes.texts:
+            warn(t)
+
+
+def write_json(path: Path, title: str, meta: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    """Write results as JSON (``{"title", "meta", "results"}``, nan as null)."""
+    try:
+        path.write_text(render(rows, [], "json", title, meta), encoding="utf-8")
+    except OSError as err:
+        fail(f"--json {path} cannot be written: {err.strerror or err}")
+
+
+def command_line(ctx: Any) -> str:
+    """The command as typed (``sys.argv`` of the ``softirr`` script), else rebuilt from ``ctx``'s options."""
+    import sys
+
+    if Path(sys.argv[0]).name == "softirr":
+        return "softirr " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    words = ["softirr", ctx.info_name or ""]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        if param.param_type_name == "argument":
+            for v in value if isinstance(value, list | tuple) else [value]:
+                words.append(shlex.quote(str(v)))
+        elif value not in (None, param.default) and value not in ([], ()):
+            if getattr(param, "is_flag", False):
+                words.append(param.opts[0] if value else (param.secondary_opts or param.opts)[0])
+            else:
+                for v in value if isinstance(value, list | tuple) else [value]:
+                    words += [param.opts[0], shlex.quote(str(v))]
+    return " ".join(w for w in words if w)

@@ -1,0 +1,119 @@
+"""``softirr agree FILE...``: agreement coefficients (hard and soft) with intervals."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from softirr_stats.cli._grid import COLUMNS_HELP, compute, header, load_judgments, present
+from softirr_stats.cli._options import (
+    COEFFICIENTS,
+    DEFAULT_LEVEL,
+    MEASURES,
+    BootstrapOpt,
+    CacheOpt,
+    ChanceOpt,
+    DesignOpt,
+    FeatureOpt,
+    FieldOpt,
+    FormatOpt,
+    InputFormatOpt,
+    ItemOpt,
+    JsonOpt,
+    JudgmentsOpt,
+    LabelOpt,
+    LayerOpt,
+    LevelOpt,
+    MethodOpt,
+    NaOpt,
+    RaterOpt,
+    ReaderOpt,
+    SeedOpt,
+    SpanRuleOpt,
+    check_choices,
+    check_format,
+    check_writable,
+    ci_title,
+    make_bootstrap,
+    parse_chance,
+    read,
+    reader_options,
+    resolve_measures,
+    split,
+)
+
+__all__ = ["NAME", "EPILOG", "command"]
+
+NAME = "agree"
+EPILOG = COLUMNS_HELP
+FilesArg = Annotated[list[Path], typer.Argument(
+    help="annotation file(s): CSV, TSV or JSONL in long format (one row per rating), or an export "
+         "read_annotations understands; several per-annotator exports are merged")]
+
+
+def command(
+    files: FilesArg,
+    item: ItemOpt = "item",
+    rater: RaterOpt = "rater",
+    label: LabelOpt = "label",
+    coefficient: Annotated[list[str] | None, typer.Option(
+        "--coefficient", "-c", help=f"coefficient(s), repeat or comma-separate: {', '.join(COEFFICIENTS)} "
+                                    "[default: krippendorff_alpha, or the plan's with --judgments]")] = None,
+    measure: Annotated[list[str] | None, typer.Option(
+        "--measure", "-m", help=f"equivalence measure(s), repeat or comma-separate: {', '.join(MEASURES)}, a JSON "
+                                "estimator spec or @spec.json [default: exact, or the plan's with --judgments]")]
+    = None,
+    chance: ChanceOpt = None,
+    bootstrap: BootstrapOpt = 1000,
+    design: DesignOpt = "items",
+    method: MethodOpt = "percentile",
+    level: LevelOpt = DEFAULT_LEVEL,
+    seed: SeedOpt = 0,
+    fmt: FormatOpt = "table",
+    json_out: JsonOpt = None,
+    judgments: JudgmentsOpt = None,
+    model: Annotated[str | None, typer.Option(
+        help="model directory or hub name for -m nli / llm_judge / embedding")] = None,
+    na_values: NaOpt = None,
+    input_format: InputFormatOpt = None,
+    field: FieldOpt = None,
+    layer: LayerOpt = None,
+    feature: FeatureOpt = None,
+    span_rule: SpanRuleOpt = None,
+    reader_option: ReaderOpt = None,
+    cache: CacheOpt = None,
+    keep_going: Annotated[bool, typer.Option(
+        "--keep-going", help="exit 0 even when a coefficient cannot be computed for these data")] = False,
+) -> None:
+    """Agreement coefficients (hard and soft) with bootstrap intervals for FILE.
+
+    Errors go to stderr as one line; the exit status is 2 for bad options or input, 1 when a
+    requested coefficient cannot be computed for the data (unless --keep-going).
+    """
+    check_format(fmt)
+    judged, plan = load_judgments(judgments)
+    coefs = split(coefficient) or [plan.get("coefficient") or "krippendorff_alpha"]
+    check_choices(coefs, COEFFICIENTS, "--coefficient")
+    names = split(measure) or [plan.get("measure") or "exact"]
+    if judged is not None and plan.get("measure") and names != [plan["measure"]]:
+        from softirr_stats.cli._errors import fail
+
+        fail(f"--judgments {judgments} was drawn for --measure {plan['measure']}; give -m {plan['measure']} "
+             f"(got {', '.join(names)})")
+    chances = parse_chance(chance, seed)
+    ci = make_bootstrap(bootstrap, design, method, level, seed)
+    check_writable(json_out, "--json")
+    opts = reader_options(field, layer, feature, span_rule, reader_option)
+    ann, notes = read(files, item, rater, label, na_values, input_format, opts)
+    measures = resolve_measures(names, ann, cache, model)
+    rows, said = compute(ann, coefs, measures, chances, ci, judged, cache)
+    name = files[0].name if len(files) == 1 else f"{len(files)} files"
+    title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, method, level, seed)}"
+    if judged is not None:
+        title += f"; prediction-powered with {len(judged)} judged pairs ({judgments.name})"
+    meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "n_items": ann.n_items,
+            "n_raters": ann.n_raters, "n_labels": len(ann.vocabulary), "bootstrap": bootstrap, "design": design,
+            "method": method, "level": level, "seed": seed, "chance": [str(c) for c in split(chance) or ["exact"]],
+            "judgments": str(judgments) if judgments else None}
+    present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,
+            strict=True)

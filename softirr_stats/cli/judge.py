@@ -1,0 +1,111 @@
+"""``softirr judge plan``: draw the label pairs a trusted judge scores, as a blinded sheet.
+
+Prediction-powered agreement end to end: ``softirr judge plan FILE -m MEASURE -n N -o
+sheet.csv`` writes the sheet (pair id, the two labels in random order, an empty ``judgment``)
+and keeps the plan (the estimator's score, the draw probability ``q``) in ``sheet.plan.csv``
+beside it, so the judge is not anchored by the score; ``softirr agree FILE --judgments
+sheet.csv`` then gives the prediction-powered coefficient with judge-only and estimator-only
+beside it.
+"""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from softirr_stats.cli._errors import fail, using
+from softirr_stats.cli._options import (
+    MEASURES,
+    FeatureOpt,
+    FieldOpt,
+    InputFormatOpt,
+    ItemOpt,
+    LabelOpt,
+    LayerOpt,
+    NaOpt,
+    RaterOpt,
+    ReaderOpt,
+    SpanRuleOpt,
+    check_choices,
+    check_writable,
+    read,
+    reader_options,
+    resolve_measures,
+)
+
+__all__ = ["NAME", "app", "plan"]
+
+NAME = "judge"
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="markdown",
+                  help="Prediction-powered agreement: a judging sheet to fill in (then agree --judgments SHEET).")
+
+
+def _plan_coefficients() -> tuple[str, ...]:
+    from softirr_stats.agreement import COEFFICIENTS
+
+    return tuple(c.name for c in COEFFICIENTS.values() if c.judgments)
+
+
+@app.command("plan")
+def plan(
+    file: Annotated[Path, typer.Argument(help="annotation file (as for `softirr agree`)")],
+    measure: Annotated[str, typer.Option("--measure", "-m", help=f"the cheap estimator to correct: "
+                                                                 f"{', '.join(m for m in MEASURES if m != 'exact')}")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="the sheet to write (CSV); the plan goes beside "
+                                                                "it as <name>.plan.csv")] = Path("sheet.csv"),
+    n: Annotated[int, typer.Option("-n", "--n", help="judging budget: number of draws (a pair drawn twice is "
+                                                     "judged once)")] = 200,
+    coefficient: Annotated[str, typer.Option(
+        "--coefficient", "-c", help="the coefficient the judgments serve")] = "krippendorff_alpha",
+    strategy: Annotated[str, typer.Option(help="uniform (pair weights) or active (also by sqrt(f(1-f)))")]
+    = "uniform",
+    seed: Annotated[int, typer.Option(help="seed of the draws and of the sheet's order")] = 0,
+    blinded: Annotated[bool, typer.Option("--blinded/--unblinded", help="hide the estimator's score and q from "
+                                          "the judge (keep them in the plan file)")] = True,
+    item: ItemOpt = "item",
+    rater: RaterOpt = "rater",
+    label: LabelOpt = "label",
+    model: Annotated[str | None, typer.Option(help="model directory or hub name for -m nli / llm_judge")] = None,
+    na_values: NaOpt = None,
+    input_format: InputFormatOpt = None,
+    field: FieldOpt = None,
+    layer: LayerOpt = None,
+    feature: FeatureOpt = None,
+    span_rule: SpanRuleOpt = None,
+    reader_option: ReaderOpt = None,
+) -> None:
+    """Write a judging sheet for FILE: label pairs drawn with known probabilities, for a trusted judge."""
+    import softirr_stats as sis
+    from softirr_stats.analysis import plan_path_for, write_judging_sheet
+
+    if measure.strip().lower() == "exact":
+        fail("--measure exact needs no judge; give the soft measure whose scores the judgments correct")
+    check_choices([coefficient], _plan_coefficients(), "--coefficient")
+    check_choices([strategy], ("uniform", "active"), "--strategy")
+    if n < 1 or n > 10**7:
+        fail(f"-n must be a positive number of draws (at most 10000000); got {n}")
+    if seed < 0:
+        fail(f"--seed must be a non-negative integer; got {seed}")
+    if output.suffix.lower() != ".csv":
+        fail(f"--output {output}: the sheet is a CSV file; the name must end in .csv")
+    check_writable(output, "--output")
+    if blinded:
+        check_writable(plan_path_for(output), "--output (its plan file)")
+    opts = reader_options(field, layer, feature, span_rule, reader_option)
+    ann, notes = read(file, item, rater, label, na_values, input_format, opts)
+    (name, est), = resolve_measures([measure], ann, None, model)
+    try:
+        drawn = sis.judging_plan(ann, similarity=est, n=n, coefficient=coefficient, strategy=strategy, seed=seed)
+    except ValueError as err:
+        fail(f"cannot draw a judging plan for {file.name}: {err}", 1)
+    with using("--output", output):
+        sheet, kept = write_judging_sheet(drawn, output, measure=name, seed=seed, blinded=blinded)
+    for t in notes:
+        typer.echo(f"warning: {' '.join(t.split())}", err=True)
+    what = f"{len(drawn.pairs)} distinct pairs from {drawn.n} draws, for {coefficient} with -m {name}"
+    if kept is None:
+        typer.echo(f"wrote {sheet} ({what}; unblinded: the score and q are in view)", err=True)
+    else:
+        typer.echo(f"wrote {sheet} ({what}) and {kept} (keep it beside the sheet: it holds the scores and q). Fill "
+                   f"the judgment column with values in [0, 1], then: softirr agree {file} -m {name} -c {coefficient} "
+                   f"--judgments {sheet}", err=True)

@@ -1,0 +1,163 @@
+"""``softirr score FILE ...``: fill a score cache with the pairs the statistics need.
+
+Computes the scoring plan (within-item pairs, the chance support or the sampled chance
+pairs, the vocabulary for AC1 / Brennan-Prediger) for the requested coefficients, measures
+and chance setting, drops the pairs already in ``--cache``, and scores the rest in this
+process or on Ray (``--ray``, ``--ray-address``, ``--workers``, ``--gpus-per-worker``). Every
+batch is committed as it finishes: rerun the same command to resume an interrupted job.
+``softirr agree FILE ... --cache FILE`` then reads the scores from the file.
+
+Heavy modules (jax, torch, ray) are imported inside the command only.
+"""
+
+import json
+import math
+import sqlite3
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from softirr_stats.cli._errors import fail, using, warn
+from softirr_stats.cli._options import (
+    CHANCE_HELP,
+    COEFFICIENTS,
+    MEASURES,
+    FeatureOpt,
+    FieldOpt,
+    InputFormatOpt,
+    ItemOpt,
+    LabelOpt,
+    LayerOpt,
+    NaOpt,
+    RaterOpt,
+    ReaderOpt,
+    SpanRuleOpt,
+    check_choices,
+    check_writable,
+    parse_chance,
+    read,
+    reader_options,
+    resolve_measures,
+    split,
+)
+
+__all__ = ["NAME", "EPILOG", "command", "estimator_for_measure"]
+
+NAME = "score"
+EPILOG = f"--chance takes {CHANCE_HELP} (the same seed as the analysis gives the same sampled pairs)."
+
+
+def estimator_for_measure(name: str, model: str | None = None) -> Any:
+    """The estimator a ``-m`` value names (the analysis runner's :func:`~softirr_stats.analysis.measure_estimator`).
+
+    Examples
+    --------
+    >>> estimator_for_measure("indel").name
+    'indel'
+    """
+    from softirr_stats.analysis import measure_estimator
+
+    return measure_estimator(name, model)
+
+
+def command(
+    files: Annotated[list[Path], typer.Argument(help="annotation file(s) (as for `softirr agree`)")],
+    item: ItemOpt = "item",
+    rater: RaterOpt = "rater",
+    label: LabelOpt = "label",
+    coefficient: Annotated[list[str] | None, typer.Option(
+        "--coefficient", "-c", help=f"coefficient(s) the scores are for, repeat or comma-separate: "
+                                    f"{', '.join(COEFFICIENTS)} [default: krippendorff_alpha]")] = None,
+    measure: Annotated[list[str] | None, typer.Option(
+        "--measure", "-m", help=f"measure(s): {', '.join(m for m in MEASURES if m != 'exact')}, a JSON "
+                                "estimator spec or @spec.json [default: levenshtein]")] = None,
+    model: Annotated[str | None, typer.Option(help="model directory or hub name for nli / llm_judge / embedding")] = None,
+    chance: Annotated[str, typer.Option(help=f"chance agreement: {CHANCE_HELP}")] = "exact",
+    seed: Annotated[int, typer.Option(help="seed of sampled chance pairs (use the same in the analysis)")] = 0,
+    cache: Annotated[Path, typer.Option(help="SQLite score cache to fill (created if needed)")] = Path("scores.sqlite"),
+    ray: Annotated[bool, typer.Option("--ray/--no-ray", help="score on Ray (implied by the Ray options)")] = False,
+    ray_address: Annotated[str | None, typer.Option(
+        help="Ray cluster: auto, host:port or ray://host:port; without it a local Ray instance is started")] = None,
+    workers: Annotated[int | None, typer.Option(help="Ray actors (default: one per GPU, else per CPU)")] = None,
+    gpus_per_worker: Annotated[float | None, typer.Option(help="GPUs per Ray actor (default 1 if GPUs, else 0)")] = None,
+    cpus_per_worker: Annotated[float, typer.Option(help="CPUs per Ray actor")] = 1.0,
+    batch_size: Annotated[int, typer.Option(help="pairs per batch (one committed transaction each)")] = 256,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="progress bar on a terminal")] = True,
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the run summary as JSON")] = None,
+    na_values: NaOpt = None,
+    input_format: InputFormatOpt = None,
+    field: FieldOpt = None,
+    layer: LayerOpt = None,
+    feature: FeatureOpt = None,
+    span_rule: SpanRuleOpt = None,
+    reader_option: ReaderOpt = None,
+) -> None:
+    """Score (and cache) every label pair the coefficients need, locally or on a Ray cluster."""
+    from rich.console import Console
+    from rich.table import Table
+
+    coefs = split(coefficient) or ["krippendorff_alpha"]
+    check_choices(coefs, COEFFICIENTS, "--coefficient")
+    names = split(measure) or ["levenshtein"]
+    if "exact" in names:
+        fail("--measure exact needs no scores; give soft measures (e.g. -m levenshtein)")
+    if batch_size < 1:
+        fail(f"--batch-size must be a positive integer; got {batch_size}")
+    if seed < 0:
+        fail(f"--seed must be a non-negative integer; got {seed}")
+    chance_obj = parse_chance([chance], seed)[0]
+    if cache.is_dir():
+        fail(f"--cache {cache} is a directory; give a file name")
+    check_writable(json_out, "--json")
+    opts = reader_options(field, layer, feature, span_rule, reader_option)
+    ann, notes = read(files, item, rater, label, na_values, input_format, opts)
+    for t in notes:
+        warn(t)
+    estimators = resolve_measures(names, ann, None, model, probe=False)  # scored on the workers, not here
+    use_ray = ray or ray_address is not None or workers is not None or gpus_per_worker is not None
+    backend = None
+    if use_ray:
+        from softirr_stats.equivalence import RayBackend
+
+        backend = RayBackend(address=ray_address, workers=workers, gpus_per_worker=gpus_per_worker,
+                             cpus_per_worker=cpus_per_worker)
+    from softirr_stats.analysis import scoring_plan
+    from softirr_stats.equivalence import Cached
+
+    for n, est in estimators:  # a file that is not a score cache fails before any work
+        try:
+            Cached(est, cache).n_cached()
+        except (ValueError, OSError, sqlite3.Error) as err:
+            fail(f"--cache {cache} is not a usable softirr score cache: {' '.join(str(err).split())}")
+    with using("--cache", cache):
+        plans = [(n, scoring_plan(ann, est, coefficients=coefs, chance=chance_obj)) for n, est in estimators]
+    rows: list[dict[str, Any]] = []
+    for n, plan in plans:
+        t0 = time.perf_counter()
+        with using("--cache", cache):
+            rep = plan.run(cache, backend=backend, batch_size=batch_size, progress=None if progress else False)
+        rows.append({"measure": n, "estimator": plan.estimator.fingerprint, **rep.to_dict(),
+                     "requested": plan.requested, "wall_seconds": time.perf_counter() - t0})
+    name = files[0].name if len(files) == 1 else f"{len(files)} files"
+    table = Table(title=f"{name}: {ann.n_items} items, {ann.n_raters} raters -> {cache}")
+    for col in ("measure", "pairs", "already cached", "scored now", "pairs/s", "s", "backend"):
+        table.add_column(col, justify="left" if col in ("measure", "backend") else "right", no_wrap=True)
+    for r in rows:
+        rate = r["pairs_per_second"]
+        table.add_row(r["measure"], str(r["n_pairs"]), str(r["n_cached"]), str(r["n_scored"]),
+                      "-" if math.isnan(rate) else f"{rate:.1f}", f"{r['seconds']:.1f}", r["backend"])
+    from softirr_stats.cli._output import _width
+
+    Console(width=max(_width(), 112)).print(table)
+    if json_out:
+        meta = {"file": [str(f) for f in files], "cache": str(cache), "coefficients": coefs, "chance": chance,
+                "seed": seed,
+                "batch_size": batch_size}
+        clean = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()} for r in rows]
+        try:
+            json_out.write_text(json.dumps({"meta": meta, "runs": clean}, indent=2, default=str), encoding="utf-8")
+        except OSError as err:
+            fail(f"--json {json_out} cannot be written: {err.strerror or err}")
+        typer.echo(f"wrote {json_out}", err=True)

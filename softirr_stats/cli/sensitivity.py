@@ -1,0 +1,139 @@
+"""``softirr sensitivity``: coefficients x measures x chance settings, with intervals and a forest plot."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from softirr_stats.cli._errors import fail
+from softirr_stats.cli._grid import compute, header, load_judgments, present
+from softirr_stats.cli._options import (
+    CHANCE_HELP,
+    COEFFICIENTS,
+    DEFAULT_LEVEL,
+    MEASURES,
+    WEIGHTS,
+    BootstrapOpt,
+    CacheOpt,
+    ChanceOpt,
+    DesignOpt,
+    FeatureOpt,
+    FieldOpt,
+    FormatOpt,
+    InputFormatOpt,
+    ItemOpt,
+    JsonOpt,
+    JudgmentsOpt,
+    LabelOpt,
+    LayerOpt,
+    LevelOpt,
+    MethodOpt,
+    NaOpt,
+    RaterOpt,
+    ReaderOpt,
+    SeedOpt,
+    SpanRuleOpt,
+    check_choices,
+    check_format,
+    check_writable,
+    ci_title,
+    make_bootstrap,
+    parse_chance,
+    read,
+    reader_options,
+    resolve_measures,
+    split,
+)
+
+__all__ = ["NAME", "EPILOG", "command"]
+
+NAME = "sensitivity"
+EPILOG = (f"--chance takes {CHANCE_HELP}. Columns: value = the coefficient (unitless, at most 1); CI = interval "
+          "at --level (ci_low, ci_high in csv/json; same scale); observed, expected = observed and chance agreement "
+          "(proportions in [0, 1]); items = items used (count); pairs scored = label pairs newly scored by the "
+          "measure for that row (count); notes = numbers of the notes below the table (why a row is skipped or has "
+          "no interval, printed once each).")
+
+
+def command(
+    files: Annotated[list[Path], typer.Argument(help="annotation file(s) (as for `softirr agree`)")],
+    item: ItemOpt = "item",
+    rater: RaterOpt = "rater",
+    label: LabelOpt = "label",
+    coefficient: Annotated[list[str] | None, typer.Option(
+        "--coefficient", "-c", help=f"coefficient(s), repeat or comma-separate: {', '.join(COEFFICIENTS)} "
+                                    "[default: the usual set for the number of raters]")] = None,
+    measure: Annotated[list[str] | None, typer.Option(
+        "--measure", "-m", help=f"measure(s) or weights, repeat or comma-separate: {', '.join(MEASURES)}, "
+                                f"{', '.join(WEIGHTS)} [default: exact]")] = None,
+    chance: ChanceOpt = None,
+    bootstrap: BootstrapOpt = 1000,
+    design: DesignOpt = "items",
+    method: MethodOpt = "percentile",
+    level: LevelOpt = DEFAULT_LEVEL,
+    seed: SeedOpt = 0,
+    fmt: FormatOpt = "table",
+    json_out: JsonOpt = None,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", help="write the forest plot to this file (.png, .svg or .pdf)")] = None,
+    judgments: JudgmentsOpt = None,
+    model: Annotated[str | None, typer.Option(
+        help="model directory or hub name for -m nli / llm_judge / embedding")] = None,
+    na_values: NaOpt = None,
+    input_format: InputFormatOpt = None,
+    field: FieldOpt = None,
+    layer: LayerOpt = None,
+    feature: FeatureOpt = None,
+    span_rule: SpanRuleOpt = None,
+    reader_option: ReaderOpt = None,
+    cache: CacheOpt = None,
+    keep_going: Annotated[bool, typer.Option(
+        "--keep-going", help="exit 0 even when a setting fails with an error for these data")] = False,
+) -> None:
+    """Sensitivity analysis: every coefficient x measure x chance setting, with intervals."""
+    check_format(fmt)
+    judged, plan = load_judgments(judgments)
+    names = split(measure) or [plan.get("measure") or "exact"]
+    check_choices([n for n in names if not n.startswith(("{", "@"))], (*MEASURES, *WEIGHTS), "--measure")
+    chances = parse_chance(chance, seed)
+    ci = make_bootstrap(bootstrap, design, method, level, seed)
+    check_writable(json_out, "--json")
+    check_writable(plot, "--plot")
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        fail(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
+    coefs = split(coefficient) or ([plan["coefficient"]] if plan.get("coefficient") else None)
+    if coefs:
+        check_choices(coefs, COEFFICIENTS, "--coefficient")
+    opts = reader_options(field, layer, feature, span_rule, reader_option)
+    ann, notes = read(files, item, rater, label, na_values, input_format, opts)
+    measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
+    rows, said = compute(ann, coefs, measures, chances, ci, judged, cache)
+    name = files[0].name if len(files) == 1 else f"{len(files)} files"
+    title = f"Sensitivity, {header(name, ann, rows)}; {ci_title(ci, bootstrap, design, method, level, seed)}"
+    meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "bootstrap": bootstrap,
+            "design": design, "method": method, "level": level, "seed": seed}
+    if plot is not None:
+        _plot(rows, plot, title)
+    present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,
+            strict=False)
+
+
+def _plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from softirr_stats.reporting import plot_sensitivity
+
+    df = pd.DataFrame([{**r, "similarity": r["measure"], "warnings": "; ".join(r["warnings"])} for r in rows])
+    ax = plot_sensitivity(df, title=title if len(title) < 70 else None)
+    ax.figure.tight_layout()
+    try:
+        ax.figure.savefig(path, dpi=150)
+    except OSError as err:
+        fail(f"--plot {path} cannot be written: {err.strerror or err}")
+    finally:
+        plt.close(ax.figure)
+    typer.echo(f"wrote {path}", err=True)

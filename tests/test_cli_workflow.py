@@ -1,0 +1,217 @@
+"""The whole workflow through the real entry point: reader options, judge plan -> sheet -> agree --judgments."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.cli import main
+from softirr_stats.data import demo_path
+
+
+def run_main(capsys, *args):
+    with pytest.raises(SystemExit) as ex:
+        main(list(args))
+    out = capsys.readouterr()
+    return ex.value.code, out.out, out.err
+
+
+def _two_control_export(path):
+    """A Label Studio export with a `choices` and a `textarea` control (almost every real project)."""
+    labels = {1: ("pos", "pos", "neg"), 2: ("neg", "neg", "neg"), 3: ("pos", "neu", "pos"), 4: ("neu", "neu", "neu"),
+              5: ("pos", "pos", "pos"), 6: ("neg", "pos", "neg")}
+    tasks = []
+    for tid, labs in labels.items():
+        anns = []
+        for uid, lab in enumerate(labs, 1):
+            anns.append({"id": tid * 10 + uid, "completed_by": uid, "result": [
+                {"from_name": "sentiment", "to_name": "text", "type": "choices", "value": {"choices": [lab]}},
+                {"from_name": "comment", "to_name": "text", "type": "textarea",
+                 "value": {"text": [f"looks {lab}"]}}]})
+        tasks.append({"id": tid, "data": {"text": f"task {tid}"}, "annotations": anns})
+    path.write_text(json.dumps(tasks))
+    return path, labels
+
+
+def test_two_control_label_studio_export_reads_with_field(tmp_path, capsys):
+    path, labels = _two_control_export(tmp_path / "ls.json")
+    code, out, err = run_main(capsys, "agree", str(path), "--field", "sentiment", "-c", "fleiss_kappa",
+                              "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    value = json.loads(out)["results"][0]["value"]
+    expected = sis.fleiss_kappa([list(v) for v in labels.values()]).value
+    assert value == pytest.approx(expected, abs=1e-12)
+    # the free-text control through the same flag, with a soft measure
+    code, out, err = run_main(capsys, "agree", str(path), "--field", "comment", "-m", "indel", "-c", "fleiss_kappa",
+                              "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)["meta"]["n_items"] == len(labels)
+    # without --field: one line naming the CLI flag, not the keyword
+    code, out, err = run_main(capsys, "agree", str(path), "--bootstrap", "0")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "--field" in err and "field=" not in err
+
+
+def test_reader_option_key_value_is_passed_as_a_keyword(tmp_path, capsys):
+    path, _ = _two_control_export(tmp_path / "ls.json")
+    code, out, err = run_main(capsys, "agree", str(path), "--reader-option", "field=sentiment", "--bootstrap", "0",
+                              "-f", "csv")
+    assert code == 0, err
+    assert out.startswith("measure,coefficient")
+    code, _, err = run_main(capsys, "agree", str(path), "--reader-option", "no_such_option=1", "--bootstrap", "0")
+    assert code == 2 and err.startswith("error: cannot read") and err.count("\n") == 1
+
+
+def test_reader_options_are_listed_in_help(capsys):
+    for cmd in ("agree", "sensitivity", "score", "model", "report"):
+        code, out, _ = run_main(capsys, cmd, "--help")
+        text = " ".join(out.split())
+        assert code == 0
+        for flag in ("--input-format", "--field", "--layer", "--feature", "--span-rule", "--reader-option"):
+            assert flag in text, (cmd, flag)
+    code, out, _ = run_main(capsys, "judge", "plan", "--help")
+    assert code == 0 and "--field" in out
+
+
+def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path, capsys):
+    sheet = tmp_path / "sheet.csv"
+    code, out, err = run_main(capsys, "judge", "plan", str(demo_path()), "-m", "indel", "-n", "80", "-o", str(sheet),
+                              "--seed", "3")
+    assert code == 0, err
+    kept = tmp_path / "sheet.plan.csv"
+    assert sheet.exists() and kept.exists()
+    blind = pd.read_csv(sheet)
+    assert list(blind.columns) == ["pair_id", "label_1", "label_2", "judgment"]  # no score, no q: blinded
+    assert blind["judgment"].isna().all()
+    plan = pd.read_csv(kept, keep_default_na=False)
+    assert {"score", "q", "label_a", "label_b"} <= set(plan.columns)
+    # the judge fills the sheet (a deterministic stand-in for a human: case-insensitive equality)
+    blind["judgment"] = [float(a.strip().lower() == b.strip().lower()) for a, b in zip(blind["label_1"],
+                                                                                         blind["label_2"])]
+    blind.to_csv(sheet, index=False)
+    code, out, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet),
+                              "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    # the same estimate through the Python API, from the same plan with the same judgments
+    ann = sis.read_annotations(demo_path())
+    drawn = sis.judging_plan(ann, similarity="indel", n=80, coefficient="krippendorff_alpha", seed=3)
+    pairs = drawn.pairs.copy()
+    judged = {frozenset((a, b)): j for a, b, j in zip(blind["label_1"], blind["label_2"], blind["judgment"])}
+    pairs["judgment"] = [judged[frozenset((a, b))] for a, b in zip(pairs["label_a"], pairs["label_b"])]
+    ref = sis.krippendorff_alpha(ann, similarity="indel", judgments=sis.read_judgments(pairs))
+    assert row["value"] == pytest.approx(ref.value, abs=1e-12)
+    assert row["judge_only"] == pytest.approx(ref.details["ppi"]["judge_only"], abs=1e-12)
+    assert row["estimator_only"] == pytest.approx(sis.krippendorff_alpha(ann, similarity="indel").value, abs=1e-12)
+    assert row["value"] != pytest.approx(row["estimator_only"])  # the judgments changed the estimate
+    # sensitivity takes the same sheet
+    code, out, err = run_main(capsys, "sensitivity", str(demo_path()), "--judgments", str(sheet), "--bootstrap", "0",
+                              "-f", "json")
+    assert code == 0, err
+    srow = json.loads(out)["results"][0]
+    assert srow["coefficient"] == "krippendorff_alpha" and srow["value"] == pytest.approx(ref.value, abs=1e-12)
+    # and the report reads the same blinded sheet (joined with its plan) for its calibration section
+    page = tmp_path / "r.html"
+    code, _, err = run_main(capsys, "report", str(demo_path()), "-o", str(page), "-m", "indel", "-c",
+                            "krippendorff_alpha", "--bootstrap", "0", "--judgments", str(sheet))
+    assert code == 0, err
+    assert 'id="calibration"' in page.read_text()
+
+
+def test_unfilled_or_mismatched_sheet_is_one_line(tmp_path, capsys):
+    sheet = tmp_path / "s.csv"
+    assert run_main(capsys, "judge", "plan", str(demo_path()), "-m", "indel", "-n", "20", "-o", str(sheet))[0] == 0
+    code, out, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet),
+                              "--bootstrap", "0")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "fill every judgment" in err
+    filled = pd.read_csv(sheet)
+    filled["judgment"] = 0.5
+    filled.to_csv(sheet, index=False)
+    code, _, err = run_main(capsys, "agree", str(demo_path()), "-m", "levenshtein", "--judgments", str(sheet),
+                            "--bootstrap", "0")
+    assert code == 2 and "drawn for --measure indel" in err
+    (tmp_path / "s.plan.csv").unlink()
+    code, _, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet))
+    assert code == 2 and "its plan" in err and "is missing" in err
+
+
+def test_unblinded_sheet_is_the_plan(tmp_path, capsys):
+    sheet = tmp_path / "open.csv"
+    code, _, err = run_main(capsys, "judge", "plan", str(demo_path()), "-m", "indel", "-n", "20", "-o", str(sheet),
+                            "--unblinded")
+    assert code == 0, err
+    df = pd.read_csv(sheet)
+    assert {"score", "q", "judgment"} <= set(df.columns) and not (tmp_path / "open.plan.csv").exists()
+
+
+def test_version_and_exit_codes_in_help(capsys):
+    code, out, _ = run_main(capsys, "--version")
+    assert code == 0 and out.strip() == f"softirr {sis.__version__}"
+    code, out, _ = run_main(capsys, "--help")
+    text = " ".join(out.split())
+    assert "1 = a requested result cannot be computed" in text and "2 = a bad option or unreadable input" in text
+
+
+def test_several_files_are_passed_as_a_list(tmp_path, capsys, monkeypatch):
+    """Per-annotator exports: several FILEs reach read_annotations as one list (the reader merges them)."""
+    seen = {}
+    real = sis.read_annotations
+
+    def fake(path, **kw):
+        seen["path"] = path
+        return real(demo_path(), **kw)
+
+    monkeypatch.setattr(sis, "read_annotations", fake)
+    a, b = tmp_path / "alice.json", tmp_path / "bob.json"
+    a.write_text("[]")
+    b.write_text("[]")
+    code, _, err = run_main(capsys, "agree", str(a), str(b), "--bootstrap", "0", "-f", "csv")
+    assert code == 0, err
+    assert [p.name for p in seen["path"]] == ["alice.json", "bob.json"]
+
+
+def test_markdown_is_the_paper_table_with_numbered_notes(capsys):
+    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa,cohen_kappa", "--bootstrap",
+                              "0", "-f", "markdown", "--keep-going")
+    assert code == 0, err
+    from softirr_stats.reporting import to_markdown
+
+    df = sis.sensitivity(sis.read_annotations(demo_path()), coefficients=["fleiss_kappa", "cohen_kappa"],
+                         similarities=[("exact", None)])
+    table = to_markdown(df).split("\n\n")[0]
+    assert table in out  # the same table as Python's
+    assert "Notes:" in out and out.count("cohen_kappa needs exactly 2 raters") == 1
+    assert "seconds" not in out
+
+
+def test_table_fits_a_narrow_terminal(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "70")
+    code, out, err = run_main(capsys, "agree", str(demo_path()), "-m", "exact,indel", "--bootstrap", "0")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(len(ln) for ln in lines if not ln.startswith("(")) <= 70
+    assert "columns left out to fit 70 characters" in out
+
+
+def test_console_script_runs_the_judging_workflow(tmp_path):
+    """The real console script, in a subprocess (no traceback, one line per error)."""
+    import shutil
+    from pathlib import Path
+
+    exe = shutil.which("softirr", path=str(Path(sys.executable).parent))
+    assert exe is not None, "the softirr console script is not installed in this environment"
+    sheet = tmp_path / "sheet.csv"
+    proc = subprocess.run([exe, "judge", "plan", str(demo_path()), "-m", "indel", "-n", "30", "-o", str(sheet)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    blind = pd.read_csv(sheet)
+    blind["judgment"] = np.linspace(0, 1, len(blind))
+    blind.to_csv(sheet, index=False)
+    proc = subprocess.run([exe, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet), "--bootstrap",
+                           "0", "-f", "csv"], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "judge_only" in proc.stdout.splitlines()[0] and "Traceback" not in proc.stderr
