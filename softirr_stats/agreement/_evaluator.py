@@ -562,9 +562,10 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
         if b == 1 or prep.n * width <= _GEMM_MAX_ENTRIES:  # F side by side on the device fits
             with x64():
                 return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, jnp)
-        if prep.n * width <= _GEMM_NUMPY_MAX_ENTRIES:  # large: F side by side in host memory, NumPy's gemm
+        if _gemm_cost(gemm) <= _GEMM_SPARSE_MAX_NNZ:  # large: F as one sparse matrix in host memory
+            sparse_chunk = chunk_size or rows_per_chunk(2 * prep.n + width)  # a weight row and its transposed copy
             with np.errstate(divide="ignore", invalid="ignore"):
-                return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, np, side_by_side=True)
+                return _evaluate_gemm(prep, C, gemm, chance_weights, sparse_chunk, np, side_by_side=True)
         chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)  # the segment kernels below
     if prep.padded is None:  # built on first use (the matrix-product path needs none)
         prep.padded = _padded(prep.kd, prep.n, prep.nr, prep.ks, prep.n_groups)
@@ -594,9 +595,9 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
 
 
 _GEMM_MAX_ENTRIES = 40_000_000  # n_items x features, float64: 320 MB at most (on the device, JAX)
-#: n_items x features of a dense F held in host memory for NumPy's gemm (float64: 1 GiB at most);
-#: beyond it a batch runs the segment-sum kernels.
-_GEMM_NUMPY_MAX_ENTRIES = 2**27
+#: Non-zeros of F held as one sparse (CSR) matrix in host memory for a large batch in NumPy
+#: (12 bytes each: 1.5 GiB at most); beyond it a batch runs the segment-sum kernels.
+_GEMM_SPARSE_MAX_NNZ = 2**27
 
 
 def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:
@@ -648,13 +649,19 @@ def _evaluate_gemm(prep: Prepared, C: np.ndarray, gemm: dict[str, np.ndarray], c
                    xp: Any, side_by_side: bool = False) -> dict[str, np.ndarray]:
     """Fixed rater weights: stage 1 as ``C @ F``, then the family's finish kernel, in namespace ``xp``."""
     b = C.shape[0]
-    F = None if b == 1 or (xp is np and not side_by_side) else _gemm_matrix(prep, gemm, xp)
+    if side_by_side:
+        F = _sparse_gemm_matrix(prep, gemm)
+    else:
+        F = None if b == 1 or xp is np else _gemm_matrix(prep, gemm, xp)
     outs: list[dict[str, Any]] = []
     for b0 in range(0, b, chunk):  # chunks of replicates bound memory
         Cn = C[b0:b0 + chunk]
         Cr = xp.asarray(Cn, dtype=xp.float64)
         if F is None:  # NumPy, or one replicate: block by block, no copy of the blocks side by side
             G = {k: xp.asarray(_times(Cn, blk)) for k, blk in gemm.items()}
+        elif side_by_side:  # F^T (CSC) times the weights item-major: one pass over F and the weights
+            G_all = np.asarray(F[0].T @ np.ascontiguousarray(Cn.T)).T
+            G = {k: G_all[:, sl] for k, sl in F[1].items()}
         else:  # a batch: one matrix product
             G_all = Cr @ F[0]
             G = {k: G_all[:, sl] for k, sl in F[1].items()}
@@ -686,6 +693,37 @@ def _gemm_matrix(prep: Prepared, blocks: dict[str, np.ndarray], xp: Any) -> tupl
             F[:, layout[name]] = block
     out = (F if xp is np else xp.asarray(F, dtype=xp.float64), layout)
     prep.__dict__[key] = out
+    return out
+
+
+def _sparse_gemm_matrix(prep: Prepared, blocks: dict[str, Any]) -> tuple[Any, dict[str, slice]]:
+    """The feature blocks side by side as one sparse CSR matrix (n x width; zeros dropped) and
+    where each block lies: a large batch then costs one pass over the non-zeros per chunk."""
+    cached = prep.__dict__.get("_gemm_F_sparse")
+    if cached is not None:
+        return cached
+    import scipy.sparse as sparse
+
+    layout: dict[str, slice] = {}
+    rows, cols, vals = [], [], []
+    start = 0
+    for name, block in blocks.items():
+        width = block.shape[1]
+        layout[name] = slice(start, start + width)
+        if isinstance(block, Indicator):
+            rows.append(block.rows)
+            cols.append(block.cols + start)
+            vals.append(np.ones(block.nnz) if block.values is None else block.values)
+        else:
+            i, j = np.nonzero(block)
+            rows.append(i)
+            cols.append(j + start)
+            vals.append(block[i, j])
+        start += width
+    F = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(prep.n, start))  # duplicates (a non-unique indicator) are summed
+    out = (F, layout)
+    prep.__dict__["_gemm_F_sparse"] = out
     return out
 
 

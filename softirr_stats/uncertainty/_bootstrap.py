@@ -173,13 +173,13 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
     stratum size (``bayesian``, Rubin 1981). Work is vectorised over a block of replicates.
     """
     st = np.zeros(n_units, dtype=np.int64) if strata is None else np.asarray(strata, dtype=np.int64)
-    order = np.argsort(st, kind="stable")
+    order = np.arange(n_units) if strata is None else np.argsort(st, kind="stable")  # no sort without strata
     sorted_st = st[order]
     size = np.bincount(sorted_st)
     first = np.concatenate([[0], np.cumsum(size)[:-1]])
-    inv = np.argsort(order)
+    identity = strata is None or bool((order == np.arange(n_units)).all())
+    inv = order if identity else np.argsort(order)
     n_strata = len(size)
-    identity = bool((order == np.arange(n_units)).all())
     k = REPLICATE_BLOCK
     offsets = (np.arange(k) * n_units)[:, None]
 
@@ -196,6 +196,10 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
             else:
                 u = rng.random((k, n_units))
                 pick = first[sorted_st] + np.minimum((u * size[sorted_st]).astype(np.int64), size[sorted_st] - 1)
+            if identity:  # one bincount per replicate row, straight into the output (cache-sized)
+                for row in range(k):
+                    out[row] = np.bincount(pick[row], minlength=n_units)
+                return
             pick += offsets
             w = np.bincount(pick.ravel(), minlength=k * n_units).reshape(k, n_units)
         out[:] = w if identity else w[:, inv]
