@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats._batching import rows_per_chunk
+from softirr_stats._batching import check_memory, rows_per_chunk
 from softirr_stats._jax import jit, lazy_module, x64
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._chance import (
@@ -431,6 +431,10 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilar
         if family.sampler is None:
             raise ValueError(f"chance={chance!r} is available for Scott/Fleiss, Cohen/Conger and alpha; "
                              f"this coefficient ({family.name}) needs chance='exact'")
+        n_draw = chance.n if isinstance(chance, SampledPairs) else chance.permutations * len(d.rating_item)
+        check_memory(float(n_draw) * _BYTES_PER_CHANCE_PAIR, f"chance={chance!r} ({n_draw} chance pairs)",
+                     "Use fewer pairs (SampledPairs(n=20_000) reports the chance term's standard error, "
+                     "usually well below the items' sampling error) or chance='exact'.")
         a, b, g, groups, perm = family.sampler(d, chance)
         scored = sim.pairs(d.rating_code[a], d.rating_code[b])
         n_scored += scored.n_scored
@@ -460,6 +464,10 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilar
     if not prep.similarity_known:  # a scored similarity without a dense operator: score the
         _ = prep.kd  # within-item pairs now, as part of preparing (as before the pair list was lazy)
     return prep
+
+
+#: Bytes per sampled chance pair while drawing and scoring them (indices, groups, scores, temporaries).
+_BYTES_PER_CHANCE_PAIR = 96
 
 
 def _vmapped_stage1(family: ChanceFamily, kd: KernelData, C: jax.Array, V: jax.Array, dims: Dims) -> dict[str, jax.Array]:
