@@ -272,3 +272,31 @@ def test_bootstrap_memory_estimate_grows_with_n():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         batching.check_memory(small, "a small bootstrap", "")
+
+
+# ------------------------------------------------------------------- EM against crowd-kit
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning")
+def test_dawid_skene_and_mace_em_match_crowd_kit():
+    """Per-rater accuracies of our EM within 1e-3 of crowd-kit's EM on the same data."""
+    import pandas as pd
+    from crowdkit.aggregation import MACE, DawidSkene
+
+    from softirr_stats.models import dawid_skene_em, mace_em, simulate_dawid_skene
+
+    k, r = 4, 6
+    codes = simulate_dawid_skene(3000, r, k, accuracy=np.linspace(0.55, 0.9, r), missing=0.1, seed=3)["codes"]
+    it, ra = np.nonzero(codes >= 0)
+    df = pd.DataFrame({"task": it, "worker": ra, "label": codes[it, ra]})
+    ours = dawid_skene_em(codes)
+    ds = DawidSkene(n_iter=100, tol=1e-5).fit(df)
+    pri = ds.priors_.reindex(range(k)).to_numpy()
+    theirs = [float((pri * np.diag(ds.errors_.loc[w].reindex(index=range(k), columns=range(k)).fillna(0.0)
+                                   .to_numpy())).sum()) for w in range(r)]
+    np.testing.assert_allclose(ours.accuracy, theirs, atol=1e-3)
+    m_ours = mace_em(codes)
+    mace = MACE(n_restarts=1, n_iter=100, method="em", random_state=0).fit(df)
+    theta = np.empty(r)
+    theta[np.asarray(pd.factorize(df["worker"])[1])] = mace.spamming_[:, 1]
+    np.testing.assert_allclose(m_ours.accuracy, theta + (1 - theta) / k, atol=1e-3)
