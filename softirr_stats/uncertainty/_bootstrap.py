@@ -6,7 +6,9 @@ self-pairs of a duplicated rater), cluster counts mapped to their items (``clust
 Dirichlet weights (``bayesian``, Rubin 1981). Replicates are evaluated by the same vmapped
 kernel as the point estimate. Random numbers come from NumPy's SFC64, one generator per
 fixed block of replicates keyed by (seed, stream, block), so a replicate does not depend on
-the chunking or on the backend.
+the chunking or on the backend. Each design is one :class:`BootstrapDesign` record of
+:data:`BOOTSTRAP_DESIGNS` (name, unit, weight sampler, jackknife, requirements): a new design
+is one record.
 """
 
 import math
@@ -30,8 +32,8 @@ from softirr_stats.uncertainty._intervals import (
     percentile_interval,
 )
 
-__all__ = ["Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap", "bootstrap_replicates",
-           "draw_weights", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
+__all__ = ["Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
+           "bootstrap_replicates", "draw_weights", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
 
 DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian", "judged")  # the built-in records' names
 
