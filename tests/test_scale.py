@@ -179,13 +179,14 @@ def test_sparse_bootstrap_route_gives_todays_replicates(monkeypatch):
     assert (res.ci_low, res.ci_high) == pytest.approx((res2.ci_low, res2.ci_high), abs=1e-12)
 
 
-def test_row_bincount_weights_equal_the_flat_draw():
+@pytest.mark.parametrize("n_units", [50, _bootstrap._ROW_BINCOUNT_UNITS + 3])
+def test_row_bincount_weights_equal_the_flat_draw(n_units):
     """The item weights (the stream itself) are unchanged: counts of the same uniform draws."""
     cfg = Bootstrap(n=40, seed=11)
-    w = unit_weights(50, cfg, 0, 40)
+    w = unit_weights(n_units, cfg, 0, 40)
     rng = _bootstrap._block_rng(11, 1, 0)
-    pick = rng.integers(0, 50, (_bootstrap.REPLICATE_BLOCK, 50), dtype=np.int64)
-    expect = np.stack([np.bincount(p, minlength=50) for p in pick])
+    pick = rng.integers(0, n_units, (_bootstrap.REPLICATE_BLOCK, n_units), dtype=np.int64)
+    expect = np.stack([np.bincount(p, minlength=n_units) for p in pick])
     np.testing.assert_array_equal(w[:_bootstrap.REPLICATE_BLOCK], expect)
 
 

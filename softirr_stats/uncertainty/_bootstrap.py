@@ -193,6 +193,11 @@ def _block_rng(seed: int, salt: int, block: int) -> np.random.Generator:
     return np.random.Generator(np.random.SFC64(np.random.SeedSequence((seed % 2**64, salt, block))))
 
 
+#: Units from which multinomial counts are made one replicate row at a time (a cache-sized
+#: ``bincount`` each) instead of one ``bincount`` over the whole block (fewer calls: small data).
+_ROW_BINCOUNT_UNITS = 1 << 15
+
+
 def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt: int) -> Any:
     """Vectorised unit weights: returns f(seed, start, stop) -> (stop - start, n_units) float64.
 
@@ -224,7 +229,7 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
             else:
                 u = rng.random((k, n_units))
                 pick = first[sorted_st] + np.minimum((u * size[sorted_st]).astype(np.int64), size[sorted_st] - 1)
-            if identity:  # one bincount per replicate row, straight into the output (cache-sized)
+            if identity and n_units >= _ROW_BINCOUNT_UNITS:  # one bincount per replicate row (cache-sized)
                 for row in range(k):
                     out[row] = np.bincount(pick[row], minlength=n_units)
                 return
