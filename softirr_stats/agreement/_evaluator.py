@@ -570,7 +570,7 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
         if b == 1 or prep.n * width <= _GEMM_MAX_ENTRIES:  # F side by side on the device fits
             with x64():
                 return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, jnp)
-        if _gemm_cost(gemm) <= _GEMM_SPARSE_MAX_NNZ:  # large: F as one sparse matrix in host memory
+        if prep.chance_pairs is None and _gemm_cost(gemm) <= _GEMM_SPARSE_MAX_NNZ:  # large: F sparse, host memory
             sparse_chunk = chunk_size or rows_per_chunk(2 * prep.n + width)  # a weight row and its transposed copy
             with np.errstate(divide="ignore", invalid="ignore"):
                 return _evaluate_gemm(prep, C, gemm, chance_weights, sparse_chunk, np, side_by_side=True)
