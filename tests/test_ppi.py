@@ -566,5 +566,5 @@ def test_two_stage_targets_the_gold_kappa_and_reports_the_judge_error():
 
 
 def test_judged_design_refuses_strata():
-    with pytest.raises(ValueError, match="strata= applies to the items, cluster and bayesian designs"):
+    with pytest.raises(ValueError, match="strata= applies to the items, cluster, bayesian designs"):
         sis.Bootstrap(n=50, design="judged", strata=[0, 1])

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats._batching import rows_per_chunk
-from softirr_stats._jax import jit, lazy_module, namespace, x64
+from softirr_stats._batching import check_memory, rows_per_chunk
+from softirr_stats._jax import jit, lazy_module, x64
 from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._chance import (
     DEFAULT_MAX_EXACT_PAIRS,
@@ -43,7 +43,7 @@ from softirr_stats.agreement._families import (
     ChanceFamily,
     Indicator,
     ItemBasics,
-    count_labels,
+    count_table,
     get_family,
     pair_sums_from_counts,
 )
@@ -242,11 +242,11 @@ class Prepared:
         return np.asarray(self.sim.block(self.support, self.support).values, dtype=np.float64)
 
     @cached_property
-    def label_counts(self) -> np.ndarray | None:
-        """Per-item label counts over the support (n x ks), None where the table would be too large."""
-        if self.n * self.ks > _COUNT_MAX_ENTRIES:
-            return None
-        return count_labels(self.design.rating_item, self.rating_s, self.n, self.ks)
+    def label_counts(self) -> np.ndarray | Indicator:
+        """Per-item label counts over the support (n x ks): dense, or its non-zeros (an
+        :class:`~softirr_stats.agreement._families.Indicator` with values) where the dense table
+        would exceed ``_COUNT_MAX_ENTRIES``; made once by one ``bincount``."""
+        return count_table(self.design.rating_item, self.rating_s, self.n, self.ks, _COUNT_MAX_ENTRIES)
 
     def item_pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
         """Per item: the sum of within-item pair similarities and the number of pairs (unit
@@ -263,7 +263,7 @@ class Prepared:
             S = self._support_similarity()
             if S is not None and not np.array_equal(S, S.T):  # the count form sums S over unordered pairs
                 S = False
-        if S is not False and self.label_counts is not None:
+        if S is not False:
             total = pair_sums_from_counts(self.label_counts, S)
         else:
             total = np.bincount(self.kd.pair_item, weights=self.kd.pair_s, minlength=d.n_items)
@@ -290,7 +290,16 @@ class Prepared:
 
     # --- the statistic protocol of the uncertainty layer (softirr_stats.uncertainty.Statistic)
     rater_designs = True  # raters may be resampled
-    supports_analytic = True  # linearised terms where the family has them (else a clear ValueError)
+
+    @property
+    def supports_analytic(self) -> bool:
+        """Whether ``ci="analytic"`` applies: the family record has linearised terms."""
+        return self.family.supports_analytic
+
+    @property
+    def no_analytic(self) -> str:
+        """Why there is no analytic variance ('' where there is one)."""
+        return "" if self.supports_analytic else self.family.no_analytic
 
     @property
     def items(self) -> tuple:
@@ -322,13 +331,12 @@ _COUNT_MADDS_PER_PAIR = 256  # measured: ~0.3 ns per multiply-add, ~100 ns per p
 def count_route(d: Design, ks: int, identity: bool) -> bool:
     """Whether per-item pair sums come from label counts (True) or from the pair list.
 
-    The ``n x ks`` count table must fit (``_COUNT_MAX_ENTRIES``). Identity similarity: then
-    always (``O(M + n ks)``). A similarity matrix over ``ks`` labels: when the ``n ks^2``
-    multiply-adds of ``N S`` cost less than the pair list they replace.
+    The count table is dense up to ``_COUNT_MAX_ENTRIES`` entries and sparse (its non-zeros,
+    at most one per rating) beyond. Identity similarity: always (``O(M)``). A similarity
+    matrix over ``ks`` labels: when the ``n ks^2`` multiply-adds of ``N S`` (in blocks of
+    items) cost less than the pair list they replace.
     """
     n = d.n_items
-    if n * ks > _COUNT_MAX_ENTRIES:
-        return False
     return identity or n * ks * ks <= _COUNT_MADDS_PER_PAIR * max(d.n_pairs, 1)
 
 
@@ -423,6 +431,10 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilar
         if family.sampler is None:
             raise ValueError(f"chance={chance!r} is available for Scott/Fleiss, Cohen/Conger and alpha; "
                              f"this coefficient ({family.name}) needs chance='exact'")
+        n_draw = chance.n if isinstance(chance, SampledPairs) else chance.permutations * len(d.rating_item)
+        check_memory(float(n_draw) * _BYTES_PER_CHANCE_PAIR, f"chance={chance!r} ({n_draw} chance pairs)",
+                     "Use fewer pairs (SampledPairs(n=20_000) reports the chance term's standard error, "
+                     "usually well below the items' sampling error) or chance='exact'.")
         a, b, g, groups, perm = family.sampler(d, chance)
         scored = sim.pairs(d.rating_code[a], d.rating_code[b])
         n_scored += scored.n_scored
@@ -452,6 +464,10 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilar
     if not prep.similarity_known:  # a scored similarity without a dense operator: score the
         _ = prep.kd  # within-item pairs now, as part of preparing (as before the pair list was lazy)
     return prep
+
+
+#: Bytes per sampled chance pair while drawing and scoring them (indices, groups, scores, temporaries).
+_BYTES_PER_CHANCE_PAIR = 96
 
 
 def _vmapped_stage1(family: ChanceFamily, kd: KernelData, C: jax.Array, V: jax.Array, dims: Dims) -> dict[str, jax.Array]:
@@ -556,6 +572,10 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
         if b == 1 or prep.n * width <= _GEMM_MAX_ENTRIES:  # F side by side on the device fits
             with x64():
                 return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, jnp)
+        if prep.chance_pairs is None and _gemm_cost(gemm) <= _GEMM_SPARSE_MAX_NNZ:  # large: F sparse, host memory
+            sparse_chunk = chunk_size or rows_per_chunk(2 * prep.n + width)  # a weight row and its transposed copy
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return _evaluate_gemm(prep, C, gemm, chance_weights, sparse_chunk, np, side_by_side=True)
         chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)  # the segment kernels below
     if prep.padded is None:  # built on first use (the matrix-product path needs none)
         prep.padded = _padded(prep.kd, prep.n, prep.nr, prep.ks, prep.n_groups)
@@ -584,7 +604,10 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
         return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
 
 
-_GEMM_MAX_ENTRIES = 40_000_000  # n_items x features, float64: 320 MB at most
+_GEMM_MAX_ENTRIES = 40_000_000  # n_items x features, float64: 320 MB at most (on the device, JAX)
+#: Non-zeros of F held as one sparse (CSR) matrix in host memory for a large batch in NumPy
+#: (12 bytes each: 1.5 GiB at most); beyond it a batch runs the segment-sum kernels.
+_GEMM_SPARSE_MAX_NNZ = 2**27
 
 
 def weights_as_given(prep: Prepared) -> bool:
@@ -595,7 +618,7 @@ def weights_as_given(prep: Prepared) -> bool:
     for rater a before rater b (``agreement._weights.check_weight_matrix`` refuses asymmetric
     matrices where the coefficient has no rater order).
     """
-    return prep.family.name == "per_rater" and bool(getattr(prep.sim, "asymmetric", False))
+    return prep.family.rater_order and bool(getattr(prep.sim, "asymmetric", False))
 
 
 def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:
@@ -644,16 +667,22 @@ _NUMPY_MAX_MADDS = 2**24
 
 
 def _evaluate_gemm(prep: Prepared, C: np.ndarray, gemm: dict[str, np.ndarray], chance_weights: Any, chunk: int,
-                   xp: Any) -> dict[str, np.ndarray]:
+                   xp: Any, side_by_side: bool = False) -> dict[str, np.ndarray]:
     """Fixed rater weights: stage 1 as ``C @ F``, then the family's finish kernel, in namespace ``xp``."""
     b = C.shape[0]
-    F = None if b == 1 or xp is np else _gemm_matrix(prep, gemm, xp)
+    if side_by_side:
+        F = _sparse_gemm_matrix(prep, gemm)
+    else:
+        F = None if b == 1 or xp is np else _gemm_matrix(prep, gemm, xp)
     outs: list[dict[str, Any]] = []
     for b0 in range(0, b, chunk):  # chunks of replicates bound memory
         Cn = C[b0:b0 + chunk]
         Cr = xp.asarray(Cn, dtype=xp.float64)
         if F is None:  # NumPy, or one replicate: block by block, no copy of the blocks side by side
             G = {k: xp.asarray(_times(Cn, blk)) for k, blk in gemm.items()}
+        elif side_by_side:  # F^T (CSC) times the weights item-major: one pass over F and the weights
+            G_all = np.asarray(F[0].T @ np.ascontiguousarray(Cn.T)).T
+            G = {k: G_all[:, sl] for k, sl in F[1].items()}
         else:  # a batch: one matrix product
             G_all = Cr @ F[0]
             G = {k: G_all[:, sl] for k, sl in F[1].items()}
@@ -674,30 +703,54 @@ def _gemm_matrix(prep: Prepared, blocks: dict[str, np.ndarray], xp: Any) -> tupl
     for name, block in blocks.items():
         layout[name] = slice(start, start + block.shape[1])
         start += block.shape[1]
-    dense = [blk.dense() if isinstance(blk, Indicator) else blk for blk in blocks.values()]
-    out = (xp.asarray(np.hstack(dense), dtype=xp.float64), layout)
+    F = np.empty((prep.n, start))  # filled block by block: no second copy of a densified block
+    for name, block in blocks.items():
+        if isinstance(block, Indicator) and block.unique:  # one entry per cell: scattered in place
+            F[:, layout[name]] = 0.0
+            F[block.rows, layout[name].start + block.cols] = 1.0 if block.values is None else block.values
+        elif isinstance(block, Indicator):
+            F[:, layout[name]] = block.dense()
+        else:
+            F[:, layout[name]] = block
+    out = (F if xp is np else xp.asarray(F, dtype=xp.float64), layout)
     prep.__dict__[key] = out
     return out
 
 
-def _stage1_gemm(prep: Prepared, G: dict[str, jax.Array]) -> dict[str, jax.Array]:
-    """Stage-1 outputs from the products ``C @ F_block`` (fixed rater weights), by feature name."""
-    xp = namespace(next(iter(G.values())))
-    out: dict[str, jax.Array] = {}
-    if "pa_num" in G:
-        out["pa"] = G["pa_num"][:, 0] / G["pa_den"][:, 0]
-    if "pi_num" in G:
-        out["pi"] = G["pi_num"] / G["pi_den"]
-    if "counts" in G:
-        counts = G["counts"].reshape(G["counts"].shape[0], prep.nr, prep.ks)
-        tot = counts.sum(axis=-1)
-        out["q"] = counts / xp.where(tot > 0, tot, 1.0)[..., None]
-        out["rv"] = (tot > 0).astype(counts.dtype)
-    if "N" in G:
-        out["N"] = G["N"][:, 0]
-        out["do_num"] = G["do_num"][:, 0]
-        out["nk"] = G["nk"]
+def _sparse_gemm_matrix(prep: Prepared, blocks: dict[str, Any]) -> tuple[Any, dict[str, slice]]:
+    """The feature blocks side by side as one sparse CSR matrix (n x width; zeros dropped) and
+    where each block lies: a large batch then costs one pass over the non-zeros per chunk."""
+    cached = prep.__dict__.get("_gemm_F_sparse")
+    if cached is not None:
+        return cached
+    import scipy.sparse as sparse
+
+    layout: dict[str, slice] = {}
+    rows, cols, vals = [], [], []
+    start = 0
+    for name, block in blocks.items():
+        width = block.shape[1]
+        layout[name] = slice(start, start + width)
+        if isinstance(block, Indicator):
+            rows.append(block.rows)
+            cols.append(block.cols + start)
+            vals.append(np.ones(block.nnz) if block.values is None else block.values)
+        else:
+            i, j = np.nonzero(block)
+            rows.append(i)
+            cols.append(j + start)
+            vals.append(block[i, j])
+        start += width
+    F = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(prep.n, start))  # duplicates (a non-unique indicator) are summed
+    out = (F, layout)
+    prep.__dict__["_gemm_F_sparse"] = out
     return out
+
+
+def _stage1_gemm(prep: Prepared, G: dict[str, jax.Array]) -> dict[str, jax.Array]:
+    """Stage-1 outputs from the products ``C @ F_block`` (fixed rater weights): the family record's own."""
+    return prep.family.from_products(G, prep.nr, prep.ks)  # type: ignore[misc]
 
 
 def _pad_weights(x: np.ndarray, width: int | None, extra_rows: int) -> jax.Array:

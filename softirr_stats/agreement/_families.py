@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from softirr_stats._jax import namespace
 from softirr_stats.agreement._sampling import sample_per_rater, sample_pooled, sample_values
 
 __all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics", "Indicator", "count_labels",
-           "pair_sums_from_counts"]
+           "count_table", "pair_sums_from_counts"]
 
 
 @dataclass(frozen=True)
@@ -39,16 +40,15 @@ class ItemBasics:
     rating_item: np.ndarray  # (M,) int64
     rating_rater: np.ndarray  # (M,)
     rating_s: np.ndarray  # (M,) support code
-    counts: np.ndarray | None = None  # (n, ks) label counts, when already made
+    counts: "np.ndarray | Indicator | None" = None  # (n, ks) label counts, when already made
     max_dense: int = 40_000_000  # entries a dense feature block may have (float64: 320 MB)
 
-    def label_counts(self) -> np.ndarray | None:
-        """Per-item label counts ``N`` (n x ks); None where that table exceeds ``max_dense``."""
+    def label_counts(self) -> "np.ndarray | Indicator":
+        """Per-item label counts ``N`` (n x ks): dense, or its non-zeros (an :class:`Indicator`
+        with values) where the dense table would exceed ``max_dense`` entries."""
         if self.counts is not None:
             return self.counts
-        if self.n * self.ks > self.max_dense:
-            return None
-        return count_labels(self.rating_item, self.rating_s, self.n, self.ks)
+        return count_table(self.rating_item, self.rating_s, self.n, self.ks, self.max_dense)
 
     @property
     def ok(self) -> np.ndarray:
@@ -71,7 +71,71 @@ def count_labels(rating_item: np.ndarray, rating_s: np.ndarray, n: int, ks: int)
     return np.bincount(key, minlength=n * ks).reshape(n, ks)
 
 
-def pair_sums_from_counts(N: np.ndarray, S: "np.ndarray | None") -> np.ndarray:
+#: Keys (items x labels) one ``bincount`` of the sparse count table covers (int64: 16 MiB, cache-sized).
+_BLOCK_KEYS = 2**21
+
+
+def count_table(rating_item: np.ndarray, rating_s: np.ndarray, n: int, ks: int,
+                max_dense: int = 40_000_000) -> "np.ndarray | Indicator":
+    """Per-item label counts ``N`` (n x ks): a dense int64 table up to ``max_dense`` entries,
+    else its non-zeros as an :class:`Indicator` with values (sorted by item, then label), made
+    by one ``bincount`` over the rating keys per cache-sized block of items (sparse when labels
+    are many; in rating order, so sorted by item when the ratings are).
+
+    Examples
+    --------
+    >>> item, lab = np.array([0, 0, 0, 1, 1]), np.array([0, 0, 1, 1, 1])
+    >>> count_table(item, lab, 2, 2).tolist()
+    [[2, 1], [0, 2]]
+    >>> T = count_table(item, lab, 2, 2, max_dense=1)
+    >>> T.rows.tolist(), T.cols.tolist(), T.values.tolist(), T.dense().tolist()
+    ([0, 0, 1], [0, 1, 1], [2.0, 1.0, 2.0], [[2.0, 1.0], [0.0, 2.0]])
+    >>> count_table(item, np.array([1, 0, 1, 1, 1]), 2, 2, max_dense=1).values.tolist()  # any order within an item
+    [1.0, 2.0, 2.0]
+    """
+    if n * ks <= max_dense:
+        return count_labels(rating_item, rating_s, n, ks)
+    item = np.asarray(rating_item)
+    key = item.astype(np.int64) * ks + np.asarray(rating_s, dtype=np.int64)
+    if bool(np.all(item[1:] >= item[:-1])):  # ratings sorted by item (as the design lists them)
+        # one bincount per block of items over a cache-sized key range (no n x ks table at all)
+        per = max(1, _BLOCK_KEYS // ks)
+        bounds = np.searchsorted(item, np.arange(0, n + per, per))
+        first = np.empty(len(key), dtype=bool)
+        counts = np.empty(len(key), dtype=np.int64)
+        last = np.empty(per * ks, dtype=np.int64)
+        for j, i0 in enumerate(range(0, n, per)):
+            lo, hi = bounds[j], bounds[j + 1]
+            k = key[lo:hi] - i0 * ks
+            counts[lo:hi] = np.bincount(k, minlength=min(per, n - i0) * ks)[k]
+            at = np.arange(hi - lo)
+            last[k] = at  # the last rating of each (item, label) keeps it: one entry per cell
+            first[lo:hi] = last[k] == at
+        nz, vals = key[first], counts[first]
+    else:
+        nz, vals = np.unique(key, return_counts=True)
+    rows = nz // ks
+    return Indicator(rows=rows, cols=nz - rows * ks, n=n, width=ks, values=vals.astype(np.float64), unique=True)
+
+
+def _sparse_pair_sums(N: "Indicator", S: "np.ndarray | None", block: int = 1 << 16) -> np.ndarray:
+    """:func:`pair_sums_from_counts` for a sparse count table (blocks of items, dense within a block)."""
+    v = N.values
+    if S is None:  # exact in integers
+        return np.bincount(N.rows, weights=v * (v - 1.0), minlength=N.n) / 2.0
+    out = np.empty(N.n)
+    bounds = np.searchsorted(N.rows, np.arange(0, N.n + block, block))
+    diag = np.diag(S)
+    for j, i0 in enumerate(range(0, N.n, block)):  # blocks of items bound the dense work array
+        lo, hi = bounds[j], bounds[j + 1]
+        m = min(block, N.n - i0)
+        Nf = np.bincount((N.rows[lo:hi] - i0) * N.width + N.cols[lo:hi], weights=v[lo:hi],
+                         minlength=m * N.width).reshape(m, N.width)
+        out[i0:i0 + m] = (np.einsum("ik,ik->i", Nf @ S, Nf) - Nf @ diag) / 2.0
+    return out
+
+
+def pair_sums_from_counts(N: "np.ndarray | Indicator", S: "np.ndarray | None") -> np.ndarray:
     """Per item, the sum of ``S[a, b]`` over its unordered within-item pairs of ratings, from
     its label counts ``N_i`` (no pair list): ``(N_i^T S N_i - sum_k N_ik S_kk) / 2`` for a
     symmetric S over the support; S None is the identity, where this is ``sum_k N_ik (N_ik - 1) / 2``.
@@ -84,6 +148,8 @@ def pair_sums_from_counts(N: np.ndarray, S: "np.ndarray | None") -> np.ndarray:
     >>> pair_sums_from_counts(N, np.array([[1.0, 0.5], [0.5, 1.0]])).tolist()
     [2.0, 1.0]
     """
+    if isinstance(N, Indicator):
+        return _sparse_pair_sums(N, S)
     if S is None:  # exact in integers
         return (np.einsum("ik,ik->i", N, N) - N.sum(axis=1)) / 2.0
     Nf = N.astype(np.float64)
@@ -92,8 +158,9 @@ def pair_sums_from_counts(N: np.ndarray, S: "np.ndarray | None") -> np.ndarray:
 
 @dataclass(frozen=True)
 class Indicator:
-    """A sparse 0/1 feature block, ``F[rows[j], cols[j]] += 1`` (``n x width``), kept as its
-    non-zeros: one label per rating, e.g. per-rater label counts (items x raters x labels).
+    """A sparse feature block, ``F[rows[j], cols[j]] += values[j]`` (``n x width``; values 1
+    when None), kept as its non-zeros: one label per rating, e.g. per-rater label counts (items
+    x raters x labels), or a sparse per-item label-count table.
 
     Examples
     --------
@@ -106,21 +173,39 @@ class Indicator:
     cols: np.ndarray  # (M,) column of each non-zero
     n: int
     width: int
+    values: np.ndarray | None = None  # (M,) float64 value of each non-zero; None: all 1
+    unique: bool = False  # True: no (row, col) occurs twice (a scatter may assign instead of add)
 
     @property
     def shape(self) -> tuple[int, int]:
         return (self.n, self.width)
 
-    def dense(self) -> np.ndarray:
-        """The block as a dense float64 array (n x width)."""
+    @property
+    def nnz(self) -> int:
+        return len(self.rows)
+
+    def scaled(self, factor: np.ndarray) -> "Indicator":
+        """The block with row ``i`` multiplied by ``factor[i]`` (same non-zeros)."""
+        v = factor[self.rows] if self.values is None else self.values * factor[self.rows]
+        return Indicator(rows=self.rows, cols=self.cols, n=self.n, width=self.width, values=v, unique=self.unique)
+
+    def dense(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The block as a dense float64 array (n x width), written into ``out`` when given."""
         key = self.rows * self.width + self.cols
-        return np.bincount(key, minlength=self.n * self.width).astype(np.float64).reshape(self.n, self.width)
+        full = np.bincount(key, weights=self.values, minlength=self.n * self.width).reshape(self.n, self.width)
+        if out is None:
+            return full.astype(np.float64, copy=False)
+        out[...] = full
+        return out
 
     def times(self, C: np.ndarray) -> np.ndarray:
         """``C @ F`` for item weights C (B x n): one ``bincount`` over B x M entries."""
         b = C.shape[0]
+        w = C[:, self.rows] if self.values is None else C[:, self.rows] * self.values
+        if b == 1:
+            return np.bincount(self.cols, weights=w[0], minlength=self.width)[None, :]
         key = (np.arange(b)[:, None] * self.width + self.cols[None, :]).ravel()
-        return np.bincount(key, weights=C[:, self.rows].ravel(), minlength=b * self.width).reshape(b, self.width)
+        return np.bincount(key, weights=w.ravel(), minlength=b * self.width).reshape(b, self.width)
 
 
 Features = list[tuple[str, "np.ndarray | Indicator"]] | None  # None: the blocks would be too large
@@ -130,16 +215,24 @@ def _features_observed(b: ItemBasics) -> Features:
     return [("pa_num", b.pa_i), ("pa_den", b.ok.astype(np.float64))]
 
 
+def _row_scaled(N: "np.ndarray | Indicator", factor: np.ndarray) -> "np.ndarray | Indicator":
+    return N.scaled(factor) if isinstance(N, Indicator) else N * factor[:, None]
+
+
 def _features_pooled(b: ItemBasics) -> Features:
     N = b.label_counts()
-    if N is None:
-        return None
-    pi = N / np.where(b.r > 0, b.r, 1.0)[:, None]
+    if isinstance(N, Indicator):
+        r = np.where(b.r > 0, b.r, 1.0)  # divided, as the dense block is (bit-for-bit the same entries)
+        pi: "np.ndarray | Indicator" = Indicator(rows=N.rows, cols=N.cols, n=N.n, width=N.width,
+                                                 values=N.values / r[N.rows], unique=N.unique)
+    else:
+        pi = N / np.where(b.r > 0, b.r, 1.0)[:, None]
     return _features_observed(b) + [("pi_num", pi), ("pi_den", (b.r > 0).astype(np.float64))]
 
 
 def _features_per_rater(b: ItemBasics) -> Features:
-    counts = Indicator(rows=b.rating_item, cols=b.rating_rater * b.ks + b.rating_s, n=b.n, width=b.nr * b.ks)
+    counts = Indicator(rows=b.rating_item, cols=b.rating_rater * b.ks + b.rating_s, n=b.n, width=b.nr * b.ks,
+                       unique=True)  # one rating per (item, rater)
     return _features_observed(b) + [("counts", counts)]
 
 
@@ -147,11 +240,33 @@ def _features_alpha(b: ItemBasics) -> Features:
     ok = b.ok
     safe = np.where(ok, b.pair_count, 1.0)
     d_sum = b.pair_count - b.pair_sum  # sum of pair distances 1 - s
-    N = b.label_counts()
-    if N is None:
-        return None
-    nk = N * ok[:, None].astype(np.float64)
+    nk = _row_scaled(b.label_counts(), ok.astype(np.float64))
     return [("N", b.r * ok), ("do_num", np.where(ok, b.r * d_sum / safe, 0.0)), ("nk", nk)]
+
+
+# Stage 1 from the matrix products G[name] = C @ F[name] (B rows), in the namespace of G: the
+# same quantities the family's segment-sum stage-1 kernel computes with unit rater weights
+# (tests/test_scale.py pins them equal on every family and route).
+
+
+def _products_observed(G: dict[str, Any], nr: int, ks: int) -> dict[str, Any]:
+    return {"pa": G["pa_num"][:, 0] / G["pa_den"][:, 0]}
+
+
+def _products_pooled(G: dict[str, Any], nr: int, ks: int) -> dict[str, Any]:
+    return {**_products_observed(G, nr, ks), "pi": G["pi_num"] / G["pi_den"]}
+
+
+def _products_per_rater(G: dict[str, Any], nr: int, ks: int) -> dict[str, Any]:
+    counts = G["counts"].reshape(G["counts"].shape[0], nr, ks)
+    xp = namespace(counts)
+    tot = counts.sum(axis=-1)
+    return {**_products_observed(G, nr, ks), "q": counts / xp.where(tot > 0, tot, 1.0)[..., None],
+            "rv": (tot > 0).astype(counts.dtype)}
+
+
+def _products_alpha(G: dict[str, Any], nr: int, ks: int) -> dict[str, Any]:
+    return {"N": G["N"][:, 0], "do_num": G["do_num"][:, 0], "nk": G["nk"]}
 
 
 def _resolve(fn: "str | Callable[..., Any]", module: str) -> Callable[..., Any]:
@@ -177,6 +292,9 @@ class ChanceFamily:
     features : callable or None
         Per-item features for the ``C @ F`` fast path of fixed-rater-weight batches: named
         blocks (dense arrays or :class:`Indicator`), or None where they would be too large.
+    from_products : callable or None
+        The stage-1 outputs from the products ``G[name] = C @ F[name]`` of those blocks,
+        ``from_products(G, nr, ks)`` (any array namespace); set with ``features``.
     terms : str, callable or None
         The linearised per-item terms of the analytic variance (or its name in ``_linearised.py``).
     no_analytic : str
@@ -186,6 +304,13 @@ class ChanceFamily:
         estimate (``judgments=``), or its name in ``_ppi_terms.py``; None: not supported.
     width : callable
         Floats per replicate the family's stage-1 outputs hold, ``width(ks, nr, n_groups)``.
+    rater_order : bool
+        Whether chance depends on which rater gave which label (each rater's own distribution), so
+        an asymmetric ``weights=`` matrix can be used as given (Cohen, Conger).
+    null_variance : str or None
+        The published variance under H0 (coefficient = 0) the family has, for ``result.p_value``:
+        ``"fleiss_cohen_everitt"`` (two raters, Fleiss, Cohen & Everitt 1969), ``"fleiss_nee_landis"``
+        (equal ratings per item, Fleiss, Nee & Landis 1979), or None (irrCAC's convention).
 
     Examples
     --------
@@ -201,10 +326,18 @@ class ChanceFamily:
     width: Callable[[int, int, int], int]
     sampler: Callable[..., Any] | None = None
     features: Callable[[ItemBasics], Features] | None = None
+    from_products: Callable[[dict[str, Any], int, int], dict[str, Any]] | None = None
     terms: "str | Callable[..., Any] | None" = None
     no_analytic: str = ""
     description: str = ""
     judged: "str | Any | None" = None  # judged-pair term weights (prediction-powered); name in _ppi_terms
+    rater_order: bool = False
+    null_variance: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.features is None) != (self.from_products is None):
+            raise ValueError(f"ChanceFamily {self.name!r}: features and from_products come together (the "
+                             "matrix-product blocks and the stage 1 read from their products)")
 
     def __repr__(self) -> str:
         return f"ChanceFamily({self.name!r})"
@@ -218,6 +351,11 @@ class ChanceFamily:
         None where it takes no ``judgments=``."""
         return None if self.judged is None else _resolve(self.judged, "softirr_stats.agreement._ppi_terms")
 
+    @property
+    def supports_analytic(self) -> bool:
+        """Whether the family has linearised terms (an analytic variance)."""
+        return self.terms is not None
+
     def terms_function(self) -> Callable[..., Any] | None:
         """The linearised-terms function, or None where no analytic variance exists."""
         return None if self.terms is None else _resolve(self.terms, "softirr_stats.agreement._linearised")
@@ -225,28 +363,27 @@ class ChanceFamily:
 
 FAMILIES: dict[str, ChanceFamily] = {f.name: f for f in (
     ChanceFamily("percent", "stage1_observed", "finish_percent", "none", lambda ks, nr, g: 1,
-                 features=_features_observed, terms="terms_percent",
+                 features=_features_observed, from_products=_products_observed, terms="terms_percent",
                  description="mean within-item agreement, no chance correction"),
     ChanceFamily("pooled", "stage1_pooled", "finish_pooled", "support", lambda ks, nr, g: 2 + ks,
-                 sampler=sample_pooled, features=_features_pooled, terms="terms_pooled",
-                 judged="POOLED",
+                 sampler=sample_pooled, features=_features_pooled, from_products=_products_pooled,
+                 terms="terms_pooled", judged="POOLED",
+                 null_variance="fleiss_nee_landis",
                  description="chance from the label distribution pooled over raters (Scott, Fleiss)"),
     ChanceFamily("per_rater", "stage1_per_rater", "finish_per_rater", "support",
                  lambda ks, nr, g: 2 + 4 * nr * ks, sampler=sample_per_rater, features=_features_per_rater,
-                 terms="terms_per_rater",
-                 judged="PER_RATER",
+                 from_products=_products_per_rater, terms="terms_per_rater", judged="PER_RATER",
+                 rater_order=True, null_variance="fleiss_cohen_everitt",
                  description="chance from each rater's own label distribution (Cohen, Conger)"),
     ChanceFamily("ac1", "stage1_pooled", "finish_ac1", "categories", lambda ks, nr, g: 2 + ks,
-                 features=_features_pooled, terms="terms_ac1",
-                 judged="AC1",
+                 features=_features_pooled, from_products=_products_pooled, terms="terms_ac1", judged="AC1",
                  description="Gwet's chance T_w / (q (q - 1)) sum_k pi_k (1 - pi_k)"),
     ChanceFamily("bp", "stage1_observed", "finish_bp", "categories", lambda ks, nr, g: 1,
-                 features=_features_observed, terms="terms_bp",
-                 judged="BP",
+                 features=_features_observed, from_products=_products_observed, terms="terms_bp", judged="BP",
                  description="uniform chance T_w / q^2 (Brennan-Prediger, PABAK)"),
     ChanceFamily("alpha", "stage1_alpha", "finish_alpha", "support", lambda ks, nr, g: 2 + ks,
-                 sampler=sample_values, features=_features_alpha, terms="terms_alpha",
-                 judged="ALPHA",
+                 sampler=sample_values, features=_features_alpha, from_products=_products_alpha,
+                 terms="terms_alpha", judged="ALPHA",
                  description="Krippendorff's D_o / D_e over pairable values, distance 1 - s"),
     ChanceFamily("alpha_ordinal", "stage1_alpha_ordinal", "finish_alpha_ordinal", "metric",
                  lambda ks, nr, g: 3 + ks * (ks + 1),

@@ -462,9 +462,8 @@ class Annotations:
         raters = list(range(r)) if raters is None else list(raters)
         if len(items) != n or len(raters) != r:
             raise ValueError(f"items/raters must have lengths {n}/{r}; got {len(items)}/{len(raters)}")
-        ii, jj = np.indices((n, r))
-        return cls._from_cells(ii.ravel(), jj.ravel(), cells.ravel(), items, raters, categories,
-                               normalize=normalize)
+        # the cells in row-major order: their positions are the flat index (no index arrays)
+        return cls._from_cells(None, None, cells.ravel(), items, raters, categories, normalize=normalize)
 
     @classmethod
     def from_multilabel(
@@ -528,8 +527,8 @@ class Annotations:
     @classmethod
     def _from_cells(
         cls,
-        item_idx: np.ndarray,
-        rater_idx: np.ndarray,
+        item_idx: np.ndarray | None,
+        rater_idx: np.ndarray | None,
         labels: list,
         items: Sequence[Any],
         raters: Sequence[Any],
@@ -582,7 +581,10 @@ class Annotations:
         lookup = {v: k for k, v in enumerate(vocabulary)}
         code_of_unique = np.array([lookup[v] for v in norm_uniques], dtype=np.int32)
         codes = np.full((len(items), len(raters)), -1, dtype=np.int32)
-        codes[np.asarray(item_idx)[present], np.asarray(rater_idx)[present]] = code_of_unique[codes_u]
+        if item_idx is None:  # a wide table: cell j of the labels is codes.flat[j]
+            codes.reshape(-1)[present] = code_of_unique[codes_u]
+        else:
+            codes[np.asarray(item_idx)[present], np.asarray(rater_idx)[present]] = code_of_unique[codes_u]
         return cls(codes, vocabulary, items=items, raters=raters, kind=kind,  # type: ignore[arg-type]
                    categories=None if categories is None else vocabulary)
 

@@ -98,7 +98,7 @@ def check_supported(prep: Prepared) -> None:
     """Raise a ValueError (pointing to the bootstrap) where no analytic variance exists."""
     if prep.family.terms is None:
         raise ValueError(prep.family.no_analytic + "; " + _BOOTSTRAP_HINT)
-    if prep.family.name == "per_rater" and getattr(prep.sim, "asymmetric", False) and not _two_complete(prep):
+    if prep.family.rater_order and getattr(prep.sim, "asymmetric", False) and not _two_complete(prep):
         raise ValueError("no analytic variance is implemented for Conger's kappa with an asymmetric weights= "
                          "matrix (used as given) beyond two raters rating every item; " + _BOOTSTRAP_HINT)
     if prep.chance_pairs is not None:
@@ -145,7 +145,7 @@ def _as_given_cohen_terms(prep: Prepared) -> Terms:
 def analytic_terms(prep: Prepared) -> Terms:
     """Linearised per-item terms of the prepared coefficient (raises where none exist)."""
     check_supported(prep)
-    if prep.family.name == "per_rater" and getattr(prep.sim, "asymmetric", False):
+    if prep.family.rater_order and getattr(prep.sim, "asymmetric", False):
         return _as_given_cohen_terms(prep)
     return linearised_terms(prep)
 
@@ -287,12 +287,12 @@ def null_variance(prep: Prepared, coefficient: str) -> tuple[float, str] | None:
     (0.2, 'Fleiss, Cohen & Everitt (1969)')
     """
     d = prep.design
-    fam = prep.family.name
+    h0 = prep.family.null_variance
     n = d.n_items
     if n < 2 or len(prep.support) > _H0_MAX_LABELS or prep.chance_pairs is not None:
         return None
     r = d.r_i
-    if fam == "per_rater" and d.n_raters == 2 and bool(np.all(r == 2)):
+    if h0 == "fleiss_cohen_everitt" and d.n_raters == 2 and bool(np.all(r == 2)):
         rs = np.asarray(prep.rating_s)
         rater = np.asarray(d.rating_rater)
         item = np.asarray(d.rating_item)
@@ -311,7 +311,7 @@ def null_variance(prep: Prepared, coefficient: str) -> tuple[float, str] | None:
         w2 = p1 @ W
         core = float(np.sum(np.outer(p1, p2) * (W - (w1[:, None] + w2[None, :])) ** 2)) - pe**2
         return core / (n * (1.0 - pe) ** 2), "Fleiss, Cohen & Everitt (1969)"
-    if (fam == "pooled" and coefficient in ("fleiss_kappa", "scott_pi") and prep.sim.is_identity
+    if (h0 == "fleiss_nee_landis" and coefficient in ("fleiss_kappa", "scott_pi") and prep.sim.is_identity
             and r.size and bool(np.all(r == r[0])) and r[0] >= 2):
         m = int(r[0])
         p = np.bincount(np.asarray(prep.rating_s), minlength=len(prep.support)) / (n * m)

@@ -6,19 +6,24 @@ self-pairs of a duplicated rater), cluster counts mapped to their items (``clust
 Dirichlet weights (``bayesian``, Rubin 1981). Replicates are evaluated by the same vmapped
 kernel as the point estimate. Random numbers come from NumPy's SFC64, one generator per
 fixed block of replicates keyed by (seed, stream, block), so a replicate does not depend on
-the chunking or on the backend.
+the chunking or on the backend. Each design is one :class:`BootstrapDesign` record of
+:data:`BOOTSTRAP_DESIGNS` (name, unit, weight sampler, jackknife, requirements): a new design
+is one record.
 """
 
 import math
+import os
+import sys
+import time
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from softirr_stats._batching import rows_per_chunk
-from softirr_stats._validation import check_choice, check_level, check_positive_int
+from softirr_stats._batching import check_memory, rows_per_chunk
+from softirr_stats._validation import SoftIRRWarning, check_choice, check_level, check_positive_int
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, Statistic
 from softirr_stats.uncertainty._intervals import (
     INTERVAL_METHODS,
@@ -27,10 +32,10 @@ from softirr_stats.uncertainty._intervals import (
     percentile_interval,
 )
 
-__all__ = ["Bootstrap", "DESIGNS", "attach_bootstrap", "bootstrap_replicates", "draw_weights", "jackknife_values",
-           "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
+__all__ = ["Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
+           "bootstrap_replicates", "draw_weights", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
 
-DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian", "judged")
+DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian", "judged")  # the built-in records' names
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,13 @@ class Bootstrap:
     strata : mapping item -> stratum, or a sequence aligned with ``ann.items``; items
         (or clusters) are resampled within strata (``items``, ``cluster``, ``bayesian``).
     chunk_size : int, optional
-        Replicates per vmapped chunk (default: sized to about 256 MiB of work arrays).
+        Replicates per vmapped chunk (default: sized to about 128 MiB of work arrays; capped at ``n``).
+    progress : bool, optional
+        Progress bar for a bootstrap estimated to take longer than :data:`BOOTSTRAP_BUDGET_SECONDS`
+        (None: on a terminal only). Before the replicates are drawn, their memory is estimated
+        and a request above the memory available is refused with the estimate; after the first
+        chunk the total time is estimated, and a :class:`BootstrapCostWarning`
+        gives it when it is above the budget.
 
     Examples
     --------
@@ -73,25 +84,41 @@ class Bootstrap:
     cluster: Any = None
     strata: Any = None
     chunk_size: int | None = None
+    progress: bool | None = None
 
     def __post_init__(self) -> None:
         check_positive_int(self.n, "n", minimum=2)
-        check_seed(self.seed)
+        object.__setattr__(self, "n", int(self.n))  # NumPy integers become Python ints (no overflow later)
+        object.__setattr__(self, "seed", check_seed(self.seed))
         if self.chunk_size is not None:
             check_positive_int(self.chunk_size, "chunk_size", minimum=1)
-        check_choice("design", self.design, DESIGNS)
+            object.__setattr__(self, "chunk_size", min(int(self.chunk_size), self.n))  # never more rows than n
+        check_choice("design", self.design, tuple(BOOTSTRAP_DESIGNS))
         check_choice("method", self.method, INTERVAL_METHODS)
         check_level(self.level)
-        if self.design == "cluster" and self.cluster is None:
-            raise ValueError("design='cluster' needs cluster= (each item's cluster)")
-        if self.design != "cluster" and self.cluster is not None:
+        rec = BOOTSTRAP_DESIGNS[self.design]
+        for name in rec.needs:
+            if getattr(self, name) is None:
+                raise ValueError(f"design={self.design!r} needs {name}= ({_NEEDS_HELP.get(name, name)})")
+        if "cluster" not in rec.needs and self.cluster is not None:
             raise ValueError(f"cluster= is only used with design='cluster'; got design={self.design!r}")
-        if self.strata is not None and self.design in ("raters", "items+raters", "judged"):
-            raise ValueError("strata= applies to the items, cluster and bayesian designs")
+        if self.strata is not None and not rec.strata:
+            with_strata = ", ".join(n for n, r in BOOTSTRAP_DESIGNS.items() if r.strata)
+            raise ValueError(f"strata= applies to the {with_strata} designs; got design={self.design!r}")
 
     @property
     def label(self) -> str:
         return f"bootstrap-{self.method}"
+
+
+class BootstrapCostWarning(SoftIRRWarning):
+    """A bootstrap is estimated to take longer than :data:`BOOTSTRAP_BUDGET_SECONDS` (the estimate and what to do).
+
+    Examples
+    --------
+    >>> issubclass(BootstrapCostWarning, UserWarning)
+    True
+    """
 
 
 #: Largest seed accepted (``jax.random.key`` takes a 64-bit integer).
@@ -117,14 +144,15 @@ def check_design(cfg: "Bootstrap", unit_strata: np.ndarray | None, n_units: int,
     replicate, so it contributes no sampling variability and the interval collapses
     towards a point; resampling two raters only ever repeats the one rater pair.
     """
-    if cfg.design in ("raters", "items+raters") and n_raters < MIN_RATERS_RESAMPLED:
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    if rec.resamples_raters and n_raters < MIN_RATERS_RESAMPLED:
         raise ValueError(
             f"Bootstrap(design={cfg.design!r}) resamples raters and needs at least {MIN_RATERS_RESAMPLED}; "
             f"got {n_raters}: every replicate would repeat the one rater pair or pair a rater with itself "
             f"(no variability). Use design='items' (raters fixed) or 'cluster'")
-    if cfg.design == "raters":
+    if rec.unit == "raters":  # items fixed: nothing else to check
         return
-    unit = "clusters" if cfg.design == "cluster" else "items"
+    unit = "clusters" if rec.unit == "clusters" else "items"
     sizes = np.bincount(unit_strata) if unit_strata is not None else np.array([n_units])
     sizes = sizes[sizes > 0]
     if (sizes < 2).any():
@@ -165,6 +193,11 @@ def _block_rng(seed: int, salt: int, block: int) -> np.random.Generator:
     return np.random.Generator(np.random.SFC64(np.random.SeedSequence((seed % 2**64, salt, block))))
 
 
+#: Units from which multinomial counts are made one replicate row at a time (a cache-sized
+#: ``bincount`` each) instead of one ``bincount`` over the whole block (fewer calls: small data).
+_ROW_BINCOUNT_UNITS = 1 << 15
+
+
 def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt: int) -> Any:
     """Vectorised unit weights: returns f(seed, start, stop) -> (stop - start, n_units) float64.
 
@@ -173,13 +206,13 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
     stratum size (``bayesian``, Rubin 1981). Work is vectorised over a block of replicates.
     """
     st = np.zeros(n_units, dtype=np.int64) if strata is None else np.asarray(strata, dtype=np.int64)
-    order = np.argsort(st, kind="stable")
+    order = np.arange(n_units) if strata is None else np.argsort(st, kind="stable")  # no sort without strata
     sorted_st = st[order]
     size = np.bincount(sorted_st)
     first = np.concatenate([[0], np.cumsum(size)[:-1]])
-    inv = np.argsort(order)
+    identity = strata is None or bool((order == np.arange(n_units)).all())
+    inv = order if identity else np.argsort(order)
     n_strata = len(size)
-    identity = bool((order == np.arange(n_units)).all())
     k = REPLICATE_BLOCK
     offsets = (np.arange(k) * n_units)[:, None]
 
@@ -196,6 +229,10 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
             else:
                 u = rng.random((k, n_units))
                 pick = first[sorted_st] + np.minimum((u * size[sorted_st]).astype(np.int64), size[sorted_st] - 1)
+            if identity and n_units >= _ROW_BINCOUNT_UNITS:  # one bincount per replicate row (cache-sized)
+                for row in range(k):
+                    out[row] = np.bincount(pick[row], minlength=n_units)
+                return
             pick += offsets
             w = np.bincount(pick.ravel(), minlength=k * n_units).reshape(k, n_units)
         out[:] = w if identity else w[:, inv]
@@ -208,6 +245,149 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
         return out[start - j0 * k: stop - j0 * k]
 
     return draw
+
+
+_NEEDS_HELP = {"cluster": "each item's cluster"}
+
+#: Salts of the replicate streams: item (or cluster) weights, rater weights, chance-pair weights.
+_ITEM_STREAM, _RATER_STREAM, _CHANCE_STREAM = 1, 2, 3
+
+Weights = tuple[Any, Any]  # (C (B, n_items) or None, V (B, n_raters) or None)
+
+
+@dataclass(frozen=True)
+class BootstrapDesign:
+    """One bootstrap design: what is resampled and how its weights are drawn.
+
+    Adding a design is adding one record to :data:`BOOTSTRAP_DESIGNS` (and removing it removes it).
+
+    Attributes
+    ----------
+    name : str
+        The ``Bootstrap(design=...)`` name.
+    unit : str
+        What is resampled (for messages), e.g. ``"items"``.
+    draw : callable
+        ``draw(stat, cfg, strata, start, stop) -> (C, V)``: item weights (rows, n_items) or None and
+        rater weights (rows, n_raters) or None for replicates ``start .. stop - 1``; replicate b must
+        depend on (seed, b) only (use :func:`unit_weights`).
+    jackknife : callable or None
+        ``jackknife(cfg, items, n_items, n_raters)`` yielding blocks of leave-one-unit-out ``(C, V)``
+        (BCa); None: BCa is not available for the design.
+    resamples_raters : bool
+        Rater weights vary (needs at least :data:`MIN_RATERS_RESAMPLED` raters, and a statistic
+        whose raters may be resampled).
+    needs : tuple of str
+        ``Bootstrap`` fields the design requires (e.g. ``("cluster",)``).
+    strata : bool
+        Whether ``strata=`` applies.
+    description : str
+
+    Examples
+    --------
+    >>> BOOTSTRAP_DESIGNS["cluster"].needs, BOOTSTRAP_DESIGNS["raters"].resamples_raters
+    (('cluster',), True)
+    """
+
+    name: str
+    unit: str
+    draw: Callable[..., Weights]
+    jackknife: Callable[..., Iterator[Weights]] | None
+    resamples_raters: bool = False
+    needs: tuple[str, ...] = ()
+    strata: bool = True
+    description: str = ""
+
+
+def unit_weights(n_units: int, cfg: "Bootstrap", start: int, stop: int, *, strata: np.ndarray | None = None,
+                 bayesian: bool = False, stream: int = _ITEM_STREAM) -> np.ndarray:
+    """Multinomial (or Dirichlet, ``bayesian``) weights of ``n_units`` units for replicates
+    ``start .. stop - 1`` from the counter-based stream ``stream`` of ``cfg.seed``.
+
+    Examples
+    --------
+    >>> w = unit_weights(5, Bootstrap(n=4, seed=2), 0, 4)
+    >>> w.shape, w.sum(axis=1).tolist()
+    ((4, 5), [5.0, 5.0, 5.0, 5.0])
+    """
+    return _unit_sampler(n_units, strata, bayesian, stream)(cfg.seed, start, stop)
+
+
+def _draw_items(stat: Statistic, cfg: "Bootstrap", strata: np.ndarray | None, start: int, stop: int) -> Weights:
+    check_design(cfg, strata, stat.n_items, stat.n_raters)
+    return unit_weights(stat.n_items, cfg, start, stop, strata=strata), None
+
+
+def _draw_bayesian(stat: Statistic, cfg: "Bootstrap", strata: np.ndarray | None, start: int, stop: int) -> Weights:
+    check_design(cfg, strata, stat.n_items, stat.n_raters)
+    return unit_weights(stat.n_items, cfg, start, stop, strata=strata, bayesian=True), None
+
+
+def _draw_raters(stat: Statistic, cfg: "Bootstrap", strata: np.ndarray | None, start: int, stop: int) -> Weights:
+    check_design(cfg, strata, stat.n_items, stat.n_raters)
+    return None, unit_weights(stat.n_raters, cfg, start, stop, stream=_RATER_STREAM)
+
+
+def _draw_items_raters(stat: Statistic, cfg: "Bootstrap", strata: np.ndarray | None, start: int,
+                       stop: int) -> Weights:
+    C, _ = _draw_items(stat, cfg, strata, start, stop)
+    return C, unit_weights(stat.n_raters, cfg, start, stop, stream=_RATER_STREAM)
+
+
+def _draw_cluster(stat: Statistic, cfg: "Bootstrap", strata: np.ndarray | None, start: int, stop: int) -> Weights:
+    cl = per_item_codes(cfg.cluster, stat.items, "cluster")
+    n_cl = int(cl.max()) + 1
+    cl_strata = None
+    if strata is not None:
+        first = np.zeros(n_cl, dtype=np.int32)
+        first[cl] = strata
+        if (first[cl] != strata).any():
+            raise ValueError("strata must be constant within each cluster")
+        cl_strata = first
+    check_design(cfg, cl_strata, n_cl, stat.n_raters)
+    return unit_weights(n_cl, cfg, start, stop, strata=cl_strata)[:, cl], None
+
+
+def _draw_judged(stat: Statistic, cfg: "Bootstrap", strata: np.ndarray | None, start: int, stop: int) -> Weights:
+    """Items and raters fixed: the units are the statistic's judged draws (its pair weights W)."""
+    if not getattr(stat, "judged_pairs", False):
+        raise ValueError("Bootstrap(design='judged') resamples judged label pairs: it needs judgments= or judge=")
+    return None, None
+
+
+def _leave_items_out(cfg: "Bootstrap", items: tuple, n_items: int, n_raters: int) -> Iterator[Weights]:
+    for b0 in range(0, n_items, 1024):  # blocks of leave-one-out weight rows
+        rows = np.arange(b0, min(n_items, b0 + 1024))
+        C = np.ones((len(rows), n_items))
+        C[np.arange(len(rows)), rows] = 0.0
+        yield C, None
+
+
+def _leave_raters_out(cfg: "Bootstrap", items: tuple, n_items: int, n_raters: int) -> Iterator[Weights]:
+    yield None, 1.0 - np.eye(n_raters)
+
+
+def _leave_clusters_out(cfg: "Bootstrap", items: tuple, n_items: int, n_raters: int) -> Iterator[Weights]:
+    cl = per_item_codes(cfg.cluster, items, "cluster")
+    yield (cl[None, :] != np.arange(cl.max() + 1)[:, None]).astype(float), None
+
+
+#: The bootstrap designs, one record each (``Bootstrap(design=name)``).
+BOOTSTRAP_DESIGNS: dict[str, BootstrapDesign] = {d.name: d for d in (
+    BootstrapDesign("items", "items", _draw_items, _leave_items_out,
+                    description="multinomial item counts; raters fixed"),
+    BootstrapDesign("raters", "raters", _draw_raters, _leave_raters_out, resamples_raters=True, strata=False,
+                    description="multinomial rater counts; items fixed"),
+    BootstrapDesign("items+raters", "items and raters", _draw_items_raters, _leave_items_out,
+                    resamples_raters=True, strata=False,
+                    description="two-way bootstrap: product of item and rater weights"),
+    BootstrapDesign("cluster", "clusters", _draw_cluster, _leave_clusters_out, needs=("cluster",),
+                    description="multinomial cluster counts mapped to their items"),
+    BootstrapDesign("bayesian", "items", _draw_bayesian, _leave_items_out,
+                    description="Dirichlet(1) item weights (Rubin 1981)"),
+    BootstrapDesign("judged", "judged label pairs", _draw_judged, _leave_items_out, strata=False,
+                    description="judged label pairs of a prediction-powered estimate; items fixed"),
+)}
 
 
 def draw_weights(stat: Statistic, cfg: Bootstrap, start: int, stop: int,
@@ -241,31 +421,13 @@ def draw_weights(stat: Statistic, cfg: Bootstrap, start: int, stop: int,
     >>> bool((draw_weights(prep, Bootstrap(n=10, seed=1), 4, 6)[0] == C[4:6]).all())
     True
     """
-    if cfg.design == "judged" and not getattr(stat, "judged_pairs", False):  # the units are judged draws (W)
-        raise ValueError("Bootstrap(design='judged') resamples judged label pairs: it needs judgments= or judge=")
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
     stop = max(stop, start + (pad_to or 0))
     strata = None if cfg.strata is None else per_item_codes(cfg.strata, stat.items, "strata")
-    C = V = W = None
-    if cfg.design in ("raters", "items", "items+raters", "bayesian"):
-        check_design(cfg, strata, stat.n_items, stat.n_raters)
-    if cfg.design in ("items", "items+raters", "bayesian"):
-        C = _unit_sampler(stat.n_items, strata, cfg.design == "bayesian", 1)(cfg.seed, start, stop)
-    elif cfg.design == "cluster":
-        cl = per_item_codes(cfg.cluster, stat.items, "cluster")
-        n_cl = int(cl.max()) + 1
-        cl_strata = None
-        if strata is not None:
-            first = np.zeros(n_cl, dtype=np.int32)
-            first[cl] = strata
-            if (first[cl] != strata).any():
-                raise ValueError("strata must be constant within each cluster")
-            cl_strata = first
-        check_design(cfg, cl_strata, n_cl, stat.n_raters)
-        C = _unit_sampler(n_cl, cl_strata, False, 1)(cfg.seed, start, stop)[:, cl]
-    if cfg.design in ("raters", "items+raters"):
-        V = _unit_sampler(stat.n_raters, None, False, 2)(cfg.seed, start, stop)
+    C, V = rec.draw(stat, cfg, strata, start, stop)
+    W = None
     if stat.n_chance_pairs:
-        W = _unit_sampler(stat.n_chance_pairs, None, False, 3)(cfg.seed, start, stop)
+        W = unit_weights(stat.n_chance_pairs, cfg, start, stop, stream=_CHANCE_STREAM)
     return C, V, W
 
 
@@ -319,15 +481,83 @@ def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarra
     (['pa', 'pe', 'value'], (50,))
     """
     chunk = replicate_chunk(stat, cfg)
+    check_memory(bootstrap_memory(stat, cfg, chunk), f"Bootstrap(n={cfg.n}) on {stat.n_items} items",
+                 "Use a smaller n (2000 replicates give a 95% percentile interval to about 0.005 in "
+                 "coverage) or ci='analytic' where the coefficient has one.")
     parts: list[dict[str, np.ndarray]] = []
-    for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each evaluated as one batch
-        rows = min(cfg.n, b0 + chunk) - b0
-        C, V, W = draw_weights(stat, cfg, b0, b0 + rows, pad_to=chunk)
-        if C is None and V is None and W is None:
-            raise AssertionError("a design draws item, rater or pair weights")  # pragma: no cover
-        out = stat.evaluate(C, V, W)
-        parts.append({k: v[:rows] for k, v in out.items()})
+    bar = None
+    t0 = time.perf_counter()
+    try:
+        for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each evaluated as one batch
+            rows = min(cfg.n, b0 + chunk) - b0
+            C, V, W = draw_weights(stat, cfg, b0, b0 + rows, pad_to=chunk)
+            if C is None and V is None and W is None:
+                raise AssertionError("a design draws item, rater or pair weights")  # pragma: no cover
+            out = stat.evaluate(C, V, W)
+            parts.append({k: v[:rows] for k, v in out.items()})
+            if b0 == 0 and rows < cfg.n:  # the first chunk is the timing probe
+                bar = _warn_slow_bootstrap(cfg, rows, time.perf_counter() - t0)
+            if bar is not None:
+                bar.update(rows)
+    finally:
+        if bar is not None:
+            bar.close()
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+#: A bootstrap estimated (from its first chunk) to take longer than this warns with the
+#: estimate and shows a progress bar (on a terminal, or with ``Bootstrap(progress=True)``).
+BOOTSTRAP_BUDGET_SECONDS = 120.0
+
+
+def bootstrap_memory(stat: Statistic, cfg: Bootstrap, chunk: int) -> float:
+    """Estimated peak bytes of ``cfg`` beyond the prepared statistic: every replicate's outputs
+    (kept: value, observed, expected and the result's copy) plus one chunk of weights and the
+    generator's work arrays.
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> from softirr_stats.agreement import prepare, resolve_similarity
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"]])
+    >>> prep = prepare(ann, "pooled", resolve_similarity(ann))
+    >>> bootstrap_memory(prep, Bootstrap(n=10**9), 512) > 2**34
+    True
+    """
+    per_replicate = 8 * 5
+    units = stat.n_items + stat.n_raters + stat.n_chance_pairs
+    return float(cfg.n) * per_replicate + 4.0 * 8 * chunk * units
+
+
+def _warn_slow_bootstrap(cfg: Bootstrap, rows: int, seconds: float) -> Any:
+    """After the first chunk: warn (and return a tqdm bar) when the whole bootstrap would exceed the budget."""
+    total = seconds * cfg.n / max(rows, 1)
+    if total <= BOOTSTRAP_BUDGET_SECONDS:
+        return None
+    warnings.warn(f"Bootstrap(n={cfg.n}) is estimated to take about {_describe_seconds(total)} "
+                  f"({seconds / rows * 1e3:.3g} ms per replicate, measured on the first {rows}); use a smaller n "
+                  "(2000 is usually enough) or ci='analytic' where the coefficient has one", BootstrapCostWarning,
+                  stacklevel=5)
+    wanted = cfg.progress
+    if wanted is None:  # as every bar of the package: on a terminal, unless SOFTIRR_PROGRESS=0
+        wanted = os.environ.get("SOFTIRR_PROGRESS", "") != "0" and bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if not wanted:
+        return None
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=cfg.n, desc="bootstrap replicates", unit="rep", unit_scale=True, leave=False)
+    bar.update(rows)
+    return bar
+
+
+def _describe_seconds(s: float) -> str:
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    if s < 2 * 86400:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.0f} days"
 
 
 def leave_one_out_weights(cfg: Bootstrap, items: tuple, n_items: int, n_raters: int) -> Iterator[tuple[Any, Any]]:
@@ -354,18 +584,11 @@ def leave_one_out_weights(cfg: Bootstrap, items: tuple, n_items: int, n_raters: 
     >>> next(leave_one_out_weights(Bootstrap(n=50, design="raters"), ("i1", "i2"), 2, 3))[1].tolist()
     [[0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]]
     """
-    if cfg.design == "raters":
-        yield None, 1.0 - np.eye(n_raters)
-        return
-    if cfg.design == "cluster":
-        cl = per_item_codes(cfg.cluster, items, "cluster")
-        yield (cl[None, :] != np.arange(cl.max() + 1)[:, None]).astype(float), None
-        return
-    for b0 in range(0, n_items, 1024):  # blocks of leave-one-out weight rows
-        rows = np.arange(b0, min(n_items, b0 + 1024))
-        C = np.ones((len(rows), n_items))
-        C[np.arange(len(rows)), rows] = 0.0
-        yield C, None
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    if rec.jackknife is None:
+        raise ValueError(f"Bootstrap(design={cfg.design!r}) has no jackknife, so method='bca' is not available; "
+                         "use method='percentile' or 'basic'")
+    yield from rec.jackknife(cfg, items, n_items, n_raters)
 
 
 def jackknife_values(stat: Statistic, cfg: Bootstrap) -> np.ndarray:
@@ -548,7 +771,7 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
     >>> r.ci_method, r.details["bootstrap_n"], bool(r.ci_low <= r.value <= r.ci_high)
     ('bootstrap-percentile', 200, True)
     """
-    if not stat.rater_designs and cfg.design in ("raters", "items+raters"):
+    if not stat.rater_designs and BOOTSTRAP_DESIGNS[cfg.design].resamples_raters:
         raise ValueError(f"Bootstrap design {cfg.design!r} is not supported here: the statistic's raters cannot be "
                          "resampled; use design='items', 'cluster' or 'bayesian'")
     reps = bootstrap_replicates(stat, cfg)

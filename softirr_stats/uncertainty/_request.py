@@ -14,7 +14,8 @@ from softirr_stats.uncertainty._bootstrap import Bootstrap, attach_bootstrap
 __all__ = ["check_ci", "attach_interval"]
 
 
-def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "") -> "Analytic | Bootstrap | None":
+def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "",
+             no_analytic: str = "") -> "Analytic | Bootstrap | None":
     """Validate ``ci=``; ``"analytic"`` becomes ``Analytic()``.
 
     ``analytic=False``: the statistic has no analytic variance. ``rater_designs``: when not
@@ -28,6 +29,8 @@ def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "") -> "Ana
         Whether the statistic has an analytic variance.
     rater_designs : str
         Why raters cannot be resampled ('' when they can).
+    no_analytic : str
+        Why the statistic has no analytic variance (used in the message when ``analytic`` is False).
 
     Returns
     -------
@@ -48,6 +51,8 @@ def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "") -> "Ana
     if ci is None or isinstance(ci, Bootstrap):
         return ci
     if isinstance(ci, Analytic) or (isinstance(ci, str) and ci == "analytic"):
+        if not analytic and no_analytic:  # the statistic's own reason
+            raise ValueError(f"{no_analytic}; use ci=softirr_stats.Bootstrap(...) for an interval")
         if not analytic:
             raise ValueError(f"ci must be None or softirr_stats.Bootstrap(...) for this statistic (no analytic "
                              f"variance is implemented); got {ci!r}")
@@ -80,7 +85,7 @@ def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> Agreem
     'analytic'
     """
     why = "" if stat.rater_designs else getattr(stat, "no_rater_designs", "the statistic's raters cannot be resampled")
-    cfg = check_ci(ci, analytic=stat.supports_analytic, rater_designs=why)
+    cfg = check_ci(ci, analytic=stat.supports_analytic, rater_designs=why, no_analytic=getattr(stat, "no_analytic", ""))
     if cfg is None:
         return result
     if isinstance(cfg, Bootstrap):
