@@ -35,6 +35,7 @@ _EXPORTS = {
     "softirr_stats.data._io": ("read_annotations",),
     "softirr_stats.uncertainty._analytic": ("Analytic",),
     "softirr_stats.uncertainty._bootstrap": ("Bootstrap",),
+    "softirr_stats.uncertainty._few_units": ("FewUnitsWarning",),
     "softirr_stats.inference": ("annotator_agreement",),
 }
 __getattr__, __dir__, __all__ = attach(__name__, _EXPORTS, _SUBMODULES)
@@ -69,4 +70,4 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
     from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
     from softirr_stats.inference import annotator_agreement
-    from softirr_stats.uncertainty import Analytic, Bootstrap
+    from softirr_stats.uncertainty import Analytic, Bootstrap, FewUnitsWarning
