@@ -37,6 +37,7 @@ _EXPORTS = {
     "softirr_stats.uncertainty._analytic": ("Analytic",),
     "softirr_stats.uncertainty._bootstrap": ("Bootstrap",),
     "softirr_stats.uncertainty": ("Permutation",),
+    "softirr_stats.uncertainty._few_units": ("FewUnitsWarning",),
     "softirr_stats.inference": ("annotator_agreement",),
 }
 __getattr__, __dir__, __all__ = attach(__name__, _EXPORTS, _SUBMODULES)
@@ -71,5 +72,4 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
     from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
     from softirr_stats.inference import annotator_agreement
-    from softirr_stats.uncertainty import Analytic, Bootstrap
-    from softirr_stats.uncertainty import Permutation
+    from softirr_stats.uncertainty import Analytic, Bootstrap, FewUnitsWarning, Permutation

@@ -25,6 +25,7 @@ import numpy as np
 from softirr_stats._batching import check_memory, rows_per_chunk
 from softirr_stats._validation import SoftIRRWarning, check_choice, check_level, check_positive_int
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, Statistic
+from softirr_stats.uncertainty._few_units import FewUnitsWarning, check_few_units, few_units_correction, widen_interval
 from softirr_stats.uncertainty._intervals import (
     INTERVAL_METHODS,
     basic_interval,
@@ -69,6 +70,12 @@ class Bootstrap:
         and a request above the memory available is refused with the estimate; after the first
         chunk the total time is estimated, and a :class:`BootstrapCostWarning`
         gives it when it is above the budget.
+    few_units : {"t", "none"}
+        Small-sample correction for designs that resample raters or clusters (default ``"t"``):
+        the interval's distances from the estimate are widened by a Student-t factor with
+        ``U - 1`` degrees of freedom for ``U`` raters or clusters (only the rater share of the
+        variance for ``items+raters``). Below 8 raters or 10 clusters a ``FewUnitsWarning`` says
+        what the interval covers. See docs/coverage.md ("Few raters, few clusters").
 
     Examples
     --------
@@ -85,8 +92,10 @@ class Bootstrap:
     strata: Any = None
     chunk_size: int | None = None
     progress: bool | None = None
+    few_units: str = "t"
 
     def __post_init__(self) -> None:
+        check_few_units(self.few_units)
         check_positive_int(self.n, "n", minimum=2)
         object.__setattr__(self, "n", int(self.n))  # NumPy integers become Python ints (no overflow later)
         object.__setattr__(self, "seed", check_seed(self.seed))
@@ -622,7 +631,7 @@ def jackknife_values(stat: Statistic, cfg: Bootstrap) -> np.ndarray:
 
 
 def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstrap, jackknife: Any,
-                         notes: tuple[str, ...] = (), **details: Any) -> AgreementResult:
+                         notes: tuple[str, ...] = (), widen: float = 1.0, **details: Any) -> AgreementResult:
     """``result`` with the interval, SE and bookkeeping of bootstrap replicates ``reps``.
 
     ``jackknife`` is a zero-argument callable giving leave-one-out values (used by BCa only).
@@ -640,6 +649,9 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
         ``() -> ndarray`` of leave-one-out values (called for BCa only).
     notes : tuple of str
         Further warnings to record.
+    widen : float
+        Factor (>= 1) on the interval's distances from the estimate and on the SE (the few-units
+        correction, :func:`~softirr_stats.uncertainty._few_units.few_units_correction`).
     **details
         Further entries of ``details``.
 
@@ -668,6 +680,10 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
         lo, hi = basic_interval(reps, result.value, cfg.level)
     else:
         lo, hi, note = bca_interval(reps, result.value, jackknife(), cfg.level)
+    if widen != 1.0:
+        lo, hi = widen_interval(lo, hi, result.value, widen)
+        se *= widen
+        details["few_units_factor"] = widen
     lo, hi, clip = clip_to_range(lo, hi, result.coefficient, cfg.method)  # replicates may leave the range
     note = "; ".join(x for x in (note, clip) if x)
     warnings_ = list(result.warnings)
@@ -785,4 +801,9 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         if name in reps:
             lo, hi = percentile_interval(reps[name], cfg.level)
             details.update({f"{name}_replicates": reps[name], f"{name}_ci_low": lo, f"{name}_ci_high": hi})
-    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes, **details)
+    factor, few_note = few_units_correction(stat, cfg, reps["value"])
+    if few_note:
+        warnings.warn(f"{result.coefficient}: {few_note}", FewUnitsWarning, stacklevel=3)
+        notes = (*notes, few_note)
+    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
+                                widen=factor, **details)

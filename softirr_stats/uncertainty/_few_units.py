@@ -1,0 +1,161 @@
+"""Small-sample correction for bootstraps that resample few units (raters, or clusters of items).
+
+A bootstrap over ``U`` units estimates the between-unit variance by its plug-in value, which is
+``(U - 1) / U`` of the unbiased one, and the sampling distribution of a coefficient over few units
+has heavier tails than the bootstrap's. With 6 raters sampled from a population the
+``items+raters`` percentile interval covered 88.6% at the 95% level (500 simulated studies of 200
+items); with 15 clusters the ``cluster`` percentile interval covered 91.0% (docs/coverage.md,
+"Few raters, few clusters").
+
+The correction widens the interval's distances from the estimate by
+
+    c = sqrt((v_i + f^2 v_u) / v),    f = t_{U-1}((1 + level) / 2) / z((1 + level) / 2)
+
+where ``v`` is the bootstrap variance, ``v_u`` the unbiased between-unit variance and
+``v_i = max(v - (U - 1) / U * v_u, 0)`` the rest (the item part of a two-way bootstrap). For the
+``raters`` and ``cluster`` designs the whole variance is between units (``v_u = v U / (U - 1)``, so
+``c = f sqrt(U / (U - 1))``); for ``items+raters`` ``v_u`` is the leave-one-rater-out jackknife
+variance, so only the rater share is corrected. The choice among four candidates was made by
+simulation (``benchmarks/few_units_coverage.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from softirr_stats.agreement import Statistic
+    from softirr_stats.uncertainty._bootstrap import Bootstrap
+
+__all__ = ["FEW_CLUSTERS", "FEW_RATERS", "FewUnitsWarning", "few_units_correction", "t_factor", "widen_interval"]
+
+#: Below this many raters a rater design's interval is flagged (coverage depends on the correction).
+FEW_RATERS = 8
+#: Below this many clusters the cluster design's interval is flagged.
+FEW_CLUSTERS = 10
+
+FEW_UNITS_CHOICES = ("t", "none")
+
+
+class FewUnitsWarning(UserWarning):
+    """A bootstrap resampled few raters or few clusters: its interval's coverage is approximate."""
+
+
+def t_factor(units: int, level: float) -> float:
+    """``t_{U-1}(q) / z(q)`` with ``q = (1 + level) / 2``: the Student-t widening for ``U`` units.
+
+    Examples
+    --------
+    >>> round(t_factor(6, 0.95), 4)
+    1.3115
+    >>> round(t_factor(10_000, 0.95), 4)
+    1.0001
+    """
+    from scipy import stats
+
+    q = (1.0 + level) / 2.0
+    return float(stats.t.ppf(q, units - 1) / stats.norm.ppf(q))
+
+
+def _rater_variance(stat: Statistic, cfg: Bootstrap) -> float:
+    """Unbiased between-rater variance from the leave-one-rater-out jackknife."""
+    from softirr_stats.uncertainty._bootstrap import jackknife_values
+
+    jack = jackknife_values(stat, replace(cfg, design="raters", cluster=None, strata=None))
+    jack = jack[np.isfinite(jack)]
+    r = len(jack)
+    if r < 2:
+        return math.nan
+    return float((r - 1) / r * np.sum((jack - jack.mean()) ** 2))
+
+
+def _n_clusters(stat: Statistic, cfg: Bootstrap) -> int:
+    from softirr_stats.uncertainty._bootstrap import per_item_codes
+
+    return int(len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))))
+
+
+def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray) -> tuple[float, str]:
+    """The widening factor for ``cfg``'s design and a note saying what the interval covers.
+
+    Parameters
+    ----------
+    stat : Statistic
+        The prepared statistic (its raters, items, and for ``items+raters`` its jackknife).
+    cfg : Bootstrap
+        The request; ``cfg.few_units == "none"`` turns the correction off (the note stays).
+    reps : ndarray
+        The bootstrap replicates of the value.
+
+    Returns
+    -------
+    (factor, note) : tuple of (float, str)
+        ``factor >= 1`` (1 for designs that do not resample few units); ``note`` is empty unless
+        fewer than :data:`FEW_RATERS` raters or :data:`FEW_CLUSTERS` clusters were resampled.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> from softirr_stats.uncertainty import Bootstrap, bootstrap_replicates
+    >>> ann = sis.Annotations.from_wide([["a", "a", "b"], ["a", "b", "b"], ["b", "b", "b"], ["a", "a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> cfg = Bootstrap(n=200, design="raters", seed=0)
+    >>> factor, note = few_units_correction(prep, cfg, bootstrap_replicates(prep, cfg)["value"])
+    >>> round(factor, 3), note.startswith("3 raters resampled")
+    (2.689, True)
+    """
+    if cfg.design in ("raters", "items+raters"):
+        units, kind, few = stat.n_raters, "raters", FEW_RATERS
+    elif cfg.design == "cluster":
+        units, kind, few = _n_clusters(stat, cfg), "clusters", FEW_CLUSTERS
+    else:
+        return 1.0, ""
+    note = ""
+    if units < few:
+        what = ("the population of raters these were sampled from" if kind == "raters"
+                else "the population of clusters these were sampled from")
+        note = (f"{units} {kind} resampled (fewer than {few}): the interval is for {what}, and its coverage "
+                f"with so few {kind} is approximate"
+                + ("" if cfg.few_units == "none" else f" (Student-t correction with {units - 1} df applied)"))
+    if cfg.few_units == "none" or units < 2:
+        return 1.0, note
+    finite = reps[np.isfinite(reps)]
+    v = float(np.var(finite, ddof=1)) if len(finite) > 1 else math.nan
+    f = t_factor(units, cfg.level)
+    whole = f * math.sqrt(units / (units - 1.0))
+    if not (v > 0):
+        return 1.0, note
+    if cfg.design == "items+raters":
+        v_u = _rater_variance(stat, cfg)
+        if not math.isfinite(v_u):
+            return whole, note
+        v_u = min(v_u, v * units / (units - 1.0))
+        v_i = max(v - (units - 1.0) / units * v_u, 0.0)
+        return float(math.sqrt((v_i + f * f * v_u) / v)), note
+    return whole, note
+
+
+def widen_interval(lo: float, hi: float, estimate: float, factor: float) -> tuple[float, float]:
+    """Scale the distances of ``(lo, hi)`` from ``estimate`` by ``factor``.
+
+    Examples
+    --------
+    >>> [round(x, 12) for x in widen_interval(0.4, 0.7, 0.6, 2.0)]
+    [0.2, 0.8]
+    """
+    if factor == 1.0 or not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(estimate)):
+        return lo, hi
+    return estimate - factor * (estimate - lo), estimate + factor * (hi - estimate)
+
+
+def check_few_units(value: Any) -> str:
+    """Validate ``Bootstrap(few_units=...)``."""
+    from softirr_stats._validation import check_choice
+
+    check_choice("few_units", value, FEW_UNITS_CHOICES)
+    return value

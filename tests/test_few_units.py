@@ -1,0 +1,123 @@
+"""Bootstraps over few raters or few clusters: the Student-t correction and its warning.
+
+The correction and its thresholds were chosen by simulation (benchmarks/few_units_coverage.py,
+docs/coverage.md "Few raters, few clusters"); these tests pin what the library computes against an
+independent computation through the public API, and that a user cannot miss the warning.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import softirr_stats as sis
+from softirr_stats.uncertainty import Bootstrap
+
+
+def _ratings(n_items: int, n_raters: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, n_items)
+    correct = rng.random((n_items, n_raters)) < rng.uniform(0.4, 0.9, n_raters)
+    return np.where(correct, truth[:, None], rng.integers(0, 3, (n_items, n_raters)))
+
+
+def _t_factor(units: int, level: float = 0.95) -> float:
+    q = (1 + level) / 2
+    return stats.t.ppf(q, units - 1) / stats.norm.ppf(q)
+
+
+def _fit(labels, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return sis.fleiss_kappa(sis.Annotations.from_wide(labels), ci=Bootstrap(n=300, seed=3, **kw))
+
+
+def test_few_raters_warns_and_says_what_the_interval_covers():
+    labels = _ratings(80, 6)
+    with pytest.warns(sis.FewUnitsWarning, match=r"6 raters resampled \(fewer than 8\).*population of raters.*"
+                                                  r"Student-t correction with 5 df"):
+        r = sis.fleiss_kappa(sis.Annotations.from_wide(labels), ci=Bootstrap(n=200, design="items+raters", seed=0))
+    assert any("6 raters resampled" in w for w in r.warnings)
+
+
+def test_enough_raters_and_item_designs_do_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sis.FewUnitsWarning)
+        sis.fleiss_kappa(sis.Annotations.from_wide(_ratings(60, 8)), ci=Bootstrap(n=100, design="items+raters"))
+        r = sis.fleiss_kappa(sis.Annotations.from_wide(_ratings(60, 3)), ci=Bootstrap(n=100, design="items"))
+    assert "few_units_factor" not in r.details
+
+
+def test_items_plus_raters_widens_only_the_rater_share():
+    """factor = sqrt((v_i + f^2 v_r) / v), v_r from leave-one-rater-out values computed independently."""
+    labels = _ratings(120, 5, seed=1)
+    plain = _fit(labels, design="items+raters", few_units="none")
+    corrected = _fit(labels, design="items+raters")
+    est = plain.value
+    reps = plain.details["replicates"]
+    v = np.var(reps[np.isfinite(reps)], ddof=1)
+    r = labels.shape[1]
+    jack = np.array([sis.fleiss_kappa(sis.Annotations.from_wide(np.delete(labels, j, axis=1))).value for j in range(r)])
+    v_r = min((r - 1) / r * np.sum((jack - jack.mean()) ** 2), v * r / (r - 1))
+    v_i = max(v - (r - 1) / r * v_r, 0.0)
+    factor = math.sqrt((v_i + _t_factor(r) ** 2 * v_r) / v)
+    assert corrected.details["few_units_factor"] == pytest.approx(factor, rel=1e-9)
+    assert corrected.ci_low == pytest.approx(est - factor * (est - plain.ci_low), abs=1e-12)
+    assert corrected.ci_high == pytest.approx(min(1.0, est + factor * (plain.ci_high - est)), abs=1e-12)
+    assert corrected.se == pytest.approx(factor * plain.se, rel=1e-12)
+    assert 1.0 < factor < _t_factor(r) * math.sqrt(r / (r - 1))
+
+
+def test_cluster_design_widens_by_t_and_the_plugin_factor():
+    labels = _ratings(90, 3, seed=2)
+    cluster = np.repeat(np.arange(9), 10)
+    ann = sis.Annotations.from_wide(labels)
+    cl = dict(zip(ann.items, cluster.tolist(), strict=True))
+    with pytest.warns(sis.FewUnitsWarning, match="9 clusters resampled"):
+        corrected = sis.fleiss_kappa(ann, ci=Bootstrap(n=300, design="cluster", cluster=cl, seed=3))
+    plain = _fit(labels, design="cluster", cluster=cl, few_units="none")
+    factor = _t_factor(9) * math.sqrt(9 / 8)
+    assert corrected.details["few_units_factor"] == pytest.approx(factor, rel=1e-12)
+    assert corrected.ci_low == pytest.approx(plain.value - factor * (plain.value - plain.ci_low), abs=1e-12)
+
+
+def test_few_units_none_keeps_the_plain_interval_and_the_warning():
+    labels = _ratings(60, 4)
+    with pytest.warns(sis.FewUnitsWarning, match="4 raters resampled.*approximate$"):
+        r = sis.fleiss_kappa(sis.Annotations.from_wide(labels),
+                             ci=Bootstrap(n=200, design="raters", seed=0, few_units="none"))
+    reps = r.details["replicates"]
+    lo, hi = np.percentile(reps[np.isfinite(reps)], [2.5, 97.5])
+    assert (r.ci_low, r.ci_high) == pytest.approx((lo, hi), abs=1e-12)
+
+
+def test_few_units_option_is_validated():
+    with pytest.raises(ValueError, match="few_units"):
+        Bootstrap(n=100, few_units="student")
+
+
+def test_correction_lifts_coverage_with_few_raters():
+    """A small paired coverage check (the full study is benchmarks/few_units_coverage.py)."""
+    prevalence = np.array([0.5, 0.3, 0.2])
+    mu = 0.6  # acc ~ U(0.3, 0.9): the population kappa is that of two raters with accuracy 0.6
+    resp = mu * np.eye(3) + (1 - mu) / 3
+    p_o = float(prevalence @ (resp**2).sum(axis=1))
+    q = prevalence @ resp
+    truth = (p_o - q @ q) / (1 - q @ q)
+    hits = {"none": 0, "t": 0}
+    n_studies = 60
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for s in range(n_studies):
+            rng = np.random.default_rng([7, s])
+            c = rng.choice(3, 150, p=prevalence)
+            acc = rng.uniform(0.3, 0.9, 4)
+            labels = np.where(rng.random((150, 4)) < acc, c[:, None], rng.integers(0, 3, (150, 4)))
+            ann = sis.Annotations.from_wide(labels)
+            for mode in hits:
+                r = sis.fleiss_kappa(ann, ci=Bootstrap(n=200, design="items+raters", seed=s, few_units=mode))
+                hits[mode] += r.ci_low <= truth <= r.ci_high
+    assert hits["t"] > hits["none"]
+    assert hits["t"] / n_studies >= 0.88
