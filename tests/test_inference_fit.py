@@ -176,7 +176,7 @@ def test_annotator_agreement_categorical():
     named = post.aggregated_labels(as_labels=True)
     assert set(named) <= {"neg", "neu", "pos"}
     np.testing.assert_array_equal(named, np.array(ann.vocabulary, dtype=object)[
-        post.aggregated_labels()])
+        post.aggregated_labels(as_labels=False)])
     assert 0 <= r.details["predictive_check"].p_value <= 1
     # a similarity turns the model kappa into a weighted one (here: ordinal credit); the K x K
     # weights come from the one similarity path, as for the coefficients
