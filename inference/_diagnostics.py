@@ -252,6 +252,8 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
     elif not isinstance(predictive_check, bool):
         raise TypeError(f"predictive_check must be True, False or a PredictiveCheck; got {predictive_check!r}")
     max_r, worst_r, min_e, worst_e = _worst(posterior)
+    if posterior.method == "svi":  # independent draws of the guide: every element has ESS = draws
+        worst_e = ""
     div = np.asarray(posterior.extra.get("diverging", np.zeros(0, bool)))
     kw: dict[str, Any] = {}
     if check is not None:
