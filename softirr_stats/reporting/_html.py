@@ -399,8 +399,10 @@ def _calibration_html(judgments: pd.DataFrame, measure_name: str, estimator: Any
     rd = weighted_reliability(scores, y, w, bins=10)
     fig, ax = plt.subplots(figsize=(5.5, 4.5))
     ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", linewidth=1, label="perfect calibration")
-    ax.plot(rd["mean_score"], rd["mean_label"], marker="o", color="tab:blue",
+    ax.plot(rd["mean_score"], rd["mean_label"], color="tab:blue", linewidth=1, alpha=0.6,
             label=f"{measure_name} (weighted ECE {rd.attrs['ece']:.3f})")
+    ax.scatter(rd["mean_score"], rd["mean_label"], s=12 + 400 * rd["weight"], color="tab:blue", zorder=3,
+               label="bin (area: share of the weighted pairs)")
     ax2 = ax.twinx()
     ax2.bar((rd["lower"] + rd["upper"]) / 2, rd["weight"], width=0.09, color="tab:blue", alpha=0.15)
     ax2.set_ylabel("share of the (weighted) pairs")
@@ -465,8 +467,11 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
               ("power-tuning weight lambda (observed, chance)", f"{lam['observed']:.3f}, {lam['chance']:.3f}"),
               ("effective sample size of the judged draws", f"{info['effective_sample_size']:.1f}"),
               ("interval", _esc(res.interval_description() or "none"))])
-    notes = "".join(f'<p class="note warn">{_esc(w.message)}</p>'
-                    for w in list({str(w.message): w for w in caught}.values())[:5])
+    msgs = list(dict.fromkeys(str(w.message) for w in caught))[:5]
+    if np.isfinite(res.ci_high) and (res.ci_high > 1.0 or res.ci_low < -1.0):
+        msgs.append(f"the prediction-powered interval [{res.ci_low:.4f}, {res.ci_high:.4f}] leaves [-1, 1], the "
+                    "range of the coefficient: read its end beyond the range as the range's end")
+    notes = "".join(f'<p class="note warn">{_esc(m)}</p>' for m in msgs)
     return (f'<p class="note">The {_esc(coefficient)} estimated from the measure on every pair and corrected by '
             "the judgments of the sampled pairs (prediction-powered inference: the judge's mean difference from "
             "the measure on the judged pairs, weighted by 1/q, is added back). Beside it: the same coefficient "
@@ -490,7 +495,9 @@ def _model_html(ann: Any, model: str, level: float, seed: int, steps: int, metho
     for r in checks.itertuples(index=False):
         status = f'<td class="{_esc(r.status)}">{_esc(r.status)}</td>' if r.status in ("ok", "check") else \
             f"<td>{_esc(r.status)}</td>"
-        body.append(f"<tr><td>{_esc(r.diagnostic)}</td><td class=\"num\">{_num(r.value)}</td>"
+        digits = 0 if r.diagnostic.startswith(("min bulk ESS", "divergent")) else 4
+        shown = "" if not np.isfinite(r.value) else (f"{r.value:.0f}" if digits == 0 else _num(r.value))
+        body.append(f"<tr><td>{_esc(r.diagnostic)}</td><td class=\"num\">{shown}</td>"
                     f"<td>{_esc(r.target)}</td>{status}</tr>")
     diag_table = ("<table><thead><tr><th>diagnostic</th><th>value</th><th>target</th><th>status</th></tr></thead>"
                   f"<tbody>{''.join(body)}</tbody></table>")
