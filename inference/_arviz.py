@@ -9,11 +9,10 @@ the day; it says nothing about this package's use of it, so it is silenced here 
 warning of arviz is left alone).
 """
 
-from collections.abc import Mapping
-from typing import Any
-
 import warnings
+from collections.abc import Mapping
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 

@@ -1,11 +1,9 @@
 """A loaded transformer is reused within a process: one load per model, dtype and device."""
 
-import pytest
-
-pytest.importorskip("transformers")  # the [transformers] extra is installed in the test environment
-
-from softirr_stats.equivalence import Embedding  # noqa: E402
-from softirr_stats.equivalence import _torch  # noqa: E402
+from softirr_stats.equivalence import (  # the [transformers] extra (test environment)
+    Embedding,
+    _torch,
+)
 
 
 def test_embeddings_of_one_model_share_the_loaded_weights(monkeypatch):

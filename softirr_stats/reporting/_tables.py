@@ -6,13 +6,20 @@ how the intervals were made, no timing column, and each distinct warning printed
 numbered note under the table (:func:`table_with_notes`, :func:`paper_table`).
 """
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from softirr_stats._format import _HEADERS, Style, frame_table, latex_table, level_text, markdown_table, render
+from softirr_stats._format import (
+    _HEADERS,
+    Style,
+    frame_table,
+    latex_table,
+    level_text,
+    markdown_table,
+    render,
+)
 from softirr_stats.agreement._result import AgreementResult
 
 __all__ = ["TIMING_COLUMNS", "interval_note", "paper_table", "table_with_notes", "to_latex", "to_markdown"]
