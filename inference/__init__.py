@@ -18,6 +18,7 @@ from softirr_stats.inference._config import (
 )
 from softirr_stats.inference._diagnostics import (
     DEFAULT_LEVEL,
+    SVI_NOTE,
     FitDiagnostics,
     diagnostics,
     model_caveats,
@@ -38,6 +39,7 @@ __all__ = [
     "PredictiveCheckWarning",
     "PriorContraction",
     "PriorDominatedWarning",
+    "SVI_NOTE",
     "SviConfig",
     "annotator_agreement",
     "diagnostics",

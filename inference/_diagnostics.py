@@ -101,6 +101,12 @@ class FitDiagnostics:
         The interval level the diagnostics were shown with.
     caveats : tuple of str
         One line per problem (:func:`model_caveats`); empty when every check passes.
+
+    Examples
+    --------
+    >>> d = FitDiagnostics("dawid_skene", "nuts", 2, 500, max_r_hat=1.002, min_ess=820.0, n_transitions=1000)
+    >>> d.ok, d.to_frame()["status"].tolist()
+    (True, ['ok', 'ok', 'ok'])
     """
 
     model: str
@@ -287,6 +293,16 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
     Lines, in this order: divergences; r_hat; ESS (NUTS only: SVI has no convergence
     diagnostic, which :data:`SVI_NOTE` says where a fit is shown); the predictive check (p outside [0.05, 0.95]); an open vocabulary fitted by a categorical
     model; then each distinct warning the fit raised that the lines above do not already say.
+
+    Parameters
+    ----------
+    diag : FitDiagnostics
+        The numbers of a fit (:func:`diagnostics` builds it; its ``caveats`` are these lines).
+
+    Returns
+    -------
+    list of str
+        One sentence per problem; empty when every check passes.
 
     Examples
     --------

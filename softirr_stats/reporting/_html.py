@@ -481,8 +481,7 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
 
 
 def _model_html(ann: Any, model: str, level: float, seed: int, steps: int, method: str = "nuts") -> str:
-    from softirr_stats.inference import SviConfig, annotator_agreement, diagnostics
-    from softirr_stats.inference._diagnostics import SVI_NOTE
+    from softirr_stats.inference import SVI_NOTE, SviConfig, annotator_agreement, diagnostics
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

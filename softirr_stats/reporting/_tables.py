@@ -87,6 +87,18 @@ def _split_warnings(cell: Any) -> list[str]:
 def interval_note(results: Any) -> str | None:
     """The sentence on how a table's intervals were made (``None`` when its rows have none).
 
+    Parameters
+    ----------
+    results : DataFrame, AgreementResult, list of AgreementResult or list of row dicts
+        As for :func:`table_with_notes` (read: ``ci_method``, ``level``, ``bootstrap_n``,
+        ``bootstrap_design``).
+
+    Returns
+    -------
+    str or None
+        ``"Intervals: ..."``, or ``"Credible intervals (CrI): ..."`` when every interval is a
+        posterior one.
+
     Examples
     --------
     >>> import pandas as pd
