@@ -229,3 +229,17 @@ def test_repr_html_of_results_and_annotations():
     ann = sis.Annotations.from_wide([["a", "<b>"], ["a", None]])
     html_ = ann._repr_html_()
     assert "2 items, 2 raters" in html_ and "&lt;b&gt;" in html_ and "<b>" not in html_.replace("<b>Annotations</b>", "")
+
+
+def test_paper_table_leaves_out_secondary_columns_to_fit_a_width():
+    df = _sens_frame_with_warnings()
+    full, _ = reporting.table_with_notes(df)
+    width = max(map(len, full.splitlines()))
+    narrow, notes = reporting.table_with_notes(df, max_width=width - 10)
+    assert max(map(len, narrow.splitlines())) <= width - 10
+    assert "Raters" not in narrow.splitlines()[0] and "Value" in narrow.splitlines()[0]
+    assert notes[-1].startswith(f"Left out to fit {width - 10} characters: n_raters")
+    same, same_notes = reporting.table_with_notes(df, max_width=width)
+    assert same == full and not same_notes[-1].startswith("Left out")
+    with pytest.raises(ValueError, match="max_width"):
+        reporting.table_with_notes(df, max_width=0)

@@ -22,7 +22,7 @@ from softirr_stats._format import (
 )
 from softirr_stats.agreement._result import AgreementResult
 
-__all__ = ["TIMING_COLUMNS", "interval_note", "paper_table", "table_with_notes", "to_latex", "to_markdown"]
+__all__ = ["SECONDARY_COLUMNS", "TIMING_COLUMNS", "interval_note", "paper_table", "table_with_notes", "to_latex", "to_markdown"]
 
 #: Columns that hold run times: never in a paper table (they differ on every run).
 TIMING_COLUMNS = ("seconds", "time", "time_s", "elapsed", "elapsed_s", "wall_s", "runtime", "duration")
@@ -122,8 +122,13 @@ def _paper_columns(df: pd.DataFrame) -> list[str]:
     return cols
 
 
+#: Columns a table may leave out to fit a width, first to go first.
+SECONDARY_COLUMNS = ("n_raters", "n_items", "se", "chance")
+
+
 def table_with_notes(results: Any, style: Style = "markdown", *, digits: int = 3,
-                     columns: Sequence[str] | None = None) -> tuple[str, list[str]]:
+                     columns: Sequence[str] | None = None,
+                     max_width: int | None = None) -> tuple[str, list[str]]:
     """A paper table of results and its notes: ``(table, notes)``.
 
     Each distinct warning of the rows becomes one numbered note, in order of first appearance;
@@ -144,6 +149,10 @@ def table_with_notes(results: Any, style: Style = "markdown", *, digits: int = 3
     columns : sequence of str, optional
         Columns to show (``"ci"`` for the merged interval); default: coefficient, the measure
         and chance when they vary from the defaults, value, interval, SE, items, raters.
+    max_width : int, optional
+        Widest line allowed (e.g. the terminal's width): :data:`SECONDARY_COLUMNS` are left
+        out, in that order, until the table fits (or none is left); the last note then names
+        them.
 
     Returns
     -------
@@ -188,6 +197,24 @@ def table_with_notes(results: Any, style: Style = "markdown", *, digits: int = 3
             cols.append("note")
     else:
         cols = list(columns)
+    if max_width is not None and (isinstance(max_width, bool) or not isinstance(max_width, int) or max_width < 1):
+        raise ValueError(f"max_width must be a positive integer or None; got {max_width!r}")
+    dropped: list[str] = []
+    while True:
+        table = _draw(df, cols, style, digits, is_results)
+        if max_width is None or max(map(len, table.splitlines())) <= max_width:
+            break
+        spare = next((c for c in SECONDARY_COLUMNS if c in cols), None)
+        if spare is None:
+            break
+        cols = [c for c in cols if c != spare]
+        dropped.append(spare)
+    if dropped:
+        notes.append(f"Left out to fit {max_width} characters: {', '.join(dropped)}.")
+    return table, notes
+
+
+def _draw(df: pd.DataFrame, cols: list[str], style: Style, digits: int, is_results: bool) -> str:
     na = "—" if style == "markdown" else "--"
     header, rows, align = frame_table(df, digits=digits, columns=cols, na=na)
     header = [h if c in _HEADERS or c in ("ci", "note") else str(c).replace("_", " ").capitalize()
@@ -196,12 +223,11 @@ def table_with_notes(results: Any, style: Style = "markdown", *, digits: int = 3
     if _credible(df):
         header = [h[:-2] + "CrI" if c == "ci" and h.endswith("CI") else h for h, c in zip(header, cols, strict=True)]
     align = ["l" if c == "note" else a for a, c in zip(align, cols, strict=True)]
-    table = markdown_table(header, rows, align) if style == "markdown" else latex_table(header, rows, align)
-    return table, notes
+    return markdown_table(header, rows, align) if style == "markdown" else latex_table(header, rows, align)
 
 
 def paper_table(results: Any, style: Style = "markdown", *, digits: int = 3, columns: Sequence[str] | None = None,
-                caption: str | None = None, label: str | None = None) -> str:
+                caption: str | None = None, label: str | None = None, max_width: int | None = None) -> str:
     r"""A paper-ready table of results with its notes below it (Markdown or booktabs LaTeX).
 
     The table of :func:`table_with_notes`; under it the sentence on the intervals
@@ -220,6 +246,8 @@ def paper_table(results: Any, style: Style = "markdown", *, digits: int = 3, col
     columns : sequence of str, optional
     caption, label : str, optional
         LaTeX: the ``table`` float's caption and ``\label``; Markdown: a paragraph above the notes.
+    max_width : int, optional
+        As for :func:`table_with_notes` (secondary columns left out to fit).
 
     Returns
     -------
@@ -241,7 +269,7 @@ def paper_table(results: Any, style: Style = "markdown", *, digits: int = 3, col
     \end{tabular}
     \par\smallskip{\footnotesize Intervals: 95\% analytic.}
     """
-    table, notes = table_with_notes(results, style, digits=digits, columns=columns)
+    table, notes = table_with_notes(results, style, digits=digits, columns=columns, max_width=max_width)
     numbered = [f"[{i}] {n}" for i, n in enumerate(notes, 1)]
     interval = _interval_note(_as_frame(results))
     if style == "markdown":
