@@ -2,7 +2,9 @@
 
 ``fit(model, data, method="nuts" | "svi", seed=0, config=...)`` returns a
 :class:`Posterior`; ``annotator_agreement`` is the one-call path returning an
-``AgreementResult`` with a posterior interval.
+``AgreementResult`` with a posterior interval (also from an existing fit:
+``annotator_agreement(post)``); ``diagnostics(post)`` gives r_hat, ESS, divergences, the
+predictive check and caveat lines in one record. Every interval defaults to level 0.95.
 """
 
 from softirr_stats.inference._agreement import annotator_agreement
@@ -14,12 +16,22 @@ from softirr_stats.inference._config import (
     PriorDominatedWarning,
     SviConfig,
 )
+from softirr_stats.inference._diagnostics import (
+    DEFAULT_LEVEL,
+    SVI_NOTE,
+    FitDiagnostics,
+    diagnostics,
+    model_caveats,
+    open_vocabulary,
+)
 from softirr_stats.inference._fit import fit
 from softirr_stats.inference._posterior import Posterior, PredictiveCheck, PriorContraction
 from softirr_stats.inference._postprocess import fleiss_kappa_counts, item_counts
 
 __all__ = [
     "ConvergenceWarning",
+    "DEFAULT_LEVEL",
+    "FitDiagnostics",
     "FitWarning",
     "NutsConfig",
     "Posterior",
@@ -27,9 +39,13 @@ __all__ = [
     "PredictiveCheckWarning",
     "PriorContraction",
     "PriorDominatedWarning",
+    "SVI_NOTE",
     "SviConfig",
     "annotator_agreement",
+    "diagnostics",
     "fit",
     "fleiss_kappa_counts",
     "item_counts",
+    "model_caveats",
+    "open_vocabulary",
 ]

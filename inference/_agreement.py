@@ -8,6 +8,7 @@ from softirr_stats._validation import check_choice, check_level
 from softirr_stats.agreement._result import AgreementResult
 from softirr_stats.equivalence import resolve_label_similarity
 from softirr_stats.inference._config import NutsConfig, SviConfig
+from softirr_stats.inference._diagnostics import DEFAULT_LEVEL
 from softirr_stats.inference._fit import SOFT_NAMES, fit
 from softirr_stats.models import MODEL_SPECS, encode_annotations, pair_scores
 
@@ -21,7 +22,7 @@ def _similarity_name(similarity: Any, sim: Any) -> str:
 
 
 def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_skene",
-                        method: str = "nuts", level: float = 0.9, seed: int = 0, *,
+                        method: str = "nuts", level: float = DEFAULT_LEVEL, seed: int = 0, *,
                         config: NutsConfig | SviConfig | None = None, priors: Any = None,
                         n_chance: int | None = None, groups: Any = None,
                         predictive_check: bool = True, prior_check: bool = True,
@@ -35,16 +36,22 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     the Beta-mixture model to the equivalence scores of within-item and cross-item pairs
     and reports ``(pi_within - pi_chance) / (1 - pi_chance)``.
 
+    An existing fit can be passed instead of the annotations: ``annotator_agreement(post)``
+    summarises that :class:`Posterior` (no refit; ``model``, ``method``, ``config``,
+    ``priors`` and the soft-model options are then those of the fit and must not be given).
+
     Parameters
     ----------
-    ann : Annotations
-        Anything with ``.codes`` (items x raters, -1 = missing) and ``.vocabulary``.
+    ann : Annotations or Posterior
+        Anything with ``.codes`` (items x raters, -1 = missing) and ``.vocabulary``, or a
+        :class:`Posterior` from :func:`softirr_stats.inference.fit`.
     similarity : None, (K, K) array, estimator or callable
         Equivalence of labels; ``None`` = exact match.
     model : str
     method : {"nuts", "svi"}
     level : float
-        Level of the equal-tailed posterior interval.
+        Level of the equal-tailed posterior (credible) interval; 0.95 by default, as for
+        every other interval of the package.
     seed : int
     config : NutsConfig or SviConfig, optional
     priors : prior config, optional
@@ -80,14 +87,25 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     ...     vocabulary = ("no", "yes")
     >>> r = annotator_agreement(Ann(), method="svi", config=SviConfig(steps=300),
     ...                         predictive_check=False, prior_check=False, progress=False)
-    >>> r.coefficient, r.ci_low < r.value < r.ci_high
-    ('model_kappa', True)
+    >>> r.coefficient, r.ci_low < r.value < r.ci_high, r.level
+    ('model_kappa', True, 0.95)
+    >>> again = annotator_agreement(r.details["posterior"], predictive_check=False, prior_check=False)
+    >>> again.value == r.value
+    True
     """
+    from softirr_stats.inference._posterior import Posterior
+
+    if isinstance(ann, Posterior):
+        return _from_posterior(ann, similarity, level, predictive_check, prior_check,
+                               given={"model": model != "dawid_skene", "method": method != "nuts",
+                                      "seed": seed != 0, "config": config is not None,
+                                      "priors": priors is not None, "n_chance": n_chance is not None,
+                                      "groups": groups is not None, "progress": progress is not None,
+                                      **{k: True for k in model_kwargs}})
     valid = [*MODEL_SPECS, *SOFT_NAMES]
     model = check_choice("model", model, valid)
     method = check_choice("method", method, ["nuts", "svi"])
     level = check_level(level)
-    q = [(1 - level) / 2, (1 + level) / 2]
     details: dict[str, Any] = {"model": model, "fit_method": method, "seed": seed}
     sim = None
     if model in SOFT_NAMES:
@@ -128,6 +146,14 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         details["kappa_cohen"] = float(np.mean(terms["kappa_cohen"]))
         if predictive_check:
             details["predictive_check"] = post.predictive_check()
+    return _result(post, details, coefficient, draws, observed, expected, n_items, n_raters, level,
+                   model, method, similarity, sim, n_scored, prior_check)
+
+
+def _result(post: Any, details: dict, coefficient: str, draws: np.ndarray, observed: np.ndarray,
+            expected: np.ndarray, n_items: int, n_raters: int, level: float, model: str, method: str,
+            similarity: Any, sim: Any, n_scored: int, prior_check: bool) -> AgreementResult:
+    q = [(1 - level) / 2, (1 + level) / 2]
     if prior_check:
         details["prior_contraction"] = post.prior_contraction("kappa")
     lo, hi = np.quantile(draws, q)
@@ -139,3 +165,43 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         se=float(np.std(draws, ddof=1)), level=level,
         ci_method=f"posterior ({model}, {method})", similarity=_similarity_name(similarity, sim),
         chance="model", n_pairs_scored=int(n_scored), details=details)
+
+
+def _from_posterior(post: Any, similarity: Any, level: float, predictive_check: bool, prior_check: bool,
+                    given: dict[str, bool]) -> AgreementResult:
+    """:func:`annotator_agreement` of an existing fit (nothing is refitted)."""
+    extra = sorted(k for k, v in given.items() if v)
+    if extra:
+        raise TypeError(f"annotator_agreement(posterior) summarises an existing fit; {extra} belong to "
+                        "the fit and cannot be given here (refit with annotator_agreement(ann, ...))")
+    level = check_level(level)
+    details: dict[str, Any] = {"model": post.model_name, "fit_method": post.method, "refit": False}
+    data, sim, n_scored = post.data, None, 0
+    if post.kind == "soft":
+        if similarity is not None:
+            raise TypeError("a soft-model posterior was fitted on scores already; similarity cannot be given")
+        draws, observed, expected = post.draws("kappa"), post.draws("pi_within"), post.draws("pi_chance")
+        coefficient = "soft_model_kappa"
+        if predictive_check:
+            details["score_check"] = post.score_check()
+        n_scored = int(getattr(data, "n_pairs_scored", 0))
+    elif post.kind == "categorical":
+        weights = None
+        if similarity is not None:
+            if data.vocabulary is None:
+                raise ValueError("a similarity needs labels: the posterior was fitted without a vocabulary")
+            idx = np.arange(len(data.vocabulary))
+            sim = resolve_label_similarity(data.vocabulary, similarity)
+            scored = sim.block(idx, idx)
+            weights, n_scored = scored.values, scored.n_scored
+        terms = post.implied_agreement(weights)
+        draws, observed, expected = terms["kappa"], terms["observed_agreement"], terms["expected_agreement"]
+        coefficient = "model_kappa"
+        details["kappa_cohen"] = float(np.mean(terms["kappa_cohen"]))
+        if predictive_check:
+            details["predictive_check"] = post.predictive_check()
+    else:
+        raise ValueError(f"annotator_agreement needs a categorical or soft model's posterior; {post.model_name!r} "
+                         "is a custom model (use post.draws(...) directly)")
+    return _result(post, details, coefficient, draws, observed, expected, data.n_items, data.n_raters, level,
+                   post.model_name, post.method, similarity, sim, n_scored, prior_check)

@@ -13,6 +13,7 @@ from numpyro import handlers
 from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
+from softirr_stats._jax import _ensure_initialised
 from softirr_stats._validation import check_choice
 from softirr_stats.inference._config import ConvergenceWarning, NutsConfig, SviConfig
 from softirr_stats.inference._posterior import Posterior
@@ -204,6 +205,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     (100, 3, 2, 2)
     """
     method = check_choice("method", method, ["nuts", "svi"])
+    _ensure_initialised()  # NumPyro's programs go to the persistent compile cache too
     show = resolve_progress(progress)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be an int; got {seed!r}")

@@ -14,6 +14,7 @@ from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 from softirr_stats._validation import check_choice, check_level, check_positive_int
 from softirr_stats.inference._arviz import to_inference_data
 from softirr_stats.inference._config import PredictiveCheckWarning, PriorDominatedWarning
+from softirr_stats.inference._diagnostics import DEFAULT_LEVEL
 from softirr_stats.inference._postprocess import (
     STATISTICS,
     align_permutations,
@@ -66,8 +67,8 @@ class PredictiveCheck:
     def __repr__(self) -> str:
         rep = np.asarray(self.replicated, dtype=np.float64)
         if rep.size:
-            lo, hi = np.quantile(rep, [0.05, 0.95])
-            shown = f"replicated: {rep.size} draws, mean {rep.mean():.4g}, 90% [{lo:.4g}, {hi:.4g}]"
+            lo, hi = np.quantile(rep, [0.025, 0.975])
+            shown = f"replicated: {rep.size} draws, mean {rep.mean():.4g}, 95% [{lo:.4g}, {hi:.4g}]"
         else:
             shown = "replicated: 0 draws"
         return (f"PredictiveCheck(statistic={self.statistic!r}, observed={self.observed:.4g}, "
@@ -78,7 +79,7 @@ class PredictiveCheck:
         """True when ``p_value`` is at most 0.01 or at least 0.99."""
         return bool(self.p_value <= 0.01 or self.p_value >= 0.99)
 
-    def interval(self, level: float = 0.9) -> tuple[float, float]:
+    def interval(self, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
         """Equal-tailed interval of the replicated statistic."""
         level = check_level(level)
         lo, hi = np.quantile(self.replicated, [(1 - level) / 2, (1 + level) / 2])
@@ -178,8 +179,8 @@ class Posterior:
                       and k[0] == "implied" and k[1] == np.eye(self.data.n_classes).tobytes()]
             kappa = cached[0]["kappa"] if cached else None
         if kappa is not None:
-            lo, hi = np.quantile(kappa, [0.05, 0.95])
-            text += f"; kappa {np.mean(kappa):.3f} [{lo:.3f}, {hi:.3f}] (90%)"
+            lo, hi = np.quantile(kappa, [0.025, 0.975])
+            text += f"; kappa {np.mean(kappa):.3f}, 95% credible interval [{lo:.3f}, {hi:.3f}]"
         return text + ")"
 
     @property
@@ -217,7 +218,7 @@ class Posterior:
         known = sorted(self.samples) + (["alpha", *_IMPLIED] if self.kind == "categorical" else [])
         raise KeyError(f"unknown parameter {name!r}; available: {known}")
 
-    def interval(self, name: str, level: float = 0.9) -> tuple[Any, Any]:
+    def interval(self, name: str, level: float = DEFAULT_LEVEL) -> tuple[Any, Any]:
         """Equal-tailed posterior interval ``(low, high)`` of ``name`` at ``level``.
 
         Floats for scalar quantities, arrays (the site's shape) otherwise.
@@ -257,7 +258,7 @@ class Posterior:
                     bad.append((el, float(r)))
         return sorted(bad, key=lambda t: -t[1])
 
-    def summary(self, level: float = 0.9, params: list[str] | None = None) -> pd.DataFrame:
+    def summary(self, level: float = DEFAULT_LEVEL, params: list[str] | None = None) -> pd.DataFrame:
         """Tidy table, one row per scalar element: parameter, mean, sd, lower, upper, r_hat, ess.
 
         Parameters
@@ -415,7 +416,7 @@ class Posterior:
         diag = np.take_along_axis(r, sigma[:, None, :, None], axis=3)[..., 0]  # (S, J, K)
         return np.einsum("sc,sjc->sj", pi, diag)
 
-    def rater_accuracy(self, level: float = 0.9, n_mc: int = 64) -> pd.DataFrame:
+    def rater_accuracy(self, level: float = DEFAULT_LEVEL, n_mc: int = 64) -> pd.DataFrame:
         """Per-rater P(correct) ``sum_c pi_c R_j(c | c)``: mean, sd and posterior interval.
 
         Label-switching safe: latent classes are aligned to labels per draw
@@ -453,13 +454,33 @@ class Posterior:
             self._cache[key] = np.asarray(total, np.float64) / self.num_draws
         return self._cache[key]
 
-    def aggregated_labels(self, n_mc: int = 64, *, as_labels: bool = False) -> np.ndarray:
-        """``(n_items,)`` label code of highest posterior probability per item.
+    def aggregated_labels(self, n_mc: int = 64, *, as_labels: bool | None = None) -> np.ndarray:
+        """``(n_items,)`` label of highest posterior probability per item.
 
-        With ``as_labels=True`` the labels themselves (``data.vocabulary``) are returned
-        (an object array).
+        Parameters
+        ----------
+        n_mc : int
+            Monte Carlo draws of the item effect (item-difficulty / random-effects models).
+        as_labels : bool, optional
+            ``None`` (default): the labels themselves (an object array of
+            ``data.vocabulary`` entries) when the model was fitted on Annotations, else (a
+            codes array, which has no vocabulary) the codes. ``False``: the integer codes
+            (positions in ``data.vocabulary``). ``True``: labels, and an error without a
+            vocabulary.
+
+        Examples
+        --------
+        >>> import numpy as np, softirr_stats as sis
+        >>> from softirr_stats import inference, models
+        >>> ann = sis.Annotations.from_wide([["no", "no", "no"], ["yes", "yes", "no"]] * 10)
+        >>> post = inference.fit(models.dawid_skene, ann, method="svi", progress=False,
+        ...                      config=inference.SviConfig(steps=200, num_draws=100))
+        >>> post.aggregated_labels()[:2].tolist(), post.aggregated_labels(as_labels=False)[:2].tolist()
+        (['no', 'yes'], [0, 1])
         """
         codes = self.class_probabilities(n_mc).argmax(axis=1)
+        if as_labels is None:
+            as_labels = self.data.vocabulary is not None
         if not as_labels:
             return codes
         if self.data.vocabulary is None:
@@ -535,10 +556,10 @@ class Posterior:
         check = PredictiveCheck(statistic=statistic, observed=t_obs, replicated=rep,
                                 p_value=float(np.mean(rep >= t_obs)))
         if warn and check.failed:
-            lo, hi = check.interval(0.9)
+            lo, hi = check.interval(DEFAULT_LEVEL)
             warnings.warn(
                 f"posterior predictive check fails for {self.model_name}: observed {statistic} "
-                f"{t_obs:.3f}, replicated 90% [{lo:.3f}, {hi:.3f}] (p = {check.p_value:.3f}); "
+                f"{t_obs:.3f}, replicated 95% [{lo:.3f}, {hi:.3f}] (p = {check.p_value:.3f}); "
                 "the model does not reproduce the data, so its agreement estimates are not "
                 "to be trusted (try another model or prior)", PredictiveCheckWarning,
                 stacklevel=2)
@@ -729,7 +750,7 @@ class Posterior:
     def _chance(self) -> np.ndarray:
         return np.asarray(self.samples["pi_chance"], np.float64)
 
-    def rater_agreement(self, level: float = 0.9) -> pd.DataFrame:
+    def rater_agreement(self, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
         """Soft model: per rater, mean P(equivalent | score) over the rater's within-item pairs.
 
         Returns
@@ -752,7 +773,7 @@ class Posterior:
                              "agreement": agr.mean(0), "lower": lo, "upper": hi,
                              "kappa": kap.mean(0), "kappa_lower": klo, "kappa_upper": khi})
 
-    def pair_agreement(self, level: float = 0.9) -> pd.DataFrame:
+    def pair_agreement(self, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
         """Soft model: per rater pair (a < b) with shared items, mean P(equivalent | score).
 
         Returns
@@ -771,7 +792,7 @@ class Posterior:
                              "n_pairs": n.astype(int), "agreement": agr.mean(0), "lower": lo,
                              "upper": hi})
 
-    def label_contributions(self, level: float = 0.9) -> pd.DataFrame:
+    def label_contributions(self, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
         """Soft model: per label group, its additive contribution to soft kappa.
 
         Each within-item pair counts half for the group of each of its two labels;
@@ -801,7 +822,7 @@ class Posterior:
                              "contribution": contrib.mean(0), "lower": lo, "upper": hi})
 
     def calibration_map(self, scores: Any, base_rate: Any = "within",
-                        level: float = 0.9) -> pd.DataFrame:
+                        level: float = DEFAULT_LEVEL) -> pd.DataFrame:
         """Soft model: P(equivalent | score) from the fitted Beta mixture.
 
         ``pi f1(s) / (pi f1(s) + (1 - pi) f0(s))`` per draw, with ``pi`` the base rate:

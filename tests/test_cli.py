@@ -99,7 +99,8 @@ def test_every_format(tmp_path, fmt):
         assert payload["meta"]["bootstrap"] == 0 and len(payload["results"]) == 2
         assert payload["results"][0]["ci_low"] is None  # nan -> null
     elif fmt == "markdown":
-        assert "| fleiss_kappa | exact |" in out and "--:" in out and "seconds" not in out  # the paper table
+        # the paper table: exact matching is the default setting, so no measure column; no timing column
+        assert "| fleiss_kappa |" in out and "--:" in out and "seconds" not in out and "| exact |" not in out
     else:
         assert "\\begin{tabular}" in out and "fleiss\\_kappa" in out and "\\caption{" in out and "\\toprule" in out
 

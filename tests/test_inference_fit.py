@@ -176,7 +176,7 @@ def test_annotator_agreement_categorical():
     named = post.aggregated_labels(as_labels=True)
     assert set(named) <= {"neg", "neu", "pos"}
     np.testing.assert_array_equal(named, np.array(ann.vocabulary, dtype=object)[
-        post.aggregated_labels()])
+        post.aggregated_labels(as_labels=False)])
     assert 0 <= r.details["predictive_check"].p_value <= 1
     # a similarity turns the model kappa into a weighted one (here: ordinal credit); the K x K
     # weights come from the one similarity path, as for the coefficients
@@ -230,3 +230,119 @@ def test_soft_model_fit_recovers_kappa_and_components():
     assert (post.samples["component_mean"][:, 1] > post.samples["component_mean"][:, 0]).all()
     with pytest.raises(ValueError, match="soft"):
         post.rater_accuracy()
+
+
+# ------------------------------------------------------------------ issue 22: diagnostics, one level, no refit
+def test_default_level_is_095_everywhere(ds_post):
+    from softirr_stats.inference import DEFAULT_LEVEL
+
+    assert DEFAULT_LEVEL == 0.95
+    d = ds_post.draws("kappa")
+    assert ds_post.interval("kappa") == pytest.approx(tuple(np.quantile(d, [0.025, 0.975])))
+    s = ds_post.summary(params=["kappa"])
+    assert (s["lower"].iloc[0], s["upper"].iloc[0]) == pytest.approx(tuple(np.quantile(d, [0.025, 0.975])))
+    acc = ds_post.rater_accuracy()
+    draws = ds_post.rater_accuracy_draws()
+    np.testing.assert_allclose(acc["lower"], np.quantile(draws, 0.025, axis=0))
+    assert "95% credible interval" in repr(ds_post)
+
+
+def test_diagnostics_of_a_nuts_fit_match_numpyro():
+    from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
+
+    from softirr_stats.inference import diagnostics
+
+    sim = models.simulate_dawid_skene(40, 3, 2, accuracy=0.85, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        post = fit(models.dawid_skene, sim["codes"], method="nuts", seed=1, progress=False,
+                   config=NutsConfig(num_warmup=100, num_samples=100, num_chains=2))
+    d = diagnostics(post)
+    rhat = [np.nanmax(split_gelman_rubin(v)) for v in post.samples_by_chain.values()]
+    ess = [np.nanmin(effective_sample_size(np.asarray(v, dtype=np.float64))) for v in post.samples_by_chain.values()]
+    assert d.max_r_hat == pytest.approx(max(rhat), rel=1e-6)
+    assert d.min_ess == pytest.approx(min(ess), rel=1e-6)
+    assert d.n_transitions == 200 and d.n_divergent == int(post.extra["diverging"].sum())
+    assert d.ppc_statistic == "fleiss_kappa" and 0 <= d.ppc_p_value <= 1
+    assert d.ppc_replicated_mean == pytest.approx(
+        float(np.mean(post._cache["diagnostics_check"].replicated)))
+    table = d.to_frame()
+    assert table["diagnostic"].str.startswith("max r_hat").any()
+    assert set(table["status"]) <= {"ok", "check", "n/a", ""}
+    js = d.to_dict()
+    assert js["caveats"] == list(d.caveats) and js["model"] == "dawid_skene"
+    # ESS below 100 per chain (100 draws a chain) is a caveat line with the element named
+    if d.min_ess < 200:
+        assert any(c.startswith("Convergence: bulk ESS") and d.worst_ess in c for c in d.caveats)
+
+
+def test_caveat_lines_for_failed_checks_and_sampler_warnings():
+    from softirr_stats.inference import FitDiagnostics, model_caveats
+
+    bad = FitDiagnostics("dawid_skene", "nuts", 2, 500, max_r_hat=1.08, worst_r_hat="beta[0,1,1]",
+                         min_ess=50.0, worst_ess="pi[0]", n_divergent=3, n_transitions=1000,
+                         ppc_statistic="fleiss_kappa", ppc_observed=0.5, ppc_replicated_mean=0.3,
+                         ppc_p_value=0.02, sampler_warnings=("3 divergent transitions out of 1000",
+                                                             "the posterior of kappa barely moved"))
+    lines = model_caveats(bad)
+    assert lines[0].startswith("Sampler: 3 of 1000 post-warmup transitions diverged")
+    assert "r_hat 1.080 for beta[0,1,1]" in lines[1] and "bulk ESS 50 for pi[0]" in lines[2]
+    assert "below the observed 0.500 in 98% of draws" in lines[3] and "under-states" in lines[3]
+    assert lines[4] == "Fit warning: the posterior of kappa barely moved"  # the divergence one is said already
+    good = FitDiagnostics("dawid_skene", "nuts", 2, 500, max_r_hat=1.001, min_ess=900.0, n_transitions=1000,
+                          ppc_statistic="fleiss_kappa", ppc_observed=0.5, ppc_replicated_mean=0.49, ppc_p_value=0.4)
+    assert model_caveats(good) == [] and good.ok
+
+
+def test_open_vocabulary_flag():
+    from softirr_stats.inference import open_vocabulary
+
+    rng = np.random.default_rng(0)
+    free = models.encode_annotations(rng.integers(0, 35, size=(30, 3)))
+    flag, per_item, used = open_vocabulary(free)
+    assert flag and used <= 35 and per_item > 2
+    closed = models.encode_annotations(rng.integers(0, 3, size=(30, 3)))
+    assert not open_vocabulary(closed)[0]
+    many_items = models.encode_annotations(np.repeat(np.arange(12), 3 * 20).reshape(240, 3) % 12)
+    assert not open_vocabulary(many_items)[0]  # 12 labels over 240 items, each item unanimous
+
+
+def test_annotator_agreement_from_an_existing_fit(ds_sim, monkeypatch):
+    labels = np.array(["neg", "neu", "pos"], dtype=object)[ds_sim["codes"]]
+    labels[ds_sim["codes"] < 0] = None
+    ann = Annotations.from_wide(pd.DataFrame(labels))
+    post = fit(models.dawid_skene, ann, method="svi", seed=0, config=FAST, progress=False)
+    calls = []
+    import softirr_stats.inference._agreement as agreement_module
+
+    real_fit = agreement_module.fit
+    monkeypatch.setattr(agreement_module, "fit", lambda *a, **k: calls.append(a) or real_fit(*a, **k))
+    r = annotator_agreement(post, prior_check=False)
+    assert calls == []  # nothing refitted
+    assert r.details["posterior"] is post and r.details["refit"] is False
+    assert r.value == pytest.approx(float(np.mean(post.draws("kappa"))))
+    assert (r.ci_low, r.ci_high) == pytest.approx(post.interval("kappa")) and r.level == 0.95
+    assert r.interval_kind == "credible" and "95% credible interval" in str(r)
+    with pytest.raises(TypeError, match="belong to the fit"):
+        annotator_agreement(post, method="svi")
+    assert set(post.aggregated_labels()) <= {"neg", "neu", "pos"}  # labels by default
+    assert post.aggregated_labels(as_labels=False).dtype.kind == "i"
+
+
+def test_arviz_output_without_its_refactor_banner(tmp_path):
+    """arviz prints its banner at the first import of a day (a stamp in the user cache dir):
+    with a fresh cache dir, plain ``import arviz`` shows it and the adapter does not."""
+    import os
+    import subprocess
+    import sys
+
+    def run(code, cache):
+        env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / cache)}
+        out = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True, text=True,
+                             env=env, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return out.stderr
+
+    assert "major refactor" in run("import arviz", "plain")  # the control: the banner exists
+    assert "major refactor" not in run("from softirr_stats.inference._arviz import import_arviz; import_arviz()",
+                                       "adapter")

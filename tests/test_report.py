@@ -119,10 +119,106 @@ def test_build_report_multilabel_decomposition():
 @pytest.mark.slow  # NumPyro compiles the model: a minute or more on a busy machine
 def test_build_report_model_section():
     ann = sis.Annotations.from_wide([list(s) for s in SETS])
-    page = build_report(ann, coefficients=["fleiss_kappa"], model="dawid_skene", model_steps=30)
+    page = build_report(ann, coefficients=["fleiss_kappa"], model="dawid_skene", model_steps=30, model_method="svi")
     assert audit(page).sections[-2:] == ["model", "provenance"]
     model_html = page.split('id="model"')[1].split("</section>")[0]
     assert "accuracy[0]" in model_html and "accuracy[2]" in model_html
     kappa_row = re.search(r"<td>kappa</td>((?:<td[^>]*>[^<]*</td>){4})", model_html).group(1)
     mean, sd, lo, hi = (float(x) for x in re.findall(r">([-0-9.]+)<", kappa_row))
     assert lo <= mean <= hi and sd > 0
+
+
+# ------------------------------------------------------------------ issue 22: judged pairs, diagnostics, one level
+def _demo_sheet(n=80, seed=0):
+    """A judged plan on the demo: the judgment is 1 when both labels name the same HPO concept."""
+    ann = sis.read_annotations(demo_path())
+    plan = sis.judging_plan(ann, similarity="levenshtein", n=n, coefficient="fleiss_kappa", seed=seed)
+    d = pd.read_csv(demo_path())
+    concept = dict(zip(d["label"], d["concept"], strict=True))
+    sheet = plan.pairs.copy()
+    sheet["judgment"] = [float(concept[a] == concept[b]) for a, b in zip(sheet["label_a"], sheet["label_b"],
+                                                                          strict=True)]
+    return ann, sheet
+
+
+def _cells(section_html, first):
+    row = re.search(rf"<td>{re.escape(first)}</td>((?:<td[^>]*>[^<]*</td>)+)", section_html).group(1)
+    return re.findall(r"<td[^>]*>([^<]*)</td>", row)
+
+
+def test_report_prediction_powered_section_equals_the_python_api():
+    ann, sheet = _demo_sheet()
+    page = build_report(ann, measures=["exact", "levenshtein"], coefficients=["fleiss_kappa"], judgments=sheet)
+    a = audit(page)
+    assert a.external == []
+    assert a.sections == ["summary", "coefficients", "sensitivity", "raters", "ppi", "calibration", "provenance"]
+    ppi = page.split('id="ppi"')[1].split("</section>")[0]
+    want = sis.fleiss_kappa(ann, similarity="levenshtein", judgments=sis.read_judgments(sheet), ci="analytic")
+    plain = sis.fleiss_kappa(ann, similarity="levenshtein")
+    pp, judge, est = _cells(ppi, "prediction-powered"), _cells(ppi, "judge-only"), _cells(ppi, "estimator-only")
+    assert float(pp[0]) == pytest.approx(want.value, abs=5e-5)
+    assert float(pp[1]) == pytest.approx(want.ci_low, abs=5e-5) and float(pp[2]) == pytest.approx(want.ci_high,
+                                                                                                   abs=5e-5)
+    assert float(judge[0]) == pytest.approx(want.details["ppi"]["judge_only"], abs=5e-5)
+    assert float(est[0]) == pytest.approx(plain.value, abs=5e-5)
+    assert float(judge[2]) <= 1.0
+    cal = page.split('id="calibration"')[1].split("</section>")[0]
+    assert "weighted by draws / q" in cal
+
+
+def test_weighted_reliability_weights_each_pair_by_one_over_q():
+    from softirr_stats.reporting import weighted_reliability
+
+    s = [0.05, 0.1, 0.12, 0.55, 0.6, 0.95]
+    y = [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+    q = [0.5, 0.1, 0.5, 0.2, 0.4, 0.25]
+    t = weighted_reliability(s, y, 1 / pd.Series(q), bins=2)
+    w = 1 / pd.Series(q)
+    low = w[:3]
+    assert t["mean_label"].iloc[0] == pytest.approx(float((low * pd.Series(y[:3])).sum() / low.sum()))
+    assert t["mean_label"].iloc[0] != pytest.approx(1 / 3)  # not the simple-random-sample mean
+    assert t["weight"].sum() == pytest.approx(1.0) and t["count"].tolist() == [3.0, 3.0]
+    flat = weighted_reliability(s, y, bins=2)
+    assert flat["mean_label"].iloc[0] == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="weights must be finite and positive"):
+        weighted_reliability(s, y, [1, 1, 1, 1, 1, 0])
+    with pytest.raises(ValueError, match="same length"):
+        weighted_reliability(s, y[:-1])
+
+
+def test_forest_plot_legend_sits_outside_the_data():
+    from softirr_stats.reporting import plot_sensitivity
+
+    df = pd.DataFrame({"coefficient": ["a", "a", "b", "b"], "similarity": ["exact", "lev"] * 2,
+                       "chance": ["exact"] * 4, "value": [0.9, 0.95, 0.92, 0.97], "ci_low": [0.8, 0.85, 0.82, 0.9],
+                       "ci_high": [1.0, 1.0, 1.0, 1.0]})
+    ax = plot_sensitivity(df)
+    ax.figure.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    assert legend.x0 >= ax.get_window_extent().x1  # right of the axes: covers no row
+
+
+@pytest.mark.slow  # NUTS on 30 x 3 ratings: seconds with a warm compile cache
+def test_report_model_section_shows_diagnostics_at_one_level():
+    from softirr_stats import models
+
+    sim = models.simulate_dawid_skene(30, 3, 3, accuracy=0.8, seed=5)
+    ann = sis.Annotations.from_wide(pd.DataFrame(pd.Series(["neg", "neu", "pos"]).to_numpy(dtype=object)[sim["codes"]]))
+    page = build_report(ann, coefficients=["fleiss_kappa"], ci=sis.Bootstrap(n=50, seed=0), model="dawid_skene")
+    model_html = page.split('id="model"')[1].split("</section>")[0]
+    for text in ("max r_hat", "min bulk ESS", "divergent transitions", "predictive check p (fleiss_kappa)",
+                 "fitted by NUTS", "95% equal-tailed posterior (credible) intervals"):
+        assert text in model_html
+    assert "90%" not in page  # one interval level on the page
+    assert "dawid_skene (NUTS, level 0.95)" in page
+
+
+@pytest.mark.slow
+def test_report_model_section_caveats_an_open_vocabulary():
+    rng = pd.Series(range(90)).sample(frac=1, random_state=0).to_numpy() % 35
+    ann = sis.Annotations.from_wide(pd.DataFrame((pd.Series(rng).map(lambda i: f"phrase {i}")).to_numpy(
+        dtype=object).reshape(30, 3)))
+    page = build_report(ann, coefficients=["fleiss_kappa"], model="dawid_skene", model_method="svi", model_steps=200)
+    model_html = page.split('id="model"')[1].split("</section>")[0]
+    assert '<p class="caveat">Open vocabulary: 35 distinct labels' in model_html
+    assert "SVI is a variational approximation" in model_html

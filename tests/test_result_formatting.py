@@ -127,9 +127,13 @@ def test_reporting_tables_of_a_sensitivity_frame():
 def test_reporting_tables_of_results_and_other_frames():
     x = [["a", "a", "a"], ["b", "b", "a"], ["b", "b", "b"], ["c", "c", "c"], ["a", "b", "a"]]
     rs = [sis.fleiss_kappa(x), sis.gwet_ac1(x)]
-    lines = _md_rows(reporting.to_markdown(rs))
-    assert lines[0] == "| Coefficient | Value | Items | Raters |"
-    assert lines[2] == f"| fleiss_kappa | {rs[0].value:.3f} | 5 | 3 |"
+    md = reporting.to_markdown(rs)
+    lines = _md_rows(md)
+    notes = [w for r in rs for w in r.warnings]
+    assert lines[0] == "| Coefficient | Value | Items | Raters |" + (" Note |" if notes else "")
+    assert lines[2].startswith(f"| fleiss_kappa | {rs[0].value:.3f} | 5 | 3 |")
+    for w in dict.fromkeys(notes):  # each warning printed once, below the table
+        assert md.count(w) == 1
     assert reporting.to_markdown(rs[0]) == rs[0].to_markdown()
     other = pd.DataFrame({"rater": ["r|1", "r2"], "accuracy": [0.91234, np.nan], "n": [10, 12]})
     assert _md_rows(reporting.to_markdown(other)) == [
@@ -159,3 +163,83 @@ def test_interval_and_level_text():
 def test_docstring_examples_run(module):
     res = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.failed == 0 and res.attempted > 0
+
+
+# ------------------------------------------------------------------ one formatter for papers (issue 22)
+def _sens_frame_with_warnings():
+    return pd.DataFrame({
+        "coefficient": ["fleiss_kappa", "fleiss_kappa", "gwet_ac1"], "similarity": ["exact", "levenshtein", "exact"],
+        "chance": ["exact"] * 3, "value": [0.41, 0.45, 0.52], "ci_low": [0.3, 0.33, 0.42], "ci_high": [0.52, 0.57, 0.62],
+        "se": [0.05, 0.06, 0.05], "level": [0.95] * 3, "ci_method": ["bootstrap-percentile"] * 3,
+        "n_items": [30] * 3, "n_raters": [3] * 3, "seconds": [1.25, 0.5, 0.75],
+        "warnings": ["a long warning about items with a single rating", "a long warning about items with a single "
+                     "rating", "another warning"]})
+
+
+def test_paper_table_drops_timing_merges_the_interval_and_numbers_each_warning_once():
+    df = _sens_frame_with_warnings()
+    md = reporting.paper_table(df)
+    lines = md.splitlines()
+    assert lines[0] == "| Coefficient | Similarity | Value | 95% CI | SE | Items | Raters | Note |"
+    assert "1.25" not in md and "Seconds" not in md  # no timing column
+    assert lines[2] == "| fleiss_kappa | exact | 0.410 | [0.300, 0.520] | 0.050 | 30 | 3 | 1 |"
+    assert lines[4].endswith("| 2 |")
+    assert md.count("a long warning about items with a single rating") == 1
+    assert md.endswith("Intervals: 95% bootstrap-percentile.\n\n[1] a long warning about items with a single "
+                       "rating\n\n[2] another warning")
+    table, notes = reporting.table_with_notes(df, "latex")
+    assert notes == ["a long warning about items with a single rating", "another warning"]
+    assert r"\toprule" in table and r"\hline" not in table and "seconds" not in table.lower()
+    tex = reporting.paper_table(df, "latex", caption="Sensitivity", label="tab:s")
+    assert r"\caption{Sensitivity. Intervals: 95\% bootstrap-percentile.}" in tex
+    assert r"\footnotesize [1] a long warning" in tex and tex.endswith(r"\end{table}")
+    assert reporting.to_markdown(df) == md  # one formatter
+
+
+def test_paper_table_of_cli_rows_and_credible_intervals():
+    rows = [{"coefficient": "model_kappa", "measure": "exact", "value": 0.455, "ci_low": 0.296, "ci_high": 0.616,
+             "level": 0.95, "ci_method": "posterior (dawid_skene, nuts)", "n_items": 30, "n_raters": 3,
+             "seconds": 4.2, "warnings": ""}]
+    md = reporting.paper_table(rows)
+    assert md.splitlines()[0] == "| Coefficient | Value | 95% CrI | Items | Raters |"
+    assert md.endswith("Credible intervals (CrI): 95% posterior (dawid_skene, nuts).")
+    assert " CI" not in md
+    with pytest.raises(ValueError, match="style"):
+        reporting.table_with_notes(rows, "html")
+
+
+def test_str_names_the_measure_and_the_kind_of_interval():
+    boot = _boot()
+    text = str(boot)
+    assert text.startswith("fleiss_kappa = 0.4721 (measure: identity), 95% confidence interval [0.4071, 0.5239] by "
+                           "bootstrap-percentile, B=1000")
+    post = AgreementResult("model_kappa", 0.45, 0.6, 0.3, 30, 3, similarity="levenshtein").with_interval(
+        0.30, 0.61, 0.08, 0.95, "posterior (dawid_skene, nuts)")
+    assert "95% credible interval [0.3000, 0.6100]" in str(post) and "measure: levenshtein" in str(post)
+    assert " CI" not in str(post) and "credible" in repr(post)
+    assert post.interval_kind == "credible" and boot.interval_kind == "confidence"
+    assert "95% CrI" in post.to_markdown() and "95% CI" not in post.to_markdown()
+
+
+def test_repr_html_of_results_and_annotations():
+    page = _boot()._repr_html_()
+    assert page.startswith("<table") and "[0.407, 0.524]" in page and "Confidence interval: 95% bootstrap-percentile" in page
+    warned = AgreementResult("cohen_kappa", 0.5, 0.75, 0.5, 40, 2, warnings=("x < y & z",))._repr_html_()
+    assert "[1] x &lt; y &amp; z" in warned
+    ann = sis.Annotations.from_wide([["a", "<b>"], ["a", None]])
+    html_ = ann._repr_html_()
+    assert "2 items, 2 raters" in html_ and "&lt;b&gt;" in html_ and "<b>" not in html_.replace("<b>Annotations</b>", "")
+
+
+def test_paper_table_leaves_out_secondary_columns_to_fit_a_width():
+    df = _sens_frame_with_warnings()
+    full, _ = reporting.table_with_notes(df)
+    width = max(map(len, full.splitlines()))
+    narrow, notes = reporting.table_with_notes(df, max_width=width - 10)
+    assert max(map(len, narrow.splitlines())) <= width - 10
+    assert "Raters" not in narrow.splitlines()[0] and "Value" in narrow.splitlines()[0]
+    assert notes[-1].startswith(f"Left out to fit {width - 10} characters: n_raters")
+    same, same_notes = reporting.table_with_notes(df, max_width=width)
+    assert same == full and not same_notes[-1].startswith("Left out")
+    with pytest.raises(ValueError, match="max_width"):
+        reporting.table_with_notes(df, max_width=0)

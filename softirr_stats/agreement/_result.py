@@ -165,9 +165,72 @@ class AgreementResult:
         return replace(self, ci_low=float(low), ci_high=float(high), se=float(se), level=float(level),
                        ci_method=method, details=merged)
 
+    @property
+    def interval_kind(self) -> str:
+        """``"credible"`` (a posterior interval), ``"confidence"`` (any other method) or ``""`` (none).
+
+        Examples
+        --------
+        >>> r = AgreementResult("model_kappa", 0.45, 0.6, 0.3, 30, 3).with_interval(
+        ...     0.30, 0.61, 0.08, 0.95, "posterior (dawid_skene, nuts)")
+        >>> r.interval_kind
+        'credible'
+        """
+        if not self.ci_method:
+            return ""
+        return "credible" if self.ci_method.startswith("posterior") else "confidence"
+
     def __str__(self) -> str:
-        ci = "" if math.isnan(self.ci_low) else f", {self.level:.0%} CI [{self.ci_low:.4f}, {self.ci_high:.4f}]"
-        return f"{self.coefficient} = {self.value:.4f}{ci} (n_items={self.n_items}, n_raters={self.n_raters})"
+        """The measure, the value and, with an interval, its level, kind (credible / confidence) and method.
+
+        Examples
+        --------
+        >>> r = AgreementResult("fleiss_kappa", 0.47213, 0.6, 0.25, 90, 3).with_interval(
+        ...     0.40712, 0.5239, 0.031, 0.95, "bootstrap-percentile", bootstrap_n=1000, bootstrap_design="items")
+        >>> print(r)
+        fleiss_kappa = 0.4721 (measure: identity), 95% confidence interval [0.4071, 0.5239] by bootstrap-percentile, B=1000, design=items; 90 items, 3 raters
+        >>> print(AgreementResult("model_kappa", 0.45, 0.6, 0.3, 30, 3).with_interval(
+        ...     0.30, 0.61, 0.08, 0.95, "posterior (dawid_skene, nuts)"))
+        model_kappa = 0.4500 (measure: identity), 95% credible interval [0.3000, 0.6100] by posterior (dawid_skene, nuts); 30 items, 3 raters
+        """
+        setting = f"measure: {self.similarity}"
+        if self.chance not in ("exact", ""):
+            setting += f", chance: {self.chance}"
+        text = f"{self.coefficient} = {self.value:.4f} ({setting})"
+        if self.ci_method:
+            desc = self.interval_description()
+            method = desc.split(" ", 1)[1] if desc.startswith(level_text(self.level)) and " " in desc else desc
+            text += (f", {level_text(self.level)} {self.interval_kind} interval [{self.ci_low:.4f}, "
+                     f"{self.ci_high:.4f}] by {method}")
+        text += f"; {self.n_items} items, {self.n_raters} raters"
+        if self.warnings:
+            text += f" ({len(self.warnings)} warning{'s' if len(self.warnings) > 1 else ''}: see .warnings)"
+        return text
+
+    def _repr_html_(self) -> str:
+        """A small HTML table for notebooks (Jupyter calls it): the paper table and its note.
+
+        Examples
+        --------
+        >>> r = AgreementResult("cohen_kappa", 0.5, 0.75, 0.5, 40, 2)
+        >>> r._repr_html_().startswith("<table")
+        True
+        """
+        import html
+
+        header, rows, align = self._table(3, "—")
+        style = {"l": "left", "r": "right", "c": "center"}
+        head = "".join(f'<th style="text-align:{style[a]}">{html.escape(h)}</th>'
+                       for h, a in zip(header, align, strict=True))
+        body = "".join("<tr>" + "".join(f'<td style="text-align:{style[a]}">{html.escape(c)}</td>'
+                                        for c, a in zip(row, align, strict=True)) + "</tr>" for row in rows)
+        notes = []
+        if self.ci_method:
+            notes.append(f"{self.interval_kind.capitalize()} interval: {self.interval_description()}.")
+        notes += [f"[{i}] {w}" for i, w in enumerate(self.warnings, 1)]
+        foot = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in notes)
+        return (f"<table><caption>{html.escape(type(self).__name__)}</caption><thead><tr>{head}</tr></thead>"
+                f"<tbody>{body}</tbody></table>{foot}")
 
     # ------------------------------------------------------------------ papers
     def _extra_columns(self) -> list[tuple[str, Any]]:
@@ -201,7 +264,8 @@ class AgreementResult:
             cols.append(("Chance", self.chance, "l"))
         cols.append(("Value", format_number(self.value, digits, na), "r"))
         if self.ci_method:
-            cols.append((f"{level_text(self.level)} CI".strip(), format_interval(self.ci_low, self.ci_high, digits, na),
+            short = "CrI" if self.interval_kind == "credible" else "CI"  # a credible interval is not a CI
+            cols.append((f"{level_text(self.level)} {short}".strip(), format_interval(self.ci_low, self.ci_high, digits, na),
                          "r"))
             cols.append(("SE", format_number(self.se, digits, na), "r"))
         cols += [("Observed", format_number(self.observed, digits, na), "r"),
@@ -213,7 +277,8 @@ class AgreementResult:
     def _note(self) -> str:
         notes = []
         if self.ci_method:
-            notes.append(f"Interval: {self.interval_description()}.")
+            kind = "Credible interval (CrI)" if self.interval_kind == "credible" else "Interval"
+            notes.append(f"{kind}: {self.interval_description()}.")
         if self.warnings:
             notes.append("Warnings: " + "; ".join(self.warnings) + ".")
         return " ".join(notes)
@@ -265,6 +330,8 @@ class AgreementResult:
         if self.ci_method:
             value += " " + format_interval(self.ci_low, self.ci_high, 3, "[nan, nan]")
             method = f"{level_text(self.level)} {self.ci_method}".strip()
+            if self.interval_kind == "credible":
+                method = method.replace("posterior", "credible posterior", 1)
             if "bootstrap_n" in self.details:
                 method += f" B={self.details['bootstrap_n']}"
             value += f", {method}"

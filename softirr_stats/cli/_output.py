@@ -105,11 +105,14 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
         df = pd.DataFrame(rows)
         if "measure" in df.columns and "similarity" not in df.columns:
             df = df.rename(columns={"measure": "similarity"})
-        df = df[[c for c in df.columns if c not in ("seconds", "warnings", "error", "note")]]
+        if "warnings" in df.columns:  # the paper table numbers each distinct warning once, as in Python
+            df["warnings"] = ["; ".join(map(str, w)) if isinstance(w, (list, tuple)) else (w or "")
+                              for w in df["warnings"]]
+        df = df[[c for c in df.columns if c not in ("seconds", "error", "note")]]
         caption = title.rstrip(".") + "."
         text = (to_markdown(df, caption=caption) if fmt == "markdown" else to_latex(df, caption=caption))
         text = text.rstrip("\n") + "\n"
-        if notes:
+        if notes and "warnings" not in df.columns:
             if fmt == "markdown":
                 text += "\nNotes:\n\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(notes.texts, 1)) + "\n"
             else:  # LaTeX comments: the notes travel with the table without entering the paper unasked

@@ -806,3 +806,17 @@ class Annotations:
     def read_notes(self) -> tuple[str, ...]:
         """How a reader read these annotations (layout found, files merged, repeats resolved); may be empty."""
         return tuple(self._cache.get("read_notes", ()))
+
+    def _repr_html_(self) -> str:
+        """Notebook view: the counts and the first five items as a table (Jupyter calls it)."""
+        import html
+
+        codes = np.asarray(self.codes)
+        vocab = [str(v) for v in self._vocabulary]
+        head = "".join(f"<th>{html.escape(str(r))}</th>" for r in self.raters)
+        rows = "".join(f"<tr><th>{html.escape(str(i))}</th>" + "".join(
+            f"<td>{html.escape(vocab[c]) if c >= 0 else ''}</td>" for c in row) + "</tr>"
+            for i, row in zip(list(self.items)[:5], codes[:5], strict=False))
+        return (f"<p><b>Annotations</b>: {self.n_items} items, {self.n_raters} raters, {len(vocab)} labels "
+                f"({html.escape(self._kind)}), {self.n_ratings} ratings</p><table><thead><tr><th>item</th>{head}"
+                f"</tr></thead><tbody>{rows}</tbody></table>")

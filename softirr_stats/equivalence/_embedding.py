@@ -9,7 +9,7 @@ import numpy as np
 
 from softirr_stats.equivalence._protocol import BaseEstimator, Labels, as_label_array, check_strings
 from softirr_stats.equivalence._torch import (
-    load_pretrained,
+    load_shared,
     model_identity,
     resolve_device,
     resolve_dtype,
@@ -141,10 +141,10 @@ class Embedding(BaseEstimator):
             return
         self.device = resolve_device(self.device_arg)
         self.dtype = resolve_dtype(self.device, self.dtype_arg)
-        tok, mdl = load_pretrained("base", self._model_path(), revision=self.revision, dtype=self.dtype,
-                                   trust_remote_code=self.trust_remote_code,
-                                   local_files_only=self.local_files_only)
-        self._tok, self._mdl = tok, mdl.to(self.device)
+        tok, mdl = load_shared("base", self._model_path(), device=self.device, revision=self.revision,
+                               dtype=self.dtype, trust_remote_code=self.trust_remote_code,
+                               local_files_only=self.local_files_only)  # one load per process and device
+        self._tok, self._mdl = tok, mdl
         self._max_len = _token_limit(self._model_path(), tok, mdl, self.max_length)
 
     def _encode_new(self, texts: list[str]) -> np.ndarray:

@@ -15,7 +15,7 @@ from softirr_stats.equivalence._protocol import (
     check_strings,
 )
 from softirr_stats.equivalence._torch import (
-    load_pretrained,
+    load_shared,
     model_identity,
     resolve_device,
     resolve_dtype,
@@ -122,14 +122,15 @@ class Nli(BaseEstimator):
             return
         self.device = resolve_device(self.device_arg)
         self.dtype = resolve_dtype(self.device, self.dtype_arg)
-        tok, mdl = load_pretrained("sequence_classification", self.model, revision=self.revision,
-                                   dtype=self.dtype, trust_remote_code=self.trust_remote_code,
-                                   local_files_only=self.local_files_only)
+        tok, mdl = load_shared("sequence_classification", self.model, device=self.device,
+                               revision=self.revision, dtype=self.dtype,
+                               trust_remote_code=self.trust_remote_code,
+                               local_files_only=self.local_files_only)  # one load per process and device
         self._entail = entailment_index(mdl.config.id2label, self.entailment_label)
         pos = int(getattr(mdl.config, "max_position_embeddings", 512) or 512)
         tl = getattr(tok, "model_max_length", 512) or 512
         self._max_len = int(min(self.max_length, pos) if self.max_length else min(tl, pos, 512))
-        self._tok, self._mdl = tok, mdl.to(self.device)
+        self._tok, self._mdl = tok, mdl
 
     def entailment(self, premises: Labels, hypotheses: Labels) -> np.ndarray:
         """Directional ``P(premise_i => hypothesis_i)`` (float64), length-sorted batches."""

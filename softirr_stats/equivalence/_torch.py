@@ -7,12 +7,17 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["resolve_device", "resolve_dtype", "load_pretrained", "run_batches", "model_identity"]
+__all__ = ["resolve_device", "resolve_dtype", "load_pretrained", "load_shared", "clear_loaded_models",
+           "run_batches", "model_identity"]
+
+_LOADED: dict[tuple, tuple[Any, Any]] = {}
+_LOAD_LOCK = threading.Lock()
 
 _DTYPES = ("auto", "bf16", "fp16", "fp32")
 
@@ -98,6 +103,40 @@ def load_pretrained(kind: str, model: str | os.PathLike[str], *, revision: str |
             f"save_pretrained, safetensors weights), or download it first. Original error: {err}"
         ) from err
     return tok, mdl.eval()
+
+
+def load_shared(kind: str, model: str | os.PathLike[str], *, device: Any, revision: str | None, dtype: Any,
+                trust_remote_code: bool, local_files_only: bool) -> tuple[Any, Any]:
+    """:func:`load_pretrained` once per process for each model, revision, dtype and device.
+
+    Estimators of the same model (a new ``Embedding()`` in each call of a loop, the report's
+    and the coefficients' estimators) share one copy of the weights on the device instead of
+    loading them again (seconds each, and a ``Loading weights`` bar on stderr every time). A
+    local directory is keyed by its identity (:func:`model_identity`: name and a hash of its
+    config and weight sizes), so a directory rewritten in place is loaded afresh. The models
+    are in eval mode and only read; :func:`clear_loaded_models` frees them.
+
+    Returns
+    -------
+    (tokenizer, model on ``device``)
+    """
+    key = (kind, model_identity(model), os.path.realpath(os.fspath(model)) if os.path.isdir(os.fspath(model))
+           else os.fspath(model), revision, str(dtype), str(device), bool(trust_remote_code))
+    with _LOAD_LOCK:
+        hit = _LOADED.get(key)
+        if hit is None:
+            tok, mdl = load_pretrained(kind, model, revision=revision, dtype=dtype,
+                                       trust_remote_code=trust_remote_code, local_files_only=local_files_only)
+            hit = _LOADED[key] = (tok, mdl.to(device))
+    return hit
+
+
+def clear_loaded_models() -> int:
+    """Forget the models :func:`load_shared` keeps; returns how many there were."""
+    with _LOAD_LOCK:
+        n = len(_LOADED)
+        _LOADED.clear()
+    return n
 
 
 def _is_oom(err: BaseException) -> bool:

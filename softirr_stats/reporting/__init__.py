@@ -5,19 +5,23 @@ from typing import TYPE_CHECKING
 from softirr_stats._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
-    "softirr_stats.reporting._html": ('build_report',),
+    "softirr_stats.reporting._html": ('build_report', 'weighted_reliability'),
     "softirr_stats.reporting._plots": ('plot_sensitivity',),
-    "softirr_stats.reporting._tables": ('to_latex', 'to_markdown',),
+    "softirr_stats.reporting._tables": ('interval_note', 'paper_table', 'table_with_notes', 'to_latex', 'to_markdown',),
 })
 
 if TYPE_CHECKING:
     from softirr_stats.reporting._html import (
         build_report,
+        weighted_reliability,
     )
     from softirr_stats.reporting._plots import (
         plot_sensitivity,
     )
     from softirr_stats.reporting._tables import (
+        interval_note,
+        paper_table,
+        table_with_notes,
         to_latex,
         to_markdown,
     )

@@ -21,13 +21,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["build_report", "data_summary", "pairwise_agreement", "model_summary", "SECTIONS"]
+__all__ = ["build_report", "data_summary", "pairwise_agreement", "model_summary", "weighted_reliability",
+           "SECTIONS"]
 
 #: Section ids, in page order (a section that does not apply to the data is left out).
-SECTIONS = ("summary", "coefficients", "sensitivity", "labels", "raters", "calibration", "model", "provenance")
+SECTIONS = ("summary", "coefficients", "sensitivity", "labels", "raters", "ppi", "calibration", "model",
+            "provenance")
 _TITLES = {"summary": "Data summary", "coefficients": "Coefficients with intervals",
            "sensitivity": "Sensitivity forest plot", "labels": "Label-wise decomposition (multi-label)",
-           "raters": "Rater-level agreement", "calibration": "Calibration of the measure against judgments",
+           "raters": "Rater-level agreement", "ppi": "Prediction-powered agreement (judged pairs)",
+           "calibration": "Calibration of the measure against judgments",
            "model": "Annotator model", "provenance": "Provenance"}
 _PACKAGES = ("softirr_stats", "numpy", "pandas", "scipy", "jax", "numpyro", "matplotlib", "rapidfuzz")
 
@@ -43,6 +46,8 @@ table{border-collapse:collapse;font-size:.9em;margin:6px 0}
 th,td{padding:4px 10px;border-bottom:1px solid #e3e7ec;text-align:left;vertical-align:top}
 th{background:#f0f3f7;font-weight:600} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 p.note{color:#55606d;font-size:.88em;margin:6px 0} .warn{color:#8a4b00}
+p.caveat{background:#fff4e5;border-left:4px solid #e08a00;padding:6px 10px;margin:6px 0;font-size:.9em}
+td.ok{color:#1d6b2f} td.check{color:#a33a00;font-weight:600}
 img{max-width:100%;height:auto;display:block;margin:8px 0}
 .kv td:first-child{color:#55606d;white-space:nowrap} .grid{display:flex;flex-wrap:wrap;gap:24px}
 code{background:#f0f3f7;padding:1px 4px;border-radius:3px;font-size:.9em;word-break:break-all}
@@ -257,7 +262,7 @@ def _sensitivity_html(df: pd.DataFrame) -> str:
     if not finite.any():
         return '<p class="note">No setting gave a finite value; nothing to plot.</p>'
     ax = plot_sensitivity(df)
-    ax.figure.set_size_inches(8.5, ax.figure.get_size_inches()[1])
+    ax.figure.set_size_inches(7.5, ax.figure.get_size_inches()[1])
     plt.tight_layout()
     return ('<p class="note">Each row: one coefficient x measure x chance setting; the point is the estimate, the '
             "bar its interval.</p>" + _png(ax.figure, "sensitivity forest plot"))
@@ -300,39 +305,211 @@ def _raters_html(ann: Any, measure: str, estimator: Any) -> str:
             f'<div class="grid"><div>{_png(fig, "pairwise Cohen kappa heatmap")}</div><div>{_table(means)}</div></div>')
 
 
-def _calibration_html(judgments: pd.DataFrame, measure_name: str, estimator: Any) -> str:
-    from softirr_stats import calibration as cal
+def weighted_reliability(scores: Any, labels: Any, weights: Any = None, bins: int = 10) -> pd.DataFrame:
+    """Reliability table of scores against judgments with sampling weights (equal-width bins).
 
+    The judged pairs of a judging plan are drawn with unequal probabilities ``q``, so they are
+    not a simple random sample of the pairs the coefficient uses: each judged pair stands for
+    ``draws / q`` pairs (Horvitz-Thompson weights), and the bin means and the calibration error
+    are weighted accordingly. Unit weights give the ordinary reliability diagram.
+
+    Parameters
+    ----------
+    scores, labels : array-like of float in [0, 1]
+        The measure's score and the judgment of each judged pair.
+    weights : array-like of float > 0, optional
+        Sampling weights (default: 1 each).
+    bins : int
+        Equal-width bins on [0, 1].
+
+    Returns
+    -------
+    DataFrame
+        One row per non-empty bin: ``lower, upper, count, weight`` (share of the total weight),
+        ``mean_score, mean_label`` (weighted). ``attrs["ece"]`` is the weighted expected
+        calibration error ``sum_b w_b |mean_label_b - mean_score_b|``, ``attrs["brier"]`` the
+        weighted Brier score.
+
+    Examples
+    --------
+    >>> t = weighted_reliability([0.1, 0.15, 0.9], [0, 1, 1], weights=[1.0, 3.0, 1.0], bins=2)
+    >>> t[["count", "weight", "mean_label"]].round(3).to_numpy().tolist()
+    [[2.0, 0.8, 0.75], [1.0, 0.2, 1.0]]
+    >>> round(t.attrs["ece"], 4)
+    0.5
+    """
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    y = np.asarray(labels, dtype=np.float64).ravel()
+    w = np.ones_like(s) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+    if not (s.shape == y.shape == w.shape):
+        raise ValueError(f"scores, labels and weights must have the same length; got {s.size}, {y.size}, {w.size}")
+    if s.size == 0:
+        raise ValueError("no judged pairs: scores is empty")
+    for name, x in (("scores", s), ("labels", y)):
+        if not np.all((x >= 0) & (x <= 1)):
+            raise ValueError(f"{name} must lie in [0, 1]")
+    if not np.all(np.isfinite(w) & (w > 0)):
+        raise ValueError("weights must be finite and positive")
+    if not isinstance(bins, int) or bins < 1:
+        raise ValueError(f"bins must be a positive integer; got {bins!r}")
+    b = np.minimum((s * bins).astype(np.int64), bins - 1)
+    count = np.bincount(b, minlength=bins).astype(np.float64)
+    wsum = np.bincount(b, weights=w, minlength=bins)
+    ms = np.bincount(b, weights=w * s, minlength=bins)
+    my = np.bincount(b, weights=w * y, minlength=bins)
+    keep = count > 0
+    share = wsum / w.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table = pd.DataFrame({"lower": np.arange(bins)[keep] / bins, "upper": (np.arange(bins)[keep] + 1) / bins,
+                              "count": count[keep], "weight": share[keep], "mean_score": ms[keep] / wsum[keep],
+                              "mean_label": my[keep] / wsum[keep]})
+    table.attrs["ece"] = float(np.sum(table["weight"] * np.abs(table["mean_label"] - table["mean_score"])))
+    table.attrs["brier"] = float(np.sum(w * (s - y) ** 2) / w.sum())
+    return table
+
+
+def _judged_weights(judgments: pd.DataFrame) -> tuple[np.ndarray | None, str]:
+    """``draws / q`` per judged pair when the sheet carries the plan's ``q``; else None."""
+    if "q" not in judgments.columns:
+        return None, ("the judgments carry no sampling probabilities q, so they are weighted equally (as if a "
+                      "simple random sample of the pairs)")
+    q = pd.to_numeric(judgments["q"], errors="coerce").to_numpy(dtype=float)
+    m = (pd.to_numeric(judgments["draws"], errors="coerce").to_numpy(dtype=float) if "draws" in judgments.columns
+         else np.ones_like(q))
+    if not (np.all(np.isfinite(q) & (q > 0)) and np.all(np.isfinite(m) & (m > 0))):
+        raise ValueError("judgments: q must be a probability in (0, 1] and draws a positive count on every row")
+    return m / q, ("each judged pair weighted by draws / q (its sampling probability in the judging plan), so "
+                   "the diagram describes the pairs the coefficient uses, not the judged sample")
+
+
+def _scores(judgments: pd.DataFrame, estimator: Any) -> np.ndarray:
     a = judgments["label_a"].astype(str).tolist()
     b = judgments["label_b"].astype(str).tolist()
+    if estimator is None:
+        return np.asarray([x == z for x, z in zip(a, b, strict=True)], dtype=float)
+    return np.asarray(estimator(a, b), dtype=float)
+
+
+def _calibration_html(judgments: pd.DataFrame, measure_name: str, estimator: Any) -> str:
+    import matplotlib.pyplot as plt
+
     y = judgments["judgment"].to_numpy(dtype=float)
-    scores = np.asarray(estimator(a, b), dtype=float) if estimator is not None else (
-        np.asarray([x == z for x, z in zip(a, b, strict=True)], dtype=float))
-    ax = cal.plot_reliability_diagram(scores, y, bins=10, label=measure_name)
-    ax.figure.set_size_inches(5.5, 4.5)
-    ax.legend(loc="lower right", fontsize=8)
-    rd = cal.reliability_diagram(scores, y, bins=10)
+    scores = _scores(judgments, estimator)
+    w, how = _judged_weights(judgments)
+    rd = weighted_reliability(scores, y, w, bins=10)
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", linewidth=1, label="perfect calibration")
+    ax.plot(rd["mean_score"], rd["mean_label"], color="tab:blue", linewidth=1, alpha=0.6,
+            label=f"{measure_name} (weighted ECE {rd.attrs['ece']:.3f})")
+    ax.scatter(rd["mean_score"], rd["mean_label"], s=12 + 400 * rd["weight"], color="tab:blue", zorder=3,
+               label="bin (area: share of the weighted pairs)")
+    ax2 = ax.twinx()
+    ax2.bar((rd["lower"] + rd["upper"]) / 2, rd["weight"], width=0.09, color="tab:blue", alpha=0.15)
+    ax2.set_ylabel("share of the (weighted) pairs")
+    ax2.set_ylim(0, max(1.0, float(rd["weight"].max()) * 1.1))
+    ax.set_zorder(ax2.get_zorder() + 1)
+    ax.patch.set_visible(False)
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="mean score (estimated P(equivalent))",
+           ylabel="mean judgment" + (" (weighted by 1/q)" if w is not None else ""))
+    ax.legend(loc="upper left", fontsize=8, frameon=True)
     kv = _kv([("measure", _esc(measure_name)), ("judged pairs", len(y)),
-              ("expected calibration error", f"{cal.expected_calibration_error(scores, y):.4f}"),
-              ("Brier score", f"{cal.brier_score(scores, y):.4f}")])
-    return ('<p class="note">Scores of the measure (estimated P(equivalent)) against the human judgments; points '
-            "on the diagonal are well calibrated.</p>"
-            f'<div class="grid"><div>{_png(ax.figure, "reliability diagram")}</div><div>{kv}'
-            f"{_table(rd[['lower', 'upper', 'count', 'mean_score', 'mean_label']])}</div></div>")
+              ("weighting", "draws / q" if w is not None else "none (no q column)"),
+              ("expected calibration error (weighted)", f"{rd.attrs['ece']:.4f}"),
+              ("Brier score (weighted)", f"{rd.attrs['brier']:.4f}")])
+    return (f'<p class="note">Scores of the measure (estimated P(equivalent)) against the judgments; points on the '
+            f"diagonal are well calibrated; {_esc(how)}.</p>"
+            f'<div class="grid"><div>{_png(fig, "reliability diagram weighted by 1/q")}</div><div>{kv}'
+            f"{_table(rd[['lower', 'upper', 'count', 'weight', 'mean_score', 'mean_label']])}</div></div>")
 
 
-def _model_html(ann: Any, model: str, level: float, seed: int, steps: int) -> str:
-    from softirr_stats.inference import SviConfig, annotator_agreement
+def _ppi_coefficient(judgments: pd.DataFrame, df: pd.DataFrame) -> str | None:
+    from softirr_stats.agreement._judging import COEFFICIENT_FAMILIES
+
+    if "coefficient" in judgments.columns:
+        named = [c for c in dict.fromkeys(judgments["coefficient"].astype(str)) if c in COEFFICIENT_FAMILIES]
+        if named:
+            return named[0]
+    return next((c for c in dict.fromkeys(df["coefficient"]) if c in COEFFICIENT_FAMILIES), None)
+
+
+def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: Any, coefficient: str,
+              ci: Any, level: float) -> str:
+    from scipy.stats import norm
+
+    from softirr_stats import _coefficients as _coef
+    from softirr_stats.agreement._judging import read_judgments
+    from softirr_stats.uncertainty import Bootstrap
+
+    judged = read_judgments(judgments)
+    if ci is None or (isinstance(ci, Bootstrap) and ci.design in ("raters", "items+raters")):
+        ci_used: Any = "analytic"  # the delta method: the designs over raters do not apply to judged pairs
+    else:
+        ci_used = ci
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = getattr(_coef, coefficient)(ann, similarity=estimator, judgments=judged, ci=ci_used)
+        est = getattr(_coef, coefficient)(ann, similarity=estimator, ci=ci_used)
+    info = res.details["ppi"]
+    z = float(norm.ppf((1 + level) / 2))
+    jo, sej = info["judge_only"], info["se_judge_only"]
+    j_lo, j_hi = max(jo - z * sej, -1.0), min(jo + z * sej, 1.0)  # a chance-corrected coefficient is at most 1
+    clipped = " (clipped to [-1, 1])" if (j_lo, j_hi) != (jo - z * sej, jo + z * sej) else ""
+    rows = pd.DataFrame([
+        {"estimate": "prediction-powered", "value": res.value, "lower": res.ci_low, "upper": res.ci_high,
+         "se": res.se, "uses": f"{info['n_draws']} judged draws + the measure on every pair"},
+        {"estimate": "judge-only", "value": jo, "lower": j_lo, "upper": j_hi, "se": sej,
+         "uses": f"{info['n_draws']} judged draws only (normal approximation{clipped})"},
+        {"estimate": "estimator-only", "value": est.value, "lower": est.ci_low, "upper": est.ci_high, "se": est.se,
+         "uses": f"the measure ({measure_name}) on every pair, no judgments"}])
+    lam = info["lambda"]
+    kv = _kv([("coefficient", _esc(coefficient)), ("measure", _esc(measure_name)),
+              ("judged pairs (draws)", f"{info['n_judged']} ({info['n_draws']})"),
+              ("power-tuning weight lambda (observed, chance)", f"{lam['observed']:.3f}, {lam['chance']:.3f}"),
+              ("effective sample size of the judged draws", f"{info['effective_sample_size']:.1f}"),
+              ("interval", _esc(res.interval_description() or "none"))])
+    msgs = list(dict.fromkeys(str(w.message) for w in caught))[:5]
+    if np.isfinite(res.ci_high) and (res.ci_high > 1.0 or res.ci_low < -1.0):
+        msgs.append(f"the prediction-powered interval [{res.ci_low:.4f}, {res.ci_high:.4f}] leaves [-1, 1], the "
+                    "range of the coefficient: read its end beyond the range as the range's end")
+    notes = "".join(f'<p class="note warn">{_esc(m)}</p>' for m in msgs)
+    return (f'<p class="note">The {_esc(coefficient)} estimated from the measure on every pair and corrected by '
+            "the judgments of the sampled pairs (prediction-powered inference: the judge's mean difference from "
+            "the measure on the judged pairs, weighted by 1/q, is added back). Beside it: the same coefficient "
+            "from the judgments alone, and from the measure alone. A prediction-powered interval narrower than "
+            "the judge-only one is what the measure bought.</p>"
+            f'<div class="grid"><div>{_table(rows)}</div><div>{kv}</div></div>{notes}')
+
+
+def _model_html(ann: Any, model: str, level: float, seed: int, steps: int, method: str = "nuts") -> str:
+    from softirr_stats.inference import SVI_NOTE, SviConfig, annotator_agreement, diagnostics
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = annotator_agreement(ann, model=model, method="svi", level=level, seed=seed,
-                                  config=SviConfig(steps=steps), predictive_check=False)
+        res = annotator_agreement(ann, model=model, method=method, level=level, seed=seed,
+                                  config=SviConfig(steps=steps) if method == "svi" else None, progress=False)
+        diag = diagnostics(res, level=level, caught=caught)
     table = model_summary(res, ann.raters, level)
-    notes = "".join(f'<p class="note warn">{_esc(w.message)}</p>' for w in caught[:5])
-    return (f'<p class="note">{_esc(model)} fitted by SVI ({steps} steps, seed {seed}); {level:.0%} equal-tailed '
-            "posterior intervals. kappa: the model-implied agreement; accuracy: P(the rater gives the true label)."
-            f"</p>{_table(table)}{notes}")
+    checks = diag.to_frame()
+    body = []
+    for r in checks.itertuples(index=False):
+        status = f'<td class="{_esc(r.status)}">{_esc(r.status)}</td>' if r.status in ("ok", "check") else \
+            f"<td>{_esc(r.status)}</td>"
+        digits = 0 if r.diagnostic.startswith(("min bulk ESS", "divergent")) else 4
+        shown = "" if not np.isfinite(r.value) else (f"{r.value:.0f}" if digits == 0 else _num(r.value))
+        body.append(f"<tr><td>{_esc(r.diagnostic)}</td><td class=\"num\">{shown}</td>"
+                    f"<td>{_esc(r.target)}</td>{status}</tr>")
+    diag_table = ("<table><thead><tr><th>diagnostic</th><th>value</th><th>target</th><th>status</th></tr></thead>"
+                  f"<tbody>{''.join(body)}</tbody></table>")
+    caveats = "".join(f'<p class="caveat">{_esc(c)}</p>' for c in diag.caveats)
+    how = (f"NUTS ({diag.n_chains} chains x {diag.n_draws} draws, seed {seed})" if method == "nuts"
+           else f"SVI ({steps} steps, seed {seed}). {SVI_NOTE}")
+    return (f'<p class="note">{_esc(model)} fitted by {_esc(how)}; {level:.0%} equal-tailed posterior (credible) '
+            "intervals, the level of every interval on this page. kappa: the model-implied agreement; accuracy: "
+            "P(the rater gives the true label).</p>"
+            f"{caveats}<div class=\"grid\"><div>{_table(table)}</div><div><h3>Diagnostics</h3>{diag_table}"
+            '<p class="note">r_hat: split potential scale reduction (1 = the chains agree); ESS: effective sample '
+            "size (bulk); predictive check: P(the statistic on data replicated from the fit >= its observed value)"
+            "; values near 0 or 1 mean the model does not reproduce the data.</p></div></div>")
 
 
 def _provenance_html(source: Path | None, command: str | None, seed: int, ci_text: str, settings: dict[str, Any],
@@ -362,7 +539,8 @@ def build_report(
     judgments: pd.DataFrame | None = None,
     model: str | None = None,
     model_steps: int = 1000,
-    model_level: float = 0.9,
+    model_level: float | None = None,
+    model_method: str = "nuts",
     seed: int = 0,
     source: str | Path | None = None,
     judgments_path: str | Path | None = None,
@@ -373,9 +551,10 @@ def build_report(
 
     Sections (ids in :data:`SECTIONS`): data summary; coefficients with intervals for every
     measure; the sensitivity forest plot; label-wise decomposition (set-valued labels only);
-    rater-level agreement (pairwise Cohen's kappa heatmap; two or more raters); calibration of
-    the first soft measure against human judgments (when ``judgments`` is given); an annotator
-    model's posterior summary (when ``model`` is given); provenance (package versions, seed,
+    rater-level agreement (pairwise Cohen's kappa heatmap; two or more raters); the
+    prediction-powered coefficient (judgments with the plan's ``q``); calibration of the first
+    soft measure against human judgments (when ``judgments`` is given); an annotator model's
+    posterior summary with its diagnostics and caveats (when ``model`` is given); provenance (package versions, seed,
     interval settings, sha256 of the input, the command). Plots are base64 PNG and the CSS is
     inline: the page needs no network.
 
@@ -390,11 +569,20 @@ def build_report(
         Chance settings for the sensitivity table (the coefficients section shows the first).
     ci : None, "analytic" or Bootstrap
     judgments : DataFrame, optional
-        Columns ``label_a, label_b, judgment`` (judgment in [0, 1]).
+        Columns ``label_a, label_b, judgment`` (judgment in [0, 1]); with the judging plan's
+        ``q`` (and ``draws``) beside them (a judged :func:`softirr_stats.judging_plan` sheet),
+        the page also gets the prediction-powered coefficient (with judge-only and
+        estimator-only beside it) and the reliability diagram is weighted by ``draws / q``.
     model : str, optional
-        Annotator model for :func:`softirr_stats.annotator_agreement` (fitted by SVI).
-    model_steps, model_level : int, float
-        SVI steps and posterior interval level of the model section.
+        Annotator model for :func:`softirr_stats.annotator_agreement`.
+    model_steps : int
+        SVI steps (``model_method="svi"`` only).
+    model_level : float, optional
+        Posterior interval level; default: the level of ``ci`` (0.95 without one), so the page
+        shows one level.
+    model_method : {"nuts", "svi"}
+        How the model is fitted (NUTS gives r_hat, ESS and divergences; SVI has no
+        convergence diagnostic).
     seed : int
         Recorded in the provenance (and used for the model fit).
     source, judgments_path : path, optional
@@ -457,14 +645,23 @@ def build_report(
         soft = estimator_from_name(soft)
     if ann.n_raters >= 2:
         sections.append(_section("raters", _raters_html(ann, soft_name, soft)))
+    level = float(getattr(ci, "level", 0.95)) if ci is not None and not isinstance(ci, str) else 0.95
+    if model_level is None:
+        model_level = level
     if judgments is not None:
+        coef = _ppi_coefficient(judgments, df) if "q" in judgments.columns else None
+        if coef is not None and soft is not None:
+            sections.append(_section("ppi", _ppi_html(ann, judgments, soft_name, soft, coef, ci, level)))
         sections.append(_section("calibration", _calibration_html(judgments, soft_name, soft)))
     if model is not None:
-        sections.append(_section("model", _model_html(ann, model, model_level, seed, model_steps)))
+        if model_method not in ("nuts", "svi"):
+            raise ValueError(f"model_method must be 'nuts' or 'svi'; got {model_method!r}")
+        sections.append(_section("model", _model_html(ann, model, model_level, seed, model_steps, model_method)))
     settings = {"measures": ", ".join(n for n, _ in sims), "chance": ", ".join(map(str, chance)),
                 "coefficients": ", ".join(coefficients) if coefficients else "default set"}
     if model is not None:
-        settings["model"] = f"{model} (SVI, {model_steps} steps, level {model_level})"
+        how = "NUTS" if model_method == "nuts" else f"SVI, {model_steps} steps"
+        settings["model"] = f"{model} ({how}, level {model_level})"
     sections.append(_section("provenance", _provenance_html(source, command, seed, ci_text, settings,
                                                             Path(judgments_path) if judgments_path else None)))
     present = [s.split('"')[1] for s in sections]

@@ -17,7 +17,9 @@ def plot_sensitivity(df: pd.DataFrame, ax: Any = None, *, title: str | None = No
     One row per (coefficient, similarity, chance) with a finite value: a point at the
     estimate with a horizontal bar over its interval (when the row has one). Rows are grouped
     by coefficient (in table order, separated by thin lines), coloured by similarity and
-    marked by chance setting. Rows whose value is nan (skipped or undefined) are not drawn.
+    marked by chance setting. Rows whose value is nan (skipped or undefined) are not drawn. The
+    legend sits outside the axes, to their right, so that it never covers a row (save with
+    ``bbox_inches="tight"`` to keep it in the image).
 
     Parameters
     ----------
@@ -95,8 +97,9 @@ def plot_sensitivity(df: pd.DataFrame, ax: Any = None, *, title: str | None = No
     ax.set_yticklabels(coefs)
     ax.set_xlabel("coefficient (point estimate and interval)")
     if len(data):
+        # outside the axes, right of the data: a legend inside would cover rows of the plot
         ax.legend(title="similarity" if len(chances) == 1 else "similarity, chance", fontsize="small",
-                  loc="best")
+                  loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
     if title:
         ax.set_title(title)
     return ax

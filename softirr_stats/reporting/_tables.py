@@ -1,24 +1,58 @@
-"""Result tables for papers: Markdown and LaTeX from a result, a list of results or a DataFrame."""
+"""Result tables for papers: Markdown and LaTeX from a result, a list of results or a DataFrame.
 
-from collections.abc import Sequence
+One formatter for every table of results, in Python and on the command line: a booktabs LaTeX
+or a pipe Markdown table with the interval merged into one ``[lo, hi]`` column, a sentence on
+how the intervals were made, no timing column, and each distinct warning printed once as a
+numbered note under the table (:func:`table_with_notes`, :func:`paper_table`).
+"""
+
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from softirr_stats._format import Style, level_text, render
+from softirr_stats._format import (
+    _HEADERS,
+    Style,
+    frame_table,
+    latex_table,
+    level_text,
+    markdown_table,
+    render,
+)
 from softirr_stats.agreement._result import AgreementResult
 
-__all__ = ["to_latex", "to_markdown"]
+__all__ = ["SECONDARY_COLUMNS", "TIMING_COLUMNS", "interval_note", "paper_table", "table_with_notes", "to_latex", "to_markdown"]
+
+#: Columns that hold run times: never in a paper table (they differ on every run).
+TIMING_COLUMNS = ("seconds", "time", "time_s", "elapsed", "elapsed_s", "wall_s", "runtime", "duration")
+_SETTING_DEFAULTS = {"similarity": ("identity", "exact", ""), "measure": ("identity", "exact", ""),
+                     "chance": ("exact", "none", "")}
 
 
 def _as_frame(obj: Any) -> pd.DataFrame:
     if isinstance(obj, pd.DataFrame):
         return obj
+    if isinstance(obj, AgreementResult):
+        return _as_frame([obj])
     if isinstance(obj, Sequence) and not isinstance(obj, str) and obj and \
             all(isinstance(r, AgreementResult) for r in obj):
-        return pd.concat([r.to_frame() for r in obj], ignore_index=True)
-    raise TypeError("expected a pandas DataFrame (e.g. from sensitivity()), an AgreementResult or a "
-                    f"non-empty list of AgreementResults; got {type(obj).__name__}")
+        df = pd.concat([r.to_frame() for r in obj], ignore_index=True)
+        df["warnings"] = pd.Series([tuple(r.warnings) for r in obj], dtype=object)  # each warning a note
+        return df
+    if isinstance(obj, Sequence) and not isinstance(obj, str) and obj and all(isinstance(r, Mapping) for r in obj):
+        return pd.DataFrame(list(obj))
+    raise TypeError("expected a pandas DataFrame (e.g. from sensitivity()), an AgreementResult, a "
+                    "non-empty list of AgreementResults or a non-empty list of row dicts; got "
+                    f"{type(obj).__name__}")
+
+
+def _credible(df: pd.DataFrame) -> bool:
+    """Every interval of the table is a posterior (credible) interval."""
+    if "ci_method" not in df.columns:
+        return False
+    methods = [str(m) for m in df["ci_method"].dropna() if m]
+    return bool(methods) and all(m.startswith("posterior") for m in methods)
 
 
 def _interval_note(df: pd.DataFrame) -> str | None:
@@ -27,13 +61,237 @@ def _interval_note(df: pd.DataFrame) -> str | None:
         return None
     methods = {m for m in df["ci_method"].dropna() if m}
     if len(methods) != 1:
+        if len(methods) > 1:
+            return "Intervals: " + "; ".join(sorted(map(str, methods))) + " (see the rows)."
         return None
     level = df["level"].dropna().unique() if "level" in df.columns else []
     parts = [f"{level_text(level[0]) + ' ' if len(level) == 1 else ''}{methods.pop()}"]
     for key, name in (("bootstrap_n", "B"), ("bootstrap_design", "design")):
         if key in df.columns and df[key].dropna().nunique() == 1:
             parts.append(f"{name}={df[key].dropna().iloc[0]}")
-    return "Intervals: " + ", ".join(parts) + "."
+    head = "Credible intervals (CrI)" if _credible(df) else "Intervals"
+    return f"{head}: " + ", ".join(parts) + "."
+
+
+def _split_warnings(cell: Any) -> list[str]:
+    """The warnings of one row: a list/tuple as it is; a string is one note (its parts, joined by
+    ``"; "``, cannot be told from a ``";"`` inside one warning)."""
+    if cell is None or (isinstance(cell, float) and cell != cell):
+        return []
+    if isinstance(cell, list | tuple):
+        return [str(w).strip() for w in cell if str(w).strip()]
+    text = str(cell).strip()
+    return [text] if text else []
+
+
+def interval_note(results: Any) -> str | None:
+    """The sentence on how a table's intervals were made (``None`` when its rows have none).
+
+    Parameters
+    ----------
+    results : DataFrame, AgreementResult, list of AgreementResult or list of row dicts
+        As for :func:`table_with_notes` (read: ``ci_method``, ``level``, ``bootstrap_n``,
+        ``bootstrap_design``).
+
+    Returns
+    -------
+    str or None
+        ``"Intervals: ..."``, or ``"Credible intervals (CrI): ..."`` when every interval is a
+        posterior one.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> interval_note(pd.DataFrame({"ci_method": ["posterior (dawid_skene, nuts)"], "level": [0.95]}))
+    'Credible intervals (CrI): 95% posterior (dawid_skene, nuts).'
+    """
+    return _interval_note(_as_frame(results))
+
+
+def _paper_columns(df: pd.DataFrame) -> list[str]:
+    cols = ["coefficient"]
+    for c in ("measure", "similarity", "chance"):
+        if c in df.columns and not df[c].fillna("").astype(str).isin(_SETTING_DEFAULTS[c]).all():
+            cols.append(c)
+    cols.append("value")
+    if {"ci_low", "ci_high"} <= set(df.columns) and df[["ci_low", "ci_high"]].notna().any().any():
+        cols.append("ci")
+    for c in ("se", "n_items", "n_raters"):
+        if c in df.columns and not df[c].isna().all():
+            cols.append(c)
+    return cols
+
+
+#: Columns a table may leave out to fit a width, first to go first.
+SECONDARY_COLUMNS = ("n_raters", "n_items", "se", "chance")
+
+
+def table_with_notes(results: Any, style: Style = "markdown", *, digits: int = 3,
+                     columns: Sequence[str] | None = None,
+                     max_width: int | None = None) -> tuple[str, list[str]]:
+    """A paper table of results and its notes: ``(table, notes)``.
+
+    Each distinct warning of the rows becomes one numbered note, in order of first appearance;
+    the rows that raised it carry its number in a ``Note`` column, so a long warning is
+    printed once, not on every row. The sentence on the intervals is :func:`interval_note`.
+    Timing columns (:data:`TIMING_COLUMNS`) are never shown.
+
+    Parameters
+    ----------
+    results : DataFrame, AgreementResult, list of AgreementResult or list of row dicts
+        Tidy results (one row per coefficient x measure x chance), e.g. from
+        :func:`softirr_stats.sensitivity` or the rows a command line prints. Warnings are read
+        from a ``warnings`` column: a list/tuple of texts per row (AgreementResults give
+        theirs), or one string per row (one note).
+    style : {"markdown", "latex"}
+    digits : int
+        Decimals of the numbers.
+    columns : sequence of str, optional
+        Columns to show (``"ci"`` for the merged interval); default: coefficient, the measure
+        and chance when they vary from the defaults, value, interval, SE, items, raters.
+    max_width : int, optional
+        Widest line allowed (e.g. the terminal's width): :data:`SECONDARY_COLUMNS` are left
+        out, in that order, until the table fits (or none is left); the last note then names
+        them.
+
+    Returns
+    -------
+    (str, list of str)
+        The table (no caption) and the warning notes, note ``i`` (from 1) being ``notes[i - 1]``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from softirr_stats import reporting
+    >>> df = pd.DataFrame({"coefficient": ["fleiss_kappa", "gwet_ac1"], "value": [0.41, 0.52],
+    ...                    "ci_low": [0.30, 0.42], "ci_high": [0.52, 0.62], "level": 0.95,
+    ...                    "ci_method": "bootstrap-percentile", "seconds": [1.2, 0.8],
+    ...                    "warnings": ["2 items have one rating", ""]})
+    >>> table, notes = reporting.table_with_notes(df)
+    >>> print(table)
+    | Coefficient | Value | 95% CI | Note |
+    | :-- | --: | --: | :-- |
+    | fleiss_kappa | 0.410 | [0.300, 0.520] | 1 |
+    | gwet_ac1 | 0.520 | [0.420, 0.620] |  |
+    >>> notes
+    ['2 items have one rating']
+    """
+    if style not in ("markdown", "latex"):
+        raise ValueError(f"style must be 'markdown' or 'latex'; got {style!r}")
+    df = _as_frame(results).copy()
+    df = df.drop(columns=[c for c in df.columns if str(c).lower() in TIMING_COLUMNS])
+    if "measure" in df.columns and "similarity" in df.columns and (
+            df["measure"].astype(str) == df["similarity"].astype(str)).all():
+        df = df.drop(columns=["similarity"])
+    notes: list[str] = []
+    offset = 0
+    if "warnings" in df.columns:
+        per_row = [_split_warnings(w) for w in df["warnings"]]
+        distinct = list(dict.fromkeys(w for ws in per_row for w in ws))
+        notes += distinct
+        df["note"] = [", ".join(str(distinct.index(w) + 1 + offset) for w in dict.fromkeys(ws)) for ws in per_row]
+    is_results = {"coefficient", "value"} <= set(df.columns)
+    if columns is None:
+        cols = _paper_columns(df) if is_results else [c for c in df.columns if c not in ("warnings", "note")]
+        if "note" in df.columns and df["note"].astype(bool).any():
+            cols.append("note")
+    else:
+        cols = list(columns)
+    if max_width is not None and (isinstance(max_width, bool) or not isinstance(max_width, int) or max_width < 1):
+        raise ValueError(f"max_width must be a positive integer or None; got {max_width!r}")
+    dropped: list[str] = []
+    while True:
+        table = _draw(df, cols, style, digits, is_results)
+        if max_width is None or max(map(len, table.splitlines())) <= max_width:
+            break
+        spare = next((c for c in SECONDARY_COLUMNS if c in cols), None)
+        if spare is None:
+            break
+        cols = [c for c in cols if c != spare]
+        dropped.append(spare)
+    if dropped:
+        notes.append(f"Left out to fit {max_width} characters: {', '.join(dropped)}.")
+    return table, notes
+
+
+def _draw(df: pd.DataFrame, cols: list[str], style: Style, digits: int, is_results: bool) -> str:
+    na = "—" if style == "markdown" else "--"
+    header, rows, align = frame_table(df, digits=digits, columns=cols, na=na)
+    header = [h if c in _HEADERS or c in ("ci", "note") else str(c).replace("_", " ").capitalize()
+              if is_results else h for h, c in zip(header, cols, strict=True)]
+    header = ["Note" if c == "note" else h for h, c in zip(header, cols, strict=True)]
+    if _credible(df):
+        header = [h[:-2] + "CrI" if c == "ci" and h.endswith("CI") else h for h, c in zip(header, cols, strict=True)]
+    align = ["l" if c == "note" else a for a, c in zip(align, cols, strict=True)]
+    return markdown_table(header, rows, align) if style == "markdown" else latex_table(header, rows, align)
+
+
+def paper_table(results: Any, style: Style = "markdown", *, digits: int = 3, columns: Sequence[str] | None = None,
+                caption: str | None = None, label: str | None = None, max_width: int | None = None) -> str:
+    r"""A paper-ready table of results with its notes below it (Markdown or booktabs LaTeX).
+
+    The table of :func:`table_with_notes`; under it the sentence on the intervals
+    (:func:`interval_note`; in LaTeX it ends the caption when there is one) and the warnings,
+    numbered (``[1] ...``) as in the table's ``Note`` column. In LaTeX the notes follow the
+    ``tabular`` in a ``\footnotesize`` paragraph (inside the ``table`` float when a caption or
+    label is given). :func:`to_markdown` and :func:`to_latex` give this table for result
+    frames; it is the one the command line's ``--format markdown|latex`` should print.
+
+    Parameters
+    ----------
+    results : DataFrame, AgreementResult, list of AgreementResult or list of row dicts
+        As for :func:`table_with_notes`.
+    style : {"markdown", "latex"}
+    digits : int
+    columns : sequence of str, optional
+    caption, label : str, optional
+        LaTeX: the ``table`` float's caption and ``\label``; Markdown: a paragraph above the notes.
+    max_width : int, optional
+        As for :func:`table_with_notes` (secondary columns left out to fit).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from softirr_stats import reporting
+    >>> df = pd.DataFrame({"coefficient": ["cohen_kappa"], "value": [0.8921], "ci_low": [0.8228],
+    ...                    "ci_high": [0.9614], "level": [0.95], "ci_method": ["analytic"], "seconds": [0.1]})
+    >>> print(reporting.paper_table(df, "latex"))
+    \begin{tabular}{lrr}
+    \toprule
+    Coefficient & Value & 95\% CI \\
+    \midrule
+    cohen\_kappa & 0.892 & {}[0.823, 0.961] \\
+    \bottomrule
+    \end{tabular}
+    \par\smallskip{\footnotesize Intervals: 95\% analytic.}
+    """
+    table, notes = table_with_notes(results, style, digits=digits, columns=columns, max_width=max_width)
+    numbered = [f"[{i}] {n}" for i, n in enumerate(notes, 1)]
+    interval = _interval_note(_as_frame(results))
+    if style == "markdown":
+        lead = " ".join(x for x in (caption, interval) if x)
+        return "\n\n".join([table] + ([lead] if lead else []) + numbered)
+    from softirr_stats._format import _escape
+
+    if caption is not None and interval:
+        caption = f"{caption.rstrip().rstrip('.')}. {interval}" if caption.strip() else interval
+    elif interval:
+        numbered.insert(0, interval)
+    foot = (r"\par\smallskip{\footnotesize " + " \\\\ ".join(_escape(n, "latex") for n in numbered) + "}"
+            if numbered else "")
+    body = table + ("\n" + foot if foot else "")
+    if caption is None and label is None:
+        return body
+    out = [r"\begin{table}", r"\centering"]
+    if caption is not None:
+        out.append(r"\caption{" + _escape(caption, "latex") + "}")
+    if label is not None:
+        out.append(r"\label{" + label + "}")
+    return "\n".join([*out, body, r"\end{table}"])
 
 
 def _render(obj: Any, style: Style, digits: int, columns: Sequence[str] | None, caption: str | None,
@@ -44,6 +302,9 @@ def _render(obj: Any, style: Style, digits: int, columns: Sequence[str] | None, 
             return table if caption is None else f"{table}\n\n{caption}"
         return obj.to_latex(digits=digits, caption=caption, label=label)
     df = _as_frame(obj.to_frame() if isinstance(obj, AgreementResult) else obj)
+    df = df.drop(columns=[c for c in df.columns if str(c).lower() in TIMING_COLUMNS])
+    if {"coefficient", "value"} <= set(df.columns):
+        return paper_table(df, style, digits=digits, columns=columns, caption=caption, label=label)
     note = _interval_note(df)
     if style == "markdown":
         text = " ".join(x for x in (caption, note) if x) or None
@@ -69,7 +330,8 @@ def to_markdown(obj: Any, *, digits: int = 3, columns: Sequence[str] | None = No
         SE, items and raters; any other DataFrame shows every column.
     caption : str, optional
         A paragraph under the table; a sentence on how the intervals were made follows it when
-        every row shares the method.
+        every row shares the method. When rows carry warnings (or the intervals are credible
+        intervals), the table is :func:`paper_table`'s: each warning once, as a numbered note.
 
     Examples
     --------
@@ -78,12 +340,14 @@ def to_markdown(obj: Any, *, digits: int = 3, columns: Sequence[str] | None = No
     >>> x = [["a", "a", "a"], ["b", "b", "a"], ["b", "b", "b"], ["c", "c", "c"], ["a", "b", "a"]]
     >>> rs = [sis.fleiss_kappa(x, ci="analytic"), sis.krippendorff_alpha(x, ci="analytic")]
     >>> print(reporting.to_markdown(rs))
-    | Coefficient | Value | 95% CI | SE | Items | Raters |
-    | :-- | --: | --: | --: | --: | --: |
-    | fleiss_kappa | 0.583 | [-0.195, 1.000] | 0.280 | 5 | 3 |
-    | krippendorff_alpha | 0.611 | [-0.168, 1.000] | 0.280 | 5 | 3 |
+    | Coefficient | Value | 95% CI | SE | Items | Raters | Note |
+    | :-- | --: | --: | --: | --: | --: | :-- |
+    | fleiss_kappa | 0.583 | [-0.195, 1.000] | 0.280 | 5 | 3 | 1 |
+    | krippendorff_alpha | 0.611 | [-0.168, 1.000] | 0.280 | 5 | 3 | 1 |
     <BLANKLINE>
     Intervals: 95% analytic.
+    <BLANKLINE>
+    [1] analytic interval: upper limit truncated at 1 (irrCAC convention)
     """
     return _render(obj, "markdown", digits, columns, caption, None)
 

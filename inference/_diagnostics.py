@@ -1,0 +1,348 @@
+"""Fit diagnostics of an annotator model in one record: r_hat, ESS, divergences, predictive check, caveats.
+
+:func:`diagnostics` is what every place that shows a model (the HTML report's model section, the
+``softirr model`` table and JSON) calls, so that they all show the same numbers and the same
+caveat lines. :func:`model_caveats` turns a :class:`FitDiagnostics` (and the warnings caught
+while fitting) into those lines of plain text.
+"""
+
+import math
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from softirr_stats._validation import check_level
+
+__all__ = ["DEFAULT_LEVEL", "SVI_NOTE", "FitDiagnostics", "diagnostics", "model_caveats", "open_vocabulary"]
+
+#: The one default interval level of every model function, the CLI and the report.
+DEFAULT_LEVEL = 0.95
+#: r_hat above this, or a bulk ESS below ``ESS_PER_CHAIN`` per chain, gives a caveat.
+RHAT_MAX = 1.01
+ESS_PER_CHAIN = 100
+#: A predictive-check p-value outside [PPC_LOW, 1 - PPC_LOW] gives a caveat line (the
+#: ``PredictiveCheckWarning`` itself is raised at 0.01 / 0.99).
+PPC_LOW = 0.05
+#: What to say beside an SVI fit (not a caveat: nothing failed).
+SVI_NOTE = ("SVI is a variational approximation with no convergence diagnostic (no r_hat, no divergences); "
+            "its intervals can be too narrow: refit with NUTS to check them.")
+
+
+def open_vocabulary(data: Any) -> tuple[bool, float, int]:
+    """Does a categorical model's data look like an open vocabulary (free text)?
+
+    A categorical annotator model treats each distinct string as a class; with free text
+    most ratings of an item are distinct strings, which no latent-class model describes.
+    Flagged when there are at least 10 labels and either at least one label per two items,
+    or the distinct labels per item exceed 60% of the ratings per item.
+
+    Parameters
+    ----------
+    data : AnnotationData
+        ``items``, ``labels``, ``n_items``, ``n_classes`` (as the fitted posterior holds).
+
+    Returns
+    -------
+    (flag, distinct_per_item, n_labels)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from softirr_stats.models import encode_annotations
+    >>> codes = np.arange(90).reshape(30, 3) % 35          # 35 strings on 30 items x 3 raters
+    >>> open_vocabulary(encode_annotations(codes))[0]
+    True
+    >>> open_vocabulary(encode_annotations(np.array([[0, 0, 1], [1, 1, 1]] * 15)))[0]
+    False
+    """
+    items = np.asarray(data.items, dtype=np.int64)
+    labels = np.asarray(data.labels, dtype=np.int64)
+    k, n = int(data.n_classes), max(int(data.n_items), 1)
+    rated = np.unique(items).size
+    if rated == 0:
+        return False, math.nan, k
+    distinct = np.unique(items * k + labels).size / rated
+    per_item = items.size / rated
+    used = np.unique(labels).size
+    flag = used >= 10 and (used >= 0.5 * n or (per_item > 1 and distinct >= 0.6 * per_item))
+    return bool(flag), float(distinct), int(used)
+
+
+@dataclass(frozen=True)
+class FitDiagnostics:
+    """Diagnostics of one fitted annotator model (see :func:`diagnostics`).
+
+    Attributes
+    ----------
+    model, method : str
+    n_chains, n_draws : int
+        Chains and draws per chain (SVI: one "chain" of independent draws).
+    max_r_hat : float
+        Largest split r_hat over every sampled element (nan for SVI or one short chain).
+    min_ess : float
+        Smallest bulk effective sample size over every sampled element (SVI: the draws).
+    worst_r_hat, worst_ess : str
+        The elements holding them.
+    n_divergent, n_transitions : int
+        Divergent post-warmup transitions (NUTS; 0 for SVI) and how many there were.
+    ppc_statistic : str
+        ``"fleiss_kappa"`` (categorical models), ``"score_chi2"`` (soft) or ``""`` (none run).
+    ppc_observed, ppc_replicated_mean, ppc_p_value : float
+        The statistic on the data, its mean over replicated data sets, ``P(T_rep >= T_obs)``.
+    n_labels, labels_per_item : int, float
+        Categorical models: labels used and distinct labels per rated item.
+    open_vocabulary : bool
+        Categorical model on what looks like free text (:func:`open_vocabulary`).
+    level : float
+        The interval level the diagnostics were shown with.
+    caveats : tuple of str
+        One line per problem (:func:`model_caveats`); empty when every check passes.
+
+    Examples
+    --------
+    >>> d = FitDiagnostics("dawid_skene", "nuts", 2, 500, max_r_hat=1.002, min_ess=820.0, n_transitions=1000)
+    >>> d.ok, d.to_frame()["status"].tolist()
+    (True, ['ok', 'ok', 'ok'])
+    """
+
+    model: str
+    method: str
+    n_chains: int
+    n_draws: int
+    max_r_hat: float = math.nan
+    worst_r_hat: str = ""
+    min_ess: float = math.nan
+    worst_ess: str = ""
+    n_divergent: int = 0
+    n_transitions: int = 0
+    ppc_statistic: str = ""
+    ppc_observed: float = math.nan
+    ppc_replicated_mean: float = math.nan
+    ppc_p_value: float = math.nan
+    n_labels: int = 0
+    labels_per_item: float = math.nan
+    open_vocabulary: bool = False
+    level: float = DEFAULT_LEVEL
+    caveats: tuple[str, ...] = ()
+    sampler_warnings: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no caveat."""
+        return not self.caveats
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly dict (nan stays nan; caveats a list)."""
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["caveats"] = list(self.caveats)
+        out["sampler_warnings"] = list(self.sampler_warnings)
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table: ``diagnostic, value, target, status`` (one row per check).
+
+        ``status`` is ``"ok"``, ``"check"`` (a caveat line says why) or ``"n/a"``.
+        """
+        rows: list[tuple[str, Any, str, str]] = []
+
+        def status(bad: bool, known: bool = True) -> str:
+            return "n/a" if not known else ("check" if bad else "ok")
+
+        rhat_known = np.isfinite(self.max_r_hat)
+        rows.append(("max r_hat" + (f" ({self.worst_r_hat})" if self.worst_r_hat else ""),
+                     self.max_r_hat, f"<= {RHAT_MAX}", status(self.max_r_hat > RHAT_MAX, rhat_known)))
+        ess_target = ESS_PER_CHAIN * max(self.n_chains, 1)
+        rows.append(("min bulk ESS" + (f" ({self.worst_ess})" if self.worst_ess else ""), self.min_ess,
+                     f">= {ess_target}", status(self.min_ess < ess_target, bool(np.isfinite(self.min_ess))
+                                                and self.method == "nuts")))
+        rows.append(("divergent transitions", float(self.n_divergent),
+                     f"0 of {self.n_transitions}", status(self.n_divergent > 0, self.method == "nuts")))
+        if self.ppc_statistic:
+            rows.append((f"predictive check p ({self.ppc_statistic})", self.ppc_p_value,
+                         f"in [{PPC_LOW}, {1 - PPC_LOW}]",
+                         status(not (PPC_LOW <= self.ppc_p_value <= 1 - PPC_LOW),
+                                bool(np.isfinite(self.ppc_p_value)))))
+            rows.append((f"observed {self.ppc_statistic}", self.ppc_observed, "", ""))
+            rows.append((f"replicated {self.ppc_statistic} (mean)", self.ppc_replicated_mean, "", ""))
+        if self.n_labels:
+            rows.append(("distinct labels per item", self.labels_per_item, f"{self.n_labels} labels",
+                         "check" if self.open_vocabulary else "ok"))
+        return pd.DataFrame(rows, columns=["diagnostic", "value", "target", "status"])
+
+
+def _worst(posterior: Any) -> tuple[float, str, float, str]:
+    from softirr_stats.inference._posterior import _element_names
+
+    max_r, worst_r, min_e, worst_e = -math.inf, "", math.inf, ""
+    for name, arr in posterior.samples_by_chain.items():
+        rhat, ess = posterior._diagnostics(arr)
+        names = _element_names(name, arr.shape[2:])
+        rhat, ess = np.ravel(rhat), np.ravel(ess)
+        if np.isfinite(rhat).any():
+            i = int(np.nanargmax(rhat))
+            if rhat[i] > max_r:
+                max_r, worst_r = float(rhat[i]), names[i]
+        if np.isfinite(ess).any():
+            i = int(np.nanargmin(ess))
+            if ess[i] < min_e:
+                min_e, worst_e = float(ess[i]), names[i]
+    return (max_r if np.isfinite(max_r) else math.nan, worst_r,
+            min_e if np.isfinite(min_e) else math.nan, worst_e)
+
+
+def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = DEFAULT_LEVEL,
+                caught: Iterable[Any] = ()) -> FitDiagnostics:
+    """r_hat, ESS, divergences, the posterior predictive check and caveat lines of a fit.
+
+    Parameters
+    ----------
+    posterior : Posterior or AgreementResult
+        A fit (:func:`softirr_stats.inference.fit`), or the result of
+        :func:`~softirr_stats.inference.annotator_agreement` (its posterior and the
+        predictive check it already ran are used: nothing is refitted or re-run).
+    predictive_check : bool or PredictiveCheck
+        ``True`` runs the model's check (categorical: observed Fleiss kappa; soft model:
+        score distributions) unless the result carries one; ``False`` skips it; a
+        :class:`PredictiveCheck` is used as it is.
+    level : float
+        The interval level shown beside the diagnostics (recorded only).
+    caught : iterable of warnings.WarningMessage or str
+        Warnings caught while fitting; sampler and fit warnings among them become caveats.
+
+    Returns
+    -------
+    FitDiagnostics
+        ``.to_frame()`` for a table, ``.to_dict()`` for JSON, ``.caveats`` for the lines.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from softirr_stats import inference, models
+    >>> codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 10)
+    >>> post = inference.fit(models.dawid_skene, codes, method="svi", progress=False,
+    ...                      config=inference.SviConfig(steps=300, num_draws=200))
+    >>> d = inference.diagnostics(post)
+    >>> d.method, d.n_divergent, d.ppc_statistic, 0 <= d.ppc_p_value <= 1
+    ('svi', 0, 'fleiss_kappa', True)
+    >>> list(d.to_frame().columns)
+    ['diagnostic', 'value', 'target', 'status']
+    """
+    from softirr_stats.inference._posterior import Posterior, PredictiveCheck
+
+    level = check_level(level)
+    check = None
+    if not isinstance(posterior, Posterior):
+        details = getattr(posterior, "details", None)
+        post = details.get("posterior") if isinstance(details, dict) else None
+        if not isinstance(post, Posterior):
+            raise TypeError("diagnostics needs a Posterior (inference.fit) or the result of "
+                            f"annotator_agreement; got {type(posterior).__name__}")
+        if predictive_check is True:
+            check = details.get("predictive_check") or details.get("score_check")
+        posterior = post
+    if isinstance(predictive_check, PredictiveCheck):
+        check = predictive_check
+    elif check is None and predictive_check is True and posterior.kind in ("categorical", "soft"):
+        cached = posterior._cache.get("diagnostics_check")
+        if cached is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cached = (posterior.predictive_check(warn=False) if posterior.kind == "categorical"
+                          else posterior.score_check(warn=False))
+            posterior._cache["diagnostics_check"] = cached
+        check = cached
+    elif not isinstance(predictive_check, bool):
+        raise TypeError(f"predictive_check must be True, False or a PredictiveCheck; got {predictive_check!r}")
+    max_r, worst_r, min_e, worst_e = _worst(posterior)
+    if posterior.method == "svi":  # independent draws of the guide: every element has ESS = draws
+        worst_e = ""
+    div = np.asarray(posterior.extra.get("diverging", np.zeros(0, bool)))
+    kw: dict[str, Any] = {}
+    if check is not None:
+        rep = np.asarray(check.replicated, dtype=np.float64)
+        kw.update(ppc_statistic=check.statistic, ppc_observed=float(check.observed),
+                  ppc_replicated_mean=float(rep.mean()) if rep.size else math.nan,
+                  ppc_p_value=float(check.p_value))
+    if posterior.kind == "categorical":
+        flag, per_item, used = open_vocabulary(posterior.data)
+        kw.update(n_labels=used, labels_per_item=per_item, open_vocabulary=flag)
+    texts = []
+    for w in caught:
+        msg = str(getattr(w, "message", w))
+        cat = getattr(w, "category", None)
+        name = getattr(cat, "__name__", "")
+        if name in ("ConvergenceWarning", "PredictiveCheckWarning", "PriorDominatedWarning", "FitWarning") \
+                or (cat is None and msg):
+            texts.append(msg)
+    diag = FitDiagnostics(model=posterior.model_name, method=posterior.method, n_chains=posterior.num_chains,
+                          n_draws=posterior.num_draws_per_chain, max_r_hat=max_r, worst_r_hat=worst_r,
+                          min_ess=min_e, worst_ess=worst_e, n_divergent=int(div.sum()),
+                          n_transitions=int(div.size), level=level,
+                          sampler_warnings=tuple(dict.fromkeys(texts)), **kw)
+    return FitDiagnostics(**{**{k: getattr(diag, k) for k in diag.__dataclass_fields__},
+                             "caveats": tuple(model_caveats(diag))})
+
+
+def model_caveats(diag: FitDiagnostics) -> list[str]:
+    """The caveat lines of a fit: one sentence per failed check or sampler warning.
+
+    Lines, in this order: divergences; r_hat; ESS (NUTS only: SVI has no convergence
+    diagnostic, which :data:`SVI_NOTE` says where a fit is shown); the predictive check (p outside [0.05, 0.95]); an open vocabulary fitted by a categorical
+    model; then each distinct warning the fit raised that the lines above do not already say.
+
+    Parameters
+    ----------
+    diag : FitDiagnostics
+        The numbers of a fit (:func:`diagnostics` builds it; its ``caveats`` are these lines).
+
+    Returns
+    -------
+    list of str
+        One sentence per problem; empty when every check passes.
+
+    Examples
+    --------
+    >>> d = FitDiagnostics("dawid_skene", "nuts", 2, 500, max_r_hat=1.002, min_ess=800.0,
+    ...                    n_transitions=1000, ppc_statistic="fleiss_kappa", ppc_observed=0.145,
+    ...                    ppc_replicated_mean=0.276, ppc_p_value=0.953)
+    >>> print(model_caveats(d)[0])
+    Predictive check: the model's replicated fleiss_kappa (mean 0.276) is above the observed 0.145 in 95% of draws (p = 0.953): the model over-states agreement on these data.
+    """
+    out = []
+    if diag.n_divergent:
+        out.append(f"Sampler: {diag.n_divergent} of {diag.n_transitions} post-warmup transitions diverged; "
+                   "the posterior may be biased (raise target_accept or reparametrise).")
+    if np.isfinite(diag.max_r_hat) and diag.max_r_hat > RHAT_MAX:
+        out.append(f"Convergence: r_hat {diag.max_r_hat:.3f} for {diag.worst_r_hat} (above {RHAT_MAX}); the "
+                   "chains disagree, run longer or more chains.")
+    ess_target = ESS_PER_CHAIN * max(diag.n_chains, 1)
+    if diag.method == "nuts" and np.isfinite(diag.min_ess) and diag.min_ess < ess_target:
+        out.append(f"Convergence: bulk ESS {diag.min_ess:.0f} for {diag.worst_ess} (below {ess_target}); "
+                   "interval ends are imprecise, draw more samples.")
+    if diag.ppc_statistic and np.isfinite(diag.ppc_p_value) and not (PPC_LOW <= diag.ppc_p_value <= 1 - PPC_LOW):
+        above = diag.ppc_p_value > 0.5
+        share = diag.ppc_p_value if above else 1 - diag.ppc_p_value
+        if diag.ppc_statistic == "score_chi2":
+            out.append(f"Predictive check: the score distribution does not fit (chi-square p = {diag.ppc_p_value:.3f}); "
+                       "the soft kappa may be biased (try emission='monotone' or gold pairs).")
+        else:
+            out.append(f"Predictive check: the model's replicated {diag.ppc_statistic} (mean "
+                       f"{diag.ppc_replicated_mean:.3f}) is {'above' if above else 'below'} the observed "
+                       f"{diag.ppc_observed:.3f} in {share:.0%} of draws (p = {diag.ppc_p_value:.3f}): the model "
+                       f"{'over' if above else 'under'}-states agreement on these data.")
+    if diag.open_vocabulary:
+        out.append(f"Open vocabulary: {diag.n_labels} distinct labels, {diag.labels_per_item:.1f} per item; a "
+                   "categorical model treats every distinct string as a class, which free text is not. Use a soft "
+                   "measure (e.g. --model soft with -m embedding) instead.")
+    said = " ".join(out).lower()
+    for msg in diag.sampler_warnings:
+        low = msg.lower()
+        if ("divergent" in low and diag.n_divergent) or ("r_hat" in low and "convergence: r_hat" in said) \
+                or ("predictive check" in low and "predictive check" in said):
+            continue
+        out.append(f"Fit warning: {msg}")
+    return out
