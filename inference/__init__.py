@@ -17,6 +17,7 @@ from softirr_stats.inference._config import (
 from softirr_stats.inference._fit import fit
 from softirr_stats.inference._posterior import Posterior, PredictiveCheck, PriorContraction
 from softirr_stats.inference._postprocess import fleiss_kappa_counts, item_counts
+from softirr_stats.inference._rater_check import rater_predictive_check
 
 __all__ = [
     "ConvergenceWarning",
@@ -32,4 +33,5 @@ __all__ = [
     "fit",
     "fleiss_kappa_counts",
     "item_counts",
+    "rater_predictive_check",
 ]
