@@ -114,7 +114,11 @@ def summarise(path: str) -> None:
                      "global_check_fires": f"{(g.global_p <= 0.01).mean() + (g.global_p >= 0.99).mean():.2f}",
                      "rater_check_names_adversary": f"{g.adv_named.mean():.2f}",
                      "median_s": f"{g.seconds.median():.0f}"})
-    print(pd.DataFrame(rows).to_markdown(index=False))
+    cols = list(rows[0])
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+    for r in rows:
+        print("| " + " | ".join(str(r[c]) for c in cols) + " |")
 
 
 def main() -> None:
