@@ -27,6 +27,7 @@ from softirr_stats.inference._diagnostics import (
 from softirr_stats.inference._fit import fit
 from softirr_stats.inference._posterior import Posterior, PredictiveCheck, PriorContraction
 from softirr_stats.inference._postprocess import fleiss_kappa_counts, item_counts
+from softirr_stats.inference._rater_check import rater_predictive_check
 
 __all__ = [
     "ConvergenceWarning",
@@ -48,4 +49,5 @@ __all__ = [
     "item_counts",
     "model_caveats",
     "open_vocabulary",
+    "rater_predictive_check",
 ]

@@ -60,7 +60,8 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         :func:`softirr_stats.models.pair_scores`).
     predictive_check : bool
         Categorical models: run the posterior predictive check of the observed Fleiss
-        kappa and store it in ``details["predictive_check"]``; warns
+        kappa and store it in ``details["predictive_check"]``, and the per-rater check
+        (:func:`rater_predictive_check`) in ``details["rater_check"]``; each warns
         (``PredictiveCheckWarning``) when it fails.
     prior_check : bool
         Compare the kappa posterior with its prior (``details["prior_contraction"]``);
@@ -146,6 +147,9 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         details["kappa_cohen"] = float(np.mean(terms["kappa_cohen"]))
         if predictive_check:
             details["predictive_check"] = post.predictive_check()
+            from softirr_stats.inference._rater_check import rater_predictive_check
+
+            details["rater_check"] = rater_predictive_check(post)
     return _result(post, details, coefficient, draws, observed, expected, n_items, n_raters, level,
                    model, method, similarity, sim, n_scored, prior_check)
 

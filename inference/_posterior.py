@@ -745,6 +745,10 @@ class Posterior:
                 f"{check.p_value:.3f}): the {self._emission!r} emission does not fit these "
                 "scores and the soft kappa may be biased; try emission='monotone' or gold pairs",
                 PredictiveCheckWarning, stacklevel=2)
+        if warn:  # separable scores: the interval is narrower than the model's bias there
+            from softirr_stats.inference._soft_check import separation_leak
+
+            separation_leak(self)
         return check
 
     def _chance(self) -> np.ndarray:

@@ -110,6 +110,17 @@ def parse_chance(text: str, seed: int = 0) -> "str | MonteCarlo | SampledPairs":
     permutations and 10**8 sampled pairs: larger requests are refused here, before any
     memory is taken). ``seed`` seeds the draws.
 
+    Parameters
+    ----------
+    text : str
+        The spec, as the command line and ``chance=`` take it.
+    seed : int
+        Seed of the Monte Carlo permutations or sampled pairs.
+
+    Returns
+    -------
+    str, MonteCarlo or SampledPairs
+
     Examples
     --------
     >>> parse_chance("mc:20", seed=1)

@@ -177,6 +177,15 @@ class PpiStatistic:
     to their sub-rows. ``V`` (rater weights) is refused: the pair weights are written in item
     weights only.
 
+    Parameters
+    ----------
+    prep : Prepared
+        The estimator's prepared coefficient (its similarity is the cheap estimator's).
+    judged : Judged
+        The judged draws, read by ``read_judged``.
+    pf_o, pf_e : float
+        The estimator-only observed and expected agreement (the full-data plug-in terms).
+
     Examples
     --------
     >>> import softirr_stats as sis
@@ -466,5 +475,20 @@ def ppi_result(result: AgreementResult, prep: Prepared, judgments: Any, judge: A
 
 
 def superpopulation_estimand(gold: bool) -> str:
-    """The estimand of an interval that resamples the items."""
+    """The estimand of an interval that resamples the items.
+
+    Parameters
+    ----------
+    gold : bool
+        Whether a gold subsample was judged (the two-stage estimate).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> superpopulation_estimand(False) == SUPERPOPULATION, superpopulation_estimand(True) == SUPERPOPULATION_GOLD
+    (True, True)
+    """
     return SUPERPOPULATION_GOLD if gold else SUPERPOPULATION

@@ -42,7 +42,19 @@ FEW_UNITS_CHOICES = ("t", "none")
 
 
 class FewUnitsWarning(UserWarning):
-    """A bootstrap resampled few raters or few clusters: its interval's coverage is approximate."""
+    """A bootstrap resampled few raters or few clusters: its interval's coverage is approximate.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import softirr_stats as sis
+    >>> rows = [["a", "a", "b", "a"], ["b", "b", "b", "a"], ["a", "b", "a", "a"], ["b", "b", "b", "b"]] * 5
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     _ = sis.fleiss_kappa(rows, ci=sis.Bootstrap(n=100, design="raters", seed=0))
+    >>> any(issubclass(w.category, FewUnitsWarning) for w in seen)
+    True
+    """
 
 
 def t_factor(units: int, level: float) -> float:

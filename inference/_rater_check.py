@@ -1,0 +1,179 @@
+"""Per-rater posterior predictive check: each annotator's agreement with the others.
+
+A global statistic (Fleiss' kappa) cannot see one annotator who departs from the model: an
+adversary's disagreement is averaged with everyone else's agreement. This check computes, for
+every rater, a statistic of that rater against the *other* raters on the same items, on the
+observed data and on data replicated from each posterior draw on the observed design
+(Gelman, Meng & Stern 1996, posterior predictive p-values), and names the raters whose observed
+statistic the model does not reproduce (two-sided p below ``alpha / n_raters``, a Bonferroni
+correction over raters).
+"""
+
+import warnings
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+
+from softirr_stats._validation import check_choice, check_positive_int
+from softirr_stats.inference._config import PredictiveCheckWarning
+from softirr_stats.inference._posterior import _map_draws
+from softirr_stats.inference._postprocess import item_counts
+
+__all__ = ["RATER_STATISTICS", "rater_predictive_check"]
+
+RATER_STATISTICS = ("pairwise", "majority")
+
+
+def _rater_statistic(items: jnp.ndarray, raters: jnp.ndarray, labels: jnp.ndarray,
+                     n_items: int, n_raters: int, n_classes: int, kind: str) -> jnp.ndarray:
+    """``(n_raters,)`` per-rater agreement with the other raters (nan: no shared item).
+
+    ``pairwise``: mean over the rater's ratings on items with another rating of the share of
+    the other ratings of the item that give the same label (mean pairwise agreement with every
+    other rater, weighted by shared items). ``majority``: share of those ratings equal to the
+    plurality label of the other ratings (ties shared out).
+    """
+    counts = item_counts(items, labels, n_items, n_classes)  # (I, K)
+    n_i = counts.sum(axis=1)[items]  # ratings on the item of each observation
+    others = counts[items] - jax.nn.one_hot(labels, n_classes, dtype=counts.dtype)  # (N, K)
+    n_other = n_i - 1.0
+    own = jnp.take_along_axis(others, labels[:, None], axis=1)[:, 0]
+    if kind == "pairwise":
+        score = own / jnp.maximum(n_other, 1.0)
+    else:
+        top = others.max(axis=1)
+        n_top = (others == top[:, None]).sum(axis=1)
+        score = jnp.where(own == top, 1.0 / n_top, 0.0)
+    use = (n_other > 0).astype(score.dtype)
+    num = jax.ops.segment_sum(score * use, raters, n_raters)
+    den = jax.ops.segment_sum(use, raters, n_raters)
+    return jnp.where(den > 0, num / jnp.maximum(den, 1.0), jnp.nan)
+
+
+def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
+                           statistic: str = "pairwise", n_draws: int | None = None,
+                           alpha: float = 0.05, warn: bool = True) -> pd.DataFrame:
+    """Per-rater posterior predictive check of each annotator's agreement with the others.
+
+    For each posterior draw a replicate data set is simulated on the observed design (true
+    classes from ``pi``, ratings from the rater responses, item effects at their posterior
+    values), as in :meth:`Posterior.predictive_check`. For every rater the statistic is the
+    agreement of that rater with the other raters of the same items (``statistic``), observed
+    and replicated. A rater fails when the two-sided predictive p-value
+    ``2 min(P(T_rep >= T_obs), P(T_rep <= T_obs))`` is below ``alpha / n_raters``
+    (Bonferroni over raters).
+
+    Parameters
+    ----------
+    posterior : Posterior
+        A fit of a categorical annotator model (:func:`softirr_stats.inference.fit`).
+    ann_or_data : Annotations, AnnotationData or codes, optional
+        Data for the observed statistic, with the fitted design. Default: the fitted data.
+    statistic : {"pairwise", "majority"}
+        ``pairwise``: mean share of the other ratings of an item that agree with the rater;
+        ``majority``: share of the rater's ratings equal to the plurality of the others.
+    n_draws : int, optional
+        Use only the first ``n_draws`` posterior draws.
+    alpha : float
+        Family-wise level of the test over raters (default 0.05).
+    warn : bool
+        Warn (:class:`PredictiveCheckWarning`) naming every rater that fails.
+
+    Returns
+    -------
+    DataFrame
+        One row per rater: ``rater``, ``n_ratings``, ``observed``, ``replicated_mean``,
+        ``lower``, ``upper`` (central ``1 - alpha`` interval of the replicates, unadjusted),
+        ``p_value`` (two-sided), ``failed`` (``p_value < alpha / n_raters``).
+
+    Warns
+    -----
+    PredictiveCheckWarning
+        A rater's agreement with the others is not what the model reproduces: the model's
+        account of that rater (and the agreement estimates that rest on it) is not to be
+        trusted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from softirr_stats import models
+    >>> from softirr_stats.inference import SviConfig, fit, rater_predictive_check
+    >>> sim = models.simulate_dawid_skene(60, 4, 3, accuracy=0.8, seed=0)
+    >>> post = fit(models.item_difficulty, sim["codes"], method="svi", seed=0,
+    ...            config=SviConfig(steps=200, num_draws=200), progress=False)
+    >>> table = rater_predictive_check(post)
+    >>> list(table.columns[:4])
+    ['rater', 'n_ratings', 'observed', 'replicated_mean']
+    >>> bool(table["failed"].any())
+    False
+    """
+    if getattr(posterior, "kind", None) != "categorical":
+        raise ValueError("rater_predictive_check needs a Posterior of a categorical annotator "
+                         f"model; got {type(posterior).__name__} of kind "
+                         f"{getattr(posterior, 'kind', None)!r}")
+    statistic = check_choice("statistic", statistic, RATER_STATISTICS)
+    if not isinstance(alpha, (int, float)) or not 0 < float(alpha) < 1:
+        raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
+    data = posterior.data
+    if ann_or_data is not None:
+        from softirr_stats.models import encode_annotations
+
+        obs = encode_annotations(ann_or_data, n_classes=data.n_classes)
+        if (obs.n_items, obs.n_raters) != (data.n_items, data.n_raters) or not (
+                np.array_equal(obs.items, data.items)
+                and np.array_equal(obs.raters, data.raters)):
+            raise ValueError("ann_or_data must have the fitted design (same items, raters "
+                             "and observed cells)")
+    else:
+        obs = data
+    n_items, j, k = data.n_items, data.n_raters, data.n_classes
+    items, raters = jnp.asarray(data.items), jnp.asarray(data.raters)
+    t_obs = np.asarray(_rater_statistic(items, raters, jnp.asarray(obs.labels), n_items, j, k,
+                                        statistic), np.float64)
+    s = posterior.num_draws if n_draws is None else min(
+        check_positive_int(n_draws, "n_draws"), posterior.num_draws)
+    spec = posterior._spec
+    params = {name: v[:s] for name, v in posterior._params().items()}
+    keys = jax.random.split(jax.random.fold_in(posterior._key, 17), s)
+
+    def one(args: tuple) -> jnp.ndarray:
+        p, key = args
+        log_pi, obs_logr = spec.derive(p, data)
+        k1, k2 = jax.random.split(key)
+        c = jax.random.categorical(k1, log_pi, shape=(n_items,))
+        rows = jnp.take_along_axis(obs_logr, c[items][:, None, None], axis=1)[:, 0, :]
+        y = jax.random.categorical(k2, rows, axis=-1)
+        return _rater_statistic(items, raters, y, n_items, j, k, statistic)
+
+    rep = np.asarray(_map_draws(one, (params, keys)), np.float64)  # (S, J)
+    with np.errstate(invalid="ignore"):
+        upper_tail = np.mean(rep >= t_obs, axis=0)
+        lower_tail = np.mean(rep <= t_obs, axis=0)
+        p_value = np.minimum(1.0, 2.0 * np.minimum(upper_tail, lower_tail))
+    defined = np.isfinite(t_obs)
+    p_value = np.where(defined, p_value, np.nan)
+    q = [alpha / 2, 1 - alpha / 2]
+    lo, hi = np.full(j, np.nan), np.full(j, np.nan)
+    if defined.any():
+        lo[defined], hi[defined] = np.nanquantile(rep[:, defined], q, axis=0)
+    failed = defined & (p_value < alpha / j)
+    names = data.rater_names or tuple(range(j))
+    n_ratings = np.bincount(data.raters, minlength=j)
+    table = pd.DataFrame({"rater": list(names), "n_ratings": n_ratings.astype(int),
+                          "observed": t_obs, "replicated_mean": rep.mean(axis=0),
+                          "lower": lo, "upper": hi, "p_value": p_value, "failed": failed})
+    if warn and failed.any():
+        parts = [f"rater {names[r]!r}: observed {t_obs[r]:.3f}, replicated "
+                 f"{100 * (1 - alpha):.0f}% [{lo[r]:.3f}, {hi[r]:.3f}], p = {p_value[r]:.4f}"
+                 for r in np.flatnonzero(failed)]
+        warnings.warn(
+            f"per-rater predictive check ({statistic} agreement with the other raters) fails "
+            f"for {posterior.model_name} at family-wise level {alpha} over {j} raters: "
+            + "; ".join(parts) + ". The model does not reproduce how these raters agree with "
+            "the others (an adversarial or spamming annotator?), so its estimates for them "
+            "and the agreement built on them are not to be trusted",
+            PredictiveCheckWarning, stacklevel=2)
+    return table

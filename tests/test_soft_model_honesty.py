@@ -1,0 +1,74 @@
+"""The soft model says so on perfectly separable scores instead of reporting a narrow interval."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from softirr_stats.inference import PredictiveCheckWarning, SviConfig, fit
+from softirr_stats.models import PairScores
+from softirr_stats.models._soft_separation import score_gap
+
+CFG = SviConfig(steps=400, num_draws=200, guide="multivariate_normal", learning_rate=0.05)
+
+
+def _study(shape: str, seed: int, n_items: int = 80, n_chance: int = 300) -> PairScores:
+    """3 raters (accuracy 0.6-0.8) naming one of 30 concepts; scores by shape."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 30, n_items)
+    ok = rng.random((n_items, 3)) < np.array([0.6, 0.7, 0.8])
+    concepts = np.where(ok, truth[:, None], rng.integers(0, 30, (n_items, 3)))
+    ra, rb = np.triu_indices(3, 1)
+    items = np.repeat(np.arange(n_items), ra.size)
+    wa, wb = np.tile(ra, n_items), np.tile(rb, n_items)
+    eq_w = concepts[items, wa] == concepts[items, wb]
+    flat = concepts.ravel()
+    xa, xb = rng.integers(0, flat.size, n_chance), rng.integers(0, flat.size, n_chance)
+    eq_c = flat[xa] == flat[xb]
+
+    def draw(eq: np.ndarray) -> np.ndarray:
+        n = eq.size
+        hi, lo = rng.uniform(0.6, 1.0, n), rng.uniform(0.0, 0.35, n)
+        if shape == "point_masses":
+            hi = np.where(rng.random(n) < 0.5, 1.0, hi)
+            lo = np.where(rng.random(n) < 0.5, 0.0, lo)
+        if shape == "heavy_tails":
+            tail = rng.random(n) < 0.15
+            hi = np.where(tail, rng.uniform(0, 1, n), hi)
+            lo = np.where(tail, rng.uniform(0, 1, n), lo)
+        return np.where(eq, hi, lo)
+
+    return PairScores(within_scores=draw(eq_w), within_raters=np.stack([wa, wb], 1),
+                      within_items=items, chance_scores=draw(eq_c), n_raters=3,
+                      n_items=n_items)
+
+
+def test_score_gap_finds_bands_only():
+    bands = _study("bands", 0)
+    lo, hi = score_gap(np.r_[bands.within_scores, bands.chance_scores])
+    assert lo <= 0.35 and hi >= 0.6 and hi - lo >= 0.25
+    masses = _study("point_masses", 0)
+    assert score_gap(np.r_[masses.within_scores, masses.chance_scores]) is not None
+    tails = _study("heavy_tails", 0)
+    assert score_gap(np.r_[tails.within_scores, tails.chance_scores]) is None
+    assert score_gap([0.5]) is None
+    assert score_gap(np.r_[np.zeros(500), [1.0]]) is None  # one side under min_share
+
+
+@pytest.mark.parametrize("shape,seed", [("bands", 1), ("point_masses", 2)])
+def test_separable_scores_warn_on_every_fit(shape, seed):
+    post = fit("soft", _study(shape, seed), method="svi", seed=0, config=CFG, progress=False,
+               emission="monotone")
+    with pytest.warns(PredictiveCheckWarning, match="separate perfectly") as rec:
+        post.score_check()
+    msg = next(str(w.message) for w in rec if "separate perfectly" in str(w.message))
+    assert "raising pi_within by" in msg
+    from softirr_stats.inference._soft_check import separation_leak
+
+    out = separation_leak(post, warn=False)
+    # the leak is the model's upward bias of pi_within on these scores: positive
+    assert out is not None and out["gap"][0] <= 0.35
+    assert out["leak"] >= 0.2 * out["half_width"] > 0, out
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PredictiveCheckWarning)
+        post.score_check(warn=False)
