@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from softirr_stats._cli_score import estimator_for_measure
+from softirr_stats.cli.score import estimator_for_measure
 from softirr_stats.cli import app
 from softirr_stats.equivalence import (
     BaseEstimator,
