@@ -157,6 +157,19 @@ def test_model_svi_posterior_interval(tmp_path):
     assert k["lower"] <= k["mean"] <= k["upper"] and -1 <= k["mean"] <= 1
     assert {"accuracy[ann_a]", "accuracy[ann_b]", "accuracy[ann_c]"} <= set(rows)
     assert "95% equal-tailed posterior intervals, SVI, 60 steps" in payload["title"]  # one default level
+    diag = payload["meta"]["diagnostics"]  # r_hat / ESS / divergences / predictive check travel with the JSON
+    assert diag["method"] == "svi" and diag["n_divergent"] == 0 and 0 <= diag["ppc_p_value"] <= 1
+    assert isinstance(diag["caveats"], list)
+
+
+def test_model_table_shows_the_fit_diagnostics_and_caveats(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text(SMALL)
+    res = runner.invoke(app, ["model", str(f), "--method", "svi", "--steps", "60", "-f", "markdown"])
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "| diagnostic |" in out and "predictive check p (fleiss_kappa)" in out and "divergent transitions" in out
+    assert "Fit diagnostics (" in out
 
 
 def test_header_item_count_matches_items_used(tmp_path):

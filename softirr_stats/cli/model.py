@@ -120,13 +120,18 @@ def command(
         except (ValueError, TypeError) as err:
             fail(f"--model {name}: {err}", EXIT_DATA)
         rows = model_rows(res, ann, level)
+        from softirr_stats.inference import diagnostics
+
+        diag = diagnostics(res, predictive_check=True, level=level, caught=list(caught))
     seen += [w for w in dict.fromkeys(f"{c.category.__name__}: {c.message}" for c in caught) if w not in seen]
+    seen += [f"caveat: {c}" for c in diag.caveats if f"caveat: {c}" not in seen]
     file = files[0]
     fit = f"SVI, {steps} steps" if method == "svi" else f"NUTS, {chains} chains x {samples} draws ({warmup} warm-up)"
     title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level:.0%} equal-tailed "
              f"posterior intervals, {fit}, measure = {measure}, seed = {seed}")
     meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "measure": measure,
-            "steps": steps, "warmup": warmup, "samples": samples, "chains": chains, "warnings": list(seen)}
+            "steps": steps, "warmup": warmup, "samples": samples, "chains": chains, "warnings": list(seen),
+            "diagnostics": diag.to_dict()}
     notes = Notes(seen)
     if fmt in ("markdown", "latex"):  # not a coefficient table: the plain pipe / tabular layout
         from softirr_stats._format import render as render_frame
@@ -137,5 +142,13 @@ def command(
             typer.echo(f"{'' if fmt == 'markdown' else '% '}[{i}] {t}")
     else:
         emit(rows, _COLUMNS, fmt, title, meta, notes=notes)
+    if fmt in ("table", "markdown", "latex"):  # the diagnostics below the estimates (csv/json: in meta / --json)
+        from softirr_stats._format import render as render_frame
+
+        dframe = diag.to_frame()
+        dframe["value"] = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in dframe["value"]]
+        typer.echo("")
+        typer.echo(render_frame(dframe, "markdown" if fmt == "table" else fmt, digits=4,
+                                caption=f"Fit diagnostics ({'all checks pass' if diag.ok else 'see the caveats'})"))
     if json_out:
         write_json(json_out, title, meta, rows)
