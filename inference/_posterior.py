@@ -131,6 +131,29 @@ def _map_draws(fn: Callable, xs: Any) -> Any:
     return jax.lax.map(fn, xs, batch_size=_BATCH)
 
 
+
+def observed_on_fitted_design(data: Any, ann_or_data: Any = None) -> Any:
+    """The observed labels to check a fit against: the fitted data, or ``ann_or_data`` encoded on
+    the fitted design (same items, raters and observed cells; anything else is refused).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from softirr_stats.models import encode_annotations
+    >>> data = encode_annotations(np.array([[0, 1], [1, 1]]), n_classes=2)
+    >>> observed_on_fitted_design(data) is data
+    True
+    """
+    if ann_or_data is None:
+        return data
+    from softirr_stats.models import encode_annotations
+
+    obs = encode_annotations(ann_or_data, n_classes=data.n_classes)
+    if (obs.n_items, obs.n_raters) != (data.n_items, data.n_raters) or not (
+            np.array_equal(obs.items, data.items) and np.array_equal(obs.raters, data.raters)):
+        raise ValueError("ann_or_data must have the fitted design (same items, raters and observed cells)")
+    return obs
+
 class Posterior:
     """Posterior draws of an annotator model and the quantities derived from them.
 
@@ -522,17 +545,7 @@ class Posterior:
         statistic = check_choice("statistic", statistic, STATISTICS)
         stat = STATISTICS[statistic]
         data = self.data
-        if ann_or_data is not None:
-            from softirr_stats.models import encode_annotations
-
-            obs = encode_annotations(ann_or_data, n_classes=data.n_classes)
-            if (obs.n_items, obs.n_raters) != (data.n_items, data.n_raters) or not (
-                    np.array_equal(obs.items, data.items)
-                    and np.array_equal(obs.raters, data.raters)):
-                raise ValueError("ann_or_data must have the fitted design (same items, raters "
-                                 "and observed cells)")
-        else:
-            obs = data
+        obs = observed_on_fitted_design(data, ann_or_data)
         items = jnp.asarray(data.items)
         n_items, k = data.n_items, data.n_classes
         t_obs = float(stat(item_counts(jnp.asarray(obs.items), jnp.asarray(obs.labels),

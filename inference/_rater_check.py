@@ -118,17 +118,9 @@ def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
     if not isinstance(alpha, (int, float)) or not 0 < float(alpha) < 1:
         raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
     data = posterior.data
-    if ann_or_data is not None:
-        from softirr_stats.models import encode_annotations
+    from softirr_stats.inference._posterior import observed_on_fitted_design
 
-        obs = encode_annotations(ann_or_data, n_classes=data.n_classes)
-        if (obs.n_items, obs.n_raters) != (data.n_items, data.n_raters) or not (
-                np.array_equal(obs.items, data.items)
-                and np.array_equal(obs.raters, data.raters)):
-            raise ValueError("ann_or_data must have the fitted design (same items, raters "
-                             "and observed cells)")
-    else:
-        obs = data
+    obs = observed_on_fitted_design(data, ann_or_data)
     n_items, j, k = data.n_items, data.n_raters, data.n_classes
     items, raters = jnp.asarray(data.items), jnp.asarray(data.raters)
     t_obs = np.asarray(_rater_statistic(items, raters, jnp.asarray(obs.labels), n_items, j, k,
