@@ -1,0 +1,132 @@
+"""``softirr spans``: pairwise F1 between annotators of spans, with a document-bootstrap interval."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from softirr_stats.cli._errors import EXIT_DATA, fail, reading
+from softirr_stats.cli._options import (
+    DEFAULT_LEVEL,
+    MEASURES,
+    BootstrapOpt,
+    FeatureOpt,
+    FieldOpt,
+    FormatOpt,
+    InputFormatOpt,
+    JsonOpt,
+    LayerOpt,
+    LevelOpt,
+    MethodOpt,
+    ReaderOpt,
+    SeedOpt,
+    check_choices,
+    check_format,
+    check_writable,
+    make_bootstrap,
+    reader_options,
+)
+from softirr_stats.cli._output import Notes, emit, write_json
+
+__all__ = ["NAME", "EPILOG", "command"]
+
+NAME = "spans"
+EPILOG = ("Columns: f1 = 2 TP / (n_a + n_b) for a pair of annotators on the documents both annotated "
+          "(unitless, in [0, 1]); tp, fp, fn = matched spans, spans only the first / only the second annotator "
+          "marked (counts); CI = document-bootstrap interval at --level (documents are the resampling unit).")
+MATCHES = ("exact", "overlap", "overlap:<IoU>")
+_COLUMNS = ("pair", "n_documents", "tp", "fp", "fn", "precision", "recall", "f1", "CI")
+
+
+def _count(v: Any) -> Any:
+    """Counts as integers where they are (exact type matching); soft matching gives fractional TP."""
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _rows(res: Any) -> list[dict[str, Any]]:
+    """One row per annotator pair, then the mean over pairs (the statistic's value)."""
+    import math
+
+    def ci(lo: Any, hi: Any) -> str:
+        return "" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4f}, {hi:.4f}]"
+
+    rows = []
+    for r in res.by_pair.to_dict("records"):
+        rows.append({"pair": f"{r['annotator_a']} ~ {r['annotator_b']}", "n_documents": r["n_documents"],
+                     "tp": _count(r["tp"]), "fp": _count(r["fp"]), "fn": _count(r["fn"]), "precision": r["precision"], "recall": r["recall"],
+                     "f1": r["f1"], "CI": ci(r.get("ci_low"), r.get("ci_high")),
+                     "ci_low": r.get("ci_low"), "ci_high": r.get("ci_high")})
+    rows.append({"pair": "mean over pairs", "n_documents": None, "tp": None, "fp": None, "fn": None,
+                 "precision": None, "recall": None, "f1": res.value, "CI": ci(res.ci_low, res.ci_high),
+                 "ci_low": res.ci_low, "ci_high": res.ci_high})
+    return rows
+
+
+def command(
+    files: Annotated[list[Path], typer.Argument(help="span export(s): brat folder, WebAnno/INCEpTION TSV, "
+                                                     "Label Studio / doccano / Prodigy JSON(L), or a span table")],
+    match: Annotated[str, typer.Option(help=f"span matching: {', '.join(MATCHES)}")] = "exact",
+    by: Annotated[str, typer.Option(help="F1 per span type ('type') or ignoring types ('all')")] = "type",
+    average: Annotated[str, typer.Option(help="over types: micro (pooled counts) or macro (mean of F1)")] = "micro",
+    measure: Annotated[str, typer.Option(
+        "--measure", "-m", help=f"soft type matching: {', '.join(MEASURES)} (exact = types must be equal)")] = "exact",
+    bootstrap: BootstrapOpt = 2000,
+    method: MethodOpt = "percentile",
+    level: LevelOpt = DEFAULT_LEVEL,
+    seed: SeedOpt = 0,
+    fmt: FormatOpt = "table",
+    json_out: JsonOpt = None,
+    input_format: InputFormatOpt = None,
+    field: FieldOpt = None,
+    layer: LayerOpt = None,
+    feature: FeatureOpt = None,
+    reader_option: ReaderOpt = None,
+) -> None:
+    """Span agreement: pairwise F1 between annotators (Hripcsak & Rothschild 2005), exact or overlap
+    matching, per type, with a document-bootstrap interval. Equals bratiaa's mean pairwise F1 with
+    --match exact."""
+    check_format(fmt)
+    check_choices([by], ("type", "all"), "--by")
+    check_choices([average], ("micro", "macro"), "--average")
+    check_choices([measure], MEASURES, "--measure")
+    if match not in ("exact", "overlap") and not match.startswith("overlap:"):
+        fail(f"--match must be one of {', '.join(MATCHES)}; got {match!r}")
+    check_writable(json_out, "--json")
+    if len(files) != 1:
+        fail("softirr spans reads one export (a brat folder is one FILE); got "
+             f"{len(files)} paths")
+    path = files[0]
+    if not path.exists():
+        fail(f"{path} does not exist")
+    ci = make_bootstrap(bootstrap, "items", method, level, seed)
+    opts = reader_options(field, layer, feature, None, reader_option)
+    similarity = None
+    if measure != "exact":
+        from softirr_stats.analysis import measure_estimator
+
+        similarity = measure_estimator(measure)
+    import warnings
+
+    import softirr_stats as sis
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with reading(str(path)):
+            try:
+                res = sis.span_agreement(path, match=match, by=by, average=average, similarity=similarity, ci=ci,
+                                         format=input_format, **opts)
+            except ValueError as err:
+                if "annotator" in str(err).lower() and "two" in str(err).lower():
+                    fail(f"{path}: {err}", EXIT_DATA)
+                raise
+    seen = list(dict.fromkeys([*res.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]))
+    rows = _rows(res)
+    interval = "no interval (--bootstrap 0)" if ci is None else f"{level:.0%} document-bootstrap {method} CI, B = {bootstrap}"
+    title = (f"span agreement on {path.name}: {res.n_raters} annotators, match = {match}, by = {by}, "
+             f"average = {average}, measure = {measure}; {interval}")
+    meta = {"file": str(path), "match": match, "by": by, "average": average, "measure": measure,
+            "bootstrap": bootstrap, "level": level, "seed": seed, "value": res.value, "warnings": seen}
+    emit(rows, _COLUMNS, fmt, title, meta, notes=Notes(seen),
+         data_columns=("pair", "n_documents", "tp", "fp", "fn", "precision", "recall", "f1", "ci_low", "ci_high"))
+    if json_out:
+        write_json(json_out, title, meta, rows)
