@@ -215,3 +215,20 @@ def test_console_script_runs_the_judging_workflow(tmp_path):
                            "0", "-f", "csv"], capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "judge_only" in proc.stdout.splitlines()[0] and "Traceback" not in proc.stderr
+
+
+def test_agree_test_flag_gives_the_analytic_h0_test_and_the_band(capsys):
+    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa,krippendorff_alpha", "-m",
+                              "exact,levenshtein", "--bootstrap", "0", "--test", "-f", "json")
+    assert code == 0, err
+    rows = {(r["coefficient"], r["measure"]): r for r in json.loads(out)["results"]}
+    ann = sis.read_annotations(demo_path())
+    from softirr_stats.equivalence import Levenshtein
+
+    for (coef, measure), row in rows.items():
+        py = getattr(sis, coef)(ann, similarity=None if measure == "exact" else Levenshtein(), ci="analytic")
+        assert row["z"] == pytest.approx(py.z, rel=1e-12) and row["p_value"] == pytest.approx(py.p_value, rel=1e-9)
+        assert row["benchmark"] == py.benchmark().band
+    assert rows[("fleiss_kappa", "exact")]["benchmark"] == "slight"
+    code, out, _ = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa", "--bootstrap", "0", "-f", "json")
+    assert "z" not in json.loads(out)["results"][0]  # only with --test

@@ -13,16 +13,18 @@ import typer
 from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
 from softirr_stats.cli._output import Notes, emit, write_json
 
-__all__ = ["compute", "load_judgments", "present"]
+__all__ = ["add_tests", "compute", "load_judgments", "present"]
 
-TABLE_COLUMNS = ("measure", "coefficient", "chance", "value", "CI", "judge_only", "estimator_only", "observed",
-                 "expected", "n_items", "n_pairs_scored", "notes")
+TABLE_COLUMNS = ("measure", "coefficient", "chance", "value", "CI", "z", "p_value", "benchmark", "judge_only",
+                 "estimator_only", "observed", "expected", "n_items", "n_pairs_scored", "notes")
+TEST_COLUMNS = ("z", "p_value", "benchmark")  # shown with --test only
 SECONDARY = ("n_pairs_scored", "observed", "expected", "n_items", "chance", "estimator_only", "judge_only")
 DATA_COLUMNS = ("measure", "coefficient", "chance", "value", "ci_low", "ci_high", "se", "level", "ci_method",
+                "z", "p_value", "benchmark",
                 "observed", "expected", "judge_only", "estimator_only", "n_judged", "n_items", "n_raters",
                 "n_pairs_scored", "warnings", "error")
 HEADERS = {"n_items": "items", "n_pairs_scored": "pairs scored", "judge_only": "judge only",
-           "estimator_only": "estimator only"}
+           "estimator_only": "estimator only", "p_value": "p"}
 COLUMNS_HELP = (
     "Columns: value = the coefficient (unitless, at most 1); CI = interval at --level (ci_low, ci_high in "
     "csv/json; same scale); judge only, estimator only = with --judgments, the coefficient from the judged pairs "
@@ -64,6 +66,38 @@ def compute(ann: Any, coefficients: list[str] | None, measures: list[tuple[str, 
     return rows, res.warnings
 
 
+def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, Any]]) -> None:
+    """``--test``: z, two-sided p (H0: coefficient = 0) and the Landis-Koch band, added to each row in place.
+
+    The test is the coefficient's analytic one (``ci="analytic"``: the published H0 variance where one
+    exists, irrCAC's convention elsewhere) with exact chance; a row it cannot test gets a note why.
+    """
+    import warnings
+
+    import softirr_stats as sis
+
+    sims = dict(measures)
+    for r in rows:
+        if "error" in r or not isinstance(r.get("value"), float) or math.isnan(r["value"]):
+            continue
+        if str(r.get("chance")) != "exact":
+            r["warnings"].append(f"--test: {r['coefficient']} is tested with exact chance only; got {r['chance']}")
+            continue
+        fn = getattr(sis, str(r["coefficient"]), None)
+        if fn is None or r["coefficient"] not in sis.agreement.COEFFICIENTS:
+            r["warnings"].append(f"--test: no H0 test for {r['coefficient']}")
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = fn(ann, similarity=sims.get(r["measure"]), ci="analytic")
+        except (ValueError, TypeError) as err:
+            r["warnings"].append(f"--test: {r['coefficient']}: {one_line(err)}")
+            continue
+        r["z"], r["p_value"] = res.z, res.p_value
+        r["benchmark"] = res.benchmark().band
+
+
 def _failed(r: dict[str, Any], strict: bool) -> bool:
     if "error" in r:
         return True
@@ -88,7 +122,7 @@ def present(rows: list[dict[str, Any]], notes_in: list[str], *, fmt: str, title:
             t["value"] = "-"
         t["notes"] = notes.refs(r["warnings"])
         table_rows.append(t)
-    cols = [c for c in TABLE_COLUMNS if c not in ("judge_only", "estimator_only") or
+    cols = [c for c in TABLE_COLUMNS if c not in ("judge_only", "estimator_only", *TEST_COLUMNS) or
             any(r.get(c) is not None and not (isinstance(r.get(c), float) and math.isnan(r[c])) for r in rows)]
     if len(chances) <= 1:
         cols.remove("chance")

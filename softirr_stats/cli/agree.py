@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from softirr_stats.cli._grid import COLUMNS_HELP, compute, header, load_judgments, present
+from softirr_stats.cli._grid import COLUMNS_HELP, add_tests, compute, header, load_judgments, present
 from softirr_stats.cli._options import (
     COEFFICIENTS,
     DEFAULT_LEVEL,
@@ -82,6 +82,9 @@ def command(
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
     cache: CacheOpt = None,
+    test: Annotated[bool, typer.Option(
+        "--test", help="add z, the two-sided p-value of H0: coefficient = 0 (analytic, exact chance) and the "
+                       "Landis-Koch band of each value")] = False,
     keep_going: Annotated[bool, typer.Option(
         "--keep-going", help="exit 0 even when a coefficient cannot be computed for these data")] = False,
 ) -> None:
@@ -107,6 +110,8 @@ def command(
     ann, notes = read(files, item, rater, label, na_values, input_format, opts)
     measures = resolve_measures(names, ann, cache, model)
     rows, said = compute(ann, coefs, measures, chances, ci, judged, cache)
+    if test:
+        add_tests(rows, ann, measures)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, method, level, seed)}"
     if judged is not None:
