@@ -512,6 +512,52 @@ class Posterior:
         vocab[:] = list(self.data.vocabulary)
         return vocab[codes]
 
+    def replicated(self, statistic: Callable[[Any], Any], n_draws: int | None = None, *, salt: int = 7) -> np.ndarray:
+        """``statistic(y)`` of labels ``y`` replicated on the observed design, one per posterior draw.
+
+        Each draw's true classes and ratings are simulated from the categorical model (vectorised over
+        draws); ``salt`` keys the random stream (each check has its own).
+
+        Parameters
+        ----------
+        statistic : callable
+            Labels of the observed cells (JAX array) -> statistic (JAX array).
+        n_draws : int, optional
+            Use the first ``n_draws`` posterior draws (default all).
+        salt : int
+            Folded into the posterior's key.
+
+        Returns
+        -------
+        ndarray
+            ``(draws, ...)`` float64.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from softirr_stats import inference, models
+        >>> post = inference.fit(models.dawid_skene, np.array([[0, 0], [1, 1], [0, 1]] * 5), method="svi",
+        ...                      progress=False, config=inference.SviConfig(steps=50, num_draws=20))
+        >>> post.replicated(lambda y: y.sum(), n_draws=10).shape
+        (10,)
+        """
+        self._require("categorical", "replicated")
+        data, spec = self.data, self._spec
+        items, n_items = jnp.asarray(data.items), data.n_items
+        s = self.num_draws if n_draws is None else min(check_positive_int(n_draws, "n_draws"), self.num_draws)
+        params = {name: v[:s] for name, v in self._params().items()}
+        keys = jax.random.split(jax.random.fold_in(self._key, salt), s)
+
+        def one(args: tuple) -> jnp.ndarray:
+            p, key = args
+            log_pi, obs_logr = spec.derive(p, data)
+            k1, k2 = jax.random.split(key)
+            c = jax.random.categorical(k1, log_pi, shape=(n_items,))
+            rows = jnp.take_along_axis(obs_logr, c[items][:, None, None], axis=1)[:, 0, :]
+            return statistic(jax.random.categorical(k2, rows, axis=-1))
+
+        return np.asarray(_map_draws(one, (params, keys)), np.float64)
+
     def predictive_check(self, ann_or_data: Any = None, statistic: str = "fleiss_kappa",
                          n_draws: int | None = None, *, warn: bool = True) -> PredictiveCheck:
         """Posterior predictive check of an agreement statistic .
@@ -550,22 +596,7 @@ class Posterior:
         n_items, k = data.n_items, data.n_classes
         t_obs = float(stat(item_counts(jnp.asarray(obs.items), jnp.asarray(obs.labels),
                                        n_items, k)))
-        spec = self._spec
-        s = self.num_draws if n_draws is None else min(check_positive_int(n_draws, "n_draws"),
-                                                      self.num_draws)
-        params = {name: v[:s] for name, v in self._params().items()}
-        keys = jax.random.split(jax.random.fold_in(self._key, 7), s)
-
-        def one(args: tuple) -> jnp.ndarray:
-            p, key = args
-            log_pi, obs_logr = spec.derive(p, data)
-            k1, k2 = jax.random.split(key)
-            c = jax.random.categorical(k1, log_pi, shape=(n_items,))
-            rows = jnp.take_along_axis(obs_logr, c[items][:, None, None], axis=1)[:, 0, :]
-            y = jax.random.categorical(k2, rows, axis=-1)
-            return stat(item_counts(items, y, n_items, k))
-
-        rep = np.asarray(_map_draws(one, (params, keys)), np.float64)
+        rep = self.replicated(lambda y: stat(item_counts(items, y, n_items, k)), n_draws, salt=7)
         check = PredictiveCheck(statistic=statistic, observed=t_obs, replicated=rep,
                                 p_value=float(np.mean(rep >= t_obs)))
         if warn and check.failed:

@@ -17,9 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from softirr_stats._validation import check_choice, check_positive_int
+from softirr_stats._validation import check_choice
 from softirr_stats.inference._config import PredictiveCheckWarning
-from softirr_stats.inference._posterior import _map_draws
 from softirr_stats.inference._postprocess import item_counts
 
 __all__ = ["RATER_STATISTICS", "rater_predictive_check"]
@@ -125,22 +124,8 @@ def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
     items, raters = jnp.asarray(data.items), jnp.asarray(data.raters)
     t_obs = np.asarray(_rater_statistic(items, raters, jnp.asarray(obs.labels), n_items, j, k,
                                         statistic), np.float64)
-    s = posterior.num_draws if n_draws is None else min(
-        check_positive_int(n_draws, "n_draws"), posterior.num_draws)
-    spec = posterior._spec
-    params = {name: v[:s] for name, v in posterior._params().items()}
-    keys = jax.random.split(jax.random.fold_in(posterior._key, 17), s)
-
-    def one(args: tuple) -> jnp.ndarray:
-        p, key = args
-        log_pi, obs_logr = spec.derive(p, data)
-        k1, k2 = jax.random.split(key)
-        c = jax.random.categorical(k1, log_pi, shape=(n_items,))
-        rows = jnp.take_along_axis(obs_logr, c[items][:, None, None], axis=1)[:, 0, :]
-        y = jax.random.categorical(k2, rows, axis=-1)
-        return _rater_statistic(items, raters, y, n_items, j, k, statistic)
-
-    rep = np.asarray(_map_draws(one, (params, keys)), np.float64)  # (S, J)
+    rep = posterior.replicated(lambda y: _rater_statistic(items, raters, y, n_items, j, k, statistic),
+                               n_draws, salt=17)  # (S, J)
     with np.errstate(invalid="ignore"):
         upper_tail = np.mean(rep >= t_obs, axis=0)
         lower_tail = np.mean(rep <= t_obs, axis=0)
