@@ -470,3 +470,22 @@ def test_big_inputs_show_a_progress_bar(monkeypatch, pydata):
     _quiet(BRAT / "bratiaa_example_project", format="brat")
     _quiet(LS / "reconstructed_two_controls.json", field="sentiment")
     assert seen[2:] == [True, True, True]
+
+
+def test_a_gzipped_export_reads_as_the_file_it_holds(pydata):
+    """Exports are often shared gzipped (``prodigy db-out ... | gzip``): read transparently, same result."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = sis.read_annotations(pydata, format="prodigy")
+        packed = sis.read_annotations(REAL / "prodigy" / "pydata-ams-2023.jsonl.gz", format="prodigy")
+    assert (packed.items, packed.raters, packed.vocabulary) == (plain.items, plain.raters, plain.vocabulary)
+    assert (packed.codes == plain.codes).all() and packed.n_raters == 42
+
+
+def test_a_corrupt_gzip_export_is_one_line_naming_the_file(tmp_path):
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(b"\x1f\x8b" + bytes(range(40)))
+    with pytest.raises(ValueError, match=r"bad\.jsonl\.gz: a gzip file that cannot be decompressed"):
+        sis.read_annotations(bad, format="prodigy")

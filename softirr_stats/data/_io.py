@@ -84,12 +84,6 @@ def read_table(path: str | Path, *, format: str | None = None,
     return df
 
 
-def _codec_name(encoding: str) -> str:
-    from softirr_stats.data._readers._common import codec_name
-
-    return codec_name(encoding)
-
-
 class _decode_errors:
     """Context manager: a UnicodeDecodeError becomes a ValueError naming the file and ``encoding=``."""
 
@@ -102,10 +96,9 @@ class _decode_errors:
 
     def __exit__(self, et: Any, exc: Any, tb: Any) -> bool:
         if isinstance(exc, UnicodeDecodeError):
-            raise ValueError(
-                f"{self.path}: not {_codec_name(self.encoding)} text (byte {exc.object[exc.start:exc.start + 1]!r} at offset "
-                f"{exc.start}); pass encoding= (e.g. encoding='latin-1', or --reader-option encoding=latin-1) "
-                "or re-save the file as UTF-8") from None
+            from softirr_stats.data._readers._common import not_text_message
+
+            raise ValueError(not_text_message(str(self.path), exc.object, exc.start, self.encoding)) from None
         return False
 
 

@@ -80,16 +80,49 @@ def codec_name(encoding: str) -> str:
         return encoding
 
 
+#: Largest decompressed size read from a gzip-compressed export (a hostile file cannot fill memory).
+MAX_GUNZIPPED = 1 << 32
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def gunzip(data: bytes, shown: str) -> bytes:
+    """``data`` decompressed when it is gzip (how exports are often shared: ``db-out > x.jsonl.gz``)."""
+    if not data.startswith(_GZIP_MAGIC):
+        return data
+    import zlib
+
+    d = zlib.decompressobj(wbits=31)
+    try:
+        out = d.decompress(data, MAX_GUNZIPPED)
+    except zlib.error as err:
+        raise ValueError(f"{shown}: a gzip file that cannot be decompressed ({err})") from None
+    if d.unconsumed_tail:
+        raise ValueError(f"{shown}: decompresses to more than {MAX_GUNZIPPED >> 30} GiB; decompress it yourself "
+                         "and read the file")
+    return out
+
+
+def not_text_message(shown: str, data: bytes, offset: int, encoding: str) -> str:
+    """The one message for bytes that are not text in ``encoding``: where, which byte, and the option."""
+    return (f"{shown}: not {codec_name(encoding)} text (byte {data[offset:offset + 1]!r} at offset {offset}); pass "
+            "encoding= (e.g. encoding='latin-1', or --reader-option encoding=latin-1) or re-save the file as UTF-8")
+
+
 def decode(data: bytes, shown: str, encoding: str = "utf-8") -> str:
-    """Bytes as text (a UTF-8 byte-order mark is dropped); a bad byte names the file and the option."""
+    """Bytes as text (gzip decompressed, a UTF-8 byte-order mark dropped); a bad byte names the file and the option.
+
+    Examples
+    --------
+    >>> import gzip
+    >>> decode(gzip.compress("caf\u00e9".encode()), "x.jsonl.gz")
+    'café'
+    """
+    data = gunzip(data, shown)
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as err:
         line = data[:err.start].count(b"\n") + 1
-        raise ValueError(
-            f"{shown}, line {line}: not {codec_name(encoding)} text (byte {data[err.start:err.start + 1]!r} at offset "
-            f"{err.start}); pass encoding= (e.g. encoding='latin-1', or --reader-option encoding=latin-1) "
-            "or re-save the file as UTF-8") from None
+        raise ValueError(not_text_message(f"{shown}, line {line}", data, err.start, encoding)) from None
     except LookupError:
         raise OptionError(f"encoding must be a codec Python knows (e.g. 'utf-8', 'latin-1'); got {encoding!r}") from None
     return text.lstrip("\ufeff")
