@@ -574,7 +574,8 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
             with x64():  # F side by side on the device (a GPU; or a sampled chance term)
                 return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, jnp)
         if sparse_fits:  # large, or JAX on the CPU only: F sparse in host memory, one pass per chunk
-            sparse_chunk = chunk_size or rows_per_chunk(2 * prep.n + width)  # a weight row and its transposed copy
+            # a weight row and its transposed copy; item-major weights (the bootstrap's) need no copy
+            sparse_chunk = chunk_size or (b if C.T.flags.c_contiguous else rows_per_chunk(2 * prep.n + width))
             with np.errstate(divide="ignore", invalid="ignore"):
                 return _evaluate_gemm(prep, C, gemm, chance_weights, sparse_chunk, np, side_by_side=True)
         chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)  # the segment kernels below

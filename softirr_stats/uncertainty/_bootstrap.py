@@ -250,6 +250,9 @@ def _block_rng(seed: int, salt: int, block: int) -> np.random.Generator:
 #: Units from which multinomial counts are made one replicate row at a time (a cache-sized
 #: ``bincount`` each) instead of one ``bincount`` over the whole block (fewer calls: small data).
 _ROW_BINCOUNT_UNITS = 1 << 15
+#: Weight chunks in item-major (Fortran) order; False gives the row-major layout of before (same
+#: numbers: only the memory layout differs), for benchmarks that compare the two.
+_ITEM_MAJOR = True
 
 
 def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt: int) -> Any:
@@ -284,16 +287,19 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
                 u = rng.random((k, n_units))
                 pick = first[sorted_st] + np.minimum((u * size[sorted_st]).astype(np.int64), size[sorted_st] - 1)
             if identity and n_units >= _ROW_BINCOUNT_UNITS:  # one bincount per replicate row (cache-sized)
+                w = np.empty((k, n_units), dtype=np.int64)
                 for row in range(k):
-                    out[row] = np.bincount(pick[row], minlength=n_units)
-                return
-            pick += offsets
-            w = np.bincount(pick.ravel(), minlength=k * n_units).reshape(k, n_units)
+                    w[row] = np.bincount(pick[row], minlength=n_units)
+            else:
+                pick += offsets
+                w = np.bincount(pick.ravel(), minlength=k * n_units).reshape(k, n_units)
         out[:] = w if identity else w[:, inv]
 
     def draw(seed: int, start: int, stop: int) -> np.ndarray:
         j0, j1 = start // k, -(-stop // k)
-        out = np.empty(((j1 - j0) * k, n_units))
+        # item-major (Fortran order): the sparse product reads the weights of a unit side by side
+        # without a transposed copy; each block of 16 rows is written as one cache-friendly slab
+        out = np.empty(((j1 - j0) * k, n_units), order="F" if _ITEM_MAJOR else "C")
         for j in range(j0, j1):  # blocks of replicates
             block(seed, j, out[(j - j0) * k:(j - j0 + 1) * k])
         return out[start - j0 * k: stop - j0 * k]
