@@ -6,10 +6,11 @@ prints, in one process:
 * ``chunk``: one chunk of the in-process loop (``evaluate_chunk``: its weights and its
   evaluation; median of 3) and the replicates per chunk;
 * ``ray start``: ``ray.init`` of a local instance; ``actors up``: 2 actors built with the
-  prepared statistic (sent once through the object store) until both answer a ping;
+  prepared statistic (sent once through the object store) until both answer a ping, then
+  their first chunk (each builds its own feature matrix);
 * ``task overhead``: a no-op actor call's round trip (median of 30), and a chunk on an actor
   less the in-process chunk time (the chunk's results coming back included);
-* ``B replicates``: in process and on 2 actors (actors already up), and the largest difference
+* ``B replicates``: in process and on 2 actors (actors up and warm), and the largest difference
   between the two runs' replicates (0 up to rounding: the same streams).
 
 Usage::
@@ -65,7 +66,7 @@ def main() -> None:
         trips.append(time.perf_counter() - t)
     print(f"task overhead (no-op actor call round trip, median of 30): {statistics.median(trips) * 1e3:.2f} ms")
     ray.kill(probe)
-    print("| items | replicates / chunk | chunk in process (ms) | per replicate (ms) | actors up (s) | chunk on an actor "
+    print("| items | replicates / chunk | chunk in process (ms) | per replicate (ms) | actors up + first chunk (s) | chunk on an actor "
           "less in process (ms) | B | B in process (s) | B on 2 actors (s) | max diff |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     from softirr_stats.uncertainty import _bootstrap_ray
@@ -92,7 +93,9 @@ def main() -> None:
         actors = [cls.remote([ref], cfg) for _ in range(args.actors)]
         ray.get([a.pid.remote() for a in actors])
         t_up = time.perf_counter() - t
-        ray.get(actors[0].chunk.remote(0, chunk))  # the actor's features and any compile
+        t = time.perf_counter()
+        ray.get([a.chunk.remote(0, chunk) for a in actors])  # each actor's features (and any compile)
+        t_warm = time.perf_counter() - t
         remote_times = []
         for _ in range(3):
             t = time.perf_counter()
@@ -107,7 +110,7 @@ def main() -> None:
         for a in actors:
             ray.kill(a)
         del ref
-        print(f"| {n} | {chunk} | {t_chunk * 1e3:.1f} | {t_chunk / chunk * 1e3:.3f} | {t_up:.1f} | "
+        print(f"| {n} | {chunk} | {t_chunk * 1e3:.1f} | {t_chunk / chunk * 1e3:.3f} | {t_up:.1f} + {t_warm:.1f} | "
               f"{(statistics.median(remote_times) - t_chunk) * 1e3:.1f} | {args.boot_n} | {t_local:.2f} | "
               f"{t_ray:.2f} | {diff:.1e} |", flush=True)
     ray.shutdown()
