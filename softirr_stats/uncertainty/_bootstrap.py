@@ -78,7 +78,8 @@ class Bootstrap:
         what the interval covers. See docs/coverage.md ("Few raters, few clusters").
     backend : None, "local", "ray" or :class:`softirr_stats.equivalence.RayBackend`
         Where the replicate chunks are evaluated: None or ``"local"`` (default) in this process;
-        ``"ray"`` (a local Ray instance, one actor per CPU) or a ``RayBackend`` (address, number
+        ``"ray"`` (the Ray instance already initialised, else a local one started for the run; one
+        actor per CPU) or a ``RayBackend`` (address, number
         of actors, CPUs / GPUs per actor) on Ray actors (the ``[distributed]`` extra). Each chunk's
         weights come from the per-block streams of ``seed``, so the replicates, and the
         interval, are identical wherever the chunks run (docs/scoring_at_scale.md, "Bootstrap
