@@ -43,8 +43,11 @@ def main() -> None:
 
     import softirr_stats as sis
     from softirr_stats.agreement import prepare, resolve_similarity
-    from softirr_stats.equivalence import RayBackend
-    from softirr_stats.uncertainty._bootstrap import bootstrap_replicates, evaluate_chunk, replicate_chunk
+    from softirr_stats.uncertainty._bootstrap import (
+        bootstrap_replicates,
+        evaluate_chunk,
+        replicate_chunk,
+    )
 
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at start")
@@ -66,8 +69,8 @@ def main() -> None:
         trips.append(time.perf_counter() - t)
     print(f"task overhead (no-op actor call round trip, median of 30): {statistics.median(trips) * 1e3:.2f} ms")
     ray.kill(probe)
-    print("| items | replicates / chunk | chunk in process (ms) | per replicate (ms) | actors up + first chunk (s) | chunk on an actor "
-          "less in process (ms) | B | B in process (s) | B on 2 actors (s) | max diff |")
+    print("| items | replicates / chunk | chunk in process (ms) | per replicate (ms) | actors up + first chunk (s) "
+          "| chunk on an actor less in process (ms) | B | B in process (s) | B on 2 actors (s) | max diff |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     from softirr_stats.uncertainty import _bootstrap_ray
 

@@ -583,7 +583,8 @@ def evaluate_chunk(stat: Statistic, cfg: Bootstrap, b0: int, chunk: int) -> dict
     >>> part = evaluate_chunk(prep, cfg, 32, 32)  # replicates 32 .. 49, one batch of 32 rows
     >>> part["value"].shape
     (18,)
-    >>> bool(np.allclose(part["value"], bootstrap_replicates(prep, cfg)["value"][32:], rtol=0, atol=1e-12, equal_nan=True))
+    >>> whole = bootstrap_replicates(prep, cfg)["value"]
+    >>> bool(np.allclose(part["value"], whole[32:], rtol=0, atol=1e-12, equal_nan=True))
     True
     """
     rows = min(cfg.n, b0 + chunk) - b0

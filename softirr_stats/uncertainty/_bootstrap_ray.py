@@ -85,7 +85,8 @@ def ray_replicates(stat: Any, cfg: Bootstrap, chunk: int) -> dict[str, np.ndarra
         except Exception as err:  # noqa: BLE001 - whatever the serialiser raises, one message naming the object
             first = (str(err).strip().splitlines() or [""])[0]  # Ray's own report runs to many lines
             raise TypeError(f"Bootstrap(backend=RayBackend(...)): the prepared statistic ({type(stat).__name__}) "
-                            f"cannot be sent to Ray workers ({type(err).__name__}: {first}); use backend='local'") from err
+                            f"cannot be sent to Ray workers ({type(err).__name__}: {first}); "
+                            "use backend='local'") from err
         opts: dict[str, Any] = {"num_cpus": backend.cpus_per_worker, "num_gpus": gpw, "max_restarts": -1,
                                 "max_task_retries": 0}
         if backend.spread:
