@@ -148,6 +148,7 @@ def test_numpy_and_jax_matrix_product_paths_agree(family, monkeypatch):
     in_numpy = evaluate(prep, C)
     assert not any(k.startswith("_gemm_F") for k in prep.__dict__)  # NumPy: block by block
     monkeypatch.setattr(_evaluator, "_NUMPY_MAX_MADDS", 0)
+    monkeypatch.setattr(_evaluator, "LARGE_BATCH_ROUTE", "device")  # JAX's dense product, as on a GPU
     in_jax = evaluate(prep, C)
     assert "_gemm_F_jax.numpy" in prep.__dict__
     for key in ("value", "pa", "pe"):

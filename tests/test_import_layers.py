@@ -25,7 +25,7 @@ ALLOWED_HEAVY = {
     "numpyro": {"models", "inference"},
     "optax": {"inference"},
     "arviz": {"inference"},
-    "ray": {"equivalence"},
+    "ray": {"equivalence", "uncertainty"},  # uncertainty: Bootstrap(backend="ray")
     "typer": {"cli"},
 }
 KERNEL_MODULES = ["softirr_stats/agreement/_kernels.py", "softirr_stats/agreement/_families.py",

@@ -179,6 +179,38 @@ def test_sparse_bootstrap_route_gives_todays_replicates(monkeypatch):
     assert (res.ci_low, res.ci_high) == pytest.approx((res2.ci_low, res2.ci_high), abs=1e-12)
 
 
+@pytest.mark.parametrize("coefficient", ["fleiss_kappa", "krippendorff_alpha", "conger_kappa", "gwet_ac1"])
+def test_host_and_device_routes_give_the_same_interval(coefficient, monkeypatch):
+    """A large batch runs as the sparse NumPy product when JAX's backend is the CPU, in JAX's dense
+    product on a GPU: forcing each route gives the same replicates (same seed, same weights)."""
+    monkeypatch.setattr(_evaluator, "_NUMPY_MAX_MADDS", 0)  # every batch is "large"
+    seen = []
+    real = _evaluator._evaluate_gemm
+
+    def spy(prep, C, gemm, chance_weights, chunk, xp, side_by_side=False):
+        seen.append("host" if side_by_side else xp.__name__)
+        return real(prep, C, gemm, chance_weights, chunk, xp, side_by_side)
+
+    monkeypatch.setattr(_evaluator, "_evaluate_gemm", spy)
+    out = {}
+    for route in ("host", "device"):
+        monkeypatch.setattr(_evaluator, "LARGE_BATCH_ROUTE", route)
+        seen.clear()
+        out[route] = getattr(sis, coefficient)(_numeric(3, n=300), ci=Bootstrap(n=150, seed=9, chunk_size=64))
+        assert ("host" in seen) == (route == "host") and ("jax.numpy" in seen) == (route == "device")
+    a, b = out["host"], out["device"]
+    np.testing.assert_allclose(a.details["replicates"], b.details["replicates"], rtol=0, atol=1e-12)
+    assert (a.ci_low, a.ci_high, a.se) == pytest.approx((b.ci_low, b.ci_high, b.se), abs=1e-12)
+
+
+def test_the_cpu_backend_chooses_the_host_route(monkeypatch):
+    monkeypatch.setattr(_evaluator, "LARGE_BATCH_ROUTE", None)
+    monkeypatch.setattr(_evaluator, "_DEFAULT_BACKEND", "cpu")
+    assert _evaluator.products_on_host()
+    monkeypatch.setattr(_evaluator, "_DEFAULT_BACKEND", "gpu")
+    assert not _evaluator.products_on_host()
+
+
 @pytest.mark.parametrize("n_units", [50, _bootstrap._ROW_BINCOUNT_UNITS + 3])
 def test_row_bincount_weights_equal_the_flat_draw(n_units):
     """The item weights (the stream itself) are unchanged: counts of the same uniform draws."""

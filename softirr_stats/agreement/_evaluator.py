@@ -569,11 +569,13 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
         if prep.chance_pairs is None and (b == 1 or b * _gemm_cost(gemm) <= _NUMPY_MAX_MADDS):
             with np.errstate(divide="ignore", invalid="ignore"):  # undefined values are nan, as in JAX
                 return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, np)
-        if b == 1 or prep.n * width <= _GEMM_MAX_ENTRIES:  # F side by side on the device fits
-            with x64():
+        sparse_fits = prep.chance_pairs is None and _gemm_cost(gemm) <= _GEMM_SPARSE_MAX_NNZ
+        if (b == 1 or prep.n * width <= _GEMM_MAX_ENTRIES) and not (sparse_fits and products_on_host()):
+            with x64():  # F side by side on the device (a GPU; or a sampled chance term)
                 return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, jnp)
-        if prep.chance_pairs is None and _gemm_cost(gemm) <= _GEMM_SPARSE_MAX_NNZ:  # large: F sparse, host memory
-            sparse_chunk = chunk_size or rows_per_chunk(2 * prep.n + width)  # a weight row and its transposed copy
+        if sparse_fits:  # large, or JAX on the CPU only: F sparse in host memory, one pass per chunk
+            # a weight row and its transposed copy; item-major weights (the bootstrap's) need no copy
+            sparse_chunk = chunk_size or (b if C.T.flags.c_contiguous else rows_per_chunk(2 * prep.n + width))
             with np.errstate(divide="ignore", invalid="ignore"):
                 return _evaluate_gemm(prep, C, gemm, chance_weights, sparse_chunk, np, side_by_side=True)
         chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)  # the segment kernels below
@@ -664,6 +666,37 @@ def _gemm_cost(gemm: dict[str, Any]) -> int:
 #: Multiply-adds (replicates x items x features) up to which a batch of the matrix-product path
 #: runs in NumPy (no JAX import, nothing to compile); larger batches run in JAX (any device).
 _NUMPY_MAX_MADDS = 2**24
+
+
+#: Route of a large matrix-product batch: None chooses (:func:`products_on_host`), ``"host"``
+#: forces the sparse NumPy product, ``"device"`` JAX's dense product where F fits (the two give
+#: the same values to rounding).
+LARGE_BATCH_ROUTE: str | None = None
+
+
+def products_on_host() -> bool:
+    """Whether a large batch of the matrix-product path runs as the sparse NumPy product rather than in JAX.
+
+    True when JAX's default backend is the CPU: there the sparse product (single-threaded, one
+    pass over F's non-zeros per chunk) beats XLA's dense product, stays fast when the machine is
+    oversubscribed (where a multi-threaded BLAS ``C @ F`` slows down tenfold) and compiles
+    nothing (docs/performance.md); with a GPU or TPU, JAX runs it. :data:`LARGE_BATCH_ROUTE`
+    overrides the choice.
+
+    Examples
+    --------
+    >>> isinstance(products_on_host(), bool)
+    True
+    """
+    if LARGE_BATCH_ROUTE is not None:
+        return LARGE_BATCH_ROUTE == "host"
+    global _DEFAULT_BACKEND
+    if _DEFAULT_BACKEND is None:
+        _DEFAULT_BACKEND = str(jax.default_backend())
+    return _DEFAULT_BACKEND == "cpu"
+
+
+_DEFAULT_BACKEND: str | None = None
 
 
 def _evaluate_gemm(prep: Prepared, C: np.ndarray, gemm: dict[str, np.ndarray], chance_weights: Any, chunk: int,

@@ -33,8 +33,8 @@ from softirr_stats.uncertainty._intervals import (
     percentile_interval,
 )
 
-__all__ = ["Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
-           "bootstrap_replicates", "draw_weights", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
+__all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
+           "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
 
 DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian", "judged")  # the built-in records' names
 
@@ -76,6 +76,14 @@ class Bootstrap:
         ``U - 1`` degrees of freedom for ``U`` raters or clusters (only the rater share of the
         variance for ``items+raters``). Below 8 raters or 10 clusters a ``FewUnitsWarning`` says
         what the interval covers. See docs/coverage.md ("Few raters, few clusters").
+    backend : None, "local", "ray" or :class:`softirr_stats.equivalence.RayBackend`
+        Where the replicate chunks are evaluated: None or ``"local"`` (default) in this process;
+        ``"ray"`` (the Ray instance already initialised, else a local one started for the run; one
+        actor per CPU) or a ``RayBackend`` (address, number
+        of actors, CPUs / GPUs per actor) on Ray actors (the ``[distributed]`` extra). Each chunk's
+        weights come from the per-block streams of ``seed``, so the replicates, and the
+        interval, are identical wherever the chunks run (docs/scoring_at_scale.md, "Bootstrap
+        replicates at scale"). The BCa jackknife runs in this process.
 
     Examples
     --------
@@ -93,8 +101,10 @@ class Bootstrap:
     chunk_size: int | None = None
     progress: bool | None = None
     few_units: str = "t"
+    backend: Any = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "backend", check_backend(self.backend))
         check_few_units(self.few_units)
         check_positive_int(self.n, "n", minimum=2)
         object.__setattr__(self, "n", int(self.n))  # NumPy integers become Python ints (no overflow later)
@@ -144,6 +154,42 @@ def check_seed(seed: Any, name: str = "seed") -> int:
     if not 0 <= int(seed) <= MAX_SEED:
         raise ValueError(f"{name} must be an integer in [0, 2**63 - 1]; got {seed}")
     return int(seed)
+
+
+#: Names ``Bootstrap(backend=...)`` accepts besides a ``RayBackend``.
+BACKENDS = ("local", "ray")
+
+
+def check_backend(backend: Any) -> Any:
+    """Validate ``Bootstrap(backend=...)``: None (``"local"``) or a ``RayBackend`` (``"ray"``: the defaults).
+
+    Raises ImportError (with the extra to install) for Ray when ray is not installed.
+
+    Examples
+    --------
+    >>> check_backend("local") is None
+    True
+    >>> check_backend("dask")
+    Traceback (most recent call last):
+    ...
+    ValueError: backend must be one of 'local', 'ray' or a softirr_stats.equivalence.RayBackend; got 'dask'
+    """
+    if backend is None or (isinstance(backend, str) and backend == "local"):
+        return None
+    from softirr_stats.equivalence import RayBackend
+
+    if isinstance(backend, str) and backend == "ray":
+        backend = RayBackend()
+    if not isinstance(backend, RayBackend):
+        got = repr(backend) if isinstance(backend, str) else f"{type(backend).__name__}"
+        raise (ValueError if isinstance(backend, str) else TypeError)(
+            f"backend must be one of 'local', 'ray' or a softirr_stats.equivalence.RayBackend; got {got}")
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:
+        raise ImportError("Bootstrap(backend='ray') needs ray, which is not installed: "
+                          "pip install 'softirr-stats[distributed]' (or use backend='local')")
+    return backend
 
 
 def check_design(cfg: "Bootstrap", unit_strata: np.ndarray | None, n_units: int, n_raters: int) -> None:
@@ -205,6 +251,9 @@ def _block_rng(seed: int, salt: int, block: int) -> np.random.Generator:
 #: Units from which multinomial counts are made one replicate row at a time (a cache-sized
 #: ``bincount`` each) instead of one ``bincount`` over the whole block (fewer calls: small data).
 _ROW_BINCOUNT_UNITS = 1 << 15
+#: Weight chunks in item-major (Fortran) order; False gives the row-major layout of before (same
+#: numbers: only the memory layout differs), for benchmarks that compare the two.
+_ITEM_MAJOR = True
 
 
 def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt: int) -> Any:
@@ -239,16 +288,19 @@ def _unit_sampler(n_units: int, strata: np.ndarray | None, bayesian: bool, salt:
                 u = rng.random((k, n_units))
                 pick = first[sorted_st] + np.minimum((u * size[sorted_st]).astype(np.int64), size[sorted_st] - 1)
             if identity and n_units >= _ROW_BINCOUNT_UNITS:  # one bincount per replicate row (cache-sized)
+                w = np.empty((k, n_units), dtype=np.int64)
                 for row in range(k):
-                    out[row] = np.bincount(pick[row], minlength=n_units)
-                return
-            pick += offsets
-            w = np.bincount(pick.ravel(), minlength=k * n_units).reshape(k, n_units)
+                    w[row] = np.bincount(pick[row], minlength=n_units)
+            else:
+                pick += offsets
+                w = np.bincount(pick.ravel(), minlength=k * n_units).reshape(k, n_units)
         out[:] = w if identity else w[:, inv]
 
     def draw(seed: int, start: int, stop: int) -> np.ndarray:
         j0, j1 = start // k, -(-stop // k)
-        out = np.empty(((j1 - j0) * k, n_units))
+        # item-major (Fortran order): the sparse product reads the weights of a unit side by side
+        # without a transposed copy; each block of 16 rows is written as one cache-friendly slab
+        out = np.empty(((j1 - j0) * k, n_units), order="F" if _ITEM_MAJOR else "C")
         for j in range(j0, j1):  # blocks of replicates
             block(seed, j, out[(j - j0) * k:(j - j0 + 1) * k])
         return out[start - j0 * k: stop - j0 * k]
@@ -493,17 +545,17 @@ def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarra
     check_memory(bootstrap_memory(stat, cfg, chunk), f"Bootstrap(n={cfg.n}) on {stat.n_items} items",
                  "Use a smaller n (2000 replicates give a 95% percentile interval to about 0.005 in "
                  "coverage) or ci='analytic' where the coefficient has one.")
+    if cfg.backend is not None:  # the same chunks on Ray actors
+        from softirr_stats.uncertainty._bootstrap_ray import ray_replicates
+
+        return ray_replicates(stat, cfg, chunk)
     parts: list[dict[str, np.ndarray]] = []
     bar = None
     t0 = time.perf_counter()
     try:
         for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each evaluated as one batch
             rows = min(cfg.n, b0 + chunk) - b0
-            C, V, W = draw_weights(stat, cfg, b0, b0 + rows, pad_to=chunk)
-            if C is None and V is None and W is None:
-                raise AssertionError("a design draws item, rater or pair weights")  # pragma: no cover
-            out = stat.evaluate(C, V, W)
-            parts.append({k: v[:rows] for k, v in out.items()})
+            parts.append(evaluate_chunk(stat, cfg, b0, chunk))
             if b0 == 0 and rows < cfg.n:  # the first chunk is the timing probe
                 bar = _warn_slow_bootstrap(cfg, rows, time.perf_counter() - t0)
             if bar is not None:
@@ -512,6 +564,35 @@ def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarra
         if bar is not None:
             bar.close()
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def evaluate_chunk(stat: Statistic, cfg: Bootstrap, b0: int, chunk: int) -> dict[str, np.ndarray]:
+    """Every output of replicates ``b0 .. min(cfg.n, b0 + chunk) - 1``, evaluated as one batch of
+    ``chunk`` rows (the last chunk padded with further replicates of the same streams).
+
+    The weights depend on (seed, replicate) only, so a chunk gives the same values in any
+    process (the in-process loop and the Ray actors both call this).
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> cfg = Bootstrap(n=50, seed=0)
+    >>> part = evaluate_chunk(prep, cfg, 32, 32)  # replicates 32 .. 49, one batch of 32 rows
+    >>> part["value"].shape
+    (18,)
+    >>> whole = bootstrap_replicates(prep, cfg)["value"]
+    >>> bool(np.allclose(part["value"], whole[32:], rtol=0, atol=1e-12, equal_nan=True))
+    True
+    """
+    rows = min(cfg.n, b0 + chunk) - b0
+    C, V, W = draw_weights(stat, cfg, b0, b0 + rows, pad_to=chunk)
+    if C is None and V is None and W is None:
+        raise AssertionError("a design draws item, rater or pair weights")  # pragma: no cover
+    out = stat.evaluate(C, V, W)
+    return {k: np.asarray(v)[:rows] for k, v in out.items()}
 
 
 #: A bootstrap estimated (from its first chunk) to take longer than this warns with the

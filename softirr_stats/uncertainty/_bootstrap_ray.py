@@ -1,0 +1,183 @@
+"""Bootstrap replicate chunks on Ray actors: ``Bootstrap(backend="ray")`` (the ``[distributed]`` extra).
+
+Replicates are independent given the prepared statistic, and the weights of replicate ``b``
+come from the generator of its block ``b // REPLICATE_BLOCK`` keyed by (seed, stream, block)
+alone. The driver therefore cuts ``0 .. n - 1`` into the same chunks as the in-process loop,
+ships the prepared statistic once through Ray's object store, and each actor evaluates whole
+chunks with :func:`~softirr_stats.uncertainty._bootstrap.evaluate_chunk`, the very function
+the in-process loop calls: the replicates, and so the interval, are identical for the same
+seed wherever a chunk runs.
+
+Where and how many actors: :class:`softirr_stats.equivalence.RayBackend` (the same object as
+for scoring: ``address``, ``workers``, ``cpus_per_worker``, ``gpus_per_worker``,
+``max_in_flight``, ``num_cpus``, ``spread``, ``init_kwargs``, ``startup_timeout``). An actor
+whose process dies is restarted by Ray (``max_restarts=-1``) and its chunk is evaluated again
+on the next live actor: the same weights, so the same values. ``ray`` is imported only inside
+functions.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import time
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from softirr_stats.uncertainty._bootstrap import Bootstrap, evaluate_chunk
+
+__all__ = ["ray_replicates"]
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("Bootstrap(backend='ray') needs ray: pip install 'softirr-stats[distributed]'") from err
+    return ray
+
+
+class _ReplicateActor:
+    """One prepared statistic per actor (sent once through the object store); evaluates chunks."""
+
+    def __init__(self, stat_ref: list[Any], cfg: Bootstrap) -> None:
+        import ray
+
+        # the reference travels inside a list, so Ray does not pin it as a constructor argument
+        # (an actor restarted later fetches it again from the driver's object store)
+        self.stat, self.cfg = ray.get(stat_ref[0]), cfg
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def chunk(self, b0: int, rows: int) -> dict[str, np.ndarray]:
+        return evaluate_chunk(self.stat, self.cfg, b0, rows)
+
+
+def ray_replicates(stat: Any, cfg: Bootstrap, chunk: int) -> dict[str, np.ndarray]:
+    """Every output of ``stat.evaluate`` for the ``cfg.n`` replicates, chunks evaluated on Ray actors.
+
+    Parameters
+    ----------
+    stat : Statistic
+        The prepared statistic (serialised once; refused with a TypeError when it cannot be).
+    cfg : Bootstrap
+        With ``backend`` a ``RayBackend``.
+    chunk : int
+        Replicates per chunk (the in-process loop's).
+
+    Returns
+    -------
+    dict of str to ndarray
+        Shape (cfg.n,) each, equal to the in-process run's.
+    """
+    backend = cfg.backend
+    starts = list(range(0, cfg.n, chunk))
+    ray = _ray()
+    started = backend._init(ray)
+    actors: list[Any] = []
+    try:
+        n_workers, gpw = backend._sizes(ray, len(starts))
+        try:
+            stat_ref = ray.put(stat)
+        except Exception as err:  # noqa: BLE001 - whatever the serialiser raises, one message naming the object
+            first = (str(err).strip().splitlines() or [""])[0]  # Ray's own report runs to many lines
+            raise TypeError(f"Bootstrap(backend=RayBackend(...)): the prepared statistic ({type(stat).__name__}) "
+                            f"cannot be sent to Ray workers ({type(err).__name__}: {first}); "
+                            "use backend='local'") from err
+        opts: dict[str, Any] = {"num_cpus": backend.cpus_per_worker, "num_gpus": gpw, "max_restarts": -1,
+                                "max_task_retries": 0}
+        if backend.spread:
+            opts["scheduling_strategy"] = "SPREAD"
+        cls = ray.remote(**opts)(_ReplicateActor)
+        local = replace(cfg, backend=None, progress=False)  # what each actor evaluates: in its own process
+        actors = [cls.remote([stat_ref], local) for _ in range(n_workers)]
+        parts = _drive(ray, actors, starts, chunk, backend.max_in_flight, backend.startup_timeout,
+                       _progress_bar(cfg))
+    finally:
+        for act in actors:
+            try:
+                ray.kill(act, no_restart=True)
+            except Exception:  # noqa: BLE001 - best effort clean-up of an actor already gone
+                pass
+        if started:
+            ray.shutdown()
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _progress_bar(cfg: Bootstrap) -> Any:
+    if not cfg.progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=cfg.n, desc="bootstrap replicates (ray)", unit="rep", unit_scale=True, leave=False)
+
+
+_MAX_PING_FAILURES = 20
+
+
+def _drive(ray: Any, actors: list[Any], starts: list[int], chunk: int, max_in_flight: int, startup_timeout: float,
+           bar: Any) -> list[dict[str, np.ndarray]]:
+    """Send chunks to live actors (at most ``max_in_flight`` each), collect them in order; a chunk whose
+    actor died is sent again (an actor gets work once a ping shows it has started)."""
+    from ray.exceptions import RayActorError, WorkerCrashedError
+
+    failures = (RayActorError, WorkerCrashedError)
+    pending = collections.deque(range(len(starts)))
+    parts: list[dict[str, np.ndarray] | None] = [None] * len(starts)
+    load = [0] * len(actors)
+    alive = [False] * len(actors)
+    in_flight: dict[Any, tuple[int, int]] = {}  # ref -> (chunk index, actor)
+    pings: dict[Any, int] = {act.pid.remote(): k for k, act in enumerate(actors)}
+    ping_failures = [0] * len(actors)
+    t_wait: float | None = None
+    try:
+        while pending or in_flight:
+            for k in sorted(range(len(actors)), key=load.__getitem__):  # least-loaded live actor first
+                while pending and alive[k] and load[k] < max_in_flight:
+                    i = pending.popleft()
+                    in_flight[actors[k].chunk.remote(starts[i], chunk)] = (i, k)
+                    load[k] += 1
+            if not in_flight and not pings:
+                raise RuntimeError("every Ray worker of the bootstrap died and none could be restarted")
+            timeout = None
+            if not any(alive) and not in_flight:  # waiting for an actor to (re)start
+                t_wait = time.monotonic() if t_wait is None else t_wait
+                timeout = max(1.0, startup_timeout - (time.monotonic() - t_wait))
+            else:
+                t_wait = None
+            ready, _ = ray.wait(list(in_flight) + list(pings), num_returns=1, timeout=timeout)
+            if not ready:
+                raise RuntimeError(f"no Ray worker started within {startup_timeout:.0f} s; can the cluster place an "
+                                   "actor with the CPUs/GPUs requested per worker?")
+            ref = ready[0]
+            if ref in pings:
+                k = pings.pop(ref)
+                try:
+                    ray.get(ref)
+                    alive[k] = True
+                except failures as err:
+                    if getattr(err, "actor_init_failed", False):
+                        raise RuntimeError(f"a bootstrap actor could not start: {err}") from err
+                    ping_failures[k] += 1
+                    if ping_failures[k] < _MAX_PING_FAILURES:
+                        pings[actors[k].pid.remote()] = k
+                continue
+            i, k = in_flight.pop(ref)
+            load[k] -= 1
+            try:
+                parts[i] = ray.get(ref)
+            except failures:
+                pending.appendleft(i)  # the same chunk again on the next live actor: same weights, same values
+                if alive[k]:
+                    alive[k] = False
+                    pings[actors[k].pid.remote()] = k
+                continue
+            if bar is not None:
+                bar.update(len(next(iter(parts[i].values()))))
+    finally:
+        if bar is not None:
+            bar.close()
+    return [p for p in parts if p is not None]
