@@ -22,7 +22,7 @@ _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._ppi_statistic": ('PpiStatistic', 'ppi_result', 'superpopulation_estimand',),
     "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
     "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
-    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
+    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
     "softirr_stats.agreement._span_f1": ('SpanAgreementResult', 'SpanStatistic', 'SpanWarning',),
     "softirr_stats.agreement._statistic": ('Statistic',),
     "softirr_stats.agreement._weights": ('WEIGHT_NAMES', 'krippendorff_distance', 'weight_matrix',),
@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from softirr_stats.agreement._similarity import (
         MEASURE_NAMES,
         ExactMatchSimilarity,
+        LabelSimilarity,
         MatrixSimilarity,
         category_values,
         estimator_from_name,

@@ -49,7 +49,7 @@ from softirr_stats.agreement._families import (
 )
 from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
 from softirr_stats.data import Annotations
-from softirr_stats.equivalence import ExactMatchSimilarity
+from softirr_stats.equivalence import LabelSimilarity
 
 __all__ = ["Prepared", "prepare", "evaluate", "DegenerateWarning"]
 
@@ -144,7 +144,7 @@ class Prepared:
     ann : Annotations
     design : Design
         The rating list (the within-item pair list is built on first use).
-    sim : ExactMatchSimilarity
+    sim : LabelSimilarity
     family : ChanceFamily
     support : ndarray
         Vocabulary codes that occur.
@@ -184,7 +184,7 @@ class Prepared:
 
     ann: Annotations
     design: Design
-    sim: ExactMatchSimilarity
+    sim: LabelSimilarity
     family: ChanceFamily
     support: np.ndarray
     rating_s: np.ndarray  # (M,) support code of each rating
@@ -340,18 +340,18 @@ def count_route(d: Design, ks: int, identity: bool) -> bool:
     return identity or n * ks * ks <= _COUNT_MADDS_PER_PAIR * max(d.n_pairs, 1)
 
 
-def _exact_pairs_needed(sim: ExactMatchSimilarity, ks: int) -> int:
-    if sim.is_identity or sim.is_matrix or getattr(sim, "cheap", False):
+def _exact_pairs_needed(sim: LabelSimilarity, ks: int) -> int:
+    if sim.is_identity or sim.is_matrix or getattr(sim, "vectorised_matrix", False):
         return 0  # nothing to score, or a vectorised matrix path (rapidfuzz cdist, embeddings)
     return ks * (ks - 1) // 2
 
 
-def sim_is_scored(sim: ExactMatchSimilarity) -> bool:
+def sim_is_scored(sim: LabelSimilarity) -> bool:
     """Whether the similarity calls an estimator (not identity, not a given matrix)."""
     return not (sim.is_identity or sim.is_matrix)
 
 
-def _choose_auto(sim: ExactMatchSimilarity, support: np.ndarray, uses_chance: bool, max_exact_pairs: int,
+def _choose_auto(sim: LabelSimilarity, support: np.ndarray, uses_chance: bool, max_exact_pairs: int,
                  cost: ScoringCost | None) -> tuple[Any, list[str]]:
     """``chance="auto"``: exact within the pair limit and the time budget, else SampledPairs."""
     if not uses_chance:
@@ -369,7 +369,7 @@ def _choose_auto(sim: ExactMatchSimilarity, support: np.ndarray, uses_chance: bo
                                     "reports the sampling error of the chance term"]
 
 
-def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilarity, *, chance: Any = "exact",
+def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, *, chance: Any = "exact",
             max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS, progress: bool | None = None) -> Prepared:
     """Everything a coefficient needs that does not depend on the weights.
 
@@ -383,7 +383,7 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilar
     ann : Annotations
     family : str or ChanceFamily
         The coefficient's chance family.
-    sim : ExactMatchSimilarity
+    sim : LabelSimilarity
         The resolved similarity.
     chance : "exact", MonteCarlo or SampledPairs
         How chance agreement is computed.

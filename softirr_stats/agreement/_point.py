@@ -16,7 +16,7 @@ from softirr_stats.agreement._evaluator import (
 from softirr_stats.agreement._families import ChanceFamily
 from softirr_stats.agreement._result import AgreementResult
 from softirr_stats.data import Annotations
-from softirr_stats.equivalence import ExactMatchSimilarity
+from softirr_stats.equivalence import LabelSimilarity
 
 __all__ = ["as_annotations", "point_estimate"]
 
@@ -65,7 +65,7 @@ def as_annotations(data: Any, categories: Any = None) -> Annotations:
     )
 
 
-def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficient: str, sim: ExactMatchSimilarity,
+def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficient: str, sim: LabelSimilarity,
                    chance: Any = "exact", extra_notes: list[str] | None = None) -> tuple[AgreementResult, Prepared]:
     """Prepare and evaluate a coefficient at unit weights.
 
@@ -76,7 +76,7 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
         The coefficient's chance family.
     coefficient : str
         The name reported in the result.
-    sim : ExactMatchSimilarity
+    sim : LabelSimilarity
         The resolved similarity.
     chance : "exact", MonteCarlo or SampledPairs
         How chance agreement is computed.

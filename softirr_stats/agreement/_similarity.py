@@ -18,13 +18,14 @@ from softirr_stats.data import Annotations
 from softirr_stats.equivalence import (
     MEASURE_NAMES,
     ExactMatchSimilarity,
+    LabelSimilarity,
     MatrixSimilarity,
     check_similarity_matrix,
     estimator_from_name,
     resolve_label_similarity,
 )
 
-__all__ = ["ExactMatchSimilarity", "MatrixSimilarity", "resolve_similarity", "level_similarity",
+__all__ = ["ExactMatchSimilarity", "LabelSimilarity", "MatrixSimilarity", "resolve_similarity", "level_similarity",
            "category_values", "estimator_from_name", "MEASURE_NAMES"]
 
 
@@ -33,8 +34,8 @@ def __getattr__(name: str) -> Any:
     """``VocabSimilarity``: the deprecated name of ``ExactMatchSimilarity`` (with a warning).
 
     ``softirr_stats.agreement`` exported it before the similarity path moved to the
-    equivalence layer; the new name says what the class is (exact matching, the base class
-    of every similarity).
+    equivalence layer; the new name says what the class is (exact matching, the identity kind
+    of :class:`~softirr_stats.equivalence.LabelSimilarity`).
     """
     if name == "VocabSimilarity":
         warnings.warn("VocabSimilarity is deprecated; use softirr_stats.equivalence.ExactMatchSimilarity "
@@ -99,7 +100,7 @@ def resolve_similarity(
     weights: Any = None,
     allow_weights: bool = True,
     allow_similarity: bool = True,
-) -> ExactMatchSimilarity:
+) -> LabelSimilarity:
     """Turn the ``similarity=`` / ``weights=`` arguments into a similarity over ``ann.vocabulary``.
 
     ``weights=`` (a name from ``WEIGHT_NAMES`` or a K x K matrix) is handled here; ``similarity=``
@@ -148,7 +149,7 @@ def resolve_similarity(
     return resolve_label_similarity(ann.vocabulary, similarity)
 
 
-def level_similarity(ann: Annotations, level: str, similarity: Any = None) -> ExactMatchSimilarity:
+def level_similarity(ann: Annotations, level: str, similarity: Any = None) -> LabelSimilarity:
     """Krippendorff's metric as a similarity: nominal (or ``similarity=``), interval or ratio.
 
     ``1 - delta / max(delta)``: alpha is invariant to rescaling the distance. Ordinal is not
