@@ -98,8 +98,6 @@ def resolve_similarity(
     *,
     similarity: Any = None,
     weights: Any = None,
-    allow_weights: bool = True,
-    allow_similarity: bool = True,
 ) -> LabelSimilarity:
     """Turn the ``similarity=`` / ``weights=`` arguments into a similarity over ``ann.vocabulary``.
 
@@ -115,8 +113,7 @@ def resolve_similarity(
         Soft agreement (see :func:`~softirr_stats.equivalence.resolve_label_similarity`).
     weights : str or array, optional
         Categorical agreement weights (``WEIGHT_NAMES`` or a K x K matrix); not with ``similarity``.
-    allow_weights, allow_similarity : bool
-        Whether the calling coefficient accepts each option (a clear ``ValueError`` if not).
+        (Which coefficient takes which option is its registry record's ``options``.)
 
     Examples
     --------
@@ -128,8 +125,6 @@ def resolve_similarity(
     if similarity is not None and weights is not None:
         raise ValueError("give weights= (categorical agreement weights) or similarity= (soft), not both")
     if weights is not None:
-        if not allow_weights:
-            raise ValueError("this coefficient takes no weights=")
         if isinstance(weights, str):
             if weights not in WEIGHT_NAMES:
                 raise ValueError(f"weights must be one of {list(WEIGHT_NAMES)} or a K x K array; got {weights!r}")
@@ -144,8 +139,6 @@ def resolve_similarity(
             check_similarity_matrix(arr, k, "weights")  # range / diagonal; used as given (no symmetrising)
             return AsGivenWeights(arr, name="weights-matrix")  # the registry refuses it without a rater order
         return MatrixSimilarity(check_similarity_matrix(weights, k, "weights"), name="weights-matrix")
-    if similarity is not None and not allow_similarity:
-        raise ValueError("this coefficient takes no similarity=")
     return resolve_label_similarity(ann.vocabulary, similarity)
 
 
