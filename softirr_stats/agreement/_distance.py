@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from scipy.special import ndtr
 
 from softirr_stats._batching import rows_per_chunk
-from softirr_stats.agreement._design import build_design
+from softirr_stats.agreement._layout import rating_layout
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import LabelSimilarity
 
@@ -67,7 +67,7 @@ def _compress(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.n
 
 def _all_cross_pairs(ann: Annotations, sim: LabelSimilarity) -> tuple[np.ndarray, np.ndarray, int]:
     """Distances and counts of every unordered cross-item rating pair, by label pair."""
-    d = build_design(ann)
+    d = rating_layout(ann)
     support, code = np.unique(d.rating_code, return_inverse=True)
     ks = len(support)
     t = np.bincount(code, minlength=ks).astype(np.float64)
@@ -87,7 +87,7 @@ def _all_cross_pairs(ann: Annotations, sim: LabelSimilarity) -> tuple[np.ndarray
 def _sample_cross_indices(ann: Annotations, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Rating indices (into the design's rating list) of ``n`` cross-item pairs, drawn
     uniformly with replacement (seeded)."""
-    d = build_design(ann)
+    d = rating_layout(ann)
     m = len(d.rating_item)
     if (d.r_i > 0).sum() < 2:
         raise ValueError("expected distances need ratings on at least two items")
@@ -106,7 +106,7 @@ def _sample_cross_indices(ann: Annotations, n: int, seed: int) -> tuple[np.ndarr
 def _sampled_cross_pairs(ann: Annotations, sim: LabelSimilarity, n: int,
                          seed: int) -> tuple[np.ndarray, np.ndarray, int]:
     """``n`` cross-item rating pairs drawn uniformly with replacement (seeded)."""
-    d = build_design(ann)
+    d = rating_layout(ann)
     a, b = _sample_cross_indices(ann, n, seed)
     s = sim.pairs(d.rating_code[a], d.rating_code[b])
     return 1.0 - s.values, np.ones(n), s.n_scored
@@ -115,7 +115,7 @@ def _sampled_cross_pairs(ann: Annotations, sim: LabelSimilarity, n: int,
 def distance_samples(ann: Annotations, sim: LabelSimilarity, expected_pairs: Any = "all", seed: int = 0,
                      max_label_pairs: int = MAX_LABEL_PAIRS) -> DistanceSamples:
     """Within-item (observed) and cross-item (expected) distances of ``ann`` under ``sim``."""
-    d = build_design(ann)
+    d = rating_layout(ann)
     if d.n_pairs == 0:
         raise ValueError("no item has two or more ratings: there are no observed (within-item) distances")
     notes: list[str] = []
@@ -482,7 +482,7 @@ def distance_statistic(ann: Annotations, sim: LabelSimilarity, *, method: str = 
     >>> stat.evaluate()["value"].round(4).tolist(), stat.n_chance_pairs
     ([0.5833], 0)
     """
-    d = build_design(ann)
+    d = rating_layout(ann)
     if d.n_pairs == 0:
         raise ValueError("no item has two or more ratings: there are no observed (within-item) distances")
     obs_grid, pair_obs = _grid(1.0 - sim.pairs(d.pair_ca, d.pair_cb).values)

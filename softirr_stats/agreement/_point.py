@@ -111,8 +111,8 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
     if se_problem:
         notes.append(se_problem)
     details: dict[str, Any] = {
-        "n_pairable_items": int((prep.design.r_i >= 2).sum()),
-        "n_within_item_pairs": prep.design.n_pairs,
+        "n_pairable_items": int((prep.layout.r_i >= 2).sum()),
+        "n_within_item_pairs": prep.layout.n_pairs,
         "n_labels": len(ann.vocabulary),
     }
     if "kappa_g" in out:
@@ -122,8 +122,8 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
         value=value,
         observed=pa,
         expected=pe,
-        n_items=int((prep.design.r_i >= 1).sum()),
-        n_raters=int(np.count_nonzero(np.bincount(prep.design.rating_rater, minlength=prep.nr))),
+        n_items=int((prep.layout.r_i >= 1).sum()),
+        n_raters=int(np.count_nonzero(np.bincount(prep.layout.rating_rater, minlength=prep.nr))),
         similarity=sim.name,
         chance="none" if prep.family.chance == "none" else prep.chance_label,
         chance_se=chance_standard_error(prep),
