@@ -209,10 +209,10 @@ def _result_row(name: str, res: AgreementResult, similarity: str, n_scored: int)
     return row
 
 
-def _default_coefficients(ann: Annotations, registry: dict[str, CoefficientView]) -> tuple[str, ...]:
+def _default_coefficients(ann: Annotations, views: dict[str, CoefficientView]) -> tuple[str, ...]:
     base = default_coefficients(ann.n_raters)
     if ann.kind == "set":
-        base = base + tuple(m for m in MULTILABEL_COEFFICIENTS if m in registry)
+        base = base + tuple(m for m in MULTILABEL_COEFFICIENTS if m in views)
     return base
 
 
