@@ -21,6 +21,7 @@ as ``similarity=`` to several statistics shares its memo: a pair scored for one 
 again for the next.
 """
 
+import importlib
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -30,11 +31,21 @@ import numpy as np
 
 from softirr_stats._validation import SoftIRRWarning
 
-__all__ = ["MEASURE_NAMES", "LabelSimilarity", "ExactMatchSimilarity", "MatrixSimilarity", "ScoredSimilarity", "Scores",
+__all__ = ["MEASURES", "MEASURE_NAMES", "LabelSimilarity", "ExactMatchSimilarity", "MatrixSimilarity", "ScoredSimilarity", "Scores",
            "check_similarity_matrix", "estimator_from_name", "is_matrix_like", "resolve_label_similarity"]
 
-#: Short names of the built-in measures accepted as ``similarity="..."``.
-MEASURE_NAMES = ("exact", "levenshtein", "indel", "lcs", "jaccard", "masi", "dice", "embedding")
+_EQ = "softirr_stats.equivalence"
+#: The estimators with a short name: name -> ``"module:Class"``, made with default settings by
+#: :func:`estimator_from_name` (nothing is imported until then). A new estimator with a short name is
+#: its class and one entry here: ``similarity="<name>"``, the commands' measure lists and the spec
+#: allow-list (:func:`~softirr_stats.equivalence.from_spec`) follow.
+MEASURES: dict[str, str] = {
+    "exact": f"{_EQ}._string:Exact", "levenshtein": f"{_EQ}._string:Levenshtein", "indel": f"{_EQ}._string:Indel",
+    "lcs": f"{_EQ}._string:Lcs", "jaccard": f"{_EQ}._string:Jaccard", "masi": f"{_EQ}._string:Masi",
+    "dice": f"{_EQ}._string:Dice", "embedding": f"{_EQ}._embedding:Embedding",
+}
+#: Short names of the built-in measures accepted as ``similarity="..."`` (the keys of :data:`MEASURES`).
+MEASURE_NAMES = tuple(MEASURES)
 
 #: Pairs per estimator call while a progress callback is given.
 SCORE_CHUNK = 2048
@@ -390,7 +401,7 @@ def estimator_from_name(name: str) -> Any:
     Parameters
     ----------
     name : str
-        One of :data:`MEASURE_NAMES` (case and surrounding spaces ignored).
+        A key of :data:`MEASURES` (case and surrounding spaces ignored).
 
     Returns
     -------
@@ -401,16 +412,10 @@ def estimator_from_name(name: str) -> Any:
     >>> estimator_from_name("indel").name
     'indel'
     """
-    from softirr_stats import equivalence as eq
-
-    makers: dict[str, Callable[[], Any]] = {
-        "exact": lambda: eq.Exact(), "levenshtein": lambda: eq.Levenshtein(), "indel": lambda: eq.Indel(),
-        "lcs": lambda: eq.Lcs(), "jaccard": lambda: eq.Jaccard(), "masi": lambda: eq.Masi(),
-        "dice": lambda: eq.Dice(), "embedding": lambda: eq.Embedding(),
-    }
-    if not isinstance(name, str) or name.strip().lower() not in makers:
-        raise ValueError(f"measure must be one of {list(MEASURE_NAMES)}; got {name!r}")
-    return makers[name.strip().lower()]()
+    if not isinstance(name, str) or name.strip().lower() not in MEASURES:
+        raise ValueError(f"measure must be one of {list(MEASURES)}; got {name!r}")
+    module, cls = MEASURES[name.strip().lower()].split(":")
+    return getattr(importlib.import_module(module), cls)()
 
 
 def check_similarity_matrix(m: Any, k: int, name: str, *, warn_asymmetric: bool = False) -> np.ndarray:
@@ -492,7 +497,7 @@ def resolve_label_similarity(vocabulary: Any, similarity: Any = None) -> LabelSi
         The labels the codes index (``ann.vocabulary``).
     similarity : None, str, estimator, callable, K x K array or a resolved similarity
         None or :class:`~softirr_stats.equivalence.Exact`: exact matching; a measure name from
-        :data:`MEASURE_NAMES`; an equivalence estimator or any callable ``(a_seq, b_seq) ->
+        :data:`MEASURES`; an equivalence estimator or any callable ``(a_seq, b_seq) ->
         scores`` (directional ones are symmetrised); a K x K array in [0, 1] with a unit
         diagonal; or an object returned by this function, returned as it is when it is over the
         same vocabulary, so that its memo is shared (a scored one over another vocabulary gets a
