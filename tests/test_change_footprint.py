@@ -125,7 +125,13 @@ def test_a_bootstrap_design_is_one_record():
 def test_an_estimator_with_a_short_name_is_its_class_and_one_table_entry():
     from softirr_stats.analysis import measure_estimator, measure_names
     from softirr_stats.cli import _options
-    from softirr_stats.equivalence import MEASURES, Levenshtein, estimator_from_name, from_spec, to_spec
+    from softirr_stats.equivalence import (
+        MEASURES,
+        Levenshtein,
+        estimator_from_name,
+        from_spec,
+        to_spec,
+    )
 
     assert _where(estimator_from_name) in FOOTPRINT["estimator"][1]  # it reads MEASURES, defined beside it
     toy_module = types.ModuleType("softirr_toy_measure")  # the estimator's own module
