@@ -7,7 +7,7 @@ One run prints, for nominal and interval alpha at (raters, items, categories) =
 - ``encode``  : ``Annotations.from_wide(array)`` (the public way in), and ``encode_fast``,
                  the same codes built with ``np.unique`` + the ``Annotations`` constructor;
 - ``cold``    : the first ``sis.krippendorff_alpha`` call for these shapes (jit compile included);
-- ``warm``    : best of 3 calls on freshly encoded data (build_design + prepare + evaluate;
+- ``warm``    : best of 3 calls on freshly encoded data (rating_layout + prepare + evaluate;
                  compile excluded), with the split ``design`` / ``prepare`` / ``evaluate``;
 - ratios ``kripp / warm`` and ``kripp / (encode_fast + warm)`` (> 1 means we are faster),
   and the largest difference between the two values.
@@ -32,7 +32,7 @@ import numpy as np
 
 import softirr_stats as sis
 from softirr_stats.agreement import prepare, resolve_similarity
-from softirr_stats.agreement._design import build_design
+from softirr_stats.agreement._layout import rating_layout
 from softirr_stats.agreement._evaluator import evaluate
 from softirr_stats.agreement._similarity import MatrixSimilarity
 from softirr_stats.agreement._weights import krippendorff_distance
@@ -67,8 +67,8 @@ def encode_fast(data: np.ndarray) -> Annotations:
 
 
 def split_times(ann: Annotations, level: str) -> dict[str, float]:
-    """build_design / prepare / evaluate for one warm call (mirrors _api.krippendorff_alpha)."""
-    _, t_design = clock(build_design, ann)
+    """rating_layout / prepare / evaluate for one warm call (mirrors _api.krippendorff_alpha)."""
+    _, t_design = clock(rating_layout, ann)
     if level == "nominal":
         sim = resolve_similarity(ann)
     else:

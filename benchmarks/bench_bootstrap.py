@@ -127,7 +127,7 @@ def bench_per_replicate(b: int, seed: int = 0) -> None:
     _, t_eval = clock(lambda: evaluate(prep, C))
     t_eval *= b / chunk
     m = int((codes >= 0).sum())
-    p = prep.design.n_pairs
+    p = prep.layout.n_pairs
     bw = memory_bandwidth()
     # floors (bytes per replicate)
     floor_weights = 2 * 8 * n  # the weight vector written once and read once (float64)
@@ -177,7 +177,7 @@ def gemm_statistics(prep) -> np.ndarray:
     Columns: ``r_i 1[pairable]``, ``r_i dbar_i`` and the pairable label counts ``n_ik``; an item
     bootstrap replicate is then ``C @ M`` (one GEMM per chunk), which reads C once.
     """
-    d, kd = prep.design, prep.kd
+    d, kd = prep.layout, prep.kd
     den = np.bincount(d.pair_item, minlength=prep.n).astype(float)
     dnum = np.bincount(d.pair_item, weights=1.0 - np.asarray(kd.pair_s), minlength=prep.n)
     ok = den > 0

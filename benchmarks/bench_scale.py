@@ -161,7 +161,7 @@ def child(case: str, n_items: int, b: int, raters: int, k: int) -> dict:
                 from softirr_stats.agreement._evaluator import _gemm_cost, _gemm_features
 
                 gemm = _gemm_features(prep)
-                nnz = _gemm_cost(gemm) if gemm is not None else len(prep.design.rating_item)
+                nnz = _gemm_cost(gemm) if gemm is not None else len(prep.layout.rating_item)
                 probes = floor_probes(n_items)
                 out.update(probes)
                 bytes_per_rep = 12.0 * nnz / 16 + 3 * 8.0 * n_items  # F once per 16-replicate chunk; weights

@@ -10,6 +10,7 @@ from scipy.optimize import linear_sum_assignment
 __all__ = [
     "align_permutations",
     "design_weights",
+    "rater_pair_weights",
     "fleiss_kappa_counts",
     "implied_agreement",
     "item_counts",
@@ -17,20 +18,26 @@ __all__ = [
 ]
 
 
-def design_weights(coannotation: np.ndarray) -> np.ndarray:
+def rater_pair_weights(coannotation: np.ndarray) -> np.ndarray:
     """Normalise ``(J, J)`` co-annotation counts (zero diagonal) to weights summing to 1.
+
+    ``design_weights`` is its old name (the weights come from the rating layout, not from a
+    resampling design).
 
     Examples
     --------
-    >>> design_weights(np.array([[0, 2], [2, 0]])).tolist()
+    >>> rater_pair_weights(np.array([[0, 2], [2, 0]])).tolist()
     [[0.0, 0.5], [0.5, 0.0]]
     """
     co = np.asarray(coannotation, dtype=np.float64).copy()
     np.fill_diagonal(co, 0.0)
     total = co.sum()
     if total <= 0:
-        raise ValueError("no item is rated by two different raters: design weights undefined")
+        raise ValueError("no item is rated by two different raters: rater-pair weights undefined")
     return co / total
+
+
+design_weights = rater_pair_weights
 
 
 def implied_agreement(pi: jnp.ndarray, response: jnp.ndarray, omega: jnp.ndarray,
@@ -44,7 +51,7 @@ def implied_agreement(pi: jnp.ndarray, response: jnp.ndarray, omega: jnp.ndarray
     response : array, shape (T, J, K, K)
         ``R[t, j, c, k]`` = P(rater j says k | class c, item-effect draw t).
     omega : array, shape (J, J)
-        Design weights of rater pairs (zero diagonal, sum 1).
+        Weights of rater pairs from the rating layout (zero diagonal, sum 1; :func:`rater_pair_weights`).
     weights : array, shape (K, K)
         Agreement weights (identity for nominal agreement).
 

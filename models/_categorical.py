@@ -447,7 +447,7 @@ def _response_lre(params: dict, key: Any, n_mc: int, n_raters: int):
     return params["pi"], r  # (T, J, K, K)
 
 
-# ----------------------------------------------------------------------------- registry
+# -------------------------------------------------------------------------- model specs
 @dataclass(frozen=True)
 class ModelSpec:
     """How the inference layer post-processes a categorical model's posterior.

@@ -99,7 +99,7 @@ def _ppi_rows(ann: Any, F: np.ndarray, H: np.ndarray, cfg: Config, strategies: S
 
     result, prep = point_estimate(ann, family=COEFFICIENT_FAMILIES[cfg.coefficient], coefficient=cfg.coefficient,
                                   sim=MatrixSimilarity(F, name="estimator"))
-    d = prep.design
+    d = prep.layout
     ks = len(np.unique(d.rating_code))
     n_distinct = ks * (ks - 1) // 2  # distinct label pairs the chance term weighs
     rows = []

@@ -23,7 +23,7 @@ from softirr_stats.agreement import (
 )
 from softirr_stats.uncertainty import attach_interval
 
-__all__ = ["compute", "estimate", "coefficient_function", "public_function", *COEFFICIENTS]
+__all__ = ["estimate_point", "estimate_with_interval", "coefficient_function", "public_function", *COEFFICIENTS]
 
 _DEFAULTS: dict[str, Any] = {"level": "nominal", "weights": None, "similarity": None, "chance": "exact",
                              "categories": None, "ci": None, "judgments": None, "judge": None}
@@ -66,14 +66,14 @@ def _options(coef: Coefficient, options: dict[str, Any]) -> dict[str, Any]:
     return opts
 
 
-def estimate(coef: "str | Coefficient", ann: Any, **options: Any) -> tuple[AgreementResult, Prepared]:
-    """Point estimate of a registered coefficient and the prepared statistic (no interval).
+def estimate_point(coef: "str | Coefficient", ann: Any, **options: Any) -> tuple[AgreementResult, Prepared]:
+    """Point estimate of a registered coefficient and the prepared statistic, no interval attached.
 
     ``options`` are the public function's keyword options (``ci`` is ignored here).
 
     Examples
     --------
-    >>> result, prepared = estimate("fleiss_kappa", [["a", "a"], ["a", "b"], ["b", "b"]])
+    >>> result, prepared = estimate_point("fleiss_kappa", [["a", "a"], ["a", "b"], ["b", "b"]])
     >>> round(result.value, 4), prepared.family.name
     (0.3333, 'pooled')
     """
@@ -86,23 +86,28 @@ def estimate(coef: "str | Coefficient", ann: Any, **options: Any) -> tuple[Agree
                           extra_notes=list(res.notes))
 
 
-def compute(coef: "str | Coefficient", ann: Any, **options: Any) -> AgreementResult:
-    """Evaluate a registered coefficient on ``ann`` with keyword ``options``, interval included.
+def estimate_with_interval(coef: "str | Coefficient", ann: Any, **options: Any) -> AgreementResult:
+    """Evaluate a registered coefficient on ``ann`` with keyword ``options``, the interval of ``ci=`` attached.
 
     Examples
     --------
-    >>> compute("percent_agreement", [["a", "a"], ["a", "b"]]).value
+    >>> estimate_with_interval("percent_agreement", [["a", "a"], ["a", "b"]]).value
     0.5
     """
     coef = get_coefficient(coef)
     opts = _options(coef, options)
-    result, prep = estimate(coef, ann, **opts)
+    result, prep = estimate_point(coef, ann, **opts)
     if opts.get("judgments") is not None or opts.get("judge") is not None:
         # judged pairs (pandas) are read only when given
         from softirr_stats.uncertainty._ppi_intervals import apply_ppi
 
         return apply_ppi(result, prep, opts["judgments"], opts["judge"], opts["ci"])
     return attach_interval(result, prep, opts["ci"])
+
+
+# The old names (they did not say which one attaches the interval), for code written against them.
+estimate = estimate_point
+compute = estimate_with_interval
 
 
 def _docstring(coef: Coefficient) -> str:
@@ -142,7 +147,7 @@ def coefficient_function(coef: "str | Coefficient") -> Callable[..., AgreementRe
         bound = sig.bind(*args, **kwargs)  # TypeError for positional options or unknown keywords
         bound.apply_defaults()
         opts = dict(bound.arguments)
-        return compute(coef, opts.pop("ann"), **opts)
+        return estimate_with_interval(coef, opts.pop("ann"), **opts)
 
     fn.__name__ = fn.__qualname__ = coef.name
     fn.__module__ = __name__

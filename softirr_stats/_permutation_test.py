@@ -3,7 +3,7 @@
 from collections.abc import Callable
 from typing import Any
 
-from softirr_stats._coefficients import _options, estimate
+from softirr_stats._coefficients import _options, estimate_point
 from softirr_stats.agreement import AgreementResult, get_coefficient
 from softirr_stats.uncertainty import attach_interval
 
@@ -58,6 +58,6 @@ def permutation_test(coefficient: "str | Callable[..., AgreementResult]", ann: A
     opts = _options(coef, options)
     if opts.get("judgments") is not None or opts.get("judge") is not None:
         raise ValueError("permutation_test does not take judgments= / judge= (a prediction-powered estimate)")
-    result, prep = estimate(coef, ann, **opts)
+    result, prep = estimate_point(coef, ann, **opts)
     result = attach_interval(result, prep, opts.get("ci"))
     return attach_permutation(result, prep, cfg)

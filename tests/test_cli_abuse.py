@@ -236,7 +236,7 @@ def test_an_unexpected_library_error_is_an_internal_error_line(files, capsys, mo
     out = capsys.readouterr()
     assert ex.value.code == 2 and "cannot read" in out.err and "a bug" in out.err  # a reading failure names the file
     monkeypatch.undo()
-    monkeypatch.setattr("softirr_stats.cli.agree.compute", boom)
+    monkeypatch.setattr("softirr_stats.cli.agree.grid_rows", boom)
     with pytest.raises(SystemExit) as ex:
         main(["agree", str(files / "good.csv"), "--bootstrap", "0"])
     out = capsys.readouterr()
@@ -250,7 +250,7 @@ def test_memory_and_disk_errors_are_one_line(files, capsys, monkeypatch):
     def no_memory(*_a, **_k):
         raise MemoryError()
 
-    monkeypatch.setattr("softirr_stats.cli.agree.compute", no_memory)
+    monkeypatch.setattr("softirr_stats.cli.agree.grid_rows", no_memory)
     with pytest.raises(SystemExit) as ex:
         main(["agree", str(files / "good.csv"), "--bootstrap", "0"])
     out = capsys.readouterr()
@@ -259,7 +259,7 @@ def test_memory_and_disk_errors_are_one_line(files, capsys, monkeypatch):
     def disk_full(*_a, **_k):
         raise OSError(errno.ENOSPC, "No space left on device", str(files / "o.json"))
 
-    monkeypatch.setattr("softirr_stats.cli.agree.compute", disk_full)
+    monkeypatch.setattr("softirr_stats.cli.agree.grid_rows", disk_full)
     with pytest.raises(SystemExit) as ex:
         main(["agree", str(files / "good.csv"), "--bootstrap", "0"])
     out = capsys.readouterr()

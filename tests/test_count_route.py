@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import softirr_stats as sis
 from softirr_stats.agreement import _evaluator, evaluate, prepare, resolve_similarity
-from softirr_stats.agreement._design import build_design
 from softirr_stats.agreement._families import FAMILIES
+from softirr_stats.agreement._layout import rating_layout
 from softirr_stats.equivalence import Levenshtein
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning",
@@ -70,11 +70,11 @@ def test_count_route_equals_pair_list(family, kind, monkeypatch):
     prep = prepare(x, family, sim)
     uses_counts = prep.similarity_known
     total, count = prep.item_pair_sums()
-    r = prep.design.r_i
+    r = prep.layout.r_i
     np.testing.assert_array_equal(count, r * (r - 1) / 2)
     C = np.random.default_rng(1).multinomial(prep.n, np.ones(prep.n) / prep.n, size=7).astype(float)
     point, batch = evaluate(prep), evaluate(prep, C)
-    assert prep.design.pairs_built is not uses_counts
+    assert prep.layout.pairs_built is not uses_counts
     np.testing.assert_allclose(total, _pair_list_sums(prep), rtol=0, atol=1e-12)
     slow_point = _by_pair_list(prep, monkeypatch)
     slow_batch = _by_pair_list(prep, monkeypatch, C)
@@ -123,7 +123,7 @@ def test_point_estimate_builds_no_pair_list(fn, kw):
     ann = _numeric(5)
     res = fn(ann, **kw)
     assert np.isfinite(res.value)
-    d = build_design(ann)
+    d = rating_layout(ann)
     assert not d.pairs_built
     assert res.details["n_within_item_pairs"] == d.n_pairs == int((d.r_i * (d.r_i - 1) // 2).sum())
 
@@ -132,11 +132,11 @@ def test_pair_list_built_where_needed():
     """Light's kappa (per rater pair) and rater-weight batches still use the pair list."""
     ann = _numeric(6)
     sis.light_kappa(ann)
-    assert build_design(ann).pairs_built
+    assert rating_layout(ann).pairs_built
     ann2 = _numeric(6)
     prep = prepare(ann2, "pooled", resolve_similarity(ann2))
     evaluate(prep, V=np.ones((3, prep.nr)))
-    assert prep.design.pairs_built
+    assert prep.layout.pairs_built
 
 
 @pytest.mark.parametrize("family", FEATURE_FAMILIES)
@@ -164,7 +164,7 @@ def test_large_vocabulary_cohen_stays_on_the_matrix_product_path():
     ann = sis.Annotations(np.stack([a, b], axis=1).astype(np.int32), [f"l{i}" for i in range(k)])
     prep = prepare(ann, "per_rater", resolve_similarity(ann))
     fast = evaluate(prep)["value"]
-    assert "_gemm" in prep.__dict__ and not prep.design.pairs_built
+    assert "_gemm" in prep.__dict__ and not prep.layout.pairs_built
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_evaluator, "_gemm_features", lambda prep: None)
         np.testing.assert_allclose(fast, evaluate(prep)["value"], rtol=0, atol=1e-12)

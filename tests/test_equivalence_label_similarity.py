@@ -171,3 +171,29 @@ def test_the_package_still_resolves_the_old_name_with_a_warning():
     assert "VocabSimilarity" not in agreement.__all__
     with pytest.warns(DeprecationWarning, match="ExactMatchSimilarity"):
         assert agreement.VocabSimilarity is ExactMatchSimilarity
+
+
+def test_three_kinds_of_one_abstract_label_similarity():
+    from softirr_stats.equivalence import LabelSimilarity
+
+    exact = resolve_label_similarity(LABELS, None)
+    matrix = resolve_label_similarity(LABELS, np.eye(len(LABELS)) * 0.5 + 0.5)
+    scored = resolve_label_similarity(LABELS, Levenshtein())
+    assert [type(s) for s in (exact, matrix, scored)] == [ExactMatchSimilarity, MatrixSimilarity, ScoredSimilarity]
+    assert all(isinstance(s, LabelSimilarity) for s in (exact, matrix, scored))
+    # exact matching is one kind, not the base: a matrix or an edit distance is not an exact match
+    assert not isinstance(matrix, ExactMatchSimilarity) and not isinstance(scored, ExactMatchSimilarity)
+    assert sis.agreement.LabelSimilarity is LabelSimilarity
+    with pytest.raises(TypeError, match="abstract"):
+        LabelSimilarity(3)
+    assert resolve_label_similarity(LABELS, exact) is exact  # a resolved object of any kind is used as it is
+    assert resolve_label_similarity(LABELS, matrix) is matrix
+
+
+def test_vectorised_matrix_replaces_cheap_which_still_reads_with_a_warning():
+    scored = resolve_label_similarity(LABELS, Levenshtein())  # rapidfuzz's matrix path
+    directional = resolve_label_similarity(LABELS, Directional())  # a plain callable: pair by pair
+    assert scored.vectorised_matrix and not directional.vectorised_matrix
+    assert not ExactMatchSimilarity(2).vectorised_matrix
+    with pytest.warns(DeprecationWarning, match="vectorised_matrix"):
+        assert scored.cheap is True

@@ -15,10 +15,10 @@ from softirr_stats import models
 from softirr_stats.data import Annotations
 from softirr_stats.inference._postprocess import (
     align_permutations,
-    design_weights,
     fleiss_kappa_counts,
     implied_agreement,
     item_counts,
+    rater_pair_weights,
 )
 from softirr_stats.models import AnnotationData, encode_annotations
 
@@ -170,7 +170,7 @@ def test_implied_agreement_matches_brute_force_and_is_permutation_invariant():
     r = rng.dirichlet(np.ones(k) + 5 * np.eye(k)[0], size=(t, j, k))
     co = rng.integers(1, 5, (j, j)).astype(float)
     co = co + co.T
-    omega = design_weights(co)
+    omega = rater_pair_weights(co)
     w = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]])
     got = np.asarray(implied_agreement(jnp.asarray(pi), jnp.asarray(r), jnp.asarray(omega),
                                        jnp.asarray(w)))
@@ -183,7 +183,7 @@ def test_implied_agreement_matches_brute_force_and_is_permutation_invariant():
 
 def test_implied_kappa_of_perfect_raters_is_one():
     r = np.broadcast_to(np.eye(3), (1, 4, 3, 3))
-    omega = design_weights(np.ones((4, 4)))
+    omega = rater_pair_weights(np.ones((4, 4)))
     out = np.asarray(implied_agreement(jnp.full(3, 1 / 3), jnp.asarray(r), jnp.asarray(omega),
                                        jnp.eye(3)))
     np.testing.assert_allclose(out, [1, 1 / 3, 1 / 3, 1, 1], rtol=1e-6)

@@ -15,14 +15,14 @@ from softirr_stats._lazy import attach
 _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._chance": ('CHANCE_SYNTAX', 'MonteCarlo', 'SampledPairs', 'parse_chance', 'resolve_chance',),
     "softirr_stats.agreement._point": ('as_annotations', 'point_estimate',),
-    "softirr_stats.agreement._design": ('build_design',),
+    "softirr_stats.agreement._layout": ('RatingLayout', 'build_design', 'rating_layout',),
     "softirr_stats.agreement._evaluator": ('DegenerateWarning', 'Prepared', 'chance_standard_error', 'evaluate', 'prepare',),
     "softirr_stats.agreement._families": ('FAMILIES', 'ChanceFamily', 'get_family',),
     "softirr_stats.agreement._linearised": ('Terms', 'linearised_terms',),
     "softirr_stats.agreement._ppi_statistic": ('PpiStatistic', 'ppi_result', 'superpopulation_estimand',),
     "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
     "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
-    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
+    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
     "softirr_stats.agreement._span_f1": ('SpanAgreementResult', 'SpanStatistic', 'SpanWarning',),
     "softirr_stats.agreement._statistic": ('Statistic',),
     "softirr_stats.agreement._weights": ('WEIGHT_NAMES', 'krippendorff_distance', 'weight_matrix',),
@@ -48,8 +48,10 @@ if TYPE_CHECKING:
         parse_chance,
         resolve_chance,
     )
-    from softirr_stats.agreement._design import (
+    from softirr_stats.agreement._layout import (
+        RatingLayout,
         build_design,
+        rating_layout,
     )
     from softirr_stats.agreement._evaluator import (
         DegenerateWarning,
@@ -94,6 +96,7 @@ if TYPE_CHECKING:
     from softirr_stats.agreement._similarity import (
         MEASURE_NAMES,
         ExactMatchSimilarity,
+        LabelSimilarity,
         MatrixSimilarity,
         category_values,
         estimator_from_name,

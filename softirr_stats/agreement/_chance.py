@@ -15,7 +15,7 @@ import numpy as np
 
 from softirr_stats._jax import namespace
 from softirr_stats._validation import check_positive_int
-from softirr_stats.equivalence import ExactMatchSimilarity
+from softirr_stats.equivalence import LabelSimilarity
 
 __all__ = ["MonteCarlo", "SampledPairs", "DenseQuad", "BlockedQuad", "IdentityQuad", "make_quad", "resolve_chance",
            "CHANCE_NAMES", "CHANCE_SYNTAX", "parse_chance"]
@@ -208,7 +208,7 @@ class BlockedQuad:
     estimator (from the counts ``block`` returns); the similarity is only read.
     """
 
-    def __init__(self, sim: ExactMatchSimilarity, support: np.ndarray, block_rows: int = 1024) -> None:
+    def __init__(self, sim: LabelSimilarity, support: np.ndarray, block_rows: int = 1024) -> None:
         self.sim = sim
         self.support = support
         # at most BLOCK_ELEMENTS scores in memory at once, however large the support
@@ -228,7 +228,7 @@ class BlockedQuad:
 
         # a vectorised estimator scores whole row blocks, so a symmetric one meets each label pair
         # in two blocks: count distinct pairs, as the dense path and the bar's total do
-        twice = 2 if (self.sim.cheap and self.sim.symmetric) else 1
+        twice = 2 if (self.sim.vectorised_matrix and self.sim.symmetric) else 1
         with scoring_progress(self.cost or ScoringCost(0, 0.0, 0), self.progress):
             bar = bar_callback()
             on_scored = None if bar is None else (lambda n: bar(n // twice))
@@ -261,7 +261,7 @@ class IdentityQuad:
         return xp.sum(xp.asarray(p) * xp.asarray(q), axis=-1)
 
 
-def make_quad(sim: ExactMatchSimilarity, support: np.ndarray,
+def make_quad(sim: LabelSimilarity, support: np.ndarray,
               on_scored: Any = None) -> "tuple[DenseQuad | BlockedQuad | IdentityQuad, int]":
     """The cheapest exact operator for ``p^T S q`` over ``support``, and the label pairs scored to build it.
 

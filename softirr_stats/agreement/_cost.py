@@ -102,7 +102,7 @@ def exact_chance_cost(sim: Any, support: np.ndarray, seed: int = 0) -> tuple[Sco
     if n_pairs <= 2 * PROBE_PAIRS:
         return ScoringCost(n_pairs, 0.0, 0), 0
     rng = np.random.default_rng(seed)
-    if getattr(sim, "cheap", False):  # one vectorised call: a block large enough to amortise its overhead
+    if getattr(sim, "vectorised_matrix", False):  # one vectorised call: a block large enough to amortise its overhead
         side = max(1, min(CHEAP_PROBE_SIDE, len(support) // 2))
         pick = rng.choice(support, 2 * side, replace=False)
         t0 = time.perf_counter()

@@ -23,9 +23,9 @@ import scipy.sparse as sp
 from scipy.special import ndtr
 
 from softirr_stats._batching import rows_per_chunk
-from softirr_stats.agreement._design import build_design
+from softirr_stats.agreement._layout import rating_layout
 from softirr_stats.data import Annotations
-from softirr_stats.equivalence import ExactMatchSimilarity
+from softirr_stats.equivalence import LabelSimilarity
 
 __all__ = [
     "DistanceSamples", "distance_samples", "ks_greater", "weighted_quantile", "sigma_quantile",
@@ -65,9 +65,9 @@ def _compress(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.n
     return u, np.bincount(inv, weights=weights[keep], minlength=len(u))
 
 
-def _all_cross_pairs(ann: Annotations, sim: ExactMatchSimilarity) -> tuple[np.ndarray, np.ndarray, int]:
+def _all_cross_pairs(ann: Annotations, sim: LabelSimilarity) -> tuple[np.ndarray, np.ndarray, int]:
     """Distances and counts of every unordered cross-item rating pair, by label pair."""
-    d = build_design(ann)
+    d = rating_layout(ann)
     support, code = np.unique(d.rating_code, return_inverse=True)
     ks = len(support)
     t = np.bincount(code, minlength=ks).astype(np.float64)
@@ -87,7 +87,7 @@ def _all_cross_pairs(ann: Annotations, sim: ExactMatchSimilarity) -> tuple[np.nd
 def _sample_cross_indices(ann: Annotations, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Rating indices (into the design's rating list) of ``n`` cross-item pairs, drawn
     uniformly with replacement (seeded)."""
-    d = build_design(ann)
+    d = rating_layout(ann)
     m = len(d.rating_item)
     if (d.r_i > 0).sum() < 2:
         raise ValueError("expected distances need ratings on at least two items")
@@ -103,19 +103,19 @@ def _sample_cross_indices(ann: Annotations, n: int, seed: int) -> tuple[np.ndarr
     return a, b
 
 
-def _sampled_cross_pairs(ann: Annotations, sim: ExactMatchSimilarity, n: int,
+def _sampled_cross_pairs(ann: Annotations, sim: LabelSimilarity, n: int,
                          seed: int) -> tuple[np.ndarray, np.ndarray, int]:
     """``n`` cross-item rating pairs drawn uniformly with replacement (seeded)."""
-    d = build_design(ann)
+    d = rating_layout(ann)
     a, b = _sample_cross_indices(ann, n, seed)
     s = sim.pairs(d.rating_code[a], d.rating_code[b])
     return 1.0 - s.values, np.ones(n), s.n_scored
 
 
-def distance_samples(ann: Annotations, sim: ExactMatchSimilarity, expected_pairs: Any = "all", seed: int = 0,
+def distance_samples(ann: Annotations, sim: LabelSimilarity, expected_pairs: Any = "all", seed: int = 0,
                      max_label_pairs: int = MAX_LABEL_PAIRS) -> DistanceSamples:
     """Within-item (observed) and cross-item (expected) distances of ``ann`` under ``sim``."""
-    d = build_design(ann)
+    d = rating_layout(ann)
     if d.n_pairs == 0:
         raise ValueError("no item has two or more ratings: there are no observed (within-item) distances")
     notes: list[str] = []
@@ -449,7 +449,7 @@ def _first_at_least(points: np.ndarray, grid: np.ndarray, w: np.ndarray, h: np.n
     return lo
 
 
-def distance_statistic(ann: Annotations, sim: ExactMatchSimilarity, *, method: str = "ks", threshold: float = 0.05,
+def distance_statistic(ann: Annotations, sim: LabelSimilarity, *, method: str = "ks", threshold: float = 0.05,
                        kde: bool = True, kde_lower: str = "zero", expected_pairs: Any = "all", seed: int = 0,
                        max_label_pairs: int = MAX_LABEL_PAIRS) -> DistanceStatistic:
     """Prepare Braylan's KS / sigma of ``ann`` under ``sim`` for batches of weights.
@@ -462,7 +462,7 @@ def distance_statistic(ann: Annotations, sim: ExactMatchSimilarity, *, method: s
     Parameters
     ----------
     ann : Annotations
-    sim : ExactMatchSimilarity
+    sim : LabelSimilarity
         The resolved similarity (distance ``1 - s``; its pairs are already memoised by
         :func:`distance_samples`).
     method, threshold, kde, kde_lower, expected_pairs, seed
@@ -482,7 +482,7 @@ def distance_statistic(ann: Annotations, sim: ExactMatchSimilarity, *, method: s
     >>> stat.evaluate()["value"].round(4).tolist(), stat.n_chance_pairs
     ([0.5833], 0)
     """
-    d = build_design(ann)
+    d = rating_layout(ann)
     if d.n_pairs == 0:
         raise ValueError("no item has two or more ratings: there are no observed (within-item) distances")
     obs_grid, pair_obs = _grid(1.0 - sim.pairs(d.pair_ca, d.pair_cb).values)

@@ -38,7 +38,6 @@ from softirr_stats.agreement._cost import (
     warn_long_labels,
     warn_slow_exact,
 )
-from softirr_stats.agreement._design import Design, build_design
 from softirr_stats.agreement._families import (
     ChanceFamily,
     Indicator,
@@ -48,8 +47,9 @@ from softirr_stats.agreement._families import (
     pair_sums_from_counts,
 )
 from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
+from softirr_stats.agreement._layout import RatingLayout, rating_layout
 from softirr_stats.data import Annotations
-from softirr_stats.equivalence import ExactMatchSimilarity
+from softirr_stats.equivalence import LabelSimilarity
 
 __all__ = ["Prepared", "prepare", "evaluate", "DegenerateWarning"]
 
@@ -142,9 +142,9 @@ class Prepared:
     Attributes
     ----------
     ann : Annotations
-    design : Design
-        The rating list (the within-item pair list is built on first use).
-    sim : ExactMatchSimilarity
+    layout : RatingLayout
+        The rating list (the within-item pair list is built on first use); ``design`` is its old name.
+    sim : LabelSimilarity
     family : ChanceFamily
     support : ndarray
         Vocabulary codes that occur.
@@ -183,8 +183,8 @@ class Prepared:
     """
 
     ann: Annotations
-    design: Design
-    sim: ExactMatchSimilarity
+    layout: RatingLayout
+    sim: LabelSimilarity
     family: ChanceFamily
     support: np.ndarray
     rating_s: np.ndarray  # (M,) support code of each rating
@@ -199,7 +199,7 @@ class Prepared:
 
     @cached_property
     def _pair_data(self) -> tuple[KernelData, int]:
-        d, sim = self.design, self.sim
+        d, sim = self.layout, self.sim
         remap = np.full(d.n_codes, -1, dtype=np.int64)
         remap[self.support] = np.arange(len(self.support))
         within = sim.pairs(d.pair_ca, d.pair_cb)
@@ -246,7 +246,7 @@ class Prepared:
         """Per-item label counts over the support (n x ks): dense, or its non-zeros (an
         :class:`~softirr_stats.agreement._families.Indicator` with values) where the dense table
         would exceed ``_COUNT_MAX_ENTRIES``; made once by one ``bincount``."""
-        return count_table(self.design.rating_item, self.rating_s, self.n, self.ks, _COUNT_MAX_ENTRIES)
+        return count_table(self.layout.rating_item, self.rating_s, self.n, self.ks, _COUNT_MAX_ENTRIES)
 
     def item_pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
         """Per item: the sum of within-item pair similarities and the number of pairs (unit
@@ -255,7 +255,7 @@ class Prepared:
         cached = self.__dict__.get("_item_pair_sums")
         if cached is not None:
             return cached
-        d = self.design
+        d = self.layout
         r = d.r_i.astype(np.float64)
         count = r * (r - 1.0) / 2.0
         S: np.ndarray | None | bool = False
@@ -273,11 +273,11 @@ class Prepared:
 
     @property
     def n(self) -> int:
-        return self.design.n_items
+        return self.layout.n_items
 
     @property
     def nr(self) -> int:
-        return self.design.n_raters
+        return self.layout.n_raters
 
     @property
     def ks(self) -> int:
@@ -300,6 +300,11 @@ class Prepared:
     def no_analytic(self) -> str:
         """Why there is no analytic variance ('' where there is one)."""
         return "" if self.supports_analytic else self.family.no_analytic
+
+    @property
+    def design(self) -> RatingLayout:
+        """The old name of :attr:`layout` (a rating layout, not a resampling design)."""
+        return self.layout
 
     @property
     def items(self) -> tuple:
@@ -328,7 +333,7 @@ _COUNT_MAX_ENTRIES = 40_000_000
 _COUNT_MADDS_PER_PAIR = 256  # measured: ~0.3 ns per multiply-add, ~100 ns per pair-list entry
 
 
-def count_route(d: Design, ks: int, identity: bool) -> bool:
+def count_route(d: RatingLayout, ks: int, identity: bool) -> bool:
     """Whether per-item pair sums come from label counts (True) or from the pair list.
 
     The count table is dense up to ``_COUNT_MAX_ENTRIES`` entries and sparse (its non-zeros,
@@ -340,18 +345,18 @@ def count_route(d: Design, ks: int, identity: bool) -> bool:
     return identity or n * ks * ks <= _COUNT_MADDS_PER_PAIR * max(d.n_pairs, 1)
 
 
-def _exact_pairs_needed(sim: ExactMatchSimilarity, ks: int) -> int:
-    if sim.is_identity or sim.is_matrix or getattr(sim, "cheap", False):
+def _exact_pairs_needed(sim: LabelSimilarity, ks: int) -> int:
+    if sim.is_identity or sim.is_matrix or getattr(sim, "vectorised_matrix", False):
         return 0  # nothing to score, or a vectorised matrix path (rapidfuzz cdist, embeddings)
     return ks * (ks - 1) // 2
 
 
-def sim_is_scored(sim: ExactMatchSimilarity) -> bool:
+def sim_is_scored(sim: LabelSimilarity) -> bool:
     """Whether the similarity calls an estimator (not identity, not a given matrix)."""
     return not (sim.is_identity or sim.is_matrix)
 
 
-def _choose_auto(sim: ExactMatchSimilarity, support: np.ndarray, uses_chance: bool, max_exact_pairs: int,
+def _choose_auto(sim: LabelSimilarity, support: np.ndarray, uses_chance: bool, max_exact_pairs: int,
                  cost: ScoringCost | None) -> tuple[Any, list[str]]:
     """``chance="auto"``: exact within the pair limit and the time budget, else SampledPairs."""
     if not uses_chance:
@@ -369,7 +374,7 @@ def _choose_auto(sim: ExactMatchSimilarity, support: np.ndarray, uses_chance: bo
                                     "reports the sampling error of the chance term"]
 
 
-def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilarity, *, chance: Any = "exact",
+def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, *, chance: Any = "exact",
             max_exact_pairs: int = DEFAULT_MAX_EXACT_PAIRS, progress: bool | None = None) -> Prepared:
     """Everything a coefficient needs that does not depend on the weights.
 
@@ -383,7 +388,7 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilar
     ann : Annotations
     family : str or ChanceFamily
         The coefficient's chance family.
-    sim : ExactMatchSimilarity
+    sim : LabelSimilarity
         The resolved similarity.
     chance : "exact", MonteCarlo or SampledPairs
         How chance agreement is computed.
@@ -407,7 +412,7 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilar
     """
     family = get_family(family)
     chance = resolve_chance(chance)
-    d = build_design(ann)
+    d = rating_layout(ann)
     if not d.pairable.any():
         raise ValueError("no item has two or more ratings: agreement is undefined (no pairable item)")
     support = np.flatnonzero(np.bincount(d.rating_code, minlength=d.n_codes))
@@ -457,7 +462,7 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: ExactMatchSimilar
         if ann.categories is None:
             notes.append(f"q = {q_cat} categories taken from the observed labels; declare categories= "
                          "to fix the category set")
-    prep = Prepared(ann=ann, design=d, sim=sim, family=family, support=support,
+    prep = Prepared(ann=ann, layout=d, sim=sim, family=family, support=support,
                     rating_s=remap[d.rating_code].astype(np.int32), quad=quad, chance_label=label,
                     chance_pairs=chance_pairs, q_categories=q_cat, total_weight=total, notes=notes,
                     n_scored=n_scored)
@@ -513,9 +518,9 @@ def _auto_chunk(prep: Prepared, vary_c: bool, vary_v: bool, width: int | None = 
     """Replicates per chunk; ``width`` = features per replicate of the matrix-product path."""
     per = prep.n if vary_c else 0
     if vary_v:
-        per += 3 * prep.design.n_pairs + 2 * len(prep.design.rating_item)
+        per += 3 * prep.layout.n_pairs + 2 * len(prep.layout.rating_item)
     else:
-        per += 2 * len(prep.design.rating_item)
+        per += 2 * len(prep.layout.rating_item)
     per += prep.family.width(prep.ks, prep.nr, prep.n_groups) if width is None else width
     if prep.chance_pairs is not None:
         per += 3 * len(prep.chance_pairs.s)
@@ -638,7 +643,7 @@ def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:
     if cached is not None:
         return cached
     n, ks = prep.n, prep.ks
-    d = prep.design
+    d = prep.layout
     pair_sum, pair_count = prep.item_pair_sums()
     basics = ItemBasics(
         n=n, ks=ks, nr=prep.nr, pair_sum=pair_sum, pair_count=pair_count, r=d.r_i.astype(np.float64),

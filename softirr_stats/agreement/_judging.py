@@ -148,7 +148,7 @@ def _draw_chance(prep: Prepared, size: int, rng: np.random.Generator) -> tuple[n
 
 def _draw_observed(prep: Prepared, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Within-item pairs with distinct labels, drawn with probability proportional to their weight."""
-    d = prep.design
+    d = prep.layout
     fac = observed_factor(prep)  # only items with 2+ ratings have pairs
     distinct = np.flatnonzero(d.pair_ca != d.pair_cb)
     pick = distinct[_inverse_cdf(fac[d.pair_item[distinct]], rng.random(size))]
@@ -174,7 +174,7 @@ def _masses(prep: Prepared) -> Any:
     return cached
 
 
-def _design_q(tw: Any, mix: tuple[float, float]) -> np.ndarray:
+def _uniform_q(tw: Any, mix: tuple[float, float]) -> np.ndarray:
     """The uniform design's probability of each distinct unordered pair."""
     return (mix[0] * tw.Wo[0] + mix[1] * tw.We[0]) / (mix[0] * tw.mass_o[0] + mix[1] * tw.mass_e[0])
 
@@ -192,18 +192,18 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
     check_choice("strategy", strategy, STRATEGIES)
     if not 0.0 < uniform_share <= 1.0:
         raise ValueError(f"uniform_share must be in (0, 1]; got {uniform_share!r}")
-    if not prep.family.judged_weights().categories and len(np.unique(prep.design.rating_code)) < 2:
+    if not prep.family.judged_weights().categories and len(np.unique(prep.layout.rating_code)) < 2:
         raise ValueError("every rating uses the same label: there is no label pair to judge")
     mix = _mix(po, pe)
     rng = np.random.default_rng(seed)
-    k = prep.design.n_codes
+    k = prep.layout.n_codes
     if strategy == "uniform":
         a, b = _uniform_draws(prep, n, mix, rng)
         keys = np.minimum(a, b) * k + np.maximum(a, b)
         uniq, counts = np.unique(keys, return_counts=True)
         ua, ub = uniq // k, uniq % k
         tw = term_weights(prep, ua, ub)
-        q = _design_q(tw, mix)
+        q = _uniform_q(tw, mix)
     else:
         ca, cb = all_distinct_pairs(prep)
         tw = term_weights(prep, ca, cb)

@@ -91,7 +91,7 @@ class Terms:
 
 
 def _basics(prep: Prepared) -> dict[str, Any]:
-    d = prep.design
+    d = prep.layout
     r_i = d.r_i.astype(np.float64)
     item = np.asarray(d.rating_item, dtype=np.int64)
     rs = np.asarray(prep.rating_s, dtype=np.int64)  # support code of each rating
@@ -163,7 +163,7 @@ def terms_bp(prep: Prepared, b: dict[str, Any]) -> Terms:
 
 def terms_per_rater(prep: Prepared, b: dict[str, Any]) -> Terms:
     """Conger (1980) / Cohen: irrCAC ``conger.kappa.raw``'s lambda_ig, vectorised."""
-    d = prep.design
+    d = prep.layout
     n, ks = b["n"], prep.ks
     rater = np.asarray(d.rating_rater, dtype=np.int64)
     n_g = np.bincount(rater, minlength=prep.nr).astype(np.float64)

@@ -16,7 +16,7 @@ from softirr_stats.agreement._evaluator import (
 from softirr_stats.agreement._families import ChanceFamily
 from softirr_stats.agreement._result import AgreementResult
 from softirr_stats.data import Annotations
-from softirr_stats.equivalence import ExactMatchSimilarity
+from softirr_stats.equivalence import LabelSimilarity
 
 __all__ = ["as_annotations", "point_estimate"]
 
@@ -65,7 +65,7 @@ def as_annotations(data: Any, categories: Any = None) -> Annotations:
     )
 
 
-def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficient: str, sim: ExactMatchSimilarity,
+def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficient: str, sim: LabelSimilarity,
                    chance: Any = "exact", extra_notes: list[str] | None = None) -> tuple[AgreementResult, Prepared]:
     """Prepare and evaluate a coefficient at unit weights.
 
@@ -76,7 +76,7 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
         The coefficient's chance family.
     coefficient : str
         The name reported in the result.
-    sim : ExactMatchSimilarity
+    sim : LabelSimilarity
         The resolved similarity.
     chance : "exact", MonteCarlo or SampledPairs
         How chance agreement is computed.
@@ -111,8 +111,8 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
     if se_problem:
         notes.append(se_problem)
     details: dict[str, Any] = {
-        "n_pairable_items": int((prep.design.r_i >= 2).sum()),
-        "n_within_item_pairs": prep.design.n_pairs,
+        "n_pairable_items": int((prep.layout.r_i >= 2).sum()),
+        "n_within_item_pairs": prep.layout.n_pairs,
         "n_labels": len(ann.vocabulary),
     }
     if "kappa_g" in out:
@@ -122,8 +122,8 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
         value=value,
         observed=pa,
         expected=pe,
-        n_items=int((prep.design.r_i >= 1).sum()),
-        n_raters=int(np.count_nonzero(np.bincount(prep.design.rating_rater, minlength=prep.nr))),
+        n_items=int((prep.layout.r_i >= 1).sum()),
+        n_raters=int(np.count_nonzero(np.bincount(prep.layout.rating_rater, minlength=prep.nr))),
         similarity=sim.name,
         chance="none" if prep.family.chance == "none" else prep.chance_label,
         chance_se=chance_standard_error(prep),

@@ -95,7 +95,7 @@ def _pairable_factor(r: np.ndarray, den: np.ndarray, ok: np.ndarray) -> tuple[np
 
 def _item_factor(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
     """Per item: weight of each within-item pair (before normalising) and the normaliser's row."""
-    r = prep.design.r_i.astype(np.float64)
+    r = prep.layout.r_i.astype(np.float64)
     ok = r >= 2
     den = np.where(ok, r * (r - 1) / 2.0, 1.0)
     return _weights(prep).observed(r, den, ok)
@@ -103,7 +103,7 @@ def _item_factor(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
 
 def _observed(prep: Prepared, C: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Observed-term weights at ``keys`` (B, J) and the identical-pair constant (B,)."""
-    d, k = prep.design, prep.design.n_codes
+    d, k = prep.layout, prep.layout.n_codes
     import scipy.sparse as sp
 
     fac, norm_row = _item_factor(prep)
@@ -130,7 +130,7 @@ def _rating_matrix(prep: Prepared, per_item: np.ndarray, cols: np.ndarray, n_col
 
     cache = prep.__dict__.setdefault("_ppi_matrices", {})
     if n_cols not in cache:  # one matrix per family and shape: the same data every call
-        d = prep.design
+        d = prep.layout
         cache[n_cols] = sp.csr_matrix((per_item[d.rating_item], (d.rating_item, cols)), shape=(prep.n, n_cols))
     return cache[n_cols]
 
@@ -143,7 +143,7 @@ def _chance_bp(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
 
 
 def _pooled_pi(prep: Prepared, C: np.ndarray) -> np.ndarray:
-    d = prep.design
+    d = prep.layout
     r = d.r_i.astype(np.float64)
     Pi = _rating_matrix(prep, np.where(r > 0, 1.0 / np.maximum(r, 1.0), 0.0), d.rating_code, d.n_codes)
     return np.asarray((Pi.T @ C.T).T) / (C @ (r > 0))[:, None]
@@ -169,7 +169,7 @@ def _chance_ac1(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
 def _chance_alpha(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Krippendorff's alpha: ``2 n_a n_b / (N (N - 1))`` over pairable values."""
-    d = prep.design
+    d = prep.layout
     ok = (d.r_i >= 2).astype(np.float64)
     NK = _rating_matrix(prep, ok, d.rating_code, d.n_codes)
     nk = np.asarray((NK.T @ C.T).T)
@@ -182,7 +182,7 @@ def _chance_alpha(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
 def _chance_per_rater(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cohen / Conger: sum over ordered pairs of distinct raters of ``q_r(a) q_r'(b)``, over their number."""
-    d, k, nr, B = prep.design, prep.design.n_codes, prep.nr, C.shape[0]
+    d, k, nr, B = prep.layout, prep.layout.n_codes, prep.nr, C.shape[0]
     X = _rating_matrix(prep, np.ones(prep.n), d.rating_rater.astype(np.int64) * k + d.rating_code, nr * k)
     counts = np.asarray((X.T @ C.T).T).reshape(B, nr, k)
     tot = counts.sum(axis=2)
@@ -198,27 +198,27 @@ def _chance_per_rater(prep: Prepared, C: np.ndarray, a: np.ndarray, b: np.ndarra
 
 
 def _components_uniform(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
-    k = prep.design.n_codes
+    k = prep.layout.n_codes
     u = np.full((1, k), 1.0 / k)
     return u, u
 
 
 def _components_pooled(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
-    d, k = prep.design, prep.design.n_codes
+    d, k = prep.layout, prep.layout.n_codes
     r = d.r_i.astype(np.float64)
     pi = np.bincount(d.rating_code, weights=1.0 / r[d.rating_item], minlength=k)
     return (pi / pi.sum())[None], (pi / pi.sum())[None]
 
 
 def _components_alpha(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
-    d, k = prep.design, prep.design.n_codes
+    d, k = prep.layout, prep.layout.n_codes
     r = d.r_i.astype(np.float64)
     nk = np.bincount(d.rating_code, weights=(r[d.rating_item] >= 2).astype(float), minlength=k)
     return (nk / nk.sum())[None], (nk / nk.sum())[None]
 
 
 def _components_per_rater(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
-    d, k = prep.design, prep.design.n_codes
+    d, k = prep.layout, prep.layout.n_codes
     counts = np.bincount(d.rating_rater.astype(np.int64) * k + d.rating_code, minlength=prep.nr * k)
     counts = counts.reshape(prep.nr, k).astype(np.float64)
     rated = np.flatnonzero(counts.sum(axis=1) > 0)
@@ -228,15 +228,15 @@ def _components_per_rater(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _codes_all(prep: Prepared) -> np.ndarray:
-    return np.arange(prep.design.n_codes)
+    return np.arange(prep.layout.n_codes)
 
 
 def _codes_rated(prep: Prepared) -> np.ndarray:
-    return np.unique(prep.design.rating_code)
+    return np.unique(prep.layout.rating_code)
 
 
 def _codes_pairable(prep: Prepared) -> np.ndarray:
-    d = prep.design
+    d = prep.layout
     return np.unique(d.rating_code[d.r_i[d.rating_item] >= 2])
 
 
@@ -316,7 +316,7 @@ def term_weights(prep: Prepared, a: np.ndarray, b: np.ndarray, C: np.ndarray | N
     if np.any(a == b):
         raise ValueError("term_weights takes distinct label pairs (a != b); identical pairs are in const_o/const_e")
     C = np.ones((1, prep.n)) if C is None else np.atleast_2d(np.asarray(C, dtype=np.float64))
-    keys = canonical_pairs(a, b, prep.design.n_codes)
+    keys = canonical_pairs(a, b, prep.layout.n_codes)
     Wo, const_o = _observed(prep, C, keys)
     We, const_e, mass_e = _weights(prep).chance(prep, C, a, b)
     return TermWeights(Wo=Wo, We=We, const_o=const_o, const_e=const_e, mass_o=1.0 - const_o, mass_e=mass_e)

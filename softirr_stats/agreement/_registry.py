@@ -31,6 +31,7 @@ from softirr_stats._validation import check_choice
 from softirr_stats.agreement._families import ChanceFamily, get_family
 from softirr_stats.agreement._similarity import (
     ExactMatchSimilarity,
+    LabelSimilarity,
     level_similarity,
     resolve_similarity,
 )
@@ -67,7 +68,7 @@ class Resolved:
     ----------
     family : ChanceFamily
         Kernels and chance model.
-    sim : ExactMatchSimilarity
+    sim : LabelSimilarity
         The resolved similarity over the vocabulary.
     chance : Any
         ``"exact"``, ``MonteCarlo`` or ``SampledPairs``.
@@ -87,7 +88,7 @@ class Resolved:
     """
 
     family: ChanceFamily
-    sim: ExactMatchSimilarity
+    sim: LabelSimilarity
     chance: Any
     name: str  # the coefficient name reported (e.g. gwet_ac2 when weights are given)
     notes: tuple[str, ...] = ()
@@ -103,7 +104,7 @@ def _default_resolve(coef: "Coefficient", ann: Annotations, options: dict[str, A
     return Resolved(coef.family, sim, options.get("chance", "exact"), name)
 
 
-def _check_as_given(coef: "Coefficient", family: str, ann: Annotations, sim: ExactMatchSimilarity) -> None:
+def _check_as_given(coef: "Coefficient", family: str, ann: Annotations, sim: LabelSimilarity) -> None:
     """An asymmetric weight matrix used as given: only where the coefficient's raters have an order."""
     if getattr(sim, "asymmetric", False):
         check_weight_matrix(sim.matrix, len(ann.vocabulary), coefficient=coef.name, family=family,  # type: ignore[attr-defined]

@@ -2,7 +2,7 @@
 
 import math
 import sys
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pandas loads when a table is asked for
@@ -423,7 +423,3 @@ class MultilabelResult(AgreementResult):
         if self.by_label is None:
             raise ValueError("this result has no label-wise table (by_label is None)")
         return render(self.by_label, "latex", digits=digits, caption=caption, label=label)
-
-
-def _asdict(result: AgreementResult) -> dict[str, Any]:  # pragma: no cover - debugging helper
-    return asdict(result)

@@ -18,13 +18,14 @@ from softirr_stats.data import Annotations
 from softirr_stats.equivalence import (
     MEASURE_NAMES,
     ExactMatchSimilarity,
+    LabelSimilarity,
     MatrixSimilarity,
     check_similarity_matrix,
     estimator_from_name,
     resolve_label_similarity,
 )
 
-__all__ = ["ExactMatchSimilarity", "MatrixSimilarity", "resolve_similarity", "level_similarity",
+__all__ = ["ExactMatchSimilarity", "LabelSimilarity", "MatrixSimilarity", "resolve_similarity", "level_similarity",
            "category_values", "estimator_from_name", "MEASURE_NAMES"]
 
 
@@ -33,8 +34,8 @@ def __getattr__(name: str) -> Any:
     """``VocabSimilarity``: the deprecated name of ``ExactMatchSimilarity`` (with a warning).
 
     ``softirr_stats.agreement`` exported it before the similarity path moved to the
-    equivalence layer; the new name says what the class is (exact matching, the base class
-    of every similarity).
+    equivalence layer; the new name says what the class is (exact matching, the identity kind
+    of :class:`~softirr_stats.equivalence.LabelSimilarity`).
     """
     if name == "VocabSimilarity":
         warnings.warn("VocabSimilarity is deprecated; use softirr_stats.equivalence.ExactMatchSimilarity "
@@ -97,9 +98,7 @@ def resolve_similarity(
     *,
     similarity: Any = None,
     weights: Any = None,
-    allow_weights: bool = True,
-    allow_similarity: bool = True,
-) -> ExactMatchSimilarity:
+) -> LabelSimilarity:
     """Turn the ``similarity=`` / ``weights=`` arguments into a similarity over ``ann.vocabulary``.
 
     ``weights=`` (a name from ``WEIGHT_NAMES`` or a K x K matrix) is handled here; ``similarity=``
@@ -114,8 +113,7 @@ def resolve_similarity(
         Soft agreement (see :func:`~softirr_stats.equivalence.resolve_label_similarity`).
     weights : str or array, optional
         Categorical agreement weights (``WEIGHT_NAMES`` or a K x K matrix); not with ``similarity``.
-    allow_weights, allow_similarity : bool
-        Whether the calling coefficient accepts each option (a clear ``ValueError`` if not).
+        (Which coefficient takes which option is its registry record's ``options``.)
 
     Examples
     --------
@@ -127,8 +125,6 @@ def resolve_similarity(
     if similarity is not None and weights is not None:
         raise ValueError("give weights= (categorical agreement weights) or similarity= (soft), not both")
     if weights is not None:
-        if not allow_weights:
-            raise ValueError("this coefficient takes no weights=")
         if isinstance(weights, str):
             if weights not in WEIGHT_NAMES:
                 raise ValueError(f"weights must be one of {list(WEIGHT_NAMES)} or a K x K array; got {weights!r}")
@@ -143,12 +139,10 @@ def resolve_similarity(
             check_similarity_matrix(arr, k, "weights")  # range / diagonal; used as given (no symmetrising)
             return AsGivenWeights(arr, name="weights-matrix")  # the registry refuses it without a rater order
         return MatrixSimilarity(check_similarity_matrix(weights, k, "weights"), name="weights-matrix")
-    if similarity is not None and not allow_similarity:
-        raise ValueError("this coefficient takes no similarity=")
     return resolve_label_similarity(ann.vocabulary, similarity)
 
 
-def level_similarity(ann: Annotations, level: str, similarity: Any = None) -> ExactMatchSimilarity:
+def level_similarity(ann: Annotations, level: str, similarity: Any = None) -> LabelSimilarity:
     """Krippendorff's metric as a similarity: nominal (or ``similarity=``), interval or ratio.
 
     ``1 - delta / max(delta)``: alpha is invariant to rescaling the distance. Ordinal is not

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from softirr_stats.agreement._evaluator import Prepared, evaluate
 from softirr_stats.agreement._point import point_estimate
 from softirr_stats.data import Annotations
-from softirr_stats.equivalence import ExactMatchSimilarity
+from softirr_stats.equivalence import LabelSimilarity
 
 __all__ = ["XrrData", "match_replications", "xrr_prepare", "xrr_evaluate", "ITEM_WEIGHTS"]
 
@@ -101,7 +101,7 @@ def match_replications(ann_x: Annotations, ann_y: Annotations) -> XrrData:
 @dataclass
 class XrrPrepared:
     data: XrrData
-    sim: ExactMatchSimilarity
+    sim: LabelSimilarity
     item_weights: str
     r_x: np.ndarray  # (n,)
     r_y: np.ndarray
@@ -156,7 +156,7 @@ def _counts(items: np.ndarray, codes: np.ndarray, support: np.ndarray, n: int) -
     return sp.csr_matrix((np.ones(len(items)), (items, col)), shape=(n, len(support)))
 
 
-def xrr_prepare(data: XrrData, sim: ExactMatchSimilarity, item_weights: str = "ratings") -> XrrPrepared:
+def xrr_prepare(data: XrrData, sim: LabelSimilarity, item_weights: str = "ratings") -> XrrPrepared:
     """Score the cross pairs once: per-item mean cross distance and the X-by-Y label distances."""
     n = data.union.n_items
     ix, cx = _ratings(data.codes_x)
@@ -192,7 +192,7 @@ def xrr_evaluate(prep: XrrPrepared, C: Any = None) -> dict[str, np.ndarray]:
     return {"value": value, "d_o": d_o, "d_e": d_e, "pa": 1.0 - d_o, "pe": 1.0 - d_e}
 
 
-def replication_alpha(data: XrrData, which: str, sim: ExactMatchSimilarity, notes: list[str]) -> tuple[float, Prepared | None]:
+def replication_alpha(data: XrrData, which: str, sim: LabelSimilarity, notes: list[str]) -> tuple[float, Prepared | None]:
     """Krippendorff's alpha of one replication on the matched items, with the same distance."""
     ann = data.replication(which)
     name = "X" if which == "x" else "Y"

@@ -58,9 +58,9 @@ def measure_names() -> tuple[str, ...]:
     >>> measure_names()[:2], measure_names()[-2:]
     (('exact', 'levenshtein'), ('nli', 'llm_judge'))
     """
-    from softirr_stats.equivalence import MEASURE_NAMES
+    from softirr_stats.equivalence import MEASURES
 
-    return (*MEASURE_NAMES, *MODEL_MEASURES)
+    return (*MEASURES, *MODEL_MEASURES)
 
 
 def measure_estimator(name: str, model: str | None = None) -> Any:
@@ -81,7 +81,7 @@ def measure_estimator(name: str, model: str | None = None) -> Any:
     >>> measure_estimator("exact") is None
     True
     """
-    from softirr_stats.equivalence import MEASURE_NAMES, Embedding, LlmJudge, Nli, estimator_from_name, from_spec
+    from softirr_stats.equivalence import MEASURES, Embedding, LlmJudge, Nli, estimator_from_name, from_spec
 
     text = name.strip()
     if text.startswith("@"):
@@ -102,7 +102,7 @@ def measure_estimator(name: str, model: str | None = None) -> Any:
         return Nli(model, progress=False) if key == "nli" else LlmJudge(model, progress=False)
     if key == "embedding" and model:
         return Embedding(model, progress=False)
-    if key not in MEASURE_NAMES:
+    if key not in MEASURES:
         raise ValueError(f"measure must be one of {', '.join(measure_names())}, a JSON estimator spec or "
                          f"@spec.json; got {name!r}")
     return estimator_from_name(key)

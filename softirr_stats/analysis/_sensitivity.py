@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats._coefficients import compute, estimate
+from softirr_stats._coefficients import estimate_point, estimate_with_interval
 from softirr_stats._statistics import multilabel_agreement
 from softirr_stats.analysis._runner import MULTILABEL_COEFFICIENTS, coefficient_names
 from softirr_stats.agreement import (
@@ -58,11 +58,13 @@ class CoefficientView:
     analytic: bool = True
     record: Any = None
 
-    def estimate(self, ann: Any, **options: Any) -> tuple[AgreementResult, Any]:
-        """``(result, statistic)``: the point estimate and the statistic its interval uses."""
+    def estimate_point(self, ann: Any, **options: Any) -> tuple[AgreementResult, Any]:
+        """``(result, statistic)``: the point estimate (no interval) and the statistic its interval uses."""
         if self.record is None:
             return multilabel_agreement(ann, baseline=self.name.split("_", 1)[1]), None
-        return estimate(self.record, ann, **options)
+        return estimate_point(self.record, ann, **options)
+
+    estimate = estimate_point  # the old name
 
 
 def _view(name: str) -> CoefficientView | None:
@@ -155,8 +157,8 @@ def _run_with_ci(coef: CoefficientView, ann: Annotations, kwargs: dict[str, Any]
                  judgments: Any = None) -> AgreementResult:
     """The point estimate with its interval; where no analytic variance applies, a note instead."""
     if judgments is not None:  # the prediction-powered estimate: the registry's public path
-        return compute(coef.record, ann, **kwargs, judgments=judgments, ci=ci)
-    result, stat = coef.estimate(ann, **kwargs)
+        return estimate_with_interval(coef.record, ann, **kwargs, judgments=judgments, ci=ci)
+    result, stat = coef.estimate_point(ann, **kwargs)
     if ci is None:
         return result
     if isinstance(ci, Bootstrap):
@@ -207,10 +209,10 @@ def _result_row(name: str, res: AgreementResult, similarity: str, n_scored: int)
     return row
 
 
-def _default_coefficients(ann: Annotations, registry: dict[str, CoefficientView]) -> tuple[str, ...]:
+def _default_coefficients(ann: Annotations, views: dict[str, CoefficientView]) -> tuple[str, ...]:
     base = default_coefficients(ann.n_raters)
     if ann.kind == "set":
-        base = base + tuple(m for m in MULTILABEL_COEFFICIENTS if m in registry)
+        base = base + tuple(m for m in MULTILABEL_COEFFICIENTS if m in views)
     return base
 
 

@@ -16,8 +16,6 @@ import pandas as pd
 
 __all__ = ["plan_path_for", "read_judging_sheet", "write_judging_sheet"]
 
-SHEET_COLUMNS = ("pair_id", "label_1", "label_2", "judgment")
-
 
 def plan_path_for(sheet: "str | Path") -> Path:
     """The plan file kept beside a sheet: ``sheet.csv`` -> ``sheet.plan.csv``.

@@ -23,9 +23,7 @@ import errno
 import functools
 import os
 import sqlite3
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
@@ -223,8 +221,3 @@ def boundary(call: Callable[[], Any]) -> int:
         typer.echo(f"error: {message}", err=True)
         return code
     return result if isinstance(result, int) else EXIT_OK
-
-
-def path_text(path: Path | str) -> str:
-    """A path as it appears in messages."""
-    return str(path)

@@ -13,7 +13,7 @@ import typer
 from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
 from softirr_stats.cli._output import Notes, emit, write_json
 
-__all__ = ["add_tests", "compute", "load_judgments", "present"]
+__all__ = ["add_tests", "grid_rows", "load_judgments", "present"]
 
 TABLE_COLUMNS = ("measure", "coefficient", "chance", "value", "CI", "z", "p_value", "benchmark", "judge_only",
                  "estimator_only", "observed", "expected", "n_items", "n_pairs_scored", "notes")
@@ -47,9 +47,10 @@ def load_judgments(path: Path | None) -> tuple[Any, dict[str, Any]]:
         return read_judging_sheet(path)
 
 
-def compute(ann: Any, coefficients: list[str] | None, measures: list[tuple[str, Any]], chances: list[Any],
-            ci: Any, judgments: Any = None, cache: Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
-    """Run the grid; rows (one per coefficient x measure x chance) and the warnings raised."""
+def grid_rows(ann: Any, coefficients: list[str] | None, measures: list[tuple[str, Any]], chances: list[Any],
+              ci: Any, judgments: Any = None, cache: Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """Run the grid; rows (one per coefficient x measure x chance, each with the interval of ``ci``) and the
+    warnings raised."""
     from softirr_stats.analysis import run_analysis
 
     with using("--cache", cache):  # a cache failure names the flag and the file
@@ -64,6 +65,9 @@ def compute(ann: Any, coefficients: list[str] | None, measures: list[tuple[str, 
             r["error"] = next(x for x in r["warnings"] if x.startswith("error:"))[6:].strip()
         rows.append(r)
     return rows, res.warnings
+
+
+compute = grid_rows  # the old name
 
 
 def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, Any]]) -> None:

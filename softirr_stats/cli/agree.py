@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from softirr_stats.cli._grid import COLUMNS_HELP, add_tests, compute, header, load_judgments, present
+from softirr_stats.cli._grid import COLUMNS_HELP, add_tests, grid_rows, header, load_judgments, present
 from softirr_stats.cli._options import (
     COEFFICIENTS,
     DEFAULT_LEVEL,
@@ -109,7 +109,7 @@ def command(
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts)
     measures = resolve_measures(names, ann, cache, model)
-    rows, said = compute(ann, coefs, measures, chances, ci, judged, cache)
+    rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     if test:
         add_tests(rows, ann, measures)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"

@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from softirr_stats.cli._grid import COLUMNS_HELP, compute, present
+from softirr_stats.cli._grid import COLUMNS_HELP, grid_rows, present
 from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     BootstrapOpt,
@@ -54,7 +54,7 @@ def command(
         except ImportError:
             typer.echo("(embedding measure skipped: install the [transformers] extra for the offline MiniLM)",
                        err=True)
-    rows, said = compute(ann, ["fleiss_kappa", "krippendorff_alpha"], resolve_measures(names, ann), ["exact"], ci)
+    rows, said = grid_rows(ann, ["fleiss_kappa", "krippendorff_alpha"], resolve_measures(names, ann), ["exact"], ci)
     title = f"Soft agreement on the demo data; {ci_title(ci, bootstrap, 'items', 'percentile', DEFAULT_LEVEL, seed)}"
     present(rows, [*notes, *said], fmt=fmt, title=title,
             meta={"data": "demo", "bootstrap": bootstrap, "design": "items", "method": "percentile",

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 import typer
 
 from softirr_stats.cli._errors import fail
-from softirr_stats.cli._grid import compute, header, load_judgments, present
+from softirr_stats.cli._grid import grid_rows, header, load_judgments, present
 from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
@@ -107,7 +107,7 @@ def command(
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts)
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
-    rows, said = compute(ann, coefs, measures, chances, ci, judged, cache)
+    rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     title = f"Sensitivity, {header(name, ann, rows)}; {ci_title(ci, bootstrap, design, method, level, seed)}"
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "bootstrap": bootstrap,

@@ -18,7 +18,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.equivalence._pair_scoring": ('ScoreStats', 'is_identity', 'low_rank_factor', 'score_pairs', 'similarity_matrix',),
     "softirr_stats.equivalence._fill": ('FillReport', 'fill_cache',),
     "softirr_stats.equivalence._gguf": ('SMOLLM2_FILE', 'gguf_model_dir', 'smollm2_gguf',),
-    "softirr_stats.equivalence._label_similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'MatrixSimilarity', 'ScoredSimilarity', 'Scores', 'check_similarity_matrix', 'estimator_from_name', 'is_matrix_like', 'resolve_label_similarity',),
+    "softirr_stats.equivalence._label_similarity": ('MEASURES', 'MEASURE_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'ScoredSimilarity', 'Scores', 'check_similarity_matrix', 'estimator_from_name', 'is_matrix_like', 'resolve_label_similarity',),
     "softirr_stats.equivalence._judge": ('LlmJudge', 'OpenAICompatibleJudge', 'parse_probability',),
     "softirr_stats.equivalence._nli": ('Nli',),
     "softirr_stats.equivalence._protocol": ('BaseEstimator', 'Estimator', 'as_estimator', 'label_key',),
@@ -51,7 +51,9 @@ if TYPE_CHECKING:
     )
     from softirr_stats.equivalence._label_similarity import (
         MEASURE_NAMES,
+        MEASURES,
         ExactMatchSimilarity,
+        LabelSimilarity,
         MatrixSimilarity,
         ScoredSimilarity,
         Scores,

@@ -3,13 +3,15 @@
 A similarity here is ``S[k, l] = P(vocabulary[k] == vocabulary[l])``, symmetric with a unit
 diagonal, indexed by label codes. :func:`resolve_label_similarity` turns every accepted form of
 ``similarity=`` (None, a measure name, an estimator or callable, a K x K matrix, or an object
-this function returned before) into one of three objects:
+this function returned before) into one of the three kinds of :class:`LabelSimilarity` (the
+abstract base):
 
-- :class:`ExactMatchSimilarity`: exact matching (the identity; the base class);
-- :class:`MatrixSimilarity`: a given K x K matrix;
+- :class:`ExactMatchSimilarity`: exact matching (the identity kind);
+- :class:`MatrixSimilarity`: a given K x K matrix (the matrix kind);
 - :class:`ScoredSimilarity`: an estimator over the vocabulary with one memo of scored label
-  pairs. A directional estimator is symmetrised here, ``(s(a, b) + s(b, a)) / 2``, and nowhere
-  else, so coefficients, the sensitivity table and the soft annotator model see the same scores.
+  pairs (the scored kind). A directional estimator is symmetrised by this object,
+  ``(s(a, b) + s(b, a)) / 2`` (its matrix path through ``similarity_matrix(symmetrize=True)``),
+  and by no other statistic, so coefficients, the sensitivity table and the soft annotator model see the same scores.
 
 Statistics ask for the pairs they need (``pairs``) or for a block over a support (``block``);
 both return :class:`Scores`: the values and the number of label pairs newly sent to the
@@ -19,7 +21,9 @@ as ``similarity=`` to several statistics shares its memo: a pair scored for one 
 again for the next.
 """
 
+import importlib
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -27,11 +31,21 @@ import numpy as np
 
 from softirr_stats._validation import SoftIRRWarning
 
-__all__ = ["MEASURE_NAMES", "ExactMatchSimilarity", "MatrixSimilarity", "ScoredSimilarity", "Scores",
+__all__ = ["MEASURES", "MEASURE_NAMES", "LabelSimilarity", "ExactMatchSimilarity", "MatrixSimilarity", "ScoredSimilarity", "Scores",
            "check_similarity_matrix", "estimator_from_name", "is_matrix_like", "resolve_label_similarity"]
 
-#: Short names of the built-in measures accepted as ``similarity="..."``.
-MEASURE_NAMES = ("exact", "levenshtein", "indel", "lcs", "jaccard", "masi", "dice", "embedding")
+_EQ = "softirr_stats.equivalence"
+#: The estimators with a short name: name -> ``"module:Class"``, made with default settings by
+#: :func:`estimator_from_name` (nothing is imported until then). A new estimator with a short name is
+#: its class and one entry here: ``similarity="<name>"``, the commands' measure lists and the spec
+#: allow-list (:func:`~softirr_stats.equivalence.from_spec`) follow.
+MEASURES: dict[str, str] = {
+    "exact": f"{_EQ}._string:Exact", "levenshtein": f"{_EQ}._string:Levenshtein", "indel": f"{_EQ}._string:Indel",
+    "lcs": f"{_EQ}._string:Lcs", "jaccard": f"{_EQ}._string:Jaccard", "masi": f"{_EQ}._string:Masi",
+    "dice": f"{_EQ}._string:Dice", "embedding": f"{_EQ}._embedding:Embedding",
+}
+#: Short names of the built-in measures accepted as ``similarity="..."`` (the keys of :data:`MEASURES`).
+MEASURE_NAMES = tuple(MEASURES)
 
 #: Pairs per estimator call while a progress callback is given.
 SCORE_CHUNK = 2048
@@ -63,8 +77,73 @@ class Scores(NamedTuple):
     n_scored: int
 
 
-class ExactMatchSimilarity:
-    """Exact matching over a vocabulary of ``n`` labels: ``S`` is the identity (the base class).
+class LabelSimilarity(ABC):
+    """A similarity over a vocabulary of ``n`` labels: the abstract base of the three kinds.
+
+    ``S[k, l] = P(vocabulary[k] == vocabulary[l])``, symmetric with a unit diagonal. The kinds
+    are :class:`ExactMatchSimilarity` (the identity), :class:`MatrixSimilarity` (a given
+    matrix) and :class:`ScoredSimilarity` (an estimator, scored lazily through one memo). The
+    objects are read-only from outside: assigning an attribute raises ``AttributeError``.
+
+    Attributes
+    ----------
+    n : int
+        Number of labels.
+    name : str
+        Shown in results and tables.
+    is_identity : bool
+        ``S`` is the identity (exact matching).
+    is_matrix : bool
+        Every entry of ``S`` is known without calling an estimator.
+    symmetric : bool
+        The underlying estimator is symmetric (a directional one is symmetrised here).
+    vectorised_matrix : bool
+        The estimator has a vectorised ``matrix`` method, so a block is one estimator call.
+
+    Examples
+    --------
+    >>> [isinstance(s, LabelSimilarity) for s in (ExactMatchSimilarity(2), MatrixSimilarity(np.eye(2)))]
+    [True, True]
+    """
+
+    name = "similarity"
+    is_identity = False
+    is_matrix = False
+    symmetric = True
+    vectorised_matrix = False
+
+    def __init__(self, n: int) -> None:
+        object.__setattr__(self, "n", int(n))
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only: {key!r} cannot be set from outside "
+                             "(scores and counts come back from pairs() and block())")
+
+    @property
+    def cheap(self) -> bool:
+        """Deprecated name of :attr:`vectorised_matrix` (with a ``DeprecationWarning``)."""
+        warnings.warn("LabelSimilarity.cheap is deprecated; use vectorised_matrix (the same value)",
+                      DeprecationWarning, stacklevel=2)
+        return self.vectorised_matrix
+
+    @abstractmethod
+    def pairs(self, i: np.ndarray, j: np.ndarray, progress: Progress = None) -> Scores:
+        """Elementwise ``S[i, j]`` for code arrays ``i``, ``j``."""
+
+    @abstractmethod
+    def block(self, rows: np.ndarray, cols: np.ndarray, progress: Progress = None) -> Scores:
+        """Dense ``S[rows][:, cols]``."""
+
+    @abstractmethod
+    def total(self) -> Scores:
+        """Sum of all entries of S (``T_w`` in Gwet's notation), as ``Scores(array(sum), n_scored)``."""
+
+    def _same_vocabulary(self, vocabulary: tuple) -> bool:
+        return self.n == len(vocabulary)
+
+
+class ExactMatchSimilarity(LabelSimilarity):
+    """Exact matching over a vocabulary of ``n`` labels: ``S`` is the identity (the identity kind).
 
     Parameters
     ----------
@@ -81,15 +160,6 @@ class ExactMatchSimilarity:
     name = "identity"
     is_identity = True
     is_matrix = True
-    symmetric = True
-    cheap = False
-
-    def __init__(self, n: int) -> None:
-        object.__setattr__(self, "n", int(n))
-
-    def __setattr__(self, key: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is read-only: {key!r} cannot be set from outside "
-                             "(scores and counts come back from pairs() and block())")
 
     def pairs(self, i: np.ndarray, j: np.ndarray, progress: Progress = None) -> Scores:
         """Elementwise ``S[i, j]`` for code arrays ``i``, ``j``."""
@@ -103,11 +173,8 @@ class ExactMatchSimilarity:
         """Sum of all entries of S (``T_w`` in Gwet's notation), as ``Scores(array(sum), n)``."""
         return Scores(np.asarray(float(self.n)), 0)
 
-    def _same_vocabulary(self, vocabulary: tuple) -> bool:
-        return self.n == len(vocabulary)
 
-
-class MatrixSimilarity(ExactMatchSimilarity):
+class MatrixSimilarity(LabelSimilarity):
     """A K x K matrix given by the user or built from named weights (validated by the caller).
 
     Parameters
@@ -125,7 +192,7 @@ class MatrixSimilarity(ExactMatchSimilarity):
     ([[1.0, 0.5], [0.5, 1.0]], False)
     """
 
-    is_identity = False
+    is_matrix = True
 
     def __init__(self, matrix: np.ndarray, name: str = "matrix") -> None:
         super().__init__(matrix.shape[0])
@@ -145,7 +212,7 @@ class MatrixSimilarity(ExactMatchSimilarity):
         return Scores(np.asarray(float(self.matrix.sum())), 0)
 
 
-class ScoredSimilarity(ExactMatchSimilarity):
+class ScoredSimilarity(LabelSimilarity):
     """An estimator over a vocabulary, scored lazily: each label pair at most once (one memo).
 
     The memo holds canonical code pairs ``(k, l)``, ``k < l``, sorted, searched vectorised. A
@@ -165,9 +232,6 @@ class ScoredSimilarity(ExactMatchSimilarity):
     ([0.6667, 0.6667, 0.6667], 1, 0)
     """
 
-    is_identity = False
-    is_matrix = False
-
     def __init__(self, estimator: Any, vocabulary: tuple) -> None:
         super().__init__(len(vocabulary))
         labels = np.empty(len(vocabulary), dtype=object)
@@ -179,7 +243,7 @@ class ScoredSimilarity(ExactMatchSimilarity):
         set_(self, "_labels", vocabulary)
         set_(self, "name", str(getattr(estimator, "name", getattr(estimator, "__name__", type(estimator).__name__))))
         set_(self, "symmetric", bool(getattr(estimator, "symmetric", False)))
-        set_(self, "cheap", hasattr(estimator, "matrix") or hasattr(getattr(estimator, "estimator", None), "matrix"))
+        set_(self, "vectorised_matrix", hasattr(estimator, "matrix") or hasattr(getattr(estimator, "estimator", None), "matrix"))
         self._store(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64))
 
     def _same_vocabulary(self, vocabulary: tuple) -> bool:
@@ -274,23 +338,20 @@ class ScoredSimilarity(ExactMatchSimilarity):
         from softirr_stats.equivalence._pair_scoring import similarity_matrix
 
         la, lb = list(self.vocabulary[rows]), list(self.vocabulary[cols])
-        m = similarity_matrix(self.estimator, la, lb)
-        if not self.symmetric:
-            m = 0.5 * (m + similarity_matrix(self.estimator, lb, la).T)
-        m = np.asarray(m, dtype=np.float64)
+        m = np.asarray(similarity_matrix(self.estimator, la, lb, symmetrize=not self.symmetric), dtype=np.float64)
         m[rows[:, None] == cols[None, :]] = 1.0
         return m
 
     def block(self, rows: np.ndarray, cols: np.ndarray, progress: Progress = None) -> Scores:
         """Dense ``S[rows][:, cols]``.
 
-        A vectorised estimator (``cheap``) scores the block in one call; a square block over a
+        A vectorised estimator (``vectorised_matrix``) scores the block in one call; a square block over a
         support (``rows`` equal to ``cols``) is remembered in the memo, a rectangular one (a row
         block of a streamed pass) is not. Other estimators go pair by pair through the memo.
         """
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
-        if not self.cheap:
+        if not self.vectorised_matrix:
             ii, jj = np.meshgrid(rows, cols, indexing="ij")
             s = self.pairs(ii.ravel(), jj.ravel(), progress)
             return Scores(s.values.reshape(len(rows), len(cols)), s.n_scored)
@@ -340,7 +401,7 @@ def estimator_from_name(name: str) -> Any:
     Parameters
     ----------
     name : str
-        One of :data:`MEASURE_NAMES` (case and surrounding spaces ignored).
+        A key of :data:`MEASURES` (case and surrounding spaces ignored).
 
     Returns
     -------
@@ -351,16 +412,10 @@ def estimator_from_name(name: str) -> Any:
     >>> estimator_from_name("indel").name
     'indel'
     """
-    from softirr_stats import equivalence as eq
-
-    makers: dict[str, Callable[[], Any]] = {
-        "exact": lambda: eq.Exact(), "levenshtein": lambda: eq.Levenshtein(), "indel": lambda: eq.Indel(),
-        "lcs": lambda: eq.Lcs(), "jaccard": lambda: eq.Jaccard(), "masi": lambda: eq.Masi(),
-        "dice": lambda: eq.Dice(), "embedding": lambda: eq.Embedding(),
-    }
-    if not isinstance(name, str) or name.strip().lower() not in makers:
-        raise ValueError(f"measure must be one of {list(MEASURE_NAMES)}; got {name!r}")
-    return makers[name.strip().lower()]()
+    if not isinstance(name, str) or name.strip().lower() not in MEASURES:
+        raise ValueError(f"measure must be one of {list(MEASURES)}; got {name!r}")
+    module, cls = MEASURES[name.strip().lower()].split(":")
+    return getattr(importlib.import_module(module), cls)()
 
 
 def check_similarity_matrix(m: Any, k: int, name: str, *, warn_asymmetric: bool = False) -> np.ndarray:
@@ -433,7 +488,7 @@ def _is_exact(obj: Any) -> bool:
     return isinstance(obj, Exact)
 
 
-def resolve_label_similarity(vocabulary: Any, similarity: Any = None) -> ExactMatchSimilarity:
+def resolve_label_similarity(vocabulary: Any, similarity: Any = None) -> LabelSimilarity:
     """The similarity object for ``similarity=`` over ``vocabulary`` (the one resolver).
 
     Parameters
@@ -442,7 +497,7 @@ def resolve_label_similarity(vocabulary: Any, similarity: Any = None) -> ExactMa
         The labels the codes index (``ann.vocabulary``).
     similarity : None, str, estimator, callable, K x K array or a resolved similarity
         None or :class:`~softirr_stats.equivalence.Exact`: exact matching; a measure name from
-        :data:`MEASURE_NAMES`; an equivalence estimator or any callable ``(a_seq, b_seq) ->
+        :data:`MEASURES`; an equivalence estimator or any callable ``(a_seq, b_seq) ->
         scores`` (directional ones are symmetrised); a K x K array in [0, 1] with a unit
         diagonal; or an object returned by this function, returned as it is when it is over the
         same vocabulary, so that its memo is shared (a scored one over another vocabulary gets a
@@ -450,7 +505,8 @@ def resolve_label_similarity(vocabulary: Any, similarity: Any = None) -> ExactMa
 
     Returns
     -------
-    ExactMatchSimilarity, MatrixSimilarity or ScoredSimilarity
+    LabelSimilarity
+        An ExactMatchSimilarity, MatrixSimilarity or ScoredSimilarity.
 
     Examples
     --------
@@ -464,12 +520,12 @@ def resolve_label_similarity(vocabulary: Any, similarity: Any = None) -> ExactMa
     k = len(vocabulary)
     if similarity is None or _is_exact(similarity):
         return ExactMatchSimilarity(k)
-    if isinstance(similarity, ExactMatchSimilarity):
+    if isinstance(similarity, LabelSimilarity):
         if similarity._same_vocabulary(vocabulary):
             return similarity
         if isinstance(similarity, ScoredSimilarity):
             return ScoredSimilarity(similarity.estimator, vocabulary)
-        if type(similarity) is ExactMatchSimilarity:
+        if isinstance(similarity, ExactMatchSimilarity):
             return ExactMatchSimilarity(k)
         raise ValueError(f"similarity is a {similarity.n} x {similarity.n} matrix similarity; these labels "
                          f"need {k} x {k}")

@@ -149,9 +149,16 @@ def _entry_point_paths(group: str) -> dict[str, str]:
     return out
 
 
+def _has_short_name(path: str) -> bool:
+    """An estimator class with a short name (``equivalence.MEASURES``) is allowed as it is."""
+    from softirr_stats.equivalence._label_similarity import MEASURES
+
+    return path in MEASURES.values()
+
+
 def _allowed_estimator(path: str, allow: frozenset[str]) -> str | None:
     """The import path to use for an allowed estimator class, or None (nothing imported)."""
-    if path in _BUILTIN_ESTIMATORS or path in _user_estimators or path in allow:
+    if path in _BUILTIN_ESTIMATORS or path in _user_estimators or path in allow or _has_short_name(path):
         return path
     for private, public in _BUILTIN_ESTIMATORS.items():
         if path == public:

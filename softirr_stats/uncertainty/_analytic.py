@@ -107,13 +107,13 @@ def check_supported(prep: Prepared) -> None:
 
 
 def _two_complete(prep: Prepared) -> bool:
-    d = prep.design
+    d = prep.layout
     return d.n_raters == 2 and bool(np.all(d.r_i == 2))
 
 
 def _two_rater_codes(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
     """Support codes of rater 1 and rater 2 per item (two raters, every item rated by both)."""
-    d = prep.design
+    d = prep.layout
     rs, rater, item = np.asarray(prep.rating_s), np.asarray(d.rating_rater), np.asarray(d.rating_item)
     a = np.empty(d.n_items, dtype=np.int64)
     b = np.empty(d.n_items, dtype=np.int64)
@@ -203,7 +203,7 @@ def attach_analytic(result: AgreementResult, prep: Prepared, cfg: Analytic | Non
     if not isinstance(cfg, Analytic):
         raise TypeError(f"cfg must be softirr_stats.uncertainty.Analytic; got {type(cfg).__name__}")
     check_supported(prep)
-    n = int((prep.design.r_i >= 1).sum())
+    n = int((prep.layout.r_i >= 1).sum())
     if cfg.population is not None and cfg.population < n:
         raise ValueError(f"population must be >= the number of rated items ({n}); got {cfg.population}")
     f = 0.0 if cfg.population is None else n / cfg.population
@@ -286,7 +286,7 @@ def null_variance(prep: Prepared, coefficient: str) -> tuple[float, str] | None:
     >>> round(v, 6), cite
     (0.2, 'Fleiss, Cohen & Everitt (1969)')
     """
-    d = prep.design
+    d = prep.layout
     h0 = prep.family.null_variance
     n = d.n_items
     if n < 2 or len(prep.support) > _H0_MAX_LABELS or prep.chance_pairs is not None:

@@ -36,7 +36,7 @@ from softirr_stats.uncertainty._intervals import (
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
            "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
 
-DESIGNS = ("items", "raters", "items+raters", "cluster", "bayesian", "judged")  # the built-in records' names
+# DESIGNS, the built-in records' names, is read from BOOTSTRAP_DESIGNS below (a new design is one record)
 
 
 @dataclass(frozen=True)
@@ -449,6 +449,7 @@ BOOTSTRAP_DESIGNS: dict[str, BootstrapDesign] = {d.name: d for d in (
     BootstrapDesign("judged", "judged label pairs", _draw_judged, _leave_items_out, strata=False,
                     description="judged label pairs of a prediction-powered estimate; items fixed"),
 )}
+DESIGNS = tuple(BOOTSTRAP_DESIGNS)  # the built-in records' names
 
 
 def draw_weights(stat: Statistic, cfg: Bootstrap, start: int, stop: int,

@@ -141,15 +141,6 @@ def check_number(value: Any, where: Any, what: str = "number") -> Any:
     return value
 
 
-def _checked_int(digits: str) -> int:
-    if len(digits.lstrip("-")) > 320:
-        raise OverflowError(digits)
-    value = int(digits)
-    if abs(value) > 1.7976931348623157e308:
-        raise OverflowError(digits)
-    return value
-
-
 def _checked_float(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):

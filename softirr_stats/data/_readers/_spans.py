@@ -147,10 +147,6 @@ def check_span(doc: str, start: object, end: object, where: Where, text_length: 
     return start, end
 
 
-def _item_name(doc: str, start: int, end: int) -> str:
-    return f"{doc}:{start}-{end}"
-
-
 def _iou(starts: np.ndarray, ends: np.ndarray, ps: np.ndarray, pe: np.ndarray) -> np.ndarray:
     """Character IoU of spans (n,) against spans (m,): shape (n, m)."""
     inter = np.clip(np.minimum(ends[:, None], pe[None, :]) - np.maximum(starts[:, None], ps[None, :]), 0, None)
