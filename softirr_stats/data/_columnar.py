@@ -1,0 +1,454 @@
+"""Long tables at scale: columns encoded with hash tables (pandas / Arrow), never cell by cell.
+
+A long table of ``n`` rows (item, rater, label) becomes :class:`Annotations` in a few passes
+over whole columns: item and rater identifiers are factorised (``pandas.factorize`` or Arrow's
+dictionary encoding) and their distinct values sorted; labels are factorised and only their
+distinct values go through the label rules of :meth:`Annotations._from_cells` (kinds, numbers,
+``normalize=``, ``categories=``); the codes matrix is filled by one flat-index assignment.
+
+Both entry points give exactly what the cell-by-cell path gives (same items, raters, vocabulary
+and codes; pinned by ``tests/test_scale_readers.py``), and return ``None`` whenever an input
+falls outside what they handle (mixed-type identifiers, set-valued labels, a file Arrow parses
+differently or refuses, missing identifiers, ...): the caller then takes that path, so every
+error and warning it gives is kept.
+
+- :func:`frame_annotations`: ``Annotations.from_long`` on a DataFrame.
+- :func:`read_long`: ``read_annotations`` on a CSV / TSV / JSON Lines / Parquet file, through
+  pyarrow's readers when pyarrow is installed (CSV streamed in blocks, with a progress bar over
+  the bytes on a terminal for inputs over ``_common.BIG_INPUT`` bytes).
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from softirr_stats.data._annotations import Annotations
+
+__all__ = ["frame_annotations", "have_arrow", "read_long"]
+
+#: CSV block size of the streaming Arrow reader (bytes); one block is parsed and encoded at a time
+BLOCK_BYTES = 1 << 24
+
+
+def have_arrow() -> bool:
+    """Whether pyarrow can be imported (the ``parquet`` extra); tests patch this to take the pandas route."""
+    try:
+        import pyarrow  # noqa: F401
+        import pyarrow.compute  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------- assembling
+def _dense_rank(order: np.ndarray) -> np.ndarray:
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank
+
+
+def _duplicate_message(key: np.ndarray, ic: np.ndarray, rc: np.ndarray, items: list, raters: list) -> str:
+    """The message of ``from_long`` for duplicate (item, rater) rows, from the flat keys (error path only)."""
+    counts = np.bincount(key)
+    dup_rows = np.flatnonzero(counts[key] > 1)
+    _, first = np.unique(key[dup_rows], return_index=True)
+    rows = dup_rows[np.sort(first)[:10]]
+    listed = ", ".join(f"({items[ic[k]]!r}, {raters[rc[k]]!r})" for k in rows)
+    return (f"duplicate (item, rater) rows: {len(dup_rows)} rows share an (item, rater) pair; "
+            f"first ones: {listed}")
+
+
+def assemble(cls: type[Annotations], ic: np.ndarray, items: list, rc: np.ndarray, raters: list,
+             lc: np.ndarray, label_uniques: np.ndarray, categories: Any, normalize: str | None) -> Annotations:
+    """Annotations from factorised columns.
+
+    ``ic`` / ``rc``: the row's position in ``items`` / ``raters`` (already in their final order);
+    ``lc``: the row's position in ``label_uniques`` (the distinct present labels in order of first
+    appearance, an object array), ``-1`` for a missing label. The checks run in the order of
+    ``from_long``: duplicate (item, rater) rows, then the label rules on the distinct labels.
+    """
+    n_items, n_raters = len(items), len(raters)
+    cells = n_items * n_raters
+    idx = np.int32 if cells < 2**31 else np.int64
+    key = ic.astype(idx, copy=False) * idx(n_raters) + rc.astype(idx, copy=False)
+    last = np.full(cells, -1, dtype=np.int32 if len(key) < 2**31 else np.int64)
+    last[key] = np.arange(len(key), dtype=last.dtype)  # one write per distinct pair
+    if np.count_nonzero(last >= 0) != len(key):
+        raise ValueError(_duplicate_message(key, ic, rc, items, raters))
+    del last
+    if len(label_uniques) == 0:  # the message of the cell path: every label is missing
+        label_uniques = np.array([None], dtype=object)
+    # the label rules (kinds, numbers, normalize=, categories=) on the distinct labels only
+    probe = cls._from_cells(np.arange(len(label_uniques)), np.zeros(len(label_uniques), dtype=np.int64),
+                            label_uniques, range(len(label_uniques)), (0, 1), categories, normalize=normalize)
+    code_of = np.append(probe.codes[:, 0], np.int32(-1))  # lc == -1 (missing) -> -1
+    codes = np.full(cells, -1, dtype=np.int32)
+    codes[key] = code_of[lc]
+    return cls(codes.reshape(n_items, n_raters), probe.vocabulary, items=items, raters=raters, kind=probe.kind,
+               categories=probe.categories)
+
+
+# ---------------------------------------------------------------------------------------- pandas columns
+def _is_text_column(col: pd.Series, *, skipna: bool) -> bool:
+    import pandas as pd
+
+    if isinstance(col.dtype, pd.StringDtype):
+        return True
+    return col.dtype == object and pd.api.types.infer_dtype(col, skipna=skipna) == "string"
+
+
+def _frame_ids(col: pd.Series) -> tuple[np.ndarray, list] | None:
+    """Codes into the sorted distinct identifiers (as ``sorted(dict.fromkeys(col.tolist()))``), or None."""
+    import pandas as pd
+
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
+        codes, uniq = pd.factorize(col.to_numpy())
+        order = np.argsort(uniq, kind="stable")
+    elif _is_text_column(col, skipna=False):
+        codes, uniq = pd.factorize(col)
+        uniq = np.asarray(uniq, dtype=object)
+        order = _text_order(uniq)
+    else:
+        return None
+    return _dense_rank(order)[codes], uniq[order].tolist()
+
+
+def _text_order(uniq: np.ndarray) -> np.ndarray:
+    """argsort of distinct Python strings in code-point order (``sorted``); Arrow's byte order when it can."""
+    if have_arrow() and len(uniq) > 1000:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        try:  # UTF-8 byte order is code-point order
+            return pc.array_sort_indices(pa.array(uniq, type=pa.string())).to_numpy()
+        except (pa.ArrowException, UnicodeEncodeError):  # lone surrogates: no UTF-8
+            pass
+    return np.argsort(uniq, kind="stable")
+
+
+def _frame_labels(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes into the distinct labels in order of first appearance (-1 missing), or None."""
+    import pandas as pd
+
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iufb":
+        codes, uniq = pd.factorize(col.to_numpy())
+        return np.asarray(codes, dtype=np.int64), uniq.astype(object)
+    if isinstance(col.dtype, pd.StringDtype):
+        codes, uniq = pd.factorize(col)
+        return np.asarray(codes, dtype=np.int64), np.asarray(uniq, dtype=object)
+    if col.dtype == object and pd.api.types.infer_dtype(col, skipna=True) in _ONE_KIND:
+        # pandas' object hash table, as the cell path's factorize (booleans never meet numbers here)
+        codes, uniq = pd.factorize(col.to_numpy(dtype=object))
+        return np.asarray(codes, dtype=np.int64), np.asarray(uniq, dtype=object)
+    return None
+
+
+#: object columns whose labels are all of one kind (pandas.api.types.infer_dtype, missing values skipped)
+_ONE_KIND = ("string", "integer", "floating", "mixed-integer-float", "boolean")
+
+
+def frame_annotations(cls: type[Annotations], df: pd.DataFrame, item: str, rater: str, label: str,
+                      categories: Any, normalize: str | None) -> Annotations | None:
+    """``from_long`` by whole columns, after its column / empty / missing-identifier checks; None: not handled.
+
+    Handled: integer or text identifiers; numeric, boolean or text labels (with missing values).
+    Duplicate (item, rater) rows give None, so that ``from_long`` raises its own message.
+    """
+    ids = _frame_ids(df[item]), _frame_ids(df[rater])
+    if ids[0] is None or ids[1] is None:
+        return None
+    labels = _frame_labels(df[label])
+    if labels is None:
+        return None
+    (ic, items), (rc, raters) = ids
+    try:
+        return assemble(cls, ic, items, rc, raters, labels[0], labels[1], categories, normalize)
+    except ValueError as err:
+        if str(err).startswith("duplicate (item, rater) rows"):
+            return None
+        raise
+
+
+# ---------------------------------------------------------------------------------------- Arrow columns
+class _Fallback(Exception):
+    """The Arrow route does not handle this input: read it the pandas way."""
+
+
+def _arrow_ids(chunks: Any) -> tuple[np.ndarray, list]:
+    """Sorted distinct identifiers of an Arrow chunked column (strings or integers; no nulls)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    typ = chunks.type
+    if pa.types.is_dictionary(typ):
+        chunks = chunks.cast(typ.value_type)
+        typ = chunks.type
+    if chunks.null_count:
+        raise _Fallback("missing identifiers")
+    if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ)):
+        raise _Fallback(f"identifiers of type {typ}")
+    enc = _unified(chunks)
+    dictionary = enc[0]
+    order = pc.array_sort_indices(dictionary).to_numpy()
+    return _dense_rank(order)[enc[1]], dictionary.take(pa.array(order)).to_pylist()
+
+
+def _unified(chunks: Any) -> tuple[Any, np.ndarray]:
+    """(dictionary, int64 codes with -1 for nulls) of a chunked column, dictionary in first-appearance order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = pa.chunked_array([c.dictionary_encode() for c in chunks.chunks],
+                               type=pa.dictionary(pa.int32(), chunks.type)).unify_dictionaries()
+    dictionary = encoded.chunks[0].dictionary if encoded.num_chunks else pa.array([], type=chunks.type)
+    codes = np.empty(len(chunks), dtype=np.int64)
+    at = 0
+    for c in encoded.chunks:
+        codes[at:at + len(c)] = pc.fill_null(c.indices, -1).to_numpy()
+        at += len(c)
+    return dictionary, codes
+
+
+def _arrow_labels(chunks: Any, *, pandas_nulls: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes into the distinct labels (first appearance; -1 missing) and those labels as Python objects.
+
+    ``pandas_nulls``: integers with missing values become floats, as in a DataFrame (what the
+    cell path reads).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    typ = chunks.type
+    if pa.types.is_dictionary(typ):
+        chunks = chunks.cast(typ.value_type)
+        typ = chunks.type
+    if pa.types.is_floating(typ):
+        if pc.any(pc.is_nan(chunks)).as_py():
+            raise _Fallback("NaN labels")
+    elif not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ)
+              or pa.types.is_boolean(typ)):
+        raise _Fallback(f"labels of type {typ}")
+    if pandas_nulls and pa.types.is_integer(typ) and chunks.null_count:
+        chunks = chunks.cast(pa.float64())
+    dictionary, codes = _unified(chunks)
+    return codes, np.asarray(dictionary.to_pylist() + [None], dtype=object)[:-1]
+
+
+def _utf8(encoding: str) -> bool:
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def _byte_bar(nbytes: int, desc: str) -> Any:
+    """A tqdm bar over the bytes of the input (on a terminal, for inputs over ``BIG_INPUT``), or None."""
+    from softirr_stats.data._readers import _common
+
+    if nbytes <= _common.BIG_INPUT or os.environ.get("SOFTIRR_PROGRESS", "") == "0":
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=nbytes, desc=desc, unit="B", unit_scale=True, leave=False, disable=None, dynamic_ncols=True)
+
+
+class _Counting(io.RawIOBase):
+    """A binary file that counts the bytes read and the quote characters among them."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw, self.pos, self.quotes = raw, 0, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.raw.read(n)
+        self.pos += len(data)
+        self.quotes += data.count(b'"')
+        return data
+
+    def readinto(self, buf: Any) -> int:  # pragma: no cover - pyarrow calls read()
+        data = self.read(len(buf))
+        buf[:len(data)] = data
+        return len(data)
+
+    def tell(self) -> int:
+        return self.pos
+
+
+def _csv_table(path: Path, sep: str, columns: tuple[str, str, str], na_values: list[str]) -> Any:
+    """The three columns of a CSV / TSV as Arrow strings, read block by block."""
+    import csv
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from softirr_stats.data._io import _check_header
+
+    _check_header(path, sep, "utf-8")  # a column named twice: the pandas route's error
+    with path.open(encoding="utf-8", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep), [])
+    if header:
+        header[0] = header[0].lstrip("\ufeff")
+    if not set(columns) <= set(header):
+        raise _Fallback("a column is not in the header")
+    size = path.stat().st_size
+    bar = _byte_bar(size, f"reading {path.name}")
+    opts = dict(
+        read_options=pacsv.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
+        parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+        convert_options=pacsv.ConvertOptions(
+            column_types={c: pa.string() for c in columns}, include_columns=list(dict.fromkeys(columns)),
+            strings_can_be_null=True, quoted_strings_can_be_null=True, null_values=["", *na_values]))
+    batches = []
+    try:
+        with path.open("rb") as fh:
+            raw = _Counting(fh)
+            reader = pacsv.open_csv(raw, **opts)
+            done = 0
+            for batch in reader:
+                batches.append(batch)
+                if bar is not None:
+                    bar.update(min(raw.pos, size) - done)
+                    done = min(raw.pos, size)
+    except (pa.ArrowException, UnicodeDecodeError, StopIteration) as err:
+        raise _Fallback(str(err)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    if raw.quotes % 2:  # Arrow ends an unclosed quoted field at the end of the file; pandas refuses it
+        raise _Fallback("an odd number of quotes")
+    return pa.Table.from_batches(batches, schema=reader.schema) if batches else None
+
+
+#: line breaks of ``str.splitlines`` that JSON keeps inside strings (the cell path splits lines there)
+_UNICODE_BREAKS = "[\u0085\u2028\u2029]"
+
+
+def _jsonl_lines(path: Path) -> int:
+    """Lines holding something, when no line is blank (a count of newlines; blank lines are checked later)."""
+    lines, last = 0, b""
+    with path.open("rb") as fh:
+        while block := fh.read(BLOCK_BYTES):
+            lines += block.count(b"\n")
+            last = block
+    if last and not last.endswith(b"\n") and last.rsplit(b"\n", 1)[-1].strip():
+        lines += 1
+    return lines
+
+
+def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as pajson
+
+    from softirr_stats.data._readers._common import parsing
+
+    with path.open("rb") as fh:
+        if fh.read(2) == b"\x1f\x8b":
+            raise _Fallback("gzip")
+    lines = _jsonl_lines(path)
+    try:
+        with parsing(path.stat().st_size, f"parsing {path.name}"):
+            table = pajson.read_json(path, read_options=pajson.ReadOptions(block_size=1 << 22, use_threads=False))
+    except (pa.ArrowException, UnicodeDecodeError) as err:
+        raise _Fallback(str(err)) from None
+    if table.num_rows != lines:  # blank lines, two objects on a line
+        raise _Fallback("lines")
+    if any(re.search(_UNICODE_BREAKS, name) for name in table.column_names):
+        raise _Fallback("line breaks")
+    for name, col in zip(table.column_names, table.columns):
+        typ = col.type
+        if pa.types.is_string(typ) and pc.any(pc.match_substring_regex(col, _UNICODE_BREAKS)).as_py():
+            raise _Fallback("line breaks")
+        if pa.types.is_floating(typ):  # 1e999 / integers beyond the float range / NaN: the cell path's messages
+            finite = pc.all(pc.is_finite(col)).as_py()
+            big = pc.max(pc.abs(col)).as_py() if col.length() - col.null_count else 0.0
+            if finite is False or (name in columns and big is not None and big >= 2.0**63):
+                raise _Fallback("non-finite or overflowing numbers")
+        elif not (pa.types.is_primitive(typ) or pa.types.is_string(typ) or pa.types.is_null(typ)):
+            raise _Fallback(f"column {name!r} of type {typ}")
+    return table
+
+
+def _parquet_table(path: Path, columns: tuple[str, str, str]) -> tuple[Any, bool]:
+    """The three columns of a Parquet file, and whether integer labels with missing values stay integers.
+
+    ``pandas.read_parquet`` gives a nullable integer column where the file's pandas metadata says
+    so, else floats (NaN for the missing values): the route keeps to what it gives.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from softirr_stats.data._readers._common import parsing
+
+    try:
+        schema = pq.read_schema(path)
+        if not set(columns) <= set(schema.names):
+            raise _Fallback("a column is not in the file")
+        with parsing(path.stat().st_size, f"reading {path.name}"):
+            table = pq.read_table(path, columns=list(dict.fromkeys(columns)))
+    except pa.ArrowException as err:
+        raise _Fallback(str(err)) from None
+    meta = {c.get("name"): c for c in (schema.pandas_metadata or {}).get("columns", [])}
+    nullable = str(meta.get(columns[2], {}).get("numpy_type", "")).startswith(("Int", "UInt"))
+    return table, nullable
+
+
+def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater: str, label: str,
+              na_values: list[str], encoding: str, categories: Any, normalize: str | None) -> Annotations | None:
+    """``read_annotations`` of a long table by whole columns through pyarrow; None: read it the pandas way.
+
+    CSV / TSV cells are text and only empty cells (and ``na_values``) are missing; a label column
+    whose every value is a number is numeric (as the pandas route). JSON Lines and Parquet keep
+    their types; ``na_values`` there marks text cells equal to one of them as missing.
+    """
+    if not have_arrow() or not _utf8(encoding) or fmt not in ("csv", "tsv", "jsonl", "parquet"):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = (item, rater, label)
+    nullable_ints = False
+    try:
+        if fmt in ("csv", "tsv"):
+            with path.open("rb") as fh:
+                if fh.read(2) == b"\x1f\x8b":
+                    return None
+            table = _csv_table(path, "," if fmt == "csv" else "\t", columns, na_values)
+        elif fmt == "jsonl":
+            table = _jsonl_table(path, columns)
+        else:
+            table, nullable_ints = _parquet_table(path, columns)
+        if table is None or table.num_rows == 0 or not set(columns) <= set(table.column_names):
+            return None
+        cols = {c: table.column(c) for c in dict.fromkeys(columns)}
+        if na_values and fmt not in ("csv", "tsv"):  # CSV: already null
+            na = pa.array(na_values, type=pa.string())
+            for c, col in cols.items():
+                if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+                    cols[c] = pc.if_else(pc.is_in(col, value_set=na.cast(col.type)), pa.scalar(None, col.type), col)
+        ic, items = _arrow_ids(cols[item])
+        rc, raters = _arrow_ids(cols[rater])
+        lc, uniques = _arrow_labels(cols[label], pandas_nulls=fmt != "csv" and not nullable_ints)
+    except _Fallback:
+        return None
+    del table, cols
+    if fmt in ("csv", "tsv") and len(uniques):
+        import pandas as pd
+
+        from softirr_stats.data._io import _numeric_labels
+
+        # numbers where every label is one: decided on the distinct labels (the same set as the cells')
+        uniques = np.asarray(_numeric_labels(pd.Series(uniques, dtype=str)).to_numpy(dtype=object), dtype=object)
+    return assemble(cls, ic, items, rc, raters, lc, uniques, categories, normalize)
