@@ -318,6 +318,10 @@ def test_a_big_input_shows_a_progress_bar_on_a_terminal(monkeypatch, tmp_path):
     assert "reading big.csv" in term.getvalue()
     read_annotations(jl)
     assert "parsing big.jsonl" in term.getvalue()
+    pq = tmp_path / "big.parquet"
+    FRAMES["many ids"]().to_parquet(pq)
+    read_annotations(pq)
+    assert "reading big.parquet" in term.getvalue()
     monkeypatch.setenv("SOFTIRR_PROGRESS", "0")
     term.seek(0)
     term.truncate()

@@ -184,63 +184,98 @@ class _Fallback(Exception):
     """The Arrow route does not handle this input: read it the pandas way."""
 
 
-def _arrow_ids(chunks: Any) -> tuple[np.ndarray, list]:
-    """Sorted distinct identifiers of an Arrow chunked column (strings or integers; no nulls)."""
+def _is_text_type(typ: Any) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_string(typ) or pa.types.is_large_string(typ)
+
+
+class _Column:
+    """One column encoded batch by batch: each batch's dictionary encoding, unified at the end.
+
+    Only the int32 indices and the small per-batch dictionaries are kept, never the batch's text.
+    """
+
+    def __init__(self, role: str) -> None:
+        self.role, self.parts, self.nulls, self.length = role, [], 0, 0
+
+    def add(self, arr: Any) -> None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if pa.types.is_dictionary(arr.type):
+            arr = arr.dictionary_decode()
+        typ = arr.type
+        if self.role == "id":
+            if arr.null_count:
+                raise _Fallback("missing identifiers")
+            if not (_is_text_type(typ) or pa.types.is_integer(typ)):
+                raise _Fallback(f"identifiers of type {typ}")  # floats (0.0 == -0.0), dates, ...: the cell path
+        elif pa.types.is_floating(typ):
+            if pc.any(pc.is_nan(arr)).as_py():
+                raise _Fallback("NaN labels")
+        elif not (_is_text_type(typ) or pa.types.is_integer(typ) or pa.types.is_boolean(typ)):
+            raise _Fallback(f"labels of type {typ}")  # lists (set labels), dates, ...: the cell path
+        self.nulls += arr.null_count
+        self.length += len(arr)
+        self.parts.append(arr.dictionary_encode())
+
+    def unify(self) -> tuple[Any, np.ndarray]:
+        """(dictionary in order of first appearance, int32 codes with -1 for a null)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = pa.chunked_array(self.parts, type=self.parts[0].type).unify_dictionaries()
+        self.parts = []
+        codes = np.empty(self.length, dtype=np.int32)
+        at = 0
+        for c in encoded.chunks:
+            codes[at:at + len(c)] = pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False)
+            at += len(c)
+        return encoded.chunks[0].dictionary, codes
+
+
+def _na_entries(dictionary: Any, na_values: list[str]) -> np.ndarray | None:
+    """Which dictionary entries are text listed in ``na_values`` (JSON Lines / Parquet), or None."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    typ = chunks.type
-    if pa.types.is_dictionary(typ):
-        chunks = chunks.cast(typ.value_type)
-        typ = chunks.type
-    if chunks.null_count:
+    if not na_values or not _is_text_type(dictionary.type):
+        return None
+    bad = pc.is_in(dictionary, value_set=pa.array(na_values, type=dictionary.type)).to_numpy(zero_copy_only=False)
+    return bad if bad.any() else None
+
+
+def _ids(col: _Column, na_values: list[str]) -> tuple[np.ndarray, list]:
+    """Codes into the sorted distinct identifiers, and those identifiers as Python objects."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    dictionary, codes = col.unify()
+    if _na_entries(dictionary, na_values) is not None:
         raise _Fallback("missing identifiers")
-    if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ)):
-        raise _Fallback(f"identifiers of type {typ}")
-    enc = _unified(chunks)
-    dictionary = enc[0]
-    order = pc.array_sort_indices(dictionary).to_numpy()
-    return _dense_rank(order)[enc[1]], dictionary.take(pa.array(order)).to_pylist()
+    order = pc.array_sort_indices(dictionary).to_numpy()  # UTF-8 byte order is code-point order (sorted())
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank[codes], dictionary.take(pa.array(order)).to_pylist()
 
 
-def _unified(chunks: Any) -> tuple[Any, np.ndarray]:
-    """(dictionary, int64 codes with -1 for nulls) of a chunked column, dictionary in first-appearance order."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    encoded = pa.chunked_array([c.dictionary_encode() for c in chunks.chunks],
-                               type=pa.dictionary(pa.int32(), chunks.type)).unify_dictionaries()
-    dictionary = encoded.chunks[0].dictionary if encoded.num_chunks else pa.array([], type=chunks.type)
-    codes = np.empty(len(chunks), dtype=np.int64)
-    at = 0
-    for c in encoded.chunks:
-        codes[at:at + len(c)] = pc.fill_null(c.indices, -1).to_numpy()
-        at += len(c)
-    return dictionary, codes
-
-
-def _arrow_labels(chunks: Any, *, pandas_nulls: bool) -> tuple[np.ndarray, np.ndarray]:
+def _labels(col: _Column, na_values: list[str], pandas_nulls: bool) -> tuple[np.ndarray, np.ndarray]:
     """Codes into the distinct labels (first appearance; -1 missing) and those labels as Python objects.
 
     ``pandas_nulls``: integers with missing values become floats, as in a DataFrame (what the
     cell path reads).
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    typ = chunks.type
-    if pa.types.is_dictionary(typ):
-        chunks = chunks.cast(typ.value_type)
-        typ = chunks.type
-    if pa.types.is_floating(typ):
-        if pc.any(pc.is_nan(chunks)).as_py():
-            raise _Fallback("NaN labels")
-    elif not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ)
-              or pa.types.is_boolean(typ)):
-        raise _Fallback(f"labels of type {typ}")
-    if pandas_nulls and pa.types.is_integer(typ) and chunks.null_count:
-        chunks = chunks.cast(pa.float64())
-    dictionary, codes = _unified(chunks)
+    dictionary, codes = col.unify()
+    bad = _na_entries(dictionary, na_values)
+    if bad is not None:  # those labels are missing: renumber the others
+        renumber = np.append(np.where(bad, -1, np.cumsum(~bad) - 1), -1).astype(np.int32)
+        codes = renumber[codes]
+        dictionary = dictionary.filter(pa.array(~bad))
+    if pandas_nulls and pa.types.is_integer(dictionary.type) and (col.nulls or bad is not None):
+        dictionary = dictionary.cast(pa.float64())
     return codes, np.asarray(dictionary.to_pylist() + [None], dtype=object)[:-1]
 
 
@@ -286,8 +321,8 @@ class _Counting(io.RawIOBase):
         return self.pos
 
 
-def _csv_table(path: Path, sep: str, columns: tuple[str, str, str], na_values: list[str]) -> Any:
-    """The three columns of a CSV / TSV as Arrow strings, read block by block."""
+def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values: list[str]) -> dict[str, _Column]:
+    """The three columns of a CSV / TSV, parsed as text and encoded one block at a time."""
     import csv
 
     import pyarrow as pa
@@ -303,21 +338,21 @@ def _csv_table(path: Path, sep: str, columns: tuple[str, str, str], na_values: l
     if not set(columns) <= set(header):
         raise _Fallback("a column is not in the header")
     size = path.stat().st_size
-    bar = _byte_bar(size, f"reading {path.name}")
     opts = dict(
         read_options=pacsv.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
         parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
         convert_options=pacsv.ConvertOptions(
-            column_types={c: pa.string() for c in columns}, include_columns=list(dict.fromkeys(columns)),
+            column_types={c: pa.string() for c in columns}, include_columns=list(columns),
             strings_can_be_null=True, quoted_strings_can_be_null=True, null_values=["", *na_values]))
-    batches = []
+    cols = {c: _Column("label" if c == columns[2] else "id") for c in columns}
+    bar = _byte_bar(size, f"reading {path.name}")
     try:
         with path.open("rb") as fh:
             raw = _Counting(fh)
-            reader = pacsv.open_csv(raw, **opts)
             done = 0
-            for batch in reader:
-                batches.append(batch)
+            for batch in pacsv.open_csv(raw, **opts):
+                for c, col in cols.items():
+                    col.add(batch.column(c))
                 if bar is not None:
                     bar.update(min(raw.pos, size) - done)
                     done = min(raw.pos, size)
@@ -328,7 +363,7 @@ def _csv_table(path: Path, sep: str, columns: tuple[str, str, str], na_values: l
             bar.close()
     if raw.quotes % 2:  # Arrow ends an unclosed quoted field at the end of the file; pandas refuses it
         raise _Fallback("an odd number of quotes")
-    return pa.Table.from_batches(batches, schema=reader.schema) if batches else None
+    return cols
 
 
 #: line breaks of ``str.splitlines`` that JSON keeps inside strings (the cell path splits lines there)
@@ -381,8 +416,9 @@ def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
     return table
 
 
-def _parquet_table(path: Path, columns: tuple[str, str, str]) -> tuple[Any, bool]:
-    """The three columns of a Parquet file, and whether integer labels with missing values stay integers.
+def _parquet_batches(path: Path, columns: tuple[str, str, str]) -> tuple[Any, int, bool]:
+    """Record batches of the three columns of a Parquet file, its row count, and whether integer labels
+    with missing values stay integers.
 
     ``pandas.read_parquet`` gives a nullable integer column where the file's pandas metadata says
     so, else floats (NaN for the missing values): the route keeps to what it gives.
@@ -390,19 +426,16 @@ def _parquet_table(path: Path, columns: tuple[str, str, str]) -> tuple[Any, bool
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from softirr_stats.data._readers._common import parsing
-
     try:
-        schema = pq.read_schema(path)
-        if not set(columns) <= set(schema.names):
-            raise _Fallback("a column is not in the file")
-        with parsing(path.stat().st_size, f"reading {path.name}"):
-            table = pq.read_table(path, columns=list(dict.fromkeys(columns)))
+        pf = pq.ParquetFile(path)
+        schema = pf.schema_arrow
     except pa.ArrowException as err:
         raise _Fallback(str(err)) from None
+    if not set(columns) <= set(schema.names):
+        raise _Fallback("a column is not in the file")
     meta = {c.get("name"): c for c in (schema.pandas_metadata or {}).get("columns", [])}
     nullable = str(meta.get(columns[2], {}).get("numpy_type", "")).startswith(("Int", "UInt"))
-    return table, nullable
+    return pf.iter_batches(batch_size=1 << 20, columns=list(columns)), pf.metadata.num_rows, nullable
 
 
 def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater: str, label: str,
@@ -413,37 +446,51 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
     whose every value is a number is numeric (as the pandas route). JSON Lines and Parquet keep
     their types; ``na_values`` there marks text cells equal to one of them as missing.
     """
-    if not have_arrow() or not _utf8(encoding) or fmt not in ("csv", "tsv", "jsonl", "parquet"):
+    columns = (item, rater, label)
+    if (not have_arrow() or not _utf8(encoding) or fmt not in ("csv", "tsv", "jsonl", "parquet")
+            or len(set(columns)) < 3):
         return None
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    columns = (item, rater, label)
     nullable_ints = False
     try:
-        if fmt in ("csv", "tsv"):
+        if fmt in ("csv", "tsv", "jsonl"):
             with path.open("rb") as fh:
-                if fh.read(2) == b"\x1f\x8b":
+                if fh.read(2) == b"\x1f\x8b":  # gzip: the pandas route decompresses it
                     return None
-            table = _csv_table(path, "," if fmt == "csv" else "\t", columns, na_values)
-        elif fmt == "jsonl":
-            table = _jsonl_table(path, columns)
+        if fmt in ("csv", "tsv"):
+            cols = _csv_columns(path, "," if fmt == "csv" else "\t", columns, na_values)
         else:
-            table, nullable_ints = _parquet_table(path, columns)
-        if table is None or table.num_rows == 0 or not set(columns) <= set(table.column_names):
+            if fmt == "jsonl":
+                table = _jsonl_table(path, columns)
+                if not set(columns) <= set(table.column_names):
+                    return None
+                batches, n_rows, bar = table.select(list(columns)).to_batches(), table.num_rows, None
+                del table
+            else:
+                batches, n_rows, nullable_ints = _parquet_batches(path, columns)
+                bar = _row_bar(n_rows, path)
+            cols = {c: _Column("label" if c == label else "id") for c in columns}
+            try:
+                for batch in batches:
+                    for c, col in cols.items():
+                        col.add(batch.column(c))
+                    if bar is not None:
+                        bar.update(batch.num_rows)
+            except pa.ArrowException as err:
+                raise _Fallback(str(err)) from None
+            finally:
+                if bar is not None:
+                    bar.close()
+        if cols[item].length == 0:
             return None
-        cols = {c: table.column(c) for c in dict.fromkeys(columns)}
-        if na_values and fmt not in ("csv", "tsv"):  # CSV: already null
-            na = pa.array(na_values, type=pa.string())
-            for c, col in cols.items():
-                if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-                    cols[c] = pc.if_else(pc.is_in(col, value_set=na.cast(col.type)), pa.scalar(None, col.type), col)
-        ic, items = _arrow_ids(cols[item])
-        rc, raters = _arrow_ids(cols[rater])
-        lc, uniques = _arrow_labels(cols[label], pandas_nulls=fmt != "csv" and not nullable_ints)
+        ic, items = _ids(cols[item], na_values if fmt not in ("csv", "tsv") else [])
+        rc, raters = _ids(cols[rater], na_values if fmt not in ("csv", "tsv") else [])
+        lc, uniques = _labels(cols[label], na_values if fmt not in ("csv", "tsv") else [],
+                              pandas_nulls=fmt not in ("csv", "tsv") and not nullable_ints)
     except _Fallback:
         return None
-    del table, cols
+    del cols
     if fmt in ("csv", "tsv") and len(uniques):
         import pandas as pd
 
@@ -452,3 +499,15 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
         # numbers where every label is one: decided on the distinct labels (the same set as the cells')
         uniques = np.asarray(_numeric_labels(pd.Series(uniques, dtype=str)).to_numpy(dtype=object), dtype=object)
     return assemble(cls, ic, items, rc, raters, lc, uniques, categories, normalize)
+
+
+def _row_bar(n_rows: int, path: Path) -> Any:
+    """A tqdm bar over the rows of a Parquet file (on a terminal, for files over ``BIG_INPUT`` bytes), or None."""
+    from softirr_stats.data._readers import _common
+
+    if path.stat().st_size <= _common.BIG_INPUT or os.environ.get("SOFTIRR_PROGRESS", "") == "0":
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=n_rows, desc=f"reading {path.name}", unit=" rows", unit_scale=True, leave=False,
+                disable=None, dynamic_ncols=True)
