@@ -23,7 +23,6 @@ from __future__ import annotations
 import codecs
 import io
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -366,15 +365,24 @@ def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values:
     return cols
 
 
-#: line breaks of ``str.splitlines`` that JSON keeps inside strings (the cell path splits lines there)
-_UNICODE_BREAKS = "[\u0085\u2028\u2029]"
+def _has_unicode_breaks(block: bytes) -> bool:
+    """Whether UTF-8 text holds U+0085, U+2028 or U+2029: ``str.splitlines`` breaks lines there, JSON does not."""
+    arr = np.frombuffer(block, dtype=np.uint8)
+    at = np.flatnonzero(arr[:-1] == 0xC2)
+    if np.any(arr[at + 1] == 0x85):
+        return True
+    at = np.flatnonzero(arr[:-2] == 0xE2)
+    return bool(np.any((arr[at + 1] == 0x80) & ((arr[at + 2] == 0xA8) | (arr[at + 2] == 0xA9))))
 
 
-def _jsonl_lines(path: Path) -> int:
-    """Lines holding something, when no line is blank (a count of newlines; blank lines are checked later)."""
+def _jsonl_lines(path: Path) -> int | None:
+    """Lines holding something, when no line is blank (a count of newlines); None when the cell path
+    would split lines elsewhere (Unicode line breaks inside strings)."""
     lines, last = 0, b""
     with path.open("rb") as fh:
         while block := fh.read(BLOCK_BYTES):
+            if _has_unicode_breaks(last[-2:] + block):
+                return None
             lines += block.count(b"\n")
             last = block
     if last and not last.endswith(b"\n") and last.rsplit(b"\n", 1)[-1].strip():
@@ -398,14 +406,10 @@ def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
             table = pajson.read_json(path, read_options=pajson.ReadOptions(block_size=1 << 22, use_threads=False))
     except (pa.ArrowException, UnicodeDecodeError) as err:
         raise _Fallback(str(err)) from None
-    if table.num_rows != lines:  # blank lines, two objects on a line
+    if lines is None or table.num_rows != lines:  # Unicode line breaks, blank lines, two objects on a line
         raise _Fallback("lines")
-    if any(re.search(_UNICODE_BREAKS, name) for name in table.column_names):
-        raise _Fallback("line breaks")
     for name, col in zip(table.column_names, table.columns):
         typ = col.type
-        if pa.types.is_string(typ) and pc.any(pc.match_substring_regex(col, _UNICODE_BREAKS)).as_py():
-            raise _Fallback("line breaks")
         if pa.types.is_floating(typ):  # 1e999 / integers beyond the float range / NaN: the cell path's messages
             finite = pc.all(pc.is_finite(col)).as_py()
             big = pc.max(pc.abs(col)).as_py() if col.length() - col.null_count else 0.0
