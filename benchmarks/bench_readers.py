@@ -24,7 +24,8 @@ labels missing, written as CSV, JSON Lines and Parquet; each is read with ``read
 fresh process and, in the same run, with plain pandas (``pandas.read_csv`` / ``read_json(lines=True)``
 / ``read_parquet`` of the same file, default options). A row gives the file size, the read's wall and
 CPU time (imports excluded: numpy, pandas, pyarrow and the package are imported first), the peak RSS
-of the process and that peak less the RSS after the imports, each over the file size, and the ratio
+of the process (``VmHWM`` from ``/proc/self/status``: ``ru_maxrss`` of a child carries the forking
+parent's peak over ``exec``) and that peak less the RSS after the imports, each over the file size, and the ratio
 of our wall time to pandas'. ``route`` is ``arrow`` (the default with pyarrow), ``pandas`` (pyarrow
 hidden: pandas readers, then the columnar ``from_long``) or ``cells`` (the cell-by-cell path of
 before, run only up to ``--cells-max`` rows)::
@@ -112,7 +113,7 @@ def _run(kind: str, path: Path) -> tuple[float, float, float, str]:
 
 
 _TABLE_CHILD = """
-import resource, sys, time, warnings
+import sys, time, warnings
 warnings.simplefilter("ignore")
 import numpy, pandas as pd, pyarrow, pyarrow.csv, pyarrow.json, pyarrow.parquet
 from softirr_stats.data import _columnar, _io, read_annotations
@@ -124,10 +125,10 @@ if route == "cells":
     _io._DISTINCT_MIN = 10 ** 12
 elif route == "pandas":
     _columnar.have_arrow = lambda: False
-def rss():
+def rss(field):  # VmHWM: the peak of this process image (ru_maxrss would carry the forking parent's over exec)
     with open("/proc/self/status") as fh:
-        return next(int(l.split()[1]) for l in fh if l.startswith("VmRSS")) / 1024
-base = rss()
+        return next(int(l.split()[1]) for l in fh if l.startswith(field)) / 1024
+base = rss("VmRSS")
 t0, c0 = time.perf_counter(), time.process_time()
 if route == "peer":
     fmt = path.rsplit(".", 1)[-1]
@@ -136,7 +137,7 @@ if route == "peer":
 else:
     what = repr(read_annotations(path))
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+peak = rss("VmHWM")
 print(f"{wall:.3f} {cpu:.3f} {base:.0f} {peak:.0f} {what}")
 """
 
@@ -182,8 +183,9 @@ def tables_main(sizes: list[int], formats: list[str], cells_max: int) -> None:
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at start")
     print("| rows | format | route | file MB | wall s | CPU s | peak RSS MiB | peak - after imports MiB | "
-          "peak / file | (peak - imports) / file | pandas wall s | pandas peak MiB | ours / pandas wall |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "peak / file | (peak - imports) / file | pandas wall s | pandas CPU s | pandas peak MiB | "
+          "ours / pandas wall | ours / pandas CPU |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for rows in sizes:
             t0 = time.perf_counter()
@@ -203,8 +205,9 @@ def tables_main(sizes: list[int], formats: list[str], cells_max: int) -> None:
                     print(f"| {rows:.0e} | {fmt} | {route} | {mib:.1f} | {r['wall']:.2f} | {r['cpu']:.2f} | "
                           f"{r['peak']:.0f} | {r['peak'] - r['base']:.0f} | {r['peak'] / mib:.2f} | "
                           f"{(r['peak'] - r['base']) / mib:.2f} | " + (
-                              f"{peer['wall']:.2f} | {peer['peak']:.0f} | {r['wall'] / peer['wall']:.2f} |" if peer
-                              else "not run | | |"), flush=True)
+                              f"{peer['wall']:.2f} | {peer['cpu']:.2f} | {peer['peak']:.0f} | "
+                              f"{r['wall'] / peer['wall']:.2f} | {r['cpu'] / peer['cpu']:.2f} |" if peer
+                              else "not run | | | | |"), flush=True)
             for p in paths.values():
                 p.unlink()
     load = os.getloadavg()
