@@ -56,42 +56,50 @@ def _dense_rank(order: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _duplicate_message(key: np.ndarray, ic: np.ndarray, rc: np.ndarray, items: list, raters: list) -> str:
+def flat_key(ic: np.ndarray, rc: np.ndarray, n_items: int, n_raters: int) -> np.ndarray:
+    """Each row's cell ``item * n_raters + rater`` in the (items x raters) matrix (int32 where it fits)."""
+    idx = np.int32 if n_items * n_raters < 2**31 else np.int64
+    key = ic.astype(idx)
+    key *= idx(n_raters)
+    key += rc.astype(idx, copy=False)
+    return key
+
+
+def _duplicate_message(key: np.ndarray, items: list, raters: list) -> str:
     """The message of ``from_long`` for duplicate (item, rater) rows, from the flat keys (error path only)."""
     counts = np.bincount(key)
     dup_rows = np.flatnonzero(counts[key] > 1)
     _, first = np.unique(key[dup_rows], return_index=True)
     rows = dup_rows[np.sort(first)[:10]]
-    listed = ", ".join(f"({items[ic[k]]!r}, {raters[rc[k]]!r})" for k in rows)
+    n_raters = len(raters)
+    listed = ", ".join(f"({items[key[k] // n_raters]!r}, {raters[key[k] % n_raters]!r})" for k in rows)
     return (f"duplicate (item, rater) rows: {len(dup_rows)} rows share an (item, rater) pair; "
             f"first ones: {listed}")
 
 
-def assemble(cls: type[Annotations], ic: np.ndarray, items: list, rc: np.ndarray, raters: list,
-             lc: np.ndarray, label_uniques: np.ndarray, categories: Any, normalize: str | None) -> Annotations:
+def assemble(cls: type[Annotations], key: np.ndarray, items: list, raters: list, lc: np.ndarray,
+             label_uniques: np.ndarray, categories: Any, normalize: str | None) -> Annotations:
     """Annotations from factorised columns.
 
-    ``ic`` / ``rc``: the row's position in ``items`` / ``raters`` (already in their final order);
-    ``lc``: the row's position in ``label_uniques`` (the distinct present labels in order of first
-    appearance, an object array), ``-1`` for a missing label. The checks run in the order of
-    ``from_long``: duplicate (item, rater) rows, then the label rules on the distinct labels.
+    ``key``: each row's cell (:func:`flat_key` of its positions in ``items`` and ``raters``, which
+    are in their final order); ``lc``: the row's position in ``label_uniques`` (the distinct present
+    labels in order of first appearance, an object array), ``-1`` for a missing label. The checks
+    run in the order of ``from_long``: duplicate (item, rater) rows, then the label rules on the
+    distinct labels.
     """
     n_items, n_raters = len(items), len(raters)
-    cells = n_items * n_raters
-    idx = np.int32 if cells < 2**31 else np.int64
-    key = ic.astype(idx, copy=False) * idx(n_raters) + rc.astype(idx, copy=False)
-    last = np.full(cells, -1, dtype=np.int32 if len(key) < 2**31 else np.int64)
-    last[key] = np.arange(len(key), dtype=last.dtype)  # one write per distinct pair
-    if np.count_nonzero(last >= 0) != len(key):
-        raise ValueError(_duplicate_message(key, ic, rc, items, raters))
-    del last
+    seen = np.zeros(n_items * n_raters, dtype=bool)
+    seen[key] = True
+    if np.count_nonzero(seen) != len(key):  # two rows on one cell
+        raise ValueError(_duplicate_message(key, items, raters))
+    del seen
     if len(label_uniques) == 0:  # the message of the cell path: every label is missing
         label_uniques = np.array([None], dtype=object)
     # the label rules (kinds, numbers, normalize=, categories=) on the distinct labels only
     probe = cls._from_cells(np.arange(len(label_uniques)), np.zeros(len(label_uniques), dtype=np.int64),
                             label_uniques, range(len(label_uniques)), (0, 1), categories, normalize=normalize)
     code_of = np.append(probe.codes[:, 0], np.int32(-1))  # lc == -1 (missing) -> -1
-    codes = np.full(cells, -1, dtype=np.int32)
+    codes = np.full(n_items * n_raters, -1, dtype=np.int32)
     codes[key] = code_of[lc]
     return cls(codes.reshape(n_items, n_raters), probe.vocabulary, items=items, raters=raters, kind=probe.kind,
                categories=probe.categories)
@@ -171,7 +179,8 @@ def frame_annotations(cls: type[Annotations], df: pd.DataFrame, item: str, rater
         return None
     (ic, items), (rc, raters) = ids
     try:
-        return assemble(cls, ic, items, rc, raters, labels[0], labels[1], categories, normalize)
+        return assemble(cls, flat_key(ic, rc, len(items), len(raters)), items, raters, labels[0], labels[1],
+                        categories, normalize)
     except ValueError as err:
         if str(err).startswith("duplicate (item, rater) rows"):
             return None
@@ -233,7 +242,10 @@ class _Column:
         for c in encoded.chunks:
             codes[at:at + len(c)] = pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False)
             at += len(c)
-        return encoded.chunks[0].dictionary, codes
+        dictionary = encoded.chunks[0].dictionary
+        del encoded, c
+        pa.default_memory_pool().release_unused()  # the batches' indices, freed: back to the system
+        return dictionary, codes
 
 
 def _na_entries(dictionary: Any, na_values: list[str]) -> np.ndarray | None:
@@ -498,6 +510,9 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
     except _Fallback:
         return None
     del cols
+    key = flat_key(ic, rc, len(items), len(raters))
+    del ic, rc
+    pa.default_memory_pool().release_unused()  # the batches' indices, freed: back to the system
     if fmt in ("csv", "tsv") and len(uniques):
         import pandas as pd
 
@@ -505,7 +520,7 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
 
         # numbers where every label is one: decided on the distinct labels (the same set as the cells')
         uniques = np.asarray(_numeric_labels(pd.Series(uniques, dtype=str)).to_numpy(dtype=object), dtype=object)
-    return assemble(cls, ic, items, rc, raters, lc, uniques, categories, normalize)
+    return assemble(cls, key, items, raters, lc, uniques, categories, normalize)
 
 
 def _row_bar(n_rows: int, path: Path) -> Any:
