@@ -119,7 +119,7 @@ def test_csv_options_on_every_route(monkeypatch, tmp_path):
     for kw in ({"normalize": "NFC+casefold"}, {"na_values": ["NA", "n/a"]}, {"na_values": "NA"},
                {"categories": ["Café", "cafe\u0301", "ÉTÉ", "été", "NA", "n/a", "unused"]},
                {"categories": ["Café"]}, {"normalize": "bad"}):
-        _assert_same(monkeypatch, lambda: read_annotations(path, **kw))
+        _assert_same(monkeypatch, lambda kw=kw: read_annotations(path, **kw))
     tsv = _write(tmp_path, "r.tsv", CSV_CASES["basic"].replace(",", "\t"))
     assert _assert_same(monkeypatch, lambda: read_annotations(tsv), expect_ok=True)
     renamed = _write(tmp_path, "s.csv", "doc,who,text\n1,x,a\n1,y,b\n")
@@ -136,7 +136,7 @@ def test_csv_at_a_few_thousand_rows_numbers_and_duplicates(monkeypatch, tmp_path
     items = rng.permutation(n // 3).repeat(3)
     raters = np.tile(["r2", "r10", "r1"], n // 3)
     labels = rng.choice(["1", "2", "3.5", "04", ""], n)
-    body = "".join(f"{i},{r},{lab}\n" for i, r, lab in zip(items, raters, labels))
+    body = "".join(f"{i},{r},{lab}\n" for i, r, lab in zip(items, raters, labels, strict=True))
     path = _write(tmp_path, "n.csv", "item,rater,label\n" + body)
     out = _assert_same(monkeypatch, lambda: read_annotations(path), expect_ok=True)
     assert out[0][1] == "numeric"
@@ -263,7 +263,7 @@ def test_from_long_by_columns_equals_the_cell_path(monkeypatch, case):
 def test_from_long_categories_by_columns(monkeypatch):
     df = FRAMES["object text"]()
     for cats in (["q", "p", "unused"], ["p"], ["p", None], ["p", "p", "q"]):
-        _assert_same(monkeypatch, lambda: Annotations.from_long(df, categories=cats), routes=("cells", "arrow"))
+        _assert_same(monkeypatch, lambda cats=cats: Annotations.from_long(df, categories=cats), routes=("cells", "arrow"))
 
 
 PARQUET_FRAMES = ("object text", "int ids, float labels", "int labels", "bool labels", "object booleans",

@@ -423,7 +423,7 @@ def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
         raise _Fallback(str(err)) from None
     if lines is None or table.num_rows != lines:  # Unicode line breaks, blank lines, two objects on a line
         raise _Fallback("lines")
-    for name, col in zip(table.column_names, table.columns):
+    for name, col in zip(table.column_names, table.columns, strict=True):
         typ = col.type
         if pa.types.is_floating(typ):  # 1e999 / integers beyond the float range / NaN: the cell path's messages
             finite = pc.all(pc.is_finite(col)).as_py()
