@@ -17,6 +17,20 @@ Run::
 
     python benchmarks/bench_readers.py                  # 100 MB export, 2000 documents
     python benchmarks/bench_readers.py --mb 10 --docs 200   # a quick run
+
+With ``--tables ROWS`` (e.g. ``--tables 1e6,1e7``) it measures instead the long tables of issue #24:
+``ROWS`` rows (item, rater, label) = ``ROWS / 10`` items x 10 raters, 50 text labels, 10% of the
+labels missing, written as CSV, JSON Lines and Parquet; each is read with ``read_annotations`` in a
+fresh process and, in the same run, with plain pandas (``pandas.read_csv`` / ``read_json(lines=True)``
+/ ``read_parquet`` of the same file, default options). A row gives the file size, the read's wall and
+CPU time (imports excluded: numpy, pandas, pyarrow and the package are imported first), the peak RSS
+of the process (``VmHWM`` from ``/proc/self/status``: ``ru_maxrss`` of a child carries the forking
+parent's peak over ``exec``) and that peak less the RSS after the imports, each over the file size, and the ratio
+of our wall time to pandas'. ``route`` is ``arrow`` (the default with pyarrow), ``pandas`` (pyarrow
+hidden: pandas readers, then the columnar ``from_long``) or ``cells`` (the cell-by-cell path of
+before, run only up to ``--cells-max`` rows)::
+
+    nice -n 10 python benchmarks/bench_readers.py --tables 1e6,1e7
 """
 
 import argparse
@@ -98,11 +112,120 @@ def _run(kind: str, path: Path) -> tuple[float, float, float, str]:
     return float(wall), float(rss), float(cpu), rest
 
 
+_TABLE_CHILD = """
+import sys, time, warnings
+warnings.simplefilter("ignore")
+import numpy, pandas as pd, pyarrow, pyarrow.csv, pyarrow.json, pyarrow.parquet
+from softirr_stats.data import _columnar, _io, read_annotations
+from softirr_stats.data import _annotations  # noqa: F401
+route, path = sys.argv[1], sys.argv[2]
+if route == "cells":
+    _columnar.read_long = lambda *a, **k: None
+    _columnar.frame_annotations = lambda *a, **k: None
+    _io._DISTINCT_MIN = 10 ** 12
+elif route == "pandas":
+    _columnar.have_arrow = lambda: False
+def rss(field):  # VmHWM: the peak of this process image (ru_maxrss would carry the forking parent's over exec)
+    with open("/proc/self/status") as fh:
+        return next(int(l.split()[1]) for l in fh if l.startswith(field)) / 1024
+base = rss("VmRSS")
+t0, c0 = time.perf_counter(), time.process_time()
+if route == "peer":
+    fmt = path.rsplit(".", 1)[-1]
+    out = {"csv": pd.read_csv, "parquet": pd.read_parquet}.get(fmt, lambda p: pd.read_json(p, lines=True))(path)
+    what = f"DataFrame{out.shape}"
+else:
+    what = repr(read_annotations(path))
+wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+peak = rss("VmHWM")
+print(f"{wall:.3f} {cpu:.3f} {base:.0f} {peak:.0f} {what}")
+"""
+
+
+def _write_tables(root: Path, rows: int) -> dict[str, Path]:
+    """CSV, JSON Lines and Parquet of ``rows`` ratings: rows/10 items x 10 raters, 50 labels, 10% missing."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(0)
+    n_items = rows // 10
+    items = pa.array([f"item{k:07d}" for k in range(n_items)]).take(pa.array(np.repeat(np.arange(n_items), 10)))
+    raters = pa.array([f"r{j}" for j in range(10)]).take(pa.array(np.tile(np.arange(10), n_items)))
+    codes = rng.integers(0, 50, rows)
+    labels = pa.array([f"label_{k:02d}" for k in range(50)]).take(
+        pa.array(codes, mask=rng.random(rows) < 0.1))
+    table = pa.table({"item": items, "rater": raters, "label": labels})
+    paths = {"csv": root / f"r{rows}.csv", "jsonl": root / f"r{rows}.jsonl", "parquet": root / f"r{rows}.parquet"}
+    pacsv.write_csv(table, paths["csv"], pacsv.WriteOptions(quoting_style="none"))
+    pq.write_table(table, paths["parquet"])
+    label_json = pc.fill_null(pc.binary_join_element_wise('"', labels, '"', ""), "null")
+    lines = pc.binary_join_element_wise('{"item": "', items, '", "rater": "', raters, '", "label": ', label_json,
+                                        "}\n", "")
+    with paths["jsonl"].open("wb") as fh:
+        for chunk in (lines.chunks if isinstance(lines, pa.ChunkedArray) else [lines]):
+            offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset:chunk.offset + len(chunk) + 1]
+            fh.write(memoryview(chunk.buffers()[2])[offsets[0]:offsets[-1]])
+    return paths
+
+
+def _run_table(route: str, path: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", _TABLE_CHILD, route, str(path)], check=True, capture_output=True,
+                         text=True)
+    wall, cpu, base, peak, what = out.stdout.strip().splitlines()[-1].split(" ", 4)
+    return {"wall": float(wall), "cpu": float(cpu), "base": float(base), "peak": float(peak), "what": what}
+
+
+def tables_main(sizes: list[int], formats: list[str], cells_max: int) -> None:
+    import os
+
+    load = os.getloadavg()
+    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at start")
+    print("| rows | format | route | file MB | wall s | CPU s | peak RSS MiB | peak - after imports MiB | "
+          "peak / file | (peak - imports) / file | pandas wall s | pandas CPU s | pandas peak MiB | "
+          "ours / pandas wall | ours / pandas CPU |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for rows in sizes:
+            t0 = time.perf_counter()
+            paths = _write_tables(Path(tmp), rows)
+            print(f"<!-- generated {rows:.0e} rows in {time.perf_counter() - t0:.1f} s -->", flush=True)
+            for fmt in formats:
+                path = paths[fmt]
+                mib = path.stat().st_size / 2**20
+                # pandas.read_json(lines=True) and the JSON cell path hold every row as Python objects
+                # (about 1 GB per 1e6 rows): beyond --cells-max only the Arrow route reads JSON Lines
+                small = rows <= cells_max
+                peer = _run_table("peer", path) if fmt != "jsonl" or small else None
+                routes = (["arrow"] + (["pandas"] if fmt == "csv" or (fmt == "jsonl" and small) else [])
+                          + (["cells"] if small else []))
+                for route in routes:
+                    r = _run_table(route, path)
+                    print(f"| {rows:.0e} | {fmt} | {route} | {mib:.1f} | {r['wall']:.2f} | {r['cpu']:.2f} | "
+                          f"{r['peak']:.0f} | {r['peak'] - r['base']:.0f} | {r['peak'] / mib:.2f} | "
+                          f"{(r['peak'] - r['base']) / mib:.2f} | " + (
+                              f"{peer['wall']:.2f} | {peer['cpu']:.2f} | {peer['peak']:.0f} | "
+                              f"{r['wall'] / peer['wall']:.2f} | {r['cpu'] / peer['cpu']:.2f} |" if peer
+                              else "not run | | | | |"), flush=True)
+            for p in paths.values():
+                p.unlink()
+    load = os.getloadavg()
+    print(f"\nload average at the end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=100.0, help="size of the Label Studio export (MB)")
     parser.add_argument("--docs", type=int, default=2000, help="brat documents per annotator")
+    parser.add_argument("--tables", default=None, help="long tables instead: rows, comma-separated (e.g. 1e6,1e7)")
+    parser.add_argument("--formats", default="csv,jsonl,parquet")
+    parser.add_argument("--cells-max", type=float, default=1e6,
+                        help="largest table the cell-by-cell path (and pandas' JSON reader) reads")
     args = parser.parse_args()
+    if args.tables:
+        tables_main([int(float(x)) for x in args.tables.split(",")], args.formats.split(","), int(args.cells_max))
+        return
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -395,6 +395,11 @@ class Annotations:
             if df[col].isna().any():
                 bad = df.index[df[col].isna()].tolist()[:5]
                 raise ValueError(f"{role} column {col!r} has missing values (rows {bad})")
+        from softirr_stats.data._columnar import frame_annotations
+
+        fast = frame_annotations(cls, df, item, rater, label, categories, normalize)  # by whole columns
+        if fast is not None:
+            return fast
         dup = df.duplicated(subset=[item, rater], keep=False)
         if dup.any():
             pairs = df.loc[dup, [item, rater]].drop_duplicates().head(10)

@@ -21,12 +21,12 @@ from softirr_stats.data._annotations import Annotations
 
 __all__ = ["read_annotations", "read_table", "demo_path"]
 
-_FORMATS = ("csv", "jsonl", "tsv")
+_FORMATS = ("csv", "jsonl", "tsv", "parquet")
 
 
 def read_table(path: str | Path, *, format: str | None = None,
                na_values: Sequence[str] | str | None = None, encoding: str = "utf-8") -> pd.DataFrame:
-    """Read a CSV, TSV or JSON Lines file into a DataFrame.
+    """Read a CSV, TSV, JSON Lines or Parquet file into a DataFrame.
 
     CSV/TSV cells are read as text, and only empty cells are missing unless ``na_values``
     lists more strings (e.g. ``["NA", "n/a"]``). JSON Lines rows may hold lists of strings
@@ -37,8 +37,9 @@ def read_table(path: str | Path, *, format: str | None = None,
     ----------
     path : str or Path
         The file.
-    format : {"csv", "tsv", "jsonl"}, optional
-        Default: from the extension.
+    format : {"csv", "tsv", "jsonl", "parquet"}, optional
+        Default: from the extension. Parquet needs pyarrow (the ``parquet`` extra); its columns keep
+        their types, and ``na_values`` marks text cells equal to one of them as missing.
     na_values : str or sequence of str, optional
         Further cell texts read as missing (CSV/TSV).
     encoding : str
@@ -64,9 +65,11 @@ def read_table(path: str | Path, *, format: str | None = None,
     if not path.exists():
         raise FileNotFoundError(f"annotation file not found: {path}")
     fmt = format or {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-                     ".json": "jsonl"}.get(path.suffix.lower())
+                     ".json": "jsonl", ".parquet": "parquet", ".pq": "parquet"}.get(path.suffix.lower())
     if fmt not in _FORMATS:
         raise ValueError(f"format must be one of {list(_FORMATS)} (or a .csv/.tsv/.jsonl file); got {fmt!r} for {path.name}")
+    if fmt == "parquet":
+        return _read_parquet(path, na_values)
     if fmt in ("csv", "tsv"):
         return _read_delimited(path, "," if fmt == "csv" else "\t", na_values, encoding)
     from softirr_stats.data._readers._common import check_number, iter_jsonl, read_text
@@ -79,6 +82,23 @@ def read_table(path: str | Path, *, format: str | None = None,
     if not rows:
         raise ValueError(f"{path}: the file is empty (no JSON lines)")
     df = pd.DataFrame(rows)
+    if na_values:
+        df = df.mask(df.isin(list(na_values)))
+    return df
+
+
+def _read_parquet(path: Path, na_values: Sequence[str]) -> pd.DataFrame:
+    """A Parquet file as a DataFrame (pyarrow); text cells listed in ``na_values`` become missing."""
+    from softirr_stats.data._columnar import have_arrow
+
+    if not have_arrow():
+        raise ImportError(f"{path.name}: reading Parquet needs pyarrow; pip install 'softirr-stats[parquet]'")
+    import pyarrow as pa
+
+    try:
+        df = pd.read_parquet(path, engine="pyarrow")
+    except pa.ArrowException as err:
+        raise ValueError(f"{path}: cannot be read as Parquet ({err})") from None
     if na_values:
         df = df.mask(df.isin(list(na_values)))
     return df
@@ -159,8 +179,27 @@ def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None, encod
     return df
 
 
+#: label columns longer than this are checked for numbers on their distinct values
+_DISTINCT_MIN = 1000
+
+
 def _numeric_labels(col: pd.Series) -> pd.Series:
-    """A label column read as text becomes numeric when every present value is a number."""
+    """A label column read as text becomes numeric when every present value is a number.
+
+    Decided, and converted, on the distinct labels (the same set as the cells', so the same outcome).
+    """
+    if len(col) > _DISTINCT_MIN:
+        import numpy as np
+
+        codes, uniq = pd.factorize(col)
+        small = pd.Series(np.asarray(uniq, dtype=object), dtype=col.dtype)
+        conv = _numeric_labels(small)
+        if conv is small:
+            return col
+        out = col.astype(object).copy()
+        present = codes >= 0
+        out[present] = conv.to_numpy(dtype=object)[codes[present]]
+        return out
     present = col.dropna()
     if present.empty or present.map(type).ne(str).any():
         return col
@@ -298,7 +337,7 @@ def read_annotations(
     rater_from: str = "export",
     **options: Any,
 ) -> Annotations:
-    r"""Read a long-format annotation file (CSV/TSV/JSONL) or an annotation-tool export.
+    r"""Read a long-format annotation file (CSV/TSV/JSONL/Parquet) or an annotation-tool export.
 
     Parameters
     ----------
@@ -312,7 +351,8 @@ def read_annotations(
     item, rater, label : str
         Column names of a long table (csv / tsv / jsonl only).
     format : str, optional
-        ``"csv"``, ``"tsv"``, ``"jsonl"`` (long tables) or an export: ``"label-studio"``,
+        ``"csv"``, ``"tsv"``, ``"jsonl"``, ``"parquet"`` (long tables; Parquet needs pyarrow, the
+        ``parquet`` extra, which also reads CSV / JSON Lines faster) or an export: ``"label-studio"``,
         ``"doccano"``, ``"prodigy"``, ``"webanno-tsv"``, ``"brat"``. ``None`` guesses it from the
         extension and the content; a guessed export format is announced with an
         ``ExportWarning``, and a file that fits no rule (or several) raises a ValueError asking
@@ -394,6 +434,14 @@ def read_annotations(
     if options:
         raise OptionError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
                           f"this file is read as {fmt!r}")
+    if fmt in ("csv", "tsv", "jsonl", "parquet") and p.is_file():  # by whole columns through pyarrow
+        from softirr_stats.data._columnar import read_long
+
+        fast = read_long(Annotations, p, fmt, item=item, rater=rater, label=label,
+                         na_values=_check_na_values(na_values), encoding=encoding, categories=categories,
+                         normalize=normalize)
+        if fast is not None:
+            return fast
     df = read_table(path, format=fmt, na_values=na_values, encoding=encoding)
     if label in df.columns and fmt in ("csv", "tsv"):
         df[label] = _numeric_labels(df[label])

@@ -112,6 +112,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
         return "label-studio"
     if suffix == ".csv":
         return "csv"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
     if suffix == ".ann":
         return "brat"
     import zipfile

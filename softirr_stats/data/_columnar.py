@@ -1,0 +1,535 @@
+"""Long tables at scale: columns encoded with hash tables (pandas / Arrow), never cell by cell.
+
+A long table of ``n`` rows (item, rater, label) becomes :class:`Annotations` in a few passes
+over whole columns: item and rater identifiers are factorised (``pandas.factorize`` or Arrow's
+dictionary encoding) and their distinct values sorted; labels are factorised and only their
+distinct values go through the label rules of :meth:`Annotations._from_cells` (kinds, numbers,
+``normalize=``, ``categories=``); the codes matrix is filled by one flat-index assignment.
+
+Both entry points give exactly what the cell-by-cell path gives (same items, raters, vocabulary
+and codes; pinned by ``tests/test_scale_readers.py``), and return ``None`` whenever an input
+falls outside what they handle (mixed-type identifiers, set-valued labels, a file Arrow parses
+differently or refuses, missing identifiers, ...): the caller then takes that path, so every
+error and warning it gives is kept.
+
+- :func:`frame_annotations`: ``Annotations.from_long`` on a DataFrame.
+- :func:`read_long`: ``read_annotations`` on a CSV / TSV / JSON Lines / Parquet file, through
+  pyarrow's readers when pyarrow is installed (CSV streamed in blocks, with a progress bar over
+  the bytes on a terminal for inputs over ``_common.BIG_INPUT`` bytes).
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from softirr_stats.data._annotations import Annotations
+
+__all__ = ["frame_annotations", "have_arrow", "read_long"]
+
+#: CSV block size of the streaming Arrow reader (bytes); one block is parsed and encoded at a time
+BLOCK_BYTES = 1 << 24
+
+
+def have_arrow() -> bool:
+    """Whether pyarrow can be imported (the ``parquet`` extra); tests patch this to take the pandas route."""
+    try:
+        import pyarrow  # noqa: F401
+        import pyarrow.compute  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------- assembling
+def _dense_rank(order: np.ndarray) -> np.ndarray:
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank
+
+
+def flat_key(ic: np.ndarray, rc: np.ndarray, n_items: int, n_raters: int) -> np.ndarray:
+    """Each row's cell ``item * n_raters + rater`` in the (items x raters) matrix (int32 where it fits)."""
+    idx = np.int32 if n_items * n_raters < 2**31 else np.int64
+    key = ic.astype(idx)
+    key *= idx(n_raters)
+    key += rc.astype(idx, copy=False)
+    return key
+
+
+def _duplicate_message(key: np.ndarray, items: list, raters: list) -> str:
+    """The message of ``from_long`` for duplicate (item, rater) rows, from the flat keys (error path only)."""
+    counts = np.bincount(key)
+    dup_rows = np.flatnonzero(counts[key] > 1)
+    _, first = np.unique(key[dup_rows], return_index=True)
+    rows = dup_rows[np.sort(first)[:10]]
+    n_raters = len(raters)
+    listed = ", ".join(f"({items[key[k] // n_raters]!r}, {raters[key[k] % n_raters]!r})" for k in rows)
+    return (f"duplicate (item, rater) rows: {len(dup_rows)} rows share an (item, rater) pair; "
+            f"first ones: {listed}")
+
+
+def assemble(cls: type[Annotations], key: np.ndarray, items: list, raters: list, lc: np.ndarray,
+             label_uniques: np.ndarray, categories: Any, normalize: str | None) -> Annotations:
+    """Annotations from factorised columns.
+
+    ``key``: each row's cell (:func:`flat_key` of its positions in ``items`` and ``raters``, which
+    are in their final order); ``lc``: the row's position in ``label_uniques`` (the distinct present
+    labels in order of first appearance, an object array), ``-1`` for a missing label. The checks
+    run in the order of ``from_long``: duplicate (item, rater) rows, then the label rules on the
+    distinct labels.
+    """
+    n_items, n_raters = len(items), len(raters)
+    seen = np.zeros(n_items * n_raters, dtype=bool)
+    seen[key] = True
+    if np.count_nonzero(seen) != len(key):  # two rows on one cell
+        raise ValueError(_duplicate_message(key, items, raters))
+    del seen
+    if len(label_uniques) == 0:  # the message of the cell path: every label is missing
+        label_uniques = np.array([None], dtype=object)
+    # the label rules (kinds, numbers, normalize=, categories=) on the distinct labels only
+    probe = cls._from_cells(np.arange(len(label_uniques)), np.zeros(len(label_uniques), dtype=np.int64),
+                            label_uniques, range(len(label_uniques)), (0, 1), categories, normalize=normalize)
+    code_of = np.append(probe.codes[:, 0], np.int32(-1))  # lc == -1 (missing) -> -1
+    codes = np.full(n_items * n_raters, -1, dtype=np.int32)
+    codes[key] = code_of[lc]
+    return cls(codes.reshape(n_items, n_raters), probe.vocabulary, items=items, raters=raters, kind=probe.kind,
+               categories=probe.categories)
+
+
+# ---------------------------------------------------------------------------------------- pandas columns
+def _is_text_column(col: pd.Series, *, skipna: bool) -> bool:
+    import pandas as pd
+
+    if isinstance(col.dtype, pd.StringDtype):
+        return True
+    return col.dtype == object and pd.api.types.infer_dtype(col, skipna=skipna) == "string"
+
+
+def _frame_ids(col: pd.Series) -> tuple[np.ndarray, list] | None:
+    """Codes into the sorted distinct identifiers (as ``sorted(dict.fromkeys(col.tolist()))``), or None."""
+    import pandas as pd
+
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
+        codes, uniq = pd.factorize(col.to_numpy())
+        order = np.argsort(uniq, kind="stable")
+    elif _is_text_column(col, skipna=False):
+        codes, uniq = pd.factorize(col)
+        uniq = np.asarray(uniq, dtype=object)
+        order = _text_order(uniq)
+    else:
+        return None
+    return _dense_rank(order)[codes], uniq[order].tolist()
+
+
+def _text_order(uniq: np.ndarray) -> np.ndarray:
+    """argsort of distinct Python strings in code-point order (``sorted``); Arrow's byte order when it can."""
+    if have_arrow() and len(uniq) > 1000:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        try:  # UTF-8 byte order is code-point order
+            return pc.array_sort_indices(pa.array(uniq, type=pa.string())).to_numpy()
+        except (pa.ArrowException, UnicodeEncodeError):  # lone surrogates: no UTF-8
+            pass
+    return np.argsort(uniq, kind="stable")
+
+
+def _frame_labels(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes into the distinct labels in order of first appearance (-1 missing), or None."""
+    import pandas as pd
+
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iufb":
+        codes, uniq = pd.factorize(col.to_numpy())
+        return np.asarray(codes, dtype=np.int64), uniq.astype(object)
+    if isinstance(col.dtype, pd.StringDtype):
+        codes, uniq = pd.factorize(col)
+        return np.asarray(codes, dtype=np.int64), np.asarray(uniq, dtype=object)
+    if col.dtype == object and pd.api.types.infer_dtype(col, skipna=True) in _ONE_KIND:
+        # pandas' object hash table, as the cell path's factorize (booleans never meet numbers here)
+        codes, uniq = pd.factorize(col.to_numpy(dtype=object))
+        return np.asarray(codes, dtype=np.int64), np.asarray(uniq, dtype=object)
+    return None
+
+
+#: object columns whose labels are all of one kind (pandas.api.types.infer_dtype, missing values skipped)
+_ONE_KIND = ("string", "integer", "floating", "mixed-integer-float", "boolean")
+
+
+def frame_annotations(cls: type[Annotations], df: pd.DataFrame, item: str, rater: str, label: str,
+                      categories: Any, normalize: str | None) -> Annotations | None:
+    """``from_long`` by whole columns, after its column / empty / missing-identifier checks; None: not handled.
+
+    Handled: integer or text identifiers; numeric, boolean or text labels (with missing values).
+    Duplicate (item, rater) rows give None, so that ``from_long`` raises its own message.
+    """
+    ids = _frame_ids(df[item]), _frame_ids(df[rater])
+    if ids[0] is None or ids[1] is None:
+        return None
+    labels = _frame_labels(df[label])
+    if labels is None:
+        return None
+    (ic, items), (rc, raters) = ids
+    try:
+        return assemble(cls, flat_key(ic, rc, len(items), len(raters)), items, raters, labels[0], labels[1],
+                        categories, normalize)
+    except ValueError as err:
+        if str(err).startswith("duplicate (item, rater) rows"):
+            return None
+        raise
+
+
+# ---------------------------------------------------------------------------------------- Arrow columns
+class _Fallback(Exception):
+    """The Arrow route does not handle this input: read it the pandas way."""
+
+
+def _is_text_type(typ: Any) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_string(typ) or pa.types.is_large_string(typ)
+
+
+class _Column:
+    """One column encoded batch by batch: each batch's dictionary encoding, unified at the end.
+
+    Only the int32 indices and the small per-batch dictionaries are kept, never the batch's text.
+    """
+
+    def __init__(self, role: str) -> None:
+        self.role, self.parts, self.nulls, self.length = role, [], 0, 0
+
+    def add(self, arr: Any, *, encoded: bool = False) -> None:
+        """Append a batch's column; ``encoded``: it is a dictionary array the reader built from the cells
+        (each entry used, in order of first appearance), kept as it is."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if pa.types.is_dictionary(arr.type) and not encoded:  # e.g. categories of which some are unused
+            arr = arr.dictionary_decode()
+        typ = arr.type.value_type if encoded else arr.type
+        if self.role == "id":
+            if arr.null_count:
+                raise _Fallback("missing identifiers")
+            if not (_is_text_type(typ) or pa.types.is_integer(typ)):
+                raise _Fallback(f"identifiers of type {typ}")  # floats (0.0 == -0.0), dates, ...: the cell path
+        elif pa.types.is_floating(typ):
+            if pc.any(pc.is_nan(arr)).as_py():
+                raise _Fallback("NaN labels")
+        elif not (_is_text_type(typ) or pa.types.is_integer(typ) or pa.types.is_boolean(typ)):
+            raise _Fallback(f"labels of type {typ}")  # lists (set labels), dates, ...: the cell path
+        self.nulls += arr.null_count
+        self.length += len(arr)
+        self.parts.append(arr if encoded else arr.dictionary_encode())
+
+    def unify(self) -> tuple[Any, np.ndarray]:
+        """(dictionary in order of first appearance, int32 codes with -1 for a null)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = pa.chunked_array(self.parts, type=self.parts[0].type).unify_dictionaries()
+        self.parts = []
+        codes = np.empty(self.length, dtype=np.int32)
+        at = 0
+        for c in encoded.chunks:
+            codes[at:at + len(c)] = pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False)
+            at += len(c)
+        dictionary = encoded.chunks[0].dictionary
+        del encoded, c
+        pa.default_memory_pool().release_unused()  # the batches' indices, freed: back to the system
+        return dictionary, codes
+
+
+def _na_entries(dictionary: Any, na_values: list[str]) -> np.ndarray | None:
+    """Which dictionary entries are text listed in ``na_values`` (JSON Lines / Parquet), or None."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not na_values or not _is_text_type(dictionary.type):
+        return None
+    bad = pc.is_in(dictionary, value_set=pa.array(na_values, type=dictionary.type)).to_numpy(zero_copy_only=False)
+    return bad if bad.any() else None
+
+
+def _ids(col: _Column, na_values: list[str]) -> tuple[np.ndarray, list]:
+    """Codes into the sorted distinct identifiers, and those identifiers as Python objects."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    dictionary, codes = col.unify()
+    if _na_entries(dictionary, na_values) is not None:
+        raise _Fallback("missing identifiers")
+    order = pc.array_sort_indices(dictionary).to_numpy()  # UTF-8 byte order is code-point order (sorted())
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank[codes], dictionary.take(pa.array(order)).to_pylist()
+
+
+def _labels(col: _Column, na_values: list[str], pandas_nulls: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes into the distinct labels (first appearance; -1 missing) and those labels as Python objects.
+
+    ``pandas_nulls``: integers with missing values become floats, as in a DataFrame (what the
+    cell path reads).
+    """
+    import pyarrow as pa
+
+    dictionary, codes = col.unify()
+    bad = _na_entries(dictionary, na_values)
+    if bad is not None:  # those labels are missing: renumber the others
+        renumber = np.append(np.where(bad, -1, np.cumsum(~bad) - 1), -1).astype(np.int32)
+        codes = renumber[codes]
+        dictionary = dictionary.filter(pa.array(~bad))
+    if pandas_nulls and pa.types.is_integer(dictionary.type) and (col.nulls or bad is not None):
+        dictionary = dictionary.cast(pa.float64())
+    return codes, np.asarray(dictionary.to_pylist() + [None], dtype=object)[:-1]
+
+
+def _utf8(encoding: str) -> bool:
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def _byte_bar(nbytes: int, desc: str) -> Any:
+    """A tqdm bar over the bytes of the input (on a terminal, for inputs over ``BIG_INPUT``), or None."""
+    from softirr_stats.data._readers import _common
+
+    if nbytes <= _common.BIG_INPUT or os.environ.get("SOFTIRR_PROGRESS", "") == "0":
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=nbytes, desc=desc, unit="B", unit_scale=True, leave=False, disable=None, dynamic_ncols=True)
+
+
+class _Counting(io.RawIOBase):
+    """A binary file that counts the bytes read and the quote characters among them."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw, self.pos, self.quotes = raw, 0, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.raw.read(n)
+        self.pos += len(data)
+        self.quotes += data.count(b'"')
+        return data
+
+    def readinto(self, buf: Any) -> int:  # pragma: no cover - pyarrow calls read()
+        data = self.read(len(buf))
+        buf[:len(data)] = data
+        return len(data)
+
+    def tell(self) -> int:
+        return self.pos
+
+
+def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values: list[str]) -> dict[str, _Column]:
+    """The three columns of a CSV / TSV, parsed as text and encoded one block at a time."""
+    import csv
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from softirr_stats.data._io import _check_header
+
+    _check_header(path, sep, "utf-8")  # a column named twice: the pandas route's error
+    with path.open(encoding="utf-8", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep), [])
+    if header:
+        header[0] = header[0].lstrip("\ufeff")
+    if not set(columns) <= set(header):
+        raise _Fallback("a column is not in the header")
+    size = path.stat().st_size
+    opts = dict(
+        read_options=pacsv.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
+        parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+        convert_options=pacsv.ConvertOptions(
+            # text cells, dictionary-encoded as they are parsed (a third less work than encoding the text after)
+            column_types={c: pa.dictionary(pa.int32(), pa.string()) for c in columns}, include_columns=list(columns),
+            strings_can_be_null=True, quoted_strings_can_be_null=True, null_values=["", *na_values]))
+    cols = {c: _Column("label" if c == columns[2] else "id") for c in columns}
+    bar = _byte_bar(size, f"reading {path.name}")
+    try:
+        with path.open("rb") as fh:
+            raw = _Counting(fh)
+            done = 0
+            for batch in pacsv.open_csv(raw, **opts):
+                for c, col in cols.items():
+                    col.add(batch.column(c), encoded=True)
+                if bar is not None:
+                    bar.update(min(raw.pos, size) - done)
+                    done = min(raw.pos, size)
+    except (pa.ArrowException, UnicodeDecodeError, StopIteration) as err:
+        raise _Fallback(str(err)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    if raw.quotes % 2:  # Arrow ends an unclosed quoted field at the end of the file; pandas refuses it
+        raise _Fallback("an odd number of quotes")
+    return cols
+
+
+def _has_unicode_breaks(block: bytes) -> bool:
+    """Whether UTF-8 text holds U+0085, U+2028 or U+2029: ``str.splitlines`` breaks lines there, JSON does not."""
+    arr = np.frombuffer(block, dtype=np.uint8)
+    at = np.flatnonzero(arr[:-1] == 0xC2)
+    if np.any(arr[at + 1] == 0x85):
+        return True
+    at = np.flatnonzero(arr[:-2] == 0xE2)
+    return bool(np.any((arr[at + 1] == 0x80) & ((arr[at + 2] == 0xA8) | (arr[at + 2] == 0xA9))))
+
+
+def _jsonl_lines(path: Path) -> int | None:
+    """Lines holding something, when no line is blank (a count of newlines); None when the cell path
+    would split lines elsewhere (Unicode line breaks inside strings)."""
+    lines, last = 0, b""
+    with path.open("rb") as fh:
+        while block := fh.read(BLOCK_BYTES):
+            if _has_unicode_breaks(last[-2:] + block):
+                return None
+            lines += block.count(b"\n")
+            last = block
+    if last and not last.endswith(b"\n") and last.rsplit(b"\n", 1)[-1].strip():
+        lines += 1
+    return lines
+
+
+def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as pajson
+
+    from softirr_stats.data._readers._common import parsing
+
+    with path.open("rb") as fh:
+        if fh.read(2) == b"\x1f\x8b":
+            raise _Fallback("gzip")
+    lines = _jsonl_lines(path)
+    try:
+        with parsing(path.stat().st_size, f"parsing {path.name}"):
+            table = pajson.read_json(path, read_options=pajson.ReadOptions(block_size=1 << 22, use_threads=False))
+    except (pa.ArrowException, UnicodeDecodeError) as err:
+        raise _Fallback(str(err)) from None
+    if lines is None or table.num_rows != lines:  # Unicode line breaks, blank lines, two objects on a line
+        raise _Fallback("lines")
+    for name, col in zip(table.column_names, table.columns, strict=True):
+        typ = col.type
+        if pa.types.is_floating(typ):  # 1e999 / integers beyond the float range / NaN: the cell path's messages
+            finite = pc.all(pc.is_finite(col)).as_py()
+            big = pc.max(pc.abs(col)).as_py() if col.length() - col.null_count else 0.0
+            if finite is False or (name in columns and big is not None and big >= 2.0**63):
+                raise _Fallback("non-finite or overflowing numbers")
+        elif not (pa.types.is_primitive(typ) or pa.types.is_string(typ) or pa.types.is_null(typ)):
+            raise _Fallback(f"column {name!r} of type {typ}")
+    return table
+
+
+def _parquet_batches(path: Path, columns: tuple[str, str, str]) -> tuple[Any, int, bool]:
+    """Record batches of the three columns of a Parquet file, its row count, and whether integer labels
+    with missing values stay integers.
+
+    ``pandas.read_parquet`` gives a nullable integer column where the file's pandas metadata says
+    so, else floats (NaN for the missing values): the route keeps to what it gives.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+        schema = pf.schema_arrow
+    except pa.ArrowException as err:
+        raise _Fallback(str(err)) from None
+    if not set(columns) <= set(schema.names):
+        raise _Fallback("a column is not in the file")
+    meta = {c.get("name"): c for c in (schema.pandas_metadata or {}).get("columns", [])}
+    nullable = str(meta.get(columns[2], {}).get("numpy_type", "")).startswith(("Int", "UInt"))
+    return pf.iter_batches(batch_size=1 << 20, columns=list(columns)), pf.metadata.num_rows, nullable
+
+
+def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater: str, label: str,
+              na_values: list[str], encoding: str, categories: Any, normalize: str | None) -> Annotations | None:
+    """``read_annotations`` of a long table by whole columns through pyarrow; None: read it the pandas way.
+
+    CSV / TSV cells are text and only empty cells (and ``na_values``) are missing; a label column
+    whose every value is a number is numeric (as the pandas route). JSON Lines and Parquet keep
+    their types; ``na_values`` there marks text cells equal to one of them as missing.
+    """
+    columns = (item, rater, label)
+    if (not have_arrow() or not _utf8(encoding) or fmt not in ("csv", "tsv", "jsonl", "parquet")
+            or len(set(columns)) < 3):
+        return None
+    import pyarrow as pa
+
+    nullable_ints = False
+    try:
+        if fmt in ("csv", "tsv", "jsonl"):
+            with path.open("rb") as fh:
+                if fh.read(2) == b"\x1f\x8b":  # gzip: the pandas route decompresses it
+                    return None
+        if fmt in ("csv", "tsv"):
+            cols = _csv_columns(path, "," if fmt == "csv" else "\t", columns, na_values)
+        else:
+            if fmt == "jsonl":
+                table = _jsonl_table(path, columns)
+                if not set(columns) <= set(table.column_names):
+                    return None
+                batches, n_rows, bar = table.select(list(columns)).to_batches(), table.num_rows, None
+                del table
+            else:
+                batches, n_rows, nullable_ints = _parquet_batches(path, columns)
+                bar = _row_bar(n_rows, path)
+            cols = {c: _Column("label" if c == label else "id") for c in columns}
+            try:
+                for batch in batches:
+                    for c, col in cols.items():
+                        col.add(batch.column(c))
+                    if bar is not None:
+                        bar.update(batch.num_rows)
+            except pa.ArrowException as err:
+                raise _Fallback(str(err)) from None
+            finally:
+                if bar is not None:
+                    bar.close()
+        if cols[item].length == 0:
+            return None
+        ic, items = _ids(cols[item], na_values if fmt not in ("csv", "tsv") else [])
+        rc, raters = _ids(cols[rater], na_values if fmt not in ("csv", "tsv") else [])
+        lc, uniques = _labels(cols[label], na_values if fmt not in ("csv", "tsv") else [],
+                              pandas_nulls=fmt not in ("csv", "tsv") and not nullable_ints)
+    except _Fallback:
+        return None
+    del cols
+    key = flat_key(ic, rc, len(items), len(raters))
+    del ic, rc
+    pa.default_memory_pool().release_unused()  # the batches' indices, freed: back to the system
+    if fmt in ("csv", "tsv") and len(uniques):
+        import pandas as pd
+
+        from softirr_stats.data._io import _numeric_labels
+
+        # numbers where every label is one: decided on the distinct labels (the same set as the cells')
+        uniques = np.asarray(_numeric_labels(pd.Series(uniques, dtype=str)).to_numpy(dtype=object), dtype=object)
+    return assemble(cls, key, items, raters, lc, uniques, categories, normalize)
+
+
+def _row_bar(n_rows: int, path: Path) -> Any:
+    """A tqdm bar over the rows of a Parquet file (on a terminal, for files over ``BIG_INPUT`` bytes), or None."""
+    from softirr_stats.data._readers import _common
+
+    if path.stat().st_size <= _common.BIG_INPUT or os.environ.get("SOFTIRR_PROGRESS", "") == "0":
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=n_rows, desc=f"reading {path.name}", unit=" rows", unit_scale=True, leave=False,
+                disable=None, dynamic_ncols=True)
