@@ -44,7 +44,7 @@ def test_model_page_formulas_are_marked_for_mathjax():
 
 FORMULA_PAGES = ["formulas/coefficients.md", "formulas/variance.md", "formulas/resampling.md",
                  "formulas/annotator_models.md", "formulas/calibration.md", "formulas/ppi.md",
-                 "coefficients.md", "calibration.md", "ppi.md", "span_agreement.md", "uncertainty.md",
+                 "coefficients.md", "calibration.md", "ppi.md", "span_agreement.md", "uncertainty.md", "multilabel.md",
                  "annotator_models.md"]
 
 
