@@ -40,3 +40,27 @@ def test_hook_copies_mathjax_and_its_fonts(tmp_path):
 def test_model_page_formulas_are_marked_for_mathjax():
     text = (ROOT / "docs" / "annotator_models.md").read_text()
     assert "$$\nP_o = \\sum_{j \\ne j'}" in text
+
+
+FORMULA_PAGES = ["formulas/coefficients.md", "formulas/variance.md", "formulas/resampling.md",
+                 "formulas/annotator_models.md", "formulas/calibration.md", "formulas/ppi.md",
+                 "coefficients.md", "calibration.md", "ppi.md", "span_agreement.md", "uncertainty.md", "multilabel.md",
+                 "annotator_models.md"]
+
+
+@pytest.mark.parametrize("page", FORMULA_PAGES)
+def test_formulas_are_marked_as_math_and_render(page):
+    """The pages' formulas are TeX for MathJax (arithmatex finds them), not plain text."""
+    markdown = pytest.importorskip("markdown")  # comes with mkdocs (the [docs] extra)
+    text = (ROOT / "docs" / page).read_text()
+    html = markdown.markdown(text, extensions=["pymdownx.arithmatex", "pymdownx.superfences", "tables"],
+                             extension_configs={"pymdownx.arithmatex": {"generic": True}})
+    assert html.count('class="arithmatex"') >= 2, page
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in (ROOT / "docs" / "formulas").glob("*.md")))
+def test_formula_pages_have_no_plain_text_formula_blocks(page):
+    """A ```text block of formulas (``x = ... / ...``) on a formula page is a formula not rendered."""
+    text = (ROOT / "docs" / "formulas" / page).read_text()
+    blocks = [b for b in text.split("```text")[1:] if "=" in b.split("```")[0]]
+    assert blocks == [], f"formulas/{page}: write these as $$...$$"
