@@ -39,3 +39,13 @@ def test_spans_overlap_table_and_bad_options(capsys):
     assert code == 2 and err.count("error:") == 1 and "--match must be one of exact, overlap" in err
     code, _, err = run(capsys, "spans", str(BRATIAA / "missing"))
     assert code == 2 and "does not exist" in err and "Traceback" not in err
+
+
+def test_spans_markdown_has_one_interval_column_and_integer_counts(capsys):
+    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "50", "--seed", "1", "-f", "markdown")
+    assert code == 0, err
+    header, _, first = out.splitlines()[:3]
+    assert header.count("| CI |") == 1 and header.count("CI") == 1
+    cells = [c.strip() for c in first.strip("|").split("|")]
+    assert cells[1:5] == ["7", "382", str(int(cells[3])), str(int(cells[4]))]  # documents and counts as integers
+    assert cells[-1].startswith("[") and cells[-1].endswith("]")  # the merged [lo, hi] interval

@@ -30,7 +30,8 @@ COLUMNS_HELP = (
     "csv/json; same scale); judge only, estimator only = with --judgments, the coefficient from the judged pairs "
     "alone and from the estimator alone (same scale); observed, expected = observed and chance agreement "
     "(proportions in [0, 1]); items = items the coefficient used (count); pairs scored = distinct label pairs the "
-    "measure newly scored for the row (count; 0 for exact, and 0 where an earlier row already scored them); "
+    "row needed that no earlier row had (count; 0 for exact; with --cache they are read from the cache file where "
+    "it has them, and a rerun prints the same count); "
     "notes = numbers of the notes printed below the table (why a row has no value or no interval)."
 )
 

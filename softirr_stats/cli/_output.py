@@ -109,6 +109,12 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
             df["warnings"] = ["; ".join(map(str, w)) if isinstance(w, (list, tuple)) else (w or "")
                               for w in df["warnings"]]
         df = df[[c for c in df.columns if c not in ("seconds", "error", "note")]]
+        if {"ci_low", "ci_high"} <= set(df.columns) and "CI" in df.columns:  # the paper table merges the bounds
+            df = df.drop(columns=["CI"])
+        for c in df.columns:  # counts stay integers where a blank (the summary row) made them floats
+            given = [r.get(c) for r in rows if r.get(c) is not None]
+            if given and all(isinstance(v, int) and not isinstance(v, bool) for v in given):
+                df[c] = df[c].astype("Int64")
         caption = title.rstrip(".") + "."
         text = (to_markdown(df, caption=caption) if fmt == "markdown" else to_latex(df, caption=caption))
         text = text.rstrip("\n") + "\n"
