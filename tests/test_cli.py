@@ -170,6 +170,9 @@ def test_model_table_shows_the_fit_diagnostics_and_caveats(tmp_path):
     out = res.stdout
     assert "| diagnostic |" in out and "predictive check p (fleiss_kappa)" in out and "divergent transitions" in out
     assert "Fit diagnostics (" in out
+    res = runner.invoke(app, ["model", str(f), "--method", "svi", "--steps", "60"])  # the terminal table
+    assert res.exit_code == 0, res.output
+    assert "| diagnostic |" not in res.stdout and "┃ diagnostic" in res.stdout and "Fit diagnostics (" in res.stdout
 
 
 def test_header_item_count_matches_items_used(tmp_path):

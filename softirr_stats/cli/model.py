@@ -30,7 +30,7 @@ from softirr_stats.cli._options import (
     reader_options,
     resolve_measures,
 )
-from softirr_stats.cli._output import Notes, emit, write_json
+from softirr_stats.cli._output import Notes, emit, print_table, write_json
 
 __all__ = ["NAME", "EPILOG", "command", "fit_model", "model_rows"]
 
@@ -147,8 +147,11 @@ def command(
 
         dframe = diag.to_frame()
         dframe["value"] = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in dframe["value"]]
+        caption = f"Fit diagnostics ({'all checks pass' if diag.ok else 'see the caveats'})"
         typer.echo("")
-        typer.echo(render_frame(dframe, "markdown" if fmt == "table" else fmt, digits=4,
-                                caption=f"Fit diagnostics ({'all checks pass' if diag.ok else 'see the caveats'})"))
+        if fmt == "table":  # a terminal table like the estimates above it
+            print_table(dframe.to_dict("records"), list(dframe.columns), caption)
+        else:
+            typer.echo(render_frame(dframe, fmt, digits=4, caption=caption))
     if json_out:
         write_json(json_out, title, meta, rows)
