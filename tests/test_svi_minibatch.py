@@ -32,15 +32,26 @@ def small():
 
 
 def _prior_draw(name, data, seed=0):
-    tr = handlers.trace(handlers.seed(models.MODEL_SPECS[name].model, seed)).get_trace(data)
-    return {k: s["value"] for k, s in tr.items()
-            if s["type"] == "sample" and not s["is_observed"]}
+    def draw(key):
+        tr = handlers.trace(handlers.seed(models.MODEL_SPECS[name].model, key)).get_trace(data)
+        return {k: s["value"] for k, s in tr.items()
+                if s["type"] == "sample" and not s["is_observed"]}
+
+    return jax.jit(draw)(jax.random.key(seed))
 
 
 def _log_joint(name, data, params, batch_index=None):
+    """log p(params, y) (one compiled program per model and data kind: fast to test)."""
     fn = _batched(models.MODEL_SPECS[name].model)
-    kwargs = {} if batch_index is None else {"batch_index": batch_index}
-    return float(log_density(fn, (data,), kwargs, params)[0])
+
+    @jax.jit
+    def joint(data, params, batch_index):
+        kwargs = {} if batch_index is None else {"batch_index": batch_index}
+        return log_density(fn, (data,), kwargs, params)[0]
+
+    if isinstance(data, models.AnnotationData):  # not a pytree: closed over
+        return float(jax.jit(lambda p: log_density(fn, (data,), {}, p)[0])(params))
+    return float(joint(data, params, batch_index))
 
 
 # ------------------------------------------------------------------ the padded table
@@ -117,17 +128,22 @@ def test_elbo_with_every_item_in_the_batch_equals_the_full_elbo(small):
         small).items() if s["type"] == "param"}
     key = jax.random.key(4)
     elbo = Trace_ELBO(num_particles=4)
-    full = float(elbo.loss(key, params, models.dawid_skene, guide, small))
+    bmodel = _batched(models.dawid_skene)
+    full = float(jax.jit(lambda p: elbo.loss(key, p, models.dawid_skene, guide, small))(params))
+
+    @jax.jit
+    def loss(params, table, idx):
+        return elbo.loss(key, params, bmodel, guide, table, batch_index=idx)
+
     table = models.item_table(small)
-    assert float(elbo.loss(key, params, models.dawid_skene, guide, table)) == pytest.approx(
-        full, rel=1e-5)
+    every = jnp.arange(small.n_items, dtype=jnp.int32)
+    assert float(loss(params, table, every)) == pytest.approx(full, rel=1e-5)
     b = 20
     btable = models.item_table(small, b)
-    bmodel = _batched(models.dawid_skene)
     perm = np.random.default_rng(2).permutation(small.n_items).reshape(-1, b)
-    est = [float(elbo.loss(key, params, bmodel, guide, btable,
-                           batch_index=jnp.asarray(i, jnp.int32))) for i in perm]
+    est = [float(loss(params, btable, jnp.asarray(i, jnp.int32))) for i in perm]
     assert np.mean(est) == pytest.approx(full, rel=1e-5)
+    assert np.ptp(est) > 1e-3 * abs(full)
 
 
 # ------------------------------------------------------------------ fitting
