@@ -1,7 +1,7 @@
 """Frozen configuration objects for NUTS and SVI."""
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -176,7 +176,7 @@ class SviConfig:
     num_draws: int = 1000
     num_particles: int = 1
     init_scale: float = 0.05
-    batch_size: Any = "auto"
+    batch_size: int | Literal["auto"] | None = "auto"
 
     def __post_init__(self) -> None:
         if self.batch_size is not None and not (isinstance(self.batch_size, str)
