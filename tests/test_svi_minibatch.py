@@ -61,8 +61,10 @@ def test_item_table_holds_every_rating_once():
     t = models.item_table(data)
     assert t.labels.shape == (4, 3) and t.batch_size == 4 and t.n_obs == data.n_obs
     it, slot = np.nonzero(t.labels >= 0)
-    got = sorted(zip(it.tolist(), t.raters[it, slot].tolist(), t.labels[it, slot].tolist()))
-    want = sorted(zip(data.items.tolist(), data.raters.tolist(), data.labels.tolist()))
+    got = sorted(zip(it.tolist(), t.raters[it, slot].tolist(), t.labels[it, slot].tolist(),
+                     strict=True))
+    want = sorted(zip(data.items.tolist(), data.raters.tolist(), data.labels.tolist(),
+                      strict=True))
     assert got == want
 
 
