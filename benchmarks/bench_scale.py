@@ -21,13 +21,19 @@ data are made in the child, so the RSS includes them) and is repeated ``--repeat
 * ``em ds`` / ``em mace``: ``models.dawid_skene_em`` / ``mace_em`` (compile included; imports
   warmed up on 200 items), against
   crowd-kit's ``DawidSkene`` / ``MACE(method="em")`` (fit only) where installed, with the
-  largest per-rater accuracy difference.
+  largest per-rater accuracy difference;
+* ``svi ds`` (with ``--svi``): ``inference.fit("dawid_skene", codes, method="svi")`` with
+  minibatches of items (``SviConfig(batch_size=...)``, ``--svi-batch``, default 4096;
+  ``--svi-steps``, default 2000; 1000 draws; compile and drawing included, imports warmed up on
+  200 items), with the largest per-rater posterior-mean accuracy difference from the
+  ``em ds`` row on the same data.
 
 Usage::
 
     python benchmarks/bench_scale.py                       # 1e5 and 1e6 cells, 3 repeats
     python benchmarks/bench_scale.py --sizes 1e5,1e6,1e7   # the full table (~30-60 min on 2 cores)
     python benchmarks/bench_scale.py --sizes 1e7 --repeats 1 --no-peers
+    python benchmarks/bench_scale.py --sizes 1e6,1e7 --only-svi   # minibatch SVI, 1e5 and 1e6 items
 """
 
 import argparse
@@ -43,6 +49,7 @@ import warnings
 import numpy as np
 
 RATERS, LABELS, MISSING, EM_CLASSES = 10, 50, 0.1, 5
+SVI_STEPS = int(os.environ.get("BENCH_SVI_STEPS", "2000"))
 
 
 def make_codes(n_items: int, raters: int = RATERS, k: int = LABELS, seed: int = 0) -> np.ndarray:
@@ -83,7 +90,28 @@ def floor_probes(n_items: int) -> dict:
 def child(case: str, n_items: int, b: int, raters: int, k: int) -> dict:
     warnings.simplefilter("ignore")
     out: dict = {}
-    if case.startswith("em"):
+    if case == "svi ds":
+        from softirr_stats import inference
+        from softirr_stats.models import simulate_dawid_skene
+
+        sim = simulate_dawid_skene(n_items, raters, EM_CLASSES, accuracy=np.linspace(0.5, 0.95, raters),
+                                   missing=MISSING, seed=0)
+        codes = sim["codes"]
+        out["ratings"] = int((codes >= 0).sum())
+        small = simulate_dawid_skene(200, raters, EM_CLASSES, accuracy=0.8, seed=1)["codes"]
+        inference.fit("dawid_skene", small, method="svi", progress=False,  # imports
+                      config=inference.SviConfig(steps=10, num_draws=10, batch_size=50))
+        cfg = inference.SviConfig(steps=SVI_STEPS, batch_size=min(b, n_items))
+        t, cpu = time.perf_counter(), time.process_time()
+        post = inference.fit("dawid_skene", codes, method="svi", config=cfg, progress=False)
+        acc = post.rater_accuracy()["accuracy"].to_numpy()
+        out["seconds"] = time.perf_counter() - t
+        out["cpu_seconds"] = time.process_time() - cpu  # the machine is shared: CPU time too
+        out["accuracy"] = acc.tolist()
+        out["batch_size"] = post.extra["batch_size"]
+        out["steps"] = SVI_STEPS
+        out["true_accuracy"] = np.asarray(sim["accuracy"]).tolist()
+    elif case.startswith("em"):
         from softirr_stats.models import dawid_skene_em, mace_em, simulate_dawid_skene
 
         sim = simulate_dawid_skene(n_items, raters, EM_CLASSES, accuracy=np.linspace(0.5, 0.95, raters),
@@ -184,7 +212,7 @@ def run(case: str, n_items: int, b: int, repeats: int, raters: int = RATERS, k: 
             return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"rc {proc.returncode}"}
         outs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     best = dict(outs[0])
-    for key in ("seconds", "per_replicate_s", "floor_s"):
+    for key in ("seconds", "per_replicate_s", "floor_s", "cpu_seconds"):
         if key in best:
             best[key] = statistics.median(o[key] for o in outs)
     best["peak_rss_gb"] = max(o["peak_rss_gb"] for o in outs)
@@ -202,6 +230,11 @@ def main() -> None:
     ap.add_argument("--peer-max-cells", type=float, default=1e7, help="largest size crowd-kit is run at")
     ap.add_argument("--kripp-max-cells", type=float, default=1e6,
                     help="largest size krippendorff is run at (~110 s at 1e6 cells on a busy 2-core machine)")
+    ap.add_argument("--svi", action="store_true", help="add minibatch SVI rows (Dawid-Skene)")
+    ap.add_argument("--only-svi", action="store_true",
+                    help="only the minibatch SVI rows and their EM reference")
+    ap.add_argument("--svi-batch", type=int, default=4096, help="items per SVI minibatch")
+    ap.add_argument("--svi-steps", type=int, default=2000, help="SVI steps")
     ap.add_argument("--child", default=None)
     ap.add_argument("--items", type=int, default=0)
     ap.add_argument("--raters", type=int, default=RATERS)
@@ -210,6 +243,9 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child, args.items, args.boot_n, args.raters, args.labels)))
         return
+    os.environ["BENCH_SVI_STEPS"] = str(args.svi_steps)  # read by the children
+    if args.only_svi:
+        args.svi = args.no_bootstrap = True
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at start; "
           f"median of {args.repeats}")
@@ -230,8 +266,8 @@ def main() -> None:
         n_items = int(cells) // RATERS
         peers = not args.no_peers and cells <= args.peer_max_cells
         kripp = (run("point krippendorff", n_items, 0, args.repeats)
-                 if peers and cells <= args.kripp_max_cells else None)
-        for what in ("point alpha", "point fleiss"):
+                 if peers and cells <= args.kripp_max_cells and not args.only_svi else None)
+        for what in () if args.only_svi else ("point alpha", "point fleiss"):
             res = run(what, n_items, 0, args.repeats)
             note = ""
             if what == "point alpha" and kripp and "error" not in kripp and "error" not in res:
@@ -245,18 +281,35 @@ def main() -> None:
                         f"(bincount probe {res['bincount_s'] * 1e3:.2f} ms, read {res['read_bytes_per_s'] / 1e9:.1f} "
                         f"GB/s); ratio {res['per_replicate_s'] / res['floor_s']:.1f}")
             row(size, res, f"bootstrap B={args.boot_n}", None, note)
-        if not args.no_em:
+        em_ds = None
+        if not args.no_em or args.svi:
             for what, peer_case in (("em ds", "em ds crowd-kit"), ("em mace", "em mace crowd-kit")):
+                if (args.no_em or args.only_svi) and what != "em ds":
+                    continue
                 res = run(what, n_items, 0, args.repeats, k=EM_CLASSES)
+                if what == "em ds":
+                    em_ds = res
                 peer = None
                 # crowd-kit's MACE takes ~5 min at 1e6 cells (docs/annotator_models.md): only the smallest size
-                if peers and (what == "em ds" or cells <= 1e5):
+                if peers and not args.only_svi and (what == "em ds" or cells <= 1e5):
                     peer = run(peer_case, n_items, 0, 1, k=EM_CLASSES)
                 note = f"{res.get('n_iter', '')} iterations"
                 if peer and "error" not in peer and "error" not in res:
                     gap = np.max(np.abs(np.subtract(res["accuracy"], peer["accuracy"])))
                     note += f"; max |accuracy - crowd-kit| = {gap:.1e}"
                 row(size, res, what, peer, note)
+        if args.svi:
+            res = run("svi ds", n_items, args.svi_batch, args.repeats, k=EM_CLASSES)
+            note = ""
+            if "error" not in res:
+                note = (f"batches of {res['batch_size']} items, {res['steps']} steps, "
+                        f"{res['cpu_seconds']:.1f} CPU-s")
+                if em_ds and "error" not in em_ds:
+                    gap = np.max(np.abs(np.subtract(res["accuracy"], em_ds["accuracy"])))
+                    note += f"; max |accuracy - EM| = {gap:.1e}"
+                gap = np.max(np.abs(np.subtract(res["accuracy"], res["true_accuracy"])))
+                note += f"; max |accuracy - truth| = {gap:.1e}"
+            row(size, res, "svi ds (minibatch)", None, note)
     if not args.no_bootstrap:  # the small case of the floor target: (5 raters, 1e4 items, 5 labels)
         res = run("bootstrap", 10_000, args.boot_n, args.repeats, raters=5, k=5)
         if "error" not in res:

@@ -3,9 +3,13 @@
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from softirr_stats._validation import SoftIRRWarning, check_choice, check_positive_int
 
 __all__ = [
+    "AUTO_BATCH_MIN_ITEMS",
+    "AUTO_BATCH_SIZE",
     "ConvergenceWarning",
     "FitWarning",
     "NutsConfig",
@@ -116,6 +120,13 @@ class NutsConfig:
             raise ValueError(f"rhat_threshold must be > 1; got {self.rhat_threshold!r}")
 
 
+AUTO_BATCH_MIN_ITEMS = 50_000
+"""``SviConfig(batch_size="auto")`` fits on minibatches from this many items up."""
+
+AUTO_BATCH_SIZE = 4096
+"""Items per minibatch chosen by ``batch_size="auto"`` (when minibatching)."""
+
+
 @dataclass(frozen=True)
 class SviConfig:
     """Settings of a stochastic variational inference run (numpyro ``SVI`` + optax).
@@ -140,11 +151,21 @@ class SviConfig:
         ELBO particles per step.
     init_scale : float
         Initial scale of the guide.
+    batch_size : int, "auto" or None
+        Items per minibatch (subsampled SVI; see ``docs/annotator_models.md``): each step
+        uses the ELBO of a batch of items, scaled by ``n_items / batch_size`` (unbiased),
+        taking the items in a new random order each epoch. Only the categorical models
+        without item effects (multinomial, Dawid-Skene, MACE, hierarchical Dawid-Skene)
+        can be minibatched. ``None``: every step sees all items. ``"auto"`` (default):
+        full batch below ``AUTO_BATCH_MIN_ITEMS`` (50,000) items, and batches of
+        ``AUTO_BATCH_SIZE`` (4,096) items above it for those models.
 
     Examples
     --------
     >>> SviConfig(steps=500).guide
     'normal'
+    >>> SviConfig(batch_size=1024).batch_size
+    1024
     """
 
     steps: int = 2000
@@ -155,8 +176,17 @@ class SviConfig:
     num_draws: int = 1000
     num_particles: int = 1
     init_scale: float = 0.05
+    batch_size: int | Literal["auto"] | None = "auto"
 
     def __post_init__(self) -> None:
+        if self.batch_size is not None and not (isinstance(self.batch_size, str)
+                                                and self.batch_size == "auto"):
+            if isinstance(self.batch_size, bool) or not isinstance(self.batch_size,
+                                                                   int | np.integer):
+                raise ValueError(f"batch_size must be a positive int, 'auto' or None; got "
+                                 f"{self.batch_size!r}")
+            check_positive_int(self.batch_size, "batch_size")
+            object.__setattr__(self, "batch_size", int(self.batch_size))
         check_positive_int(self.steps, "steps")
         check_positive_int(self.num_draws, "num_draws")
         check_positive_int(self.num_particles, "num_particles")

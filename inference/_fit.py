@@ -4,9 +4,11 @@
 import sys
 import warnings
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import optax
 from numpyro import handlers
@@ -15,17 +17,25 @@ from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
 from softirr_stats._jax import _ensure_initialised
 from softirr_stats._validation import check_choice
-from softirr_stats.inference._config import ConvergenceWarning, NutsConfig, SviConfig
+from softirr_stats.inference._config import (
+    AUTO_BATCH_MIN_ITEMS,
+    AUTO_BATCH_SIZE,
+    ConvergenceWarning,
+    NutsConfig,
+    SviConfig,
+)
 from softirr_stats.inference._posterior import Posterior
 from softirr_stats.models import (
     MODEL_SPECS,
+    AnnotationData,
     PairScores,
     encode_annotations,
+    item_table,
     pair_scores,
     soft_agreement,
 )
 
-__all__ = ["fit", "resolve_model", "resolve_progress", "warn_divergences"]
+__all__ = ["fit", "resolve_batch_size", "resolve_model", "resolve_progress", "warn_divergences"]
 
 SOFT_NAMES = ("soft", "soft_agreement")
 
@@ -130,6 +140,128 @@ def _deterministic_sites(model: Callable, data: Any, kwargs: dict) -> list[str]:
     return [name for name, site in tr.items() if site["type"] == "deterministic"]
 
 
+def resolve_batch_size(batch_size: Any, name: str, kind: str, data: Any) -> int | None:
+    """Items per SVI minibatch for this model and data, or ``None`` (full batch).
+
+    ``"auto"`` minibatches (``AUTO_BATCH_SIZE`` items) from ``AUTO_BATCH_MIN_ITEMS`` items
+    up, for the categorical models without item effects; an explicit int must lie in
+    ``[1, n_items]`` and needs such a model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from softirr_stats.models import encode_annotations
+    >>> small = encode_annotations(np.zeros((100, 3), int), n_classes=2)
+    >>> resolve_batch_size("auto", "dawid_skene", "categorical", small) is None
+    True
+    >>> resolve_batch_size(32, "dawid_skene", "categorical", small)
+    32
+    """
+    if batch_size is None:
+        return None
+    able = kind == "categorical" and not MODEL_SPECS[name].item_effects
+    n_items = data.n_items if isinstance(data, AnnotationData) else None
+    if isinstance(batch_size, str) and batch_size == "auto":
+        if not able or n_items is None or n_items < AUTO_BATCH_MIN_ITEMS:
+            return None
+        return min(AUTO_BATCH_SIZE, n_items)
+    if not able:
+        why = ("has per-item latent effects" if kind == "categorical"
+               else "is not a categorical annotator model")
+        raise ValueError(f"batch_size={batch_size!r}: {name} {why} and cannot be fitted on "
+                         "minibatches of items; minibatch SVI supports multinomial, "
+                         "dawid_skene, mace and hierarchical_dawid_skene (use batch_size=None)")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer):
+        raise ValueError(f"batch_size must be a positive int, 'auto' or None; got {batch_size!r}")
+    if not 1 <= int(batch_size) <= n_items:
+        raise ValueError(f"batch_size must lie in [1, n_items = {n_items}]; got {batch_size}")
+    return int(batch_size)
+
+
+def _batched(model: Callable) -> Callable:
+    """``model`` whose plate ``"items"`` takes the indices passed as ``batch_index``."""
+    def batched_model(data: Any, *args: Any, batch_index: Any = None, **kwargs: Any) -> None:
+        if batch_index is None:
+            return model(data, *args, **kwargs)
+        with handlers.substitute(data={"items": batch_index}):
+            return model(data, *args, **kwargs)
+    batched_model.__name__ = getattr(model, "__name__", "model")
+    return batched_model
+
+
+def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cfg: SviConfig,
+                       batch_size: int, kwargs: dict,
+                       progress: bool) -> tuple[dict, dict]:
+    """Subsampled SVI: the ratings stay on the device; each step gathers its batch.
+
+    Epoch e visits the items in the order of one permutation (``fold_in(key, e)``), in
+    ``n_items // batch_size`` batches (the remainder waits for a later epoch's order); one
+    compiled ``lax.scan`` runs the steps of an epoch.
+    """
+    table = item_table(data, batch_size, device=True)
+    n = table.n_items
+    per_epoch = n // batch_size
+    bmodel = _batched(model)
+    guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
+    guide = guide_cls(bmodel, init_loc_fn=init_to_mean(), init_scale=cfg.init_scale)
+    svi = SVI(bmodel, guide, optax.adam(_schedule(cfg)),
+              Trace_ELBO(num_particles=cfg.num_particles))
+    k_init, k_perm, k_step, k_draw = jax.random.split(key, 4)
+    state = svi.init(k_init, table, batch_index=jnp.arange(batch_size, dtype=jnp.int32),
+                     **kwargs)
+    state = state._replace(rng_key=k_step)
+
+    @partial(jax.jit, static_argnums=4)
+    def run_epoch(state: Any, table: Any, k_perm: jax.Array, epoch: jax.Array,
+                  n_steps: int) -> tuple:
+        order = jax.random.permutation(jax.random.fold_in(k_perm, epoch), n)
+        starts = jnp.arange(n_steps, dtype=jnp.int32) * batch_size
+
+        def body(state: Any, start: jax.Array) -> tuple:
+            idx = jax.lax.dynamic_slice(order, (start,), (batch_size,)).astype(jnp.int32)
+            return svi.update(state, table, batch_index=idx, **kwargs)
+
+        return jax.lax.scan(body, state, starts)
+
+    per_call = min(per_epoch, cfg.steps)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=cfg.steps, desc=f"SVI, batches of {batch_size} items")
+    losses, done, epoch = [], 0, 0
+    while done < cfg.steps:
+        n_steps = min(per_call, cfg.steps - done)
+        state, loss = run_epoch(state, table, k_perm, jnp.int32(epoch), n_steps)
+        losses.append(np.asarray(loss))
+        done, epoch = done + n_steps, epoch + 1
+        if bar is not None:
+            bar.update(n_steps)
+    if bar is not None:
+        bar.close()
+    losses = np.concatenate(losses)
+    params = svi.get_params(state)
+    _check_losses(losses, cfg.steps)
+    k_guide, k_model = jax.random.split(k_draw)
+    latent = Predictive(guide, params=params, num_samples=cfg.num_draws)(
+        k_guide, table, **kwargs)
+    draws = dict(latent)
+    det = _deterministic_sites(bmodel, table, kwargs)
+    if det:  # deterministic sites are functions of the globals: any batch serves
+        draws.update(Predictive(bmodel, posterior_samples=latent, return_sites=det,
+                                parallel=False)(k_model, table, **kwargs))
+    samples = {k: np.asarray(v)[None] for k, v in draws.items()
+               if k != "obs" and not k.startswith("_")}
+    return samples, {"losses": losses, "guide": guide, "params": params,
+                     "batch_size": batch_size}
+
+
+def _check_losses(losses: np.ndarray, steps: int) -> None:
+    if not np.all(np.isfinite(losses[-max(1, steps // 10):])):
+        warnings.warn("SVI loss is not finite at the end of optimisation: lower the "
+                      "learning_rate or check the data", ConvergenceWarning, stacklevel=4)
+
+
 def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
              kwargs: dict, progress: bool) -> tuple[dict, dict]:
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
@@ -139,9 +271,7 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
     k_fit, k_draw = jax.random.split(key)
     result = svi.run(k_fit, cfg.steps, data, progress_bar=progress, **kwargs)
     losses = np.asarray(result.losses)
-    if not np.all(np.isfinite(losses[-max(1, cfg.steps // 10):])):
-        warnings.warn("SVI loss is not finite at the end of optimisation: lower the "
-                      "learning_rate or check the data", ConvergenceWarning, stacklevel=3)
+    _check_losses(losses, cfg.steps)
     k_guide, k_model = jax.random.split(k_draw)
     latent = Predictive(guide, params=result.params, num_samples=cfg.num_draws)(
         k_guide, data, **kwargs)
@@ -152,7 +282,8 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
                                 parallel=False)(k_model, data, **kwargs))
     samples = {k: np.asarray(v)[None] for k, v in draws.items()
                if k != "obs" and not k.startswith("_")}
-    return samples, {"losses": losses, "guide": guide, "params": result.params}
+    return samples, {"losses": losses, "guide": guide, "params": result.params,
+                     "batch_size": None}
 
 
 def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
@@ -175,7 +306,9 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     seed : int
         Seed of the ``jax.random`` key (also used for post-processing draws).
     config : NutsConfig or SviConfig, optional
-        Defaults to ``NutsConfig()`` / ``SviConfig()``.
+        Defaults to ``NutsConfig()`` / ``SviConfig()``. ``SviConfig(batch_size=...)``
+        fits on minibatches of items (default ``"auto"``: from 50,000 items up, for the
+        models without item effects); ``post.extra["batch_size"]`` records the choice.
     priors : prior config, optional
         The model's prior dataclass (default: the model's defaults).
     progress : bool, optional
@@ -223,7 +356,12 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     if method == "nuts":
         samples, extra = _run_nuts(fn, data, k_run, config, kwargs, show)
     else:
-        samples, extra = _run_svi(fn, data, k_run, config, kwargs, show)
+        batch_size = resolve_batch_size(config.batch_size, name, kind, data)
+        if batch_size is None:
+            samples, extra = _run_svi(fn, data, k_run, config, kwargs, show)
+        else:
+            samples, extra = _run_svi_minibatch(fn, data, k_run, config, batch_size, kwargs,
+                                                show)
     extra["model"] = fn
     post = Posterior(model_name=name, kind=kind, samples_by_chain=samples, data=data,
                      method=method, priors=priors, model_kwargs=model_kwargs, extra=extra,

@@ -20,6 +20,7 @@ from softirr_stats.models._categorical import (
 )
 from softirr_stats.models._em import EMResult, dawid_skene_em, mace_em
 from softirr_stats.models._long_format import AnnotationData, encode_annotations
+from softirr_stats.models._minibatch import ItemTable, item_table
 from softirr_stats.models._priors import (
     DawidSkenePriors,
     HierarchicalPriors,
@@ -50,6 +51,7 @@ __all__ = [
     "DawidSkenePriors",
     "EMResult",
     "HierarchicalPriors",
+    "ItemTable",
     "MacePriors",
     "ModelSpec",
     "MultinomialPriors",
@@ -64,6 +66,7 @@ __all__ = [
     "hierarchical_dawid_skene",
     "item_difficulty",
     "item_log_joint",
+    "item_table",
     "logistic_random_effects",
     "mace",
     "mace_em",

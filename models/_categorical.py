@@ -30,6 +30,7 @@ import numpyro.distributions as dist
 from jax.scipy.special import logsumexp
 
 from softirr_stats.models._long_format import AnnotationData
+from softirr_stats.models._minibatch import ItemTable, batch_log_lik
 from softirr_stats.models._priors import (
     DawidSkenePriors,
     HierarchicalPriors,
@@ -59,7 +60,12 @@ def _resolve_priors(priors: Any, cls: type, model: str) -> Any:
     return priors
 
 
-def _check_data(data: Any, model: str) -> AnnotationData:
+def _check_data(data: Any, model: str, minibatch: bool = True) -> AnnotationData | ItemTable:
+    if isinstance(data, ItemTable):
+        if not minibatch:
+            raise ValueError(f"{model} has per-item latent effects and cannot be fitted on "
+                             "minibatches of items; fit it on the full data (batch_size=None)")
+        return data
     if not isinstance(data, AnnotationData):
         raise TypeError(f"{model} expects AnnotationData (see softirr_stats.models."
                         f"encode_annotations); got {type(data).__name__}")
@@ -136,6 +142,22 @@ def _likelihood(log_pi: jnp.ndarray, obs_log_response: jnp.ndarray,
     numpyro.factor("obs", logsumexp(joint, axis=-1).sum())
 
 
+def _rater_likelihood(log_pi: jnp.ndarray, log_resp: jnp.ndarray,
+                      data: AnnotationData | ItemTable) -> None:
+    """The likelihood from per-rater log responses ``(J, K, K)``.
+
+    On :class:`ItemTable` data the items are a subsampled plate ``"items"`` of
+    ``data.batch_size`` items (numpyro scales the batch's log-likelihood by
+    ``n_items / batch_size``; substitute the plate's indices to choose the batch).
+    """
+    if isinstance(data, ItemTable):
+        with numpyro.plate("items", data.n_items, subsample_size=data.batch_size) as idx:
+            numpyro.factor("obs", batch_log_lik(log_pi, log_resp, data.raters[idx],
+                                                data.labels[idx]))
+    else:
+        _likelihood(log_pi, log_resp[jnp.asarray(data.raters)], data)
+
+
 def _dirichlet_rows(k: int, priors: Any) -> dist.Dirichlet:
     return dist.Dirichlet(jnp.asarray(priors.row_concentration(k), dtype=jnp.float32))
 
@@ -166,8 +188,9 @@ def multinomial(data: AnnotationData, priors: MultinomialPriors | None = None) -
 
     Parameters
     ----------
-    data : AnnotationData
-        Long-format ratings (``n_obs`` rows, K = ``data.n_classes``).
+    data : AnnotationData or ItemTable
+        Long-format ratings (``n_obs`` rows, K = ``data.n_classes``); an
+        :class:`ItemTable` (:func:`item_table`) makes the items a subsampled plate.
     priors : MultinomialPriors, optional
 
     Examples
@@ -185,7 +208,12 @@ def multinomial(data: AnnotationData, priors: MultinomialPriors | None = None) -
     k = data.n_classes
     params = {"pi": numpyro.sample("pi", _class_prior(k, priors.class_concentration)),
               "zeta": numpyro.sample("zeta", _dirichlet_rows(k, priors))}
-    _likelihood(*_derive_multinomial(params, data), data)
+    if isinstance(data, ItemTable):
+        log_zeta = jnp.log(params["zeta"])
+        _rater_likelihood(jnp.log(params["pi"]),
+                          jnp.broadcast_to(log_zeta, (data.n_raters,) + log_zeta.shape), data)
+    else:
+        _likelihood(*_derive_multinomial(params, data), data)
 
 
 def _derive_multinomial(params: dict, data: AnnotationData):
@@ -206,8 +234,10 @@ def dawid_skene(data: AnnotationData, priors: DawidSkenePriors | None = None) ->
 
     Parameters
     ----------
-    data : AnnotationData
-        Long-format ratings; J = ``data.n_raters``, K = ``data.n_classes``.
+    data : AnnotationData or ItemTable
+        Long-format ratings; J = ``data.n_raters``, K = ``data.n_classes``. An
+        :class:`ItemTable` (:func:`item_table`) makes the items a subsampled plate
+        (minibatch SVI).
     priors : DawidSkenePriors, optional
         Default rows: prior mean accuracy 0.75, 4 pseudo-ratings, for every K (see
         :class:`DawidSkenePriors`).
@@ -229,7 +259,7 @@ def dawid_skene(data: AnnotationData, priors: DawidSkenePriors | None = None) ->
     rows = _dirichlet_rows(k, priors)
     params = {"pi": numpyro.sample("pi", _class_prior(k, priors.class_concentration)),
               "beta": numpyro.sample("beta", rows.expand((j, k)))}
-    _likelihood(*_derive_dawid_skene(params, data), data)
+    _rater_likelihood(jnp.log(params["pi"]), jnp.log(params["beta"]), data)
 
 
 def _derive_dawid_skene(params: dict, data: AnnotationData):
@@ -250,7 +280,8 @@ def mace(data: AnnotationData, priors: MacePriors | None = None) -> None:
 
     Parameters
     ----------
-    data : AnnotationData
+    data : AnnotationData or ItemTable
+        An :class:`ItemTable` (:func:`item_table`) makes the items a subsampled plate.
     priors : MacePriors, optional
 
     Examples
@@ -272,7 +303,8 @@ def mace(data: AnnotationData, priors: MacePriors | None = None) -> None:
         "epsilon": numpyro.sample("epsilon", dist.Dirichlet(
             jnp.full((j, k), priors.spam_concentration, dtype=jnp.float32))),
     }
-    _likelihood(*_derive_mace(params, data), data)
+    r = _mace_response(params["theta"], params["epsilon"])
+    _rater_likelihood(jnp.full((k,), -jnp.log(float(k)), dtype=r.dtype), jnp.log(r), data)
 
 
 def _mace_response(theta: jnp.ndarray, epsilon: jnp.ndarray) -> jnp.ndarray:
@@ -307,7 +339,8 @@ def hierarchical_dawid_skene(data: AnnotationData,
 
     Parameters
     ----------
-    data : AnnotationData
+    data : AnnotationData or ItemTable
+        An :class:`ItemTable` (:func:`item_table`) makes the items a subsampled plate.
     priors : HierarchicalPriors, optional
 
     Examples
@@ -330,7 +363,7 @@ def hierarchical_dawid_skene(data: AnnotationData,
               "z": numpyro.sample("z", _std_normal((j, k, k - 1)))}
     log_beta = _hds_log_beta(params)
     numpyro.deterministic("beta", jnp.exp(log_beta))
-    _likelihood(jnp.log(params["pi"]), log_beta[jnp.asarray(data.raters)], data)
+    _rater_likelihood(jnp.log(params["pi"]), log_beta, data)
 
 
 def _hds_log_beta(params: dict) -> jnp.ndarray:
@@ -369,7 +402,7 @@ def item_difficulty(data: AnnotationData, priors: HierarchicalPriors | None = No
     >>> bool(np.isfinite(log_density(item_difficulty, (d,), {}, p)[0]))
     True
     """
-    data = _check_data(data, "item_difficulty")
+    data = _check_data(data, "item_difficulty", minibatch=False)
     priors = _resolve_priors(priors, HierarchicalPriors, "item_difficulty")
     k, n = data.n_classes, data.n_items
     params = {"pi": numpyro.sample("pi", _class_prior(k, priors.class_concentration)),
@@ -419,7 +452,7 @@ def logistic_random_effects(data: AnnotationData,
     >>> bool(np.isfinite(log_density(logistic_random_effects, (d,), {}, p)[0]))
     True
     """
-    data = _check_data(data, "logistic_random_effects")
+    data = _check_data(data, "logistic_random_effects", minibatch=False)
     priors = _resolve_priors(priors, HierarchicalPriors, "logistic_random_effects")
     k, j, n = data.n_classes, data.n_raters, data.n_items
     params = {"pi": numpyro.sample("pi", _class_prior(k, priors.class_concentration)),
