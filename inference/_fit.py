@@ -16,12 +16,10 @@ from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 from softirr_stats._jax import _ensure_initialised
 from softirr_stats._validation import check_choice
 from softirr_stats.inference._config import ConvergenceWarning, NutsConfig, SviConfig
+from softirr_stats.inference._kinds import MODEL_KINDS
 from softirr_stats.inference._posterior import Posterior
 from softirr_stats.models import (
     MODEL_SPECS,
-    PairScores,
-    encode_annotations,
-    pair_scores,
     soft_agreement,
 )
 
@@ -57,16 +55,7 @@ def resolve_model(model: Any) -> tuple[str, str, Callable[..., None]]:
 
 
 def _prepare_data(kind: str, data: Any) -> Any:
-    if kind == "categorical":
-        return encode_annotations(data)
-    if kind == "soft":
-        if isinstance(data, PairScores):
-            return data
-        if hasattr(data, "codes") and hasattr(data, "vocabulary"):
-            return pair_scores(data)
-        raise TypeError("the soft-agreement model needs PairScores (softirr_stats.models."
-                        f"pair_scores) or Annotations; got {type(data).__name__}")
-    return data
+    return MODEL_KINDS[kind].encode(data)  # each kind owns its encoding (inference/_kinds.py)
 
 
 def _schedule(cfg: SviConfig) -> optax.Schedule | float:
