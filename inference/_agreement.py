@@ -180,32 +180,15 @@ def _from_posterior(post: Any, similarity: Any, level: float, predictive_check: 
                         "the fit and cannot be given here (refit with annotator_agreement(ann, ...))")
     level = check_level(level)
     details: dict[str, Any] = {"model": post.model_name, "fit_method": post.method, "refit": False}
-    data, sim, n_scored = post.data, None, 0
-    if post.kind == "soft":
-        if similarity is not None:
-            raise TypeError("a soft-model posterior was fitted on scores already; similarity cannot be given")
-        draws, observed, expected = post.draws("kappa"), post.draws("pi_within"), post.draws("pi_chance")
-        coefficient = "soft_model_kappa"
-        if predictive_check:
-            details["score_check"] = post.score_check()
-        n_scored = int(getattr(data, "n_pairs_scored", 0))
-    elif post.kind == "categorical":
-        weights = None
-        if similarity is not None:
-            if data.vocabulary is None:
-                raise ValueError("a similarity needs labels: the posterior was fitted without a vocabulary")
-            idx = np.arange(len(data.vocabulary))
-            sim = resolve_label_similarity(data.vocabulary, similarity)
-            scored = sim.block(idx, idx)
-            weights, n_scored = scored.values, scored.n_scored
-        terms = post.implied_agreement(weights)
-        draws, observed, expected = terms["kappa"], terms["observed_agreement"], terms["expected_agreement"]
-        coefficient = "model_kappa"
-        details["kappa_cohen"] = float(np.mean(terms["kappa_cohen"]))
-        if predictive_check:
-            details["predictive_check"] = post.predictive_check()
-    else:
+    kind = post.model_kind
+    if kind.coefficient is None:
         raise ValueError(f"annotator_agreement needs a categorical or soft model's posterior; {post.model_name!r} "
                          "is a custom model (use post.draws(...) directly)")
+    data, coefficient = post.data, kind.coefficient
+    weights, sim, n_scored = kind.similarity_weights(similarity)
+    draws, observed, expected, extra = kind.agreement_terms(weights)
+    details.update(extra)
+    if predictive_check:  # the kind's check: details["predictive_check"] or details["score_check"]
+        details[kind.check] = getattr(post, kind.check)()
     return _result(post, details, coefficient, draws, observed, expected, data.n_items, data.n_raters, level,
                    post.model_name, post.method, similarity, sim, n_scored, prior_check)

@@ -246,13 +246,12 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
         posterior = post
     if isinstance(predictive_check, PredictiveCheck):
         check = predictive_check
-    elif check is None and predictive_check is True and posterior.kind in ("categorical", "soft"):
+    elif check is None and predictive_check is True and posterior.model_kind.check:
         cached = posterior._cache.get("diagnostics_check")
-        if cached is None:
+        if cached is None:  # the kind's own check (categorical: Fleiss kappa; soft: score distribution)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                cached = (posterior.predictive_check(warn=False) if posterior.kind == "categorical"
-                          else posterior.score_check(warn=False))
+                cached = getattr(posterior, posterior.model_kind.check)(warn=False)
             posterior._cache["diagnostics_check"] = cached
         check = cached
     elif not isinstance(predictive_check, bool):
@@ -267,9 +266,7 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
         kw.update(ppc_statistic=check.statistic, ppc_observed=float(check.observed),
                   ppc_replicated_mean=float(rep.mean()) if rep.size else math.nan,
                   ppc_p_value=float(check.p_value))
-    if posterior.kind == "categorical":
-        flag, per_item, used = open_vocabulary(posterior.data)
-        kw.update(n_labels=used, labels_per_item=per_item, open_vocabulary=flag)
+    kw.update(posterior.model_kind.diagnostic_fields())  # categorical: the open-vocabulary check
     texts = []
     for w in caught:
         msg = str(getattr(w, "message", w))

@@ -24,14 +24,12 @@ from softirr_stats.inference._config import (
     NutsConfig,
     SviConfig,
 )
+from softirr_stats.inference._kinds import MODEL_KINDS
 from softirr_stats.inference._posterior import Posterior
 from softirr_stats.models import (
     MODEL_SPECS,
     AnnotationData,
-    PairScores,
-    encode_annotations,
     item_table,
-    pair_scores,
     soft_agreement,
 )
 
@@ -67,16 +65,7 @@ def resolve_model(model: Any) -> tuple[str, str, Callable[..., None]]:
 
 
 def _prepare_data(kind: str, data: Any) -> Any:
-    if kind == "categorical":
-        return encode_annotations(data)
-    if kind == "soft":
-        if isinstance(data, PairScores):
-            return data
-        if hasattr(data, "codes") and hasattr(data, "vocabulary"):
-            return pair_scores(data)
-        raise TypeError("the soft-agreement model needs PairScores (softirr_stats.models."
-                        f"pair_scores) or Annotations; got {type(data).__name__}")
-    return data
+    return MODEL_KINDS[kind].encode(data)  # each kind owns its encoding (inference/_kinds.py)
 
 
 def _schedule(cfg: SviConfig) -> optax.Schedule | float:

@@ -109,7 +109,7 @@ def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
     >>> bool(table["failed"].any())
     False
     """
-    if getattr(posterior, "kind", None) != "categorical":
+    if not callable(getattr(getattr(posterior, "model_kind", None), "replicated", None)):  # labels to replicate
         raise ValueError("rater_predictive_check needs a Posterior of a categorical annotator "
                          f"model; got {type(posterior).__name__} of kind "
                          f"{getattr(posterior, 'kind', None)!r}")

@@ -13,7 +13,7 @@ __all__ = ["separation_leak"]
 
 
 def separation_leak(posterior: Any, *, warn: bool = True, min_gap: float = 0.1,
-                    min_ratio: float = 0.2) -> dict | None:
+                    min_ratio: float = 0.2, stacklevel: int = 3) -> dict | None:
     """Soft model on separable scores: the gap and the equivalent share leaked below it.
 
     When the pooled within-item, chance and gold scores split into two groups with an empty
@@ -25,6 +25,7 @@ def separation_leak(posterior: Any, *, warn: bool = True, min_gap: float = 0.1,
     the upward bias of ``pi_within``; ``half_width``: half the 90% interval of kappa), or None
     when the scores do not separate. It warns when ``leak >= min_ratio * half_width``: a bias
     of a fifth of the half-width already costs the 90% interval about two points of coverage.
+    ``stacklevel`` is passed to :func:`warnings.warn` (3: the caller of ``score_check``).
 
     Warns
     -----
@@ -44,7 +45,7 @@ def separation_leak(posterior: Any, *, warn: bool = True, min_gap: float = 0.1,
     if gap is None:
         return None
     below = jnp.asarray(data.within_scores <= gap[0])
-    emission, priors = posterior._emission, posterior._soft_priors
+    emission, priors = posterior.model_kind.emission, posterior.model_kind.priors
     names = ("intercept", "rater_scale", "rater_z", "item_scale", "item_z", "mean_logit0",
              "mean_gap_logit", "concentration", "equiv_weights", "nonequiv_weights",
              "equiv_atoms", "nonequiv_atoms", "equiv_hist", "nonequiv_hist")
@@ -68,5 +69,5 @@ def separation_leak(posterior: Any, *, warn: bool = True, min_gap: float = 0.1,
             "interval is too narrow to trust (it missed the study's kappa more often than "
             "stated in simulations). Count the pairs above the gap as equivalent (the plain "
             "soft coefficient with a bootstrap interval) instead", PredictiveCheckWarning,
-            stacklevel=3)
+            stacklevel=stacklevel)
     return out
