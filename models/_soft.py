@@ -280,8 +280,8 @@ def gap_pieces(data: "PairScores", n_bins: int, min_gap: float = 0.1
     over it, put density on the other group's scores. Nothing in the data asks for them: no
     score falls where they would be needed, so their weight is the prior's, and every pair on
     the wrong side of the gap would get a small P(equivalent) (or P(non-equivalent)) from it,
-    which biases ``pi_within`` (the contaminated-component ridge of the mixture). The model
-    gives those pieces no weight.
+    which biases ``pi_within`` (the contaminated-component ridge of the mixture).
+    ``soft_agreement(..., drop_gap_pieces=True)`` gives those pieces no weight.
 
     Returns
     -------
@@ -426,7 +426,7 @@ def within_responsibilities(params: dict, data: PairScores, emission: str,
 
 def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, *,
                    rater_effects: bool = True, item_effects: bool = False,
-                   emission: str = "beta", drop_gap_pieces: bool = True) -> None:
+                   emission: str = "beta", drop_gap_pieces: bool = False) -> None:
     """Soft-agreement model over equivalence scores of within-item and chance pairs.
 
     Sites: ``mean_logit0``, ``mean_gap_logit`` (scalars), ``concentration`` (2,),
@@ -455,14 +455,15 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
         ``priors.histogram_concentration``) per component over the same cells and the atoms
         (``equiv_hist``, ``nonequiv_hist``), for shapes neither family holds (bimodal);
         the gold pairs identify it.
-    drop_gap_pieces : bool, default True
+    drop_gap_pieces : bool, default False
         ``"monotone"`` only: when the pooled scores separate (an empty interval of width
         >= 0.1 with >= 1% of the scores on each side), the pieces that would put density
         across the gap get no weight (:func:`gap_pieces`; sites ``equiv_weights_kept`` /
         ``nonequiv_weights_kept``, and ``equiv_weights`` / ``nonequiv_weights`` become
         deterministic). Their weight is otherwise the prior's alone and biases
-        ``pi_within`` upwards (docs/annotator_models.md, "Separable scores"). ``False``
-        keeps every piece.
+        ``pi_within`` upwards; dropping them removes the bias, but the SVI interval is then
+        too narrow (docs/annotator_models.md, "Separable scores"), so it is not the default
+        and ``Posterior.score_check`` warns on such fits as well.
 
     Examples
     --------

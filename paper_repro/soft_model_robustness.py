@@ -233,8 +233,9 @@ def ppi_kappa(judged: dict, level: float = 0.9) -> tuple[float, float, float]:
 
 
 def _done_keys(path: str | None) -> set:
-    """``(shape, emission, seed, method, gold, monotone_concentration)`` of the rows already
-    in ``path`` (rows written before that column existed count as the default prior)."""
+    """``(shape, emission, seed, method, gold, monotone_concentration, drop_gap_pieces)`` of
+    the rows already in ``path`` (rows written before a column existed count as its
+    default)."""
     import csv
     import os
 
@@ -242,13 +243,15 @@ def _done_keys(path: str | None) -> set:
         return set()
     with open(path) as fh:
         return {(r["shape"], r["emission"], int(r["seed"]), r.get("method") or "svi",
-                 int(r.get("gold") or 0), float(r.get("monotone_concentration") or 4.0))
+                 int(r.get("gold") or 0), float(r.get("monotone_concentration") or 4.0),
+                 r.get("drop_gap_pieces", "False") == "True")
                 for r in csv.DictReader(fh)}
 
 
 def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
         out: str | None = None, gold: int = 0, method: str = "svi",
-        monotone_concentration: float | None = None, budget_s: float = float("inf")) -> list:
+        monotone_concentration: float | None = None, budget_s: float = float("inf"),
+        drop_gap_pieces: bool = False) -> list:
     from softirr_stats.inference import FitWarning, NutsConfig, SviConfig, fit
     from softirr_stats.inference._soft_check import separation_leak
     from softirr_stats.models import SoftAgreementPriors
@@ -268,7 +271,8 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
     for s in range(studies):
         for shape in shapes:
             for emission in emissions:
-                key = (shape, emission, seed0 + s, method, gold, priors.monotone_concentration)
+                key = (shape, emission, seed0 + s, method, gold, priors.monotone_concentration,
+                       drop_gap_pieces)
                 if key in done:
                     continue
                 if time.time() - t_start > budget_s:
@@ -279,7 +283,8 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
                 with warnings.catch_warnings(record=True) as rec:
                     warnings.simplefilter("always", FitWarning)
                     post = fit("soft", sim["data"], method=method, seed=s, config=cfg,
-                               progress=False, emission=emission, priors=priors)
+                               progress=False, emission=emission, priors=priors,
+                               **({"drop_gap_pieces": True} if drop_gap_pieces else {}))
                     check = post.score_check()
                 sep = separation_leak(post, warn=False)
                 lo, hi = post.interval("kappa", level=0.9)
@@ -291,6 +296,7 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
                              "seconds": time.time() - t, "gold": gold, "method": method,
                              "seed": seed0 + s, "condition": sim["condition"],
                              "monotone_concentration": priors.monotone_concentration,
+                             "drop_gap_pieces": drop_gap_pieces,
                              "separation_warned": any("separate perfectly" in str(w.message)
                                                       for w in rec),
                              "leak": np.nan if sep is None else sep["leak"],
@@ -336,7 +342,8 @@ def table(rows: list) -> str:
     df["error"] = df["kappa"] - df["truth"]
     df["covered"] = df["covered"].astype(str) == "True"
     keys = ["shape", "emission"]
-    for extra, default in (("monotone_concentration", 4.0), ("method", "svi")):
+    for extra, default in (("monotone_concentration", 4.0), ("method", "svi"),
+                           ("drop_gap_pieces", False)):
         if extra in df:
             df[extra] = df[extra].fillna(default)
             keys.append(extra)
@@ -380,6 +387,9 @@ def main() -> None:
     ap.add_argument("--method", choices=["svi", "nuts"], default="svi")
     ap.add_argument("--monotone-concentration", type=float, default=None,
                     help="SoftAgreementPriors.monotone_concentration (default: the library's)")
+    ap.add_argument("--drop-gap-pieces", action="store_true",
+                    help="monotone emission: no pieces across a score gap (soft_agreement's "
+                         "drop_gap_pieces)")
     ap.add_argument("--budget-s", type=float, default=float("inf"),
                     help="stop starting new fits after this many seconds (resume: same --out)")
     ap.add_argument("--summarise", default=None, help="print the table of a results CSV")
@@ -390,7 +400,8 @@ def main() -> None:
         print(table(pd.read_csv(args.summarise).to_dict("records")))
         return
     rows = run(args.shapes, args.emission, args.studies, args.steps, args.seed, args.out,
-               args.gold, args.method, args.monotone_concentration, args.budget_s)
+               args.gold, args.method, args.monotone_concentration, args.budget_s,
+               args.drop_gap_pieces)
     if rows:
         print(table(rows))
 

@@ -62,17 +62,17 @@ def test_monotone_model_log_density_and_validation():
                           n_raters=2, n_items=3, gold_scores=[0.95, 0.1], gold_labels=[1, 0])
     p = {**_monotone_params(20), "pi_chance": 0.1, "intercept": 1.0, "within_share_z": 0.0}
     lp, _ = log_density(models.soft_agreement, (d,), {"rater_effects": False,
-                                                      "emission": "monotone",
-                                                      "drop_gap_pieces": False}, p)
+                                                      "emission": "monotone"}, p)
     assert np.isfinite(float(lp))
-    # these scores separate (nothing in (0.3, 0.9)): by default the pieces across the gap
-    # have no weight and the kept ones are the sites
+    # these scores separate (nothing in (0.3, 0.9)): with drop_gap_pieces the pieces across
+    # the gap have no weight and the kept ones are the sites
     keep1, keep0 = models.gap_pieces(d, 20)
     pk = {**p, "equiv_weights_kept": p["equiv_weights"][keep1] / p["equiv_weights"][keep1].sum(),
           "nonequiv_weights_kept": p["nonequiv_weights"][keep0] / p["nonequiv_weights"][keep0].sum()}
     del pk["equiv_weights"], pk["nonequiv_weights"]
     lp, tr = log_density(models.soft_agreement, (d,), {"rater_effects": False,
-                                                       "emission": "monotone"}, pk)
+                                                       "emission": "monotone",
+                                                       "drop_gap_pieces": True}, pk)
     assert np.isfinite(float(lp))
     assert (np.asarray(tr["equiv_weights"]["value"])[~keep1] == 0).all()
     rng = np.random.default_rng(1)
