@@ -53,6 +53,7 @@ __all__ = [
     "PairScores",
     "beta_mixture_params",
     "cell_probabilities",
+    "gap_pieces",
     "pair_scores",
     "score_cells",
     "soft_agreement",
@@ -259,9 +260,61 @@ def _monotone_log_density(params: dict, n_bins: int) -> jnp.ndarray:
     f0 = jnp.cumsum((w0 / edges[1:])[::-1])[::-1]
     tiny = jnp.log(jnp.asarray(_IMPOSSIBLE, dtype=f1.dtype))
     m0, m1 = params["nonequiv_atoms"], params["equiv_atoms"]  # [P(atom), P(continuous)]
+    # a cell no piece covers (the pieces dropped across a score gap, see
+    # ``gap_pieces``) has density 0: floored (``jnp.maximum`` passes no gradient to the 0)
+    floor = jnp.asarray(_IMPOSSIBLE * 1e-4, dtype=f1.dtype)
+    f0, f1 = jnp.maximum(f0, floor), jnp.maximum(f1, floor)
     out = [jnp.concatenate([jnp.log(m0[1]) + jnp.log(f0), jnp.log(m0[:1]), tiny[None]]),
            jnp.concatenate([jnp.log(m1[1]) + jnp.log(f1), tiny[None], jnp.log(m1[:1])])]
     return jnp.stack(out)
+
+
+def gap_pieces(data: "PairScores", n_bins: int, min_gap: float = 0.1
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Pieces of the monotone emission a score gap leaves to the prior alone.
+
+    When the pooled within-item, chance and gold scores split into two groups with an empty
+    interval between them (:func:`softirr_stats.models._soft_separation.score_gap`), the
+    equivalent pieces ``U[e_b, 1]`` that start at or below the largest score under the gap,
+    and the non-equivalent pieces ``U[0, e_{b+1}]`` that end at or above the smallest score
+    over it, put density on the other group's scores. Nothing in the data asks for them: no
+    score falls where they would be needed, so their weight is the prior's, and every pair on
+    the wrong side of the gap would get a small P(equivalent) (or P(non-equivalent)) from it,
+    which biases ``pi_within`` (the contaminated-component ridge of the mixture).
+    ``soft_agreement(..., drop_gap_pieces=True)`` gives those pieces no weight.
+
+    Returns
+    -------
+    (equiv_keep, nonequiv_keep) or None
+        Boolean masks of shape ``(n_bins,)`` of the pieces kept, or None when the scores do
+        not separate (every piece kept).
+
+    Examples
+    --------
+    >>> d = PairScores(within_scores=[0.1, 0.2, 0.8, 0.9], within_raters=[[0, 1]] * 4,
+    ...                within_items=[0, 1, 2, 3], chance_scores=[0.1, 0.3, 0.7],
+    ...                n_raters=2, n_items=4)
+    >>> keep1, keep0 = gap_pieces(d, 10)
+    >>> keep1.nonzero()[0].tolist(), keep0.nonzero()[0].tolist()
+    ([4, 5, 6, 7, 8, 9], [0, 1, 2, 3, 4, 5, 6])
+    """
+    from softirr_stats.models._soft_separation import score_gap
+
+    pooled = [data.within_scores, data.chance_scores]
+    if data.n_gold:
+        pooled.append(data.gold_scores)
+    gap = score_gap(np.concatenate(pooled), min_gap=min_gap)
+    if gap is None:
+        return None
+    lo, hi = gap
+    # cells of the equal grid holding the two scores next to the gap (atoms: beyond the grid)
+    c_lo = -1 if lo <= 0.0 else min(int(lo * n_bins), n_bins - 1)
+    c_hi = n_bins if hi >= 1.0 else min(int(hi * n_bins), n_bins - 1)
+    b = np.arange(n_bins)
+    keep1, keep0 = b > c_lo, b < c_hi
+    if not keep1.any() or not keep0.any():
+        return None
+    return keep1, keep0
 
 
 def _histogram_log_density(params: dict, n_bins: int) -> jnp.ndarray:
@@ -373,7 +426,7 @@ def within_responsibilities(params: dict, data: PairScores, emission: str,
 
 def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, *,
                    rater_effects: bool = True, item_effects: bool = False,
-                   emission: str = "beta") -> None:
+                   emission: str = "beta", drop_gap_pieces: bool = False) -> None:
     """Soft-agreement model over equivalence scores of within-item and chance pairs.
 
     Sites: ``mean_logit0``, ``mean_gap_logit`` (scalars), ``concentration`` (2,),
@@ -402,6 +455,15 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
         ``priors.histogram_concentration``) per component over the same cells and the atoms
         (``equiv_hist``, ``nonequiv_hist``), for shapes neither family holds (bimodal);
         the gold pairs identify it.
+    drop_gap_pieces : bool, default False
+        ``"monotone"`` only: when the pooled scores separate (an empty interval of width
+        >= 0.1 with >= 1% of the scores on each side), the pieces that would put density
+        across the gap get no weight (:func:`gap_pieces`; sites ``equiv_weights_kept`` /
+        ``nonequiv_weights_kept``, and ``equiv_weights`` / ``nonequiv_weights`` become
+        deterministic). Their weight is otherwise the prior's alone and biases
+        ``pi_within`` upwards; dropping them removes the bias, but the SVI interval is then
+        too narrow (docs/annotator_models.md, "Separable scores"), so it is not the default
+        and ``Posterior.score_check`` warns on such fits as well.
 
     Examples
     --------
@@ -447,8 +509,19 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
     else:
         nb = priors.monotone_bins
         alpha = priors.monotone_concentration / nb
-        for name in ("equiv_weights", "nonequiv_weights"):
-            params[name] = numpyro.sample(name, dist.Dirichlet(jnp.full(nb, alpha, dtype=f32)))
+        keep = gap_pieces(data, nb) if drop_gap_pieces else None
+        for i, name in enumerate(("equiv_weights", "nonequiv_weights")):
+            if keep is None:
+                params[name] = numpyro.sample(name, dist.Dirichlet(jnp.full(nb, alpha,
+                                                                            dtype=f32)))
+                continue
+            # the pieces across the score gap get no weight (see gap_pieces): a Dirichlet
+            # over the others, scattered into the full vector of pieces
+            idx = np.flatnonzero(keep[i])
+            w = numpyro.sample(f"{name}_kept", dist.Dirichlet(jnp.full(idx.size, alpha,
+                                                                       dtype=f32)))
+            full = jnp.zeros(w.shape[:-1] + (nb,), dtype=f32).at[..., idx].set(w)
+            params[name] = numpyro.deterministic(name, full)
         for name in ("equiv_atoms", "nonequiv_atoms"):
             params[name] = numpyro.sample(name, dist.Dirichlet(jnp.ones(2, dtype=f32)))
     params["intercept"] = numpyro.sample("intercept", dist.Normal(f32(0.0),

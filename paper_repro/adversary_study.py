@@ -8,7 +8,9 @@ difficulty: a good rater is right on item i with probability
 at random.
 
 Each study is fitted with Dawid-Skene, MACE and the item-difficulty model (SVI with the default
-guide, and NUTS with ``--methods svi nuts``). Per fit, one CSV row: the adversary's posterior
+guide, 1000 steps, 500 draws; NUTS with ``--methods nuts``: one chain, 300 warm-up + 300
+draws), all with the default priors, and with Dawid-Skene under a weaker prior
+(``dawid_skene_c1``: ``DawidSkenePriors(concentration=1.0)``, one pseudo-rating per row). Per fit, one CSV row: the adversary's posterior
 accuracy (mean, 90% interval) vs the truth 0.25, the spammer's vs its truth 1/3, the model
 kappa (posterior mean, 90% interval) vs the population Fleiss kappa of the generator (computed
 on 200000 simulated items), the global predictive check's p-value and the per-rater check
@@ -19,8 +21,11 @@ which raters it names).
 
 Usage::
 
-    nice -n 10 python paper_repro/adversary_study.py --studies 4 --out adversary.csv
-    python paper_repro/adversary_study.py --summarise adversary.csv
+    nice -n 10 python paper_repro/adversary_study.py --studies 10 --seed 2400 --methods svi \
+        --out docs/adversary_study/svi_60items.csv
+    nice -n 10 python paper_repro/adversary_study.py --studies 10 --seed 2400 --methods nuts \
+        --out docs/adversary_study/nuts_60items.csv
+    python paper_repro/adversary_study.py --summarise docs/adversary_study/*_60items.csv
 """
 
 import argparse
@@ -32,11 +37,13 @@ import warnings
 import numpy as np
 
 K = 3
-MODELS = ("dawid_skene", "mace", "item_difficulty")
+MODELS = ("dawid_skene", "mace", "item_difficulty", "dawid_skene_c1")
+# "dawid_skene_c1": Dawid-Skene with DawidSkenePriors(concentration=1.0) (one pseudo-rating per
+# confusion row instead of the default 4), to measure the default prior's pull on the adversary.
 FIELDS = ("seed", "model", "method", "n_items", "n_raters", "seconds", "adv_acc_true",
           "adv_acc", "adv_lo", "adv_hi", "spam_acc_true", "spam_acc", "spam_lo", "spam_hi",
           "kappa_true", "kappa", "kappa_lo", "kappa_hi", "global_p", "rater_check_named",
-          "adv_p", "adv_named")
+          "adv_p", "adv_named", "spam_p", "spam_named")
 
 
 def simulate(seed: int, n_items: int, n_raters: int, good_acc: float = 0.85
@@ -69,14 +76,20 @@ def population_kappa(n_raters: int, n: int = 200_000) -> float:
 def one_fit(seed: int, model: str, method: str, n_items: int, n_raters: int, steps: int,
             kappa_true: float) -> dict:
     from softirr_stats.inference import NutsConfig, SviConfig, fit, rater_predictive_check
+    from softirr_stats.models import DawidSkenePriors
 
     codes, _ = simulate(seed, n_items, n_raters)
+    priors = None
+    name = model
+    if model == "dawid_skene_c1":
+        name, priors = "dawid_skene", DawidSkenePriors(concentration=1.0)
     cfg = (SviConfig(steps=steps, num_draws=500) if method == "svi"
            else NutsConfig(num_warmup=300, num_samples=300, num_chains=1))
     t0 = time.time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        post = fit(model, codes, method=method, seed=seed, config=cfg, progress=False)
+        post = fit(name, codes, method=method, seed=seed, config=cfg, priors=priors,
+                   progress=False)
         acc = post.rater_accuracy(0.9)
         kap = np.asarray(post.kappa, float)
         gp = post.predictive_check(warn=False).p_value
@@ -91,28 +104,55 @@ def one_fit(seed: int, model: str, method: str, n_items: int, n_raters: int, ste
             "kappa_lo": float(np.quantile(kap, 0.05)), "kappa_hi": float(np.quantile(kap, 0.95)),
             "global_p": gp, "rater_check_named": " ".join(named),
             "adv_p": float(tab["p_value"].iloc[n_raters - 1]),
-            "adv_named": bool(tab["failed"].iloc[n_raters - 1])}
+            "adv_named": bool(tab["failed"].iloc[n_raters - 1]),
+            "spam_p": float(tab["p_value"].iloc[n_raters - 2]),
+            "spam_named": bool(tab["failed"].iloc[n_raters - 2])}
 
 
-def summarise(path: str) -> None:
+def _rate(x) -> str:
+    """``share ± MC SE`` of a boolean series."""
+    n, p = len(x), float(np.mean(x))
+    return f"{p:.2f} ± {(p * (1 - p) / n) ** .5:.2f}"
+
+
+def _mean(x) -> str:
+    """``mean ± MC SE`` of a series."""
+    x = np.asarray(x, float)
+    return f"{x.mean():+.3f} ± {x.std(ddof=1) / len(x) ** .5:.3f}" if len(x) > 1 else f"{x.mean():+.3f}"
+
+
+def summarise(paths: list) -> None:
+    """Markdown table per model x method: bias and 90% coverage of the adversary's and the
+    spammer's accuracy and of kappa, the global check's firing rate and how often the
+    per-rater check names the adversary / the spammer / a good rater (MC SEs)."""
     import pandas as pd
 
-    df = pd.read_csv(path)
+    df = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    for col in ("spam_named", "adv_named"):
+        if col not in df:
+            df[col] = np.nan
     rows = []
     for (model, method), g in df.groupby(["model", "method"]):
         n = len(g)
-        cov_a = ((g.adv_lo <= g.adv_acc_true) & (g.adv_acc_true <= g.adv_hi)).mean()
-        cov_k = ((g.kappa_lo <= g.kappa_true) & (g.kappa_true <= g.kappa_hi)).mean()
-        bias_k = g.kappa - g.kappa_true
+        n_r = g.n_raters.iloc[0]
+        good = g.rater_check_named.fillna("").astype(str).map(
+            lambda s: any(int(float(r)) < n_r - 2 for r in s.split()))
+        cov = {k: (g[f"{k}_lo"] <= g[f"{k}_acc_true"]) & (g[f"{k}_acc_true"] <= g[f"{k}_hi"])
+               for k in ("adv", "spam")}
+        cov_k = (g.kappa_lo <= g.kappa_true) & (g.kappa_true <= g.kappa_hi)
+        fires = (g.global_p <= 0.01) | (g.global_p >= 0.99)
         rows.append({"model": model, "method": method, "fits": n,
-                     "adv_acc_mean": f"{g.adv_acc.mean():.3f} ± {g.adv_acc.std(ddof=1) / n**.5:.3f}"
-                     if n > 1 else f"{g.adv_acc.mean():.3f}",
-                     "adv_cover90": f"{cov_a:.2f} ± {(cov_a * (1 - cov_a) / n) ** .5:.2f}",
-                     "kappa_bias": f"{bias_k.mean():+.3f} ± {bias_k.std(ddof=1) / n**.5:.3f}"
-                     if n > 1 else f"{bias_k.mean():+.3f}",
-                     "kappa_cover90": f"{cov_k:.2f} ± {(cov_k * (1 - cov_k) / n) ** .5:.2f}",
-                     "global_check_fires": f"{(g.global_p <= 0.01).mean() + (g.global_p >= 0.99).mean():.2f}",
-                     "rater_check_names_adversary": f"{g.adv_named.mean():.2f}",
+                     "adv_acc_bias": _mean(g.adv_acc - g.adv_acc_true),
+                     "adv_cover90": _rate(cov["adv"]),
+                     "spam_acc_bias": _mean(g.spam_acc - g.spam_acc_true),
+                     "spam_cover90": _rate(cov["spam"]),
+                     "kappa_bias": _mean(g.kappa - g.kappa_true),
+                     "kappa_cover90": _rate(cov_k),
+                     "global_check_fires": _rate(fires),
+                     "names_adversary": _rate(g.adv_named.astype(str) == "True"),
+                     "names_spammer": (_rate(g.spam_named.astype(str) == "True")
+                                       if g.spam_named.notna().all() else "-"),
+                     "names_a_good_rater": _rate(good),
                      "median_s": f"{g.seconds.median():.0f}"})
     cols = list(rows[0])
     print("| " + " | ".join(cols) + " |")
@@ -125,7 +165,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--studies", type=int, default=4)
     ap.add_argument("--seed", type=int, default=2300)
-    ap.add_argument("--items", type=int, default=100)
+    ap.add_argument("--items", type=int, default=60)
     ap.add_argument("--raters", type=int, default=5)
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
@@ -133,7 +173,8 @@ def main() -> None:
     ap.add_argument("--out", default="adversary.csv")
     ap.add_argument("--budget-s", type=float, default=float("inf"),
                     help="stop starting new fits after this many seconds")
-    ap.add_argument("--summarise", default=None, help="print the table of a results CSV")
+    ap.add_argument("--summarise", nargs="+", default=None,
+                    help="print the table of one or more results CSVs")
     args = ap.parse_args()
     if args.summarise:
         summarise(args.summarise)

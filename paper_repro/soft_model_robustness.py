@@ -232,9 +232,34 @@ def ppi_kappa(judged: dict, level: float = 0.9) -> tuple[float, float, float]:
     return float(kappa), float(kappa - z * se), float(kappa + z * se)
 
 
+def _done_keys(path: str | None) -> set:
+    """``(shape, emission, seed, method, gold, monotone_concentration, drop_gap_pieces)`` of
+    the rows already in ``path`` (rows written before a column existed count as its
+    default)."""
+    import csv
+    import os
+
+    if not path or not os.path.exists(path):
+        return set()
+    with open(path) as fh:
+        return {(r["shape"], r["emission"], int(r["seed"]), r.get("method") or "svi",
+                 int(r.get("gold") or 0), float(r.get("monotone_concentration") or 4.0),
+                 r.get("drop_gap_pieces", "False") == "True")
+                for r in csv.DictReader(fh)}
+
+
 def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
-        out: str | None = None, gold: int = 0, method: str = "svi") -> list:
+        out: str | None = None, gold: int = 0, method: str = "svi",
+        monotone_concentration: float | None = None, budget_s: float = float("inf"),
+        drop_gap_pieces: bool = False) -> list:
     from softirr_stats.inference import FitWarning, NutsConfig, SviConfig, fit
+    from softirr_stats.inference._soft_check import separation_leak
+    from softirr_stats.models import SoftAgreementPriors
+
+    priors = SoftAgreementPriors() if monotone_concentration is None else SoftAgreementPriors(
+        monotone_concentration=monotone_concentration)
+    done = _done_keys(out)
+    t_start = time.time()
 
     if method == "nuts":  # one chain of 300 + 300: the bimodal histogram fits (see the docs)
         cfg = NutsConfig(num_warmup=300, num_samples=300, num_chains=1, target_accept=0.95)
@@ -246,13 +271,22 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
     for s in range(studies):
         for shape in shapes:
             for emission in emissions:
+                key = (shape, emission, seed0 + s, method, gold, priors.monotone_concentration,
+                       drop_gap_pieces)
+                if key in done:
+                    continue
+                if time.time() - t_start > budget_s:
+                    print("budget spent; rerun with the same --out to resume", flush=True)
+                    return rows
                 sim = simulate_study(shape, seed0 + s, n_gold=gold)
                 t = time.time()
                 with warnings.catch_warnings(record=True) as rec:
                     warnings.simplefilter("always", FitWarning)
                     post = fit("soft", sim["data"], method=method, seed=s, config=cfg,
-                               progress=False, emission=emission)
+                               progress=False, emission=emission, priors=priors,
+                               **({"drop_gap_pieces": True} if drop_gap_pieces else {}))
                     check = post.score_check()
+                sep = separation_leak(post, warn=False)
                 lo, hi = post.interval("kappa", level=0.9)
                 k = float(post.kappa.mean())
                 rows.append({"shape": shape, "emission": emission, "study": s,
@@ -260,7 +294,15 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
                              "covered": lo <= sim["kappa"] <= hi, "ppc_p": check.p_value,
                              "warned": any(issubclass(w.category, FitWarning) for w in rec),
                              "seconds": time.time() - t, "gold": gold, "method": method,
-                             "seed": seed0 + s, "condition": sim["condition"]})
+                             "seed": seed0 + s, "condition": sim["condition"],
+                             "monotone_concentration": priors.monotone_concentration,
+                             "drop_gap_pieces": drop_gap_pieces,
+                             "separation_warned": any("separate perfectly" in str(w.message)
+                                                      for w in rec),
+                             "leak": np.nan if sep is None else sep["leak"],
+                             "half_width": np.nan if sep is None else sep["half_width"],
+                             "pi_within": float(np.mean(post.samples["pi_within"])),
+                             "p_o": sim["p_o"]})
                 r = rows[-1]
                 if gold:
                     pk, plo, phi = ppi_kappa(sim["judged"])
@@ -270,7 +312,8 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
                           f"covered={r['ppi_covered']}", flush=True)
                 print(f"{shape:13s} {emission:9s} study {s}: truth {r['truth']:.3f} kappa "
                       f"{k:.3f} [{lo:.3f}, {hi:.3f}] covered={r['covered']} score-check "
-                      f"p={check.p_value:.3f} {r['seconds']:.0f}s", flush=True)
+                      f"p={check.p_value:.3f} leak={r['leak']:.4f} sep-warned={r['separation_warned']} "
+                      f"{r['seconds']:.0f}s", flush=True)
                 if out:
                     _append_csv(out, r)
     return rows
@@ -290,16 +333,36 @@ def _append_csv(path: str, row: dict) -> None:
 
 
 def table(rows: list) -> str:
+    """Markdown table per shape x emission (x prior, x method): bias, coverage with its
+    Monte Carlo SE, width, the share of fits with any FitWarning, and, for the separation
+    check, the share of fits it warned on and the share of misses it warned on."""
     import pandas as pd
 
     df = pd.DataFrame(rows)
     df["error"] = df["kappa"] - df["truth"]
-    g = df.groupby(["shape", "emission"], sort=False)
+    df["covered"] = df["covered"].astype(str) == "True"
+    keys = ["shape", "emission"]
+    for extra, default in (("monotone_concentration", 4.0), ("method", "svi"),
+                           ("drop_gap_pieces", False)):
+        if extra in df:
+            df[extra] = df[extra].fillna(default)
+            keys.append(extra)
+    if "separation_warned" not in df:
+        df["separation_warned"] = np.nan
+    df["sep"] = df["separation_warned"].astype(str) == "True"
+    g = df.groupby(keys, sort=False)
     out = g.agg(studies=("error", "size"), bias=("error", "mean"),
-                mae=("error", lambda e: np.abs(e).mean()), coverage=("covered", "mean"),
-                width=("upper", "mean"), warned=("warned", "mean"))
+                mae=("error", lambda e: np.abs(e).mean()), coverage=("covered", "mean"))
+    out["bias_se"] = g["error"].std(ddof=1) / np.sqrt(out["studies"])
+    out["coverage_se"] = np.sqrt(out["coverage"] * (1 - out["coverage"]) / out["studies"])
     out["width"] = g.apply(lambda d: (d["upper"] - d["lower"]).mean(), include_groups=False)
-    out = out.round(3).reset_index()
+    out["warned"] = g["warned"].apply(lambda w: (w.astype(str) == "True").mean())
+    out["separation_warned"] = g["sep"].mean()
+    out["misses_warned"] = g.apply(lambda d: d.loc[~d["covered"], "sep"].mean()
+                                   if (~d["covered"]).any() else np.nan, include_groups=False)
+    if "leak" in df:
+        out["leak"] = g["leak"].mean()
+    out = out.round(4).reset_index()
     head = "| " + " | ".join(out.columns) + " |"
     lines = [head, "|" + "---|" * len(out.columns)]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in out.itertuples(index=False)]
@@ -322,10 +385,25 @@ def main() -> None:
                     help="judged pairs (half within-item, half chance): gold pairs of the soft "
                          "model and the sample of the prediction-powered estimate beside it")
     ap.add_argument("--method", choices=["svi", "nuts"], default="svi")
+    ap.add_argument("--monotone-concentration", type=float, default=None,
+                    help="SoftAgreementPriors.monotone_concentration (default: the library's)")
+    ap.add_argument("--drop-gap-pieces", action="store_true",
+                    help="monotone emission: no pieces across a score gap (soft_agreement's "
+                         "drop_gap_pieces)")
+    ap.add_argument("--budget-s", type=float, default=float("inf"),
+                    help="stop starting new fits after this many seconds (resume: same --out)")
+    ap.add_argument("--summarise", default=None, help="print the table of a results CSV")
     args = ap.parse_args()
+    if args.summarise:
+        import pandas as pd
+
+        print(table(pd.read_csv(args.summarise).to_dict("records")))
+        return
     rows = run(args.shapes, args.emission, args.studies, args.steps, args.seed, args.out,
-               args.gold, args.method)
-    print(table(rows))
+               args.gold, args.method, args.monotone_concentration, args.budget_s,
+               args.drop_gap_pieces)
+    if rows:
+        print(table(rows))
 
 
 if __name__ == "__main__":

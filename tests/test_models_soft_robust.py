@@ -64,6 +64,17 @@ def test_monotone_model_log_density_and_validation():
     lp, _ = log_density(models.soft_agreement, (d,), {"rater_effects": False,
                                                       "emission": "monotone"}, p)
     assert np.isfinite(float(lp))
+    # these scores separate (nothing in (0.3, 0.9)): with drop_gap_pieces the pieces across
+    # the gap have no weight and the kept ones are the sites
+    keep1, keep0 = models.gap_pieces(d, 20)
+    pk = {**p, "equiv_weights_kept": p["equiv_weights"][keep1] / p["equiv_weights"][keep1].sum(),
+          "nonequiv_weights_kept": p["nonequiv_weights"][keep0] / p["nonequiv_weights"][keep0].sum()}
+    del pk["equiv_weights"], pk["nonequiv_weights"]
+    lp, tr = log_density(models.soft_agreement, (d,), {"rater_effects": False,
+                                                       "emission": "monotone",
+                                                       "drop_gap_pieces": True}, pk)
+    assert np.isfinite(float(lp))
+    assert (np.asarray(tr["equiv_weights"]["value"])[~keep1] == 0).all()
     rng = np.random.default_rng(1)
     ph = {"equiv_hist": rng.dirichlet(np.ones(22)), "nonequiv_hist": rng.dirichlet(np.ones(22)),
           "pi_chance": 0.1, "intercept": 1.0, "within_share_z": 0.0}

@@ -1,4 +1,6 @@
-"""The soft model says so on perfectly separable scores instead of reporting a narrow interval."""
+"""The soft model on perfectly separable scores says so (a warning on every such fit); with
+``drop_gap_pieces=True`` the leak across the gap is gone but the interval is too narrow, and
+it warns too."""
 
 import warnings
 
@@ -6,7 +8,8 @@ import numpy as np
 import pytest
 
 from softirr_stats.inference import PredictiveCheckWarning, SviConfig, fit
-from softirr_stats.models import PairScores
+from softirr_stats.inference._soft_check import separation_leak
+from softirr_stats.models import PairScores, gap_pieces
 from softirr_stats.models._soft_separation import score_gap
 
 CFG = SviConfig(steps=400, num_draws=200, guide="multivariate_normal", learning_rate=0.05)
@@ -55,6 +58,39 @@ def test_score_gap_finds_bands_only():
     assert score_gap(np.r_[np.zeros(500), [1.0]]) is None  # one side under min_share
 
 
+def test_gap_pieces_masks():
+    bands = _study("bands", 0)
+    keep1, keep0 = gap_pieces(bands, 20)
+    lo, hi = score_gap(np.r_[bands.within_scores, bands.chance_scores])
+    edges = np.linspace(0, 1, 21)
+    # kept equivalent pieces U[e_b, 1] start above the cell of the largest score under the gap,
+    # kept non-equivalent pieces U[0, e_{b+1}] end at or below the cell of the smallest over it
+    assert edges[:-1][keep1].min() > lo - 0.05 and edges[:-1][keep1].min() >= int(lo * 20 + 1) / 20
+    assert edges[1:][keep0].max() <= int(hi * 20) / 20 + 1e-12
+    assert keep1[-1] and keep0[0] and not keep1[0] and not keep0[-1]
+    assert gap_pieces(_study("heavy_tails", 0), 20) is None
+
+
+@pytest.mark.parametrize("shape,seed", [("bands", 1), ("point_masses", 2)])
+def test_dropping_the_gap_pieces_removes_the_leak_and_still_warns(shape, seed):
+    data = _study(shape, seed)
+    post = fit("soft", data, method="svi", seed=0, config=CFG, progress=False,
+               emission="monotone", drop_gap_pieces=True)
+    keep1, keep0 = gap_pieces(data, 20)
+    w1, w0 = post.samples["equiv_weights"], post.samples["nonequiv_weights"]
+    assert (w1[:, ~keep1] == 0).all() and (w0[:, ~keep0] == 0).all()
+    np.testing.assert_allclose(w1.sum(1), 1.0, rtol=1e-5)
+    out = separation_leak(post, warn=False)
+    assert out is not None and out["leak"] < 1e-6, out
+    # every within-item pair is classified by its side of the gap: pi_within is the share
+    share = float((data.within_scores >= 0.5).mean())
+    assert abs(float(post.samples["pi_within"].mean()) - share) < 2e-3
+    assert out["pieces_dropped"]
+    # the interval is then too narrow under SVI (coverage study): the check says so
+    with pytest.warns(PredictiveCheckWarning, match="drop_gap_pieces=True"):
+        post.score_check()
+
+
 @pytest.mark.parametrize("shape,seed", [("bands", 1), ("point_masses", 2)])
 def test_separable_scores_warn_on_every_fit(shape, seed):
     post = fit("soft", _study(shape, seed), method="svi", seed=0, config=CFG, progress=False,
@@ -63,8 +99,6 @@ def test_separable_scores_warn_on_every_fit(shape, seed):
         post.score_check()
     msg = next(str(w.message) for w in rec if "separate perfectly" in str(w.message))
     assert "raising pi_within by" in msg
-    from softirr_stats.inference._soft_check import separation_leak
-
     out = separation_leak(post, warn=False)
     # the leak is the model's upward bias of pi_within on these scores: positive
     assert out is not None and out["gap"][0] <= 0.35
