@@ -128,7 +128,9 @@ def _element_names(name: str, shape: tuple) -> list[str]:
 
 
 def _map_draws(fn: Callable, xs: Any) -> Any:
-    return jax.lax.map(fn, xs, batch_size=_BATCH)
+    # one compiled program (the map with its batching reshapes) instead of a dozen eager ones,
+    # each of which a new process traces, lowers and looks up in the compile cache
+    return jax.jit(lambda ys: jax.lax.map(fn, ys, batch_size=_BATCH))(xs)
 
 
 
@@ -639,8 +641,9 @@ class Posterior:
         from numpyro.infer import Predictive
 
         key = jax.random.fold_in(self._key, 11)
-        draws = Predictive(fn, num_samples=num_draws)(key, self.data, priors=self.priors,
-                                                      **self.model_kwargs)
+        predict = Predictive(fn, num_samples=num_draws)
+        # one compiled program for the prior draws (the data are constants of it), not one per operation
+        draws = jax.jit(lambda k: predict(k, self.data, priors=self.priors, **self.model_kwargs))(key)
         samples = {k: np.asarray(v)[None] for k, v in draws.items()
                    if k != "obs" and not k.startswith("_")}
         prior = Posterior(model_name=self.model_name, kind=self.kind, samples_by_chain=samples,
