@@ -11,7 +11,9 @@ point, printed beside its target, with a cold-cache figure beside it:
 "warm" runs follow one untimed run that filled a fresh JAX compile cache
 (``SOFTIRR_COMPILE_CACHE`` points at a temporary directory); "cold" starts one run from an
 empty cache directory. The targets are for an idle machine: the load average (``uptime``) is
-printed before and after, so that figures taken on a shared machine can be read against it.
+printed before and after, so that figures taken on a shared machine can be read against it, and
+each row gives the median CPU time (user + sys of the child process), which depends less on
+the load than the wall time.
 
 Run::
 
@@ -22,6 +24,7 @@ Run::
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -60,14 +63,23 @@ def _commands(work: Path) -> dict[str, list[str]]:
     }
 
 
-def _run(cmd: list[str], cache: Path) -> float:
+def _children_cpu() -> float:
+    """User + system CPU seconds of every waited-for child process so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run(cmd: list[str], cache: Path) -> tuple[float, float]:
+    """Run one command; return its (wall, user + sys CPU) seconds."""
     env = {**os.environ, "SOFTIRR_COMPILE_CACHE": str(cache)}
+    cpu0 = _children_cpu()
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     wall = time.perf_counter() - t0
+    cpu = _children_cpu() - cpu0
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({out.returncode}):\n{out.stderr[-2000:]}")
-    return wall
+    return wall, cpu
 
 
 def _load() -> str:
@@ -88,19 +100,22 @@ def main(argv: list[str] | None = None) -> None:
         commands = _commands(work)
         names = args.only or list(TARGETS)
         print(f"before: {_load()}")
-        print(f"{'command':<18} {'target':>8} {'warm median':>12} {'warm runs':>28} {'cold':>8}  ok")
+        print(f"{'command':<18} {'target':>8} {'warm median':>12} {'cpu median':>11} {'warm runs':>28} "
+              f"{'cold':>8} {'cold cpu':>9}  ok")
         for name in names:
-            cold = float("nan")
+            cold, cold_cpu = float("nan"), float("nan")
             if not args.no_cold:
-                cold = _run(commands[name], work / f"cold_{name}")
+                cold, cold_cpu = _run(commands[name], work / f"cold_{name}")
             cache = work / f"warm_{name}"
             _run(commands[name], cache)  # fills the cache (untimed)
             runs = [_run(commands[name], cache) for _ in range(args.runs)]
-            med = statistics.median(runs)
-            shown = ", ".join(f"{r:.1f}" for r in runs)
+            med = statistics.median(w for w, _ in runs)
+            cpu_med = statistics.median(c for _, c in runs)
+            shown = ", ".join(f"{w:.1f}" for w, _ in runs)
             cold_txt = "skipped" if cold != cold else f"{cold:.1f}s"
-            print(f"{name:<18} {TARGETS[name]:>7.1f}s {med:>11.2f}s {shown:>28} {cold_txt:>8}  "
-                  f"{'yes' if med <= TARGETS[name] else 'NO'}", flush=True)
+            cold_cpu_txt = "skipped" if cold_cpu != cold_cpu else f"{cold_cpu:.1f}s"
+            print(f"{name:<18} {TARGETS[name]:>7.1f}s {med:>11.2f}s {cpu_med:>10.2f}s {shown:>28} {cold_txt:>8} "
+                  f"{cold_cpu_txt:>9}  {'yes' if med <= TARGETS[name] else 'NO'}", flush=True)
         print(f"after: {_load()}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

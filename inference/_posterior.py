@@ -352,8 +352,9 @@ class Posterior:
         from numpyro.infer import Predictive
 
         key = jax.random.fold_in(self._key, 11)
-        draws = Predictive(fn, num_samples=num_draws)(key, self.data, priors=self.priors,
-                                                      **self.model_kwargs)
+        predict = Predictive(fn, num_samples=num_draws)
+        # one compiled program for the prior draws (the data are constants of it), not one per operation
+        draws = jax.jit(lambda k: predict(k, self.data, priors=self.priors, **self.model_kwargs))(key)
         samples = {k: np.asarray(v)[None] for k, v in draws.items()
                    if k != "obs" and not k.startswith("_")}
         prior = Posterior(model_name=self.model_name, kind=self.kind, samples_by_chain=samples,

@@ -15,18 +15,21 @@ Definitions (docs/multilabel.md derives them):
   ``A_e = mean_j A_e,j``; the coefficient ``(A_o - A_e) / (1 - A_e)``.
 """
 
+from __future__ import annotations
+
 import math
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from softirr_stats._batching import rows_per_chunk
-from softirr_stats._jax import x64
+from softirr_stats._jax import jit, lazy_module, x64
 from softirr_stats.data import Annotations
+
+jax = lazy_module("jax")  # imported at the first batch: a point estimate runs on NumPy
+jnp = lazy_module("jax.numpy")
 
 __all__ = [
     "BASELINES", "MultilabelData", "multilabel_data", "evaluate_multilabel", "label_floor",
@@ -132,7 +135,7 @@ def multilabel_kernel(X: Any, M: Any, c: Any, v: Any, *, baseline: str, xp: Any 
     return {"pa": ao, "pe": ae, "value": value, "ao_j": ao_j, "ae_j": ae_j, "p": p}
 
 
-@partial(jax.jit, static_argnames=("baseline", "batch_c", "batch_v"))
+@partial(jit, static_argnames=("baseline", "batch_c", "batch_v"))
 def _batch(X: jax.Array, M: jax.Array, C: jax.Array, V: jax.Array, *, baseline: str, batch_c: bool,
            batch_v: bool) -> dict[str, jax.Array]:
     fn = partial(multilabel_kernel, X, M, baseline=baseline)

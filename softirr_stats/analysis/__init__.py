@@ -1,7 +1,8 @@
 """Analysis: what combines many public calls (the layer above the api, below reporting and the CLI).
 
 - :func:`run_analysis` and its steps (:func:`read_input`, :func:`resolve_measures`): the one
-  runner under every ``softirr`` command and the HTML report (``_runner.py``);
+  runner under every ``softirr`` command and the HTML report (``_runner.py``), with
+  :func:`run_model` for the annotator models;
 - :func:`sensitivity`: coefficients x similarities x chance settings as one tidy table, its
   coefficient list read from the coefficient registry (``_sensitivity.py``);
 - :func:`scoring_plan`: exactly the label pairs a set of statistics will ask an estimator for,
@@ -19,7 +20,7 @@ from softirr_stats._lazy import attach
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.analysis._runner": ("Analysis", "MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "READER_OPTIONS",
                                        "coefficient_names", "measure_estimator", "measure_names", "read_input",
-                                       "resolve_measures", "run_analysis"),
+                                       "resolve_measures", "run_analysis", "ModelFit", "run_model"),
     "softirr_stats.analysis._sensitivity": ("COLUMNS", "coefficient_registry", "sensitivity"),
     "softirr_stats.analysis._scoring_plan": ("ScoringPlan", "cached_estimator", "scoring_plan"),
     "softirr_stats.analysis._sheet": ("plan_path_for", "read_judging_sheet", "write_judging_sheet"),
@@ -31,12 +32,14 @@ if TYPE_CHECKING:
         MULTILABEL_COEFFICIENTS,
         READER_OPTIONS,
         Analysis,
+        ModelFit,
         coefficient_names,
         measure_estimator,
         measure_names,
         read_input,
         resolve_measures,
         run_analysis,
+        run_model,
     )
     from softirr_stats.analysis._scoring_plan import ScoringPlan, cached_estimator, scoring_plan
     from softirr_stats.analysis._sensitivity import COLUMNS, coefficient_registry, sensitivity

@@ -16,6 +16,9 @@ comes back:
    interval (and the prediction-powered estimate when judged pairs are given), and returns
    an :class:`Analysis`: the tidy table of :func:`~softirr_stats.sensitivity` plus the
    warnings raised on the way, de-duplicated.
+4. :func:`run_model` fits an annotator model (``softirr model`` and the report's model
+   section) and returns a :class:`ModelFit`: the result, its diagnostics (r_hat, ESS,
+   divergences, predictive check, caveats) and the warnings of the fit.
 """
 
 import time
@@ -25,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Analysis", "MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "READER_OPTIONS", "coefficient_names",
-           "measure_estimator", "measure_names", "read_input", "resolve_measures", "run_analysis"]
+__all__ = ["Analysis", "MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "READER_OPTIONS", "ModelFit", "coefficient_names",
+           "measure_estimator", "measure_names", "read_input", "resolve_measures", "run_analysis", "run_model"]
 
 # keyword options of read_annotations that the export readers take (docs/readers.md)
 READER_OPTIONS = ("field", "layer", "feature", "span_rule")
@@ -283,3 +286,77 @@ def run_analysis(ann: Any, *, coefficients: Sequence[str] | None = None,
                             categories=categories, judgments=judgments)
     said = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     return Analysis(table=table, warnings=said, seconds=time.perf_counter() - t0)
+
+
+@dataclass
+class ModelFit:
+    """What :func:`run_model` returns: the model-based result, its diagnostics and the warnings.
+
+    Attributes
+    ----------
+    result : AgreementResult
+        :func:`~softirr_stats.inference.annotator_agreement`'s result (its ``posterior`` in
+        ``details``).
+    diagnostics : FitDiagnostics
+        :func:`~softirr_stats.inference.diagnostics` of the fit, with the warnings raised while
+        fitting among its caveats.
+    warnings : list of str
+        Every warning raised while fitting and checking, once each (``Category: message``).
+    seconds : float
+        Wall-clock time of the fit and the checks.
+    """
+
+    result: Any
+    diagnostics: Any
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", level: float = 0.95, seed: int = 0,
+              similarity: Any = None, config: Any = None, predictive_check: bool = True,
+              progress: bool | None = False) -> ModelFit:
+    """Fit an annotator model and check it: the model step under ``softirr model`` and the report.
+
+    Parameters
+    ----------
+    ann : Annotations
+    model : str
+        A model name of :func:`~softirr_stats.inference.annotator_agreement` (``dawid_skene``,
+        ``mace``, ``soft``, ...).
+    method : {"nuts", "svi"}
+    level : float
+        Posterior interval level (also of the diagnostics' predictive check).
+    seed : int
+    similarity : optional
+        The equivalence measure of a soft (weighted) model kappa.
+    config : NutsConfig or SviConfig, optional
+        Default: the method's defaults.
+    predictive_check : bool
+        Whether :func:`~softirr_stats.inference.annotator_agreement` also runs its predictive
+        check (the diagnostics always run theirs).
+    progress : bool, optional
+        The sampler's progress bar (default: none).
+
+    Returns
+    -------
+    ModelFit
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.inference import SviConfig
+    >>> ann = sis.Annotations.from_wide([["a", "a", "a"], ["b", "b", "a"], ["b", "b", "b"], ["a", "a", "b"]] * 5)
+    >>> fit = run_model(ann, method="svi", config=SviConfig(steps=50, num_draws=50))
+    >>> fit.diagnostics.method, bool(-1.0 <= fit.result.value <= 1.0)
+    ('svi', True)
+    """
+    from softirr_stats.inference import annotator_agreement, diagnostics
+
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = annotator_agreement(ann, similarity=similarity, model=model, method=method, level=level, seed=seed,
+                                  config=config, predictive_check=predictive_check, progress=progress)
+        diag = diagnostics(res, level=level, caught=list(caught))
+    said = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    return ModelFit(result=res, diagnostics=diag, warnings=said, seconds=time.perf_counter() - t0)

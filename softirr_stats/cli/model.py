@@ -41,13 +41,22 @@ _COLUMNS = ("quantity", "mean", "sd", "lower", "upper")
 
 def fit_model(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any = None,
               steps: int = 2000, warmup: int = 500, samples: int = 500, chains: int = 2) -> Any:
-    """Run :func:`softirr_stats.annotator_agreement` with SVI or NUTS settings; returns the result."""
-    from softirr_stats.inference import NutsConfig, SviConfig, annotator_agreement
+    """The fit of :func:`_run` (the runner's :func:`~softirr_stats.analysis.run_model`), the result only.
+
+    The warnings of the fit are recorded by the runner (``_run(...).warnings``), not raised.
+    """
+    return _run(ann, model, method, level, seed, similarity, steps, warmup, samples, chains).result
+
+
+def _run(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any, steps: int, warmup: int,
+         samples: int, chains: int) -> Any:
+    from softirr_stats.analysis import run_model
+    from softirr_stats.inference import NutsConfig, SviConfig
 
     config = SviConfig(steps=steps) if method == "svi" else NutsConfig(num_warmup=warmup, num_samples=samples,
                                                                        num_chains=chains)
-    return annotator_agreement(ann, similarity=similarity, model=model, method=method, level=level, seed=seed,
-                               config=config, predictive_check=False)
+    return run_model(ann, model, method=method, level=level, seed=seed, similarity=similarity, config=config,
+                     predictive_check=False, progress=None)
 
 
 def model_rows(res: Any, ann: Any, level: float) -> list[dict[str, Any]]:
@@ -113,17 +122,16 @@ def command(
     sim = resolve_measures([measure], ann)[0][1]
     import warnings
 
+    try:  # the runner's model step: the fit, its diagnostics and the warnings of both
+        fit = _run(ann, name, method, level, seed, sim, steps, warmup, samples, chains)
+    except (ValueError, TypeError) as err:
+        fail(f"--model {name}: {err}", EXIT_DATA)
+    res, diag = fit.result, fit.diagnostics
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            res = fit_model(ann, name, method, level, seed, sim, steps, warmup, samples, chains)
-        except (ValueError, TypeError) as err:
-            fail(f"--model {name}: {err}", EXIT_DATA)
         rows = model_rows(res, ann, level)
-        from softirr_stats.inference import diagnostics
-
-        diag = diagnostics(res, predictive_check=True, level=level, caught=list(caught))
-    seen += [w for w in dict.fromkeys(f"{c.category.__name__}: {c.message}" for c in caught) if w not in seen]
+    said = [*fit.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]
+    seen += [w for w in dict.fromkeys(said) if w not in seen]
     seen += [f"caveat: {c}" for c in diag.caveats if f"caveat: {c}" not in seen]
     file = files[0]
     fit = f"SVI, {steps} steps" if method == "svi" else f"NUTS, {chains} chains x {samples} draws ({warmup} warm-up)"

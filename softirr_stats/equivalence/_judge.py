@@ -34,7 +34,7 @@ import numpy as np
 from softirr_stats.equivalence._http import HttpReplyError, is_loopback, post_json, redact
 from softirr_stats.equivalence._protocol import BaseEstimator, check_strings, short_repr
 from softirr_stats.equivalence._torch import (
-    load_pretrained,
+    load_shared,
     model_identity,
     resolve_device,
     resolve_dtype,
@@ -271,13 +271,15 @@ class LlmJudge(_JudgeBase):
             return
         self.device = resolve_device(self.device_arg)
         self.dtype = resolve_dtype(self.device, self.dtype_arg)
-        tok, mdl = load_pretrained("causal_lm", self.model, revision=self.revision, dtype=self.dtype,
-                                   trust_remote_code=self.trust_remote_code,
-                                   local_files_only=self.local_files_only)
+        # one load per process, model, dtype and device: judges of the same model share the weights
+        tok, mdl = load_shared("causal_lm", self.model, device=self.device, revision=self.revision,
+                               dtype=self.dtype, trust_remote_code=self.trust_remote_code,
+                               local_files_only=self.local_files_only)
+        # the same two settings for every judge, so the shared tokenizer stays consistent
         tok.padding_side = "left"
         if tok.pad_token_id is None:
             tok.pad_token = tok.eos_token
-        self._tok, self._mdl = tok, mdl.to(self.device)
+        self._tok, self._mdl = tok, mdl
         if self.mode == "logprob":
             self.yes_ids = self._single_ids(self.yes_tokens)
             self.no_ids = self._single_ids(self.no_tokens)

@@ -481,13 +481,12 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
 
 
 def _model_html(ann: Any, model: str, level: float, seed: int, steps: int, method: str = "nuts") -> str:
-    from softirr_stats.inference import SVI_NOTE, SviConfig, annotator_agreement, diagnostics
+    from softirr_stats.analysis import run_model
+    from softirr_stats.inference import SVI_NOTE, SviConfig
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = annotator_agreement(ann, model=model, method=method, level=level, seed=seed,
-                                  config=SviConfig(steps=steps) if method == "svi" else None, progress=False)
-        diag = diagnostics(res, level=level, caught=caught)
+    fit = run_model(ann, model, method=method, level=level, seed=seed,
+                    config=SviConfig(steps=steps) if method == "svi" else None, progress=False)
+    res, diag = fit.result, fit.diagnostics  # the fit's warnings are among the diagnostics' caveats
     table = model_summary(res, ann.raters, level)
     checks = diag.to_frame()
     body = []
@@ -610,7 +609,7 @@ def build_report(
 
     if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "cairo"):
         matplotlib.use("Agg")
-    from softirr_stats import _sensitivity as _sens
+    from softirr_stats.analysis import run_analysis
 
     if judgments is not None:
         missing = [c for c in ("label_a", "label_b", "judgment") if c not in judgments.columns]
@@ -624,8 +623,10 @@ def build_report(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summary = data_summary(ann)
-        df = _sens.sensitivity(ann, coefficients=coefficients, similarities=sims, chance=chance, ci=ci)
-    warns = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    # the grid through the one runner (the report only formats): the table of `run_analysis`
+    analysis = run_analysis(ann, coefficients=coefficients, measures=sims, chance=chance, ci=ci)
+    df = analysis.table
+    warns = list(dict.fromkeys([*(f"{w.category.__name__}: {w.message}" for w in caught), *analysis.warnings]))
     if ci is None:
         ci_text = "point estimates, no interval"
     elif isinstance(ci, str):

@@ -1,0 +1,61 @@
+"""The report only formats: its coefficient table is the analysis runner's, its model section the runner's fit."""
+
+import re
+
+import matplotlib
+import numpy as np
+import pandas as pd
+
+import softirr_stats as sis
+from softirr_stats.analysis import resolve_measures, run_analysis, run_model
+from softirr_stats.data import demo_path
+from softirr_stats.inference import SviConfig
+from softirr_stats.reporting import _html, build_report
+
+matplotlib.use("Agg")
+
+
+def _section(page: str, sid: str) -> str:
+    return page.split(f'<section id="{sid}"')[1].split("</section>")[0]
+
+
+def _rows(section: str) -> list[list[str]]:
+    body = section.split("<tbody>")[1].split("</tbody>")[0]
+    return [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in body.split("</tr>") if "<td" in row]
+
+
+def test_report_coefficient_table_equals_run_analysis(monkeypatch):
+    ann = sis.read_annotations(demo_path())
+    measures = resolve_measures(["exact", "levenshtein"], ann)
+    ci = sis.Bootstrap(n=200, seed=3)
+    chance = ["exact", "mc:50"]
+    seen = []
+    real = _html._coefficients_html
+    monkeypatch.setattr(_html, "_coefficients_html", lambda df, text: seen.append(df) or real(df, text))
+    page = build_report(ann, measures=measures, coefficients=["fleiss_kappa", "krippendorff_alpha"], chance=chance,
+                        ci=ci)
+    want = run_analysis(ann, coefficients=["fleiss_kappa", "krippendorff_alpha"], measures=measures, chance=chance,
+                        ci=ci).table
+    got = seen[0]
+    pd.testing.assert_frame_equal(got.drop(columns=["seconds"], errors="ignore"),
+                                  want.drop(columns=["seconds"], errors="ignore"))  # every number, unrounded
+    first = want[want["chance"] == want["chance"].iloc[0]]
+    shown = _rows(_section(page, "coefficients"))
+    assert len(shown) == len(first) == 4
+    for cells, row in zip(shown, first.itertuples(index=False), strict=True):
+        assert cells[:2] == [row.coefficient, row.similarity]
+        assert cells[2:5] == [f"{row.value:.4f}", f"{row.ci_low:.4f}", f"{row.ci_high:.4f}"]
+    assert np.isfinite(first["value"]).all()
+
+
+def test_report_model_section_is_the_runner_fit():
+    ann = sis.Annotations.from_wide([["a", "a", "a"], ["b", "b", "a"], ["b", "b", "b"], ["a", "b", "a"]] * 6)
+    page = build_report(ann, coefficients=["fleiss_kappa"], model="dawid_skene", model_method="svi", model_steps=300,
+                        seed=2)
+    fit = run_model(ann, "dawid_skene", method="svi", level=0.95, seed=2, config=SviConfig(steps=300))
+    want = _html.model_summary(fit.result, ann.raters, 0.95)
+    shown = _rows(_section(page, "model"))[:len(want)]
+    assert [c[0] for c in shown] == want["quantity"].tolist()
+    for cells, row in zip(shown, want.itertuples(index=False), strict=True):
+        assert cells[1:5] == [_html._num(v) for v in (row.mean, row.sd, row.lower, row.upper)]  # "" for nan
+    assert np.isfinite(want["lower"].iloc[0]) and cells[0] != "kappa"  # kappa has an interval; all rows compared
