@@ -35,7 +35,7 @@ from softirr_stats.inference._diagnostics import DEFAULT_LEVEL
 from softirr_stats.inference._postprocess import (
     STATISTICS,
     align_permutations,
-    design_weights,
+    rater_pair_weights,
     implied_agreement,
     item_counts,
 )
@@ -231,7 +231,7 @@ class CategoricalKind(ModelKind):
                 raise ValueError(f"weights must have shape (K, K) = ({k}, {k}); got {w.shape}")
         cache_key = ("implied", w.tobytes(), n_mc)
         if cache_key not in post._cache:
-            omega = jnp.asarray(design_weights(post.data.coannotation()), dtype=jnp.float32)
+            omega = jnp.asarray(rater_pair_weights(post.data.coannotation()), dtype=jnp.float32)
             wj = jnp.asarray(w, dtype=jnp.float32)
             resp = self._responses(n_mc)
 

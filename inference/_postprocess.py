@@ -9,7 +9,6 @@ from scipy.optimize import linear_sum_assignment
 
 __all__ = [
     "align_permutations",
-    "design_weights",
     "rater_pair_weights",
     "fleiss_kappa_counts",
     "implied_agreement",
@@ -20,9 +19,6 @@ __all__ = [
 
 def rater_pair_weights(coannotation: np.ndarray) -> np.ndarray:
     """Normalise ``(J, J)`` co-annotation counts (zero diagonal) to weights summing to 1.
-
-    ``design_weights`` is its old name (the weights come from the rating layout, not from a
-    resampling design).
 
     Examples
     --------
@@ -36,8 +32,6 @@ def rater_pair_weights(coannotation: np.ndarray) -> np.ndarray:
         raise ValueError("no item is rated by two different raters: rater-pair weights undefined")
     return co / total
 
-
-design_weights = rater_pair_weights
 
 
 def implied_agreement(pi: jnp.ndarray, response: jnp.ndarray, omega: jnp.ndarray,

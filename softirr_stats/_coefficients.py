@@ -105,10 +105,6 @@ def estimate_with_interval(coef: "str | Coefficient", ann: Any, **options: Any) 
     return attach_interval(result, prep, opts["ci"])
 
 
-# The old names (they did not say which one attaches the interval), for code written against them.
-estimate = estimate_point
-compute = estimate_with_interval
-
 
 def _docstring(coef: Coefficient) -> str:
     lines = [coef.summary, ""]

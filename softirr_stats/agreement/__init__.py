@@ -15,7 +15,7 @@ from softirr_stats._lazy import attach
 _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._chance": ('CHANCE_SYNTAX', 'MonteCarlo', 'SampledPairs', 'parse_chance', 'resolve_chance',),
     "softirr_stats.agreement._point": ('as_annotations', 'point_estimate',),
-    "softirr_stats.agreement._layout": ('RatingLayout', 'build_design', 'rating_layout',),
+    "softirr_stats.agreement._layout": ('RatingLayout', 'rating_layout',),
     "softirr_stats.agreement._evaluator": ('DegenerateWarning', 'Prepared', 'chance_standard_error', 'evaluate', 'prepare',),
     "softirr_stats.agreement._families": ('FAMILIES', 'ChanceFamily', 'get_family',),
     "softirr_stats.agreement._linearised": ('Terms', 'linearised_terms',),
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     )
     from softirr_stats.agreement._layout import (
         RatingLayout,
-        build_design,
         rating_layout,
     )
     from softirr_stats.agreement._evaluator import (

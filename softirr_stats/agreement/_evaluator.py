@@ -302,11 +302,6 @@ class Prepared:
         return "" if self.supports_analytic else self.family.no_analytic
 
     @property
-    def design(self) -> RatingLayout:
-        """The old name of :attr:`layout` (a rating layout, not a resampling design)."""
-        return self.layout
-
-    @property
     def items(self) -> tuple:
         return self.ann.items
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from softirr_stats.data import Annotations
 
-__all__ = ["RatingLayout", "rating_layout", "Design", "build_design"]
+__all__ = ["RatingLayout", "rating_layout"]
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,3 @@ def rating_layout(ann: Annotations) -> RatingLayout:
     ann._cache["layout"] = d
     return d
 
-
-# The old names (a rating layout is not a resampling design), for code written against them.
-Design = RatingLayout
-build_design = rating_layout

@@ -68,7 +68,6 @@ def grid_rows(ann: Any, coefficients: list[str] | None, measures: list[tuple[str
     return rows, res.warnings
 
 
-compute = grid_rows  # the old name
 
 
 def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, Any]]) -> None:
