@@ -5,7 +5,7 @@ from typing import Literal
 
 import numpy as np
 
-from softirr_stats._validation import SoftIRRWarning, check_choice, check_positive_int
+from softirr_stats.base._validation import SoftIRRWarning, check_choice, check_positive_int
 
 __all__ = [
     "AUTO_BATCH_MIN_ITEMS",

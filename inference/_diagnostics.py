@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats._validation import check_level
+from softirr_stats.base._validation import check_level
 
 __all__ = ["DEFAULT_LEVEL", "SVI_NOTE", "FitDiagnostics", "diagnostics", "model_caveats", "open_vocabulary"]
 

@@ -15,8 +15,8 @@ from numpyro import handlers
 from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
-from softirr_stats._jax import _ensure_initialised
-from softirr_stats._validation import check_choice
+from softirr_stats.base._jax import _ensure_initialised
+from softirr_stats.base._validation import check_choice
 from softirr_stats.inference._config import (
     AUTO_BATCH_MIN_ITEMS,
     AUTO_BATCH_SIZE,

@@ -29,15 +29,15 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from softirr_stats._validation import check_choice, check_level, check_positive_int
+from softirr_stats.base._validation import check_choice, check_level, check_positive_int
 from softirr_stats.inference._config import PredictiveCheckWarning
 from softirr_stats.inference._diagnostics import DEFAULT_LEVEL
 from softirr_stats.inference._postprocess import (
     STATISTICS,
     align_permutations,
-    rater_pair_weights,
     implied_agreement,
     item_counts,
+    rater_pair_weights,
 )
 from softirr_stats.models import (
     MODEL_SPECS,

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 
-from softirr_stats._validation import check_level, check_positive_int
+from softirr_stats.base._validation import check_level, check_positive_int
 from softirr_stats.inference._arviz import to_inference_data
 from softirr_stats.inference._config import PriorDominatedWarning
 from softirr_stats.inference._diagnostics import DEFAULT_LEVEL

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from softirr_stats._validation import check_choice
+from softirr_stats.base._validation import check_choice
 from softirr_stats.inference._config import PredictiveCheckWarning
 from softirr_stats.inference._postprocess import item_counts
 

@@ -14,20 +14,20 @@ kept between processes (see :func:`compile_cache`).
 
 from typing import TYPE_CHECKING
 
-from softirr_stats._lazy import attach
+from softirr_stats.base._lazy import attach
 
 __version__ = "0.1.0"
 
 _SUBMODULES = [f"softirr_stats.{m}" for m in ("agreement", "calibration", "data", "equivalence", "inference",
                                                 "models", "reporting", "uncertainty")]
 _EXPORTS = {
-    "softirr_stats._coefficients": ("brennan_prediger", "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1",
+    "softirr_stats.api._coefficients": ("brennan_prediger", "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1",
                                     "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi"),
-    "softirr_stats._statistics": ("cross_kappa", "distance_agreement", "multilabel_agreement", "span_agreement"),
-    "softirr_stats._permutation_test": ("permutation_test",),
+    "softirr_stats.api._statistics": ("cross_kappa", "distance_agreement", "multilabel_agreement", "span_agreement"),
+    "softirr_stats.api._permutation_test": ("permutation_test",),
     "softirr_stats.analysis._sensitivity": ("sensitivity",),
     "softirr_stats.analysis._scoring_plan": ("ScoringPlan", "scoring_plan"),
-    "softirr_stats._jax": ("compile_cache",),
+    "softirr_stats.base._jax": ("compile_cache",),
     "softirr_stats.data._annotations": ("Annotations", "UnpairableItemsWarning"),
     "softirr_stats.agreement._result": ("AgreementResult",),
     "softirr_stats.agreement._evaluator": ("DegenerateWarning",),
@@ -53,7 +53,10 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         reporting,
         uncertainty,
     )
-    from softirr_stats._coefficients import (
+    from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
+    from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
+    from softirr_stats.analysis import ScoringPlan, scoring_plan, sensitivity
+    from softirr_stats.api._coefficients import (
         brennan_prediger,
         cohen_kappa,
         conger_kappa,
@@ -64,12 +67,14 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         percent_agreement,
         scott_pi,
     )
-    from softirr_stats._permutation_test import permutation_test
-    from softirr_stats._jax import compile_cache
-    from softirr_stats._statistics import cross_kappa, distance_agreement, multilabel_agreement, span_agreement
-    from softirr_stats.analysis import ScoringPlan, scoring_plan, sensitivity
-    from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
-    from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
+    from softirr_stats.api._permutation_test import permutation_test
+    from softirr_stats.api._statistics import (
+        cross_kappa,
+        distance_agreement,
+        multilabel_agreement,
+        span_agreement,
+    )
+    from softirr_stats.base._jax import compile_cache
     from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
     from softirr_stats.inference import annotator_agreement
     from softirr_stats.uncertainty import Analytic, Bootstrap, FewUnitsWarning, Permutation

@@ -171,7 +171,7 @@ def test_exports_equal_the_registry():
     from softirr_stats.agreement._registry import public_exports, statistic_records
 
     exports = public_exports()
-    assert set(exports) == {"softirr_stats._coefficients", "softirr_stats._statistics"}
+    assert set(exports) == {"softirr_stats.api._coefficients", "softirr_stats.api._statistics"}
     for module, names in exports.items():
         assert tuple(sorted(sis._EXPORTS[module])) == names, f"softirr_stats._EXPORTS[{module!r}] != registry"
         assert _type_checking_imports(module) == set(names), f"the TYPE_CHECKING imports of {module} != registry"
@@ -182,12 +182,12 @@ def test_exports_equal_the_registry():
 
 def test_coefficient_module_names_are_the_registry():
     """``_coefficients`` binds one module name per record (static imports work), each the record's function."""
-    import softirr_stats._coefficients as mod
+    import softirr_stats.api._coefficients as mod
 
     helpers = {"estimate_point", "estimate_with_interval", "coefficient_function", "public_function"}
     assert set(mod.__all__) - helpers == set(sis.agreement.COEFFICIENTS)
     for name in sis.agreement.COEFFICIENTS:
-        assert name in vars(mod), f"{name} is not a module-level name of softirr_stats._coefficients"
+        assert name in vars(mod), f"{name} is not a module-level name of softirr_stats.api._coefficients"
         fn = vars(mod)[name]
         assert fn is mod.public_function(name) and fn.__name__ == name
     made = {n for n, v in vars(mod).items() if callable(v) and getattr(v, "__signature__", None) is not None}

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
-from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.agreement._evaluator import DegenerateWarning
 from softirr_stats.equivalence import Cached, Levenshtein, Masi, as_estimator
 

@@ -21,7 +21,7 @@ from softirr_stats.agreement import evaluate, point_estimate, resolve_similarity
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import Bootstrap, draw_weights
 
-pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats._validation.SoftIRRWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.base._validation.SoftIRRWarning")
 LABELS = np.array(["a", "b", "c", "d"], dtype=object)
 
 

@@ -73,14 +73,14 @@ def test_the_users_own_jax_cache_setting_is_kept(tmp_path):
 
 def test_notice_once_per_process_when_compiling_takes_a_while(tmp_path):
     # a zero budget: the notice fires during the first compile, and only once
-    pre = "import softirr_stats._jax as J\nJ._notice.left = 0.0"
+    pre = "import softirr_stats.base._jax as J\nJ._notice.left = 0.0"
     _, _, err = _run(tmp_path, str(tmp_path / "c"), pre=pre)
     assert err.count("compiling JAX programs") == 1
     assert str(tmp_path / "c") in err
 
 
 def test_bad_argument_names_what_was_expected():
-    from softirr_stats._jax import compile_cache
+    from softirr_stats.base._jax import compile_cache
 
     with pytest.raises(TypeError, match="path must be True, False, None or a path; got int"):
         compile_cache(3)

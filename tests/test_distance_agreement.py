@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import gaussian_kde, ks_2samp
 
-from softirr_stats._statistics import distance_agreement
+from softirr_stats.api._statistics import distance_agreement
 from softirr_stats.agreement import DegenerateWarning
 from softirr_stats.agreement._distance import distance_samples, sigma_kde, weighted_quantile
 from softirr_stats.agreement._similarity import resolve_similarity

@@ -188,7 +188,7 @@ def test_driver_killed_and_resumed(cluster, tiny_nli, tmp_path):
     assert n_kept % 8 == 0  # whole committed batches only
     _check_integrity(cache, n_kept)
     # resume in this process through the same public path: only the missing pairs are scored
-    from softirr_stats._scoring_plan import scoring_plan
+    from softirr_stats.analysis import scoring_plan
     from softirr_stats.data import read_annotations
 
     plan = scoring_plan(read_annotations(csv), _est(tiny_nli), coefficients="fleiss_kappa")

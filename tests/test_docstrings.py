@@ -71,7 +71,7 @@ EXPORTED = _exported()
 
 def test_the_enumeration_finds_the_public_api():
     assert len(EXPORTED) > 150
-    for key in ("softirr_stats._statistics.distance_agreement", "softirr_stats.calibration._interval.calibration_error_ci",
+    for key in ("softirr_stats.api._statistics.distance_agreement", "softirr_stats.calibration._interval.calibration_error_ci",
                 "softirr_stats.uncertainty._bootstrap.Bootstrap"):
         assert key in EXPORTED, key
     stale = sorted(set(EXEMPT) - set(EXPORTED))

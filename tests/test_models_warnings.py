@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from softirr_stats import models
-from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.inference import (
     ConvergenceWarning,
     FitWarning,

@@ -10,7 +10,7 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats import reporting
-from softirr_stats._format import format_interval, format_number, level_text
+from softirr_stats.base._format import format_interval, format_number, level_text
 from softirr_stats.agreement._result import AgreementResult, CrossKappaResult, MultilabelResult
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
@@ -157,7 +157,7 @@ def test_interval_and_level_text():
 
 
 @pytest.mark.parametrize("module", [
-    "softirr_stats._format", "softirr_stats.agreement._result", "softirr_stats.reporting._tables",
+    "softirr_stats.base._format", "softirr_stats.agreement._result", "softirr_stats.reporting._tables",
     "softirr_stats.data._readers", "softirr_stats.data._readers._spans", "softirr_stats.data._io",
 ])
 def test_docstring_examples_run(module):

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import softirr_stats as sis
-import softirr_stats._batching as batching
-from softirr_stats._jax import x64
+import softirr_stats.base._batching as batching
+from softirr_stats.base._jax import x64
 from softirr_stats.agreement import _evaluator, evaluate, prepare, resolve_similarity
 from softirr_stats.agreement._chance import DenseQuad, IdentityQuad
 from softirr_stats.agreement._families import FAMILIES, Indicator, count_labels, count_table

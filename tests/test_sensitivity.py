@@ -159,7 +159,7 @@ def test_multilabel_baselines_for_set_labels():
     df = sensitivity(ann, coefficients=["multilabel_fleiss", "multilabel_ac1", "multilabel_pabak"],
                      similarities=[None, "jaccard"])
     ok = df[df["value"].notna()].set_index("coefficient")["value"]
-    from softirr_stats._statistics import multilabel_agreement
+    from softirr_stats.api._statistics import multilabel_agreement
 
     for base in ("fleiss", "ac1", "pabak"):
         assert ok[f"multilabel_{base}"] == pytest.approx(multilabel_agreement(ann, baseline=base).value, abs=1e-12)
@@ -220,9 +220,9 @@ def test_docs_examples_run():
     assert sum(r.failed for r in results) == 0 and sum(r.attempted for r in results) >= 8
 
 
-def test_old_import_paths_and_the_public_name_are_the_analysis_functions():
+def test_the_public_names_are_the_analysis_functions():
     import softirr_stats as sis
-    from softirr_stats import _scoring_plan, _sensitivity, analysis
+    from softirr_stats import analysis
 
-    assert _sensitivity.sensitivity is analysis.sensitivity is sis.sensitivity
-    assert _scoring_plan.scoring_plan is analysis.scoring_plan is sis.scoring_plan
+    assert analysis.sensitivity is sis.sensitivity
+    assert analysis.scoring_plan is sis.scoring_plan

@@ -474,7 +474,7 @@ def test_signature_is_data_then_keyword_only_options():
     assert params[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:-1])
     assert params[-1].kind is inspect.Parameter.VAR_KEYWORD  # the export reader's options
-    assert sis.span_agreement.__module__ == "softirr_stats._statistics" and "span_agreement" in sis.__all__
+    assert sis.span_agreement.__module__ == "softirr_stats.api._statistics" and "span_agreement" in sis.__all__
 
 
 EXPORTS = ROOT / "data" / "exports"

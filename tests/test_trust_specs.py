@@ -250,7 +250,7 @@ def test_non_symmetric_similarity_matrix_warns_naming_the_asymmetry():
     import warnings
 
     import softirr_stats as sis
-    from softirr_stats._validation import SoftIRRWarning
+    from softirr_stats.base._validation import SoftIRRWarning
 
     table = [["a", "b"], ["b", "b"], ["a", "a"], ["a", "b"]]
     asym = np.array([[1.0, 0.2], [0.6, 1.0]])

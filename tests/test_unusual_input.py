@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
-from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning
 
 
 def _write(tmp_path, text, name="a.csv", mode="w"):

@@ -10,7 +10,7 @@ uncertainty layer attaches intervals.
 
 from typing import TYPE_CHECKING
 
-from softirr_stats._lazy import attach
+from softirr_stats.base._lazy import attach
 
 _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._chance": ('CHANCE_SYNTAX', 'MonteCarlo', 'SampledPairs', 'parse_chance', 'resolve_chance',),
@@ -48,10 +48,6 @@ if TYPE_CHECKING:
         parse_chance,
         resolve_chance,
     )
-    from softirr_stats.agreement._layout import (
-        RatingLayout,
-        rating_layout,
-    )
     from softirr_stats.agreement._evaluator import (
         DegenerateWarning,
         Prepared,
@@ -59,15 +55,14 @@ if TYPE_CHECKING:
         evaluate,
         prepare,
     )
-    from softirr_stats.agreement._ppi_statistic import (
-        PpiStatistic,
-        ppi_result,
-        superpopulation_estimand,
-    )
     from softirr_stats.agreement._families import (
         FAMILIES,
         ChanceFamily,
         get_family,
+    )
+    from softirr_stats.agreement._layout import (
+        RatingLayout,
+        rating_layout,
     )
     from softirr_stats.agreement._linearised import (
         Terms,
@@ -76,6 +71,11 @@ if TYPE_CHECKING:
     from softirr_stats.agreement._point import (
         as_annotations,
         point_estimate,
+    )
+    from softirr_stats.agreement._ppi_statistic import (
+        PpiStatistic,
+        ppi_result,
+        superpopulation_estimand,
     )
     from softirr_stats.agreement._registry import (
         ALPHA_LEVELS,

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats._jax import namespace
-from softirr_stats._validation import check_positive_int
+from softirr_stats.base._jax import namespace
+from softirr_stats.base._validation import check_positive_int
 from softirr_stats.equivalence import LabelSimilarity
 
 __all__ = ["MonteCarlo", "SampledPairs", "DenseQuad", "BlockedQuad", "IdentityQuad", "make_quad", "resolve_chance",

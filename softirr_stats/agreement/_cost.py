@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning
 
 __all__ = ["AUTO_BUDGET_SECONDS", "PROGRESS_AFTER_SECONDS", "LONG_LABEL_CHARS", "CostWarning",
            "ScoringCost", "exact_chance_cost", "scoring_progress", "advance", "warn_long_labels"]

@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import ndtr
 
-from softirr_stats._batching import rows_per_chunk
 from softirr_stats.agreement._layout import rating_layout
+from softirr_stats.base._batching import rows_per_chunk
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import LabelSimilarity
 

@@ -16,9 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats._batching import check_memory, rows_per_chunk
-from softirr_stats._jax import jit, lazy_module, x64
-from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._chance import (
     DEFAULT_MAX_EXACT_PAIRS,
     BlockedQuad,
@@ -48,6 +45,9 @@ from softirr_stats.agreement._families import (
 )
 from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
 from softirr_stats.agreement._layout import RatingLayout, rating_layout
+from softirr_stats.base._batching import check_memory, rows_per_chunk
+from softirr_stats.base._jax import jit, lazy_module, x64
+from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import LabelSimilarity
 
@@ -533,7 +533,7 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     chance_weights : array (B, n_chance_pairs), optional
         Resampling weights of sampled chance pairs (bootstrap of the chance term).
     chunk_size : int, optional
-        Replicates per vmapped chunk; by default :func:`softirr_stats._batching.rows_per_chunk`.
+        Replicates per vmapped chunk; by default :func:`softirr_stats.base._batching.rows_per_chunk`.
 
     Returns
     -------

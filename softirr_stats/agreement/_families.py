@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats._jax import namespace
 from softirr_stats.agreement._sampling import sample_per_rater, sample_pooled, sample_values
+from softirr_stats.base._jax import namespace
 
 __all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics", "Indicator", "count_labels",
            "count_table", "pair_sums_from_counts"]

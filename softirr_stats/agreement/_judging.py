@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats._validation import check_choice, check_positive_int
 from softirr_stats.agreement._evaluator import Prepared
 from softirr_stats.agreement._point import as_annotations, point_estimate
 from softirr_stats.agreement._ppi_terms import (
@@ -31,6 +30,7 @@ from softirr_stats.agreement._ppi_terms import (
 )
 from softirr_stats.agreement._registry import COEFFICIENTS
 from softirr_stats.agreement._similarity import resolve_similarity
+from softirr_stats.base._validation import check_choice, check_positive_int
 
 __all__ = ["COEFFICIENT_FAMILIES", "JUDGED_COEFFICIENTS", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
            "label_text", "PLAN_COLUMNS"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from softirr_stats._jax import lazy_module, namespace
+from softirr_stats.base._jax import lazy_module, namespace
 
 jax = lazy_module("jax")  # imported at first use: the finish kernels also run on NumPy arrays
 jnp = lazy_module("jax.numpy")

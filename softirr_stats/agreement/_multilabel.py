@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats._batching import rows_per_chunk
-from softirr_stats._jax import jit, lazy_module, x64
+from softirr_stats.base._batching import rows_per_chunk
+from softirr_stats.base._jax import jit, lazy_module, x64
 from softirr_stats.data import Annotations
 
 jax = lazy_module("jax")  # imported at the first batch: a point estimate runs on NumPy

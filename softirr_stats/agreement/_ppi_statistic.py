@@ -29,9 +29,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats._validation import SoftIRRWarning
 from softirr_stats.agreement._evaluator import DegenerateWarning, Prepared, evaluate
-from softirr_stats.agreement._judging import JUDGED_COEFFICIENTS, label_text, plan_from_prepared, read_judgments
+from softirr_stats.agreement._judging import (
+    JUDGED_COEFFICIENTS,
+    label_text,
+    plan_from_prepared,
+    read_judgments,
+)
 from softirr_stats.agreement._ppi_terms import (
     DeltaVariance,
     PpiTerms,
@@ -44,6 +48,7 @@ from softirr_stats.agreement._ppi_terms import (
     tune_lambda,
 )
 from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.base._validation import SoftIRRWarning
 
 __all__ = ["Judged", "judged_rows", "PpiStatistic", "ppi_result", "PPI_DEFAULT_DRAWS", "CONDITIONAL",
            "SUPERPOPULATION", "JUDGE_ERROR_NOTE"]

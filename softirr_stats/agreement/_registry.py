@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from softirr_stats._validation import check_choice
 from softirr_stats.agreement._families import ChanceFamily, get_family
 from softirr_stats.agreement._similarity import (
     ExactMatchSimilarity,
@@ -36,6 +35,7 @@ from softirr_stats.agreement._similarity import (
     resolve_similarity,
 )
 from softirr_stats.agreement._weights import check_weight_matrix
+from softirr_stats.base._validation import check_choice
 from softirr_stats.data import Annotations
 
 __all__ = ["Coefficient", "Resolved", "COEFFICIENTS", "get_coefficient", "register", "coefficient_table",
@@ -197,7 +197,7 @@ class Coefficient:
     invariances: frozenset[str] = COEFFICIENT_INVARIANCES
 
     #: where the public function lives (made there from this record by ``coefficient_function``)
-    module: ClassVar[str] = "softirr_stats._coefficients"
+    module: ClassVar[str] = "softirr_stats.api._coefficients"
     positional: ClassVar[tuple[str, ...]] = ("ann",)
 
     def __post_init__(self) -> None:
@@ -342,13 +342,13 @@ class StatisticRecord:
     chance: str
     similarity: bool
     invariances: frozenset[str]
-    module: str = "softirr_stats._statistics"
+    module: str = "softirr_stats.api._statistics"
 
     def __post_init__(self) -> None:
         _check_invariances(self.name, self.invariances)
 
 
-#: The public statistics beside the coefficients (functions in ``softirr_stats._statistics``).
+#: The public statistics beside the coefficients (functions in ``softirr_stats.api._statistics``).
 STATISTICS: dict[str, StatisticRecord] = {s.name: s for s in (
     StatisticRecord(
         "multilabel_agreement", "Multi-label (Hamming) agreement, chance-corrected per label and decomposed "
@@ -389,7 +389,7 @@ def statistic_records() -> "dict[str, Coefficient | StatisticRecord]":
     --------
     >>> recs = statistic_records()
     >>> len(recs), recs["cohen_kappa"].module, recs["cross_kappa"].module
-    (13, 'softirr_stats._coefficients', 'softirr_stats._statistics')
+    (13, 'softirr_stats.api._coefficients', 'softirr_stats.api._statistics')
     """
     return {**COEFFICIENTS, **STATISTICS}
 
@@ -399,7 +399,7 @@ def public_exports() -> dict[str, tuple[str, ...]]:
 
     Examples
     --------
-    >>> public_exports()["softirr_stats._statistics"]
+    >>> public_exports()["softirr_stats.api._statistics"]
     ('cross_kappa', 'distance_agreement', 'multilabel_agreement', 'span_agreement')
     """
     out: dict[str, list[str]] = {}

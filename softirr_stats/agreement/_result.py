@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pandas loads when a table is asked for
     import pandas as pd
 
-from softirr_stats._format import (
+from softirr_stats.base._format import (
     format_interval,
     format_number,
     latex_table,
@@ -410,7 +410,7 @@ class MultilabelResult(AgreementResult):
 
     def by_label_markdown(self, *, digits: int = 3) -> str:
         """The label-wise decomposition (:attr:`by_label`) as a Markdown table."""
-        from softirr_stats._format import render
+        from softirr_stats.base._format import render
 
         if self.by_label is None:
             raise ValueError("this result has no label-wise table (by_label is None)")
@@ -418,7 +418,7 @@ class MultilabelResult(AgreementResult):
 
     def by_label_latex(self, *, digits: int = 3, caption: str | None = None, label: str | None = None) -> str:
         """The label-wise decomposition (:attr:`by_label`) as a booktabs LaTeX table."""
-        from softirr_stats._format import render
+        from softirr_stats.base._format import render
 
         if self.by_label is None:
             raise ValueError("this result has no label-wise table (by_label is None)")

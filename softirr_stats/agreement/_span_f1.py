@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from softirr_stats._validation import SoftIRRWarning, check_choice
 from softirr_stats.agreement._evaluator import DegenerateWarning
 from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.base._validation import SoftIRRWarning, check_choice
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -15,7 +15,7 @@ Attributes load on first use: importing the package loads no pandas or JAX.
 
 from typing import TYPE_CHECKING
 
-from softirr_stats._lazy import attach
+from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.analysis._runner": ("Analysis", "MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "READER_OPTIONS",

@@ -84,7 +84,14 @@ def measure_estimator(name: str, model: str | None = None) -> Any:
     >>> measure_estimator("exact") is None
     True
     """
-    from softirr_stats.equivalence import MEASURES, Embedding, LlmJudge, Nli, estimator_from_name, from_spec
+    from softirr_stats.equivalence import (
+        MEASURES,
+        Embedding,
+        LlmJudge,
+        Nli,
+        estimator_from_name,
+        from_spec,
+    )
 
     text = name.strip()
     if text.startswith("@"):

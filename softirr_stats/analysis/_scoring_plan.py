@@ -92,7 +92,7 @@ class ScoringPlan:
 
 
 def _coefficient_fn(name: str) -> Any:
-    from softirr_stats import _coefficients, _statistics
+    from softirr_stats.api import _coefficients, _statistics
 
     fn = None
     if isinstance(name, str) and not name.startswith("_"):

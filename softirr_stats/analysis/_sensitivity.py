@@ -17,9 +17,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats._coefficients import estimate_point, estimate_with_interval
-from softirr_stats._statistics import multilabel_agreement
-from softirr_stats.analysis._runner import MULTILABEL_COEFFICIENTS, coefficient_names
 from softirr_stats.agreement import (
     COEFFICIENTS,
     WEIGHT_NAMES,
@@ -30,6 +27,9 @@ from softirr_stats.agreement import (
     resolve_chance,
     weight_matrix,
 )
+from softirr_stats.analysis._runner import MULTILABEL_COEFFICIENTS, coefficient_names
+from softirr_stats.api._coefficients import estimate_point, estimate_with_interval
+from softirr_stats.api._statistics import multilabel_agreement
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import is_matrix_like, resolve_label_similarity
 from softirr_stats.uncertainty import Analytic, Bootstrap, attach_interval, check_ci, reinterval

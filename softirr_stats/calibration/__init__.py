@@ -12,7 +12,7 @@ human-judged pairs into a :class:`CalibratedEstimator` usable as ``similarity=``
 
 from typing import TYPE_CHECKING
 
-from softirr_stats._lazy import attach
+from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.calibration._calibrators": ("BetaCalibrator", "IsotonicCalibrator", "PlattCalibrator", "TemperatureCalibrator"),
@@ -23,7 +23,6 @@ __getattr__, __dir__, __all__ = attach(__name__, {
 })
 
 if TYPE_CHECKING:
-    from softirr_stats._calibration_interval import calibration_error_ci
     from softirr_stats.calibration._calibrators import (
         BetaCalibrator,
         IsotonicCalibrator,
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
         TemperatureCalibrator,
     )
     from softirr_stats.calibration._estimator import CalibratedEstimator, fit_calibrator
+    from softirr_stats.calibration._interval import calibration_error_ci
     from softirr_stats.calibration._metrics import (
         CalibrationInterval,
         CalibrationStatistic,

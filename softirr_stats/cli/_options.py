@@ -273,7 +273,7 @@ def parse_chance(values: Sequence[str] | None, seed: int = 0) -> list[Any]:
 def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, model: str | None = None,
                      weights: Sequence[str] = (), probe: bool = True) -> list[tuple[str, Any]]:
     """``[(name, estimator or None), ...]`` (the runner's step); a bad or incompatible measure fails cleanly."""
-    from softirr_stats.analysis import MODEL_MEASURES, measure_estimator
+    from softirr_stats.analysis import MODEL_MEASURES
     from softirr_stats.analysis import resolve_measures as resolve
 
     for name in names:  # a mistyped name is told apart from a measure that cannot score the labels

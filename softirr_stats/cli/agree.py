@@ -5,7 +5,14 @@ from typing import Annotated
 
 import typer
 
-from softirr_stats.cli._grid import COLUMNS_HELP, add_tests, grid_rows, header, load_judgments, present
+from softirr_stats.cli._grid import (
+    COLUMNS_HELP,
+    add_tests,
+    grid_rows,
+    header,
+    load_judgments,
+    present,
+)
 from softirr_stats.cli._options import (
     COEFFICIENTS,
     DEFAULT_LEVEL,

@@ -142,8 +142,9 @@ def command(
             "diagnostics": diag.to_dict()}
     notes = Notes(seen)
     if fmt in ("markdown", "latex"):  # not a coefficient table: the plain pipe / tabular layout
-        from softirr_stats._format import render as render_frame
         import pandas as pd
+
+        from softirr_stats.base._format import render as render_frame
 
         typer.echo(render_frame(pd.DataFrame(rows, columns=list(_COLUMNS)), fmt, digits=4, caption=title))
         for i, t in enumerate(notes.texts, 1):
@@ -151,7 +152,7 @@ def command(
     else:
         emit(rows, _COLUMNS, fmt, title, meta, notes=notes)
     if fmt in ("table", "markdown", "latex"):  # the diagnostics below the estimates (csv/json: in meta / --json)
-        from softirr_stats._format import render as render_frame
+        from softirr_stats.base._format import render as render_frame
 
         dframe = diag.to_frame()
         dframe["value"] = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in dframe["value"]]

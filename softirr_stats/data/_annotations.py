@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning
 
 if TYPE_CHECKING:  # pandas (about half a second to import) loads when labels are first encoded
     import pandas as pd

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.data._annotations import Annotations
 
 __all__ = ["read_annotations", "read_table", "demo_path"]

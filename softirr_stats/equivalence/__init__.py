@@ -10,7 +10,7 @@ pairs, de-duplicated) and :func:`similarity_matrix` (vocabulary x vocabulary).
 
 from typing import TYPE_CHECKING
 
-from softirr_stats._lazy import attach
+from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.equivalence._cache": ('Cached', 'CacheError', 'CacheWarning', 'CacheWriteError',),
@@ -31,19 +31,19 @@ __getattr__, __dir__, __all__ = attach(__name__, {
 
 if TYPE_CHECKING:
     from softirr_stats.equivalence._cache import (
+        Cached,
         CacheError,
         CacheWarning,
         CacheWriteError,
-        Cached,
     )
     from softirr_stats.equivalence._embedding import (
         Embedding,
     )
-    from softirr_stats.equivalence._gguf import SMOLLM2_FILE, gguf_model_dir, smollm2_gguf
     from softirr_stats.equivalence._fill import (
         FillReport,
         fill_cache,
     )
+    from softirr_stats.equivalence._gguf import SMOLLM2_FILE, gguf_model_dir, smollm2_gguf
     from softirr_stats.equivalence._judge import (
         LlmJudge,
         OpenAICompatibleJudge,

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.equivalence._fingerprint import unsafe_reason
 from softirr_stats.equivalence._protocol import (
     BaseEstimator,

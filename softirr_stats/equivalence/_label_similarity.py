@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning
 
 __all__ = ["MEASURES", "MEASURE_NAMES", "LabelSimilarity", "ExactMatchSimilarity", "MatrixSimilarity", "ScoredSimilarity", "Scores",
            "check_similarity_matrix", "estimator_from_name", "is_matrix_like", "resolve_label_similarity"]

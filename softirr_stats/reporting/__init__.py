@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from softirr_stats._lazy import attach
+from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.reporting._html": ('build_report', 'weighted_reliability'),

@@ -160,7 +160,7 @@ def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
     >>> pairwise_agreement(ann).round(2).to_numpy().tolist()
     [[nan, 1.0, 0.0], [1.0, nan, 0.0], [0.0, 0.0, nan]]
     """
-    from softirr_stats import _coefficients as _coef
+    from softirr_stats.api import _coefficients as _coef
 
     raters = list(ann.raters)
     codes = np.asarray(ann.codes)
@@ -269,7 +269,7 @@ def _sensitivity_html(df: pd.DataFrame) -> str:
 
 
 def _labels_html(ann: Any, ci: Any) -> str:
-    from softirr_stats import _statistics as _stats
+    from softirr_stats.api import _statistics as _stats
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -436,8 +436,8 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
               ci: Any, level: float) -> str:
     from scipy.stats import norm
 
-    from softirr_stats import _coefficients as _coef
     from softirr_stats.agreement._judging import read_judgments
+    from softirr_stats.api import _coefficients as _coef
     from softirr_stats.uncertainty import Bootstrap
 
     judged = read_judgments(judgments)

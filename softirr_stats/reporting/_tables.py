@@ -11,7 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from softirr_stats._format import (
+from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.base._format import (
     _HEADERS,
     Style,
     frame_table,
@@ -20,7 +21,6 @@ from softirr_stats._format import (
     markdown_table,
     render,
 )
-from softirr_stats.agreement._result import AgreementResult
 
 __all__ = ["SECONDARY_COLUMNS", "TIMING_COLUMNS", "interval_note", "paper_table", "table_with_notes", "to_latex", "to_markdown"]
 
@@ -275,7 +275,7 @@ def paper_table(results: Any, style: Style = "markdown", *, digits: int = 3, col
     if style == "markdown":
         lead = " ".join(x for x in (caption, interval) if x)
         return "\n\n".join([table] + ([lead] if lead else []) + numbered)
-    from softirr_stats._format import _escape
+    from softirr_stats.base._format import _escape
 
     if caption is not None and interval:
         caption = f"{caption.rstrip().rstrip('.')}. {interval}" if caption.strip() else interval

@@ -6,7 +6,7 @@ Everything here is written once against the statistic protocol
 
 from typing import TYPE_CHECKING
 
-from softirr_stats._lazy import attach
+from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.uncertainty._analytic": ('ANALYTIC_FORMS', 'Analytic', 'attach_analytic', 'reinterval',),

@@ -46,8 +46,14 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats._validation import check_choice, check_level
-from softirr_stats.agreement import AgreementResult, DegenerateWarning, Prepared, Terms, linearised_terms
+from softirr_stats.agreement import (
+    AgreementResult,
+    DegenerateWarning,
+    Prepared,
+    Terms,
+    linearised_terms,
+)
+from softirr_stats.base._validation import check_choice, check_level
 
 __all__ = ["Analytic", "ANALYTIC_FORMS", "attach_analytic", "analytic_terms", "analytic_interval", "check_supported",
            "reinterval", "null_variance", "null_test"]

@@ -22,10 +22,20 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats._batching import check_memory, rows_per_chunk
-from softirr_stats._validation import SoftIRRWarning, check_choice, check_level, check_positive_int
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, Statistic
-from softirr_stats.uncertainty._few_units import FewUnitsWarning, check_few_units, few_units_correction, widen_interval
+from softirr_stats.base._batching import check_memory, rows_per_chunk
+from softirr_stats.base._validation import (
+    SoftIRRWarning,
+    check_choice,
+    check_level,
+    check_positive_int,
+)
+from softirr_stats.uncertainty._few_units import (
+    FewUnitsWarning,
+    check_few_units,
+    few_units_correction,
+    widen_interval,
+)
 from softirr_stats.uncertainty._intervals import (
     INTERVAL_METHODS,
     basic_interval,
@@ -499,7 +509,7 @@ def _pow2_floor(x: float) -> int:
 
 def replicate_chunk(stat: Statistic, cfg: Bootstrap) -> int:
     """Replicates per evaluated chunk: a power of two (16 .. 512) within the package's one memory
-    budget (:func:`softirr_stats._batching.rows_per_chunk`), so a handful of compiled shapes serve
+    budget (:func:`softirr_stats.base._batching.rows_per_chunk`), so a handful of compiled shapes serve
     every ``B``.
 
     >>> from softirr_stats import Annotations

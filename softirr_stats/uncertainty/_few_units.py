@@ -167,7 +167,7 @@ def widen_interval(lo: float, hi: float, estimate: float, factor: float) -> tupl
 
 def check_few_units(value: Any) -> str:
     """Validate ``Bootstrap(few_units=...)``."""
-    from softirr_stats._validation import check_choice
+    from softirr_stats.base._validation import check_choice
 
     check_choice("few_units", value, FEW_UNITS_CHOICES)
     return value

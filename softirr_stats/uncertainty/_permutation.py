@@ -26,12 +26,11 @@ at the nominal level for continuous statistics and close to it under ties.
 import math
 import warnings
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
-from softirr_stats._validation import check_positive_int
 from softirr_stats.agreement import AgreementResult, Prepared, evaluate, prepare
+from softirr_stats.base._validation import check_positive_int
 from softirr_stats.data import Annotations
 
 __all__ = ["Permutation", "permutation_values", "attach_permutation", "permute_codes"]

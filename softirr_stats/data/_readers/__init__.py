@@ -11,7 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from softirr_stats.data._annotations import Annotations
-from softirr_stats.data._readers._common import ExportWarning, OptionError, coerce_bool, ratings_to_annotations
+from softirr_stats.data._readers._common import (
+    ExportWarning,
+    OptionError,
+    coerce_bool,
+    ratings_to_annotations,
+)
 from softirr_stats.data._readers._spans import SpanRule
 
 __all__ = ["EXPORT_FORMATS", "ExportWarning", "OptionError", "SpanRule", "guess_format", "reader_options",

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from softirr_stats._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.data._annotations import Annotations
 
 __all__ = ["DUPLICATES", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool",

@@ -37,8 +37,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from softirr_stats.data._readers import _common
-from softirr_stats.data._readers._common import (Rating, Where, check_choice, check_number, load_json, parse_json,
-                                                 pick_repeats, read_text, warn_skipped)
+from softirr_stats.data._readers._common import (
+    Rating,
+    Where,
+    check_choice,
+    check_number,
+    load_json,
+    parse_json,
+    pick_repeats,
+    read_text,
+    warn_skipped,
+)
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
 if TYPE_CHECKING:

@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from softirr_stats.data._readers import _common
-from softirr_stats.data._readers._common import Rating, Where, iter_jsonl, pick_repeats, read_text, warn_skipped
+from softirr_stats.data._readers._common import (
+    Rating,
+    Where,
+    iter_jsonl,
+    pick_repeats,
+    read_text,
+    warn_skipped,
+)
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
 if TYPE_CHECKING:

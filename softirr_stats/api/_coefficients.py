@@ -178,7 +178,7 @@ def __getattr__(name: str) -> Callable[..., AgreementResult]:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# Module-level names, for ``from softirr_stats._coefficients import cohen_kappa``, the package's
+# Module-level names, for ``from softirr_stats.api._coefficients import cohen_kappa``, the package's
 # lazy exports and static tools (which cannot see names written into ``globals()``): each is
 # looked up in the registry's functions, never built here. test_api_surface checks that these
 # names are exactly the registry's coefficients and ``softirr_stats._EXPORTS``.

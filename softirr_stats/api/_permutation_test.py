@@ -3,8 +3,8 @@
 from collections.abc import Callable
 from typing import Any
 
-from softirr_stats._coefficients import _options, estimate_point
 from softirr_stats.agreement import AgreementResult, get_coefficient
+from softirr_stats.api._coefficients import _options, estimate_point
 from softirr_stats.uncertainty import attach_interval
 
 __all__ = ["permutation_test"]

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats._validation import check_choice, check_positive_int
 from softirr_stats.agreement import (
     AgreementResult,
     CrossKappaResult,
@@ -46,6 +45,7 @@ from softirr_stats.agreement._xrr import (
     xrr_evaluate,
     xrr_prepare,
 )
+from softirr_stats.base._validation import check_choice, check_positive_int
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import attach_interval, check_ci
 
@@ -473,7 +473,7 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     if not isinstance(cfg, Bootstrap):  # None (check_ci refuses "analytic" here)
         return span_summary(stat, tab, match=match, by=by, similarity_name=sim_name)
     parts: dict[str, list] = {"value": [], "pair": [], "type": []}
-    from softirr_stats._batching import rows_per_chunk
+    from softirr_stats.base._batching import rows_per_chunk
 
     step = rows_per_chunk(len(tab.documents) + 4 * len(counts.pairs) * len(counts.types), maximum=512)
     for start in range(0, cfg.n, step):  # chunks of replicates (bounded memory), each one matrix product
