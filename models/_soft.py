@@ -283,6 +283,15 @@ def gap_pieces(data: "PairScores", n_bins: int, min_gap: float = 0.1
     which biases ``pi_within`` (the contaminated-component ridge of the mixture).
     ``soft_agreement(..., drop_gap_pieces=True)`` gives those pieces no weight.
 
+    Parameters
+    ----------
+    data : PairScores
+        The pair scores the model is fitted to (within-item, chance and gold scores are pooled).
+    n_bins : int
+        Pieces of the monotone emission (``monotone_bins`` of the model).
+    min_gap : float, default 0.1
+        The narrowest empty interval of scores that counts as a gap.
+
     Returns
     -------
     (equiv_keep, nonequiv_keep) or None

@@ -23,6 +23,23 @@ class RatingLayout:
     pair list is built on first access only: with ``R`` raters it has up to ``n R (R - 1) / 2``
     entries, and point estimates with unit rater weights never need it (per-item sums follow
     from per-item label counts). ``pairs_built`` says whether it exists.
+
+    Parameters
+    ----------
+    n_items, n_raters, n_codes : int
+        The shape of ``ann.codes`` and the size of its vocabulary.
+    r_i : ndarray of int, shape (n_items,)
+        Ratings per item.
+    rating_item, rating_rater, rating_code : ndarray of int32
+        One entry per observed rating: its item, rater and label code.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.agreement import rating_layout
+    >>> layout = rating_layout(sis.Annotations.from_wide([["a", "a", None], ["a", "b", "b"]]))
+    >>> layout.r_i.tolist(), layout.rating_code.tolist(), layout.n_pairs
+    ([2, 3], [0, 0, 0, 1, 1], 4)
     """
 
     n_items: int

@@ -149,7 +149,7 @@ def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item"
     """
     import numpy as np
 
-    import softirr_stats as sis
+    from softirr_stats.data import read_annotations
 
     kwargs: dict[str, Any] = {k: v for k, v in (("item", item), ("rater", rater), ("label", label))
                               if v != k}
@@ -166,7 +166,7 @@ def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item"
             source = source[0]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ann = sis.read_annotations(source, **kwargs)
+        ann = read_annotations(source, **kwargs)
     notes = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     codes = np.asarray(ann.codes)
     if codes.ndim == 2 and codes.size:

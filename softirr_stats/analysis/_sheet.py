@@ -107,7 +107,7 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     >>> len(judged) == len(plan.pairs), meta["measure"]
     (True, 'indel')
     """
-    from softirr_stats import read_judgments
+    from softirr_stats.agreement._judging import read_judgments
 
     path = Path(path)
     sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
