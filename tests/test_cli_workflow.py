@@ -158,14 +158,16 @@ def test_version_and_exit_codes_in_help(capsys):
 
 def test_several_files_are_passed_as_a_list(tmp_path, capsys, monkeypatch):
     """Per-annotator exports: several FILEs reach read_annotations as one list (the reader merges them)."""
+    from softirr_stats import data
+
     seen = {}
-    real = sis.read_annotations
+    real = data.read_annotations
 
     def fake(path, **kw):
         seen["path"] = path
         return real(demo_path(), **kw)
 
-    monkeypatch.setattr(sis, "read_annotations", fake)
+    monkeypatch.setattr(data, "read_annotations", fake)  # the runner reads through softirr_stats.data
     a, b = tmp_path / "alice.json", tmp_path / "bob.json"
     a.write_text("[]")
     b.write_text("[]")
