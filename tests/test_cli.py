@@ -199,7 +199,7 @@ def test_na_values_passed_only_when_given(tmp_path, monkeypatch):
         seen.append(na_values)
         return real(path, item=item, rater=rater, label=label)
 
-    monkeypatch.setattr(sis, "read_annotations", fake)
+    monkeypatch.setattr(sis.data, "read_annotations", fake)
     for extra in ([], ["--na-values", "NA", "--na-values", "n/a,None"]):
         res = runner.invoke(app, ["agree", str(f), "--bootstrap", "0", *extra])
         assert res.exit_code == 0, res.output
@@ -212,7 +212,7 @@ def test_na_values_without_reader_support_is_a_clean_error(tmp_path, monkeypatch
     f = tmp_path / "na.csv"
     f.write_text("item,rater,label\n1,a,NA\n1,b,NA\n")
     real = sis.read_annotations
-    monkeypatch.setattr(sis, "read_annotations", lambda path, *, item="item", rater="rater", label="label":
+    monkeypatch.setattr(sis.data, "read_annotations", lambda path, *, item="item", rater="rater", label="label":
                         real(path, item=item, rater=rater, label=label))
     res = runner.invoke(app, ["agree", str(f), "--na-values", "NA"])
     assert res.exit_code == 2 and res.stderr.startswith("error: cannot read") and "--na-values is not an option" in res.stderr
