@@ -72,10 +72,10 @@ def read_table(path: str | Path, *, format: str | None = None,
         return _read_parquet(path, na_values)
     if fmt in ("csv", "tsv"):
         return _read_delimited(path, "," if fmt == "csv" else "\t", na_values, encoding)
-    from softirr_stats.data._readers._common import check_number, iter_jsonl, read_text
+    from softirr_stats.data._readers._common import check_number, iter_jsonl, read_text, text_lines
 
     rows: list[dict[str, Any]] = []
-    for where, row in iter_jsonl(read_text(path, encoding).splitlines(), path.name):
+    for where, row in iter_jsonl(text_lines(read_text(path, encoding)), path.name):
         for key, value in row.items():
             check_number(value, where, f"{key!r}")
         rows.append(row)

@@ -21,7 +21,7 @@ import pandas as pd
 from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.data._annotations import Annotations
 
-__all__ = ["DUPLICATES", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool",
+__all__ = ["DUPLICATES", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool", "text_lines",
            "iter_jsonl",
            "load_json", "parse_json", "pick_repeats", "ratings_frame", "ratings_to_annotations", "read_text",
            "warn_skipped"]
@@ -62,6 +62,30 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise OptionError(f"{name} must be one of {list(choices)}; got {value!r}")
     return value
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def text_lines(text: str) -> list[str]:
+    r"""Lines of a file's text, broken at ``\n``, ``\r\n`` or ``\r`` only.
+
+    ``str.splitlines`` also breaks at U+2028, U+2029, U+0085 and form feeds, which JSON strings and
+    the text fields of brat / WebAnno lines may hold: a line would be cut inside a value.
+
+    Examples
+    --------
+    >>> text_lines('{"label": "a\u2028b"}\r\n{"label": "c"}\n')
+    ['{"label": "a\u2028b"}', '{"label": "c"}']
+    >>> len(text_lines("one\u2028line\n"))
+    1
+    >>> text_lines("")
+    []
+    """
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":  # a final line break ends the last line, it does not start one
+        lines.pop()
+    return lines
 
 
 def read_text(path: Path, encoding: str = "utf-8", shown: str | None = None) -> str:

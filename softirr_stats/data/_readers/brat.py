@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from softirr_stats.data._readers import _common
-from softirr_stats.data._readers._common import Where, check_choice, read_text
+from softirr_stats.data._readers._common import Where, check_choice, read_text, text_lines
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def _spans(file: Path, shown: str, doc: str, rater: str, encoding: str) -> list[
     out = []
     txt = file.with_suffix(".txt")
     length = len(read_text(txt, encoding, shown[:-4] + ".txt")) if txt.is_file() else None
-    for lineno, line in enumerate(read_text(file, encoding, shown).splitlines(), 1):
+    for lineno, line in enumerate(text_lines(read_text(file, encoding, shown)), 1):
         if not line.startswith("T"):
             continue
         where = Where(shown, lineno, "line")

@@ -23,7 +23,14 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from softirr_stats.data._readers._common import Rating, Where, decode, iter_jsonl, read_text
+from softirr_stats.data._readers._common import (
+    Rating,
+    Where,
+    decode,
+    iter_jsonl,
+    read_text,
+    text_lines,
+)
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
 if TYPE_CHECKING:
@@ -38,7 +45,7 @@ def _sources(path: Path, encoding: str = "utf-8") -> list[tuple[str, str, list[s
         files = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
         if not files:
             raise ValueError(f"{path}: no .jsonl files in this folder (expected one <username>.jsonl per annotator)")
-        return [(str(p.relative_to(path)), p.stem, read_text(p, encoding, str(p.relative_to(path))).splitlines())
+        return [(str(p.relative_to(path)), p.stem, text_lines(read_text(p, encoding, str(p.relative_to(path)))))
                 for p in files]
     if zipfile.is_zipfile(path):
         out = []
@@ -46,11 +53,11 @@ def _sources(path: Path, encoding: str = "utf-8") -> list[tuple[str, str, list[s
             for name in sorted(zf.namelist()):
                 if name.endswith(".jsonl") and not name.endswith("/"):
                     text = decode(zf.read(name), f"{path.name}:{name}", encoding)
-                    out.append((f"{path.name}:{name}", Path(name).stem, text.splitlines()))
+                    out.append((f"{path.name}:{name}", Path(name).stem, text_lines(text)))
         if not out:
             raise ValueError(f"{path.name}: the archive holds no .jsonl files")
         return out
-    return [(path.name, path.stem, read_text(path, encoding).splitlines())]
+    return [(path.name, path.stem, text_lines(read_text(path, encoding)))]
 
 
 def _item(rec: dict[str, Any], where: Where) -> str:

@@ -36,6 +36,7 @@ from softirr_stats.data._readers._common import (
     iter_jsonl,
     pick_repeats,
     read_text,
+    text_lines,
     warn_skipped,
 )
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
@@ -98,7 +99,7 @@ def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans
         raise ValueError(f"task must be one of {list(_TASKS)}; got {task!r}")
     records: list[tuple[Where, dict[str, Any], str, str]] = []
     n = n_ignored = n_rejected = 0
-    lines = read_text(path, encoding).splitlines()
+    lines = text_lines(read_text(path, encoding))
     for where, rec in iter_jsonl(_common.progress(lines, total=len(lines), desc=f"reading {path.name}",
                                           nbytes=path.stat().st_size), path.name):
         n += 1

@@ -34,7 +34,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from softirr_stats.data._readers import _common
-from softirr_stats.data._readers._common import Rating, Where, decode, read_text, warn_skipped
+from softirr_stats.data._readers._common import (
+    Rating,
+    Where,
+    decode,
+    read_text,
+    text_lines,
+    warn_skipped,
+)
 from softirr_stats.data._readers._spans import Span, SpanRule, spans_to_ratings
 
 if TYPE_CHECKING:
@@ -182,15 +189,15 @@ def _files(path: Path, encoding: str) -> tuple[list[tuple[str, str, str, list[st
                                  f"(annotation/ holds {other or 'nothing'}); export the project with the "
                                  "'WebAnno TSV v3' format")
             rows = [(f"{path.name}:{n}", Path(n).parent.name, Path(n).stem,
-                     decode(zf.read(n), f"{path.name}:{n}", encoding).splitlines()) for n in tsv]
+                     text_lines(decode(zf.read(n), f"{path.name}:{n}", encoding))) for n in tsv]
     elif path.is_file():
-        rows = [(path.name, path.parent.name, path.stem, read_text(path, encoding).splitlines())]
+        rows = [(path.name, path.parent.name, path.stem, text_lines(read_text(path, encoding)))]
     else:
         files = sorted(p for p in path.rglob("*.tsv") if p.is_file())
         if not files:
             raise ValueError(f"{path}: no .tsv files (expected annotation/<document>/<user>.tsv)")
         rows = [(p.relative_to(path).as_posix(), p.parent.name, p.stem,
-                 read_text(p, encoding, p.relative_to(path).as_posix()).splitlines())
+                 text_lines(read_text(p, encoding, p.relative_to(path).as_posix())))
                 for p in _common.progress(files, total=len(files), desc=f"reading {path.name}",
                                           nbytes=len(files) * _common.PER_FILE)]
     kept = [r for r in rows if r[2] not in _NOT_ANNOTATORS]
