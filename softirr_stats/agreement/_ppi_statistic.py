@@ -328,7 +328,7 @@ class PpiStatistic:
         return {k: out[k] for k in ("value", "pa", "pe")}
 
     def delta(self) -> DeltaVariance:
-        """Delta-method variance (conditional on the items), floored where the summands are all equal."""
+        """Delta-method variance (conditional on the items), with the binomial floor (``floored_delta``)."""
         if "delta" not in self._cache:
             pt = self.values()
             lam = (float(pt["lambda_o"][0]), float(pt["lambda_e"][0]))
