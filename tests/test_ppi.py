@@ -470,6 +470,7 @@ def test_no_judged_pair_equivalent_gives_a_floored_interval_with_a_warning(data)
     p = r.details["ppi"]
     assert p["lambda"] == {"observed": 0.0, "chance": 0.0}
     assert p["se_delta_raw"] == 0.0 and p["variance_floored"]
+    assert r.se**2 == pytest.approx(p["variance_floor"], rel=1e-12)  # the floor alone
     assert r.se > 0 and r.ci_high - r.ci_low > 0.05  # not a zero-width interval
     assert r.ci_low < r.value < r.ci_high
     assert any("pseudo-count floor" in w for w in r.warnings)
@@ -480,6 +481,81 @@ def test_no_judged_pair_equivalent_gives_a_floored_interval_with_a_warning(data)
         b = sis.fleiss_kappa(ann, similarity=F, judgments=zeros, ci=sis.Bootstrap(n=200, design="judged"))
     if b.ci_low == b.ci_high:
         assert any("identical" in str(w.message) for w in caught)
+
+
+def _hand_terms(h, f, wo, we):
+    from softirr_stats.agreement._ppi_terms import PpiTerms
+
+    h, f, wo, we = (np.asarray(x, dtype=np.float64) for x in (h, f, wo, we))
+    return PpiTerms(zo=wo * h, go=wo * f, ze=we * h, ge=we * f, m=np.ones(len(h)), wo_q=wo, we_q=we, h=h, f=f)
+
+
+def test_binomial_floor_with_one_equivalent_draw_is_the_laplace_binomial_variance():
+    from softirr_stats.agreement._ppi_terms import binomial_floor, floored_delta, kappa_gradient
+
+    n, w, po, pe = 30, 0.5, 0.6, 0.3
+    g = kappa_gradient(po, pe)[0]
+    h = np.r_[1.0, np.zeros(n - 1)]
+    f = np.r_[0.7, np.full(n - 1, 0.2)]
+    for lam in (0.0, 0.8):
+        t = _hand_terms(h, f, np.full(n, w), np.zeros(n))
+        dv = floored_delta(t, lam, 0.0, po, pe)
+        delta = g * w * ((1.0 - lam * 0.7) - (0.0 - lam * 0.2))  # equivalent minus non-equivalent summand
+        laplace = delta**2 * (2 / 32) * (30 / 32) / n  # p~ = (1 + 1) / (30 + 2)
+        wald = delta**2 * (1 / 30) * (29 / 30) / n
+        assert binomial_floor(t, lam, 0.0, po, pe) == pytest.approx(laplace - wald, rel=1e-12)
+        assert dv.var == pytest.approx(dv.raw_var + laplace - wald, rel=1e-12) and not dv.floored
+        assert dv.var >= laplace  # the SE is at least the binomial one at Laplace's share
+        assert dv.raw_var < laplace  # ... which the plain delta method is not
+
+
+def test_binomial_floor_vanishes_with_many_equivalent_draws_and_shrinks_smoothly():
+    from softirr_stats.agreement._ppi_terms import floored_delta
+
+    rng = np.random.default_rng(0)
+    n = 300
+    ratio = {}
+    for k in (1, 2, 5, 20, 90):
+        h = np.r_[np.ones(k), np.zeros(n - k)]
+        f = np.where(h == 1, rng.beta(4, 2, n), rng.beta(1, 4, n))
+        wo = np.where(rng.random(n) < 0.5, rng.uniform(0.5, 1.5, n), 0.0)  # half the draws serve P_o
+        we = np.where(wo == 0, rng.uniform(0.5, 1.5, n), 0.0)
+        dv = floored_delta(_hand_terms(h, f, wo, we), 0.9, 0.1, 0.7, 0.4)
+        ratio[k] = dv.var / dv.raw_var
+    assert ratio[90] == pytest.approx(1.0, abs=0.01)  # many hits: the plain delta-method SE
+    assert ratio[1] > ratio[2] > ratio[5] > ratio[20] > ratio[90] >= 1.0  # few hits widen it, smoothly
+    assert ratio[1] > 1.1, ratio
+
+
+def test_binomial_floor_of_the_chance_term_is_not_cancelled_by_the_observed_one():
+    from softirr_stats.agreement._ppi_terms import binomial_floor
+
+    n = 40
+    h = np.r_[1.0, np.zeros(n - 1)]  # the one equivalent draw is a chance pair
+    wo = np.r_[0.0, np.full(n // 2 - 1, 1.0), np.zeros(n // 2)]
+    we = np.r_[1.0, np.zeros(n // 2 - 1), np.ones(n // 2)]
+    t = _hand_terms(h, np.full(n, 0.3), wo, we)
+    assert binomial_floor(t, 0.0, 0.0, 0.6, 0.3) > 0  # d kappa / d P_e < 0, squared: still a floor
+    zeros = _hand_terms(np.zeros(n), np.full(n, 0.3), wo, we)
+    both = binomial_floor(zeros, 0.0, 0.0, 0.6, 0.3)
+    only_o = binomial_floor(_hand_terms(np.zeros(n), np.full(n, 0.3), wo, 0 * we), 0.0, 0.0, 0.6, 0.3)
+    assert both > only_o > 0  # the terms' floors add
+
+
+def test_one_equivalent_judged_pair_widens_the_analytic_interval(data):
+    wide, F, _ = data
+    ann = as_annotations(wide.tolist())
+    plan = sis.judging_plan(ann, similarity=F, n=60, seed=0)
+    observed = np.flatnonzero(plan.pairs["terms"].str.startswith("observed").to_numpy()
+                              & (plan.pairs["draws"] == 1).to_numpy())
+    one = plan.pairs.assign(judgment=0.0)
+    one.loc[one.index[observed[0]], "judgment"] = 1.0
+    with pytest.warns(UserWarning, match="only 1 of 60 judged draws were judged equivalent"):
+        r = sis.fleiss_kappa(ann, similarity=F, judgments=one, ci="analytic")
+    p = r.details["ppi"]
+    assert not p["variance_floored"] and p["variance_floor"] > 0
+    assert r.se**2 == pytest.approx(p["se_delta_raw"] ** 2 + p["variance_floor"], rel=1e-12)
+    assert r.se > 1.2 * p["se_delta_raw"]
 
 
 def test_zero_width_analytic_interval_always_says_why(data):

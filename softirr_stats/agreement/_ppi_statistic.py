@@ -328,7 +328,7 @@ class PpiStatistic:
         return {k: out[k] for k in ("value", "pa", "pe")}
 
     def delta(self) -> DeltaVariance:
-        """Delta-method variance (conditional on the items), floored where the summands are all equal."""
+        """Delta-method variance (conditional on the items), with the binomial floor (``floored_delta``)."""
         if "delta" not in self._cache:
             pt = self.values()
             lam = (float(pt["lambda_o"][0]), float(pt["lambda_e"][0]))
@@ -353,8 +353,9 @@ def floor_note(stat: PpiStatistic) -> str:
             "every judged pair was judged equivalent" if np.all(h == 1) else
             "every judged draw has the same linearised summand")
     return (f"{what} ({stat.judged.n} draws): the judged sample has not seen the mass it estimates and the "
-            "delta-method variance is exactly 0, so the interval uses a pseudo-count floor (one more draw "
-            "with the opposite judgment); the judged sample is too small to say much: judge more pairs")
+            "delta-method variance is exactly 0, so the interval rests on the pseudo-count floor alone (each "
+            "term's equivalent share at (k + 1) / (n + 2)); the judged sample is too small to say much: judge "
+            "more pairs")
 
 
 def _judge_errors(j: Judged) -> dict[str, Any]:
@@ -453,6 +454,7 @@ def ppi_result(result: AgreementResult, prep: Prepared, judgments: Any, judge: A
         "observed_judge_only": jo, "expected_judge_only": je,
         "se_delta": math.sqrt(dv.var) if dv.var >= 0 else math.nan,
         "se_delta_raw": math.sqrt(var) if var >= 0 else math.nan,
+        "variance_floor": float(dv.floor),
         "variance_floored": dv.floored,
         "skewness": dv.skewness,
         "df": float(dv.df),

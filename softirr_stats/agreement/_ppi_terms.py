@@ -34,7 +34,11 @@ from softirr_stats.agreement._evaluator import Prepared
 
 __all__ = ["JudgedWeights", "chance_components", "observed_factor", "TermWeights", "term_weights", "PpiTerms", "ppi_terms", "tune_lambda",
            "ppi_estimate", "delta_variance", "kappa_gradient", "canonical_pairs", "delta_influence",
-           "effective_df", "DeltaVariance", "floored_delta"]
+           "effective_df", "DeltaVariance", "floored_delta", "binomial_floor", "PSEUDO_COUNT"]
+
+#: Pseudo-draws of each judgment added to each term's equivalent share in the variance (Laplace's
+#: rule of succession, ``(k + 1) / (n + 2)``; see :func:`binomial_floor`).
+PSEUDO_COUNT = 1.0
 
 @dataclass(frozen=True)
 class TermWeights:
@@ -462,9 +466,12 @@ def delta_variance(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float
 class DeltaVariance:
     """The delta-method variance of a prediction-powered coefficient, with its degrees of freedom.
 
-    ``floored`` is True when the judged summands were all equal (e.g. no judged pair
-    equivalent: tuned lambda 0 and every summand 0) and the variance is the pseudo-count floor
-    of :func:`floored_delta`, not the (zero) sample variance.
+    ``var`` is the sample (delta-method) variance ``raw_var`` plus the binomial floor ``floor``
+    of :func:`binomial_floor` (the equivalent shares' variance at Laplace's ``(k + 1) / (n + 2)``
+    instead of ``k / n``). ``floored`` is True when the judged summands were all equal (e.g. no
+    judged pair equivalent: tuned lambda 0 and every summand 0), so that ``raw_var`` is 0 and
+    the variance is the floor alone; ``df`` is then that of the pseudo-sample (see
+    :func:`floored_delta`).
     """
 
     var: float
@@ -472,23 +479,85 @@ class DeltaVariance:
     floored: bool
     raw_var: float
     skewness: float = 0.0  # of the linearised summands over the draws (0 without spread)
+    floor: float = 0.0  # the binomial floor added to raw_var
+
+
+def binomial_floor(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float,
+                   pseudo: float = PSEUDO_COUNT) -> float:
+    """Variance added to the delta method so that few equivalent judged draws widen the interval.
+
+    Per term ``T`` (observed, chance), over the ``n_T`` draws that serve it (``W_T > 0``), the
+    linearised summand ``t = g_T W_T (h - lambda_T f) / q`` of an equivalent draw differs on
+    average by ``Delta_T`` from that of a non-equivalent one. By the law of total variance the
+    summands' variance holds the between-group part ``(n_T / n) p (1 - p) Delta_T^2`` with ``p``
+    the term's equivalent share, which the delta method evaluates at the sample share
+    ``p^ = k_T / n_T`` (``k_T = sum h`` over those draws, graded judgments clipped to [0, 1]).
+    When ``k_T`` is small, ``p^`` is small exactly when the estimate is low, so the variance
+    and the estimate err together and the interval misses on one side (the Wald interval's
+    failure for a binomial proportion, Brown, Cai & DasGupta 2001). The floor re-evaluates that
+    part at ``p~ = (k_T + c) / (n_T + 2 c)`` (``c = pseudo`` draws of each judgment; ``c = 1``
+    is Laplace's rule of succession, ``c = z^2 / 2`` Agresti & Coull's centre) and adds the
+    difference,
+
+        floor = sum_T (n_T / n) Delta_T^2 max(p~ (1 - p~) - p^ (1 - p^), 0) / n,
+
+    which is ``O(1 / (k_T n))`` when ``k_T`` is large: it only matters when few draws were judged
+    equivalent (or few not). Without a draw of one kind, ``Delta_T`` is the move of a judged 1
+    instead of 0, ``g_T W_T / q`` averaged over the term's draws. The terms' floors are added
+    (never netted against each other through the gradient's opposite signs).
+
+    Examples
+    --------
+    >>> w = np.full(30, 0.5)
+    >>> h, f = np.r_[1.0, np.zeros(29)], np.full(30, 0.2)  # one equivalent draw in 30
+    >>> t = PpiTerms(zo=w * h, go=w * f, ze=0 * w, ge=0 * w, m=np.ones(30), wo_q=w, we_q=0 * w, h=h, f=f)
+    >>> fl = binomial_floor(t, 0.0, 0.0, 0.6, 0.3)
+    >>> g = 1 / (1 - 0.3)  # d kappa / d P_o;  Delta = 0.5 g, p^ = 1/30, p~ = 2/32
+    >>> bool(np.isclose(fl, (0.5 * g) ** 2 * (2 / 32 * 30 / 32 - 1 / 30 * 29 / 30) / 30))
+    True
+    """
+    if t.wo_q is None or t.we_q is None or t.h is None or t.f is None:
+        return 0.0
+    g = kappa_gradient(po, pe)
+    m = t.m
+    n = float(m.sum())
+    if not (n >= 1 and np.all(np.isfinite(g))):
+        return 0.0
+    u = np.clip(t.h, 0.0, 1.0)  # equivalent share of each judged value
+    out = 0.0
+    for gT, wq, lam in ((g[0], t.wo_q, lam_o), (g[1], t.we_q, lam_e)):
+        serve = wq > 0
+        if not serve.any():
+            continue
+        ms, us = m[serve], u[serve]
+        ts = gT * wq[serve] * (t.h[serve] - lam * t.f[serve])
+        n_t = float(ms.sum())
+        k = float((ms * us).sum())
+        if k > 0 and n_t - k > 0:
+            delta = float((ms * us * ts).sum() / k - (ms * (1.0 - us) * ts).sum() / (n_t - k))
+        else:  # one kind never judged: a judged 1 instead of 0 moves the summand by g_T W_T / q
+            delta = float(gT * (ms * wq[serve]).sum() / n_t)
+        p_hat = k / n_t
+        p_til = (k + pseudo) / (n_t + 2.0 * pseudo)
+        out += (n_t / n) * delta**2 * max(p_til * (1.0 - p_til) - p_hat * (1.0 - p_hat), 0.0) / n
+    return float(out) if math.isfinite(out) else 0.0
 
 
 def floored_delta(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float) -> DeltaVariance:
-    """Delta-method variance and degrees of freedom, floored where the judged summands are all equal.
+    """Delta-method variance and degrees of freedom, with the binomial floor of few equivalent draws.
 
-    When every judged draw has the same judgment and the same linearised summand (the usual
-    case: no judged pair is equivalent, so the tuned ``lambda`` is 0 and every summand is 0) the sample variance is
-    exactly 0, although the judged sample has only failed to *see* equivalent mass. The floor
-    adds, for each term, one pseudo-draw with the opposite judgment (``1 - h``, ``h`` the
-    judgments' common value) on a pair of average weight in that term (the mean of ``W_T / q``
-    and of ``f`` over the draws; one pseudo-draw per term, so that the floors of the observed
-    and chance terms do not cancel in the gradient) and takes the variance and the degrees of
-    freedom of the ``n + 2`` summands: a pseudo-count in the spirit of the Agresti-Coull "add
-    a success" interval. With two deviating summands the kurtosis-shrunk ``df`` is small (about
-    3), so the 95% half-width is a few ``|d| / n`` (``d`` a pseudo-draw's summand), of the order
-    of the exact binomial bound (``3.7 / n``, the rule of three) on a proportion none of ``n``
-    draws has shown.
+    The variance is the sample (delta-method) variance plus :func:`binomial_floor`: each term's
+    equivalent share enters at Laplace's ``(k + 1) / (n + 2)`` rather than ``k / n``, which
+    widens the interval smoothly as the judged equivalent draws get few, and keeps it open when
+    there are none. ``df`` is :func:`effective_df` of the judged summands. When every judged
+    draw has the same judgment and the same linearised summand (the usual case: no judged pair
+    is equivalent, so the tuned ``lambda`` is 0 and every summand is 0) the sample variance is
+    exactly 0 and has no degrees of freedom to give: ``floored`` is set and ``df`` is that of
+    the pseudo-sample (whose variance is the floor when the common judgment is graded, so that
+    there is no 0/1 share to floor) with, for each term, one pseudo-draw of the opposite judgment on a pair
+    of that term's average weight (about 3 with two deviating summands, so the 95% half-width
+    is about ``3 Delta / n_T``, of the order of the exact binomial bound, the rule of three's
+    ``3.7 / n``, on a share none of the draws has shown).
 
     Examples
     --------
@@ -496,28 +565,30 @@ def floored_delta(t: PpiTerms, lam_o: float, lam_e: float, po: float, pe: float)
     >>> h, f = np.zeros(30), np.full(30, 0.2)
     >>> t = PpiTerms(zo=w * h, go=w * f, ze=w * h, ge=w * f, m=np.ones(30), wo_q=w, we_q=w, h=h, f=f)
     >>> dv = floored_delta(t, 0.0, 0.0, 0.6, 0.3)  # no judged pair equivalent
-    >>> dv.raw_var, dv.floored, dv.var > 0, round(dv.df, 1)
-    (0.0, True, True, 3.4)
+    >>> dv.raw_var, dv.floored, dv.var > 0, dv.var == dv.floor, round(dv.df, 1)
+    (0.0, True, True, True, 3.4)
     """
     var = delta_variance(t, lam_o, lam_e, po, pe)
     d = delta_influence(t, lam_o, lam_e, po, pe)
     n = float(t.m.sum())
     df = effective_df(d, t.m) if n >= 2 else math.nan
+    floor = binomial_floor(t, lam_o, lam_e, po, pe) if math.isfinite(var) else 0.0
     scale = max(1.0, float(np.max(np.abs(d)))) if d.size else 1.0
     equal = d.size > 0 and float(np.max(d) - np.min(d)) <= 1e-12 * scale
     same_h = t.h is not None and t.h.size > 0 and float(np.ptp(t.h)) == 0.0  # every judged value equal
     if not (equal and same_h and math.isfinite(var) and n >= 1 and t.wo_q is not None):
-        return DeltaVariance(var, df, False, var, summand_skewness(d, t.m))
+        return DeltaVariance(var + floor, df, False, var, summand_skewness(d, t.m), floor)
     m = t.m
     mean = lambda x: float((m * x).sum() / n)  # noqa: E731
     wo, we, f_bar, h_p = mean(t.wo_q), mean(t.we_q), mean(t.f), 1.0 - mean(t.h)
-    # one pseudo-draw per term (a pair of average weight in that term only), so that the terms'
-    # floors do not cancel in the coefficient's gradient
+    # the degrees of freedom of a pseudo-sample with one draw of the opposite judgment per term
+    # (a pair of average weight in that term only, so that the terms do not cancel in the gradient)
     pseudo = PpiTerms(zo=np.r_[t.zo, wo * h_p, 0.0], go=np.r_[t.go, wo * f_bar, 0.0],
                       ze=np.r_[t.ze, 0.0, we * h_p], ge=np.r_[t.ge, 0.0, we * f_bar], m=np.r_[m, 1.0, 1.0])
-    v = delta_variance(pseudo, lam_o, lam_e, po, pe)
     dp = delta_influence(pseudo, lam_o, lam_e, po, pe)
-    return DeltaVariance(v, effective_df(dp, pseudo.m), True, var, summand_skewness(dp, pseudo.m))
+    if not floor > 0:  # judged values all equal but graded (no 0/1 share to floor): the pseudo-sample's own
+        floor = delta_variance(pseudo, lam_o, lam_e, po, pe)
+    return DeltaVariance(var + floor, effective_df(dp, pseudo.m), True, var, summand_skewness(dp, pseudo.m), floor)
 
 
 def summand_skewness(d: np.ndarray, m: np.ndarray) -> float:
