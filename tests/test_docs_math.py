@@ -80,7 +80,7 @@ _INDENTED = re.compile(r"^    .*$", re.MULTILINE)
 _CODE_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _MATH_SIGN = re.compile(r"\s[=+*/<>~-]\s|[<>!]=|\+-|\^|_\{|_\(|\b(?:sum|mean|max|min)_(?:[A-Za-z]{1,3}\b|\{)"
                         r"|\bsqrt\(|\b1\[")
-_SYMBOL = re.compile(r"^[A-Za-z]{1,4}\*?_[A-Za-z0-9+']{1,3}\*?$")
+_SYMBOL = re.compile(r"^[A-Za-z]{1,2}\*?_[A-Za-z0-9+']{1,2}\*?$")  # not ci_low, gwet_ac1
 _CODE_LIKE = re.compile(r"\w=|[\"']|[A-Za-z_]\.[A-Za-z_]|->|^(?:python|softirr|pip)\s")
 
 
@@ -94,7 +94,7 @@ def formula_code_spans(text: str) -> list[str]:
 def test_formula_code_span_rule():
     text = ("`kappa = (p_o - p_e)/(1 - p_e)` `p_o` `w_kl` `r*_ik` `sum_i c_i` `x^2` `r_i >= 2` `1[k = l]`\n"
             "`fleiss_kappa` `ci=\"analytic\"` `Bootstrap(n=200)` `sis.Bootstrap` `f(a, b) -> s` `max_in_flight`"
-            " `n_nan_replicates` `--workers 2` `e_1 < e_2`\n```text\nx = a / b\n```\n$$\n`y = 1`\n$$\n    `z = 1`\n")
+            " `n_nan_replicates` `ci_low` `gwet_ac1` `--workers 2` `e_1 < e_2`\n```text\nx = a / b\n```\n$$\n`y = 1`\n$$\n    `z = 1`\n")
     assert formula_code_spans(text) == ["kappa = (p_o - p_e)/(1 - p_e)", "p_o", "w_kl", "r*_ik", "sum_i c_i", "x^2",
                                         "r_i >= 2", "1[k = l]", "e_1 < e_2"]
 
