@@ -100,7 +100,8 @@ def test_formula_code_span_rule():
 
 
 PROSE_MATH_PAGES = sorted({f"formulas/{p.name}" for p in (ROOT / "docs" / "formulas").glob("*.md")}
-                          | {"bootstrap.md", "coverage.md", "soft_agreement.md"})
+                          | {"bootstrap.md", "coverage.md", "soft_agreement.md", "coefficients.md", "span_agreement.md",
+                             "uncertainty.md", "calibration.md", "ppi.md"})
 
 
 @pytest.mark.parametrize("page", PROSE_MATH_PAGES)
