@@ -77,7 +77,7 @@ def test_formula_pages_have_no_plain_text_formula_blocks(page):
 _FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
 _DISPLAY = re.compile(r"\$\$.*?\$\$", re.DOTALL)
 _INDENTED = re.compile(r"^    .*$", re.MULTILINE)
-_CODE_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+_CODE_SPAN = re.compile(r"(?<!`)`((?:[^`\n]|\n(?![ \t]*\n))+)`(?!`)")  # a span may wrap, not cross a paragraph
 _MATH_SIGN = re.compile(r"\s[=+*/<>~-]\s|[<>!]=|\+-|\^|_\{|_\(|\b(?:sum|mean|max|min)_(?:[A-Za-z]{1,3}\b|\{)"
                         r"|\bsqrt\(|\b1\[")
 _SYMBOL = re.compile(r"^[A-Za-z]{1,2}\*?_[A-Za-z0-9+']{1,2}\*?$")  # not ci_low, gwet_ac1
@@ -87,21 +87,21 @@ _CODE_LIKE = re.compile(r"\w=|[\"']|[A-Za-z_]\.[A-Za-z_]|->|^(?:python|softirr|p
 def formula_code_spans(text: str) -> list[str]:
     """Code spans in the prose of a page (fences, display math and indented code left out) that are formulas."""
     prose = _INDENTED.sub(" ", _DISPLAY.sub(" ", _FENCE.sub(" ", text)))
-    return [s for s in _CODE_SPAN.findall(prose)
-            if (_MATH_SIGN.search(s) or _SYMBOL.match(s)) and not _CODE_LIKE.search(s)]
+    spans = [" ".join(s.split()) for s in _CODE_SPAN.findall(prose)]
+    return [s for s in spans if (_MATH_SIGN.search(s) or _SYMBOL.match(s)) and not _CODE_LIKE.search(s)]
 
 
 def test_formula_code_span_rule():
     text = ("`kappa = (p_o - p_e)/(1 - p_e)` `p_o` `w_kl` `r*_ik` `sum_i c_i` `x^2` `r_i >= 2` `1[k = l]`\n"
             "`fleiss_kappa` `ci=\"analytic\"` `Bootstrap(n=200)` `sis.Bootstrap` `f(a, b) -> s` `max_in_flight`"
-            " `n_nan_replicates` `ci_low` `gwet_ac1` `--workers 2` `e_1 < e_2`\n```text\nx = a / b\n```\n$$\n`y = 1`\n$$\n    `z = 1`\n")
+            " `n_nan_replicates` `ci_low` `gwet_ac1` `--workers 2` `e_1 < e_2` `wrapped\ncode` `a /\n b`\n```text\nx = a / b\n```\n$$\n`y = 1`\n$$\n    `z = 1`\n")
     assert formula_code_spans(text) == ["kappa = (p_o - p_e)/(1 - p_e)", "p_o", "w_kl", "r*_ik", "sum_i c_i", "x^2",
-                                        "r_i >= 2", "1[k = l]", "e_1 < e_2"]
+                                        "r_i >= 2", "1[k = l]", "e_1 < e_2", "a / b"]
 
 
 PROSE_MATH_PAGES = sorted({f"formulas/{p.name}" for p in (ROOT / "docs" / "formulas").glob("*.md")}
                           | {"bootstrap.md", "coverage.md", "soft_agreement.md", "coefficients.md", "span_agreement.md",
-                             "uncertainty.md", "calibration.md", "ppi.md"})
+                             "uncertainty.md", "calibration.md", "ppi.md", "annotator_models.md", "multilabel.md"})
 
 
 @pytest.mark.parametrize("page", PROSE_MATH_PAGES)
