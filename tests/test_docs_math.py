@@ -81,7 +81,7 @@ _CODE_SPAN = re.compile(r"(?<!`)`((?:[^`\n]|\n(?![ \t]*\n))+)`(?!`)")  # a span 
 _MATH_SIGN = re.compile(r"\s[=+*/<>~-]\s|[<>!]=|\+-|\^|_\{|_\(|\b(?:sum|mean|max|min)_(?:[A-Za-z]{1,3}\b|\{)"
                         r"|\bsqrt\(|\b1\[")
 _SYMBOL = re.compile(r"^[A-Za-z]{1,2}\*?_[A-Za-z0-9+']{1,2}\*?$")  # not ci_low, gwet_ac1
-_CODE_LIKE = re.compile(r"\w=|[\"']|[A-Za-z_]\.[A-Za-z_]|->|^(?:python|softirr|pip)\s")
+_CODE_LIKE = re.compile(r"\w=|[\"']|[A-Za-z_]\.[A-Za-z_]|->|\*\*|^(?:python|softirr|pip)\s")
 
 
 def formula_code_spans(text: str) -> list[str]:
@@ -94,14 +94,25 @@ def formula_code_spans(text: str) -> list[str]:
 def test_formula_code_span_rule():
     text = ("`kappa = (p_o - p_e)/(1 - p_e)` `p_o` `w_kl` `r*_ik` `sum_i c_i` `x^2` `r_i >= 2` `1[k = l]`\n"
             "`fleiss_kappa` `ci=\"analytic\"` `Bootstrap(n=200)` `sis.Bootstrap` `f(a, b) -> s` `max_in_flight`"
-            " `n_nan_replicates` `ci_low` `gwet_ac1` `--workers 2` `e_1 < e_2` `wrapped\ncode` `a /\n b`\n```text\nx = a / b\n```\n$$\n`y = 1`\n$$\n    `z = 1`\n")
+            " `n_nan_replicates` `ci_low` `gwet_ac1` `2**53 + 1` `--workers 2` `e_1 < e_2` `wrapped\ncode` `a /\n b`\n```text\nx = a / b\n```\n$$\n`y = 1`\n$$\n    `z = 1`\n")
     assert formula_code_spans(text) == ["kappa = (p_o - p_e)/(1 - p_e)", "p_o", "w_kl", "r*_ik", "sum_i c_i", "x^2",
                                         "r_i >= 2", "1[k = l]", "e_1 < e_2", "a / b"]
 
 
-PROSE_MATH_PAGES = sorted({f"formulas/{p.name}" for p in (ROOT / "docs" / "formulas").glob("*.md")}
-                          | {"bootstrap.md", "coverage.md", "soft_agreement.md", "coefficients.md", "span_agreement.md",
-                             "uncertainty.md", "calibration.md", "ppi.md", "annotator_models.md", "multilabel.md"})
+# every page, new ones included, except these (their formulas are still code spans; to convert):
+PROSE_MATH_NOT_YET = {
+    "architecture.md": "shared page edited on most branches: converted in a round without parallel edits",
+    "performance.md": "shared page edited on most branches: converted in a round without parallel edits",
+    "paper_repro.md": "17 spans, some quoting the study scripts' expressions",
+    "peer_conventions.md": "19 spans, many quoting peer packages' R/Python expressions",
+}
+PROSE_MATH_PAGES = sorted(str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")
+                          if str(p.relative_to(ROOT / "docs")) not in PROSE_MATH_NOT_YET)
+
+
+def test_prose_math_covers_every_formula_page_and_the_exceptions_exist():
+    assert set(FORMULA_PAGES) <= set(PROSE_MATH_PAGES)
+    assert all((ROOT / "docs" / page).is_file() for page in PROSE_MATH_NOT_YET)
 
 
 @pytest.mark.parametrize("page", PROSE_MATH_PAGES)
