@@ -73,7 +73,8 @@ def test_formula_pages_have_no_plain_text_formula_blocks(page):
 # A code span is a formula written as code when it holds a math sign (a spaced operator, a comparison,
 # a power, a subscript group, sum_/mean_/max_, sqrt(, an indicator 1[...]) or is a bare subscripted
 # symbol such as `p_o`, `w_kl`, `r*_ik`; it is code (left alone) when it has a keyword argument, a
-# quote, an attribute access, an arrow or starts with a command.
+# quote, an attribute access, an arrow, a Python `**` or starts with a command. An indented (4-space)
+# line with a spaced "=" is a plain-text formula block.
 _FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
 _DISPLAY = re.compile(r"\$\$.*?\$\$", re.DOTALL)
 _INDENTED = re.compile(r"^    .*$", re.MULTILINE)
@@ -120,6 +121,8 @@ def test_prose_formulas_are_math_not_code(page):
     """Formulas and symbols in the prose are $...$ (rendered by MathJax); code spans hold only code."""
     text = (ROOT / "docs" / page).read_text()
     assert formula_code_spans(text) == [], f"{page}: write these as $...$"
-    lines = [n for n, line in enumerate(_FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text).splitlines(), 1)
-             if line.strip() != "$$" and line.count("$") % 2]
+    unfenced = _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text).splitlines()
+    lines = [n for n, line in enumerate(unfenced, 1) if line.strip() != "$$" and line.count("$") % 2]
     assert lines == [], f"{page}: an inline $...$ is not closed on its line (lines {lines})"
+    plain = [n for n, line in enumerate(unfenced, 1) if line.startswith("    ") and re.search(r"\s=\s", line)]
+    assert plain == [], f"{page}: indented plain-text formulas at lines {plain}: write them as $$...$$"
