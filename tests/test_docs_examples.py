@@ -15,6 +15,10 @@ checker, and a failing command fails the page. The one line taken out before com
 "compiling JAX programs" notice, which appears or not with the machine's load. Every ```bash block
 that calls ``softirr`` must be a console block (install lines excepted), so every command example
 shows its output.
+
+Pages in ``NLI_PAGES`` use an NLI model directory, ``my-nli-model``: the test builds a tiny randomly
+initialised BERT cross-encoder (3 NLI labels, a word-level tokenizer) offline, once per session, and
+copies it into the page's folder; the pages show the values it gives as ``...``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import os
 import pathlib
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import warnings
@@ -147,6 +152,51 @@ def test_console_parser():
     assert console_sessions(body) == [("A=1", ""), ("echo $A \\\n  two", "1 two\n"), ("true", "")]
 
 
+NLI_PAGES = {"soft_agreement.md", "scoring_at_scale.md"}
+NLI_WORDS = ["fever", "high", "cough", "coughing", "rash", "skin", "headache", "migraine", "fatigue", "fatigued",
+             "nausea", "pain", "chest"]
+
+
+@pytest.fixture(scope="session")
+def tiny_nli_model(tmp_path_factory) -> pathlib.Path:
+    """A tiny random NLI cross-encoder saved as a model directory (no download: built from a config)."""
+    torch = pytest.importorskip("torch", reason="the [transformers] extra")
+    pytest.importorskip("transformers", reason="the [transformers] extra")
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(NLI_WORDS)
+    wp = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
+    wp.normalizer = normalizers.BertNormalizer(lowercase=True)
+    wp.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    wp.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", vocab.index("[CLS]")), ("[SEP]", vocab.index("[SEP]"))])
+    tok = PreTrainedTokenizerFast(tokenizer_object=wp, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+                                  sep_token="[SEP]", mask_token="[MASK]", model_max_length=64)
+    labels = ["contradiction", "entailment", "neutral"]
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=64, num_labels=3,
+                     id2label=dict(enumerate(labels)), label2id={lab: i for i, lab in enumerate(labels)})
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("docs_nli") / "my-nli-model"
+    BertForSequenceClassification(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def test_tiny_nli_model_is_a_loadable_nli_cross_encoder(tiny_nli_model):
+    from softirr_stats.equivalence import Nli
+
+    scores = Nli(str(tiny_nli_model), local_files_only=True, progress=False)(["fever", "rash"], ["high fever", "rash"])
+    assert scores.shape == (2,) and np.all((scores >= 0) & (scores <= 1))
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in tiny_nli_model.iterdir()}
+
+
+def test_nli_pages_are_the_pages_that_use_the_model_directory():
+    assert {p.name for p in PAGES if "my-nli-model" in p.read_text()} == NLI_PAGES
+
+
 def _has_code(page: pathlib.Path) -> bool:
     text = page.read_text()
     return bool(python_blocks(text, ("python", "py", "console"))) or ">>>" in prose_doctests(text)
@@ -156,8 +206,10 @@ CODE_PAGES = [p for p in PAGES if _has_code(p)]
 
 
 @pytest.mark.parametrize("page", CODE_PAGES, ids=[str(p.relative_to(DOCS)) for p in CODE_PAGES])
-def test_page_examples_run(page: pathlib.Path, tmp_path, monkeypatch) -> None:
+def test_page_examples_run(page: pathlib.Path, tmp_path, monkeypatch, request) -> None:
     text = page.read_text()
+    if page.name in NLI_PAGES:
+        shutil.copytree(request.getfixturevalue("tiny_nli_model"), tmp_path / "my-nli-model")
     blocks = python_blocks(text, ("python", "py", "console"))
     consoles = {line for line, _ in python_blocks(text, ("console",))}
     has_doctest = ">>>" in prose_doctests(text)
