@@ -124,6 +124,16 @@ def test_sparse_point_estimates_read_the_code_table_once(monkeypatch):
         assert abs(slow - (alpha if name == "krippendorff_alpha" else fleiss)) <= 1e-12
 
 
+def test_dense_count_table_from_the_code_table_equals_one_bincount_over_the_ratings():
+    ann = _numeric(8, n=300, r=7, k=6)
+    prep = prepare(ann, "pooled", resolve_similarity(ann))
+    N = prep.label_counts
+    assert not prep.layout.ratings_built and N.dtype == np.int64 and N.shape == (300, prep.ks)
+    np.testing.assert_array_equal(N, count_labels(prep.layout.rating_item, prep.rating_s, prep.n, prep.ks))
+    _fresh(prep)  # the rating list exists now: the table is one bincount over it, the same
+    np.testing.assert_array_equal(prep.label_counts, N)
+
+
 def test_support_codes_with_unused_vocabulary_on_the_sparse_route(monkeypatch):
     """Declared categories that never occur: the sparse table's columns are support codes."""
     ann = sis.Annotations.from_wide([["a", "c", "c"], ["c", "c", None], ["a", "a", "c"]], categories=["a", "b", "c", "d"])

@@ -266,13 +266,17 @@ class Prepared:
         if made is not None:
             return made
         n, ks, d = self.n, self.ks, self.layout
-        if n * ks <= max_dense:
+        if n * ks <= max_dense and d.ratings_built:  # the rating list exists: one bincount over it
             return count_labels(d.rating_item, self.rating_s, n, ks)
         rows, code, counts = d.count_runs
         if ks != d.n_codes:  # to support codes (a code that occurs is in the support)
             remap = np.full(d.n_codes, -1, dtype=np.int64)
             remap[self.support] = np.arange(ks)
             code = remap[code]
+        if n * ks <= max_dense:
+            dense = np.zeros((n, ks), dtype=np.int64)
+            dense[rows, code] = counts  # exact: counts are small integers
+            return dense
         return Indicator(rows=rows, cols=code, n=n, width=ks, values=counts, unique=True)
 
     def item_pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
