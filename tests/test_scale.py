@@ -136,9 +136,10 @@ def test_dense_count_table_from_the_code_table_equals_one_bincount_over_the_rati
 
 def test_support_codes_with_unused_vocabulary_on_the_sparse_route(monkeypatch):
     """Declared categories that never occur: the sparse table's columns are support codes."""
-    ann = sis.Annotations.from_wide([["a", "c", "c"], ["c", "c", None], ["a", "a", "c"]], categories=["a", "b", "c", "d"])
+    table, cats = [["a", "c", "c"], ["c", "c", None], ["a", "a", "c"]], ["a", "b", "c", "d"]
+    ann = sis.Annotations.from_wide(table, categories=cats)
     dense = sis.fleiss_kappa(ann).value
-    ann2 = sis.Annotations.from_wide([["a", "c", "c"], ["c", "c", None], ["a", "a", "c"]], categories=["a", "b", "c", "d"])
+    ann2 = sis.Annotations.from_wide(table, categories=cats)
     monkeypatch.setattr(_evaluator, "_COUNT_MAX_ENTRIES", 0)
     prep = prepare(ann2, "pooled", resolve_similarity(ann2))
     N = prep.label_counts

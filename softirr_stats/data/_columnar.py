@@ -436,8 +436,8 @@ def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
         parse = pajson.ParseOptions(explicit_schema=_text_schema(path, columns))
         with parsing(path.stat().st_size, f"parsing {path.name}"):
             # threads: Arrow parses blocks in parallel, keeping the rows' order
-            table = pajson.read_json(path, read_options=pajson.ReadOptions(block_size=JSON_BLOCK_BYTES, use_threads=True),
-                                     parse_options=parse)
+            read = pajson.ReadOptions(block_size=JSON_BLOCK_BYTES, use_threads=True)
+            table = pajson.read_json(path, read_options=read, parse_options=parse)
     except (pa.ArrowException, UnicodeDecodeError) as err:
         raise _Fallback(str(err)) from None
     if table.num_rows != lines:  # blank lines, two objects on a line
