@@ -11,6 +11,7 @@ data are made in the child, so the RSS includes them) and is repeated ``--repeat
 
 * ``point alpha`` / ``point fleiss``: ``sis.krippendorff_alpha(ann)`` / ``sis.fleiss_kappa(ann)``
   on fresh ``Annotations`` (nothing cached; imports warmed up on 300 items), against ``krippendorff.alpha`` (nominal);
+  the notes give the CPU time (user + sys of the process) beside the wall time, for a loaded machine;
 * ``bootstrap``: ``sis.fleiss_kappa(ann, ci=Bootstrap(n=B))`` (point estimate and any JAX
   compile included), its time per replicate (a second run in the same process, less the point
   estimate), and in the same process the memory-traffic floor: a streaming-read probe
@@ -165,7 +166,7 @@ def child(case: str, n_items: int, b: int, raters: int, k: int) -> dict:
             small = make_ann(make_codes(300, raters, k, seed=1), k)  # warm-up: imports and first-use costs
             sis.krippendorff_alpha(small), sis.fleiss_kappa(small, ci=sis.Bootstrap(n=b) if b else None)
             ann = make_ann(codes, k)
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             if case == "point alpha":
                 out["value"] = sis.krippendorff_alpha(ann).value
             elif case == "point fleiss":
@@ -174,6 +175,7 @@ def child(case: str, n_items: int, b: int, raters: int, k: int) -> dict:
                 r = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=b, seed=0))
                 out["value"], out["ci"] = r.value, [r.ci_low, r.ci_high]
             out["seconds"] = time.perf_counter() - t
+            out["cpu_seconds"] = time.process_time() - cpu  # the machine is shared: CPU time too
             if case == "bootstrap":
                 from softirr_stats.agreement import prepare, resolve_similarity
 
@@ -258,6 +260,8 @@ def main() -> None:
             return
         ps = "" if not peer else (peer.get("error") or f"{peer['seconds']:.2f}")
         ratio = "" if not peer or "error" in peer else f"{peer['seconds'] / res['seconds']:.1f}"
+        if "cpu_seconds" in res and "CPU" not in note:
+            note = f"{res['cpu_seconds']:.2f} CPU-s" + (f"; {note}" if note else "")
         print(f"| {cells} | {res['ratings']} | {name} | {res['seconds']:.2f} | {res['peak_rss_gb']:.2f} | {ps} | "
               f"{ratio} | {note} |", flush=True)
 

@@ -1,5 +1,7 @@
 """Bootstrap(backend="ray"): replicate chunks on 2 local Ray actors give the in-process replicates
-and interval for the same seed (to 1e-12), for several coefficients and designs; bad backends fail clearly.
+and interval for the same seed (to 1e-12), for several coefficients and designs, also when an actor
+is killed mid-run (exactly; every actor killed without a restart is a clear error); bad backends
+fail clearly.
 
 One local Ray instance (2 CPUs) serves the whole module.
 """
@@ -66,6 +68,93 @@ def test_ray_string_backend_and_bca(cluster):
     remote = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=200, method="bca", seed=5, backend="ray"))
     assert isinstance(sis.Bootstrap(backend="ray").backend, RayBackend)
     assert (remote.ci_low, remote.ci_high) == pytest.approx((local.ci_low, local.ci_high), abs=1e-12)
+
+
+class _CountingRay:
+    """The ``ray`` module, counting the results that failed because their actor died."""
+
+    def __init__(self):
+        self.failed = 0
+
+    def __getattr__(self, name):
+        return getattr(ray, name)
+
+    def get(self, ref):
+        from ray.exceptions import RayActorError, WorkerCrashedError
+
+        try:
+            return ray.get(ref)
+        except (RayActorError, WorkerCrashedError):
+            self.failed += 1
+            raise
+
+
+def _kill_during_the_run(monkeypatch, how: str, which=(0,)) -> tuple[list, _CountingRay]:
+    """Run ``_drive`` with a hook that kills the actors ``which`` while they hold chunks of the run
+    (``how``: ray.kill with a restart, ray.kill without one, SIGKILL of the actor's process).
+
+    When the first chunk comes back the hook queues 300 chunks of its own on each actor to kill,
+    so the chunks the driver sends it next wait behind them; when the second comes back it kills.
+    """
+    import os
+    import signal
+
+    from softirr_stats.uncertainty import _bootstrap_ray
+
+    killed: list = []
+    counting = _CountingRay()
+    real = _bootstrap_ray._drive
+
+    class Hook:  # the progress bar's place: called as each chunk comes back
+        def __init__(self, actors):
+            self.actors, self.seen, self.queued, self.pids = actors, 0, [], {}
+
+        def update(self, _n):
+            self.seen += 1
+            if self.seen == 1:
+                self.pids = {k: ray.get(self.actors[k].pid.remote()) for k in which}  # before the queue below
+                self.queued = [self.actors[k].chunk.remote(0, 16) for k in which for _ in range(300)]
+            elif self.seen == 2:
+                for k in which:
+                    act = self.actors[k]
+                    if how == "sigkill":
+                        os.kill(self.pids[k], signal.SIGKILL)  # dies as a crash would; Ray restarts it
+                    else:
+                        ray.kill(act, no_restart=how == "no_restart")
+                    killed.append(k)
+
+        def close(self):
+            pass
+
+    def drive(_ray, actors, starts, chunk, max_in_flight, startup_timeout, bar):
+        return real(counting, actors, starts, chunk, max_in_flight, startup_timeout, Hook(actors))
+
+    monkeypatch.setattr(_bootstrap_ray, "_drive", drive)
+    return killed, counting
+
+
+@pytest.mark.parametrize("how", ["restart", "no_restart", "sigkill"])
+def test_an_actor_killed_mid_run_gives_the_in_process_replicates(cluster, monkeypatch, how):
+    """One of two actors is killed while it holds chunks: they are evaluated again (on the restarted
+    actor or the other one) from the same weights, so replicates and interval equal the in-process
+    run's exactly."""
+    ann = _ann()
+    opts = {"n": 400, "seed": 3, "chunk_size": 16}  # 25 chunks, 2 in flight per actor
+    local = sis.krippendorff_alpha(ann, ci=sis.Bootstrap(**opts))
+    killed, counting = _kill_during_the_run(monkeypatch, how)
+    remote = sis.krippendorff_alpha(ann, ci=sis.Bootstrap(**opts, backend=RayBackend(workers=2)))
+    assert killed, "the hook never ran"
+    assert counting.failed >= 1  # the kill hit work: a chunk (or a ping) failed and was sent again
+    np.testing.assert_array_equal(remote.details["replicates"], local.details["replicates"])  # max difference 0
+    assert (remote.ci_low, remote.ci_high, remote.se) == (local.ci_low, local.ci_high, local.se)
+
+
+def test_every_actor_killed_without_restart_is_a_clear_error(cluster, monkeypatch):
+    ann = _ann()
+    killed, _ = _kill_during_the_run(monkeypatch, "no_restart", which=(0, 1))
+    with pytest.raises(RuntimeError, match="every Ray worker of the bootstrap died and none could be restarted"):
+        sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=400, seed=3, chunk_size=16, backend=RayBackend(workers=2)))
+    assert killed == [0, 1]
 
 
 def test_ray_statistic_that_cannot_be_sent(cluster):

@@ -119,12 +119,15 @@ def test_count_route_equals_pair_list_hypothesis(cells, family, weighted):
     (sis.percent_agreement, {}),
 ])
 def test_point_estimate_builds_no_pair_list(fn, kw):
-    """The design cache holds the rating list only after a point estimate."""
+    """A point estimate leaves the pair list unbuilt; where it reads only label counts (Scott /
+    Fleiss and nominal alpha: no per-rater features) the rating list too."""
     ann = _numeric(5)
     res = fn(ann, **kw)
     assert np.isfinite(res.value)
     d = rating_layout(ann)
     assert not d.pairs_built
+    if fn in (sis.krippendorff_alpha, sis.fleiss_kappa) and not kw:
+        assert not d.ratings_built
     assert res.details["n_within_item_pairs"] == d.n_pairs == int((d.r_i * (d.r_i - 1) // 2).sum())
 
 

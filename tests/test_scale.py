@@ -25,6 +25,7 @@ from softirr_stats.base._jax import x64
 from softirr_stats.agreement import _evaluator, evaluate, prepare, resolve_similarity
 from softirr_stats.agreement._chance import DenseQuad, IdentityQuad
 from softirr_stats.agreement._families import FAMILIES, Indicator, count_labels, count_table
+from softirr_stats.agreement._layout import rating_layout
 from softirr_stats.uncertainty import _bootstrap
 from softirr_stats.uncertainty._bootstrap import (
     BOOTSTRAP_DESIGNS,
@@ -74,6 +75,78 @@ def test_sparse_count_table_equals_dense_and_needs_no_sort():
     np.testing.assert_array_equal(sparse.dense(), dense)
     order = rng.permutation(2000)  # ratings in any order: the sorting route gives the same table
     np.testing.assert_array_equal(count_table(item[order], lab[order], 300, 40, max_dense=0).dense(), dense)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_count_runs_from_the_code_table_equal_the_dense_counts(seed):
+    """The non-zeros straight from the wide codes (rows sorted, runs counted) are the dense table's, in
+    row-major order, and need no rating list."""
+    rng = np.random.default_rng(seed)
+    n, r, k = 200, (2, 3, 7, 12)[seed], 9
+    codes = rng.integers(0, k, (n, r)).astype(np.int32)
+    codes[rng.random((n, r)) < 0.3] = -1
+    codes[:3] = -1  # items without ratings
+    ann = sis.Annotations(codes, [float(v) for v in range(k)], kind="numeric")
+    d = rating_layout(ann)
+    rows, code, counts = d.count_runs
+    assert not d.ratings_built
+    dense = count_labels(d.rating_item, d.rating_code, n, k)
+    nz_rows, nz_cols = np.nonzero(dense)
+    np.testing.assert_array_equal(rows, nz_rows)
+    np.testing.assert_array_equal(code, nz_cols)
+    np.testing.assert_array_equal(counts, dense[nz_rows, nz_cols])
+    assert counts.dtype == np.float64 and rows.dtype == code.dtype == np.int64
+    np.testing.assert_array_equal(d.support, np.flatnonzero(dense.sum(axis=0)))
+    assert d.n_ratings == len(d.rating_item) and d.n_raters_present == len(np.unique(d.rating_rater))
+
+
+def test_sparse_point_estimates_read_the_code_table_once(monkeypatch):
+    """On the sparse count route a point estimate builds neither the rating nor the pair list, alpha
+    and Fleiss reuse one count table, and the values equal the rating-list route's to 1e-12."""
+    ann = _numeric(3, n=400, r=6, k=9)
+    vals = {"alpha": sis.krippendorff_alpha(ann).value, "fleiss": sis.fleiss_kappa(ann).value}  # dense route
+    ann2 = _numeric(3, n=400, r=6, k=9)
+    monkeypatch.setattr(_evaluator, "_COUNT_MAX_ENTRIES", 0)
+    monkeypatch.setattr(_evaluator, "_GEMM_MAX_ENTRIES", 0)
+    d = rating_layout(ann2)
+    alpha = sis.krippendorff_alpha(ann2).value
+    runs = d.count_runs
+    fleiss = sis.fleiss_kappa(ann2).value
+    assert d.count_runs is runs  # cached with the layout on the annotations
+    assert not d.ratings_built and not d.pairs_built
+    assert abs(alpha - vals["alpha"]) <= 1e-12 and abs(fleiss - vals["fleiss"]) <= 1e-12
+    for name in ("krippendorff_alpha", "fleiss_kappa"):  # and the segment kernels over the pair list
+        ann3 = _numeric(3, n=400, r=6, k=9)
+        prep = prepare(ann3, "alpha" if name == "krippendorff_alpha" else "pooled", resolve_similarity(ann3))
+        monkeypatch.setattr(_evaluator, "_gemm_features", lambda prep: None)
+        slow = float(evaluate(prep)["value"][0])
+        monkeypatch.undo()
+        assert abs(slow - (alpha if name == "krippendorff_alpha" else fleiss)) <= 1e-12
+
+
+def test_dense_count_table_from_the_code_table_equals_one_bincount_over_the_ratings():
+    ann = _numeric(8, n=300, r=7, k=6)
+    prep = prepare(ann, "pooled", resolve_similarity(ann))
+    N = prep.label_counts
+    assert not prep.layout.ratings_built and N.dtype == np.int64 and N.shape == (300, prep.ks)
+    np.testing.assert_array_equal(N, count_labels(prep.layout.rating_item, prep.rating_s, prep.n, prep.ks))
+    _fresh(prep)  # the rating list exists now: the table is one bincount over it, the same
+    np.testing.assert_array_equal(prep.label_counts, N)
+
+
+def test_support_codes_with_unused_vocabulary_on_the_sparse_route(monkeypatch):
+    """Declared categories that never occur: the sparse table's columns are support codes."""
+    table, cats = [["a", "c", "c"], ["c", "c", None], ["a", "a", "c"]], ["a", "b", "c", "d"]
+    ann = sis.Annotations.from_wide(table, categories=cats)
+    dense = sis.fleiss_kappa(ann).value
+    ann2 = sis.Annotations.from_wide(table, categories=cats)
+    monkeypatch.setattr(_evaluator, "_COUNT_MAX_ENTRIES", 0)
+    prep = prepare(ann2, "pooled", resolve_similarity(ann2))
+    N = prep.label_counts
+    assert isinstance(N, Indicator) and N.width == 2
+    np.testing.assert_array_equal(N.dense(), [[1, 2], [0, 2], [2, 1]])
+    np.testing.assert_array_equal(prep.rating_s, [0, 1, 1, 1, 1, 0, 0, 1])
+    assert abs(sis.fleiss_kappa(ann2).value - dense) <= 1e-15
 
 
 @pytest.mark.parametrize("family", FEATURE_FAMILIES)

@@ -210,6 +210,44 @@ def test_jsonl_every_route_reads_what_the_cell_path_reads(monkeypatch, tmp_path,
     _assert_same(monkeypatch, lambda: read_annotations(path, na_values=["p", "NA"]))
 
 
+#: JSON Lines whose first line says "text" for a column and a later line does not (or the reverse)
+AFTER_THE_HEAD = {
+    "number after text": '{"item": "a", "rater": "x", "label": "p"}\n{"item": "a", "rater": "y", "label": 1}\n',
+    "boolean after text": '{"item": "a", "rater": "x", "label": "p"}\n{"item": "a", "rater": "y", "label": true}\n',
+    "list after text": '{"item": "a", "rater": "x", "label": "p"}\n{"item": "a", "rater": "y", "label": ["p"]}\n',
+    "object after text": '{"item": "a", "rater": "x", "label": "p"}\n{"item": "a", "rater": "y", "label": {"p": 1}}\n',
+    "int id after text": '{"item": "a", "rater": "x", "label": "p"}\n{"item": 2, "rater": "y", "label": "q"}\n',
+    "text after a null": '{"item": "a", "rater": "x", "label": null}\n{"item": "a", "rater": "y", "label": "q"}\n'
+                         '{"item": "b", "rater": "y", "label": "q"}\n{"item": "b", "rater": "x", "label": "q"}\n',
+    "text after a number": '{"item": "a", "rater": "x", "label": 1.5}\n{"item": "a", "rater": "y", "label": "q"}\n',
+    "text after an int id": '{"item": 1, "rater": "x", "label": "p"}\n{"item": "b", "rater": "y", "label": "q"}\n',
+}
+
+
+@pytest.mark.parametrize("case", sorted(AFTER_THE_HEAD))
+def test_jsonl_types_that_change_after_the_head(monkeypatch, tmp_path, case):
+    """The text columns of the first lines are declared to Arrow's parser (no type inference for
+    them); a later value of another type reads as it does without the declaration."""
+    path = _write(tmp_path, "r.jsonl", AFTER_THE_HEAD[case])
+    head = _columnar._HEAD_BYTES
+    _columnar._HEAD_BYTES = 44  # the first line only (set by hand: each route's monkeypatch is undone)
+    try:
+        _assert_same(monkeypatch, lambda: read_annotations(path))
+        _assert_same(monkeypatch, lambda: read_annotations(path, na_values=["p"]))
+    finally:
+        _columnar._HEAD_BYTES = head
+
+
+def test_jsonl_text_columns_are_declared_from_the_head(tmp_path):
+    path = _write(tmp_path, "r.jsonl", '{"item": "a", "rater": 3, "label": "p", "note": "x"}\n'
+                                       '{"item": "a", "rater": 4, "label": null, "note": "y"}\n')
+    schema = _columnar._text_schema(path, ("item", "rater", "label"))
+    assert schema.names == ["item", "label"] and all(str(t) == "string" for t in schema.types)
+    assert _columnar._text_schema(_write(tmp_path, "n.jsonl", '{"item": 1, "rater": 2, "label": 3}\n'),
+                                  ("item", "rater", "label")) is None
+    assert _columnar._text_schema(_write(tmp_path, "bad.jsonl", "{not json\n"), ("item", "rater", "label")) is None
+
+
 def test_gzipped_tables_take_the_pandas_route(monkeypatch, tmp_path):
     import gzip
 

@@ -39,7 +39,7 @@ from softirr_stats.agreement._families import (
     ChanceFamily,
     Indicator,
     ItemBasics,
-    count_table,
+    count_labels,
     get_family,
     pair_sums_from_counts,
 )
@@ -187,7 +187,6 @@ class Prepared:
     sim: LabelSimilarity
     family: ChanceFamily
     support: np.ndarray
-    rating_s: np.ndarray  # (M,) support code of each rating
     quad: Any
     chance_label: str
     chance_pairs: ChancePairs | None
@@ -242,11 +241,43 @@ class Prepared:
         return np.asarray(self.sim.block(self.support, self.support).values, dtype=np.float64)
 
     @cached_property
+    def rating_s(self) -> np.ndarray:
+        """(M,) support code of each rating (int32; built on first use)."""
+        d = self.layout
+        if len(self.support) == d.n_codes:  # every code occurs: the support code is the code
+            return d.rating_code.astype(np.int32, copy=False)
+        remap = np.full(d.n_codes, -1, dtype=np.int32)
+        remap[self.support] = np.arange(len(self.support), dtype=np.int32)
+        return remap[d.rating_code]
+
+    @cached_property
     def label_counts(self) -> np.ndarray | Indicator:
         """Per-item label counts over the support (n x ks): dense, or its non-zeros (an
         :class:`~softirr_stats.agreement._families.Indicator` with values) where the dense table
-        would exceed ``_COUNT_MAX_ENTRIES``; made once by one ``bincount``."""
-        return count_table(self.layout.rating_item, self.rating_s, self.n, self.ks, _COUNT_MAX_ENTRIES)
+        would exceed ``_COUNT_MAX_ENTRIES``; made once (see :meth:`count_table`)."""
+        return self.count_table(_COUNT_MAX_ENTRIES)
+
+    def count_table(self, max_dense: int) -> np.ndarray | Indicator:
+        """:attr:`label_counts` once made; else the dense table (one ``bincount`` over the rating
+        list) up to ``max_dense`` entries, and beyond it the non-zeros straight from the wide code
+        table (:attr:`RatingLayout.count_runs`, cached with the layout on the annotations: no rating
+        list, no items x labels table; sorted by item, then label)."""
+        made = self.__dict__.get("label_counts")
+        if made is not None:
+            return made
+        n, ks, d = self.n, self.ks, self.layout
+        if n * ks <= max_dense and d.ratings_built:  # the rating list exists: one bincount over it
+            return count_labels(d.rating_item, self.rating_s, n, ks)
+        rows, code, counts = d.count_runs
+        if ks != d.n_codes:  # to support codes (a code that occurs is in the support)
+            remap = np.full(d.n_codes, -1, dtype=np.int64)
+            remap[self.support] = np.arange(ks)
+            code = remap[code]
+        if n * ks <= max_dense:
+            dense = np.zeros((n, ks), dtype=np.int64)
+            dense[rows, code] = counts  # exact: counts are small integers
+            return dense
+        return Indicator(rows=rows, cols=code, n=n, width=ks, values=counts, unique=True)
 
     def item_pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
         """Per item: the sum of within-item pair similarities and the number of pairs (unit
@@ -410,9 +441,7 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, 
     d = rating_layout(ann)
     if not d.pairable.any():
         raise ValueError("no item has two or more ratings: agreement is undefined (no pairable item)")
-    support = np.flatnonzero(np.bincount(d.rating_code, minlength=d.n_codes))
-    remap = np.full(d.n_codes, -1, dtype=np.int64)
-    remap[support] = np.arange(len(support))
+    support = d.support
     notes: list[str] = []
     uses_chance = family.chance == "support"
     cost = None
@@ -431,7 +460,7 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, 
         if family.sampler is None:
             raise ValueError(f"chance={chance!r} is available for Scott/Fleiss, Cohen/Conger and alpha; "
                              f"this coefficient ({family.name}) needs chance='exact'")
-        n_draw = chance.n if isinstance(chance, SampledPairs) else chance.permutations * len(d.rating_item)
+        n_draw = chance.n if isinstance(chance, SampledPairs) else chance.permutations * d.n_ratings
         check_memory(float(n_draw) * _BYTES_PER_CHANCE_PAIR, f"chance={chance!r} ({n_draw} chance pairs)",
                      "Use fewer pairs (SampledPairs(n=20_000) reports the chance term's standard error, "
                      "usually well below the items' sampling error) or chance='exact'.")
@@ -457,8 +486,7 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, 
         if ann.categories is None:
             notes.append(f"q = {q_cat} categories taken from the observed labels; declare categories= "
                          "to fix the category set")
-    prep = Prepared(ann=ann, layout=d, sim=sim, family=family, support=support,
-                    rating_s=remap[d.rating_code].astype(np.int32), quad=quad, chance_label=label,
+    prep = Prepared(ann=ann, layout=d, sim=sim, family=family, support=support, quad=quad, chance_label=label,
                     chance_pairs=chance_pairs, q_categories=q_cat, total_weight=total, notes=notes,
                     n_scored=n_scored)
     if not prep.similarity_known:  # a scored similarity without a dense operator: score the
@@ -513,9 +541,9 @@ def _auto_chunk(prep: Prepared, vary_c: bool, vary_v: bool, width: int | None = 
     """Replicates per chunk; ``width`` = features per replicate of the matrix-product path."""
     per = prep.n if vary_c else 0
     if vary_v:
-        per += 3 * prep.layout.n_pairs + 2 * len(prep.layout.rating_item)
+        per += 3 * prep.layout.n_pairs + 2 * prep.layout.n_ratings
     else:
-        per += 2 * len(prep.layout.rating_item)
+        per += 2 * prep.layout.n_ratings
     per += prep.family.width(prep.ks, prep.nr, prep.n_groups) if width is None else width
     if prep.chance_pairs is not None:
         per += 3 * len(prep.chance_pairs.s)
@@ -642,9 +670,9 @@ def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:
     pair_sum, pair_count = prep.item_pair_sums()
     basics = ItemBasics(
         n=n, ks=ks, nr=prep.nr, pair_sum=pair_sum, pair_count=pair_count, r=d.r_i.astype(np.float64),
-        rating_item=d.rating_item.astype(np.int64), rating_rater=d.rating_rater.astype(np.int64),
-        rating_s=prep.rating_s.astype(np.int64), counts=prep.__dict__.get("label_counts"),  # when made already
-        max_dense=_GEMM_MAX_ENTRIES)
+        ratings=lambda: (d.rating_item.astype(np.int64), d.rating_rater.astype(np.int64),
+                         prep.rating_s.astype(np.int64)),  # on demand: only some families read the rating list
+        counts=prep.count_table, max_dense=_GEMM_MAX_ENTRIES)
     feats = fam.features(basics)
     if feats is None:  # too large for dense blocks
         return None

@@ -16,6 +16,7 @@ Examples
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,12 @@ __all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics", "Indicator", 
 
 @dataclass(frozen=True)
 class ItemBasics:
-    """Per-item sums every matrix-product feature builder starts from (numpy, unit rater weights)."""
+    """Per-item sums every matrix-product feature builder starts from (numpy, unit rater weights).
+
+    The rating list (``rating_item``, ``rating_rater``, ``rating_s``, int64) and the label
+    counts are made on first use: ``ratings()`` returns the list, ``counts(max_dense)`` the
+    table (as :meth:`label_counts` describes); most families read only one of them.
+    """
 
     n: int
     ks: int
@@ -37,17 +43,31 @@ class ItemBasics:
     pair_sum: np.ndarray  # (n,) sum of within-item pair similarities
     pair_count: np.ndarray  # (n,) number of within-item pairs
     r: np.ndarray  # (n,) ratings per item
-    rating_item: np.ndarray  # (M,) int64
-    rating_rater: np.ndarray  # (M,)
-    rating_s: np.ndarray  # (M,) support code
-    counts: "np.ndarray | Indicator | None" = None  # (n, ks) label counts, when already made
+    ratings: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]  # (item, rater, support code) of each rating
+    counts: "Callable[[int], np.ndarray | Indicator] | None" = None  # None: one bincount over the rating list
     max_dense: int = 40_000_000  # entries a dense feature block may have (float64: 320 MB)
+
+    @cached_property
+    def _rating_list(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.ratings()
+
+    @property
+    def rating_item(self) -> np.ndarray:
+        return self._rating_list[0]
+
+    @property
+    def rating_rater(self) -> np.ndarray:
+        return self._rating_list[1]
+
+    @property
+    def rating_s(self) -> np.ndarray:
+        return self._rating_list[2]
 
     def label_counts(self) -> "np.ndarray | Indicator":
         """Per-item label counts ``N`` (n x ks): dense, or its non-zeros (an :class:`Indicator`
         with values) where the dense table would exceed ``max_dense`` entries."""
         if self.counts is not None:
-            return self.counts
+            return self.counts(self.max_dense)
         return count_table(self.rating_item, self.rating_s, self.n, self.ks, self.max_dense)
 
     @property
@@ -122,7 +142,9 @@ def _sparse_pair_sums(N: "Indicator", S: "np.ndarray | None", block: int = 1 << 
     """:func:`pair_sums_from_counts` for a sparse count table (blocks of items, dense within a block)."""
     v = N.values
     if S is None:  # exact in integers
-        return np.bincount(N.rows, weights=v * (v - 1.0), minlength=N.n) / 2.0
+        w = v - 1.0
+        w *= v
+        return np.bincount(N.rows, weights=w, minlength=N.n) / 2.0
     out = np.empty(N.n)
     bounds = np.searchsorted(N.rows, np.arange(0, N.n + block, block))
     diag = np.diag(S)
@@ -186,7 +208,10 @@ class Indicator:
 
     def scaled(self, factor: np.ndarray) -> "Indicator":
         """The block with row ``i`` multiplied by ``factor[i]`` (same non-zeros)."""
-        v = factor[self.rows] if self.values is None else self.values * factor[self.rows]
+        v = factor[self.rows]
+        if self.values is not None:
+            v = v.astype(np.result_type(v, self.values), copy=False)
+            v *= self.values  # in place: one array of the non-zeros, not two
         return Indicator(rows=self.rows, cols=self.cols, n=self.n, width=self.width, values=v, unique=self.unique)
 
     def dense(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -201,7 +226,12 @@ class Indicator:
     def times(self, C: np.ndarray) -> np.ndarray:
         """``C @ F`` for item weights C (B x n): one ``bincount`` over B x M entries."""
         b = C.shape[0]
-        w = C[:, self.rows] if self.values is None else C[:, self.rows] * self.values
+        if b == 1 and self.values is not None and bool(np.all(C == 1.0)):  # unit weights (a point estimate)
+            w = self.values[None, :]
+        else:
+            w = C[:, self.rows]
+            if self.values is not None:
+                w *= self.values  # in place: one (B, M) array, not two
         if b == 1:
             return np.bincount(self.cols, weights=w[0], minlength=self.width)[None, :]
         key = (np.arange(b)[:, None] * self.width + self.cols[None, :]).ravel()
@@ -223,8 +253,10 @@ def _features_pooled(b: ItemBasics) -> Features:
     N = b.label_counts()
     if isinstance(N, Indicator):
         r = np.where(b.r > 0, b.r, 1.0)  # divided, as the dense block is (bit-for-bit the same entries)
+        v = r[N.rows]
+        np.divide(N.values, v, out=v)  # in place: one array of the non-zeros, not two
         pi: "np.ndarray | Indicator" = Indicator(rows=N.rows, cols=N.cols, n=N.n, width=N.width,
-                                                 values=N.values / r[N.rows], unique=N.unique)
+                                                 values=v, unique=N.unique)
     else:
         pi = N / np.where(b.r > 0, b.r, 1.0)[:, None]
     return _features_observed(b) + [("pi_num", pi), ("pi_den", (b.r > 0).astype(np.float64))]

@@ -19,10 +19,11 @@ class RatingLayout:
     """Long-form view of ``ann.codes``: which rater rated which item with which code.
 
     ``rating_*`` have one entry per observed rating (sorted by item, then rater);
-    ``pair_*`` one entry per unordered within-item pair of ratings (rater a < rater b). The
-    pair list is built on first access only: with ``R`` raters it has up to ``n R (R - 1) / 2``
-    entries, and point estimates with unit rater weights never need it (per-item sums follow
-    from per-item label counts). ``pairs_built`` says whether it exists.
+    ``pair_*`` one entry per unordered within-item pair of ratings (rater a < rater b). Both
+    lists are built on first access only, from the wide code table: point estimates from
+    per-item label counts never need them (the counts come from the code table, see
+    :attr:`count_runs`), and with ``R`` raters the pair list has up to ``n R (R - 1) / 2``
+    entries. ``ratings_built`` / ``pairs_built`` say whether they exist.
 
     Parameters
     ----------
@@ -30,25 +31,112 @@ class RatingLayout:
         The shape of ``ann.codes`` and the size of its vocabulary.
     r_i : ndarray of int, shape (n_items,)
         Ratings per item.
+    rater_rated : ndarray of bool, shape (n_raters,)
+        Whether each rater gave a rating.
+    codes : ndarray of int32, shape (n_items, n_raters)
+        The wide code table (-1 = missing), held by reference.
+
+    Attributes
+    ----------
     rating_item, rating_rater, rating_code : ndarray of int32
-        One entry per observed rating: its item, rater and label code.
+        One entry per observed rating: its item, rater and label code (built on first access).
 
     Examples
     --------
     >>> import softirr_stats as sis
     >>> from softirr_stats.agreement import rating_layout
     >>> layout = rating_layout(sis.Annotations.from_wide([["a", "a", None], ["a", "b", "b"]]))
-    >>> layout.r_i.tolist(), layout.rating_code.tolist(), layout.n_pairs
-    ([2, 3], [0, 0, 0, 1, 1], 4)
+    >>> layout.r_i.tolist(), layout.ratings_built, layout.n_pairs
+    ([2, 3], False, 4)
+    >>> layout.rating_code.tolist(), layout.ratings_built
+    ([0, 0, 0, 1, 1], True)
     """
 
     n_items: int
     n_raters: int
     n_codes: int
     r_i: np.ndarray
-    rating_item: np.ndarray
-    rating_rater: np.ndarray
-    rating_code: np.ndarray
+    rater_rated: np.ndarray
+    codes: np.ndarray
+
+    @cached_property
+    def _rating_list(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rated = self.codes >= 0
+        ii, jj = np.nonzero(rated)  # row-major: sorted by item, then rater
+        return ii.astype(np.int32), jj.astype(np.int32), self.codes[rated]
+
+    @property
+    def ratings_built(self) -> bool:
+        """Whether the rating list has been built (it is built on first access)."""
+        return "_rating_list" in self.__dict__
+
+    @property
+    def rating_item(self) -> np.ndarray:
+        return self._rating_list[0]
+
+    @property
+    def rating_rater(self) -> np.ndarray:
+        return self._rating_list[1]
+
+    @property
+    def rating_code(self) -> np.ndarray:
+        return self._rating_list[2]
+
+    @property
+    def n_ratings(self) -> int:
+        """Observed ratings (without building the rating list)."""
+        return int(self.r_i.sum())
+
+    @cached_property
+    def support(self) -> np.ndarray:
+        """Vocabulary codes that occur, ascending (one scatter over the code table, no rating list)."""
+        seen = np.zeros(self.n_codes + 1, dtype=bool)
+        seen[self.codes.ravel()] = True  # a missing rating (-1) marks the extra last slot
+        return np.flatnonzero(seen[: self.n_codes])
+
+    @property
+    def n_raters_present(self) -> int:
+        """Raters with at least one rating."""
+        return int(np.count_nonzero(self.rater_rated))
+
+    @cached_property
+    def count_runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The non-zeros of the per-item label counts: ``(item, code, count)`` (int64, int64,
+        float64, the counts exact), sorted by item, then code; straight from the code table: each
+        item's row sorted, each run of equal codes one entry (no rating list, no items x labels
+        table; every temporary is one pass over the table or over the non-zeros).
+
+        Examples
+        --------
+        >>> d = rating_layout(Annotations.from_wide([["b", "a", "b"], [None, "a", "a"]]))
+        >>> [a.tolist() for a in d.count_runs]
+        [[0, 0, 1], [0, 1, 0], [1.0, 2.0, 2.0]]
+        """
+        n, r = self.codes.shape
+        if n * r == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+        s = np.sort(self.codes, axis=1).ravel()  # missing (-1) first in each row
+        start = np.empty(s.size, dtype=bool)
+        np.not_equal(s[1:], s[:-1], out=start[1:])
+        end = np.empty(s.size, dtype=bool)
+        end[:-1] = start[1:]
+        start[::r] = True  # a row begins a run
+        end[r - 1::r] = True  # and ends one
+        valid = s >= 0
+        start &= valid
+        end &= valid
+        del valid
+        first = np.flatnonzero(start)
+        del start
+        last = np.flatnonzero(end)
+        del end
+        code = s[first].astype(np.int64)
+        del s
+        counts = np.subtract(last, first, dtype=np.float64)
+        del last
+        counts += 1.0
+        first //= r  # the item of each run
+        return first, code, counts
 
     @property
     def n_pairs(self) -> int:
@@ -107,7 +195,7 @@ def _within_item_pairs(rating_item: np.ndarray, r_i: np.ndarray) -> tuple[np.nda
 
 
 def rating_layout(ann: Annotations) -> RatingLayout:
-    """Rating list of ``ann`` (cached on the object); the pair list follows on first access.
+    """Rating layout of ``ann`` (cached on the object); its rating and pair lists follow on first access.
 
     Parameters
     ----------
@@ -130,16 +218,8 @@ def rating_layout(ann: Annotations) -> RatingLayout:
         return cached
     codes = ann.codes
     rated = codes >= 0
-    ii, jj = np.nonzero(rated)  # row-major: sorted by item, then rater
-    d = RatingLayout(
-        n_items=ann.n_items,
-        n_raters=ann.n_raters,
-        n_codes=len(ann.vocabulary),
-        r_i=np.bincount(ii, minlength=ann.n_items),
-        rating_item=ii.astype(np.int32),
-        rating_rater=jj.astype(np.int32),
-        rating_code=codes[rated].astype(np.int32),
-    )
+    d = RatingLayout(n_items=ann.n_items, n_raters=ann.n_raters, n_codes=len(ann.vocabulary),
+                     r_i=rated.sum(axis=1), rater_rated=rated.any(axis=0), codes=codes)
     ann._cache["layout"] = d
     return d
 

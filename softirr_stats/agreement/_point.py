@@ -103,7 +103,7 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
     pa, pe, value = float(out["pa"][0]), float(out["pe"][0]), float(out["value"][0])
     notes += prep.notes
     notes += warn_degenerate(coefficient, pa, pe, value)
-    if ann.unpairable_items:  # the note carries the warning's own count
+    if not prep.layout.pairable.all():  # the note carries the warning's own count
         n_unpairable = ann.warn_unpairable(stacklevel=5)
         notes.append(f"{n_unpairable} of {ann.n_items} items have fewer than two ratings (a single rating or none) and add no "
                      "observed agreement")
@@ -123,7 +123,7 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
         observed=pa,
         expected=pe,
         n_items=int((prep.layout.r_i >= 1).sum()),
-        n_raters=int(np.count_nonzero(np.bincount(prep.layout.rating_rater, minlength=prep.nr))),
+        n_raters=prep.layout.n_raters_present,
         similarity=sim.name,
         chance="none" if prep.family.chance == "none" else prep.chance_label,
         chance_se=chance_standard_error(prep),

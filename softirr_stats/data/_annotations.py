@@ -644,7 +644,10 @@ class Annotations:
     @property
     def unpairable_items(self) -> tuple:
         """Items with fewer than two ratings (they cannot show observed agreement)."""
-        return tuple(np.asarray(self._items, dtype=object)[self.ratings_per_item < 2].tolist())
+        few = self.ratings_per_item < 2
+        if not few.any():  # the usual case: no object array of every item's name
+            return ()
+        return tuple(np.asarray(self._items, dtype=object)[few].tolist())
 
     def values(self) -> np.ndarray:
         """Numeric label values (float64) aligned with :attr:`vocabulary`.

@@ -37,6 +37,8 @@ __all__ = ["frame_annotations", "have_arrow", "read_long"]
 
 #: CSV block size of the streaming Arrow reader (bytes); one block is parsed and encoded at a time
 BLOCK_BYTES = 1 << 24
+#: JSON Lines block size of Arrow's parser (bytes); blocks are parsed in parallel
+JSON_BLOCK_BYTES = 1 << 22
 
 
 def have_arrow() -> bool:
@@ -380,29 +382,43 @@ def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values:
     return cols
 
 
-def _has_unicode_breaks(block: bytes) -> bool:
-    """Whether UTF-8 text holds U+0085, U+2028 or U+2029: ``str.splitlines`` breaks lines there, JSON does not."""
-    arr = np.frombuffer(block, dtype=np.uint8)
-    at = np.flatnonzero(arr[:-1] == 0xC2)
-    if np.any(arr[at + 1] == 0x85):
-        return True
-    at = np.flatnonzero(arr[:-2] == 0xE2)
-    return bool(np.any((arr[at + 1] == 0x80) & ((arr[at + 2] == 0xA8) | (arr[at + 2] == 0xA9))))
-
-
-def _jsonl_lines(path: Path) -> int | None:
-    """Lines holding something, when no line is blank (a count of newlines); None when the cell path
-    would split lines elsewhere (Unicode line breaks inside strings)."""
+def _jsonl_lines(path: Path) -> int:
+    """Lines holding something, when no line is blank (a count of newlines)."""
     lines, last = 0, b""
     with path.open("rb") as fh:
         while block := fh.read(BLOCK_BYTES):
-            if _has_unicode_breaks(last[-2:] + block):
-                return None
             lines += block.count(b"\n")
             last = block
     if last and not last.endswith(b"\n") and last.rsplit(b"\n", 1)[-1].strip():
         lines += 1
     return lines
+
+
+#: Bytes at the head of a JSON Lines file whose inferred column types fix the text columns
+_HEAD_BYTES = 1 << 20
+
+
+def _text_schema(path: Path, columns: tuple[str, str, str]) -> Any:
+    """The schema of those of ``columns`` that the file's first lines hold as text, or None.
+
+    Inferring types is the costliest part of Arrow's JSON parser; a column that starts as text
+    stays text (a later number, boolean, list or object is refused with or without the schema,
+    and the route falls back), so declaring it changes nothing but the time.
+    """
+    import pyarrow as pa
+    import pyarrow.json as pajson
+
+    with path.open("rb") as fh:
+        head = fh.read(_HEAD_BYTES)
+    head = head[: head.rfind(b"\n") + 1]
+    if not head:
+        return None
+    try:
+        inferred = pajson.read_json(io.BytesIO(head), read_options=pajson.ReadOptions(use_threads=False)).schema
+    except (pa.ArrowException, UnicodeDecodeError):
+        return None  # the whole read below says why
+    fields = [f for f in inferred if f.name in columns and _is_text_type(f.type)]
+    return pa.schema(fields) if fields else None
 
 
 def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
@@ -417,11 +433,14 @@ def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
             raise _Fallback("gzip")
     lines = _jsonl_lines(path)
     try:
+        parse = pajson.ParseOptions(explicit_schema=_text_schema(path, columns))
         with parsing(path.stat().st_size, f"parsing {path.name}"):
-            table = pajson.read_json(path, read_options=pajson.ReadOptions(block_size=1 << 22, use_threads=False))
+            # threads: Arrow parses blocks in parallel, keeping the rows' order
+            read = pajson.ReadOptions(block_size=JSON_BLOCK_BYTES, use_threads=True)
+            table = pajson.read_json(path, read_options=read, parse_options=parse)
     except (pa.ArrowException, UnicodeDecodeError) as err:
         raise _Fallback(str(err)) from None
-    if lines is None or table.num_rows != lines:  # Unicode line breaks, blank lines, two objects on a line
+    if table.num_rows != lines:  # blank lines, two objects on a line
         raise _Fallback("lines")
     for name, col in zip(table.column_names, table.columns, strict=True):
         typ = col.type
