@@ -84,14 +84,7 @@ def measure_estimator(name: str, model: str | None = None) -> Any:
     >>> measure_estimator("exact") is None
     True
     """
-    from softirr_stats.equivalence import (
-        MEASURES,
-        Embedding,
-        LlmJudge,
-        Nli,
-        estimator_from_name,
-        from_spec,
-    )
+    from softirr_stats.equivalence import MEASURES
 
     text = name.strip()
     if text.startswith("@"):
@@ -102,6 +95,8 @@ def measure_estimator(name: str, model: str | None = None) -> Any:
             raise ValueError(f"cannot read the estimator spec {spec_path}: {getattr(err, 'strerror', None) or err}") \
                 from None
     if text.lstrip().startswith("{"):
+        from softirr_stats.equivalence import from_spec  # on use: the spec module (and its fingerprints)
+
         return from_spec(text)
     key = text.lower()
     if key == "exact":
@@ -109,12 +104,18 @@ def measure_estimator(name: str, model: str | None = None) -> Any:
     if key in MODEL_MEASURES:
         if not model:
             raise ValueError(f"measure {key!r} needs a model (a local model directory or hub name)")
+        from softirr_stats.equivalence import LlmJudge, Nli  # on use: the judge loads http.client and ssl
+
         return Nli(model, progress=False) if key == "nli" else LlmJudge(model, progress=False)
     if key == "embedding" and model:
+        from softirr_stats.equivalence import Embedding
+
         return Embedding(model, progress=False)
     if key not in MEASURES:
         raise ValueError(f"measure must be one of {', '.join(measure_names())}, a JSON estimator spec or "
                          f"@spec.json; got {name!r}")
+    from softirr_stats.equivalence import estimator_from_name
+
     return estimator_from_name(key)
 
 
