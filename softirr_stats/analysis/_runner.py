@@ -28,42 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Analysis", "MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "READER_OPTIONS", "ModelFit", "coefficient_names",
-           "measure_estimator", "measure_names", "read_input", "resolve_measures", "run_analysis", "run_model"]
+from softirr_stats.analysis._names import MODEL_MEASURES, measure_names
+
+__all__ = ["Analysis", "READER_OPTIONS", "ModelFit", "measure_estimator", "read_input", "resolve_measures",
+           "run_analysis", "run_model"]
 
 # keyword options of read_annotations that the export readers take (docs/readers.md)
 READER_OPTIONS = ("field", "layer", "feature", "span_rule")
-MODEL_MEASURES = ("nli", "llm_judge")  # measures that need a model directory or hub name
-# The multi-label baselines are statistics of the api layer (multilabel_agreement), not records of the
-# coefficient registry.
-MULTILABEL_COEFFICIENTS = ("multilabel_fleiss", "multilabel_ac1", "multilabel_pabak")
-
-
-def coefficient_names() -> tuple[str, ...]:
-    """Every name the table (and the ``--coefficient`` option of the CLI) accepts, registry first.
-
-    Examples
-    --------
-    >>> names = coefficient_names()
-    >>> names[-1], "fleiss_kappa" in names
-    ('multilabel_pabak', True)
-    """
-    from softirr_stats.agreement import COEFFICIENTS
-
-    return (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS)
-
-
-def measure_names() -> tuple[str, ...]:
-    """Every measure name a command accepts: the equivalence package's names, then the model-based ones.
-
-    Examples
-    --------
-    >>> measure_names()[:2], measure_names()[-2:]
-    (('exact', 'levenshtein'), ('nli', 'llm_judge'))
-    """
-    from softirr_stats.equivalence import MEASURES
-
-    return (*MEASURES, *MODEL_MEASURES)
 
 
 def measure_estimator(name: str, model: str | None = None) -> Any:
