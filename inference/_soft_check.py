@@ -35,13 +35,10 @@ def separation_leak(posterior: Any, *, warn: bool = True, min_gap: float = 0.1,
         coverage fell below nominal in the robustness study).
     """
     from softirr_stats.models._soft import within_responsibilities
-    from softirr_stats.models._soft_separation import score_gap
+    from softirr_stats.models._soft_separation import pair_scores_gap
 
     data = posterior.data
-    pooled = [data.within_scores, data.chance_scores]
-    if data.n_gold:
-        pooled.append(data.gold_scores)
-    gap = score_gap(np.concatenate(pooled), min_gap=min_gap)
+    gap = pair_scores_gap(data, min_gap=min_gap)
     if gap is None:
         return None
     below = jnp.asarray(data.within_scores <= gap[0])

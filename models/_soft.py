@@ -307,12 +307,9 @@ def gap_pieces(data: "PairScores", n_bins: int, min_gap: float = 0.1
     >>> keep1.nonzero()[0].tolist(), keep0.nonzero()[0].tolist()
     ([4, 5, 6, 7, 8, 9], [0, 1, 2, 3, 4, 5, 6])
     """
-    from softirr_stats.models._soft_separation import score_gap
+    from softirr_stats.models._soft_separation import pair_scores_gap
 
-    pooled = [data.within_scores, data.chance_scores]
-    if data.n_gold:
-        pooled.append(data.gold_scores)
-    gap = score_gap(np.concatenate(pooled), min_gap=min_gap)
+    gap = pair_scores_gap(data, min_gap=min_gap)
     if gap is None:
         return None
     lo, hi = gap

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["score_gap"]
+__all__ = ["pair_scores_gap", "score_gap"]
 
 
 def score_gap(scores: Any, min_gap: float = 0.1, min_share: float = 0.01
@@ -58,3 +58,21 @@ def score_gap(scores: Any, min_gap: float = 0.1, min_share: float = 0.01
         return None
     i = int(np.argmax(np.where(ok, gaps, -np.inf)))
     return float(s[i]), float(s[i + 1])
+
+
+def pair_scores_gap(data: Any, min_gap: float = 0.1) -> tuple[float, float] | None:
+    """:func:`score_gap` of a :class:`~softirr_stats.models.PairScores`' within-item, chance and gold
+    scores pooled (the one definition of "the scores separate" for the soft model's fit and check).
+
+    Examples
+    --------
+    >>> from softirr_stats.models import PairScores
+    >>> d = PairScores(within_scores=[0.1, 0.2, 0.8, 0.9], within_raters=[[0, 1]] * 4,
+    ...                within_items=[0, 1, 2, 3], chance_scores=[0.1, 0.3, 0.7], n_raters=2, n_items=4)
+    >>> pair_scores_gap(d)
+    (0.3, 0.7)
+    """
+    pooled = [data.within_scores, data.chance_scores]
+    if data.n_gold:
+        pooled.append(data.gold_scores)
+    return score_gap(np.concatenate(pooled), min_gap=min_gap)

@@ -118,3 +118,35 @@ def test_static_imports_match_lazy_exports(package):
     mod = importlib.import_module(package)
     eager, static = _imported_names(pathlib.Path(mod.__file__))
     assert static == set(mod.__all__) - eager
+
+
+# what `softirr agree FILE --bootstrap 0` (the cold-start row of benchmarks/bench_cold.py) must not load:
+# each costs start-up time and none is needed for a point estimate under exact match
+AGREE_POINT_UNNEEDED = [
+    "scipy", "jax", "torch", "http.client", "ssl",
+    "softirr_stats.api._statistics",  # multi-label / distance / cross-kappa: scipy.sparse
+    "softirr_stats.agreement._distance", "softirr_stats.agreement._xrr", "softirr_stats.agreement._multilabel",
+    "softirr_stats.equivalence._judge", "softirr_stats.equivalence._http", "softirr_stats.equivalence._torch",
+    "softirr_stats.equivalence._spec",
+    "softirr_stats.uncertainty._bootstrap", "softirr_stats.uncertainty._analytic",  # no interval asked for
+]
+
+
+def test_cli_agree_point_estimate_loads_only_what_it_uses(tmp_path):
+    csv = tmp_path / "four.csv"
+    csv.write_text("item,rater,label\n" + "".join(f"d{i},r{j},{'ab'[(i + j) % 2]}\n" for i in range(4) for j in range(3)))
+    body = ("from softirr_stats.cli import main\n"
+            f"sys.argv = ['softirr', 'agree', {str(csv)!r}, '--bootstrap', '0']\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n")
+    mods = _modules_after(body)
+    assert "softirr_stats.agreement._evaluator" in mods  # it did compute the coefficient
+    loaded = [m for m in AGREE_POINT_UNNEEDED if m in mods]
+    assert not loaded, f"softirr agree --bootstrap 0 loaded {loaded}; import them on first use instead"
+
+
+def test_interval_modules_load_when_an_interval_is_asked_for():
+    """The lazy imports above still reach the interval code (check_ci / attach_interval)."""
+    mods = _modules_after("import softirr_stats as sis\n"
+                          "sis.fleiss_kappa([['a', 'a'], ['a', 'b'], ['b', 'b'], ['a', 'a']], ci='analytic')")
+    assert "softirr_stats.uncertainty._analytic" in mods
+    assert "softirr_stats.uncertainty._bootstrap" in mods  # check_ci tells a Bootstrap from an Analytic

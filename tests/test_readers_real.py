@@ -451,6 +451,7 @@ def test_big_inputs_show_a_progress_bar(monkeypatch, pydata):
     """A read that takes over about 2 s (by its size) goes through a tqdm bar (shown on a terminal)."""
     from tqdm.auto import tqdm
 
+    from softirr_stats.data import _input
     from softirr_stats.data._readers import _common
 
     seen = []
@@ -465,7 +466,7 @@ def test_big_inputs_show_a_progress_bar(monkeypatch, pydata):
     _quiet(pydata, format="prodigy")
     _quiet(BRAT / "bratiaa_example_project", format="brat")
     assert seen == [False, False]  # small: no bar
-    monkeypatch.setattr(_common, "BIG_INPUT", 0)
+    monkeypatch.setattr(_input, "BIG_INPUT", 0)
     _quiet(pydata, format="prodigy")
     _quiet(BRAT / "bratiaa_example_project", format="brat")
     _quiet(LS / "reconstructed_two_controls.json", field="sentiment")

@@ -209,15 +209,18 @@ def test_bootstrap_interval_passes_through():
     assert (row["ci_low"], row["ci_high"], row["se"]) == (direct.ci_low, direct.ci_high, direct.se)
 
 
-def test_docs_examples_run():
-    # docs/uncertainty.md and docs/sensitivity.md: the >>> examples carry irrCAC's numbers
+def test_docs_examples_run(tmp_path, monkeypatch):
+    # docs/uncertainty.md and docs/sensitivity.md: the >>> examples carry irrCAC's numbers. They run
+    # in a temporary folder: the forest-plot example saves sensitivity.pdf into the working directory
     import doctest
     import pathlib
 
     docs = pathlib.Path(__file__).resolve().parents[1] / "docs"
+    monkeypatch.chdir(tmp_path)
     results = [doctest.testfile(str(docs / page), module_relative=False) for page in ("uncertainty.md",
                                                                                         "sensitivity.md")]
     assert sum(r.failed for r in results) == 0 and sum(r.attempted for r in results) >= 8
+    assert (tmp_path / "sensitivity.pdf").stat().st_size > 1000  # written here, not into the checkout
 
 
 def test_the_public_names_are_the_analysis_functions():

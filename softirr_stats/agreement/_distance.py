@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.special import ndtr
 
 from softirr_stats.agreement._layout import rating_layout
 from softirr_stats.base._batching import rows_per_chunk
@@ -197,6 +195,8 @@ def kde_bandwidth(values: np.ndarray, counts: np.ndarray) -> float:
 def kde_cdf(x: np.ndarray, values: np.ndarray, counts: np.ndarray, h: float, lower: str = "zero",
             block: int = 2**22) -> np.ndarray:
     """``int_lo^x kde`` at points ``x``, as ``gaussian_kde.integrate_box_1d`` (blocked over x)."""
+    from scipy.special import ndtr  # on first use: scipy.special costs ~50 ms to import
+
     x = np.asarray(x, dtype=np.float64)
     w = counts / counts.sum()
     base = ndtr((0.0 - values) / h) if lower == "zero" else np.zeros_like(values)
@@ -246,6 +246,8 @@ def sigma_kde(s: DistanceSamples, threshold: float, lower: str = "zero", h: floa
 
 def _grid(values: np.ndarray) -> tuple[np.ndarray, Any]:
     """Sorted distinct values and the sparse one-hot map (len(values), n_distinct) onto them."""
+    import scipy.sparse as sp  # on first use: scipy.sparse costs ~0.1 s to import
+
     grid, inv = np.unique(values, return_inverse=True)
     onehot = sp.csr_matrix((np.ones(len(values)), (np.arange(len(values)), inv)), shape=(len(values), len(grid)))
     return grid, onehot
@@ -434,6 +436,8 @@ def _first_at_least(points: np.ndarray, grid: np.ndarray, w: np.ndarray, h: np.n
                     lower: str) -> np.ndarray:
     """For each row, the number of sorted ``points`` whose KDE probability ``p(d)`` is below
     ``threshold`` (``p`` is non-decreasing: a bisection over the points, all rows at once)."""
+    from scipy.special import ndtr
+
     rows = len(w)
     wn = w / w.sum(axis=1, keepdims=True)
     base = ndtr(-grid[None, :] / h[:, None]) if lower == "zero" else np.zeros((1, len(grid)))
@@ -482,6 +486,8 @@ def distance_statistic(ann: Annotations, sim: LabelSimilarity, *, method: str = 
     >>> stat.evaluate()["value"].round(4).tolist(), stat.n_chance_pairs
     ([0.5833], 0)
     """
+    import scipy.sparse as sp
+
     d = rating_layout(ann)
     if d.n_pairs == 0:
         raise ValueError("no item has two or more ratings: there are no observed (within-item) distances")

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from softirr_stats.agreement._evaluator import Prepared, evaluate
 from softirr_stats.agreement._point import point_estimate
@@ -152,6 +151,8 @@ def _ratings(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _counts(items: np.ndarray, codes: np.ndarray, support: np.ndarray, n: int) -> Any:
+    import scipy.sparse as sp  # on first use: scipy.sparse costs ~0.1 s to import
+
     col = np.searchsorted(support, codes)
     return sp.csr_matrix((np.ones(len(items)), (items, col)), shape=(n, len(support)))
 

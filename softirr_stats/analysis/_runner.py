@@ -28,42 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Analysis", "MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "READER_OPTIONS", "ModelFit", "coefficient_names",
-           "measure_estimator", "measure_names", "read_input", "resolve_measures", "run_analysis", "run_model"]
+from softirr_stats.analysis._names import MODEL_MEASURES, measure_names
+
+__all__ = ["Analysis", "READER_OPTIONS", "ModelFit", "measure_estimator", "read_input", "resolve_measures",
+           "run_analysis", "run_model"]
 
 # keyword options of read_annotations that the export readers take (docs/readers.md)
 READER_OPTIONS = ("field", "layer", "feature", "span_rule")
-MODEL_MEASURES = ("nli", "llm_judge")  # measures that need a model directory or hub name
-# The multi-label baselines are statistics of the api layer (multilabel_agreement), not records of the
-# coefficient registry.
-MULTILABEL_COEFFICIENTS = ("multilabel_fleiss", "multilabel_ac1", "multilabel_pabak")
-
-
-def coefficient_names() -> tuple[str, ...]:
-    """Every name the table (and the ``--coefficient`` option of the CLI) accepts, registry first.
-
-    Examples
-    --------
-    >>> names = coefficient_names()
-    >>> names[-1], "fleiss_kappa" in names
-    ('multilabel_pabak', True)
-    """
-    from softirr_stats.agreement import COEFFICIENTS
-
-    return (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS)
-
-
-def measure_names() -> tuple[str, ...]:
-    """Every measure name a command accepts: the equivalence package's names, then the model-based ones.
-
-    Examples
-    --------
-    >>> measure_names()[:2], measure_names()[-2:]
-    (('exact', 'levenshtein'), ('nli', 'llm_judge'))
-    """
-    from softirr_stats.equivalence import MEASURES
-
-    return (*MEASURES, *MODEL_MEASURES)
 
 
 def measure_estimator(name: str, model: str | None = None) -> Any:
@@ -84,14 +55,7 @@ def measure_estimator(name: str, model: str | None = None) -> Any:
     >>> measure_estimator("exact") is None
     True
     """
-    from softirr_stats.equivalence import (
-        MEASURES,
-        Embedding,
-        LlmJudge,
-        Nli,
-        estimator_from_name,
-        from_spec,
-    )
+    from softirr_stats.equivalence import MEASURES
 
     text = name.strip()
     if text.startswith("@"):
@@ -102,6 +66,8 @@ def measure_estimator(name: str, model: str | None = None) -> Any:
             raise ValueError(f"cannot read the estimator spec {spec_path}: {getattr(err, 'strerror', None) or err}") \
                 from None
     if text.lstrip().startswith("{"):
+        from softirr_stats.equivalence import from_spec  # on use: the spec module (and its fingerprints)
+
         return from_spec(text)
     key = text.lower()
     if key == "exact":
@@ -109,12 +75,18 @@ def measure_estimator(name: str, model: str | None = None) -> Any:
     if key in MODEL_MEASURES:
         if not model:
             raise ValueError(f"measure {key!r} needs a model (a local model directory or hub name)")
+        from softirr_stats.equivalence import LlmJudge, Nli  # on use: the judge loads http.client and ssl
+
         return Nli(model, progress=False) if key == "nli" else LlmJudge(model, progress=False)
     if key == "embedding" and model:
+        from softirr_stats.equivalence import Embedding
+
         return Embedding(model, progress=False)
     if key not in MEASURES:
         raise ValueError(f"measure must be one of {', '.join(measure_names())}, a JSON estimator spec or "
                          f"@spec.json; got {name!r}")
+    from softirr_stats.equivalence import estimator_from_name
+
     return estimator_from_name(key)
 
 

@@ -27,12 +27,11 @@ from softirr_stats.agreement import (
     resolve_chance,
     weight_matrix,
 )
-from softirr_stats.analysis._runner import MULTILABEL_COEFFICIENTS, coefficient_names
+from softirr_stats.analysis._names import MULTILABEL_COEFFICIENTS, coefficient_names
 from softirr_stats.api._coefficients import estimate_point, estimate_with_interval
-from softirr_stats.api._statistics import multilabel_agreement
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import is_matrix_like, resolve_label_similarity
-from softirr_stats.uncertainty import Analytic, Bootstrap, attach_interval, check_ci, reinterval
+from softirr_stats.uncertainty import attach_interval, check_ci
 
 __all__ = ["sensitivity", "coefficient_registry", "coefficient_names", "COLUMNS", "MULTILABEL_COEFFICIENTS"]
 
@@ -61,6 +60,8 @@ class CoefficientView:
     def estimate_point(self, ann: Any, **options: Any) -> tuple[AgreementResult, Any]:
         """``(result, statistic)``: the point estimate (no interval) and the statistic its interval uses."""
         if self.record is None:
+            from softirr_stats.api._statistics import multilabel_agreement  # on use: it loads scipy.sparse
+
             return multilabel_agreement(ann, baseline=self.name.split("_", 1)[1]), None
         return estimate_point(self.record, ann, **options)
 
@@ -161,8 +162,12 @@ def _run_with_ci(coef: CoefficientView, ann: Annotations, kwargs: dict[str, Any]
     result, stat = coef.estimate_point(ann, **kwargs)
     if ci is None:
         return result
+    from softirr_stats.uncertainty import Analytic, Bootstrap, reinterval  # with an interval only
+
     if isinstance(ci, Bootstrap):
         if stat is None:  # a statistic outside the registry: its public function attaches the interval
+            from softirr_stats.api._statistics import multilabel_agreement
+
             return multilabel_agreement(ann, baseline=coef.name.split("_", 1)[1], ci=ci)
         return attach_interval(result, stat, ci)
     if not coef.analytic or stat is None:

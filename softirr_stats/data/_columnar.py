@@ -15,7 +15,7 @@ error and warning it gives is kept.
 - :func:`frame_annotations`: ``Annotations.from_long`` on a DataFrame.
 - :func:`read_long`: ``read_annotations`` on a CSV / TSV / JSON Lines / Parquet file, through
   pyarrow's readers when pyarrow is installed (CSV streamed in blocks, with a progress bar over
-  the bytes on a terminal for inputs over ``_common.BIG_INPUT`` bytes).
+  the bytes on a terminal for inputs over ``_input.BIG_INPUT`` bytes).
 """
 
 from __future__ import annotations
@@ -303,9 +303,9 @@ def _utf8(encoding: str) -> bool:
 
 def _byte_bar(nbytes: int, desc: str) -> Any:
     """A tqdm bar over the bytes of the input (on a terminal, for inputs over ``BIG_INPUT``), or None."""
-    from softirr_stats.data._readers import _common
+    from softirr_stats.data import _input
 
-    if nbytes <= _common.BIG_INPUT or os.environ.get("SOFTIRR_PROGRESS", "") == "0":
+    if nbytes <= _input.BIG_INPUT or os.environ.get("SOFTIRR_PROGRESS", "") == "0":
         return None
     from tqdm.auto import tqdm
 
@@ -343,9 +343,9 @@ def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    from softirr_stats.data._io import _check_header
+    from softirr_stats.data._cells import check_header
 
-    _check_header(path, sep, "utf-8")  # a column named twice: the pandas route's error
+    check_header(path, sep, "utf-8")  # a column named twice: the pandas route's error
     with path.open(encoding="utf-8", newline="") as fh:
         header = next(csv.reader(fh, delimiter=sep), [])
     if header:
@@ -426,7 +426,7 @@ def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
     import pyarrow.compute as pc
     import pyarrow.json as pajson
 
-    from softirr_stats.data._readers._common import parsing
+    from softirr_stats.data._input import parsing
 
     with path.open("rb") as fh:
         if fh.read(2) == b"\x1f\x8b":
@@ -535,18 +535,18 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
     if fmt in ("csv", "tsv") and len(uniques):
         import pandas as pd
 
-        from softirr_stats.data._io import _numeric_labels
+        from softirr_stats.data._cells import numeric_labels
 
         # numbers where every label is one: decided on the distinct labels (the same set as the cells')
-        uniques = np.asarray(_numeric_labels(pd.Series(uniques, dtype=str)).to_numpy(dtype=object), dtype=object)
+        uniques = np.asarray(numeric_labels(pd.Series(uniques, dtype=str)).to_numpy(dtype=object), dtype=object)
     return assemble(cls, key, items, raters, lc, uniques, categories, normalize)
 
 
 def _row_bar(n_rows: int, path: Path) -> Any:
     """A tqdm bar over the rows of a Parquet file (on a terminal, for files over ``BIG_INPUT`` bytes), or None."""
-    from softirr_stats.data._readers import _common
+    from softirr_stats.data import _input
 
-    if path.stat().st_size <= _common.BIG_INPUT or os.environ.get("SOFTIRR_PROGRESS", "") == "0":
+    if path.stat().st_size <= _input.BIG_INPUT or os.environ.get("SOFTIRR_PROGRESS", "") == "0":
         return None
     from tqdm.auto import tqdm
 

@@ -18,6 +18,9 @@ import pandas as pd
 
 from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.data._annotations import Annotations
+from softirr_stats.data._cells import check_header as _check_header
+from softirr_stats.data._cells import decode_errors as _decode_errors
+from softirr_stats.data._cells import numeric_labels as _numeric_labels
 
 __all__ = ["read_annotations", "read_table", "demo_path"]
 
@@ -104,24 +107,6 @@ def _read_parquet(path: Path, na_values: Sequence[str]) -> pd.DataFrame:
     return df
 
 
-class _decode_errors:
-    """Context manager: a UnicodeDecodeError becomes a ValueError naming the file and ``encoding=``."""
-
-    def __init__(self, path: Path, encoding: str = "utf-8") -> None:
-        self.path = path
-        self.encoding = encoding
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, et: Any, exc: Any, tb: Any) -> bool:
-        if isinstance(exc, UnicodeDecodeError):
-            from softirr_stats.data._readers._common import not_text_message
-
-            raise ValueError(not_text_message(str(self.path), exc.object, exc.start, self.encoding)) from None
-        return False
-
-
 def _check_na_values(na_values: Any) -> list[str]:
     if na_values is None:
         return []
@@ -130,21 +115,6 @@ def _check_na_values(na_values: Any) -> list[str]:
     if not isinstance(na_values, Sequence | set | frozenset) or not all(isinstance(v, str) for v in na_values):
         raise TypeError(f"na_values must be a string or a list of strings; got {na_values!r}")
     return list(na_values)
-
-
-def _check_header(path: Path, sep: str, encoding: str) -> None:
-    """A header naming one column twice is refused (pandas would read the second as 'label.1')."""
-    import csv
-
-    with _decode_errors(path, encoding), path.open(encoding=encoding, newline="") as fh:
-        header = next(csv.reader(fh, delimiter=sep), [])
-    seen: dict[str, int] = {}
-    for k, name in enumerate(header, 1):
-        name = name.lstrip("\ufeff") if k == 1 else name
-        if name in seen and name != "":
-            raise ValueError(f"{path}: column {name!r} appears twice in the header (columns {seen[name]} and {k}); "
-                             "rename one so that it is clear which is meant")
-        seen[name] = k
 
 
 def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None, encoding: str = "utf-8") -> pd.DataFrame:
@@ -177,41 +147,6 @@ def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None, encod
     except pd.errors.ParserError as err:
         raise ValueError(f"{path}: cannot be parsed as {'CSV' if sep == ',' else 'TSV'} ({err})") from None
     return df
-
-
-#: label columns longer than this are checked for numbers on their distinct values
-_DISTINCT_MIN = 1000
-
-
-def _numeric_labels(col: pd.Series) -> pd.Series:
-    """A label column read as text becomes numeric when every present value is a number.
-
-    Decided, and converted, on the distinct labels (the same set as the cells', so the same outcome).
-    """
-    if len(col) > _DISTINCT_MIN:
-        import numpy as np
-
-        codes, uniq = pd.factorize(col)
-        small = pd.Series(np.asarray(uniq, dtype=object), dtype=col.dtype)
-        conv = _numeric_labels(small)
-        if conv is small:
-            return col
-        out = col.astype(object).copy()
-        present = codes >= 0
-        out[present] = conv.to_numpy(dtype=object)[codes[present]]
-        return out
-    present = col.dropna()
-    if present.empty or present.map(type).ne(str).any():
-        return col
-    try:
-        num = pd.to_numeric(present)
-    except (TypeError, ValueError):
-        return col
-    if not num.map(lambda v: pd.notna(v) and abs(float(v)) != float("inf")).all():
-        return col  # "nan" / "inf" strings stay labels
-    out = col.astype(object).copy()
-    out[present.index] = num.astype(object)
-    return out
 
 
 _RATER_FROM = ("export", "file")

@@ -19,13 +19,14 @@ estimator itself (bad output, a missing model file) is not retried: it stops the
 
 from __future__ import annotations
 
-import collections
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from softirr_stats.base._actors import drive_actors
 
 __all__ = ["RayBackend"]
 
@@ -185,78 +186,18 @@ class RayBackend:
         return f"ray ({n_workers} workers, {where})", redone
 
 
-_MAX_PING_FAILURES = 20
-
-
 def _drive(ray: Any, actors: list[Any], a: np.ndarray, b: np.ndarray, slices: list[slice],
            commit: Callable[[slice, np.ndarray], None], max_in_flight: int, startup_timeout: float) -> int:
-    """Dispatch batches to live actors, commit results as they arrive; return batches redone.
+    """Score every batch on the live actors (:func:`~softirr_stats.base._actors.drive_actors`), commit
+    each as it arrives; return the batches redone after a worker died. An error raised while building
+    the estimator stops the run with that error."""
 
-    An actor gets work only once a ping has shown it alive (built its estimator), so an actor
-    the cluster cannot place never holds a batch. An error raised while building the
-    estimator stops the run with that error.
-    """
-    import time
+    def submit(actor: Any, i: int) -> Any:
+        sl = slices[i]
+        return actor.score.remote(a[sl].tolist(), b[sl].tolist())
 
-    from ray.exceptions import RayActorError, WorkerCrashedError
-
-    failures = (RayActorError, WorkerCrashedError)
-    pending = collections.deque(range(len(slices)))
-    load = [0] * len(actors)
-    alive = [False] * len(actors)
-    in_flight: dict[Any, tuple[int, int]] = {}  # ref -> (batch, actor)
-    pings: dict[Any, int] = {act.pid.remote(): k for k, act in enumerate(actors)}  # ref -> actor awaited
-    ping_failures = [0] * len(actors)
-    redone = 0
-    t_wait: float | None = None
-
-    def init_failed(err: Exception) -> None:
-        if getattr(err, "actor_init_failed", False):
-            raise RuntimeError(f"the estimator could not be built on a Ray worker: {err}") from err
-
-    while pending or in_flight:
-        for k in sorted(range(len(actors)), key=load.__getitem__):  # least-loaded live actor first
-            while pending and alive[k] and load[k] < max_in_flight:
-                i = pending.popleft()
-                sl = slices[i]
-                ref = actors[k].score.remote(a[sl].tolist(), b[sl].tolist())
-                in_flight[ref] = (i, k)
-                load[k] += 1
-        if not in_flight and not pings:
-            raise RuntimeError("every Ray worker died and none could be restarted; scored batches are in the cache")
-        timeout = None
-        if not any(alive) and not in_flight:  # waiting for a worker to (re)start
-            t_wait = time.monotonic() if t_wait is None else t_wait
-            timeout = max(1.0, startup_timeout - (time.monotonic() - t_wait))
-        else:
-            t_wait = None
-        ready, _ = ray.wait(list(in_flight) + list(pings), num_returns=1, timeout=timeout)
-        if not ready:
-            raise RuntimeError(f"no Ray worker started within {startup_timeout:.0f} s; can the cluster place an actor "
-                               "with the CPUs/GPUs requested per worker?")
-        ref = ready[0]
-        if ref in pings:
-            k = pings.pop(ref)
-            try:
-                ray.get(ref)
-                alive[k] = True
-            except failures as err:  # sent before Ray saw the death, or dead for good: ask again, boundedly
-                init_failed(err)
-                ping_failures[k] += 1
-                if ping_failures[k] < _MAX_PING_FAILURES:
-                    pings[actors[k].pid.remote()] = k
-            continue
-        i, k = in_flight.pop(ref)
-        load[k] -= 1
-        try:
-            scores = ray.get(ref)
-        except failures as err:
-            init_failed(err)
-            pending.appendleft(i)  # redo this batch on the next free actor
-            redone += 1
-            if alive[k]:
-                alive[k] = False
-                pings[actors[k].pid.remote()] = k  # resolves once Ray has restarted the actor
-            continue
-        commit(slices[i], np.asarray(scores, dtype=np.float64))
-    return redone
+    return drive_actors(ray, actors, len(slices), submit,
+                        lambda i, scores: commit(slices[i], np.asarray(scores, dtype=np.float64)),
+                        max_in_flight=max_in_flight, startup_timeout=startup_timeout,
+                        all_dead="every Ray worker died and none could be restarted; scored batches are in the cache",
+                        init_failed="the estimator could not be built on a Ray worker")

@@ -548,9 +548,18 @@ def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarra
     >>> from softirr_stats.agreement import point_estimate, resolve_similarity
     >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
     >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
-    >>> reps = bootstrap_replicates(prep, Bootstrap(n=50, seed=0))
+    >>> cfg = Bootstrap(n=50, seed=0)
+    >>> reps = bootstrap_replicates(prep, cfg)
     >>> sorted(reps), reps["value"].shape
     (['pa', 'pe', 'value'], (50,))
+
+    A chunk evaluated on its own (as a Ray actor does, :func:`evaluate_chunk`) gives the same values:
+
+    >>> part = evaluate_chunk(prep, cfg, 32, 32)  # replicates 32 .. 49, one batch of 32 rows
+    >>> part["value"].shape
+    (18,)
+    >>> bool(np.allclose(part["value"], reps["value"][32:], rtol=0, atol=1e-12, equal_nan=True))
+    True
     """
     chunk = replicate_chunk(stat, cfg)
     check_memory(bootstrap_memory(stat, cfg, chunk), f"Bootstrap(n={cfg.n}) on {stat.n_items} items",
@@ -582,21 +591,8 @@ def evaluate_chunk(stat: Statistic, cfg: Bootstrap, b0: int, chunk: int) -> dict
     ``chunk`` rows (the last chunk padded with further replicates of the same streams).
 
     The weights depend on (seed, replicate) only, so a chunk gives the same values in any
-    process (the in-process loop and the Ray actors both call this).
-
-    Examples
-    --------
-    >>> import softirr_stats as sis
-    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
-    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
-    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
-    >>> cfg = Bootstrap(n=50, seed=0)
-    >>> part = evaluate_chunk(prep, cfg, 32, 32)  # replicates 32 .. 49, one batch of 32 rows
-    >>> part["value"].shape
-    (18,)
-    >>> whole = bootstrap_replicates(prep, cfg)["value"]
-    >>> bool(np.allclose(part["value"], whole[32:], rtol=0, atol=1e-12, equal_nan=True))
-    True
+    process (the in-process loop and the Ray actors both call this; the example of
+    :func:`bootstrap_replicates` compares a chunk with the whole run).
     """
     rows = min(cfg.n, b0 + chunk) - b0
     C, V, W = draw_weights(stat, cfg, b0, b0 + rows, pad_to=chunk)

@@ -18,14 +18,13 @@ functions.
 
 from __future__ import annotations
 
-import collections
 import os
-import time
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from softirr_stats.base._actors import drive_actors
 from softirr_stats.uncertainty._bootstrap import Bootstrap, evaluate_chunk
 
 __all__ = ["ray_replicates"]
@@ -115,68 +114,22 @@ def _progress_bar(cfg: Bootstrap) -> Any:
     return tqdm(total=cfg.n, desc="bootstrap replicates (ray)", unit="rep", unit_scale=True, leave=False)
 
 
-_MAX_PING_FAILURES = 20
-
-
 def _drive(ray: Any, actors: list[Any], starts: list[int], chunk: int, max_in_flight: int, startup_timeout: float,
            bar: Any) -> list[dict[str, np.ndarray]]:
-    """Send chunks to live actors (at most ``max_in_flight`` each), collect them in order; a chunk whose
-    actor died is sent again (an actor gets work once a ping shows it has started)."""
-    from ray.exceptions import RayActorError, WorkerCrashedError
-
-    failures = (RayActorError, WorkerCrashedError)
-    pending = collections.deque(range(len(starts)))
+    """Every chunk evaluated on the live actors (:func:`~softirr_stats.base._actors.drive_actors`), in order;
+    a chunk whose actor died is evaluated again: the same weights, so the same values."""
     parts: list[dict[str, np.ndarray] | None] = [None] * len(starts)
-    load = [0] * len(actors)
-    alive = [False] * len(actors)
-    in_flight: dict[Any, tuple[int, int]] = {}  # ref -> (chunk index, actor)
-    pings: dict[Any, int] = {act.pid.remote(): k for k, act in enumerate(actors)}
-    ping_failures = [0] * len(actors)
-    t_wait: float | None = None
+
+    def collect(i: int, part: dict[str, np.ndarray]) -> None:
+        parts[i] = part
+        if bar is not None:
+            bar.update(len(next(iter(part.values()))))
+
     try:
-        while pending or in_flight:
-            for k in sorted(range(len(actors)), key=load.__getitem__):  # least-loaded live actor first
-                while pending and alive[k] and load[k] < max_in_flight:
-                    i = pending.popleft()
-                    in_flight[actors[k].chunk.remote(starts[i], chunk)] = (i, k)
-                    load[k] += 1
-            if not in_flight and not pings:
-                raise RuntimeError("every Ray worker of the bootstrap died and none could be restarted")
-            timeout = None
-            if not any(alive) and not in_flight:  # waiting for an actor to (re)start
-                t_wait = time.monotonic() if t_wait is None else t_wait
-                timeout = max(1.0, startup_timeout - (time.monotonic() - t_wait))
-            else:
-                t_wait = None
-            ready, _ = ray.wait(list(in_flight) + list(pings), num_returns=1, timeout=timeout)
-            if not ready:
-                raise RuntimeError(f"no Ray worker started within {startup_timeout:.0f} s; can the cluster place an "
-                                   "actor with the CPUs/GPUs requested per worker?")
-            ref = ready[0]
-            if ref in pings:
-                k = pings.pop(ref)
-                try:
-                    ray.get(ref)
-                    alive[k] = True
-                except failures as err:
-                    if getattr(err, "actor_init_failed", False):
-                        raise RuntimeError(f"a bootstrap actor could not start: {err}") from err
-                    ping_failures[k] += 1
-                    if ping_failures[k] < _MAX_PING_FAILURES:
-                        pings[actors[k].pid.remote()] = k
-                continue
-            i, k = in_flight.pop(ref)
-            load[k] -= 1
-            try:
-                parts[i] = ray.get(ref)
-            except failures:
-                pending.appendleft(i)  # the same chunk again on the next live actor: same weights, same values
-                if alive[k]:
-                    alive[k] = False
-                    pings[actors[k].pid.remote()] = k
-                continue
-            if bar is not None:
-                bar.update(len(next(iter(parts[i].values()))))
+        drive_actors(ray, actors, len(starts), lambda act, i: act.chunk.remote(starts[i], chunk), collect,
+                     max_in_flight=max_in_flight, startup_timeout=startup_timeout,
+                     all_dead="every Ray worker of the bootstrap died and none could be restarted",
+                     init_failed="a bootstrap actor could not start")
     finally:
         if bar is not None:
             bar.close()

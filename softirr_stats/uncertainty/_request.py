@@ -5,11 +5,13 @@
 :class:`Bootstrap` (any design the statistic allows).
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from softirr_stats.agreement import AgreementResult, Statistic
-from softirr_stats.uncertainty._analytic import Analytic, attach_analytic, attach_own_variance
-from softirr_stats.uncertainty._bootstrap import Bootstrap, attach_bootstrap
+
+if TYPE_CHECKING:
+    from softirr_stats.uncertainty._analytic import Analytic
+    from softirr_stats.uncertainty._bootstrap import Bootstrap
 
 __all__ = ["check_ci", "attach_interval"]
 
@@ -45,10 +47,15 @@ def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "",
     ...
     ValueError: ci must be None, 'analytic', softirr_stats.Analytic(...) or softirr_stats.Bootstrap(...); got 'bootstrap'
     """
+    if ci is None:  # no interval: the interval modules (and NumPy's random generators) stay unloaded
+        return None
+    from softirr_stats.uncertainty._analytic import Analytic
+    from softirr_stats.uncertainty._bootstrap import Bootstrap
+
     if isinstance(ci, Bootstrap) and rater_designs and ci.design in ("raters", "items+raters"):
         raise ValueError(f"Bootstrap design {ci.design!r} is not supported here: {rater_designs}; use design='items', "
                          "'cluster' or 'bayesian'")
-    if ci is None or isinstance(ci, Bootstrap):
+    if isinstance(ci, Bootstrap):
         return ci
     if isinstance(ci, Analytic) or (isinstance(ci, str) and ci == "analytic"):
         if not analytic and no_analytic:  # the statistic's own reason
@@ -88,6 +95,9 @@ def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> Agreem
     cfg = check_ci(ci, analytic=stat.supports_analytic, rater_designs=why, no_analytic=getattr(stat, "no_analytic", ""))
     if cfg is None:
         return result
+    from softirr_stats.uncertainty._analytic import attach_analytic, attach_own_variance
+    from softirr_stats.uncertainty._bootstrap import Bootstrap, attach_bootstrap
+
     if isinstance(cfg, Bootstrap):
         return attach_bootstrap(result, stat, cfg)
     if callable(getattr(stat, "analytic_variance", None)):  # a statistic with its own linearised variance

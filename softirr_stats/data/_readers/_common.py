@@ -19,7 +19,9 @@ from typing import Any
 import pandas as pd
 
 from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.data import _input
 from softirr_stats.data._annotations import Annotations
+from softirr_stats.data._input import not_text_message, parsing
 
 __all__ = ["DUPLICATES", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool", "text_lines",
            "iter_jsonl",
@@ -94,16 +96,6 @@ def read_text(path: Path, encoding: str = "utf-8", shown: str | None = None) -> 
     return decode(data, shown or path.name, encoding)
 
 
-def codec_name(encoding: str) -> str:
-    """``"UTF-8"`` for any spelling of UTF-8, else the encoding as given."""
-    import codecs
-
-    try:
-        return "UTF-8" if codecs.lookup(encoding).name == "utf-8" else encoding
-    except LookupError:
-        return encoding
-
-
 #: Largest decompressed size read from a gzip-compressed export (a hostile file cannot fill memory).
 MAX_GUNZIPPED = 1 << 32
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -124,12 +116,6 @@ def gunzip(data: bytes, shown: str) -> bytes:
         raise ValueError(f"{shown}: decompresses to more than {MAX_GUNZIPPED >> 30} GiB; decompress it yourself "
                          "and read the file")
     return out
-
-
-def not_text_message(shown: str, data: bytes, offset: int, encoding: str) -> str:
-    """The one message for bytes that are not text in ``encoding``: where, which byte, and the option."""
-    return (f"{shown}: not {codec_name(encoding)} text (byte {data[offset:offset + 1]!r} at offset {offset}); pass "
-            "encoding= (e.g. encoding='latin-1', or --reader-option encoding=latin-1) or re-save the file as UTF-8")
 
 
 def decode(data: bytes, shown: str, encoding: str = "utf-8") -> str:
@@ -308,41 +294,20 @@ def pick_repeats(keys: "pd.DataFrame", order: Any, policy: str, source: str, wha
     return keep
 
 
-#: inputs above this many bytes take over about 2 s to read: they show a progress bar (a folder
-#: of many small files counts ``PER_FILE`` bytes a file, for the cost of opening each)
-BIG_INPUT = 16_000_000
+#: a folder of many small files counts this many bytes a file towards ``_input.BIG_INPUT`` (the cost
+#: of opening each)
 PER_FILE = 10_000
 
 
 def progress(iterable: Any, *, total: int | None, desc: str, nbytes: int) -> Any:
     """``iterable`` wrapped in a tqdm bar (on a terminal) when the input is big enough to take
-    over about 2 s (``nbytes > BIG_INPUT``); else ``iterable`` itself."""
-    if nbytes <= BIG_INPUT:  # read at call time, so that tests can lower it
+    over about 2 s (``nbytes > _input.BIG_INPUT``); else ``iterable`` itself."""
+    if nbytes <= _input.BIG_INPUT:  # read at call time, so that tests can lower it
         return iterable
     from tqdm.auto import tqdm
 
     return tqdm(iterable, total=total, desc=desc, unit="", unit_scale=True, leave=False, disable=None,
                 dynamic_ncols=True)
-
-
-class parsing:
-    """Context manager: a one-step tqdm bar (elapsed time) while a big file is parsed."""
-
-    def __init__(self, nbytes: int, desc: str) -> None:
-        self.bar = None
-        if nbytes > BIG_INPUT:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=1, desc=f"{desc} ({nbytes / 1e6:.0f} MB)", leave=False, disable=None,
-                            bar_format="{desc}: {elapsed}")
-
-    def __enter__(self) -> "parsing":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.bar is not None:
-            self.bar.update(1)
-            self.bar.close()
 
 
 def warn_skipped(n: int, total: int, what: str, source: str, stacklevel: int = 5) -> None:

@@ -1,0 +1,40 @@
+"""The names the analysis accepts: coefficients (the registry's, then the multi-label baselines) and
+measures (the equivalence package's, then the model-based ones).
+
+Kept apart from the runner and the sensitivity table, which both read them, so that neither
+imports the other for a list of names.
+"""
+
+__all__ = ["MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "coefficient_names", "measure_names"]
+
+MODEL_MEASURES = ("nli", "llm_judge")  # measures that need a model directory or hub name
+# The multi-label baselines are statistics of the api layer (multilabel_agreement), not records of the
+# coefficient registry.
+MULTILABEL_COEFFICIENTS = ("multilabel_fleiss", "multilabel_ac1", "multilabel_pabak")
+
+
+def coefficient_names() -> tuple[str, ...]:
+    """Every name the table (and the ``--coefficient`` option of the CLI) accepts, registry first.
+
+    Examples
+    --------
+    >>> names = coefficient_names()
+    >>> names[-1], "fleiss_kappa" in names
+    ('multilabel_pabak', True)
+    """
+    from softirr_stats.agreement import COEFFICIENTS
+
+    return (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS)
+
+
+def measure_names() -> tuple[str, ...]:
+    """Every measure name a command accepts: the equivalence package's names, then the model-based ones.
+
+    Examples
+    --------
+    >>> measure_names()[:2], measure_names()[-2:]
+    (('exact', 'levenshtein'), ('nli', 'llm_judge'))
+    """
+    from softirr_stats.equivalence import MEASURES
+
+    return (*MEASURES, *MODEL_MEASURES)
