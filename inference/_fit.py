@@ -10,7 +10,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 from numpyro import handlers
 from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
@@ -68,7 +67,9 @@ def _prepare_data(kind: str, data: Any) -> Any:
     return MODEL_KINDS[kind].encode(data)  # each kind owns its encoding (inference/_kinds.py)
 
 
-def _schedule(cfg: SviConfig) -> optax.Schedule | float:
+def _schedule(cfg: SviConfig) -> "optax.Schedule | float":  # noqa: F821 - optax is imported for SVI only
+    import optax
+
     if cfg.schedule == "cosine":
         return optax.cosine_decay_schedule(cfg.learning_rate, cfg.steps, alpha=cfg.final_fraction)
     if cfg.schedule == "exponential":
@@ -278,6 +279,8 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
     bmodel = _batched(model)
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
     guide = guide_cls(bmodel, init_loc_fn=init_to_mean(), init_scale=cfg.init_scale)
+    import optax
+
     svi = SVI(bmodel, guide, optax.adam(_schedule(cfg)),
               Trace_ELBO(num_particles=cfg.num_particles))
     k_init, k_perm, k_step, k_draw = jax.random.split(key, 4)
@@ -341,6 +344,8 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
     guide = guide_cls(model, init_loc_fn=init_to_mean(),
                       init_scale=cfg.init_scale)
+    import optax
+
     svi = SVI(model, guide, optax.adam(_schedule(cfg)), Trace_ELBO(num_particles=cfg.num_particles))
     k_fit, k_draw = jax.random.split(key)
     result = svi.run(k_fit, cfg.steps, data, progress_bar=progress, **kwargs)
@@ -387,7 +392,10 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         The model's prior dataclass (default: the model's defaults).
     progress : bool, optional
         Progress bar of the NUTS chains (numpyro's) or of the SVI steps (tqdm). Default:
-        shown when stderr is a terminal; ``False`` silences it.
+        shown when stderr is a terminal; ``False`` silences it. Without the bar a NUTS fit
+        is one compiled program, exported to the compile cache for the next process; with
+        it numpyro runs the chains step by step (the same posterior; for the same seed,
+        other draws).
     **model_kwargs
         Passed to the model (e.g. ``item_effects=True`` for the soft model).
 

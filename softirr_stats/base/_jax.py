@@ -197,6 +197,7 @@ def _apply(target: Path | None) -> None:
 
 
 _EXPORTED: dict[str, Any] = {}  # fingerprint -> jax.export.Exported, for this process
+_EXPORTED_KEPT = 32
 _EXPORT_FORMAT = b"softirr exported program 1"
 
 
@@ -247,6 +248,8 @@ def exported_program(fn: Callable[..., Any], args: tuple, fingerprint: bytes | N
         program = export.export(jax.jit(fn))(*args)
         if path is not None:
             _store(program, path)
+    if len(_EXPORTED) >= _EXPORTED_KEPT:  # a long session fitting many data sets: forget the oldest
+        _EXPORTED.pop(next(iter(_EXPORTED)))
     _EXPORTED[digest] = program
     return program
 
