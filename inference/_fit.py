@@ -10,12 +10,11 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 from numpyro import handlers
 from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
-from softirr_stats.base._jax import _ensure_initialised
+from softirr_stats.base._jax import _ensure_initialised, exported_program
 from softirr_stats.base._validation import check_choice
 from softirr_stats.inference._config import (
     AUTO_BATCH_MIN_ITEMS,
@@ -68,7 +67,9 @@ def _prepare_data(kind: str, data: Any) -> Any:
     return MODEL_KINDS[kind].encode(data)  # each kind owns its encoding (inference/_kinds.py)
 
 
-def _schedule(cfg: SviConfig) -> optax.Schedule | float:
+def _schedule(cfg: SviConfig) -> "optax.Schedule | float":  # noqa: F821 - optax is imported for SVI only
+    import optax
+
     if cfg.schedule == "cosine":
         return optax.cosine_decay_schedule(cfg.learning_rate, cfg.steps, alpha=cfg.final_fraction)
     if cfg.schedule == "exponential":
@@ -110,18 +111,103 @@ def warn_divergences(diverging: np.ndarray, stacklevel: int = 3) -> int:
 
 
 def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
-              kwargs: dict, progress: bool) -> tuple[dict, dict]:
-    kernel = NUTS(model, target_accept_prob=cfg.target_accept,
-                  max_tree_depth=cfg.max_tree_depth, init_strategy=init_to_mean())
-    mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
-                num_chains=cfg.num_chains, chain_method=cfg.chain_method, progress_bar=progress)
+              kwargs: dict, progress: bool, fingerprint: bytes | None = None) -> tuple[dict, dict]:
+    """The chains of ``cfg``: one compiled program (no progress bar), or step by step with the bar.
+
+    Without a bar, the whole run (initialisation, warm-up, sampling, the collected draws) is
+    one program, exported once per machine (:func:`~softirr_stats.base._jax.exported_program`,
+    keyed by ``fingerprint``): a warm start reads it back instead of tracing NumPyro's kernels,
+    and its initialisation is compiled too, where MCMC would run it op by op. With the bar,
+    numpyro's MCMC runs as usual (the draws follow the same distribution; for the same seed
+    they differ from the single program's, which initialises in compiled arithmetic).
+    """
+    def mcmc_of(show: bool) -> MCMC:
+        kernel = NUTS(model, target_accept_prob=cfg.target_accept,
+                      max_tree_depth=cfg.max_tree_depth, init_strategy=init_to_mean())
+        return MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
+                    num_chains=cfg.num_chains, chain_method=cfg.chain_method, progress_bar=show)
+
+    def run(k: jax.Array) -> tuple[dict, jax.Array]:
+        mcmc = mcmc_of(False)
+        mcmc.run(k, data, extra_fields=("diverging",), **kwargs)
+        return (mcmc.get_samples(group_by_chain=True),
+                mcmc.get_extra_fields(group_by_chain=True)["diverging"])
+
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="There are not enough devices")
-        mcmc.run(key, data, extra_fields=("diverging",), **kwargs)
-    samples = {k: np.asarray(v) for k, v in mcmc.get_samples(group_by_chain=True).items()}
-    diverging = np.asarray(mcmc.get_extra_fields(group_by_chain=True)["diverging"])
+        if progress:
+            mcmc = mcmc_of(True)
+            mcmc.run(key, data, extra_fields=("diverging",), **kwargs)
+            draws, diverging = mcmc.get_samples(group_by_chain=True), \
+                mcmc.get_extra_fields(group_by_chain=True)["diverging"]
+        else:
+            try:
+                program = exported_program(run, (key,), fingerprint)
+            except Exception:  # noqa: BLE001 - a model jax.export cannot take (a host callback): plain jit
+                draws, diverging = jax.jit(run)(key)
+            else:
+                draws, diverging = program.call(key)
+    samples = {k: np.asarray(v) for k, v in draws.items()}
+    if not all(np.isfinite(v).all() for v in samples.values() if v.dtype.kind == "f"):
+        raise RuntimeError("NUTS drew non-finite values (no valid initial parameters, or the model's log "
+                           "density is not finite where it has prior mass): check the model and the data")
+    diverging = np.asarray(diverging)
     warn_divergences(diverging, stacklevel=4)
     return samples, {"diverging": diverging}
+
+
+def _fingerprint(kind: str, fn: Callable, data: Any, cfg: Any, kwargs: dict) -> bytes | None:
+    """What a NUTS program of a package model depends on, as bytes; None for a custom model.
+
+    The models' and this module's source, numpyro's version, the float width, the data,
+    the settings and the model options: a change to any of them traces the program again.
+
+    Examples
+    --------
+    >>> from softirr_stats.models import encode_annotations
+    >>> data = encode_annotations(np.array([[0, 1], [1, 1]]), n_classes=2)
+    >>> a = _fingerprint("categorical", MODEL_SPECS["dawid_skene"].model, data, NutsConfig(), {})
+    >>> b = _fingerprint("categorical", MODEL_SPECS["dawid_skene"].model, data, NutsConfig(num_samples=9), {})
+    >>> a != b, _fingerprint("custom", len, data, NutsConfig(), {})
+    (True, None)
+    """
+    import dataclasses
+    import hashlib
+    from pathlib import Path
+
+    import numpyro
+
+    import softirr_stats.models as package
+
+    if kind == "custom":
+        return None
+    h = hashlib.sha256()
+    for path in [*sorted(Path(package.__file__).parent.glob("*.py")), Path(__file__)]:
+        h.update(path.read_bytes())
+    h.update(f"{numpyro.__version__}|{fn.__module__}.{fn.__qualname__}|"
+             f"{jax.dtypes.canonicalize_dtype(np.float64)}".encode())
+
+    def feed(obj: Any) -> bool:
+        if obj is None or isinstance(obj, bool | int | float | complex | str | bytes):
+            h.update(f"{type(obj).__name__}:{obj!r};".encode())
+        elif isinstance(obj, np.ndarray | np.generic | jax.Array):
+            arr = np.asarray(obj)
+            h.update(f"array:{arr.dtype}:{arr.shape};".encode())
+            h.update(np.ascontiguousarray(arr).tobytes() if arr.dtype != object else repr(arr.tolist()).encode())
+        elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            h.update(f"{type(obj).__module__}.{type(obj).__qualname__}(".encode())
+            return all(feed(f.name) and feed(getattr(obj, f.name)) for f in dataclasses.fields(obj))
+        elif isinstance(obj, dict):
+            h.update(b"dict(")
+            return all(feed(k) and feed(v) for k, v in sorted(obj.items(), key=lambda kv: repr(kv[0])))
+        elif isinstance(obj, list | tuple):
+            h.update(f"{type(obj).__name__}({len(obj)}".encode())
+            return all(feed(v) for v in obj)
+        else:  # an object we cannot read all of: do not keep the program
+            return False
+        return True
+
+    return h.digest() if feed((data, cfg, kwargs)) else None
 
 
 def _deterministic_sites(model: Callable, data: Any, kwargs: dict) -> list[str]:
@@ -193,6 +279,8 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
     bmodel = _batched(model)
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
     guide = guide_cls(bmodel, init_loc_fn=init_to_mean(), init_scale=cfg.init_scale)
+    import optax
+
     svi = SVI(bmodel, guide, optax.adam(_schedule(cfg)),
               Trace_ELBO(num_particles=cfg.num_particles))
     k_init, k_perm, k_step, k_draw = jax.random.split(key, 4)
@@ -256,6 +344,8 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
     guide = guide_cls(model, init_loc_fn=init_to_mean(),
                       init_scale=cfg.init_scale)
+    import optax
+
     svi = SVI(model, guide, optax.adam(_schedule(cfg)), Trace_ELBO(num_particles=cfg.num_particles))
     k_fit, k_draw = jax.random.split(key)
     result = svi.run(k_fit, cfg.steps, data, progress_bar=progress, **kwargs)
@@ -302,7 +392,10 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         The model's prior dataclass (default: the model's defaults).
     progress : bool, optional
         Progress bar of the NUTS chains (numpyro's) or of the SVI steps (tqdm). Default:
-        shown when stderr is a terminal; ``False`` silences it.
+        shown when stderr is a terminal; ``False`` silences it. Without the bar a NUTS fit
+        is one compiled program, exported to the compile cache for the next process; with
+        it numpyro runs the chains step by step (the same posterior; for the same seed,
+        other draws).
     **model_kwargs
         Passed to the model (e.g. ``item_effects=True`` for the soft model).
 
@@ -343,7 +436,8 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     key = jax.random.key(int(seed))
     k_run, k_post = jax.random.split(key)
     if method == "nuts":
-        samples, extra = _run_nuts(fn, data, k_run, config, kwargs, show)
+        samples, extra = _run_nuts(fn, data, k_run, config, kwargs, show,
+                                   _fingerprint(kind, fn, data, config, kwargs))
     else:
         batch_size = resolve_batch_size(config.batch_size, name, kind, data)
         if batch_size is None:

@@ -318,7 +318,7 @@ class CategoricalKind(ModelKind):
         s = post.num_draws if n_draws is None else min(check_positive_int(n_draws, "n_draws"),
                                                        post.num_draws)
         params = {name: v[:s] for name, v in post._params().items()}
-        keys = jax.random.split(jax.random.fold_in(post._key, salt), s)
+        keys = jax.jit(lambda key: jax.random.split(jax.random.fold_in(key, salt), s))(post._key)
 
         def one(args: tuple) -> jnp.ndarray:
             p, key = args
@@ -343,8 +343,9 @@ class CategoricalKind(ModelKind):
         obs = observed_on_fitted_design(data, ann_or_data)
         items = jnp.asarray(data.items)
         n_items, k = data.n_items, data.n_classes
-        t_obs = float(stat(item_counts(jnp.asarray(obs.items), jnp.asarray(obs.labels),
-                                       n_items, k)))
+        # one compiled program, not one per operation (each costs a lowering and a cache lookup)
+        t_obs = float(jax.jit(lambda i, y: stat(item_counts(i, y, n_items, k)))(jnp.asarray(obs.items),
+                                                                                jnp.asarray(obs.labels)))
         rep = self.replicated(lambda y: stat(item_counts(items, y, n_items, k)), n_draws, salt=7)
         check = PredictiveCheck(statistic=statistic, observed=t_obs, replicated=rep,
                                 p_value=float(np.mean(rep >= t_obs)))

@@ -234,3 +234,17 @@ def test_agree_test_flag_gives_the_analytic_h0_test_and_the_band(capsys):
     assert rows[("fleiss_kappa", "exact")]["benchmark"] == "slight"
     code, out, _ = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa", "--bootstrap", "0", "-f", "json")
     assert "z" not in json.loads(out)["results"][0]  # only with --test
+
+
+def test_report_model_help_says_nuts_and_model_method_svi_is_used(tmp_path, capsys):
+    code, out, _ = run_main(capsys, "report", "--help")
+    text = " ".join(out.split())
+    assert code == 0 and "by NUTS" in text and "by SVI" not in text and "--model-method" in text
+    page = tmp_path / "r.html"
+    code, _, err = run_main(capsys, "report", str(demo_path()), "-o", str(page), "-c", "fleiss_kappa", "--bootstrap",
+                            "0", "--model", "dawid_skene", "--model-method", "svi", "--model-steps", "40")
+    assert code == 0, err
+    assert "SVI, 40 steps" in page.read_text()
+    code, _, err = run_main(capsys, "report", str(demo_path()), "-o", str(page), "--model", "dawid_skene",
+                            "--model-method", "mcmc")
+    assert code == 2 and "--model-method" in err

@@ -84,3 +84,18 @@ def test_bad_argument_names_what_was_expected():
 
     with pytest.raises(TypeError, match="path must be True, False, None or a path; got int"):
         compile_cache(3)
+
+
+def test_no_notice_when_every_program_comes_from_the_cache(tmp_path):
+    # a zero budget: any real compile would show the notice; reading programs back is not compiling
+    pre = "import softirr_stats.base._jax as J\nJ._notice.left = 0.0"
+    cache = str(tmp_path / "c")
+    _, _, cold = _run(tmp_path, cache, pre=pre)
+    assert cold.count("compiling JAX programs") == 1
+    _, _, warm = _run(tmp_path, cache, pre=pre)
+    assert "compiling JAX programs" not in warm
+
+
+def test_notice_with_the_cache_off(tmp_path):
+    _, _, err = _run(tmp_path, "0", pre="import softirr_stats.base._jax as J\nJ._notice.left = 0.0")
+    assert err.count("compiling JAX programs") == 1 and "the compile cache is off" in err

@@ -21,7 +21,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "ENV_VAR"]
+__all__ = ["x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "exported_program", "ENV_VAR"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -196,43 +196,145 @@ def _apply(target: Path | None) -> None:
     cc.reset_cache()  # JAX reads the directory once per process; make the change take effect
 
 
-class _CompileNotice:
-    """Log one line, once per process, when compilation has taken more than a couple of seconds.
+_EXPORTED: dict[str, Any] = {}  # fingerprint -> jax.export.Exported, for this process
+_EXPORTED_KEPT = 32
+_EXPORT_FORMAT = b"softirr exported program 1"
 
-    JAX reports the start (a scalar event) and the end (a duration) of every backend compile;
-    a timer armed with the time left of the budget fires only while a compile is running.
+
+def exported_program(fn: Callable[..., Any], args: tuple, fingerprint: bytes | None) -> Any:
+    """``jax.export`` of ``jax.jit(fn)`` at ``args``, kept on disk beside the compile cache.
+
+    A large program (a whole NUTS run) spends most of a warm start tracing ``fn`` in Python
+    and lowering it, before the persistent compile cache can even be asked. The exported
+    program (StableHLO, serialised by JAX as a flatbuffer, no pickle) is stored under
+    ``exported/`` in the compile cache directory, named by a hash of ``fingerprint`` and of
+    the JAX version, and read back instead of tracing; call it with ``.call(*args)``.
+
+    ``fingerprint`` must identify everything the program depends on besides the shapes and
+    dtypes of ``args`` (the code, the data closed over, the settings); None keeps the program
+    in this process only. A file that cannot be read is traced again and replaced. Nothing
+    is stored when the compile cache is off or ``flatbuffers`` is missing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> program = exported_program(lambda x: 2 * x, (np.float32(3.0),), None)
+    >>> float(program.call(np.float32(3.0)))
+    6.0
+    """
+    import hashlib
+
+    import jax
+    from jax import export
+
+    _ensure_initialised()
+    if fingerprint is None:
+        return export.export(jax.jit(fn))(*args)
+    sig = repr([(tuple(getattr(a, "shape", ())), str(getattr(a, "dtype", type(a).__name__)))
+                for a in jax.tree.leaves(args)])
+    digest = hashlib.sha256(b"\0".join([_EXPORT_FORMAT, jax.__version__.encode(), sig.encode(), fingerprint,
+                                         jax.default_backend().encode()])).hexdigest()[:40]
+    if digest in _EXPORTED:
+        return _EXPORTED[digest]
+    where = jax.config.jax_compilation_cache_dir
+    path = Path(where) / "exported" / f"{digest}.jaxexport" if where else None
+    program = None
+    if path is not None and path.is_file():
+        try:
+            program = export.deserialize(bytearray(path.read_bytes()))
+        except Exception:  # noqa: BLE001 - a truncated or foreign file: trace again and replace it
+            program = None
+    if program is None:
+        program = export.export(jax.jit(fn))(*args)
+        if path is not None:
+            _store(program, path)
+    if len(_EXPORTED) >= _EXPORTED_KEPT:  # a long session fitting many data sets: forget the oldest
+        _EXPORTED.pop(next(iter(_EXPORTED)))
+    _EXPORTED[digest] = program
+    return program
+
+
+def _store(program: Any, path: Path) -> None:
+    """Write the serialised program atomically (skipped when it cannot be serialised)."""
+    try:
+        blob = program.serialize()
+    except ImportError:  # flatbuffers is not installed: keep the program in this process only
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(blob)
+    os.replace(tmp, path)
+
+
+class _CompileNotice:
+    """Log one line, once per process, when compiling has taken more than a couple of seconds.
+
+    JAX reports the start (a scalar event) and the end (a duration) of every backend compile,
+    and, when the persistent cache is asked, the request and a hit. A program read back from
+    the cache was not compiled: its time does not count, and a timer armed with the time left
+    of the budget fires only while a compile is running. While the cache has not answered yet
+    (a request without a hit so far), the timer waits up to ``grace`` seconds for it.
     """
 
-    def __init__(self, budget: float) -> None:
+    _EVENT = "/jax/core/compile/backend_compile_duration"
+
+    def __init__(self, budget: float, grace: float = 1.0) -> None:
         self.left = budget
+        self.grace = grace
         self.timer: threading.Timer | None = None
         self.done = False
         self.lock = threading.Lock()
+        self.phase = "idle"  # idle | asking (start, cache not answered yet) | hit | compiling
+        self.since = 0.0
+
+    def _arm(self, delay: float) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer = threading.Timer(max(delay, 0.0), self.fire)
+        self.timer.daemon = True
+        self.timer.start()
 
     def start(self, event: str, value: float, **_: Any) -> None:
-        if event != "/jax/core/compile/backend_compile_duration" or self.done:
+        if event != self._EVENT or self.done:
             return
-        if self.left <= 0.0:  # already compiled for longer than the budget in this process
-            self.fire()
-            return
+        import time
+
         with self.lock:
-            if self.timer is None:
-                self.timer = threading.Timer(self.left, self.fire)
-                self.timer.daemon = True
-                self.timer.start()
+            self.phase, self.since = "asking", time.monotonic()
+            self._arm(self.left)
+
+    def cache_event(self, event: str, **_: Any) -> None:
+        import time
+
+        with self.lock:
+            if event == "/jax/compilation_cache/cache_hits":
+                self.phase = "hit"
+            elif event == "/jax/compilation_cache/compile_requests_use_cache":
+                self.phase, self.since = "asking", time.monotonic()
 
     def end(self, event: str, duration: float, **_: Any) -> None:
-        if event != "/jax/core/compile/backend_compile_duration":
+        if event != self._EVENT:
             return
         with self.lock:
-            self.left -= duration
+            compiled = self.phase != "hit"
+            if compiled:
+                self.left -= duration
+            self.phase = "idle"
             if self.timer is not None:
                 self.timer.cancel()
                 self.timer = None
+        if compiled and self.left <= 0.0:
+            self.fire(final=True)
 
-    def fire(self) -> None:
+    def fire(self, final: bool = False) -> None:
+        import time
+
         with self.lock:
-            if self.done:
+            if self.done or (not final and self.phase in ("idle", "hit")):
+                return
+            waited = time.monotonic() - self.since
+            if not final and self.phase == "asking" and waited < self.grace:
+                self._arm(self.grace - waited)  # the cache may still be reading the program back
                 return
             self.done = True
         import jax
@@ -262,6 +364,7 @@ def _ensure_initialised() -> None:
 
         monitoring.register_scalar_listener(_notice.start)
         monitoring.register_event_duration_secs_listener(_notice.end)
+        monitoring.register_event_listener(_notice.cache_event)
         if ENV_VAR in os.environ:
             _apply(_from_env())  # our variable wins
         elif jax.config.jax_compilation_cache_dir is None:

@@ -56,7 +56,7 @@ def _run(ann: Any, model: str, method: str, level: float, seed: int, similarity:
     config = SviConfig(steps=steps) if method == "svi" else NutsConfig(num_warmup=warmup, num_samples=samples,
                                                                        num_chains=chains)
     return run_model(ann, model, method=method, level=level, seed=seed, similarity=similarity, config=config,
-                     predictive_check=False, progress=None)
+                     predictive_check=False, progress=False)
 
 
 def model_rows(res: Any, ann: Any, level: float) -> list[dict[str, Any]]:

@@ -70,8 +70,11 @@ def command(
                             "a CSV with columns label_a, label_b, judgment in [0, 1], for a "
                             "calibration diagram of the first soft measure")] = None,
     model: Annotated[str | None, typer.Option(
-        "--model", help="also fit an annotator model (e.g. dawid_skene, mace) by SVI")] = None,
-    model_steps: Annotated[int, typer.Option(help="SVI steps of --model")] = 1000,
+        "--model", help="also fit an annotator model (e.g. dawid_skene, mace), by NUTS (2 chains x 500 draws, "
+                        "500 warm-up) unless --model-method svi")] = None,
+    model_method: Annotated[str, typer.Option(
+        help="inference for --model: nuts (MCMC) or svi (variational, faster)")] = "nuts",
+    model_steps: Annotated[int, typer.Option(help="SVI steps of --model (--model-method svi)")] = 1000,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
     field: FieldOpt = None,
@@ -93,6 +96,7 @@ def command(
     ci = make_bootstrap(bootstrap, design, method, level, seed)
     if model is not None:
         check_choices([model], [m for m in MODELS if m != "soft"], "--model")
+    check_choices([model_method], ("nuts", "svi"), "--model-method")
     if model_steps < 1:
         fail(f"--model-steps must be a positive integer; got {model_steps}")
     if output.suffix.lower() not in (".html", ".htm"):
@@ -131,7 +135,8 @@ def command(
         warnings.simplefilter("always")
         try:
             page = build_report(ann, measures=measures, coefficients=coefs, chance=chances, ci=ci, judgments=judged,
-                                model=model, model_steps=model_steps, model_level=level, seed=seed, source=file,
+                                model=model, model_steps=model_steps, model_method=model_method, model_level=level,
+                                seed=seed, source=file,
                                 judgments_path=judgments, command=command)
         except (ValueError, TypeError) as err:
             fail(f"cannot build the report: {err}", EXIT_DATA)

@@ -81,8 +81,17 @@ def load_pretrained(kind: str, model: str | os.PathLike[str], *, revision: str |
                     trust_remote_code: bool, local_files_only: bool) -> tuple[Any, Any]:
     """Load ``(tokenizer, model)`` with safetensors only; clear error when unavailable.
 
-    ``kind`` is "base", "sequence_classification" or "causal_lm".
+    ``kind`` is "base", "sequence_classification" or "causal_lm". A "base" model in a local
+    BERT directory (the bundled MiniLM) is read by :mod:`._bert` without transformers' loader
+    (the same hidden states; a second or more of CPU less per process); every other model
+    goes through ``from_pretrained``.
     """
+    if kind == "base" and not trust_remote_code:
+        from softirr_stats.equivalence._bert import load_bert, readable
+
+        if readable(model):
+            tok, enc = load_bert(model, dtype)
+            return tok, enc.eval()
     import transformers as tf
 
     cls = {"base": tf.AutoModel, "sequence_classification": tf.AutoModelForSequenceClassification,
