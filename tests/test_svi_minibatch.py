@@ -329,9 +329,11 @@ def test_minibatch_svi_with_item_effects_recovers_the_full_batch_fit(lre_fits):
     np.testing.assert_allclose(_accuracy(mini), _accuracy(full), atol=0.015)
     assert float(np.mean(mini.kappa)) == pytest.approx(float(np.mean(full.kappa)), abs=0.01)
     assert float(np.std(mini.kappa)) == pytest.approx(float(np.std(full.kappa)), rel=0.3)
-    # the per-item effects themselves: the items' posterior means agree closely
-    u_full, u_mini = full.samples["u"].mean(axis=(0, 1)), mini.samples["u"].mean(axis=(0, 1))
-    assert np.corrcoef(u_full.ravel(), u_mini.ravel())[0, 1] > 0.9
+    # the items' class posteriors (through each item's drawn effects) agree too; measured:
+    # mean |difference| 0.003, the same most probable class for 99.6% of the items
+    p_full, p_mini = full.class_probabilities(), mini.class_probabilities()
+    assert np.abs(p_full - p_mini).mean() < 0.02
+    assert (p_full.argmax(-1) == p_mini.argmax(-1)).mean() > 0.98
 
 
 def test_minibatch_item_difficulty_fit_draws_every_item():
