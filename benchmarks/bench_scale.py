@@ -27,7 +27,11 @@ data are made in the child, so the RSS includes them) and is repeated ``--repeat
   minibatches of items (``SviConfig(batch_size=...)``, ``--svi-batch``, default 4096;
   ``--svi-steps``, default 2000; 1000 draws; compile and drawing included, imports warmed up on
   200 items), with the largest per-rater posterior-mean accuracy difference from the
-  ``em ds`` row on the same data.
+  ``em ds`` row on the same data;
+* ``svi item_difficulty`` / ``svi lre`` (with ``--svi-item-effects``): the same for the item-difficulty
+  and logistic random-effects models (per-item effects in the batch, ``SviConfig.local_steps`` = 10 local
+  steps per step, 20 draws), their posterior-mean kappa, and the accuracy gaps as above (the data have no
+  item effects, so both should recover the Dawid-Skene accuracies; item difficulty pools the raters).
 
 Usage::
 
@@ -35,6 +39,9 @@ Usage::
     python benchmarks/bench_scale.py --sizes 1e5,1e6,1e7   # the full table (~30-60 min on 2 cores)
     python benchmarks/bench_scale.py --sizes 1e7 --repeats 1 --no-peers
     python benchmarks/bench_scale.py --sizes 1e6,1e7 --only-svi   # minibatch SVI, 1e5 and 1e6 items
+    python benchmarks/bench_scale.py --sizes 1e6,1e7 --only-svi --svi --svi-item-effects   # and the item-effect models
+    python benchmarks/bench_scale.py --sizes 1.12e7 --only-em --peer-max-cells 1.2e7 --mace-peer-max-cells 1.2e7
+        # EM at 1e7 ratings against crowd-kit (both models)
 """
 
 import argparse
@@ -51,6 +58,9 @@ import numpy as np
 
 RATERS, LABELS, MISSING, EM_CLASSES = 10, 50, 0.1, 5
 SVI_STEPS = int(os.environ.get("BENCH_SVI_STEPS", "2000"))
+SVI_LOCAL_DRAWS = 20  # draws of the item-effect models (their per-item effects are drawn for every item)
+SVI_MODELS = {"svi ds": "dawid_skene", "svi item_difficulty": "item_difficulty",
+              "svi lre": "logistic_random_effects"}
 
 
 def make_codes(n_items: int, raters: int = RATERS, k: int = LABELS, seed: int = 0) -> np.ndarray:
@@ -91,24 +101,29 @@ def floor_probes(n_items: int) -> dict:
 def child(case: str, n_items: int, b: int, raters: int, k: int) -> dict:
     warnings.simplefilter("ignore")
     out: dict = {}
-    if case == "svi ds":
+    if case.startswith("svi "):
         from softirr_stats import inference
         from softirr_stats.models import simulate_dawid_skene
 
+        model = SVI_MODELS[case]
         sim = simulate_dawid_skene(n_items, raters, EM_CLASSES, accuracy=np.linspace(0.5, 0.95, raters),
                                    missing=MISSING, seed=0)
         codes = sim["codes"]
         out["ratings"] = int((codes >= 0).sum())
         small = simulate_dawid_skene(200, raters, EM_CLASSES, accuracy=0.8, seed=1)["codes"]
-        inference.fit("dawid_skene", small, method="svi", progress=False,  # imports
+        inference.fit(model, small, method="svi", progress=False,  # imports
                       config=inference.SviConfig(steps=10, num_draws=10, batch_size=50))
-        cfg = inference.SviConfig(steps=SVI_STEPS, batch_size=min(b, n_items))
+        # the item-effect models draw every item's effects: (draws, items, K, K-1) floats
+        draws = 1000 if case == "svi ds" else SVI_LOCAL_DRAWS
+        cfg = inference.SviConfig(steps=SVI_STEPS, batch_size=min(b, n_items), num_draws=draws)
         t, cpu = time.perf_counter(), time.process_time()
-        post = inference.fit("dawid_skene", codes, method="svi", config=cfg, progress=False)
+        post = inference.fit(model, codes, method="svi", config=cfg, progress=False)
         acc = post.rater_accuracy()["accuracy"].to_numpy()
         out["seconds"] = time.perf_counter() - t
         out["cpu_seconds"] = time.process_time() - cpu  # the machine is shared: CPU time too
         out["accuracy"] = acc.tolist()
+        out["kappa"] = float(np.mean(post.kappa))
+        out["num_draws"] = draws
         out["batch_size"] = post.extra["batch_size"]
         out["steps"] = SVI_STEPS
         out["true_accuracy"] = np.asarray(sim["accuracy"]).tolist()
@@ -122,9 +137,10 @@ def child(case: str, n_items: int, b: int, raters: int, k: int) -> dict:
         if case in ("em ds", "em mace"):
             fn = dawid_skene_em if case == "em ds" else mace_em
             fn(simulate_dawid_skene(200, raters, EM_CLASSES, accuracy=0.8, seed=1)["codes"])  # imports
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             res = fn(codes)
             out["seconds"] = time.perf_counter() - t
+            out["cpu_seconds"] = time.process_time() - cpu
             out["accuracy"] = res.accuracy.tolist()
             out["n_iter"] = res.n_iter
         else:  # crowd-kit
@@ -133,10 +149,11 @@ def child(case: str, n_items: int, b: int, raters: int, k: int) -> dict:
 
             it, ra = np.nonzero(codes >= 0)
             df = pd.DataFrame({"task": it, "worker": ra, "label": codes[it, ra]})
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             if case == "em ds crowd-kit":
                 ds = DawidSkene(n_iter=100, tol=1e-5).fit(df)
                 out["seconds"] = time.perf_counter() - t
+                out["cpu_seconds"] = time.process_time() - cpu
                 pri = ds.priors_.reindex(range(EM_CLASSES)).to_numpy()
                 acc = []
                 for w in range(raters):
@@ -146,6 +163,7 @@ def child(case: str, n_items: int, b: int, raters: int, k: int) -> dict:
             else:
                 mace = MACE(n_restarts=1, n_iter=100, method="em", random_state=0).fit(df)
                 out["seconds"] = time.perf_counter() - t
+                out["cpu_seconds"] = time.process_time() - cpu
                 names = pd.factorize(df["worker"])[1]
                 theta = np.empty(raters)
                 theta[np.asarray(names)] = mace.spamming_[:, 1]
@@ -232,9 +250,15 @@ def main() -> None:
     ap.add_argument("--peer-max-cells", type=float, default=1e7, help="largest size crowd-kit is run at")
     ap.add_argument("--kripp-max-cells", type=float, default=1e6,
                     help="largest size krippendorff is run at (~110 s at 1e6 cells on a busy 2-core machine)")
+    ap.add_argument("--mace-peer-max-cells", type=float, default=1e5,
+                    help="largest size crowd-kit's MACE is run at (~5 min at 1e6 cells)")
+    ap.add_argument("--only-em", action="store_true", help="only the EM rows (and their crowd-kit peers)")
     ap.add_argument("--svi", action="store_true", help="add minibatch SVI rows (Dawid-Skene)")
     ap.add_argument("--only-svi", action="store_true",
                     help="only the minibatch SVI rows and their EM reference")
+    ap.add_argument("--svi-item-effects", action="store_true",
+                    help="add minibatch SVI rows of the item-effect models (item difficulty, logistic random "
+                         f"effects; {SVI_LOCAL_DRAWS} draws)")
     ap.add_argument("--svi-batch", type=int, default=4096, help="items per SVI minibatch")
     ap.add_argument("--svi-steps", type=int, default=2000, help="SVI steps")
     ap.add_argument("--child", default=None)
@@ -247,7 +271,10 @@ def main() -> None:
         return
     os.environ["BENCH_SVI_STEPS"] = str(args.svi_steps)  # read by the children
     if args.only_svi:
-        args.svi = args.no_bootstrap = True
+        args.no_bootstrap = True
+        args.svi = args.svi or not args.svi_item_effects
+    if args.only_em:
+        args.no_bootstrap, args.no_em, args.svi = True, False, False
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at start; "
           f"median of {args.repeats}")
@@ -270,8 +297,8 @@ def main() -> None:
         n_items = int(cells) // RATERS
         peers = not args.no_peers and cells <= args.peer_max_cells
         kripp = (run("point krippendorff", n_items, 0, args.repeats)
-                 if peers and cells <= args.kripp_max_cells and not args.only_svi else None)
-        for what in () if args.only_svi else ("point alpha", "point fleiss"):
+                 if peers and cells <= args.kripp_max_cells and not (args.only_svi or args.only_em) else None)
+        for what in () if args.only_svi or args.only_em else ("point alpha", "point fleiss"):
             res = run(what, n_items, 0, args.repeats)
             note = ""
             if what == "point alpha" and kripp and "error" not in kripp and "error" not in res:
@@ -286,7 +313,7 @@ def main() -> None:
                         f"GB/s); ratio {res['per_replicate_s'] / res['floor_s']:.1f}")
             row(size, res, f"bootstrap B={args.boot_n}", None, note)
         em_ds = None
-        if not args.no_em or args.svi:
+        if not args.no_em or args.svi or args.svi_item_effects:
             for what, peer_case in (("em ds", "em ds crowd-kit"), ("em mace", "em mace crowd-kit")):
                 if (args.no_em or args.only_svi) and what != "em ds":
                     continue
@@ -294,26 +321,32 @@ def main() -> None:
                 if what == "em ds":
                     em_ds = res
                 peer = None
-                # crowd-kit's MACE takes ~5 min at 1e6 cells (docs/annotator_models.md): only the smallest size
-                if peers and not args.only_svi and (what == "em ds" or cells <= 1e5):
-                    peer = run(peer_case, n_items, 0, 1, k=EM_CLASSES)
+                # crowd-kit's MACE takes ~5 min at 1e6 cells (docs/annotator_models.md): --mace-peer-max-cells
+                if peers and not args.only_svi and (what == "em ds" or cells <= args.mace_peer_max_cells):
+                    peer = run(peer_case, n_items, 0, 1, k=EM_CLASSES, timeout=600)
                 note = f"{res.get('n_iter', '')} iterations"
+                if "error" not in res and "cpu_seconds" in res:
+                    note += f"; {res['cpu_seconds']:.1f} CPU-s"
                 if peer and "error" not in peer and "error" not in res:
                     gap = np.max(np.abs(np.subtract(res["accuracy"], peer["accuracy"])))
-                    note += f"; max |accuracy - crowd-kit| = {gap:.1e}"
+                    note += (f"; crowd-kit {peer['cpu_seconds']:.1f} CPU-s (CPU ratio "
+                             f"{peer['cpu_seconds'] / res['cpu_seconds']:.1f}); max |accuracy - crowd-kit| = {gap:.1e}")
                 row(size, res, what, peer, note)
-        if args.svi:
-            res = run("svi ds", n_items, args.svi_batch, args.repeats, k=EM_CLASSES)
+        svi_cases = ["svi ds"] if args.svi else []
+        if args.svi_item_effects:
+            svi_cases += ["svi item_difficulty", "svi lre"]
+        for case in svi_cases:
+            res = run(case, n_items, args.svi_batch, args.repeats, k=EM_CLASSES)
             note = ""
             if "error" not in res:
-                note = (f"batches of {res['batch_size']} items, {res['steps']} steps, "
-                        f"{res['cpu_seconds']:.1f} CPU-s")
+                note = (f"batches of {res['batch_size']} items, {res['steps']} steps, {res['num_draws']} draws, "
+                        f"{res['cpu_seconds']:.1f} CPU-s; kappa {res['kappa']:.4f}")
                 if em_ds and "error" not in em_ds:
                     gap = np.max(np.abs(np.subtract(res["accuracy"], em_ds["accuracy"])))
                     note += f"; max |accuracy - EM| = {gap:.1e}"
                 gap = np.max(np.abs(np.subtract(res["accuracy"], res["true_accuracy"])))
                 note += f"; max |accuracy - truth| = {gap:.1e}"
-            row(size, res, "svi ds (minibatch)", None, note)
+            row(size, res, f"{case} (minibatch)", None, note)
     if not args.no_bootstrap:  # the small case of the floor target: (5 raters, 1e4 items, 5 labels)
         res = run("bootstrap", 10_000, args.boot_n, args.repeats, raters=5, k=5)
         if "error" not in res:

@@ -154,11 +154,18 @@ class SviConfig:
     batch_size : int, "auto" or None
         Items per minibatch (subsampled SVI; see ``docs/annotator_models.md``): each step
         uses the ELBO of a batch of items, scaled by ``n_items / batch_size`` (unbiased),
-        taking the items in a new random order each epoch. Only the categorical models
-        without item effects (multinomial, Dawid-Skene, MACE, hierarchical Dawid-Skene)
-        can be minibatched. ``None``: every step sees all items. ``"auto"`` (default):
-        full batch below ``AUTO_BATCH_MIN_ITEMS`` (50,000) items, and batches of
-        ``AUTO_BATCH_SIZE`` (4,096) items above it for those models.
+        taking the items in a new random order each epoch. The categorical models can be
+        minibatched (the item-effect ones with ``guide="normal"``: their per-item
+        effects are sampled inside the batch); the soft model cannot (``ValueError``).
+        ``None``: every step sees all items. ``"auto"`` (default): full batch below
+        ``AUTO_BATCH_MIN_ITEMS`` (50,000) items, and batches of ``AUTO_BATCH_SIZE``
+        (4,096) items above it for those models.
+    local_steps : int
+        Minibatch SVI of the item-effect models (item difficulty, logistic random
+        effects) only: before each step, this many steps on the batch's per-item guide
+        parameters alone, the global ones held (each visit of an item then brings its
+        effects close to their optimum given the globals). Each step costs
+        ``local_steps + 1`` gradient evaluations.
 
     Examples
     --------
@@ -177,6 +184,7 @@ class SviConfig:
     num_particles: int = 1
     init_scale: float = 0.05
     batch_size: int | Literal["auto"] | None = "auto"
+    local_steps: int = 10
 
     def __post_init__(self) -> None:
         if self.batch_size is not None and not (isinstance(self.batch_size, str)
@@ -188,6 +196,7 @@ class SviConfig:
             check_positive_int(self.batch_size, "batch_size")
             object.__setattr__(self, "batch_size", int(self.batch_size))
         check_positive_int(self.steps, "steps")
+        check_positive_int(self.local_steps, "local_steps")
         check_positive_int(self.num_draws, "num_draws")
         check_positive_int(self.num_particles, "num_particles")
         check_choice("schedule", self.schedule, ["cosine", "exponential", "constant"])

@@ -10,6 +10,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+import numpyro
 from numpyro import handlers
 from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
@@ -67,14 +68,17 @@ def _prepare_data(kind: str, data: Any) -> Any:
     return MODEL_KINDS[kind].encode(data)  # each kind owns its encoding (inference/_kinds.py)
 
 
-def _schedule(cfg: SviConfig) -> "optax.Schedule | float":  # noqa: F821 - optax is imported for SVI only
+def _schedule(cfg: SviConfig, steps: int | None = None) -> "optax.Schedule | float":  # noqa: F821 - optax is imported for SVI only
     import optax
 
+    steps = cfg.steps if steps is None else steps
     if cfg.schedule == "cosine":
-        return optax.cosine_decay_schedule(cfg.learning_rate, cfg.steps, alpha=cfg.final_fraction)
+        return optax.cosine_decay_schedule(cfg.learning_rate, steps, alpha=cfg.final_fraction)
     if cfg.schedule == "exponential":
-        return optax.exponential_decay(cfg.learning_rate, cfg.steps, cfg.final_fraction)
+        return optax.exponential_decay(cfg.learning_rate, steps, cfg.final_fraction)
     return cfg.learning_rate
+
+
 
 
 def resolve_progress(progress: bool | None) -> bool:
@@ -215,12 +219,14 @@ def _deterministic_sites(model: Callable, data: Any, kwargs: dict) -> list[str]:
     return [name for name, site in tr.items() if site["type"] == "deterministic"]
 
 
-def resolve_batch_size(batch_size: Any, name: str, kind: str, data: Any) -> int | None:
+def resolve_batch_size(batch_size: Any, name: str, kind: str, data: Any,
+                       guide: str = "normal") -> int | None:
     """Items per SVI minibatch for this model and data, or ``None`` (full batch).
 
     ``"auto"`` minibatches (``AUTO_BATCH_SIZE`` items) from ``AUTO_BATCH_MIN_ITEMS`` items
-    up, for the categorical models without item effects; an explicit int must lie in
-    ``[1, n_items]`` and needs such a model.
+    up, for the categorical models (those with item effects only with the mean-field
+    ``guide="normal"``); an explicit int must lie in ``[1, n_items]`` and needs such a
+    model. The soft model and custom models are always fitted on the full data.
 
     Examples
     --------
@@ -234,23 +240,47 @@ def resolve_batch_size(batch_size: Any, name: str, kind: str, data: Any) -> int 
     """
     if batch_size is None:
         return None
-    able = kind == "categorical" and not MODEL_SPECS[name].item_effects
+    local = kind == "categorical" and MODEL_SPECS[name].item_effects
+    able = kind == "categorical" and not (local and guide != "normal")
     n_items = data.n_items if isinstance(data, AnnotationData) else None
     if isinstance(batch_size, str) and batch_size == "auto":
         if not able or n_items is None or n_items < AUTO_BATCH_MIN_ITEMS:
             return None
         return min(AUTO_BATCH_SIZE, n_items)
     if not able:
-        why = ("has per-item latent effects" if kind == "categorical"
-               else "is not a categorical annotator model")
-        raise ValueError(f"batch_size={batch_size!r}: {name} {why} and cannot be fitted on "
-                         "minibatches of items; minibatch SVI supports multinomial, "
-                         "dawid_skene, mace and hierarchical_dawid_skene (use batch_size=None)")
+        if kind == "categorical":
+            raise ValueError(
+                f"batch_size={batch_size!r}: {name} has per-item latent effects, which "
+                f"minibatch SVI fits only with the mean-field guide (guide='normal'); got "
+                f"guide={guide!r} (a full-covariance guide over every item's effects does "
+                "not subsample): use guide='normal' or batch_size=None")
+        why = ("the soft-agreement model's likelihood runs over pairs of ratings (within-item, "
+               "chance and gold pairs) and its derived pi_within and kappa over all "
+               "within-item pairs at once, so it has no plate of items to subsample"
+               if kind == "soft" else "is not a categorical annotator model")
+        raise ValueError(f"batch_size={batch_size!r}: {name} cannot be fitted on minibatches "
+                         f"of items: {why}; minibatch SVI supports the categorical models "
+                         "(multinomial, dawid_skene, mace, hierarchical_dawid_skene, "
+                         "item_difficulty, logistic_random_effects); use batch_size=None")
     if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer):
         raise ValueError(f"batch_size must be a positive int, 'auto' or None; got {batch_size!r}")
     if not 1 <= int(batch_size) <= n_items:
         raise ValueError(f"batch_size must lie in [1, n_items = {n_items}]; got {batch_size}")
     return int(batch_size)
+
+
+def _items_plate(data: Any, *args: Any, batch_index: Any = None, **kwargs: Any) -> Any:
+    """The guide's subsampled plate ``"items"``, over ``batch_index`` when given."""
+    with handlers.substitute(data={} if batch_index is None else {"items": batch_index}):
+        return numpyro.plate("items", data.n_items, subsample_size=data.batch_size)
+
+
+def _plate_sites(model: Callable, data: Any, kwargs: dict) -> set[str]:
+    """Names of the latent sample sites inside the plate ``"items"`` (per-item latents)."""
+    tr = handlers.trace(handlers.seed(model, jax.random.key(0))).get_trace(data, **kwargs)
+    return {name for name, site in tr.items()
+            if site["type"] == "sample" and not site["is_observed"]
+            and any(f.name == "items" for f in site["cond_indep_stack"])}
 
 
 def _batched(model: Callable) -> Callable:
@@ -278,27 +308,73 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
     per_epoch = n // batch_size
     bmodel = _batched(model)
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
-    guide = guide_cls(bmodel, init_loc_fn=init_to_mean(), init_scale=cfg.init_scale)
+    # the guide's plate "items" takes the same batch as the model's, so that the per-item
+    # guide parameters it reads (item-effect models) are those of the batch's items
+    guide = guide_cls(bmodel, init_loc_fn=init_to_mean(), init_scale=cfg.init_scale,
+                      create_plates=_items_plate)
+    local = _plate_sites(bmodel, table, kwargs)
+    inner = cfg.local_steps if local else 0
+    # per-item guide parameters get a gradient only when their item is in the batch: Adam
+    # moments per element (lazy_adam), on a clock of every update (inner ones included);
+    # the models without them keep plain Adam
     import optax
 
-    svi = SVI(bmodel, guide, optax.adam(_schedule(cfg)),
-              Trace_ELBO(num_particles=cfg.num_particles))
+    from softirr_stats.inference._lazy_adam import lazy_adam
+
+    opt = (lazy_adam(_schedule(cfg, cfg.steps * (inner + 1))) if local
+           else optax.adam(_schedule(cfg)))
+    svi = SVI(bmodel, guide, opt, Trace_ELBO(num_particles=cfg.num_particles))
     k_init, k_perm, k_step, k_draw = jax.random.split(key, 4)
     state = svi.init(k_init, table, batch_index=jnp.arange(batch_size, dtype=jnp.int32),
                      **kwargs)
     state = state._replace(rng_key=k_step)
+    if local:
+        # before each global step, `inner` steps on the batch's per-item parameters alone
+        # (the globals held): each visit of an item then moves its guide close to its
+        # optimum given the globals, as in Hoffman et al. (2013)'s local step
+        names = {f"{site}_{guide.prefix}_{part}" for site in local for part in ("loc", "scale")}
+
+        def loss_u(u: dict, k: jax.Array, table: Any, idx: jax.Array) -> jax.Array:
+            return svi.loss.loss(k, svi.constrain_fn(u), bmodel, guide, table,
+                                 batch_index=idx, **kwargs)
+
+        grad_u = jax.value_and_grad(loss_u)
+
+        def step(carry: tuple, table: Any, idx: jax.Array) -> tuple:
+            u, ostate, k = carry
+            k, k_in, k_out = jax.random.split(k, 3)
+
+            def local_step(c: tuple, ki: jax.Array) -> tuple:
+                u, ostate = c
+                _, g = grad_u(u, ki, table, idx)
+                g = {name: v if name in names else jnp.zeros_like(v) for name, v in g.items()}
+                upd, ostate = opt.update(g, ostate, u)
+                return (optax.apply_updates(u, upd), ostate), None
+
+            (u, ostate), _ = jax.lax.scan(local_step, (u, ostate), jax.random.split(k_in, inner))
+            loss, g = grad_u(u, k_out, table, idx)
+            upd, ostate = opt.update(g, ostate, u)
+            return (optax.apply_updates(u, upd), ostate, k), loss
+
+        u0 = svi.optim.get_params(state.optim_state)
+        carry = (u0, opt.init(u0), k_step)
+    else:
+        def step(carry: Any, table: Any, idx: jax.Array) -> tuple:
+            return svi.update(carry, table, batch_index=idx, **kwargs)
+
+        carry = state
 
     @partial(jax.jit, static_argnums=4)
-    def run_epoch(state: Any, table: Any, k_perm: jax.Array, epoch: jax.Array,
+    def run_epoch(carry: Any, table: Any, k_perm: jax.Array, epoch: jax.Array,
                   n_steps: int) -> tuple:
         order = jax.random.permutation(jax.random.fold_in(k_perm, epoch), n)
         starts = jnp.arange(n_steps, dtype=jnp.int32) * batch_size
 
-        def body(state: Any, start: jax.Array) -> tuple:
+        def body(carry: Any, start: jax.Array) -> tuple:
             idx = jax.lax.dynamic_slice(order, (start,), (batch_size,)).astype(jnp.int32)
-            return svi.update(state, table, batch_index=idx, **kwargs)
+            return step(carry, table, idx)
 
-        return jax.lax.scan(body, state, starts)
+        return jax.lax.scan(body, carry, starts)
 
     per_call = min(per_epoch, cfg.steps)
     bar = None
@@ -309,7 +385,7 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
     losses, done, epoch = [], 0, 0
     while done < cfg.steps:
         n_steps = min(per_call, cfg.steps - done)
-        state, loss = run_epoch(state, table, k_perm, jnp.int32(epoch), n_steps)
+        carry, loss = run_epoch(carry, table, k_perm, jnp.int32(epoch), n_steps)
         losses.append(np.asarray(loss))
         done, epoch = done + n_steps, epoch + 1
         if bar is not None:
@@ -317,15 +393,17 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
     if bar is not None:
         bar.close()
     losses = np.concatenate(losses)
-    params = svi.get_params(state)
+    params = svi.constrain_fn(carry[0]) if local else svi.get_params(carry)
     _check_losses(losses, cfg.steps)
     k_guide, k_model = jax.random.split(k_draw)
+    # every item's draws of the per-item latents: the guide on a batch of all items
     latent = Predictive(guide, params=params, num_samples=cfg.num_draws)(
-        k_guide, table, **kwargs)
+        k_guide, table.with_batch_size(n), **kwargs)
     draws = dict(latent)
     det = _deterministic_sites(bmodel, table, kwargs)
     if det:  # deterministic sites are functions of the globals: any batch serves
-        draws.update(Predictive(bmodel, posterior_samples=latent, return_sites=det,
+        globals_ = {k: v for k, v in latent.items() if k not in local}
+        draws.update(Predictive(bmodel, posterior_samples=globals_, return_sites=det,
                                 parallel=False)(k_model, table, **kwargs))
     samples = {k: np.asarray(v)[None] for k, v in draws.items()
                if k != "obs" and not k.startswith("_")}
@@ -387,7 +465,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     config : NutsConfig or SviConfig, optional
         Defaults to ``NutsConfig()`` / ``SviConfig()``. ``SviConfig(batch_size=...)``
         fits on minibatches of items (default ``"auto"``: from 50,000 items up, for the
-        models without item effects); ``post.extra["batch_size"]`` records the choice.
+        categorical models); ``post.extra["batch_size"]`` records the choice.
     priors : prior config, optional
         The model's prior dataclass (default: the model's defaults).
     progress : bool, optional
@@ -439,7 +517,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         samples, extra = _run_nuts(fn, data, k_run, config, kwargs, show,
                                    _fingerprint(kind, fn, data, config, kwargs))
     else:
-        batch_size = resolve_batch_size(config.batch_size, name, kind, data)
+        batch_size = resolve_batch_size(config.batch_size, name, kind, data, config.guide)
         if batch_size is None:
             samples, extra = _run_svi(fn, data, k_run, config, kwargs, show)
         else:

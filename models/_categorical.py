@@ -30,7 +30,7 @@ import numpyro.distributions as dist
 from jax.scipy.special import logsumexp
 
 from softirr_stats.models._long_format import AnnotationData
-from softirr_stats.models._minibatch import ItemTable, batch_log_lik
+from softirr_stats.models._minibatch import ItemTable, batch_log_lik, item_slot_log_lik
 from softirr_stats.models._priors import (
     DawidSkenePriors,
     HierarchicalPriors,
@@ -60,11 +60,8 @@ def _resolve_priors(priors: Any, cls: type, model: str) -> Any:
     return priors
 
 
-def _check_data(data: Any, model: str, minibatch: bool = True) -> AnnotationData | ItemTable:
+def _check_data(data: Any, model: str) -> AnnotationData | ItemTable:
     if isinstance(data, ItemTable):
-        if not minibatch:
-            raise ValueError(f"{model} has per-item latent effects and cannot be fitted on "
-                             "minibatches of items; fit it on the full data (batch_size=None)")
         return data
     if not isinstance(data, AnnotationData):
         raise TypeError(f"{model} expects AnnotationData (see softirr_stats.models."
@@ -379,7 +376,8 @@ def _response_hds(params: dict, key: Any, n_mc: int, n_raters: int):
     return params["pi"], jnp.exp(_hds_log_beta(params))[None]
 
 
-def item_difficulty(data: AnnotationData, priors: HierarchicalPriors | None = None) -> None:
+def item_difficulty(data: AnnotationData | ItemTable,
+                    priors: HierarchicalPriors | None = None) -> None:
     """Item-difficulty model (Paun et al. 2018; pooled raters, item effects).
 
     Item i of class c has label logits 0 (correct) and ``eta[c] + chi[c] * z[i, c]``
@@ -388,7 +386,10 @@ def item_difficulty(data: AnnotationData, priors: HierarchicalPriors | None = No
 
     Parameters
     ----------
-    data : AnnotationData
+    data : AnnotationData or ItemTable
+        An :class:`ItemTable` (:func:`item_table`) makes the items a subsampled plate:
+        ``z`` is drawn for the batch's items only (shape (B, K, K-1)), its prior scaled
+        like the likelihood.
     priors : HierarchicalPriors, optional
 
     Examples
@@ -402,13 +403,21 @@ def item_difficulty(data: AnnotationData, priors: HierarchicalPriors | None = No
     >>> bool(np.isfinite(log_density(item_difficulty, (d,), {}, p)[0]))
     True
     """
-    data = _check_data(data, "item_difficulty", minibatch=False)
+    data = _check_data(data, "item_difficulty")
     priors = _resolve_priors(priors, HierarchicalPriors, "item_difficulty")
     k, n = data.n_classes, data.n_items
     params = {"pi": numpyro.sample("pi", _class_prior(k, priors.class_concentration)),
               "eta": numpyro.sample("eta", _offdiag_locations(k, priors)),
-              "chi": numpyro.sample("chi", _scales(k, priors)),
-              "z": numpyro.sample("z", _std_normal((n, k, k - 1)))}
+              "chi": numpyro.sample("chi", _scales(k, priors))}
+    if isinstance(data, ItemTable):
+        with numpyro.plate("items", n, subsample_size=data.batch_size) as idx:
+            z = numpyro.sample("z", _std_normal((k, k - 1)).to_event(2))  # (B, K, K-1)
+            log_r = jax.nn.log_softmax(full_logits(params["eta"] + params["chi"] * z),
+                                       axis=-1)  # (B, K, K)
+            numpyro.factor("obs", item_slot_log_lik(jnp.log(params["pi"]), log_r,
+                                                    data.labels[idx]))
+        return
+    params["z"] = numpyro.sample("z", _std_normal((n, k, k - 1)))
     _likelihood(*_derive_item_difficulty(params, data), data)
 
 
@@ -425,7 +434,7 @@ def _response_item_difficulty(params: dict, key: Any, n_mc: int, n_raters: int):
     return params["pi"], jnp.broadcast_to(r[:, None], (n_mc, n_raters) + r.shape[1:])
 
 
-def logistic_random_effects(data: AnnotationData,
+def logistic_random_effects(data: AnnotationData | ItemTable,
                             priors: HierarchicalPriors | None = None) -> None:
     """Logistic random-effects model (Paun et al. 2018): rater and item effects.
 
@@ -438,7 +447,10 @@ def logistic_random_effects(data: AnnotationData,
 
     Parameters
     ----------
-    data : AnnotationData
+    data : AnnotationData or ItemTable
+        An :class:`ItemTable` (:func:`item_table`) makes the items a subsampled plate:
+        ``u`` is drawn for the batch's items only (shape (B, K, K-1)), its prior scaled
+        like the likelihood.
     priors : HierarchicalPriors, optional
 
     Examples
@@ -452,16 +464,25 @@ def logistic_random_effects(data: AnnotationData,
     >>> bool(np.isfinite(log_density(logistic_random_effects, (d,), {}, p)[0]))
     True
     """
-    data = _check_data(data, "logistic_random_effects", minibatch=False)
+    data = _check_data(data, "logistic_random_effects")
     priors = _resolve_priors(priors, HierarchicalPriors, "logistic_random_effects")
     k, j, n = data.n_classes, data.n_raters, data.n_items
     params = {"pi": numpyro.sample("pi", _class_prior(k, priors.class_concentration)),
               "zeta": numpyro.sample("zeta", _offdiag_locations(k, priors)),
               "omega": numpyro.sample("omega", _scales(k, priors)),
               "z": numpyro.sample("z", _std_normal((j, k, k - 1))),
-              "chi": numpyro.sample("chi", _scales(k, priors)),
-              "u": numpyro.sample("u", _std_normal((n, k, k - 1)))}
+              "chi": numpyro.sample("chi", _scales(k, priors))}
     numpyro.deterministic("beta", jnp.exp(_hds_log_beta(params)))
+    if isinstance(data, ItemTable):
+        beta_off = params["zeta"] + params["omega"] * params["z"]  # (J, K, K-1)
+        with numpyro.plate("items", n, subsample_size=data.batch_size) as idx:
+            u = numpyro.sample("u", _std_normal((k, k - 1)).to_event(2))  # (B, K, K-1)
+            off = beta_off[data.raters[idx]] - (params["chi"] * u)[:, None]  # (B, m, K, K-1)
+            log_r = jax.nn.log_softmax(full_logits(off), axis=-1)  # (B, m, K, K)
+            numpyro.factor("obs", item_slot_log_lik(jnp.log(params["pi"]), log_r,
+                                                    data.labels[idx]))
+        return
+    params["u"] = numpyro.sample("u", _std_normal((n, k, k - 1)))
     _likelihood(*_derive_lre(params, data), data)
 
 

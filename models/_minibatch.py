@@ -8,10 +8,13 @@ item has; unused slots carry label ``-1``), so rows of a batch are gathered by o
 ELBO estimate unbiased for the full-data ELBO (Hoffman et al. 2013, "Stochastic variational
 inference", JMLR 14).
 
-This works for the models whose latent variables are all global once the item's class is
-summed out (multinomial, Dawid-Skene, MACE, hierarchical Dawid-Skene); the item-effect
-models (item difficulty, logistic random effects) have per-item latents and are fitted on
-the full data.
+The models whose latent variables are all global once the item's class is summed out
+(multinomial, Dawid-Skene, MACE, hierarchical Dawid-Skene) put only the likelihood in the
+plate. The item-effect models (item difficulty, logistic random effects) also sample their
+per-item latents inside it: a batch draws the effects of its items only, their prior is
+scaled like the likelihood, and a mean-field guide (``AutoNormal``) keeps one location and
+scale per item and reads the batch's rows of them (numpyro slices a ``param`` inside a
+subsampled plate).
 """
 
 from typing import Any
@@ -157,6 +160,24 @@ def item_table(data: AnnotationData, batch_size: int | None = None,
     return ItemTable(raters, labels, n, data.n_raters, data.n_classes, batch_size)
 
 
+def slot_log_lik(log_pi: jnp.ndarray, slot_lp: jnp.ndarray,
+                 labels: jnp.ndarray) -> jnp.ndarray:
+    """``(B,)`` log p(y_i) from ``slot_lp`` (B, m, K) = log P(slot's label | class c).
+
+    Unused slots (label ``-1``) count for nothing.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> lp = jnp.log(jnp.array([[[0.9, 0.2], [0.5, 0.5]]]))  # one item, 2 slots, 2 classes
+    >>> out = slot_log_lik(jnp.log(jnp.array([0.5, 0.5])), lp, jnp.array([[0, -1]]))
+    >>> round(float(jnp.exp(out[0])), 4)
+    0.55
+    """
+    lp = jnp.where((labels >= 0)[..., None], slot_lp, 0.0).sum(axis=-2)
+    return jax.scipy.special.logsumexp(lp + log_pi, axis=-1)
+
+
 def batch_log_lik(log_pi: jnp.ndarray, log_resp: jnp.ndarray, raters: jnp.ndarray,
                   labels: jnp.ndarray) -> jnp.ndarray:
     """``(B,)`` log p(y_i) of a batch: ``logsumexp_c(log pi_c + sum_r log R_j(y | c))``.
@@ -173,8 +194,28 @@ def batch_log_lik(log_pi: jnp.ndarray, log_resp: jnp.ndarray, raters: jnp.ndarra
     >>> round(float(jnp.exp(out[0])), 4)
     0.55
     """
-    observed = labels >= 0
-    lab = jnp.where(observed, labels, 0)
-    lp = log_resp[raters, :, lab]  # (B, m, K): the advanced indices lead
-    lp = jnp.where(observed[..., None], lp, 0.0).sum(axis=-2)
-    return jax.scipy.special.logsumexp(lp + log_pi, axis=-1)
+    lab = jnp.where(labels >= 0, labels, 0)
+    return slot_log_lik(log_pi, log_resp[raters, :, lab], labels)  # (B, m, K): indices lead
+
+
+def item_slot_log_lik(log_pi: jnp.ndarray, log_resp: jnp.ndarray,
+                      labels: jnp.ndarray) -> jnp.ndarray:
+    """``(B,)`` log p(y_i) with a log response per slot ``(B, m, K, K)`` or per item
+    ``(B, K, K)`` (broadcast over the item's slots); ``labels`` (B, m) as in
+    :func:`batch_log_lik`.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> lr = jnp.log(jnp.array([[[0.9, 0.1], [0.2, 0.8]]]))  # one item's response (1, K, K)
+    >>> out = item_slot_log_lik(jnp.log(jnp.array([0.5, 0.5])), lr, jnp.array([[0, -1]]))
+    >>> round(float(jnp.exp(out[0])), 4)
+    0.55
+    """
+    lab = jnp.where(labels >= 0, labels, 0)
+    if log_resp.ndim == 3:  # per item: rows of the (label, class) transpose, one per slot
+        lp = jnp.take_along_axis(jnp.swapaxes(log_resp, -1, -2), lab[:, :, None], axis=1)
+    else:
+        idx = jnp.broadcast_to(lab[:, :, None, None], log_resp.shape[:-1] + (1,))
+        lp = jnp.take_along_axis(log_resp, idx, axis=-1)[..., 0]
+    return slot_log_lik(log_pi, lp, labels)  # lp: (B, m, K)
