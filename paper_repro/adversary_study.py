@@ -9,8 +9,9 @@ at random.
 
 Each study is fitted with Dawid-Skene, MACE and the item-difficulty model (SVI with the default
 guide, 1000 steps, 500 draws; NUTS with ``--methods nuts``: one chain, 300 warm-up + 300
-draws), all with the default priors, and with Dawid-Skene under a weaker prior
-(``dawid_skene_c1``: ``DawidSkenePriors(concentration=1.0)``, one pseudo-rating per row). Per fit, one CSV row: the adversary's posterior
+draws), all with the default priors, and with Dawid-Skene under weaker priors
+(``dawid_skene_c1`` / ``dawid_skene_c2``: ``DawidSkenePriors(concentration=1.0 / 2.0)``, one /
+two pseudo-ratings per row; the default is 4). Per fit, one CSV row: the adversary's posterior
 accuracy (mean, 90% interval) vs the truth 0.25, the spammer's vs its truth 1/3, the model
 kappa (posterior mean, 90% interval) vs the population Fleiss kappa of the generator (computed
 on 200000 simulated items), the global predictive check's p-value and the per-rater check
@@ -37,9 +38,11 @@ import warnings
 import numpy as np
 
 K = 3
-MODELS = ("dawid_skene", "mace", "item_difficulty", "dawid_skene_c1")
-# "dawid_skene_c1": Dawid-Skene with DawidSkenePriors(concentration=1.0) (one pseudo-rating per
-# confusion row instead of the default 4), to measure the default prior's pull on the adversary.
+MODELS = ("dawid_skene", "mace", "item_difficulty", "dawid_skene_c1", "dawid_skene_c2")
+# "dawid_skene_c1" / "dawid_skene_c2": Dawid-Skene with DawidSkenePriors(concentration=1.0 / 2.0)
+# (one / two pseudo-ratings per confusion row instead of the default 4, prior mean accuracy
+# 0.75 kept), to measure the default prior's pull on the adversary.
+WEAK_PRIORS = {"dawid_skene_c1": 1.0, "dawid_skene_c2": 2.0}
 FIELDS = ("seed", "model", "method", "n_items", "n_raters", "seconds", "adv_acc_true",
           "adv_acc", "adv_lo", "adv_hi", "spam_acc_true", "spam_acc", "spam_lo", "spam_hi",
           "kappa_true", "kappa", "kappa_lo", "kappa_hi", "global_p", "rater_check_named",
@@ -81,8 +84,8 @@ def one_fit(seed: int, model: str, method: str, n_items: int, n_raters: int, ste
     codes, _ = simulate(seed, n_items, n_raters)
     priors = None
     name = model
-    if model == "dawid_skene_c1":
-        name, priors = "dawid_skene", DawidSkenePriors(concentration=1.0)
+    if model in WEAK_PRIORS:
+        name, priors = "dawid_skene", DawidSkenePriors(concentration=WEAK_PRIORS[model])
     cfg = (SviConfig(steps=steps, num_draws=500) if method == "svi"
            else NutsConfig(num_warmup=300, num_samples=300, num_chains=1))
     t0 = time.time()

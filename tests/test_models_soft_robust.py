@@ -2,6 +2,7 @@
 
 import importlib.util
 import pathlib
+import sys
 
 import jax.numpy as jnp
 import numpy as np
@@ -15,6 +16,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _study_module():
+    if importlib.util.find_spec("paper_repro") is None:  # the paper_* shapes import paper_repro
+        sys.path.append(str(ROOT))
     spec = importlib.util.spec_from_file_location(
         "soft_model_robustness", ROOT / "paper_repro" / "soft_model_robustness.py")
     mod = importlib.util.module_from_spec(spec)
