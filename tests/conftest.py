@@ -1,6 +1,7 @@
 """Shared test configuration: offline, deterministic, quiet plotting."""
 
 import atexit
+import pathlib
 import os
 import shutil
 import tempfile
@@ -15,7 +16,42 @@ os.environ["SOFTIRR_COMPILE_CACHE"] = _COMPILE_CACHE
 atexit.register(shutil.rmtree, _COMPILE_CACHE, ignore_errors=True)
 
 from hypothesis import HealthCheck, settings  # noqa: E402
+import pytest  # noqa: E402
 
 settings.register_profile("ci", deadline=None, max_examples=40,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci")
+
+
+def _save_tiny_nli(path: pathlib.Path, words: list[str], *, hidden_size: int = 32, layers: int = 1,
+                  intermediate_size: int = 64, max_length: int = 64, seed: int = 0) -> pathlib.Path:
+    """A tiny randomly initialised BERT NLI cross-encoder (WordPiece over ``words``, the three NLI
+    labels), built from a config offline and saved under ``path``; returns ``path``."""
+    import torch
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(words)
+    wp = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
+    wp.normalizer = normalizers.BertNormalizer(lowercase=True)
+    wp.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    wp.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", vocab.index("[CLS]")), ("[SEP]", vocab.index("[SEP]"))])
+    tok = PreTrainedTokenizerFast(tokenizer_object=wp, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+                                  sep_token="[SEP]", mask_token="[MASK]", model_max_length=max_length)
+    labels = ["contradiction", "entailment", "neutral"]
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=hidden_size, num_hidden_layers=layers,
+                     num_attention_heads=2, intermediate_size=intermediate_size,
+                     max_position_embeddings=max_length, num_labels=3,
+                     id2label=dict(enumerate(labels)), label2id={lab: i for i, lab in enumerate(labels)})
+    torch.manual_seed(seed)
+    BertForSequenceClassification(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def save_tiny_nli():
+    """The builder of a tiny NLI model directory (shared by the docs examples and the Ray tests)."""
+    return _save_tiny_nli

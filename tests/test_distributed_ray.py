@@ -40,28 +40,9 @@ def _labels(n, seed=0):
 
 
 @pytest.fixture(scope="module")
-def tiny_nli(tmp_path_factory):
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
-
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(WORDS)
-    wp = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
-    wp.normalizer = normalizers.BertNormalizer(lowercase=True)
-    wp.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    wp.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", wp.token_to_id("[CLS]")), ("[SEP]", wp.token_to_id("[SEP]"))])
-    tok = PreTrainedTokenizerFast(tokenizer_object=wp, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
-                                  sep_token="[SEP]", mask_token="[MASK]", model_max_length=64)
-    torch.manual_seed(0)
-    labels = ["contradiction", "entailment", "neutral"]
-    cfg = BertConfig(vocab_size=len(tok), hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=128, max_position_embeddings=64, num_labels=3,
-                     id2label=dict(enumerate(labels)), label2id={lab: i for i, lab in enumerate(labels)})
+def tiny_nli(tmp_path_factory, save_tiny_nli):
     path = tmp_path_factory.mktemp("tiny") / "tiny-nli"
-    BertForSequenceClassification(cfg).save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
+    return str(save_tiny_nli(path, WORDS, hidden_size=64, layers=2, intermediate_size=128))
 
 
 @pytest.fixture(scope="module")

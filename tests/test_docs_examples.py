@@ -158,31 +158,11 @@ NLI_WORDS = ["fever", "high", "cough", "coughing", "rash", "skin", "headache", "
 
 
 @pytest.fixture(scope="session")
-def tiny_nli_model(tmp_path_factory) -> pathlib.Path:
+def tiny_nli_model(tmp_path_factory, save_tiny_nli) -> pathlib.Path:
     """A tiny random NLI cross-encoder saved as a model directory (no download: built from a config)."""
-    torch = pytest.importorskip("torch", reason="the [transformers] extra")
+    pytest.importorskip("torch", reason="the [transformers] extra")
     pytest.importorskip("transformers", reason="the [transformers] extra")
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
-
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(NLI_WORDS)
-    wp = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
-    wp.normalizer = normalizers.BertNormalizer(lowercase=True)
-    wp.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    wp.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", vocab.index("[CLS]")), ("[SEP]", vocab.index("[SEP]"))])
-    tok = PreTrainedTokenizerFast(tokenizer_object=wp, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
-                                  sep_token="[SEP]", mask_token="[MASK]", model_max_length=64)
-    labels = ["contradiction", "entailment", "neutral"]
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=64, num_labels=3,
-                     id2label=dict(enumerate(labels)), label2id={lab: i for i, lab in enumerate(labels)})
-    torch.manual_seed(0)
-    path = tmp_path_factory.mktemp("docs_nli") / "my-nli-model"
-    BertForSequenceClassification(cfg).save_pretrained(path)
-    tok.save_pretrained(path)
-    return path
+    return save_tiny_nli(tmp_path_factory.mktemp("docs_nli") / "my-nli-model", NLI_WORDS)
 
 
 def test_tiny_nli_model_is_a_loadable_nli_cross_encoder(tiny_nli_model):
