@@ -144,6 +144,25 @@ def test_csv_at_a_few_thousand_rows_numbers_and_duplicates(monkeypatch, tmp_path
     _assert_same(monkeypatch, lambda: read_annotations(dup), expect_ok=False)
 
 
+
+@pytest.mark.parametrize("kind", ["text", "numbers"])
+def test_csv_with_more_than_a_thousand_distinct_labels(monkeypatch, tmp_path, kind):
+    """Free text of real size: 1,500 distinct labels (issue 35 row 1: the distinct-value path recursed)."""
+    n = 3000
+    items = np.arange(n // 2).repeat(2)
+    raters = np.tile(["r1", "r2"], n // 2)
+    labels = [f"finding {k}" if kind == "text" else str(k) for k in np.arange(n) // 2]
+    body = "".join(f"{i},{r},{lab}\n" for i, r, lab in zip(items, raters, labels, strict=True))
+    path = _write(tmp_path, "many.csv", "item,rater,label\n" + body)
+    out = _assert_same(monkeypatch, lambda: read_annotations(path), expect_ok=True)
+    assert out[0][1] == ("numeric" if kind == "numbers" else "categorical")
+    ann = read_annotations(path)
+    assert len(ann.vocabulary) == n // 2
+    from softirr_stats import percent_agreement
+
+    assert percent_agreement(ann).value == 1.0
+
+
 CELL = st.one_of(st.sampled_from(["", "NA", "a", "b", "1", "2.0", " a", "a,b", 'q"q', "x\ny", "é", "e\u0301", "-0"]),
                  st.text(alphabet='ab1 ,"\n\t-.', max_size=4))
 

@@ -52,36 +52,44 @@ def check_header(path: Path, sep: str, encoding: str) -> None:
         seen[name] = k
 
 
-#: label columns longer than this are checked for numbers on their distinct values
+#: label columns longer than this are converted through their distinct values (one factorize)
 DISTINCT_MIN = 1000
 
 
 def numeric_labels(col: pd.Series) -> pd.Series:
     """A label column read as text becomes numeric when every present value is a number.
 
-    Decided, and converted, on the distinct labels (the same set as the cells', so the same outcome).
+    Decided, and converted, on the distinct labels (the same set as the cells', so the same outcome),
+    whatever their number: no recursion and no Python work per cell.
     """
     import pandas as pd
 
     if len(col) > DISTINCT_MIN:
         codes, uniq = pd.factorize(col)
-        small = pd.Series(np.asarray(uniq, dtype=object), dtype=col.dtype)
-        conv = numeric_labels(small)
-        if conv is small:
+        conv = _numeric_values(pd.Series(np.asarray(uniq, dtype=object), dtype=col.dtype))
+        if conv is None:
             return col
         out = col.astype(object).copy()
         present = codes >= 0
         out[present] = conv.to_numpy(dtype=object)[codes[present]]
         return out
+    conv = _numeric_values(col)
+    return col if conv is None else conv
+
+
+def _numeric_values(col: pd.Series) -> pd.Series | None:
+    """``col`` with every present text converted to a number, or None when one is not a number."""
+    import pandas as pd
+
     present = col.dropna()
     if present.empty or present.map(type).ne(str).any():
-        return col
+        return None
     try:
         num = pd.to_numeric(present)
     except (TypeError, ValueError):
-        return col
+        return None
     if not num.map(lambda v: pd.notna(v) and abs(float(v)) != float("inf")).all():
-        return col  # "nan" / "inf" strings stay labels
+        return None  # "nan" / "inf" strings stay labels
     out = col.astype(object).copy()
     out[present.index] = num.astype(object)
     return out
