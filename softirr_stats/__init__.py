@@ -25,6 +25,8 @@ _EXPORTS = {
                                     "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi"),
     "softirr_stats.api._statistics": ("cross_kappa", "distance_agreement", "multilabel_agreement", "span_agreement"),
     "softirr_stats.api._permutation_test": ("permutation_test",),
+    "softirr_stats.api._score_statistics": ("icc", "kendall_w", "lin_ccc"),
+    "softirr_stats.api._categorical_statistics": ("all_agree", "category_kappa", "kappa_test", "marginal_homogeneity"),
     "softirr_stats.analysis._sensitivity": ("sensitivity",),
     "softirr_stats.analysis._scoring_plan": ("ScoringPlan", "scoring_plan"),
     "softirr_stats.base._jax": ("compile_cache",),
@@ -67,7 +69,14 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         percent_agreement,
         scott_pi,
     )
+    from softirr_stats.api._categorical_statistics import (
+        all_agree,
+        category_kappa,
+        kappa_test,
+        marginal_homogeneity,
+    )
     from softirr_stats.api._permutation_test import permutation_test
+    from softirr_stats.api._score_statistics import icc, kendall_w, lin_ccc
     from softirr_stats.api._statistics import (
         cross_kappa,
         distance_agreement,
