@@ -147,8 +147,12 @@ def anova_terms(x: np.ndarray, C: Any = None, V: Any = None) -> dict[str, np.nda
         gm = (c * row).sum(axis=1) / n
         ssr = k * (c * (row - gm[:, None]) ** 2).sum(axis=1)
         ssc = n * (v * (col - gm[:, None]) ** 2).sum(axis=1)
-        sst = ((c @ (xc * xc)) * v).sum(axis=1) - n * k * gm * gm
-        sse = np.maximum(sst - ssr - ssc, 0.0)
+        raw = ((c @ (xc * xc)) * v).sum(axis=1)
+        sst = raw - n * k * gm * gm
+        sse = sst - ssr - ssc
+        # rounding residue (e.g. a resample of identical items) is zero, not a tiny sum of squares
+        tol = 1e-12 * raw
+        ssr, ssc, sse = (np.where(ss > tol, ss, 0.0) for ss in (ssr, ssc, sse))
         return {"msr": ssr / (n - 1), "msc": ssc / (k - 1), "mse": sse / ((n - 1) * (k - 1)),
                 "msw": (ssc + sse) / (n * (k - 1)), "n": n, "k": k}
 
@@ -204,6 +208,8 @@ def satterthwaite_test(terms: dict[str, np.ndarray], value: float) -> tuple[floa
 
     n, k = float(terms["n"][0]), float(terms["k"][0])
     msr, msc, mse = (float(terms[m][0]) for m in ("msr", "msc", "mse"))
+    if not value < 1.0:  # perfect agreement: no residual, the F statistic is infinite
+        return math.nan, 0.0 if value == 1.0 else math.nan
     with np.errstate(divide="ignore", invalid="ignore"):
         a = k * value / (n * (1.0 - value))
         b = 1.0 + k * value * (n - 1.0) / (n * (1.0 - value))
