@@ -80,6 +80,9 @@ cases = {
                          for name, x in {"diagnoses[,1:3]": np.asarray(DATA["diagnoses"])[:, :3],
                                          "diagnoses[,1:2]": np.asarray(DATA["diagnoses"])[:, :2],
                                          "anxiety": np.asarray(DATA["anxiety"])}.items()},
+    "irr.bhapkar": {name: (lambda r: {"chi2": float(r.value), "p": float(r.pvalue)})(pyirr.bhapkar(np.asarray(x)))
+                    for name, x in {"anxiety[,1:2]": np.asarray(DATA["anxiety"])[:, :2],
+                                    "diagnoses[,3:4]": np.asarray(DATA["diagnoses"])[:, 2:4]}.items()},
     "irr.agree": {f"anxiety:tolerance={t}": float(pyirr.agree(np.asarray(DATA["anxiety"]), tolerance=t).value)
                   for t in (0, 1, 2)},
 }
