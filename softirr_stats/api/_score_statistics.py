@@ -32,7 +32,7 @@ from softirr_stats.agreement import (
 )
 from softirr_stats.uncertainty import attach_interval
 
-__all__ = ["icc", "lin_ccc", "kendall_w"]
+__all__ = ["icc", "lin_ccc", "kendall_w", "SCORE_STATISTICS", "score_statistic"]
 
 
 def _analytic_level(ci: Any) -> float | None:
@@ -239,3 +239,24 @@ def kendall_w(ann: Any, *, correct: bool = True, ci: Any = None) -> AgreementRes
                              similarity="ranks", chance="none", warnings=tuple(notes), details=details)
     stat = ScoreStatistic(x, items, lambda x_, c, v: kendall_w_values(x_, c, v, correct=correct)["value"])
     return attach_interval(result, stat, ci)
+
+
+#: The names the sensitivity table and ``softirr agree -c`` accept for these statistics (one per ICC form).
+SCORE_STATISTICS = (*(f.lower() for f in ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")), "lin_ccc", "kendall_w")
+
+
+def score_statistic(name: str, ann: Any, ci: Any = None) -> AgreementResult:
+    """The statistic of numeric scores named in :data:`SCORE_STATISTICS` (``"icc2"``, ``"kendall_w"`` ...).
+
+    Examples
+    --------
+    >>> round(score_statistic("icc3k", [[1, 2], [3, 5], [4, 4]]).value, 4)
+    0.88
+    """
+    if name == "lin_ccc":
+        return lin_ccc(ann, ci=ci)
+    if name == "kendall_w":
+        return kendall_w(ann, ci=ci)
+    if name not in SCORE_STATISTICS:
+        raise ValueError(f"name must be one of {list(SCORE_STATISTICS)}; got {name!r}")
+    return icc(ann, form=name, ci=ci)
