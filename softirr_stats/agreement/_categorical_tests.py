@@ -30,6 +30,11 @@ def category_kappa_rows(counts: np.ndarray) -> dict[str, np.ndarray]:
     ``sqrt(2 / (n m (m - 1)))``, ``z`` and the two-sided normal ``p``. A category nobody used
     (or everybody always used) has ``p_j q_j = 0``: its kappa is NaN.
 
+    Parameters
+    ----------
+    counts : array of shape (n_items, K)
+        Ratings per item and category; every row sums to the same m >= 2.
+
     Examples
     --------
     >>> rows = category_kappa_rows(np.array([[2, 0], [0, 2], [1, 1], [2, 0]]))
@@ -58,6 +63,22 @@ def light_null_z(codes: np.ndarray, value: float) -> tuple[float, float]:
     variance is ``P_c / (n (1 - P_c))``. Computed in logarithms (the product overflows for
     moderate n, where R returns NaN). A negative variance (``P_c < 0``, frequent: R prints ``z = NaN``)
     gives NaN.
+
+    Parameters
+    ----------
+    codes : int array of shape (n_items, n_raters)
+        Complete items' label codes.
+    value : float
+        Light's kappa on those items.
+
+    Returns
+    -------
+    (se, z) : tuple of float
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in light_null_z(np.array([[3, 3, 3], [1, 1, 1], [1, 2, 2]]), 2 / 3)]
+    [0.2041, 3.266]
     """
     codes = np.asarray(codes)
     n, r = codes.shape
@@ -81,7 +102,25 @@ def light_null_z(codes: np.ndarray, value: float) -> tuple[float, float]:
 
 def all_agree_share(x: np.ndarray, complete: np.ndarray, tolerance: float | None) -> tuple[float, int]:
     """Share of complete items whose ratings all agree (``irr::agree``): numeric scores within
-    ``tolerance`` of each other (max - min <= tolerance), or identical codes when ``tolerance`` is None."""
+    ``tolerance`` of each other (max - min <= tolerance), or identical codes when ``tolerance`` is None.
+
+    Parameters
+    ----------
+    x : float array of shape (n_items, n_raters)
+        Scores (or codes); cells of incomplete items are not read.
+    complete : bool array of shape (n_items,)
+        Items every rater rated.
+    tolerance : float or None
+
+    Returns
+    -------
+    (share, n_complete) : tuple
+
+    Examples
+    --------
+    >>> all_agree_share(np.array([[1.0, 2.0], [3.0, 3.0], [0.0, 5.0]]), np.array([True, True, False]), 1.0)
+    (1.0, 2)
+    """
     rows = x[complete]
     if rows.shape[0] == 0:
         return math.nan, 0

@@ -56,6 +56,11 @@ class IccForm:
         McGraw & Wong (1996) name (``"ICC(A,1)"``).
     model, agreement, unit : str
         ``"one-way random"`` / ``"two-way"``; ``"absolute"`` / ``"consistency"``; ``"single"`` / ``"average"``.
+
+    Examples
+    --------
+    >>> ICC_FORMS["ICC3k"].mcgraw_wong, ICC_FORMS["ICC3k"].coefficient
+    ('ICC(C,k)', 'icc3k')
     """
 
     name: str
@@ -87,6 +92,15 @@ _ALIASES = {"ICC(1,1)": "ICC1", "ICC(2,1)": "ICC2", "ICC(3,1)": "ICC3", "ICC(1,K
 
 def resolve_icc_form(form: "str | IccForm") -> IccForm:
     """The form record for a name: ``"ICC2"``, ``"icc2k"``, ``"ICC(A,1)"``, ``"ICC(3,1)"`` ...
+
+    Parameters
+    ----------
+    form : str or IccForm
+        A name of :data:`ICC_FORMS` (any case) or a McGraw-Wong / pingouin spelling.
+
+    Returns
+    -------
+    IccForm
 
     Examples
     --------
@@ -131,6 +145,15 @@ def anova_terms(x: np.ndarray, C: Any = None, V: Any = None) -> dict[str, np.nda
     become their sums. Returns ``msr`` (items), ``msc`` (raters), ``mse`` (residual), ``msw``
     (within items), ``n`` and ``k``, each of shape (B,).
 
+    Parameters
+    ----------
+    x : array of shape (n, k)
+        Scores, complete.
+    C : array of shape (B, n) or (n,), optional
+        Item weights (default: ones).
+    V : array of shape (B, k) or (k,), optional
+        Rater weights (default: ones).
+
     Examples
     --------
     >>> t = anova_terms(np.array([[1.0, 2.0], [3.0, 5.0], [4.0, 4.0]]))
@@ -161,6 +184,15 @@ def icc_values(x: np.ndarray, C: Any = None, V: Any = None, terms: dict[str, np.
                ) -> dict[str, np.ndarray]:
     """The six intraclass correlations for batches of item / rater weights, each of shape (B,).
 
+    Parameters
+    ----------
+    x : array of shape (n, k)
+        Scores, complete.
+    C, V : arrays of shape (B, n) and (B, k), optional
+        Item and rater weights (default: ones).
+    terms : dict, optional
+        :func:`anova_terms` already computed (then ``x``, ``C``, ``V`` are not read).
+
     Examples
     --------
     >>> v = icc_values(np.array([[1.0, 2.0], [3.0, 5.0], [4.0, 4.0]]))
@@ -185,6 +217,18 @@ def icc_f_test(form: IccForm, terms: dict[str, np.ndarray]) -> tuple[float, floa
 
     One-way forms: ``F = MSR / MSW`` on (n - 1, n (k - 1)) df; two-way forms: ``F = MSR / MSE`` on
     (n - 1, (n - 1)(k - 1)) df; ``p`` is the upper tail.
+
+    Parameters
+    ----------
+    form : IccForm
+    terms : dict
+        :func:`anova_terms` at unit weights.
+
+    Examples
+    --------
+    >>> t = anova_terms(np.array([[1.0, 2.0], [3.0, 5.0], [4.0, 4.0]]))
+    >>> [round(v, 4) for v in icc_f_test(ICC_FORMS["ICC3"], t)]
+    [8.3333, 2.0, 2.0, 0.1071]
     """
     from scipy import stats
 
@@ -203,7 +247,22 @@ def icc_f_test(form: IccForm, terms: dict[str, np.ndarray]) -> tuple[float, floa
 def satterthwaite_test(terms: dict[str, np.ndarray], value: float) -> tuple[float, float]:
     """``(df2, p)`` of R ``irr::icc``'s F test of ICC(A,1): ``F = MSR / MSE`` against Satterthwaite's
     df ``v`` evaluated at the estimate (McGraw & Wong 1996), where psych and pingouin use
-    (n - 1)(k - 1)."""
+    (n - 1)(k - 1).
+
+    Parameters
+    ----------
+    terms : dict
+        :func:`anova_terms` at unit weights.
+    value : float
+        The ICC(A,1) estimate.
+
+    Examples
+    --------
+    >>> t = anova_terms(np.array([[1.0, 2.0], [3.0, 5.0], [4.0, 4.0], [6.0, 6.5]]))
+    >>> v = float(icc_values(None, terms=t)["ICC2"][0])
+    >>> [round(x, 4) for x in satterthwaite_test(t, v)]
+    [2.673, 0.0229]
+    """
     from scipy import stats
 
     n, k = float(terms["n"][0]), float(terms["k"][0])
@@ -225,6 +284,22 @@ def icc_interval(form: IccForm, terms: dict[str, np.ndarray], value: float, leve
     ICC1, ICC3 and their averages from the F distribution of ``F`` itself; ICC2 and ICC2k from
     Satterthwaite's approximate df ``v`` (McGraw & Wong 1996, Table 7), as psych and pingouin
     compute them.
+
+    Parameters
+    ----------
+    form : IccForm
+    terms : dict
+        :func:`anova_terms` at unit weights.
+    value : float
+        The estimate of ``form``.
+    level : float
+        Confidence level in (0, 1).
+
+    Examples
+    --------
+    >>> t = anova_terms(np.array([[1.0, 2.0], [3.0, 5.0], [4.0, 4.0], [6.0, 6.5]]))
+    >>> [round(x, 4) for x in icc_interval(ICC_FORMS["ICC1"], t, 0.0, 0.95)]
+    [0.0698, 0.9885]
     """
     from scipy import stats
 
@@ -259,6 +334,13 @@ def ccc_values(x: np.ndarray, C: Any = None) -> dict[str, np.ndarray]:
     ``rho_c = 2 s_xy / (s_x^2 + s_y^2 + (mean_x - mean_y)^2)`` with moments divided by n (Lin's
     definition); also returns Pearson's ``r`` and the location-shift ``u`` that the interval uses.
 
+    Parameters
+    ----------
+    x : array of shape (n, 2)
+        The two raters' scores, complete.
+    C : array of shape (B, n) or (n,), optional
+        Item weights (default: ones).
+
     Examples
     --------
     >>> round(float(ccc_values(np.array([[1.0, 1.5], [2.0, 2.0], [3.0, 3.5]]))["value"][0]), 6)
@@ -280,7 +362,21 @@ def ccc_values(x: np.ndarray, C: Any = None) -> dict[str, np.ndarray]:
 
 def ccc_interval(terms: dict[str, np.ndarray], level: float) -> tuple[float, float, float]:
     """Lin's asymptotic SE of rho_c and the interval from Fisher's z-transform (Lin 1989, 2000;
-    R DescTools ``CCC(ci="z-transform")`` and epiR ``epi.ccc``): ``(se, low, high)``."""
+    R DescTools ``CCC(ci="z-transform")`` and epiR ``epi.ccc``): ``(se, low, high)``.
+
+    Parameters
+    ----------
+    terms : dict
+        :func:`ccc_values` at unit weights.
+    level : float
+        Confidence level in (0, 1).
+
+    Examples
+    --------
+    >>> t = ccc_values(np.array([[1.0, 1.5], [2.0, 2.0], [3.0, 3.5], [4.0, 4.0]]))
+    >>> [round(v, 4) for v in ccc_interval(t, 0.95)]
+    [0.0643, 0.5195, 0.9954]
+    """
     from scipy import stats
 
     p, r, u, n = (float(terms[m][0]) for m in ("value", "r", "u", "n"))
@@ -313,6 +409,15 @@ def kendall_w_values(x: np.ndarray, C: Any = None, V: Any = None, *, correct: bo
     items' rank sums, ``T_j = sum (t^3 - t)`` over rater j's groups of ties (``correct=True``;
     without it, R ``irr::kendall``'s default, the ties term is left out).
 
+    Parameters
+    ----------
+    x : array of shape (n, m)
+        Scores (items x raters), complete.
+    C, V : arrays of shape (B, n) and (B, m), optional
+        Item and rater weights (default: ones); a weight w counts an item or rater w times.
+    correct : bool, default True
+        Correct for ties.
+
     Examples
     --------
     >>> round(float(kendall_w_values(np.array([[1.0, 2.0], [2.0, 1.0], [3.0, 3.0]]))["value"][0]), 4)
@@ -337,6 +442,19 @@ def numeric_table(ann: Any, name: str) -> tuple[np.ndarray, tuple, int]:
     """The complete items x raters table of numeric scores (items with a missing rating left out).
 
     Returns ``(x, items, n_dropped)``; raises TypeError for labels that are not numbers.
+
+    Parameters
+    ----------
+    ann : Annotations
+    name : str
+        The statistic's name, for the error message.
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> x, items, dropped = numeric_table(Annotations.from_wide([[1, 2], [3, None], [2, 2]]), "icc")
+    >>> x.tolist(), items, dropped
+    ([[1.0, 2.0], [2.0, 2.0]], (0, 2), 1)
     """
     if ann.kind != "numeric":
         example = ann.vocabulary[0] if ann.vocabulary else None
@@ -354,6 +472,26 @@ class ScoreStatistic:
     """A statistic of a complete score table, prepared for the uncertainty layer (``Statistic``).
 
     ``kernel(x, C, V)`` returns the values (B,) for item weights C (B, n) and rater weights V (B, k).
+
+    Parameters
+    ----------
+    x : array of shape (n, k)
+        The complete score table.
+    item_ids : tuple
+        Item ids in row order (for cluster and strata designs).
+    kernel : callable
+        ``kernel(x, C, V) -> values``.
+    rater_designs : bool, default True
+        Whether raters may be resampled.
+    no_rater_designs : str
+        Why not, when they may not.
+
+    Examples
+    --------
+    >>> stat = ScoreStatistic(np.array([[1.0, 2.0], [3.0, 5.0], [4.0, 4.0]]), (0, 1, 2),
+    ...                       lambda x, c, v: icc_values(x, c, v)["ICC3"])
+    >>> stat.evaluate(np.array([[1.0, 1.0, 1.0], [2.0, 1.0, 0.0]]))["value"].round(4).tolist()
+    [0.7857, 0.9231]
     """
 
     x: np.ndarray
