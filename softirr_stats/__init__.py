@@ -58,6 +58,12 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
     from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
     from softirr_stats.analysis import ScoringPlan, scoring_plan, sensitivity
+    from softirr_stats.api._categorical_statistics import (
+        all_agree,
+        category_kappa,
+        kappa_test,
+        marginal_homogeneity,
+    )
     from softirr_stats.api._coefficients import (
         brennan_prediger,
         cohen_kappa,
@@ -68,12 +74,6 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         light_kappa,
         percent_agreement,
         scott_pi,
-    )
-    from softirr_stats.api._categorical_statistics import (
-        all_agree,
-        category_kappa,
-        kappa_test,
-        marginal_homogeneity,
     )
     from softirr_stats.api._permutation_test import permutation_test
     from softirr_stats.api._score_statistics import icc, kendall_w, lin_ccc

@@ -19,6 +19,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from statsmodels.stats.contingency_tables import SquareTable, mcnemar
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
@@ -297,3 +299,41 @@ def test_marginal_homogeneity_refuses_what_it_cannot_test():
         sis.marginal_homogeneity(sis.Annotations.from_table([[1, 2], [3, 4]]), test="bowker")
     with pytest.raises(ValueError, match="correction applies to test='mcnemar' only"):
         sis.marginal_homogeneity(sis.Annotations.from_table([[1, 2], [3, 4]]), correction=True)
+
+
+# --- properties ------------------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 4).flatmap(lambda k: st.lists(st.lists(st.integers(0, 6), min_size=k, max_size=k),
+                                                     min_size=k, max_size=k)))
+def test_from_table_round_trips_and_equals_the_expanded_rows(table):
+    t = np.asarray(table)
+    if t.sum() == 0:
+        return
+    ann = sis.Annotations.from_table(t)
+    k = t.shape[0]
+    back = np.bincount(ann.codes[:, 0] * k + ann.codes[:, 1], minlength=k * k).reshape(k, k)
+    assert (back == t).all() and ann.n_items == t.sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = [[int(i), int(j)] for i, j in zip(*np.nonzero(t), strict=True) for _ in range(t[i, j])]
+        a = sis.scott_pi(ann).value
+        b = sis.scott_pi(sis.Annotations.from_wide(rows, categories=list(range(k)))).value
+    assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 5).flatmap(lambda m: st.lists(
+    st.lists(st.integers(0, m), min_size=3, max_size=3).filter(lambda r: sum(r) <= m).map(
+        lambda r, m=m: [*r, m - sum(r)]), min_size=3, max_size=12)))
+def test_category_kappa_is_fleiss_of_the_collapsed_counts(counts):
+    c = np.asarray(counts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = sis.category_kappa(sis.Annotations.from_counts(c))
+        for j in range(c.shape[1]):
+            collapsed = np.stack([c[:, j], c.sum(axis=1) - c[:, j]], axis=1)
+            ref = fleiss_kappa(collapsed, method="fleiss")
+            got = rows["kappa"][j]
+            assert (math.isnan(got) and not np.isfinite(ref)) or got == pytest.approx(ref, abs=1e-10)

@@ -43,6 +43,13 @@ def __getattr__(name: str) -> object:
 
 
 if TYPE_CHECKING:
+    from softirr_stats.agreement._categorical_tests import (
+        MARGINAL_TESTS,
+        MarginalTestResult,
+        all_agree_share,
+        category_kappa_rows,
+        light_null_z,
+    )
     from softirr_stats.agreement._chance import (
         CHANCE_SYNTAX,
         MonteCarlo,
@@ -94,23 +101,6 @@ if TYPE_CHECKING:
         CrossKappaResult,
         MultilabelResult,
     )
-    from softirr_stats.agreement._similarity import (
-        MEASURE_NAMES,
-        ExactMatchSimilarity,
-        LabelSimilarity,
-        MatrixSimilarity,
-        category_values,
-        estimator_from_name,
-        level_similarity,
-        resolve_similarity,
-    )
-    from softirr_stats.agreement._categorical_tests import (
-        MARGINAL_TESTS,
-        MarginalTestResult,
-        all_agree_share,
-        category_kappa_rows,
-        light_null_z,
-    )
     from softirr_stats.agreement._scores import (
         ICC_FORMS,
         IccForm,
@@ -125,6 +115,16 @@ if TYPE_CHECKING:
         numeric_table,
         resolve_icc_form,
         satterthwaite_test,
+    )
+    from softirr_stats.agreement._similarity import (
+        MEASURE_NAMES,
+        ExactMatchSimilarity,
+        LabelSimilarity,
+        MatrixSimilarity,
+        category_values,
+        estimator_from_name,
+        level_similarity,
+        resolve_similarity,
     )
     from softirr_stats.agreement._span_f1 import (
         SpanAgreementResult,

@@ -383,7 +383,7 @@ STATISTICS: dict[str, StatisticRecord] = {s.name: s for s in (
         "document-bootstrap intervals.", ("ann_or_path",),
         ("match", "by", "average", "similarity", "format", "unmatched", "ci"), ">= 2 annotators",
         "none (F1 needs no chance term)", True, frozenset()),
-    # numeric scores, not label tables: invariances are tested in tests/test_scores.py
+    # numeric scores, not label tables: invariances are tested in tests/test_peer_scores.py
     StatisticRecord(
         "icc", "Intraclass correlation of numeric scores: the six Shrout & Fleiss (1979) / McGraw & Wong (1996) "
         "forms.", ("ann",), ("form", "ci"), ">= 2 (numeric scores)", "none (ANOVA variance components)", False,

@@ -27,7 +27,11 @@ from softirr_stats.agreement import (
     resolve_chance,
     weight_matrix,
 )
-from softirr_stats.analysis._names import MULTILABEL_COEFFICIENTS, SCORE_COEFFICIENTS, coefficient_names
+from softirr_stats.analysis._names import (
+    MULTILABEL_COEFFICIENTS,
+    SCORE_COEFFICIENTS,
+    coefficient_names,
+)
 from softirr_stats.api._coefficients import estimate_point, estimate_with_interval
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import is_matrix_like, resolve_label_similarity
