@@ -153,7 +153,8 @@ def kappa_test(ann: Any, *, coefficient: str = "cohen_kappa", null: float = 0.0,
     For ``null=0`` and a coefficient with a published variance under H0 (Cohen's kappa: Fleiss,
     Cohen & Everitt 1969; Fleiss' kappa: Fleiss, Nee & Landis 1979) that variance is used, as R
     ``irr`` and statsmodels do. Otherwise ``z = (value - null) / se`` with the large-sample
-    (linearised) SE of ``ci="analytic"`` (the Wald test of epibasix ``epiKappa(k0=...)``).
+    (linearised) SE of ``ci="analytic"``: a Wald test of the question epibasix's ``epiKappa(k0=...)``
+    asks (its numbers were not available to compare; statsmodels' SE is, and equals ours).
     ``light_kappa`` has no linearised SE: its test (``null=0`` only) is R ``irr::kappam.light``'s.
 
     Parameters
