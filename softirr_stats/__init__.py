@@ -25,6 +25,8 @@ _EXPORTS = {
                                     "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi"),
     "softirr_stats.api._statistics": ("cross_kappa", "distance_agreement", "multilabel_agreement", "span_agreement"),
     "softirr_stats.api._permutation_test": ("permutation_test",),
+    "softirr_stats.api._score_statistics": ("icc", "kendall_w", "lin_ccc"),
+    "softirr_stats.api._categorical_statistics": ("all_agree", "category_kappa", "kappa_test", "marginal_homogeneity"),
     "softirr_stats.analysis._sensitivity": ("sensitivity",),
     "softirr_stats.analysis._scoring_plan": ("ScoringPlan", "scoring_plan"),
     "softirr_stats.base._jax": ("compile_cache",),
@@ -56,6 +58,12 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
     from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
     from softirr_stats.analysis import ScoringPlan, scoring_plan, sensitivity
+    from softirr_stats.api._categorical_statistics import (
+        all_agree,
+        category_kappa,
+        kappa_test,
+        marginal_homogeneity,
+    )
     from softirr_stats.api._coefficients import (
         brennan_prediger,
         cohen_kappa,
@@ -68,6 +76,7 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         scott_pi,
     )
     from softirr_stats.api._permutation_test import permutation_test
+    from softirr_stats.api._score_statistics import icc, kendall_w, lin_ccc
     from softirr_stats.api._statistics import (
         cross_kappa,
         distance_agreement,

@@ -171,7 +171,8 @@ def test_exports_equal_the_registry():
     from softirr_stats.agreement._registry import public_exports, statistic_records
 
     exports = public_exports()
-    assert set(exports) == {"softirr_stats.api._coefficients", "softirr_stats.api._statistics"}
+    assert set(exports) == {"softirr_stats.api._coefficients", "softirr_stats.api._statistics",
+                            "softirr_stats.api._score_statistics"}
     for module, names in exports.items():
         assert tuple(sorted(sis._EXPORTS[module])) == names, f"softirr_stats._EXPORTS[{module!r}] != registry"
         assert _type_checking_imports(module) == set(names), f"the TYPE_CHECKING imports of {module} != registry"

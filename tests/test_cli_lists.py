@@ -12,12 +12,12 @@ runner = CliRunner()
 
 def test_coefficients_are_the_registry_and_the_multilabel_baselines():
     from softirr_stats.agreement import COEFFICIENTS
-    from softirr_stats.analysis import MULTILABEL_COEFFICIENTS, coefficient_registry
+    from softirr_stats.analysis import MULTILABEL_COEFFICIENTS, SCORE_COEFFICIENTS, coefficient_registry
 
-    assert opts.COEFFICIENTS == (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS)
+    assert opts.COEFFICIENTS == (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS, *SCORE_COEFFICIENTS)
     assert tuple(coefficient_registry()) == opts.COEFFICIENTS  # the sensitivity table runs the same names
     for name in opts.COEFFICIENTS:
-        assert callable(getattr(sis, name, None)) or name.startswith("multilabel_")
+        assert callable(getattr(sis, name, None)) or name.startswith("multilabel_") or name.startswith("icc")
 
 
 def test_measures_weights_methods_chance_are_the_library_lists():

@@ -189,6 +189,8 @@ def test_cohen_swap_raters_and_conger_equals_cohen(data):
 #: Statistics whose inputs are not item x rater tables: their invariances are tested beside them.
 TESTED_ELSEWHERE = {
     "span_agreement": "tests/test_span_agreement.py: annotator swap and renaming (spans per document, not tables)",
+    **{name: "tests/test_peer_scores.py: item / rater order, weights, batches, resampling (numeric scores)"
+       for name in ("icc", "lin_ccc", "kendall_w")},
 }
 
 

@@ -24,6 +24,8 @@ _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
     "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
     "softirr_stats.agreement._span_f1": ('SpanAgreementResult', 'SpanStatistic', 'SpanWarning',),
+    "softirr_stats.agreement._scores": ('ICC_FORMS', 'IccForm', 'ScoreStatistic', 'anova_terms', 'ccc_interval', 'ccc_values', 'icc_f_test', 'icc_interval', 'icc_values', 'kendall_w_values', 'numeric_table', 'resolve_icc_form', 'satterthwaite_test',),
+    "softirr_stats.agreement._categorical_tests": ('MARGINAL_TESTS', 'MarginalTestResult', 'all_agree_share', 'category_kappa_rows', 'light_null_z',),
     "softirr_stats.agreement._statistic": ('Statistic',),
     "softirr_stats.agreement._weights": ('WEIGHT_NAMES', 'krippendorff_distance', 'weight_matrix',),
 })
@@ -41,6 +43,13 @@ def __getattr__(name: str) -> object:
 
 
 if TYPE_CHECKING:
+    from softirr_stats.agreement._categorical_tests import (
+        MARGINAL_TESTS,
+        MarginalTestResult,
+        all_agree_share,
+        category_kappa_rows,
+        light_null_z,
+    )
     from softirr_stats.agreement._chance import (
         CHANCE_SYNTAX,
         MonteCarlo,
@@ -91,6 +100,21 @@ if TYPE_CHECKING:
         AgreementResult,
         CrossKappaResult,
         MultilabelResult,
+    )
+    from softirr_stats.agreement._scores import (
+        ICC_FORMS,
+        IccForm,
+        ScoreStatistic,
+        anova_terms,
+        ccc_interval,
+        ccc_values,
+        icc_f_test,
+        icc_interval,
+        icc_values,
+        kendall_w_values,
+        numeric_table,
+        resolve_icc_form,
+        satterthwaite_test,
     )
     from softirr_stats.agreement._similarity import (
         MEASURE_NAMES,

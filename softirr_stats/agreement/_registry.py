@@ -170,6 +170,9 @@ class Coefficient:
         Whether the function takes ``judgments=`` / ``judge=`` (prediction-powered estimate).
     invariances : frozenset of str
         The properties of :data:`INVARIANCES` the coefficient has (each one is tested).
+    rater_identity : bool
+        Whether the coefficient reads which rater gave which label (Cohen, Conger, Light): it
+        refuses rating slots without identity (``Annotations.from_counts``).
 
     Examples
     --------
@@ -195,6 +198,7 @@ class Coefficient:
     two_rater_twin: str | None = None
     judgments: bool = False
     invariances: frozenset[str] = COEFFICIENT_INVARIANCES
+    rater_identity: bool = False
 
     #: where the public function lives (made there from this record by ``coefficient_function``)
     module: ClassVar[str] = "softirr_stats.api._coefficients"
@@ -231,6 +235,10 @@ class Coefficient:
         if self.raters == "two" and ann.n_raters != 2:
             raise ValueError(f"{self.name} is defined for exactly two raters; got {ann.n_raters} "
                              "(use fleiss_kappa, conger_kappa, light_kappa or krippendorff_alpha)")
+        if self.rater_identity and getattr(ann, "exchangeable_raters", False):
+            raise ValueError(f"{self.name} needs to know which rater gave which label, and these annotations are "
+                             "rating slots without rater identity (Annotations.from_counts); use fleiss_kappa, "
+                             "krippendorff_alpha, gwet_ac1, brennan_prediger or percent_agreement")
 
 
 _K12 = """    Krippendorff's reliability data (12 units, 4 coders):
@@ -257,6 +265,7 @@ COEFFICIENTS: dict[str, Coefficient] = {c.name: c for c in (
         "``p_o`` is the mean agreement over items both raters rated; chance uses each rater's own label "
         "distribution over the items that rater rated (Gwet/Conger's treatment of missing ratings; with "
         "complete data this is Cohen 1960/1968 exactly).", raters="two", default_rank=0, judgments=True,
+        rater_identity=True,
         examples=_ABSTRACTORS + "    >>> round(cohen_kappa(rows).value, 10)\n    0.7964094022"),
     Coefficient(
         "scott_pi", "pooled", "Scott's pi for two raters: chance from the pooled label distribution.",
@@ -274,11 +283,12 @@ COEFFICIENTS: dict[str, Coefficient] = {c.name: c for c in (
     0.21"""),
     Coefficient(
         "conger_kappa", "per_rater", "Conger's (1980) multi-rater Cohen kappa: chance from each rater's own distribution.",
-        default_rank=1, two_rater_twin="cohen_kappa", judgments=True,
+        default_rank=1, two_rater_twin="cohen_kappa", judgments=True, rater_identity=True,
         examples=_K12 + "    >>> round(conger_kappa(k12).value, 10)\n    0.7628174413"),
     Coefficient(
         "light_kappa", "light", "Light's (1971) kappa: the mean of Cohen's kappa over all rater pairs.",
         "Each pair's kappa uses the items both raters rated; ``details['pairwise']`` holds them.", chance=False,
+        rater_identity=True,
         examples=">>> round(light_kappa([['a', 'a', 'b'], ['b', 'b', 'b'], ['a', 'a', 'a'], ['b', 'a', 'b']]).value, 4)"
                  "\n    0.4"),
     Coefficient(
@@ -373,6 +383,19 @@ STATISTICS: dict[str, StatisticRecord] = {s.name: s for s in (
         "document-bootstrap intervals.", ("ann_or_path",),
         ("match", "by", "average", "similarity", "format", "unmatched", "ci"), ">= 2 annotators",
         "none (F1 needs no chance term)", True, frozenset()),
+    # numeric scores, not label tables: invariances are tested in tests/test_peer_scores.py
+    StatisticRecord(
+        "icc", "Intraclass correlation of numeric scores: the six Shrout & Fleiss (1979) / McGraw & Wong (1996) "
+        "forms.", ("ann",), ("form", "ci"), ">= 2 (numeric scores)", "none (ANOVA variance components)", False,
+        frozenset(), module="softirr_stats.api._score_statistics"),
+    StatisticRecord(
+        "lin_ccc", "Lin's (1989) concordance correlation coefficient of two raters' numeric scores.", ("ann",),
+        ("ci",), "2 (numeric scores)", "none (deviation from the 45-degree line)", False, frozenset(),
+        module="softirr_stats.api._score_statistics"),
+    StatisticRecord(
+        "kendall_w", "Kendall's coefficient of concordance W of raters ranking items, with the Friedman test.",
+        ("ann",), ("correct", "ci"), ">= 2 (scores or ranks)", "none (rank concordance)", False, frozenset(),
+        module="softirr_stats.api._score_statistics"),
 )}
 
 
@@ -389,7 +412,7 @@ def statistic_records() -> "dict[str, Coefficient | StatisticRecord]":
     --------
     >>> recs = statistic_records()
     >>> len(recs), recs["cohen_kappa"].module, recs["cross_kappa"].module
-    (13, 'softirr_stats.api._coefficients', 'softirr_stats.api._statistics')
+    (16, 'softirr_stats.api._coefficients', 'softirr_stats.api._statistics')
     """
     return {**COEFFICIENTS, **STATISTICS}
 

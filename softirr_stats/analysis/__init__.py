@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
-    "softirr_stats.analysis._names": ("MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "coefficient_names",
+    "softirr_stats.analysis._names": ("MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS",
+                                      "coefficient_names",
                                       "measure_names"),
     "softirr_stats.analysis._runner": ("Analysis", "READER_OPTIONS", "measure_estimator", "read_input",
                                        "resolve_measures", "run_analysis", "ModelFit", "run_model"),
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from softirr_stats.analysis._names import (
         MODEL_MEASURES,
         MULTILABEL_COEFFICIENTS,
+        SCORE_COEFFICIENTS,
         coefficient_names,
         measure_names,
     )

@@ -5,12 +5,15 @@ Kept apart from the runner and the sensitivity table, which both read them, so t
 imports the other for a list of names.
 """
 
-__all__ = ["MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "coefficient_names", "measure_names"]
+__all__ = ["MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS", "coefficient_names", "measure_names"]
 
 MODEL_MEASURES = ("nli", "llm_judge")  # measures that need a model directory or hub name
 # The multi-label baselines are statistics of the api layer (multilabel_agreement), not records of the
 # coefficient registry.
 MULTILABEL_COEFFICIENTS = ("multilabel_fleiss", "multilabel_ac1", "multilabel_pabak")
+# Statistics of numeric scores (api: icc by form, lin_ccc, kendall_w), spelled here so that the CLI's
+# --help loads no NumPy (tests/test_peer_scores_cli.py ties them to api._score_statistics.SCORE_STATISTICS).
+SCORE_COEFFICIENTS = ("icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k", "lin_ccc", "kendall_w")
 
 
 def coefficient_names() -> tuple[str, ...]:
@@ -19,12 +22,12 @@ def coefficient_names() -> tuple[str, ...]:
     Examples
     --------
     >>> names = coefficient_names()
-    >>> names[-1], "fleiss_kappa" in names
-    ('multilabel_pabak', True)
+    >>> names[-1], "fleiss_kappa" in names, "icc2" in names
+    ('kendall_w', True, True)
     """
     from softirr_stats.agreement import COEFFICIENTS
 
-    return (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS)
+    return (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS, *SCORE_COEFFICIENTS)
 
 
 def measure_names() -> tuple[str, ...]:

@@ -27,7 +27,11 @@ from softirr_stats.agreement import (
     resolve_chance,
     weight_matrix,
 )
-from softirr_stats.analysis._names import MULTILABEL_COEFFICIENTS, coefficient_names
+from softirr_stats.analysis._names import (
+    MULTILABEL_COEFFICIENTS,
+    SCORE_COEFFICIENTS,
+    coefficient_names,
+)
 from softirr_stats.api._coefficients import estimate_point, estimate_with_interval
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import is_matrix_like, resolve_label_similarity
@@ -54,11 +58,16 @@ class CoefficientView:
     accepts: frozenset[str]
     two_raters: bool = False
     sets_only: bool = False
+    scores: bool = False  # a statistic of numeric scores (icc*, lin_ccc, kendall_w): its own public function
     analytic: bool = True
     record: Any = None
 
     def estimate_point(self, ann: Any, **options: Any) -> tuple[AgreementResult, Any]:
         """``(result, statistic)``: the point estimate (no interval) and the statistic its interval uses."""
+        if self.scores:
+            from softirr_stats.api._score_statistics import score_statistic
+
+            return score_statistic(self.name, ann), None
         if self.record is None:
             from softirr_stats.api._statistics import multilabel_agreement  # on use: it loads scipy.sparse
 
@@ -75,6 +84,9 @@ def _view(name: str) -> CoefficientView | None:
                                record=rec)
     if name in MULTILABEL_COEFFICIENTS:
         return CoefficientView(name, frozenset({"ci"}), sets_only=True, analytic=False)
+    if name in SCORE_COEFFICIENTS:
+        return CoefficientView(name, frozenset({"ci"}), two_raters=name == "lin_ccc", analytic=name != "kendall_w",
+                               scores=True)
     return None
 
 
@@ -159,6 +171,14 @@ def _run_with_ci(coef: CoefficientView, ann: Annotations, kwargs: dict[str, Any]
     """The point estimate with its interval; where no analytic variance applies, a note instead."""
     if judgments is not None:  # the prediction-powered estimate: the registry's public path
         return estimate_with_interval(coef.record, ann, **kwargs, judgments=judgments, ci=ci)
+    if coef.scores and ci is not None:  # its own function: the exact F / Fisher-z interval, or the bootstrap
+        from softirr_stats.api._score_statistics import score_statistic
+        from softirr_stats.uncertainty import Bootstrap
+
+        if not coef.analytic and not isinstance(ci, Bootstrap):
+            return _with_note(score_statistic(coef.name, ann), f"no analytic interval: {coef.name} has none; use "
+                                                                "ci=softirr_stats.Bootstrap(...)")
+        return score_statistic(coef.name, ann, ci)
     result, stat = coef.estimate_point(ann, **kwargs)
     if ci is None:
         return result

@@ -302,7 +302,7 @@ class Annotations:
     """
 
     __slots__ = ("_codes", "_vocabulary", "_items", "_raters", "_kind", "_categories",
-                 "_label_universe", "_cache")
+                 "_label_universe", "_cache", "_exchangeable")
 
     def __init__(
         self,
@@ -314,6 +314,7 @@ class Annotations:
         kind: LabelKind = "categorical",
         categories: Sequence[Any] | None = None,
         label_universe: Sequence[str] | None = None,
+        exchangeable_raters: bool = False,
     ) -> None:
         codes = np.asarray(codes)
         if codes.ndim != 2:
@@ -350,6 +351,7 @@ class Annotations:
         self._categories = tuple(categories) if categories is not None else None
         self._label_universe = tuple(label_universe) if label_universe is not None else None
         self._cache: dict[str, Any] = {}
+        self._exchangeable = bool(exchangeable_raters)
         if (self._codes >= 0).sum() == 0:
             raise ValueError("annotations are empty: every rating is missing")
 
@@ -530,6 +532,58 @@ class Annotations:
         return out
 
     @classmethod
+    def from_table(cls, table: Any, *, categories: Sequence[Any] | None = None,
+                   raters: Sequence[Any] = ("rater_1", "rater_2")) -> "Annotations":
+        """Two raters' annotations from their K x K contingency table (rows: first rater).
+
+        Parameters
+        ----------
+        table : array-like of shape (K, K)
+            Non-negative integer counts: ``table[a, b]`` items rated ``a`` by the first rater and
+            ``b`` by the second.
+        categories : sequence of K labels, optional
+            The labels of the rows / columns, in order (default ``0 .. K-1``); all K are declared.
+        raters : two names, default ("rater_1", "rater_2")
+
+        Examples
+        --------
+        irrCAC's ``cont3x3abstractors`` (100 items):
+
+        >>> ann = Annotations.from_table([[13, 0, 0], [0, 20, 7], [0, 4, 56]])
+        >>> ann.n_items, ann.n_raters, ann.vocabulary
+        (100, 2, (0, 1, 2))
+        """
+        from softirr_stats.data._aggregated import annotations_from_table
+
+        return annotations_from_table(cls, table, categories=categories, raters=raters)
+
+    @classmethod
+    def from_counts(cls, counts: Any, *, categories: Sequence[Any] | None = None) -> "Annotations":
+        """Annotations from an items x categories matrix of rating counts (Fleiss' layout).
+
+        Each item's ratings fill rating slots ``slot_1, slot_2, ...`` (missing where an item has
+        fewer ratings than the most-rated one); the slots carry no rater identity
+        (:attr:`exchangeable_raters`), so the coefficients that need it (Cohen, Conger, Light)
+        refuse these annotations and every other one applies.
+
+        Parameters
+        ----------
+        counts : array-like of shape (n_items, K)
+            Non-negative integer counts: ``counts[i, k]`` raters put item i in category k.
+        categories : sequence of K labels, optional
+            The labels of the columns, in order (default ``0 .. K-1``); all K are declared.
+
+        Examples
+        --------
+        >>> ann = Annotations.from_counts([[0, 3], [1, 2], [2, 1]], categories=["no", "yes"])
+        >>> ann.codes.tolist(), ann.raters
+        ([[1, 1, 1], [0, 1, 1], [0, 0, 1]], ('slot_1', 'slot_2', 'slot_3'))
+        """
+        from softirr_stats.data._aggregated import annotations_from_counts
+
+        return annotations_from_counts(cls, counts, categories=categories)
+
+    @classmethod
     def _from_cells(
         cls,
         item_idx: np.ndarray | None,
@@ -624,6 +678,12 @@ class Annotations:
     def label_universe(self) -> tuple | None:
         """Declared labels of multi-label data (``from_multilabel``), or None."""
         return self._label_universe
+
+    @property
+    def exchangeable_raters(self) -> bool:
+        """True when the columns are rating slots with no rater identity (:meth:`from_counts`):
+        coefficients that read which rater gave which label (Cohen, Conger, Light) refuse them."""
+        return self._exchangeable
 
     @property
     def n_items(self) -> int:
