@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.data._labels import check_labels
 
 if TYPE_CHECKING:  # pandas (about half a second to import) loads when labels are first encoded
     import pandas as pd
@@ -569,6 +570,7 @@ class Annotations:
             raise TypeError(f"labels mix kinds ({examples}); use one kind of label per data set")
         kind = force_kind or next(iter(kinds))
         norm_uniques = [_normalise(v, kind) for v in uniques]
+        check_labels(norm_uniques, kind)  # look-alike texts, floats beyond 2**53: kept apart, counted
         values = set(norm_uniques)
         if categories is not None:
             _check_categories(categories, kind, uniques)
@@ -791,17 +793,19 @@ class Annotations:
 
     @classmethod
     def _from_long_any(cls, df: "pd.DataFrame", *, categories: Sequence[Any] | None = None,
-                       label_universe: Sequence[str] | None = None) -> "Annotations":
+                       label_universe: Sequence[str] | None = None, normalize: str | None = None) -> "Annotations":
         """``from_long`` that also accepts a single rater (a placeholder rater is added, then dropped)."""
         import pandas as pd
 
         if df["rater"].nunique(dropna=False) != 1:
-            out = cls.from_long(df, item="item", rater="rater", label="label", categories=categories)
+            out = cls.from_long(df, item="item", rater="rater", label="label", categories=categories,
+                                normalize=normalize)
         else:
             ghost = "\x00placeholder rater"
             pad = pd.DataFrame({"item": [df["item"].iloc[0]], "rater": [ghost], "label": [None]})
             out = cls.from_long(pd.concat([df[["item", "rater", "label"]], pad], ignore_index=True),
-                                item="item", rater="rater", label="label", categories=categories)
+                                item="item", rater="rater", label="label", categories=categories,
+                                normalize=normalize)
             keep = [j for j, r in enumerate(out._raters) if r != ghost]
             out._codes = np.ascontiguousarray(out._codes[:, keep])
             out._codes.setflags(write=False)

@@ -449,6 +449,8 @@ def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
             big = pc.max(pc.abs(col)).as_py() if col.length() - col.null_count else 0.0
             if finite is False or (name in columns and big is not None and big >= 2.0**63):
                 raise _Fallback("non-finite or overflowing numbers")
+            if name == columns[2] and big is not None and big >= 2.0**53:
+                raise _Fallback("integers beyond 2**53 next to floats")  # Arrow made them float64: kept exact there
         elif not (pa.types.is_primitive(typ) or pa.types.is_string(typ) or pa.types.is_null(typ)):
             raise _Fallback(f"column {name!r} of type {typ}")
     return table
@@ -537,8 +539,9 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
 
         from softirr_stats.data._cells import numeric_labels
 
-        # numbers where every label is one: decided on the distinct labels (the same set as the cells')
-        uniques = np.asarray(numeric_labels(pd.Series(uniques, dtype=str)).to_numpy(dtype=object), dtype=object)
+        # numbers by the one rule, decided on the distinct labels (the same set as the cells')
+        uniques = np.asarray(numeric_labels(pd.Series(uniques, dtype=object)).to_numpy(dtype=object),
+                             dtype=object)
     return assemble(cls, key, items, raters, lc, uniques, categories, normalize)
 
 

@@ -339,7 +339,7 @@ def ratings_frame(ratings: list[Rating]) -> pd.DataFrame:
 
 
 def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: str,
-                           categories: Any = None, notes: Any = ()) -> Annotations:
+                           categories: Any = None, notes: Any = (), normalize: str | None = None) -> Annotations:
     """Encode ratings (a list, or a table from :func:`ratings_frame`); a repeated (item, rater)
     names both records; empty input says so. One rater is allowed (one annotator's export, to be
     merged with others); ``notes`` become the result's ``read_notes``."""
@@ -363,7 +363,7 @@ def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: st
     table = pd.DataFrame({"item": df["item"], "rater": df["rater"], "label": labels})
     if labels.isna().all():
         raise ValueError(f"{source}: the export holds no labels (every annotation is empty)")
-    ann = Annotations._from_long_any(table, categories=categories)
+    ann = Annotations._from_long_any(table, categories=categories, normalize=normalize)
     if notes:
         ann._cache["read_notes"] = tuple(notes)
     return ann
