@@ -312,28 +312,13 @@ def _byte_bar(nbytes: int, desc: str) -> Any:
     return tqdm(total=nbytes, desc=desc, unit="B", unit_scale=True, leave=False, disable=None, dynamic_ncols=True)
 
 
-class _Counting(io.RawIOBase):
-    """A binary file that counts the bytes read and the quote characters among them."""
-
-    def __init__(self, raw: Any) -> None:
-        self.raw, self.pos, self.quotes = raw, 0, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, n: int = -1) -> bytes:
-        data = self.raw.read(n)
-        self.pos += len(data)
-        self.quotes += data.count(b'"')
-        return data
-
-    def readinto(self, buf: Any) -> int:  # pragma: no cover - pyarrow calls read()
-        data = self.read(len(buf))
-        buf[:len(data)] = data
-        return len(data)
-
-    def tell(self) -> int:
-        return self.pos
+def _count_quotes(path: Path) -> int:
+    """The number of ``"`` bytes in a file (one pass in blocks, C-level counting)."""
+    n = 0
+    with path.open("rb") as fh:
+        while block := fh.read(BLOCK_BYTES):
+            n += block.count(b'"')
+    return n
 
 
 def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values: list[str]) -> dict[str, _Column]:
@@ -363,21 +348,29 @@ def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values:
     cols = {c: _Column("label" if c == columns[2] else "id") for c in columns}
     bar = _byte_bar(size, f"reading {path.name}")
     try:
-        with path.open("rb") as fh:
-            raw = _Counting(fh)
-            done = 0
-            for batch in pacsv.open_csv(raw, **opts):
-                for c, col in cols.items():
-                    col.add(batch.column(c), encoded=True)
-                if bar is not None:
-                    bar.update(min(raw.pos, size) - done)
-                    done = min(raw.pos, size)
-    except (pa.ArrowException, UnicodeDecodeError, StopIteration) as err:
+        # Arrow reads its own file object: no Python object is ever held by Arrow's I/O threads, whose
+        # last reference dropped during interpreter shutdown aborted the process (rc 134); the reader is
+        # closed here, on every way out, before anything can raise past this function
+        with pa.OSFile(str(path), "rb") as src:
+            reader = pacsv.open_csv(src, **opts)
+            try:
+                done = 0
+                for batch in reader:
+                    for c, col in cols.items():
+                        col.add(batch.column(c), encoded=True)
+                    if bar is not None:  # one block of input per batch
+                        step = min(BLOCK_BYTES, size - done)
+                        bar.update(step)
+                        done += step
+            finally:
+                reader.close()
+                del reader
+    except (pa.ArrowException, UnicodeDecodeError, StopIteration, OSError) as err:
         raise _Fallback(str(err)) from None
     finally:
         if bar is not None:
             bar.close()
-    if raw.quotes % 2:  # Arrow ends an unclosed quoted field at the end of the file; pandas refuses it
+    if _count_quotes(path) % 2:  # Arrow ends an unclosed quoted field at the end of the file; pandas refuses it
         raise _Fallback("an odd number of quotes")
     return cols
 

@@ -355,6 +355,13 @@ def read_annotations(
     p = Path(path)
     if format in EXPORT_FORMATS:
         _check_options(format, options)  # unknown options are named before any file is read
+    from softirr_stats.data import _input
+
+    if _input.special_file(p):  # a pipe: read into a regular file under the unpack cap; a device: refused
+        with _input.spooled(p) as copy:
+            return read_annotations(copy, item=item, rater=rater, label=label, format=format, categories=categories,
+                                    na_values=na_values, normalize=normalize, encoding=encoding,
+                                    rater_from=rater_from, **options)
     if p.is_dir() and format in (None, "label-studio", "prodigy"):
         files = _export_files(p)
         if files is not None:
