@@ -10,8 +10,10 @@ annotation whose feature is empty (read as the label ``"*"``; ignored with
 annotation together. Escaped characters (``\\|``, ``\\_``, ``\\[`` ...) are unescaped.
 
 INCEpTION's project export keeps annotators apart as ``annotation/<document>/<user>.tsv``;
-the path may be that folder, a project export ``.zip`` (read in place; its ``curation/`` folder,
-the curated result, is skipped with a note) or one ``.tsv`` file:
+the path may be that folder, a project export ``.zip`` (read in place, each entry and all of them
+under the unpack cap, checked before anything is unpacked; anything under a ``curation`` folder,
+the curated result, is skipped with a note and is never a rater; two entries of one name are
+refused) or one ``.tsv`` file. One user's file for one document under two paths is refused:
 
 - rater: the file's stem (the user); document: the name of the folder holding the file.
   ``INITIAL_CAS`` and ``CURATION_USER`` files (the unannotated document, the curated result)
