@@ -562,6 +562,21 @@ class Annotations:
             vals = _object_array(conv)
             codes_u, uniques = factorize(vals)
         _refuse_bool_number_merge(vals, codes_u, uniques)
+        if categories is None and force_kind is None and {type(u) for u in uniques} == {str}:
+            # text labels (free text: as many distinct labels as ratings): sorted and coded by whole arrays
+            from softirr_stats.data._columnar import _dense_rank, _text_order
+
+            check_labels(uniques, "categorical")
+            uniq = np.asarray(uniques, dtype=object)
+            order = _text_order(uniq)
+            code_of_unique = _dense_rank(order).astype(np.int32)
+            vocabulary = tuple(uniq[order].tolist())
+            codes = np.full((len(items), len(raters)), -1, dtype=np.int32)
+            if item_idx is None:
+                codes.reshape(-1)[present] = code_of_unique[codes_u]
+            else:
+                codes[np.asarray(item_idx)[present], np.asarray(rater_idx)[present]] = code_of_unique[codes_u]
+            return cls(codes, vocabulary, items=items, raters=raters, kind="categorical")
         kinds: dict[str, Any] = {}
         for v in uniques:
             kinds.setdefault(_label_kind(v), v)

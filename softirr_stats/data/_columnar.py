@@ -14,8 +14,9 @@ error and warning it gives is kept.
 
 - :func:`frame_annotations`: ``Annotations.from_long`` on a DataFrame.
 - :func:`read_long`: ``read_annotations`` on a CSV / TSV / JSON Lines / Parquet file, through
-  pyarrow's readers when pyarrow is installed (CSV streamed in blocks, with a progress bar over
-  the bytes on a terminal for inputs over ``_input.BIG_INPUT`` bytes).
+  pyarrow's readers when pyarrow is installed (CSV streamed in blocks from an Arrow file object,
+  closed on every way out, with a progress bar over the bytes on a terminal for inputs over
+  ``_input.BIG_INPUT`` bytes).
 """
 
 from __future__ import annotations
@@ -476,7 +477,7 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
     """``read_annotations`` of a long table by whole columns through pyarrow; None: read it the pandas way.
 
     CSV / TSV cells are text and only empty cells (and ``na_values``) are missing; a label column
-    whose every value is a number is numeric (as the pandas route). JSON Lines and Parquet keep
+    is numeric by the rule of ``_labels.text_numbers`` (as the pandas route). JSON Lines and Parquet keep
     their types; ``na_values`` there marks text cells equal to one of them as missing.
     """
     columns = (item, rater, label)

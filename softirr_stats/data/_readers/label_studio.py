@@ -25,7 +25,7 @@ The flat exports are read too (``Export -> JSON-MIN`` and ``CSV``; label-studio-
 (the user's email or id), ``annotation_id``, time stamps, the task's data fields and one
 key / column per control. A single choice is a plain string there, several a
 ``{"choices": [...]}`` object, spans a list of ``{"start", "end", "labels"}``; CSV cells holding
-JSON are decoded, and a column whose every value is a number is numeric. As data fields and
+JSON are decoded, and a column is numeric by the rule of ``data._labels.text_numbers``. As data fields and
 controls are not told apart in these files, ``field=`` is needed unless only one candidate
 column remains.
 - An annotation with no result for the control is a missing rating; cancelled (skipped)
