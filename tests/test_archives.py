@@ -245,5 +245,12 @@ def test_gzip_export_under_the_cap_reads_as_before(tmp_path):
     assert sis.read_annotations(path, format="doccano").n_items == 2
 
 
+def test_a_gzipped_table_says_how_to_read_it(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(gzip.compress(b"item,rater,label\n1,a,x\n1,b,x\n"))
+    with pytest.raises(ValueError, match=r"t.csv: a gzip-compressed file, not UTF-8 text; decompress it first"):
+        sis.read_annotations(path)
+
+
 if sys.platform == "win32":  # pragma: no cover
     pytestmark = pytest.mark.skip("pipes and devices are POSIX")

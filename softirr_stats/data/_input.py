@@ -38,6 +38,9 @@ def codec_name(encoding: str) -> str:
 
 def not_text_message(shown: str, data: bytes, offset: int, encoding: str) -> str:
     """The one message for bytes that are not text in ``encoding``: where, which byte, and the option."""
+    if data[:2] == b"\x1f\x8b":  # gzip: a table is not decompressed here (exports are, under the unpack cap)
+        return (f"{shown}: a gzip-compressed file, not {codec_name(encoding)} text; decompress it first (gunzip), or "
+                "read it through a pipe: <(gunzip -c FILE)")
     return (f"{shown}: not {codec_name(encoding)} text (byte {data[offset:offset + 1]!r} at offset {offset}); pass "
             "encoding= (e.g. encoding='latin-1', or --reader-option encoding=latin-1) or re-save the file as UTF-8")
 
