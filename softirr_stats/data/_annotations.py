@@ -274,6 +274,32 @@ def _ordered_unique(values: Sequence[Any]) -> list:
         return uniq
 
 
+def _uniform_vocabulary(uniques: list) -> "tuple[str, list, np.ndarray] | None":
+    """``(kind, labels, order)`` when the distinct labels are all text or all finite plain numbers that
+    sort exactly as float64 / int64 (the sorted vocabulary is ``labels[order]``); None otherwise (the
+    label-by-label rules decide: mixed kinds, booleans, sets, integers beyond int64 next to floats, ...)."""
+    if not uniques:
+        return None
+    types = set(map(type, uniques))
+    if len(types) == 1 and issubclass(next(iter(types)), np.integer | np.floating):  # a numeric NumPy column
+        arr = np.asarray(uniques, dtype=next(iter(types)))
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            return None  # the label rules name the infinite label
+        return "numeric", arr.tolist(), np.argsort(arr, kind="stable")
+    if types == {str}:
+        from softirr_stats.data._columnar import _text_order
+
+        uniq = np.asarray(uniques, dtype=object)
+        return "categorical", uniques, _text_order(uniq)
+    if types <= {int, float}:
+        nums = np.asarray(uniques, dtype=object)
+        as_float = nums.astype(np.float64) if all(abs(v) < 2**53 for v in uniques if type(v) is int) else None
+        if as_float is None or not np.isfinite(as_float).all():
+            return None  # integers beyond 2**53 are sorted exactly by the label rules
+        return "numeric", list(uniques), np.argsort(as_float, kind="stable")
+    return None
+
+
 class Annotations:
     """Annotations of items by raters, encoded once.
 
@@ -562,21 +588,19 @@ class Annotations:
             vals = _object_array(conv)
             codes_u, uniques = factorize(vals)
         _refuse_bool_number_merge(vals, codes_u, uniques)
-        if categories is None and force_kind is None and {type(u) for u in uniques} == {str}:
-            # text labels (free text: as many distinct labels as ratings): sorted and coded by whole arrays
-            from softirr_stats.data._columnar import _dense_rank, _text_order
-
-            check_labels(uniques, "categorical")
-            uniq = np.asarray(uniques, dtype=object)
-            order = _text_order(uniq)
-            code_of_unique = _dense_rank(order).astype(np.int32)
-            vocabulary = tuple(uniq[order].tolist())
+        fast = _uniform_vocabulary(uniques) if categories is None and force_kind is None else None
+        if fast is not None:  # one kind of plain label (free text, numbers): sorted and coded by whole arrays
+            kind, values, order = fast
+            check_labels(values, kind)  # look-alike texts, floats beyond 2**53: kept apart, counted
+            rank = np.empty(len(order), dtype=np.int32)
+            rank[order] = np.arange(len(order), dtype=np.int32)
             codes = np.full((len(items), len(raters)), -1, dtype=np.int32)
             if item_idx is None:
-                codes.reshape(-1)[present] = code_of_unique[codes_u]
+                codes.reshape(-1)[present] = rank[codes_u]
             else:
-                codes[np.asarray(item_idx)[present], np.asarray(rater_idx)[present]] = code_of_unique[codes_u]
-            return cls(codes, vocabulary, items=items, raters=raters, kind="categorical")
+                codes[np.asarray(item_idx)[present], np.asarray(rater_idx)[present]] = rank[codes_u]
+            return cls(codes, tuple(np.asarray(values, dtype=object)[order].tolist()), items=items, raters=raters,
+                       kind=kind)  # type: ignore[arg-type]
         kinds: dict[str, Any] = {}
         for v in uniques:
             kinds.setdefault(_label_kind(v), v)

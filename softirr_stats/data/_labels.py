@@ -320,7 +320,7 @@ def check_labels(uniques: list, kind: str) -> None:
         big = vals[(np.abs(vals) >= EXACT_INTEGERS) & (np.floor(vals) == vals)]
         if big.size:
             warnings.warn(
-                f"{big.size} numeric label(s) are floats that are whole numbers beyond 2**53 (e.g. {big[0]!r}), "
+                f"{big.size} numeric label(s) are floats that are whole numbers beyond 2**53 (e.g. {float(big[0])!r}), "
                 "where float64 holds only some integers: integers that differ by a few may already have merged "
                 "(a column of integers mixed with a float becomes float64); pass such labels as Python ints "
                 "(an object column) or as text", LabelWarning, stacklevel=_stacklevel())
