@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from softirr_stats import Annotations
-from softirr_stats.data import _cells, _columnar, _input, _io, read_annotations
+from softirr_stats.data import _columnar, _input, _io, read_annotations
 from softirr_stats.data._readers import _common
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
@@ -37,7 +37,6 @@ def _route(monkeypatch: pytest.MonkeyPatch, route: str) -> None:
     if route == "cells":
         monkeypatch.setattr(_columnar, "read_long", lambda *a, **k: None)
         monkeypatch.setattr(_columnar, "frame_annotations", lambda *a, **k: None)
-        monkeypatch.setattr(_cells, "DISTINCT_MIN", 10**12)
     elif route == "pandas":
         monkeypatch.setattr(_columnar, "have_arrow", lambda: False)
 

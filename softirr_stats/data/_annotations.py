@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.data._labels import check_labels
 
 if TYPE_CHECKING:  # pandas (about half a second to import) loads when labels are first encoded
     import pandas as pd
@@ -271,6 +272,32 @@ def _ordered_unique(values: Sequence[Any]) -> list:
         return sorted(uniq)
     except TypeError:
         return uniq
+
+
+def _uniform_vocabulary(uniques: list) -> "tuple[str, list, np.ndarray] | None":
+    """``(kind, labels, order)`` when the distinct labels are all text or all finite plain numbers that
+    sort exactly as float64 / int64 (the sorted vocabulary is ``labels[order]``); None otherwise (the
+    label-by-label rules decide: mixed kinds, booleans, sets, integers beyond int64 next to floats, ...)."""
+    if not uniques:
+        return None
+    types = set(map(type, uniques))
+    if len(types) == 1 and issubclass(next(iter(types)), np.integer | np.floating):  # a numeric NumPy column
+        arr = np.asarray(uniques, dtype=next(iter(types)))
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            return None  # the label rules name the infinite label
+        return "numeric", arr.tolist(), np.argsort(arr, kind="stable")
+    if types == {str}:
+        from softirr_stats.data._columnar import _text_order
+
+        uniq = np.asarray(uniques, dtype=object)
+        return "categorical", uniques, _text_order(uniq)
+    if types <= {int, float}:
+        nums = np.asarray(uniques, dtype=object)
+        as_float = nums.astype(np.float64) if all(abs(v) < 2**53 for v in uniques if type(v) is int) else None
+        if as_float is None or not np.isfinite(as_float).all():
+            return None  # integers beyond 2**53 are sorted exactly by the label rules
+        return "numeric", list(uniques), np.argsort(as_float, kind="stable")
+    return None
 
 
 class Annotations:
@@ -615,6 +642,19 @@ class Annotations:
             vals = _object_array(conv)
             codes_u, uniques = factorize(vals)
         _refuse_bool_number_merge(vals, codes_u, uniques)
+        fast = _uniform_vocabulary(uniques) if categories is None and force_kind is None else None
+        if fast is not None:  # one kind of plain label (free text, numbers): sorted and coded by whole arrays
+            kind, values, order = fast
+            check_labels(values, kind)  # look-alike texts, floats beyond 2**53: kept apart, counted
+            rank = np.empty(len(order), dtype=np.int32)
+            rank[order] = np.arange(len(order), dtype=np.int32)
+            codes = np.full((len(items), len(raters)), -1, dtype=np.int32)
+            if item_idx is None:
+                codes.reshape(-1)[present] = rank[codes_u]
+            else:
+                codes[np.asarray(item_idx)[present], np.asarray(rater_idx)[present]] = rank[codes_u]
+            return cls(codes, tuple(np.asarray(values, dtype=object)[order].tolist()), items=items, raters=raters,
+                       kind=kind)  # type: ignore[arg-type]
         kinds: dict[str, Any] = {}
         for v in uniques:
             kinds.setdefault(_label_kind(v), v)
@@ -623,6 +663,7 @@ class Annotations:
             raise TypeError(f"labels mix kinds ({examples}); use one kind of label per data set")
         kind = force_kind or next(iter(kinds))
         norm_uniques = [_normalise(v, kind) for v in uniques]
+        check_labels(norm_uniques, kind)  # look-alike texts, floats beyond 2**53: kept apart, counted
         values = set(norm_uniques)
         if categories is not None:
             _check_categories(categories, kind, uniques)
@@ -851,17 +892,19 @@ class Annotations:
 
     @classmethod
     def _from_long_any(cls, df: "pd.DataFrame", *, categories: Sequence[Any] | None = None,
-                       label_universe: Sequence[str] | None = None) -> "Annotations":
+                       label_universe: Sequence[str] | None = None, normalize: str | None = None) -> "Annotations":
         """``from_long`` that also accepts a single rater (a placeholder rater is added, then dropped)."""
         import pandas as pd
 
         if df["rater"].nunique(dropna=False) != 1:
-            out = cls.from_long(df, item="item", rater="rater", label="label", categories=categories)
+            out = cls.from_long(df, item="item", rater="rater", label="label", categories=categories,
+                                normalize=normalize)
         else:
             ghost = "\x00placeholder rater"
             pad = pd.DataFrame({"item": [df["item"].iloc[0]], "rater": [ghost], "label": [None]})
             out = cls.from_long(pd.concat([df[["item", "rater", "label"]], pad], ignore_index=True),
-                                item="item", rater="rater", label="label", categories=categories)
+                                item="item", rater="rater", label="label", categories=categories,
+                                normalize=normalize)
             keep = [j for j, r in enumerate(out._raters) if r != ghost]
             out._codes = np.ascontiguousarray(out._codes[:, keep])
             out._codes.setflags(write=False)

@@ -1,8 +1,8 @@
 """Cells of delimited text tables, shared by the pandas route (``_io``) and the Arrow route (``_columnar``).
 
 A byte that does not decode becomes a ValueError naming the file and ``encoding=``; a header
-naming one column twice is refused; a label column whose every present value is a number
-becomes numeric. Both routes of :func:`~softirr_stats.data.read_annotations` call these, so they
+naming one column twice is refused; a label column is numeric by the one rule of
+:func:`softirr_stats.data._labels.text_numbers`. Both routes of :func:`~softirr_stats.data.read_annotations` call these, so they
 give the same errors and the same labels (``tests/test_scale_readers.py``).
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DISTINCT_MIN", "check_header", "decode_errors", "numeric_labels"]
+__all__ = ["check_header", "decode_errors", "numeric_labels"]
 
 
 class decode_errors:
@@ -52,44 +52,24 @@ def check_header(path: Path, sep: str, encoding: str) -> None:
         seen[name] = k
 
 
-#: label columns longer than this are converted through their distinct values (one factorize)
-DISTINCT_MIN = 1000
-
-
 def numeric_labels(col: pd.Series) -> pd.Series:
-    """A label column read as text becomes numeric when every present value is a number.
+    """A label column read as text becomes numeric when its distinct texts are numbers by the one rule
+    of :func:`softirr_stats.data._labels.text_numbers` (each written one way, identity kept at any size).
 
-    Decided, and converted, on the distinct labels (the same set as the cells', so the same outcome),
-    whatever their number: no recursion and no Python work per cell.
+    Decided, and converted, on the distinct labels (one factorize): no recursion and no Python work
+    per cell.
     """
     import pandas as pd
 
-    if len(col) > DISTINCT_MIN:
-        codes, uniq = pd.factorize(col)
-        conv = _numeric_values(pd.Series(np.asarray(uniq, dtype=object), dtype=col.dtype))
-        if conv is None:
-            return col
-        out = col.astype(object).copy()
-        present = codes >= 0
-        out[present] = conv.to_numpy(dtype=object)[codes[present]]
-        return out
-    conv = _numeric_values(col)
-    return col if conv is None else conv
+    from softirr_stats.data._labels import text_numbers
 
-
-def _numeric_values(col: pd.Series) -> pd.Series | None:
-    """``col`` with every present text converted to a number, or None when one is not a number."""
-    import pandas as pd
-
-    present = col.dropna()
-    if present.empty or present.map(type).ne(str).any():
-        return None
-    try:
-        num = pd.to_numeric(present)
-    except (TypeError, ValueError):
-        return None
-    if not num.map(lambda v: pd.notna(v) and abs(float(v)) != float("inf")).all():
-        return None  # "nan" / "inf" strings stay labels
-    out = col.astype(object).copy()
-    out[present.index] = num.astype(object)
-    return out
+    codes, uniq = pd.factorize(col)
+    if len(uniq) == 0:
+        return col
+    values = text_numbers(np.asarray(uniq, dtype=object))
+    if values is None:
+        return col
+    out = col.to_numpy(dtype=object, copy=True)
+    present = codes >= 0
+    out[present] = values[codes[present]]
+    return pd.Series(out, index=col.index, name=col.name, dtype=object)

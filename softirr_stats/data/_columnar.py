@@ -14,8 +14,9 @@ error and warning it gives is kept.
 
 - :func:`frame_annotations`: ``Annotations.from_long`` on a DataFrame.
 - :func:`read_long`: ``read_annotations`` on a CSV / TSV / JSON Lines / Parquet file, through
-  pyarrow's readers when pyarrow is installed (CSV streamed in blocks, with a progress bar over
-  the bytes on a terminal for inputs over ``_input.BIG_INPUT`` bytes).
+  pyarrow's readers when pyarrow is installed (CSV streamed in blocks from an Arrow file object,
+  closed on every way out, with a progress bar over the bytes on a terminal for inputs over
+  ``_input.BIG_INPUT`` bytes).
 """
 
 from __future__ import annotations
@@ -312,28 +313,13 @@ def _byte_bar(nbytes: int, desc: str) -> Any:
     return tqdm(total=nbytes, desc=desc, unit="B", unit_scale=True, leave=False, disable=None, dynamic_ncols=True)
 
 
-class _Counting(io.RawIOBase):
-    """A binary file that counts the bytes read and the quote characters among them."""
-
-    def __init__(self, raw: Any) -> None:
-        self.raw, self.pos, self.quotes = raw, 0, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, n: int = -1) -> bytes:
-        data = self.raw.read(n)
-        self.pos += len(data)
-        self.quotes += data.count(b'"')
-        return data
-
-    def readinto(self, buf: Any) -> int:  # pragma: no cover - pyarrow calls read()
-        data = self.read(len(buf))
-        buf[:len(data)] = data
-        return len(data)
-
-    def tell(self) -> int:
-        return self.pos
+def _count_quotes(path: Path) -> int:
+    """The number of ``"`` bytes in a file (one pass in blocks, C-level counting)."""
+    n = 0
+    with path.open("rb") as fh:
+        while block := fh.read(BLOCK_BYTES):
+            n += block.count(b'"')
+    return n
 
 
 def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values: list[str]) -> dict[str, _Column]:
@@ -363,21 +349,29 @@ def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values:
     cols = {c: _Column("label" if c == columns[2] else "id") for c in columns}
     bar = _byte_bar(size, f"reading {path.name}")
     try:
-        with path.open("rb") as fh:
-            raw = _Counting(fh)
-            done = 0
-            for batch in pacsv.open_csv(raw, **opts):
-                for c, col in cols.items():
-                    col.add(batch.column(c), encoded=True)
-                if bar is not None:
-                    bar.update(min(raw.pos, size) - done)
-                    done = min(raw.pos, size)
-    except (pa.ArrowException, UnicodeDecodeError, StopIteration) as err:
+        # Arrow reads its own file object: no Python object is ever held by Arrow's I/O threads, whose
+        # last reference dropped during interpreter shutdown aborted the process (rc 134); the reader is
+        # closed here, on every way out, before anything can raise past this function
+        with pa.OSFile(str(path), "rb") as src:
+            reader = pacsv.open_csv(src, **opts)
+            try:
+                done = 0
+                for batch in reader:
+                    for c, col in cols.items():
+                        col.add(batch.column(c), encoded=True)
+                    if bar is not None:  # one block of input per batch
+                        step = min(BLOCK_BYTES, size - done)
+                        bar.update(step)
+                        done += step
+            finally:
+                reader.close()
+                del reader
+    except (pa.ArrowException, UnicodeDecodeError, StopIteration, OSError) as err:
         raise _Fallback(str(err)) from None
     finally:
         if bar is not None:
             bar.close()
-    if raw.quotes % 2:  # Arrow ends an unclosed quoted field at the end of the file; pandas refuses it
+    if _count_quotes(path) % 2:  # Arrow ends an unclosed quoted field at the end of the file; pandas refuses it
         raise _Fallback("an odd number of quotes")
     return cols
 
@@ -449,6 +443,8 @@ def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
             big = pc.max(pc.abs(col)).as_py() if col.length() - col.null_count else 0.0
             if finite is False or (name in columns and big is not None and big >= 2.0**63):
                 raise _Fallback("non-finite or overflowing numbers")
+            if name == columns[2] and big is not None and big >= 2.0**53:
+                raise _Fallback("integers beyond 2**53 next to floats")  # Arrow made them float64: kept exact there
         elif not (pa.types.is_primitive(typ) or pa.types.is_string(typ) or pa.types.is_null(typ)):
             raise _Fallback(f"column {name!r} of type {typ}")
     return table
@@ -481,7 +477,7 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
     """``read_annotations`` of a long table by whole columns through pyarrow; None: read it the pandas way.
 
     CSV / TSV cells are text and only empty cells (and ``na_values``) are missing; a label column
-    whose every value is a number is numeric (as the pandas route). JSON Lines and Parquet keep
+    is numeric by the rule of ``_labels.text_numbers`` (as the pandas route). JSON Lines and Parquet keep
     their types; ``na_values`` there marks text cells equal to one of them as missing.
     """
     columns = (item, rater, label)
@@ -537,8 +533,9 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
 
         from softirr_stats.data._cells import numeric_labels
 
-        # numbers where every label is one: decided on the distinct labels (the same set as the cells')
-        uniques = np.asarray(numeric_labels(pd.Series(uniques, dtype=str)).to_numpy(dtype=object), dtype=object)
+        # numbers by the one rule, decided on the distinct labels (the same set as the cells')
+        uniques = np.asarray(numeric_labels(pd.Series(uniques, dtype=object)).to_numpy(dtype=object),
+                             dtype=object)
     return assemble(cls, key, items, raters, lc, uniques, categories, normalize)
 
 

@@ -1,15 +1,25 @@
 """Rules for raw input that every reader shares, with no dependency on the rest of ``data``.
 
 - :func:`not_text_message`: the one message for bytes that are not text in the given encoding;
-- :data:`BIG_INPUT` and :class:`parsing`: inputs big enough to take seconds show a progress bar.
+- :data:`BIG_INPUT` and :class:`parsing`: inputs big enough to take seconds show a progress bar;
+- :func:`unpack_cap` and :class:`InputTooLarge`: the cap on bytes unpacked from an archive or a
+  compressed file (each entry and all together), checked before anything is unpacked where the
+  archive declares its sizes; :func:`spooled`: a pipe read into a regular file under the same cap,
+  a device refused.
 
 Both the export readers (``_readers._common``) and the table readers (``_cells``, ``_columnar``)
 import these from here, so no reader module needs another to say either.
 """
 
+import contextlib
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-__all__ = ["BIG_INPUT", "codec_name", "not_text_message", "parsing"]
+__all__ = ["BIG_INPUT", "InputTooLarge", "MAX_UNPACKED", "UNPACK_ENV", "codec_name", "not_text_message", "parsing",
+           "size_text", "special_file", "spooled", "too_large", "unpack_cap"]
 
 #: inputs above this many bytes take over about 2 s to read: they show a progress bar (read at
 #: call time, so that tests can lower it)
@@ -28,6 +38,9 @@ def codec_name(encoding: str) -> str:
 
 def not_text_message(shown: str, data: bytes, offset: int, encoding: str) -> str:
     """The one message for bytes that are not text in ``encoding``: where, which byte, and the option."""
+    if data[:2] == b"\x1f\x8b":  # gzip: a table is not decompressed here (exports are, under the unpack cap)
+        return (f"{shown}: a gzip-compressed file, not {codec_name(encoding)} text; decompress it first (gunzip), or "
+                "read it through a pipe: <(gunzip -c FILE)")
     return (f"{shown}: not {codec_name(encoding)} text (byte {data[offset:offset + 1]!r} at offset {offset}); pass "
             "encoding= (e.g. encoding='latin-1', or --reader-option encoding=latin-1) or re-save the file as UTF-8")
 
@@ -50,3 +63,100 @@ class parsing:
         if self.bar is not None:
             self.bar.update(1)
             self.bar.close()
+
+
+#: Default cap on the bytes unpacked from one input: a zip's entries together (and each one), a gzip
+#: stream, a pipe. Annotation exports are far smaller; a "zip bomb" (3 MB unpacking to 3 GiB) is not.
+MAX_UNPACKED = 1 << 30
+#: The environment variable that raises (or lowers) the cap: bytes, or a number with K / M / G / T
+UNPACK_ENV = "SOFTIRR_MAX_UNPACKED"
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
+          "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40}
+
+
+class InputTooLarge(ValueError):
+    """An archive, compressed file or pipe unpacks to more than the cap (:func:`unpack_cap`)."""
+
+
+def unpack_cap() -> int:
+    """The cap on unpacked bytes: ``SOFTIRR_MAX_UNPACKED`` (``"8G"``, ``"500M"``, bytes) or :data:`MAX_UNPACKED`.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["SOFTIRR_MAX_UNPACKED"] = "2G"
+    >>> unpack_cap() == 2 * 2**30
+    True
+    >>> del os.environ["SOFTIRR_MAX_UNPACKED"]
+    >>> unpack_cap() == MAX_UNPACKED
+    True
+    """
+    import re
+
+    text = os.environ.get(UNPACK_ENV, "").strip()
+    if not text:
+        return MAX_UNPACKED
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)", text)
+    if m is None or m.group(2).upper() not in _UNITS or float(m.group(1)) <= 0:
+        raise ValueError(f"{UNPACK_ENV} must be a positive size in bytes or with a unit (e.g. 8G, 500M); got {text!r}")
+    return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+
+
+def size_text(nbytes: float) -> str:
+    """``"3.0 GiB"``, ``"512.0 MiB"``, ``"10 bytes"``.
+
+    Examples
+    --------
+    >>> size_text(3 * 2**30), size_text(10)
+    ('3.0 GiB', '10 bytes')
+    """
+    for unit, k in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= k:
+            return f"{nbytes / k:.1f} {unit}"
+    return f"{int(nbytes)} bytes"
+
+
+def too_large(shown: str, what: str, cap: int | None = None) -> InputTooLarge:
+    """The one error for input over the cap: what is too large, the cap, and how to raise it."""
+    cap = unpack_cap() if cap is None else cap
+    return InputTooLarge(
+        f"{shown}: {what}, over the cap of {size_text(cap)} on unpacked input (nothing was unpacked past it); if the "
+        f"input is genuine, raise the cap with the environment variable {UNPACK_ENV} (e.g. {UNPACK_ENV}=8G), or "
+        "unpack it yourself and read the files")
+
+
+def special_file(path: Path) -> bool:
+    """Whether ``path`` exists and is neither a regular file nor a folder (a pipe, a device, a socket)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+@contextlib.contextmanager
+def spooled(path: Path) -> Iterator[Path]:
+    """A pipe (``<(zcat x.csv.gz)``, ``/dev/stdin``) copied to a regular file of the same name, at most
+    :func:`unpack_cap` bytes; a device (``/dev/zero``, ``/dev/urandom``) or socket is refused."""
+    import shutil
+    import tempfile
+
+    mode = os.stat(path).st_mode
+    if not stat.S_ISFIFO(mode):
+        kind = "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else \
+            "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+        raise ValueError(f"{path}: {kind}, not an annotation file; give a file, a folder or a pipe")
+    cap = unpack_cap()
+    folder = tempfile.mkdtemp(prefix="softirr-pipe-")
+    try:
+        copy = Path(folder) / (path.name or "input")
+        done = 0
+        with open(path, "rb") as src, open(copy, "wb") as dst:
+            while block := src.read(1 << 20):
+                done += len(block)
+                if done > cap:
+                    raise too_large(str(path), f"the pipe carries more than {size_text(cap)}", cap)
+                dst.write(block)
+        yield copy
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -3,7 +3,7 @@
 Trust rules for delimited text (see ``docs/unusual_input.md``): only empty cells are missing
 (strings such as "NA", "None" or "null" are labels unless ``na_values=`` says otherwise);
 item and rater identifiers are read as text ("007" and "7" are two items); a label column
-whose every value is a number is numeric; an empty, undecodable or column-shifted file is
+is numeric by the one rule of ``_labels.text_numbers``; an empty, undecodable or column-shifted file is
 an error that names the file. Exports of annotation tools are read by ``softirr_stats.data._readers``.
 """
 
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from softirr_stats.base._validation import SoftIRRWarning
@@ -85,6 +86,9 @@ def read_table(path: str | Path, *, format: str | None = None,
     if not rows:
         raise ValueError(f"{path}: the file is empty (no JSON lines)")
     df = pd.DataFrame(rows)
+    for key in df.columns[(df.dtypes == np.float64).to_numpy()]:
+        if (df[key].abs() >= 2.0**53).any():  # integers next to floats: pandas made them float64, which rounds
+            df[key] = pd.Series([row.get(key) for row in rows], dtype=object, index=df.index)  # them: kept exact
     if na_values:
         df = df.mask(df.isin(list(na_values)))
     return df
@@ -351,11 +355,18 @@ def read_annotations(
     p = Path(path)
     if format in EXPORT_FORMATS:
         _check_options(format, options)  # unknown options are named before any file is read
+    from softirr_stats.data import _input
+
+    if _input.special_file(p):  # a pipe: read into a regular file under the unpack cap; a device: refused
+        with _input.spooled(p) as copy:
+            return read_annotations(copy, item=item, rater=rater, label=label, format=format, categories=categories,
+                                    na_values=na_values, normalize=normalize, encoding=encoding,
+                                    rater_from=rater_from, **options)
     if p.is_dir() and format in (None, "label-studio", "prodigy"):
         files = _export_files(p)
         if files is not None:
             return _read_many(files, rater_from=rater_from, categories=categories, encoding=encoding,
-                              **({} if format is None else {"format": format}), **options)
+                              normalize=normalize, **({} if format is None else {"format": format}), **options)
         if format is not None:
             raise ValueError(f"{p}: a folder of {format} exports should hold its .json / .jsonl files; found none")
     if format is None and p.is_file() and p.stat().st_size <= 4096 and not p.read_bytes().strip():
@@ -365,7 +376,8 @@ def read_annotations(
         if (item, rater, label) != ("item", "rater", "label"):
             raise TypeError(f"item=, rater= and label= name the columns of csv/tsv/jsonl tables; a {fmt!r} "
                             "export defines its own items, raters and labels (see its reader's options)")
-        return read_export(path, fmt, categories=categories, guessed=format is None, encoding=encoding, **options)
+        return read_export(path, fmt, categories=categories, guessed=format is None, encoding=encoding,
+                           normalize=normalize, **options)
     if options:
         raise OptionError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
                           f"this file is read as {fmt!r}")

@@ -205,7 +205,7 @@ def _coerce(format: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_export(path: str | Path, format: str, *, categories: Any = None, guessed: bool = False,
-                **options: Any) -> Annotations:
+                normalize: str | None = None, **options: Any) -> Annotations:
     """Read an annotation-tool export into :class:`Annotations`.
 
     Parameters
@@ -216,6 +216,8 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
         The declared label universe (as for ``Annotations.from_long``).
     guessed : bool
         When True, an :class:`ExportWarning` says which format was read.
+    normalize : str, optional
+        Unicode normalisation of text labels (as for ``Annotations.from_long``).
     **options
         The format reader's options (``field=``, ``span_rule=``, ``layer=``, ...; see
         ``docs/readers.md``); strings from the command line are converted (``"true"``,
@@ -234,4 +236,4 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
     notes: list[str] = []
     if isinstance(ratings, tuple):
         ratings, notes = ratings
-    return ratings_to_annotations(ratings, source=path.name, categories=categories, notes=notes)
+    return ratings_to_annotations(ratings, source=path.name, categories=categories, notes=notes, normalize=normalize)

@@ -96,26 +96,58 @@ def read_text(path: Path, encoding: str = "utf-8", shown: str | None = None) -> 
     return decode(data, shown or path.name, encoding)
 
 
-#: Largest decompressed size read from a gzip-compressed export (a hostile file cannot fill memory).
-MAX_GUNZIPPED = 1 << 32
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
 def gunzip(data: bytes, shown: str) -> bytes:
-    """``data`` decompressed when it is gzip (how exports are often shared: ``db-out > x.jsonl.gz``)."""
+    """``data`` decompressed when it is gzip (how exports are often shared: ``db-out > x.jsonl.gz``), at most
+    :func:`~softirr_stats.data._input.unpack_cap` bytes: the size the file declares is checked first."""
     if not data.startswith(_GZIP_MAGIC):
         return data
     import zlib
 
+    cap = _input.unpack_cap()
+    declared = int.from_bytes(data[-4:], "little") if len(data) >= 18 else 0  # ISIZE: the size modulo 2**32
+    if declared > cap:
+        raise _input.too_large(shown, f"a gzip file that unpacks to {_input.size_text(declared)}", cap)
     d = zlib.decompressobj(wbits=31)
     try:
-        out = d.decompress(data, MAX_GUNZIPPED)
+        out = d.decompress(data, cap + 1)
     except zlib.error as err:
         raise ValueError(f"{shown}: a gzip file that cannot be decompressed ({err})") from None
-    if d.unconsumed_tail:
-        raise ValueError(f"{shown}: decompresses to more than {MAX_GUNZIPPED >> 30} GiB; decompress it yourself "
-                         "and read the file")
+    if len(out) > cap or d.unconsumed_tail:
+        raise _input.too_large(shown, f"a gzip file that unpacks to more than {_input.size_text(cap)}", cap)
     return out
+
+
+def zip_entries(zf: Any, shown: str, keep: Any) -> list[Any]:
+    """The entries of an open zip whose name ``keep`` accepts (files only), checked before anything is unpacked:
+
+    - two entries of one name are refused (only one could be read, the other would be lost silently);
+    - each entry, and all of them together, must unpack to at most the cap (the sizes the archive
+      declares; ``zipfile`` never unpacks past a declared size).
+
+    Read each with ``zf.read(info)``.
+    """
+    from collections import Counter
+
+    infos = [i for i in zf.infolist() if not i.is_dir() and keep(i.filename)]
+    counts = Counter(i.filename for i in infos)
+    twice = sorted(n for n, c in counts.items() if c > 1)
+    if twice:
+        raise ValueError(f"{shown}: the archive holds {counts[twice[0]]} entries named {twice[0]!r}"
+                         f"{f' (and {len(twice) - 1} more names twice)' if len(twice) > 1 else ''}; only one of them "
+                         "could be read and which one is meant is unknown: remove the extra copies (zip -d) or export "
+                         "the project again")
+    cap = _input.unpack_cap()
+    for i in infos:
+        if i.file_size > cap:
+            raise _input.too_large(f"{shown}:{i.filename}", f"this entry unpacks to {_input.size_text(i.file_size)} "
+                                   f"(from {_input.size_text(i.compress_size)} packed)", cap)
+    total = sum(i.file_size for i in infos)
+    if total > cap:
+        raise _input.too_large(shown, f"its {len(infos)} entries unpack to {_input.size_text(total)} together", cap)
+    return infos
 
 
 def decode(data: bytes, shown: str, encoding: str = "utf-8") -> str:
@@ -339,7 +371,7 @@ def ratings_frame(ratings: list[Rating]) -> pd.DataFrame:
 
 
 def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: str,
-                           categories: Any = None, notes: Any = ()) -> Annotations:
+                           categories: Any = None, notes: Any = (), normalize: str | None = None) -> Annotations:
     """Encode ratings (a list, or a table from :func:`ratings_frame`); a repeated (item, rater)
     names both records; empty input says so. One rater is allowed (one annotator's export, to be
     merged with others); ``notes`` become the result's ``read_notes``."""
@@ -363,7 +395,7 @@ def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: st
     table = pd.DataFrame({"item": df["item"], "rater": df["rater"], "label": labels})
     if labels.isna().all():
         raise ValueError(f"{source}: the export holds no labels (every annotation is empty)")
-    ann = Annotations._from_long_any(table, categories=categories)
+    ann = Annotations._from_long_any(table, categories=categories, normalize=normalize)
     if notes:
         ann._cache["read_notes"] = tuple(notes)
     return ann

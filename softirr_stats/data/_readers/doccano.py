@@ -30,6 +30,7 @@ from softirr_stats.data._readers._common import (
     iter_jsonl,
     read_text,
     text_lines,
+    zip_entries,
 )
 from softirr_stats.data._readers._spans import Span, SpanRule, check_span, spans_to_ratings
 
@@ -50,10 +51,10 @@ def _sources(path: Path, encoding: str = "utf-8") -> list[tuple[str, str, list[s
     if zipfile.is_zipfile(path):
         out = []
         with zipfile.ZipFile(path) as zf:
-            for name in sorted(zf.namelist()):
-                if name.endswith(".jsonl") and not name.endswith("/"):
-                    text = decode(zf.read(name), f"{path.name}:{name}", encoding)
-                    out.append((f"{path.name}:{name}", Path(name).stem, text_lines(text)))
+            for info in sorted(zip_entries(zf, path.name, lambda n: n.endswith(".jsonl")), key=lambda i: i.filename):
+                name = info.filename
+                text = decode(zf.read(info), f"{path.name}:{name}", encoding)
+                out.append((f"{path.name}:{name}", Path(name).stem, text_lines(text)))
         if not out:
             raise ValueError(f"{path.name}: the archive holds no .jsonl files")
         return out

@@ -25,7 +25,7 @@ The flat exports are read too (``Export -> JSON-MIN`` and ``CSV``; label-studio-
 (the user's email or id), ``annotation_id``, time stamps, the task's data fields and one
 key / column per control. A single choice is a plain string there, several a
 ``{"choices": [...]}`` object, spans a list of ``{"start", "end", "labels"}``; CSV cells holding
-JSON are decoded, and a column whose every value is a number is numeric. As data fields and
+JSON are decoded, and a column is numeric by the rule of ``data._labels.text_numbers``. As data fields and
 controls are not told apart in these files, ``field=`` is needed unless only one candidate
 column remains.
 - An annotation with no result for the control is a missing rating; cancelled (skipped)
@@ -249,15 +249,16 @@ def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: s
     keep = pick_repeats(df, order, duplicates, path.name, "annotations", differs=[repr(r.label) for r in rows],
                         stacklevel=6, wheres=[r.where for r in rows])
     rows = [r for r, k in zip(rows, keep) if k]
-    if unit == "row":  # a CSV column whose every value is a number is numeric
-        present = [r.label for r in rows if isinstance(r.label, str)]
-        try:
-            nums = {x: float(x) for x in present} if present and len(present) == sum(r.label is not None for r in rows) else None
-        except ValueError:
-            nums = None
-        if nums is not None and all(abs(v) != float("inf") and v == v for v in nums.values()):
-            conv = {x: int(v) if v.is_integer() else v for x, v in nums.items()}
-            rows = [Rating(r.item, r.rater, conv.get(r.label), r.where) for r in rows]
+    if unit == "row":  # a CSV column is numeric by the one rule of every text table (data._labels)
+        from softirr_stats.data._labels import text_numbers
+
+        present = [r.label for r in rows if r.label is not None]
+        if present and all(isinstance(x, str) for x in present):
+            distinct = list(dict.fromkeys(present))
+            values = text_numbers(distinct)
+            if values is not None:
+                conv = dict(zip(distinct, values.tolist()))
+                rows = [Rating(r.item, r.rater, conv.get(r.label), r.where) for r in rows]
     return rows
 
 

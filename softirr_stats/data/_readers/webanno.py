@@ -10,8 +10,10 @@ annotation whose feature is empty (read as the label ``"*"``; ignored with
 annotation together. Escaped characters (``\\|``, ``\\_``, ``\\[`` ...) are unescaped.
 
 INCEpTION's project export keeps annotators apart as ``annotation/<document>/<user>.tsv``;
-the path may be that folder, a project export ``.zip`` (read in place; its ``curation/`` folder,
-the curated result, is skipped with a note) or one ``.tsv`` file:
+the path may be that folder, a project export ``.zip`` (read in place, each entry and all of them
+under the unpack cap, checked before anything is unpacked; anything under a ``curation`` folder,
+the curated result, is skipped with a note and is never a rater; two entries of one name are
+refused) or one ``.tsv`` file. One user's file for one document under two paths is refused:
 
 - rater: the file's stem (the user); document: the name of the folder holding the file.
   ``INITIAL_CAS`` and ``CURATION_USER`` files (the unannotated document, the curated result)
@@ -41,6 +43,7 @@ from softirr_stats.data._readers._common import (
     read_text,
     text_lines,
     warn_skipped,
+    zip_entries,
 )
 from softirr_stats.data._readers._spans import Span, SpanRule, spans_to_ratings
 
@@ -171,29 +174,54 @@ _NOT_ANNOTATORS = ("INITIAL_CAS", "CURATION_USER")
 _CUT = re.compile(r"\[[0-9_]*$")
 
 
+def _place(parts: tuple[str, ...]) -> str:
+    """Where a ``.tsv`` path (its parts) sits in a project export: ``"annotator"``
+    (``annotation/<document>/<user>.tsv``), ``"curation"`` (under a ``curation`` folder: the curated
+    result, whatever the folders below it) or ``"other"``."""
+    if "curation" in parts[:-1]:
+        return "curation"
+    return "annotator" if len(parts) >= 3 and parts[-3] == "annotation" else "other"
+
+
 def _files(path: Path, encoding: str) -> tuple[list[tuple[str, str, str, list[str]]], list[str]]:
-    """(shown name, document, rater, lines) per annotator file of a folder, zip or file; notes."""
+    """(shown name, document, rater, lines) per annotator file of a folder, zip or file; notes.
+
+    Files under a ``curation`` folder (the curated result) are not annotators: skipped, with a note.
+    Two files of one user for one document (two paths, or two zip entries of one name) are refused.
+    """
     import zipfile
 
     notes: list[str] = []
     if path.is_file() and zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as zf:
-            names = [n for n in zf.namelist() if not n.endswith("/")]
-            curated = [n for n in names if n.split("/")[0] == "curation"]
+            names = [i.filename for i in zf.infolist() if not i.is_dir()]
+            curated = sorted({n for n in names if n.endswith(".tsv") and _place(tuple(n.split("/"))) == "curation"})
             if curated:
-                notes.append(f"{path.name}: {len(curated)} file(s) under curation/ (the curated result) skipped")
-            tsv = sorted(n for n in names if n.endswith(".tsv") and "annotation" in n.split("/")[:-2])
-            if not tsv:
+                notes.append(f"{path.name}: {len(curated)} file(s) under curation/ (the curated result) skipped "
+                             f"{curated[:5]}")
+            infos = zip_entries(zf, path.name, lambda n: n.endswith(".tsv")
+                                and _place(tuple(n.split("/"))) == "annotator")
+            if not infos:
                 other = sorted({Path(n).suffix or n for n in names if n.split("/")[0] == "annotation"})
                 raise ValueError(f"{path.name}: no WebAnno TSV files under annotation/<document>/<user>.tsv "
                                  f"(annotation/ holds {other or 'nothing'}); export the project with the "
                                  "'WebAnno TSV v3' format")
-            rows = [(f"{path.name}:{n}", Path(n).parent.name, Path(n).stem,
-                     text_lines(decode(zf.read(n), f"{path.name}:{n}", encoding))) for n in tsv]
+            stray = sorted(n for n in names if n.endswith(".tsv") and _place(tuple(n.split("/"))) == "other")
+            if stray:
+                notes.append(f"{path.name}: {len(stray)} .tsv file(s) outside annotation/<document>/ skipped "
+                             f"{stray[:5]}")
+            infos.sort(key=lambda i: i.filename)
+            rows = [(f"{path.name}:{i.filename}", Path(i.filename).parent.name, Path(i.filename).stem,
+                     text_lines(decode(zf.read(i), f"{path.name}:{i.filename}", encoding))) for i in infos]
     elif path.is_file():
         rows = [(path.name, path.parent.name, path.stem, text_lines(read_text(path, encoding)))]
     else:
-        files = sorted(p for p in path.rglob("*.tsv") if p.is_file())
+        found = sorted(p for p in path.rglob("*.tsv") if p.is_file())
+        curated = [p for p in found if _place(p.relative_to(path).parts) == "curation"]
+        if curated:
+            notes.append(f"{path.name}: {len(curated)} file(s) under curation/ (the curated result) skipped "
+                         f"{[p.relative_to(path).as_posix() for p in curated[:5]]}")
+        files = [p for p in found if _place(p.relative_to(path).parts) != "curation"]
         if not files:
             raise ValueError(f"{path}: no .tsv files (expected annotation/<document>/<user>.tsv)")
         rows = [(p.relative_to(path).as_posix(), p.parent.name, p.stem,
@@ -203,6 +231,13 @@ def _files(path: Path, encoding: str) -> tuple[list[tuple[str, str, str, list[st
     kept = [r for r in rows if r[2] not in _NOT_ANNOTATORS]
     warn_skipped(len(rows) - len(kept), len(rows), f"{' / '.join(_NOT_ANNOTATORS)} files are not annotators",
                  path.name, stacklevel=7)
+    seen: dict[tuple[str, str], str] = {}
+    for shown, doc, rater, _ in kept:
+        if (doc, rater) in seen:
+            raise ValueError(f"{path.name}: user {rater!r} has two files for document {doc!r} ({seen[doc, rater]} and "
+                             f"{shown}); they would merge into one rater's labels: keep one (or give the copies "
+                             "distinct user names)")
+        seen[doc, rater] = shown
     return kept, notes
 
 

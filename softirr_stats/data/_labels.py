@@ -1,0 +1,326 @@
+"""Label identity, decided once for every reader: which texts are numbers, which labels look alike.
+
+Every reader funnels its distinct labels through here (``docs/unusual_input.md``, "Label identity"):
+
+- :func:`text_numbers`: a column of text cells (CSV / TSV, a Label Studio CSV export) is numeric
+  only when **every distinct text is written as a plain decimal number** (optional sign, ASCII
+  digits, optional fraction and exponent: no spaces, underscores, other scripts' digits,
+  ``nan`` / ``inf``) and **distinct texts name distinct numbers that keep their identity**:
+  integers written without a fraction or exponent become exact Python integers at any size,
+  other texts float64, and two texts naming one number (``01`` and ``1``, ``1.0`` and ``1``,
+  ``1e3`` and ``1000``) or numbers float64 cannot tell apart keep the whole column as text, with
+  a :class:`LabelWarning` counting them.
+- :func:`check_labels` (called by ``Annotations._from_cells``, under every constructor and
+  reader): distinct text labels that look alike (Unicode forms, full-width letters, zero-width
+  characters, spaces at the ends) are kept apart and counted in a :class:`LabelWarning` naming
+  ``normalize=``; float labels that are whole numbers beyond 2**53 (where float64 holds only some
+  integers, so neighbouring integers may have merged before the data reached softirr) are named.
+
+The work is on the distinct labels only, by whole arrays (NumPy, and pyarrow's compute kernels
+for large vocabularies when pyarrow is installed); Python code runs only on the labels a warning
+names.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import warnings
+from typing import Any
+
+import numpy as np
+
+from softirr_stats.base._validation import SoftIRRWarning
+
+__all__ = ["EXACT_INTEGERS", "LabelWarning", "check_labels", "text_numbers"]
+
+#: float64 holds every integer of magnitude up to this, and only some beyond
+EXACT_INTEGERS = 2**53
+
+#: a plain decimal number: sign, ASCII digits, fraction, exponent (nothing else, no spaces)
+_NUMBER = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
+_INTEGER = r"[+-]?[0-9]+"
+_NUMBER_RE = re.compile(_NUMBER)
+_INTEGER_RE = re.compile(_INTEGER)
+#: a number written with more characters than this is beyond the float range (or a text)
+_LONGEST = 400
+#: vocabularies above this size use pyarrow's kernels when pyarrow is installed
+_ARROW_MIN = 4096
+
+
+class LabelWarning(SoftIRRWarning):
+    """Labels that differ as written but may be meant as one: kept apart, and counted.
+
+    Raised when a column of numbers writes one number in two ways (``1.0`` and ``1``), when text
+    labels look alike (``café`` in two Unicode forms, a trailing space, a zero-width character,
+    full-width letters), or when float labels are whole numbers beyond 2**53.
+
+    Examples
+    --------
+    >>> import warnings, softirr_stats as sis
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     ann = sis.Annotations.from_wide([["caf\\u00e9", "cafe\\u0301"], ["tea", "tea"]])
+    >>> len(ann.vocabulary), caught[0].category.__name__
+    (3, 'LabelWarning')
+    """
+
+
+def _arrow(n: int) -> Any:
+    """pyarrow (with ``compute``) for ``n`` labels when it is worth importing and installed, else None."""
+    if n < _ARROW_MIN:
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.compute  # noqa: F401
+    except ImportError:
+        return None
+    return pa
+
+
+def _fullmatch(texts: np.ndarray, pattern: str, compiled: re.Pattern) -> np.ndarray:
+    """Boolean array: which texts match ``pattern`` as a whole."""
+    pa = _arrow(len(texts))
+    if pa is not None:
+        import pyarrow.compute as pc
+
+        try:
+            return pc.match_substring_regex(pa.array(texts, type=pa.string()), f"^(?:{pattern})$").to_numpy(
+                zero_copy_only=False)
+        except (pa.ArrowException, UnicodeEncodeError):  # lone surrogates: not UTF-8
+            pass
+    return np.fromiter((compiled.fullmatch(t) is not None for t in texts), dtype=bool, count=len(texts))
+
+
+def text_numbers(texts: Any) -> np.ndarray | None:
+    """The numbers that distinct texts name, when the column is numeric; else None (it stays text).
+
+    Parameters
+    ----------
+    texts : array-like of str
+        The distinct present texts of a label column (no missing values, no repeats).
+
+    Returns
+    -------
+    object ndarray aligned with ``texts`` (Python ints for texts written as integers, floats for
+    the others; integers float64 holds exactly become floats when a fraction is present, as a
+    float column would), or None.
+
+    Examples
+    --------
+    >>> text_numbers(["1", "2", "10"]).tolist()
+    [1, 2, 10]
+    >>> text_numbers(["0.5", "9007199254740993", "9007199254740992"]).tolist()
+    [0.5, 9007199254740993, 9007199254740992]
+    >>> text_numbers(["1", " 2"]) is None                    # a space: text
+    True
+    >>> text_numbers(["01", "1", "2"]) is None               # one number written two ways: text
+    True
+    """
+    texts = np.asarray(texts, dtype=object)
+    if texts.size == 0 or not isinstance(texts[0], str) or _NUMBER_RE.fullmatch(texts[0]) is None:
+        return None  # the usual text column is settled by its first label
+    if max(map(len, texts)) > _LONGEST or not _fullmatch(texts, _NUMBER, _NUMBER_RE).all():
+        return None
+    floats = np.asarray(texts, dtype=np.str_).astype(np.float64)
+    if not np.isfinite(floats).all():
+        return None  # beyond the float range: text, as "inf" and "nan" are
+    is_int = _fullmatch(texts, _INTEGER, _INTEGER_RE)
+    big = is_int & (np.abs(floats) >= EXACT_INTEGERS)  # integers float64 may round: kept exact
+    exact = {int(k): int(texts[k]) for k in np.flatnonzero(big)}
+    # distinct texts must name distinct numbers: group by the float, then settle the collisions
+    _, inverse, counts = np.unique(floats, return_inverse=True, return_counts=True)
+    clash = counts[inverse.ravel()] > 1
+    if clash.any():
+        if _same_numbers(texts, floats, is_int, exact, np.flatnonzero(clash)):
+            return None  # check_labels counts them in a LabelWarning
+    if is_int.all() and np.abs(floats).max() < 2.0**63:
+        values = np.asarray(texts, dtype=np.str_).astype(np.int64).astype(object)
+    else:
+        values = floats.astype(object)
+        if is_int.all():
+            values = np.array([int(t) for t in texts], dtype=object)  # integers beyond int64
+    for k, v in exact.items():
+        values[k] = v
+    return values
+
+
+def _same_numbers(texts: np.ndarray, floats: np.ndarray, is_int: np.ndarray, exact: dict[int, int],
+                  rows: np.ndarray) -> list[list[str]]:
+    """Groups of texts (among ``rows``, which share a float with another text) naming one number, or
+    numbers float64 cannot tell apart; integers that float64 merely rounds alike are distinct."""
+    groups: dict[Any, list[int]] = {}
+    for k in rows.tolist():
+        if is_int[k]:  # an integer's own value: exact at any size
+            key: Any = ("int", exact[k] if k in exact else int(floats[k]))
+        else:
+            key = ("float", float(floats[k]))
+        groups.setdefault(key, []).append(k)
+    by_float: dict[float, list[list[int]]] = {}
+    for members in groups.values():
+        by_float.setdefault(float(floats[members[0]]), []).append(members)
+    out = []
+    for parts in by_float.values():
+        if len(parts) == 1 and len(parts[0]) == 1:
+            continue  # one text alone (its float twin was an integer kept exact)
+        if all(is_int[p[0]] for p in parts) and all(len(p) == 1 for p in parts):
+            continue  # distinct integers that float64 rounds alike: kept exact
+        out.append(sorted(texts[k] for p in parts for k in p))
+    return sorted(out)
+
+
+def _stacklevel() -> int:
+    """The first frame outside softirr_stats (so that the warning points at the user's call)."""
+    import sys
+
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("softirr_stats"):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+# ---------------------------------------------------------------------------------------- look-alikes
+_INVISIBLE = re.compile(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                        r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
+_SPACES = re.compile(r"\s+")
+
+
+def _skeleton_py(text: str) -> str:
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    return _SPACES.sub(" ", text).strip()
+
+
+def _skeletons(texts: np.ndarray) -> np.ndarray:
+    """Each text as it would look printed: NFKC, invisible (format) characters dropped, runs of
+    white space as one space, no space at the ends."""
+    pa = _arrow(len(texts))
+    if pa is not None:
+        import pyarrow.compute as pc
+
+        try:
+            arr = pc.utf8_normalize(pa.array(texts, type=pa.string()), "NFKC")
+            arr = pc.replace_substring_regex(arr, r"[\p{Cf}\x{034f}\x{115f}\x{1160}\x{17b4}\x{17b5}\x{180b}-\x{180f}"
+                                             r"\x{3164}\x{fe00}-\x{fe0f}\x{ffa0}]", "")
+            arr = pc.utf8_trim_whitespace(pc.replace_substring_regex(arr, r"\s+", " "))
+            return np.asarray(arr.to_pylist(), dtype=object)
+        except (pa.ArrowException, UnicodeEncodeError):
+            pass
+    return np.fromiter(map(_skeleton_py, texts), dtype=object, count=len(texts))
+
+
+def _groups(keys: np.ndarray, texts: np.ndarray) -> list[list[str]]:
+    """Groups (sorted) of the distinct ``texts`` that share a key (missing keys ignored), or []."""
+    import pandas as pd
+
+    codes, uniq = pd.factorize(keys, use_na_sentinel=True)
+    counts = np.bincount(codes[codes >= 0], minlength=len(uniq))
+    rows = np.flatnonzero((codes >= 0) & (counts[np.maximum(codes, 0)] > 1))
+    groups: dict[int, list[str]] = {}
+    for k in rows.tolist():  # only the texts a warning names
+        groups.setdefault(int(codes[k]), []).append(texts[k])
+    return sorted(sorted(g) for g in groups.values())
+
+
+def _alike(texts: np.ndarray) -> tuple[list[list[str]], list[list[str]]]:
+    """(groups of texts that print alike, groups of texts that are one number written differently)."""
+    if texts.size < 2:
+        return [], []
+    # ASCII texts with single inner spaces and none at the ends are their own skeleton (one cheap pass)
+    plain = (_plain_arrow(texts) if _arrow(len(texts)) is not None else
+             np.fromiter((t.isascii() and t == " ".join(t.split()) for t in texts), dtype=bool, count=len(texts)))
+    skel = texts.copy()
+    if not plain.all():
+        skel[~plain] = _skeletons(texts[~plain])
+    alike = _groups(skel, texts) if not plain.all() else []
+    # numbers as a lenient parser (Python's float()) reads them: spaces, full-width digits, "1_000"
+    digits = np.asarray([t.replace("_", "") for t in skel], dtype=object) if any("_" in t for t in skel) else skel
+    numeric = _fullmatch(digits, _NUMBER, _NUMBER_RE)
+    same: list[list[str]] = []
+    if numeric.sum() > 1:
+        floats = np.full(len(texts), np.nan)
+        floats[numeric] = np.asarray(digits[numeric].tolist(), dtype=np.str_).astype(np.float64)
+        keys = np.where(np.isfinite(floats), floats, np.nan).astype(object)
+        for k in np.flatnonzero(numeric & (np.abs(floats) >= EXACT_INTEGERS)).tolist():
+            if _INTEGER_RE.fullmatch(digits[k]):  # integers beyond 2**53 by their exact value
+                keys[k] = int(digits[k])
+        same = _groups(keys, texts)
+    if same:  # a look-alike group that is one number is said once, as a number
+        covered = {t for g in same for t in g}
+        alike = [g for g in alike if not set(g) <= covered]
+    return alike, same
+
+
+def _plain_arrow(texts: np.ndarray) -> np.ndarray:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        arr = pa.array(texts, type=pa.string())
+    except (pa.ArrowException, UnicodeEncodeError):
+        return np.zeros(len(texts), dtype=bool)
+    ok = pc.and_(pc.string_is_ascii(arr), pc.invert(pc.match_substring_regex(arr, r"^\s|\s$|\s\s|[^ \S]")))
+    return ok.to_numpy(zero_copy_only=False)
+
+
+def _hint(groups: list[list[str]]) -> str:
+    """What ``normalize=`` does for groups of look-alike texts."""
+    counts = {"NFC": 0, "NFKC": 0, None: 0}
+    for g in groups:
+        form = next((f for f in ("NFC", "NFKC") if len({unicodedata.normalize(f, t) for t in g}) == 1), None)
+        counts[form] += 1
+    parts = [f"normalize={f!r} would merge {counts[f]} group(s)" for f in ("NFC", "NFKC") if counts[f]]
+    if counts[None]:
+        parts.append(f"{counts[None]} group(s) differ by spaces or invisible (zero-width) characters, which "
+                     "normalize= does not change: clean those labels in the file")
+    return "; ".join(parts)
+
+
+def check_labels(uniques: list, kind: str) -> None:
+    """Warn about distinct labels that may be meant as one (look-alike texts; floats beyond 2**53).
+
+    Called once per encoding on the distinct labels (after ``normalize=``), by every constructor
+    and reader; nothing is changed.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     check_labels(["yes", "yes ", "no"], "categorical")
+    >>> "'yes' and 'yes '" in str(caught[0].message)
+    True
+    """
+    if kind == "categorical":
+        texts = np.asarray([u for u in uniques if isinstance(u, str)] or [""], dtype=object)
+        alike, same = _alike(texts)
+        if same:
+            from decimal import Decimal, InvalidOperation
+
+            n, first = sum(len(g) for g in same), same[0]
+            try:
+                one = len({Decimal(_skeleton_py(t).replace("_", "")) for t in first}) == 1
+            except InvalidOperation:  # pragma: no cover - the texts matched the number pattern
+                one = True
+            warnings.warn(
+                f"{n} text labels in {len(same)} group(s) are {'one number' if one else 'numbers float64 cannot tell apart'} "
+                f"written differently (e.g. {' and '.join(map(repr, first[:3]))}): they are kept apart as distinct "
+                "labels and do not count as agreement; a label column is read as numbers only when every label is a "
+                "plain decimal number written one way: write each number one way in the file",
+                LabelWarning, stacklevel=_stacklevel())
+        if alike:
+            n, first = sum(len(g) for g in alike), alike[0]
+            warnings.warn(
+                f"{n} text labels in {len(alike)} group(s) look alike but differ (e.g. "
+                f"{' and '.join(map(repr, first[:3]))}): they are kept apart as distinct labels and do not count "
+                f"as agreement; {_hint(alike)} (normalize= on read_annotations, from_long and from_wide; "
+                "--reader-option normalize=NFKC)", LabelWarning, stacklevel=_stacklevel())
+    elif kind == "numeric":
+        vals = np.fromiter((float(u) for u in uniques if isinstance(u, float | np.floating)), dtype=np.float64)
+        big = vals[(np.abs(vals) >= EXACT_INTEGERS) & (np.floor(vals) == vals)]
+        if big.size:
+            warnings.warn(
+                f"{big.size} numeric label(s) are floats that are whole numbers beyond 2**53 (e.g. {float(big[0])!r}), "
+                "where float64 holds only some integers: integers that differ by a few may already have merged "
+                "(a column of integers mixed with a float becomes float64); pass such labels as Python ints "
+                "(an object column) or as text", LabelWarning, stacklevel=_stacklevel())

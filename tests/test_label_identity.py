@@ -1,0 +1,231 @@
+"""Label identity is decided once (issue 35 rows 10, 11, 12, 23; docs/unusual_input.md "Label identity").
+
+One table of cases, read through every reader that turns cells into labels: CSV (the Arrow and
+the pandas routes), TSV, JSON Lines, a Label Studio CSV export, ``Annotations.from_long`` and
+``from_wide``. Each case lists two raters' labels per item; the expectation is the number of
+distinct labels (nothing merged), the kind, and the warning (a ``LabelWarning`` counting the
+texts kept apart), identical for every reader that sees the same cells.
+"""
+
+import json
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.data import LabelWarning, _columnar
+from softirr_stats.data._labels import check_labels, text_numbers
+
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
+
+BIG = 2**53
+
+
+def _csv(tmp_path, pairs, sep=",", name="t.csv"):
+    path = tmp_path / name
+    lines = [sep.join(("item", "rater", "label"))]
+    for i, (a, b) in enumerate(pairs):
+        lines += [sep.join((str(i), "r1", a)), sep.join((str(i), "r2", b))]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _label_studio(tmp_path, pairs):
+    path = tmp_path / "ls.csv"
+    rows = ["id,annotator,annotation_id,sentiment"]
+    k = 0
+    for i, (a, b) in enumerate(pairs):
+        for who, lab in (("r1", a), ("r2", b)):
+            rows.append(f"{i},{who},{k},{lab}")
+            k += 1
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def _read(reader, tmp_path, monkeypatch, pairs):
+    """Annotations of ``pairs`` (text cells) through ``reader``."""
+    if reader == "csv-arrow":
+        return sis.read_annotations(_csv(tmp_path, pairs))
+    if reader == "csv-pandas":
+        monkeypatch.setattr(_columnar, "have_arrow", lambda: False)
+        return sis.read_annotations(_csv(tmp_path, pairs))
+    if reader == "tsv":
+        return sis.read_annotations(_csv(tmp_path, pairs, sep="\t", name="t.tsv"))
+    if reader == "label-studio-csv":
+        return sis.read_annotations(_label_studio(tmp_path, pairs), format="label-studio")
+    if reader == "from_long":
+        return sis.Annotations.from_long(pd.DataFrame({
+            "item": [i for i, _ in enumerate(pairs) for _ in (0, 1)], "rater": ["r1", "r2"] * len(pairs),
+            "label": pd.Series([x for p in pairs for x in p], dtype=object)}))
+    if reader == "from_wide":
+        return sis.Annotations.from_wide([list(p) for p in pairs])
+    raise AssertionError(reader)
+
+
+TEXT_READERS = ("csv-arrow", "csv-pandas", "tsv", "label-studio-csv")
+ALL_READERS = (*TEXT_READERS, "from_long", "from_wide")
+
+# (case id, pairs of text cells, distinct labels expected, kind expected from the text readers,
+#  the warning's words or None); from_long / from_wide get the same texts (never converted to numbers)
+CASES = [
+    ("row12: 01 / 1", [("01", "1"), ("1", "1"), ("2", "2")], 3, "categorical", "one number written differently"),
+    ("row12: 1.0 / 1", [("1.0", "1"), ("1", "1"), ("2", "2")], 3, "categorical", "one number written differently"),
+    ("row12: ' 1' / 1", [(" 1", "1"), ("1", "1"), ("2", "2")], 3, "categorical", "one number written differently"),
+    ("row12: 1e3 / 1000", [("1e3", "1000"), ("1000", "1000"), ("2", "2")], 3, "categorical",
+     "one number written differently"),
+    ("row12: -0 / 0", [("-0", "0"), ("0", "0"), ("2", "2")], 3, "categorical", "one number written differently"),
+    ("row12: 0.50 / 0.5", [("0.50", "0.5"), ("0.5", "0.5"), ("2", "2")], 3, "categorical",
+     "one number written differently"),
+    ("row11: 1_000 / 1000", [("1_000", "1000"), ("1000", "1000"), ("2", "2")], 3, "categorical",
+     "one number written differently"),
+    ("row11: full-width 1 / 1", [("\uff11", "1"), ("1", "1"), ("2", "2")], 3, "categorical",
+     "one number written differently"),
+    ("row11: 2**53+1 / 2**53", [(str(BIG + 1), str(BIG)), (str(BIG), str(BIG)), ("0.5", "0.5")], 3, "numeric", None),
+    ("2**63+1 / 2**63", [(str(2**63 + 1), str(2**63)), ("1", "1")], 3, "numeric", None),
+    ("0.1 / 0.10000000000000000001", [("0.1", "0.10000000000000000001"), ("0.1", "0.1")], 2, "categorical",
+     "numbers float64 cannot tell apart"),
+    ("plain integers", [("1", "2"), ("10", "10"), ("-3", "+4")], 5, "numeric", None),
+    ("plain decimals", [("1.0", "2.5"), ("1e-3", "2.5")], 3, "numeric", None),
+    ("row23: NFD / NFC", [("cafe\u0301", "caf\u00e9"), ("tea", "tea")], 3, "categorical", "normalize='NFC'"),
+    ("row23: full-width", [("\uff43\uff41\uff46\uff45", "cafe"), ("tea", "tea")], 3, "categorical",
+     "normalize='NFKC'"),
+    ("row23: zero-width space", [("ca\u200bfe", "cafe"), ("tea", "tea")], 3, "categorical", "invisible (zero-width)"),
+    ("row23: trailing space", [("cafe ", "cafe"), ("tea", "tea")], 3, "categorical", "spaces or invisible"),
+    ("row23: case is not a look-alike", [("Cafe", "cafe"), ("tea", "tea")], 3, "categorical", None),
+    ("free text", [("fever", "pyrexia"), ("cough", "cough")], 3, "categorical", None),
+]
+
+
+def _outcome(reader, tmp_path, monkeypatch, pairs):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ann = _read(reader, tmp_path, monkeypatch, pairs)
+    return ann, [str(w.message) for w in caught if issubclass(w.category, LabelWarning)]
+
+
+@pytest.mark.parametrize("reader", ALL_READERS)
+@pytest.mark.parametrize("case, pairs, distinct, kind, words", CASES, ids=[c[0] for c in CASES])
+def test_labels_keep_their_identity(tmp_path, monkeypatch, reader, case, pairs, distinct, kind, words):
+    ann, said = _outcome(reader, tmp_path, monkeypatch, pairs)
+    assert len(ann.vocabulary) == distinct, (ann.vocabulary, said)
+    if reader in TEXT_READERS:
+        assert ann.kind == kind
+    else:
+        assert ann.kind == "categorical"  # Python strings stay text
+    if words is None:
+        assert said == []
+    else:
+        assert len(said) == 1 and words in said[0], said
+        assert "kept apart" in said[0]
+    # the first item's two labels differ, so they never count as agreement
+    assert ann.codes[0, 0] != ann.codes[0, 1]
+
+
+@pytest.mark.parametrize("case, pairs, distinct, kind, words", CASES, ids=[c[0] for c in CASES])
+def test_every_text_reader_gives_the_same_labels(tmp_path, monkeypatch, case, pairs, distinct, kind, words):
+    """One rule: every text reader gives the same vocabulary (values and types) and the same warning."""
+    seen = {}
+    for reader in ("csv-arrow", "csv-pandas", "label-studio-csv"):
+        monkeypatch.undo()
+        ann, said = _outcome(reader, tmp_path, monkeypatch, pairs)
+        seen[reader] = (repr(ann.vocabulary), ann.kind, said)
+    assert len(set(map(repr, seen.values()))) == 1, seen
+
+
+def test_row10_big_integers_next_to_a_half_every_reader(tmp_path, monkeypatch):
+    """2**53 + 1 and 2**53 with one 0.5 label: three labels on every route, the kappa of the labels as text."""
+    pairs = [(BIG + 1, BIG), (BIG, BIG), (0.5, 0.5), (BIG + 1, BIG + 1), (BIG, 0.5), (0.5, 0.5)]
+    as_text = sis.cohen_kappa([[str(a), str(b)] for a, b in pairs]).value
+    csv_path = _csv(tmp_path, [(str(a), str(b)) for a, b in pairs])
+    jsonl = tmp_path / "t.jsonl"
+    jsonl.write_text("".join(json.dumps({"item": i, "rater": r, "label": lab}) + "\n"
+                             for i, p in enumerate(pairs) for r, lab in zip(("r1", "r2"), p, strict=True)))
+    long = pd.DataFrame({"item": [i for i, _ in enumerate(pairs) for _ in (0, 1)], "rater": ["r1", "r2"] * len(pairs),
+                         "label": pd.Series([x for p in pairs for x in p], dtype=object)})
+    builds = {"csv": lambda: sis.read_annotations(csv_path), "jsonl": lambda: sis.read_annotations(jsonl),
+              "from_long": lambda: sis.Annotations.from_long(long),
+              "from_wide": lambda: sis.Annotations.from_wide([list(p) for p in pairs])}
+    for route in ("arrow", "pandas"):
+        monkeypatch.undo()
+        if route == "pandas":
+            monkeypatch.setattr(_columnar, "have_arrow", lambda: False)
+        for name, build in builds.items():
+            ann = build()
+            assert ann.vocabulary == (0.5, BIG, BIG + 1), (route, name, ann.vocabulary)
+            assert [type(v) for v in ann.vocabulary] == [float, int, int], (route, name)
+            assert sis.cohen_kappa(ann).value == pytest.approx(as_text, abs=1e-12), (route, name)
+
+
+def test_a_float64_column_beyond_2_53_is_named():
+    """pandas made a column of integers and a float into float64 before softirr saw it: said, not hidden."""
+    df = pd.DataFrame({"item": [1, 1, 2, 2], "rater": ["a", "b", "a", "b"], "label": [BIG + 1, BIG, 0.5, 0.5]})
+    assert df["label"].dtype == np.float64
+    with pytest.warns(LabelWarning, match=r"whole numbers beyond 2\*\*53.*Python ints"):
+        sis.Annotations.from_long(df)
+
+
+def test_look_alike_hint_reaches_the_command_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from softirr_stats.cli import app
+
+    path = _csv(tmp_path, [("cafe\u0301", "caf\u00e9"), ("tea", "tea"), ("tea", "caf\u00e9")])
+    out = CliRunner().invoke(app, ["agree", str(path), "-c", "percent_agreement", "--bootstrap", "0"])
+    assert out.exit_code == 0, out.output
+    assert "LabelWarning" in out.output and "normalize='NFC'" in out.output
+    merged = CliRunner().invoke(app, ["agree", str(path), "-c", "percent_agreement", "--bootstrap", "0",
+                                      "--reader-option", "normalize=NFC"])
+    assert merged.exit_code == 0 and "LabelWarning" not in merged.output, merged.output
+
+
+def test_normalize_reaches_export_readers(tmp_path):
+    """normalize= was dropped for export formats: now it maps their labels too."""
+    path = _label_studio(tmp_path, [("cafe\u0301", "caf\u00e9"), ("tea", "tea")])
+    assert len(sis.read_annotations(path, format="label-studio", normalize="NFC").vocabulary) == 2
+
+
+@pytest.mark.parametrize("texts, expected", [
+    (["1", "2", "10"], [1, 2, 10]),
+    (["1", "2.5"], [1.0, 2.5]),
+    (["0.5", str(BIG + 1)], [0.5, BIG + 1]),
+    ([str(10**30), "1"], [10**30, 1]),
+    (["1", "nan"], None), (["inf", "1"], None), (["1", "1,5"], None), (["1", "0x10"], None),
+    (["1", " 2"], None), (["01", "1"], None), (["1e400", "1"], None), (["\u0661", "1"], None),
+])
+def test_text_numbers_rule(texts, expected):
+    out = text_numbers(texts)
+    if expected is None:
+        assert out is None
+    else:
+        assert out.tolist() == expected and [type(v) for v in out] == [type(v) for v in expected]
+
+
+def test_the_rule_is_vectorised_over_distinct_labels():
+    """200,000 distinct numbers and 200,000 distinct texts: decided by whole arrays, in well under the
+    time a Python loop over them takes, and without recursion (issue 35 row 1)."""
+    numbers = np.arange(200_000).astype(str).astype(object)
+    t0 = time.perf_counter()
+    out = text_numbers(numbers)
+    assert out is not None and out[-1] == 199_999
+    texts = np.asarray([f"label {k}" for k in range(200_000)], dtype=object)
+    assert text_numbers(texts) is None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_labels(list(texts) + ["label 7 ", "label \u200b8"], "categorical")
+    assert len(caught) == 1 and "4 text labels in 2 group(s) look alike" in str(caught[0].message)
+    assert time.perf_counter() - t0 < 20
+
+
+def test_many_distinct_labels_read_on_every_route(tmp_path, monkeypatch):
+    """Row 1 kept fixed: 1,500 distinct numbers with one written twice, on both CSV routes."""
+    pairs = [(str(k), str(k)) for k in range(1500)] + [("7.0", "7")]
+    for route in ("arrow", "pandas"):
+        monkeypatch.undo()
+        if route == "pandas":
+            monkeypatch.setattr(_columnar, "have_arrow", lambda: False)
+        with pytest.warns(LabelWarning, match="2 text labels in 1 group"):
+            ann = sis.read_annotations(_csv(tmp_path, pairs))
+        assert ann.kind == "categorical" and len(ann.vocabulary) == 1501
