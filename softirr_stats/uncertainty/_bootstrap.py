@@ -44,7 +44,7 @@ from softirr_stats.uncertainty._intervals import (
 )
 
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
-           "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
+           "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates", "unit_weights"]
 
 # DESIGNS, the built-in records' names, is read from BOOTSTRAP_DESIGNS below (a new design is one record)
 
