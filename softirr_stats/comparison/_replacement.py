@@ -104,7 +104,7 @@ class ReplacementResult:
     >>> rows = [["a", "a", "a", "a"], ["b", "b", "a", "b"], ["a", "b", "b", "b"]] * 20
     >>> r = sis.replacement_test(rows, candidate=3, epsilon=0.1)
     >>> r.n_humans, round(r.rho, 4), r.passed
-    (3, 0.8333, True)
+    (3, 1.0, True)
     """
 
     candidate: Any

@@ -53,6 +53,15 @@ def plot_comparisons(results: Sequence[Any], ax: Any = None) -> Any:
 def comparison_section(results: Sequence[Any]) -> str:
     """The body of the report's comparison section: the plot, the table and each method note.
 
+    Parameters
+    ----------
+    results : sequence of ComparisonResult
+
+    Returns
+    -------
+    str
+        HTML (the plot as an inline PNG).
+
     Examples
     --------
     >>> from softirr_stats.comparison import ComparisonResult

@@ -375,6 +375,21 @@ def unit_weights(n_units: int, cfg: "Bootstrap", start: int, stop: int, *, strat
     """Multinomial (or Dirichlet, ``bayesian``) weights of ``n_units`` units for replicates
     ``start .. stop - 1`` from the counter-based stream ``stream`` of ``cfg.seed``.
 
+    Parameters
+    ----------
+    n_units : int
+        Units (items, clusters, raters or chance pairs) per replicate.
+    cfg : Bootstrap
+        Its seed.
+    start, stop : int
+        The replicates ``start .. stop - 1``.
+    strata : int array of shape (n_units,), optional
+        Units are drawn within their stratum.
+    bayesian : bool
+        Dirichlet(1) weights scaled to the stratum size instead of multinomial counts.
+    stream : int
+        The stream's salt (items 1, raters 2, chance pairs 3).
+
     Examples
     --------
     >>> w = unit_weights(5, Bootstrap(n=4, seed=2), 0, 4)
