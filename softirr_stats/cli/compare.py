@@ -117,6 +117,8 @@ def command(
         "--leave-one-out", help="each rater against the rest, and the coefficient without each rater")] = False,
     independent: Annotated[bool, typer.Option(
         "--independent", help="FILE FILE2: different items even where their ids coincide")] = False,
+    humans: Annotated[str | None, typer.Option(
+        help="--candidate: the human raters, comma-separated (default: every other rater)")] = None,
     epsilon: Annotated[float, typer.Option(help="--candidate: cost-benefit margin epsilon")] = 0.1,
     permutations: Annotated[int, typer.Option(
         help="--groups: permutation test with this many splits of the raters (0 = none)")] = 0,
@@ -179,7 +181,7 @@ def command(
         warnings.simplefilter("always")
         try:
             rows, columns, data_columns = _run(sis, mode, anns, files, coefs, sims, names, ci, groups, candidate,
-                                               reference, epsilon, permutations, independent, meta)
+                                               reference, epsilon, permutations, independent, meta, humans)
         except ValueError as err:
             fail(f"{err}", EXIT_DATA)
     seen = list(dict.fromkeys([*notes, *(str(c.message) for c in caught), *meta.pop("warnings", [])]))
@@ -191,7 +193,7 @@ def command(
 
 def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, names: list, ci: Any,
          groups: str | None, candidate: str | None, reference: str | None, epsilon: float, permutations: int,
-         independent: bool, meta: dict) -> tuple[list, tuple, tuple]:
+         independent: bool, meta: dict, humans: str | None = None) -> tuple[list, tuple, tuple]:
     ann = anns[0]
     fn = getattr(sis, coefs[0])
     if mode == "FILE2":
@@ -211,7 +213,9 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         meta["permutation_p_value"] = res.details.get("permutation_p_value")
     elif mode == "--candidate":
         cand = _rater(candidate or "", ann.raters, "--candidate")
-        r = sis.replacement_test(ann, cand, similarity=sims[0], epsilon=epsilon)
+        people = None if humans is None else [_rater(h.strip(), ann.raters, "--humans")
+                                              for h in humans.split(",") if h.strip()]
+        r = sis.replacement_test(ann, cand, humans=people, similarity=sims[0], epsilon=epsilon)
         meta.update(omega=r.omega, rho=r.rho, passed=r.passed, epsilon=epsilon, n_items=r.n_items)
         meta["title_tail"] = f": {r}"
         meta["warnings"] = list(r.warnings)
