@@ -66,8 +66,8 @@ def test_against_reference_tables():
     assert conf.groupby("rater")["count"].sum().tolist() == [60, 60, 60]
     table = pd.crosstab(pd.Series([x[3] for x in rows]), pd.Series([x[0] for x in rows]))
     got = conf[conf.rater == 0].set_index(["reference_label", "rater_label"])["count"]
-    for (k, l), v in got.items():
-        assert table.loc[k, l] == v
+    for (ref_label, rater_label), v in got.items():
+        assert table.loc[ref_label, rater_label] == v
     cat = r.by_category[(r.by_category.rater == 0)].set_index("category")
     n_kk = table.loc["cat", "cat"]
     assert cat.loc["cat", "specific_agreement"] == pytest.approx(2 * n_kk / (table.loc["cat"].sum()

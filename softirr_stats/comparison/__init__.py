@@ -20,7 +20,11 @@ __getattr__, __dir__, __all__ = attach(__name__, {
 
 if TYPE_CHECKING:
     from softirr_stats.comparison._compare import ComparisonWarning, compare
-    from softirr_stats.comparison._groups import compare_groups
-    from softirr_stats.comparison._per_rater import ReferenceResult, against_reference, leave_one_rater_out
-    from softirr_stats.comparison._replacement import ReplacementResult, replacement_test
     from softirr_stats.comparison._comparison_result import ComparisonResult
+    from softirr_stats.comparison._groups import compare_groups
+    from softirr_stats.comparison._per_rater import (
+        ReferenceResult,
+        against_reference,
+        leave_one_rater_out,
+    )
+    from softirr_stats.comparison._replacement import ReplacementResult, replacement_test

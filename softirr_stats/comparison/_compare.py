@@ -371,6 +371,9 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
         notes.append("sampled chance pairs / judged draws resampled " + (
             "with one shared stream (the same number of draws on the same items)" if info["shared_chance_draws"]
             else "independently for the two statistics"))
+        if not info["shared_chance_draws"]:
+            warnings.warn(f"{notes[-1]}: their sampling errors are treated as independent (exact chance, or one "
+                          "plan of judged pairs for both, pairs them)", ComparisonWarning, stacklevel=4)
     diff = a.value - b.value
     d = ra - rb
     finite = np.isfinite(d)

@@ -22,7 +22,12 @@ from softirr_stats.agreement import as_annotations, get_coefficient, resolve_sim
 from softirr_stats.api._coefficients import estimate_with_interval
 from softirr_stats.base._format import render
 from softirr_stats.comparison._compare import _Units, compare
-from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS, Bootstrap, draw_weights, percentile_interval
+from softirr_stats.uncertainty import (
+    BOOTSTRAP_DESIGNS,
+    Bootstrap,
+    draw_weights,
+    percentile_interval,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
