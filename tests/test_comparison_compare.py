@@ -178,3 +178,41 @@ def test_result_tables_and_reprs():
     assert r.to_markdown().splitlines()[0].startswith("| A | B | Value A")
     assert "\\begin{table}" in r.to_latex(caption="Measures")
     assert r._repr_html_().startswith("<table") and "fleiss_kappa (indel)" in str(r) and "paired" in repr(r)
+
+
+# Gwet's pairedCAC (github.com/kgwet/pairedCAC, README, after Gwet 2016, Educational and Psychological
+# Measurement 76(4)): ratings1 and ratings2, 15 subjects rated by raters A-D on two occasions; the
+# ttest.*(ratings1, ratings2) outputs (coefficient 2 - coefficient 1, its SE, t, p with n - 1 df).
+PAIRED_CAC_RATINGS = np.array([
+    [1, 1, 1, 1, 1, 1, 1, 1], [1, 1, 2, 3, 3, 3, 3, 2], [1, 1, 2, 3, 3, 3, 3, 3], [2, 2, 2, 3, 1, 1, 2, 1],
+    [1, 2, 1, 1, 1, 1, 1, 1], [2, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [2, 3, 2, 2, 2, 2, 1, 1],
+    [3, 3, 3, 3, 3, 3, 3, 3], [1, 1, 1, 1, 1, 1, 1, 3], [1, 1, 2, 3, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3],
+    [3, 2, 3, 3, 3, 3, 3, 3], [1, 2, 1, 1, 1, 2, 1, 1], [2, 1, 1, 1, 3, 3, 3, 3]])
+PAIRED_CAC = {  # function: (coeff.diff, std.err, p.value)
+    "fleiss_kappa": (0.339184, 0.1574322, 0.04910569),
+    "gwet_ac1": (0.3304628, 0.1452689, 0.03917311),
+    "conger_kappa": (0.3318275, 0.1527202, 0.04745695),
+    "krippendorff_alpha": (0.3335309, 0.1548083, 0.04910569),
+    "brennan_prediger": (0.3333333, 0.1477342, 0.04056859),
+    "percent_agreement": (0.2222222, 0.09848947, 0.04056859),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRED_CAC))
+def test_analytic_paired_difference_matches_gwet_paired_cac(name):
+    r1 = pd.DataFrame(PAIRED_CAC_RATINGS[:, :4], columns=list("ABCD"))
+    r2 = pd.DataFrame(PAIRED_CAC_RATINGS[:, 4:], columns=list("ABCD"))
+    fn = getattr(sis, name)
+    opts = {"categories": [1, 2, 3]} if name in ("gwet_ac1", "brennan_prediger") else {}
+    r = sis.compare(fn(r2, **opts), fn(r1, **opts), ci="analytic", paired=True)
+    diff, se, p = PAIRED_CAC[name]
+    assert r.difference == pytest.approx(diff, abs=5e-7)
+    assert r.se == pytest.approx(se, abs=5e-7)
+    assert r.p_value == pytest.approx(p, abs=5e-8)  # Student t, 14 df
+
+
+def test_analytic_difference_four_against_three_raters_matches_paired_cac():
+    r1 = pd.DataFrame(PAIRED_CAC_RATINGS[:, :4], columns=list("ABCD"))
+    r2 = pd.DataFrame(PAIRED_CAC_RATINGS[:, 4:7], columns=list("ABC"))
+    r = sis.compare(sis.fleiss_kappa(r2), sis.fleiss_kappa(r1), ci="analytic")
+    assert (r.difference, r.se, r.p_value) == pytest.approx((0.4085418, 0.1612858, 0.02389035), abs=5e-7)

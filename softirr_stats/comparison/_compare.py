@@ -18,9 +18,10 @@ drawn once per replicate (docs/comparing.md):
 
 ``ci="analytic"``: the delta method on the per-item linearised terms of both coefficients
 (Gwet's linearisation, :func:`softirr_stats.uncertainty.analytic_terms`): the variance of the
-difference is that of the per-item differences of the terms (the multivariate delta method for
-correlated kappas of Vanbelle & Albert 2008 and Vanbelle 2017, with Gwet's influence terms);
-independent items add the two variances.
+difference is that of the per-item differences of the terms (Gwet 2016, "Testing the difference of
+correlated agreement coefficients"; the delta method for correlated kappas of Vanbelle & Albert 2008);
+it reproduces Gwet's R package pairedCAC on its documented example. Independent items add the two
+variances.
 """
 
 import math
@@ -422,8 +423,12 @@ def _terms_centered(stat: Statistic, name: str) -> tuple[np.ndarray, np.ndarray,
         mask = r_i >= 2
     if len(terms.phi) != int(mask.sum()):  # pragma: no cover - consistency guard
         raise ValueError(f"the linearised terms of {name} cover an unknown item set; use a bootstrap")
+    # Krippendorff's terms linearise alpha' (no small-sample term); alpha = (1 - eps) alpha' + eps with eps
+    # fixed by the design, so the terms of alpha are scaled by 1 - eps = (1 - alpha) / (1 - alpha')
+    # (Gwet's pairedCAC does the same); 1 for every other coefficient
+    scale = (1.0 - terms.coef) / (1.0 - terms.center) if terms.coef != terms.center and terms.center != 1.0 else 1.0
     full = np.zeros(len(r_i))
-    full[mask] = terms.phi - terms.center
+    full[mask] = scale * (terms.phi - terms.center)
     return full, mask, terms.complete_two_raters
 
 
