@@ -489,8 +489,10 @@ def _analytic_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic,
 
 
 def _same_data(stat_a: Statistic, stat_b: Statistic) -> bool:
-    return set(stat_a.items) == set(stat_b.items) and rater_ids(stat_a) is not None and \
-        set(rater_ids(stat_a) or ()) == set(rater_ids(stat_b) or ())
+    """The same items and the same raters (raters unknown to both statistics, e.g. span F1: items decide)."""
+    ra, rb = rater_ids(stat_a), rater_ids(stat_b)
+    same_raters = (ra is None and rb is None) or (ra is not None and rb is not None and set(ra) == set(rb))
+    return set(stat_a.items) == set(stat_b.items) and same_raters
 
 
 def _resolve_ci(a: AgreementResult, b: AgreementResult, ci: Any) -> "Bootstrap | Analytic":
