@@ -41,6 +41,8 @@ _EXPORTS = {
     "softirr_stats.uncertainty": ("Permutation",),
     "softirr_stats.uncertainty._few_units": ("FewUnitsWarning",),
     "softirr_stats.inference": ("annotator_agreement",),
+    "softirr_stats.comparison": ("ComparisonResult", "ReferenceResult", "ReplacementResult", "against_reference",
+                                 "compare", "compare_groups", "leave_one_rater_out", "replacement_test"),
 }
 __getattr__, __dir__, __all__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
@@ -84,6 +86,16 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         span_agreement,
     )
     from softirr_stats.base._jax import compile_cache
+    from softirr_stats.comparison import (
+        ComparisonResult,
+        ReferenceResult,
+        ReplacementResult,
+        against_reference,
+        compare,
+        compare_groups,
+        leave_one_rater_out,
+        replacement_test,
+    )
     from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
     from softirr_stats.inference import annotator_agreement
     from softirr_stats.uncertainty import Analytic, Bootstrap, FewUnitsWarning, Permutation

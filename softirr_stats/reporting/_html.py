@@ -31,7 +31,7 @@ _TITLES = {"summary": "Data summary", "coefficients": "Coefficients with interva
            "sensitivity": "Sensitivity forest plot", "labels": "Label-wise decomposition (multi-label)",
            "raters": "Rater-level agreement", "ppi": "Prediction-powered agreement (judged pairs)",
            "calibration": "Calibration of the measure against judgments",
-           "model": "Annotator model", "provenance": "Provenance"}
+           "model": "Annotator model", "comparisons": "Comparisons", "provenance": "Provenance"}
 _PACKAGES = ("softirr_stats", "numpy", "pandas", "scipy", "jax", "numpyro", "matplotlib", "rapidfuzz")
 
 _CSS = """
@@ -545,6 +545,7 @@ def build_report(
     judgments_path: str | Path | None = None,
     command: str | None = None,
     title: str | None = None,
+    comparisons: Sequence[Any] | None = None,
 ) -> str:
     """One self-contained HTML page reporting agreement on ``ann``.
 
@@ -589,6 +590,9 @@ def build_report(
     command : str, optional
         The command line that built the report.
     title : str, optional
+    comparisons : sequence of ComparisonResult, optional
+        Results of :func:`softirr_stats.compare` (or ``compare_groups``): a "Comparisons" section
+        with each difference and its interval plotted, and their tables.
 
     Returns
     -------
@@ -658,6 +662,10 @@ def build_report(
         if model_method not in ("nuts", "svi"):
             raise ValueError(f"model_method must be 'nuts' or 'svi'; got {model_method!r}")
         sections.append(_section("model", _model_html(ann, model, model_level, seed, model_steps, model_method)))
+    if comparisons:  # softirr_stats.compare results: the difference plot and table
+        from softirr_stats.reporting._comparison_plot import comparison_section
+
+        sections.append(_section("comparisons", comparison_section(comparisons)))
     settings = {"measures": ", ".join(n for n, _ in sims), "chance": ", ".join(map(str, chance)),
                 "coefficients": ", ".join(coefficients) if coefficients else "default set"}
     if model is not None:

@@ -149,7 +149,25 @@ def _as_given_cohen_terms(prep: Prepared) -> Terms:
 
 
 def analytic_terms(prep: Prepared) -> Terms:
-    """Linearised per-item terms of the prepared coefficient (raises where none exist)."""
+    """Linearised per-item terms of the prepared coefficient (raises where none exist).
+
+    Parameters
+    ----------
+    prep : Prepared
+        The prepared coefficient.
+
+    Returns
+    -------
+    Terms
+        Per-item influence values ``phi`` and their centre (``softirr_stats.compare`` differences them).
+
+    Examples
+    --------
+    >>> from softirr_stats.api._coefficients import estimate_point
+    >>> _, prep = estimate_point("fleiss_kappa", [["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> analytic_terms(prep).phi.shape
+    (4,)
+    """
     check_supported(prep)
     if prep.family.rater_order and getattr(prep.sim, "asymmetric", False):
         return _as_given_cohen_terms(prep)

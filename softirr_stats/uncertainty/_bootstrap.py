@@ -44,7 +44,7 @@ from softirr_stats.uncertainty._intervals import (
 )
 
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
-           "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates"]
+           "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates", "unit_weights"]
 
 # DESIGNS, the built-in records' names, is read from BOOTSTRAP_DESIGNS below (a new design is one record)
 
@@ -374,6 +374,21 @@ def unit_weights(n_units: int, cfg: "Bootstrap", start: int, stop: int, *, strat
                  bayesian: bool = False, stream: int = _ITEM_STREAM) -> np.ndarray:
     """Multinomial (or Dirichlet, ``bayesian``) weights of ``n_units`` units for replicates
     ``start .. stop - 1`` from the counter-based stream ``stream`` of ``cfg.seed``.
+
+    Parameters
+    ----------
+    n_units : int
+        Units (items, clusters, raters or chance pairs) per replicate.
+    cfg : Bootstrap
+        Its seed.
+    start, stop : int
+        The replicates ``start .. stop - 1``.
+    strata : int array of shape (n_units,), optional
+        Units are drawn within their stratum.
+    bayesian : bool
+        Dirichlet(1) weights scaled to the stratum size instead of multinomial counts.
+    stream : int
+        The stream's salt (items 1, raters 2, chance pairs 3).
 
     Examples
     --------

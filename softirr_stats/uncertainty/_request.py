@@ -93,6 +93,9 @@ def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> Agreem
     """
     why = "" if stat.rater_designs else getattr(stat, "no_rater_designs", "the statistic's raters cannot be resampled")
     cfg = check_ci(ci, analytic=stat.supports_analytic, rater_designs=why, no_analytic=getattr(stat, "no_analytic", ""))
+    # the prepared statistic and the interval request travel with the result: softirr_stats.compare
+    # re-evaluates both statistics of a comparison on one shared batch of weights
+    result.details.update(statistic=stat, ci_request=cfg)
     if cfg is None:
         return result
     from softirr_stats.uncertainty._analytic import attach_analytic, attach_own_variance

@@ -1,0 +1,604 @@
+"""``softirr_stats.compare``: the difference of two agreement statistics, paired where they share items.
+
+Two statistics computed on the same items are correlated (the same items make both high or both
+low), so the interval of their difference is not read off the two intervals. Every statistic of
+the package is a function of item / rater / chance-pair weights (the ``Statistic`` protocol), so
+the difference is bootstrapped by evaluating **both** statistics on **one** batch of weights
+drawn once per replicate (docs/comparing.md):
+
+- the items of the two statistics are put in one list (their union) and resampled within the
+  strata "in both", "only in a", "only in b" (crossed with the user's strata): the same items
+  give the paired bootstrap, disjoint items give two independent bootstraps (two rounds), partly
+  overlapping items keep each set's size and pair the shared items;
+- raters are resampled the same way when the design resamples raters (the same raters share
+  their weights, different raters get independent weights);
+- with one stratum (the same items) the weights are exactly those of each input's own interval
+  (the same seed, design and counter-based streams), which is checked: the recomputed replicates
+  of each statistic are compared with the replicates stored on the input.
+
+``ci="analytic"``: the delta method on the per-item linearised terms of both coefficients
+(Gwet's linearisation, :func:`softirr_stats.uncertainty.analytic_terms`): the variance of the
+difference is that of the per-item differences of the terms (Gwet 2016, "Testing the difference of
+correlated agreement coefficients"; the delta method for correlated kappas of Vanbelle & Albert 2008);
+it reproduces Gwet's R package pairedCAC on its documented example. Independent items add the two
+variances.
+"""
+
+import math
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from softirr_stats.agreement import AgreementResult, Prepared, Statistic
+from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.comparison._comparison_result import ComparisonResult
+from softirr_stats.uncertainty import (
+    BOOTSTRAP_DESIGNS,
+    Analytic,
+    Bootstrap,
+    analytic_terms,
+    basic_interval,
+    bca_interval,
+    draw_weights,
+    jackknife_values,
+    percentile_interval,
+    unit_weights,
+)
+
+__all__ = ["compare", "ComparisonWarning", "statistic_of", "describe", "rater_ids", "compare_statistics"]
+
+#: Salts of the bootstrap's rater and chance-pair streams (softirr_stats/uncertainty/_bootstrap.py);
+#: the replicate check of :func:`compare` fails loudly if they ever drift apart.
+_RATER_STREAM, _CHANCE_STREAM = 2, 3
+#: Rows of weights evaluated per batch.
+_CHUNK = 256
+
+
+class ComparisonWarning(SoftIRRWarning):
+    """Something about a comparison the reader should know (independent chance draws, fallbacks).
+
+    Examples
+    --------
+    >>> issubclass(ComparisonWarning, UserWarning)
+    True
+    """
+
+
+def statistic_of(result: Any, name: str) -> Statistic:
+    """The prepared statistic a result carries (every coefficient function attaches it), or a clear error.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> statistic_of(sis.fleiss_kappa([["a", "a"], ["a", "b"]]), "a").n_items
+    2
+    >>> statistic_of(0.5, "a")
+    Traceback (most recent call last):
+    ...
+    TypeError: a must be an AgreementResult returned by a softirr_stats coefficient function; got float
+    """
+    if not isinstance(result, AgreementResult):
+        raise TypeError(f"{name} must be an AgreementResult returned by a softirr_stats coefficient function; "
+                        f"got {type(result).__name__}")
+    stat = result.details.get("statistic")
+    if not isinstance(stat, Statistic):
+        raise ValueError(f"{name} ({result.coefficient}) carries no prepared statistic to resample: compare() takes "
+                         "results of the coefficient functions (sis.fleiss_kappa(...), sis.krippendorff_alpha(...), "
+                         "...), not results built by hand or from a posterior")
+    return stat
+
+
+def describe(result: AgreementResult) -> str:
+    """A short label: the coefficient, and the measure and chance when they are not the defaults.
+
+    Examples
+    --------
+    >>> describe(AgreementResult("fleiss_kappa", 0.5, 0.7, 0.4, 10, 3, similarity="indel"))
+    'fleiss_kappa (indel)'
+    """
+    extra = [x for x in (result.similarity if result.similarity != "identity" else "",
+                         result.chance if result.chance not in ("exact", "", "none") else "") if x]
+    return result.coefficient + (f" ({', '.join(extra)})" if extra else "")
+
+
+def rater_ids(stat: Statistic) -> tuple | None:
+    """The rater ids of a prepared statistic (None when it does not know them)."""
+    direct = getattr(stat, "raters", None)
+    if isinstance(direct, tuple):
+        return direct
+    for path in ("ann", "data.ann", "prep.ann", "data.union"):
+        obj: Any = stat
+        for part in path.split("."):
+            obj = getattr(obj, part, None)
+        if obj is not None and hasattr(obj, "raters"):
+            return tuple(obj.raters)
+    return None
+
+
+@dataclass(frozen=True)
+class _Units:
+    """The union of the two statistics' items (what the item weights are drawn for)."""
+
+    items: tuple
+    n_items: int
+    n_raters: int
+    n_chance_pairs: int = 0
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How the two statistics' items and raters sit in one resampling frame."""
+
+    union: tuple
+    idx_a: np.ndarray
+    idx_b: np.ndarray
+    item_strata: np.ndarray | None  # on the union; None = one stratum
+    raters: tuple
+    ridx_a: np.ndarray | None
+    ridx_b: np.ndarray | None
+    rater_strata: np.ndarray | None
+    n_common: int
+    same_raters: bool
+
+
+def _positions(ids: tuple, where: dict) -> np.ndarray:
+    return np.fromiter((where[i] for i in ids), dtype=np.int64, count=len(ids))
+
+
+def _layout(stat_a: Statistic, stat_b: Statistic, need_raters: bool, apart: bool = False) -> _Layout:
+    items_a, items_b = _item_ids(stat_a, stat_b, apart)
+    set_a = set(items_a)
+    union = items_a + tuple(i for i in items_b if i not in set_a)
+    where = {it: k for k, it in enumerate(union)}
+    idx_a, idx_b = np.arange(len(items_a)), _positions(items_b, where)
+    in_a = np.zeros(len(union), bool)
+    in_a[idx_a] = True
+    in_b = np.zeros(len(union), bool)
+    in_b[idx_b] = True
+    member = np.where(in_a & in_b, 0, np.where(in_a, 1, 2))
+    n_common = int((in_a & in_b).sum())
+    item_strata = None if len(np.unique(member)) == 1 else member
+    ra, rb = rater_ids(stat_a), rater_ids(stat_b)
+    raters: tuple = ()
+    ridx_a = ridx_b = rstrata = None
+    same_raters = ra is not None and rb is not None and set(ra) == set(rb)
+    if need_raters:
+        if ra is None or rb is None:
+            raise ValueError("a design that resamples raters needs the rater ids of both statistics; this statistic "
+                             "does not carry them: use design='items', 'cluster' or 'bayesian'")
+        set_ra = set(ra)
+        raters = ra + tuple(r for r in rb if r not in set_ra)
+        rwhere = {r: k for k, r in enumerate(raters)}
+        ridx_a, ridx_b = np.arange(len(ra)), _positions(rb, rwhere)
+        ia = np.isin(np.arange(len(raters)), ridx_a)
+        ib = np.isin(np.arange(len(raters)), ridx_b)
+        rmember = np.where(ia & ib, 0, np.where(ia, 1, 2))
+        rstrata = None if len(np.unique(rmember)) == 1 else rmember
+    return _Layout(union, idx_a, idx_b, item_strata, raters, ridx_a, ridx_b, rstrata, n_common, same_raters)
+
+
+def _item_ids(stat_a: Statistic, stat_b: Statistic, apart: bool) -> tuple[tuple, tuple]:
+    """The two item lists; ``apart``: b's items are other items even where the ids coincide (paired=False)."""
+    items_a, items_b = tuple(stat_a.items), tuple(stat_b.items)
+    return (items_a, tuple(("b", i) for i in items_b)) if apart else (items_a, items_b)
+
+
+def _other_seed(seed: int, salt: int) -> int:
+    """A seed for an independent stream (the second statistic's own chance pairs or raters)."""
+    return int(np.random.SeedSequence([seed, 0x636D70, salt]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def _per_item(values: Any, items_a: tuple, items_b: tuple, union: tuple, name: str) -> dict | None:
+    """``cluster=`` / ``strata=`` as a mapping item -> value (a sequence only when both item lists are equal)."""
+    if values is None:
+        return None
+    if isinstance(values, dict):
+        missing = [it for it in union if it not in values]
+        if missing:
+            raise ValueError(f"Bootstrap({name}=...) has no entry for items {missing[:5]}")
+        return values
+    seq = list(values)
+    if items_a != items_b:
+        raise ValueError(f"Bootstrap({name}=...) is a sequence aligned with one item list, but the two statistics "
+                         f"have different items (or a different order): give {name}= as a mapping item -> value")
+    if len(seq) != len(items_a):
+        raise ValueError(f"{name} must have one entry per item ({len(items_a)}); got {len(seq)}")
+    return dict(zip(items_a, seq, strict=True))
+
+
+def _union_cfg(cfg: Bootstrap, lay: _Layout, items_a: tuple, items_b: tuple) -> Bootstrap:
+    """``cfg`` for the union of the items: user strata crossed with the overlap strata, clusters by item."""
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    cluster = _per_item(cfg.cluster, items_a, items_b, lay.union, "cluster")
+    strata = _per_item(cfg.strata, items_a, items_b, lay.union, "strata")
+    if lay.item_strata is None and strata is None:
+        return replace(cfg, cluster=None if cluster is None else [cluster[i] for i in lay.union], strata=None)
+    if not rec.strata:
+        raise ValueError(f"the two statistics have different items ({len(items_a)} and {len(items_b)}, "
+                         f"{lay.n_common} shared): they are resampled within the strata 'shared', 'only a', 'only b', "
+                         f"which design={cfg.design!r} does not allow; use design='items', 'cluster' or 'bayesian'")
+    member = lay.item_strata if lay.item_strata is not None else np.zeros(len(lay.union), np.int64)
+    user = [strata[i] for i in lay.union] if strata is not None else [""] * len(lay.union)
+    combined = [f"{m}|{u}" for m, u in zip(member.tolist(), user, strict=True)]
+    if cluster is not None:  # a cluster must sit in one stratum
+        seen: dict = {}
+        for c, s in zip((cluster[i] for i in lay.union), combined, strict=True):
+            if seen.setdefault(c, s) != s:
+                raise ValueError(f"cluster {c!r} has items in both statistics and items in only one of them (or in "
+                                 "two strata): with partly overlapping items a cluster must be wholly shared or wholly "
+                                 "in one statistic")
+    return replace(cfg, cluster=None if cluster is None else [cluster[i] for i in lay.union], strata=combined)
+
+
+def _check_rater_design(stat: Statistic, cfg: Bootstrap, name: str) -> None:
+    if BOOTSTRAP_DESIGNS[cfg.design].resamples_raters and not stat.rater_designs:
+        why = getattr(stat, "no_rater_designs", "its raters cannot be resampled")
+        raise ValueError(f"Bootstrap design {cfg.design!r} is not supported for {name}: {why}; use design='items', "
+                         "'cluster' or 'bayesian'")
+
+
+def paired_replicates(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout,
+                      apart: bool = False) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Replicates of both statistics, each replicate evaluated on one shared draw of weights."""
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    items_a, items_b = _item_ids(stat_a, stat_b, apart)
+    judged = cfg.design == "judged"
+    if judged and not (getattr(stat_a, "judged_pairs", False) and getattr(stat_b, "judged_pairs", False)):
+        raise ValueError("Bootstrap(design='judged') resamples judged label pairs: both statistics need judgments= "
+                         "or judge=")
+    if apart and (cfg.cluster is not None or cfg.strata is not None):
+        raise ValueError("paired=False does not take cluster= or strata= (the items of b are renamed apart from a's); "
+                         "give the two data sets distinct item ids instead")
+    ucfg = cfg if judged else _union_cfg(cfg, lay, items_a, items_b)
+    units = _Units(lay.union, len(lay.union), max(len(lay.raters), stat_a.n_raters))
+    share_w = (stat_a.n_chance_pairs == stat_b.n_chance_pairs and items_a == items_b)
+    cfg_b_w = cfg if share_w else replace(cfg, seed=_other_seed(cfg.seed, 1))
+    chunk = min(cfg.chunk_size or _CHUNK, cfg.n)
+    parts_a, parts_b = [], []
+    for b0 in range(0, cfg.n, chunk):
+        rows = min(cfg.n, b0 + chunk) - b0
+        C = V = None
+        if not judged:
+            C, _, _ = draw_weights(units, ucfg, b0, b0 + chunk)
+        if rec.resamples_raters:
+            V = unit_weights(len(lay.raters), cfg, b0, b0 + chunk, strata=lay.rater_strata, stream=_RATER_STREAM)
+        Wa = (unit_weights(stat_a.n_chance_pairs, cfg, b0, b0 + chunk, stream=_CHANCE_STREAM)
+              if stat_a.n_chance_pairs else None)
+        Wb = (unit_weights(stat_b.n_chance_pairs, cfg_b_w, b0, b0 + chunk, stream=_CHANCE_STREAM)
+              if stat_b.n_chance_pairs else None)
+        Ca = None if C is None else np.ascontiguousarray(C[:, lay.idx_a])
+        Cb = None if C is None else np.ascontiguousarray(C[:, lay.idx_b])
+        Va = None if V is None else V[:, lay.ridx_a]
+        Vb = None if V is None else V[:, lay.ridx_b]
+        parts_a.append(np.asarray(stat_a.evaluate(Ca, Va, Wa)["value"], dtype=np.float64)[:rows])
+        parts_b.append(np.asarray(stat_b.evaluate(Cb, Vb, Wb)["value"], dtype=np.float64)[:rows])
+    info = {"shared_chance_draws": bool(share_w and stat_a.n_chance_pairs),
+            "exact_own_weights": lay.item_strata is None and lay.rater_strata is None and cfg.strata is None}
+    return np.concatenate(parts_a), np.concatenate(parts_b), info
+
+
+def _check_own(result: AgreementResult, reps: np.ndarray, cfg: Bootstrap, name: str) -> str:
+    """Whether ``reps`` reproduce the replicates stored on the input (the same weights)."""
+    own, req = result.details.get("replicates"), result.details.get("ci_request")
+    if own is None or not isinstance(req, Bootstrap):
+        return f"{name}: no bootstrap replicates on the input to check against"
+    same_request = (req.n, req.seed, req.design, req.cluster, req.strata) == (cfg.n, cfg.seed, cfg.design,
+                                                                               cfg.cluster, cfg.strata)
+    if not same_request:
+        return f"{name}: the input's own interval used another request (seed, n or design); replicates recomputed"
+    own = np.asarray(own, dtype=np.float64)
+    if own.shape != reps.shape or not np.allclose(own, reps, rtol=1e-9, atol=1e-12, equal_nan=True):
+        raise RuntimeError(f"{name}: the replicates recomputed on the shared weights differ from the input's own "
+                           "replicates with the same seed and design; please report this")  # pragma: no cover
+    return f"{name}: replicates identical to the input's own interval (same weights)"
+
+
+def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout) -> tuple[float, str]:
+    """Student-t widening for designs that resample few raters or clusters (as the inputs' own intervals)."""
+    if cfg.few_units == "none" or cfg.design not in ("raters", "items+raters", "cluster"):
+        return 1.0, ""
+    if cfg.design == "cluster":
+        clusters = _per_item(cfg.cluster, tuple(stat_a.items), tuple(stat_b.items), lay.union, "cluster") or {}
+        units = len({clusters[i] for i in lay.union})
+        few, kind = 10, "clusters"
+    else:
+        units, few, kind = min(stat_a.n_raters, stat_b.n_raters), 8, "raters"
+    if units < 2 or units >= 10_000:
+        return 1.0, ""
+    from scipy.special import ndtri, stdtrit
+
+    q = 0.5 + cfg.level / 2.0
+    factor = float(stdtrit(units - 1, q) / ndtri(q)) * math.sqrt(units / (units - 1.0))
+    note = (f"{units} {kind} resampled: the difference's interval is widened by the Student-t factor {factor:.3f} "
+            f"({units - 1} df), as each input's own interval" if units < few else "")
+    return factor, note
+
+
+def _bootstrap_p(d: np.ndarray, diff: float, method: str, factor: float, se: float) -> tuple[float, str]:
+    """Two-sided p-value of H0: difference = 0 that inverts the reported interval."""
+    d = d[np.isfinite(d)]
+    if d.size == 0 or not math.isfinite(diff):
+        return math.nan, "none"
+    if method == "bca":
+        from scipy.special import ndtr
+
+        if not (se > 0):
+            return math.nan, "none"
+        return float(2.0 * ndtr(-abs(diff / se))), "normal approximation z = difference / bootstrap SE"
+    t0 = diff * (1.0 - 1.0 / factor) if method == "percentile" else diff * (1.0 + 1.0 / factor)
+    lower = (1.0 + float(np.sum(d <= t0))) / (d.size + 1.0)
+    upper = (1.0 + float(np.sum(d >= t0))) / (d.size + 1.0)
+    return min(1.0, 2.0 * min(lower, upper)), f"inversion of the {method} interval (bootstrap replicates)"
+
+
+def _jackknife_difference(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout) -> np.ndarray:
+    """Leave-one-unit-out values of the difference (BCa), the units aligned between the two statistics."""
+    if lay.item_strata is not None:
+        raise ValueError("method='bca' needs both statistics on the same items; use method='percentile' or 'basic'")
+    if BOOTSTRAP_DESIGNS[cfg.design].resamples_raters and not lay.same_raters:
+        raise ValueError("method='bca' with a rater design needs both statistics on the same raters; use "
+                         "method='percentile' or 'basic'")
+    ca = _per_item(cfg.cluster, tuple(stat_a.items), tuple(stat_b.items), lay.union, "cluster")
+    ja = jackknife_values(stat_a, replace(cfg, cluster=ca))
+    jb = jackknife_values(stat_b, replace(cfg, cluster=ca))
+    if cfg.design in ("items", "bayesian", "items+raters"):
+        order = np.argsort(lay.idx_b)  # b's leave-one-out rows in a's item order
+        jb = jb[order]
+    elif cfg.design == "raters":
+        jb = jb[np.argsort(lay.ridx_b)]
+    return ja - jb
+
+
+def _ratio(va: Any, vb: Any) -> Any:
+    va, vb = np.asarray(va, dtype=np.float64), np.asarray(vb, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((va > 0) & (vb > 0), va / np.where(vb > 0, vb, 1.0), np.nan)
+
+
+def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic, stat_b: Statistic,
+                       cfg: Bootstrap, labels: tuple[str, str], apart: bool = False) -> ComparisonResult:
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    _check_rater_design(stat_a, cfg, "a")
+    _check_rater_design(stat_b, cfg, "b")
+    lay = _layout(stat_a, stat_b, rec.resamples_raters, apart)
+    ra, rb, info = paired_replicates(stat_a, stat_b, cfg, lay, apart)
+    notes: list[str] = []
+    checks = []
+    if info["exact_own_weights"]:
+        checks = [_check_own(a, ra, cfg, "a"), _check_own(b, rb, cfg, "b")]
+    if stat_a.n_chance_pairs or stat_b.n_chance_pairs:
+        notes.append("sampled chance pairs / judged draws resampled " + (
+            "with one shared stream (the same number of draws on the same items)" if info["shared_chance_draws"]
+            else "independently for the two statistics"))
+        if not info["shared_chance_draws"]:
+            warnings.warn(f"{notes[-1]}: their sampling errors are treated as independent (exact chance, or one "
+                          "plan of judged pairs for both, pairs them)", ComparisonWarning, stacklevel=4)
+    diff = a.value - b.value
+    d = ra - rb
+    finite = np.isfinite(d)
+    n_nan = int((~finite).sum())
+    if n_nan:
+        notes.append(f"{n_nan} of {cfg.n} replicates of the difference were undefined (nan) and left out")
+    se = float(np.std(d[finite], ddof=1)) if finite.sum() > 1 else math.nan
+    if cfg.method == "percentile":
+        lo, hi = percentile_interval(d, cfg.level)
+    elif cfg.method == "basic":
+        lo, hi = basic_interval(d, diff, cfg.level)
+    else:
+        lo, hi, note = bca_interval(d, diff, _jackknife_difference(stat_a, stat_b, cfg, lay), cfg.level)
+        if note:
+            notes.append(note)
+    factor, few_note = _few_units_factor(stat_a, stat_b, cfg, lay)
+    if factor != 1.0 and math.isfinite(lo) and math.isfinite(hi):
+        lo, hi = diff - factor * (diff - lo), diff + factor * (hi - diff)
+        se *= factor
+    if few_note:
+        notes.append(few_note)
+    p, test = _bootstrap_p(d, diff, cfg.method, factor, se)
+    paired = lay.n_common > 0
+    kind = "paired" if lay.n_common == len(lay.union) else ("independent" if not paired else "partly paired")
+    rr = _ratio(ra, rb)
+    ratio = float(_ratio(a.value, b.value))
+    r_lo, r_hi = percentile_interval(rr, cfg.level) if np.isfinite(rr).sum() > 1 else (math.nan, math.nan)
+    details = {"replicates": d, "replicates_a": ra, "replicates_b": rb, "n_replicates": cfg.n, "test": test,
+               "seed": cfg.seed, "ratio_ci_low": r_lo, "ratio_ci_high": r_hi, "weights_check": tuple(checks),
+               "few_units_factor": factor, "kind": kind}
+    return ComparisonResult(labels[0], labels[1], float(a.value), float(b.value), float(diff), ratio, float(lo),
+                            float(hi), se, cfg.level, p, f"{kind} {cfg.label}", cfg.design, paired,
+                            len(stat_a.items), len(stat_b.items), lay.n_common,
+                            tuple(notes), details)
+
+
+def _terms_centered(stat: Statistic, name: str) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Per-item linearised terms (centred), on the statistic's items, and the mask of items they cover."""
+    if not isinstance(stat, Prepared):
+        raise ValueError(f"ci='analytic' needs per-item linearised terms, which {name} ({type(stat).__name__}) does "
+                         "not have; use ci=softirr_stats.Bootstrap(...)")
+    terms = analytic_terms(stat)
+    r_i = np.asarray(stat.layout.r_i)
+    mask = r_i >= 1
+    if len(terms.phi) != int(mask.sum()):
+        mask = r_i >= 2
+    if len(terms.phi) != int(mask.sum()):  # pragma: no cover - consistency guard
+        raise ValueError(f"the linearised terms of {name} cover an unknown item set; use a bootstrap")
+    # Krippendorff's terms linearise alpha' (no small-sample term); alpha = (1 - eps) alpha' + eps with eps
+    # fixed by the design, so the terms of alpha are scaled by 1 - eps = (1 - alpha) / (1 - alpha')
+    # (Gwet's pairedCAC does the same); 1 for every other coefficient
+    scale = (1.0 - terms.coef) / (1.0 - terms.center) if terms.coef != terms.center and terms.center != 1.0 else 1.0
+    full = np.zeros(len(r_i))
+    full[mask] = scale * (terms.phi - terms.center)
+    return full, mask, terms.complete_two_raters
+
+
+def _analytic_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic, stat_b: Statistic,
+                      cfg: Analytic, labels: tuple[str, str], apart: bool = False) -> ComparisonResult:
+    from scipy.special import stdtr, stdtrit
+
+    pa, ma, two_a = _terms_centered(stat_a, "a")
+    pb, mb, two_b = _terms_centered(stat_b, "b")
+    items_a, items_b = _item_ids(stat_a, stat_b, apart)
+    common = set(items_a) & set(items_b)
+    diff = a.value - b.value
+    form = cfg.form if cfg.form != "auto" else ("table" if two_a and two_b else "raw")
+    notes: list[str] = []
+    if set(items_a) == set(items_b):
+        where = {it: k for k, it in enumerate(items_a)}
+        order = _positions(items_b, where)
+        pa_b, ma_b = np.zeros_like(pa), np.zeros_like(ma)
+        pa_b[order], ma_b[order] = pb, mb
+        if not np.array_equal(ma, ma_b):
+            raise ValueError("the two statistics' linearised terms cover different items (items with too few "
+                             "ratings in one of them); use ci=softirr_stats.Bootstrap(...)")
+        m = int(ma.sum())
+        dd = (pa - pa_b)[ma]
+        f = 0.0 if cfg.population is None else m / cfg.population
+        div = m * (m - 1.0) if form == "raw" else float(m) * m
+        se = math.sqrt(max(0.0, (1.0 - f) * float(np.sum(dd * dd)) / div)) if m >= 2 else math.nan
+        df = float(m - 1)
+        kind, paired = "paired", True
+    elif not common:
+        def var(p: np.ndarray, mask: np.ndarray) -> tuple[float, int]:
+            m = int(mask.sum())
+            div = m * (m - 1.0) if form == "raw" else float(m) * m
+            return (float(np.sum(p[mask] ** 2)) / div if m >= 2 else math.nan), m
+        va, m_a = var(pa, ma)
+        vb, m_b = var(pb, mb)
+        se = math.sqrt(va + vb)
+        df = (va + vb) ** 2 / (va**2 / max(m_a - 1, 1) + vb**2 / max(m_b - 1, 1)) if va + vb > 0 else math.nan
+        kind, paired = "independent", False
+        notes.append(f"independent items: the two variances add (Welch-Satterthwaite df = {df:.1f})")
+    else:
+        raise ValueError(f"the two statistics share {len(common)} of their {len(items_a)} and {len(items_b)} items: "
+                         "the analytic comparison needs the same items (paired) or disjoint items (independent); "
+                         "use ci=softirr_stats.Bootstrap(...), which resamples the shared and the other items in "
+                         "their own strata")
+    if math.isfinite(se) and se > 0 and math.isfinite(df):
+        h = float(stdtrit(df, 0.5 + cfg.level / 2.0)) * se
+        lo, hi = diff - h, diff + h
+        p = float(2.0 * stdtr(df, -abs(diff / se)))
+    else:
+        lo = hi = p = math.nan
+        notes.append("the analytic standard error of the difference is undefined or zero")
+    details = {"test": f"Student t on the delta-method SE ({df:.3g} df)", "analytic_form": form, "analytic_df": df,
+               "kind": kind}
+    return ComparisonResult(labels[0], labels[1], float(a.value), float(b.value), float(diff),
+                            float(_ratio(a.value, b.value)), lo, hi, se, cfg.level, p, f"{kind} delta method",
+                            "analytic", paired, len(items_a), len(items_b), len(common), tuple(notes), details)
+
+
+def _same_data(stat_a: Statistic, stat_b: Statistic) -> bool:
+    """The same items and the same raters (raters unknown to both statistics, e.g. span F1: items decide)."""
+    ra, rb = rater_ids(stat_a), rater_ids(stat_b)
+    same_raters = (ra is None and rb is None) or (ra is not None and rb is not None and set(ra) == set(rb))
+    return set(stat_a.items) == set(stat_b.items) and same_raters
+
+
+def _resolve_ci(a: AgreementResult, b: AgreementResult, ci: Any) -> "Bootstrap | Analytic":
+    if ci is not None:
+        if isinstance(ci, str) and ci == "analytic":
+            return Analytic()
+        if isinstance(ci, Bootstrap | Analytic):
+            return ci
+        raise ValueError(f"ci must be None (the inputs' own interval request), 'analytic', "
+                         f"softirr_stats.Analytic(...) or softirr_stats.Bootstrap(...); got {ci!r}")
+    ra, rb = a.details.get("ci_request"), b.details.get("ci_request")
+    if ra is None and rb is None:
+        return Bootstrap()
+    if ra is None or rb is None or ra != rb:
+        raise ValueError(f"a and b were computed with different intervals ({ra!r} and {rb!r}); pass ci= to compare() "
+                         "to compare them on one (e.g. ci=softirr_stats.Bootstrap(n=2000, seed=0))")
+    return ra
+
+
+def compare_statistics(a: AgreementResult, b: AgreementResult, stat_a: Statistic, stat_b: Statistic, cfg: Any,
+                       labels: tuple[str, str], apart: bool = False) -> ComparisonResult:
+    """The comparison of two prepared statistics under one validated interval request (the engine of :func:`compare`)."""
+    if isinstance(cfg, Analytic):
+        return _analytic_compare(a, b, stat_a, stat_b, cfg, labels, apart)
+    return _bootstrap_compare(a, b, stat_a, stat_b, cfg, labels, apart)
+
+
+def compare(a: AgreementResult, b: AgreementResult, *, ci: Any = None, paired: bool | None = None,
+            labels: tuple[str, str] | None = None) -> ComparisonResult:
+    """Compare two agreement statistics: their difference with an interval, SE and a test of equality.
+
+    Paired when the two were computed on the same items (two measures, chance baselines or
+    coefficients on the same annotations; two rater groups on the same items): both statistics
+    are evaluated on **one** draw of bootstrap weights per replicate, so the correlation their
+    shared items induce is in the interval. Independent when the items are disjoint (two
+    rounds): each set of items is resampled on its own. Partly overlapping items are resampled
+    within the strata "shared", "only in a", "only in b", which keeps each set's size and pairs
+    the shared items. Never judge a difference by whether two intervals overlap: that ignores
+    the correlation of paired statistics and is conservative even for independent ones.
+
+    Parameters
+    ----------
+    a, b : AgreementResult
+        Results of the coefficient functions (``sis.krippendorff_alpha(...)``, ...; soft,
+        prediction-powered, multi-label and cross-replication statistics included).
+    ci : None, "analytic", Analytic or Bootstrap
+        None: the interval request both inputs were computed with (they must agree; a plain
+        ``Bootstrap()`` when neither has one). A ``Bootstrap`` takes any design the two statistics
+        allow (items, raters, items+raters, cluster, bayesian, strata, judged). ``"analytic"``:
+        the delta method on both coefficients' per-item linearised terms (same or disjoint items).
+    paired : bool, optional
+        None (default): items are matched by their ids (``ann.items``). False: the two statistics'
+        items are different items even where their ids coincide (two rounds read from wide tables
+        both number their rows 0, 1, ...). True: require the same items (an error otherwise).
+    labels : (str, str), optional
+        Names of the two statistics in tables (default: coefficient and measure).
+
+    Returns
+    -------
+    ComparisonResult
+        ``value_a``, ``value_b``, ``difference = value_a - value_b``, ``ratio``, ``ci_low``,
+        ``ci_high``, ``se``, ``p_value`` (two-sided, H0: equal), ``method``, ``design``, ``paired``
+        and the item counts; with a bootstrap, ``details["replicates_a"]`` / ``["replicates_b"]`` and
+        ``details["weights_check"]`` (each input's own replicates reproduced from the shared weights).
+
+    Raises
+    ------
+    TypeError
+        When ``a`` or ``b`` is not an AgreementResult of a coefficient function.
+    ValueError
+        When the two statistics are on different data (other items or raters) and are not the
+        same coefficient with the same measure and chance (the difference would mix the two);
+        when the inputs' interval requests differ and ``ci`` is not given; for an analytic
+        comparison on partly overlapping items or of a statistic without linearised terms.
+
+    Examples
+    --------
+    Two measures on the same annotations (paired):
+
+    >>> import softirr_stats as sis
+    >>> rows = [["fever", "pyrexia"], ["cough", "cough"], ["rash", "fever"], ["cough", "tussis"],
+    ...         ["fever", "fever"], ["rash", "rash"]] * 5
+    >>> B = sis.Bootstrap(n=500, seed=1)
+    >>> cmp = sis.compare(sis.fleiss_kappa(rows, similarity="indel", ci=B), sis.fleiss_kappa(rows, ci=B))
+    >>> cmp.paired, round(cmp.difference, 4), bool(cmp.ci_low <= cmp.difference <= cmp.ci_high)
+    (True, 0.0367, True)
+    >>> print(cmp.details["weights_check"][0])
+    a: replicates identical to the input's own interval (same weights)
+    """
+    stat_a, stat_b = statistic_of(a, "a"), statistic_of(b, "b")
+    if paired is True and set(stat_a.items) != set(stat_b.items):
+        only_a = [i for i in stat_a.items if i not in set(stat_b.items)]
+        only_b = [i for i in stat_b.items if i not in set(stat_a.items)]
+        raise ValueError(f"paired=True needs the two statistics on the same items; {len(only_a)} items are only in a "
+                         f"(e.g. {only_a[:3]}) and {len(only_b)} only in b (e.g. {only_b[:3]})")
+    apart = paired is False
+    if apart or not _same_data(stat_a, stat_b):
+        key_a, key_b = (a.coefficient, a.similarity, a.chance), (b.coefficient, b.similarity, b.chance)
+        if key_a != key_b:
+            raise ValueError(
+                f"mismatched coefficients: a is {describe(a)} and b is {describe(b)} on different data (other items "
+                "or raters); a difference between data sets must use the same coefficient, measure and chance, else it "
+                "mixes the two changes. Compare two statistics on the same annotations, or the same statistic on two "
+                "data sets")
+    cfg = _resolve_ci(a, b, ci)
+    names = labels if labels is not None else (describe(a), describe(b))
+    if names[0] == names[1]:
+        names = (f"{names[0]} [a]", f"{names[1]} [b]")
+    return compare_statistics(a, b, stat_a, stat_b, cfg, (str(names[0]), str(names[1])), apart)

@@ -1,0 +1,218 @@
+"""``softirr_stats.compare`` and ``compare_groups``: paired replicates on shared weights, every design, errors."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.uncertainty import Bootstrap
+
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.FewUnitsWarning",
+                                        "ignore::softirr_stats.DegenerateWarning")
+
+LABELS = np.array(["fever", "pyrexia", "cough", "tussis"], dtype=object)
+
+
+def _table(n=60, raters=4, seed=0, p=0.7):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 4, n)
+    cols = [np.where(rng.random(n) < p, truth, rng.integers(0, 4, n)) for _ in range(raters)]
+    return LABELS[np.column_stack(cols)].tolist()
+
+
+def _designs(n):
+    cl = [i // 4 for i in range(n)]
+    return [Bootstrap(n=300, seed=3), Bootstrap(n=300, seed=3, design="cluster", cluster=cl),
+            Bootstrap(n=300, seed=3, design="bayesian"), Bootstrap(n=300, seed=3, design="raters"),
+            Bootstrap(n=300, seed=3, design="items+raters"), Bootstrap(n=300, seed=3, strata=[i % 3 for i in range(n)])]
+
+
+@pytest.mark.parametrize("cfg", _designs(60), ids=lambda c: c.design + ("+strata" if c.strata is not None else ""))
+def test_paired_replicates_are_the_inputs_own_on_every_design(cfg):
+    rows = _table()
+    a = sis.krippendorff_alpha(rows, similarity="indel", ci=cfg)
+    b = sis.krippendorff_alpha(rows, ci=cfg)
+    r = sis.compare(a, b)
+    assert r.paired and r.n_common == 60 and r.design == cfg.design
+    # one shared draw of weights per replicate: the difference replicate is the difference of the inputs' own
+    # (to rounding: the replicates are evaluated in batches of another size)
+    np.testing.assert_allclose(r.details["replicates_a"], a.details["replicates"], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(r.details["replicates_b"], b.details["replicates"], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(r.details["replicates"], a.details["replicates"] - b.details["replicates"],
+                               rtol=1e-10, atol=1e-13)
+    assert all("identical to the input's own interval" in c for c in r.details["weights_check"])
+    assert r.difference == pytest.approx(a.value - b.value, abs=1e-15)
+    assert r.ci_low <= r.difference <= r.ci_high and r.se > 0
+
+
+def test_paired_interval_is_narrower_than_the_independent_one_and_methods_agree():
+    rows = _table(200, seed=1)
+    B = Bootstrap(n=1000, seed=0)
+    a, b = sis.fleiss_kappa(rows, similarity="indel", ci=B), sis.fleiss_kappa(rows, ci=B)
+    paired = sis.compare(a, b)
+    assert paired.se < 0.5 * math.hypot(a.se, b.se)  # shared items: strongly correlated statistics
+    with pytest.raises(ValueError, match="mismatched coefficients"):  # paired=False: two data sets, two measures
+        sis.compare(a, b, paired=False)
+    an = sis.compare(a, b, ci="analytic")
+    assert an.method == "paired delta method" and an.se == pytest.approx(paired.se, rel=0.2)
+    for method in ("basic", "bca"):
+        r = sis.compare(a, b, ci=Bootstrap(n=1000, seed=0, method=method))
+        assert r.ci_low < r.difference < r.ci_high
+    assert paired.ratio == pytest.approx(a.value / b.value)
+    assert paired.details["ratio_ci_low"] < paired.ratio < paired.details["ratio_ci_high"]
+
+
+def test_a_statistic_against_itself_has_a_zero_width_interval():
+    a = sis.fleiss_kappa(_table(), ci=Bootstrap(n=200))
+    r = sis.compare(a, a)
+    assert (r.difference, r.ci_low, r.ci_high, r.se) == (0.0, 0.0, 0.0, 0.0) and r.p_value == 1.0
+    r = sis.compare(sis.fleiss_kappa(_table(), ci="analytic"), sis.fleiss_kappa(_table(), ci="analytic"))
+    assert r.se == 0.0 and math.isnan(r.p_value)
+
+
+def test_independent_analytic_adds_the_two_variances():
+    a = sis.fleiss_kappa(_table(50, seed=2), ci="analytic")
+    b = sis.fleiss_kappa(pd.DataFrame(_table(70, seed=3), index=[f"r2-{i}" for i in range(70)]), ci="analytic")
+    r = sis.compare(a, b)
+    assert r.method == "independent delta method" and not r.paired
+    assert r.se == pytest.approx(math.hypot(a.se, b.se), rel=1e-12)
+
+
+def test_independent_bootstrap_draws_uncorrelated_replicates():
+    a = sis.fleiss_kappa(_table(80, seed=4), ci=Bootstrap(n=2000))
+    b = sis.fleiss_kappa(pd.DataFrame(_table(80, seed=4), index=[f"b{i}" for i in range(80)]), ci=Bootstrap(n=2000))
+    r = sis.compare(a, b)
+    assert r.method == "independent bootstrap-percentile" and r.difference == 0.0
+    assert abs(np.corrcoef(r.details["replicates_a"], r.details["replicates_b"])[0, 1]) < 0.08
+    assert r.se == pytest.approx(math.hypot(a.se, b.se), rel=0.1)
+
+
+def test_partly_overlapping_items_are_stratified_by_overlap():
+    rows = _table(80, seed=5)
+    a = sis.fleiss_kappa(pd.DataFrame(rows[:60], index=range(60)))
+    b = sis.fleiss_kappa(pd.DataFrame(rows[20:], index=range(20, 80)))
+    r = sis.compare(a, b, ci=Bootstrap(n=300))
+    assert r.details["kind"] == "partly paired" and (r.n_items_a, r.n_items_b, r.n_common) == (60, 60, 40)
+    assert r.ci_low <= r.difference <= r.ci_high
+    with pytest.raises(ValueError, match="share 40 of their 60 and 60 items"):
+        sis.compare(a, b, ci="analytic")
+    with pytest.raises(ValueError, match="items\\+raters"):
+        sis.compare(a, b, ci=Bootstrap(n=50, design="items+raters"))
+    with pytest.raises(ValueError, match="20 items are only in a"):
+        sis.compare(a, b, paired=True)
+
+
+def test_bad_inputs_get_one_clear_error():
+    rows = _table()
+    a = sis.fleiss_kappa(rows)
+    with pytest.raises(TypeError, match="b must be an AgreementResult"):
+        sis.compare(a, 0.5)
+    with pytest.raises(ValueError, match="carries no prepared statistic"):
+        sis.compare(a, sis.AgreementResult("fleiss_kappa", 0.5, 0.7, 0.4, 60, 4))
+    other = pd.DataFrame(_table(40, seed=9), index=[f"x{i}" for i in range(40)])
+    with pytest.raises(ValueError, match="mismatched coefficients: a is fleiss_kappa and b is krippendorff_alpha"):
+        sis.compare(a, sis.krippendorff_alpha(other))
+    with pytest.raises(ValueError, match="different intervals"):
+        sis.compare(sis.fleiss_kappa(rows, ci=Bootstrap(n=50, seed=1)), sis.fleiss_kappa(rows, ci=Bootstrap(n=50)))
+    with pytest.raises(ValueError, match="ci must be None"):
+        sis.compare(a, a, ci="bootstrap")
+    ml = sis.multilabel_agreement(np.random.default_rng(0).integers(0, 2, (30, 3, 4)))
+    with pytest.raises(ValueError, match="linearised terms"):
+        sis.compare(ml, ml, ci="analytic")
+    # two coefficients on the same annotations are a legitimate comparison
+    assert sis.compare(a, sis.krippendorff_alpha(rows), ci=Bootstrap(n=50)).paired
+
+
+def test_soft_multilabel_chance_sampled_and_prediction_powered_statistics():
+    rows = _table(60, seed=6)
+    B = Bootstrap(n=200, seed=2)
+    mc = sis.fleiss_kappa(rows, similarity="indel", chance=sis.MonteCarlo(permutations=3, seed=0), ci=B)
+    with pytest.warns(sis.comparison.ComparisonWarning, match="independently for the two statistics"):
+        r = sis.compare(mc, sis.fleiss_kappa(rows, similarity="indel", ci=B))
+    assert r.paired and any("sampled chance pairs" in w for w in r.warnings)
+    cube = np.random.default_rng(1).integers(0, 2, (40, 3, 5))
+    r = sis.compare(sis.multilabel_agreement(cube, baseline="fleiss"), sis.multilabel_agreement(cube, baseline="ac1"),
+                    ci=B)
+    assert r.paired and np.isfinite(r.se)
+    plan = sis.judging_plan(rows, similarity="indel", n=40, seed=0)
+    syn = {frozenset(p) for p in [("fever", "pyrexia"), ("cough", "tussis")]}
+    judged = plan.pairs.assign(judgment=[float(frozenset(p) in syn) for p in zip(plan.pairs.label_a,
+                                                                                 plan.pairs.label_b, strict=True)])
+    ppi = sis.fleiss_kappa(rows, similarity="indel", judgments=judged)
+    with pytest.warns(sis.comparison.ComparisonWarning):  # the plain estimate has no judged draws
+        r = sis.compare(ppi, sis.fleiss_kappa(rows, similarity="indel"), ci=B)
+    assert r.paired and r.ci_low <= r.difference <= r.ci_high
+
+
+def test_compare_groups_equals_compare_of_the_subsets_and_the_permutation_test():
+    rows = _table(60, raters=6, seed=7)
+    ann = sis.Annotations.from_wide(rows)
+    B = Bootstrap(n=300, seed=1)
+    g = sis.compare_groups(ann, [0, 1, 2], [3, 4, 5], ci=B, permutations=100)
+    direct = sis.compare(sis.fleiss_kappa(ann.subset_raters([0, 1, 2])), sis.fleiss_kappa(ann.subset_raters([3, 4, 5])),
+                         ci=B)
+    assert (g.difference, g.ci_low, g.ci_high) == pytest.approx((direct.difference, direct.ci_low, direct.ci_high),
+                                                                abs=1e-12)
+    assert g.details["permutation_exact"] and g.details["n_permutations"] == 20
+    d = g.details["permutation_replicates"]
+    assert g.p_value == pytest.approx(np.mean(np.abs(d) >= abs(g.difference) - 1e-12))
+    random = sis.compare_groups(ann, [0, 1, 2], [3, 4, 5], ci=B, permutations=10, seed=4)
+    assert not random.details["permutation_exact"] and random.details["n_permutations"] == 10
+    with pytest.raises(ValueError, match="are in both"):
+        sis.compare_groups(ann, [0, 1, 2], [2, 3, 4], permutations=50)
+    with pytest.raises(ValueError, match="raters \\[9\\] are not in the data"):
+        sis.compare_groups(ann, [0, 9], [3, 4])
+    overlap = sis.compare_groups(ann, [0, 1, 2], [2, 3, 4], ci=Bootstrap(n=100, design="raters"))
+    assert overlap.paired and np.isfinite(overlap.se)
+
+
+def test_result_tables_and_reprs():
+    rows = _table()
+    r = sis.compare(sis.fleiss_kappa(rows, similarity="indel"), sis.fleiss_kappa(rows), ci=Bootstrap(n=100))
+    f = r.to_frame()
+    for col in ("value_a", "value_b", "difference", "ratio", "ci_low", "ci_high", "se", "p_value", "method", "design",
+                "paired", "n_items_a", "n_items_b", "n_common", "test"):
+        assert col in f.columns, col
+    assert r.to_markdown().splitlines()[0].startswith("| A | B | Value A")
+    assert "\\begin{table}" in r.to_latex(caption="Measures")
+    assert r._repr_html_().startswith("<table") and "fleiss_kappa (indel)" in str(r) and "paired" in repr(r)
+
+
+# Gwet's pairedCAC (github.com/kgwet/pairedCAC, README, after Gwet 2016, Educational and Psychological
+# Measurement 76(4)): ratings1 and ratings2, 15 subjects rated by raters A-D on two occasions; the
+# ttest.*(ratings1, ratings2) outputs (coefficient 2 - coefficient 1, its SE, t, p with n - 1 df).
+PAIRED_CAC_RATINGS = np.array([
+    [1, 1, 1, 1, 1, 1, 1, 1], [1, 1, 2, 3, 3, 3, 3, 2], [1, 1, 2, 3, 3, 3, 3, 3], [2, 2, 2, 3, 1, 1, 2, 1],
+    [1, 2, 1, 1, 1, 1, 1, 1], [2, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [2, 3, 2, 2, 2, 2, 1, 1],
+    [3, 3, 3, 3, 3, 3, 3, 3], [1, 1, 1, 1, 1, 1, 1, 3], [1, 1, 2, 3, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3],
+    [3, 2, 3, 3, 3, 3, 3, 3], [1, 2, 1, 1, 1, 2, 1, 1], [2, 1, 1, 1, 3, 3, 3, 3]])
+PAIRED_CAC = {  # function: (coeff.diff, std.err, p.value)
+    "fleiss_kappa": (0.339184, 0.1574322, 0.04910569),
+    "gwet_ac1": (0.3304628, 0.1452689, 0.03917311),
+    "conger_kappa": (0.3318275, 0.1527202, 0.04745695),
+    "krippendorff_alpha": (0.3335309, 0.1548083, 0.04910569),
+    "brennan_prediger": (0.3333333, 0.1477342, 0.04056859),
+    "percent_agreement": (0.2222222, 0.09848947, 0.04056859),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRED_CAC))
+def test_analytic_paired_difference_matches_gwet_paired_cac(name):
+    r1 = pd.DataFrame(PAIRED_CAC_RATINGS[:, :4], columns=list("ABCD"))
+    r2 = pd.DataFrame(PAIRED_CAC_RATINGS[:, 4:], columns=list("ABCD"))
+    fn = getattr(sis, name)
+    opts = {"categories": [1, 2, 3]} if name in ("gwet_ac1", "brennan_prediger") else {}
+    r = sis.compare(fn(r2, **opts), fn(r1, **opts), ci="analytic", paired=True)
+    diff, se, p = PAIRED_CAC[name]
+    assert r.difference == pytest.approx(diff, abs=5e-7)
+    assert r.se == pytest.approx(se, abs=5e-7)
+    assert r.p_value == pytest.approx(p, abs=5e-8)  # Student t, 14 df
+
+
+def test_analytic_difference_four_against_three_raters_matches_paired_cac():
+    r1 = pd.DataFrame(PAIRED_CAC_RATINGS[:, :4], columns=list("ABCD"))
+    r2 = pd.DataFrame(PAIRED_CAC_RATINGS[:, 4:7], columns=list("ABC"))
+    r = sis.compare(sis.fleiss_kappa(r2), sis.fleiss_kappa(r1), ci="analytic")
+    assert (r.difference, r.se, r.p_value) == pytest.approx((0.4085418, 0.1612858, 0.02389035), abs=5e-7)

@@ -1,0 +1,82 @@
+"""``leave_one_rater_out`` and ``against_reference``: per-rater diagnostics equal the coefficients they stand for."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.comparison._per_rater import kappa_vs_rest
+
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning")
+
+
+def _table(n=50, raters=4, seed=0):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, n)
+    cols = [np.where(rng.random(n) < 0.6 + 0.1 * j, truth, rng.integers(0, 3, n)) for j in range(raters)]
+    return np.array(["cat", "dog", "cow"], dtype=object)[np.column_stack(cols)].tolist()
+
+
+def test_kappa_vs_rest_with_two_raters_is_cohen_hard_and_soft():
+    rows = [r[:2] for r in _table()]
+    ann = sis.Annotations.from_wide(rows)
+    codes = np.asarray(ann.codes)
+    out = kappa_vs_rest(codes, np.eye(3))["value"][0]
+    assert out == pytest.approx([sis.cohen_kappa(ann).value] * 2, abs=1e-12)
+    S = np.array([[1.0, 0.4, 0.0], [0.4, 1.0, 0.2], [0.0, 0.2, 1.0]])
+    soft = kappa_vs_rest(codes, S)["value"][0]
+    assert soft == pytest.approx([sis.cohen_kappa(ann, similarity=S).value] * 2, abs=1e-12)
+
+
+def test_kappa_vs_rest_is_vectorised_over_weights():
+    codes = np.asarray(sis.Annotations.from_wide(_table()).codes)
+    C = np.random.default_rng(1).multinomial(50, np.full(50, 1 / 50), size=4).astype(float)
+    batch = kappa_vs_rest(codes, np.eye(3), C)["value"]
+    one = np.vstack([kappa_vs_rest(codes, np.eye(3), c[None])["value"] for c in C])
+    np.testing.assert_allclose(batch, one, rtol=1e-12)
+
+
+def test_leave_one_rater_out_equals_the_coefficient_of_the_others():
+    ann = sis.Annotations.from_wide(_table())
+    t = sis.leave_one_rater_out(ann, "krippendorff_alpha", ci=sis.Bootstrap(n=200, seed=1))
+    assert list(t.rater) == list(ann.raters) and t.attrs["value_all"] == pytest.approx(sis.krippendorff_alpha(ann).value)
+    for rec in t.itertuples():
+        others = [r for r in ann.raters if r != rec.rater]
+        assert rec.value_without == pytest.approx(sis.krippendorff_alpha(ann.subset_raters(others)).value, abs=1e-12)
+        assert rec.change == pytest.approx(t.attrs["value_all"] - rec.value_without, abs=1e-12)
+        assert rec.vs_rest_ci_low <= rec.kappa_vs_rest <= rec.vs_rest_ci_high
+        assert rec.change_ci_low <= rec.change <= rec.change_ci_high
+    plain = sis.leave_one_rater_out(ann)
+    assert plain[["vs_rest_ci_low", "change_ci_low"]].isna().all().all()
+    with pytest.raises(ValueError, match="at least 3 raters"):
+        sis.leave_one_rater_out([r[:2] for r in _table()])
+    with pytest.raises(ValueError, match="item designs|resamples items"):
+        sis.leave_one_rater_out(ann, ci=sis.Bootstrap(n=50, design="raters"))
+
+
+def test_against_reference_tables():
+    rows = _table(60, raters=4, seed=2)
+    ann = sis.Annotations.from_wide(rows)
+    r = sis.against_reference(ann, reference=3, ci=sis.Bootstrap(n=200))
+    assert list(r.by_rater.rater) == [0, 1, 2]
+    for rec in r.by_rater.itertuples():
+        assert rec.value == pytest.approx(sis.cohen_kappa(ann.subset_raters([3, rec.rater])).value, abs=1e-12)
+        assert rec.ci_low <= rec.value <= rec.ci_high
+    conf = r.confusion
+    assert conf.groupby("rater")["count"].sum().tolist() == [60, 60, 60]
+    table = pd.crosstab(pd.Series([x[3] for x in rows]), pd.Series([x[0] for x in rows]))
+    got = conf[conf.rater == 0].set_index(["reference_label", "rater_label"])["count"]
+    for (ref_label, rater_label), v in got.items():
+        assert table.loc[ref_label, rater_label] == v
+    cat = r.by_category[(r.by_category.rater == 0)].set_index("category")
+    n_kk = table.loc["cat", "cat"]
+    assert cat.loc["cat", "specific_agreement"] == pytest.approx(2 * n_kk / (table.loc["cat"].sum()
+                                                                              + table["cat"].sum()))
+    dis = r.disagreements
+    assert dis.mean_similarity.is_monotonic_increasing and len(dis) == 60
+    assert dis.iloc[0].n_disagreeing == 3  # every rater disagrees with the reference on the worst item
+    assert "Items with the largest disagreement" in r.to_markdown() and "\\toprule" in r.to_latex()
+    with pytest.raises(ValueError, match="reference 'gold' is not a rater"):
+        sis.against_reference(ann, reference="gold")
+    soft = sis.against_reference(ann, reference=3, similarity="levenshtein", top=5)
+    assert len(soft.disagreements) == 5 and soft.similarity != "identity"
