@@ -134,8 +134,8 @@ def command(
     if files:
         if value is not None or prevalence is not None:
             fail("give either a pilot FILE or assumed values (--value, --prevalence), not both")
-        ann, notes = read(files, item, rater, label, na_values, input_format, reader_options(field, layer,
-                                                                                              reader_option=reader_option))
+        opts = reader_options(field, layer, extra=reader_option)
+        ann, notes = read(files, item, rater, label, na_values, input_format, opts)
         judged, _ = load_judgments(judgments)
         kw.update(pilot=ann, judgments=judged)
         source = files[0].name if len(files) == 1 else f"{len(files)} files"

@@ -90,6 +90,13 @@ class PlanResult:
         The variance components (``a``, ``b``, ``c``, ``deff``) and how they were obtained.
     notes : tuple of str
         What the plan assumes and its caveats.
+
+    Examples
+    --------
+    >>> plan = plan_items("krippendorff_alpha", halfwidth=0.1, power=dict(null=0.667),
+    ...                   assumed=dict(value=0.8, prevalence=[0.25] * 4, raters=2))
+    >>> plan.n_items, plan.grid["target"].tolist()
+    (90, ['halfwidth', 'power'])
     """
 
     coefficient: str
@@ -122,7 +129,7 @@ class PlanResult:
         >>> plan = plan_items("cohen_kappa", halfwidth=[0.1, 0.05],
         ...                   assumed=dict(value=0.6, prevalence=[0.5, 0.5]))
         >>> plan.to_frame()["n_items"].tolist()
-        [262, 1026]
+        [249, 986]
         """
         return self.grid.copy()
 
@@ -134,8 +141,8 @@ class PlanResult:
 
     def _display(self) -> Any:
         df = self.grid
-        keep = [c for c in df.columns if not df[c].isna().all()]
-        return df[keep].drop(columns=[c for c in ("coefficient", "design", "source") if c in keep])
+        keep = [c for c in df.columns if not df[c].isna().all() and c not in ("coefficient", "design", "source")]
+        return df[keep].rename(columns=_HEADERS)
 
     def caption(self) -> str:
         """One sentence on what was planned and from what."""
@@ -148,8 +155,8 @@ class PlanResult:
         Examples
         --------
         >>> plan = plan_items("fleiss_kappa", halfwidth=0.1, assumed=dict(value=0.6, prevalence=[0.3, 0.7], raters=3))
-        >>> print(plan.to_markdown().splitlines()[0])  # doctest: +ELLIPSIS
-        | Target | Value | Halfwidth | ...
+        >>> print(plan.to_markdown().splitlines()[0])
+        | Target | Value | Half-width | Level | Items | SE at n | Half-width at n |
         """
         from softirr_stats.reporting import to_markdown
 
@@ -178,6 +185,12 @@ class PlanResult:
     def __repr__(self) -> str:
         return (f"PlanResult(coefficient={self.coefficient!r}, design={self.design!r}, source={self.source!r}, "
                 f"n={self.n}, unit={self.unit!r}, value={self.value:.6g}, targets={len(self.grid)})")
+
+
+_HEADERS = {"target": "Target", "value": "Value", "halfwidth": "Half-width", "level": "Level", "null": "Null",
+            "power": "Power", "alpha": "Alpha", "test": "Test", "two_sided": "Two-sided", "n_items": "Items",
+            "n_judged": "Judged pairs", "n_clusters": "Clusters", "raters": "Raters", "se_at_n": "SE at n",
+            "halfwidth_at_n": "Half-width at n", "power_at_n": "Power at n"}
 
 
 def _fmt(v: Any) -> str:
@@ -259,11 +272,7 @@ def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict
 
     pop = build_population(assumed["prevalence"], assumed["raters"], assumed.get("categories"))
     opts = dict(options)
-    sim = opts.get("similarity")
-    if sim is not None and not isinstance(sim, str) and np.ndim(sim) == 2:
-        order = np.argsort(np.asarray(pop.labels, dtype=object))  # the vocabulary is sorted; the matrix follows
-        opts["similarity"] = np.asarray(sim, dtype=np.float64)[np.ix_(order, order)]
-    if "categories" not in opts:
+    if "categories" not in opts:  # declared: the vocabulary (and a K x K similarity) follows their order
         opts["categories"] = list(pop.labels)
     labels = np.asarray(pop.labels, dtype=object)[pop.rows]
     with warnings.catch_warnings():
@@ -520,20 +529,19 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
 
     Examples
     --------
-    R ``irr::N.cohen.kappa(0.5, 0.5, 0.7, 0.85)`` (Cantor 1996) gives 96:
+    Cantor (1996), as R ``irr::N.cohen.kappa(0.4, 0.5, 0.8, 0.7)``: raters with 40% and 50%
+    positives, kappa 0.8 against H0: kappa <= 0.7, 80% power at one-sided 5%:
 
-    >>> plan = plan_items("cohen_kappa", assumed=dict(value=0.7, prevalence=[0.5, 0.5]),
-    ...                   power=dict(null=0.85, test="null"))  # doctest: +SKIP
-    >>> plan = plan_items("cohen_kappa", assumed=dict(value=0.85, prevalence=[0.5, 0.5]),
+    >>> plan = plan_items("cohen_kappa", assumed=dict(value=0.8, prevalence=[[0.4, 0.6], [0.5, 0.5]]),
     ...                   power=dict(null=0.7, test="null"))
     >>> plan.n_items
-    96
+    271
 
     Items for a 95% interval of half-width 0.1 around Fleiss' kappa 0.6, three raters:
 
     >>> plan_items("fleiss_kappa", halfwidth=0.1,
     ...            assumed=dict(value=0.6, prevalence=[0.3, 0.7], raters=3)).n_items
-    94
+    177
     """
     from softirr_stats.agreement import get_coefficient
 
