@@ -12,7 +12,14 @@ Designs simulated:
   from it);
 - ``cluster``: a population of 400 clusters of 5 items, each cluster with its own category
   prevalences; the plan comes from the whole population as pilot (cluster bootstrap) and studies
-  draw clusters with replacement (SE from cluster-level influence values).
+  draw clusters with replacement (SE from cluster-level influence values);
+- ``items+raters``: 300 items and a pool of 12 raters of unequal accuracy (0.6 to 0.85); the plan comes from the
+  whole population as pilot (item, rater and two-way bootstraps) for studies of 8 raters, and each
+  simulated study draws items and raters with replacement, its SE from a 100-replicate two-way
+  bootstrap (``--two-way-studies`` studies per target: these cost most).
+
+The Wald test uses Student t critical values with the interval's degrees of freedom (items - 1,
+clusters - 1), the normal one for ``items+raters``, as the plan does.
 
 Resumable: rows are appended to ``--out`` and cells already there are skipped. Seeds are fixed.
 
@@ -48,6 +55,7 @@ ITEM_CELLS = [  # (cell, coefficient, raters, options)
     ("conger_kappa", "conger_kappa", 3, {}),
 ]
 CLUSTER_CELLS = [("cohen_kappa", "cohen_kappa", 2), ("fleiss_kappa", "fleiss_kappa", 3)]
+TWO_WAY_CELLS = [("fleiss_kappa", "fleiss_kappa"), ("krippendorff_alpha", "krippendorff_alpha")]
 FIELDS = ["cell", "design", "target", "planned_n", "planned_clusters", "studies", "target_value", "mean_halfwidth",
           "halfwidth_mc_se", "planned_power", "simulated_power", "power_mc_se", "seconds"]
 STEP = 1e-6
@@ -71,9 +79,10 @@ def _se_items(prep, counts: np.ndarray, chunk: int = 200) -> tuple[np.ndarray, n
     return values, np.sqrt(var)
 
 
-def _summary(values, se, q, null, z_a):
+def _summary(values, se, q, null, crit):
+    """Half-widths ``q * se`` and the rejections of the Wald test ``(value - null) / se > crit``."""
     hw = q * se
-    rej = (values - null) / se > z_a
+    rej = (values - null) / se > crit
     return hw, rej
 
 
@@ -87,14 +96,13 @@ def run_items(cell, coef, raters, options, studies, rng):
         _, prep = estimate_point(coef, pop.rows, **opts)
     probs = pop.probabilities(plan.components["agreement_parameter"])
     rows = []
-    z_a = float(ndtri(0.95))
     for _, r in plan.grid.iterrows():
         n = int(r["n_items"])
         counts = rng.multinomial(n, probs, size=studies).astype(float)
         values, se = _se_items(prep, counts)
         ok = np.isfinite(se) & (se > 0)
         q = float(stdtrit(n - 1, 0.975))
-        hw, rej = _summary(values[ok], se[ok], q, VALUE - NULL_GAP, z_a)
+        hw, rej = _summary(values[ok], se[ok], q, VALUE - NULL_GAP, float(stdtrit(n - 1, 0.95)))
         rows.append(_row(cell, "items", r, n, None, int(ok.sum()), hw, rej))
     return rows
 
@@ -134,7 +142,6 @@ def run_cluster(cell, coef, raters, studies, rng):
         plan = plan_items(coef, halfwidth=HALFWIDTH, power=dict(null=res.value - NULL_GAP, power=0.8),
                           pilot=labels, design="cluster", cluster=list(cl), options=opts, bootstrap=2000)
     null = res.value - NULL_GAP
-    z_a = float(ndtri(0.95))
     member = (cl[None, :] == np.arange(n_c_pop)[:, None]).astype(float)  # (Nc, N)
     rows = []
     for _, r in plan.grid.iterrows():
@@ -156,8 +163,46 @@ def run_cluster(cell, coef, raters, studies, rng):
             values[a:a + m] = base
             se[a:a + m] = np.sqrt((w * (infl - mean) ** 2).sum(axis=1) / (n_c - 1.0))
         q = float(stdtrit(n_c - 1, 0.975))
-        hw, rej = _summary(values, se, q, null, z_a)
+        hw, rej = _summary(values, se, q, null, float(stdtrit(n_c - 1, 0.95)))
         rows.append(_row(cell, "cluster", r, int(r["n_items"]), n_c, studies, hw, rej))
+    return rows
+
+
+def _two_way_population(rng, n_items=300, pool=12):
+    """Items with a true class (prevalences PREV), a pool of raters of unequal accuracy (0.6 to 0.85)."""
+    truth = rng.choice(3, size=n_items, p=PREV)
+    acc = rng.uniform(0.6, 0.85, size=pool)
+    noise = rng.choice(3, size=(n_items, pool), p=PREV)
+    return np.where(rng.random((n_items, pool)) < acc, truth[:, None], noise)
+
+
+def run_two_way(cell, coef, studies, rng, raters=8, boot=100, chunk=10):
+    labels = _two_way_population(rng)
+    n_pop, pool = labels.shape
+    opts = {"categories": [0, 1, 2]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res, prep = estimate_point(coef, labels, **opts)
+        plan = plan_items(coef, halfwidth=HALFWIDTH, power=dict(null=res.value - NULL_GAP, power=0.8),
+                          pilot=labels, design="items+raters", raters=raters, options=opts, bootstrap=2000)
+    null = res.value - NULL_GAP
+    z_a = float(ndtri(0.95))
+    rows = []
+    for _, r in plan.grid.iterrows():
+        n = int(r["n_items"])
+        C = rng.multinomial(n, np.full(n_pop, 1.0 / n_pop), size=studies).astype(float)
+        V = rng.multinomial(raters, np.full(pool, 1.0 / pool), size=studies).astype(float)
+        values = np.asarray(prep.evaluate(C, V)["value"])
+        se = np.empty(studies)
+        for a in range(0, studies, chunk):
+            m = min(chunk, studies - a)
+            cb = np.concatenate([rng.multinomial(n, C[a + j] / n, size=boot) for j in range(m)]).astype(float)
+            vb = np.concatenate([rng.multinomial(raters, V[a + j] / raters, size=boot) for j in range(m)]).astype(float)
+            reps = np.asarray(prep.evaluate(cb, vb)["value"]).reshape(m, boot)
+            se[a:a + m] = np.nanstd(reps, axis=1, ddof=1)
+        ok = np.isfinite(values) & np.isfinite(se) & (se > 0)
+        hw, rej = _summary(values[ok], se[ok], float(ndtri(0.975)), null, z_a)
+        rows.append(_row(cell, "items+raters", r, n, None, int(ok.sum()), hw, rej))
     return rows
 
 
@@ -166,6 +211,8 @@ def main() -> None:
     ap.add_argument("--studies", type=int, default=1000, help="simulated studies per cell and target")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/plan_validation.csv"))
     ap.add_argument("--seed", type=int, default=20261204)
+    ap.add_argument("--two-way-studies", type=int, default=400,
+                    help="studies per target of the items+raters cells (each with a 100-replicate two-way bootstrap)")
     args = ap.parse_args()
     done = set()
     if args.out.exists():
@@ -176,14 +223,19 @@ def main() -> None:
         w = csv.DictWriter(f, fieldnames=FIELDS)
         if new:
             w.writeheader()
-        jobs = [("items", c) for c in ITEM_CELLS] + [("cluster", c) for c in CLUSTER_CELLS]
+        jobs = ([("items", c) for c in ITEM_CELLS] + [("cluster", c) for c in CLUSTER_CELLS]
+                + [("items+raters", c) for c in TWO_WAY_CELLS])
         for i, (design, spec) in enumerate(jobs):
             if (spec[0], design) in done:
                 continue
             rng = np.random.default_rng([args.seed, i])
             t = time.time()
-            rows = (run_items(*spec, args.studies, rng) if design == "items"
-                    else run_cluster(*spec, args.studies, rng))
+            if design == "items":
+                rows = run_items(*spec, args.studies, rng)
+            elif design == "cluster":
+                rows = run_cluster(*spec, args.studies, rng)
+            else:
+                rows = run_two_way(*spec, args.two_way_studies, rng)
             for r in rows:
                 r["seconds"] = round(time.time() - t, 1)
                 w.writerow(r)

@@ -15,8 +15,9 @@ of the analytic variance, or bootstrap variances scaled by the pilot's size) or 
   quantile with ``n - 1`` (items) or ``clusters - 1`` degrees of freedom (the analytic interval's),
   the normal quantile for ``items+raters``.
 - Power against ``H0: coefficient <= null`` at one-sided level ``alpha``: the Wald test
-  (``(estimate - null) / se > z_{1-alpha}``, the SE estimated at the estimate):
-  ``n`` with ``value - null >= (z_{1-alpha} + z_{power}) sqrt(Var(n, R))``; or the test with the SE
+  (``(estimate - null) / se > t_{1-alpha}``, the SE estimated at the estimate, Student t with the
+  interval's df as ``ci="analytic"``'s test): ``n`` with
+  ``value - null >= (t_{1-alpha} + t_{power}) sqrt(Var(n, R))``; or the test with the SE
   under H0 (``test="null"``, Cantor 1996, as R ``irr::N.cohen.kappa``):
   ``n = deff ((z_{1-alpha} sigma_0 + z_{power} sigma_1) / (value - null))^2``.
 """
@@ -24,7 +25,7 @@ of the analytic variance, or bootstrap variances scaled by the pilot's size) or 
 import html
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -405,56 +406,57 @@ def _check_pilot_size(m: int, what: str) -> None:
 # solving for n
 
 
-def _quantile(p: float | None, df: float | None) -> float:
-    """The p-quantile of Student's t with ``df`` (normal when ``df`` is None); 1 when ``p`` is None."""
+def _quantile(p: float, df: float | None) -> float:
+    """The p-quantile of Student's t with ``df`` degrees of freedom (the normal's when ``df`` is None)."""
     from scipy.special import ndtri, stdtrit
 
-    if p is None:
-        return 1.0
     return float(ndtri(p)) if df is None or not math.isfinite(df) else float(stdtrit(df, p))
 
 
-def _df(n: int, comp: _Components, design: str, t: bool) -> float | None:
-    if not t or design == "items+raters":
+def _df(n: int, comp: _Components, design: str) -> float | None:
+    """Degrees of freedom of the planned interval and test: items - 1, clusters - 1; None (normal) with raters."""
+    if design == "items+raters":
         return None
     if design == "cluster" and comp.cluster_size:
         return max(1.0, math.ceil(n / comp.cluster_size) - 1.0)
     return max(1.0, n - 1.0)
 
 
-def _solve(comp: _Components, raters: int | None, target: float, p: float | None, design: str, t: bool,
-           what: str) -> int:
-    """Smallest n >= 2 with q(n) sqrt(Var(n)) <= target, q the p-quantile (t with the design's df if ``t``;
-    ``p=None``: q = 1, the SE itself)."""
+def _solve(comp: _Components, raters: int | None, target: float, q_of: Callable[[float | None], float],
+           design: str, what: str) -> int:
+    """Smallest n >= 2 with ``q_of(df(n)) * sqrt(Var(n)) <= target``."""
     floor = comp.b / (raters or 1)
-    z = _quantile(p, None)
+    z = q_of(None)
     if z * z * floor >= target**2:
-        need = math.ceil(z * z * comp.b / target**2) + 1 if target > 0 else math.inf
+        need = math.ceil(z * z * comp.b / target**2) + 1
         raise ValueError(f"{what} cannot be reached with {raters} raters: the between-rater variance alone gives "
-                         f"{z * math.sqrt(floor):.4g}; plan at least {need} raters (raters=)")
+                         f"{z * math.sqrt(floor):.4g} on the target's scale; plan at least {need} raters (raters=)")
     slope = comp.deff * (comp.a + comp.interaction_factor * comp.c / (raters or 1))
     n = 2
     for _ in range(200):
-        q = _quantile(p, _df(n, comp, design, t))
+        q = q_of(_df(n, comp, design))
         new = max(2, math.ceil(q * q * slope / (target**2 - q * q * floor) - 1e-9))
         if new == n:
             break
         n = new
-    while n > 2 and _quantile(p, _df(n - 1, comp, design, t)) * math.sqrt(comp.var(n - 1, raters)) <= target:
+    while n > 2 and q_of(_df(n - 1, comp, design)) * math.sqrt(comp.var(n - 1, raters)) <= target:
         n -= 1
     return n
 
 
 def _power_at(comp: _Components, n: int, raters: int | None, null: float, alpha: float, test: str,
-              sigma0: float) -> float:
-    from scipy.special import ndtr, ndtri
+              sigma0: float, design: str) -> float:
+    """Power of the planned test at ``n`` (Wald: Student t with the design's df, as ``ci="analytic"``'s test)."""
+    from scipy.special import ndtr, ndtri, stdtr
 
-    z_a = float(ndtri(1.0 - alpha))
     delta = comp.value - null
     if test == "null":
+        z_a = float(ndtri(1.0 - alpha))
         s1 = math.sqrt(comp.deff * comp.a)
         return float(ndtr((delta * math.sqrt(n) - z_a * sigma0 * math.sqrt(comp.deff)) / s1))
-    return float(ndtr(delta / math.sqrt(comp.var(n, raters)) - z_a))
+    df = _df(n, comp, design)
+    x = delta / math.sqrt(comp.var(n, raters)) - _quantile(1.0 - alpha, df)
+    return float(ndtr(x)) if df is None else float(stdtr(df, x))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -620,8 +622,8 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
     rows = []
     p_ci = 0.5 + level / 2.0
     for h in widths:
-        n = _solve(comp, plan_raters, h, p_ci, design, True, f"halfwidth {h}")
-        q = _quantile(p_ci, _df(n, comp, design, True))
+        n = _solve(comp, plan_raters, h, lambda df: _quantile(p_ci, df), design, f"halfwidth {h}")
+        q = _quantile(p_ci, _df(n, comp, design))
         rows.append(_row("halfwidth", n, comp, plan_raters, design, halfwidth=h, level=level,
                          halfwidth_at_n=q * math.sqrt(comp.var(n, plan_raters))))
     if pw is not None:
@@ -636,7 +638,8 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
                 sigma0 = info.get("sigma0", {}).get(null, math.nan)
                 rows.append(_row("power", n, comp, plan_raters, design, null=null, power=target,
                                  alpha=pw["alpha"], test=pw["test"], two_sided=pw["two_sided"],
-                                 power_at_n=_power_at(comp, n, plan_raters, null, alpha, pw["test"], sigma0)))
+                                 power_at_n=_power_at(comp, n, plan_raters, null, alpha, pw["test"], sigma0,
+                                                      design)))
     import pandas as pd
 
     grid = pd.DataFrame(rows)
@@ -677,7 +680,7 @@ def _power_n(comp: _Components, raters: int | None, null: float, target: float, 
         s0 = info["sigma0"][null]
         s1 = math.sqrt(comp.a)
         return max(2, math.ceil(comp.deff * ((z_a * s0 + z_b * s1) / delta) ** 2 - 1e-9))
-    return _solve(comp, raters, delta / (z_a + z_b), None, design, False,
+    return _solve(comp, raters, delta, lambda df: _quantile(1.0 - alpha, df) + _quantile(target, df), design,
                   f"power {target} against null {null}")
 
 
