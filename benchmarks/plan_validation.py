@@ -206,14 +206,38 @@ def run_two_way(cell, coef, studies, rng, raters=8, boot=100, chunk=10):
     return rows
 
 
+def table(path: Path) -> str:
+    """The docs table (docs/planning.md) from the rows of ``path``."""
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    by = {}
+    for r in rows:
+        by.setdefault((r["design"], r["cell"]), {})[r["target"]] = r
+    out = ["| design | coefficient | n (half-width 0.1) | studies | mean half-width (MC SE) | within 10% | "
+           "n (power 0.8) | studies | simulated power (MC SE) | planned | within 3 points |",
+           "| --- | --- | --: | --: | --: | :-: | --: | --: | --: | --: | :-: |"]
+    for (design, cell), t in by.items():
+        h, p = t.get("halfwidth"), t.get("power")
+        hw = float(h["mean_halfwidth"])
+        sp, pp = float(p["simulated_power"]), float(p["planned_power"])
+        out.append(f"| {design} | {cell} | {h['planned_n']} | {h['studies']} | {hw:.4f} ({float(h['halfwidth_mc_se']):.4f})"
+                   f" | {'yes' if abs(hw / 0.1 - 1) <= 0.1 else 'no'} | {p['planned_n']} | {p['studies']} | "
+                   f"{sp:.3f} ({float(p['power_mc_se']):.3f}) | {pp:.3f} | {'yes' if abs(sp - pp) <= 0.03 else 'no'} |")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--table", action="store_true", help="print the docs table from --out and exit")
     ap.add_argument("--studies", type=int, default=1000, help="simulated studies per cell and target")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/plan_validation.csv"))
     ap.add_argument("--seed", type=int, default=20261204)
     ap.add_argument("--two-way-studies", type=int, default=400,
                     help="studies per target of the items+raters cells (each with a 100-replicate two-way bootstrap)")
     args = ap.parse_args()
+    if args.table:
+        print(table(args.out))
+        return
     done = set()
     if args.out.exists():
         with args.out.open() as f:
