@@ -181,6 +181,16 @@ def test_pilot_cluster_design_reports_clusters():
     assert g["n_clusters"] == math.ceil(g["n_items"] / 3)
 
 
+def test_pilot_with_an_assumed_design_effect():
+    rows = _pilot(n=80)
+    items = sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=rows)
+    cl = sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=rows, design="cluster", design_effect=1.5,
+                        cluster_size=4)
+    assert cl.components["a"] == pytest.approx(items.components["a"])
+    assert cl.components["deff"] == 1.5 and cl.n_items > 1.4 * items.n_items
+    assert cl.grid["n_clusters"].iloc[0] == math.ceil(cl.n_items / 4)
+
+
 def test_assumed_cluster_design_effect():
     base = sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=dict(value=0.6, prevalence=[0.3, 0.7], raters=3))
     cl = sis.plan_items("fleiss_kappa", halfwidth=0.1, design="cluster", cluster_size=5, icc=0.25,
