@@ -657,8 +657,9 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
     notes.append(_variance_note(source, info))
     if pw is not None and pw["test"] == "wald":
         notes.append("power is first-order: in simulation (docs/planning.md) the Wald test's power at the planned n "
-                     "was 0 to 5 points below the target, as the estimate is biased down by O(1/n) and its SE is "
-                     "larger when the estimate is smaller; plan a margin (or a higher power) when n is small")
+                     "was up to 3.6 points below the target with items sampled and up to 5 with clusters (the "
+                     "estimate is biased down by O(1/n) and its SE is larger when the estimate is smaller); plan a "
+                     "margin (or a higher power) when n is small")
     n_col = "n_judged" if unit != "items" else "n_items"
     return PlanResult(name, design, source, unit, int(grid[n_col].max()), grid, float(comp.value), components,
                       tuple(notes))
