@@ -6,6 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import ndtri
 
 import softirr_stats as sis
@@ -344,3 +346,20 @@ def test_cli_plan_assumed_and_pilot(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["plan", "--halfwidth", "0.1"])
     assert e.value.code == 2 and "pilot FILE" in capsys.readouterr().err
+
+
+# --- properties ---------------------------------------------------------------------------------
+
+@settings(max_examples=12, deadline=None)
+@given(weights=st.lists(st.floats(0.15, 1.0), min_size=2, max_size=3), value=st.floats(0.2, 0.8),
+       raters=st.integers(2, 4), coef=st.sampled_from(["fleiss_kappa", "krippendorff_alpha", "conger_kappa"]),
+       data=st.data())
+def test_plan_is_invariant_to_relabelling_and_scales_with_the_halfwidth(weights, value, raters, coef, data):
+    prev = list(np.asarray(weights) / np.sum(weights))
+    perm = data.draw(st.permutations(range(len(prev))))
+    a = sis.plan_items(coef, halfwidth=[0.1, 0.05], assumed=dict(value=value, prevalence=prev, raters=raters))
+    b = sis.plan_items(coef, halfwidth=[0.1, 0.05],
+                       assumed=dict(value=value, prevalence=[prev[i] for i in perm], raters=raters))
+    assert a.components["a"] == pytest.approx(b.components["a"], rel=1e-7)
+    n1, n2 = a.grid["n_items"]
+    assert n2 >= n1 and abs(n2 - 4 * n1) <= 12  # a half-width halved: about four times the items (t, rounding)
