@@ -295,17 +295,14 @@ def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict
     return comp, info
 
 
-_PILOT_NOTES: list[str] = []  # filled by _se during one plan_items call, emptied by it
-
-
-def _se(coefficient: str, pilot: Any, options: dict[str, Any], ci: Any) -> Any:
+def _se(coefficient: str, pilot: Any, options: dict[str, Any], ci: Any, notes: list[str]) -> Any:
     from softirr_stats.api._coefficients import estimate_with_interval
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = estimate_with_interval(coefficient, pilot, ci=ci, **options)
     for w in caught:  # what the pilot's interval says about itself becomes a note of the plan
-        _PILOT_NOTES.append(f"pilot ({getattr(ci, 'design', 'analytic')}): {w.message}")
+        notes.append(f"pilot ({getattr(ci, 'design', 'analytic')}): {w.message}")
     if not (math.isfinite(res.value) and math.isfinite(res.se)):
         raise ValueError(f"the pilot's {coefficient} or its standard error is undefined (value {res.value!r}, "
                          f"se {res.se!r}): nothing to extrapolate; plan from assumed values instead")
@@ -317,7 +314,7 @@ def _se(coefficient: str, pilot: Any, options: dict[str, Any], ci: Any) -> Any:
 
 def _pilot_components(coefficient: str, pilot: Any, options: dict[str, Any], design: str, method: str,
                       bootstrap: int, seed: int, cluster: Any, deff: float, raters: int | None,
-                      judgments: Any) -> tuple[_Components, dict]:
+                      judgments: Any, notes: list[str]) -> tuple[_Components, dict]:
     from softirr_stats.agreement import as_annotations
     from softirr_stats.uncertainty import Analytic, Bootstrap
 
@@ -326,7 +323,7 @@ def _pilot_components(coefficient: str, pilot: Any, options: dict[str, Any], des
     if judgments is not None:
         if design != "items":
             raise ValueError("a prediction-powered plan (judgments=) holds the items fixed: use design='items'")
-        res = _se(coefficient, ann, {**options, "judgments": judgments}, "analytic")
+        res = _se(coefficient, ann, {**options, "judgments": judgments}, "analytic", notes)
         ppi = res.details["ppi"]
         draws = int(ppi["n_draws"])
         _check_pilot_size(draws, "judged draws")
@@ -349,7 +346,7 @@ def _pilot_components(coefficient: str, pilot: Any, options: dict[str, Any], des
     if method == "analytic":
         if design != "items":
             raise ValueError(f"method='analytic' plans design='items' only; design={design!r} needs the bootstrap")
-        res = _se(coefficient, ann, options, Analytic(form="raw"))
+        res = _se(coefficient, ann, options, Analytic(form="raw"), notes)
         m = int(res.details["analytic_df"]) + 1  # units in the variance sum
         _check_pilot_size(m, "items")
         a = res.se**2 * m
@@ -359,13 +356,13 @@ def _pilot_components(coefficient: str, pilot: Any, options: dict[str, Any], des
     _check_pilot_size(n0, "items")
     boot = dict(n=bootstrap, seed=seed)
     if design == "items":
-        res = _se(coefficient, ann, options, Bootstrap(design="items", **boot))
+        res = _se(coefficient, ann, options, Bootstrap(design="items", **boot), notes)
         a = res.se**2 * n0
         return _Components(a=a, deff=deff, value=float(res.value)), {
             "per_item_variance": a, "pilot_items": n0, "pilot_raters": r0, "method": f"item bootstrap (B={bootstrap})",
             "pilot_se": float(res.se)}
     if design == "cluster":
-        res = _se(coefficient, ann, options, Bootstrap(design="cluster", cluster=cluster, **boot))
+        res = _se(coefficient, ann, options, Bootstrap(design="cluster", cluster=cluster, **boot), notes)
         ids = [cluster[i] for i in ann.items] if isinstance(cluster, dict) else list(cluster)  # checked above
         n_clusters = len(set(ids))
         _check_pilot_size(n_clusters, "clusters")
@@ -378,9 +375,9 @@ def _pilot_components(coefficient: str, pilot: Any, options: dict[str, Any], des
     if r0 < 3:
         raise ValueError(f"design='items+raters' from a pilot needs at least 3 raters to see rater variation; "
                          f"the pilot has {r0}")
-    v_i = _se(coefficient, ann, options, Bootstrap(design="items", **boot))
-    v_r = _se(coefficient, ann, options, Bootstrap(design="raters", **boot))
-    v_ir = _se(coefficient, ann, options, Bootstrap(design="items+raters", **boot))
+    v_i = _se(coefficient, ann, options, Bootstrap(design="items", **boot), notes)
+    v_r = _se(coefficient, ann, options, Bootstrap(design="raters", **boot), notes)
+    v_ir = _se(coefficient, ann, options, Bootstrap(design="items+raters", **boot), notes)
     vi, vr, vir = v_i.se**2, v_r.se**2, v_ir.se**2
     c = max(0.0, vir - vi - vr) * n0 * r0
     a = max(0.0, n0 * vi - c / r0)
@@ -606,13 +603,10 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
         if pw is not None and pw["test"] == "null":
             raise ValueError("power['test']='null' needs the variance under H0, which a pilot does not give: "
                              "use test='wald' or assumed values")
-        _PILOT_NOTES.clear()
-        try:
-            comp, info = _pilot_components(name, pilot, opts, design, method, bootstrap, seed, cluster, deff, raters,
-                                           judgments)
-        finally:
-            notes.extend(dict.fromkeys(_PILOT_NOTES))
-            _PILOT_NOTES.clear()
+        said: list[str] = []  # what the pilot's intervals say about themselves
+        comp, info = _pilot_components(name, pilot, opts, design, method, bootstrap, seed, cluster, deff, raters,
+                                       judgments, said)
+        notes.extend(dict.fromkeys(said))
         source = "pilot"
     if cluster_size is not None and comp.cluster_size is None:
         comp = _Components(**{**comp.__dict__, "cluster_size": float(cluster_size)})
