@@ -19,7 +19,7 @@ from softirr_stats.base._lazy import attach
 __version__ = "0.1.0"
 
 _SUBMODULES = [f"softirr_stats.{m}" for m in ("agreement", "calibration", "data", "equivalence", "inference",
-                                                "models", "reporting", "uncertainty")]
+                                                "models", "planning", "reporting", "uncertainty")]
 _EXPORTS = {
     "softirr_stats.api._coefficients": ("brennan_prediger", "cohen_kappa", "conger_kappa", "fleiss_kappa", "gwet_ac1",
                                     "krippendorff_alpha", "light_kappa", "percent_agreement", "scott_pi"),
@@ -43,6 +43,7 @@ _EXPORTS = {
     "softirr_stats.inference": ("annotator_agreement",),
     "softirr_stats.comparison": ("ComparisonResult", "ReferenceResult", "ReplacementResult", "against_reference",
                                  "compare", "compare_groups", "leave_one_rater_out", "replacement_test"),
+    "softirr_stats.planning": ("PlanResult", "plan_items"),
 }
 __getattr__, __dir__, __all__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         equivalence,
         inference,
         models,
+        planning,
         reporting,
         uncertainty,
     )
@@ -98,4 +100,5 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     )
     from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
     from softirr_stats.inference import annotator_agreement
+    from softirr_stats.planning import PlanResult, plan_items
     from softirr_stats.uncertainty import Analytic, Bootstrap, FewUnitsWarning, Permutation

@@ -7,9 +7,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # The layers of docs/architecture.md, bottom to top. A module may import its own layer and the
 # layers below it, never one above. Root modules are placed explicitly; an unplaced module fails.
 LAYERS = ["base", "data", "equivalence", "agreement", "uncertainty", "calibration", "api", "models", "inference",
-          "analysis", "comparison", "reporting", "cli"]
+          "analysis", "comparison", "reporting", "planning", "cli"]
 PACKAGES = {"base", "data", "equivalence", "calibration", "agreement", "uncertainty", "api", "models", "inference",
-            "reporting", "analysis", "comparison", "cli"}
+            "reporting", "analysis", "comparison", "planning", "cli"}
 TOP_LEVEL = {"models", "inference"}
 # The root package holds only the public face: its __init__ re-exports every layer (lazily).
 ROOT_MODULES = {"__init__": "cli"}

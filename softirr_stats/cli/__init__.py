@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from softirr_stats.cli import agree, compare, demo, judge, model, report, score, sensitivity, spans
+from softirr_stats.cli import agree, compare, demo, judge, model, plan, report, score, sensitivity, spans
 from softirr_stats.cli._errors import EXIT_HELP, boundary, guarded
 
 __all__ = ["COMMANDS", "app", "main", "register"]
@@ -30,7 +30,7 @@ app = typer.Typer(
     help="Inter-rater reliability with soft agreement and honest uncertainty.",
     epilog=EXIT_HELP,
 )
-COMMANDS = (agree, sensitivity, spans, score, model, report, demo, compare)  # one module per command, in --help order
+COMMANDS = (agree, sensitivity, spans, score, model, report, demo, compare, plan)  # one module per command, in --help order
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,176 @@
+"""``softirr plan``: how many items a study needs, from a pilot file or from assumed values."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from softirr_stats.agreement import COEFFICIENTS as REGISTRY
+from softirr_stats.cli._errors import fail
+from softirr_stats.cli._grid import load_judgments
+from softirr_stats.cli._options import (
+    DEFAULT_LEVEL,
+    MEASURES,
+    WEIGHTS,
+    FieldOpt,
+    FormatOpt,
+    InputFormatOpt,
+    ItemOpt,
+    JsonOpt,
+    JudgmentsOpt,
+    LabelOpt,
+    LayerOpt,
+    NaOpt,
+    RaterOpt,
+    ReaderOpt,
+    SeedOpt,
+    check_choices,
+    check_format,
+    check_writable,
+    read,
+    reader_options,
+    split,
+)
+from softirr_stats.cli._output import Notes, emit, write_json
+
+__all__ = ["NAME", "EPILOG", "command"]
+
+NAME = "plan"
+EPILOG = ("Give a pilot FILE, or --value and --prevalence (assumed values). Targets: --halfwidth (interval "
+          "half-width, repeat for a grid) and/or --null with --power (H0: coefficient <= null, one-sided level "
+          "--alpha). Columns: n_items = items to annotate (count; n_judged: judged pairs with --judgments); "
+          "n_clusters = clusters (count); value = the coefficient the plan assumes; halfwidth_at_n, power_at_n = "
+          "what the planned number gives; se_at_n = its standard error (coefficient scale).")
+PLAN_DESIGNS = ("items", "items+raters", "cluster")
+COEFFICIENTS = tuple(REGISTRY)  # every coefficient of the registry (the multi-label baselines are not planned)
+
+
+def _floats(values: list[str] | None, flag: str) -> list[float]:
+    out = []
+    for v in split(values):
+        try:
+            out.append(float(v))
+        except ValueError:
+            fail(f"{flag} takes numbers (repeat or comma-separate); got {v!r}")
+    return out
+
+
+def command(
+    files: Annotated[list[Path] | None, typer.Argument(help="pilot annotation file(s) (as for `softirr agree`)")] = None,
+    coefficient: Annotated[list[str] | None, typer.Option(
+        "--coefficient", "-c", help=f"coefficient(s), repeat or comma-separate: {', '.join(COEFFICIENTS)} "
+                                    "[default: fleiss_kappa]")] = None,
+    halfwidth: Annotated[list[str] | None, typer.Option(
+        "--halfwidth", help="target half-width(s) of the --level interval, repeat or comma-separate")] = None,
+    null: Annotated[list[str] | None, typer.Option(
+        "--null", help="value(s) of the coefficient under H0: coefficient <= null (power targets)")] = None,
+    power: Annotated[list[str] | None, typer.Option(
+        "--power", help="target power(s) of the test against --null [default: 0.8]")] = None,
+    alpha: Annotated[float, typer.Option(help="level of the one-sided test against --null")] = 0.05,
+    test: Annotated[str, typer.Option(
+        help="wald (SE at the estimate, as ci=analytic) or null (SE under H0, Cantor 1996; assumed values)")] = "wald",
+    two_sided: Annotated[bool, typer.Option("--two-sided", help="a two-sided test (alpha split in two)")] = False,
+    value: Annotated[float | None, typer.Option(help="assumed value of the coefficient (no pilot FILE)")] = None,
+    prevalence: Annotated[str | None, typer.Option(
+        help="assumed category prevalences, comma-separated (summing to 1); two raters: 'p1;p2' per rater")] = None,
+    raters: Annotated[int | None, typer.Option(
+        help="raters of the planned study [default: the pilot's, or 2 with assumed values]")] = None,
+    design: Annotated[str, typer.Option(help=f"design: {', '.join(PLAN_DESIGNS)}")] = "items",
+    design_effect: Annotated[float | None, typer.Option(
+        "--design-effect", help="variance inflation of clustered items (design cluster)")] = None,
+    cluster_size: Annotated[float | None, typer.Option(
+        "--cluster-size", help="items per cluster (design cluster; with --icc)")] = None,
+    icc: Annotated[float | None, typer.Option(
+        help="intra-cluster correlation (design cluster): design effect 1 + (cluster size - 1) icc")] = None,
+    rater_variance: Annotated[float | None, typer.Option(
+        "--rater-variance", help="assumed between-rater variance of the coefficient (design items+raters)")] = None,
+    measure: Annotated[str | None, typer.Option(
+        "--measure", "-m", help=f"measure or weights: {', '.join(MEASURES)}, {', '.join(WEIGHTS)} [default: exact]")
+    ] = None,
+    level: Annotated[float, typer.Option(help="level of the interval whose half-width is planned")] = DEFAULT_LEVEL,
+    bootstrap: Annotated[int, typer.Option(help="replicates of each pilot bootstrap")] = 2000,
+    seed: SeedOpt = 0,
+    judgments: JudgmentsOpt = None,
+    item: ItemOpt = "item",
+    rater: RaterOpt = "rater",
+    label: LabelOpt = "label",
+    fmt: FormatOpt = "table",
+    json_out: JsonOpt = None,
+    na_values: NaOpt = None,
+    input_format: InputFormatOpt = None,
+    field: FieldOpt = None,
+    layer: LayerOpt = None,
+    reader_option: ReaderOpt = None,
+) -> None:
+    """Plan a study: items for a target interval half-width or power, from a pilot or assumed values."""
+    from softirr_stats.planning import plan_items
+
+    check_format(fmt)
+    check_writable(json_out, "--json")
+    coefs = split(coefficient) or ["fleiss_kappa"]
+    check_choices(coefs, COEFFICIENTS, "--coefficient")
+    if design not in PLAN_DESIGNS:
+        fail(f"--design must be one of {', '.join(PLAN_DESIGNS)}; got {design!r}")
+    widths = _floats(halfwidth, "--halfwidth")
+    nulls = _floats(null, "--null")
+    powers = _floats(power, "--power")
+    if powers and not nulls:
+        fail("--power needs --null (the coefficient's value under H0)")
+    if not widths and not nulls:
+        fail("give a target: --halfwidth and/or --null (with --power)")
+    pw = dict(null=nulls, power=powers or [0.8], alpha=alpha, test=test, two_sided=two_sided) if nulls else None
+    options: dict[str, Any] = {}
+    similarity = None
+    if measure is not None:
+        check_choices([measure], (*MEASURES, *WEIGHTS), "--measure")
+        if measure in WEIGHTS:
+            options["weights"] = measure
+        elif measure != "exact":
+            similarity = measure
+    kw: dict[str, Any] = dict(halfwidth=widths or None, power=pw, design=design, level=level, raters=raters,
+                              design_effect=design_effect, cluster_size=cluster_size, icc=icc, bootstrap=bootstrap,
+                              seed=seed, similarity=similarity)
+    files = files or []
+    if files:
+        if value is not None or prevalence is not None:
+            fail("give either a pilot FILE or assumed values (--value, --prevalence), not both")
+        opts = reader_options(field, layer, extra=reader_option)
+        ann, notes = read(files, item, rater, label, na_values, input_format, opts)
+        judged, _ = load_judgments(judgments)
+        kw.update(pilot=ann, judgments=judged)
+        source = files[0].name if len(files) == 1 else f"{len(files)} files"
+    else:
+        if value is None or prevalence is None:
+            fail("give a pilot FILE, or assumed values: --value and --prevalence (and --raters)")
+        if judgments is not None:
+            fail("--judgments plans judged pairs from a pilot FILE")
+        prev = [_floats([part], "--prevalence") for part in prevalence.split(";")]
+        assumed: dict[str, Any] = dict(value=value, prevalence=prev[0] if len(prev) == 1 else prev,
+                                       raters=raters or 2)
+        if rater_variance is not None:
+            assumed["rater_variance"] = rater_variance
+        kw["assumed"] = assumed
+        notes = []
+        source = f"assumed value {value:g}"
+    if rater_variance is not None and files:
+        fail("--rater-variance is an assumed value; a pilot FILE measures the rater variance itself")
+    plans = [plan_items(c, **kw) for c in coefs]
+    import pandas as pd
+
+    frame = pd.concat([p.to_frame() for p in plans], ignore_index=True)
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    shown = [c for c in frame.columns if frame[c].notna().any() and c not in ("design", "source")]
+    texts = [*notes, *[n for p in plans for n in p.notes]]
+    unit = plans[0].unit
+    title = (f"Sample size ({unit}), design {design}, from {source}: "
+             + ", ".join(f"{p.coefficient} {p.n}" for p in plans))
+    meta = {"source": source, "design": design, "level": level, "unit": unit}
+    if fmt in ("markdown", "latex"):  # the plans' own paper tables, one per coefficient
+        typer.echo("\n".join(p.to_markdown() if fmt == "markdown" else p.to_latex() for p in plans), nl=False)
+        if json_out is not None:
+            write_json(json_out, title, meta, rows)
+        return
+    emit(rows, shown, fmt, title, meta=meta, notes=Notes(texts),
+         secondary=("se_at_n", "alpha", "test", "level", "value"))
+    if json_out is not None:
+        write_json(json_out, title, meta, rows)
