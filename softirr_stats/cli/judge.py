@@ -31,6 +31,7 @@ from softirr_stats.cli._options import (
     read,
     reader_options,
     resolve_measures,
+    similarity_option,
 )
 
 __all__ = ["NAME", "app", "plan"]
@@ -49,8 +50,8 @@ def _plan_coefficients() -> tuple[str, ...]:
 @app.command("plan")
 def plan(
     file: Annotated[Path, typer.Argument(help="annotation file (as for `softirr agree`)")],
-    measure: Annotated[str, typer.Option("--measure", "-m", help=f"the cheap estimator to correct: "
-                                                                 f"{', '.join(m for m in MEASURES if m != 'exact')}")],
+    measure: Annotated[str, similarity_option(f"the cheap estimator to correct: "
+                                              f"{', '.join(m for m in MEASURES if m != 'exact')}, NAME:MODEL")],
     output: Annotated[Path, typer.Option("--output", "-o", help="the sheet to write (CSV); the plan goes beside "
                                                                 "it as <name>.plan.csv")] = Path("sheet.csv"),
     n: Annotated[int, typer.Option("-n", "--n", help="judging budget: number of draws (a pair drawn twice is "
@@ -65,7 +66,7 @@ def plan(
     item: ItemOpt = "item",
     rater: RaterOpt = "rater",
     label: LabelOpt = "label",
-    model: Annotated[str | None, typer.Option(help="model directory or hub name for -m nli / llm_judge")] = None,
+    model: Annotated[str | None, typer.Option(help="model directory or hub name for --similarity nli / llm_judge")] = None,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
     field: FieldOpt = None,
@@ -79,7 +80,7 @@ def plan(
     from softirr_stats.analysis import plan_path_for, write_judging_sheet
 
     if measure.strip().lower() == "exact":
-        fail("--measure exact needs no judge; give the soft measure whose scores the judgments correct")
+        fail("--similarity exact needs no judge; give the soft measure whose scores the judgments correct")
     check_choices([coefficient], _plan_coefficients(), "--coefficient")
     check_choices([strategy], ("uniform", "active"), "--strategy")
     if n < 1 or n > 10**7:

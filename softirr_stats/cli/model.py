@@ -25,10 +25,12 @@ from softirr_stats.cli._options import (
     SpanRuleOpt,
     check_choices,
     check_format,
+    check_similarities,
     check_writable,
     read,
     reader_options,
     resolve_measures,
+    similarity_option,
 )
 from softirr_stats.cli._output import Notes, emit, print_table, write_json
 
@@ -76,8 +78,8 @@ def command(
     label: LabelOpt = "label",
     name: Annotated[str, typer.Option("--model", help=f"annotator model: {', '.join(MODELS)}")] = "dawid_skene",
     method: Annotated[str, typer.Option(help="inference: nuts (MCMC) or svi (variational, faster)")] = "nuts",
-    measure: Annotated[str, typer.Option(
-        "--measure", "-m", help=f"equivalence measure for a weighted (soft) kappa: {', '.join(MEASURES)}")] = "exact",
+    measure: Annotated[str, similarity_option(
+        f"equivalence measure for a weighted (soft) kappa: {', '.join(MEASURES)}")] = "exact",
     level: Annotated[float, typer.Option(help="posterior interval level, in (0, 1)")] = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     steps: Annotated[int, typer.Option(help="SVI optimisation steps (--method svi)")] = 2000,
@@ -106,7 +108,7 @@ def command(
     check_format(fmt)
     check_choices([name], MODELS, "--model")
     check_choices([method], ("nuts", "svi"), "--method")
-    check_choices([measure], MEASURES, "--measure")
+    check_similarities([measure], MEASURES)
     if not 0.0 < level < 1.0:
         fail(f"--level must lie strictly between 0 and 1; got {level}")
     for flag, v in (("--steps", steps), ("--warmup", warmup), ("--samples", samples), ("--chains", chains)):
@@ -115,7 +117,7 @@ def command(
     if seed < 0:
         fail(f"--seed must be a non-negative integer; got {seed}")
     if name == "soft" and measure == "exact":
-        fail("--model soft needs a soft --measure (e.g. -m levenshtein)")
+        fail("--model soft needs a soft --similarity (e.g. -m levenshtein)")
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts)

@@ -10,7 +10,8 @@ from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
     DEFAULT_LEVEL,
-    MEASURES,
+    SIMILARITIES,
+    WEIGHTS,
     MODELS,
     BootstrapOpt,
     CacheOpt,
@@ -29,13 +30,15 @@ from softirr_stats.cli._options import (
     ReaderOpt,
     SeedOpt,
     SpanRuleOpt,
+    chance_settings,
     check_choices,
+    check_similarities,
     check_writable,
     make_bootstrap,
-    parse_chance,
     read,
     reader_options,
     resolve_measures,
+    similarity_option,
     split,
 )
 from softirr_stats.cli._output import command_line
@@ -56,9 +59,9 @@ def command(
     coefficient: Annotated[list[str] | None, typer.Option(
         "--coefficient", "-c", help="coefficient(s), repeat or comma-separate [default: the usual set for the "
                                     "number of raters]")] = None,
-    measure: Annotated[list[str] | None, typer.Option(
-        "--measure", "-m", help=f"measure(s), repeat or comma-separate: {', '.join(MEASURES)} [default: exact]")]
-    = None,
+    similarity: Annotated[list[str] | None, similarity_option(
+        f"similarities, repeat or comma-separate: {', '.join(SIMILARITIES)}, a JSON estimator spec or @spec.json "
+        "[default: exact]")] = None,
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
@@ -90,9 +93,9 @@ def command(
     decomposition (multi-label data), pairwise rater agreement, calibration (with --judgments),
     annotator model (with --model), provenance (versions, seed, settings, input sha256, command).
     """
-    names = split(measure) or ["exact"]
-    check_choices(names, MEASURES, "--measure")
-    chances = parse_chance(chance, seed)
+    names = split(similarity) or ["exact"]
+    check_similarities(names, SIMILARITIES)
+    chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)
     if model is not None:
         check_choices([model], [m for m in MODELS if m != "soft"], "--model")
@@ -124,7 +127,7 @@ def command(
             fail(f"--judgments {judgments} lacks the columns {missing}; the columns are {list(judged.columns)}")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts)
-    measures = resolve_measures(names, ann, cache)
+    measures = resolve_measures(names, ann, cache, weights=WEIGHTS)
     file = files[0]
     from softirr_stats.reporting import build_report
 
