@@ -22,11 +22,12 @@ def test_coefficients_are_the_registry_and_the_multilabel_baselines():
 
 def test_measures_weights_methods_chance_are_the_library_lists():
     from softirr_stats.agreement import CHANCE_SYNTAX, WEIGHT_NAMES
-    from softirr_stats.analysis import MODEL_MEASURES
+    from softirr_stats.agreement import SIMILARITY_NAMES
     from softirr_stats.equivalence import MEASURE_NAMES
     from softirr_stats.uncertainty import INTERVAL_METHODS
 
-    assert opts.MEASURES == (*MEASURE_NAMES, *MODEL_MEASURES)
+    assert opts.MEASURES == MEASURE_NAMES and {"nli", "llm_judge"} <= set(MEASURE_NAMES)
+    assert opts.SIMILARITIES == tuple(SIMILARITY_NAMES)
     assert opts.WEIGHTS == tuple(WEIGHT_NAMES)
     assert opts.METHODS == tuple(INTERVAL_METHODS)
     assert opts.CHANCE_FORMS == tuple(CHANCE_SYNTAX)
@@ -70,18 +71,18 @@ def test_every_command_module_is_registered():
     ("sampled:300", sis.SampledPairs(n=300)), ("sampledpairs:300", sis.SampledPairs(n=300)),
 ])
 def test_one_chance_syntax(text, expected):
-    from softirr_stats.agreement import parse_chance
+    from softirr_stats.agreement import resolve_chance
 
-    assert parse_chance(text) == expected
+    assert resolve_chance(text) == expected
 
 
 @pytest.mark.parametrize("text", ["mc", "mc:", "mc:0", "mc:-3", "mc:2.5", "sampled:1e10", "sampled:10000000000",
                                   "mc:1000000", "permutation", "sampled:٣", "exact:3"])
 def test_bad_chance_specs_are_refused_before_any_work(text):
-    from softirr_stats.agreement import parse_chance
+    from softirr_stats.agreement import resolve_chance
 
     with pytest.raises(ValueError, match="chance"):
-        parse_chance(text)
+        resolve_chance(text)
 
 
 def test_python_api_takes_the_text_forms():
