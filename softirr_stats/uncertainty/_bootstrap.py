@@ -438,7 +438,7 @@ def _draw_cluster(stat: Statistic, cfg: "Bootstrap", strata: np.ndarray | None, 
 
 def _draw_judged(stat: Statistic, cfg: "Bootstrap", strata: np.ndarray | None, start: int, stop: int) -> Weights:
     """Items and raters fixed: the units are the statistic's judged draws (its pair weights W)."""
-    if not getattr(stat, "judged_pairs", False):
+    if not stat.judged_pairs:
         raise ValueError("Bootstrap(design='judged') resamples judged label pairs: it needs judgments= or judge=")
     return None, None
 
@@ -900,12 +900,11 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
                          "resampled; use design='items', 'cluster' or 'bayesian'")
     reps = bootstrap_replicates(stat, cfg)
     notes: tuple[str, ...] = ()
-    note = getattr(stat, "resampled_pairs_note",
-                   "chance-term sampling error included: the chance pairs are resampled in every replicate")
+    note = stat.resampled_pairs_note
     if stat.n_chance_pairs and note:
         notes = (note,)
     details: dict[str, Any] = {}
-    for name in getattr(stat, "extra_outputs", ()):
+    for name in stat.extra_outputs:
         if name in reps:
             lo, hi = percentile_interval(reps[name], cfg.level)
             details.update({f"{name}_replicates": reps[name], f"{name}_ci_low": lo, f"{name}_ci_high": hi})

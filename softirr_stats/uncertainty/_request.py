@@ -98,8 +98,8 @@ def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> Agreem
     >>> r.ci_method
     'analytic'
     """
-    why = "" if stat.rater_designs else getattr(stat, "no_rater_designs", "the statistic's raters cannot be resampled")
-    cfg = check_ci(ci, analytic=stat.supports_analytic, rater_designs=why, no_analytic=getattr(stat, "no_analytic", ""))
+    why = "" if stat.rater_designs else stat.no_rater_designs
+    cfg = check_ci(ci, analytic=stat.supports_analytic, rater_designs=why, no_analytic=stat.no_analytic)
     if cfg is None:
         return result
     from softirr_stats.uncertainty._analytic import attach_analytic, attach_own_variance
@@ -107,6 +107,6 @@ def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> Agreem
 
     if isinstance(cfg, Bootstrap):
         return attach_bootstrap(result, stat, cfg)
-    if callable(getattr(stat, "analytic_variance", None)):  # a statistic with its own linearised variance
+    if stat.analytic_variance is not None:  # a statistic with its own linearised variance
         return attach_own_variance(result, stat, cfg)
     return attach_analytic(result, stat, cfg)
