@@ -438,10 +438,10 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
 
     from softirr_stats.agreement._judging import read_judgments
     from softirr_stats.api import _coefficients as _coef
-    from softirr_stats.uncertainty import Bootstrap
+    from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS, Bootstrap
 
     judged = read_judgments(judgments)
-    if ci is None or (isinstance(ci, Bootstrap) and ci.design in ("raters", "items+raters")):
+    if ci is None or (isinstance(ci, Bootstrap) and BOOTSTRAP_DESIGNS[ci.design].resamples_raters):
         ci_used: Any = "analytic"  # the delta method: the designs over raters do not apply to judged pairs
     else:
         ci_used = ci
