@@ -49,6 +49,11 @@ def similarity_kind(name: str) -> str | None:
     A measure name may carry its model (``"nli:<model>"``); case and spaces are ignored. Estimators
     added to ``equivalence.MEASURES`` after import are found too.
 
+    Parameters
+    ----------
+    name : str
+        A similarity name, as ``similarity=`` takes it.
+
     Examples
     --------
     >>> similarity_kind("Linear"), similarity_kind("nli:models/x"), similarity_kind("levenstein")

@@ -25,7 +25,8 @@ from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "SIMILARITIES", "WEIGHTS",
     "check_choices", "check_format", "check_similarities", "check_writable", "chance_settings", "ci_title",
-    "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "split",
+    "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
+    "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt",
 ]
 
 
@@ -90,8 +91,31 @@ JudgmentsOpt = Annotated[Path | None, typer.Option(
 
 
 def similarity_option(help: str) -> Any:
-    """The ``--similarity`` option (``--measure`` and ``-m`` are its older names, kept as aliases)."""
-    return typer.Option("--similarity", "--measure", "-m", help=help)
+    """The ``--similarity`` option (``-m``); its older name ``--measure`` is :data:`MeasureAliasOpt`."""
+    return typer.Option("--similarity", "-m", help=help)
+
+
+#: ``--measure``, the older name of ``--similarity``: still accepted, not shown in ``--help``
+#: (merged by :func:`similarity_values` / :func:`similarity_value`).
+MeasureAliasOpt = Annotated[list[str] | None, typer.Option("--measure", hidden=True)]
+MeasureAliasOneOpt = Annotated[str | None, typer.Option("--measure", hidden=True)]
+
+
+def similarity_values(similarity: Sequence[str] | None, measure: Sequence[str] | None) -> list[str]:
+    """``--similarity`` and its older name ``--measure`` (both repeatable), flattened."""
+    return split([*(similarity or []), *(measure or [])])
+
+
+def similarity_value(similarity: str | None, measure: str | None, default: str | None = None) -> str:
+    """A single-valued ``--similarity`` or its older name ``--measure``; a required one when no default."""
+    if similarity is not None and measure is not None and similarity != measure:
+        fail(f"give --similarity once (--measure is its older name); got {similarity!r} and {measure!r}")
+    value = similarity if similarity is not None else measure if measure is not None else default
+    if value is None:
+        import click
+
+        raise click.MissingParameter(param_hint="'--similarity' / '-m'", param_type="option")
+    return value
 
 
 def split(values: Sequence[str] | None) -> list[str]:

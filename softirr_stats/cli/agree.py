@@ -32,6 +32,7 @@ from softirr_stats.cli._options import (
     LabelOpt,
     LayerOpt,
     LevelOpt,
+    MeasureAliasOpt,
     MethodOpt,
     NaOpt,
     RaterOpt,
@@ -49,6 +50,7 @@ from softirr_stats.cli._options import (
     reader_options,
     resolve_measures,
     similarity_option,
+    similarity_values,
     split,
 )
 
@@ -72,6 +74,7 @@ def command(
     similarity: Annotated[list[str] | None, similarity_option(
         f"similarity (equivalence measure or weights), repeat or comma-separate: {', '.join(SIMILARITIES)}, "
         "NAME:MODEL, a JSON estimator spec or @spec.json [default: exact, or the plan's with --judgments]")] = None,
+    measure: MeasureAliasOpt = None,
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
@@ -106,7 +109,7 @@ def command(
     judged, plan = load_judgments(judgments)
     coefs = split(coefficient) or [plan.get("coefficient") or "krippendorff_alpha"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
-    names = split(similarity) or [plan.get("measure") or "exact"]
+    names = similarity_values(similarity, measure) or [plan.get("measure") or "exact"]
     check_similarities(names, SIMILARITIES)
     if judged is not None and plan.get("measure") and names != [plan["measure"]]:
         from softirr_stats.cli._errors import fail

@@ -18,6 +18,7 @@ from softirr_stats.cli._options import (
     JsonOpt,
     LabelOpt,
     LayerOpt,
+    MeasureAliasOneOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
@@ -31,6 +32,7 @@ from softirr_stats.cli._options import (
     reader_options,
     resolve_measures,
     similarity_option,
+    similarity_value,
 )
 from softirr_stats.cli._output import Notes, emit, print_table, write_json
 
@@ -78,8 +80,9 @@ def command(
     label: LabelOpt = "label",
     name: Annotated[str, typer.Option("--model", help=f"annotator model: {', '.join(MODELS)}")] = "dawid_skene",
     method: Annotated[str, typer.Option(help="inference: nuts (MCMC) or svi (variational, faster)")] = "nuts",
-    measure: Annotated[str, similarity_option(
-        f"equivalence measure for a weighted (soft) kappa: {', '.join(MEASURES)}")] = "exact",
+    similarity: Annotated[str | None, similarity_option(
+        f"equivalence measure for a weighted (soft) kappa: {', '.join(MEASURES)} [default: exact]")] = None,
+    measure: MeasureAliasOneOpt = None,
     level: Annotated[float, typer.Option(help="posterior interval level, in (0, 1)")] = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     steps: Annotated[int, typer.Option(help="SVI optimisation steps (--method svi)")] = 2000,
@@ -108,6 +111,7 @@ def command(
     check_format(fmt)
     check_choices([name], MODELS, "--model")
     check_choices([method], ("nuts", "svi"), "--method")
+    measure = similarity_value(similarity, measure, "exact")
     check_similarities([measure], MEASURES)
     if not 0.0 < level < 1.0:
         fail(f"--level must lie strictly between 0 and 1; got {level}")

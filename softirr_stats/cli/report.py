@@ -10,9 +10,9 @@ from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
     DEFAULT_LEVEL,
+    MODELS,
     SIMILARITIES,
     WEIGHTS,
-    MODELS,
     BootstrapOpt,
     CacheOpt,
     ChanceOpt,
@@ -24,6 +24,7 @@ from softirr_stats.cli._options import (
     LabelOpt,
     LayerOpt,
     LevelOpt,
+    MeasureAliasOpt,
     MethodOpt,
     NaOpt,
     RaterOpt,
@@ -39,6 +40,7 @@ from softirr_stats.cli._options import (
     reader_options,
     resolve_measures,
     similarity_option,
+    similarity_values,
     split,
 )
 from softirr_stats.cli._output import command_line
@@ -62,6 +64,7 @@ def command(
     similarity: Annotated[list[str] | None, similarity_option(
         f"similarities, repeat or comma-separate: {', '.join(SIMILARITIES)}, a JSON estimator spec or @spec.json "
         "[default: exact]")] = None,
+    measure: MeasureAliasOpt = None,
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
@@ -93,7 +96,7 @@ def command(
     decomposition (multi-label data), pairwise rater agreement, calibration (with --judgments),
     annotator model (with --model), provenance (versions, seed, settings, input sha256, command).
     """
-    names = split(similarity) or ["exact"]
+    names = similarity_values(similarity, measure) or ["exact"]
     check_similarities(names, SIMILARITIES)
     chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)

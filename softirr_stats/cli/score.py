@@ -30,6 +30,7 @@ from softirr_stats.cli._options import (
     ItemOpt,
     LabelOpt,
     LayerOpt,
+    MeasureAliasOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
@@ -41,6 +42,7 @@ from softirr_stats.cli._options import (
     reader_options,
     resolve_measures,
     similarity_option,
+    similarity_values,
     split,
 )
 
@@ -74,6 +76,7 @@ def command(
     similarity: Annotated[list[str] | None, similarity_option(
         f"equivalence measure(s): {', '.join(m for m in MEASURES if m != 'exact')}, NAME:MODEL, a JSON "
         "estimator spec or @spec.json [default: levenshtein]")] = None,
+    measure: MeasureAliasOpt = None,
     model: Annotated[str | None, typer.Option(help="model directory or hub name for nli / llm_judge / embedding")] = None,
     chance: Annotated[str, typer.Option(help=f"chance agreement: {CHANCE_HELP}")] = "exact",
     seed: Annotated[int, typer.Option(help="seed of sampled chance pairs (use the same in the analysis)")] = 0,
@@ -101,7 +104,7 @@ def command(
 
     coefs = split(coefficient) or ["krippendorff_alpha"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
-    names = split(similarity) or ["levenshtein"]
+    names = similarity_values(similarity, measure) or ["levenshtein"]
     if "exact" in names:
         fail("--similarity exact needs no scores; give soft measures (e.g. -m levenshtein)")
     if batch_size < 1:

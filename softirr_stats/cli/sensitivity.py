@@ -27,6 +27,7 @@ from softirr_stats.cli._options import (
     LabelOpt,
     LayerOpt,
     LevelOpt,
+    MeasureAliasOpt,
     MethodOpt,
     NaOpt,
     RaterOpt,
@@ -35,8 +36,8 @@ from softirr_stats.cli._options import (
     SpanRuleOpt,
     chance_settings,
     check_choices,
-    check_similarities,
     check_format,
+    check_similarities,
     check_writable,
     ci_title,
     make_bootstrap,
@@ -44,6 +45,7 @@ from softirr_stats.cli._options import (
     reader_options,
     resolve_measures,
     similarity_option,
+    similarity_values,
     split,
 )
 
@@ -68,6 +70,7 @@ def command(
     similarity: Annotated[list[str] | None, similarity_option(
         f"similarities (equivalence measures or weights), repeat or comma-separate: {', '.join(SIMILARITIES)}, "
         "NAME:MODEL, a JSON estimator spec or @spec.json [default: exact]")] = None,
+    measure: MeasureAliasOpt = None,
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
@@ -95,7 +98,7 @@ def command(
     """Sensitivity analysis: every coefficient x measure x chance setting, with intervals."""
     check_format(fmt)
     judged, plan = load_judgments(judgments)
-    names = split(similarity) or [plan.get("measure") or "exact"]
+    names = similarity_values(similarity, measure) or [plan.get("measure") or "exact"]
     check_similarities(names, SIMILARITIES)
     chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)

@@ -17,6 +17,7 @@ from softirr_stats.cli._options import (
     JsonOpt,
     LayerOpt,
     LevelOpt,
+    MeasureAliasOneOpt,
     MethodOpt,
     ReaderOpt,
     SeedOpt,
@@ -27,6 +28,7 @@ from softirr_stats.cli._options import (
     make_bootstrap,
     reader_options,
     similarity_option,
+    similarity_value,
 )
 from softirr_stats.cli._output import Notes, emit, write_json
 
@@ -70,8 +72,9 @@ def command(
     match: Annotated[str, typer.Option(help=f"span matching: {', '.join(MATCHES)}")] = "exact",
     by: Annotated[str, typer.Option(help="F1 per span type ('type') or ignoring types ('all')")] = "type",
     average: Annotated[str, typer.Option(help="over types: micro (pooled counts) or macro (mean of F1)")] = "micro",
-    measure: Annotated[str, similarity_option(
-        f"soft type matching: {', '.join(MEASURES)} (exact = types must be equal)")] = "exact",
+    similarity_name: Annotated[str | None, similarity_option(
+        f"soft type matching: {', '.join(MEASURES)} (exact = types must be equal) [default: exact]")] = None,
+    measure: MeasureAliasOneOpt = None,
     bootstrap: BootstrapOpt = 2000,
     method: MethodOpt = "percentile",
     level: LevelOpt = DEFAULT_LEVEL,
@@ -90,6 +93,7 @@ def command(
     check_format(fmt)
     check_choices([by], ("type", "all"), "--by")
     check_choices([average], ("micro", "macro"), "--average")
+    measure = similarity_value(similarity_name, measure, "exact")
     check_similarities([measure], MEASURES)
     if match not in ("exact", "overlap") and not match.startswith("overlap:"):
         fail(f"--match must be one of {', '.join(MATCHES)}; got {match!r}")

@@ -400,6 +400,11 @@ def split_measure_name(text: str) -> tuple[str, str | None]:
     The name is lower-cased and stripped; the text after the first ``:`` is the model (None when
     there is none). Nothing is checked against :data:`MEASURES` here.
 
+    Parameters
+    ----------
+    text : str
+        A measure name, optionally ``"<name>:<model>"``.
+
     Examples
     --------
     >>> split_measure_name(" Indel "), split_measure_name("nli:models/tiny-nli")
