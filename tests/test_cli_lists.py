@@ -33,6 +33,16 @@ def test_measures_weights_methods_chance_are_the_library_lists():
     assert opts.CHANCE_FORMS == tuple(CHANCE_SYNTAX)
 
 
+def test_input_formats_are_the_readers_table():
+    from softirr_stats.data import INPUT_FORMATS
+    from softirr_stats.data._io import _FORMATS
+    from softirr_stats.data._readers import EXPORT_FORMATS
+
+    assert opts.INPUT_FORMATS == INPUT_FORMATS == (*_FORMATS, *EXPORT_FORMATS) and "parquet" in INPUT_FORMATS
+    res = runner.invoke(app, ["agree", "--help"], env={"COLUMNS": "250"})
+    assert "input format: " + ", ".join(INPUT_FORMATS) in " ".join(res.output.split())
+
+
 def test_designs_are_the_bootstrap_designs_that_need_nothing_beside_the_file():
     from softirr_stats.uncertainty import DESIGNS
 

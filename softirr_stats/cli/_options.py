@@ -33,17 +33,19 @@ __all__ = [
 def _lists() -> dict[str, tuple[str, ...]]:
     from softirr_stats.agreement import CHANCE_SYNTAX, WEIGHT_NAMES
     from softirr_stats.analysis import coefficient_names, measure_names
+    from softirr_stats.data import INPUT_FORMATS
     from softirr_stats.uncertainty import INTERVAL_METHODS
 
     return {"coefficients": coefficient_names(), "measures": measure_names(), "weights": tuple(WEIGHT_NAMES),
-            "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX)}
+            "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX), "input_formats": INPUT_FORMATS}
 
 
 _L = _lists()
 COEFFICIENTS = _L["coefficients"]  # the coefficient registry's names, then the multi-label baselines
 MEASURES = _L["measures"]  # the estimators' names (equivalence.MEASURES)
 WEIGHTS = _L["weights"]
-SIMILARITIES = (*MEASURES, *WEIGHTS)  # agreement.SIMILARITY_NAMES: every name similarity= takes
+SIMILARITIES = (*MEASURES, *WEIGHTS)
+INPUT_FORMATS = _L["input_formats"]  # data.INPUT_FORMATS: the long tables (parquet included), then the exports  # agreement.SIMILARITY_NAMES: every name similarity= takes
 # uncertainty.DESIGNS less those that need data beside the file (cluster=, judged pairs); listed here
 # because importing the bootstrap module loads NumPy's random generators (tests/test_cli_lists.py ties them)
 DESIGNS = ("items", "raters", "items+raters", "bayesian")
@@ -64,8 +66,7 @@ LabelOpt = Annotated[str, typer.Option(help="label column of a long table")]
 NaOpt = Annotated[list[str] | None, typer.Option(
     "--na-values", help="cell values to read as missing, repeat or comma-separate (default: only empty cells)")]
 InputFormatOpt = Annotated[str | None, typer.Option(
-    "--input-format", help="input format: csv, tsv, jsonl, label-studio, doccano, prodigy, webanno-tsv, brat "
-                           "(default: guessed from the file)")]
+    "--input-format", help=f"input format: {', '.join(INPUT_FORMATS)} (default: guessed from the file)")]
 FieldOpt = Annotated[str | None, typer.Option(
     "--field", help="export field / control to read (Label Studio: the control's from_name)")]
 LayerOpt = Annotated[str | None, typer.Option("--layer", help="annotation layer to read (WebAnno/INCEpTION TSV)")]

@@ -6,6 +6,7 @@ from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.data._annotations": ('Annotations', 'LabelKind', 'UnpairableItemsWarning',),
+    "softirr_stats.data._formats": ('INPUT_FORMATS',),
     "softirr_stats.data._io": ('demo_path', 'read_annotations', 'read_table',),
     "softirr_stats.data._readers": ('ExportWarning', 'SpanRule',),
 })
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
         LabelKind,
         UnpairableItemsWarning,
     )
+    from softirr_stats.data._formats import INPUT_FORMATS
     from softirr_stats.data._io import (
         demo_path,
         read_annotations,
