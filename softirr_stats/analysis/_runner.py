@@ -121,18 +121,18 @@ def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | Non
     >>> [(n, getattr(e, "name", e)) for n, e in resolve_measures(["exact", "indel"], ann)]
     [('exact', None), ('indel', 'indel')]
     """
-    from softirr_stats.equivalence import Exact, estimator_from_name
+    from softirr_stats.equivalence import estimator_from_name, split_measure_name
 
     out: list[tuple[str, Any]] = []
     for name in names:
         if name in weights:
             out.append((name, name))
             continue
+        if split_measure_name(name) == ("exact", None):  # exact matching: no estimator (none imported)
+            out.append((name, None))
+            continue
         est = estimator_from_name(name, model, progress=False if model else None)
         label = name if not name.lstrip().startswith(("{", "@")) else getattr(est, "name", name)
-        if type(est) is Exact:
-            out.append((label, None))
-            continue
         if probe:
             one = _probe(ann)
             try:

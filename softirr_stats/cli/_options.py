@@ -44,8 +44,8 @@ _L = _lists()
 COEFFICIENTS = _L["coefficients"]  # the coefficient registry's names, then the multi-label baselines
 MEASURES = _L["measures"]  # the estimators' names (equivalence.MEASURES)
 WEIGHTS = _L["weights"]
-SIMILARITIES = (*MEASURES, *WEIGHTS)
-INPUT_FORMATS = _L["input_formats"]  # data.INPUT_FORMATS: the long tables (parquet included), then the exports  # agreement.SIMILARITY_NAMES: every name similarity= takes
+SIMILARITIES = (*MEASURES, *WEIGHTS)  # agreement.SIMILARITY_NAMES: every name similarity= takes
+INPUT_FORMATS = _L["input_formats"]  # data.INPUT_FORMATS: the long tables (parquet included), then the exports
 # uncertainty.DESIGNS less those that need data beside the file (cluster=, judged pairs); listed here
 # because importing the bootstrap module loads NumPy's random generators (tests/test_cli_lists.py ties them)
 DESIGNS = ("items", "raters", "items+raters", "bayesian")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from softirr_stats.data._annotations import Annotations
-from softirr_stats.data._formats import EXPORT_FORMATS, TABLE_FORMATS
+from softirr_stats.data import EXPORT_FORMATS, TABLE_FORMATS
 from softirr_stats.data._readers._common import (
     ExportWarning,
     OptionError,
