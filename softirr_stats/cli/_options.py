@@ -315,8 +315,12 @@ def check_similarities(names: Sequence[str], allowed: Sequence[str]) -> None:
 
 
 def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, model: str | None = None,
-                     weights: Sequence[str] = (), probe: bool = True) -> list[tuple[str, Any]]:
-    """``[(name, estimator or None), ...]`` (the runner's step); a bad or incompatible similarity fails cleanly."""
+                     weights: Sequence[str] = (), probe: bool = True,
+                     model_flag: bool = True) -> list[tuple[str, Any]]:
+    """``[(name, estimator or None), ...]`` (the runner's step); a bad or incompatible similarity fails cleanly.
+
+    ``model_flag``: the command's ``--model`` gives the estimators' model (``report``'s is the annotator model).
+    """
     from softirr_stats.analysis import resolve_measures as resolve
 
     check_similarities(names, (*MEASURES, *weights))  # a mistyped name is told apart from one that cannot score
@@ -331,8 +335,9 @@ def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, 
             if isinstance(err, ValueError) and text.startswith(f"similarity {name} cannot score"):
                 fail(f"--{text}")
             if isinstance(err, ValueError) and "needs a model" in text:
-                fail(f"--similarity {name} needs --model (a local model directory or hub name) or "
-                     f"-m {name}:<model>")
+                fail(f"--similarity {name} needs --model (a local model directory or hub name) or -m {name}:<model>"
+                     if model_flag else f"--similarity {name} needs a model: give -m {name}:<model directory or "
+                     "hub name>")
             import sqlite3
 
             if cache is not None and (isinstance(err, sqlite3.Error) or "cache" in text.lower()):

@@ -125,7 +125,7 @@ def command(
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts)
-    sim = resolve_measures([measure], ann)[0][1]
+    sim = resolve_measures([measure], ann, model_flag=False)[0][1]
     import warnings
 
     try:  # the runner's model step: the fit, its diagnostics and the warnings of both

@@ -130,7 +130,7 @@ def command(
             fail(f"--judgments {judgments} lacks the columns {missing}; the columns are {list(judged.columns)}")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts)
-    measures = resolve_measures(names, ann, cache, weights=WEIGHTS)
+    measures = resolve_measures(names, ann, cache, weights=WEIGHTS, model_flag=False)
     file = files[0]
     from softirr_stats.reporting import build_report
 
