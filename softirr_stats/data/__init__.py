@@ -4,7 +4,8 @@ The one table of input formats lives here, in the package's face, so that the co
 show it in ``--help`` without loading pandas or another module: :data:`TABLE_FORMATS` (long
 tables, read by ``read_table``), :data:`EXPORT_FORMATS` (annotation-tool exports, read by
 ``data._readers``; format name -> reader module and function, imported only when that format is
-read) and :data:`INPUT_FORMATS`, every ``format=`` / ``--input-format`` name.
+read) and :data:`INPUT_FORMATS`, every ``format=`` / ``--input-format`` name. They are plain
+module attributes, not in ``__all__`` (which lists the lazily loaded public names).
 """
 
 from typing import TYPE_CHECKING
@@ -24,13 +25,11 @@ EXPORT_FORMATS: dict[str, tuple[str, str]] = {
 #: Every ``format=`` name, tables first.
 INPUT_FORMATS: tuple[str, ...] = (*TABLE_FORMATS, *EXPORT_FORMATS)
 
-__getattr__, __dir__, _lazy_names = attach(__name__, {
+__getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.data._annotations": ('Annotations', 'LabelKind', 'UnpairableItemsWarning',),
     "softirr_stats.data._io": ('demo_path', 'read_annotations', 'read_table',),
     "softirr_stats.data._readers": ('ExportWarning', 'SpanRule',),
 })
-
-__all__ = [*_lazy_names, "EXPORT_FORMATS", "INPUT_FORMATS", "TABLE_FORMATS"]
 
 if TYPE_CHECKING:
     from softirr_stats.data._annotations import (
