@@ -77,7 +77,6 @@ def _unknown_name(name: str) -> ValueError:
                       f"array; got {name!r}")
 
 
-
 class AsGivenWeights(MatrixSimilarity):
     """An asymmetric ``weights=`` matrix read as given: ``S[code of the earlier rater, code of the later]``.
 

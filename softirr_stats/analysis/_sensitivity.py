@@ -65,7 +65,6 @@ class CoefficientView:
         return estimate_point(self.record, ann, **options)
 
 
-
 def _view(name: str) -> CoefficientView | None:
     rec = COEFFICIENTS.get(name)
     if rec is not None:
