@@ -203,7 +203,6 @@ def test_calibration_error_ci_signature():
     import inspect
 
     params = list(inspect.signature(sis.calibration.calibration_error_ci).parameters.values())
-    assert [p.name for p in params] == ["scores", "labels", "metric", "bins", "strategy", "p", "ci", "n_boot",
-                                        "seed", "level"]
+    assert [p.name for p in params] == ["scores", "labels", "metric", "bins", "strategy", "p", "ci"]
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])
-    assert all(p.default is None for p in params[6:])  # ci defaults to Bootstrap(n=1000); the rest are deprecated
+    assert params[-1].default is None  # ci defaults to Bootstrap(n=1000)

@@ -218,8 +218,8 @@ def test_bad_options_raise():
         expected_calibration_error([0.1], [0], p=0.5)
     with pytest.raises(ValueError, match=r"metric must be one of \['brier', 'debiased_l2'"):
         calibration_error_ci([0.1, 0.2], [0, 1], metric="ace")
-    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="level"):
-        calibration_error_ci([0.1, 0.2], [0, 1], level=95)
+    with pytest.raises(ValueError, match="level"):
+        calibration_error_ci([0.1, 0.2], [0, 1], ci=Bootstrap(level=95))
     with pytest.raises(TypeError, match="scores"):
         brier_score(["a", "b"], [0, 1])
 
@@ -316,16 +316,12 @@ def test_bootstrap_interval_fields_and_coverage_sanity():
     assert z.ci_high - z.ci_low < 1e-12 and z.ci_low == pytest.approx(0.2)
 
 
-def test_deprecated_n_boot_seed_level_still_work_and_warn():
+def test_the_default_interval_and_no_old_arguments():
     s, y = _data(n=100, seed=2)
-    with pytest.warns(DeprecationWarning, match=r"n_boot=, seed=, level= are deprecated; pass ci="):
-        old = calibration_error_ci(s, y, n_boot=80, seed=4, level=0.9)
-    new = calibration_error_ci(s, y, ci=Bootstrap(n=80, seed=4, level=0.9))
-    assert (old.ci_low, old.ci_high, old.n_boot, old.level) == (new.ci_low, new.ci_high, 80, 0.9)
-    with pytest.warns(DeprecationWarning, match="n_boot= is deprecated"):
-        assert calibration_error_ci(s, y, n_boot=50).seed == 0
     default = calibration_error_ci(s, y)
     assert (default.n_boot, default.seed, default.level, default.method) == (1000, 0, 0.95, "percentile")
+    with pytest.raises(TypeError, match="n_boot"):  # the unreleased n_boot= / seed= / level= are gone
+        calibration_error_ci(s, y, n_boot=80)
 
 
 def test_ci_designs_methods_and_bad_requests():
@@ -335,8 +331,8 @@ def test_ci_designs_methods_and_bad_requests():
                 Bootstrap(n=100, design="bayesian"), Bootstrap(n=100, strata=[i % 2 for i in range(120)])):
         r = calibration_error_ci(s, y, ci=cfg)
         assert r.ci_low <= r.ci_high and (r.method, r.design) == (cfg.method, cfg.design)
-    with pytest.raises(ValueError, match="not both"):
-        calibration_error_ci(s, y, ci=Bootstrap(n=100), n_boot=100)
+    with pytest.raises(ValueError, match="no judged label pairs"):
+        calibration_error_ci(s, y, ci=Bootstrap(n=100, design="judged"))
     with pytest.raises(ValueError, match="ci must be None or softirr_stats.Bootstrap"):
         calibration_error_ci(s, y, ci="analytic")
     with pytest.raises(ValueError, match="ci must be None"):

@@ -123,7 +123,7 @@ def test_a_bootstrap_design_is_one_record():
 
 
 def test_an_estimator_with_a_short_name_is_its_class_and_one_table_entry():
-    from softirr_stats.analysis import measure_estimator, measure_names
+    from softirr_stats.analysis import measure_names, resolve_measures
     from softirr_stats.cli import _options
     from softirr_stats.equivalence import (
         MEASURES,
@@ -145,7 +145,7 @@ def test_an_estimator_with_a_short_name_is_its_class_and_one_table_entry():
     MEASURES["toy_edit"] = "softirr_toy_measure:ToyEdit"  # the one table entry
     try:
         assert type(estimator_from_name("toy_edit")) is ToyEdit
-        assert type(measure_estimator("toy_edit")) is ToyEdit
+        assert type(resolve_measures(["toy_edit"], sis.Annotations.from_wide(CELLS))[0][1]) is ToyEdit
         assert "toy_edit" in measure_names() and "toy_edit" in _options._lists()["measures"]
         want = sis.fleiss_kappa(CELLS, similarity="levenshtein").value
         assert sis.fleiss_kappa(CELLS, similarity="toy_edit").value == pytest.approx(want, rel=1e-12)
@@ -156,7 +156,7 @@ def test_an_estimator_with_a_short_name_is_its_class_and_one_table_entry():
     finally:
         del MEASURES["toy_edit"]
         del sys.modules[toy_module.__name__]
-    with pytest.raises(ValueError, match="measure must be one of"):
+    with pytest.raises(ValueError, match="similarity must be one of"):
         estimator_from_name("toy_edit")
     with pytest.raises(ValueError, match="allow"):
         from_spec(spec)

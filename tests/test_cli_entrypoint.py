@@ -50,13 +50,13 @@ def test_mistyped_measure_is_one_line_on_stderr():
     proc = run("agree", str(demo_path()), "-m", "levenstein", "--bootstrap", "0")
     assert proc.returncode == 2
     line = one_error_line(proc)
-    assert "--measure" in line and "'levenstein'" in line and "levenshtein" in line
+    assert "--similarity" in line and "'levenstein'" in line and "levenshtein" in line
 
 
 def test_incompatible_measure_and_mistyped_coefficient_read_the_same(three_raters):
     measure = run("agree", str(three_raters), "-m", "levenshtein", "--bootstrap", "0")
     assert measure.returncode == 2
-    assert "--measure levenshtein cannot score these labels" in one_error_line(measure)
+    assert "--similarity levenshtein cannot score these labels" in one_error_line(measure)
     coef = run("agree", str(three_raters), "-c", "kappa_of_doom", "--bootstrap", "0")
     assert coef.returncode == 2
     assert "unknown --coefficient 'kappa_of_doom'" in one_error_line(coef)

@@ -22,14 +22,25 @@ def test_coefficients_are_the_registry_and_the_multilabel_baselines():
 
 def test_measures_weights_methods_chance_are_the_library_lists():
     from softirr_stats.agreement import CHANCE_SYNTAX, WEIGHT_NAMES
-    from softirr_stats.analysis import MODEL_MEASURES
+    from softirr_stats.agreement import SIMILARITY_NAMES
     from softirr_stats.equivalence import MEASURE_NAMES
     from softirr_stats.uncertainty import INTERVAL_METHODS
 
-    assert opts.MEASURES == (*MEASURE_NAMES, *MODEL_MEASURES)
+    assert opts.MEASURES == MEASURE_NAMES and {"nli", "llm_judge"} <= set(MEASURE_NAMES)
+    assert opts.SIMILARITIES == tuple(SIMILARITY_NAMES)
     assert opts.WEIGHTS == tuple(WEIGHT_NAMES)
     assert opts.METHODS == tuple(INTERVAL_METHODS)
     assert opts.CHANCE_FORMS == tuple(CHANCE_SYNTAX)
+
+
+def test_input_formats_are_the_readers_table():
+    from softirr_stats.data import INPUT_FORMATS
+    from softirr_stats.data._io import _FORMATS
+    from softirr_stats.data._readers import EXPORT_FORMATS
+
+    assert opts.INPUT_FORMATS == INPUT_FORMATS == (*_FORMATS, *EXPORT_FORMATS) and "parquet" in INPUT_FORMATS
+    res = runner.invoke(app, ["agree", "--help"], env={"COLUMNS": "250"})
+    assert "input format: " + ", ".join(INPUT_FORMATS) in " ".join(res.output.split())
 
 
 def test_designs_are_the_bootstrap_designs_that_need_nothing_beside_the_file():
@@ -70,18 +81,18 @@ def test_every_command_module_is_registered():
     ("sampled:300", sis.SampledPairs(n=300)), ("sampledpairs:300", sis.SampledPairs(n=300)),
 ])
 def test_one_chance_syntax(text, expected):
-    from softirr_stats.agreement import parse_chance
+    from softirr_stats.agreement import resolve_chance
 
-    assert parse_chance(text) == expected
+    assert resolve_chance(text) == expected
 
 
 @pytest.mark.parametrize("text", ["mc", "mc:", "mc:0", "mc:-3", "mc:2.5", "sampled:1e10", "sampled:10000000000",
                                   "mc:1000000", "permutation", "sampled:٣", "exact:3"])
 def test_bad_chance_specs_are_refused_before_any_work(text):
-    from softirr_stats.agreement import parse_chance
+    from softirr_stats.agreement import resolve_chance
 
     with pytest.raises(ValueError, match="chance"):
-        parse_chance(text)
+        resolve_chance(text)
 
 
 def test_python_api_takes_the_text_forms():

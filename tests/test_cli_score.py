@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 import softirr_stats as sis
-from softirr_stats.agreement import parse_chance
+from softirr_stats.agreement import resolve_chance
 from softirr_stats.cli.score import estimator_for_measure
 from softirr_stats.cli import app
 from softirr_stats.equivalence import Cached, Levenshtein
@@ -57,5 +57,5 @@ def test_measure_and_chance_parsing(tmp_path):
     assert estimator_for_measure("Levenshtein").name == "levenshtein"
     with pytest.raises(ValueError, match="needs a model"):
         estimator_for_measure("llm_judge")
-    assert parse_chance("montecarlo:3", seed=1) == sis.MonteCarlo(permutations=3, seed=1)
-    assert parse_chance("AUTO") == "auto"
+    assert resolve_chance("montecarlo:3", seed=1) == sis.MonteCarlo(permutations=3, seed=1)
+    assert resolve_chance("AUTO") == "auto"

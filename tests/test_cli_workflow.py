@@ -133,7 +133,7 @@ def test_unfilled_or_mismatched_sheet_is_one_line(tmp_path, capsys):
     filled.to_csv(sheet, index=False)
     code, _, err = run_main(capsys, "agree", str(demo_path()), "-m", "levenshtein", "--judgments", str(sheet),
                             "--bootstrap", "0")
-    assert code == 2 and "drawn for --measure indel" in err
+    assert code == 2 and "drawn for --similarity indel" in err
     (tmp_path / "s.plan.csv").unlink()
     code, _, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet))
     assert code == 2 and "its plan" in err and "is missing" in err

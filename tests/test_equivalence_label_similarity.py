@@ -150,29 +150,6 @@ def test_an_unsorted_square_block_is_remembered_the_same_way():
     assert sim.pairs(order[[0, 1, 2]], order[[1, 2, 3]]).n_scored == 0
 
 
-def test_the_old_name_vocab_similarity_warns_and_is_the_exact_match_class():
-    import importlib
-
-    import pytest
-
-    from softirr_stats.equivalence import ExactMatchSimilarity
-
-    mod = importlib.import_module("softirr_stats.agreement._similarity")
-    with pytest.warns(DeprecationWarning, match="ExactMatchSimilarity"):
-        assert mod.VocabSimilarity is ExactMatchSimilarity
-
-
-def test_the_package_still_resolves_the_old_name_with_a_warning():
-    import pytest
-
-    import softirr_stats.agreement as agreement
-    from softirr_stats.equivalence import ExactMatchSimilarity
-
-    assert "VocabSimilarity" not in agreement.__all__
-    with pytest.warns(DeprecationWarning, match="ExactMatchSimilarity"):
-        assert agreement.VocabSimilarity is ExactMatchSimilarity
-
-
 def test_three_kinds_of_one_abstract_label_similarity():
     from softirr_stats.equivalence import LabelSimilarity
 
@@ -190,10 +167,9 @@ def test_three_kinds_of_one_abstract_label_similarity():
     assert resolve_label_similarity(LABELS, matrix) is matrix
 
 
-def test_vectorised_matrix_replaces_cheap_which_still_reads_with_a_warning():
+def test_vectorised_matrix_says_whether_a_block_is_one_estimator_call():
     scored = resolve_label_similarity(LABELS, Levenshtein())  # rapidfuzz's matrix path
     directional = resolve_label_similarity(LABELS, Directional())  # a plain callable: pair by pair
     assert scored.vectorised_matrix and not directional.vectorised_matrix
     assert not ExactMatchSimilarity(2).vectorised_matrix
-    with pytest.warns(DeprecationWarning, match="vectorised_matrix"):
-        assert scored.cheap is True
+    assert not hasattr(scored, "cheap")  # the unreleased old name is gone

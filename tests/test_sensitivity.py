@@ -170,7 +170,7 @@ def test_multilabel_baselines_for_set_labels():
 def test_validation_errors(text_data):
     with pytest.raises(ValueError, match="coefficients must be names from"):
         sensitivity(text_data, coefficients=["kappa"])
-    with pytest.raises(ValueError, match="similarity names must be one of"):
+    with pytest.raises(ValueError, match="similarity must be one of"):
         sensitivity(text_data, similarities=["levenstein"])
     with pytest.raises(TypeError, match="similarity must be None"):  # the one resolver's message
         sensitivity(text_data, similarities=[3.5])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from softirr_stats.base._lazy import attach
 
 _lazy_getattr, __dir__, __all__ = attach(__name__, {
-    "softirr_stats.agreement._chance": ('CHANCE_SYNTAX', 'MonteCarlo', 'SampledPairs', 'parse_chance', 'resolve_chance',),
+    "softirr_stats.agreement._chance": ('CHANCE_SYNTAX', 'MonteCarlo', 'SampledPairs', 'resolve_chance',),
     "softirr_stats.agreement._point": ('as_annotations', 'point_estimate',),
     "softirr_stats.agreement._layout": ('RatingLayout', 'rating_layout',),
     "softirr_stats.agreement._evaluator": ('DegenerateWarning', 'Prepared', 'chance_standard_error', 'evaluate', 'prepare',),
@@ -22,7 +22,7 @@ _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._ppi_statistic": ('PpiStatistic', 'ppi_result', 'superpopulation_estimand',),
     "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
     "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
-    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity',),
+    "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'SIMILARITY_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity', 'similarity_kind',),
     "softirr_stats.agreement._span_f1": ('SpanAgreementResult', 'SpanStatistic', 'SpanWarning',),
     "softirr_stats.agreement._scores": ('ICC_FORMS', 'IccForm', 'ScoreStatistic', 'anova_terms', 'ccc_interval', 'ccc_values', 'icc_f_test', 'icc_interval', 'icc_values', 'kendall_w_values', 'numeric_table', 'resolve_icc_form', 'satterthwaite_test',),
     "softirr_stats.agreement._categorical_tests": ('MARGINAL_TESTS', 'MarginalTestResult', 'all_agree_share', 'category_kappa_rows', 'light_null_z',),
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
         CHANCE_SYNTAX,
         MonteCarlo,
         SampledPairs,
-        parse_chance,
         resolve_chance,
     )
     from softirr_stats.agreement._evaluator import (
@@ -118,6 +117,7 @@ if TYPE_CHECKING:
     )
     from softirr_stats.agreement._similarity import (
         MEASURE_NAMES,
+        SIMILARITY_NAMES,
         ExactMatchSimilarity,
         LabelSimilarity,
         MatrixSimilarity,
@@ -125,6 +125,7 @@ if TYPE_CHECKING:
         estimator_from_name,
         level_similarity,
         resolve_similarity,
+        similarity_kind,
     )
     from softirr_stats.agreement._span_f1 import (
         SpanAgreementResult,

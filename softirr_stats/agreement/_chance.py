@@ -18,7 +18,7 @@ from softirr_stats.base._validation import check_positive_int
 from softirr_stats.equivalence import LabelSimilarity
 
 __all__ = ["MonteCarlo", "SampledPairs", "DenseQuad", "BlockedQuad", "IdentityQuad", "make_quad", "resolve_chance",
-           "CHANCE_NAMES", "CHANCE_SYNTAX", "parse_chance"]
+           "CHANCE_NAMES", "CHANCE_SYNTAX"]
 
 CHANCE_NAMES = ("exact", "auto")
 # The one text form of ``chance=`` (the Python API and every command): name -> what it means.
@@ -102,88 +102,67 @@ class SampledPairs:
         return f"sampled_pairs(n={self.n})"
 
 
-def parse_chance(text: str, seed: int = 0) -> "str | MonteCarlo | SampledPairs":
-    """The text form of a chance setting: ``exact``, ``auto``, ``mc:D`` or ``sampled:N``.
+def resolve_chance(chance: Any, *, seed: int = 0) -> "str | MonteCarlo | SampledPairs":
+    """The one resolver of ``chance=``: a name, the text form, or a chance object.
 
-    ``montecarlo:D`` and ``sampledpairs:N`` are accepted as long forms; case and spaces do not
-    matter. ``D`` and ``N`` are positive integers written in digits (at most 100000
-    permutations and 10**8 sampled pairs: larger requests are refused here, before any
-    memory is taken). ``seed`` seeds the draws.
+    ``"exact"`` and ``"auto"`` (:data:`CHANCE_NAMES`), the text forms of :data:`CHANCE_SYNTAX`
+    (``"mc:D"``, ``"sampled:N"``; long forms ``montecarlo:D`` and ``sampledpairs:N``; case and
+    spaces do not matter), or a :class:`MonteCarlo` / :class:`SampledPairs` (returned as it is).
+    ``D`` and ``N`` are positive integers written in digits (at most 100000 permutations and 10**8
+    sampled pairs: larger requests are refused here, before any memory is taken). The coefficient
+    functions, ``sensitivity``, the runner and every command's ``--chance`` call this function.
 
     Parameters
     ----------
-    text : str
-        The spec, as the command line and ``chance=`` take it.
-    seed : int
-        Seed of the Monte Carlo permutations or sampled pairs.
+    chance : str, MonteCarlo or SampledPairs
+        How the chance term is computed.
+    seed : int, default 0
+        Seed of the Monte Carlo permutations or sampled pairs of a text form (a chance object keeps
+        its own).
 
     Returns
     -------
     str, MonteCarlo or SampledPairs
+        ``ValueError`` naming the choices otherwise.
 
     Examples
     --------
-    >>> parse_chance("mc:20", seed=1)
+    >>> resolve_chance("exact"), resolve_chance(" AUTO ")
+    ('exact', 'auto')
+    >>> resolve_chance("mc:20", seed=1)
     MonteCarlo(permutations=20, seed=1)
-    >>> parse_chance("montecarlo:20") == parse_chance("mc:20")
+    >>> resolve_chance("montecarlo:20") == resolve_chance("mc:20")
     True
-    >>> parse_chance("sampled:500")
-    SampledPairs(n=500, seed=0)
-    >>> parse_chance("sampled:1e10")
+    >>> resolve_chance(SampledPairs(n=500)).n
+    500
+    >>> resolve_chance("sampled:1e10")
     Traceback (most recent call last):
     ...
     ValueError: chance 'sampled:1e10': N must be a positive whole number written in digits (e.g. sampled:5000)
     """
-    if not isinstance(text, str):
-        raise TypeError(f"a chance spec must be a str such as 'exact' or 'mc:20'; got {type(text).__name__}")
-    key = "".join(text.split()).lower()
+    if isinstance(chance, MonteCarlo | SampledPairs):
+        return chance
+    if not isinstance(chance, str):
+        raise ValueError(f"chance must be one of {', '.join(CHANCE_SYNTAX)}, MonteCarlo(permutations=D) or "
+                         f"SampledPairs(n=...); got {type(chance).__name__} {chance!r}")
+    key = "".join(chance.split()).lower()
     if key in CHANCE_NAMES:
         return key
     kind, sep, num = key.partition(":")
     if not sep or kind not in _CHANCE_KINDS:
         raise ValueError(f"chance must be one of {', '.join(CHANCE_SYNTAX)} (long forms montecarlo:D, "
-                         f"sampledpairs:N); got {text!r}")
+                         f"sampledpairs:N), MonteCarlo(permutations=D) or SampledPairs(n=...); got {chance!r}")
     kind = _CHANCE_KINDS[kind]
     letter = "D" if kind == "mc" else "N"
     example = "mc:20" if kind == "mc" else "sampled:5000"
     if not num.isdigit() or not num.isascii() or int(num) < 1:
-        raise ValueError(f"chance {text!r}: {letter} must be a positive whole number written in digits "
+        raise ValueError(f"chance {chance!r}: {letter} must be a positive whole number written in digits "
                          f"(e.g. {example})")
     count = int(num)
     if count > MAX_CHANCE_DRAWS[kind]:
-        raise ValueError(f"chance {text!r}: {letter} = {count} is more than the {MAX_CHANCE_DRAWS[kind]} a chance "
+        raise ValueError(f"chance {chance!r}: {letter} = {count} is more than the {MAX_CHANCE_DRAWS[kind]} a chance "
                          f"spec may ask for; use a smaller {letter} (or chance='exact')")
     return MonteCarlo(permutations=count, seed=seed) if kind == "mc" else SampledPairs(n=count, seed=seed)
-
-
-def resolve_chance(chance: Any) -> Any:
-    """Check a ``chance=`` argument: a name from ``CHANCE_NAMES``, ``MonteCarlo`` or ``SampledPairs``.
-
-    Parameters
-    ----------
-    chance : str, MonteCarlo or SampledPairs
-        How the chance term is computed (``"exact"``, ``"auto"``, or a sampled design).
-
-    Returns
-    -------
-    The argument unchanged; ``ValueError`` naming the choices otherwise.
-
-    Examples
-    --------
-    >>> resolve_chance("exact")
-    'exact'
-    >>> resolve_chance(SampledPairs(n=500)).n
-    500
-    """
-    if isinstance(chance, MonteCarlo | SampledPairs):
-        return chance
-    if isinstance(chance, str) and chance in CHANCE_NAMES:
-        return chance
-    if isinstance(chance, str):  # the text form: "mc:D", "sampled:N" (seed 0)
-        return parse_chance(chance)
-    raise ValueError(
-        f"chance must be one of {list(CHANCE_NAMES)}, MonteCarlo(permutations=D) or SampledPairs(n=...); got {chance!r}"
-    )
 
 
 class DenseQuad:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from softirr_stats.agreement._layout import rating_layout
+from softirr_stats.agreement._statistic import Statistic
 from softirr_stats.base._batching import rows_per_chunk
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import LabelSimilarity
@@ -268,7 +269,7 @@ def _as_rows(w: Any, n: int, name: str) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class DistanceStatistic:
+class DistanceStatistic(Statistic):
     """Braylan's KS and sigma prepared for batches of weights (the :class:`Statistic` protocol).
 
     Built by :func:`distance_statistic`; ``evaluate(C, V, W)`` returns ``value`` (KS or

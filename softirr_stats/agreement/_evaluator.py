@@ -45,6 +45,7 @@ from softirr_stats.agreement._families import (
 )
 from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
 from softirr_stats.agreement._layout import RatingLayout, rating_layout
+from softirr_stats.agreement._statistic import Statistic
 from softirr_stats.base._batching import check_memory, rows_per_chunk
 from softirr_stats.base._jax import jit, lazy_module, x64
 from softirr_stats.base._validation import SoftIRRWarning
@@ -133,7 +134,7 @@ def _padded(kd: KernelData, n: int, nr: int, ks: int, n_groups: int) -> Padded:
 
 
 @dataclass
-class Prepared:
+class Prepared(Statistic):
     """A coefficient prepared once for any batch of item / rater weights (the Statistic protocol).
 
     Made by :func:`prepare`; :func:`evaluate` (or ``.evaluate(C, V, W)``) computes it for

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from softirr_stats.agreement._statistic import Statistic
 from softirr_stats.base._batching import rows_per_chunk
 from softirr_stats.base._jax import jit, lazy_module, x64
 from softirr_stats.data import Annotations
@@ -295,7 +296,7 @@ def _hamming_alpha(X: np.ndarray, mask: np.ndarray) -> dict[str, float]:
 
 
 @dataclass(frozen=True)
-class MultilabelStatistic:
+class MultilabelStatistic(Statistic):
     """Multi-label agreement with one baseline, prepared for the uncertainty layer (``Statistic``)."""
 
     data: MultilabelData

@@ -48,6 +48,7 @@ from softirr_stats.agreement._ppi_terms import (
     tune_lambda,
 )
 from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.agreement._statistic import Statistic
 from softirr_stats.base._validation import SoftIRRWarning
 
 __all__ = ["Judged", "judged_rows", "PpiStatistic", "ppi_result", "PPI_DEFAULT_DRAWS", "CONDITIONAL",
@@ -174,7 +175,7 @@ def judged_rows(prep: Prepared, result: AgreementResult, judgments: Any, judge: 
 
 
 @dataclass(eq=False)
-class PpiStatistic:
+class PpiStatistic(Statistic):
     """The prediction-powered coefficient, prepared once for batches of item and judged-draw weights.
 
     Units: ``Judged`` rows are split into sub-rows of the same pair and gold status; the

@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from softirr_stats.agreement._statistic import Statistic
+
 __all__ = ["IccForm", "ICC_FORMS", "resolve_icc_form", "anova_terms", "icc_values", "icc_f_test",
            "satterthwaite_test", "icc_interval", "ccc_values", "ccc_interval", "kendall_w_values", "ScoreStatistic", "numeric_table", "check_level"]
 
@@ -468,7 +470,7 @@ def numeric_table(ann: Any, name: str) -> tuple[np.ndarray, tuple, int]:
 
 
 @dataclass(frozen=True)
-class ScoreStatistic:
+class ScoreStatistic(Statistic):
     """A statistic of a complete score table, prepared for the uncertainty layer (``Statistic``).
 
     ``kernel(x, C, V)`` returns the values (B,) for item weights C (B, n) and rater weights V (B, k).

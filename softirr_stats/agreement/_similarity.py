@@ -1,14 +1,16 @@
-"""Resolve ``similarity=`` / ``weights=`` into a similarity over the vocabulary.
+"""The one resolver of ``similarity=`` / ``weights=``: a similarity over the vocabulary.
 
-``similarity=`` itself is resolved in one place, the equivalence layer's
-:func:`~softirr_stats.equivalence.resolve_label_similarity` (one memo of scored label pairs per
-estimator and vocabulary; directional estimators symmetrised there). This module adds what
-belongs to agreement: categorical ``weights=`` (named or a matrix) and Krippendorff's
-interval / ratio metrics as similarities.
+:func:`resolve_similarity` is what every entry point calls (the coefficient functions through
+their registry records, ``sensitivity``, the analysis runner, the report and the command line),
+so the same names mean the same thing everywhere. Its table of names is
+:data:`SIMILARITY_NAMES`: the estimators' short names (``equivalence.MEASURES``) and the
+categorical weight names (``WEIGHT_NAMES``). An estimator, a callable or a matrix is handed to the
+equivalence layer's :func:`~softirr_stats.equivalence.resolve_label_similarity` (one memo of
+scored label pairs per estimator and vocabulary; directional estimators symmetrised there).
+Krippendorff's interval / ratio metrics as similarities are :func:`level_similarity`.
 """
 
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
@@ -23,25 +25,56 @@ from softirr_stats.equivalence import (
     check_similarity_matrix,
     estimator_from_name,
     resolve_label_similarity,
+    split_measure_name,
 )
 
 __all__ = ["ExactMatchSimilarity", "LabelSimilarity", "MatrixSimilarity", "resolve_similarity", "level_similarity",
-           "category_values", "estimator_from_name", "MEASURE_NAMES"]
+           "category_values", "estimator_from_name", "MEASURE_NAMES", "SIMILARITY_NAMES", "similarity_kind"]
 
 
+def _names() -> dict[str, str]:
+    return {**dict.fromkeys(MEASURE_NAMES, "measure"), **dict.fromkeys(WEIGHT_NAMES, "weights")}
 
-def __getattr__(name: str) -> Any:
-    """``VocabSimilarity``: the deprecated name of ``ExactMatchSimilarity`` (with a warning).
 
-    ``softirr_stats.agreement`` exported it before the similarity path moved to the
-    equivalence layer; the new name says what the class is (exact matching, the identity kind
-    of :class:`~softirr_stats.equivalence.LabelSimilarity`).
+#: The one table of names ``similarity=`` accepts, name -> ``"measure"`` (an equivalence estimator
+#: of ``equivalence.MEASURES``, model-backed ones as ``"<name>:<model>"``) or ``"weights"`` (the
+#: categorical weights of ``WEIGHT_NAMES``, the same matrix as ``weights=<name>``). Every entry point
+#: reads it: the coefficient functions, ``sensitivity``, the runner and the ``--similarity`` option.
+SIMILARITY_NAMES: dict[str, str] = _names()
+
+
+def similarity_kind(name: str) -> str | None:
+    """``"measure"``, ``"weights"`` or None (not a name of :data:`SIMILARITY_NAMES`) for a similarity name.
+
+    A measure name may carry its model (``"nli:<model>"``); case and spaces are ignored. Estimators
+    added to ``equivalence.MEASURES`` after import are found too.
+
+    Parameters
+    ----------
+    name : str
+        A similarity name, as ``similarity=`` takes it.
+
+    Examples
+    --------
+    >>> similarity_kind("Linear"), similarity_kind("nli:models/x"), similarity_kind("levenstein")
+    ('weights', 'measure', None)
     """
-    if name == "VocabSimilarity":
-        warnings.warn("VocabSimilarity is deprecated; use softirr_stats.equivalence.ExactMatchSimilarity "
-                      "(the same class)", DeprecationWarning, stacklevel=2)
-        return ExactMatchSimilarity
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from softirr_stats.equivalence import MEASURES
+
+    key = name.strip().lower()
+    if key in WEIGHT_NAMES:
+        return "weights"
+    head = split_measure_name(key)[0]
+    return "measure" if head in MEASURES else None
+
+
+def _unknown_name(name: str) -> ValueError:
+    from softirr_stats.equivalence import MEASURES
+
+    known = [*MEASURES, *WEIGHT_NAMES]
+    return ValueError(f"similarity must be one of {known} (measure and weight names; a model-backed measure as "
+                      f"'<name>:<model>'), a JSON estimator spec, @spec.json, an estimator, a callable or a K x K "
+                      f"array; got {name!r}")
 
 
 class AsGivenWeights(MatrixSimilarity):
@@ -110,7 +143,9 @@ def resolve_similarity(
     ann : Annotations
         The annotations; the similarity is over ``ann.vocabulary``.
     similarity : None, str, estimator, callable, array or similarity object
-        Soft agreement (see :func:`~softirr_stats.equivalence.resolve_label_similarity`).
+        Soft agreement: a name of :data:`SIMILARITY_NAMES` (a weight name gives the same matrix as
+        ``weights=<name>``), a JSON estimator spec or ``@spec.json``, or anything
+        :func:`~softirr_stats.equivalence.resolve_label_similarity` takes.
     weights : str or array, optional
         Categorical agreement weights (``WEIGHT_NAMES`` or a K x K matrix); not with ``similarity``.
         (Which coefficient takes which option is its registry record's ``options``.)
@@ -120,10 +155,18 @@ def resolve_similarity(
     >>> ann = Annotations.from_wide([[1, 2], [2, 3], [3, 3]])
     >>> resolve_similarity(ann, weights="linear").block(np.arange(3), np.arange(3)).values[0].tolist()
     [1.0, 0.5, 0.0]
+    >>> resolve_similarity(ann, similarity="linear").block(np.arange(3), np.arange(3)).values[0].tolist()
+    [1.0, 0.5, 0.0]
     """
     k = len(ann.vocabulary)
     if similarity is not None and weights is not None:
         raise ValueError("give weights= (categorical agreement weights) or similarity= (soft), not both")
+    if isinstance(similarity, str) and not similarity.lstrip().startswith(("{", "@")):
+        kind = similarity_kind(similarity)
+        if kind is None:
+            raise _unknown_name(similarity)
+        if kind == "weights":  # a weight name as similarity=: the same matrix as weights=<name>
+            similarity, weights = None, similarity.strip().lower()
     if weights is not None:
         if isinstance(weights, str):
             if weights not in WEIGHT_NAMES:

@@ -40,6 +40,7 @@ import numpy as np
 
 from softirr_stats.agreement._evaluator import DegenerateWarning
 from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.agreement._statistic import Statistic
 from softirr_stats.base._validation import SoftIRRWarning, check_choice
 
 if TYPE_CHECKING:
@@ -516,7 +517,7 @@ def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class SpanStatistic:
+class SpanStatistic(Statistic):
     """Mean pairwise F1 over document weights (the package's ``Statistic`` protocol).
 
     Attributes

@@ -1,23 +1,58 @@
-"""The one protocol every agreement statistic implements for the uncertainty layer.
+"""The one base class every agreement statistic derives from for the uncertainty layer.
 
 A statistic is *prepared* once (everything that does not depend on the weights) and then
 *evaluated* for any batch of item weights ``C`` (B, n_items), rater weights ``V``
 (B, n_raters) and chance-pair weights ``W`` (B, n_chance_pairs). 1-D or None weights are held
 fixed. The bootstrap designs, the jackknife and the point estimate are all calls of
 ``evaluate``; :func:`softirr_stats.uncertainty.attach_interval` is written once against this
-protocol (the coefficients' ``Prepared``, multi-label agreement, cross-replication kappa).
+class (the coefficients' ``Prepared``, multi-label agreement, cross-replication kappa, distance
+agreement, span F1, the prediction-powered estimate, calibration metrics).
+
+As numpyro's ``MCMCKernel`` does, the optional hooks are members of the base class with
+documented defaults; the uncertainty layer reads them as attributes and probes nothing. A
+statistic overrides only what it has.
 """
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar
 
 import numpy as np
 
 __all__ = ["Statistic"]
 
+#: The note a bootstrap adds when it resamples sampled chance pairs (``Statistic.resampled_pairs_note``).
+RESAMPLED_PAIRS_NOTE = "chance-term sampling error included: the chance pairs are resampled in every replicate"
 
-@runtime_checkable
-class Statistic(Protocol):
-    """A prepared statistic that can be evaluated for batches of weights.
+
+class Statistic:
+    """A prepared statistic that can be evaluated for batches of weights (the base class).
+
+    A subclass provides ``items`` (item ids, in the order of the item weights; strata and
+    clusters map onto them), ``n_items``, ``n_raters`` and :meth:`evaluate` (as attributes,
+    dataclass fields or properties); everything else has a default here.
+
+    Attributes
+    ----------
+    n_chance_pairs : int, default 0
+        Sampled chance pairs resampled with the weights (0 when chance is exact).
+    rater_designs : bool, default True
+        Whether raters may be resampled (``Bootstrap(design="raters" | "items+raters")``).
+    no_rater_designs : str
+        Why raters cannot be resampled, when ``rater_designs`` is False (the error message).
+    supports_analytic : bool, default False
+        Whether ``ci="analytic"`` may apply.
+    no_analytic : str, default ""
+        Why there is no analytic variance (the error message), when ``supports_analytic`` is False.
+    analytic_variance : None or method
+        None: the analytic interval is the agreement layer's linearised one
+        (``uncertainty.attach_analytic``). A statistic with its own variance defines the method
+        ``analytic_variance() -> (variance, df, notes, details)`` (``uncertainty.attach_own_variance``).
+    judged_pairs : bool, default False
+        Whether the statistic holds judged label pairs that ``Bootstrap(design="judged")`` resamples.
+    resampled_pairs_note : str
+        The note a bootstrap adds when ``n_chance_pairs`` > 0 ("" for none).
+    extra_outputs : tuple of str, default ()
+        Keys of :meth:`evaluate`'s output, beside ``value``, that the bootstrap also gives an
+        interval (``<name>_ci_low`` / ``<name>_ci_high`` in ``details``).
 
     Examples
     --------
@@ -27,27 +62,20 @@ class Statistic(Protocol):
     >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
     >>> isinstance(prep, Statistic), prep.n_items, prep.evaluate()["value"].round(4).tolist()
     (True, 4, [0.4667])
+    >>> prep.judged_pairs, prep.extra_outputs
+    (False, ())
     """
 
-    @property
-    def items(self) -> tuple:
-        """Item ids, in the order of the item weights (strata and clusters map onto them)."""
-        ...
-
-    @property
-    def n_items(self) -> int: ...
-
-    @property
-    def n_raters(self) -> int: ...
-
-    @property
-    def n_chance_pairs(self) -> int:
-        """Sampled chance pairs resampled with the weights (0 when chance is exact)."""
-        ...
-
-    rater_designs: bool  # False when raters cannot be resampled (e.g. two replications)
-    supports_analytic: bool  # True when ci="analytic" may apply
+    n_chance_pairs: ClassVar[int] = 0
+    rater_designs: ClassVar[bool] = True
+    no_rater_designs: ClassVar[str] = "the statistic's raters cannot be resampled"
+    supports_analytic: ClassVar[bool] = False
+    no_analytic: ClassVar[str] = ""
+    analytic_variance: ClassVar[Any] = None
+    judged_pairs: ClassVar[bool] = False
+    resampled_pairs_note: ClassVar[str] = RESAMPLED_PAIRS_NOTE
+    extra_outputs: ClassVar[tuple[str, ...]] = ()
 
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
-        """``{"value", "pa", "pe", ...}``, each of shape (B,)."""
-        ...
+        """``{"value", "pa", "pe", ...}``, each of shape (B,), for item / rater / chance-pair weights."""
+        raise NotImplementedError(f"{type(self).__name__} must define evaluate(C, V, W)")

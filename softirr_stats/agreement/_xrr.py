@@ -24,6 +24,7 @@ import numpy as np
 
 from softirr_stats.agreement._evaluator import Prepared, evaluate
 from softirr_stats.agreement._point import point_estimate
+from softirr_stats.agreement._statistic import Statistic
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import LabelSimilarity
 
@@ -98,7 +99,7 @@ def match_replications(ann_x: Annotations, ann_y: Annotations) -> XrrData:
 
 
 @dataclass
-class XrrPrepared:
+class XrrPrepared(Statistic):
     data: XrrData
     sim: LabelSimilarity
     item_weights: str

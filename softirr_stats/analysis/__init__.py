@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING
 from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
-    "softirr_stats.analysis._names": ("MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS",
-                                      "coefficient_names",
+    "softirr_stats.analysis._names": ("MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS", "coefficient_names",
                                       "measure_names"),
-    "softirr_stats.analysis._runner": ("Analysis", "READER_OPTIONS", "measure_estimator", "read_input",
+    "softirr_stats.analysis._runner": ("Analysis", "READER_OPTIONS", "read_input",
                                        "resolve_measures", "run_analysis", "ModelFit", "run_model"),
     "softirr_stats.analysis._sensitivity": ("COLUMNS", "coefficient_registry", "sensitivity"),
     "softirr_stats.analysis._scoring_plan": ("ScoringPlan", "cached_estimator", "scoring_plan"),
@@ -30,7 +29,6 @@ __getattr__, __dir__, __all__ = attach(__name__, {
 
 if TYPE_CHECKING:
     from softirr_stats.analysis._names import (
-        MODEL_MEASURES,
         MULTILABEL_COEFFICIENTS,
         SCORE_COEFFICIENTS,
         coefficient_names,
@@ -40,7 +38,6 @@ if TYPE_CHECKING:
         READER_OPTIONS,
         Analysis,
         ModelFit,
-        measure_estimator,
         read_input,
         resolve_measures,
         run_analysis,

@@ -1,13 +1,12 @@
 """The names the analysis accepts: coefficients (the registry's, then the multi-label baselines) and
-measures (the equivalence package's, then the model-based ones).
+measures (the equivalence package's one table, ``equivalence.MEASURES``, model-backed ones included).
 
 Kept apart from the runner and the sensitivity table, which both read them, so that neither
 imports the other for a list of names.
 """
 
-__all__ = ["MODEL_MEASURES", "MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS", "coefficient_names", "measure_names"]
+__all__ = ["MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS", "coefficient_names", "measure_names"]
 
-MODEL_MEASURES = ("nli", "llm_judge")  # measures that need a model directory or hub name
 # The multi-label baselines are statistics of the api layer (multilabel_agreement), not records of the
 # coefficient registry.
 MULTILABEL_COEFFICIENTS = ("multilabel_fleiss", "multilabel_ac1", "multilabel_pabak")
@@ -31,7 +30,7 @@ def coefficient_names() -> tuple[str, ...]:
 
 
 def measure_names() -> tuple[str, ...]:
-    """Every measure name a command accepts: the equivalence package's names, then the model-based ones.
+    """Every estimator name a command accepts: the keys of ``equivalence.MEASURES``, read at each call.
 
     Examples
     --------
@@ -40,4 +39,4 @@ def measure_names() -> tuple[str, ...]:
     """
     from softirr_stats.equivalence import MEASURES
 
-    return (*MEASURES, *MODEL_MEASURES)
+    return tuple(MEASURES)

@@ -28,66 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from softirr_stats.analysis._names import MODEL_MEASURES, measure_names
-
-__all__ = ["Analysis", "READER_OPTIONS", "ModelFit", "measure_estimator", "read_input", "resolve_measures",
-           "run_analysis", "run_model"]
+__all__ = ["Analysis", "READER_OPTIONS", "ModelFit", "read_input", "resolve_measures", "run_analysis", "run_model"]
 
 # keyword options of read_annotations that the export readers take (docs/readers.md)
 READER_OPTIONS = ("field", "layer", "feature", "span_rule")
-
-
-def measure_estimator(name: str, model: str | None = None) -> Any:
-    """The estimator a measure name, a JSON estimator spec or ``@spec.json`` names (None for ``exact``).
-
-    Parameters
-    ----------
-    name : str
-        A name from :func:`measure_names` (``nli`` and ``llm_judge`` need ``model``; ``embedding``
-        takes one optionally), a JSON spec ``{"cls": ..., "params": ...}`` or ``@path`` to one.
-    model : str, optional
-        Model directory or hub name of the model-based measures.
-
-    Examples
-    --------
-    >>> measure_estimator("indel").name
-    'indel'
-    >>> measure_estimator("exact") is None
-    True
-    """
-    from softirr_stats.equivalence import MEASURES
-
-    text = name.strip()
-    if text.startswith("@"):
-        spec_path = Path(text[1:])
-        try:
-            text = spec_path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise ValueError(f"cannot read the estimator spec {spec_path}: {getattr(err, 'strerror', None) or err}") \
-                from None
-    if text.lstrip().startswith("{"):
-        from softirr_stats.equivalence import from_spec  # on use: the spec module (and its fingerprints)
-
-        return from_spec(text)
-    key = text.lower()
-    if key == "exact":
-        return None
-    if key in MODEL_MEASURES:
-        if not model:
-            raise ValueError(f"measure {key!r} needs a model (a local model directory or hub name)")
-        from softirr_stats.equivalence import LlmJudge, Nli  # on use: the judge loads http.client and ssl
-
-        return Nli(model, progress=False) if key == "nli" else LlmJudge(model, progress=False)
-    if key == "embedding" and model:
-        from softirr_stats.equivalence import Embedding
-
-        return Embedding(model, progress=False)
-    if key not in MEASURES:
-        raise ValueError(f"measure must be one of {', '.join(measure_names())}, a JSON estimator spec or "
-                         f"@spec.json; got {name!r}")
-    from softirr_stats.equivalence import estimator_from_name
-
-    return estimator_from_name(key)
 
 
 def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item", rater: str = "rater",
@@ -158,6 +102,10 @@ def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | Non
                      probe: bool = True) -> list[tuple[str, Any]]:
     """``[(name, estimator, None for exact, or a weight name), ...]``, each checked on the data.
 
+    Each name is read by the one table of estimator names
+    (:func:`~softirr_stats.equivalence.estimator_from_name`: a short name, ``"<name>:<model>"``,
+    a JSON spec or ``@spec.json``); ``model`` is the model of the model-backed names that carry none.
+
     Each estimator is tried on one label of the data (the label with itself), so a measure
     that cannot score these labels (Levenshtein on numbers) fails before any work. With
     ``cache``, each is wrapped in :class:`~softirr_stats.equivalence.Cached`. Names in
@@ -173,22 +121,24 @@ def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | Non
     >>> [(n, getattr(e, "name", e)) for n, e in resolve_measures(["exact", "indel"], ann)]
     [('exact', None), ('indel', 'indel')]
     """
+    from softirr_stats.equivalence import estimator_from_name, split_measure_name
+
     out: list[tuple[str, Any]] = []
     for name in names:
         if name in weights:
             out.append((name, name))
             continue
-        est = measure_estimator(name, model)
-        label = name if not name.lstrip().startswith(("{", "@")) else getattr(est, "name", name)
-        if est is None:
-            out.append((label, None))
+        if split_measure_name(name) == ("exact", None):  # exact matching: no estimator (none imported)
+            out.append((name, None))
             continue
+        est = estimator_from_name(name, model, progress=False if model else None)
+        label = name if not name.lstrip().startswith(("{", "@")) else getattr(est, "name", name)
         if probe:
             one = _probe(ann)
             try:
                 est([one], [one])
             except (TypeError, ValueError) as err:
-                raise ValueError(f"measure {label} cannot score these labels ({ann.kind} labels such as {one!r}): "
+                raise ValueError(f"similarity {label} cannot score these labels ({ann.kind} labels such as {one!r}): "
                                  f"{err}") from None
         if cache is not None:
             from softirr_stats.equivalence import Cached

@@ -19,13 +19,12 @@ import pandas as pd
 
 from softirr_stats.agreement import (
     COEFFICIENTS,
-    WEIGHT_NAMES,
     AgreementResult,
     as_annotations,
-    category_values,
     default_coefficients,
     resolve_chance,
-    weight_matrix,
+    resolve_similarity,
+    similarity_kind,
 )
 from softirr_stats.analysis._names import (
     MULTILABEL_COEFFICIENTS,
@@ -34,7 +33,7 @@ from softirr_stats.analysis._names import (
 )
 from softirr_stats.api._coefficients import estimate_point, estimate_with_interval
 from softirr_stats.data import Annotations
-from softirr_stats.equivalence import is_matrix_like, resolve_label_similarity
+from softirr_stats.equivalence import is_matrix_like
 from softirr_stats.uncertainty import attach_interval, check_ci
 
 __all__ = ["sensitivity", "coefficient_registry", "coefficient_names", "COLUMNS", "MULTILABEL_COEFFICIENTS"]
@@ -69,12 +68,12 @@ class CoefficientView:
 
             return score_statistic(self.name, ann), None
         if self.record is None:
-            from softirr_stats.api._statistics import multilabel_agreement  # on use: it loads scipy.sparse
+            from softirr_stats.api._statistics import (
+                multilabel_agreement,  # on use: it loads scipy.sparse
+            )
 
             return multilabel_agreement(ann, baseline=self.name.split("_", 1)[1]), None
         return estimate_point(self.record, ann, **options)
-
-    estimate = estimate_point  # the old name
 
 
 def _view(name: str) -> CoefficientView | None:
@@ -120,7 +119,11 @@ class SimilaritySpec:
 
 
 def _similarity_entry(spec: Any, ann: Annotations, weights: Any, label: str | None = None) -> SimilaritySpec:
-    """The one place an entry of ``similarities=`` is read: weights here, the rest by the resolver."""
+    """Read one entry of ``similarities=`` through the one resolver (``agreement.resolve_similarity``).
+
+    A weight name stays a name (``kind="weights"``), so coefficients that take ``weights=`` get it
+    there; everything else is resolved once to the object every coefficient shares.
+    """
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and not is_matrix_like(spec):
         label, spec = spec
     if spec is None and weights is not None:  # the None entry stands for weights= when given
@@ -128,20 +131,15 @@ def _similarity_entry(spec: Any, ann: Annotations, weights: Any, label: str | No
             spec = weights
         else:
             return SimilaritySpec(label or "weights-matrix", "weights", np.asarray(weights, dtype=np.float64))
-    if isinstance(spec, str) and spec.strip().lower() in WEIGHT_NAMES:
-        return SimilaritySpec(label or spec.strip().lower(), "weights", spec.strip().lower())
-    if isinstance(spec, str) and spec.strip().lower() == "identity":
-        spec = None
-    try:
-        shared = resolve_label_similarity(ann.vocabulary, spec.strip().lower() if isinstance(spec, str) else spec)
-    except ValueError:
-        if isinstance(spec, str):
-            from softirr_stats.equivalence import MEASURE_NAMES
-
-            raise ValueError(f"similarity names must be one of {sorted({*WEIGHT_NAMES, *MEASURE_NAMES})} (measure "
-                             f"and weight names); got {spec!r}") from None
-        raise
-    name = label or (spec.strip().lower() if isinstance(spec, str) else None)
+    name = label
+    if isinstance(spec, str) and not spec.lstrip().startswith(("{", "@")):
+        head, sep, model = spec.strip().partition(":")
+        name = name or head.strip().lower() + sep + model.strip()  # the model keeps its case
+        if similarity_kind(spec) == "weights":
+            return SimilaritySpec(name, "weights", spec.strip().lower())
+    elif isinstance(spec, str):
+        name = name or spec.strip()
+    shared = resolve_similarity(ann, similarity=spec)
     if shared.is_identity:
         return SimilaritySpec(name or "identity", "identity")
     if name is None:
@@ -157,9 +155,7 @@ def _similarity_kwargs(sim: SimilaritySpec, coef: CoefficientView, ann: Annotati
     # categorical weights: pass weights= where the coefficient takes them, else the matrix as similarity
     if "weights" in coef.accepts:
         return {"weights": sim.value}
-    if isinstance(sim.value, str):
-        return {"similarity": weight_matrix(sim.value, category_values(ann))}
-    return {"similarity": sim.value}
+    return {"similarity": sim.value}  # a weight name or matrix as similarity=: the same matrix
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,7 +164,12 @@ def _similarity_kwargs(sim: SimilaritySpec, coef: CoefficientView, ann: Annotati
 
 def _run_with_ci(coef: CoefficientView, ann: Annotations, kwargs: dict[str, Any], ci: Any,
                  judgments: Any = None) -> AgreementResult:
-    """The point estimate with its interval; where no analytic variance applies, a note instead."""
+    """The point estimate with its interval; where no analytic interval applies, a note instead.
+
+    ``ci`` was resolved once for the table (``uncertainty.check_ci``); the statistic's interval is
+    attached by ``attach_interval`` (or, for a statistic outside the registry, by its public
+    function), which says itself what the statistic allows.
+    """
     if judgments is not None:  # the prediction-powered estimate: the registry's public path
         return estimate_with_interval(coef.record, ann, **kwargs, judgments=judgments, ci=ci)
     if coef.scores and ci is not None:  # its own function: the exact F / Fisher-z interval, or the bootstrap
@@ -182,23 +183,18 @@ def _run_with_ci(coef: CoefficientView, ann: Annotations, kwargs: dict[str, Any]
     result, stat = coef.estimate_point(ann, **kwargs)
     if ci is None:
         return result
-    from softirr_stats.uncertainty import Analytic, Bootstrap, reinterval  # with an interval only
+    from softirr_stats.uncertainty import Analytic  # with an interval only
 
-    if isinstance(ci, Bootstrap):
+    try:
         if stat is None:  # a statistic outside the registry: its public function attaches the interval
             from softirr_stats.api._statistics import multilabel_agreement
 
             return multilabel_agreement(ann, baseline=coef.name.split("_", 1)[1], ci=ci)
         return attach_interval(result, stat, ci)
-    if not coef.analytic or stat is None:
-        return _with_note(result, f"no analytic interval: {coef.name} has no analytic variance; use "
-                                  "ci=softirr_stats.Bootstrap(...)")
-    base = Analytic(form=ci.form)
-    try:
-        res = attach_interval(result, stat, base)
-    except ValueError as err:  # e.g. sampled chance: the analytic variance needs exact chance
+    except ValueError as err:  # no analytic variance, or sampled chance: the point estimate and why
+        if not isinstance(ci, Analytic):
+            raise
         return _with_note(result, f"no analytic interval: {err}")
-    return res if ci == base else reinterval(res, ci)
 
 
 def _with_note(res: AgreementResult, note: str) -> AgreementResult:
@@ -285,7 +281,7 @@ def sensitivity(
         the whole table: its label pairs are shared by every coefficient.
     chance : sequence, default ("exact",)
         ``"exact"``, ``"auto"``, ``MonteCarlo(...)``, ``SampledPairs(...)`` or their text forms
-        ``"mc:D"`` and ``"sampled:N"`` (``agreement.parse_chance``). Coefficients whose
+        ``"mc:D"`` and ``"sampled:N"`` (``agreement.resolve_chance``). Coefficients whose
         chance term takes no option (AC1, Brennan-Prediger, percent agreement, Light, the
         multi-label baselines) get one row per similarity, with their own chance label.
     ci : None, "analytic", Analytic(...) or Bootstrap(...)

@@ -8,13 +8,12 @@ load no JAX.
 """
 
 import math
-import warnings
-from typing import Any
 
 import numpy as np
 
 from softirr_stats.calibration._metrics import CalibrationInterval, calibration_statistic
 from softirr_stats.uncertainty import (
+    BOOTSTRAP_DESIGNS,
     Bootstrap,
     basic_interval,
     bca_interval,
@@ -26,29 +25,8 @@ from softirr_stats.uncertainty import (
 
 __all__ = ["calibration_error_ci"]
 
-#: The interval when neither ``ci=`` nor the deprecated ``n_boot=`` / ``seed=`` / ``level=`` are given.
+#: The interval when ``ci=`` is not given.
 DEFAULT_CI = Bootstrap(n=1000, seed=0, level=0.95)
-
-
-def _request(ci: Any, n_boot: Any, seed: Any, level: Any) -> Bootstrap:
-    """The Bootstrap of ``ci=``, or one built (with a DeprecationWarning) from the old arguments."""
-    legacy = {k: v for k, v in (("n_boot", n_boot), ("seed", seed), ("level", level)) if v is not None}
-    if legacy:
-        if ci is not None:
-            raise ValueError(f"pass either ci=Bootstrap(...) or the deprecated {', '.join(legacy)}=, not both")
-        warnings.warn(f"calibration_error_ci: {', '.join(f'{k}=' for k in legacy)} "
-                      f"{'is' if len(legacy) == 1 else 'are'} deprecated; pass "
-                      "ci=softirr_stats.Bootstrap(n=..., seed=..., level=...) instead", DeprecationWarning,
-                      stacklevel=3)
-        ci = Bootstrap(n=legacy.get("n_boot", DEFAULT_CI.n), seed=legacy.get("seed", DEFAULT_CI.seed),
-                       level=legacy.get("level", DEFAULT_CI.level))
-    cfg = check_ci(ci, analytic=False, rater_designs="calibration resamples scored pairs, not raters")
-    if cfg is None:
-        return DEFAULT_CI
-    if cfg.design == "judged":
-        raise ValueError("Bootstrap(design='judged') does not apply to calibration_error_ci; use design='items', "
-                         "'cluster' or 'bayesian'")
-    return cfg  # type: ignore[return-value]
 
 
 def calibration_error_ci(
@@ -60,9 +38,6 @@ def calibration_error_ci(
     strategy: str = "uniform",
     p: float = 1,
     ci: Bootstrap | None = None,
-    n_boot: int | None = None,
-    seed: int | None = None,
-    level: float | None = None,
 ) -> CalibrationInterval:
     """A calibration metric with a bootstrap interval over the scored pairs.
 
@@ -89,9 +64,6 @@ def calibration_error_ci(
         or ``"bayesian"`` (not with ``strategy="quantile"``, whose edges need whole
         multiplicities); ``strata=`` resamples within strata. Default
         ``Bootstrap(n=1000, seed=0, level=0.95)``.
-    n_boot, seed, level
-        Deprecated: use ``ci=Bootstrap(n=n_boot, seed=seed, level=level)``; they still work
-        and warn (``DeprecationWarning``).
 
     Returns
     -------
@@ -110,8 +82,9 @@ def calibration_error_ci(
     (True, 200, 'percentile')
     """
     stat = calibration_statistic(scores, labels, metric=metric, bins=bins, strategy=strategy, p=p)  # type: ignore[arg-type]
-    cfg = _request(ci, n_boot, seed, level)
-    if cfg.design == "bayesian" and stat.strategy == "quantile":
+    cfg = check_ci(ci, analytic=False, rater_designs="calibration resamples scored pairs, not raters",
+                   judged_designs="calibration_error_ci has no judged label pairs") or DEFAULT_CI
+    if BOOTSTRAP_DESIGNS[cfg.design].fractional and stat.strategy == "quantile":
         raise ValueError("Bootstrap(design='bayesian') gives fractional pair weights, and quantile bin edges need "
                          "whole multiplicities; use design='items' or strategy='uniform'")
     estimate = float(stat.evaluate()["value"][0])

@@ -22,6 +22,7 @@ from typing import Literal, cast
 import numpy as np
 import pandas as pd
 
+from softirr_stats.agreement import Statistic
 from softirr_stats.calibration._checks import Strategy as Strategy
 from softirr_stats.calibration._checks import (
     check_choice,
@@ -498,7 +499,7 @@ def _metric_batch(
 
 
 @dataclass(frozen=True, eq=False)
-class CalibrationStatistic:
+class CalibrationStatistic(Statistic):
     """A calibration metric prepared for batches of item weights (the statistic protocol).
 
     The uncertainty layer's bootstraps evaluate it like any agreement statistic: ``evaluate(C)``

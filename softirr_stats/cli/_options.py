@@ -1,7 +1,8 @@
 """Options shared by the ``softirr`` commands, and the steps every command takes before computing.
 
 Every list shown in ``--help`` comes from the library: coefficients from the coefficient
-registry, measures from ``equivalence.MEASURE_NAMES``, weights from ``agreement.WEIGHT_NAMES``,
+registry, similarity names from ``equivalence.MEASURES`` (estimators) and ``agreement.WEIGHT_NAMES``
+(weights), together ``agreement.SIMILARITY_NAMES``,
 interval methods from ``uncertainty.INTERVAL_METHODS``, the chance syntax from
 ``agreement.CHANCE_SYNTAX``.
 The annotator models and bootstrap designs are listed here, so that ``softirr --help`` loads
@@ -22,25 +23,29 @@ import typer
 from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
-    "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "WEIGHTS",
-    "check_choices", "check_format", "check_writable", "ci_title", "make_bootstrap", "parse_chance", "read",
-    "reader_options", "resolve_measures", "split",
+    "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "SIMILARITIES", "WEIGHTS",
+    "check_choices", "check_format", "check_similarities", "check_writable", "chance_settings", "ci_title",
+    "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
+    "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt",
 ]
 
 
 def _lists() -> dict[str, tuple[str, ...]]:
     from softirr_stats.agreement import CHANCE_SYNTAX, WEIGHT_NAMES
     from softirr_stats.analysis import coefficient_names, measure_names
+    from softirr_stats.data import INPUT_FORMATS
     from softirr_stats.uncertainty import INTERVAL_METHODS
 
     return {"coefficients": coefficient_names(), "measures": measure_names(), "weights": tuple(WEIGHT_NAMES),
-            "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX)}
+            "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX), "input_formats": INPUT_FORMATS}
 
 
 _L = _lists()
 COEFFICIENTS = _L["coefficients"]  # the coefficient registry's names, then the multi-label baselines
-MEASURES = _L["measures"]
+MEASURES = _L["measures"]  # the estimators' names (equivalence.MEASURES)
 WEIGHTS = _L["weights"]
+SIMILARITIES = (*MEASURES, *WEIGHTS)  # agreement.SIMILARITY_NAMES: every name similarity= takes
+INPUT_FORMATS = _L["input_formats"]  # data.INPUT_FORMATS: the long tables (parquet included), then the exports
 # uncertainty.DESIGNS less those that need data beside the file (cluster=, judged pairs); listed here
 # because importing the bootstrap module loads NumPy's random generators (tests/test_cli_lists.py ties them)
 DESIGNS = ("items", "raters", "items+raters", "bayesian")
@@ -61,8 +66,7 @@ LabelOpt = Annotated[str, typer.Option(help="label column of a long table")]
 NaOpt = Annotated[list[str] | None, typer.Option(
     "--na-values", help="cell values to read as missing, repeat or comma-separate (default: only empty cells)")]
 InputFormatOpt = Annotated[str | None, typer.Option(
-    "--input-format", help="input format: csv, tsv, jsonl, label-studio, doccano, prodigy, webanno-tsv, brat "
-                           "(default: guessed from the file)")]
+    "--input-format", help=f"input format: {', '.join(INPUT_FORMATS)} (default: guessed from the file)")]
 FieldOpt = Annotated[str | None, typer.Option(
     "--field", help="export field / control to read (Label Studio: the control's from_name)")]
 LayerOpt = Annotated[str | None, typer.Option("--layer", help="annotation layer to read (WebAnno/INCEpTION TSV)")]
@@ -85,6 +89,34 @@ ChanceOpt = Annotated[list[str] | None, typer.Option(
 JudgmentsOpt = Annotated[Path | None, typer.Option(
     "--judgments", help="a judged sheet from `softirr judge plan` (its .plan.csv beside it) or a judged plan CSV: "
                         "adds the prediction-powered coefficient, with judge-only and estimator-only beside it")]
+
+
+def similarity_option(help: str) -> Any:
+    """The ``--similarity`` option (``-m``); its older name ``--measure`` is :data:`MeasureAliasOpt`."""
+    return typer.Option("--similarity", "-m", help=help)
+
+
+#: ``--measure``, the older name of ``--similarity``: still accepted, not shown in ``--help``
+#: (merged by :func:`similarity_values` / :func:`similarity_value`).
+MeasureAliasOpt = Annotated[list[str] | None, typer.Option("--measure", hidden=True)]
+MeasureAliasOneOpt = Annotated[str | None, typer.Option("--measure", hidden=True)]
+
+
+def similarity_values(similarity: Sequence[str] | None, measure: Sequence[str] | None) -> list[str]:
+    """``--similarity`` and its older name ``--measure`` (both repeatable), flattened."""
+    return split([*(similarity or []), *(measure or [])])
+
+
+def similarity_value(similarity: str | None, measure: str | None, default: str | None = None) -> str:
+    """A single-valued ``--similarity`` or its older name ``--measure``; a required one when no default."""
+    if similarity is not None and measure is not None and similarity != measure:
+        fail(f"give --similarity once (--measure is its older name); got {similarity!r} and {measure!r}")
+    value = similarity if similarity is not None else measure if measure is not None else default
+    if value is None:
+        import click
+
+        raise click.MissingParameter(param_hint="'--similarity' / '-m'", param_type="option")
+    return value
 
 
 def split(values: Sequence[str] | None) -> list[str]:
@@ -257,45 +289,58 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-def parse_chance(values: Sequence[str] | None, seed: int = 0) -> list[Any]:
-    """``--chance`` values (one syntax for every command: ``agreement.parse_chance``); errors name the flag."""
-    from softirr_stats.agreement import parse_chance as parse
+def chance_settings(values: Sequence[str] | None, seed: int = 0) -> list[Any]:
+    """``--chance`` values through the one resolver (``agreement.resolve_chance``); errors name the flag."""
+    from softirr_stats.agreement import resolve_chance
 
     out = []
     for text in split(values) or ["exact"]:
         try:
-            out.append(parse(text, seed=seed))
+            out.append(resolve_chance(text, seed=seed))
         except (ValueError, TypeError) as err:
             fail(f"--chance {text}: {err}")
     return out
 
 
+def _known_similarity(name: str, allowed: Sequence[str]) -> bool:
+    """A name of ``allowed``, or ``<measure>:<model>`` for a measure of ``allowed``."""
+    return name in allowed or (":" in name and name.partition(":")[0].strip().lower() in allowed
+                               and name.partition(":")[0].strip().lower() in MEASURES)
+
+
+def check_similarities(names: Sequence[str], allowed: Sequence[str]) -> None:
+    """Fail on a mistyped ``--similarity`` name (JSON specs and ``@spec.json`` are read later)."""
+    check_choices([n for n in names if not n.lstrip().startswith(("{", "@")) and not _known_similarity(n, allowed)],
+                  allowed, "--similarity")
+
+
 def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, model: str | None = None,
-                     weights: Sequence[str] = (), probe: bool = True) -> list[tuple[str, Any]]:
-    """``[(name, estimator or None), ...]`` (the runner's step); a bad or incompatible measure fails cleanly."""
-    from softirr_stats.analysis import MODEL_MEASURES
+                     weights: Sequence[str] = (), probe: bool = True,
+                     model_flag: bool = True) -> list[tuple[str, Any]]:
+    """``[(name, estimator or None), ...]`` (the runner's step); a bad or incompatible similarity fails cleanly.
+
+    ``model_flag``: the command's ``--model`` gives the estimators' model (``report``'s is the annotator model).
+    """
     from softirr_stats.analysis import resolve_measures as resolve
 
-    for name in names:  # a mistyped name is told apart from a measure that cannot score the labels
-        if name in weights or name.lstrip().startswith(("{", "@")):
-            continue
-        if name not in MEASURES:
-            check_choices([name], (*MEASURES, *weights), "--measure")
+    check_similarities(names, (*MEASURES, *weights))  # a mistyped name is told apart from one that cannot score
     out: list[tuple[str, Any]] = []
     for name in names:
-        if name in MODEL_MEASURES and not model:
-            fail(f"--measure {name} needs --model (a local model directory or hub name)")
         try:
             out += resolve([name], ann, cache=cache, model=model, weights=weights, probe=probe)
         except (typer.Exit, KeyboardInterrupt):
             raise
         except Exception as err:  # noqa: BLE001 - every failure of making the estimator names the flag
             text = describe(err)[0]
-            if isinstance(err, ValueError) and text.startswith(f"measure {name} cannot score"):
+            if isinstance(err, ValueError) and text.startswith(f"similarity {name} cannot score"):
                 fail(f"--{text}")
+            if isinstance(err, ValueError) and "needs a model" in text:
+                fail(f"--similarity {name} needs --model (a local model directory or hub name) or -m {name}:<model>"
+                     if model_flag else f"--similarity {name} needs a model: give -m {name}:<model directory or "
+                     "hub name>")
             import sqlite3
 
             if cache is not None and (isinstance(err, sqlite3.Error) or "cache" in text.lower()):
                 fail(f"--cache {cache} is not a usable softirr score cache: {one_line(err)}")
-            fail(f"--measure {name} is unavailable: {text}", EXIT_USAGE)
+            fail(f"--similarity {name} is unavailable: {text}", EXIT_USAGE)
     return out

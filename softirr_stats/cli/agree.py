@@ -16,7 +16,8 @@ from softirr_stats.cli._grid import (
 from softirr_stats.cli._options import (
     COEFFICIENTS,
     DEFAULT_LEVEL,
-    MEASURES,
+    SIMILARITIES,
+    WEIGHTS,
     BootstrapOpt,
     CacheOpt,
     ChanceOpt,
@@ -31,21 +32,25 @@ from softirr_stats.cli._options import (
     LabelOpt,
     LayerOpt,
     LevelOpt,
+    MeasureAliasOpt,
     MethodOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
     SeedOpt,
     SpanRuleOpt,
+    chance_settings,
     check_choices,
     check_format,
+    check_similarities,
     check_writable,
     ci_title,
     make_bootstrap,
-    parse_chance,
     read,
     reader_options,
     resolve_measures,
+    similarity_option,
+    similarity_values,
     split,
 )
 
@@ -66,10 +71,10 @@ def command(
     coefficient: Annotated[list[str] | None, typer.Option(
         "--coefficient", "-c", help=f"coefficient(s), repeat or comma-separate: {', '.join(COEFFICIENTS)} "
                                     "[default: krippendorff_alpha, or the plan's with --judgments]")] = None,
-    measure: Annotated[list[str] | None, typer.Option(
-        "--measure", "-m", help=f"equivalence measure(s), repeat or comma-separate: {', '.join(MEASURES)}, a JSON "
-                                "estimator spec or @spec.json [default: exact, or the plan's with --judgments]")]
-    = None,
+    similarity: Annotated[list[str] | None, similarity_option(
+        f"similarity (equivalence measure or weights), repeat or comma-separate: {', '.join(SIMILARITIES)}, "
+        "NAME:MODEL, a JSON estimator spec or @spec.json [default: exact, or the plan's with --judgments]")] = None,
+    measure: MeasureAliasOpt = None,
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
@@ -80,7 +85,7 @@ def command(
     json_out: JsonOpt = None,
     judgments: JudgmentsOpt = None,
     model: Annotated[str | None, typer.Option(
-        help="model directory or hub name for -m nli / llm_judge / embedding")] = None,
+        help="model directory or hub name for --similarity nli / llm_judge / embedding")] = None,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
     field: FieldOpt = None,
@@ -104,18 +109,19 @@ def command(
     judged, plan = load_judgments(judgments)
     coefs = split(coefficient) or [plan.get("coefficient") or "krippendorff_alpha"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
-    names = split(measure) or [plan.get("measure") or "exact"]
+    names = similarity_values(similarity, measure) or [plan.get("measure") or "exact"]
+    check_similarities(names, SIMILARITIES)
     if judged is not None and plan.get("measure") and names != [plan["measure"]]:
         from softirr_stats.cli._errors import fail
 
-        fail(f"--judgments {judgments} was drawn for --measure {plan['measure']}; give -m {plan['measure']} "
+        fail(f"--judgments {judgments} was drawn for --similarity {plan['measure']}; give -m {plan['measure']} "
              f"(got {', '.join(names)})")
-    chances = parse_chance(chance, seed)
+    chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts)
-    measures = resolve_measures(names, ann, cache, model)
+    measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     if test:
         add_tests(rows, ann, measures)

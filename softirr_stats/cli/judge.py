@@ -22,6 +22,7 @@ from softirr_stats.cli._options import (
     ItemOpt,
     LabelOpt,
     LayerOpt,
+    MeasureAliasOneOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
@@ -31,6 +32,8 @@ from softirr_stats.cli._options import (
     read,
     reader_options,
     resolve_measures,
+    similarity_option,
+    similarity_value,
 )
 
 __all__ = ["NAME", "app", "plan"]
@@ -49,8 +52,10 @@ def _plan_coefficients() -> tuple[str, ...]:
 @app.command("plan")
 def plan(
     file: Annotated[Path, typer.Argument(help="annotation file (as for `softirr agree`)")],
-    measure: Annotated[str, typer.Option("--measure", "-m", help=f"the cheap estimator to correct: "
-                                                                 f"{', '.join(m for m in MEASURES if m != 'exact')}")],
+    similarity: Annotated[str | None, similarity_option(
+        f"the cheap estimator to correct (required): {', '.join(m for m in MEASURES if m != 'exact')}, "
+        "NAME:MODEL")] = None,
+    measure: MeasureAliasOneOpt = None,
     output: Annotated[Path, typer.Option("--output", "-o", help="the sheet to write (CSV); the plan goes beside "
                                                                 "it as <name>.plan.csv")] = Path("sheet.csv"),
     n: Annotated[int, typer.Option("-n", "--n", help="judging budget: number of draws (a pair drawn twice is "
@@ -65,7 +70,7 @@ def plan(
     item: ItemOpt = "item",
     rater: RaterOpt = "rater",
     label: LabelOpt = "label",
-    model: Annotated[str | None, typer.Option(help="model directory or hub name for -m nli / llm_judge")] = None,
+    model: Annotated[str | None, typer.Option(help="model directory or hub name for --similarity nli / llm_judge")] = None,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
     field: FieldOpt = None,
@@ -78,8 +83,9 @@ def plan(
     import softirr_stats as sis
     from softirr_stats.analysis import plan_path_for, write_judging_sheet
 
+    measure = similarity_value(similarity, measure)
     if measure.strip().lower() == "exact":
-        fail("--measure exact needs no judge; give the soft measure whose scores the judgments correct")
+        fail("--similarity exact needs no judge; give the soft measure whose scores the judgments correct")
     check_choices([coefficient], _plan_coefficients(), "--coefficient")
     check_choices([strategy], ("uniform", "active"), "--strategy")
     if n < 1 or n > 10**7:

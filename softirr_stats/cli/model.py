@@ -18,6 +18,7 @@ from softirr_stats.cli._options import (
     JsonOpt,
     LabelOpt,
     LayerOpt,
+    MeasureAliasOneOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
@@ -25,10 +26,13 @@ from softirr_stats.cli._options import (
     SpanRuleOpt,
     check_choices,
     check_format,
+    check_similarities,
     check_writable,
     read,
     reader_options,
     resolve_measures,
+    similarity_option,
+    similarity_value,
 )
 from softirr_stats.cli._output import Notes, emit, print_table, write_json
 
@@ -76,8 +80,9 @@ def command(
     label: LabelOpt = "label",
     name: Annotated[str, typer.Option("--model", help=f"annotator model: {', '.join(MODELS)}")] = "dawid_skene",
     method: Annotated[str, typer.Option(help="inference: nuts (MCMC) or svi (variational, faster)")] = "nuts",
-    measure: Annotated[str, typer.Option(
-        "--measure", "-m", help=f"equivalence measure for a weighted (soft) kappa: {', '.join(MEASURES)}")] = "exact",
+    similarity: Annotated[str | None, similarity_option(
+        f"equivalence measure for a weighted (soft) kappa: {', '.join(MEASURES)} [default: exact]")] = None,
+    measure: MeasureAliasOneOpt = None,
     level: Annotated[float, typer.Option(help="posterior interval level, in (0, 1)")] = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     steps: Annotated[int, typer.Option(help="SVI optimisation steps (--method svi)")] = 2000,
@@ -106,7 +111,8 @@ def command(
     check_format(fmt)
     check_choices([name], MODELS, "--model")
     check_choices([method], ("nuts", "svi"), "--method")
-    check_choices([measure], MEASURES, "--measure")
+    measure = similarity_value(similarity, measure, "exact")
+    check_similarities([measure], MEASURES)
     if not 0.0 < level < 1.0:
         fail(f"--level must lie strictly between 0 and 1; got {level}")
     for flag, v in (("--steps", steps), ("--warmup", warmup), ("--samples", samples), ("--chains", chains)):
@@ -115,11 +121,11 @@ def command(
     if seed < 0:
         fail(f"--seed must be a non-negative integer; got {seed}")
     if name == "soft" and measure == "exact":
-        fail("--model soft needs a soft --measure (e.g. -m levenshtein)")
+        fail("--model soft needs a soft --similarity (e.g. -m levenshtein)")
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts)
-    sim = resolve_measures([measure], ann)[0][1]
+    sim = resolve_measures([measure], ann, model_flag=False)[0][1]
     import warnings
 
     try:  # the runner's model step: the fit, its diagnostics and the warnings of both

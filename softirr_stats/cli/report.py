@@ -10,8 +10,9 @@ from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
     DEFAULT_LEVEL,
-    MEASURES,
     MODELS,
+    SIMILARITIES,
+    WEIGHTS,
     BootstrapOpt,
     CacheOpt,
     ChanceOpt,
@@ -23,19 +24,23 @@ from softirr_stats.cli._options import (
     LabelOpt,
     LayerOpt,
     LevelOpt,
+    MeasureAliasOpt,
     MethodOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
     SeedOpt,
     SpanRuleOpt,
+    chance_settings,
     check_choices,
+    check_similarities,
     check_writable,
     make_bootstrap,
-    parse_chance,
     read,
     reader_options,
     resolve_measures,
+    similarity_option,
+    similarity_values,
     split,
 )
 from softirr_stats.cli._output import command_line
@@ -56,9 +61,10 @@ def command(
     coefficient: Annotated[list[str] | None, typer.Option(
         "--coefficient", "-c", help="coefficient(s), repeat or comma-separate [default: the usual set for the "
                                     "number of raters]")] = None,
-    measure: Annotated[list[str] | None, typer.Option(
-        "--measure", "-m", help=f"measure(s), repeat or comma-separate: {', '.join(MEASURES)} [default: exact]")]
-    = None,
+    similarity: Annotated[list[str] | None, similarity_option(
+        f"similarities, repeat or comma-separate: {', '.join(SIMILARITIES)}, a JSON estimator spec or @spec.json "
+        "[default: exact]")] = None,
+    measure: MeasureAliasOpt = None,
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
@@ -90,9 +96,9 @@ def command(
     decomposition (multi-label data), pairwise rater agreement, calibration (with --judgments),
     annotator model (with --model), provenance (versions, seed, settings, input sha256, command).
     """
-    names = split(measure) or ["exact"]
-    check_choices(names, MEASURES, "--measure")
-    chances = parse_chance(chance, seed)
+    names = similarity_values(similarity, measure) or ["exact"]
+    check_similarities(names, SIMILARITIES)
+    chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)
     if model is not None:
         check_choices([model], [m for m in MODELS if m != "soft"], "--model")
@@ -124,7 +130,7 @@ def command(
             fail(f"--judgments {judgments} lacks the columns {missing}; the columns are {list(judged.columns)}")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts)
-    measures = resolve_measures(names, ann, cache)
+    measures = resolve_measures(names, ann, cache, weights=WEIGHTS, model_flag=False)
     file = files[0]
     from softirr_stats.reporting import build_report
 

@@ -30,16 +30,19 @@ from softirr_stats.cli._options import (
     ItemOpt,
     LabelOpt,
     LayerOpt,
+    MeasureAliasOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
     SpanRuleOpt,
+    chance_settings,
     check_choices,
     check_writable,
-    parse_chance,
     read,
     reader_options,
     resolve_measures,
+    similarity_option,
+    similarity_values,
     split,
 )
 
@@ -50,16 +53,16 @@ EPILOG = f"--chance takes {CHANCE_HELP} (the same seed as the analysis gives the
 
 
 def estimator_for_measure(name: str, model: str | None = None) -> Any:
-    """The estimator a ``-m`` value names (the analysis runner's :func:`~softirr_stats.analysis.measure_estimator`).
+    """The estimator a ``--similarity`` value names (the one table: ``equivalence.estimator_from_name``).
 
     Examples
     --------
     >>> estimator_for_measure("indel").name
     'indel'
     """
-    from softirr_stats.analysis import measure_estimator
+    from softirr_stats.equivalence import estimator_from_name
 
-    return measure_estimator(name, model)
+    return estimator_from_name(name, model, progress=False if model else None)
 
 
 def command(
@@ -70,9 +73,10 @@ def command(
     coefficient: Annotated[list[str] | None, typer.Option(
         "--coefficient", "-c", help=f"coefficient(s) the scores are for, repeat or comma-separate: "
                                     f"{', '.join(COEFFICIENTS)} [default: krippendorff_alpha]")] = None,
-    measure: Annotated[list[str] | None, typer.Option(
-        "--measure", "-m", help=f"measure(s): {', '.join(m for m in MEASURES if m != 'exact')}, a JSON "
-                                "estimator spec or @spec.json [default: levenshtein]")] = None,
+    similarity: Annotated[list[str] | None, similarity_option(
+        f"equivalence measure(s): {', '.join(m for m in MEASURES if m != 'exact')}, NAME:MODEL, a JSON "
+        "estimator spec or @spec.json [default: levenshtein]")] = None,
+    measure: MeasureAliasOpt = None,
     model: Annotated[str | None, typer.Option(help="model directory or hub name for nli / llm_judge / embedding")] = None,
     chance: Annotated[str, typer.Option(help=f"chance agreement: {CHANCE_HELP}")] = "exact",
     seed: Annotated[int, typer.Option(help="seed of sampled chance pairs (use the same in the analysis)")] = 0,
@@ -100,14 +104,14 @@ def command(
 
     coefs = split(coefficient) or ["krippendorff_alpha"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
-    names = split(measure) or ["levenshtein"]
+    names = similarity_values(similarity, measure) or ["levenshtein"]
     if "exact" in names:
-        fail("--measure exact needs no scores; give soft measures (e.g. -m levenshtein)")
+        fail("--similarity exact needs no scores; give soft measures (e.g. -m levenshtein)")
     if batch_size < 1:
         fail(f"--batch-size must be a positive integer; got {batch_size}")
     if seed < 0:
         fail(f"--seed must be a non-negative integer; got {seed}")
-    chance_obj = parse_chance([chance], seed)[0]
+    chance_obj = chance_settings([chance], seed)[0]
     if cache.is_dir():
         fail(f"--cache {cache} is a directory; give a file name")
     check_writable(json_out, "--json")

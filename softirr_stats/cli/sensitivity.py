@@ -11,7 +11,7 @@ from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
     DEFAULT_LEVEL,
-    MEASURES,
+    SIMILARITIES,
     WEIGHTS,
     BootstrapOpt,
     CacheOpt,
@@ -27,21 +27,25 @@ from softirr_stats.cli._options import (
     LabelOpt,
     LayerOpt,
     LevelOpt,
+    MeasureAliasOpt,
     MethodOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
     SeedOpt,
     SpanRuleOpt,
+    chance_settings,
     check_choices,
     check_format,
+    check_similarities,
     check_writable,
     ci_title,
     make_bootstrap,
-    parse_chance,
     read,
     reader_options,
     resolve_measures,
+    similarity_option,
+    similarity_values,
     split,
 )
 
@@ -63,9 +67,10 @@ def command(
     coefficient: Annotated[list[str] | None, typer.Option(
         "--coefficient", "-c", help=f"coefficient(s), repeat or comma-separate: {', '.join(COEFFICIENTS)} "
                                     "[default: the usual set for the number of raters]")] = None,
-    measure: Annotated[list[str] | None, typer.Option(
-        "--measure", "-m", help=f"measure(s) or weights, repeat or comma-separate: {', '.join(MEASURES)}, "
-                                f"{', '.join(WEIGHTS)} [default: exact]")] = None,
+    similarity: Annotated[list[str] | None, similarity_option(
+        f"similarities (equivalence measures or weights), repeat or comma-separate: {', '.join(SIMILARITIES)}, "
+        "NAME:MODEL, a JSON estimator spec or @spec.json [default: exact]")] = None,
+    measure: MeasureAliasOpt = None,
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
@@ -78,7 +83,7 @@ def command(
         "--plot", help="write the forest plot to this file (.png, .svg or .pdf)")] = None,
     judgments: JudgmentsOpt = None,
     model: Annotated[str | None, typer.Option(
-        help="model directory or hub name for -m nli / llm_judge / embedding")] = None,
+        help="model directory or hub name for --similarity nli / llm_judge / embedding")] = None,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
     field: FieldOpt = None,
@@ -93,9 +98,9 @@ def command(
     """Sensitivity analysis: every coefficient x measure x chance setting, with intervals."""
     check_format(fmt)
     judged, plan = load_judgments(judgments)
-    names = split(measure) or [plan.get("measure") or "exact"]
-    check_choices([n for n in names if not n.startswith(("{", "@"))], (*MEASURES, *WEIGHTS), "--measure")
-    chances = parse_chance(chance, seed)
+    names = similarity_values(similarity, measure) or [plan.get("measure") or "exact"]
+    check_similarities(names, SIMILARITIES)
+    chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)
     check_writable(json_out, "--json")
     check_writable(plot, "--plot")

@@ -17,14 +17,18 @@ from softirr_stats.cli._options import (
     JsonOpt,
     LayerOpt,
     LevelOpt,
+    MeasureAliasOneOpt,
     MethodOpt,
     ReaderOpt,
     SeedOpt,
     check_choices,
     check_format,
+    check_similarities,
     check_writable,
     make_bootstrap,
     reader_options,
+    similarity_option,
+    similarity_value,
 )
 from softirr_stats.cli._output import Notes, emit, write_json
 
@@ -68,8 +72,9 @@ def command(
     match: Annotated[str, typer.Option(help=f"span matching: {', '.join(MATCHES)}")] = "exact",
     by: Annotated[str, typer.Option(help="F1 per span type ('type') or ignoring types ('all')")] = "type",
     average: Annotated[str, typer.Option(help="over types: micro (pooled counts) or macro (mean of F1)")] = "micro",
-    measure: Annotated[str, typer.Option(
-        "--measure", "-m", help=f"soft type matching: {', '.join(MEASURES)} (exact = types must be equal)")] = "exact",
+    similarity_name: Annotated[str | None, similarity_option(
+        f"soft type matching: {', '.join(MEASURES)} (exact = types must be equal) [default: exact]")] = None,
+    measure: MeasureAliasOneOpt = None,
     bootstrap: BootstrapOpt = 2000,
     method: MethodOpt = "percentile",
     level: LevelOpt = DEFAULT_LEVEL,
@@ -88,7 +93,8 @@ def command(
     check_format(fmt)
     check_choices([by], ("type", "all"), "--by")
     check_choices([average], ("micro", "macro"), "--average")
-    check_choices([measure], MEASURES, "--measure")
+    measure = similarity_value(similarity_name, measure, "exact")
+    check_similarities([measure], MEASURES)
     if match not in ("exact", "overlap") and not match.startswith("overlap:"):
         fail(f"--match must be one of {', '.join(MATCHES)}; got {match!r}")
     check_writable(json_out, "--json")
@@ -102,9 +108,9 @@ def command(
     opts = reader_options(field, layer, feature, None, reader_option)
     similarity = None
     if measure != "exact":
-        from softirr_stats.analysis import measure_estimator
+        from softirr_stats.equivalence import estimator_from_name
 
-        similarity = measure_estimator(measure)
+        similarity = estimator_from_name(measure)
     import warnings
 
     import softirr_stats as sis

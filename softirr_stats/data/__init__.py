@@ -1,8 +1,29 @@
-"""Annotation data: encode once into ``codes[item, rater]`` and a sorted vocabulary."""
+"""Annotation data: encode once into ``codes[item, rater]`` and a sorted vocabulary.
+
+The one table of input formats lives here, in the package's face, so that the command line can
+show it in ``--help`` without loading pandas or another module: :data:`TABLE_FORMATS` (long
+tables, read by ``read_table``), :data:`EXPORT_FORMATS` (annotation-tool exports, read by
+``data._readers``; format name -> reader module and function, imported only when that format is
+read) and :data:`INPUT_FORMATS`, every ``format=`` / ``--input-format`` name. They are plain
+module attributes, not in ``__all__`` (which lists the lazily loaded public names).
+"""
 
 from typing import TYPE_CHECKING
 
 from softirr_stats.base._lazy import attach
+
+#: Long tables (one row per rating): ``read_table``; Parquet needs pyarrow (the ``parquet`` extra).
+TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet")
+#: Exports of annotation tools: format name -> (module of ``data._readers``, reader function).
+EXPORT_FORMATS: dict[str, tuple[str, str]] = {
+    "label-studio": ("label_studio", "read_label_studio"),
+    "doccano": ("doccano", "read_doccano"),
+    "prodigy": ("prodigy", "read_prodigy"),
+    "webanno-tsv": ("webanno", "read_webanno_tsv"),
+    "brat": ("brat", "read_brat"),
+}
+#: Every ``format=`` name, tables first.
+INPUT_FORMATS: tuple[str, ...] = (*TABLE_FORMATS, *EXPORT_FORMATS)
 
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.data._annotations": ('Annotations', 'LabelKind', 'UnpairableItemsWarning',),

@@ -19,13 +19,14 @@ import pandas as pd
 
 from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.data._annotations import Annotations
+from softirr_stats.data import TABLE_FORMATS
 from softirr_stats.data._cells import check_header as _check_header
 from softirr_stats.data._cells import decode_errors as _decode_errors
 from softirr_stats.data._cells import numeric_labels as _numeric_labels
 
 __all__ = ["read_annotations", "read_table", "demo_path"]
 
-_FORMATS = ("csv", "jsonl", "tsv", "parquet")
+_FORMATS = TABLE_FORMATS  # the one table of input formats (data/__init__.py)
 
 
 def read_table(path: str | Path, *, format: str | None = None,

@@ -18,7 +18,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.equivalence._pair_scoring": ('ScoreStats', 'is_identity', 'low_rank_factor', 'score_pairs', 'similarity_matrix',),
     "softirr_stats.equivalence._fill": ('FillReport', 'fill_cache',),
     "softirr_stats.equivalence._gguf": ('SMOLLM2_FILE', 'gguf_model_dir', 'smollm2_gguf',),
-    "softirr_stats.equivalence._label_similarity": ('MEASURES', 'MEASURE_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'ScoredSimilarity', 'Scores', 'check_similarity_matrix', 'estimator_from_name', 'is_matrix_like', 'resolve_label_similarity',),
+    "softirr_stats.equivalence._label_similarity": ('MEASURES', 'MEASURE_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'ScoredSimilarity', 'Scores', 'check_similarity_matrix', 'estimator_from_name', 'is_matrix_like', 'resolve_label_similarity', 'split_measure_name',),
     "softirr_stats.equivalence._judge": ('LlmJudge', 'OpenAICompatibleJudge', 'parse_probability',),
     "softirr_stats.equivalence._nli": ('Nli',),
     "softirr_stats.equivalence._protocol": ('BaseEstimator', 'Estimator', 'as_estimator', 'label_key',),
@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         estimator_from_name,
         is_matrix_like,
         resolve_label_similarity,
+        split_measure_name,
     )
     from softirr_stats.equivalence._nli import (
         Nli,

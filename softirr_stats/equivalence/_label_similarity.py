@@ -22,6 +22,7 @@ again for the next.
 """
 
 import importlib
+import inspect
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -32,17 +33,22 @@ import numpy as np
 from softirr_stats.base._validation import SoftIRRWarning
 
 __all__ = ["MEASURES", "MEASURE_NAMES", "LabelSimilarity", "ExactMatchSimilarity", "MatrixSimilarity", "ScoredSimilarity", "Scores",
-           "check_similarity_matrix", "estimator_from_name", "is_matrix_like", "resolve_label_similarity"]
+           "check_similarity_matrix", "estimator_from_name", "is_matrix_like", "resolve_label_similarity",
+           "split_measure_name"]
 
 _EQ = "softirr_stats.equivalence"
-#: The estimators with a short name: name -> ``"module:Class"``, made with default settings by
-#: :func:`estimator_from_name` (nothing is imported until then). A new estimator with a short name is
-#: its class and one entry here: ``similarity="<name>"``, the commands' measure lists and the spec
-#: allow-list (:func:`~softirr_stats.equivalence.from_spec`) follow.
+#: The estimators with a short name: name -> ``"module:Class"`` (nothing is imported until one is
+#: made by :func:`estimator_from_name`). This is the one table of estimator names: ``similarity="<name>"``
+#: of every coefficient, ``sensitivity``, the commands' ``--similarity`` lists and the spec allow-list
+#: (:func:`~softirr_stats.equivalence.from_spec`) read it. A class whose constructor takes ``model``
+#: (``Embedding``, ``Nli``, ``LlmJudge``) is given one as ``"<name>:<model>"``; where ``model`` has no
+#: default (``nli``, ``llm_judge``) the name alone asks for one. A new estimator with a short name is
+#: its class and one entry here.
 MEASURES: dict[str, str] = {
     "exact": f"{_EQ}._string:Exact", "levenshtein": f"{_EQ}._string:Levenshtein", "indel": f"{_EQ}._string:Indel",
     "lcs": f"{_EQ}._string:Lcs", "jaccard": f"{_EQ}._string:Jaccard", "masi": f"{_EQ}._string:Masi",
-    "dice": f"{_EQ}._string:Dice", "embedding": f"{_EQ}._embedding:Embedding",
+    "dice": f"{_EQ}._string:Dice", "embedding": f"{_EQ}._embedding:Embedding", "nli": f"{_EQ}._nli:Nli",
+    "llm_judge": f"{_EQ}._judge:LlmJudge",
 }
 #: Short names of the built-in measures accepted as ``similarity="..."`` (the keys of :data:`MEASURES`).
 MEASURE_NAMES = tuple(MEASURES)
@@ -118,13 +124,6 @@ class LabelSimilarity(ABC):
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is read-only: {key!r} cannot be set from outside "
                              "(scores and counts come back from pairs() and block())")
-
-    @property
-    def cheap(self) -> bool:
-        """Deprecated name of :attr:`vectorised_matrix` (with a ``DeprecationWarning``)."""
-        warnings.warn("LabelSimilarity.cheap is deprecated; use vectorised_matrix (the same value)",
-                      DeprecationWarning, stacklevel=2)
-        return self.vectorised_matrix
 
     @abstractmethod
     def pairs(self, i: np.ndarray, j: np.ndarray, progress: Progress = None) -> Scores:
@@ -395,27 +394,97 @@ class ScoredSimilarity(LabelSimilarity):
         return Scores(np.asarray(float(s.values.sum())), s.n_scored)
 
 
-def estimator_from_name(name: str) -> Any:
-    """An equivalence estimator from its short name (``"levenshtein"``, ``"embedding"``, ...).
+def split_measure_name(text: str) -> tuple[str, str | None]:
+    """``(name, model)`` of a measure name: ``"nli:cross-encoder/x"`` -> ``("nli", "cross-encoder/x")``.
+
+    The name is lower-cased and stripped; the text after the first ``:`` is the model (None when
+    there is none). Nothing is checked against :data:`MEASURES` here.
+
+    Parameters
+    ----------
+    text : str
+        A measure name, optionally ``"<name>:<model>"``.
+
+    Examples
+    --------
+    >>> split_measure_name(" Indel "), split_measure_name("nli:models/tiny-nli")
+    (('indel', None), ('nli', 'models/tiny-nli'))
+    """
+    name, sep, model = text.strip().partition(":")
+    return name.strip().lower(), (model.strip() or None) if sep else None
+
+
+def _read_spec(text: str) -> str:
+    from pathlib import Path
+
+    path = Path(text[1:])
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"cannot read the estimator spec {path}: {getattr(err, 'strerror', None) or err}") from None
+
+
+def estimator_from_name(name: str, model: str | None = None, *, progress: bool | None = None) -> Any:
+    """The estimator a measure name names: the one reader of :data:`MEASURES` (and of estimator specs).
 
     Parameters
     ----------
     name : str
-        A key of :data:`MEASURES` (case and surrounding spaces ignored).
+        A key of :data:`MEASURES` (case and surrounding spaces ignored), optionally with its model
+        as ``"<name>:<model>"`` (``"nli:cross-encoder/nli-deberta-v3-small"``); a JSON estimator
+        spec ``{"cls": ..., "params": ...}`` (:func:`~softirr_stats.equivalence.from_spec`'s
+        allow-list applies); or ``"@path"`` to a file holding one.
+    model : str, optional
+        Model directory or hub name for the measures whose class takes one (``embedding``: optional,
+        ``nli`` and ``llm_judge``: required), when the name does not carry it (the command line's
+        ``--model``); ignored by the other measures.
+    progress : bool, optional
+        Passed to a model-backed estimator (its progress bar); None leaves its default.
 
     Returns
     -------
-    An estimator with default settings; ``ValueError`` for an unknown name.
+    An estimator (``Exact()`` for ``"exact"``); ``ValueError`` for an unknown name or a missing model.
 
     Examples
     --------
     >>> estimator_from_name("indel").name
     'indel'
+    >>> estimator_from_name("nli")
+    Traceback (most recent call last):
+    ...
+    ValueError: similarity 'nli' needs a model: write 'nli:<model directory or hub name>' (on the command line: --model), or pass softirr_stats.equivalence.Nli(model=...)
     """
-    if not isinstance(name, str) or name.strip().lower() not in MEASURES:
-        raise ValueError(f"measure must be one of {list(MEASURES)}; got {name!r}")
-    module, cls = MEASURES[name.strip().lower()].split(":")
-    return getattr(importlib.import_module(module), cls)()
+    if not isinstance(name, str):
+        raise ValueError(f"similarity must be one of {list(MEASURES)}; got {name!r}")
+    text = name.strip()
+    if text.startswith("@"):
+        text = _read_spec(text)
+    if text.lstrip().startswith("{"):
+        from softirr_stats.equivalence._spec import from_spec  # on use: the spec module (and its fingerprints)
+
+        return from_spec(text)
+    key, given = split_measure_name(text)
+    if key not in MEASURES:
+        raise ValueError(f"similarity must be one of {list(MEASURES)}, '<name>:<model>', a JSON estimator spec or "
+                         f"@spec.json; got {name!r}")
+    module, cls_name = MEASURES[key].split(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    params = inspect.signature(cls).parameters
+    takes = params.get("model")
+    model = given or model
+    if takes is None:
+        if given:
+            raise ValueError(f"similarity {key!r} takes no model; got {name!r}")
+        return cls()
+    kwargs: dict[str, Any] = {}
+    if progress is not None and "progress" in params:
+        kwargs["progress"] = progress
+    if model:
+        return cls(model, **kwargs)
+    if takes.default is inspect.Parameter.empty:
+        raise ValueError(f"similarity {key!r} needs a model: write '{key}:<model directory or hub name>' (on the "
+                         f"command line: --model), or pass softirr_stats.equivalence.{cls_name}(model=...)")
+    return cls(**kwargs)
 
 
 def check_similarity_matrix(m: Any, k: int, name: str, *, warn_asymmetric: bool = False) -> np.ndarray:

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from softirr_stats.equivalence._fingerprint import ATTR_ALIASES as _ATTR_ALIASES
+from softirr_stats.equivalence._label_similarity import MEASURES
 from softirr_stats.equivalence._protocol import BaseEstimator, CallableEstimator
 
 __all__ = ["EstimatorSpec", "to_spec", "from_spec", "register_estimator", "register_callable"]
@@ -53,11 +54,12 @@ _SECRET_PARAMS = frozenset({"api_key"})
 
 _EQ = "softirr_stats.equivalence"
 #: The package's estimators: private path -> public alias (both accepted in a spec).
+#: The package's estimator classes a spec may name: those with a short name (``MEASURES``, the one
+#: table of estimator names) and the two that have none; private path -> public path.
 _BUILTIN_ESTIMATORS = {
-    f"{_EQ}._string:{n}": f"{_EQ}:{n}" for n in ("Exact", "Levenshtein", "Indel", "Lcs", "Jaccard", "Dice", "Masi")
-} | {f"{_EQ}._setmatch:SetMatch": f"{_EQ}:SetMatch", f"{_EQ}._embedding:Embedding": f"{_EQ}:Embedding",
-     f"{_EQ}._nli:Nli": f"{_EQ}:Nli", f"{_EQ}._judge:LlmJudge": f"{_EQ}:LlmJudge",
-     f"{_EQ}._judge:OpenAICompatibleJudge": f"{_EQ}:OpenAICompatibleJudge"}
+    path: f"{_EQ}:{path.rsplit(':', 1)[1]}"
+    for path in (*MEASURES.values(), f"{_EQ}._setmatch:SetMatch", f"{_EQ}._judge:OpenAICompatibleJudge")
+}
 #: The package's functions a spec may name (tokenizers, processors).
 _BUILTIN_CALLABLES = frozenset({f"{_EQ}._string:whitespace_tokens", "rapidfuzz.utils:default_process"})
 

@@ -165,9 +165,9 @@ def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
     raters = list(ann.raters)
     codes = np.asarray(ann.codes)
     if callable(similarity):  # one similarity object: each label pair scored once for all rater pairs
-        from softirr_stats.equivalence import resolve_label_similarity
+        from softirr_stats.agreement import resolve_similarity
 
-        similarity = resolve_label_similarity(ann.vocabulary, similarity)
+        similarity = resolve_similarity(ann, similarity=similarity)
     out = np.full((len(raters), len(raters)), np.nan)
     for j in range(len(raters)):  # R (R - 1) / 2 rater pairs: a handful
         for k in range(j + 1, len(raters)):
@@ -438,10 +438,10 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
 
     from softirr_stats.agreement._judging import read_judgments
     from softirr_stats.api import _coefficients as _coef
-    from softirr_stats.uncertainty import Bootstrap
+    from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS, Bootstrap
 
     judged = read_judgments(judgments)
-    if ci is None or (isinstance(ci, Bootstrap) and ci.design in ("raters", "items+raters")):
+    if ci is None or (isinstance(ci, Bootstrap) and BOOTSTRAP_DESIGNS[ci.design].resamples_raters):
         ci_used: Any = "analytic"  # the delta method: the designs over raters do not apply to judged pairs
     else:
         ci_used = ci
@@ -643,7 +643,10 @@ def build_report(
                 _section("sensitivity", _sensitivity_html(df))]
     if ann.kind == "set":
         sections.append(_section("labels", _labels_html(ann, ci)))
-    soft_name, soft = next(((n, e) for n, e in sims if e is not None), ("exact", None))
+    from softirr_stats.agreement import similarity_kind
+
+    soft_name, soft = next(((n, e) for n, e in sims if e is not None  # the first estimator (not weights)
+                            and not (isinstance(e, str) and similarity_kind(e) == "weights")), ("exact", None))
     if isinstance(soft, str):
         from softirr_stats.equivalence import estimator_from_name
 

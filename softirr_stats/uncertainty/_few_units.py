@@ -121,9 +121,12 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray) -> t
     >>> round(factor, 3), note.startswith("3 raters resampled")
     (2.689, True)
     """
-    if cfg.design in ("raters", "items+raters"):
+    from softirr_stats.uncertainty._bootstrap import BOOTSTRAP_DESIGNS
+
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    if rec.resamples_raters:
         units, kind, few = stat.n_raters, "raters", FEW_RATERS
-    elif cfg.design == "cluster":
+    elif rec.resamples_clusters:
         units, kind, few = _n_clusters(stat, cfg), "clusters", FEW_CLUSTERS
     else:
         return 1.0, ""
@@ -142,7 +145,7 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray) -> t
     whole = f * math.sqrt(units / (units - 1.0))
     if not (v > 0):
         return 1.0, note
-    if cfg.design == "items+raters":
+    if rec.resamples_raters and rec.resamples_items:  # items and raters: only the rater share of the variance is widened
         v_u = _rater_variance(stat, cfg)
         if not math.isfinite(v_u):
             return whole, note

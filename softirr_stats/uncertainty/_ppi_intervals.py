@@ -71,6 +71,9 @@ def apply_ppi(result: AgreementResult, prep: Prepared, judgments: Any, judge: An
     out, stat = ppi_result(result, prep, judgments, judge)
     res = attach_interval(out, stat, ci)
     design = res.details.get("bootstrap_design")
-    if design is not None and design != "judged":
+    if design is not None:  # a bootstrap ran: its design record says whether the items were resampled
+        from softirr_stats.uncertainty._bootstrap import BOOTSTRAP_DESIGNS
+
+    if design is not None and not BOOTSTRAP_DESIGNS[design].resamples_judged:
         res.details["ppi"] = {**res.details["ppi"], "estimand": superpopulation_estimand(stat.gold)}
     return res

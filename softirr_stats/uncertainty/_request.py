@@ -17,11 +17,13 @@ __all__ = ["check_ci", "attach_interval"]
 
 
 def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "",
-             no_analytic: str = "") -> "Analytic | Bootstrap | None":
-    """Validate ``ci=``; ``"analytic"`` becomes ``Analytic()``.
+             no_analytic: str = "", judged_designs: str = "") -> "Analytic | Bootstrap | None":
+    """The one resolver of ``ci=``: validate it; ``"analytic"`` becomes ``Analytic()``.
 
     ``analytic=False``: the statistic has no analytic variance. ``rater_designs``: when not
     empty, the reason the statistic's raters cannot be resampled (refuses those designs).
+    ``judged_designs``: likewise for the designs that resample judged label pairs. Which design
+    is which is read from its record's flags (``BootstrapDesign.resamples_raters``, ``resamples_judged``).
 
     Parameters
     ----------
@@ -33,6 +35,9 @@ def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "",
         Why raters cannot be resampled ('' when they can).
     no_analytic : str
         Why the statistic has no analytic variance (used in the message when ``analytic`` is False).
+    judged_designs : str
+        Why the statistic has no judged label pairs to resample ('' when it has, or when the design's
+        own check applies).
 
     Returns
     -------
@@ -50,12 +55,14 @@ def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "",
     if ci is None:  # no interval: the interval modules (and NumPy's random generators) stay unloaded
         return None
     from softirr_stats.uncertainty._analytic import Analytic
-    from softirr_stats.uncertainty._bootstrap import Bootstrap
+    from softirr_stats.uncertainty._bootstrap import BOOTSTRAP_DESIGNS, Bootstrap
 
-    if isinstance(ci, Bootstrap) and rater_designs and ci.design in ("raters", "items+raters"):
-        raise ValueError(f"Bootstrap design {ci.design!r} is not supported here: {rater_designs}; use design='items', "
-                         "'cluster' or 'bayesian'")
     if isinstance(ci, Bootstrap):
+        rec = BOOTSTRAP_DESIGNS[ci.design]
+        for refused, why in ((rec.resamples_raters, rater_designs), (rec.resamples_judged, judged_designs)):
+            if refused and why:
+                raise ValueError(f"Bootstrap design {ci.design!r} is not supported here: {why}; use design='items', "
+                                 "'cluster' or 'bayesian'")
         return ci
     if isinstance(ci, Analytic) or (isinstance(ci, str) and ci == "analytic"):
         if not analytic and no_analytic:  # the statistic's own reason
@@ -91,8 +98,8 @@ def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> Agreem
     >>> r.ci_method
     'analytic'
     """
-    why = "" if stat.rater_designs else getattr(stat, "no_rater_designs", "the statistic's raters cannot be resampled")
-    cfg = check_ci(ci, analytic=stat.supports_analytic, rater_designs=why, no_analytic=getattr(stat, "no_analytic", ""))
+    why = "" if stat.rater_designs else stat.no_rater_designs
+    cfg = check_ci(ci, analytic=stat.supports_analytic, rater_designs=why, no_analytic=stat.no_analytic)
     # the prepared statistic and the interval request travel with the result: softirr_stats.compare
     # re-evaluates both statistics of a comparison on one shared batch of weights
     result.details.update(statistic=stat, ci_request=cfg)
@@ -103,6 +110,6 @@ def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> Agreem
 
     if isinstance(cfg, Bootstrap):
         return attach_bootstrap(result, stat, cfg)
-    if callable(getattr(stat, "analytic_variance", None)):  # a statistic with its own linearised variance
+    if stat.analytic_variance is not None:  # a statistic with its own linearised variance
         return attach_own_variance(result, stat, cfg)
     return attach_analytic(result, stat, cfg)

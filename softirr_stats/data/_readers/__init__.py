@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from softirr_stats.data._annotations import Annotations
+from softirr_stats.data import EXPORT_FORMATS, TABLE_FORMATS
 from softirr_stats.data._readers._common import (
     ExportWarning,
     OptionError,
@@ -22,14 +23,6 @@ from softirr_stats.data._readers._spans import SpanRule
 __all__ = ["EXPORT_FORMATS", "ExportWarning", "OptionError", "SpanRule", "guess_format", "reader_options",
            "read_export"]
 
-#: format name -> (module, reader function)
-EXPORT_FORMATS: dict[str, tuple[str, str]] = {
-    "label-studio": ("label_studio", "read_label_studio"),
-    "doccano": ("doccano", "read_doccano"),
-    "prodigy": ("prodigy", "read_prodigy"),
-    "webanno-tsv": ("webanno", "read_webanno_tsv"),
-    "brat": ("brat", "read_brat"),
-}
 _WEBANNO = "#FORMAT=WebAnno TSV 3"
 _PRODIGY_KEYS = {"_input_hash", "_task_hash", "_annotator_id", "_session_id"}
 
@@ -156,7 +149,7 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
         if suffix in (".jsonl", ".ndjson", ".json"):
             return "jsonl"
     raise ValueError(f"{path.name}: cannot tell the format from the extension or the content; "
-                     f"pass format= one of {['csv', 'tsv', 'jsonl', *sorted(EXPORT_FORMATS)]}")
+                     f"pass format= one of {[*TABLE_FORMATS, *sorted(EXPORT_FORMATS)]}")
 
 
 def _reader(format: str) -> Any:
