@@ -24,12 +24,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
-__all__ = ["DEVICES", "check_device", "current_device", "use_device", "jax_device_scope", "describe_compute"]
+__all__ = ["DEVICES", "check_device", "current_device", "use_device", "jax_device_scope", "describe_compute",
+           "note_model", "compute_record"]
 
 #: The accepted ``device`` names (the CLI's ``--device`` choices).
 DEVICES = ("auto", "cpu", "cuda")
 
 _DEVICE: contextvars.ContextVar[str] = contextvars.ContextVar("softirr_device", default="auto")
+#: (model, device, dtype) of every torch model loaded in this process (recorded by the loader)
+_MODELS: dict[tuple[str, str, str], None] = {}
 
 
 def check_device(device: Any) -> str:
@@ -124,3 +127,27 @@ def describe_compute(device: Any = None, dtype: Any = None) -> dict[str, str]:
     dev = str(getattr(device, "type", device) or current_device())
     dt = str(dtype).replace("torch.", "") if dtype is not None else "float64"
     return {"device": dev, "dtype": dt}
+
+
+def note_model(model: str, device: Any, dtype: Any) -> None:
+    """Record that ``model`` was loaded on ``device`` in ``dtype`` (for :func:`compute_record`)."""
+    _MODELS[(str(model), str(getattr(device, "type", device)), str(dtype).replace("torch.", ""))] = None
+
+
+def compute_record() -> dict[str, Any]:
+    """Where this process computed: the device setting, JAX's backend (when JAX ran) and every torch
+    model with its device and dtype; written into JSON results and the report's provenance.
+
+    >>> sorted(compute_record())
+    ['device', 'jax_backend', 'models']
+    """
+    jax_backend = None
+    if "jax" in sys.modules:
+        import jax
+
+        try:
+            jax_backend = jax.default_backend()
+        except RuntimeError:  # pragma: no cover - no backend could start
+            jax_backend = None
+    models = [{"model": m, "device": d, "dtype": t} for m, d, t in _MODELS]
+    return {"device": current_device(), "jax_backend": jax_backend, "models": models}

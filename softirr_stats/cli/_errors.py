@@ -178,7 +178,8 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with _device_scope(kwargs.get("device")):  # a command's --device: torch and JAX inside it
+                return fn(*args, **kwargs)
         except (typer.Exit, KeyboardInterrupt, SystemExit):
             raise
         except Exception as err:  # noqa: BLE001 - the boundary
@@ -188,6 +189,15 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             fail(message, code)
 
     return run
+
+
+def _device_scope(device: Any) -> Any:
+    """``use_device(device)`` for a command that takes ``--device``; nothing for the others."""
+    if device is None:
+        return contextlib.nullcontext()
+    from softirr_stats.base._device import use_device
+
+    return use_device(device)
 
 
 def boundary(call: Callable[[], Any]) -> int:

@@ -146,6 +146,9 @@ def load_shared(kind: str, model: str | os.PathLike[str], *, device: Any, revisi
             tok, mdl = load_pretrained(kind, model, revision=revision, dtype=dtype,
                                        trust_remote_code=trust_remote_code, local_files_only=local_files_only)
             hit = _LOADED[key] = (tok, mdl.to(device))
+            from softirr_stats.base._device import note_model
+
+            note_model(key[2], device, dtype)
     return hit
 
 
