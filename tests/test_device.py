@@ -79,3 +79,17 @@ def test_a_bad_or_missing_device_is_one_error_line(small_csv, device, match):
 def test_every_scoring_or_fitting_command_takes_device(command):
     p = _softirr(*command.split(), "--help")
     assert p.returncode == 0 and "--device" in p.stdout
+
+
+def test_inference_fit_takes_device_and_runs_there():
+    import numpy as np
+
+    from softirr_stats import inference, models
+    from softirr_stats.inference import SviConfig
+
+    codes = np.array([[0, 0, 1], [1, 1, 1], [0, 0, 0], [1, 0, 1]] * 3)
+    post = inference.fit(models.dawid_skene, codes, method="svi", config=SviConfig(steps=20, num_draws=10),
+                         device="cpu", progress=False)
+    assert post.samples["beta"].shape[0] == 10
+    with pytest.raises(ValueError, match="device must be one of"):
+        inference.fit(models.dawid_skene, codes, method="svi", device="tpu")

@@ -18,14 +18,15 @@ Examples
 from __future__ import annotations
 
 import contextvars
+import functools
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
 __all__ = ["DEVICES", "check_device", "current_device", "use_device", "jax_device_scope", "describe_compute",
-           "note_model", "compute_record"]
+           "note_model", "compute_record", "device_scoped"]
 
 #: The accepted ``device`` names (the CLI's ``--device`` choices).
 DEVICES = ("auto", "cpu", "cuda")
@@ -151,3 +152,22 @@ def compute_record() -> dict[str, Any]:
             jax_backend = None
     models = [{"model": m, "device": d, "dtype": t} for m, d, t in _MODELS]
     return {"device": current_device(), "jax_backend": jax_backend, "models": models}
+
+
+def device_scoped(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``fn`` inside :func:`use_device` of its ``device=`` keyword (nothing when None or absent).
+
+    >>> @device_scoped
+    ... def where(*, device=None):
+    ...     return current_device()
+    >>> where(device="cpu"), where()
+    ('cpu', 'auto')
+    """
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        device = kwargs.get("device")
+        with nullcontext() if device is None else use_device(device):
+            return fn(*args, **kwargs)
+
+    return run

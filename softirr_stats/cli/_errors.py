@@ -175,11 +175,14 @@ def _click_exception(err: BaseException) -> bool:
 def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a command: any exception it lets escape becomes one ``error:`` line and its exit status."""
 
+    from softirr_stats.base._device import device_scoped
+
+    scoped = device_scoped(fn)
+
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            with _device_scope(kwargs.get("device")):  # a command's --device: torch and JAX inside it
-                return fn(*args, **kwargs)
+            return scoped(*args, **kwargs)  # a command's --device: torch and JAX inside it
         except (typer.Exit, KeyboardInterrupt, SystemExit):
             raise
         except Exception as err:  # noqa: BLE001 - the boundary
@@ -189,15 +192,6 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             fail(message, code)
 
     return run
-
-
-def _device_scope(device: Any) -> Any:
-    """``use_device(device)`` for a command that takes ``--device``; nothing for the others."""
-    if device is None:
-        return contextlib.nullcontext()
-    from softirr_stats.base._device import use_device
-
-    return use_device(device)
 
 
 def boundary(call: Callable[[], Any]) -> int:
