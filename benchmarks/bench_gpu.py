@@ -9,9 +9,11 @@ Rows (each ratio is measured in this run, on this machine):
   sentence-transformers ``encode`` + a cosine over the same pairs;
 * ``dtype``: soft Fleiss' kappa on the bundled demo file with the embedding estimator, the default
   dtype on the default device against fp32 on the CPU (the difference);
-* ``bootstrap``: ``fleiss_kappa(ann, ci=Bootstrap(n=B))`` at ``items x 10 raters x 50 labels``, the
-  large-batch matrix-product route on the device (JAX) against the host route (sparse NumPy), per
-  replicate, with the point estimate and the first (compiling) run excluded; beside them the
+* ``bootstrap``: ``fleiss_kappa(ann, ci=Bootstrap(n=B))`` at ``items x 10 raters x 50 labels``: the
+  host route (weights from NumPy, sparse NumPy product), the device route with host-drawn weights
+  (JAX's product), and the device route with ``Bootstrap(generator="jax")`` (weights drawn by
+  ``jax.random`` on the device: nothing per replicate crosses to the host), with the point estimate
+  and the first (compiling) run excluded; beside them the
   hardware probe (multinomial item counts drawn on the device with ``jax.random`` and a bincount per
   replicate, each replicate a product with an ``items x 60`` matrix): the floor the package's route is
   measured against;
@@ -157,24 +159,26 @@ def row_bootstrap(n_items: int, boot: int) -> dict:
     ann = make_ann(n_items)
     sis.fleiss_kappa(ann)  # encode + point estimate outside the timing
     out = {"row": "bootstrap", "items": n_items, "B": boot, "backend": jax.default_backend()}
-    for route in ("host", "device"):
+    for route, generator in (("host", "numpy"), ("device", "numpy"), ("device", "jax")):
+        name = route if generator == "numpy" else "device_weights"
         _evaluator.LARGE_BATCH_ROUTE = route
         try:
             t = time.perf_counter()
-            first = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=boot, seed=0))
-            out[f"{route}_first_s"] = time.perf_counter() - t
+            first = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=boot, seed=0, generator=generator))
+            out[f"{name}_first_s"] = time.perf_counter() - t
             t = time.perf_counter()
-            res = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=boot, seed=0))
-            out[f"{route}_s"] = time.perf_counter() - t
-            out[f"{route}_interval"] = [res.ci_low, res.ci_high]
+            res = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=boot, seed=0, generator=generator))
+            out[f"{name}_s"] = time.perf_counter() - t
+            out[f"{name}_interval"] = [res.ci_low, res.ci_high]
             assert (first.ci_low, first.ci_high) == (res.ci_low, res.ci_high)
         finally:
             _evaluator.LARGE_BATCH_ROUTE = None
     out["device_vs_host"] = out["host_s"] / out["device_s"]
+    out["device_weights_vs_host"] = out["host_s"] / out["device_weights_s"]
     out["interval_difference"] = max(abs(x - y) for x, y in zip(out["host_interval"], out["device_interval"],
                                                                   strict=True))
     out["probe_s"] = probe(n_items, boot)
-    out["device_vs_probe"] = out["device_s"] / out["probe_s"]
+    out["device_weights_vs_probe"] = out["device_weights_s"] / out["probe_s"]
     return out
 
 
@@ -206,7 +210,7 @@ def row_svi(n_items: int, steps: int) -> dict:
         "from bench_scale import make_codes;from softirr_stats import inference;"
         "from softirr_stats.inference import SviConfig;"
         "codes=make_codes(%d,10,5,0);"
-        "cfg=SviConfig(steps=%d,batch_size=4096,num_draws=100);"
+        "cfg=SviConfig(steps=%d,batch_size=min(4096,len(codes)),num_draws=100);"
         "inference.fit('dawid_skene',codes,method='svi',config=cfg,seed=0,progress=False);"
         "t=time.perf_counter();inference.fit('dawid_skene',codes,method='svi',config=cfg,seed=1,progress=False);"
         "print(json.dumps({'s':time.perf_counter()-t,'backend':jax.default_backend()}))"

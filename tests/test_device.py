@@ -7,7 +7,13 @@ import sys
 
 import pytest
 
-from softirr_stats.base._device import DEVICES, check_device, compute_record, current_device, use_device
+from softirr_stats.base._device import (
+    DEVICES,
+    check_device,
+    compute_record,
+    current_device,
+    use_device,
+)
 
 
 @pytest.mark.parametrize(("given", "want"), [(None, "auto"), ("auto", "auto"), ("CPU", "cpu"), (" cuda ", "cuda")])
