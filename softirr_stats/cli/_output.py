@@ -94,7 +94,10 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
             w.writerow(["" if v is None else "; ".join(map(str, v)) if isinstance(v, list) else v for v in cells])
         return buf.getvalue()
     if fmt == "json":
-        payload = {"title": title, "meta": {k: clean(v) for k, v in (meta or {}).items()},
+        from softirr_stats.base._device import compute_record
+
+        meta = {**(meta or {}), "compute": compute_record()}  # device, JAX backend, models and dtypes
+        payload = {"title": title, "meta": {k: clean(v) for k, v in meta.items()},
                    "results": [{k: clean(v) for k, v in r.items()} for r in rows]}
         return json.dumps(payload, indent=2, default=str) + "\n"
     if fmt in ("markdown", "latex"):

@@ -22,6 +22,7 @@ from softirr_stats.cli._options import (
     CacheOpt,
     ChanceOpt,
     DesignOpt,
+    DeviceOpt,
     FeatureOpt,
     FieldOpt,
     FormatOpt,
@@ -99,6 +100,7 @@ def command(
                        "Landis-Koch band of each value")] = False,
     keep_going: Annotated[bool, typer.Option(
         "--keep-going", help="exit 0 even when a coefficient cannot be computed for these data")] = False,
+    device: DeviceOpt = "auto",
 ) -> None:
     """Agreement coefficients (hard and soft) with bootstrap intervals for FILE.
 

@@ -9,6 +9,7 @@ from softirr_stats.cli._grid import COLUMNS_HELP, grid_rows, present
 from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     BootstrapOpt,
+    DeviceOpt,
     FormatOpt,
     JsonOpt,
     SeedOpt,
@@ -32,6 +33,7 @@ def command(
     fmt: FormatOpt = "table",
     json_out: JsonOpt = None,
     embedding: Annotated[bool, typer.Option(help="include the offline MiniLM embedding measure if installed")] = True,
+    device: DeviceOpt = "auto",
 ) -> None:
     """Soft agreement on the bundled example: free-text clinical findings by 3 annotators."""
     from softirr_stats.data import demo_path

@@ -16,6 +16,7 @@ import typer
 from softirr_stats.cli._errors import fail, using
 from softirr_stats.cli._options import (
     MEASURES,
+    DeviceOpt,
     FeatureOpt,
     FieldOpt,
     InputFormatOpt,
@@ -78,6 +79,7 @@ def plan(
     feature: FeatureOpt = None,
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
+    device: DeviceOpt = "auto",
 ) -> None:
     """Write a judging sheet for FILE: label pairs drawn with known probabilities, for a trusted judge."""
     import softirr_stats as sis

@@ -10,6 +10,7 @@ from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     MEASURES,
     MODELS,
+    DeviceOpt,
     FeatureOpt,
     FieldOpt,
     FormatOpt,
@@ -98,6 +99,7 @@ def command(
     feature: FeatureOpt = None,
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
+    device: DeviceOpt = "auto",
 ) -> None:
     """Model-based agreement: fit an annotator model and report posterior intervals.
 

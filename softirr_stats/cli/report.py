@@ -17,6 +17,7 @@ from softirr_stats.cli._options import (
     CacheOpt,
     ChanceOpt,
     DesignOpt,
+    DeviceOpt,
     FeatureOpt,
     FieldOpt,
     InputFormatOpt,
@@ -89,6 +90,7 @@ def command(
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
     cache: CacheOpt = None,
+    device: DeviceOpt = "auto",
 ) -> None:
     """Write a self-contained HTML report (no network needed to view it) for FILE.
 

@@ -24,6 +24,7 @@ from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
     MEASURES,
+    DeviceOpt,
     FeatureOpt,
     FieldOpt,
     InputFormatOpt,
@@ -97,6 +98,7 @@ def command(
     feature: FeatureOpt = None,
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
+    device: DeviceOpt = "auto",
 ) -> None:
     """Score (and cache) every label pair the coefficients need, locally or on a Ray cluster."""
     from rich.console import Console
@@ -156,12 +158,14 @@ def command(
 
     Console(width=max(_width(), 112)).print(table)
     if json_out:
+        from softirr_stats.base._device import compute_record
+
         meta = {"file": [str(f) for f in files], "cache": str(cache), "coefficients": coefs, "chance": chance,
                 "seed": seed,
                 "batch_size": batch_size}
         clean = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()} for r in rows]
         try:
-            json_out.write_text(json.dumps({"meta": meta, "runs": clean}, indent=2, default=str), encoding="utf-8")
+            json_out.write_text(json.dumps({"meta": {**meta, "compute": compute_record()}, "runs": clean}, indent=2, default=str), encoding="utf-8")
         except OSError as err:
             fail(f"--json {json_out} cannot be written: {err.strerror or err}")
         typer.echo(f"wrote {json_out}", err=True)

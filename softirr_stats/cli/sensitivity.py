@@ -17,6 +17,7 @@ from softirr_stats.cli._options import (
     CacheOpt,
     ChanceOpt,
     DesignOpt,
+    DeviceOpt,
     FeatureOpt,
     FieldOpt,
     FormatOpt,
@@ -94,6 +95,7 @@ def command(
     cache: CacheOpt = None,
     keep_going: Annotated[bool, typer.Option(
         "--keep-going", help="exit 0 even when a setting fails with an error for these data")] = False,
+    device: DeviceOpt = "auto",
 ) -> None:
     """Sensitivity analysis: every coefficient x measure x chance setting, with intervals."""
     check_format(fmt)

@@ -33,10 +33,19 @@ def _torch() -> Any:
 
 
 def resolve_device(device: Any = None) -> Any:
-    """``torch.device``: the given one, else CUDA when available, else CPU."""
+    """``torch.device``: the given one, else the block's :func:`~softirr_stats.base._device.use_device`
+    setting, else CUDA when available, else CPU. ``"auto"`` is the same as None.
+
+    >>> resolve_device("cpu").type
+    'cpu'
+    """
     torch = _torch()
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device is None or device == "auto":
+        from softirr_stats.base._device import current_device
+
+        device = current_device()
+        if device == "auto":
+            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(device)
 
 
@@ -137,6 +146,9 @@ def load_shared(kind: str, model: str | os.PathLike[str], *, device: Any, revisi
             tok, mdl = load_pretrained(kind, model, revision=revision, dtype=dtype,
                                        trust_remote_code=trust_remote_code, local_files_only=local_files_only)
             hit = _LOADED[key] = (tok, mdl.to(device))
+            from softirr_stats.base._device import note_model
+
+            note_model(key[2], device, dtype)
     return hit
 
 

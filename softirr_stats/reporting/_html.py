@@ -522,9 +522,22 @@ def _provenance_html(source: Path | None, command: str | None, seed: int, ci_tex
     pairs += [("command", f"<code>{_esc(command)}</code>" if command else "(built from Python)"),
               ("seed", seed), ("interval", _esc(ci_text))]
     pairs += [(k, _esc(v)) for k, v in settings.items()]
+    pairs += _compute_pairs()
     pairs.append(("created (UTC)", _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M:%S")))
     versions = pd.DataFrame(_versions(), columns=["package", "version"])
     return f'<div class="grid"><div>{_kv(pairs)}</div><div>{_table(versions)}</div></div>'
+
+
+def _compute_pairs() -> list[tuple[str, Any]]:
+    """Where the report was computed: the device setting, JAX's backend, each model's device and dtype."""
+    from softirr_stats.base._device import compute_record
+
+    rec = compute_record()
+    out: list[tuple[str, Any]] = [("device", _esc(rec["device"]))]
+    if rec["jax_backend"]:
+        out.append(("JAX backend", _esc(rec["jax_backend"])))
+    out += [(f"model {m['model']}", _esc(f"{m['device']}, {m['dtype']}")) for m in rec["models"]]
+    return out
 
 
 # ------------------------------------------------------------------------------ entry point

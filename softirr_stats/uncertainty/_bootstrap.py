@@ -30,6 +30,7 @@ from softirr_stats.base._validation import (
     check_level,
     check_positive_int,
 )
+from softirr_stats.uncertainty._device_weights import GENERATORS
 from softirr_stats.uncertainty._few_units import (
     FewUnitsWarning,
     check_few_units,
@@ -86,6 +87,12 @@ class Bootstrap:
         ``U - 1`` degrees of freedom for ``U`` raters or clusters (only the rater share of the
         variance for ``items+raters``). Below 8 raters or 10 clusters a ``FewUnitsWarning`` says
         what the interval covers. See docs/coverage.md ("Few raters, few clusters").
+    generator : {"numpy", "jax"}
+        Where the replicate weights are drawn: ``"numpy"`` (default) on the host with NumPy's SFC64,
+        one generator per block of 16 replicates; ``"jax"`` with ``jax.random`` (threefry, a key per
+        block of 16 replicates) on JAX's default device, so that on a GPU no weight crosses to the host
+        (docs/devices.md). Each gives the same replicates for a seed under any chunking, process and
+        backend; the two generators give different replicates (intervals equal within Monte Carlo error).
     backend : None, "local", "ray" or :class:`softirr_stats.equivalence.RayBackend`
         Where the replicate chunks are evaluated: None or ``"local"`` (default) in this process;
         ``"ray"`` (the Ray instance already initialised, else a local one started for the run; one
@@ -112,9 +119,11 @@ class Bootstrap:
     progress: bool | None = None
     few_units: str = "t"
     backend: Any = None
+    generator: str = "numpy"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "backend", check_backend(self.backend))
+        check_choice("generator", self.generator, GENERATORS)
         check_few_units(self.few_units)
         check_positive_int(self.n, "n", minimum=2)
         object.__setattr__(self, "n", int(self.n))  # NumPy integers become Python ints (no overflow later)
@@ -413,6 +422,10 @@ def unit_weights(n_units: int, cfg: "Bootstrap", start: int, stop: int, *, strat
     >>> w.shape, w.sum(axis=1).tolist()
     ((4, 5), [5.0, 5.0, 5.0, 5.0])
     """
+    if cfg.generator == "jax":  # drawn on JAX's default device (a GPU: no transfer of the weights)
+        from softirr_stats.uncertainty._device_weights import device_unit_sampler
+
+        return device_unit_sampler(n_units, strata, bayesian, stream)(cfg.seed, start, stop)
     return _unit_sampler(n_units, strata, bayesian, stream)(cfg.seed, start, stop)
 
 
@@ -631,6 +644,8 @@ def evaluate_chunk(stat: Statistic, cfg: Bootstrap, b0: int, chunk: int) -> dict
     """
     rows = min(cfg.n, b0 + chunk) - b0
     C, V, W = draw_weights(stat, cfg, b0, b0 + rows, pad_to=chunk)
+    if cfg.generator == "jax" and not getattr(stat, "device_weights", False):  # a statistic that reads NumPy
+        C, V, W = (None if x is None else np.asarray(x, dtype=np.float64) for x in (C, V, W))
     if C is None and V is None and W is None:
         raise AssertionError("a design draws item, rater or pair weights")  # pragma: no cover
     out = stat.evaluate(C, V, W)
