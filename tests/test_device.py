@@ -81,7 +81,8 @@ def test_a_bad_or_missing_device_is_one_error_line(small_csv, device, match):
     assert p.stderr.strip().startswith("error:") and match in p.stderr and "Traceback" not in p.stderr
 
 
-@pytest.mark.parametrize("command", ["agree", "score", "sensitivity", "report", "model", "demo", "judge plan"])
+@pytest.mark.parametrize("command", ["agree", "score", "sensitivity", "report", "model", "demo", "judge plan",
+                                     "compare", "plan"])
 def test_every_scoring_or_fitting_command_takes_device(command):
     p = _softirr(*command.split(), "--help")
     assert p.returncode == 0 and "--device" in p.stdout

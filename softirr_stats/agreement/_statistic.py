@@ -50,6 +50,9 @@ class Statistic:
         Whether the statistic holds judged label pairs that ``Bootstrap(design="judged")`` resamples.
     resampled_pairs_note : str
         The note a bootstrap adds when ``n_chance_pairs`` > 0 ("" for none).
+    device_weights : bool, default False
+        Whether :meth:`evaluate` takes item weights as JAX arrays on the device
+        (``Bootstrap(generator="jax")``); otherwise they are copied to host memory first.
     extra_outputs : tuple of str, default ()
         Keys of :meth:`evaluate`'s output, beside ``value``, that the bootstrap also gives an
         interval (``<name>_ci_low`` / ``<name>_ci_high`` in ``details``).
@@ -75,6 +78,7 @@ class Statistic:
     judged_pairs: ClassVar[bool] = False
     resampled_pairs_note: ClassVar[str] = RESAMPLED_PAIRS_NOTE
     extra_outputs: ClassVar[tuple[str, ...]] = ()
+    device_weights: ClassVar[bool] = False
 
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
         """``{"value", "pa", "pe", ...}``, each of shape (B,), for item / rater / chance-pair weights."""

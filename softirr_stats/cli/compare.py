@@ -14,6 +14,7 @@ from softirr_stats.cli._options import (
     BootstrapOpt,
     CacheOpt,
     DesignOpt,
+    DeviceOpt,
     FeatureOpt,
     FieldOpt,
     FormatOpt,
@@ -140,6 +141,7 @@ def command(
     feature: FeatureOpt = None,
     reader_option: ReaderOpt = None,
     cache: CacheOpt = None,
+    device: DeviceOpt = "auto",
 ) -> None:
     """Compare agreement: two files, two measures or coefficients, two rater groups, a candidate annotator
     against the humans, or every rater against a reference. Paired intervals where the items are shared."""

@@ -12,6 +12,7 @@ from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     MEASURES,
     WEIGHTS,
+    DeviceOpt,
     FieldOpt,
     FormatOpt,
     InputFormatOpt,
@@ -101,6 +102,7 @@ def command(
     field: FieldOpt = None,
     layer: LayerOpt = None,
     reader_option: ReaderOpt = None,
+    device: DeviceOpt = "auto",
 ) -> None:
     """Plan a study: items for a target interval half-width or power, from a pilot or assumed values."""
     from softirr_stats.planning import plan_items

@@ -644,7 +644,7 @@ def evaluate_chunk(stat: Statistic, cfg: Bootstrap, b0: int, chunk: int) -> dict
     """
     rows = min(cfg.n, b0 + chunk) - b0
     C, V, W = draw_weights(stat, cfg, b0, b0 + rows, pad_to=chunk)
-    if cfg.generator == "jax" and not getattr(stat, "device_weights", False):  # a statistic that reads NumPy
+    if cfg.generator == "jax" and not stat.device_weights:  # a statistic whose kernels read NumPy
         C, V, W = (None if x is None else np.asarray(x, dtype=np.float64) for x in (C, V, W))
     if C is None and V is None and W is None:
         raise AssertionError("a design draws item, rater or pair weights")  # pragma: no cover
