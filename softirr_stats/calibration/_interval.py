@@ -9,6 +9,7 @@ load no JAX.
 
 import math
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -116,6 +117,8 @@ def calibration_error_ci(
                          "whole multiplicities; use design='items' or strategy='uniform'")
     estimate = float(stat.evaluate()["value"][0])
     reps = bootstrap_replicates(stat, cfg)["value"]
+    if cfg.method == "auto":  # calibration metrics keep the percentile interval (the auto rule was studied on coefficients)
+        cfg = replace(cfg, method="percentile")
     if cfg.method == "percentile":
         low, high = percentile_interval(reps, cfg.level)
     elif cfg.method == "basic":

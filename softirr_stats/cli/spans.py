@@ -71,7 +71,7 @@ def command(
     measure: Annotated[str, typer.Option(
         "--measure", "-m", help=f"soft type matching: {', '.join(MEASURES)} (exact = types must be equal)")] = "exact",
     bootstrap: BootstrapOpt = 2000,
-    method: MethodOpt = "percentile",
+    method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     fmt: FormatOpt = "table",
