@@ -3,8 +3,10 @@
 Issue 34: at 20 items the percentile interval of the item bootstrap covered 89-93% (Fleiss and alpha
 with 3 raters, Cohen, alpha with 2 raters), the misses on the side where the truth lies above the
 interval. This study measures the percentile, basic and BCa intervals, all from the *same* replicates of
-each simulated study (paired), and ``auto``, the rule ``Bootstrap(method="auto")`` (the default) applies:
-BCa when the design has a jackknife and at most ``AUTO_BCA_MAX_UNITS`` units, else percentile
+each simulated study (paired), Hesterberg's (2015) expanded percentile interval and the same expansion
+in BCa (``percentile-expanded``, ``bca-expanded``: quantile ``sqrt(n / (n - 1)) t_{n-1}``), ``bca-t`` (BCa with
+the ``t_{n-1}`` quantile) and ``auto``, the rule ``Bootstrap(method="auto")`` (the default) applies:
+``bca-t`` for item designs with at most ``AUTO_BCA_MAX_UNITS`` items, else percentile
 (:func:`softirr_stats.uncertainty._intervals.resolve_method`).
 
 Generators (fixed raters; the estimand is the population coefficient of these raters):
@@ -140,8 +142,15 @@ def check_public_api(boot: int) -> None:
         if not (np.isclose(lo, pub.ci_low, atol=1e-12) and np.isclose(hi, pub.ci_high, atol=1e-12)):
             raise RuntimeError(f"{method}: shortcut ({lo}, {hi}) != public API ({pub.ci_low}, {pub.ci_high})")
     auto = sis.fleiss_kappa(ann, ci=Bootstrap(n=boot, seed=4))
-    if auto.ci_method != "bootstrap-bca":
-        raise RuntimeError(f"the default interval at 20 items should be BCa; got {auto.ci_method}")
+    if auto.ci_method != "bootstrap-bca-t":
+        raise RuntimeError(f"the default interval at 20 items should be BCa with t quantiles; got {auto.ci_method}")
+    reps = bootstrap_replicates(point_estimate(ann, family="pooled", coefficient="fleiss_kappa",
+                                               sim=resolve_similarity(ann))[1], Bootstrap(n=boot, seed=4))["value"]
+    est = KERNELS["fleiss_kappa"](lab, np.ones((1, 1, 20)), K)[0, 0]
+    jack = KERNELS["fleiss_kappa"](lab, (1.0 - np.eye(20))[None], K)[0]
+    lo, hi = bca_interval(reps, est, jack, expanded_level(LEVEL, 20, inflate=False))[:2]
+    if not (np.isclose(lo, auto.ci_low, atol=1e-12) and np.isclose(hi, auto.ci_high, atol=1e-12)):
+        raise RuntimeError(f"bca-t: shortcut ({lo}, {hi}) != public API ({auto.ci_low}, {auto.ci_high})")
 
 
 def run_chunk(gen: str, cell: str, n: int, start: int, stop: int, boot: int, seed: int) -> pd.DataFrame:
@@ -200,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
     warnings.simplefilter("ignore")
     check_against_library()
     check_public_api(200)
-    print("kernels == library; shortcut == public API; default at 20 items is BCa: ok", flush=True)
+    print("kernels == library; shortcut == public API; default at 20 items is bca-t: ok", flush=True)
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "small_studies.csv.gz")
     done = set()

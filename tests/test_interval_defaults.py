@@ -28,8 +28,9 @@ def test_auto_rule_by_design_and_size():
     assert resolve_method("auto", "items", 20)[0] == "bca-t"
     assert resolve_method("auto", "bayesian", AUTO_BCA_MAX_UNITS)[0] == "bca-t"
     assert resolve_method("auto", "items", AUTO_BCA_MAX_UNITS + 1)[0] == "percentile"
-    for design in ("raters", "items+raters", "cluster", "judged"):
+    for design in ("raters", "items+raters", "judged"):
         assert resolve_method("auto", design, 20)[0] == "percentile"
+    assert resolve_method("auto", "cluster", 8)[0] == "basic"
     assert resolve_method("bca", "items", 20) == ("bca", "")
 
 
@@ -95,3 +96,15 @@ def test_independent_raters_with_unequal_marginals_the_permutation_test_rejects_
     p = sis.permutation_test("fleiss_kappa", lab, n=199, seed=0)
     assert a.value < 0 and a.p_value < 0.01 and a.details["p_value_greater"] > 0.5
     assert p.p_value > 0.05
+
+
+def test_default_cluster_interval_is_the_widened_basic_interval():
+    rows = _rows(60, raters=4, seed=3)
+    cluster = [i // 5 for i in range(60)]  # 12 clusters
+    r = sis.fleiss_kappa(rows, ci=Bootstrap(n=200, seed=2, design="cluster", cluster=cluster))
+    b = sis.fleiss_kappa(rows, ci=Bootstrap(n=200, seed=2, design="cluster", cluster=cluster, method="basic"))
+    p = sis.fleiss_kappa(rows, ci=Bootstrap(n=200, seed=2, design="cluster", cluster=cluster, method="percentile"))
+    assert r.ci_method == "bootstrap-basic" and (r.ci_low, r.ci_high) == (b.ci_low, b.ci_high)
+    assert r.details["few_units_factor"] == p.details["few_units_factor"] > 1  # the same widening as before
+    # the basic interval is the percentile one reflected about the estimate
+    assert r.ci_high - r.value == pytest.approx(r.value - p.ci_low, abs=1e-12)

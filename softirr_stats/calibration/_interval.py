@@ -24,6 +24,7 @@ from softirr_stats.uncertainty import (
     jackknife_values,
     percentile_interval,
 )
+from softirr_stats.uncertainty._intervals import t_level
 
 __all__ = ["calibration_error_ci"]
 
@@ -123,8 +124,10 @@ def calibration_error_ci(
         low, high = percentile_interval(reps, cfg.level)
     elif cfg.method == "basic":
         low, high = basic_interval(reps, estimate, cfg.level)
-    else:
-        low, high, _ = bca_interval(reps, estimate, jackknife_values(stat, cfg), cfg.level)
+    else:  # bca, or bca-t: Student-t quantiles with (units - 1) df
+        jack = jackknife_values(stat, cfg)
+        level = cfg.level if cfg.method == "bca" else t_level(cfg.level, len(jack))
+        low, high, _ = bca_interval(reps, estimate, jack, level)
     finite = reps[np.isfinite(reps)]
     return CalibrationInterval(
         metric=stat.metric,

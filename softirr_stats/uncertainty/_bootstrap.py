@@ -70,9 +70,10 @@ class Bootstrap:
         How the interval is formed from the replicates (the replicates themselves do not depend on
         it). ``"bca-t"`` is BCa with the normal quantiles replaced by Student-t ones with ``n - 1``
         degrees of freedom for ``n`` resampled units. ``"auto"`` (default): ``bca-t`` for the
-        ``items`` and ``bayesian`` designs with at most 1,000 items, the percentile interval
-        otherwise (:func:`~softirr_stats.uncertainty._intervals.resolve_method`; at 20 items the
-        percentile interval covered 88-94%, ``bca-t`` 93.7-97.7%: docs/coverage.md, "Small studies").
+        ``items`` and ``bayesian`` designs with at most 1,000 items, ``basic`` for ``cluster``, the
+        percentile interval otherwise (:func:`~softirr_stats.uncertainty._intervals.resolve_method`;
+        at 20 items the percentile interval covered 88-94%, ``bca-t`` 93.7-97.7%; with 8-15 unequal
+        clusters the percentile one 89-94%, the basic one 93-95%: docs/coverage.md).
         The result's ``ci_method`` names the method used, ``details["interval_rule"]`` why.
     level : float
         Confidence level.
