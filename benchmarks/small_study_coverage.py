@@ -32,6 +32,8 @@ Run::
 
     python benchmarks/small_study_coverage.py --studies 1000 --boot 1000 --out docs/coverage_results/small_studies
 
+(per-study rows are 5 MB and are not kept in the repository; the summary is)
+
 Resumable: per-study rows are appended to ``small_studies.csv.gz`` in chunks; chunks already there are
 skipped. ``summary.csv`` has one row per generator x coefficient x items x method.
 """
