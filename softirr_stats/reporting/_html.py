@@ -632,7 +632,10 @@ def build_report(
     elif isinstance(ci, str):
         ci_text = f"{ci} intervals"
     else:
-        ci_text = (f"{ci.level:.0%} {ci.method} intervals, B = {ci.n} bootstrap replicates, "
+        from softirr_stats.uncertainty._intervals import resolve_method
+
+        method = resolve_method(ci.method, ci.design, ann.n_items)[0]  # "auto": the method it uses on these items
+        ci_text = (f"{ci.level:.0%} {method} intervals, B = {ci.n} bootstrap replicates, "
                    f"design = {ci.design}, seed = {ci.seed}")
     sections = [_section("summary", _summary_html(ann, summary, warns)),
                 _section("coefficients", _coefficients_html(df, ci_text)),

@@ -895,7 +895,7 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
     >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
     >>> r = attach_bootstrap(res, prep, Bootstrap(n=200, seed=0))
     >>> r.ci_method, r.details["bootstrap_n"], bool(r.ci_low <= r.value <= r.ci_high)
-    ('bootstrap-percentile', 200, True)
+    ('bootstrap-bca-t', 200, True)
     """
     if not stat.rater_designs and BOOTSTRAP_DESIGNS[cfg.design].resamples_raters:
         raise ValueError(f"Bootstrap design {cfg.design!r} is not supported here: the statistic's raters cannot be "
