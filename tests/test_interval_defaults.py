@@ -108,3 +108,17 @@ def test_default_cluster_interval_is_the_widened_basic_interval():
     assert r.details["few_units_factor"] == p.details["few_units_factor"] > 1  # the same widening as before
     # the basic interval is the percentile one reflected about the estimate
     assert r.ci_high - r.value == pytest.approx(r.value - p.ci_low, abs=1e-12)
+
+
+def test_prediction_powered_estimates_keep_the_percentile_interval_under_auto():
+    ann = sis.Annotations.from_wide([["fever", "pyrexia"], ["cough", "cough"], ["rash", "skin rash"],
+                                     ["fatigue", "asthenia"], ["fever", "fever"], ["rash", "eczema"]] * 3)
+    synonyms = {frozenset(p) for p in [("fever", "pyrexia"), ("rash", "skin rash"), ("fatigue", "asthenia")]}
+
+    def judge(a, b):
+        return np.array([float(x == y or frozenset((x, y)) in synonyms) for x, y in zip(a, b, strict=True)])
+
+    plan = sis.judging_plan(ann, similarity="indel", n=30, coefficient="fleiss_kappa", seed=1)
+    r = sis.fleiss_kappa(ann, similarity="indel", judgments=plan, judge=judge,
+                         ci=Bootstrap(n=100, design="items", seed=0))
+    assert r.ci_method == "bootstrap-percentile" and "prediction-powered" in r.details["interval_rule"]

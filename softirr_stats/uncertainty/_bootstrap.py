@@ -911,6 +911,10 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         if name in reps:
             lo, hi = percentile_interval(reps[name], cfg.level)
             details.update({f"{name}_replicates": reps[name], f"{name}_ci_low": lo, f"{name}_ci_high": hi})
+    if cfg.method == "auto" and getattr(stat, "judged_pairs", False):  # prediction-powered: validated with percentile
+        cfg = replace(cfg, method="percentile")
+        details["interval_rule"] = ("method='auto': percentile (a prediction-powered estimate: its bootstrap "
+                                    "coverage was checked with the percentile interval, docs/ppi.md)")
     factor, few_note = few_units_correction(stat, cfg, reps["value"])
     if few_note:
         warnings.warn(f"{result.coefficient}: {few_note}", FewUnitsWarning, stacklevel=3)
