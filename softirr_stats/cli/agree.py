@@ -126,7 +126,8 @@ def command(
     if test:
         said = [*said, add_tests(rows, ann, measures, method=test_method, seed=seed)]
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
-    title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, method, level, seed, ann.n_items)}"
+    shown_method = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI
+    title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown_method, level, seed, ann.n_items)}"
     if judged is not None:
         title += f"; prediction-powered with {len(judged)} judged pairs ({judgments.name})"
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "n_items": ann.n_items,

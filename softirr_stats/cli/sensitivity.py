@@ -109,7 +109,8 @@ def command(
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
-    title = f"Sensitivity, {header(name, ann, rows)}; {ci_title(ci, bootstrap, design, method, level, seed, ann.n_items)}"
+    shown = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI
+    title = f"Sensitivity, {header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown, level, seed, ann.n_items)}"
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "bootstrap": bootstrap,
             "design": design, "method": method, "level": level, "seed": seed}
     if plot is not None:

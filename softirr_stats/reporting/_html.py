@@ -634,7 +634,8 @@ def build_report(
     else:
         from softirr_stats.uncertainty._intervals import resolve_method
 
-        method = resolve_method(ci.method, ci.design, ann.n_items)[0]  # "auto": the method it uses on these items
+        method = ("percentile" if judgments is not None and ci.method == "auto"  # auto keeps it for PPI
+                  else resolve_method(ci.method, ci.design, ann.n_items)[0])  # "auto": the method on these items
         ci_text = (f"{ci.level:.0%} {method} intervals, B = {ci.n} bootstrap replicates, "
                    f"design = {ci.design}, seed = {ci.seed}")
     sections = [_section("summary", _summary_html(ann, summary, warns)),
