@@ -23,8 +23,8 @@ from softirr_stats.uncertainty import (
     check_ci,
     jackknife_values,
     percentile_interval,
+    t_level,
 )
-from softirr_stats.uncertainty._intervals import t_level
 
 __all__ = ["calibration_error_ci"]
 

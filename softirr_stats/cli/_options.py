@@ -242,7 +242,7 @@ def ci_title(ci: Any, bootstrap: int, design: str, method: str, level: float, se
     if ci is None:
         return "point estimates, no interval (--bootstrap 0)"
     if method == "auto" and n_items is not None:
-        from softirr_stats.uncertainty._intervals import resolve_method
+        from softirr_stats.uncertainty import resolve_method
 
         method = resolve_method(method, design, n_items)[0]
     return f"{level:.0%} {method} intervals, B = {bootstrap} bootstrap replicates, design = {design}, seed = {seed}"

@@ -632,7 +632,7 @@ def build_report(
     elif isinstance(ci, str):
         ci_text = f"{ci} intervals"
     else:
-        from softirr_stats.uncertainty._intervals import resolve_method
+        from softirr_stats.uncertainty import resolve_method
 
         method = ("percentile" if judgments is not None and ci.method == "auto"  # auto keeps it for PPI
                   else resolve_method(ci.method, ci.design, ann.n_items)[0])  # "auto": the method on these items
