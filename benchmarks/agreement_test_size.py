@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     done = set()
     if os.path.exists(path):
         old = pd.read_csv(path)
-        done = set(zip(old["scenario"], old["coefficient"], old["soft"], old["n_items"], old["study"]))
+        done = set(zip(old["scenario"], old["coefficient"], old["soft"], old["n_items"], old["study"], strict=True))
     t0 = time.perf_counter()
     for n in args.items:
         for ci, (scenario, coef, soft) in enumerate(CELLS):

@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> None:
     done = set()
     if os.path.exists(path):
         old = pd.read_csv(path)
-        done = set(zip(old["generator"], old["cell"], old["n_items"], old["study"]))
+        done = set(zip(old["generator"], old["cell"], old["n_items"], old["study"], strict=True))
     t0 = time.perf_counter()
     for n in args.sizes:  # small sizes first: the cells
         for gen in args.generators:

@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
     done = set()
     if os.path.exists(path):
         old = pd.read_csv(path)
-        done = set(zip(old["documents"], old["study"]))
+        done = set(zip(old["documents"], old["study"], strict=True))
     t0 = time.perf_counter()
     for d in args.documents:
         for start in range(0, args.studies, args.chunk):

@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     done = set()
     if os.path.exists(path):
         old = pd.read_csv(path)
-        done = set(zip(old["generator"], old["coefficient"], old["clusters"], old["study"]))
+        done = set(zip(old["generator"], old["coefficient"], old["clusters"], old["study"], strict=True))
     t0 = time.perf_counter()
     for c in args.clusters:
         for gen in args.generators:

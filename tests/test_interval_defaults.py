@@ -6,7 +6,12 @@ from scipy import stats
 
 import softirr_stats as sis
 from softirr_stats.agreement import point_estimate, resolve_similarity
-from softirr_stats.uncertainty import Bootstrap, bca_interval, bootstrap_replicates, jackknife_values
+from softirr_stats.uncertainty import (
+    Bootstrap,
+    bca_interval,
+    bootstrap_replicates,
+    jackknife_values,
+)
 from softirr_stats.uncertainty._intervals import AUTO_BCA_MAX_UNITS, resolve_method, t_level
 
 
