@@ -330,9 +330,13 @@ def test_ci_designs_methods_and_bad_requests():
                 Bootstrap(n=100, design="cluster", cluster=[i // 3 for i in range(120)]),
                 Bootstrap(n=100, design="bayesian"), Bootstrap(n=100, strata=[i % 2 for i in range(120)])):
         r = calibration_error_ci(s, y, ci=cfg)
-        assert r.ci_low <= r.ci_high and (r.method, r.design) == (cfg.method, cfg.design)
+        used = "percentile" if cfg.method == "auto" else cfg.method  # calibration keeps the percentile default
+        assert r.ci_low <= r.ci_high and (r.method, r.design) == (used, cfg.design)
     with pytest.raises(ValueError, match="no judged label pairs"):
         calibration_error_ci(s, y, ci=Bootstrap(n=100, design="judged"))
+    t = calibration_error_ci(s, y, ci=Bootstrap(n=100, method="bca-t"))
+    b = calibration_error_ci(s, y, ci=Bootstrap(n=100, method="bca"))
+    assert t.method == "bca-t" and t.ci_low <= b.ci_low and t.ci_high >= b.ci_high  # t quantiles widen BCa
     with pytest.raises(ValueError, match="ci must be None or softirr_stats.Bootstrap"):
         calibration_error_ci(s, y, ci="analytic")
     with pytest.raises(ValueError, match="ci must be None"):

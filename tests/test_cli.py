@@ -74,13 +74,16 @@ def test_agree_title_states_level_method_b_and_design(tmp_path):
     title = " ".join(res.stdout.split())
     assert "90% basic intervals, B = 50 bootstrap replicates, design = raters" in title
     assert "24 items, 3 raters, 3 labels" in title
+    res = runner.invoke(app, ["agree", str(f), "-c", "fleiss_kappa", "--bootstrap", "50"])
+    assert res.exit_code == 0, res.output  # the default method, named as resolved for 24 items
+    assert "95% bca-t intervals, B = 50 bootstrap replicates, design = items" in " ".join(res.stdout.split())
 
 
 def test_help_explains_columns_and_shows_defaults():
     res = runner.invoke(app, ["agree", "--help"], env={"COLUMNS": "200"})
     text = " ".join(res.output.split())
     assert "notes = numbers of the notes" in text and "seconds" not in text and "pairs scored = distinct label pairs" in text
-    assert "[default: 1000]" in text and "[default: percentile]" in text and "[default: 0.95]" in text
+    assert "[default: 1000]" in text and "[default: auto]" in text and "[default: 0.95]" in text
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "markdown", "latex"])

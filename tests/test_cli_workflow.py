@@ -219,10 +219,26 @@ def test_console_script_runs_the_judging_workflow(tmp_path):
     assert "judge_only" in proc.stdout.splitlines()[0] and "Traceback" not in proc.stderr
 
 
-def test_agree_test_flag_gives_the_analytic_h0_test_and_the_band(capsys):
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa,krippendorff_alpha", "-m",
-                              "exact,levenshtein", "--bootstrap", "0", "--test", "-f", "json")
+def test_agree_test_flag_gives_the_permutation_test_by_default(capsys):
+    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa", "--bootstrap", "0", "--test",
+                              "--seed", "3", "-f", "json")
     assert code == 0, err
+    got = json.loads(out)
+    row = got["results"][0]
+    py = sis.permutation_test("fleiss_kappa", sis.read_annotations(demo_path()), n=1999, seed=3)
+    assert row["z"] == pytest.approx(py.z, rel=1e-12) and row["p_value"] == pytest.approx(py.p_value, rel=1e-12)
+    assert any("permutation test of H0: no agreement beyond chance" in n for n in got["meta"]["warnings"])
+    assert got["meta"]["test"] == "permutation"
+    code, _, err = run_main(capsys, "agree", str(demo_path()), "--test", "--test-method", "wald", "--bootstrap", "0")
+    assert code == 2 and "--test-method" in err
+
+
+def test_agree_test_method_analytic_gives_the_analytic_h0_test_and_the_band(capsys):
+    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa,krippendorff_alpha", "-m",
+                              "exact,levenshtein", "--bootstrap", "0", "--test", "--test-method", "analytic",
+                              "-f", "json")
+    assert code == 0, err
+    assert any("analytic test of H0: coefficient = 0" in n for n in json.loads(out)["meta"]["warnings"])
     rows = {(r["coefficient"], r["measure"]): r for r in json.loads(out)["results"]}
     ann = sis.read_annotations(demo_path())
     from softirr_stats.equivalence import Levenshtein

@@ -49,7 +49,7 @@ def test_repr_of_real_results():
     x = np.random.default_rng(0).integers(0, 3, (40, 3)).tolist()
     r = sis.fleiss_kappa(x, ci=sis.Bootstrap(n=200, seed=1))
     assert repr(r).startswith(f"AgreementResult(fleiss_kappa = {r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}], "
-                              "95% bootstrap-percentile B=200, items=40, raters=3")
+                              "95% bootstrap-bca-t B=200, items=40, raters=3")  # the default at 40 items
     s = sis.fleiss_kappa([[f"l{v}" for v in row] for row in x], similarity="levenshtein")
     assert ", similarity=levenshtein," in repr(s)
 

@@ -205,7 +205,7 @@ def test_bootstrap_interval_passes_through():
     df = sensitivity(rows, coefficients=["cohen_kappa"], ci=boot)
     direct = sis.cohen_kappa(rows, ci=boot)
     row = df.iloc[0]
-    assert row["ci_method"] == "bootstrap-percentile"
+    assert row["ci_method"] == "bootstrap-bca-t"  # method="auto" at 100 items
     assert (row["ci_low"], row["ci_high"], row["se"]) == (direct.ci_low, direct.ci_high, direct.se)
 
 

@@ -8,6 +8,7 @@ load no JAX.
 """
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from softirr_stats.uncertainty import (
     check_ci,
     jackknife_values,
     percentile_interval,
+    t_level,
 )
 
 __all__ = ["calibration_error_ci"]
@@ -89,12 +91,16 @@ def calibration_error_ci(
                          "whole multiplicities; use design='items' or strategy='uniform'")
     estimate = float(stat.evaluate()["value"][0])
     reps = bootstrap_replicates(stat, cfg)["value"]
+    if cfg.method == "auto":  # calibration metrics keep the percentile interval (the auto rule was studied on coefficients)
+        cfg = replace(cfg, method="percentile")
     if cfg.method == "percentile":
         low, high = percentile_interval(reps, cfg.level)
     elif cfg.method == "basic":
         low, high = basic_interval(reps, estimate, cfg.level)
-    else:
-        low, high, _ = bca_interval(reps, estimate, jackknife_values(stat, cfg), cfg.level)
+    else:  # bca, or bca-t: Student-t quantiles with (units - 1) df
+        jack = jackknife_values(stat, cfg)
+        level = cfg.level if cfg.method == "bca" else t_level(cfg.level, len(jack))
+        low, high, _ = bca_interval(reps, estimate, jack, level)
     finite = reps[np.isfinite(reps)]
     return CalibrationInterval(
         metric=stat.metric,

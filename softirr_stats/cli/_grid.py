@@ -13,7 +13,7 @@ import typer
 from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
 from softirr_stats.cli._output import Notes, emit, write_json
 
-__all__ = ["add_tests", "grid_rows", "load_judgments", "present"]
+__all__ = ["TEST_METHODS", "add_tests", "grid_rows", "load_judgments", "present"]
 
 TABLE_COLUMNS = ("measure", "coefficient", "chance", "value", "CI", "z", "p_value", "benchmark", "judge_only",
                  "estimator_only", "observed", "expected", "n_items", "n_pairs_scored", "notes")
@@ -70,11 +70,22 @@ def grid_rows(ann: Any, coefficients: list[str] | None, measures: list[tuple[str
 
 
 
-def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, Any]]) -> None:
-    """``--test``: z, two-sided p (H0: coefficient = 0) and the Landis-Koch band, added to each row in place.
+#: ``--test-method`` choices: the permutation test (default) tests "no agreement beyond chance" (raters independent);
+#: the analytic one tests "coefficient = 0", which is not the same question when rater marginals differ.
+TEST_METHODS = ("permutation", "analytic")
+TEST_PERMUTATIONS = 1999
 
-    The test is the coefficient's analytic one (``ci="analytic"``: the published H0 variance where one
-    exists, irrCAC's convention elsewhere) with exact chance; a row it cannot test gets a note why.
+
+def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, Any]], method: str = "permutation",
+              seed: int = 0) -> str:
+    """``--test``: z, two-sided p and the Landis-Koch band, added to each row in place; returns the table note.
+
+    ``method="permutation"`` (default): :func:`softirr_stats.permutation_test` (each rater's labels permuted over the
+    items it rated, :data:`TEST_PERMUTATIONS` permutations, ``seed``): H0 is "no agreement beyond chance" (the raters
+    label independently). ``method="analytic"``: the coefficient's analytic test of H0: coefficient = 0 (the
+    published H0 variance where one exists, irrCAC's convention elsewhere); with independent raters whose label
+    distributions differ, pooled-chance coefficients are negative, so it is not a test of independence. Both use
+    exact chance; a row that cannot be tested gets a note why.
     """
     import warnings
 
@@ -94,12 +105,20 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = fn(ann, similarity=sims.get(r["measure"]), ci="analytic")
+                if method == "analytic":
+                    res = fn(ann, similarity=sims.get(r["measure"]), ci="analytic")
+                else:
+                    res = sis.permutation_test(fn, ann, n=TEST_PERMUTATIONS, seed=seed, similarity=sims.get(r["measure"]))
         except (ValueError, TypeError) as err:
             r["warnings"].append(f"--test: {r['coefficient']}: {one_line(err)}")
             continue
         r["z"], r["p_value"] = res.z, res.p_value
-        r["benchmark"] = res.benchmark().band
+        r["benchmark"] = res.benchmark().band  # the point band: the value's
+    if method == "analytic":
+        return ("p: analytic test of H0: coefficient = 0 (two-sided); not a test of 'no agreement beyond chance' "
+                "when the raters' label distributions differ (use --test-method permutation)")
+    return (f"p: permutation test of H0: no agreement beyond chance (each rater's labels permuted over its items, "
+            f"B = {TEST_PERMUTATIONS}, seed {seed}; two-sided); z = (value - mean) / sd of the permuted values")
 
 
 def _failed(r: dict[str, Any], strict: bool) -> bool:

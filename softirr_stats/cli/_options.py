@@ -271,10 +271,15 @@ def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed:
         fail(f"invalid bootstrap options (--bootstrap/--design/--method/--level/--seed): {err}")
 
 
-def ci_title(ci: Any, bootstrap: int, design: str, method: str, level: float, seed: int) -> str:
-    """The interval part of a table title: level, method, B and design."""
+def ci_title(ci: Any, bootstrap: int, design: str, method: str, level: float, seed: int,
+             n_items: int | None = None) -> str:
+    """The interval part of a table title: level, method (``auto`` resolved for ``n_items``), B and design."""
     if ci is None:
         return "point estimates, no interval (--bootstrap 0)"
+    if method == "auto" and n_items is not None:
+        from softirr_stats.uncertainty import resolve_method
+
+        method = resolve_method(method, design, n_items)[0]
     return f"{level:.0%} {method} intervals, B = {bootstrap} bootstrap replicates, design = {design}, seed = {seed}"
 
 

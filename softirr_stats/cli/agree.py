@@ -7,6 +7,7 @@ import typer
 
 from softirr_stats.cli._grid import (
     COLUMNS_HELP,
+    TEST_METHODS,
     add_tests,
     grid_rows,
     header,
@@ -79,7 +80,7 @@ def command(
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
-    method: MethodOpt = "percentile",
+    method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     fmt: FormatOpt = "table",
@@ -96,8 +97,12 @@ def command(
     reader_option: ReaderOpt = None,
     cache: CacheOpt = None,
     test: Annotated[bool, typer.Option(
-        "--test", help="add z, the two-sided p-value of H0: coefficient = 0 (analytic, exact chance) and the "
-                       "Landis-Koch band of each value")] = False,
+        "--test", help="add z, a two-sided p-value (see --test-method; exact chance) and the Landis-Koch band of "
+                       "each value")] = False,
+    test_method: Annotated[str, typer.Option(
+        "--test-method", help="permutation: H0 no agreement beyond chance (raters independent; default); analytic: "
+                              "H0 coefficient = 0 (not the same when raters' label distributions differ)")
+    ] = "permutation",
     keep_going: Annotated[bool, typer.Option(
         "--keep-going", help="exit 0 even when a coefficient cannot be computed for these data")] = False,
     device: DeviceOpt = "auto",
@@ -108,6 +113,7 @@ def command(
     requested coefficient cannot be computed for the data (unless --keep-going).
     """
     check_format(fmt)
+    check_choices([test_method], TEST_METHODS, "--test-method")
     judged, plan = load_judgments(judgments)
     coefs = split(coefficient) or [plan.get("coefficient") or "krippendorff_alpha"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
@@ -126,14 +132,15 @@ def command(
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     if test:
-        add_tests(rows, ann, measures)
+        said = [*said, add_tests(rows, ann, measures, method=test_method, seed=seed)]
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
-    title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, method, level, seed)}"
+    shown_method = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI
+    title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown_method, level, seed, ann.n_items)}"
     if judged is not None:
         title += f"; prediction-powered with {len(judged)} judged pairs ({judgments.name})"
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "n_items": ann.n_items,
             "n_raters": ann.n_raters, "n_labels": len(ann.vocabulary), "bootstrap": bootstrap, "design": design,
             "method": method, "level": level, "seed": seed, "chance": [str(c) for c in split(chance) or ["exact"]],
-            "judgments": str(judgments) if judgments else None}
+            "judgments": str(judgments) if judgments else None, "test": test_method if test else None}
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,
             strict=True)

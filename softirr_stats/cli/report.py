@@ -69,7 +69,7 @@ def command(
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
-    method: MethodOpt = "percentile",
+    method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     judgments: Annotated[Path | None, typer.Option(

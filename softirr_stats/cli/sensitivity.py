@@ -75,7 +75,7 @@ def command(
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
-    method: MethodOpt = "percentile",
+    method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     fmt: FormatOpt = "table",
@@ -116,7 +116,8 @@ def command(
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
-    title = f"Sensitivity, {header(name, ann, rows)}; {ci_title(ci, bootstrap, design, method, level, seed)}"
+    shown = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI
+    title = f"Sensitivity, {header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown, level, seed, ann.n_items)}"
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "bootstrap": bootstrap,
             "design": design, "method": method, "level": level, "seed": seed}
     if plot is not None:

@@ -76,7 +76,7 @@ def command(
         f"soft type matching: {', '.join(MEASURES)} (exact = types must be equal) [default: exact]")] = None,
     measure: MeasureAliasOneOpt = None,
     bootstrap: BootstrapOpt = 2000,
-    method: MethodOpt = "percentile",
+    method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     fmt: FormatOpt = "table",
@@ -127,7 +127,8 @@ def command(
                 raise
     seen = list(dict.fromkeys([*res.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]))
     rows = _rows(res)
-    interval = "no interval (--bootstrap 0)" if ci is None else f"{level:.0%} document-bootstrap {method} CI, B = {bootstrap}"
+    used = res.ci_method.removeprefix("bootstrap-") if ci is not None else method  # "auto" resolved for these documents
+    interval = "no interval (--bootstrap 0)" if ci is None else f"{level:.0%} document-bootstrap {used} CI, B = {bootstrap}"
     title = (f"span agreement on {path.name}: {res.n_raters} annotators, match = {match}, by = {by}, "
              f"average = {average}, measure = {measure}; {interval}")
     meta = {"file": str(path), "match": match, "by": by, "average": average, "measure": measure,

@@ -649,7 +649,11 @@ def build_report(
     elif isinstance(ci, str):
         ci_text = f"{ci} intervals"
     else:
-        ci_text = (f"{ci.level:.0%} {ci.method} intervals, B = {ci.n} bootstrap replicates, "
+        from softirr_stats.uncertainty import resolve_method
+
+        method = ("percentile" if judgments is not None and ci.method == "auto"  # auto keeps it for PPI
+                  else resolve_method(ci.method, ci.design, ann.n_items)[0])  # "auto": the method on these items
+        ci_text = (f"{ci.level:.0%} {method} intervals, B = {ci.n} bootstrap replicates, "
                    f"design = {ci.design}, seed = {ci.seed}")
     sections = [_section("summary", _summary_html(ann, summary, warns)),
                 _section("coefficients", _coefficients_html(df, ci_text)),

@@ -348,12 +348,24 @@ def null_variance(prep: Prepared, coefficient: str) -> tuple[float, str] | None:
     return None
 
 
+#: What the analytic test tests (``details["test"]`` starts with it).
+WALD_LABEL = "analytic test of H0: coefficient = 0 (two-sided)"
+#: ``details["test_hypothesis"]`` of the analytic test: it is not a test of independent raters.
+WALD_HYPOTHESIS = ("coefficient = 0; not a test of 'no agreement beyond chance': with independent raters whose "
+                   "label distributions differ, pooled-chance coefficients (Fleiss, Scott, alpha) are negative "
+                   "and this test rejects too often (16-25% at the 5% level in benchmarks/agreement_test_size.py); "
+                   "use softirr_stats.permutation_test for that question")
+
+
 def null_test(result: AgreementResult, prep: Prepared, se: float, df: int,
               notes: list[str] | None = None) -> AgreementResult:
     """``result`` with ``z`` and ``p_value`` for H0: coefficient = 0 (two-sided).
 
     The published H0 variance where :func:`null_variance` has one (``z`` against the normal),
     else irrCAC's convention (``z = value / se``, Student t with ``df`` degrees of freedom).
+    ``details["p_value_greater"]`` is the one-sided p-value (H1: coefficient > 0). This tests the
+    value 0, not independence of the raters: see :data:`WALD_HYPOTHESIS` and
+    :func:`softirr_stats.permutation_test` (docs/uncertainty.md, "Tests of agreement").
 
     Parameters
     ----------
@@ -372,12 +384,15 @@ def null_test(result: AgreementResult, prep: Prepared, se: float, df: int,
     -------
     AgreementResult
     """
+    from scipy.special import ndtr, stdtr
+
     v = float(result.value)
-    z_t = p_t = math.nan
+    z_t = p_t = g_t = math.nan
     if math.isfinite(v) and math.isfinite(se) and df >= 1:
         if se > 0:
             z_t = v / se
             p_t = _two_sided_t(z_t, df)
+            g_t = float(stdtr(df, -z_t))
         elif v != 0 and notes is not None:
             notes.append("test of H0: coefficient = 0: the standard error is 0 (no variation between items), "
                          "so z and the p-value are undefined (nan); irrCAC reports p = 0 here")
@@ -385,10 +400,11 @@ def null_test(result: AgreementResult, prep: Prepared, se: float, df: int,
     if h0 is not None and h0[0] > 0:
         se0 = math.sqrt(h0[0])
         z = v / se0
-        return result.with_test(z, _two_sided_normal(z), f"H0 variance, {h0[1]}, normal", null_se=se0,
-                                z_irrcac=z_t, p_value_irrcac=p_t)
-    return result.with_test(z_t, p_t, f"irrCAC: value / se, Student t ({df} df)", z_irrcac=z_t,
-                            p_value_irrcac=p_t)
+        return result.with_test(z, _two_sided_normal(z), f"{WALD_LABEL}; H0 variance, {h0[1]}, normal", null_se=se0,
+                                z_irrcac=z_t, p_value_irrcac=p_t, p_value_greater=float(ndtr(-z)),
+                                test_hypothesis=WALD_HYPOTHESIS)
+    return result.with_test(z_t, p_t, f"{WALD_LABEL}; irrCAC: value / se, Student t ({df} df)", z_irrcac=z_t,
+                            p_value_irrcac=p_t, p_value_greater=g_t, test_hypothesis=WALD_HYPOTHESIS)
 
 
 def reinterval(result: AgreementResult, cfg: Analytic) -> AgreementResult:

@@ -42,6 +42,8 @@ from softirr_stats.uncertainty._intervals import (
     basic_interval,
     bca_interval,
     percentile_interval,
+    resolve_method,
+    t_level,
 )
 
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
@@ -65,7 +67,15 @@ class Bootstrap:
         of items (``cluster=`` gives each item's cluster); ``bayesian`` uses Dirichlet item
         weights; ``judged`` resamples the judged label pairs of a prediction-powered
         estimate (``judgments=``), holding the items fixed.
-    method : {"percentile", "basic", "bca"}
+    method : {"auto", "percentile", "basic", "bca", "bca-t"}
+        How the interval is formed from the replicates (the replicates themselves do not depend on
+        it). ``"bca-t"`` is BCa with the normal quantiles replaced by Student-t ones with ``n - 1``
+        degrees of freedom for ``n`` resampled units. ``"auto"`` (default): ``bca-t`` for the
+        ``items`` and ``bayesian`` designs with at most 1,000 items, ``basic`` for ``cluster``, the
+        percentile interval otherwise (:func:`~softirr_stats.uncertainty._intervals.resolve_method`;
+        at 20 items the percentile interval covered 88-94%, ``bca-t`` 93.7-97.7%; with 8-15 unequal
+        clusters the percentile one 89-94%, the basic one 93-95%: docs/coverage.md).
+        The result's ``ci_method`` names the method used, ``details["interval_rule"]`` why.
     level : float
         Confidence level.
     seed : int
@@ -110,7 +120,7 @@ class Bootstrap:
 
     n: int = 2000
     design: str = "items"
-    method: str = "percentile"
+    method: str = "auto"
     level: float = 0.95
     seed: int = 0
     cluster: Any = None
@@ -769,7 +779,8 @@ def jackknife_values(stat: Statistic, cfg: Bootstrap) -> np.ndarray:
 
 
 def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstrap, jackknife: Any,
-                         notes: tuple[str, ...] = (), widen: float = 1.0, **details: Any) -> AgreementResult:
+                         notes: tuple[str, ...] = (), widen: float = 1.0, n_units: int | None = None,
+                         **details: Any) -> AgreementResult:
     """``result`` with the interval, SE and bookkeeping of bootstrap replicates ``reps``.
 
     ``jackknife`` is a zero-argument callable giving leave-one-out values (used by BCa only).
@@ -790,6 +801,8 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
     widen : float
         Factor (>= 1) on the interval's distances from the estimate and on the SE (the few-units
         correction, :func:`~softirr_stats.uncertainty._few_units.few_units_correction`).
+    n_units : int, optional
+        Number of resampled units ``method="auto"`` decides on (default ``result.n_items``).
     **details
         Further entries of ``details``.
 
@@ -803,21 +816,30 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
     >>> from softirr_stats.agreement import point_estimate, resolve_similarity
     >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
     >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
-    >>> reps = bootstrap_replicates(prep, Bootstrap(n=50, seed=0))["value"]
-    >>> r = summarize_replicates(res, reps, Bootstrap(n=50, seed=0), jackknife=lambda: None)
-    >>> r.ci_method, bool(r.ci_low <= r.ci_high)
-    ('bootstrap-percentile', True)
+    >>> cfg = Bootstrap(n=50, seed=0)
+    >>> reps = bootstrap_replicates(prep, cfg)["value"]
+    >>> r = summarize_replicates(res, reps, cfg, jackknife=lambda: jackknife_values(prep, cfg))
+    >>> r.ci_method, bool(r.ci_low <= r.ci_high), r.details["interval_rule"]
+    ('bootstrap-bca-t', True, "method='auto': BCa with t quantiles, 3 df (items design, 4 <= 1000 items)")
     """
     finite = np.isfinite(reps)
     n_nan = int((~finite).sum())
     se = float(np.std(reps[finite], ddof=1)) if finite.sum() > 1 else math.nan
     note = ""
+    if cfg.method == "auto":  # the method "auto" stands for (by design and number of items); recorded in details
+        method, details["interval_rule"] = resolve_method(cfg.method, cfg.design,
+                                                          result.n_items if n_units is None else n_units)
+        cfg = replace(cfg, method=method)
     if cfg.method == "percentile":
         lo, hi = percentile_interval(reps, cfg.level)
     elif cfg.method == "basic":
         lo, hi = basic_interval(reps, result.value, cfg.level)
-    else:
+    elif cfg.method == "bca":
         lo, hi, note = bca_interval(reps, result.value, jackknife(), cfg.level)
+    else:  # bca-t: Student-t quantiles with (units - 1) df
+        jack = jackknife()
+        units = len(jack) if n_units is None else n_units
+        lo, hi, note = bca_interval(reps, result.value, jack, t_level(cfg.level, units))
     if widen != 1.0:
         lo, hi = widen_interval(lo, hi, result.value, widen)
         se *= widen
@@ -923,7 +945,7 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
     >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
     >>> r = attach_bootstrap(res, prep, Bootstrap(n=200, seed=0))
     >>> r.ci_method, r.details["bootstrap_n"], bool(r.ci_low <= r.value <= r.ci_high)
-    ('bootstrap-percentile', 200, True)
+    ('bootstrap-bca-t', 200, True)
     """
     if not stat.rater_designs and BOOTSTRAP_DESIGNS[cfg.design].resamples_raters:
         raise ValueError(f"Bootstrap design {cfg.design!r} is not supported here: the statistic's raters cannot be "
@@ -938,6 +960,10 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         if name in reps:
             lo, hi = percentile_interval(reps[name], cfg.level)
             details.update({f"{name}_replicates": reps[name], f"{name}_ci_low": lo, f"{name}_ci_high": hi})
+    if cfg.method == "auto" and getattr(stat, "judged_pairs", False):  # prediction-powered: validated with percentile
+        cfg = replace(cfg, method="percentile")
+        details["interval_rule"] = ("method='auto': percentile (a prediction-powered estimate: its bootstrap "
+                                    "coverage was checked with the percentile interval, docs/ppi.md)")
     factor, few_note = few_units_correction(stat, cfg, reps["value"])
     if few_note:
         warnings.warn(f"{result.coefficient}: {few_note}", FewUnitsWarning, stacklevel=3)

@@ -35,6 +35,9 @@ from softirr_stats.data import Annotations
 
 __all__ = ["Permutation", "permutation_values", "attach_permutation", "permute_codes"]
 
+#: ``details["test_hypothesis"]`` of the permutation test.
+PERMUTATION_HYPOTHESIS = "no agreement beyond chance: the raters label independently of one another"
+
 _BLOCK_ENTRIES = 4_000_000  # item-weight entries per block: b * (b * n) float64, about 32 MB
 
 
@@ -172,7 +175,8 @@ def attach_permutation(result: AgreementResult, prep: Prepared, cfg: Permutation
     -------
     AgreementResult
         ``details``: ``permutation_n``, ``permutation_seed``, ``permutation_mean``,
-        ``permutation_sd``, ``n_nan_permutations``.
+        ``permutation_sd``, ``n_nan_permutations``, ``p_value_greater`` (one-sided, H1: more
+        agreement than independent raters give, ``P_upper``), ``test_hypothesis``.
 
     Examples
     --------
@@ -191,7 +195,7 @@ def attach_permutation(result: AgreementResult, prep: Prepared, cfg: Permutation
     ok = np.isfinite(vals)
     t = float(result.value)
     notes = list(result.warnings)
-    z = p = math.nan
+    z = p = greater = math.nan
     m = int(ok.sum())
     mean = sd = math.nan
     if not math.isfinite(t):
@@ -206,6 +210,7 @@ def attach_permutation(result: AgreementResult, prep: Prepared, cfg: Permutation
         upper = (above + 0.5 * ties) / (m + 1.0)
         lower = (below + 0.5 * ties) / (m + 1.0)
         p = min(1.0, 2.0 * min(upper, lower))
+        greater = float(upper)
         mean = float(v.mean())
         sd = float(v.std(ddof=1)) if m > 1 else math.nan
         z = (t - mean) / sd if sd > 0 else math.nan
@@ -214,6 +219,7 @@ def attach_permutation(result: AgreementResult, prep: Prepared, cfg: Permutation
                          "and are left out")
     out = result.with_test(z, p, f"permutation (labels permuted within raters), B={cfg.n}", permutation_n=cfg.n,
                            permutation_seed=cfg.seed, permutation_mean=mean, permutation_sd=sd,
-                           n_nan_permutations=int(cfg.n - m))
+                           n_nan_permutations=int(cfg.n - m), p_value_greater=greater,
+                           test_hypothesis=PERMUTATION_HYPOTHESIS)
     return replace(out, warnings=tuple(notes))
 

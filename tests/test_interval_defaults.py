@@ -1,0 +1,129 @@
+"""The default interval method (``method="auto"``) and the labelled tests of agreement (issue 34)."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import softirr_stats as sis
+from softirr_stats.agreement import point_estimate, resolve_similarity
+from softirr_stats.uncertainty import (
+    Bootstrap,
+    bca_interval,
+    bootstrap_replicates,
+    jackknife_values,
+)
+from softirr_stats.uncertainty._intervals import AUTO_BCA_MAX_UNITS, resolve_method, t_level
+
+
+def _rows(n, raters=3, seed=0):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, n)
+    noise = rng.integers(0, 3, (n, raters))
+    return np.where(rng.random((n, raters)) < 0.7, truth[:, None], noise).tolist()
+
+
+def test_t_level_matches_the_student_t_quantile():
+    for n in (3, 5, 20, 300):
+        lvl = t_level(0.95, n)
+        assert stats.norm.ppf((1 + lvl) / 2) == pytest.approx(stats.t.ppf(0.975, n - 1), rel=1e-10)
+    assert t_level(0.9, 1) == 0.9  # one unit: no t quantile, the level unchanged
+
+
+def test_auto_rule_by_design_and_size():
+    assert resolve_method("auto", "items", 20)[0] == "bca-t"
+    assert resolve_method("auto", "bayesian", AUTO_BCA_MAX_UNITS)[0] == "bca-t"
+    assert resolve_method("auto", "items", AUTO_BCA_MAX_UNITS + 1)[0] == "percentile"
+    for design in ("raters", "items+raters", "judged"):
+        assert resolve_method("auto", design, 20)[0] == "percentile"
+    assert resolve_method("auto", "cluster", 8)[0] == "basic"
+    assert resolve_method("bca", "items", 20) == ("bca", "")
+
+
+def test_default_at_20_items_is_bca_with_t_quantiles_from_the_same_replicates():
+    ann = sis.Annotations.from_wide(_rows(20))
+    r = sis.fleiss_kappa(ann, ci=Bootstrap(n=300, seed=5))
+    assert r.ci_method == "bootstrap-bca-t" and "BCa with t quantiles, 19 df" in r.details["interval_rule"]
+    res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    cfg = Bootstrap(n=300, seed=5, method="bca")
+    reps = bootstrap_replicates(prep, cfg)["value"]
+    np.testing.assert_array_equal(reps, r.details["replicates"])  # the replicates do not depend on the method
+    lo, hi, _ = bca_interval(reps, res.value, jackknife_values(prep, cfg), t_level(0.95, 20))
+    assert (r.ci_low, r.ci_high) == (lo, hi)
+    explicit = sis.fleiss_kappa(ann, ci=Bootstrap(n=300, seed=5, method="bca-t"))
+    assert (explicit.ci_low, explicit.ci_high) == (lo, hi) and "interval_rule" not in explicit.details
+    bca = sis.fleiss_kappa(ann, ci=cfg)
+    assert bca.ci_low >= lo and bca.ci_high <= hi  # t quantiles widen BCa
+
+
+def test_default_keeps_percentile_for_rater_designs_and_many_items():
+    ann = sis.Annotations.from_wide(_rows(30, raters=4))
+    r = sis.krippendorff_alpha(ann, ci=Bootstrap(n=100, seed=1, design="items+raters", few_units="none"))
+    p = sis.krippendorff_alpha(ann, ci=Bootstrap(n=100, seed=1, design="items+raters", method="percentile",
+                                                 few_units="none"))
+    assert r.ci_method == "bootstrap-percentile" and (r.ci_low, r.ci_high) == (p.ci_low, p.ci_high)
+    big = sis.fleiss_kappa(_rows(AUTO_BCA_MAX_UNITS + 1), ci=Bootstrap(n=50, seed=0))
+    assert big.ci_method == "bootstrap-percentile"
+
+
+def test_bca_ties_with_the_estimate_up_to_rounding_count_as_ties():
+    reps = np.array([0.1, 0.2, 0.3 + 1e-16, 0.4, 0.5])
+    a = bca_interval(reps, 0.3, np.array([0.2, 0.3, 0.4]), 0.9)
+    b = bca_interval(np.where(np.isclose(reps, 0.3), 0.3, reps), 0.3, np.array([0.2, 0.3, 0.4]), 0.9)
+    assert a == b
+
+
+def test_analytic_test_is_labelled_and_has_a_one_sided_p_value():
+    rows = _rows(40)
+    r = sis.fleiss_kappa(rows, ci="analytic")  # complete data: Fleiss, Nee & Landis (1979), normal
+    assert r.details["test"].startswith("analytic test of H0: coefficient = 0 (two-sided)")
+    assert "not a test of 'no agreement beyond chance'" in r.details["test_hypothesis"]
+    assert r.details["p_value_greater"] == pytest.approx(stats.norm.sf(r.z), rel=1e-12)
+    rows[0][0] = None  # missing rating: irrCAC's convention, Student t
+    m = sis.fleiss_kappa(rows, ci="analytic")
+    df = int(m.details["test"].split("(")[-1].split()[0])
+    assert m.details["p_value_greater"] == pytest.approx(stats.t.sf(m.z, df), rel=1e-12)
+
+
+def test_permutation_test_one_sided_p_value_and_hypothesis():
+    r = sis.permutation_test("fleiss_kappa", _rows(40), n=199, seed=2)
+    # strong agreement: no permuted value reaches the observed one, so P_upper = (0 + 1/2) / 200
+    assert r.details["p_value_greater"] == pytest.approx(0.5 / 200) and r.p_value == pytest.approx(2 * 0.5 / 200)
+    assert r.details["test_hypothesis"].startswith("no agreement beyond chance")
+
+
+def test_independent_raters_with_unequal_marginals_the_permutation_test_rejects_less():
+    # raters who favour different categories: Fleiss' kappa is negative; the analytic two-sided test rejects
+    # "coefficient = 0", the permutation test (H0: independence) does not
+    rng = np.random.default_rng(0)
+    m = np.array([[0.7, 0.1, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1], [0.1, 0.1, 0.7, 0.1], [0.1, 0.1, 0.1, 0.7]])
+    lab = np.stack([rng.choice(4, 400, p=p) for p in m], axis=1).tolist()
+    a = sis.fleiss_kappa(lab, ci="analytic")
+    p = sis.permutation_test("fleiss_kappa", lab, n=199, seed=0)
+    assert a.value < 0 and a.p_value < 0.01 and a.details["p_value_greater"] > 0.5
+    assert p.p_value > 0.05
+
+
+def test_default_cluster_interval_is_the_widened_basic_interval():
+    rows = _rows(60, raters=4, seed=3)
+    cluster = [i // 5 for i in range(60)]  # 12 clusters
+    r = sis.fleiss_kappa(rows, ci=Bootstrap(n=200, seed=2, design="cluster", cluster=cluster))
+    b = sis.fleiss_kappa(rows, ci=Bootstrap(n=200, seed=2, design="cluster", cluster=cluster, method="basic"))
+    p = sis.fleiss_kappa(rows, ci=Bootstrap(n=200, seed=2, design="cluster", cluster=cluster, method="percentile"))
+    assert r.ci_method == "bootstrap-basic" and (r.ci_low, r.ci_high) == (b.ci_low, b.ci_high)
+    assert r.details["few_units_factor"] == p.details["few_units_factor"] > 1  # the same widening as before
+    # the basic interval is the percentile one reflected about the estimate
+    assert r.ci_high - r.value == pytest.approx(r.value - p.ci_low, abs=1e-12)
+
+
+def test_prediction_powered_estimates_keep_the_percentile_interval_under_auto():
+    ann = sis.Annotations.from_wide([["fever", "pyrexia"], ["cough", "cough"], ["rash", "skin rash"],
+                                     ["fatigue", "asthenia"], ["fever", "fever"], ["rash", "eczema"]] * 3)
+    synonyms = {frozenset(p) for p in [("fever", "pyrexia"), ("rash", "skin rash"), ("fatigue", "asthenia")]}
+
+    def judge(a, b):
+        return np.array([float(x == y or frozenset((x, y)) in synonyms) for x, y in zip(a, b, strict=True)])
+
+    plan = sis.judging_plan(ann, similarity="indel", n=30, coefficient="fleiss_kappa", seed=1)
+    r = sis.fleiss_kappa(ann, similarity="indel", judgments=plan, judge=judge,
+                         ci=Bootstrap(n=100, design="items", seed=0))
+    assert r.ci_method == "bootstrap-percentile" and "prediction-powered" in r.details["interval_rule"]
