@@ -44,6 +44,8 @@ from softirr_stats.uncertainty import (
     draw_weights,
     jackknife_values,
     percentile_interval,
+    resolve_method,
+    t_level,
     unit_weights,
 )
 
@@ -322,7 +324,7 @@ def _bootstrap_p(d: np.ndarray, diff: float, method: str, factor: float, se: flo
     d = d[np.isfinite(d)]
     if d.size == 0 or not math.isfinite(diff):
         return math.nan, "none"
-    if method == "bca":
+    if method in ("bca", "bca-t"):
         from scipy.special import ndtr
 
         if not (se > 0):
@@ -384,12 +386,17 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     if n_nan:
         notes.append(f"{n_nan} of {cfg.n} replicates of the difference were undefined (nan) and left out")
     se = float(np.std(d[finite], ddof=1)) if finite.sum() > 1 else math.nan
-    if cfg.method == "percentile":
+    method, why = resolve_method(cfg.method, cfg.design, len(lay.union))  # "auto": the inputs' own rule
+    if why:
+        notes.append(why)
+    if method == "percentile":
         lo, hi = percentile_interval(d, cfg.level)
-    elif cfg.method == "basic":
+    elif method == "basic":
         lo, hi = basic_interval(d, diff, cfg.level)
-    else:
-        lo, hi, note = bca_interval(d, diff, _jackknife_difference(stat_a, stat_b, cfg, lay), cfg.level)
+    else:  # bca, or bca-t: BCa at the level whose normal quantile is Student's t_{n-1} quantile
+        jack = _jackknife_difference(stat_a, stat_b, cfg, lay)
+        level = cfg.level if method == "bca" else t_level(cfg.level, len(jack))
+        lo, hi, note = bca_interval(d, diff, jack, level)
         if note:
             notes.append(note)
     factor, few_note = _few_units_factor(stat_a, stat_b, cfg, lay)
@@ -398,7 +405,7 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
         se *= factor
     if few_note:
         notes.append(few_note)
-    p, test = _bootstrap_p(d, diff, cfg.method, factor, se)
+    p, test = _bootstrap_p(d, diff, method, factor, se)
     paired = lay.n_common > 0
     kind = "paired" if lay.n_common == len(lay.union) else ("independent" if not paired else "partly paired")
     rr = _ratio(ra, rb)
@@ -408,7 +415,7 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
                "seed": cfg.seed, "ratio_ci_low": r_lo, "ratio_ci_high": r_hi, "weights_check": tuple(checks),
                "few_units_factor": factor, "kind": kind}
     return ComparisonResult(labels[0], labels[1], float(a.value), float(b.value), float(diff), ratio, float(lo),
-                            float(hi), se, cfg.level, p, f"{kind} {cfg.label}", cfg.design, paired,
+                            float(hi), se, cfg.level, p, f"{kind} bootstrap-{method}", cfg.design, paired,
                             len(stat_a.items), len(stat_b.items), lay.n_common,
                             tuple(notes), details)
 
