@@ -151,7 +151,7 @@ def test_a_bootstrap_is_the_same_from_all_three_entry_points(tmp_path):
     one = sis.fleiss_kappa(TEXT, similarity="indel", ci=ci)
     row = sis.sensitivity(TEXT, coefficients=["fleiss_kappa"], similarities=["indel"], ci=ci).iloc[0]
     cli = _cli_rows(_long_csv(TEXT, tmp_path / "d.csv"), "-m", "indel", "--bootstrap", "60", "--level", "0.9",
-                    "--seed", "4")[0]
+                    "--seed", "4", "--method", "percentile")[0]
     for got in (row, cli):
         assert (got["ci_low"], got["ci_high"]) == pytest.approx((one.ci_low, one.ci_high), abs=1e-12)
     with pytest.raises(ValueError, match="ci must be None"):

@@ -327,13 +327,18 @@ def _bootstrap_p(d: np.ndarray, diff: float, method: str, factor: float, se: flo
     if method in ("bca", "bca-t"):
         from scipy.special import ndtr
 
-        if not (se > 0):
-            return math.nan, "none"
+        if not (se > 0):  # no spread at all: a difference of exactly 0 is no evidence against H0
+            return (1.0, "no spread in the replicates of the difference") if diff == 0 else (math.nan, "none")
         return float(2.0 * ndtr(-abs(diff / se))), "normal approximation z = difference / bootstrap SE"
     t0 = diff * (1.0 - 1.0 / factor) if method == "percentile" else diff * (1.0 + 1.0 / factor)
     lower = (1.0 + float(np.sum(d <= t0))) / (d.size + 1.0)
     upper = (1.0 + float(np.sum(d >= t0))) / (d.size + 1.0)
     return min(1.0, 2.0 * min(lower, upper)), f"inversion of the {method} interval (bootstrap replicates)"
+
+
+def _jackknife_aligned(cfg: Bootstrap, lay: _Layout) -> bool:
+    """Whether leave-one-unit-out values of the two statistics can be aligned (BCa of the difference)."""
+    return lay.item_strata is None and (not BOOTSTRAP_DESIGNS[cfg.design].resamples_raters or lay.same_raters)
 
 
 def _jackknife_difference(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout) -> np.ndarray:
@@ -387,6 +392,9 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
         notes.append(f"{n_nan} of {cfg.n} replicates of the difference were undefined (nan) and left out")
     se = float(np.std(d[finite], ddof=1)) if finite.sum() > 1 else math.nan
     method, why = resolve_method(cfg.method, cfg.design, len(lay.union))  # "auto": the inputs' own rule
+    if method.startswith("bca") and cfg.method == "auto" and not _jackknife_aligned(cfg, lay):
+        method, why = "percentile", ("method='auto': percentile (BCa's jackknife needs both statistics on the "
+                                     "same items, and on the same raters for a rater design)")
     if why:
         notes.append(why)
     if method == "percentile":

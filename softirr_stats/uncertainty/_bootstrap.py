@@ -960,7 +960,7 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         if name in reps:
             lo, hi = percentile_interval(reps[name], cfg.level)
             details.update({f"{name}_replicates": reps[name], f"{name}_ci_low": lo, f"{name}_ci_high": hi})
-    if cfg.method == "auto" and getattr(stat, "judged_pairs", False):  # prediction-powered: validated with percentile
+    if cfg.method == "auto" and stat.judged_pairs:  # prediction-powered: validated with percentile
         cfg = replace(cfg, method="percentile")
         details["interval_rule"] = ("method='auto': percentile (a prediction-powered estimate: its bootstrap "
                                     "coverage was checked with the percentile interval, docs/ppi.md)")

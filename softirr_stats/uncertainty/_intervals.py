@@ -12,6 +12,9 @@ INTERVAL_METHODS = ("auto", "percentile", "basic", "bca", "bca-t")
 
 #: ``method="auto"`` uses BCa for these designs (items resampled, raters fixed) ...
 AUTO_BCA_DESIGNS = ("items", "bayesian")
+#: Designs whose ``method="auto"`` is the basic (reflected percentile) interval: the resampled units are
+#: clusters of unequal size (docs/coverage.md, "Unequal clusters").
+AUTO_BASIC_DESIGNS = ("cluster",)
 #: ... when they have at most this many items (the jackknife costs one evaluation per item; above a
 #: few hundred items the percentile and BCa intervals coincide to within Monte Carlo error).
 AUTO_BCA_MAX_UNITS = 1000
@@ -82,7 +85,7 @@ def resolve_method(method: str, design: str, n_units: int) -> tuple[str, str]:
                          f"{AUTO_BCA_MAX_UNITS} items)")
     if design in AUTO_BCA_DESIGNS:
         return "percentile", f"method='auto': percentile ({design} design, {n_units} > {AUTO_BCA_MAX_UNITS} items)"
-    if design == "cluster":
+    if design in AUTO_BASIC_DESIGNS:
         return "basic", "method='auto': basic (cluster design: the reflection undoes the ratio bias)"
     return "percentile", f"method='auto': percentile ({design} design)"
 
