@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from softirr_stats.cli import agree, demo, judge, model, report, score, sensitivity, spans
-from softirr_stats.cli._errors import EXIT_HELP, boundary, guarded
+from softirr_stats.cli._errors import EXIT_HELP, boundary, guarded, leave
 
 __all__ = ["COMMANDS", "app", "main", "register"]
 
@@ -65,4 +65,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``softirr`` console script (``argv``: the arguments, default ``sys.argv[1:]``)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     args = list(sys.argv[1:] if argv is None else argv)
-    sys.exit(boundary(lambda: app(args=args, prog_name="softirr", standalone_mode=False)))
+    from softirr_stats.base._interrupt import install, restore
+
+    previous = install()  # Ctrl-C raised again until handled: one swallowed by a gc callback still stops a fit
+    try:
+        code = boundary(lambda: app(args=args, prog_name="softirr", standalone_mode=False))
+    finally:
+        restore(previous)
+    leave(code)
