@@ -1,6 +1,7 @@
 """``fit``: run NUTS or SVI on an annotator model and return a :class:`Posterior`."""
 
 
+import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -90,8 +91,8 @@ def resolve_progress(progress: bool | None) -> bool:
     >>> resolve_progress(False), resolve_progress(True)
     (False, True)
     """
-    if progress is None:
-        return bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if progress is None:  # SOFTIRR_PROGRESS=0 (softirr --quiet) silences the bars, as elsewhere
+        return os.environ.get("SOFTIRR_PROGRESS") != "0" and bool(getattr(sys.stderr, "isatty", lambda: False)())
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None; got {progress!r}")
     return progress
