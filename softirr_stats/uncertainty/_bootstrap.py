@@ -892,7 +892,8 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
             details.update({f"{name}_replicates": reps[name], f"{name}_ci_low": lo, f"{name}_ci_high": hi})
     factor, few_note = few_units_correction(stat, cfg, reps["value"])
     if few_note:
-        warnings.warn(f"{result.coefficient}: {few_note}", FewUnitsWarning, stacklevel=3)
+        # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
+        warnings.warn(few_note, FewUnitsWarning, stacklevel=3)
         notes = (*notes, few_note)
     return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
                                 widen=factor, **details)
