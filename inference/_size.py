@@ -17,7 +17,7 @@ import jax
 import numpy as np
 from numpyro import handlers
 
-__all__ = ["OPEN_VOCABULARY_MAX_CLASSES", "FitSize", "FitSizeError", "check_fit_size", "fit_size"]
+__all__ = ["OPEN_VOCABULARY_MAX_CLASSES", "FitSize", "FitSizeError", "check_fit_size", "fit_size", "format_seconds"]
 
 #: A categorical model on labels that look like free text (:func:`~softirr_stats.inference.open_vocabulary`)
 #: is refused above this many classes: ``n_raters x n_classes**2`` confusion parameters and an
@@ -33,7 +33,21 @@ _SECONDS_PER_GRADIENT = 2e-5  # the fixed cost of one gradient evaluation in a c
 
 
 class FitSizeError(ValueError):
-    """A fit refused before compiling; ``size`` (:class:`FitSize`) holds the numbers behind it."""
+    """A fit refused before compiling; ``size`` (:class:`FitSize`) holds the numbers behind it.
+
+    Parameters
+    ----------
+    message : str
+        The one line that says why and what to do instead.
+    size : FitSize
+        The fit's sizes.
+
+    Examples
+    --------
+    >>> size = FitSize("mace", "categorical", "nuts", 9, 2, 60, 18, 18, 7200, True, 2000, 90.0)
+    >>> FitSizeError("refused", size).size.n_classes
+    60
+    """
 
     def __init__(self, message: str, size: "FitSize") -> None:
         super().__init__(message)
@@ -61,6 +75,11 @@ class FitSize:
         NUTS: chains x (warm-up + draws); SVI: optimisation steps.
     seconds : float
         Rough time of sampling or optimisation, compilation excluded.
+
+    Examples
+    --------
+    >>> FitSize("mace", "categorical", "svi", 10, 2, 3, 20, 1, 40, False, 2000, 12.0).n_parameters
+    40
     """
 
     model: str
@@ -94,6 +113,11 @@ class FitSize:
 
 def format_seconds(seconds: float) -> str:
     """``seconds`` rounded for a person: '40 s', '12 min', '3.5 h'.
+
+    Parameters
+    ----------
+    seconds : float
+        A duration (nan: 'an unknown time').
 
     Examples
     --------

@@ -73,6 +73,7 @@ def test_a_long_fit_says_its_estimate_first(caplog):
                     "stops it)"]
 
 
+@pytest.mark.slow  # two NUTS compilations (about 50 s on a loaded 2-core machine)
 def test_the_progress_bar_does_not_change_the_draws(monkeypatch):
     """The bar is a host callback on the iteration counter: the same draws, bit for bit."""
     from softirr_stats.inference import _progress

@@ -61,7 +61,7 @@ def _run(ann: Any, model: str, method: str, level: float, seed: int, similarity:
 
 def refusal(size: Any) -> str:
     """The one line of a fit refused before compiling (:class:`~softirr_stats.inference.FitSize`), in CLI flags."""
-    from softirr_stats.inference._size import format_seconds
+    from softirr_stats.inference import format_seconds
 
     return (f"--model {size.model} on free-text labels: {size.n_classes} distinct labels on {size.n_items} items, "
             f"{size.n_singletons} of them given once; a class model treats every string as a class "
