@@ -227,8 +227,9 @@ def check_design(cfg: "Bootstrap", unit_strata: np.ndarray | None, n_units: int,
             f"Bootstrap(design={cfg.design!r}) needs at least 2 {unit} per stratum to resample; "
             f"got {int(sizes.min())} {where}: those {unit} would be drawn identically in every "
             f"replicate and the interval would collapse to a point. Merge small strata, split the data into "
-            f"more clusters" + ("" if cfg.design == "items" else ", or use design='items'")
-            + ("" if cfg.design != "items" else ", or report the point estimate without an interval"))
+            "more clusters" + (", or use design='items'" if cfg.design != "items" else
+                               ", or report the point estimate without an interval (ci=None; on the command "
+                               "line --bootstrap 0)"))
 
 
 def per_item_codes(values: Any, items: tuple, name: str) -> np.ndarray:
