@@ -69,22 +69,6 @@ def test_a_warning_and_a_note_of_one_cause_are_one_note():
     assert notes.lines() == ["[1] FewUnitsWarning: 3 raters resampled (fewer than 8)", "[2] another note"]
 
 
-def test_fleiss_missing_ratings_note_names_the_peers_and_their_number():
-    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
-
-    rows = [["a", "a", "b"], ["b", "b", "b"], ["a", None, "a"], ["c", "c", "c"], ["a", "b", None]] * 6
-    res = sis.fleiss_kappa(sis.Annotations.from_wide(rows))
-    note = [w for w in res.warnings if w.startswith("missing ratings")]
-    assert len(note) == 1 and "12 of 30 items" in note[0] and "statsmodels" in note[0] and "kappam.fleiss" in note[0]
-    assert "only the 18 complete items" in note[0]
-    complete = [r for r in rows if None not in r]  # the reproduction the note describes
-    codes = np.array([["abc".index(x) for x in r] for r in complete])
-    peer = fleiss_kappa(aggregate_raters(codes)[0])  # statsmodels 0.14 on the complete items
-    assert sis.fleiss_kappa(sis.Annotations.from_wide(complete)).value == pytest.approx(peer, abs=1e-12)
-    assert not [w for w in sis.fleiss_kappa(sis.Annotations.from_wide(complete)).warnings
-                if w.startswith("missing ratings")]
-
-
 def test_read_judgments_on_a_blinded_sheet_says_where_the_plan_is(tmp_path):
     sheet = tmp_path / "sheet.csv"
     pd.DataFrame({"pair_id": ["p1"], "label_1": ["a"], "label_2": ["b"], "judgment": [1.0]}).to_csv(sheet, index=False)

@@ -27,8 +27,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import numpy as np
-
 from softirr_stats.agreement._families import ChanceFamily, get_family
 from softirr_stats.agreement._similarity import (
     ExactMatchSimilarity,
@@ -103,30 +101,7 @@ def _default_resolve(coef: "Coefficient", ann: Annotations, options: dict[str, A
     name = coef.name
     if coef.weighted_name and weights is not None and not (isinstance(weights, str) and weights == "identity"):
         name = coef.weighted_name
-    return Resolved(coef.family, sim, options.get("chance", "exact"), name, _peer_missing_note(coef.name, ann))
-
-
-#: Coefficients whose handling of items with missing ratings differs from the common peers'.
-_PEERS_DROP_INCOMPLETE = {
-    "fleiss_kappa": "statsmodels' fleiss_kappa (on aggregate_raters counts) and irr's kappam.fleiss",
-}
-
-
-def _peer_missing_note(name: str, ann: Annotations) -> tuple[str, ...]:
-    """A note when items miss ratings and the peers named in ``_PEERS_DROP_INCOMPLETE`` would drop them."""
-    peers = _PEERS_DROP_INCOMPLETE.get(name)
-    if peers is None or ann.kind == "set":
-        return ()
-    per_item = np.asarray(ann.ratings_per_item)
-    used = per_item >= 2
-    incomplete = int((used & (per_item < ann.n_raters)).sum())
-    if not incomplete:
-        return ()
-    complete = int((per_item == ann.n_raters).sum())
-    return (f"missing ratings: {incomplete} of {int(used.sum())} items have fewer than {ann.n_raters} ratings; "
-            f"{name} uses every item with two or more (Gwet's rule for unequal numbers of ratings), while "
-            f"{peers} use only the {complete} complete items, so their value differs; to reproduce theirs, keep "
-            f"only the items rated by all {ann.n_raters} raters",)
+    return Resolved(coef.family, sim, options.get("chance", "exact"), name)
 
 
 def _check_as_given(coef: "Coefficient", family: str, ann: Annotations, sim: LabelSimilarity) -> None:
