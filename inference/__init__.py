@@ -28,11 +28,14 @@ from softirr_stats.inference._fit import fit
 from softirr_stats.inference._posterior import Posterior, PredictiveCheck, PriorContraction
 from softirr_stats.inference._postprocess import fleiss_kappa_counts, item_counts
 from softirr_stats.inference._rater_check import rater_predictive_check
+from softirr_stats.inference._size import FitSize, FitSizeError, format_seconds
 
 __all__ = [
     "ConvergenceWarning",
     "DEFAULT_LEVEL",
     "FitDiagnostics",
+    "FitSize",
+    "FitSizeError",
     "FitWarning",
     "NutsConfig",
     "Posterior",
@@ -46,6 +49,7 @@ __all__ = [
     "diagnostics",
     "fit",
     "fleiss_kappa_counts",
+    "format_seconds",
     "item_counts",
     "model_caveats",
     "open_vocabulary",

@@ -142,6 +142,23 @@ class FitDiagnostics:
         out["sampler_warnings"] = list(self.sampler_warnings)
         return out
 
+    def _repr_html_(self) -> str:
+        """The diagnostics table and the caveat lines, for notebooks.
+
+        Examples
+        --------
+        >>> d = FitDiagnostics("dawid_skene", "nuts", 2, 500, max_r_hat=1.0012345, min_ess=900.0,
+        ...                    n_transitions=1000)
+        >>> "1.001" in d._repr_html_() and "1.0012345" not in d._repr_html_()
+        True
+        """
+        from softirr_stats.base._html_repr import frame_html
+
+        caption = (f"Fit diagnostics: {self.model} by {self.method.upper()}"
+                   + (f", {self.n_chains} chains x {self.n_draws} draws" if self.method == "nuts" else "")
+                   + (" (all checks pass)" if self.ok else " (see the caveats)"))
+        return frame_html(self.to_frame(), caption, [f"caveat: {c}" for c in self.caveats])
+
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: ``diagnostic, value, target, status`` (one row per check).
 

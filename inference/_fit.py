@@ -1,6 +1,7 @@
 """``fit``: run NUTS or SVI on an annotator model and return a :class:`Posterior`."""
 
 
+import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from softirr_stats.inference._config import (
 )
 from softirr_stats.inference._kinds import MODEL_KINDS
 from softirr_stats.inference._posterior import Posterior
+from softirr_stats.inference._size import check_fit_size, fit_size
 from softirr_stats.models import (
     MODEL_SPECS,
     AnnotationData,
@@ -90,8 +92,8 @@ def resolve_progress(progress: bool | None) -> bool:
     >>> resolve_progress(False), resolve_progress(True)
     (False, True)
     """
-    if progress is None:
-        return bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if progress is None:  # SOFTIRR_PROGRESS=0 (softirr --quiet) silences the bars, as elsewhere
+        return os.environ.get("SOFTIRR_PROGRESS") != "0" and bool(getattr(sys.stderr, "isatty", lambda: False)())
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None; got {progress!r}")
     return progress
@@ -117,41 +119,48 @@ def warn_divergences(diverging: np.ndarray, stacklevel: int = 3) -> int:
 
 def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
               kwargs: dict, progress: bool, fingerprint: bytes | None = None) -> tuple[dict, dict]:
-    """The chains of ``cfg``: one compiled program (no progress bar), or step by step with the bar.
+    """The chains of ``cfg``: one compiled program, with or without the progress bar.
 
     Without a bar, the whole run (initialisation, warm-up, sampling, the collected draws) is
     one program, exported once per machine (:func:`~softirr_stats.base._jax.exported_program`,
-    keyed by ``fingerprint``): a warm start reads it back instead of tracing NumPyro's kernels,
-    and its initialisation is compiled too, where MCMC would run it op by op. With the bar,
-    numpyro's MCMC runs as usual (the draws follow the same distribution; for the same seed
-    they differ from the single program's, which initialises in compiled arithmetic).
+    keyed by ``fingerprint``): a warm start reads it back instead of tracing NumPyro's kernels.
+    With the bar, the same program also calls the host after every transition
+    (:mod:`~softirr_stats.inference._progress`): the draws are the same bit for bit, but a
+    program with a host callback is compiled in every process (it is not kept in the cache),
+    and Ctrl-C stops it at the next transition. Either way the program runs in a worker
+    thread, so that Ctrl-C raises :class:`~softirr_stats.inference._progress.FitInterrupted`
+    at once.
     """
-    def mcmc_of(show: bool) -> MCMC:
-        kernel = NUTS(model, target_accept_prob=cfg.target_accept,
-                      max_tree_depth=cfg.max_tree_depth, init_strategy=init_to_mean())
-        return MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
-                    num_chains=cfg.num_chains, chain_method=cfg.chain_method, progress_bar=show)
+    from softirr_stats.inference._progress import Ticker, interruptibly, ticking_nuts
 
-    def run(k: jax.Array) -> tuple[dict, jax.Array]:
-        mcmc = mcmc_of(False)
+    def run(k: jax.Array, ticker: Ticker | None = None) -> tuple[dict, jax.Array]:
+        options = {"target_accept_prob": cfg.target_accept, "max_tree_depth": cfg.max_tree_depth,
+                   "init_strategy": init_to_mean()}
+        kernel = NUTS(model, **options) if ticker is None else ticking_nuts(ticker, model, **options)
+        mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
+                    num_chains=cfg.num_chains, chain_method=cfg.chain_method, progress_bar=False)
         mcmc.run(k, data, extra_fields=("diverging",), **kwargs)
         return (mcmc.get_samples(group_by_chain=True),
                 mcmc.get_extra_fields(group_by_chain=True)["diverging"])
 
+    def compiled() -> tuple[dict, jax.Array]:
+        try:
+            program = exported_program(run, (key,), fingerprint)
+        except Exception:  # noqa: BLE001 - a model jax.export cannot take (a host callback): plain jit
+            return jax.jit(run)(key)
+        return program.call(key)
+
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="There are not enough devices")
         if progress:
-            mcmc = mcmc_of(True)
-            mcmc.run(key, data, extra_fields=("diverging",), **kwargs)
-            draws, diverging = mcmc.get_samples(group_by_chain=True), \
-                mcmc.get_extra_fields(group_by_chain=True)["diverging"]
-        else:
+            ticker = Ticker(cfg.num_warmup, cfg.num_samples, cfg.num_chains, show=True)
             try:
-                program = exported_program(run, (key,), fingerprint)
-            except Exception:  # noqa: BLE001 - a model jax.export cannot take (a host callback): plain jit
-                draws, diverging = jax.jit(run)(key)
-            else:
-                draws, diverging = program.call(key)
+                draws, diverging = interruptibly(lambda: jax.jit(partial(run, ticker=ticker))(key),
+                                                 ticker.stop.set)
+            finally:
+                ticker.close()
+        else:
+            draws, diverging = interruptibly(compiled)
     samples = {k: np.asarray(v) for k, v in draws.items()}
     if not all(np.isfinite(v).all() for v in samples.values() if v.dtype.kind == "f"):
         raise RuntimeError("NUTS drew non-finite values (no valid initial parameters, or the model's log "
@@ -377,6 +386,8 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
 
         return jax.lax.scan(body, carry, starts)
 
+    from softirr_stats.inference._progress import interruptibly
+
     per_call = min(per_epoch, cfg.steps)
     bar = None
     if progress:
@@ -386,7 +397,7 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
     losses, done, epoch = [], 0, 0
     while done < cfg.steps:
         n_steps = min(per_call, cfg.steps - done)
-        carry, loss = run_epoch(carry, table, k_perm, jnp.int32(epoch), n_steps)
+        carry, loss = interruptibly(lambda: run_epoch(carry, table, k_perm, jnp.int32(epoch), n_steps))
         losses.append(np.asarray(loss))
         done, epoch = done + n_steps, epoch + 1
         if bar is not None:
@@ -427,7 +438,9 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
 
     svi = SVI(model, guide, optax.adam(_schedule(cfg)), Trace_ELBO(num_particles=cfg.num_particles))
     k_fit, k_draw = jax.random.split(key)
-    result = svi.run(k_fit, cfg.steps, data, progress_bar=progress, **kwargs)
+    from softirr_stats.inference._progress import interruptibly
+
+    result = interruptibly(lambda: svi.run(k_fit, cfg.steps, data, progress_bar=progress, **kwargs))
     losses = np.asarray(result.losses)
     _check_losses(losses, cfg.steps)
     k_guide, k_model = jax.random.split(k_draw)
@@ -444,10 +457,25 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
                      "batch_size": None}
 
 
+#: A fit estimated at more than this many seconds logs its size and estimate before it starts.
+LONG_FIT_SECONDS = 30.0
+
+
+def _announce(size: Any) -> None:
+    """Refuse a fit that cannot work (:func:`check_fit_size`); say the estimate of a long one."""
+    check_fit_size(size)
+    if size.seconds > LONG_FIT_SECONDS:
+        import logging
+
+        logging.getLogger("softirr_stats").warning("softirr_stats: fitting %s (compilation not included; "
+                                                   "Ctrl-C stops it)", size.describe())
+
+
 @device_scoped
 def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         config: NutsConfig | SviConfig | None = None, *, priors: Any = None,
-        progress: bool | None = None, device: str | None = None, **model_kwargs: Any) -> Posterior:
+        progress: bool | None = None, check_size: bool = True, device: str | None = None,
+        **model_kwargs: Any) -> Posterior:
     """Fit an annotator model by NUTS or SVI.
 
     Parameters
@@ -471,11 +499,20 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     priors : prior config, optional
         The model's prior dataclass (default: the model's defaults).
     progress : bool, optional
-        Progress bar of the NUTS chains (numpyro's) or of the SVI steps (tqdm). Default:
-        shown when stderr is a terminal; ``False`` silences it. Without the bar a NUTS fit
-        is one compiled program, exported to the compile cache for the next process; with
-        it numpyro runs the chains step by step (the same posterior; for the same seed,
-        other draws).
+        Progress bar of the NUTS warm-up and sampling, or of the SVI steps (tqdm). Default:
+        shown when stderr is a terminal and the fit is estimated at over 30 s;
+        ``False`` silences it. A NUTS fit gives the same
+        draws with and without the bar (the bar is a host callback on the iteration
+        counter); without it the program is exported to the compile cache for the next
+        process, with it the program is compiled in every process. Ctrl-C stops a fit at
+        once (:class:`KeyboardInterrupt`); with the bar the program itself stops too.
+    check_size : bool
+        Before compiling, size the fit (:class:`~softirr_stats.inference.FitSize`): a
+        categorical model on labels that look like free text (more than
+        ``OPEN_VOCABULARY_MAX_CLASSES`` distinct labels, most given once) is refused with a
+        :class:`~softirr_stats.inference.FitSizeError` that names the alternatives (the soft
+        model, a coarser label set); a fit estimated at over 30 s logs its estimate first.
+        ``False`` fits without the check.
     device : {"auto", "cpu", "cuda"}, optional
         JAX device of the fit (default: the block's
         :func:`~softirr_stats.base._device.use_device` setting, else JAX's default device).
@@ -491,6 +528,13 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     ConvergenceWarning
         NUTS: divergent transitions, or r_hat above ``config.rhat_threshold``; SVI: a
         non-finite loss.
+
+    Raises
+    ------
+    FitSizeError
+        ``check_size=True`` and a categorical model on free-text labels (a ValueError).
+    KeyboardInterrupt
+        Ctrl-C; nothing of the fit is kept.
 
     Examples
     --------
@@ -516,6 +560,11 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
                         f"{type(config).__name__}")
     data = _prepare_data(kind, data)
     kwargs = {"priors": priors, **model_kwargs}
+    if check_size or progress is None:
+        size = fit_size(name, kind, fn, data, method, config, kwargs)
+        if check_size:
+            _announce(size)
+        show = show and (progress is not None or size.seconds > LONG_FIT_SECONDS)
     key = jax.random.key(int(seed))
     k_run, k_post = jax.random.split(key)
     if method == "nuts":

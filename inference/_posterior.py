@@ -57,6 +57,26 @@ class PredictiveCheck:
         return (f"PredictiveCheck(statistic={self.statistic!r}, observed={self.observed:.4g}, "
                 f"p_value={self.p_value:.3g}, {shown})")
 
+    def _repr_html_(self) -> str:
+        """Observed statistic, the replicated distribution and the p-value, for notebooks.
+
+        Examples
+        --------
+        >>> c = PredictiveCheck("fleiss_kappa", 0.5, np.linspace(0.4, 0.6, 101), 0.5)
+        >>> "fleiss_kappa" in c._repr_html_() and "0.595" in c._repr_html_()
+        True
+        """
+        from softirr_stats.base._html_repr import frame_html
+
+        rep = np.asarray(self.replicated, dtype=np.float64)
+        lo, hi = np.quantile(rep, [0.025, 0.975]) if rep.size else (np.nan, np.nan)
+        rows = [("observed", self.observed), ("replicated mean", rep.mean() if rep.size else np.nan),
+                ("replicated 2.5%", lo), ("replicated 97.5%", hi), ("p-value", self.p_value),
+                ("replicated draws", int(rep.size))]
+        return frame_html((["quantity", "value"], rows), f"Posterior predictive check of {self.statistic}",
+                          ["p-value: share of replicated values at or above the observed one; near 0 or 1 the "
+                           "model does not reproduce the statistic"])
+
     @property
     def failed(self) -> bool:
         """True when ``p_value`` is at most 0.01 or at least 0.99."""
@@ -102,6 +122,28 @@ class PriorContraction:
     def barely_moved(self) -> bool:
         """Contraction below 0.25 and the posterior mean within half a prior sd."""
         return bool(self.contraction < 0.25 and abs(self.z) < 0.5)
+
+
+def _element_labels(parameters: Any, sites: list[str], post: Any, data: Any) -> list[str]:
+    """Each summary row's element read by rater, true class and given label (``""`` where unknown)."""
+    raters = getattr(data, "rater_names", None) or ()
+    classes = getattr(data, "vocabulary", None) or ()
+    n_r, n_k = len(raters), len(classes)
+    out = []
+    for param in parameters:
+        name, _, idx = str(param).partition("[")
+        index = [int(i) for i in idx.rstrip("]").split(",")] if idx else []
+        shape = post.samples[name].shape[1:] if name in post.samples else ()
+        label = ""
+        if n_r and n_k and len(shape) == 3 and tuple(shape) == (n_r, n_k, n_k):
+            r, k, g = index
+            label = f"rater {raters[r]}, true {classes[k]}, given {classes[g]}"
+        elif n_k and len(shape) == 1 and shape[0] == n_k and (name == "pi" or n_k != n_r):
+            label = f"true {classes[index[0]]}"
+        elif n_r and len(shape) == 1 and shape[0] == n_r:
+            label = f"rater {raters[index[0]]}"
+        out.append(label)
+    return out
 
 
 def _element_names(name: str, shape: tuple) -> list[str]:
@@ -194,6 +236,22 @@ class Posterior:
             text += f"; kappa {np.mean(kappa):.3f}, 95% credible interval [{lo:.3f}, {hi:.3f}]"
         return text + ")"
 
+    def _repr_html_(self) -> str:
+        """The headline quantities (kappa and the model's summary quantities) and the sites, for notebooks."""
+        from softirr_stats.base._html_repr import frame_html
+
+        names = [n for n in ("kappa", *self.model_kind.default_summary) if n in self.samples
+                 or n in self.model_kind.default_summary]
+        table = self.summary(params=list(dict.fromkeys(names))) if names else None
+        sites = ", ".join(f"{k} {tuple(v.shape[1:])}" if v.ndim > 1 else k for k, v in self.samples.items())
+        caption = (f"Posterior: {self.model_name} by {self.method.upper()}, {self.num_chains} chain(s) x "
+                   f"{self.num_draws_per_chain} draws")
+        if table is None:
+            return frame_html((["sites"], [[sites]]), caption)
+        notes = [f"sites: {sites}", f"lower, upper: {table.attrs['level']:.0%} equal-tailed interval; .summary() "
+                 "for every parameter, labelled by rater and class"]
+        return frame_html(table.drop(columns=["label"]), caption, notes)
+
     @property
     def num_draws(self) -> int:
         """Total number of posterior draws (all chains)."""
@@ -279,6 +337,14 @@ class Posterior:
         params : list of str, optional
             Sites / derived quantities to include (default: every site, plus ``kappa``
             and ``kappa_cohen`` for categorical models). Names look like ``beta[1,2,0]``.
+
+        Returns
+        -------
+        DataFrame
+            ``parameter, label, mean, sd, lower, upper, r_hat, ess``; ``label`` reads an
+            element by rater, true class and given label where the fit knows them
+            (``beta[1,2,0]`` of Dawid-Skene: ``rater b, true neg, given pos``), else ``""``;
+            ``attrs["level"]`` holds the level of ``lower``, ``upper``.
         """
         level = check_level(level)
         if params is None:
@@ -294,8 +360,10 @@ class Posterior:
             for i, el in enumerate(_element_names(name, d.shape[1:])):
                 rows.append((el, flat[:, i].mean(), flat[:, i].std(ddof=1) if len(flat) > 1
                              else np.nan, lo[i], hi[i], np.ravel(rhat)[i], np.ravel(ess)[i]))
-        return pd.DataFrame(rows, columns=["parameter", "mean", "sd", "lower", "upper",
-                                           "r_hat", "ess"])
+        out = pd.DataFrame(rows, columns=["parameter", "mean", "sd", "lower", "upper", "r_hat", "ess"])
+        out.insert(1, "label", _element_labels(out["parameter"], params, self, self.data))
+        out.attrs["level"] = level  # lower, upper: the equal-tailed interval at this level
+        return out
 
     def to_arviz(self) -> Any:
         """``arviz.InferenceData`` of the draws (arviz 0.x; derived kappa included)."""

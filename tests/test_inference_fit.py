@@ -33,7 +33,8 @@ def ds_post(ds_sim):
 
 def test_summary_is_tidy_with_element_names(ds_post):
     s = ds_post.summary(level=0.8)
-    assert list(s.columns) == ["parameter", "mean", "sd", "lower", "upper", "r_hat", "ess"]
+    assert list(s.columns) == ["parameter", "label", "mean", "sd", "lower", "upper", "r_hat", "ess"]
+    assert s.attrs["level"] == 0.8
     assert "beta[1,2,0]" in set(s.parameter) and "kappa" in set(s.parameter)
     assert len(s) == 3 + 4 * 3 * 3 + 2  # pi, beta, kappa, kappa_cohen
     row = s.set_index("parameter").loc["beta[1,2,0]"]

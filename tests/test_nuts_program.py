@@ -84,27 +84,29 @@ def test_the_fingerprint_follows_data_settings_and_model():
     assert _fingerprint("categorical", ds, data, SMALL, {"priors": object()}) is None  # unreadable: not kept
 
 
-def test_progress_bar_runs_the_chains_step_by_step(cache, monkeypatch):
-    """With a bar, numpyro's own MCMC runs with ``progress_bar=True`` and nothing is exported.
+def test_progress_bar_is_a_host_callback_on_the_same_program(cache, monkeypatch):
+    """With a bar, the same compiled MCMC runs with a ticking kernel (numpyro's own bar off), not exported.
 
     (Checked on the call, not on the bar's text: whether tqdm's output reaches a captured
-    stderr depends on what the worker process ran before.)"""
+    stderr depends on what the worker process ran before. tests/test_fit_progress.py checks
+    that the draws are those of the run without the bar, bit for bit.)"""
     import softirr_stats.inference._fit as F
 
-    bars = []
+    bars, kernels = [], []
     real = F.MCMC
 
-    def spy(*args, **kwargs):
+    def spy(kernel, *args, **kwargs):
         bars.append(kwargs.get("progress_bar"))
-        return real(*args, **kwargs)
+        kernels.append(type(kernel).__name__)
+        return real(kernel, *args, **kwargs)
 
     def no_export(*args, **kwargs):
-        raise AssertionError("the stepwise run must not build the exported program")
+        raise AssertionError("the run with a bar (a host callback) must not build the exported program")
 
     monkeypatch.setattr(F, "MCMC", spy)
     monkeypatch.setattr(F, "exported_program", no_export)
     post = fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=True)
-    assert bars == [True]  # one MCMC, numpyro's bar on
+    assert bars == [False] and kernels == ["_TickingNUTS"]  # one MCMC in one program; our bar, not numpyro's
     assert post.samples_by_chain["pi"].shape == (2, 40, 3)
     assert np.isfinite(post.samples_by_chain["pi"]).all()
-    assert not (cache / "exported").exists()  # the stepwise run is not the exported program
+    assert not (cache / "exported").exists()  # a program with a host callback is not exported

@@ -54,7 +54,8 @@ class Audit(HTMLParser):
 def audit(page: str) -> Audit:
     a = Audit()
     a.feed(page)
-    text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", page)
+    # embedded files (the PNG figures and their SVG / PDF downloads) are local: drop them before looking for URLs
+    text = re.sub(r"data:(?:image/png|image/svg\+xml|application/pdf);base64,[A-Za-z0-9+/=]+", "", page)
     for bad in ("http:", "https:", "//"):
         if bad in text:
             a.external.append(bad)
@@ -79,7 +80,7 @@ def test_report_cli_on_the_demo_data(tmp_path):
     page = out.read_text(encoding="utf-8")
     a = audit(page)
     assert a.external == []
-    assert a.sections == ["summary", "coefficients", "sensitivity", "raters", "calibration", "provenance"]
+    assert a.sections == ["headline", "summary", "coefficients", "sensitivity", "raters", "calibration", "provenance"]
     assert a.images == 3  # forest plot, rater heatmap, reliability diagram
     assert hashlib.sha256(demo_path().read_bytes()).hexdigest() in page
     assert "softirr report" in page and "--judgments" in page  # the exact command
@@ -110,7 +111,7 @@ def test_build_report_multilabel_decomposition():
     page = build_report(ann, coefficients=["fleiss_kappa", "multilabel_fleiss"], command="python build")
     a = audit(page)
     assert a.external == []
-    assert a.sections == ["summary", "coefficients", "sensitivity", "labels", "raters", "provenance"]
+    assert a.sections == ["headline", "summary", "coefficients", "sensitivity", "labels", "raters", "provenance"]
     by_label = sis.multilabel_agreement(ann).by_label
     labels_html = page.split('id="labels"')[1].split("</section>")[0]
     for lab, coef in zip(by_label["label"], by_label["coefficient"], strict=True):
@@ -152,7 +153,7 @@ def test_report_prediction_powered_section_equals_the_python_api():
     page = build_report(ann, measures=["exact", "levenshtein"], coefficients=["fleiss_kappa"], judgments=sheet)
     a = audit(page)
     assert a.external == []
-    assert a.sections == ["summary", "coefficients", "sensitivity", "raters", "ppi", "calibration", "provenance"]
+    assert a.sections == ["headline", "summary", "coefficients", "sensitivity", "raters", "ppi", "calibration", "provenance"]
     ppi = page.split('id="ppi"')[1].split("</section>")[0]
     want = sis.fleiss_kappa(ann, similarity="levenshtein", judgments=sis.read_judgments(sheet), ci="analytic")
     plain = sis.fleiss_kappa(ann, similarity="levenshtein")

@@ -487,8 +487,8 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, 
         tot = sim.total()
         total, n_scored = float(tot.values), n_scored + tot.n_scored
         if ann.categories is None:
-            notes.append(f"q = {q_cat} categories taken from the observed labels; declare categories= "
-                         "to fix the category set")
+            notes.append(f"q = {q_cat} categories taken from the observed labels; the full category "
+                         "set, declared in Python (Annotations(..., categories=[...])), fixes q")
     prep = Prepared(ann=ann, layout=d, sim=sim, family=family, support=support, quad=quad, chance_label=label,
                     chance_pairs=chance_pairs, q_categories=q_cat, total_weight=total, notes=notes,
                     n_scored=n_scored)

@@ -363,6 +363,14 @@ def read_judgments(source: Any, *, lam: float | None = None, require_judgment: b
     df = _frame(source)
     need = ["label_a", "label_b", "q"] + (["judgment"] if require_judgment else [])
     missing = [c for c in need if c not in df.columns]
+    if missing and {"pair_id", "label_1", "label_2"} <= set(df.columns):  # the blinded sheet of `judge plan`
+        where = ""
+        if isinstance(source, str | Path):
+            plan = Path(source).with_name(f"{Path(source).stem}.plan{Path(source).suffix or '.csv'}")
+            where = f" ({plan}, {'found' if plan.exists() else 'not found'})"
+        raise ValueError("this is a blinded judging sheet (pair_id, label_1, label_2, judgment): its q and scores are "
+                         f"in the plan file written beside it{where}; read the two together with "
+                         "softirr_stats.analysis.read_judging_sheet(sheet) (or read_judging_sheet(sheet, plan=...))")
     if missing:
         raise ValueError(f"judgments need columns {need}; missing {missing} (got columns {list(df.columns)})")
     if "draws" not in df.columns:

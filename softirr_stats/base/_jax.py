@@ -342,8 +342,8 @@ class _CompileNotice:
         where = jax.config.jax_compilation_cache_dir
         tail = (f"kept in {where} for the next run ({ENV_VAR}=0 disables)" if where
                 else f"the compile cache is off: set {ENV_VAR}=1 to keep them between runs")
-        _log.warning("softirr_stats: compiling JAX programs for data of this shape (a NUTS fit: "
-                     "for this data set), once per machine; %s", tail)
+        _log.warning("softirr_stats: compiling JAX programs, once per machine for data of this shape "
+                     "(a NUTS fit's program: once per data set); %s", tail)
 
 
 _notice = _CompileNotice(_NOTICE_AFTER_SECS)

@@ -17,13 +17,34 @@ from typing import Annotated, Any
 
 import typer
 
-from softirr_stats.cli import agree, compare, demo, judge, model, plan, report, score, sensitivity, spans
-from softirr_stats.cli._errors import EXIT_HELP, boundary, guarded
+from softirr_stats.cli import (
+    agree,
+    compare,
+    demo,
+    judge,
+    model,
+    plan,
+    report,
+    score,
+    sensitivity,
+    spans,
+)
+from softirr_stats.cli._errors import EXIT_HELP, boundary, guarded, leave
 
 __all__ = ["COMMANDS", "app", "main", "register"]
 
+def _flag_type(display_type: Any) -> Any:
+    """typer's help shows a type after every option; an on/off flag takes no value, so show none."""
+    def shown(self: Any, ctx: Any) -> str:
+        return "" if getattr(self, "is_flag", False) or getattr(self, "is_bool_flag", False) else display_type(self, ctx)
+    return shown
+
+
+typer.core.TyperOption.display_type = _flag_type(typer.core.TyperOption.display_type)  # type: ignore[method-assign]
+
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
+    context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
     rich_markup_mode="markdown",
     pretty_exceptions_enable=False,
@@ -43,8 +64,28 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(version: Annotated[bool, typer.Option(
-        "--version", callback=_version, is_eager=True, help="print the version and exit")] = False) -> None:
+        "--version", callback=_version, is_eager=True, help="print the version and exit")] = False,
+          quiet: Annotated[bool, typer.Option(
+              "--quiet", "-q", help="no progress bars, notices or estimates on stderr (results, notes and errors "
+              "still print)")] = False,
+          verbose: Annotated[bool, typer.Option(
+              "--verbose", "-v", help="also log what each step does (logger softirr_stats at INFO) on stderr")] = False,
+          ) -> None:
     """Inter-rater reliability with soft agreement and honest uncertainty."""
+    import logging
+
+    if quiet and verbose:
+        raise typer.BadParameter("--quiet and --verbose exclude each other")
+    log = logging.getLogger("softirr_stats")
+    if quiet:
+        os.environ["SOFTIRR_PROGRESS"] = "0"
+        log.setLevel(logging.ERROR)
+    elif verbose:
+        log.setLevel(logging.INFO)
+        if not log.handlers:
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(logging.Formatter("%(message)s"))
+            log.addHandler(handler)
 
 
 def register(module: Any) -> None:
@@ -65,4 +106,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``softirr`` console script (``argv``: the arguments, default ``sys.argv[1:]``)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     args = list(sys.argv[1:] if argv is None else argv)
-    sys.exit(boundary(lambda: app(args=args, prog_name="softirr", standalone_mode=False)))
+    from softirr_stats.base._interrupt import install, restore
+
+    previous = install()  # Ctrl-C raised again until handled: one swallowed by a gc callback still stops a fit
+    try:
+        code = boundary(lambda: app(args=args, prog_name="softirr", standalone_mode=False))
+    finally:
+        restore(previous)
+    leave(code)

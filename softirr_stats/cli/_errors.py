@@ -23,12 +23,13 @@ import errno
 import functools
 import os
 import sqlite3
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 import typer
 
-__all__ = ["EXIT_DATA", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "EXIT_CODES", "CliError",
+__all__ = ["EXIT_DATA", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "EXIT_CODES", "CliError", "leave",
            "describe", "fail", "guarded", "one_line", "reading", "using", "warn"]
 
 EXIT_OK = 0
@@ -194,14 +195,34 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def leave(code: int) -> NoReturn:
+    """Exit with ``code``; after Ctrl-C with a fit still computing in its worker thread, at once.
+
+    A compiled program cannot be cancelled from Python: the interpreter's shutdown would wait
+    on (or abort in) the worker thread, so an interrupted run flushes its streams and ends
+    with ``os._exit``. Nothing was written: results are written only after a fit ends.
+    """
+    import threading
+
+    if code == EXIT_INTERRUPTED and any(t.name == "softirr-fit" for t in threading.enumerate()):  # not is_alive():
+        # a join interrupted by Ctrl-C can leave is_alive() False for a thread still running
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 def boundary(call: Callable[[], Any]) -> int:
     """Run ``call`` (the whole command line) and return its exit status; nothing escapes as a traceback."""
+    from softirr_stats.base._interrupt import handled
+
     try:
         result = call()
     except SystemExit as ex:
         code = ex.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
     except KeyboardInterrupt:
+        handled()
         typer.echo("error: interrupted", err=True)
         return EXIT_INTERRUPTED
     except Exception as err:  # noqa: BLE001 - the boundary
@@ -212,6 +233,7 @@ def boundary(call: Callable[[], Any]) -> int:
             if isinstance(err, exit_cls):
                 return int(err.exit_code)
             if isinstance(err, abort_cls):
+                handled()
                 typer.echo("error: interrupted", err=True)
                 return EXIT_INTERRUPTED
             text = one_line(err.format_message())  # type: ignore[attr-defined]
@@ -224,4 +246,7 @@ def boundary(call: Callable[[], Any]) -> int:
         message, code = describe(err)
         typer.echo(f"error: {message}", err=True)
         return code
+    if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a silent Exit(130)
+        handled()
+        typer.echo("error: interrupted", err=True)
     return result if isinstance(result, int) else EXIT_OK

@@ -223,8 +223,12 @@ def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater",
             fail(f"FILE {p} does not exist")
     what = ", ".join(map(str, paths))
     try:
-        return read_input(paths if len(paths) > 1 else paths[0], item=item, rater=rater, label=label,
-                          format=input_format, na_values=split(na_values), **(options or {}))
+        ann, notes = read_input(paths if len(paths) > 1 else paths[0], item=item, rater=rater, label=label,
+                                format=input_format, na_values=split(na_values), **(options or {}))
+        if getattr(ann, "n_raters", 2) == 1:  # say why agreement is undefined before the table says it is
+            notes = [f"{what} has one annotator ({ann.raters[0]!r}); agreement needs two or more: add the other "
+                     f"annotators' exports (softirr {_command()} {what} OTHER_EXPORT ...)", *notes]
+        return ann, notes
     except (typer.Exit, KeyboardInterrupt):
         raise
     except Exception as err:  # noqa: BLE001 - every reading failure is one line naming the file
@@ -244,6 +248,14 @@ def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater",
             if message.startswith(p.name) and message[len(p.name):][:1] in (":", ",", " "):
                 fail(f"cannot read {p}{message[len(p.name):]}")
         fail(f"cannot read {what}: {message}")
+
+
+def _command() -> str:
+    """The running subcommand's name (``agree`` when unknown)."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    return ctx.info_name if ctx is not None and ctx.info_name else "agree"
 
 
 def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed: int) -> Any:
@@ -287,7 +299,10 @@ def check_choices(values: Sequence[str], allowed: Sequence[str], flag: str) -> N
     """Fail with the same message shape for any mistyped name."""
     bad = [v for v in values if v not in allowed]
     if bad:
-        fail(f"unknown {flag} {', '.join(repr(b) for b in bad)}; choose from {', '.join(allowed)}")
+        from softirr_stats.cli._suggest import did_you_mean
+
+        fail(f"unknown {flag} {', '.join(repr(b) for b in bad)}{did_you_mean(bad[0], allowed)}; "
+             f"choose from {', '.join(allowed)}")
 
 
 def check_format(fmt: str) -> str:

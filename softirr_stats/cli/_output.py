@@ -24,6 +24,12 @@ from softirr_stats.cli._errors import fail, warn
 __all__ = ["Notes", "clean", "command_line", "emit", "print_table", "render", "write_json"]
 
 
+def _bare(text: str) -> str:
+    """``text`` without a leading ``SomethingWarning: `` (the category a caught warning is printed with)."""
+    head, sep, rest = text.partition(": ")
+    return rest if sep and head.endswith("Warning") and head.isidentifier() else text
+
+
 class Notes:
     """Numbered notes: each distinct text gets one number, printed once below the table."""
 
@@ -33,10 +39,15 @@ class Notes:
             self.number(t)
 
     def number(self, text: str) -> int:
+        """The note's number; a warning ("FewUnitsWarning: x") and a note ("x") of one cause share one."""
         text = " ".join(str(text).split())
-        if text not in self.texts:
-            self.texts.append(text)
-        return self.texts.index(text) + 1
+        for i, seen in enumerate(self.texts):
+            if seen == text or _bare(seen) == _bare(text):
+                if len(text) > len(seen):  # keep the longer form (the one naming the warning)
+                    self.texts[i] = text
+                return i + 1
+        self.texts.append(text)
+        return len(self.texts)
 
     def refs(self, texts: Sequence[str]) -> str:
         return ",".join(str(self.number(t)) for t in texts if str(t).strip())

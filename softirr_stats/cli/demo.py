@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from softirr_stats.cli._grid import COLUMNS_HELP, grid_rows, present
+from softirr_stats.cli._grid import grid_rows, present
 from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     BootstrapOpt,
@@ -24,7 +24,11 @@ from softirr_stats.cli._options import (
 __all__ = ["NAME", "EPILOG", "command"]
 
 NAME = "demo"
-EPILOG = COLUMNS_HELP
+EPILOG = ("Columns: value = the coefficient (unitless, at most 1); CI = its 95% percentile bootstrap interval "
+          "over items (ci_low, ci_high in csv/json; same scale); observed, expected = observed and chance agreement "
+          "(proportions in [0, 1]); items = items the coefficient used (count); pairs scored = distinct label pairs "
+          "the row needed that no earlier row had (count; 0 for exact); notes = numbers of the notes printed below "
+          "the table.")
 
 
 def command(

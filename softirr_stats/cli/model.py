@@ -37,7 +37,7 @@ from softirr_stats.cli._options import (
 )
 from softirr_stats.cli._output import Notes, emit, print_table, write_json
 
-__all__ = ["NAME", "EPILOG", "command", "fit_model", "model_rows"]
+__all__ = ["NAME", "EPILOG", "command", "fit_model", "model_rows", "refusal"]
 
 NAME = "model"
 EPILOG = None
@@ -54,14 +54,25 @@ def fit_model(ann: Any, model: str, method: str, level: float, seed: int, simila
 
 
 def _run(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any, steps: int, warmup: int,
-         samples: int, chains: int) -> Any:
+         samples: int, chains: int, progress: bool | None = False) -> Any:
     from softirr_stats.analysis import run_model
     from softirr_stats.inference import NutsConfig, SviConfig
 
     config = SviConfig(steps=steps) if method == "svi" else NutsConfig(num_warmup=warmup, num_samples=samples,
                                                                        num_chains=chains)
     return run_model(ann, model, method=method, level=level, seed=seed, similarity=similarity, config=config,
-                     predictive_check=False, progress=False)
+                     predictive_check=False, progress=progress)
+
+
+def refusal(size: Any) -> str:
+    """The one line of a fit refused before compiling (:class:`~softirr_stats.inference.FitSize`), in CLI flags."""
+    from softirr_stats.inference import format_seconds
+
+    return (f"--model {size.model} on free-text labels: {size.n_classes} distinct labels on {size.n_items} items, "
+            f"{size.n_singletons} of them given once; a class model treats every string as a class "
+            f"({size.n_parameters:,} parameters, roughly {format_seconds(size.seconds)} by --method {size.method}) "
+            "and does not describe free text. Use the soft model (--model soft -m levenshtein, or another soft "
+            "--measure) or map the labels to a coarser label set first")
 
 
 def model_rows(res: Any, ann: Any, level: float) -> list[dict[str, Any]]:
@@ -130,8 +141,12 @@ def command(
     sim = resolve_measures([measure], ann, model_flag=False)[0][1]
     import warnings
 
+    from softirr_stats.inference import FitSizeError
+
     try:  # the runner's model step: the fit, its diagnostics and the warnings of both
-        fit = _run(ann, name, method, level, seed, sim, steps, warmup, samples, chains)
+        fit = _run(ann, name, method, level, seed, sim, steps, warmup, samples, chains, progress=None)
+    except FitSizeError as err:
+        fail(refusal(err.size), EXIT_DATA)
     except (ValueError, TypeError) as err:
         fail(f"--model {name}: {err}", EXIT_DATA)
     res, diag = fit.result, fit.diagnostics

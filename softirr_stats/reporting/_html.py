@@ -12,6 +12,7 @@ import html
 import io
 import math
 import platform
+import re
 import warnings
 from collections.abc import Sequence
 from importlib import metadata
@@ -21,13 +22,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from softirr_stats.reporting._symbols import CHANCE_FREE, labelled, symbol
+
 __all__ = ["build_report", "data_summary", "pairwise_agreement", "model_summary", "weighted_reliability",
            "SECTIONS"]
 
 #: Section ids, in page order (a section that does not apply to the data is left out).
-SECTIONS = ("summary", "coefficients", "sensitivity", "labels", "raters", "ppi", "calibration", "model",
+SECTIONS = ("headline", "summary", "coefficients", "sensitivity", "labels", "raters", "ppi", "calibration", "model",
             "provenance")
-_TITLES = {"summary": "Data summary", "coefficients": "Coefficients with intervals",
+_TITLES = {"headline": "Headline", "summary": "Data summary", "coefficients": "Coefficients with intervals",
            "sensitivity": "Sensitivity forest plot", "labels": "Label-wise decomposition (multi-label)",
            "raters": "Rater-level agreement", "ppi": "Prediction-powered agreement (judged pairs)",
            "calibration": "Calibration of the measure against judgments",
@@ -45,6 +48,9 @@ h2{font-size:1.2em;margin:8px 0 10px;color:#1f3a5f}
 table{border-collapse:collapse;font-size:.9em;margin:6px 0}
 th,td{padding:4px 10px;border-bottom:1px solid #e3e7ec;text-align:left;vertical-align:top}
 th{background:#f0f3f7;font-weight:600} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+p.headline{margin:4px 0 2px} p.headline .big{font-size:2em;font-weight:600;color:#1f3a5f}
+p.headline .which{margin-left:10px;padding:2px 8px;border-radius:10px;background:#e8edf3;font-size:.9em}
+figure{margin:0} figcaption{margin-top:2px}
 p.note{color:#55606d;font-size:.88em;margin:6px 0} .warn{color:#8a4b00}
 p.caveat{background:#fff4e5;border-left:4px solid #e08a00;padding:6px 10px;margin:6px 0;font-size:.9em}
 td.ok{color:#1d6b2f} td.check{color:#a33a00;font-weight:600}
@@ -87,14 +93,25 @@ def _kv(pairs: Sequence[tuple[str, Any]]) -> str:
 
 
 def _png(fig: Any, alt: str) -> str:
-    """A matplotlib figure as an inline base64 PNG ``<img>`` (the figure is closed)."""
+    """A matplotlib figure as an inline base64 PNG ``<img>``, with SVG and PDF downloads beside it.
+
+    The vector files (for papers) are embedded too (data URIs, no network); the figure is closed.
+    """
     import matplotlib.pyplot as plt
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    def encoded(fmt: str, **kw: Any) -> str:
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, bbox_inches="tight", metadata={"Creator": None} if fmt == "svg" else
+                    {"Creator": None, "Producer": None, "CreationDate": None} if fmt == "pdf" else
+                    {"Software": None}, **kw)
+        return base64.b64encode(buf.getvalue()).decode("ascii")
+
+    png, svg, pdf = encoded("png", dpi=110), encoded("svg"), encoded("pdf")
     plt.close(fig)
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
-    return f'<img alt="{_esc(alt)}" src="data:image/png;base64,{data}">'
+    stem = re.sub(r"[^A-Za-z0-9]+", "_", alt).strip("_") or "figure"
+    return (f'<figure><img alt="{_esc(alt)}" src="data:image/png;base64,{png}"><figcaption class="note">'
+            f'Download: <a download="{stem}.svg" href="data:image/svg+xml;base64,{svg}">SVG</a> · '
+            f'<a download="{stem}.pdf" href="data:application/pdf;base64,{pdf}">PDF</a></figcaption></figure>')
 
 
 def _label_text(x: Any) -> str:
@@ -213,6 +230,41 @@ def model_summary(result: Any, raters: Sequence[Any], level: float) -> pd.DataFr
 
 
 # ------------------------------------------------------------------------------ sections
+def _interval(lo: float, hi: float) -> str:
+    return f" [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
+
+
+def _headline_html(df: pd.DataFrame, ppi: dict[str, Any], ci_text: str, soft_name: str) -> str:
+    """The number the design supports, first, and why it is that one."""
+    if ppi:
+        res, est, (jo, j_lo, j_hi) = ppi["result"], ppi["estimator_only"], ppi["judge_only"]
+        name = ppi["coefficient"]
+        lead = (f"{symbol(name)} = {res.value:.3f}{_interval(res.ci_low, res.ci_high)}", "prediction-powered")
+        why = (f"You judged {ppi['n_judged']} pairs ({ppi['n_draws']} draws of the judging plan), so the lead number "
+               f"is the prediction-powered {name}: the measure ({ppi['measure']}) on every pair, corrected by the "
+               "judgments of the sampled pairs. It estimates agreement as your judges see it, with an interval "
+               "that counts both sources of error. Beside it: from the measure alone "
+               f"{est.value:.3f}{_interval(est.ci_low, est.ci_high)} (biased wherever the measure and the judges "
+               f"disagree), from the judgments alone {jo:.3f}{_interval(j_lo, j_hi)} (unbiased, wider).")
+    else:
+        first = df[np.isfinite(df["value"].to_numpy(dtype=float))]
+        if not len(first):
+            return '<p class="note">No coefficient could be computed for these data (see the notes below).</p>'
+        soft_rows = first[first["similarity"] == soft_name]
+        row = (soft_rows if len(soft_rows) else first).iloc[0]
+        name = str(row["coefficient"])
+        lead = (f"{symbol(name)} = {float(row['value']):.3f}{_interval(float(row['ci_low']), float(row['ci_high']))}",
+                f"measure {row['similarity']}, chance {row['chance'] or 'n/a'}")
+        how = (f"with its interval ({ci_text})" if np.isfinite(float(row["ci_low"]))
+               else "as a point estimate: no interval was asked for (--bootstrap N, or ci= in Python, adds one)")
+        why = (f"No judgments were given, so the lead number is {name} under the "
+               f"{'soft measure ' + str(row['similarity']) if row['similarity'] != 'exact' else 'exact match'}"
+               f" {how}. Every other setting is in the tables below; judging a sample of label pairs "
+               "(softirr judge plan) would make it prediction-powered.")
+    return (f'<p class="headline"><span class="big">{_esc(lead[0])}</span> <span class="which">'
+            f"{_esc(lead[1])}</span></p><p class=\"note\">{_esc(why)}</p>")
+
+
 def _section(sid: str, body: str) -> str:
     return f'<section id="{sid}"><h2>{_esc(_TITLES[sid])}</h2>{body}</section>'
 
@@ -247,6 +299,7 @@ def _coefficients_html(df: pd.DataFrame, ci_text: str) -> str:
     first = df["chance"].isin(["", df["chance"].iloc[0]]) if len(df) else df["chance"]
     view = df[first][["coefficient", "similarity", "value", "ci_low", "ci_high", "se", "observed", "expected",
                       "n_items", "warnings"]].rename(columns={"similarity": "measure", "n_items": "items"})
+    view.insert(0, "symbol", view["coefficient"].map(symbol))
     view, notes = _footnoted(view, "warnings")
     return (f'<p class="note">{_esc(ci_text)}. value: the coefficient (at most 1); ci_low, ci_high: the '
             "interval; se: standard error; observed, expected: observed and chance agreement (proportions); "
@@ -261,11 +314,20 @@ def _sensitivity_html(df: pd.DataFrame) -> str:
     finite = np.isfinite(df["value"].to_numpy(dtype=float))
     if not finite.any():
         return '<p class="note">No setting gave a finite value; nothing to plot.</p>'
-    ax = plot_sensitivity(df)
-    ax.figure.set_size_inches(7.5, ax.figure.get_size_inches()[1])
+    free = df["coefficient"].isin(CHANCE_FREE).to_numpy()
+    parts = [(df[~free], "chance-corrected coefficient (0 = chance, at most 1)"),
+             (df[free], "percent agreement (a proportion in [0, 1], no chance correction)")]
+    parts = [(d.assign(coefficient=d["coefficient"].map(labelled)), x) for d, x in parts if len(d)]
+    heights = [1.0 + 0.32 * max(len(d) + d["coefficient"].nunique(), 1) for d, _ in parts]
+    fig, axes = plt.subplots(len(parts), 1, figsize=(7.5, sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for (d, xlabel), ax in zip(parts, axes[:, 0], strict=True):
+        plot_sensitivity(d, ax=ax)
+        ax.set_xlabel(xlabel)
     plt.tight_layout()
     return ('<p class="note">Each row: one coefficient x measure x chance setting; the point is the estimate, the '
-            "bar its interval.</p>" + _png(ax.figure, "sensitivity forest plot"))
+            "bar its interval. Percent agreement is not chance-corrected, so it has its own axis.</p>"
+            + _png(fig, "sensitivity forest plot"))
 
 
 def _labels_html(ann: Any, ci: Any) -> str:
@@ -419,7 +481,8 @@ def _calibration_html(judgments: pd.DataFrame, measure_name: str, estimator: Any
     return (f'<p class="note">Scores of the measure (estimated P(equivalent)) against the judgments; points on the '
             f"diagonal are well calibrated; {_esc(how)}.</p>"
             f'<div class="grid"><div>{_png(fig, "reliability diagram weighted by 1/q")}</div><div>{kv}'
-            f"{_table(rd[['lower', 'upper', 'count', 'weight', 'mean_score', 'mean_label']])}</div></div>")
+            f"{_table(rd[['lower', 'upper', 'count', 'weight', 'mean_score', 'mean_label']].astype({'count': int}))}"
+            "</div></div>")
 
 
 def _ppi_coefficient(judgments: pd.DataFrame, df: pd.DataFrame) -> str | None:
@@ -433,7 +496,7 @@ def _ppi_coefficient(judgments: pd.DataFrame, df: pd.DataFrame) -> str | None:
 
 
 def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: Any, coefficient: str,
-              ci: Any, level: float) -> str:
+              ci: Any, level: float, out: dict[str, Any] | None = None) -> str:
     from scipy.stats import norm
 
     from softirr_stats.agreement._judging import read_judgments
@@ -461,11 +524,17 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
          "uses": f"{info['n_draws']} judged draws only (normal approximation{clipped})"},
         {"estimate": "estimator-only", "value": est.value, "lower": est.ci_low, "upper": est.ci_high, "se": est.se,
          "uses": f"the measure ({measure_name}) on every pair, no judgments"}])
+    if out is not None:  # for the headline
+        out.update(result=res, estimator_only=est, judge_only=(jo, j_lo, j_hi), coefficient=coefficient,
+                   measure=measure_name, n_judged=info["n_judged"], n_draws=info["n_draws"])
     lam = info["lambda"]
     kv = _kv([("coefficient", _esc(coefficient)), ("measure", _esc(measure_name)),
               ("judged pairs (draws)", f"{info['n_judged']} ({info['n_draws']})"),
               ("power-tuning weight lambda (observed, chance)", f"{lam['observed']:.3f}, {lam['chance']:.3f}"),
-              ("effective sample size of the judged draws", f"{info['effective_sample_size']:.1f}"),
+              ("effective sample size of the judged draws",
+               f"{info['effective_sample_size']:.1f} <span class=\"note\">(how many judged pairs drawn uniformly at "
+               "random would give the same precision as these draws weighted by 1/q; above the number of draws "
+               "when the plan sampled the informative pairs more often)</span>"),
               ("interval", _esc(res.interval_description() or "none"))])
     msgs = list(dict.fromkeys(str(w.message) for w in caught))[:5]
     if np.isfinite(res.ci_high) and (res.ci_high > 1.0 or res.ci_low < -1.0):
@@ -673,10 +742,11 @@ def build_report(
     level = float(getattr(ci, "level", 0.95)) if ci is not None and not isinstance(ci, str) else 0.95
     if model_level is None:
         model_level = level
+    ppi: dict[str, Any] = {}
     if judgments is not None:
         coef = _ppi_coefficient(judgments, df) if "q" in judgments.columns else None
         if coef is not None and soft is not None:
-            sections.append(_section("ppi", _ppi_html(ann, judgments, soft_name, soft, coef, ci, level)))
+            sections.append(_section("ppi", _ppi_html(ann, judgments, soft_name, soft, coef, ci, level, ppi)))
         sections.append(_section("calibration", _calibration_html(judgments, soft_name, soft)))
     if model is not None:
         if model_method not in ("nuts", "svi"):
@@ -691,6 +761,7 @@ def build_report(
     if model is not None:
         how = "NUTS" if model_method == "nuts" else f"SVI, {model_steps} steps"
         settings["model"] = f"{model} ({how}, level {model_level})"
+    sections.insert(0, _section("headline", _headline_html(df, ppi, ci_text, soft_name)))
     sections.append(_section("provenance", _provenance_html(source, command, seed, ci_text, settings,
                                                             Path(judgments_path) if judgments_path else None)))
     present = [s.split('"')[1] for s in sections]

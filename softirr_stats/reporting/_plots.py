@@ -88,7 +88,8 @@ def plot_sensitivity(df: pd.DataFrame, ax: Any = None, *, title: str | None = No
             bar = m & has_ci
             if bar.any():
                 ax.hlines(y[bar], lo[bar], hi[bar], colors=[color], linewidth=1.5)
-            label = sim if len(chances) == 1 else f"{sim}, {ch}" if ch else sim
+            # "exact" names both a measure and a chance setting: say which is which
+            label = sim if len(chances) == 1 else f"{sim}, chance {ch}" if ch else sim
             ax.scatter(val[m], y[m], color=color, marker=_MARKERS[ci % len(_MARKERS)], zorder=3, label=label)
     for b in bounds[:-1]:
         ax.axhline(b, color="0.85", linewidth=0.8)
@@ -98,7 +99,7 @@ def plot_sensitivity(df: pd.DataFrame, ax: Any = None, *, title: str | None = No
     ax.set_xlabel("coefficient (point estimate and interval)")
     if len(data):
         # outside the axes, right of the data: a legend inside would cover rows of the plot
-        ax.legend(title="similarity" if len(chances) == 1 else "similarity, chance", fontsize="small",
+        ax.legend(title="similarity" if len(chances) == 1 else "similarity, chance setting", fontsize="small",
                   loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
     if title:
         ax.set_title(title)

@@ -246,7 +246,9 @@ def check_design(cfg: "Bootstrap", unit_strata: np.ndarray | None, n_units: int,
             f"Bootstrap(design={cfg.design!r}) needs at least 2 {unit} per stratum to resample; "
             f"got {int(sizes.min())} {where}: those {unit} would be drawn identically in every "
             f"replicate and the interval would collapse to a point. Merge small strata, split the data into "
-            f"more clusters, or use design='items'")
+            "more clusters" + (", or use design='items'" if cfg.design != "items" else
+                               ", or report the point estimate without an interval (ci=None; on the command "
+                               "line --bootstrap 0)"))
 
 
 def per_item_codes(values: Any, items: tuple, name: str) -> np.ndarray:
@@ -966,7 +968,8 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
                                     "coverage was checked with the percentile interval, docs/ppi.md)")
     factor, few_note = few_units_correction(stat, cfg, reps["value"])
     if few_note:
-        warnings.warn(f"{result.coefficient}: {few_note}", FewUnitsWarning, stacklevel=3)
+        # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
+        warnings.warn(few_note, FewUnitsWarning, stacklevel=3)
         notes = (*notes, few_note)
     return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
                                 widen=factor, **details)

@@ -248,6 +248,8 @@ def _check_complete(lines: list[str], name: str) -> None:
         return
     width = tokens[0][1].count("\t")
     k, last = tokens[-1]
+    if last.count("\t") == width - 1 and not last.endswith("\t") and all(line.endswith("\t") for _, line in tokens[:-1]):
+        return  # the last token line without its trailing tab: complete (INCEpTION's own test files end so)
     cell = last.rstrip("\t").rsplit("\t", 1)[-1]
     if last.count("\t") < width and _CUT.search(cell.rsplit("|", 1)[-1]):
         raise ValueError(f"{name}, line {k}: cell {cell.rsplit('|', 1)[-1]!r} is cut off (an unclosed '['); the file "
@@ -287,6 +289,10 @@ def read_webanno_tsv(path: Path, *, layer: str | None = None, feature: str | Non
     for *_, layers in parsed:
         for lay in layers:
             union.setdefault(lay.name, lay)
+    if not files:  # every file was skipped (curation / initial CAS): say so, not "no span layer"
+        raise ValueError(f"{path.name}: no annotator's file: every file was skipped as "
+                         f"{' / '.join(_NOT_ANNOTATORS)} (not annotators); export the project with the "
+                         "annotators' documents (annotation/<document>/<user>.tsv)")
     chosen, _ = _pick(list(union.values()), layer, feature, path.name)
     feat = chosen.features[_ - chosen.first_column]
     absent = []

@@ -1,0 +1,92 @@
+"""Ctrl-C that is not lost: a SIGINT handler that raises again until the interrupt is handled.
+
+Python discards an exception raised inside a garbage-collector callback (JAX registers one),
+so a Ctrl-C that lands there would be lost and a long fit would start anyway. The handler
+that :func:`install` sets (the CLI does, for the length of a command) marks the interrupt as
+pending in :data:`PENDING` and raises :class:`KeyboardInterrupt`; unless the code that
+catches it calls :func:`handled` within ``RETRY_SECONDS``, it is raised again (a swallowed
+one is not printed either). :func:`check` raises at a safe point (the fit's worker loop)
+while one is pending.
+"""
+
+import signal
+import sys
+import threading
+from typing import Any
+
+__all__ = ["PENDING", "check", "handled", "install", "restore"]
+
+#: Set by the handler of :func:`install` on SIGINT, cleared by :func:`handled`.
+PENDING = threading.Event()
+#: Seconds after a SIGINT before it is raised again if nothing handled it.
+RETRY_SECONDS = 0.3
+
+
+def _retry() -> None:
+    import _thread
+
+    if PENDING.is_set():
+        _thread.interrupt_main()  # the handler runs again in the main thread
+
+
+def _handler(signum: int, frame: Any) -> None:
+    PENDING.set()
+    timer = threading.Timer(RETRY_SECONDS, _retry)
+    timer.daemon = True
+    timer.start()
+    raise KeyboardInterrupt
+
+
+def _unraisable(previous: Any) -> Any:
+    def hook(info: Any) -> None:
+        if not isinstance(info.exc_value, KeyboardInterrupt):  # ours, swallowed: raised again
+            previous(info)
+    hook.previous = previous  # type: ignore[attr-defined]
+    return hook
+
+
+def handled() -> None:
+    """Say that the interrupt reached code that acts on it: no more retries.
+
+    Examples
+    --------
+    >>> handled(); PENDING.is_set()
+    False
+    """
+    PENDING.clear()
+
+
+def install() -> Any:
+    """Handle SIGINT with the retrying handler; return what :func:`restore` needs.
+
+    In the main thread only, and only over Python's default handler; elsewhere nothing changes.
+
+    Examples
+    --------
+    >>> restore(install())
+    """
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return None
+    PENDING.clear()
+    previous = (signal.signal(signal.SIGINT, _handler), sys.unraisablehook)
+    sys.unraisablehook = _unraisable(sys.unraisablehook)
+    return previous
+
+
+def restore(previous: Any) -> None:
+    """Put back the SIGINT handler and unraisable hook that :func:`install` replaced."""
+    if previous is not None:
+        signal.signal(signal.SIGINT, previous[0])
+        sys.unraisablehook = previous[1]
+
+
+def check() -> None:
+    """Raise :class:`KeyboardInterrupt` while an interrupt is pending (perhaps swallowed).
+
+    Examples
+    --------
+    >>> check()  # nothing pending
+    """
+    if PENDING.is_set():
+        raise KeyboardInterrupt

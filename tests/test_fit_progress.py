@@ -1,0 +1,140 @@
+"""A fit's size before it compiles, its progress bar, and Ctrl-C (issue: the user's hour, row 1)."""
+
+import _thread
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import softirr_stats as sis
+from softirr_stats import models
+from softirr_stats.cli import main
+from softirr_stats.data import demo_path
+from softirr_stats.inference import FitSize, FitSizeError, NutsConfig, fit
+from softirr_stats.inference._fit import _fingerprint, _prepare_data, _run_nuts
+from softirr_stats.inference._progress import FitInterrupted, Ticker, interruptibly
+from softirr_stats.inference._size import check_fit_size, fit_size, format_seconds
+
+
+def test_the_demo_is_refused_before_compiling_with_the_soft_model_named():
+    ann = sis.read_annotations(demo_path())
+    t0 = time.perf_counter()
+    with pytest.raises(FitSizeError, match=r"226 distinct labels on 90 items, 195 of them given once") as err:
+        fit("dawid_skene", ann)
+    assert time.perf_counter() - t0 < 20  # sized by an abstract trace: nothing compiled, nothing sampled
+    assert "model='soft'" in str(err.value) and "coarser label set" in str(err.value)
+    size = err.value.size
+    assert (size.n_classes, size.n_raters, size.n_parameters) == (226, 3, 3 * 226 * 226 + 226)
+    assert isinstance(err.value, ValueError)
+
+
+def test_the_cli_redirects_the_demo_in_one_line(capsys):
+    with pytest.raises(SystemExit) as ex:
+        main(["model", str(demo_path())])
+    assert ex.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --model dawid_skene on free-text labels: 226 distinct")
+    assert "--model soft -m levenshtein" in err[0] and "check_size" not in err[0]  # CLI flags, not Python
+
+
+def test_a_closed_label_set_passes_and_a_small_open_one_is_only_flagged():
+    closed = models.encode_annotations(np.array([[0, 0, 1], [1, 1, 1], [2, 0, 2]] * 10))
+    size = fit_size("dawid_skene", "categorical", models.dawid_skene, closed, "nuts", NutsConfig(), {})
+    check_fit_size(size)  # no error
+    assert size.n_parameters == 3 * 3 * 3 + 3 and not size.open_vocabulary
+    small_open = models.encode_annotations(np.arange(90).reshape(30, 3) % 35)  # 35 labels: caveat after the fit
+    check_fit_size(fit_size("dawid_skene", "categorical", models.dawid_skene, small_open, "svi",
+                            sis.inference.SviConfig(steps=10), {}))
+
+
+def test_size_line_and_rounded_times():
+    size = FitSize("mace", "categorical", "svi", 10, 2, 3, 20, 1, 40, False, 2000, 12.0)
+    assert size.describe() == ("mace by SVI: 10 items x 2 raters x 3 classes (1 labels given once), 40 parameters, "
+                               "2,000 steps: roughly 12 s")
+    assert [format_seconds(s) for s in (0.2, 89, 91, 5000, 7200, float("nan"))] == \
+        ["1 s", "89 s", "2 min", "83 min", "2.0 h", "an unknown time"]
+
+
+def test_a_long_fit_says_its_estimate_first(caplog):
+    from softirr_stats.inference._fit import LONG_FIT_SECONDS, _announce
+
+    quick = FitSize("mace", "categorical", "svi", 10, 2, 3, 20, 1, 40, False, 2000, LONG_FIT_SECONDS)
+    long = FitSize("dawid_skene", "categorical", "nuts", 400, 5, 6, 2000, 0, 186, False, 12000, 480.0)
+    with caplog.at_level("WARNING", logger="softirr_stats"):
+        _announce(quick)
+        _announce(long)
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["softirr_stats: fitting dawid_skene by NUTS: 400 items x 5 raters x 6 classes (0 labels given "
+                    "once), 186 parameters, 12,000 iterations: roughly 8 min (compilation not included; Ctrl-C "
+                    "stops it)"]
+
+
+@pytest.mark.slow  # two NUTS compilations (about 50 s on a loaded 2-core machine)
+def test_the_progress_bar_does_not_change_the_draws(monkeypatch):
+    """The bar is a host callback on the iteration counter: the same draws, bit for bit."""
+    from softirr_stats.inference import _progress
+
+    seen = []
+    monkeypatch.setattr(_progress.Ticker, "close", lambda self: seen.append((self.done, self.phase)))
+    codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 4)
+    data = _prepare_data("categorical", codes)
+    cfg = NutsConfig(num_warmup=30, num_samples=20, num_chains=2)
+    key = __import__("jax").random.key(3)
+    kwargs = {"priors": None}
+    plain, _ = _run_nuts(models.dawid_skene, data, key, cfg, kwargs, False,
+                         _fingerprint("categorical", models.dawid_skene, data, cfg, kwargs))
+    ticked, _ = _run_nuts(models.dawid_skene, data, key, cfg, kwargs, True, None)
+    assert plain.keys() == ticked.keys()
+    for name in plain:
+        np.testing.assert_array_equal(plain[name], ticked[name])
+    assert seen == [(2 * 50, "sampling")]  # every transition of both chains reached the bar
+
+
+def test_the_ticker_counts_phases_and_stops_on_request():
+    t = Ticker(num_warmup=2, num_samples=2, num_chains=2, show=False)
+    t(np.array([0, 0]))
+    assert (t.done, t.phase) == (2, "warm-up")
+    t(np.array([2, 2]))
+    assert (t.done, t.phase) == (4, "sampling")
+    t.stop.set()
+    with pytest.raises(FitInterrupted):
+        t(np.array([3, 3]))
+
+
+def test_ctrl_c_leaves_the_wait_at_once():
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    t0 = time.perf_counter()
+    with pytest.raises(FitInterrupted):
+        interruptibly(lambda: time.sleep(3))
+    assert time.perf_counter() - t0 < 1.5
+
+
+def test_interruptibly_hands_back_results_and_errors():
+    assert interruptibly(lambda: 6 * 7) == 42
+    with pytest.raises(ZeroDivisionError):
+        interruptibly(lambda: 1 / 0)
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_long_cli_fit_exits_130_at_once(tmp_path):
+    rng = np.random.default_rng(1)
+    rows = ["item,rater,label", *(f"i{i},r{r},c{rng.integers(0, 4)}" for i in range(200) for r in range(4))]
+    (tmp_path / "long.csv").write_text("\n".join(rows) + "\n")
+    out = tmp_path / "fit.json"
+    proc = subprocess.Popen([sys.executable, "-m", "softirr_stats.cli", "model", str(tmp_path / "long.csv"),
+                             "--warmup", "20000", "--samples", "20000", "--json", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stderr.readline()  # the estimate comes before anything compiles
+    assert "fitting dawid_skene by NUTS: 200 items x 4 raters x 4 classes" in first
+    time.sleep(1.0)
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert time.perf_counter() - t0 < 5  # 2 s on an idle machine; CI machines are loaded
+    assert proc.returncode == 130 and stderr.strip().splitlines()[-1] == "error: interrupted"
+    assert stdout == "" and not out.exists()  # nothing partial written
