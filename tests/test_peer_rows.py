@@ -324,9 +324,9 @@ def test_from_table_round_trips_and_equals_the_expanded_rows(table):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(2, 5).flatmap(lambda m: st.lists(
-    st.lists(st.integers(0, m), min_size=3, max_size=3).filter(lambda r: sum(r) <= m).map(
-        lambda r, m=m: [*r, m - sum(r)]), min_size=3, max_size=12)))
+@given(st.integers(2, 5).flatmap(lambda m: st.lists(  # m ratings in 4 categories: 3 sorted cut points in [0, m]
+    st.lists(st.integers(0, m), min_size=3, max_size=3).map(sorted).map(
+        lambda c, m=m: [c[0], c[1] - c[0], c[2] - c[1], m - c[2]]), min_size=3, max_size=12)))
 def test_category_kappa_is_fleiss_of_the_collapsed_counts(counts):
     c = np.asarray(counts)
     with warnings.catch_warnings():

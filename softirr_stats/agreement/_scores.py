@@ -203,15 +203,20 @@ def icc_values(x: np.ndarray, C: Any = None, V: Any = None, terms: dict[str, np.
     """
     t = anova_terms(x, C, V) if terms is None else terms
     msr, msc, mse, msw, n, k = (t[m] for m in ("msr", "msc", "mse", "msw", "n", "k"))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return {
-            "ICC1": (msr - msw) / (msr + (k - 1) * msw),
-            "ICC2": (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n),
-            "ICC3": (msr - mse) / (msr + (k - 1) * mse),
-            "ICC1k": (msr - msw) / msr,
-            "ICC2k": (msr - mse) / (msr + (msc - mse) / n),
-            "ICC3k": (msr - mse) / msr,
-        }
+    scale = 1e-12 * (msr + msc + mse + msw)  # a denominator below this is cancellation residue: nan, not 1e16
+
+    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(np.abs(den) > scale, num / den, np.nan)
+
+    return {
+        "ICC1": ratio(msr - msw, msr + (k - 1) * msw),
+        "ICC2": ratio(msr - mse, msr + (k - 1) * mse + k * (msc - mse) / n),
+        "ICC3": ratio(msr - mse, msr + (k - 1) * mse),
+        "ICC1k": ratio(msr - msw, msr),
+        "ICC2k": ratio(msr - mse, msr + (msc - mse) / n),
+        "ICC3k": ratio(msr - mse, msr),
+    }
 
 
 def icc_f_test(form: IccForm, terms: dict[str, np.ndarray]) -> tuple[float, float, float, float]:

@@ -99,24 +99,26 @@ def jax_device_scope(device: str) -> Any:
 
 
 def _require_cuda() -> None:
-    seen = False
-    if "torch" in sys.modules or _importable("torch"):
-        import torch
+    """A clear error when no CUDA device can be visible, checked without importing torch or JAX.
 
+    No NVIDIA driver (``/proc/driver/nvidia/version``) or ``CUDA_VISIBLE_DEVICES`` hiding every
+    device means none; where torch or JAX is already loaded, their own answer is asked too. A
+    build of torch or JAX without CUDA support still fails later, with its own message.
+    """
+    hidden = os.environ.get("CUDA_VISIBLE_DEVICES", None)
+    seen = os.path.exists("/proc/driver/nvidia/version") and hidden not in ("", "-1")
+    torch = sys.modules.get("torch")
+    if seen and torch is not None and hasattr(torch, "cuda"):
         seen = bool(torch.cuda.is_available())
-    if not seen and "jax" in sys.modules:
-        import jax
-
-        seen = any(d.platform == "gpu" for d in jax.devices())
+    jax = sys.modules.get("jax")
+    if seen and torch is None and jax is not None and hasattr(jax, "devices"):
+        try:
+            seen = any(d.platform == "gpu" for d in jax.devices())
+        except RuntimeError:  # pragma: no cover - a backend that cannot start
+            seen = False
     if not seen:
-        raise ValueError("device='cuda' but no CUDA device is visible (torch.cuda.is_available() is False); "
-                         "use device='cpu' or 'auto'")
-
-
-def _importable(name: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(name) is not None
+        raise ValueError("device='cuda' but no CUDA device is visible (no NVIDIA driver, or CUDA_VISIBLE_DEVICES "
+                         "hides every device); use device='cpu' or 'auto'")
 
 
 def describe_compute(device: Any = None, dtype: Any = None) -> dict[str, str]:

@@ -28,6 +28,18 @@ def t_level(level: float, n_units: int) -> float:
     about the bootstrap", The American Statistician 69(4), uses the same quantile, times
     ``sqrt(n / (n - 1))``, for his expanded percentile interval).
 
+    Parameters
+    ----------
+    level : float
+        The interval's confidence level, in (0, 1).
+    n_units : int
+        Units resampled (items); below 2, ``level`` is returned unchanged.
+
+    Returns
+    -------
+    float
+        The level to give the normal-theory (BCa) interval.
+
     Examples
     --------
     >>> round(t_level(0.95, 20), 4), round(t_level(0.95, 10**6), 4)
