@@ -257,7 +257,11 @@ def test_report_model_help_says_nuts_and_model_method_svi_is_used(tmp_path, caps
     text = " ".join(out.split())
     assert code == 0 and "by NUTS" in text and "by SVI" not in text and "--model-method" in text
     page = tmp_path / "r.html"
-    code, _, err = run_main(capsys, "report", str(demo_path()), "-o", str(page), "-c", "fleiss_kappa", "--bootstrap",
+    small = tmp_path / "small.csv"  # a 3-class file: the demo's 226 free-text labels made this test take 100 s
+    rng = np.random.default_rng(0)
+    small.write_text("item,rater,label\n" + "".join(f"{i},r{j},{'abc'[rng.integers(3)]}\n"
+                                                     for i in range(30) for j in range(3)))
+    code, _, err = run_main(capsys, "report", str(small), "-o", str(page), "-c", "fleiss_kappa", "--bootstrap",
                             "0", "--model", "dawid_skene", "--model-method", "svi", "--model-steps", "40")
     assert code == 0, err
     assert "SVI, 40 steps" in page.read_text()
