@@ -179,7 +179,9 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (typer.Exit, KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:  # typer would turn it into a silent exit 130: say so, once
+            interrupted()
+        except (typer.Exit, SystemExit):
             raise
         except Exception as err:  # noqa: BLE001 - the boundary
             if _click_exception(err) or os.environ.get("SOFTIRR_TRACEBACK"):
@@ -190,6 +192,14 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+_INTERRUPT_SAID = False
+
+
+def interrupted() -> NoReturn:
+    """Print ``error: interrupted`` (once per process) and exit 130: the answer to Ctrl-C."""
+    raise typer.Exit(code=_said_interrupted())
+
+
 def boundary(call: Callable[[], Any]) -> int:
     """Run ``call`` (the whole command line) and return its exit status; nothing escapes as a traceback."""
     try:
@@ -198,8 +208,7 @@ def boundary(call: Callable[[], Any]) -> int:
         code = ex.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
     except KeyboardInterrupt:
-        typer.echo("error: interrupted", err=True)
-        return EXIT_INTERRUPTED
+        return _said_interrupted()
     except Exception as err:  # noqa: BLE001 - the boundary
         if os.environ.get("SOFTIRR_TRACEBACK"):
             raise
@@ -208,8 +217,7 @@ def boundary(call: Callable[[], Any]) -> int:
             if isinstance(err, exit_cls):
                 return int(err.exit_code)
             if isinstance(err, abort_cls):
-                typer.echo("error: interrupted", err=True)
-                return EXIT_INTERRUPTED
+                return _said_interrupted()
             text = one_line(err.format_message())  # type: ignore[attr-defined]
             if not text:  # no_args_is_help: the help was printed
                 return EXIT_USAGE
@@ -220,4 +228,15 @@ def boundary(call: Callable[[], Any]) -> int:
         message, code = describe(err)
         typer.echo(f"error: {message}", err=True)
         return code
+    if result == EXIT_INTERRUPTED:  # typer maps Ctrl-C outside a command to a silent 130
+        return _said_interrupted()
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _said_interrupted() -> int:
+    """``error: interrupted`` on stderr unless already printed; the exit status 130."""
+    global _INTERRUPT_SAID
+    if not _INTERRUPT_SAID:
+        _INTERRUPT_SAID = True
+        typer.echo("error: interrupted", err=True)
+    return EXIT_INTERRUPTED
