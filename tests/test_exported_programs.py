@@ -64,14 +64,14 @@ def test_a_program_copied_over_another_name_is_detected_and_rebuilt(cache):
     assert not _same(a, b)
     file_b.write_bytes(file_a.read_bytes())  # A's program under B's name
     _new_process()
-    with pytest.warns(J.CacheWarning, match=rf"{file_b.name}.*another program than its name says"):
+    with pytest.warns(J.CompileCacheWarning, match=rf"{file_b.name}.*another program than its name says"):
         again = _fit(B)
     assert _same(again, b)  # B's posterior, not A's
     _new_process()
     import warnings
 
     with warnings.catch_warnings():
-        warnings.simplefilter("error", J.CacheWarning)
+        warnings.simplefilter("error", J.CompileCacheWarning)
         assert _same(_fit(B), b)  # replaced: read back without a warning
 
 
@@ -118,7 +118,7 @@ def test_a_damaged_program_file_is_detected_before_use_rebuilt_and_named(cache, 
     assert _whole(kept)
     kept.write_bytes(DAMAGE[damage](kept.read_bytes()))
     _new_process()
-    with pytest.warns(J.CacheWarning, match=rf"{kept.name}.*(damaged|not a softirr program|another program)"):
+    with pytest.warns(J.CompileCacheWarning, match=rf"{kept.name}.*(damaged|not a softirr program|another program)"):
         program = J.exported_program(_double, (x,), b"double")
     np.testing.assert_array_equal(np.asarray(program.call(x)), 2.0 * x + 1.0)
     assert _whole(kept)  # rebuilt and replaced
@@ -129,7 +129,7 @@ def test_a_nuts_program_with_8_bytes_flipped_is_rebuilt_and_gives_the_same_draws
     (kept,) = (cache / "exported").glob("*.jaxexport")
     kept.write_bytes(DAMAGE["8 bytes flipped in the middle"](kept.read_bytes()))
     _new_process()
-    with pytest.warns(J.CacheWarning, match=rf"{kept.name}.*damaged"):
+    with pytest.warns(J.CompileCacheWarning, match=rf"{kept.name}.*damaged"):
         again = _fit(A)
     assert _same(again, first)
     assert _whole(kept)
@@ -151,7 +151,7 @@ def test_an_unwritable_cache_directory_keeps_the_program_in_memory(cache, monkey
 
     monkeypatch.setattr(J.os, "replace", refuse)
     J._CACHE_WARNED.clear()
-    with pytest.warns(J.CacheWarning, match="cannot be written.*Read-only file system.*running without it"):
+    with pytest.warns(J.CompileCacheWarning, match="cannot be written.*Read-only file system.*running without it"):
         first = _fit(A)
     assert not list((cache / "exported").glob("*"))  # no file, no temporary left behind
     assert _same(_fit(A), first)

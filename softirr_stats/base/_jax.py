@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from softirr_stats.base._validation import SoftIRRWarning
 
 __all__ = ["x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "exported_program", "ENV_VAR",
-           "CacheWarning"]
+           "CompileCacheWarning"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -208,7 +208,7 @@ _EXPORT_FORMAT = b"softirr exported program 2"
 _FILE_MAGIC = b"softirr-exported-program 2\n"
 
 
-class CacheWarning(SoftIRRWarning):
+class CompileCacheWarning(SoftIRRWarning):
     """A compiled-program file was damaged or not the program named (rebuilt), or the cache is unusable."""
 
 
@@ -256,7 +256,7 @@ def exported_program(fn: Callable[..., Any], args: tuple, fingerprint: bytes | N
             import warnings
 
             warnings.warn(f"the compiled program {path} {why}; it is not used: traced again and replaced",
-                          CacheWarning, stacklevel=3)
+                          CompileCacheWarning, stacklevel=3)
     if program is None:
         program = export.export(jax.jit(fn))(*args)
         if path is not None:
@@ -334,7 +334,7 @@ def _cache_unusable(where: Path, err: OSError) -> None:
     _CACHE_WARNED.add(str(where))
     warnings.warn(f"the compile cache {where} cannot be written ({err.strerror or err}); running without it "
                   f"(programs are compiled again in every new process). Set {ENV_VAR} to a writable directory, "
-                  f"or {ENV_VAR}=0", CacheWarning, stacklevel=4)
+                  f"or {ENV_VAR}=0", CompileCacheWarning, stacklevel=4)
 
 
 class _CompileNotice:
