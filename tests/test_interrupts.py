@@ -106,3 +106,21 @@ def test_interrupt_during_edit_distance_scoring(tmp_path):
     assert (rc, err.strip().splitlines()[-1]) == (130, "error: interrupted")
     assert err.count("error:") == 1
     assert dt < 2.0
+
+
+def test_each_command_line_in_one_process_says_it_once(tmp_path, capsys):
+    """``main`` run twice in one process (a notebook, a test): each interrupt is reported."""
+    import threading
+
+    from softirr_stats.cli import main
+
+    fifo = tmp_path / "in2.csv"
+    os.mkfifo(fifo)
+    for _ in range(2):
+        timer = threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+        timer.start()
+        with pytest.raises(SystemExit) as info:
+            main(["agree", str(fifo)])
+        timer.join()
+        assert info.value.code == 130
+        assert capsys.readouterr().err.strip() == "error: interrupted"

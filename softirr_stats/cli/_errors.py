@@ -196,12 +196,14 @@ _INTERRUPT_SAID = False
 
 
 def interrupted() -> NoReturn:
-    """Print ``error: interrupted`` (once per process) and exit 130: the answer to Ctrl-C."""
+    """Print ``error: interrupted`` (once per command line) and exit 130: the answer to Ctrl-C."""
     raise typer.Exit(code=_said_interrupted())
 
 
 def boundary(call: Callable[[], Any]) -> int:
     """Run ``call`` (the whole command line) and return its exit status; nothing escapes as a traceback."""
+    global _INTERRUPT_SAID
+    _INTERRUPT_SAID = False  # once per command line (main may run several in one process)
     try:
         result = call()
     except SystemExit as ex:
