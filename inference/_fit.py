@@ -471,6 +471,18 @@ def _announce(size: Any) -> None:
                                                    "Ctrl-C stops it)", size.describe())
 
 
+#: Drop JAX's in-memory compiled programs after each fit (issue 35): every fit closes over its own
+#: data, so its programs are never called again, yet JAX's caches keep each one (about 585 memory
+#: maps a fit: a long research process hit the kernel's 65,530-map limit after ~110 fits). A next
+#: fit of the same shape reads its programs back from the persistent compile cache.
+RELEASE_PROGRAMS = True
+
+
+def _release_programs() -> None:
+    """Forget the compiled programs of the fit that just ran (JAX's in-memory caches)."""
+    jax.clear_caches()
+
+
 @device_scoped
 def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         config: NutsConfig | SviConfig | None = None, *, priors: Any = None,
@@ -578,6 +590,8 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
             samples, extra = _run_svi_minibatch(fn, data, k_run, config, batch_size, kwargs,
                                                 show)
     extra["model"] = fn
+    if RELEASE_PROGRAMS:
+        _release_programs()
     post = Posterior(model_name=name, kind=kind, samples_by_chain=samples, data=data,
                      method=method, priors=priors, model_kwargs=model_kwargs, extra=extra,
                      key=k_post)

@@ -25,12 +25,14 @@ import os
 import sys
 import time
 import warnings
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from softirr_stats.base._long_calls import say_before
 from softirr_stats.base._validation import SoftIRRWarning
 
 __all__ = ["AUTO_BUDGET_SECONDS", "PROGRESS_AFTER_SECONDS", "LONG_LABEL_CHARS", "CostWarning",
@@ -50,6 +52,7 @@ CHEAP_PROBE_SIDE = 256
 WARN_AFTER_SECONDS = 600.0
 
 _BAR: contextvars.ContextVar[Any] = contextvars.ContextVar("softirr_scoring_bar", default=None)
+_SAID: "weakref.WeakSet[ScoringCost]" = weakref.WeakSet()  # estimates already printed (a blocked pass re-enters)
 
 
 class CostWarning(SoftIRRWarning):
@@ -133,8 +136,19 @@ def progress_enabled(progress: bool | None) -> bool:
 
 @contextlib.contextmanager
 def scoring_progress(cost: ScoringCost, progress: bool | None, desc: str = "scoring label pairs") -> Iterator[None]:
-    """A tqdm bar over the pairs of an exact chance pass, when it is expected to be slow."""
-    if cost.seconds <= PROGRESS_AFTER_SECONDS or not progress_enabled(progress):
+    """A tqdm bar over the pairs of an exact chance pass, when it is expected to be slow.
+
+    Without a terminal (a log file, a batch job) and with ``progress`` left to None, the
+    estimate is printed once as one plain line before the pass starts instead of a bar.
+    """
+    if cost.seconds <= PROGRESS_AFTER_SECONDS:
+        yield
+        return
+    if not progress_enabled(progress):
+        if progress is None and os.environ.get("SOFTIRR_PROGRESS", "") != "0" and cost not in _SAID:
+            _SAID.add(cost)
+            say_before(f"exact chance agreement: {cost.describe()} to score; Ctrl-C stops it "
+                       f"(--chance auto or sampled:N estimate it with a standard error instead)")
         yield
         return
     from tqdm.auto import tqdm

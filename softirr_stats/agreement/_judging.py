@@ -30,6 +30,7 @@ from softirr_stats.agreement._ppi_terms import (
 )
 from softirr_stats.agreement._registry import COEFFICIENTS
 from softirr_stats.agreement._similarity import resolve_similarity
+from softirr_stats.base._csvsafe import escape_columns, quoting_for, unescape_columns
 from softirr_stats.base._validation import check_choice, check_positive_int
 
 __all__ = ["COEFFICIENT_FAMILIES", "JUDGED_COEFFICIENTS", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
@@ -102,7 +103,9 @@ class JudgingPlan:
         if "gold_draws" in out.columns:  # the gold judge fills "gold" on the rows with gold draws
             out["gold"] = np.nan
         path = Path(path)
-        out.to_csv(path, index=False, float_format="%.17g")
+        # a label a spreadsheet would evaluate ("=cmd|...") begins with "'"; read_judgments removes it
+        quoting = quoting_for([*out["label_a"], *out["label_b"]])  # a carriage return in a label: all quoted
+        escape_columns(out, _LABEL_COLUMNS).to_csv(path, index=False, float_format="%.17g", quoting=quoting)
         return path
 
     def __len__(self) -> int:
@@ -294,15 +297,19 @@ def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = 
                               seed=seed, uniform_share=uniform_share, gold_n=gold_n)
 
 
+_LABEL_COLUMNS = ("label_a", "label_b")
+
+
 def _frame(source: Any) -> pd.DataFrame:
     if isinstance(source, JudgingPlan):
         return source.pairs.copy()
     if isinstance(source, pd.DataFrame):
         return source.copy()
     if isinstance(source, str | Path):
-        return pd.read_csv(source, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
-                           na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""], "gold": [""],
-                                      "gold_draws": [""]})
+        df = pd.read_csv(source, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
+                         na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""], "gold": [""],
+                                    "gold_draws": [""]})
+        return unescape_columns(df, _LABEL_COLUMNS)  # written by JudgingPlan.to_csv: spreadsheet-safe
     raise TypeError(f"judgments must be a path to a plan CSV, a DataFrame or a JudgingPlan; "
                     f"got {type(source).__name__}")
 

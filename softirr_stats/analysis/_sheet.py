@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from softirr_stats.base._csvsafe import escape_columns, quoting_for, unescape_columns
+
 __all__ = ["plan_path_for", "read_judging_sheet", "write_judging_sheet"]
 
 
@@ -82,8 +84,12 @@ def write_judging_sheet(plan: Any, path: "str | Path", *, measure: str, seed: in
                           "label_2": np.where(swap, a, b), "judgment": ""})
     sheet = sheet.iloc[order].sort_values("pair_id", kind="stable")
     kept = plan_path_for(path)
-    sheet.to_csv(path, index=False)
-    pairs.sort_values("pair_id", kind="stable").to_csv(kept, index=False, float_format="%.17g")
+    # cells a spreadsheet would evaluate (a label "=cmd|...") begin with "'" (read back unescaped)
+    # (and a label holding a carriage return is quoted, or the row would split there)
+    quoting = quoting_for(np.concatenate([a, b]))
+    escape_columns(sheet, _TEXT_COLUMNS).to_csv(path, index=False, quoting=quoting)
+    escape_columns(pairs.sort_values("pair_id", kind="stable"), _TEXT_COLUMNS).to_csv(
+        kept, index=False, float_format="%.17g", quoting=quoting)
     return path, kept
 
 
@@ -110,11 +116,12 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     from softirr_stats.agreement._judging import read_judgments
 
     path = Path(path)
-    sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
+    sheet = unescape_columns(pd.read_csv(path, dtype=str, keep_default_na=False), _TEXT_COLUMNS)
     cols = set(sheet.columns)
     if {"label_a", "label_b", "q"} <= cols:  # a filled plan (the unblinded sheet)
         df = pd.read_csv(path, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
                          na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""]})
+        unescape_columns(df, _TEXT_COLUMNS)
         meta = {"coefficient": _one(df, "coefficient"), "measure": _one(df, "measure")}
         return read_judgments(df), meta
     missing = [c for c in ("pair_id", "judgment") if c not in cols]
@@ -126,6 +133,7 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
         raise ValueError(f"{path.name} is a blinded sheet; its plan {plan_file} (written beside it by "
                          "`softirr judge plan`) is missing")
     kept = pd.read_csv(plan_file, dtype={"label_a": str, "label_b": str, "pair_id": str}, keep_default_na=False)
+    unescape_columns(kept, _TEXT_COLUMNS)
     need = [c for c in ("pair_id", "label_a", "label_b", "q") if c not in kept.columns]
     if need:
         raise ValueError(f"{plan_file.name} is not a judging plan (missing columns {need})")
@@ -157,6 +165,10 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     keep = [c for c in ("label_a", "label_b", "score", "q", "terms", "draws", "coefficient", "judgment")
             if c in merged.columns]
     return read_judgments(merged[keep]), meta
+
+
+#: Columns of a sheet or plan holding text from the data (labels) or the user (the measure's name).
+_TEXT_COLUMNS = ("label_1", "label_2", "label_a", "label_b", "measure")
 
 
 def _one(df: pd.DataFrame, col: str) -> str | None:

@@ -10,6 +10,7 @@ own cache already. Control it with the environment variable ``SOFTIRR_COMPILE_CA
 ``off`` disables it, a path moves it) or with :func:`compile_cache`.
 """
 
+import contextlib
 import importlib
 import logging
 import os
@@ -21,7 +22,10 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "exported_program", "ENV_VAR"]
+from softirr_stats.base._validation import SoftIRRWarning
+
+__all__ = ["x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "exported_program", "ENV_VAR",
+           "CompileCacheWarning"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -198,7 +202,14 @@ def _apply(target: Path | None) -> None:
 
 _EXPORTED: dict[str, Any] = {}  # fingerprint -> jax.export.Exported, for this process
 _EXPORTED_KEPT = 32
-_EXPORT_FORMAT = b"softirr exported program 1"
+_EXPORT_FORMAT = b"softirr exported program 2"
+#: A kept program file: this line, the key it was built for (its file name), the SHA-256 of
+#: the serialised program, then the program. Checked before the program is used.
+_FILE_MAGIC = b"softirr-exported-program 2\n"
+
+
+class CompileCacheWarning(SoftIRRWarning):
+    """A compiled-program file was damaged or not the program named (rebuilt), or the cache is unusable."""
 
 
 def exported_program(fn: Callable[..., Any], args: tuple, fingerprint: bytes | None) -> Any:
@@ -240,10 +251,12 @@ def exported_program(fn: Callable[..., Any], args: tuple, fingerprint: bytes | N
     path = Path(where) / "exported" / f"{digest}.jaxexport" if where else None
     program = None
     if path is not None and path.is_file():
-        try:
-            program = export.deserialize(bytearray(path.read_bytes()))
-        except Exception:  # noqa: BLE001 - a truncated or foreign file: trace again and replace it
-            program = None
+        program, why = _load(path, digest, args)
+        if program is None:
+            import warnings
+
+            warnings.warn(f"the compiled program {path} {why}; it is not used: traced again and replaced",
+                          CompileCacheWarning, stacklevel=3)
     if program is None:
         program = export.export(jax.jit(fn))(*args)
         if path is not None:
@@ -254,16 +267,74 @@ def exported_program(fn: Callable[..., Any], args: tuple, fingerprint: bytes | N
     return program
 
 
-def _store(program: Any, path: Path) -> None:
-    """Write the serialised program atomically (skipped when it cannot be serialised)."""
+def _load(path: Path, digest: str, args: tuple) -> tuple[Any, str]:
+    """The program kept in ``path`` if it is the one named ``digest`` and whole; else (None, why).
+
+    Trusted by content, not by name: the header must name ``digest`` (a file copied over
+    another's name names its own), the SHA-256 of the program must match (a damaged file does
+    not), and the program must take arguments of the shapes of ``args``.
+    """
+    import hashlib
+
+    import jax
+    from jax import export
+
     try:
-        blob = program.serialize()
+        raw = path.read_bytes()
+    except OSError as err:
+        return None, f"cannot be read ({err.strerror or err})"
+    if not raw.startswith(_FILE_MAGIC):
+        return None, "is not a softirr program file (damaged, or written by something else)"
+    head, _, rest = raw[len(_FILE_MAGIC):].partition(b"\n")
+    checksum, _, blob = rest.partition(b"\n")
+    if head != digest.encode():
+        return None, "holds another program than its name says (copied over it?)"
+    if hashlib.sha256(blob).hexdigest().encode() != checksum:
+        return None, "is damaged (its checksum does not match)"
+    try:
+        program = export.deserialize(bytearray(blob))
+    except Exception as err:  # noqa: BLE001 - whole but unreadable (another JAX build): trace again
+        return None, f"cannot be read back ({type(err).__name__})"
+    want = [(tuple(getattr(a, "shape", ())), str(getattr(a, "dtype", ""))) for a in jax.tree.leaves(args)]
+    have = [(tuple(a.shape), str(a.dtype)) for a in program.in_avals]
+    if [w[0] for w in want] != [h[0] for h in have]:
+        return None, "takes arguments of other shapes than this call"
+    return program, ""
+
+
+def _store(program: Any, path: Path) -> None:
+    """Write the program atomically with its header (skipped when it cannot be serialised or written)."""
+    import hashlib
+
+    try:
+        blob = bytes(program.serialize())
     except ImportError:  # flatbuffers is not installed: keep the program in this process only
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
+    header = _FILE_MAGIC + path.stem.encode() + b"\n" + hashlib.sha256(blob).hexdigest().encode() + b"\n"
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(blob)
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(header + blob)
+        os.replace(tmp, path)
+    except OSError as err:  # a read-only or full cache: this process keeps the program in memory
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        _cache_unusable(path.parent, err)
+
+
+_CACHE_WARNED: set[str] = set()
+
+
+def _cache_unusable(where: Path, err: OSError) -> None:
+    """Warn once per directory that the compile cache cannot be written."""
+    import warnings
+
+    if str(where) in _CACHE_WARNED:
+        return
+    _CACHE_WARNED.add(str(where))
+    warnings.warn(f"the compile cache {where} cannot be written ({err.strerror or err}); running without it "
+                  f"(programs are compiled again in every new process). Set {ENV_VAR} to a writable directory, "
+                  f"or {ENV_VAR}=0", CompileCacheWarning, stacklevel=4)
 
 
 class _CompileNotice:
@@ -366,8 +437,22 @@ def _ensure_initialised() -> None:
         monitoring.register_scalar_listener(_notice.start)
         monitoring.register_event_duration_secs_listener(_notice.end)
         monitoring.register_event_listener(_notice.cache_event)
-        if ENV_VAR in os.environ:
-            _apply(_from_env())  # our variable wins
-        elif jax.config.jax_compilation_cache_dir is None:
-            _apply(default_cache_dir())  # on by default; a cache the user configured stays
+        target = _from_env() if ENV_VAR in os.environ else (
+            default_cache_dir() if jax.config.jax_compilation_cache_dir is None else False)
+        if target is not False:  # a cache the user configured in JAX stays as it is
+            try:
+                if target is not None:
+                    _check_writable(target)
+                _apply(target)  # our variable wins; else on by default
+            except OSError as err:  # a read-only cache home: run uncached, say so once
+                _apply(None)
+                _cache_unusable(target, err)  # type: ignore[arg-type]
         _initialised.set()
+
+
+def _check_writable(target: Path) -> None:
+    """Create ``target`` and write (then remove) a probe file in it; OSError when it cannot be."""
+    target.mkdir(parents=True, exist_ok=True)
+    probe = target / f".probe-{os.getpid()}"
+    probe.write_bytes(b"")
+    probe.unlink()

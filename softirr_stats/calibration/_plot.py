@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from softirr_stats.base._mpltext import literal
 from softirr_stats.calibration._metrics import (
     Strategy,
     expected_calibration_error,
@@ -51,7 +52,7 @@ def plot_reliability_diagram(
     if ax is None:
         _, ax = plt.subplots(figsize=(4.5, 4.5))
     ax.plot([0, 1], [0, 1], linestyle="--", color="0.5", linewidth=1, label="perfect")
-    text = f"{label or 'scores'} (ECE {ece:.3f}, {strategy} bins)"
+    text = literal(f"{label or 'scores'} (ECE {ece:.3f}, {strategy} bins)")  # a user's label, never TeX
     ax.plot(table["mean_score"], table["mean_label"], marker="o", label=text)
     if show_counts:
         twin = ax.twinx()

@@ -184,7 +184,9 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
             return scoped(*args, **kwargs)  # a command's --device: torch and JAX inside it
-        except (typer.Exit, KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:  # typer would turn it into a silent exit 130: say so, once
+            interrupted()
+        except (typer.Exit, SystemExit):
             raise
         except Exception as err:  # noqa: BLE001 - the boundary
             if _click_exception(err) or os.environ.get("SOFTIRR_TRACEBACK"):
@@ -212,19 +214,25 @@ def leave(code: int) -> NoReturn:
     sys.exit(code)
 
 
+_INTERRUPT_SAID = False
+
+
+def interrupted() -> NoReturn:
+    """Print ``error: interrupted`` (once per command line) and exit 130: the answer to Ctrl-C."""
+    raise typer.Exit(code=_said_interrupted())
+
+
 def boundary(call: Callable[[], Any]) -> int:
     """Run ``call`` (the whole command line) and return its exit status; nothing escapes as a traceback."""
-    from softirr_stats.base._interrupt import handled
-
+    global _INTERRUPT_SAID
+    _INTERRUPT_SAID = False  # once per command line (main may run several in one process)
     try:
         result = call()
     except SystemExit as ex:
         code = ex.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
     except KeyboardInterrupt:
-        handled()
-        typer.echo("error: interrupted", err=True)
-        return EXIT_INTERRUPTED
+        return _said_interrupted()
     except Exception as err:  # noqa: BLE001 - the boundary
         if os.environ.get("SOFTIRR_TRACEBACK"):
             raise
@@ -233,9 +241,7 @@ def boundary(call: Callable[[], Any]) -> int:
             if isinstance(err, exit_cls):
                 return int(err.exit_code)
             if isinstance(err, abort_cls):
-                handled()
-                typer.echo("error: interrupted", err=True)
-                return EXIT_INTERRUPTED
+                return _said_interrupted()
             text = one_line(err.format_message())  # type: ignore[attr-defined]
             if not text:  # no_args_is_help: the help was printed
                 return EXIT_USAGE
@@ -246,7 +252,18 @@ def boundary(call: Callable[[], Any]) -> int:
         message, code = describe(err)
         typer.echo(f"error: {message}", err=True)
         return code
-    if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a silent Exit(130)
-        handled()
-        typer.echo("error: interrupted", err=True)
+    if result == EXIT_INTERRUPTED:  # typer maps Ctrl-C outside a command to a silent 130
+        return _said_interrupted()
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _said_interrupted() -> int:
+    """``error: interrupted`` on stderr unless already printed; the exit status 130."""
+    from softirr_stats.base._interrupt import handled
+
+    handled()  # the Ctrl-C reached the code that answers it: no more retries
+    global _INTERRUPT_SAID
+    if not _INTERRUPT_SAID:
+        _INTERRUPT_SAID = True
+        typer.echo("error: interrupted", err=True)
+    return EXIT_INTERRUPTED

@@ -19,6 +19,7 @@ from typing import Any
 
 import typer
 
+from softirr_stats.base._csvsafe import escape_cell, quoting_for
 from softirr_stats.cli._errors import fail, warn
 
 __all__ = ["Notes", "clean", "command_line", "emit", "print_table", "render", "write_json"]
@@ -98,11 +99,13 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
         import io
 
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(columns)
-        for r in rows:
+        body = [[escape_cell(c) for c in columns]]
+        for r in rows:  # names and labels from the data: a cell a spreadsheet would evaluate begins with "'"
             cells = [clean(r.get(c)) for c in columns]
-            w.writerow(["" if v is None else "; ".join(map(str, v)) if isinstance(v, list) else v for v in cells])
+            body.append([escape_cell("" if v is None else "; ".join(map(str, v)) if isinstance(v, list) else v)
+                         for v in cells])
+        w = csv.writer(buf, lineterminator="\n", quoting=quoting_for(c for row in body for c in row))
+        w.writerows(body)
         return buf.getvalue()
     if fmt == "json":
         from softirr_stats.base._device import compute_record

@@ -12,8 +12,11 @@ Used by the OpenAI-compatible judge client. Standard library only (``http.client
 - **Errors** name the URL. Connection errors, timeouts, 5xx and 429 answers, and 200 answers
   whose body is not JSON (an HTML error page from a proxy) are retried with back-off.
 - **Secrets.** Every message (also a server's answer quoted in one, which may echo the
-  ``Authorization`` header) has the caller's ``secrets`` replaced by ``***``, and no
-  exception chains to one that could hold them.
+  ``Authorization`` header) has the caller's ``secrets`` replaced by ``***`` *before* it is
+  cut to length (a fragment of a key left at the cut is masked too), the token after
+  ``Bearer`` is always masked, and no exception chains to one that could hold them.
+  :func:`clean_api_key` refuses keys with control characters (a CRLF ``.env`` file) before
+  ``http.client`` could quote them in its own error.
 """
 
 from __future__ import annotations
@@ -21,37 +24,105 @@ from __future__ import annotations
 import http.client
 import ipaddress
 import json
+import re
 import socket
 import threading
 import time
 import urllib.parse
 from typing import Any
 
-__all__ = ["HttpReplyError", "post_json", "redact", "is_loopback"]
+__all__ = ["HttpReplyError", "post_json", "redact", "redact_cut", "clean_api_key", "is_loopback"]
 
 _REDIRECTS = (301, 302, 303, 307, 308)
 _MAX_HOPS = 5
 _MAX_BODY = 32 * 2**20
+#: A fragment of a secret this long or longer, cut at either end of a quoted text, is masked.
+_MIN_FRAGMENT = 4
+_BEARER = re.compile(r"(?i)(\bbearer\s+)[^\s'\",;]+")
 
 
 class HttpReplyError(ValueError):
     """The server answered, but not with a JSON document (after the retries)."""
 
 
+def _forms(sec: str) -> list[str]:
+    """The ways ``sec`` can appear in a message: as is, URL-encoded, JSON- and repr-escaped, stripped."""
+    forms = {sec, sec.strip(), urllib.parse.quote(sec, safe=""), json.dumps(sec)[1:-1], repr(sec)[1:-1],
+             repr(sec.encode("utf-8", "backslashreplace"))[2:-1]}
+    return sorted((f for f in forms if f), key=len, reverse=True)  # longest first: no half-replaced form
+
+
 def redact(text: str, secrets: Any) -> str:
-    """``text`` with every secret (and its URL-encoded form) replaced by ``***``.
+    """``text`` with every secret (in every escaped form) and any ``Bearer`` token replaced by ``***``.
 
     Examples
     --------
     >>> redact("401: bad header 'Bearer sk-123'", ["sk-123"])
     "401: bad header 'Bearer ***'"
+    >>> redact("Invalid header value b'Bearer sk-9\\\\r'", [])
+    "Invalid header value b'Bearer ***'"
     """
     for sec in secrets or ():
         if not sec:
             continue
-        for form in {sec, urllib.parse.quote(sec, safe=""), json.dumps(sec)[1:-1]}:
+        for form in _forms(sec):
             text = text.replace(form, "***")
+    return _BEARER.sub(r"\1***", text)
+
+
+def redact_cut(text: str, secrets: Any, limit: int) -> str:
+    """``text`` redacted (:func:`redact`), *then* cut to ``limit`` characters.
+
+    A fragment of a secret (at least four characters) left at either end, by the cut or by
+    a server that cut its own echo, is masked as well.
+
+    Examples
+    --------
+    >>> redact_cut("x" * 8 + "sk-ABCDEFGH", ["sk-ABCDEFGH"], 12)
+    'xxxxxxxx***'
+    >>> redact_cut("echo: sk-ABCD", ["sk-ABCDEFGH"], 100)
+    'echo: ***'
+    """
+    text = redact(text, secrets)[:limit]
+    for sec in secrets or ():
+        for form in _forms(sec) if sec else ():
+            for k in range(len(form) - 1, _MIN_FRAGMENT - 1, -1):
+                if text.endswith(form[:k]):
+                    text = text[:-k] + "***"
+                    break
+            for k in range(len(form) - 1, _MIN_FRAGMENT - 1, -1):
+                if text.startswith(form[-k:]):
+                    text = "***" + text[k:]
+                    break
     return text
+
+
+def clean_api_key(key: str, where: str) -> str:
+    """``key`` without surrounding whitespace; ``ValueError`` (never showing it) for control characters.
+
+    A key read from a CRLF ``.env`` file ends in ``\\r``; surrounding whitespace (a line end) is
+    removed. A control or non-Latin-1 character inside the key cannot travel in an HTTP
+    header: refused with its position, not the key.
+
+    Examples
+    --------
+    >>> clean_api_key("sk-123\\r\\n", "api_key")
+    'sk-123'
+    >>> clean_api_key("sk-1\\x0023", "api_key")
+    Traceback (most recent call last):
+    ...
+    ValueError: api_key holds a control character (U+0000 at position 5 of 7); the key is not shown. Check how it was stored (a line end or a stray byte inside it)
+    """
+    stripped = key.strip()
+    if not stripped:
+        raise ValueError(f"{where} is empty (only whitespace)")
+    for pos, ch in enumerate(stripped):
+        code = ord(ch)
+        if code < 32 or 127 <= code < 160 or code > 255:
+            kind = "a control character" if code < 32 or 127 <= code < 160 else "a character outside Latin-1"
+            raise ValueError(f"{where} holds {kind} (U+{code:04X} at position {pos + 1} of {len(stripped)}); "
+                             f"the key is not shown. Check how it was stored (a line end or a stray byte inside it)")
+    return stripped
 
 
 def is_loopback(host: str) -> bool:
@@ -123,14 +194,16 @@ def post_json(url: str, body: Any, *, headers: dict[str, str], timeout: float, m
     """
     try:
         return _post_json(url, body, headers=headers, timeout=timeout, max_retries=max_retries,
-                          follow_redirects=follow_redirects)
-    except (RuntimeError, ConnectionError, HttpReplyError) as exc:
-        cls, clean = type(exc), redact(str(exc), secrets)
+                          follow_redirects=follow_redirects, secrets=secrets)
+    except (RuntimeError, ConnectionError, ValueError, UnicodeError) as exc:  # ValueError: http.client's header check
+        simple = (RuntimeError, ConnectionError, HttpReplyError, ValueError)
+        cls = type(exc) if type(exc) in simple else (ValueError if isinstance(exc, ValueError) else RuntimeError)
+        clean = redact(str(exc), secrets)
     raise cls(clean)  # raised outside the handler: no chained exception that could hold the key
 
 
 def _post_json(url: str, body: Any, *, headers: dict[str, str], timeout: float, max_retries: int,
-               follow_redirects: bool) -> Any:
+               follow_redirects: bool, secrets: Any = ()) -> Any:
     data = json.dumps(body).encode("utf-8")
     hdrs = {"Content-Type": "application/json", "Accept": "application/json", **headers}
     err: str = ""
@@ -168,13 +241,16 @@ def _post_json(url: str, body: Any, *, headers: dict[str, str], timeout: float, 
             err = f"HTTP {status}"
             continue
         if status >= 400:
-            raise RuntimeError(f"{target} answered HTTP {status}: {raw[:500].decode('utf-8', 'replace')}")
+            text = raw[:2**16].decode("utf-8", "replace")  # redacted whole, then cut: no key split by the cut
+            raise RuntimeError(f"{target} answered HTTP {status}: {redact_cut(text, secrets, 500)}")
         if len(raw) > _MAX_BODY:
             raise HttpReplyError(f"{target} answered with more than {_MAX_BODY} bytes")
         try:
             return json.loads(raw.decode("utf-8"))
+        except RecursionError:  # not a transient failure: no retry
+            raise HttpReplyError(f"{target} answered with JSON nested too deeply to read ({len(raw)} bytes)") from None
         except (UnicodeDecodeError, json.JSONDecodeError):
-            snippet = raw[:200].decode("utf-8", "replace")
+            snippet = redact_cut(raw[:2**16].decode("utf-8", "replace"), secrets, 200)
             err = f"not JSON (HTTP {status}, {len(raw)} bytes: {snippet!r})"
             continue
     if err.startswith("not JSON"):

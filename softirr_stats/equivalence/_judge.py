@@ -31,7 +31,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from softirr_stats.equivalence._http import HttpReplyError, is_loopback, post_json, redact
+from softirr_stats.equivalence._http import (
+    HttpReplyError,
+    clean_api_key,
+    is_loopback,
+    post_json,
+    redact,
+    redact_cut,
+)
 from softirr_stats.equivalence._protocol import BaseEstimator, check_strings, short_repr
 from softirr_stats.equivalence._torch import (
     load_shared,
@@ -68,7 +75,11 @@ NO_VARIANTS = ("No", " No", "no", " no", "NO", " NO")
 _MODES = ("logprob", "verbalised")
 _ON_FAILURE = ("nan", "raise")
 _PLACEHOLDER = re.compile(r"\{(a|b)\}")
-_NUM = r"([-+\u2212]?)\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+)\s*(%|percent\b)?"
+#: sign, number (a decimal point or comma), an optional ``/ denominator``, an optional percent sign.
+_NUM = (r"([-+\u2212]?)\s*(\d+(?:[.,]\d+)?(?:[eE][-+]?\d+)?|[.,]\d+)"
+        r"(?:\s*/\s*(\d+(?:\.\d+)?)(?!\d|[.,]\d))?\s*(%|percent\b)?")
+#: A comma read as a decimal comma: not a thousands separator (``1,000``) and not a list (``0,8,9``).
+_DECIMAL_COMMA = re.compile(r"(?:0?,\d+|[1-9]\d*,(?!\d{3}$)\d+)")
 _NUMBER = re.compile(r"(?<![\w.])" + _NUM)
 _JSON_OBJ = re.compile(r"\{[^{}]*\}")
 _KEYS = ("probability", "prob", "p", "score", "equivalence", "similarity")
@@ -93,8 +104,23 @@ def format_prompt(template: str, a: str, b: str) -> str:
 
 def _as_probability(m: re.Match[str]) -> float:
     """The matched number as a probability; NaN (refused) when negative or above 1."""
-    sign, digits, pct = m.group(1), m.group(2), m.group(3)
-    v = float(digits) / (100.0 if pct else 1.0)
+    sign, digits, denom, pct = m.group(1), m.group(2), m.group(3), m.group(4)
+    tail = m.string[m.end(2):m.end(2) + 2]
+    if tail[:1] == "," and tail[1:].isdigit():  # "0,8,9": a list, not one number
+        return math.nan
+    if denom is None and re.match(r"\s*/\s*[\d.,]", m.string[m.end(2):]):  # "1/2,5": not a fraction read
+        return math.nan
+    if "," in digits:  # "0,8" is 0.8; "1,000" is ambiguous (thousands or decimals): refused
+        if not _DECIMAL_COMMA.fullmatch(digits):
+            return math.nan
+        digits = digits.replace(",", ".")
+    v = float(digits)
+    if denom is not None:  # "1/2": a fraction, read as one (never as its numerator)
+        d = float(denom)
+        if d == 0.0 or pct:
+            return math.nan
+        v = v / d
+    v = v / (100.0 if pct else 1.0)
     if sign in ("-", "\u2212") and v != 0.0:
         return math.nan
     return v if 0.0 <= v <= 1.0 and math.isfinite(v) else math.nan
@@ -124,6 +150,13 @@ def parse_probability(text: str) -> float | None:
     >>> parse_probability("Step 1: compare the labels. Step 2: weigh them. Probability: 0.05")
     0.05
     >>> parse_probability("-0.5") is None
+    True
+
+    A decimal comma and a fraction are read as such; an ambiguous comma (``1,000``) is no answer:
+
+    >>> parse_probability("Probability: 0,8"), parse_probability("Probability: 1/2")
+    (0.8, 0.5)
+    >>> parse_probability("Probability: 1,000") is None
     True
     """
     if not isinstance(text, str):
@@ -424,6 +457,8 @@ class OpenAICompatibleJudge(_JudgeBase):
                              "which is stored in score caches); give the key as api_key_env='NAME'")
         if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
             raise ValueError("api_key must be a non-empty string or None")
+        if api_key is not None:
+            api_key = clean_api_key(api_key, "api_key")
         if api_key_env is not None and (not isinstance(api_key_env, str) or not _ENV_NAME.fullmatch(api_key_env)):
             raise ValueError("api_key_env must be the name of an environment variable (e.g. 'OPENAI_API_KEY'), "
                              f"not the key itself; got a {type(api_key_env).__name__} that is not a variable name "
@@ -465,18 +500,23 @@ class OpenAICompatibleJudge(_JudgeBase):
         if self.api_key_env is None:
             return self.api_key
         key = os.environ.get(self.api_key_env)
-        if not key:
+        if not key or not key.strip():
             raise ValueError(f"OpenAICompatibleJudge: api_key_env={self.api_key_env!r}, but that environment "
                              f"variable is not set (or empty) in this process (pid {os.getpid()}); set it where the "
                              f"judge runs (on Ray: runtime_env={{'env_vars': ...}} or the workers' environment)")
-        return key
+        return clean_api_key(key, f"the API key in ${self.api_key_env}")
+
+    def _secrets(self) -> list[str]:
+        """The key as given and as sent (for redaction); never raises."""
+        raw = self.api_key if self.api_key_env is None else os.environ.get(self.api_key_env)
+        return [k for k in {raw, raw.strip() if raw else None} if k]
 
     def _post(self, body: dict[str, Any]) -> Any:
         key = self._key()
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         return post_json(self.url, body, headers=headers, timeout=self.timeout,
                          max_retries=self.max_retries, follow_redirects=self.follow_redirects,
-                         secrets=[key] if key else [])
+                         secrets=[key, *self._secrets()] if key else [])
 
     def _one(self, pair: tuple[str, str]) -> tuple[float, str]:
         body: dict[str, Any] = {"model": self.model, "messages": self._messages(*pair), "temperature": 0,
@@ -490,12 +530,15 @@ class OpenAICompatibleJudge(_JudgeBase):
         except HttpReplyError as exc:
             return np.nan, f"malformed reply: {exc}"
         p, why = self._read_reply(resp)
-        key = self.api_key if self.api_key_env is None else os.environ.get(self.api_key_env)
-        return p, (redact(why, [key]) if key else why)  # a reply echoing the key never reaches a message
+        return p, redact(why, self._secrets())  # a reply echoing the key never reaches a message
 
     def _malformed(self, why: str, part: Any) -> tuple[float, str]:
-        text = json.dumps(part, default=str)
-        return np.nan, f"malformed reply from {self.url}: {why}: {text[:300]}"
+        try:
+            shown = json.dumps(part, default=str)
+        except RecursionError:
+            shown = "(nested too deeply to show)"
+        text = redact_cut(shown, self._secrets(), 300)  # redacted, then cut
+        return np.nan, f"malformed reply from {self.url}: {why}: {text}"
 
     def _read_reply(self, resp: Any) -> tuple[float, str]:
         """Probability from a chat-completions answer, or (nan, why) naming the URL."""

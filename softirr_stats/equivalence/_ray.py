@@ -132,7 +132,23 @@ class RayBackend:
             kw.setdefault("num_cpus", self.num_cpus)
         # "local" always starts a fresh instance here (a bare ray.init() would join whatever
         # cluster RAY_ADDRESS or a stale /tmp/ray session file points to)
-        ray.init(address="local" if self.address is None else self.address, **kw)
+        if self.address is not None:
+            ray.init(address=self.address, **kw)
+            return True
+        # a local instance of our own ends with this process, even on SIGKILL: its processes inherit
+        # a token, and a watcher kills them when this process is gone
+        from softirr_stats.equivalence import _ray_reaper as reaper
+
+        before = os.environ.get(reaper.ENV_TOKEN)
+        token = reaper.mark_children()
+        try:
+            ray.init(address="local", **kw)
+        finally:
+            if before is None:
+                os.environ.pop(reaper.ENV_TOKEN, None)
+            else:
+                os.environ[reaper.ENV_TOKEN] = before
+        reaper.reap_with_driver(token)
         return True
 
     def _sizes(self, ray: Any, n_batches: int) -> tuple[int, float]:

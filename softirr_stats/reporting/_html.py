@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from softirr_stats.base._mpltext import literal, literals
 from softirr_stats.reporting._symbols import CHANCE_FREE, labelled, symbol
 
 __all__ = ["build_report", "data_summary", "pairwise_agreement", "model_summary", "weighted_reliability",
@@ -351,14 +352,14 @@ def _raters_html(ann: Any, measure: str, estimator: Any) -> str:
     r = len(mat)
     fig, ax = plt.subplots(figsize=(1.6 + 0.75 * r, 1.2 + 0.65 * r))
     im = ax.imshow(mat.to_numpy(), vmin=-1, vmax=1, cmap="RdBu")
-    ax.set_xticks(range(r), mat.columns, rotation=45, ha="right")
-    ax.set_yticks(range(r), mat.index)
+    ax.set_xticks(range(r), literals(mat.columns), rotation=45, ha="right")  # names drawn as written, never as TeX
+    ax.set_yticks(range(r), literals(mat.index))
     vals = mat.to_numpy()
     for (i, j), v in np.ndenumerate(vals):
         if np.isfinite(v):
             ax.text(j, i, f"{v:.2f}".replace("-0.00", "0.00"), ha="center", va="center", fontsize=9, color="white" if abs(v) > 0.6 else "black")
     fig.colorbar(im, ax=ax, shrink=0.8, label="Cohen's kappa")
-    ax.set_title(f"pairwise Cohen's kappa ({measure})", fontsize=10)
+    ax.set_title(literal(f"pairwise Cohen's kappa ({measure})"), fontsize=10)
     means = pd.DataFrame({"rater": mat.index, "mean kappa with the others": np.nanmean(
         np.where(np.eye(r, dtype=bool), np.nan, vals), axis=1) if r > 1 else [np.nan] * r})
     return (f'<p class="note">Cohen\'s kappa of each pair of raters on the items both rated ({_esc(measure)}; the '
@@ -462,7 +463,7 @@ def _calibration_html(judgments: pd.DataFrame, measure_name: str, estimator: Any
     fig, ax = plt.subplots(figsize=(5.5, 4.5))
     ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", linewidth=1, label="perfect calibration")
     ax.plot(rd["mean_score"], rd["mean_label"], color="tab:blue", linewidth=1, alpha=0.6,
-            label=f"{measure_name} (weighted ECE {rd.attrs['ece']:.3f})")
+            label=literal(f"{measure_name} (weighted ECE {rd.attrs['ece']:.3f})"))
     ax.scatter(rd["mean_score"], rd["mean_label"], s=12 + 400 * rd["weight"], color="tab:blue", zorder=3,
                label="bin (area: share of the weighted pairs)")
     ax2 = ax.twinx()

@@ -5,6 +5,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from softirr_stats.base._mpltext import literal, literals
+
 __all__ = ["plot_sensitivity"]
 
 _REQUIRED = ("coefficient", "similarity", "chance", "value", "ci_low", "ci_high")
@@ -89,18 +91,18 @@ def plot_sensitivity(df: pd.DataFrame, ax: Any = None, *, title: str | None = No
             if bar.any():
                 ax.hlines(y[bar], lo[bar], hi[bar], colors=[color], linewidth=1.5)
             # "exact" names both a measure and a chance setting: say which is which
-            label = sim if len(chances) == 1 else f"{sim}, chance {ch}" if ch else sim
+            label = literal(sim if len(chances) == 1 else f"{sim}, chance {ch}" if ch else sim)
             ax.scatter(val[m], y[m], color=color, marker=_MARKERS[ci % len(_MARKERS)], zorder=3, label=label)
     for b in bounds[:-1]:
         ax.axhline(b, color="0.85", linewidth=0.8)
     ax.axvline(0.0, color="0.6", linewidth=0.8, linestyle=":")
     ax.set_yticks(centres)
-    ax.set_yticklabels(coefs)
+    ax.set_yticklabels(literals(coefs))  # names from the data: drawn as written, never as TeX
     ax.set_xlabel("coefficient (point estimate and interval)")
     if len(data):
         # outside the axes, right of the data: a legend inside would cover rows of the plot
         ax.legend(title="similarity" if len(chances) == 1 else "similarity, chance setting", fontsize="small",
                   loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
     if title:
-        ax.set_title(title)
+        ax.set_title(literal(title))
     return ax

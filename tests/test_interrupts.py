@@ -1,0 +1,126 @@
+"""Ctrl-C: ``error: interrupted`` (one line) on stderr and exit 130 within 2 s (issue 35, row 22).
+
+Each row starts the real command line in a subprocess, waits until it is inside the long step
+(a marker file written when the step is entered, or the kernel saying the process waits on a
+FIFO), sends SIGINT and times the exit.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="uses /proc and FIFOs")
+
+RUNNER = textwrap.dedent("""
+    import importlib, pathlib, sys
+    mark, target, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if target:
+        modname, _, attr = target.partition(":")
+        owner = importlib.import_module(modname)
+        *path, name = attr.split(".")
+        for p in path:
+            owner = getattr(owner, p)
+        orig = getattr(owner, name)
+        def entered(*a, **k):
+            pathlib.Path(mark).touch()
+            return orig(*a, **k)
+        setattr(owner, name, entered)
+    from softirr_stats.cli import main
+    main(args)
+""")
+
+
+def _interrupt(tmp_path, args, target="", ready=None, limit=120.0):
+    mark = tmp_path / "entered"
+    env = {**os.environ, "SOFTIRR_PROGRESS": "0"}
+    proc = subprocess.Popen([sys.executable, "-c", RUNNER, str(mark), target, *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        t0 = time.monotonic()
+        ready = ready or (lambda _proc: mark.exists())
+        while not ready(proc):
+            assert proc.poll() is None, f"finished before the long step: {proc.communicate()}"
+            assert time.monotonic() - t0 < limit, "never reached the long step"
+            time.sleep(0.05)
+        time.sleep(0.3)  # well inside the step
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, time.monotonic() - sent, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def _waits_on_fifo(proc):
+    try:
+        return Path(f"/proc/{proc.pid}/wchan").read_text() in ("wait_for_partner", "fifo_open", "pipe_wait")
+    except OSError:
+        return False
+
+
+def _long_labels(path, n):
+    import random
+
+    rnd = random.Random(0)
+    a = "".join(rnd.choice("abcdefgh ") for _ in range(n))
+    b = "".join(rnd.choice("abcdefgh ") for _ in range(n))
+    path.write_text(f"item,rater,label\n1,r1,{a}\n1,r2,{b}\n2,r1,x\n2,r2,y\n3,r1,x\n3,r2,x\n")
+    return path
+
+
+def _many_items(path):
+    rows = [f"{i},{r},{(i * 7 + r * (i % 3)) % 5}" for i in range(20_000) for r in range(6)]
+    path.write_text("item,rater,label\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def test_interrupt_while_opening_a_fifo(tmp_path):
+    fifo = tmp_path / "in.csv"
+    os.mkfifo(fifo)
+    rc, dt, err = _interrupt(tmp_path, ["agree", str(fifo)], ready=_waits_on_fifo)
+    assert (rc, err.strip()) == (130, "error: interrupted")
+    assert dt < 2.0
+
+
+def test_interrupt_during_a_bootstrap(tmp_path):
+    data = _many_items(tmp_path / "many.csv")
+    rc, dt, err = _interrupt(tmp_path, ["agree", str(data), "-c", "fleiss_kappa", "--bootstrap", "200000"],
+                             target="softirr_stats.uncertainty._bootstrap:evaluate_chunk")
+    assert (rc, err.strip().splitlines()[-1]) == (130, "error: interrupted")
+    assert err.count("error:") == 1
+    assert dt < 2.0
+
+
+def test_interrupt_during_edit_distance_scoring(tmp_path):
+    data = _long_labels(tmp_path / "long.csv", 600_000)  # one pair: about 20 s of edit distance
+    rc, dt, err = _interrupt(tmp_path, ["agree", str(data), "-m", "levenshtein", "--bootstrap", "0"],
+                             target="rapidfuzz.process:cpdist")
+    assert (rc, err.strip().splitlines()[-1]) == (130, "error: interrupted")
+    assert err.count("error:") == 1
+    assert dt < 2.0
+
+
+def test_each_command_line_in_one_process_says_it_once(tmp_path, capsys):
+    """``main`` run twice in one process (a notebook, a test): each interrupt is reported."""
+    import threading
+
+    from softirr_stats.cli import main
+
+    fifo = tmp_path / "in2.csv"
+    os.mkfifo(fifo)
+    for _ in range(2):
+        timer = threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+        timer.start()
+        with pytest.raises(SystemExit) as info:
+            main(["agree", str(fifo)])
+        timer.join()
+        assert info.value.code == 130
+        assert capsys.readouterr().err.strip() == "error: interrupted"
