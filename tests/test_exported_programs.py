@@ -17,7 +17,6 @@ import pytest
 
 import softirr_stats.base._jax as J
 from softirr_stats import models
-from softirr_stats.data import demo_path
 from softirr_stats.inference import NutsConfig, fit
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.inference.ConvergenceWarning")  # short chains
@@ -162,7 +161,10 @@ def test_a_read_only_cache_home_runs_uncached_with_one_warning(tmp_path, home):
     (tmp_path / "a-file").write_text("not a directory")
     env = {k: v for k, v in os.environ.items() if k != J.ENV_VAR}
     env["XDG_CACHE_HOME"] = home.format(tmp=tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "softirr_stats.cli", "model", str(demo_path()), "--method", "svi",
+    data = tmp_path / "small.csv"  # a class model on 3 labels (the demo's free text is refused before any fit)
+    data.write_text("item,rater,label\n" + "".join(f"{i},r{j},{'abc'[(i * (j + 1)) % 3]}\n"
+                                                    for i in range(20) for j in range(3)))
+    proc = subprocess.run([sys.executable, "-m", "softirr_stats.cli", "model", str(data), "--method", "svi",
                            "--steps", "20"], env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     said = proc.stdout + proc.stderr  # the warning is one of the command's numbered notes

@@ -72,7 +72,7 @@ def refusal(size: Any) -> str:
             f"{size.n_singletons} of them given once; a class model treats every string as a class "
             f"({size.n_parameters:,} parameters, roughly {format_seconds(size.seconds)} by --method {size.method}) "
             "and does not describe free text. Use the soft model (--model soft -m levenshtein, or another soft "
-            "--measure) or map the labels to a coarser label set first")
+            "--similarity) or map the labels to a coarser label set first")
 
 
 def model_rows(res: Any, ann: Any, level: float) -> list[dict[str, Any]]:
