@@ -11,6 +11,7 @@ from softirr_stats.analysis import resolve_measures, run_analysis, run_model
 from softirr_stats.data import demo_path
 from softirr_stats.inference import SviConfig
 from softirr_stats.reporting import _html, build_report
+from softirr_stats.reporting._symbols import symbol
 
 matplotlib.use("Agg")
 
@@ -43,8 +44,8 @@ def test_report_coefficient_table_equals_run_analysis(monkeypatch):
     shown = _rows(_section(page, "coefficients"))
     assert len(shown) == len(first) == 4
     for cells, row in zip(shown, first.itertuples(index=False), strict=True):
-        assert cells[:2] == [row.coefficient, row.similarity]
-        assert cells[2:5] == [f"{row.value:.4f}", f"{row.ci_low:.4f}", f"{row.ci_high:.4f}"]
+        assert cells[:3] == [symbol(row.coefficient), row.coefficient, row.similarity]  # the symbol, then the name
+        assert cells[3:6] == [f"{row.value:.4f}", f"{row.ci_low:.4f}", f"{row.ci_high:.4f}"]
     assert np.isfinite(first["value"]).all()
 
 

@@ -60,14 +60,14 @@ def comparison_section(results: Sequence[Any]) -> str:
     Returns
     -------
     str
-        HTML (the plot as an inline PNG).
+        HTML (the plot as an inline PNG, with its SVG and PDF downloads).
 
     Examples
     --------
     >>> from softirr_stats.comparison import ComparisonResult
     >>> r = ComparisonResult("A", "B", 0.6, 0.5, 0.1, 1.2, 0.02, 0.18, 0.04, 0.95, 0.01, "paired delta method",
     ...                      "analytic", True, 50, 50, 50)
-    >>> comparison_section([r]).startswith("<img")
+    >>> "<img" in comparison_section([r])
     True
     """
     from softirr_stats.reporting._html import _png

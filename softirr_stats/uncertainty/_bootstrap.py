@@ -221,6 +221,10 @@ def check_backend(backend: Any) -> Any:
     return backend
 
 
+#: The design a failed design's message suggests instead (every statistic's items can be resampled).
+_FALLBACK_DESIGN = "items"
+
+
 def check_design(cfg: "Bootstrap", unit_strata: np.ndarray | None, n_units: int, n_raters: int) -> None:
     """Refuse a design that cannot vary: fewer than two resampling units in some stratum.
 
@@ -246,7 +250,7 @@ def check_design(cfg: "Bootstrap", unit_strata: np.ndarray | None, n_units: int,
             f"Bootstrap(design={cfg.design!r}) needs at least 2 {unit} per stratum to resample; "
             f"got {int(sizes.min())} {where}: those {unit} would be drawn identically in every "
             f"replicate and the interval would collapse to a point. Merge small strata, split the data into "
-            "more clusters" + (", or use design='items'" if cfg.design != "items" else
+            "more clusters" + (f", or use design={_FALLBACK_DESIGN!r}" if cfg.design != _FALLBACK_DESIGN else
                                ", or report the point estimate without an interval (ci=None; on the command "
                                "line --bootstrap 0)"))
 
