@@ -45,12 +45,12 @@ def t_level(level: float, n_units: int) -> float:
     >>> round(t_level(0.95, 20), 4), round(t_level(0.95, 10**6), 4)
     (0.9637, 0.95)
     """
-    from scipy import stats
+    from scipy.special import ndtr, stdtrit
 
     if n_units < 2:
         return level
-    z = stats.t.ppf((1.0 + level) / 2.0, n_units - 1)
-    return float(1.0 - 2.0 * stats.norm.sf(z))
+    z = stdtrit(n_units - 1, (1.0 + level) / 2.0)  # scipy.special, not scipy.stats: a tenth of the import
+    return float(1.0 - 2.0 * ndtr(-z))
 
 
 def resolve_method(method: str, design: str, n_units: int) -> tuple[str, str]:
