@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # pandas loads when a table is asked for
 from softirr_stats.base._format import (
     format_interval,
     format_number,
+    html_table,
     latex_table,
     level_text,
     markdown_table,
@@ -218,19 +219,12 @@ class AgreementResult:
         """
         import html
 
-        header, rows, align = self._table(3, "—")
-        style = {"l": "left", "r": "right", "c": "center"}
-        head = "".join(f'<th style="text-align:{style[a]}">{html.escape(h)}</th>'
-                       for h, a in zip(header, align, strict=True))
-        body = "".join("<tr>" + "".join(f'<td style="text-align:{style[a]}">{html.escape(c)}</td>'
-                                        for c, a in zip(row, align, strict=True)) + "</tr>" for row in rows)
         notes = []
         if self.ci_method:
             notes.append(f"{self.interval_kind.capitalize()} interval: {self.interval_description()}.")
         notes += [f"[{i}] {w}" for i, w in enumerate(self.warnings, 1)]
         foot = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in notes)
-        return (f"<table><caption>{html.escape(type(self).__name__)}</caption><thead><tr>{head}</tr></thead>"
-                f"<tbody>{body}</tbody></table>{foot}")
+        return html_table(*self._table(3, "—"), type(self).__name__) + foot
 
     # ------------------------------------------------------------------ papers
     def _extra_columns(self) -> list[tuple[str, Any]]:

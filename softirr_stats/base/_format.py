@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pandas loads with the first table; formatting a number needs none
     import pandas as pd
 
-__all__ = ["format_interval", "format_number", "frame_table", "latex_table", "level_text", "markdown_table",
+__all__ = ["html_table", "format_interval", "format_number", "frame_table", "latex_table", "level_text", "markdown_table",
            "render"]
 
 Style = Literal["markdown", "latex"]
@@ -215,3 +215,18 @@ def render(df: "pd.DataFrame", style: Style, *, digits: int = 3, columns: Sequen
         table = markdown_table(header, rows, align)
         return table if caption is None else f"{table}\n\n{caption}"
     return latex_table(header, rows, align, caption=caption, label=label)
+
+
+def html_table(header: list[str], rows: list[list[str]], align: list[str], caption: str) -> str:
+    """An HTML table of formatted cells, each column aligned ``"l"``, ``"r"`` or ``"c"`` (the results' reprs).
+
+    >>> html_table(["a", "b"], [["1", "x"]], ["r", "l"], "T")[:40]
+    '<table><caption>T</caption><thead><tr><t'
+    """
+    import html
+
+    style = {"l": "left", "r": "right", "c": "center"}
+    head = "".join(f'<th style="text-align:{style[a]}">{html.escape(h)}</th>' for h, a in zip(header, align, strict=True))
+    body = "".join("<tr>" + "".join(f'<td style="text-align:{style[a]}">{html.escape(c)}</td>'
+                                    for c, a in zip(row, align, strict=True)) + "</tr>" for row in rows)
+    return f"<table><caption>{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from softirr_stats.base._format import (
     format_interval,
     format_number,
+    html_table,
     latex_table,
     level_text,
     markdown_table,
@@ -187,11 +188,4 @@ class ComparisonResult:
         >>> r._repr_html_().startswith("<table")
         True
         """
-        header, rows, align = self._table(3, "—")
-        style = {"l": "left", "r": "right", "c": "center"}
-        head = "".join(f'<th style="text-align:{style[a]}">{html.escape(h)}</th>'
-                       for h, a in zip(header, align, strict=True))
-        body = "".join("<tr>" + "".join(f'<td style="text-align:{style[a]}">{html.escape(c)}</td>'
-                                        for c, a in zip(row, align, strict=True)) + "</tr>" for row in rows)
-        return (f"<table><caption>ComparisonResult</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
-                f"</table><p><small>{html.escape(self._note())}</small></p>")
+        return html_table(*self._table(3, "—"), "ComparisonResult") + f"<p><small>{html.escape(self._note())}</small></p>"
