@@ -127,3 +127,53 @@ def test_prediction_powered_estimates_keep_the_percentile_interval_under_auto():
     r = sis.fleiss_kappa(ann, similarity="indel", judgments=plan, judge=judge,
                          ci=Bootstrap(n=100, design="items", seed=0))
     assert r.ci_method == "bootstrap-percentile" and "prediction-powered" in r.details["interval_rule"]
+
+
+def test_stratified_dof_is_satterthwaite_between_the_smallest_stratum_and_n_minus_h():
+    from softirr_stats.uncertainty import stratified_dof
+
+    rng = np.random.default_rng(3)
+    strata = np.repeat([0, 1, 2], [4, 6, 10])
+    jack = rng.normal(size=20) * np.array([1.0, 3.0, 0.5])[strata]
+    v = np.array([(n - 1) / n * np.sum((jack[strata == h] - jack[strata == h].mean()) ** 2)
+                  for h, n in enumerate((4, 6, 10))])
+    want = v.sum() ** 2 / np.sum(v**2 / np.array([3.0, 5.0, 9.0]))
+    assert stratified_dof(jack, strata) == pytest.approx(want, rel=1e-12)
+    assert 3.0 <= stratified_dof(jack, strata) <= 17.0  # min(n_h) - 1 .. n - H
+    assert stratified_dof(jack, np.zeros(20, dtype=int)) == pytest.approx(19.0)  # no strata: n - 1
+    equal = np.tile(np.array([0.0, 1.0, 2.0, 3.0, 4.0]), 4)  # four strata with the same spread: n - H
+    assert stratified_dof(equal, np.repeat(np.arange(4), 5)) == pytest.approx(16.0)
+    assert stratified_dof(np.ones(6), np.repeat([0, 1], 3)) == 4.0  # no stratum varies: n - H
+    assert stratified_dof(np.r_[jack, np.nan], np.r_[strata, 2]) == pytest.approx(want, rel=1e-12)
+
+
+def test_bca_t_with_strata_takes_the_stratified_degrees_of_freedom():
+    from softirr_stats.uncertainty import jackknife_strata, stratified_dof
+
+    rows = _rows(24)
+    strata = ["a"] * 4 + ["b"] * 8 + ["c"] * 12
+    ann = sis.Annotations.from_wide(rows)
+    cfg = Bootstrap(n=300, seed=2, strata=dict(zip(ann.items, strata, strict=True)))
+    r = sis.fleiss_kappa(ann, ci=cfg)
+    res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    jack = jackknife_values(prep, cfg)
+    dof = stratified_dof(jack, jackknife_strata(prep, cfg))
+    assert r.details["t_dof"] == dof and dof <= 21.0  # at most n - H
+    assert "Satterthwaite, 3 strata" in r.details["interval_rule"]
+    lo, hi, _ = bca_interval(r.details["replicates"], res.value, jack, t_level(0.95, 24, dof=dof))
+    assert (r.ci_low, r.ci_high) == (lo, hi)
+    plain = sis.fleiss_kappa(ann, ci=Bootstrap(n=300, seed=2))
+    assert "t_dof" not in plain.details and "23 df" in plain.details["interval_rule"]
+
+
+def test_cluster_bca_t_with_strata_counts_clusters_per_stratum():
+    from softirr_stats.uncertainty import jackknife_strata, stratified_dof
+
+    ann = sis.Annotations.from_wide(_rows(24, seed=4))
+    cluster = {it: i // 3 for i, it in enumerate(ann.items)}  # 8 clusters of 3 items
+    strata = {it: "s" if i < 12 else "t" for i, it in enumerate(ann.items)}  # 4 clusters in each stratum
+    cfg = Bootstrap(n=200, seed=1, design="cluster", cluster=cluster, strata=strata, method="bca-t")
+    res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    assert jackknife_strata(prep, cfg).tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    r = sis.fleiss_kappa(ann, ci=cfg)
+    assert r.details["t_dof"] == stratified_dof(jackknife_values(prep, cfg), np.repeat([0, 1], 4)) <= 6.0

@@ -454,6 +454,7 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     from softirr_stats.uncertainty import (
         Bootstrap,
         draw_weights,
+        jackknife_strata,
         jackknife_values,
         percentile_interval,
         summarize_replicates,
@@ -485,4 +486,5 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     bounds = {k: np.array([percentile_interval(reps[k][:, j], cfg.level) for j in range(reps[k].shape[1])],
                           dtype=np.float64).reshape(-1, 2) for k in ("pair", "type")}  # one row per pair / type
     result = span_summary(stat, tab, match=match, by=by, similarity_name=sim_name, intervals=bounds)
-    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg))
+    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg),
+                                unit_strata=jackknife_strata(stat, cfg))

@@ -43,11 +43,12 @@ from softirr_stats.uncertainty._intervals import (
     bca_interval,
     percentile_interval,
     resolve_method,
+    stratified_dof,
     t_level,
 )
 
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
-           "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates", "unit_weights"]
+           "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_strata", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates", "unit_weights"]
 
 # DESIGNS, the built-in records' names, is read from BOOTSTRAP_DESIGNS below (a new design is one record)
 
@@ -784,9 +785,39 @@ def jackknife_values(stat: Statistic, cfg: Bootstrap) -> np.ndarray:
     return np.concatenate([stat.evaluate(C, V)["value"] for C, V in blocks])
 
 
+def jackknife_strata(stat: Statistic, cfg: Bootstrap) -> np.ndarray | None:
+    """Each jackknife unit's stratum (aligned with :func:`jackknife_values`), or None without ``strata=``.
+
+    Items for the item designs, clusters for ``cluster`` (a cluster's stratum is its items'). The
+    ``bca-t`` interval of a stratified bootstrap takes its degrees of freedom from these
+    (:func:`~softirr_stats.uncertainty._intervals.stratified_dof`).
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> _, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> jackknife_strata(prep, Bootstrap(n=50, strata=["x", "x", "y", "y"])).tolist()
+    [0, 0, 1, 1]
+    >>> jackknife_strata(prep, Bootstrap(n=50)) is None
+    True
+    """
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    if cfg.strata is None or not rec.strata:
+        return None
+    strata = per_item_codes(cfg.strata, stat.items, "strata")
+    if not rec.resamples_clusters:
+        return strata
+    cl = per_item_codes(cfg.cluster, stat.items, "cluster")
+    first = np.zeros(int(cl.max()) + 1, dtype=np.int32)
+    first[cl] = strata
+    return first
+
+
 def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstrap, jackknife: Any,
                          notes: tuple[str, ...] = (), widen: float = 1.0, n_units: int | None = None,
-                         **details: Any) -> AgreementResult:
+                         unit_strata: np.ndarray | None = None, **details: Any) -> AgreementResult:
     """``result`` with the interval, SE and bookkeeping of bootstrap replicates ``reps``.
 
     ``jackknife`` is a zero-argument callable giving leave-one-out values (used by BCa only).
@@ -809,6 +840,11 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
         correction, :func:`~softirr_stats.uncertainty._few_units.few_units_correction`).
     n_units : int, optional
         Number of resampled units ``method="auto"`` decides on (default ``result.n_items``).
+    unit_strata : int array, optional
+        Each jackknife unit's stratum (:func:`jackknife_strata`): ``bca-t`` then takes the Satterthwaite
+        degrees of freedom of the stratified jackknife variance
+        (:func:`~softirr_stats.uncertainty._intervals.stratified_dof`, at most ``n - H`` for ``H`` strata)
+        instead of ``n - 1``.
     **details
         Further entries of ``details``.
 
@@ -842,10 +878,17 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
         lo, hi = basic_interval(reps, result.value, cfg.level)
     elif cfg.method == "bca":
         lo, hi, note = bca_interval(reps, result.value, jackknife(), cfg.level)
-    else:  # bca-t: Student-t quantiles with (units - 1) df
+    else:  # bca-t: Student-t quantiles with (units - 1) df, or a stratified design's Satterthwaite df
         jack = jackknife()
         units = len(jack) if n_units is None else n_units
-        lo, hi, note = bca_interval(reps, result.value, jack, t_level(cfg.level, units))
+        dof = None
+        if unit_strata is not None and len(unit_strata) == len(jack):
+            dof = stratified_dof(jack, unit_strata)
+            details["t_dof"] = dof
+            if "interval_rule" in details:
+                details["interval_rule"] = details["interval_rule"].replace(
+                    f"{units - 1} df", f"{dof:.3g} df (Satterthwaite, {len(np.unique(unit_strata))} strata)")
+        lo, hi, note = bca_interval(reps, result.value, jack, t_level(cfg.level, units, dof=dof))
     if widen != 1.0:
         lo, hi = widen_interval(lo, hi, result.value, widen)
         se *= widen
@@ -976,4 +1019,4 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         warnings.warn(few_note, FewUnitsWarning, stacklevel=3)
         notes = (*notes, few_note)
     return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
-                                widen=factor, **details)
+                                widen=factor, unit_strata=jackknife_strata(stat, cfg), **details)

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 __all__ = ["AUTO_BCA_DESIGNS", "AUTO_BCA_MAX_UNITS", "INTERVAL_METHODS", "percentile_interval", "basic_interval",
-           "bca_interval", "jackknife_acceleration", "resolve_method", "t_level"]
+           "bca_interval", "jackknife_acceleration", "resolve_method", "stratified_dof", "t_level"]
 
 INTERVAL_METHODS = ("auto", "percentile", "basic", "bca", "bca-t")
 
@@ -20,7 +20,7 @@ AUTO_BASIC_DESIGNS = ("cluster",)
 AUTO_BCA_MAX_UNITS = 1000
 
 
-def t_level(level: float, n_units: int) -> float:
+def t_level(level: float, n_units: int, *, dof: float | None = None) -> float:
     """The normal-theory level whose two-sided quantile is Student's ``t_{n-1}`` quantile at ``level``.
 
     ``bca-t`` is the BCa interval at this level: its ``z_{alpha/2}`` is replaced by the ``t_{n-1}``
@@ -34,6 +34,9 @@ def t_level(level: float, n_units: int) -> float:
         The interval's confidence level, in (0, 1).
     n_units : int
         Units resampled (items); below 2, ``level`` is returned unchanged.
+    dof : float, optional
+        Degrees of freedom to use instead of ``n_units - 1`` (a stratified design's,
+        :func:`stratified_dof`); below 1, ``level`` is returned unchanged.
 
     Returns
     -------
@@ -44,13 +47,62 @@ def t_level(level: float, n_units: int) -> float:
     --------
     >>> round(t_level(0.95, 20), 4), round(t_level(0.95, 10**6), 4)
     (0.9637, 0.95)
+    >>> t_level(0.95, 20, dof=19.0) == t_level(0.95, 20)
+    True
     """
     from scipy.special import ndtr, stdtrit
 
-    if n_units < 2:
+    df = float(n_units - 1) if dof is None else float(dof)
+    if not df >= 1.0:  # also nan
         return level
-    z = stdtrit(n_units - 1, (1.0 + level) / 2.0)  # scipy.special, not scipy.stats: a tenth of the import
+    z = stdtrit(df, (1.0 + level) / 2.0)  # scipy.special, not scipy.stats: a tenth of the import
     return float(1.0 - 2.0 * ndtr(-z))
+
+
+def stratified_dof(jack: np.ndarray, unit_strata: np.ndarray) -> float:
+    """Satterthwaite degrees of freedom of a stratified jackknife variance.
+
+    With ``V_h = (n_h - 1) / n_h * sum_{i in h} (theta_(-i) - mean_h)^2``, the stratum ``h``'s share of the
+    jackknife variance (``n_h`` units, ``n_h - 1`` degrees of freedom each), the variance ``sum_h V_h`` has
+    about ``(sum_h V_h)^2 / sum_h V_h^2 / (n_h - 1)`` degrees of freedom (Satterthwaite 1946; the same rule
+    as Welch's test and survey software's stratified variances). It lies between the smallest ``n_h - 1``
+    (one stratum carries the variance) and ``sum_h (n_h - 1) = n - H`` (equal shares of equal strata);
+    without strata it is ``n - 1``. Strata with one unit (no variance) are left out; when no stratum varies the
+    result is ``n - H``.
+
+    Parameters
+    ----------
+    jack : array of shape (n,)
+        Leave-one-unit-out values; non-finite ones are left out.
+    unit_strata : int array of shape (n,)
+        Each unit's stratum.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Two strata of 10 units, one of them constant: the other's 9 degrees of freedom.
+
+    >>> jack = np.concatenate([np.linspace(0, 1, 10), np.zeros(10)])
+    >>> round(stratified_dof(jack, np.repeat([0, 1], 10)), 6)
+    9.0
+    >>> round(stratified_dof(np.arange(20.0) % 7, np.zeros(20, dtype=int)), 6)
+    19.0
+    """
+    ok = np.isfinite(jack)
+    j, st = np.asarray(jack, dtype=np.float64)[ok], np.asarray(unit_strata)[ok]
+    _, st = np.unique(st, return_inverse=True)
+    size = np.bincount(st).astype(np.float64)
+    mean = np.bincount(st, weights=j) / size
+    ss = np.bincount(st, weights=(j - mean[st]) ** 2)
+    keep = size > 1
+    v = (size[keep] - 1.0) / size[keep] * ss[keep]
+    denom = float(np.sum(v * v / (size[keep] - 1.0)))
+    if not denom > 0.0:
+        return float(np.sum(size[keep] - 1.0))
+    return float(np.sum(v) ** 2 / denom)
 
 
 def resolve_method(method: str, design: str, n_units: int) -> tuple[str, str]:
