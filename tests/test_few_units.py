@@ -50,9 +50,22 @@ def test_enough_raters_and_item_designs_do_not_warn():
     assert "few_units_factor" not in r.details
 
 
-def test_items_plus_raters_widens_only_the_rater_share():
-    """factor = sqrt((v_i + f^2 v_r) / v), v_r from leave-one-rater-out values computed independently."""
-    labels = _ratings(120, 5, seed=1)
+def _interaction(labels, v, v_r):
+    """The interaction the two-way bootstrap's item share counts again, from the item-only replicates at the
+    same seed (the same item weights): (n-1)/n (1 + (R-1)/R) E_hat (docs/coverage.md, "Few raters")."""
+    n, r = labels.shape
+    item = _fit(labels, design="items", method="percentile").details["replicates"]
+    v_i = np.var(item, ddof=1)
+    e = n * r / ((n - 1) * (r - 1)) * (v - v_i - (r - 1) / r * v_r)
+    e = min(max(e, 0.0), n / (n - 1) * v_i, v_r)
+    return (n - 1) / n * (1 + (r - 1) / r) * e
+
+
+@pytest.mark.parametrize(("n_items", "raters", "seed"), [(120, 5, 1), (40, 3, 4)])
+def test_items_plus_raters_widens_only_the_rater_share(n_items, raters, seed):
+    """factor = sqrt((v_i + f^2 v_r) / v), v_r from leave-one-rater-out values computed independently, v_i the
+    two-way variance less the rater share and the interaction it counts again."""
+    labels = _ratings(n_items, raters, seed=seed)
     plain = _fit(labels, design="items+raters", few_units="none")
     corrected = _fit(labels, design="items+raters")
     est = plain.value
@@ -61,8 +74,12 @@ def test_items_plus_raters_widens_only_the_rater_share():
     r = labels.shape[1]
     jack = np.array([sis.fleiss_kappa(sis.Annotations.from_wide(np.delete(labels, j, axis=1))).value for j in range(r)])
     v_r = min((r - 1) / r * np.sum((jack - jack.mean()) ** 2), v * r / (r - 1))
-    v_i = max(v - (r - 1) / r * v_r, 0.0)
+    v_i = max(v - (r - 1) / r * v_r - _interaction(labels, v, v_r), 0.0)
     factor = math.sqrt((v_i + _t_factor(r) ** 2 * v_r) / v)
+    previous = math.sqrt((max(v - (r - 1) / r * v_r, 0.0) + _t_factor(r) ** 2 * v_r) / v)
+    assert factor <= previous  # never wider than the rule that ignored the interaction
+    if (n_items, raters) == (120, 5):
+        assert factor < previous  # here the interaction is estimated above 0
     assert corrected.details["few_units_factor"] == pytest.approx(factor, rel=1e-9)
     assert corrected.ci_low == pytest.approx(est - factor * (est - plain.ci_low), abs=1e-12)
     assert corrected.ci_high == pytest.approx(min(1.0, est + factor * (plain.ci_high - est)), abs=1e-12)

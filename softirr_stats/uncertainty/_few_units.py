@@ -15,7 +15,9 @@ where ``v`` is the bootstrap variance, ``v_u`` the unbiased between-unit varianc
 ``v_i = max(v - (U - 1) / U * v_u, 0)`` the rest (the item part of a two-way bootstrap). For the
 ``raters`` and ``cluster`` designs the whole variance is between units (``v_u = v U / (U - 1)``, so
 ``c = f sqrt(U / (U - 1))``); for ``items+raters`` ``v_u`` is the leave-one-rater-out jackknife
-variance, so only the rater share is corrected. The choice among four candidates was made by
+variance, so only the rater share is corrected, and ``v_i`` also loses the item x rater interaction that
+the two-way (pigeonhole) bootstrap counts again (Owen 2007; :func:`_interaction_overcount`): with 3-4
+raters and 60 items the interval was 2-10% wider than needed (docs/coverage.md, "Few raters"). The choice among four candidates was made by
 simulation (``benchmarks/few_units_coverage.py``).
 """
 
@@ -150,9 +152,36 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray) -> t
         if not math.isfinite(v_u):
             return whole, note
         v_u = min(v_u, v * units / (units - 1.0))
-        v_i = max(v - (units - 1.0) / units * v_u, 0.0)
+        v_i = max(v - (units - 1.0) / units * v_u - _interaction_overcount(stat, cfg, v, v_u), 0.0)
         return float(math.sqrt((v_i + f * f * v_u) / v)), note
     return whole, note
+
+
+def _interaction_overcount(stat: Statistic, cfg: Bootstrap, v_p: float, v_r: float) -> float:
+    """The item x rater interaction the two-way bootstrap's item share counts once too often.
+
+    For a statistic linear in a crossed array (``A``, ``B``, ``E``: the item, rater and interaction parts of
+    its variance) the two-way replicates' variance is ``v_p = (n-1)/n A + (R-1)/R B + c E`` with
+    ``c = (n-1)/n + (R-1)/R + (n-1)(R-1)/(n R)`` (Owen 2007), the item-only replicates' at the same item
+    weights ``v_i = (n-1)/n (A + E)``, and the rater jackknife's ``v_r = B + E``. So
+    ``E_hat = n R / ((n-1)(R-1)) (v_p - v_i - (R-1)/R v_r)`` (clipped to ``[0, min(n/(n-1) v_i, v_r)]``), and
+    the item share ``v_p - (R-1)/R v_r`` holds ``(n-1)/n (1 + (R-1)/R) E`` that the rater share ``v_r``
+    already carries. Returns that amount (0 when it cannot be estimated). Costs one item-only bootstrap
+    at the same seed (the same item weights).
+    """
+    from softirr_stats.uncertainty._bootstrap import bootstrap_replicates
+
+    n, r = float(stat.n_items), float(stat.n_raters)
+    if n < 2 or r < 2:
+        return 0.0
+    item = bootstrap_replicates(stat, replace(cfg, design="items", cluster=None, strata=None))["value"]
+    item = item[np.isfinite(item)]
+    if len(item) < 2:
+        return 0.0
+    v_i = float(np.var(item, ddof=1))
+    e = n * r / ((n - 1.0) * (r - 1.0)) * (v_p - v_i - (r - 1.0) / r * v_r)
+    e = min(max(e, 0.0), n / (n - 1.0) * v_i, v_r)
+    return (n - 1.0) / n * (1.0 + (r - 1.0) / r) * e
 
 
 def widen_interval(lo: float, hi: float, estimate: float, factor: float) -> tuple[float, float]:
