@@ -96,8 +96,10 @@ class Bootstrap:
         Small-sample correction for designs that resample raters or clusters (default ``"t"``):
         the interval's distances from the estimate are widened by a Student-t factor with
         ``U - 1`` degrees of freedom for ``U`` raters or clusters (only the rater share of the
-        variance for ``items+raters``). Below 8 raters or 10 clusters a ``FewUnitsWarning`` says
-        what the interval covers. See docs/coverage.md ("Few raters, few clusters").
+        variance for ``items+raters``, whose item share also loses the item x rater interaction the
+        two-way bootstrap counts again; that costs a second, item-only pass over the same item weights).
+        Below 8 raters or 10 clusters a ``FewUnitsWarning`` says what the interval covers. See
+        docs/coverage.md ("Few raters, few clusters").
     generator : {"numpy", "jax"}
         Where the replicate weights are drawn: ``"numpy"`` (default) on the host with NumPy's SFC64,
         one generator per block of 16 replicates; ``"jax"`` with ``jax.random`` (threefry, a key per
