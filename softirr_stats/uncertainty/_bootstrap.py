@@ -794,6 +794,17 @@ def jackknife_strata(stat: Statistic, cfg: Bootstrap) -> np.ndarray | None:
     ``bca-t`` interval of a stratified bootstrap takes its degrees of freedom from these
     (:func:`~softirr_stats.uncertainty._intervals.stratified_dof`).
 
+    Parameters
+    ----------
+    stat : Statistic
+        The prepared statistic (its item ids).
+    cfg : Bootstrap
+        Its design, ``strata`` and ``cluster``.
+
+    Returns
+    -------
+    int array of shape (n_units,) or None
+
     Examples
     --------
     >>> import softirr_stats as sis
