@@ -4,7 +4,7 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.agreement import AgreementResult
 from softirr_stats.base._validation import check_choice, check_level
 from softirr_stats.equivalence import resolve_label_similarity
 from softirr_stats.inference._config import NutsConfig, SviConfig

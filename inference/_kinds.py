@@ -420,7 +420,7 @@ class SoftKind(ModelKind):
             pair_id = jnp.minimum(wr[:, 0], wr[:, 1]) * j + jnp.maximum(wr[:, 0], wr[:, 1])
             g = data.n_groups
 
-            from softirr_stats.models._soft import within_responsibilities
+            from softirr_stats.models import within_responsibilities
 
             emission, priors = self.emission, self.priors
 
@@ -598,7 +598,7 @@ def _beta_log_densities(kind: SoftKind, s: np.ndarray) -> tuple[np.ndarray, np.n
 
 def _cell_log_densities(kind: SoftKind, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per draw, the log density of each score's cell (monotone and histogram emissions)."""
-    from softirr_stats.models._soft import cell_log_density
+    from softirr_stats.models import cell_log_density
 
     samples = kind.post.samples
     nb = kind.priors.monotone_bins

@@ -37,13 +37,16 @@ from softirr_stats.models._soft import (
     EMISSIONS,
     PairScores,
     beta_mixture_params,
+    cell_log_density,
     cell_probabilities,
     gap_pieces,
     pair_scores,
     score_cells,
     soft_agreement,
     within_logits,
+    within_responsibilities,
 )
+from softirr_stats.models._soft_separation import pair_scores_gap
 
 __all__ = [
     "EMISSIONS",
@@ -59,6 +62,7 @@ __all__ = [
     "PairScores",
     "SoftAgreementPriors",
     "beta_mixture_params",
+    "cell_log_density",
     "cell_probabilities",
     "gap_pieces",
     "dawid_skene",
@@ -74,10 +78,12 @@ __all__ = [
     "mace_em",
     "multinomial",
     "pair_scores",
+    "pair_scores_gap",
     "simulate_dawid_skene",
     "simulate_mace",
     "simulate_soft_scores",
     "score_cells",
     "soft_agreement",
     "within_logits",
+    "within_responsibilities",
 ]

@@ -29,7 +29,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.data._annotations": ('Annotations', 'LabelKind', 'UnpairableItemsWarning',),
     "softirr_stats.data._io": ('demo_path', 'read_annotations', 'read_table',),
     "softirr_stats.data._labels": ('LabelWarning',),
-    "softirr_stats.data._readers": ('ExportWarning', 'SpanRule',),
+    "softirr_stats.data._readers": ('ExportWarning', 'SpanRule', 'guess_format',),
 })
 
 if TYPE_CHECKING:
@@ -47,4 +47,5 @@ if TYPE_CHECKING:
     from softirr_stats.data._readers import (
         ExportWarning,
         SpanRule,
+        guess_format,
     )

@@ -16,7 +16,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.equivalence._cache": ('Cached', 'CacheError', 'CacheWarning', 'CacheWriteError',),
     "softirr_stats.equivalence._embedding": ('Embedding',),
     "softirr_stats.equivalence._pair_scoring": ('ScoreStats', 'is_identity', 'low_rank_factor', 'score_pairs', 'similarity_matrix',),
-    "softirr_stats.equivalence._fill": ('FillReport', 'fill_cache',),
+    "softirr_stats.equivalence._fill": ('FillReport', 'fill_cache', 'unique_pairs',),
     "softirr_stats.equivalence._gguf": ('SMOLLM2_FILE', 'gguf_model_dir', 'smollm2_gguf',),
     "softirr_stats.equivalence._label_similarity": ('MEASURES', 'MEASURE_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'ScoredSimilarity', 'Scores', 'check_similarity_matrix', 'estimator_from_name', 'is_matrix_like', 'resolve_label_similarity', 'split_measure_name',),
     "softirr_stats.equivalence._judge": ('LlmJudge', 'OpenAICompatibleJudge', 'parse_probability',),
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from softirr_stats.equivalence._fill import (
         FillReport,
         fill_cache,
+        unique_pairs,
     )
     from softirr_stats.equivalence._gguf import SMOLLM2_FILE, gguf_model_dir, smollm2_gguf
     from softirr_stats.equivalence._judge import (

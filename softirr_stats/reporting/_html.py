@@ -178,7 +178,7 @@ def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
     >>> pairwise_agreement(ann).round(2).to_numpy().tolist()
     [[nan, 1.0, 0.0], [1.0, nan, 0.0], [0.0, 0.0, nan]]
     """
-    from softirr_stats.api import _coefficients as _coef
+    import softirr_stats
 
     raters = list(ann.raters)
     codes = np.asarray(ann.codes)
@@ -199,7 +199,7 @@ def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
-                    out[j, k] = out[k, j] = _coef.cohen_kappa(pair, similarity=similarity).value
+                    out[j, k] = out[k, j] = softirr_stats.cohen_kappa(pair, similarity=similarity).value
                 except (ValueError, TypeError):
                     pass
     names = [str(r) for r in raters]
@@ -332,11 +332,11 @@ def _sensitivity_html(df: pd.DataFrame) -> str:
 
 
 def _labels_html(ann: Any, ci: Any) -> str:
-    from softirr_stats.api import _statistics as _stats
+    from softirr_stats import multilabel_agreement
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = _stats.multilabel_agreement(ann, ci=ci) if ci is not None else _stats.multilabel_agreement(ann)
+        res = multilabel_agreement(ann, ci=ci) if ci is not None else multilabel_agreement(ann)
     by = res.by_label.copy()
     ci_txt = "" if math.isnan(res.ci_low) else f" [{res.ci_low:.4f}, {res.ci_high:.4f}]"
     return (f'<p>Multi-label agreement (pooled baseline): <b>{res.value:.4f}</b>{_esc(ci_txt)}; observed '
@@ -487,7 +487,7 @@ def _calibration_html(judgments: pd.DataFrame, measure_name: str, estimator: Any
 
 
 def _ppi_coefficient(judgments: pd.DataFrame, df: pd.DataFrame) -> str | None:
-    from softirr_stats.agreement._judging import COEFFICIENT_FAMILIES
+    from softirr_stats.ppi import COEFFICIENT_FAMILIES
 
     if "coefficient" in judgments.columns:
         named = [c for c in dict.fromkeys(judgments["coefficient"].astype(str)) if c in COEFFICIENT_FAMILIES]
@@ -500,8 +500,8 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
               ci: Any, level: float, out: dict[str, Any] | None = None) -> str:
     from scipy.stats import norm
 
-    from softirr_stats.agreement._judging import read_judgments
-    from softirr_stats.api import _coefficients as _coef
+    from softirr_stats.api import public_function
+    from softirr_stats.ppi import read_judgments
     from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS, Bootstrap
 
     judged = read_judgments(judgments)
@@ -511,8 +511,8 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
         ci_used = ci
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = getattr(_coef, coefficient)(ann, similarity=estimator, judgments=judged, ci=ci_used)
-        est = getattr(_coef, coefficient)(ann, similarity=estimator, ci=ci_used)
+        res = public_function(coefficient)(ann, similarity=estimator, judgments=judged, ci=ci_used)
+        est = public_function(coefficient)(ann, similarity=estimator, ci=ci_used)
     info = res.details["ppi"]
     z = float(norm.ppf((1 + level) / 2))
     jo, sej = info["judge_only"], info["se_judge_only"]
