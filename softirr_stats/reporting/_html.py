@@ -5,14 +5,11 @@ thin wrapper around it. Heavy modules (matplotlib, the annotator models) are imp
 when the section that needs them is built.
 """
 
-import base64
 import datetime as _dt
 import hashlib
 import html
-import io
 import math
 import platform
-import re
 import warnings
 from collections.abc import Sequence
 from importlib import metadata
@@ -23,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.base._mpltext import literal, literals
+from softirr_stats.reporting._figure_html import figure_html as _png
 from softirr_stats.reporting._symbols import CHANCE_FREE, labelled, symbol
 
 __all__ = ["build_report", "data_summary", "pairwise_agreement", "model_summary", "weighted_reliability",
@@ -91,28 +89,6 @@ def _table(df: pd.DataFrame, digits: int = 4, max_rows: int | None = None) -> st
 def _kv(pairs: Sequence[tuple[str, Any]]) -> str:
     rows = "".join(f"<tr><td>{_esc(k)}</td><td>{v}</td></tr>" for k, v in pairs)
     return f'<table class="kv"><tbody>{rows}</tbody></table>'
-
-
-def _png(fig: Any, alt: str) -> str:
-    """A matplotlib figure as an inline base64 PNG ``<img>``, with SVG and PDF downloads beside it.
-
-    The vector files (for papers) are embedded too (data URIs, no network); the figure is closed.
-    """
-    import matplotlib.pyplot as plt
-
-    def encoded(fmt: str, **kw: Any) -> str:
-        buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, bbox_inches="tight", metadata={"Creator": None} if fmt == "svg" else
-                    {"Creator": None, "Producer": None, "CreationDate": None} if fmt == "pdf" else
-                    {"Software": None}, **kw)
-        return base64.b64encode(buf.getvalue()).decode("ascii")
-
-    png, svg, pdf = encoded("png", dpi=110), encoded("svg"), encoded("pdf")
-    plt.close(fig)
-    stem = re.sub(r"[^A-Za-z0-9]+", "_", alt).strip("_") or "figure"
-    return (f'<figure><img alt="{_esc(alt)}" src="data:image/png;base64,{png}"><figcaption class="note">'
-            f'Download: <a download="{stem}.svg" href="data:image/svg+xml;base64,{svg}">SVG</a> · '
-            f'<a download="{stem}.pdf" href="data:application/pdf;base64,{pdf}">PDF</a></figcaption></figure>')
 
 
 def _label_text(x: Any) -> str:
