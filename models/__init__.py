@@ -46,6 +46,8 @@ from softirr_stats.models._soft import (
     within_logits,
     within_responsibilities,
 )
+
+# cell_log_density, within_responsibilities and pair_scores_gap: for inference, not in __all__
 from softirr_stats.models._soft_separation import pair_scores_gap
 
 __all__ = [
@@ -62,7 +64,6 @@ __all__ = [
     "PairScores",
     "SoftAgreementPriors",
     "beta_mixture_params",
-    "cell_log_density",
     "cell_probabilities",
     "gap_pieces",
     "dawid_skene",
@@ -78,12 +79,10 @@ __all__ = [
     "mace_em",
     "multinomial",
     "pair_scores",
-    "pair_scores_gap",
     "simulate_dawid_skene",
     "simulate_mace",
     "simulate_soft_scores",
     "score_cells",
     "soft_agreement",
     "within_logits",
-    "within_responsibilities",
 ]

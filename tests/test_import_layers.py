@@ -36,7 +36,7 @@ def _string_targets(node):
         if isinstance(node.args[0].value, str):
             yield node.args[0].value
     if name == "attach":
-        for arg in node.args[1:]:
+        for arg in [*node.args[1:], *(k.value for k in node.keywords if k.arg == "internal")]:
             if isinstance(arg, ast.Dict):
                 yield from (k.value for k in arg.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
 
@@ -144,10 +144,10 @@ def _face_tables(trees: dict[str, ast.AST]) -> dict[str, dict[str, str]]:
                     if isinstance(t, ast.Name)}
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "attach":
-                for arg in node.args[1:2]:
+                for arg in [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "internal")]:
                     arg = assigned.get(arg.id, arg) if isinstance(arg, ast.Name) else arg
                     if isinstance(arg, ast.Dict):
-                        for key, value in zip(arg.keys, arg.values):
+                        for key, value in zip(arg.keys, arg.values, strict=True):
                             for name in ast.literal_eval(value):
                                 table[name] = key.value
             elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("softirr_stats"):

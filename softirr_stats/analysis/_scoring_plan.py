@@ -21,7 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.equivalence import Cached, FillReport, as_estimator, fill_cache, is_identity, unique_pairs
+from softirr_stats.equivalence import (
+    Cached,
+    FillReport,
+    as_estimator,
+    fill_cache,
+    is_identity,
+    unique_pairs,
+)
 
 __all__ = ["ScoringPlan", "scoring_plan", "cached_estimator"]
 

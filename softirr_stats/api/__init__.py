@@ -13,11 +13,15 @@ from typing import TYPE_CHECKING
 
 from softirr_stats.base._lazy import attach
 
-__getattr__, __dir__, __all__ = attach(__name__, {
+__getattr__, __dir__, __all__ = attach(__name__, {}, internal={  # for the layers above; the public API is the root's
     "softirr_stats.api._coefficients": ('estimate_point', 'estimate_with_interval', 'public_function',),
     "softirr_stats.api._score_statistics": ('score_statistic',),
 })
 
 if TYPE_CHECKING:
-    from softirr_stats.api._coefficients import estimate_point, estimate_with_interval, public_function
+    from softirr_stats.api._coefficients import (
+        estimate_point,
+        estimate_with_interval,
+        public_function,
+    )
     from softirr_stats.api._score_statistics import score_statistic

@@ -346,8 +346,8 @@ def _span_input(spans: Any, *, format: str | None, unmatched: str | None, reader
     """A :class:`SpanTable` from a tidy DataFrame, span Annotations or a file / folder."""
     from pathlib import Path
 
-    from softirr_stats.spans import span_table, span_table_from_annotations
     from softirr_stats.data import SpanRule, read_annotations, read_table
+    from softirr_stats.spans import span_table, span_table_from_annotations
 
     if reader_options and not isinstance(spans, str | Path):
         raise TypeError(f"reader options {sorted(reader_options)} apply only when ann_or_path is a path; got "

@@ -16,7 +16,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.equivalence._cache": ('Cached', 'CacheError', 'CacheWarning', 'CacheWriteError',),
     "softirr_stats.equivalence._embedding": ('Embedding',),
     "softirr_stats.equivalence._pair_scoring": ('ScoreStats', 'is_identity', 'low_rank_factor', 'score_pairs', 'similarity_matrix',),
-    "softirr_stats.equivalence._fill": ('FillReport', 'fill_cache', 'unique_pairs',),
+    "softirr_stats.equivalence._fill": ('FillReport', 'fill_cache',),
     "softirr_stats.equivalence._gguf": ('SMOLLM2_FILE', 'gguf_model_dir', 'smollm2_gguf',),
     "softirr_stats.equivalence._label_similarity": ('MEASURES', 'MEASURE_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'ScoredSimilarity', 'Scores', 'check_similarity_matrix', 'estimator_from_name', 'is_matrix_like', 'resolve_label_similarity', 'split_measure_name',),
     "softirr_stats.equivalence._judge": ('LlmJudge', 'OpenAICompatibleJudge', 'parse_probability',),
@@ -27,7 +27,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.equivalence._spec": ('EstimatorSpec', 'from_spec', 'register_callable', 'register_estimator',
                                         'to_spec',),
     "softirr_stats.equivalence._string": ('Dice', 'Exact', 'Indel', 'Jaccard', 'Lcs', 'Levenshtein', 'Masi',),
-})
+}, internal={"softirr_stats.equivalence._fill": ('unique_pairs',)})  # for the scoring plan; not in __all__
 
 if TYPE_CHECKING:
     from softirr_stats.equivalence._cache import (

@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats.agreement import COEFFICIENTS, Prepared, as_annotations, point_estimate, resolve_similarity
+from softirr_stats.agreement import (
+    COEFFICIENTS,
+    Prepared,
+    as_annotations,
+    point_estimate,
+    resolve_similarity,
+)
 from softirr_stats.base._csvsafe import escape_columns, quoting_for, unescape_columns
 from softirr_stats.base._validation import check_choice, check_positive_int
 from softirr_stats.ppi._ppi_terms import (

@@ -29,7 +29,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats.agreement import AgreementResult, DegenerateWarning, Prepared, Statistic, evaluate
+from softirr_stats.agreement import (
+    AgreementResult,
+    DegenerateWarning,
+    Prepared,
+    Statistic,
+    evaluate,
+)
 from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.ppi._judging import (
     JUDGED_COEFFICIENTS,

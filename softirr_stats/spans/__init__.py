@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
-    "softirr_stats.spans._span_f1": ("SPAN_AVERAGES", "SPAN_BY", "SpanAgreementResult", "SpanStatistic",
-                                     "SpanWarning", "parse_match", "span_counts", "span_summary", "span_table",
-                                     "span_table_from_annotations"),
+    "softirr_stats.spans._span_f1": ("SpanAgreementResult", "SpanStatistic", "SpanWarning"),
+}, internal={  # for span_agreement (api/_statistics.py); not in __all__
+    "softirr_stats.spans._span_f1": ("SPAN_AVERAGES", "SPAN_BY", "parse_match", "span_counts", "span_summary",
+                                     "span_table", "span_table_from_annotations"),
 })
 
 if TYPE_CHECKING:
