@@ -9,6 +9,7 @@ predictive check and caveat lines in one record. Every interval defaults to leve
 
 from softirr_stats.inference._agreement import annotator_agreement
 from softirr_stats.inference._config import (
+    DEFAULT_LEVEL,
     ConvergenceWarning,
     FitWarning,
     NutsConfig,
@@ -17,18 +18,16 @@ from softirr_stats.inference._config import (
     SviConfig,
 )
 from softirr_stats.inference._diagnostics import (
-    DEFAULT_LEVEL,
     SVI_NOTE,
     FitDiagnostics,
     diagnostics,
     model_caveats,
-    open_vocabulary,
 )
 from softirr_stats.inference._fit import fit
 from softirr_stats.inference._posterior import Posterior, PredictiveCheck, PriorContraction
 from softirr_stats.inference._postprocess import fleiss_kappa_counts, item_counts
 from softirr_stats.inference._rater_check import rater_predictive_check
-from softirr_stats.inference._size import FitSize, FitSizeError, format_seconds
+from softirr_stats.inference._size import FitSize, FitSizeError, format_seconds, open_vocabulary
 
 __all__ = [
     "ConvergenceWarning",

@@ -4,11 +4,10 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.agreement import AgreementResult
 from softirr_stats.base._validation import check_choice, check_level
 from softirr_stats.equivalence import resolve_label_similarity
-from softirr_stats.inference._config import NutsConfig, SviConfig
-from softirr_stats.inference._diagnostics import DEFAULT_LEVEL
+from softirr_stats.inference._config import DEFAULT_LEVEL, NutsConfig, SviConfig
 from softirr_stats.inference._fit import SOFT_NAMES, fit
 from softirr_stats.models import MODEL_SPECS, encode_annotations, pair_scores
 

@@ -9,6 +9,7 @@ from softirr_stats.base._validation import SoftIRRWarning, check_choice, check_p
 
 __all__ = [
     "AUTO_BATCH_MIN_ITEMS",
+    "DEFAULT_LEVEL",
     "AUTO_BATCH_SIZE",
     "ConvergenceWarning",
     "FitWarning",
@@ -17,6 +18,9 @@ __all__ = [
     "PriorDominatedWarning",
     "SviConfig",
 ]
+
+#: The one default interval level of every model function, the CLI and the report.
+DEFAULT_LEVEL = 0.95
 
 
 class FitWarning(SoftIRRWarning):

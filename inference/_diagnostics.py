@@ -16,11 +16,10 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.base._validation import check_level
+from softirr_stats.inference._config import DEFAULT_LEVEL
 
-__all__ = ["DEFAULT_LEVEL", "SVI_NOTE", "FitDiagnostics", "diagnostics", "model_caveats", "open_vocabulary"]
+__all__ = ["SVI_NOTE", "FitDiagnostics", "diagnostics", "model_caveats"]
 
-#: The one default interval level of every model function, the CLI and the report.
-DEFAULT_LEVEL = 0.95
 #: r_hat above this, or a bulk ESS below ``ESS_PER_CHAIN`` per chain, gives a caveat.
 RHAT_MAX = 1.01
 ESS_PER_CHAIN = 100
@@ -30,46 +29,6 @@ PPC_LOW = 0.05
 #: What to say beside an SVI fit (not a caveat: nothing failed).
 SVI_NOTE = ("SVI is a variational approximation with no convergence diagnostic (no r_hat, no divergences); "
             "its intervals can be too narrow: refit with NUTS to check them.")
-
-
-def open_vocabulary(data: Any) -> tuple[bool, float, int]:
-    """Does a categorical model's data look like an open vocabulary (free text)?
-
-    A categorical annotator model treats each distinct string as a class; with free text
-    most ratings of an item are distinct strings, which no latent-class model describes.
-    Flagged when there are at least 10 labels and either at least one label per two items,
-    or the distinct labels per item exceed 60% of the ratings per item.
-
-    Parameters
-    ----------
-    data : AnnotationData
-        ``items``, ``labels``, ``n_items``, ``n_classes`` (as the fitted posterior holds).
-
-    Returns
-    -------
-    (flag, distinct_per_item, n_labels)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from softirr_stats.models import encode_annotations
-    >>> codes = np.arange(90).reshape(30, 3) % 35          # 35 strings on 30 items x 3 raters
-    >>> open_vocabulary(encode_annotations(codes))[0]
-    True
-    >>> open_vocabulary(encode_annotations(np.array([[0, 0, 1], [1, 1, 1]] * 15)))[0]
-    False
-    """
-    items = np.asarray(data.items, dtype=np.int64)
-    labels = np.asarray(data.labels, dtype=np.int64)
-    k, n = int(data.n_classes), max(int(data.n_items), 1)
-    rated = np.unique(items).size
-    if rated == 0:
-        return False, math.nan, k
-    distinct = np.unique(items * k + labels).size / rated
-    per_item = items.size / rated
-    used = np.unique(labels).size
-    flag = used >= 10 and (used >= 0.5 * n or (per_item > 1 and distinct >= 0.6 * per_item))
-    return bool(flag), float(distinct), int(used)
 
 
 @dataclass(frozen=True)
@@ -96,7 +55,7 @@ class FitDiagnostics:
     n_labels, labels_per_item : int, float
         Categorical models: labels used and distinct labels per rated item.
     open_vocabulary : bool
-        Categorical model on what looks like free text (:func:`open_vocabulary`).
+        Categorical model on what looks like free text (:func:`~softirr_stats.inference.open_vocabulary`).
     level : float
         The interval level the diagnostics were shown with.
     caveats : tuple of str

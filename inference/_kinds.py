@@ -30,8 +30,7 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.base._validation import check_choice, check_level, check_positive_int
-from softirr_stats.inference._config import PredictiveCheckWarning
-from softirr_stats.inference._diagnostics import DEFAULT_LEVEL
+from softirr_stats.inference._config import DEFAULT_LEVEL, PredictiveCheckWarning
 from softirr_stats.inference._postprocess import (
     STATISTICS,
     align_permutations,
@@ -167,7 +166,7 @@ class CategoricalKind(ModelKind):
         return cached[0]["kappa"] if cached else None
 
     def diagnostic_fields(self) -> dict[str, Any]:
-        from softirr_stats.inference._diagnostics import open_vocabulary
+        from softirr_stats.inference._size import open_vocabulary
 
         flag, per_item, used = open_vocabulary(self.post.data)
         return {"n_labels": used, "labels_per_item": per_item, "open_vocabulary": flag}
@@ -334,7 +333,10 @@ class CategoricalKind(ModelKind):
                          n_draws: int | None = None, *, warn: bool = True,
                          stacklevel: int = 2) -> Any:
         """See :meth:`Posterior.predictive_check`."""
-        from softirr_stats.inference._posterior import PredictiveCheck, observed_on_fitted_design
+        from softirr_stats.inference._predictive_check import (
+            PredictiveCheck,
+            observed_on_fitted_design,
+        )
 
         post = self.post
         statistic = check_choice("statistic", statistic, STATISTICS)
@@ -420,7 +422,7 @@ class SoftKind(ModelKind):
             pair_id = jnp.minimum(wr[:, 0], wr[:, 1]) * j + jnp.maximum(wr[:, 0], wr[:, 1])
             g = data.n_groups
 
-            from softirr_stats.models._soft import within_responsibilities
+            from softirr_stats.models import within_responsibilities
 
             emission, priors = self.emission, self.priors
 
@@ -471,7 +473,7 @@ class SoftKind(ModelKind):
 
     def score_check(self, *, warn: bool = True, seed: int = 0, stacklevel: int = 2) -> Any:
         """See :meth:`Posterior.score_check`."""
-        from softirr_stats.inference._posterior import PredictiveCheck
+        from softirr_stats.inference._predictive_check import PredictiveCheck
 
         post = self.post
         nb = self.priors.monotone_bins
@@ -598,7 +600,7 @@ def _beta_log_densities(kind: SoftKind, s: np.ndarray) -> tuple[np.ndarray, np.n
 
 def _cell_log_densities(kind: SoftKind, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per draw, the log density of each score's cell (monotone and histogram emissions)."""
-    from softirr_stats.models._soft import cell_log_density
+    from softirr_stats.models import cell_log_density
 
     samples = kind.post.samples
     nb = kind.priors.monotone_bins

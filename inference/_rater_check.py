@@ -117,7 +117,7 @@ def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
     if not isinstance(alpha, (int, float)) or not 0 < float(alpha) < 1:
         raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
     data = posterior.data
-    from softirr_stats.inference._posterior import observed_on_fitted_design
+    from softirr_stats.inference._predictive_check import observed_on_fitted_design
 
     obs = observed_on_fitted_design(data, ann_or_data)
     n_items, j, k = data.n_items, data.n_raters, data.n_classes

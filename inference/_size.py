@@ -17,7 +17,7 @@ import jax
 import numpy as np
 from numpyro import handlers
 
-__all__ = ["OPEN_VOCABULARY_MAX_CLASSES", "FitSize", "FitSizeError", "check_fit_size", "fit_size", "format_seconds"]
+__all__ = ["OPEN_VOCABULARY_MAX_CLASSES", "FitSize", "open_vocabulary", "FitSizeError", "check_fit_size", "fit_size", "format_seconds"]
 
 #: A categorical model on labels that look like free text (:func:`~softirr_stats.inference.open_vocabulary`)
 #: is refused above this many classes: ``n_raters x n_classes**2`` confusion parameters and an
@@ -30,6 +30,47 @@ OPEN_VOCABULARY_MAX_CLASSES = 50
 _SECONDS_PER_WORK = 1e-7
 _LEAPFROG_PER_ITERATION = 31
 _SECONDS_PER_GRADIENT = 2e-5  # the fixed cost of one gradient evaluation in a compiled loop
+
+
+def open_vocabulary(data: Any) -> tuple[bool, float, int]:
+    """Does a categorical model's data look like an open vocabulary (free text)?
+
+    A categorical annotator model treats each distinct string as a class; with free text
+    most ratings of an item are distinct strings, which no latent-class model describes.
+    Flagged when there are at least 10 labels and either at least one label per two items,
+    or the distinct labels per item exceed 60% of the ratings per item.
+
+    Parameters
+    ----------
+    data : AnnotationData
+        ``items``, ``labels``, ``n_items``, ``n_classes`` (as the fitted posterior holds).
+
+    Returns
+    -------
+    (flag, distinct_per_item, n_labels)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from softirr_stats.models import encode_annotations
+    >>> codes = np.arange(90).reshape(30, 3) % 35          # 35 strings on 30 items x 3 raters
+    >>> open_vocabulary(encode_annotations(codes))[0]
+    True
+    >>> open_vocabulary(encode_annotations(np.array([[0, 0, 1], [1, 1, 1]] * 15)))[0]
+    False
+    """
+    items = np.asarray(data.items, dtype=np.int64)
+    labels = np.asarray(data.labels, dtype=np.int64)
+    k, n = int(data.n_classes), max(int(data.n_items), 1)
+    rated = np.unique(items).size
+    if rated == 0:
+        return False, math.nan, k
+    distinct = np.unique(items * k + labels).size / rated
+    per_item = items.size / rated
+    used = np.unique(labels).size
+    flag = used >= 10 and (used >= 0.5 * n or (per_item > 1 and distinct >= 0.6 * per_item))
+    return bool(flag), float(distinct), int(used)
+
 
 
 class FitSizeError(ValueError):
@@ -155,8 +196,6 @@ def fit_size(name: str, kind: str, fn: Any, data: Any, method: str, config: Any,
     >>> size.n_parameters, size.n_classes, size.open_vocabulary, size.iterations
     (30, 3, False, 2000)
     """
-    from softirr_stats.inference._diagnostics import open_vocabulary
-
     n_params = _latent_dimension(fn, data, kwargs)
     iterations = (config.num_chains * (config.num_warmup + config.num_samples) if method == "nuts"
                   else config.steps)

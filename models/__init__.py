@@ -37,13 +37,18 @@ from softirr_stats.models._soft import (
     EMISSIONS,
     PairScores,
     beta_mixture_params,
+    cell_log_density,
     cell_probabilities,
     gap_pieces,
     pair_scores,
     score_cells,
     soft_agreement,
     within_logits,
+    within_responsibilities,
 )
+
+# cell_log_density, within_responsibilities and pair_scores_gap: for inference, not in __all__
+from softirr_stats.models._soft_separation import pair_scores_gap
 
 __all__ = [
     "EMISSIONS",

@@ -89,13 +89,13 @@ def _ppi_rows(ann: Any, F: np.ndarray, H: np.ndarray, cfg: Config, strategies: S
               rng_seed: int) -> list[dict[str, Any]]:
     """All (budget, design, draw) studies of one population and one cheap estimator."""
     from softirr_stats.agreement import point_estimate
-    from softirr_stats.agreement._judging import (
+    from softirr_stats.ppi._judging import (
         COEFFICIENT_FAMILIES,
         plan_from_prepared,
         read_judgments,
     )
     from softirr_stats.agreement._similarity import MatrixSimilarity
-    from softirr_stats.uncertainty._ppi_intervals import apply_ppi
+    from softirr_stats.ppi._ppi_intervals import apply_ppi
 
     result, prep = point_estimate(ann, family=COEFFICIENT_FAMILIES[cfg.coefficient], coefficient=cfg.coefficient,
                                   sim=MatrixSimilarity(F, name="estimator"))
@@ -192,7 +192,7 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     >>> summarise(df)[["bias", "cover95", "width_ratio"]].round(6).values.tolist()
     [[0.0, 1.0, 0.5]]
     """
-    from softirr_stats.uncertainty._ppi_intervals import delta_critical_value
+    from softirr_stats.ppi._ppi_intervals import delta_critical_value
 
     err = df["ppi"] - df["kappa_h"]
     dof = df["df"].to_numpy(dtype=float) if "df" in df else np.full(len(df), np.inf)

@@ -209,8 +209,8 @@ def ppi_kappa(judged: dict, level: float = 0.9) -> tuple[float, float, float]:
     independent; the interval uses the library's critical value with the smaller effective
     degrees of freedom of the two terms.
     """
-    from softirr_stats.agreement._ppi_terms import effective_df
-    from softirr_stats.uncertainty._ppi_intervals import delta_critical_value
+    from softirr_stats.ppi._ppi_terms import effective_df
+    from softirr_stats.ppi._ppi_intervals import delta_critical_value
 
     est, var, dfs = {}, {}, []
     for term, (f_all, idx, h) in judged.items():

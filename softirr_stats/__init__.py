@@ -34,7 +34,7 @@ _EXPORTS = {
     "softirr_stats.agreement._result": ("AgreementResult",),
     "softirr_stats.agreement._evaluator": ("DegenerateWarning",),
     "softirr_stats.agreement._chance": ("MonteCarlo", "SampledPairs"),
-    "softirr_stats.agreement._judging": ("JudgingPlan", "judging_plan", "read_judgments"),
+    "softirr_stats.ppi": ("JudgingPlan", "judging_plan", "read_judgments"),
     "softirr_stats.data._io": ("read_annotations",),
     "softirr_stats.uncertainty._analytic": ("Analytic",),
     "softirr_stats.uncertainty._bootstrap": ("Bootstrap",),
@@ -60,7 +60,6 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         uncertainty,
     )
     from softirr_stats.agreement import AgreementResult, DegenerateWarning, MonteCarlo, SampledPairs
-    from softirr_stats.agreement._judging import JudgingPlan, judging_plan, read_judgments
     from softirr_stats.analysis import ScoringPlan, scoring_plan, sensitivity
     from softirr_stats.api._categorical_statistics import (
         all_agree,
@@ -101,4 +100,5 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
     from softirr_stats.inference import annotator_agreement
     from softirr_stats.planning import PlanResult, plan_items
+    from softirr_stats.ppi import JudgingPlan, judging_plan, read_judgments
     from softirr_stats.uncertainty import Analytic, Bootstrap, FewUnitsWarning, Permutation

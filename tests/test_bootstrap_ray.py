@@ -162,10 +162,11 @@ def test_ray_statistic_that_cannot_be_sent(cluster):
         def __reduce__(self):
             raise TypeError("holds an open connection")
 
+    from softirr_stats.uncertainty._bootstrap import evaluate_chunk
     from softirr_stats.uncertainty._bootstrap_ray import ray_replicates
 
     with pytest.raises(TypeError, match="cannot be sent to Ray workers.*backend='local'"):
-        ray_replicates(Unsendable(), sis.Bootstrap(n=10, backend="ray"), 10)
+        ray_replicates(Unsendable(), sis.Bootstrap(n=10, backend="ray"), 10, evaluate_chunk)
 
 
 def test_backend_choices():

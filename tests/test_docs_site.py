@@ -21,7 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("softirr_stats", "softirr_stats.agreement", "softirr_stats.data", "softirr_stats.equivalence",
             "softirr_stats.calibration", "softirr_stats.uncertainty", "softirr_stats.reporting",
             "softirr_stats.models", "softirr_stats.inference", "softirr_stats.comparison",
-            "softirr_stats.planning")
+            "softirr_stats.planning", "softirr_stats.ppi", "softirr_stats.spans")
 
 
 def _nav_files(nav) -> list[str]:

@@ -22,7 +22,7 @@ import pytest
 
 NAMESPACES = ("softirr_stats", "softirr_stats.data", "softirr_stats.equivalence", "softirr_stats.calibration",
               "softirr_stats.agreement", "softirr_stats.uncertainty", "softirr_stats.reporting", "softirr_stats.comparison",
-              "softirr_stats.models", "softirr_stats.inference")
+              "softirr_stats.models", "softirr_stats.inference", "softirr_stats.ppi", "softirr_stats.spans")
 
 # Exempt on purpose, each with its reason. Keep this list short: prefer an example with a stub.
 EXEMPT = {

@@ -14,7 +14,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ["softirr_stats", "softirr_stats.agreement", "softirr_stats.calibration", "softirr_stats.data",
-            "softirr_stats.equivalence", "softirr_stats.reporting", "softirr_stats.uncertainty"]
+            "softirr_stats.equivalence", "softirr_stats.reporting", "softirr_stats.uncertainty", "softirr_stats.ppi",
+            "softirr_stats.spans", "softirr_stats.api"]
 # third-party top-level modules a bare import may load (the rest of sys.modules is the standard library)
 BARE_IMPORT_ALLOWED = {"numpy", "softirr_stats"}  # numpy: the data model may load it eagerly
 # typer renders --help with rich and inspects parameter types (pydantic when installed)
@@ -112,12 +113,27 @@ def _imported_names(path: pathlib.Path) -> tuple[set[str], set[str]]:
     return eager, static
 
 
+def _internal_names(path: pathlib.Path) -> set[str]:
+    """Names of the ``internal=`` table of a package's ``attach`` call (the face's names for the other packages)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "attach":
+            for kw in node.keywords:
+                if kw.arg == "internal" and isinstance(kw.value, ast.Dict):
+                    names |= {n for v in kw.value.values for n in ast.literal_eval(v)}
+    return names
+
+
 @pytest.mark.parametrize("package", PACKAGES)
 def test_static_imports_match_lazy_exports(package):
-    """The ``if TYPE_CHECKING:`` block (what mypy and IDEs see) lists exactly the lazy names."""
+    """The ``if TYPE_CHECKING:`` block (what mypy and IDEs see) lists exactly the lazy names, the public ones
+    (``__all__``) and those the face offers only to the library's other packages."""
     mod = importlib.import_module(package)
+    internal = _internal_names(pathlib.Path(mod.__file__))
     eager, static = _imported_names(pathlib.Path(mod.__file__))
-    assert static == set(mod.__all__) - eager
+    assert static == (set(mod.__all__) | internal) - eager
+    for name in internal:
+        assert name not in mod.__all__ and getattr(mod, name) is not None, f"{package}.{name}"
 
 
 # what `softirr agree FILE --bootstrap 0` (the cold-start row of benchmarks/bench_cold.py) must not load:

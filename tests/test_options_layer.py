@@ -213,7 +213,7 @@ def test_every_design_record_carries_its_flags():
 
 def test_statistic_hooks_are_base_class_defaults():
     from softirr_stats.agreement import Statistic, point_estimate
-    from softirr_stats.agreement._ppi_statistic import PpiStatistic
+    from softirr_stats.ppi._ppi_statistic import PpiStatistic
 
     ann = sis.Annotations.from_wide(TEXT)
     _, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))

@@ -9,15 +9,15 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats.agreement import as_annotations, evaluate, point_estimate
-from softirr_stats.agreement._judging import (
+from softirr_stats.agreement._similarity import MatrixSimilarity
+from softirr_stats.equivalence import Cached, LlmJudge
+from softirr_stats.ppi._judging import (
     COEFFICIENT_FAMILIES,
     plan_from_prepared,
     read_judgments,
 )
-from softirr_stats.agreement._ppi_terms import all_distinct_pairs, effective_df, term_weights
-from softirr_stats.agreement._similarity import MatrixSimilarity
-from softirr_stats.equivalence import Cached, LlmJudge
-from softirr_stats.uncertainty._ppi_intervals import apply_ppi, delta_critical_value
+from softirr_stats.ppi._ppi_intervals import apply_ppi, delta_critical_value
+from softirr_stats.ppi._ppi_terms import all_distinct_pairs, effective_df, term_weights
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
 
@@ -376,8 +376,8 @@ def test_no_family_name_comparison_outside_the_family_records():
 
 
 def test_ppi_has_no_bootstrap_loop_or_ci_check_of_its_own():
-    own = ("softirr_stats/uncertainty/_ppi_intervals.py", "softirr_stats/agreement/_ppi_statistic.py",
-           "softirr_stats/agreement/_ppi_terms.py")
+    own = ("softirr_stats/ppi/_ppi_intervals.py", "softirr_stats/ppi/_ppi_statistic.py",
+           "softirr_stats/ppi/_ppi_terms.py")
     bad = [f"{where}: {line.strip()}" for where, line in _library_lines() if where.split(":")[0] in own
            and any(s in line for s in ("default_rng", "rng.multinomial", "for b0 in", "ci must be", "isinstance(ci"))]
     assert not bad, "\n".join(bad)
@@ -386,7 +386,8 @@ def test_ppi_has_no_bootstrap_loop_or_ci_check_of_its_own():
 
 
 def test_ppi_statistic_implements_the_protocol(data):
-    from softirr_stats.agreement import PpiStatistic, Statistic, ppi_result
+    from softirr_stats.agreement import Statistic
+    from softirr_stats.ppi import PpiStatistic, ppi_result
 
     wide, F, H = data
     ann = as_annotations(wide.tolist())
@@ -484,14 +485,14 @@ def test_no_judged_pair_equivalent_gives_a_floored_interval_with_a_warning(data)
 
 
 def _hand_terms(h, f, wo, we):
-    from softirr_stats.agreement._ppi_terms import PpiTerms
+    from softirr_stats.ppi._ppi_terms import PpiTerms
 
     h, f, wo, we = (np.asarray(x, dtype=np.float64) for x in (h, f, wo, we))
     return PpiTerms(zo=wo * h, go=wo * f, ze=we * h, ge=we * f, m=np.ones(len(h)), wo_q=wo, we_q=we, h=h, f=f)
 
 
 def test_binomial_floor_with_one_equivalent_draw_is_the_laplace_binomial_variance():
-    from softirr_stats.agreement._ppi_terms import binomial_floor, floored_delta, kappa_gradient
+    from softirr_stats.ppi._ppi_terms import binomial_floor, floored_delta, kappa_gradient
 
     n, w, po, pe = 30, 0.5, 0.6, 0.3
     g = kappa_gradient(po, pe)[0]
@@ -510,7 +511,7 @@ def test_binomial_floor_with_one_equivalent_draw_is_the_laplace_binomial_varianc
 
 
 def test_binomial_floor_vanishes_with_many_equivalent_draws_and_shrinks_smoothly():
-    from softirr_stats.agreement._ppi_terms import floored_delta
+    from softirr_stats.ppi._ppi_terms import floored_delta
 
     rng = np.random.default_rng(0)
     n = 300
@@ -528,7 +529,7 @@ def test_binomial_floor_vanishes_with_many_equivalent_draws_and_shrinks_smoothly
 
 
 def test_binomial_floor_of_the_chance_term_is_not_cancelled_by_the_observed_one():
-    from softirr_stats.agreement._ppi_terms import binomial_floor
+    from softirr_stats.ppi._ppi_terms import binomial_floor
 
     n = 40
     h = np.r_[1.0, np.zeros(n - 1)]  # the one equivalent draw is a chance pair

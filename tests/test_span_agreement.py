@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.agreement._span_f1 import SpanStatistic, span_counts, span_table
+from softirr_stats.spans._span_f1 import SpanStatistic, span_counts, span_table
 from softirr_stats.uncertainty import draw_weights
 
 ROOT = pathlib.Path(__file__).resolve().parent
@@ -230,7 +230,7 @@ def test_set_valued_labels_of_annotations_are_stacked_spans():
 
 def test_repeated_span_counted_once_with_a_warning():
     spans = frame([("d", "a", 0, 5, "X"), ("d", "a", 0, 5, "X"), ("d", "b", 0, 5, "X")])
-    with pytest.warns(sis.agreement.SpanWarning, match="counted once"):
+    with pytest.warns(sis.spans.SpanWarning, match="counted once"):
         r = sis.span_agreement(spans)
     assert r.value == 1.0 and r.n_spans == 2
 
@@ -438,7 +438,7 @@ def test_bad_reader_input(tmp_path):
 @pytest.mark.parametrize("kind,threshold,same_type", [("overlap", 0.0, True), ("overlap", 0.0, False),
                                                       ("overlap", 0.4, False), ("exact", np.nan, False)])
 def test_candidate_join_equals_all_pairs(kind, threshold, same_type):
-    from softirr_stats.agreement._span_f1 import _overlap_edges
+    from softirr_stats.spans._span_f1 import _overlap_edges
 
     rng = np.random.default_rng(5)
     n = 300

@@ -19,15 +19,18 @@ _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._evaluator": ('DegenerateWarning', 'Prepared', 'chance_standard_error', 'evaluate', 'prepare',),
     "softirr_stats.agreement._families": ('FAMILIES', 'ChanceFamily', 'get_family',),
     "softirr_stats.agreement._linearised": ('Terms', 'linearised_terms',),
-    "softirr_stats.agreement._ppi_statistic": ('PpiStatistic', 'ppi_result', 'superpopulation_estimand',),
     "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
     "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
     "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'SIMILARITY_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity', 'similarity_kind',),
-    "softirr_stats.agreement._span_f1": ('SpanAgreementResult', 'SpanStatistic', 'SpanWarning',),
     "softirr_stats.agreement._scores": ('ICC_FORMS', 'IccForm', 'ScoreStatistic', 'anova_terms', 'ccc_interval', 'ccc_values', 'icc_f_test', 'icc_interval', 'icc_values', 'kendall_w_values', 'numeric_table', 'resolve_icc_form', 'satterthwaite_test',),
     "softirr_stats.agreement._categorical_tests": ('MARGINAL_TESTS', 'MarginalTestResult', 'all_agree_share', 'category_kappa_rows', 'light_null_z',),
     "softirr_stats.agreement._statistic": ('Statistic',),
     "softirr_stats.agreement._weights": ('WEIGHT_NAMES', 'krippendorff_distance', 'weight_matrix',),
+}, internal={  # for the library's other packages (api/_statistics.py, analysis), not in __all__
+    "softirr_stats.agreement._distance": ('KDE_LOWER', 'distance_samples', 'distance_statistic', 'kde_bandwidth', 'ks_greater', 'sigma_kde', 'sigma_quantile',),
+    "softirr_stats.agreement._multilabel": ('BASELINES', 'MultilabelStatistic', 'multilabel_data', 'multilabel_summary',),
+    "softirr_stats.agreement._registry": ('statistic_records',),
+    "softirr_stats.agreement._xrr": ('ITEM_WEIGHTS', 'match_replications', 'normalized_kappa', 'replication_alpha', 'xrr_evaluate', 'xrr_prepare',),
 })
 
 
@@ -56,6 +59,15 @@ if TYPE_CHECKING:
         SampledPairs,
         resolve_chance,
     )
+    from softirr_stats.agreement._distance import (
+        KDE_LOWER,
+        distance_samples,
+        distance_statistic,
+        kde_bandwidth,
+        ks_greater,
+        sigma_kde,
+        sigma_quantile,
+    )
     from softirr_stats.agreement._evaluator import (
         DegenerateWarning,
         Prepared,
@@ -76,14 +88,15 @@ if TYPE_CHECKING:
         Terms,
         linearised_terms,
     )
+    from softirr_stats.agreement._multilabel import (
+        BASELINES,
+        MultilabelStatistic,
+        multilabel_data,
+        multilabel_summary,
+    )
     from softirr_stats.agreement._point import (
         as_annotations,
         point_estimate,
-    )
-    from softirr_stats.agreement._ppi_statistic import (
-        PpiStatistic,
-        ppi_result,
-        superpopulation_estimand,
     )
     from softirr_stats.agreement._registry import (
         ALPHA_LEVELS,
@@ -94,6 +107,7 @@ if TYPE_CHECKING:
         default_coefficients,
         get_coefficient,
         register,
+        statistic_records,
     )
     from softirr_stats.agreement._result import (
         AgreementResult,
@@ -127,11 +141,6 @@ if TYPE_CHECKING:
         resolve_similarity,
         similarity_kind,
     )
-    from softirr_stats.agreement._span_f1 import (
-        SpanAgreementResult,
-        SpanStatistic,
-        SpanWarning,
-    )
     from softirr_stats.agreement._statistic import (
         Statistic,
     )
@@ -139,4 +148,12 @@ if TYPE_CHECKING:
         WEIGHT_NAMES,
         krippendorff_distance,
         weight_matrix,
+    )
+    from softirr_stats.agreement._xrr import (
+        ITEM_WEIGHTS,
+        match_replications,
+        normalized_kappa,
+        replication_alpha,
+        xrr_evaluate,
+        xrr_prepare,
     )

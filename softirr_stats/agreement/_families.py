@@ -333,7 +333,8 @@ class ChanceFamily:
         Why there is no analytic variance (when ``terms`` is None).
     judged : str, JudgedWeights or None
         How the observed and chance terms weigh distinct label pairs, for the prediction-powered
-        estimate (``judgments=``), or its name in ``_ppi_terms.py``; None: not supported.
+        estimate (``judgments=``), or its name in ``softirr_stats/ppi/_ppi_terms.py`` (read there by
+        ``judged_weights``); None: not supported.
     width : callable
         Floats per replicate the family's stage-1 outputs hold, ``width(ks, nr, n_groups)``.
     rater_order : bool
@@ -362,7 +363,7 @@ class ChanceFamily:
     terms: "str | Callable[..., Any] | None" = None
     no_analytic: str = ""
     description: str = ""
-    judged: "str | Any | None" = None  # judged-pair term weights (prediction-powered); name in _ppi_terms
+    judged: "str | Any | None" = None  # judged-pair term weights (prediction-powered); name in ppi/_ppi_terms
     rater_order: bool = False
     null_variance: str | None = None
 
@@ -377,11 +378,6 @@ class ChanceFamily:
     def kernel(self, which: str) -> Callable[..., Any]:
         """The ``"stage1"`` or ``"finish"`` kernel (imports JAX on first use)."""
         return _resolve(getattr(self, which), "softirr_stats.agreement._kernels")
-
-    def judged_weights(self) -> Any:
-        """How the family's terms weigh distinct label pairs (``_ppi_terms.JudgedWeights``), or
-        None where it takes no ``judgments=``."""
-        return None if self.judged is None else _resolve(self.judged, "softirr_stats.agreement._ppi_terms")
 
     @property
     def supports_analytic(self) -> bool:

@@ -21,8 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.equivalence import Cached, as_estimator, is_identity
-from softirr_stats.equivalence._fill import FillReport, fill_cache, unique_pairs
+from softirr_stats.equivalence import (
+    Cached,
+    FillReport,
+    as_estimator,
+    fill_cache,
+    is_identity,
+    unique_pairs,
+)
 
 __all__ = ["ScoringPlan", "scoring_plan", "cached_estimator"]
 
@@ -92,14 +98,16 @@ class ScoringPlan:
 
 
 def _coefficient_fn(name: str) -> Any:
-    from softirr_stats.api import _coefficients, _statistics
+    import softirr_stats
+    from softirr_stats.agreement import COEFFICIENTS, statistic_records
+    from softirr_stats.api import public_function
 
     fn = None
-    if isinstance(name, str) and not name.startswith("_"):
-        fn = getattr(_coefficients, name, None) or getattr(_statistics, name, None)
-    if fn is None or not callable(fn) or "similarity" not in inspect.signature(fn).parameters:
-        from softirr_stats.agreement._registry import COEFFICIENTS
-
+    if isinstance(name, str) and name in COEFFICIENTS:
+        fn = public_function(name)  # registered coefficients included
+    elif isinstance(name, str) and name in statistic_records():
+        fn = getattr(softirr_stats, name)
+    if fn is None or "similarity" not in inspect.signature(fn).parameters:
         raise ValueError(f"coefficient must be a softirr_stats function taking similarity= (e.g. one of "
                          f"{[c for c, rec in COEFFICIENTS.items() if rec.similarity]}); got {name!r}")
     return fn

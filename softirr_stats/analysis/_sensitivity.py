@@ -31,7 +31,7 @@ from softirr_stats.analysis._names import (
     SCORE_COEFFICIENTS,
     coefficient_names,
 )
-from softirr_stats.api._coefficients import estimate_point, estimate_with_interval
+from softirr_stats.api import estimate_point, estimate_with_interval
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import is_matrix_like
 from softirr_stats.uncertainty import attach_interval, check_ci
@@ -64,11 +64,11 @@ class CoefficientView:
     def estimate_point(self, ann: Any, **options: Any) -> tuple[AgreementResult, Any]:
         """``(result, statistic)``: the point estimate (no interval) and the statistic its interval uses."""
         if self.scores:
-            from softirr_stats.api._score_statistics import score_statistic
+            from softirr_stats.api import score_statistic
 
             return score_statistic(self.name, ann), None
         if self.record is None:
-            from softirr_stats.api._statistics import (
+            from softirr_stats import (
                 multilabel_agreement,  # on use: it loads scipy.sparse
             )
 
@@ -173,7 +173,7 @@ def _run_with_ci(coef: CoefficientView, ann: Annotations, kwargs: dict[str, Any]
     if judgments is not None:  # the prediction-powered estimate: the registry's public path
         return estimate_with_interval(coef.record, ann, **kwargs, judgments=judgments, ci=ci)
     if coef.scores and ci is not None:  # its own function: the exact F / Fisher-z interval, or the bootstrap
-        from softirr_stats.api._score_statistics import score_statistic
+        from softirr_stats.api import score_statistic
         from softirr_stats.uncertainty import Bootstrap
 
         if not coef.analytic and not isinstance(ci, Bootstrap):
@@ -187,7 +187,7 @@ def _run_with_ci(coef: CoefficientView, ann: Annotations, kwargs: dict[str, Any]
 
     try:
         if stat is None:  # a statistic outside the registry: its public function attaches the interval
-            from softirr_stats.api._statistics import multilabel_agreement
+            from softirr_stats import multilabel_agreement
 
             return multilabel_agreement(ann, baseline=coef.name.split("_", 1)[1], ci=ci)
         return attach_interval(result, stat, ci)

@@ -61,7 +61,7 @@ def write_judging_sheet(plan: Any, path: "str | Path", *, measure: str, seed: in
     >>> open(sheet).readline().strip(), kept.name
     ('pair_id,label_1,label_2,judgment', 's.plan.csv')
     """
-    from softirr_stats.agreement._judging import label_text
+    from softirr_stats.ppi import label_text
 
     path = Path(path)
     pairs = plan.pairs.reset_index(drop=True).copy()
@@ -113,7 +113,7 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     >>> len(judged) == len(plan.pairs), meta["measure"]
     (True, 'indel')
     """
-    from softirr_stats.agreement._judging import read_judgments
+    from softirr_stats.ppi import read_judgments
 
     path = Path(path)
     sheet = unescape_columns(pd.read_csv(path, dtype=str, keep_default_na=False), _TEXT_COLUMNS)

@@ -99,7 +99,7 @@ def estimate_with_interval(coef: "str | Coefficient", ann: Any, **options: Any) 
     result, prep = estimate_point(coef, ann, **opts)
     if opts.get("judgments") is not None or opts.get("judge") is not None:
         # judged pairs (pandas) are read only when given
-        from softirr_stats.uncertainty._ppi_intervals import apply_ppi
+        from softirr_stats.ppi import apply_ppi
 
         return apply_ppi(result, prep, opts["judgments"], opts["judge"], opts["ci"])
     return attach_interval(result, prep, opts["ci"])

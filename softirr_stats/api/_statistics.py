@@ -14,34 +14,28 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.agreement import (
+    BASELINES,
+    ITEM_WEIGHTS,
+    KDE_LOWER,
     AgreementResult,
     CrossKappaResult,
     DegenerateWarning,
     MultilabelResult,
+    MultilabelStatistic,
     as_annotations,
-    level_similarity,
-    resolve_similarity,
-)
-from softirr_stats.agreement._distance import (
-    KDE_LOWER,
     distance_samples,
     distance_statistic,
     kde_bandwidth,
     ks_greater,
-    sigma_kde,
-    sigma_quantile,
-)
-from softirr_stats.agreement._multilabel import (
-    BASELINES,
-    MultilabelStatistic,
+    level_similarity,
+    match_replications,
     multilabel_data,
     multilabel_summary,
-)
-from softirr_stats.agreement._xrr import (
-    ITEM_WEIGHTS,
-    match_replications,
     normalized_kappa,
     replication_alpha,
+    resolve_similarity,
+    sigma_kde,
+    sigma_quantile,
     xrr_evaluate,
     xrr_prepare,
 )
@@ -352,8 +346,8 @@ def _span_input(spans: Any, *, format: str | None, unmatched: str | None, reader
     """A :class:`SpanTable` from a tidy DataFrame, span Annotations or a file / folder."""
     from pathlib import Path
 
-    from softirr_stats.agreement._span_f1 import span_table, span_table_from_annotations
     from softirr_stats.data import SpanRule, read_annotations, read_table
+    from softirr_stats.spans import span_table, span_table_from_annotations
 
     if reader_options and not isinstance(spans, str | Path):
         raise TypeError(f"reader options {sorted(reader_options)} apply only when ann_or_path is a path; got "
@@ -363,7 +357,7 @@ def _span_input(spans: Any, *, format: str | None, unmatched: str | None, reader
     if isinstance(spans, Annotations):
         return span_table_from_annotations(spans, unmatched=unmatched)
     if isinstance(spans, str | Path):
-        from softirr_stats.data._readers import EXPORT_FORMATS, guess_format
+        from softirr_stats.data import EXPORT_FORMATS, guess_format
 
         if "span_rule" in reader_options:
             raise TypeError("span_agreement reads the spans themselves (the exact span rule); choose the matching "
@@ -443,7 +437,7 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     """
     import numpy as np
 
-    from softirr_stats.agreement._span_f1 import (
+    from softirr_stats.spans import (
         SPAN_AVERAGES,
         SPAN_BY,
         SpanStatistic,

@@ -15,7 +15,8 @@ from typing import Any
 __all__ = ["attach"]
 
 
-def attach(package: str, exports: Mapping[str, Sequence[str]], submodules: Sequence[str] = ()) -> tuple[
+def attach(package: str, exports: Mapping[str, Sequence[str]], submodules: Sequence[str] = (),
+           internal: Mapping[str, Sequence[str]] | None = None) -> tuple[
         Callable[[str], Any], Callable[[], list[str]], list[str]]:
     """Return ``(__getattr__, __dir__, __all__)`` for ``package``.
 
@@ -28,6 +29,10 @@ def attach(package: str, exports: Mapping[str, Sequence[str]], submodules: Seque
     submodules : sequence of str
         Module paths exported as modules, under their last path component
         (``"softirr_stats.agreement"`` gives ``agreement``).
+    internal : mapping, optional
+        Module path -> names the package's face offers to the library's other packages but not to
+        users: loaded the same way, listed by ``dir()``, left out of ``__all__`` (so out of the
+        public API and its documentation checks).
 
     Examples
     --------
@@ -36,15 +41,22 @@ def attach(package: str, exports: Mapping[str, Sequence[str]], submodules: Seque
     ['dumps', 'textwrap']
     >>> getattr_("dumps")([1])
     '[1]'
+    >>> getattr_, dir_, all_ = attach("pkg", {"json": ("dumps",)}, internal={"json": ("loads",)})
+    >>> all_, getattr_("loads")("[2]")
+    (['dumps'], [2])
     """
     where: dict[str, tuple[str, str | None]] = {}
     for module in submodules:
         where[module.rsplit(".", 1)[-1]] = (module, None)
-    for module, names in exports.items():
-        for name in names:
-            if name in where:
-                raise ValueError(f"{package}: {name!r} is exported twice")
-            where[name] = (module, name)
+    public = set(where)
+    for table in (exports, internal or {}):
+        for module, names in table.items():
+            for name in names:
+                if name in where:
+                    raise ValueError(f"{package}: {name!r} is exported twice")
+                where[name] = (module, name)
+        if table is exports:
+            public = set(where)
 
     def __getattr__(name: str) -> Any:
         try:
@@ -62,4 +74,4 @@ def attach(package: str, exports: Mapping[str, Sequence[str]], submodules: Seque
         pkg = sys.modules.get(package)
         return sorted((set(vars(pkg)) if pkg is not None else set()) | set(where))
 
-    return __getattr__, __dir__, sorted(where)
+    return __getattr__, __dir__, sorted(public)

@@ -79,7 +79,7 @@ def model_rows(res: Any, ann: Any, level: float) -> list[dict[str, Any]]:
     """Tidy rows (quantity, mean, sd, lower, upper) of a model-based result; None where undefined."""
     import math
 
-    from softirr_stats.reporting._html import model_summary
+    from softirr_stats.reporting import model_summary
 
     rows = model_summary(res, list(getattr(ann, "raters", [])), level).to_dict("records")
     return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()} for r in rows]

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from softirr_stats.agreement import as_annotations, get_coefficient
-from softirr_stats.api._coefficients import estimate_point, estimate_with_interval
+from softirr_stats.api import estimate_point, estimate_with_interval
 from softirr_stats.base._validation import check_positive_int
 from softirr_stats.comparison._compare import _resolve_ci, compare_statistics, statistic_of
 from softirr_stats.comparison._comparison_result import ComparisonResult

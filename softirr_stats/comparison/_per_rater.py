@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from softirr_stats.agreement import as_annotations, get_coefficient, resolve_similarity
-from softirr_stats.api._coefficients import estimate_with_interval
+from softirr_stats.api import estimate_with_interval
 from softirr_stats.base._format import render
 from softirr_stats.comparison._compare import _Units, compare
 from softirr_stats.uncertainty import (

@@ -27,7 +27,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.equivalence._spec": ('EstimatorSpec', 'from_spec', 'register_callable', 'register_estimator',
                                         'to_spec',),
     "softirr_stats.equivalence._string": ('Dice', 'Exact', 'Indel', 'Jaccard', 'Lcs', 'Levenshtein', 'Masi',),
-})
+}, internal={"softirr_stats.equivalence._fill": ('unique_pairs',)})  # for the scoring plan; not in __all__
 
 if TYPE_CHECKING:
     from softirr_stats.equivalence._cache import (
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from softirr_stats.equivalence._fill import (
         FillReport,
         fill_cache,
+        unique_pairs,
     )
     from softirr_stats.equivalence._gguf import SMOLLM2_FILE, gguf_model_dir, smollm2_gguf
     from softirr_stats.equivalence._judge import (

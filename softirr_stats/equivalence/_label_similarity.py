@@ -31,25 +31,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.equivalence._measures import MEASURES
 
 __all__ = ["MEASURES", "MEASURE_NAMES", "LabelSimilarity", "ExactMatchSimilarity", "MatrixSimilarity", "ScoredSimilarity", "Scores",
            "check_similarity_matrix", "estimator_from_name", "is_matrix_like", "resolve_label_similarity",
            "split_measure_name"]
 
-_EQ = "softirr_stats.equivalence"
-#: The estimators with a short name: name -> ``"module:Class"`` (nothing is imported until one is
-#: made by :func:`estimator_from_name`). This is the one table of estimator names: ``similarity="<name>"``
-#: of every coefficient, ``sensitivity``, the commands' ``--similarity`` lists and the spec allow-list
-#: (:func:`~softirr_stats.equivalence.from_spec`) read it. A class whose constructor takes ``model``
-#: (``Embedding``, ``Nli``, ``LlmJudge``) is given one as ``"<name>:<model>"``; where ``model`` has no
-#: default (``nli``, ``llm_judge``) the name alone asks for one. A new estimator with a short name is
-#: its class and one entry here.
-MEASURES: dict[str, str] = {
-    "exact": f"{_EQ}._string:Exact", "levenshtein": f"{_EQ}._string:Levenshtein", "indel": f"{_EQ}._string:Indel",
-    "lcs": f"{_EQ}._string:Lcs", "jaccard": f"{_EQ}._string:Jaccard", "masi": f"{_EQ}._string:Masi",
-    "dice": f"{_EQ}._string:Dice", "embedding": f"{_EQ}._embedding:Embedding", "nli": f"{_EQ}._nli:Nli",
-    "llm_judge": f"{_EQ}._judge:LlmJudge",
-}
 #: Short names of the built-in measures accepted as ``similarity="..."`` (the keys of :data:`MEASURES`).
 MEASURE_NAMES = tuple(MEASURES)
 
@@ -460,7 +447,9 @@ def estimator_from_name(name: str, model: str | None = None, *, progress: bool |
     if text.startswith("@"):
         text = _read_spec(text)
     if text.lstrip().startswith("{"):
-        from softirr_stats.equivalence._spec import from_spec  # on use: the spec module (and its fingerprints)
+        from softirr_stats.equivalence._spec import (
+            from_spec,  # on use: the spec module (and its fingerprints)
+        )
 
         return from_spec(text)
     key, given = split_measure_name(text)

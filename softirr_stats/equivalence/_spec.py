@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from softirr_stats.equivalence._fingerprint import ATTR_ALIASES as _ATTR_ALIASES
-from softirr_stats.equivalence._label_similarity import MEASURES
+from softirr_stats.equivalence._measures import MEASURES
 from softirr_stats.equivalence._protocol import BaseEstimator, CallableEstimator
 
 __all__ = ["EstimatorSpec", "to_spec", "from_spec", "register_estimator", "register_callable"]
@@ -153,7 +153,7 @@ def _entry_point_paths(group: str) -> dict[str, str]:
 
 def _has_short_name(path: str) -> bool:
     """An estimator class with a short name (``equivalence.MEASURES``) is allowed as it is."""
-    from softirr_stats.equivalence._label_similarity import MEASURES
+    from softirr_stats.equivalence._measures import MEASURES
 
     return path in MEASURES.values()
 

@@ -268,7 +268,7 @@ def _check_assumed(assumed: Any) -> dict[str, Any]:
 
 def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict[str, Any], design: str,
                         deff: float, raters: int | None, nulls: list[float], test: str) -> tuple[_Components, dict]:
-    from softirr_stats.api._coefficients import estimate_point
+    from softirr_stats.api import estimate_point
     from softirr_stats.planning._population import build_population, influence_variance, solve_agreement
 
     pop = build_population(assumed["prevalence"], assumed["raters"], assumed.get("categories"))
@@ -296,7 +296,7 @@ def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict
 
 
 def _se(coefficient: str, pilot: Any, options: dict[str, Any], ci: Any, notes: list[str]) -> Any:
-    from softirr_stats.api._coefficients import estimate_with_interval
+    from softirr_stats.api import estimate_with_interval
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -338,7 +338,7 @@ def _pilot_components(coefficient: str, pilot: Any, options: dict[str, Any], des
     if method == "auto":
         method = "analytic" if design == "items" else "bootstrap"
         if method == "analytic":
-            from softirr_stats.api._coefficients import estimate_point
+            from softirr_stats.api import estimate_point
 
             _, prep = estimate_point(coefficient, ann, **options)
             if not getattr(prep, "supports_analytic", False) or prep.family.terms is None:

@@ -9,7 +9,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.reporting._html": ('build_report', 'weighted_reliability'),
     "softirr_stats.reporting._plots": ('plot_sensitivity',),
     "softirr_stats.reporting._tables": ('interval_note', 'paper_table', 'table_with_notes', 'to_latex', 'to_markdown',),
-})
+}, internal={"softirr_stats.reporting._html": ('model_summary',)})  # for softirr model; not in __all__
 
 if TYPE_CHECKING:
     from softirr_stats.reporting._comparison_plot import (
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     )
     from softirr_stats.reporting._html import (
         build_report,
+        model_summary,
         weighted_reliability,
     )
     from softirr_stats.reporting._plots import (

@@ -70,10 +70,10 @@ def comparison_section(results: Sequence[Any]) -> str:
     >>> "<img" in comparison_section([r])
     True
     """
-    from softirr_stats.reporting._html import _png
+    from softirr_stats.reporting._figure_html import figure_html
 
     results = list(results)
-    img = _png(plot_comparisons(results), "difference of each comparison with its interval")
+    img = figure_html(plot_comparisons(results), "difference of each comparison with its interval")
     tables = "".join(r._repr_html_() for r in results)
     note = ("<p><small>Paired comparisons evaluate both statistics on one draw of bootstrap weights per replicate "
             "(shared items), so their correlation is in the interval; whether two separate intervals overlap says "

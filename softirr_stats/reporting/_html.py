@@ -5,14 +5,11 @@ thin wrapper around it. Heavy modules (matplotlib, the annotator models) are imp
 when the section that needs them is built.
 """
 
-import base64
 import datetime as _dt
 import hashlib
 import html
-import io
 import math
 import platform
-import re
 import warnings
 from collections.abc import Sequence
 from importlib import metadata
@@ -23,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.base._mpltext import literal, literals
+from softirr_stats.reporting._figure_html import figure_html as _png
 from softirr_stats.reporting._symbols import CHANCE_FREE, labelled, symbol
 
 __all__ = ["build_report", "data_summary", "pairwise_agreement", "model_summary", "weighted_reliability",
@@ -93,28 +91,6 @@ def _kv(pairs: Sequence[tuple[str, Any]]) -> str:
     return f'<table class="kv"><tbody>{rows}</tbody></table>'
 
 
-def _png(fig: Any, alt: str) -> str:
-    """A matplotlib figure as an inline base64 PNG ``<img>``, with SVG and PDF downloads beside it.
-
-    The vector files (for papers) are embedded too (data URIs, no network); the figure is closed.
-    """
-    import matplotlib.pyplot as plt
-
-    def encoded(fmt: str, **kw: Any) -> str:
-        buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, bbox_inches="tight", metadata={"Creator": None} if fmt == "svg" else
-                    {"Creator": None, "Producer": None, "CreationDate": None} if fmt == "pdf" else
-                    {"Software": None}, **kw)
-        return base64.b64encode(buf.getvalue()).decode("ascii")
-
-    png, svg, pdf = encoded("png", dpi=110), encoded("svg"), encoded("pdf")
-    plt.close(fig)
-    stem = re.sub(r"[^A-Za-z0-9]+", "_", alt).strip("_") or "figure"
-    return (f'<figure><img alt="{_esc(alt)}" src="data:image/png;base64,{png}"><figcaption class="note">'
-            f'Download: <a download="{stem}.svg" href="data:image/svg+xml;base64,{svg}">SVG</a> · '
-            f'<a download="{stem}.pdf" href="data:application/pdf;base64,{pdf}">PDF</a></figcaption></figure>')
-
-
 def _label_text(x: Any) -> str:
     if isinstance(x, frozenset | set):
         return "{" + ", ".join(sorted(map(str, x))) + "}"
@@ -178,7 +154,7 @@ def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
     >>> pairwise_agreement(ann).round(2).to_numpy().tolist()
     [[nan, 1.0, 0.0], [1.0, nan, 0.0], [0.0, 0.0, nan]]
     """
-    from softirr_stats.api import _coefficients as _coef
+    import softirr_stats
 
     raters = list(ann.raters)
     codes = np.asarray(ann.codes)
@@ -199,7 +175,7 @@ def pairwise_agreement(ann: Any, similarity: Any = None) -> pd.DataFrame:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
-                    out[j, k] = out[k, j] = _coef.cohen_kappa(pair, similarity=similarity).value
+                    out[j, k] = out[k, j] = softirr_stats.cohen_kappa(pair, similarity=similarity).value
                 except (ValueError, TypeError):
                     pass
     names = [str(r) for r in raters]
@@ -332,11 +308,11 @@ def _sensitivity_html(df: pd.DataFrame) -> str:
 
 
 def _labels_html(ann: Any, ci: Any) -> str:
-    from softirr_stats.api import _statistics as _stats
+    from softirr_stats import multilabel_agreement
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = _stats.multilabel_agreement(ann, ci=ci) if ci is not None else _stats.multilabel_agreement(ann)
+        res = multilabel_agreement(ann, ci=ci) if ci is not None else multilabel_agreement(ann)
     by = res.by_label.copy()
     ci_txt = "" if math.isnan(res.ci_low) else f" [{res.ci_low:.4f}, {res.ci_high:.4f}]"
     return (f'<p>Multi-label agreement (pooled baseline): <b>{res.value:.4f}</b>{_esc(ci_txt)}; observed '
@@ -487,7 +463,7 @@ def _calibration_html(judgments: pd.DataFrame, measure_name: str, estimator: Any
 
 
 def _ppi_coefficient(judgments: pd.DataFrame, df: pd.DataFrame) -> str | None:
-    from softirr_stats.agreement._judging import COEFFICIENT_FAMILIES
+    from softirr_stats.ppi import COEFFICIENT_FAMILIES
 
     if "coefficient" in judgments.columns:
         named = [c for c in dict.fromkeys(judgments["coefficient"].astype(str)) if c in COEFFICIENT_FAMILIES]
@@ -500,8 +476,8 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
               ci: Any, level: float, out: dict[str, Any] | None = None) -> str:
     from scipy.stats import norm
 
-    from softirr_stats.agreement._judging import read_judgments
-    from softirr_stats.api import _coefficients as _coef
+    from softirr_stats.api import public_function
+    from softirr_stats.ppi import read_judgments
     from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS, Bootstrap
 
     judged = read_judgments(judgments)
@@ -511,8 +487,8 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
         ci_used = ci
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = getattr(_coef, coefficient)(ann, similarity=estimator, judgments=judged, ci=ci_used)
-        est = getattr(_coef, coefficient)(ann, similarity=estimator, ci=ci_used)
+        res = public_function(coefficient)(ann, similarity=estimator, judgments=judged, ci=ci_used)
+        est = public_function(coefficient)(ann, similarity=estimator, ci=ci_used)
     info = res.details["ppi"]
     z = float(norm.ppf((1 + level) / 2))
     jo, sej = info["judge_only"], info["se_judge_only"]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.agreement import AgreementResult
 from softirr_stats.base._format import (
     _HEADERS,
     Style,

@@ -635,7 +635,7 @@ def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarra
     if cfg.backend is not None:  # the same chunks on Ray actors
         from softirr_stats.uncertainty._bootstrap_ray import ray_replicates
 
-        return ray_replicates(stat, cfg, chunk)
+        return ray_replicates(stat, cfg, chunk, evaluate_chunk)
     parts: list[dict[str, np.ndarray]] = []
     bar = None
     t0 = time.perf_counter()
@@ -1026,7 +1026,10 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         cfg = replace(cfg, method="percentile")
         details["interval_rule"] = ("method='auto': percentile (a prediction-powered estimate: its bootstrap "
                                     "coverage was checked with the percentile interval, docs/ppi.md)")
-    factor, few_note = few_units_correction(stat, cfg, reps["value"])
+    factor, few_note = few_units_correction(
+        stat, cfg, reps["value"], BOOTSTRAP_DESIGNS[cfg.design],
+        n_clusters=lambda: len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))),
+        rater_jackknife=lambda: jackknife_values(stat, replace(cfg, design="raters", cluster=None, strata=None)))
     if few_note:
         # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
         warnings.warn(few_note, FewUnitsWarning, stacklevel=3)

@@ -19,13 +19,16 @@ functions.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from softirr_stats.base._actors import drive_actors
-from softirr_stats.uncertainty._bootstrap import Bootstrap, evaluate_chunk
+
+if TYPE_CHECKING:  # the engine passes its own chunk function in: this module does not import it
+    from softirr_stats.uncertainty._bootstrap import Bootstrap
 
 __all__ = ["ray_replicates"]
 
@@ -41,21 +44,22 @@ def _ray() -> Any:
 class _ReplicateActor:
     """One prepared statistic per actor (sent once through the object store); evaluates chunks."""
 
-    def __init__(self, stat_ref: list[Any], cfg: Bootstrap) -> None:
+    def __init__(self, stat_ref: list[Any], cfg: Bootstrap, evaluate: Callable[..., dict[str, np.ndarray]]) -> None:
         import ray
 
         # the reference travels inside a list, so Ray does not pin it as a constructor argument
         # (an actor restarted later fetches it again from the driver's object store)
-        self.stat, self.cfg = ray.get(stat_ref[0]), cfg
+        self.stat, self.cfg, self.evaluate = ray.get(stat_ref[0]), cfg, evaluate
 
     def pid(self) -> int:
         return os.getpid()
 
     def chunk(self, b0: int, rows: int) -> dict[str, np.ndarray]:
-        return evaluate_chunk(self.stat, self.cfg, b0, rows)
+        return self.evaluate(self.stat, self.cfg, b0, rows)
 
 
-def ray_replicates(stat: Any, cfg: Bootstrap, chunk: int) -> dict[str, np.ndarray]:
+def ray_replicates(stat: Any, cfg: Bootstrap, chunk: int,
+                   evaluate: Callable[..., dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """Every output of ``stat.evaluate`` for the ``cfg.n`` replicates, chunks evaluated on Ray actors.
 
     Parameters
@@ -66,6 +70,9 @@ def ray_replicates(stat: Any, cfg: Bootstrap, chunk: int) -> dict[str, np.ndarra
         With ``backend`` a ``RayBackend``.
     chunk : int
         Replicates per chunk (the in-process loop's).
+    evaluate : callable
+        ``evaluate(stat, cfg, b0, rows)``, the in-process loop's chunk function
+        (:func:`~softirr_stats.uncertainty.bootstrap_replicates` passes ``evaluate_chunk``), run on the actors.
 
     Returns
     -------
@@ -92,7 +99,7 @@ def ray_replicates(stat: Any, cfg: Bootstrap, chunk: int) -> dict[str, np.ndarra
             opts["scheduling_strategy"] = "SPREAD"
         cls = ray.remote(**opts)(_ReplicateActor)
         local = replace(cfg, backend=None, progress=False)  # what each actor evaluates: in its own process
-        actors = [cls.remote([stat_ref], local) for _ in range(n_workers)]
+        actors = [cls.remote([stat_ref], local, evaluate) for _ in range(n_workers)]
         parts = _drive(ray, actors, starts, chunk, backend.max_in_flight, backend.startup_timeout,
                        _progress_bar(cfg))
     finally:

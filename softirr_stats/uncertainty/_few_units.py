@@ -24,7 +24,7 @@ simulation (``benchmarks/few_units_coverage.py``).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -75,11 +75,9 @@ def t_factor(units: int, level: float) -> float:
     return float(stats.t.ppf(q, units - 1) / stats.norm.ppf(q))
 
 
-def _rater_variance(stat: Statistic, cfg: Bootstrap) -> float:
+def _rater_variance(rater_jackknife: Callable[[], np.ndarray]) -> float:
     """Unbiased between-rater variance from the leave-one-rater-out jackknife."""
-    from softirr_stats.uncertainty._bootstrap import jackknife_values
-
-    jack = jackknife_values(stat, replace(cfg, design="raters", cluster=None, strata=None))
+    jack = np.asarray(rater_jackknife(), dtype=np.float64)
     jack = jack[np.isfinite(jack)]
     r = len(jack)
     if r < 2:
@@ -87,13 +85,9 @@ def _rater_variance(stat: Statistic, cfg: Bootstrap) -> float:
     return float((r - 1) / r * np.sum((jack - jack.mean()) ** 2))
 
 
-def _n_clusters(stat: Statistic, cfg: Bootstrap) -> int:
-    from softirr_stats.uncertainty._bootstrap import per_item_codes
-
-    return int(len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))))
-
-
-def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray) -> tuple[float, str]:
+def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, design: Any, *,
+                         n_clusters: Callable[[], int] | None = None,
+                         rater_jackknife: Callable[[], np.ndarray] | None = None) -> tuple[float, str]:
     """The widening factor for ``cfg``'s design and a note saying what the interval covers.
 
     Parameters
@@ -104,6 +98,12 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray) -> t
         The request; ``cfg.few_units == "none"`` turns the correction off (the note stays).
     reps : ndarray
         The bootstrap replicates of the value.
+    design : BootstrapDesign
+        The record of ``cfg.design`` (what it resamples).
+    n_clusters, rater_jackknife : callable, optional
+        The number of clusters (for a design over clusters) and the leave-one-rater-out values (for one
+        over items and raters), computed on demand by the bootstrap engine that calls this function
+        (``uncertainty._bootstrap``), so that this module does not import it.
 
     Returns
     -------
@@ -115,21 +115,20 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray) -> t
     --------
     >>> import softirr_stats as sis
     >>> from softirr_stats.agreement import point_estimate, resolve_similarity
-    >>> from softirr_stats.uncertainty import Bootstrap, bootstrap_replicates
+    >>> from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS, Bootstrap, bootstrap_replicates
     >>> ann = sis.Annotations.from_wide([["a", "a", "b"], ["a", "b", "b"], ["b", "b", "b"], ["a", "a", "a"]])
     >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
     >>> cfg = Bootstrap(n=200, design="raters", seed=0)
-    >>> factor, note = few_units_correction(prep, cfg, bootstrap_replicates(prep, cfg)["value"])
+    >>> reps = bootstrap_replicates(prep, cfg)["value"]
+    >>> factor, note = few_units_correction(prep, cfg, reps, BOOTSTRAP_DESIGNS["raters"])
     >>> round(factor, 3), note.startswith("3 raters resampled")
     (2.689, True)
     """
-    from softirr_stats.uncertainty._bootstrap import BOOTSTRAP_DESIGNS
-
-    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    rec = design
     if rec.resamples_raters:
         units, kind, few = stat.n_raters, "raters", FEW_RATERS
     elif rec.resamples_clusters:
-        units, kind, few = _n_clusters(stat, cfg), "clusters", FEW_CLUSTERS
+        units, kind, few = n_clusters() if n_clusters is not None else 0, "clusters", FEW_CLUSTERS
     else:
         return 1.0, ""
     note = ""
@@ -148,7 +147,7 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray) -> t
     if not (v > 0):
         return 1.0, note
     if rec.resamples_raters and rec.resamples_items:  # items and raters: only the rater share of the variance is widened
-        v_u = _rater_variance(stat, cfg)
+        v_u = _rater_variance(rater_jackknife) if rater_jackknife is not None else math.nan
         if not math.isfinite(v_u):
             return whole, note
         v_u = min(v_u, v * units / (units - 1.0))

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.agreement._evaluator import Prepared
+from softirr_stats.agreement import Prepared
 
-__all__ = ["JudgedWeights", "chance_components", "observed_factor", "TermWeights", "term_weights", "PpiTerms", "ppi_terms", "tune_lambda",
+__all__ = ["JudgedWeights", "judged_weights", "chance_components", "observed_factor", "TermWeights", "term_weights", "PpiTerms", "ppi_terms", "tune_lambda",
            "ppi_estimate", "delta_variance", "kappa_gradient", "canonical_pairs", "delta_influence",
            "effective_df", "DeltaVariance", "floored_delta", "binomial_floor", "PSEUDO_COUNT"]
 
@@ -67,9 +67,23 @@ def canonical_pairs(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     return np.minimum(a, b) * k + np.maximum(a, b)
 
 
+def judged_weights(family: Any) -> "JudgedWeights | None":
+    """How a chance family's terms weigh distinct label pairs: its ``judged`` field (a
+    :class:`JudgedWeights` or the name of one in this module), or None where it takes no ``judgments=``.
+
+    Examples
+    --------
+    >>> from softirr_stats.agreement import FAMILIES
+    >>> judged_weights(FAMILIES["pooled"]) is POOLED, judged_weights(FAMILIES["percent"])
+    (True, None)
+    """
+    judged = family.judged
+    return judged if judged is None or isinstance(judged, JudgedWeights) else globals()[judged]
+
+
 def check_family(prep: Prepared) -> None:
     """Raise unless the prepared coefficient is one the prediction-powered estimator handles."""
-    jw = prep.family.judged_weights()
+    jw = judged_weights(prep.family)
     if jw is None:
         raise ValueError(f"judgments= applies to Cohen, Scott, Fleiss, Conger, Krippendorff (nominal/soft), "
                          f"Gwet AC1 and Brennan-Prediger; got the {prep.family.name!r} family")
@@ -81,7 +95,7 @@ def check_family(prep: Prepared) -> None:
 
 
 def _weights(prep: Prepared) -> "JudgedWeights":
-    jw = prep.family.judged_weights()
+    jw = judged_weights(prep.family)
     if jw is None:  # pragma: no cover - check_family runs first
         raise ValueError(f"the {prep.family.name!r} family has no judged-pair weights")
     return jw
@@ -248,7 +262,7 @@ def _codes_pairable(prep: Prepared) -> np.ndarray:
 class JudgedWeights:
     """How a chance family's observed and chance terms weigh distinct label pairs.
 
-    The field ``judged`` of :class:`softirr_stats.agreement._families.ChanceFamily` names one of
+    The field ``judged`` of :class:`softirr_stats.agreement.ChanceFamily` names one of
     these records (None: the family takes no ``judgments=``); the prediction-powered code
     only looks them up, it never compares family names.
 

@@ -29,14 +29,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats.agreement._evaluator import DegenerateWarning, Prepared, evaluate
-from softirr_stats.agreement._judging import (
+from softirr_stats.agreement import (
+    AgreementResult,
+    DegenerateWarning,
+    Prepared,
+    Statistic,
+    evaluate,
+)
+from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.ppi._judging import (
     JUDGED_COEFFICIENTS,
     label_text,
     plan_from_prepared,
     read_judgments,
 )
-from softirr_stats.agreement._ppi_terms import (
+from softirr_stats.ppi._ppi_terms import (
     DeltaVariance,
     PpiTerms,
     TermWeights,
@@ -47,9 +54,6 @@ from softirr_stats.agreement._ppi_terms import (
     term_weights,
     tune_lambda,
 )
-from softirr_stats.agreement._result import AgreementResult
-from softirr_stats.agreement._statistic import Statistic
-from softirr_stats.base._validation import SoftIRRWarning
 
 __all__ = ["Judged", "judged_rows", "PpiStatistic", "ppi_result", "PPI_DEFAULT_DRAWS", "CONDITIONAL",
            "SUPERPOPULATION", "JUDGE_ERROR_NOTE"]

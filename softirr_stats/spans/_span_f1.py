@@ -38,9 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from softirr_stats.agreement._evaluator import DegenerateWarning
-from softirr_stats.agreement._result import AgreementResult
-from softirr_stats.agreement._statistic import Statistic
+from softirr_stats.agreement import AgreementResult, DegenerateWarning, Statistic
 from softirr_stats.base._validation import SoftIRRWarning, check_choice
 
 if TYPE_CHECKING:

@@ -19,19 +19,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats.agreement._evaluator import Prepared
-from softirr_stats.agreement._point import as_annotations, point_estimate
-from softirr_stats.agreement._ppi_terms import (
+from softirr_stats.agreement import (
+    COEFFICIENTS,
+    Prepared,
+    as_annotations,
+    point_estimate,
+    resolve_similarity,
+)
+from softirr_stats.base._csvsafe import escape_columns, quoting_for, unescape_columns
+from softirr_stats.base._validation import check_choice, check_positive_int
+from softirr_stats.ppi._ppi_terms import (
     all_distinct_pairs,
     chance_components,
     check_family,
+    judged_weights,
     observed_factor,
     term_weights,
 )
-from softirr_stats.agreement._registry import COEFFICIENTS
-from softirr_stats.agreement._similarity import resolve_similarity
-from softirr_stats.base._csvsafe import escape_columns, quoting_for, unescape_columns
-from softirr_stats.base._validation import check_choice, check_positive_int
 
 __all__ = ["COEFFICIENT_FAMILIES", "JUDGED_COEFFICIENTS", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
            "label_text", "PLAN_COLUMNS"]
@@ -195,7 +199,7 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
     check_choice("strategy", strategy, STRATEGIES)
     if not 0.0 < uniform_share <= 1.0:
         raise ValueError(f"uniform_share must be in (0, 1]; got {uniform_share!r}")
-    if not prep.family.judged_weights().categories and len(np.unique(prep.layout.rating_code)) < 2:
+    if not judged_weights(prep.family).categories and len(np.unique(prep.layout.rating_code)) < 2:
         raise ValueError("every rating uses the same label: there is no label pair to judge")
     mix = _mix(po, pe)
     rng = np.random.default_rng(seed)

@@ -1,4 +1,4 @@
-"""Prediction-powered soft agreement: the estimate (agreement layer) with the interval ``ci`` asks for.
+"""Prediction-powered soft agreement: the estimate (``_ppi_statistic.py``) with the interval ``ci`` asks for.
 
 Two estimands. *Conditional on the items*: this study's coefficient computed with the judge
 ``h``; the only randomness is which pairs were judged, so the delta method over the draws'
@@ -9,7 +9,7 @@ weights), which changes the pair weights ``W_o, W_e``, and independently resampl
 draws; the Hansen-Hurwitz form keeps the original design ``q`` because ``q`` produced the
 draws (``Bootstrap(design="items" | "cluster" | "bayesian")``).
 
-The estimate is :class:`softirr_stats.agreement._ppi_statistic.PpiStatistic`, a statistic
+The estimate is :class:`softirr_stats.ppi.PpiStatistic`, a statistic
 like every coefficient: its intervals come from :func:`attach_interval` (the one ``ci``
 check, the one bootstrap loop and interval summary, the analytic interval of a statistic's
 own linearised variance). Nothing here draws a replicate.
@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.agreement import AgreementResult, Prepared, ppi_result, superpopulation_estimand
-from softirr_stats.uncertainty._request import attach_interval
+from softirr_stats.agreement import AgreementResult, Prepared
+from softirr_stats.ppi._ppi_statistic import ppi_result, superpopulation_estimand
+from softirr_stats.uncertainty import attach_interval
 
 __all__ = ["apply_ppi", "delta_critical_value"]
 
@@ -28,7 +29,7 @@ __all__ = ["apply_ppi", "delta_critical_value"]
 def delta_critical_value(level: float, df: Any) -> Any:
     """Two-sided critical value of the delta-method interval: Student-t with ``df`` degrees of freedom.
 
-    ``df`` is :func:`softirr_stats.agreement._ppi_terms.effective_df` of the judged draws (``n - 1``
+    ``df`` is :func:`softirr_stats.ppi._ppi_terms.effective_df` of the judged draws (``n - 1``
     shrunk by the kurtosis of the summands); the normal quantile where ``df`` is infinite or
     nan. An array of ``df`` gives an array. (The analytic interval itself is
     :func:`softirr_stats.uncertainty._analytic.analytic_interval`, the same quantile.)
@@ -72,7 +73,7 @@ def apply_ppi(result: AgreementResult, prep: Prepared, judgments: Any, judge: An
     res = attach_interval(out, stat, ci)
     design = res.details.get("bootstrap_design")
     if design is not None:  # a bootstrap ran: its design record says whether the items were resampled
-        from softirr_stats.uncertainty._bootstrap import BOOTSTRAP_DESIGNS
+        from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS
 
     if design is not None and not BOOTSTRAP_DESIGNS[design].resamples_judged:
         res.details["ppi"] = {**res.details["ppi"], "estimand": superpopulation_estimand(stat.gold)}
