@@ -1029,7 +1029,9 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
     factor, few_note = few_units_correction(
         stat, cfg, reps["value"], BOOTSTRAP_DESIGNS[cfg.design],
         n_clusters=lambda: len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))),
-        rater_jackknife=lambda: jackknife_values(stat, replace(cfg, design="raters", cluster=None, strata=None)))
+        rater_jackknife=lambda: jackknife_values(stat, replace(cfg, design="raters", cluster=None, strata=None)),
+        item_replicates=lambda: bootstrap_replicates(stat, replace(cfg, design="items", cluster=None,
+                                                                   strata=None))["value"])
     if few_note:
         # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
         warnings.warn(few_note, FewUnitsWarning, stacklevel=3)

@@ -87,7 +87,8 @@ def _rater_variance(rater_jackknife: Callable[[], np.ndarray]) -> float:
 
 def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, design: Any, *,
                          n_clusters: Callable[[], int] | None = None,
-                         rater_jackknife: Callable[[], np.ndarray] | None = None) -> tuple[float, str]:
+                         rater_jackknife: Callable[[], np.ndarray] | None = None,
+                         item_replicates: Callable[[], np.ndarray] | None = None) -> tuple[float, str]:
     """The widening factor for ``cfg``'s design and a note saying what the interval covers.
 
     Parameters
@@ -100,9 +101,10 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, desi
         The bootstrap replicates of the value.
     design : BootstrapDesign
         The record of ``cfg.design`` (what it resamples).
-    n_clusters, rater_jackknife : callable, optional
-        The number of clusters (for a design over clusters) and the leave-one-rater-out values (for one
-        over items and raters), computed on demand by the bootstrap engine that calls this function
+    n_clusters, rater_jackknife, item_replicates : callable, optional
+        The number of clusters (for a design over clusters), the leave-one-rater-out values and the
+        item-only bootstrap replicates at the same seed (for one over items and raters), computed on
+        demand by the bootstrap engine that calls this function
         (``uncertainty._bootstrap``), so that this module does not import it.
 
     Returns
@@ -151,12 +153,13 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, desi
         if not math.isfinite(v_u):
             return whole, note
         v_u = min(v_u, v * units / (units - 1.0))
-        v_i = max(v - (units - 1.0) / units * v_u - _interaction_overcount(stat, cfg, v, v_u), 0.0)
+        v_i = max(v - (units - 1.0) / units * v_u - _interaction_overcount(stat, item_replicates, v, v_u), 0.0)
         return float(math.sqrt((v_i + f * f * v_u) / v)), note
     return whole, note
 
 
-def _interaction_overcount(stat: Statistic, cfg: Bootstrap, v_p: float, v_r: float) -> float:
+def _interaction_overcount(stat: Statistic, item_replicates: Callable[[], np.ndarray] | None, v_p: float,
+                           v_r: float) -> float:
     """The item x rater interaction the two-way bootstrap's item share counts once too often.
 
     For a statistic linear in a crossed array (``A``, ``B``, ``E``: the item, rater and interaction parts of
@@ -168,12 +171,10 @@ def _interaction_overcount(stat: Statistic, cfg: Bootstrap, v_p: float, v_r: flo
     already carries. Returns that amount (0 when it cannot be estimated). Costs one item-only bootstrap
     at the same seed (the same item weights).
     """
-    from softirr_stats.uncertainty._bootstrap import bootstrap_replicates
-
     n, r = float(stat.n_items), float(stat.n_raters)
-    if n < 2 or r < 2:
+    if n < 2 or r < 2 or item_replicates is None:
         return 0.0
-    item = bootstrap_replicates(stat, replace(cfg, design="items", cluster=None, strata=None))["value"]
+    item = np.asarray(item_replicates(), dtype=np.float64)
     item = item[np.isfinite(item)]
     if len(item) < 2:
         return 0.0
