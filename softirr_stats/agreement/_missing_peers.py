@@ -39,7 +39,8 @@ class MissingRatingsHandling:
     peers : tuple of str
         Peers that use only the items rated by every rater (empty: the peers agree with us).
     how : str
-        What those peers do, in a few words, or why the peers agree with us (``peers`` empty).
+        What those peers do, in a few words, or why the peers agree with us (``peers`` empty); for the
+        docs and the record, not repeated in the note.
     weights : tuple of str
         Named ``weights=`` the peers also compute (besides exact matching).
 
@@ -124,7 +125,7 @@ def missing_ratings_note(coefficient: str, ann: Annotations, *, similarity: str,
     >>> ann = Annotations.from_wide([["a", "a", "b"], ["a", None, "a"], ["b", "b", "b"]])
     >>> print(missing_ratings_note("light_kappa", ann, similarity="identity", chance="exact",
     ...                            complete_value=0.25, call="light_kappa(ann.complete_items())"))
-    missing ratings: 1 of 3 rated items lack some raters' ratings; light_kappa uses every rating, while R irr's kappam.light uses only the 2 items rated by all 3 raters (R irr drops incomplete rows with na.omit): 0.2500 on them, reproduced by sis.light_kappa(ann.complete_items())
+    missing ratings: light_kappa uses all 3 rated items; R irr's kappam.light uses only the 2 rated by all 3 raters (0.2500 there: sis.light_kappa(ann.complete_items()))
     """
     rec = MISSING_RATINGS.get(coefficient)
     if rec is None or not rec.peers or chance not in ("exact", "none", ""):
@@ -139,11 +140,8 @@ def missing_ratings_note(coefficient: str, ann: Annotations, *, similarity: str,
     peers = rec.peers[0] if len(rec.peers) == 1 else ", ".join(rec.peers[:-1]) + " and " + rec.peers[-1]
     verb = "uses" if len(rec.peers) == 1 else "use"
     weighted = "" if similarity == "identity" else f" with {similarity} weights"
-    if complete_value is None or not np.isfinite(complete_value):
-        there = "where the coefficient is undefined"
-    else:
-        there = f"{complete_value:.4f} on them"
+    there = ("undefined there" if complete_value is None or not np.isfinite(complete_value)
+             else f"{complete_value:.4f} there")
     every = "both raters" if ann.n_raters == 2 else f"all {ann.n_raters} raters"
-    return (f"missing ratings: {n_incomplete} of {n_rated} rated items lack some raters' ratings; {coefficient}"
-            f"{weighted} uses every rating, while {peers} {verb} only the {n_complete} items rated by {every} "
-            f"({rec.how}): {there}, reproduced by sis.{call}")
+    return (f"missing ratings: {coefficient}{weighted} uses all {n_rated} rated items; {peers} {verb} only the "
+            f"{n_complete} rated by {every} ({there}: sis.{call})")
