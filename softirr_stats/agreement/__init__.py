@@ -44,11 +44,6 @@ def __getattr__(name: str) -> object:
 
 
 if TYPE_CHECKING:
-    from softirr_stats.agreement._missing_peers import (
-        MISSING_RATINGS,
-        MissingRatingsHandling,
-        missing_ratings_note,
-    )
     from softirr_stats.agreement._categorical_tests import (
         MARGINAL_TESTS,
         MarginalTestResult,
@@ -81,6 +76,11 @@ if TYPE_CHECKING:
     from softirr_stats.agreement._linearised import (
         Terms,
         linearised_terms,
+    )
+    from softirr_stats.agreement._missing_peers import (
+        MISSING_RATINGS,
+        MissingRatingsHandling,
+        missing_ratings_note,
     )
     from softirr_stats.agreement._point import (
         as_annotations,
