@@ -21,6 +21,7 @@ from softirr_stats.inference._diagnostics import (
     SVI_NOTE,
     FitDiagnostics,
     diagnostics,
+    interval_columns,
     model_caveats,
 )
 from softirr_stats.inference._fit import fit
@@ -49,6 +50,7 @@ __all__ = [
     "fit",
     "fleiss_kappa_counts",
     "format_seconds",
+    "interval_columns",
     "item_counts",
     "model_caveats",
     "open_vocabulary",

@@ -31,6 +31,7 @@ import pandas as pd
 
 from softirr_stats.base._validation import check_choice, check_level, check_positive_int
 from softirr_stats.inference._config import DEFAULT_LEVEL, PredictiveCheckWarning
+from softirr_stats.inference._diagnostics import interval_columns
 from softirr_stats.inference._postprocess import (
     STATISTICS,
     align_permutations,
@@ -272,8 +273,11 @@ class CategoricalKind(ModelKind):
         lo, hi = np.quantile(acc, [(1 - level) / 2, (1 + level) / 2], axis=0)
         data = self.post.data
         names = data.rater_names or tuple(range(data.n_raters))
-        return pd.DataFrame({"rater": list(names), "accuracy": acc.mean(axis=0),
-                             "sd": acc.std(axis=0, ddof=1), "lower": lo, "upper": hi})
+        low, high = interval_columns(level)
+        out = pd.DataFrame({"rater": list(names), "accuracy": acc.mean(axis=0),
+                            "sd": acc.std(axis=0, ddof=1), low: lo, high: hi})
+        out.attrs["level"] = level
+        return out
 
     def class_probabilities(self, n_mc: int = 64) -> np.ndarray:
         """See :meth:`Posterior.class_probabilities`."""
@@ -522,9 +526,12 @@ class SoftKind(ModelKind):
         names = data.rater_names or tuple(range(data.n_raters))
         lo, hi = np.quantile(agr, q, axis=0)
         klo, khi = np.quantile(kap, q, axis=0)
-        return pd.DataFrame({"rater": list(names), "n_pairs": a["n_rater"].astype(int),
-                             "agreement": agr.mean(0), "lower": lo, "upper": hi,
-                             "kappa": kap.mean(0), "kappa_lower": klo, "kappa_upper": khi})
+        (low, high), (klow, khigh) = interval_columns(level), interval_columns(level, "kappa_")
+        out = pd.DataFrame({"rater": list(names), "n_pairs": a["n_rater"].astype(int),
+                            "agreement": agr.mean(0), low: lo, high: hi,
+                            "kappa": kap.mean(0), klow: klo, khigh: khi})
+        out.attrs["level"] = level
+        return out
 
     def pair_agreement(self, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
         """See :meth:`Posterior.pair_agreement`."""
@@ -536,9 +543,11 @@ class SoftKind(ModelKind):
         lo, hi = np.quantile(agr, [(1 - level) / 2, (1 + level) / 2], axis=0)
         data = self.post.data
         names = data.rater_names or tuple(range(data.n_raters))
-        return pd.DataFrame({"rater_a": [names[i] for i in ia], "rater_b": [names[i] for i in ib],
-                             "n_pairs": n.astype(int), "agreement": agr.mean(0), "lower": lo,
-                             "upper": hi})
+        low, high = interval_columns(level)
+        out = pd.DataFrame({"rater_a": [names[i] for i in ia], "rater_b": [names[i] for i in ib],
+                            "n_pairs": n.astype(int), "agreement": agr.mean(0), low: lo, high: hi})
+        out.attrs["level"] = level
+        return out
 
     def label_contributions(self, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
         """See :meth:`Posterior.label_contributions`."""
@@ -555,9 +564,12 @@ class SoftKind(ModelKind):
             agr = (a["group_sum"] / a["n_group"]).mean(0)
         lo, hi = np.quantile(contrib, [(1 - level) / 2, (1 + level) / 2], axis=0)
         names = data.group_names or tuple(range(data.n_groups))
-        return pd.DataFrame({"group": list(names)[: data.n_groups],
-                             "weight": a["n_group"] / n_w, "agreement": agr,
-                             "contribution": contrib.mean(0), "lower": lo, "upper": hi})
+        low, high = interval_columns(level)
+        out = pd.DataFrame({"group": list(names)[: data.n_groups],
+                            "weight": a["n_group"] / n_w, "agreement": agr,
+                            "contribution": contrib.mean(0), low: lo, high: hi})
+        out.attrs["level"] = level
+        return out
 
     def calibration_map(self, scores: Any, base_rate: Any = "within",
                         level: float = DEFAULT_LEVEL) -> pd.DataFrame:
@@ -576,7 +588,10 @@ class SoftKind(ModelKind):
         logit = np.log(pi)[:, None] - np.log1p(-pi)[:, None] + l1 - l0
         prob = 1.0 / (1.0 + np.exp(-logit))
         lo, hi = np.quantile(prob, [(1 - level) / 2, (1 + level) / 2], axis=0)
-        return pd.DataFrame({"score": s, "probability": prob.mean(0), "lower": lo, "upper": hi})
+        low, high = interval_columns(level)
+        out = pd.DataFrame({"score": s, "probability": prob.mean(0), low: lo, high: hi})
+        out.attrs["level"] = level
+        return out
 
 
 def _beta_log_densities(kind: SoftKind, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 from softirr_stats.base._validation import check_level, check_positive_int
 from softirr_stats.inference._arviz import to_inference_data
 from softirr_stats.inference._config import DEFAULT_LEVEL, PriorDominatedWarning
+from softirr_stats.inference._diagnostics import interval_columns
 from softirr_stats.inference._kinds import model_kind, unavailable
 from softirr_stats.inference._predictive_check import PredictiveCheck
 
@@ -156,7 +157,8 @@ class Posterior:
                    f"{self.num_draws_per_chain} draws")
         if table is None:
             return frame_html((["sites"], [[sites]]), caption)
-        notes = [f"sites: {sites}", f"lower, upper: {table.attrs['level']:.0%} equal-tailed interval; .summary() "
+        low, high = interval_columns(table.attrs["level"])
+        notes = [f"sites: {sites}", f"{low}, {high}: equal-tailed interval; .summary() "
                  "for every parameter, labelled by rater and class"]
         return frame_html(table.drop(columns=["label"]), caption, notes)
 
@@ -236,12 +238,12 @@ class Posterior:
         return sorted(bad, key=lambda t: -t[1])
 
     def summary(self, level: float = DEFAULT_LEVEL, params: list[str] | None = None) -> pd.DataFrame:
-        """Tidy table, one row per scalar element: parameter, mean, sd, lower, upper, r_hat, ess.
+        """Tidy table, one row per scalar element: parameter, mean, sd, the interval, r_hat, ess.
 
         Parameters
         ----------
         level : float
-            Level of the equal-tailed interval (lower, upper).
+            Level of the equal-tailed interval.
         params : list of str, optional
             Sites / derived quantities to include (default: every site, plus ``kappa``
             and ``kappa_cohen`` for categorical models). Names look like ``beta[1,2,0]``.
@@ -249,10 +251,11 @@ class Posterior:
         Returns
         -------
         DataFrame
-            ``parameter, label, mean, sd, lower, upper, r_hat, ess``; ``label`` reads an
+            ``parameter, label, mean, sd, lower_95%, upper_95%, r_hat, ess`` (the interval's columns carry
+            its level: ``lower_90%`` at ``level=0.9``, :func:`interval_columns`); ``label`` reads an
             element by rater, true class and given label where the fit knows them
             (``beta[1,2,0]`` of Dawid-Skene: ``rater b, true neg, given pos``), else ``""``;
-            ``attrs["level"]`` holds the level of ``lower``, ``upper``.
+            ``attrs["level"]`` holds the level too.
         """
         level = check_level(level)
         if params is None:
@@ -268,9 +271,9 @@ class Posterior:
             for i, el in enumerate(_element_names(name, d.shape[1:])):
                 rows.append((el, flat[:, i].mean(), flat[:, i].std(ddof=1) if len(flat) > 1
                              else np.nan, lo[i], hi[i], np.ravel(rhat)[i], np.ravel(ess)[i]))
-        out = pd.DataFrame(rows, columns=["parameter", "mean", "sd", "lower", "upper", "r_hat", "ess"])
+        out = pd.DataFrame(rows, columns=["parameter", "mean", "sd", *interval_columns(level), "r_hat", "ess"])
         out.insert(1, "label", _element_labels(out["parameter"], params, self, self.data))
-        out.attrs["level"] = level  # lower, upper: the equal-tailed interval at this level
+        out.attrs["level"] = level  # the equal-tailed interval's level, also in its columns' names
         return out
 
     def to_arviz(self) -> Any:
@@ -404,7 +407,7 @@ class Posterior:
 
         Returns
         -------
-        DataFrame with columns rater, accuracy, sd, lower, upper
+        DataFrame with columns rater, accuracy, sd, lower_95%, upper_95% (the level in the names)
         """
         return self._of_kind("rater_accuracy")(level, n_mc)
 
@@ -534,8 +537,9 @@ class Posterior:
 
         Returns
         -------
-        DataFrame with columns rater, n_pairs, agreement, lower, upper, kappa,
-        kappa_lower, kappa_upper (``kappa = (agreement - pi_chance) / (1 - pi_chance)``).
+        DataFrame with columns rater, n_pairs, agreement, lower_95%, upper_95%, kappa,
+        kappa_lower_95%, kappa_upper_95% (the level in the names;
+        ``kappa = (agreement - pi_chance) / (1 - pi_chance)``).
         """
         return self._of_kind("rater_agreement")(level)
 
@@ -544,7 +548,7 @@ class Posterior:
 
         Returns
         -------
-        DataFrame with columns rater_a, rater_b, n_pairs, agreement, lower, upper
+        DataFrame with columns rater_a, rater_b, n_pairs, agreement, lower_95%, upper_95%
         """
         return self._of_kind("pair_agreement")(level)
 
@@ -558,7 +562,7 @@ class Posterior:
         Returns
         -------
         DataFrame with columns group, weight (share of pair ends), agreement, contribution,
-        lower, upper
+        lower_95%, upper_95%
         """
         return self._of_kind("label_contributions")(level)
 
@@ -572,6 +576,6 @@ class Posterior:
 
         Returns
         -------
-        DataFrame with columns score, probability, lower, upper
+        DataFrame with columns score, probability, lower_95%, upper_95%
         """
         return self._of_kind("calibration_map")(scores, base_rate, level)

@@ -101,9 +101,9 @@ def one_fit(seed: int, model: str, method: str, n_items: int, n_raters: int, ste
     a, s = acc.iloc[n_raters - 1], acc.iloc[n_raters - 2]
     return {"seed": seed, "model": model, "method": method, "n_items": n_items,
             "n_raters": n_raters, "seconds": round(time.time() - t0, 1), "adv_acc_true": 0.25,
-            "adv_acc": a["accuracy"], "adv_lo": a["lower"], "adv_hi": a["upper"],
-            "spam_acc_true": 1 / 3, "spam_acc": s["accuracy"], "spam_lo": s["lower"],
-            "spam_hi": s["upper"], "kappa_true": kappa_true, "kappa": float(kap.mean()),
+            "adv_acc": a["accuracy"], "adv_lo": a["lower_90%"], "adv_hi": a["upper_90%"],
+            "spam_acc_true": 1 / 3, "spam_acc": s["accuracy"], "spam_lo": s["lower_90%"],
+            "spam_hi": s["upper_90%"], "kappa_true": kappa_true, "kappa": float(kap.mean()),
             "kappa_lo": float(np.quantile(kap, 0.05)), "kappa_hi": float(np.quantile(kap, 0.95)),
             "global_p": gp, "rater_check_named": " ".join(named),
             "adv_p": float(tab["p_value"].iloc[n_raters - 1]),

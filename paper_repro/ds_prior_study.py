@@ -94,8 +94,8 @@ def small_fit(seed: int, conc: float) -> dict:
             "kappa_true": population_kappa(0.82, 10), "fleiss": fleiss,
             "kappa": float(np.mean(post.kappa)), "kappa_lo": lo, "kappa_hi": hi,
             "acc_mae": float(np.abs(acc["accuracy"].to_numpy() - sim["accuracy"]).mean()),
-            "acc_cover90": float(((acc["lower"] <= sim["accuracy"])
-                                  & (sim["accuracy"] <= acc["upper"])).mean())}
+            "acc_cover90": float(((acc["lower_90%"] <= sim["accuracy"])
+                                  & (sim["accuracy"] <= acc["upper_90%"])).mean())}
 
 
 def switching_fit(seed: int, conc: float, method: str, n_items: int, k: int,

@@ -186,7 +186,8 @@ def test_markdown_is_the_paper_table_with_numbered_notes(capsys):
                          similarities=[("exact", None)])
     table = to_markdown(df).split("\n\n")[0]
     assert table in out  # the same table as Python's
-    assert "[1] skipped: cohen_kappa needs exactly 2 raters" in out and out.count("needs exactly 2 raters") == 1
+    assert "[1] missing ratings: fleiss_kappa uses all 90 rated items" in out  # the demo has 10 incomplete items
+    assert "[2] skipped: cohen_kappa needs exactly 2 raters" in out and out.count("needs exactly 2 raters") == 1
     assert "seconds" not in out
 
 

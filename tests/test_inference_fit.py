@@ -33,15 +33,15 @@ def ds_post(ds_sim):
 
 def test_summary_is_tidy_with_element_names(ds_post):
     s = ds_post.summary(level=0.8)
-    assert list(s.columns) == ["parameter", "label", "mean", "sd", "lower", "upper", "r_hat", "ess"]
+    assert list(s.columns) == ["parameter", "label", "mean", "sd", "lower_80%", "upper_80%", "r_hat", "ess"]
     assert s.attrs["level"] == 0.8
     assert "beta[1,2,0]" in set(s.parameter) and "kappa" in set(s.parameter)
     assert len(s) == 3 + 4 * 3 * 3 + 2  # pi, beta, kappa, kappa_cohen
     row = s.set_index("parameter").loc["beta[1,2,0]"]
     d = ds_post.samples["beta"][:, 1, 2, 0]
     assert row["mean"] == pytest.approx(d.mean())
-    assert row["lower"] == pytest.approx(np.quantile(d, 0.1))
-    assert (s["lower"] <= s["mean"]).all() and (s["mean"] <= s["upper"]).all()
+    assert row["lower_80%"] == pytest.approx(np.quantile(d, 0.1))
+    assert (s["lower_80%"] <= s["mean"]).all() and (s["mean"] <= s["upper_80%"]).all()
 
 
 def test_interval_and_kappa_draws(ds_post, ds_sim):
@@ -59,7 +59,8 @@ def test_interval_and_kappa_draws(ds_post, ds_sim):
 
 def test_rater_accuracy_and_labels(ds_post, ds_sim):
     acc = ds_post.rater_accuracy()
-    assert list(acc.columns) == ["rater", "accuracy", "sd", "lower", "upper"]
+    assert list(acc.columns) == ["rater", "accuracy", "sd", "lower_95%", "upper_95%"]
+    assert list(ds_post.rater_accuracy(level=0.9).columns[-2:]) == ["lower_90%", "upper_90%"]
     # ordering of the raters is recovered (0.9 > 0.8 > 0.7 > 0.6)
     assert (np.diff(acc["accuracy"].to_numpy()) < 0).all()
     probs = ds_post.class_probabilities()
@@ -241,10 +242,10 @@ def test_default_level_is_095_everywhere(ds_post):
     d = ds_post.draws("kappa")
     assert ds_post.interval("kappa") == pytest.approx(tuple(np.quantile(d, [0.025, 0.975])))
     s = ds_post.summary(params=["kappa"])
-    assert (s["lower"].iloc[0], s["upper"].iloc[0]) == pytest.approx(tuple(np.quantile(d, [0.025, 0.975])))
+    assert (s["lower_95%"].iloc[0], s["upper_95%"].iloc[0]) == pytest.approx(tuple(np.quantile(d, [0.025, 0.975])))
     acc = ds_post.rater_accuracy()
     draws = ds_post.rater_accuracy_draws()
-    np.testing.assert_allclose(acc["lower"], np.quantile(draws, 0.025, axis=0))
+    np.testing.assert_allclose(acc["lower_95%"], np.quantile(draws, 0.025, axis=0))
     assert "95% credible interval" in repr(ds_post)
 
 

@@ -56,13 +56,17 @@ def test_mace_recovers_rater_accuracies_at_1000_items():
 
 
 def test_soft_kappa_interval_coverage():
-    """90% intervals over 8 simulated studies: P(>= 6 of 8 | coverage 0.9) = 0.96."""
-    cfg = SviConfig(steps=600, num_draws=400, guide="multivariate_normal", learning_rate=0.05)
+    """90% intervals over 8 simulated studies: P(>= 6 of 8 | coverage 0.9) = 0.96.
+
+    300 steps: measured against 600 on these 8 studies, every bound moved by at most 0.007 and the
+    same 7 of 8 intervals covered. The size check (an abstract trace per fit) is not what this tests.
+    """
+    cfg = SviConfig(steps=300, num_draws=400, guide="multivariate_normal", learning_rate=0.05)
     hits = []
     for rep in range(8):
         sim = models.simulate_soft_scores(80, 4, intercept=0.7, rater_sd=0.4, pi_chance=0.12,
                                           n_chance=400, seed=100 + rep)
-        post = fit("soft", sim["data"], method="svi", seed=rep, config=cfg)
+        post = fit("soft", sim["data"], method="svi", seed=rep, config=cfg, progress=False, check_size=False)
         lo, hi = post.interval("kappa", level=0.9)
         hits.append(lo <= sim["kappa"] <= hi)
     assert sum(hits) >= 6, hits

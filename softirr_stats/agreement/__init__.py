@@ -15,6 +15,7 @@ from softirr_stats.base._lazy import attach
 _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._chance": ('CHANCE_SYNTAX', 'MonteCarlo', 'SampledPairs', 'resolve_chance',),
     "softirr_stats.agreement._point": ('as_annotations', 'point_estimate',),
+    "softirr_stats.agreement._missing_peers": ('MISSING_RATINGS', 'MissingRatingsHandling', 'missing_ratings_note',),
     "softirr_stats.agreement._layout": ('RatingLayout', 'rating_layout',),
     "softirr_stats.agreement._evaluator": ('DegenerateWarning', 'Prepared', 'chance_standard_error', 'evaluate', 'prepare',),
     "softirr_stats.agreement._families": ('FAMILIES', 'ChanceFamily', 'get_family',),
@@ -87,6 +88,11 @@ if TYPE_CHECKING:
     from softirr_stats.agreement._linearised import (
         Terms,
         linearised_terms,
+    )
+    from softirr_stats.agreement._missing_peers import (
+        MISSING_RATINGS,
+        MissingRatingsHandling,
+        missing_ratings_note,
     )
     from softirr_stats.agreement._multilabel import (
         BASELINES,

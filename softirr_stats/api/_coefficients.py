@@ -9,7 +9,10 @@ returns an :class:`~softirr_stats.AgreementResult`.
 """
 
 import inspect
+import math
+import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from softirr_stats.agreement import (
@@ -19,6 +22,7 @@ from softirr_stats.agreement import (
     Prepared,
     as_annotations,
     get_coefficient,
+    missing_ratings_note,
     point_estimate,
 )
 from softirr_stats.uncertainty import attach_interval
@@ -82,8 +86,35 @@ def estimate_point(coef: "str | Coefficient", ann: Any, **options: Any) -> tuple
     data = as_annotations(ann, opts["categories"])
     coef.check_raters(data)
     res = coef.resolve(coef, data, opts)
-    return point_estimate(data, family=res.family, coefficient=res.name, sim=res.sim, chance=res.chance,
-                          extra_notes=list(res.notes))
+    result, prep = point_estimate(data, family=res.family, coefficient=res.name, sim=res.sim, chance=res.chance,
+                                  extra_notes=list(res.notes))
+    return _with_missing_ratings_note(coef, data, res, result), prep
+
+
+def _with_missing_ratings_note(coef: Coefficient, data: Any, res: Any, result: AgreementResult) -> AgreementResult:
+    """The result with a note where the common peers would use only the complete items (``MISSING_RATINGS``).
+
+    The peers' number, the coefficient on ``data.complete_items()``, is computed only when a note is due
+    (incomplete items, exact matching or weights a peer has, exact chance); it is in ``details``.
+    """
+    if not missing_ratings_note(coef.name, data, similarity=res.sim.name, chance=result.chance,
+                                complete_value=None, call=""):
+        return result
+    complete = data.complete_items()
+    value = math.nan
+    if complete.n_items >= 2:
+        with warnings.catch_warnings():  # the peers' number, not this result: its warnings are not ours
+            warnings.simplefilter("ignore")
+            try:
+                value = point_estimate(complete, family=res.family, coefficient=res.name, sim=res.sim,
+                                       chance="exact")[0].value
+            except ValueError:  # e.g. a single label on the complete items
+                value = math.nan
+    weights = "" if res.sim.name == "identity" else f", weights={res.sim.name!r}"
+    note = missing_ratings_note(coef.name, data, similarity=res.sim.name, chance=result.chance,
+                                complete_value=value, call=f"{coef.name}(ann.complete_items(){weights})")
+    details = {**result.details, "complete_items_value": value, "n_complete_items": complete.n_items}
+    return replace(result, warnings=(*result.warnings, note), details=details)
 
 
 def estimate_with_interval(coef: "str | Coefficient", ann: Any, **options: Any) -> AgreementResult:

@@ -802,6 +802,29 @@ class Annotations:
                            raters=list(raters), kind=self._kind, categories=self._categories,  # type: ignore[arg-type]
                            label_universe=self._label_universe)
 
+    def complete_items(self) -> "Annotations":
+        """A view restricted to the items rated by every rater (listwise deletion).
+
+        This is the data the common peers use when ratings are missing: R ``irr``'s kappa
+        functions drop incomplete rows (``na.omit``) and statsmodels' ``fleiss_kappa`` takes
+        only complete rows. The vocabulary, raters and declared categories are kept.
+
+        Returns
+        -------
+        Annotations
+
+        Examples
+        --------
+        >>> ann = Annotations.from_wide([["a", "a"], ["a", None], ["b", "b"]])
+        >>> ann.complete_items().items, ann.complete_items().vocabulary
+        ((0, 2), ('a', 'b'))
+        """
+        keep = (self._codes >= 0).all(axis=1)
+        return Annotations(self._codes[keep], self._vocabulary,
+                           items=np.asarray(self._items, dtype=object)[keep].tolist(), raters=list(self._raters),
+                           kind=self._kind, categories=self._categories,  # type: ignore[arg-type]
+                           label_universe=self._label_universe, exchangeable_raters=self._exchangeable)
+
     def warn_unpairable(self, stacklevel: int = 3) -> int:
         """Warn (once per call) about items that have fewer than two ratings; return their count."""
         bad = self.unpairable_items

@@ -198,11 +198,12 @@ def model_summary(result: Any, raters: Sequence[Any], level: float) -> pd.DataFr
     if post is not None and result.coefficient == "model_kappa" and hasattr(post, "rater_accuracy"):
         acc = post.rater_accuracy(level=level)
         names = list(raters)
-        for r in acc.itertuples(index=False):
-            j = r.rater
+        low, high = acc.columns[-2:]  # the interval's columns, named with its level
+        for r in acc.to_dict("records"):
+            j = r["rater"]
             name = names[int(j)] if isinstance(j, int | np.integer) and 0 <= int(j) < len(names) else j
-            rows.append({"quantity": f"accuracy[{name}]", "mean": float(r.accuracy), "sd": float(r.sd),
-                         "lower": float(r.lower), "upper": float(r.upper)})
+            rows.append({"quantity": f"accuracy[{name}]", "mean": float(r["accuracy"]), "sd": float(r["sd"]),
+                         "lower": float(r[low]), "upper": float(r[high])})
     return pd.DataFrame(rows, columns=["quantity", "mean", "sd", "lower", "upper"])
 
 
