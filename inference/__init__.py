@@ -16,12 +16,12 @@ from softirr_stats.inference._config import (
     PredictiveCheckWarning,
     PriorDominatedWarning,
     SviConfig,
+    interval_columns,
 )
 from softirr_stats.inference._diagnostics import (
     SVI_NOTE,
     FitDiagnostics,
     diagnostics,
-    interval_columns,
     model_caveats,
 )
 from softirr_stats.inference._fit import fit

@@ -5,7 +5,12 @@ from typing import Literal
 
 import numpy as np
 
-from softirr_stats.base._validation import SoftIRRWarning, check_choice, check_positive_int
+from softirr_stats.base._validation import (
+    SoftIRRWarning,
+    check_choice,
+    check_level,
+    check_positive_int,
+)
 
 __all__ = [
     "AUTO_BATCH_MIN_ITEMS",
@@ -17,6 +22,7 @@ __all__ = [
     "PredictiveCheckWarning",
     "PriorDominatedWarning",
     "SviConfig",
+    "interval_columns",
 ]
 
 #: The one default interval level of every model function, the CLI and the report.
@@ -210,3 +216,36 @@ class SviConfig:
                 raise ValueError(f"{name} must be > 0; got {getattr(self, name)!r}")
         if not 0.0 < self.final_fraction <= 1.0:
             raise ValueError(f"final_fraction must be in (0, 1]; got {self.final_fraction!r}")
+
+
+def interval_columns(level: float, prefix: str = "") -> tuple[str, str]:
+    """Names of the two columns of an equal-tailed posterior interval at ``level``: the level is in the name.
+
+    Every posterior table (``Posterior.summary``, ``rater_accuracy``, ``rater_agreement``,
+    ``pair_agreement``, ``label_contributions``, ``calibration_map``) names its interval this way, so
+    a table printed in a notebook says its level, and a table at another level cannot be mistaken for it
+    (arviz's ``hdi_3%`` / ``hdi_97%`` name the quantiles instead). ``attrs["level"]`` carries the level too.
+
+    Parameters
+    ----------
+    level : float
+        The interval's level, in (0, 1).
+    prefix : str
+        Put before the names (``"kappa_"`` for a second interval in the same table).
+
+    Returns
+    -------
+    (str, str)
+        ``("lower_95%", "upper_95%")`` at level 0.95.
+
+    Examples
+    --------
+    >>> interval_columns(0.95)
+    ('lower_95%', 'upper_95%')
+    >>> interval_columns(0.975, "kappa_")
+    ('kappa_lower_97.5%', 'kappa_upper_97.5%')
+    """
+    from softirr_stats.base._format import level_text
+
+    pct = level_text(check_level(level))
+    return f"{prefix}lower_{pct}", f"{prefix}upper_{pct}"

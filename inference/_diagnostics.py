@@ -18,40 +18,7 @@ import pandas as pd
 from softirr_stats.base._validation import check_level
 from softirr_stats.inference._config import DEFAULT_LEVEL
 
-__all__ = ["SVI_NOTE", "FitDiagnostics", "diagnostics", "interval_columns", "model_caveats"]
-
-def interval_columns(level: float, prefix: str = "") -> tuple[str, str]:
-    """Names of the two columns of an equal-tailed posterior interval at ``level``: the level is in the name.
-
-    Every posterior table (``Posterior.summary``, ``rater_accuracy``, ``rater_agreement``,
-    ``pair_agreement``, ``label_contributions``, ``calibration_map``) names its interval this way, so
-    a table printed in a notebook says its level, and a table at another level cannot be mistaken for it
-    (arviz's ``hdi_3%`` / ``hdi_97%`` name the quantiles instead). ``attrs["level"]`` carries the level too.
-
-    Parameters
-    ----------
-    level : float
-        The interval's level, in (0, 1).
-    prefix : str
-        Put before the names (``"kappa_"`` for a second interval in the same table).
-
-    Returns
-    -------
-    (str, str)
-        ``("lower_95%", "upper_95%")`` at level 0.95.
-
-    Examples
-    --------
-    >>> interval_columns(0.95)
-    ('lower_95%', 'upper_95%')
-    >>> interval_columns(0.975, "kappa_")
-    ('kappa_lower_97.5%', 'kappa_upper_97.5%')
-    """
-    from softirr_stats.base._format import level_text
-
-    pct = level_text(check_level(level))
-    return f"{prefix}lower_{pct}", f"{prefix}upper_{pct}"
-
+__all__ = ["SVI_NOTE", "FitDiagnostics", "diagnostics", "model_caveats"]
 
 #: r_hat above this, or a bulk ESS below ``ESS_PER_CHAIN`` per chain, gives a caveat.
 RHAT_MAX = 1.01

@@ -30,8 +30,7 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.base._validation import check_choice, check_level, check_positive_int
-from softirr_stats.inference._config import DEFAULT_LEVEL, PredictiveCheckWarning
-from softirr_stats.inference._diagnostics import interval_columns
+from softirr_stats.inference._config import DEFAULT_LEVEL, PredictiveCheckWarning, interval_columns
 from softirr_stats.inference._postprocess import (
     STATISTICS,
     align_permutations,

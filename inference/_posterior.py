@@ -13,8 +13,7 @@ from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 
 from softirr_stats.base._validation import check_level, check_positive_int
 from softirr_stats.inference._arviz import to_inference_data
-from softirr_stats.inference._config import DEFAULT_LEVEL, PriorDominatedWarning
-from softirr_stats.inference._diagnostics import interval_columns
+from softirr_stats.inference._config import DEFAULT_LEVEL, PriorDominatedWarning, interval_columns
 from softirr_stats.inference._kinds import model_kind, unavailable
 from softirr_stats.inference._predictive_check import PredictiveCheck
 
