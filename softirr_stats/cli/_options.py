@@ -5,9 +5,9 @@ registry, similarity names from ``equivalence.MEASURES`` (estimators) and ``agre
 (weights), together ``agreement.SIMILARITY_NAMES``,
 interval methods from ``uncertainty.INTERVAL_METHODS``, the chance syntax from
 ``agreement.CHANCE_SYNTAX``.
-The annotator models and bootstrap designs are listed here, so that ``softirr --help`` loads
-no NumPyro or NumPy random generators; ``tests/test_cli_lists.py`` ties them to
-``models.MODEL_SPECS`` and ``uncertainty.DESIGNS``.
+the annotator models from ``models.ANNOTATOR_MODELS`` (a table that loads no NumPyro).
+The bootstrap designs are listed here, so that ``softirr --help`` loads no NumPy random
+generators; ``tests/test_cli_lists.py`` ties them to ``uncertainty.DESIGNS``.
 
 Only cheap imports at module level (typer and the light registry modules).
 """
@@ -23,7 +23,7 @@ import typer
 from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
-    "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "SIMILARITIES", "WEIGHTS",
+    "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
     "check_choices", "check_format", "check_similarities", "check_writable", "chance_settings", "ci_title",
     "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt",
@@ -34,10 +34,13 @@ def _lists() -> dict[str, tuple[str, ...]]:
     from softirr_stats.agreement import CHANCE_SYNTAX, WEIGHT_NAMES
     from softirr_stats.analysis import coefficient_names, measure_names
     from softirr_stats.data import INPUT_FORMATS
+    from softirr_stats.models import ANNOTATOR_MODELS, MODEL_NAMES
     from softirr_stats.uncertainty import INTERVAL_METHODS
 
     return {"coefficients": coefficient_names(), "measures": measure_names(), "weights": tuple(WEIGHT_NAMES),
-            "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX), "input_formats": INPUT_FORMATS}
+            "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX), "input_formats": INPUT_FORMATS,
+            "models": MODEL_NAMES,
+            "label_models": tuple(n for rec in ANNOTATOR_MODELS.values() if not rec.soft for n in rec.names)}
 
 
 _L = _lists()
@@ -53,9 +56,8 @@ CLI_LESS_DESIGNS = ("cluster", "judged")
 METHODS = _L["methods"]
 CHANCE_FORMS = _L["chance"]
 CHANCE_HELP = f"{', '.join(CHANCE_FORMS)} (long forms montecarlo:D, sampledpairs:N)"
-# models.MODEL_SPECS (categorical) + inference's soft model; listed here so --help loads no NumPyro
-MODELS = ("dawid_skene", "mace", "hierarchical_dawid_skene", "multinomial", "item_difficulty",
-          "logistic_random_effects", "soft")
+MODELS = _L["models"]  # models.MODEL_NAMES: every annotator model's names and aliases (models.ANNOTATOR_MODELS)
+LABEL_MODELS = _L["label_models"]  # those that read the labels alone (not pair scores): softirr report --model
 FORMATS = ("table", "csv", "json", "markdown", "latex")
 DEFAULT_LEVEL = 0.95  # every command and the report
 

@@ -36,6 +36,7 @@ from softirr_stats.cli._options import (
     similarity_value,
 )
 from softirr_stats.cli._output import Notes, emit, print_table, write_json
+from softirr_stats.models import find_model
 
 __all__ = ["NAME", "EPILOG", "command", "fit_model", "model_rows", "refusal"]
 
@@ -133,7 +134,7 @@ def command(
             fail(f"{flag} must be a positive integer; got {v}")
     if seed < 0:
         fail(f"--seed must be a non-negative integer; got {seed}")
-    if name == "soft" and measure == "exact":
+    if find_model(name).soft and measure == "exact":
         fail("--model soft needs a soft --similarity (e.g. -m levenshtein)")
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
