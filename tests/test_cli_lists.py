@@ -57,7 +57,7 @@ def test_models_are_the_annotator_model_table():
 
     assert opts.MODELS == MODEL_NAMES == tuple(n for rec in ANNOTATOR_MODELS.values() for n in rec.names)
     assert opts.LABEL_MODELS == tuple(n for rec in ANNOTATOR_MODELS.values() if not rec.soft for n in rec.names)
-    for flag, command, names in (("--model", "model", opts.MODELS), ("--model", "report", opts.LABEL_MODELS)):
+    for command, names in (("model", opts.MODELS), ("report", opts.LABEL_MODELS)):
         res = runner.invoke(app, [command, "--help"], env={"COLUMNS": "400"})
         text = " ".join(res.output.split())
         assert all(n in text for n in names), (command, names)

@@ -226,3 +226,40 @@ def test_statistic_hooks_are_base_class_defaults():
     hooks = ("judged_pairs", "no_rater_designs", "no_analytic", "analytic_variance", "resampled_pairs_note",
              "extra_outputs")
     assert not [h for h in hooks if re.search(rf"""getattr\(\w+,\s*['"]{h}['"]""", src)]
+
+
+def _declared_hooks() -> set[str]:
+    """The optional members the Statistic and LabelSimilarity base classes declare with defaults."""
+    from softirr_stats.agreement import Statistic
+    from softirr_stats.equivalence import LabelSimilarity
+
+    stat = {n for n in vars(Statistic) if not n.startswith("_") and n != "evaluate"}
+    sim = {"is_identity", "is_matrix", "vectorised_matrix", "asymmetric"}
+    assert sim <= set(dir(LabelSimilarity))
+    return stat | sim
+
+
+def test_no_optional_hook_is_probed_with_getattr():
+    """Statistics and similarities read their hooks as attributes (base-class defaults), never by probing."""
+    hooks = _declared_hooks()
+    assert {"judged_pairs", "no_rater_designs", "rater_ids", "supports_analytic", "extra_outputs"} <= hooks
+    probe = re.compile(rf"""\b(?:get|has)attr\([\w.]+,\s*['"]({'|'.join(sorted(hooks))})['"]""")
+    found = []
+    for folder in ("softirr_stats", "models", "inference"):
+        for py in (ROOT / folder).rglob("*.py"):
+            for k, line in enumerate(py.read_text(encoding="utf-8").splitlines(), 1):
+                if probe.search(line):
+                    found.append(f"{py.relative_to(ROOT)}:{k}: {line.strip()}")
+    assert not found, "read the base class's documented default instead:\n" + "\n".join(found)
+    assert probe.search('why = getattr(stat, "no_rater_designs", "x")')
+    assert probe.search('if hasattr(prep.sim, "asymmetric"):')
+
+
+def test_every_statistic_says_whether_it_knows_its_raters():
+    ann = sis.Annotations.from_wide(TEXT)
+    for res in (sis.fleiss_kappa(ann), sis.krippendorff_alpha(ann)):
+        stat = res.details["statistic"]
+        assert stat.rater_ids == tuple(ann.raters)
+    from softirr_stats.agreement import Statistic
+
+    assert Statistic.rater_ids is None

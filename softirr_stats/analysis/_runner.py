@@ -132,7 +132,7 @@ def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | Non
             out.append((name, None))
             continue
         est = estimator_from_name(name, model, progress=False if model else None)
-        label = name if not name.lstrip().startswith(("{", "@")) else getattr(est, "name", name)
+        label = name if not name.lstrip().startswith(("{", "@")) else est.name
         if probe:
             one = _probe(ann)
             try:

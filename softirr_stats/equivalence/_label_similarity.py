@@ -105,6 +105,9 @@ class LabelSimilarity(ABC):
         The underlying estimator is symmetric (a directional one is symmetrised here).
     vectorised_matrix : bool
         The estimator has a vectorised ``matrix`` method, so a block is one estimator call.
+    asymmetric : bool
+        ``S`` is an asymmetric weight matrix used as given (``weights=`` of Cohen / Conger);
+        False for every similarity, which is symmetric.
 
     Examples
     --------
@@ -117,6 +120,7 @@ class LabelSimilarity(ABC):
     is_matrix = False
     symmetric = True
     vectorised_matrix = False
+    asymmetric = False
 
     def __init__(self, n: int) -> None:
         object.__setattr__(self, "n", int(n))

@@ -219,7 +219,7 @@ def model_summary(result: Any, raters: Sequence[Any], level: float) -> pd.DataFr
             {"quantity": "observed", "mean": result.observed, "sd": nan, "lower": nan, "upper": nan},
             {"quantity": "expected", "mean": result.expected, "sd": nan, "lower": nan, "upper": nan}]
     post = result.details.get("posterior")
-    if post is not None and result.coefficient == "model_kappa" and hasattr(post, "rater_accuracy"):
+    if post is not None and result.coefficient == "model_kappa":  # a categorical model: its kind has rater_accuracy
         acc = post.rater_accuracy(level=level)
         names = list(raters)
         for r in acc.itertuples(index=False):
