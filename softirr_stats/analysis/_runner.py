@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from softirr_stats.base._validation import SimilarityMismatchError
+
 __all__ = ["Analysis", "READER_OPTIONS", "ModelFit", "read_input", "resolve_measures", "run_analysis", "run_model"]
 
 # keyword options of read_annotations that the export readers take (docs/readers.md)
@@ -138,7 +140,7 @@ def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | Non
             try:
                 est([one], [one])
             except (TypeError, ValueError) as err:
-                raise ValueError(f"similarity {label} cannot score these labels ({ann.kind} labels such as {one!r}): "
+                raise SimilarityMismatchError(f"similarity {label} cannot score these labels ({ann.kind} labels such as {one!r}): "
                                  f"{err}") from None
         if cache is not None:
             from softirr_stats.equivalence import Cached

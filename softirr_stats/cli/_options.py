@@ -235,17 +235,12 @@ def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater",
         raise
     except Exception as err:  # noqa: BLE001 - every reading failure is one line naming the file
         import os
-        import re
 
         if os.environ.get("SOFTIRR_TRACEBACK"):
             raise
-        message = describe(err)[0]
-        unexpected = re.search(r"unexpected keyword argument '(\w+)'", message)
-        if unexpected:
-            key = unexpected.group(1)
-            flag = _FLAG_OF.get(key, f"--reader-option {key}=...")
-            fail(f"cannot read {what}: {flag} is not an option of the installed reader for this file")
-        message = _flag_names(message)
+        # an option a reader does not take is its OptionError (checked against the reader's signature), named
+        # below with its flag; nothing here is decided by the message's text
+        message = _flag_names(describe(err)[0])
         for p in paths:  # the library names the file already: say it once
             if message.startswith(p.name) and message[len(p.name):][:1] in (":", ",", " "):
                 fail(f"cannot read {p}{message[len(p.name):]}")
@@ -356,16 +351,18 @@ def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, 
         except (typer.Exit, KeyboardInterrupt):
             raise
         except Exception as err:  # noqa: BLE001 - every failure of making the estimator names the flag
+            import sqlite3
+
+            from softirr_stats.base._validation import ModelRequiredError, SimilarityMismatchError
+
             text = describe(err)[0]
-            if isinstance(err, ValueError) and text.startswith(f"similarity {name} cannot score"):
+            if isinstance(err, SimilarityMismatchError):
                 fail(f"--{text}")
-            if isinstance(err, ValueError) and "needs a model" in text:
+            if isinstance(err, ModelRequiredError):
                 fail(f"--similarity {name} needs --model (a local model directory or hub name) or -m {name}:<model>"
                      if model_flag else f"--similarity {name} needs a model: give -m {name}:<model directory or "
                      "hub name>")
-            import sqlite3
-
-            if cache is not None and (isinstance(err, sqlite3.Error) or "cache" in text.lower()):
+            if cache is not None and isinstance(err, sqlite3.Error):  # CacheError and CacheWriteError among them
                 fail(f"--cache {cache} is not a usable softirr score cache: {one_line(err)}")
             fail(f"--similarity {name} is unavailable: {text}", EXIT_USAGE)
     return out

@@ -160,8 +160,8 @@ def command(
     file = files[0]
     fit = f"SVI, {steps} steps" if method == "svi" else f"NUTS, {chains} chains x {samples} draws ({warmup} warm-up)"
     title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level:.0%} equal-tailed "
-             f"posterior intervals, {fit}, measure = {measure}, seed = {seed}")
-    meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "measure": measure,
+             f"posterior intervals, {fit}, similarity = {measure}, seed = {seed}")
+    meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "similarity": measure,
             "steps": steps, "warmup": warmup, "samples": samples, "chains": chains, "warnings": list(seen),
             "diagnostics": diag.to_dict()}
     notes = Notes(seen)

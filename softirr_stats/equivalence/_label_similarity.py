@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.base._validation import ModelRequiredError, SoftIRRWarning
 
 __all__ = ["MEASURES", "MEASURE_NAMES", "LabelSimilarity", "ExactMatchSimilarity", "MatrixSimilarity", "ScoredSimilarity", "Scores",
            "check_similarity_matrix", "estimator_from_name", "is_matrix_like", "resolve_label_similarity",
@@ -486,7 +486,7 @@ def estimator_from_name(name: str, model: str | None = None, *, progress: bool |
     if model:
         return cls(model, **kwargs)
     if takes.default is inspect.Parameter.empty:
-        raise ValueError(f"similarity {key!r} needs a model: write '{key}:<model directory or hub name>' (on the "
+        raise ModelRequiredError(f"similarity {key!r} needs a model: write '{key}:<model directory or hub name>' (on the "
                          f"command line: --model), or pass softirr_stats.equivalence.{cls_name}(model=...)")
     return cls(**kwargs)
 
