@@ -125,6 +125,15 @@ MODEL_NAMES: tuple[str, ...] = tuple(_BY_NAME)
 def find_model(name: str) -> AnnotatorModel:
     """The record of the model called ``name`` (its name or an alias).
 
+    Parameters
+    ----------
+    name : str
+        One of :data:`MODEL_NAMES`.
+
+    Returns
+    -------
+    AnnotatorModel
+
     Raises
     ------
     ValueError

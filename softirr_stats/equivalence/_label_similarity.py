@@ -463,7 +463,7 @@ def estimator_from_name(name: str, model: str | None = None, *, progress: bool |
     >>> estimator_from_name("nli")
     Traceback (most recent call last):
     ...
-    ValueError: similarity 'nli' needs a model: write 'nli:<model directory or hub name>' (on the command line: --model), or pass softirr_stats.equivalence.Nli(model=...)
+    softirr_stats.base._validation.ModelRequiredError: similarity 'nli' needs a model: write 'nli:<model directory or hub name>' (on the command line: --model), or pass softirr_stats.equivalence.Nli(model=...)
     """
     if not isinstance(name, str):
         raise ValueError(f"similarity must be one of {list(MEASURES)}; got {name!r}")
