@@ -8,8 +8,8 @@ from softirr_stats.agreement import AgreementResult
 from softirr_stats.base._validation import check_choice, check_level
 from softirr_stats.equivalence import resolve_label_similarity
 from softirr_stats.inference._config import DEFAULT_LEVEL, NutsConfig, SviConfig
-from softirr_stats.inference._fit import SOFT_NAMES, fit
-from softirr_stats.models import MODEL_SPECS, encode_annotations, pair_scores
+from softirr_stats.inference._fit import fit
+from softirr_stats.models import MODEL_NAMES, encode_annotations, find_model, pair_scores
 
 __all__ = ["annotator_agreement"]
 
@@ -102,16 +102,15 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
                                       "priors": priors is not None, "n_chance": n_chance is not None,
                                       "groups": groups is not None, "progress": progress is not None,
                                       **{k: True for k in model_kwargs}})
-    valid = [*MODEL_SPECS, *SOFT_NAMES]
-    model = check_choice("model", model, valid)
+    model = check_choice("model", model, MODEL_NAMES)
     method = check_choice("method", method, ["nuts", "svi"])
     level = check_level(level)
     details: dict[str, Any] = {"model": model, "fit_method": method, "seed": seed}
     sim = None
-    if model in SOFT_NAMES:
+    if find_model(model).soft:  # the table says which models read pair scores
         sim = resolve_label_similarity(tuple(ann.vocabulary), similarity)  # shared with pair_scores
         data = pair_scores(ann, sim, n_chance=n_chance, groups=groups, seed=seed)
-        post = fit("soft_agreement", data, method=method, seed=seed, config=config,
+        post = fit(find_model(model).name, data, method=method, seed=seed, config=config,
                    priors=priors, progress=progress, **model_kwargs)
         draws = post.draws("kappa")
         observed = post.draws("pi_within")

@@ -30,15 +30,15 @@ from softirr_stats.inference._kinds import MODEL_KINDS
 from softirr_stats.inference._posterior import Posterior
 from softirr_stats.inference._size import check_fit_size, fit_size
 from softirr_stats.models import (
+    ANNOTATOR_MODELS,
+    MODEL_NAMES,
     MODEL_SPECS,
     AnnotationData,
+    find_model,
     item_table,
-    soft_agreement,
 )
 
 __all__ = ["fit", "resolve_batch_size", "resolve_model", "resolve_progress", "warn_divergences"]
-
-SOFT_NAMES = ("soft", "soft_agreement")
 
 
 def resolve_model(model: Any) -> tuple[str, str, Callable[..., None]]:
@@ -49,21 +49,18 @@ def resolve_model(model: Any) -> tuple[str, str, Callable[..., None]]:
     >>> resolve_model("dawid_skene")[:2]
     ('dawid_skene', 'categorical')
     """
-    if isinstance(model, str):
-        if model in MODEL_SPECS:
-            return model, "categorical", MODEL_SPECS[model].model
-        if model in SOFT_NAMES:
-            return "soft_agreement", "soft", soft_agreement
-        raise ValueError(f"model must be one of {sorted([*MODEL_SPECS, *SOFT_NAMES])} or a "
-                         f"NumPyro model function; got {model!r}")
+    if isinstance(model, str):  # one table of models (models/_table.py): its names and aliases
+        if model not in MODEL_NAMES:
+            raise ValueError(f"model must be one of {sorted(MODEL_NAMES)} or a NumPyro model function; "
+                             f"got {model!r}")
+        rec = find_model(model)
+        return rec.name, rec.kind, rec.model
     if not callable(model):
         raise TypeError(f"model must be a model name or a NumPyro model function; got "
                         f"{type(model).__name__}")
-    for name, spec in MODEL_SPECS.items():
-        if spec.model is model:
-            return name, "categorical", model
-    if model is soft_agreement:
-        return "soft_agreement", "soft", model
+    for rec in ANNOTATOR_MODELS.values():
+        if rec.model is model:
+            return rec.name, rec.kind, model
     return getattr(model, "__name__", "model"), "custom", model
 
 

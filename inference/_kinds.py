@@ -130,7 +130,7 @@ class ModelKind:
 
 
 class CategoricalKind(ModelKind):
-    """Categorical annotator models (:data:`softirr_stats.models.MODEL_SPECS`).
+    """Categorical annotator models (the ``kind="categorical"`` rows of :data:`softirr_stats.models.ANNOTATOR_MODELS`).
 
     Examples
     --------
@@ -151,7 +151,7 @@ class CategoricalKind(ModelKind):
 
     @cached_property
     def spec(self) -> Any:
-        """The model's :class:`~softirr_stats.models.ModelSpec`."""
+        """The model's record in :data:`softirr_stats.models.ANNOTATOR_MODELS` (its ``derive`` / ``response``)."""
         return MODEL_SPECS[self.post.model_name]
 
     def derived(self, name: str) -> np.ndarray | None:

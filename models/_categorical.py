@@ -8,7 +8,8 @@ over the long-format rows), and ``log sum_c pi_c exp(.)`` is added with
 simply absent rows.
 
 For every model this module also provides two pure functions of one posterior draw
-(a dict of sample-site values), registered in :data:`MODEL_SPECS`:
+(a dict of sample-site values), named by its record in :data:`~softirr_stats.models.ANNOTATOR_MODELS`
+(``models/_table.py``):
 
 ``derive(params, data) -> (log_pi, obs_log_response)``
     ``log_pi`` of shape (K,) and ``obs_log_response`` of shape (n_obs, K, K): the log
@@ -19,8 +20,6 @@ For every model this module also provides two pure functions of one posterior dr
     the model-implied agreement is computed.
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import jax
@@ -39,8 +38,6 @@ from softirr_stats.models._priors import (
 )
 
 __all__ = [
-    "MODEL_SPECS",
-    "ModelSpec",
     "dawid_skene",
     "hierarchical_dawid_skene",
     "item_difficulty",
@@ -499,55 +496,3 @@ def _response_lre(params: dict, key: Any, n_mc: int, n_raters: int):
     theta = chi * jax.random.normal(key, (n_mc,) + chi.shape, dtype=chi.dtype)  # (T, K, K-1)
     r = jax.nn.softmax(full_logits(beta_off[None] - theta[:, None]), axis=-1)
     return params["pi"], r  # (T, J, K, K)
-
-
-# -------------------------------------------------------------------------- model specs
-@dataclass(frozen=True)
-class ModelSpec:
-    """How the inference layer post-processes a categorical model's posterior.
-
-    Attributes
-    ----------
-    name : str
-        The model's name (``"dawid_skene"``, ...).
-    model : callable
-        The NumPyro model.
-    priors : type
-        Its priors dataclass.
-    derive : callable
-        Posterior draws -> prevalence and confusion draws.
-    response : callable
-        Per-rating log response probabilities (for class posteriors).
-    item_effects : bool
-        Whether the model has item effects (item difficulty).
-
-    Examples
-    --------
-    >>> spec = MODEL_SPECS["dawid_skene"]
-    >>> spec.name, spec.priors.__name__, spec.item_effects
-    ('dawid_skene', 'DawidSkenePriors', False)
-    """
-
-    name: str
-    model: Callable[..., None]
-    priors: type
-    derive: Callable[..., tuple]
-    response: Callable[..., tuple]
-    item_effects: bool = False
-
-
-MODEL_SPECS: dict[str, ModelSpec] = {
-    spec.name: spec for spec in (
-        ModelSpec("multinomial", multinomial, MultinomialPriors, _derive_multinomial,
-                  _response_multinomial),
-        ModelSpec("dawid_skene", dawid_skene, DawidSkenePriors, _derive_dawid_skene,
-                  _response_dawid_skene),
-        ModelSpec("mace", mace, MacePriors, _derive_mace, _response_mace),
-        ModelSpec("hierarchical_dawid_skene", hierarchical_dawid_skene, HierarchicalPriors,
-                  _derive_hds, _response_hds),
-        ModelSpec("item_difficulty", item_difficulty, HierarchicalPriors,
-                  _derive_item_difficulty, _response_item_difficulty, item_effects=True),
-        ModelSpec("logistic_random_effects", logistic_random_effects, HierarchicalPriors,
-                  _derive_lre, _response_lre, item_effects=True),
-    )
-}

@@ -24,7 +24,7 @@ def test_demo_prints_soft_coefficients_with_intervals(tmp_path):
     assert out.exit_code == 0, out.output
     assert "krippendorff_alpha" in out.output and "levenshtein" in out.output
     rows = json.loads(path.read_text())["results"]
-    by = {(r["measure"], r["coefficient"]): r for r in rows}
+    by = {(r["similarity"], r["coefficient"]): r for r in rows}
     exact, soft = by[("exact", "krippendorff_alpha")], by[("indel", "krippendorff_alpha")]
     assert soft["value"] > exact["value"]  # synonyms earn credit under a soft measure
     assert soft["ci_low"] <= soft["value"] <= soft["ci_high"]
@@ -131,9 +131,9 @@ def test_sensitivity_table_json_and_plot(tmp_path):
     assert res.exit_code == 0, res.output
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     rows = json.loads(out.read_text())["results"]
-    got = {(r["coefficient"], r["measure"], r["chance"]) for r in rows}
+    got = {(r["coefficient"], r["similarity"], r["chance"]) for r in rows}
     assert ("fleiss_kappa", "levenshtein", "monte_carlo(D=3)") in got and ("gwet_ac1", "exact", "exact") in got
-    fk = next(r for r in rows if (r["coefficient"], r["measure"], r["chance"]) == ("fleiss_kappa", "exact", "exact"))
+    fk = next(r for r in rows if (r["coefficient"], r["similarity"], r["chance"]) == ("fleiss_kappa", "exact", "exact"))
     assert fk["ci_low"] <= fk["value"] <= fk["ci_high"]
     skipped = [r for r in rows if r["coefficient"] == "cohen_kappa"]
     assert skipped and all(r["value"] is None and "2 raters" in r["warnings"] for r in skipped)

@@ -92,5 +92,5 @@ def test_csv_output_is_machine_readable(three_raters):
     proc = run("agree", str(three_raters), "-c", "fleiss_kappa", "--bootstrap", "0", "--format", "csv")
     assert proc.returncode == 0, proc.stderr
     header, row = proc.stdout.splitlines()[:2]
-    assert header.startswith("measure,coefficient,chance,value,ci_low,ci_high")
+    assert header.startswith("similarity,coefficient,chance,value,ci_low,ci_high")
     assert row.startswith("exact,fleiss_kappa,exact,0.1794871794871")

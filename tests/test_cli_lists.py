@@ -52,11 +52,18 @@ def test_designs_are_the_bootstrap_designs_that_need_nothing_beside_the_file():
         sis.Bootstrap(n=10, design=d)
 
 
-def test_models_are_the_annotator_model_specs_and_the_soft_model():
-    from softirr_stats.inference._fit import SOFT_NAMES
-    from softirr_stats.models import MODEL_SPECS
+def test_models_are_the_annotator_model_table():
+    from softirr_stats.models import ANNOTATOR_MODELS, MODEL_NAMES
 
-    assert set(opts.MODELS) == set(MODEL_SPECS) | {SOFT_NAMES[0]}
+    assert opts.MODELS == MODEL_NAMES == tuple(n for rec in ANNOTATOR_MODELS.values() for n in rec.names)
+    assert opts.LABEL_MODELS == tuple(n for rec in ANNOTATOR_MODELS.values() if not rec.soft for n in rec.names)
+    for command, names in (("model", opts.MODELS), ("report", opts.LABEL_MODELS)):
+        res = runner.invoke(app, [command, "--help"], env={"COLUMNS": "400"})
+        text = " ".join(res.output.split())
+        assert all(n in text for n in names), (command, names)
+    soft = [n for rec in ANNOTATOR_MODELS.values() if rec.soft for n in rec.names]
+    res = runner.invoke(app, ["report", "x.csv", "--model", soft[0]])
+    assert res.exit_code != 0 and "--model" in res.output
 
 
 def test_help_shows_the_lists():

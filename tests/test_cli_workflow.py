@@ -61,7 +61,7 @@ def test_reader_option_key_value_is_passed_as_a_keyword(tmp_path, capsys):
     code, out, err = run_main(capsys, "agree", str(path), "--reader-option", "field=sentiment", "--bootstrap", "0",
                               "-f", "csv")
     assert code == 0, err
-    assert out.startswith("measure,coefficient")
+    assert out.startswith("similarity,coefficient")
     code, _, err = run_main(capsys, "agree", str(path), "--reader-option", "no_such_option=1", "--bootstrap", "0")
     assert code == 2 and err.startswith("error: cannot read") and err.count("\n") == 1
 
@@ -240,7 +240,7 @@ def test_agree_test_method_analytic_gives_the_analytic_h0_test_and_the_band(caps
                               "-f", "json")
     assert code == 0, err
     assert any("analytic test of H0: coefficient = 0" in n for n in json.loads(out)["meta"]["warnings"])
-    rows = {(r["coefficient"], r["measure"]): r for r in json.loads(out)["results"]}
+    rows = {(r["coefficient"], r["similarity"]): r for r in json.loads(out)["results"]}
     ann = sis.read_annotations(demo_path())
     from softirr_stats.equivalence import Levenshtein
 

@@ -226,3 +226,120 @@ def test_statistic_hooks_are_base_class_defaults():
     hooks = ("judged_pairs", "no_rater_designs", "no_analytic", "analytic_variance", "resampled_pairs_note",
              "extra_outputs")
     assert not [h for h in hooks if re.search(rf"""getattr\(\w+,\s*['"]{h}['"]""", src)]
+
+
+def _declared_hooks() -> set[str]:
+    """The optional members the Statistic and LabelSimilarity base classes declare with defaults."""
+    from softirr_stats.agreement import Statistic
+    from softirr_stats.equivalence import LabelSimilarity
+
+    stat = {n for n in vars(Statistic) if not n.startswith("_") and n != "evaluate"}
+    sim = {"is_identity", "is_matrix", "vectorised_matrix", "asymmetric"}
+    assert sim <= set(dir(LabelSimilarity))
+    return stat | sim
+
+
+def test_no_optional_hook_is_probed_with_getattr():
+    """Statistics and similarities read their hooks as attributes (base-class defaults), never by probing."""
+    hooks = _declared_hooks()
+    assert {"judged_pairs", "no_rater_designs", "rater_ids", "supports_analytic", "extra_outputs"} <= hooks
+    probe = re.compile(rf"""\b(?:get|has)attr\([\w.]+,\s*['"]({'|'.join(sorted(hooks))})['"]""")
+    found = []
+    for folder in ("softirr_stats", "models", "inference"):
+        for py in (ROOT / folder).rglob("*.py"):
+            for k, line in enumerate(py.read_text(encoding="utf-8").splitlines(), 1):
+                if probe.search(line):
+                    found.append(f"{py.relative_to(ROOT)}:{k}: {line.strip()}")
+    assert not found, "read the base class's documented default instead:\n" + "\n".join(found)
+    assert probe.search('why = getattr(stat, "no_rater_designs", "x")')
+    assert probe.search('if hasattr(prep.sim, "asymmetric"):')
+
+
+def test_every_statistic_says_whether_it_knows_its_raters():
+    ann = sis.Annotations.from_wide(TEXT)
+    for res in (sis.fleiss_kappa(ann), sis.krippendorff_alpha(ann)):
+        stat = res.details["statistic"]
+        assert stat.rater_ids == tuple(ann.raters)
+    from softirr_stats.agreement import Statistic
+
+    assert Statistic.rater_ids is None
+
+
+def _text_matching_handlers(source: str) -> list[str]:
+    """``except`` blocks that decide by the exception's text (``"x" in str(err)``, ``text.startswith(...)``)."""
+    import ast
+
+    found = []
+    for handler in ast.walk(ast.parse(source)):
+        if not isinstance(handler, ast.ExceptHandler) or handler.name is None:
+            continue
+        err = handler.name
+        texts = {err}
+
+        def of_err(node: ast.AST, texts: set = texts) -> bool:
+            return any(isinstance(n, ast.Name) and n.id in texts for n in ast.walk(node))
+
+        for node in ast.walk(handler):  # names holding the exception's text
+            if isinstance(node, ast.Assign) and of_err(node.value):
+                texts |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(handler):
+            if isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops) and any(
+                    of_err(c) and any(isinstance(n, ast.Call) for n in ast.walk(c)) or
+                    (isinstance(c, ast.Name) and c.id in texts - {err}) for c in node.comparators):
+                found.append(ast.unparse(node))
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("startswith", "endswith", "search", "match", "fullmatch")
+                    and (of_err(node.func.value) or any(of_err(a) for a in node.args))):
+                found.append(ast.unparse(node))
+    return found
+
+
+#: Text read for presentation only, not to decide what failed: ``read`` drops the file name from a
+#: message that already starts with it (so the line names the file once).
+PRESENTATION_ONLY = {"_options.py: message.startswith(p.name)"}
+
+
+def test_cli_except_blocks_decide_by_exception_type_not_text():
+    found = []
+    for py in sorted((ROOT / "softirr_stats" / "cli").glob("*.py")):
+        found += [f"{py.name}: {x}" for x in _text_matching_handlers(py.read_text(encoding="utf-8"))]
+    found = [x for x in found if x not in PRESENTATION_ONLY]
+    assert not found, "catch a specific exception type instead of matching its message:\n" + "\n".join(found)
+    bad = ("try:\n    f()\nexcept ValueError as err:\n    if 'two' in str(err).lower():\n        pass\n"
+           "try:\n    f()\nexcept Exception as err:\n    text = describe(err)[0]\n"
+           "    if text.startswith('x'):\n        pass\n    if 'cache' in text.lower():\n        pass\n"
+           "    if re.search('unexpected', text):\n        pass\n")
+    assert len(_text_matching_handlers(bad)) == 4
+
+
+def test_the_cli_output_column_is_called_similarity(tmp_path):
+    path = _long_csv(TEXT, tmp_path / "t.csv")
+    for fmt in ("csv", "markdown"):
+        res = runner.invoke(app, ["agree", str(path), "-c", "fleiss_kappa", "-m", "exact,indel", "--bootstrap", "0",
+                                  "-f", fmt])
+        assert res.exit_code == 0, res.output
+        header = next(line for line in res.stdout.splitlines() if "oefficient" in line)
+        assert "imilarity" in header and "measure" not in header.lower(), header
+    rows = _cli_rows(path, "-m", "indel", "--bootstrap", "0")
+    assert rows[0]["similarity"] == "indel" and "measure" not in rows[0]
+    res = runner.invoke(app, ["sensitivity", str(path), "-c", "fleiss_kappa", "-m", "indel", "--bootstrap", "0",
+                              "-f", "json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout[res.stdout.index("{"):])
+    assert {r["similarity"] for r in out["results"]} == {"indel"}
+
+
+def test_cli_refusals_are_told_apart_by_exception_type(tmp_path):
+    from softirr_stats.base._validation import ModelRequiredError, SimilarityMismatchError
+    from softirr_stats.equivalence import CacheError
+
+    with pytest.raises(ModelRequiredError):
+        estimator_from_name("nli")
+    path = _long_csv(NUMS, tmp_path / "n.csv")
+    res = runner.invoke(app, ["agree", str(path), "-m", "levenshtein", "--bootstrap", "0"])
+    assert res.exit_code == 2 and "--similarity levenshtein cannot score these labels" in res.output
+    from softirr_stats.analysis import resolve_measures
+
+    with pytest.raises(SimilarityMismatchError):
+        resolve_measures(["levenshtein"], sis.Annotations.from_wide(NUMS))
+    assert issubclass(CacheError, ValueError)

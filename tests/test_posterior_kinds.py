@@ -140,7 +140,7 @@ def _kind_branches(path: Path, cls_name: str) -> list[str]:
     cls = next(n for n in ast.parse(path.read_text()).body if isinstance(n, ast.ClassDef) and n.name == cls_name)
     docstrings = {id(f.body[0].value) for f in ast.walk(cls)
                   if isinstance(f, ast.ClassDef | ast.FunctionDef) and f.body and isinstance(f.body[0], ast.Expr)}
-    names = {*MODEL_KINDS, *models.MODEL_SPECS, "soft_agreement"}
+    names = {*MODEL_KINDS, *models.MODEL_NAMES}
     found = []
     for node in ast.walk(cls):
         if isinstance(node, ast.Compare):
@@ -186,3 +186,33 @@ def test_a_toy_kind_is_one_class():
     finally:
         del MODEL_KINDS["toy"]
     assert "toy" not in MODEL_KINDS
+
+
+def test_every_annotator_model_is_one_record_that_fit_and_agreement_read():
+    """models.ANNOTATOR_MODELS is the one list: fit's names, its kinds, the categorical specs."""
+    from softirr_stats.inference._fit import resolve_model
+
+    assert set(models.MODEL_SPECS) == {n for n, rec in models.ANNOTATOR_MODELS.items() if rec.kind == "categorical"}
+    for rec in models.ANNOTATOR_MODELS.values():
+        assert rec.kind in MODEL_KINDS
+        assert isinstance(rec.priors, type) and callable(rec.model)
+        if rec.kind == "categorical":
+            assert callable(rec.derive) and callable(rec.response)
+        for name in rec.names:
+            assert models.find_model(name) is rec
+            assert resolve_model(name) == (rec.name, rec.kind, rec.model)
+        assert resolve_model(rec.model) == (rec.name, rec.kind, rec.model)
+    assert len(set(models.MODEL_NAMES)) == len(models.MODEL_NAMES)
+    with pytest.raises(ValueError, match="model must be one of .*'soft'.*got 'nope'"):
+        resolve_model("nope")
+    with pytest.raises(ValueError, match="model must be one of"):
+        inference.annotator_agreement(sis.Annotations.from_wide([["a", "b"]] * 3), model="nope")
+
+
+def test_models_table_loads_no_numpyro():
+    import subprocess
+    import sys
+
+    code = ("import sys; from softirr_stats.models import ANNOTATOR_MODELS, MODEL_NAMES; "
+            "assert 'numpyro' not in sys.modules and 'jax' not in sys.modules, sorted(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)

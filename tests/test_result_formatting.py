@@ -197,7 +197,7 @@ def test_paper_table_drops_timing_merges_the_interval_and_numbers_each_warning_o
 
 
 def test_paper_table_of_cli_rows_and_credible_intervals():
-    rows = [{"coefficient": "model_kappa", "measure": "exact", "value": 0.455, "ci_low": 0.296, "ci_high": 0.616,
+    rows = [{"coefficient": "model_kappa", "similarity": "exact", "value": 0.455, "ci_low": 0.296, "ci_high": 0.616,
              "level": 0.95, "ci_method": "posterior (dawid_skene, nuts)", "n_items": 30, "n_raters": 3,
              "seconds": 4.2, "warnings": ""}]
     md = reporting.paper_table(rows)
@@ -211,11 +211,11 @@ def test_paper_table_of_cli_rows_and_credible_intervals():
 def test_str_names_the_measure_and_the_kind_of_interval():
     boot = _boot()
     text = str(boot)
-    assert text.startswith("fleiss_kappa = 0.4721 (measure: identity), 95% confidence interval [0.4071, 0.5239] by "
+    assert text.startswith("fleiss_kappa = 0.4721 (similarity: identity), 95% confidence interval [0.4071, 0.5239] by "
                            "bootstrap-percentile, B=1000")
     post = AgreementResult("model_kappa", 0.45, 0.6, 0.3, 30, 3, similarity="levenshtein").with_interval(
         0.30, 0.61, 0.08, 0.95, "posterior (dawid_skene, nuts)")
-    assert "95% credible interval [0.3000, 0.6100]" in str(post) and "measure: levenshtein" in str(post)
+    assert "95% credible interval [0.3000, 0.6100]" in str(post) and "similarity: levenshtein" in str(post)
     assert " CI" not in str(post) and "credible" in repr(post)
     assert post.interval_kind == "credible" and boot.interval_kind == "confidence"
     assert "95% CrI" in post.to_markdown() and "95% CI" not in post.to_markdown()

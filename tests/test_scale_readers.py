@@ -398,3 +398,34 @@ def test_the_arrow_route_is_taken_and_encodes_by_columns(monkeypatch, tmp_path):
     assert ann.items == ("1", "10", "2") and ann.vocabulary == (1, 2, 3)
     jl = _write(tmp_path, "r.jsonl", JSONL_CASES["int ids, int labels with nulls"])
     assert read_annotations(jl).vocabulary == (1.0, 3.0)
+
+
+def test_a_soft_kappa_on_a_few_thousand_labels_loads_neither_arrow_nor_pandas():
+    """Sorting 2,000 distinct labels takes NumPy 1 ms; loading pyarrow and the pandas it pulls in took 0.9 s
+    of bench_cold's soft-Cohen row. Arrow sorts only from ARROW_SORT_MIN_COLD labels in a fresh process."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, softirr_stats as sis\n"
+            "from softirr_stats.equivalence import Levenshtein\n"
+            "w = np.array([f'label {i:05d}' for i in range(2000)], dtype=object)\n"
+            "r = sis.cohen_kappa(np.stack([w, w[::-1]], axis=1), similarity=Levenshtein())\n"
+            "assert r.n_items == 2000\n"
+            "assert 'pyarrow' not in sys.modules and 'pandas' not in sys.modules, "
+            "[m for m in ('pyarrow', 'pandas') if m in sys.modules]\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_text_order_is_code_point_order_by_either_route(monkeypatch):
+    from softirr_stats.data import _columnar
+
+    rng = np.random.default_rng(5)
+    pool = ["a", "B", "é", "z", "ß", "日本", "😀", " ", "a b", "Z"]
+    uniq = np.array(sorted({"".join(rng.choice(pool, 4)) for _ in range(3000)}, key=lambda s: rng.random()),
+                    dtype=object)
+    want = sorted(uniq.tolist())
+    assert uniq[_columnar._text_order(uniq)].tolist() == want  # NumPy: fewer than ARROW_SORT_MIN_COLD labels
+    if _columnar.have_arrow():
+        monkeypatch.setattr(_columnar, "ARROW_SORT_MIN_COLD", 0)
+        monkeypatch.setattr(_columnar, "ARROW_SORT_MIN_WARM", 0)
+        assert uniq[_columnar._text_order(uniq)].tolist() == want  # Arrow's UTF-8 byte order

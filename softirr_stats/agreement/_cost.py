@@ -101,16 +101,16 @@ def exact_chance_cost(sim: Any, support: np.ndarray, seed: int = 0) -> tuple[Sco
     if sim.is_identity or sim.is_matrix:
         return ScoringCost(0, 0.0, 0), 0
     ks = len(support)
-    n_pairs = ks * (ks - 1) // 2 * (1 if getattr(sim, "symmetric", False) else 2)
+    n_pairs = ks * (ks - 1) // 2 * (1 if sim.symmetric else 2)
     if n_pairs <= 2 * PROBE_PAIRS:
         return ScoringCost(n_pairs, 0.0, 0), 0
     rng = np.random.default_rng(seed)
-    if getattr(sim, "vectorised_matrix", False):  # one vectorised call: a block large enough to amortise its overhead
+    if sim.vectorised_matrix:  # one vectorised call: a block large enough to amortise its overhead
         side = max(1, min(CHEAP_PROBE_SIDE, len(support) // 2))
         pick = rng.choice(support, 2 * side, replace=False)
         t0 = time.perf_counter()
         sim.block(pick[:side], pick[side:])  # a rectangle: not remembered, its count not kept
-        probed = side * side * (1 if getattr(sim, "symmetric", False) else 2)
+        probed = side * side * (1 if sim.symmetric else 2)
         kept = 0
     else:
         i = rng.choice(support, PROBE_PAIRS)
@@ -119,7 +119,7 @@ def exact_chance_cost(sim: Any, support: np.ndarray, seed: int = 0) -> tuple[Sco
         i, j = i[keep], j[keep]
         t0 = time.perf_counter()
         kept = sim.pairs(i, j).n_scored
-        probed = len(i) * (1 if getattr(sim, "symmetric", False) else 2)
+        probed = len(i) * (1 if sim.symmetric else 2)
     dt = time.perf_counter() - t0
     return ScoringCost(n_pairs, dt / max(probed, 1), probed), kept
 

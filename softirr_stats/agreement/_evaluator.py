@@ -348,6 +348,10 @@ class Prepared(Statistic):
         return self.nr
 
     @property
+    def rater_ids(self) -> tuple:
+        return tuple(self.ann.raters)
+
+    @property
     def n_chance_pairs(self) -> int:
         return 0 if self.chance_pairs is None else len(self.chance_pairs.s)
 
@@ -375,7 +379,7 @@ def count_route(d: RatingLayout, ks: int, identity: bool) -> bool:
 
 
 def _exact_pairs_needed(sim: LabelSimilarity, ks: int) -> int:
-    if sim.is_identity or sim.is_matrix or getattr(sim, "vectorised_matrix", False):
+    if sim.is_identity or sim.is_matrix or sim.vectorised_matrix:
         return 0  # nothing to score, or a vectorised matrix path (rapidfuzz cdist, embeddings)
     return ks * (ks - 1) // 2
 
@@ -666,7 +670,7 @@ def weights_as_given(prep: Prepared) -> bool:
     for rater a before rater b (``agreement._weights.check_weight_matrix`` refuses asymmetric
     matrices where the coefficient has no rater order).
     """
-    return prep.family.rater_order and bool(getattr(prep.sim, "asymmetric", False))
+    return prep.family.rater_order and bool(prep.sim.asymmetric)
 
 
 def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:

@@ -317,5 +317,9 @@ class MultilabelStatistic(Statistic):
     def n_raters(self) -> int:
         return self.data.nr
 
+    @property
+    def rater_ids(self) -> tuple:
+        return tuple(self.data.ann.raters)
+
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
         return evaluate_multilabel(self.data, self.baseline, C, V)

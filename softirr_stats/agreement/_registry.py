@@ -106,7 +106,7 @@ def _default_resolve(coef: "Coefficient", ann: Annotations, options: dict[str, A
 
 def _check_as_given(coef: "Coefficient", family: str, ann: Annotations, sim: LabelSimilarity) -> None:
     """An asymmetric weight matrix used as given: only where the coefficient's raters have an order."""
-    if getattr(sim, "asymmetric", False):
+    if sim.asymmetric:
         check_weight_matrix(sim.matrix, len(ann.vocabulary), coefficient=coef.name, family=family,  # type: ignore[attr-defined]
                             n_raters=ann.n_raters)
 
@@ -235,7 +235,7 @@ class Coefficient:
         if self.raters == "two" and ann.n_raters != 2:
             raise ValueError(f"{self.name} is defined for exactly two raters; got {ann.n_raters} "
                              "(use fleiss_kappa, conger_kappa, light_kappa or krippendorff_alpha)")
-        if self.rater_identity and getattr(ann, "exchangeable_raters", False):
+        if self.rater_identity and ann.exchangeable_raters:
             raise ValueError(f"{self.name} needs to know which rater gave which label, and these annotations are "
                              "rating slots without rater identity (Annotations.from_counts); use fleiss_kappa, "
                              "krippendorff_alpha, gwet_ac1, brennan_prediger or percent_agreement")

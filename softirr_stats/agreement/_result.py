@@ -182,19 +182,19 @@ class AgreementResult:
         return "credible" if self.ci_method.startswith("posterior") else "confidence"
 
     def __str__(self) -> str:
-        """The measure, the value and, with an interval, its level, kind (credible / confidence) and method.
+        """The similarity, the value and, with an interval, its level, kind (credible / confidence) and method.
 
         Examples
         --------
         >>> r = AgreementResult("fleiss_kappa", 0.47213, 0.6, 0.25, 90, 3).with_interval(
         ...     0.40712, 0.5239, 0.031, 0.95, "bootstrap-percentile", bootstrap_n=1000, bootstrap_design="items")
         >>> print(r)
-        fleiss_kappa = 0.4721 (measure: identity), 95% confidence interval [0.4071, 0.5239] by bootstrap-percentile, B=1000, design=items; 90 items, 3 raters
+        fleiss_kappa = 0.4721 (similarity: identity), 95% confidence interval [0.4071, 0.5239] by bootstrap-percentile, B=1000, design=items; 90 items, 3 raters
         >>> print(AgreementResult("model_kappa", 0.45, 0.6, 0.3, 30, 3).with_interval(
         ...     0.30, 0.61, 0.08, 0.95, "posterior (dawid_skene, nuts)"))
-        model_kappa = 0.4500 (measure: identity), 95% credible interval [0.3000, 0.6100] by posterior (dawid_skene, nuts); 30 items, 3 raters
+        model_kappa = 0.4500 (similarity: identity), 95% credible interval [0.3000, 0.6100] by posterior (dawid_skene, nuts); 30 items, 3 raters
         """
-        setting = f"measure: {self.similarity}"
+        setting = f"similarity: {self.similarity}"
         if self.chance not in ("exact", ""):
             setting += f", chance: {self.chance}"
         text = f"{self.coefficient} = {self.value:.4f} ({setting})"

@@ -9,12 +9,14 @@ from typing import Any
 
 import numpy as np
 
+from softirr_stats.agreement._chance import SampledPairs
+
 __all__ = ["sample_per_rater", "sample_pooled", "sample_values"]
 
 
 def _is_sampled(plan: Any) -> bool:
     """SampledPairs draws ``plan.n`` independent pairs; MonteCarlo draws ``plan.permutations`` permutations."""
-    return hasattr(plan, "n") and not hasattr(plan, "permutations")
+    return isinstance(plan, SampledPairs)
 
 
 Draw = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]

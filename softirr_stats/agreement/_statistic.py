@@ -53,6 +53,9 @@ class Statistic:
     device_weights : bool, default False
         Whether :meth:`evaluate` takes item weights as JAX arrays on the device
         (``Bootstrap(generator="jax")``); otherwise they are copied to host memory first.
+    rater_ids : tuple or None, default None
+        The rater ids, in the order of the rater weights ``V`` (None when the statistic does not
+        know them: ``compare`` then resamples no raters and matches the two statistics by items).
     extra_outputs : tuple of str, default ()
         Keys of :meth:`evaluate`'s output, beside ``value``, that the bootstrap also gives an
         interval (``<name>_ci_low`` / ``<name>_ci_high`` in ``details``).
@@ -65,8 +68,8 @@ class Statistic:
     >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
     >>> isinstance(prep, Statistic), prep.n_items, prep.evaluate()["value"].round(4).tolist()
     (True, 4, [0.4667])
-    >>> prep.judged_pairs, prep.extra_outputs
-    (False, ())
+    >>> prep.judged_pairs, prep.extra_outputs, prep.rater_ids
+    (False, (), (0, 1))
     """
 
     n_chance_pairs: ClassVar[int] = 0
@@ -78,6 +81,7 @@ class Statistic:
     judged_pairs: ClassVar[bool] = False
     resampled_pairs_note: ClassVar[str] = RESAMPLED_PAIRS_NOTE
     extra_outputs: ClassVar[tuple[str, ...]] = ()
+    rater_ids: ClassVar[tuple | None] = None
     device_weights: ClassVar[bool] = False
 
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:

@@ -134,6 +134,10 @@ class XrrPrepared(Statistic):
     def n_raters(self) -> int:
         return self.data.union.n_raters
 
+    @property
+    def rater_ids(self) -> tuple:
+        return tuple(self.data.union.raters)
+
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
         """kappa_x, and the normalised kappa_x with both IRRs recomputed, for item weights ``C``."""
         out = xrr_evaluate(self, C)

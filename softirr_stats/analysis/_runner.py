@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from softirr_stats.base._validation import SimilarityMismatchError
+
 __all__ = ["Analysis", "READER_OPTIONS", "ModelFit", "read_input", "resolve_measures", "run_analysis", "run_model"]
 
 # keyword options of read_annotations that the export readers take (docs/readers.md)
@@ -132,13 +134,13 @@ def resolve_measures(names: Sequence[str], ann: Any, *, cache: "str | Path | Non
             out.append((name, None))
             continue
         est = estimator_from_name(name, model, progress=False if model else None)
-        label = name if not name.lstrip().startswith(("{", "@")) else getattr(est, "name", name)
+        label = name if not name.lstrip().startswith(("{", "@")) else est.name
         if probe:
             one = _probe(ann)
             try:
                 est([one], [one])
             except (TypeError, ValueError) as err:
-                raise ValueError(f"similarity {label} cannot score these labels ({ann.kind} labels such as {one!r}): "
+                raise SimilarityMismatchError(f"similarity {label} cannot score these labels ({ann.kind} labels such as {one!r}): "
                                  f"{err}") from None
         if cache is not None:
             from softirr_stats.equivalence import Cached

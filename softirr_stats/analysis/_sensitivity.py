@@ -143,7 +143,7 @@ def _similarity_entry(spec: Any, ann: Annotations, weights: Any, label: str | No
     if shared.is_identity:
         return SimilaritySpec(name or "identity", "identity")
     if name is None:
-        name = "matrix" if is_matrix_like(spec) else getattr(shared, "name", type(spec).__name__)
+        name = "matrix" if is_matrix_like(spec) else shared.name
     return SimilaritySpec(name, "resolved", shared)
 
 

@@ -8,11 +8,42 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_choice", "check_level", "check_positive_int", "SoftIRRWarning"]
+__all__ = ["check_choice", "check_level", "check_positive_int", "ModelRequiredError", "SimilarityMismatchError",
+           "SoftIRRWarning", "TooFewRatersError"]
 
 
 class SoftIRRWarning(UserWarning):
     """Base class of the warnings softirr_stats emits (degenerate statistics, dropped data)."""
+
+
+class ModelRequiredError(ValueError):
+    """A similarity name whose estimator needs a model (``nli``, ``llm_judge``, ``embedding``) was given none.
+
+    Examples
+    --------
+    >>> issubclass(ModelRequiredError, ValueError)
+    True
+    """
+
+
+class SimilarityMismatchError(ValueError):
+    """A similarity that cannot score the labels of these annotations (a string measure on numbers, ...).
+
+    Examples
+    --------
+    >>> issubclass(SimilarityMismatchError, ValueError)
+    True
+    """
+
+
+class TooFewRatersError(ValueError):
+    """The data have fewer raters (annotators) than the statistic compares: a property of the data, not the call.
+
+    Examples
+    --------
+    >>> issubclass(TooFewRatersError, ValueError)
+    True
+    """
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:

@@ -15,11 +15,11 @@ from softirr_stats.cli._output import Notes, emit, write_json
 
 __all__ = ["TEST_METHODS", "add_tests", "grid_rows", "load_judgments", "present"]
 
-TABLE_COLUMNS = ("measure", "coefficient", "chance", "value", "CI", "z", "p_value", "benchmark", "judge_only",
+TABLE_COLUMNS = ("similarity", "coefficient", "chance", "value", "CI", "z", "p_value", "benchmark", "judge_only",
                  "estimator_only", "observed", "expected", "n_items", "n_pairs_scored", "notes")
 TEST_COLUMNS = ("z", "p_value", "benchmark")  # shown with --test only
 SECONDARY = ("n_pairs_scored", "observed", "expected", "n_items", "chance", "estimator_only", "judge_only")
-DATA_COLUMNS = ("measure", "coefficient", "chance", "value", "ci_low", "ci_high", "se", "level", "ci_method",
+DATA_COLUMNS = ("similarity", "coefficient", "chance", "value", "ci_low", "ci_high", "se", "level", "ci_method",
                 "z", "p_value", "benchmark",
                 "observed", "expected", "judge_only", "estimator_only", "n_judged", "n_items", "n_raters",
                 "n_pairs_scored", "warnings", "error")
@@ -60,7 +60,6 @@ def grid_rows(ann: Any, coefficients: list[str] | None, measures: list[tuple[str
     rows = []
     whole = res.table.attrs.get("warnings") or [()] * len(res.table)
     for r, w in zip(res.table.to_dict("records"), whole, strict=True):
-        r["measure"] = r.pop("similarity")
         r["warnings"] = list(w)
         if any(x.startswith("error:") for x in r["warnings"]):
             r["error"] = next(x for x in r["warnings"] if x.startswith("error:"))[6:].strip()
@@ -106,9 +105,9 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 if method == "analytic":
-                    res = fn(ann, similarity=sims.get(r["measure"]), ci="analytic")
+                    res = fn(ann, similarity=sims.get(r["similarity"]), ci="analytic")
                 else:
-                    res = sis.permutation_test(fn, ann, n=TEST_PERMUTATIONS, seed=seed, similarity=sims.get(r["measure"]))
+                    res = sis.permutation_test(fn, ann, n=TEST_PERMUTATIONS, seed=seed, similarity=sims.get(r["similarity"]))
         except (ValueError, TypeError) as err:
             r["warnings"].append(f"--test: {r['coefficient']}: {one_line(err)}")
             continue
@@ -165,7 +164,7 @@ def present(rows: list[dict[str, Any]], notes_in: list[str], *, fmt: str, title:
         first = failed[0]
         why = first.get("error") or next((x for x in first["warnings"] if x.startswith("skipped:")), "")
         typer.echo(f"error: {len(failed)} of {len(rows)} results cannot be computed for these data (first: "
-                   f"{first['coefficient']}, {first['measure']}: {one_line(why)}); pass --keep-going to exit 0",
+                   f"{first['coefficient']}, {first['similarity']}: {one_line(why)}); pass --keep-going to exit 0",
                    err=True)
         raise typer.Exit(code=EXIT_DATA)
     if rows and all(isinstance(r.get("value"), float) and math.isnan(r["value"]) for r in rows) and not keep_going:

@@ -5,9 +5,9 @@ registry, similarity names from ``equivalence.MEASURES`` (estimators) and ``agre
 (weights), together ``agreement.SIMILARITY_NAMES``,
 interval methods from ``uncertainty.INTERVAL_METHODS``, the chance syntax from
 ``agreement.CHANCE_SYNTAX``.
-The annotator models and bootstrap designs are listed here, so that ``softirr --help`` loads
-no NumPyro or NumPy random generators; ``tests/test_cli_lists.py`` ties them to
-``models.MODEL_SPECS`` and ``uncertainty.DESIGNS``.
+the annotator models from ``models.ANNOTATOR_MODELS`` (a table that loads no NumPyro).
+The bootstrap designs are listed here, so that ``softirr --help`` loads no NumPy random
+generators; ``tests/test_cli_lists.py`` ties them to ``uncertainty.DESIGNS``.
 
 Only cheap imports at module level (typer and the light registry modules).
 """
@@ -23,7 +23,7 @@ import typer
 from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
-    "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "SIMILARITIES", "WEIGHTS",
+    "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
     "check_choices", "check_format", "check_similarities", "check_writable", "chance_settings", "ci_title",
     "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt",
@@ -34,10 +34,13 @@ def _lists() -> dict[str, tuple[str, ...]]:
     from softirr_stats.agreement import CHANCE_SYNTAX, WEIGHT_NAMES
     from softirr_stats.analysis import coefficient_names, measure_names
     from softirr_stats.data import INPUT_FORMATS
+    from softirr_stats.models import ANNOTATOR_MODELS, MODEL_NAMES
     from softirr_stats.uncertainty import INTERVAL_METHODS
 
     return {"coefficients": coefficient_names(), "measures": measure_names(), "weights": tuple(WEIGHT_NAMES),
-            "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX), "input_formats": INPUT_FORMATS}
+            "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX), "input_formats": INPUT_FORMATS,
+            "models": MODEL_NAMES,
+            "label_models": tuple(n for rec in ANNOTATOR_MODELS.values() if not rec.soft for n in rec.names)}
 
 
 _L = _lists()
@@ -53,9 +56,8 @@ CLI_LESS_DESIGNS = ("cluster", "judged")
 METHODS = _L["methods"]
 CHANCE_FORMS = _L["chance"]
 CHANCE_HELP = f"{', '.join(CHANCE_FORMS)} (long forms montecarlo:D, sampledpairs:N)"
-# models.MODEL_SPECS (categorical) + inference's soft model; listed here so --help loads no NumPyro
-MODELS = ("dawid_skene", "mace", "hierarchical_dawid_skene", "multinomial", "item_difficulty",
-          "logistic_random_effects", "soft")
+MODELS = _L["models"]  # models.MODEL_NAMES: every annotator model's names and aliases (models.ANNOTATOR_MODELS)
+LABEL_MODELS = _L["label_models"]  # those that read the labels alone (not pair scores): softirr report --model
 FORMATS = ("table", "csv", "json", "markdown", "latex")
 DEFAULT_LEVEL = 0.95  # every command and the report
 
@@ -233,17 +235,12 @@ def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater",
         raise
     except Exception as err:  # noqa: BLE001 - every reading failure is one line naming the file
         import os
-        import re
 
         if os.environ.get("SOFTIRR_TRACEBACK"):
             raise
-        message = describe(err)[0]
-        unexpected = re.search(r"unexpected keyword argument '(\w+)'", message)
-        if unexpected:
-            key = unexpected.group(1)
-            flag = _FLAG_OF.get(key, f"--reader-option {key}=...")
-            fail(f"cannot read {what}: {flag} is not an option of the installed reader for this file")
-        message = _flag_names(message)
+        # an option a reader does not take is its OptionError (checked against the reader's signature), named
+        # below with its flag; nothing here is decided by the message's text
+        message = _flag_names(describe(err)[0])
         for p in paths:  # the library names the file already: say it once
             if message.startswith(p.name) and message[len(p.name):][:1] in (":", ",", " "):
                 fail(f"cannot read {p}{message[len(p.name):]}")
@@ -354,16 +351,18 @@ def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, 
         except (typer.Exit, KeyboardInterrupt):
             raise
         except Exception as err:  # noqa: BLE001 - every failure of making the estimator names the flag
+            import sqlite3
+
+            from softirr_stats.base._validation import ModelRequiredError, SimilarityMismatchError
+
             text = describe(err)[0]
-            if isinstance(err, ValueError) and text.startswith(f"similarity {name} cannot score"):
+            if isinstance(err, SimilarityMismatchError):
                 fail(f"--{text}")
-            if isinstance(err, ValueError) and "needs a model" in text:
+            if isinstance(err, ModelRequiredError):
                 fail(f"--similarity {name} needs --model (a local model directory or hub name) or -m {name}:<model>"
                      if model_flag else f"--similarity {name} needs a model: give -m {name}:<model directory or "
                      "hub name>")
-            import sqlite3
-
-            if cache is not None and (isinstance(err, sqlite3.Error) or "cache" in text.lower()):
+            if cache is not None and isinstance(err, sqlite3.Error):  # CacheError and CacheWriteError among them
                 fail(f"--cache {cache} is not a usable softirr score cache: {one_line(err)}")
             fail(f"--similarity {name} is unavailable: {text}", EXIT_USAGE)
     return out

@@ -120,8 +120,6 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
         from softirr_stats.reporting import to_latex, to_markdown
 
         df = pd.DataFrame(rows)
-        if "measure" in df.columns and "similarity" not in df.columns:
-            df = df.rename(columns={"measure": "similarity"})
         if "warnings" in df.columns:  # the paper table numbers each distinct warning once, as in Python
             df["warnings"] = ["; ".join(map(str, w)) if isinstance(w, (list, tuple)) else (w or "")
                               for w in df["warnings"]]

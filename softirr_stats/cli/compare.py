@@ -24,6 +24,7 @@ from softirr_stats.cli._options import (
     LabelOpt,
     LayerOpt,
     LevelOpt,
+    MeasureAliasOpt,
     MethodOpt,
     NaOpt,
     RaterOpt,
@@ -36,6 +37,8 @@ from softirr_stats.cli._options import (
     read,
     reader_options,
     resolve_measures,
+    similarity_option,
+    similarity_values,
     split,
 )
 from softirr_stats.cli._output import Notes, emit, write_json
@@ -106,8 +109,9 @@ def command(
     coefficient: Annotated[list[str] | None, typer.Option(
         "--coefficient", "-c", help=f"coefficient (two to compare two coefficients): {', '.join(COEFFICIENTS)}")]
     = None,
-    measure: Annotated[list[str] | None, typer.Option(
-        "--measure", "-m", help=f"equivalence measure (two to compare two measures): {', '.join(MEASURES)}")] = None,
+    similarity: Annotated[list[str] | None, similarity_option(
+        f"similarity, an equivalence measure (two to compare two): {', '.join(MEASURES)}")] = None,
+    measure: MeasureAliasOpt = None,
     groups: Annotated[str | None, typer.Option(
         "--groups", help="two rater groups of FILE, 'r1,r2,r3;r4,r5,r6'")] = None,
     candidate: Annotated[str | None, typer.Option(
@@ -153,7 +157,7 @@ def command(
     check_writable(json_out, "--json")
     coefs = split(coefficient) or ["krippendorff_alpha"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
-    names = split(measure) or ["exact"]
+    names = similarity_values(similarity, measure) or ["exact"]
     modes = [m for m, on in (("FILE2", len(files) == 2), ("--groups", groups is not None),
                              ("--candidate", candidate is not None), ("--reference", reference is not None),
                              ("--leave-one-out", leave_one_out), ("two -m", len(names) == 2),
@@ -177,7 +181,7 @@ def command(
     sims = [sim for _, sim in measures]
     mode = modes[0]
     title = f"softirr compare ({mode}) on {', '.join(f.name for f in files)}"
-    meta: dict[str, Any] = {"file": [str(f) for f in files], "mode": mode, "coefficient": coefs, "measure": names,
+    meta: dict[str, Any] = {"file": [str(f) for f in files], "mode": mode, "coefficient": coefs, "similarity": names,
                             "bootstrap": bootstrap, "design": design, "method": method, "level": level, "seed": seed}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

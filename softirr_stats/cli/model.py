@@ -36,6 +36,7 @@ from softirr_stats.cli._options import (
     similarity_value,
 )
 from softirr_stats.cli._output import Notes, emit, print_table, write_json
+from softirr_stats.models import find_model
 
 __all__ = ["NAME", "EPILOG", "command", "fit_model", "model_rows", "refusal"]
 
@@ -133,7 +134,7 @@ def command(
             fail(f"{flag} must be a positive integer; got {v}")
     if seed < 0:
         fail(f"--seed must be a non-negative integer; got {seed}")
-    if name == "soft" and measure == "exact":
+    if find_model(name).soft and measure == "exact":
         fail("--model soft needs a soft --similarity (e.g. -m levenshtein)")
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
@@ -159,8 +160,8 @@ def command(
     file = files[0]
     fit = f"SVI, {steps} steps" if method == "svi" else f"NUTS, {chains} chains x {samples} draws ({warmup} warm-up)"
     title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level:.0%} equal-tailed "
-             f"posterior intervals, {fit}, measure = {measure}, seed = {seed}")
-    meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "measure": measure,
+             f"posterior intervals, {fit}, similarity = {measure}, seed = {seed}")
+    meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "similarity": measure,
             "steps": steps, "warmup": warmup, "samples": samples, "chains": chains, "warnings": list(seen),
             "diagnostics": diag.to_dict()}
     notes = Notes(seen)

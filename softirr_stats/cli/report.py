@@ -10,7 +10,7 @@ from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
     DEFAULT_LEVEL,
-    MODELS,
+    LABEL_MODELS,
     SIMILARITIES,
     WEIGHTS,
     BootstrapOpt,
@@ -77,7 +77,7 @@ def command(
                             "a CSV with columns label_a, label_b, judgment in [0, 1], for a "
                             "calibration diagram of the first soft measure")] = None,
     model: Annotated[str | None, typer.Option(
-        "--model", help="also fit an annotator model (e.g. dawid_skene, mace), by NUTS (2 chains x 500 draws, "
+        "--model", help=f"also fit an annotator model ({', '.join(LABEL_MODELS)}), by NUTS (2 chains x 500 draws, "
                         "500 warm-up) unless --model-method svi")] = None,
     model_method: Annotated[str, typer.Option(
         help="inference for --model: nuts (MCMC) or svi (variational, faster)")] = "nuts",
@@ -103,7 +103,7 @@ def command(
     chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)
     if model is not None:
-        check_choices([model], [m for m in MODELS if m != "soft"], "--model")
+        check_choices([model], LABEL_MODELS, "--model")
     check_choices([model_method], ("nuts", "svi"), "--model-method")
     if model_steps < 1:
         fail(f"--model-steps must be a positive integer; got {model_steps}")

@@ -144,15 +144,15 @@ def command(
         t0 = time.perf_counter()
         with using("--cache", cache):
             rep = plan.run(cache, backend=backend, batch_size=batch_size, progress=None if progress else False)
-        rows.append({"measure": n, "estimator": plan.estimator.fingerprint, **rep.to_dict(),
+        rows.append({"similarity": n, "estimator": plan.estimator.fingerprint, **rep.to_dict(),
                      "requested": plan.requested, "wall_seconds": time.perf_counter() - t0})
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     table = Table(title=f"{name}: {ann.n_items} items, {ann.n_raters} raters -> {cache}")
-    for col in ("measure", "pairs", "already cached", "scored now", "pairs/s", "s", "backend"):
-        table.add_column(col, justify="left" if col in ("measure", "backend") else "right", no_wrap=True)
+    for col in ("similarity", "pairs", "already cached", "scored now", "pairs/s", "s", "backend"):
+        table.add_column(col, justify="left" if col in ("similarity", "backend") else "right", no_wrap=True)
     for r in rows:
         rate = r["pairs_per_second"]
-        table.add_row(r["measure"], str(r["n_pairs"]), str(r["n_cached"]), str(r["n_scored"]),
+        table.add_row(r["similarity"], str(r["n_pairs"]), str(r["n_cached"]), str(r["n_scored"]),
                       "-" if math.isnan(rate) else f"{rate:.1f}", f"{r['seconds']:.1f}", r["backend"])
     from softirr_stats.cli._output import _width
 

@@ -135,7 +135,7 @@ def _plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
 
     from softirr_stats.reporting import plot_sensitivity
 
-    df = pd.DataFrame([{**r, "similarity": r["measure"], "warnings": "; ".join(r["warnings"])} for r in rows])
+    df = pd.DataFrame([{**r, "warnings": "; ".join(r["warnings"])} for r in rows])
     ax = plot_sensitivity(df, title=title if len(title) < 70 else None)
     ax.figure.tight_layout()
     try:

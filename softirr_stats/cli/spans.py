@@ -114,6 +114,7 @@ def command(
     import warnings
 
     import softirr_stats as sis
+    from softirr_stats.base._validation import TooFewRatersError
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -121,17 +122,15 @@ def command(
             try:
                 res = sis.span_agreement(path, match=match, by=by, average=average, similarity=similarity, ci=ci,
                                          format=input_format, **opts)
-            except ValueError as err:
-                if "annotator" in str(err).lower() and "two" in str(err).lower():
-                    fail(f"{path}: {err}", EXIT_DATA)
-                raise
+            except TooFewRatersError as err:  # the data cannot give the result: exit 1, not a read error
+                fail(f"{path}: {err}", EXIT_DATA)
     seen = list(dict.fromkeys([*res.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]))
     rows = _rows(res)
     used = res.ci_method.removeprefix("bootstrap-") if ci is not None else method  # "auto" resolved for these documents
     interval = "no interval (--bootstrap 0)" if ci is None else f"{level:.0%} document-bootstrap {used} CI, B = {bootstrap}"
     title = (f"span agreement on {path.name}: {res.n_raters} annotators, match = {match}, by = {by}, "
-             f"average = {average}, measure = {measure}; {interval}")
-    meta = {"file": str(path), "match": match, "by": by, "average": average, "measure": measure,
+             f"average = {average}, similarity = {measure}; {interval}")
+    meta = {"file": str(path), "match": match, "by": by, "average": average, "similarity": measure,
             "bootstrap": bootstrap, "level": level, "seed": seed, "value": res.value, "warnings": seen}
     emit(rows, _COLUMNS, fmt, title, meta, notes=Notes(seen),
          data_columns=("pair", "n_documents", "tp", "fp", "fn", "precision", "recall", "f1", "ci_low", "ci_high"))

@@ -49,7 +49,7 @@ from softirr_stats.uncertainty import (
     unit_weights,
 )
 
-__all__ = ["compare", "ComparisonWarning", "statistic_of", "describe", "rater_ids", "compare_statistics"]
+__all__ = ["compare", "ComparisonWarning", "statistic_of", "describe", "compare_statistics"]
 
 #: Salts of the bootstrap's rater and chance-pair streams (softirr_stats/uncertainty/_bootstrap.py);
 #: the replicate check of :func:`compare` fails loudly if they ever drift apart.
@@ -105,20 +105,6 @@ def describe(result: AgreementResult) -> str:
     return result.coefficient + (f" ({', '.join(extra)})" if extra else "")
 
 
-def rater_ids(stat: Statistic) -> tuple | None:
-    """The rater ids of a prepared statistic (None when it does not know them)."""
-    direct = getattr(stat, "raters", None)
-    if isinstance(direct, tuple):
-        return direct
-    for path in ("ann", "data.ann", "prep.ann", "data.union"):
-        obj: Any = stat
-        for part in path.split("."):
-            obj = getattr(obj, part, None)
-        if obj is not None and hasattr(obj, "raters"):
-            return tuple(obj.raters)
-    return None
-
-
 @dataclass(frozen=True)
 class _Units:
     """The union of the two statistics' items (what the item weights are drawn for)."""
@@ -162,7 +148,7 @@ def _layout(stat_a: Statistic, stat_b: Statistic, need_raters: bool, apart: bool
     member = np.where(in_a & in_b, 0, np.where(in_a, 1, 2))
     n_common = int((in_a & in_b).sum())
     item_strata = None if len(np.unique(member)) == 1 else member
-    ra, rb = rater_ids(stat_a), rater_ids(stat_b)
+    ra, rb = stat_a.rater_ids, stat_b.rater_ids
     raters: tuple = ()
     ridx_a = ridx_b = rstrata = None
     same_raters = ra is not None and rb is not None and set(ra) == set(rb)
@@ -236,7 +222,7 @@ def _union_cfg(cfg: Bootstrap, lay: _Layout, items_a: tuple, items_b: tuple) -> 
 
 def _check_rater_design(stat: Statistic, cfg: Bootstrap, name: str) -> None:
     if BOOTSTRAP_DESIGNS[cfg.design].resamples_raters and not stat.rater_designs:
-        why = getattr(stat, "no_rater_designs", "its raters cannot be resampled")
+        why = stat.no_rater_designs
         raise ValueError(f"Bootstrap design {cfg.design!r} is not supported for {name}: {why}; use design='items', "
                          "'cluster' or 'bayesian'")
 
@@ -247,7 +233,7 @@ def paired_replicates(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
     rec = BOOTSTRAP_DESIGNS[cfg.design]
     items_a, items_b = _item_ids(stat_a, stat_b, apart)
     judged = rec.resamples_judged
-    if judged and not (getattr(stat_a, "judged_pairs", False) and getattr(stat_b, "judged_pairs", False)):
+    if judged and not (stat_a.judged_pairs and stat_b.judged_pairs):
         raise ValueError("Bootstrap(design='judged') resamples judged label pairs: both statistics need judgments= "
                          "or judge=")
     if apart and (cfg.cluster is not None or cfg.strata is not None):
@@ -507,7 +493,7 @@ def _analytic_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic,
 
 def _same_data(stat_a: Statistic, stat_b: Statistic) -> bool:
     """The same items and the same raters (raters unknown to both statistics, e.g. span F1: items decide)."""
-    ra, rb = rater_ids(stat_a), rater_ids(stat_b)
+    ra, rb = stat_a.rater_ids, stat_b.rater_ids
     same_raters = (ra is None and rb is None) or (ra is not None and rb is not None and set(ra) == set(rb))
     return set(stat_a.items) == set(stat_b.items) and same_raters
 

@@ -214,7 +214,7 @@ class ReferenceResult:
 
     def __str__(self) -> str:
         parts = [f"{r.rater}: {r.value:.3f}" for r in self.by_rater.itertuples()]
-        return f"{self.coefficient} against reference {self.reference} (measure: {self.similarity}): " + ", ".join(parts)
+        return f"{self.coefficient} against reference {self.reference} (similarity: {self.similarity}): " + ", ".join(parts)
 
     def to_markdown(self, *, digits: int = 3, top: int = 10) -> str:
         """The per-rater table and the ``top`` items with the largest disagreement, in Markdown."""

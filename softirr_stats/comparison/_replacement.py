@@ -135,7 +135,7 @@ class ReplacementResult:
         return (f"replacement test of {self.candidate} [{verdict}]: winning rate omega = {self.omega:.2f} "
                 f"({int(round(self.omega * self.n_humans))} of {self.n_humans} humans), advantage probability "
                 f"rho = {self.rho:.3f}; epsilon = {self.epsilon}, BY q = {self.q}, {self.n_items} items, "
-                f"measure: {self.similarity}")
+                f"similarity: {self.similarity}")
 
     def __repr__(self) -> str:
         return (f"ReplacementResult(candidate={self.candidate!r}, omega={self.omega:.3f}, rho={self.rho:.3f}, "

@@ -454,7 +454,7 @@ class Cached(BaseEstimator):
             bad = ~(np.isfinite(vals) & (vals >= 0.0) & (vals <= 1.0))
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
-                raise ValueError(
+                raise CacheError(
                     f"score cache {self.path!r} holds {val[k]!r} for the pair ({ka[idx[k]]!r}, {kb[idx[k]]!r}) "
                     f"of estimator {self.name!r}; scores must be finite and in [0, 1] "
                     f"({int(bad.sum())} bad value(s) read): the file was modified outside softirr_stats")

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.base._validation import ModelRequiredError, SoftIRRWarning
 from softirr_stats.equivalence._measures import MEASURES
 
 __all__ = ["MEASURES", "MEASURE_NAMES", "LabelSimilarity", "ExactMatchSimilarity", "MatrixSimilarity", "ScoredSimilarity", "Scores",
@@ -92,6 +92,9 @@ class LabelSimilarity(ABC):
         The underlying estimator is symmetric (a directional one is symmetrised here).
     vectorised_matrix : bool
         The estimator has a vectorised ``matrix`` method, so a block is one estimator call.
+    asymmetric : bool
+        ``S`` is an asymmetric weight matrix used as given (``weights=`` of Cohen / Conger);
+        False for every similarity, which is symmetric.
 
     Examples
     --------
@@ -104,6 +107,7 @@ class LabelSimilarity(ABC):
     is_matrix = False
     symmetric = True
     vectorised_matrix = False
+    asymmetric = False
 
     def __init__(self, n: int) -> None:
         object.__setattr__(self, "n", int(n))
@@ -257,8 +261,8 @@ class ScoredSimilarity(LabelSimilarity):
 
     def _remember(self, keys: np.ndarray, vals: np.ndarray) -> None:
         """Add new (sorted, unique, unknown) keys with their scores."""
-        if not self._keys.size:
-            self._store(np.array(keys, dtype=np.int64), np.array(vals, dtype=np.float64))
+        if not self._keys.size:  # the callers pass arrays of their own: kept without a copy
+            self._store(np.asarray(keys, dtype=np.int64), np.asarray(vals, dtype=np.float64))
             return
         allk = np.concatenate([self._keys, keys])
         allv = np.concatenate([self._vals, vals])
@@ -323,6 +327,9 @@ class ScoredSimilarity(LabelSimilarity):
         """Dense block through the estimator's vectorised matrix path, symmetrised."""
         from softirr_stats.equivalence._pair_scoring import similarity_matrix
 
+        if np.array_equal(rows, cols):  # square: the labels are distinct, so only the diagonal is 1
+            return np.asarray(similarity_matrix(self.estimator, list(self.vocabulary[rows]),
+                                                symmetrize=not self.symmetric), dtype=np.float64)
         la, lb = list(self.vocabulary[rows]), list(self.vocabulary[cols])
         m = np.asarray(similarity_matrix(self.estimator, la, lb, symmetrize=not self.symmetric), dtype=np.float64)
         m[rows[:, None] == cols[None, :]] = 1.0
@@ -344,9 +351,13 @@ class ScoredSimilarity(LabelSimilarity):
         square = np.array_equal(rows, cols)
         if square:
             iu, ju = np.triu_indices(len(rows), 1)
-            lo, hi = np.minimum(rows[iu], rows[ju]), np.maximum(rows[iu], rows[ju])
-            keys = lo * self.n + hi  # a strictly increasing support (the usual case): sorted, unique
             increasing = bool(np.all(rows[1:] > rows[:-1]))
+            if increasing:  # a strictly increasing support (the usual case): rows[iu] < rows[ju]
+                keys = (iu if rows[-1] == len(rows) - 1 else rows[iu]) * self.n  # rows == arange: no gather
+                keys += ju if rows[-1] == len(rows) - 1 else rows[ju]  # sorted, unique
+            else:
+                lo, hi = np.minimum(rows[iu], rows[ju]), np.maximum(rows[iu], rows[ju])
+                keys = lo * self.n + hi
             if self._keys.size >= len(iu):  # perhaps scored already (a shared memo)
                 hit, vals = self._lookup(keys)
                 if hit.all():
@@ -359,7 +370,7 @@ class ScoredSimilarity(LabelSimilarity):
             if increasing:
                 vals = m[iu, ju]
             else:
-                off = lo != hi
+                off = lo != hi  # lo, hi: set above for a support that is not increasing
                 keys, first = np.unique(keys[off], return_index=True)
                 vals = m[iu[off][first], ju[off][first]]
             if self._keys.size:
@@ -439,7 +450,7 @@ def estimator_from_name(name: str, model: str | None = None, *, progress: bool |
     >>> estimator_from_name("nli")
     Traceback (most recent call last):
     ...
-    ValueError: similarity 'nli' needs a model: write 'nli:<model directory or hub name>' (on the command line: --model), or pass softirr_stats.equivalence.Nli(model=...)
+    softirr_stats.base._validation.ModelRequiredError: similarity 'nli' needs a model: write 'nli:<model directory or hub name>' (on the command line: --model), or pass softirr_stats.equivalence.Nli(model=...)
     """
     if not isinstance(name, str):
         raise ValueError(f"similarity must be one of {list(MEASURES)}; got {name!r}")
@@ -471,7 +482,7 @@ def estimator_from_name(name: str, model: str | None = None, *, progress: bool |
     if model:
         return cls(model, **kwargs)
     if takes.default is inspect.Parameter.empty:
-        raise ValueError(f"similarity {key!r} needs a model: write '{key}:<model directory or hub name>' (on the "
+        raise ModelRequiredError(f"similarity {key!r} needs a model: write '{key}:<model directory or hub name>' (on the "
                          f"command line: --model), or pass softirr_stats.equivalence.{cls_name}(model=...)")
     return cls(**kwargs)
 

@@ -123,6 +123,12 @@ class _RapidfuzzEstimator(BaseEstimator):
         a, b = np.asarray(labels_a, dtype=object), np.asarray(labels_b, dtype=object)
         la, lb = _lengths(a), _lengths(b)
         long_a, long_b = la > LONG_LABEL, lb > LONG_LABEL
+        if not (long_a.any() or long_b.any()):  # the usual case: one cdist, its matrix returned as it is
+            cells = float(la.sum()) * float(lb.sum())
+            self._announce(cells, len(a) * len(b), int(max(la.max(initial=0), lb.max(initial=0))))
+            call = interruptible if cells > _INTERRUPTIBLE_CELLS else _direct
+            return call(process.cdist, a.tolist(), b.tolist(), scorer=self._scorer(), processor=self.processor,
+                        dtype=np.float64, workers=self.workers)
         out = np.empty((len(a), len(b)), dtype=np.float64)
         sa, sb = np.flatnonzero(~long_a), np.flatnonzero(~long_b)
         ii, jj = np.nonzero(long_a[:, None] | long_b[None, :])

@@ -341,7 +341,7 @@ def _pilot_components(coefficient: str, pilot: Any, options: dict[str, Any], des
             from softirr_stats.api import estimate_point
 
             _, prep = estimate_point(coefficient, ann, **options)
-            if not getattr(prep, "supports_analytic", False) or prep.family.terms is None:
+            if not prep.supports_analytic or prep.family.terms is None:
                 method = "bootstrap"
     if method == "analytic":
         if design != "items":

@@ -263,6 +263,10 @@ class PpiStatistic(Statistic):
         return self.prep.nr
 
     @property
+    def rater_ids(self) -> tuple:
+        return self.prep.rater_ids
+
+    @property
     def n_chance_pairs(self) -> int:
         """The judged draws, resampled with ``W`` (multinomial counts over the ``n`` draws)."""
         return self.judged.n

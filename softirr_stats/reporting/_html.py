@@ -195,7 +195,7 @@ def model_summary(result: Any, raters: Sequence[Any], level: float) -> pd.DataFr
             {"quantity": "observed", "mean": result.observed, "sd": nan, "lower": nan, "upper": nan},
             {"quantity": "expected", "mean": result.expected, "sd": nan, "lower": nan, "upper": nan}]
     post = result.details.get("posterior")
-    if post is not None and result.coefficient == "model_kappa" and hasattr(post, "rater_accuracy"):
+    if post is not None and result.coefficient == "model_kappa":  # a categorical model: its kind has rater_accuracy
         acc = post.rater_accuracy(level=level)
         names = list(raters)
         low, high = acc.columns[-2:]  # the interval's columns, named with its level
@@ -232,7 +232,7 @@ def _headline_html(df: pd.DataFrame, ppi: dict[str, Any], ci_text: str, soft_nam
         row = (soft_rows if len(soft_rows) else first).iloc[0]
         name = str(row["coefficient"])
         lead = (f"{symbol(name)} = {float(row['value']):.3f}{_interval(float(row['ci_low']), float(row['ci_high']))}",
-                f"measure {row['similarity']}, chance {row['chance'] or 'n/a'}")
+                f"similarity {row['similarity']}, chance {row['chance'] or 'n/a'}")
         how = (f"with its interval ({ci_text})" if np.isfinite(float(row["ci_low"]))
                else "as a point estimate: no interval was asked for (--bootstrap N, or ci= in Python, adds one)")
         why = (f"No judgments were given, so the lead number is {name} under the "
@@ -276,7 +276,7 @@ def _footnoted(df: pd.DataFrame, col: str) -> tuple[pd.DataFrame, str]:
 def _coefficients_html(df: pd.DataFrame, ci_text: str) -> str:
     first = df["chance"].isin(["", df["chance"].iloc[0]]) if len(df) else df["chance"]
     view = df[first][["coefficient", "similarity", "value", "ci_low", "ci_high", "se", "observed", "expected",
-                      "n_items", "warnings"]].rename(columns={"similarity": "measure", "n_items": "items"})
+                      "n_items", "warnings"]].rename(columns={"n_items": "items"})
     view.insert(0, "symbol", view["coefficient"].map(symbol))
     view, notes = _footnoted(view, "warnings")
     return (f'<p class="note">{_esc(ci_text)}. value: the coefficient (at most 1); ci_low, ci_high: the '
@@ -452,7 +452,7 @@ def _calibration_html(judgments: pd.DataFrame, measure_name: str, estimator: Any
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="mean score (estimated P(equivalent))",
            ylabel="mean judgment" + (" (weighted by 1/q)" if w is not None else ""))
     ax.legend(loc="upper left", fontsize=8, frameon=True)
-    kv = _kv([("measure", _esc(measure_name)), ("judged pairs", len(y)),
+    kv = _kv([("similarity", _esc(measure_name)), ("judged pairs", len(y)),
               ("weighting", "draws / q" if w is not None else "none (no q column)"),
               ("expected calibration error (weighted)", f"{rd.attrs['ece']:.4f}"),
               ("Brier score (weighted)", f"{rd.attrs['brier']:.4f}")])
@@ -506,7 +506,7 @@ def _ppi_html(ann: Any, judgments: pd.DataFrame, measure_name: str, estimator: A
         out.update(result=res, estimator_only=est, judge_only=(jo, j_lo, j_hi), coefficient=coefficient,
                    measure=measure_name, n_judged=info["n_judged"], n_draws=info["n_draws"])
     lam = info["lambda"]
-    kv = _kv([("coefficient", _esc(coefficient)), ("measure", _esc(measure_name)),
+    kv = _kv([("coefficient", _esc(coefficient)), ("similarity", _esc(measure_name)),
               ("judged pairs (draws)", f"{info['n_judged']} ({info['n_draws']})"),
               ("power-tuning weight lambda (observed, chance)", f"{lam['observed']:.3f}, {lam['chance']:.3f}"),
               ("effective sample size of the judged draws",

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, Statistic
-from softirr_stats.base._validation import SoftIRRWarning, check_choice
+from softirr_stats.base._validation import SoftIRRWarning, TooFewRatersError, check_choice
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -442,7 +442,7 @@ def span_counts(tab: SpanTable, *, match: str = "exact", by: str = "type", simil
     check_choice("by", by, SPAN_BY)
     n_r = len(tab.annotators)
     if n_r < 2:
-        raise ValueError(f"span agreement compares annotators in pairs and needs at least two; got {n_r} "
+        raise TooFewRatersError(f"span agreement compares annotators in pairs and needs at least two; got {n_r} "
                          f"({list(tab.annotators)!r})")
     ra, rb = np.triu_indices(n_r, k=1)
     pairs = np.stack([ra, rb], axis=1)

@@ -104,7 +104,7 @@ def check_supported(prep: Prepared) -> None:
     """Raise a ValueError (pointing to the bootstrap) where no analytic variance exists."""
     if prep.family.terms is None:
         raise ValueError(prep.family.no_analytic + "; " + _BOOTSTRAP_HINT)
-    if prep.family.rater_order and getattr(prep.sim, "asymmetric", False) and not _two_complete(prep):
+    if prep.family.rater_order and prep.sim.asymmetric and not _two_complete(prep):
         raise ValueError("no analytic variance is implemented for Conger's kappa with an asymmetric weights= "
                          "matrix (used as given) beyond two raters rating every item; " + _BOOTSTRAP_HINT)
     if prep.chance_pairs is not None:
@@ -169,7 +169,7 @@ def analytic_terms(prep: Prepared) -> Terms:
     (4,)
     """
     check_supported(prep)
-    if prep.family.rater_order and getattr(prep.sim, "asymmetric", False):
+    if prep.family.rater_order and prep.sim.asymmetric:
         return _as_given_cohen_terms(prep)
     return linearised_terms(prep)
 
