@@ -6,7 +6,7 @@ registry, similarity names from ``equivalence.MEASURES`` (estimators) and ``agre
 interval methods from ``uncertainty.INTERVAL_METHODS``, the chance syntax from
 ``agreement.CHANCE_SYNTAX``.
 The annotator models and bootstrap designs are listed here, so that ``softirr --help`` loads
-no NumPyro or NumPy random generators; ``tests/test_cli_lists.py`` ties them to
+no NumPyro or NumPy random generators; ``tests/cli/test_lists_come_from_tables.py`` ties them to
 ``models.MODEL_SPECS`` and ``uncertainty.DESIGNS``.
 
 Only cheap imports at module level (typer and the light registry modules).
@@ -47,7 +47,7 @@ WEIGHTS = _L["weights"]
 SIMILARITIES = (*MEASURES, *WEIGHTS)  # agreement.SIMILARITY_NAMES: every name similarity= takes
 INPUT_FORMATS = _L["input_formats"]  # data.INPUT_FORMATS: the long tables (parquet included), then the exports
 # uncertainty.DESIGNS less those that need data beside the file (cluster=, judged pairs); listed here
-# because importing the bootstrap module loads NumPy's random generators (tests/test_cli_lists.py ties them)
+# because importing the bootstrap module loads NumPy's random generators (tests/cli/test_lists_come_from_tables.py ties them)
 DESIGNS = ("items", "raters", "items+raters", "bayesian")
 CLI_LESS_DESIGNS = ("cluster", "judged")
 METHODS = _L["methods"]

@@ -313,7 +313,7 @@ def test_validation_study_smoke(tmp_path):
     import sys
 
     if importlib.util.find_spec("paper_repro") is None:  # top-level folder, not pip-installed
-        sys.path.append(str(pathlib.Path(__file__).resolve().parents[1]))
+        sys.path.append(str(pathlib.Path(__file__).resolve().parents[2]))
     from paper_repro.__main__ import main
 
     assert main(["ppi", "--smoke", "--out", str(tmp_path)]) == 0
@@ -355,7 +355,7 @@ FAMILY_NAMES = ("pooled", "per_rater", "alpha", "ac1", "bp", "percent", "light",
 def _library_lines():
     import pathlib
 
-    root = pathlib.Path(__file__).resolve().parents[1]
+    root = pathlib.Path(__file__).resolve().parents[2]
     for folder in LIBRARY:
         for py in sorted((root / folder).rglob("*.py")):
             if py.name == "_families.py":

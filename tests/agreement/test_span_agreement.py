@@ -11,8 +11,8 @@ import softirr_stats as sis
 from softirr_stats.agreement._span_f1 import SpanStatistic, span_counts, span_table
 from softirr_stats.uncertainty import draw_weights
 
-ROOT = pathlib.Path(__file__).resolve().parent
-BRATIAA_PROJECT = ROOT / "data" / "bratiaa_example"  # bratiaa's own example project (see its PROVENANCE.md)
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+BRATIAA_PROJECT = FIXTURES / "bratiaa_example"  # bratiaa's own example project (see its PROVENANCE.md)
 
 
 def frame(rows):
@@ -477,7 +477,7 @@ def test_signature_is_data_then_keyword_only_options():
     assert sis.span_agreement.__module__ == "softirr_stats.api._statistics" and "span_agreement" in sis.__all__
 
 
-EXPORTS = ROOT / "data" / "exports"
+EXPORTS = FIXTURES / "exports"
 SPAN_EXPORTS = [  # (export, format, reader options, the reader's expected exact-rule ratings)
     ("label_studio/project-7-export.json", "label-studio", {"field": "ner"}, "label_studio/expected_ner_exact.csv"),
     ("doccano/ner", "doccano", {}, "doccano/ner/expected_exact.csv"),

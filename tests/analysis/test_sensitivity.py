@@ -215,7 +215,7 @@ def test_docs_examples_run(tmp_path, monkeypatch):
     import doctest
     import pathlib
 
-    docs = pathlib.Path(__file__).resolve().parents[1] / "docs"
+    docs = pathlib.Path(__file__).resolve().parents[2] / "docs"
     monkeypatch.chdir(tmp_path)
     results = [doctest.testfile(str(docs / page), module_relative=False) for page in ("uncertainty.md",
                                                                                         "sensitivity.md")]

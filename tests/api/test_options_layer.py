@@ -17,7 +17,7 @@ from softirr_stats.cli import app
 from softirr_stats.cli import _options as opts
 from softirr_stats.equivalence import MEASURES, estimator_from_name
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 runner = CliRunner()
 MODEL_BACKED = ("embedding", "nli", "llm_judge")  # their classes take a model
 TEXT = [["fever", "fevers", "fever"], ["cough", "cough", "coughing"], ["rash", "skin rash", "rash"],

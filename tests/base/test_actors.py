@@ -1,6 +1,6 @@
 """base._actors.drive_actors, the one scheduler of the Ray scoring and bootstrap backends, on a fake Ray.
 
-The real clusters run in tests/test_distributed_ray.py and tests/test_bootstrap_ray.py; here the
+The real clusters run in tests/equivalence/test_scoring_on_ray.py and tests/uncertainty/test_bootstrap_ray.py; here the
 scheduling rules are pinned without one: every task's value is collected once, a task whose actor
 died is redone on a live actor, an actor's failed constructor stops the run with the caller's
 message, and actors that never start end in the caller's "all dead" message.

@@ -23,7 +23,7 @@ from softirr_stats.cli import main
 HOSTILE = ["=1+1", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)", "\tx", "\rcarriage", "\uff1dHYPERLINK(1)",
            "'=already quoted", "=HYPERLINK(\"http://x\",\"y\")"]
 HARMLESS = ["plain", "-3", "+1.5e3", "", "a=b", "'plain quote"]
-BRATIAA = Path(__file__).resolve().parent / "data" / "bratiaa_example"
+BRATIAA = Path(__file__).resolve().parents[1] / "fixtures" / "bratiaa_example"
 
 
 def dangerous(cell):

@@ -13,7 +13,7 @@ from softirr_stats.cli._output import Notes
 from softirr_stats.cli._suggest import did_you_mean
 from softirr_stats.data import demo_path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _test_command(path: Path) -> str:

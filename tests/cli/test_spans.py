@@ -8,7 +8,7 @@ import pytest
 import softirr_stats as sis
 from softirr_stats.cli import main
 
-BRATIAA = pathlib.Path(__file__).resolve().parent / "data" / "bratiaa_example"
+BRATIAA = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "bratiaa_example"
 
 
 def run(capsys, *args):

@@ -19,7 +19,7 @@ import softirr_stats as sis
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "softirr_stats"
 CELLS = [["a", "a", "b"], ["a", "b", "b"], ["b", "b", "b"], ["c", "c", "a"], ["a", "a", "a"], ["c", "b", "c"]]
 

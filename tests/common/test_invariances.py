@@ -188,8 +188,8 @@ def test_cohen_swap_raters_and_conger_equals_cohen(data):
 
 #: Statistics whose inputs are not item x rater tables: their invariances are tested beside them.
 TESTED_ELSEWHERE = {
-    "span_agreement": "tests/test_span_agreement.py: annotator swap and renaming (spans per document, not tables)",
-    **{name: "tests/test_peer_scores.py: item / rater order, weights, batches, resampling (numeric scores)"
+    "span_agreement": "tests/agreement/test_span_agreement.py: annotator swap and renaming (spans per document, not tables)",
+    **{name: "tests/peers/test_scores.py: item / rater order, weights, batches, resampling (numeric scores)"
        for name in ("icc", "lin_ccc", "kendall_w")},
 }
 
@@ -206,7 +206,7 @@ def test_every_statistic_is_classified():
 def test_every_claim_has_a_test():
     """A property a record claims is checked by a test of this file (and nothing unclaimed is)."""
     claimed = {(name, p) for name, props in CLASSIFIED.items() for p in props}
-    assert sorted(claimed - COVERED) == [], "claimed invariances without a test in tests/test_invariances.py"
+    assert sorted(claimed - COVERED) == [], "claimed invariances without a test in tests/common/test_invariances.py"
     assert COVERED <= claimed
 
 

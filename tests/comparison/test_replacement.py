@@ -2,9 +2,9 @@
 
 Reference: Calderon, Reichart & Dror (ACL 2025), code and data at github.com/nitaytech/AltTest
 (``alt_test_example.ipynb``, function ``alt_test``; data ``data/mtbench`` and ``data/cebab_stars``).
-The fixtures ``tests/data/alttest_mtbench.csv`` (3 humans, GPT-4o, Gemini Pro, Mistral v0.3; labels
+The fixtures ``tests/fixtures/alttest_mtbench.csv`` (3 humans, GPT-4o, Gemini Pro, Mistral v0.3; labels
 model_a / model_b / tie, scored by accuracy, epsilon 0.2 as in the notebook) and
-``tests/data/alttest_cebab_stars.csv`` (10 humans, GPT-4o and Mistral v0.3; 1-5 stars, scored by
+``tests/fixtures/alttest_cebab_stars.csv`` (10 humans, GPT-4o and Mistral v0.3; 1-5 stars, scored by
 neg_rmse, epsilon 0.1) are those files in long form, item ids renumbered. The p-values, advantage
 probabilities and winning rates below were produced by running the authors' ``alt_test`` function
 on the original JSON files; the notebook prints the rounded ones (mtbench: winning rate 0.00 and
@@ -22,7 +22,7 @@ from softirr_stats.comparison._replacement import FewHumansWarning, benjamini_ye
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.comparison._replacement.FewHumansWarning")
 
-DATA = pathlib.Path(__file__).resolve().parent / "data"
+DATA = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
 
 # alt_test(llm, humans, scoring_function, epsilon) of the authors' notebook: (winning rate, advantage prob,
 # per-human p-values, per-human advantage probabilities)

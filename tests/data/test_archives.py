@@ -1,6 +1,6 @@
 """Archives, compressed files and pipes (issue 35 rows 14-17; docs/unusual_input.md "Archives and pipes").
 
-Built from INCEpTION's own test files (``tests/data/real_exports/webanno``, from the INCEpTION
+Built from INCEpTION's own test files (``tests/fixtures/real_exports/webanno``, from the INCEpTION
 repository's curation test resources): each row of the table is a project export zip laid out
 in a way INCEpTION never writes, and what the reader must do with it.
 """
@@ -22,7 +22,7 @@ from softirr_stats.data._input import UNPACK_ENV, InputTooLarge
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")
 
-SRC = Path(__file__).parent / "data" / "real_exports" / "webanno" / "simpleSpanDiffIncompleteTest"
+SRC = Path(__file__).resolve().parents[1] / "fixtures" / "real_exports" / "webanno" / "simpleSpanDiffIncompleteTest"
 
 
 def _zip(path, entries):

@@ -1,6 +1,6 @@
 """Readers for annotation-tool exports: each fixture parses into the Annotations its hand-written CSV gives.
 
-The fixtures under tests/data/exports/ follow each tool's published export format (see
+The fixtures under tests/fixtures/exports/ follow each tool's published export format (see
 docs/readers.md for the source of each); every expected file is written by hand.
 """
 
@@ -17,7 +17,7 @@ import softirr_stats as sis
 from softirr_stats.data import ExportWarning, SpanRule, read_annotations
 from softirr_stats.data._readers import guess_format
 
-EXPORTS = Path(__file__).resolve().parent / "data" / "exports"
+EXPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "exports"
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
 
 

@@ -1,6 +1,6 @@
 """Real exports of the annotation tools, read into the items, raters and labels counted by hand.
 
-The files under ``tests/data/real_exports/`` come from the tools' own public repositories (test
+The files under ``tests/fixtures/real_exports/`` come from the tools' own public repositories (test
 resources and example data); ``PROVENANCE.md`` there gives repository, path, commit and licence
 of each, and marks the few reconstructions. The expected numbers below were counted from the
 files themselves (``grep -c '^T'``, ``awk`` over the offsets, reading the TSV by eye, a plain
@@ -24,7 +24,7 @@ from softirr_stats.data import Annotations, ExportWarning, SpanRule, read_annota
 from softirr_stats.data._readers import EXPORT_FORMATS, OptionError, guess_format, reader_options
 from softirr_stats.data._readers._common import coerce_bool
 
-REAL = Path(__file__).parent / "data" / "real_exports"
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real_exports"
 BRAT, WEBANNO, LS, DOCCANO = REAL / "brat", REAL / "webanno", REAL / "label_studio", REAL / "doccano"
 
 

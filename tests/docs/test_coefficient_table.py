@@ -5,7 +5,7 @@ from pathlib import Path
 
 from softirr_stats.agreement._registry import COEFFICIENTS, coefficient_table_markdown, statistic_records
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "coefficients.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "coefficients.md"
 START, END = "<!-- registry-table:start -->\n", "<!-- registry-table:end -->"
 
 

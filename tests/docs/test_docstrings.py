@@ -2,7 +2,7 @@
 
 The exported names are those in ``softirr_stats.__all__`` and in each subpackage's ``__all__``
 (including ``softirr_stats.models`` and ``softirr_stats.inference``); constants and modules are
-skipped. The examples themselves run in tests/test_doctests.py.
+skipped. The examples themselves run in tests/docs/test_doctests.py.
 
 Rules:
 

@@ -39,7 +39,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
+DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
                    re.MULTILINE | re.DOTALL)
 PAGES = sorted(DOCS.rglob("*.md"))
@@ -50,7 +50,7 @@ _NOTICE = re.compile(r"^softirr_stats: compiling JAX programs.*\n?", re.MULTILIN
 
 
 class Checker(doctest.OutputChecker):
-    """doctest's checker plus pytest's ``NUMBER`` rule (as in tests/test_doctests.py)."""
+    """doctest's checker plus pytest's ``NUMBER`` rule (as in tests/docs/test_doctests.py)."""
 
     def check_output(self, want: str, got: str, optionflags: int) -> bool:
         if super().check_output(want, got, optionflags):

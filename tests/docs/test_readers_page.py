@@ -4,7 +4,7 @@ import doctest
 import pathlib
 import warnings
 
-DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "readers.md"
+DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "readers.md"
 
 
 def test_readers_page_examples():

@@ -4,7 +4,7 @@ import doctest
 import pathlib
 import warnings
 
-DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "results_for_papers.md"
+DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "results_for_papers.md"
 
 
 def test_results_for_papers_page_examples():

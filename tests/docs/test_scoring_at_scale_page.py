@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "scoring_at_scale.md"
+DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "scoring_at_scale.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
 
 

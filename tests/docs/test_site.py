@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGES = ("softirr_stats", "softirr_stats.agreement", "softirr_stats.data", "softirr_stats.equivalence",
             "softirr_stats.calibration", "softirr_stats.uncertainty", "softirr_stats.reporting",
             "softirr_stats.models", "softirr_stats.inference", "softirr_stats.comparison",

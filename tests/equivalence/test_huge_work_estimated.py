@@ -6,7 +6,7 @@
   (warnings raised inside a command are only shown after the work).
 - An exact chance pass expected to be slow prints its estimate as one plain line when stderr
   is not a terminal (no bar there), once, before the pass.
-The Ctrl-C side (the long call stops within 2 s) is in tests/test_interrupts.py.
+The Ctrl-C side (the long call stops within 2 s) is in tests/cli/test_interrupts.py.
 """
 
 import random

@@ -88,7 +88,7 @@ def test_progress_bar_is_a_host_callback_on_the_same_program(cache, monkeypatch)
     """With a bar, the same compiled MCMC runs with a ticking kernel (numpyro's own bar off), not exported.
 
     (Checked on the call, not on the bar's text: whether tqdm's output reaches a captured
-    stderr depends on what the worker process ran before. tests/test_fit_progress.py checks
+    stderr depends on what the worker process ran before. tests/inference/test_fit_progress.py checks
     that the draws are those of the run without the bar, bit for bit.)"""
     import softirr_stats.inference._fit as F
 

@@ -23,7 +23,7 @@ from softirr_stats.inference._kinds import (
     SoftKind,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _from_prior(model_name: str, kind: str, fn, data, draws: int = 24, **kwargs) -> Posterior:

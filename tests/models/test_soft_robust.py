@@ -12,7 +12,7 @@ from numpyro.infer.util import log_density
 from softirr_stats import models
 from softirr_stats.inference import PredictiveCheckWarning, SviConfig, fit
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _study_module():

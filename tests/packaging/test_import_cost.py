@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGES = ["softirr_stats", "softirr_stats.agreement", "softirr_stats.calibration", "softirr_stats.data",
             "softirr_stats.equivalence", "softirr_stats.reporting", "softirr_stats.uncertainty"]
 # third-party top-level modules a bare import may load (the rest of sys.modules is the standard library)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _module(name: str):

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 if importlib.util.find_spec("paper_repro") is None:  # top-level folder, not pip-installed
-    sys.path.append(str(pathlib.Path(__file__).resolve().parents[1]))
+    sys.path.append(str(pathlib.Path(__file__).resolve().parents[2]))
 
 from paper_repro.__main__ import main  # noqa: E402
 from paper_repro.figures import paired_permutation_test  # noqa: E402

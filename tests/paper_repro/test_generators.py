@@ -14,7 +14,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 if importlib.util.find_spec("paper_repro") is None:  # top-level folder, not pip-installed
-    sys.path.append(str(pathlib.Path(__file__).resolve().parents[1]))
+    sys.path.append(str(pathlib.Path(__file__).resolve().parents[2]))
 
 from paper_repro.generators import (  # noqa: E402
     CONDITIONS,

@@ -16,7 +16,7 @@ from rapidfuzz.distance import Indel
 # paper_repro is a top-level folder of the repository, not installed by pip: make it
 # importable without shadowing the installed softirr_stats (append, never prepend).
 if importlib.util.find_spec("paper_repro") is None:
-    sys.path.append(str(pathlib.Path(__file__).resolve().parents[1]))
+    sys.path.append(str(pathlib.Path(__file__).resolve().parents[2]))
 
 from paper_repro import terminology as term
 from paper_repro.make_demo_data import DEMO_PATH, RATERS, make_demo

@@ -1,6 +1,6 @@
 """irrCAC's unit-test cases (Python irrCAC 0.4.4), run against softirr_stats: figures only.
 
-``tests/data/peer_irrcac.json`` holds irrCAC's datasets (Gwet 2014, *Handbook of Inter-Rater
+``tests/fixtures/peer_irrcac.json`` holds irrCAC's datasets (Gwet 2014, *Handbook of Inter-Rater
 Reliability*) and every expected value of its raw-data and contingency-table tests, each with
 its source (``test/unit/irrCAC/<raw|table>/<file>::<test>``). Every case is checked here: the
 coefficient, observed and chance agreement, standard error, interval and p-value, to the
@@ -24,7 +24,7 @@ import softirr_stats as sis
 from softirr_stats.agreement import weight_matrix
 from softirr_stats.agreement._similarity import AsGivenWeights
 
-DOC = json.loads((pathlib.Path(__file__).parent / "data" / "peer_irrcac.json").read_text())
+DOC = json.loads((pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "peer_irrcac.json").read_text())
 DATASETS = DOC["datasets"]
 CASES = DOC["cases"]
 RAW = {"bp": "brennan_prediger", "conger": "conger_kappa", "fleiss": "fleiss_kappa", "gwet": "gwet_ac1",

@@ -2,7 +2,7 @@
 
 - ``Annotations.from_table`` / ``from_counts``: irrCAC's ``.table`` and ``.dist`` functions
   (R irrCAC's vignette on ``cont3x3abstractors`` and README on ``distrib.6raters``; irrCAC's own
-  table tests in ``tests/data/peer_irrcac.json``);
+  table tests in ``tests/fixtures/peer_irrcac.json``);
 - per-category kappa: R ``irr::kappam.fleiss(diagnoses, detail = TRUE)`` (pyirr port, and the 3
   digits irr prints) and statsmodels ``fleiss_kappa`` on the table collapsed to "j or not";
 - all-agree share: R ``irr::agree`` (pyirr port); Light's z: R ``irr::kappam.light`` (pyirr port
@@ -26,9 +26,9 @@ from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
 import softirr_stats as sis
 
-HERE = pathlib.Path(__file__).parent
-SCORES = json.loads((HERE / "data" / "peer_scores.json").read_text())
-IRRCAC = json.loads((HERE / "data" / "peer_irrcac.json").read_text())
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+SCORES = json.loads((FIXTURES / "peer_scores.json").read_text())
+IRRCAC = json.loads((FIXTURES / "peer_irrcac.json").read_text())
 DATA, CASES = SCORES["data"], SCORES["cases"]
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
@@ -63,7 +63,7 @@ TABLE_NAMES = {"bp": "brennan_prediger", "cohen": "cohen_kappa", "gwet": "gwet_a
 
 @pytest.mark.parametrize("case", TABLE_CASES, ids=[c["source"].split("::")[-1] for c in TABLE_CASES])
 def test_from_table_equals_irrcac_table_tests(case):
-    """irrCAC 0.4.4's own table tests (tests/data/peer_irrcac.json), through Annotations.from_table."""
+    """irrCAC 0.4.4's own table tests (tests/fixtures/peer_irrcac.json), through Annotations.from_table."""
     ann = sis.Annotations.from_table(IRRCAC["datasets"][case["data"]])
     r = getattr(sis, TABLE_NAMES[case["method"]])(ann, ci="analytic")
     exp = case["expect"]["coefficient_value"]

@@ -1,9 +1,9 @@
 """ICC, Lin's CCC and Kendall's W against their peers' documented outputs, and their invariances.
 
 Sources (each case names its own):
-- ``tests/data/peer_scores.json``: outputs of pingouin 0.7.0 ``intraclass_corr`` and of pyirr
+- ``tests/fixtures/peer_scores.json``: outputs of pingouin 0.7.0 ``intraclass_corr`` and of pyirr
   0.84.1.2 (a line-by-line port of R ``irr`` 0.84.1: ``icc``, ``kendall``, ``kappam_fleiss``,
-  ``kappam_light``, ``agree``), written by ``tests/data/make_peer_scores.py`` on published data sets.
+  ``kappam_light``, ``agree``), written by ``tests/fixtures/make_peer_scores.py`` on published data sets.
 - Printed R output: ``psych::ICC`` and ``DescTools::ICC`` on Shrout & Fleiss (1979)'s Table 2 (the
   RExRepos ``interRaterICC`` page), ``psych::ICC`` on McGraw & Wong (1996)'s Table 6 (quoted as
   "Verification from R" in ``f_ICC.m``), ``irr::icc(anxiety, model = "twoway", type = "agreement")``.
@@ -28,7 +28,7 @@ import softirr_stats as sis
 from softirr_stats.agreement import ICC_FORMS, ScoreStatistic, icc_values, kendall_w_values
 from softirr_stats.agreement._scores import ccc_values
 
-DOC = json.loads((pathlib.Path(__file__).parent / "data" / "peer_scores.json").read_text())
+DOC = json.loads((pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "peer_scores.json").read_text())
 DATA, CASES = DOC["data"], DOC["cases"]
 FORMS = list(ICC_FORMS)
 
@@ -43,7 +43,7 @@ PINGOUIN = [(data, form) for data in CASES["pingouin.intraclass_corr"] for form 
 
 @pytest.mark.parametrize(("data", "form"), PINGOUIN)
 def test_icc_equals_pingouin(data, form):
-    """pingouin 0.7.0 intraclass_corr (tests/data/peer_scores.json) on the named data set."""
+    """pingouin 0.7.0 intraclass_corr (tests/fixtures/peer_scores.json) on the named data set."""
     ref = CASES["pingouin.intraclass_corr"][data][form]
     r = sis.icc(DATA[data], form=form, ci="analytic")
     assert r.value == pytest.approx(ref["icc"], abs=1e-9)

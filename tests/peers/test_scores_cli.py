@@ -12,7 +12,7 @@ from softirr_stats.analysis import SCORE_COEFFICIENTS
 from softirr_stats.api._score_statistics import SCORE_STATISTICS
 from softirr_stats.cli import app
 
-DATA = json.loads((pathlib.Path(__file__).parent / "data" / "peer_scores.json").read_text())["data"]
+DATA = json.loads((pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "peer_scores.json").read_text())["data"]
 
 
 def test_the_cli_names_are_the_api_names():

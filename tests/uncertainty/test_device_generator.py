@@ -1,6 +1,6 @@
 """``Bootstrap(generator="jax")``: replicate weights drawn by ``jax.random`` where the kernels run.
 
-The same contract as the host generator (tests/test_bootstrap_generator.py): replicate ``b`` depends on
+The same contract as the host generator (tests/uncertainty/test_bootstrap_generator.py): replicate ``b`` depends on
 (seed, stream, b) only, whatever the chunking; the design's constraints hold (counts sum to the
 number of units, within strata); the weights have the multinomial / Dirichlet moments.
 """

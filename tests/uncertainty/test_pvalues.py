@@ -1,7 +1,7 @@
 """z and p-values for H0: coefficient = 0 (analytic) and the permutation test.
 
 Published values are checked in the peer modules (SAS / statsmodels and R irr in
-test_peer_statsmodels.py, irrCAC in test_peer_irrcac.py); here: which variance is used when,
+tests/peers/test_statsmodels.py, irrCAC in tests/peers/test_irrcac.py); here: which variance is used when,
 the fields and tables, and the permutation test's mechanics.
 """
 
