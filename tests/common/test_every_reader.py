@@ -15,8 +15,8 @@ import pytest
 
 from softirr_stats.cli import _options
 from softirr_stats.data import EXPORT_FORMATS, INPUT_FORMATS, TABLE_FORMATS
-from softirr_stats.data._readers import guess_format, reader_options
 from softirr_stats.data._io import read_annotations
+from softirr_stats.data._readers import guess_format, reader_options
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")
 
