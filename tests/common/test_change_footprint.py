@@ -282,8 +282,11 @@ def test_an_estimator_with_a_short_name_is_its_class_and_one_table_entry(tmp_pat
         back = from_spec(spec)  # a class with a short name is on the spec allow-list
         assert type(back) is ToyPrefix and back.n == 2
         cached = Cached(ToyPrefix(n=2), tmp_path / "pairs.sqlite")
-        assert cached(["abcd"], ["axcd"]).tolist() == [0.5]
-        assert Cached(ToyPrefix(n=2), tmp_path / "pairs.sqlite")(["abcd"], ["axcd"]).tolist() == [0.5]
+        assert cached(["abcd"], ["axcd"]).tolist() == [0.5] and cached.n_misses == 1
+        again = Cached(ToyPrefix(n=2), tmp_path / "pairs.sqlite")  # read back under its fingerprint
+        assert again(["abcd"], ["axcd"]).tolist() == [0.5] and (again.n_hits, again.n_misses) == (1, 0)
+        other = Cached(ToyPrefix(n=3), tmp_path / "pairs.sqlite")  # another setting: another key
+        assert other(["abcd"], ["axcd"]).tolist() == [pytest.approx(2 / 3)] and other.n_hits == 0
     finally:
         del MEASURES["toy_prefix"]
         del sys.modules["softirr_toy_measure"]
