@@ -64,7 +64,7 @@ def validate(replications: int) -> None:
 
     spec = importlib.util.spec_from_file_location(
         "sim_tests", pathlib.Path(__file__).resolve().parents[1] / "tests"
-        / "test_models_simulation.py")
+        / "models" / "test_simulation.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     cfg = SviConfig(steps=1500, num_draws=400, learning_rate=0.03)

@@ -16,7 +16,7 @@ defines lives on its kind object, built once when the posterior is:
 ``Posterior`` asks its kind by method name (``Posterior.implied_agreement`` is the kind's
 ``implied_agreement``), so a quantity a kind does not define is refused with one message
 naming the kinds that do, and a new kind is one class here registered in :data:`MODEL_KINDS`
-(``tests/test_posterior_kinds.py`` adds a toy one and removes it).
+(``tests/inference/test_posterior_kinds.py`` adds a toy one and removes it).
 """
 
 import warnings

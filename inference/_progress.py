@@ -5,7 +5,7 @@ callback that the kernel of :func:`ticking_nuts` calls after every transition
 (``jax.debug.callback`` on the iteration counter, which no value of the chain depends on):
 it moves a progress bar through warm-up and sampling, and when Ctrl-C was pressed it raises
 inside the program, which stops it. The arithmetic of the chain is untouched, so the draws
-are those of the same fit without the bar, bit for bit (``tests/test_fit_progress.py``).
+are those of the same fit without the bar, bit for bit (``tests/inference/test_fit_progress.py``).
 
 :func:`interruptibly` runs a call in a worker thread while the main thread waits, so that
 Ctrl-C reaches Python at once (a compiled program holds the main thread until it ends).

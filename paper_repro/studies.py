@@ -239,7 +239,7 @@ def seed_paper_multilabel_data() -> np.ndarray:
     The multi-label paper's label vectors are not published; its derived numbers depend on
     the data only through the label counts (sum 28, sum of squares 86), the 32 disagreeing
     (pair, label) slots and the evenly spread maximum (56). This construction (the one in
-    ``tests/test_multilabel.py``) has all of them. Shape (items, raters, labels).
+    ``tests/agreement/test_multilabel.py``) has all of them. Shape (items, raters, labels).
     """
     x = np.zeros((4, 3, 31))
     x[:, 0, 0] = 1  # label 0: one positive per item

@@ -55,3 +55,34 @@ def _save_tiny_nli(path: pathlib.Path, words: list[str], *, hidden_size: int = 3
 def save_tiny_nli():
     """The builder of a tiny NLI model directory (shared by the docs examples and the Ray tests)."""
     return _save_tiny_nli
+
+
+def _save_tiny_llm(path: pathlib.Path, words: list[str], *, hidden_size: int = 32, layers: int = 2,
+                   seed: int = 0) -> pathlib.Path:
+    """A tiny randomly initialised Llama causal LM (word-level tokenizer over ``words``, a chat
+    template), built from a config offline and saved under ``path``; returns ``path``."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    vocab = list(dict.fromkeys(["<|endoftext|>", "<unk>", "user", "assistant", ":", "Yes", "No"] + sorted(words)))
+    wl = Tokenizer(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token="<unk>"))
+    wl.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok = PreTrainedTokenizerFast(tokenizer_object=wl, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+                                  unk_token="<unk>", pad_token="<|endoftext|>",
+                                  model_input_names=["input_ids", "attention_mask"])
+    tok.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }} {% endfor %}"
+                         "{% if add_generation_prompt %}assistant:{% endif %}")
+    torch.manual_seed(seed)
+    LlamaForCausalLM(LlamaConfig(vocab_size=len(tok), hidden_size=hidden_size, intermediate_size=2 * hidden_size,
+                                 num_hidden_layers=layers, num_attention_heads=2, num_key_value_heads=2,
+                                 max_position_embeddings=256, bos_token_id=0, eos_token_id=0,
+                                 pad_token_id=0)).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def save_tiny_llm():
+    """The builder of a tiny causal LM directory (an ``LlmJudge`` that runs offline in a second)."""
+    return _save_tiny_llm

@@ -7,7 +7,7 @@ Run from the repository root after moving, adding or removing a module or packag
 
 A *room* is a package of the library (``softirr_stats/<name>/`` and the top-level ``models/``
 and ``inference/``, installed as ``softirr_stats.models`` / ``softirr_stats.inference``).
-Imports are read with :mod:`ast` the way ``tests/test_import_layers.py`` reads them: ``import``
+Imports are read with :mod:`ast` the way ``tests/packaging/test_import_layers.py`` reads them: ``import``
 and ``from ... import`` statements (inside functions too), ``importlib.import_module`` /
 ``__import__`` with a literal name, and the module keys of the lazy ``attach(__name__, {...})``
 tables. A name taken from the root namespace (``from softirr_stats import fleiss_kappa``, or

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from softirr_stats.base._lazy import attach
 
-_lazy_getattr, __dir__, __all__ = attach(__name__, {
+__getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._chance": ('CHANCE_SYNTAX', 'MonteCarlo', 'SampledPairs', 'resolve_chance',),
     "softirr_stats.agreement._point": ('as_annotations', 'point_estimate',),
     "softirr_stats.agreement._missing_peers": ('MISSING_RATINGS', 'MissingRatingsHandling', 'missing_ratings_note',),
@@ -33,18 +33,6 @@ _lazy_getattr, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._registry": ('statistic_records',),
     "softirr_stats.agreement._xrr": ('ITEM_WEIGHTS', 'match_replications', 'normalized_kappa', 'replication_alpha', 'xrr_evaluate', 'xrr_prepare',),
 })
-
-
-
-def __getattr__(name: str) -> object:
-    """Public names on first use; ``VocabSimilarity``, the deprecated name of
-    ``ExactMatchSimilarity``, resolves with a ``DeprecationWarning`` and is not in ``__all__``."""
-    if name == "VocabSimilarity":
-        from softirr_stats.agreement import _similarity
-
-        return getattr(_similarity, name)
-    return _lazy_getattr(name)
-
 
 if TYPE_CHECKING:
     from softirr_stats.agreement._categorical_tests import (

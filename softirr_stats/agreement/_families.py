@@ -278,7 +278,7 @@ def _features_alpha(b: ItemBasics) -> Features:
 
 # Stage 1 from the matrix products G[name] = C @ F[name] (B rows), in the namespace of G: the
 # same quantities the family's segment-sum stage-1 kernel computes with unit rater weights
-# (tests/test_scale.py pins them equal on every family and route).
+# (tests/agreement/test_scale.py pins them equal on every family and route).
 
 
 def _products_observed(G: dict[str, Any], nr: int, ks: int) -> dict[str, Any]:

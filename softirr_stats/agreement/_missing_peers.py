@@ -57,7 +57,7 @@ class MissingRatingsHandling:
 
 _NA_OMIT = "R irr drops incomplete rows with na.omit"
 
-#: Every registered coefficient, classified (``tests/test_missing_peers.py`` fails on one left out).
+#: Every registered coefficient, classified (``tests/agreement/test_missing_ratings_notes.py`` fails on one left out).
 MISSING_RATINGS: dict[str, MissingRatingsHandling] = {
     "fleiss_kappa": MissingRatingsHandling(
         ("statsmodels' fleiss_kappa", "R irr's kappam.fleiss"),

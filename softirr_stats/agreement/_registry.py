@@ -44,7 +44,7 @@ __all__ = ["Coefficient", "Resolved", "COEFFICIENTS", "get_coefficient", "regist
 
 ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
-#: The properties a statistic can claim; ``tests/test_invariances.py`` holds one test per
+#: The properties a statistic can claim; ``tests/common/test_invariances.py`` holds one test per
 #: claim, and each record's ``invariances`` says which of them the statistic has.
 INVARIANCES: dict[str, str] = {
     "item_order": "permuting the items leaves the value unchanged",
@@ -377,13 +377,13 @@ STATISTICS: dict[str, StatisticRecord] = {s.name: s for s in (
         frozenset({"item_order", "rater_order", "relabelling", "unit_weights", "vmap_equals_loop",
                    "multinomial_equals_resampling"})),
     # spans, not item x rater labels: the invariance tests (categorical tables) do not apply; annotator
-    # order and renaming are tested in tests/test_span_agreement.py
+    # order and renaming are tested in tests/agreement/test_span_agreement.py
     StatisticRecord(
         "span_agreement", "Pairwise F1 between annotators of spans (Hripcsak & Rothschild 2005), with "
         "document-bootstrap intervals.", ("ann_or_path",),
         ("match", "by", "average", "similarity", "format", "unmatched", "ci"), ">= 2 annotators",
         "none (F1 needs no chance term)", True, frozenset()),
-    # numeric scores, not label tables: invariances are tested in tests/test_peer_scores.py
+    # numeric scores, not label tables: invariances are tested in tests/peers/test_scores.py
     StatisticRecord(
         "icc", "Intraclass correlation of numeric scores: the six Shrout & Fleiss (1979) / McGraw & Wong (1996) "
         "forms.", ("ann",), ("form", "ci"), ">= 2 (numeric scores)", "none (ANOVA variance components)", False,

@@ -11,7 +11,7 @@ __all__ = ["MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS", "coefficient_names",
 # coefficient registry.
 MULTILABEL_COEFFICIENTS = ("multilabel_fleiss", "multilabel_ac1", "multilabel_pabak")
 # Statistics of numeric scores (api: icc by form, lin_ccc, kendall_w), spelled here so that the CLI's
-# --help loads no NumPy (tests/test_peer_scores_cli.py ties them to api._score_statistics.SCORE_STATISTICS).
+# --help loads no NumPy (tests/peers/test_scores_cli.py ties them to api._score_statistics.SCORE_STATISTICS).
 SCORE_COEFFICIENTS = ("icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k", "lin_ccc", "kendall_w")
 
 

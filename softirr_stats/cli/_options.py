@@ -7,7 +7,7 @@ interval methods from ``uncertainty.INTERVAL_METHODS``, the chance syntax from
 ``agreement.CHANCE_SYNTAX``.
 the annotator models from ``models.ANNOTATOR_MODELS`` (a table that loads no NumPyro).
 The bootstrap designs are listed here, so that ``softirr --help`` loads no NumPy random
-generators; ``tests/test_cli_lists.py`` ties them to ``uncertainty.DESIGNS``.
+generators; ``tests/cli/test_lists_come_from_tables.py`` ties them to ``uncertainty.DESIGNS``.
 
 Only cheap imports at module level (typer and the light registry modules).
 """
@@ -50,7 +50,7 @@ WEIGHTS = _L["weights"]
 SIMILARITIES = (*MEASURES, *WEIGHTS)  # agreement.SIMILARITY_NAMES: every name similarity= takes
 INPUT_FORMATS = _L["input_formats"]  # data.INPUT_FORMATS: the long tables (parquet included), then the exports
 # uncertainty.DESIGNS less those that need data beside the file (cluster=, judged pairs); listed here
-# because importing the bootstrap module loads NumPy's random generators (tests/test_cli_lists.py ties them)
+# because importing the bootstrap module loads NumPy's random generators (tests/cli/test_lists_come_from_tables.py ties them)
 DESIGNS = ("items", "raters", "items+raters", "bayesian")
 CLI_LESS_DESIGNS = ("cluster", "judged")
 METHODS = _L["methods"]

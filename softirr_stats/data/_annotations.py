@@ -58,7 +58,7 @@ def _is_missing(value: Any) -> bool:
 
 #: Cells above which labels are encoded with pandas' hash tables (C loops) even when pandas is not
 #: imported yet; below it a NumPy / dict encoder avoids pandas' import (about 0.2-0.5 s) for the
-#: small tables of a first call. Both give the same codes (tests/test_label_encoding.py).
+#: small tables of a first call. Both give the same codes (tests/data/test_label_encoding.py).
 _PANDAS_ENCODE_MIN_CELLS = 100_000
 
 

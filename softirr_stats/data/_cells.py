@@ -3,7 +3,7 @@
 A byte that does not decode becomes a ValueError naming the file and ``encoding=``; a header
 naming one column twice is refused; a label column is numeric by the one rule of
 :func:`softirr_stats.data._labels.text_numbers`. Both routes of :func:`~softirr_stats.data.read_annotations` call these, so they
-give the same errors and the same labels (``tests/test_scale_readers.py``).
+give the same errors and the same labels (``tests/data/test_columnar_reading.py``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ distinct values go through the label rules of :meth:`Annotations._from_cells` (k
 ``normalize=``, ``categories=``); the codes matrix is filled by one flat-index assignment.
 
 Both entry points give exactly what the cell-by-cell path gives (same items, raters, vocabulary
-and codes; pinned by ``tests/test_scale_readers.py``), and return ``None`` whenever an input
+and codes; pinned by ``tests/data/test_columnar_reading.py``), and return ``None`` whenever an input
 falls outside what they handle (mixed-type identifiers, set-valued labels, a file Arrow parses
 differently or refuses, missing identifiers, ...): the caller then takes that path, so every
 error and warning it gives is kept.

@@ -9,7 +9,7 @@ builds that forward pass from ``torch.nn.functional`` (attention by
 ``tokenizers`` library, for the directories it can read exactly: ``model_type`` "bert" with
 absolute positions and the exact GELU, weights in ``model.safetensors``, a ``tokenizer.json``.
 Anything else goes through transformers (:func:`readable` says which). The output equals
-``BertModel(...).last_hidden_state`` to float rounding (``tests/test_bert_encoder.py``).
+``BertModel(...).last_hidden_state`` to float rounding (``tests/equivalence/test_bert_encoder.py``).
 
 torch, safetensors and tokenizers are imported inside the functions (the ``[transformers]``
 extra).

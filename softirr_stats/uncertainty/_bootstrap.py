@@ -398,7 +398,7 @@ class BootstrapDesign:
     (('cluster',), True)
 
     No design's name is compared outside its record: code asks for these flags
-    (``tests/test_options_layer.py`` fails on a new comparison).
+    (``tests/api/test_options_layer.py`` fails on a new comparison).
     """
 
     name: str

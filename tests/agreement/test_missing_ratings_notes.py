@@ -1,0 +1,159 @@
+"""Missing ratings: where the common peers use only the complete items, the result says so and gives their number.
+
+statsmodels' values are computed here (it is installed); R irr's come from tests/fixtures/peer_missing.json
+(tests/fixtures/make_peer_missing.py: pyirr 0.84.1.2, the port of R irr 0.84.1, on the complete rows, as R's
+``na.omit`` leaves them). The data are R irr's ``diagnoses`` and ``anxiety`` with a few ratings blanked.
+"""
+
+import json
+import math
+import pathlib
+import warnings
+
+import krippendorff
+import numpy as np
+import pytest
+from statsmodels.stats import inter_rater as smir
+
+import softirr_stats as sis
+from softirr_stats.agreement import COEFFICIENTS, MISSING_RATINGS
+
+IRR = json.loads((pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "peer_missing.json").read_text())
+DIAGNOSES = [[4, 4, 4, 4, 4, 4], [2, 2, 2, 5, 5, 5], [2, 3, 3, 3, 3, 5], [5, 5, 5, 5, 5, 5], [2, 2, 2, 4, 4, 4],
+             [1, 1, 3, 3, 3, 3], [3, 3, 3, 3, 5, 5], [1, 1, 3, 3, 3, 4], [1, 1, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5],
+             [1, 4, 4, 4, 4, 4], [1, 2, 4, 4, 4, 4], [2, 2, 2, 3, 3, 3], [1, 4, 4, 4, 4, 4], [2, 2, 4, 4, 4, 5],
+             [3, 3, 3, 3, 3, 5], [1, 1, 1, 4, 5, 5], [1, 1, 1, 1, 1, 2], [2, 2, 4, 4, 4, 4], [1, 3, 3, 5, 5, 5],
+             [5, 5, 5, 5, 5, 5], [2, 4, 4, 4, 4, 4], [2, 2, 4, 5, 5, 5], [1, 1, 4, 4, 4, 4], [1, 4, 4, 4, 4, 5],
+             [2, 2, 2, 2, 2, 4], [1, 1, 1, 1, 5, 5], [2, 2, 4, 4, 4, 4], [1, 3, 3, 3, 3, 3], [5, 5, 5, 5, 5, 5]]
+ANXIETY = [[3, 3, 2], [3, 6, 1], [3, 4, 4], [4, 6, 4], [5, 2, 3], [5, 4, 2], [2, 2, 1], [3, 4, 6], [5, 3, 1],
+           [2, 3, 1], [2, 2, 1], [6, 3, 2], [1, 3, 3], [5, 3, 3], [2, 2, 1], [2, 2, 1], [1, 1, 3], [2, 3, 3],
+           [4, 3, 2], [3, 4, 2]]
+
+
+def _blanked(rows, cells):
+    out = [list(r) for r in rows]
+    for i, j in cells:
+        out[i][j] = None
+    return out
+
+
+DIAG = _blanked(DIAGNOSES, IRR["diagnoses_blank"])
+ANX = [r[:2] for r in _blanked(ANXIETY, IRR["anxiety_blank"])]
+
+
+def _complete(rows):
+    return np.array([r for r in rows if None not in r], dtype=int)
+
+
+def _quiet(fn, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kw)
+
+
+def _note(res):
+    notes = [w for w in res.warnings if w.startswith("missing ratings:")]
+    assert len(notes) == 1, res.warnings
+    return notes[0]
+
+
+def test_every_coefficient_is_classified():
+    assert set(MISSING_RATINGS) == set(COEFFICIENTS)
+    for name, rec in MISSING_RATINGS.items():
+        assert rec.how, name  # what the peers do, or why they agree with us
+
+
+# --- statsmodels, computed here ----------------------------------------------------------------------------
+def _sm_fleiss(rows, method="fleiss"):
+    return smir.fleiss_kappa(smir.aggregate_raters(_complete(rows))[0], method=method)
+
+
+@pytest.mark.parametrize(("coefficient", "peer", "rows", "kwargs"), [
+    ("fleiss_kappa", lambda: _sm_fleiss(DIAG), DIAG, {}),
+    ("brennan_prediger", lambda: _sm_fleiss(DIAG, "randolph"), DIAG, {}),
+    ("scott_pi", lambda: _sm_fleiss(ANX), ANX, {}),
+    ("cohen_kappa", lambda: smir.cohens_kappa(smir.to_table(_complete(ANX))[0]).kappa, ANX, {}),
+    ("cohen_kappa", lambda: smir.cohens_kappa(smir.to_table(_complete(ANX))[0], wt="quadratic").kappa, ANX,
+     {"weights": "quadratic"}),
+])
+def test_note_gives_statsmodels_number(coefficient, peer, rows, kwargs):
+    fn = getattr(sis, coefficient)
+    res = _quiet(fn, rows, **kwargs)
+    expected = peer()
+    assert res.details["complete_items_value"] == pytest.approx(expected, abs=1e-9)
+    assert abs(res.value - expected) > 1e-3  # the difference the note explains
+    note = _note(res)
+    assert "statsmodels'" in note and f"{expected:.4f} there" in note
+    n_complete = len(_complete(rows))
+    assert f"only the {n_complete} rated by" in note and res.details["n_complete_items"] == n_complete
+    # the call the note names reproduces the number
+    ann = sis.Annotations.from_wide(rows)
+    weights = f", weights={kwargs['weights']!r}" if kwargs else ""
+    assert f"sis.{coefficient}(ann.complete_items(){weights})" in note
+    again = _quiet(fn, ann.complete_items(), **kwargs)
+    assert again.value == pytest.approx(expected, abs=1e-9)
+    assert not any(w.startswith("missing ratings:") for w in again.warnings)
+
+
+# --- R irr, from the fixture -----------------------------------------------------------------------------
+@pytest.mark.parametrize(("coefficient", "key", "rows", "kwargs", "peer"), [
+    ("fleiss_kappa", "kappam.fleiss(diagnoses)", DIAG, {}, "R irr's kappam.fleiss"),
+    ("conger_kappa", "kappam.fleiss(diagnoses, exact=TRUE)", DIAG, {}, "R irr's kappam.fleiss(exact=TRUE)"),
+    ("light_kappa", "kappam.light(diagnoses)", DIAG, {}, "R irr's kappam.light"),
+    ("cohen_kappa", "kappa2(anxiety[,1:2])", ANX, {}, "R irr's kappa2"),
+    ("cohen_kappa", "kappa2(anxiety[,1:2], 'squared')", ANX, {"weights": "quadratic"}, "R irr's kappa2"),
+])
+def test_note_gives_irr_number(coefficient, key, rows, kwargs, peer):
+    res = _quiet(getattr(sis, coefficient), rows, **kwargs)
+    assert res.details["complete_items_value"] == pytest.approx(IRR[key], abs=1e-9)
+    note = _note(res)
+    assert peer in note and f"{IRR[key]:.4f} there" in note
+
+
+# --- peers that treat missing ratings as we do: no note ------------------------------------------------------
+def test_alpha_equals_krippendorff_and_has_no_note():
+    res = _quiet(sis.krippendorff_alpha, DIAG)
+    data = np.array([[np.nan if v is None else v for v in r] for r in DIAG], dtype=float).T
+    assert res.value == pytest.approx(krippendorff.alpha(data, level_of_measurement="nominal"), abs=1e-9)
+    assert not any(w.startswith("missing ratings:") for w in res.warnings)
+    assert "complete_items_value" not in res.details
+
+
+@pytest.mark.parametrize("coefficient", ["gwet_ac1", "percent_agreement"])
+def test_same_handling_has_no_note(coefficient):
+    res = _quiet(getattr(sis, coefficient), DIAG)
+    assert not any(w.startswith("missing ratings:") for w in res.warnings)
+
+
+def test_no_note_on_complete_data_or_without_a_peer():
+    assert not _quiet(sis.fleiss_kappa, DIAGNOSES).warnings
+    # a soft similarity or a weight matrix has no peer to compare with
+    soft = np.eye(5) * 0.5 + 0.5
+    res = _quiet(sis.fleiss_kappa, DIAG, similarity=soft)
+    assert not any(w.startswith("missing ratings:") for w in res.warnings)
+    res = _quiet(sis.fleiss_kappa, DIAG, chance="mc:3")
+    assert not any(w.startswith("missing ratings:") for w in res.warnings)
+
+
+def test_complete_items_keeps_vocabulary_and_raters():
+    ann = sis.Annotations.from_wide(DIAG)
+    sub = ann.complete_items()
+    assert sub.n_items == 26 and sub.raters == ann.raters and sub.vocabulary == ann.vocabulary
+    assert (sub.ratings_per_item == ann.n_raters).all()
+
+
+def test_note_is_shown_in_print_markdown_and_the_cli(tmp_path):
+    from typer.testing import CliRunner
+
+    from softirr_stats.cli import app
+
+    res = _quiet(sis.fleiss_kappa, DIAG)
+    assert "see .warnings" in str(res) and "missing ratings:" in res.to_markdown()
+    path = tmp_path / "diag.csv"
+    path.write_text("item,rater,label\n" + "".join(f"{i},r{j},{v}\n" for i, r in enumerate(DIAG)
+                                                   for j, v in enumerate(r) if v is not None))
+    out = CliRunner().invoke(app, ["agree", str(path), "--coefficient", "fleiss_kappa"])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.output.split())
+    assert "statsmodels' fleiss_kappa" in text and "ann.complete_items()" in text
+    assert not math.isnan(IRR["kappam.fleiss(diagnoses)"])

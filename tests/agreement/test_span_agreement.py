@@ -1,0 +1,520 @@
+"""span_agreement: pairwise F1 between annotators, against bratiaa and nervaluate, by hand, and its bootstrap."""
+
+import pathlib
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.spans._span_f1 import SpanStatistic, span_counts, span_table
+from softirr_stats.uncertainty import draw_weights
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+BRATIAA_PROJECT = FIXTURES / "bratiaa_example"  # bratiaa's own example project (see its PROVENANCE.md)
+
+
+def frame(rows):
+    cols = ["document", "annotator", "start", "end", "type"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def read_ann_folder(root: pathlib.Path) -> pd.DataFrame:
+    """A parser-independent reading of a brat project: <annotator>/<doc>.ann text-bound lines."""
+    rows = []
+    for ann in sorted(root.glob("*/*.ann")):
+        for line in ann.read_text(encoding="utf-8").splitlines():
+            if line.startswith("T"):
+                typ, start, end = line.split("\t")[1].split(" ")
+                rows.append((ann.stem, ann.parent.name, int(start), int(end), typ))
+    return frame(rows)
+
+
+# --------------------------------------------------------------------------- bratiaa
+
+
+@pytest.fixture(scope="module")
+def bratiaa_agreement():
+    import bratiaa  # in the test extra
+
+    return bratiaa.compute_f1_agreement(str(BRATIAA_PROJECT))
+
+
+@pytest.fixture(scope="module")
+def ours():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sis.data.ExportWarning)
+        return sis.span_agreement(BRATIAA_PROJECT)
+
+
+def test_bratiaa_example_total_to_the_last_digit(bratiaa_agreement, ours):
+    mean, sd = bratiaa_agreement.mean_sd_total()
+    assert ours.value == float(mean)
+    assert ours.n_raters == 4 and ours.n_items == 7
+    np.testing.assert_allclose(np.std(ours.by_pair["f1"].to_numpy()), sd, rtol=1e-13)
+    # the published report of the example project (3 decimals)
+    assert round(ours.value, 3) == 0.890
+
+
+def test_bratiaa_example_per_label_per_document_and_pairs(bratiaa_agreement, ours):
+    mean, sd = bratiaa_agreement.mean_sd_per_label()
+    assert list(ours.by_type["type"]) == bratiaa_agreement.labels
+    np.testing.assert_allclose(ours.by_type["f1"], mean, rtol=1e-14)
+    np.testing.assert_allclose(ours.by_type["sd"], sd, rtol=1e-12)
+    assert ours.by_type["f1"].round(3).tolist() == [0.819, 0.840, 0.906, 0.938]  # published report
+    mean, sd = bratiaa_agreement.mean_sd_per_document()
+    assert [d + ".ann" for d in ours.by_document["document"]] == bratiaa_agreement.documents
+    np.testing.assert_allclose(ours.by_document["f1"], mean, rtol=1e-14)
+    np.testing.assert_allclose(ours.by_document["sd"], sd, rtol=1e-12)
+    m = bratiaa_agreement.compute_total_f1_matrix()
+    idx = {a: i for i, a in enumerate(bratiaa_agreement.annotators)}
+    theirs = [m[idx[a], idx[b]] for a, b in zip(ours.by_pair["annotator_a"], ours.by_pair["annotator_b"], strict=True)]
+    np.testing.assert_allclose(ours.by_pair["f1"], theirs, rtol=1e-15)
+
+
+def test_bratiaa_example_same_from_a_table_and_from_annotations(ours):
+    table = sis.span_agreement(read_ann_folder(BRATIAA_PROJECT))
+    assert table.value == ours.value
+    pd.testing.assert_frame_equal(table.by_pair, ours.by_pair)
+    ann = sis.read_annotations(BRATIAA_PROJECT, format="brat")  # the default span rule: exact, unmatched "O"
+    via_ann = sis.span_agreement(ann)
+    assert via_ann.value == ours.value
+    pd.testing.assert_frame_equal(via_ann.by_type, ours.by_type)
+
+
+def test_macro_average_on_bratiaa_example_is_mean_of_type_f1(ours):
+    macro = sis.span_agreement(read_ann_folder(BRATIAA_PROJECT), average="macro")
+    per_pair_type = macro.by_type["f1"].mean()  # every pair uses every type here
+    np.testing.assert_allclose(macro.value, per_pair_type, rtol=1e-14)
+    assert macro.value != ours.value
+
+
+# --------------------------------------------------------------------------- nervaluate
+
+
+def _shared_cases(seed: int, n_docs: int = 30):
+    """Two annotators whose spans never compete: A's spans sit in disjoint slots of a token grid; B
+    keeps, retypes, drops, shifts (inside the slot) or adds spans in empty slots. On such data the
+    greedy matching of nervaluate and the one-to-one matching here find the same pairs."""
+    rng = np.random.default_rng(seed)
+    types = ["PER", "LOC", "ORG"]
+    a_docs, b_docs, rows = [], [], []
+    for d in range(n_docs):
+        a_doc, b_doc = [], []
+        for slot in range(int(rng.integers(0, 8))):
+            base = slot * 20
+            start, end = base + int(rng.integers(0, 5)), base + int(rng.integers(8, 14))
+            typ = types[int(rng.integers(0, 3))]
+            fate = rng.choice(["keep", "retype", "drop", "shift", "new"], p=[0.45, 0.15, 0.1, 0.15, 0.15])
+            if fate != "new":
+                a_doc.append((start, end, typ))
+            if fate == "keep":
+                b_doc.append((start, end, typ))
+            elif fate == "retype":
+                b_doc.append((start, end, types[(types.index(typ) + 1) % 3]))
+            elif fate == "shift":
+                b_doc.append((start + 1, end + 2, typ))
+            elif fate == "new":
+                b_doc.append((start, end, typ))
+        a_docs.append([{"label": t, "start": s, "end": e - 1} for s, e, t in a_doc])  # nervaluate: end inclusive
+        b_docs.append([{"label": t, "start": s, "end": e - 1} for s, e, t in b_doc])
+        rows += [(f"doc{d:02d}", "a", s, e, t) for s, e, t in a_doc]
+        rows += [(f"doc{d:02d}", "b", s, e, t) for s, e, t in b_doc]
+    return a_docs, b_docs, frame(rows), types
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_nervaluate_schemes_where_definitions_coincide(seed):
+    import nervaluate  # in the test extra
+
+    a_docs, b_docs, spans, types = _shared_cases(seed)
+    res = nervaluate.Evaluator(a_docs, b_docs, tags=types, loader="dict").evaluate()
+    strict = sis.span_agreement(spans, match="exact", by="type")
+    exact = sis.span_agreement(spans, match="exact", by="all")
+    ent_type = sis.span_agreement(spans, match="overlap", by="type")
+    np.testing.assert_allclose(strict.value, res["overall"]["strict"].f1, rtol=1e-13)
+    np.testing.assert_allclose(exact.value, res["overall"]["exact"].f1, rtol=1e-13)
+    np.testing.assert_allclose(ent_type.value, res["overall"]["ent_type"].f1, rtol=1e-13)
+    row = strict.by_pair.iloc[0]  # annotator a = nervaluate's true, b = its prediction
+    assert row["tp"] == res["overall"]["strict"].correct
+    np.testing.assert_allclose(row["precision"], res["overall"]["strict"].precision, rtol=1e-13)
+    np.testing.assert_allclose(row["recall"], res["overall"]["strict"].recall, rtol=1e-13)
+    for _, r in strict.by_type.iterrows():
+        np.testing.assert_allclose(r["f1"], res["entities"][r["type"]]["strict"].f1, rtol=1e-13)
+
+
+def test_greedy_nervaluate_differs_where_spans_compete():
+    """One-to-one maximum matching vs nervaluate's greedy pass: documented in docs/span_agreement.md."""
+    import nervaluate
+
+    # truth [0, 4] PER; predictions [0, 5] then [0, 4]: greedy lets the first (overlapping) one take the truth
+    a = [[{"label": "PER", "start": 0, "end": 4}]]
+    b = [[{"label": "PER", "start": 0, "end": 5}, {"label": "PER", "start": 0, "end": 4}]]
+    res = nervaluate.Evaluator(a, b, tags=["PER"], loader="dict").evaluate()
+    spans = frame([("d", "a", 0, 5, "PER"), ("d", "b", 0, 6, "PER"), ("d", "b", 0, 5, "PER")])
+    assert res["overall"]["strict"].correct == 0
+    assert sis.span_agreement(spans).by_pair["tp"].iloc[0] == 1.0
+    np.testing.assert_allclose(sis.span_agreement(spans).value, 2 / 3)
+
+
+# --------------------------------------------------------------------------- hand-computed
+
+
+def test_hand_case_exact_overlap_and_thresholds():
+    spans = frame([("d", "a", 0, 10, "X"), ("d", "b", 0, 5, "X")])  # IoU 0.5
+    assert sis.span_agreement(spans).value == 0.0
+    assert sis.span_agreement(spans, match="overlap").value == 1.0
+    assert sis.span_agreement(spans, match="overlap:0.5").value == 1.0
+    assert sis.span_agreement(spans, match="overlap:0.51").value == 0.0
+    tenth = frame([("d", "a", 0, 30, "X"), ("d", "b", 27, 30, "X")])  # IoU exactly 3 / 30
+    assert sis.span_agreement(tenth, match="overlap:0.1").value == 1.0
+    assert sis.span_agreement(tenth, match="overlap:0.11").value == 0.0
+    touching = frame([("d", "a", 0, 5, "X"), ("d", "b", 5, 9, "X")])  # end exclusive: no shared character
+    assert sis.span_agreement(touching, match="overlap").value == 0.0
+
+
+def test_hand_case_one_to_one_matching_counts_the_most_pairs():
+    # b1 = a1 exactly; a2 overlaps only b1, b2 overlaps only a1 weakly. Any-overlap: 2 matches (a1-b2, a2-b1).
+    spans = frame([("d", "a", 0, 10, "X"), ("d", "a", 2, 5, "X"), ("d", "b", 0, 10, "X"), ("d", "b", 9, 30, "X")])
+    r = sis.span_agreement(spans, match="overlap")
+    assert r.by_pair["tp"].iloc[0] == 2.0 and r.value == 1.0
+    r = sis.span_agreement(spans, match="overlap:0.5")  # only a1-b1 is eligible
+    assert r.by_pair["tp"].iloc[0] == 1.0 and r.value == 0.5
+    # one span cannot match two: a = [0, 10); b = [0, 4), [5, 10)
+    r = sis.span_agreement(frame([("d", "a", 0, 10, "X"), ("d", "b", 0, 4, "X"), ("d", "b", 5, 10, "X")]),
+                           match="overlap")
+    np.testing.assert_allclose(r.value, 2 * 1 / 3)
+
+
+def test_hand_case_three_annotators_types_micro_macro_and_documents():
+    spans = frame([
+        ("d1", "a", 0, 4, "PER"), ("d1", "a", 10, 15, "LOC"),
+        ("d1", "b", 0, 4, "PER"), ("d1", "b", 10, 15, "ORG"),
+        ("d1", "c", 0, 4, "PER"),
+        ("d2", "a", 3, 8, "PER"), ("d2", "b", 3, 8, "PER"), ("d2", "c", 3, 8, "PER"),
+    ])
+    r = sis.span_agreement(spans)
+    # a-b: tp 2 of 3 + 3 spans -> 2/3; a-c: tp 2 of 3 + 2 -> 0.8; b-c: 0.8
+    np.testing.assert_allclose(r.by_pair["f1"], [2 * 2 / 6, 2 * 2 / 5, 2 * 2 / 5])
+    np.testing.assert_allclose(r.value, np.mean([2 / 3, 0.8, 0.8]))
+    # macro: a-b: PER 1, LOC 0, ORG 0 -> 1/3; a-c: PER 1, LOC 0 -> 1/2; b-c: PER 1, ORG 0 -> 1/2
+    macro = sis.span_agreement(spans, average="macro")
+    np.testing.assert_allclose(macro.by_pair["f1"], [1 / 3, 1 / 2, 1 / 2])
+    # by type: LOC only for pairs a-b, a-c (F1 0); PER 1 for every pair
+    bt = r.by_type.set_index("type")
+    assert bt.loc["PER", "f1"] == 1.0 and bt.loc["LOC", "f1"] == 0.0 and bt.loc["LOC", "n_pairs"] == 2
+    # by='all': the retyped span matches
+    np.testing.assert_allclose(sis.span_agreement(spans, by="all").by_pair["f1"], [1.0, 0.8, 0.8])
+    bd = r.by_document.set_index("document")
+    np.testing.assert_allclose(bd.loc["d2", "f1"], 1.0)
+
+
+def test_stacked_spans_count_each_annotation():
+    # a stacks X and Y on one span; b marks X there
+    spans = frame([("d", "a", 0, 5, "X"), ("d", "a", 0, 5, "Y"), ("d", "b", 0, 5, "X")])
+    np.testing.assert_allclose(sis.span_agreement(spans).value, 2 / 3)
+    np.testing.assert_allclose(sis.span_agreement(spans, by="all").value, 2 / 3)
+    both = frame([("d", "a", 0, 5, "X"), ("d", "a", 0, 5, "Y"), ("d", "b", 0, 5, "Y"), ("d", "b", 0, 5, "X")])
+    assert sis.span_agreement(both, by="all").value == 1.0
+
+
+def test_set_valued_labels_of_annotations_are_stacked_spans():
+    # a stacked type set on one span (how a reader may give two types on one offset) is one span per type
+    ann = sis.Annotations.from_wide([[{"X", "Y"}, {"X"}], [{"Z"}, None]], items=["d:0-5", "e:1-3"],
+                                    raters=["a", "b"])
+    r = sis.span_agreement(ann)
+    assert r.n_spans == 4 and r.by_pair["n_documents"].iloc[0] == 1  # b did not annotate e
+    np.testing.assert_allclose(r.value, 2 / 3)
+
+
+def test_repeated_span_counted_once_with_a_warning():
+    spans = frame([("d", "a", 0, 5, "X"), ("d", "a", 0, 5, "X"), ("d", "b", 0, 5, "X")])
+    with pytest.warns(sis.spans.SpanWarning, match="counted once"):
+        r = sis.span_agreement(spans)
+    assert r.value == 1.0 and r.n_spans == 2
+
+
+def test_documents_only_one_annotator_annotated_are_not_compared():
+    # a rater missing from a document (not annotated) vs present with no span ("O")
+    ann = sis.Annotations.from_wide([["X", "X"], ["X", "O"], ["X", None]], items=["d1:0-3", "d2:0-3", "d3:0-3"],
+                                    raters=["a", "b"])
+    r = sis.span_agreement(ann)
+    assert r.by_pair["n_documents"].iloc[0] == 2  # d3 was not annotated by b
+    np.testing.assert_allclose(r.value, 2 * 1 / 3)
+
+
+def test_no_span_on_shared_documents_is_nan_with_a_warning():
+    spans = frame([("d", "b", None, None, None), ("d", "d", None, None, None), ("e", "a", 0, 3, "X"),
+                   ("e", "c", 0, 3, "X")])
+    with pytest.warns(sis.DegenerateWarning, match="left out of the mean"):
+        r = sis.span_agreement(spans)
+    # b and d marked nothing: a-b, a-d, b-c, c-d have F1 0, a-c 1, b-d is undefined
+    np.testing.assert_allclose(r.by_pair["f1"], [0.0, 1.0, 0.0, 0.0, np.nan, 0.0])
+    np.testing.assert_allclose(r.value, 1 / 5)
+    only_empty = frame([("d", "a", None, None, None), ("d", "b", None, None, None)])
+    with pytest.warns(sis.DegenerateWarning, match="undefined"):
+        assert np.isnan(sis.span_agreement(only_empty).value)
+
+
+# --------------------------------------------------------------------------- invariances
+
+
+def _bigger_case(seed=3):
+    _, _, spans, _ = _shared_cases(seed, n_docs=20)
+    rng = np.random.default_rng(seed)
+    third = spans.loc[spans["annotator"] == "a"].copy()
+    third["annotator"] = "c"
+    third = third.loc[rng.random(len(third)) < 0.7]
+    return pd.concat([spans, third], ignore_index=True)
+
+
+@pytest.mark.parametrize("kw", [{}, {"match": "overlap"}, {"by": "all"}, {"average": "macro"}])
+def test_invariant_to_annotator_names_row_order_and_document_names(kw):
+    spans = _bigger_case()
+    base = sis.span_agreement(spans, **kw)
+    swapped = spans.assign(annotator=spans["annotator"].map({"a": "z", "b": "y", "c": "x"}))
+    swapped = swapped.sample(frac=1.0, random_state=0)
+    swapped["document"] = "x_" + swapped["document"].str[::-1]
+    other = sis.span_agreement(swapped, **kw)
+    np.testing.assert_allclose(other.value, base.value, rtol=1e-14)
+    np.testing.assert_allclose(np.sort(other.by_pair["f1"]), np.sort(base.by_pair["f1"]), rtol=1e-14)
+    # swapping the two annotators of a pair swaps FP and FN
+    ab = base.by_pair.set_index(["annotator_a", "annotator_b"]).loc[("a", "b")]
+    zy = other.by_pair.set_index(["annotator_a", "annotator_b"]).loc[("y", "z")]
+    assert (ab["fp"], ab["fn"], ab["tp"]) == (zy["fn"], zy["fp"], zy["tp"])
+
+
+# --------------------------------------------------------------------------- soft type matching
+
+
+def test_soft_matching_with_exact_equals_hard():
+    spans = _bigger_case()
+    types = sorted(spans["type"].unique())
+    exact_fn = lambda a, b: (np.asarray(a, dtype=object) == np.asarray(b, dtype=object)).astype(float)  # noqa: E731
+    for kw in ({}, {"match": "overlap"}, {"average": "macro"}):
+        hard = sis.span_agreement(spans, **kw)
+        for sim in (np.eye(len(types)), exact_fn, sis.equivalence.Exact()):
+            soft = sis.span_agreement(spans, similarity=sim, **kw)
+            assert soft.value == pytest.approx(hard.value, rel=1e-15)
+            pd.testing.assert_frame_equal(soft.by_pair, hard.by_pair)
+            pd.testing.assert_frame_equal(soft.by_type, hard.by_type)
+
+
+def test_soft_matching_credits_the_equivalence_probability():
+    spans = frame([("d", "a", 0, 4, "fever"), ("d", "b", 0, 4, "pyrexia"), ("d", "a", 6, 9, "cough"),
+                   ("d", "b", 6, 9, "cough")])
+    S = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.8], [0.0, 0.8, 1.0]])  # cough, fever, pyrexia
+    r = sis.span_agreement(spans, similarity=S)
+    np.testing.assert_allclose(r.by_pair["tp"], [1.8])
+    np.testing.assert_allclose(r.value, 2 * 1.8 / 4)
+    bt = r.by_type.set_index("type")
+    np.testing.assert_allclose(bt.loc[["fever", "pyrexia"], "tp"], [0.4, 0.4])
+    np.testing.assert_allclose(bt.loc[["fever", "pyrexia"], "f1"], [0.8, 0.8])
+    assert sis.span_agreement(spans).value == 0.5
+    # the matching maximises the total credit: a's span could pair with either of b's stacked types
+    stack = frame([("d", "a", 0, 4, "fever"), ("d", "b", 0, 4, "cough"), ("d", "b", 0, 4, "pyrexia")])
+    np.testing.assert_allclose(sis.span_agreement(stack, similarity=S).by_pair["tp"], [0.8])
+    lev = sis.span_agreement(spans, similarity="levenshtein")
+    assert 0.5 < lev.value < 1.0 and lev.similarity == "levenshtein"
+    assert lev.n_pairs_scored == 1  # only fever-pyrexia meets on a candidate match (cough-cough is equal)
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+def test_vectorised_bootstrap_equals_recomputing_on_resampled_documents():
+    spans = _bigger_case()
+    cfg = sis.Bootstrap(n=6, seed=11)
+    tab = span_table(spans)
+    stat = SpanStatistic(span_counts(tab), tab.documents, len(tab.annotators))
+    C, _, _ = draw_weights(stat, cfg, 0, cfg.n)
+    reps = stat.evaluate(C)["value"]
+    docs = np.asarray(tab.documents)
+    for b in range(cfg.n):
+        parts = [spans.loc[spans["document"] == d].assign(document=f"{d}#{k}")
+                 for d, w in zip(docs, C[b], strict=True) for k in range(int(w))]
+        again = sis.span_agreement(pd.concat(parts, ignore_index=True)).value
+        np.testing.assert_allclose(reps[b], again, rtol=1e-13)
+    r = sis.span_agreement(spans, ci=cfg)
+    np.testing.assert_array_equal(r.details["replicates"], reps)
+
+
+def test_interval_fields_tables_and_seed():
+    spans = _bigger_case()
+    r = sis.span_agreement(spans, ci=sis.Bootstrap(n=300, seed=1))
+    assert r.ci_low <= r.value <= r.ci_high and r.se > 0
+    assert r.details["bootstrap_design"] == "items" and r.ci_method == "bootstrap-bca-t"  # method="auto", few documents
+    assert (r.by_pair["ci_low"] <= r.by_pair["ci_high"]).all() and (r.by_type["ci_low"] <= r.by_type["ci_high"]).all()
+    again = sis.span_agreement(spans, ci=sis.Bootstrap(n=300, seed=1))
+    assert (again.ci_low, again.ci_high) == (r.ci_low, r.ci_high)
+    groups = {d: int(d[-2:]) % 5 for d in spans["document"].unique()}
+    cl = sis.span_agreement(spans, ci=sis.Bootstrap(n=200, design="cluster", cluster=groups, seed=0))
+    assert cl.ci_low <= cl.ci_high
+    bca = sis.span_agreement(spans, ci=sis.Bootstrap(n=200, method="bca", seed=0))
+    assert bca.ci_low <= bca.ci_high
+    assert "Spans" in r.to_markdown()
+
+
+def test_interval_coverage_sanity():
+    """Simulated corpora with a known population F1: 2 q E[n] / ((1 + q) E[n] + mu)."""
+    rng = np.random.default_rng(2026)
+    q, mu, lam, n_docs, n_sims = 0.8, 0.6, 3.0, 40, 120
+    truth = 2 * q * (lam + 1) / ((1 + q) * (lam + 1) + mu)
+    hits = 0
+    for s in range(n_sims):
+        rows = []
+        for d in range(n_docs):
+            n = int(rng.poisson(lam)) + 1
+            kept = rng.random(n) < q
+            extra = int(rng.poisson(mu))
+            rows += [(f"d{d}", "a", 10 * k, 10 * k + 5, "X") for k in range(n)]
+            rows += [(f"d{d}", "b", 10 * k, 10 * k + 5, "X") for k in range(n) if kept[k]]
+            rows += [(f"d{d}", "b", 1000 + 10 * k, 1000 + 10 * k + 5, "X") for k in range(extra)]
+        r = sis.span_agreement(frame(rows), ci=sis.Bootstrap(n=400, seed=s))
+        hits += r.ci_low <= truth <= r.ci_high
+    coverage = hits / n_sims
+    assert 0.85 <= coverage <= 0.995, coverage
+
+
+# --------------------------------------------------------------------------- input paths and bad input
+
+
+def test_csv_span_table_path(tmp_path):
+    spans = _bigger_case()
+    path = tmp_path / "spans.csv"
+    spans.to_csv(path, index=False)
+    assert sis.span_agreement(path).value == sis.span_agreement(spans).value
+
+
+def test_bad_input():
+    spans = frame([("d", "a", 0, 4, "X"), ("d", "b", 0, 4, "X")])
+    with pytest.raises(ValueError, match=r"match must be one of \['exact', 'overlap', 'overlap:<IoU>'\]"):
+        sis.span_agreement(spans, match="lenient")
+    for bad in ("overlap:0", "overlap:1.5", "overlap:x", "overlap:"):
+        with pytest.raises(ValueError, match="match must be one of"):
+            sis.span_agreement(spans, match=bad)
+    with pytest.raises(ValueError, match=r"by must be one of \['all', 'type'\]"):
+        sis.span_agreement(spans, by="token")
+    with pytest.raises(ValueError, match=r"average must be one of \['macro', 'micro'\]"):
+        sis.span_agreement(spans, average="weighted")
+    with pytest.raises(ValueError, match="needs at least two; got 1"):
+        sis.span_agreement(spans.loc[spans["annotator"] == "a"])
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['type'\]"):
+        sis.span_agreement(spans.drop(columns="type"))
+    with pytest.raises(ValueError, match="0 <= start < end"):
+        sis.span_agreement(frame([("d", "a", 4, 4, "X"), ("d", "b", 0, 4, "X")]))
+    with pytest.raises(ValueError, match="integer character offsets"):
+        sis.span_agreement(frame([("d", "a", 1.5, 4, "X"), ("d", "b", 0, 4, "X")]))
+    with pytest.raises(ValueError, match="some of start, end, type missing"):
+        sis.span_agreement(frame([("d", "a", 1, 4, None), ("d", "b", 0, 4, "X")]))
+    with pytest.raises(ValueError, match="ignores types"):
+        sis.span_agreement(spans, by="all", similarity="levenshtein")
+    with pytest.raises(ValueError, match="no analytic variance"):
+        sis.span_agreement(spans, ci="analytic")
+    with pytest.raises(ValueError, match="annotator pairs are fixed"):
+        sis.span_agreement(spans, ci=sis.Bootstrap(design="raters"))
+    with pytest.raises(ValueError, match="at least 2 documents"):
+        sis.span_agreement(spans, ci=sis.Bootstrap(n=10))
+    with pytest.raises(TypeError, match="apply only when ann_or_path is a path"):
+        sis.span_agreement(spans, field="label")
+    with pytest.raises(TypeError, match="ann_or_path must be a DataFrame"):
+        sis.span_agreement([("d", "a", 0, 4, "X")])
+    not_spans = sis.Annotations.from_wide([["x", "y"]], items=["item1"], raters=["a", "b"])
+    with pytest.raises(ValueError, match="<document>:<start>-<end>"):
+        sis.span_agreement(not_spans)
+
+
+def test_bad_reader_input(tmp_path):
+    with pytest.raises(TypeError, match="match= instead of span_rule="):
+        sis.span_agreement(BRATIAA_PROJECT, format="brat", span_rule=sis.data.SpanRule())
+    one = tmp_path / "proj" / "solo"
+    one.mkdir(parents=True)
+    (one / "doc.ann").write_text("T1\tX 0 3\tabc\n")
+    with pytest.raises(ValueError, match="two"):
+        sis.span_agreement(tmp_path / "proj", format="brat")
+
+
+@pytest.mark.parametrize("kind,threshold,same_type", [("overlap", 0.0, True), ("overlap", 0.0, False),
+                                                      ("overlap", 0.4, False), ("exact", np.nan, False)])
+def test_candidate_join_equals_all_pairs(kind, threshold, same_type):
+    from softirr_stats.spans._span_f1 import _overlap_edges
+
+    rng = np.random.default_rng(5)
+    n = 300
+    start = rng.integers(0, 60, n)
+    spans = frame([(f"d{rng.integers(0, 4)}", f"r{rng.integers(0, 3)}", int(s), int(s + rng.integers(1, 12)),
+                    "XY"[rng.integers(0, 2)]) for s in start])
+    spans = spans.drop_duplicates()
+    tab = span_table(spans)
+    i, j = _overlap_edges(tab, kind, threshold, same_type)
+    got = set(zip(i.tolist(), j.tolist(), strict=True))
+    want = set()
+    for a in range(tab.n_spans):
+        for b in range(tab.n_spans):
+            if tab.doc[a] != tab.doc[b] or tab.rater[a] >= tab.rater[b] or (same_type and tab.type[a] != tab.type[b]):
+                continue
+            inter = min(tab.end[a], tab.end[b]) - max(tab.start[a], tab.start[b])
+            union = tab.end[a] - tab.start[a] + tab.end[b] - tab.start[b] - inter
+            if kind == "exact":
+                ok = tab.start[a] == tab.start[b] and tab.end[a] == tab.end[b]
+            else:
+                ok = inter > 0 and inter >= threshold * union
+            if ok:
+                want.add((a, b))
+    assert got == want and len(want) > 5
+
+
+def test_signature_is_data_then_keyword_only_options():
+    import inspect
+
+    params = list(inspect.signature(sis.span_agreement).parameters.values())
+    assert [p.name for p in params[:-1]] == ["ann_or_path", "match", "by", "average", "similarity", "format",
+                                             "unmatched", "ci"]
+    assert params[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:-1])
+    assert params[-1].kind is inspect.Parameter.VAR_KEYWORD  # the export reader's options
+    assert sis.span_agreement.__module__ == "softirr_stats.api._statistics" and "span_agreement" in sis.__all__
+
+
+EXPORTS = FIXTURES / "exports"
+SPAN_EXPORTS = [  # (export, format, reader options, the reader's expected exact-rule ratings)
+    ("label_studio/project-7-export.json", "label-studio", {"field": "ner"}, "label_studio/expected_ner_exact.csv"),
+    ("doccano/ner", "doccano", {}, "doccano/ner/expected_exact.csv"),
+    ("prodigy/ner_manual.jsonl", "prodigy", {}, "prodigy/ner_manual_expected_exact.csv"),
+    ("webanno/annotation", "webanno-tsv", {"layer": "NamedEntity"}, "webanno/expected_spans_exact.csv"),
+    ("brat/by_annotator", "brat", {}, "brat/expected_exact.csv"),
+]
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")  # the fixtures' skipped records
+@pytest.mark.parametrize("export,fmt,options,expected", SPAN_EXPORTS, ids=[e[1] for e in SPAN_EXPORTS])
+def test_every_span_export_reads_like_its_expected_ratings(export, fmt, options, expected):
+    """The path (read with the exact rule, 'no span' as a private label) gives what the hand-written
+    expected ratings give (items '<document>:<start>-<end>', 'O' = annotated, no span)."""
+    by_hand = sis.read_annotations(EXPORTS / expected)
+    for kw in ({}, {"match": "overlap"}, {"by": "all"}):
+        from_path = sis.span_agreement(EXPORTS / export, format=fmt, **options, **kw)
+        want = sis.span_agreement(by_hand, **kw)
+        assert from_path.value == pytest.approx(want.value, rel=1e-15, nan_ok=True)
+        pd.testing.assert_frame_equal(from_path.by_pair, want.by_pair)
+        assert from_path.n_spans == want.n_spans > 0
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")
+def test_label_studio_ner_by_hand():
+    # rater 1: PER [0,10), ORG, LOC | PER, LOC; rater 2: PER [0,4), ORG, LOC | PER, ORG (same offsets otherwise)
+    path = EXPORTS / "label_studio" / "project-7-export.json"
+    assert sis.span_agreement(path, format="label-studio", field="ner").value == pytest.approx(2 * 3 / 10, abs=1e-15)
+    assert sis.span_agreement(path, format="label-studio", field="ner", match="overlap").value == pytest.approx(0.8)
+    assert sis.span_agreement(path, format="label-studio", field="ner", by="all").value == pytest.approx(0.8)
+
+
+def test_text_column_is_carried_and_other_designs_run():
+    spans = _bigger_case().assign(text="some words")
+    base = sis.span_agreement(spans.drop(columns="text"))
+    assert sis.span_agreement(spans).value == base.value
+    strata = {d: int(d[-1]) % 2 for d in spans["document"].unique()}
+    for cfg in (sis.Bootstrap(n=200, design="bayesian", seed=0), sis.Bootstrap(n=200, strata=strata, seed=0)):
+        r = sis.span_agreement(spans, ci=cfg)
+        assert r.ci_low < r.ci_high and r.details["resampling_unit"] == "documents"

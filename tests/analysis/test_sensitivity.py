@@ -1,0 +1,231 @@
+"""sensitivity(): tidy table over coefficients x similarities x chance; forest plot."""
+
+import math
+import warnings
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.analysis import COLUMNS, coefficient_registry, sensitivity
+from softirr_stats.uncertainty._analytic import Analytic
+
+matplotlib.use("Agg")
+
+# irrCAC::cont3x3abstractors (docs/formulas/reference_values.md): Cohen 0.7964094022 (SE 0.0589107183),
+# quadratic 0.8921568627 (SE 0.0353515076), Scott 0.7962396962 (SE 0.0590547333).
+CONT3X3 = np.array([[13, 0, 0], [0, 20, 7], [0, 4, 56]])
+NAN = None
+K12 = [[1, 1, NAN, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4], [4, 4, 4, 4],
+       [1, 1, 2, 1], [2, 2, 2, 2], [NAN, 5, 5, 5], [NAN, NAN, 1, 1], [NAN, NAN, 3, NAN]]
+LABELS = ["fever", "fevers", "cough", "coughing", "rash", "skin rash"]
+
+
+def _rows(table):
+    a, b = np.nonzero(table)
+    return [[int(i), int(j)] for i, j in zip(a, b, strict=True) for _ in range(table[i, j])]
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.fixture(scope="module")
+def text_data():
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, len(LABELS), 50)
+    pick = np.where(rng.random((50, 3)) < 0.5, truth[:, None], rng.integers(0, len(LABELS), (50, 3)))
+    return np.asarray(LABELS, dtype=object)[pick].tolist()
+
+
+class CountingSim:
+    """A symmetric estimator that records every pair it is asked to score."""
+
+    name = "prefix4"
+    symmetric = True
+    fingerprint = "test:prefix4"
+
+    def __init__(self):
+        self.calls: list[tuple[str, str]] = []
+
+    def __call__(self, a, b):
+        self.calls += list(zip(a, b, strict=True))
+        return np.array([1.0 if x == y else (0.7 if x[:4] == y[:4] else 0.05) for x, y in zip(a, b, strict=True)])
+
+
+def test_table_matches_reference_values_and_direct_calls():
+    rows = _rows(CONT3X3)
+    df = sensitivity(rows, coefficients=["cohen_kappa", "scott_pi"], similarities=[None, "quadratic"],
+                     ci="analytic")
+    assert list(df.columns) == list(COLUMNS)
+    assert len(df) == 4
+    got = df.set_index(["coefficient", "similarity"])
+    assert got.loc[("cohen_kappa", "identity"), "value"] == pytest.approx(0.7964094022, abs=1e-9)
+    assert got.loc[("cohen_kappa", "identity"), "se"] == pytest.approx(0.0589107183, abs=1e-9)
+    assert got.loc[("cohen_kappa", "quadratic"), "value"] == pytest.approx(0.8921568627, abs=1e-9)
+    assert got.loc[("cohen_kappa", "quadratic"), "se"] == pytest.approx(0.0353515076, abs=1e-9)
+    assert got.loc[("scott_pi", "identity"), "se"] == pytest.approx(0.0590547333, abs=1e-9)
+    direct = sis.scott_pi(rows, weights="quadratic", ci="analytic")
+    row = got.loc[("scott_pi", "quadratic")]
+    assert (row["value"], row["ci_low"], row["ci_high"], row["se"]) == (direct.value, direct.ci_low,
+                                                                          direct.ci_high, direct.se)
+    assert (df["ci_method"] == "analytic").all() and (df["n_items"] == 100).all()
+
+
+def test_weight_name_reaches_alpha_as_a_similarity_matrix():
+    # alpha takes no weights=: quadratic weights enter as the similarity 1 - (a-b)^2/range^2,
+    # which is interval alpha (docs/formulas/reference_values.md: 0.8491071429).
+    df = sensitivity(K12, coefficients=["krippendorff_alpha", "fleiss_kappa"], similarities=["quadratic"])
+    got = df.set_index("coefficient")["value"]
+    assert got["krippendorff_alpha"] == pytest.approx(0.8491071429, abs=1e-9)
+    assert got["fleiss_kappa"] == pytest.approx(0.8649350649, abs=1e-9)  # irrCAC, docs/formulas/reference_values.md
+
+
+
+def test_alpha_under_irrcac_weights():
+    # irrCAC krippen.alpha.raw(cac.raw4raters, weights=...), printed to 5 decimals (docs/formulas/reference_values.md);
+    # irrCAC's "ordinal" weights are not Krippendorff's ordinal metric (that is level="ordinal").
+    ref = {"ordinal": 0.83364, "linear": 0.80038, "circular": 0.78998, "bipolar": 0.83499, "ratio": 0.79740}
+    df = sensitivity(K12, coefficients=["krippendorff_alpha"], similarities=list(ref))
+    got = df.set_index("similarity")["value"]
+    for name, value in ref.items():
+        assert round(got[name], 5) == value
+
+
+def test_scores_are_shared_across_coefficients(text_data):
+    est = CountingSim()
+    coefs = ["fleiss_kappa", "conger_kappa", "krippendorff_alpha", "gwet_ac1", "brennan_prediger",
+             "percent_agreement", "light_kappa"]
+    df = sensitivity(text_data, coefficients=coefs, similarities=[("prefix", est)])
+    pairs = {tuple(sorted(p)) for p in est.calls}
+    assert len(est.calls) == len(pairs) == math.comb(len(LABELS), 2)  # each label pair scored once
+    assert df["n_pairs_scored"].sum() == len(pairs) and df.attrs["n_pairs_scored"] == {"prefix": len(pairs)}
+    assert df["n_pairs_scored"].iloc[0] == len(pairs)  # the first row scores, the rest reuse
+    for name in ("conger_kappa", "krippendorff_alpha", "gwet_ac1"):  # same as a direct call
+        direct = getattr(sis, name)(text_data, similarity=CountingSim())
+        assert df.set_index("coefficient").loc[name, "value"] == pytest.approx(direct.value, abs=1e-12)
+
+
+def test_grid_shape_note_rows_and_names(text_data):
+    df = sensitivity(text_data, coefficients=["fleiss_kappa", "gwet_ac1", "cohen_kappa", "light_kappa"],
+                     similarities=[None, "levenshtein"], chance=["exact", sis.MonteCarlo(permutations=2)],
+                     ci="analytic")
+    # fleiss: 2 sims x 2 chances; ac1 and light take no chance option: 2 rows each; cohen: note rows
+    counts = df["coefficient"].value_counts().to_dict()
+    assert counts == {"fleiss_kappa": 4, "gwet_ac1": 2, "cohen_kappa": 4, "light_kappa": 2}
+    cohen = df[df["coefficient"] == "cohen_kappa"]
+    assert cohen["value"].isna().all() and cohen["warnings"].str.contains("needs exactly 2 raters").all()
+    mc = df[(df["coefficient"] == "fleiss_kappa") & (df["chance"] == "monte_carlo(D=2)")]
+    assert mc["value"].notna().all() and mc["se"].isna().all()
+    assert mc["warnings"].str.contains("no analytic interval").all()
+    light = df[df["coefficient"] == "light_kappa"]
+    assert light["value"].notna().all() and light["ci_low"].isna().all()
+    exact = df[(df["coefficient"] == "fleiss_kappa") & (df["chance"] == "exact")]
+    assert (exact["ci_low"] < exact["value"]).all() and (exact["value"] < exact["ci_high"]).all()
+    assert set(df["similarity"]) == {"identity", "levenshtein"}
+
+
+def test_default_coefficients_follow_the_number_of_raters(text_data):
+    two = sensitivity(_rows(CONT3X3))
+    assert list(two["coefficient"]) == ["cohen_kappa", "scott_pi", "krippendorff_alpha", "gwet_ac1",
+                                        "brennan_prediger", "percent_agreement"]
+    many = sensitivity(text_data)
+    assert list(many["coefficient"])[:2] == ["fleiss_kappa", "conger_kappa"]
+    assert many["value"].notna().all()
+
+
+def test_analytic_config_changes_level_and_population():
+    rows = _rows(CONT3X3)
+    base = sensitivity(rows, coefficients=["cohen_kappa"], ci="analytic").iloc[0]
+    narrow = sensitivity(rows, coefficients=["cohen_kappa"], ci=Analytic(level=0.9, population=400)).iloc[0]
+    assert narrow["level"] == 0.9
+    assert narrow["se"] == pytest.approx(base["se"] * math.sqrt(1 - 100 / 400), rel=1e-12)
+    assert narrow["ci_high"] - narrow["ci_low"] < base["ci_high"] - base["ci_low"]
+
+
+def test_multilabel_baselines_for_set_labels():
+    reg = coefficient_registry()
+    if "multilabel_fleiss" not in reg:  # pragma: no cover - depends on the lead's module
+        pytest.fail("multilabel_agreement should be importable")
+    rng = np.random.default_rng(2)
+    x = (rng.random((30, 3, 4)) < 0.35).astype(int)
+    x[:, 1] = np.where(rng.random((30, 4)) < 0.7, x[:, 0], x[:, 1])
+    ann = sis.Annotations.from_multilabel(x)
+    df = sensitivity(ann, coefficients=["multilabel_fleiss", "multilabel_ac1", "multilabel_pabak"],
+                     similarities=[None, "jaccard"])
+    ok = df[df["value"].notna()].set_index("coefficient")["value"]
+    from softirr_stats.api._statistics import multilabel_agreement
+
+    for base in ("fleiss", "ac1", "pabak"):
+        assert ok[f"multilabel_{base}"] == pytest.approx(multilabel_agreement(ann, baseline=base).value, abs=1e-12)
+    skipped = df[df["similarity"] == "jaccard"]
+    assert len(skipped) == 3 and skipped["warnings"].str.contains("takes no similarity").all()
+
+
+def test_validation_errors(text_data):
+    with pytest.raises(ValueError, match="coefficients must be names from"):
+        sensitivity(text_data, coefficients=["kappa"])
+    with pytest.raises(ValueError, match="similarity must be one of"):
+        sensitivity(text_data, similarities=["levenstein"])
+    with pytest.raises(TypeError, match="similarity must be None"):  # the one resolver's message
+        sensitivity(text_data, similarities=[3.5])
+    with pytest.raises(ValueError, match="ci must be"):
+        sensitivity(text_data, ci="bootstrap")
+    with pytest.raises(ValueError, match="chance must be"):
+        sensitivity(text_data, chance=["permutation"])
+
+
+def test_forest_plot_draws_one_point_per_finite_row(text_data):
+    from matplotlib.collections import LineCollection, PathCollection
+
+    from softirr_stats.reporting import plot_sensitivity
+
+    df = sensitivity(text_data, coefficients=["fleiss_kappa", "krippendorff_alpha", "cohen_kappa", "light_kappa"],
+                     similarities=[None, "indel"], ci="analytic")
+    ax = plot_sensitivity(df)
+    n_points = sum(len(c.get_offsets()) for c in ax.collections if isinstance(c, PathCollection))
+    n_bars = sum(len(c.get_segments()) for c in ax.collections if isinstance(c, LineCollection))
+    assert n_points == int(df["value"].notna().sum()) == 6  # cohen rows are notes (3 raters)
+    assert n_bars == int(df["ci_low"].notna().sum()) == 4  # light has no analytic interval
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["fleiss_kappa", "krippendorff_alpha", "light_kappa"]
+    assert len(ax.get_legend().get_texts()) == 2  # one colour per similarity
+    with pytest.raises(ValueError, match="missing the columns"):
+        plot_sensitivity(pd.DataFrame({"value": [1.0]}))
+    matplotlib.pyplot.close("all")
+
+
+def test_bootstrap_interval_passes_through():
+    rows = _rows(CONT3X3)
+    boot = sis.Bootstrap(n=200, seed=3)
+    df = sensitivity(rows, coefficients=["cohen_kappa"], ci=boot)
+    direct = sis.cohen_kappa(rows, ci=boot)
+    row = df.iloc[0]
+    assert row["ci_method"] == "bootstrap-bca-t"  # method="auto" at 100 items
+    assert (row["ci_low"], row["ci_high"], row["se"]) == (direct.ci_low, direct.ci_high, direct.se)
+
+
+def test_docs_examples_run(tmp_path, monkeypatch):
+    # docs/uncertainty.md and docs/sensitivity.md: the >>> examples carry irrCAC's numbers. They run
+    # in a temporary folder: the forest-plot example saves sensitivity.pdf into the working directory
+    import doctest
+    import pathlib
+
+    docs = pathlib.Path(__file__).resolve().parents[2] / "docs"
+    monkeypatch.chdir(tmp_path)
+    results = [doctest.testfile(str(docs / page), module_relative=False) for page in ("uncertainty.md",
+                                                                                        "sensitivity.md")]
+    assert sum(r.failed for r in results) == 0 and sum(r.attempted for r in results) >= 8
+    assert (tmp_path / "sensitivity.pdf").stat().st_size > 1000  # written here, not into the checkout
+
+
+def test_the_public_names_are_the_analysis_functions():
+    import softirr_stats as sis
+    from softirr_stats import analysis
+
+    assert analysis.sensitivity is sis.sensitivity
+    assert analysis.scoring_plan is sis.scoring_plan

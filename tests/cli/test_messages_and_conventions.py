@@ -1,0 +1,67 @@
+"""The command line's conventions and messages: suggestions for typos, short help, --quiet / --verbose,
+one note per cause, errors that say where to look."""
+
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.cli import main
+from softirr_stats.cli._output import Notes
+from softirr_stats.cli._suggest import did_you_mean
+from softirr_stats.data import demo_path
+
+
+@pytest.mark.parametrize(("typo", "choices", "hint"), [
+    ("kripendorff_alpha", ["fleiss_kappa", "krippendorff_alpha"], "krippendorff_alpha"),
+    ("Levenstein", ["exact", "levenshtein"], "levenshtein"),
+    ("nothing_like_it", ["exact", "levenshtein"], None),
+])
+def test_did_you_mean(typo, choices, hint):
+    assert did_you_mean(typo, choices) == ("" if hint is None else f" (did you mean {hint!r}?)")
+
+
+def test_a_mistyped_coefficient_gets_a_suggestion(capsys):
+    with pytest.raises(SystemExit) as ex:
+        main(["agree", str(demo_path()), "-c", "kripendorff_alpha"])
+    assert ex.value.code == 2
+    assert "unknown --coefficient 'kripendorff_alpha' (did you mean 'krippendorff_alpha'?)" in capsys.readouterr().err
+
+
+def test_short_help_no_bool_metavar_and_demo_help_only_its_options(capsys):
+    with pytest.raises(SystemExit) as ex:
+        main(["demo", "-h"])
+    assert ex.value.code == 0
+    out = capsys.readouterr().out
+    assert "<bool>" not in out and "--no-embedding" in out
+    assert "--judgments" not in out and "--level" not in out and "--cache" not in out
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    root = capsys.readouterr().out
+    for flag in ("--quiet", "--verbose", "--install-completion", "-h"):
+        assert flag in root
+
+
+def test_quiet_and_verbose_exclude_each_other(capsys):
+    with pytest.raises(SystemExit) as ex:
+        main(["--quiet", "--verbose", "demo", "--bootstrap", "0"])
+    assert ex.value.code == 2 and "exclude each other" in capsys.readouterr().err
+
+
+def test_a_warning_and_a_note_of_one_cause_are_one_note():
+    notes = Notes(["3 raters resampled (fewer than 8)", "FewUnitsWarning: 3 raters resampled (fewer than 8)",
+                   "another note"])
+    assert notes.lines() == ["[1] FewUnitsWarning: 3 raters resampled (fewer than 8)", "[2] another note"]
+
+
+def test_read_judgments_on_a_blinded_sheet_says_where_the_plan_is(tmp_path):
+    sheet = tmp_path / "sheet.csv"
+    pd.DataFrame({"pair_id": ["p1"], "label_1": ["a"], "label_2": ["b"], "judgment": [1.0]}).to_csv(sheet, index=False)
+    with pytest.raises(ValueError, match=r"blinded judging sheet.*sheet\.plan\.csv, not found.*read_judging_sheet"):
+        sis.read_judgments(sheet)
+
+
+def test_bootstrap_advice_is_not_circular():
+    ann = sis.Annotations.from_wide([["a", "b"]])
+    with pytest.raises(ValueError) as err:
+        sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=20, design="items"))
+    assert "needs at least 2 items" in str(err.value) and "use design='items'" not in str(err.value)

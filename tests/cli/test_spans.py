@@ -1,0 +1,51 @@
+"""``softirr spans``: the span agreement of the Python API, from the real entry point."""
+
+import json
+import pathlib
+
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.cli import main
+
+BRATIAA = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "bratiaa_example"
+
+
+def run(capsys, *args):
+    with pytest.raises(SystemExit) as exit_:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exit_.value.code, out, err
+
+
+def test_spans_equals_the_python_api_and_bratiaa(capsys, tmp_path):
+    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "200", "--seed", "3", "-f", "json",
+                         "--json", str(tmp_path / "spans.json"))
+    assert code == 0, err
+    payload = json.loads(out)
+    py = sis.span_agreement(BRATIAA, ci=sis.Bootstrap(n=200, seed=3, design="items"))
+    mean = payload["results"][-1]
+    assert mean["pair"] == "mean over pairs"
+    assert mean["f1"] == py.value == pytest.approx(0.8903501522940479, abs=1e-15)  # bratiaa's mean pairwise F1
+    assert (mean["ci_low"], mean["ci_high"]) == pytest.approx((py.ci_low, py.ci_high), abs=1e-12)
+    assert len(payload["results"]) == 7 and payload["results"][0]["tp"] == 382  # 6 pairs of 4 annotators
+    assert json.loads((tmp_path / "spans.json").read_text())["results"] == payload["results"]
+
+
+def test_spans_overlap_table_and_bad_options(capsys):
+    code, out, _ = run(capsys, "spans", str(BRATIAA), "--match", "overlap:0.5", "--by", "all", "--bootstrap", "0")
+    assert code == 0 and "mean over pairs" in out and "match = overlap:0.5" in out
+    code, _, err = run(capsys, "spans", str(BRATIAA), "--match", "fuzzy")
+    assert code == 2 and err.count("error:") == 1 and "--match must be one of exact, overlap" in err
+    code, _, err = run(capsys, "spans", str(BRATIAA / "missing"))
+    assert code == 2 and "does not exist" in err and "Traceback" not in err
+
+
+def test_spans_markdown_has_one_interval_column_and_integer_counts(capsys):
+    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "50", "--seed", "1", "-f", "markdown")
+    assert code == 0, err
+    header, _, first = out.splitlines()[:3]
+    assert header.count("| CI |") == 1 and header.count("CI") == 1
+    cells = [c.strip() for c in first.strip("|").split("|")]
+    assert cells[1:5] == ["7", "382", str(int(cells[3])), str(int(cells[4]))]  # documents and counts as integers
+    assert cells[-1].startswith("[") and cells[-1].endswith("]")  # the merged [lo, hi] interval

@@ -1,0 +1,256 @@
+"""Archives, compressed files and pipes (issue 35 rows 14-17; docs/unusual_input.md "Archives and pipes").
+
+Built from INCEpTION's own test files (``tests/fixtures/real_exports/webanno``, from the INCEpTION
+repository's curation test resources): each row of the table is a project export zip laid out
+in a way INCEpTION never writes, and what the reader must do with it.
+"""
+
+import gzip
+import os
+import sys
+import threading
+import warnings
+import zipfile
+import zlib
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import softirr_stats as sis
+from softirr_stats.data._input import UNPACK_ENV, InputTooLarge
+
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")
+
+SRC = Path(__file__).resolve().parents[1] / "fixtures" / "real_exports" / "webanno" / "simpleSpanDiffIncompleteTest"
+
+
+def _zip(path, entries):
+    """A zip of ``(archive name, source file)`` entries, written in order (a name may repeat)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # zipfile: "Duplicate name"
+        with zipfile.ZipFile(path, "w") as zf:
+            for name, src in entries:
+                zf.write(SRC / src, name)
+    return path
+
+
+def _read(path):
+    return sis.read_annotations(path, format="webanno-tsv", feature="PosValue")
+
+
+GOOD = [("annotation/s.txt/user1.tsv", "user1.tsv"), ("annotation/s.txt/user2.tsv", "user2.tsv")]
+
+# (case, entries, expected raters or the error's words)
+INCEPTION = [
+    ("as INCEpTION writes it", GOOD, ("user1", "user2")),
+    ("row14: two entries of one name", [*GOOD, ("annotation/s.txt/user2.tsv", "user1.tsv")],
+     "holds 2 entries named 'annotation/s.txt/user2.tsv'"),
+    ("row15: one user's file for one document under two paths",
+     [*GOOD, ("backup/annotation/s.txt/user2.tsv", "user2.tsv")], "user 'user2' has two files for document 's.txt'"),
+    ("row16: curation/annotation/doc/x.tsv is not a rater",
+     [*GOOD, ("curation/annotation/s.txt/x.tsv", "curator.tsv")], ("user1", "user2")),
+    ("curation/doc/CURATION_USER.tsv", [*GOOD, ("curation/s.txt/CURATION_USER.tsv", "curator.tsv")],
+     ("user1", "user2")),
+    ("a wrapping folder", [(f"project/{n}", s) for n, s in GOOD], ("user1", "user2")),
+]
+
+
+@pytest.mark.parametrize("case, entries, expected", INCEPTION, ids=[c[0] for c in INCEPTION])
+def test_inception_zip_layouts(tmp_path, case, entries, expected):
+    path = _zip(tmp_path / "project.zip", entries)
+    if isinstance(expected, str):
+        with pytest.raises(ValueError, match=expected.replace("(", r"\(").replace("*", r"\*")):
+            _read(path)
+        return
+    ann = _read(path)
+    assert ann.raters == expected
+    if any(n.startswith("curation/") for n, _ in entries):
+        assert any("under curation/ (the curated result) skipped" in n for n in ann.read_notes)
+
+
+def test_row15_two_paths_in_a_folder_are_refused_too(tmp_path):
+    for sub in ("a/annotation/s.txt", "b/annotation/s.txt"):
+        (tmp_path / sub).mkdir(parents=True)
+        (tmp_path / sub / "user1.tsv").write_bytes((SRC / "user1.tsv").read_bytes())
+    (tmp_path / "a/annotation/s.txt/user2.tsv").write_bytes((SRC / "user2.tsv").read_bytes())
+    with pytest.raises(ValueError, match="user 'user1' has two files for document 's.txt'"):
+        _read(tmp_path)
+
+
+def test_row16_curation_folder_is_skipped_in_a_folder(tmp_path):
+    for name, src in [*GOOD, ("curation/annotation/s.txt/x.tsv", "curator.tsv")]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes((SRC / src).read_bytes())
+    ann = _read(tmp_path)
+    assert ann.raters == ("user1", "user2")
+    assert any("under curation/" in n for n in ann.read_notes)
+
+
+def test_row14_doccano_zip_with_two_entries_of_one_name(tmp_path):
+    path = tmp_path / "doccano.zip"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("alice.jsonl", '{"id": 1, "text": "x", "label": ["a"]}\n')
+            zf.writestr("bob.jsonl", '{"id": 1, "text": "x", "label": ["a"]}\n')
+            zf.writestr("bob.jsonl", '{"id": 1, "text": "x", "label": ["b"]}\n')
+    with pytest.raises(ValueError, match="holds 2 entries named 'bob.jsonl'"):
+        sis.read_annotations(path, format="doccano")
+
+
+# ---------------------------------------------------------------------------------------- row 17
+def _bomb_zip(path, nbytes, name="annotation/s.txt/user1.tsv", copies=1):
+    """A zip whose entries unpack to ``nbytes`` zeros each (about 1,000 times smaller packed)."""
+    block = b"\0" * (1 << 20)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for k in range(copies):
+            with zf.open(name if copies == 1 else f"annotation/d{k}.txt/user{k}.tsv", "w", force_zip64=True) as fh:
+                for _ in range(nbytes >> 20):
+                    fh.write(block)
+    return path
+
+
+def _gzip_bomb(path, nbytes, isize=None):
+    """A gzip stream of ``nbytes`` zeros; ``isize`` overrides the size its trailer declares."""
+    block = b"\0" * (1 << 20)
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    with open(path, "wb") as fh:
+        for _ in range(nbytes >> 20):
+            fh.write(comp.compress(block))
+        tail = comp.flush()
+        if isize is not None:
+            tail = tail[:-4] + (isize % 2**32).to_bytes(4, "little")
+        fh.write(tail)
+    return path
+
+
+# (case, build(tmp_path) -> path, read options, the error's words); the cap is lowered to 8 MiB
+BOMBS = [
+    ("zip entry over the cap", lambda t: _bomb_zip(t / "bomb.zip", 16 << 20), {"format": "webanno-tsv"},
+     r"bomb.zip:annotation/s.txt/user1.tsv: this entry unpacks to 16.0 MiB \(from .* packed\), over the cap of "
+     r"8.0 MiB"),
+    ("zip entries together over the cap", lambda t: _bomb_zip(t / "many.zip", 3 << 20, copies=4),
+     {"format": "webanno-tsv"}, r"many.zip: its 4 entries unpack to 12.0 MiB together, over the cap of 8.0 MiB"),
+    ("gzip stream declaring its size", lambda t: _gzip_bomb(t / "bomb.jsonl.gz", 16 << 20), {"format": "doccano"},
+     r"bomb.jsonl.gz: a gzip file that unpacks to 16.0 MiB, over the cap of 8.0 MiB"),
+    ("gzip stream lying about its size", lambda t: _gzip_bomb(t / "liar.jsonl.gz", 16 << 20, isize=100),
+     {"format": "doccano"}, r"liar.jsonl.gz: a gzip file that unpacks to more than 8.0 MiB, over the cap"),
+]
+
+
+@pytest.mark.parametrize("case, build, options, words", BOMBS, ids=[b[0] for b in BOMBS])
+def test_row17_unpacking_is_capped(tmp_path, monkeypatch, case, build, options, words):
+    monkeypatch.setenv(UNPACK_ENV, "8M")
+    path = build(tmp_path)
+    with pytest.raises(InputTooLarge, match=words) as err:
+        sis.read_annotations(path, **options)
+    assert f"{UNPACK_ENV}=8G" in str(err.value)  # how to raise it
+
+
+def test_row17_a_raised_cap_lets_a_genuine_archive_through(tmp_path, monkeypatch):
+    path = _zip(tmp_path / "project.zip", GOOD)
+    monkeypatch.setenv(UNPACK_ENV, "100")
+    with pytest.raises(InputTooLarge, match="over the cap of 100 bytes"):
+        _read(path)
+    monkeypatch.setenv(UNPACK_ENV, "1M")
+    assert _read(path).raters == ("user1", "user2")
+    monkeypatch.setenv(UNPACK_ENV, "lots")
+    with pytest.raises(ValueError, match="SOFTIRR_MAX_UNPACKED must be a positive size"):
+        _read(path)
+
+
+def test_row17_a_zip_bomb_is_refused_before_unpacking(tmp_path):
+    """3 MB packed, 3 GiB unpacked, under the default cap: refused from the sizes the archive declares,
+    before a byte is unpacked (so in well under a second, with no memory to speak of)."""
+    import time
+
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("annotation/s.txt/user1.tsv", b"")
+    # declare 3 GiB for the entry, as a real bomb's directory does (zipfile stops at the declared size)
+    with zipfile.ZipFile(path) as zf:
+        info = zf.infolist()[0]
+    raw = bytearray(path.read_bytes())
+    central = raw.rfind(b"PK\x01\x02")
+    raw[central + 24:central + 28] = (3 << 30).to_bytes(4, "little")
+    path.write_bytes(bytes(raw))
+    assert info.file_size == 0
+    t0 = time.perf_counter()
+    with pytest.raises(InputTooLarge, match=r"this entry unpacks to 3.0 GiB .* over the cap of 1.0 GiB"):
+        _read(path)
+    assert time.perf_counter() - t0 < 5
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_row17_a_device_is_refused_at_once():
+    with pytest.raises(ValueError, match="/dev/zero: a character device, not an annotation file"):
+        sis.read_annotations("/dev/zero")
+    with pytest.raises(ValueError, match="a character device"):
+        sis.read_annotations("/dev/zero", format="csv")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("cap, ok", [(None, True), ("100", False)])
+def test_row17_a_pipe_is_read_under_the_cap(tmp_path, monkeypatch, cap, ok):
+    if cap:
+        monkeypatch.setenv(UNPACK_ENV, cap)
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    text = "item,rater,label\n" + "".join(f"{i},a,x\n{i},b,x\n" for i in range(20))
+
+    def feed():
+        try:
+            with open(fifo, "w") as fh:
+                fh.write(text)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    if ok:
+        assert sis.read_annotations(fifo).n_items == 20
+    else:
+        with pytest.raises(InputTooLarge, match="the pipe carries more than 100 bytes"):
+            sis.read_annotations(fifo)
+    writer.join(5)
+
+
+# (input, words expected in the one error line); never the out-of-memory advice
+CLI = [
+    ("/dev/zero", "a character device"),
+    ("bomb.zip", "over the cap of"),
+]
+
+
+@pytest.mark.parametrize("what, words", CLI, ids=[c[0] for c in CLI])
+def test_row17_command_line_says_what_is_too_large(tmp_path, monkeypatch, what, words):
+    from softirr_stats.cli import app
+
+    if what == "/dev/zero":
+        if not os.path.exists("/dev/zero"):
+            pytest.skip("needs /dev/zero")
+        target = "/dev/zero"
+    else:
+        monkeypatch.setenv(UNPACK_ENV, "4M")
+        target = str(_bomb_zip(tmp_path / what, 8 << 20))
+    out = CliRunner().invoke(app, ["agree", target, "--bootstrap", "0"])
+    assert out.exit_code == 2, out.output
+    assert words in out.output and "out of memory" not in out.output and "--bootstrap" not in out.output
+
+
+def test_gzip_export_under_the_cap_reads_as_before(tmp_path):
+    path = tmp_path / "alice.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"id": 1, "text": "x", "label": ["a"]}\n{"id": 2, "text": "y", "label": ["b"]}\n'))
+    assert sis.read_annotations(path, format="doccano").n_items == 2
+
+
+def test_a_gzipped_table_says_how_to_read_it(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(gzip.compress(b"item,rater,label\n1,a,x\n1,b,x\n"))
+    with pytest.raises(ValueError, match=r"t.csv: a gzip-compressed file, not UTF-8 text; decompress it first"):
+        sis.read_annotations(path)
+
+
+if sys.platform == "win32":  # pragma: no cover
+    pytestmark = pytest.mark.skip("pipes and devices are POSIX")

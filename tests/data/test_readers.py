@@ -1,0 +1,383 @@
+"""Readers for annotation-tool exports: each fixture parses into the Annotations its hand-written CSV gives.
+
+The fixtures under tests/fixtures/exports/ follow each tool's published export format (see
+docs/readers.md for the source of each); every expected file is written by hand.
+"""
+
+import json
+import shutil
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.data import ExportWarning, SpanRule, read_annotations
+from softirr_stats.data._readers import guess_format
+
+EXPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "exports"
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
+
+
+def _cells(ann):
+    ii, jj = np.nonzero(ann.codes >= 0)
+    return {(str(ann.items[i]), str(ann.raters[j])): ann.vocabulary[ann.codes[i, j]] for i, j in zip(ii, jj, strict=True)}
+
+
+def assert_same(got, want):
+    """Same items, raters, label kind, vocabulary and ratings (ids compared as text)."""
+    assert got.kind == want.kind
+    assert got.vocabulary == want.vocabulary
+    assert sorted(map(str, got.items)) == sorted(map(str, want.items))
+    assert sorted(map(str, got.raters)) == sorted(map(str, want.raters))
+    assert _cells(got) == _cells(want)
+    assert got.n_ratings == want.n_ratings
+
+
+CASES = [
+    # (export path, format, options, expected file)
+    ("label_studio/project-7-export.json", "label-studio", {"field": "sentiment"}, "label_studio/expected_sentiment.csv"),
+    ("label_studio/project-7-export.json", "label-studio", {"field": "comment"}, "label_studio/expected_comment.csv"),
+    ("label_studio/project-7-export.json", "label-studio", {"field": "topic"}, "label_studio/expected_topic.jsonl"),
+    ("label_studio/project-7-export.json", "label-studio", {"field": "ner"}, "label_studio/expected_ner_exact.csv"),
+    ("label_studio/project-7-export.json", "label-studio", {"field": "ner", "span_rule": SpanRule(match="overlap")},
+     "label_studio/expected_ner_overlap.csv"),
+    ("doccano/classification", "doccano", {}, "doccano/classification/expected.csv"),
+    ("doccano/ner", "doccano", {}, "doccano/ner/expected_exact.csv"),
+    ("doccano/ner", "doccano", {"span_rule": SpanRule(match="overlap")}, "doccano/ner/expected_overlap.csv"),
+    ("prodigy/textcat_binary.jsonl", "prodigy", {}, "prodigy/textcat_binary_expected.csv"),
+    ("prodigy/choice.jsonl", "prodigy", {}, "prodigy/choice_expected.csv"),
+    ("prodigy/ner_manual.jsonl", "prodigy", {}, "prodigy/ner_manual_expected_exact.csv"),
+    ("webanno/annotation", "webanno-tsv", {"layer": "NamedEntity"}, "webanno/expected_spans_exact.csv"),
+    ("webanno/annotation", "webanno-tsv", {"layer": "webanno.custom.Sentiment", "unit": "document"},
+     "webanno/expected_document.csv"),
+    ("brat/by_annotator", "brat", {}, "brat/expected_exact.csv"),
+    ("brat/by_annotator", "brat", {"span_rule": SpanRule(match="overlap")}, "brat/expected_overlap.csv"),
+    ("brat/one_document", "brat", {}, "brat/one_document_expected_exact.csv"),
+]
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")
+@pytest.mark.parametrize(("export", "fmt", "options", "expected"), CASES,
+                         ids=[f"{c[1]}-{Path(c[3]).stem}" for c in CASES])
+def test_export_equals_hand_written_table(export, fmt, options, expected):
+    got = read_annotations(EXPORTS / export, format=fmt, **options)
+    want = read_annotations(EXPORTS / expected)
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize(("export", "fmt"), [
+    ("label_studio/project-7-export.json", "label-studio"), ("doccano/classification", "doccano"),
+    ("doccano/ner", "doccano"), ("prodigy/choice.jsonl", "prodigy"), ("webanno/annotation", "webanno-tsv"),
+    ("webanno/annotation/doc1.txt/alice.tsv", "webanno-tsv"), ("brat/by_annotator", "brat"),
+    ("brat/one_document", "brat"), ("label_studio/expected_sentiment.csv", "csv"),
+    ("label_studio/expected_topic.jsonl", "jsonl"),
+])
+def test_format_is_guessed_from_content(export, fmt):
+    assert guess_format(EXPORTS / export) == fmt
+
+
+def test_guessed_format_is_announced_and_explicit_format_is_quiet():
+    path = EXPORTS / "doccano" / "classification"
+    with pytest.warns(ExportWarning, match=r"read as format='doccano' \(guessed"):
+        guessed = read_annotations(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ExportWarning)
+        explicit = read_annotations(path, format="doccano")
+    assert_same(guessed, explicit)
+
+
+def test_ambiguous_folder_asks_for_format(tmp_path):
+    shutil.copytree(EXPORTS / "brat" / "by_annotator", tmp_path / "mix")
+    shutil.copy(EXPORTS / "doccano" / "classification" / "alice.jsonl", tmp_path / "mix")
+    with pytest.raises(ValueError, match=r"several formats \['brat', 'doccano'\].*pass format="):
+        read_annotations(tmp_path / "mix")
+
+
+def test_unrecognised_file_asks_for_format(tmp_path):
+    p = tmp_path / "notes.txt"
+    p.write_text("hello\n")
+    with pytest.raises(ValueError, match="pass format="):
+        read_annotations(p)
+
+
+def test_doccano_zip_as_exported(tmp_path):
+    archive = tmp_path / "project.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for who in ("alice", "bob"):
+            zf.write(EXPORTS / "doccano" / "classification" / f"{who}.jsonl", f"{who}.jsonl")
+    assert guess_format(archive) == "doccano"
+    assert_same(read_annotations(archive, format="doccano"),
+                read_annotations(EXPORTS / "doccano" / "classification" / "expected.csv"))
+
+
+def test_doccano_relation_project_entities(tmp_path):
+    for who, label in [("alice", "PER"), ("bob", "ORG")]:
+        ents = [{"id": 7, "label": label, "start_offset": 0, "end_offset": 4}]
+        _write(tmp_path / "d" / f"{who}.jsonl", json.dumps({"id": 1, "text": "Acme", "entities": ents, "relations": []}))
+    assert _cells(read_annotations(tmp_path / "d", format="doccano")) == {("1:0-4", "alice"): "PER",
+                                                                          ("1:0-4", "bob"): "ORG"}
+
+
+def test_doccano_old_single_file_format(tmp_path):
+    p = tmp_path / "all.jsonl"
+    rows = [{"id": 1, "text": "a", "annotations": [{"label": "pos", "user": 1}, {"label": "pos", "user": 2}]},
+            {"id": 2, "text": "b", "annotations": [{"label": "neg", "user": 1}, {"label": "pos", "user": 2}]}]
+    p.write_text("\n".join(json.dumps(r) for r in rows))
+    ann = read_annotations(p, format="doccano")
+    assert _cells(ann) == {("1", "1"): "pos", ("1", "2"): "pos", ("2", "1"): "neg", ("2", "2"): "pos"}
+
+
+def test_label_studio_cancelled_annotations_are_reported():
+    with pytest.warns(ExportWarning, match=r"1 of 7 records skipped \(cancelled"):
+        ann = read_annotations(EXPORTS / "label_studio" / "project-7-export.json", format="label-studio",
+                               field="sentiment")
+    assert "3" not in ann.raters  # the cancelled annotation's user labelled nothing
+
+
+def test_label_studio_before_1_0_completions(tmp_path):
+    tasks = json.loads((EXPORTS / "label_studio" / "project-7-export.json").read_text())
+    for task in tasks:
+        task["completions"] = task.pop("annotations")
+    p = _write(tmp_path / "old.json", json.dumps(tasks))
+    assert guess_format(p) == "label-studio"
+    with pytest.warns(ExportWarning, match="cancelled"):
+        ann = read_annotations(p, format="label-studio", field="sentiment")
+    assert_same(ann, read_annotations(EXPORTS / "label_studio" / "expected_sentiment.csv"))
+
+
+def test_label_studio_rating_is_numeric(tmp_path):
+    def ann(user, stars):
+        return {"completed_by": user, "result": [{"from_name": "stars", "type": "rating", "value": {"rating": stars}}]}
+    tasks = [{"id": 1, "data": {}, "annotations": [ann(1, 4), ann(2, 5)]},
+             {"id": 2, "data": {}, "annotations": [ann(1, 2), ann(2, 2)]}]
+    ann = read_annotations(_write(tmp_path / "r.json", json.dumps(tasks)), format="label-studio")
+    assert ann.kind == "numeric" and ann.vocabulary == (2, 4, 5)
+
+
+def test_label_studio_needs_field_when_several_controls():
+    with pytest.raises(ValueError, match=r"several controls.*\['comment', 'ner', 'sentiment', 'topic'\].*field="):
+        read_annotations(EXPORTS / "label_studio" / "project-7-export.json", format="label-studio")
+    with pytest.raises(ValueError, match="field must be one of"):
+        read_annotations(EXPORTS / "label_studio" / "project-7-export.json", format="label-studio", field="mood")
+
+
+def test_prodigy_ignored_answers_are_reported():
+    with pytest.warns(ExportWarning, match=r"1 of 6 records skipped \(answer 'ignore'\)"):
+        ann = read_annotations(EXPORTS / "prodigy" / "textcat_binary.jsonl", format="prodigy")
+    assert ann.unpairable_items == ("2099123456",)
+
+
+def test_prodigy_multiple_choice_gives_sets(tmp_path):
+    rows = [{"text": "t", "options": [{"id": "A"}, {"id": "B"}], "accept": acc, "_input_hash": h, "_task_hash": h,
+             "answer": "accept", "_annotator_id": who}
+            for h, who, acc in [(1, "x", ["A", "B"]), (1, "y", ["A"]), (2, "x", ["B"]), (2, "y", [])]]
+    ann = read_annotations(_write(tmp_path / "c.jsonl", "\n".join(json.dumps(r) for r in rows)), format="prodigy")
+    assert _cells(ann) == {("1", "x"): frozenset({"A", "B"}), ("1", "y"): frozenset({"A"}),
+                           ("2", "x"): frozenset({"B"})}
+    assert ("2", "y") not in _cells(ann) and "y" in ann.raters  # nothing accepted: a missing rating
+
+
+def test_prodigy_ner_teach_is_a_binary_task(tmp_path):
+    rows = [{"text": "Paris", "spans": [{"start": 0, "end": 5, "label": "GPE"}], "_input_hash": 1, "_task_hash": h,
+             "_view_id": "ner", "answer": a, "_annotator_id": who}
+            for h, who, a in [(7, "ner-a", "accept"), (7, "ner-b", "reject")]]
+    p = _write(tmp_path / "teach.jsonl", "\n".join(json.dumps(r) for r in rows))
+    assert _cells(read_annotations(p, format="prodigy")) == {("7", "ner-a"): "accept", ("7", "ner-b"): "reject"}
+
+
+def test_webanno_skips_initial_and_curated_files(tmp_path):
+    shutil.copytree(EXPORTS / "webanno" / "annotation", tmp_path / "annotation")
+    shutil.copy(tmp_path / "annotation" / "doc1.txt" / "alice.tsv", tmp_path / "annotation" / "doc1.txt" / "CURATION_USER.tsv")
+    with pytest.warns(ExportWarning, match=r"1 of 5 records skipped \(INITIAL_CAS / CURATION_USER"):
+        ann = read_annotations(tmp_path / "annotation", format="webanno-tsv", layer="NamedEntity")
+    assert_same(ann, read_annotations(EXPORTS / "webanno" / "expected_spans_exact.csv"))
+
+
+def test_unknown_option_lists_valid_ones():
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['fields'\].*valid options: \['field'"):
+        read_annotations(EXPORTS / "label_studio" / "project-7-export.json", format="label-studio", fields="x")
+    with pytest.raises(TypeError, match="item=, rater= and label= name the columns"):
+        read_annotations(EXPORTS / "brat" / "by_annotator", format="brat", rater="annotator")
+    with pytest.raises(TypeError, match="apply only to export formats"):
+        read_annotations(EXPORTS / "label_studio" / "expected_sentiment.csv", field="x")
+
+
+def test_readers_feed_the_coefficients():
+    ann = read_annotations(EXPORTS / "brat" / "by_annotator", format="brat")
+    r = sis.fleiss_kappa(ann)
+    assert r.n_items == 7 and r.n_raters == 3 and np.isfinite(r.value)
+
+
+# ---------------------------------------------------------------- malformed files name file and record
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_label_studio_malformed(tmp_path):
+    p = _write(tmp_path / "ls.json", '[{"id": 1, "annotations": [{"completed_by": 1, "result": []}]}, 5]')
+    with pytest.raises(ValueError, match="ls.json"):
+        read_annotations(p, format="label-studio")
+    task = {"id": 1, "annotations": [
+        {"completed_by": 1, "result": [{"from_name": "s", "type": "choices", "value": {"choices": ["a"]}}]},
+        {"completed_by": 2, "result": [{"from_name": "s", "type": "choices", "value": {"choices": "b"}}]}]}
+    p = _write(tmp_path / "ls2.json", json.dumps([task]))
+    with pytest.raises(ValueError, match=r"ls2.json, annotation 2 of task 1: value.choices must be a list"):
+        read_annotations(p, format="label-studio")
+    p = _write(tmp_path / "ls3.json", '[{"id": 1, "annotations": [}]')
+    with pytest.raises(ValueError, match=r"ls3.json, line 1, column \d+: not valid JSON"):
+        read_annotations(p, format="label-studio")
+    task["annotations"][1]["value"] = None
+    task["annotations"][1]["completed_by"] = 1
+    task["annotations"][1]["result"][0]["value"]["choices"] = ["b"]
+    p = _write(tmp_path / "ls4.json", json.dumps([task]))
+    with pytest.raises(ValueError, match=r"ls4.json, annotation 2 of task 1: rater '1' labels item '1' a second time "
+                                         r"\(first at ls4.json, annotation 1 of task 1\)"):
+        read_annotations(p, format="label-studio", duplicates="error")
+    with pytest.warns(ExportWarning, match="1 repeated annotations .* 1 of them changed the answer; kept the last in file order"):
+        last = read_annotations(p, format="label-studio")  # default: the last answer counts, with a warning
+    assert last.to_long()["label"].tolist() == ["b"]
+
+
+def test_doccano_malformed(tmp_path):
+    _write(tmp_path / "d" / "alice.jsonl", '{"id": 1, "text": "x", "label": ["a"]}\n{"id": 2, "text": "y", "label": ["a"\n')
+    _write(tmp_path / "d" / "bob.jsonl", '{"id": 1, "text": "x", "label": ["a"]}\n')
+    with pytest.raises(ValueError, match=r"alice.jsonl, line 2: not valid JSON"):
+        read_annotations(tmp_path / "d", format="doccano")
+    _write(tmp_path / "e" / "alice.jsonl", '{"id": 1, "text": "x", "label": [[5, 2, "PER"]]}\n')
+    _write(tmp_path / "e" / "bob.jsonl", '{"id": 1, "text": "x", "label": [[0, 2, "PER"]]}\n')
+    with pytest.raises(ValueError, match=r"alice.jsonl, line 1: span offsets must satisfy 0 <= start < end"):
+        read_annotations(tmp_path / "e", format="doccano")
+    _write(tmp_path / "f" / "alice.jsonl", '{"text": "x", "label": ["a"]}\n')
+    with pytest.raises(ValueError, match=r"alice.jsonl, line 1: example has no usable 'id'"):
+        read_annotations(tmp_path / "f", format="doccano")
+    p = _write(tmp_path / "g" / "alice.jsonl", '{"id": 1, "text": "x", "label": ["a"]}\n')
+    one = read_annotations(p, format="doccano")  # one annotator's export reads (to be merged)
+    assert one.n_raters == 1 and "one rater ('alice')" in one.read_notes[0]
+    with pytest.raises(ValueError, match="no item has two or more ratings"):
+        sis.krippendorff_alpha(one)
+
+
+def test_prodigy_malformed(tmp_path):
+    good = {"text": "x", "_input_hash": 1, "_task_hash": 2, "label": "A", "answer": "accept", "_annotator_id": "d-a"}
+    bad = {**good, "_annotator_id": None, "_session_id": None}
+    p = _write(tmp_path / "p.jsonl", json.dumps(good) + "\n\n" + json.dumps(bad) + "\n")
+    with pytest.raises(ValueError, match=r"p.jsonl, line 3: task has no '_annotator_id' or '_session_id'"):
+        read_annotations(p, format="prodigy")
+    p = _write(tmp_path / "q.jsonl", json.dumps({**good, "answer": "maybe"}) + "\n")
+    with pytest.raises(ValueError, match=r"q.jsonl, line 1: 'answer' must be"):
+        read_annotations(p, format="prodigy")
+    with pytest.raises(ValueError, match=r"task must be one of \['auto', 'binary', 'choice', 'spans'\]"):
+        read_annotations(p, format="prodigy", task="ner")
+
+
+def test_webanno_stacked_and_escaped_values(tmp_path):
+    head = ("#FORMAT=WebAnno TSV 3.3\n#T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|value\n\n\n"
+            "#Text=New York City\n")
+    alice = head + "1-1\t0-3\tNew\tLOC[1]|ORG[2]\t\n1-2\t4-8\tYork\tLOC[1]|ORG[2]\t\n1-3\t9-13\tCity\tLOC[1]\t\n"
+    bob = head + "1-1\t0-3\tNew\tA\\|B[3]\t\n1-2\t4-8\tYork\tA\\|B[3]\t\n1-3\t9-13\tCity\tLOC\\_x\t\n"
+    _write(tmp_path / "a" / "doc" / "alice.tsv", alice)
+    _write(tmp_path / "a" / "doc" / "bob.tsv", bob)
+    ann = read_annotations(tmp_path / "a", format="webanno-tsv", span_rule=SpanRule(unmatched=None))
+    assert _cells(ann) == {("doc:0-13", "alice"): "LOC", ("doc:0-8", "alice"): "ORG", ("doc:0-8", "bob"): "A|B",
+                           ("doc:9-13", "bob"): "LOC_x"}
+
+
+def test_webanno_malformed(tmp_path):
+    src = (EXPORTS / "webanno" / "annotation" / "doc1.txt" / "alice.tsv").read_text().splitlines()
+    src[8] = src[8].replace("5-10", "5_10")
+    _write(tmp_path / "a" / "doc1.txt" / "alice.tsv", "\n".join(src))
+    shutil.copy(EXPORTS / "webanno" / "annotation" / "doc1.txt" / "bob.tsv", tmp_path / "a" / "doc1.txt")
+    with pytest.raises(ValueError, match=r"doc1.txt/alice.tsv, line 9: the offsets column must read 'begin-end'"):
+        read_annotations(tmp_path / "a", format="webanno-tsv", layer="NamedEntity")
+    _write(tmp_path / "b" / "d" / "x.tsv", "#FORMAT=WebAnno TSV 2\n")
+    with pytest.raises(ValueError, match=r"d/x.tsv, line 1: expected a '#FORMAT=WebAnno TSV 3.x' header"):
+        read_annotations(tmp_path / "b", format="webanno-tsv")
+    with pytest.raises(ValueError, match=r"several span layers.*pass layer="):
+        read_annotations(EXPORTS / "webanno" / "annotation", format="webanno-tsv")
+    with pytest.raises(ValueError, match=r"layer must be one of"):
+        read_annotations(EXPORTS / "webanno" / "annotation", format="webanno-tsv", layer="Lemma")
+
+
+def test_brat_malformed(tmp_path):
+    _write(tmp_path / "a" / "alice" / "d.ann", "T1\tPER 0 4\tJohn\nT2\tLOC x 9\tParis\n")
+    _write(tmp_path / "a" / "bob" / "d.ann", "T1\tPER 0 4\tJohn\n")
+    with pytest.raises(ValueError, match=r"alice/d.ann, line 2: offsets must be integers"):
+        read_annotations(tmp_path / "a", format="brat")
+    with pytest.raises(ValueError, match=r"one .ann file holds one annotator"):
+        read_annotations(tmp_path / "a" / "bob" / "d.ann", format="brat")
+    _write(tmp_path / "a" / "carol.ann", "T1\tPER 0 4\tJohn\n")
+    with pytest.raises(ValueError, match=r"holds both .ann files and folders of .ann files"):
+        read_annotations(tmp_path / "a", format="brat")
+    _write(tmp_path / "b" / "alice" / "d.ann", "T1\tPER 0 4\tJohn\nT2\tLOC 0 4\tJohn\n")
+    _write(tmp_path / "b" / "bob" / "d.ann", "T1\tPER 0 4\tJohn\n")
+    with pytest.raises(ValueError, match=r"alice/d.ann, line 2: rater 'alice' has two spans at \[0, 4\)"):
+        read_annotations(tmp_path / "b", format="brat", span_rule=SpanRule(stacked="separate"))
+    stacked = read_annotations(tmp_path / "b", format="brat")  # default: stacked spans -> one set label
+    assert _cells(stacked) == {("d:0-4", "alice"): frozenset({"LOC", "PER"}), ("d:0-4", "bob"): frozenset({"PER"})}
+
+
+# ---------------------------------------------------------------- the span rule
+def _brat(tmp_path, anns):
+    for who, text in anns.items():
+        _write(tmp_path / who / "d.ann", text)
+    return tmp_path
+
+
+def test_overlap_rule_does_not_chain_and_respects_min_overlap(tmp_path):
+    root = _brat(tmp_path, {"a": "T1\tX 0 10\t-\n", "b": "T1\tX 0 4\t-\n", "c": "T1\tX 5 10\t-\n"})
+    ann = read_annotations(root, format="brat", span_rule=SpanRule(match="overlap"))
+    # c overlaps a but not b (already matched to a): it starts an item of its own
+    assert _cells(ann) == {("d:0-10", "a"): "X", ("d:0-10", "b"): "X", ("d:0-10", "c"): "O",
+                           ("d:5-10", "a"): "O", ("d:5-10", "b"): "O", ("d:5-10", "c"): "X"}
+    strict = read_annotations(root, format="brat", span_rule=SpanRule(match="overlap", min_overlap=0.5))
+    assert sorted(map(str, strict.items)) == ["d:0-10", "d:0-4", "d:5-10"]  # IoU 0.4 and 0.5 are not > 0.5
+
+
+def test_overlap_rule_is_a_maximum_weight_assignment(tmp_path):
+    # b's first span overlaps a's second best (IoU 6/14 vs 4/14 with a's first); matching it greedily
+    # would leave both b's second span (IoU 0.8 with a's second) and a's first unmatched. The
+    # Hungarian assignment maximises the total IoU: 0-10 with 6-16 and 10-20 with 12-20.
+    root = _brat(tmp_path, {"a": "T1\tX 0 10\t-\nT2\tY 10 20\t-\n", "b": "T1\tX 6 16\t-\nT2\tY 12 20\t-\n"})
+    ann = read_annotations(root, format="brat", span_rule=SpanRule(match="overlap"))
+    assert _cells(ann) == {("d:0-16", "a"): "X", ("d:0-16", "b"): "X", ("d:10-20", "a"): "Y", ("d:10-20", "b"): "Y"}
+
+
+def test_overlap_rule_names_items_with_the_same_extent_apart(tmp_path):
+    root = _brat(tmp_path, {"a": "T1\tX 0 4\t-\nT2\tY 0 4\t-\n", "b": "T1\tX 0 4\t-\n"})
+    cells = _cells(read_annotations(root, format="brat", span_rule=SpanRule(match="overlap", stacked="separate")))
+    assert {item for item, _ in cells} == {"d:0-4", "d:0-4#2"}
+    assert sorted(v for (_, r), v in cells.items() if r == "a") == ["X", "Y"]
+    assert sorted(v for (_, r), v in cells.items() if r == "b") == ["O", "X"]
+
+
+def test_unmatched_none_leaves_ratings_missing(tmp_path):
+    root = _brat(tmp_path, {"a": "T1\tX 0 4\t-\nT2\tY 6 9\t-\n", "b": "T1\tX 0 4\t-\n"})
+    ann = read_annotations(root, format="brat", span_rule=SpanRule(unmatched=None))
+    assert _cells(ann) == {("d:0-4", "a"): "X", ("d:0-4", "b"): "X", ("d:6-9", "a"): "Y"}
+
+
+def test_discontinuous_brat_span_counts_as_its_extent(tmp_path):
+    root = _brat(tmp_path, {"a": "T1\tX 0 4;8 12\tab cd\n", "b": "T1\tX 0 12\tab xx cd\n"})
+    assert sorted(map(str, read_annotations(root, format="brat").items)) == ["d:0-12"]
+
+
+@pytest.mark.parametrize("kwargs", [{"match": "fuzzy"}, {"min_overlap": 1.0}, {"min_overlap": -0.1}])
+def test_span_rule_validates(kwargs):
+    with pytest.raises(ValueError, match="SpanRule"):
+        SpanRule(**kwargs)
+
+
+def test_readers_are_imported_lazily():
+    import subprocess
+    import sys
+
+    code = ("import sys, softirr_stats; "
+            "print(any(m.startswith('softirr_stats.data._readers.') and not m.endswith(('_common', '_spans')) "
+            "for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

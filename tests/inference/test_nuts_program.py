@@ -1,0 +1,112 @@
+"""A NUTS fit is one exported program: kept beside the compile cache, read back by the next fit
+instead of tracing numpyro's kernels, keyed by everything it depends on; the draws do not depend
+on whether it was traced or read back."""
+
+import numpy as np
+import pytest
+from jax import export
+
+import softirr_stats.base._jax as J
+from softirr_stats import models
+from softirr_stats.inference import NutsConfig, fit
+from softirr_stats.inference._fit import _fingerprint
+
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.inference.ConvergenceWarning")  # short chains
+
+CODES = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1], [2, 2, 2], [2, 1, 2]] * 3)
+SMALL = NutsConfig(num_warmup=60, num_samples=40)
+
+
+@pytest.fixture
+def cache(tmp_path):
+    """A fresh compile cache (and no program remembered by this process); the suite's cache after."""
+    import jax
+
+    previous = jax.config.jax_compilation_cache_dir
+    J.compile_cache(tmp_path / "jax")
+    J._EXPORTED.clear()
+    yield tmp_path / "jax"
+    J._EXPORTED.clear()
+    J.compile_cache(previous or False)
+
+
+def _draws(post):
+    return {k: np.asarray(v) for k, v in post.samples_by_chain.items()}
+
+
+def test_the_program_is_kept_and_read_back_without_tracing(cache, monkeypatch):
+    first = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
+    kept = list((cache / "exported").glob("*.jaxexport"))
+    assert len(kept) == 1 and kept[0].stat().st_size > 1000
+    J._EXPORTED.clear()  # as in a new process: only the file is left
+
+    def no_tracing(*a, **k):
+        raise AssertionError("the kept program should have been read back, not traced again")
+
+    monkeypatch.setattr(export, "export", no_tracing)
+    again = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
+    assert again.keys() == first.keys() and all(np.array_equal(again[k], first[k]) for k in first)
+    other_seed = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=2, config=SMALL, progress=False))
+    assert not np.array_equal(other_seed["pi"], first["pi"])  # the seed is an argument of the one program
+    assert len(list((cache / "exported").glob("*.jaxexport"))) == 1
+
+
+def test_a_damaged_file_is_traced_again_and_replaced(cache):
+    first = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
+    (kept,) = (cache / "exported").glob("*.jaxexport")
+    kept.write_bytes(b"not a program")
+    J._EXPORTED.clear()
+    again = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
+    assert all(np.array_equal(again[k], first[k]) for k in first)
+    assert kept.stat().st_size > 1000
+
+
+def test_same_draws_with_the_cache_off(cache):
+    kept = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
+    J.compile_cache(False)
+    J._EXPORTED.clear()
+    off = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
+    assert all(np.array_equal(off[k], kept[k]) for k in kept)
+
+
+def test_the_fingerprint_follows_data_settings_and_model():
+    data = models.encode_annotations(CODES)
+    ds, mace = models.dawid_skene, models.mace
+    base = _fingerprint("categorical", ds, data, SMALL, {"priors": None})
+    assert base == _fingerprint("categorical", ds, models.encode_annotations(CODES.copy()), SMALL, {"priors": None})
+    changed = CODES.copy()
+    changed[0, 0] = 2
+    assert base != _fingerprint("categorical", ds, models.encode_annotations(changed), SMALL, {"priors": None})
+    assert base != _fingerprint("categorical", ds, data, NutsConfig(num_warmup=61, num_samples=40), {"priors": None})
+    assert base != _fingerprint("categorical", mace, data, SMALL, {"priors": None})
+    assert base != _fingerprint("categorical", ds, data, SMALL, {"priors": models.DawidSkenePriors(accuracy=0.6)})
+    assert _fingerprint("custom", ds, data, SMALL, {}) is None  # a user's model: never kept on disk
+    assert _fingerprint("categorical", ds, data, SMALL, {"priors": object()}) is None  # unreadable: not kept
+
+
+def test_progress_bar_is_a_host_callback_on_the_same_program(cache, monkeypatch):
+    """With a bar, the same compiled MCMC runs with a ticking kernel (numpyro's own bar off), not exported.
+
+    (Checked on the call, not on the bar's text: whether tqdm's output reaches a captured
+    stderr depends on what the worker process ran before. tests/inference/test_fit_progress.py checks
+    that the draws are those of the run without the bar, bit for bit.)"""
+    import softirr_stats.inference._fit as F
+
+    bars, kernels = [], []
+    real = F.MCMC
+
+    def spy(kernel, *args, **kwargs):
+        bars.append(kwargs.get("progress_bar"))
+        kernels.append(type(kernel).__name__)
+        return real(kernel, *args, **kwargs)
+
+    def no_export(*args, **kwargs):
+        raise AssertionError("the run with a bar (a host callback) must not build the exported program")
+
+    monkeypatch.setattr(F, "MCMC", spy)
+    monkeypatch.setattr(F, "exported_program", no_export)
+    post = fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=True)
+    assert bars == [False] and kernels == ["_TickingNUTS"]  # one MCMC in one program; our bar, not numpyro's
+    assert post.samples_by_chain["pi"].shape == (2, 40, 3)
+    assert np.isfinite(post.samples_by_chain["pi"]).all()
+    assert not (cache / "exported").exists()  # a program with a host callback is not exported
