@@ -91,7 +91,8 @@ def test_categorical_kind_provides_its_quantities(categorical, ann):
 def test_soft_kind_provides_its_quantities(soft):
     post, kind = soft, soft.model_kind
     np.testing.assert_array_equal(post.alpha, post.draws("kappa"))
-    assert kind.emission == "beta" and kind.priors == models.SoftAgreementPriors()
+    assert kind.emission == "monotone"  # the default (fitted without emission=)
+    assert kind.priors == models.SoftAgreementPriors()
     table = post.rater_agreement()
     assert len(table) == 3 and {"agreement", "kappa"} <= set(table.columns)
     assert len(post.pair_agreement()) == 3
