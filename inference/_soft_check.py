@@ -13,11 +13,11 @@ __all__ = ["separation_leak"]
 
 #: The separation warning fires when the leak is at least this share of the kappa interval's
 #: half-width. It was 0.2 and fired on every default (monotone) fit to separable scores,
-#: which covered 86-90% at 90% (leak 0.3-0.6 of the half-width, the same on the fits that
-#: covered and those that missed); calibrated on simulated studies
-#: (paper_repro/soft_model_check_study.py, docs/annotator_models.md), a leak as large as the
-#: half-width is where the interval stops covering (Beta-emission fits on bands: 1.0-4.9 on
-#: the misses, at most 0.8 on the fits that covered).
+#: which covered 88-90% at 90% (leak 0.3-0.6 of the half-width, the same on the fits that
+#: covered and on those that missed: it cannot tell them apart). In the simulated studies
+#: (paper_repro/soft_model_check_study.py, docs/annotator_models.md) larger leaks came only
+#: from the Beta emission (0.7-5.7 on its misses on bands and exact 0/1, 0.2-1.6 on its fits
+#: that covered), whose predictive check failed on every one of those fits anyway.
 SEPARATION_RATIO = 1.0
 
 
@@ -34,7 +34,7 @@ def separation_leak(posterior: Any, *, warn: bool = True, min_gap: float = 0.1,
     the upward bias of ``pi_within``; ``half_width``: half the 90% interval of kappa), or None
     when the scores do not separate. It warns when ``leak >= min_ratio * half_width``
     (:data:`SEPARATION_RATIO`, 1: a bias as large as the half-width; smaller leaks, 0.3-0.6
-    of it with the default emission, left the 90% interval at 86-90% in simulations).
+    of it with the default emission, left the 90% interval at 88-90% in simulations).
     ``stacklevel`` is passed to :func:`warnings.warn` (3: the caller of ``score_check``).
 
     Warns
