@@ -166,12 +166,12 @@ def run(shapes, emissions, studies, seed0, batch, out, budget_s, steps=STEPS):
                 gaps = [pair_scores_gap(s["data"]) for s in sims]
                 below = jnp.asarray(np.stack([
                     s["data"].within_scores <= (-1.0 if g is None else g[0])
-                    for s, g in zip(sims, gaps)]))
+                    for s, g in zip(sims, gaps, strict=True)]))
                 keys = jnp.stack([jax.random.PRNGKey(s - seed0) for s in seeds])
                 t = time.time()
                 res = jax.tree_util.tree_map(np.asarray, fitb(keys, ws, cs, below))
                 sec = (time.time() - t) / len(seeds)
-                for i, (s, sim) in enumerate(zip(seeds, sims)):
+                for i, (s, sim) in enumerate(zip(seeds, sims, strict=True)):
                     k = res["kappa"][i].astype(np.float64)
                     lo, hi = np.quantile(k, [0.05, 0.95])
                     p, obs, rep = score_check_stat(res["probs"][i], res["pi_within"][i],

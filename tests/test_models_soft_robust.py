@@ -176,7 +176,8 @@ def test_traced_scores_give_the_same_cells_and_log_density_as_numpy():
                                   score_cells(s, 20))
     np.testing.assert_array_equal(np.asarray(jax.jit(lambda x: score_cells(x, 20))(
         jnp.asarray(s))), score_cells(s, 20))
-    for a, b in zip(_log_scores(jnp.asarray(s, jnp.float32), 1e-3), _log_scores(s, 1e-3)):
+    for a, b in zip(_log_scores(jnp.asarray(s, jnp.float32), 1e-3), _log_scores(s, 1e-3),
+                    strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-7)  # float32
     d = models.PairScores(within_scores=[0.9, 1.0, 0.2], within_raters=[[0, 1]] * 3,
                           within_items=[0, 1, 2], chance_scores=[0.0, 0.3, 0.05],
