@@ -137,11 +137,18 @@ class FitDiagnostics:
                                                 and self.method == "nuts")))
         rows.append(("divergent transitions", float(self.n_divergent),
                      f"0 of {self.n_transitions}", status(self.n_divergent > 0, self.method == "nuts")))
-        if self.ppc_statistic:
+        if self.ppc_statistic == "score_chi2":  # one-sided (see notes())
+            from softirr_stats.inference._kinds import SCORE_CHECK_P
+
+            rows.append((f"predictive check p ({self.ppc_statistic})", self.ppc_p_value,
+                         f"> {SCORE_CHECK_P}", status(self.ppc_p_value <= SCORE_CHECK_P,
+                                                      bool(np.isfinite(self.ppc_p_value)))))
+        elif self.ppc_statistic:
             rows.append((f"predictive check p ({self.ppc_statistic})", self.ppc_p_value,
                          f"in [{PPC_LOW}, {1 - PPC_LOW}]",
                          status(not (PPC_LOW <= self.ppc_p_value <= 1 - PPC_LOW),
                                 bool(np.isfinite(self.ppc_p_value)))))
+        if self.ppc_statistic:
             rows.append((f"observed {self.ppc_statistic}", self.ppc_observed, "", ""))
             rows.append((f"replicated {self.ppc_statistic} (mean)", self.ppc_replicated_mean, "", ""))
         if self.n_labels:
@@ -296,17 +303,20 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
     if diag.method == "nuts" and np.isfinite(diag.min_ess) and diag.min_ess < ess_target:
         out.append(f"Convergence: bulk ESS {diag.min_ess:.0f} for {diag.worst_ess} (below {ess_target}); "
                    "interval ends are imprecise, draw more samples.")
-    if diag.ppc_statistic and np.isfinite(diag.ppc_p_value) and not (PPC_LOW <= diag.ppc_p_value <= 1 - PPC_LOW):
+    if diag.ppc_statistic == "score_chi2":  # one-sided: a large p is a good fit, not a misfit
+        from softirr_stats.inference._kinds import SCORE_CHECK_P
+
+        if np.isfinite(diag.ppc_p_value) and diag.ppc_p_value <= SCORE_CHECK_P:
+            out.append(f"Predictive check: the score distribution does not fit (chi-square p = {diag.ppc_p_value:.3f}); "
+                       "the soft kappa may be biased (the emission's shape does not hold: judge some pairs "
+                       "and use them as gold pairs).")
+    elif diag.ppc_statistic and np.isfinite(diag.ppc_p_value) and not (PPC_LOW <= diag.ppc_p_value <= 1 - PPC_LOW):
         above = diag.ppc_p_value > 0.5
         share = diag.ppc_p_value if above else 1 - diag.ppc_p_value
-        if diag.ppc_statistic == "score_chi2":
-            out.append(f"Predictive check: the score distribution does not fit (chi-square p = {diag.ppc_p_value:.3f}); "
-                       "the soft kappa may be biased (try emission='monotone' or gold pairs).")
-        else:
-            out.append(f"Predictive check: the model's replicated {diag.ppc_statistic} (mean "
-                       f"{diag.ppc_replicated_mean:.3f}) is {'above' if above else 'below'} the observed "
-                       f"{diag.ppc_observed:.3f} in {share:.0%} of draws (p = {diag.ppc_p_value:.3f}): the model "
-                       f"{'over' if above else 'under'}-states agreement on these data.")
+        out.append(f"Predictive check: the model's replicated {diag.ppc_statistic} (mean "
+                   f"{diag.ppc_replicated_mean:.3f}) is {'above' if above else 'below'} the observed "
+                   f"{diag.ppc_observed:.3f} in {share:.0%} of draws (p = {diag.ppc_p_value:.3f}): the model "
+                   f"{'over' if above else 'under'}-states agreement on these data.")
     if diag.open_vocabulary:
         out.append(f"Open vocabulary: {diag.n_labels} distinct labels, {diag.labels_per_item:.1f} per item; a "
                    "categorical model treats every distinct string as a class, which free text is not. Use a soft "

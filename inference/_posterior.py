@@ -526,8 +526,15 @@ class Posterior:
         Warns
         -----
         PredictiveCheckWarning
-            ``p_value <= 0.01``: the emission model does not reproduce the scores, so the
-            soft kappa may be biased (try ``emission="monotone"`` or gold pairs).
+            ``p_value <= 0.01`` (``inference._kinds.SCORE_CHECK_P``): the emission does not
+            reproduce the scores, so the soft kappa may be biased (with the default
+            monotone emission: the shape does not hold; judge pairs and use them as gold
+            pairs). The fitted components share more than half their score mass
+            (``inference._kinds.COMPONENT_OVERLAP``): the scores barely separate the two, so
+            the kappa rests on the emission's shape. Perfectly separable scores whose
+            leaked share is large against the interval (``inference._soft_check.
+            separation_leak``). The thresholds were calibrated by simulation to flag the
+            fits whose 90% interval missed (docs/annotator_models.md).
         """
         return self._of_kind("score_check")(warn=warn, seed=seed, stacklevel=2)
 

@@ -223,7 +223,7 @@ def test_annotator_agreement_soft_with_an_estimator():
 def test_soft_model_fit_recovers_kappa_and_components():
     sim = models.simulate_soft_scores(150, 4, intercept=0.8, rater_sd=0.3, pi_chance=0.15,
                                       n_gold=50, seed=2)
-    post = fit("soft", sim["data"], method="svi", seed=1,
+    post = fit("soft", sim["data"], method="svi", seed=1, emission="beta",  # Beta components
                config=SviConfig(steps=800, num_draws=400, guide="multivariate_normal"))
     lo, hi = post.interval("kappa", level=0.99)
     assert lo < sim["kappa"] < hi

@@ -91,7 +91,8 @@ def test_categorical_kind_provides_its_quantities(categorical, ann):
 def test_soft_kind_provides_its_quantities(soft):
     post, kind = soft, soft.model_kind
     np.testing.assert_array_equal(post.alpha, post.draws("kappa"))
-    assert kind.emission == "beta" and kind.priors == models.SoftAgreementPriors()
+    assert kind.emission == "monotone"  # the default (fitted without emission=)
+    assert kind.priors == models.SoftAgreementPriors()
     table = post.rater_agreement()
     assert len(table) == 3 and {"agreement", "kappa"} <= set(table.columns)
     assert len(post.pair_agreement()) == 3
@@ -105,7 +106,23 @@ def test_soft_kind_provides_its_quantities(soft):
     assert extra == {}
     with pytest.raises(TypeError, match="fitted on scores already"):
         kind.similarity_weights(np.eye(3))
-    assert inference.diagnostics(post).ppc_statistic == "score_chi2"
+    diag = inference.diagnostics(post)
+    assert diag.ppc_statistic == "score_chi2"
+    # the score check is one-sided: p near 1 (the scores fit better than the replicates, as
+    # on calibrated probabilities) is no caveat; p <= 0.01 is
+    import dataclasses
+
+    from softirr_stats.inference._diagnostics import model_caveats
+
+    def score_lines(p):
+        return [c for c in model_caveats(dataclasses.replace(diag, ppc_p_value=p))
+                if c.startswith("Predictive check")]
+
+    assert score_lines(1.0) == [] and score_lines(0.5) == []
+    assert len(score_lines(0.005)) == 1 and "does not fit" in score_lines(0.005)[0]
+    table = dataclasses.replace(diag, ppc_p_value=0.99).to_frame()
+    row = table[table["diagnostic"].str.startswith("predictive check p")].iloc[0]
+    assert row["target"] == "> 0.01" and row["status"] == "ok"
     with pytest.raises(TypeError, match="PairScores"):
         SoftKind.encode(np.zeros(3))
 

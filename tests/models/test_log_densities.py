@@ -267,7 +267,8 @@ def test_soft_log_density_by_hand():
                           gold_scores=[0.8], gold_labels=[1])
     p = {"mean_logit0": 0.0, "mean_gap_logit": 0.0, "concentration": np.array([4.0, 6.0]),
          "pi_chance": 0.25, "intercept": 0.5, "within_share_z": 0.0}
-    _, tr = log_density(models.soft_agreement, (d,), {"rater_effects": False}, p)
+    _, tr = log_density(models.soft_agreement, (d,), {"rater_effects": False, "emission": "beta"},
+                        p)
     f0 = beta_dist(2.0, 2.0).pdf
     f1 = beta_dist(4.5, 1.5).pdf  # mu1 = 0.75, concentration 6
     pw = 1 / (1 + np.exp(-0.5))

@@ -66,7 +66,9 @@ def test_soft_kappa_interval_coverage():
     for rep in range(8):
         sim = models.simulate_soft_scores(80, 4, intercept=0.7, rater_sd=0.4, pi_chance=0.12,
                                           n_chance=400, seed=100 + rep)
-        post = fit("soft", sim["data"], method="svi", seed=rep, config=cfg, progress=False, check_size=False)
+        # the simulator draws Beta components: the Beta emission's own data
+        post = fit("soft", sim["data"], method="svi", seed=rep, config=cfg, progress=False, check_size=False,
+                   emission="beta")
         lo, hi = post.interval("kappa", level=0.9)
         hits.append(lo <= sim["kappa"] <= hi)
     assert sum(hits) >= 6, hits

@@ -129,7 +129,8 @@ def test_bands_failure_is_flagged_and_fixed():
     """
     study = _study_module().simulate_study("bands", seed=1000)
     cfg = SviConfig(steps=1000, num_draws=400, guide="multivariate_normal", learning_rate=0.05)
-    beta = fit("soft", study["data"], method="svi", seed=0, config=cfg, progress=False)
+    beta = fit("soft", study["data"], method="svi", seed=0, config=cfg, progress=False,
+               emission="beta")
     with pytest.warns(PredictiveCheckWarning, match="score distribution"):
         assert beta.score_check().p_value <= 0.01
     mono = fit("soft", study["data"], method="svi", seed=0, config=cfg, progress=False,
@@ -161,3 +162,72 @@ def test_bimodal_scores_warn_and_gold_pairs_with_a_histogram_fix_them():
     lo, hi = hist.interval("kappa", level=0.9)
     assert lo <= study["kappa"] <= hi, (lo, hi, study["kappa"])
     assert abs(hist.kappa.mean() - study["kappa"]) < 0.02
+
+
+def test_traced_scores_give_the_same_cells_and_log_density_as_numpy():
+    # the vectorised coverage study (paper_repro/soft_model_check_study.py) passes the
+    # scores as jax arrays: cells and the model's log density must not change
+    import jax
+
+    from softirr_stats.models._soft import _log_scores, score_cells
+
+    s = np.array([0.0, 1e-4, 0.05, 0.5, 0.9999, 1.0, 0.35, 0.6])
+    np.testing.assert_array_equal(np.asarray(score_cells(jnp.asarray(s), 20)),
+                                  score_cells(s, 20))
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda x: score_cells(x, 20))(
+        jnp.asarray(s))), score_cells(s, 20))
+    for a, b in zip(_log_scores(jnp.asarray(s, jnp.float32), 1e-3), _log_scores(s, 1e-3),
+                    strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-7)  # float32
+    d = models.PairScores(within_scores=[0.9, 1.0, 0.2], within_raters=[[0, 1]] * 3,
+                          within_items=[0, 1, 2], chance_scores=[0.0, 0.3, 0.05],
+                          n_raters=2, n_items=3)
+    import copy
+
+    t = copy.copy(d)
+    object.__setattr__(t, "within_scores", jnp.asarray(d.within_scores, jnp.float32))
+    object.__setattr__(t, "chance_scores", jnp.asarray(d.chance_scores, jnp.float32))
+    for emission, p in (("monotone", _monotone_params(20)),
+                        ("beta", {"mean_logit0": -1.0, "mean_gap_logit": 0.5,
+                                  "concentration": np.array([4.0, 6.0])})):
+        p = {**p, "pi_chance": 0.1, "intercept": 1.0, "within_share_z": 0.0}
+        kw = {"rater_effects": False, "emission": emission}
+        lp_np, _ = log_density(models.soft_agreement, (d,), kw, p)
+        lp_jx, _ = log_density(models.soft_agreement, (t,), kw, p)
+        np.testing.assert_allclose(float(lp_jx), float(lp_np), rtol=1e-5)
+
+
+def test_fresh_shapes_overlap_and_calibrated():
+    mod = _study_module()
+    rng = np.random.default_rng(0)
+    eq = np.r_[np.ones(200_000, bool), np.zeros(200_000, bool)]
+    for shape in mod.FRESH_SHAPES:
+        s = mod.draw_scores(shape, eq, rng)
+        assert s.shape == eq.shape and np.all((s >= 0) & (s <= 1))
+    # calibrated: at an equivalence rate of 1/2, P(equivalent | score) = score
+    s = mod.draw_scores("calibrated", eq, rng)
+    cells = np.minimum((s * 10).astype(int), 9)
+    rate = np.bincount(cells, weights=eq, minlength=10) / np.bincount(cells, minlength=10)
+    np.testing.assert_allclose(rate, (np.arange(10) + 0.5) / 10, atol=0.02)
+    # overlap: interior modes (not monotone), equivalent above non-equivalent on average
+    s = mod.draw_scores("overlap", eq, rng)
+    assert abs(s[eq].mean() - 6 / 9) < 0.005 and abs(s[~eq].mean() - 3 / 9) < 0.005
+
+
+def test_check_study_recomputes_the_library_score_check():
+    # paper_repro/soft_model_check_study.py calibrates the score check's threshold from its
+    # own recomputation of the statistic: it must be the library's, draw for draw
+    spec = importlib.util.spec_from_file_location(
+        "soft_model_check_study", ROOT / "paper_repro" / "soft_model_check_study.py")
+    study = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(study)
+    data = _study_module().simulate_study("calibrated", seed=3, n_items=40, n_chance=200)["data"]
+    post = fit("soft", data, method="svi", seed=0, progress=False,
+               config=SviConfig(steps=50, num_draws=100, guide="multivariate_normal"))
+    nb = models.SoftAgreementPriors().monotone_bins
+    lib = post.score_check(warn=False)
+    p, obs, rep = study.score_check_stat(post.model_kind._cell_probabilities(nb),
+                                         post.draws("pi_within"), post.draws("pi_chance"),
+                                         data.within_scores, data.chance_scores, nb)
+    assert p == lib.p_value
+    np.testing.assert_allclose([obs, rep], [lib.observed, np.median(lib.replicated)], rtol=1e-12)
