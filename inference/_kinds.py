@@ -401,7 +401,7 @@ class SoftKind(ModelKind):
     @property
     def emission(self) -> str:
         """The fitted emission (``"beta"``, ``"monotone"`` or ``"histogram"``)."""
-        from softirr_stats.models._soft import DEFAULT_EMISSION
+        from softirr_stats.models import DEFAULT_EMISSION
 
         return self.post.model_kwargs.get("emission", DEFAULT_EMISSION)
 
