@@ -34,7 +34,7 @@ __all__ = ["MAPS_HEADROOM", "PROGRAMS_KEPT", "after_fit", "data_arguments", "map
 #: Distinct compiled fit programs kept in memory before JAX's caches are released.
 PROGRAMS_KEPT = 8
 #: Memory maps the process may gain over its count after the last release before the next one (Linux).
-MAPS_HEADROOM = 2500
+MAPS_HEADROOM = 2000
 
 def needs_values() -> tuple[type[Exception], ...]:
     """The errors of tracing a model that reads the values of its data, not only their shapes.
