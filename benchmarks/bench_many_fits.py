@@ -89,6 +89,8 @@ def main() -> None:
             fit(model, data_set(i), method=method, seed=i, config=nuts if method == "nuts" else svi, progress=False)
         if i == 0:
             first = (maps(), rss_mib())  # after JAX's and NumPyro's own start-up (hundreds of MiB)
+            print(f"fit    1: {first[0]:6d} maps, {first[1]:7.0f} MiB RSS, {time.perf_counter() - t0:7.1f} s "
+                  "(the baseline of the RSS target)", flush=True)
         if i + 1 == args.fits // 2:
             half = (maps(), rss_mib())
         if (i + 1) % args.every == 0 or i + 1 == args.fits:
