@@ -187,6 +187,8 @@ def _fingerprint(kind: str, fn: Callable, data: Any, cfg: Any, kwargs: dict) -> 
 
     The models' and this module's source, numpyro's version, the float width, the data,
     the settings and the model options: a change to any of them traces the program again.
+    A program that takes the data's arrays as arguments is fingerprinted with the data's
+    skeleton in place of the data (:func:`~softirr_stats.inference._programs.data_arguments`).
 
     Examples
     --------
