@@ -3,18 +3,46 @@
 A research script that fits hundreds of small data sets in one process (a simulation, a
 sweep over subsets) must not run out of memory maps (LLVM's compiled code lives in maps; the
 kernel's default limit is 65,530) or grow without bound. This script runs ``--fits`` calls of
-``softirr_stats.inference.fit`` on small, different data sets (alternating SVI and NUTS, three
-models), and prints every ``--every`` fits the number of memory maps of the process (lines of
-``/proc/self/maps``) and its resident memory (``VmRSS`` of ``/proc/self/status``), then the
-growth per fit over the second half of the run (after the first programs are compiled).
+``softirr_stats.inference.fit`` on small, different data sets and prints every ``--every`` fits
+the number of memory maps of the process (lines of ``/proc/self/maps``), its resident memory
+(``VmRSS`` of ``/proc/self/status``) and the seconds so far, then the growth per fit over the
+second half of the run (after the first programs are compiled).
+
+The workload: fit ``i`` draws its own data set (seed ``i``): ``20 + i % 21`` items, 3 raters,
+3 categories, a quarter of the ratings random; the fits cycle through SVI Dawid-Skene, NUTS
+Dawid-Skene, SVI MACE, NUTS MACE, SVI Dawid-Skene (NUTS: one chain, 30 warm-up and 20 kept
+draws; SVI: 50 steps, 50 draws). The 150 fits hold 105 distinct (model, method, number of items)
+combinations, so most fits meet a shape for the first time; fits 106-150 repeat the shapes of
+fits 1-45.
 
 Targets (issue 35, row 8): fewer than 5,000 maps after 150 fits and less than 300 MiB RSS growth.
+What keeps them (``softirr_stats.inference._programs``): a package model's NUTS program takes
+the data's arrays as arguments (one program per shape of data, not per data set), JAX's
+in-memory caches are released when 8 distinct programs ran or the process gained 2,000 maps
+since the last release, and the C heap is trimmed after each fit (``malloc_trim``).
 
-Run::
+Run with a fresh compile cache to measure a first run on a machine::
 
-    python benchmarks/bench_many_fits.py                 # 150 fits (minutes: each NUTS fit compiles)
-    python benchmarks/bench_many_fits.py --fits 30       # a shorter run
-    python benchmarks/bench_many_fits.py --no-release    # without clearing the per-fit programs
+    SOFTIRR_COMPILE_CACHE=$(mktemp -d) python benchmarks/bench_many_fits.py            # 150 fits
+    SOFTIRR_COMPILE_CACHE=$(mktemp -d) python benchmarks/bench_many_fits.py --fits 40  # shorter
+    python benchmarks/bench_many_fits.py --no-release   # keep every program, never trim the heap
+
+Measured on 2 shared cores (load 2-18; fresh compile cache; seconds not comparable between runs):
+
+    =====  =============================  ==============================
+    fit    before (main d78553c, 40 fits)  now (150 fits)
+    =====  =============================  ==============================
+    10     1,238 maps, 2,890 MiB, 60 s     2,890 maps, 795 MiB, 594 s
+    20     1,267 maps, 4,801 MiB, 323 s    2,944 maps, 788 MiB, 1,511 s
+    30     1,279 maps, 5,757 MiB, 452 s    2,934 maps, 797 MiB, 1,992 s
+    40     1,288 maps, 6,152 MiB, 671 s    2,964 maps, 815 MiB, 2,537 s
+    80                                     2,972 maps, 848 MiB, 2,816 s
+    150                                    2,951 maps, 886 MiB, 3,059 s
+    =====  =============================  ==============================
+
+Before: +5,228 MiB RSS since the first fit after 40 fits (+68 MiB a fit over the second half),
+the maps bounded by a release after every fit. Now: 2,951 maps after 150 fits, +107 MiB RSS
+since the first fit (779 MiB); between releases the maps swing by up to 2,000.
 
 Linux only (reads /proc).
 """
@@ -53,7 +81,7 @@ def main() -> None:
     ap.add_argument("--fits", type=int, default=150)
     ap.add_argument("--every", type=int, default=10)
     ap.add_argument("--no-release", action="store_true",
-                    help="keep every fit's compiled programs (the behaviour before issue 35)")
+                    help="keep every fit's compiled programs and the C heap (no release, no trim)")
     args = ap.parse_args()
     from softirr_stats import models
     from softirr_stats.inference import NutsConfig, SviConfig, fit
@@ -76,6 +104,8 @@ def main() -> None:
             fit(model, data_set(i), method=method, seed=i, config=nuts if method == "nuts" else svi, progress=False)
         if i == 0:
             first = (maps(), rss_mib())  # after JAX's and NumPyro's own start-up (hundreds of MiB)
+            print(f"fit    1: {first[0]:6d} maps, {first[1]:7.0f} MiB RSS, {time.perf_counter() - t0:7.1f} s "
+                  "(the baseline of the RSS target)", flush=True)
         if i + 1 == args.fits // 2:
             half = (maps(), rss_mib())
         if (i + 1) % args.every == 0 or i + 1 == args.fits:

@@ -28,6 +28,7 @@ from softirr_stats.inference._config import (
 )
 from softirr_stats.inference._kinds import MODEL_KINDS
 from softirr_stats.inference._posterior import Posterior
+from softirr_stats.inference._programs import after_fit, data_arguments, needs_values
 from softirr_stats.inference._size import check_fit_size, fit_size
 from softirr_stats.models import (
     ANNOTATOR_MODELS,
@@ -115,7 +116,8 @@ def warn_divergences(diverging: np.ndarray, stacklevel: int = 3) -> int:
 
 
 def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
-              kwargs: dict, progress: bool, fingerprint: bytes | None = None) -> tuple[dict, dict]:
+              kwargs: dict, progress: bool, fingerprint: bytes | None = None,
+              arguments: tuple | None = None) -> tuple[dict, dict]:
     """The chains of ``cfg``: one compiled program, with or without the progress bar.
 
     Without a bar, the whole run (initialisation, warm-up, sampling, the collected draws) is
@@ -127,37 +129,47 @@ def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
     and Ctrl-C stops it at the next transition. Either way the program runs in a worker
     thread, so that Ctrl-C raises :class:`~softirr_stats.inference._progress.FitInterrupted`
     at once.
+
+    ``arguments`` (from :func:`~softirr_stats.inference._programs.data_arguments`) passes the
+    data's arrays to the program as arguments: data sets of one shape share the program
+    (``fingerprint`` then describes the data's shapes, not their values). Without it, or when
+    the model reads the values of its data while traced, the data are constants of the program
+    (the caller catches :func:`~softirr_stats.inference._programs.needs_values` and fits again
+    without ``arguments``).
     """
     from softirr_stats.inference._progress import Ticker, interruptibly, ticking_nuts
 
-    def run(k: jax.Array, ticker: Ticker | None = None) -> tuple[dict, jax.Array]:
+    def run(k: jax.Array, arrays: dict, ticker: Ticker | None = None) -> tuple[dict, jax.Array]:
         options = {"target_accept_prob": cfg.target_accept, "max_tree_depth": cfg.max_tree_depth,
                    "init_strategy": init_to_mean()}
         kernel = NUTS(model, **options) if ticker is None else ticking_nuts(ticker, model, **options)
         mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
                     num_chains=cfg.num_chains, chain_method=cfg.chain_method, progress_bar=False)
-        mcmc.run(k, data, extra_fields=("diverging",), **kwargs)
+        mcmc.run(k, data if arguments is None else arguments[1](arrays), extra_fields=("diverging",), **kwargs)
         return (mcmc.get_samples(group_by_chain=True),
                 mcmc.get_extra_fields(group_by_chain=True)["diverging"])
 
+    arrays = {} if arguments is None else arguments[0]
+
     def compiled() -> tuple[dict, jax.Array]:
         try:
-            program = exported_program(run, (key,), fingerprint)
+            program = exported_program(run, (key, arrays), fingerprint)
+        except needs_values():
+            raise  # the caller fits again with the data as constants
         except Exception:  # noqa: BLE001 - a model jax.export cannot take (a host callback): plain jit
-            return jax.jit(run)(key)
-        return program.call(key)
+            return jax.jit(run)(key, arrays)
+        return program.call(key, arrays)
+
+    def with_bar() -> tuple[dict, jax.Array]:
+        ticker = Ticker(cfg.num_warmup, cfg.num_samples, cfg.num_chains, show=True)
+        try:
+            return interruptibly(lambda: jax.jit(partial(run, ticker=ticker))(key, arrays), ticker.stop.set)
+        finally:
+            ticker.close()
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="There are not enough devices")
-        if progress:
-            ticker = Ticker(cfg.num_warmup, cfg.num_samples, cfg.num_chains, show=True)
-            try:
-                draws, diverging = interruptibly(lambda: jax.jit(partial(run, ticker=ticker))(key),
-                                                 ticker.stop.set)
-            finally:
-                ticker.close()
-        else:
-            draws, diverging = interruptibly(compiled)
+        draws, diverging = with_bar() if progress else interruptibly(compiled)
     samples = {k: np.asarray(v) for k, v in draws.items()}
     if not all(np.isfinite(v).all() for v in samples.values() if v.dtype.kind == "f"):
         raise RuntimeError("NUTS drew non-finite values (no valid initial parameters, or the model's log "
@@ -172,6 +184,8 @@ def _fingerprint(kind: str, fn: Callable, data: Any, cfg: Any, kwargs: dict) -> 
 
     The models' and this module's source, numpyro's version, the float width, the data,
     the settings and the model options: a change to any of them traces the program again.
+    A program that takes the data's arrays as arguments is fingerprinted with the data's
+    skeleton in place of the data (:func:`~softirr_stats.inference._programs.data_arguments`).
 
     Examples
     --------
@@ -468,16 +482,25 @@ def _announce(size: Any) -> None:
                                                    "Ctrl-C stops it)", size.describe())
 
 
-#: Drop JAX's in-memory compiled programs after each fit (issue 35): every fit closes over its own
-#: data, so its programs are never called again, yet JAX's caches keep each one (about 585 memory
-#: maps a fit: a long research process hit the kernel's 65,530-map limit after ~110 fits). A next
-#: fit of the same shape reads its programs back from the persistent compile cache.
+#: Release JAX's in-memory compiled programs within bounds and give the C heap back after each
+#: fit (issue 35; :mod:`~softirr_stats.inference._programs`): JAX keeps every program it compiled
+#: (about 600 memory maps a fit whose data are constants of its programs: a long research process
+#: hit the kernel's 65,530-map limit after ~110 fits), and glibc keeps the heap LLVM's compiles
+#: freed (RSS grew by ~230 MiB a fit). ``False`` keeps everything (the behaviour before).
 RELEASE_PROGRAMS = True
 
 
-def _release_programs() -> None:
-    """Forget the compiled programs of the fit that just ran (JAX's in-memory caches)."""
-    jax.clear_caches()
+def _nuts(kind: str, fn: Callable, data: Any, key: jax.Array, cfg: NutsConfig, kwargs: dict,
+          show: bool) -> tuple[dict, dict, bytes | None]:
+    """NUTS with the data as arguments of the program where the model allows; also its key (or None)."""
+    arguments = data_arguments(kind, data)
+    if arguments is not None:
+        by_shape = _fingerprint(kind, fn, (type(data).__qualname__, arguments[2]), cfg, kwargs)
+        try:
+            return (*_run_nuts(fn, data, key, cfg, kwargs, show, by_shape, arguments), by_shape)
+        except needs_values():  # the model reads its data's values while traced (drop_gap_pieces)
+            pass
+    return (*_run_nuts(fn, data, key, cfg, kwargs, show, _fingerprint(kind, fn, data, cfg, kwargs)), None)
 
 
 @device_scoped
@@ -576,9 +599,9 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         show = show and (progress is not None or size.seconds > LONG_FIT_SECONDS)
     key = jax.random.key(int(seed))
     k_run, k_post = jax.random.split(key)
+    program = None  # what the fit compiled, for the release of programs (None: this fit's alone)
     if method == "nuts":
-        samples, extra = _run_nuts(fn, data, k_run, config, kwargs, show,
-                                   _fingerprint(kind, fn, data, config, kwargs))
+        samples, extra, program = _nuts(kind, fn, data, k_run, config, kwargs, show)
     else:
         batch_size = resolve_batch_size(config.batch_size, name, kind, data, config.guide)
         if batch_size is None:
@@ -588,7 +611,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
                                                 show)
     extra["model"] = fn
     if RELEASE_PROGRAMS:
-        _release_programs()
+        after_fit(program)
     post = Posterior(model_name=name, kind=kind, samples_by_chain=samples, data=data,
                      method=method, priors=priors, model_kwargs=model_kwargs, extra=extra,
                      key=k_post)

@@ -414,7 +414,7 @@ class _CompileNotice:
         tail = (f"kept in {where} for the next run ({ENV_VAR}=0 disables)" if where
                 else f"the compile cache is off: set {ENV_VAR}=1 to keep them between runs")
         _log.warning("softirr_stats: compiling JAX programs, once per machine for data of this shape "
-                     "(a NUTS fit's program: once per data set); %s", tail)
+                     "(a package model's NUTS program: once per shape of data); %s", tail)
 
 
 _notice = _CompileNotice(_NOTICE_AFTER_SECS)

@@ -22,7 +22,7 @@ from softirr_stats.inference import NutsConfig, fit
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.inference.ConvergenceWarning")  # short chains
 
 A = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1], [2, 2, 2], [2, 1, 2]] * 3)
-B = np.array([[0, 1, 0], [1, 1, 1], [2, 1, 1], [0, 0, 0], [2, 2, 1], [1, 1, 2]] * 3)
+B = np.array([[0, 1, 0], [1, 1, 1], [2, 1, 1], [0, 0, 0], [2, 2, 1], [1, 1, 2]] * 4)  # another shape: data sets of one shape share one program
 SMALL = NutsConfig(num_warmup=40, num_samples=30)
 
 

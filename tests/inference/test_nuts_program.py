@@ -84,6 +84,40 @@ def test_the_fingerprint_follows_data_settings_and_model():
     assert _fingerprint("categorical", ds, data, SMALL, {"priors": object()}) is None  # unreadable: not kept
 
 
+def _codes(seed, n=18):
+    rng = np.random.default_rng(seed)
+    return np.where(rng.random((n, 3)) < 0.3, rng.integers(0, 3, (n, 3)), rng.integers(0, 3, n)[:, None])
+
+
+def test_data_sets_of_one_shape_share_one_program_with_the_same_draws(cache, monkeypatch):
+    """The data's arrays are arguments of the program (issue 35): one program per shape, kept
+    once; the draws are those of a program with the data as constants, bit for bit."""
+    import jax
+
+    import softirr_stats.inference._fit as F
+
+    posts = [fit(models.mace, _codes(s), method="nuts", seed=s, config=SMALL, progress=False) for s in range(3)]
+    assert len(list((cache / "exported").glob("*.jaxexport"))) == 1
+    for s, post in enumerate(posts):
+        data = models.encode_annotations(_codes(s))
+        k_run, _ = jax.random.split(jax.random.key(s))
+        kwargs = {"priors": None}
+        constants, _ = F._run_nuts(models.mace, data, k_run, SMALL, kwargs, False, None)  # not kept
+        assert all(np.array_equal(constants[k], post.samples_by_chain[k]) for k in constants)
+    assert not np.array_equal(posts[0].samples_by_chain["theta"], posts[1].samples_by_chain["theta"])
+    fit(models.mace, _codes(0, n=19), method="nuts", seed=0, config=SMALL, progress=False)
+    assert len(list((cache / "exported").glob("*.jaxexport"))) == 2  # another shape, another program
+
+
+def test_a_model_that_reads_its_data_values_gets_a_program_of_its_own(cache):
+    """soft_agreement(drop_gap_pieces=True) picks its pieces from the scores: the data stay constants."""
+    sims = [models.simulate_soft_scores(12, 3, intercept=0.7, n_chance=40, seed=s)["data"] for s in range(2)]
+    posts = [fit("soft", d, method="nuts", seed=0, config=SMALL, progress=False, emission="monotone",
+                 drop_gap_pieces=True) for d in sims]
+    assert all(np.isfinite(p.samples_by_chain["kappa"]).all() for p in posts)
+    assert len(list((cache / "exported").glob("*.jaxexport"))) == 2
+
+
 def test_progress_bar_is_a_host_callback_on_the_same_program(cache, monkeypatch):
     """With a bar, the same compiled MCMC runs with a ticking kernel (numpyro's own bar off), not exported.
 
