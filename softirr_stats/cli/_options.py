@@ -202,6 +202,10 @@ def _flag_names(message: str) -> str:
         return "the options " + ", ".join(_FLAG_OF.get(k, f"--reader-option {k}=...") for k in keys) + " apply"
 
     message = re.sub(r"\boptions \[([^\]]*)\] apply", flags, message)
+    # a reader function that does not take a keyword (Python's TypeError): name the flag that set it
+    message = re.sub(r"(?:[\w.<>]+\(\) )?got an unexpected keyword argument '(\w+)'",
+                     lambda m: f"{_FLAG_OF.get(m.group(1), '--reader-option ' + m.group(1) + '=...')} is not an option "
+                               "of this reader", message)
     message = re.sub(r"^(format|field|layer|feature|span_rule) must be", lambda m: f"{_FLAG_OF[m.group(1)]} must be",
                      message)
     return re.sub(r"\b(format|na_values|field|layer|feature|span_rule|item|rater|label)=(?=[\s'\"(),.;]|$)",
