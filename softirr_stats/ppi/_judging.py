@@ -12,6 +12,7 @@ with the number of times it was drawn.
 
 import math
 import warnings
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,11 +41,42 @@ from softirr_stats.ppi._ppi_terms import (
 __all__ = ["COEFFICIENT_FAMILIES", "JUDGED_COEFFICIENTS", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
            "label_text", "PLAN_COLUMNS"]
 
-JUDGED_COEFFICIENTS = {  # from the coefficient registry: every coefficient that takes judgments=
-    **{name: c for name, c in COEFFICIENTS.items() if c.judgments},
-    **{c.weighted_name: c for c in COEFFICIENTS.values() if c.judgments and c.weighted_name},
-}
-COEFFICIENT_FAMILIES = {name: c.family.name for name, c in JUDGED_COEFFICIENTS.items()}
+
+
+class _JudgedView(Mapping):
+    """A live view of the coefficient registry: every coefficient that takes ``judgments=`` (and its weighted
+    name), mapped through ``value``. Read at each use, so a coefficient registered after this module was
+    imported is in it (the registry is the one table).
+
+    Examples
+    --------
+    >>> "fleiss_kappa" in COEFFICIENT_FAMILIES and COEFFICIENT_FAMILIES["fleiss_kappa"] == "pooled"
+    True
+    """
+
+    def __init__(self, value: Callable[[Any], Any]) -> None:
+        self._value = value
+
+    def _table(self) -> dict[str, Any]:
+        table = {name: c for name, c in COEFFICIENTS.items() if c.judgments}
+        table.update({c.weighted_name: c for c in COEFFICIENTS.values() if c.judgments and c.weighted_name})
+        return {name: self._value(c) for name, c in table.items()}
+
+    def __getitem__(self, name: str) -> Any:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def __repr__(self) -> str:
+        return repr(self._table())
+
+
+JUDGED_COEFFICIENTS: Mapping[str, Any] = _JudgedView(lambda c: c)  # name -> its registry record
+COEFFICIENT_FAMILIES: Mapping[str, str] = _JudgedView(lambda c: c.family.name)  # name -> its chance family
 STRATEGIES = ("uniform", "active")
 PLAN_COLUMNS = ["label_a", "label_b", "score", "q", "terms", "draws", "coefficient"]
 
