@@ -287,6 +287,15 @@ def declare_categories(ann: Any, cats: Sequence[str] | None, what: str = "FILE")
         fail(f"--categories: {one_line(err)}")
 
 
+def _note_flags(note: str) -> str:
+    """A reading note's Python keywords as the CLI flags that set them (``format='x'`` -> ``--input-format x``)."""
+    import re
+
+    note = re.sub(r"\bformat=(['\"])([^'\"]*)\1", r"--input-format \2", note)
+    note = re.sub(r"\bpass format=(?=[\s,;)]|$)", "pass --input-format", note)
+    return re.sub(r"\b(duplicates|normalize|encoding|rater_from)=(['\"])([^'\"]*)\2", r"--reader-option \1=\3", note)
+
+
 def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater", label: str = "label",
          na_values: Sequence[str] | None = None, input_format: str | None = None,
          options: dict[str, Any] | None = None, categories: str | None = None) -> tuple[Any, list[str]]:
@@ -318,7 +327,7 @@ def _read(files: Path | Sequence[Path], item: str, rater: str, label: str, na_va
         if getattr(ann, "n_raters", 2) == 1:  # say why agreement is undefined before the table says it is
             notes = [f"{what} has one annotator ({ann.raters[0]!r}); agreement needs two or more: add the other "
                      f"annotators' exports (softirr {_command()} {what} OTHER_EXPORT ...)", *notes]
-        return ann, notes
+        return ann, [_note_flags(n) for n in notes]
     except (typer.Exit, KeyboardInterrupt):
         raise
     except Exception as err:  # noqa: BLE001 - every reading failure is one line naming the file

@@ -280,6 +280,17 @@ def test_every_flag_a_note_names_exists(cat_csv, tmp_path, capsys):
         assert code == 0, err
         notes = [*_notes(out), *err.splitlines()]
         checked += _check_flags(notes, command)
+    # a reading note (an export whose format was guessed) names --input-format, not format=
+    export = tmp_path / "project.json"
+    export.write_text(json.dumps([{"id": t, "data": {"text": "t"}, "annotations": [
+        {"id": 10 * t + u, "completed_by": u, "result": [{"from_name": "s", "to_name": "text", "type": "choices",
+                                                          "value": {"choices": [lab]}}]}
+        for u, lab in enumerate(labs, 1)]} for t, labs in enumerate([("a", "a"), ("a", "b"), ("b", "b")], 1)]))
+    code, out, err = run_main(capsys, "agree", export, "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    guessed = [n for n in _notes(out) if "guessed from its content" in n]
+    assert guessed and "--input-format label-studio" in guessed[0] and "format=" not in guessed[0]
+    checked += _check_flags(guessed, ["agree"])
     # and the error of ordered weights on text labels
     ordinal = tmp_path / "ord.csv"
     pd.DataFrame([(1, "a", "lo"), (1, "b", "hi"), (2, "a", "hi"), (2, "b", "hi")],
