@@ -196,5 +196,6 @@ def warn_long_labels(vocabulary: Any, support: np.ndarray, name: str) -> None:
 def warn_slow_exact(cost: ScoringCost) -> None:
     if cost.seconds >= WARN_AFTER_SECONDS:
         warnings.warn(f"exact chance agreement will score {cost.describe()}; chance='auto' or "
-                      f"chance=SampledPairs(n=...) estimates it with a standard error instead",
+                      f"chance=SampledPairs(n=...) (on the command line: --chance auto or --chance sampled:N) "
+                      f"estimates it with a standard error instead",
                       CostWarning, stacklevel=5)

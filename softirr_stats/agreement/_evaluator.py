@@ -491,8 +491,9 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, 
         tot = sim.total()
         total, n_scored = float(tot.values), n_scored + tot.n_scored
         if ann.categories is None:
-            notes.append(f"q = {q_cat} categories taken from the observed labels; the full category "
-                         "set, declared in Python (Annotations(..., categories=[...])), fixes q")
+            notes.append(f"q = {q_cat} categories taken from the observed labels; declaring the full category "
+                         "set fixes q (on the command line: --categories A,B,C; in Python: "
+                         "Annotations(..., categories=[...]))")
     prep = Prepared(ann=ann, layout=d, sim=sim, family=family, support=support, quad=quad, chance_label=label,
                     chance_pairs=chance_pairs, q_categories=q_cat, total_weight=total, notes=notes,
                     n_scored=n_scored)

@@ -123,8 +123,9 @@ def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any
             raise ValueError("ordinal alpha needs ordered labels (numbers, or categories= in order)")
         notes: tuple[str, ...] = ()
         if ann.kind != "numeric" and ann.categories is None:
-            notes = ("ordinal alpha ranks text labels in vocabulary (sorted) order; declare the order in "
-                     "Python (Annotations(..., categories=[...])) or use numeric labels",)
+            notes = ("ordinal alpha ranks text labels in vocabulary (sorted) order; declare the order (on the "
+                     "command line: --categories A,B,C; in Python: Annotations(..., categories=[...])) or use "
+                     "numeric labels",)
         return Resolved(get_family("alpha_ordinal"), ExactMatchSimilarity(len(ann.vocabulary)), "exact", coef.name, notes)
     sim = level_similarity(ann, level, similarity)
     _check_as_given(coef, coef.family.name, ann, sim)

@@ -122,8 +122,8 @@ def check_weight_order(ann: Annotations, weights: str) -> None:
     shown = ", ".join(repr(v) for v in ann.vocabulary[:6]) + (", ..." if len(ann.vocabulary) > 6 else "")
     raise ValueError(
         f"weights={weights!r} orders the labels, but these are text labels with no declared order "
-        f"({shown}); pass categories=[...] listing them in order (e.g. categories=['low', 'medium', "
-        f"'high']), or use numeric labels")
+        f"({shown}); declare them in order (on the command line: --categories low,medium,high; in Python: "
+        f"categories=['low', 'medium', 'high']), or use numeric labels")
 
 
 def resolve_similarity(

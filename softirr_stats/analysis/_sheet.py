@@ -2,7 +2,8 @@
 
 A judge who sees the estimator's score next to the empty ``judgment`` column is anchored by
 it. :func:`write_judging_sheet` therefore writes two files: the sheet (``pair_id``, the two
-labels in random order, an empty ``judgment``; rows shuffled) and ``<sheet>.plan.csv`` with
+labels in random order, an empty ``judgment``, and for a two-stage plan (``gold_n=``) a ``gold``
+column, empty on the gold subsample's rows and ``n/a`` elsewhere; rows shuffled) and ``<sheet>.plan.csv`` with
 everything else (labels, estimator score, draw probability ``q``, draws, coefficient,
 measure). :func:`read_judging_sheet` joins a filled sheet with its plan on ``pair_id`` and
 returns what :func:`~softirr_stats.read_judgments` returns.
@@ -17,6 +18,10 @@ import pandas as pd
 from softirr_stats.base._csvsafe import escape_columns, quoting_for, unescape_columns
 
 __all__ = ["plan_path_for", "read_judging_sheet", "write_judging_sheet"]
+
+#: The ``gold`` cell of a sheet row outside the gold subsample (a two-stage plan, ``gold_n=``):
+#: the gold judge fills only the empty ``gold`` cells.
+_NOT_GOLD = "n/a"
 
 
 def plan_path_for(sheet: "str | Path") -> Path:
@@ -82,6 +87,8 @@ def write_judging_sheet(plan: Any, path: "str | Path", *, measure: str, seed: in
     b = pairs["label_b"].to_numpy(dtype=object)
     sheet = pd.DataFrame({"pair_id": pairs["pair_id"], "label_1": np.where(swap, b, a),
                           "label_2": np.where(swap, a, b), "judgment": ""})
+    if "gold_draws" in pairs.columns:  # a two-stage plan: the gold judge fills "gold" where it is empty
+        sheet["gold"] = np.where(pairs["gold_draws"].to_numpy() > 0, "", _NOT_GOLD)
     sheet = sheet.iloc[order].sort_values("pair_id", kind="stable")
     kept = plan_path_for(path)
     # cells a spreadsheet would evaluate (a label "=cmd|...") begin with "'" (read back unescaped)
@@ -146,7 +153,8 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
         raise ValueError(f"{path.name} does not match its plan {plan_file.name}: "
                          + (f"pair_id {unknown[0]!r} is not in the plan" if unknown else
                             f"pair_id {absent[0]!r} of the plan is missing from the sheet"))
-    merged = kept.merge(sheet[["pair_id", *[c for c in ("label_1", "label_2") if c in cols], "judgment"]],
+    merged = kept.merge(sheet[["pair_id", *[c for c in ("label_1", "label_2") if c in cols], "judgment",
+                               *(["gold"] if "gold" in cols else [])]],
                         on="pair_id", how="left", suffixes=("_plan", ""))
     if {"label_1", "label_2"} <= cols:
         same = [{a, b} == {x, y} for a, b, x, y in zip(merged["label_a"], merged["label_b"], merged["label_1"],
@@ -162,8 +170,10 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
         raise ValueError(f"{path.name}: {int(blank.sum())} of {len(merged)} pairs have no numeric judgment in [0, 1] "
                          f"(first: pair {merged['pair_id'][blank].iloc[0]}); fill every judgment")
     meta = {"coefficient": _one(merged, "coefficient"), "measure": _one(merged, "measure")}
-    keep = [c for c in ("label_a", "label_b", "score", "q", "terms", "draws", "coefficient", "judgment")
-            if c in merged.columns]
+    if "gold" in merged.columns:  # _NOT_GOLD and blanks are no gold judgment (read_judgments checks the drawn rows)
+        merged["gold"] = pd.to_numeric(merged["gold"].replace({_NOT_GOLD: np.nan, "": np.nan}), errors="coerce")
+    keep = [c for c in ("label_a", "label_b", "score", "q", "terms", "draws", "coefficient", "judgment", "gold",
+                        "gold_draws") if c in merged.columns]
     return read_judgments(merged[keep]), meta
 
 

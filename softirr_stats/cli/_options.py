@@ -24,7 +24,7 @@ from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
-    "check_choices", "check_format", "check_similarities", "check_writable", "chance_settings", "ci_title",
+    "CategoriesOpt", "categories_list", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title",
     "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt",
 ]
@@ -77,6 +77,11 @@ SpanRuleOpt = Annotated[str | None, typer.Option(
     "--span-rule", help="how spans become items: exact (same offsets), overlap, or overlap:IOU (IoU above IOU)")]
 ReaderOpt = Annotated[list[str] | None, typer.Option(
     "--reader-option", help="any other reader option, KEY=VALUE (VALUE read as JSON when it parses), repeatable")]
+CategoriesOpt = Annotated[str | None, typer.Option(
+    "--categories", help="the full category set, in order: A,B,C (comma-separated; spaces around a name dropped) or "
+                         "@FILE (one category per line, taken as written). Fixes q for gwet_ac1 / brennan_prediger "
+                         "(unused categories count) and the order of ordinal weights and ordinal alpha; every label "
+                         "must be one of them [default: the observed labels]")]
 BootstrapOpt = Annotated[int, typer.Option(help="bootstrap replicates B (0 = no interval)")]
 DesignOpt = Annotated[str, typer.Option(help=f"bootstrap design: {', '.join(DESIGNS)}")]
 MethodOpt = Annotated[str, typer.Option(help=f"interval method: {', '.join(METHODS)}")]
@@ -212,13 +217,101 @@ def _flag_names(message: str) -> str:
                   lambda m: _FLAG_OF[m.group(1)], message)
 
 
+def categories_list(text: str | None) -> list[str] | None:
+    """``--categories``: ``A,B,C`` or ``@FILE`` (one category per line) as a list of names; None when not given.
+
+    A name holding a comma, or spaces at its ends, or starting with ``@``, goes in the file.
+    """
+    if text is None:
+        return None
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not text[1:] or not path.is_file():
+            fail(f"--categories {text}: {path} is not a file (give @FILE with one category per line, or A,B,C)")
+        try:
+            lines = path.read_text(encoding="utf-8-sig").splitlines()
+        except (OSError, UnicodeDecodeError) as err:
+            fail(f"--categories {text}: cannot read {path}: {one_line(err)}")
+        cats = [line for line in lines if line.strip()]
+        where = f"{path} (one category per line)"
+    else:
+        cats = [c.strip() for c in text.split(",")]
+        if any(not c for c in cats):
+            fail(f"--categories {text!r} has an empty name; give A,B,C (a name holding a comma goes in @FILE, "
+                 "one category per line)")
+        where = "--categories"
+    if len(cats) < 2:
+        fail(f"--categories needs at least two categories; got {cats!r} from {where}")
+    dup = next((c for i, c in enumerate(cats) if c in cats[:i]), None)
+    if dup is not None:
+        fail(f"--categories names {dup!r} twice; each category once")
+    return cats
+
+
+def declare_categories(ann: Any, cats: Sequence[str] | None, what: str = "FILE") -> Any:
+    """The annotations with ``cats`` declared as their full category set (``Annotations(..., categories=)``).
+
+    Numeric labels take numeric categories (``--categories 1,2,3,4,5``). A label outside the set, a
+    multi-label file or a name that is not a number for numeric labels fails with one line naming the flag.
+    """
+    if cats is None:
+        return ann
+    if ann.kind == "set":
+        fail("--categories applies to single labels (one category per rating), not to multi-label sets")
+    values: list[Any] = list(cats)
+    if ann.kind == "numeric":
+        values = []
+        for c in cats:
+            try:
+                values.append(int(c))
+            except ValueError:
+                try:
+                    values.append(float(c))
+                except ValueError:
+                    fail(f"--categories {c!r} is not a number, but the labels of {what} are numbers "
+                         f"(e.g. {ann.vocabulary[0]!r}); give numbers (e.g. --categories 1,2,3,4,5)")
+        if len(set(values)) != len(values):
+            fail(f"--categories names one number twice ({', '.join(cats)}); each category once")
+    declared = set(values)
+    unknown = [v for v in ann.vocabulary if v not in declared]
+    if unknown:
+        more = f" (and {len(unknown) - 1} more: {', '.join(map(repr, unknown[1:6]))}{', ...' if len(unknown) > 6 else ''})" \
+            if len(unknown) > 1 else ""
+        fail(f"label {unknown[0]!r} of {what} is not among the declared categories{more}; --categories must list "
+             f"every label (declared: {', '.join(map(repr, values[:10]))}{', ...' if len(values) > 10 else ''})")
+    from softirr_stats.agreement import as_annotations
+
+    try:
+        return as_annotations(ann, values)
+    except (ValueError, TypeError) as err:
+        fail(f"--categories: {one_line(err)}")
+
+
+def _note_flags(note: str) -> str:
+    """A reading note's Python keywords as the CLI flags that set them (``format='x'`` -> ``--input-format x``)."""
+    import re
+
+    note = re.sub(r"\bformat=(['\"])([^'\"]*)\1", r"--input-format \2", note)
+    note = re.sub(r"\bpass format=(?=[\s,;)]|$)", "pass --input-format", note)
+    return re.sub(r"\b(duplicates|normalize|encoding|rater_from)=(['\"])([^'\"]*)\2", r"--reader-option \1=\3", note)
+
+
 def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater", label: str = "label",
          na_values: Sequence[str] | None = None, input_format: str | None = None,
-         options: dict[str, Any] | None = None) -> tuple[Any, list[str]]:
+         options: dict[str, Any] | None = None, categories: str | None = None) -> tuple[Any, list[str]]:
     """Read annotations (one file, or several per-annotator exports merged); returns ``(ann, notes)``.
 
-    Every input problem becomes one line naming the file and the flags (exit 2).
+    Every input problem becomes one line naming the file and the flags (exit 2). ``categories``:
+    the ``--categories`` text, declared as the full category set (:func:`declare_categories`).
     """
+    cats = categories_list(categories)
+    ann, notes = _read(files, item, rater, label, na_values, input_format, options)
+    paths = [files] if isinstance(files, Path) else list(files)
+    return declare_categories(ann, cats, ", ".join(str(p) for p in paths)), notes
+
+
+def _read(files: Path | Sequence[Path], item: str, rater: str, label: str, na_values: Sequence[str] | None,
+          input_format: str | None, options: dict[str, Any] | None) -> tuple[Any, list[str]]:
     from softirr_stats.analysis import read_input
 
     paths = [files] if isinstance(files, Path) else list(files)
@@ -234,7 +327,7 @@ def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater",
         if getattr(ann, "n_raters", 2) == 1:  # say why agreement is undefined before the table says it is
             notes = [f"{what} has one annotator ({ann.raters[0]!r}); agreement needs two or more: add the other "
                      f"annotators' exports (softirr {_command()} {what} OTHER_EXPORT ...)", *notes]
-        return ann, notes
+        return ann, [_note_flags(n) for n in notes]
     except (typer.Exit, KeyboardInterrupt):
         raise
     except Exception as err:  # noqa: BLE001 - every reading failure is one line naming the file

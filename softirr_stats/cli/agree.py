@@ -21,6 +21,7 @@ from softirr_stats.cli._options import (
     WEIGHTS,
     BootstrapOpt,
     CacheOpt,
+    CategoriesOpt,
     ChanceOpt,
     DesignOpt,
     DeviceOpt,
@@ -95,6 +96,7 @@ def command(
     feature: FeatureOpt = None,
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
+    categories: CategoriesOpt = None,
     cache: CacheOpt = None,
     test: Annotated[bool, typer.Option(
         "--test", help="add z, a two-sided p-value (see --test-method; exact chance) and the Landis-Koch band of "
@@ -128,7 +130,7 @@ def command(
     ci = make_bootstrap(bootstrap, design, method, level, seed)
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
-    ann, notes = read(files, item, rater, label, na_values, input_format, opts)
+    ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     if test:

@@ -13,6 +13,7 @@ from softirr_stats.cli._options import (
     MEASURES,
     BootstrapOpt,
     CacheOpt,
+    CategoriesOpt,
     DesignOpt,
     DeviceOpt,
     FeatureOpt,
@@ -144,6 +145,7 @@ def command(
     layer: LayerOpt = None,
     feature: FeatureOpt = None,
     reader_option: ReaderOpt = None,
+    categories: CategoriesOpt = None,
     cache: CacheOpt = None,
     device: DeviceOpt = "auto",
 ) -> None:
@@ -173,7 +175,7 @@ def command(
     opts = reader_options(field, layer, feature, None, reader_option)
     anns, notes = [], []
     for f in files:
-        ann, said = read(f, item, rater, label, na_values, input_format, opts)
+        ann, said = read(f, item, rater, label, na_values, input_format, opts, categories)
         anns.append(ann)
         notes += said
     ann = anns[0]

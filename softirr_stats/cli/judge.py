@@ -61,6 +61,10 @@ def plan(
                                                                 "it as <name>.plan.csv")] = Path("sheet.csv"),
     n: Annotated[int, typer.Option("-n", "--n", help="judging budget: number of draws (a pair drawn twice is "
                                                      "judged once)")] = 200,
+    gold_n: Annotated[int | None, typer.Option(
+        "--gold-n", help="two-stage design: a random subsample of N of the -n draws is judged again by a gold judge "
+                         "(an expert); the sheet gets a 'gold' column (filled on those rows, n/a elsewhere) and "
+                         "agree --judgments then targets the gold judge's coefficient")] = None,
     coefficient: Annotated[str, typer.Option(
         "--coefficient", "-c", help="the coefficient the judgments serve")] = "krippendorff_alpha",
     strategy: Annotated[str, typer.Option(help="uniform (pair weights) or active (also by sqrt(f(1-f)))")]
@@ -92,6 +96,9 @@ def plan(
     check_choices([strategy], ("uniform", "active"), "--strategy")
     if n < 1 or n > 10**7:
         fail(f"-n must be a positive number of draws (at most 10000000); got {n}")
+    if gold_n is not None and not 1 <= gold_n <= n:
+        fail(f"--gold-n must be a number of draws from 1 to -n ({n}): the gold draws are a subsample of the judged "
+             f"draws; got {gold_n}")
     if seed < 0:
         fail(f"--seed must be a non-negative integer; got {seed}")
     if output.suffix.lower() != ".csv":
@@ -103,7 +110,8 @@ def plan(
     ann, notes = read(file, item, rater, label, na_values, input_format, opts)
     (name, est), = resolve_measures([measure], ann, None, model)
     try:
-        drawn = sis.judging_plan(ann, similarity=est, n=n, coefficient=coefficient, strategy=strategy, seed=seed)
+        drawn = sis.judging_plan(ann, similarity=est, n=n, coefficient=coefficient, strategy=strategy, seed=seed,
+                                 gold_n=gold_n)
     except ValueError as err:
         fail(f"cannot draw a judging plan for {file.name}: {err}", 1)
     with using("--output", output):
@@ -111,6 +119,9 @@ def plan(
     for t in notes:
         typer.echo(f"warning: {' '.join(t.split())}", err=True)
     what = f"{len(drawn.pairs)} distinct pairs from {drawn.n} draws, for {coefficient} with -m {name}"
+    if gold_n is not None:
+        rows = int((drawn.pairs["gold_draws"] > 0).sum())
+        what += f"; {gold_n} gold draws on {rows} pairs: the gold judge fills their empty 'gold' cells"
     if kept is None:
         typer.echo(f"wrote {sheet} ({what}; unblinded: the score and q are in view)", err=True)
     else:

@@ -12,6 +12,7 @@ from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     MEASURES,
     WEIGHTS,
+    CategoriesOpt,
     DeviceOpt,
     FieldOpt,
     FormatOpt,
@@ -25,6 +26,7 @@ from softirr_stats.cli._options import (
     RaterOpt,
     ReaderOpt,
     SeedOpt,
+    categories_list,
     check_choices,
     check_format,
     check_writable,
@@ -102,6 +104,7 @@ def command(
     field: FieldOpt = None,
     layer: LayerOpt = None,
     reader_option: ReaderOpt = None,
+    categories: CategoriesOpt = None,
     device: DeviceOpt = "auto",
 ) -> None:
     """Plan a study: items for a target interval half-width or power, from a pilot or assumed values."""
@@ -137,7 +140,7 @@ def command(
         if value is not None or prevalence is not None:
             fail("give either a pilot FILE or assumed values (--value, --prevalence), not both")
         opts = reader_options(field, layer, extra=reader_option)
-        ann, notes = read(files, item, rater, label, na_values, input_format, opts)
+        ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
         judged, _ = load_judgments(judgments)
         kw.update(pilot=ann, judgments=judged)
         source = files[0].name if len(files) == 1 else f"{len(files)} files"
@@ -151,6 +154,12 @@ def command(
                                        raters=raters or 2)
         if rater_variance is not None:
             assumed["rater_variance"] = rater_variance
+        cats = categories_list(categories)
+        if cats is not None:  # names for the prevalences, in their order
+            if any(len(p) != len(cats) for p in prev):
+                fail(f"--categories names {len(cats)} categories but --prevalence gives {len(prev[0])} prevalences; "
+                     "give one category per prevalence, in the same order")
+            assumed["categories"] = cats
         kw["assumed"] = assumed
         notes = []
         source = f"assumed value {value:g}"

@@ -15,6 +15,7 @@ from softirr_stats.cli._options import (
     WEIGHTS,
     BootstrapOpt,
     CacheOpt,
+    CategoriesOpt,
     ChanceOpt,
     DesignOpt,
     DeviceOpt,
@@ -89,6 +90,7 @@ def command(
     feature: FeatureOpt = None,
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
+    categories: CategoriesOpt = None,
     cache: CacheOpt = None,
     device: DeviceOpt = "auto",
 ) -> None:
@@ -131,7 +133,7 @@ def command(
         if missing:
             fail(f"--judgments {judgments} lacks the columns {missing}; the columns are {list(judged.columns)}")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
-    ann, seen = read(files, item, rater, label, na_values, input_format, opts)
+    ann, seen = read(files, item, rater, label, na_values, input_format, opts, categories)
     measures = resolve_measures(names, ann, cache, weights=WEIGHTS, model_flag=False)
     file = files[0]
     from softirr_stats.reporting import build_report

@@ -15,6 +15,7 @@ from softirr_stats.cli._options import (
     WEIGHTS,
     BootstrapOpt,
     CacheOpt,
+    CategoriesOpt,
     ChanceOpt,
     DesignOpt,
     DeviceOpt,
@@ -92,6 +93,7 @@ def command(
     feature: FeatureOpt = None,
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
+    categories: CategoriesOpt = None,
     cache: CacheOpt = None,
     keep_going: Annotated[bool, typer.Option(
         "--keep-going", help="exit 0 even when a setting fails with an error for these data")] = False,
@@ -112,7 +114,7 @@ def command(
     if coefs:
         check_choices(coefs, COEFFICIENTS, "--coefficient")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
-    ann, notes = read(files, item, rater, label, na_values, input_format, opts)
+    ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"

@@ -79,8 +79,8 @@ JUDGE_ERROR_NOTE = (
     "misses equivalent pairs (false negatives) or errs on confusable pairs moves it: an equivalent "
     "within-item pair judged 0 lowers observed agreement, a confusable chance pair judged 1 raises "
     "chance agreement; the errors do not cancel like symmetric flips. Judge a random subsample again "
-    "with a gold judge (in Python: judging_plan(gold_n=...), which adds a 'gold' column) to target the gold "
-    "judge's coefficient")
+    "with a gold judge (on the command line: softirr judge plan --gold-n N; in Python: judging_plan(gold_n=...); "
+    "either adds a 'gold' column) to target the gold judge's coefficient")
 
 
 @dataclass(eq=False)

@@ -104,7 +104,7 @@ ROWS = [
     # --- weights and similarity ------------------------------------------------------------------
     ("weights-typo", lambda t: C(GOOD, weights="linaer"), ("error", ValueError, "weights must be one of")),
     ("weights-text-no-order", lambda t: C([["low", "high"], ["mid", "mid"], ["low", "low"]], weights="linear"),
-     ("error", ValueError, "pass categories=")),
+     ("error", ValueError, "in Python: categories=")),
     ("weights-text-ordered", lambda t: C([["low", "high"], ["mid", "mid"], ["low", "low"]], weights="linear",
                                          categories=["low", "mid", "high"]),
      ("value", C([[0, 2], [1, 1], [0, 0]], weights="linear").value)),

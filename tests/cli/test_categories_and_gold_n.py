@@ -1,0 +1,308 @@
+"""``--categories`` (agree, sensitivity, report, compare, plan), ``judge plan --gold-n``, and notes that name flags.
+
+Every note the CLI prints names a CLI flag that exists: the notes of a few representative runs
+are parsed for ``--flag`` names and each is looked up in the options of the command that runs
+(or of the ``softirr <command>`` the note itself names).
+"""
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import typer
+
+import softirr_stats as sis
+from softirr_stats.cli import app, main
+from softirr_stats.data import demo_path
+
+# 5 items, 2 raters, labels x / y / z: agreement on 3 of 5 items (p_o = 0.6)
+ROWS = [(1, "a", "x"), (1, "b", "x"), (2, "a", "y"), (2, "b", "x"), (3, "a", "y"), (3, "b", "y"),
+        (4, "a", "x"), (4, "b", "y"), (5, "a", "z"), (5, "b", "z")]
+
+
+def run_main(capsys, *args):
+    with pytest.raises(SystemExit) as ex:
+        main([str(a) for a in args])
+    out = capsys.readouterr()
+    return ex.value.code, out.out, out.err
+
+
+@pytest.fixture
+def cat_csv(tmp_path):
+    path = tmp_path / "cat.csv"
+    pd.DataFrame(ROWS, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    return path
+
+
+def _values(out):
+    return {r["coefficient"]: r["value"] for r in json.loads(out)["results"]}
+
+
+def _notes(out):
+    """Every note of a ``-f json`` run: the run's warnings and each row's."""
+    d = json.loads(out)
+    rows = [r.get("warnings") or [] for r in d["results"]]
+    return [*d["meta"].get("warnings", []), *(w for ws in rows for w in ([ws] if isinstance(ws, str) else ws))]
+
+
+def _bp(po, q):
+    """Brennan-Prediger: chance 1/q for q categories."""
+    return (po - 1 / q) / (1 - 1 / q)
+
+
+def test_categories_fixes_q_of_brennan_prediger(cat_csv, capsys):
+    code, out, err = run_main(capsys, "agree", cat_csv, "-c", "brennan_prediger,gwet_ac1", "--bootstrap", "0",
+                              "-f", "json")
+    assert code == 0, err
+    observed = _values(out)
+    assert observed["brennan_prediger"] == pytest.approx(_bp(0.6, 3), abs=1e-12)
+    notes = " ".join(_notes(out))
+    assert "q = 3 categories taken from the observed labels" in notes and "--categories" in notes
+    # one unused category declared: q = 4, and the note is gone
+    code, out, err = run_main(capsys, "agree", cat_csv, "-c", "brennan_prediger,gwet_ac1", "--bootstrap", "0",
+                              "-f", "json", "--categories", "x, y, z, w")
+    assert code == 0, err
+    declared = _values(out)
+    assert declared["brennan_prediger"] == pytest.approx(_bp(0.6, 4), abs=1e-12)
+    ann = sis.Annotations.from_long(pd.DataFrame(ROWS, columns=["item", "rater", "label"]),
+                                    categories=["x", "y", "z", "w"])
+    assert declared["gwet_ac1"] == pytest.approx(sis.gwet_ac1(ann).value, abs=1e-12)
+    assert declared["gwet_ac1"] != pytest.approx(observed["gwet_ac1"])
+    assert not any("categories taken from the observed labels" in n for n in _notes(out))
+
+
+def test_categories_from_a_file(cat_csv, tmp_path, capsys):
+    cats = tmp_path / "cats.txt"
+    cats.write_text("x\ny\n\nz\nw\nv\n", encoding="utf-8")  # blank lines skipped
+    code, out, err = run_main(capsys, "agree", cat_csv, "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json",
+                              "--categories", f"@{cats}")
+    assert code == 0, err
+    assert _values(out)["brennan_prediger"] == pytest.approx(_bp(0.6, 5), abs=1e-12)
+
+
+def test_categories_a_file_keeps_commas_in_names(tmp_path, capsys):
+    path = tmp_path / "c.csv"
+    rows = [(i, r, lab) for i, labs in enumerate([("a, b", "a, b"), ("c", "c"), ("a, b", "c")]) for r, lab in
+            zip("pq", labs, strict=True)]
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    cats = tmp_path / "cats.txt"
+    cats.write_text("a, b\nc\nd\n", encoding="utf-8")
+    code, out, err = run_main(capsys, "agree", path, "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json",
+                              "--categories", f"@{cats}")
+    assert code == 0, err
+    assert _values(out)["brennan_prediger"] == pytest.approx(_bp(2 / 3, 3), abs=1e-12)
+
+
+def test_numeric_labels_take_numeric_categories(tmp_path, capsys):
+    path = tmp_path / "num.csv"
+    rows = [(1, "a", 1), (1, "b", 1), (2, "a", 2), (2, "b", 3), (3, "a", 3), (3, "b", 3), (4, "a", 2), (4, "b", 2)]
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    code, out, err = run_main(capsys, "agree", path, "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json",
+                              "--categories", "1,2,3,4,5")
+    assert code == 0, err
+    assert _values(out)["brennan_prediger"] == pytest.approx(_bp(0.75, 5), abs=1e-12)
+    code, _, err = run_main(capsys, "agree", path, "--bootstrap", "0", "--categories", "1,2,three")
+    assert code == 2 and "--categories 'three' is not a number" in err
+
+
+def test_categories_declare_the_order_of_ordinal_weights(tmp_path, capsys):
+    path = tmp_path / "ord.csv"
+    rows = [(1, "a", "low"), (1, "b", "medium"), (2, "a", "high"), (2, "b", "high"), (3, "a", "low"),
+            (3, "b", "low"), (4, "a", "medium"), (4, "b", "high"), (5, "a", "low"), (5, "b", "high")]
+    frame = pd.DataFrame(rows, columns=["item", "rater", "label"])
+    frame.to_csv(path, index=False)
+    code, _, err = run_main(capsys, "agree", path, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0")
+    assert code == 1 and "--categories low,medium,high" in err  # the error names the flag that fixes it
+    code, out, err = run_main(capsys, "agree", path, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0",
+                              "-f", "json", "--categories", "low,medium,high")
+    assert code == 0, err
+    expected = sis.cohen_kappa(sis.Annotations.from_long(frame, categories=["low", "medium", "high"]),
+                               weights="linear").value
+    assert _values(out)["cohen_kappa"] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(("value", "needle"), [
+    ("x,y", "label 'z' of"),  # a label outside the declared set: named, with the flag
+    ("x,,y,z", "has an empty name"),
+    ("x", "at least two categories"),
+    ("x,y,z,x", "names 'x' twice"),
+    ("@{d}/missing.txt", "is not a file"),
+])
+def test_bad_categories_are_one_line_errors(cat_csv, tmp_path, capsys, value, needle):
+    code, out, err = run_main(capsys, "agree", cat_csv, "--bootstrap", "0", "--categories",
+                              value.format(d=tmp_path))
+    assert code == 2 and out == ""
+    assert needle in err and "--categories" in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [
+    ["sensitivity", "{f}", "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json"],
+    ["compare", "{f}", "-c", "brennan_prediger", "-c", "gwet_ac1", "--bootstrap", "0", "-f", "json"],
+])
+def test_categories_on_other_commands(cat_csv, capsys, command):
+    args = [a.format(f=cat_csv) for a in command]
+    code, plain, err = run_main(capsys, *args)
+    assert code == 0, err
+    code, declared, err = run_main(capsys, *args, "--categories", "x,y,z,w")
+    assert code == 0, err
+    assert plain != declared
+    code, _, err = run_main(capsys, *args, "--categories", "x,y")
+    assert code == 2 and "label 'z'" in err and "--categories" in err
+
+
+def test_categories_on_report_and_plan(cat_csv, tmp_path, capsys):
+    code, _, err = run_main(capsys, "report", cat_csv, "-o", tmp_path / "r.html", "--categories", "x,y")
+    assert code == 2 and "label 'z'" in err and "--categories" in err
+    code, _, err = run_main(capsys, "plan", "--value", "0.6", "--prevalence", "0.5,0.5", "--halfwidth", "0.1",
+                            "--categories", "x,y,z")
+    assert code == 2 and "--categories names 3 categories but --prevalence gives 2" in err
+    code, out, err = run_main(capsys, "plan", "--value", "0.6", "--prevalence", "0.5,0.5", "--halfwidth", "0.1",
+                              "--categories", "no,yes", "-f", "json")
+    assert code == 0, err
+    code, _, err = run_main(capsys, "plan", cat_csv, "--halfwidth", "0.1", "--categories", "x,y")
+    assert code == 2 and "label 'z'" in err
+
+
+def test_categories_refused_for_multilabel_sets(tmp_path, capsys):
+    path = tmp_path / "ml.jsonl"
+    rows = [{"item": i, "rater": r, "label": lab} for i, labs in enumerate([(["a", "b"], ["a"]), (["b"], ["b"])])
+            for r, lab in zip("pq", labs, strict=True)]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    code, _, err = run_main(capsys, "agree", path, "--bootstrap", "0", "--categories", "a,b")
+    assert code == 2 and "--categories applies to single labels" in err
+
+
+# --- judge plan --gold-n ------------------------------------------------------------------------------------
+
+
+def _fill(sheet, judgment="0", gold="1"):
+    df = pd.read_csv(sheet, dtype=str, keep_default_na=False)
+    df["judgment"] = judgment
+    if "gold" in df.columns:
+        df.loc[df["gold"] == "", "gold"] = gold
+    df.to_csv(sheet, index=False)
+    return df
+
+
+def test_gold_n_adds_a_gold_column_and_agree_targets_the_gold_judge(tmp_path, capsys):
+    demo = demo_path()
+    sheet = tmp_path / "sheet.csv"
+    code, _, err = run_main(capsys, "judge", "plan", demo, "-m", "indel", "-n", "60", "--gold-n", "20", "-o", sheet)
+    assert code == 0, err
+    assert "20 gold draws" in err
+    written = pd.read_csv(sheet, dtype=str, keep_default_na=False)
+    assert list(written.columns) == ["pair_id", "label_1", "label_2", "judgment", "gold"]
+    kept = pd.read_csv(tmp_path / "sheet.plan.csv", dtype={"pair_id": str})
+    # the gold cells left empty are exactly the plan's gold subsample (the same draws as in Python)
+    plan = sis.judging_plan(sis.read_annotations(demo), similarity="indel", n=60, gold_n=20, seed=0)
+    assert int(plan.pairs["gold_draws"].sum()) == 20 == int(kept["gold_draws"].sum())
+    empty = set(written.loc[written["gold"] == "", "pair_id"])
+    assert empty == set(kept.loc[kept["gold_draws"] > 0, "pair_id"])
+    assert set(written.loc[written["gold"] != "", "gold"]) == {"n/a"}
+    _fill(sheet)
+    code, out, err = run_main(capsys, "agree", demo, "-m", "indel", "--judgments", sheet, "--bootstrap", "0",
+                              "-f", "json")
+    assert code == 0, err
+    notes = " ".join(_notes(out))
+    assert "gold judge's judgments" in notes and "20 of 60 judged draws judged again" in notes
+    # a gold cell left empty on a drawn row is refused, naming the column
+    df = pd.read_csv(sheet, dtype=str, keep_default_na=False)
+    df.loc[df["pair_id"] == sorted(empty)[0], "gold"] = ""
+    df.to_csv(sheet, index=False)
+    code, _, err = run_main(capsys, "agree", demo, "-m", "indel", "--judgments", sheet, "--bootstrap", "0")
+    assert code == 2 and "gold must lie in [0, 1]" in err
+
+
+def test_gold_n_changes_the_estimate(tmp_path, capsys):
+    demo = demo_path()
+    values = []
+    for gold_n, name in ((None, "one.csv"), (20, "two.csv")):
+        sheet = tmp_path / name
+        extra = [] if gold_n is None else ["--gold-n", str(gold_n)]
+        code, _, err = run_main(capsys, "judge", "plan", demo, "-m", "indel", "-n", "60", "-o", sheet, *extra)
+        assert code == 0, err
+        _fill(sheet)
+        code, out, err = run_main(capsys, "agree", demo, "-m", "indel", "--judgments", sheet, "--bootstrap", "0",
+                                  "-f", "json")
+        assert code == 0, err
+        values.append(json.loads(out)["results"][0]["value"])
+    assert np.isfinite(values).all() and values[0] != pytest.approx(values[1])
+
+
+@pytest.mark.parametrize(("gold_n", "needle"), [("0", "--gold-n must be a number of draws from 1 to -n (60)"),
+                                                ("61", "--gold-n must be a number of draws from 1 to -n (60)")])
+def test_bad_gold_n(tmp_path, capsys, gold_n, needle):
+    code, _, err = run_main(capsys, "judge", "plan", demo_path(), "-m", "indel", "-n", "60", "--gold-n", gold_n,
+                            "-o", tmp_path / "s.csv")
+    assert code == 2 and needle in err
+    assert not (tmp_path / "s.csv").exists()
+
+
+# --- every flag a note names exists -------------------------------------------------------------------------
+
+
+def _options(path):
+    """The long option names of ``softirr PATH...`` (e.g. ("judge", "plan"))."""
+    cmd = typer.main.get_command(app)
+    for name in path:
+        cmd = cmd.commands[name]
+    return {o for p in cmd.params if p.param_type_name == "option" for o in (*p.opts, *p.secondary_opts)}
+
+
+def _check_flags(notes, command):
+    """Each ``--flag`` of a note is an option of ``command`` or of the ``softirr ...`` command the note names."""
+    checked = 0
+    for note in notes:
+        named = re.findall(r"softirr (judge plan|[a-z]+)", note)
+        allowed = set().union(_options(command), *(_options(n.split()) for n in named))
+        for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", note):
+            assert flag in allowed, f"the note names {flag}, which softirr {' '.join(command)} does not take: {note}"
+            checked += 1
+    return checked
+
+
+def test_every_flag_a_note_names_exists(cat_csv, tmp_path, capsys):
+    checked = 0
+    runs = [
+        (["agree"], ["agree", cat_csv, "-c", "brennan_prediger,gwet_ac1,krippendorff_alpha", "--bootstrap", "50"]),
+        (["sensitivity"], ["sensitivity", cat_csv, "-c", "gwet_ac1", "--bootstrap", "0"]),
+        (["agree"], ["agree", demo_path(), "-c", "brennan_prediger", "--bootstrap", "0"]),
+    ]
+    sheet = tmp_path / "sheet.csv"
+    code, _, err = run_main(capsys, "judge", "plan", demo_path(), "-m", "indel", "-n", "40", "-o", sheet)
+    assert code == 0, err
+    _fill(sheet)
+    runs.append((["agree"], ["agree", demo_path(), "-m", "indel", "--judgments", sheet, "--bootstrap", "0"]))
+    for command, args in runs:
+        code, out, err = run_main(capsys, *args, "-f", "json")
+        assert code == 0, err
+        notes = [*_notes(out), *err.splitlines()]
+        checked += _check_flags(notes, command)
+    # a reading note (an export whose format was guessed) names --input-format, not format=
+    export = tmp_path / "project.json"
+    export.write_text(json.dumps([{"id": t, "data": {"text": "t"}, "annotations": [
+        {"id": 10 * t + u, "completed_by": u, "result": [{"from_name": "s", "to_name": "text", "type": "choices",
+                                                          "value": {"choices": [lab]}}]}
+        for u, lab in enumerate(labs, 1)]} for t, labs in enumerate([("a", "a"), ("a", "b"), ("b", "b")], 1)]))
+    code, out, err = run_main(capsys, "agree", export, "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    guessed = [n for n in _notes(out) if "guessed from its content" in n]
+    assert guessed and "--input-format label-studio" in guessed[0] and "format=" not in guessed[0]
+    checked += _check_flags(guessed, ["agree"])
+    # and the error of ordered weights on text labels
+    ordinal = tmp_path / "ord.csv"
+    pd.DataFrame([(1, "a", "lo"), (1, "b", "hi"), (2, "a", "hi"), (2, "b", "hi")],
+                 columns=["item", "rater", "label"]).to_csv(ordinal, index=False)
+    code, _, err = run_main(capsys, "agree", ordinal, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0")
+    checked += _check_flags(err.splitlines(), ["agree"])
+    assert checked >= 5  # --categories (twice), --gold-n, --keep-going, ...
+
+
+def test_the_flag_check_catches_a_missing_flag():
+    with pytest.raises(AssertionError, match="--no-such-flag"):
+        _check_flags(["declare it (on the command line: --no-such-flag)"], ["agree"])
+    with pytest.raises(AssertionError, match="--gold-n"):
+        _check_flags(["use --gold-n"], ["agree"])  # --gold-n belongs to judge plan; the note must say so
+    assert _check_flags(["(softirr judge plan --gold-n N)"], ["agree"]) == 1
