@@ -119,8 +119,9 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     if suffix == ".zip" and zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()
-            if any(n.split("/")[0] == "annotation" for n in names) and any(n.endswith(".tsv") for n in names):
-                return "webanno-tsv"  # an INCEpTION project export
+            if any(n.split("/")[0] in ("annotation", "curation") for n in names) and any(n.endswith(".tsv")
+                                                                                     for n in names):
+                return "webanno-tsv"  # an INCEpTION project export (or only its curation/ folder)
             if any(n.endswith(".jsonl") for n in names):
                 return "doccano"
         raise ValueError(f"{path.name}: cannot tell the export format of this archive; extract it and "
