@@ -189,9 +189,8 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
     names = [p.name for p in paths]
     if len(set(names)) != len(names):
         names = [str(p) for p in paths]
-    from softirr_stats.data._readers._spans import SPAN_LOG
-
     from softirr_stats.data._readers import _GUESSED, guessed_formats
+    from softirr_stats.data._readers._spans import SPAN_LOG
 
     parts, notes, span_logs, guesses = [], [], [], []
     with warnings.catch_warnings(record=True) as caught:
