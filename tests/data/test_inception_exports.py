@@ -11,8 +11,9 @@ from softirr_stats.cli import main
 from softirr_stats.data._readers import guess_format
 
 CURATED = Path(__file__).resolve().parents[1] / "fixtures" / "real_exports" / "webanno" / "curated_project_3_6_1.zip"
-_SKIPPED = r"1 curation file\(s\) found and skipped \(curation is the adjudicated result, not an annotator\): pass " \
-    r"include_curation=True \(command line: --reader-option include_curation=true\)"
+_SKIPPED = r"1 curation file\(s\) found and skipped \(curation is the adjudicated result, not an annotator\); to " \
+    r"read it as one more rater, beside the annotators' exports: on the command line --reader-option " \
+    r"include_curation=true; in Python include_curation=True"
 
 _TSV = "#FORMAT=WebAnno TSV 3.3\n#T_SP=webanno.custom.Span|label\n\n\n#Text=a b\n1-1\t0-1\ta\tX\t\n1-2\t2-3\tb\tY"
 

@@ -190,9 +190,9 @@ def _curation_skipped(n: int) -> str:
     """The words every "nothing to read" message adds when curation files were skipped."""
     if not n:
         return ""
-    return (f"; {n} curation file(s) found and skipped (curation is the adjudicated result, not an annotator): "
-            "pass include_curation=True (command line: --reader-option include_curation=true) to read it as one "
-            "more rater, beside the annotators' exports")
+    return (f"; {n} curation file(s) found and skipped (curation is the adjudicated result, not an annotator); to "
+            "read it as one more rater, beside the annotators' exports: on the command line --reader-option "
+            "include_curation=true; in Python include_curation=True")
 
 
 def _files(path: Path, encoding: str, include_curation: bool = False,
