@@ -112,7 +112,8 @@ class SensitivitySummary:
             return "\n".join(["(no rows)", *self._footer()])
         widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
         left = [h in _TEXT for h in header]  # names left-aligned, numbers and intervals right-aligned
-        lines = ["  ".join(str(x).ljust(w) if lt else str(x).rjust(w) for x, w, lt in zip(line, widths, left, strict=True)).rstrip()
+        lines = ["  ".join(str(x).ljust(w) if lt else str(x).rjust(w)
+                           for x, w, lt in zip(line, widths, left, strict=True)).rstrip()
                  for line in (header, *rows)]
         return "\n".join([*lines, *self._footer()])
 
