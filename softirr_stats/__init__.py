@@ -44,6 +44,7 @@ _EXPORTS = {
     "softirr_stats.comparison": ("ComparisonResult", "ReferenceResult", "ReplacementResult", "against_reference",
                                  "compare", "compare_groups", "leave_one_rater_out", "replacement_test"),
     "softirr_stats.planning": ("PlanResult", "plan_items"),
+    "softirr_stats.reporting._summary": ("sensitivity_summary",),
 }
 __getattr__, __dir__, __all__ = attach(__name__, _EXPORTS, _SUBMODULES)
 
@@ -101,4 +102,5 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     from softirr_stats.inference import annotator_agreement
     from softirr_stats.planning import PlanResult, plan_items
     from softirr_stats.ppi import JudgingPlan, judging_plan, read_judgments
+    from softirr_stats.reporting import sensitivity_summary
     from softirr_stats.uncertainty import Analytic, Bootstrap, FewUnitsWarning, Permutation

@@ -56,7 +56,8 @@ def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item"
     Returns
     -------
     (Annotations, list of str)
-        The data, and notes on it (warnings raised while reading, unrated items).
+        The data, and notes on it (the export format when it was guessed, warnings raised while
+        reading, unrated items).
 
     Examples
     --------
@@ -85,7 +86,9 @@ def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ann = read_annotations(source, **kwargs)
-    notes = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    from softirr_stats.data import guessed_formats
+
+    notes = [*guessed_formats(ann), *dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)]
     codes = np.asarray(ann.codes)
     if codes.ndim == 2 and codes.size:
         unrated = int(((codes >= 0).sum(axis=1) == 0).sum())

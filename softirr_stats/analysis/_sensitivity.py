@@ -309,6 +309,8 @@ def sensitivity(
         counts the label pairs the estimator newly scored for that row (0 when every pair was
         already scored for an earlier row); ``df.attrs["n_pairs_scored"]`` has the totals per
         similarity and ``df.attrs["warnings"]`` each row's warnings as a tuple.
+        :func:`~softirr_stats.sensitivity_summary` gives a compact view of it (the essential
+        columns, each distinct warning once, numbered).
 
     Examples
     --------

@@ -30,8 +30,12 @@ def _cell(value: Any, digits: int) -> tuple[str, str]:
     return str(value), "left"
 
 
-def frame_html(frame: Any, caption: str | None = None, notes: Sequence[str] = (), digits: int = 4) -> str:
+def frame_html(frame: Any, caption: str | None = None, notes: Sequence[str] = (), digits: int = 4,
+               right: Sequence[str] = ()) -> str:
     """A compact HTML table of ``frame`` (a DataFrame, or ``(columns, rows)``), caption above, notes below.
+
+    Numbers are right-aligned, text left-aligned; ``right`` names columns of text to right-align
+    too (numbers already formatted, intervals).
 
     Examples
     --------
@@ -46,10 +50,11 @@ def frame_html(frame: Any, caption: str | None = None, notes: Sequence[str] = ()
         columns, rows = [str(c) for c in frame.columns], frame.itertuples(index=False, name=None)
     head = "".join(f'<th style="{_CELL};text-align:left">{html.escape(str(c))}</th>' for c in columns)
     body = []
+    flush = [c in right for c in columns]
     for row in rows:
         cells = (_cell(v, digits) for v in row)
-        body.append("<tr>" + "".join(f'<td style="{_CELL};text-align:{a}">{html.escape(t)}</td>' for t, a in cells)
-                    + "</tr>")
+        body.append("<tr>" + "".join(f'<td style="{_CELL};text-align:{"right" if f else a}">{html.escape(t)}</td>'
+                                     for (t, a), f in zip(cells, flush, strict=False)) + "</tr>")
     cap = (f'<caption style="text-align:left;font-weight:600;padding-bottom:4px">{html.escape(caption)}</caption>'
            if caption else "")
     foot = "".join(f'<div style="font-size:0.85em;color:#555">{html.escape(n)}</div>' for n in notes)

@@ -30,7 +30,8 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.data._io": ('demo_path', 'read_annotations', 'read_table',),
     "softirr_stats.data._labels": ('LabelWarning',),
     "softirr_stats.data._readers": ('ExportWarning', 'SpanRule',),
-}, internal={"softirr_stats.data._readers": ('guess_format',)})  # for span_agreement; not in __all__
+}, internal={"softirr_stats.data._readers": ('guess_format', 'guessed_formats',)})  # not in __all__: guess_format
+# for span_agreement, guessed_formats for the command line's notes
 
 if TYPE_CHECKING:
     from softirr_stats.data._annotations import (
@@ -48,4 +49,5 @@ if TYPE_CHECKING:
         ExportWarning,
         SpanRule,
         guess_format,
+        guessed_formats,
     )

@@ -189,9 +189,10 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
     names = [p.name for p in paths]
     if len(set(names)) != len(names):
         names = [str(p) for p in paths]
+    from softirr_stats.data._readers import _GUESSED, guessed_formats
     from softirr_stats.data._readers._spans import SPAN_LOG
 
-    parts, notes, span_logs = [], [], []
+    parts, notes, span_logs, guesses = [], [], [], []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for p in paths:
@@ -211,6 +212,7 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
                 part = Annotations._from_long_any(long, categories=categories_of(part))
             parts.append(part)
             notes.extend(n for n in part.read_notes if "one rater (" not in n)
+            guesses.extend(guessed_formats(part))
             if rater_from == "file" and len(log) == 1:
                 spans, annotated, rule = log[0]
                 log[0] = ([dataclasses.replace(sp, rater=p.stem) for sp in spans],
@@ -229,6 +231,8 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
     else:
         out = Annotations.concat(parts, names=names)
     out._cache["read_notes"] = (*notes, f"merged {len(parts)} exports: {names[:10]}; raters {list(out.raters)[:20]}")
+    if guesses:
+        out._cache[_GUESSED] = tuple(guesses)
     return out
 
 
@@ -294,9 +298,9 @@ def read_annotations(
         ``"csv"``, ``"tsv"``, ``"jsonl"``, ``"parquet"`` (long tables; Parquet needs pyarrow, the
         ``parquet`` extra, which also reads CSV / JSON Lines faster) or an export: ``"label-studio"``,
         ``"doccano"``, ``"prodigy"``, ``"webanno-tsv"``, ``"brat"``. ``None`` guesses it from the
-        extension and the content; a guessed export format is announced with an
-        ``ExportWarning``, and a file that fits no rule (or several) raises a ValueError asking
-        for ``format=``.
+        extension and the content; a guessed export format is noted (in
+        ``read_notes``, and logged at INFO on the ``softirr_stats`` logger; no warning), and a
+        file that fits no rule (or several) raises a ValueError asking for ``format=``.
     categories : sequence, optional
         The declared label universe (see :meth:`Annotations.from_long`).
     na_values : str or list of str, optional
@@ -314,7 +318,7 @@ def read_annotations(
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
         ``textarea=`` and ``duplicates=`` (Label Studio), ``label_key=`` (doccano), ``task=`` and
-        ``duplicates=`` (Prodigy), ``layer=``, ``feature=``, ``unit=`` (WebAnno TSV), ``layout=``
+        ``duplicates=`` (Prodigy), ``layer=``, ``feature=``, ``unit=``, ``include_curation=`` (WebAnno TSV), ``layout=``
         and ``rater=`` (brat), and ``span_rule=`` (a :class:`SpanRule` or its spelling
         ``"overlap:0.5"``, for span annotations). Values may be given as strings, as from the
         command line (``"true"``, ``"last"``). An unknown option raises an ``OptionError`` (a

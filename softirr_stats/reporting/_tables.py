@@ -84,6 +84,35 @@ def _split_warnings(cell: Any) -> list[str]:
     return [text] if text else []
 
 
+def row_warnings(df: pd.DataFrame) -> list[list[str]]:
+    """Each row's warnings, whole: ``df.attrs["warnings"]`` (one tuple per row, as :func:`sensitivity`
+    keeps them) where it still matches the ``warnings`` column row by row, else the column read
+    by :func:`_split_warnings` (a string is one warning)."""
+    if "warnings" not in df.columns:
+        return [[] for _ in range(len(df))]
+    cells = list(df["warnings"])
+    kept = df.attrs.get("warnings")
+    if isinstance(kept, list | tuple) and len(kept) == len(cells) and all(
+            isinstance(k, list | tuple) and "; ".join(map(str, k)) == ("" if c is None or c != c else str(c))
+            for k, c in zip(kept, cells, strict=True)):  # rows filtered or sorted since: the attrs no longer match
+        return [[str(w).strip() for w in k if str(w).strip()] for k in kept]
+    return [_split_warnings(c) for c in cells]
+
+
+def number_warnings(per_row: Sequence[Sequence[str]]) -> tuple[list[str], list[str]]:
+    """``(notes, refs)``: each distinct warning once, in order of first appearance, and each row's
+    note numbers (from 1) as ``"1, 3"`` (``""`` for a row without warnings).
+
+    Examples
+    --------
+    >>> number_warnings([["a", "b"], [], ["b"]])
+    (['a', 'b'], ['1, 2', '', '2'])
+    """
+    distinct = list(dict.fromkeys(w for ws in per_row for w in ws))
+    index = {w: i for i, w in enumerate(distinct, 1)}
+    return distinct, [", ".join(str(index[w]) for w in dict.fromkeys(ws)) for ws in per_row]
+
+
 def interval_note(results: Any) -> str | None:
     """The sentence on how a table's intervals were made (``None`` when its rows have none).
 
@@ -184,12 +213,8 @@ def table_with_notes(results: Any, style: Style = "markdown", *, digits: int = 3
             df["measure"].astype(str) == df["similarity"].astype(str)).all():
         df = df.drop(columns=["similarity"])
     notes: list[str] = []
-    offset = 0
     if "warnings" in df.columns:
-        per_row = [_split_warnings(w) for w in df["warnings"]]
-        distinct = list(dict.fromkeys(w for ws in per_row for w in ws))
-        notes += distinct
-        df["note"] = [", ".join(str(distinct.index(w) + 1 + offset) for w in dict.fromkeys(ws)) for ws in per_row]
+        notes, df["note"] = number_warnings([_split_warnings(w) for w in df["warnings"]])
     is_results = {"coefficient", "value"} <= set(df.columns)
     if columns is None:
         cols = _paper_columns(df) if is_results else [c for c in df.columns if c not in ("warnings", "note")]

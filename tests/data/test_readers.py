@@ -79,14 +79,54 @@ def test_format_is_guessed_from_content(export, fmt):
     assert guess_format(EXPORTS / export) == fmt
 
 
-def test_guessed_format_is_announced_and_explicit_format_is_quiet():
+def test_guessed_format_is_a_note_not_a_warning(caplog):
+    """Issue 33 row 3: every guessed read raised an ExportWarning (a red box in a notebook). The guess is
+    information: a read note and an INFO log record; no warning, and none with format= given."""
+    import logging
+
+    from softirr_stats.data import guessed_formats
+
     path = EXPORTS / "doccano" / "classification"
-    with pytest.warns(ExportWarning, match=r"read as format='doccano' \(guessed"):
+    words = ("classification: read as format='doccano' (guessed from its content; to choose it, on the command "
+             "line: --input-format doccano; in Python: format='doccano')")
+    with warnings.catch_warnings(), caplog.at_level(logging.INFO, logger="softirr_stats"):
+        warnings.simplefilter("error")
         guessed = read_annotations(path)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ExportWarning)
+    assert guessed.read_notes[-1] == words and guessed_formats(guessed) == (words,)
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [("softirr_stats", logging.INFO, words)]
+    caplog.clear()
+    with warnings.catch_warnings(), caplog.at_level(logging.INFO, logger="softirr_stats"):
+        warnings.simplefilter("error")
         explicit = read_annotations(path, format="doccano")
+    assert guessed_formats(explicit) == () and not any("guessed" in n for n in explicit.read_notes)
+    assert not caplog.records
     assert_same(guessed, explicit)
+
+
+def test_guessed_formats_of_merged_exports_are_kept_and_the_cli_notes_them(tmp_path, capsys):
+    import json
+
+    from softirr_stats.analysis import read_input
+    from softirr_stats.cli import main
+    from softirr_stats.data import guessed_formats
+
+    task = {"id": 1, "data": {"text": "x"}, "annotations": []}
+    for who, lab in (("alice", "a"), ("bob", "b")):
+        result = [{"from_name": "s", "to_name": "t", "type": "choices", "value": {"choices": [lab]}}]
+        (tmp_path / f"{who}.json").write_text(json.dumps([{**task, "annotations": [
+            {"completed_by": who, "result": result}]}]))
+    paths = [tmp_path / "alice.json", tmp_path / "bob.json"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ann = read_annotations(paths)
+    assert [g.split(":")[0] for g in guessed_formats(ann)] == ["alice.json", "bob.json"]
+    _, notes = read_input(paths)
+    assert notes[:2] == list(guessed_formats(ann)) and not any(n.startswith("ExportWarning") for n in notes)
+    with pytest.raises(SystemExit):
+        main(["agree", *map(str, paths), "--bootstrap", "0"])
+    out = capsys.readouterr().out
+    assert "alice.json: read as format='label-studio' (guessed from its content; to choose it, on the command " \
+           "line: --input-format label-studio" in " ".join(out.split())
 
 
 def test_ambiguous_folder_asks_for_format(tmp_path):

@@ -9,7 +9,7 @@ DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "readers.md"
 
 def test_readers_page_examples():
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the unpairable-items and guessed-format notices are not part of the page
+        warnings.simplefilter("ignore")  # the unpairable-items notices are not part of the page
         result = doctest.testfile(str(DOC), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 50
     assert result.failed == 0

@@ -6,7 +6,6 @@ modules are imported only when their format is read. See ``docs/readers.md``.
 """
 
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,10 @@ from softirr_stats.data._readers._common import (
 )
 from softirr_stats.data._readers._spans import SpanRule
 
-__all__ = ["EXPORT_FORMATS", "ExportWarning", "OptionError", "SpanRule", "guess_format", "reader_options",
-           "read_export"]
+__all__ = ["EXPORT_FORMATS", "ExportWarning", "OptionError", "SpanRule", "guess_format", "guessed_formats",
+           "reader_options", "read_export"]
+
+_GUESSED = "guessed_formats"  # the Annotations cache key of the guessed-format notes (one per export read)
 
 _WEBANNO = "#FORMAT=WebAnno TSV 3"
 _PRODIGY_KEYS = {"_input_hash", "_task_hash", "_annotator_id", "_session_id"}
@@ -119,8 +120,9 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     if suffix == ".zip" and zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()
-            if any(n.split("/")[0] == "annotation" for n in names) and any(n.endswith(".tsv") for n in names):
-                return "webanno-tsv"  # an INCEpTION project export
+            if any(n.split("/")[0] in ("annotation", "curation") for n in names) and any(n.endswith(".tsv")
+                                                                                     for n in names):
+                return "webanno-tsv"  # an INCEpTION project export (or only its curation/ folder)
             if any(n.endswith(".jsonl") for n in names):
                 return "doccano"
         raise ValueError(f"{path.name}: cannot tell the export format of this archive; extract it and "
@@ -208,7 +210,9 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
     categories : sequence, optional
         The declared label universe (as for ``Annotations.from_long``).
     guessed : bool
-        When True, an :class:`ExportWarning` says which format was read.
+        When True, a note says which format was read: one of the result's ``read_notes``
+        (and :func:`guessed_formats`), logged at INFO on the ``softirr_stats`` logger. A guess is
+        information, not a problem: no warning is raised.
     normalize : str, optional
         Unicode normalisation of text labels (as for ``Annotations.from_long``).
     **options
@@ -222,11 +226,41 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"annotation export not found: {path}")
-    if guessed:
-        warnings.warn(f"{path.name}: read as format={format!r} (guessed from its content; pass format= "
-                      "to choose)", ExportWarning, stacklevel=3)
     ratings = reader(path, **options)
     notes: list[str] = []
     if isinstance(ratings, tuple):
         ratings, notes = ratings
-    return ratings_to_annotations(ratings, source=path.name, categories=categories, notes=notes, normalize=normalize)
+    guess = _guess_note(path.name, format) if guessed else None
+    if guess is not None:
+        import logging
+
+        logging.getLogger("softirr_stats").info(guess)
+        notes = [*notes, guess]
+    ann = ratings_to_annotations(ratings, source=path.name, categories=categories, notes=notes, normalize=normalize)
+    if guess is not None:
+        ann._cache[_GUESSED] = (guess,)
+    return ann
+
+
+def _guess_note(name: str, format: str) -> str:
+    return (f"{name}: read as format={format!r} (guessed from its content; to choose it, on the command line: "
+            f"--input-format {format}; in Python: format={format!r})")
+
+
+def guessed_formats(ann: Annotations) -> tuple[str, ...]:
+    """The notes saying which export format was guessed for ``ann`` (one per export read; empty when
+    ``format=`` was given or the input was a long table). They are also among ``ann.read_notes``.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from softirr_stats.data import read_annotations
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "export.json"
+    >>> _ = p.write_text(json.dumps([{"id": 1, "data": {}, "annotations": [
+    ...     {"completed_by": 1, "result": [{"from_name": "s", "type": "choices", "value": {"choices": ["a"]}}]}]}]))
+    >>> guessed_formats(read_annotations(p))
+    ("export.json: read as format='label-studio' (guessed from its content; to choose it, on the command line: --input-format label-studio; in Python: format='label-studio')",)
+    >>> guessed_formats(read_annotations(p, format="label-studio"))
+    ()
+    """
+    return tuple(ann._cache.get(_GUESSED, ()))

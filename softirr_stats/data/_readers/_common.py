@@ -221,7 +221,9 @@ def parse_json(text: str, where: str, line: int | None = None) -> Any:
 
 
 class ExportWarning(SoftIRRWarning):
-    """An export reader skipped records (cancelled, ignored) or guessed the file's format.
+    """An export reader skipped records (cancelled, ignored, not annotators) or resolved repeated answers.
+
+    A guessed format is not a warning: it is a read note (``Annotations.read_notes``).
 
     Examples
     --------

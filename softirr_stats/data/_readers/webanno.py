@@ -17,7 +17,10 @@ refused) or one ``.tsv`` file. One user's file for one document under two paths 
 
 - rater: the file's stem (the user); document: the name of the folder holding the file.
   ``INITIAL_CAS`` and ``CURATION_USER`` files (the unannotated document, the curated result)
-  are not annotators and are skipped with a warning.
+  are not annotators and are skipped with a warning. ``include_curation=True`` reads the curated
+  result (``CURATION_USER`` files and anything under ``curation/``) as one more rater, to compare
+  the adjudicated labels with the annotators'; an export that holds only curation files says how
+  many it skipped and names this option.
 - INCEpTION writes only the layers a file uses: a file without the chosen layer's ``#T_SP=``
   header is an annotator who marked nothing on that layer (the layer must be in some file).
 - Stacked annotations on one span (``ORG[1]|ORGpart[2]``) are read by the span rule's
@@ -183,29 +186,41 @@ def _place(parts: tuple[str, ...]) -> str:
     return "annotator" if len(parts) >= 3 and parts[-3] == "annotation" else "other"
 
 
-def _files(path: Path, encoding: str) -> tuple[list[tuple[str, str, str, list[str]]], list[str]]:
+def _curation_skipped(n: int) -> str:
+    """The words every "nothing to read" message adds when curation files were skipped."""
+    if not n:
+        return ""
+    return (f"; {n} curation file(s) found and skipped (curation is the adjudicated result, not an annotator); to "
+            "read it as one more rater, beside the annotators' exports: on the command line --reader-option "
+            "include_curation=true; in Python include_curation=True")
+
+
+def _files(path: Path, encoding: str, include_curation: bool = False,
+           ) -> tuple[list[tuple[str, str, str, list[str]]], list[str]]:
     """(shown name, document, rater, lines) per annotator file of a folder, zip or file; notes.
 
-    Files under a ``curation`` folder (the curated result) are not annotators: skipped, with a note.
-    Two files of one user for one document (two paths, or two zip entries of one name) are refused.
+    Files under a ``curation`` folder and ``CURATION_USER`` files (the curated result) are not
+    annotators: skipped, with a note, unless ``include_curation``. Two files of one user for one
+    document (two paths, or two zip entries of one name) are refused.
     """
     import zipfile
 
     notes: list[str] = []
+    wanted = ("annotator", "curation") if include_curation else ("annotator",)
     if path.is_file() and zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as zf:
             names = [i.filename for i in zf.infolist() if not i.is_dir()]
             curated = sorted({n for n in names if n.endswith(".tsv") and _place(tuple(n.split("/"))) == "curation"})
-            if curated:
+            if curated and not include_curation:
                 notes.append(f"{path.name}: {len(curated)} file(s) under curation/ (the curated result) skipped "
                              f"{curated[:5]}")
             infos = zip_entries(zf, path.name, lambda n: n.endswith(".tsv")
-                                and _place(tuple(n.split("/"))) == "annotator")
+                                and _place(tuple(n.split("/"))) in wanted)
             if not infos:
                 other = sorted({Path(n).suffix or n for n in names if n.split("/")[0] == "annotation"})
                 raise ValueError(f"{path.name}: no WebAnno TSV files under annotation/<document>/<user>.tsv "
-                                 f"(annotation/ holds {other or 'nothing'}); export the project with the "
-                                 "'WebAnno TSV v3' format")
+                                 f"(annotation/ holds {other or 'nothing'}){_curation_skipped(len(curated))}; "
+                                 "export the project with the 'WebAnno TSV v3' format")
             stray = sorted(n for n in names if n.endswith(".tsv") and _place(tuple(n.split("/"))) == "other")
             if stray:
                 notes.append(f"{path.name}: {len(stray)} .tsv file(s) outside annotation/<document>/ skipped "
@@ -218,19 +233,27 @@ def _files(path: Path, encoding: str) -> tuple[list[tuple[str, str, str, list[st
     else:
         found = sorted(p for p in path.rglob("*.tsv") if p.is_file())
         curated = [p for p in found if _place(p.relative_to(path).parts) == "curation"]
-        if curated:
+        if curated and not include_curation:
             notes.append(f"{path.name}: {len(curated)} file(s) under curation/ (the curated result) skipped "
                          f"{[p.relative_to(path).as_posix() for p in curated[:5]]}")
-        files = [p for p in found if _place(p.relative_to(path).parts) != "curation"]
+        files = [p for p in found if include_curation or _place(p.relative_to(path).parts) != "curation"]
         if not files:
-            raise ValueError(f"{path}: no .tsv files (expected annotation/<document>/<user>.tsv)")
+            what = "no annotator's .tsv files" if curated else "no .tsv files"
+            raise ValueError(f"{path}: {what} (expected annotation/<document>/<user>.tsv)"
+                             f"{_curation_skipped(len(curated))}")
         rows = [(p.relative_to(path).as_posix(), p.parent.name, p.stem,
                  text_lines(read_text(p, encoding, p.relative_to(path).as_posix())))
                 for p in _common.progress(files, total=len(files), desc=f"reading {path.name}",
                                           nbytes=len(files) * _common.PER_FILE)]
-    kept = [r for r in rows if r[2] not in _NOT_ANNOTATORS]
-    warn_skipped(len(rows) - len(kept), len(rows), f"{' / '.join(_NOT_ANNOTATORS)} files are not annotators",
+    skip = ("INITIAL_CAS",) if include_curation else _NOT_ANNOTATORS
+    kept = [r for r in rows if r[2] not in skip]
+    warn_skipped(len(rows) - len(kept), len(rows), f"{' / '.join(skip)} files are not annotators",
                  path.name, stacklevel=7)
+    if not kept:  # every file was skipped (curation / initial CAS): say so, not "no span layer"
+        n_cur = sum(r[2] == "CURATION_USER" for r in rows)
+        raise ValueError(f"{path.name}: no annotator's file: every file was skipped as {' / '.join(skip)} (not "
+                         f"annotators){_curation_skipped(n_cur)}; export the project with the annotators' documents "
+                         "(annotation/<document>/<user>.tsv)")
     seen: dict[tuple[str, str], str] = {}
     for shown, doc, rater, _ in kept:
         if (doc, rater) in seen:
@@ -261,7 +284,8 @@ def _check_complete(lines: list[str], name: str) -> None:
 
 def read_webanno_tsv(path: Path, *, layer: str | None = None, feature: str | None = None,
                      unit: Literal["span", "document"] = "span", span_rule: SpanRule | str | None = None,
-                     encoding: str = "utf-8") -> "tuple[list[Rating] | pd.DataFrame, list[str]]":
+                     encoding: str = "utf-8", include_curation: bool = False,
+                     ) -> "tuple[list[Rating] | pd.DataFrame, list[str]]":
     """Ratings from WebAnno TSV3 files (see the module docstring).
 
     Parameters
@@ -277,22 +301,21 @@ def read_webanno_tsv(path: Path, *, layer: str | None = None, feature: str | Non
         How spans become items (default: exact spans, stacked spans as one set).
     encoding : str
         Text encoding of the files.
+    include_curation : bool
+        Read the curated result (``CURATION_USER`` files, anything under ``curation/``) as one more
+        rater, named by its file (``CURATION_USER``); by default it is skipped with a note.
     """
     if unit not in _UNITS:
         raise ValueError(f"unit must be one of {list(_UNITS)}; got {unit!r}")
     ratings: list[Rating] = []
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
-    files, notes = _files(path, encoding)
+    files, notes = _files(path, encoding, include_curation)
     parsed = [(shown, doc, rater, lines, _layers(lines, shown)) for shown, doc, rater, lines in files]
     union: dict[str, _Layer] = {}
     for *_, layers in parsed:
         for lay in layers:
             union.setdefault(lay.name, lay)
-    if not files:  # every file was skipped (curation / initial CAS): say so, not "no span layer"
-        raise ValueError(f"{path.name}: no annotator's file: every file was skipped as "
-                         f"{' / '.join(_NOT_ANNOTATORS)} (not annotators); export the project with the "
-                         "annotators' documents (annotation/<document>/<user>.tsv)")
     chosen, _ = _pick(list(union.values()), layer, feature, path.name)
     feat = chosen.features[_ - chosen.first_column]
     absent = []
