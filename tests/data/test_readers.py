@@ -87,8 +87,7 @@ def test_guessed_format_is_a_note_not_a_warning(caplog):
     from softirr_stats.data import guessed_formats
 
     path = EXPORTS / "doccano" / "classification"
-    words = ("classification: read as format='doccano' (guessed from its content; to choose it, on the command "
-             "line: --input-format doccano; in Python: format='doccano')")
+    words = "classification: read as format='doccano' (guessed from its content; pass format='doccano' to choose it)"
     with warnings.catch_warnings(), caplog.at_level(logging.INFO, logger="softirr_stats"):
         warnings.simplefilter("error")
         guessed = read_annotations(path)
@@ -125,8 +124,8 @@ def test_guessed_formats_of_merged_exports_are_kept_and_the_cli_notes_them(tmp_p
     with pytest.raises(SystemExit):
         main(["agree", *map(str, paths), "--bootstrap", "0"])
     out = capsys.readouterr().out
-    assert "alice.json: read as format='label-studio' (guessed from its content; to choose it, on the command " \
-           "line: --input-format label-studio" in " ".join(out.split())
+    assert "alice.json: read as --input-format label-studio (guessed from its content; pass --input-format " \
+           "label-studio to choose it)" in " ".join(out.split())
 
 
 def test_ambiguous_folder_asks_for_format(tmp_path):

@@ -98,8 +98,8 @@ def test_bratiaa_example_project():
     assert _non_o_per_rater(ann) == {"Lisa": 404, "Maria": 404, "Max": 358, "Peter": 401}
     assert ann.vocabulary == ("LOC", "MISC", "O", "ORG", "PER")
     assert ann.read_notes == ("brat: 4 annotator folders ['Lisa', 'Maria', 'Max', 'Peter'], 7 documents",
-                              "bratiaa_example_project: read as format='brat' (guessed from its content; to choose "
-                              "it, on the command line: --input-format brat; in Python: format='brat')")
+                              "bratiaa_example_project: read as format='brat' (guessed from its content; pass "
+                              "format='brat' to choose it)")
 
 
 def test_per_annotator_brat_folders_merged(tmp_path):

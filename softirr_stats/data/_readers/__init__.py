@@ -243,8 +243,8 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
 
 
 def _guess_note(name: str, format: str) -> str:
-    return (f"{name}: read as format={format!r} (guessed from its content; to choose it, on the command line: "
-            f"--input-format {format}; in Python: format={format!r})")
+    # the command line shows it with its flag (cli._options: format='x' -> --input-format x)
+    return f"{name}: read as format={format!r} (guessed from its content; pass format={format!r} to choose it)"
 
 
 def guessed_formats(ann: Annotations) -> tuple[str, ...]:
@@ -259,7 +259,7 @@ def guessed_formats(ann: Annotations) -> tuple[str, ...]:
     >>> _ = p.write_text(json.dumps([{"id": 1, "data": {}, "annotations": [
     ...     {"completed_by": 1, "result": [{"from_name": "s", "type": "choices", "value": {"choices": ["a"]}}]}]}]))
     >>> guessed_formats(read_annotations(p))
-    ("export.json: read as format='label-studio' (guessed from its content; to choose it, on the command line: --input-format label-studio; in Python: format='label-studio')",)
+    ("export.json: read as format='label-studio' (guessed from its content; pass format='label-studio' to choose it)",)
     >>> guessed_formats(read_annotations(p, format="label-studio"))
     ()
     """
