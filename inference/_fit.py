@@ -85,12 +85,18 @@ def _schedule(cfg: SviConfig, steps: int | None = None) -> "optax.Schedule | flo
 def resolve_progress(progress: bool | None) -> bool:
     """``None`` (the default) means: show progress bars when stderr is a terminal.
 
+    The environment variable ``SOFTIRR_PROGRESS=0`` (``softirr --quiet``) silences the bars of
+    ``None``; ``SOFTIRR_PROGRESS=1`` draws them on stderr whatever it is (a log file, a
+    notebook's captured stream), for every fit whose ``progress`` is ``None``.
+
     Examples
     --------
     >>> resolve_progress(False), resolve_progress(True)
     (False, True)
     """
     if progress is None:  # SOFTIRR_PROGRESS=0 (softirr --quiet) silences the bars, as elsewhere
+        if os.environ.get("SOFTIRR_PROGRESS") == "1":
+            return True
         return os.environ.get("SOFTIRR_PROGRESS") != "0" and bool(getattr(sys.stderr, "isatty", lambda: False)())
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None; got {progress!r}")
@@ -402,9 +408,9 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
     per_call = min(per_epoch, cfg.steps)
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from softirr_stats.inference._progress import progress_bar
 
-        bar = tqdm(total=cfg.steps, desc=f"SVI, batches of {batch_size} items")
+        bar = progress_bar(cfg.steps, f"SVI steps, batches of {batch_size} items")
     losses, done, epoch = [], 0, 0
     while done < cfg.steps:
         n_steps = min(per_call, cfg.steps - done)
@@ -440,6 +446,27 @@ def _check_losses(losses: np.ndarray, steps: int) -> None:
                       "learning_rate or check the data", ConvergenceWarning, stacklevel=4)
 
 
+def _ticking_svi(svi: SVI, key: jax.Array, steps: int, data: Any, kwargs: dict,
+                 ticker: Any) -> tuple[dict, jax.Array]:
+    """``svi.run(key, steps, data, progress_bar=False)`` that calls ``ticker(step)`` after each step.
+
+    The same initialisation and the same ``lax.scan`` of ``svi.update`` as NumPyro's run
+    without a bar, plus a host callback on the step counter (which no value depends on): the
+    same parameters and losses, bit for bit (``tests/inference/test_fit_progress.py``).
+    NumPyro's own bar (``progress_bar=True``) runs each step as a program of its own, which
+    rounds differently.
+    """
+    state = svi.init(key, data, **kwargs)
+
+    def body(state: Any, i: jax.Array) -> tuple:
+        state, loss = svi.update(state, data, **kwargs)
+        jax.debug.callback(ticker, i)
+        return state, loss
+
+    state, losses = jax.lax.scan(body, state, jnp.arange(steps, dtype=jnp.int32))
+    return svi.get_params(state), losses
+
+
 def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
              kwargs: dict, progress: bool) -> tuple[dict, dict]:
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
@@ -449,13 +476,22 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
 
     svi = SVI(model, guide, optax.adam(_schedule(cfg)), Trace_ELBO(num_particles=cfg.num_particles))
     k_fit, k_draw = jax.random.split(key)
-    from softirr_stats.inference._progress import interruptibly
+    from softirr_stats.inference._progress import Ticker, interruptibly
 
-    result = interruptibly(lambda: svi.run(k_fit, cfg.steps, data, progress_bar=progress, **kwargs))
-    losses = np.asarray(result.losses)
+    if progress:
+        ticker = Ticker(0, cfg.steps, 1, show=True, title="SVI steps")
+        try:
+            params, losses = interruptibly(lambda: _ticking_svi(svi, k_fit, cfg.steps, data, kwargs, ticker),
+                                           ticker.stop.set)
+        finally:
+            ticker.close()
+    else:
+        result = interruptibly(lambda: svi.run(k_fit, cfg.steps, data, progress_bar=False, **kwargs))
+        params, losses = result.params, result.losses
+    losses = np.asarray(losses)
     _check_losses(losses, cfg.steps)
     k_guide, k_model = jax.random.split(k_draw)
-    latent = Predictive(guide, params=result.params, num_samples=cfg.num_draws)(
+    latent = Predictive(guide, params=params, num_samples=cfg.num_draws)(
         k_guide, data, **kwargs)
     draws = dict(latent)
     det = _deterministic_sites(model, data, kwargs)
@@ -464,7 +500,7 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
                                 parallel=False)(k_model, data, **kwargs))
     samples = {k: np.asarray(v)[None] for k, v in draws.items()
                if k != "obs" and not k.startswith("_")}
-    return samples, {"losses": losses, "guide": guide, "params": result.params,
+    return samples, {"losses": losses, "guide": guide, "params": params,
                      "batch_size": None}
 
 
@@ -596,7 +632,8 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         size = fit_size(name, kind, fn, data, method, config, kwargs)
         if check_size:
             _announce(size)
-        show = show and (progress is not None or size.seconds > LONG_FIT_SECONDS)
+        forced = os.environ.get("SOFTIRR_PROGRESS") == "1"
+        show = show and (progress is not None or forced or size.seconds > LONG_FIT_SECONDS)
     key = jax.random.key(int(seed))
     k_run, k_post = jax.random.split(key)
     program = None  # what the fit compiled, for the release of programs (None: this fit's alone)

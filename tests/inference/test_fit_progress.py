@@ -94,6 +94,64 @@ def test_the_progress_bar_does_not_change_the_draws(monkeypatch):
     assert seen == [(2 * 50, "sampling")]  # every transition of both chains reached the bar
 
 
+def test_the_svi_bar_does_not_change_the_fit_and_shows_its_steps(capsys):
+    """SVI with the bar: NumPyro's scan of updates plus a host callback; the same draws, bit for bit."""
+    from softirr_stats.inference import SviConfig
+
+    codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 4)
+    cfg = SviConfig(steps=60, num_draws=20)
+    plain = fit(models.dawid_skene, codes, method="svi", config=cfg, seed=2, progress=False)
+    assert "SVI steps" not in capsys.readouterr().err
+    ticked = fit(models.dawid_skene, codes, method="svi", config=cfg, seed=2, progress=True)
+    err = capsys.readouterr().err
+    assert "SVI steps" in err and "/60 [" in err
+    np.testing.assert_array_equal(plain.extra["losses"], ticked.extra["losses"])
+    for name in plain.samples:
+        np.testing.assert_array_equal(plain.samples[name], ticked.samples[name])
+
+
+def test_the_nuts_bar_text_reaches_stderr(capsys):
+    cfg = NutsConfig(num_warmup=20, num_samples=10, num_chains=1)
+    codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 4)
+    fit(models.dawid_skene, codes, config=cfg, seed=1, progress=True)
+    err = capsys.readouterr().err
+    assert "NUTS warm-up" in err and "/30 [" in err and "it/s" in err  # a short fit: its first frame
+
+
+def test_softirr_progress_1_forces_the_bar_of_a_default_fit(monkeypatch, capsys):
+    from softirr_stats.inference._fit import resolve_progress
+
+    monkeypatch.setenv("SOFTIRR_PROGRESS", "1")
+    assert resolve_progress(None) is True  # stderr is captured here, not a terminal
+    cfg = NutsConfig(num_warmup=20, num_samples=10, num_chains=1)
+    fit(models.dawid_skene, np.array([[0, 0], [1, 1], [1, 0]] * 4), config=cfg)  # a short fit
+    assert "NUTS warm-up" in capsys.readouterr().err
+    monkeypatch.setenv("SOFTIRR_PROGRESS", "0")
+    assert resolve_progress(None) is False
+
+
+def test_a_terminal_of_zero_columns_still_gets_a_bar():
+    """A pseudo-terminal without a size (``script``, ``docker exec -t``): tqdm alone draws nothing."""
+    pty = pytest.importorskip("pty")
+    code = ("from softirr_stats.inference._progress import progress_bar\n"
+            "b = progress_bar(5, 'NUTS warm-up')\nb.update(5)\nb.refresh()\nb.close()\n")
+    main_fd, child_fd = pty.openpty()  # a fresh pty reports 0 columns and 0 rows
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=child_fd, stdout=child_fd,
+                            env={k: v for k, v in __import__("os").environ.items() if k != "COLUMNS"})
+    __import__("os").close(child_fd)
+    proc.wait(timeout=120)
+    out = b""
+    while True:
+        try:
+            chunk = __import__("os").read(main_fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    assert b"NUTS warm-up" in out and b"5/5" in out
+
+
 def test_the_ticker_counts_phases_and_stops_on_request():
     t = Ticker(num_warmup=2, num_samples=2, num_chains=2, show=False)
     t(np.array([0, 0]))
