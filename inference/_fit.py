@@ -17,7 +17,7 @@ from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
 from softirr_stats.base._device import device_scoped
-from softirr_stats.base._jax import _ensure_initialised, exported_program
+from softirr_stats.base._jax import _ensure_initialised, compiling, exported_program
 from softirr_stats.base._validation import check_choice
 from softirr_stats.inference._config import (
     AUTO_BATCH_MIN_ITEMS,
@@ -530,13 +530,18 @@ def _nuts(kind: str, fn: Callable, data: Any, key: jax.Array, cfg: NutsConfig, k
           show: bool) -> tuple[dict, dict, bytes | None]:
     """NUTS with the data as arguments of the program where the model allows; also its key (or None)."""
     arguments = data_arguments(kind, data)
+    what = f"for a NUTS fit of {getattr(fn, '__name__', 'the model')}"
+    barred = " with its progress bar, again in every process (a program that calls the bar is not kept)"
     if arguments is not None:
         by_shape = _fingerprint(kind, fn, (type(data).__qualname__, arguments[2]), cfg, kwargs)
         try:
-            return (*_run_nuts(fn, data, key, cfg, kwargs, show, by_shape, arguments), by_shape)
+            with compiling(what + (barred if show else ", once per machine and shape of data")):
+                return (*_run_nuts(fn, data, key, cfg, kwargs, show, by_shape, arguments), by_shape)
         except needs_values():  # the model reads its data's values while traced (drop_gap_pieces)
             pass
-    return (*_run_nuts(fn, data, key, cfg, kwargs, show, _fingerprint(kind, fn, data, cfg, kwargs)), None)
+    with compiling(what + (barred if show else ", once per machine and data set (the model reads its data's "
+                                               "values while it is compiled)")):
+        return (*_run_nuts(fn, data, key, cfg, kwargs, show, _fingerprint(kind, fn, data, cfg, kwargs)), None)
 
 
 @device_scoped
@@ -641,11 +646,15 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         samples, extra, program = _nuts(kind, fn, data, k_run, config, kwargs, show)
     else:
         batch_size = resolve_batch_size(config.batch_size, name, kind, data, config.guide)
-        if batch_size is None:
-            samples, extra = _run_svi(fn, data, k_run, config, kwargs, show)
-        else:
-            samples, extra = _run_svi_minibatch(fn, data, k_run, config, batch_size, kwargs,
-                                                show)
+        what = (f"for an SVI fit of {name} (its optimisation steps and its draws), once per machine "
+                "and shape of data" + ("; the steps with the progress bar again in every process" if show
+                                       and batch_size is None else ""))
+        with compiling(what):
+            if batch_size is None:
+                samples, extra = _run_svi(fn, data, k_run, config, kwargs, show)
+            else:
+                samples, extra = _run_svi_minibatch(fn, data, k_run, config, batch_size, kwargs,
+                                                    show)
     extra["model"] = fn
     if RELEASE_PROGRAMS:
         after_fit(program)

@@ -196,3 +196,25 @@ def test_ctrl_c_on_a_long_cli_fit_exits_130_at_once(tmp_path):
     assert time.perf_counter() - t0 < 5  # 2 s on an idle machine; CI machines are loaded
     assert proc.returncode == 130 and stderr.strip().splitlines()[-1] == "error: interrupted"
     assert stdout == "" and not out.exists()  # nothing partial written
+
+
+def test_the_compile_notice_is_told_what_each_fit_compiles(monkeypatch):
+    """SVI is not called a NUTS fit; a package model's NUTS program is compiled once per shape of data."""
+    from contextlib import contextmanager
+
+    from softirr_stats.inference import SviConfig, _fit
+
+    said = []
+
+    @contextmanager
+    def record(what):
+        said.append(what)
+        yield
+
+    monkeypatch.setattr(_fit, "compiling", record)
+    codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 4)
+    fit(models.dawid_skene, codes, method="svi", config=SviConfig(steps=20, num_draws=5), progress=False)
+    assert said == ["for an SVI fit of dawid_skene (its optimisation steps and its draws), once per machine "
+                    "and shape of data"]
+    fit(models.dawid_skene, codes, config=NutsConfig(num_warmup=5, num_samples=5, num_chains=1), progress=False)
+    assert said[1] == "for a NUTS fit of dawid_skene, once per machine and shape of data"
