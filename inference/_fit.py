@@ -1,8 +1,10 @@
 """``fit``: run NUTS or SVI on an annotator model and return a :class:`Posterior`."""
 
 
+import logging
 import os
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from functools import partial
@@ -80,6 +82,9 @@ def _schedule(cfg: SviConfig, steps: int | None = None) -> "optax.Schedule | flo
     return cfg.learning_rate
 
 
+
+
+_log = logging.getLogger(__name__)  # under "softirr_stats": `softirr -v` shows its INFO lines
 
 
 def resolve_progress(progress: bool | None) -> bool:
@@ -641,6 +646,10 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         show = show and (progress is not None or forced or size.seconds > LONG_FIT_SECONDS)
     key = jax.random.key(int(seed))
     k_run, k_post = jax.random.split(key)
+    t0 = time.perf_counter()
+    _log.info("fitting %s by %s: %s", name, method.upper(),
+              f"{config.num_chains} chain(s) x ({config.num_warmup} warm-up + {config.num_samples} draws)"
+              if method == "nuts" else f"{config.steps} steps, then {config.num_draws} draws")
     program = None  # what the fit compiled, for the release of programs (None: this fit's alone)
     if method == "nuts":
         samples, extra, program = _nuts(kind, fn, data, k_run, config, kwargs, show)
@@ -656,6 +665,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
                 samples, extra = _run_svi_minibatch(fn, data, k_run, config, batch_size, kwargs,
                                                     show)
     extra["model"] = fn
+    _log.info("fitted %s by %s, %.2f s (compilation included)", name, method.upper(), time.perf_counter() - t0)
     if RELEASE_PROGRAMS:
         after_fit(program)
     post = Posterior(model_name=name, kind=kind, samples_by_chain=samples, data=data,
