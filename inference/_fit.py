@@ -29,7 +29,7 @@ from softirr_stats.inference._config import (
     SviConfig,
 )
 from softirr_stats.inference._kinds import MODEL_KINDS
-from softirr_stats.inference._posterior import Posterior
+from softirr_stats.inference._posterior import Posterior, readable_elements
 from softirr_stats.inference._programs import after_fit, data_arguments, needs_values
 from softirr_stats.inference._size import check_fit_size, fit_size
 from softirr_stats.models import (
@@ -675,7 +675,8 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         threshold = config.rhat_threshold
         bad = post._rhat_offenders(threshold)
         if bad:
-            shown = ", ".join(f"{p} ({r:.3f})" for p, r in bad[:10])
+            named = readable_elements([p for p, _ in bad[:10]], post)
+            shown = ", ".join(f"{p} ({r:.3f})" for p, (_, r) in zip(named, bad[:10], strict=True))
             more = "" if len(bad) <= 10 else f" and {len(bad) - 10} more"
             warnings.warn(f"r_hat > {threshold} for {len(bad)} parameter(s): {shown}{more}; "
                           "run longer chains or more of them", ConvergenceWarning, stacklevel=2)
