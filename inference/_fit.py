@@ -509,6 +509,14 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
                      "batch_size": None}
 
 
+def _describe_run(name: str, method: str, config: Any) -> str:
+    """``dawid_skene by NUTS: 2 chain(s) x (500 warm-up + 500 draws)`` (or SVI's steps and draws)."""
+    if method == "nuts":
+        return (f"{name} by NUTS: {config.num_chains} chain(s) x ({config.num_warmup} warm-up + "
+                f"{config.num_samples} draws)")
+    return f"{name} by SVI: {config.steps} steps, then {config.num_draws} draws"
+
+
 #: A fit estimated at more than this many seconds logs its size and estimate before it starts.
 LONG_FIT_SECONDS = 30.0
 
@@ -643,13 +651,16 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         if check_size:
             _announce(size)
         forced = os.environ.get("SOFTIRR_PROGRESS") == "1"
-        show = show and (progress is not None or forced or size.seconds > LONG_FIT_SECONDS)
+        wanted, show = show, show and (progress is not None or forced or size.seconds > LONG_FIT_SECONDS)
+        if wanted and not show:  # a terminal, a short fit: say what runs instead of a bar
+            _log.warning("softirr_stats: running %s without a progress bar (a fit estimated under %.0f s runs "
+                         "its program as kept in the compile cache; SOFTIRR_PROGRESS=1 or progress=True "
+                         "draws the bar and compiles it again)", _describe_run(name, method, config),
+                         LONG_FIT_SECONDS)
     key = jax.random.key(int(seed))
     k_run, k_post = jax.random.split(key)
     t0 = time.perf_counter()
-    _log.info("fitting %s by %s: %s", name, method.upper(),
-              f"{config.num_chains} chain(s) x ({config.num_warmup} warm-up + {config.num_samples} draws)"
-              if method == "nuts" else f"{config.steps} steps, then {config.num_draws} draws")
+    _log.info("fitting %s", _describe_run(name, method, config))
     program = None  # what the fit compiled, for the release of programs (None: this fit's alone)
     if method == "nuts":
         samples, extra, program = _nuts(kind, fn, data, k_run, config, kwargs, show)

@@ -218,3 +218,26 @@ def test_the_compile_notice_is_told_what_each_fit_compiles(monkeypatch):
                     "and shape of data"]
     fit(models.dawid_skene, codes, config=NutsConfig(num_warmup=5, num_samples=5, num_chains=1), progress=False)
     assert said[1] == "for a NUTS fit of dawid_skene, once per machine and shape of data"
+
+
+def test_a_short_fit_on_a_terminal_says_it_runs_without_a_bar(monkeypatch, caplog):
+    """No bar by default for a fit under 30 s (its cached program runs): one line says so."""
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("SOFTIRR_PROGRESS", raising=False)
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    cfg = NutsConfig(num_warmup=10, num_samples=10, num_chains=1)
+    with caplog.at_level("INFO", logger="softirr_stats"):
+        fit(models.dawid_skene, np.array([[0, 0], [1, 1], [1, 0]] * 4), config=cfg)
+    said = [r.getMessage() for r in caplog.records]
+    assert any("running dawid_skene by NUTS: 1 chain(s) x (10 warm-up + 10 draws) without a progress bar" in m
+               and "SOFTIRR_PROGRESS=1" in m for m in said), said
+    assert "NUTS warm-up" not in sys.stderr.getvalue()  # no bar was drawn
+    caplog.clear()
+    with caplog.at_level("INFO", logger="softirr_stats"):
+        fit(models.dawid_skene, np.array([[0, 0], [1, 1], [1, 0]] * 4), config=cfg, progress=False)
+    assert not any("without a progress bar" in r.getMessage() for r in caplog.records)
