@@ -45,7 +45,9 @@ class FitDiagnostics:
     min_ess : float
         Smallest bulk effective sample size over every sampled element (SVI: the draws).
     worst_r_hat, worst_ess : str
-        The elements holding them.
+        The elements holding them, read by rater, true class and given label where the fit
+        knows them (``beta: rater r1, true A, given B`` for ``beta[0,0,1]``, as the ``label``
+        column of ``Posterior.summary()``), else by index (``beta[0,0,1]``).
     n_divergent, n_transitions : int
         Divergent post-warmup transitions (NUTS; 0 for SVI) and how many there were.
     ppc_statistic : str
@@ -158,7 +160,7 @@ class FitDiagnostics:
 
 
 def _worst(posterior: Any) -> tuple[float, str, float, str]:
-    from softirr_stats.inference._posterior import _element_names
+    from softirr_stats.inference._posterior import _element_names, readable_elements
 
     max_r, worst_r, min_e, worst_e = -math.inf, "", math.inf, ""
     for name, arr in posterior.samples_by_chain.items():
@@ -173,8 +175,10 @@ def _worst(posterior: Any) -> tuple[float, str, float, str]:
             i = int(np.nanargmin(ess))
             if ess[i] < min_e:
                 min_e, worst_e = float(ess[i]), names[i]
+    worst_r, worst_e = readable_elements([worst_r, worst_e], posterior)
     return (max_r if np.isfinite(max_r) else math.nan, worst_r,
             min_e if np.isfinite(min_e) else math.nan, worst_e)
+
 
 
 def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = DEFAULT_LEVEL,

@@ -1,8 +1,10 @@
 """``fit``: run NUTS or SVI on an annotator model and return a :class:`Posterior`."""
 
 
+import logging
 import os
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from functools import partial
@@ -17,7 +19,7 @@ from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
 from softirr_stats.base._device import device_scoped
-from softirr_stats.base._jax import _ensure_initialised, exported_program
+from softirr_stats.base._jax import _ensure_initialised, compiling, exported_program
 from softirr_stats.base._validation import check_choice
 from softirr_stats.inference._config import (
     AUTO_BATCH_MIN_ITEMS,
@@ -27,7 +29,7 @@ from softirr_stats.inference._config import (
     SviConfig,
 )
 from softirr_stats.inference._kinds import MODEL_KINDS
-from softirr_stats.inference._posterior import Posterior
+from softirr_stats.inference._posterior import Posterior, readable_elements
 from softirr_stats.inference._programs import after_fit, data_arguments, needs_values
 from softirr_stats.inference._size import check_fit_size, fit_size
 from softirr_stats.models import (
@@ -82,8 +84,15 @@ def _schedule(cfg: SviConfig, steps: int | None = None) -> "optax.Schedule | flo
 
 
 
+_log = logging.getLogger(__name__)  # under "softirr_stats": `softirr -v` shows its INFO lines
+
+
 def resolve_progress(progress: bool | None) -> bool:
     """``None`` (the default) means: show progress bars when stderr is a terminal.
+
+    The environment variable ``SOFTIRR_PROGRESS=0`` (``softirr --quiet``) silences the bars of
+    ``None``; ``SOFTIRR_PROGRESS=1`` draws them on stderr whatever it is (a log file, a
+    notebook's captured stream), for every fit whose ``progress`` is ``None``.
 
     Examples
     --------
@@ -91,6 +100,8 @@ def resolve_progress(progress: bool | None) -> bool:
     (False, True)
     """
     if progress is None:  # SOFTIRR_PROGRESS=0 (softirr --quiet) silences the bars, as elsewhere
+        if os.environ.get("SOFTIRR_PROGRESS") == "1":
+            return True
         return os.environ.get("SOFTIRR_PROGRESS") != "0" and bool(getattr(sys.stderr, "isatty", lambda: False)())
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None; got {progress!r}")
@@ -402,9 +413,9 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
     per_call = min(per_epoch, cfg.steps)
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from softirr_stats.inference._progress import progress_bar
 
-        bar = tqdm(total=cfg.steps, desc=f"SVI, batches of {batch_size} items")
+        bar = progress_bar(cfg.steps, f"SVI steps, batches of {batch_size} items")
     losses, done, epoch = [], 0, 0
     while done < cfg.steps:
         n_steps = min(per_call, cfg.steps - done)
@@ -440,6 +451,27 @@ def _check_losses(losses: np.ndarray, steps: int) -> None:
                       "learning_rate or check the data", ConvergenceWarning, stacklevel=4)
 
 
+def _ticking_svi(svi: SVI, key: jax.Array, steps: int, data: Any, kwargs: dict,
+                 ticker: Any) -> tuple[dict, jax.Array]:
+    """``svi.run(key, steps, data, progress_bar=False)`` that calls ``ticker(step)`` after each step.
+
+    The same initialisation and the same ``lax.scan`` of ``svi.update`` as NumPyro's run
+    without a bar, plus a host callback on the step counter (which no value depends on): the
+    same parameters and losses, bit for bit (``tests/inference/test_fit_progress.py``).
+    NumPyro's own bar (``progress_bar=True``) runs each step as a program of its own, which
+    rounds differently.
+    """
+    state = svi.init(key, data, **kwargs)
+
+    def body(state: Any, i: jax.Array) -> tuple:
+        state, loss = svi.update(state, data, **kwargs)
+        jax.debug.callback(ticker, i)
+        return state, loss
+
+    state, losses = jax.lax.scan(body, state, jnp.arange(steps, dtype=jnp.int32))
+    return svi.get_params(state), losses
+
+
 def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
              kwargs: dict, progress: bool) -> tuple[dict, dict]:
     guide_cls = AutoNormal if cfg.guide == "normal" else AutoMultivariateNormal
@@ -449,13 +481,22 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
 
     svi = SVI(model, guide, optax.adam(_schedule(cfg)), Trace_ELBO(num_particles=cfg.num_particles))
     k_fit, k_draw = jax.random.split(key)
-    from softirr_stats.inference._progress import interruptibly
+    from softirr_stats.inference._progress import Ticker, interruptibly
 
-    result = interruptibly(lambda: svi.run(k_fit, cfg.steps, data, progress_bar=progress, **kwargs))
-    losses = np.asarray(result.losses)
+    if progress:
+        ticker = Ticker(0, cfg.steps, 1, show=True, title="SVI steps")
+        try:
+            params, losses = interruptibly(lambda: _ticking_svi(svi, k_fit, cfg.steps, data, kwargs, ticker),
+                                           ticker.stop.set)
+        finally:
+            ticker.close()
+    else:
+        result = interruptibly(lambda: svi.run(k_fit, cfg.steps, data, progress_bar=False, **kwargs))
+        params, losses = result.params, result.losses
+    losses = np.asarray(losses)
     _check_losses(losses, cfg.steps)
     k_guide, k_model = jax.random.split(k_draw)
-    latent = Predictive(guide, params=result.params, num_samples=cfg.num_draws)(
+    latent = Predictive(guide, params=params, num_samples=cfg.num_draws)(
         k_guide, data, **kwargs)
     draws = dict(latent)
     det = _deterministic_sites(model, data, kwargs)
@@ -464,8 +505,16 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
                                 parallel=False)(k_model, data, **kwargs))
     samples = {k: np.asarray(v)[None] for k, v in draws.items()
                if k != "obs" and not k.startswith("_")}
-    return samples, {"losses": losses, "guide": guide, "params": result.params,
+    return samples, {"losses": losses, "guide": guide, "params": params,
                      "batch_size": None}
+
+
+def _describe_run(name: str, method: str, config: Any) -> str:
+    """``dawid_skene by NUTS: 2 chain(s) x (500 warm-up + 500 draws)`` (or SVI's steps and draws)."""
+    if method == "nuts":
+        return (f"{name} by NUTS: {config.num_chains} chain(s) x ({config.num_warmup} warm-up + "
+                f"{config.num_samples} draws)")
+    return f"{name} by SVI: {config.steps} steps, then {config.num_draws} draws"
 
 
 #: A fit estimated at more than this many seconds logs its size and estimate before it starts.
@@ -494,13 +543,18 @@ def _nuts(kind: str, fn: Callable, data: Any, key: jax.Array, cfg: NutsConfig, k
           show: bool) -> tuple[dict, dict, bytes | None]:
     """NUTS with the data as arguments of the program where the model allows; also its key (or None)."""
     arguments = data_arguments(kind, data)
+    what = f"for a NUTS fit of {getattr(fn, '__name__', 'the model')}"
+    barred = " with its progress bar, again in every process (a program that calls the bar is not kept)"
     if arguments is not None:
         by_shape = _fingerprint(kind, fn, (type(data).__qualname__, arguments[2]), cfg, kwargs)
         try:
-            return (*_run_nuts(fn, data, key, cfg, kwargs, show, by_shape, arguments), by_shape)
+            with compiling(what + (barred if show else ", once per machine and shape of data")):
+                return (*_run_nuts(fn, data, key, cfg, kwargs, show, by_shape, arguments), by_shape)
         except needs_values():  # the model reads its data's values while traced (drop_gap_pieces)
             pass
-    return (*_run_nuts(fn, data, key, cfg, kwargs, show, _fingerprint(kind, fn, data, cfg, kwargs)), None)
+    with compiling(what + (barred if show else ", once per machine and data set (the model reads its data's "
+                                               "values while it is compiled)")):
+        return (*_run_nuts(fn, data, key, cfg, kwargs, show, _fingerprint(kind, fn, data, cfg, kwargs)), None)
 
 
 @device_scoped
@@ -596,20 +650,33 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         size = fit_size(name, kind, fn, data, method, config, kwargs)
         if check_size:
             _announce(size)
-        show = show and (progress is not None or size.seconds > LONG_FIT_SECONDS)
+        forced = os.environ.get("SOFTIRR_PROGRESS") == "1"
+        wanted, show = show, show and (progress is not None or forced or size.seconds > LONG_FIT_SECONDS)
+        if wanted and not show:  # a terminal, a short fit: say what runs instead of a bar
+            _log.warning("softirr_stats: running %s without a progress bar (a fit estimated under %.0f s runs "
+                         "its program as kept in the compile cache; SOFTIRR_PROGRESS=1 or progress=True "
+                         "draws the bar and compiles it again)", _describe_run(name, method, config),
+                         LONG_FIT_SECONDS)
     key = jax.random.key(int(seed))
     k_run, k_post = jax.random.split(key)
+    t0 = time.perf_counter()
+    _log.info("fitting %s", _describe_run(name, method, config))
     program = None  # what the fit compiled, for the release of programs (None: this fit's alone)
     if method == "nuts":
         samples, extra, program = _nuts(kind, fn, data, k_run, config, kwargs, show)
     else:
         batch_size = resolve_batch_size(config.batch_size, name, kind, data, config.guide)
-        if batch_size is None:
-            samples, extra = _run_svi(fn, data, k_run, config, kwargs, show)
-        else:
-            samples, extra = _run_svi_minibatch(fn, data, k_run, config, batch_size, kwargs,
-                                                show)
+        what = (f"for an SVI fit of {name} (its optimisation steps and its draws), once per machine "
+                "and shape of data" + ("; the steps with the progress bar again in every process" if show
+                                       and batch_size is None else ""))
+        with compiling(what):
+            if batch_size is None:
+                samples, extra = _run_svi(fn, data, k_run, config, kwargs, show)
+            else:
+                samples, extra = _run_svi_minibatch(fn, data, k_run, config, batch_size, kwargs,
+                                                    show)
     extra["model"] = fn
+    _log.info("fitted %s by %s, %.2f s (compilation included)", name, method.upper(), time.perf_counter() - t0)
     if RELEASE_PROGRAMS:
         after_fit(program)
     post = Posterior(model_name=name, kind=kind, samples_by_chain=samples, data=data,
@@ -619,7 +686,8 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
         threshold = config.rhat_threshold
         bad = post._rhat_offenders(threshold)
         if bad:
-            shown = ", ".join(f"{p} ({r:.3f})" for p, r in bad[:10])
+            named = readable_elements([p for p, _ in bad[:10]], post)
+            shown = ", ".join(f"{p} ({r:.3f})" for p, (_, r) in zip(named, bad[:10], strict=True))
             more = "" if len(bad) <= 10 else f" and {len(bad) - 10} more"
             warnings.warn(f"r_hat > {threshold} for {len(bad)} parameter(s): {shown}{more}; "
                           "run longer chains or more of them", ConvergenceWarning, stacklevel=2)

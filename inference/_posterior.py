@@ -77,6 +77,28 @@ def _element_labels(parameters: Any, sites: list[str], post: Any, data: Any) -> 
     return out
 
 
+def readable_elements(elements: list[str], posterior: Any) -> list[str]:
+    """``beta[0,2,1]`` as ``beta: rater r1, true C, given B`` (the ``label`` column of
+    :meth:`Posterior.summary`) where the fit knows its raters and classes; else as it is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> post = SimpleNamespace(samples={"beta": np.zeros((4, 2, 2, 2)), "mu": np.zeros(4)})
+    >>> data = SimpleNamespace(rater_names=("ann", "bob"), vocabulary=("neg", "pos"))
+    >>> readable_elements(["beta[1,0,1]", "mu", ""], SimpleNamespace(**vars(post), data=data))
+    ['beta: rater bob, true neg, given pos', 'mu', '']
+    """
+    known = [e for e in elements if e]
+    try:
+        labels = dict(zip(known, _element_labels(known, [], posterior, getattr(posterior, "data", None)),
+                          strict=True))
+    except (ValueError, IndexError, TypeError, AttributeError, KeyError):  # a custom model's sites
+        labels = {}
+    return [f"{e.partition('[')[0]}: {labels[e]}" if labels.get(e) else e for e in elements]
+
+
 def _element_names(name: str, shape: tuple) -> list[str]:
     if not shape:
         return [name]

@@ -9,9 +9,15 @@ are those of the same fit without the bar, bit for bit (``tests/inference/test_f
 
 :func:`interruptibly` runs a call in a worker thread while the main thread waits, so that
 Ctrl-C reaches Python at once (a compiled program holds the main thread until it ends).
+
+:func:`progress_bar` draws every bar of a fit (NUTS, SVI, minibatch SVI) at a width that
+also works on a pseudo-terminal that reports 0 columns (``script``, ``docker exec -t``, some
+CI runners): there tqdm's dynamic width draws nothing at all.
 """
 
 import contextvars
+import io
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -23,15 +29,54 @@ from numpyro.infer import NUTS
 
 from softirr_stats.base._interrupt import check, handled
 
-__all__ = ["FitInterrupted", "Ticker", "interruptibly", "ticking_nuts"]
+__all__ = ["FitInterrupted", "Ticker", "interruptibly", "progress_bar", "ticking_nuts"]
 
 
 class FitInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped a fit: nothing of it is kept."""
 
 
+#: The bar's width and the rows tqdm may use where the terminal reports a size of 0 (a
+#: pseudo-terminal without a size).
+FALLBACK_COLUMNS, FALLBACK_ROWS = 80, 24
+
+
+def progress_bar(total: int, desc: str, unit: str = "it") -> Any:
+    """A tqdm bar on stderr, ``total`` steps, that shows on every terminal.
+
+    tqdm sizes a bar from the terminal; on a pseudo-terminal that reports 0 columns and 0
+    rows it draws nothing, so there the width is ``$COLUMNS`` or :data:`FALLBACK_COLUMNS`
+    and the rows :data:`FALLBACK_ROWS`.
+
+    Examples
+    --------
+    >>> import io, contextlib
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     bar = progress_bar(4, "SVI steps")
+    ...     bar.update(4)
+    ...     bar.close()
+    >>> "SVI steps" in err.getvalue() and "0/4 [" in err.getvalue()  # its first frame
+    True
+    """
+    from tqdm.auto import tqdm
+
+    stream = sys.stderr
+    try:
+        columns, rows = os.get_terminal_size(stream.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # a file, a captured stream
+        columns, rows = 0, 0
+    sized: dict[str, Any] = {"dynamic_ncols": True}
+    if columns <= 0:
+        env = os.environ.get("COLUMNS", "")
+        sized = {"ncols": int(env) if env.isdigit() and int(env) > 0 else FALLBACK_COLUMNS}
+    if rows <= 0:
+        sized["nrows"] = FALLBACK_ROWS
+    return tqdm(total=int(total), desc=desc, unit=unit, file=stream, leave=False, **sized)
+
+
 class Ticker:
-    """Host side of a ticking NUTS run: a tqdm bar over warm-up and sampling, and a stop flag.
+    """Host side of a ticking run: a tqdm bar over NUTS warm-up and sampling (or SVI steps), and a stop flag.
 
     Parameters
     ----------
@@ -39,6 +84,9 @@ class Ticker:
         The run's size (the bar counts ``num_chains x (num_warmup + num_samples)`` transitions).
     show : bool
         Draw the bar (on stderr); without it the ticker only watches the stop flag.
+    title : str, optional
+        The bar's fixed description (SVI: ``"SVI steps"``); default ``"NUTS warm-up"``, then
+        ``"NUTS sampling"``.
 
     Examples
     --------
@@ -49,13 +97,15 @@ class Ticker:
     (5, 'sampling')
     """
 
-    def __init__(self, num_warmup: int, num_samples: int, num_chains: int, show: bool) -> None:
+    def __init__(self, num_warmup: int, num_samples: int, num_chains: int, show: bool,
+                 title: str | None = None) -> None:
         self.num_warmup = int(num_warmup)
         self.total = int(num_chains) * (int(num_warmup) + int(num_samples))
         self.done = 0
         self.phase = "warm-up" if num_warmup else "sampling"
         self.stop = threading.Event()
         self.show = bool(show)
+        self.title = title
         self.bar: Any = None  # drawn at the first transition: the compilation before it is not timed
 
     def __call__(self, i: Any) -> None:
@@ -65,12 +115,9 @@ class Ticker:
         self.done += int(i.size)
         phase = "sampling" if int(i.max(initial=0)) >= self.num_warmup else "warm-up"
         if self.show and self.bar is None:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=self.total, desc=f"NUTS {self.phase}", unit="it", file=sys.stderr,
-                            dynamic_ncols=True, leave=False)
+            self.bar = progress_bar(self.total, self.title or f"NUTS {self.phase}")
         if self.bar is not None:
-            if phase != self.phase:
+            if phase != self.phase and self.title is None:
                 self.bar.set_description(f"NUTS {phase}", refresh=False)
             self.bar.update(int(i.size))
         self.phase = phase

@@ -8,7 +8,9 @@ estimates, every bootstrap design and the jackknife go through ``evaluate``.
 
 from __future__ import annotations
 
+import logging
 import math
+import time
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property, partial
@@ -445,6 +447,7 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, 
     """
     family = get_family(family)
     chance = resolve_chance(chance)
+    t0 = time.perf_counter()
     d = rating_layout(ann)
     if not d.pairable.any():
         raise ValueError("no item has two or more ratings: agreement is undefined (no pairable item)")
@@ -499,8 +502,12 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, 
                     n_scored=n_scored)
     if not prep.similarity_known:  # a scored similarity without a dense operator: score the
         _ = prep.kd  # within-item pairs now, as part of preparing (as before the pair list was lazy)
+    _log.info("chance term of %s (%s chance, %s): %d label pairs scored, %.2f s", family.name,
+              family.chance, label, n_scored, time.perf_counter() - t0)
     return prep
 
+
+_log = logging.getLogger(__name__)  # under "softirr_stats": `softirr -v` shows its INFO lines
 
 #: Bytes per sampled chance pair while drawing and scoring them (indices, groups, scores, temporaries).
 _BYTES_PER_CHANCE_PAIR = 96

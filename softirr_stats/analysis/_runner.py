@@ -21,6 +21,7 @@ comes back:
    divergences, predictive check, caveats) and the warnings of the fit.
 """
 
+import logging
 import time
 import warnings
 from collections.abc import Sequence
@@ -31,6 +32,8 @@ from typing import Any
 from softirr_stats.base._validation import SimilarityMismatchError
 
 __all__ = ["Analysis", "READER_OPTIONS", "ModelFit", "read_input", "resolve_measures", "run_analysis", "run_model"]
+
+_log = logging.getLogger(__name__)  # under "softirr_stats": `softirr -v` shows its INFO lines
 
 # keyword options of read_annotations that the export readers take (docs/readers.md)
 READER_OPTIONS = ("field", "layer", "feature", "span_rule")
@@ -83,11 +86,15 @@ def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item"
         source = [Path(p) for p in paths]
         if len(source) == 1:
             source = source[0]
+    t0 = time.perf_counter()
+    _log.info("reading %s", source if isinstance(source, Path) else ", ".join(map(str, source)))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ann = read_annotations(source, **kwargs)
     from softirr_stats.data import guessed_formats
 
+    _log.info("read %d items, %d raters, %d distinct labels, %.2f s", ann.n_items, ann.n_raters,
+              len(ann.vocabulary), time.perf_counter() - t0)
     notes = [*guessed_formats(ann), *dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)]
     codes = np.asarray(ann.codes)
     if codes.ndim == 2 and codes.size:
@@ -96,6 +103,13 @@ def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item"
             notes.append(f"{unrated} of {ann.n_items} items have no rating (every label cell empty or missing); "
                          "no coefficient uses them")
     return ann, notes
+
+
+def _describe_ci(ci: Any) -> str:
+    """The interval setting in a log line: ``bootstrap B = 1000, design = items, method = auto``."""
+    if all(hasattr(ci, a) for a in ("n", "design", "method")):
+        return f"bootstrap B = {ci.n}, design = {ci.design}, method = {ci.method}"
+    return "none" if ci is None else str(ci)
 
 
 def _probe(ann: Any) -> Any:
@@ -214,11 +228,15 @@ def run_analysis(ann: Any, *, coefficients: Sequence[str] | None = None,
 
     sims = [(name, None if sim is None else sim) for name, sim in measures]
     t0 = time.perf_counter()
+    _log.info("computing %s x measures %s x chance %s; interval: %s",
+              ", ".join(coefficients) if coefficients else "the usual coefficients",
+              ", ".join(name for name, _ in sims), ", ".join(map(str, chance)), _describe_ci(ci))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = sensitivity(ann, coefficients=coefficients, similarities=sims, chance=list(chance), ci=ci,
                             categories=categories, judgments=judgments)
     said = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    _log.info("computed %d rows, %.2f s", len(table), time.perf_counter() - t0)
     return Analysis(table=table, warnings=said, seconds=time.perf_counter() - t0)
 
 

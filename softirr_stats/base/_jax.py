@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from softirr_stats.base._validation import SoftIRRWarning
 
 __all__ = ["x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "exported_program", "ENV_VAR",
-           "CompileCacheWarning"]
+           "CompileCacheWarning", "compiling"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -413,11 +413,39 @@ class _CompileNotice:
         where = jax.config.jax_compilation_cache_dir
         tail = (f"kept in {where} for the next run ({ENV_VAR}=0 disables)" if where
                 else f"the compile cache is off: set {ENV_VAR}=1 to keep them between runs")
-        _log.warning("softirr_stats: compiling JAX programs, once per machine for data of this shape "
-                     "(a package model's NUTS program: once per shape of data); %s", tail)
+        what = _subjects[-1] if _subjects else "once per machine for data of this shape"
+        _log.warning("softirr_stats: compiling JAX programs %s; %s", what, tail)
 
 
 _notice = _CompileNotice(_NOTICE_AFTER_SECS)
+
+#: What the compile notice says is being compiled (innermost :func:`compiling` block last).
+_subjects: list[str] = []
+
+
+@contextmanager
+def compiling(what: str) -> Iterator[None]:
+    """Within the block, the compile notice names ``what`` is compiled and how often.
+
+    ``what`` follows "compiling JAX programs", e.g. ``"for an SVI fit of mace (its
+    optimisation steps and draws), once per machine and shape of data"``. Outside every block
+    the notice says "once per machine for data of this shape". The notice is read by a timer
+    thread while a compile runs, so the setting is the process's, not the thread's: a fit run
+    in a worker thread is named by the block its caller opened.
+
+    Examples
+    --------
+    >>> with compiling("for a NUTS fit of mace, once per shape of data"):
+    ...     _subjects[-1]
+    'for a NUTS fit of mace, once per shape of data'
+    >>> _subjects
+    []
+    """
+    _subjects.append(str(what))
+    try:
+        yield
+    finally:
+        _subjects.pop()
 
 
 _initialised = threading.Event()

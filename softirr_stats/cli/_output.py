@@ -151,8 +151,11 @@ def _width() -> int:
 
 def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
                 headers: dict[str, str] | None = None, notes: Notes | None = None,
-                secondary: Sequence[str] = ()) -> None:
-    """A rich table on stdout that fits the terminal (``secondary`` columns dropped, in order), notes below."""
+                secondary: Sequence[str] = (), wrap: Sequence[str] = ()) -> None:
+    """A rich table on stdout that fits the terminal (``secondary`` columns dropped, in order), notes below.
+
+    ``wrap``: text columns whose cells may break between words (the others never wrap, so
+    that numbers stay whole)."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -175,8 +178,8 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
     table = Table(title=escape(title), show_lines=False)
     for c in cols:
         num = _numeric(rows, c)
-        table.add_column(escape(heads.get(c, c)), justify="right" if num else "left", no_wrap=True,
-                         overflow="fold")
+        table.add_column(escape(heads.get(c, c)), justify="right" if num else "left", no_wrap=c not in wrap,
+                         overflow="fold", min_width=None if c in wrap else len(heads.get(c, c)))
     for r in rows:
         table.add_row(*[escape(_cell(r.get(c))) for c in cols])
     console.print(table)

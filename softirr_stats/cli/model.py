@@ -183,7 +183,7 @@ def command(
         caption = f"Fit diagnostics ({'all checks pass' if diag.ok else 'see the caveats'})"
         typer.echo("")
         if fmt == "table":  # a terminal table like the estimates above it
-            print_table(dframe.to_dict("records"), list(dframe.columns), caption)
+            print_table(dframe.to_dict("records"), list(dframe.columns), caption, wrap=["diagnostic"])
         else:
             typer.echo(render_frame(dframe, fmt, digits=4, caption=caption))
     if json_out:

@@ -23,6 +23,8 @@ again for the next.
 
 import importlib
 import inspect
+import logging
+import time
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -318,8 +320,12 @@ class ScoredSimilarity(LabelSimilarity):
         n_new = int((~hit).sum())
         if n_new:
             new = uniq[~hit]
+            t0 = time.perf_counter()
             vals[~hit] = self._score(new // self.n, new % self.n, progress)
             self._remember(new, vals[~hit])
+            logging.getLogger(__name__).info("scored %d label pairs with %s (%d already known), %.2f s",
+                                             n_new * self._directions(), self.name, int(hit.sum()),
+                                             time.perf_counter() - t0)
         out[off] = vals[inverse]
         return Scores(out, n_new * self._directions())
 
@@ -327,12 +333,16 @@ class ScoredSimilarity(LabelSimilarity):
         """Dense block through the estimator's vectorised matrix path, symmetrised."""
         from softirr_stats.equivalence._pair_scoring import similarity_matrix
 
+        t0 = time.perf_counter()
         if np.array_equal(rows, cols):  # square: the labels are distinct, so only the diagonal is 1
-            return np.asarray(similarity_matrix(self.estimator, list(self.vocabulary[rows]),
-                                                symmetrize=not self.symmetric), dtype=np.float64)
-        la, lb = list(self.vocabulary[rows]), list(self.vocabulary[cols])
-        m = np.asarray(similarity_matrix(self.estimator, la, lb, symmetrize=not self.symmetric), dtype=np.float64)
-        m[rows[:, None] == cols[None, :]] = 1.0
+            m = np.asarray(similarity_matrix(self.estimator, list(self.vocabulary[rows]),
+                                             symmetrize=not self.symmetric), dtype=np.float64)
+        else:
+            la, lb = list(self.vocabulary[rows]), list(self.vocabulary[cols])
+            m = np.asarray(similarity_matrix(self.estimator, la, lb, symmetrize=not self.symmetric), dtype=np.float64)
+            m[rows[:, None] == cols[None, :]] = 1.0
+        logging.getLogger(__name__).info("scored a %d x %d block of label pairs with %s, %.2f s", len(rows),
+                                         len(cols), self.name, time.perf_counter() - t0)
         return m
 
     def block(self, rows: np.ndarray, cols: np.ndarray, progress: Progress = None) -> Scores:

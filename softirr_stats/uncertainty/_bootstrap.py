@@ -11,6 +11,7 @@ the chunking or on the backend. Each design is one :class:`BootstrapDesign` reco
 is one record.
 """
 
+import logging
 import math
 import os
 import sys
@@ -639,6 +640,9 @@ def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarra
     parts: list[dict[str, np.ndarray]] = []
     bar = None
     t0 = time.perf_counter()
+    log = logging.getLogger(__name__)
+    log.info("bootstrap: B = %d replicates, design = %s, %d items, chunks of %d", cfg.n, cfg.design,
+             stat.n_items, chunk)
     try:
         for b0 in range(0, cfg.n, chunk):  # chunks of replicates, each evaluated as one batch
             rows = min(cfg.n, b0 + chunk) - b0
@@ -650,6 +654,7 @@ def bootstrap_replicates(stat: Statistic, cfg: Bootstrap) -> dict[str, np.ndarra
     finally:
         if bar is not None:
             bar.close()
+    log.info("bootstrap: %d replicates, %.2f s", cfg.n, time.perf_counter() - t0)
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 

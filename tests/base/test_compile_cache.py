@@ -99,3 +99,17 @@ def test_no_notice_when_every_program_comes_from_the_cache(tmp_path):
 def test_notice_with_the_cache_off(tmp_path):
     _, _, err = _run(tmp_path, "0", pre="import softirr_stats.base._jax as J\nJ._notice.left = 0.0")
     assert err.count("compiling JAX programs") == 1 and "the compile cache is off" in err
+
+
+def test_the_notice_names_what_is_compiled(caplog):
+    from softirr_stats.base._jax import _CompileNotice, compiling
+
+    for subject, expected in [(None, "compiling JAX programs once per machine for data of this shape;"),
+                              ("for an SVI fit of mace (its optimisation steps and its draws)",
+                               "compiling JAX programs for an SVI fit of mace (its optimisation steps")]:
+        notice = _CompileNotice(0.0)
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="softirr_stats"), \
+                (compiling(subject) if subject else __import__("contextlib").nullcontext()):
+            notice.fire(final=True)
+        assert expected in caplog.text and "NUTS" not in caplog.text

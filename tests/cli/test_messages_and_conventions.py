@@ -65,3 +65,32 @@ def test_bootstrap_advice_is_not_circular():
     with pytest.raises(ValueError) as err:
         sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=20, design="items"))
     assert "needs at least 2 items" in str(err.value) and "use design='items'" not in str(err.value)
+
+
+def _small_csv(tmp_path):
+    rows = [(f"i{i}", f"r{r}", "ABC"[(i + (r == 2 and i % 4 == 0)) % 3]) for i in range(12) for r in range(3)]
+    path = tmp_path / "cat.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    return str(path)
+
+
+def test_verbose_prints_timed_phase_lines_and_quiet_keeps_stderr_to_errors(tmp_path):
+    from typer.testing import CliRunner
+
+    from softirr_stats.cli import app
+
+    runner, csv = CliRunner(), _small_csv(tmp_path)
+    loud = runner.invoke(app, ["-v", "agree", csv, "-m", "indel", "--bootstrap", "50"])
+    assert loud.exit_code == 0, loud.output
+    for phase in ("reading", "read 12 items, 3 raters, 3 distinct labels", "label pairs with indel",
+                  "chance term of alpha", "bootstrap: B = 50 replicates, design = items", "computed 1 rows"):
+        assert phase in loud.stderr, phase
+    assert all(line.startswith("softirr [") and line.rstrip().split("] ")[0].endswith(" s")
+               for line in loud.stderr.splitlines() if "reading" in line)
+    plain = runner.invoke(app, ["agree", csv, "-m", "indel", "--bootstrap", "50"])  # the level is not kept
+    assert plain.exit_code == 0 and "reading" not in plain.stderr and "bootstrap: B" not in plain.stderr
+    quiet = runner.invoke(app, ["-q", "agree", csv, "-m", "indel", "--bootstrap", "50"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    fitted = runner.invoke(app, ["-v", "model", csv, "--method", "svi", "--steps", "30"])
+    assert fitted.exit_code == 0, fitted.output
+    assert "fitting dawid_skene by SVI: 30 steps" in fitted.stderr and "fitted dawid_skene by SVI" in fitted.stderr

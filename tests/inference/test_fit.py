@@ -348,3 +348,23 @@ def test_arviz_output_without_its_refactor_banner(tmp_path):
     assert "major refactor" in run("import arviz", "plain")  # the control: the banner exists
     assert "major refactor" not in run("from softirr_stats.inference._arviz import import_arviz; import_arviz()",
                                        "adapter")
+
+
+def test_diagnostics_name_the_worst_elements_by_rater_and_class():
+    """The walk saw "max r_hat (beta[0,2,0])": the element is read as summary() reads it."""
+    from softirr_stats.inference import diagnostics
+
+    rows = [(f"i{i}", r, "ABC"[(i + (r == "ann" and i % 3 == 0)) % 3]) for i in range(24)
+            for r in ("ann", "bob", "cy")]
+    ann = Annotations.from_long(pd.DataFrame(rows, columns=["item", "rater", "label"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        post = fit(models.dawid_skene, ann, seed=0, progress=False,
+                   config=NutsConfig(num_warmup=40, num_samples=40, num_chains=2))
+    d = diagnostics(post, predictive_check=False)
+    labels = set(post.summary()["label"])
+    for worst in (d.worst_r_hat, d.worst_ess):
+        site, _, label = worst.partition(": ")
+        assert site in post.samples and "[" not in worst
+        assert label in labels and (site != "beta" or label.startswith("rater "))
+    assert f"max r_hat ({d.worst_r_hat})" in set(d.to_frame()["diagnostic"])

@@ -94,6 +94,64 @@ def test_the_progress_bar_does_not_change_the_draws(monkeypatch):
     assert seen == [(2 * 50, "sampling")]  # every transition of both chains reached the bar
 
 
+def test_the_svi_bar_does_not_change_the_fit_and_shows_its_steps(capsys):
+    """SVI with the bar: NumPyro's scan of updates plus a host callback; the same draws, bit for bit."""
+    from softirr_stats.inference import SviConfig
+
+    codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 4)
+    cfg = SviConfig(steps=60, num_draws=20)
+    plain = fit(models.dawid_skene, codes, method="svi", config=cfg, seed=2, progress=False)
+    assert "SVI steps" not in capsys.readouterr().err
+    ticked = fit(models.dawid_skene, codes, method="svi", config=cfg, seed=2, progress=True)
+    err = capsys.readouterr().err
+    assert "SVI steps" in err and "/60 [" in err
+    np.testing.assert_array_equal(plain.extra["losses"], ticked.extra["losses"])
+    for name in plain.samples:
+        np.testing.assert_array_equal(plain.samples[name], ticked.samples[name])
+
+
+def test_the_nuts_bar_text_reaches_stderr(capsys):
+    cfg = NutsConfig(num_warmup=20, num_samples=10, num_chains=1)
+    codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 4)
+    fit(models.dawid_skene, codes, config=cfg, seed=1, progress=True)
+    err = capsys.readouterr().err
+    assert "NUTS warm-up" in err and "/30 [" in err and "it/s" in err  # a short fit: its first frame
+
+
+def test_softirr_progress_1_forces_the_bar_of_a_default_fit(monkeypatch, capsys):
+    from softirr_stats.inference._fit import resolve_progress
+
+    monkeypatch.setenv("SOFTIRR_PROGRESS", "1")
+    assert resolve_progress(None) is True  # stderr is captured here, not a terminal
+    cfg = NutsConfig(num_warmup=20, num_samples=10, num_chains=1)
+    fit(models.dawid_skene, np.array([[0, 0], [1, 1], [1, 0]] * 4), config=cfg)  # a short fit
+    assert "NUTS warm-up" in capsys.readouterr().err
+    monkeypatch.setenv("SOFTIRR_PROGRESS", "0")
+    assert resolve_progress(None) is False
+
+
+def test_a_terminal_of_zero_columns_still_gets_a_bar():
+    """A pseudo-terminal without a size (``script``, ``docker exec -t``): tqdm alone draws nothing."""
+    pty = pytest.importorskip("pty")
+    code = ("from softirr_stats.inference._progress import progress_bar\n"
+            "b = progress_bar(5, 'NUTS warm-up')\nb.update(5)\nb.refresh()\nb.close()\n")
+    main_fd, child_fd = pty.openpty()  # a fresh pty reports 0 columns and 0 rows
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=child_fd, stdout=child_fd,
+                            env={k: v for k, v in __import__("os").environ.items() if k != "COLUMNS"})
+    __import__("os").close(child_fd)
+    proc.wait(timeout=120)
+    out = b""
+    while True:
+        try:
+            chunk = __import__("os").read(main_fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    assert b"NUTS warm-up" in out and b"5/5" in out
+
+
 def test_the_ticker_counts_phases_and_stops_on_request():
     t = Ticker(num_warmup=2, num_samples=2, num_chains=2, show=False)
     t(np.array([0, 0]))
@@ -138,3 +196,48 @@ def test_ctrl_c_on_a_long_cli_fit_exits_130_at_once(tmp_path):
     assert time.perf_counter() - t0 < 5  # 2 s on an idle machine; CI machines are loaded
     assert proc.returncode == 130 and stderr.strip().splitlines()[-1] == "error: interrupted"
     assert stdout == "" and not out.exists()  # nothing partial written
+
+
+def test_the_compile_notice_is_told_what_each_fit_compiles(monkeypatch):
+    """SVI is not called a NUTS fit; a package model's NUTS program is compiled once per shape of data."""
+    from contextlib import contextmanager
+
+    from softirr_stats.inference import SviConfig, _fit
+
+    said = []
+
+    @contextmanager
+    def record(what):
+        said.append(what)
+        yield
+
+    monkeypatch.setattr(_fit, "compiling", record)
+    codes = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1]] * 4)
+    fit(models.dawid_skene, codes, method="svi", config=SviConfig(steps=20, num_draws=5), progress=False)
+    assert said == ["for an SVI fit of dawid_skene (its optimisation steps and its draws), once per machine "
+                    "and shape of data"]
+    fit(models.dawid_skene, codes, config=NutsConfig(num_warmup=5, num_samples=5, num_chains=1), progress=False)
+    assert said[1] == "for a NUTS fit of dawid_skene, once per machine and shape of data"
+
+
+def test_a_short_fit_on_a_terminal_says_it_runs_without_a_bar(monkeypatch, caplog):
+    """No bar by default for a fit under 30 s (its cached program runs): one line says so."""
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("SOFTIRR_PROGRESS", raising=False)
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    cfg = NutsConfig(num_warmup=10, num_samples=10, num_chains=1)
+    with caplog.at_level("INFO", logger="softirr_stats"):
+        fit(models.dawid_skene, np.array([[0, 0], [1, 1], [1, 0]] * 4), config=cfg)
+    said = [r.getMessage() for r in caplog.records]
+    assert any("running dawid_skene by NUTS: 1 chain(s) x (10 warm-up + 10 draws) without a progress bar" in m
+               and "SOFTIRR_PROGRESS=1" in m for m in said), said
+    assert "NUTS warm-up" not in sys.stderr.getvalue()  # no bar was drawn
+    caplog.clear()
+    with caplog.at_level("INFO", logger="softirr_stats"):
+        fit(models.dawid_skene, np.array([[0, 0], [1, 1], [1, 0]] * 4), config=cfg, progress=False)
+    assert not any("without a progress bar" in r.getMessage() for r in caplog.records)
