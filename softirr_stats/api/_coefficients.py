@@ -100,9 +100,12 @@ def _with_missing_ratings_note(coef: Coefficient, data: Any, res: Any, result: A
     if not missing_ratings_note(coef.name, data, similarity=res.sim.name, chance=result.chance,
                                 complete_value=None, call=""):
         return result
-    complete = data.complete_items()
+    import numpy as np
+
+    n_complete = int((np.asarray(data.codes) >= 0).all(axis=1).sum())
     value = math.nan
-    if complete.n_items >= 2:
+    if n_complete >= 2:  # with fewer the peers' number is undefined (and no Annotations holds zero items)
+        complete = data.complete_items()
         with warnings.catch_warnings():  # the peers' number, not this result: its warnings are not ours
             warnings.simplefilter("ignore")
             try:
@@ -113,7 +116,7 @@ def _with_missing_ratings_note(coef: Coefficient, data: Any, res: Any, result: A
     weights = "" if res.sim.name == "identity" else f", weights={res.sim.name!r}"
     note = missing_ratings_note(coef.name, data, similarity=res.sim.name, chance=result.chance,
                                 complete_value=value, call=f"{coef.name}(ann.complete_items(){weights})")
-    details = {**result.details, "complete_items_value": value, "n_complete_items": complete.n_items}
+    details = {**result.details, "complete_items_value": value, "n_complete_items": n_complete}
     return replace(result, warnings=(*result.warnings, note), details=details)
 
 

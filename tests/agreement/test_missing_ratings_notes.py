@@ -157,3 +157,15 @@ def test_note_is_shown_in_print_markdown_and_the_cli(tmp_path):
     text = " ".join(out.output.split())
     assert "statsmodels' fleiss_kappa" in text and "ann.complete_items()" in text
     assert not math.isnan(IRR["kappam.fleiss(diagnoses)"])
+
+
+def test_no_complete_item_gives_an_undefined_peer_number_not_an_error():
+    """Every item misses a rating: the peers have nothing to compute on (found by the invariance tests)."""
+    import math
+
+    cells = [["fatigue", "asthenia", None], [None, "fatigue", "fatigue"], ["asthenia", None, "asthenia"]]
+    res = sis.fleiss_kappa(cells)
+    assert math.isfinite(res.value)
+    note = next(w for w in res.warnings if w.startswith("missing ratings"))
+    assert "only the 0 rated by all 3 raters (undefined there" in note
+    assert res.details["n_complete_items"] == 0 and math.isnan(res.details["complete_items_value"])
