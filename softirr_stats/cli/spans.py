@@ -127,7 +127,13 @@ def command(
     seen = list(dict.fromkeys([*res.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]))
     rows = _rows(res)
     used = res.ci_method.removeprefix("bootstrap-") if ci is not None else method  # "auto" resolved for these documents
-    interval = "no interval (--bootstrap 0)" if ci is None else f"{level:.0%} document-bootstrap {used} CI, B = {bootstrap}"
+    if ci is None:
+        interval = "no interval (--bootstrap 0)"
+    elif res.ci_method.startswith("bootstrap-"):
+        interval = f"{level:.0%} document-bootstrap {used} CI, B = {bootstrap}"
+    else:  # method auto: the mean's interval from the document jackknife, the pairs' from the bootstrap
+        interval = (f"{level:.0%} CI: mean {used} (documents left out one at a time), pairs document-bootstrap "
+                    f"percentile, B = {bootstrap}")
     title = (f"span agreement on {path.name}: {res.n_raters} annotators, match = {match}, by = {by}, "
              f"average = {average}, similarity = {measure}; {interval}")
     meta = {"file": str(path), "match": match, "by": by, "average": average, "similarity": measure,

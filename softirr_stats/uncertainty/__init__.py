@@ -15,7 +15,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.uncertainty._intervals": ('INTERVAL_METHODS', 'basic_interval', 'bca_interval', 'jackknife_acceleration', 'percentile_interval', 'resolve_method', 'stratified_dof', 't_level',),
     "softirr_stats.uncertainty._request": ('attach_interval', 'check_ci',),
     "softirr_stats.uncertainty._permutation": ('Permutation', 'attach_permutation', 'permutation_values',),
-})
+}, internal={"softirr_stats.uncertainty._logit_jackknife": ('LOGIT_JACKKNIFE_T', 'logit_jackknife_t_interval',)})
 
 if TYPE_CHECKING:
     from softirr_stats.uncertainty._analytic import (
@@ -49,6 +49,10 @@ if TYPE_CHECKING:
         resolve_method,
         stratified_dof,
         t_level,
+    )
+    from softirr_stats.uncertainty._logit_jackknife import (
+        LOGIT_JACKKNIFE_T,
+        logit_jackknife_t_interval,
     )
     from softirr_stats.uncertainty._permutation import (
         Permutation,

@@ -344,7 +344,7 @@ def test_interval_fields_tables_and_seed():
     spans = _bigger_case()
     r = sis.span_agreement(spans, ci=sis.Bootstrap(n=300, seed=1))
     assert r.ci_low <= r.value <= r.ci_high and r.se > 0
-    assert r.details["bootstrap_design"] == "items" and r.ci_method == "bootstrap-bca-t"  # method="auto", few documents
+    assert r.details["bootstrap_design"] == "items" and r.ci_method == "jackknife-t-logit"  # method="auto", <= 1000 documents
     assert (r.by_pair["ci_low"] <= r.by_pair["ci_high"]).all() and (r.by_type["ci_low"] <= r.by_type["ci_high"]).all()
     again = sis.span_agreement(spans, ci=sis.Bootstrap(n=300, seed=1))
     assert (again.ci_low, again.ci_high) == (r.ci_low, r.ci_high)
