@@ -49,3 +49,14 @@ def test_spans_markdown_has_one_interval_column_and_integer_counts(capsys):
     cells = [c.strip() for c in first.strip("|").split("|")]
     assert cells[1:5] == ["7", "382", str(int(cells[3])), str(int(cells[4]))]  # documents and counts as integers
     assert cells[-1].startswith("[") and cells[-1].endswith("]")  # the merged [lo, hi] interval
+
+
+def test_spans_title_names_the_default_interval(capsys):
+    """method auto: the mean's interval is the document jackknife's (logit scale), the pairs' the bootstrap's."""
+    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "50", "--seed", "1", "-f", "json")
+    assert code == 0, err
+    title = json.loads(out)["title"]
+    assert "mean jackknife-t-logit (documents left out one at a time)" in title
+    assert "pairs document-bootstrap percentile, B = 50" in title
+    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "50", "--method", "bca-t", "-f", "json")
+    assert code == 0 and "95% document-bootstrap bca-t CI, B = 50" in json.loads(out)["title"]
