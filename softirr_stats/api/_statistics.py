@@ -408,7 +408,10 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     ci : None or Bootstrap
         A document bootstrap (``design="items"``: documents are the resampling unit;
         ``"cluster"`` groups documents, ``"bayesian"``); ``by_pair`` and ``by_type`` get
-        percentile intervals too. Rater designs are refused (pairs are fixed).
+        percentile intervals too. Rater designs are refused (pairs are fixed). With
+        ``method="auto"`` (the default), the items design and at most 1,000 documents, the value's
+        interval is the document jackknife's Student-t interval on the logit scale (``ci_method``
+        ``"jackknife-t-logit"``; docs/coverage.md, "Span F1"); the bootstrap gives ``se``.
     format : str, optional
         The export format of a path (default: guessed).
     unmatched : str or None
