@@ -34,8 +34,8 @@ Tests compared on the same studies (5% level):
 ``permutation``
     the permutation test of ``sis.permutation_test`` (each rater's labels permuted over the items it
     rated; two-sided mid-p; ``--permutations`` B, 1999 by default as in ``softirr agree --test``).
-    It is computed here vectorised across studies and permutations (:func:`permuted_counts`,
-    :func:`coefficients`, :func:`permutation_pvalues`: no loop over either); :func:`check_library`
+    It is computed here vectorised across studies and permutations (:func:`permute_labels`,
+    :func:`label_counts`, :func:`coefficients`, :func:`permutation_pvalues`: no loop over either); :func:`check_library`
     checks at start-up that the coefficient on permuted data sets and the p-value equal the library's.
 ``permutation_greater``
     the permutation test's one-sided p-value (H1: more agreement than under independence).
@@ -46,6 +46,8 @@ generators: a similarity giving 0.6 credit between categories 0 and 1).
 Run::
 
     python benchmarks/agreement_test_size.py --studies 1000 --out docs/coverage_results/test_size
+    python benchmarks/agreement_test_size.py --scenarios sparse_ordinal --studies 3000 \\
+        --out docs/coverage_results/test_size
 
 Resumable: per-study rows are appended to ``test_size_studies.csv.gz`` (analytic tests, one library call
 per study) and ``permutation_studies.csv.gz`` (permutation tests, vectorised); studies already there are
