@@ -353,7 +353,8 @@ WALD_LABEL = "analytic test of H0: coefficient = 0 (two-sided)"
 #: ``details["test_hypothesis"]`` of the analytic test: it is not a test of independent raters.
 WALD_HYPOTHESIS = ("coefficient = 0; not a test of 'no agreement beyond chance': with independent raters whose "
                    "label distributions differ, pooled-chance coefficients (Fleiss, Scott, alpha) are negative "
-                   "and this test rejects too often (16-25% at the 5% level in benchmarks/agreement_test_size.py); "
+                   "and this test rejects too often (22-23% at the 5% level with unequal rater "
+                   "marginals, 97-99% with opposed ones, in benchmarks/agreement_test_size.py); "
                    "use softirr_stats.permutation_test for that question")
 
 
