@@ -52,7 +52,7 @@ CHEAP_PROBE_SIDE = 256
 WARN_AFTER_SECONDS = 600.0
 
 _BAR: contextvars.ContextVar[Any] = contextvars.ContextVar("softirr_scoring_bar", default=None)
-_SAID: "weakref.WeakSet[ScoringCost]" = weakref.WeakSet()  # estimates already printed (a blocked pass re-enters)
+_SAID: weakref.WeakSet[ScoringCost] = weakref.WeakSet()  # estimates already printed (a blocked pass re-enters)
 
 
 class CostWarning(SoftIRRWarning):
