@@ -419,7 +419,9 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
     losses, done, epoch = [], 0, 0
     while done < cfg.steps:
         n_steps = min(per_call, cfg.steps - done)
-        carry, loss = interruptibly(lambda: run_epoch(carry, table, k_perm, jnp.int32(epoch), n_steps))
+        # the call runs (and reads these) before interruptibly returns; bound here all the same
+        carry, loss = interruptibly(lambda carry=carry, epoch=epoch, n_steps=n_steps:
+                                    run_epoch(carry, table, k_perm, jnp.int32(epoch), n_steps))
         losses.append(np.asarray(loss))
         done, epoch = done + n_steps, epoch + 1
         if bar is not None:

@@ -255,8 +255,8 @@ def _features_pooled(b: ItemBasics) -> Features:
         r = np.where(b.r > 0, b.r, 1.0)  # divided, as the dense block is (bit-for-bit the same entries)
         v = r[N.rows]
         np.divide(N.values, v, out=v)  # in place: one array of the non-zeros, not two
-        pi: "np.ndarray | Indicator" = Indicator(rows=N.rows, cols=N.cols, n=N.n, width=N.width,
-                                                 values=v, unique=N.unique)
+        pi: np.ndarray | Indicator = Indicator(rows=N.rows, cols=N.cols, n=N.n, width=N.width,
+                                               values=v, unique=N.unique)
     else:
         pi = N / np.where(b.r > 0, b.r, 1.0)[:, None]
     return _features_observed(b) + [("pi_num", pi), ("pi_den", (b.r > 0).astype(np.float64))]

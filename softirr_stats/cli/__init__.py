@@ -12,8 +12,8 @@ stays light.
 
 import logging
 import os
-import time
 import sys
+import time
 from collections.abc import Sequence
 from typing import Annotated, Any
 

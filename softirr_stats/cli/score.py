@@ -132,7 +132,7 @@ def command(
     from softirr_stats.analysis import scoring_plan
     from softirr_stats.equivalence import Cached
 
-    for n, est in estimators:  # a file that is not a score cache fails before any work
+    for _, est in estimators:  # a file that is not a score cache fails before any work
         try:
             Cached(est, cache).n_cached()
         except (ValueError, OSError, sqlite3.Error) as err:

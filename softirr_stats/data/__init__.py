@@ -39,12 +39,12 @@ if TYPE_CHECKING:
         LabelKind,
         UnpairableItemsWarning,
     )
-    from softirr_stats.data._labels import LabelWarning
     from softirr_stats.data._io import (
         demo_path,
         read_annotations,
         read_table,
     )
+    from softirr_stats.data._labels import LabelWarning
     from softirr_stats.data._readers import (
         ExportWarning,
         SpanRule,

@@ -760,7 +760,7 @@ class Annotations:
         if self._kind != "numeric":
             raise TypeError(f"label values are numeric only for numeric labels; these are {self._kind}")
         vals = np.asarray(self._vocabulary, dtype=float)
-        if any(isinstance(v, int) and int(f) != v for v, f in zip(self._vocabulary, vals.tolist())):
+        if any(isinstance(v, int) and int(f) != v for v, f in zip(self._vocabulary, vals.tolist(), strict=True)):
             # integers float64 cannot hold (beyond 2**53) stay exact, so distances between them are
             # computed on exact differences (agreement weights and Krippendorff's metrics)
             return np.asarray(self._vocabulary, dtype=object)
@@ -890,11 +890,11 @@ class Annotations:
             kinds = {"set"}
         if len(kinds) > 1:
             raise ValueError("cannot merge parts with different label kinds: "
-                             + ", ".join(f"{n}: {p.kind}" for n, p in zip(names, parts)))
+                             + ", ".join(f"{n}: {p.kind}" for n, p in zip(names, parts, strict=True)))
         cats = {p.categories for p in parts if p.categories is not None}
         if len(cats) > 1:
             raise ValueError("cannot merge parts that declare different categories: "
-                             + ", ".join(f"{n}: {list(p.categories)}" for n, p in zip(names, parts) if p.categories))
+                             + ", ".join(f"{n}: {list(p.categories)}" for n, p in zip(names, parts, strict=True) if p.categories))
         frames = []
         for k, p in enumerate(parts):
             long = p.to_long()

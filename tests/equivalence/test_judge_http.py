@@ -1,10 +1,9 @@
 """The OpenAI-compatible judge client against loopback stub servers: redirects, deadlines,
-malformed replies. No torch needed; no network beyond 127.0.0.1."""
+malformed replies (the stub server of tests/equivalence/conftest.py). No torch needed; no network
+beyond 127.0.0.1."""
 
-import http.server
 import json
 import math
-import threading
 import time
 
 import numpy as np
@@ -16,59 +15,9 @@ GOOD = {"choices": [{"message": {"content": " Yes"}, "logprobs": {"content": [{"
     {"token": " Yes", "logprob": math.log(0.6)}, {"token": " No", "logprob": math.log(0.2)}]}]}}]}
 
 
-class Recorder(http.server.BaseHTTPRequestHandler):
-    """Configurable stub: ``plan`` maps a path to a function(handler) that answers."""
-
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def _serve(self, method):
-        n = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(n) if n else b""
-        self.server.log.append({"method": method, "path": self.path, "auth": self.headers.get("Authorization"),
-                                "body": body})
-        self.server.plan.get(self.path, self.server.plan.get("*"))(self)
-
-    def do_POST(self):
-        self._serve("POST")
-
-    def do_GET(self):
-        self._serve("GET")
-
-
-def send(handler, status, data, headers=()):
-    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
-    handler.send_response(status)
-    for k, v in headers:
-        handler.send_header(k, v)
-    handler.send_header("Content-Length", str(len(raw)))
-    handler.end_headers()
-    handler.wfile.write(raw)
-
-
-@pytest.fixture()
-def servers():
-    made = []
-
-    def make(plan):
-        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-        srv.daemon_threads = True
-        srv.plan, srv.log = plan, []
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
-        made.append(srv)
-        return srv, f"http://127.0.0.1:{srv.server_address[1]}"
-
-    yield make
-    for srv in made:
-        srv.shutdown()
-        srv.server_close()
-
-
-def test_cross_origin_redirect_never_receives_the_key(servers):
-    evil, evil_url = servers({"*": lambda h: send(h, 200, GOOD)})
-    _, url = servers({"*": lambda h: send(h, 302, b"", [("Location", evil_url + "/v1/chat/completions")])})
+def test_cross_origin_redirect_never_receives_the_key(judge_server):
+    evil, evil_url = judge_server({"*": lambda h: h.reply(200, GOOD)})
+    _, url = judge_server({"*": lambda h: h.reply(302, b"", [("Location", evil_url + "/v1/chat/completions")])})
     for follow in (False, True):
         judge = OpenAICompatibleJudge(url + "/v1", "m", api_key="SECRET", follow_redirects=follow)
         with pytest.raises(RuntimeError, match="another origin.*refused"):
@@ -76,9 +25,10 @@ def test_cross_origin_redirect_never_receives_the_key(servers):
     assert evil.log == []  # neither the key nor anything else reached the other origin
 
 
-def test_same_origin_redirect_only_when_asked_and_keeps_the_post(servers):
-    srv, url = servers({"/v1/chat/completions": lambda h: send(h, 307, b"", [("Location", "/v2/chat/completions")]),
-                        "/v2/chat/completions": lambda h: send(h, 200, GOOD)})
+def test_same_origin_redirect_only_when_asked_and_keeps_the_post(judge_server):
+    srv, url = judge_server({
+        "/v1/chat/completions": lambda h: h.reply(307, b"", [("Location", "/v2/chat/completions")]),
+        "/v2/chat/completions": lambda h: h.reply(200, GOOD)})
     with pytest.raises(RuntimeError, match="redirecting to .*v2/chat/completions; redirects are not followed"):
         OpenAICompatibleJudge(url + "/v1", "m", api_key="K")(["a"], ["b"])
     srv.log.clear()
@@ -102,8 +52,8 @@ def _trickle(handler):
         pass
 
 
-def test_overall_deadline_against_a_trickling_server(servers):
-    _, url = servers({"*": _trickle})
+def test_overall_deadline_against_a_trickling_server(judge_server):
+    _, url = judge_server({"*": _trickle})
     judge = OpenAICompatibleJudge(url + "/v1", "m", timeout=1.0, max_retries=0)
     t0 = time.monotonic()
     with pytest.raises(ConnectionError, match=r"no complete answer within timeout=1 s"):
@@ -122,8 +72,8 @@ def test_overall_deadline_against_a_trickling_server(servers):
     ({"choices": [{"logprobs": {"content": [{"top_logprobs": [{"token": "yes", "logprob": 1000}]}]}}]},
      "logprob 1000 is not a number <= 0"),
 ])
-def test_malformed_replies_name_url_and_pair_and_honour_on_failure(servers, reply, fragment):
-    srv, url = servers({"*": lambda h: send(h, 200, reply)})
+def test_malformed_replies_name_url_and_pair_and_honour_on_failure(judge_server, reply, fragment):
+    srv, url = judge_server({"*": lambda h: h.reply(200, reply)})
     judge = OpenAICompatibleJudge(url + "/v1", "m", max_retries=1)
     with pytest.raises(ValueError, match=fragment) as info:
         judge(["heart attack"], ["MI"])
@@ -137,8 +87,8 @@ def test_malformed_replies_name_url_and_pair_and_honour_on_failure(servers, repl
     assert np.isnan(out).all() and soft.n_failures == 2 and url in soft.failures[0]["output"]
 
 
-def test_client_errors_name_the_url_and_are_not_retried(servers):
-    srv, url = servers({"*": lambda h: send(h, 401, {"error": "bad key"})})
+def test_client_errors_name_the_url_and_are_not_retried(judge_server):
+    srv, url = judge_server({"*": lambda h: h.reply(401, {"error": "bad key"})})
     with pytest.raises(RuntimeError, match=r"chat/completions answered HTTP 401.*bad key"):
         OpenAICompatibleJudge(url + "/v1", "m", max_retries=3)(["a"], ["b"])
     assert len(srv.log) == 1
@@ -152,12 +102,12 @@ def test_client_errors_name_the_url_and_are_not_retried(servers):
 def _echo(status):
     """A server that quotes the request's Authorization header back (as some proxies do)."""
     def answer(h):
-        send(h, status, {"error": f"invalid header Authorization: {h.headers.get('Authorization')}"})
+        h.reply(status, {"error": f"invalid header Authorization: {h.headers.get('Authorization')}"})
     return answer
 
 
-def test_4xx_body_echoing_the_key_is_redacted(servers, monkeypatch):
-    _, url = servers({"*": _echo(401)})
+def test_4xx_body_echoing_the_key_is_redacted(judge_server, monkeypatch):
+    _, url = judge_server({"*": _echo(401)})
     for kw in ({"api_key": "sk-VERY-SECRET-1"}, {"api_key_env": "SIRR_TEST_KEY"}):
         monkeypatch.setenv("SIRR_TEST_KEY", "sk-VERY-SECRET-1")
         with pytest.raises(RuntimeError, match=r"HTTP 401.*Bearer \*\*\*") as info:
@@ -166,22 +116,22 @@ def test_4xx_body_echoing_the_key_is_redacted(servers, monkeypatch):
         assert info.value.__cause__ is None and info.value.__context__ is None  # no chained copy of the key
 
 
-def test_malformed_reply_echoing_the_key_is_redacted(servers):
-    _, url = servers({"/v1/chat/completions": _echo(200)})  # valid JSON, no choices: a failure quoting it
+def test_malformed_reply_echoing_the_key_is_redacted(judge_server):
+    _, url = judge_server({"/v1/chat/completions": _echo(200)})  # valid JSON, no choices: a failure quoting it
     judge = OpenAICompatibleJudge(url + "/v1", "m", max_retries=0, api_key="sk-VERY-SECRET-2", on_failure="nan")
     with pytest.warns(UserWarning) as rec:
         out = judge(["a"], ["b"])
     assert np.isnan(out).all()
     text = " ".join(str(w.message) for w in rec) + json.dumps(judge.failures)
     assert "sk-VERY-SECRET-2" not in text and "Bearer ***" in text
-    _, url2 = servers({"*": lambda h: send(h, 200, f"<html>{h.headers.get('Authorization')}</html>".encode())})
+    _, url2 = judge_server(lambda h: h.reply(200, f"<html>{h.headers.get('Authorization')}</html>".encode()))
     with pytest.raises(ValueError) as info:
         OpenAICompatibleJudge(url2 + "/v1", "m", max_retries=0, api_key="sk-VERY-SECRET-3")(["a"], ["b"])
     assert "sk-VERY-SECRET-3" not in str(info.value) and "not JSON" in str(info.value)
 
 
-def test_env_key_is_sent_and_read_at_request_time(servers, monkeypatch):
-    srv, url = servers({"*": lambda h: send(h, 200, GOOD)})
+def test_env_key_is_sent_and_read_at_request_time(judge_server, monkeypatch):
+    srv, url = judge_server({"*": lambda h: h.reply(200, GOOD)})
     judge = OpenAICompatibleJudge(url + "/v1", "m", api_key_env="SIRR_TEST_KEY2")
     monkeypatch.setenv("SIRR_TEST_KEY2", "k-123")
     assert judge(["a"], ["b"]).tolist() == pytest.approx([0.75])
@@ -209,9 +159,9 @@ def test_parser_reads_the_answer_not_the_first_number(text, want):
     assert got == (pytest.approx(want) if want is not None else None), (text, got)
 
 
-def test_negative_verbalised_answer_is_nan_with_a_warning_naming_the_reply(servers):
+def test_negative_verbalised_answer_is_nan_with_a_warning_naming_the_reply(judge_server):
     reply = {"choices": [{"message": {"content": "Probability: -0.5"}}]}
-    _, url = servers({"*": lambda h: send(h, 200, reply)})
+    _, url = judge_server({"*": lambda h: h.reply(200, reply)})
     judge = OpenAICompatibleJudge(url + "/v1", "m", mode="verbalised", on_failure="nan", max_retries=0)
     with pytest.warns(UserWarning, match=r"Probability: -0\.5"):
         out = judge(["a"], ["b"])

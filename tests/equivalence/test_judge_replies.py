@@ -1,9 +1,7 @@
 """Verbalised judge replies are read as the number they state, or as no answer; never a wrong
 number (issue 35, row 13), and a reply nested too deeply is a failure, not a crash (row 20)."""
 
-import http.server
 import json
-import threading
 
 import numpy as np
 import pytest
@@ -43,36 +41,10 @@ def test_verbalised_reply_is_the_stated_number_or_none(text, want):
         assert got == pytest.approx(want, abs=1e-12)
 
 
-class Stub(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        raw = self.server.body
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-
 @pytest.fixture()
-def serve():
-    made = []
-
-    def make(body):
-        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stub)
-        srv.daemon_threads, srv.body = True, body
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
-        made.append(srv)
-        return f"http://127.0.0.1:{srv.server_address[1]}/v1"
-
-    yield make
-    for srv in made:
-        srv.shutdown()
-        srv.server_close()
+def serve(judge_server):
+    """A stub judge answering every request with ``body``; its base URL."""
+    return lambda body: judge_server(lambda h: h.reply(200, body))[1] + "/v1"
 
 
 def _chat(content):

@@ -86,18 +86,41 @@ def _check_integrity(path, n_expected):
         con.close()
 
 
-def _actor_pids():
-    """PIDs of live scoring actors (Ray titles the process ``ray::_ScoringActor...``)."""
-    out = []
+def _descendants(root):
+    """PIDs of every live process below ``root`` in the process tree (read from /proc)."""
+    children = {}
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                cmd = (d / "cmdline").read_bytes()
-            except OSError:
+                stat = (d / "stat").read_text()
+            except OSError:  # gone since the listing
                 continue
-            if cmd.startswith(b"ray::_ScoringActor"):
-                out.append(int(d.name))
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])  # the name in (...) may hold spaces
+            children.setdefault(ppid, []).append(int(d.name))
+    out, todo = [], [root]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        out += kids
+        todo += kids
     return out
+
+
+def _actor_pids():
+    """PIDs of this session's live scoring actors (Ray titles the process ``ray::_ScoringActor...``).
+
+    Only the processes below this test process count: the module's Ray instance was started
+    here, so its raylet and the workers it spawns descend from it, while the actors of any
+    other Ray instance on the machine (another test run) do not.
+    """
+    out = []
+    for pid in _descendants(os.getpid()):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if cmd.startswith(b"ray::_ScoringActor"):
+            out.append(pid)
+    return sorted(out)
 
 
 def test_two_actors_equal_in_process_bit_for_bit(cluster, tiny_nli, tmp_path):

@@ -3,13 +3,11 @@
 An API key with a line end (a CRLF ``.env`` file), a server echoing the key across the cut of
 a quoted body, a malformed reply quoting it across the 300-character cut: the key (or any
 fragment of four characters or more) never reaches a message, ``judge.failures``, the CLI's
-stderr, or an exception chain. Loopback stub servers only.
+stderr, or an exception chain. Loopback stub servers only (tests/equivalence/conftest.py).
 """
 
-import http.server
 import json
 import math
-import threading
 
 import numpy as np
 import pytest
@@ -24,39 +22,19 @@ GOOD = {"choices": [{"message": {"content": " Yes"}, "logprobs": {"content": [{"
     {"token": " Yes", "logprob": math.log(0.6)}, {"token": " No", "logprob": math.log(0.2)}]}]}}]}
 
 
-class Stub(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        self.rfile.read(n)
-        self.server.auth.append(self.headers.get("Authorization"))
-        status, raw = self.server.answer(self.headers.get("Authorization") or "")
-        self.send_response(status)
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-
 @pytest.fixture()
-def serve():
-    made = []
-
+def serve(judge_server):
+    """A stub judge at ``url`` answering ``answer(the request's Authorization header) -> (status, body)``."""
     def make(answer):
-        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stub)
-        srv.daemon_threads = True
-        srv.answer, srv.auth = answer, []
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
-        made.append(srv)
-        return srv, f"http://127.0.0.1:{srv.server_address[1]}/v1"
+        srv, url = judge_server(lambda h: h.reply(*answer(h.headers.get("Authorization") or "")))
+        return srv, url + "/v1"
 
-    yield make
-    for srv in made:
-        srv.shutdown()
-        srv.server_close()
+    return make
+
+
+def sent_auth(srv):
+    """The Authorization header of every request the stub received."""
+    return [r["auth"] for r in srv.log]
 
 
 def fragments(key, n=6):
@@ -81,7 +59,7 @@ def test_key_with_a_line_end_is_sent_without_it(serve, monkeypatch, end, how):
     kw = {"api_key": KEY + end} if how == "api_key" else {"api_key_env": "SIRR_JUDGE_KEY_VAR"}
     judge = OpenAICompatibleJudge(url, "m", max_retries=0, **kw)
     assert judge(["a"], ["b"]).tolist() == pytest.approx([0.75])
-    assert srv.auth == [f"Bearer {KEY}"]
+    assert sent_auth(srv) == [f"Bearer {KEY}"]
 
 
 @pytest.mark.parametrize("bad", ["\r", "\n", "\x00", "\x1b", "\x7f", "\u2028", "\u200b\u00a0"], ids=repr)
@@ -98,7 +76,7 @@ def test_key_with_a_control_character_inside_is_refused_without_showing_it(serve
         OpenAICompatibleJudge(url, "m", max_retries=0, **kw)(["a"], ["b"])
     assert_clean(str(info.value))
     assert info.value.__cause__ is None and info.value.__context__ is None
-    assert srv.auth == []  # nothing was sent
+    assert sent_auth(srv) == []  # nothing was sent
 
 
 @pytest.mark.parametrize("end", ["\r", "\r\n", "\x01"], ids=repr)

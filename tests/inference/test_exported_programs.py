@@ -26,18 +26,6 @@ B = np.array([[0, 1, 0], [1, 1, 1], [2, 1, 1], [0, 0, 0], [2, 2, 1], [1, 1, 2]] 
 SMALL = NutsConfig(num_warmup=40, num_samples=30)
 
 
-@pytest.fixture
-def cache(tmp_path):
-    import jax
-
-    previous = jax.config.jax_compilation_cache_dir
-    J.compile_cache(tmp_path / "jax")
-    J._EXPORTED.clear()
-    yield tmp_path / "jax"
-    J._EXPORTED.clear()
-    J.compile_cache(previous or False)
-
-
 def _fit(codes):
     post = fit(models.dawid_skene, codes, method="nuts", seed=1, config=SMALL, progress=False)
     return {k: np.asarray(v) for k, v in post.samples_by_chain.items()}
@@ -47,19 +35,19 @@ def _same(x, y):
     return x.keys() == y.keys() and all(np.array_equal(x[k], y[k]) for k in x)
 
 
-def _programs(cache):
-    return {p.stat().st_mtime_ns: p for p in (cache / "exported").glob("*.jaxexport")}
+def _programs(program_cache):
+    return {p.stat().st_mtime_ns: p for p in (program_cache / "exported").glob("*.jaxexport")}
 
 
 def _new_process():
     J._EXPORTED.clear()  # as in a new process: only the files are left
 
 
-def test_a_program_copied_over_another_name_is_detected_and_rebuilt(cache):
+def test_a_program_copied_over_another_name_is_detected_and_rebuilt(program_cache):
     a = _fit(A)
-    (file_a,) = (cache / "exported").glob("*.jaxexport")
+    (file_a,) = (program_cache / "exported").glob("*.jaxexport")
     b = _fit(B)
-    (file_b,) = set((cache / "exported").glob("*.jaxexport")) - {file_a}
+    (file_b,) = set((program_cache / "exported").glob("*.jaxexport")) - {file_a}
     assert not _same(a, b)
     file_b.write_bytes(file_a.read_bytes())  # A's program under B's name
     _new_process()
@@ -110,10 +98,10 @@ def _double(x):
 
 
 @pytest.mark.parametrize("damage", list(DAMAGE))
-def test_a_damaged_program_file_is_detected_before_use_rebuilt_and_named(cache, damage):
+def test_a_damaged_program_file_is_detected_before_use_rebuilt_and_named(program_cache, damage):
     x = np.arange(4.0, dtype=np.float32)
     J.exported_program(_double, (x,), b"double")
-    (kept,) = (cache / "exported").glob("*.jaxexport")
+    (kept,) = (program_cache / "exported").glob("*.jaxexport")
     assert _whole(kept)
     kept.write_bytes(DAMAGE[damage](kept.read_bytes()))
     _new_process()
@@ -123,9 +111,9 @@ def test_a_damaged_program_file_is_detected_before_use_rebuilt_and_named(cache, 
     assert _whole(kept)  # rebuilt and replaced
 
 
-def test_a_nuts_program_with_8_bytes_flipped_is_rebuilt_and_gives_the_same_draws(cache):
+def test_a_nuts_program_with_8_bytes_flipped_is_rebuilt_and_gives_the_same_draws(program_cache):
     first = _fit(A)
-    (kept,) = (cache / "exported").glob("*.jaxexport")
+    (kept,) = (program_cache / "exported").glob("*.jaxexport")
     kept.write_bytes(DAMAGE["8 bytes flipped in the middle"](kept.read_bytes()))
     _new_process()
     with pytest.warns(J.CompileCacheWarning, match=rf"{kept.name}.*damaged"):
@@ -134,17 +122,17 @@ def test_a_nuts_program_with_8_bytes_flipped_is_rebuilt_and_gives_the_same_draws
     assert _whole(kept)
 
 
-def test_a_program_for_other_shapes_under_the_right_name_is_not_used(cache, monkeypatch):
+def test_a_program_for_other_shapes_under_the_right_name_is_not_used(program_cache, monkeypatch):
     x = np.arange(4.0, dtype=np.float32)
     J.exported_program(_double, (x,), b"double")
-    (kept,) = (cache / "exported").glob("*.jaxexport")
+    (kept,) = (program_cache / "exported").glob("*.jaxexport")
     _new_process()
     other = np.arange(6.0, dtype=np.float32)  # the same key forced onto another shape's file name
     program, why = J._load(kept, kept.stem, (other,))
     assert program is None and "other shapes" in why
 
 
-def test_an_unwritable_cache_directory_keeps_the_program_in_memory(cache, monkeypatch):
+def test_an_unwritable_cache_directory_keeps_the_program_in_memory(program_cache, monkeypatch):
     def refuse(*args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system")
 
@@ -152,7 +140,7 @@ def test_an_unwritable_cache_directory_keeps_the_program_in_memory(cache, monkey
     J._CACHE_WARNED.clear()
     with pytest.warns(J.CompileCacheWarning, match="cannot be written.*Read-only file system.*running without it"):
         first = _fit(A)
-    assert not list((cache / "exported").glob("*"))  # no file, no temporary left behind
+    assert not list((program_cache / "exported").glob("*"))  # no file, no temporary left behind
     assert _same(_fit(A), first)
 
 

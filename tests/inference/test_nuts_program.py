@@ -17,26 +17,13 @@ CODES = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1], [2, 2, 2], [2, 1, 
 SMALL = NutsConfig(num_warmup=60, num_samples=40)
 
 
-@pytest.fixture
-def cache(tmp_path):
-    """A fresh compile cache (and no program remembered by this process); the suite's cache after."""
-    import jax
-
-    previous = jax.config.jax_compilation_cache_dir
-    J.compile_cache(tmp_path / "jax")
-    J._EXPORTED.clear()
-    yield tmp_path / "jax"
-    J._EXPORTED.clear()
-    J.compile_cache(previous or False)
-
-
 def _draws(post):
     return {k: np.asarray(v) for k, v in post.samples_by_chain.items()}
 
 
-def test_the_program_is_kept_and_read_back_without_tracing(cache, monkeypatch):
+def test_the_program_is_kept_and_read_back_without_tracing(program_cache, monkeypatch):
     first = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
-    kept = list((cache / "exported").glob("*.jaxexport"))
+    kept = list((program_cache / "exported").glob("*.jaxexport"))
     assert len(kept) == 1 and kept[0].stat().st_size > 1000
     J._EXPORTED.clear()  # as in a new process: only the file is left
 
@@ -48,12 +35,12 @@ def test_the_program_is_kept_and_read_back_without_tracing(cache, monkeypatch):
     assert again.keys() == first.keys() and all(np.array_equal(again[k], first[k]) for k in first)
     other_seed = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=2, config=SMALL, progress=False))
     assert not np.array_equal(other_seed["pi"], first["pi"])  # the seed is an argument of the one program
-    assert len(list((cache / "exported").glob("*.jaxexport"))) == 1
+    assert len(list((program_cache / "exported").glob("*.jaxexport"))) == 1
 
 
-def test_a_damaged_file_is_traced_again_and_replaced(cache):
+def test_a_damaged_file_is_traced_again_and_replaced(program_cache):
     first = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
-    (kept,) = (cache / "exported").glob("*.jaxexport")
+    (kept,) = (program_cache / "exported").glob("*.jaxexport")
     kept.write_bytes(b"not a program")
     J._EXPORTED.clear()
     again = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
@@ -61,7 +48,7 @@ def test_a_damaged_file_is_traced_again_and_replaced(cache):
     assert kept.stat().st_size > 1000
 
 
-def test_same_draws_with_the_cache_off(cache):
+def test_same_draws_with_the_cache_off(program_cache):
     kept = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
     J.compile_cache(False)
     J._EXPORTED.clear()
@@ -89,7 +76,7 @@ def _codes(seed, n=18):
     return np.where(rng.random((n, 3)) < 0.3, rng.integers(0, 3, (n, 3)), rng.integers(0, 3, n)[:, None])
 
 
-def test_data_sets_of_one_shape_share_one_program_with_the_same_draws(cache, monkeypatch):
+def test_data_sets_of_one_shape_share_one_program_with_the_same_draws(program_cache, monkeypatch):
     """The data's arrays are arguments of the program (issue 35): one program per shape, kept
     once; the draws are those of a program with the data as constants, bit for bit."""
     import jax
@@ -97,7 +84,7 @@ def test_data_sets_of_one_shape_share_one_program_with_the_same_draws(cache, mon
     import softirr_stats.inference._fit as F
 
     posts = [fit(models.mace, _codes(s), method="nuts", seed=s, config=SMALL, progress=False) for s in range(3)]
-    assert len(list((cache / "exported").glob("*.jaxexport"))) == 1
+    assert len(list((program_cache / "exported").glob("*.jaxexport"))) == 1
     for s, post in enumerate(posts):
         data = models.encode_annotations(_codes(s))
         k_run, _ = jax.random.split(jax.random.key(s))
@@ -106,19 +93,19 @@ def test_data_sets_of_one_shape_share_one_program_with_the_same_draws(cache, mon
         assert all(np.array_equal(constants[k], post.samples_by_chain[k]) for k in constants)
     assert not np.array_equal(posts[0].samples_by_chain["theta"], posts[1].samples_by_chain["theta"])
     fit(models.mace, _codes(0, n=19), method="nuts", seed=0, config=SMALL, progress=False)
-    assert len(list((cache / "exported").glob("*.jaxexport"))) == 2  # another shape, another program
+    assert len(list((program_cache / "exported").glob("*.jaxexport"))) == 2  # another shape, another program
 
 
-def test_a_model_that_reads_its_data_values_gets_a_program_of_its_own(cache):
+def test_a_model_that_reads_its_data_values_gets_a_program_of_its_own(program_cache):
     """soft_agreement(drop_gap_pieces=True) picks its pieces from the scores: the data stay constants."""
     sims = [models.simulate_soft_scores(12, 3, intercept=0.7, n_chance=40, seed=s)["data"] for s in range(2)]
     posts = [fit("soft", d, method="nuts", seed=0, config=SMALL, progress=False, emission="monotone",
                  drop_gap_pieces=True) for d in sims]
     assert all(np.isfinite(p.samples_by_chain["kappa"]).all() for p in posts)
-    assert len(list((cache / "exported").glob("*.jaxexport"))) == 2
+    assert len(list((program_cache / "exported").glob("*.jaxexport"))) == 2
 
 
-def test_progress_bar_is_a_host_callback_on_the_same_program(cache, monkeypatch):
+def test_progress_bar_is_a_host_callback_on_the_same_program(program_cache, monkeypatch):
     """With a bar, the same compiled MCMC runs with a ticking kernel (numpyro's own bar off), not exported.
 
     (Checked on the call, not on the bar's text: whether tqdm's output reaches a captured
@@ -143,4 +130,4 @@ def test_progress_bar_is_a_host_callback_on_the_same_program(cache, monkeypatch)
     assert bars == [False] and kernels == ["_TickingNUTS"]  # one MCMC in one program; our bar, not numpyro's
     assert post.samples_by_chain["pi"].shape == (2, 40, 3)
     assert np.isfinite(post.samples_by_chain["pi"]).all()
-    assert not (cache / "exported").exists()  # a program with a host callback is not exported
+    assert not (program_cache / "exported").exists()  # a program with a host callback is not exported

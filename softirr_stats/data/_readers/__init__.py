@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from softirr_stats.data._annotations import Annotations
 from softirr_stats.data import EXPORT_FORMATS, TABLE_FORMATS
+from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._readers._common import (
     ExportWarning,
     OptionError,

@@ -201,7 +201,7 @@ def _stack(df: pd.DataFrame) -> pd.DataFrame:
         return df
     stacked: dict[tuple, list] = {}
     for k, lab, where in zip(df.loc[dup, key].itertuples(index=False, name=None), df.loc[dup, "label"],
-                             df.loc[dup, "where"]):  # only the stacked spans, usually few
+                             df.loc[dup, "where"], strict=True):  # only the stacked spans, usually few
         entry = stacked.setdefault(k, [set(), where])
         entry[0].add(lab)
     merged = pd.DataFrame([(*k, where) for k, (_, where) in stacked.items()], columns=[*key, "where"])

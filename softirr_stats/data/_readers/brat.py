@@ -53,7 +53,7 @@ def _texts_differ(files: list[Path], encoding: str) -> bool | None:
     if not any(present):
         return None
     if not all(present):
-        missing = [t.name for t, ok in zip(txts, present) if not ok][:3]
+        missing = [t.name for t, ok in zip(txts, present, strict=True) if not ok][:3]
         raise ValueError(f"{files[0].parent}: some .ann files have a .txt sibling and some do not (missing "
                          f"{missing}); pass layout='annotators' or layout='documents'")
     first = txts[0].read_bytes()

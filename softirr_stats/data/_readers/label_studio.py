@@ -248,7 +248,7 @@ def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: s
     order = stamps if all(isinstance(t, str) for t in stamps) else None
     keep = pick_repeats(df, order, duplicates, path.name, "annotations", differs=[repr(r.label) for r in rows],
                         stacklevel=6, wheres=[r.where for r in rows])
-    rows = [r for r, k in zip(rows, keep) if k]
+    rows = [r for r, k in zip(rows, keep, strict=True) if k]
     if unit == "row":  # a CSV column is numeric by the one rule of every text table (data._labels)
         from softirr_stats.data._labels import text_numbers
 
@@ -257,7 +257,7 @@ def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: s
             distinct = list(dict.fromkeys(present))
             values = text_numbers(distinct)
             if values is not None:
-                conv = dict(zip(distinct, values.tolist()))
+                conv = dict(zip(distinct, values.tolist(), strict=True))
                 rows = [Rating(r.item, r.rater, conv.get(r.label), r.where) for r in rows]
     return rows
 
@@ -357,4 +357,4 @@ def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str
     order = stamps if all(isinstance(t, str) for t in stamps) else None
     keep = pick_repeats(keys, order, duplicates, path.name, "annotations", differs=[repr(r.label) for r in ratings],
                         wheres=[r.where for r in ratings])
-    return [r for r, k in zip(ratings, keep) if k]
+    return [r for r, k in zip(ratings, keep, strict=True) if k]

@@ -123,7 +123,7 @@ def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans
     ratings: list[Rating] = []
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
-    for (where, rec, rater, key), kept in zip(records, keep):
+    for (where, rec, rater, key), kept in zip(records, keep, strict=True):
         if not kept:
             continue
         answer = rec["answer"]
