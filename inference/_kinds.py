@@ -65,6 +65,9 @@ SCORE_CHECK_P = 0.01
 #: (posterior mean of ``sum_cells min(f0, f1)``): chosen on half of the simulated studies,
 #: tested on the other half (same docs section).
 COMPONENT_OVERLAP = 0.5
+#: How to pass gold pairs, named in the soft model's warnings on a fit without them.
+GOLD_HOW = ("annotator_agreement(..., gold=...) in Python, softirr model --gold SHEET on the "
+            "command line")
 
 
 def map_draws(fn: Callable, xs: Any) -> Any:
@@ -417,9 +420,10 @@ class SoftKind(ModelKind):
         return None, None, int(getattr(self.post.data, "n_pairs_scored", 0))
 
     def agreement_terms(self, weights: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
-        """``(kappa, pi_within, pi_chance, {})`` draws for ``annotator_agreement``."""
+        """``(kappa, pi_within, pi_chance, {"n_gold": ...})`` draws for ``annotator_agreement``."""
         post = self.post
-        return post.draws("kappa"), post.draws("pi_within"), post.draws("pi_chance"), {}
+        return (post.draws("kappa"), post.draws("pi_within"), post.draws("pi_chance"),
+                {"n_gold": int(getattr(post.data, "n_gold", 0))})
 
     def _chance(self) -> np.ndarray:
         return np.asarray(self.post.samples["pi_chance"], np.float64)
@@ -491,32 +495,33 @@ class SoftKind(ModelKind):
 
         post = self.post
         nb = self.priors.monotone_bins
+        from softirr_stats.inference._soft_check import score_check_statistic
+
         probs = np.clip(self._cell_probabilities(nb), 0.0, None)  # (S, 2, B)
         data = post.data
-        rng = np.random.default_rng(seed)
-        d_obs = np.zeros(post.num_draws)
-        d_rep = np.zeros(post.num_draws)
-        for scores, p in ((data.within_scores, post.draws("pi_within")),
-                          (data.chance_scores, post.draws("pi_chance"))):
-            cells = score_cells(scores, nb)
-            cells = np.where(cells == nb, 0, np.where(cells == nb + 1, nb - 1, cells))
-            obs = np.bincount(cells, minlength=nb).astype(np.float64)
-            mix = p[:, None] * probs[:, 1] + (1 - p[:, None]) * probs[:, 0]
-            mix = mix / mix.sum(axis=1, keepdims=True)
-            # replicates from the posterior predictive; both compared with its mean counts
-            rep = rng.multinomial(scores.size, mix)
-            expect = scores.size * mix.mean(axis=0) + 0.5
-            d_obs += ((obs - expect) ** 2 / expect).sum()
-            d_rep += ((rep - expect) ** 2 / expect).sum(axis=1)
+        p_value, d_obs, d_rep = score_check_statistic(
+            probs, post.draws("pi_within"), post.draws("pi_chance"), data.within_scores,
+            data.chance_scores, nb, np.random.default_rng(seed))
         check = PredictiveCheck(statistic="score_chi2", observed=float(d_obs.mean()),
-                                replicated=d_rep, p_value=float(np.mean(d_rep >= d_obs)))
+                                replicated=d_rep, p_value=p_value)
+        n_gold = int(getattr(data, "n_gold", 0))
         if warn and check.p_value <= SCORE_CHECK_P:
-            advice = ("the monotone shape does not hold (e.g. bimodal scores, or bulks inside "
-                      "(0, 1)): in simulations every such fit's kappa was too high and its "
-                      "interval missed; judge some pairs and fit emission='histogram' with "
-                      "them as gold pairs (NUTS)" if self.emission == "monotone" else
-                      "the soft kappa may be biased; try emission='monotone' (the default) "
-                      "or gold pairs")
+            if self.emission != "monotone":
+                advice = ("the soft kappa may be biased; try emission='monotone' (the default)"
+                          + ("" if n_gold else f" or gold pairs ({GOLD_HOW})"))
+            elif n_gold:
+                advice = (f"the monotone shape does not hold (e.g. bimodal scores, or bulks inside "
+                          f"(0, 1)), and the {n_gold} gold pairs in the fit do not make up for it (in "
+                          "simulations with 200 gold pairs such fits still missed); emission="
+                          "'histogram' with the same gold pairs covered on overlapping bulks, not on "
+                          "bimodal or separable scores: compare it with the prediction-powered "
+                          "estimate of the same judged pairs")
+            else:
+                advice = ("the monotone shape does not hold (e.g. bimodal scores, or bulks inside "
+                          "(0, 1)): in simulations every such fit's kappa was too high and its "
+                          f"interval missed; judge some pairs and pass them as gold pairs ({GOLD_HOW}), "
+                          "then fit emission='histogram' with them, or use the prediction-powered "
+                          "estimate (docs/annotator_models.md, \"Gold pairs\")")
             warnings.warn(
                 f"posterior predictive check of the score distribution fails (chi-square "
                 f"{check.observed:.1f} observed vs {np.median(d_rep):.1f} replicated, p = "
@@ -531,8 +536,12 @@ class SoftKind(ModelKind):
                     f"scores barely tell the two apart, so the kappa rests on the "
                     f"{self.emission!r} emission's shape, which the scores cannot confirm; "
                     "in simulations the 90% interval of such fits missed the study's kappa "
-                    "far more often than stated. Judge some pairs (gold pairs or the "
-                    "prediction-powered estimate)", PredictiveCheckWarning,
+                    "far more often than stated. "
+                    + (f"The fit has {n_gold} gold pairs; judge more pairs, or use the "
+                       "prediction-powered estimate" if n_gold else
+                       f"Judge some pairs and pass them as gold pairs ({GOLD_HOW}; with 200 "
+                       "gold pairs calibrated scores covered at 90% in simulations), or use the "
+                       "prediction-powered estimate"), PredictiveCheckWarning,
                     stacklevel=stacklevel + 1)
         if warn:  # separable scores: the interval is narrower than the model's bias there
             from softirr_stats.inference._soft_check import separation_leak

@@ -1,0 +1,134 @@
+"""Gold pairs for the soft model: ``gold_pairs`` and ``annotator_agreement(..., gold=...)``."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats import models
+from softirr_stats.equivalence import resolve_label_similarity
+from softirr_stats.inference import (
+    MIN_GOLD,
+    FitWarning,
+    PredictiveCheckWarning,
+    SviConfig,
+    annotator_agreement,
+    fit,
+    gold_pairs,
+)
+
+VOCAB = ("cough", "fever", "pyrexia", "rash", "tussis")
+ROWS = [["fever", "pyrexia", "fever"], ["cough", "cough", "tussis"], ["rash", "rash", "fever"],
+        ["cough", "tussis", "cough"]] * 6
+FAST = SviConfig(steps=60, num_draws=50)
+
+
+@pytest.fixture(scope="module")
+def ann():
+    return sis.Annotations.from_wide(ROWS)
+
+
+@pytest.fixture(scope="module")
+def sim(ann):
+    return resolve_label_similarity(tuple(ann.vocabulary), "indel")
+
+
+def test_the_three_forms_give_the_same_scores_as_the_model_pairs(ann, sim):
+    vocab = tuple(ann.vocabulary)
+    triples = gold_pairs([("fever", "pyrexia", 1), ("cough", "rash", 0)], vocab, sim)
+    frame = gold_pairs(pd.DataFrame({"label_a": ["fever", "cough"], "label_b": ["pyrexia", "rash"],
+                                     "judgment": [1.0, 0.0]}), vocab, sim)
+    i = {v: k for k, v in enumerate(vocab)}
+    expect = sim.pairs(np.array([i["fever"], i["cough"]]), np.array([i["pyrexia"], i["rash"]])).values
+    for g in (triples, frame):
+        np.testing.assert_array_equal(g.scores, expect)  # the similarity of the model's own pairs
+        assert g.labels.tolist() == [1, 0] and g.source == "labels" and g.n == 2
+    arrays = gold_pairs((expect, np.array([1, 0])), vocab, sim)
+    np.testing.assert_array_equal(arrays.scores, expect)
+    assert arrays.source == "scores" and arrays.labels.dtype == np.int32
+    # "equivalent" instead of "judgment"; draws repeat a pair
+    g = gold_pairs(pd.DataFrame({"label_a": ["fever"], "label_b": ["pyrexia"], "equivalent": [1], "draws": [3]}),
+                   vocab, sim)
+    assert g.n == 3 and g.n_distinct == 1 and g.labels.tolist() == [1, 1, 1]
+
+
+def test_labels_are_matched_as_a_sheet_writes_them():
+    vocab = (1, 2, 3)  # numeric labels: a CSV sheet gives them back as text
+    sim = resolve_label_similarity(vocab, np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]]))
+    g = gold_pairs(pd.DataFrame({"label_a": ["1", "2"], "label_b": ["2", "3"], "judgment": [1, 0]}), vocab, sim)
+    assert g.scores.tolist() == [0.5, 0.2]
+
+
+@pytest.mark.parametrize(("gold", "err", "match"), [
+    ([("fever", "flu", 1), ("cold", "rash", 0)], ValueError, r"not in the annotations' vocabulary: \['cold', 'flu'\]"),
+    (pd.DataFrame({"label_a": ["fever"], "label_b": ["rash"], "judgment": [0.5]}), ValueError,
+     "column 'judgment' must be 0 .* or 1 .* row 0 has 0.5"),
+    (([0.2, 0.3], [1, 2]), ValueError, "labels must be 0 .* row 1 has 2"),
+    (([0.2, 1.3], [1, 0]), ValueError, r"scores must lie in \[0, 1\]; row 1"),
+    (([0.2, 0.3], [1]), ValueError, "same length"),
+    (([], []), ValueError, "no gold pairs"),
+    (pd.DataFrame(columns=["label_a", "label_b", "judgment"]), ValueError, "no gold pairs"),
+    (pd.DataFrame({"label_a": ["fever"], "judgment": [1]}), ValueError, r"missing \['label_b'\]"),
+    (pd.DataFrame({"label_a": ["fever"], "label_b": ["rash"], "judgment": [1], "draws": [0]}), ValueError,
+     "'draws' must hold positive integers"),
+    ("sheet.csv", TypeError, "gold must be"),
+    ([("fever", "rash")], TypeError, "triples"),
+])
+def test_bad_gold_is_a_clear_error(ann, sim, gold, err, match):
+    with pytest.raises(err, match=match):
+        gold_pairs(gold, tuple(ann.vocabulary), sim)
+
+
+def test_annotator_agreement_fits_gold_pairs_and_records_their_number(ann):
+    gold = [("fever", "pyrexia", 1), ("cough", "tussis", 1), ("rash", "fever", 0)] * 4
+    with pytest.warns(FitWarning, match=f"12 gold pairs: below {MIN_GOLD}.*judge more pairs"):
+        r = annotator_agreement(ann, "indel", model="soft", method="svi", config=FAST, progress=False,
+                                predictive_check=False, prior_check=False, gold=gold)
+    post = r.details["posterior"]
+    assert r.details["n_gold"] == 12 == post.data.n_gold and r.details["gold_source"] == "labels"
+    assert post.data.gold_labels.tolist() == [1, 1, 0] * 4
+    sim = resolve_label_similarity(tuple(ann.vocabulary), "indel")
+    np.testing.assert_array_equal(post.data.gold_scores, gold_pairs(gold, tuple(ann.vocabulary), sim).scores)
+    # the summary of an existing fit says how many gold pairs it had
+    again = annotator_agreement(post, predictive_check=False, prior_check=False)
+    assert again.details["n_gold"] == 12
+    with pytest.raises(TypeError, match="'gold'"):
+        annotator_agreement(post, gold=gold)
+
+
+def test_gold_with_a_label_model_is_refused(ann):
+    with pytest.raises(ValueError, match="gold pairs are for the soft model.*model='dawid_skene'"):
+        annotator_agreement(ann, model="dawid_skene", gold=([0.1], [0]))
+
+
+def _overlap_scores(seed=0, n_within=450, n_chance=1000, gold=0):
+    """Interior bulks that overlap (Beta(6, 3) / Beta(3, 6)): the monotone score check fails."""
+    rng = np.random.default_rng(seed)
+    eq_w, eq_c = rng.random(n_within) < 0.6, rng.random(n_chance) < 0.2
+    draw = lambda eq: np.where(eq, rng.beta(6, 3, eq.size), rng.beta(3, 6, eq.size))  # noqa: E731
+    kw = {}
+    if gold:
+        eq_g = rng.random(gold) < 0.5
+        kw = {"gold_scores": draw(eq_g), "gold_labels": eq_g.astype(int)}
+    return models.PairScores(within_scores=draw(eq_w), within_raters=np.tile([[0, 1], [0, 2], [1, 2]], (150, 1)),
+                             within_items=np.repeat(np.arange(150), 3), chance_scores=draw(eq_c), n_raters=3,
+                             n_items=150, **kw)
+
+
+@pytest.mark.parametrize("n_gold", [0, 40])
+def test_score_check_warnings_say_how_to_pass_gold_pairs(n_gold):
+    post = fit("soft", _overlap_scores(gold=n_gold), method="svi", progress=False,
+               config=SviConfig(steps=300, num_draws=100))
+    assert annotator_agreement(post, predictive_check=False, prior_check=False).details["n_gold"] == n_gold
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        post.score_check()
+    said = [str(w.message) for w in caught if issubclass(w.category, PredictiveCheckWarning)]
+    assert said, "the monotone emission on overlapping interior bulks must fail the score check"
+    for text in said:
+        if n_gold:  # gold pairs are in the fit already: no advice to pass them
+            assert "gold=" not in text and f"{n_gold} gold pairs" in text
+        else:
+            assert "annotator_agreement(..., gold=...)" in text and "softirr model --gold" in text
