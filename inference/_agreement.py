@@ -133,10 +133,10 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         sim = resolve_label_similarity(tuple(ann.vocabulary), similarity)  # shared with pair_scores
         judged = None if gold is None else gold_pairs(gold, tuple(ann.vocabulary), sim)
         if judged is not None and judged.n < MIN_GOLD:
-            warnings.warn(f"{judged.n} gold pairs: below {MIN_GOLD}, the soft model's interval can still miss where "
-                          "the scores alone do not identify the equivalent pairs (overlapping or calibrated "
-                          "scores; docs/annotator_models.md, \"Gold pairs\"); judge more pairs",
-                          FitWarning, stacklevel=2)
+            warnings.warn(f"{judged.n} gold pairs: below {MIN_GOLD}, the fewest with which the soft model's "
+                          "interval was measured to cover where the scores alone do not tell the equivalent "
+                          "pairs apart (calibrated scores; docs/annotator_models.md, \"Gold pairs\"); judge more "
+                          "pairs", FitWarning, stacklevel=2)
         data = pair_scores(ann, sim, n_chance=n_chance, groups=groups, seed=seed,
                            gold=None if judged is None else (judged.scores, judged.labels))
         details["n_gold"] = data.n_gold

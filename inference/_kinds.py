@@ -519,9 +519,12 @@ class SoftKind(ModelKind):
             else:
                 advice = ("the monotone shape does not hold (e.g. bimodal scores, or bulks inside "
                           "(0, 1)): in simulations every such fit's kappa was too high and its "
-                          f"interval missed; judge some pairs and pass them as gold pairs ({GOLD_HOW}), "
-                          "then fit emission='histogram' with them, or use the prediction-powered "
-                          "estimate (docs/annotator_models.md, \"Gold pairs\")")
+                          "interval missed. Judge some pairs: use them for the prediction-powered "
+                          "estimate (softirr agree --judgments SHEET), or as gold pairs with "
+                          "emission='histogram' (annotator_agreement(..., gold=..., "
+                          "emission='histogram'); softirr model --gold SHEET keeps the monotone "
+                          "shape, which gold pairs do not repair; docs/annotator_models.md, "
+                          "\"Gold pairs\")")
             warnings.warn(
                 f"posterior predictive check of the score distribution fails (chi-square "
                 f"{check.observed:.1f} observed vs {np.median(d_rep):.1f} replicated, p = "

@@ -131,4 +131,4 @@ def test_score_check_warnings_say_how_to_pass_gold_pairs(n_gold):
         if n_gold:  # gold pairs are in the fit already: no advice to pass them
             assert "gold=" not in text and f"{n_gold} gold pairs" in text
         else:
-            assert "annotator_agreement(..., gold=...)" in text and "softirr model --gold" in text
+            assert "annotator_agreement(..., gold=..." in text and "softirr model --gold" in text
