@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["GOLD_COLUMNS", "MIN_GOLD", "GoldPairs", "gold_pairs"]
+__all__ = ["GOLD_COLUMNS", "GOLD_HOW", "MIN_GOLD", "GoldPairs", "gold_pairs"]
 
 #: Columns of a table of labelled gold pairs: the two labels and the 0/1 judgment (``judgment``
 #: as in a judged sheet of ``softirr judge plan``, or ``equivalent``); ``draws`` (optional, as in
@@ -25,6 +25,9 @@ GOLD_COLUMNS = ("label_a", "label_b", "judgment")
 #: scores (80.3% without gold pairs) and 88-89% on bands, exact 0/1 and heavy tails; fewer were
 #: not measured.
 MIN_GOLD = 50
+#: How to pass gold pairs, named in the soft model's warnings on a fit without them.
+GOLD_HOW = ("annotator_agreement(..., gold=...) in Python, softirr model --gold SHEET on the "
+            "command line")
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,14 @@ class GoldPairs:
         ``"scores"`` (given as scores) or ``"labels"`` (labelled pairs scored here).
     n_distinct : int
         Distinct label pairs (labelled pairs; ``n`` for scores).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = GoldPairs(scores=np.array([0.9, 0.9, 0.2]), labels=np.array([1, 1, 0]), source="labels",
+    ...               n_distinct=2)
+    >>> g.n, g.n_distinct
+    (3, 2)
     """
 
     scores: np.ndarray

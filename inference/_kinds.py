@@ -31,6 +31,7 @@ import pandas as pd
 
 from softirr_stats.base._validation import check_choice, check_level, check_positive_int
 from softirr_stats.inference._config import DEFAULT_LEVEL, PredictiveCheckWarning, interval_columns
+from softirr_stats.inference._gold import GOLD_HOW
 from softirr_stats.inference._postprocess import (
     STATISTICS,
     align_permutations,
@@ -65,9 +66,6 @@ SCORE_CHECK_P = 0.01
 #: (posterior mean of ``sum_cells min(f0, f1)``): chosen on half of the simulated studies,
 #: tested on the other half (same docs section).
 COMPONENT_OVERLAP = 0.5
-#: How to pass gold pairs, named in the soft model's warnings on a fit without them.
-GOLD_HOW = ("annotator_agreement(..., gold=...) in Python, softirr model --gold SHEET on the "
-            "command line")
 
 
 def map_draws(fn: Callable, xs: Any) -> Any:

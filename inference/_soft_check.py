@@ -105,7 +105,7 @@ def separation_leak(posterior: Any, *, warn: bool = True, min_gap: float = 0.1,
         half-width: the interval is too narrow for the model's own bias on this shape (90%
         coverage fell below nominal in the robustness study).
     """
-    from softirr_stats.inference._kinds import GOLD_HOW
+    from softirr_stats.inference._gold import GOLD_HOW
     from softirr_stats.models import pair_scores_gap, within_responsibilities
 
     data = posterior.data
