@@ -12,8 +12,18 @@ interval is the equal-tailed 90% interval of its draws (``Posterior.interval``).
 
 The score check is the library's (``Posterior.score_check``): the Pearson chi-square of the
 observed within-item and chance score histograms (``monotone_bins`` cells) against the
-posterior predictive mean counts, observed vs replicated, p-value ``P(rep >= obs)``; it is
-recomputed here from the same draws with the same formula (:func:`score_check_stat`).
+posterior predictive mean counts, observed vs replicated, p-value ``P(rep >= obs)``; the
+script calls the library's statistic (``inference.score_check_statistic``, what
+``score_check`` runs) on the draws of the vectorised fit (:func:`score_check_stat`).
+
+Gold pairs (``--gold-n N``, one cell per value): each study also gets N human-judged pairs,
+drawn by ``simulate_study(..., n_gold=N)`` after the study's scores (so a study's scores and
+truth are the same with and without them): a simple random sample without replacement of
+N // 2 of its within-item pairs and N - N // 2 of its chance pairs, each with its true
+equivalence as the 0/1 label and its score as it is (the pairs stay among the model's
+within-item and chance pairs too, as a judged sheet's pairs do). ``--gold-table`` prints
+coverage, bias, width and the warnings with the library's current thresholds per shape,
+emission and gold size.
 
 Per fit (one CSV row): truth, posterior-mean kappa, interval, covered, the check's p-value,
 observed chi-square and the replicates' median, and the kappa draws' SD. The rows calibrate
@@ -24,8 +34,11 @@ Usage::
     python paper_repro/soft_model_check_study.py --shapes overlap calibrated bands \\
         --emission monotone beta --studies 300 --batch 50 --out rows.csv
     python paper_repro/soft_model_check_study.py --confusion rows.csv
+    python paper_repro/soft_model_check_study.py --emission monotone --gold-n 200 50 \
+        --studies 300 --batch 50 --out gold_rows.csv
+    python paper_repro/soft_model_check_study.py --gold-table gold_rows.csv
 
-Resumable: rows already in ``--out`` (shape, emission, seed) are skipped; ``--budget-s``
+Resumable: rows already in ``--out`` (shape, emission, seed, gold size) are skipped; ``--budget-s``
 stops starting new batches. Study ``s`` uses the simulation seed ``--seed + s`` (default
 1000, the seeds of the robustness study) and the fit key ``s``.
 """
