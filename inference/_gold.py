@@ -21,9 +21,9 @@ __all__ = ["GOLD_COLUMNS", "GOLD_HOW", "MIN_GOLD", "GoldPairs", "gold_pairs"]
 GOLD_COLUMNS = ("label_a", "label_b", "judgment")
 #: Below this many gold pairs :func:`~softirr_stats.inference.annotator_agreement` warns: the
 #: smallest number measured (docs/annotator_models.md, "Gold pairs"; 300 simulated studies per
-#: shape): with 50 gold pairs the default emission's 90% interval covered 89.5% on calibrated
-#: scores (80.3% without gold pairs) and 88-89% on bands, exact 0/1 and heavy tails; fewer were
-#: not measured.
+#: shape): with 50 gold pairs the default emission's 90% interval covered 87.7% on calibrated
+#: scores (80.3% without gold pairs; 92.0% with 200) and 88.0-90.0% on bands, exact 0/1 and
+#: heavy tails; fewer were not measured.
 MIN_GOLD = 50
 #: How to pass gold pairs, named in the soft model's warnings on a fit without them.
 GOLD_HOW = ("annotator_agreement(..., gold=...) in Python, softirr model --gold SHEET on the "
