@@ -17,7 +17,6 @@ from softirr_stats.inference import (
     PredictiveCheckWarning,
     SviConfig,
     annotator_agreement,
-    fit,
     gold_pairs,
 )
 from softirr_stats.models import SoftAgreementPriors
