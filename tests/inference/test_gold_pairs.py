@@ -150,3 +150,22 @@ def test_score_check_warnings_say_how_to_pass_gold_pairs(n_gold):
         else:
             assert "annotator_agreement(..., gold=...)" in text and "softirr model --gold SHEET" in text
 
+
+
+@pytest.mark.parametrize("n_gold", [0, 20])
+def test_separation_warning_says_how_to_pass_gold_pairs(n_gold):
+    # scores at 0.02 or 0.98 (an empty gap between) and an equivalent component uniform on
+    # [0, 1]: the pairs below the gap get P(equivalent) > 0, a leak the constant kappa draws'
+    # zero-width interval cannot hold
+    rng = np.random.default_rng(1)
+    side = lambda n, p: np.where(rng.random(n) < p, 0.98, 0.02)  # noqa: E731
+    kw = {"gold_scores": side(n_gold, 0.5), "gold_labels": np.arange(n_gold) % 2} if n_gold else {}
+    data = models.PairScores(within_scores=side(90, 0.6), within_raters=np.tile([[0, 1], [0, 2], [1, 2]], (30, 1)),
+                             within_items=np.repeat(np.arange(30), 3), chance_scores=side(200, 0.2), n_raters=3,
+                             n_items=30, **kw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _flat_posterior(data).score_check()
+    said = [str(w.message) for w in caught if "separate perfectly" in str(w.message)]
+    assert len(said) == 1
+    assert ("softirr model --gold SHEET" in said[0]) == (n_gold == 0)
