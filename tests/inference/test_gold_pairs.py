@@ -6,6 +6,8 @@ import jax
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import softirr_stats as sis
 from softirr_stats import models
@@ -169,3 +171,23 @@ def test_separation_warning_says_how_to_pass_gold_pairs(n_gold):
     said = [str(w.message) for w in caught if "separate perfectly" in str(w.message)]
     assert len(said) == 1
     assert ("softirr model --gold SHEET" in said[0]) == (n_gold == 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(VOCAB), st.sampled_from(VOCAB), st.integers(0, 1),
+                          st.integers(1, 3)), min_size=1, max_size=12))
+def test_gold_pairs_are_the_similarity_of_each_draw_in_any_form(rows):
+    sim = resolve_label_similarity(VOCAB, "indel")
+    frame = pd.DataFrame(rows, columns=["label_a", "label_b", "judgment", "draws"])
+    g = gold_pairs(frame, VOCAB, sim)
+    want = np.repeat([sim.pairs(np.array([VOCAB.index(a)]), np.array([VOCAB.index(b)])).values[0]
+                      for a, b, _, _ in rows], frame["draws"])
+    np.testing.assert_array_equal(g.scores, want)
+    np.testing.assert_array_equal(g.labels, np.repeat(frame["judgment"], frame["draws"]))
+    assert g.n == frame["draws"].sum() and g.n_distinct == len(rows)
+    # the two labels in the other order (a blinded sheet shows them shuffled): the same scores
+    swapped = frame.rename(columns={"label_a": "label_b", "label_b": "label_a"})
+    np.testing.assert_array_equal(gold_pairs(swapped, VOCAB, sim).scores, g.scores)
+    # triples, one per draw: the same gold pairs
+    triples = [(a, b, j) for a, b, j, d in rows for _ in range(d)]
+    np.testing.assert_array_equal(gold_pairs(triples, VOCAB, sim).scores, g.scores)
