@@ -25,10 +25,12 @@ from softirr_stats.inference._diagnostics import (
     model_caveats,
 )
 from softirr_stats.inference._fit import fit
+from softirr_stats.inference._gold import MIN_GOLD, GoldPairs, gold_pairs
 from softirr_stats.inference._posterior import Posterior, PredictiveCheck, PriorContraction
 from softirr_stats.inference._postprocess import fleiss_kappa_counts, item_counts
 from softirr_stats.inference._rater_check import rater_predictive_check
 from softirr_stats.inference._size import FitSize, FitSizeError, format_seconds, open_vocabulary
+from softirr_stats.inference._soft_check import score_check_statistic
 
 __all__ = [
     "ConvergenceWarning",
@@ -37,6 +39,8 @@ __all__ = [
     "FitSize",
     "FitSizeError",
     "FitWarning",
+    "GoldPairs",
+    "MIN_GOLD",
     "NutsConfig",
     "Posterior",
     "PredictiveCheck",
@@ -50,9 +54,11 @@ __all__ = [
     "fit",
     "fleiss_kappa_counts",
     "format_seconds",
+    "gold_pairs",
     "interval_columns",
     "item_counts",
     "model_caveats",
     "open_vocabulary",
     "rater_predictive_check",
+    "score_check_statistic",
 ]

@@ -1,5 +1,6 @@
 """``annotator_agreement``: fit an annotator model and report its agreement with an interval."""
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -7,8 +8,9 @@ import numpy as np
 from softirr_stats.agreement import AgreementResult
 from softirr_stats.base._validation import check_choice, check_level
 from softirr_stats.equivalence import resolve_label_similarity
-from softirr_stats.inference._config import DEFAULT_LEVEL, NutsConfig, SviConfig
+from softirr_stats.inference._config import DEFAULT_LEVEL, FitWarning, NutsConfig, SviConfig
 from softirr_stats.inference._fit import fit
+from softirr_stats.inference._gold import MIN_GOLD, gold_pairs
 from softirr_stats.models import MODEL_NAMES, encode_annotations, find_model, pair_scores
 
 __all__ = ["annotator_agreement"]
@@ -23,7 +25,7 @@ def _similarity_name(similarity: Any, sim: Any) -> str:
 def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_skene",
                         method: str = "nuts", level: float = DEFAULT_LEVEL, seed: int = 0, *,
                         config: NutsConfig | SviConfig | None = None, priors: Any = None,
-                        n_chance: int | None = None, groups: Any = None,
+                        n_chance: int | None = None, groups: Any = None, gold: Any = None,
                         predictive_check: bool = True, prior_check: bool = True,
                         progress: bool | None = None, **model_kwargs: Any) -> AgreementResult:
     """Model-based agreement with a posterior interval, in one call.
@@ -33,7 +35,9 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     model-implied Fleiss-type kappa (docs/annotator_models.md); a similarity (a (K, K) array or
     an estimator scored on the vocabulary) turns it into a weighted kappa. ``"soft"`` fits
     the Beta-mixture model to the equivalence scores of within-item and cross-item pairs
-    and reports ``(pi_within - pi_chance) / (1 - pi_chance)``.
+    and reports ``(pi_within - pi_chance) / (1 - pi_chance)``; human-judged pairs (``gold``)
+    pin down which scores are equivalent where the scores alone cannot (docs/annotator_models.md,
+    "Gold pairs").
 
     An existing fit can be passed instead of the annotations: ``annotator_agreement(post)``
     summarises that :class:`Posterior` (no refit; ``model``, ``method``, ``config``,
@@ -57,6 +61,19 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     n_chance, groups : optional
         Soft model only: number of chance pairs and label groups (see
         :func:`softirr_stats.models.pair_scores`).
+    gold : optional
+        Soft model only: gold pairs, human 0/1 judgments of label pairs, fitted with the
+        model's pairs (a semi-supervised fit: the judged pairs' component is known). Either
+        ``(scores, labels)`` (two numeric 1-d arrays: scores in [0, 1] on the similarity's
+        scale, 0/1 judgments), or labelled pairs scored here with ``similarity``, the same
+        similarity as the model's pairs: a DataFrame with columns ``label_a``, ``label_b``,
+        ``judgment`` (or ``equivalent``) in {0, 1} and optionally ``draws`` (a judged sheet
+        of ``softirr judge plan`` as :func:`softirr_stats.analysis.read_judging_sheet` reads
+        it, the sheet that feeds the prediction-powered estimate), or a sequence of
+        ``(label_a, label_b, equivalent)`` triples (:func:`gold_pairs`). Gold pairs should be
+        a random sample of the data's pairs (a uniform judging plan), not chosen by score.
+        ``details["n_gold"]`` records how many were fitted (0 without); fewer than
+        :data:`MIN_GOLD` warn (``FitWarning``).
     predictive_check : bool
         Categorical models: run the posterior predictive check of the observed Fleiss
         kappa and store it in ``details["predictive_check"]``, and the per-rater check
@@ -101,15 +118,30 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
                                       "seed": seed != 0, "config": config is not None,
                                       "priors": priors is not None, "n_chance": n_chance is not None,
                                       "groups": groups is not None, "progress": progress is not None,
+                                      "gold": gold is not None,
                                       **{k: True for k in model_kwargs}})
     model = check_choice("model", model, MODEL_NAMES)
     method = check_choice("method", method, ["nuts", "svi"])
     level = check_level(level)
     details: dict[str, Any] = {"model": model, "fit_method": method, "seed": seed}
     sim = None
+    if gold is not None and not find_model(model).soft:
+        raise ValueError(f"gold pairs are for the soft model (model='soft'); model={model!r} fits the labels "
+                         "themselves (judged pairs correct a coefficient through judgments=, the "
+                         "prediction-powered estimate)")
     if find_model(model).soft:  # the table says which models read pair scores
         sim = resolve_label_similarity(tuple(ann.vocabulary), similarity)  # shared with pair_scores
-        data = pair_scores(ann, sim, n_chance=n_chance, groups=groups, seed=seed)
+        judged = None if gold is None else gold_pairs(gold, tuple(ann.vocabulary), sim)
+        if judged is not None and judged.n < MIN_GOLD:
+            warnings.warn(f"{judged.n} gold pairs: below {MIN_GOLD}, the fewest with which the soft model's "
+                          "interval was measured to cover where the scores alone do not tell the equivalent "
+                          "pairs apart (calibrated scores; docs/annotator_models.md, \"Gold pairs\"); judge more "
+                          "pairs", FitWarning, stacklevel=2)
+        data = pair_scores(ann, sim, n_chance=n_chance, groups=groups, seed=seed,
+                           gold=None if judged is None else (judged.scores, judged.labels))
+        details["n_gold"] = data.n_gold
+        if judged is not None:
+            details["gold_source"] = judged.source
         post = fit(find_model(model).name, data, method=method, seed=seed, config=config,
                    priors=priors, progress=progress, **model_kwargs)
         draws = post.draws("kappa")

@@ -312,8 +312,11 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
 
         if np.isfinite(diag.ppc_p_value) and diag.ppc_p_value <= SCORE_CHECK_P:
             out.append(f"Predictive check: the score distribution does not fit (chi-square p = {diag.ppc_p_value:.3f}); "
-                       "the soft kappa may be biased (the emission's shape does not hold: judge some pairs "
-                       "and use them as gold pairs).")
+                       "the soft kappa may be biased (the emission's shape does not hold). Judged pairs help "
+                       "through the prediction-powered estimate (softirr agree --judgments SHEET) or as gold "
+                       "pairs with emission='histogram' (annotator_agreement(..., gold=..., "
+                       "emission='histogram')); gold pairs with the monotone shape (softirr model --gold "
+                       "SHEET) do not repair a shape that does not hold.")
     elif diag.ppc_statistic and np.isfinite(diag.ppc_p_value) and not (PPC_LOW <= diag.ppc_p_value <= 1 - PPC_LOW):
         above = diag.ppc_p_value > 0.5
         share = diag.ppc_p_value if above else 1 - diag.ppc_p_value

@@ -9,7 +9,7 @@ import numpy as np
 
 from softirr_stats.inference._config import PredictiveCheckWarning
 
-__all__ = ["separation_leak"]
+__all__ = ["score_check_statistic", "separation_leak"]
 
 #: The separation warning fires when the leak is at least this share of the kappa interval's
 #: half-width. It was 0.2 and fired on every default (monotone) fit to separable scores,
@@ -19,6 +19,67 @@ __all__ = ["separation_leak"]
 #: from the Beta emission (0.7-5.7 on its misses on bands and exact 0/1, 0.2-1.6 on its fits
 #: that covered), whose predictive check failed on every one of those fits anyway.
 SEPARATION_RATIO = 1.0
+
+
+def score_check_statistic(probs: Any, pi_within: Any, pi_chance: Any, within_scores: Any,
+                          chance_scores: Any, n_bins: int, rng: np.random.Generator
+                          ) -> tuple[float, np.ndarray, np.ndarray]:
+    """The soft model's score check from posterior draws: ``(p_value, d_obs, d_rep)``.
+
+    The statistic of :meth:`Posterior.score_check`, as a function of the draws alone (so that a
+    simulation fitting many studies in one vectorised program computes the same number).
+    Scores are counted in ``n_bins`` equal cells (exact 0 and 1 in the end cells) separately for
+    the within-item and the chance pairs; each draw's cell probabilities are
+    ``p F1 + (1 - p) F0`` (``p`` = ``pi_within`` / ``pi_chance``), a replicate of the counts
+    is drawn from them, and the discrepancy is Pearson's chi-square against the posterior
+    predictive mean counts (plus 0.5), summed over the two populations; ``p_value = P(d_rep >=
+    d_obs)``.
+
+    Parameters
+    ----------
+    probs : array_like, shape (n_draws, 2, n_bins)
+        Cell probabilities of [non-equivalent, equivalent] per draw
+        (:func:`softirr_stats.models.cell_probabilities`).
+    pi_within, pi_chance : array_like, shape (n_draws,)
+    within_scores, chance_scores : array_like
+        The observed scores.
+    n_bins : int
+    rng : numpy.random.Generator
+        Draws the replicates (within-item pairs first, then chance pairs).
+
+    Returns
+    -------
+    (p_value, d_obs, d_rep)
+        ``d_obs`` and ``d_rep``: the observed and replicated discrepancies per draw.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> probs = np.tile(np.array([[0.7, 0.3], [0.2, 0.8]]), (100, 1, 1))
+    >>> p, d_obs, d_rep = score_check_statistic(probs, np.full(100, 0.5), np.full(100, 0.2),
+    ...                                         [0.1, 0.9, 0.8], [0.1, 0.2], 2,
+    ...                                         np.random.default_rng(0))
+    >>> 0.0 <= p <= 1.0, d_obs.shape, d_rep.shape
+    (True, (100,), (100,))
+    """
+    from softirr_stats.models import score_cells
+
+    probs = np.clip(np.asarray(probs, np.float64), 0.0, None)
+    pw = np.asarray(pi_within, np.float64)
+    pc = np.asarray(pi_chance, np.float64)
+    d_obs, d_rep = np.zeros(pw.size), np.zeros(pw.size)
+    for scores, p in ((np.asarray(within_scores), pw), (np.asarray(chance_scores), pc)):
+        cells = score_cells(scores, n_bins)
+        cells = np.where(cells == n_bins, 0, np.where(cells == n_bins + 1, n_bins - 1, cells))
+        obs = np.bincount(cells, minlength=n_bins).astype(np.float64)
+        mix = p[:, None] * probs[:, 1] + (1 - p[:, None]) * probs[:, 0]
+        mix = mix / mix.sum(axis=1, keepdims=True)
+        # replicates from the posterior predictive; both compared with its mean counts
+        rep = rng.multinomial(scores.size, mix)
+        expect = scores.size * mix.mean(axis=0) + 0.5
+        d_obs += ((obs - expect) ** 2 / expect).sum()
+        d_rep += ((rep - expect) ** 2 / expect).sum(axis=1)
+    return float(np.mean(d_rep >= d_obs)), d_obs, d_rep
 
 
 def separation_leak(posterior: Any, *, warn: bool = True, min_gap: float = 0.1,
@@ -44,6 +105,7 @@ def separation_leak(posterior: Any, *, warn: bool = True, min_gap: float = 0.1,
         half-width: the interval is too narrow for the model's own bias on this shape (90%
         coverage fell below nominal in the robustness study).
     """
+    from softirr_stats.inference._gold import GOLD_HOW
     from softirr_stats.models import pair_scores_gap, within_responsibilities
 
     data = posterior.data
@@ -85,6 +147,7 @@ def separation_leak(posterior: Any, *, warn: bool = True, min_gap: float = 0.1,
             f"{leak:.4f} (kappa 90% half-width {out['half_width']:.4f}); on such scores the "
             "interval is too narrow to trust (it missed the study's kappa more often than "
             "stated in simulations). Count the pairs above the gap as equivalent (the plain "
-            "soft coefficient with a bootstrap interval) instead", PredictiveCheckWarning,
-            stacklevel=stacklevel)
+            "soft coefficient with a bootstrap interval) instead"
+            + ("" if data.n_gold else f", or pass judged pairs as gold pairs ({GOLD_HOW})"),
+            PredictiveCheckWarning, stacklevel=stacklevel)
     return out

@@ -266,7 +266,7 @@ class ModelFit:
 
 def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", level: float = 0.95, seed: int = 0,
               similarity: Any = None, config: Any = None, predictive_check: bool = True,
-              progress: bool | None = False) -> ModelFit:
+              progress: bool | None = False, gold: Any = None) -> ModelFit:
     """Fit an annotator model and check it: the model step under ``softirr model`` and the report.
 
     Parameters
@@ -288,6 +288,9 @@ def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", lev
         check (the diagnostics always run theirs).
     progress : bool, optional
         The sampler's progress bar (default: none).
+    gold : optional
+        The soft model's gold pairs (``annotator_agreement(..., gold=...)``: a judged sheet as
+        :func:`read_judging_sheet` reads it, or ``(scores, labels)``).
 
     Returns
     -------
@@ -308,7 +311,8 @@ def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", lev
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = annotator_agreement(ann, similarity=similarity, model=model, method=method, level=level, seed=seed,
-                                  config=config, predictive_check=predictive_check, progress=progress)
+                                  config=config, predictive_check=predictive_check, progress=progress,
+                                  **({} if gold is None else {"gold": gold}))
         diag = diagnostics(res, level=level, caught=list(caught))
     said = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     return ModelFit(result=res, diagnostics=diag, warnings=said, seconds=time.perf_counter() - t0)

@@ -38,7 +38,7 @@ from softirr_stats.cli._options import (
 from softirr_stats.cli._output import Notes, emit, print_table, write_json
 from softirr_stats.models import find_model
 
-__all__ = ["NAME", "EPILOG", "command", "fit_model", "model_rows", "refusal"]
+__all__ = ["NAME", "EPILOG", "command", "fit_model", "model_rows", "read_gold", "refusal"]
 
 NAME = "model"
 EPILOG = None
@@ -46,23 +46,45 @@ _COLUMNS = ("quantity", "mean", "sd", "lower", "upper")
 
 
 def fit_model(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any = None,
-              steps: int = 2000, warmup: int = 500, samples: int = 500, chains: int = 2) -> Any:
+              steps: int = 2000, warmup: int = 500, samples: int = 500, chains: int = 2, gold: Any = None) -> Any:
     """The fit of :func:`_run` (the runner's :func:`~softirr_stats.analysis.run_model`), the result only.
 
     The warnings of the fit are recorded by the runner (``_run(...).warnings``), not raised.
     """
-    return _run(ann, model, method, level, seed, similarity, steps, warmup, samples, chains).result
+    return _run(ann, model, method, level, seed, similarity, steps, warmup, samples, chains, gold=gold).result
 
 
 def _run(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any, steps: int, warmup: int,
-         samples: int, chains: int, progress: bool | None = False) -> Any:
+         samples: int, chains: int, progress: bool | None = False, gold: Any = None) -> Any:
     from softirr_stats.analysis import run_model
     from softirr_stats.inference import NutsConfig, SviConfig
 
     config = SviConfig(steps=steps) if method == "svi" else NutsConfig(num_warmup=warmup, num_samples=samples,
                                                                        num_chains=chains)
     return run_model(ann, model, method=method, level=level, seed=seed, similarity=similarity, config=config,
-                     predictive_check=False, progress=progress)
+                     predictive_check=False, progress=progress, gold=gold)
+
+
+def read_gold(path: Path) -> Any:
+    """``--gold FILE``: judged label pairs as a DataFrame (label_a, label_b, judgment[, draws]).
+
+    A filled blinded sheet of ``softirr judge plan`` (its plan beside it) or a filled plan CSV is read as for
+    ``softirr agree --judgments``; any other CSV needs the columns label_a, label_b and judgment (0/1) and may
+    have draws.
+    """
+    import pandas as pd
+
+    from softirr_stats.cli._errors import reading
+
+    if not path.exists():
+        fail(f"--gold {path} does not exist")
+    with reading(f"--gold {path}"):
+        cols = set(pd.read_csv(path, nrows=0).columns)
+        if "pair_id" in cols or "q" in cols:  # the sheet (or plan) of `softirr judge plan`: the PPI reader
+            from softirr_stats.analysis import read_judging_sheet
+
+            return read_judging_sheet(path)[0]
+        return pd.read_csv(path, dtype={"label_a": str, "label_b": str}, keep_default_na=False)
 
 
 def refusal(size: Any) -> str:
@@ -112,6 +134,11 @@ def command(
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
     device: DeviceOpt = "auto",
+    gold: Annotated[Path | None, typer.Option(
+        "--gold", help="--model soft: human-judged label pairs fitted as gold pairs (the equivalent / not "
+                       "equivalent component known): a filled sheet of `softirr judge plan` (its .plan.csv "
+                       "beside it), as for `softirr agree --judgments`, or a CSV with columns label_a, label_b, "
+                       "judgment (0 or 1) and optionally draws; scored with the model's --similarity")] = None,
 ) -> None:
     """Model-based agreement: fit an annotator model and report posterior intervals.
 
@@ -136,6 +163,9 @@ def command(
         fail(f"--seed must be a non-negative integer; got {seed}")
     if find_model(name).soft and measure == "exact":
         fail("--model soft needs a soft --similarity (e.g. -m levenshtein)")
+    if gold is not None and not find_model(name).soft:
+        fail(f"--gold is for --model soft (gold pairs of label pairs); --model {name} fits the labels themselves "
+             "(judged pairs correct a coefficient through softirr agree --judgments)")
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts)
@@ -144,8 +174,19 @@ def command(
 
     from softirr_stats.inference import FitSizeError
 
+    judged, n_gold = None, 0
+    if gold is not None:  # checked here, before the fit: a bad sheet fails at once
+        from softirr_stats.equivalence import resolve_label_similarity
+        from softirr_stats.inference import gold_pairs
+
+        judged = read_gold(gold)
+        sim = resolve_label_similarity(tuple(ann.vocabulary), sim)  # one memo of scored pairs for gold and fit
+        try:
+            n_gold = gold_pairs(judged, tuple(ann.vocabulary), sim).n
+        except (ValueError, TypeError) as err:
+            fail(f"--gold {gold}: {str(err).removeprefix('gold: ')}")
     try:  # the runner's model step: the fit, its diagnostics and the warnings of both
-        fit = _run(ann, name, method, level, seed, sim, steps, warmup, samples, chains, progress=None)
+        fit = _run(ann, name, method, level, seed, sim, steps, warmup, samples, chains, progress=None, gold=judged)
     except FitSizeError as err:
         fail(refusal(err.size), EXIT_DATA)
     except (ValueError, TypeError) as err:
@@ -161,8 +202,11 @@ def command(
     fit = f"SVI, {steps} steps" if method == "svi" else f"NUTS, {chains} chains x {samples} draws ({warmup} warm-up)"
     title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level:.0%} equal-tailed "
              f"posterior intervals, {fit}, similarity = {measure}, seed = {seed}")
+    if gold is not None:
+        title += f"; {n_gold} gold pairs ({gold.name})"
     meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "similarity": measure,
-            "steps": steps, "warmup": warmup, "samples": samples, "chains": chains, "warnings": list(seen),
+            "steps": steps, "warmup": warmup, "samples": samples, "chains": chains,
+            "gold": None if gold is None else str(gold), "n_gold": n_gold, "warnings": list(seen),
             "diagnostics": diag.to_dict()}
     notes = Notes(seen)
     if fmt in ("markdown", "latex"):  # not a coefficient table: the plain pipe / tabular layout

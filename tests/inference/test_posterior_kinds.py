@@ -103,7 +103,7 @@ def test_soft_kind_provides_its_quantities(soft):
     assert check.statistic == "score_chi2" and check.replicated.shape == (post.num_draws,)
     draws, observed, expected, extra = kind.agreement_terms()
     np.testing.assert_array_equal(observed, post.draws("pi_within"))
-    assert extra == {}
+    assert extra == {"n_gold": 0}
     with pytest.raises(TypeError, match="fitted on scores already"):
         kind.similarity_weights(np.eye(3))
     diag = inference.diagnostics(post)
