@@ -15,6 +15,10 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.uncertainty._intervals": ('INTERVAL_METHODS', 'basic_interval', 'bca_interval', 'jackknife_acceleration', 'percentile_interval', 'resolve_method', 'stratified_dof', 't_level',),
     "softirr_stats.uncertainty._request": ('attach_interval', 'check_ci',),
     "softirr_stats.uncertainty._permutation": ('Permutation', 'attach_permutation', 'permutation_values',),
+}, internal={  # the one interval rule and few-units rule, for compare and calibration; not in __all__
+    "softirr_stats.uncertainty._bootstrap": ('per_item_codes', 'replicate_interval',),
+    "softirr_stats.uncertainty._few_units": ('FEW_CLUSTERS', 'FEW_RATERS', 'few_units_correction', 'few_units_factor',
+                                             'few_units_note', 'widen_interval',),
 })
 
 if TYPE_CHECKING:
@@ -36,10 +40,20 @@ if TYPE_CHECKING:
         jackknife_strata,
         jackknife_values,
         leave_one_out_weights,
+        per_item_codes,
+        replicate_interval,
         summarize_replicates,
         unit_weights,
     )
-    from softirr_stats.uncertainty._few_units import FewUnitsWarning
+    from softirr_stats.uncertainty._few_units import (
+        FEW_CLUSTERS,
+        FEW_RATERS,
+        FewUnitsWarning,
+        few_units_correction,
+        few_units_factor,
+        few_units_note,
+        widen_interval,
+    )
     from softirr_stats.uncertainty._intervals import (
         INTERVAL_METHODS,
         basic_interval,
