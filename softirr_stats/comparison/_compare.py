@@ -41,14 +41,12 @@ from softirr_stats.uncertainty import (
     Analytic,
     Bootstrap,
     analytic_terms,
-    basic_interval,
-    bca_interval,
     draw_weights,
     few_units_factor,
     jackknife_values,
     percentile_interval,
+    replicate_interval,
     resolve_method,
-    t_level,
     unit_weights,
 )
 
@@ -393,16 +391,12 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
                                      "same items, and on the same raters for a rater design)")
     if why:
         notes.append(why)
-    if method == "percentile":
-        lo, hi = percentile_interval(d, cfg.level)
-    elif method == "basic":
-        lo, hi = basic_interval(d, diff, cfg.level)
-    else:  # bca, or bca-t: BCa at the level whose normal quantile is Student's t_{n-1} quantile
-        jack = _jackknife_difference(stat_a, stat_b, cfg, lay)
-        level = cfg.level if method == "bca" else t_level(cfg.level, len(jack))
-        lo, hi, note = bca_interval(d, diff, jack, level)
-        if note:
-            notes.append(note)
+    # the coefficients' interval rule (bca-t: Student's t with one df fewer than the jackknife's units)
+    lo, hi, method, note, _ = replicate_interval(d, diff, replace(cfg, method=method),
+                                                 lambda: _jackknife_difference(stat_a, stat_b, cfg, lay),
+                                                 len(lay.union), n_units_given=False)
+    if note:
+        notes.append(note)
     factor, few_note = _few_units_factor(stat_a, stat_b, cfg, lay, d, apart)
     if factor != 1.0 and math.isfinite(lo) and math.isfinite(hi):
         lo, hi = diff - factor * (diff - lo), diff + factor * (hi - diff)
