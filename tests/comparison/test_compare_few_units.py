@@ -99,3 +99,17 @@ def test_identical_inputs_have_no_spread_and_no_widening():
     a = sis.fleiss_kappa(ann, ci=Bootstrap(n=200, seed=1, design="items+raters"))
     r = sis.compare(a, a)
     assert r.details["few_units_factor"] == 1.0 and r.ci_low == r.ci_high == 0.0
+
+
+def test_other_raters_widen_the_whole_variance():
+    """Partly different raters (r4 in a, r5 in b): no leave-one-rater-out values line up, so the whole variance
+    is widened, t_{R-1} / z * sqrt(R / (R - 1)) with R the smaller rater count (the rule without a jackknife)."""
+    import pandas as pd
+
+    labels = _labels(60, 5, seed=6)
+    a_ann = sis.Annotations.from_wide(pd.DataFrame(labels[:, :4], columns=["r1", "r2", "r3", "r4"]))
+    b_ann = sis.Annotations.from_wide(pd.DataFrame(labels[:, [0, 1, 2, 4]], columns=["r1", "r2", "r3", "r5"]))
+    cfg = Bootstrap(n=200, seed=1, design="items+raters")
+    r = sis.compare(sis.fleiss_kappa(a_ann, ci=cfg), sis.fleiss_kappa(b_ann, ci=cfg))
+    assert r.details["few_units_factor"] == pytest.approx(_t(4) * math.sqrt(4 / 3), rel=1e-12)
+    assert any("4 raters resampled" in w for w in r.warnings)
