@@ -10,9 +10,22 @@ every simulated study, the ingredients of the candidate rules from the *same* dr
 ``v_i``  variance of the item-only replicates at the same item weights C (raters fixed);
 ``j_i``  leave-one-item-out jackknife variance;
 ``j_r``  leave-one-rater-out jackknife variance (items fixed);
+``n_r``  (``--noise`` only) the item noise the rater jackknife holds: ``(R-1)/R sum_j Var_C(d_j)``, ``d_j`` the
+         leave-one-rater-out deviations re-evaluated at each item replicate C;
+``d_n``  (``--pairs`` only) the pair-specific item noise of the pair kappas ``h_jk`` over the item replicates C:
+         the mean of ``Var_C(h_jk)`` less twice the mean covariance of pairs that share a rater;
 and the two-way percentile interval. The candidates (``CANDIDATES``) scale the percentile interval's
-distances from the estimate by ``sqrt(target / v_p)``; ``summarise`` forms them from the stored columns, so
-a new candidate needs no new simulation.
+distances from the estimate by ``sqrt(target / v_p)`` (or ``t_df / z * sqrt(target / v_p)``); ``summarise``
+forms them from the stored columns, so a new candidate needs no new simulation:
+
+``none``, ``previous`` (the rule before issue 34), ``interaction`` (the library's: the item share less the
+interaction it counts again, the rater share widened by ``t_{R-1} / z``: Banerjee's 1960 form of a
+Behrens-Fisher interval), ``welch`` (the same two shares, ``t`` with their Welch-Satterthwaite df),
+``welch-row+col`` (item bootstrap + rater jackknife, Welch df), ``t-rater-effect`` (``t`` widening of the rater
+main effect only, not of the interaction the rater jackknife holds), ``total`` / ``total-welch`` (law of total
+variance: item bootstrap at fixed raters + the rater jackknife less its item noise ``n_r``), ``pair-noise`` /
+``pair-noise-welch`` (the rater jackknife less its over-count ``2 d_n / ((R-1)(R-2))`` of the pair noise), ``row+col``,
+``components`` (ANOVA), ``components-jack``, ``components-satterthwaite``. Results: docs/coverage.md, "Few raters".
 
 For a statistic linear in a crossed array (``y_ij = mu + a_i + b_j + e_ij``; ``A = s_a^2 / n``,
 ``B = s_b^2 / R``, ``E = s_e^2 / (n R)``) the expectations are ``v_i = (n-1)/n (A + E)``,
@@ -39,7 +52,7 @@ candidate on one study.
 
 Run (resumable: per-study rows are appended to ``studies.csv.gz`` by chunks; done chunks are skipped)::
 
-    python benchmarks/two_way_coverage.py --studies 1000 --boot 1000 --out docs/coverage_results/two_way
+    python benchmarks/two_way_coverage.py --studies 1000 --boot 1000 --items 60 100 200 --pairs --out docs/coverage_results/two_way
 """
 
 from __future__ import annotations
@@ -61,8 +74,10 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 K = 3
 LEVEL = 0.95
 GENERATORS = ("latent", "hard")
-CANDIDATES = ("none", "previous", "library", "row+col", "components", "components-jack",
-              "components-satterthwaite")
+#: The candidate the library implements (``check_library`` compares one study's public interval with it).
+LIBRARY = "interaction"
+CANDIDATES = ("none", "previous", "interaction", "pair-noise", "pair-noise-welch", "total", "total-welch", "welch", "welch-row+col", "t-rater-effect", "row+col", "components",
+              "components-jack", "components-satterthwaite")
 
 
 # ----------------------------------------------------------------------------------------------- generators
@@ -160,7 +175,31 @@ def components(df: pd.DataFrame, jack_items: bool = False) -> tuple[np.ndarray, 
     return item, np.maximum(df["j_r"].to_numpy() - e, 0.0), e
 
 
+def welch(item: np.ndarray, rater: np.ndarray, n: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """t_{df} / z with the Welch-Satterthwaite df of ``item`` (n - 1 df) + ``rater`` (R - 1 df)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dof = (item + rater) ** 2 / (item**2 / (n - 1) + rater**2 / (r - 1))
+    return t_factor(np.nan_to_num(dof, nan=1e6, posinf=1e6) + 1)
+
+
+def pair_noise_excess(df: pd.DataFrame) -> np.ndarray:
+    """What the rater jackknife over-counts of the pair kappas' pair-specific item noise ``d_n``.
+
+    For a statistic of rater pairs, ``h_jk = theta + g_j + g_k + psi_jk``, the leave-one-rater-out jackknife's
+    expectation holds ``4 Var(psi) / (R (R - 2))`` where the estimate's variance holds ``2 Var(psi) / (R (R - 1))``:
+    ``2 Var(psi) / ((R - 1)(R - 2))`` too much (all of ``Var(psi)`` at 3 raters).
+    """
+    r = df["raters"].to_numpy(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(r >= 3, 2 * np.maximum(df["d_n"].to_numpy(), 0.0) / ((r - 1) * (r - 2)), 0.0)
+
+
 def factor(df: pd.DataFrame, cand: str) -> np.ndarray:
+    if cand == "library":
+        cand = LIBRARY
+    if cand in ("pair-noise", "pair-noise-welch"):  # the library's rule on a rater jackknife less its pair-noise excess
+        fixed = df.assign(j_r=np.maximum(df["j_r"].to_numpy() - pair_noise_excess(df), 0.0))
+        return factor(fixed, "interaction" if cand == "pair-noise" else "welch")
     n, r = df["n_items"].to_numpy(float), df["raters"].to_numpy(float)
     v_p, j_r = df["v_p"].to_numpy(), df["j_r"].to_numpy()
     f2 = t_factor(r) ** 2
@@ -169,11 +208,29 @@ def factor(df: pd.DataFrame, cand: str) -> np.ndarray:
     if cand == "previous":  # the rule before this study (softirr_stats 0.x few_units_correction)
         v_u = np.minimum(j_r, v_p * r / (r - 1))
         return np.sqrt((np.maximum(v_p - (r - 1) / r * v_u, 0) + f2 * v_u) / v_p)
-    if cand == "library":  # the previous rule less the interaction its item share counts again (the library's now)
+    if cand in ("interaction", "welch", "t-rater-effect"):
+        # item share less the interaction it counts again (v_i ~ (n-1)/n A), rater share v_u ~ B + E
         v_u = np.minimum(j_r, v_p * r / (r - 1))
-        item, _, e = components(df)
+        _, _, e = components(df)
         v_i = np.maximum(v_p - (r - 1) / r * v_u - (n - 1) / n * (1 + (r - 1) / r) * e, 0)
-        return np.sqrt((v_i + f2 * v_u) / v_p)
+        if cand == "interaction":  # the library's rule: the rater share widened by t_{R-1} / z (Banerjee 1960 form)
+            return np.sqrt((v_i + f2 * v_u) / v_p)
+        if cand == "t-rater-effect":  # t widening of the rater main effect B only, not of the interaction E in v_u
+            e = np.minimum(e, v_u)
+            return np.sqrt((v_i + e + f2 * (v_u - e)) / v_p)
+        # Welch-Satterthwaite: t_{df} / z on the whole, df from the item (n - 1) and rater (R - 1) shares
+        return welch(v_i, v_u, n, r) * np.sqrt((v_i + v_u) / v_p)
+    if cand in ("total", "total-welch"):
+        # law of total variance: item bootstrap at fixed raters (unbiased: n/(n-1)) + the rater jackknife less the
+        # item noise it holds (its deviations' variance over the item replicates), t on the rater part only
+        item = n / (n - 1) * df["v_i"].to_numpy()
+        rater = np.maximum(j_r - n / (n - 1) * df["n_r"].to_numpy(), 0.0)
+        if cand == "total":
+            return np.sqrt((item + f2 * rater) / v_p)
+        return welch(item, rater, n, r) * np.sqrt((item + rater) / v_p)
+    if cand == "welch-row+col":  # item bootstrap + rater jackknife (interaction twice), Welch-Satterthwaite t
+        item = n / (n - 1) * df["v_i"].to_numpy()
+        return welch(item, j_r, n, r) * np.sqrt((item + j_r) / v_p)
     if cand == "row+col":  # item bootstrap + rater jackknife (t on the rater part): the interaction once too many
         return np.sqrt((n / (n - 1) * df["v_i"].to_numpy() + f2 * j_r) / v_p)
     if cand in ("components", "components-jack"):
@@ -188,7 +245,8 @@ def factor(df: pd.DataFrame, cand: str) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------------- study
-def run_chunk(gen: str, r: int, n: int, start: int, stop: int, boot: int, seed: int) -> pd.DataFrame:
+def run_chunk(gen: str, r: int, n: int, start: int, stop: int, boot: int, seed: int,
+              noise: bool = False, pairs: bool = False) -> pd.DataFrame:
     s = stop - start
     rng = np.random.default_rng([seed, GENERATORS.index(gen), r, n, start])
     lab = simulate(gen, rng, s, n, r)
@@ -200,15 +258,28 @@ def run_chunk(gen: str, r: int, n: int, start: int, stop: int, boot: int, seed: 
     item = fleiss(X, C, None)
     j_i = jack_var(fleiss(X, np.broadcast_to(1.0 - np.eye(n), (s, n, n)), None))
     j_r = jack_var(fleiss(X, None, np.broadcast_to(1.0 - np.eye(r), (s, r, r))))
+    n_r = np.full(s, np.nan)
+    if noise:  # the item noise in the rater jackknife: its leave-one-rater-out deviations at the item weights C
+        loo = np.stack([fleiss(X, C, np.broadcast_to(1.0 - np.eye(r)[j], (s, boot, r))) for j in range(r)], axis=-1)
+        n_r = (r - 1) / r * np.nanvar(loo - loo.mean(axis=-1, keepdims=True), axis=1, ddof=1).sum(axis=-1)
+    d_n = np.full(s, np.nan)
+    if pairs and r >= 3:  # the pair-specific item noise: Var(h_jk) - 2 Cov(h_jk, h_jl) of the pair kappas over C
+        jj, kk = np.triu_indices(r, 1)
+        h = np.stack([fleiss(X[:, :, [j, k]], C, None) for j, k in zip(jj, kk, strict=True)], axis=-1)  # (S, B, P)
+        h = h - np.nanmean(h, axis=1, keepdims=True)
+        cov = np.einsum("sbp,sbq->spq", np.nan_to_num(h), np.nan_to_num(h)) / (boot - 1)
+        share = ((jj[:, None] == jj[None]) | (jj[:, None] == kk[None]) | (kk[:, None] == jj[None])
+                 | (kk[:, None] == kk[None])) & ~np.eye(len(jj), dtype=bool)
+        d_n = np.einsum("spp->sp", cov).mean(axis=-1) - 2 * cov[:, share].mean(axis=-1)
     a = (1 - LEVEL) / 2
     rows = []
     for i in range(s):
         t = two[i][np.isfinite(two[i])]
         lo, hi = np.percentile(t, [100 * a, 100 * (1 - a)])
         rows.append((gen, r, n, start + i, est[i], lo, hi, np.var(t, ddof=1), np.var(item[i], ddof=1), j_i[i], j_r[i],
-                     boot - t.size))
+                     n_r[i], d_n[i], boot - t.size))
     return pd.DataFrame(rows, columns=["generator", "raters", "n_items", "study", "estimate", "pct_low", "pct_high",
-                                       "v_p", "v_i", "j_i", "j_r", "n_nan"])
+                                       "v_p", "v_i", "j_i", "j_r", "n_r", "d_n", "n_nan"])
 
 
 TRUTH = {"latent": population_latent, "hard": population_hard}
@@ -220,6 +291,10 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
         truth = TRUTH[key[0]]()
         est = g["estimate"].to_numpy()
         for cand in CANDIDATES:
+            if cand.startswith("total") and ("n_r" not in g or g["n_r"].isna().all()):
+                continue  # needs --noise
+            if cand.startswith("pair-noise") and ("d_n" not in g or g["d_n"].isna().all()):
+                continue  # needs --pairs
             f = factor(g, cand)
             lo = est - f * (est - g["pct_low"].to_numpy())
             hi = np.minimum(est + f * (g["pct_high"].to_numpy() - est), 1.0)  # the library clips at 1
@@ -298,8 +373,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--chunk", type=int, default=20, help="studies per vectorised call")
     ap.add_argument("--seed", type=int, default=2035)
     ap.add_argument("--budget", type=float, default=math.inf, help="stop starting chunks after this many seconds")
+    ap.add_argument("--noise", action="store_true",
+                    help="also store n_r (R item bootstraps per study, ~6x slower) for the 'total' candidates")
+    ap.add_argument("--pairs", action="store_true",
+                    help="also store d_n (the pair kappas' item noise) for the 'pair-noise' candidates")
     ap.add_argument("--check", action="store_true", help="also check the population values by a large simulation")
-    ap.add_argument("--library-rule", default="library", help="the candidate the library implements (checked)")
+    ap.add_argument("--library-rule", default=LIBRARY, help="the candidate the library implements (checked)")
     ap.add_argument("--out", default="docs/coverage_results/two_way")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -325,7 +404,8 @@ def main(argv: list[str] | None = None) -> None:
                         continue
                     if time.perf_counter() - t0 > args.budget:
                         break
-                    part = run_chunk(gen, r, n, start, min(args.studies, start + args.chunk), args.boot, args.seed)
+                    part = run_chunk(gen, r, n, start, min(args.studies, start + args.chunk), args.boot, args.seed,
+                                     args.noise, args.pairs)
                     part.to_csv(path, mode="a", header=not os.path.exists(path), index=False,
                                 compression={"method": "gzip", "mtime": 0})
         print(f"studies {start:5d}+ done ({time.perf_counter() - t0:6.0f} s)", flush=True)

@@ -353,7 +353,7 @@ class CalibrationInterval:
     replicates : ndarray of shape (n_boot,)
         The bootstrap replicates.
     method : str
-        Interval method (``"percentile"``, ``"basic"`` or ``"bca"``).
+        Interval method used (``"percentile"``, ``"basic"``, ``"bca"`` or ``"bca-t"``).
     design : str
         Bootstrap design (``"items"``, ``"cluster"`` or ``"bayesian"``).
     seed : int

@@ -36,16 +36,17 @@ from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.comparison._comparison_result import ComparisonResult
 from softirr_stats.uncertainty import (
     BOOTSTRAP_DESIGNS,
+    FEW_CLUSTERS,
+    FEW_RATERS,
     Analytic,
     Bootstrap,
     analytic_terms,
-    basic_interval,
-    bca_interval,
     draw_weights,
+    few_units_factor,
     jackknife_values,
     percentile_interval,
+    replicate_interval,
     resolve_method,
-    t_level,
     unit_weights,
 )
 
@@ -283,25 +284,32 @@ def _check_own(result: AgreementResult, reps: np.ndarray, cfg: Bootstrap, name: 
     return f"{name}: replicates identical to the input's own interval (same weights)"
 
 
-def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout) -> tuple[float, str]:
-    """Student-t widening for designs that resample few raters or clusters (as the inputs' own intervals)."""
+def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout, d: np.ndarray,
+                      apart: bool) -> tuple[float, str]:
+    """The few-units widening of the difference: the inputs' own rule (``uncertainty.few_units_factor``) applied
+    to the difference's replicates ``d``, its leave-one-rater-out values and its item-only replicates at the
+    same item weights (``items+raters`` with the same raters; other raters: the whole variance is widened)."""
     rec = BOOTSTRAP_DESIGNS[cfg.design]
     if cfg.few_units == "none" or not (rec.resamples_raters or rec.resamples_clusters):
         return 1.0, ""
+    jack = item = None
     if rec.resamples_clusters:
         clusters = _per_item(cfg.cluster, tuple(stat_a.items), tuple(stat_b.items), lay.union, "cluster") or {}
-        units = len({clusters[i] for i in lay.union})
-        few, kind = 10, "clusters"
+        units, kind = len({clusters[i] for i in lay.union}), "clusters"
     else:
-        units, few, kind = min(stat_a.n_raters, stat_b.n_raters), 8, "raters"
-    if units < 2 or units >= 10_000:
-        return 1.0, ""
-    from scipy.special import ndtri, stdtrit
+        units, kind = min(stat_a.n_raters, stat_b.n_raters), "raters"
+        if rec.resamples_items and _jackknife_aligned(cfg, lay):
+            def jack() -> np.ndarray:
+                return _jackknife_difference(stat_a, stat_b, replace(cfg, design="raters"), lay)
 
-    q = 0.5 + cfg.level / 2.0
-    factor = float(stdtrit(units - 1, q) / ndtri(q)) * math.sqrt(units / (units - 1.0))
-    note = (f"{units} {kind} resampled: the difference's interval is widened by the Student-t factor {factor:.3f} "
-            f"({units - 1} df), as each input's own interval" if units < few else "")
+            def item() -> np.ndarray:
+                ra, rb, _ = paired_replicates(stat_a, stat_b, replace(cfg, design="items"), lay, apart)
+                return ra - rb
+    factor = few_units_factor(d, rec, units, cfg.level, n_items=len(lay.union), rater_jackknife=jack,
+                              item_replicates=item)
+    few = FEW_RATERS if kind == "raters" else FEW_CLUSTERS
+    note = (f"{units} {kind} resampled: the difference's interval is widened by the factor {factor:.3f} of the "
+            f"inputs' own intervals (Student-t, {units - 1} df)" if units < few and factor != 1.0 else "")
     return factor, note
 
 
@@ -383,17 +391,13 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
                                      "same items, and on the same raters for a rater design)")
     if why:
         notes.append(why)
-    if method == "percentile":
-        lo, hi = percentile_interval(d, cfg.level)
-    elif method == "basic":
-        lo, hi = basic_interval(d, diff, cfg.level)
-    else:  # bca, or bca-t: BCa at the level whose normal quantile is Student's t_{n-1} quantile
-        jack = _jackknife_difference(stat_a, stat_b, cfg, lay)
-        level = cfg.level if method == "bca" else t_level(cfg.level, len(jack))
-        lo, hi, note = bca_interval(d, diff, jack, level)
-        if note:
-            notes.append(note)
-    factor, few_note = _few_units_factor(stat_a, stat_b, cfg, lay)
+    # the coefficients' interval rule (bca-t: Student's t with one df fewer than the jackknife's units)
+    lo, hi, method, note, _ = replicate_interval(d, diff, replace(cfg, method=method),
+                                                 lambda: _jackknife_difference(stat_a, stat_b, cfg, lay),
+                                                 len(lay.union), n_units_given=False)
+    if note:
+        notes.append(note)
+    factor, few_note = _few_units_factor(stat_a, stat_b, cfg, lay, d, apart)
     if factor != 1.0 and math.isfinite(lo) and math.isfinite(hi):
         lo, hi = diff - factor * (diff - lo), diff + factor * (hi - diff)
         se *= factor

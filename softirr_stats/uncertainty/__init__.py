@@ -15,7 +15,12 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.uncertainty._intervals": ('INTERVAL_METHODS', 'basic_interval', 'bca_interval', 'jackknife_acceleration', 'percentile_interval', 'resolve_method', 'stratified_dof', 't_level',),
     "softirr_stats.uncertainty._request": ('attach_interval', 'check_ci',),
     "softirr_stats.uncertainty._permutation": ('Permutation', 'attach_permutation', 'permutation_values',),
-}, internal={"softirr_stats.uncertainty._logit_jackknife": ('LOGIT_JACKKNIFE_T', 'logit_jackknife_t_interval',)})
+}, internal={  # interval and few-units rules for compare, calibration and span F1; not in __all__
+    "softirr_stats.uncertainty._bootstrap": ('per_item_codes', 'replicate_interval',),
+    "softirr_stats.uncertainty._few_units": ('FEW_CLUSTERS', 'FEW_RATERS', 'few_units_correction', 'few_units_factor',
+                                             'few_units_note', 'widen_interval',),
+    "softirr_stats.uncertainty._logit_jackknife": ('LOGIT_JACKKNIFE_T', 'logit_jackknife_t_interval',),
+})
 
 if TYPE_CHECKING:
     from softirr_stats.uncertainty._analytic import (
@@ -36,10 +41,20 @@ if TYPE_CHECKING:
         jackknife_strata,
         jackknife_values,
         leave_one_out_weights,
+        per_item_codes,
+        replicate_interval,
         summarize_replicates,
         unit_weights,
     )
-    from softirr_stats.uncertainty._few_units import FewUnitsWarning
+    from softirr_stats.uncertainty._few_units import (
+        FEW_CLUSTERS,
+        FEW_RATERS,
+        FewUnitsWarning,
+        few_units_correction,
+        few_units_factor,
+        few_units_note,
+        widen_interval,
+    )
     from softirr_stats.uncertainty._intervals import (
         INTERVAL_METHODS,
         basic_interval,

@@ -49,7 +49,8 @@ from softirr_stats.uncertainty._intervals import (
 )
 
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
-           "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_strata", "jackknife_values", "leave_one_out_weights", "per_item_codes", "summarize_replicates", "unit_weights"]
+           "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_strata", "jackknife_values", "leave_one_out_weights", "per_item_codes", "replicate_interval", "summarize_replicates",
+           "unit_weights"]
 
 # DESIGNS, the built-in records' names, is read from BOOTSTRAP_DESIGNS below (a new design is one record)
 
@@ -885,28 +886,11 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
     finite = np.isfinite(reps)
     n_nan = int((~finite).sum())
     se = float(np.std(reps[finite], ddof=1)) if finite.sum() > 1 else math.nan
-    note = ""
-    if cfg.method == "auto":  # the method "auto" stands for (by design and number of items); recorded in details
-        method, details["interval_rule"] = resolve_method(cfg.method, cfg.design,
-                                                          result.n_items if n_units is None else n_units)
-        cfg = replace(cfg, method=method)
-    if cfg.method == "percentile":
-        lo, hi = percentile_interval(reps, cfg.level)
-    elif cfg.method == "basic":
-        lo, hi = basic_interval(reps, result.value, cfg.level)
-    elif cfg.method == "bca":
-        lo, hi, note = bca_interval(reps, result.value, jackknife(), cfg.level)
-    else:  # bca-t: Student-t quantiles with (units - 1) df, or a stratified design's Satterthwaite df
-        jack = jackknife()
-        units = len(jack) if n_units is None else n_units
-        dof = None
-        if unit_strata is not None and len(unit_strata) == len(jack):
-            dof = stratified_dof(jack, unit_strata)
-            details["t_dof"] = dof
-            if "interval_rule" in details:
-                details["interval_rule"] = details["interval_rule"].replace(
-                    f"{units - 1} df", f"{dof:.3g} df (Satterthwaite, {len(np.unique(unit_strata))} strata)")
-        lo, hi, note = bca_interval(reps, result.value, jack, t_level(cfg.level, units, dof=dof))
+    lo, hi, method, note, rule = replicate_interval(reps, result.value, cfg, jackknife,
+                                                    result.n_items if n_units is None else n_units,
+                                                    unit_strata=unit_strata, n_units_given=n_units is not None)
+    details.update(rule)
+    cfg = replace(cfg, method=method)
     if widen != 1.0:
         lo, hi = widen_interval(lo, hi, result.value, widen)
         se *= widen
@@ -926,6 +910,71 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
     out = result.with_interval(lo, hi, se, cfg.level, cfg.label, bootstrap_n=cfg.n, bootstrap_seed=cfg.seed,
                                bootstrap_design=cfg.design, n_nan_replicates=n_nan, replicates=reps, **details)
     return replace(out, warnings=tuple(warnings_))
+
+
+def replicate_interval(reps: np.ndarray, estimate: float, cfg: Bootstrap, jackknife: Any, n_units: int, *,
+                       unit_strata: np.ndarray | None = None,
+                       n_units_given: bool = True) -> tuple[float, float, str, str, dict[str, Any]]:
+    """The interval of ``cfg.method`` from bootstrap replicates: the one rule of every bootstrap interval.
+
+    ``method="auto"`` is resolved by the design and the number of units (:func:`resolve_method`); ``bca-t``
+    takes Student-t quantiles with ``n_units - 1`` df, or a stratified design's Satterthwaite df. Used by the
+    coefficients (:func:`summarize_replicates`) and by ``calibration_error_ci``; the few-units widening is
+    applied after it (:func:`~softirr_stats.uncertainty._few_units.few_units_correction`).
+
+    Parameters
+    ----------
+    reps : ndarray
+        The replicates (non-finite ones are left out).
+    estimate : float
+        The point estimate.
+    cfg : Bootstrap
+        Method, level and design.
+    jackknife : callable
+        ``() -> ndarray`` of leave-one-unit-out values (called for BCa only).
+    n_units : int
+        Units resampled (what ``auto`` decides on; the df of ``bca-t``).
+    unit_strata : int array, optional
+        Each jackknife unit's stratum (:func:`jackknife_strata`).
+    n_units_given : bool
+        False: ``bca-t`` takes its df from the number of jackknife values instead of ``n_units``.
+
+    Returns
+    -------
+    (low, high, method, note, details) : tuple
+        ``method`` is the one used (``auto`` resolved); ``note`` BCa's warning or ``""``; ``details`` holds
+        ``interval_rule`` (for ``auto``) and ``t_dof`` (a stratified ``bca-t``).
+
+    Examples
+    --------
+    >>> reps = np.random.default_rng(0).normal(0.5, 0.1, 2000)
+    >>> lo, hi, method, note, details = replicate_interval(reps, 0.5, Bootstrap(n=2000), None, 5000)
+    >>> method, details["interval_rule"], bool(lo < 0.5 < hi)
+    ('percentile', "method='auto': percentile (items design, 5000 > 1000 items)", True)
+    """
+    details: dict[str, Any] = {}
+    note = ""
+    method = cfg.method
+    if method == "auto":  # the method "auto" stands for (by design and number of items); recorded in details
+        method, details["interval_rule"] = resolve_method(method, cfg.design, n_units)
+    if method == "percentile":
+        lo, hi = percentile_interval(reps, cfg.level)
+    elif method == "basic":
+        lo, hi = basic_interval(reps, estimate, cfg.level)
+    elif method == "bca":
+        lo, hi, note = bca_interval(reps, estimate, jackknife(), cfg.level)
+    else:  # bca-t: Student-t quantiles with (units - 1) df, or a stratified design's Satterthwaite df
+        jack = jackknife()
+        units = n_units if n_units_given else len(jack)
+        dof = None
+        if unit_strata is not None and len(unit_strata) == len(jack):
+            dof = stratified_dof(jack, unit_strata)
+            details["t_dof"] = dof
+            if "interval_rule" in details:
+                details["interval_rule"] = details["interval_rule"].replace(
+                    f"{units - 1} df", f"{dof:.3g} df (Satterthwaite, {len(np.unique(unit_strata))} strata)")
+        lo, hi, note = bca_interval(reps, estimate, jack, t_level(cfg.level, units, dof=dof))
+    return float(lo), float(hi), method, note, details
 
 
 #: Coefficients bounded below by 0 (every other one is bounded above by 1 only).

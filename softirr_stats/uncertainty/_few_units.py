@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from softirr_stats.agreement import Statistic
     from softirr_stats.uncertainty._bootstrap import Bootstrap
 
-__all__ = ["FEW_CLUSTERS", "FEW_RATERS", "FewUnitsWarning", "few_units_correction", "t_factor", "widen_interval"]
+__all__ = ["FEW_CLUSTERS", "FEW_RATERS", "FewUnitsWarning", "few_units_correction", "few_units_factor", "few_units_note",
+           "t_factor", "widen_interval"]
 
 #: Below this many raters a rater design's interval is flagged (coverage depends on the correction).
 FEW_RATERS = 8
@@ -85,6 +86,86 @@ def _rater_variance(rater_jackknife: Callable[[], np.ndarray]) -> float:
     return float((r - 1) / r * np.sum((jack - jack.mean()) ** 2))
 
 
+def few_units_note(units: int, kind: str, corrected: bool) -> str:
+    """The note (and :class:`FewUnitsWarning` text) for a design that resampled ``units`` raters or clusters.
+
+    Empty unless ``units`` is below :data:`FEW_RATERS` (raters) or :data:`FEW_CLUSTERS` (clusters).
+
+    Examples
+    --------
+    >>> few_units_note(3, "raters", True)[:58]
+    '3 raters resampled (fewer than 8): the interval is for the'
+    >>> few_units_note(12, "clusters", True)
+    ''
+    """
+    few = FEW_RATERS if kind == "raters" else FEW_CLUSTERS
+    if units >= few:
+        return ""
+    return (f"{units} {kind} resampled (fewer than {few}): the interval is for the population of {kind} these "
+            f"were sampled from, and its coverage with so few {kind} is approximate"
+            + (f" (Student-t correction with {units - 1} df applied)" if corrected else ""))
+
+
+def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *, n_items: int = 0,
+                     rater_jackknife: Callable[[], np.ndarray] | None = None,
+                     item_replicates: Callable[[], np.ndarray] | None = None) -> float:
+    """The widening factor of a bootstrap interval over few units: the one rule of the package.
+
+    Every interval that resamples raters or clusters goes through this function: a coefficient's
+    (:func:`few_units_correction`), the difference of two coefficients (``softirr_stats.compare``)
+    and any other statistic of weights; each passes its own replicates and, for ``items+raters``, its own
+    leave-one-rater-out values and item-only replicates at the same seed.
+
+    Parameters
+    ----------
+    reps : ndarray
+        The bootstrap replicates (non-finite ones are left out).
+    design : BootstrapDesign
+        What the bootstrap resampled (``resamples_raters``, ``resamples_items``, ``resamples_clusters``).
+    units : int
+        The number of raters (rater designs) or clusters resampled.
+    level : float
+        The interval's level (the Student-t quantile's).
+    n_items : int
+        Items resampled (``items+raters``: the interaction's algebra).
+    rater_jackknife, item_replicates : callable, optional
+        ``items+raters`` only: the leave-one-rater-out values and the item-only replicates at the same item
+        weights, computed on demand. Without the jackknife the whole variance is widened (as for ``raters``).
+
+    Returns
+    -------
+    float
+        ``c = sqrt((v_i + f^2 v_u) / v)`` (module docstring); 1 for designs that resample neither raters nor
+        clusters, for fewer than 2 units and for replicates without spread.
+
+    Examples
+    --------
+    >>> from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS
+    >>> reps = np.random.default_rng(0).normal(size=500)
+    >>> round(few_units_factor(reps, BOOTSTRAP_DESIGNS["raters"], 5, 0.95), 4)  # t_4 / z * sqrt(5 / 4)
+    1.5838
+    >>> few_units_factor(reps, BOOTSTRAP_DESIGNS["items"], 5, 0.95)
+    1.0
+    """
+    if not (design.resamples_raters or design.resamples_clusters) or units < 2:
+        return 1.0
+    finite = reps[np.isfinite(reps)]
+    v = float(np.var(finite, ddof=1)) if len(finite) > 1 else math.nan
+    if not (v > 0):
+        return 1.0
+    f = t_factor(units, level)
+    whole = f * math.sqrt(units / (units - 1.0))
+    if design.resamples_raters and design.resamples_items:  # items and raters: only the rater share is widened
+        v_u = _rater_variance(rater_jackknife) if rater_jackknife is not None else math.nan
+        if not math.isfinite(v_u):
+            return whole
+        v_u = min(v_u, v * units / (units - 1.0))
+        v_i = max(v - (units - 1.0) / units * v_u - _interaction_overcount(n_items, units, item_replicates, v, v_u),
+                  0.0)
+        return float(math.sqrt((v_i + f * f * v_u) / v))
+    return whole
+
+
 def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, design: Any, *,
                          n_clusters: Callable[[], int] | None = None,
                          rater_jackknife: Callable[[], np.ndarray] | None = None,
@@ -110,8 +191,8 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, desi
     Returns
     -------
     (factor, note) : tuple of (float, str)
-        ``factor >= 1`` (1 for designs that do not resample few units); ``note`` is empty unless
-        fewer than :data:`FEW_RATERS` raters or :data:`FEW_CLUSTERS` clusters were resampled.
+        ``factor >= 1`` from :func:`few_units_factor` (1 for designs that do not resample few units); ``note``
+        is empty unless fewer than :data:`FEW_RATERS` raters or :data:`FEW_CLUSTERS` clusters were resampled.
 
     Examples
     --------
@@ -128,38 +209,20 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, desi
     """
     rec = design
     if rec.resamples_raters:
-        units, kind, few = stat.n_raters, "raters", FEW_RATERS
+        units, kind = stat.n_raters, "raters"
     elif rec.resamples_clusters:
-        units, kind, few = n_clusters() if n_clusters is not None else 0, "clusters", FEW_CLUSTERS
+        units, kind = n_clusters() if n_clusters is not None else 0, "clusters"
     else:
         return 1.0, ""
-    note = ""
-    if units < few:
-        what = ("the population of raters these were sampled from" if kind == "raters"
-                else "the population of clusters these were sampled from")
-        note = (f"{units} {kind} resampled (fewer than {few}): the interval is for {what}, and its coverage "
-                f"with so few {kind} is approximate"
-                + ("" if cfg.few_units == "none" else f" (Student-t correction with {units - 1} df applied)"))
-    if cfg.few_units == "none" or units < 2:
+    note = few_units_note(units, kind, cfg.few_units != "none")
+    if cfg.few_units == "none":
         return 1.0, note
-    finite = reps[np.isfinite(reps)]
-    v = float(np.var(finite, ddof=1)) if len(finite) > 1 else math.nan
-    f = t_factor(units, cfg.level)
-    whole = f * math.sqrt(units / (units - 1.0))
-    if not (v > 0):
-        return 1.0, note
-    if rec.resamples_raters and rec.resamples_items:  # items and raters: only the rater share of the variance is widened
-        v_u = _rater_variance(rater_jackknife) if rater_jackknife is not None else math.nan
-        if not math.isfinite(v_u):
-            return whole, note
-        v_u = min(v_u, v * units / (units - 1.0))
-        v_i = max(v - (units - 1.0) / units * v_u - _interaction_overcount(stat, item_replicates, v, v_u), 0.0)
-        return float(math.sqrt((v_i + f * f * v_u) / v)), note
-    return whole, note
+    return few_units_factor(reps, rec, units, cfg.level, n_items=stat.n_items, rater_jackknife=rater_jackknife,
+                            item_replicates=item_replicates), note
 
 
-def _interaction_overcount(stat: Statistic, item_replicates: Callable[[], np.ndarray] | None, v_p: float,
-                           v_r: float) -> float:
+def _interaction_overcount(n_items: int, n_raters: int, item_replicates: Callable[[], np.ndarray] | None,
+                           v_p: float, v_r: float) -> float:
     """The item x rater interaction the two-way bootstrap's item share counts once too often.
 
     For a statistic linear in a crossed array (``A``, ``B``, ``E``: the item, rater and interaction parts of
@@ -171,7 +234,7 @@ def _interaction_overcount(stat: Statistic, item_replicates: Callable[[], np.nda
     already carries. Returns that amount (0 when it cannot be estimated). Costs one item-only bootstrap
     at the same seed (the same item weights).
     """
-    n, r = float(stat.n_items), float(stat.n_raters)
+    n, r = float(n_items), float(n_raters)
     if n < 2 or r < 2 or item_replicates is None:
         return 0.0
     item = np.asarray(item_replicates(), dtype=np.float64)

@@ -27,6 +27,7 @@ from softirr_stats.calibration import (
     plot_reliability_diagram,
     reliability_diagram,
 )
+from softirr_stats.uncertainty import resolve_method
 
 S9 = np.array([0.1, 0.2, 0.3, 0.4, 0.65, 0.7, 0.8, 0.9, 1.0])
 Y9 = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1], dtype=float)
@@ -289,7 +290,7 @@ def test_bootstrap_is_chunk_invariant_and_seeded():
 
 def test_bootstrap_interval_fields_and_coverage_sanity():
     s, y = _data(n=800, seed=12)
-    r = calibration_error_ci(s, y, strategy="quantile", ci=Bootstrap(n=1000, seed=0, level=0.9))
+    r = calibration_error_ci(s, y, strategy="quantile", ci=Bootstrap(n=1000, seed=0, level=0.9, method="percentile"))
     assert isinstance(r, CalibrationInterval)
     assert r.ci_low <= r.estimate <= r.ci_high
     assert r.level == 0.9 and r.n_boot == 1000 and r.n == 800
@@ -319,7 +320,7 @@ def test_bootstrap_interval_fields_and_coverage_sanity():
 def test_the_default_interval_and_no_old_arguments():
     s, y = _data(n=100, seed=2)
     default = calibration_error_ci(s, y)
-    assert (default.n_boot, default.seed, default.level, default.method) == (1000, 0, 0.95, "percentile")
+    assert (default.n_boot, default.seed, default.level, default.method) == (1000, 0, 0.95, "bca-t")  # <= 1000 pairs
     with pytest.raises(TypeError, match="n_boot"):  # the unreleased n_boot= / seed= / level= are gone
         calibration_error_ci(s, y, n_boot=80)
 
@@ -330,7 +331,7 @@ def test_ci_designs_methods_and_bad_requests():
                 Bootstrap(n=100, design="cluster", cluster=[i // 3 for i in range(120)]),
                 Bootstrap(n=100, design="bayesian"), Bootstrap(n=100, strata=[i % 2 for i in range(120)])):
         r = calibration_error_ci(s, y, ci=cfg)
-        used = "percentile" if cfg.method == "auto" else cfg.method  # calibration keeps the percentile default
+        used = resolve_method(cfg.method, cfg.design, 120)[0]  # the coefficients' rule: bca-t, basic for clusters
         assert r.ci_low <= r.ci_high and (r.method, r.design) == (used, cfg.design)
     with pytest.raises(ValueError, match="no judged label pairs"):
         calibration_error_ci(s, y, ci=Bootstrap(n=100, design="judged"))

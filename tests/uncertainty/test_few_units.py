@@ -138,3 +138,50 @@ def test_correction_lifts_coverage_with_few_raters():
                 hits[mode] += r.ci_low <= truth <= r.ci_high
     assert hits["t"] > hits["none"]
     assert hits["t"] / n_studies >= 0.88
+
+
+def test_one_rule_for_every_caller():
+    """few_units_correction is few_units_factor on the statistic's own ingredients (compare and
+    calibration_error_ci call the same function), and its edge cases: no spread, no jackknife, item designs."""
+    from softirr_stats.agreement import point_estimate, resolve_similarity
+    from softirr_stats.uncertainty import (
+        BOOTSTRAP_DESIGNS,
+        bootstrap_replicates,
+        few_units_correction,
+        few_units_factor,
+        jackknife_values,
+    )
+
+    ann = sis.Annotations.from_wide(_ratings(50, 4, seed=9))
+    _, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    cfg = Bootstrap(n=200, seed=1, design="items+raters")
+    rec = BOOTSTRAP_DESIGNS["items+raters"]
+    reps = bootstrap_replicates(prep, cfg)["value"]
+    jack = jackknife_values(prep, Bootstrap(n=200, seed=1, design="raters"))
+    item = bootstrap_replicates(prep, Bootstrap(n=200, seed=1, design="items"))["value"]
+    got, note = few_units_correction(prep, cfg, reps, rec, rater_jackknife=lambda: jack, item_replicates=lambda: item)
+    assert got == few_units_factor(reps, rec, 4, 0.95, n_items=50, rater_jackknife=lambda: jack,
+                                   item_replicates=lambda: item)
+    assert note.startswith("4 raters resampled (fewer than 8)")
+    whole = _t_factor(4) * math.sqrt(4 / 3)
+    assert 1.0 < got < whole
+    assert few_units_factor(reps, rec, 4, 0.95, n_items=50) == pytest.approx(whole, rel=1e-12)  # no jackknife
+    assert few_units_factor(np.full(200, 0.5), rec, 4, 0.95) == 1.0  # no spread: nothing to widen
+    assert few_units_factor(reps, BOOTSTRAP_DESIGNS["items"], 4, 0.95) == 1.0
+    assert few_units_factor(reps, BOOTSTRAP_DESIGNS["raters"], 1, 0.95) == 1.0
+
+
+@pytest.mark.parametrize("method", ["auto", "percentile", "basic", "bca", "bca-t"])
+def test_replicate_interval_is_the_coefficients_interval(method):
+    """The interval rule compare and calibration_error_ci share gives the coefficient's own interval."""
+    from softirr_stats.agreement import point_estimate, resolve_similarity
+    from softirr_stats.uncertainty import jackknife_values, replicate_interval
+
+    ann = sis.Annotations.from_wide(_ratings(40, 3, seed=2))
+    _, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    cfg = Bootstrap(n=300, seed=5, method=method)
+    r = sis.fleiss_kappa(ann, ci=cfg)
+    lo, hi, used, _, _ = replicate_interval(r.details["replicates"], r.value, cfg, lambda: jackknife_values(prep, cfg),
+                                            40, n_units_given=False)
+    assert (lo, hi) == (r.ci_low, r.ci_high)
+    assert r.ci_method == f"bootstrap-{used}" and used == ("bca-t" if method == "auto" else method)
