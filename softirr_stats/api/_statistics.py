@@ -450,6 +450,7 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
         span_summary,
     )
     from softirr_stats.uncertainty import (
+        BOOTSTRAP_DESIGNS,
         LOGIT_JACKKNIFE_T,
         Bootstrap,
         draw_weights,
@@ -487,7 +488,9 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     bounds = {k: np.array([percentile_interval(reps[k][:, j], cfg.level) for j in range(reps[k].shape[1])],
                           dtype=np.float64).reshape(-1, 2) for k in ("pair", "type")}  # one row per pair / type
     result = span_summary(stat, tab, match=match, by=by, similarity_name=sim_name, intervals=bounds)
-    if cfg.method == "auto" and cfg.design == "items" and resolve_method("auto", "items", stat.n_items)[0] == "bca-t":
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    one_by_one = rec.resamples_items and not (rec.resamples_clusters or rec.resamples_raters or rec.fractional)
+    if cfg.method == "auto" and one_by_one and resolve_method("auto", cfg.design, stat.n_items)[0] == "bca-t":
         # F1 is a ratio of sums over documents of unequal length: where "auto" would give bca-t (<= 1,000
         # documents), the value's interval is the document jackknife's Student-t interval on the logit scale
         # (bca-t covered 91.4-93.7% at 20-80 documents on long-tailed documents; this one 93.1-95.6%,
