@@ -7,6 +7,7 @@ are parsed for ``--flag`` names and each is looked up in the options of the comm
 
 import json
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -306,3 +307,53 @@ def test_the_flag_check_catches_a_missing_flag():
     with pytest.raises(AssertionError, match="--gold-n"):
         _check_flags(["use --gold-n"], ["agree"])  # --gold-n belongs to judge plan; the note must say so
     assert _check_flags(["(softirr judge plan --gold-n N)"], ["agree"]) == 1
+
+
+# --- texts the CLI prints are worded for the command line ----------------------------------------------------
+# a Python keyword or call outside an "in Python: ..." aside (the wording for both contexts keeps it there)
+_PYTHON_FORMS = re.compile(r"\b(?:weights|chance)=|MonteCarlo\(|SampledPairs\(|\bsis\.\w+\(|\bann\.\w+\(")
+
+
+def _python_only(text):
+    return _PYTHON_FORMS.findall(re.sub(r"in Python: [^;)]*(?:\([^)]*\))*[^;)]*", "", text))
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--chance", "foo"], "got 'foo'"),
+    (["--chance", "mc:1000000"], "(or --chance exact)"),
+])
+def test_chance_errors_name_the_flag_forms(cat_csv, capsys, args, needle):
+    code, _, err = run_main(capsys, "agree", cat_csv, *args)
+    assert code == 2 and needle in err
+    assert not _python_only(err), err
+    assert _check_flags(err.splitlines(), ["agree"]) >= 1
+
+
+def test_notes_and_errors_name_flags_not_python_calls(tmp_path, capsys):
+    """The missing-ratings note (the demo has 10 incomplete items) and the ordered-weights error."""
+    code, out, err = run_main(capsys, "agree", demo_path(), "-c", "fleiss_kappa,cohen_kappa", "--bootstrap", "0",
+                              "-f", "json", "--keep-going")
+    notes = [*_notes(out), *err.splitlines()]
+    missing = [n for n in notes if n.startswith("missing ratings:")]
+    assert code == 0 and missing and "0.0700 there)" in missing[0]
+    ordinal = tmp_path / "ord.csv"
+    pd.DataFrame([(1, "a", "lo"), (1, "b", "hi"), (2, "a", "hi"), (2, "b", "hi")],
+                 columns=["item", "rater", "label"]).to_csv(ordinal, index=False)
+    code, _, err = run_main(capsys, "agree", ordinal, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0")
+    assert code != 0 and "--similarity linear orders the labels" in err
+    for text in [*notes, *err.splitlines()]:
+        assert not _python_only(text), text
+    assert _check_flags([*notes, *err.splitlines()], ["agree"]) >= 2
+    # the same texts in Python keep the Python call
+    with pytest.raises(ValueError, match=r"MonteCarlo\(permutations=D\)"):
+        sis.agreement.resolve_chance("foo")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = sis.fleiss_kappa(sis.read_annotations(demo_path()))
+    assert "sis.fleiss_kappa(ann.complete_items())" in res.notes[0]
+
+
+def test_the_python_form_check_catches_a_call():
+    assert _python_only("use chance='exact' or MonteCarlo(permutations=D)") == ["chance=", "MonteCarlo("]
+    assert not _python_only("declare them (on the command line: --categories A,B,C; in Python: "
+                            "Annotations(..., categories=[...]))")
