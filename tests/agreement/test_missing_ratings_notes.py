@@ -156,6 +156,10 @@ def test_note_is_shown_in_print_markdown_and_the_cli(tmp_path):
     # the CLI's notes show it, with the peers' number but not the Python call (no flag keeps complete items)
     assert "[1] missing ratings:" in text and "statsmodels' fleiss_kappa" in text
     assert f"({res.details['complete_items_value']:.4f} there)" in text and "ann.complete_items()" not in text
+    # csv / json: the notes go to stderr, this one as a note, not a warning
+    out = CliRunner().invoke(app, ["agree", str(path), "--coefficient", "fleiss_kappa", "-f", "csv"])
+    assert out.exit_code == 0, out.output
+    assert "note: missing ratings:" in out.stderr and "warning: missing ratings" not in out.stderr
 
 
 def test_notes_and_warnings_are_counted_apart():
