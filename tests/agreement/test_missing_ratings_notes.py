@@ -201,3 +201,13 @@ def test_the_fixture_holds_its_scripts_data():
     assert np.shape(DIAGNOSES) == (30, 6) and np.shape(ANXIETY) == (20, 3)  # irr's diagnoses and anxiety
     assert len(_complete(DIAG)) == IRR["n_complete(diagnoses)"]
     assert len(_complete(ANX)) == IRR["n_complete(anxiety[,1:2])"]
+
+
+def test_a_peer_number_that_rounds_to_zero_reads_0_not_minus_0():
+    """Chance-corrected values of exactly zero come out as tiny negatives in floating point."""
+    from softirr_stats.agreement import missing_ratings_note
+
+    ann = sis.Annotations.from_wide([["a", "a", "b"], ["a", None, "a"], ["b", "b", "b"]])
+    note = missing_ratings_note("fleiss_kappa", ann, similarity="identity", chance="exact",
+                                complete_value=-1e-17, call="fleiss_kappa(ann.complete_items())")
+    assert "(0.0000 there" in note
