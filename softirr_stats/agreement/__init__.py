@@ -21,7 +21,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._families": ('FAMILIES', 'ChanceFamily', 'get_family',),
     "softirr_stats.agreement._linearised": ('Terms', 'linearised_terms',),
     "softirr_stats.agreement._registry": ('ALPHA_LEVELS', 'COEFFICIENTS', 'Coefficient', 'Resolved', 'coefficient_table', 'default_coefficients', 'get_coefficient', 'register',),
-    "softirr_stats.agreement._result": ('AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
+    "softirr_stats.agreement._result": ('NOTE_PREFIXES', 'AgreementResult', 'CrossKappaResult', 'MultilabelResult',),
     "softirr_stats.agreement._similarity": ('MEASURE_NAMES', 'SIMILARITY_NAMES', 'ExactMatchSimilarity', 'LabelSimilarity', 'MatrixSimilarity', 'category_values', 'estimator_from_name', 'level_similarity', 'resolve_similarity', 'similarity_kind',),
     "softirr_stats.agreement._scores": ('ICC_FORMS', 'IccForm', 'ScoreStatistic', 'anova_terms', 'ccc_interval', 'ccc_values', 'icc_f_test', 'icc_interval', 'icc_values', 'kendall_w_values', 'numeric_table', 'resolve_icc_form', 'satterthwaite_test',),
     "softirr_stats.agreement._categorical_tests": ('MARGINAL_TESTS', 'MarginalTestResult', 'all_agree_share', 'category_kappa_rows', 'light_null_z',),
@@ -31,6 +31,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._distance": ('KDE_LOWER', 'distance_samples', 'distance_statistic', 'kde_bandwidth', 'ks_greater', 'sigma_kde', 'sigma_quantile',),
     "softirr_stats.agreement._multilabel": ('BASELINES', 'MultilabelStatistic', 'multilabel_data', 'multilabel_summary',),
     "softirr_stats.agreement._registry": ('statistic_records',),
+    "softirr_stats.agreement._result": ('count_text',),
     "softirr_stats.agreement._xrr": ('ITEM_WEIGHTS', 'match_replications', 'normalized_kappa', 'replication_alpha', 'xrr_evaluate', 'xrr_prepare',),
 })
 
@@ -104,6 +105,7 @@ if TYPE_CHECKING:
         statistic_records,
     )
     from softirr_stats.agreement._result import (
+        NOTE_PREFIXES,
         AgreementResult,
         CrossKappaResult,
         MultilabelResult,

@@ -141,7 +141,7 @@ def missing_ratings_note(coefficient: str, ann: Annotations, *, similarity: str,
     verb = "uses" if len(rec.peers) == 1 else "use"
     weighted = "" if similarity == "identity" else f" with {similarity} weights"
     there = ("undefined there" if complete_value is None or not np.isfinite(complete_value)
-             else f"{complete_value:.4f} there")
+             else f"{round(float(complete_value), 4) + 0.0:.4f} there")  # + 0.0: a rounded -0.0 reads 0.0000
     every = "both raters" if ann.n_raters == 2 else f"all {ann.n_raters} raters"
     return (f"missing ratings: {coefficient}{weighted} uses all {n_rated} rated items; {peers} {verb} only the "
             f"{n_complete} rated by {every} ({there}: sis.{call})")

@@ -17,7 +17,31 @@ from softirr_stats.base._format import (
     markdown_table,
 )
 
-__all__ = ["AgreementResult", "CrossKappaResult", "MultilabelResult"]
+__all__ = ["NOTE_PREFIXES", "AgreementResult", "CrossKappaResult", "MultilabelResult", "count_text"]
+
+#: Lines of ``warnings`` that are notes (information, nothing went wrong), by their opening words:
+#: ``print(result)`` counts them as notes and :attr:`AgreementResult.notes` picks them out.
+NOTE_PREFIXES: tuple[str, ...] = ("missing ratings:",)
+
+
+def _is_note(text: str) -> bool:
+    return str(text).startswith(NOTE_PREFIXES)
+
+
+def count_text(lines: "tuple[str, ...] | list[str]") -> str:
+    """``"1 warning"``, ``"2 notes"``, ``"1 warning, 1 note"`` or ``""``: the lines counted by kind.
+
+    Examples
+    --------
+    >>> count_text(("missing ratings: ...", "value is nan: ..."))
+    '1 warning, 1 note'
+    >>> count_text(())
+    ''
+    """
+    n_notes = sum(_is_note(w) for w in lines)
+    n_warnings = len(lines) - n_notes
+    parts = [f"{n} {word}{'s' if n > 1 else ''}" for n, word in ((n_warnings, "warning"), (n_notes, "note")) if n]
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -56,7 +80,8 @@ class AgreementResult:
         irrCAC's convention elsewhere (``z = value / se``, Student t with n - 1 df); or a
         permutation test (:func:`softirr_stats.permutation_test`). ``nan`` when not asked for.
     warnings : tuple of str
-        Why a value is ``nan``, what was dropped, which option ``"auto"`` picked.
+        Why a value is ``nan``, what was dropped, which option ``"auto"`` picked, and notes (the
+        lines of :attr:`notes`): one channel, numbered together in every table and on the command line.
     details : dict
         Everything else (bootstrap settings and replicates, posterior, per-item terms).
 
@@ -86,6 +111,24 @@ class AgreementResult:
     p_value: float = math.nan
     warnings: tuple[str, ...] = ()
     details: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The lines of ``warnings`` that are notes, not problems (:data:`NOTE_PREFIXES`).
+
+        A note says how a number relates to another (the missing-ratings note: what peers that use
+        complete items only would report). It stays in ``warnings``, the one channel tables, reports
+        and the command line read; ``print(result)`` counts it as a note.
+
+        Examples
+        --------
+        >>> r = AgreementResult("fleiss_kappa", 0.5, 0.75, 0.5, 40, 3, warnings=("missing ratings: ...",))
+        >>> r.notes
+        ('missing ratings: ...',)
+        >>> print(r)
+        fleiss_kappa = 0.5000 (similarity: identity); 40 items, 3 raters (1 note: see .notes)
+        """
+        return tuple(w for w in self.warnings if _is_note(w))
 
     # ------------------------------------------------------------------
     def _scalar_fields(self) -> dict[str, Any]:
@@ -205,7 +248,8 @@ class AgreementResult:
                      f"{self.ci_high:.4f}] by {method}")
         text += f"; {self.n_items} items, {self.n_raters} raters"
         if self.warnings:
-            text += f" ({len(self.warnings)} warning{'s' if len(self.warnings) > 1 else ''}: see .warnings)"
+            where = ".notes" if len(self.notes) == len(self.warnings) else ".warnings"
+            text += f" ({count_text(self.warnings)}: see {where})"
         return text
 
     def _repr_html_(self) -> str:
@@ -273,8 +317,11 @@ class AgreementResult:
         if self.ci_method:
             kind = "Credible interval (CrI)" if self.interval_kind == "credible" else "Interval"
             notes.append(f"{kind}: {self.interval_description()}.")
-        if self.warnings:
-            notes.append("Warnings: " + "; ".join(self.warnings) + ".")
+        problems = [w for w in self.warnings if not _is_note(w)]
+        if problems:
+            notes.append("Warnings: " + "; ".join(problems) + ".")
+        if self.notes:
+            notes.append("Notes: " + "; ".join(self.notes) + ".")
         return " ".join(notes)
 
     def to_markdown(self, *, digits: int = 3, note: bool = True) -> str:
@@ -332,7 +379,8 @@ class AgreementResult:
         extras = "".join(f", {h.lower().replace(' ', '_')}={format_number(v, 3, 'nan')}"
                          for h, v in self._extra_columns())
         sim = "" if self.similarity == "identity" else f", similarity={self.similarity}"
-        warn = f", warnings={len(self.warnings)}" if self.warnings else ""
+        n_notes = len(self.notes)
+        warn = "".join(f", {k}={n}" for k, n in (("warnings", len(self.warnings) - n_notes), ("notes", n_notes)) if n)
         return (f"{type(self).__name__}({self.coefficient} = {value}{sim}{extras}, items={self.n_items}, "
                 f"raters={self.n_raters}{warn})")
 

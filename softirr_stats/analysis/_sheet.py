@@ -5,8 +5,9 @@ it. :func:`write_judging_sheet` therefore writes two files: the sheet (``pair_id
 labels in random order, an empty ``judgment``, and for a two-stage plan (``gold_n=``) a ``gold``
 column, empty on the gold subsample's rows and ``n/a`` elsewhere; rows shuffled) and ``<sheet>.plan.csv`` with
 everything else (labels, estimator score, draw probability ``q``, draws, coefficient,
-measure). :func:`read_judging_sheet` joins a filled sheet with its plan on ``pair_id`` and
-returns what :func:`~softirr_stats.read_judgments` returns.
+similarity). :func:`read_judging_sheet` joins a filled sheet with its plan on ``pair_id`` and
+returns what :func:`~softirr_stats.read_judgments` returns. Plans written before the column was
+named ``similarity`` call it ``measure``; they are read the same.
 """
 
 from pathlib import Path
@@ -36,8 +37,8 @@ def plan_path_for(sheet: "str | Path") -> Path:
     return p.with_name(f"{p.stem}.plan{p.suffix or '.csv'}")
 
 
-def write_judging_sheet(plan: Any, path: "str | Path", *, measure: str, seed: int = 0,
-                        blinded: bool = True) -> tuple[Path, Path | None]:
+def write_judging_sheet(plan: Any, path: "str | Path", *, similarity: str | None = None, seed: int = 0,
+                        blinded: bool = True, measure: str | None = None) -> tuple[Path, Path | None]:
     """Write a judging plan as a sheet to fill in, and (blinded) the plan beside it.
 
     Parameters
@@ -46,12 +47,15 @@ def write_judging_sheet(plan: Any, path: "str | Path", *, measure: str, seed: in
         From :func:`~softirr_stats.judging_plan`.
     path : path
         The sheet (CSV).
-    measure : str
-        Name of the measure the plan was drawn for (recorded in the plan file).
+    similarity : str
+        Name of the similarity (equivalence measure) the plan was drawn for, recorded in the plan
+        file's ``similarity`` column.
     seed : int
         Seed of the row order and of each row's label order.
     blinded : bool
         False writes the plan itself as the sheet (with the score and ``q`` in view).
+    measure : str, optional
+        The former name of ``similarity`` (still accepted; give one of the two).
 
     Returns
     -------
@@ -62,11 +66,16 @@ def write_judging_sheet(plan: Any, path: "str | Path", *, measure: str, seed: in
     >>> import tempfile, pathlib, softirr_stats as sis
     >>> ann = [["fever", "pyrexia"], ["cough", "cough"], ["rash", "fever"], ["cough", "tussis"]]
     >>> plan = sis.judging_plan(ann, similarity="indel", n=20, seed=0)
-    >>> sheet, kept = write_judging_sheet(plan, pathlib.Path(tempfile.mkdtemp()) / "s.csv", measure="indel")
+    >>> sheet, kept = write_judging_sheet(plan, pathlib.Path(tempfile.mkdtemp()) / "s.csv", similarity="indel")
     >>> open(sheet).readline().strip(), kept.name
     ('pair_id,label_1,label_2,judgment', 's.plan.csv')
     """
     from softirr_stats.ppi import label_text
+
+    if (similarity is None) == (measure is None):
+        raise TypeError("write_judging_sheet() needs similarity= (the similarity the plan was drawn for); "
+                        f"got {'both similarity= and measure=' if similarity is not None else 'neither'}")
+    similarity = similarity if similarity is not None else measure
 
     path = Path(path)
     pairs = plan.pairs.reset_index(drop=True).copy()
@@ -80,7 +89,7 @@ def write_judging_sheet(plan: Any, path: "str | Path", *, measure: str, seed: in
     swap = rng.random(len(pairs)) < 0.5
     ids = np.array([f"p{i + 1:04d}" for i in range(len(pairs))], dtype=object)
     pairs.insert(0, "pair_id", ids[np.argsort(order)])  # row r of the plan gets the id of its shuffled place
-    pairs["measure"] = measure
+    pairs["similarity"] = similarity
     pairs["n"] = int(plan.n)
     pairs["seed"] = int(plan.seed)
     a = pairs["label_a"].to_numpy(dtype=object)
@@ -106,18 +115,19 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     Returns
     -------
     (DataFrame, dict)
-        What :func:`~softirr_stats.read_judgments` returns, and ``{"coefficient", "measure"}``
-        from the plan (None where the file does not say).
+        What :func:`~softirr_stats.read_judgments` returns, and ``{"coefficient", "similarity"}``
+        from the plan (None where the file does not say; a plan's former ``measure`` column is read
+        as ``similarity``). The key ``"measure"`` holds the same value, for code written before.
 
     Examples
     --------
     >>> import tempfile, pathlib, pandas as pd, softirr_stats as sis
     >>> ann = [["fever", "pyrexia"], ["cough", "cough"], ["rash", "fever"], ["cough", "tussis"]]
     >>> plan = sis.judging_plan(ann, similarity="indel", n=20, seed=0)
-    >>> sheet, _ = write_judging_sheet(plan, pathlib.Path(tempfile.mkdtemp()) / "s.csv", measure="indel")
+    >>> sheet, _ = write_judging_sheet(plan, pathlib.Path(tempfile.mkdtemp()) / "s.csv", similarity="indel")
     >>> df = pd.read_csv(sheet); df["judgment"] = 1.0; df.to_csv(sheet, index=False)
     >>> judged, meta = read_judging_sheet(sheet)
-    >>> len(judged) == len(plan.pairs), meta["measure"]
+    >>> len(judged) == len(plan.pairs), meta["similarity"]
     (True, 'indel')
     """
     from softirr_stats.ppi import read_judgments
@@ -129,8 +139,7 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
         df = pd.read_csv(path, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
                          na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""]})
         unescape_columns(df, _TEXT_COLUMNS)
-        meta = {"coefficient": _one(df, "coefficient"), "measure": _one(df, "measure")}
-        return read_judgments(df), meta
+        return read_judgments(df), _meta(df)
     missing = [c for c in ("pair_id", "judgment") if c not in cols]
     if missing:
         raise ValueError(f"{path.name}: a judging sheet needs the columns pair_id and judgment (or a plan's "
@@ -169,7 +178,7 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     if blank.any():
         raise ValueError(f"{path.name}: {int(blank.sum())} of {len(merged)} pairs have no numeric judgment in [0, 1] "
                          f"(first: pair {merged['pair_id'][blank].iloc[0]}); fill every judgment")
-    meta = {"coefficient": _one(merged, "coefficient"), "measure": _one(merged, "measure")}
+    meta = _meta(merged)
     if "gold" in merged.columns:  # _NOT_GOLD and blanks are no gold judgment (read_judgments checks the drawn rows)
         merged["gold"] = pd.to_numeric(merged["gold"].replace({_NOT_GOLD: np.nan, "": np.nan}), errors="coerce")
     keep = [c for c in ("label_a", "label_b", "score", "q", "terms", "draws", "coefficient", "judgment", "gold",
@@ -177,8 +186,15 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     return read_judgments(merged[keep]), meta
 
 
-#: Columns of a sheet or plan holding text from the data (labels) or the user (the measure's name).
-_TEXT_COLUMNS = ("label_1", "label_2", "label_a", "label_b", "measure")
+#: Columns of a sheet or plan holding text from the data (labels) or the user (the similarity's name;
+#: ``measure`` in plans written before the column was renamed).
+_TEXT_COLUMNS = ("label_1", "label_2", "label_a", "label_b", "similarity", "measure")
+
+
+def _meta(df: pd.DataFrame) -> dict[str, str | None]:
+    """The plan's coefficient and similarity (an old plan's ``measure`` column read as the similarity)."""
+    similarity = _one(df, "similarity") if "similarity" in df.columns else _one(df, "measure")
+    return {"coefficient": _one(df, "coefficient"), "similarity": similarity, "measure": similarity}
 
 
 def _one(df: pd.DataFrame, col: str) -> str | None:

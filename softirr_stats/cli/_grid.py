@@ -11,6 +11,7 @@ from typing import Any
 import typer
 
 from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
+from softirr_stats.cli._options import cli_wording
 from softirr_stats.cli._output import Notes, emit, write_json
 
 __all__ = ["TEST_METHODS", "add_tests", "grid_rows", "load_judgments", "present"]
@@ -60,11 +61,11 @@ def grid_rows(ann: Any, coefficients: list[str] | None, measures: list[tuple[str
     rows = []
     whole = res.table.attrs.get("warnings") or [()] * len(res.table)
     for r, w in zip(res.table.to_dict("records"), whole, strict=True):
-        r["warnings"] = list(w)
+        r["warnings"] = [cli_wording(x) for x in w]
         if any(x.startswith("error:") for x in r["warnings"]):
             r["error"] = next(x for x in r["warnings"] if x.startswith("error:"))[6:].strip()
         rows.append(r)
-    return rows, res.warnings
+    return rows, [cli_wording(x) for x in res.warnings]
 
 
 

@@ -24,7 +24,7 @@ from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
-    "CategoriesOpt", "categories_list", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title",
+    "CategoriesOpt", "categories_list", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title",
     "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt",
 ]
@@ -215,6 +215,38 @@ def _flag_names(message: str) -> str:
                      message)
     return re.sub(r"\b(format|na_values|field|layer|feature|span_rule|item|rater|label)=(?=[\s'\"(),.;]|$)",
                   lambda m: _FLAG_OF[m.group(1)], message)
+
+
+def cli_wording(message: str) -> str:
+    """A library note or error worded for the command line: Python calls as the flags that do the same.
+
+    ``weights='linear'`` reads ``--similarity linear``, ``chance='exact'`` / ``chance=MonteCarlo(permutations=3)``
+    read ``--chance exact`` / ``--chance mc:3``, the list of chance forms loses its Python objects, and the
+    missing-ratings note keeps the peers' number but not the Python call that reproduces it (no flag keeps
+    the complete items only). A message already worded for both (``on the command line: ...``) keeps its
+    ``chance=`` names, which its own parenthesis translates.
+
+    Examples
+    --------
+    >>> cli_wording("chance must be one of exact, auto, mc:D, sampled:N, MonteCarlo(permutations=D) or "
+    ...             "SampledPairs(n=...); got 'x'")
+    "chance must be one of exact, auto, mc:D, sampled:N; got 'x'"
+    >>> cli_wording("use a smaller D (or chance='exact')")
+    'use a smaller D (or --chance exact)'
+    >>> cli_wording("(0.2500 there: sis.cohen_kappa(ann.complete_items(), weights='linear'))")
+    '(0.2500 there)'
+    """
+    import re
+
+    message = re.sub(r" there: sis\.\w+\(ann\.complete_items\(\)(?:, weights='\w+')?\)\)", " there)", message)
+    message = re.sub(r",? MonteCarlo\(permutations=D\) or SampledPairs\(n=\.\.\.\)", "", message)
+    message = re.sub(r"\bweights='(\w+)'", r"--similarity \1", message)
+    message = re.sub(r"\bchance=MonteCarlo\(permutations=(\d+)[^)]*\)", r"--chance mc:\1", message)
+    message = re.sub(r"\b(?:chance=)?SampledPairs\(n=([\d_]+)[^)]*\)",
+                     lambda m: f"--chance sampled:{m.group(1).replace('_', '')}", message)
+    if "on the command line:" not in message:
+        message = re.sub(r"\bchance='([\w:]+)'", r"--chance \1", message)
+    return message
 
 
 def categories_list(text: str | None) -> list[str] | None:
@@ -415,7 +447,7 @@ def chance_settings(values: Sequence[str] | None, seed: int = 0) -> list[Any]:
         try:
             out.append(resolve_chance(text, seed=seed))
         except (ValueError, TypeError) as err:
-            fail(f"--chance {text}: {err}")
+            fail(f"--chance {text}: {cli_wording(str(err))}")
     return out
 
 

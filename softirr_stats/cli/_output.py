@@ -20,7 +20,7 @@ from typing import Any
 import typer
 
 from softirr_stats.base._csvsafe import escape_cell, quoting_for
-from softirr_stats.cli._errors import fail, warn
+from softirr_stats.cli._errors import fail, one_line, warn
 
 __all__ = ["Notes", "clean", "command_line", "emit", "print_table", "render", "write_json"]
 
@@ -194,14 +194,20 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
 def emit(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: str,
          meta: dict[str, Any] | None = None, headers: dict[str, str] | None = None, notes: Notes | None = None,
          secondary: Sequence[str] = (), data_columns: Sequence[str] | None = None) -> None:
-    """Print results on stdout in ``fmt``; for csv/json the notes go to stderr as ``warning:`` lines."""
+    """Print results on stdout in ``fmt``; for csv/json the notes go to stderr as ``warning:`` lines (``note:``
+    for the texts a result counts as notes, ``softirr_stats.agreement.NOTE_PREFIXES``)."""
     if fmt == "table":
         print_table(rows, columns, title, headers, notes, secondary)
         return
     typer.echo(render(rows, data_columns or columns, fmt, title, meta, notes), nl=False)
     if fmt in ("csv", "json") and notes:
+        from softirr_stats.agreement import NOTE_PREFIXES
+
         for t in notes.texts:
-            warn(t)
+            if t.startswith(NOTE_PREFIXES):
+                typer.echo(f"note: {one_line(t)}", err=True)
+            else:
+                warn(t)
 
 
 def write_json(path: Path, title: str, meta: dict[str, Any], rows: list[dict[str, Any]]) -> None:

@@ -119,12 +119,12 @@ def command(
     judged, plan = load_judgments(judgments)
     coefs = split(coefficient) or [plan.get("coefficient") or "krippendorff_alpha"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
-    names = similarity_values(similarity, measure) or [plan.get("measure") or "exact"]
+    names = similarity_values(similarity, measure) or [plan.get("similarity") or "exact"]
     check_similarities(names, SIMILARITIES)
-    if judged is not None and plan.get("measure") and names != [plan["measure"]]:
+    if judged is not None and plan.get("similarity") and names != [plan["similarity"]]:
         from softirr_stats.cli._errors import fail
 
-        fail(f"--judgments {judgments} was drawn for --similarity {plan['measure']}; give -m {plan['measure']} "
+        fail(f"--judgments {judgments} was drawn for --similarity {plan['similarity']}; give -m {plan['similarity']} "
              f"(got {', '.join(names)})")
     chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)

@@ -115,7 +115,7 @@ def plan(
     except ValueError as err:
         fail(f"cannot draw a judging plan for {file.name}: {err}", 1)
     with using("--output", output):
-        sheet, kept = write_judging_sheet(drawn, output, measure=name, seed=seed, blinded=blinded)
+        sheet, kept = write_judging_sheet(drawn, output, similarity=name, seed=seed, blinded=blinded)
     for t in notes:
         typer.echo(f"warning: {' '.join(t.split())}", err=True)
     what = f"{len(drawn.pairs)} distinct pairs from {drawn.n} draws, for {coefficient} with -m {name}"

@@ -10,6 +10,7 @@ from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     MEASURES,
     MODELS,
+    CategoriesOpt,
     DeviceOpt,
     FeatureOpt,
     FieldOpt,
@@ -133,6 +134,7 @@ def command(
     feature: FeatureOpt = None,
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
+    categories: CategoriesOpt = None,
     device: DeviceOpt = "auto",
     gold: Annotated[Path | None, typer.Option(
         "--gold", help="--model soft: human-judged label pairs fitted as gold pairs (the equivalent / not "
@@ -168,7 +170,7 @@ def command(
              "(judged pairs correct a coefficient through softirr agree --judgments)")
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
-    ann, seen = read(files, item, rater, label, na_values, input_format, opts)
+    ann, seen = read(files, item, rater, label, na_values, input_format, opts, categories)
     sim = resolve_measures([measure], ann, model_flag=False)[0][1]
     import warnings
 

@@ -24,6 +24,7 @@ from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
     MEASURES,
+    CategoriesOpt,
     DeviceOpt,
     FeatureOpt,
     FieldOpt,
@@ -98,6 +99,7 @@ def command(
     feature: FeatureOpt = None,
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
+    categories: CategoriesOpt = None,
     device: DeviceOpt = "auto",
 ) -> None:
     """Score (and cache) every label pair the coefficients need, locally or on a Ray cluster."""
@@ -118,7 +120,7 @@ def command(
         fail(f"--cache {cache} is a directory; give a file name")
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
-    ann, notes = read(files, item, rater, label, na_values, input_format, opts)
+    ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     for t in notes:
         warn(t)
     estimators = resolve_measures(names, ann, None, model, probe=False)  # scored on the workers, not here

@@ -102,7 +102,7 @@ def command(
     """Sensitivity analysis: every coefficient x measure x chance setting, with intervals."""
     check_format(fmt)
     judged, plan = load_judgments(judgments)
-    names = similarity_values(similarity, measure) or [plan.get("measure") or "exact"]
+    names = similarity_values(similarity, measure) or [plan.get("similarity") or "exact"]
     check_similarities(names, SIMILARITIES)
     chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)

@@ -143,14 +143,37 @@ def test_note_is_shown_in_print_markdown_and_the_cli(tmp_path):
     from softirr_stats.cli import app
 
     res = _quiet(sis.fleiss_kappa, DIAG)
-    assert "see .warnings" in str(res) and "missing ratings:" in res.to_markdown()
+    assert str(res).endswith("(1 note: see .notes)") and "warning" not in str(res)
+    assert repr(res).endswith(", notes=1)") and "warnings=" not in repr(res)
+    assert res.notes == res.warnings and res.notes[0].startswith("missing ratings:")
+    assert "Notes: missing ratings:" in res.to_markdown() and "Warnings:" not in res.to_markdown()
     path = tmp_path / "diag.csv"
     path.write_text("item,rater,label\n" + "".join(f"{i},r{j},{v}\n" for i, r in enumerate(DIAG)
                                                    for j, v in enumerate(r) if v is not None))
     out = CliRunner().invoke(app, ["agree", str(path), "--coefficient", "fleiss_kappa"])
     assert out.exit_code == 0, out.output
     text = " ".join(out.output.split())
-    assert "statsmodels' fleiss_kappa" in text and "ann.complete_items()" in text
+    # the CLI's notes show it, with the peers' number but not the Python call (no flag keeps complete items)
+    assert "[1] missing ratings:" in text and "statsmodels' fleiss_kappa" in text
+    assert f"({res.details['complete_items_value']:.4f} there)" in text and "ann.complete_items()" not in text
+    # csv / json: the notes go to stderr, this one as a note, not a warning
+    out = CliRunner().invoke(app, ["agree", str(path), "--coefficient", "fleiss_kappa", "-f", "csv"])
+    assert out.exit_code == 0, out.output
+    assert "note: missing ratings:" in out.stderr and "warning: missing ratings" not in out.stderr
+
+
+def test_notes_and_warnings_are_counted_apart():
+    """A warning (an item with a single rating) next to the note: print counts each kind, markdown lists each."""
+    rows = [["a", "a", "b"], ["a", None, None], ["b", "b", None], ["a", "b", "b"], ["b", "b", "b"]]
+    res = _quiet(sis.fleiss_kappa, rows)
+    assert len(res.warnings) == 2 and len(res.notes) == 1
+    assert str(res).endswith("(1 warning, 1 note: see .warnings)")
+    assert repr(res).endswith(", warnings=1, notes=1)")
+    md = res.to_markdown()
+    assert "Warnings: 1 of 5 items have fewer than two ratings" in md and "Notes: missing ratings:" in md
+    # the one channel: sensitivity tables and the paper tables number both
+    table, notes = sis.reporting.table_with_notes([res])
+    assert len(notes) == 2 and any(n.startswith("missing ratings:") for n in notes)
     assert not math.isnan(IRR["kappam.fleiss(diagnoses)"])
 
 
@@ -178,3 +201,13 @@ def test_the_fixture_holds_its_scripts_data():
     assert np.shape(DIAGNOSES) == (30, 6) and np.shape(ANXIETY) == (20, 3)  # irr's diagnoses and anxiety
     assert len(_complete(DIAG)) == IRR["n_complete(diagnoses)"]
     assert len(_complete(ANX)) == IRR["n_complete(anxiety[,1:2])"]
+
+
+def test_a_peer_number_that_rounds_to_zero_reads_0_not_minus_0():
+    """Chance-corrected values of exactly zero come out as tiny negatives in floating point."""
+    from softirr_stats.agreement import missing_ratings_note
+
+    ann = sis.Annotations.from_wide([["a", "a", "b"], ["a", None, "a"], ["b", "b", "b"]])
+    note = missing_ratings_note("fleiss_kappa", ann, similarity="identity", chance="exact",
+                                complete_value=-1e-17, call="fleiss_kappa(ann.complete_items())")
+    assert "(0.0000 there" in note

@@ -1,4 +1,5 @@
-"""``--categories`` (agree, sensitivity, report, compare, plan), ``judge plan --gold-n``, and notes that name flags.
+"""``--categories`` (agree, sensitivity, report, compare, plan, model, score), ``judge plan --gold-n``, and notes
+that name flags (and name no Python call).
 
 Every note the CLI prints names a CLI flag that exists: the notes of a few representative runs
 are parsed for ``--flag`` names and each is looked up in the options of the command that runs
@@ -7,6 +8,7 @@ are parsed for ``--flag`` names and each is looked up in the options of the comm
 
 import json
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -306,3 +308,105 @@ def test_the_flag_check_catches_a_missing_flag():
     with pytest.raises(AssertionError, match="--gold-n"):
         _check_flags(["use --gold-n"], ["agree"])  # --gold-n belongs to judge plan; the note must say so
     assert _check_flags(["(softirr judge plan --gold-n N)"], ["agree"]) == 1
+
+
+# --- texts the CLI prints are worded for the command line ----------------------------------------------------
+# a Python keyword or call outside an "in Python: ..." aside (the wording for both contexts keeps it there)
+_PYTHON_FORMS = re.compile(r"\b(?:weights|chance)=|MonteCarlo\(|SampledPairs\(|\bsis\.\w+\(|\bann\.\w+\(")
+
+
+def _python_only(text):
+    return _PYTHON_FORMS.findall(re.sub(r"in Python: [^;)]*(?:\([^)]*\))*[^;)]*", "", text))
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--chance", "foo"], "got 'foo'"),
+    (["--chance", "mc:1000000"], "(or --chance exact)"),
+])
+def test_chance_errors_name_the_flag_forms(cat_csv, capsys, args, needle):
+    code, _, err = run_main(capsys, "agree", cat_csv, *args)
+    assert code == 2 and needle in err
+    assert not _python_only(err), err
+    assert _check_flags(err.splitlines(), ["agree"]) >= 1
+
+
+def test_notes_and_errors_name_flags_not_python_calls(tmp_path, capsys):
+    """The missing-ratings note (the demo has 10 incomplete items) and the ordered-weights error."""
+    code, out, err = run_main(capsys, "agree", demo_path(), "-c", "fleiss_kappa,cohen_kappa", "--bootstrap", "0",
+                              "-f", "json", "--keep-going")
+    notes = [*_notes(out), *err.splitlines()]
+    missing = [n for n in notes if n.startswith("missing ratings:")]
+    assert code == 0 and missing and "0.0700 there)" in missing[0]
+    ordinal = tmp_path / "ord.csv"
+    pd.DataFrame([(1, "a", "lo"), (1, "b", "hi"), (2, "a", "hi"), (2, "b", "hi")],
+                 columns=["item", "rater", "label"]).to_csv(ordinal, index=False)
+    code, _, err = run_main(capsys, "agree", ordinal, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0")
+    assert code != 0 and "--similarity linear orders the labels" in err
+    for text in [*notes, *err.splitlines()]:
+        assert not _python_only(text), text
+    assert _check_flags([*notes, *err.splitlines()], ["agree"]) >= 2
+    # the same texts in Python keep the Python call
+    with pytest.raises(ValueError, match=r"MonteCarlo\(permutations=D\)"):
+        sis.agreement.resolve_chance("foo")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = sis.fleiss_kappa(sis.read_annotations(demo_path()))
+    assert "sis.fleiss_kappa(ann.complete_items())" in res.notes[0]
+
+
+def test_the_python_form_check_catches_a_call():
+    assert _python_only("use chance='exact' or MonteCarlo(permutations=D)") == ["chance=", "MonteCarlo("]
+    assert not _python_only("declare them (on the command line: --categories A,B,C; in Python: "
+                            "Annotations(..., categories=[...]))")
+
+
+# --- --categories on model and score; none on demo ------------------------------------------------------------
+
+
+def test_score_scores_the_pairs_of_the_declared_categories(cat_csv, tmp_path, capsys):
+    """AC1's chance needs every pair of categories: an unused declared one adds its pairs to the cache."""
+    pairs = []
+    for extra in ([], ["--categories", "x,y,z,w"]):
+        out = tmp_path / f"run{len(extra)}.json"
+        code, _, err = run_main(capsys, "score", cat_csv, "-c", "gwet_ac1", "-m", "levenshtein", "--no-progress",
+                                "--cache", tmp_path / f"s{len(extra)}.sqlite", "--json", out, *extra)
+        assert code == 0, err
+        pairs.append(json.loads(out.read_text())["runs"][0]["n_pairs"])
+    assert pairs == [3, 6]  # the distinct off-diagonal pairs of 3, then 4 categories
+    code, _, err = run_main(capsys, "score", cat_csv, "-m", "levenshtein", "--cache", tmp_path / "s.sqlite",
+                            "--categories", "x,y")
+    assert code == 2 and "--categories" in err and "'z'" in err
+
+
+def test_model_fits_the_declared_classes(cat_csv, capsys, monkeypatch):
+    """The annotator model has one class per declared category (K = 4 with an unused fourth)."""
+    from softirr_stats.cli import model as model_cmd
+    from softirr_stats.models import encode_annotations
+
+    seen = []
+
+    def fake_run(ann, *args, **kwargs):  # the fit itself is tested in tests/inference; the data it gets, here
+        seen.append(ann)
+        raise ValueError("stopped before the fit")
+
+    monkeypatch.setattr(model_cmd, "_run", fake_run)
+    for extra in ([], ["--categories", "x,y,z,w"]):
+        code, _, err = run_main(capsys, "model", cat_csv, "--method", "svi", *extra)
+        assert code != 0 and "stopped before the fit" in err
+    assert [encode_annotations(a).n_classes for a in seen] == [3, 4]
+    assert seen[1].categories == ("x", "y", "z", "w")
+    code, _, err = run_main(capsys, "model", cat_csv, "--categories", "x,y")
+    assert code == 2 and "--categories" in err and len(seen) == 2  # refused before the fit
+
+
+def test_demo_takes_no_categories_its_coefficients_do_not_depend_on_them():
+    """Fleiss' kappa and alpha, exact or soft, give the same value with an unused category declared."""
+    assert "--categories" not in _options(["demo"])
+    ann = sis.read_annotations(demo_path())
+    more = sis.Annotations.from_long(ann.to_long(), categories=[*ann.vocabulary, "an unused finding"])
+    for fn in (sis.fleiss_kappa, sis.krippendorff_alpha):
+        for similarity in (None, "indel"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                a, b = fn(ann, similarity=similarity), fn(more, similarity=similarity)
+            assert a.value == pytest.approx(b.value, abs=1e-12)
