@@ -306,13 +306,17 @@ def compare(nuts_path: str, svi_path: str) -> str:
     keys = ["shape", "emission", "seed"]
     svi = svi.merge(nuts[keys], on=keys)  # the same seeds only
     thr = (SCORE_CHECK_P, COMPONENT_OVERLAP, SEPARATION_RATIO)
+    rh = NutsConfig().rhat_threshold
     lines = ["| shape | method | studies | 90% coverage (MC SE) | bias (MC SE) | width | "
-             "width NUTS / SVI (same seeds) | warned: misses | warned: covering fits | "
-             "fits with divergences | r_hat > 1.01 |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "NUTS - SVI: kappa (MC SE) | NUTS / SVI: width | warned: misses | "
+             "warned: covering fits | fits with divergences | any r_hat > " f"{rh} | "
+             f"kappa r_hat > {rh} |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for shape in nuts["shape"].unique():
         pair = nuts[nuts["shape"] == shape].merge(svi[svi["shape"] == shape], on=keys,
                                                   suffixes=("", "_svi"))
         ratio = ((pair["upper"] - pair["lower"]) / (pair["upper_svi"] - pair["lower_svi"])).mean()
+        diff = pair["kappa"] - pair["kappa_svi"]
+        paired = f"{diff.mean():+.4f} ({diff.std(ddof=1) / np.sqrt(len(diff)):.4f}) | {ratio:.2f}"
         for method, d in (("NUTS", nuts[nuts["shape"] == shape]), ("SVI", svi[svi["shape"] == shape])):
             d = d.copy()
             d["covered"] = d["covered"].astype(str) == "True"
@@ -321,16 +325,15 @@ def compare(nuts_path: str, svi_path: str) -> str:
             f = _flags(d, *thr)
             miss = ~d["covered"]
             conv = (f"{int((d['divergences'] > 0).sum())}/{n} | "
-                    f"{int(d['rhat_warned'].astype(str).eq('True').sum())}/{n}"
-                    if method == "NUTS" else "- | -")
+                    f"{int(d['rhat_warned'].astype(str).eq('True').sum())}/{n} | "
+                    f"{int((d['kappa_rhat'] > rh).sum())}/{n}" if method == "NUTS" else "- | - | -")
             lines.append(
                 f"| {shape} | {method} | {n} | {100 * c:.1f}% ({100 * np.sqrt(c * (1 - c) / n):.1f}) | "
                 f"{err.mean():+.4f} ({err.std(ddof=1) / np.sqrt(n):.4f}) | "
                 f"{(d['upper'] - d['lower']).mean():.3f} | "
-                f"{f'{ratio:.2f}' if method == 'NUTS' else ''} | "
+                f"{paired if method == 'NUTS' else ' | '} | "
                 f"{int((f & miss).sum())}/{int(miss.sum())} | "
                 f"{int((f & ~miss).sum())}/{int((~miss).sum())} | {conv} |")
-    rh = NutsConfig().rhat_threshold
     lines.append("")
     lines.append(f"(warnings: score check p <= {SCORE_CHECK_P}, component overlap > "
                  f"{COMPONENT_OVERLAP}, separation leak >= {SEPARATION_RATIO} x half-width; "

@@ -77,7 +77,8 @@ def test_compare_pairs_nuts_with_svi_on_the_same_seeds(tmp_path):
             "leak": np.nan, "separation_warned": False}
     nuts = pd.DataFrame([{**base, "shape": "bands", "seed": s, "truth": 0.5, "kappa": 0.5,
                           "lower": 0.4, "upper": 0.6, "covered": s != 1, "divergences": int(s == 2),
-                          "rhat_warned": False, "method": "nuts"} for s in range(3)])
+                          "rhat_warned": False, "kappa_rhat": 1.0 + 0.02 * (s == 0),
+                          "method": "nuts"} for s in range(3)])
     nuts.loc[1, ["lower", "upper"]] = [0.55, 0.6]
     svi = pd.DataFrame([{**base, "shape": "bands", "seed": s, "truth": 0.5, "kappa": 0.5,
                          "lower": 0.45, "upper": 0.55, "covered": True} for s in range(5)])
@@ -89,7 +90,7 @@ def test_compare_pairs_nuts_with_svi_on_the_same_seeds(tmp_path):
     lines = [ln for ln in table.splitlines() if ln.startswith("| bands")]
     # SVI restricted to NUTS's seeds (3 of 5); NUTS: 2 of 3 covered, one divergent fit
     assert "| bands | NUTS | 3 | 66.7% (27.2) |" in lines[0]
-    assert "| 1/3 | 0/3 |" in lines[0] and "| 0/1 | 0/2 |" in lines[0]
+    assert "| 0/1 | 0/2 | 1/3 | 0/3 | 1/3 |" in lines[0]
     assert "| bands | SVI | 3 | 100.0% (0.0) |" in lines[1] and "| 0/0 | 1/3 |" in lines[1]
-    # widths: NUTS (0.2 + 0.05 + 0.2) / 3, SVI 0.1; the paired ratio (2 + 0.5 + 2) / 3
-    assert "| 0.150 | 1.50 |" in lines[0]
+    # widths: NUTS (0.2 + 0.05 + 0.2) / 3, SVI 0.1; the paired ratio (2 + 0.5 + 2) / 3; kappas equal
+    assert "| 0.150 | +0.0000 (0.0000) | 1.50 |" in lines[0]
