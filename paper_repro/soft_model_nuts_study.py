@@ -1,0 +1,389 @@
+"""Soft model by NUTS: 90% coverage of the kappa interval and the score check, many studies per shape.
+
+The NUTS rows of the soft model's coverage study (:mod:`paper_repro.soft_model_check_study`
+gives the SVI rows). The design, the score shapes, the simulation and the truth are that
+study's (:func:`paper_repro.soft_model_robustness.simulate_study`: 3 raters of accuracy 0.6 /
+0.7 / 0.8, 150 items, 40 concepts, 1,000 chance pairs; study ``s`` uses the simulation seed
+``--seed + s``, default 1000). Each fit is the library's default: the soft model
+(:func:`softirr_stats.models.soft_agreement`, ``models.DEFAULT_EMISSION``, rater effects,
+default priors) by NUTS with ``NutsConfig()``'s settings (2 chains run vectorised, 500
+warm-up + 500 kept draws each, target acceptance 0.8, tree depth at most 10, initialised at
+the prior means), the same program as ``inference.fit(..., method="nuts")``; the key of study
+``s`` is the one ``fit(..., seed=s)`` uses. ``--warmup`` / ``--samples`` / ``--chains``
+shorten the chains (recorded per row).
+
+A batch of studies of one shape is ONE compiled program: ``jax.vmap`` over the studies'
+scores of numpyro's ``MCMC(NUTS(...)).run`` (the studies share the pair layout, only the
+scores differ, so the data enter as arguments). Under ``vmap`` every NUTS iteration runs as
+many leapfrog steps as the deepest tree in the batch, so a batch costs more than its
+cheapest study; it is still far cheaper than one compile per fit.
+
+Per fit (one CSV row), the columns of the SVI study's rows (so its ``--confusion`` and
+``--calibrate`` read these too): truth, posterior-mean kappa, the equal-tailed 90% interval
+of the kappa draws (both chains pooled), covered, the score check's p-value, observed
+chi-square and replicates' median (``score_check_stat``, the library's ``score_check``
+formula), the kappa SD, the fitted components' overlap, the separation leak and the
+separation warning at the SVI study's 0.2 x half-width. Added: ``method``, the warnings the
+library's current thresholds give (``warned``: score check p <= ``SCORE_CHECK_P``, overlap >
+``COMPONENT_OVERLAP`` or leak >= ``SEPARATION_RATIO`` x half-width), the divergent
+transitions, the largest split r_hat over every sampled and derived element (as ``fit``'s
+``ConvergenceWarning``; ``rhat_warned`` above ``NutsConfig().rhat_threshold``), the kappa's
+r_hat and effective sample size, the chain settings and the seconds per fit.
+
+Usage::
+
+    nice -n 10 python paper_repro/soft_model_nuts_study.py --studies 300 --batch 20 \\
+        --out rows.csv --budget-s 3600          # resumable: the same --out
+    python paper_repro/soft_model_nuts_study.py --compare rows.csv \\
+        --svi docs/soft_model_robustness/check_study.csv
+
+At start-up (unless ``--no-check``) the first study of the first shape is fitted both here
+and by ``softirr_stats.inference.fit(..., method="nuts")`` with the same key: the posterior
+means of kappa must agree within 4 Monte Carlo SEs, else the run stops.
+"""
+
+import argparse
+import functools
+import pathlib
+import sys
+import time
+
+import numpy as np
+
+LEVEL = 0.90
+
+
+def _nuts_config(warmup: int | None, samples: int | None, chains: int | None):
+    """``NutsConfig()`` with the chain lengths / count overridden where given."""
+    import dataclasses
+
+    from softirr_stats.inference import NutsConfig
+
+    cfg = NutsConfig()
+    over = {k: v for k, v in (("num_warmup", warmup), ("num_samples", samples),
+                              ("num_chains", chains)) if v is not None}
+    return dataclasses.replace(cfg, **over)
+
+
+_TEMPLATES: dict = {}
+
+
+@functools.lru_cache(maxsize=8)
+def _batched_nuts(emission: str, cfg, template_key: tuple):
+    """A jitted ``(keys, ws, cs, below) -> draws`` for a batch of studies (one compile per
+    layout and settings): ``fit``'s NUTS program, vmapped over the studies' scores."""
+    import jax
+    import jax.numpy as jnp
+    from numpyro.infer import MCMC, NUTS, init_to_mean
+
+    from paper_repro.soft_model_check_study import _shim
+    from softirr_stats.models import (
+        SoftAgreementPriors,
+        cell_probabilities,
+        soft_agreement,
+        within_responsibilities,
+    )
+
+    template = _TEMPLATES[template_key]
+    priors = SoftAgreementPriors()
+    model = functools.partial(soft_agreement, priors=priors, emission=emission)
+
+    def one(key, ws, cs, below):
+        data = _shim(template, ws, cs)
+        kernel = NUTS(model, target_accept_prob=cfg.target_accept,
+                      max_tree_depth=cfg.max_tree_depth, init_strategy=init_to_mean())
+        mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
+                    num_chains=cfg.num_chains, chain_method="vectorized", progress_bar=False)
+        mcmc.run(key, data, extra_fields=("diverging", "num_steps"))
+        by_chain = mcmc.get_samples(group_by_chain=True)
+        extra = mcmc.get_extra_fields(group_by_chain=True)
+        flat = {k: v.reshape((-1, *v.shape[2:])) for k, v in by_chain.items()}
+        probs = jax.vmap(lambda p: cell_probabilities(p, emission, priors.monotone_bins))(flat)
+        # the separation check's leak (inference._soft_check.separation_leak)
+        leak = jax.vmap(lambda p: jnp.where(below, within_responsibilities(
+            p, data, emission, priors), 0.0).sum() / ws.size)(flat)
+        return {"by_chain": by_chain, "probs": probs, "leak": leak.mean(),
+                "diverging": extra["diverging"], "num_steps": extra["num_steps"]}
+
+    return jax.jit(jax.vmap(one))
+
+
+def fit_keys(indices) -> "jax.Array":  # noqa: F821 - jax is imported lazily
+    """The NUTS key of each study index, as ``inference.fit(..., seed=index)`` derives it."""
+    import jax
+
+    return jax.numpy.stack([jax.random.split(jax.random.key(int(i)))[0] for i in indices])
+
+
+def fit_batch(sims: list, indices, emission: str, cfg) -> dict:
+    """Fit the studies ``sims`` (from ``simulate_study``, one pair layout) in one program.
+
+    Returns numpy arrays with a leading study axis: ``by_chain`` (every site, ``(chain,
+    draw, ...)``), ``probs`` (``(draws, 2, bins)`` cell probabilities), ``leak``,
+    ``diverging``, ``num_steps``, ``gaps`` (the score gap per study, or None).
+    """
+    import jax
+    import jax.numpy as jnp
+
+    from softirr_stats.models import pair_scores_gap
+
+    tmpl = sims[0]["data"]
+    key = (tmpl.n_within, tmpl.n_chance, tmpl.n_raters, tmpl.n_items)
+    _TEMPLATES.setdefault(key, tmpl)
+    for s in sims:  # the layout every traced study shares
+        if not np.array_equal(s["data"].within_raters, _TEMPLATES[key].within_raters):
+            raise ValueError("studies of one batch must share their pair layout")
+    ws = jnp.asarray(np.stack([s["data"].within_scores for s in sims]), jnp.float32)
+    cs = jnp.asarray(np.stack([s["data"].chance_scores for s in sims]), jnp.float32)
+    gaps = [pair_scores_gap(s["data"]) for s in sims]
+    below = jnp.asarray(np.stack([s["data"].within_scores <= (-1.0 if g is None else g[0])
+                                  for s, g in zip(sims, gaps, strict=True)]))
+    res = _batched_nuts(emission, cfg, key)(fit_keys(indices), ws, cs, below)
+    res = jax.tree_util.tree_map(np.asarray, res)
+    res["gaps"] = gaps
+    return res
+
+
+def max_rhat(by_chain: dict) -> tuple[float, str]:
+    """The largest split r_hat over every element of every site (constant elements skipped),
+    as ``fit``'s ``ConvergenceWarning`` computes it, and its site; nan with one draw per chain."""
+    from numpyro.diagnostics import split_gelman_rubin
+
+    best, where = -np.inf, ""
+    for name, arr in by_chain.items():
+        arr = np.asarray(arr, np.float64)
+        if arr.shape[1] < 4:
+            return np.nan, ""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.asarray(split_gelman_rubin(arr))
+        r = np.where(np.all(arr == arr[:1, :1], axis=(0, 1)), np.nan, r)
+        if np.isfinite(r).any() and np.nanmax(r) > best:
+            best, where = float(np.nanmax(r)), name
+    return (best if np.isfinite(best) else np.nan), where
+
+
+def study_rows(shape: str, emission: str, seeds, sims, res, cfg, sec: float) -> list[dict]:
+    """One CSV row per study of a fitted batch (see the module docstring)."""
+    from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
+
+    from paper_repro.soft_model_check_study import score_check_stat
+    from softirr_stats.inference._kinds import COMPONENT_OVERLAP, SCORE_CHECK_P
+    from softirr_stats.inference._soft_check import SEPARATION_RATIO
+    from softirr_stats.models import SoftAgreementPriors
+
+    nb = SoftAgreementPriors().monotone_bins
+    q = [(1 - LEVEL) / 2, (1 + LEVEL) / 2]
+    rows = []
+    for i, (s, sim) in enumerate(zip(seeds, sims, strict=True)):
+        chains = {k: v[i] for k, v in res["by_chain"].items()}
+        kc = chains["kappa"].astype(np.float64)
+        k = kc.ravel()
+        lo, hi = np.quantile(k, q)
+        pw, pc = chains["pi_within"].ravel(), chains["pi_chance"].ravel()
+        p, obs, rep = score_check_stat(res["probs"][i], pw, pc, sim["data"].within_scores,
+                                       sim["data"].chance_scores, nb)
+        probs = np.clip(res["probs"][i].astype(np.float64), 0.0, None)
+        overlap = float(np.minimum(probs[:, 0], probs[:, 1]).sum(-1).mean())
+        gap, leak = res["gaps"][i], float(res["leak"][i])
+        hw = (hi - lo) / 2
+        rh, rh_site = max_rhat(chains)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            k_rhat = float(split_gelman_rubin(kc)) if kc.shape[1] >= 4 else np.nan
+            k_ess = float(effective_sample_size(kc)) if kc.shape[1] >= 4 else np.nan
+        n_div = int(res["diverging"][i].sum())
+        rows.append({
+            "shape": shape, "emission": emission, "seed": s, "truth": sim["kappa"],
+            "kappa": float(k.mean()), "lower": lo, "upper": hi,
+            "covered": bool(lo <= sim["kappa"] <= hi), "ppc_p": p, "ppc_chi2": obs,
+            "ppc_rep_median": rep, "kappa_sd": float(k.std()), "component_overlap": overlap,
+            "separable": gap is not None, "leak": leak if gap is not None else np.nan,
+            # the SVI study's column: leak >= 0.2 x half-width (the threshold before it)
+            "separation_warned": bool(gap is not None and leak >= 0.2 * hw),
+            "method": "nuts",
+            # the library's warnings with its current thresholds
+            "warned": bool(p <= SCORE_CHECK_P or overlap > COMPONENT_OVERLAP
+                           or (gap is not None and leak >= SEPARATION_RATIO * hw)),
+            "divergences": n_div, "max_rhat": rh, "max_rhat_site": rh_site,
+            "rhat_warned": bool(np.isfinite(rh) and rh > cfg.rhat_threshold),
+            "kappa_rhat": k_rhat, "kappa_ess": k_ess,
+            "mean_tree_steps": float(res["num_steps"][i].mean()),
+            "chains": cfg.num_chains, "warmup": cfg.num_warmup, "samples": cfg.num_samples,
+            "seconds_per_fit": sec})
+    return rows
+
+
+def library_check(shape: str, seed0: int, emission: str, cfg, out_rows: list | None = None,
+                  index: int = 0) -> dict:
+    """Fit study ``index`` of ``shape`` here and by ``inference.fit(method="nuts")`` (same key,
+    model, priors, settings); the difference of the posterior-mean kappas in Monte Carlo SEs
+    (the two runs' SEs from their kappa ESS combined)."""
+    import warnings
+
+    from numpyro.diagnostics import effective_sample_size
+
+    from paper_repro.soft_model_robustness import simulate_study
+    from softirr_stats import models
+    from softirr_stats.inference import fit
+
+    sim = simulate_study(shape, seed0 + index)
+    res = fit_batch([sim], [index], emission, cfg)
+    mine = res["by_chain"]["kappa"][0].astype(np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        post = fit(models.soft_agreement, sim["data"], method="nuts", seed=index, config=cfg,
+                   progress=False, check_size=False, emission=emission)
+    lib = np.asarray(post.samples_by_chain["kappa"], np.float64)
+    se = np.sqrt(sum(np.var(a) / max(float(effective_sample_size(a)), 1.0) for a in (mine, lib)))
+    out = {"shape": shape, "seed": seed0 + index, "kappa_batched": float(mine.mean()),
+           "kappa_fit": float(lib.mean()), "mc_se": float(se),
+           "z": float((mine.mean() - lib.mean()) / se),
+           "max_abs_draw_diff": float(np.max(np.abs(mine - lib))) if mine.shape == lib.shape
+           else np.nan}
+    if out_rows is not None:
+        out_rows.append(out)
+    return out
+
+
+def _done(path) -> set:
+    import csv
+    import os
+
+    if not path or not os.path.exists(path):
+        return set()
+    with open(path) as fh:
+        return {(r["shape"], r["emission"], int(r["seed"])) for r in csv.DictReader(fh)}
+
+
+def run(shapes, emission, studies, seed0, batch, out, budget_s, cfg) -> None:
+    """Fit ``studies`` studies per shape, ``batch`` at a time, in rounds over the shapes (every
+    shape grows evenly). ``budget_s``: no round starts that the last round's duration says
+    would end past the budget, so every shape stops at the same number of studies."""
+    from paper_repro.soft_model_robustness import _append_csv, simulate_study
+
+    done, t0, last = _done(out), time.time(), 0.0
+    for start in range(0, studies, batch):
+        todo = {shape: [seed0 + s for s in range(start, min(start + batch, studies))
+                        if (shape, emission, seed0 + s) not in done] for shape in shapes}
+        if not any(todo.values()):
+            continue
+        if time.time() - t0 + last > budget_s:
+            print("budget spent; rerun with the same --out to resume", flush=True)
+            return
+        t_round = time.time()
+        for shape, seeds in todo.items():
+            if not seeds:
+                continue
+            sims = [simulate_study(shape, s) for s in seeds]
+            t = time.time()
+            res = fit_batch(sims, [s - seed0 for s in seeds], emission, cfg)
+            sec = (time.time() - t) / len(seeds)
+            rows = study_rows(shape, emission, seeds, sims, res, cfg, sec)
+            for row in rows:
+                if out:
+                    _append_csv(out, row)
+            cov = np.mean([r["covered"] for r in rows])
+            print(f"{shape:12s} seeds {seeds[0]}-{seeds[-1]}: covered {cov:.2f}, "
+                  f"divergent fits {sum(r['divergences'] > 0 for r in rows)}, "
+                  f"{sec:.1f} s/fit", flush=True)
+        last = time.time() - t_round
+
+
+def compare(nuts_path: str, svi_path: str) -> str:
+    """Markdown: per shape, NUTS beside SVI on the same seeds (the SVI rows of the default
+    emission): coverage (binomial MC SE), bias (MC SE), mean width, the paired NUTS / SVI
+    width ratio, the warnings with the library's current thresholds on misses and on covering
+    fits, and NUTS's convergence (fits with divergences, with r_hat above the threshold)."""
+    import pandas as pd
+
+    from paper_repro.soft_model_check_study import _flags
+    from softirr_stats.inference import NutsConfig
+    from softirr_stats.inference._kinds import COMPONENT_OVERLAP, SCORE_CHECK_P
+    from softirr_stats.inference._soft_check import SEPARATION_RATIO
+
+    nuts = pd.read_csv(nuts_path)
+    svi = pd.read_csv(svi_path)
+    svi = svi[svi["emission"].isin(nuts["emission"].unique())]
+    keys = ["shape", "emission", "seed"]
+    svi = svi.merge(nuts[keys], on=keys)  # the same seeds only
+    thr = (SCORE_CHECK_P, COMPONENT_OVERLAP, SEPARATION_RATIO)
+    rh = NutsConfig().rhat_threshold
+    lines = ["| shape | method | studies | 90% coverage (MC SE) | bias (MC SE) | width | "
+             "NUTS - SVI: kappa (MC SE) | NUTS / SVI: width | warned: misses | "
+             "warned: covering fits | fits with divergences | any r_hat > " f"{rh} | "
+             f"kappa r_hat > {rh} |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for shape in nuts["shape"].unique():
+        pair = nuts[nuts["shape"] == shape].merge(svi[svi["shape"] == shape], on=keys,
+                                                  suffixes=("", "_svi"))
+        ratio = ((pair["upper"] - pair["lower"]) / (pair["upper_svi"] - pair["lower_svi"])).mean()
+        diff = pair["kappa"] - pair["kappa_svi"]
+        paired = f"{diff.mean():+.4f} ({diff.std(ddof=1) / np.sqrt(len(diff)):.4f}) | {ratio:.2f}"
+        for method, d in (("NUTS", nuts[nuts["shape"] == shape]), ("SVI", svi[svi["shape"] == shape])):
+            d = d.copy()
+            d["covered"] = d["covered"].astype(str) == "True"
+            c, n = d["covered"].mean(), len(d)
+            err = d["kappa"] - d["truth"]
+            f = _flags(d, *thr)
+            miss = ~d["covered"]
+            conv = (f"{int((d['divergences'] > 0).sum())}/{n} | "
+                    f"{int(d['rhat_warned'].astype(str).eq('True').sum())}/{n} | "
+                    f"{int((d['kappa_rhat'] > rh).sum())}/{n}" if method == "NUTS" else "- | - | -")
+            lines.append(
+                f"| {shape} | {method} | {n} | {100 * c:.1f}% ({100 * np.sqrt(c * (1 - c) / n):.1f}) | "
+                f"{err.mean():+.4f} ({err.std(ddof=1) / np.sqrt(n):.4f}) | "
+                f"{(d['upper'] - d['lower']).mean():.3f} | "
+                f"{paired if method == 'NUTS' else ' | '} | "
+                f"{int((f & miss).sum())}/{int(miss.sum())} | "
+                f"{int((f & ~miss).sum())}/{int((~miss).sum())} | {conv} |")
+    lines.append("")
+    lines.append(f"(warnings: score check p <= {SCORE_CHECK_P}, component overlap > "
+                 f"{COMPONENT_OVERLAP}, separation leak >= {SEPARATION_RATIO} x half-width; "
+                 f"r_hat threshold {rh})")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    if not __package__:
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+    from paper_repro.soft_model_robustness import FRESH_SHAPES, SIMULATED_SHAPES
+    from softirr_stats.models import DEFAULT_EMISSION
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--shapes", nargs="+", default=[*FRESH_SHAPES, *SIMULATED_SHAPES],
+                    choices=[*SIMULATED_SHAPES, *FRESH_SHAPES])
+    ap.add_argument("--emission", default=DEFAULT_EMISSION)
+    ap.add_argument("--studies", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--batch", type=int, default=20, help="studies per compiled program call")
+    ap.add_argument("--warmup", type=int, default=None, help="default: NutsConfig().num_warmup")
+    ap.add_argument("--samples", type=int, default=None, help="default: NutsConfig().num_samples")
+    ap.add_argument("--chains", type=int, default=None, help="default: NutsConfig().num_chains")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--budget-s", type=float, default=float("inf"))
+    ap.add_argument("--no-check", action="store_true",
+                    help="skip the start-up comparison with inference.fit")
+    ap.add_argument("--check-out", default=None, help="append the start-up comparison to a CSV")
+    ap.add_argument("--compare", default=None, help="print the NUTS / SVI table of a rows CSV")
+    ap.add_argument("--svi", default="docs/soft_model_robustness/check_study.csv")
+    a = ap.parse_args()
+    if a.compare:
+        print(compare(a.compare, a.svi))
+        return
+    cfg = _nuts_config(a.warmup, a.samples, a.chains)
+    print(f"NUTS: {cfg.num_chains} chains x ({cfg.num_warmup} + {cfg.num_samples}), target "
+          f"accept {cfg.target_accept}, depth <= {cfg.max_tree_depth}", flush=True)
+    if not a.no_check:
+        t = time.time()
+        c = library_check(a.shapes[0], a.seed, a.emission, cfg)
+        print(f"start-up check ({time.time() - t:.0f} s): {c}", flush=True)
+        if a.check_out:
+            from paper_repro.soft_model_robustness import _append_csv
+
+            _append_csv(a.check_out, {**c, "chains": cfg.num_chains, "warmup": cfg.num_warmup,
+                                      "samples": cfg.num_samples})
+        if not abs(c["z"]) <= 4.0:
+            raise SystemExit("the batched NUTS fit does not match inference.fit: stopping")
+    run(a.shapes, a.emission, a.studies, a.seed, a.batch, a.out, a.budget_s, cfg)
+
+
+if __name__ == "__main__":
+    main()

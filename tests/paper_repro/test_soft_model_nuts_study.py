@@ -1,0 +1,96 @@
+"""The soft model's NUTS coverage study (paper_repro/soft_model_nuts_study.py): its batched
+NUTS program against ``inference.fit(method="nuts")`` on a tiny study, its rows, r_hat and the
+NUTS / SVI table."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+if importlib.util.find_spec("paper_repro") is None:  # top-level folder, not pip-installed
+    sys.path.append(str(pathlib.Path(__file__).resolve().parents[2]))
+
+from paper_repro import soft_model_nuts_study as study  # noqa: E402
+from paper_repro.soft_model_robustness import simulate_study  # noqa: E402
+
+#: The SVI study's columns, which its --confusion / --calibrate read: the NUTS rows carry them all.
+SVI_COLUMNS = ["shape", "emission", "seed", "truth", "kappa", "lower", "upper", "covered", "ppc_p",
+               "ppc_chi2", "ppc_rep_median", "kappa_sd", "component_overlap", "separable", "leak",
+               "separation_warned"]
+
+
+@pytest.mark.slow  # two NUTS programs compile (the batched one and fit's): ~50 s of CPU
+def test_batched_nuts_matches_the_library_fit_on_a_tiny_study():
+    from numpyro.diagnostics import effective_sample_size
+
+    from softirr_stats import models
+    from softirr_stats.inference import NutsConfig, fit
+
+    # tiny: two NUTS programs are compiled (the batched one and fit's), which is most of the time
+    cfg = NutsConfig(num_warmup=50, num_samples=50, num_chains=2, max_tree_depth=4)
+    sims = [simulate_study("bands", 7, n_items=24, n_chance=80)]
+    res = study.fit_batch(sims, [3], models.DEFAULT_EMISSION, cfg)
+    assert res["by_chain"]["kappa"].shape == (1, 2, 50)
+    for i, sim in enumerate(sims):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            post = fit(models.soft_agreement, sim["data"], method="nuts", seed=3, config=cfg,
+                       progress=False, check_size=False)
+        lib = np.asarray(post.samples_by_chain["kappa"], np.float64)
+        mine = res["by_chain"]["kappa"][i].astype(np.float64)
+        # the same key, model, priors and settings; float rounding differs under vmap and
+        # the chains part after a few transitions: the posterior means agree within MC error
+        se = np.sqrt(sum(np.var(a) / max(float(effective_sample_size(a)), 1.0)
+                         for a in (mine, lib)))
+        assert abs(mine.mean() - lib.mean()) <= 4 * se, (mine.mean(), lib.mean(), se)
+        assert abs(np.quantile(mine, 0.5) - np.quantile(lib, 0.5)) <= 0.1
+    rows = study.study_rows("bands", models.DEFAULT_EMISSION, [7], sims, res, cfg, 1.0)
+    assert set(SVI_COLUMNS) <= set(rows[0])
+    for r, sim in zip(rows, sims, strict=True):
+        assert r["lower"] <= r["kappa"] <= r["upper"] and r["truth"] == sim["kappa"]
+        assert r["covered"] == (r["lower"] <= r["truth"] <= r["upper"])
+        assert 0.0 <= r["ppc_p"] <= 1.0 and 0.0 <= r["component_overlap"] <= 1.0
+        assert r["method"] == "nuts" and r["chains"] == 2 and r["samples"] == 50
+        assert r["max_rhat"] >= r["kappa_rhat"] - 1e-12
+
+
+def test_max_rhat_finds_the_worst_element_and_skips_constants():
+    rng = np.random.default_rng(0)
+    good = rng.normal(size=(2, 200, 3))
+    bad = rng.normal(size=(2, 200)) + np.array([[0.0], [3.0]])  # chains apart
+    const = np.ones((2, 200))
+    r, site = study.max_rhat({"a": good, "b": bad, "c": const})
+    assert site == "b" and r > 1.5
+    r, site = study.max_rhat({"a": good, "c": const})
+    assert site == "a" and 1.0 <= r < 1.05
+    assert np.isnan(study.max_rhat({"a": rng.normal(size=(2, 3))})[0])
+
+
+def test_compare_pairs_nuts_with_svi_on_the_same_seeds(tmp_path):
+    base = {"emission": "monotone", "ppc_p": 0.5, "component_overlap": 0.1, "separable": False,
+            "leak": np.nan, "separation_warned": False}
+    nuts = pd.DataFrame([{**base, "shape": "bands", "seed": s, "truth": 0.5, "kappa": 0.5,
+                          "lower": 0.4, "upper": 0.6, "covered": s != 1, "divergences": int(s == 2),
+                          "rhat_warned": False, "kappa_rhat": 1.0 + 0.02 * (s == 0),
+                          "method": "nuts"} for s in range(3)])
+    nuts.loc[1, ["lower", "upper"]] = [0.55, 0.6]
+    svi = pd.DataFrame([{**base, "shape": "bands", "seed": s, "truth": 0.5, "kappa": 0.5,
+                         "lower": 0.45, "upper": 0.55, "covered": True} for s in range(5)])
+    svi.loc[0, "ppc_p"] = 0.001  # warned on a covering fit
+    n, v = tmp_path / "n.csv", tmp_path / "v.csv"
+    nuts.to_csv(n, index=False)
+    svi.to_csv(v, index=False)
+    table = study.compare(str(n), str(v))
+    lines = [ln for ln in table.splitlines() if ln.startswith("| bands")]
+    # SVI restricted to NUTS's seeds (3 of 5); NUTS: 2 of 3 covered, one divergent fit
+    assert "| bands | NUTS | 3 | 66.7% (27.2) |" in lines[0]
+    assert "| 0/1 | 0/2 | 1/3 | 0/3 | 1/3 |" in lines[0]
+    assert "| bands | SVI | 3 | 100.0% (0.0) |" in lines[1] and "| 0/0 | 1/3 |" in lines[1]
+    # widths: NUTS (0.2 + 0.05 + 0.2) / 3, SVI 0.1; the paired ratio (2 + 0.5 + 2) / 3; kappas equal
+    assert "| 0.150 | +0.0000 (0.0000) | 1.50 |" in lines[0]
