@@ -109,6 +109,7 @@ if TYPE_CHECKING:
         AgreementResult,
         CrossKappaResult,
         MultilabelResult,
+        count_text,
     )
     from softirr_stats.agreement._scores import (
         ICC_FORMS,
