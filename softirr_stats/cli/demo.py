@@ -24,8 +24,9 @@ from softirr_stats.cli._options import (
 __all__ = ["NAME", "EPILOG", "command"]
 
 NAME = "demo"
-EPILOG = ("Columns: value = the coefficient (unitless, at most 1); CI = its 95% percentile bootstrap interval "
-          "over items (ci_low, ci_high in csv/json; same scale); observed, expected = observed and chance agreement "
+EPILOG = ("Columns: value = the coefficient (unitless, at most 1); CI = its 95% bootstrap interval over items "
+          "(method='auto', as for agree: bca-t at this size; ci_low, ci_high in csv/json; same scale); "
+          "observed, expected = observed and chance agreement "
           "(proportions in [0, 1]); items = items the coefficient used (count); pairs scored = distinct label pairs "
           "the row needed that no earlier row had (count; 0 for exact); notes = numbers of the notes printed below "
           "the table.")
@@ -43,7 +44,7 @@ def command(
     from softirr_stats.data import demo_path
 
     check_format(fmt)
-    ci = make_bootstrap(bootstrap, "items", "percentile", DEFAULT_LEVEL, seed)
+    ci = make_bootstrap(bootstrap, "items", "auto", DEFAULT_LEVEL, seed)  # the default of agree and the library
     check_writable(json_out, "--json")
     t0 = time.perf_counter()
     ann, notes = read(demo_path())
@@ -61,9 +62,9 @@ def command(
             typer.echo("(embedding measure skipped: install the [transformers] extra for the offline MiniLM)",
                        err=True)
     rows, said = grid_rows(ann, ["fleiss_kappa", "krippendorff_alpha"], resolve_measures(names, ann), ["exact"], ci)
-    title = f"Soft agreement on the demo data; {ci_title(ci, bootstrap, 'items', 'percentile', DEFAULT_LEVEL, seed)}"
+    title = f"Soft agreement on the demo data; {ci_title(ci, bootstrap, 'items', 'auto', DEFAULT_LEVEL, seed, ann.n_items)}"
     present(rows, [*notes, *said], fmt=fmt, title=title,
-            meta={"data": "demo", "bootstrap": bootstrap, "design": "items", "method": "percentile",
+            meta={"data": "demo", "bootstrap": bootstrap, "design": "items", "method": "auto",
                   "level": DEFAULT_LEVEL, "seed": seed},
             json_out=json_out, keep_going=False, strict=True)
     typer.echo(f"done in {time.perf_counter() - t0:.1f} s. Exact matching under-reports agreement on free text; "
