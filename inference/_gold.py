@@ -167,24 +167,9 @@ def gold_pairs(gold: Any, vocabulary: Sequence[Any], similarity: Any) -> GoldPai
             raise ValueError(f"gold: column 'draws' must hold positive integers; row {row} has "
                              f"{table['draws'].iloc[row]!r}")
         draws = d.astype(np.int64)
-    from softirr_stats.ppi import label_text
+    from softirr_stats.ppi import label_codes
 
-    vocab = list(vocabulary)
-    lookup: dict[Any, int] = {}
-    for i, v in enumerate(vocab):  # as written in a sheet first, the label itself over it
-        lookup.setdefault(label_text(v), i)
-    for i, v in enumerate(vocab):
-        try:
-            lookup[v] = i
-        except TypeError:  # an unhashable label: matched by its text only
-            pass
-
-    def index(col: str) -> np.ndarray:
-        vals = table[col].tolist()
-        out = np.array([lookup.get(v, lookup.get(label_text(v), -1)) if _hashable(v) else -1 for v in vals])
-        return out
-
-    ia, ib = index("label_a"), index("label_b")
+    ia, ib = label_codes(vocabulary, table["label_a"].tolist()), label_codes(vocabulary, table["label_b"].tolist())
     unknown = [v for v, i in zip([*table["label_a"], *table["label_b"]], [*ia, *ib], strict=True) if i < 0]
     if unknown:
         shown = list(dict.fromkeys(map(str, unknown)))
@@ -205,11 +190,3 @@ def _numeric_1d(r: Any) -> bool:
     except ValueError:  # ragged
         return False
     return a.ndim == 1 and a.dtype.kind in "biuf"
-
-
-def _hashable(v: Any) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
-    return True

@@ -22,7 +22,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.ppi._judging": ("JudgingPlan", "judging_plan", "read_judgments"),
     "softirr_stats.ppi._ppi_statistic": ("PpiStatistic", "ppi_result", "superpopulation_estimand"),
 }, internal={  # for api's coefficient functions, the judging sheets and the report; not in __all__
-    "softirr_stats.ppi._judging": ("COEFFICIENT_FAMILIES", "label_text"),
+    "softirr_stats.ppi._judging": ("COEFFICIENT_FAMILIES", "label_codes", "label_text"),
     "softirr_stats.ppi._ppi_intervals": ("apply_ppi",),
 })
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         COEFFICIENT_FAMILIES,
         JudgingPlan,
         judging_plan,
+        label_codes,
         label_text,
         read_judgments,
     )

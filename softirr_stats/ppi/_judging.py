@@ -12,7 +12,7 @@ with the number of times it was drawn.
 
 import math
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ from softirr_stats.ppi._ppi_terms import (
 )
 
 __all__ = ["COEFFICIENT_FAMILIES", "JUDGED_COEFFICIENTS", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
-           "label_text", "PLAN_COLUMNS"]
+           "label_text", "label_codes", "PLAN_COLUMNS"]
 
 
 
@@ -90,6 +90,30 @@ def label_text(x: Any) -> str:
     if isinstance(x, frozenset):
         return " | ".join(sorted(str(e) for e in x))
     return str(x)
+
+
+def label_codes(vocabulary: Sequence[Any], values: Sequence[Any]) -> np.ndarray:
+    """Vocabulary codes of plan or sheet labels: the labels themselves, else their CSV text; -1 if unknown.
+
+    >>> label_codes(("a", frozenset({"b", "c"})), ["a", "b | c", "z"]).tolist()
+    [0, 1, -1]
+    """
+    vocab = np.empty(len(vocabulary), dtype=object)
+    vocab[:] = list(vocabulary)
+    vals = np.empty(len(values), dtype=object)
+    vals[:] = list(values)
+    try:
+        out = pd.Index(vocab).get_indexer(vals).astype(np.int64)  # the labels themselves
+    except TypeError:  # an unhashable value: matched by its text only
+        out = np.full(len(vals), -1, dtype=np.int64)
+    miss = out < 0
+    if miss.any():  # as read back from a CSV: compare the written text
+        text = pd.Index([label_text(v) for v in vocab])
+        if not text.is_unique:
+            raise ValueError("two labels of the vocabulary are written alike in a CSV (e.g. 1 and '1'); "
+                             "pass the plan's DataFrame with the labels themselves")
+        out[miss] = text.get_indexer([label_text(v) for v in vals[miss]])
+    return out
 
 
 @dataclass(frozen=True)

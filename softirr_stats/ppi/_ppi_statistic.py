@@ -39,7 +39,7 @@ from softirr_stats.agreement import (
 from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.ppi._judging import (
     JUDGED_COEFFICIENTS,
-    label_text,
+    label_codes,
     plan_from_prepared,
     read_judgments,
 )
@@ -115,20 +115,9 @@ class Judged:
 
 def _codes(vocabulary: tuple, values: pd.Series, column: str) -> np.ndarray:
     """Vocabulary codes of plan labels (the labels themselves, or their CSV text)."""
-    vocab = np.empty(len(vocabulary), dtype=object)
-    vocab[:] = list(vocabulary)
-    vals = np.empty(len(values), dtype=object)
-    vals[:] = values.tolist()
-    out = pd.Index(vocab).get_indexer(vals).astype(np.int64)  # the labels themselves
-    miss = out < 0
-    if miss.any():  # as read back from a CSV: compare the written text
-        text = pd.Index([label_text(v) for v in vocab])
-        if not text.is_unique:
-            raise ValueError("two labels of the vocabulary are written alike in a CSV (e.g. 1 and '1'); "
-                             "pass the plan's DataFrame with the labels themselves")
-        out[miss] = text.get_indexer([label_text(v) for v in vals[miss]])
+    out = label_codes(vocabulary, values.tolist())
     if (out < 0).any():
-        unknown = vals[out < 0].tolist()
+        unknown = values[out < 0].tolist()
         raise ValueError(f"judgments column {column!r} has labels that are not in the annotations' vocabulary: "
                          f"{unknown[:5]!r}{' ...' if len(unknown) > 5 else ''} (was the plan drawn from other data?)")
     return out
