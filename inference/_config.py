@@ -103,6 +103,11 @@ class NutsConfig:
     max_tree_depth : int
     rhat_threshold : float
         Warn (``ConvergenceWarning``) when any parameter's r_hat exceeds it.
+    nuisance_rhat_threshold : float
+        The same for the elements of the model's nuisance sites (the soft model's emission
+        pieces, intercept and rater z: weakly identified one by one, while the quantities
+        built from them stay under ``rhat_threshold``): ``Posterior.model_kind.nuisance_sites``
+        names them (docs/annotator_models.md, "Convergence").
 
     Examples
     --------
@@ -117,6 +122,7 @@ class NutsConfig:
     target_accept: float = 0.8
     max_tree_depth: int = 10
     rhat_threshold: float = 1.01
+    nuisance_rhat_threshold: float = 1.05
 
     def __post_init__(self) -> None:
         check_positive_int(self.num_warmup, "num_warmup", 0)
@@ -128,6 +134,9 @@ class NutsConfig:
             raise ValueError(f"target_accept must be in (0, 1); got {self.target_accept!r}")
         if not self.rhat_threshold > 1.0:
             raise ValueError(f"rhat_threshold must be > 1; got {self.rhat_threshold!r}")
+        if not self.nuisance_rhat_threshold >= self.rhat_threshold:
+            raise ValueError("nuisance_rhat_threshold must be >= rhat_threshold "
+                             f"({self.rhat_threshold!r}); got {self.nuisance_rhat_threshold!r}")
 
 
 AUTO_BATCH_MIN_ITEMS = 50_000

@@ -22,6 +22,8 @@ __all__ = ["SVI_NOTE", "FitDiagnostics", "diagnostics", "model_caveats"]
 
 #: r_hat above this, or a bulk ESS below ``ESS_PER_CHAIN`` per chain, gives a caveat.
 RHAT_MAX = 1.01
+#: r_hat above this on an element of the model's nuisance sites gives a caveat (their ESS none).
+NUISANCE_RHAT_MAX = 1.05
 ESS_PER_CHAIN = 100
 #: A predictive-check p-value outside [PPC_LOW, 1 - PPC_LOW] gives a caveat line (the
 #: ``PredictiveCheckWarning`` itself is raised at 0.01 / 0.99).
@@ -41,13 +43,19 @@ class FitDiagnostics:
     n_chains, n_draws : int
         Chains and draws per chain (SVI: one "chain" of independent draws).
     max_r_hat : float
-        Largest split r_hat over every sampled element (nan for SVI or one short chain).
+        Largest split r_hat over every sampled and derived element but those of the
+        model's nuisance sites (nan for SVI or one short chain).
     min_ess : float
-        Smallest bulk effective sample size over every sampled element (SVI: the draws).
+        Smallest bulk effective sample size over the same elements (SVI: the draws).
     worst_r_hat, worst_ess : str
         The elements holding them, read by rater, true class and given label where the fit
         knows them (``beta: rater r1, true A, given B`` for ``beta[0,0,1]``, as the ``label``
         column of ``Posterior.summary()``), else by index (``beta[0,0,1]``).
+    max_r_hat_nuisance, min_ess_nuisance : float
+        The same over the elements of the nuisance sites (``Posterior.model_kind.nuisance_sites``:
+        the soft model's emission pieces, intercept and rater z, identified jointly, not one by
+        one); nan when the model has none. Their r_hat is held to 1.05, their ESS to nothing.
+    worst_r_hat_nuisance, worst_ess_nuisance : str
     n_divergent, n_transitions : int
         Divergent post-warmup transitions (NUTS; 0 for SVI) and how many there were.
     ppc_statistic : str
@@ -78,6 +86,10 @@ class FitDiagnostics:
     worst_r_hat: str = ""
     min_ess: float = math.nan
     worst_ess: str = ""
+    max_r_hat_nuisance: float = math.nan
+    worst_r_hat_nuisance: str = ""
+    min_ess_nuisance: float = math.nan
+    worst_ess_nuisance: str = ""
     n_divergent: int = 0
     n_transitions: int = 0
     ppc_statistic: str = ""
@@ -137,6 +149,15 @@ class FitDiagnostics:
         rows.append(("min bulk ESS" + (f" ({self.worst_ess})" if self.worst_ess else ""), self.min_ess,
                      f">= {ess_target}", status(self.min_ess < ess_target, bool(np.isfinite(self.min_ess))
                                                 and self.method == "nuts")))
+        if np.isfinite(self.max_r_hat_nuisance):
+            rows.append(("max r_hat, nuisance" + (f" ({self.worst_r_hat_nuisance})"
+                                                  if self.worst_r_hat_nuisance else ""),
+                         self.max_r_hat_nuisance, f"<= {NUISANCE_RHAT_MAX}",
+                         status(self.max_r_hat_nuisance > NUISANCE_RHAT_MAX)))
+        if np.isfinite(self.min_ess_nuisance) and self.method == "nuts":
+            rows.append(("min bulk ESS, nuisance" + (f" ({self.worst_ess_nuisance})"
+                                                     if self.worst_ess_nuisance else ""),
+                         self.min_ess_nuisance, "", ""))
         rows.append(("divergent transitions", float(self.n_divergent),
                      f"0 of {self.n_transitions}", status(self.n_divergent > 0, self.method == "nuts")))
         if self.ppc_statistic == "score_chi2":  # one-sided (see notes())
@@ -159,11 +180,16 @@ class FitDiagnostics:
         return pd.DataFrame(rows, columns=["diagnostic", "value", "target", "status"])
 
 
-def _worst(posterior: Any) -> tuple[float, str, float, str]:
+def _worst(posterior: Any, nuisance: bool = False) -> tuple[float, str, float, str]:
+    """Largest r_hat and smallest ESS, and their elements, over the sites outside the model
+    kind's nuisance sites (``nuisance=True``: over those sites alone)."""
     from softirr_stats.inference._posterior import _element_names, readable_elements
 
+    sites = set(posterior.model_kind.nuisance_sites)
     max_r, worst_r, min_e, worst_e = -math.inf, "", math.inf, ""
     for name, arr in posterior.samples_by_chain.items():
+        if (name in sites) != nuisance:
+            continue
         rhat, ess = posterior._diagnostics(arr)
         names = _element_names(name, arr.shape[2:])
         rhat, ess = np.ravel(rhat), np.ravel(ess)
@@ -178,7 +204,6 @@ def _worst(posterior: Any) -> tuple[float, str, float, str]:
     worst_r, worst_e = readable_elements([worst_r, worst_e], posterior)
     return (max_r if np.isfinite(max_r) else math.nan, worst_r,
             min_e if np.isfinite(min_e) else math.nan, worst_e)
-
 
 
 def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = DEFAULT_LEVEL,
@@ -244,8 +269,9 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
     elif not isinstance(predictive_check, bool):
         raise TypeError(f"predictive_check must be True, False or a PredictiveCheck; got {predictive_check!r}")
     max_r, worst_r, min_e, worst_e = _worst(posterior)
+    max_rn, worst_rn, min_en, worst_en = _worst(posterior, nuisance=True)
     if posterior.method == "svi":  # independent draws of the guide: every element has ESS = draws
-        worst_e = ""
+        worst_e = worst_en = ""
     div = np.asarray(posterior.extra.get("diverging", np.zeros(0, bool)))
     kw: dict[str, Any] = {}
     if check is not None:
@@ -264,7 +290,9 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
             texts.append(msg)
     diag = FitDiagnostics(model=posterior.model_name, method=posterior.method, n_chains=posterior.num_chains,
                           n_draws=posterior.num_draws_per_chain, max_r_hat=max_r, worst_r_hat=worst_r,
-                          min_ess=min_e, worst_ess=worst_e, n_divergent=int(div.sum()),
+                          min_ess=min_e, worst_ess=worst_e, max_r_hat_nuisance=max_rn,
+                          worst_r_hat_nuisance=worst_rn, min_ess_nuisance=min_en,
+                          worst_ess_nuisance=worst_en, n_divergent=int(div.sum()),
                           n_transitions=int(div.size), level=level,
                           sampler_warnings=tuple(dict.fromkeys(texts)), **kw)
     return FitDiagnostics(**{**{k: getattr(diag, k) for k in diag.__dataclass_fields__},
@@ -303,6 +331,10 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
     if np.isfinite(diag.max_r_hat) and diag.max_r_hat > RHAT_MAX:
         out.append(f"Convergence: r_hat {diag.max_r_hat:.3f} for {diag.worst_r_hat} (above {RHAT_MAX}); the "
                    "chains disagree, run longer or more chains.")
+    if np.isfinite(diag.max_r_hat_nuisance) and diag.max_r_hat_nuisance > NUISANCE_RHAT_MAX:
+        out.append(f"Convergence: r_hat {diag.max_r_hat_nuisance:.3f} for {diag.worst_r_hat_nuisance} (above "
+                   f"{NUISANCE_RHAT_MAX}, the bound for a weakly identified element); the chains disagree, "
+                   "run longer or more chains.")
     ess_target = ESS_PER_CHAIN * max(diag.n_chains, 1)
     if diag.method == "nuts" and np.isfinite(diag.min_ess) and diag.min_ess < ess_target:
         out.append(f"Convergence: bulk ESS {diag.min_ess:.0f} for {diag.worst_ess} (below {ess_target}); "

@@ -41,7 +41,8 @@ from softirr_stats.models import (
     item_table,
 )
 
-__all__ = ["fit", "resolve_batch_size", "resolve_model", "resolve_progress", "warn_divergences"]
+__all__ = ["fit", "resolve_batch_size", "resolve_model", "resolve_progress", "warn_divergences",
+           "warn_rhat"]
 
 
 def resolve_model(model: Any) -> tuple[str, str, Callable[..., None]]:
@@ -106,6 +107,40 @@ def resolve_progress(progress: bool | None) -> bool:
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None; got {progress!r}")
     return progress
+
+
+def warn_rhat(post: Any, config: NutsConfig, stacklevel: int = 2) -> list[tuple[str, float]]:
+    """Warn (:class:`ConvergenceWarning`) when an element's split r_hat is above its bound.
+
+    The bound is ``config.rhat_threshold`` (1.01), and ``config.nuisance_rhat_threshold``
+    (1.05) for the elements of the model kind's nuisance sites (the soft model's emission
+    pieces, intercept and rater z), which the data identify jointly, not one by one. Returns
+    the offending elements, largest r_hat first (the first ten are named).
+
+    Examples
+    --------
+    >>> import jax
+    >>> from softirr_stats.inference import Posterior
+    >>> rng = np.random.default_rng(0)
+    >>> drift = np.stack([rng.normal(0, 1, 200), rng.normal(0.5, 1, 200)])  # split r_hat 1.023
+    >>> post = Posterior(model_name="soft_agreement", kind="soft", data=None, method="nuts",
+    ...                  samples_by_chain={"intercept": drift, "kappa": rng.normal(size=(2, 200))},
+    ...                  priors=None, model_kwargs={}, extra={}, key=jax.random.key(0))
+    >>> warn_rhat(post, NutsConfig())  # the intercept is a nuisance element: held to 1.05
+    []
+    """
+    threshold, loose = config.rhat_threshold, config.nuisance_rhat_threshold
+    bad = post._rhat_offenders(threshold, loose)
+    if bad:
+        named = readable_elements([p for p, _ in bad[:10]], post)
+        shown = ", ".join(f"{p} ({r:.3f})" for p, (_, r) in zip(named, bad[:10], strict=True))
+        more = "" if len(bad) <= 10 else f" and {len(bad) - 10} more"
+        nuisance = [s for s in post.model_kind.nuisance_sites if s in post.samples_by_chain]
+        rule = (f"r_hat > {threshold} (> {loose} for the elements of {', '.join(nuisance)}, "
+                "identified jointly)" if nuisance and loose != threshold else f"r_hat > {threshold}")
+        warnings.warn(f"{rule} for {len(bad)} parameter(s): {shown}{more}; "
+                      "run longer chains or more of them", ConvergenceWarning, stacklevel=stacklevel)
+    return bad
 
 
 def warn_divergences(diverging: np.ndarray, stacklevel: int = 3) -> int:
@@ -685,14 +720,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
                      method=method, priors=priors, model_kwargs=model_kwargs, extra=extra,
                      key=k_post)
     if method == "nuts":
-        threshold = config.rhat_threshold
-        bad = post._rhat_offenders(threshold)
-        if bad:
-            named = readable_elements([p for p, _ in bad[:10]], post)
-            shown = ", ".join(f"{p} ({r:.3f})" for p, (_, r) in zip(named, bad[:10], strict=True))
-            more = "" if len(bad) <= 10 else f" and {len(bad) - 10} more"
-            warnings.warn(f"r_hat > {threshold} for {len(bad)} parameter(s): {shown}{more}; "
-                          "run longer chains or more of them", ConvergenceWarning, stacklevel=2)
+        warn_rhat(post, config, stacklevel=3)
     return post
 
 

@@ -104,11 +104,21 @@ class ModelKind:
         :func:`~softirr_stats.inference.diagnostics` and ``annotator_agreement``).
     coefficient : str or None
         ``AgreementResult.coefficient`` of ``annotator_agreement`` on this kind.
+    nuisance_sites : tuple of str
+        Sites whose single elements the data identify only weakly or only jointly (the
+        pieces of a flexible emission, an intercept on a ridge with the rater effects,
+        non-centred ``z`` of random effects), while the quantities built from them, which
+        stay under the strict rule, are identified (``component_mean``,
+        ``pi_within_expected``, ``kappa``). Their elements' r_hat is held to
+        ``NutsConfig.nuisance_rhat_threshold`` (1.05) instead of ``rhat_threshold`` (1.01),
+        and their ESS gives no caveat (see :func:`~softirr_stats.inference.diagnostics`).
 
     Examples
     --------
     >>> ModelKind.name, ModelKind.check, MODEL_KINDS["categorical"].check
     ('custom', None, 'predictive_check')
+    >>> "intercept" in MODEL_KINDS["soft"].nuisance_sites, ModelKind.nuisance_sites
+    (True, ())
     """
 
     name: ClassVar[str] = "custom"
@@ -117,6 +127,7 @@ class ModelKind:
     alpha_name: ClassVar[str] = "alpha"
     check: ClassVar[str | None] = None
     coefficient: ClassVar[str | None] = None
+    nuisance_sites: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, posterior: Any) -> None:
         self.post = posterior
@@ -388,6 +399,14 @@ class SoftKind(ModelKind):
     alpha_name = "kappa"
     check = "score_check"
     coefficient = "soft_model_kappa"
+    # The pieces of the monotone / histogram emission (adjacent pieces trade weight: the
+    # density, component_mean and kappa mix where a single piece does not), and the
+    # intercept and rater / item z (with 3 raters the intercept and the rater effects'
+    # mean lie on a ridge only the prior closes; z alone trades off with its scale).
+    # Measured on default NUTS fits: docs/annotator_models.md, "NUTS rows".
+    nuisance_sites = ("equiv_weights", "nonequiv_weights", "equiv_weights_kept",
+                      "nonequiv_weights_kept", "equiv_hist", "nonequiv_hist", "intercept",
+                      "rater_z", "item_z")
 
     @staticmethod
     def encode(data: Any) -> Any:
@@ -623,8 +642,9 @@ class SoftKind(ModelKind):
         else:
             pi = np.full(post.num_draws, check_level(base_rate, "base_rate"))
         l0, l1 = _EMISSION_LOG_DENSITY.get(self.emission, _cell_log_densities)(self, s)
-        logit = np.log(pi)[:, None] - np.log1p(-pi)[:, None] + l1 - l0
-        prob = 1.0 / (1.0 + np.exp(-logit))
+        with np.errstate(divide="ignore", over="ignore"):  # a draw of pi at 0 or 1: probability 0 or 1
+            logit = np.log(pi)[:, None] - np.log1p(-pi)[:, None] + l1 - l0
+            prob = 1.0 / (1.0 + np.exp(-logit))
         lo, hi = np.quantile(prob, [(1 - level) / 2, (1 + level) / 2], axis=0)
         low, high = interval_columns(level)
         out = pd.DataFrame({"score": s, "probability": prob.mean(0), low: lo, high: hi})

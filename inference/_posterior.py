@@ -249,12 +249,18 @@ class Posterior:
         const = np.all(arr == arr[:1, :1], axis=(0, 1))
         return np.where(const, np.nan, rhat), np.where(const, np.nan, ess)
 
-    def _rhat_offenders(self, threshold: float) -> list[tuple[str, float]]:
+    def _rhat_offenders(self, threshold: float,
+                        nuisance_threshold: float | None = None) -> list[tuple[str, float]]:
+        """Elements whose split r_hat exceeds ``threshold``, largest first; the elements of the
+        model kind's ``nuisance_sites`` against ``nuisance_threshold`` (None: ``threshold``)."""
+        nuisance = set(self.model_kind.nuisance_sites)
         bad = []
         for name, arr in self.samples_by_chain.items():
             rhat, _ = self._diagnostics(arr)
+            limit = threshold if nuisance_threshold is None or name not in nuisance \
+                else nuisance_threshold
             for el, r in zip(_element_names(name, arr.shape[2:]), np.ravel(rhat), strict=True):
-                if np.isfinite(r) and r > threshold:
+                if np.isfinite(r) and r > limit:
                     bad.append((el, float(r)))
         return sorted(bad, key=lambda t: -t[1])
 

@@ -368,3 +368,76 @@ def test_diagnostics_name_the_worst_elements_by_rater_and_class():
         assert site in post.samples and "[" not in worst
         assert label in labels and (site != "beta" or label.startswith("rater "))
     assert f"max r_hat ({d.worst_r_hat})" in set(d.to_frame()["diagnostic"])
+
+
+def _drifting(shift: float, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.stack([rng.normal(0, 1, 200), rng.normal(shift, 1, 200)])
+
+
+def test_rhat_bound_is_looser_on_the_soft_models_nuisance_sites(ds_post):
+    """A split r_hat of 1.023 warns on a reported quantity, not on the intercept or an emission
+    piece (identified jointly; held to 1.05); 1.2 on a nuisance element still warns."""
+    from numpyro.diagnostics import split_gelman_rubin
+
+    from softirr_stats.inference._fit import warn_rhat
+    from softirr_stats.inference._posterior import Posterior
+
+    mild, far = _drifting(0.5), _drifting(1.5)
+    assert 1.01 < split_gelman_rubin(mild) < 1.05 < split_gelman_rubin(far)
+    calm = np.random.default_rng(1).normal(size=(2, 200))
+
+    def soft(**sites):
+        return Posterior(model_name="soft_agreement", kind="soft", samples_by_chain=sites, data=None,
+                         method="nuts", priors=None, model_kwargs={}, extra={}, key=ds_post._key)
+
+    weights = np.repeat(mild[:, :, None], 3, axis=2)
+    post = soft(intercept=mild, nonequiv_weights=weights, kappa=calm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert warn_rhat(post, NutsConfig()) == []
+    # the same drift on kappa warns, naming it and the rule
+    post = soft(intercept=calm, kappa=mild)
+    with pytest.warns(ConvergenceWarning, match=r"r_hat > 1\.01 \(> 1\.05 for the elements of intercept"):
+        assert [p for p, _ in warn_rhat(post, NutsConfig())] == ["kappa"]
+    # a nuisance element far off warns too
+    with pytest.warns(ConvergenceWarning, match=r"rater_z\[1\]"):
+        bad = warn_rhat(soft(rater_z=np.stack([calm, far], axis=2), kappa=calm), NutsConfig())
+    assert [p for p, _ in bad] == ["rater_z[1]"]
+    # one bound for every element: nuisance_rhat_threshold = rhat_threshold
+    strict = NutsConfig(nuisance_rhat_threshold=1.01)
+    with pytest.warns(ConvergenceWarning, match=r"^r_hat > 1\.01 for 1 parameter"):
+        warn_rhat(soft(intercept=mild, kappa=calm), strict)
+    # a custom model has no nuisance sites: every element at 1.01
+    custom = Posterior(model_name="m", kind="custom", samples_by_chain={"intercept": mild}, data=None,
+                       method="nuts", priors=None, model_kwargs={}, extra={}, key=ds_post._key)
+    assert custom._rhat_offenders(1.01, 1.05)[0][0] == "intercept"
+    with pytest.raises(ValueError, match="nuisance_rhat_threshold must be >= rhat_threshold"):
+        NutsConfig(nuisance_rhat_threshold=1.005)
+
+
+def test_diagnostics_hold_nuisance_elements_to_their_own_bound(ds_post):
+    from softirr_stats.inference import FitDiagnostics, diagnostics, model_caveats
+    from softirr_stats.inference._posterior import Posterior
+
+    calm = np.random.default_rng(1).normal(size=(2, 200))
+    post = Posterior(model_name="soft_agreement", kind="soft", data=None, method="nuts",
+                     samples_by_chain={"nonequiv_weights": np.repeat(_drifting(0.5)[:, :, None], 2, 2),
+                                       "kappa": calm, "pi_chance": calm + 3.0},
+                     priors=None, model_kwargs={}, extra={"diverging": np.zeros((2, 200), bool)},
+                     key=ds_post._key)
+    d = diagnostics(post, predictive_check=False)
+    assert d.max_r_hat < 1.01 and d.worst_r_hat in ("kappa", "pi_chance")
+    assert 1.01 < d.max_r_hat_nuisance < 1.05 and d.worst_r_hat_nuisance.startswith("nonequiv_weights[")
+    assert d.ok, d.caveats
+    table = d.to_frame().set_index("diagnostic")
+    row = table.loc[f"max r_hat, nuisance ({d.worst_r_hat_nuisance})"]
+    assert (row["target"], row["status"]) == ("<= 1.05", "ok")
+    assert any(k.startswith("min bulk ESS, nuisance") for k in table.index)
+    far = FitDiagnostics("soft_agreement", "nuts", 2, 500, max_r_hat=1.001, min_ess=900.0,
+                         max_r_hat_nuisance=1.2, worst_r_hat_nuisance="intercept", n_transitions=1000)
+    assert model_caveats(far) == ["Convergence: r_hat 1.200 for intercept (above 1.05, the bound for a weakly "
+                                  "identified element); the chains disagree, run longer or more chains."]
+    # a categorical fit has no nuisance sites: no such rows
+    assert not diagnostics(ds_post, predictive_check=False).to_frame()["diagnostic"].str.contains(
+        "nuisance").any()

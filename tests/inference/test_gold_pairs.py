@@ -102,6 +102,24 @@ def test_annotator_agreement_fits_gold_pairs_and_records_their_number(ann):
         annotator_agreement(post, gold=gold)
 
 
+def test_soft_svi_without_gold_warns_that_its_interval_ran_high(ann):
+    """SVI's guide put the soft model's interval too high on calibrated scores (80% at 90%):
+    said on every SVI fit without gold pairs, never with them (>= MIN_GOLD) or by NUTS."""
+    from softirr_stats.inference._agreement import SVI_SOFT_WARNING
+
+    kw = dict(model="soft", method="svi", config=FAST, progress=False, predictive_check=False,
+              prior_check=False)
+    with pytest.warns(FitWarning) as caught:
+        annotator_agreement(ann, "indel", **kw)
+    assert SVI_SOFT_WARNING in [str(w.message) for w in caught]
+    assert "covered 80% of 300 simulated studies" in SVI_SOFT_WARNING and "method='nuts'" in SVI_SOFT_WARNING
+    gold = [("fever", "pyrexia", 1), ("cough", "tussis", 1), ("rash", "fever", 0)] * (MIN_GOLD // 3 + 1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        annotator_agreement(ann, "indel", gold=gold, **kw)
+    assert not any("without gold pairs" in str(w.message) for w in caught)
+
+
 def test_gold_with_a_label_model_is_refused(ann):
     with pytest.raises(ValueError, match="gold pairs are for the soft model.*model='dawid_skene'"):
         annotator_agreement(ann, model="dawid_skene", gold=([0.1], [0]))
