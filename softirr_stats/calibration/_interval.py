@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from softirr_stats.agreement import DegenerateWarning
 from softirr_stats.calibration._metrics import CalibrationInterval, calibration_statistic
 from softirr_stats.uncertainty import (
     BOOTSTRAP_DESIGNS,
@@ -105,8 +106,11 @@ def calibration_error_ci(
         n_clusters=lambda: len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))))
     if few_note:
         warnings.warn(few_note, FewUnitsWarning, stacklevel=2)
-    low, high, method, _, _ = replicate_interval(reps, estimate, cfg, lambda: jackknife_values(stat, cfg), stat.n_items,
-                                                 unit_strata=jackknife_strata(stat, cfg), n_units_given=False)
+    low, high, method, note, _ = replicate_interval(reps, estimate, cfg, lambda: jackknife_values(stat, cfg),
+                                                    stat.n_items, unit_strata=jackknife_strata(stat, cfg),
+                                                    n_units_given=False)
+    if note:  # BCa fell back to the percentile interval (or no replicate was finite): say so
+        warnings.warn(f"calibration_error_ci ({stat.metric}): {note}", DegenerateWarning, stacklevel=2)
     low, high = widen_interval(low, high, estimate, factor)
     finite = reps[np.isfinite(reps)]
     return CalibrationInterval(
@@ -123,5 +127,6 @@ def calibration_error_ci(
         replicates=reps,
         method=method,
         design=cfg.design,
+        few_units_factor=float(factor),
         seed=cfg.seed,
     )

@@ -358,6 +358,10 @@ class CalibrationInterval:
         Bootstrap design (``"items"``, ``"cluster"`` or ``"bayesian"``).
     seed : int
         Seed of the replicate generator.
+    few_units_factor : float
+        The factor the interval's distances from the estimate and ``se`` were widened by
+        for few clusters (``Bootstrap(few_units="t")``, the coefficients' rule); 1.0 when
+        nothing was widened.
 
     Examples
     --------
@@ -380,6 +384,7 @@ class CalibrationInterval:
     method: str = "percentile"
     design: str = "items"
     seed: int = 0
+    few_units_factor: float = 1.0
 
     def to_dict(self) -> dict[str, object]:
         """Scalar fields as a dict (without the replicates)."""

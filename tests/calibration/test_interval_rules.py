@@ -52,9 +52,29 @@ def test_few_clusters_widen_the_interval_and_warn():
     assert r.ci_low == pytest.approx(est - factor * (est - plain.ci_low), abs=1e-12)
     assert r.ci_high == pytest.approx(est + factor * (plain.ci_high - est), abs=1e-12)
     assert r.se == pytest.approx(factor * plain.se, rel=1e-12)
+    # the factor is on the result, as details["few_units_factor"] is on a coefficient's
+    assert r.few_units_factor == pytest.approx(factor, rel=1e-12) and plain.few_units_factor == 1.0
+    assert r.to_dict()["few_units_factor"] == r.few_units_factor
     # ten clusters or more: no widening, no warning
     with warnings.catch_warnings():
         warnings.simplefilter("error", sis.FewUnitsWarning)
         many = calibration_error_ci(s, y, metric="brier",
                                     ci=Bootstrap(n=400, seed=1, design="cluster", cluster=[i // 10 for i in range(120)]))
     assert many.method == "basic"
+
+
+def test_a_bca_fallback_is_said_not_dropped(monkeypatch):
+    """replicate_interval's note (BCa undefined: the percentile interval used) becomes a warning."""
+    from softirr_stats.calibration import _interval
+
+    real = _interval.replicate_interval
+
+    def fallback(*args, **kwargs):
+        lo, hi, method, _, details = real(*args, **kwargs)
+        return lo, hi, method, "BCa undefined (all replicates on one side of the estimate): percentile interval used", \
+            details
+
+    monkeypatch.setattr(_interval, "replicate_interval", fallback)
+    s, y = _data(60, seed=3)
+    with pytest.warns(sis.DegenerateWarning, match=r"calibration_error_ci \(brier\): BCa undefined"):
+        calibration_error_ci(s, y, metric="brier", ci=Bootstrap(n=200, seed=0))

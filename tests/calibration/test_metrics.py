@@ -311,6 +311,7 @@ def test_bootstrap_interval_fields_and_coverage_sanity():
         "method",
         "design",
         "seed",
+        "few_units_factor",
     ]
     # identical items: every resample is the data itself -> a zero-width interval
     z = calibration_error_ci([0.3] * 20, [0.5] * 20, ci=Bootstrap(n=50))
