@@ -26,9 +26,13 @@ formula), the kappa SD, the fitted components' overlap, the separation leak and 
 separation warning at the SVI study's 0.2 x half-width. Added: ``method``, the warnings the
 library's current thresholds give (``warned``: score check p <= ``SCORE_CHECK_P``, overlap >
 ``COMPONENT_OVERLAP`` or leak >= ``SEPARATION_RATIO`` x half-width), the divergent
-transitions, the largest split r_hat over every sampled and derived element (as ``fit``'s
-``ConvergenceWarning``; ``rhat_warned`` above ``NutsConfig().rhat_threshold``), the kappa's
-r_hat and effective sample size, the chain settings and the seconds per fit.
+transitions, the largest split r_hat over every sampled and derived element (``rhat_warned``
+above ``NutsConfig().rhat_threshold``: ``fit``'s ``ConvergenceWarning`` before the nuisance
+sites), the same over the elements outside the soft kind's nuisance sites
+(``max_rhat_strict``) and over those sites (``max_rhat_nuisance``), ``convergence_warned``
+(what ``fit`` warns now: a divergence, ``max_rhat_strict`` above ``rhat_threshold`` or
+``max_rhat_nuisance`` above ``nuisance_rhat_threshold``), the kappa's r_hat and effective
+sample size, the chain settings and the seconds per fit.
 
 Usage::
 

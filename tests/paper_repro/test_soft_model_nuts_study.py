@@ -58,6 +58,11 @@ def test_batched_nuts_matches_the_library_fit_on_a_tiny_study():
         assert 0.0 <= r["ppc_p"] <= 1.0 and 0.0 <= r["component_overlap"] <= 1.0
         assert r["method"] == "nuts" and r["chains"] == 2 and r["samples"] == 50
         assert r["max_rhat"] >= r["kappa_rhat"] - 1e-12
+        # the rule fit warns on now: strict elements at 1.01, the nuisance sites' at 1.05
+        assert r["max_rhat"] == pytest.approx(max(r["max_rhat_strict"], r["max_rhat_nuisance"]))
+        assert r["max_rhat_nuisance_site"] in ("equiv_weights", "nonequiv_weights", "intercept", "rater_z")
+        assert r["convergence_warned"] == (r["divergences"] > 0 or r["max_rhat_strict"] > cfg.rhat_threshold
+                                           or r["max_rhat_nuisance"] > cfg.nuisance_rhat_threshold)
 
 
 def test_max_rhat_finds_the_worst_element_and_skips_constants():
@@ -94,3 +99,8 @@ def test_compare_pairs_nuts_with_svi_on_the_same_seeds(tmp_path):
     assert "| bands | SVI | 3 | 100.0% (0.0) |" in lines[1] and "| 0/0 | 1/3 |" in lines[1]
     # widths: NUTS (0.2 + 0.05 + 0.2) / 3, SVI 0.1; the paired ratio (2 + 0.5 + 2) / 3; kappas equal
     assert "| 0.150 | +0.0000 (0.0000) | 1.50 |" in lines[0]
+    assert lines[0].endswith("| 1/3 | - |")  # rows without the convergence_warned column
+    nuts["convergence_warned"] = nuts["divergences"] > 0
+    nuts.to_csv(n, index=False)
+    lines = [ln for ln in study.compare(str(n), str(v)).splitlines() if ln.startswith("| bands")]
+    assert lines[0].endswith("| 1/3 | 1/3 |") and lines[1].endswith("| - | - | - | - |")
