@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from softirr_stats.base._validation import row_name
+
 __all__ = ["GOLD_COLUMNS", "GOLD_HOW", "MIN_GOLD", "GoldPairs", "gold_pairs"]
 
 #: Columns of a table of labelled gold pairs: the two labels and the 0/1 judgment (``judgment``
@@ -64,12 +66,14 @@ class GoldPairs:
         return int(self.scores.size)
 
 
-def _binary(values: Any, what: str) -> np.ndarray:
+def _binary(values: Any, what: str, index: Any = None) -> np.ndarray:
+    """0/1 judgments; ``index`` is the table's (None for the ``(scores, labels)`` arrays: named by position)."""
     v = pd.to_numeric(pd.Series(np.asarray(values, dtype=object).ravel()), errors="coerce").to_numpy(dtype=float)
     bad = ~np.isin(v, (0.0, 1.0))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"gold: {what} must be 0 (not equivalent) or 1 (equivalent) for the soft model; row {row} "
+        where = f"{what}[{row}]" if index is None else row_name(index, row)
+        raise ValueError(f"gold: {what} must be 0 (not equivalent) or 1 (equivalent) for the soft model; {where} "
                          f"has {np.asarray(values, dtype=object).ravel()[row]!r} ({int(bad.sum())} of {v.size} rows "
                          "are not 0/1; a judgment strictly between 0 and 1 is a probability, which the "
                          "prediction-powered estimate reads but the soft model's gold pairs do not)")
@@ -147,7 +151,7 @@ def gold_pairs(gold: Any, vocabulary: Sequence[Any], similarity: Any) -> GoldPai
         bad = ~((s >= 0) & (s <= 1))
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"gold: scores must lie in [0, 1]; row {row} has {scores.ravel()[row]!r}")
+            raise ValueError(f"gold: scores must lie in [0, 1]; scores[{row}] has {scores.ravel().tolist()[row]!r}")
         return GoldPairs(scores=s, labels=_binary(labels, "labels"), source="scores", n_distinct=int(s.size))
     cols = list(table.columns)
     judged = "judgment" if "judgment" in cols else "equivalent" if "equivalent" in cols else None
@@ -157,15 +161,15 @@ def gold_pairs(gold: Any, vocabulary: Sequence[Any], similarity: Any) -> GoldPai
                          f"equivalent); missing {missing}, got {cols}")
     if len(table) == 0:
         raise ValueError("gold: no gold pairs (the table has no rows); pass gold=None to fit without them")
-    labels = _binary(table[judged].to_numpy(), f"column {judged!r}")
+    labels = _binary(table[judged].to_numpy(), f"column {judged!r}", table.index)
     draws = np.ones(len(table), dtype=np.int64)
     if "draws" in cols:
         d = pd.to_numeric(table["draws"], errors="coerce").to_numpy(dtype=float)
         bad = ~np.isfinite(d) | (d < 1) | (d != np.round(d))
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"gold: column 'draws' must hold positive integers; row {row} has "
-                             f"{table['draws'].iloc[row]!r}")
+            raise ValueError(f"gold: column 'draws' must hold positive integers; {row_name(table.index, row)} has "
+                             f"{table['draws'].to_numpy(dtype=object)[row]!r}")
         draws = d.astype(np.int64)
     from softirr_stats.ppi import label_codes
 

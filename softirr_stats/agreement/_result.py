@@ -20,8 +20,14 @@ from softirr_stats.base._format import (
 __all__ = ["NOTE_PREFIXES", "AgreementResult", "CrossKappaResult", "MultilabelResult", "count_text"]
 
 #: Lines of ``warnings`` that are notes (information, nothing went wrong), by their opening words:
-#: ``print(result)`` counts them as notes and :attr:`AgreementResult.notes` picks them out.
-NOTE_PREFIXES: tuple[str, ...] = ("missing ratings:",)
+#: ``print(result)`` counts them as notes and :attr:`AgreementResult.notes` picks them out. They are
+#: what peers that use complete items only would report (``missing ratings:``), the number of
+#: categories a chance term took from the observed labels (``q = ``: the value is defined with it),
+#: which chance term ``chance="auto"`` chose, and that an interval includes the sampled chance term's
+#: error (``agreement._statistic.RESAMPLED_PAIRS_NOTE``). A line that says a result may be off is a
+#: warning.
+NOTE_PREFIXES: tuple[str, ...] = ("missing ratings:", "q = ", "chance='auto' chose ",
+                                  "chance-term sampling error included:")
 
 
 def _is_note(text: str) -> bool:
@@ -117,7 +123,8 @@ class AgreementResult:
         """The lines of ``warnings`` that are notes, not problems (:data:`NOTE_PREFIXES`).
 
         A note says how a number relates to another (the missing-ratings note: what peers that use
-        complete items only would report). It stays in ``warnings``, the one channel tables, reports
+        complete items only would report) or how it was computed (the categories of a chance term,
+        the chance term ``chance="auto"`` chose, a sampled chance term's error in the interval). It stays in ``warnings``, the one channel tables, reports
         and the command line read; ``print(result)`` counts it as a note.
 
         Examples

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.base._csvsafe import escape_columns, quoting_for, unescape_columns
+from softirr_stats.base._validation import LINE_INDEX, label_file_lines
 
 __all__ = ["plan_path_for", "read_judging_sheet", "write_judging_sheet"]
 
@@ -139,6 +140,7 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
         df = pd.read_csv(path, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
                          na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""]})
         unescape_columns(df, _TEXT_COLUMNS)
+        label_file_lines(df, path)  # bad rows are named by their line in the file
         return read_judgments(df), _meta(df)
     missing = [c for c in ("pair_id", "judgment") if c not in cols]
     if missing:
@@ -162,9 +164,12 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
         raise ValueError(f"{path.name} does not match its plan {plan_file.name}: "
                          + (f"pair_id {unknown[0]!r} is not in the plan" if unknown else
                             f"pair_id {absent[0]!r} of the plan is missing from the sheet"))
+    label_file_lines(sheet, path)  # each pair named by its line in the sheet the user filled in
     merged = kept.merge(sheet[["pair_id", *[c for c in ("label_1", "label_2") if c in cols], "judgment",
                                *(["gold"] if "gold" in cols else [])]],
                         on="pair_id", how="left", suffixes=("_plan", ""))
+    if sheet.index.name == LINE_INDEX:  # the plan's order, each pair labelled with its line in the sheet
+        merged.index = sheet.index[pd.Index(sheet["pair_id"]).get_indexer(merged["pair_id"])]
     if {"label_1", "label_2"} <= cols:
         same = [{a, b} == {x, y} for a, b, x, y in zip(merged["label_a"], merged["label_b"], merged["label_1"],
                                                       merged["label_2"], strict=True)]

@@ -9,7 +9,11 @@ from typing import Any
 import numpy as np
 
 __all__ = ["check_choice", "check_level", "check_positive_int", "ModelRequiredError", "SimilarityMismatchError",
-           "SoftIRRWarning", "TooFewRatersError"]
+           "SoftIRRWarning", "TooFewRatersError", "LINE_INDEX", "label_file_lines", "row_name"]
+
+#: Name of the index a reader gives a table read from a file: each row labelled with its line in
+#: the file, so that :func:`row_name` can point at the line a user opens.
+LINE_INDEX = "line"
 
 
 class SoftIRRWarning(UserWarning):
@@ -44,6 +48,74 @@ class TooFewRatersError(ValueError):
     >>> issubclass(TooFewRatersError, ValueError)
     True
     """
+
+
+def row_name(index: Any, pos: int) -> str:
+    """Name row ``pos`` (0-based position) of a table as its user finds it.
+
+    ``"row 3"`` is the 1-based data row (the header not counted). Where the table was read from a
+    file (its index named :data:`LINE_INDEX`, holding each row's line in the file) the row is the
+    file's data row, whatever order the table holds the rows in, and its line is added; where a
+    DataFrame has an index other than the default 0, 1, ... its label is added.
+
+    Parameters
+    ----------
+    index : pandas Index or None
+        The table's index (``df.index``); None for a table with no index of its own.
+    pos : int
+        The row's 0-based position.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> row_name(pd.RangeIndex(4), 2)
+    'row 3'
+    >>> row_name(pd.Index(["a", "b"]), 1)
+    "row 2 (index label 'b')"
+    >>> row_name(pd.RangeIndex(2, 6, name=LINE_INDEX), 0)
+    'row 1 (line 2 of the file)'
+    >>> row_name(pd.Index([5, 2, 3], name=LINE_INDEX), 0)  # rows in another order than the file's
+    'row 3 (line 5 of the file)'
+    """
+    name = f"row {pos + 1}"
+    if index is None:
+        return name
+    label = index[pos]
+    label = label.item() if isinstance(label, np.generic) else label
+    if getattr(index, "name", None) == LINE_INDEX:  # the file's data row: the rank of its line (any row order)
+        return f"row {int((np.asarray(index) < label).sum()) + 1} (line {label} of the file)"
+    if type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1:
+        return name
+    return f"{name} (index label {label!r})"
+
+
+def label_file_lines(table: Any, path: Any, header_lines: int = 1) -> Any:
+    """Label the rows of ``table``, read from the CSV ``path``, with their lines in the file (in place).
+
+    The index becomes each row's 1-based line (named :data:`LINE_INDEX`, read by :func:`row_name`).
+    Blank lines are skipped as a CSV reader skips them; where the rows and the file's non-blank lines
+    do not pair up one to one (a quoted cell holding a line break) the index is left as it is.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, pandas as pd
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = f.write_text("a,b\\n1,2\\n\\n3,4\\n")
+    >>> label_file_lines(pd.read_csv(f), f).index.tolist()
+    [2, 4]
+    """
+    from pathlib import Path
+
+    import pandas as pd
+
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return table
+    lines = [k for k, line in enumerate(text.splitlines(), start=1) if line.strip()][header_lines:]
+    if len(lines) == len(table):
+        table.index = pd.Index(lines, name=LINE_INDEX)
+    return table
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:

@@ -29,6 +29,8 @@ from typing import Any, NoReturn
 
 import typer
 
+from softirr_stats.base._bars import close_bars
+
 __all__ = ["EXIT_DATA", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "EXIT_CODES", "CliError", "leave",
            "describe", "fail", "guarded", "one_line", "reading", "using", "warn"]
 
@@ -66,6 +68,7 @@ def one_line(text: Any) -> str:
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print ``error: message`` as one line on stderr and exit with ``code``."""
+    close_bars()  # a bar the work left open: its line ended first, so the error line is a line of its own
     typer.echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(code=code)
 
@@ -247,9 +250,11 @@ def boundary(call: Callable[[], Any]) -> int:
                 return EXIT_USAGE
             ctx = getattr(err, "ctx", None)
             where = f" (see {ctx.command_path} --help)" if ctx is not None and ctx.command_path else ""
+            close_bars()
             typer.echo(f"error: {text}{where}", err=True)
             return EXIT_USAGE
         message, code = describe(err)
+        close_bars()
         typer.echo(f"error: {message}", err=True)
         return code
     if result == EXIT_INTERRUPTED:  # typer maps Ctrl-C outside a command to a silent 130
@@ -265,5 +270,6 @@ def _said_interrupted() -> int:
     global _INTERRUPT_SAID
     if not _INTERRUPT_SAID:
         _INTERRUPT_SAID = True
+        close_bars()
         typer.echo("error: interrupted", err=True)
     return EXIT_INTERRUPTED

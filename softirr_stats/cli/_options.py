@@ -26,7 +26,7 @@ __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
     "CategoriesOpt", "categories_list", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title",
     "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
-    "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt",
+    "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
 ]
 
 
@@ -96,6 +96,10 @@ CacheOpt = Annotated[Path | None, typer.Option(
     "--cache", help="SQLite file caching the measures' pair scores across runs (equivalence.Cached)")]
 ChanceOpt = Annotated[list[str] | None, typer.Option(
     "--chance", help=f"chance setting(s), repeat or comma-separate: {CHANCE_HELP} [default: exact]")]
+#: ``--model``: the model of a model-backed similarity, for the commands that score label pairs (agree,
+#: compare, judge, score, sensitivity). ``softirr model`` and ``softirr report`` name their annotator model so.
+ModelOpt = Annotated[str | None, typer.Option(
+    "--model", help="model directory or hub name for --similarity nli / llm_judge / embedding")]
 JudgmentsOpt = Annotated[Path | None, typer.Option(
     "--judgments", help="a judged sheet from `softirr judge plan` (its .plan.csv beside it) or a judged plan CSV: "
                         "adds the prediction-powered coefficient, with judge-only and estimator-only beside it")]

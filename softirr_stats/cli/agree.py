@@ -37,6 +37,7 @@ from softirr_stats.cli._options import (
     LevelOpt,
     MeasureAliasOpt,
     MethodOpt,
+    ModelOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
@@ -87,8 +88,7 @@ def command(
     fmt: FormatOpt = "table",
     json_out: JsonOpt = None,
     judgments: JudgmentsOpt = None,
-    model: Annotated[str | None, typer.Option(
-        help="model directory or hub name for --similarity nli / llm_judge / embedding")] = None,
+    model: ModelOpt = None,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
     field: FieldOpt = None,

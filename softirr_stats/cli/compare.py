@@ -27,6 +27,7 @@ from softirr_stats.cli._options import (
     LevelOpt,
     MeasureAliasOpt,
     MethodOpt,
+    ModelOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
@@ -137,8 +138,7 @@ def command(
     seed: SeedOpt = 0,
     fmt: FormatOpt = "table",
     json_out: JsonOpt = None,
-    model: Annotated[str | None, typer.Option(
-        help="model directory or hub name for -m nli / llm_judge / embedding")] = None,
+    model: ModelOpt = None,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
     field: FieldOpt = None,

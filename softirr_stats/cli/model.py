@@ -85,7 +85,10 @@ def read_gold(path: Path) -> Any:
             from softirr_stats.analysis import read_judging_sheet
 
             return read_judging_sheet(path)[0]
-        return pd.read_csv(path, dtype={"label_a": str, "label_b": str}, keep_default_na=False)
+        from softirr_stats.base._validation import label_file_lines
+
+        return label_file_lines(pd.read_csv(path, dtype={"label_a": str, "label_b": str}, keep_default_na=False),
+                                path)  # a bad row is named by its line in the file
 
 
 def refusal(size: Any) -> str:

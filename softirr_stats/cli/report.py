@@ -37,6 +37,7 @@ from softirr_stats.cli._options import (
     check_choices,
     check_similarities,
     check_writable,
+    cli_wording,
     make_bootstrap,
     read,
     reader_options,
@@ -147,7 +148,7 @@ def command(
             page = build_report(ann, measures=measures, coefficients=coefs, chance=chances, ci=ci, judgments=judged,
                                 model=model, model_steps=model_steps, model_method=model_method, model_level=level,
                                 seed=seed, source=file,
-                                judgments_path=judgments, command=command)
+                                judgments_path=judgments, command=command, wording=cli_wording)
         except (ValueError, TypeError) as err:
             fail(f"cannot build the report: {err}", EXIT_DATA)
     said = dict.fromkeys(f"{c.category.__name__}: {c.message}" for c in caught)

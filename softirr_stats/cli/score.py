@@ -33,6 +33,7 @@ from softirr_stats.cli._options import (
     LabelOpt,
     LayerOpt,
     MeasureAliasOpt,
+    ModelOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
@@ -79,7 +80,7 @@ def command(
         f"equivalence measure(s): {', '.join(m for m in MEASURES if m != 'exact')}, NAME:MODEL, a JSON "
         "estimator spec or @spec.json [default: levenshtein]")] = None,
     measure: MeasureAliasOpt = None,
-    model: Annotated[str | None, typer.Option(help="model directory or hub name for nli / llm_judge / embedding")] = None,
+    model: ModelOpt = None,
     chance: Annotated[str, typer.Option(help=f"chance agreement: {CHANCE_HELP}")] = "exact",
     seed: Annotated[int, typer.Option(help="seed of sampled chance pairs (use the same in the analysis)")] = 0,
     cache: Annotated[Path, typer.Option(help="SQLite score cache to fill (created if needed)")] = Path("scores.sqlite"),

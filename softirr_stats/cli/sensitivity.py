@@ -31,6 +31,7 @@ from softirr_stats.cli._options import (
     LevelOpt,
     MeasureAliasOpt,
     MethodOpt,
+    ModelOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
@@ -84,8 +85,7 @@ def command(
     plot: Annotated[Path | None, typer.Option(
         "--plot", help="write the forest plot to this file (.png, .svg or .pdf)")] = None,
     judgments: JudgmentsOpt = None,
-    model: Annotated[str | None, typer.Option(
-        help="model directory or hub name for --similarity nli / llm_judge / embedding")] = None,
+    model: ModelOpt = None,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
     field: FieldOpt = None,

@@ -28,7 +28,12 @@ from softirr_stats.agreement import (
     resolve_similarity,
 )
 from softirr_stats.base._csvsafe import escape_columns, quoting_for, unescape_columns
-from softirr_stats.base._validation import check_choice, check_positive_int
+from softirr_stats.base._validation import (
+    check_choice,
+    check_positive_int,
+    label_file_lines,
+    row_name,
+)
 from softirr_stats.ppi._ppi_terms import (
     all_distinct_pairs,
     chance_components,
@@ -369,6 +374,7 @@ def _frame(source: Any) -> pd.DataFrame:
         df = pd.read_csv(source, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
                          na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""], "gold": [""],
                                     "gold_draws": [""]})
+        label_file_lines(df, source)  # bad rows are named by their line in the file
         return unescape_columns(df, _LABEL_COLUMNS)  # written by JudgingPlan.to_csv: spreadsheet-safe
     raise TypeError(f"judgments must be a path to a plan CSV, a DataFrame or a JudgingPlan; "
                     f"got {type(source).__name__}")
@@ -387,7 +393,7 @@ def _read_gold(df: pd.DataFrame, require_judgment: bool) -> None:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(f"judgments column 'gold_draws' must hold integers from 0 to the row's draws; "
-                         f"row {row} has {df['gold_draws'].iloc[row]!r}")
+                         f"{row_name(df.index, row)} has {df['gold_draws'].to_numpy(dtype=object)[row]!r}")
     df["gold_draws"] = gd.astype(np.int64)
     if not require_judgment or not (gd > 0).any():
         return
@@ -399,8 +405,9 @@ def _read_gold(df: pd.DataFrame, require_judgment: bool) -> None:
     bad = need & ~(np.isfinite(g) & (g >= 0) & (g <= 1))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"gold must lie in [0, 1] on every row with gold_draws > 0; row {row} "
-                         f"({df['label_a'].iloc[row]!r}, {df['label_b'].iloc[row]!r}) has {df['gold'].iloc[row]!r}")
+        raise ValueError(f"gold must lie in [0, 1] on every row with gold_draws > 0; {row_name(df.index, row)} "
+                         f"({df['label_a'].iloc[row]!r}, {df['label_b'].iloc[row]!r}) has "
+                         f"{df['gold'].to_numpy(dtype=object)[row]!r}")
 
 
 def read_judgments(source: Any, *, lam: float | None = None, require_judgment: bool = True) -> pd.DataFrame:
@@ -449,16 +456,17 @@ def read_judgments(source: Any, *, lam: float | None = None, require_judgment: b
             if bad.any():
                 row = int(np.flatnonzero(bad)[0])
                 raise ValueError(f"judgments column {col!r} must be numeric with no missing values; "
-                                 f"row {row} has {df[col].iloc[row]!r}")
+                                 f"{row_name(df.index, row)} has {df[col].to_numpy(dtype=object)[row]!r}")
         df[col] = vals
     q = df["q"].to_numpy(dtype=float)
     if ((q <= 0) | (q > 1)).any():
         row = int(np.flatnonzero((q <= 0) | (q > 1))[0])
-        raise ValueError(f"judgments column 'q' must lie in (0, 1]; row {row} has {q[row]!r}")
+        raise ValueError(f"judgments column 'q' must lie in (0, 1]; {row_name(df.index, row)} has {q[row].item()!r}")
     dr = df["draws"].to_numpy(dtype=float)
     if ((dr < 1) | (dr != np.round(dr))).any():
         row = int(np.flatnonzero((dr < 1) | (dr != np.round(dr)))[0])
-        raise ValueError(f"judgments column 'draws' must hold positive integers; row {row} has {dr[row]!r}")
+        raise ValueError(f"judgments column 'draws' must hold positive integers; {row_name(df.index, row)} has "
+                         f"{dr[row].item()!r}")
     df["draws"] = dr.astype(np.int64)
     if "judgment" in df.columns and require_judgment:
         h = df["judgment"].to_numpy(dtype=float)
@@ -466,7 +474,8 @@ def read_judgments(source: Any, *, lam: float | None = None, require_judgment: b
         if out.any():
             row = int(np.flatnonzero(out)[0])
             raise ValueError(f"judgment must lie in [0, 1] (a probability that the labels are equivalent); "
-                             f"row {row} ({df['label_a'].iloc[row]!r}, {df['label_b'].iloc[row]!r}) has {h[row]!r}")
+                             f"{row_name(df.index, row)} ({df['label_a'].iloc[row]!r}, {df['label_b'].iloc[row]!r}) "
+                             f"has {h[row].item()!r}")
     _read_gold(df, require_judgment)
     if lam is not None and not (isinstance(lam, int | float) and 0.0 <= float(lam) <= 1.0):
         raise ValueError(f"lam must be a number in [0, 1] or None (estimated); got {lam!r}")

@@ -36,7 +36,7 @@ from softirr_stats.agreement import (
     Statistic,
     evaluate,
 )
-from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning, row_name
 from softirr_stats.ppi._judging import (
     JUDGED_COEFFICIENTS,
     label_codes,
@@ -144,7 +144,7 @@ def judged_rows(prep: Prepared, result: AgreementResult, judgments: Any, judge: 
     same = a == b
     if same.any():
         row = int(np.flatnonzero(same)[0])
-        raise ValueError(f"judgments row {row} pairs the label {table['label_a'].iloc[row]!r} with itself; "
+        raise ValueError(f"judgments {row_name(table.index, row)} pairs the label {table['label_a'].iloc[row]!r} with itself; "
                          "identical labels score 1 and are never judged")
     if judge is not None:
         from softirr_stats.equivalence import score_pairs

@@ -11,7 +11,7 @@ import html
 import math
 import platform
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -606,6 +606,7 @@ def build_report(
     command: str | None = None,
     title: str | None = None,
     comparisons: Sequence[Any] | None = None,
+    wording: Callable[[str], str] | None = None,
 ) -> str:
     """One self-contained HTML page reporting agreement on ``ann``.
 
@@ -653,6 +654,11 @@ def build_report(
     comparisons : sequence of ComparisonResult, optional
         Results of :func:`softirr_stats.compare` (or ``compare_groups``): a "Comparisons" section
         with each difference and its interval plotted, and their tables.
+    wording : callable, optional
+        Rewords each note and warning the page lists, for its reader: ``softirr report`` passes
+        its flag forms (``--similarity linear`` for ``weights='linear'``; the missing-ratings
+        note without the Python call that reproduces the peers' number). Default: as the library
+        words them, for a Python caller.
 
     Returns
     -------
@@ -691,6 +697,9 @@ def build_report(
     analysis = run_analysis(ann, coefficients=coefficients, measures=sims, chance=chance, ci=ci)
     df = analysis.table
     warns = list(dict.fromkeys([*(f"{w.category.__name__}: {w.message}" for w in caught), *analysis.warnings]))
+    if wording is not None:  # the notes in the caller's words (the command line's flags)
+        df = df.assign(warnings=df["warnings"].fillna("").astype(str).map(wording))
+        warns = list(dict.fromkeys(map(wording, warns)))
     if ci is None:
         ci_text = "point estimates, no interval"
     elif isinstance(ci, str):

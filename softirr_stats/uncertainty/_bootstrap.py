@@ -717,9 +717,8 @@ def _warn_slow_bootstrap(cfg: Bootstrap, rows: int, seconds: float) -> Any:
         return None
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=cfg.n, desc="bootstrap replicates", unit="rep", unit_scale=True, leave=False)
-    bar.update(rows)
-    return bar
+    # empty: the caller counts every chunk on it, the timed first one included
+    return tqdm(total=cfg.n, desc="bootstrap replicates", unit="rep", unit_scale=True, leave=False)
 
 
 def _describe_seconds(s: float) -> str:

@@ -67,6 +67,7 @@ def test_a_plain_table_of_judged_pairs_is_read_too(tmp_path, capsys):
 @pytest.mark.parametrize(("args", "edit", "message"), [
     (["--model", "dawid_skene"], None, "--gold is for --model soft"),
     (["--model", "soft", "-m", "indel"], "half", "column 'judgment' must be 0 (not equivalent) or 1 (equivalent)"),
+    (["--model", "soft", "-m", "indel"], "half", "row 2 (line 3 of the file) has 0.5"),  # as the user counts
     (["--model", "soft", "-m", "indel"], "unknown", "not in the annotations' vocabulary: ['no such label']"),
     (["--model", "soft", "-m", "indel"], "missing", "does not exist"),
     (["--model", "soft", "-m", "indel"], "columns", "needs the columns label_a, label_b and judgment"),
@@ -75,7 +76,7 @@ def test_bad_gold_is_one_line_before_any_fit(sheet, tmp_path, capsys, args, edit
     path = sheet
     if edit == "half":  # a probability: the prediction-powered estimate reads it, the soft model does not
         path = tmp_path / "half.csv"
-        pd.DataFrame({"label_a": ["x"], "label_b": ["y"], "judgment": [0.5]}).to_csv(path, index=False)
+        pd.DataFrame({"label_a": ["x", "x"], "label_b": ["y", "y"], "judgment": [1, 0.5]}).to_csv(path, index=False)
     elif edit == "unknown":
         path = tmp_path / "unknown.csv"
         label = sis.read_annotations(demo_path()).vocabulary[0]
@@ -89,3 +90,22 @@ def test_bad_gold_is_one_line_before_any_fit(sheet, tmp_path, capsys, args, edit
                               "--gold", str(path))
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith("error: --gold") and message in err
+
+
+def test_a_bad_judgment_in_a_blinded_sheet_is_named_by_its_row_and_line_in_the_sheet(sheet, tmp_path, capsys):
+    """The sheet is joined with its plan (plan order); the error still points at the sheet's own row and line."""
+    import shutil
+
+    from softirr_stats.analysis import plan_path_for
+
+    path = tmp_path / "sheet.csv"
+    shutil.copy(sheet, path)
+    shutil.copy(plan_path_for(sheet), plan_path_for(path))
+    blind = pd.read_csv(path)
+    row = len(blind) - 2  # 0-based; not the plan's position of the same pair
+    blind.loc[row, "judgment"] = 0.5
+    blind.to_csv(path, index=False)
+    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel", "--method", "svi",
+                              "--steps", "5", "--gold", str(path))
+    assert code == 2 and out == "", err
+    assert f"row {row + 1} (line {row + 2} of the file) has 0.5" in err

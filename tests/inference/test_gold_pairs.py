@@ -1,5 +1,6 @@
 """Gold pairs for the soft model: ``gold_pairs`` and ``annotator_agreement(..., gold=...)``."""
 
+import re
 import warnings
 
 import jax
@@ -68,9 +69,9 @@ def test_labels_are_matched_as_a_sheet_writes_them():
 @pytest.mark.parametrize(("gold", "err", "match"), [
     ([("fever", "flu", 1), ("cold", "rash", 0)], ValueError, r"not in the annotations' vocabulary: \['cold', 'flu'\]"),
     (pd.DataFrame({"label_a": ["fever"], "label_b": ["rash"], "judgment": [0.5]}), ValueError,
-     "column 'judgment' must be 0 .* or 1 .* row 0 has 0.5"),
-    (([0.2, 0.3], [1, 2]), ValueError, "labels must be 0 .* row 1 has 2"),
-    (([0.2, 1.3], [1, 0]), ValueError, r"scores must lie in \[0, 1\]; row 1"),
+     "column 'judgment' must be 0 .* or 1 .* row 1 has 0.5"),
+    (([0.2, 0.3], [1, 2]), ValueError, r"labels must be 0 .* labels\[1\] has 2"),
+    (([0.2, 1.3], [1, 0]), ValueError, r"scores must lie in \[0, 1\]; scores\[1\] has 1.3"),
     (([0.2, 0.3], [1]), ValueError, "same length"),
     (([], []), ValueError, "no gold pairs"),
     (pd.DataFrame(columns=["label_a", "label_b", "judgment"]), ValueError, "no gold pairs"),
@@ -83,6 +84,23 @@ def test_labels_are_matched_as_a_sheet_writes_them():
 def test_bad_gold_is_a_clear_error(ann, sim, gold, err, match):
     with pytest.raises(err, match=match):
         gold_pairs(gold, tuple(ann.vocabulary), sim)
+
+
+@pytest.mark.parametrize(("index", "where"), [
+    (None, "row 3 has 0.5"),  # the default index: the 1-based data row, as a user counts rows
+    (["p1", "p2", "p3"], "row 3 (index label 'p3') has 0.5"),
+    (pd.Index([2, 3, 5], name="line"), "row 3 (line 5 of the file) has 0.5"),  # read from a file
+])
+def test_a_bad_judgment_names_the_row_as_the_user_sees_it(ann, sim, index, where):
+    vocab = tuple(ann.vocabulary)
+    table = pd.DataFrame({"label_a": [vocab[0]] * 3, "label_b": [vocab[1]] * 3, "judgment": [1, 0, 0.5]},
+                         index=index)
+    with pytest.raises(ValueError, match=re.escape(where)):
+        gold_pairs(table, vocab, sim)
+    table["judgment"] = 1
+    table["draws"] = [1, 1, 0]
+    with pytest.raises(ValueError, match=re.escape(f"'draws' must hold positive integers; {where.replace('0.5', '0')}")):
+        gold_pairs(table, vocab, sim)
 
 
 def test_annotator_agreement_fits_gold_pairs_and_records_their_number(ann):

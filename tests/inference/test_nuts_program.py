@@ -38,18 +38,38 @@ def test_the_program_is_kept_and_read_back_without_tracing(program_cache, monkey
     assert len(list((program_cache / "exported").glob("*.jaxexport"))) == 1
 
 
-def test_a_damaged_file_is_traced_again_and_replaced(program_cache):
-    first = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
-    (kept,) = (program_cache / "exported").glob("*.jaxexport")
-    kept.write_bytes(b"not a program")
+@pytest.fixture(scope="module")
+def kept_fit(tmp_path_factory):
+    """The fit of CODES (seed 1) with its program kept, once for the module: its draws and the kept file's
+    name and bytes. A test that damages or bypasses the file starts from a fresh cache (``program_cache``)
+    and puts the file there itself, as the fit before it in the same cache would have left it."""
+    import jax
+
+    previous = jax.config.jax_compilation_cache_dir
+    cache = tmp_path_factory.mktemp("kept") / "jax"
+    J.compile_cache(cache)
     J._EXPORTED.clear()
+    try:
+        draws = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
+        (kept,) = (cache / "exported").glob("*.jaxexport")
+        return draws, kept.name, kept.read_bytes()
+    finally:
+        J._EXPORTED.clear()
+        J.compile_cache(previous or False)
+
+
+def test_a_damaged_file_is_traced_again_and_replaced(kept_fit, program_cache):
+    first, name, _ = kept_fit
+    kept = program_cache / "exported" / name  # where this fit keeps its program: the name is its fingerprint
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_bytes(b"not a program")
     again = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
     assert all(np.array_equal(again[k], first[k]) for k in first)
     assert kept.stat().st_size > 1000
 
 
-def test_same_draws_with_the_cache_off(program_cache):
-    kept = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
+def test_same_draws_with_the_cache_off(kept_fit, program_cache):
+    kept = kept_fit[0]  # drawn by the kept (exported) program
     J.compile_cache(False)
     J._EXPORTED.clear()
     off = _draws(fit(models.dawid_skene, CODES, method="nuts", seed=1, config=SMALL, progress=False))
@@ -83,7 +103,8 @@ def test_data_sets_of_one_shape_share_one_program_with_the_same_draws(program_ca
 
     import softirr_stats.inference._fit as F
 
-    posts = [fit(models.mace, _codes(s), method="nuts", seed=s, config=SMALL, progress=False) for s in range(3)]
+    # two data sets show the sharing (each more costs a compile of the constants program below)
+    posts = [fit(models.mace, _codes(s), method="nuts", seed=s, config=SMALL, progress=False) for s in range(2)]
     assert len(list((program_cache / "exported").glob("*.jaxexport"))) == 1
     for s, post in enumerate(posts):
         data = models.encode_annotations(_codes(s))
