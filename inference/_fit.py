@@ -452,17 +452,19 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
 
         bar = progress_bar(cfg.steps, f"SVI steps, batches of {batch_size} items")
     losses, done, epoch = [], 0, 0
-    while done < cfg.steps:
-        n_steps = min(per_call, cfg.steps - done)
-        # the call runs (and reads these) before interruptibly returns; bound here all the same
-        carry, loss = interruptibly(lambda carry=carry, epoch=epoch, n_steps=n_steps:
-                                    run_epoch(carry, table, k_perm, jnp.int32(epoch), n_steps))
-        losses.append(np.asarray(loss))
-        done, epoch = done + n_steps, epoch + 1
+    try:
+        while done < cfg.steps:
+            n_steps = min(per_call, cfg.steps - done)
+            # the call runs (and reads these) before interruptibly returns; bound here all the same
+            carry, loss = interruptibly(lambda carry=carry, epoch=epoch, n_steps=n_steps:
+                                        run_epoch(carry, table, k_perm, jnp.int32(epoch), n_steps))
+            losses.append(np.asarray(loss))
+            done, epoch = done + n_steps, epoch + 1
+            if bar is not None:
+                bar.update(n_steps)
+    finally:  # also when a step raises or Ctrl-C stops it: the bar ends its line
         if bar is not None:
-            bar.update(n_steps)
-    if bar is not None:
-        bar.close()
+            bar.close()
     losses = np.concatenate(losses)
     params = svi.constrain_fn(carry[0]) if local else svi.get_params(carry)
     _check_losses(losses, cfg.steps)

@@ -411,3 +411,33 @@ def test_the_soft_model_refuses_minibatches_and_auto_keeps_it_on_the_full_data()
     post = inference.fit("soft", codes, method="svi", progress=False,
                          config=SviConfig(steps=20, num_draws=10))  # "auto": the full data
     assert post.extra["batch_size"] is None
+
+
+def test_the_minibatch_bar_ends_its_line_when_a_step_raises(monkeypatch):
+    """A step that raises (or Ctrl-C) still closes the bar, so the error line starts on a line of its own."""
+    from softirr_stats.inference import _progress
+
+    closed = []
+
+    class Bar:
+        def update(self, n):
+            pass
+
+        def close(self):
+            closed.append(True)
+
+    calls = []
+
+    def failing(fn):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return fn()
+
+    monkeypatch.setattr(_progress, "progress_bar", lambda total, desc, unit="it": Bar())
+    monkeypatch.setattr(_progress, "interruptibly", failing)
+    sim = models.simulate_dawid_skene(200, 3, 2, accuracy=0.8, seed=0)
+    with pytest.raises(KeyboardInterrupt):
+        inference.fit(models.dawid_skene, sim["codes"], method="svi", seed=0, progress=True,
+                      config=inference.SviConfig(steps=60, num_draws=20, batch_size=40))
+    assert len(calls) == 2 and closed == [True]
