@@ -350,8 +350,9 @@ def compare(nuts_path: str, svi_path: str) -> str:
             conv = (f"{int((d['divergences'] > 0).sum())}/{n} | "
                     f"{int(d['rhat_warned'].astype(str).eq('True').sum())}/{n} | "
                     f"{int((d['kappa_rhat'] > rh).sum())}/{n} | "
-                    + (f"{int(d['convergence_warned'].astype(str).eq('True').sum())}/{n}"
-                       if "convergence_warned" in d and d["convergence_warned"].notna().all()
+                    + (f"{int(d['convergence_warned'].astype(str).eq('True').sum())}/"
+                       f"{int(d['convergence_warned'].notna().sum())}"
+                       if "convergence_warned" in d and d["convergence_warned"].notna().any()
                        else "-") if method == "NUTS" else "- | - | - | -")
             lines.append(
                 f"| {shape} | {method} | {n} | {100 * c:.1f}% ({100 * np.sqrt(c * (1 - c) / n):.1f}) | "

@@ -104,3 +104,9 @@ def test_compare_pairs_nuts_with_svi_on_the_same_seeds(tmp_path):
     nuts.to_csv(n, index=False)
     lines = [ln for ln in study.compare(str(n), str(v)).splitlines() if ln.startswith("| bands")]
     assert lines[0].endswith("| 1/3 | 1/3 |") and lines[1].endswith("| - | - | - | - |")
+    # rows from before the column (NaN) are left out of its count, not counted as quiet
+    nuts["convergence_warned"] = nuts["convergence_warned"].astype(object)
+    nuts.loc[0, "convergence_warned"] = np.nan
+    nuts.to_csv(n, index=False)
+    lines = [ln for ln in study.compare(str(n), str(v)).splitlines() if ln.startswith("| bands")]
+    assert lines[0].endswith("| 1/3 | 1/2 |")
