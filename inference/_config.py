@@ -107,7 +107,7 @@ class NutsConfig:
         The same for the elements of the model's nuisance sites (the soft model's emission
         pieces, intercept and rater z: weakly identified one by one, while the quantities
         built from them stay under ``rhat_threshold``): ``Posterior.model_kind.nuisance_sites``
-        names them (docs/annotator_models.md, "Convergence").
+        names them (docs/annotator_models.md, "Convergence of the soft model's NUTS fits").
 
     Examples
     --------

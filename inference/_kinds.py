@@ -403,7 +403,7 @@ class SoftKind(ModelKind):
     # density, component_mean and kappa mix where a single piece does not), and the
     # intercept and rater / item z (with 3 raters the intercept and the rater effects'
     # mean lie on a ridge only the prior closes; z alone trades off with its scale).
-    # Measured on default NUTS fits: docs/annotator_models.md, "NUTS rows".
+    # Measured: docs/annotator_models.md, "Convergence of the soft model's NUTS fits".
     nuisance_sites = ("equiv_weights", "nonequiv_weights", "equiv_weights_kept",
                       "nonequiv_weights_kept", "equiv_hist", "nonequiv_hist", "intercept",
                       "rater_z", "item_z")
