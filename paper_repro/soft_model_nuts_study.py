@@ -371,15 +371,12 @@ def compare(nuts_path: str, svi_path: str) -> str:
 def main() -> None:
     if not __package__:
         sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-    from paper_repro.soft_model_robustness import FRESH_SHAPES, SIMULATED_SHAPES
+    from paper_repro.soft_model_robustness import add_study_arguments
     from softirr_stats.models import DEFAULT_EMISSION
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--shapes", nargs="+", default=[*FRESH_SHAPES, *SIMULATED_SHAPES],
-                    choices=[*SIMULATED_SHAPES, *FRESH_SHAPES])
+    add_study_arguments(ap)
     ap.add_argument("--emission", default=DEFAULT_EMISSION)
-    ap.add_argument("--studies", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--batch", type=int, default=20, help="studies per compiled program call")
     ap.add_argument("--warmup", type=int, default=None, help="default: NutsConfig().num_warmup")
     ap.add_argument("--samples", type=int, default=None, help="default: NutsConfig().num_samples")

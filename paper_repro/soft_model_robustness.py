@@ -219,8 +219,8 @@ def ppi_kappa(judged: dict, level: float = 0.9) -> tuple[float, float, float]:
     independent; the interval uses the library's critical value with the smaller effective
     degrees of freedom of the two terms.
     """
-    from softirr_stats.ppi._ppi_terms import effective_df
     from softirr_stats.ppi._ppi_intervals import delta_critical_value
+    from softirr_stats.ppi._ppi_terms import effective_df
 
     est, var, dfs = {}, {}, []
     for term, (f_all, idx, h) in judged.items():
@@ -333,6 +333,14 @@ def run(shapes: list, emissions: list, studies: int, steps: int, seed0: int,
                 if out:
                     _append_csv(out, r)
     return rows
+
+
+def add_study_arguments(ap: "argparse.ArgumentParser") -> None:  # noqa: F821 - typing only
+    """The arguments the soft-model studies share: ``--shapes``, ``--studies``, ``--seed``."""
+    ap.add_argument("--shapes", nargs="+", default=[*FRESH_SHAPES, *SIMULATED_SHAPES],
+                    choices=[*SIMULATED_SHAPES, *FRESH_SHAPES])
+    ap.add_argument("--studies", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1000)
 
 
 def _append_csv(path: str, row: dict) -> None:
