@@ -169,24 +169,18 @@ def max_rhat(by_chain: dict, sites=None) -> tuple[float, str]:
     return (best if np.isfinite(best) else np.nan), where
 
 
-def _nuisance() -> frozenset:
-    from softirr_stats.inference._kinds import SoftKind
-
-    return frozenset(SoftKind.nuisance_sites)
-
-
 def study_rows(shape: str, emission: str, seeds, sims, res, cfg, sec: float) -> list[dict]:
     """One CSV row per study of a fitted batch (see the module docstring)."""
     from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 
     from paper_repro.soft_model_check_study import score_check_stat
-    from softirr_stats.inference._kinds import COMPONENT_OVERLAP, SCORE_CHECK_P
+    from softirr_stats.inference._kinds import COMPONENT_OVERLAP, SCORE_CHECK_P, SoftKind
     from softirr_stats.inference._soft_check import SEPARATION_RATIO
     from softirr_stats.models import SoftAgreementPriors
 
     nb = SoftAgreementPriors().monotone_bins
     q = [(1 - LEVEL) / 2, (1 + LEVEL) / 2]
-    NUISANCE = _nuisance()  # noqa: N806 - a constant of the library
+    nuisance = set(SoftKind.nuisance_sites)
     rows = []
     for i, (s, sim) in enumerate(zip(seeds, sims, strict=True)):
         chains = {k: v[i] for k, v in res["by_chain"].items()}
@@ -203,8 +197,8 @@ def study_rows(shape: str, emission: str, seeds, sims, res, cfg, sec: float) -> 
         rh, rh_site = max_rhat(chains)
         # fit's ConvergenceWarning: r_hat > rhat_threshold outside the soft kind's nuisance
         # sites, > nuisance_rhat_threshold on them, or any divergent transition
-        strict, strict_site = max_rhat(chains, [k for k in chains if k not in NUISANCE])
-        loose, loose_site = max_rhat(chains, [k for k in chains if k in NUISANCE])
+        strict, strict_site = max_rhat(chains, [k for k in chains if k not in nuisance])
+        loose, loose_site = max_rhat(chains, [k for k in chains if k in nuisance])
         with np.errstate(invalid="ignore", divide="ignore"):
             k_rhat = float(split_gelman_rubin(kc)) if kc.shape[1] >= 4 else np.nan
             k_ess = float(effective_sample_size(kc)) if kc.shape[1] >= 4 else np.nan
