@@ -40,6 +40,10 @@ Usage::
         --out rows.csv --budget-s 3600          # resumable: the same --out
     python paper_repro/soft_model_nuts_study.py --compare rows.csv \\
         --svi docs/soft_model_robustness/check_study.csv
+    # the same studies under another prior on the emission's pieces (rows record it; the
+    # start-up check fits the default priors, so it is skipped)
+    python paper_repro/soft_model_nuts_study.py --shapes heavy_tails --studies 24 --batch 4 \\
+        --monotone-concentration 20 --no-check --out c20.csv
 
 At start-up (unless ``--no-check``) the first study of the first shape is fitted both here
 and by ``softirr_stats.inference.fit(..., method="nuts")`` with the same key: the posterior
@@ -48,6 +52,7 @@ means of kappa must agree within 4 Monte Carlo SEs, else the run stops.
 
 import argparse
 import functools
+import os
 import pathlib
 import sys
 import time
@@ -73,9 +78,10 @@ _TEMPLATES: dict = {}
 
 
 @functools.lru_cache(maxsize=8)
-def _batched_nuts(emission: str, cfg, template_key: tuple):
+def _batched_nuts(emission: str, cfg, template_key: tuple, priors=None):
     """A jitted ``(keys, ws, cs, below) -> draws`` for a batch of studies (one compile per
-    layout and settings): ``fit``'s NUTS program, vmapped over the studies' scores."""
+    layout and settings): ``fit``'s NUTS program, vmapped over the studies' scores.
+    ``priors``: a ``SoftAgreementPriors`` (None: the default)."""
     import jax
     import jax.numpy as jnp
     from numpyro.infer import MCMC, NUTS, init_to_mean
@@ -89,7 +95,7 @@ def _batched_nuts(emission: str, cfg, template_key: tuple):
     )
 
     template = _TEMPLATES[template_key]
-    priors = SoftAgreementPriors()
+    priors = SoftAgreementPriors() if priors is None else priors
     model = functools.partial(soft_agreement, priors=priors, emission=emission)
 
     def one(key, ws, cs, below):
@@ -119,8 +125,9 @@ def fit_keys(indices) -> "jax.Array":  # noqa: F821 - jax is imported lazily
     return jax.numpy.stack([jax.random.split(jax.random.key(int(i)))[0] for i in indices])
 
 
-def fit_batch(sims: list, indices, emission: str, cfg) -> dict:
-    """Fit the studies ``sims`` (from ``simulate_study``, one pair layout) in one program.
+def fit_batch(sims: list, indices, emission: str, cfg, priors=None) -> dict:
+    """Fit the studies ``sims`` (from ``simulate_study``, one pair layout) in one program
+    (``priors``: a ``SoftAgreementPriors``, None for the default).
 
     Returns numpy arrays with a leading study axis: ``by_chain`` (every site, ``(chain,
     draw, ...)``), ``probs`` (``(draws, 2, bins)`` cell probabilities), ``leak``,
@@ -142,7 +149,7 @@ def fit_batch(sims: list, indices, emission: str, cfg) -> dict:
     gaps = [pair_scores_gap(s["data"]) for s in sims]
     below = jnp.asarray(np.stack([s["data"].within_scores <= (-1.0 if g is None else g[0])
                                   for s, g in zip(sims, gaps, strict=True)]))
-    res = _batched_nuts(emission, cfg, key)(fit_keys(indices), ws, cs, below)
+    res = _batched_nuts(emission, cfg, key, priors)(fit_keys(indices), ws, cs, below)
     res = jax.tree_util.tree_map(np.asarray, res)
     res["gaps"] = gaps
     return res
@@ -270,13 +277,21 @@ def _done(path) -> set:
         return {(r["shape"], r["emission"], int(r["seed"])) for r in csv.DictReader(fh)}
 
 
-def run(shapes, emission, studies, seed0, batch, out, budget_s, cfg) -> None:
+def run(shapes, emission, studies, seed0, batch, out, budget_s, cfg, priors=None) -> None:
     """Fit ``studies`` studies per shape, ``batch`` at a time, in rounds over the shapes (every
     shape grows evenly). ``budget_s``: no round starts that the last round's duration says
-    would end past the budget, so every shape stops at the same number of studies."""
+    would end past the budget, so every shape stops at the same number of studies.
+    ``priors``: a ``SoftAgreementPriors`` other than the default; its
+    ``monotone_concentration`` is then recorded in a column of that name."""
     from paper_repro.soft_model_robustness import _append_csv, simulate_study
 
     done, t0, last = _done(out), time.time(), 0.0
+    if out and os.path.exists(out):  # one CSV, one set of columns
+        with open(out) as fh:
+            marked = "monotone_concentration" in fh.readline().strip().split(",")
+        if marked != (priors is not None):
+            raise SystemExit(f"{out} holds rows of {'other' if marked else 'the default'} priors; "
+                             "write rows of other priors to a file of their own")
     for start in range(0, studies, batch):
         todo = {shape: [seed0 + s for s in range(start, min(start + batch, studies))
                         if (shape, emission, seed0 + s) not in done] for shape in shapes}
@@ -291,9 +306,12 @@ def run(shapes, emission, studies, seed0, batch, out, budget_s, cfg) -> None:
                 continue
             sims = [simulate_study(shape, s) for s in seeds]
             t = time.time()
-            res = fit_batch(sims, [s - seed0 for s in seeds], emission, cfg)
+            res = fit_batch(sims, [s - seed0 for s in seeds], emission, cfg, priors)
             sec = (time.time() - t) / len(seeds)
             rows = study_rows(shape, emission, seeds, sims, res, cfg, sec)
+            if priors is not None:
+                rows = [{**r, "monotone_concentration": priors.monotone_concentration}
+                        for r in rows]
             for row in rows:
                 if out:
                     _append_csv(out, row)
@@ -375,6 +393,9 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=None, help="default: NutsConfig().num_warmup")
     ap.add_argument("--samples", type=int, default=None, help="default: NutsConfig().num_samples")
     ap.add_argument("--chains", type=int, default=None, help="default: NutsConfig().num_chains")
+    ap.add_argument("--monotone-concentration", type=float, default=None,
+                    help="SoftAgreementPriors.monotone_concentration (default: the library's; "
+                         "when given, recorded per row)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--budget-s", type=float, default=float("inf"))
     ap.add_argument("--no-check", action="store_true",
@@ -387,6 +408,14 @@ def main() -> None:
         print(compare(a.compare, a.svi))
         return
     cfg = _nuts_config(a.warmup, a.samples, a.chains)
+    priors = None
+    if a.monotone_concentration is not None:
+        from softirr_stats.models import SoftAgreementPriors
+
+        priors = SoftAgreementPriors(monotone_concentration=a.monotone_concentration)
+    if priors is not None and not a.no_check:
+        raise SystemExit("--monotone-concentration: pass --no-check (the start-up check fits "
+                         "the default priors)")
     print(f"NUTS: {cfg.num_chains} chains x ({cfg.num_warmup} + {cfg.num_samples}), target "
           f"accept {cfg.target_accept}, depth <= {cfg.max_tree_depth}", flush=True)
     if not a.no_check:
@@ -400,7 +429,7 @@ def main() -> None:
                                       "samples": cfg.num_samples})
         if not abs(c["z"]) <= 4.0:
             raise SystemExit("the batched NUTS fit does not match inference.fit: stopping")
-    run(a.shapes, a.emission, a.studies, a.seed, a.batch, a.out, a.budget_s, cfg)
+    run(a.shapes, a.emission, a.studies, a.seed, a.batch, a.out, a.budget_s, cfg, priors)
 
 
 if __name__ == "__main__":

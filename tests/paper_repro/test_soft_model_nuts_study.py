@@ -110,3 +110,40 @@ def test_compare_pairs_nuts_with_svi_on_the_same_seeds(tmp_path):
     nuts.to_csv(n, index=False)
     lines = [ln for ln in study.compare(str(n), str(v)).splitlines() if ln.startswith("| bands")]
     assert lines[0].endswith("| 1/3 | 1/2 |")
+
+
+def test_run_passes_other_priors_to_the_fit_and_records_them(tmp_path, monkeypatch):
+    from softirr_stats.models import SoftAgreementPriors
+
+    seen = []
+
+    def fake_fit(sims, indices, emission, cfg, priors=None):
+        seen.append((list(indices), priors))
+        return {"n": len(sims)}
+
+    def fake_rows(shape, emission, seeds, sims, res, cfg, sec):
+        return [{"shape": shape, "emission": emission, "seed": s, "covered": True,
+                 "divergences": 0} for s in seeds]
+
+    monkeypatch.setattr(study, "fit_batch", fake_fit)
+    monkeypatch.setattr(study, "study_rows", fake_rows)
+    monkeypatch.setattr("paper_repro.soft_model_robustness.simulate_study",
+                        lambda shape, seed: {"seed": seed})
+    out = tmp_path / "rows.csv"
+    priors = SoftAgreementPriors(monotone_concentration=20.0)
+    study.run(["bands"], "monotone", 3, 1000, 2, str(out), float("inf"), study._nuts_config(
+        10, 10, None), priors)
+    assert seen == [([0, 1], priors), ([2], priors)]  # key index = seed - --seed, in batches
+    rows = pd.read_csv(out)
+    assert rows["seed"].tolist() == [1000, 1001, 1002]
+    assert (rows["monotone_concentration"] == 20.0).all()
+    study.run(["bands"], "monotone", 4, 1000, 2, str(out), float("inf"), study._nuts_config(
+        10, 10, None), priors)  # resumes: only seed 1003 is new
+    assert seen[-1] == ([3], priors) and len(pd.read_csv(out)) == 4
+    with pytest.raises(SystemExit, match="rows of other priors"):  # the default priors' rows
+        study.run(["bands"], "monotone", 5, 1000, 2, str(out), float("inf"),
+                  study._nuts_config(10, 10, None))
+    # the start-up check fits the default priors: other priors need --no-check
+    monkeypatch.setattr(sys, "argv", ["x", "--monotone-concentration", "20", "--out", str(out)])
+    with pytest.raises(SystemExit, match="--no-check"):
+        study.main()
