@@ -344,14 +344,23 @@ def add_study_arguments(ap: "argparse.ArgumentParser") -> None:  # noqa: F821 - 
 
 
 def _append_csv(path: str, row: dict) -> None:
-    """Append one study's row to a CSV file (header on the first row)."""
+    """Append one study's row to a CSV file (header on the first row). The row is written in
+    the order of an existing file's header, whatever its own key order; a row whose columns
+    differ from that header is refused (it would be read back under the wrong names)."""
     import csv
     import os
 
-    new = not os.path.exists(path)
+    header = None
+    if os.path.exists(path) and os.path.getsize(path):
+        with open(path, newline="") as fh:
+            header = next(csv.reader(fh))
+        if set(header) != set(row):
+            raise ValueError(f"{path}: the row's columns differ from the file's header "
+                             f"(missing {sorted(set(header) - set(row))}, new "
+                             f"{sorted(set(row) - set(header))}); write it to a file of its own")
     with open(path, "a", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(row))
-        if new:
+        w = csv.DictWriter(fh, fieldnames=header or list(row))
+        if header is None:
             w.writeheader()
         w.writerow(row)
 

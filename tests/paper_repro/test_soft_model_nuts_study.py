@@ -147,3 +147,19 @@ def test_run_passes_other_priors_to_the_fit_and_records_them(tmp_path, monkeypat
     monkeypatch.setattr(sys, "argv", ["x", "--monotone-concentration", "20", "--out", str(out)])
     with pytest.raises(SystemExit, match="--no-check"):
         study.main()
+
+
+def test_append_csv_writes_in_the_files_column_order(tmp_path):
+    """A row appended to an existing CSV lands under the file's header whatever its own key
+    order (a resumed run whose rows list the columns in another order once shifted them)."""
+    from paper_repro.soft_model_robustness import _append_csv
+
+    out = tmp_path / "rows.csv"
+    pd.DataFrame([{"seed": 1, "kappa": 0.5, "covered": True}]).to_csv(out, index=False)
+    _append_csv(str(out), {"covered": False, "kappa": 0.25, "seed": 2})
+    rows = pd.read_csv(out)
+    assert rows.to_dict("records")[1] == {"seed": 2, "kappa": 0.25, "covered": False}
+    with pytest.raises(ValueError, match="missing \\['covered'\\], new \\['extra'\\]"):
+        _append_csv(str(out), {"seed": 3, "kappa": 0.1, "extra": 1})
+    _append_csv(str(tmp_path / "new.csv"), {"b": 1, "a": 2})
+    assert pd.read_csv(tmp_path / "new.csv").columns.tolist() == ["b", "a"]
