@@ -28,6 +28,7 @@ from softirr_stats.inference._fit import fit
 from softirr_stats.inference._gold import MIN_GOLD, GoldPairs, gold_pairs
 from softirr_stats.inference._posterior import Posterior, PredictiveCheck, PriorContraction
 from softirr_stats.inference._postprocess import fleiss_kappa_counts, item_counts
+from softirr_stats.inference._prior_sensitivity import prior_sensitivity
 from softirr_stats.inference._rater_check import rater_predictive_check
 from softirr_stats.inference._size import FitSize, FitSizeError, format_seconds, open_vocabulary
 from softirr_stats.inference._soft_check import score_check_statistic
@@ -59,6 +60,7 @@ __all__ = [
     "item_counts",
     "model_caveats",
     "open_vocabulary",
+    "prior_sensitivity",
     "rater_predictive_check",
     "score_check_statistic",
 ]
