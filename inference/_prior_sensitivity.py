@@ -52,7 +52,9 @@ def prior_sensitivity(model: Any, data: Any, priors: Any, *, method: str = "nuts
         At least two, the model's prior dataclass each (a mapping gives the row labels; a
         sequence is labelled by each configuration's ``repr``). The first is the reference.
     site : str, default "kappa"
-        A sampled or derived site of the model with one value per draw.
+        A sampled or derived site with one value per draw, or a derived quantity of
+        :meth:`Posterior.draws` (the categorical models' model-implied ``kappa``,
+        ``kappa_cohen``, ...).
     level : float, default 0.95
 
     Returns
@@ -67,8 +69,8 @@ def prior_sensitivity(model: Any, data: Any, priors: Any, *, method: str = "nuts
     TypeError
         ``priors`` is not a sequence or mapping.
     ValueError
-        Fewer than two configurations; ``site`` not a scalar site of the model; ``level``
-        outside (0, 1).
+        Fewer than two configurations; ``site`` not a scalar site or derived quantity of the
+        model; ``level`` outside (0, 1).
 
     Warns
     -----
@@ -97,11 +99,15 @@ def prior_sensitivity(model: Any, data: Any, priors: Any, *, method: str = "nuts
     for label, prior in items:
         post = fit(model, data, method=method, seed=seed, config=config, priors=prior,
                    progress=progress, **model_kwargs)
-        if site not in post.samples or np.asarray(post.samples[site]).ndim != 1:
-            scalar = sorted(k for k, v in post.samples.items() if np.asarray(v).ndim == 1)
-            raise ValueError(f"site must be a scalar site of the model, one of {scalar}; "
-                             f"got {site!r}")
-        draws = np.asarray(post.samples[site], np.float64)
+        try:
+            draws = np.asarray(post.draws(site), np.float64)
+        except KeyError:
+            draws = None
+        if draws is None or draws.ndim != 1:
+            scalar = sorted([k for k, v in post.samples.items() if np.asarray(v).ndim == 1]
+                            + list(post.model_kind.derived_names))
+            raise ValueError(f"site must be a scalar site or derived quantity of the model, one "
+                             f"of {scalar}; got {site!r}")
         lo, hi = np.quantile(draws, [(1.0 - level) / 2, (1.0 + level) / 2])
         rows[label] = {"mean": float(draws.mean()), "sd": float(draws.std(ddof=1)),
                        "lower": float(lo), "upper": float(hi)}

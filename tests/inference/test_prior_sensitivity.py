@@ -57,6 +57,20 @@ def test_bad_arguments(data):
         prior_sensitivity("soft", data, [models.SoftAgreementPriors()])
     with pytest.raises(ValueError, match=r"level must be in \(0, 1\)"):
         prior_sensitivity("soft", data, list(PRIORS.values()), level=90)
-    with pytest.raises(ValueError, match="site must be a scalar site of the model, one of .*'kappa'"):
+    with pytest.raises(ValueError, match="site must be a scalar site or derived quantity of the "
+                                         "model, one of .*'kappa'"):
         prior_sensitivity("soft", data, PRIORS, method="svi", config=CFG, site="rater_z",
                           progress=False)
+
+
+def test_categorical_models_compare_their_implied_kappa():
+    codes = models.simulate_dawid_skene(60, 3, 3, accuracy=0.7, seed=0)["codes"]
+    priors = [models.DawidSkenePriors(), models.DawidSkenePriors(concentration=1.0)]
+    t = prior_sensitivity("dawid_skene", codes, priors, method="svi", config=SviConfig(steps=200),
+                          progress=False)
+    for (label, row), post in zip(t.iterrows(), t.attrs["posteriors"].values(), strict=True):
+        k = post.draws("kappa")  # the model-implied Fleiss-type kappa
+        assert row["mean"] == pytest.approx(float(np.mean(k)), abs=1e-12), label
+    with pytest.raises(ValueError, match="one of .*'kappa_cohen'.*got 'pi'"):
+        prior_sensitivity("dawid_skene", codes, priors, method="svi", config=SviConfig(steps=200),
+                          site="pi", progress=False)
