@@ -41,7 +41,7 @@ def prior_sensitivity(model: Any, data: Any, priors: Any, *, method: str = "nuts
     prior: e.g. the soft model's kappa on scores that both components spread over the same
     range, which the monotone emission identifies only within a range where the prior on its
     pieces places the posterior (docs/annotator_models.md, "Where the scores leave kappa
-    open"; there ``monotone_concentration`` 20 against the default 4 moved kappa by 0.4-1.8
+    open"; there ``monotone_concentration`` 20 against the default 4 moved kappa by 0.3-1.8
     posterior sds).
 
     Parameters
