@@ -10,21 +10,15 @@ import sys
 import numpy as np
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+if importlib.util.find_spec("paper_repro") is None:  # top-level folder, not pip-installed
+    sys.path.append(str(pathlib.Path(__file__).resolve().parents[2]))
 
-
-def _module(name: str):
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    spec = importlib.util.spec_from_file_location(name, ROOT / "paper_repro" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from paper_repro import soft_model_identification  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def ident():
-    return _module("soft_model_identification")
+    return soft_model_identification
 
 
 def test_docstring_examples(ident):
