@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from softirr_stats.base._validation import check_level
 from softirr_stats.inference._config import DEFAULT_LEVEL, NutsConfig, SviConfig
 
 __all__ = ["prior_sensitivity"]
@@ -92,8 +93,7 @@ def prior_sensitivity(model: Any, data: Any, priors: Any, *, method: str = "nuts
     """
     from softirr_stats.inference._fit import fit
 
-    if not (isinstance(level, int | float) and 0.0 < float(level) < 1.0):
-        raise ValueError(f"level must be in (0, 1); got {level!r}")
+    level = check_level(level)
     items = _labelled(priors)
     rows, posts = {}, {}
     for label, prior in items:
@@ -108,7 +108,7 @@ def prior_sensitivity(model: Any, data: Any, priors: Any, *, method: str = "nuts
                             + list(post.model_kind.derived_names))
             raise ValueError(f"site must be a scalar site or derived quantity of the model, one "
                              f"of {scalar}; got {site!r}")
-        lo, hi = np.quantile(draws, [(1.0 - level) / 2, (1.0 + level) / 2])
+        lo, hi = post.interval(site, level)
         rows[label] = {"mean": float(draws.mean()), "sd": float(draws.std(ddof=1)),
                        "lower": float(lo), "upper": float(hi)}
         posts[label] = post
@@ -119,5 +119,5 @@ def prior_sensitivity(model: Any, data: Any, priors: Any, *, method: str = "nuts
         table["shift_in_sd"] = table["shift"] / ref["sd"]
     table.index.name = "priors"
     table.attrs["posteriors"] = posts
-    table.attrs["site"], table.attrs["level"] = site, float(level)
+    table.attrs["site"], table.attrs["level"] = site, level
     return table

@@ -52,7 +52,6 @@ means of kappa must agree within 4 Monte Carlo SEs, else the run stops.
 
 import argparse
 import functools
-import os
 import pathlib
 import sys
 import time
@@ -283,12 +282,12 @@ def run(shapes, emission, studies, seed0, batch, out, budget_s, cfg, priors=None
     would end past the budget, so every shape stops at the same number of studies.
     ``priors``: a ``SoftAgreementPriors`` other than the default; its
     ``monotone_concentration`` is then recorded in a column of that name."""
-    from paper_repro.soft_model_robustness import _append_csv, simulate_study
+    from paper_repro.soft_model_robustness import _append_csv, csv_header, simulate_study
 
     done, t0, last = _done(out), time.time(), 0.0
-    if out and os.path.exists(out):  # one CSV, one set of columns
-        with open(out) as fh:
-            marked = "monotone_concentration" in fh.readline().strip().split(",")
+    header = csv_header(out)
+    if header is not None:  # one CSV, one set of columns: refused before any fit
+        marked = "monotone_concentration" in header
         if marked != (priors is not None):
             raise SystemExit(f"{out} holds rows of {'other' if marked else 'the default'} priors; "
                              "write rows of other priors to a file of their own")

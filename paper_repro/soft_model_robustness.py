@@ -343,17 +343,25 @@ def add_study_arguments(ap: "argparse.ArgumentParser") -> None:  # noqa: F821 - 
     ap.add_argument("--seed", type=int, default=1000)
 
 
+def csv_header(path: str | None) -> list[str] | None:
+    """The column names of an existing, non-empty CSV file (None otherwise)."""
+    import csv
+    import os
+
+    if not path or not os.path.exists(path) or not os.path.getsize(path):
+        return None
+    with open(path, newline="") as fh:
+        return next(csv.reader(fh))
+
+
 def _append_csv(path: str, row: dict) -> None:
     """Append one study's row to a CSV file (header on the first row). The row is written in
     the order of an existing file's header, whatever its own key order; a row whose columns
     differ from that header is refused (it would be read back under the wrong names)."""
     import csv
-    import os
 
-    header = None
-    if os.path.exists(path) and os.path.getsize(path):
-        with open(path, newline="") as fh:
-            header = next(csv.reader(fh))
+    header = csv_header(path)
+    if header is not None:
         if set(header) != set(row):
             raise ValueError(f"{path}: the row's columns differ from the file's header "
                              f"(missing {sorted(set(header) - set(row))}, new "
