@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro
 from numpyro import handlers
-from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO, init_to_mean
+from numpyro.infer import MCMC, NUTS, SVI, Predictive, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
 from softirr_stats.base._device import device_scoped
@@ -28,6 +28,7 @@ from softirr_stats.inference._config import (
     NutsConfig,
     SviConfig,
 )
+from softirr_stats.inference._elbo import OrderedTraceELBO
 from softirr_stats.inference._kinds import MODEL_KINDS
 from softirr_stats.inference._posterior import Posterior, readable_elements
 from softirr_stats.inference._programs import after_fit, data_arguments, needs_values
@@ -390,7 +391,7 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
 
     opt = (lazy_adam(_schedule(cfg, cfg.steps * (inner + 1))) if local
            else optax.adam(_schedule(cfg)))
-    svi = SVI(bmodel, guide, opt, Trace_ELBO(num_particles=cfg.num_particles))
+    svi = SVI(bmodel, guide, opt, OrderedTraceELBO(num_particles=cfg.num_particles))
     k_init, k_perm, k_step, k_draw = jax.random.split(key, 4)
     state = svi.init(k_init, table, batch_index=jnp.arange(batch_size, dtype=jnp.int32),
                      **kwargs)
@@ -518,7 +519,7 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
                       init_scale=cfg.init_scale)
     import optax
 
-    svi = SVI(model, guide, optax.adam(_schedule(cfg)), Trace_ELBO(num_particles=cfg.num_particles))
+    svi = SVI(model, guide, optax.adam(_schedule(cfg)), OrderedTraceELBO(num_particles=cfg.num_particles))
     k_fit, k_draw = jax.random.split(key)
     from softirr_stats.inference._progress import Ticker, interruptibly
 
