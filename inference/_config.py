@@ -98,8 +98,10 @@ class NutsConfig:
         for one chain).
     chain_method : {"vectorized", "sequential", "parallel"}
         How chains run; ``"vectorized"`` batches them on one device.
-    target_accept : float
-        Target acceptance probability of the step-size adaptation.
+    target_accept : float, optional
+        Target acceptance probability of the step-size adaptation. None (the default): the
+        model kind's, 0.8, and 0.9 for the soft model (smaller steps: fewer divergent
+        transitions on separable scores; docs/annotator_models.md).
     max_tree_depth : int
     rhat_threshold : float
         Warn (``ConvergenceWarning``) when any parameter's r_hat exceeds it.
@@ -119,7 +121,7 @@ class NutsConfig:
     num_samples: int = 500
     num_chains: int = 2
     chain_method: Literal["vectorized", "sequential", "parallel"] = "vectorized"
-    target_accept: float = 0.8
+    target_accept: float | None = None
     max_tree_depth: int = 10
     rhat_threshold: float = 1.01
     nuisance_rhat_threshold: float = 1.05
@@ -130,7 +132,7 @@ class NutsConfig:
         check_positive_int(self.num_chains, "num_chains")
         check_positive_int(self.max_tree_depth, "max_tree_depth")
         check_choice("chain_method", self.chain_method, ["vectorized", "sequential", "parallel"])
-        if not 0.0 < self.target_accept < 1.0:
+        if self.target_accept is not None and not 0.0 < self.target_accept < 1.0:
             raise ValueError(f"target_accept must be in (0, 1); got {self.target_accept!r}")
         if not self.rhat_threshold > 1.0:
             raise ValueError(f"rhat_threshold must be > 1; got {self.rhat_threshold!r}")

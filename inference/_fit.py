@@ -39,6 +39,7 @@ from softirr_stats.models import (
     MODEL_SPECS,
     AnnotationData,
     find_model,
+    gamma_dirichlet_sites,
     item_table,
 )
 
@@ -162,9 +163,31 @@ def warn_divergences(diverging: np.ndarray, stacklevel: int = 3) -> int:
     return n_div
 
 
+def nuts_model(kind: str, model: Callable, cfg: NutsConfig) -> tuple[Callable, float]:
+    """The model NUTS samples for a model of ``kind``, and its target acceptance.
+
+    The kind's ``nuts_gamma_sites`` (the soft model's emission pieces and atoms) are drawn as
+    normalised Gamma variables (:class:`~softirr_stats.models._gamma_dirichlet.GammaDirichlet`:
+    the same posterior, fewer divergent transitions), and ``cfg.target_accept`` None is the
+    kind's ``nuts_target_accept``.
+
+    Examples
+    --------
+    >>> from softirr_stats import models
+    >>> nuts_model("soft", models.soft_agreement, NutsConfig())[1]
+    0.9
+    >>> m, target = nuts_model("categorical", models.dawid_skene, NutsConfig(target_accept=0.95))
+    >>> m is models.dawid_skene, target
+    (True, 0.95)
+    """
+    spec = MODEL_KINDS[kind]
+    target = spec.nuts_target_accept if cfg.target_accept is None else cfg.target_accept
+    return (gamma_dirichlet_sites(model, spec.nuts_gamma_sites) if spec.nuts_gamma_sites else model), target
+
+
 def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
               kwargs: dict, progress: bool, fingerprint: bytes | None = None,
-              arguments: tuple | None = None) -> tuple[dict, dict]:
+              arguments: tuple | None = None, kind: str = "custom") -> tuple[dict, dict]:
     """The chains of ``cfg``: one compiled program, with or without the progress bar.
 
     Without a bar, the whole run (initialisation, warm-up, sampling, the collected draws) is
@@ -186,10 +209,12 @@ def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
     """
     from softirr_stats.inference._progress import Ticker, interruptibly, ticking_nuts
 
+    sampled, target = nuts_model(kind, model, cfg)
+
     def run(k: jax.Array, arrays: dict, ticker: Ticker | None = None) -> tuple[dict, jax.Array]:
-        options = {"target_accept_prob": cfg.target_accept, "max_tree_depth": cfg.max_tree_depth,
+        options = {"target_accept_prob": target, "max_tree_depth": cfg.max_tree_depth,
                    "init_strategy": init_to_mean()}
-        kernel = NUTS(model, **options) if ticker is None else ticking_nuts(ticker, model, **options)
+        kernel = NUTS(sampled, **options) if ticker is None else ticking_nuts(ticker, sampled, **options)
         mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
                     num_chains=cfg.num_chains, chain_method=cfg.chain_method, progress_bar=False)
         mcmc.run(k, data if arguments is None else arguments[1](arrays), extra_fields=("diverging",), **kwargs)
@@ -589,12 +614,13 @@ def _nuts(kind: str, fn: Callable, data: Any, key: jax.Array, cfg: NutsConfig, k
         by_shape = _fingerprint(kind, fn, (type(data).__qualname__, arguments[2]), cfg, kwargs)
         try:
             with compiling(what + (barred if show else ", once per machine and shape of data")):
-                return (*_run_nuts(fn, data, key, cfg, kwargs, show, by_shape, arguments), by_shape)
+                return (*_run_nuts(fn, data, key, cfg, kwargs, show, by_shape, arguments, kind), by_shape)
         except needs_values():  # the model reads its data's values while traced (drop_gap_pieces)
             pass
     with compiling(what + (barred if show else ", once per machine and data set (the model reads its data's "
                                                "values while it is compiled)")):
-        return (*_run_nuts(fn, data, key, cfg, kwargs, show, _fingerprint(kind, fn, data, cfg, kwargs)), None)
+        return (*_run_nuts(fn, data, key, cfg, kwargs, show, _fingerprint(kind, fn, data, cfg, kwargs),
+                           kind=kind), None)
 
 
 @device_scoped
@@ -704,6 +730,10 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     program = None  # what the fit compiled, for the release of programs (None: this fit's alone)
     if method == "nuts":
         samples, extra, program = _nuts(kind, fn, data, k_run, config, kwargs, show)
+        # the Gamma coordinates of nuts_model's parametrisation are the sampler's, not the model's:
+        # the posterior keeps the model's sites (the pieces and atoms, normalised), as SVI's does
+        drawn = {f"{site}_gamma" for site in MODEL_KINDS[kind].nuts_gamma_sites}
+        samples = {k: v for k, v in samples.items() if k not in drawn}
     else:
         batch_size = resolve_batch_size(config.batch_size, name, kind, data, config.guide)
         what = (f"for an SVI fit of {name} (its optimisation steps and its draws), once per machine "

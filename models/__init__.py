@@ -23,6 +23,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.models._soft": ('EMISSIONS', 'PairScores', 'beta_mixture_params', 'cell_probabilities', 'gap_pieces', 'pair_scores', 'score_cells', 'soft_agreement', 'within_logits',),
     "softirr_stats.models._table": ('ANNOTATOR_MODELS', 'MODEL_NAMES', 'MODEL_SPECS', 'AnnotatorModel', 'find_model',),
 }, internal={  # for inference; not in __all__
+    "softirr_stats.models._gamma_dirichlet": ('GammaDirichlet', 'gamma_dirichlet_sites',),
     "softirr_stats.models._soft": ('DEFAULT_EMISSION', 'cell_log_density', 'within_responsibilities',),
     "softirr_stats.models._soft_separation": ('pair_scores_gap',),
 })
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
         dawid_skene_em,
         mace_em,
     )
+    from softirr_stats.models._gamma_dirichlet import GammaDirichlet, gamma_dirichlet_sites
     from softirr_stats.models._long_format import (
         AnnotationData,
         encode_annotations,

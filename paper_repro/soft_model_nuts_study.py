@@ -7,8 +7,11 @@ study's (:func:`paper_repro.soft_model_robustness.simulate_study`: 3 raters of a
 ``--seed + s``, default 1000). Each fit is the library's default: the soft model
 (:func:`softirr_stats.models.soft_agreement`, ``models.DEFAULT_EMISSION``, rater effects,
 default priors) by NUTS with ``NutsConfig()``'s settings (2 chains run vectorised, 500
-warm-up + 500 kept draws each, target acceptance 0.8, tree depth at most 10, initialised at
-the prior means), the same program as ``inference.fit(..., method="nuts")``; the key of study
+warm-up + 500 kept draws each, tree depth at most 10, initialised at the prior means) and the
+soft kind's NUTS parametrisation (``inference._fit.nuts_model``: the emission's Dirichlet sites
+drawn as normalised Gammas, target acceptance 0.9; the rows in docs/soft_model_robustness/
+before issue 34's divergence study were fitted with numpyro's stick-breaking Dirichlet at 0.8,
+the same posterior), the same program as ``inference.fit(..., method="nuts")``; the key of study
 ``s`` is the one ``fit(..., seed=s)`` uses. ``--warmup`` / ``--samples`` / ``--chains``
 shorten the chains (recorded per row).
 
@@ -86,6 +89,7 @@ def _batched_nuts(emission: str, cfg, template_key: tuple, priors=None):
     from numpyro.infer import MCMC, NUTS, init_to_mean
 
     from paper_repro.soft_model_check_study import _shim
+    from softirr_stats.inference._fit import nuts_model
     from softirr_stats.models import (
         SoftAgreementPriors,
         cell_probabilities,
@@ -96,10 +100,12 @@ def _batched_nuts(emission: str, cfg, template_key: tuple, priors=None):
     template = _TEMPLATES[template_key]
     priors = SoftAgreementPriors() if priors is None else priors
     model = functools.partial(soft_agreement, priors=priors, emission=emission)
+    # what fit's NUTS samples: the emission's Dirichlet sites as normalised Gammas, its target
+    sampled, target = nuts_model("soft", model, cfg)
 
     def one(key, ws, cs, below):
         data = _shim(template, ws, cs)
-        kernel = NUTS(model, target_accept_prob=cfg.target_accept,
+        kernel = NUTS(sampled, target_accept_prob=target,
                       max_tree_depth=cfg.max_tree_depth, init_strategy=init_to_mean())
         mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
                     num_chains=cfg.num_chains, chain_method="vectorized", progress_bar=False)
@@ -415,8 +421,11 @@ def main() -> None:
     if priors is not None and not a.no_check:
         raise SystemExit("--monotone-concentration: pass --no-check (the start-up check fits "
                          "the default priors)")
+    from softirr_stats.inference._fit import nuts_model
+    from softirr_stats.models import soft_agreement
+
     print(f"NUTS: {cfg.num_chains} chains x ({cfg.num_warmup} + {cfg.num_samples}), target "
-          f"accept {cfg.target_accept}, depth <= {cfg.max_tree_depth}", flush=True)
+          f"accept {nuts_model('soft', soft_agreement, cfg)[1]}, depth <= {cfg.max_tree_depth}", flush=True)
     if not a.no_check:
         t = time.time()
         c = library_check(a.shapes[0], a.seed, a.emission, cfg)

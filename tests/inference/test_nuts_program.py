@@ -3,6 +3,7 @@ instead of tracing numpyro's kernels, keyed by everything it depends on; the dra
 on whether it was traced or read back."""
 
 import numpy as np
+import numpyro
 import pytest
 from jax import export
 
@@ -124,6 +125,41 @@ def test_a_model_that_reads_its_data_values_gets_a_program_of_its_own(program_ca
                  drop_gap_pieces=True) for d in sims]
     assert all(np.isfinite(p.samples_by_chain["kappa"]).all() for p in posts)
     assert len(list((program_cache / "exported").glob("*.jaxexport"))) == 2
+    # NUTS draws the emission's Dirichlet sites as normalised Gammas (models/_gamma_dirichlet.py):
+    # the posterior keeps the model's sites (pieces and atoms, summing to 1), not the Gamma coordinates
+    # (the pieces are "equiv_weights" or, where the scores leave a gap, "equiv_weights_kept")
+    for p in posts:
+        draws = p.samples_by_chain
+        assert not [k for k in draws if k.endswith("_gamma")]
+        for name in ("equiv_weights", "nonequiv_weights", "equiv_atoms", "nonequiv_atoms"):
+            assert np.allclose(np.asarray(draws[name]).sum(-1), 1.0, atol=1e-5)
+
+
+def test_soft_nuts_samples_the_gamma_parametrisation_at_its_target(program_cache, monkeypatch):
+    """fit's NUTS kernel for the soft model gets the Gamma-parametrised model and target 0.9 by
+    default, the user's target when given; a categorical model neither. (A fresh program cache:
+    a program read back is not traced, so its kernel is not built.)"""
+    import softirr_stats.inference._fit as F
+
+    seen = []
+    real = F.NUTS
+
+    def spy(model, **options):
+        seen.append((model, options["target_accept_prob"]))
+        return real(model, **options)
+
+    monkeypatch.setattr(F, "NUTS", spy)
+    d = models.simulate_soft_scores(12, 3, intercept=0.7, n_chance=40, seed=0)["data"]
+    tiny = NutsConfig(num_warmup=5, num_samples=5)
+    fit("soft", d, method="nuts", config=tiny, progress=False)
+    fit("soft", d, method="nuts", config=NutsConfig(num_warmup=5, num_samples=5, target_accept=0.85),
+        progress=False)
+    fit(models.mace, _codes(0), method="nuts", config=tiny, progress=False)
+    (soft, t1), (_, t2), (cat, t3) = seen
+    assert (t1, t2, t3) == (0.9, 0.85, 0.8)
+    trace = numpyro.handlers.trace(numpyro.handlers.seed(soft, 0)).get_trace(d)
+    assert trace["equiv_weights_gamma"]["type"] == "sample" and trace["equiv_weights"]["type"] == "deterministic"
+    assert cat is models.mace
 
 
 def test_progress_bar_is_a_host_callback_on_the_same_program(program_cache, monkeypatch):
