@@ -185,6 +185,20 @@ def nuts_model(kind: str, model: Callable, cfg: NutsConfig) -> tuple[Callable, f
     return (gamma_dirichlet_sites(model, spec.nuts_gamma_sites) if spec.nuts_gamma_sites else model), target
 
 
+def model_sites(kind: str, samples: dict) -> dict:
+    """``samples`` without the Gamma coordinates of :func:`nuts_model`'s parametrisation: they are
+    the sampler's, not the model's; the posterior keeps the model's sites (the pieces and atoms,
+    normalised), as an SVI fit's does.
+
+    Examples
+    --------
+    >>> sorted(model_sites("soft", {"kappa": 0, "equiv_weights": 0, "equiv_weights_gamma": 0}))
+    ['equiv_weights', 'kappa']
+    """
+    drawn = {f"{site}_gamma" for site in MODEL_KINDS[kind].nuts_gamma_sites}
+    return {k: v for k, v in samples.items() if k not in drawn}
+
+
 def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
               kwargs: dict, progress: bool, fingerprint: bytes | None = None,
               arguments: tuple | None = None, kind: str = "custom") -> tuple[dict, dict]:
@@ -730,10 +744,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     program = None  # what the fit compiled, for the release of programs (None: this fit's alone)
     if method == "nuts":
         samples, extra, program = _nuts(kind, fn, data, k_run, config, kwargs, show)
-        # the Gamma coordinates of nuts_model's parametrisation are the sampler's, not the model's:
-        # the posterior keeps the model's sites (the pieces and atoms, normalised), as SVI's does
-        drawn = {f"{site}_gamma" for site in MODEL_KINDS[kind].nuts_gamma_sites}
-        samples = {k: v for k, v in samples.items() if k not in drawn}
+        samples = model_sites(kind, samples)
     else:
         batch_size = resolve_batch_size(config.batch_size, name, kind, data, config.guide)
         what = (f"for an SVI fit of {name} (its optimisation steps and its draws), once per machine "

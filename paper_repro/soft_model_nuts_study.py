@@ -89,7 +89,7 @@ def _batched_nuts(emission: str, cfg, template_key: tuple, priors=None):
     from numpyro.infer import MCMC, NUTS, init_to_mean
 
     from paper_repro.soft_model_check_study import _shim
-    from softirr_stats.inference._fit import nuts_model
+    from softirr_stats.inference._fit import model_sites, nuts_model
     from softirr_stats.models import (
         SoftAgreementPriors,
         cell_probabilities,
@@ -110,7 +110,7 @@ def _batched_nuts(emission: str, cfg, template_key: tuple, priors=None):
         mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
                     num_chains=cfg.num_chains, chain_method="vectorized", progress_bar=False)
         mcmc.run(key, data, extra_fields=("diverging", "num_steps"))
-        by_chain = mcmc.get_samples(group_by_chain=True)
+        by_chain = model_sites("soft", mcmc.get_samples(group_by_chain=True))  # as fit keeps them
         extra = mcmc.get_extra_fields(group_by_chain=True)
         flat = {k: v.reshape((-1, *v.shape[2:])) for k, v in by_chain.items()}
         probs = jax.vmap(lambda p: cell_probabilities(p, emission, priors.monotone_bins))(flat)
