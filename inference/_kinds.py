@@ -408,17 +408,17 @@ class SoftKind(ModelKind):
     alpha_name = "kappa"
     check = "score_check"
     coefficient = "soft_model_kappa"
-    # The pieces of the monotone / histogram emission (adjacent pieces trade weight: the
-    # density, component_mean and kappa mix where a single piece does not), and the
-    # intercept and rater / item z (with 3 raters the intercept and the rater effects'
-    # mean lie on a ridge only the prior closes; z alone trades off with its scale).
-    # Measured: docs/annotator_models.md, "Convergence of the soft model's NUTS fits".
     # NUTS draws the monotone emission's Dirichlet sites as normalised Gammas, at target
     # acceptance 0.9: the fits of separable scores with a divergent transition went from most
     # to a minority. Measured: docs/annotator_models.md, "Divergences: the Gamma parametrisation".
     nuts_gamma_sites = ("equiv_weights", "nonequiv_weights", "equiv_weights_kept",
                         "nonequiv_weights_kept", "equiv_atoms", "nonequiv_atoms")
     nuts_target_accept = 0.9
+    # The pieces of the monotone / histogram emission (adjacent pieces trade weight: the
+    # density, component_mean and kappa mix where a single piece does not), and the
+    # intercept and rater / item z (with 3 raters the intercept and the rater effects'
+    # mean lie on a ridge only the prior closes; z alone trades off with its scale).
+    # Measured: docs/annotator_models.md, "Convergence of the soft model's NUTS fits".
     # The scales of the rater / item effects too: with 3 raters the scale is its prior's nearly
     # alone; in 1,056 NUTS fits its r_hat was the one above 1.01 in 322, which covered as the
     # others did (92.5% against 92.0%; kappa's r_hat median 0.999 in them): "Divergences: the

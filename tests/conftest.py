@@ -4,6 +4,7 @@ import atexit
 import pathlib
 import os
 import shutil
+import signal
 import tempfile
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -14,6 +15,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 _COMPILE_CACHE = tempfile.mkdtemp(prefix="softirr-compile-cache-")
 os.environ["SOFTIRR_COMPILE_CACHE"] = _COMPILE_CACHE
 atexit.register(shutil.rmtree, _COMPILE_CACHE, ignore_errors=True)
+# A suite started in the background by a shell without job control inherits SIGINT ignored (POSIX),
+# and so does every command line it starts (an ignored signal stays ignored across exec): the Ctrl-C
+# tests (tests/cli/test_interrupts.py, tests/inference/test_fit_progress.py) would wait for an
+# interrupt that never comes. Python's own handler, as in any process started in the foreground.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 import pytest  # noqa: E402

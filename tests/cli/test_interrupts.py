@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -110,17 +111,46 @@ def test_interrupt_during_edit_distance_scoring(tmp_path):
 
 def test_each_command_line_in_one_process_says_it_once(tmp_path, capsys):
     """``main`` run twice in one process (a notebook, a test): each interrupt is reported."""
-    import threading
-
     from softirr_stats.cli import main
 
     fifo = tmp_path / "in2.csv"
     os.mkfifo(fifo)
     for _ in range(2):
-        timer = threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
-        timer.start()
+        stuck: list = []
+        sender = threading.Thread(target=_interrupt_main_thread_on_fifo, args=(fifo, stuck), daemon=True)
+        sender.start()
         with pytest.raises(SystemExit) as info:
             main(["agree", str(fifo)])
-        timer.join()
+        sender.join()
+        assert not stuck, "the command never left the FIFO's open on SIGINT (the FIFO was opened to unblock it)"
         assert info.value.code == 130
         assert capsys.readouterr().err.strip() == "error: interrupted"
+
+
+def _interrupt_main_thread_on_fifo(fifo, stuck, limit=120.0):
+    """SIGINT to the main thread once the kernel says it waits on the FIFO's open (a signal sent at a
+    fixed delay could land before, on a loaded machine while the command still imports). If it never
+    blocks there within ``limit``, or is still blocked 30 s after the signal: open the FIFO's other
+    end, so that the test fails, not hangs."""
+    main = threading.main_thread()
+    wchan = Path(f"/proc/self/task/{main.native_id}/wchan")
+    t0, sent = time.monotonic(), None
+    while time.monotonic() - t0 < limit:
+        try:
+            blocked = wchan.read_text() in ("wait_for_partner", "fifo_open", "pipe_wait")
+        except OSError:
+            blocked = False
+        if sent is None and blocked:
+            time.sleep(0.1)  # well inside the open
+            signal.pthread_kill(main.ident, signal.SIGINT)
+            sent = time.monotonic()
+        elif sent is not None and (not blocked or time.monotonic() - sent > 30.0):
+            break  # left the open (the test checks how), or the signal did not take it out
+        time.sleep(0.02)
+    if sent is not None and time.monotonic() - sent <= 30.0:
+        return
+    stuck.append(True)
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # ENXIO when no reader waits
+    except OSError:
+        pass

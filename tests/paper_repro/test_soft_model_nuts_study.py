@@ -18,6 +18,7 @@ if importlib.util.find_spec("paper_repro") is None:  # top-level folder, not pip
 
 from paper_repro import soft_model_nuts_study as study  # noqa: E402
 from paper_repro.soft_model_robustness import simulate_study  # noqa: E402
+from softirr_stats.inference._kinds import SoftKind  # noqa: E402
 
 #: The SVI study's columns, which its --confusion / --calibrate read: the NUTS rows carry them all.
 SVI_COLUMNS = ["shape", "emission", "seed", "truth", "kappa", "lower", "upper", "covered", "ppc_p",
@@ -60,7 +61,10 @@ def test_batched_nuts_matches_the_library_fit_on_a_tiny_study():
         assert r["max_rhat"] >= r["kappa_rhat"] - 1e-12
         # the rule fit warns on now: strict elements at 1.01, the nuisance sites' at 1.05
         assert r["max_rhat"] == pytest.approx(max(r["max_rhat_strict"], r["max_rhat_nuisance"]))
-        assert r["max_rhat_nuisance_site"] in ("equiv_weights", "nonequiv_weights", "intercept", "rater_z")
+        assert r["max_rhat_nuisance_site"] in SoftKind.nuisance_sites
+        assert r["max_rhat_strict_site"] not in SoftKind.nuisance_sites
+        assert not r["max_rhat_strict_site"].endswith("_gamma")  # the sampler's coordinates are not rows'
+        assert not r["max_rhat_nuisance_site"].endswith("_gamma")
         assert r["convergence_warned"] == (r["divergences"] > 0 or r["max_rhat_strict"] > cfg.rhat_threshold
                                            or r["max_rhat_nuisance"] > cfg.nuisance_rhat_threshold)
 
