@@ -40,9 +40,6 @@ if __package__ in (None, ""):  # run as a script: the repository root on the pat
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 VARIANTS = ("stick", "gamma", "stick_ta90", "gamma_ta90", "stick_ta95")
-#: The Dirichlet sites of the monotone emission (pieces, kept pieces and atoms).
-DIRICHLET_SITES = ("equiv_weights", "nonequiv_weights", "equiv_weights_kept", "nonequiv_weights_kept",
-                   "equiv_atoms", "nonequiv_atoms")
 COLUMNS = ("shape", "variant", "seed", "warmup", "truth", "kappa", "lower", "upper", "covered", "div",
            "kappa_rhat", "kappa_ess", "steps", "sec")
 LEVEL = 0.90
@@ -65,10 +62,12 @@ def variant_settings(variant: str) -> tuple[bool, float]:
 def soft_model(gamma: bool):
     """The library's soft model (default emission and priors), its Dirichlet sites drawn as
     normalised Gammas when ``gamma``."""
+    from softirr_stats.inference._kinds import SoftKind
     from softirr_stats.models import SoftAgreementPriors, gamma_dirichlet_sites, soft_agreement
 
     model = functools.partial(soft_agreement, priors=SoftAgreementPriors())
-    return gamma_dirichlet_sites(model, DIRICHLET_SITES) if gamma else model
+    # the monotone emission's pieces, kept pieces and atoms: the sites fit's NUTS reparametrises
+    return gamma_dirichlet_sites(model, SoftKind.nuts_gamma_sites) if gamma else model
 
 
 _TEMPLATES: dict = {}
