@@ -232,7 +232,8 @@ def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
         mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples,
                     num_chains=cfg.num_chains, chain_method=cfg.chain_method, progress_bar=False)
         mcmc.run(k, data if arguments is None else arguments[1](arrays), extra_fields=("diverging",), **kwargs)
-        return (mcmc.get_samples(group_by_chain=True),
+        # the program hands back the model's sites, not the sampler's Gamma coordinates
+        return (model_sites(kind, mcmc.get_samples(group_by_chain=True)),
                 mcmc.get_extra_fields(group_by_chain=True)["diverging"])
 
     arrays = {} if arguments is None else arguments[0]
@@ -628,7 +629,7 @@ def _nuts(kind: str, fn: Callable, data: Any, key: jax.Array, cfg: NutsConfig, k
         by_shape = _fingerprint(kind, fn, (type(data).__qualname__, arguments[2]), cfg, kwargs)
         try:
             with compiling(what + (barred if show else ", once per machine and shape of data")):
-                return (*_run_nuts(fn, data, key, cfg, kwargs, show, by_shape, arguments, kind), by_shape)
+                return (*_run_nuts(fn, data, key, cfg, kwargs, show, by_shape, arguments, kind=kind), by_shape)
         except needs_values():  # the model reads its data's values while traced (drop_gap_pieces)
             pass
     with compiling(what + (barred if show else ", once per machine and data set (the model reads its data's "
@@ -744,7 +745,6 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     program = None  # what the fit compiled, for the release of programs (None: this fit's alone)
     if method == "nuts":
         samples, extra, program = _nuts(kind, fn, data, k_run, config, kwargs, show)
-        samples = model_sites(kind, samples)
     else:
         batch_size = resolve_batch_size(config.batch_size, name, kind, data, config.guide)
         what = (f"for an SVI fit of {name} (its optimisation steps and its draws), once per machine "
