@@ -184,8 +184,12 @@ def _latent_dimension(fn: Any, data: Any, kwargs: dict) -> int:
     return int(sum(math.prod(v.shape) for v in jax.eval_shape(latent, jax.random.key(0))))
 
 
-def fit_size(name: str, kind: str, fn: Any, data: Any, method: str, config: Any, kwargs: dict) -> FitSize:
+def fit_size(name: str, kind: str, fn: Any, data: Any, method: str, config: Any, kwargs: dict, *,
+             leapfrog_per_iteration: int = _LEAPFROG_PER_ITERATION) -> FitSize:
     """The :class:`FitSize` of fitting ``fn`` to the encoded ``data`` by ``method`` under ``config``.
+
+    ``leapfrog_per_iteration`` is the NUTS tree size the time estimate assumes (the model
+    kind's ``nuts_leapfrog_per_iteration``: 31 for a categorical model, 120 for the soft one).
 
     Examples
     --------
@@ -195,6 +199,10 @@ def fit_size(name: str, kind: str, fn: Any, data: Any, method: str, config: Any,
     >>> size = fit_size("dawid_skene", "categorical", models.dawid_skene, data, "nuts", NutsConfig(), {})
     >>> size.n_parameters, size.n_classes, size.open_vocabulary, size.iterations
     (30, 3, False, 2000)
+    >>> longer = fit_size("dawid_skene", "categorical", models.dawid_skene, data, "nuts", NutsConfig(), {},
+    ...                   leapfrog_per_iteration=62)
+    >>> round(longer.seconds / size.seconds, 6)
+    2.0
     """
     n_params = _latent_dimension(fn, data, kwargs)
     iterations = (config.num_chains * (config.num_warmup + config.num_samples) if method == "nuts"
@@ -211,7 +219,7 @@ def fit_size(name: str, kind: str, fn: Any, data: Any, method: str, config: Any,
         n_ratings = int(np.size(getattr(data, "within_scores", ())))
     work = n_params + n_ratings * max(n_classes, 1)
     per_gradient = _SECONDS_PER_GRADIENT + _SECONDS_PER_WORK * work
-    gradients = iterations * (_LEAPFROG_PER_ITERATION if method == "nuts" else 1)
+    gradients = iterations * (leapfrog_per_iteration if method == "nuts" else 1)
     return FitSize(name, kind, method, n_items, n_raters, n_classes, n_ratings, singletons, n_params,
                    bool(open_vocab), int(iterations), float(gradients * per_gradient))
 

@@ -73,6 +73,38 @@ def test_a_long_fit_says_its_estimate_first(caplog):
                     "stops it)"]
 
 
+def test_a_soft_nuts_fit_is_estimated_with_its_own_tree_size(monkeypatch):
+    """The soft model's NUTS runs 66-157 leapfrog steps per iteration (a categorical model ~31): its
+    estimate used the categorical count and was 3-7 times short, so a 600-item fit of about a minute was
+    estimated under LONG_FIT_SECONDS and ran without its announcement or its bar."""
+    from softirr_stats.inference import _fit
+    from softirr_stats.inference._kinds import MODEL_KINDS
+
+    class Sized(Exception):
+        pass
+
+    def stop(size):
+        raise Sized(size)
+
+    monkeypatch.setattr(_fit, "_announce", stop)
+    data = models.simulate_soft_scores(600, 3, seed=1, n_chance=1000)["data"]
+    with pytest.raises(Sized) as got:  # stopped before anything compiles
+        fit(models.soft_agreement, data)
+    size = got.value.args[0]
+    encoded = _prepare_data("soft", data)
+    categorical_count = fit_size("soft_agreement", "soft", models.soft_agreement, encoded, "nuts", NutsConfig(),
+                                 {"priors": None})
+    assert MODEL_KINDS["soft"].nuts_leapfrog_per_iteration == 120
+    assert MODEL_KINDS["categorical"].nuts_leapfrog_per_iteration == 31
+    assert size.seconds == pytest.approx(categorical_count.seconds * 120 / 31, rel=1e-12)
+    assert size.seconds > _fit.LONG_FIT_SECONDS > categorical_count.seconds
+    with pytest.raises(Sized) as got:  # SVI is not a tree: one gradient a step, as before
+        fit(models.soft_agreement, data, method="svi")
+    assert got.value.args[0].seconds == pytest.approx(
+        fit_size("soft_agreement", "soft", models.soft_agreement, encoded, "svi", sis.inference.SviConfig(),
+                 {"priors": None}).seconds, rel=1e-12)
+
+
 @pytest.mark.slow  # two NUTS compilations (about 50 s on a loaded 2-core machine)
 def test_the_progress_bar_does_not_change_the_draws(monkeypatch):
     """The bar is a host callback on the iteration counter: the same draws, bit for bit."""
