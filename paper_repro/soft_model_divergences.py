@@ -41,7 +41,10 @@ if __package__ in (None, ""):  # run as a script: the repository root on the pat
 
 VARIANTS = ("stick", "gamma", "stick_ta90", "gamma_ta90", "stick_ta95")
 COLUMNS = ("shape", "variant", "seed", "warmup", "truth", "kappa", "lower", "upper", "covered", "div",
-           "kappa_rhat", "kappa_ess", "steps", "sec")
+           "kappa_rhat", "kappa_ess", "steps", "sec", "emission", "gold")
+#: The histogram emission's Dirichlet sites (its cells and atoms): the ``gamma`` variants draw them
+#: as normalised Gammas too (the monotone sites are ``SoftKind.nuts_gamma_sites``).
+HISTOGRAM_SITES = ("equiv_hist", "nonequiv_hist")
 LEVEL = 0.90
 
 
@@ -59,22 +62,29 @@ def variant_settings(variant: str) -> tuple[bool, float]:
     return base == "gamma", float(f"0.{ta}") if ta else 0.8
 
 
-def soft_model(gamma: bool):
-    """The library's soft model (default emission and priors), its Dirichlet sites drawn as
-    normalised Gammas when ``gamma``."""
+def soft_model(gamma: bool, emission: str | None = None):
+    """The library's soft model (default priors; ``emission`` None: the default one), its Dirichlet
+    sites drawn as normalised Gammas when ``gamma``."""
     from softirr_stats.inference._kinds import SoftKind
-    from softirr_stats.models import SoftAgreementPriors, gamma_dirichlet_sites, soft_agreement
+    from softirr_stats.models import (
+        DEFAULT_EMISSION,
+        SoftAgreementPriors,
+        gamma_dirichlet_sites,
+        soft_agreement,
+    )
 
-    model = functools.partial(soft_agreement, priors=SoftAgreementPriors())
-    # the monotone emission's pieces, kept pieces and atoms: the sites fit's NUTS reparametrises
-    return gamma_dirichlet_sites(model, SoftKind.nuts_gamma_sites) if gamma else model
+    model = functools.partial(soft_agreement, priors=SoftAgreementPriors(), emission=emission or DEFAULT_EMISSION)
+    # the monotone emission's pieces, kept pieces and atoms (the sites fit's NUTS reparametrises) and
+    # the histogram emission's cells (a site the model does not have is left alone)
+    sites = tuple(dict.fromkeys((*SoftKind.nuts_gamma_sites, *HISTOGRAM_SITES)))
+    return gamma_dirichlet_sites(model, sites) if gamma else model
 
 
 _TEMPLATES: dict = {}
 
 
 @functools.lru_cache(maxsize=8)
-def _program(variant: str, warmup: int, samples: int, template_key: tuple):
+def _program(variant: str, warmup: int, samples: int, template_key: tuple, emission: str):
     import jax
     from numpyro.infer import MCMC, NUTS, init_to_mean
 
@@ -83,14 +93,15 @@ def _program(variant: str, warmup: int, samples: int, template_key: tuple):
 
     gamma, target = variant_settings(variant)
     cfg = dataclasses.replace(NutsConfig(), num_warmup=warmup, num_samples=samples, target_accept=target)
-    model, template = soft_model(gamma), _TEMPLATES[template_key]
+    model, template = soft_model(gamma, emission), _TEMPLATES[template_key]
 
-    def one(key, ws, cs):
+    def one(key, ws, cs, gs, gl):
         kernel = NUTS(model, target_accept_prob=cfg.target_accept, max_tree_depth=cfg.max_tree_depth,
                       init_strategy=init_to_mean())
         mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples, num_chains=cfg.num_chains,
                     chain_method="vectorized", progress_bar=False)
-        mcmc.run(key, _shim(template, ws, cs), extra_fields=("diverging", "num_steps"))
+        mcmc.run(key, _shim(template, ws, cs, *((gs, gl) if template.n_gold else ())),
+                 extra_fields=("diverging", "num_steps"))
         extra = mcmc.get_extra_fields(group_by_chain=True)
         return {"kappa": mcmc.get_samples(group_by_chain=True)["kappa"], "div": extra["diverging"],
                 "steps": extra["num_steps"]}
@@ -98,8 +109,10 @@ def _program(variant: str, warmup: int, samples: int, template_key: tuple):
     return jax.jit(jax.vmap(one))
 
 
-def fit_rows(shape: str, variant: str, seeds: list, seed0: int, warmup: int, samples: int) -> list[dict]:
-    """Fit the studies ``seeds`` of ``shape`` under ``variant`` (one program); one row each."""
+def fit_rows(shape: str, variant: str, seeds: list, seed0: int, warmup: int, samples: int,
+             emission: str = "monotone", n_gold: int = 0) -> list[dict]:
+    """Fit the studies ``seeds`` of ``shape`` under ``variant`` (one program); one row each.
+    ``n_gold`` judged pairs per study are the model's gold pairs."""
     import jax
     import jax.numpy as jnp
     from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
@@ -107,14 +120,16 @@ def fit_rows(shape: str, variant: str, seeds: list, seed0: int, warmup: int, sam
     from paper_repro.soft_model_nuts_study import fit_keys
     from paper_repro.soft_model_robustness import simulate_study
 
-    sims = [simulate_study(shape, s) for s in seeds]
+    sims = [simulate_study(shape, s, n_gold=n_gold) for s in seeds]
     t = sims[0]["data"]
-    key = (t.n_within, t.n_chance, t.n_raters, t.n_items)
+    key = (t.n_within, t.n_chance, t.n_raters, t.n_items, t.n_gold)
     _TEMPLATES.setdefault(key, t)
     ws = jnp.asarray(np.stack([s["data"].within_scores for s in sims]), jnp.float32)
     cs = jnp.asarray(np.stack([s["data"].chance_scores for s in sims]), jnp.float32)
     start = time.time()
-    res = _program(variant, warmup, samples, key)(fit_keys([s - seed0 for s in seeds]), ws, cs)
+    gs = jnp.asarray(np.stack([s["data"].gold_scores if n_gold else np.zeros(0) for s in sims]), jnp.float32)
+    gl = jnp.asarray(np.stack([s["data"].gold_labels if n_gold else np.zeros(0, int) for s in sims]), jnp.int32)
+    res = _program(variant, warmup, samples, key, emission)(fit_keys([s - seed0 for s in seeds]), ws, cs, gs, gl)
     res = jax.tree_util.tree_map(np.asarray, res)
     sec = (time.time() - start) / len(seeds)
     rows = []
@@ -125,16 +140,17 @@ def fit_rows(shape: str, variant: str, seeds: list, seed0: int, warmup: int, sam
                      "kappa": kc.mean(), "lower": lo, "upper": hi, "covered": bool(lo <= sim["kappa"] <= hi),
                      "div": int(res["div"][i].sum()), "kappa_rhat": float(split_gelman_rubin(kc)),
                      "kappa_ess": float(effective_sample_size(kc)), "steps": float(res["steps"][i].mean()),
-                     "sec": sec})
+                     "sec": sec, "emission": emission, "gold": n_gold})
     return rows
 
 
 def summary(path: str):
-    """Per shape and variant: fits, fits with a divergence, divergences, coverage, mean tree size."""
+    """Per emission, gold pairs, shape and variant: fits, fits with a divergence, divergences, coverage,
+    mean tree size."""
     import pandas as pd
 
     d = pd.read_csv(path)
-    return d.groupby(["shape", "variant"]).agg(
+    return d.groupby(["emission", "gold", "shape", "variant"]).agg(
         fits=("seed", "size"), fits_diverging=("div", lambda x: int((x > 0).sum())),
         divergences=("div", "sum"), covered=("covered", "mean"), tree_steps=("steps", "mean"),
         kappa_ess=("kappa_ess", "median"))
@@ -149,6 +165,8 @@ def main(argv=None) -> None:
     ap.add_argument("--batch", type=int, default=4, help="studies per compiled program call")
     ap.add_argument("--warmup", type=int, default=500)
     ap.add_argument("--samples", type=int, default=500)
+    ap.add_argument("--emission", default="monotone", help="the soft model's emission (monotone, histogram, beta)")
+    ap.add_argument("--gold", type=int, default=0, help="judged pairs per study, the model's gold pairs")
     ap.add_argument("--out", default="divergences.csv")
     ap.add_argument("--summary", metavar="CSV", help="print the summary of a rows CSV and exit")
     a = ap.parse_args(argv)
@@ -164,7 +182,8 @@ def main(argv=None) -> None:
             reader = csv.DictReader(fh)
             if tuple(reader.fieldnames or ()) != COLUMNS:
                 raise SystemExit(f"{out}: columns {reader.fieldnames} differ from {list(COLUMNS)}")
-            done = {(r["shape"], r["variant"], int(r["seed"]), int(r["warmup"])) for r in reader}
+            done = {(r["shape"], r["variant"], int(r["seed"]), int(r["warmup"]), r["emission"], int(r["gold"]))
+                    for r in reader}
     with out.open("a", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS)
         if not done and out.stat().st_size == 0:
@@ -173,10 +192,10 @@ def main(argv=None) -> None:
             for start in range(0, a.studies, a.batch):
                 batch = [a.seed + s for s in range(start, min(start + a.batch, a.studies))]
                 for v in a.variants:
-                    seeds = [s for s in batch if (shape, v, s, a.warmup) not in done]
+                    seeds = [s for s in batch if (shape, v, s, a.warmup, a.emission, a.gold) not in done]
                     if not seeds:
                         continue
-                    rows = fit_rows(shape, v, seeds, a.seed, a.warmup, a.samples)
+                    rows = fit_rows(shape, v, seeds, a.seed, a.warmup, a.samples, a.emission, a.gold)
                     writer.writerows(rows)
                     fh.flush()
                     print(f"{shape:12s} {v:11s} seeds {seeds[0]}-{seeds[-1]}: divergences "

@@ -51,6 +51,39 @@ def test_soft_model_keeps_its_sites_under_the_gamma_parametrisation():
     assert plain["equiv_weights"]["type"] == "sample"
 
 
+def test_histogram_emission_cells_are_drawn_as_gammas_with_gold_pairs():
+    import numpyro
+
+    from paper_repro.soft_model_robustness import simulate_study
+
+    data = simulate_study("bimodal", 1000, n_items=20, n_chance=50, n_gold=10)["data"]
+    trace = numpyro.handlers.trace(numpyro.handlers.seed(study.soft_model(True, "histogram"), 0)).get_trace(data)
+    for name in study.HISTOGRAM_SITES:
+        assert trace[name]["type"] == "deterministic" and trace[f"{name}_gamma"]["type"] == "sample"
+        assert np.isclose(float(trace[name]["value"].sum()), 1.0, atol=1e-5)
+    assert "equiv_weights" not in trace  # the monotone sites belong to the other emission
+    plain = numpyro.handlers.trace(numpyro.handlers.seed(study.soft_model(False, "histogram"), 0)).get_trace(data)
+    assert plain["equiv_hist"]["type"] == "sample"
+
+
+def test_rows_record_emission_and_gold(tmp_path, monkeypatch):
+    out = tmp_path / "rows.csv"
+    calls = []
+
+    def fake_rows(shape, variant, seeds, seed0, warmup, samples, emission, gold):
+        calls.append((shape, variant, tuple(seeds), emission, gold))
+        return [dict.fromkeys(study.COLUMNS, 0) | {"shape": shape, "variant": variant, "seed": s, "warmup": warmup,
+                                                    "emission": emission, "gold": gold} for s in seeds]
+
+    monkeypatch.setattr(study, "fit_rows", fake_rows)
+    args = ["--out", str(out), "--shapes", "bands", "--variants", "stick", "--studies", "2", "--batch", "2"]
+    study.main(args + ["--emission", "histogram", "--gold", "50"])
+    study.main(args + ["--emission", "histogram", "--gold", "50"])  # resumes: nothing left
+    study.main(args)  # another emission and gold: fitted
+    assert calls == [("bands", "stick", (1000, 1001), "histogram", 50), ("bands", "stick", (1000, 1001), "monotone", 0)]
+    assert list(study.summary(str(out)).index.get_level_values("emission")) == ["histogram", "monotone"]
+
+
 def test_csv_of_another_layout_is_refused(tmp_path):
     out = tmp_path / "rows.csv"
     out.write_text("shape,seed\nbands,1000\n")
