@@ -15,6 +15,9 @@ the library's default monotone emission and priors, 2 chains of 500 + 500 draws,
   of each piece's weight, one coordinate per piece, plus one for their total (a Gamma(n alpha)
   the likelihood does not see). The posterior of every quantity of the model is unchanged.
 * ``_ta90``, ``_ta95`` suffixes: NUTS's target acceptance 0.9 / 0.95 instead of 0.8 (smaller steps).
+* ``_dense`` suffix (after the others): NUTS adapts one dense block of its mass matrix for the intercept
+  and the rater effects (:data:`DENSE_BLOCK`), which trade off along a ridge with 3 raters; the same
+  posterior, another step geometry.
 
 Per fit (one CSV row): the truth, the posterior mean and equal-tailed 90% interval of kappa,
 covered, the divergent transitions, kappa's split r_hat and ESS, the mean tree size (leapfrog
@@ -48,15 +51,32 @@ HISTOGRAM_SITES = ("equiv_hist", "nonequiv_hist")
 LEVEL = 0.90
 
 
-def variant_settings(variant: str) -> tuple[bool, float]:
-    """``(gamma parametrisation?, target acceptance)`` of a variant name.
+#: Sites of the ``_dense`` variants' one dense block of NUTS's mass matrix: the intercept and the rater
+#: effects, which trade off along a ridge with 3 raters (the other sites keep a diagonal mass).
+DENSE_BLOCK = ("intercept", "rater_z", "rater_scale")
+
+
+def variant_dense(variant: str) -> bool:
+    """Does the variant adapt a dense mass-matrix block for :data:`DENSE_BLOCK` (suffix ``_dense``)?
 
     Examples
     --------
-    >>> variant_settings("stick"), variant_settings("gamma_ta90")
-    ((False, 0.8), (True, 0.9))
+    >>> variant_dense("gamma_ta90_dense"), variant_dense("gamma_ta90")
+    (True, False)
     """
-    base, sep, ta = variant.partition("_ta")
+    return variant.endswith("_dense")
+
+
+def variant_settings(variant: str) -> tuple[bool, float]:
+    """``(gamma parametrisation?, target acceptance)`` of a variant name (a ``_dense`` suffix:
+    :func:`variant_dense`).
+
+    Examples
+    --------
+    >>> variant_settings("stick"), variant_settings("gamma_ta90"), variant_settings("gamma_ta90_dense")
+    ((False, 0.8), (True, 0.9), (True, 0.9))
+    """
+    base, sep, ta = variant.removesuffix("_dense").partition("_ta")
     if base not in ("stick", "gamma") or (sep and not ta.isdigit()):
         raise ValueError(f"unknown variant {variant!r}; expected one of {VARIANTS}")
     return base == "gamma", float(f"0.{ta}") if ta else 0.8
@@ -97,7 +117,7 @@ def _program(variant: str, warmup: int, samples: int, template_key: tuple, emiss
 
     def one(key, ws, cs, gs, gl):
         kernel = NUTS(model, target_accept_prob=cfg.target_accept, max_tree_depth=cfg.max_tree_depth,
-                      init_strategy=init_to_mean())
+                      init_strategy=init_to_mean(), dense_mass=[DENSE_BLOCK] if variant_dense(variant) else False)
         mcmc = MCMC(kernel, num_warmup=cfg.num_warmup, num_samples=cfg.num_samples, num_chains=cfg.num_chains,
                     chain_method="vectorized", progress_bar=False)
         mcmc.run(key, _shim(template, ws, cs, *((gs, gl) if template.n_gold else ())),

@@ -21,7 +21,9 @@ def test_docstring_examples():
 
 def test_variant_names():
     assert study.variant_settings("stick_ta95") == (False, 0.95)
-    for bad in ("gama", "stick_taX", "stick_ta"):
+    assert study.variant_settings("gamma_ta90_dense") == (True, 0.9) and study.variant_dense("gamma_ta90_dense")
+    assert not study.variant_dense("stick_ta95")
+    for bad in ("gama", "stick_taX", "stick_ta", "dense", "stick_dense_ta90"):
         with pytest.raises(ValueError, match="unknown variant"):
             study.variant_settings(bad)
 
