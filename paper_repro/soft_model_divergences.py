@@ -44,7 +44,7 @@ if __package__ in (None, ""):  # run as a script: the repository root on the pat
 
 VARIANTS = ("stick", "gamma", "stick_ta90", "gamma_ta90", "stick_ta95")
 COLUMNS = ("shape", "variant", "seed", "warmup", "truth", "kappa", "lower", "upper", "covered", "div",
-           "kappa_rhat", "kappa_ess", "steps", "sec", "emission", "gold")
+           "kappa_rhat", "kappa_ess", "steps", "sec", "emission", "gold", "histogram_concentration")
 #: The histogram emission's Dirichlet sites (its cells and atoms): the ``gamma`` variants draw them
 #: as normalised Gammas too (the monotone sites are ``SoftKind.nuts_gamma_sites``).
 HISTOGRAM_SITES = ("equiv_hist", "nonequiv_hist")
@@ -82,7 +82,7 @@ def variant_settings(variant: str) -> tuple[bool, float]:
     return base == "gamma", float(f"0.{ta}") if ta else 0.8
 
 
-def soft_model(gamma: bool, emission: str | None = None):
+def soft_model(gamma: bool, emission: str | None = None, histogram_concentration: float | None = None):
     """The library's soft model (default priors; ``emission`` None: the default one), its Dirichlet
     sites drawn as normalised Gammas when ``gamma``."""
     from softirr_stats.inference._kinds import SoftKind
@@ -93,7 +93,9 @@ def soft_model(gamma: bool, emission: str | None = None):
         soft_agreement,
     )
 
-    model = functools.partial(soft_agreement, priors=SoftAgreementPriors(), emission=emission or DEFAULT_EMISSION)
+    priors = SoftAgreementPriors() if histogram_concentration is None else SoftAgreementPriors(
+        histogram_concentration=histogram_concentration)
+    model = functools.partial(soft_agreement, priors=priors, emission=emission or DEFAULT_EMISSION)
     # the monotone emission's pieces, kept pieces and atoms (the sites fit's NUTS reparametrises) and
     # the histogram emission's cells (a site the model does not have is left alone)
     sites = tuple(dict.fromkeys((*SoftKind.nuts_gamma_sites, *HISTOGRAM_SITES)))
@@ -104,7 +106,8 @@ _TEMPLATES: dict = {}
 
 
 @functools.lru_cache(maxsize=8)
-def _program(variant: str, warmup: int, samples: int, template_key: tuple, emission: str):
+def _program(variant: str, warmup: int, samples: int, template_key: tuple, emission: str,
+             histogram_concentration: float):
     import jax
     from numpyro.infer import MCMC, NUTS, init_to_mean
 
@@ -113,7 +116,7 @@ def _program(variant: str, warmup: int, samples: int, template_key: tuple, emiss
 
     gamma, target = variant_settings(variant)
     cfg = dataclasses.replace(NutsConfig(), num_warmup=warmup, num_samples=samples, target_accept=target)
-    model, template = soft_model(gamma, emission), _TEMPLATES[template_key]
+    model, template = soft_model(gamma, emission, histogram_concentration), _TEMPLATES[template_key]
 
     def one(key, ws, cs, gs, gl):
         kernel = NUTS(model, target_accept_prob=cfg.target_accept, max_tree_depth=cfg.max_tree_depth,
@@ -130,7 +133,7 @@ def _program(variant: str, warmup: int, samples: int, template_key: tuple, emiss
 
 
 def fit_rows(shape: str, variant: str, seeds: list, seed0: int, warmup: int, samples: int,
-             emission: str = "monotone", n_gold: int = 0) -> list[dict]:
+             emission: str = "monotone", n_gold: int = 0, histogram_concentration: float | None = None) -> list[dict]:
     """Fit the studies ``seeds`` of ``shape`` under ``variant`` (one program); one row each.
     ``n_gold`` judged pairs per study are the model's gold pairs."""
     import jax
@@ -149,7 +152,12 @@ def fit_rows(shape: str, variant: str, seeds: list, seed0: int, warmup: int, sam
     start = time.time()
     gs = jnp.asarray(np.stack([s["data"].gold_scores if n_gold else np.zeros(0) for s in sims]), jnp.float32)
     gl = jnp.asarray(np.stack([s["data"].gold_labels if n_gold else np.zeros(0, int) for s in sims]), jnp.int32)
-    res = _program(variant, warmup, samples, key, emission)(fit_keys([s - seed0 for s in seeds]), ws, cs, gs, gl)
+    from softirr_stats.models import SoftAgreementPriors
+
+    if histogram_concentration is None:
+        histogram_concentration = SoftAgreementPriors().histogram_concentration
+    res = _program(variant, warmup, samples, key, emission, float(histogram_concentration))(
+        fit_keys([s - seed0 for s in seeds]), ws, cs, gs, gl)
     res = jax.tree_util.tree_map(np.asarray, res)
     sec = (time.time() - start) / len(seeds)
     rows = []
@@ -160,7 +168,8 @@ def fit_rows(shape: str, variant: str, seeds: list, seed0: int, warmup: int, sam
                      "kappa": kc.mean(), "lower": lo, "upper": hi, "covered": bool(lo <= sim["kappa"] <= hi),
                      "div": int(res["div"][i].sum()), "kappa_rhat": float(split_gelman_rubin(kc)),
                      "kappa_ess": float(effective_sample_size(kc)), "steps": float(res["steps"][i].mean()),
-                     "sec": sec, "emission": emission, "gold": n_gold})
+                     "sec": sec, "emission": emission, "gold": n_gold,
+                     "histogram_concentration": float(histogram_concentration)})
     return rows
 
 
@@ -170,7 +179,7 @@ def summary(path: str):
     import pandas as pd
 
     d = pd.read_csv(path)
-    return d.groupby(["emission", "gold", "shape", "variant"]).agg(
+    return d.groupby(["emission", "gold", "histogram_concentration", "shape", "variant"]).agg(
         fits=("seed", "size"), fits_diverging=("div", lambda x: int((x > 0).sum())),
         divergences=("div", "sum"), covered=("covered", "mean"), tree_steps=("steps", "mean"),
         kappa_ess=("kappa_ess", "median"))
@@ -187,6 +196,8 @@ def main(argv=None) -> None:
     ap.add_argument("--samples", type=int, default=500)
     ap.add_argument("--emission", default="monotone", help="the soft model's emission (monotone, histogram, beta)")
     ap.add_argument("--gold", type=int, default=0, help="judged pairs per study, the model's gold pairs")
+    ap.add_argument("--histogram-concentration", type=float, default=None,
+                    help="SoftAgreementPriors.histogram_concentration (default: the library's)")
     ap.add_argument("--out", default="divergences.csv")
     ap.add_argument("--summary", metavar="CSV", help="print the summary of a rows CSV and exit")
     a = ap.parse_args(argv)
@@ -195,6 +206,10 @@ def main(argv=None) -> None:
         return
     for v in a.variants:
         variant_settings(v)
+    from softirr_stats.models import SoftAgreementPriors
+
+    hc = float(SoftAgreementPriors().histogram_concentration if a.histogram_concentration is None
+               else a.histogram_concentration)
     out = pathlib.Path(a.out)
     done = set()
     if out.exists():
@@ -202,8 +217,8 @@ def main(argv=None) -> None:
             reader = csv.DictReader(fh)
             if tuple(reader.fieldnames or ()) != COLUMNS:
                 raise SystemExit(f"{out}: columns {reader.fieldnames} differ from {list(COLUMNS)}")
-            done = {(r["shape"], r["variant"], int(r["seed"]), int(r["warmup"]), r["emission"], int(r["gold"]))
-                    for r in reader}
+            done = {(r["shape"], r["variant"], int(r["seed"]), int(r["warmup"]), r["emission"], int(r["gold"]),
+                     float(r["histogram_concentration"])) for r in reader}
     with out.open("a", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS)
         if not done and out.stat().st_size == 0:
@@ -212,10 +227,10 @@ def main(argv=None) -> None:
             for start in range(0, a.studies, a.batch):
                 batch = [a.seed + s for s in range(start, min(start + a.batch, a.studies))]
                 for v in a.variants:
-                    seeds = [s for s in batch if (shape, v, s, a.warmup, a.emission, a.gold) not in done]
+                    seeds = [s for s in batch if (shape, v, s, a.warmup, a.emission, a.gold, hc) not in done]
                     if not seeds:
                         continue
-                    rows = fit_rows(shape, v, seeds, a.seed, a.warmup, a.samples, a.emission, a.gold)
+                    rows = fit_rows(shape, v, seeds, a.seed, a.warmup, a.samples, a.emission, a.gold, hc)
                     writer.writerows(rows)
                     fh.flush()
                     print(f"{shape:12s} {v:11s} seeds {seeds[0]}-{seeds[-1]}: divergences "

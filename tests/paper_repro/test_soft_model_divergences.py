@@ -72,18 +72,24 @@ def test_rows_record_emission_and_gold(tmp_path, monkeypatch):
     out = tmp_path / "rows.csv"
     calls = []
 
-    def fake_rows(shape, variant, seeds, seed0, warmup, samples, emission, gold):
-        calls.append((shape, variant, tuple(seeds), emission, gold))
+    def fake_rows(shape, variant, seeds, seed0, warmup, samples, emission, gold, concentration):
+        calls.append((shape, variant, tuple(seeds), emission, gold, concentration))
         return [dict.fromkeys(study.COLUMNS, 0) | {"shape": shape, "variant": variant, "seed": s, "warmup": warmup,
-                                                    "emission": emission, "gold": gold} for s in seeds]
+                                                    "emission": emission, "gold": gold,
+                                                    "histogram_concentration": concentration} for s in seeds]
 
     monkeypatch.setattr(study, "fit_rows", fake_rows)
     args = ["--out", str(out), "--shapes", "bands", "--variants", "stick", "--studies", "2", "--batch", "2"]
     study.main(args + ["--emission", "histogram", "--gold", "50"])
     study.main(args + ["--emission", "histogram", "--gold", "50"])  # resumes: nothing left
     study.main(args)  # another emission and gold: fitted
-    assert calls == [("bands", "stick", (1000, 1001), "histogram", 50), ("bands", "stick", (1000, 1001), "monotone", 0)]
-    assert list(study.summary(str(out)).index.get_level_values("emission")) == ["histogram", "monotone"]
+    study.main(args + ["--emission", "histogram", "--gold", "50", "--histogram-concentration", "22"])  # another prior
+    assert calls == [("bands", "stick", (1000, 1001), "histogram", 50, 2.0),
+                     ("bands", "stick", (1000, 1001), "monotone", 0, 2.0),
+                     ("bands", "stick", (1000, 1001), "histogram", 50, 22.0)]
+    index = study.summary(str(out)).index
+    assert list(index.get_level_values("emission")) == ["histogram", "histogram", "monotone"]
+    assert list(index.get_level_values("histogram_concentration")) == [2.0, 22.0, 2.0]
 
 
 def test_csv_of_another_layout_is_refused(tmp_path):
