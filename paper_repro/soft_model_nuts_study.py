@@ -43,6 +43,8 @@ Usage::
         --out rows.csv --budget-s 3600          # resumable: the same --out
     python paper_repro/soft_model_nuts_study.py --compare rows.csv \\
         --svi docs/soft_model_robustness/check_study.csv
+    # the same studies fitted by two samplers (e.g. before and after a change of fit's NUTS)
+    python paper_repro/soft_model_nuts_study.py --samplers before.csv after.csv
     # the same studies under another prior on the emission's pieces (rows record it; the
     # start-up check fits the default priors, so it is skipped)
     python paper_repro/soft_model_nuts_study.py --shapes heavy_tails --studies 24 --batch 4 \\
@@ -385,6 +387,42 @@ def compare(nuts_path: str, svi_path: str) -> str:
     return "\n".join(lines)
 
 
+def compare_samplers(before_path: str, after_path: str) -> str:
+    """Markdown: the same studies (shape, emission, seed, chain lengths) fitted by two samplers, per
+    shape: coverage, the pairs whose interval covers in one run only, fits with a divergence and
+    the divergences, ``fit``'s ``ConvergenceWarning`` under the rule before the nuisance sites (a
+    divergence or any r_hat above the threshold) and under the rule now (where a row records it),
+    kappa's r_hat above the threshold, and the mean leapfrog steps per transition."""
+    import pandas as pd
+
+    keys = ["shape", "emission", "seed", "warmup", "samples"]
+    before, after = pd.read_csv(before_path), pd.read_csv(after_path)
+    both = before.merge(after, on=keys, suffixes=("_b", "_a"))
+    if both.empty:
+        raise ValueError(f"{before_path} and {after_path} share no study (shape, emission, seed, chain lengths)")
+
+    def count(x) -> int:
+        return int(x.fillna(False).astype(bool).sum())
+
+    lines = ["| shape | studies | covered, before / after | covered in one run only | fits with a divergence "
+             "(divergences), before / after | warned by the old rule, before / after | warned now, after | "
+             "kappa r_hat > 1.01, before / after | tree steps, before / after |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for shape, g in both.groupby("shape", sort=False):
+        n = len(g)
+        old_b = g["rhat_warned_b"].astype(bool) | (g["divergences_b"] > 0)
+        old_a = g["rhat_warned_a"].astype(bool) | (g["divergences_a"] > 0)
+        lines.append(
+            f"| {shape} | {n} | {count(g.covered_b)} / {count(g.covered_a)} | "
+            f"{int((g.covered_b.astype(bool) != g.covered_a.astype(bool)).sum())} | "
+            f"{int((g.divergences_b > 0).sum())} ({int(g.divergences_b.sum())}) / "
+            f"{int((g.divergences_a > 0).sum())} ({int(g.divergences_a.sum())}) | "
+            f"{int(old_b.sum())} / {int(old_a.sum())} | {count(g.convergence_warned_a)} | "
+            f"{int((g.kappa_rhat_b > 1.01).sum())} / {int((g.kappa_rhat_a > 1.01).sum())} | "
+            f"{g.mean_tree_steps_b.mean():.1f} / {g.mean_tree_steps_a.mean():.1f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     if not __package__:
         sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
@@ -408,9 +446,14 @@ def main() -> None:
     ap.add_argument("--check-out", default=None, help="append the start-up comparison to a CSV")
     ap.add_argument("--compare", default=None, help="print the NUTS / SVI table of a rows CSV")
     ap.add_argument("--svi", default="docs/soft_model_robustness/check_study.csv")
+    ap.add_argument("--samplers", nargs=2, metavar=("BEFORE", "AFTER"), default=None,
+                    help="print the paired table of the same studies fitted by two samplers (two rows CSVs)")
     a = ap.parse_args()
     if a.compare:
         print(compare(a.compare, a.svi))
+        return
+    if a.samplers:
+        print(compare_samplers(*a.samplers))
         return
     cfg = _nuts_config(a.warmup, a.samples, a.chains)
     priors = None

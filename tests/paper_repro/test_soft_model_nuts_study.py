@@ -167,3 +167,30 @@ def test_append_csv_writes_in_the_files_column_order(tmp_path):
         _append_csv(str(out), {"seed": 3, "kappa": 0.1, "extra": 1})
     _append_csv(str(tmp_path / "new.csv"), {"b": 1, "a": 2})
     assert pd.read_csv(tmp_path / "new.csv").columns.tolist() == ["b", "a"]
+
+
+def test_two_samplers_are_compared_pair_by_pair(tmp_path):
+    base = {"emission": "monotone", "warmup": 250, "samples": 250, "truth": 0.5}
+
+    def rows(covered, divergences, rhat_warned, kappa_rhat, steps, warned_now=None):
+        out = []
+        for i, (c, d, r, k, st) in enumerate(zip(covered, divergences, rhat_warned, kappa_rhat, steps, strict=True)):
+            row = base | {"shape": "bands", "seed": 1000 + i, "covered": c, "divergences": d, "rhat_warned": r,
+                          "kappa_rhat": k, "mean_tree_steps": st}
+            row["convergence_warned"] = None if warned_now is None else warned_now[i]
+            out.append(row)
+        return out
+
+    before = tmp_path / "before.csv"
+    after = tmp_path / "after.csv"
+    # the old rows lack the rule of now (empty), and one study the other run does not have is left out
+    pd.DataFrame(rows([True, True, False, True], [0, 3, 1, 0], [True, False, False, False],
+                      [1.0, 1.02, 1.0, 1.0], [40, 50, 60, 70])).to_csv(before, index=False)
+    pd.DataFrame(rows([True, False, False], [0, 0, 2], [False, True, False], [1.0, 1.0, 1.0], [80, 90, 100],
+                      [False, True, True])).to_csv(after, index=False)
+    table = study.compare_samplers(str(before), str(after)).splitlines()
+    assert table[2] == "| bands | 3 | 2 / 1 | 1 | 2 (4) / 1 (2) | 3 / 2 | 2 | 1 / 0 | 50.0 / 90.0 |"
+    other = tmp_path / "other.csv"
+    pd.DataFrame(rows([True], [0], [False], [1.0], [1])).assign(warmup=500).to_csv(other, index=False)
+    with pytest.raises(ValueError, match="share no study"):
+        study.compare_samplers(str(before), str(other))
