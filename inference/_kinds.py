@@ -122,6 +122,9 @@ class ModelKind:
     nuts_leapfrog_per_iteration : int
         Leapfrog steps per NUTS iteration that :func:`~softirr_stats.inference.fit`'s time
         estimate (:attr:`~softirr_stats.inference.FitSize.seconds`) assumes for the kind.
+    seconds_per_work : float
+        The estimate's seconds per unit of work of one gradient (latent dimension + ratings x
+        classes) for the kind.
 
     Examples
     --------
@@ -141,6 +144,7 @@ class ModelKind:
     nuts_gamma_sites: ClassVar[tuple[str, ...]] = ()
     nuts_target_accept: ClassVar[float] = 0.8
     nuts_leapfrog_per_iteration: ClassVar[int] = 31
+    seconds_per_work: ClassVar[float] = 1e-7
 
     def __init__(self, posterior: Any) -> None:
         self.post = posterior
@@ -177,6 +181,14 @@ class CategoricalKind(ModelKind):
     default_summary = ("kappa", "kappa_cohen")
     check = "predictive_check"
     coefficient = "model_kappa"
+    # Measured (2 x (500 + 500), an idle 2-core machine, the program from the compile cache): dawid_skene
+    # 150 / 600 items x 3 raters x 3 classes ran 18 / 10 leapfrog steps per iteration in 1.1 / 3.2 s, 300 x
+    # 5 x 5 ran 20 in 10.9 s; mace 7 steps (1.0 s at 150 x 3 x 3, 3.9 s at 300 x 5 x 5). The estimate with
+    # 31 steps and 1e-7 s per unit of work said 9.8 / 34.9 / 48.5 s and 9.7 / 47.9 s (4-12 times long):
+    # fits of a few seconds drew a bar in a terminal, and a program with the bar is compiled again in
+    # every process. 15 steps and 5e-8 s: 2.7 / 8.7 / 12.0 s and 2.6 / 11.9 s (1.1-3 times long).
+    nuts_leapfrog_per_iteration = 15
+    seconds_per_work = 5e-8
 
     @staticmethod
     def encode(data: Any) -> Any:

@@ -25,8 +25,9 @@ __all__ = ["OPEN_VOCABULARY_MAX_CLASSES", "FitSize", "open_vocabulary", "FitSize
 OPEN_VOCABULARY_MAX_CLASSES = 50
 
 #: Seconds per unit of work (one gradient of the log density: latent dimension + ratings x
-#: classes) and NUTS leapfrog steps per iteration assumed; measured with dawid_skene on a
-#: loaded 2-core machine (a rough guide: tree depth varies with the posterior).
+#: classes) and NUTS leapfrog steps per iteration assumed where the caller does not say (``fit``
+#: passes its model kind's: ``ModelKind.nuts_leapfrog_per_iteration``, ``seconds_per_work``); a
+#: rough guide: tree depth varies with the posterior.
 _SECONDS_PER_WORK = 1e-7
 _LEAPFROG_PER_ITERATION = 31
 _SECONDS_PER_GRADIENT = 2e-5  # the fixed cost of one gradient evaluation in a compiled loop
@@ -185,11 +186,13 @@ def _latent_dimension(fn: Any, data: Any, kwargs: dict) -> int:
 
 
 def fit_size(name: str, kind: str, fn: Any, data: Any, method: str, config: Any, kwargs: dict, *,
-             leapfrog_per_iteration: int = _LEAPFROG_PER_ITERATION) -> FitSize:
+             leapfrog_per_iteration: int = _LEAPFROG_PER_ITERATION,
+             seconds_per_work: float = _SECONDS_PER_WORK) -> FitSize:
     """The :class:`FitSize` of fitting ``fn`` to the encoded ``data`` by ``method`` under ``config``.
 
-    ``leapfrog_per_iteration`` is the NUTS tree size the time estimate assumes (the model
-    kind's ``nuts_leapfrog_per_iteration``: 31 for a categorical model, 120 for the soft one).
+    ``leapfrog_per_iteration`` and ``seconds_per_work`` are what the time estimate assumes: the
+    model kind's ``nuts_leapfrog_per_iteration`` (15 for a categorical model, 120 for the soft one)
+    and ``seconds_per_work`` (5e-8 and 1e-7), which :func:`~softirr_stats.inference.fit` passes.
 
     Examples
     --------
@@ -218,7 +221,7 @@ def fit_size(name: str, kind: str, fn: Any, data: Any, method: str, config: Any,
         n_classes, singletons, open_vocab = 0, 0, False
         n_ratings = int(np.size(getattr(data, "within_scores", ())))
     work = n_params + n_ratings * max(n_classes, 1)
-    per_gradient = _SECONDS_PER_GRADIENT + _SECONDS_PER_WORK * work
+    per_gradient = _SECONDS_PER_GRADIENT + seconds_per_work * work
     gradients = iterations * (leapfrog_per_iteration if method == "nuts" else 1)
     return FitSize(name, kind, method, n_items, n_raters, n_classes, n_ratings, singletons, n_params,
                    bool(open_vocab), int(iterations), float(gradients * per_gradient))

@@ -93,9 +93,8 @@ def test_a_soft_nuts_fit_is_estimated_with_its_own_tree_size(monkeypatch):
     size = got.value.args[0]
     encoded = _prepare_data("soft", data)
     categorical_count = fit_size("soft_agreement", "soft", models.soft_agreement, encoded, "nuts", NutsConfig(),
-                                 {"priors": None})
-    assert MODEL_KINDS["soft"].nuts_leapfrog_per_iteration == 120
-    assert MODEL_KINDS["categorical"].nuts_leapfrog_per_iteration == 31
+                                 {"priors": None})  # the 31 steps every model was estimated with before
+    assert MODEL_KINDS["soft"].nuts_leapfrog_per_iteration == 120 and MODEL_KINDS["soft"].seconds_per_work == 1e-7
     assert size.seconds == pytest.approx(categorical_count.seconds * 120 / 31, rel=1e-12)
     assert size.seconds > _fit.LONG_FIT_SECONDS > categorical_count.seconds
     with pytest.raises(Sized) as got:  # SVI is not a tree: one gradient a step, as before
@@ -104,6 +103,30 @@ def test_a_soft_nuts_fit_is_estimated_with_its_own_tree_size(monkeypatch):
         fit_size("soft_agreement", "soft", models.soft_agreement, encoded, "svi", sis.inference.SviConfig(),
                  {"priors": None}).seconds, rel=1e-12)
 
+
+
+def test_a_categorical_fit_of_a_few_seconds_is_not_estimated_as_a_long_one(monkeypatch):
+    """dawid_skene on 600 items x 3 raters x 3 classes ran in 3.2 s (10 leapfrog steps per iteration); the
+    estimate of 31 steps and 1e-7 s per unit of work said 35 s, over LONG_FIT_SECONDS: a terminal drew a bar,
+    and a program with the bar is compiled again in every process."""
+    from softirr_stats.inference import _fit
+    from softirr_stats.inference._kinds import MODEL_KINDS
+
+    class Sized(Exception):
+        pass
+
+    def stop(size):
+        raise Sized(size)
+
+    monkeypatch.setattr(_fit, "_announce", stop)
+    codes = models.simulate_dawid_skene(600, 3, 3, seed=1)["codes"]
+    with pytest.raises(Sized) as got:
+        fit("dawid_skene", codes)
+    kind = MODEL_KINDS["categorical"]
+    assert (kind.nuts_leapfrog_per_iteration, kind.seconds_per_work) == (15, 5e-8)
+    before = fit_size("dawid_skene", "categorical", models.dawid_skene, _prepare_data("categorical", codes), "nuts",
+                      NutsConfig(), {"priors": None})
+    assert got.value.args[0].seconds < _fit.LONG_FIT_SECONDS < before.seconds
 
 @pytest.mark.slow  # two NUTS compilations (about 50 s on a loaded 2-core machine)
 def test_the_progress_bar_does_not_change_the_draws(monkeypatch):
