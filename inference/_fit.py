@@ -728,9 +728,10 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     data = _prepare_data(kind, data)
     kwargs = {"priors": priors, **model_kwargs}
     if check_size or progress is None:
+        spec = MODEL_KINDS[kind]
         size = fit_size(name, kind, fn, data, method, config, kwargs,
-                        leapfrog_per_iteration=MODEL_KINDS[kind].nuts_leapfrog_per_iteration,
-                        seconds_per_work=MODEL_KINDS[kind].seconds_per_work)
+                        leapfrog_per_iteration=spec.nuts_leapfrog_per_iteration,
+                        seconds_per_work=spec.seconds_per_work)
         if check_size:
             _announce(size)
         forced = os.environ.get("SOFTIRR_PROGRESS") == "1"

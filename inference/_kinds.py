@@ -39,6 +39,7 @@ from softirr_stats.inference._postprocess import (
     item_counts,
     rater_pair_weights,
 )
+from softirr_stats.inference._size import LEAPFROG_PER_ITERATION, SECONDS_PER_WORK, open_vocabulary
 from softirr_stats.models import (
     MODEL_SPECS,
     PairScores,
@@ -143,8 +144,8 @@ class ModelKind:
     nuisance_sites: ClassVar[tuple[str, ...]] = ()
     nuts_gamma_sites: ClassVar[tuple[str, ...]] = ()
     nuts_target_accept: ClassVar[float] = 0.8
-    nuts_leapfrog_per_iteration: ClassVar[int] = 31
-    seconds_per_work: ClassVar[float] = 1e-7
+    nuts_leapfrog_per_iteration: ClassVar[int] = LEAPFROG_PER_ITERATION
+    seconds_per_work: ClassVar[float] = SECONDS_PER_WORK
 
     def __init__(self, posterior: Any) -> None:
         self.post = posterior
@@ -212,8 +213,6 @@ class CategoricalKind(ModelKind):
         return cached[0]["kappa"] if cached else None
 
     def diagnostic_fields(self) -> dict[str, Any]:
-        from softirr_stats.inference._size import open_vocabulary
-
         flag, per_item, used = open_vocabulary(self.post.data)
         return {"n_labels": used, "labels_per_item": per_item, "open_vocabulary": flag}
 

@@ -27,9 +27,9 @@ OPEN_VOCABULARY_MAX_CLASSES = 50
 #: Seconds per unit of work (one gradient of the log density: latent dimension + ratings x
 #: classes) and NUTS leapfrog steps per iteration assumed where the caller does not say (``fit``
 #: passes its model kind's: ``ModelKind.nuts_leapfrog_per_iteration``, ``seconds_per_work``); a
-#: rough guide: tree depth varies with the posterior.
-_SECONDS_PER_WORK = 1e-7
-_LEAPFROG_PER_ITERATION = 31
+#: rough guide: tree depth varies with the posterior. Also the custom kind's values.
+SECONDS_PER_WORK = 1e-7
+LEAPFROG_PER_ITERATION = 31
 _SECONDS_PER_GRADIENT = 2e-5  # the fixed cost of one gradient evaluation in a compiled loop
 #: The latent dimension up to which the leapfrog counts were measured (categorical fits of 30-130
 #: parameters, soft fits of 51). Above it the count grows as the dimension's fourth root, as NUTS's
@@ -191,8 +191,8 @@ def _latent_dimension(fn: Any, data: Any, kwargs: dict) -> int:
 
 
 def fit_size(name: str, kind: str, fn: Any, data: Any, method: str, config: Any, kwargs: dict, *,
-             leapfrog_per_iteration: int = _LEAPFROG_PER_ITERATION,
-             seconds_per_work: float = _SECONDS_PER_WORK) -> FitSize:
+             leapfrog_per_iteration: int = LEAPFROG_PER_ITERATION,
+             seconds_per_work: float = SECONDS_PER_WORK) -> FitSize:
     """The :class:`FitSize` of fitting ``fn`` to the encoded ``data`` by ``method`` under ``config``.
 
     ``leapfrog_per_iteration`` and ``seconds_per_work`` are what the time estimate assumes: the
