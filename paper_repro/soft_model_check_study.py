@@ -68,6 +68,16 @@ def _shim(template, ws, cs, gs=None, gl=None):
     return d
 
 
+def gold_arrays(sims: list, n_gold: int) -> tuple:
+    """The studies' gold scores (float32) and labels (int32) stacked, shape ``(len(sims), n_gold)``:
+    the batched programs' arguments (``(len(sims), 0)`` without gold pairs)."""
+    import jax.numpy as jnp
+
+    gs = np.stack([s["data"].gold_scores if n_gold else np.zeros(0) for s in sims])
+    gl = np.stack([s["data"].gold_labels if n_gold else np.zeros(0, int) for s in sims])
+    return jnp.asarray(gs, jnp.float32), jnp.asarray(gl, jnp.int32)
+
+
 @functools.lru_cache(maxsize=8)
 def _batched_fit(emission: str, steps: int, template_key: tuple):
     """A jitted ``(keys, ws, cs, below, gs, gl) -> draws`` for a batch of studies (one compile
@@ -184,10 +194,7 @@ def run(shapes, emissions, studies, seed0, batch, out, budget_s, steps=STEPS, go
             below = jnp.asarray(np.stack([
                 s["data"].within_scores <= (-1.0 if g is None else g[0])
                 for s, g in zip(sims, gaps, strict=True)]))
-            gs = jnp.asarray(np.stack([s["data"].gold_scores if n_gold else np.zeros(0)
-                                       for s in sims]), jnp.float32)
-            gl = jnp.asarray(np.stack([s["data"].gold_labels if n_gold else np.zeros(0, int)
-                                       for s in sims]), jnp.int32)
+            gs, gl = gold_arrays(sims, n_gold)
             keys = jnp.stack([jax.random.PRNGKey(s - seed0) for s in seeds])
             t = time.time()
             res = jax.tree_util.tree_map(np.asarray, fitb(keys, ws, cs, below, gs, gl))

@@ -82,9 +82,17 @@ def variant_settings(variant: str) -> tuple[bool, float]:
     return base == "gamma", float(f"0.{ta}") if ta else 0.8
 
 
-def soft_model(gamma: bool, emission: str | None = None, histogram_concentration: float | None = None):
-    """The library's soft model (default priors; ``emission`` None: the default one), its Dirichlet
-    sites drawn as normalised Gammas when ``gamma``."""
+def histogram_concentration(value: float | None) -> float:
+    """``value``, or the library's ``SoftAgreementPriors().histogram_concentration`` when None."""
+    from softirr_stats.models import SoftAgreementPriors
+
+    return float(SoftAgreementPriors().histogram_concentration if value is None else value)
+
+
+def soft_model(gamma: bool, emission: str | None = None, concentration: float | None = None):
+    """The library's soft model (default priors but the histogram emission's total ``concentration``,
+    None: the library's; ``emission`` None: the default one), its Dirichlet sites drawn as normalised
+    Gammas when ``gamma``."""
     from softirr_stats.inference._kinds import SoftKind
     from softirr_stats.models import (
         DEFAULT_EMISSION,
@@ -93,8 +101,7 @@ def soft_model(gamma: bool, emission: str | None = None, histogram_concentration
         soft_agreement,
     )
 
-    priors = SoftAgreementPriors() if histogram_concentration is None else SoftAgreementPriors(
-        histogram_concentration=histogram_concentration)
+    priors = SoftAgreementPriors(histogram_concentration=histogram_concentration(concentration))
     model = functools.partial(soft_agreement, priors=priors, emission=emission or DEFAULT_EMISSION)
     # the monotone emission's pieces, kept pieces and atoms (the sites fit's NUTS reparametrises) and
     # the histogram emission's cells (a site the model does not have is left alone)
@@ -107,7 +114,7 @@ _TEMPLATES: dict = {}
 
 @functools.lru_cache(maxsize=8)
 def _program(variant: str, warmup: int, samples: int, template_key: tuple, emission: str,
-             histogram_concentration: float):
+             concentration: float):
     import jax
     from numpyro.infer import MCMC, NUTS, init_to_mean
 
@@ -116,7 +123,7 @@ def _program(variant: str, warmup: int, samples: int, template_key: tuple, emiss
 
     gamma, target = variant_settings(variant)
     cfg = dataclasses.replace(NutsConfig(), num_warmup=warmup, num_samples=samples, target_accept=target)
-    model, template = soft_model(gamma, emission, histogram_concentration), _TEMPLATES[template_key]
+    model, template = soft_model(gamma, emission, concentration), _TEMPLATES[template_key]
 
     def one(key, ws, cs, gs, gl):
         kernel = NUTS(model, target_accept_prob=cfg.target_accept, max_tree_depth=cfg.max_tree_depth,
@@ -133,13 +140,14 @@ def _program(variant: str, warmup: int, samples: int, template_key: tuple, emiss
 
 
 def fit_rows(shape: str, variant: str, seeds: list, seed0: int, warmup: int, samples: int,
-             emission: str = "monotone", n_gold: int = 0, histogram_concentration: float | None = None) -> list[dict]:
+             emission: str = "monotone", n_gold: int = 0, concentration: float | None = None) -> list[dict]:
     """Fit the studies ``seeds`` of ``shape`` under ``variant`` (one program); one row each.
     ``n_gold`` judged pairs per study are the model's gold pairs."""
     import jax
     import jax.numpy as jnp
     from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 
+    from paper_repro.soft_model_check_study import gold_arrays
     from paper_repro.soft_model_nuts_study import fit_keys
     from paper_repro.soft_model_robustness import simulate_study
 
@@ -150,13 +158,9 @@ def fit_rows(shape: str, variant: str, seeds: list, seed0: int, warmup: int, sam
     ws = jnp.asarray(np.stack([s["data"].within_scores for s in sims]), jnp.float32)
     cs = jnp.asarray(np.stack([s["data"].chance_scores for s in sims]), jnp.float32)
     start = time.time()
-    gs = jnp.asarray(np.stack([s["data"].gold_scores if n_gold else np.zeros(0) for s in sims]), jnp.float32)
-    gl = jnp.asarray(np.stack([s["data"].gold_labels if n_gold else np.zeros(0, int) for s in sims]), jnp.int32)
-    from softirr_stats.models import SoftAgreementPriors
-
-    if histogram_concentration is None:
-        histogram_concentration = SoftAgreementPriors().histogram_concentration
-    res = _program(variant, warmup, samples, key, emission, float(histogram_concentration))(
+    gs, gl = gold_arrays(sims, n_gold)
+    concentration = histogram_concentration(concentration)
+    res = _program(variant, warmup, samples, key, emission, concentration)(
         fit_keys([s - seed0 for s in seeds]), ws, cs, gs, gl)
     res = jax.tree_util.tree_map(np.asarray, res)
     sec = (time.time() - start) / len(seeds)
@@ -169,7 +173,7 @@ def fit_rows(shape: str, variant: str, seeds: list, seed0: int, warmup: int, sam
                      "div": int(res["div"][i].sum()), "kappa_rhat": float(split_gelman_rubin(kc)),
                      "kappa_ess": float(effective_sample_size(kc)), "steps": float(res["steps"][i].mean()),
                      "sec": sec, "emission": emission, "gold": n_gold,
-                     "histogram_concentration": float(histogram_concentration)})
+                     "histogram_concentration": concentration})
     return rows
 
 
@@ -206,10 +210,7 @@ def main(argv=None) -> None:
         return
     for v in a.variants:
         variant_settings(v)
-    from softirr_stats.models import SoftAgreementPriors
-
-    hc = float(SoftAgreementPriors().histogram_concentration if a.histogram_concentration is None
-               else a.histogram_concentration)
+    hc = histogram_concentration(a.histogram_concentration)
     out = pathlib.Path(a.out)
     done = set()
     if out.exists():
