@@ -60,9 +60,13 @@ def _interrupt(tmp_path, args, target="", ready=None, limit=120.0):
             proc.communicate()
 
 
+#: What /proc/.../wchan reads while a process waits in a FIFO's open (by kernel version).
+_FIFO_WAITS = ("wait_for_partner", "fifo_open", "pipe_wait")
+
+
 def _waits_on_fifo(proc):
     try:
-        return Path(f"/proc/{proc.pid}/wchan").read_text() in ("wait_for_partner", "fifo_open", "pipe_wait")
+        return Path(f"/proc/{proc.pid}/wchan").read_text() in _FIFO_WAITS
     except OSError:
         return False
 
@@ -137,7 +141,7 @@ def _interrupt_main_thread_on_fifo(fifo, stuck, limit=120.0):
     t0, sent = time.monotonic(), None
     while time.monotonic() - t0 < limit:
         try:
-            blocked = wchan.read_text() in ("wait_for_partner", "fifo_open", "pipe_wait")
+            blocked = wchan.read_text() in _FIFO_WAITS
         except OSError:
             blocked = False
         if sent is None and blocked:

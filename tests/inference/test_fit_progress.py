@@ -76,6 +76,14 @@ def test_a_long_fit_says_its_estimate_first(caplog):
                     "stops it)"]
 
 
+class _Sized(Exception):
+    """Raised in place of a fit's announcement: the fit stops before compiling, its size in args[0]."""
+
+
+def _stop_with_size(size):
+    raise _Sized(size)
+
+
 def test_a_soft_nuts_fit_is_estimated_with_its_own_tree_size(monkeypatch):
     """The soft model's NUTS runs 66-157 leapfrog steps per iteration (a categorical model ~31): its
     estimate used the categorical count and was 3-7 times short, so a 600-item fit of about a minute was
@@ -83,15 +91,9 @@ def test_a_soft_nuts_fit_is_estimated_with_its_own_tree_size(monkeypatch):
     from softirr_stats.inference import _fit
     from softirr_stats.inference._kinds import MODEL_KINDS
 
-    class Sized(Exception):
-        pass
-
-    def stop(size):
-        raise Sized(size)
-
-    monkeypatch.setattr(_fit, "_announce", stop)
+    monkeypatch.setattr(_fit, "_announce", _stop_with_size)
     data = models.simulate_soft_scores(600, 3, seed=1, n_chance=1000)["data"]
-    with pytest.raises(Sized) as got:  # stopped before anything compiles
+    with pytest.raises(_Sized) as got:  # stopped before anything compiles
         fit(models.soft_agreement, data)
     size = got.value.args[0]
     encoded = _prepare_data("soft", data)
@@ -100,7 +102,7 @@ def test_a_soft_nuts_fit_is_estimated_with_its_own_tree_size(monkeypatch):
     assert MODEL_KINDS["soft"].nuts_leapfrog_per_iteration == 120 and MODEL_KINDS["soft"].seconds_per_work == 1e-7
     assert size.seconds == pytest.approx(categorical_count.seconds * 120 / 31, rel=1e-12)
     assert size.seconds > _fit.LONG_FIT_SECONDS > categorical_count.seconds
-    with pytest.raises(Sized) as got:  # SVI is not a tree: one gradient a step, as before
+    with pytest.raises(_Sized) as got:  # SVI is not a tree: one gradient a step, as before
         fit(models.soft_agreement, data, method="svi")
     assert got.value.args[0].seconds == pytest.approx(
         fit_size("soft_agreement", "soft", models.soft_agreement, encoded, "svi", sis.inference.SviConfig(),
@@ -115,15 +117,9 @@ def test_a_categorical_fit_of_a_few_seconds_is_not_estimated_as_a_long_one(monke
     from softirr_stats.inference import _fit
     from softirr_stats.inference._kinds import MODEL_KINDS
 
-    class Sized(Exception):
-        pass
-
-    def stop(size):
-        raise Sized(size)
-
-    monkeypatch.setattr(_fit, "_announce", stop)
+    monkeypatch.setattr(_fit, "_announce", _stop_with_size)
     codes = models.simulate_dawid_skene(600, 3, 3, seed=1)["codes"]
-    with pytest.raises(Sized) as got:
+    with pytest.raises(_Sized) as got:
         fit("dawid_skene", codes)
     kind = MODEL_KINDS["categorical"]
     assert (kind.nuts_leapfrog_per_iteration, kind.seconds_per_work) == (15, 5e-8)
