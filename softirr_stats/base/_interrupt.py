@@ -6,7 +6,9 @@ that :func:`install` sets (the CLI does, for the length of a command) marks the 
 pending in :data:`PENDING` and raises :class:`KeyboardInterrupt`; unless the code that
 catches it calls :func:`handled` within ``RETRY_SECONDS``, it is raised again (a swallowed
 one is not printed either). :func:`check` raises at a safe point (the fit's worker loop)
-while one is pending.
+while one is pending. A SIGINT that lands while a module is being imported is held until the
+import is done (the retry raises it): a KeyboardInterrupt inside an extension module's
+initialisation can crash the interpreter.
 """
 
 import signal
@@ -14,7 +16,7 @@ import sys
 import threading
 from typing import Any
 
-__all__ = ["PENDING", "check", "handled", "install", "restore"]
+__all__ = ["PENDING", "check", "handled", "importing", "install", "restore"]
 
 #: Set by the handler of :func:`install` on SIGINT, cleared by :func:`handled`.
 PENDING = threading.Event()
@@ -29,11 +31,34 @@ def _retry() -> None:
         _thread.interrupt_main()  # the handler runs again in the main thread
 
 
+def importing(frame: Any) -> bool:
+    """Whether ``frame`` (a signal handler's) runs inside an import: a frame of importlib's
+    bootstrap is on its stack.
+
+    Examples
+    --------
+    >>> import sys
+    >>> importing(sys._getframe())
+    False
+    """
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _handler(signum: int, frame: Any) -> None:
     PENDING.set()
     timer = threading.Timer(RETRY_SECONDS, _retry)
     timer.daemon = True
     timer.start()
+    if importing(frame):
+        # a KeyboardInterrupt inside a module's import can land in an extension module's
+        # initialisation (JAX's first import, at a command's first JAX use), which then ends
+        # the process with a segmentation fault and no message: raised again by the retry,
+        # RETRY_SECONDS later, once the import is done
+        return
     raise KeyboardInterrupt
 
 

@@ -1,0 +1,59 @@
+"""The CLI's SIGINT handler: a Ctrl-C that lands inside an import waits for the import's end.
+
+A KeyboardInterrupt raised inside an extension module's initialisation (JAX's first import at a
+command's first JAX use) ended the process with a segmentation fault and no message. Run in a
+child process: the handler is process-wide and the test must not leave it behind.
+"""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="signal.raise_signal(SIGINT) semantics")
+
+CHILD = textwrap.dedent("""
+    import pathlib, signal, sys, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    from softirr_stats.base._interrupt import handled, install, restore
+    sys.path.insert(0, sys.argv[1])
+    pathlib.Path(sys.argv[1], "interrupted_import.py").write_text(
+        "import signal, time\\n"
+        "signal.raise_signal(signal.SIGINT)  # Ctrl-C in the middle of a module's import\\n"
+        "time.sleep(0.5)\\n"
+        "DONE = True\\n")
+    previous = install()
+    assert previous is not None
+    try:
+        import interrupted_import
+        print("import finished:", interrupted_import.DONE, flush=True)
+        time.sleep(10)  # the retry raises the held interrupt here
+        print("never interrupted", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted after the import:", "interrupted_import" in sys.modules, flush=True)
+    finally:
+        handled()
+        restore(previous)
+""")
+
+
+def test_a_ctrl_c_inside_an_import_is_raised_after_it(tmp_path):
+    out = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path)], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["import finished: True", "interrupted after the import: True"], out
+
+
+def test_importing_sees_the_import_machinery_on_the_stack(tmp_path, monkeypatch):
+    from softirr_stats.base._interrupt import importing
+
+    (tmp_path / "looks_at_its_stack.py").write_text("import sys\nSEEN = None\n"
+                                                    "def look():\n    return sys._getframe(1)\n"
+                                                    "FRAME = look()\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    import looks_at_its_stack
+
+    assert importing(looks_at_its_stack.FRAME)
+    assert not importing(sys._getframe())
+    del looks_at_its_stack.FRAME  # the frame holds the import's frames alive
