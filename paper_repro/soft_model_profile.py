@@ -37,6 +37,10 @@ Usage::
 
     python paper_repro/soft_model_profile.py --studies 300 --out rows.csv   # resumable
     python paper_repro/soft_model_profile.py --table rows.csv
+    # against the NUTS fits of the same studies: the union of the two intervals, and whether
+    # the profile's reach beyond the posterior interval singles out the posterior's misses
+    python paper_repro/soft_model_profile.py --table rows.csv \\
+        --nuts docs/soft_model_robustness/nuts_study.csv
 """
 
 import argparse
@@ -248,6 +252,39 @@ def table(rows: list) -> str:
     return "\n".join(lines)
 
 
+def compare(rows: list, nuts_rows: list, reach: float = 0.5) -> str:
+    """Markdown per shape, over the studies both files hold (keys: shape and seed; the NUTS
+    rows of the monotone emission): coverage and width of the profile interval, the posterior
+    interval and their union, and how many of the posterior's misses and covering fits have a
+    profile interval reaching beyond the posterior interval by more than ``reach`` posterior
+    half-widths (on either side): a per-fit check would flag those."""
+    nuts = {(r["shape"], int(r["seed"])): r for r in nuts_rows
+            if r.get("emission", "monotone") == "monotone"}
+    lines = ["| shape | studies | profile: coverage, width | posterior: coverage, width | "
+             f"union: coverage, width | reach > {reach} half-widths: misses, covering fits |",
+             "|---|---|---|---|---|---|"]
+    for shape in dict.fromkeys(r["shape"] for r in rows):
+        both = [(r, nuts[(shape, int(r["seed"]))]) for r in rows
+                if r["shape"] == shape and (shape, int(r["seed"])) in nuts]
+        if not both:
+            continue
+        f = {k: np.array([float(a[k]) for a, _ in both]) for k in ("truth", "lower", "upper")}
+        g = {k: np.array([float(b[k]) for _, b in both]) for k in ("lower", "upper")}
+        lo, hi = np.minimum(f["lower"], g["lower"]), np.maximum(f["upper"], g["upper"])
+        t = f["truth"]
+        cover = {"p": (f["lower"] <= t) & (t <= f["upper"]), "n": (g["lower"] <= t) & (t <= g["upper"]),
+                 "u": (lo <= t) & (t <= hi)}
+        half = (g["upper"] - g["lower"]) / 2
+        far = np.maximum(f["upper"] - g["upper"], g["lower"] - f["lower"]) / half > reach
+        miss = ~cover["n"]
+        cells = [f"{cover[k].mean():.1%}, {w:.3f}" for k, w in (
+            ("p", np.mean(f["upper"] - f["lower"])), ("n", np.mean(g["upper"] - g["lower"])),
+            ("u", np.mean(hi - lo)))]
+        lines.append(f"| {shape} | {len(both)} | " + " | ".join(cells)
+                     + f" | {far[miss].sum()}/{miss.sum()}, {far[~miss].sum()}/{(~miss).sum()} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> None:
     if not __package__:
         sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
@@ -257,10 +294,17 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--out")
     ap.add_argument("--table", help="print the table of an existing rows file and stop")
+    ap.add_argument("--nuts", help="with --table: compare with the NUTS study's rows of the same "
+                                   "studies (paper_repro/soft_model_nuts_study.py)")
     a = ap.parse_args(argv)
     if a.table:
         with open(a.table) as fh:
-            print(table(list(csv.DictReader(fh))))
+            rows = list(csv.DictReader(fh))
+        print(table(rows))
+        if a.nuts:
+            with open(a.nuts) as fh:
+                print()
+                print(compare(rows, list(csv.DictReader(fh))))
         return
     rows = run(a.shapes, a.studies, a.seed, a.out)
     if a.out:

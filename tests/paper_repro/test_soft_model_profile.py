@@ -106,3 +106,17 @@ def test_rows_resume_and_tabulate(tmp_path):
     assert set(rows[0]) == set(prof.COLUMNS)
     text = prof.table(rows)
     assert "| bands | 2 |" in text
+
+
+def test_compare_with_the_posterior_rows():
+    """Union coverage and the reach count, on two studies by hand: study 1 the posterior misses
+    (truth above it) and the profile reaches 1 half-width above it; study 2 both cover."""
+    rows = [{"shape": "heavy_tails", "seed": "1", "truth": "0.50", "lower": "0.44", "upper": "0.52"},
+            {"shape": "heavy_tails", "seed": "2", "truth": "0.50", "lower": "0.47", "upper": "0.53"}]
+    nuts = [{"shape": "heavy_tails", "seed": "1", "emission": "monotone", "lower": "0.44", "upper": "0.48"},
+            {"shape": "heavy_tails", "seed": "2", "emission": "monotone", "lower": "0.46", "upper": "0.54"},
+            {"shape": "heavy_tails", "seed": "1", "emission": "beta", "lower": "0.0", "upper": "1.0"},
+            {"shape": "bands", "seed": "1", "emission": "monotone", "lower": "0.4", "upper": "0.6"}]
+    text = prof.compare(rows, nuts)
+    assert text.splitlines()[-1] == ("| heavy_tails | 2 | 100.0%, 0.070 | 50.0%, 0.060 | 100.0%, 0.080 "
+                                     "| 1/1, 0/1 |")
