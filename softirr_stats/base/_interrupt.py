@@ -31,9 +31,11 @@ def _retry() -> None:
         _thread.interrupt_main()  # the handler runs again in the main thread
 
 
-def importing(frame: Any) -> bool:
-    """Whether ``frame`` (a signal handler's) runs inside an import: a frame of importlib's
-    bootstrap is on its stack.
+def importing(frame: Any, stop: Any = None) -> bool:
+    """Whether ``frame`` (a signal handler's) runs inside an import that began after ``stop``: a
+    frame of importlib's bootstrap is on its stack, above ``stop`` (the frame that installed the
+    handler; None: anywhere). A program that runs entirely inside an import (a module that calls
+    the CLI when imported) is not held: its import began before the command.
 
     Examples
     --------
@@ -41,11 +43,15 @@ def importing(frame: Any) -> bool:
     >>> importing(sys._getframe())
     False
     """
-    while frame is not None:
+    while frame is not None and frame is not stop:
         if frame.f_code.co_filename.startswith("<frozen importlib"):
             return True
         frame = frame.f_back
     return False
+
+
+#: The frame that called :func:`install` (imports below it are not held); None when not installed.
+_installed_at: Any = None
 
 
 def _handler(signum: int, frame: Any) -> None:
@@ -53,7 +59,7 @@ def _handler(signum: int, frame: Any) -> None:
     timer = threading.Timer(RETRY_SECONDS, _retry)
     timer.daemon = True
     timer.start()
-    if importing(frame):
+    if importing(frame, _installed_at):
         # a KeyboardInterrupt inside a module's import can land in an extension module's
         # initialisation (JAX's first import, at a command's first JAX use), which then ends
         # the process with a segmentation fault and no message: raised again by the retry,
@@ -93,7 +99,9 @@ def install() -> Any:
     if threading.current_thread() is not threading.main_thread() or \
             signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         return None
+    global _installed_at
     PENDING.clear()
+    _installed_at = sys._getframe(1)
     previous = (signal.signal(signal.SIGINT, _handler), sys.unraisablehook)
     sys.unraisablehook = _unraisable(sys.unraisablehook)
     return previous
@@ -101,9 +109,11 @@ def install() -> Any:
 
 def restore(previous: Any) -> None:
     """Put back the SIGINT handler and unraisable hook that :func:`install` replaced."""
+    global _installed_at
     if previous is not None:
         signal.signal(signal.SIGINT, previous[0])
         sys.unraisablehook = previous[1]
+        _installed_at = None
 
 
 def check() -> None:

@@ -45,6 +45,36 @@ def test_a_ctrl_c_inside_an_import_is_raised_after_it(tmp_path):
     assert out.stdout.splitlines() == ["import finished: True", "interrupted after the import: True"], out
 
 
+RUNS_INSIDE_AN_IMPORT = textwrap.dedent("""
+    import pathlib, signal, sys
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.path.insert(0, sys.argv[1])
+    pathlib.Path(sys.argv[1], "whole_program.py").write_text(
+        "import signal, time\\n"
+        "from softirr_stats.base._interrupt import handled, install, restore\\n"
+        "previous = install()  # the command starts inside this module's import\\n"
+        "try:\\n"
+        "    signal.raise_signal(signal.SIGINT)\\n"
+        "    time.sleep(0.2)  # not held: raised here, not by a retry\\n"
+        "    print('not interrupted', flush=True)\\n"
+        "except KeyboardInterrupt:\\n"
+        "    print('interrupted at once', flush=True)\\n"
+        "finally:\\n"
+        "    handled()\\n"
+        "    restore(previous)\\n")
+    import whole_program
+""")
+
+
+def test_a_program_that_runs_inside_an_import_is_interrupted_at_once(tmp_path):
+    """Only imports that begin after the handler's install are held: a module that runs the whole
+    command when imported would otherwise never see its Ctrl-C."""
+    out = subprocess.run([sys.executable, "-c", RUNS_INSIDE_AN_IMPORT, str(tmp_path)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["interrupted at once"], out
+
+
 def test_importing_sees_the_import_machinery_on_the_stack(tmp_path, monkeypatch):
     from softirr_stats.base._interrupt import importing
 
@@ -56,4 +86,5 @@ def test_importing_sees_the_import_machinery_on_the_stack(tmp_path, monkeypatch)
 
     assert importing(looks_at_its_stack.FRAME)
     assert not importing(sys._getframe())
+    assert not importing(looks_at_its_stack.FRAME, stop=looks_at_its_stack.FRAME)  # the import began below it
     del looks_at_its_stack.FRAME  # the frame holds the import's frames alive
