@@ -7,13 +7,14 @@ pending in :data:`PENDING` and raises :class:`KeyboardInterrupt`; unless the cod
 catches it calls :func:`handled` within ``RETRY_SECONDS``, it is raised again (a swallowed
 one is not printed either). :func:`check` raises at a safe point (the fit's worker loop)
 while one is pending. A SIGINT that lands while a module is being imported is held until the
-import is done (the retry raises it): a KeyboardInterrupt inside an extension module's
-initialisation can crash the interpreter.
+import is done (the retry raises it; at most :data:`HOLD_SECONDS`): a KeyboardInterrupt inside
+an extension module's initialisation can crash the interpreter.
 """
 
 import signal
 import sys
 import threading
+import time
 from typing import Any
 
 __all__ = ["PENDING", "check", "handled", "importing", "install", "restore"]
@@ -22,12 +23,21 @@ __all__ = ["PENDING", "check", "handled", "importing", "install", "restore"]
 PENDING = threading.Event()
 #: Seconds after a SIGINT before it is raised again if nothing handled it.
 RETRY_SECONDS = 0.3
+#: The longest a SIGINT is held while a module is being imported (an import that hangs, say a
+#: plug-in's, still ends with Ctrl-C).
+HOLD_SECONDS = 30.0
 
 
 def _retry() -> None:
     import _thread
 
-    if PENDING.is_set():
+    if not PENDING.is_set():
+        return
+    if hasattr(signal, "pthread_kill"):
+        # a real SIGINT to the main thread: it also wakes a blocking call there (a sleep, a
+        # read), which ``interrupt_main``'s simulated one waits out
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # type: ignore[arg-type]
+    else:  # pragma: no cover - Windows
         _thread.interrupt_main()  # the handler runs again in the main thread
 
 
@@ -52,6 +62,8 @@ def importing(frame: Any, stop: Any = None) -> bool:
 
 #: The frame that called :func:`install` (imports below it are not held); None when not installed.
 _installed_at: Any = None
+#: When the SIGINT now held in an import first arrived (None: none held).
+_held_since: float | None = None
 
 
 def _handler(signum: int, frame: Any) -> None:
@@ -59,12 +71,17 @@ def _handler(signum: int, frame: Any) -> None:
     timer = threading.Timer(RETRY_SECONDS, _retry)
     timer.daemon = True
     timer.start()
+    global _held_since
     if importing(frame, _installed_at):
         # a KeyboardInterrupt inside a module's import can land in an extension module's
         # initialisation (JAX's first import, at a command's first JAX use), which then ends
         # the process with a segmentation fault and no message: raised again by the retry,
-        # RETRY_SECONDS later, once the import is done
-        return
+        # RETRY_SECONDS later, once the import is done (at most HOLD_SECONDS later)
+        now = time.monotonic()
+        _held_since = now if _held_since is None else _held_since
+        if now - _held_since < HOLD_SECONDS:
+            return
+    _held_since = None
     raise KeyboardInterrupt
 
 
@@ -84,7 +101,9 @@ def handled() -> None:
     >>> handled(); PENDING.is_set()
     False
     """
+    global _held_since
     PENDING.clear()
+    _held_since = None
 
 
 def install() -> Any:

@@ -45,6 +45,36 @@ def test_a_ctrl_c_inside_an_import_is_raised_after_it(tmp_path):
     assert out.stdout.splitlines() == ["import finished: True", "interrupted after the import: True"], out
 
 
+HANGS_IN_AN_IMPORT = textwrap.dedent("""
+    import pathlib, signal, sys, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    from softirr_stats.base import _interrupt
+    _interrupt.HOLD_SECONDS = 0.5
+    sys.path.insert(0, sys.argv[1])
+    pathlib.Path(sys.argv[1], "hangs.py").write_text(
+        "import signal, time\\n"
+        "signal.raise_signal(signal.SIGINT)\\n"
+        "time.sleep(20)  # an import that hangs\\n")
+    previous = _interrupt.install()
+    t0 = time.monotonic()
+    try:
+        import hangs
+        print("import finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted inside the import", time.monotonic() - t0 < 5, "hangs" not in sys.modules, flush=True)
+    finally:
+        _interrupt.handled()
+        _interrupt.restore(previous)
+""")
+
+
+def test_an_import_that_hangs_is_interrupted_after_the_hold(tmp_path):
+    out = subprocess.run([sys.executable, "-c", HANGS_IN_AN_IMPORT, str(tmp_path)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["interrupted inside the import True True"], out
+
+
 RUNS_INSIDE_AN_IMPORT = textwrap.dedent("""
     import pathlib, signal, sys
     signal.signal(signal.SIGINT, signal.default_int_handler)
