@@ -36,7 +36,10 @@ def _retry() -> None:
     if hasattr(signal, "pthread_kill"):
         # a real SIGINT to the main thread: it also wakes a blocking call there (a sleep, a
         # read), which ``interrupt_main``'s simulated one waits out
-        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # type: ignore[arg-type]
+        try:
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # type: ignore[arg-type]
+        except OSError:  # the process is ending
+            pass
     else:  # pragma: no cover - Windows
         _thread.interrupt_main()  # the handler runs again in the main thread
 
