@@ -210,7 +210,7 @@ def _done(path: str | None) -> set:
 def run(shapes, studies: int, seed0: int, out: str | None = None, level: float = 0.9) -> list:
     """Fit the profile interval to studies ``seed0 .. seed0 + studies - 1`` of each shape
     (the NUTS study's simulation); one row each, appended to ``out`` as it finishes."""
-    from paper_repro.soft_model_robustness import simulate_study
+    from paper_repro.soft_model_robustness import _append_csv, simulate_study
 
     done, rows = _done(out), []
     for s in range(studies):
@@ -225,12 +225,7 @@ def run(shapes, studies: int, seed0: int, out: str | None = None, level: float =
                    "seconds": round(time.time() - t, 3)}
             rows.append({c: row[c] for c in COLUMNS})
             if out:
-                new = not os.path.exists(out) or not os.path.getsize(out)
-                with open(out, "a", newline="") as fh:
-                    w = csv.DictWriter(fh, fieldnames=COLUMNS)
-                    if new:
-                        w.writeheader()
-                    w.writerow(rows[-1])
+                _append_csv(out, rows[-1])
     return rows
 
 
