@@ -32,6 +32,11 @@ from softirr_stats.inference._prior_sensitivity import prior_sensitivity
 from softirr_stats.inference._rater_check import rater_predictive_check
 from softirr_stats.inference._size import FitSize, FitSizeError, format_seconds, open_vocabulary
 from softirr_stats.inference._soft_check import score_check_statistic
+from softirr_stats.inference._soft_profile import (
+    PROFILE_REACH,
+    ProfileInterval,
+    soft_profile_interval,
+)
 
 __all__ = [
     "ConvergenceWarning",
@@ -48,6 +53,8 @@ __all__ = [
     "PredictiveCheckWarning",
     "PriorContraction",
     "PriorDominatedWarning",
+    "PROFILE_REACH",
+    "ProfileInterval",
     "SVI_NOTE",
     "SviConfig",
     "annotator_agreement",
@@ -63,4 +70,5 @@ __all__ = [
     "prior_sensitivity",
     "rater_predictive_check",
     "score_check_statistic",
+    "soft_profile_interval",
 ]

@@ -11,9 +11,10 @@ from softirr_stats.equivalence import resolve_label_similarity
 from softirr_stats.inference._config import DEFAULT_LEVEL, FitWarning, NutsConfig, SviConfig
 from softirr_stats.inference._fit import fit
 from softirr_stats.inference._gold import MIN_GOLD, gold_pairs
+from softirr_stats.inference._soft_profile import PROFILE_REACH, soft_profile_interval
 from softirr_stats.models import MODEL_NAMES, encode_annotations, find_model, pair_scores
 
-__all__ = ["SVI_SOFT_WARNING", "annotator_agreement"]
+__all__ = ["PROFILE_MODES", "SVI_SOFT_WARNING", "annotator_agreement"]
 
 
 def _similarity_name(similarity: Any, sim: Any) -> str:
@@ -27,7 +28,57 @@ SVI_SOFT_WARNING = (
     "the soft model by SVI without gold pairs: on calibrated-probability scores (an NLI model's or an LLM "
     "judge's P(equivalent)) SVI's 90% interval covered 80% of 300 simulated studies, its kappa 0.04 too high "
     "(the variational guide's error, not the model's: NUTS covered on the same studies); fit with "
-    "method='nuts' (the default) or pass gold pairs (gold=; docs/annotator_models.md, \"NUTS rows\")")
+    "method='nuts' (the default) or pass gold pairs (gold=; docs/annotator_models.md, \"NUTS rows\"); the "
+    "profile-likelihood check (profile_interval='widen', the default) widened 300 of those 300 intervals, and "
+    "the widened ones covered 98%")
+
+
+#: What ``annotator_agreement``'s ``profile_interval`` takes.
+PROFILE_MODES = ("widen", "report", "off")
+
+
+def _add_profile(details: dict, post: Any, mode: str, level: float) -> None:
+    """The soft model's profile-likelihood interval in ``details`` (``"profile_interval"``) and
+    the mode (``"profile_mode"``), where it applies: the monotone emission, no gold pairs."""
+    kind = post.model_kind
+    if mode == "off" or kind.emission != "monotone" or post.data.n_gold:
+        return
+    details["profile_interval"] = soft_profile_interval(post.data, level,
+                                                        n_bins=kind.priors.monotone_bins)
+    details["profile_mode"] = mode
+
+
+def _widen_by_profile(details: dict, lo: float, hi: float,
+                      ci_method: str) -> tuple[float, float, str, float]:
+    """The interval after the profile check: warn where the profile interval reaches beyond
+    ``[lo, hi]`` by more than :data:`PROFILE_REACH` half-widths, and (``"widen"``) report the
+    union. Returns it, its ``ci_method`` and the widening factor (the union's width over the
+    posterior interval's: the SE is scaled by it, as the bootstraps' few-units correction
+    does). Records ``details["profile_reach"]`` and ``details["ci_widened"]``."""
+    prof = details.get("profile_interval")
+    if prof is None:
+        return lo, hi, ci_method, 1.0
+    reach = prof.reach(lo, hi)
+    widen = details["profile_mode"] == "widen" and reach > PROFILE_REACH
+    details.update(profile_reach=reach, ci_widened=widen)
+    if reach > PROFILE_REACH:
+        union = (min(lo, prof.lower), max(hi, prof.upper))
+        said = (f"reported: the union [{union[0]:.3f}, {union[1]:.3f}]" if widen else
+                f"the union [{union[0]:.3f}, {union[1]:.3f}] is the interval to report "
+                "(profile_interval='widen')")
+        warnings.warn(
+            f"the soft kappa's prior-free profile-likelihood interval [{prof.lower:.3f}, {prof.upper:.3f}] "
+            f"reaches {reach:.1f} half-widths beyond its posterior interval [{lo:.3f}, {hi:.3f}] (kappas the "
+            f"likelihood cannot tell apart at {prof.level:.0%}: [{prof.set_lower:.3f}, {prof.set_upper:.3f}]): "
+            "where the scores leave kappa partly open (a tail or slope both components share: heavy tails, "
+            "calibrated probabilities) the posterior's place in that range is the emission prior's, and an "
+            f"inexact fit (SVI) moves it too; {said}. On heavy-tailed scores the posterior's 90% interval "
+            "covered 83.7% of 300 simulated studies, the union 91.7%; gold pairs (gold=) identify the emission "
+            "(docs/annotator_models.md, \"The profile-likelihood widening\")", FitWarning, stacklevel=4)
+        if widen:
+            factor = (union[1] - union[0]) / (hi - lo) if hi > lo else 1.0
+            return union[0], union[1], f"{ci_method} widened to the profile-likelihood interval", factor
+    return lo, hi, ci_method, 1.0
 
 
 def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_skene",
@@ -35,7 +86,8 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
                         config: NutsConfig | SviConfig | None = None, priors: Any = None,
                         n_chance: int | None = None, groups: Any = None, gold: Any = None,
                         predictive_check: bool = True, prior_check: bool = True,
-                        progress: bool | None = None, **model_kwargs: Any) -> AgreementResult:
+                        profile_interval: str = "widen", progress: bool | None = None,
+                        **model_kwargs: Any) -> AgreementResult:
     """Model-based agreement with a posterior interval, in one call.
 
     Categorical models (``"dawid_skene"``, ``"mace"``, ``"hierarchical_dawid_skene"``,
@@ -90,6 +142,17 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     prior_check : bool
         Compare the kappa posterior with its prior (``details["prior_contraction"]``);
         warns (``PriorDominatedWarning``) when it barely moved.
+    profile_interval : {"widen", "report", "off"}
+        Soft model with the monotone emission and no gold pairs: the prior-free
+        profile-likelihood interval of kappa (:func:`soft_profile_interval`), stored in
+        ``details["profile_interval"]``. Where it reaches beyond the posterior interval by more
+        than :data:`PROFILE_REACH` of its half-width the scores leave kappa partly open (the
+        posterior's place in that range is the emission prior's), and a ``FitWarning`` says so;
+        ``"widen"`` (the default) then reports the union of the two intervals
+        (``details["ci_widened"]``; ``ci_method`` says so), ``"report"`` keeps the posterior
+        interval. On heavy-tailed scores the posterior's 90% interval covered 83.7% over 300
+        simulated studies, the union 91.7% (docs/annotator_models.md, "The profile-likelihood
+        widening"). Ignored by the categorical models.
     progress : bool, optional
         Progress bar of the fit (default: when stderr is a terminal).
     **model_kwargs
@@ -98,8 +161,10 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     Returns
     -------
     AgreementResult
-        ``value`` = posterior mean, ``ci_low`` / ``ci_high`` = posterior interval, ``se`` =
-        posterior sd; ``observed`` / ``expected`` = posterior means of the two terms;
+        ``value`` = posterior mean, ``ci_low`` / ``ci_high`` = posterior interval (the soft
+        model's widened to its union with the profile-likelihood interval where
+        ``details["ci_widened"]``), ``se`` = posterior sd (times the widening's
+        ``details["profile_factor"]`` where widened); ``observed`` / ``expected`` = posterior means of the two terms;
         ``details["posterior"]`` is the :class:`Posterior`, ``details["draws"]`` the kappa
         draws.
 
@@ -108,8 +173,9 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     FitWarning
         ``model="soft"`` by SVI without gold pairs (:data:`SVI_SOFT_WARNING`: its interval
         was measured too high on calibrated-probability scores); fewer than ``MIN_GOLD`` gold
-        pairs. The fit's own warnings (``ConvergenceWarning``, the score and predictive
-        checks) pass through.
+        pairs; the soft model's profile interval reaches beyond the posterior interval
+        (``profile_interval``). The fit's own warnings (``ConvergenceWarning``, the score and
+        predictive checks) pass through.
 
     Examples
     --------
@@ -129,7 +195,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     from softirr_stats.inference._posterior import Posterior
 
     if isinstance(ann, Posterior):
-        return _from_posterior(ann, similarity, level, predictive_check, prior_check,
+        return _from_posterior(ann, similarity, level, predictive_check, prior_check, profile_interval,
                                given={"model": model != "dawid_skene", "method": method != "nuts",
                                       "seed": seed != 0, "config": config is not None,
                                       "priors": priors is not None, "n_chance": n_chance is not None,
@@ -138,6 +204,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
                                       **{k: True for k in model_kwargs}})
     model = check_choice("model", model, MODEL_NAMES)
     method = check_choice("method", method, ["nuts", "svi"])
+    profile_interval = check_choice("profile_interval", profile_interval, PROFILE_MODES)
     level = check_level(level)
     details: dict[str, Any] = {"model": model, "fit_method": method, "seed": seed}
     sim = None
@@ -168,6 +235,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         coefficient = "soft_model_kappa"
         if predictive_check:
             details["score_check"] = post.score_check()
+        _add_profile(details, post, profile_interval, level)
         n_items, n_raters = data.n_items, data.n_raters
         n_scored = data.n_pairs_scored
     else:
@@ -209,24 +277,29 @@ def _result(post: Any, details: dict, coefficient: str, draws: np.ndarray, obser
     if prior_check:
         details["prior_contraction"] = post.prior_contraction("kappa")
     lo, hi = np.quantile(draws, q)
+    ci_method = f"posterior ({model}, {method})"
+    lo, hi, ci_method, factor = _widen_by_profile(details, float(lo), float(hi), ci_method)
+    if factor != 1.0:
+        details["profile_factor"] = factor
     details.update(posterior=post, draws=draws)
     return AgreementResult(
         coefficient=coefficient, value=float(np.mean(draws)),
         observed=float(np.mean(observed)), expected=float(np.mean(expected)),
         n_items=int(n_items), n_raters=int(n_raters), ci_low=float(lo), ci_high=float(hi),
-        se=float(np.std(draws, ddof=1)), level=level,
-        ci_method=f"posterior ({model}, {method})", similarity=_similarity_name(similarity, sim),
+        se=float(np.std(draws, ddof=1)) * factor, level=level,
+        ci_method=ci_method, similarity=_similarity_name(similarity, sim),
         chance="model", n_pairs_scored=int(n_scored), details=details)
 
 
 def _from_posterior(post: Any, similarity: Any, level: float, predictive_check: bool, prior_check: bool,
-                    given: dict[str, bool]) -> AgreementResult:
+                    profile_interval: str, given: dict[str, bool]) -> AgreementResult:
     """:func:`annotator_agreement` of an existing fit (nothing is refitted)."""
     extra = sorted(k for k, v in given.items() if v)
     if extra:
         raise TypeError(f"annotator_agreement(posterior) summarises an existing fit; {extra} belong to "
                         "the fit and cannot be given here (refit with annotator_agreement(ann, ...))")
     level = check_level(level)
+    profile_interval = check_choice("profile_interval", profile_interval, PROFILE_MODES)
     details: dict[str, Any] = {"model": post.model_name, "fit_method": post.method, "refit": False}
     kind = post.model_kind
     if kind.coefficient is None:
@@ -238,5 +311,7 @@ def _from_posterior(post: Any, similarity: Any, level: float, predictive_check: 
     details.update(extra)
     if predictive_check:  # the kind's check: details["predictive_check"] or details["score_check"]
         details[kind.check] = getattr(post, kind.check)()
+    if kind.name == "soft":
+        _add_profile(details, post, profile_interval, level)
     return _result(post, details, coefficient, draws, observed, expected, data.n_items, data.n_raters, level,
                    post.model_name, post.method, similarity, sim, n_scored, prior_check)

@@ -54,107 +54,15 @@ import numpy as np
 
 #: Shapes of the monotone family (the identified-range table of
 #: paper_repro.soft_model_identification): where the interval is meant to hold.
-SHAPES = ("bands", "point_masses", "heavy_tails", "calibrated")
+SHAPES = ("bands", "point_masses", "heavy_tails", "calibrated", "shared_floor")
 COLUMNS = ("shape", "seed", "truth", "estimate", "lower", "upper", "covered", "set_lower",
            "set_upper", "at_edge", "seconds")
 
 
-def cell_bases(n_bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Cell masses of the monotone emission's pieces, ``(A1, A0)``, each ``(n_bins + 1, n_bins + 2)``.
-
-    Rows of ``A1``: ``U[e_b, 1]`` for ``b = 0..n_bins-1``, then the mass at exactly 1; rows of
-    ``A0``: ``U[0, e_{b+1}]``, then the mass at exactly 0. Columns: the equal cells of (0, 1),
-    then exact 0, exact 1 (:func:`softirr_stats.models._soft.score_cells`).
-
-    Examples
-    --------
-    >>> a1, a0 = cell_bases(4)
-    >>> a1[1].tolist(), a0[1].tolist(), a1.sum(1).tolist() == [1.0] * 5
-    ([0.0, 0.3333333333333333, 0.3333333333333333, 0.3333333333333333, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0, 0.0, 0.0], True)
-    """
-    c = np.arange(n_bins)[None, :]
-    b = np.arange(n_bins)[:, None]
-    a1, a0 = np.zeros((n_bins + 1, n_bins + 2)), np.zeros((n_bins + 1, n_bins + 2))
-    a1[:n_bins, :n_bins] = np.where(c >= b, 1.0 / (n_bins - b), 0.0)
-    a0[:n_bins, :n_bins] = np.where(c <= b, 1.0 / (b + 1), 0.0)
-    a1[n_bins, n_bins + 1] = a0[n_bins, n_bins] = 1.0
-    return a1, a0
-
-
-def _mixtures(w1, w0, a1, a0, p, q):
-    f1, f0 = w1 @ a1, w0 @ a0
-    return f1, f0, p * f1 + (1.0 - p) * f0, q * f1 + (1.0 - q) * f0
-
-
-def _ratio(n, m):
-    return np.divide(n, m, out=np.zeros_like(m), where=n > 0)
-
-
-def _loglik(n, m):
-    return np.where(n > 0, n * np.log(np.maximum(m, 1e-300)), 0.0).sum(-1)
-
-
-def fit_emission(G, H, p, q, *, n_bins: int, iters: int = 1000, free_rates: bool = False):
-    """Maximum-likelihood emission weights at the rates ``(p, q)`` (arrays: one problem each).
-
-    EM over the pieces: with the rates fixed the log-likelihood is concave in the weights.
-    ``free_rates`` also updates ``p`` and ``q`` (the unconstrained maximum).
-
-    Returns ``(loglik, w1, w0, p, q)``, the first per problem.
-
-    Examples
-    --------
-    >>> G = np.r_[np.zeros(6), 10.0, 10.0, 0, 0]; H = np.r_[10.0, 10.0, np.zeros(8)]
-    >>> ll, w1, w0, p, q = fit_emission(G, H, np.array([0.5]), np.array([0.5]), n_bins=8,
-    ...                                 free_rates=True)
-    >>> round(float(p[0]), 3), round(float(q[0]), 3)
-    (1.0, 0.0)
-    """
-    a1, a0 = cell_bases(n_bins)
-    p = np.asarray(p, np.float64)[:, None]
-    q = np.asarray(q, np.float64)[:, None]
-    k = n_bins + 1
-    w1, w0 = np.full((p.shape[0], k), 1.0 / k), np.full((p.shape[0], k), 1.0 / k)
-    nw, nc = G.sum(), H.sum()
-    for _ in range(iters):
-        f1, f0, g, h = _mixtures(w1, w0, a1, a0, p, q)
-        rg, rh = _ratio(G, g), _ratio(H, h)
-        if free_rates:
-            p = (rg * p * f1).sum(-1, keepdims=True) / nw
-            q = (rh * q * f1).sum(-1, keepdims=True) / nc
-        w1 = w1 * ((p * rg + q * rh) @ a1.T)
-        w0 = w0 * (((1.0 - p) * rg + (1.0 - q) * rh) @ a0.T)
-        w1 /= w1.sum(-1, keepdims=True)
-        w0 /= w0.sum(-1, keepdims=True)
-    _, _, g, h = _mixtures(w1, w0, a1, a0, p, q)
-    return _loglik(G, g) + _loglik(H, h), w1, w0, p[:, 0], q[:, 0]
-
-
-def realized_kappa(G, H, w1, w0, p, q, *, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """The realized kappa a fit gives (within-item pairs' mean P(equivalent | score) against
-    the chance pairs') and its standard error (the pairs' own indicators; the chance pairs
-    as a binomial sample of the chance population), per fit."""
-    a1, a0 = cell_bases(n_bins)
-    f1, f0, g, h = _mixtures(w1, w0, a1, a0, p[:, None], q[:, None])
-    rg = p[:, None] * f1 / np.maximum(g, 1e-300)
-    rh = q[:, None] * f1 / np.maximum(h, 1e-300)
-    nw, nc = G.sum(), H.sum()
-    pw, pc = (G * rg).sum(-1) / nw, (H * rh).sum(-1) / nc
-    var_w = (G * rg * (1.0 - rg)).sum(-1) / nw**2
-    var_c = pc * (1.0 - pc) / nc
-    kappa = (pw - pc) / (1.0 - pc)
-    se = np.sqrt(var_w / (1.0 - pc) ** 2 + var_c * ((1.0 - pw) / (1.0 - pc) ** 2) ** 2)
-    return kappa, se
-
-
-def profile_interval(within_scores, chance_scores, *, level: float = 0.9, n_bins: int = 20,
-                     kappa_span: float = 0.3, kappa_step: float = 0.005, n_q: int = 16,
-                     iters: int = 1000) -> dict:
-    """The profile-likelihood interval of the realized kappa (module docstring).
-
-    Returns ``estimate`` (at the unconstrained maximum), ``lower``, ``upper``, the kappa set
-    ``set_lower`` / ``set_upper`` and ``at_edge`` (the set reached the grid's end: widen
-    ``kappa_span``).
+def profile_interval(within_scores, chance_scores, *, level: float = 0.9, n_bins: int = 20) -> dict:
+    """The library's profile-likelihood interval
+    (:func:`softirr_stats.inference._soft_profile.profile_interval`, written here first and moved
+    there unchanged when ``annotator_agreement`` adopted it), as this study's row fields.
 
     Examples
     --------
@@ -162,42 +70,14 @@ def profile_interval(within_scores, chance_scores, *, level: float = 0.9, n_bins
     >>> eq = rng.random(450) < 0.5
     >>> ws = np.where(eq, rng.uniform(0.6, 1.0, 450), rng.uniform(0.0, 0.35, 450))
     >>> cs = np.where(rng.random(1000) < 0.03, rng.uniform(0.6, 1, 1000), rng.uniform(0, 0.35, 1000))
-    >>> r = profile_interval(ws, cs, iters=200)
-    >>> bool(r["lower"] < r["estimate"] < r["upper"]), round(r["upper"] - r["lower"], 2)
-    (True, 0.01)
+    >>> r = profile_interval(ws, cs)
+    >>> sorted(r), bool(r["lower"] < r["estimate"] < r["upper"])
+    (['at_edge', 'estimate', 'lower', 'set_lower', 'set_upper', 'upper'], True)
     """
-    from scipy import stats
+    from softirr_stats.inference._soft_profile import profile_interval as library_profile
 
-    from softirr_stats.models._soft import score_cells
-
-    G = np.bincount(score_cells(within_scores, n_bins), minlength=n_bins + 2).astype(np.float64)
-    H = np.bincount(score_cells(chance_scores, n_bins), minlength=n_bins + 2).astype(np.float64)
-    ll_hat, w1, w0, p_hat, q_hat = fit_emission(G, H, [0.5], [0.1], n_bins=n_bins, iters=iters,
-                                                free_rates=True)
-    est, _ = realized_kappa(G, H, w1, w0, p_hat, q_hat, n_bins=n_bins)
-    k_hat = (p_hat[0] - q_hat[0]) / (1.0 - q_hat[0])
-    half = int(round(kappa_span / kappa_step))
-    kg = np.clip(k_hat + kappa_step * np.arange(-half, half + 1), -0.99, 0.999)
-    q_se = np.sqrt(max(q_hat[0] * (1 - q_hat[0]), 1e-4) / H.sum())
-    qg = np.linspace(max(q_hat[0] - 4 * q_se, 1e-4), min(q_hat[0] + 4 * q_se, 0.999), n_q)
-    K, Q = np.meshgrid(kg, qg, indexing="ij")
-    P = Q + K * (1.0 - Q)
-    ok = (P > 0) & (P < 1)
-    ll, w1, w0, p, q = fit_emission(G, H, np.where(ok, P, 0.5).ravel(), Q.ravel(),
-                                    n_bins=n_bins, iters=iters)
-    ll = np.where(ok.ravel(), ll, -np.inf).reshape(K.shape)
-    best = np.arange(kg.size) * qg.size + ll.argmax(1)
-    prof = ll.max(1)
-    lr = 2.0 * (max(prof.max(), ll_hat[0]) - prof)
-    inside = lr <= stats.chi2.ppf(level, 1)
-    kappa, se = realized_kappa(G, H, w1[best], w0[best], p[best], q[best], n_bins=n_bins)
-    z = stats.norm.ppf(0.5 + level / 2)
-    return {"estimate": float(est[0]),
-            "lower": float(np.min((kappa - z * se)[inside], initial=est[0])),
-            "upper": float(np.max((kappa + z * se)[inside], initial=est[0])),
-            "set_lower": float(kg[inside].min(initial=k_hat)),
-            "set_upper": float(kg[inside].max(initial=k_hat)),
-            "at_edge": bool(inside[0] or inside[-1])}
+    r = library_profile(within_scores, chance_scores, level=level, n_bins=n_bins)
+    return {k: getattr(r, k) for k in ("estimate", "lower", "upper", "set_lower", "set_upper", "at_edge")}
 
 
 def _done(path: str | None) -> set:
@@ -250,14 +130,21 @@ def table(rows: list) -> str:
 def compare(rows: list, nuts_rows: list, reach: float = 0.5) -> str:
     """Markdown per shape, over the studies both files hold (keys: shape and seed; the NUTS
     rows of the monotone emission): coverage and width of the profile interval, the posterior
-    interval and their union, and how many of the posterior's misses and covering fits have a
-    profile interval reaching beyond the posterior interval by more than ``reach`` posterior
-    half-widths (on either side): a per-fit check would flag those."""
+    interval and their union; the library's interval (``annotator_agreement``: the union where
+    the profile interval reaches beyond the posterior interval by more than
+    ``inference.PROFILE_REACH`` of its half-width, else the posterior interval), its coverage,
+    width and how many fits it widened; and how many of the posterior's misses and covering fits
+    have a profile interval reaching beyond the posterior interval by more than ``reach``
+    posterior half-widths (on either side)."""
+    from softirr_stats.inference import PROFILE_REACH
+
     nuts = {(r["shape"], int(r["seed"])): r for r in nuts_rows
             if r.get("emission", "monotone") == "monotone"}
     lines = ["| shape | studies | profile: coverage, width | posterior: coverage, width | "
-             f"union: coverage, width | reach > {reach} half-widths: misses, covering fits |",
-             "|---|---|---|---|---|---|"]
+             "union: coverage, width | library (widened where reach > "
+             f"{PROFILE_REACH}): coverage (MC SE), width, fits widened | "
+             f"reach > {reach} half-widths: misses, covering fits |",
+             "|---|---|---|---|---|---|---|"]
     for shape in dict.fromkeys(r["shape"] for r in rows):
         both = [(r, nuts[(shape, int(r["seed"]))]) for r in rows
                 if r["shape"] == shape and (shape, int(r["seed"])) in nuts]
@@ -267,14 +154,23 @@ def compare(rows: list, nuts_rows: list, reach: float = 0.5) -> str:
         g = {k: np.array([float(b[k]) for _, b in both]) for k in ("lower", "upper")}
         lo, hi = np.minimum(f["lower"], g["lower"]), np.maximum(f["upper"], g["upper"])
         t = f["truth"]
-        cover = {"p": (f["lower"] <= t) & (t <= f["upper"]), "n": (g["lower"] <= t) & (t <= g["upper"]),
-                 "u": (lo <= t) & (t <= hi)}
         half = (g["upper"] - g["lower"]) / 2
-        far = np.maximum(f["upper"] - g["upper"], g["lower"] - f["lower"]) / half > reach
+        beyond = np.maximum(f["upper"] - g["upper"], g["lower"] - f["lower"])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reached = np.where(half > 0, beyond / np.where(half > 0, half, 1.0),
+                               np.where(beyond > 0, np.inf, 0.0))
+        widened = reached > PROFILE_REACH
+        llo, lhi = np.where(widened, lo, g["lower"]), np.where(widened, hi, g["upper"])
+        cover = {"p": (f["lower"] <= t) & (t <= f["upper"]), "n": (g["lower"] <= t) & (t <= g["upper"]),
+                 "u": (lo <= t) & (t <= hi), "l": (llo <= t) & (t <= lhi)}
+        far = reached > reach
         miss = ~cover["n"]
         cells = [f"{cover[k].mean():.1%}, {w:.3f}" for k, w in (
             ("p", np.mean(f["upper"] - f["lower"])), ("n", np.mean(g["upper"] - g["lower"])),
             ("u", np.mean(hi - lo)))]
+        c = cover["l"].mean()
+        cells.append(f"{c:.1%} ({np.sqrt(c * (1 - c) / len(both)):.1%}), {np.mean(lhi - llo):.3f}, "
+                     f"{widened.sum()}/{len(both)}")
         lines.append(f"| {shape} | {len(both)} | " + " | ".join(cells)
                      + f" | {far[miss].sum()}/{miss.sum()}, {far[~miss].sum()}/{(~miss).sum()} |")
     return "\n".join(lines)
@@ -284,7 +180,10 @@ def main(argv=None) -> None:
     if not __package__:
         sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=SHAPES)
+    # the shapes outside the monotone family too: the library computes the interval on every fit
+    # of the monotone emission, whatever the scores' shape
+    ap.add_argument("--shapes", nargs="+", default=list(SHAPES),
+                    choices=[*SHAPES, "overlap", "bimodal"])
     ap.add_argument("--studies", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--out")

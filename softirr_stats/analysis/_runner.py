@@ -266,7 +266,7 @@ class ModelFit:
 
 def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", level: float = 0.95, seed: int = 0,
               similarity: Any = None, config: Any = None, predictive_check: bool = True,
-              progress: bool | None = False, gold: Any = None) -> ModelFit:
+              progress: bool | None = False, gold: Any = None, profile_interval: str = "widen") -> ModelFit:
     """Fit an annotator model and check it: the model step under ``softirr model`` and the report.
 
     Parameters
@@ -291,6 +291,9 @@ def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", lev
     gold : optional
         The soft model's gold pairs (``annotator_agreement(..., gold=...)``: a judged sheet as
         :func:`read_judging_sheet` reads it, or ``(scores, labels)``).
+    profile_interval : {"widen", "report", "off"}
+        The soft model's profile-likelihood check of its interval
+        (:func:`~softirr_stats.inference.annotator_agreement`'s ``profile_interval``).
 
     Returns
     -------
@@ -312,7 +315,7 @@ def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", lev
         warnings.simplefilter("always")
         res = annotator_agreement(ann, similarity=similarity, model=model, method=method, level=level, seed=seed,
                                   config=config, predictive_check=predictive_check, progress=progress,
-                                  **({} if gold is None else {"gold": gold}))
+                                  profile_interval=profile_interval, **({} if gold is None else {"gold": gold}))
         diag = diagnostics(res, level=level, caught=list(caught))
     said = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     return ModelFit(result=res, diagnostics=diag, warnings=said, seconds=time.perf_counter() - t0)

@@ -47,23 +47,26 @@ _COLUMNS = ("quantity", "mean", "sd", "lower", "upper")
 
 
 def fit_model(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any = None,
-              steps: int = 2000, warmup: int = 500, samples: int = 500, chains: int = 2, gold: Any = None) -> Any:
+              steps: int = 2000, warmup: int = 500, samples: int = 500, chains: int = 2, gold: Any = None,
+              profile_interval: str = "widen") -> Any:
     """The fit of :func:`_run` (the runner's :func:`~softirr_stats.analysis.run_model`), the result only.
 
     The warnings of the fit are recorded by the runner (``_run(...).warnings``), not raised.
     """
-    return _run(ann, model, method, level, seed, similarity, steps, warmup, samples, chains, gold=gold).result
+    return _run(ann, model, method, level, seed, similarity, steps, warmup, samples, chains, gold=gold,
+                profile_interval=profile_interval).result
 
 
 def _run(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any, steps: int, warmup: int,
-         samples: int, chains: int, progress: bool | None = False, gold: Any = None) -> Any:
+         samples: int, chains: int, progress: bool | None = False, gold: Any = None,
+         profile_interval: str = "widen") -> Any:
     from softirr_stats.analysis import run_model
     from softirr_stats.inference import NutsConfig, SviConfig
 
     config = SviConfig(steps=steps) if method == "svi" else NutsConfig(num_warmup=warmup, num_samples=samples,
                                                                        num_chains=chains)
     return run_model(ann, model, method=method, level=level, seed=seed, similarity=similarity, config=config,
-                     predictive_check=False, progress=progress, gold=gold)
+                     predictive_check=False, progress=progress, gold=gold, profile_interval=profile_interval)
 
 
 def read_gold(path: Path) -> Any:
@@ -144,6 +147,10 @@ def command(
                        "equivalent component known): a filled sheet of `softirr judge plan` (its .plan.csv "
                        "beside it), as for `softirr agree --judgments`, or a CSV with columns label_a, label_b, "
                        "judgment (0 or 1) and optionally draws; scored with the model's --similarity")] = None,
+    profile_interval: Annotated[str, typer.Option(
+        "--profile-interval", help="--model soft (monotone emission, no --gold): where the prior-free "
+                                   "profile-likelihood interval reaches beyond the posterior interval, widen it to "
+                                   "their union (widen), only say so (report), or skip the check (off) [default: widen]")] = "widen",
 ) -> None:
     """Model-based agreement: fit an annotator model and report posterior intervals.
 
@@ -157,6 +164,9 @@ def command(
     check_format(fmt)
     check_choices([name], MODELS, "--model")
     check_choices([method], ("nuts", "svi"), "--method")
+    from softirr_stats.inference._agreement import PROFILE_MODES
+
+    check_choices([profile_interval], PROFILE_MODES, "--profile-interval")
     measure = similarity_value(similarity, measure, "exact")
     check_similarities([measure], MEASURES)
     if not 0.0 < level < 1.0:
@@ -191,7 +201,8 @@ def command(
         except (ValueError, TypeError) as err:
             fail(f"--gold {gold}: {str(err).removeprefix('gold: ')}")
     try:  # the runner's model step: the fit, its diagnostics and the warnings of both
-        fit = _run(ann, name, method, level, seed, sim, steps, warmup, samples, chains, progress=None, gold=judged)
+        fit = _run(ann, name, method, level, seed, sim, steps, warmup, samples, chains, progress=None, gold=judged,
+                   profile_interval=profile_interval)
     except FitSizeError as err:
         fail(refusal(err.size), EXIT_DATA)
     except (ValueError, TypeError) as err:
@@ -209,9 +220,12 @@ def command(
              f"posterior intervals, {fit}, similarity = {measure}, seed = {seed}")
     if gold is not None:
         title += f"; {n_gold} gold pairs ({gold.name})"
+    if res.details.get("ci_widened"):
+        title += "; kappa's interval widened to the profile-likelihood interval (see the notes)"
     meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "similarity": measure,
             "steps": steps, "warmup": warmup, "samples": samples, "chains": chains,
-            "gold": None if gold is None else str(gold), "n_gold": n_gold, "warnings": list(seen),
+            "gold": None if gold is None else str(gold), "n_gold": n_gold, "ci_method": res.ci_method,
+            "profile_interval": profile_interval, "warnings": list(seen),
             "diagnostics": diag.to_dict()}
     notes = Notes(seen)
     if fmt in ("markdown", "latex"):  # not a coefficient table: the plain pipe / tabular layout

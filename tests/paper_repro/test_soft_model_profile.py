@@ -1,6 +1,6 @@
-"""The profile-likelihood interval of the soft model's kappa (paper_repro/soft_model_profile.py):
-its pieces are the model's monotone emission, EM reaches the weights' maximum, the interval
-collapses where the scores identify kappa and spans the range where they do not, rows resume."""
+"""The profile-likelihood study of the soft model's kappa (paper_repro/soft_model_profile.py): the
+library's interval (tested in tests/inference/test_soft_profile.py) gives the stored rows again,
+rows resume, the tables count what they say."""
 
 import csv
 import doctest
@@ -21,78 +21,20 @@ def test_docstring_examples():
     assert doctest.testmod(prof).failed == 0
 
 
-def test_pieces_are_the_models_monotone_emission():
-    """Weights through the script's cell bases give the cell masses the library's model gives."""
-    import jax.numpy as jnp
-
-    from softirr_stats.models._soft import cell_probabilities
-
-    nb = 10
-    rng = np.random.default_rng(3)
-    w1, w0 = rng.dirichlet(np.ones(nb)), rng.dirichlet(np.ones(nb))
-    m1, m0 = 0.2, 0.3  # masses at exactly 1 and exactly 0
-    a1, a0 = prof.cell_bases(nb)
-    f1 = np.r_[(1 - m1) * w1, m1] @ a1
-    f0 = np.r_[(1 - m0) * w0, m0] @ a0
-    params = {"equiv_weights": jnp.asarray(w1, jnp.float32), "nonequiv_weights": jnp.asarray(w0, jnp.float32),
-              "equiv_atoms": jnp.asarray([m1, 1 - m1], jnp.float32),
-              "nonequiv_atoms": jnp.asarray([m0, 1 - m0], jnp.float32)}
-    model = np.asarray(cell_probabilities(params, "monotone", nb), np.float64)
-    # the library folds exact 0 into the first cell and exact 1 into the last
-    ours = np.stack([f0[:nb], f1[:nb]])
-    ours[:, 0] += [f0[nb], f1[nb]]
-    ours[:, -1] += [f0[nb + 1], f1[nb + 1]]
-    np.testing.assert_allclose(ours, model, atol=1e-6)
-
-
-def test_em_beats_the_generating_weights_and_a_coarser_run():
-    nb = 10
-    rng = np.random.default_rng(5)
-    a1, a0 = prof.cell_bases(nb)
-    w1, w0 = rng.dirichlet(np.ones(nb + 1)), rng.dirichlet(np.ones(nb + 1))
-    f1, f0 = w1 @ a1, w0 @ a0
-    p, q = 0.45, 0.05
-    G = rng.multinomial(400, p * f1 + (1 - p) * f0).astype(float)
-    H = rng.multinomial(900, q * f1 + (1 - q) * f0).astype(float)
-
-    def ll(v1, v0):
-        g, h = p * (v1 @ a1) + (1 - p) * (v0 @ a0), q * (v1 @ a1) + (1 - q) * (v0 @ a0)
-        return float(np.sum(np.where(G > 0, G * np.log(g), 0)) + np.sum(np.where(H > 0, H * np.log(h), 0)))
-
-    short = prof.fit_emission(G, H, [p], [q], n_bins=nb, iters=20)[0][0]
-    best, e1, e0, _, _ = prof.fit_emission(G, H, [p], [q], n_bins=nb, iters=2000)
-    assert best[0] == pytest.approx(ll(e1[0], e0[0]), rel=1e-12)
-    assert best[0] >= ll(w1, w0) - 1e-9
-    assert best[0] >= short - 1e-9
-
-
-def test_separated_scores_identify_kappa():
-    """Bands with a gap: every kappa of the profile's set gives the same realized estimate, the
-    share of equivalent pairs against the chance pairs' share, and the interval is that estimate
-    -+ its chance-pair spread (no equivalent pair is in doubt)."""
-    rng = np.random.default_rng(11)
-    eq_w, eq_c = rng.random(450) < 0.5, rng.random(1000) < 0.03
-    ws = np.where(eq_w, rng.uniform(0.6, 1.0, 450), rng.uniform(0.0, 0.35, 450))
-    cs = np.where(eq_c, rng.uniform(0.6, 1.0, 1000), rng.uniform(0.0, 0.35, 1000))
-    r = prof.profile_interval(ws, cs, iters=300)
-    pw, pc = eq_w.mean(), eq_c.mean()
-    assert r["estimate"] == pytest.approx((pw - pc) / (1 - pc), abs=1e-6)
-    half = 1.6448536 * np.sqrt(pc * (1 - pc) / 1000) * (1 - pw) / (1 - pc) ** 2
-    assert r["upper"] - r["lower"] == pytest.approx(2 * half, rel=0.02)
-    assert r["set_upper"] - r["set_lower"] > 0.05  # the population kappa stays open; the realized one does not
-
-
-def test_shared_tail_leaves_a_range():
-    """Heavy tails (a uniform tail in both components): the interval is several times wider than
-    on the separated bands of the same study."""
+def test_the_library_reproduces_the_stored_rows():
+    """The rows in docs/ were computed by this script before its interval moved into the library
+    (``inference._soft_profile``): the library gives them again, to the last digit, so the
+    measured coverage is the library's (two studies per shape)."""
     from paper_repro.soft_model_robustness import simulate_study
 
-    width = {}
-    for shape in ("bands", "heavy_tails"):
-        d = simulate_study(shape, 1000)["data"]
-        r = prof.profile_interval(d.within_scores, d.chance_scores, iters=300)
-        width[shape] = r["upper"] - r["lower"]
-    assert width["heavy_tails"] > 4 * width["bands"]
+    path = pathlib.Path(__file__).resolve().parents[2] / "docs/soft_model_robustness/profile_study.csv"
+    with open(path) as fh:
+        stored = {(r["shape"], int(r["seed"])): r for r in csv.DictReader(fh)}
+    for shape, seed in (("bands", 1000), ("heavy_tails", 1000), ("calibrated", 1001)):
+        d = simulate_study(shape, seed)["data"]
+        r = prof.profile_interval(d.within_scores, d.chance_scores)
+        for key in ("estimate", "lower", "upper", "set_lower", "set_upper"):
+            assert r[key] == pytest.approx(float(stored[(shape, seed)][key]), rel=1e-12, abs=1e-14), (shape, key)
 
 
 def test_rows_resume_and_tabulate(tmp_path):
@@ -118,5 +60,6 @@ def test_compare_with_the_posterior_rows():
             {"shape": "heavy_tails", "seed": "1", "emission": "beta", "lower": "0.0", "upper": "1.0"},
             {"shape": "bands", "seed": "1", "emission": "monotone", "lower": "0.4", "upper": "0.6"}]
     text = prof.compare(rows, nuts)
+    # study 1: the profile reaches 1 half-width above (widened); study 2: 0.25 below (not widened)
     assert text.splitlines()[-1] == ("| heavy_tails | 2 | 100.0%, 0.070 | 50.0%, 0.060 | 100.0%, 0.080 "
-                                     "| 1/1, 0/1 |")
+                                     "| 100.0% (0.0%), 0.070, 1/2 | 1/1, 0/1 |")

@@ -1,0 +1,47 @@
+"""``softirr model --model soft --profile-interval``: the soft model's profile-likelihood check of its
+interval, as the Python API runs it, on the bundled example (real free-text labels)."""
+
+import json
+import warnings
+
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.cli import main
+from softirr_stats.data import demo_path
+
+
+def run_main(capsys, *args):
+    with pytest.raises(SystemExit) as ex:
+        main(list(args))
+    out = capsys.readouterr()
+    return ex.value.code, out.out, out.err
+
+
+@pytest.mark.parametrize("mode", ["widen", "off"])
+def test_the_cli_gives_the_python_apis_interval(capsys, mode):
+    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel", "--method",
+                              "svi", "--steps", "60", "--profile-interval", mode, "-f", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    from softirr_stats.inference import SviConfig, annotator_agreement
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = annotator_agreement(sis.read_annotations(demo_path()), "indel", model="soft", method="svi",
+                                  config=SviConfig(steps=60), progress=False, predictive_check=False,
+                                  profile_interval=mode)
+    kappa = next(r for r in doc["results"] if r["quantity"] == "kappa")
+    assert (kappa["lower"], kappa["upper"]) == (pytest.approx(ref.ci_low, abs=1e-12),
+                                                pytest.approx(ref.ci_high, abs=1e-12))
+    assert doc["meta"]["profile_interval"] == mode and doc["meta"]["ci_method"] == ref.ci_method
+    assert ("profile_interval" in ref.details) == (mode == "widen")
+    widened = bool(ref.details.get("ci_widened"))
+    assert ("widened to the profile-likelihood interval" in doc["title"]) == widened
+    assert ("profile-likelihood interval" in " ".join(doc["meta"]["warnings"])) == widened
+
+
+def test_an_unknown_mode_is_one_line(capsys):
+    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel",
+                              "--profile-interval", "union")
+    assert code != 0 and "unknown --profile-interval 'union'" in err and "choose from widen, report, off" in err
