@@ -121,6 +121,8 @@ def shape_cells(shape: str, n_bins: int = 20) -> tuple[np.ndarray, np.ndarray]:
                         0.85 * unif(0.0, 0.4) + 0.15 * unif(0.0, 1.0)),
         "overlap": (beta(6.0, 3.0), beta(3.0, 6.0)),
         "calibrated": (beta(1.7, 0.7), beta(0.7, 1.7)),
+        "shared_floor": (0.8 * beta(3.0, 1.0) + 0.2 * unif(0.0, 1.0),
+                         0.8 * beta(1.0, 3.0) + 0.2 * unif(0.0, 1.0)),
     }
     if shape not in table:
         raise ValueError(f"shape must be one of {sorted(table)}; got {shape!r}")

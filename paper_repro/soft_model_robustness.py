@@ -56,7 +56,10 @@ import numpy as np
 SIMULATED_SHAPES = ("bands", "point_masses", "bimodal", "heavy_tails")
 # written for the score-check calibration (issue: soft model warnings), not used to tune
 # the model: overlapping interior bulks, and calibrated probabilities piled at the ends
-FRESH_SHAPES = ("overlap", "calibrated")
+FRESH_SHAPES = ("overlap", "calibrated", "shared_floor")
+# shared_floor was written for the profile-likelihood widening (issue 34, after it was chosen on
+# the shapes above): smooth rising / falling bulks over a uniform floor both classes share, a
+# second shape the scores leave partly open (as heavy tails, with no band edges)
 # the paper_repro populations scored by a real string estimator: shape -> measure name
 PAPER_SHAPES = {"paper_indel": "indel", "paper_levenshtein": "levenshtein"}
 SHAPES = (*SIMULATED_SHAPES, *FRESH_SHAPES, *PAPER_SHAPES)
@@ -89,6 +92,10 @@ def draw_scores(shape: str, equivalent: np.ndarray, rng: np.random.Generator) ->
         # base g = Beta(0.7, 0.7); f1 = s g(s) / E[s], f0 = (1 - s) g(s) / E[1 - s]: at an
         # equivalence rate of 1/2, P(equivalent | s) = s. Monotone (f1 rising, f0 falling)
         return np.where(eq, rng.beta(1.7, 0.7, n), rng.beta(0.7, 1.7, n))
+    if shape == "shared_floor":  # 0.8 Beta(3, 1) + 0.2 U(0, 1) against 0.8 Beta(1, 3) + 0.2 U(0, 1)
+        floor = rng.random(n) < 0.2
+        return np.where(floor, rng.uniform(0.0, 1.0, n),
+                        np.where(eq, rng.beta(3.0, 1.0, n), rng.beta(1.0, 3.0, n)))
     raise ValueError(f"shape must be one of {SIMULATED_SHAPES + FRESH_SHAPES}; got {shape!r}")
 
 

@@ -108,8 +108,10 @@ def test_population_rates_match_a_large_study(ident):
 def test_table(ident):
     rows = {line.split(" | ")[0].strip("| "): line for line in ident.table().splitlines()[2:]}
     assert set(rows) == {"bands", "point_masses", "bimodal", "heavy_tails", "overlap",
-                         "calibrated"}
+                         "calibrated", "shared_floor"}
     assert "the upper end" in rows["heavy_tails"] and "the point" in rows["bands"]
+    # the shape written for the profile-likelihood widening: a range with the truth inside it
+    assert "| [0.4461, 0.5130] | 0.0668 | 61% of the way up |" in rows["shared_floor"]
     assert "| no |" in rows["bimodal"] and "| no |" in rows["overlap"]
     with pytest.raises(ValueError, match="shape must be one of"):
         ident.shape_cells("nope")
