@@ -61,7 +61,8 @@ class ProfileInterval:
         The kappa set: where twice the log-likelihood ratio stays under the chi-square
         quantile (1 degree of freedom) at ``level``. Wide where the scores leave kappa open.
     at_edge : bool
-        The set reached the end of the widest grid searched (kappa in [-0.99, 0.999]).
+        The set reaches a bound of the kappas searched (-0.99 or 0.999): the data are
+        compatible with kappa at that bound (e.g. perfect agreement).
     level : float
     """
 
@@ -206,8 +207,8 @@ def profile_interval(within_scores: Any, chance_scores: Any, *, level: float = 0
     """The profile-likelihood interval of the realized kappa from the two sets of scores.
 
     See the module docstring. The kappa grid spans ``k_hat -+ kappa_span`` in steps of
-    ``kappa_step``; where the set reaches its end the span is doubled (up to the whole of
-    [-0.99, 0.999]). About a second for the default grid (61 kappas x 16 chance rates x 1,000
+    ``kappa_step``; where the set reaches an end of it that is not a bound of kappa the span
+    is doubled (up to the whole of [-0.99, 0.999]). The interval is cut to [-1, 1]. About a second for the default grid (61 kappas x 16 chance rates x 1,000
     EM iterations, as one array program).
 
     Parameters
@@ -259,21 +260,21 @@ def profile_interval(within_scores: Any, chance_scores: Any, *, level: float = 0
         ll = np.where(ok.ravel(), ll, -np.inf).reshape(K.shape)
         prof = ll.max(1)
         inside = 2.0 * (max(prof.max(), ll_hat[0]) - prof) <= stats.chi2.ppf(level, 1)
-        # the set touches the grid's end (and the grid can still grow): search a wider grid
-        widest = kg[0] <= -0.99 and kg[-1] >= 0.999
-        if not (inside[0] or inside[-1]) or widest:
+        # the set touches an end of the grid that is not a bound of kappa: search a wider grid
+        at_bound = (inside[0] and kg[0] <= -0.99) or (inside[-1] and kg[-1] >= 0.999)
+        if not ((inside[0] and kg[0] > -0.99) or (inside[-1] and kg[-1] < 0.999)):
             break
         kappa_span *= 2.0
     best = np.arange(kg.size) * qg.size + ll.argmax(1)
     kappa, se = realized_kappa(G, H, w1[best], w0[best], p[best], q[best], n_bins=n_bins)
     z = stats.norm.ppf(0.5 + level / 2)
-    return ProfileInterval(
+    return ProfileInterval(  # a kappa is at most 1: the realized estimate's normal step is cut there
         estimate=float(est[0]),
-        lower=float(np.min((kappa - z * se)[inside], initial=est[0])),
-        upper=float(np.max((kappa + z * se)[inside], initial=est[0])),
+        lower=float(max(np.min((kappa - z * se)[inside], initial=est[0]), -1.0)),
+        upper=float(min(np.max((kappa + z * se)[inside], initial=est[0]), 1.0)),
         set_lower=float(kg[inside].min(initial=k_hat)),
         set_upper=float(kg[inside].max(initial=k_hat)),
-        at_edge=bool(inside[0] or inside[-1]), level=float(level))
+        at_edge=bool(at_bound), level=float(level))
 
 
 def soft_profile_interval(data: Any, level: float = 0.95, *, n_bins: int = 20) -> ProfileInterval:

@@ -136,6 +136,17 @@ def test_a_wide_set_grows_the_grid():
     assert not r.at_edge or (r.set_lower <= -0.98 or r.set_upper >= 0.998)
 
 
+def test_perfect_agreement_stops_at_one():
+    """Every within-item pair scores 1 (a measure that calls every pair of the study equivalent):
+    the set reaches kappa's bound, which is said (``at_edge``), and the interval stops at 1."""
+    rng = np.random.default_rng(6)
+    ws = np.where(rng.random(250) < 0.9, 1.0, rng.uniform(0.9, 1.0, 250))
+    cs = rng.uniform(0.0, 0.3, 1000)
+    r = profile_interval(ws, cs, iters=200)
+    assert r.at_edge and r.set_upper >= 0.998 and r.upper <= 1.0
+    assert r.estimate == pytest.approx(1.0, abs=1e-6)
+
+
 def test_reach():
     r = ProfileInterval(0.5, 0.40, 0.70, 0.4, 0.6, False, 0.9)
     assert r.reach(0.45, 0.65) == pytest.approx(0.5)  # 0.05 above, half-width 0.1

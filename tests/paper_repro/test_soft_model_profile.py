@@ -62,4 +62,4 @@ def test_compare_with_the_posterior_rows():
     text = prof.compare(rows, nuts)
     # study 1: the profile reaches 1 half-width above (widened); study 2: 0.25 below (not widened)
     assert text.splitlines()[-1] == ("| heavy_tails | 2 | 100.0%, 0.070 | 50.0%, 0.060 | 100.0%, 0.080 "
-                                     "| 100.0% (0.0%), 0.070, 1/2 | 1/1, 0/1 |")
+                                     "| 100.0% (0.0%), 0.080, 1/2 | 1/1, 0/1 |")
