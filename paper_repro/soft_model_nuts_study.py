@@ -358,8 +358,11 @@ def compare(nuts_path: str, svi_path: str) -> str:
                                                   suffixes=("", "_svi"))
         ratio = ((pair["upper"] - pair["lower"]) / (pair["upper_svi"] - pair["lower_svi"])).mean()
         diff = pair["kappa"] - pair["kappa_svi"]
-        paired = f"{diff.mean():+.4f} ({diff.std(ddof=1) / np.sqrt(len(diff)):.4f}) | {ratio:.2f}"
+        paired = (f"{diff.mean():+.4f} ({diff.std(ddof=1) / np.sqrt(len(diff)):.4f}) | {ratio:.2f}"
+                  if len(diff) else "- | -")
         for method, d in (("NUTS", nuts[nuts["shape"] == shape]), ("SVI", svi[svi["shape"] == shape])):
+            if d.empty:  # a shape fitted by NUTS only (shared_floor): no SVI row, no paired difference
+                continue
             d = d.copy()
             d["covered"] = d["covered"].astype(str) == "True"
             c, n = d["covered"].mean(), len(d)

@@ -114,6 +114,11 @@ def test_compare_pairs_nuts_with_svi_on_the_same_seeds(tmp_path):
     nuts.to_csv(n, index=False)
     lines = [ln for ln in study.compare(str(n), str(v)).splitlines() if ln.startswith("| bands")]
     assert lines[0].endswith("| 1/3 | 1/2 |")
+    # a shape fitted by NUTS only (no SVI rows): its NUTS row, no paired columns, no SVI row
+    extra = nuts.assign(shape="shared_floor")
+    pd.concat([nuts, extra]).to_csv(n, index=False)
+    lines = [ln for ln in study.compare(str(n), str(v)).splitlines() if ln.startswith("| shared_floor")]
+    assert len(lines) == 1 and "| shared_floor | NUTS | 3 | 66.7% (27.2) |" in lines[0] and "| - | - |" in lines[0]
 
 
 def test_run_passes_other_priors_to_the_fit_and_records_them(tmp_path, monkeypatch):
