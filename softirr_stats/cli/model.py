@@ -150,7 +150,7 @@ def command(
     profile_interval: Annotated[str, typer.Option(
         "--profile-interval", help="--model soft (monotone emission, no --gold): where the prior-free "
                                    "profile-likelihood interval reaches beyond the posterior interval, widen it to "
-                                   "their union (widen), only say so (report), or skip the check (off) [default: widen]")] = "widen",
+                                   "their union (widen), only say so (report), or skip the check (off)")] = "widen",
 ) -> None:
     """Model-based agreement: fit an annotator model and report posterior intervals.
 
