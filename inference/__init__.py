@@ -7,7 +7,7 @@
 predictive check and caveat lines in one record. Every interval defaults to level 0.95.
 """
 
-from softirr_stats.inference._agreement import annotator_agreement
+from softirr_stats.inference._agreement import PROFILE_MODES, annotator_agreement
 from softirr_stats.inference._config import (
     DEFAULT_LEVEL,
     ConvergenceWarning,
@@ -53,6 +53,7 @@ __all__ = [
     "PredictiveCheckWarning",
     "PriorContraction",
     "PriorDominatedWarning",
+    "PROFILE_MODES",
     "PROFILE_REACH",
     "ProfileInterval",
     "SVI_NOTE",

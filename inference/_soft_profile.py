@@ -64,6 +64,12 @@ class ProfileInterval:
         The set reaches a bound of the kappas searched (-0.99 or 0.999): the data are
         compatible with kappa at that bound (e.g. perfect agreement).
     level : float
+
+    Examples
+    --------
+    >>> r = ProfileInterval(0.5, 0.42, 0.58, 0.44, 0.56, False, 0.9)
+    >>> round(r.upper - r.lower, 2), r.reach(0.45, 0.55)
+    (0.16, 0.6)
     """
 
     estimate: float
@@ -284,6 +290,19 @@ def soft_profile_interval(data: Any, level: float = 0.95, *, n_bins: int = 20) -
     where it reaches well beyond the posterior interval the scores leave kappa partly open and
     the posterior's place in that range is its prior's. Gold pairs are not used (where there
     are gold pairs they identify the emission, and the posterior uses them).
+
+    Parameters
+    ----------
+    data : PairScores
+        The soft model's data (:func:`softirr_stats.models.pair_scores`).
+    level : float
+        Of the interval, as the posterior interval's.
+    n_bins : int
+        Equal cells of (0, 1): the emission's ``priors.monotone_bins``.
+
+    Returns
+    -------
+    ProfileInterval
 
     Examples
     --------

@@ -164,7 +164,7 @@ def command(
     check_format(fmt)
     check_choices([name], MODELS, "--model")
     check_choices([method], ("nuts", "svi"), "--method")
-    from softirr_stats.inference._agreement import PROFILE_MODES
+    from softirr_stats.inference import PROFILE_MODES
 
     check_choices([profile_interval], PROFILE_MODES, "--profile-interval")
     measure = similarity_value(similarity, measure, "exact")
