@@ -80,6 +80,26 @@ class ProfileInterval:
     at_edge: bool
     level: float
 
+    def _repr_html_(self) -> str:
+        """The interval, its estimate and the kappa set, for notebooks.
+
+        Examples
+        --------
+        >>> html = ProfileInterval(0.5, 0.42, 0.58, 0.44, 0.56, False, 0.9)._repr_html_()
+        >>> "Profile-likelihood interval" in html and "0.58" in html
+        True
+        """
+        from softirr_stats.base._html_repr import frame_html
+
+        rows = [("estimate", self.estimate), ("lower", self.lower), ("upper", self.upper),
+                ("kappa set: lower", self.set_lower), ("kappa set: upper", self.set_upper)]
+        notes = ["the interval: the union of estimate -+ z se over the kappas the likelihood cannot tell apart "
+                 "(the kappa set), with no prior"]
+        if self.at_edge:
+            notes.append("the kappa set reaches a bound of kappa: the data are compatible with it")
+        return frame_html((["quantity", "value"], rows),
+                          f"Profile-likelihood interval of the soft kappa ({self.level:.0%})", notes)
+
     def reach(self, lower: float, upper: float) -> float:
         """How far this interval reaches beyond ``[lower, upper]``, on its farther side, in
         half-widths of ``[lower, upper]`` (0 or less: it does not reach beyond).

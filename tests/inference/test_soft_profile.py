@@ -155,6 +155,12 @@ def test_reach():
     assert ProfileInterval(0.5, 0.5, 0.5, 0.5, 0.5, False, 0.9).reach(0.5, 0.5) == 0.0
 
 
+def test_notebook_view():
+    html = ProfileInterval(0.5, 0.42, 0.58, 0.44, 0.999, True, 0.9)._repr_html_()
+    assert "(90%)" in html and "0.999" in html and "reaches a bound of kappa" in html
+    assert "<table" in html
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match=r"within_scores must be non-empty scores in \[0, 1\]"):
         profile_interval([0.2, 1.5], [0.1])
