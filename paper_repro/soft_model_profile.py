@@ -133,6 +133,7 @@ def compare(rows: list, nuts_rows: list, reach: float = 0.5) -> str:
     have a profile interval reaching beyond the posterior interval by more than ``reach``
     posterior half-widths (on either side)."""
     from softirr_stats.inference import PROFILE_REACH
+    from softirr_stats.inference._soft_profile import reach_beyond
 
     nuts = {(r["shape"], int(r["seed"])): r for r in nuts_rows
             if r.get("emission", "monotone") == "monotone"}
@@ -150,11 +151,7 @@ def compare(rows: list, nuts_rows: list, reach: float = 0.5) -> str:
         g = {k: np.array([float(b[k]) for _, b in both]) for k in ("lower", "upper")}
         lo, hi = np.minimum(f["lower"], g["lower"]), np.maximum(f["upper"], g["upper"])
         t = f["truth"]
-        half = (g["upper"] - g["lower"]) / 2
-        beyond = np.maximum(f["upper"] - g["upper"], g["lower"] - f["lower"])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            reached = np.where(half > 0, beyond / np.where(half > 0, half, 1.0),
-                               np.where(beyond > 0, np.inf, 0.0))
+        reached = reach_beyond(f["lower"], f["upper"], g["lower"], g["upper"])
         widened = reached > PROFILE_REACH
         llo, lhi = np.where(widened, lo, g["lower"]), np.where(widened, hi, g["upper"])
         cover = {"p": (f["lower"] <= t) & (t <= f["upper"]), "n": (g["lower"] <= t) & (t <= g["upper"]),
