@@ -48,37 +48,59 @@ def _add_profile(details: dict, post: Any, mode: str, level: float) -> None:
     details["profile_mode"] = mode
 
 
-def _widen_by_profile(details: dict, lo: float, hi: float,
-                      ci_method: str) -> tuple[float, float, str, float]:
-    """The interval after the profile check: warn where the profile interval reaches beyond
-    ``[lo, hi]`` by more than :data:`PROFILE_REACH` half-widths, and (``"widen"``) report the
-    union. Returns it, its ``ci_method`` and the widening factor (the union's width over the
-    posterior interval's: the SE is scaled by it, as the bootstraps' few-units correction
-    does). Records ``details["profile_reach"]`` and ``details["ci_widened"]``."""
+#: The opening words of the note a widened soft-model interval carries in
+#: ``AgreementResult.warnings`` (one of ``agreement.NOTE_PREFIXES``: information, not a problem).
+PROFILE_NOTE = "interval widened by the profile likelihood:"
+
+
+def _widen_by_profile(details: dict, value: float, lo: float, hi: float,
+                      ci_method: str) -> tuple[float, float, str, float, tuple[str, ...]]:
+    """The interval after the profile check, where the profile interval reaches beyond
+    ``[lo, hi]`` by more than :data:`PROFILE_REACH` half-widths.
+
+    ``"widen"`` reports the union. When the posterior mean ``value`` lies inside the profile
+    interval (the posterior sits in the range the likelihood leaves open, as on heavy-tailed or
+    calibrated scores) that is a note, not a warning: the reported interval carries the range, and
+    the fits that cover are not warned (issue 34). When it lies outside, the posterior and the
+    likelihood disagree (an unconverged SVI fit, an emission that does not hold): a
+    ``FitWarning`` (and no note). ``"report"`` keeps the posterior interval and warns, since the interval
+    reported may then miss. Returns the interval, its ``ci_method``, the widening factor (the
+    union's width over the posterior interval's: the SE is scaled by it, as the bootstraps'
+    few-units correction does) and the note lines. Records ``details["profile_reach"]`` and
+    ``details["ci_widened"]``."""
     prof = details.get("profile_interval")
     if prof is None:
-        return lo, hi, ci_method, 1.0
+        return lo, hi, ci_method, 1.0, ()
     reach = prof.reach(lo, hi)
     widen = details["profile_mode"] == "widen" and reach > PROFILE_REACH
     details.update(profile_reach=reach, ci_widened=widen)
-    if reach > PROFILE_REACH:
-        union = (min(lo, prof.lower), max(hi, prof.upper))
-        said = (f"reported: the union [{union[0]:.3f}, {union[1]:.3f}]" if widen else
-                f"the union [{union[0]:.3f}, {union[1]:.3f}] is the interval to report "
-                "(profile_interval='widen')")
-        warnings.warn(
-            f"the soft kappa's prior-free profile-likelihood interval [{prof.lower:.3f}, {prof.upper:.3f}] "
+    if reach <= PROFILE_REACH:
+        return lo, hi, ci_method, 1.0, ()
+    union = (min(lo, prof.lower), max(hi, prof.upper))
+    agree = prof.lower <= value <= prof.upper
+    said = (f"reported: the union [{union[0]:.3f}, {union[1]:.3f}]" if widen else
+            f"the union [{union[0]:.3f}, {union[1]:.3f}] is the interval to report "
+            "(profile_interval='widen')")
+    what = (f"the soft kappa's prior-free profile-likelihood interval [{prof.lower:.3f}, {prof.upper:.3f}] "
             f"reaches {reach:.1f} half-widths beyond its posterior interval [{lo:.3f}, {hi:.3f}] (kappas the "
-            f"likelihood cannot tell apart at {prof.level:.0%}: [{prof.set_lower:.3f}, {prof.set_upper:.3f}]): "
-            "where the scores leave kappa partly open (a tail or slope both components share: heavy tails, "
-            "calibrated probabilities) the posterior's place in that range is the emission prior's, and an "
-            f"inexact fit (SVI) moves it too; {said}. On heavy-tailed scores the posterior's 90% interval "
-            "covered 83.7% of 300 simulated studies, the union 91.7%; gold pairs (gold=) identify the emission "
-            "(docs/annotator_models.md, \"The profile-likelihood widening\")", FitWarning, stacklevel=4)
-        if widen:
-            factor = (union[1] - union[0]) / (hi - lo) if hi > lo else 1.0
-            return union[0], union[1], f"{ci_method} widened to the profile-likelihood interval", factor
-    return lo, hi, ci_method, 1.0
+            f"likelihood cannot tell apart at {prof.level:.0%}: [{prof.set_lower:.3f}, {prof.set_upper:.3f}])")
+    why = ("where the scores leave kappa partly open (a tail or slope both components share: heavy tails, "
+           "calibrated probabilities) the posterior's place in that range is the emission prior's, and an "
+           f"inexact fit (SVI) moves it too; {said}. On heavy-tailed scores the posterior's 90% interval "
+           "covered 83.7% of 300 simulated studies, the union 91.7%; gold pairs (gold=) identify the emission "
+           "(docs/annotator_models.md, \"The profile-likelihood widening\")")
+    if not widen:
+        warnings.warn(f"{what}: {why}", FitWarning, stacklevel=4)
+        return lo, hi, ci_method, 1.0, ()
+    if not agree:
+        warnings.warn(
+            f"{what}, and the posterior mean {value:.3f} lies outside the profile interval: the posterior and "
+            "the likelihood disagree, so the fit (an SVI fit of too few steps) or the emission's shape (the "
+            f"score check) is suspect; {said}, which keeps both (docs/annotator_models.md, \"The "
+            "profile-likelihood widening\")", FitWarning, stacklevel=4)
+    factor = (union[1] - union[0]) / (hi - lo) if hi > lo else 1.0
+    notes = (f"{PROFILE_NOTE} {what}; {why}",) if agree else ()  # the warning says it otherwise
+    return union[0], union[1], f"{ci_method} widened to the profile-likelihood interval", factor, notes
 
 
 def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_skene",
@@ -147,12 +169,13 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         profile-likelihood interval of kappa (:func:`soft_profile_interval`), stored in
         ``details["profile_interval"]``. Where it reaches beyond the posterior interval by more
         than :data:`PROFILE_REACH` of its half-width the scores leave kappa partly open (the
-        posterior's place in that range is the emission prior's), and a ``FitWarning`` says so;
-        ``"widen"`` (the default) then reports the union of the two intervals
-        (``details["ci_widened"]``; ``ci_method`` says so), ``"report"`` keeps the posterior
-        interval. On heavy-tailed scores the posterior's 90% interval covered 83.7% over 300
-        simulated studies, the union 91.7% (docs/annotator_models.md, "The profile-likelihood
-        widening"). Ignored by the categorical models.
+        posterior's place in that range is the emission prior's). ``"widen"`` (the default) then
+        reports the union of the two intervals (``details["ci_widened"]``; ``ci_method`` says so)
+        with a note in ``warnings`` (``.notes``; a ``FitWarning`` instead where the posterior mean
+        lies outside the profile interval: the two disagree); ``"report"`` keeps the posterior
+        interval and a ``FitWarning`` says so. On heavy-tailed scores the posterior's 90% interval
+        covered 83.7% over 300 simulated studies, the union 91.7% (docs/annotator_models.md, "The
+        profile-likelihood widening"). Ignored by the categorical models.
     progress : bool, optional
         Progress bar of the fit (default: when stderr is a terminal).
     **model_kwargs
@@ -173,8 +196,8 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     FitWarning
         ``model="soft"`` by SVI without gold pairs (:data:`SVI_SOFT_WARNING`: its interval
         was measured too high on calibrated-probability scores); fewer than ``MIN_GOLD`` gold
-        pairs; the soft model's profile interval reaches beyond the posterior interval
-        (``profile_interval``). The fit's own warnings (``ConvergenceWarning``, the score and
+        pairs; the soft model's profile interval reaches beyond the posterior interval with
+        ``profile_interval="report"``, or lies apart from the posterior mean. The fit's own warnings (``ConvergenceWarning``, the score and
         predictive checks) pass through.
 
     Examples
@@ -278,17 +301,18 @@ def _result(post: Any, details: dict, coefficient: str, draws: np.ndarray, obser
         details["prior_contraction"] = post.prior_contraction("kappa")
     lo, hi = np.quantile(draws, q)
     ci_method = f"posterior ({model}, {method})"
-    lo, hi, ci_method, factor = _widen_by_profile(details, float(lo), float(hi), ci_method)
+    value = float(np.mean(draws))
+    lo, hi, ci_method, factor, notes = _widen_by_profile(details, value, float(lo), float(hi), ci_method)
     if factor != 1.0:
         details["profile_factor"] = factor
     details.update(posterior=post, draws=draws)
     return AgreementResult(
-        coefficient=coefficient, value=float(np.mean(draws)),
+        coefficient=coefficient, value=value,
         observed=float(np.mean(observed)), expected=float(np.mean(expected)),
         n_items=int(n_items), n_raters=int(n_raters), ci_low=float(lo), ci_high=float(hi),
         se=float(np.std(draws, ddof=1)) * factor, level=level,
         ci_method=ci_method, similarity=_similarity_name(similarity, sim),
-        chance="model", n_pairs_scored=int(n_scored), details=details)
+        chance="model", n_pairs_scored=int(n_scored), warnings=notes, details=details)
 
 
 def _from_posterior(post: Any, similarity: Any, level: float, predictive_check: bool, prior_check: bool,

@@ -169,6 +169,59 @@ def compare(rows: list, nuts_rows: list, reach: float = 0.5) -> str:
     return "\n".join(lines)
 
 
+def _split(flag: np.ndarray, miss: np.ndarray, among: np.ndarray) -> str:
+    """``"flagged misses/misses, flagged covering fits/covering fits"`` among the fits ``among``.
+
+    >>> _split(np.array([True, False, True]), np.array([True, True, False]), np.array([True, True, True]))
+    '1/2, 1/1'
+    """
+    return (f"{(flag & miss & among).sum()}/{(miss & among).sum()}, "
+            f"{(flag & ~miss & among).sum()}/{(~miss & among).sum()}")
+
+
+def warnings_table(rows: list, nuts_rows: list) -> str:
+    """Markdown per shape, over the studies both files hold: what the library says on each NUTS fit
+    under the defaults (``profile_interval="widen"``) against whether its reported interval covered.
+    Columns: the reported interval's coverage; the fits widened with a note (the posterior mean
+    inside the profile interval); the fits whose posterior mean lies outside it (widened with a
+    ``FitWarning``); the score check's flags (the rows' ``warned``: p, overlap or separation), on
+    the misses and on the covering fits; the soft model's warnings of either kind, on the misses and
+    on the covering fits; and ``fit``'s ``ConvergenceWarning`` (r_hat or divergences), where the
+    rows record it."""
+    from softirr_stats.inference import PROFILE_REACH
+    from softirr_stats.inference._soft_profile import reach_beyond
+
+    nuts = {(r["shape"], int(r["seed"])): r for r in nuts_rows
+            if r.get("emission", "monotone") == "monotone"}
+    lines = ["| shape | studies | reported: coverage | widened with a note | posterior mean outside the "
+             "profile interval (FitWarning) | score check: misses, covering fits | any soft-model warning: "
+             "misses, covering fits | ConvergenceWarning: misses, covering fits (fits recorded) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for shape in dict.fromkeys(r["shape"] for r in rows):
+        both = [(r, nuts[(shape, int(r["seed"]))]) for r in rows
+                if r["shape"] == shape and (shape, int(r["seed"])) in nuts]
+        if not both:
+            continue
+        f = {k: np.array([float(a[k]) for a, _ in both]) for k in ("truth", "lower", "upper")}
+        g = {k: np.array([float(b[k]) for _, b in both]) for k in ("lower", "upper", "kappa")}
+        widened = reach_beyond(f["lower"], f["upper"], g["lower"], g["upper"]) > PROFILE_REACH
+        lo = np.where(widened, np.minimum(f["lower"], g["lower"]), g["lower"])
+        hi = np.where(widened, np.maximum(f["upper"], g["upper"]), g["upper"])
+        t = f["truth"]
+        miss = ~((lo <= t) & (t <= hi))
+        apart = widened & ~((f["lower"] <= g["kappa"]) & (g["kappa"] <= f["upper"]))
+        score = np.array([str(b["warned"]) == "True" for _, b in both])
+        soft = score | apart
+        conv = [str(b.get("convergence_warned", "")) for _, b in both]
+        known = np.array([c in ("True", "False") for c in conv])
+        cw = np.array([c == "True" for c in conv])
+        every = np.ones(len(both), bool)
+        lines.append(f"| {shape} | {len(both)} | {1 - miss.mean():.1%} | {(widened & ~apart).sum()} | "
+                     f"{apart.sum()} | {_split(score, miss, every)} | {_split(soft, miss, every)} | "
+                     f"{_split(cw, miss, known)} ({known.sum()}) |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> None:
     if not __package__:
         sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
@@ -181,9 +234,21 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--out")
     ap.add_argument("--table", help="print the table of an existing rows file and stop")
-    ap.add_argument("--nuts", help="with --table: compare with the NUTS study's rows of the same "
+    ap.add_argument("--nuts", help="with --table or --warnings: the NUTS study's rows of the same "
                                    "studies (paper_repro/soft_model_nuts_study.py)")
+    ap.add_argument("--warnings", help="print what the library says on each fit of an existing rows file "
+                                       "(with --nuts) against whether its interval covered, and stop")
     a = ap.parse_args(argv)
+    if a.warnings:
+        if not a.nuts:
+            ap.error("--warnings needs --nuts (the NUTS study's rows)")
+        with open(a.warnings) as fh, open(a.nuts) as gh:
+            rows, nuts_rows = list(csv.DictReader(fh)), list(csv.DictReader(gh))
+        if nuts_rows and "warned" not in nuts_rows[0]:
+            ap.error(f"--nuts {a.nuts} has no 'warned' column: pass the NUTS study's rows "
+                     "(soft_model_nuts_study.py), which record the score check of each fit")
+        print(warnings_table(rows, nuts_rows))
+        return
     if a.table:
         with open(a.table) as fh:
             rows = list(csv.DictReader(fh))

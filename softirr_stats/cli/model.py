@@ -211,9 +211,12 @@ def command(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rows = model_rows(res, ann, level)
-    said = [*fit.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]
+    said = [*fit.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught), *res.warnings]
     seen += [w for w in dict.fromkeys(said) if w not in seen]
-    seen += [f"caveat: {c}" for c in diag.caveats if f"caveat: {c}" not in seen]
+    # a caveat that repeats a warning listed above ("Fit warning: <the warning's text>") is said once
+    listed = {w.split(": ", 1)[-1] for w in said}
+    seen += [f"caveat: {c}" for c in diag.caveats
+             if f"caveat: {c}" not in seen and c.removeprefix("Fit warning: ") not in listed]
     file = files[0]
     fit = f"SVI, {steps} steps" if method == "svi" else f"NUTS, {chains} chains x {samples} draws ({warmup} warm-up)"
     title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level:.0%} equal-tailed "

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from softirr_stats import models
+from softirr_stats.agreement import NOTE_PREFIXES
 from softirr_stats.inference import (
     PROFILE_REACH,
     FitWarning,
@@ -198,10 +199,12 @@ def test_the_profile_is_computed_from_the_fits_data(soft_post):
 
 def test_widen_report_off(soft_post, monkeypatch):
     """A profile interval reaching above the posterior interval: "widen" reports the union (SE
-    scaled by the same factor) and warns, "report" warns and keeps the posterior interval, "off"
-    computes nothing; one inside the posterior interval changes nothing and says nothing."""
+    scaled by the same factor) with a note, not a warning, while the posterior mean lies inside the
+    profile interval; "report" warns and keeps the posterior interval; "off" computes nothing; one
+    inside the posterior interval changes nothing and says nothing."""
     base, _ = _summarise(soft_post, profile_interval="off")
     assert "profile_interval" not in base.details and base.ci_method == "posterior (soft_agreement, svi)"
+    assert base.warnings == ()
     lo, hi = base.ci_low, base.ci_high
     above = ProfileInterval(hi, lo, hi + (hi - lo), lo, hi, False, 0.95)  # reaches 2 half-widths above
     monkeypatch.setattr(agreement_module, "soft_profile_interval", lambda *a, **k: above)
@@ -211,17 +214,39 @@ def test_widen_report_off(soft_post, monkeypatch):
     assert wide.se == pytest.approx(base.se * 2.0) and wide.details["profile_factor"] == pytest.approx(2.0)
     assert wide.value == base.value
     assert wide.ci_method.endswith("widened to the profile-likelihood interval")
-    assert len(said) == 1 and said[0].category is FitWarning and "reported: the union" in str(said[0].message)
+    assert said == []  # the widened interval carries the range: a note, not a warning
+    assert len(wide.notes) == 1 and wide.notes == wide.warnings
+    assert wide.notes[0].startswith(agreement_module.PROFILE_NOTE) and "reported: the union" in wide.notes[0]
+    assert agreement_module.PROFILE_NOTE in NOTE_PREFIXES and "1 note" in str(wide)
     kept, said = _summarise(soft_post, profile_interval="report")
     assert (kept.ci_low, kept.ci_high, kept.se) == (lo, hi, base.se) and not kept.details["ci_widened"]
-    assert len(said) == 1 and "profile_interval='widen'" in str(said[0].message)
+    assert len(said) == 1 and said[0].category is FitWarning and "profile_interval='widen'" in str(said[0].message)
+    assert kept.warnings == ()
     inside = ProfileInterval(0.5 * (lo + hi), lo + 0.1 * (hi - lo), hi + PROFILE_REACH * 0.4 * (hi - lo), lo, hi,
                              False, 0.95)
     monkeypatch.setattr(agreement_module, "soft_profile_interval", lambda *a, **k: inside)
     same, said = _summarise(soft_post)
     assert (same.ci_low, same.ci_high) == (lo, hi) and not same.details["ci_widened"] and said == []
+    assert same.warnings == ()
     with pytest.raises(ValueError, match="profile_interval must be one of"):
         annotator_agreement(soft_post, profile_interval="union")
+
+
+def test_a_profile_interval_apart_from_the_posterior_warns(soft_post, monkeypatch):
+    """Where the posterior mean lies outside the profile interval, the likelihood and the posterior
+    disagree (an unconverged SVI fit, a shape the emission does not hold): the union is reported
+    and a FitWarning says why (the note would say it twice)."""
+    base, _ = _summarise(soft_post, profile_interval="off")
+    lo, hi = base.ci_low, base.ci_high
+    apart = ProfileInterval(hi + 2 * (hi - lo), hi + (hi - lo), hi + 3 * (hi - lo), hi + (hi - lo),
+                            hi + 3 * (hi - lo), False, 0.95)
+    monkeypatch.setattr(agreement_module, "soft_profile_interval", lambda *a, **k: apart)
+    wide, said = _summarise(soft_post)
+    assert (wide.ci_low, wide.ci_high) == (pytest.approx(lo), pytest.approx(hi + 3 * (hi - lo)))
+    assert len(said) == 1 and said[0].category is FitWarning
+    message = str(said[0].message)
+    assert f"posterior mean {base.value:.3f} lies outside the profile interval" in message
+    assert "the posterior and the likelihood disagree" in message and wide.warnings == ()
 
 
 def test_no_profile_with_gold_pairs_or_another_emission():

@@ -63,3 +63,20 @@ def test_compare_with_the_posterior_rows():
     # study 1: the profile reaches 1 half-width above (widened); study 2: 0.25 below (not widened)
     assert text.splitlines()[-1] == ("| heavy_tails | 2 | 100.0%, 0.070 | 50.0%, 0.060 | 100.0%, 0.080 "
                                      "| 100.0% (0.0%), 0.080, 1/2 | 1/1, 0/1 |")
+
+
+def test_the_warnings_table_counts_by_hand():
+    """Three studies by hand: 1 widened with a note and covered; 2 widened with the posterior mean
+    outside the profile interval (a FitWarning), the union covering; 3 not widened, missed, flagged
+    by the score check and by a ConvergenceWarning."""
+    rows = [{"shape": "s", "seed": "1", "truth": "0.50", "lower": "0.44", "upper": "0.52"},
+            {"shape": "s", "seed": "2", "truth": "0.50", "lower": "0.49", "upper": "0.51"},
+            {"shape": "s", "seed": "3", "truth": "0.50", "lower": "0.41", "upper": "0.44"}]
+    nuts = [{"shape": "s", "seed": "1", "emission": "monotone", "lower": "0.44", "upper": "0.48", "kappa": "0.46",
+             "warned": "False", "convergence_warned": "False"},
+            {"shape": "s", "seed": "2", "emission": "monotone", "lower": "0.56", "upper": "0.60", "kappa": "0.58",
+             "warned": "False", "convergence_warned": ""},
+            {"shape": "s", "seed": "3", "emission": "monotone", "lower": "0.40", "upper": "0.45", "kappa": "0.42",
+             "warned": "True", "convergence_warned": "True"}]
+    last = prof.warnings_table(rows, nuts).splitlines()[-1]
+    assert last == "| s | 3 | 66.7% | 1 | 1 | 1/1, 0/2 | 1/1, 1/2 | 1/1, 0/1 (2) |"
