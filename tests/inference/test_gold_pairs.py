@@ -121,21 +121,28 @@ def test_annotator_agreement_fits_gold_pairs_and_records_their_number(ann):
 
 
 def test_soft_svi_without_gold_warns_that_its_interval_ran_high(ann):
-    """SVI's guide put the soft model's interval too high on calibrated scores (80% at 90%):
-    said on every SVI fit without gold pairs, never with them (>= MIN_GOLD) or by NUTS."""
+    """SVI's guide put the soft model's interval too high on calibrated scores (80% at 90%): said
+    on an SVI fit without gold pairs where the profile-likelihood widening does not repair it
+    (``profile_interval`` "report" / "off", another emission); never with gold pairs (>= MIN_GOLD),
+    by NUTS, or with the widening (the default: the widened SVI intervals covered 98%)."""
     from softirr_stats.inference._agreement import SVI_SOFT_WARNING
 
     kw = dict(model="soft", method="svi", config=FAST, progress=False, predictive_check=False,
               prior_check=False)
-    with pytest.warns(FitWarning) as caught:
-        annotator_agreement(ann, "indel", **kw)
-    assert SVI_SOFT_WARNING in [str(w.message) for w in caught]
+
+    def said(**more):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            annotator_agreement(ann, "indel", **kw, **more)
+        return [str(w.message) for w in caught]
+
+    assert SVI_SOFT_WARNING in said(profile_interval="report")
+    assert SVI_SOFT_WARNING in said(profile_interval="off")
+    assert SVI_SOFT_WARNING in said(emission="beta")
+    assert SVI_SOFT_WARNING not in said()
     assert "covered 80% of 300 simulated studies" in SVI_SOFT_WARNING and "method='nuts'" in SVI_SOFT_WARNING
     gold = [("fever", "pyrexia", 1), ("cough", "tussis", 1), ("rash", "fever", 0)] * (MIN_GOLD // 3 + 1)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        annotator_agreement(ann, "indel", gold=gold, **kw)
-    assert not any("without gold pairs" in str(w.message) for w in caught)
+    assert not any("without gold pairs" in w for w in said(gold=gold, profile_interval="off"))
 
 
 def test_gold_with_a_label_model_is_refused(ann):
