@@ -45,3 +45,15 @@ def test_an_unknown_mode_is_one_line(capsys):
     code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel",
                               "--profile-interval", "union")
     assert code != 0 and "unknown --profile-interval 'union'" in err and "choose from widen, report, off" in err
+
+
+def test_a_fit_warning_is_listed_once(capsys):
+    """The SVI warning (the widening off) is listed as itself, not again as a diagnostics caveat
+    ("caveat: Fit warning: ..."); the other caveats stay."""
+    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel", "--method",
+                              "svi", "--steps", "60", "--profile-interval", "off", "-f", "json")
+    assert code == 0, err
+    said = json.loads(out)["meta"]["warnings"]
+    svi = [w for w in said if "the soft model by SVI without gold pairs" in w]
+    assert len(svi) == 1 and svi[0].startswith("FitWarning: ")
+    assert any(w.startswith("caveat: Predictive check") for w in said)
