@@ -123,6 +123,26 @@ def table(rows: list) -> str:
     return "\n".join(lines)
 
 
+def paired_by_shape(rows: list, nuts_rows: list, nuts_keys: tuple = ("lower", "upper")):
+    """Per shape, the profile rows and the NUTS rows (monotone emission) of the same studies (keys:
+    shape and seed): ``(shape, pairs, f, g)``, ``f`` the profile rows' truth / lower / upper and
+    ``g`` the NUTS rows' ``nuts_keys``, as arrays. Shapes with no study in both are left out.
+
+    >>> rows = [{"shape": "s", "seed": "1", "truth": "0.5", "lower": "0.4", "upper": "0.6"}]
+    >>> [(s, g["upper"].tolist()) for s, _, _, g in paired_by_shape(rows, [{"shape": "s", "seed": "1",
+    ...     "lower": "0.45", "upper": "0.55"}])]
+    [('s', [0.55])]
+    """
+    nuts = {(r["shape"], int(r["seed"])): r for r in nuts_rows
+            if r.get("emission", "monotone") == "monotone"}
+    for shape in dict.fromkeys(r["shape"] for r in rows):
+        both = [(r, nuts[(shape, int(r["seed"]))]) for r in rows
+                if r["shape"] == shape and (shape, int(r["seed"])) in nuts]
+        if both:
+            yield (shape, both, {k: np.array([float(a[k]) for a, _ in both]) for k in ("truth", "lower", "upper")},
+                   {k: np.array([float(b[k]) for _, b in both]) for k in nuts_keys})
+
+
 def compare(rows: list, nuts_rows: list, reach: float = 0.5) -> str:
     """Markdown per shape, over the studies both files hold (keys: shape and seed; the NUTS
     rows of the monotone emission): coverage and width of the profile interval, the posterior
@@ -135,20 +155,12 @@ def compare(rows: list, nuts_rows: list, reach: float = 0.5) -> str:
     from softirr_stats.inference import PROFILE_REACH
     from softirr_stats.inference._soft_profile import reach_beyond
 
-    nuts = {(r["shape"], int(r["seed"])): r for r in nuts_rows
-            if r.get("emission", "monotone") == "monotone"}
     lines = ["| shape | studies | profile: coverage, width | posterior: coverage, width | "
              "union: coverage, width | library (widened where reach > "
              f"{PROFILE_REACH}): coverage (MC SE), width, fits widened | "
              f"reach > {reach} half-widths: misses, covering fits |",
              "|---|---|---|---|---|---|---|"]
-    for shape in dict.fromkeys(r["shape"] for r in rows):
-        both = [(r, nuts[(shape, int(r["seed"]))]) for r in rows
-                if r["shape"] == shape and (shape, int(r["seed"])) in nuts]
-        if not both:
-            continue
-        f = {k: np.array([float(a[k]) for a, _ in both]) for k in ("truth", "lower", "upper")}
-        g = {k: np.array([float(b[k]) for _, b in both]) for k in ("lower", "upper")}
+    for shape, both, f, g in paired_by_shape(rows, nuts_rows):
         lo, hi = np.minimum(f["lower"], g["lower"]), np.maximum(f["upper"], g["upper"])
         t = f["truth"]
         reached = reach_beyond(f["lower"], f["upper"], g["lower"], g["upper"])
@@ -191,19 +203,11 @@ def warnings_table(rows: list, nuts_rows: list) -> str:
     from softirr_stats.inference import PROFILE_REACH
     from softirr_stats.inference._soft_profile import reach_beyond
 
-    nuts = {(r["shape"], int(r["seed"])): r for r in nuts_rows
-            if r.get("emission", "monotone") == "monotone"}
     lines = ["| shape | studies | reported: coverage | widened with a note | posterior mean outside the "
              "profile interval (FitWarning) | score check: misses, covering fits | any soft-model warning: "
              "misses, covering fits | ConvergenceWarning: misses, covering fits (fits recorded) |",
              "|---|---|---|---|---|---|---|---|"]
-    for shape in dict.fromkeys(r["shape"] for r in rows):
-        both = [(r, nuts[(shape, int(r["seed"]))]) for r in rows
-                if r["shape"] == shape and (shape, int(r["seed"])) in nuts]
-        if not both:
-            continue
-        f = {k: np.array([float(a[k]) for a, _ in both]) for k in ("truth", "lower", "upper")}
-        g = {k: np.array([float(b[k]) for _, b in both]) for k in ("lower", "upper", "kappa")}
+    for shape, both, f, g in paired_by_shape(rows, nuts_rows, ("lower", "upper", "kappa")):
         widened = reach_beyond(f["lower"], f["upper"], g["lower"], g["upper"]) > PROFILE_REACH
         lo = np.where(widened, np.minimum(f["lower"], g["lower"]), g["lower"])
         hi = np.where(widened, np.maximum(f["upper"], g["upper"]), g["upper"])
