@@ -85,8 +85,9 @@ def _widen_by_profile(details: dict, value: float, lo: float, hi: float,
             f"the union [{union[0]:.3f}, {union[1]:.3f}] is the interval to report "
             "(profile_interval='widen')")
     what = (f"the soft kappa's prior-free profile-likelihood interval [{prof.lower:.3f}, {prof.upper:.3f}] "
-            f"reaches {reach:.1f} half-widths beyond its posterior interval [{lo:.3f}, {hi:.3f}] (kappas the "
-            f"likelihood cannot tell apart at {prof.level:.0%}: [{prof.set_lower:.3f}, {prof.set_upper:.3f}])")
+            f"reaches {reach:.1f} half-widths beyond its posterior interval [{lo:.3f}, {hi:.3f}] (the population "
+            f"kappas the likelihood cannot tell apart at {prof.level:.0%}: [{prof.set_lower:.3f}, "
+            f"{prof.set_upper:.3f}]; the interval is of this study's kappa over them)")
     why = ("where the scores leave kappa partly open (a tail or slope both components share: heavy tails, "
            "calibrated probabilities) the posterior's place in that range is the emission prior's, and an "
            f"inexact fit (SVI) moves it too; {said}. On heavy-tailed scores the posterior's 90% interval "
