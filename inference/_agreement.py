@@ -61,12 +61,12 @@ def _widen_by_profile(details: dict, value: float, lo: float, hi: float,
     """The interval after the profile check, where the profile interval reaches beyond
     ``[lo, hi]`` by more than :data:`PROFILE_REACH` half-widths.
 
-    ``"widen"`` reports the union. When the posterior mean ``value`` lies inside the profile
-    interval (the posterior sits in the range the likelihood leaves open, as on heavy-tailed or
-    calibrated scores) that is a note, not a warning: the reported interval carries the range, and
-    the fits that cover are not warned (issue 34). When it lies outside, the posterior and the
-    likelihood disagree (an unconverged SVI fit, an emission that does not hold): a
-    ``FitWarning`` (and no note). ``"report"`` keeps the posterior interval and warns, since the interval
+    ``"widen"`` reports the union. Where the two intervals overlap (the posterior sits in the
+    range the likelihood leaves open, as on heavy-tailed or calibrated scores) that is a note, not
+    a warning: the reported interval carries the range, and the fits that cover are not warned
+    (issue 34). Where they do not overlap, the posterior and the likelihood disagree (an
+    unconverged SVI fit, an emission that does not hold): a ``FitWarning`` (and no note). ``value``
+    is the posterior mean, named in the messages. ``"report"`` keeps the posterior interval and warns, since the interval
     reported may then miss. Returns the interval, its ``ci_method``, the widening factor (the
     union's width over the posterior interval's: the SE is scaled by it, as the bootstraps'
     few-units correction does) and the note lines. Records ``details["profile_reach"]`` and
@@ -80,7 +80,7 @@ def _widen_by_profile(details: dict, value: float, lo: float, hi: float,
     if reach <= PROFILE_REACH:
         return lo, hi, ci_method, 1.0, ()
     union = (min(lo, prof.lower), max(hi, prof.upper))
-    agree = prof.lower <= value <= prof.upper
+    agree = prof.lower <= hi and lo <= prof.upper  # the two intervals overlap
     said = (f"reported: the union [{union[0]:.3f}, {union[1]:.3f}]" if widen else
             f"the union [{union[0]:.3f}, {union[1]:.3f}] is the interval to report "
             "(profile_interval='widen')")
@@ -98,7 +98,7 @@ def _widen_by_profile(details: dict, value: float, lo: float, hi: float,
         return lo, hi, ci_method, 1.0, ()
     if not agree:
         warnings.warn(
-            f"{what}, and the posterior mean {value:.3f} lies outside the profile interval: the posterior and "
+            f"{what}, and the two intervals do not overlap (posterior mean {value:.3f}): the posterior and "
             "the likelihood disagree, so the fit (an SVI fit of too few steps) or the emission's shape (the "
             f"score check) is suspect; {said}, which keeps both (docs/annotator_models.md, \"The "
             "profile-likelihood widening\")", FitWarning, stacklevel=4)
@@ -175,8 +175,8 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         than :data:`PROFILE_REACH` of its half-width the scores leave kappa partly open (the
         posterior's place in that range is the emission prior's). ``"widen"`` (the default) then
         reports the union of the two intervals (``details["ci_widened"]``; ``ci_method`` says so)
-        with a note in ``warnings`` (``.notes``; a ``FitWarning`` instead where the posterior mean
-        lies outside the profile interval: the two disagree); ``"report"`` keeps the posterior
+        with a note in ``warnings`` (``.notes``; a ``FitWarning`` instead where the two intervals
+        do not overlap: they disagree); ``"report"`` keeps the posterior
         interval and a ``FitWarning`` says so. On heavy-tailed scores the posterior's 90% interval
         covered 83.7% over 300 simulated studies, the union 91.7% (docs/annotator_models.md, "The
         profile-likelihood widening"). Ignored by the categorical models.
@@ -202,7 +202,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         applies (:data:`SVI_SOFT_WARNING`: its interval was measured too high on
         calibrated-probability scores, which the widening repairs); fewer than ``MIN_GOLD`` gold
         pairs; the soft model's profile interval reaches beyond the posterior interval with
-        ``profile_interval="report"``, or lies apart from the posterior mean. The fit's own warnings (``ConvergenceWarning``, the score and
+        ``profile_interval="report"``, or does not overlap it. The fit's own warnings (``ConvergenceWarning``, the score and
         predictive checks) pass through.
 
     Examples

@@ -233,7 +233,7 @@ def test_widen_report_off(soft_post, monkeypatch):
 
 
 def test_a_profile_interval_apart_from_the_posterior_warns(soft_post, monkeypatch):
-    """Where the posterior mean lies outside the profile interval, the likelihood and the posterior
+    """Where the profile interval and the posterior interval do not overlap, the likelihood and the posterior
     disagree (an unconverged SVI fit, a shape the emission does not hold): the union is reported
     and a FitWarning says why (the note would say it twice)."""
     base, _ = _summarise(soft_post, profile_interval="off")
@@ -245,7 +245,7 @@ def test_a_profile_interval_apart_from_the_posterior_warns(soft_post, monkeypatc
     assert (wide.ci_low, wide.ci_high) == (pytest.approx(lo), pytest.approx(hi + 3 * (hi - lo)))
     assert len(said) == 1 and said[0].category is FitWarning
     message = str(said[0].message)
-    assert f"posterior mean {base.value:.3f} lies outside the profile interval" in message
+    assert f"the two intervals do not overlap (posterior mean {base.value:.3f})" in message
     assert "the posterior and the likelihood disagree" in message and wide.warnings == ()
 
 

@@ -66,8 +66,8 @@ def test_compare_with_the_posterior_rows():
 
 
 def test_the_warnings_table_counts_by_hand():
-    """Three studies by hand: 1 widened with a note and covered; 2 widened with the posterior mean
-    outside the profile interval (a FitWarning), the union covering; 3 not widened, missed, flagged
+    """Three studies by hand: 1 widened with a note and covered; 2 widened with the two intervals
+    apart (a FitWarning), the union covering; 3 not widened, missed, flagged
     by the score check and by a ConvergenceWarning."""
     rows = [{"shape": "s", "seed": "1", "truth": "0.50", "lower": "0.44", "upper": "0.52"},
             {"shape": "s", "seed": "2", "truth": "0.50", "lower": "0.49", "upper": "0.51"},
