@@ -217,8 +217,10 @@ def _flag_names(message: str) -> str:
                                "of this reader", message)
     message = re.sub(r"^(format|field|layer|feature|span_rule) must be", lambda m: f"{_FLAG_OF[m.group(1)]} must be",
                      message)
-    return re.sub(r"\b(format|na_values|field|layer|feature|span_rule|item|rater|label)=(?=[\s'\"(),.;]|$)",
-                  lambda m: _FLAG_OF[m.group(1)], message)
+    message = re.sub(r"\bwide=True\b", "--reader-option wide=true", message)
+    # a flag followed by a quoted value gets a space (item='' -> --item '')
+    return re.sub(r"\b(format|na_values|field|layer|feature|span_rule|item|rater|label)=(?=([\s'\"(),.;]|$))",
+                  lambda m: _FLAG_OF[m.group(1)] + (" " if m.group(2) in ("'", '"') else ""), message)
 
 
 def cli_wording(message: str) -> str:

@@ -30,8 +30,9 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.data._io": ('demo_path', 'read_annotations', 'read_table',),
     "softirr_stats.data._labels": ('LabelWarning',),
     "softirr_stats.data._readers": ('ExportWarning', 'SpanRule',),
-}, internal={"softirr_stats.data._readers": ('guess_format', 'guessed_formats',)})  # not in __all__: guess_format
-# for span_agreement, guessed_formats for the command line's notes
+}, internal={"softirr_stats.data._readers": ('guess_format', 'guessed_formats',),
+             "softirr_stats.data._wide": ('wide_note',)})  # not in __all__: guess_format for
+# span_agreement, guessed_formats and wide_note for the command line's notes
 
 if TYPE_CHECKING:
     from softirr_stats.data._annotations import (
@@ -51,3 +52,4 @@ if TYPE_CHECKING:
         guess_format,
         guessed_formats,
     )
+    from softirr_stats.data._wide import wide_note

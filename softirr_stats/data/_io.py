@@ -69,8 +69,7 @@ def read_table(path: str | Path, *, format: str | None = None,
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"annotation file not found: {path}")
-    fmt = format or {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-                     ".json": "jsonl", ".parquet": "parquet", ".pq": "parquet"}.get(path.suffix.lower())
+    fmt = format or _SUFFIX_FORMATS.get(path.suffix.lower())
     if fmt not in _FORMATS:
         raise ValueError(f"format must be one of {list(_FORMATS)} (or a .csv/.tsv/.jsonl file); got {fmt!r} for {path.name}")
     if fmt == "parquet":
@@ -93,6 +92,20 @@ def read_table(path: str | Path, *, format: str | None = None,
     if na_values:
         df = df.mask(df.isin(list(na_values)))
     return df
+
+
+#: the table format of a file's extension (``read_table``, ``read_annotations(wide=True)``)
+_SUFFIX_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
+                   ".parquet": "parquet", ".pq": "parquet"}
+
+
+def _table_format(path: Path) -> str:
+    """The table format of ``path`` from its extension (a ValueError asking for ``format=`` otherwise)."""
+    fmt = _SUFFIX_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ValueError(f"{path.name}: cannot tell the table format from the extension; pass format= one of "
+                         f"{list(_FORMATS)}")
+    return fmt
 
 
 def _read_parquet(path: Path, na_values: Sequence[str]) -> pd.DataFrame:
@@ -279,6 +292,7 @@ def read_annotations(
     normalize: str | None = None,
     encoding: str = "utf-8",
     rater_from: str = "export",
+    wide: bool = False,
     **options: Any,
 ) -> Annotations:
     r"""Read a long-format annotation file (CSV/TSV/JSONL/Parquet) or an annotation-tool export.
@@ -315,6 +329,13 @@ def read_annotations(
     rater_from : {"export", "file"}
         For a list of files: raters as the exports name them, or each file's one rater named
         after the file.
+    wide : bool
+        A wide table (csv / tsv / jsonl / parquet): one row per item, one column per rater, as
+        R's irr and irrCAC take them. ``item`` names the column of item identifiers (``item=""``:
+        the rows are the items, numbered from 1) and every other column is a rater, named by its
+        header; empty cells are missing ratings. ``rater=`` and ``label=`` do not apply. The
+        columns read as raters are listed in ``read_notes``. On the command line:
+        ``--reader-option wide=true``.
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
         ``textarea=`` and ``duplicates=`` (Label Studio), ``label_key=`` (doccano), ``task=`` and
@@ -349,10 +370,24 @@ def read_annotations(
     (('007', '7'), ('NA', 'no'))
     >>> read_annotations(path, na_values=["NA"]).n_ratings
     1
+
+    A wide table (a row per item, a column per rater; an empty cell is a missing rating):
+
+    >>> _ = open(path, "w").write("doc,ann1,ann2,ann3\nd1,3,3,2\nd2,1,,1\n")
+    >>> ann = read_annotations(path, wide=True, item="doc")
+    >>> ann.raters, ann.kind, ann.n_ratings
+    (('ann1', 'ann2', 'ann3'), 'numeric', 5)
     """
     from softirr_stats.data._readers import EXPORT_FORMATS, OptionError, guess_format, read_export
     from softirr_stats.data._readers import _coerce as _check_options
 
+    if not isinstance(wide, bool):
+        raise TypeError(f"wide must be True or False; got {wide!r}")
+    if wide and isinstance(path, list | tuple):
+        raise ValueError("wide=True reads one table (one row per item, one column per rater); got a list of files")
+    if wide and (rater, label) != ("rater", "label"):
+        raise TypeError("rater= and label= name the columns of a long table; a wide table's raters are its columns "
+                        "other than item=")
     if isinstance(path, list | tuple):
         return _read_many([Path(p) for p in path], rater_from=rater_from, item=item, rater=rater, label=label,
                           format=format, categories=categories, na_values=na_values, normalize=normalize,
@@ -366,7 +401,7 @@ def read_annotations(
         with _input.spooled(p) as copy:
             return read_annotations(copy, item=item, rater=rater, label=label, format=format, categories=categories,
                                     na_values=na_values, normalize=normalize, encoding=encoding,
-                                    rater_from=rater_from, **options)
+                                    rater_from=rater_from, wide=wide, **options)
     if p.is_dir() and format in (None, "label-studio", "prodigy"):
         files = _export_files(p)
         if files is not None:
@@ -376,6 +411,17 @@ def read_annotations(
             raise ValueError(f"{p}: a folder of {format} exports should hold its .json / .jsonl files; found none")
     if format is None and p.is_file() and p.stat().st_size <= 4096 and not p.read_bytes().strip():
         raise ValueError(f"{p.name}: the file is empty (no header, no ratings)")
+    if wide:
+        from softirr_stats.data._wide import read_wide
+
+        if options:
+            raise OptionError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
+                              "wide=True reads a table")
+        fmt = format if format is not None else _table_format(p)
+        if fmt not in _FORMATS:
+            raise ValueError(f"wide=True reads a table ({', '.join(_FORMATS)}); {p.name} is read as {fmt!r}")
+        return read_wide(Annotations, read_table(p, format=fmt, na_values=na_values, encoding=encoding), p, fmt,
+                         item=item, categories=categories, normalize=normalize)
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
     if fmt in EXPORT_FORMATS:
         if (item, rater, label) != ("item", "rater", "label"):
@@ -395,6 +441,11 @@ def read_annotations(
         if fast is not None:
             return fast
     df = read_table(path, format=fmt, na_values=na_values, encoding=encoding)
+    missing = [(role, col) for role, col in (("item", item), ("rater", rater), ("label", label)) if col not in df.columns]
+    if missing:
+        from softirr_stats.data._wide import missing_columns_message
+
+        raise ValueError(missing_columns_message(p.name, df.columns, missing, fmt))
     if label in df.columns and fmt in ("csv", "tsv"):
         df[label] = _numeric_labels(df[label])
     return Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,

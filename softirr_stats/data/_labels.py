@@ -14,7 +14,9 @@ Every reader funnels its distinct labels through here (``docs/unusual_input.md``
   reader): distinct text labels that look alike (Unicode forms, full-width letters, zero-width
   characters, spaces at the ends) are kept apart and counted in a :class:`LabelWarning` naming
   ``normalize=``; float labels that are whole numbers beyond 2**53 (where float64 holds only some
-  integers, so neighbouring integers may have merged before the data reached softirr) are named.
+  integers, so neighbouring integers may have merged before the data reached softirr) are named, and
+  so are labels that pandas or R would have read as missing values (:data:`MISSING_MARKERS`: "NA",
+  "null", "None", ...), which are labels here.
 
 The work is on the distinct labels only, by whole arrays (NumPy, and pyarrow's compute kernels
 for large vocabularies when pyarrow is installed); Python code runs only on the labels a warning
@@ -32,11 +34,15 @@ import numpy as np
 
 from softirr_stats.base._validation import SoftIRRWarning
 
-__all__ = ["EXACT_INTEGERS", "LabelWarning", "check_labels", "text_numbers"]
+__all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "check_labels", "text_numbers"]
 
 #: float64 holds every integer of magnitude up to this, and only some beyond
 EXACT_INTEGERS = 2**53
 
+#: texts that pandas' readers (and, for "NA", R's) take for a missing value by default; softirr reads
+#: them as labels, and names them in a LabelWarning
+MISSING_MARKERS = frozenset({"#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+                             "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
 #: a plain decimal number: sign, ASCII digits, fraction, exponent (nothing else, no spaces)
 _NUMBER = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
 _INTEGER = r"[+-]?[0-9]+"
@@ -53,7 +59,8 @@ class LabelWarning(SoftIRRWarning):
 
     Raised when a column of numbers writes one number in two ways (``1.0`` and ``1``), when text
     labels look alike (``café`` in two Unicode forms, a trailing space, a zero-width character,
-    full-width letters), or when float labels are whole numbers beyond 2**53.
+    full-width letters), when float labels are whole numbers beyond 2**53, or when labels are texts
+    that pandas and R take for a missing value (``"NA"``, ``"null"``, ``"None"``: read as labels).
 
     Examples
     --------
@@ -276,6 +283,24 @@ def _hint(groups: list[list[str]]) -> str:
     return "; ".join(parts)
 
 
+def _warn_missing_markers(texts: np.ndarray) -> None:
+    """A LabelWarning naming the distinct labels that pandas or R would have read as missing values."""
+    found = sorted(MISSING_MARKERS.intersection(texts.tolist()))
+    if not found:
+        return
+    rest = np.asarray([t for t in texts.tolist() if t not in MISSING_MARKERS], dtype=object)
+    numbers = rest.size > 0 and text_numbers(rest) is not None
+    shown = ", ".join(map(repr, found))
+    warnings.warn(
+        f"{len(found)} label(s) are texts that pandas (and, for 'NA', R) reads as a missing value ({shown}): "
+        "softirr reads them "
+        f"as labels, so two ratings that are both {found[0]!r} agree"
+        + (", and the other labels, all numbers, are read as categories" if numbers else "")
+        + f"; if they mean 'not rated', make them missing (na_values={found!r} on read_annotations, --na-values "
+        f"{','.join(found)} on the command line; None or NaN in a DataFrame)",
+        LabelWarning, stacklevel=_stacklevel())
+
+
 def check_labels(uniques: list, kind: str) -> None:
     """Warn about distinct labels that may be meant as one (look-alike texts; floats beyond 2**53).
 
@@ -293,6 +318,7 @@ def check_labels(uniques: list, kind: str) -> None:
     """
     if kind == "categorical":
         texts = np.asarray([u for u in uniques if isinstance(u, str)] or [""], dtype=object)
+        _warn_missing_markers(texts)
         alike, same = _alike(texts)
         if same:
             from decimal import Decimal, InvalidOperation

@@ -1,0 +1,125 @@
+"""Wide tables on disk (one row per item, one column per rater), and what to say when a long table's
+columns are not there.
+
+R's irr and irrCAC, SPSS and most spreadsheets keep ratings wide: a row per item, a column per
+rater. :func:`read_wide` reads such a CSV / TSV / JSON Lines / Parquet file into
+:meth:`Annotations.from_wide`, items and raters in the file's order; text cells become numbers by the
+long route's one rule (decided over every rater's cells at once), and the label checks (numbers
+written two ways, look-alike labels) are every constructor's. :func:`missing_columns_message` is the
+long route's error when a column is absent, with the likely reason: a wide table, or a delimiter
+other than the format's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from softirr_stats.data import TABLE_FORMATS
+
+__all__ = ["missing_columns_message", "read_wide", "wide_note"]
+#: key of the note saying how a wide table was read (``Annotations._cache``)
+_NOTE = "wide_note"
+
+
+def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories: Any,
+              normalize: str | None) -> Any:
+    """Annotations from a wide table ``df`` read from ``path`` (``read_table``): ``item`` names the
+    column of item identifiers (``""``: the rows are the items, numbered from 1), every other column
+    is a rater.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from softirr_stats.data import Annotations
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "wide.csv"
+    >>> _ = p.write_text("item,ann1,ann2\\nd1,yes,yes\\nd2,no,\\n")
+    >>> from softirr_stats.data import read_table
+    >>> ann = read_wide(Annotations, read_table(p), p, "csv", item="item", categories=None, normalize=None)
+    >>> ann.items, ann.raters, ann.codes.tolist()
+    (('d1', 'd2'), ('ann1', 'ann2'), [[1, 1], [0, -1]])
+    """
+    import pandas as pd
+
+    from softirr_stats.data._cells import numeric_labels
+
+    columns = [str(c) for c in df.columns]
+    if item:
+        if item not in df.columns:
+            raise ValueError(
+                f"{path.name}: wide table: item column {item!r} not found; the columns are {columns}: name the "
+                "column of item identifiers (item='doc'), or pass item='' to number the rows as items")
+        ids = df[item]
+        if ids.isna().any():
+            rows = (np.flatnonzero(ids.isna().to_numpy()) + 2).tolist()[:5]
+            raise ValueError(f"{path.name}: wide table: item column {item!r} has empty cells (lines {rows})")
+        dup = ids.duplicated(keep=False).to_numpy()
+        if dup.any():
+            first = ids[dup].iloc[0]
+            lines = (np.flatnonzero((ids == first).to_numpy()) + 2).tolist()[:5]
+            raise ValueError(f"{path.name}: wide table: item {first!r} has {int((ids == first).sum())} rows "
+                             f"(lines {lines}; {int(dup.sum())} rows share an item in all): a wide table has one row per item "
+                             "(a long table, one row per rating? leave out wide=True)")
+        raters = [c for c in df.columns if c != item]
+        items = ids.to_numpy(dtype=object)
+        how = f"items from column {item!r}"
+    else:
+        raters = list(df.columns)
+        items = np.arange(1, len(df) + 1).astype(str).astype(object)
+        how = "items are the rows, numbered from 1"
+    if not raters:
+        raise ValueError(f"{path.name}: wide table: no rater column besides {item!r} (the columns are {columns})")
+    if len(df) == 0:
+        raise ValueError(f"{path.name}: the table has a header and no rows")
+    cells = df[raters].to_numpy(dtype=object)
+    if fmt in ("csv", "tsv"):  # numbers by the one rule of the long route, over every rater's cells at once
+        flat = numeric_labels(pd.Series(cells.reshape(-1), dtype=object))
+        cells = flat.to_numpy(dtype=object).reshape(cells.shape)
+    table = pd.DataFrame(cells, index=pd.Index(items, dtype=object), columns=pd.Index(raters, dtype=object))
+    ann = cls.from_wide(table, categories=categories, normalize=normalize)  # the file's order of items and raters
+    shown = ", ".join(map(repr, map(str, raters[:12]))) + (f" and {len(raters) - 12} more" if len(raters) > 12 else "")
+    rest = "every column but the item column" if item else "every column"
+    ann._cache[_NOTE] = (f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s): {shown}): "
+                         f"{rest} is read as a rater, so drop any other column first",)
+    ann._cache["read_notes"] = (*ann._cache.get("read_notes", ()), *ann._cache[_NOTE])
+    return ann
+
+
+def wide_note(ann: Any) -> tuple[str, ...]:
+    """The note saying how a wide table was read (which columns are raters); empty for anything else.
+
+    Examples
+    --------
+    >>> from softirr_stats.data import Annotations
+    >>> wide_note(Annotations.from_wide([["a", "a"], ["b", "a"]]))
+    ()
+    """
+    return tuple(getattr(ann, "_cache", {}).get(_NOTE, ()))
+
+
+def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence[tuple[str, str]], fmt: str) -> str:
+    """The long route's error for absent columns, with the likely reason (a wide table, another delimiter).
+
+    Examples
+    --------
+    >>> print(missing_columns_message("a.csv", ["item;rater;label"], [("item", "item")], "csv"))
+    a.csv: item column 'item' not found; the columns are ['item;rater;label']: the header is one column that holds ';' (a ';'-separated file?); CSV files are read with ',' and TSV files (format='tsv') with tabs: save it with one of those
+    """
+    cols = [str(c) for c in columns]
+    what = ", ".join(f"{role} column {col!r}" for role, col in missing)
+    msg = f"{name}: {what} not found; the columns are {cols}"
+    if len(cols) == 1:
+        seps = [s for s in (";", "|", "\t", ",") if s in cols[0] and not (s == "," and fmt == "csv")]
+        if seps:
+            shown = "tab" if seps[0] == "\t" else repr(seps[0])
+            return (f"{msg}: the header is one column that holds {shown} (a {shown}-separated file?); CSV files are "
+                    "read with ',' and TSV files (format='tsv') with tabs: save it with one of those")
+    roles = {role for role, _ in missing}
+    if fmt in TABLE_FORMATS and roles & {"rater", "label"} and len(cols) >= 2:
+        return (f"{msg}: a wide table (one row per item, one column per rater)? pass wide=True, with item= naming "
+                "its item column (item='' numbers the rows); a long table names its columns with item=, rater= and "
+                "label=")
+    return f"{msg}: name them with item=, rater= and label="

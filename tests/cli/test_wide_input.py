@@ -1,0 +1,62 @@
+"""The command line on a wide table (``--reader-option wide=true``) and the reading hints, worded as flags."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from softirr_stats.cli import app
+
+runner = CliRunner()
+
+WIDE = "Units,Rater1,Rater2,Rater3\nu1,a,a,a\nu2,b,b,\nu3,a,b,b\nu4,c,c,c\n"
+
+
+def test_agree_reads_a_wide_table_and_lists_its_raters(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text(WIDE)
+    out_json = tmp_path / "o.json"
+    res = runner.invoke(app, ["agree", str(path), "--reader-option", "wide=true", "--item", "Units",
+                              "-c", "fleiss_kappa", "--bootstrap", "0", "--json", str(out_json)])
+    assert res.exit_code == 0, res.output
+    assert "read as a wide table (items from column 'Units'; 3 rater column(s): 'Rater1', 'Rater2', 'Rater3')" \
+        in " ".join(res.output.split())
+    (row,) = json.loads(out_json.read_text())["results"]
+    import softirr_stats as sis
+
+    expected = sis.fleiss_kappa(sis.Annotations.from_wide([["a", "a", "a"], ["b", "b", None], ["a", "b", "b"],
+                                                           ["c", "c", "c"]])).value
+    assert row["value"] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    ([], "pass --reader-option wide=true, with --item naming its item column (--item '' numbers the rows)"),
+    (["--reader-option", "wide=true"], "name the column of item identifiers (--item 'doc'), or pass --item '' "),
+    (["--reader-option", "wide=true", "--item", "Units", "--rater", "x"], "--rater and --label name the columns"),
+])
+def test_wide_table_errors_are_worded_as_flags(tmp_path, args, said):
+    path = tmp_path / "w.csv"
+    path.write_text(WIDE)
+    res = runner.invoke(app, ["agree", str(path), "-c", "fleiss_kappa", "--bootstrap", "0", *args])
+    assert res.exit_code == 2
+    assert said in " ".join(res.output.split())
+
+
+def test_semicolon_file_is_named(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("item;rater;label\n1;a;x\n1;b;x\n")
+    res = runner.invoke(app, ["agree", str(path), "--bootstrap", "0"])
+    assert res.exit_code == 2
+    assert "the header is one column that holds ';' (a ';'-separated file?)" in " ".join(res.output.split())
+
+
+def test_na_labels_are_noted_with_the_flag_that_makes_them_missing(tmp_path):
+    path = tmp_path / "na.csv"
+    path.write_text("item,rater,label\n1,a,NA\n1,b,NA\n2,a,x\n2,b,y\n3,a,x\n3,b,x\n")
+    res = runner.invoke(app, ["agree", str(path), "-c", "cohen_kappa", "--bootstrap", "0"])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "LabelWarning: 1 label(s) are texts that pandas (and, for 'NA', R) reads as a missing value ('NA')" in text
+    assert "--na-values NA on the command line" in text
+    res = runner.invoke(app, ["agree", str(path), "-c", "cohen_kappa", "--bootstrap", "0", "--na-values", "NA"])
+    assert res.exit_code == 0 and "LabelWarning" not in res.output

@@ -1,0 +1,183 @@
+"""Wide tables on disk (``read_annotations(path, wide=True)``), the long route's missing-column hints,
+and the LabelWarning for texts that pandas and R read as missing values."""
+
+import json
+import pathlib
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.data import LabelWarning
+from softirr_stats.data._labels import MISSING_MARKERS
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+IRRCAC = json.loads((FIXTURES / "peer_irrcac.json").read_text())
+PEER = json.loads((FIXTURES / "peer_scores.json").read_text())
+
+
+def _write_wide(path, rows, header, item_col=None, sep=","):
+    """A wide table as R / irrCAC users keep it: empty cells for missing ratings."""
+    lines = [sep.join(([item_col] if item_col else []) + header)]
+    for i, row in enumerate(rows, 1):
+        cells = ["" if v is None else str(v) for v in row]
+        lines.append(sep.join(([f"u{i}"] if item_col else []) + cells))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _irrcac_value(method):
+    (case,) = [c for c in IRRCAC["cases"] if c["data"] == "raw_4raters" and c["weights"] == "identity"
+               and c["method"] == method and c["kind"] == "raw"]
+    return case["expect"]["coefficient_value"]["value"]
+
+
+@pytest.mark.parametrize(("method", "name"), [("fleiss", "fleiss_kappa"), ("gwet", "gwet_ac1"),
+                                              ("bp", "brennan_prediger"), ("krippendorff", "krippendorff_alpha"),
+                                              ("conger", "conger_kappa")])
+def test_gwet_raw_4raters_read_wide_matches_irrcac(tmp_path, method, name):
+    """Gwet's (2014) 12 units x 4 raters with missing ratings, in irrCAC's layout ('Units' + a column per
+    rater, empty cells missing): read from the file it equals the in-memory table and irrCAC's figure."""
+    rows = IRRCAC["datasets"]["raw_4raters"]
+    path = _write_wide(tmp_path / "raw_4raters.csv", rows, ["Rater1", "Rater2", "Rater3", "Rater4"], "Units")
+    ann = sis.read_annotations(path, wide=True, item="Units")
+    mem = sis.Annotations.from_wide(rows)
+    assert ann.raters == ("Rater1", "Rater2", "Rater3", "Rater4")
+    assert ann.items == tuple(f"u{i}" for i in range(1, 13))
+    assert ann.kind == "numeric" and ann.n_ratings == mem.n_ratings == sum(v is not None for r in rows for v in r)
+    np.testing.assert_array_equal(ann.codes, mem.codes)
+    value = getattr(sis, name)(ann).value
+    assert value == pytest.approx(getattr(sis, name)(mem).value, abs=1e-15)
+    assert round(value, 3) == pytest.approx(_irrcac_value(method), abs=1e-12)
+
+
+def test_diagnoses_without_item_column_numbers_the_rows(tmp_path):
+    """R irr's ``diagnoses`` (Fleiss 1971) as irr keeps it: six rater columns, no item column."""
+    rows = PEER["data"]["diagnoses"]
+    path = _write_wide(tmp_path / "diagnoses.csv", rows, [f"rater{j}" for j in range(1, 7)])
+    ann = sis.read_annotations(path, wide=True, item="")
+    assert ann.items == tuple(str(i) for i in range(1, 31)) and ann.n_raters == 6
+    expected = sis.fleiss_kappa(sis.Annotations.from_wide(rows)).value
+    assert sis.fleiss_kappa(ann).value == pytest.approx(expected, abs=1e-15)
+    assert sis.fleiss_kappa(ann).value == pytest.approx(0.4302445, abs=1e-7)  # kappam.fleiss(diagnoses): 0.43
+    assert "items are the rows, numbered from 1" in ann.read_notes[0]
+    assert "'rater1'" in ann.read_notes[0] and "every column is read as a rater" in ann.read_notes[0]
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "jsonl", "parquet"])
+def test_wide_in_every_table_format(tmp_path, fmt):
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    df = pd.DataFrame({"doc": ["a", "b", "c"], "x": ["pos", "neg", None], "y": ["pos", "pos", "neg"]})
+    path = tmp_path / f"t.{fmt}"
+    if fmt == "tsv":
+        df.to_csv(path, sep="\t", index=False)
+    elif fmt == "jsonl":
+        df.to_json(path, orient="records", lines=True)
+    else:
+        df.to_parquet(path)
+    ann = sis.read_annotations(path, wide=True, item="doc")
+    assert ann.raters == ("x", "y") and ann.items == ("a", "b", "c") and ann.n_ratings == 5
+    assert ann.vocabulary == ("neg", "pos")
+
+
+def test_wide_csv_equals_from_wide_on_random_tables(tmp_path):
+    """Free-text, numeric and sparse tables: the file read wide equals the same table in memory."""
+    rng = np.random.default_rng(7)
+    for case in range(6):
+        n, r = rng.integers(2, 40), rng.integers(2, 7)
+        pool = (["fatigue", "asthenia", "fever", "café", "a,b", 'say "x"'] if case % 2
+                else [str(v) for v in range(5)])
+        cells = rng.choice(np.asarray(pool, dtype=object), size=(n, r))
+        cells[rng.random((n, r)) < 0.2] = None
+        frame = pd.DataFrame(cells, columns=[f"r{j}" for j in range(r)], index=[f"i{i}" for i in range(n)])
+        path = tmp_path / f"w{case}.csv"
+        frame.rename_axis("item").reset_index().to_csv(path, index=False)
+        got = sis.read_annotations(path, wide=True)
+        mem = sis.Annotations.from_wide(frame if case % 2 else frame.map(lambda v: None if pd.isna(v) else int(v)))
+        assert got.items == mem.items and got.raters == mem.raters and got.vocabulary == mem.vocabulary
+        np.testing.assert_array_equal(got.codes, mem.codes)
+
+
+def test_wide_errors_name_the_problem(tmp_path):
+    wide = _write_wide(tmp_path / "w.csv", [[1, 2], [2, 2]], ["a", "b"], "doc")
+    with pytest.raises(ValueError, match=r"item column 'item' not found; the columns are \['doc', 'a', 'b'\].*"
+                                         r"item='' to number the rows"):
+        sis.read_annotations(wide, wide=True)
+    with pytest.raises(TypeError, match="rater= and label= name the columns of a long table"):
+        sis.read_annotations(wide, wide=True, item="doc", rater="a")
+    with pytest.raises(ValueError, match="one table"):
+        sis.read_annotations([wide, wide], wide=True)
+    with pytest.raises(TypeError, match="wide must be True or False"):
+        sis.read_annotations(wide, wide="yes")
+    long = tmp_path / "long.csv"
+    long.write_text("item,rater,label\n1,a,x\n1,b,y\n2,a,x\n")
+    with pytest.raises(ValueError, match=r"item '1' has 2 rows \(lines \[2, 3\].*leave out wide=True"):
+        sis.read_annotations(long, wide=True)
+    holes = tmp_path / "holes.csv"
+    holes.write_text("doc,a,b\nd1,1,2\n,2,2\n")
+    with pytest.raises(ValueError, match=r"item column 'doc' has empty cells \(lines \[3\]\)"):
+        sis.read_annotations(holes, wide=True, item="doc")
+    only = tmp_path / "only.csv"
+    only.write_text("doc\nd1\n")
+    with pytest.raises(ValueError, match="no rater column besides 'doc'"):
+        sis.read_annotations(only, wide=True, item="doc")
+    with pytest.raises(sis.data.OptionError if hasattr(sis.data, "OptionError") else ValueError,
+                       match="apply only to export formats"):
+        sis.read_annotations(wide, wide=True, item="doc", field="x")
+
+
+def test_long_read_of_a_wide_table_suggests_wide(tmp_path):
+    wide = _write_wide(tmp_path / "w.csv", [[1, 2], [2, 2]], ["a", "b"], "item")
+    with pytest.raises(ValueError, match=r"rater column 'rater', label column 'label' not found.*"
+                                         r"a wide table \(one row per item, one column per rater\)\? pass wide=True"):
+        sis.read_annotations(wide)
+
+
+@pytest.mark.parametrize(("sep", "shown"), [(";", "';'"), ("|", "'|'"), ("\t", "tab")])
+def test_long_read_with_another_delimiter_names_it(tmp_path, sep, shown):
+    path = tmp_path / "x.csv"
+    path.write_text(sep.join(["item", "rater", "label"]) + "\n" + sep.join(["1", "a", "x"]) + "\n")
+    with pytest.raises(ValueError, match=f"the header is one column that holds {shown}"):
+        sis.read_annotations(path)
+
+
+def _label_warnings(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [str(w.message) for w in caught if issubclass(w.category, LabelWarning)]
+
+
+def test_missing_markers_are_labels_and_named(tmp_path):
+    path = tmp_path / "na.csv"
+    path.write_text("item,rater,label\n1,a,NA\n1,b,NA\n2,a,yes\n2,b,null\n3,a,no\n3,b,no\n")
+    ann, said = _label_warnings(lambda: sis.read_annotations(path))
+    assert ann.vocabulary == ("NA", "no", "null", "yes") and ann.n_ratings == 6  # kept, as documented
+    (msg,) = said
+    assert "2 label(s)" in msg and "('NA', 'null')" in msg and "both 'NA' agree" in msg
+    assert "na_values=['NA', 'null']" in msg and "--na-values NA,null" in msg
+    assert "all numbers" not in msg
+    ann, said = _label_warnings(lambda: sis.read_annotations(path, na_values=["NA", "null"]))
+    assert ann.n_ratings == 3 and said == []
+
+
+def test_missing_marker_among_numbers_says_they_became_categories():
+    ann, said = _label_warnings(lambda: sis.Annotations.from_wide([["3", "NA"], ["2", "2"], ["1", "2"]]))
+    assert ann.kind == "categorical"
+    (msg,) = said
+    assert "the other labels, all numbers, are read as categories" in msg
+
+
+def test_ordinary_labels_do_not_warn():
+    for labels in (["yes", "no"], ["na", "None of these", "n.a."], ["NAT", "null hypothesis"]):
+        _, said = _label_warnings(lambda labels=labels: sis.Annotations.from_wide([labels, labels[::-1]]))
+        assert said == [], labels
+
+
+def test_marker_set_is_pandas_default_less_the_empty_cell():
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    assert MISSING_MARKERS == set(STR_NA_VALUES) - {""}
