@@ -218,6 +218,7 @@ def _flag_names(message: str) -> str:
     message = re.sub(r"^(format|field|layer|feature|span_rule) must be", lambda m: f"{_FLAG_OF[m.group(1)]} must be",
                      message)
     message = re.sub(r"\bwide=True\b", "--reader-option wide=true", message)
+    message = re.sub(r"\bpass sep='([^']*)'", r"pass --reader-option 'sep=\1'", message)
     # a flag followed by a quoted value gets a space (item='' -> --item '')
     return re.sub(r"\b(format|na_values|field|layer|feature|span_rule|item|rater|label)=(?=([\s'\"(),.;]|$))",
                   lambda m: _FLAG_OF[m.group(1)] + (" " if m.group(2) in ("'", '"') else ""), message)

@@ -483,7 +483,8 @@ def _parquet_batches(path: Path, columns: tuple[str, str, str]) -> tuple[Any, in
 
 
 def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater: str, label: str,
-              na_values: list[str], encoding: str, categories: Any, normalize: str | None) -> Annotations | None:
+              na_values: list[str], encoding: str, categories: Any, normalize: str | None,
+              sep: str | None = None) -> Annotations | None:
     """``read_annotations`` of a long table by whole columns through pyarrow; None: read it the pandas way.
 
     CSV / TSV cells are text and only empty cells (and ``na_values``) are missing; a label column
@@ -503,7 +504,7 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
                 if fh.read(2) == b"\x1f\x8b":  # gzip: the pandas route decompresses it
                     return None
         if fmt in ("csv", "tsv"):
-            cols = _csv_columns(path, "," if fmt == "csv" else "\t", columns, na_values)
+            cols = _csv_columns(path, sep or ("," if fmt == "csv" else "\t"), columns, na_values)
         else:
             if fmt == "jsonl":
                 table = _jsonl_table(path, columns)

@@ -30,7 +30,8 @@ _FORMATS = TABLE_FORMATS  # the one table of input formats (data/__init__.py)
 
 
 def read_table(path: str | Path, *, format: str | None = None,
-               na_values: Sequence[str] | str | None = None, encoding: str = "utf-8") -> pd.DataFrame:
+               na_values: Sequence[str] | str | None = None, encoding: str = "utf-8",
+               sep: str | None = None) -> pd.DataFrame:
     """Read a CSV, TSV, JSON Lines or Parquet file into a DataFrame.
 
     CSV/TSV cells are read as text, and only empty cells are missing unless ``na_values``
@@ -50,6 +51,9 @@ def read_table(path: str | Path, *, format: str | None = None,
     encoding : str
         Text encoding (default UTF-8); a byte that does not decode raises a ValueError naming
         the file, the line and this option.
+    sep : str, optional
+        The delimiter of a CSV / TSV file (default ``","`` for CSV, a tab for TSV), one character:
+        ``";"`` for the CSV files that spreadsheets write in locales with a decimal comma.
 
     Returns
     -------
@@ -74,8 +78,9 @@ def read_table(path: str | Path, *, format: str | None = None,
         raise ValueError(f"format must be one of {list(_FORMATS)} (or a .csv/.tsv/.jsonl file); got {fmt!r} for {path.name}")
     if fmt == "parquet":
         return _read_parquet(path, na_values)
+    sep = check_sep(sep, fmt)
     if fmt in ("csv", "tsv"):
-        return _read_delimited(path, "," if fmt == "csv" else "\t", na_values, encoding)
+        return _read_delimited(path, sep, na_values, encoding)
     from softirr_stats.data._readers._common import check_number, iter_jsonl, read_text, text_lines
 
     rows: list[dict[str, Any]] = []
@@ -97,6 +102,28 @@ def read_table(path: str | Path, *, format: str | None = None,
 #: the table format of a file's extension (``read_table``, ``read_annotations(wide=True)``)
 _SUFFIX_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
                    ".parquet": "parquet", ".pq": "parquet"}
+
+
+def check_sep(sep: Any, fmt: str | None) -> str:
+    """The delimiter of a ``fmt`` table: ``sep`` checked (one character that is not a letter, a digit,
+    a quote or a line break; ``"tab"`` or ``"\\t"`` is a tab), or the format's own.
+
+    Examples
+    --------
+    >>> check_sep(None, "csv"), check_sep(";", "csv"), check_sep("tab", "csv")
+    (',', ';', '\\t')
+    """
+    if sep is None:
+        return "\t" if fmt == "tsv" else ","
+    if not isinstance(sep, str):
+        raise TypeError(f"sep must be a one-character string such as ';'; got {sep!r}")
+    sep = "\t" if sep in ("tab", "\\t") else sep
+    if fmt not in ("csv", "tsv"):
+        raise ValueError(f"sep= is the delimiter of a CSV / TSV table; this file is read as {fmt!r}")
+    if len(sep) != 1 or sep.isalnum() or sep in "\"'\r\n":
+        raise ValueError(f"sep must be one character that is not a letter, a digit, a quote or a line break "
+                         f"(e.g. ';', '|', 'tab'); got {sep!r}")
+    return sep
 
 
 def _table_format(path: Path) -> str:
@@ -293,6 +320,7 @@ def read_annotations(
     encoding: str = "utf-8",
     rater_from: str = "export",
     wide: bool = False,
+    sep: str | None = None,
     **options: Any,
 ) -> Annotations:
     r"""Read a long-format annotation file (CSV/TSV/JSONL/Parquet) or an annotation-tool export.
@@ -336,6 +364,10 @@ def read_annotations(
         header; empty cells are missing ratings. ``rater=`` and ``label=`` do not apply. The
         columns read as raters are listed in ``read_notes``. On the command line:
         ``--reader-option wide=true``.
+    sep : str, optional
+        The delimiter of a CSV / TSV table when it is not the format's own: ``sep=";"`` for the
+        CSV files that spreadsheets write in locales with a decimal comma (``"tab"`` is a tab).
+        On the command line: ``--reader-option "sep=;"``.
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
         ``textarea=`` and ``duplicates=`` (Label Studio), ``label_key=`` (doccano), ``task=`` and
@@ -391,7 +423,7 @@ def read_annotations(
     if isinstance(path, list | tuple):
         return _read_many([Path(p) for p in path], rater_from=rater_from, item=item, rater=rater, label=label,
                           format=format, categories=categories, na_values=na_values, normalize=normalize,
-                          encoding=encoding, **options)
+                          encoding=encoding, **({} if sep is None else {"sep": sep}), **options)
     p = Path(path)
     if format in EXPORT_FORMATS:
         _check_options(format, options)  # unknown options are named before any file is read
@@ -401,7 +433,7 @@ def read_annotations(
         with _input.spooled(p) as copy:
             return read_annotations(copy, item=item, rater=rater, label=label, format=format, categories=categories,
                                     na_values=na_values, normalize=normalize, encoding=encoding,
-                                    rater_from=rater_from, wide=wide, **options)
+                                    rater_from=rater_from, wide=wide, sep=sep, **options)
     if p.is_dir() and format in (None, "label-studio", "prodigy"):
         files = _export_files(p)
         if files is not None:
@@ -420,9 +452,11 @@ def read_annotations(
         fmt = format if format is not None else _table_format(p)
         if fmt not in _FORMATS:
             raise ValueError(f"wide=True reads a table ({', '.join(_FORMATS)}); {p.name} is read as {fmt!r}")
-        return read_wide(Annotations, read_table(p, format=fmt, na_values=na_values, encoding=encoding), p, fmt,
-                         item=item, categories=categories, normalize=normalize)
+        return read_wide(Annotations, read_table(p, format=fmt, na_values=na_values, encoding=encoding, sep=sep),
+                         p, fmt, item=item, categories=categories, normalize=normalize)
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
+    if sep is not None and fmt not in ("csv", "tsv"):
+        check_sep(sep, fmt)  # refused, naming the format
     if fmt in EXPORT_FORMATS:
         if (item, rater, label) != ("item", "rater", "label"):
             raise TypeError(f"item=, rater= and label= name the columns of csv/tsv/jsonl tables; a {fmt!r} "
@@ -437,10 +471,10 @@ def read_annotations(
 
         fast = read_long(Annotations, p, fmt, item=item, rater=rater, label=label,
                          na_values=_check_na_values(na_values), encoding=encoding, categories=categories,
-                         normalize=normalize)
+                         normalize=normalize, sep=check_sep(sep, fmt) if fmt in ("csv", "tsv") else None)
         if fast is not None:
             return fast
-    df = read_table(path, format=fmt, na_values=na_values, encoding=encoding)
+    df = read_table(path, format=fmt, na_values=na_values, encoding=encoding, sep=sep)
     missing = [(role, col) for role, col in (("item", item), ("rater", rater), ("label", label)) if col not in df.columns]
     if missing:
         from softirr_stats.data._wide import missing_columns_message

@@ -53,16 +53,18 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
                 f"{path.name}: wide table: item column {item!r} not found; the columns are {columns}: name the "
                 "column of item identifiers (item='doc'), or pass item='' to number the rows as items")
         ids = df[item]
+        # where a row is: its line in a text table (a CSV / TSV header is line 1), else its row number
+        where, first_at = ("lines", 2) if fmt in ("csv", "tsv") else ("lines", 1) if fmt == "jsonl" else ("rows", 1)
         if ids.isna().any():
-            rows = (np.flatnonzero(ids.isna().to_numpy()) + 2).tolist()[:5]
-            raise ValueError(f"{path.name}: wide table: item column {item!r} has empty cells (lines {rows})")
+            rows = (np.flatnonzero(ids.isna().to_numpy()) + first_at).tolist()[:5]
+            raise ValueError(f"{path.name}: wide table: item column {item!r} has empty cells ({where} {rows})")
         dup = ids.duplicated(keep=False).to_numpy()
         if dup.any():
             first = ids[dup].iloc[0]
-            lines = (np.flatnonzero((ids == first).to_numpy()) + 2).tolist()[:5]
+            rows = (np.flatnonzero((ids == first).to_numpy()) + first_at).tolist()[:5]
             raise ValueError(f"{path.name}: wide table: item {first!r} has {int((ids == first).sum())} rows "
-                             f"(lines {lines}; {int(dup.sum())} rows share an item in all): a wide table has one row per item "
-                             "(a long table, one row per rating? leave out wide=True)")
+                             f"({where} {rows}; {int(dup.sum())} rows share an item in all): a wide table has one "
+                             "row per item (a long table, one row per rating? leave out wide=True)")
         raters = [c for c in df.columns if c != item]
         items = ids.to_numpy(dtype=object)
         how = f"items from column {item!r}"
@@ -106,7 +108,7 @@ def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence
     Examples
     --------
     >>> print(missing_columns_message("a.csv", ["item;rater;label"], [("item", "item")], "csv"))
-    a.csv: item column 'item' not found; the columns are ['item;rater;label']: the header is one column that holds ';' (a ';'-separated file?); CSV files are read with ',' and TSV files (format='tsv') with tabs: save it with one of those
+    a.csv: item column 'item' not found; the columns are ['item;rater;label']: the header is one column that holds ';' (a ';'-separated file?); pass sep=';'
     """
     cols = [str(c) for c in columns]
     what = ", ".join(f"{role} column {col!r}" for role, col in missing)
@@ -115,8 +117,9 @@ def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence
         seps = [s for s in (";", "|", "\t", ",") if s in cols[0] and not (s == "," and fmt == "csv")]
         if seps:
             shown = "tab" if seps[0] == "\t" else repr(seps[0])
-            return (f"{msg}: the header is one column that holds {shown} (a {shown}-separated file?); CSV files are "
-                    "read with ',' and TSV files (format='tsv') with tabs: save it with one of those")
+            given = "'tab'" if seps[0] == "\t" else repr(seps[0])
+            return (f"{msg}: the header is one column that holds {shown} (a {shown}-separated file?); pass "
+                    f"sep={given}")
     roles = {role for role, _ in missing}
     if fmt in TABLE_FORMATS and roles & {"rater", "label"} and len(cols) >= 2:
         return (f"{msg}: a wide table (one row per item, one column per rater)? pass wide=True, with item= naming "

@@ -47,7 +47,11 @@ def test_semicolon_file_is_named(tmp_path):
     path.write_text("item;rater;label\n1;a;x\n1;b;x\n")
     res = runner.invoke(app, ["agree", str(path), "--bootstrap", "0"])
     assert res.exit_code == 2
-    assert "the header is one column that holds ';' (a ';'-separated file?)" in " ".join(res.output.split())
+    assert "the header is one column that holds ';' (a ';'-separated file?); pass --reader-option 'sep=;'" \
+        in " ".join(res.output.split())
+    res = runner.invoke(app, ["agree", str(path), "--bootstrap", "0", "-c", "percent_agreement",
+                              "--reader-option", "sep=;"])
+    assert res.exit_code == 0, res.output
 
 
 def test_na_labels_are_noted_with_the_flag_that_makes_them_missing(tmp_path):

@@ -136,12 +136,50 @@ def test_long_read_of_a_wide_table_suggests_wide(tmp_path):
         sis.read_annotations(wide)
 
 
-@pytest.mark.parametrize(("sep", "shown"), [(";", "';'"), ("|", "'|'"), ("\t", "tab")])
-def test_long_read_with_another_delimiter_names_it(tmp_path, sep, shown):
+@pytest.mark.parametrize(("sep", "shown", "given"), [(";", "';'", "';'"), ("|", "'|'", "'|'"), ("\t", "tab", "'tab'")])
+def test_long_read_with_another_delimiter_names_it(tmp_path, sep, shown, given):
     path = tmp_path / "x.csv"
-    path.write_text(sep.join(["item", "rater", "label"]) + "\n" + sep.join(["1", "a", "x"]) + "\n")
-    with pytest.raises(ValueError, match=f"the header is one column that holds {shown}"):
+    path.write_text("\n".join(sep.join(row) for row in (["item", "rater", "label"], ["1", "a", "x"], ["1", "b", "x"]))
+                    + "\n")
+    with pytest.raises(ValueError, match=rf"the header is one column that holds {shown} .*; pass sep={given}"):
         sis.read_annotations(path)
+    ann = sis.read_annotations(path, sep=given.strip("'"))
+    assert ann.items == ("1",) and ann.raters == ("a", "b") and ann.vocabulary == ("x",)
+
+
+SEMI = 'item;rater;label\n1;a;"x;y"\n1;b;"x;y"\n2;a;1,5\n2;b;2\n3;a;z\n3;b;\n'
+
+
+@pytest.mark.parametrize("arrow", [True, False])
+def test_semicolon_csv_reads_as_the_comma_file(tmp_path, monkeypatch, arrow):
+    """A ';' file as spreadsheets write it with a decimal comma: quoted fields may hold ';', and '1,5'
+    is a text label there (no number rule guesses locales); both reading routes agree."""
+    from softirr_stats.data import _columnar
+
+    if not arrow:
+        monkeypatch.setattr(_columnar, "have_arrow", lambda: False)
+    semi = tmp_path / "s.csv"
+    semi.write_text(SEMI)
+    comma = tmp_path / "c.csv"
+    comma.write_text(SEMI.replace(";", ",").replace('"x,y"', '"x;y"').replace("1,5", '"1,5"'))
+    got, want = sis.read_annotations(semi, sep=";"), sis.read_annotations(comma)
+    assert got.vocabulary == want.vocabulary == ("1,5", "2", "x;y", "z")
+    np.testing.assert_array_equal(got.codes, want.codes)
+    assert got.items == want.items and got.raters == want.raters
+
+
+def test_sep_is_checked(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text(SEMI)
+    for bad in (";;", "a", '"', "\n"):
+        with pytest.raises(ValueError, match="sep must be one character that is not a letter"):
+            sis.read_annotations(path, sep=bad)
+    with pytest.raises(TypeError, match="sep must be a one-character string"):
+        sis.read_annotations(path, sep=5)
+    js = tmp_path / "t.jsonl"
+    js.write_text('{"item": 1, "rater": "a", "label": "x"}\n')
+    with pytest.raises(ValueError, match="sep= is the delimiter of a CSV / TSV table; this file is read as 'jsonl'"):
+        sis.read_annotations(js, sep=";")
 
 
 def _label_warnings(fn):
@@ -181,3 +219,15 @@ def test_marker_set_is_pandas_default_less_the_empty_cell():
     from pandas._libs.parsers import STR_NA_VALUES
 
     assert MISSING_MARKERS == set(STR_NA_VALUES) - {""}
+
+
+@pytest.mark.parametrize("suffix", [".xlsx", ".ods"])
+def test_a_workbook_is_named_with_the_way_to_read_it(tmp_path, suffix):
+    import zipfile
+
+    path = tmp_path / f"ratings{suffix}"
+    with zipfile.ZipFile(path, "w") as zf:  # a workbook is a zip of XML parts
+        zf.writestr("[Content_Types].xml", "<Types/>")
+    with pytest.raises(ValueError, match=rf"a spreadsheet workbook \({suffix}\) is not read; save the sheet as "
+                                         r"CSV.*pandas.read_excel.*Annotations.from_wide"):
+        sis.read_annotations(path)

@@ -107,6 +107,10 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     if path.is_dir():
         return _dir_kind(path)
     suffix = path.suffix.lower()
+    if suffix in _SPREADSHEETS:  # a workbook is not read (no spreadsheet engine among the dependencies)
+        raise ValueError(f"{path.name}: a spreadsheet workbook ({suffix}) is not read; save the sheet as CSV "
+                         "(UTF-8), or read it with pandas.read_excel and pass the table to Annotations.from_long "
+                         "(a row per rating) or Annotations.from_wide (a row per item, a column per rater)")
     if suffix in (".csv", ".tsv") and _label_studio_table(path):
         return "label-studio"
     if suffix == ".csv":
@@ -152,6 +156,10 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
             return "jsonl"
     raise ValueError(f"{path.name}: cannot tell the format from the extension or the content; "
                      f"pass format= one of {[*TABLE_FORMATS, *sorted(EXPORT_FORMATS)]}")
+
+
+#: spreadsheet workbooks, named in the error (saved as CSV they read)
+_SPREADSHEETS = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
 
 
 def _reader(format: str) -> Any:
