@@ -119,7 +119,12 @@ def check_weight_order(ann: Annotations, weights: str) -> None:
         return
     if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in ann.vocabulary):
         return
+    from softirr_stats.data import decimal_comma_hint
+
     shown = ", ".join(repr(v) for v in ann.vocabulary[:6]) + (", ..." if len(ann.vocabulary) > 6 else "")
+    hint = decimal_comma_hint(ann.vocabulary)
+    if hint:
+        raise ValueError(f"weights={weights!r} orders the labels, but these are text labels ({shown}): {hint}")
     raise ValueError(
         f"weights={weights!r} orders the labels, but these are text labels with no declared order "
         f"({shown}); declare them in order (on the command line: --categories low,medium,high; in Python: "
@@ -214,7 +219,10 @@ def level_similarity(ann: Annotations, level: str, similarity: Any = None) -> La
     if level not in ("interval", "ratio"):
         raise ValueError(f"level must be one of ['nominal', 'interval', 'ratio'] here; got {level!r}")
     if ann.kind != "numeric":
-        raise ValueError(f"level={level!r} needs numeric labels; these are {ann.kind}")
+        from softirr_stats.data import decimal_comma_hint
+
+        hint = decimal_comma_hint(ann.vocabulary) if ann.kind == "categorical" else ""
+        raise ValueError(f"level={level!r} needs numeric labels; these are {ann.kind}" + (f": {hint}" if hint else ""))
     delta = krippendorff_distance(level, ann.values())
     top = delta.max()
     return MatrixSimilarity(1.0 - delta / top if top > 0 else 1.0 - delta, name=f"{level}-distance")

@@ -31,8 +31,10 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.data._labels": ('LabelWarning',),
     "softirr_stats.data._readers": ('ExportWarning', 'SpanRule',),
 }, internal={"softirr_stats.data._readers": ('guess_format', 'guessed_formats',),
-             "softirr_stats.data._wide": ('wide_note',)})  # not in __all__: guess_format for
-# span_agreement, guessed_formats and wide_note for the command line's notes
+             "softirr_stats.data._wide": ('wide_note',),
+             "softirr_stats.data._labels": ('decimal_comma_hint',)})  # not in __all__: guess_format for
+# span_agreement, guessed_formats and wide_note for the command line's notes, decimal_comma_hint for
+# the error of level='interval' on labels written with a decimal comma
 
 if TYPE_CHECKING:
     from softirr_stats.data._annotations import (
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
         read_annotations,
         read_table,
     )
-    from softirr_stats.data._labels import LabelWarning
+    from softirr_stats.data._labels import LabelWarning, decimal_comma_hint
     from softirr_stats.data._readers import (
         ExportWarning,
         SpanRule,

@@ -52,9 +52,10 @@ def check_header(path: Path, sep: str, encoding: str) -> None:
         seen[name] = k
 
 
-def numeric_labels(col: pd.Series) -> pd.Series:
+def numeric_labels(col: pd.Series, decimal: str = ".") -> pd.Series:
     """A label column read as text becomes numeric when its distinct texts are numbers by the one rule
-    of :func:`softirr_stats.data._labels.text_numbers` (each written one way, identity kept at any size).
+    of :func:`softirr_stats.data._labels.text_numbers` (each written one way, identity kept at any size;
+    ``decimal=","``: written with a decimal comma).
 
     Decided, and converted, on the distinct labels (one factorize): no recursion and no Python work
     per cell.
@@ -66,7 +67,7 @@ def numeric_labels(col: pd.Series) -> pd.Series:
     codes, uniq = pd.factorize(col)
     if len(uniq) == 0:
         return col
-    values = text_numbers(np.asarray(uniq, dtype=object))
+    values = text_numbers(np.asarray(uniq, dtype=object), decimal=decimal)
     if values is None:
         return col
     out = col.to_numpy(dtype=object, copy=True)

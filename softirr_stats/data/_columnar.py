@@ -484,7 +484,7 @@ def _parquet_batches(path: Path, columns: tuple[str, str, str]) -> tuple[Any, in
 
 def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater: str, label: str,
               na_values: list[str], encoding: str, categories: Any, normalize: str | None,
-              sep: str | None = None) -> Annotations | None:
+              sep: str | None = None, decimal: str = ".") -> Annotations | None:
     """``read_annotations`` of a long table by whole columns through pyarrow; None: read it the pandas way.
 
     CSV / TSV cells are text and only empty cells (and ``na_values``) are missing; a label column
@@ -545,7 +545,7 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
         from softirr_stats.data._cells import numeric_labels
 
         # numbers by the one rule, decided on the distinct labels (the same set as the cells')
-        uniques = np.asarray(numeric_labels(pd.Series(uniques, dtype=object)).to_numpy(dtype=object),
+        uniques = np.asarray(numeric_labels(pd.Series(uniques, dtype=object), decimal).to_numpy(dtype=object),
                              dtype=object)
     return assemble(cls, key, items, raters, lc, uniques, categories, normalize)
 

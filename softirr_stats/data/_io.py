@@ -126,6 +126,13 @@ def check_sep(sep: Any, fmt: str | None) -> str:
     return sep
 
 
+def _check_decimal(decimal: str, fmt: str) -> None:
+    """``decimal=","`` applies to the text cells of CSV / TSV tables only."""
+    if decimal != "." and fmt not in ("csv", "tsv"):
+        raise ValueError(f"decimal= is the decimal mark of numbers written in a CSV / TSV table; this file is read "
+                         f"as {fmt!r}, whose numbers keep their own type")
+
+
 def _table_format(path: Path) -> str:
     """The table format of ``path`` from its extension (a ValueError asking for ``format=`` otherwise)."""
     fmt = _SUFFIX_FORMATS.get(path.suffix.lower())
@@ -321,6 +328,7 @@ def read_annotations(
     rater_from: str = "export",
     wide: bool = False,
     sep: str | None = None,
+    decimal: str = ".",
     **options: Any,
 ) -> Annotations:
     r"""Read a long-format annotation file (CSV/TSV/JSONL/Parquet) or an annotation-tool export.
@@ -368,6 +376,10 @@ def read_annotations(
         The delimiter of a CSV / TSV table when it is not the format's own: ``sep=";"`` for the
         CSV files that spreadsheets write in locales with a decimal comma (``"tab"`` is a tab).
         On the command line: ``--reader-option "sep=;"``.
+    decimal : {".", ","}
+        The decimal mark of numbers in a CSV / TSV table (long or wide). With ``","`` labels written
+        ``3,5`` are the number 3.5 (a column holding ``3.5`` then stays text); without it they are
+        categories, and a LabelWarning says so. On the command line: ``--reader-option decimal=,``.
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
         ``textarea=`` and ``duplicates=`` (Label Studio), ``label_key=`` (doccano), ``task=`` and
@@ -415,6 +427,8 @@ def read_annotations(
 
     if not isinstance(wide, bool):
         raise TypeError(f"wide must be True or False; got {wide!r}")
+    if not isinstance(decimal, str) or decimal not in (".", ","):
+        raise ValueError(f"decimal must be '.' or ','; got {decimal!r}")
     if wide and isinstance(path, list | tuple):
         raise ValueError("wide=True reads one table (one row per item, one column per rater); got a list of files")
     if wide and (rater, label) != ("rater", "label"):
@@ -423,7 +437,8 @@ def read_annotations(
     if isinstance(path, list | tuple):
         return _read_many([Path(p) for p in path], rater_from=rater_from, item=item, rater=rater, label=label,
                           format=format, categories=categories, na_values=na_values, normalize=normalize,
-                          encoding=encoding, **({} if sep is None else {"sep": sep}), **options)
+                          encoding=encoding, **({} if sep is None else {"sep": sep}),
+                          **({} if decimal == "." else {"decimal": decimal}), **options)
     p = Path(path)
     if format in EXPORT_FORMATS:
         _check_options(format, options)  # unknown options are named before any file is read
@@ -433,7 +448,7 @@ def read_annotations(
         with _input.spooled(p) as copy:
             return read_annotations(copy, item=item, rater=rater, label=label, format=format, categories=categories,
                                     na_values=na_values, normalize=normalize, encoding=encoding,
-                                    rater_from=rater_from, wide=wide, sep=sep, **options)
+                                    rater_from=rater_from, wide=wide, sep=sep, decimal=decimal, **options)
     if p.is_dir() and format in (None, "label-studio", "prodigy"):
         files = _export_files(p)
         if files is not None:
@@ -452,11 +467,13 @@ def read_annotations(
         fmt = format if format is not None else _table_format(p)
         if fmt not in _FORMATS:
             raise ValueError(f"wide=True reads a table ({', '.join(_FORMATS)}); {p.name} is read as {fmt!r}")
+        _check_decimal(decimal, fmt)
         return read_wide(Annotations, read_table(p, format=fmt, na_values=na_values, encoding=encoding, sep=sep),
-                         p, fmt, item=item, categories=categories, normalize=normalize)
+                         p, fmt, item=item, categories=categories, normalize=normalize, decimal=decimal)
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
     if sep is not None and fmt not in ("csv", "tsv"):
         check_sep(sep, fmt)  # refused, naming the format
+    _check_decimal(decimal, fmt)
     if fmt in EXPORT_FORMATS:
         if (item, rater, label) != ("item", "rater", "label"):
             raise TypeError(f"item=, rater= and label= name the columns of csv/tsv/jsonl tables; a {fmt!r} "
@@ -471,7 +488,8 @@ def read_annotations(
 
         fast = read_long(Annotations, p, fmt, item=item, rater=rater, label=label,
                          na_values=_check_na_values(na_values), encoding=encoding, categories=categories,
-                         normalize=normalize, sep=check_sep(sep, fmt) if fmt in ("csv", "tsv") else None)
+                         normalize=normalize, sep=check_sep(sep, fmt) if fmt in ("csv", "tsv") else None,
+                         decimal=decimal)
         if fast is not None:
             return fast
     df = read_table(path, format=fmt, na_values=na_values, encoding=encoding, sep=sep)
@@ -481,7 +499,7 @@ def read_annotations(
 
         raise ValueError(missing_columns_message(p.name, df.columns, missing, fmt))
     if label in df.columns and fmt in ("csv", "tsv"):
-        df[label] = _numeric_labels(df[label])
+        df[label] = _numeric_labels(df[label], decimal)
     return Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
                                  **({} if normalize is None else {"normalize": normalize}))
 

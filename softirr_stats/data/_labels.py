@@ -16,7 +16,8 @@ Every reader funnels its distinct labels through here (``docs/unusual_input.md``
   ``normalize=``; float labels that are whole numbers beyond 2**53 (where float64 holds only some
   integers, so neighbouring integers may have merged before the data reached softirr) are named, and
   so are labels that pandas or R would have read as missing values (:data:`MISSING_MARKERS`: "NA",
-  "null", "None", ...), which are labels here.
+  "null", "None", ...), which are labels here, and numbers written with a decimal comma ("3,5"),
+  which are categories unless the reader is given ``decimal=","`` (``text_numbers(..., decimal=",")``).
 
 The work is on the distinct labels only, by whole arrays (NumPy, and pyarrow's compute kernels
 for large vocabularies when pyarrow is installed); Python code runs only on the labels a warning
@@ -34,7 +35,8 @@ import numpy as np
 
 from softirr_stats.base._validation import SoftIRRWarning
 
-__all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "check_labels", "text_numbers"]
+__all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "check_labels", "decimal_comma_hint",
+           "decimal_comma_numbers", "text_numbers"]
 
 #: float64 holds every integer of magnitude up to this, and only some beyond
 EXACT_INTEGERS = 2**53
@@ -47,6 +49,9 @@ MISSING_MARKERS = frozenset({"#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "
 _NUMBER = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
 _INTEGER = r"[+-]?[0-9]+"
 _NUMBER_RE = re.compile(_NUMBER)
+#: a number written with a decimal comma ("3,5"), as spreadsheets write them in many locales
+_COMMA_NUMBER = r"[+-]?[0-9]+,[0-9]+"
+_COMMA_NUMBER_RE = re.compile(_COMMA_NUMBER)
 _INTEGER_RE = re.compile(_INTEGER)
 #: a number written with more characters than this is beyond the float range (or a text)
 _LONGEST = 400
@@ -60,7 +65,9 @@ class LabelWarning(SoftIRRWarning):
     Raised when a column of numbers writes one number in two ways (``1.0`` and ``1``), when text
     labels look alike (``café`` in two Unicode forms, a trailing space, a zero-width character,
     full-width letters), when float labels are whole numbers beyond 2**53, or when labels are texts
-    that pandas and R take for a missing value (``"NA"``, ``"null"``, ``"None"``: read as labels).
+    that pandas and R take for a missing value (``"NA"``, ``"null"``, ``"None"``: read as labels), or
+    when the labels are numbers some of which are written with a decimal comma (``"3,5"``: read as
+    categories unless ``decimal=","`` is given).
 
     Examples
     --------
@@ -99,13 +106,16 @@ def _fullmatch(texts: np.ndarray, pattern: str, compiled: re.Pattern) -> np.ndar
     return np.fromiter((compiled.fullmatch(t) is not None for t in texts), dtype=bool, count=len(texts))
 
 
-def text_numbers(texts: Any) -> np.ndarray | None:
+def text_numbers(texts: Any, *, decimal: str = ".") -> np.ndarray | None:
     """The numbers that distinct texts name, when the column is numeric; else None (it stays text).
 
     Parameters
     ----------
     texts : array-like of str
         The distinct present texts of a label column (no missing values, no repeats).
+    decimal : {".", ","}
+        The decimal mark. With ``","`` a text is a number when it is one with its comma read as a
+        point (``"3,5"`` is 3.5); a text holding a point is then not a number, so the column stays text.
 
     Returns
     -------
@@ -123,8 +133,12 @@ def text_numbers(texts: Any) -> np.ndarray | None:
     True
     >>> text_numbers(["01", "1", "2"]) is None               # one number written two ways: text
     True
+    >>> text_numbers(["3,5", "4", "0,25"], decimal=",").tolist()
+    [3.5, 4.0, 0.25]
     """
     texts = np.asarray(texts, dtype=object)
+    if decimal != ".":
+        return _comma_numbers(texts)
     if texts.size == 0 or not isinstance(texts[0], str) or _NUMBER_RE.fullmatch(texts[0]) is None:
         return None  # the usual text column is settled by its first label
     if max(map(len, texts)) > _LONGEST or not _fullmatch(texts, _NUMBER, _NUMBER_RE).all():
@@ -150,6 +164,17 @@ def text_numbers(texts: Any) -> np.ndarray | None:
     for k, v in exact.items():
         values[k] = v
     return values
+
+
+def _comma_numbers(texts: np.ndarray) -> np.ndarray | None:
+    """:func:`text_numbers` of texts written with a decimal comma: the comma read as a point, and a
+    text that holds a point (a thousands mark, or the other convention) keeps the column as text."""
+    if texts.size == 0 or not all(isinstance(t, str) for t in texts) or max(map(len, texts)) > _LONGEST:
+        return None
+    plain = np.asarray(texts, dtype=np.str_)
+    if (np.char.find(plain, ".") >= 0).any():
+        return None
+    return text_numbers(np.char.replace(plain, ",", ".").astype(object))
 
 
 def _same_numbers(texts: np.ndarray, floats: np.ndarray, is_int: np.ndarray, exact: dict[int, int],
@@ -301,6 +326,55 @@ def _warn_missing_markers(texts: np.ndarray) -> None:
         LabelWarning, stacklevel=_stacklevel())
 
 
+def decimal_comma_numbers(texts: Any) -> list[str]:
+    """The text labels written as numbers with a decimal comma, when every text label is a number that
+    way (``"3,5"``, ``"4"``; texts pandas and R read as missing aside); else an empty list.
+
+    Examples
+    --------
+    >>> decimal_comma_numbers(["3,5", "4", "NA"]), decimal_comma_numbers(["3,5", "four"])
+    (['3,5'], [])
+    """
+    first = next((t for t in texts if isinstance(t, str) and t not in MISSING_MARKERS), None)
+    if first is None or (_NUMBER_RE.fullmatch(first) is None and _COMMA_NUMBER_RE.fullmatch(first) is None):
+        return []  # the usual text column is settled by its first label
+    texts = np.asarray([t for t in texts if isinstance(t, str) and t not in MISSING_MARKERS], dtype=object)
+    if max(map(len, texts)) > _LONGEST:
+        return []
+    comma = _fullmatch(texts, _COMMA_NUMBER, _COMMA_NUMBER_RE)
+    if not comma.any() or not (comma | _fullmatch(texts, _NUMBER, _NUMBER_RE)).all():
+        return []
+    return texts[comma].tolist() if text_numbers(texts, decimal=",") is not None else []
+
+
+def decimal_comma_hint(texts: Any) -> str:
+    """What to do about labels written as numbers with a decimal comma ('' when they are not).
+
+    Examples
+    --------
+    >>> decimal_comma_hint(["3,5", "4"])[:61]
+    "they look like numbers written with a decimal comma ('3,5'): "
+    """
+    comma = decimal_comma_numbers(texts)
+    if not comma:
+        return ""
+    hint = (f"they look like numbers written with a decimal comma ({', '.join(map(repr, comma[:3]))}): if they "
+            "are, read them with decimal=',' (read_annotations; --reader-option decimal=, on the command line) or "
+            "convert the column to numbers")
+    if all(len(t.rpartition(",")[2]) == 3 for t in comma):
+        hint += "; if the comma separates thousands ('1,000'), remove it in the file instead: decimal=',' reads '1,000' as 1.0"
+    return hint
+
+
+def _warn_decimal_commas(texts: np.ndarray) -> None:
+    """A LabelWarning when every text label is a number and some are written with a decimal comma."""
+    hint = decimal_comma_hint(texts)
+    if hint:
+        warnings.warn(
+            "labels read as categories, so every difference counts as full disagreement and no distance weights "
+            f"(interval, ratio, linear, quadratic) apply; {hint}", LabelWarning, stacklevel=_stacklevel())
+
+
 def check_labels(uniques: list, kind: str) -> None:
     """Warn about distinct labels that may be meant as one (look-alike texts; floats beyond 2**53).
 
@@ -319,6 +393,7 @@ def check_labels(uniques: list, kind: str) -> None:
     if kind == "categorical":
         texts = np.asarray([u for u in uniques if isinstance(u, str)] or [""], dtype=object)
         _warn_missing_markers(texts)
+        _warn_decimal_commas(texts)
         alike, same = _alike(texts)
         if same:
             from decimal import Decimal, InvalidOperation

@@ -26,10 +26,10 @@ _NOTE = "wide_note"
 
 
 def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories: Any,
-              normalize: str | None) -> Any:
+              normalize: str | None, decimal: str = ".") -> Any:
     """Annotations from a wide table ``df`` read from ``path`` (``read_table``): ``item`` names the
     column of item identifiers (``""``: the rows are the items, numbered from 1), every other column
-    is a rater.
+    is a rater. ``decimal=","``: CSV / TSV numbers are written with a decimal comma.
 
     Examples
     --------
@@ -78,7 +78,7 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
         raise ValueError(f"{path.name}: the table has a header and no rows")
     cells = df[raters].to_numpy(dtype=object)
     if fmt in ("csv", "tsv"):  # numbers by the one rule of the long route, over every rater's cells at once
-        flat = numeric_labels(pd.Series(cells.reshape(-1), dtype=object))
+        flat = numeric_labels(pd.Series(cells.reshape(-1), dtype=object), decimal)
         cells = flat.to_numpy(dtype=object).reshape(cells.shape)
     table = pd.DataFrame(cells, index=pd.Index(items, dtype=object), columns=pd.Index(raters, dtype=object))
     ann = cls.from_wide(table, categories=categories, normalize=normalize)  # the file's order of items and raters

@@ -64,3 +64,23 @@ def test_na_labels_are_noted_with_the_flag_that_makes_them_missing(tmp_path):
     assert "--na-values NA on the command line" in text
     res = runner.invoke(app, ["agree", str(path), "-c", "cohen_kappa", "--bootstrap", "0", "--na-values", "NA"])
     assert res.exit_code == 0 and "LabelWarning" not in res.output
+
+
+def test_decimal_comma_numbers_are_read_with_the_reader_option(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("doc;r1;r2\nd1;3,5;3,5\nd2;4,25;4\nd3;1,0;1,5\nd4;2;2,5\n")
+    base = ["agree", str(path), "--reader-option", "sep=;", "--reader-option", "wide=true", "--item", "doc",
+            "-c", "krippendorff_alpha", "--bootstrap", "0"]
+    res = runner.invoke(app, [*base, "-m", "quadratic"])
+    assert res.exit_code == 1  # the row cannot be computed, and says why
+    said = " ".join(res.output.split())
+    assert "decimal comma" in said and "--reader-option decimal=," in said
+    out_json = tmp_path / "o.json"
+    res = runner.invoke(app, [*base, "-m", "quadratic", "--reader-option", "decimal=,", "--json", str(out_json)])
+    assert res.exit_code == 0, res.output
+    import softirr_stats as sis
+
+    want = sis.krippendorff_alpha(sis.Annotations.from_wide([[3.5, 3.5], [4.25, 4], [1.0, 1.5], [2, 2.5]]),
+                                  level="interval").value
+    (row,) = json.loads(out_json.read_text())["results"]
+    assert row["value"] == pytest.approx(want, abs=1e-12)
