@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["check_choice", "check_level", "check_positive_int", "ModelRequiredError", "SimilarityMismatchError",
-           "SoftIRRWarning", "TooFewRatersError", "LINE_INDEX", "label_file_lines", "row_name"]
+           "SoftIRRWarning", "TooFewRatersError", "LINE_INDEX", "is_warning_text", "label_file_lines", "row_name"]
 
 #: Name of the index a reader gives a table read from a file: each row labelled with its line in
 #: the file, so that :func:`row_name` can point at the line a user opens.
@@ -18,6 +18,18 @@ LINE_INDEX = "line"
 
 class SoftIRRWarning(UserWarning):
     """Base class of the warnings softirr_stats emits (degenerate statistics, dropped data)."""
+
+
+def is_warning_text(note: str) -> bool:
+    """Whether a note is a caught warning written as ``"LabelWarning: ..."`` (not a plain note on the data).
+
+    Examples
+    --------
+    >>> is_warning_text("LabelWarning: 2 labels look alike"), is_warning_text("a.csv: read as a wide table")
+    (True, False)
+    """
+    head = note.partition(":")[0]
+    return head.isidentifier() and head.endswith("Warning")
 
 
 class ModelRequiredError(ValueError):

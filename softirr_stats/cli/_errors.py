@@ -78,6 +78,11 @@ def warn(message: str) -> None:
     typer.echo(f"warning: {one_line(message)}", err=True)
 
 
+def note(message: str) -> None:
+    """Print ``note: message`` as one line on stderr (how the data were read: nothing to act on)."""
+    typer.echo(f"note: {one_line(message)}", err=True)
+
+
 @contextlib.contextmanager
 def using(flag: str, value: Any) -> Iterator[None]:
     """Inside the block, an error of the kind ``flag`` causes names ``flag value`` (``--cache x.sqlite``)."""

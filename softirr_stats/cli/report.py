@@ -5,7 +5,8 @@ from typing import Annotated
 
 import typer
 
-from softirr_stats.cli._errors import EXIT_DATA, fail, using, warn
+from softirr_stats.base._validation import is_warning_text
+from softirr_stats.cli._errors import EXIT_DATA, fail, note, using, warn
 from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
@@ -148,12 +149,15 @@ def command(
             page = build_report(ann, measures=measures, coefficients=coefs, chance=chances, ci=ci, judgments=judged,
                                 model=model, model_steps=model_steps, model_method=model_method, model_level=level,
                                 seed=seed, source=file,
-                                judgments_path=judgments, command=command, wording=cli_wording)
+                                judgments_path=judgments, command=command, wording=cli_wording, read_notes=seen)
         except (ValueError, TypeError) as err:
             fail(f"cannot build the report: {err}", EXIT_DATA)
     said = dict.fromkeys(f"{c.category.__name__}: {c.message}" for c in caught)
-    for w in seen + [w for w in said if w not in seen]:
-        warn(w)
+    for w in seen:  # how the data were read: a note, unless it is a warning raised while reading
+        (warn if is_warning_text(w) else note)(w)
+    for w in said:
+        if w not in seen:
+            warn(w)
     try:
         output.write_text(page, encoding="utf-8")
     except OSError as err:

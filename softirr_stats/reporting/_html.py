@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.base._mpltext import literal, literals
+from softirr_stats.base._validation import is_warning_text
 from softirr_stats.reporting._figure_html import figure_html as _png
 from softirr_stats.reporting._symbols import CHANCE_FREE, labelled, symbol
 
@@ -247,7 +248,7 @@ def _section(sid: str, body: str) -> str:
     return f'<section id="{sid}"><h2>{_esc(_TITLES[sid])}</h2>{body}</section>'
 
 
-def _summary_html(ann: Any, s: dict[str, Any], warns: Sequence[str]) -> str:
+def _summary_html(ann: Any, s: dict[str, Any], warns: Sequence[str], reading: Sequence[str] = ()) -> str:
     pct = 100.0 * s["missing_cells"] / max(s["cells"], 1)
     unp = str(s["unpairable_items"])
     if s["unpairable_items"]:
@@ -259,7 +260,9 @@ def _summary_html(ann: Any, s: dict[str, Any], warns: Sequence[str]) -> str:
     counts = pd.Series([_label_text(ann.vocabulary[c]) for c in np.asarray(ann.codes)[np.asarray(ann.codes) >= 0]])
     top = counts.value_counts().head(10).rename_axis("label").reset_index(name="ratings")
     per_rater = s["ratings_per_rater"].rename_axis("rater").reset_index(name="ratings")
-    notes = "".join(f'<p class="note warn">{_esc(w)}</p>' for w in warns)
+    # how the data were read (a note; a warning raised while reading is shown as one), then the data's warnings
+    notes = "".join(f'<p class="note{" warn" if is_warning_text(w) else ""}">{_esc(w)}</p>' for w in reading)
+    notes += "".join(f'<p class="note warn">{_esc(w)}</p>' for w in warns if w not in reading)
     return (f'<div class="grid"><div>{kv}</div><div><h3>Ratings per rater</h3>{_table(per_rater)}</div>'
             f'<div><h3>Most frequent labels</h3>{_table(top)}</div></div>{notes}')
 
@@ -607,6 +610,7 @@ def build_report(
     title: str | None = None,
     comparisons: Sequence[Any] | None = None,
     wording: Callable[[str], str] | None = None,
+    read_notes: Sequence[str] | None = None,
 ) -> str:
     """One self-contained HTML page reporting agreement on ``ann``.
 
@@ -659,6 +663,11 @@ def build_report(
         its flag forms (``--similarity linear`` for ``weights='linear'``; the missing-ratings
         note without the Python call that reproduces the peers' number). Default: as the library
         words them, for a Python caller.
+    read_notes : sequence of str, optional
+        How the data were read (the format guessed, the columns of a wide table read as raters, the
+        exports merged, the warnings raised while reading), listed first in the data summary.
+        Default: ``ann.read_notes``, what the reader recorded; ``softirr report`` passes its own,
+        with the reading warnings.
 
     Returns
     -------
@@ -711,7 +720,10 @@ def build_report(
                   else resolve_method(ci.method, ci.design, ann.n_items)[0])  # "auto": the method on these items
         ci_text = (f"{ci.level:.0%} {method} intervals, B = {ci.n} bootstrap replicates, "
                    f"design = {ci.design}, seed = {ci.seed}")
-    sections = [_section("summary", _summary_html(ann, summary, warns)),
+    reading = list(dict.fromkeys(getattr(ann, "read_notes", ()) if read_notes is None else read_notes))
+    if wording is not None:
+        reading = list(dict.fromkeys(map(wording, reading)))
+    sections = [_section("summary", _summary_html(ann, summary, warns, reading)),
                 _section("coefficients", _coefficients_html(df, ci_text)),
                 _section("sensitivity", _sensitivity_html(df))]
     if ann.kind == "set":

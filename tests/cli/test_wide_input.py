@@ -84,3 +84,19 @@ def test_decimal_comma_numbers_are_read_with_the_reader_option(tmp_path):
                                   level="interval").value
     (row,) = json.loads(out_json.read_text())["results"]
     assert row["value"] == pytest.approx(want, abs=1e-12)
+
+
+def test_report_lists_how_the_file_was_read_as_notes_and_reading_warnings_as_warnings(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("doc;r1;r2;r3\nd1;3,5;3,5;3\nd2;4,25;4;4\nd3;1,25;1,5;1\nd4;2;2,5;2\n")
+    page = tmp_path / "r.html"
+    res = runner.invoke(app, ["report", str(path), "--reader-option", "sep=;", "--reader-option", "wide=true",
+                              "--item", "doc", "--bootstrap", "0", "-o", str(page)])
+    assert res.exit_code == 0, res.output
+    lines = res.stderr.splitlines()
+    assert any(line.startswith("note: w.csv: read as a wide table") for line in lines), lines
+    assert any(line.startswith("warning: LabelWarning:") and "decimal comma" in line for line in lines), lines
+    html = page.read_text()
+    assert '<p class="note">w.csv: read as a wide table (items from column &#x27;doc&#x27;' in html
+    assert '<p class="note warn">LabelWarning: labels read as categories' in html
+    assert "--reader-option decimal=," in html

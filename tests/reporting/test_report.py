@@ -224,3 +224,13 @@ def test_report_model_section_caveats_an_open_vocabulary():
     model_html = page.split('id="model"')[1].split("</section>")[0]
     assert '<p class="caveat">Open vocabulary: 35 distinct labels' in model_html
     assert "SVI is a variational approximation" in model_html
+
+
+def test_build_report_lists_the_readers_notes(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("doc,a,b\nd1,x,x\nd2,y,x\nd3,y,y\n")
+    ann = sis.read_annotations(path, wide=True, item="doc")
+    page = build_report(ann, coefficients=["cohen_kappa"])
+    assert '<p class="note">w.csv: read as a wide table' in page
+    page = build_report(ann, coefficients=["cohen_kappa"], read_notes=["LabelWarning: a reading warning"])
+    assert "read as a wide table" not in page and '<p class="note warn">LabelWarning: a reading warning' in page
