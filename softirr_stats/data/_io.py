@@ -126,6 +126,19 @@ def check_sep(sep: Any, fmt: str | None) -> str:
     return sep
 
 
+def _check_wide(wide: Any) -> "bool | tuple[str, ...]":
+    """``wide=``: True / False, or the rater columns (a non-empty list of distinct column names)."""
+    if isinstance(wide, bool):
+        return wide
+    if isinstance(wide, list | tuple) and wide and all(isinstance(c, str) for c in wide):
+        dup = sorted({c for c in wide if wide.count(c) > 1})
+        if dup:
+            raise ValueError(f"wide= names the rater columns; {dup} appear more than once")
+        return tuple(wide)
+    raise TypeError("wide must be True, False or a list of the rater columns' names (on the command line a JSON "
+                    f"list: --reader-option 'wide=[\"r1\", \"r2\"]'); got {wide!r}")
+
+
 def _check_decimal(decimal: str, fmt: str) -> None:
     """``decimal=","`` applies to the text cells of CSV / TSV tables only."""
     if decimal != "." and fmt not in ("csv", "tsv"):
@@ -326,7 +339,7 @@ def read_annotations(
     normalize: str | None = None,
     encoding: str = "utf-8",
     rater_from: str = "export",
-    wide: bool = False,
+    wide: bool | Sequence[str] = False,
     sep: str | None = None,
     decimal: str = ".",
     **options: Any,
@@ -365,13 +378,16 @@ def read_annotations(
     rater_from : {"export", "file"}
         For a list of files: raters as the exports name them, or each file's one rater named
         after the file.
-    wide : bool
+    wide : bool or list of str
         A wide table (csv / tsv / jsonl / parquet): one row per item, one column per rater, as
         R's irr and irrCAC take them. ``item`` names the column of item identifiers (``item=""``:
-        the rows are the items, numbered from 1) and every other column is a rater, named by its
-        header; empty cells are missing ratings. ``rater=`` and ``label=`` do not apply. The
-        columns read as raters are listed in ``read_notes``. On the command line:
-        ``--reader-option wide=true``.
+        the rows are the items, numbered from 1). With ``wide=True`` every other column is a rater,
+        named by its header; a list names the rater columns, and the table's other columns are left
+        out (a table that also holds descriptions, dates or scores). Empty cells are missing
+        ratings. ``rater=`` and ``label=`` do not apply. The columns read as raters (and those left
+        out) are listed in ``read_notes``; with ``wide=True``, rater columns that mix numbers and
+        text raise a LabelWarning naming them. On the command line: ``--reader-option wide=true``,
+        or a JSON list: ``--reader-option 'wide=["r1", "r2"]'``.
     sep : str, optional
         The delimiter of a CSV / TSV table when it is not the format's own: ``sep=";"`` for the
         CSV files that spreadsheets write in locales with a decimal comma (``"tab"`` is a tab).
@@ -425,8 +441,7 @@ def read_annotations(
     from softirr_stats.data._readers import EXPORT_FORMATS, OptionError, guess_format, read_export
     from softirr_stats.data._readers import _coerce as _check_options
 
-    if not isinstance(wide, bool):
-        raise TypeError(f"wide must be True or False; got {wide!r}")
+    wide = _check_wide(wide)
     if not isinstance(decimal, str) or decimal not in (".", ","):
         raise ValueError(f"decimal must be '.' or ','; got {decimal!r}")
     if wide and isinstance(path, list | tuple):
@@ -469,7 +484,8 @@ def read_annotations(
             raise ValueError(f"wide=True reads a table ({', '.join(_FORMATS)}); {p.name} is read as {fmt!r}")
         _check_decimal(decimal, fmt)
         return read_wide(Annotations, read_table(p, format=fmt, na_values=na_values, encoding=encoding, sep=sep),
-                         p, fmt, item=item, categories=categories, normalize=normalize, decimal=decimal)
+                         p, fmt, item=item, categories=categories, normalize=normalize, decimal=decimal,
+                         raters=None if wide is True else wide)
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
     if sep is not None and fmt not in ("csv", "tsv"):
         check_sep(sep, fmt)  # refused, naming the format

@@ -26,10 +26,11 @@ _NOTE = "wide_note"
 
 
 def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories: Any,
-              normalize: str | None, decimal: str = ".") -> Any:
+              normalize: str | None, decimal: str = ".", raters: Sequence[str] | None = None) -> Any:
     """Annotations from a wide table ``df`` read from ``path`` (``read_table``): ``item`` names the
-    column of item identifiers (``""``: the rows are the items, numbered from 1), every other column
-    is a rater. ``decimal=","``: CSV / TSV numbers are written with a decimal comma.
+    column of item identifiers (``""``: the rows are the items, numbered from 1); ``raters`` names the
+    rater columns (None: every other column, and a LabelWarning when they mix numbers and text).
+    ``decimal=","``: CSV / TSV numbers are written with a decimal comma.
 
     Examples
     --------
@@ -47,6 +48,13 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
     from softirr_stats.data._cells import numeric_labels
 
     columns = [str(c) for c in df.columns]
+    if raters is not None:
+        absent = [c for c in raters if c not in df.columns]
+        if absent:
+            raise ValueError(f"{path.name}: wide table: rater column(s) {absent} not found; the columns are {columns}")
+        if item and item in raters:
+            raise ValueError(f"{path.name}: wide table: {item!r} is the item column (item=) and cannot also be a "
+                             "rater column")
     if item:
         if item not in df.columns:
             raise ValueError(
@@ -65,29 +73,90 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
             raise ValueError(f"{path.name}: wide table: item {first!r} has {int((ids == first).sum())} rows "
                              f"({where} {rows}; {int(dup.sum())} rows share an item in all): a wide table has one "
                              "row per item (a long table, one row per rating? leave out wide=True)")
-        raters = [c for c in df.columns if c != item]
+        chosen = [c for c in df.columns if c != item] if raters is None else list(raters)
         items = ids.to_numpy(dtype=object)
         how = f"items from column {item!r}"
     else:
-        raters = list(df.columns)
+        chosen = list(df.columns) if raters is None else list(raters)
         items = np.arange(1, len(df) + 1).astype(str).astype(object)
         how = "items are the rows, numbered from 1"
+    left_out = [str(c) for c in df.columns if c not in chosen and c != item] if raters is not None else []
+    given, raters = raters is not None, chosen
     if not raters:
         raise ValueError(f"{path.name}: wide table: no rater column besides {item!r} (the columns are {columns})")
     if len(df) == 0:
         raise ValueError(f"{path.name}: the table has a header and no rows")
     cells = df[raters].to_numpy(dtype=object)
+    if not given:
+        _warn_mixed_columns(path.name, raters, cells, fmt, decimal)
     if fmt in ("csv", "tsv"):  # numbers by the one rule of the long route, over every rater's cells at once
         flat = numeric_labels(pd.Series(cells.reshape(-1), dtype=object), decimal)
         cells = flat.to_numpy(dtype=object).reshape(cells.shape)
     table = pd.DataFrame(cells, index=pd.Index(items, dtype=object), columns=pd.Index(raters, dtype=object))
     ann = cls.from_wide(table, categories=categories, normalize=normalize)  # the file's order of items and raters
-    shown = ", ".join(map(repr, map(str, raters[:12]))) + (f" and {len(raters) - 12} more" if len(raters) > 12 else "")
-    rest = "every column but the item column" if item else "every column"
-    ann._cache[_NOTE] = (f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s): {shown}): "
-                         f"{rest} is read as a rater, so drop any other column first",)
+    shown = _names(raters)
+    if given:
+        tail = f"; {len(left_out)} other column(s) left out: {_names(left_out)}" if left_out else ""
+        ann._cache[_NOTE] = (f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s) named by "
+                             f"wide=: {shown}{tail})",)
+    else:
+        rest = "every column but the item column" if item else "every column"
+        ann._cache[_NOTE] = (f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s): {shown}): "
+                             f"{rest} is read as a rater; name the rater columns with wide=[...] to leave others out "
+                             "(on the command line a JSON list: --reader-option 'wide=[\"r1\", \"r2\"]')",)
     ann._cache["read_notes"] = (*ann._cache.get("read_notes", ()), *ann._cache[_NOTE])
     return ann
+
+
+def _names(columns: Sequence[Any], limit: int = 12) -> str:
+    """Column names for a note: the first ``limit`` quoted, then how many more."""
+    shown = ", ".join(map(repr, map(str, columns[:limit])))
+    return shown + (f" and {len(columns) - limit} more" if len(columns) > limit else "")
+
+
+def _column_kinds(cells: np.ndarray, fmt: str, decimal: str) -> list[str]:
+    """Per column of ``cells``: "numbers" (every present cell is a number: typed, or text by the one rule),
+    "text", or "empty"."""
+    import numbers as _numbers
+
+    import pandas as pd
+
+    from softirr_stats.data._labels import text_numbers
+
+    kinds = []
+    for k in range(cells.shape[1]):
+        uniq = pd.unique(pd.Series(cells[:, k], dtype=object).dropna())
+        if len(uniq) == 0:
+            kinds.append("empty")
+        elif all(isinstance(u, _numbers.Real) and not isinstance(u, bool) for u in uniq):
+            kinds.append("numbers")
+        elif fmt in ("csv", "tsv") and all(isinstance(u, str) for u in uniq) and \
+                text_numbers(np.asarray(uniq, dtype=object), decimal=decimal) is not None:
+            kinds.append("numbers")
+        else:
+            kinds.append("text")
+    return kinds
+
+
+def _warn_mixed_columns(name: str, raters: Sequence[Any], cells: np.ndarray, fmt: str, decimal: str) -> None:
+    """A LabelWarning when a wide table's rater columns (every column but the item's) mix numbers and text:
+    a table that also holds names, descriptions, dates or counts, whose columns were read as raters."""
+    import warnings
+
+    from softirr_stats.data._labels import LabelWarning
+
+    if len(raters) < 2:
+        return
+    kinds = _column_kinds(cells, fmt, decimal)
+    numeric = [str(c) for c, k in zip(raters, kinds, strict=True) if k == "numbers"]
+    text = [str(c) for c, k in zip(raters, kinds, strict=True) if k == "text"]
+    if numeric and text:
+        warnings.warn(
+            f"{name}: wide table: of the {len(raters)} columns read as raters, {len(numeric)} hold numbers "
+            f"({_names(numeric, 5)}) and {len(text)} hold text ({_names(text, 5)}), so every label is read as a "
+            "category; if some of these columns are not raters (names, descriptions, dates, counts), name the "
+            "rater columns with wide=[...] (on the command line a JSON list: --reader-option "
+            "'wide=[\"r1\", \"r2\"]')", LabelWarning, stacklevel=4)
 
 
 def wide_note(ann: Any) -> tuple[str, ...]:

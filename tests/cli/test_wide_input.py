@@ -100,3 +100,21 @@ def test_report_lists_how_the_file_was_read_as_notes_and_reading_warnings_as_war
     assert '<p class="note">w.csv: read as a wide table (items from column &#x27;doc&#x27;' in html
     assert '<p class="note warn">LabelWarning: labels read as categories' in html
     assert "--reader-option decimal=," in html
+
+
+def test_wide_takes_the_rater_columns_as_a_json_list(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text('doc,name,"Keep, Ana","Keep, Bo",views\nd1,Café,1,1,10\nd2,Thé,0,1,20\nd3,Noël,1,1,30\n')
+    out_json = tmp_path / "o.json"
+    res = runner.invoke(app, ["agree", str(path), "--reader-option", 'wide=["Keep, Ana", "Keep, Bo"]', "--item", "doc",
+                              "-c", "percent_agreement", "--bootstrap", "0", "--json", str(out_json)])
+    assert res.exit_code == 0, res.output
+    said = " ".join(res.output.split())
+    assert "2 rater column(s) named by wide=: 'Keep, Ana', 'Keep, Bo'; 2 other column(s) left out: 'name', 'views'" \
+        in said
+    (row,) = json.loads(out_json.read_text())["results"]
+    assert row["value"] == pytest.approx(2 / 3, abs=1e-12)
+    res = runner.invoke(app, ["agree", str(path), "--reader-option", "wide=true", "--item", "doc",
+                              "-c", "percent_agreement", "--bootstrap", "0"])
+    said = " ".join(res.output.split())
+    assert "hold text ('name')" in said and "--reader-option 'wide=[\"r1\", \"r2\"]'" in said

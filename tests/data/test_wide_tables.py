@@ -110,7 +110,8 @@ def test_wide_errors_name_the_problem(tmp_path):
         sis.read_annotations(wide, wide=True, item="doc", rater="a")
     with pytest.raises(ValueError, match="one table"):
         sis.read_annotations([wide, wide], wide=True)
-    with pytest.raises(TypeError, match="wide must be True or False"):
+    with pytest.raises(TypeError, match=r"wide must be True, False or a list of the rater columns' names .*"
+                                        r"--reader-option 'wide=\[\"r1\", \"r2\"\]'"):
         sis.read_annotations(wide, wide="yes")
     long = tmp_path / "long.csv"
     long.write_text("item,rater,label\n1,a,x\n1,b,y\n2,a,x\n")
@@ -231,3 +232,73 @@ def test_a_workbook_is_named_with_the_way_to_read_it(tmp_path, suffix):
     with pytest.raises(ValueError, match=rf"a spreadsheet workbook \({suffix}\) is not read; save the sheet as "
                                          r"CSV.*pandas.read_excel.*Annotations.from_wide"):
         sis.read_annotations(path)
+
+
+#: a study table as researchers keep it (the shape of a published one: French text in cp1252, ';'-separated,
+#: three raters' 0/1 votes among names, descriptions, dates and counts)
+STUDY = [
+    ["channel_name", "channel_description", "Keep ? 1= Yes, 0=No (Ana)", "Keep ? 1= Yes, 0=No (Bo)",
+     "Keep ? 1= Yes, 0=No (Cy)", "channel_creation", "channel_subscribers", "channel_id", "keep_score"],
+    ["Café Science", '"Vidéos; ""humour"" et sérieux"', "1", "1", "0", "2014-05-26T09:55:47.000Z", "67900", "UC1", "2"],
+    ["Théâtre", "Des choses à voir", "0", "0", "0", "2015-05-07T20:46:58.000Z", "170", "UC2", "0"],
+    ["Écrivain", "Je critique", "1", "1", "1", "2015-03-31T16:58:50.000Z", "69900", "UC3", "3"],
+    ["noël", "", "0", "1", "", "2016-01-01T00:00:00.000Z", "12", "UC4", "1"],
+]
+VOTES = [c for c in STUDY[0] if c.startswith("Keep")]
+
+
+def _study_file(tmp_path):
+    path = tmp_path / "channels.csv"
+    path.write_bytes(("\n".join(";".join(row) for row in STUDY) + "\n").encode("cp1252"))
+    return path
+
+
+def test_wide_list_names_the_rater_columns_and_leaves_the_others_out(tmp_path):
+    path = _study_file(tmp_path)
+    ann = sis.read_annotations(path, wide=VOTES, item="channel_id", sep=";", encoding="cp1252")
+    mem = sis.Annotations.from_wide([[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, None]])
+    assert ann.raters == tuple(VOTES) and ann.items == ("UC1", "UC2", "UC3", "UC4") and ann.kind == "numeric"
+    np.testing.assert_array_equal(ann.codes, mem.codes)
+    assert sis.fleiss_kappa(ann).value == pytest.approx(sis.fleiss_kappa(mem).value, abs=1e-15)
+    (note,) = ann.read_notes
+    assert "3 rater column(s) named by wide=: 'Keep ? 1= Yes, 0=No (Ana)'" in note
+    assert "5 other column(s) left out: 'channel_name', 'channel_description', 'channel_creation'" in note
+    # the order of the list is the raters' order; item='' numbers the rows
+    ann = sis.read_annotations(path, wide=VOTES[::-1], item="", sep=";", encoding="cp1252")
+    assert ann.raters == tuple(VOTES[::-1]) and ann.items == ("1", "2", "3", "4")
+    assert "6 other column(s) left out" in ann.read_notes[0]
+
+
+def test_every_column_as_raters_warns_when_they_mix_numbers_and_text(tmp_path):
+    path = _study_file(tmp_path)
+    with pytest.warns(LabelWarning, match=r"of the 8 columns read as raters, 5 hold numbers \('Keep \? 1= Yes, "
+                                          r"0=No \(Ana\)'.*and 3 hold text \('channel_name', 'channel_description', "
+                                          r"'channel_creation'\).*name the rater columns with wide=\[\.\.\.\]"):
+        ann = sis.read_annotations(path, wide=True, item="channel_id", sep=";", encoding="cp1252")
+    assert ann.n_raters == 8 and "name the rater columns with wide=[...]" in ann.read_notes[0]
+
+
+@pytest.mark.parametrize("cells", [[["a", "b"], ["b", "b"]], [["1", "2"], ["2", "3"]], [["1", "x"], ["y", "2"]],
+                                   [["1,5", "2"], ["2", "3,5"]]])
+def test_rater_columns_of_one_kind_do_not_warn(tmp_path, cells):
+    """Text raters, number raters, and raters who each mix numbers with text (one column, both kinds) are
+    read silently; a decimal comma is a number with decimal=','."""
+    path = _write_wide(tmp_path / "w.tsv", cells, ["a", "b"], "doc", sep="\t")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LabelWarning)
+        sis.read_annotations(path, wide=True, item="doc", decimal=",")
+
+
+def test_wide_list_errors(tmp_path):
+    path = _study_file(tmp_path)
+    opts = dict(item="channel_id", sep=";", encoding="cp1252")
+    with pytest.raises(ValueError, match=r"rater column\(s\) \['Keep \(Ana\)'\] not found; the columns are "
+                                         r"\['channel_name'"):
+        sis.read_annotations(path, wide=["Keep (Ana)", VOTES[1]], **opts)
+    with pytest.raises(ValueError, match=r"'channel_id' is the item column \(item=\) and cannot also be a rater"):
+        sis.read_annotations(path, wide=[*VOTES, "channel_id"], **opts)
+    with pytest.raises(ValueError, match=r"\['Keep \? 1= Yes, 0=No \(Bo\)'\] appear more than once"):
+        sis.read_annotations(path, wide=[VOTES[1], VOTES[1]], **opts)
+    for bad in ([], [1, 2], "Keep"):
+        with pytest.raises(TypeError, match="wide must be True, False or a list"):
+            sis.read_annotations(path, wide=bad, **opts)
