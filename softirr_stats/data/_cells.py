@@ -16,7 +16,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["check_header", "decode_errors", "numeric_labels"]
+__all__ = ["check_header", "decode_errors", "numeric_labels", "sep_hint"]
 
 
 class decode_errors:
@@ -50,6 +50,51 @@ def check_header(path: Path, sep: str, encoding: str) -> None:
             raise ValueError(f"{path}: column {name!r} appears twice in the header (columns {seen[name]} and {k}); "
                              "rename one so that it is clear which is meant")
         seen[name] = k
+
+
+def sep_hint(path: Path, sep: str, encoding: str = "utf-8") -> str:
+    """When a table does not parse with ``sep``: the other delimiter its first lines split on alike, as a
+    hint (``"; a ';'-separated file? pass sep=';'"``), or ''.
+
+    A delimiter is named when the header and the next line split on it into the same number of
+    fields (two or more), and ``sep`` splits them unevenly or into fewer.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.csv"
+    >>> _ = p.write_text("doc;Keep, Ana;Keep, Bo\\nd1;1;0\\n")
+    >>> sep_hint(p, ",")
+    "; a ';'-separated file? pass sep=';'"
+    """
+    import csv
+    import io
+
+    try:
+        with path.open(encoding=encoding, errors="replace", newline="") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return ""
+    lines = head.lstrip("\ufeff").splitlines()[:2]
+    if len(lines) < 2:
+        return ""
+
+    def fields(delim: str) -> list[int]:
+        try:
+            return [len(row) for row in csv.reader(io.StringIO("\n".join(lines)), delimiter=delim)]
+        except csv.Error:
+            return [0]
+
+    have = fields(sep)
+    for cand in (";", "\t", "|", ","):
+        counts = fields(cand)
+        if cand == sep or len(set(counts)) != 1 or counts[0] < 2:
+            continue
+        if len(set(have)) != 1 or counts[0] > have[0]:  # sep splits the lines unevenly, or into fewer fields
+            shown = "tab" if cand == "\t" else repr(cand)
+            given = "'tab'" if cand == "\t" else repr(cand)
+            return f"; a {shown}-separated file? pass sep={given}"
+    return ""
 
 
 def numeric_labels(col: pd.Series, decimal: str = ".") -> pd.Series:

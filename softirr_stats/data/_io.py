@@ -23,6 +23,7 @@ from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._cells import check_header as _check_header
 from softirr_stats.data._cells import decode_errors as _decode_errors
 from softirr_stats.data._cells import numeric_labels as _numeric_labels
+from softirr_stats.data._cells import sep_hint
 
 __all__ = ["read_annotations", "read_table", "demo_path"]
 
@@ -203,14 +204,16 @@ def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None, encod
                     raise ValueError(
                         f"{path}: some rows have more fields than the header ({len(df.columns)} columns "
                         f"{list(map(str, df.columns))}; up to {shifted.shape[1]} fields in a row): "
-                        f"the columns would shift; fix the header or quote the fields")
+                        f"the columns would shift; fix the header or quote the fields{sep_hint(path, sep, encoding)}")
                 warnings.warn(f"{path}: rows end with an empty trailing field (a trailing "
                               f"delimiter); it was ignored", SoftIRRWarning, stacklevel=4)
                 df = pd.read_csv(path, index_col=False, **opts)
     except pd.errors.EmptyDataError:
         raise ValueError(f"{path}: the file is empty (no header line)") from None
     except pd.errors.ParserError as err:
-        raise ValueError(f"{path}: cannot be parsed as {'CSV' if sep == ',' else 'TSV'} ({err})") from None
+        what = {",": "CSV", "\t": "TSV"}.get(sep, f"a {sep!r}-separated table")
+        raise ValueError(f"{path}: cannot be parsed as {what} ({' '.join(str(err).split())})"
+                         f"{sep_hint(path, sep, encoding)}") from None
     return df
 
 
@@ -483,9 +486,10 @@ def read_annotations(
         if fmt not in _FORMATS:
             raise ValueError(f"wide=True reads a table ({', '.join(_FORMATS)}); {p.name} is read as {fmt!r}")
         _check_decimal(decimal, fmt)
-        return read_wide(Annotations, read_table(p, format=fmt, na_values=na_values, encoding=encoding, sep=sep),
-                         p, fmt, item=item, categories=categories, normalize=normalize, decimal=decimal,
-                         raters=None if wide is True else wide)
+        table = read_table(p, format=fmt, na_values=na_values, encoding=encoding, sep=sep)
+        hint = sep_hint(p, check_sep(sep, fmt), encoding) if fmt in ("csv", "tsv") else ""
+        return read_wide(Annotations, table, p, fmt, item=item, categories=categories, normalize=normalize,
+                         decimal=decimal, raters=None if wide is True else wide, hint=hint)
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
     if sep is not None and fmt not in ("csv", "tsv"):
         check_sep(sep, fmt)  # refused, naming the format
@@ -513,7 +517,8 @@ def read_annotations(
     if missing:
         from softirr_stats.data._wide import missing_columns_message
 
-        raise ValueError(missing_columns_message(p.name, df.columns, missing, fmt))
+        hint = sep_hint(p, check_sep(sep, fmt), encoding) if fmt in ("csv", "tsv") and p.is_file() else ""
+        raise ValueError(missing_columns_message(p.name, df.columns, missing, fmt, hint))
     if label in df.columns and fmt in ("csv", "tsv"):
         df[label] = _numeric_labels(df[label], decimal)
     return Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,

@@ -26,11 +26,12 @@ _NOTE = "wide_note"
 
 
 def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories: Any,
-              normalize: str | None, decimal: str = ".", raters: Sequence[str] | None = None) -> Any:
+              normalize: str | None, decimal: str = ".", raters: Sequence[str] | None = None, hint: str = "") -> Any:
     """Annotations from a wide table ``df`` read from ``path`` (``read_table``): ``item`` names the
     column of item identifiers (``""``: the rows are the items, numbered from 1); ``raters`` names the
     rater columns (None: every other column, and a LabelWarning when they mix numbers and text).
-    ``decimal=","``: CSV / TSV numbers are written with a decimal comma.
+    ``decimal=","``: CSV / TSV numbers are written with a decimal comma. ``hint`` ends the error of a
+    column not found (the delimiter the file seems to use, :func:`~softirr_stats.data._cells.sep_hint`).
 
     Examples
     --------
@@ -51,15 +52,17 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
     if raters is not None:
         absent = [c for c in raters if c not in df.columns]
         if absent:
-            raise ValueError(f"{path.name}: wide table: rater column(s) {absent} not found; the columns are {columns}")
+            raise ValueError(f"{path.name}: wide table: rater column(s) {absent} not found; the columns are {columns}"
+                             f"{hint}")
         if item and item in raters:
             raise ValueError(f"{path.name}: wide table: {item!r} is the item column (item=) and cannot also be a "
                              "rater column")
     if item:
         if item not in df.columns:
             raise ValueError(
-                f"{path.name}: wide table: item column {item!r} not found; the columns are {columns}: name the "
-                "column of item identifiers (item='doc'), or pass item='' to number the rows as items")
+                f"{path.name}: wide table: item column {item!r} not found; the columns are {columns}"
+                + (hint if hint else ": name the column of item identifiers (item='doc'), or pass item='' to number "
+                   "the rows as items"))
         ids = df[item]
         # where a row is: its line in a text table (a CSV / TSV header is line 1), else its row number
         where, first_at = ("lines", 2) if fmt in ("csv", "tsv") else ("lines", 1) if fmt == "jsonl" else ("rows", 1)
@@ -171,8 +174,10 @@ def wide_note(ann: Any) -> tuple[str, ...]:
     return tuple(getattr(ann, "_cache", {}).get(_NOTE, ()))
 
 
-def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence[tuple[str, str]], fmt: str) -> str:
-    """The long route's error for absent columns, with the likely reason (a wide table, another delimiter).
+def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence[tuple[str, str]], fmt: str,
+                            hint: str = "") -> str:
+    """The long route's error for absent columns, with the likely reason (another delimiter: ``hint``
+    from :func:`~softirr_stats.data._cells.sep_hint`, or a one-column header holding one; a wide table).
 
     Examples
     --------
@@ -189,6 +194,8 @@ def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence
             given = "'tab'" if seps[0] == "\t" else repr(seps[0])
             return (f"{msg}: the header is one column that holds {shown} (a {shown}-separated file?); pass "
                     f"sep={given}")
+    if hint:
+        return msg + hint
     roles = {role for role, _ in missing}
     if fmt in TABLE_FORMATS and roles & {"rater", "label"} and len(cols) >= 2:
         return (f"{msg}: a wide table (one row per item, one column per rater)? pass wide=True, with item= naming "

@@ -302,3 +302,21 @@ def test_wide_list_errors(tmp_path):
     for bad in ([], [1, 2], "Keep"):
         with pytest.raises(TypeError, match="wide must be True, False or a list"):
             sis.read_annotations(path, wide=bad, **opts)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_a_file_that_does_not_parse_names_the_delimiter_it_splits_on(tmp_path, wide):
+    """Commas inside a ';' file's header ('Keep ? 1= Yes, 0=No') make a few columns, and the rows then
+    have more fields: the error names sep=';' (read as UTF-8, and as cp1252 through the pandas route)."""
+    path = _study_file(tmp_path)
+    opts = dict(wide=True, item="channel_id") if wide else {}
+    with pytest.raises(ValueError, match=r"(not found|cannot be parsed).*; a ';'-separated file\? pass sep=';'$"):
+        sis.read_annotations(path, encoding="cp1252", **opts)
+    utf8 = tmp_path / "utf8.csv"
+    utf8.write_text(path.read_text(encoding="cp1252"), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"; a ';'-separated file\? pass sep=';'$"):
+        sis.read_annotations(utf8, **opts)
+    tabs = tmp_path / "t.csv"
+    tabs.write_text("doc\tKeep, Ana\tKeep, Bo\nd1\t1\t0\nd2\ta, b, c\t1\n")
+    with pytest.raises(ValueError, match=r"a tab-separated file\? pass sep='tab'$"):
+        sis.read_annotations(tabs, **opts)
