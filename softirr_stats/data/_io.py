@@ -384,7 +384,9 @@ def read_annotations(
     wide : bool or list of str
         A wide table (csv / tsv / jsonl / parquet): one row per item, one column per rater, as
         R's irr and irrCAC take them. ``item`` names the column of item identifiers (``item=""``:
-        the rows are the items, numbered from 1). With ``wide=True`` every other column is a rater,
+        the rows are the items, numbered from 1, or named by a first column whose header cell is
+        empty, as R's ``write.csv`` and pandas' ``to_csv`` write row names). With ``wide=True``
+        every other column is a rater,
         named by its header; a list names the rater columns, and the table's other columns are left
         out (a table that also holds descriptions, dates or scores). Empty cells are missing
         ratings. ``rater=`` and ``label=`` do not apply. The columns read as raters (and those left

@@ -12,6 +12,7 @@ other than the format's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,10 @@ from softirr_stats.data import TABLE_FORMATS
 __all__ = ["missing_columns_message", "read_wide", "wide_note"]
 #: key of the note saying how a wide table was read (``Annotations._cache``)
 _NOTE = "wide_note"
+#: what a header-less first column is
+_ROW_NAMES = "row names, as R's write.csv and pandas' to_csv write them"
+#: the name pandas gives a column whose header cell is empty
+_NAMELESS = re.compile(r"Unnamed: [0-9]+")
 
 
 def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories: Any,
@@ -57,12 +62,18 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
         if item and item in raters:
             raise ValueError(f"{path.name}: wide table: {item!r} is the item column (item=) and cannot also be a "
                              "rater column")
+    row_names = _row_names_column(df, fmt)
+    if item and item not in df.columns:
+        if row_names is not None and not hint:
+            hint = (f": the first column has no header ({_ROW_NAMES}): pass item='' to read it as the item column, or "
+                    "name it in the header")
+        raise ValueError(
+            f"{path.name}: wide table: item column {item!r} not found; the columns are {columns}"
+            + (hint if hint else ": name the column of item identifiers (item='doc'), or pass item='' to number "
+               "the rows as items"))
+    if not item and row_names is not None and (raters is None or row_names not in raters):
+        item = row_names  # item='': the header-less first column holds the rows' names
     if item:
-        if item not in df.columns:
-            raise ValueError(
-                f"{path.name}: wide table: item column {item!r} not found; the columns are {columns}"
-                + (hint if hint else ": name the column of item identifiers (item='doc'), or pass item='' to number "
-                   "the rows as items"))
         ids = df[item]
         # where a row is: its line in a text table (a CSV / TSV header is line 1), else its row number
         where, first_at = ("lines", 2) if fmt in ("csv", "tsv") else ("lines", 1) if fmt == "jsonl" else ("rows", 1)
@@ -78,13 +89,25 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
                              "row per item (a long table, one row per rating? leave out wide=True)")
         chosen = [c for c in df.columns if c != item] if raters is None else list(raters)
         items = ids.to_numpy(dtype=object)
-        how = f"items from column {item!r}"
+        how = (f"items from column {item!r}" if item != row_names
+               else f"items from the first column, which has no header ({_ROW_NAMES})")
     else:
         chosen = list(df.columns) if raters is None else list(raters)
         items = np.arange(1, len(df) + 1).astype(str).astype(object)
         how = "items are the rows, numbered from 1"
     left_out = [str(c) for c in df.columns if c not in chosen and c != item] if raters is not None else []
     given, raters = raters is not None, chosen
+    blank: list[str] = []
+    if not given and fmt in ("csv", "tsv"):  # header-less columns: empty ones (a trailing delimiter) left out
+        nameless = [c for c in raters if _NAMELESS.fullmatch(str(c))]
+        holding = [c for c in nameless if df[c].notna().any()]
+        if holding:
+            raise ValueError(
+                f"{path.name}: wide table: column(s) {[columns.index(str(c)) + 1 for c in holding]} have no header "
+                "but hold values, so no rater can be named after them: name them in the file's header, or list the "
+                f"rater columns with wide=[...] (pandas names them {[str(c) for c in holding]})")
+        blank = [str(c) for c in nameless]
+        raters = [c for c in raters if c not in nameless]
     if not raters:
         raise ValueError(f"{path.name}: wide table: no rater column besides {item!r} (the columns are {columns})")
     if len(df) == 0:
@@ -104,11 +127,22 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
                              f"wide=: {shown}{tail})",)
     else:
         rest = "every column but the item column" if item else "every column"
+        if blank:
+            shown += f"; {len(blank)} empty column(s) with no header left out"
         ann._cache[_NOTE] = (f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s): {shown}): "
                              f"{rest} is read as a rater; name the rater columns with wide=[...] to leave others out "
                              "(on the command line a JSON list: --reader-option 'wide=[\"r1\", \"r2\"]')",)
     ann._cache["read_notes"] = (*ann._cache.get("read_notes", ()), *ann._cache[_NOTE])
     return ann
+
+
+def _row_names_column(df: Any, fmt: str) -> str | None:
+    """The name pandas gave a CSV / TSV table's first column when its header cell is empty (``"Unnamed: 0"``):
+    the row names R's ``write.csv`` and pandas' ``to_csv`` write there by default; None otherwise."""
+    if fmt not in ("csv", "tsv") or len(df.columns) == 0:
+        return None
+    first = str(df.columns[0])
+    return first if first == "Unnamed: 0" else None
 
 
 def _names(columns: Sequence[Any], limit: int = 12) -> str:

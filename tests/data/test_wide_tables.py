@@ -320,3 +320,36 @@ def test_a_file_that_does_not_parse_names_the_delimiter_it_splits_on(tmp_path, w
     tabs.write_text("doc\tKeep, Ana\tKeep, Bo\nd1\t1\t0\nd2\ta, b, c\t1\n")
     with pytest.raises(ValueError, match=r"a tab-separated file\? pass sep='tab'$"):
         sis.read_annotations(tabs, **opts)
+
+
+def test_r_write_csv_row_names_are_the_items_with_item_empty(tmp_path):
+    """R's write.csv(diagnoses) writes the row names under an empty header cell ("","rater1",...): item=''
+    reads them as the items (not as a seventh rater), and the value is irr's."""
+    rows = PEER["data"]["diagnoses"]
+    path = tmp_path / "diagnoses.csv"
+    header = '"",' + ",".join(f'"rater{j}"' for j in range(1, 7))
+    path.write_text("\n".join([header, *(f'"{i}",' + ",".join(map(str, r)) for i, r in enumerate(rows, 1))]) + "\n")
+    ann = sis.read_annotations(path, wide=True, item="")
+    assert ann.n_raters == 6 and ann.items == tuple(str(i) for i in range(1, 31))
+    assert sis.fleiss_kappa(ann).value == pytest.approx(0.4302445, abs=1e-7)
+    assert "items from the first column, which has no header (row names, as R's write.csv" in ann.read_notes[0]
+    with pytest.raises(ValueError, match=r"item column 'item' not found.*the first column has no header \(row names, "
+                                         r"as R's write.csv and pandas' to_csv write them\): pass item='' to read it"):
+        sis.read_annotations(path, wide=True)
+    frame = pd.DataFrame(rows, columns=[f"r{j}" for j in range(6)])
+    frame.to_csv(path)  # pandas' default keeps the index, under an empty header cell
+    ann = sis.read_annotations(path, wide=True, item="")
+    assert ann.n_raters == 6 and ann.items == tuple(str(i) for i in range(30))
+
+
+def test_header_less_columns_are_left_out_when_empty_and_refused_when_they_hold_values(tmp_path):
+    trailing = tmp_path / "t.csv"
+    trailing.write_text("doc,a,b,\nd1,1,2,\nd2,2,2,\n")
+    ann = sis.read_annotations(trailing, wide=True, item="doc")
+    assert ann.raters == ("a", "b") and "1 empty column(s) with no header left out" in ann.read_notes[0]
+    middle = tmp_path / "m.csv"
+    middle.write_text("doc,a,,b\nd1,1,3,2\nd2,2,3,2\n")
+    with pytest.raises(ValueError, match=r"column\(s\) \[3\] have no header but hold values.*wide=\[\.\.\.\] "
+                                         r"\(pandas names them \['Unnamed: 2'\]\)"):
+        sis.read_annotations(middle, wide=True, item="doc")
+    assert sis.read_annotations(middle, wide=["a", "Unnamed: 2", "b"], item="doc").n_raters == 3
