@@ -157,7 +157,11 @@ def _table_format(path: Path) -> str:
 
 
 def _read_parquet(path: Path, na_values: Sequence[str]) -> pd.DataFrame:
-    """A Parquet file as a DataFrame (pyarrow); text cells listed in ``na_values`` become missing."""
+    """A Parquet file as a DataFrame (pyarrow); text cells listed in ``na_values`` become missing.
+
+    Named index levels that pandas stored (``df.set_index("doc").to_parquet(...)``) are columns again,
+    first, as the file's other columns are: a table's item column is a column however it was written.
+    """
     from softirr_stats.data._columnar import have_arrow
 
     if not have_arrow():
@@ -168,6 +172,9 @@ def _read_parquet(path: Path, na_values: Sequence[str]) -> pd.DataFrame:
         df = pd.read_parquet(path, engine="pyarrow")
     except pa.ArrowException as err:
         raise ValueError(f"{path}: cannot be read as Parquet ({err})") from None
+    named = [n for n in df.index.names if n is not None]
+    if named and not set(named) & set(df.columns):
+        df = df.reset_index(level=named)
     if na_values:
         df = df.mask(df.isin(list(na_values)))
     return df

@@ -353,3 +353,13 @@ def test_header_less_columns_are_left_out_when_empty_and_refused_when_they_hold_
                                          r"\(pandas names them \['Unnamed: 2'\]\)"):
         sis.read_annotations(middle, wide=True, item="doc")
     assert sis.read_annotations(middle, wide=["a", "Unnamed: 2", "b"], item="doc").n_raters == 3
+
+
+def test_parquet_item_column_kept_as_pandas_index_is_a_column(tmp_path):
+    pytest.importorskip("pyarrow")
+    df = pd.DataFrame({"a": ["x", "y", "x"], "b": ["x", "y", "y"]}, index=pd.Index(["d1", "d2", "d3"], name="doc"))
+    path = tmp_path / "w.parquet"
+    df.to_parquet(path)
+    ann = sis.read_annotations(path, wide=True, item="doc")
+    assert ann.items == ("d1", "d2", "d3") and ann.raters == ("a", "b")
+    assert sis.data.read_table(path).columns.tolist() == ["doc", "a", "b"]
