@@ -82,10 +82,19 @@ def read_table(path: str | Path, *, format: str | None = None,
     sep = check_sep(sep, fmt)
     if fmt in ("csv", "tsv"):
         return _read_delimited(path, sep, na_values, encoding)
-    from softirr_stats.data._readers._common import check_number, iter_jsonl, read_text, text_lines
+    from softirr_stats.data._readers._common import (
+        check_number,
+        iter_json_records,
+        iter_jsonl,
+        read_text,
+        text_lines,
+    )
 
+    text = read_text(path, encoding)
+    records = (iter_json_records(text, path.name) if text.lstrip("\ufeff \t\r\n")[:1] == "["  # a JSON array
+               else iter_jsonl(text_lines(text), path.name))
     rows: list[dict[str, Any]] = []
-    for where, row in iter_jsonl(text_lines(read_text(path, encoding)), path.name):
+    for where, row in records:
         for key, value in row.items():
             check_number(value, where, f"{key!r}")
         rows.append(row)

@@ -363,3 +363,24 @@ def test_parquet_item_column_kept_as_pandas_index_is_a_column(tmp_path):
     ann = sis.read_annotations(path, wide=True, item="doc")
     assert ann.items == ("d1", "d2", "d3") and ann.raters == ("a", "b")
     assert sis.data.read_table(path).columns.tolist() == ["doc", "a", "b"]
+
+
+def test_a_json_array_of_records_is_a_table(tmp_path):
+    """pandas' to_json(orient='records') (one JSON array) reads as the same table in JSON Lines does."""
+    from softirr_stats.data import guess_format
+
+    df = pd.DataFrame({"item": [1, 1, 2, 2, 3], "rater": ["a", "b", "a", "b", "a"], "label": [3, 3, 1, 2, None]})
+    array, lines = tmp_path / "t.json", tmp_path / "t.jsonl"
+    df.to_json(array, orient="records")
+    df.to_json(lines, orient="records", lines=True)
+    assert array.read_text().startswith("[{") and guess_format(array) == "jsonl"
+    got, want = sis.read_annotations(array), sis.read_annotations(lines)
+    assert got.items == want.items and got.raters == want.raters and got.vocabulary == want.vocabulary == (1, 2, 3)
+    np.testing.assert_array_equal(got.codes, want.codes)
+    wide = tmp_path / "w.json"
+    pd.DataFrame({"doc": ["d1", "d2"], "a": ["x", "y"], "b": ["x", "x"]}).to_json(wide, orient="records")
+    assert sis.read_annotations(wide, wide=True, item="doc").raters == ("a", "b")
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"item": 1, "rater": "a", "label": "x"}, 2]')
+    with pytest.raises(ValueError, match=r"bad.json, record 2: each record must be a JSON object; got int"):
+        sis.read_annotations(bad)

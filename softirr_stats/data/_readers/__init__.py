@@ -84,7 +84,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     ``.csv`` is ``"csv"`` (``"label-studio"`` when its header has Label Studio's ``id``,
     ``annotator`` and ``annotation_id`` columns); a ``.tsv`` starting ``#FORMAT=WebAnno TSV 3`` is
     ``"webanno-tsv"`` (else ``"tsv"``); a JSON array of tasks with ``annotations`` (or of
-    JSON-MIN records with ``annotation_id``), or one such task object, is ``"label-studio"``; JSON
+    JSON-MIN records with ``annotation_id``), or one such task object, is ``"label-studio"``, another
+    array of objects (``to_json(orient="records")``) ``"jsonl"``, a table; JSON
     Lines with Prodigy's ``_input_hash`` / ``answer`` keys are ``"prodigy"``, with the ``columns``
     (item, rater, label) ``"jsonl"``, with doccano's ``text`` (or ``data``) and ``label`` (or
     ``labels``, ``entities``, ``annotations``) ``"doccano"``;
@@ -141,6 +142,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
             head = fh.read(1 << 20)
         if '"annotations"' in head or '"completions"' in head or '"annotation_id"' in head:
             return "label-studio"
+        if head.lstrip("[ \t\r\n")[:1] == "{":
+            return "jsonl"  # an array of records (pandas' to_json(orient="records")): a table, read as JSON Lines are
         raise ValueError(f"{path.name}: a JSON array that does not look like a Label Studio export "
                          f"(tasks with 'annotations'); pass format= one of {sorted(EXPORT_FORMATS)}")
     if first.startswith("{") and first.rstrip() == "{" and suffix == ".json":

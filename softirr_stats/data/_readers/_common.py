@@ -276,6 +276,24 @@ def iter_jsonl(lines: Iterable[str], name: str) -> Iterator[tuple[Where, dict[st
         yield Where(name, lineno, "line"), obj
 
 
+def iter_json_records(text: str, name: str) -> Iterator[tuple[Where, dict[str, Any]]]:
+    """Yield (where, object) for each record of a JSON array of objects (``to_json(orient="records")``);
+    bad JSON, or an element that is not an object, names the record.
+
+    Examples
+    --------
+    >>> [(str(w), r) for w, r in iter_json_records('[{"item": 1}, {"item": 2}]', "a.json")]
+    [('a.json, record 1', {'item': 1}), ('a.json, record 2', {'item': 2})]
+    """
+    data = parse_json(text, name)
+    if not isinstance(data, list):
+        raise ValueError(f"{name}: a JSON table is an array of records or JSON Lines; got a {type(data).__name__}")
+    for k, obj in enumerate(data, 1):
+        if not isinstance(obj, dict):
+            raise ValueError(f"{name}, record {k}: each record must be a JSON object; got {type(obj).__name__}")
+        yield Where(name, k), obj
+
+
 def pick_repeats(keys: "pd.DataFrame", order: Any, policy: str, source: str, what: str = "answers",
                  differs: Any = None, stacklevel: int = 5, wheres: Any = None) -> Any:
     """Which of several records of one (item, rater) to keep: a boolean mask over ``keys``' rows.
