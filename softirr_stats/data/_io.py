@@ -160,8 +160,10 @@ def _table_format(path: Path) -> str:
     """The table format of ``path`` from its extension (a ValueError asking for ``format=`` otherwise)."""
     fmt = _SUFFIX_FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise ValueError(f"{path.name}: cannot tell the table format from the extension; pass format= one of "
-                         f"{list(_FORMATS)}")
+        from softirr_stats.data._readers import unread_file_message
+
+        raise ValueError(unread_file_message(path) or f"{path.name}: cannot tell the table format from the "
+                         f"extension; pass format= one of {list(_FORMATS)}")
     return fmt
 
 

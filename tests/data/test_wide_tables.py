@@ -234,6 +234,22 @@ def test_a_workbook_is_named_with_the_way_to_read_it(tmp_path, suffix):
         sis.read_annotations(path)
 
 
+@pytest.mark.parametrize(("name", "what", "how"), [
+    ("ratings.sav", r"an SPSS data file \(\.sav\)", "pandas.read_spss"),
+    ("ratings.dta", r"a Stata data file \(\.dta\)", "pandas.read_stata"),
+    ("ratings.RData", r"an R workspace \(\.RData\)", r"write.csv\(ratings, 'ratings.csv', row.names = FALSE\)"),
+    ("ratings.rds", r"an R data file \(\.rds\)", "pyreadr"),
+    ("ratings.sas7bdat", r"a SAS data set \(\.sas7bdat\)", "pandas.read_sas"),
+])
+@pytest.mark.parametrize("wide", [False, True])
+def test_a_statistics_package_file_is_named_with_the_way_to_read_it(tmp_path, name, what, how, wide):
+    path = tmp_path / name
+    path.write_bytes(b"$FL2@(#) SPSS DATA FILE\x00\x01\x02")
+    with pytest.raises(ValueError, match=rf"{what} is not read; save the table as CSV \(UTF-8\).*{how}.*"
+                                         r"Annotations.from_wide"):
+        sis.read_annotations(path, **(dict(wide=True, item="") if wide else {}))
+
+
 #: a study table as researchers keep it (the shape of a published one: French text in cp1252, ';'-separated,
 #: three raters' 0/1 votes among names, descriptions, dates and counts)
 STUDY = [

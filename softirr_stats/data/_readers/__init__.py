@@ -108,10 +108,9 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     if path.is_dir():
         return _dir_kind(path)
     suffix = path.suffix.lower()
-    if suffix in _SPREADSHEETS:  # a workbook is not read (no spreadsheet engine among the dependencies)
-        raise ValueError(f"{path.name}: a spreadsheet workbook ({suffix}) is not read; save the sheet as CSV "
-                         "(UTF-8), or read it with pandas.read_excel and pass the table to Annotations.from_long "
-                         "(a row per rating) or Annotations.from_wide (a row per item, a column per rater)")
+    unread = unread_file_message(path)
+    if unread:  # a workbook or a statistics package's data file: no engine for them among the dependencies
+        raise ValueError(unread)
     if suffix in (".csv", ".tsv") and _label_studio_table(path):
         return "label-studio"
     if suffix == ".csv":
@@ -163,6 +162,43 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
 
 #: spreadsheet workbooks, named in the error (saved as CSV they read)
 _SPREADSHEETS = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
+#: data files of statistics packages: (what it is, how to save it as CSV, the pandas reader)
+_STAT_FILES = {
+    ".sav": ("an SPSS data file", "File > Export > CSV in SPSS, or write.csv(haven::read_sav(...)) in R",
+             "pandas.read_spss"),
+    ".zsav": ("an SPSS data file", "File > Export > CSV in SPSS", "pandas.read_spss"),
+    ".por": ("an SPSS portable file", "File > Export > CSV in SPSS", "pandas.read_spss"),
+    ".dta": ("a Stata data file", "export delimited in Stata", "pandas.read_stata"),
+    ".sas7bdat": ("a SAS data set", "PROC EXPORT in SAS", "pandas.read_sas"),
+    ".xpt": ("a SAS transport file", "PROC EXPORT in SAS", "pandas.read_sas"),
+    ".rds": ("an R data file", "write.csv(readRDS(...), 'ratings.csv', row.names = FALSE) in R", "pyreadr"),
+    ".rdata": ("an R workspace", "write.csv(ratings, 'ratings.csv', row.names = FALSE) in R", "pyreadr"),
+    ".rda": ("an R workspace", "write.csv(ratings, 'ratings.csv', row.names = FALSE) in R", "pyreadr"),
+}
+
+
+def unread_file_message(path: Path) -> str | None:
+    """The error for a file no reader takes, by its extension (a spreadsheet workbook, a statistics
+    package's data file), naming how to save it as CSV and the pandas reader; None for other files.
+
+    Examples
+    --------
+    >>> print(unread_file_message(Path("ratings.sav")))  # doctest: +ELLIPSIS
+    ratings.sav: an SPSS data file (.sav) is not read; save the table as CSV (UTF-8): File > Export > CSV in SPSS, ...
+    >>> unread_file_message(Path("ratings.csv")) is None
+    True
+    """
+    suffix = path.suffix.lower()
+    then = ("and pass the table to Annotations.from_long (a row per rating) or Annotations.from_wide (a row per "
+            "item, a column per rater)")
+    if suffix in _SPREADSHEETS:
+        return (f"{path.name}: a spreadsheet workbook ({path.suffix}) is not read; save the sheet as CSV (UTF-8), or read "
+                f"it with pandas.read_excel {then}")
+    if suffix in _STAT_FILES:
+        what, export, reader = _STAT_FILES[suffix]
+        return (f"{path.name}: {what} ({path.suffix}) is not read; save the table as CSV (UTF-8): {export}; or read it "
+                f"with {reader} {then}")
+    return None
 
 
 def _reader(format: str) -> Any:
