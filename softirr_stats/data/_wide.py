@@ -53,63 +53,10 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
 
     from softirr_stats.data._cells import numeric_labels
 
-    columns = [str(c) for c in df.columns]
-    if raters is not None:
-        absent = [c for c in raters if c not in df.columns]
-        if absent:
-            raise ValueError(f"{path.name}: wide table: rater column(s) {absent} not found; the columns are {columns}"
-                             f"{hint}")
-        if item and item in raters:
-            raise ValueError(f"{path.name}: wide table: {item!r} is the item column (item=) and cannot also be a "
-                             "rater column")
-    row_names = _row_names_column(df, fmt)
-    if item and item not in df.columns:
-        if row_names is not None and not hint:
-            hint = (f": the first column has no header ({_ROW_NAMES}): pass item='' to read it as the item column, or "
-                    "name it in the header")
-        raise ValueError(
-            f"{path.name}: wide table: item column {item!r} not found; the columns are {columns}"
-            + (hint if hint else ": name the column of item identifiers (item='doc'), or pass item='' to number "
-               "the rows as items"))
-    if not item and row_names is not None and (raters is None or row_names not in raters):
-        item = row_names  # item='': the header-less first column holds the rows' names
-    if item:
-        ids = df[item]
-        # where a row is: its line in a text table (a CSV / TSV header is line 1), else its row number
-        where, first_at = ("lines", 2) if fmt in ("csv", "tsv") else ("lines", 1) if fmt == "jsonl" else ("rows", 1)
-        if ids.isna().any():
-            rows = (np.flatnonzero(ids.isna().to_numpy()) + first_at).tolist()[:5]
-            raise ValueError(f"{path.name}: wide table: item column {item!r} has empty cells ({where} {rows})")
-        dup = ids.duplicated(keep=False).to_numpy()
-        if dup.any():
-            first = ids[dup].iloc[0]
-            rows = (np.flatnonzero((ids == first).to_numpy()) + first_at).tolist()[:5]
-            raise ValueError(f"{path.name}: wide table: item {first!r} has {int((ids == first).sum())} rows "
-                             f"({where} {rows}; {int(dup.sum())} rows share an item in all): a wide table has one "
-                             "row per item (a long table, one row per rating? leave out wide=True)")
-        chosen = [c for c in df.columns if c != item] if raters is None else list(raters)
-        items = ids.to_numpy(dtype=object)
-        how = (f"items from column {item!r}" if item != row_names
-               else f"items from the first column, which has no header ({_ROW_NAMES})")
-    else:
-        chosen = list(df.columns) if raters is None else list(raters)
-        items = np.arange(1, len(df) + 1).astype(str).astype(object)
-        how = "items are the rows, numbered from 1"
-    left_out = [str(c) for c in df.columns if c not in chosen and c != item] if raters is not None else []
-    given, raters = raters is not None, chosen
-    blank: list[str] = []
-    if not given and fmt in ("csv", "tsv"):  # header-less columns: empty ones (a trailing delimiter) left out
-        nameless = [c for c in raters if _NAMELESS.fullmatch(str(c))]
-        holding = [c for c in nameless if df[c].notna().any()]
-        if holding:
-            raise ValueError(
-                f"{path.name}: wide table: column(s) {[columns.index(str(c)) + 1 for c in holding]} have no header "
-                "but hold values, so no rater can be named after them: name them in the file's header, or list the "
-                f"rater columns with wide=[...] (pandas names them {[str(c) for c in holding]})")
-        blank = [str(c) for c in nameless]
-        raters = [c for c in raters if c not in nameless]
-    if not raters:
-        raise ValueError(f"{path.name}: wide table: no rater column besides {item!r} (the columns are {columns})")
+    item = _item_column(df, path.name, fmt, item, raters, hint)
+    items, how = _item_ids(df, path.name, fmt, item)
+    given = raters is not None
+    raters, left_out, blank = _rater_columns(df, path.name, fmt, item, raters)
     if len(df) == 0:
         raise ValueError(f"{path.name}: the table has a header and no rows")
     cells = df[raters].to_numpy(dtype=object)
@@ -123,17 +70,89 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
     shown = _names(raters)
     if given:
         tail = f"; {len(left_out)} other column(s) left out: {_names(left_out)}" if left_out else ""
-        ann._cache[_NOTE] = (f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s) named by "
-                             f"wide=: {shown}{tail})",)
+        note = f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s) named by wide=: {shown}{tail})"
     else:
         rest = "every column but the item column" if item else "every column"
         if blank:
             shown += f"; {len(blank)} empty column(s) with no header left out"
-        ann._cache[_NOTE] = (f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s): {shown}): "
-                             f"{rest} is read as a rater; name the rater columns with wide=[...] to leave others out "
-                             "(on the command line a JSON list: --reader-option 'wide=[\"r1\", \"r2\"]')",)
-    ann._cache["read_notes"] = (*ann._cache.get("read_notes", ()), *ann._cache[_NOTE])
+        note = (f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s): {shown}): {rest} is read "
+                "as a rater; name the rater columns with wide=[...] to leave others out (on the command line a JSON "
+                "list: --reader-option 'wide=[\"r1\", \"r2\"]')")
+    ann._cache[_NOTE] = (note,)
+    ann._cache["read_notes"] = (*ann._cache.get("read_notes", ()), note)
     return ann
+
+
+def _item_column(df: Any, name: str, fmt: str, item: str, raters: Sequence[str] | None, hint: str) -> str:
+    """The column of item identifiers: ``item`` checked, or for ``item=""`` a header-less first column (row
+    names; ``""`` when there is none: the rows are numbered). Also checks a ``raters`` list against the table."""
+    columns = [str(c) for c in df.columns]
+    if raters is not None:
+        absent = [c for c in raters if c not in df.columns]
+        if absent:
+            raise ValueError(f"{name}: wide table: rater column(s) {absent} not found; the columns are {columns}{hint}")
+        if item and item in raters:
+            raise ValueError(f"{name}: wide table: {item!r} is the item column (item=) and cannot also be a rater "
+                             "column")
+    row_names = _row_names_column(df, fmt)
+    if item and item not in df.columns:
+        if row_names is not None and not hint:
+            hint = (f": the first column has no header ({_ROW_NAMES}): pass item='' to read it as the item column, or "
+                    "name it in the header")
+        raise ValueError(
+            f"{name}: wide table: item column {item!r} not found; the columns are {columns}"
+            + (hint if hint else ": name the column of item identifiers (item='doc'), or pass item='' to number "
+               "the rows as items"))
+    if not item and row_names is not None and (raters is None or row_names not in raters):
+        return row_names  # item='': the header-less first column holds the rows' names
+    return item
+
+
+def _item_ids(df: Any, name: str, fmt: str, item: str) -> tuple[np.ndarray, str]:
+    """The items (one per row: the item column's cells, checked, or the rows numbered from 1) and how they
+    were found, for the note."""
+    if not item:
+        return np.arange(1, len(df) + 1).astype(str).astype(object), "items are the rows, numbered from 1"
+    ids = df[item]
+    # where a row is: its line in a text table (a CSV / TSV header is line 1), else its row number
+    where, first_at = ("lines", 2) if fmt in ("csv", "tsv") else ("lines", 1) if fmt == "jsonl" else ("rows", 1)
+    if ids.isna().any():
+        rows = (np.flatnonzero(ids.isna().to_numpy()) + first_at).tolist()[:5]
+        raise ValueError(f"{name}: wide table: item column {item!r} has empty cells ({where} {rows})")
+    dup = ids.duplicated(keep=False).to_numpy()
+    if dup.any():
+        first = ids[dup].iloc[0]
+        rows = (np.flatnonzero((ids == first).to_numpy()) + first_at).tolist()[:5]
+        raise ValueError(f"{name}: wide table: item {first!r} has {int((ids == first).sum())} rows "
+                         f"({where} {rows}; {int(dup.sum())} rows share an item in all): a wide table has one "
+                         "row per item (a long table, one row per rating? leave out wide=True)")
+    how = (f"items from column {item!r}" if item != _row_names_column(df, fmt)
+           else f"items from the first column, which has no header ({_ROW_NAMES})")
+    return ids.to_numpy(dtype=object), how
+
+
+def _rater_columns(df: Any, name: str, fmt: str, item: str,
+                   raters: Sequence[str] | None) -> tuple[list[Any], list[str], list[str]]:
+    """(rater columns, columns a ``raters`` list left out, empty header-less columns left out).
+
+    With no list every column but the item's is a rater, except header-less ones: empty ones (a trailing
+    delimiter) are left out, and one holding values is refused (it cannot name a rater).
+    """
+    columns = [str(c) for c in df.columns]
+    if raters is not None:
+        return list(raters), [str(c) for c in df.columns if c not in raters and c != item], []
+    chosen = [c for c in df.columns if c != item]
+    nameless = [c for c in chosen if fmt in ("csv", "tsv") and _NAMELESS.fullmatch(str(c))]
+    holding = [c for c in nameless if df[c].notna().any()]
+    if holding:
+        raise ValueError(
+            f"{name}: wide table: column(s) {[columns.index(str(c)) + 1 for c in holding]} have no header but hold "
+            "values, so no rater can be named after them: name them in the file's header, or list the rater columns "
+            f"with wide=[...] (pandas names them {[str(c) for c in holding]})")
+    chosen = [c for c in chosen if c not in nameless]
+    if not chosen:
+        raise ValueError(f"{name}: wide table: no rater column besides {item!r} (the columns are {columns})")
+    return chosen, [], [str(c) for c in nameless]
 
 
 def _row_names_column(df: Any, fmt: str) -> str | None:
