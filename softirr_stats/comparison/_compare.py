@@ -42,6 +42,7 @@ from softirr_stats.uncertainty import (
     Bootstrap,
     analytic_terms,
     draw_weights,
+    few_items_note,
     few_units_factor,
     jackknife_values,
     percentile_interval,
@@ -403,6 +404,9 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
         se *= factor
     if few_note:
         notes.append(few_note)
+    items_note = few_items_note(len(lay.union), BOOTSTRAP_DESIGNS[cfg.design])
+    if items_note:
+        notes.append(items_note)
     p, test = _bootstrap_p(d, diff, method, factor, se)
     paired = lay.n_common > 0
     kind = "paired" if lay.n_common == len(lay.union) else ("independent" if not paired else "partly paired")

@@ -17,8 +17,9 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.uncertainty._permutation": ('Permutation', 'attach_permutation', 'permutation_values',),
 }, internal={  # interval and few-units rules for compare, calibration and span F1; not in __all__
     "softirr_stats.uncertainty._bootstrap": ('per_item_codes', 'replicate_interval',),
-    "softirr_stats.uncertainty._few_units": ('FEW_CLUSTERS', 'FEW_RATERS', 'few_units_correction', 'few_units_factor',
-                                             'few_units_note', 'widen_interval',),
+    "softirr_stats.uncertainty._few_units": ('FEW_CLUSTERS', 'FEW_ITEMS', 'FEW_RATERS', 'few_items_note',
+                                             'few_units_correction', 'few_units_factor', 'few_units_note',
+                                             'widen_interval',),
     "softirr_stats.uncertainty._logit_jackknife": ('LOGIT_JACKKNIFE_T', 'logit_jackknife_t_interval',),
 })
 
@@ -48,8 +49,10 @@ if TYPE_CHECKING:
     )
     from softirr_stats.uncertainty._few_units import (
         FEW_CLUSTERS,
+        FEW_ITEMS,
         FEW_RATERS,
         FewUnitsWarning,
+        few_items_note,
         few_units_correction,
         few_units_factor,
         few_units_note,

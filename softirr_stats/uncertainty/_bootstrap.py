@@ -35,6 +35,7 @@ from softirr_stats.uncertainty._device_weights import GENERATORS
 from softirr_stats.uncertainty._few_units import (
     FewUnitsWarning,
     check_few_units,
+    few_items_note,
     few_units_correction,
     widen_interval,
 )
@@ -1085,9 +1086,10 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         rater_jackknife=lambda: jackknife_values(stat, replace(cfg, design="raters", cluster=None, strata=None)),
         item_replicates=lambda: bootstrap_replicates(stat, replace(cfg, design="items", cluster=None,
                                                                    strata=None))["value"])
-    if few_note:
-        # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
-        warnings.warn(few_note, FewUnitsWarning, stacklevel=3)
-        notes = (*notes, few_note)
+    for text in (few_note, few_items_note(stat.n_items, BOOTSTRAP_DESIGNS[cfg.design])):
+        if text:
+            # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
+            warnings.warn(text, FewUnitsWarning, stacklevel=3)
+            notes = (*notes, text)
     return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
                                 widen=factor, unit_strata=jackknife_strata(stat, cfg), **details)

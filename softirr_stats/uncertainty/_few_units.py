@@ -33,19 +33,26 @@ if TYPE_CHECKING:
     from softirr_stats.agreement import Statistic
     from softirr_stats.uncertainty._bootstrap import Bootstrap
 
-__all__ = ["FEW_CLUSTERS", "FEW_RATERS", "FewUnitsWarning", "few_units_correction", "few_units_factor", "few_units_note",
-           "t_factor", "widen_interval"]
+__all__ = ["FEW_CLUSTERS", "FEW_ITEMS", "FEW_RATERS", "FewUnitsWarning", "few_items_note", "few_units_correction",
+           "few_units_factor", "few_units_note", "t_factor", "widen_interval"]
 
 #: Below this many raters a rater design's interval is flagged (coverage depends on the correction).
 FEW_RATERS = 8
 #: Below this many clusters the cluster design's interval is flagged.
 FEW_CLUSTERS = 10
 
+#: Below this many items a bootstrap over items is flagged: the smallest size at which the default
+#: interval was measured to hold its level (docs/coverage.md, "Small studies")
+FEW_ITEMS = 20
+#: coverage of the default 95% interval measured below FEW_ITEMS (items, percent over two generators x four
+#: coefficients, 1,000 studies each; ``benchmarks/small_study_coverage.py --sizes 5 8 10 15``)
+FEW_ITEMS_COVERAGE = ((5, 51, 79), (8, 74, 95), (10, 83, 97), (15, 91, 98))
+
 FEW_UNITS_CHOICES = ("t", "none")
 
 
 class FewUnitsWarning(UserWarning):
-    """A bootstrap resampled few raters or few clusters: its interval's coverage is approximate.
+    """A bootstrap resampled few raters, few clusters or few items: its interval's coverage is approximate.
 
     Examples
     --------
@@ -104,6 +111,30 @@ def few_units_note(units: int, kind: str, corrected: bool) -> str:
     return (f"{units} {kind} resampled (fewer than {few}): the interval is for the population of {kind} these "
             f"were sampled from, and its coverage with so few {kind} is approximate"
             + (f" (Student-t correction with {units - 1} df applied)" if corrected else ""))
+
+
+def few_items_note(n_items: int, design: Any) -> str:
+    """The note (and :class:`FewUnitsWarning` text) for a bootstrap over fewer than :data:`FEW_ITEMS` items.
+
+    Empty for larger studies and for designs that do not resample items one by one (raters, clusters,
+    judged pairs), which have their own rules.
+
+    Examples
+    --------
+    >>> from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS
+    >>> few_items_note(8, BOOTSTRAP_DESIGNS["items"]).split(":")[0]
+    '8 items resampled (fewer than 20)'
+    >>> few_items_note(20, BOOTSTRAP_DESIGNS["items"]), few_items_note(8, BOOTSTRAP_DESIGNS["cluster"])
+    ('', '')
+    """
+    if (n_items >= FEW_ITEMS or not design.resamples_items or design.resamples_clusters
+            or design.resamples_judged):
+        return ""
+    measured = ", ".join(f"{lo}-{hi}% at {n}" for n, lo, hi in FEW_ITEMS_COVERAGE)
+    return (f"{n_items} items resampled (fewer than {FEW_ITEMS}): with so few items the interval covers less often "
+            f"than its level says (simulated 95% intervals of kappa and alpha covered {measured} items, 94-98% from "
+            f"{FEW_ITEMS}; docs/coverage.md, \"Small studies\"): read it as rough, and rate more items where a "
+            "conclusion rests on it")
 
 
 def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *, n_items: int = 0,

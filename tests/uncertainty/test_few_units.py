@@ -185,3 +185,46 @@ def test_replicate_interval_is_the_coefficients_interval(method):
                                             40, n_units_given=False)
     assert (lo, hi) == (r.ci_low, r.ci_high)
     assert r.ci_method == f"bootstrap-{used}" and used == ("bca-t" if method == "auto" else method)
+
+
+# ---- few items: the warning below 20 items quotes the measured coverage -------------------------------------
+
+def _rows(n_items):
+    base = [["a", "a", "b"], ["b", "b", "b"], ["a", "b", "a"], ["a", "a", "a"], ["b", "b", "a"]]
+    return [base[k % 5] for k in range(n_items)]
+
+
+def test_fewer_than_20_items_warn_with_the_measured_coverage():
+    from softirr_stats.uncertainty import FewUnitsWarning
+
+    with pytest.warns(FewUnitsWarning, match=r"^10 items resampled \(fewer than 20\): .* covered 51-79% at 5, "
+                                             r"74-95% at 8, 83-97% at 10, 91-98% at 15 items"):
+        r = sis.fleiss_kappa(_rows(10), ci=sis.Bootstrap(n=100, seed=0))
+    assert any(w.startswith("10 items resampled") for w in r.warnings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FewUnitsWarning)
+        r = sis.fleiss_kappa(_rows(20), ci=sis.Bootstrap(n=100, seed=0))  # 20 items: measured to hold
+        sis.fleiss_kappa(_rows(10), ci="analytic")  # no bootstrap, no bootstrap note
+    assert not any("items resampled" in w for w in r.warnings)
+    with pytest.warns(FewUnitsWarning) as seen:  # clusters are counted by their own rule, not as items
+        sis.fleiss_kappa(_rows(12), ci=sis.Bootstrap(n=100, seed=0, design="cluster", cluster=[k // 2 for k in range(12)]))
+    assert not any("items resampled" in str(w.message) for w in seen)
+
+
+def test_the_quoted_coverage_is_the_measured_one():
+    """FEW_ITEMS_COVERAGE is the range of the default interval's coverage in the kept summary of the study."""
+    import pathlib
+
+    import pandas as pd
+
+    from softirr_stats.uncertainty._few_units import FEW_ITEMS, FEW_ITEMS_COVERAGE
+
+    root = pathlib.Path(__file__).resolve().parents[2] / "docs" / "coverage_results"
+    below = pd.read_csv(root / "small_studies_below20" / "summary.csv")
+    auto = below[below["method"] == "auto"]
+    for n, lo, hi in FEW_ITEMS_COVERAGE:
+        cov = auto.loc[auto["n_items"] == n, "coverage"]
+        assert len(cov) == 8 and (round(100 * cov.min()), round(100 * cov.max())) == (lo, hi)
+    at20 = pd.read_csv(root / "small_studies" / "summary.csv")
+    at20 = at20[(at20["method"] == "auto") & (at20["n_items"] == FEW_ITEMS)]["coverage"]
+    assert 0.93 <= at20.min() and at20.max() <= 0.98
