@@ -907,6 +907,11 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
     if problem:
         warnings_.append(problem)
         _warn_degenerate(f"{result.coefficient}: {problem}")
+    else:
+        excluded = excluded_estimate(result.value, lo, hi, reps)  # names the interval: one text per coefficient
+        if excluded:
+            warnings_.append(excluded)
+            _warn_degenerate(excluded)
     out = result.with_interval(lo, hi, se, cfg.level, cfg.label, bootstrap_n=cfg.n, bootstrap_seed=cfg.seed,
                                bootstrap_design=cfg.design, n_nan_replicates=n_nan, replicates=reps, **details)
     return replace(out, warnings=tuple(warnings_))
@@ -1026,6 +1031,31 @@ def replicate_problem(reps: np.ndarray) -> str:
             return (f"{int(counts.max())} of {finite.size} finite bootstrap replicates are identical: the "
                     f"resampling design barely changes the data, so the interval understates the uncertainty")
     return ""
+
+
+def excluded_estimate(estimate: float, lo: float, hi: float, reps: np.ndarray) -> str:
+    """Why an interval that does not contain its own estimate is not to be trusted ('' when it contains it).
+
+    It happens when the replicates are shifted from the estimate by more than their spread: a chance
+    term re-estimated on resampled items is biased (duplicated items add agreeing pairs to it), which
+    no spread hides where the observed agreement barely varies (no agreeing pair at all, say).
+
+    Examples
+    --------
+    >>> excluded_estimate(-0.0004, -0.00058, -0.00054, np.full(100, -0.00056)).split(':')[0]
+    'the interval [-0.00058, -0.00054] does not contain the estimate -0.0004'
+    >>> excluded_estimate(0.5, 0.3, 0.7, np.full(100, 0.5))
+    ''
+    """
+    if not (math.isfinite(estimate) and math.isfinite(lo) and math.isfinite(hi)) or lo <= estimate <= hi:
+        return ""
+    finite = reps[np.isfinite(reps)]
+    side, count = ("below", int((finite < estimate).sum())) if hi < estimate else ("above", int((finite > estimate).sum()))
+    return (f"the interval [{lo:.5g}, {hi:.5g}] does not contain the estimate {estimate:.5g}: {count} of {finite.size} "
+            f"bootstrap replicates lie {side} it, so the resampled coefficient is biased by more than its spread (a "
+            "chance term re-estimated on resampled items does this where the observed agreement barely varies); "
+            "the interval is not reliable: use ci='analytic' where the coefficient has one, or report the estimate "
+            "without it")
 
 
 def _warn_degenerate(message: str) -> None:

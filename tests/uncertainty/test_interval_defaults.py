@@ -177,3 +177,21 @@ def test_cluster_bca_t_with_strata_counts_clusters_per_stratum():
     assert jackknife_strata(prep, cfg).tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
     r = sis.fleiss_kappa(ann, ci=cfg)
     assert r.details["t_dof"] == stratified_dof(jackknife_values(prep, cfg), np.repeat([0, 1], 4)) <= 6.0
+
+
+def test_an_interval_that_misses_its_own_estimate_is_flagged():
+    """Two raters who never agree over 2,500 labels: every replicate's chance term, re-estimated on resampled
+    items, is biased (duplicated items add agreeing pairs), and the interval lies below the estimate; the
+    analytic interval holds it."""
+    from softirr_stats.agreement import DegenerateWarning
+
+    rng = np.random.default_rng(0)
+    labels = rng.permutation(3000 * 2) % 2500
+    rows = [[f"l{labels[2 * i]}", f"l{labels[2 * i + 1]}"] for i in range(3000) if labels[2 * i] != labels[2 * i + 1]]
+    with pytest.warns(DegenerateWarning, match=r"^the interval \[.*\] does not contain the estimate .*: 400 of 400 "
+                                              r"bootstrap replicates lie below it"):
+        r = sis.krippendorff_alpha(rows, ci=sis.Bootstrap(n=400, seed=0))
+    assert r.observed == 0.0 and r.ci_high < r.value
+    assert any("does not contain the estimate" in w for w in r.warnings)
+    a = sis.krippendorff_alpha(rows, ci="analytic")
+    assert a.ci_low <= a.value <= a.ci_high
