@@ -54,7 +54,7 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
     from softirr_stats.data._cells import numeric_labels
 
     item = _item_column(df, path.name, fmt, item, raters, hint)
-    items, how = _item_ids(df, path.name, fmt, item)
+    items, how = _item_ids(df, path.name, _row_place(path, fmt), item, _row_names_column(df, fmt))
     given = raters is not None
     raters, left_out, blank = _rater_columns(df, path.name, fmt, item, raters)
     if len(df) == 0:
@@ -108,14 +108,25 @@ def _item_column(df: Any, name: str, fmt: str, item: str, raters: Sequence[str] 
     return item
 
 
-def _item_ids(df: Any, name: str, fmt: str, item: str) -> tuple[np.ndarray, str]:
+def _row_place(path: Path, fmt: str) -> tuple[str, int]:
+    """What a table's rows are called in an error, and the number of the first: CSV / TSV lines (the header
+    is line 1), JSON Lines lines, the records of a JSON array, Parquet rows."""
+    if fmt in ("csv", "tsv"):
+        return "lines", 2
+    if fmt != "jsonl":
+        return "rows", 1
+    with path.open("rb") as fh:
+        head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return ("records", 1) if head.startswith(b"[") else ("lines", 1)
+
+
+def _item_ids(df: Any, name: str, place: tuple[str, int], item: str, row_names: str | None) -> tuple[np.ndarray, str]:
     """The items (one per row: the item column's cells, checked, or the rows numbered from 1) and how they
-    were found, for the note."""
+    were found, for the note; ``place`` names the rows in errors (:func:`_row_place`)."""
     if not item:
         return np.arange(1, len(df) + 1).astype(str).astype(object), "items are the rows, numbered from 1"
     ids = df[item]
-    # where a row is: its line in a text table (a CSV / TSV header is line 1), else its row number
-    where, first_at = ("lines", 2) if fmt in ("csv", "tsv") else ("lines", 1) if fmt == "jsonl" else ("rows", 1)
+    where, first_at = place
     if ids.isna().any():
         rows = (np.flatnonzero(ids.isna().to_numpy()) + first_at).tolist()[:5]
         raise ValueError(f"{name}: wide table: item column {item!r} has empty cells ({where} {rows})")
@@ -126,7 +137,7 @@ def _item_ids(df: Any, name: str, fmt: str, item: str) -> tuple[np.ndarray, str]
         raise ValueError(f"{name}: wide table: item {first!r} has {int((ids == first).sum())} rows "
                          f"({where} {rows}; {int(dup.sum())} rows share an item in all): a wide table has one "
                          "row per item (a long table, one row per rating? leave out wide=True)")
-    how = (f"items from column {item!r}" if item != _row_names_column(df, fmt)
+    how = (f"items from column {item!r}" if item != row_names
            else f"items from the first column, which has no header ({_ROW_NAMES})")
     return ids.to_numpy(dtype=object), how
 

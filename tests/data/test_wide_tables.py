@@ -396,6 +396,10 @@ def test_a_json_array_of_records_is_a_table(tmp_path):
     wide = tmp_path / "w.json"
     pd.DataFrame({"doc": ["d1", "d2"], "a": ["x", "y"], "b": ["x", "x"]}).to_json(wide, orient="records")
     assert sis.read_annotations(wide, wide=True, item="doc").raters == ("a", "b")
+    dup = tmp_path / "dup.json"
+    pd.DataFrame({"doc": ["d1", "d1"], "a": ["x", "y"], "b": ["x", "x"]}).to_json(dup, orient="records")
+    with pytest.raises(ValueError, match=r"item 'd1' has 2 rows \(records \[1, 2\]"):
+        sis.read_annotations(dup, wide=True, item="doc")
     bad = tmp_path / "bad.json"
     bad.write_text('[{"item": 1, "rater": "a", "label": "x"}, 2]')
     with pytest.raises(ValueError, match=r"bad.json, record 2: each record must be a JSON object; got int"):
