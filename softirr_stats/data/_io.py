@@ -270,6 +270,14 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
     names = [p.name for p in paths]
     if len(set(names)) != len(names):
         names = [str(p) for p in paths]
+    fmts = _table_list_formats(paths, kwargs)
+    if fmts is not None:  # long tables (one per annotator, or batches of items): merged as one table
+        from softirr_stats.data._table_list import read_table_list
+
+        opts = {k: kwargs.get(k, d) for k, d in (("item", "item"), ("rater", "rater"), ("label", "label"),
+                                                 ("categories", None), ("na_values", None), ("normalize", None),
+                                                 ("encoding", "utf-8"), ("sep", None), ("decimal", "."))}
+        return read_table_list(Annotations, read_table, paths, fmts, names, rater_from=rater_from, **opts)
     from softirr_stats.data._readers import _GUESSED, guessed_formats
     from softirr_stats.data._readers._spans import SPAN_LOG
 
@@ -315,6 +323,19 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
     if guesses:
         out._cache[_GUESSED] = tuple(guesses)
     return out
+
+
+def _table_list_formats(paths: list[Path], kwargs: dict[str, Any]) -> list[str] | None:
+    """The table format of each file when every one is a long table (csv / tsv / jsonl / parquet) and no export
+    reader's option was given; None otherwise (the files are exports, read one by one)."""
+    from softirr_stats.data._readers import guess_format
+
+    known = {"item", "rater", "label", "format", "categories", "na_values", "normalize", "encoding", "sep", "decimal"}
+    if set(kwargs) - known or any(not p.is_file() for p in paths):
+        return None
+    columns = (kwargs.get("item", "item"), kwargs.get("rater", "rater"), kwargs.get("label", "label"))
+    fmts = [kwargs.get("format") or guess_format(p, columns=columns) for p in paths]
+    return fmts if all(f in _FORMATS for f in fmts) else None
 
 
 def _merge_spans(logs: list[list], names: list[str], categories: Any) -> Annotations:
@@ -398,7 +419,9 @@ def read_annotations(
         ValueError naming the file and this option.
     rater_from : {"export", "file"}
         For a list of files: raters as the exports name them, or each file's one rater named
-        after the file.
+        after the file. A list of long tables (csv / tsv / jsonl / parquet) is merged as one
+        table: a table without a rater column is one annotator's, named after the file, whatever
+        ``rater_from`` says; numeric labels are decided over all the files.
     wide : bool or list of str
         A wide table (csv / tsv / jsonl / parquet): one row per item, one column per rater, as
         R's irr and irrCAC take them. ``item`` names the column of item identifiers (``item=""``:

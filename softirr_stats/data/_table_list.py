@@ -1,0 +1,103 @@
+"""Several long tables read as one: each annotator's own CSV (or a batch of items per file), merged.
+
+Annotators often return a file each: ``alice.csv`` and ``bob.csv`` with the columns ``item`` and
+``label`` (no rater column: the file says who rated), or batches of items with a rater column.
+:func:`read_table_list` reads every file with :func:`~softirr_stats.data.read_table`, names each file's
+rater after the file where the table has no rater column (or where ``rater_from="file"`` asks for it),
+decides numeric labels once over all files (a CSV column of numbers in one file and text in another
+stays text everywhere), refuses the same rater rating the same item in two files (naming both) and
+builds one :class:`Annotations`. A file with one rater is fine here: agreement is over the merged table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["read_table_list", "table_list_note"]
+#: key of the note saying how the tables were merged (``Annotations._cache``)
+_NOTE = "table_list_note"
+
+
+def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], fmts: Sequence[str],
+                    names: Sequence[str], *, rater_from: str, item: str, rater: str, label: str, categories: Any,
+                    na_values: Any, normalize: str | None, encoding: str, sep: str | None, decimal: str) -> Any:
+    """One :class:`Annotations` from the long tables ``paths`` (formats ``fmts``, named ``names`` in messages),
+    each read by ``read`` (:func:`~softirr_stats.data.read_table`, passed in by the caller).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from softirr_stats.data import Annotations, read_table
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "alice.csv").write_text("item,label\\n1,yes\\n2,no\\n")
+    >>> _ = (folder / "bob.csv").write_text("item,label\\n1,yes\\n2,yes\\n")
+    >>> paths = [folder / "alice.csv", folder / "bob.csv"]
+    >>> ann = read_table_list(Annotations, read_table, paths, ["csv", "csv"], ["alice.csv", "bob.csv"],
+    ...                       rater_from="export",
+    ...                       item="item", rater="rater", label="label", categories=None, na_values=None,
+    ...                       normalize=None, encoding="utf-8", sep=None, decimal=".")
+    >>> ann.raters, ann.codes.tolist()
+    (('alice', 'bob'), [[1, 1], [0, 1]])
+    """
+    import pandas as pd
+
+    from softirr_stats.data._cells import numeric_labels
+    from softirr_stats.data._wide import missing_columns_message
+
+    stems = [p.stem for p in paths]
+    frames, named_by_file = [], []
+    for k, (path, fmt, name) in enumerate(zip(paths, fmts, names, strict=True)):
+        df = read(path, format=fmt, na_values=na_values, encoding=encoding,
+                        **({"sep": sep} if sep is not None and fmt in ("csv", "tsv") else {}))
+        missing = [(role, col) for role, col in (("item", item), ("label", label)) if col not in df.columns]
+        if missing:
+            raise ValueError(missing_columns_message(name, df.columns, missing, fmt))
+        by_file = rater_from == "file" or rater not in df.columns
+        if by_file and stems.count(path.stem) > 1:
+            raise ValueError(f"{name}: its rater is named after the file, and {stems.count(path.stem)} files are named "
+                             f"{path.stem!r}: rename them after their annotators")
+        if by_file and rater in df.columns:
+            present = df[rater].dropna().unique()
+            if len(present) > 1:
+                raise ValueError(f"{name}: rater_from='file' names each file's one rater after the file, but this "
+                                 f"file has {len(present)} raters {list(map(str, present[:5]))}")
+        part = pd.DataFrame({"item": df[item].astype(object),
+                             "rater": path.stem if by_file else df[rater].astype(object),
+                             "label": df[label].astype(object), "_file": k, "_text": fmt in ("csv", "tsv")})
+        frames.append(part)
+        named_by_file.append(by_file)
+    table = pd.concat(frames, ignore_index=True)
+    if table["_text"].all():  # numbers by the one rule, decided over every file's labels at once
+        table["label"] = numeric_labels(table["label"], decimal)
+    clash = table.duplicated(["item", "rater"], keep=False) & table["item"].notna() & table["rater"].notna()
+    if clash.any():
+        first = table.loc[clash].iloc[0]
+        files = table.loc[clash & (table["item"] == first["item"]) & (table["rater"] == first["rater"]), "_file"]
+        files = list(dict.fromkeys(files.tolist()))
+        where = (f"in {names[files[0]]} and in {names[files[1]]}" if len(files) > 1
+                 else f"twice in {names[files[0]]}")
+        raise ValueError(f"rater {first['rater']!r} rates item {first['item']!r} {where} "
+                         f"({int(table.duplicated(['item', 'rater']).sum())} repeated ratings in all); one rating per "
+                         "item and rater is expected")
+    ann = cls.from_long(table.drop(columns=["_file", "_text"]), item="item", rater="rater", label="label",
+                        categories=categories, **({} if normalize is None else {"normalize": normalize}))
+    how = [f"{n} ({'rater named after the file' if f else 'raters from column ' + repr(rater)})"
+           for n, f in zip(names, named_by_file, strict=True)]
+    note = (f"merged {len(paths)} tables: {', '.join(how[:10])}" + (f" and {len(how) - 10} more" if len(how) > 10
+                                                                     else "") + f"; raters {list(ann.raters)[:20]}")
+    ann._cache[_NOTE] = ann._cache["read_notes"] = (note,)
+    return ann
+
+
+def table_list_note(ann: Any) -> tuple[str, ...]:
+    """The note saying how several tables were merged (which files named their rater); empty for anything else.
+
+    Examples
+    --------
+    >>> from softirr_stats.data import Annotations
+    >>> table_list_note(Annotations.from_wide([["a", "a"], ["b", "a"]]))
+    ()
+    """
+    return tuple(getattr(ann, "_cache", {}).get(_NOTE, ()))

@@ -1,0 +1,77 @@
+"""Several long tables read as one (``read_annotations([alice.csv, bob.csv])``): each annotator's own file, with
+no rater column (the file names the rater) or with one, merged; clashes name both files."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import softirr_stats as sis
+from softirr_stats.cli import app
+
+
+def _write(folder, name, text):
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def test_one_file_per_annotator_without_a_rater_column(tmp_path):
+    a = _write(tmp_path, "alice.csv", "item,label\n1,3\n2,4\n3,2\n")
+    b = _write(tmp_path, "bob.csv", "item,label\n1,3\n2,5\n4,1\n")
+    ann = sis.read_annotations([a, b])
+    want = sis.Annotations.from_long(pd.DataFrame({"item": ["1", "2", "3", "1", "2", "4"],
+                                                   "rater": ["alice"] * 3 + ["bob"] * 3, "label": [3, 4, 2, 3, 5, 1]}))
+    assert ann.raters == ("alice", "bob") and ann.items == want.items and ann.kind == "numeric"
+    np.testing.assert_array_equal(ann.codes, want.codes)
+    assert sis.krippendorff_alpha(ann, level="interval").value == pytest.approx(
+        sis.krippendorff_alpha(want, level="interval").value, abs=1e-15)
+    (note,) = ann.read_notes
+    assert note.startswith("merged 2 tables: alice.csv (rater named after the file), bob.csv (rater named after")
+
+
+def test_tables_with_and_without_a_rater_column_and_of_two_formats(tmp_path):
+    a = _write(tmp_path, "batch1.csv", "item,rater,label\n1,ann,x\n1,bo,y\n")
+    b = _write(tmp_path, "cy.jsonl", "\n".join(json.dumps({"item": "1", "label": v}) for v in ["x"]) + "\n")
+    ann = sis.read_annotations([a, b])
+    assert ann.raters == ("ann", "bo", "cy") and ann.codes.tolist() == [[0, 1, 0]]
+    assert "batch1.csv (raters from column 'rater'), cy.jsonl (rater named after the file)" in ann.read_notes[0]
+
+
+def test_numbers_are_decided_over_every_file(tmp_path):
+    """'1' is a number in a file of numbers and a text next to 'x' in another: over the merged column it is text
+    in both, so the two raters' '1' agree."""
+    a = _write(tmp_path, "a.csv", "item,label\n1,1\n2,2\n")
+    b = _write(tmp_path, "b.csv", "item,label\n1,1\n2,x\n")
+    ann = sis.read_annotations([a, b])
+    assert ann.kind == "categorical" and ann.vocabulary == ("1", "2", "x")
+    assert sis.percent_agreement(ann).value == pytest.approx(0.5)
+
+
+def test_clashes_and_ambiguous_names_are_refused(tmp_path):
+    a = _write(tmp_path, "alice.csv", "item,label\n1,x\n2,y\n")
+    a2 = _write(tmp_path, "more.csv", "item,rater,label\n2,alice,x\n3,bob,y\n")
+    with pytest.raises(ValueError, match=r"rater 'alice' rates item '2' in alice.csv and in more.csv"):
+        sis.read_annotations([a, a2])
+    (tmp_path / "other").mkdir()
+    same = _write(tmp_path / "other", "alice.csv", "item,label\n1,x\n")
+    with pytest.raises(ValueError, match=r"2 files are named 'alice': rename them after their annotators"):
+        sis.read_annotations([a, same])
+    with pytest.raises(ValueError, match=r"more.csv: rater_from='file' names each file's one rater after the file, "
+                                         r"but this file has 2 raters"):
+        sis.read_annotations([a, a2], rater_from="file")
+    nolabel = _write(tmp_path, "x.csv", "item,code\n1,x\n")
+    with pytest.raises(ValueError, match=r"x.csv: label column 'label' not found; the columns are \['item', 'code'\]"):
+        sis.read_annotations([a, nolabel])
+
+
+def test_the_command_line_merges_per_annotator_files(tmp_path):
+    a = _write(tmp_path, "alice.csv", "doc,code\n1,x\n2,y\n3,x\n")
+    b = _write(tmp_path, "bob.csv", "doc,code\n1,x\n2,x\n3,x\n")
+    res = CliRunner().invoke(app, ["agree", str(a), str(b), "--item", "doc", "--label", "code", "-c",
+                                   "percent_agreement", "--bootstrap", "0", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.stdout)["results"]
+    assert row["value"] == pytest.approx(2 / 3) and "merged 2 tables" in res.output
