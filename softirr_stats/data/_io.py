@@ -427,9 +427,9 @@ def read_annotations(
         R's irr and irrCAC take them. ``item`` names the column of item identifiers (``item=""``:
         the rows are the items, numbered from 1, or named by a first column whose header cell is
         empty, as R's ``write.csv`` and pandas' ``to_csv`` write row names). With ``wide=True``
-        every other column is a rater,
-        named by its header; a list names the rater columns, and the table's other columns are left
-        out (a table that also holds descriptions, dates or scores). Empty cells are missing
+        every other column is a rater, named by its header; a list names the rater columns, and
+        the table's other columns are left out (a table that also holds descriptions, dates or
+        scores). Empty cells are missing
         ratings. ``rater=`` and ``label=`` do not apply. The columns read as raters (and those left
         out) are listed in ``read_notes``; with ``wide=True``, rater columns that mix numbers and
         text raise a LabelWarning naming them. On the command line: ``--reader-option wide=true``,
