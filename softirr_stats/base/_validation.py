@@ -28,8 +28,8 @@ def is_warning_text(note: str) -> bool:
     >>> is_warning_text("LabelWarning: 2 labels look alike"), is_warning_text("a.csv: read as a wide table")
     (True, False)
     """
-    head = note.partition(":")[0]
-    return head.isidentifier() and head.endswith("Warning")
+    head, sep, _ = note.partition(": ")
+    return bool(sep) and head.isidentifier() and head.endswith("Warning")
 
 
 class ModelRequiredError(ValueError):

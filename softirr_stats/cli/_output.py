@@ -20,6 +20,7 @@ from typing import Any
 import typer
 
 from softirr_stats.base._csvsafe import escape_cell, quoting_for
+from softirr_stats.base._validation import is_warning_text
 from softirr_stats.cli._errors import fail, one_line, warn
 
 __all__ = ["Notes", "clean", "command_line", "emit", "print_table", "render", "write_json"]
@@ -27,8 +28,7 @@ __all__ = ["Notes", "clean", "command_line", "emit", "print_table", "render", "w
 
 def _bare(text: str) -> str:
     """``text`` without a leading ``SomethingWarning: `` (the category a caught warning is printed with)."""
-    head, sep, rest = text.partition(": ")
-    return rest if sep and head.endswith("Warning") and head.isidentifier() else text
+    return text.partition(": ")[2] if is_warning_text(text) else text
 
 
 class Notes:
