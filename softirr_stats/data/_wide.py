@@ -182,8 +182,8 @@ def _names(columns: Sequence[Any], limit: int = 12) -> str:
 
 
 def _column_kinds(cells: np.ndarray, fmt: str, decimal: str) -> list[str]:
-    """Per column of ``cells``: "numbers" (every present cell is a number: typed, or text by the one rule),
-    "text", or "empty"."""
+    """Per column of ``cells``: "numbers" (every present cell is a number: typed, or text by the one rule,
+    with ``decimal`` or written with a decimal comma: a column of ratings either way), "text", or "empty"."""
     import numbers as _numbers
 
     import pandas as pd
@@ -197,8 +197,8 @@ def _column_kinds(cells: np.ndarray, fmt: str, decimal: str) -> list[str]:
             kinds.append("empty")
         elif all(isinstance(u, _numbers.Real) and not isinstance(u, bool) for u in uniq):
             kinds.append("numbers")
-        elif fmt in ("csv", "tsv") and all(isinstance(u, str) for u in uniq) and \
-                text_numbers(np.asarray(uniq, dtype=object), decimal=decimal) is not None:
+        elif fmt in ("csv", "tsv") and all(isinstance(u, str) for u in uniq) and any(
+                text_numbers(np.asarray(uniq, dtype=object), decimal=mark) is not None for mark in {decimal, ","}):
             kinds.append("numbers")
         else:
             kinds.append("text")

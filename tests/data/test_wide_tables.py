@@ -404,3 +404,10 @@ def test_a_json_array_of_records_is_a_table(tmp_path):
     bad.write_text('[{"item": 1, "rater": "a", "label": "x"}, 2]')
     with pytest.raises(ValueError, match=r"bad.json, record 2: each record must be a JSON object; got int"):
         sis.read_annotations(bad)
+
+
+def test_decimal_comma_rater_columns_count_as_numbers_next_to_a_text_column(tmp_path):
+    path = _write_wide(tmp_path / "w.csv", [["3,5", "4", "ok"], ["2,25", "2,25", "recheck"]], ["a", "b", "notes"],
+                       "doc", sep=";")
+    with pytest.warns(LabelWarning, match=r"2 hold numbers \('a', 'b'\) and 1 hold text \('notes'\)"):
+        sis.read_annotations(path, wide=True, item="doc", sep=";")
