@@ -219,8 +219,9 @@ def _warn_mixed_columns(name: str, raters: Sequence[Any], cells: np.ndarray, fmt
     text = [str(c) for c, k in zip(raters, kinds, strict=True) if k == "text"]
     if numeric and text:
         warnings.warn(
-            f"{name}: wide table: of the {len(raters)} columns read as raters, {len(numeric)} hold numbers "
-            f"({_names(numeric, 5)}) and {len(text)} hold text ({_names(text, 5)}), so every label is read as a "
+            f"{name}: wide table: of the {len(raters)} columns read as raters, {len(numeric)} "
+            f"{'holds' if len(numeric) == 1 else 'hold'} numbers ({_names(numeric, 5)}) and {len(text)} "
+            f"{'holds' if len(text) == 1 else 'hold'} text ({_names(text, 5)}), so every label is read as a "
             "category; if some of these columns are not raters (names, descriptions, dates, counts), name the "
             "rater columns with wide=[...] (on the command line a JSON list: --reader-option "
             "'wide=[\"r1\", \"r2\"]')", LabelWarning, stacklevel=4)

@@ -117,4 +117,4 @@ def test_wide_takes_the_rater_columns_as_a_json_list(tmp_path):
     res = runner.invoke(app, ["agree", str(path), "--reader-option", "wide=true", "--item", "doc",
                               "-c", "percent_agreement", "--bootstrap", "0"])
     said = " ".join(res.output.split())
-    assert "hold text ('name')" in said and "--reader-option 'wide=[\"r1\", \"r2\"]'" in said
+    assert "holds text ('name')" in said and "--reader-option 'wide=[\"r1\", \"r2\"]'" in said

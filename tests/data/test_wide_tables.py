@@ -409,5 +409,5 @@ def test_a_json_array_of_records_is_a_table(tmp_path):
 def test_decimal_comma_rater_columns_count_as_numbers_next_to_a_text_column(tmp_path):
     path = _write_wide(tmp_path / "w.csv", [["3,5", "4", "ok"], ["2,25", "2,25", "recheck"]], ["a", "b", "notes"],
                        "doc", sep=";")
-    with pytest.warns(LabelWarning, match=r"2 hold numbers \('a', 'b'\) and 1 hold text \('notes'\)"):
+    with pytest.warns(LabelWarning, match=r"2 hold numbers \('a', 'b'\) and 1 holds text \('notes'\)"):
         sis.read_annotations(path, wide=True, item="doc", sep=";")
