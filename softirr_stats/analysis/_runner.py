@@ -91,11 +91,11 @@ def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ann = read_annotations(source, **kwargs)
-    from softirr_stats.data import guessed_formats, table_list_note, wide_note
+    from softirr_stats.data import guessed_formats, layout_note
 
     _log.info("read %d items, %d raters, %d distinct labels, %.2f s", ann.n_items, ann.n_raters,
               len(ann.vocabulary), time.perf_counter() - t0)
-    notes = [*guessed_formats(ann), *wide_note(ann), *table_list_note(ann), *dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)]
+    notes = [*guessed_formats(ann), *layout_note(ann), *dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)]
     codes = np.asarray(ann.codes)
     if codes.ndim == 2 and codes.size:
         unrated = int(((codes >= 0).sum(axis=1) == 0).sum())

@@ -31,10 +31,9 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.data._labels": ('LabelWarning',),
     "softirr_stats.data._readers": ('ExportWarning', 'SpanRule',),
 }, internal={"softirr_stats.data._readers": ('guess_format', 'guessed_formats',),
-             "softirr_stats.data._wide": ('wide_note',),
-             "softirr_stats.data._table_list": ('table_list_note',),
+             "softirr_stats.data._wide": ('layout_note',),
              "softirr_stats.data._labels": ('decimal_comma_hint',)})  # not in __all__: guess_format for
-# span_agreement, guessed_formats, wide_note and table_list_note for the command line's notes, decimal_comma_hint for
+# span_agreement, guessed_formats and layout_note for the command line's notes, decimal_comma_hint for
 # the error of level='interval' on labels written with a decimal comma
 
 if TYPE_CHECKING:
@@ -55,5 +54,4 @@ if TYPE_CHECKING:
         guess_format,
         guessed_formats,
     )
-    from softirr_stats.data._table_list import table_list_note
-    from softirr_stats.data._wide import wide_note
+    from softirr_stats.data._wide import layout_note

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["read_table_list", "table_list_note"]
-#: key of the note saying how the tables were merged (``Annotations._cache``)
-_NOTE = "table_list_note"
+from softirr_stats.data._wide import LAYOUT_NOTE, missing_columns_message
+
+__all__ = ["read_table_list"]
 
 
 def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], fmts: Sequence[str],
@@ -44,7 +44,6 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
     import pandas as pd
 
     from softirr_stats.data._cells import numeric_labels
-    from softirr_stats.data._wide import missing_columns_message
 
     stems = [p.stem for p in paths]
     frames, named_by_file = [], []
@@ -87,17 +86,6 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
            for n, f in zip(names, named_by_file, strict=True)]
     note = (f"merged {len(paths)} tables: {', '.join(how[:10])}" + (f" and {len(how) - 10} more" if len(how) > 10
                                                                      else "") + f"; raters {list(ann.raters)[:20]}")
-    ann._cache[_NOTE] = ann._cache["read_notes"] = (note,)
+    ann._cache[LAYOUT_NOTE] = ann._cache["read_notes"] = (note,)
     return ann
 
-
-def table_list_note(ann: Any) -> tuple[str, ...]:
-    """The note saying how several tables were merged (which files named their rater); empty for anything else.
-
-    Examples
-    --------
-    >>> from softirr_stats.data import Annotations
-    >>> table_list_note(Annotations.from_wide([["a", "a"], ["b", "a"]]))
-    ()
-    """
-    return tuple(getattr(ann, "_cache", {}).get(_NOTE, ()))

@@ -21,9 +21,10 @@ import numpy as np
 
 from softirr_stats.data import TABLE_FORMATS
 
-__all__ = ["missing_columns_message", "read_wide", "wide_note"]
-#: key of the note saying how a wide table was read (``Annotations._cache``)
-_NOTE = "wide_note"
+__all__ = ["LAYOUT_NOTE", "layout_note", "missing_columns_message", "read_wide"]
+#: key of the note saying how a table's layout was read (a wide table's rater columns, tables merged;
+#: ``Annotations._cache``): written by the layout readers, read by :func:`layout_note`
+LAYOUT_NOTE = "layout_note"
 #: what a header-less first column is
 _ROW_NAMES = "row names, as R's write.csv and pandas' to_csv write them"
 #: the name pandas gives a column whose header cell is empty
@@ -78,7 +79,7 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
         note = (f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s): {shown}): {rest} is read "
                 "as a rater; name the rater columns with wide=[...] to leave others out (on the command line a JSON "
                 "list: --reader-option 'wide=[\"r1\", \"r2\"]')")
-    ann._cache[_NOTE] = (note,)
+    ann._cache[LAYOUT_NOTE] = (note,)
     ann._cache["read_notes"] = (*ann._cache.get("read_notes", ()), note)
     return ann
 
@@ -227,16 +228,17 @@ def _warn_mixed_columns(name: str, raters: Sequence[Any], cells: np.ndarray, fmt
             "'wide=[\"r1\", \"r2\"]')", LabelWarning, stacklevel=4)
 
 
-def wide_note(ann: Any) -> tuple[str, ...]:
-    """The note saying how a wide table was read (which columns are raters); empty for anything else.
+def layout_note(ann: Any) -> tuple[str, ...]:
+    """The note saying how a table's layout was read (a wide table's rater columns, several tables merged);
+    empty for anything else.
 
     Examples
     --------
     >>> from softirr_stats.data import Annotations
-    >>> wide_note(Annotations.from_wide([["a", "a"], ["b", "a"]]))
+    >>> layout_note(Annotations.from_wide([["a", "a"], ["b", "a"]]))
     ()
     """
-    return tuple(getattr(ann, "_cache", {}).get(_NOTE, ()))
+    return tuple(getattr(ann, "_cache", {}).get(LAYOUT_NOTE, ()))
 
 
 def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence[tuple[str, str]], fmt: str,
