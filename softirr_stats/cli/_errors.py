@@ -24,7 +24,7 @@ import functools
 import os
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 import typer
@@ -32,7 +32,7 @@ import typer
 from softirr_stats.base._bars import close_bars
 
 __all__ = ["EXIT_DATA", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "EXIT_CODES", "CliError", "leave",
-           "describe", "fail", "guarded", "one_line", "reading", "using", "warn"]
+           "describe", "fail", "guarded", "note", "one_line", "reading", "say_read", "using", "warn"]
 
 EXIT_OK = 0
 EXIT_DATA = 1  # a requested statistic could not be computed for these data
@@ -81,6 +81,15 @@ def warn(message: str) -> None:
 def note(message: str) -> None:
     """Print ``note: message`` as one line on stderr (how the data were read: nothing to act on)."""
     typer.echo(f"note: {one_line(message)}", err=True)
+
+
+def say_read(notes: Sequence[str]) -> None:
+    """Print the notes of reading a file: ``warning:`` for a warning raised while reading
+    (``"LabelWarning: ..."``), ``note:`` for how the file was read (a layout, merged exports)."""
+    from softirr_stats.base._validation import is_warning_text
+
+    for text in notes:
+        (warn if is_warning_text(text) else note)(text)
 
 
 @contextlib.contextmanager

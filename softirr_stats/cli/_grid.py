@@ -5,6 +5,7 @@ tidy table into rows, numbered notes and an exit status.
 """
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -128,13 +129,15 @@ def _failed(r: dict[str, Any], strict: bool) -> bool:
 
 
 def present(rows: list[dict[str, Any]], notes_in: list[str], *, fmt: str, title: str, meta: dict[str, Any],
-            json_out: Path | None, keep_going: bool, strict: bool) -> None:
+            json_out: Path | None, keep_going: bool, strict: bool, read: Sequence[str] = ()) -> None:
     """Print the rows in ``fmt`` with numbered notes; exit 1 when a requested result failed.
+
+    ``read``: the notes of reading the file, printed as ``note:`` lines in csv/json (warnings stay warnings).
 
     ``strict``: a row skipped because the coefficient does not apply (``agree``: the user asked
     for it by name) counts as failed; ``sensitivity`` covers many settings and does not.
     """
-    notes = Notes(notes_in)
+    notes = Notes(notes_in, read=read)
     chances = {str(r.get("chance")) for r in rows if r.get("chance")}
     table_rows = []
     for r in rows:

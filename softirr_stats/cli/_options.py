@@ -127,9 +127,7 @@ def similarity_value(similarity: str | None, measure: str | None, default: str |
         fail(f"give --similarity once (--measure is its older name); got {similarity!r} and {measure!r}")
     value = similarity if similarity is not None else measure if measure is not None else default
     if value is None:
-        import click
-
-        raise click.MissingParameter(param_hint="'--similarity' / '-m'", param_type="option")
+        raise _click("exceptions").MissingParameter(param_hint="'--similarity' / '-m'", param_type="option")
     return value
 
 
@@ -158,9 +156,22 @@ def check_writable(path: Path | None, flag: str) -> None:
 
 
 def _reader_value(text: str) -> Any:
+    """A ``--reader-option`` value: JSON where it parses (``true``, ``3``, ``["a", "b"]``), a list of bare names for
+    ``[a, b]`` (no quotes in it: a name holding a comma needs the JSON form), else the text itself.
+
+    Examples
+    --------
+    >>> _reader_value("true"), _reader_value('["Keep, Ana", "Bo"]'), _reader_value("[r1, r2 ,r3]"), _reader_value(";")
+    (True, ['Keep, Ana', 'Bo'], ['r1', 'r2', 'r3'], ';')
+    """
     try:
         return json.loads(text)
     except (ValueError, RecursionError):
+        inner = text.strip()
+        if inner.startswith("[") and inner.endswith("]") and not any(q in inner for q in "\"'"):
+            names = [n.strip() for n in inner[1:-1].split(",")]
+            if all(names):
+                return names
         return text
 
 
@@ -364,7 +375,7 @@ def _read(files: Path | Sequence[Path], item: str, rater: str, label: str, na_va
         ann, notes = read_input(paths if len(paths) > 1 else paths[0], item=item, rater=rater, label=label,
                                 format=input_format, na_values=split(na_values), **(options or {}))
         if getattr(ann, "n_raters", 2) == 1:  # say why agreement is undefined before the table says it is
-            notes = [f"{what} has one annotator ({ann.raters[0]!r}); agreement needs two or more: add the other "
+            notes = [f"DegenerateWarning: {what} has one annotator ({ann.raters[0]!r}); agreement needs two or more: add the other "
                      f"annotators' exports (softirr {_command()} {what} OTHER_EXPORT ...)", *notes]
         return ann, [_note_flags(n) for n in notes]
     except (typer.Exit, KeyboardInterrupt):
@@ -383,11 +394,22 @@ def _read(files: Path | Sequence[Path], item: str, rater: str, label: str, na_va
         fail(f"cannot read {what}: {message}")
 
 
+def _click(module: str) -> Any:
+    """``module`` of the click that typer runs on: its own copy (``typer._click``, recent typers) or the click package.
+
+    The current context lives in that copy's state: the other copy's ``get_current_context`` sees none.
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(f"typer._click.{module}")
+    except ImportError:
+        return importlib.import_module(f"click.{module}")
+
+
 def _command() -> str:
     """The running subcommand's name (``agree`` when unknown)."""
-    import click
-
-    ctx = click.get_current_context(silent=True)
+    ctx = _click("globals").get_current_context(silent=True)
     return ctx.info_name if ctx is not None and ctx.info_name else "agree"
 
 
@@ -470,6 +492,26 @@ def check_similarities(names: Sequence[str], allowed: Sequence[str]) -> None:
                   allowed, "--similarity")
 
 
+def mismatch_hint(text: str, kind: str | None, command: str = "agree") -> str:
+    """A similarity-mismatch message with the library's remedy (``Exact()``, a class) as the flags that give it.
+
+    Examples
+    --------
+    >>> mismatch_hint("similarity lcs cannot score these labels (numeric labels such as 2): lcs compares strings; a[0] "
+    ...               "is int (2). Use SetMatch(Lcs()) for set-valued labels or Exact() for other labels", "numeric")
+    'similarity lcs cannot score these labels (numeric labels such as 2): lcs compares strings; a[0] is int (2); for numbers use -m exact, or a distance weight: -m linear, -m quadratic, -m ratio (or -c icc2, -c lin_ccc)'
+    """
+    head, sep, _ = text.partition(". Use ")
+    if not sep or "()" not in _:
+        return text
+    if command == "score":  # exact matching and weights are computed, never scored
+        return f"{head}; labels that are not text need no scores: softirr agree -m exact (or -m linear for numbers)"
+    if kind == "numeric":
+        return (f"{head}; for numbers use -m exact, or a distance weight: -m linear, -m quadratic, -m ratio "
+                "(or -c icc2, -c lin_ccc)")
+    return f"{head}; use -m exact for labels that are not text"
+
+
 def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, model: str | None = None,
                      weights: Sequence[str] = (), probe: bool = True,
                      model_flag: bool = True) -> list[tuple[str, Any]]:
@@ -493,7 +535,7 @@ def resolve_measures(names: Sequence[str], ann: Any, cache: Path | None = None, 
 
             text = describe(err)[0]
             if isinstance(err, SimilarityMismatchError):
-                fail(f"--{text}")
+                fail(f"--{mismatch_hint(text, getattr(ann, 'kind', None), _command())}")
             if isinstance(err, ModelRequiredError):
                 fail(f"--similarity {name} needs --model (a local model directory or hub name) or -m {name}:<model>"
                      if model_flag else f"--similarity {name} needs a model: give -m {name}:<model directory or "

@@ -21,7 +21,7 @@ import typer
 
 from softirr_stats.base._csvsafe import escape_cell, quoting_for
 from softirr_stats.base._validation import is_warning_text
-from softirr_stats.cli._errors import fail, one_line, warn
+from softirr_stats.cli._errors import fail, note, one_line, warn
 
 __all__ = ["Notes", "clean", "command_line", "emit", "print_table", "render", "write_json"]
 
@@ -34,8 +34,10 @@ def _bare(text: str) -> str:
 class Notes:
     """Numbered notes: each distinct text gets one number, printed once below the table."""
 
-    def __init__(self, texts: Sequence[str] = ()) -> None:
+    def __init__(self, texts: Sequence[str] = (), read: Sequence[str] = ()) -> None:
         self.texts: list[str] = []
+        # how the data were read (a layout, merged exports): printed as ``note:`` lines, not ``warning:``
+        self.read = {one_line(t) for t in read if not is_warning_text(str(t))}
         for t in texts:
             self.number(t)
 
@@ -195,7 +197,8 @@ def emit(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: st
          meta: dict[str, Any] | None = None, headers: dict[str, str] | None = None, notes: Notes | None = None,
          secondary: Sequence[str] = (), data_columns: Sequence[str] | None = None) -> None:
     """Print results on stdout in ``fmt``; for csv/json the notes go to stderr as ``warning:`` lines (``note:``
-    for the texts a result counts as notes, ``softirr_stats.agreement.NOTE_PREFIXES``)."""
+    for the texts a result counts as notes, ``softirr_stats.agreement.NOTE_PREFIXES``, and for ``notes.read``:
+    how the data were read)."""
     if fmt == "table":
         print_table(rows, columns, title, headers, notes, secondary)
         return
@@ -204,8 +207,8 @@ def emit(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: st
         from softirr_stats.agreement import NOTE_PREFIXES
 
         for t in notes.texts:
-            if t.startswith(NOTE_PREFIXES):
-                typer.echo(f"note: {one_line(t)}", err=True)
+            if t.startswith(NOTE_PREFIXES) or t in notes.read:
+                note(t)
             else:
                 warn(t)
 

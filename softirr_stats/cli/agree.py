@@ -145,4 +145,4 @@ def command(
             "method": method, "level": level, "seed": seed, "chance": [str(c) for c in split(chance) or ["exact"]],
             "judgments": str(judgments) if judgments else None, "test": test_method if test else None}
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,
-            strict=True)
+            strict=True, read=notes)

@@ -194,7 +194,8 @@ def command(
             fail(f"{err}", EXIT_DATA)
     seen = list(dict.fromkeys([*notes, *(str(c.message) for c in caught), *meta.pop("warnings", [])]))
     meta["warnings"] = seen
-    emit(rows, columns, fmt, title + meta.pop("title_tail", ""), meta, notes=Notes(seen), data_columns=data_columns)
+    emit(rows, columns, fmt, title + meta.pop("title_tail", ""), meta, notes=Notes(seen, read=notes),
+         data_columns=data_columns)
     if json_out:
         write_json(json_out, title, meta, rows)
 

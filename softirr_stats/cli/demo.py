@@ -66,6 +66,6 @@ def command(
     present(rows, [*notes, *said], fmt=fmt, title=title,
             meta={"data": "demo", "bootstrap": bootstrap, "design": "items", "method": "auto",
                   "level": DEFAULT_LEVEL, "seed": seed},
-            json_out=json_out, keep_going=False, strict=True)
+            json_out=json_out, keep_going=False, strict=True, read=notes)
     typer.echo(f"done in {time.perf_counter() - t0:.1f} s. Exact matching under-reports agreement on free text; "
                "soft measures credit synonyms.", err=fmt != "table")

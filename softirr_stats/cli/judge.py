@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from softirr_stats.cli._errors import fail, using
+from softirr_stats.cli._errors import fail, say_read, using
 from softirr_stats.cli._options import (
     MEASURES,
     DeviceOpt,
@@ -117,8 +117,7 @@ def plan(
         fail(f"cannot draw a judging plan for {file.name}: {err}", 1)
     with using("--output", output):
         sheet, kept = write_judging_sheet(drawn, output, similarity=name, seed=seed, blinded=blinded)
-    for t in notes:
-        typer.echo(f"warning: {' '.join(t.split())}", err=True)
+    say_read(notes)
     what = f"{len(drawn.pairs)} distinct pairs from {drawn.n} draws, for {coefficient} with -m {name}"
     if gold_n is not None:
         rows = int((drawn.pairs["gold_draws"] > 0).sum())

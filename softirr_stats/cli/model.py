@@ -184,6 +184,7 @@ def command(
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts, categories)
+    read_notes = list(seen)
     sim = resolve_measures([measure], ann, model_flag=False)[0][1]
     import warnings
 
@@ -230,7 +231,7 @@ def command(
             "gold": None if gold is None else str(gold), "n_gold": n_gold, "ci_method": res.ci_method,
             "profile_interval": profile_interval, "warnings": list(seen),
             "diagnostics": diag.to_dict()}
-    notes = Notes(seen)
+    notes = Notes(seen, read=read_notes)
     if fmt in ("markdown", "latex"):  # not a coefficient table: the plain pipe / tabular layout
         import pandas as pd
 

@@ -181,7 +181,7 @@ def command(
         if json_out is not None:
             write_json(json_out, title, meta, rows)
         return
-    emit(rows, shown, fmt, title, meta=meta, notes=Notes(texts),
+    emit(rows, shown, fmt, title, meta=meta, notes=Notes(texts, read=notes),
          secondary=("se_at_n", "alpha", "test", "level", "value"))
     if json_out is not None:
         write_json(json_out, title, meta, rows)

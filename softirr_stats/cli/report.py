@@ -5,8 +5,7 @@ from typing import Annotated
 
 import typer
 
-from softirr_stats.base._validation import is_warning_text
-from softirr_stats.cli._errors import EXIT_DATA, fail, note, using, warn
+from softirr_stats.cli._errors import EXIT_DATA, fail, say_read, using, warn
 from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
@@ -153,8 +152,7 @@ def command(
         except (ValueError, TypeError) as err:
             fail(f"cannot build the report: {err}", EXIT_DATA)
     said = dict.fromkeys(f"{c.category.__name__}: {c.message}" for c in caught)
-    for w in seen:  # how the data were read: a note, unless it is a warning raised while reading
-        (warn if is_warning_text(w) else note)(w)
+    say_read(seen)  # how the data were read: a note, unless it is a warning raised while reading
     for w in said:
         if w not in seen:
             warn(w)

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from softirr_stats.cli._errors import fail, using, warn
+from softirr_stats.cli._errors import fail, say_read, using
 from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
@@ -53,6 +53,11 @@ __all__ = ["NAME", "EPILOG", "command", "estimator_for_measure"]
 
 NAME = "score"
 EPILOG = f"--chance takes {CHANCE_HELP} (the same seed as the analysis gives the same sampled pairs)."
+
+
+def _cheap(name: str) -> bool:
+    """Whether trying the measure on one label costs nothing (no model to load)."""
+    return name.strip().lower() in ("levenshtein", "indel", "lcs", "jaccard", "masi", "dice")
 
 
 def estimator_for_measure(name: str, model: str | None = None) -> Any:
@@ -122,9 +127,9 @@ def command(
     check_writable(json_out, "--json")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
-    for t in notes:
-        warn(t)
-    estimators = resolve_measures(names, ann, None, model, probe=False)  # scored on the workers, not here
+    say_read(notes)
+    # a model is loaded on the workers, not here; a string measure is tried on one label now (Levenshtein on numbers)
+    estimators = [e for n in names for e in resolve_measures([n], ann, None, model, probe=_cheap(n))]
     use_ray = ray or ray_address is not None or workers is not None or gpus_per_worker is not None
     backend = None
     if use_ray:

@@ -125,7 +125,7 @@ def command(
     if plot is not None:
         _plot(rows, plot, title)
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,
-            strict=False)
+            strict=False, read=notes)
 
 
 def _plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:

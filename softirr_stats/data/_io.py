@@ -145,8 +145,9 @@ def _check_wide(wide: Any) -> "bool | tuple[str, ...]":
         if dup:
             raise ValueError(f"wide= names the rater columns; {dup} appear more than once")
         return tuple(wide)
-    raise TypeError("wide must be True, False or a list of the rater columns' names (on the command line a JSON "
-                    f"list: --reader-option 'wide=[\"r1\", \"r2\"]'); got {wide!r}")
+    raise TypeError("wide must be True, False or a list of the rater columns' names (on the command line "
+                    "--reader-option 'wide=[r1, r2]', or a JSON list where a name holds a comma: "
+                    f"--reader-option 'wide=[\"Keep, Ana\", \"Bo\"]'); got {wide!r}")
 
 
 def _check_decimal(decimal: str, fmt: str) -> None:
@@ -433,7 +434,8 @@ def read_annotations(
         ratings. ``rater=`` and ``label=`` do not apply. The columns read as raters (and those left
         out) are listed in ``read_notes``; with ``wide=True``, rater columns that mix numbers and
         text raise a LabelWarning naming them. On the command line: ``--reader-option wide=true``,
-        or a JSON list: ``--reader-option 'wide=["r1", "r2"]'``.
+        ``--reader-option 'wide=[r1, r2]'``, or a JSON list where a name holds a comma
+        (``--reader-option 'wide=["Keep, Ana", "Bo"]'``).
     sep : str, optional
         The delimiter of a CSV / TSV table when it is not the format's own: ``sep=";"`` for the
         CSV files that spreadsheets write in locales with a decimal comma (``"tab"`` is a tab).

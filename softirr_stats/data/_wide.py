@@ -77,8 +77,8 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
         if blank:
             shown += f"; {len(blank)} empty column(s) with no header left out"
         note = (f"{path.name}: read as a wide table ({how}; {len(raters)} rater column(s): {shown}): {rest} is read "
-                "as a rater; name the rater columns with wide=[...] to leave others out (on the command line a JSON "
-                "list: --reader-option 'wide=[\"r1\", \"r2\"]')")
+                "as a rater; name the rater columns with wide=[...] to leave others out (on the command line: "
+                "--reader-option 'wide=[r1, r2]')")
     ann._cache[LAYOUT_NOTE] = (note,)
     ann._cache["read_notes"] = (*ann._cache.get("read_notes", ()), note)
     return ann
@@ -224,8 +224,8 @@ def _warn_mixed_columns(name: str, raters: Sequence[Any], cells: np.ndarray, fmt
             f"{'holds' if len(numeric) == 1 else 'hold'} numbers ({_names(numeric, 5)}) and {len(text)} "
             f"{'holds' if len(text) == 1 else 'hold'} text ({_names(text, 5)}), so every label is read as a "
             "category; if some of these columns are not raters (names, descriptions, dates, counts), name the "
-            "rater columns with wide=[...] (on the command line a JSON list: --reader-option "
-            "'wide=[\"r1\", \"r2\"]')", LabelWarning, stacklevel=4)
+            "rater columns with wide=[...] (on the command line: --reader-option 'wide=[r1, r2]')",
+            LabelWarning, stacklevel=4)
 
 
 def layout_note(ann: Any) -> tuple[str, ...]:

@@ -114,6 +114,10 @@ OPTION_ROWS = [
     (["agree", G, "-m", "levenshtein", "--cache", "{d}/cachedir", "--bootstrap", "0"], 2, "--cache"),
     (["agree", "{d}/nums.csv", "-m", "levenshtein", "--bootstrap", "0"], 2,
      "--similarity levenshtein cannot score these labels"),
+    (["agree", "{d}/nums.csv", "-m", "levenshtein", "--bootstrap", "0"], 2,  # the remedy as flags, not classes
+     "for numbers use -m exact, or a distance weight: -m linear"),
+    (["score", "{d}/nums.csv", "-m", "levenshtein", "--cache", "{d}/s.sqlite"], 2,  # before any scoring
+     "labels that are not text need no scores: softirr agree -m exact"),
     (["agree", G, "-m", "nli"], 2, "--similarity nli needs --model"),
     (["agree", G, "-m", "@{d}/nospec.json"], 2, "cannot read the estimator spec"),
     (["agree", G, "-m", "@{d}/spec_bad.json"], 2, "not valid JSON"),

@@ -187,7 +187,7 @@ def test_header_item_count_matches_items_used(tmp_path):
     used = payload["results"][0]["n_items"]
     assert f"{payload['meta']['n_items']} items ({used} used)" in payload["title"]
     assert "warning: UnpairableItemsWarning" in res.stderr
-    assert "warning: 1 of 5 items have no rating" in res.stderr
+    assert "note: 1 of 5 items have no rating" in res.stderr  # how the file was read: a note
 
 
 def test_na_values_passed_only_when_given(tmp_path, monkeypatch):

@@ -117,4 +117,31 @@ def test_wide_takes_the_rater_columns_as_a_json_list(tmp_path):
     res = runner.invoke(app, ["agree", str(path), "--reader-option", "wide=true", "--item", "doc",
                               "-c", "percent_agreement", "--bootstrap", "0"])
     said = " ".join(res.output.split())
-    assert "holds text ('name')" in said and "--reader-option 'wide=[\"r1\", \"r2\"]'" in said
+    assert "holds text ('name')" in said and "--reader-option 'wide=[r1, r2]'" in said
+
+
+def test_wide_takes_bare_rater_names_in_brackets(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("doc,name,a,b\nd1,x,1,1\nd2,y,0,1\nd3,z,1,1\n")
+    out_json = tmp_path / "o.json"
+    res = runner.invoke(app, ["agree", str(path), "--reader-option", "wide=[a, b]", "--item", "doc",
+                              "-c", "percent_agreement", "--bootstrap", "0", "--json", str(out_json)])
+    assert res.exit_code == 0, res.output
+    assert "2 rater column(s) named by wide=: 'a', 'b'; 1 other column(s) left out: 'name'" in " ".join(res.output.split())
+    (row,) = json.loads(out_json.read_text())["results"]
+    assert row["value"] == pytest.approx(2 / 3, abs=1e-12)
+
+
+@pytest.mark.parametrize("command", [["agree", "-f", "csv", "--bootstrap", "0"], ["agree", "-f", "json", "--bootstrap", "0"],
+                                     ["sensitivity", "-f", "csv", "--bootstrap", "0"],
+                                     ["compare", "-m", "exact", "-m", "levenshtein", "-f", "csv", "--bootstrap", "50"]])
+def test_machine_formats_print_how_the_file_was_read_as_a_note_and_warnings_as_warnings(tmp_path, command):
+    path = tmp_path / "w.csv"
+    path.write_text("doc;r1;r2;r3;name\nd1;3,5;3,5;3;x\nd2;4,25;4;4;y\nd3;1,25;1,5;1;z\nd4;2;2,5;2;w\n")
+    res = runner.invoke(app, [command[0], str(path), "--reader-option", "sep=;", "--reader-option", "wide=[r1, r2, r3]",
+                              "--item", "doc", *command[1:]])
+    assert res.exit_code == 0, res.output
+    lines = res.stderr.splitlines()
+    assert any(line.startswith("note: w.csv: read as a wide table") for line in lines), lines
+    assert not any(line.startswith("warning: w.csv: read as") for line in lines), lines
+    assert any(line.startswith("warning: LabelWarning:") and "decimal comma" in line for line in lines), lines
