@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from softirr_stats.base._jax import namespace
+from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.base._validation import check_positive_int
 from softirr_stats.equivalence import LabelSimilarity
 
@@ -151,7 +152,8 @@ def resolve_chance(chance: Any, *, seed: int = 0) -> "str | MonteCarlo | Sampled
     kind, sep, num = key.partition(":")
     if not sep or kind not in _CHANCE_KINDS:
         raise ValueError(f"chance must be one of {', '.join(CHANCE_SYNTAX)} (long forms montecarlo:D, "
-                         f"sampledpairs:N), MonteCarlo(permutations=D) or SampledPairs(n=...); got {chance!r}")
+                         f"sampledpairs:N), MonteCarlo(permutations=D) or SampledPairs(n=...); got {chance!r}"
+                         f"{did_you_mean(kind, [*CHANCE_NAMES, *_CHANCE_KINDS])}")
     kind = _CHANCE_KINDS[kind]
     letter = "D" if kind == "mc" else "N"
     example = "mc:20" if kind == "mc" else "sampled:5000"

@@ -35,6 +35,7 @@ from softirr_stats.agreement._similarity import (
     resolve_similarity,
 )
 from softirr_stats.agreement._weights import check_weight_matrix
+from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.base._validation import check_choice
 from softirr_stats.data import Annotations
 
@@ -454,7 +455,8 @@ def get_coefficient(name: "str | Coefficient") -> Coefficient:
     try:
         return COEFFICIENTS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"coefficient must be one of {sorted(COEFFICIENTS)}; got {name!r}") from None
+        raise ValueError(f"coefficient must be one of {sorted(COEFFICIENTS)}; got {name!r}"
+                         f"{did_you_mean(name, COEFFICIENTS)}") from None
 
 
 @contextmanager

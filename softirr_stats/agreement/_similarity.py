@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from softirr_stats.agreement._weights import WEIGHT_NAMES, krippendorff_distance, weight_matrix
+from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import (
     MEASURE_NAMES,
@@ -74,7 +75,7 @@ def _unknown_name(name: str) -> ValueError:
     known = [*MEASURES, *WEIGHT_NAMES]
     return ValueError(f"similarity must be one of {known} (measure and weight names; a model-backed measure as "
                       f"'<name>:<model>'), a JSON estimator spec, @spec.json, an estimator, a callable or a K x K "
-                      f"array; got {name!r}")
+                      f"array; got {name!r}{did_you_mean(name, known)}")
 
 
 class AsGivenWeights(MatrixSimilarity):
@@ -175,7 +176,8 @@ def resolve_similarity(
     if weights is not None:
         if isinstance(weights, str):
             if weights not in WEIGHT_NAMES:
-                raise ValueError(f"weights must be one of {list(WEIGHT_NAMES)} or a K x K array; got {weights!r}")
+                raise ValueError(f"weights must be one of {list(WEIGHT_NAMES)} or a K x K array; got {weights!r}"
+                                 f"{did_you_mean(weights, WEIGHT_NAMES)}")
             if ann.kind == "set":
                 raise ValueError("named weights need categorical or numeric labels; use similarity= for sets")
             check_weight_order(ann, weights)

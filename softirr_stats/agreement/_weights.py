@@ -153,7 +153,10 @@ def weight_matrix(name: str, values: np.ndarray) -> np.ndarray:
     try:
         make = _MAKERS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"weights must be one of {list(_MAKERS)} or a K x K array; got {name!r}") from None
+        from softirr_stats.base._suggest import did_you_mean
+
+        raise ValueError(f"weights must be one of {list(_MAKERS)} or a K x K array; got {name!r}"
+                         f"{did_you_mean(name, _MAKERS)}") from None
     x = label_values(values)
     if len(x) < 2:
         return np.ones((len(x), len(x)))

@@ -333,7 +333,9 @@ def sensitivity(
     names = _default_coefficients(ann, reg) if coefficients is None else _as_tuple(coefficients)
     for name in names:
         if not isinstance(name, str) or name not in reg:
-            raise ValueError(f"coefficients must be names from {sorted(reg)}; got {name!r}")
+            from softirr_stats.base._suggest import did_you_mean
+
+            raise ValueError(f"coefficients must be names from {sorted(reg)}; got {name!r}{did_you_mean(name, reg)}")
     chances = tuple(resolve_chance(ch) for ch in _as_tuple(chance))  # the text forms parsed once, here
     if not chances:
         raise ValueError("chance must list at least one setting, e.g. ('exact',)")

@@ -140,7 +140,9 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     """
     options: Sequence[str] = sorted(choices)
     if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {list(options)}; got {value!r}")
+        from softirr_stats.base._suggest import did_you_mean
+
+        raise ValueError(f"{name} must be one of {list(options)}; got {value!r}{did_you_mean(value, options)}")
     return value
 
 

@@ -454,7 +454,7 @@ def check_choices(values: Sequence[str], allowed: Sequence[str], flag: str) -> N
     """Fail with the same message shape for any mistyped name."""
     bad = [v for v in values if v not in allowed]
     if bad:
-        from softirr_stats.cli._suggest import did_you_mean
+        from softirr_stats.base._suggest import did_you_mean
 
         fail(f"unknown {flag} {', '.join(repr(b) for b in bad)}{did_you_mean(bad[0], allowed)}; "
              f"choose from {', '.join(allowed)}")

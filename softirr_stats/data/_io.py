@@ -76,7 +76,12 @@ def read_table(path: str | Path, *, format: str | None = None,
         raise FileNotFoundError(f"annotation file not found: {path}")
     fmt = format or _SUFFIX_FORMATS.get(path.suffix.lower())
     if fmt not in _FORMATS:
-        raise ValueError(f"format must be one of {list(_FORMATS)} (or a .csv/.tsv/.jsonl file); got {fmt!r} for {path.name}")
+        from softirr_stats.base._suggest import did_you_mean
+        from softirr_stats.data._readers import EXPORT_FORMATS
+
+        raise ValueError(f"format must be one of {list(_FORMATS)} (or a .csv/.tsv/.jsonl file) or an annotation tool's "
+                         f"{sorted(EXPORT_FORMATS)}; got {fmt!r} for {path.name}"
+                         f"{did_you_mean(fmt, [*_FORMATS, *EXPORT_FORMATS])}")
     if fmt == "parquet":
         return _read_parquet(path, na_values)
     sep = check_sep(sep, fmt)

@@ -475,8 +475,10 @@ def estimator_from_name(name: str, model: str | None = None, *, progress: bool |
         return from_spec(text)
     key, given = split_measure_name(text)
     if key not in MEASURES:
+        from softirr_stats.base._suggest import did_you_mean
+
         raise ValueError(f"similarity must be one of {list(MEASURES)}, '<name>:<model>', a JSON estimator spec or "
-                         f"@spec.json; got {name!r}")
+                         f"@spec.json; got {name!r}{did_you_mean(key, MEASURES)}")
     module, cls_name = MEASURES[key].split(":")
     cls = getattr(importlib.import_module(module), cls_name)
     params = inspect.signature(cls).parameters

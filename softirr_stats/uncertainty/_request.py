@@ -8,6 +8,7 @@
 from typing import TYPE_CHECKING, Any
 
 from softirr_stats.agreement import AgreementResult, Statistic
+from softirr_stats.base._suggest import did_you_mean
 
 if TYPE_CHECKING:
     from softirr_stats.uncertainty._analytic import Analytic
@@ -50,7 +51,7 @@ def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "",
     >>> check_ci("bootstrap")
     Traceback (most recent call last):
     ...
-    ValueError: ci must be None, 'analytic', softirr_stats.Analytic(...) or softirr_stats.Bootstrap(...); got 'bootstrap'
+    ValueError: ci must be None, 'analytic', softirr_stats.Analytic(...) or softirr_stats.Bootstrap(...); got 'bootstrap' (did you mean ci=softirr_stats.Bootstrap()?)
     """
     if ci is None:  # no interval: the interval modules (and NumPy's random generators) stay unloaded
         return None
@@ -71,8 +72,13 @@ def check_ci(ci: Any, *, analytic: bool = True, rater_designs: str = "",
             raise ValueError(f"ci must be None or softirr_stats.Bootstrap(...) for this statistic (no analytic "
                              f"variance is implemented); got {ci!r}")
         return ci if isinstance(ci, Analytic) else Analytic()
+    hint = ""
+    if isinstance(ci, str) and (ci.strip().lower() == "bootstrap" or did_you_mean(ci, ["bootstrap"])):
+        hint = " (did you mean ci=softirr_stats.Bootstrap()?)"
+    elif isinstance(ci, str):
+        hint = did_you_mean(ci, ["analytic"])
     raise ValueError(f"ci must be None, 'analytic', softirr_stats.Analytic(...) or softirr_stats.Bootstrap(...); "
-                     f"got {ci!r}")
+                     f"got {ci!r}{hint}")
 
 
 def attach_interval(result: AgreementResult, stat: Statistic, ci: Any) -> AgreementResult:

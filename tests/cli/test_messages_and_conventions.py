@@ -7,17 +7,7 @@ import pytest
 import softirr_stats as sis
 from softirr_stats.cli import main
 from softirr_stats.cli._output import Notes
-from softirr_stats.cli._suggest import did_you_mean
 from softirr_stats.data import demo_path
-
-
-@pytest.mark.parametrize(("typo", "choices", "hint"), [
-    ("kripendorff_alpha", ["fleiss_kappa", "krippendorff_alpha"], "krippendorff_alpha"),
-    ("Levenstein", ["exact", "levenshtein"], "levenshtein"),
-    ("nothing_like_it", ["exact", "levenshtein"], None),
-])
-def test_did_you_mean(typo, choices, hint):
-    assert did_you_mean(typo, choices) == ("" if hint is None else f" (did you mean {hint!r}?)")
 
 
 def test_a_mistyped_coefficient_gets_a_suggestion(capsys):

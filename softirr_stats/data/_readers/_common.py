@@ -62,7 +62,9 @@ def coerce_bool(name: str, value: Any) -> bool:
 def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     """A string option that must be one of ``choices``; the error lists them."""
     if not isinstance(value, str) or value not in choices:
-        raise OptionError(f"{name} must be one of {list(choices)}; got {value!r}")
+        from softirr_stats.base._suggest import did_you_mean
+
+        raise OptionError(f"{name} must be one of {list(choices)}; got {value!r}{did_you_mean(value, choices)}")
     return value
 
 
