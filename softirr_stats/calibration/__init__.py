@@ -18,7 +18,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.calibration._calibrators": ("BetaCalibrator", "IsotonicCalibrator", "PlattCalibrator", "TemperatureCalibrator"),
     "softirr_stats.calibration._estimator": ("CalibratedEstimator", "fit_calibrator"),
     "softirr_stats.calibration._metrics": ("CalibrationInterval", "CalibrationStatistic", "brier_score", "calibration_statistic", "debiased_l2_calibration_error", "expected_calibration_error", "log_loss", "maximum_calibration_error", "reliability_diagram"),
-    "softirr_stats.calibration._interval": ("calibration_error_ci",),
+    "softirr_stats.calibration._interval": ("BinnedMetricWarning", "calibration_error_ci"),
     "softirr_stats.calibration._plot": ("plot_reliability_diagram",),
 })
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         TemperatureCalibrator,
     )
     from softirr_stats.calibration._estimator import CalibratedEstimator, fit_calibrator
-    from softirr_stats.calibration._interval import calibration_error_ci
+    from softirr_stats.calibration._interval import BinnedMetricWarning, calibration_error_ci
     from softirr_stats.calibration._metrics import (
         CalibrationInterval,
         CalibrationStatistic,

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.agreement import AgreementResult, Prepared, Statistic
+from softirr_stats.agreement import AgreementResult, DegenerateWarning, Prepared, Statistic
 from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.comparison._comparison_result import ComparisonResult
 from softirr_stats.uncertainty import (
@@ -42,6 +42,7 @@ from softirr_stats.uncertainty import (
     Bootstrap,
     analytic_terms,
     draw_weights,
+    excluded_estimate,
     few_items_note,
     few_units_factor,
     jackknife_values,
@@ -407,6 +408,10 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     items_note = few_items_note(len(lay.union), BOOTSTRAP_DESIGNS[cfg.design])
     if items_note:
         notes.append(items_note)
+    excluded = excluded_estimate(diff, lo, hi, d, what="difference")
+    if excluded:  # the coefficients' own check, on the difference: its interval and test are not to be read
+        notes.append(excluded)
+        warnings.warn(f"compare({labels[0]}, {labels[1]}): {excluded}", DegenerateWarning, stacklevel=3)
     p, test = _bootstrap_p(d, diff, method, factor, se)
     paired = lay.n_common > 0
     kind = "paired" if lay.n_common == len(lay.union) else ("independent" if not paired else "partly paired")

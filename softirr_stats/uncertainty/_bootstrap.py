@@ -1033,12 +1033,13 @@ def replicate_problem(reps: np.ndarray) -> str:
     return ""
 
 
-def excluded_estimate(estimate: float, lo: float, hi: float, reps: np.ndarray) -> str:
+def excluded_estimate(estimate: float, lo: float, hi: float, reps: np.ndarray, what: str = "coefficient") -> str:
     """Why an interval that does not contain its own estimate is not to be trusted ('' when it contains it).
 
     It happens when the replicates are shifted from the estimate by more than their spread: a chance
     term re-estimated on resampled items is biased (duplicated items add agreeing pairs to it), which
     no spread hides where the observed agreement barely varies (no agreeing pair at all, say).
+    ``what`` names the statistic (``"difference"`` for :func:`softirr_stats.compare`).
 
     Examples
     --------
@@ -1052,10 +1053,10 @@ def excluded_estimate(estimate: float, lo: float, hi: float, reps: np.ndarray) -
     finite = reps[np.isfinite(reps)]
     side, count = ("below", int((finite < estimate).sum())) if hi < estimate else ("above", int((finite > estimate).sum()))
     return (f"the interval [{lo:.5g}, {hi:.5g}] does not contain the estimate {estimate:.5g}: {count} of {finite.size} "
-            f"bootstrap replicates lie {side} it, so the resampled coefficient is biased by more than its spread (a "
+            f"bootstrap replicates lie {side} it, so the resampled {what} is biased by more than its spread (a "
             "chance term re-estimated on resampled items does this where the observed agreement barely varies); "
-            "the interval is not reliable: use ci='analytic' where the coefficient has one, or report the estimate "
-            "without it")
+            f"{'the interval and its p-value are' if what == 'difference' else 'the interval is'} not reliable: use "
+            "ci='analytic' where the coefficient has one, or report the estimate without it")
 
 
 def _warn_degenerate(message: str) -> None:

@@ -14,7 +14,7 @@ from scipy import stats
 
 import softirr_stats as sis
 from softirr_stats import Bootstrap
-from softirr_stats.calibration import calibration_error_ci
+from softirr_stats.calibration import BinnedMetricWarning, calibration_error_ci
 
 
 def _data(n, seed=0):
@@ -78,3 +78,23 @@ def test_a_bca_fallback_is_said_not_dropped(monkeypatch):
     s, y = _data(60, seed=3)
     with pytest.warns(sis.DegenerateWarning, match=r"calibration_error_ci \(brier\): BCa undefined"):
         calibration_error_ci(s, y, metric="brier", ci=Bootstrap(n=200, seed=0))
+
+
+@pytest.mark.parametrize("metric", ["ece", "mce"])
+def test_a_binned_metric_interval_warns_that_it_is_no_confidence_interval(metric):
+    rng = np.random.default_rng(3)
+    s = rng.uniform(size=60)
+    y = (rng.uniform(size=60) < s).astype(float)
+    with pytest.warns(BinnedMetricWarning, match=rf"the {metric} interval is the spread of a biased plug-in.*"
+                                                 r"covered 0-79% at 20-100 pairs.*metric='brier'"):
+        calibration_error_ci(s, y, metric=metric, ci=Bootstrap(n=50, seed=0))
+
+
+@pytest.mark.parametrize("metric", ["brier", "log_loss", "debiased_l2"])
+def test_the_other_metrics_intervals_do_not_warn_so(metric):
+    rng = np.random.default_rng(3)
+    s = rng.uniform(0.05, 0.95, size=60)
+    y = (rng.uniform(size=60) < s).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BinnedMetricWarning)
+        calibration_error_ci(s, y, metric=metric, ci=Bootstrap(n=50, seed=0))

@@ -1,6 +1,7 @@
 """``softirr_stats.compare`` and ``compare_groups``: paired replicates on shared weights, every design, errors."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -216,3 +217,19 @@ def test_analytic_difference_four_against_three_raters_matches_paired_cac():
     r2 = pd.DataFrame(PAIRED_CAC_RATINGS[:, 4:7], columns=list("ABC"))
     r = sis.compare(sis.fleiss_kappa(r2), sis.fleiss_kappa(r1), ci="analytic")
     assert (r.difference, r.se, r.p_value) == pytest.approx((0.4085418, 0.1612858, 0.02389035), abs=5e-7)
+
+
+def test_a_difference_interval_that_excludes_its_estimate_is_warned():
+    # raters who never agree over many labels: the resampled chance term is biased (duplicated items add agreeing
+    # pairs), and the two studies' biases differ with their sizes, so the difference's replicates all lie above it
+    many = sis.Annotations.from_wide([[f"x{2 * i}", f"x{2 * i + 1}"] for i in range(1250)])
+    few = sis.Annotations.from_wide([[f"x{2 * i}", f"x{2 * i + 1}"] for i in range(300)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sis.DegenerateWarning)  # each coefficient's own interval says it too
+        a = sis.fleiss_kappa(many, ci=sis.Bootstrap(n=200, seed=0))
+        b = sis.fleiss_kappa(few, ci=sis.Bootstrap(n=200, seed=0))
+    with pytest.warns(sis.DegenerateWarning, match=r"compare\(.*does not contain the estimate .* the interval and "
+                                                   r"its p-value are not reliable"):
+        cmp = sis.compare(a, b)
+    assert not cmp.ci_low <= cmp.difference <= cmp.ci_high
+    assert any("resampled difference is biased" in w for w in cmp.warnings)
