@@ -42,12 +42,15 @@ PROFILE_MODES = ("widen", "report", "off")
 
 def _add_profile(details: dict, post: Any, mode: str, level: float) -> None:
     """The soft model's profile-likelihood interval in ``details`` (``"profile_interval"``) and
-    the mode (``"profile_mode"``), where it applies: the monotone emission, no gold pairs."""
+    the mode (``"profile_mode"``), where it applies: the monotone emission, no gold pairs. Kept
+    on the posterior per level: ``annotator_agreement(post)`` called again does not recompute it."""
     kind = post.model_kind
     if mode == "off" or kind.emission != "monotone" or post.data.n_gold:
         return
-    details["profile_interval"] = soft_profile_interval(post.data, level,
-                                                        n_bins=kind.priors.monotone_bins)
+    key = ("profile_interval", float(level), kind.priors.monotone_bins)  # a function of the data: once per fit
+    if key not in post._cache:
+        post._cache[key] = soft_profile_interval(post.data, level, n_bins=kind.priors.monotone_bins)
+    details["profile_interval"] = post._cache[key]
     details["profile_mode"] = mode
 
 

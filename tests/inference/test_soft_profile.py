@@ -190,11 +190,33 @@ def _summarise(post, **kw):
     return r, [w for w in caught if "profile-likelihood interval" in str(w.message)]
 
 
+def _patch_profile(monkeypatch, post, prof):
+    """The profile interval the next summaries see: ``prof`` (the ones kept on the fit forgotten)."""
+    monkeypatch.setattr(agreement_module, "soft_profile_interval", lambda *a, **k: prof)
+    for key in [k for k in post._cache if isinstance(k, tuple) and k[0] == "profile_interval"]:
+        monkeypatch.delitem(post._cache, key)
+
+
 def test_the_profile_is_computed_from_the_fits_data(soft_post):
     r, _ = _summarise(soft_post, level=0.9)
     prof = r.details["profile_interval"]
     assert prof == soft_profile_interval(soft_post.data, 0.9)
     assert r.details["profile_reach"] == pytest.approx(prof.reach(*np.quantile(r.details["draws"], [0.05, 0.95])))
+
+
+def test_the_profile_is_kept_on_the_fit_per_level(soft_post, monkeypatch):
+    calls = []
+    real = agreement_module.soft_profile_interval
+    monkeypatch.setattr(agreement_module, "soft_profile_interval", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    for key in [k for k in soft_post._cache if isinstance(k, tuple) and k[0] == "profile_interval"]:
+        monkeypatch.delitem(soft_post._cache, key)
+    first, _ = _summarise(soft_post, level=0.8)
+    again, _ = _summarise(soft_post, level=0.8)
+    other, _ = _summarise(soft_post, level=0.7)
+    assert calls == [0.8, 0.7]  # once per level
+    assert again.details["profile_interval"] == first.details["profile_interval"]
+    assert (again.ci_low, again.ci_high) == (first.ci_low, first.ci_high)
+    assert other.details["profile_interval"].level == 0.7
 
 
 def test_widen_report_off(soft_post, monkeypatch):
@@ -207,7 +229,7 @@ def test_widen_report_off(soft_post, monkeypatch):
     assert base.warnings == ()
     lo, hi = base.ci_low, base.ci_high
     above = ProfileInterval(hi, lo, hi + (hi - lo), lo, hi, False, 0.95)  # reaches 2 half-widths above
-    monkeypatch.setattr(agreement_module, "soft_profile_interval", lambda *a, **k: above)
+    _patch_profile(monkeypatch, soft_post, above)
     wide, said = _summarise(soft_post)
     assert (wide.ci_low, wide.ci_high) == (pytest.approx(lo), pytest.approx(hi + (hi - lo)))
     assert wide.details["ci_widened"] and wide.details["profile_reach"] == pytest.approx(2.0)
@@ -224,7 +246,7 @@ def test_widen_report_off(soft_post, monkeypatch):
     assert kept.warnings == ()
     inside = ProfileInterval(0.5 * (lo + hi), lo + 0.1 * (hi - lo), hi + PROFILE_REACH * 0.4 * (hi - lo), lo, hi,
                              False, 0.95)
-    monkeypatch.setattr(agreement_module, "soft_profile_interval", lambda *a, **k: inside)
+    _patch_profile(monkeypatch, soft_post, inside)
     same, said = _summarise(soft_post)
     assert (same.ci_low, same.ci_high) == (lo, hi) and not same.details["ci_widened"] and said == []
     assert same.warnings == ()
@@ -240,7 +262,7 @@ def test_a_profile_interval_apart_from_the_posterior_warns(soft_post, monkeypatc
     lo, hi = base.ci_low, base.ci_high
     apart = ProfileInterval(hi + 2 * (hi - lo), hi + (hi - lo), hi + 3 * (hi - lo), hi + (hi - lo),
                             hi + 3 * (hi - lo), False, 0.95)
-    monkeypatch.setattr(agreement_module, "soft_profile_interval", lambda *a, **k: apart)
+    _patch_profile(monkeypatch, soft_post, apart)
     wide, said = _summarise(soft_post)
     assert (wide.ci_low, wide.ci_high) == (pytest.approx(lo), pytest.approx(hi + 3 * (hi - lo)))
     assert len(said) == 1 and said[0].category is FitWarning
