@@ -12,8 +12,11 @@ from typing import TYPE_CHECKING
 
 from softirr_stats.base._lazy import attach
 
-#: Long tables (one row per rating): ``read_table``; Parquet needs pyarrow (the ``parquet`` extra).
-TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet")
+#: Long tables (one row per rating): ``read_table``; Parquet needs pyarrow (the ``parquet`` extra), an Excel
+#: workbook (one sheet) openpyxl (the ``excel`` extra).
+TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet", "xlsx")
+#: The tables whose cells arrive as text (numbers decided by the one rule of ``_labels.text_numbers``).
+TEXT_TABLES: tuple[str, ...] = ("csv", "tsv", "xlsx")
 #: Exports of annotation tools: format name -> (module of ``data._readers``, reader function).
 EXPORT_FORMATS: dict[str, tuple[str, str]] = {
     "label-studio": ("label_studio", "read_label_studio"),

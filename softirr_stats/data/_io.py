@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from softirr_stats.base._validation import SoftIRRWarning
-from softirr_stats.data import TABLE_FORMATS
+from softirr_stats.data import TABLE_FORMATS, TEXT_TABLES
 from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._cells import check_header as _check_header
 from softirr_stats.data._cells import decode_errors as _decode_errors
@@ -32,8 +32,8 @@ _FORMATS = TABLE_FORMATS  # the one table of input formats (data/__init__.py)
 
 def read_table(path: str | Path, *, format: str | None = None,
                na_values: Sequence[str] | str | None = None, encoding: str = "utf-8",
-               sep: str | None = None) -> pd.DataFrame:
-    """Read a CSV, TSV, JSON Lines or Parquet file into a DataFrame.
+               sep: str | None = None, sheet: str | int | None = None) -> pd.DataFrame:
+    """Read a CSV, TSV, JSON Lines or Parquet file, or a sheet of an Excel workbook, into a DataFrame.
 
     CSV/TSV cells are read as text, and only empty cells are missing unless ``na_values``
     lists more strings (e.g. ``["NA", "n/a"]``). JSON Lines rows may hold lists of strings
@@ -44,9 +44,11 @@ def read_table(path: str | Path, *, format: str | None = None,
     ----------
     path : str or Path
         The file.
-    format : {"csv", "tsv", "jsonl", "parquet"}, optional
+    format : {"csv", "tsv", "jsonl", "parquet", "xlsx"}, optional
         Default: from the extension. Parquet needs pyarrow (the ``parquet`` extra); its columns keep
-        their types, and ``na_values`` marks text cells equal to one of them as missing.
+        their types, and ``na_values`` marks text cells equal to one of them as missing. An Excel
+        workbook (``.xlsx``, ``.xlsm``) needs openpyxl (the ``excel`` extra); its cells are read as the
+        text a CSV export of the sheet holds (``data._workbook.read_xlsx``).
     na_values : str or sequence of str, optional
         Further cell texts read as missing (CSV/TSV).
     encoding : str
@@ -55,6 +57,8 @@ def read_table(path: str | Path, *, format: str | None = None,
     sep : str, optional
         The delimiter of a CSV / TSV file (default ``","`` for CSV, a tab for TSV), one character:
         ``";"`` for the CSV files that spreadsheets write in locales with a decimal comma.
+    sheet : str or int, optional
+        The sheet of an Excel workbook: its name or position (0 the first, the default).
 
     Returns
     -------
@@ -82,6 +86,14 @@ def read_table(path: str | Path, *, format: str | None = None,
         raise ValueError(f"format must be one of {list(_FORMATS)} (or a .csv/.tsv/.jsonl file) or an annotation tool's "
                          f"{sorted(EXPORT_FORMATS)}; got {fmt!r} for {path.name}"
                          f"{did_you_mean(fmt, [*_FORMATS, *EXPORT_FORMATS])}")
+    if sheet is not None and fmt != "xlsx":
+        raise ValueError(f"sheet= picks a sheet of an Excel workbook; {path.name} is read as {fmt!r}")
+    if fmt == "xlsx":
+        if sep is not None:
+            check_sep(sep, fmt)  # refused, naming the format
+        from softirr_stats.data._workbook import read_xlsx
+
+        return read_xlsx(path, na_values, sheet)
     if fmt == "parquet":
         return _read_parquet(path, na_values)
     sep = check_sep(sep, fmt)
@@ -116,7 +128,7 @@ def read_table(path: str | Path, *, format: str | None = None,
 
 #: the table format of a file's extension (``read_table``, ``read_annotations(wide=True)``)
 _SUFFIX_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
-                   ".parquet": "parquet", ".pq": "parquet"}
+                   ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx", ".xlsm": "xlsx"}
 
 
 def check_sep(sep: Any, fmt: str | None) -> str:
@@ -157,9 +169,9 @@ def _check_wide(wide: Any) -> "bool | tuple[str, ...]":
 
 def _check_decimal(decimal: str, fmt: str) -> None:
     """``decimal=","`` applies to the text cells of CSV / TSV tables only."""
-    if decimal != "." and fmt not in ("csv", "tsv"):
-        raise ValueError(f"decimal= is the decimal mark of numbers written in a CSV / TSV table; this file is read "
-                         f"as {fmt!r}, whose numbers keep their own type")
+    if decimal != "." and fmt not in TEXT_TABLES:
+        raise ValueError(f"decimal= is the decimal mark of numbers written in a CSV / TSV table or as text in a "
+                         f"workbook; this file is read as {fmt!r}, whose numbers keep their own type")
 
 
 def _table_format(path: Path) -> str:
@@ -282,7 +294,8 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
 
         opts = {k: kwargs.get(k, d) for k, d in (("item", "item"), ("rater", "rater"), ("label", "label"),
                                                  ("categories", None), ("na_values", None), ("normalize", None),
-                                                 ("encoding", "utf-8"), ("sep", None), ("decimal", "."))}
+                                                 ("encoding", "utf-8"), ("sep", None), ("decimal", "."),
+                                                 ("sheet", None))}
         return read_table_list(Annotations, read_table, paths, fmts, names, rater_from=rater_from, **opts)
     from softirr_stats.data._readers import _GUESSED, guessed_formats
     from softirr_stats.data._readers._spans import SPAN_LOG
@@ -336,7 +349,8 @@ def _table_list_formats(paths: list[Path], kwargs: dict[str, Any]) -> list[str] 
     reader's option was given; None otherwise (the files are exports, read one by one)."""
     from softirr_stats.data._readers import guess_format
 
-    known = {"item", "rater", "label", "format", "categories", "na_values", "normalize", "encoding", "sep", "decimal"}
+    known = {"item", "rater", "label", "format", "categories", "na_values", "normalize", "encoding", "sep", "decimal",
+             "sheet"}
     if set(kwargs) - known or any(not p.is_file() for p in paths):
         return None
     columns = (kwargs.get("item", "item"), kwargs.get("rater", "rater"), kwargs.get("label", "label"))
@@ -390,6 +404,7 @@ def read_annotations(
     wide: bool | Sequence[str] = False,
     sep: str | None = None,
     decimal: str = ".",
+    sheet: str | int | None = None,
     **options: Any,
 ) -> Annotations:
     r"""Read a long-format annotation file (CSV/TSV/JSONL/Parquet) or an annotation-tool export.
@@ -449,6 +464,11 @@ def read_annotations(
         The decimal mark of numbers in a CSV / TSV table (long or wide). With ``","`` labels written
         ``3,5`` are the number 3.5 (a column holding ``3.5`` then stays text); without it they are
         categories, and a LabelWarning says so. On the command line: ``--reader-option decimal=,``.
+    sheet : str or int, optional
+        The sheet of an Excel workbook (``.xlsx``, ``.xlsm``; openpyxl, the ``excel`` extra) to read:
+        its name or position (0 the first, the default; a note names the sheet read when there are
+        several). Its cells are read as a CSV export of the sheet would hold them, long or wide
+        (``wide=``). On the command line: ``--reader-option sheet=Ratings``.
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
         ``textarea=`` and ``duplicates=`` (Label Studio), ``label_key=`` (doccano), ``task=`` and
@@ -506,7 +526,8 @@ def read_annotations(
         return _read_many([Path(p) for p in path], rater_from=rater_from, item=item, rater=rater, label=label,
                           format=format, categories=categories, na_values=na_values, normalize=normalize,
                           encoding=encoding, **({} if sep is None else {"sep": sep}),
-                          **({} if decimal == "." else {"decimal": decimal}), **options)
+                          **({} if decimal == "." else {"decimal": decimal}),
+                          **({} if sheet is None else {"sheet": sheet}), **options)
     p = Path(path)
     if format in EXPORT_FORMATS:
         _check_options(format, options)  # unknown options are named before any file is read
@@ -516,7 +537,8 @@ def read_annotations(
         with _input.spooled(p) as copy:
             return read_annotations(copy, item=item, rater=rater, label=label, format=format, categories=categories,
                                     na_values=na_values, normalize=normalize, encoding=encoding,
-                                    rater_from=rater_from, wide=wide, sep=sep, decimal=decimal, **options)
+                                    rater_from=rater_from, wide=wide, sep=sep, decimal=decimal, sheet=sheet,
+                                    **options)
     if p.is_dir() and format in (None, "label-studio", "prodigy"):
         files = _export_files(p)
         if files is not None:
@@ -536,14 +558,17 @@ def read_annotations(
         if fmt not in _FORMATS:
             raise ValueError(f"wide=True reads a table ({', '.join(_FORMATS)}); {p.name} is read as {fmt!r}")
         _check_decimal(decimal, fmt)
-        table = read_table(p, format=fmt, na_values=na_values, encoding=encoding, sep=sep)
+        table = read_table(p, format=fmt, na_values=na_values, encoding=encoding, sep=sep, sheet=sheet)
         hint = sep_hint(p, check_sep(sep, fmt), encoding) if fmt in ("csv", "tsv") else ""
-        return read_wide(Annotations, table, p, fmt, item=item, categories=categories, normalize=normalize,
-                         decimal=decimal, raters=None if wide is True else wide, hint=hint)
+        return _with_table_notes(read_wide(Annotations, table, p, fmt, item=item, categories=categories,
+                                           normalize=normalize, decimal=decimal,
+                                           raters=None if wide is True else wide, hint=hint), table)
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
     if sep is not None and fmt not in ("csv", "tsv"):
         check_sep(sep, fmt)  # refused, naming the format
     _check_decimal(decimal, fmt)
+    if sheet is not None and fmt != "xlsx":
+        raise ValueError(f"sheet= picks a sheet of an Excel workbook; {p.name} is read as {fmt!r}")
     if fmt in EXPORT_FORMATS:
         if (item, rater, label) != ("item", "rater", "label"):
             raise TypeError(f"item=, rater= and label= name the columns of csv/tsv/jsonl tables; a {fmt!r} "
@@ -562,17 +587,29 @@ def read_annotations(
                          decimal=decimal)
         if fast is not None:
             return fast
-    df = read_table(path, format=fmt, na_values=na_values, encoding=encoding, sep=sep)
+    df = read_table(path, format=fmt, na_values=na_values, encoding=encoding, sep=sep, sheet=sheet)
     missing = [(role, col) for role, col in (("item", item), ("rater", rater), ("label", label)) if col not in df.columns]
     if missing:
         from softirr_stats.data._wide import missing_columns_message
 
         hint = sep_hint(p, check_sep(sep, fmt), encoding) if fmt in ("csv", "tsv") and p.is_file() else ""
         raise ValueError(missing_columns_message(p.name, df.columns, missing, fmt, hint))
-    if label in df.columns and fmt in ("csv", "tsv"):
+    if label in df.columns and fmt in TEXT_TABLES:
         df[label] = _numeric_labels(df[label], decimal)
-    return Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
-                                 **({} if normalize is None else {"normalize": normalize}))
+    return _with_table_notes(Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
+                                                   **({} if normalize is None else {"normalize": normalize})), df)
+
+
+def _with_table_notes(ann: Annotations, table: pd.DataFrame) -> Annotations:
+    """``ann`` with the notes of reading its table (``table.attrs["read_notes"]``: a workbook's sheet) first, in its
+    read notes and its layout note (what the command line and the report show of how the file was read)."""
+    from softirr_stats.data._wide import LAYOUT_NOTE
+
+    notes = tuple(table.attrs.get("read_notes", ()))
+    if notes:
+        ann._cache["read_notes"] = (*notes, *ann._cache.get("read_notes", ()))
+        ann._cache[LAYOUT_NOTE] = (*notes, *ann._cache.get(LAYOUT_NOTE, ()))
+    return ann
 
 
 def demo_path() -> Path:

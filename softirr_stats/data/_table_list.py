@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from softirr_stats.data import TEXT_TABLES
 from softirr_stats.data._wide import LAYOUT_NOTE, missing_columns_message
 
 __all__ = ["read_table_list"]
@@ -22,7 +23,8 @@ __all__ = ["read_table_list"]
 
 def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], fmts: Sequence[str],
                     names: Sequence[str], *, rater_from: str, item: str, rater: str, label: str, categories: Any,
-                    na_values: Any, normalize: str | None, encoding: str, sep: str | None, decimal: str) -> Any:
+                    na_values: Any, normalize: str | None, encoding: str, sep: str | None, decimal: str,
+                    sheet: str | int | None = None) -> Any:
     """One :class:`Annotations` from the long tables ``paths`` (formats ``fmts``, named ``names`` in messages),
     each read by ``read`` (:func:`~softirr_stats.data.read_table`, passed in by the caller).
 
@@ -46,10 +48,12 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
     from softirr_stats.data._cells import numeric_labels
 
     stems = [p.stem for p in paths]
-    frames, named_by_file = [], []
+    frames, named_by_file, file_notes = [], [], []
     for k, (path, fmt, name) in enumerate(zip(paths, fmts, names, strict=True)):
         df = read(path, format=fmt, na_values=na_values, encoding=encoding,
-                        **({"sep": sep} if sep is not None and fmt in ("csv", "tsv") else {}))
+                  **({"sep": sep} if sep is not None and fmt in ("csv", "tsv") else {}),
+                  **({"sheet": sheet} if sheet is not None and fmt == "xlsx" else {}))
+        file_notes.extend(df.attrs.get("read_notes", ()))  # a workbook's sheet
         missing = [(role, col) for role, col in (("item", item), ("label", label)) if col not in df.columns]
         if missing:
             raise ValueError(missing_columns_message(name, df.columns, missing, fmt))
@@ -64,7 +68,7 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
                                  f"file has {len(present)} raters {list(map(str, present[:5]))}")
         part = pd.DataFrame({"item": df[item].astype(object),
                              "rater": path.stem if by_file else df[rater].astype(object),
-                             "label": df[label].astype(object), "_file": k, "_text": fmt in ("csv", "tsv")})
+                             "label": df[label].astype(object), "_file": k, "_text": fmt in TEXT_TABLES})
         frames.append(part)
         named_by_file.append(by_file)
     table = pd.concat(frames, ignore_index=True)
@@ -86,6 +90,6 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
            for n, f in zip(names, named_by_file, strict=True)]
     note = (f"merged {len(paths)} tables: {', '.join(how[:10])}" + (f" and {len(how) - 10} more" if len(how) > 10
                                                                      else "") + f"; raters {list(ann.raters)[:20]}")
-    ann._cache[LAYOUT_NOTE] = ann._cache["read_notes"] = (note,)
+    ann._cache[LAYOUT_NOTE] = ann._cache["read_notes"] = (*file_notes, note)
     return ann
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.data import TABLE_FORMATS
+from softirr_stats.data import TABLE_FORMATS, TEXT_TABLES
 
 __all__ = ["LAYOUT_NOTE", "layout_note", "missing_columns_message", "read_wide"]
 #: key of the note saying how a table's layout was read (a wide table's rater columns, tables merged;
@@ -63,7 +63,7 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
     cells = df[raters].to_numpy(dtype=object)
     if not given:
         _warn_mixed_columns(path.name, raters, cells, fmt, decimal)
-    if fmt in ("csv", "tsv"):  # numbers by the one rule of the long route, over every rater's cells at once
+    if fmt in TEXT_TABLES:  # numbers by the one rule of the long route, over every rater's cells at once
         flat = numeric_labels(pd.Series(cells.reshape(-1), dtype=object), decimal)
         cells = flat.to_numpy(dtype=object).reshape(cells.shape)
     table = pd.DataFrame(cells, index=pd.Index(items, dtype=object), columns=pd.Index(raters, dtype=object))
@@ -154,7 +154,7 @@ def _rater_columns(df: Any, name: str, fmt: str, item: str,
     if raters is not None:
         return list(raters), [str(c) for c in df.columns if c not in raters and c != item], []
     chosen = [c for c in df.columns if c != item]
-    nameless = [c for c in chosen if fmt in ("csv", "tsv") and _NAMELESS.fullmatch(str(c))]
+    nameless = [c for c in chosen if fmt in TEXT_TABLES and _NAMELESS.fullmatch(str(c))]
     holding = [c for c in nameless if df[c].notna().any()]
     if holding:
         raise ValueError(
@@ -170,7 +170,7 @@ def _rater_columns(df: Any, name: str, fmt: str, item: str,
 def _row_names_column(df: Any, fmt: str) -> str | None:
     """The name pandas gave a CSV / TSV table's first column when its header cell is empty (``"Unnamed: 0"``):
     the row names R's ``write.csv`` and pandas' ``to_csv`` write there by default; None otherwise."""
-    if fmt not in ("csv", "tsv") or len(df.columns) == 0:
+    if fmt not in TEXT_TABLES or len(df.columns) == 0:
         return None
     first = str(df.columns[0])
     return first if first == "Unnamed: 0" else None
@@ -198,7 +198,7 @@ def _column_kinds(cells: np.ndarray, fmt: str, decimal: str) -> list[str]:
             kinds.append("empty")
         elif all(isinstance(u, _numbers.Real) and not isinstance(u, bool) for u in uniq):
             kinds.append("numbers")
-        elif fmt in ("csv", "tsv") and all(isinstance(u, str) for u in uniq) and any(
+        elif fmt in TEXT_TABLES and all(isinstance(u, str) for u in uniq) and any(
                 text_numbers(np.asarray(uniq, dtype=object), decimal=mark) is not None for mark in {decimal, ","}):
             kinds.append("numbers")
         else:
@@ -229,8 +229,8 @@ def _warn_mixed_columns(name: str, raters: Sequence[Any], cells: np.ndarray, fmt
 
 
 def layout_note(ann: Any) -> tuple[str, ...]:
-    """The note saying how a table's layout was read (a wide table's rater columns, several tables merged);
-    empty for anything else.
+    """The notes saying how a table's layout was read (a workbook's sheet, a wide table's rater columns, several
+    tables merged); empty for anything else.
 
     Examples
     --------

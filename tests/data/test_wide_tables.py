@@ -111,7 +111,7 @@ def test_wide_errors_name_the_problem(tmp_path):
     with pytest.raises(ValueError, match="one table"):
         sis.read_annotations([wide, wide], wide=True)
     with pytest.raises(TypeError, match=r"wide must be True, False or a list of the rater columns' names .*"
-                                        r"--reader-option 'wide=\[\"r1\", \"r2\"\]'"):
+                                        r"--reader-option 'wide=\[r1, r2\]'"):
         sis.read_annotations(wide, wide="yes")
     long = tmp_path / "long.csv"
     long.write_text("item,rater,label\n1,a,x\n1,b,y\n2,a,x\n")
@@ -222,15 +222,16 @@ def test_marker_set_is_pandas_default_less_the_empty_cell():
     assert MISSING_MARKERS == set(STR_NA_VALUES) - {""}
 
 
-@pytest.mark.parametrize("suffix", [".xlsx", ".ods"])
-def test_a_workbook_is_named_with_the_way_to_read_it(tmp_path, suffix):
+@pytest.mark.parametrize("suffix", [".ods", ".xls", ".numbers"])
+def test_a_workbook_not_read_is_named_with_the_way_to_read_it(tmp_path, suffix):
     import zipfile
 
     path = tmp_path / f"ratings{suffix}"
     with zipfile.ZipFile(path, "w") as zf:  # a workbook is a zip of XML parts
         zf.writestr("[Content_Types].xml", "<Types/>")
-    with pytest.raises(ValueError, match=rf"a spreadsheet workbook \({suffix}\) is not read; save the sheet as "
-                                         r"CSV.*pandas.read_excel.*Annotations.from_wide"):
+    with pytest.raises(ValueError, match=rf"a spreadsheet workbook \({suffix}\) is not read; save it as an Excel "
+                                         r"workbook \(.xlsx, read directly\) or the sheet as CSV.*pandas.read_excel.*"
+                                         r"Annotations.from_wide"):
         sis.read_annotations(path)
 
 

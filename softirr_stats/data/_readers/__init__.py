@@ -108,6 +108,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     if path.is_dir():
         return _dir_kind(path)
     suffix = path.suffix.lower()
+    if suffix in (".xlsx", ".xlsm"):
+        return "xlsx"  # one sheet of a workbook, read as a table (data._workbook)
     unread = unread_file_message(path)
     if unread:  # a workbook or a statistics package's data file: no engine for them among the dependencies
         raise ValueError(unread)
@@ -160,8 +162,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
                      f"pass format= one of {[*TABLE_FORMATS, *sorted(EXPORT_FORMATS)]}")
 
 
-#: spreadsheet workbooks, named in the error (saved as CSV they read)
-_SPREADSHEETS = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
+#: spreadsheet workbooks not read, named in the error (saved as .xlsx or CSV they read)
+_SPREADSHEETS = (".xls", ".ods", ".numbers")
 #: data files of statistics packages: (what it is, how to save it as CSV, the pandas reader)
 _STAT_FILES = {
     ".sav": ("an SPSS data file", "File > Export > CSV in SPSS, or write.csv(haven::read_sav(...)) in R",
@@ -192,8 +194,8 @@ def unread_file_message(path: Path) -> str | None:
     then = ("and pass the table to Annotations.from_long (a row per rating) or Annotations.from_wide (a row per "
             "item, a column per rater)")
     if suffix in _SPREADSHEETS:
-        return (f"{path.name}: a spreadsheet workbook ({path.suffix}) is not read; save the sheet as CSV (UTF-8), or read "
-                f"it with pandas.read_excel {then}")
+        return (f"{path.name}: a spreadsheet workbook ({path.suffix}) is not read; save it as an Excel workbook (.xlsx, "
+                f"read directly) or the sheet as CSV (UTF-8), or read it with pandas.read_excel {then}")
     if suffix in _STAT_FILES:
         what, export, reader = _STAT_FILES[suffix]
         return (f"{path.name}: {what} ({path.suffix}) is not read; save the table as CSV (UTF-8): {export}; or read it "

@@ -1,0 +1,234 @@
+"""Excel workbooks (``.xlsx``, ``.xlsm``): one sheet read as a table of text cells, as its CSV export would be.
+
+Researchers keep ratings in spreadsheets; reading the workbook spares the "save as CSV" step and its
+pitfalls (a locale's ``;`` and decimal comma, an encoding). Every cell becomes the text a CSV export
+of it holds (``3`` for the integer 3, ``3.5``, ``TRUE``, ``2024-05-01`` for a date), so the
+long and wide readers decide numbers by the one rule they use for CSV. The sheet is read with
+openpyxl in read-only mode (the ``excel`` extra; with defusedxml, which it uses, XML entities are
+refused), after the archive's declared unpacked size is checked against the unpack cap (a zip bomb
+is refused before any XML is parsed). Formulas are read as the values Excel saved with them; a cell
+holding an Excel error (``#N/A``, ``#DIV/0!``) is a missing rating, and a note says how many.
+"""
+
+import datetime as _dt
+import math
+import numbers
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["WORKBOOK_SUFFIXES", "read_xlsx"]
+
+#: the extensions read as workbooks (``.xls``, ``.ods`` and ``.numbers`` are not: save them as ``.xlsx`` or CSV)
+WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
+
+_INSTALL = "pip install 'softirr-stats[excel]' (openpyxl)"
+
+
+def cell_text(value: Any) -> "str | None":
+    """The text a CSV export of a cell holds (None: an empty cell).
+
+    Examples
+    --------
+    >>> import datetime
+    >>> [cell_text(v) for v in (3, 3.0, 3.5, 0.1 + 0.2, True, "yes", None, "")]
+    ['3', '3', '3.5', '0.30000000000000004', 'TRUE', 'yes', None, None]
+    >>> cell_text(datetime.datetime(2024, 5, 1)), cell_text(datetime.datetime(2024, 5, 1, 9, 30))
+    ('2024-05-01', '2024-05-01T09:30:00')
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, str):
+        return value if value != "" else None
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        x = float(value)
+        if math.isfinite(x) and x.is_integer() and abs(x) < 2.0**53:
+            return str(int(x))
+        return repr(x)
+    if isinstance(value, _dt.datetime):
+        return value.date().isoformat() if value.time() == _dt.time() else value.isoformat()
+    if isinstance(value, _dt.date | _dt.time):
+        return value.isoformat()
+    return str(value)
+
+
+def _check_archive(path: Path) -> None:
+    """Refuse a file that is no xlsx archive, or one whose entries unpack beyond the unpack cap."""
+    from softirr_stats.data import _input
+
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path.name}: not an Excel workbook (.xlsx is a zip archive; this file is not one): "
+                         "an older .xls workbook must be saved as .xlsx or CSV first")
+    with zipfile.ZipFile(path) as zf:
+        infos = zf.infolist()
+        if not any(i.filename == "xl/workbook.xml" for i in infos):
+            raise ValueError(f"{path.name}: a zip archive without xl/workbook.xml, so not an Excel workbook")
+    cap = _input.unpack_cap()
+    total = sum(i.file_size for i in infos)
+    if total > cap:
+        raise _input.too_large(path.name, f"a workbook whose {len(infos)} parts unpack to {_input.size_text(total)}",
+                               cap)
+
+
+def _pick_sheet(wb: Any, sheet: "str | int | None", name: str) -> tuple[Any, str]:
+    """The worksheet ``sheet`` names (a name or a 0-based position; default the first) and the note on the choice."""
+    sheets = [ws for ws in wb.worksheets]
+    names = [ws.title for ws in sheets]
+    if not sheets:
+        raise ValueError(f"{name}: the workbook has no worksheet")
+    if isinstance(sheet, int) and not isinstance(sheet, bool) and str(sheet) in names:
+        sheet = str(sheet)  # a sheet named "2024" (the command line reads sheet=2024 as a number): the name wins
+    elif isinstance(sheet, str) and sheet not in names and sheet.strip().isdigit():
+        sheet = int(sheet)  # "1" where no sheet is named so: the position
+    if sheet is None:
+        chosen = sheets[0]
+    elif isinstance(sheet, bool) or not isinstance(sheet, str | int):
+        raise TypeError(f"sheet must be a sheet's name or its position (0 for the first); got {sheet!r}")
+    elif isinstance(sheet, int):
+        if not 0 <= sheet < len(sheets):
+            raise ValueError(f"{name}: sheet={sheet} but the workbook has {len(sheets)} sheet(s) {names} (0 is the "
+                             "first)")
+        chosen = sheets[sheet]
+    elif sheet in names:
+        chosen = sheets[names.index(sheet)]
+    else:
+        from softirr_stats.base._suggest import did_you_mean
+
+        raise ValueError(f"{name}: no sheet named {sheet!r}; the sheets are {names}{did_you_mean(sheet, names)}")
+    note = ""
+    if len(sheets) > 1:
+        shown = ", ".join(repr(n) for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        note = (f"{name}: read sheet {chosen.title!r} ({names.index(chosen.title) + 1} of {len(names)}: {shown}); "
+                "sheet= picks another (--reader-option sheet=NAME)")
+    return chosen, note
+
+
+def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | int | None" = None) -> pd.DataFrame:
+    """One sheet of an Excel workbook as a DataFrame of text cells (empty cells missing).
+
+    The sheet's first non-empty row is the header; empty rows are left out; a header cell left empty
+    is named ``Unnamed: i`` as pandas names a CSV's (``i`` from 0), so a first column of row names
+    (pandas' ``to_excel``) is recognised as in a CSV file. Cells in ``na_values`` and Excel error
+    cells are missing. Notes on how the sheet was read (the sheet chosen among several, the row of
+    the header, error cells) are in ``df.attrs["read_notes"]``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, openpyxl
+    >>> wb = openpyxl.Workbook()
+    >>> for row in (["item", "rater", "label"], [1, "ana", 3], [1, "bo", 3.5], [2, "ana", None]):
+    ...     wb.active.append(row)
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "ratings.xlsx"
+    >>> wb.save(path)
+    >>> df = read_xlsx(path)
+    >>> df["label"].tolist(), df["item"].tolist()
+    (['3', '3.5', nan], ['1', '1', '2'])
+    """
+    path = Path(path)
+    try:
+        import openpyxl
+    except ImportError:
+        raise ImportError(f"{path.name}: reading an Excel workbook needs openpyxl; {_INSTALL}, or save the sheet as "
+                          "CSV (UTF-8)") from None
+    _check_archive(path)
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as err:  # noqa: BLE001 - openpyxl raises many kinds for a damaged workbook
+        raise ValueError(f"{path.name}: cannot be read as an Excel workbook ({type(err).__name__}: "
+                         f"{' '.join(str(err).split()) or 'no detail'})") from None
+    try:
+        ws, note = _pick_sheet(wb, sheet, path.name)
+        title = ws.title
+        rows, header_row, errors = _sheet_rows(ws)
+    finally:
+        wb.close()
+    notes = [note] if note else []
+    if rows and any(len(r) < len(rows[0]) or None in r for r in rows[1:]):  # empty cells: any unsaved formula?
+        _warn_unsaved_formulas(openpyxl, path, title, rows[0])
+    if not rows:
+        raise ValueError(f"{path.name}: sheet {ws.title!r} is empty (no header, no ratings)")
+    header, body = rows[0], rows[1:]
+    width = max((max((k for k, v in enumerate(r) if v is not None), default=-1) + 1 for r in body), default=0)
+    if width > len(header):
+        raise ValueError(f"{path.name}: sheet {ws.title!r} holds values right of its header's last column (header "
+                         f"row {header_row}: {len(header)} columns {[h for h in header]}; values up to column "
+                         f"{width}): name those columns in the header row")
+    columns = [h if h is not None else f"Unnamed: {k}" for k, h in enumerate(header)]
+    body = [r + [None] * (len(columns) - len(r)) for r in body]
+    if header_row > 1:
+        notes.append(f"{path.name}: sheet {ws.title!r}: the header is row {header_row} (the rows above it are empty)")
+    if errors:
+        notes.append(f"{path.name}: {errors} cell(s) of sheet {ws.title!r} hold an Excel error (#N/A, #DIV/0!, ...) "
+                     "and are read as missing ratings")
+    df = pd.DataFrame(body, columns=columns, dtype=object)
+    df = df.where(df.notna(), float("nan"))
+    if na_values:
+        df = df.mask(df.isin(list(na_values)))
+    df.attrs["read_notes"] = tuple(notes)
+    return df
+
+
+def _warn_unsaved_formulas(openpyxl: Any, path: Path, title: str, header: list[Any]) -> None:
+    """A warning naming the columns whose formula cells hold no saved value (read as empty cells).
+
+    A workbook written by a program that does not compute formulas (openpyxl, pandas' ``to_excel``
+    of a formula) keeps the formula without its value; Excel or LibreOffice saves both.
+    """
+    import warnings
+
+    from softirr_stats.data._labels import LabelWarning
+
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:
+        formulas: dict[int, int] = {}
+        values = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        try:
+            for row, saved in zip(wb[title].iter_rows(), values[title].iter_rows(), strict=False):
+                for k, (cell, kept) in enumerate(zip(row, saved, strict=False)):
+                    text = getattr(cell, "value", None)
+                    if isinstance(text, str) and text.startswith("=") and getattr(kept, "value", None) is None:
+                        formulas[k] = formulas.get(k, 0) + 1
+        finally:
+            values.close()
+    finally:
+        wb.close()
+    if formulas:
+        cols = ", ".join(f"{header[k] if k < len(header) and header[k] is not None else f'column {k + 1}'!r} "
+                         f"({n})" for k, n in sorted(formulas.items()))
+        warnings.warn(f"{path.name}: sheet {title!r} holds formulas with no saved value, read as empty cells, in "
+                      f"{cols}: the workbook was written by a program that does not compute formulas; open and save "
+                      "it in Excel or LibreOffice (which save each formula's value), or write the values",
+                      LabelWarning, stacklevel=5)
+
+
+def _sheet_rows(ws: Any) -> tuple[list[list[Any]], int, int]:
+    """The non-empty rows of a worksheet as text cells (header first), the header's row number (from 1) and
+    the number of error cells read as missing."""
+    rows: list[list[Any]] = []
+    header_row = 0
+    errors = 0
+    if hasattr(ws, "reset_dimensions"):  # a writer's wrong <dimension> (A1:A1) would cut the sheet short
+        ws.reset_dimensions()
+    for number, row in enumerate(ws.iter_rows(), start=1):
+        texts = []
+        for cell in row:
+            if getattr(cell, "data_type", None) == "e":
+                errors += 1
+                texts.append(None)
+            else:
+                texts.append(cell_text(getattr(cell, "value", None)))
+        while texts and texts[-1] is None:
+            texts.pop()
+        if not texts:
+            continue
+        if not rows:
+            header_row = number
+        rows.append(texts)
+    return rows, header_row, errors

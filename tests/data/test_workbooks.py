@@ -1,0 +1,178 @@
+"""Excel workbooks read as the CSV export of their sheet would be: long and wide, a list of them, the sheet
+chosen, what Excel leaves in cells (errors, formulas without values, dates), and hostile archives."""
+
+import warnings
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.cli import main
+from softirr_stats.data._labels import LabelWarning
+
+openpyxl = pytest.importorskip("openpyxl")
+
+
+def _workbook(path, sheets):
+    """``sheets``: {title: rows}; written by openpyxl (no formula is computed)."""
+    wb = openpyxl.Workbook()
+    wb.remove(wb.active)
+    for title, rows in sheets.items():
+        ws = wb.create_sheet(title)
+        for row in rows:
+            ws.append(row)
+    wb.save(path)
+    return path
+
+
+LONG = [["item", "rater", "label"], [1, "ana", "yes"], [1, "bo", "yes"], [2, "ana", "no"], [2, "bo", "yes"],
+        [3, "ana", "no"], [3, "bo", "no"]]
+
+
+def test_a_long_sheet_reads_as_its_csv_export(tmp_path):
+    book = _workbook(tmp_path / "r.xlsx", {"Sheet1": LONG})
+    csv = tmp_path / "r.csv"
+    csv.write_text("\n".join(",".join(map(str, r)) for r in LONG) + "\n")
+    a, b = sis.read_annotations(book), sis.read_annotations(csv)
+    assert (a.items, a.raters, a.vocabulary) == (b.items, b.raters, b.vocabulary)
+    np.testing.assert_array_equal(a.codes, b.codes)
+    assert a.read_notes == ()  # one sheet: nothing to say
+
+
+def test_wide_numbers_equal_the_peers_on_pandas_read_excel(tmp_path):
+    rng = np.random.default_rng(7)
+    truth = rng.integers(1, 6, size=40)
+    cells = [[int(t + rng.integers(-1, 2)) if rng.random() > 0.1 else None for _ in range(3)] for t in truth]
+    rows = [["patient", "r1", "r2", "r3", "comment"]] + [[f"p{i}", *c, "ok"] for i, c in enumerate(cells)]
+    book = _workbook(tmp_path / "w.xlsx", {"scores": rows})
+    ann = sis.read_annotations(book, wide=["r1", "r2", "r3"], item="patient")
+    assert ann.kind == "numeric" and ann.n_raters == 3
+    import krippendorff
+
+    peer = pd.read_excel(book, engine="openpyxl")[["r1", "r2", "r3"]].to_numpy(dtype=float).T
+    for level in ("nominal", "interval"):
+        ours = sis.krippendorff_alpha(ann, level=level).value
+        assert ours == pytest.approx(krippendorff.alpha(reliability_data=peer, level_of_measurement=level),
+                                     abs=1e-12)
+
+
+def test_the_sheet_read_is_named_and_another_can_be_picked(tmp_path):
+    book = _workbook(tmp_path / "b.xlsx", {"Round 1": LONG, "Round 2": [LONG[0], [1, "ana", "x"], [1, "bo", "y"]]})
+    ann = sis.read_annotations(book)
+    assert ann.read_notes[0] == ("b.xlsx: read sheet 'Round 1' (1 of 2: 'Round 1', 'Round 2'); sheet= picks another "
+                                 "(--reader-option sheet=NAME)")
+    for pick in ("Round 2", 1):
+        assert sis.read_annotations(book, sheet=pick).vocabulary == ("x", "y")
+    with pytest.raises(ValueError, match=r"no sheet named 'round 2'; the sheets are \['Round 1', 'Round 2'\] "
+                                         r"\(did you mean 'Round 2'\?\)"):
+        sis.read_annotations(book, sheet="round 2")
+    with pytest.raises(ValueError, match=r"sheet=2 but the workbook has 2 sheet\(s\)"):
+        sis.read_annotations(book, sheet=2)
+    years = _workbook(tmp_path / "y.xlsx", {"2023": LONG, "2024": [LONG[0], [1, "ana", "x"], [1, "bo", "y"]]})
+    assert sis.read_annotations(years, sheet=2024).vocabulary == ("x", "y")  # the command line's sheet=2024
+    assert sis.read_annotations(book, sheet="1").vocabulary == ("x", "y")  # no sheet named "1": the position
+    with pytest.raises(TypeError, match="sheet must be a sheet's name or its position"):
+        sis.read_annotations(book, sheet=1.0)
+    csv = tmp_path / "r.csv"
+    csv.write_text("item,rater,label\n1,a,x\n")
+    with pytest.raises(ValueError, match="sheet= picks a sheet of an Excel workbook; r.csv is read as 'csv'"):
+        sis.read_annotations(csv, sheet="x")
+
+
+def test_error_cells_are_missing_with_a_note_and_the_header_may_start_lower(tmp_path):
+    rows = [[None], [None], ["doc", "a", "b"], ["d1", "#N/A", 2], ["d2", 1, 1], ["d3", 2, "#DIV/0!"], [None],
+            ["d4", 3, 3]]
+    book = _workbook(tmp_path / "e.xlsx", {"S": rows})
+    ann = sis.read_annotations(book, wide=True, item="doc")
+    assert ann.items == ("d1", "d2", "d3", "d4") and ann.n_ratings == 6
+    assert "e.xlsx: sheet 'S': the header is row 3 (the rows above it are empty)" in ann.read_notes
+    assert ("e.xlsx: 2 cell(s) of sheet 'S' hold an Excel error (#N/A, #DIV/0!, ...) and are read as missing "
+            "ratings") in ann.read_notes
+
+
+def test_formulas_without_saved_values_are_warned_by_column(tmp_path):
+    rows = [["doc", "a", "b", "mean"], ["d1", 1, 2, "=AVERAGE(B2:C2)"], ["d2", 2, "=1+1", "=AVERAGE(B3:C3)"]]
+    book = _workbook(tmp_path / "f.xlsx", {"S": rows})
+    with pytest.warns(LabelWarning, match=r"holds formulas with no saved value, read as empty cells, in 'b' \(1\), "
+                                          r"'mean' \(2\): .*open and save it in Excel or LibreOffice"):
+        ann = sis.read_annotations(book, wide=["a", "b"], item="doc")
+    assert ann.n_ratings == 3
+
+
+def test_cells_are_the_text_a_csv_export_holds(tmp_path):
+    import datetime
+
+    rows = [["item", "rater", "label"], [1, "a", datetime.datetime(2024, 5, 1)], [1, "b", datetime.datetime(2024, 5, 1)],
+            [2, "a", True], [2, "b", "TRUE"], [3, "a", 2.5], [3, "b", "2.5"]]
+    ann = sis.read_annotations(_workbook(tmp_path / "c.xlsx", {"S": rows}))
+    assert ann.vocabulary == ("2.5", "2024-05-01", "TRUE")
+    assert sis.percent_agreement(ann).value == 1.0
+
+
+def test_decimal_comma_text_cells(tmp_path):
+    rows = [["doc", "a", "b"], ["d1", "3,5", "3,5"], ["d2", "1,25", "2"], ["d3", "4", "4,5"]]
+    book = _workbook(tmp_path / "d.xlsx", {"S": rows})
+    ann = sis.read_annotations(book, wide=True, item="doc", decimal=",")
+    assert ann.kind == "numeric" and ann.vocabulary == (1.25, 2.0, 3.5, 4.0, 4.5)
+
+
+def test_row_names_written_by_pandas_to_excel(tmp_path):
+    frame = pd.DataFrame({"r1": ["a", "b", "a"], "r2": ["a", "b", "b"]}, index=["u1", "u2", "u3"])
+    book = tmp_path / "p.xlsx"
+    frame.to_excel(book)  # the index, under an empty header cell, as the first column
+    ann = sis.read_annotations(book, wide=True, item="")
+    assert ann.items == ("u1", "u2", "u3") and ann.raters == ("r1", "r2")
+
+
+def test_one_workbook_per_annotator(tmp_path):
+    for who, labels in {"alice": ["x", "y", "x"], "bob": ["x", "y", "y"]}.items():
+        _workbook(tmp_path / f"{who}.xlsx", {"S": [["item", "label"], *[[i, lab] for i, lab in enumerate(labels)]]})
+    ann = sis.read_annotations([tmp_path / "alice.xlsx", tmp_path / "bob.xlsx"])
+    assert ann.raters == ("alice", "bob") and sis.percent_agreement(ann).value == pytest.approx(2 / 3)
+
+
+def test_values_right_of_the_header_are_refused(tmp_path):
+    book = _workbook(tmp_path / "v.xlsx", {"S": [["item", "rater", "label"], [1, "a", "x", "stray"]]})
+    with pytest.raises(ValueError, match=r"holds values right of its header's last column .*name those columns"):
+        sis.read_annotations(book)
+
+
+def test_hostile_archives_are_refused_before_parsing(tmp_path, monkeypatch):
+    (tmp_path / "n.xlsx").write_text("item,rater,label\n")
+    with pytest.raises(ValueError, match=r"n.xlsx: not an Excel workbook \(.xlsx is a zip archive"):
+        sis.read_annotations(tmp_path / "n.xlsx")
+    with zipfile.ZipFile(tmp_path / "z.xlsx", "w") as zf:
+        zf.writestr("readme.txt", "hello")
+    with pytest.raises(ValueError, match="a zip archive without xl/workbook.xml"):
+        sis.read_annotations(tmp_path / "z.xlsx")
+    book = _workbook(tmp_path / "big.xlsx", {"S": LONG})
+    monkeypatch.setenv("SOFTIRR_MAX_UNPACKED", "1000")  # the unpack cap, as for exports in archives
+    with pytest.raises(ValueError, match="unpack"):
+        sis.read_annotations(book)
+    monkeypatch.delenv("SOFTIRR_MAX_UNPACKED")
+    bomb = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;">]>'
+            '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1">'
+            '<c r="A1" t="inlineStr"><is><t>&lol2;</t></is></c></row></sheetData></worksheet>')
+    with zipfile.ZipFile(book) as zin, zipfile.ZipFile(tmp_path / "e.xlsx", "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            zout.writestr(info, bomb.encode() if info.filename == "xl/worksheets/sheet1.xml" else data)
+    with pytest.raises(ValueError, match="e.xlsx: cannot be read as an Excel workbook"):
+        sis.read_annotations(tmp_path / "e.xlsx")
+
+
+def test_command_line_reads_a_workbook_with_its_sheet(tmp_path, capsys):
+    book = _workbook(tmp_path / "b.xlsx", {"Notes": [["nothing here"]], "Ratings": LONG})
+    with pytest.raises(SystemExit) as ex:
+        main(["agree", str(book), "--reader-option", "sheet=Ratings", "-c", "cohen_kappa", "--bootstrap", "0",
+              "-f", "csv"])
+    assert ex.value.code == 0
+    out = capsys.readouterr()
+    value = float(out.out.splitlines()[1].split(",")[3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = sis.cohen_kappa(sis.read_annotations(book, sheet="Ratings")).value
+    assert value == pytest.approx(want, abs=1e-12)
+    assert "note: b.xlsx: read sheet 'Ratings' (2 of 2: 'Notes', 'Ratings')" in out.err
