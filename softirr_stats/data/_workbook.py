@@ -59,8 +59,14 @@ def cell_text(value: Any) -> "str | None":
     return str(value)
 
 
-def _check_archive(path: Path) -> None:
-    """Refuse a file that is no xlsx archive, or one whose entries unpack beyond the unpack cap."""
+#: openpyxl parses a sheet's XML about this many times slower per byte than the JSON readers theirs: the
+#: factor on the unpacked size that decides the progress bar (``_input.BIG_INPUT``, about 2 s)
+_XML_COST = 4
+
+
+def _check_archive(path: Path) -> int:
+    """Refuse a file that is no xlsx archive, or one whose entries unpack beyond the unpack cap; returns the
+    unpacked size."""
     from softirr_stats.data import _input
 
     if not zipfile.is_zipfile(path):
@@ -75,6 +81,7 @@ def _check_archive(path: Path) -> None:
     if total > cap:
         raise _input.too_large(path.name, f"a workbook whose {len(infos)} parts unpack to {_input.size_text(total)}",
                                cap)
+    return total
 
 
 def _pick_sheet(wb: Any, sheet: "str | int | None", name: str) -> tuple[Any, str]:
@@ -137,7 +144,7 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
     except ImportError:
         raise ImportError(f"{path.name}: reading an Excel workbook needs openpyxl; {_INSTALL}, or save the sheet as "
                           "CSV (UTF-8)") from None
-    _check_archive(path)
+    unpacked = _check_archive(path)
     try:
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as err:  # noqa: BLE001 - openpyxl raises many kinds for a damaged workbook
@@ -146,7 +153,7 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
     try:
         ws, note = _pick_sheet(wb, sheet, path.name)
         title = ws.title
-        rows, header_row, errors = _sheet_rows(ws)
+        rows, header_row, errors = _sheet_rows(ws, f"reading {path.name}", _XML_COST * unpacked)
     finally:
         wb.close()
     notes = [note] if note else []
@@ -208,15 +215,17 @@ def _warn_unsaved_formulas(openpyxl: Any, path: Path, title: str, header: list[A
                       LabelWarning, stacklevel=5)
 
 
-def _sheet_rows(ws: Any) -> tuple[list[list[Any]], int, int]:
+def _sheet_rows(ws: Any, desc: str, cost: int) -> tuple[list[list[Any]], int, int]:
     """The non-empty rows of a worksheet as text cells (header first), the header's row number (from 1) and
-    the number of error cells read as missing."""
+    the number of error cells read as missing; a progress bar (``desc``) where ``cost`` bytes take over ~2 s."""
+    from softirr_stats.data._readers._common import progress
+
     rows: list[list[Any]] = []
     header_row = 0
     errors = 0
     if hasattr(ws, "reset_dimensions"):  # a writer's wrong <dimension> (A1:A1) would cut the sheet short
         ws.reset_dimensions()
-    for number, row in enumerate(ws.iter_rows(), start=1):
+    for number, row in enumerate(progress(ws.iter_rows(), total=ws.max_row, desc=desc, nbytes=cost), start=1):
         texts = []
         for cell in row:
             if getattr(cell, "data_type", None) == "e":

@@ -176,3 +176,23 @@ def test_command_line_reads_a_workbook_with_its_sheet(tmp_path, capsys):
         want = sis.cohen_kappa(sis.read_annotations(book, sheet="Ratings")).value
     assert value == pytest.approx(want, abs=1e-12)
     assert "note: b.xlsx: read sheet 'Ratings' (2 of 2: 'Notes', 'Ratings')" in out.err
+
+
+def test_a_big_sheet_shows_a_progress_bar(tmp_path, monkeypatch):
+    from softirr_stats.data import _input
+    from softirr_stats.data._readers import _common
+
+    seen = []
+    real = _common.progress
+
+    def spy(iterable, **kw):
+        out = real(iterable, **kw)
+        seen.append((out is not iterable, kw["desc"]))
+        return out
+
+    monkeypatch.setattr(_common, "progress", spy)
+    book = _workbook(tmp_path / "r.xlsx", {"S": LONG})
+    sis.read_annotations(book)
+    monkeypatch.setattr(_input, "BIG_INPUT", 0)
+    sis.read_annotations(book)
+    assert seen == [(False, "reading r.xlsx"), (True, "reading r.xlsx")]
