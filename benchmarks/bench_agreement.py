@@ -32,8 +32,8 @@ import numpy as np
 
 import softirr_stats as sis
 from softirr_stats.agreement import prepare, resolve_similarity
-from softirr_stats.agreement._layout import rating_layout
 from softirr_stats.agreement._evaluator import evaluate
+from softirr_stats.agreement._layout import rating_layout
 from softirr_stats.agreement._similarity import MatrixSimilarity
 from softirr_stats.agreement._weights import krippendorff_distance
 from softirr_stats.data import Annotations

@@ -34,8 +34,8 @@ import jax.numpy as jnp
 import numpy as np
 
 import softirr_stats as sis
-from softirr_stats.base._jax import x64
 from softirr_stats.agreement import evaluate, point_estimate, resolve_similarity
+from softirr_stats.base._jax import x64
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import Bootstrap, bootstrap_replicates, draw_weights
 

@@ -208,7 +208,7 @@ def probe(n_items: int, boot: int, features: int = 60, block: int = 64) -> float
 
 def row_svi(n_items: int, steps: int) -> dict:
     code = (
-        "import json,sys,time;sys.path.insert(0,%r);import numpy as np;import jax;"
+        "import json,sys,time;sys.path.insert(0,%r);import numpy as np;import jax;"  # noqa: UP031 - the program holds dict braces
         "from bench_scale import make_codes;from softirr_stats import inference;"
         "from softirr_stats.inference import SviConfig;"
         "codes=make_codes(%d,10,5,0);"

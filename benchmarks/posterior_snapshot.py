@@ -34,11 +34,19 @@ if len(sys.argv) == 4 and sys.argv[1] == "--compare":
     raise SystemExit(0)
 
 import warnings  # noqa: E402
-import pandas as pd
-import softirr_stats as sis
-from softirr_stats import models
-from softirr_stats.inference import SviConfig, fit, rater_predictive_check, diagnostics, annotator_agreement
-from softirr_stats.inference._soft_check import separation_leak
+
+import pandas as pd  # noqa: E402 - after the --compare mode, which needs none of these
+
+import softirr_stats as sis  # noqa: E402 - after the --compare mode, which needs none of these
+from softirr_stats import models  # noqa: E402 - after the --compare mode, which needs none of these
+from softirr_stats.inference import (  # noqa: E402 - after the --compare mode, which needs none of these
+    SviConfig,
+    annotator_agreement,
+    diagnostics,
+    fit,
+    rater_predictive_check,
+)
+from softirr_stats.inference._soft_check import separation_leak  # noqa: E402 - after the --compare mode, which needs none of these
 
 out, text = {}, {}
 def put(name, v):
@@ -54,7 +62,8 @@ def put(name, v):
             put(f"{name}.{k}", x)
     elif hasattr(v, "replicated") and hasattr(v, "p_value"):
         out[f"{name}.replicated"] = np.asarray(v.replicated, np.float64)
-        out[f"{name}.observed"] = np.float64(v.observed); out[f"{name}.p"] = np.float64(v.p_value)
+        out[f"{name}.observed"] = np.float64(v.observed)
+        out[f"{name}.p"] = np.float64(v.p_value)
     elif hasattr(v, "__dataclass_fields__"):
         for k in v.__dataclass_fields__:
             x = getattr(v, k)
@@ -79,14 +88,17 @@ ann = sis.Annotations.from_wide(pd.DataFrame(labels))
 W = np.array([[1, .5, 0], [.5, 1, .5], [0, .5, 1]])
 for m in ("dawid_skene", "mace", "item_difficulty"):
     p = fit(m, ann, method="svi", seed=1, config=cfg, progress=False)
-    put(f"{m}.kappa", p.kappa); put(f"{m}.alpha", p.alpha); put(f"{m}.kappa_cohen", p.kappa_cohen)
+    put(f"{m}.kappa", p.kappa)
+    put(f"{m}.alpha", p.alpha)
+    put(f"{m}.kappa_cohen", p.kappa_cohen)
     for q in ("observed_agreement", "expected_agreement", "expected_agreement_cohen"):
         put(f"{m}.{q}", p.draws(q))
     put(f"{m}.implied_w", p.implied_agreement(W, n_mc=8))
     put(f"{m}.align", p.class_alignment(n_mc=8))
     put(f"{m}.acc", p.rater_accuracy(level=0.9, n_mc=8))
     put(f"{m}.probs", p.class_probabilities(n_mc=8))
-    put(f"{m}.agg", p.aggregated_labels(n_mc=8)); put(f"{m}.aggc", p.aggregated_labels(as_labels=False))
+    put(f"{m}.agg", p.aggregated_labels(n_mc=8))
+    put(f"{m}.aggc", p.aggregated_labels(as_labels=False))
     put(f"{m}.rep", p.replicated(lambda y: y.sum(), n_draws=20, salt=3))
     put(f"{m}.ppc", p.predictive_check(statistic="percent_agreement", warn=False))
     put(f"{m}.ppc2", p.predictive_check(ann, n_draws=30, warn=False))
@@ -95,7 +107,8 @@ for m in ("dawid_skene", "mace", "item_difficulty"):
     put(f"{m}.summary", p.summary(level=0.8))
     put(f"{m}.interval", np.array(p.interval("kappa", 0.9)))
     put(f"{m}.repr", repr(p))
-    d = diagnostics(p); put(f"{m}.diag", d)
+    d = diagnostics(p)
+    put(f"{m}.diag", d)
     r = annotator_agreement(p, similarity=W, prior_check=False)
     put(f"{m}.agree", {k: getattr(r, k) for k in ("value", "ci_low", "ci_high", "se", "observed", "expected")})
     try:
@@ -111,7 +124,8 @@ ps = models.pair_scores(ann, np.array([[1, .7, .1], [.7, 1, .6], [.1, .6, 1]]), 
 for emission in ("beta", "monotone"):
     m = f"soft_{emission}"
     p = fit("soft", ps, method="svi", seed=2, config=cfg, progress=False, emission=emission)
-    put(f"{m}.kappa", p.kappa); put(f"{m}.alpha", p.alpha)
+    put(f"{m}.kappa", p.kappa)
+    put(f"{m}.alpha", p.alpha)
     put(f"{m}.score_check", p.score_check(warn=False, seed=4))
     put(f"{m}.rater", p.rater_agreement(level=0.8))
     put(f"{m}.pair", p.pair_agreement())
@@ -135,12 +149,17 @@ for emission in ("beta", "monotone"):
     except Exception as e:
         put(f"{m}.err_draws", f"{type(e).__name__}: {e}")
 
-import numpyro, numpyro.distributions as dist
+import numpyro  # noqa: E402 - after the --compare mode, which needs none of these
+import numpyro.distributions as dist  # noqa: E402 - after the --compare mode, which needs none of these
+
+
 def toy(data, priors=None):
     numpyro.sample("mu", dist.Normal(0.0, 1.0))
     numpyro.sample("obs", dist.Normal(numpyro.sample("nu", dist.Normal(0, 1)), 1.0), obs=data)
 p = fit(toy, np.array([0.3, 0.1, -0.2]), method="svi", seed=5, config=cfg, progress=False)
-put("custom.summary", p.summary()); put("custom.repr", repr(p)); put("custom.prior", p.prior_contraction("mu", num_draws=30, warn=False))
+put("custom.summary", p.summary())
+put("custom.repr", repr(p))
+put("custom.prior", p.prior_contraction("mu", num_draws=30, warn=False))
 put("custom.diag", diagnostics(p))
 for meth in ("implied_agreement", "score_check", "rater_agreement", "class_alignment"):
     try:

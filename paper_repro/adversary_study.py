@@ -139,7 +139,7 @@ def summarise(paths: list) -> None:
         n = len(g)
         n_r = g.n_raters.iloc[0]
         good = g.rater_check_named.fillna("").astype(str).map(
-            lambda s: any(int(float(r)) < n_r - 2 for r in s.split()))
+            lambda s, n_r=n_r: any(int(float(r)) < n_r - 2 for r in s.split()))
         cov = {k: (g[f"{k}_lo"] <= g[f"{k}_acc_true"]) & (g[f"{k}_acc_true"] <= g[f"{k}_hi"])
                for k in ("adv", "spam")}
         cov_k = (g.kappa_lo <= g.kappa_true) & (g.kappa_true <= g.kappa_hi)

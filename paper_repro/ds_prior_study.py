@@ -210,7 +210,7 @@ def main() -> None:
     for seed in range(args.seed, args.seed + args.seeds):
         jobs = []
         if args.study == "small":
-            jobs = [(("small", seed, c, "svi", 30, 10, 0.82), lambda c=c: small_fit(seed, c))
+            jobs = [(("small", seed, c, "svi", 30, 10, 0.82), lambda c=c, seed=seed: small_fit(seed, c))
                     for c in args.concentrations]
         else:
             for cell in args.cells:
@@ -218,7 +218,7 @@ def main() -> None:
                 for m in args.methods:
                     for c in args.concentrations:
                         jobs.append((("switching", seed, c, m, args.items, k, a),
-                                     lambda c=c, m=m, k=k, a=a: switching_fit(
+                                     lambda c=c, m=m, k=k, a=a, seed=seed: switching_fit(
                                          seed, c, m, args.items, k, a)))
         for key, job in jobs:
             if key in done:

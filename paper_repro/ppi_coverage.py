@@ -124,7 +124,7 @@ def run(out: str | pathlib.Path, studies: int, budgets: tuple[int, ...] = BUDGET
             todo = [s for s in range(studies) if s not in set(done["study"])]
             rows: list[dict[str, Any]] = []
 
-            def save() -> None:
+            def save(rows: list[dict[str, Any]] = rows, path: pathlib.Path = path, done: pd.DataFrame = done) -> None:
                 if rows:  # written whole, then renamed: a parallel run's summary never reads half a file
                     tmp = path.with_suffix(".csv.part")
                     pd.concat([done, pd.DataFrame(rows)] if len(done) else [pd.DataFrame(rows)]).to_csv(

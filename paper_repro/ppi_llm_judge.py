@@ -122,7 +122,7 @@ def summary(d: pd.DataFrame) -> pd.DataFrame:
     out = []
     for cond, g in d.groupby("condition"):
         m = len(g)
-        cov = lambda lo, hi: float(((g[lo] <= g["gold_kappa"]) & (g["gold_kappa"] <= g[hi])).mean())  # noqa: E731
+        cov = lambda lo, hi, g=g: float(((g[lo] <= g["gold_kappa"]) & (g["gold_kappa"] <= g[hi])).mean())  # noqa: E731
         c1, c2 = cov("single_lo", "single_hi"), cov("two_lo", "two_hi")
         out.append({"condition": cond, "populations": g["population"].nunique(), "studies": m,
                     "gold_kappa": g.groupby("population")["gold_kappa"].first().mean(),
@@ -150,7 +150,7 @@ def run(out: str | pathlib.Path, populations: int, items: int, studies: int, n: 
     out.mkdir(parents=True, exist_ok=True)
     path = out / "ppi_llm_judge_studies.csv"
     done = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["condition", "population"])
-    have = set(zip(done["condition"], done["population"]))
+    have = set(zip(done["condition"], done["population"], strict=True))
     judge = _judge(judge_kind, os.path.join(out, "llm_scores.sqlite"))
     t = load_fixture("HPO")
     for cond in CONDITIONS:

@@ -89,12 +89,12 @@ def _ppi_rows(ann: Any, F: np.ndarray, H: np.ndarray, cfg: Config, strategies: S
               rng_seed: int) -> list[dict[str, Any]]:
     """All (budget, design, draw) studies of one population and one cheap estimator."""
     from softirr_stats.agreement import point_estimate
+    from softirr_stats.agreement._similarity import MatrixSimilarity
     from softirr_stats.ppi._judging import (
         COEFFICIENT_FAMILIES,
         plan_from_prepared,
         read_judgments,
     )
-    from softirr_stats.agreement._similarity import MatrixSimilarity
     from softirr_stats.ppi._ppi_intervals import apply_ppi
 
     result, prep = point_estimate(ann, family=COEFFICIENT_FAMILIES[cfg.coefficient], coefficient=cfg.coefficient,

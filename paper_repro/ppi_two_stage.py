@@ -117,7 +117,7 @@ def summary(out: str | pathlib.Path) -> pd.DataFrame:
     for path in sorted(pathlib.Path(out).glob("ppi_two_stage_*.csv")):
         d = pd.read_csv(path)
         m = len(d)
-        cov = lambda lo, hi, t: float(((d[lo] <= d[t]) & (d[t] <= d[hi])).mean())  # noqa: E731
+        cov = lambda lo, hi, t, d=d: float(((d[lo] <= d[t]) & (d[t] <= d[hi])).mean())  # noqa: E731
         c1, c2, cj = cov("single_lo", "single_hi", "gold_kappa"), cov("two_lo", "two_hi", "gold_kappa"), \
             cov("single_lo", "single_hi", "judge_kappa")
         rows.append({

@@ -1,8 +1,8 @@
 """Shared test configuration: offline, deterministic, quiet plotting."""
 
 import atexit
-import pathlib
 import os
+import pathlib
 import shutil
 import signal
 import tempfile
@@ -22,8 +22,8 @@ atexit.register(shutil.rmtree, _COMPILE_CACHE, ignore_errors=True)
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-from hypothesis import HealthCheck, settings  # noqa: E402
 import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile("ci", deadline=None, max_examples=40,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -266,6 +266,6 @@ def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence
     roles = {role for role, _ in missing}
     if fmt in TABLE_FORMATS and roles & {"rater", "label"} and len(cols) >= 2:
         return (f"{msg}: a wide table (one row per item, one column per rater)? pass wide=True, with item= naming "
-                "its item column (item='' numbers the rows); a long table names its columns with item=, rater= and "
-                "label=")
+                f"its item column (item={cols[0]!r} if the first column names the items; item='' numbers the rows); "
+                "a long table names its columns with item=, rater= and label=")
     return f"{msg}: name them with item=, rater= and label="

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from scipy.stats import gaussian_kde, ks_2samp
 
-from softirr_stats.api._statistics import distance_agreement
 from softirr_stats.agreement import DegenerateWarning
 from softirr_stats.agreement._distance import distance_samples, sigma_kde, weighted_quantile
 from softirr_stats.agreement._similarity import resolve_similarity
+from softirr_stats.api._statistics import distance_agreement
 from softirr_stats.data import Annotations
 
 TOY = [[1.0, 2.0, 1.5], [5.0, 5.5, None], [9.0, 7.0, 8.0]]

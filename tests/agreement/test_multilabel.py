@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.api._statistics import multilabel_agreement
 from softirr_stats.agreement import DegenerateWarning
 from softirr_stats.agreement._multilabel import evaluate_multilabel, label_floor, multilabel_data
+from softirr_stats.api._statistics import multilabel_agreement
 from softirr_stats.data import Annotations
 
 MLA = {"fleiss": "k", "ac1": "ac1", "pabak": "pabak"}

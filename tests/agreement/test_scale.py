@@ -21,18 +21,17 @@ import pytest
 
 import softirr_stats as sis
 import softirr_stats.base._batching as batching
-from softirr_stats.base._jax import x64
 from softirr_stats.agreement import _evaluator, evaluate, prepare, resolve_similarity
 from softirr_stats.agreement._chance import DenseQuad, IdentityQuad
 from softirr_stats.agreement._families import FAMILIES, Indicator, count_labels, count_table
 from softirr_stats.agreement._layout import rating_layout
+from softirr_stats.base._jax import x64
 from softirr_stats.uncertainty import _bootstrap
 from softirr_stats.uncertainty._bootstrap import (
     BOOTSTRAP_DESIGNS,
     Bootstrap,
     BootstrapCostWarning,
     BootstrapDesign,
-    bootstrap_replicates,
     unit_weights,
 )
 

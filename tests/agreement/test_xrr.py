@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.api._statistics import cross_kappa
 from softirr_stats.agreement import DegenerateWarning
 from softirr_stats.agreement._similarity import resolve_similarity
 from softirr_stats.agreement._xrr import match_replications, xrr_evaluate, xrr_prepare
+from softirr_stats.api._statistics import cross_kappa
 from softirr_stats.data import Annotations
 
 

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.agreement._evaluator import DegenerateWarning
+from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.equivalence import Cached, Levenshtein, Masi, as_estimator
 
 C = sis.cohen_kappa

@@ -12,9 +12,14 @@ import pytest
 from typer.testing import CliRunner
 
 import softirr_stats as sis
-from softirr_stats.agreement import SIMILARITY_NAMES, resolve_chance, resolve_similarity, similarity_kind
-from softirr_stats.cli import app
+from softirr_stats.agreement import (
+    SIMILARITY_NAMES,
+    resolve_chance,
+    resolve_similarity,
+    similarity_kind,
+)
 from softirr_stats.cli import _options as opts
+from softirr_stats.cli import app
 from softirr_stats.equivalence import MEASURES, estimator_from_name
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

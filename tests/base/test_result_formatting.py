@@ -10,8 +10,8 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats import reporting
-from softirr_stats.base._format import format_interval, format_number, level_text
 from softirr_stats.agreement._result import AgreementResult, CrossKappaResult, MultilabelResult
+from softirr_stats.base._format import format_interval, format_number, level_text
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
 

@@ -40,5 +40,5 @@ def test_erroring_csv_exits_with_its_status_every_time(tmp_path, case, text, sta
             _, err = p.communicate(timeout=300)
             codes.append(p.returncode)
             errs.append(err)
-    assert codes == [status] * RUNS, [(c, e[-300:]) for c, e in zip(codes, errs) if c != status][:3]
+    assert codes == [status] * RUNS, [(c, e[-300:]) for c, e in zip(codes, errs, strict=True) if c != status][:3]
     assert all(words in e and "terminate called" not in e for e in errs), errs[0]

@@ -12,7 +12,11 @@ runner = CliRunner()
 
 def test_coefficients_are_the_registry_and_the_multilabel_baselines():
     from softirr_stats.agreement import COEFFICIENTS
-    from softirr_stats.analysis import MULTILABEL_COEFFICIENTS, SCORE_COEFFICIENTS, coefficient_registry
+    from softirr_stats.analysis import (
+        MULTILABEL_COEFFICIENTS,
+        SCORE_COEFFICIENTS,
+        coefficient_registry,
+    )
 
     assert opts.COEFFICIENTS == (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS, *SCORE_COEFFICIENTS)
     assert tuple(coefficient_registry()) == opts.COEFFICIENTS  # the sensitivity table runs the same names
@@ -21,8 +25,7 @@ def test_coefficients_are_the_registry_and_the_multilabel_baselines():
 
 
 def test_measures_weights_methods_chance_are_the_library_lists():
-    from softirr_stats.agreement import CHANCE_SYNTAX, WEIGHT_NAMES
-    from softirr_stats.agreement import SIMILARITY_NAMES
+    from softirr_stats.agreement import CHANCE_SYNTAX, SIMILARITY_NAMES, WEIGHT_NAMES
     from softirr_stats.equivalence import MEASURE_NAMES
     from softirr_stats.uncertainty import INTERVAL_METHODS
 

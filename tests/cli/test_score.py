@@ -8,8 +8,8 @@ from typer.testing import CliRunner
 
 import softirr_stats as sis
 from softirr_stats.agreement import resolve_chance
-from softirr_stats.cli.score import estimator_for_measure
 from softirr_stats.cli import app
+from softirr_stats.cli.score import estimator_for_measure
 from softirr_stats.equivalence import Cached, Levenshtein
 
 ROWS = [("d1", "r1", "fever"), ("d1", "r2", "fevre"), ("d1", "r3", "high fever"), ("d2", "r1", "cough"),

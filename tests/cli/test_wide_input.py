@@ -30,7 +30,8 @@ def test_agree_reads_a_wide_table_and_lists_its_raters(tmp_path):
 
 
 @pytest.mark.parametrize(("args", "said"), [
-    ([], "pass --reader-option wide=true, with --item naming its item column (--item '' numbers the rows)"),
+    ([], "pass --reader-option wide=true, with --item naming its item column (--item 'Units' if the first column "
+         "names the items; --item '' numbers the rows)"),
     (["--reader-option", "wide=true"], "name the column of item identifiers (--item 'doc'), or pass --item '' "),
     (["--reader-option", "wide=true", "--item", "Units", "--rater", "x"], "--rater and --label name the columns"),
 ])

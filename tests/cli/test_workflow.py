@@ -91,7 +91,7 @@ def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path
     assert {"score", "q", "label_a", "label_b"} <= set(plan.columns)
     # the judge fills the sheet (a deterministic stand-in for a human: case-insensitive equality)
     blind["judgment"] = [float(a.strip().lower() == b.strip().lower()) for a, b in zip(blind["label_1"],
-                                                                                         blind["label_2"])]
+                                                                                         blind["label_2"], strict=True)]
     blind.to_csv(sheet, index=False)
     code, out, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet),
                               "--bootstrap", "0", "-f", "json")
@@ -101,8 +101,9 @@ def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path
     ann = sis.read_annotations(demo_path())
     drawn = sis.judging_plan(ann, similarity="indel", n=80, coefficient="krippendorff_alpha", seed=3)
     pairs = drawn.pairs.copy()
-    judged = {frozenset((a, b)): j for a, b, j in zip(blind["label_1"], blind["label_2"], blind["judgment"])}
-    pairs["judgment"] = [judged[frozenset((a, b))] for a, b in zip(pairs["label_a"], pairs["label_b"])]
+    judged = {frozenset((a, b)): j for a, b, j in zip(blind["label_1"], blind["label_2"], blind["judgment"],
+                                                      strict=True)}
+    pairs["judgment"] = [judged[frozenset((a, b))] for a, b in zip(pairs["label_a"], pairs["label_b"], strict=True)]
     ref = sis.krippendorff_alpha(ann, similarity="indel", judgments=sis.read_judgments(pairs))
     assert row["value"] == pytest.approx(ref.value, abs=1e-12)
     assert row["judge_only"] == pytest.approx(ref.details["ppi"]["judge_only"], abs=1e-12)

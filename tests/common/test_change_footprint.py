@@ -109,10 +109,14 @@ def _toy_coefficient():
 
 
 def test_a_coefficient_on_an_existing_family_is_one_record(tmp_path):
-    from softirr_stats.api import _coefficients
     from softirr_stats.agreement import COEFFICIENTS, Coefficient, register
-    from softirr_stats.agreement._registry import coefficient_table_markdown, public_exports, statistic_records
+    from softirr_stats.agreement._registry import (
+        coefficient_table_markdown,
+        public_exports,
+        statistic_records,
+    )
     from softirr_stats.analysis import coefficient_names, coefficient_registry
+    from softirr_stats.api import _coefficients
     from softirr_stats.cli import _options
 
     assert {_where(Coefficient), _where(register)} == FOOTPRINT["coefficient"][1]

@@ -15,7 +15,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import softirr_stats as sis
-from softirr_stats.api._coefficients import coefficient_function
 from softirr_stats.agreement import (
     COEFFICIENTS,
     Coefficient,
@@ -24,7 +23,13 @@ from softirr_stats.agreement import (
     register,
     resolve_similarity,
 )
-from softirr_stats.agreement._registry import INVARIANCES, STATISTICS, public_exports, statistic_records
+from softirr_stats.agreement._registry import (
+    INVARIANCES,
+    STATISTICS,
+    public_exports,
+    statistic_records,
+)
+from softirr_stats.api._coefficients import coefficient_function
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning",
                                         "ignore::softirr_stats.DegenerateWarning")

@@ -25,7 +25,6 @@ from hypothesis import strategies as st
 
 from softirr_stats import Annotations
 from softirr_stats.data import _columnar, _input, _io, read_annotations
-from softirr_stats.data._readers import _common
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
 

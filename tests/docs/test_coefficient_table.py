@@ -3,7 +3,11 @@
 import re
 from pathlib import Path
 
-from softirr_stats.agreement._registry import COEFFICIENTS, coefficient_table_markdown, statistic_records
+from softirr_stats.agreement._registry import (
+    COEFFICIENTS,
+    coefficient_table_markdown,
+    statistic_records,
+)
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "coefficients.md"
 START, END = "<!-- registry-table:start -->\n", "<!-- registry-table:end -->"

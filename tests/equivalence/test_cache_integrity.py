@@ -11,7 +11,13 @@ import warnings
 import numpy as np
 import pytest
 
-from softirr_stats.equivalence import BaseEstimator, Cached, Levenshtein, OpenAICompatibleJudge, as_estimator
+from softirr_stats.equivalence import (
+    BaseEstimator,
+    Cached,
+    Levenshtein,
+    OpenAICompatibleJudge,
+    as_estimator,
+)
 from softirr_stats.equivalence._cache import (
     APPLICATION_ID,
     SCHEMA_VERSION,

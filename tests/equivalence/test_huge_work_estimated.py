@@ -16,8 +16,7 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats.agreement import _cost, prepare, resolve_similarity
-from softirr_stats.equivalence import Indel, Lcs, Levenshtein
-from softirr_stats.equivalence import _string
+from softirr_stats.equivalence import Indel, Lcs, Levenshtein, _string
 
 
 def _text(n, seed):

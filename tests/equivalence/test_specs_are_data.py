@@ -9,18 +9,18 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from softirr_stats.cli.score import estimator_for_measure
 from softirr_stats.cli import app
+from softirr_stats.cli.score import estimator_for_measure
 from softirr_stats.equivalence import (
     BaseEstimator,
     EstimatorSpec,
     Levenshtein,
     OpenAICompatibleJudge,
     SetMatch,
+    _spec,
     from_spec,
     to_spec,
 )
-from softirr_stats.equivalence import _spec
 from softirr_stats.equivalence._ray import _ScoringActor
 from softirr_stats.equivalence._spec import register_callable, register_estimator
 

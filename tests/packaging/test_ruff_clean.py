@@ -1,8 +1,9 @@
 """The library's code stays clean under the project's ruff rules ([tool.ruff] in pyproject.toml).
 
 ruff comes with the ``test`` extra, which the README's test command (the one CI runs) installs, so
-this check runs wherever the suite does. It lints the folders the wheel is built from: the
-package and the folders its package-dir mapping ships inside it (``models/``, ``inference/``).
+this check runs wherever the suite does. It lints the folders the wheel is built from (the
+package and the folders its package-dir mapping ships inside it: ``models/``, ``inference/``), and the
+tests, benchmarks and study scripts.
 """
 
 import importlib.util
@@ -44,6 +45,16 @@ def test_the_configured_rules_are_in_force():
 def test_library_folders_are_ruff_clean():
     folders = _library_folders()
     assert {"softirr_stats", "models", "inference"} <= set(folders)
+    proc = _ruff("check", "--no-cache", "--output-format", "concise", *folders)
+    assert proc.returncode == 0, (
+        f"ruff check {' '.join(folders)} reports findings (fix them; `ruff check --fix` sorts imports):\n"
+        + proc.stdout + proc.stderr)
+
+
+def test_tests_benchmarks_and_studies_are_ruff_clean():
+    """The code around the library (its tests, the benchmarks, the paper's study scripts) is held to the same
+    rules, so that a finding there is new, not one of many known ones."""
+    folders = ["tests", "benchmarks", "paper_repro"]
     proc = _ruff("check", "--no-cache", "--output-format", "concise", *folders)
     assert proc.returncode == 0, (
         f"ruff check {' '.join(folders)} reports findings (fix them; `ruff check --fix` sorts imports):\n"

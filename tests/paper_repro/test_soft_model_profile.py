@@ -8,7 +8,6 @@ import importlib.util
 import pathlib
 import sys
 
-import numpy as np
 import pytest
 
 if importlib.util.find_spec("paper_repro") is None:  # top-level folder, not pip-installed
