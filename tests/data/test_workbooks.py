@@ -3,6 +3,7 @@ chosen, what Excel leaves in cells (errors, formulas without values, dates), and
 
 import warnings
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -196,3 +197,41 @@ def test_a_big_sheet_shows_a_progress_bar(tmp_path, monkeypatch):
     monkeypatch.setattr(_input, "BIG_INPUT", 0)
     sis.read_annotations(book)
     assert seen == [(False, "reading r.xlsx"), (True, "reading r.xlsx")]
+
+
+# --- real material: two coders' workbooks of a published meta-analysis (CC BY 4.0; PROVENANCE.md) -------------
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real_exports" / "excel"
+CODERS = [REAL / "AI_Adoption_MASEM_Coding_v3_R1.xlsx", REAL / "AI_Adoption_MASEM_Coding_v3_R2.xlsx"]
+
+
+@pytest.mark.parametrize("column", ["theoretical_framework", "ai_type", "education_level", "sample_type", "country"])
+def test_two_coders_workbooks_agree_with_the_peer_on_pandas_read_excel(column):
+    """One workbook per coder, the coded studies on the third of seven sheets: read as a list (the coder named after
+    the file), alpha equals the krippendorff package's on the same sheets read by pandas.read_excel (which reads
+    the text "NA" as missing: here na_values=["NA"] does the same)."""
+    import krippendorff
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ann = sis.read_annotations(CODERS, sheet="STUDY_METADATA", item="study_id", label=column, na_values=["NA"])
+        ours = sis.krippendorff_alpha(ann).value
+    assert ann.raters == ("AI_Adoption_MASEM_Coding_v3_R1", "AI_Adoption_MASEM_Coding_v3_R2")
+    assert ann.read_notes[0].startswith("AI_Adoption_MASEM_Coding_v3_R1.xlsx: read sheet 'STUDY_METADATA' (3 of 7: "
+                                        "'GUIDE', 'ASSIGNMENT', 'STUDY_METADATA'")
+    sheets = [pd.read_excel(p, sheet_name="STUDY_METADATA", engine="openpyxl").dropna(subset=["study_id"])
+              .set_index("study_id")[column] for p in CODERS]
+    ids = sorted(set(sheets[0].index) | set(sheets[1].index))
+    assert ann.n_items == len(ids) == 117
+    values = sorted({str(v) for s in sheets for v in s.dropna()})
+    code = {v: k for k, v in enumerate(values)}
+    data = np.array([[code[str(s[i])] if i in s.index and pd.notna(s[i]) else np.nan for i in ids] for s in sheets])
+    assert ours == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"), abs=1e-12)
+
+
+def test_the_real_coders_numbers_are_numbers():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ann = sis.read_annotations(CODERS, sheet="STUDY_METADATA", item="study_id", label="sample_size")
+    assert ann.kind == "numeric" and all(float(v).is_integer() for v in ann.vocabulary)
+    assert sis.krippendorff_alpha(ann, level="ratio").value > 0.9  # sample sizes copied from the same papers
