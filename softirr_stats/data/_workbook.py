@@ -26,6 +26,8 @@ __all__ = ["WORKBOOK_SUFFIXES", "read_xlsx"]
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
 
 _INSTALL = "pip install 'softirr-stats[excel]' (openpyxl)"
+#: the first bytes of an OLE compound file (an encrypted .xlsx, an .xls)
+_OLE_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")
 
 
 def cell_text(value: Any) -> "str | None":
@@ -70,6 +72,12 @@ def _check_archive(path: Path) -> int:
     from softirr_stats.data import _input
 
     if not zipfile.is_zipfile(path):
+        with path.open("rb") as fh:
+            head = fh.read(8)
+        if head == _OLE_MAGIC:  # an OLE compound file: Excel's encryption wraps the workbook in one, as .xls is
+            raise ValueError(f"{path.name}: a password-protected workbook (or an .xls file named .xlsx): its cells "
+                             "cannot be read; remove the password (in Excel: File > Info > Protect Workbook > Encrypt "
+                             "with Password, cleared) or save the sheet as CSV")
         raise ValueError(f"{path.name}: not an Excel workbook (.xlsx is a zip archive; this file is not one): "
                          "an older .xls workbook must be saved as .xlsx or CSV first")
     with zipfile.ZipFile(path) as zf:

@@ -222,7 +222,7 @@ def test_marker_set_is_pandas_default_less_the_empty_cell():
     assert MISSING_MARKERS == set(STR_NA_VALUES) - {""}
 
 
-@pytest.mark.parametrize("suffix", [".ods", ".xls", ".numbers"])
+@pytest.mark.parametrize("suffix", [".ods", ".xls", ".xlsb", ".numbers"])
 def test_a_workbook_not_read_is_named_with_the_way_to_read_it(tmp_path, suffix):
     import zipfile
 

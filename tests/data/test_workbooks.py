@@ -144,6 +144,9 @@ def test_hostile_archives_are_refused_before_parsing(tmp_path, monkeypatch):
     (tmp_path / "n.xlsx").write_text("item,rater,label\n")
     with pytest.raises(ValueError, match=r"n.xlsx: not an Excel workbook \(.xlsx is a zip archive"):
         sis.read_annotations(tmp_path / "n.xlsx")
+    (tmp_path / "locked.xlsx").write_bytes(bytes.fromhex("d0cf11e0a1b11ae1") + bytes(504))  # an OLE container
+    with pytest.raises(ValueError, match=r"locked.xlsx: a password-protected workbook .*remove the password"):
+        sis.read_annotations(tmp_path / "locked.xlsx")
     with zipfile.ZipFile(tmp_path / "z.xlsx", "w") as zf:
         zf.writestr("readme.txt", "hello")
     with pytest.raises(ValueError, match="a zip archive without xl/workbook.xml"):

@@ -163,7 +163,7 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
 
 
 #: spreadsheet workbooks not read, named in the error (saved as .xlsx or CSV they read)
-_SPREADSHEETS = (".xls", ".ods", ".numbers")
+_SPREADSHEETS = (".xls", ".xlsb", ".ods", ".numbers")
 #: data files of statistics packages: (what it is, how to save it as CSV, the pandas reader)
 _STAT_FILES = {
     ".sav": ("an SPSS data file", "File > Export > CSV in SPSS, or write.csv(haven::read_sav(...)) in R",
