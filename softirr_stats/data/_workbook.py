@@ -175,6 +175,14 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
         raise ValueError(f"{path.name}: sheet {ws.title!r} holds values right of its header's last column (header "
                          f"row {header_row}: {len(header)} columns {[h for h in header]}; values up to column "
                          f"{width}): name those columns in the header row")
+    seen: dict[str, int] = {}
+    for k, name in enumerate(header, 1):  # as for a CSV header: which of two same-named columns is meant is unknown
+        if name is not None and name in seen:
+            raise ValueError(f"{path.name}: column {name!r} appears twice in the header of sheet {ws.title!r} "
+                             f"(columns {seen[name]} and {k}, row {header_row}); rename one so that it is clear which "
+                             "is meant")
+        if name is not None:
+            seen[name] = k
     columns = [h if h is not None else f"Unnamed: {k}" for k, h in enumerate(header)]
     body = [r + [None] * (len(columns) - len(r)) for r in body]
     if header_row > 1:

@@ -134,6 +134,12 @@ def test_one_workbook_per_annotator(tmp_path):
     assert ann.raters == ("alice", "bob") and sis.percent_agreement(ann).value == pytest.approx(2 / 3)
 
 
+def test_a_column_named_twice_is_refused_as_in_a_csv(tmp_path):
+    book = _workbook(tmp_path / "d.xlsx", {"S": [["item", "rater", "rater", "label"], [1, "a", "x", "yes"]]})
+    with pytest.raises(ValueError, match=r"column 'rater' appears twice in the header of sheet 'S' \(columns 2 and 3"):
+        sis.read_annotations(book)
+
+
 def test_values_right_of_the_header_are_refused(tmp_path):
     book = _workbook(tmp_path / "v.xlsx", {"S": [["item", "rater", "label"], [1, "a", "x", "stray"]]})
     with pytest.raises(ValueError, match=r"holds values right of its header's last column .*name those columns"):
