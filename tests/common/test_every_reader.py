@@ -31,6 +31,8 @@ def _table_as(fmt: str, tmp: pathlib.Path) -> pathlib.Path:
         frame.to_csv(path, sep="\t", index=False)
     elif fmt == "parquet":
         frame.to_parquet(path)
+    elif fmt == "xlsx":
+        frame.to_excel(path, index=False)  # openpyxl (the excel extra)
     return path
 
 
@@ -40,6 +42,7 @@ EXAMPLES = {
     "tsv": (lambda tmp: _table_as("tsv", tmp), {}),
     "jsonl": (lambda tmp: EXPORTS / "label_studio" / "expected_topic.jsonl", {}),
     "parquet": (lambda tmp: _table_as("parquet", tmp), {}),
+    "xlsx": (lambda tmp: _table_as("xlsx", tmp), {}),
     "label-studio": (lambda tmp: EXPORTS / "label_studio" / "project-7-export.json", {"field": "sentiment"}),
     "doccano": (lambda tmp: EXPORTS / "doccano" / "classification", {}),
     "prodigy": (lambda tmp: EXPORTS / "prodigy" / "choice.jsonl", {}),
@@ -47,7 +50,7 @@ EXAMPLES = {
     "brat": (lambda tmp: EXPORTS / "brat" / "by_annotator", {}),
 }
 #: the file name each format's reader is usually given (a folder format: a folder holding one)
-SUFFIX = {"csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl", "parquet": ".parquet", "label-studio": ".json",
+SUFFIX = {"csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl", "parquet": ".parquet", "xlsx": ".xlsx", "label-studio": ".json",
           "doccano": ".jsonl", "prodigy": ".jsonl", "webanno-tsv": ".tsv", "brat": "alice/doc1.ann"}
 GARBAGE = {"bytes": b"\x00\x01 not text \xff\xfe{[\n", "text": b"hello world\nthis is no annotation export\n"}
 
