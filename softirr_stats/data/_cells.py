@@ -8,6 +8,7 @@ give the same errors and the same labels (``tests/data/test_columnar_reading.py`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["check_header", "decode_errors", "numeric_labels", "sep_hint"]
+__all__ = ["check_header", "decode_errors", "match_header", "numeric_labels", "sep_hint"]
 
 
 class decode_errors:
@@ -35,6 +36,34 @@ class decode_errors:
 
             raise ValueError(not_text_message(str(self.path), exc.object, exc.start, self.encoding)) from None
         return False
+
+
+def match_header(columns: Sequence[Any], wanted: Sequence[str]) -> dict[str, Any]:
+    """``{name: column}`` for each wanted name that is no column but equals exactly one column up to whitespace.
+
+    A header cell written over two lines (Alt+Enter in Excel: ``"R1\\nscore"``) or with stray spaces is named
+    as it reads, with one space (``"R1 score"``): every run of spaces, tabs and line breaks counts as one space,
+    and the ends are stripped. Case counts; a name two columns fit is left unmatched (the error lists both).
+
+    Examples
+    --------
+    >>> match_header(["doc", "R1\\nscore", "R2 \\n score", " rater "], ["doc", "R1 score", "R2 score", "rater"])
+    {'R1 score': 'R1\\nscore', 'R2 score': 'R2 \\n score', 'rater': ' rater '}
+    >>> match_header(["a b", "a  b"], ["a   b"])
+    {}
+    """
+    present = {str(c) for c in columns}
+    keyed: dict[str, list[Any]] = {}
+    for c in columns:
+        keyed.setdefault(" ".join(str(c).split()), []).append(c)
+    found = {}
+    for name in wanted:
+        if not isinstance(name, str) or not name or name in present:
+            continue
+        fits = keyed.get(" ".join(name.split()), [])
+        if len(fits) == 1:
+            found[name] = fits[0]
+    return found
 
 
 def check_header(path: Path, sep: str, encoding: str) -> None:

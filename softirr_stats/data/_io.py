@@ -559,6 +559,7 @@ def read_annotations(
             raise ValueError(f"wide=True reads a table ({', '.join(_FORMATS)}); {p.name} is read as {fmt!r}")
         _check_decimal(decimal, fmt)
         table = read_table(p, format=fmt, na_values=na_values, encoding=encoding, sep=sep, sheet=sheet)
+        table = _match_names(table, [item, *(() if wide is True else wide)], p.name)
         hint = sep_hint(p, check_sep(sep, fmt), encoding) if fmt in ("csv", "tsv") else ""
         return _with_table_notes(read_wide(Annotations, table, p, fmt, item=item, categories=categories,
                                            normalize=normalize, decimal=decimal,
@@ -588,6 +589,7 @@ def read_annotations(
         if fast is not None:
             return fast
     df = read_table(path, format=fmt, na_values=na_values, encoding=encoding, sep=sep, sheet=sheet)
+    df = _match_names(df, [item, rater, label], p.name)
     missing = [(role, col) for role, col in (("item", item), ("rater", rater), ("label", label)) if col not in df.columns]
     if missing:
         from softirr_stats.data._wide import missing_columns_message
@@ -598,6 +600,22 @@ def read_annotations(
         df[label] = _numeric_labels(df[label], decimal)
     return _with_table_notes(Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
                                                    **({} if normalize is None else {"normalize": normalize})), df)
+
+
+def _match_names(table: pd.DataFrame, names: Sequence[str], shown: str) -> pd.DataFrame:
+    """``table`` with a column renamed to the name given for it where the two differ only in whitespace (a header
+    cell over two lines in a workbook), and a note saying so (``attrs["read_notes"]``)."""
+    from softirr_stats.data._cells import match_header
+
+    found = match_header(table.columns, names)
+    if not found:
+        return table
+    notes = tuple(table.attrs.get("read_notes", ()))
+    table = table.rename(columns={column: name for name, column in found.items()})
+    pairs = ", ".join(f"{column!r} as {name!r}" for name, column in found.items())
+    table.attrs["read_notes"] = (*notes, f"{shown}: read column(s) {pairs} (names are compared with every run of "
+                                         "spaces and line breaks as one space)")
+    return table
 
 
 def _with_table_notes(ann: Annotations, table: pd.DataFrame) -> Annotations:

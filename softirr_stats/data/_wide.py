@@ -91,7 +91,10 @@ def _item_column(df: Any, name: str, fmt: str, item: str, raters: Sequence[str] 
     if raters is not None:
         absent = [c for c in raters if c not in df.columns]
         if absent:
-            raise ValueError(f"{name}: wide table: rater column(s) {absent} not found; the columns are {columns}{hint}")
+            from softirr_stats.base._suggest import did_you_mean
+
+            raise ValueError(f"{name}: wide table: rater column(s) {absent} not found"
+                             f"{did_you_mean(absent[0], columns)}; the columns are {columns}{hint}")
         if item and item in raters:
             raise ValueError(f"{name}: wide table: {item!r} is the item column (item=) and cannot also be a rater "
                              "column")
@@ -100,8 +103,10 @@ def _item_column(df: Any, name: str, fmt: str, item: str, raters: Sequence[str] 
         if row_names is not None and not hint:
             hint = (f": the first column has no header ({_ROW_NAMES}): pass item='' to read it as the item column, or "
                     "name it in the header")
+        from softirr_stats.base._suggest import did_you_mean
+
         raise ValueError(
-            f"{name}: wide table: item column {item!r} not found; the columns are {columns}"
+            f"{name}: wide table: item column {item!r} not found{did_you_mean(item, columns)}; the columns are {columns}"
             + (hint if hint else ": name the column of item identifiers (item='doc'), or pass item='' to number "
                "the rows as items"))
     if not item and row_names is not None and (raters is None or row_names not in raters):
@@ -251,9 +256,12 @@ def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence
     >>> print(missing_columns_message("a.csv", ["item;rater;label"], [("item", "item")], "csv"))
     a.csv: item column 'item' not found; the columns are ['item;rater;label']: the header is one column that holds ';' (a ';'-separated file?); pass sep=';'
     """
+    from softirr_stats.base._suggest import did_you_mean
+
     cols = [str(c) for c in columns]
     what = ", ".join(f"{role} column {col!r}" for role, col in missing)
-    msg = f"{name}: {what} not found; the columns are {cols}"
+    close = did_you_mean(missing[0][1], cols) if len(missing) == 1 else ""
+    msg = f"{name}: {what} not found{close}; the columns are {cols}"
     if len(cols) == 1:
         seps = [s for s in (";", "|", "\t", ",") if s in cols[0] and not (s == "," and fmt == "csv")]
         if seps:

@@ -244,3 +244,24 @@ def test_the_real_coders_numbers_are_numbers():
         ann = sis.read_annotations(CODERS, sheet="STUDY_METADATA", item="study_id", label="sample_size")
     assert ann.kind == "numeric" and all(float(v).is_integer() for v in ann.vocabulary)
     assert sis.krippendorff_alpha(ann, level="ratio").value > 0.9  # sample sizes copied from the same papers
+
+
+def test_header_cells_over_two_lines_are_named_as_they_read(tmp_path):
+    """Alt+Enter in a header cell: 'R1\\nscore' is named 'R1 score' on the command line; the match and the
+    rename are noted; a name two columns fit, or a misspelt one, is an error naming the columns."""
+    rows = [["Study\nID", "R1\nscore", "R2 \n score", "R3 score", "notes"], ["s1", 1, 2, 2, "x"], ["s2", 3, 3, 3, "y"]]
+    book = _workbook(tmp_path / "h.xlsx", {"S": rows})
+    ann = sis.read_annotations(book, wide=["R1 score", "R2 score", "R3 score"], item="Study ID")
+    assert ann.raters == ("R1 score", "R2 score", "R3 score") and ann.items == ("s1", "s2")
+    assert ("h.xlsx: read column(s) 'Study\\nID' as 'Study ID', 'R1\\nscore' as 'R1 score', 'R2 \\n score' as "
+            "'R2 score' (names are compared with every run of spaces and line breaks as one space)") in ann.read_notes
+    long = _workbook(tmp_path / "l.xlsx", {"S": [["item", "rater\nname", "label"], [1, "a", "x"], [1, "b", "x"]]})
+    assert sis.read_annotations(long, rater="rater name").raters == ("a", "b")
+    with pytest.raises(ValueError, match=r"rater column\(s\) \['R4 score'\] not found \(did you mean 'R3 score'\?\)"):
+        sis.read_annotations(book, wide=["R4 score"], item="Study ID")
+    twice = _workbook(tmp_path / "t.xlsx", {"S": [["doc", "a b", "a\nb"], ["d", 1, 2]]})
+    with pytest.raises(ValueError, match=r"rater column\(s\) \['a  b'\] not found"):
+        sis.read_annotations(twice, wide=["a  b"], item="doc")
+    csv = tmp_path / "h.csv"  # the same rule for a CSV header with a quoted line break
+    csv.write_text('doc,"R1\nscore",R2\nd1,1,1\nd2,2,1\n')
+    assert sis.read_annotations(csv, wide=["R1 score", "R2"], item="doc").raters == ("R1 score", "R2")
