@@ -230,6 +230,8 @@ def _flag_names(message: str) -> str:
                      message)
     message = re.sub(r"\bwide=True\b", "--reader-option wide=true", message)
     message = re.sub(r"\bpass sep='([^']*)'", r"pass --reader-option 'sep=\1'", message)
+    message = re.sub(r"\bpass sheet='([^']*)'", r"pass --reader-option 'sheet=\1'", message)
+    message = re.sub(r"\bpass sheet= ", "pass --reader-option sheet=NAME ", message)
     # a flag followed by a quoted value gets a space (item='' -> --item '')
     return re.sub(r"\b(format|na_values|field|layer|feature|span_rule|item|rater|label)=(?=([\s'\"(),.;]|$))",
                   lambda m: _FLAG_OF[m.group(1)] + (" " if m.group(2) in ("'", '"') else ""), message)

@@ -558,9 +558,15 @@ def read_annotations(
         if fmt not in _FORMATS:
             raise ValueError(f"wide=True reads a table ({', '.join(_FORMATS)}); {p.name} is read as {fmt!r}")
         _check_decimal(decimal, fmt)
-        table = read_table(p, format=fmt, na_values=na_values, encoding=encoding, sep=sep, sheet=sheet)
+        table = _read_sheet_aware(p, fmt, [item, *(() if wide is True else wide)], na_values=na_values,
+                                  encoding=encoding, sep=sep, sheet=sheet)
         table = _match_names(table, [item, *(() if wide is True else wide)], p.name)
         hint = sep_hint(p, check_sep(sep, fmt), encoding) if fmt in ("csv", "tsv") else ""
+        wanted = [n for n in (item, *(() if wide is True else wide)) if n]
+        if fmt == "xlsx" and sheet is None and any(n not in table.columns for n in wanted):
+            from softirr_stats.data._workbook import sheet_hint
+
+            hint = sheet_hint(p, wanted, table.attrs.get("sheet", ""))
         return _with_table_notes(read_wide(Annotations, table, p, fmt, item=item, categories=categories,
                                            normalize=normalize, decimal=decimal,
                                            raters=None if wide is True else wide, hint=hint), table)
@@ -588,18 +594,37 @@ def read_annotations(
                          decimal=decimal)
         if fast is not None:
             return fast
-    df = read_table(path, format=fmt, na_values=na_values, encoding=encoding, sep=sep, sheet=sheet)
+    df = _read_sheet_aware(p, fmt, [item, rater, label], na_values=na_values, encoding=encoding, sep=sep,
+                           sheet=sheet)
     df = _match_names(df, [item, rater, label], p.name)
     missing = [(role, col) for role, col in (("item", item), ("rater", rater), ("label", label)) if col not in df.columns]
     if missing:
         from softirr_stats.data._wide import missing_columns_message
 
         hint = sep_hint(p, check_sep(sep, fmt), encoding) if fmt in ("csv", "tsv") and p.is_file() else ""
+        if fmt == "xlsx" and sheet is None:  # the first sheet was read: another may hold the columns
+            from softirr_stats.data._workbook import sheet_hint
+
+            hint = sheet_hint(p, [item, rater, label], df.attrs.get("sheet", ""))
         raise ValueError(missing_columns_message(p.name, df.columns, missing, fmt, hint))
     if label in df.columns and fmt in TEXT_TABLES:
         df[label] = _numeric_labels(df[label], decimal)
     return _with_table_notes(Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
                                                    **({} if normalize is None else {"normalize": normalize})), df)
+
+
+def _read_sheet_aware(path: Path, fmt: str, names: Sequence[str], *, sheet: str | int | None,
+                      **kwargs: Any) -> pd.DataFrame:
+    """``read_table``; where a workbook's default sheet is no table (a guide, a title page), the error says which
+    sheet holds the columns ``names`` (or lists the sheets) and how to pick it."""
+    if fmt != "xlsx" or sheet is not None:
+        return read_table(path, format=fmt, sheet=sheet, **kwargs)
+    from softirr_stats.data._workbook import SheetShapeError, sheet_hint
+
+    try:
+        return read_table(path, format=fmt, **kwargs)
+    except SheetShapeError as err:
+        raise ValueError(f"{err}{sheet_hint(path, [n for n in names if n], err.sheet)}") from None
 
 
 def _match_names(table: pd.DataFrame, names: Sequence[str], shown: str) -> pd.DataFrame:

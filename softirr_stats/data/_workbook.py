@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["WORKBOOK_SUFFIXES", "read_xlsx"]
+__all__ = ["WORKBOOK_SUFFIXES", "SheetShapeError", "read_xlsx", "sheet_hint"]
 
 #: the extensions read as workbooks (``.xls``, ``.ods`` and ``.numbers`` are not: save them as ``.xlsx`` or CSV)
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
@@ -28,6 +28,18 @@ WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
 _INSTALL = "pip install 'softirr-stats[excel]' (openpyxl)"
 #: the first bytes of an OLE compound file (an encrypted .xlsx, an .xls)
 _OLE_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")
+
+
+class SheetShapeError(ValueError):
+    """A sheet that is no table (empty, values right of its header, a column named twice); ``sheet`` is its title.
+
+    The caller that knows the columns it needs adds where they are (:func:`sheet_hint`) when the sheet was the
+    default one.
+    """
+
+    def __init__(self, message: str, sheet: str) -> None:
+        super().__init__(message)
+        self.sheet = sheet
 
 
 def cell_text(value: Any) -> "str | None":
@@ -168,19 +180,19 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
     if rows and any(len(r) < len(rows[0]) or None in r for r in rows[1:]):  # empty cells: any unsaved formula?
         _warn_unsaved_formulas(openpyxl, path, title, rows[0])
     if not rows:
-        raise ValueError(f"{path.name}: sheet {ws.title!r} is empty (no header, no ratings)")
+        raise SheetShapeError(f"{path.name}: sheet {ws.title!r} is empty (no header, no ratings)", ws.title)
     header, body = rows[0], rows[1:]
     width = max((max((k for k, v in enumerate(r) if v is not None), default=-1) + 1 for r in body), default=0)
     if width > len(header):
-        raise ValueError(f"{path.name}: sheet {ws.title!r} holds values right of its header's last column (header "
+        raise SheetShapeError(f"{path.name}: sheet {ws.title!r} holds values right of its header's last column (header "
                          f"row {header_row}: {len(header)} columns {[h for h in header]}; values up to column "
-                         f"{width}): name those columns in the header row")
+                         f"{width}): name those columns in the header row", ws.title)
     seen: dict[str, int] = {}
     for k, name in enumerate(header, 1):  # as for a CSV header: which of two same-named columns is meant is unknown
         if name is not None and name in seen:
-            raise ValueError(f"{path.name}: column {name!r} appears twice in the header of sheet {ws.title!r} "
+            raise SheetShapeError(f"{path.name}: column {name!r} appears twice in the header of sheet {ws.title!r} "
                              f"(columns {seen[name]} and {k}, row {header_row}); rename one so that it is clear which "
-                             "is meant")
+                             "is meant", ws.title)
         if name is not None:
             seen[name] = k
     columns = [h if h is not None else f"Unnamed: {k}" for k, h in enumerate(header)]
@@ -195,7 +207,58 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
     if na_values:
         df = df.mask(df.isin(list(na_values)))
     df.attrs["read_notes"] = tuple(notes)
+    df.attrs["sheet"] = title
     return df
+
+
+def sheet_hint(path: "str | Path", names: Sequence[str], read: str) -> str:
+    """The end of a "column not found" error for a workbook whose sheet ``read`` (the default, the first) lacks
+    ``names``: the other sheets whose header holds them all, and ``sheet=`` to pick one ('' when none does).
+
+    Only each sheet's first rows are read, for its header (the first non-empty one of them).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, openpyxl
+    >>> wb = openpyxl.Workbook()
+    >>> wb.active.title = "Guide"
+    >>> wb.active.append(["How to code"])
+    >>> wb.create_sheet("Codes").append(["study", "coder", "design"])
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "coding.xlsx"
+    >>> wb.save(path)
+    >>> sheet_hint(path, ["study", "design"], "Guide")
+    ": sheet 'Guide' was read (the first of 2); sheet 'Codes' has these columns: pass sheet='Codes'"
+    """
+    import openpyxl
+
+    wanted = {" ".join(str(n).split()) for n in names if n}
+    if not wanted:
+        return ""
+    wb = openpyxl.load_workbook(Path(path), read_only=True, data_only=True)
+    try:
+        titles = [ws.title for ws in wb.worksheets]
+        fits = [ws.title for ws in wb.worksheets if ws.title != read and wanted <= _header_names(ws)]
+    finally:
+        wb.close()
+    if not fits:
+        return "" if len(titles) < 2 else (f": the workbook has {len(titles)} sheets "
+                                           f"({', '.join(repr(t) for t in titles[:8])}); pass sheet= to read another")
+    more = f" (so do {', '.join(repr(t) for t in fits[1:4])})" if len(fits) > 1 else ""
+    return (f": sheet {read!r} was read (the first of {len(titles)}); sheet {fits[0]!r} has these columns{more}: "
+            f"pass sheet={fits[0]!r}")
+
+
+def _header_names(ws: Any, rows: int = 50) -> set[str]:
+    """The names of a sheet's header (its first non-empty row among the first ``rows``), whitespace folded."""
+    if hasattr(ws, "reset_dimensions"):
+        ws.reset_dimensions()
+    for k, row in enumerate(ws.iter_rows(values_only=True)):
+        texts = [cell_text(v) for v in row]
+        if any(t is not None for t in texts):
+            return {" ".join(t.split()) for t in texts if t is not None}
+        if k >= rows:
+            break
+    return set()
 
 
 def _warn_unsaved_formulas(openpyxl: Any, path: Path, title: str, header: list[Any]) -> None:

@@ -265,3 +265,22 @@ def test_header_cells_over_two_lines_are_named_as_they_read(tmp_path):
     csv = tmp_path / "h.csv"  # the same rule for a CSV header with a quoted line break
     csv.write_text('doc,"R1\nscore",R2\nd1,1,1\nd2,2,1\n')
     assert sis.read_annotations(csv, wide=["R1 score", "R2"], item="doc").raters == ("R1 score", "R2")
+
+
+def test_a_first_sheet_that_is_no_table_points_at_the_sheet_with_the_columns(tmp_path, capsys):
+    """The coders' workbooks open on a guide: the error names the sheet that holds the columns asked for."""
+    with pytest.raises(ValueError, match=r"sheet 'GUIDE' holds values right of its header's last column.*sheet 'GUIDE' "
+                                         r"was read \(the first of 7\); sheet 'STUDY_METADATA' has these columns: pass "
+                                         r"sheet='STUDY_METADATA'"):
+        sis.read_annotations(CODERS[0], item="study_id", wide=["ai_type", "year"])
+    with pytest.raises(ValueError, match=r"the workbook has 7 sheets \('GUIDE', 'ASSIGNMENT', .*pass sheet= to read "
+                                         r"another"):
+        sis.read_annotations(CODERS[0], item="no_such_column", wide=["ai_type"])
+    rows = [["doc", "a", "b"], ["d1", "x", "x"]]
+    book = _workbook(tmp_path / "b.xlsx", {"Readme": [["nothing"]], "Data": rows})
+    with pytest.raises(ValueError, match=r"item column 'doc' not found.*sheet 'Data' has these columns: pass "
+                                         r"sheet='Data'"):
+        sis.read_annotations(book, wide=True, item="doc")
+    with pytest.raises(SystemExit):
+        main(["agree", str(book), "--reader-option", "wide=true", "--item", "doc", "--bootstrap", "0"])
+    assert "pass --reader-option 'sheet=Data'" in capsys.readouterr().err
