@@ -173,7 +173,7 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
     try:
         ws, note = _pick_sheet(wb, sheet, path.name)
         title = ws.title
-        rows, header_row, errors = _sheet_rows(ws, f"reading {path.name}", _XML_COST * unpacked)
+        rows, header_row, errors, early = _sheet_rows(ws, f"reading {path.name}", _XML_COST * unpacked)
     finally:
         wb.close()
     notes = [note] if note else []
@@ -199,6 +199,8 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
     body = [r + [None] * (len(columns) - len(r)) for r in body]
     if header_row > 1:
         notes.append(f"{path.name}: sheet {ws.title!r}: the header is row {header_row} (the rows above it are empty)")
+    if early:
+        _warn_early_dates(path.name, title, rows[0] if rows else [], early)
     if errors:
         notes.append(f"{path.name}: {errors} cell(s) of sheet {ws.title!r} hold an Excel error (#N/A, #DIV/0!, ...) "
                      "and are read as missing ratings")
@@ -261,6 +263,21 @@ def _header_names(ws: Any, rows: int = 50) -> set[str]:
     return set()
 
 
+def _warn_early_dates(name: str, title: str, header: list[Any], early: dict[int, str]) -> None:
+    """A LabelWarning naming the columns whose cells read as dates of early 1900: small numbers in cells formatted
+    as dates (Excel shows 3 as 1900-01-03), read as those dates unless the column is formatted as numbers."""
+    import warnings
+
+    from softirr_stats.data._labels import LabelWarning
+
+    cols = ", ".join(f"{header[k] if k < len(header) and header[k] is not None else f'column {k + 1}'!r} "
+                     f"({cell})" for k, cell in sorted(early.items()))
+    warnings.warn(f"{name}: sheet {title!r} has cells formatted as dates that hold dates of early 1900, in {cols}: "
+                  "Excel shows the number 3 formatted as a date as 1900-01-03, so these are likely ratings in cells "
+                  "formatted as dates; they are read as the dates shown: format the column as numbers in Excel",
+                  LabelWarning, stacklevel=6)
+
+
 def _warn_unsaved_formulas(openpyxl: Any, path: Path, title: str, header: list[Any]) -> None:
     """A warning naming the columns whose formula cells hold no saved value (read as empty cells).
 
@@ -291,17 +308,23 @@ def _warn_unsaved_formulas(openpyxl: Any, path: Path, title: str, header: list[A
         warnings.warn(f"{path.name}: sheet {title!r} holds formulas with no saved value, read as empty cells, in "
                       f"{cols}: the workbook was written by a program that does not compute formulas; open and save "
                       "it in Excel or LibreOffice (which save each formula's value), or write the values",
-                      LabelWarning, stacklevel=5)
+                      LabelWarning, stacklevel=6)
 
 
-def _sheet_rows(ws: Any, desc: str, cost: int) -> tuple[list[list[Any]], int, int]:
-    """The non-empty rows of a worksheet as text cells (header first), the header's row number (from 1) and
-    the number of error cells read as missing; a progress bar (``desc``) where ``cost`` bytes take over ~2 s."""
+#: dates before this are Excel's day numbers 1-100 shown as dates: small numbers (ratings) in a date-formatted cell
+_EARLY_1900 = _dt.datetime(1900, 4, 10)
+
+
+def _sheet_rows(ws: Any, desc: str, cost: int) -> tuple[list[list[Any]], int, int, dict[int, str]]:
+    """The non-empty rows of a worksheet as text cells (header first), the header's row number (from 1),
+    the number of error cells read as missing, and the columns holding dates of early 1900 (a date read for a
+    small number: ``{column: first such cell}``); a progress bar (``desc``) where ``cost`` bytes take over ~2 s."""
     from softirr_stats.data._readers._common import progress
 
     rows: list[list[Any]] = []
     header_row = 0
     errors = 0
+    early: dict[int, str] = {}
     if hasattr(ws, "reset_dimensions"):  # a writer's wrong <dimension> (A1:A1) would cut the sheet short
         ws.reset_dimensions()
     for number, row in enumerate(progress(ws.iter_rows(), total=ws.max_row, desc=desc, nbytes=cost), start=1):
@@ -311,7 +334,11 @@ def _sheet_rows(ws: Any, desc: str, cost: int) -> tuple[list[list[Any]], int, in
                 errors += 1
                 texts.append(None)
             else:
-                texts.append(cell_text(getattr(cell, "value", None)))
+                value = getattr(cell, "value", None)
+                texts.append(cell_text(value))
+                if isinstance(value, _dt.datetime | _dt.date) and _dt.datetime(value.year, value.month,
+                                                                               value.day) < _EARLY_1900:
+                    early.setdefault(len(texts) - 1, texts[-1])
         while texts and texts[-1] is None:
             texts.pop()
         if not texts:
@@ -319,4 +346,4 @@ def _sheet_rows(ws: Any, desc: str, cost: int) -> tuple[list[list[Any]], int, in
         if not rows:
             header_row = number
         rows.append(texts)
-    return rows, header_row, errors
+    return rows, header_row, errors, early

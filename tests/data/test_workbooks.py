@@ -284,3 +284,17 @@ def test_a_first_sheet_that_is_no_table_points_at_the_sheet_with_the_columns(tmp
     with pytest.raises(SystemExit):
         main(["agree", str(book), "--reader-option", "wide=true", "--item", "doc", "--bootstrap", "0"])
     assert "pass --reader-option 'sheet=Data'" in capsys.readouterr().err
+
+
+def test_small_numbers_in_date_formatted_cells_are_warned(tmp_path):
+    """Ratings typed into cells formatted as dates: Excel shows 3 as 1900-01-03, and that is what is read."""
+    wb = openpyxl.Workbook()
+    for row in (["doc", "a", "b"], ["d1", 3, 3], ["d2", 1, 2]):
+        wb.active.append(row)
+    for cell in ("C2", "C3"):
+        wb.active[cell].number_format = "yyyy-mm-dd"
+    wb.save(tmp_path / "d.xlsx")
+    with pytest.warns(LabelWarning, match=r"cells formatted as dates that hold dates of early 1900, in 'b' "
+                                          r"\(1900-01-03\).*format the column as numbers") as caught:
+        sis.read_annotations(tmp_path / "d.xlsx", wide=["a", "b"], item="doc")
+    assert any(w.filename == __file__ for w in caught if issubclass(w.category, LabelWarning))  # points at the caller
