@@ -48,7 +48,7 @@ def read_table(path: str | Path, *, format: str | None = None,
         Default: from the extension. Parquet needs pyarrow (the ``parquet`` extra); its columns keep
         their types, and ``na_values`` marks text cells equal to one of them as missing. An Excel
         workbook (``.xlsx``, ``.xlsm``) needs openpyxl (the ``excel`` extra); its cells are read as the
-        text a CSV export of the sheet holds (``data._workbook.read_xlsx``).
+        text of their stored values (``data._workbook.read_xlsx``).
     na_values : str or sequence of str, optional
         Further cell texts read as missing (CSV/TSV).
     encoding : str
@@ -467,7 +467,7 @@ def read_annotations(
     sheet : str or int, optional
         The sheet of an Excel workbook (``.xlsx``, ``.xlsm``; openpyxl, the ``excel`` extra) to read:
         its name or position (0 the first, the default; a note names the sheet read when there are
-        several). Its cells are read as a CSV export of the sheet would hold them, long or wide
+        several). Its cells are read as the text of their stored values, by a CSV file's rules, long or wide
         (``wide=``). On the command line: ``--reader-option sheet=Ratings``.
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),

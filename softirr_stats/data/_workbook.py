@@ -1,9 +1,10 @@
-"""Excel workbooks (``.xlsx``, ``.xlsm``): one sheet read as a table of text cells, as its CSV export would be.
+"""Excel workbooks (``.xlsx``, ``.xlsm``): one sheet read as a table of text cells, by the rules of a CSV file.
 
 Researchers keep ratings in spreadsheets; reading the workbook spares the "save as CSV" step and its
-pitfalls (a locale's ``;`` and decimal comma, an encoding). Every cell becomes the text a CSV export
-of it holds (``3`` for the integer 3, ``3.5``, ``TRUE``, ``2024-05-01`` for a date), so the
-long and wide readers decide numbers by the one rule they use for CSV. The sheet is read with
+pitfalls (a locale's ``;`` and decimal comma, an encoding). Every cell becomes the text of its stored
+value (``3`` for the integer 3, ``3.5``, ``TRUE``, ``2024-05-01`` for a date), so the long and wide
+readers decide numbers by the one rule they use for CSV. Number formats are not applied, as they are
+in a CSV saved by Excel: a cell shown as ``3.0`` or ``50%`` is read as ``3`` or ``0.5``. The sheet is read with
 openpyxl in read-only mode (the ``excel`` extra; with defusedxml, which it uses, XML entities are
 refused), after the archive's declared unpacked size is checked against the unpack cap (a zip bomb
 is refused before any XML is parsed). Formulas are read as the values Excel saved with them; a cell
@@ -43,7 +44,7 @@ class SheetShapeError(ValueError):
 
 
 def cell_text(value: Any) -> "str | None":
-    """The text a CSV export of a cell holds (None: an empty cell).
+    """The text of a cell's stored value, as a CSV file would hold it (None: an empty cell).
 
     Examples
     --------

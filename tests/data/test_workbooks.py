@@ -1,4 +1,4 @@
-"""Excel workbooks read as the CSV export of their sheet would be: long and wide, a list of them, the sheet
+"""Excel workbooks read by the rules of a CSV file: long and wide, a list of them, the sheet
 chosen, what Excel leaves in cells (errors, formulas without values, dates), and hostile archives."""
 
 import warnings
@@ -32,7 +32,7 @@ LONG = [["item", "rater", "label"], [1, "ana", "yes"], [1, "bo", "yes"], [2, "an
         [3, "ana", "no"], [3, "bo", "no"]]
 
 
-def test_a_long_sheet_reads_as_its_csv_export(tmp_path):
+def test_a_long_sheet_reads_as_the_same_table_in_csv(tmp_path):
     book = _workbook(tmp_path / "r.xlsx", {"Sheet1": LONG})
     csv = tmp_path / "r.csv"
     csv.write_text("\n".join(",".join(map(str, r)) for r in LONG) + "\n")
@@ -102,7 +102,7 @@ def test_formulas_without_saved_values_are_warned_by_column(tmp_path):
     assert ann.n_ratings == 3
 
 
-def test_cells_are_the_text_a_csv_export_holds(tmp_path):
+def test_cells_are_the_text_of_their_stored_values(tmp_path):
     import datetime
 
     rows = [["item", "rater", "label"], [1, "a", datetime.datetime(2024, 5, 1)], [1, "b", datetime.datetime(2024, 5, 1)],
