@@ -155,6 +155,24 @@ def check_writable(path: Path | None, flag: str) -> None:
         path.unlink(missing_ok=True)
 
 
+def _list_option(key: str, shown: str) -> str:
+    """``KEY=[a, b]`` for the command line from a Python list's repr (``"['a', 'b']"``), quoted for the shell; a JSON
+    list where a name holds a comma or a quote.
+
+    >>> print(_list_option("sheet", "['Ana', 'Bo.v2']"), _list_option("sheet", "['Ana, R1', 'Bo']"))
+    'sheet=[Ana, Bo.v2]' 'sheet=["Ana, R1", "Bo"]'
+    """
+    import ast
+
+    try:
+        names = [str(n) for n in ast.literal_eval(shown)]
+    except (ValueError, SyntaxError):
+        return f"{key}={shown}"
+    if any(c in n for n in names for c in ",'\"[]"):
+        return f"'{key}={json.dumps(names, ensure_ascii=False)}'"
+    return f"'{key}=[{', '.join(names)}]'"
+
+
 def _reader_value(text: str) -> Any:
     """A ``--reader-option`` value: JSON where it parses (``true``, ``3``, ``["a", "b"]``), a list of bare names for
     ``[a, b]`` (no quotes in it: a name holding a comma needs the JSON form), else the text itself.
@@ -232,6 +250,8 @@ def _flag_names(message: str) -> str:
     message = re.sub(r"\bpass sep='([^']*)'", r"pass --reader-option 'sep=\1'", message)
     message = re.sub(r"\bpass sheet='([^']*)'", r"pass --reader-option 'sheet=\1'", message)
     message = re.sub(r"\bpass sheet= ", "pass --reader-option sheet=NAME ", message)
+    message = re.sub(r"\bpass sheet=(\[[^\]]*\])", lambda m: "pass --reader-option " + _list_option("sheet", m.group(1)),
+                     message)
     # a flag followed by a quoted value gets a space (item='' -> --item '')
     return re.sub(r"\b(format|na_values|field|layer|feature|span_rule|item|rater|label)=(?=([\s'\"(),.;]|$))",
                   lambda m: _FLAG_OF[m.group(1)] + (" " if m.group(2) in ("'", '"') else ""), message)

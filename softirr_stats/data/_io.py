@@ -464,10 +464,12 @@ def read_annotations(
         The decimal mark of numbers in a CSV / TSV table (long or wide). With ``","`` labels written
         ``3,5`` are the number 3.5 (a column holding ``3.5`` then stays text); without it they are
         categories, and a LabelWarning says so. On the command line: ``--reader-option decimal=,``.
-    sheet : str or int, optional
+    sheet : str, int, list or "*", optional
         The sheet of an Excel workbook (``.xlsx``, ``.xlsm``; openpyxl, the ``excel`` extra) to read:
         its name or position (0 the first, the default; a note names the sheet read when there are
-        several). Its cells are read as the text of their stored values, by a CSV file's rules, long or wide
+        several). A list of sheets, or ``"*"`` for all, reads one long table per sheet and merges them
+        as a list of files is merged: a sheet without a rater column is one annotator's, named after
+        the sheet. Its cells are read as the text of their stored values, by a CSV file's rules, long or wide
         (``wide=``). On the command line: ``--reader-option sheet=Ratings``.
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
@@ -557,6 +559,9 @@ def read_annotations(
         fmt = format if format is not None else _table_format(p)
         if fmt not in _FORMATS:
             raise ValueError(f"wide=True reads a table ({', '.join(_FORMATS)}); {p.name} is read as {fmt!r}")
+        if sheet == "*" or isinstance(sheet, list | tuple):
+            raise ValueError("wide=True reads one sheet (a row per item, a column per rater); sheet= lists several "
+                             "(one annotator per sheet: a long table on each, without wide=)")
         _check_decimal(decimal, fmt)
         table = _read_sheet_aware(p, fmt, [item, *(() if wide is True else wide)], na_values=na_values,
                                   encoding=encoding, sep=sep, sheet=sheet)
@@ -576,6 +581,12 @@ def read_annotations(
     _check_decimal(decimal, fmt)
     if sheet is not None and fmt != "xlsx":
         raise ValueError(f"sheet= picks a sheet of an Excel workbook; {p.name} is read as {fmt!r}")
+    if fmt == "xlsx" and (sheet == "*" or isinstance(sheet, list | tuple)):
+        if options:
+            raise OptionError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
+                              f"this file is read as {fmt!r}")
+        return _read_sheets(p, sheet, rater_from=rater_from, item=item, rater=rater, label=label,
+                            categories=categories, na_values=na_values, normalize=normalize, decimal=decimal)
     if fmt in EXPORT_FORMATS:
         if (item, rater, label) != ("item", "rater", "label"):
             raise TypeError(f"item=, rater= and label= name the columns of csv/tsv/jsonl tables; a {fmt!r} "
@@ -611,6 +622,30 @@ def read_annotations(
         df[label] = _numeric_labels(df[label], decimal)
     return _with_table_notes(Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
                                                    **({} if normalize is None else {"normalize": normalize})), df)
+
+
+def _read_sheets(path: Path, sheets: Any, *, rater_from: str, **opts: Any) -> Annotations:
+    """Several sheets of one workbook (``sheet="*"`` or a list), merged as a list of long tables is: a sheet without
+    a rater column is one annotator's, named after the sheet."""
+    from softirr_stats.data._readers._common import check_choice
+    from softirr_stats.data._table_list import read_table_list
+    from softirr_stats.data._workbook import read_xlsx, sheet_titles, sheets_lacking
+
+    rater_from = check_choice("rater_from", rater_from, _RATER_FROM)
+    titles = sheet_titles(path, sheets)
+    if sheets == "*":  # every sheet: a guide or a codebook among them is named, with the list that leaves it out
+        lacking = sheets_lacking(path, titles, [opts["item"], opts["label"]])
+        if lacking:
+            raise ValueError(lacking)
+
+    def read(title: Path, *, na_values: Any = None, **_: Any) -> pd.DataFrame:
+        df = read_xlsx(path, _check_na_values(na_values), sheet=str(title))
+        df.attrs["read_notes"] = tuple(n for n in df.attrs.get("read_notes", ()) if ": read sheet " not in n)
+        return df
+
+    return read_table_list(Annotations, read, [Path(t) for t in titles], ["xlsx"] * len(titles),
+                           [f"{path.name} [{t}]" for t in titles], rater_from=rater_from, encoding="utf-8", sep=None,
+                           stems=titles, unit="sheet", **opts)
 
 
 def _read_sheet_aware(path: Path, fmt: str, names: Sequence[str], *, sheet: str | int | None,

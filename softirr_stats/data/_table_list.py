@@ -24,9 +24,11 @@ __all__ = ["read_table_list"]
 def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], fmts: Sequence[str],
                     names: Sequence[str], *, rater_from: str, item: str, rater: str, label: str, categories: Any,
                     na_values: Any, normalize: str | None, encoding: str, sep: str | None, decimal: str,
-                    sheet: str | int | None = None) -> Any:
+                    sheet: str | int | None = None, stems: Sequence[str] | None = None, unit: str = "file") -> Any:
     """One :class:`Annotations` from the long tables ``paths`` (formats ``fmts``, named ``names`` in messages),
-    each read by ``read`` (:func:`~softirr_stats.data.read_table`, passed in by the caller).
+    each read by ``read`` (:func:`~softirr_stats.data.read_table`, passed in by the caller). A table without a
+    rater column is one rater's, named by ``stems`` (default the files' stems); ``unit`` is what a table is
+    called in messages (``"sheet"`` for the sheets of one workbook).
 
     Examples
     --------
@@ -47,7 +49,7 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
 
     from softirr_stats.data._cells import numeric_labels
 
-    stems = [p.stem for p in paths]
+    stems = list(stems) if stems is not None else [p.stem for p in paths]
     frames, named_by_file, file_notes = [], [], []
     for k, (path, fmt, name) in enumerate(zip(paths, fmts, names, strict=True)):
         df = read(path, format=fmt, na_values=na_values, encoding=encoding,
@@ -58,16 +60,17 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
         if missing:
             raise ValueError(missing_columns_message(name, df.columns, missing, fmt))
         by_file = rater_from == "file" or rater not in df.columns
-        if by_file and stems.count(path.stem) > 1:
-            raise ValueError(f"{name}: its rater is named after the file, and {stems.count(path.stem)} files are named "
-                             f"{path.stem!r}: rename them after their annotators")
+        stem = stems[k]
+        if by_file and stems.count(stem) > 1:
+            raise ValueError(f"{name}: its rater is named after the {unit}, and {stems.count(stem)} {unit}s are named "
+                             f"{stem!r}: rename them after their annotators")
         if by_file and rater in df.columns:
             present = df[rater].dropna().unique()
             if len(present) > 1:
-                raise ValueError(f"{name}: rater_from='file' names each file's one rater after the file, but this "
-                                 f"file has {len(present)} raters {list(map(str, present[:5]))}")
+                raise ValueError(f"{name}: rater_from='file' names each {unit}'s one rater after the {unit}, but this "
+                                 f"{unit} has {len(present)} raters {list(map(str, present[:5]))}")
         part = pd.DataFrame({"item": df[item].astype(object),
-                             "rater": path.stem if by_file else df[rater].astype(object),
+                             "rater": stem if by_file else df[rater].astype(object),
                              "label": df[label].astype(object), "_file": k, "_text": fmt in TEXT_TABLES})
         frames.append(part)
         named_by_file.append(by_file)
@@ -86,9 +89,9 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
                          "item and rater is expected")
     ann = cls.from_long(table.drop(columns=["_file", "_text"]), item="item", rater="rater", label="label",
                         categories=categories, **({} if normalize is None else {"normalize": normalize}))
-    how = [f"{n} ({'rater named after the file' if f else 'raters from column ' + repr(rater)})"
+    how = [f"{n} ({f'rater named after the {unit}' if f else 'raters from column ' + repr(rater)})"
            for n, f in zip(names, named_by_file, strict=True)]
-    note = (f"merged {len(paths)} tables: {', '.join(how[:10])}" + (f" and {len(how) - 10} more" if len(how) > 10
+    note = (f"merged {len(paths)} {'tables' if unit == 'file' else unit + 's'}: {', '.join(how[:10])}" + (f" and {len(how) - 10} more" if len(how) > 10
                                                                      else "") + f"; raters {list(ann.raters)[:20]}")
     ann._cache[LAYOUT_NOTE] = ann._cache["read_notes"] = (*file_notes, note)
     return ann

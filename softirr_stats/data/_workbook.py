@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["WORKBOOK_SUFFIXES", "SheetShapeError", "read_xlsx", "sheet_hint"]
+__all__ = ["WORKBOOK_SUFFIXES", "SheetShapeError", "read_xlsx", "sheet_hint", "sheet_titles", "sheets_lacking"]
 
 #: the extensions read as workbooks (``.xls``, ``.ods`` and ``.numbers`` are not: save them as ``.xlsx`` or CSV)
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
@@ -138,6 +138,42 @@ def _pick_sheet(wb: Any, sheet: "str | int | None", name: str) -> tuple[Any, str
     return chosen, note
 
 
+def sheet_titles(path: "str | Path", sheets: Any) -> list[str]:
+    """The titles of the sheets ``sheets`` names: ``"*"`` (every sheet) or a list of names and positions (0 the
+    first), each checked as ``sheet=`` is; a sheet named twice is refused.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, openpyxl
+    >>> wb = openpyxl.Workbook()
+    >>> wb.active.title = "Guide"
+    >>> for who in ("Ana", "Bo"):
+    ...     _ = wb.create_sheet(who)
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "coding.xlsx"
+    >>> wb.save(path)
+    >>> sheet_titles(path, "*"), sheet_titles(path, ["Ana", 2])
+    (['Guide', 'Ana', 'Bo'], ['Ana', 'Bo'])
+    """
+    import openpyxl
+
+    path = Path(path)
+    _check_archive(path)
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        if sheets == "*":
+            titles = [ws.title for ws in wb.worksheets]
+        else:
+            if not sheets:
+                raise ValueError("sheet= lists the sheets to read, one annotator per sheet; got an empty list")
+            titles = [_pick_sheet(wb, s, path.name)[0].title for s in sheets]
+    finally:
+        wb.close()
+    twice = sorted({t for t in titles if titles.count(t) > 1})
+    if twice:
+        raise ValueError(f"{path.name}: sheet= names the sheet(s) {twice} twice")
+    return titles
+
+
 def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | int | None" = None) -> pd.DataFrame:
     """One sheet of an Excel workbook as a DataFrame of text cells (empty cells missing).
 
@@ -249,6 +285,42 @@ def sheet_hint(path: "str | Path", names: Sequence[str], read: str) -> str:
     more = f" (so do {', '.join(repr(t) for t in fits[1:4])})" if len(fits) > 1 else ""
     return (f": sheet {read!r} was read (the first of {len(titles)}); sheet {fits[0]!r} has these columns{more}: "
             f"pass sheet={fits[0]!r}")
+
+
+def sheets_lacking(path: "str | Path", titles: Sequence[str], names: Sequence[str]) -> str:
+    """'' when every sheet of ``titles`` has ``names`` in its header; else the error's text: which lack them and the
+    ``sheet=`` list of those that have them (``sheet="*"`` on a workbook with a guide sheet).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, openpyxl
+    >>> wb = openpyxl.Workbook()
+    >>> wb.active.title = "Guide"
+    >>> wb.active.append(["How to code"])
+    >>> for who in ("Ana", "Bo"):
+    ...     wb.create_sheet(who).append(["item", "label"])
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "coding.xlsx"
+    >>> wb.save(path)
+    >>> sheets_lacking(path, ["Guide", "Ana", "Bo"], ["item", "label"])
+    "coding.xlsx: sheet 'Guide' has no column 'item', 'label' in its header; read the sheets that have them: pass sheet=['Ana', 'Bo']"
+    """
+    import openpyxl
+
+    wanted = {" ".join(str(n).split()) for n in names if n}
+    wb = openpyxl.load_workbook(Path(path), read_only=True, data_only=True)
+    try:
+        fit = {t: wanted <= _header_names(wb[t]) for t in titles}
+    finally:
+        wb.close()
+    lacking = [t for t in titles if not fit[t]]
+    if not lacking:
+        return ""
+    having = [t for t in titles if fit[t]]
+    shown = ", ".join(repr(n) for n in names if n)
+    ending = f"; read the sheets that have them: pass sheet={having!r}" if having else ""
+    return (f"{Path(path).name}: sheet{'s' if len(lacking) > 1 else ''} {', '.join(repr(t) for t in lacking)} "
+            f"{'have' if len(lacking) > 1 else 'has'} no column {shown} in {'their' if len(lacking) > 1 else 'its'} "
+            f"header{ending}")
 
 
 def _header_names(ws: Any, rows: int = 50) -> set[str]:

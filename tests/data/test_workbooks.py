@@ -298,3 +298,38 @@ def test_small_numbers_in_date_formatted_cells_are_warned(tmp_path):
                                           r"\(1900-01-03\).*format the column as numbers") as caught:
         sis.read_annotations(tmp_path / "d.xlsx", wide=["a", "b"], item="doc")
     assert any(w.filename == __file__ for w in caught if issubclass(w.category, LabelWarning))  # points at the caller
+
+
+def test_one_sheet_per_annotator(tmp_path, capsys):
+    wb = openpyxl.Workbook()
+    wb.active.title = "Guide"
+    wb.active.append(["How to code: one row per document"])
+    for who, labels in {"Ana": ["x", "y", "x"], "Bo.v2": ["x", "y", "y"], "Cy": ["y", "y", "x"]}.items():
+        ws = wb.create_sheet(who)
+        ws.append(["item", "label"])
+        for i, lab in enumerate(labels):
+            ws.append([i, lab])
+    wb.save(tmp_path / "coding.xlsx")
+    ann = sis.read_annotations(tmp_path / "coding.xlsx", sheet=["Ana", "Bo.v2", 3])
+    assert ann.raters == ("Ana", "Bo.v2", "Cy") and ann.codes.tolist() == [[0, 0, 1], [1, 1, 1], [0, 1, 0]]
+    assert ann.read_notes[-1].startswith("merged 3 sheets: coding.xlsx [Ana] (rater named after the sheet)")
+    per_file = [tmp_path / f"{w}.csv" for w in ("Ana", "Bo.v2", "Cy")]
+    for path, labels in zip(per_file, (["x", "y", "x"], ["x", "y", "y"], ["y", "y", "x"]), strict=True):
+        path.write_text("item,label\n" + "".join(f"{i},{lab}\n" for i, lab in enumerate(labels)))
+    assert sis.fleiss_kappa(ann).value == pytest.approx(sis.fleiss_kappa(sis.read_annotations(per_file)).value,
+                                                        abs=1e-12)
+    with pytest.raises(ValueError, match=r"sheet 'Guide' has no column 'item', 'label' in its header; read the sheets "
+                                         r"that have them: pass sheet=\['Ana', 'Bo.v2', 'Cy'\]"):
+        sis.read_annotations(tmp_path / "coding.xlsx", sheet="*")
+    with pytest.raises(ValueError, match=r"names the sheet\(s\) \['Ana'\] twice"):
+        sis.read_annotations(tmp_path / "coding.xlsx", sheet=["Ana", 1])
+    with pytest.raises(ValueError, match="wide=True reads one sheet"):
+        sis.read_annotations(tmp_path / "coding.xlsx", sheet=["Ana", "Cy"], wide=True)
+    with pytest.raises(SystemExit):
+        main(["agree", str(tmp_path / "coding.xlsx"), "--reader-option", "sheet=*", "--bootstrap", "0"])
+    assert "pass --reader-option 'sheet=[Ana, Bo.v2, Cy]'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as ex:
+        main(["agree", str(tmp_path / "coding.xlsx"), "--reader-option", "sheet=[Ana, Bo.v2, Cy]", "--bootstrap", "0",
+              "-c", "fleiss_kappa", "-f", "csv"])
+    assert ex.value.code == 0
+    assert float(capsys.readouterr().out.splitlines()[1].split(",")[3]) == pytest.approx(sis.fleiss_kappa(ann).value)
