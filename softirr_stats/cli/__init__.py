@@ -23,6 +23,7 @@ from softirr_stats.cli import (
     agree,
     compare,
     demo,
+    describe,
     judge,
     model,
     plan,
@@ -53,7 +54,7 @@ app = typer.Typer(
     help="Inter-rater reliability with soft agreement and honest uncertainty.",
     epilog=EXIT_HELP,
 )
-COMMANDS = (agree, sensitivity, spans, score, model, report, demo, compare, plan)  # one module per command, in --help order
+COMMANDS = (describe, agree, sensitivity, spans, score, model, report, demo, compare, plan)  # one module per command, in --help order
 
 
 def _version(value: bool) -> None:

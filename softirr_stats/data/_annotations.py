@@ -936,6 +936,37 @@ class Annotations:
             out._label_universe = tuple(label_universe)
         return out
 
+    def describe(self) -> "pd.DataFrame":
+        """One row per rater, then all raters: items rated, their share, labels used, the most frequent label and
+        its share: the first check that a file was read as meant (``softirr describe FILE``).
+
+        Examples
+        --------
+        >>> ann = Annotations.from_wide([["yes", "yes"], ["no", "Yes"], ["yes", None]], raters=["ana", "bo"])
+        >>> ann.describe()[["rater", "items_rated", "labels_used", "top_label"]]
+          rater  items_rated  labels_used top_label
+        0   ana            3            2       yes
+        1    bo            2            2       yes
+        2   all            3            3       yes
+        """
+        from softirr_stats.data._describe import describe_raters
+
+        return describe_raters(self)
+
+    def label_counts(self, top: int | None = None) -> "pd.DataFrame":
+        """Ratings per label (rows, most used first) and rater (columns, then ``all``); ``top`` keeps the most used.
+        A label spelt two ways ("yes" / "Yes") shows as two rows.
+
+        Examples
+        --------
+        >>> ann = Annotations.from_wide([["yes", "yes"], ["no", "Yes"], ["yes", None]], raters=["ana", "bo"])
+        >>> ann.label_counts()["all"].to_dict()
+        {'yes': 3, 'Yes': 1, 'no': 1}
+        """
+        from softirr_stats.data._describe import label_counts
+
+        return label_counts(self, top)
+
     @property
     def read_notes(self) -> tuple[str, ...]:
         """How a reader read these annotations (layout found, files merged, repeats resolved); may be empty."""

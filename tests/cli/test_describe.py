@@ -1,0 +1,75 @@
+"""``softirr describe`` and ``Annotations.describe`` / ``label_counts``: how a file was read, before any coefficient."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.cli import main
+from softirr_stats.data import demo_path
+
+
+def _run(capsys, *args):
+    with pytest.raises(SystemExit) as ex:
+        main(["describe", *map(str, args)])
+    out = capsys.readouterr()
+    return ex.value.code, out.out, out.err
+
+
+def test_label_counts_equal_a_groupby_of_the_long_table():
+    ann = sis.read_annotations(demo_path())
+    counts = ann.label_counts()
+    long = ann.to_long()
+    want = long.groupby(["label", "rater"]).size().unstack(fill_value=0)
+    for rater in ann.raters:
+        got = counts[str(rater)]
+        assert (got[got > 0].sort_index() == want[rater][want[rater] > 0].sort_index()).all()
+    assert counts["all"].sum() == ann.n_ratings and counts["all"].is_monotonic_decreasing
+    described = ann.describe().set_index("rater")
+    assert described.loc["all", "items_rated"] == int((ann.ratings_per_item > 0).sum())
+    for rater in ann.raters:
+        assert described.loc[rater, "items_rated"] == long["rater"].eq(rater).sum()
+        assert described.loc[rater, "labels_used"] == long.loc[long["rater"].eq(rater), "label"].nunique()
+
+
+def test_sets_and_numbers_are_counted_as_their_values():
+    sets = sis.Annotations.from_long(pd.DataFrame({"item": [1, 1, 2, 2], "rater": ["a", "b", "a", "b"],
+                                                   "label": [["x", "y"], ["y", "x"], ["x"], ["z"]]}))
+    assert sets.label_counts()["all"].to_dict() == {"x|y": 2, "x": 1, "z": 1}
+    nums = sis.Annotations.from_wide([[1, 2], [2, 2], [3, np.nan]], raters=["a", "b"])
+    assert nums.describe()["labels_used"].tolist() == [3, 1, 3]
+
+
+def test_the_command_shows_both_tables_and_a_label_spelt_two_ways(tmp_path, capsys):
+    path = tmp_path / "r.csv"
+    path.write_text("doc,ana,bo,notes\nd1,yes,Yes,x\nd2,no,no,y\nd3,yes,yes,z\n")
+    code, out, err = _run(capsys, path, "--reader-option", "wide=[ana, bo]", "--item", "doc")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "r.csv: 3 items, 2 raters, 6 ratings, 3 labels (categorical)" in text
+    assert "Ratings per label" in text and "│ Yes │ 0 │ 1 │ 1 │" in text
+    assert "read as a wide table" in text  # the reading note, numbered below the tables
+    code, out, err = _run(capsys, path, "--reader-option", "wide=[ana, bo]", "--item", "doc", "-f", "json")
+    payload = json.loads(out)
+    assert [r["rater"] for r in payload["raters"]] == ["ana", "bo", "all"]
+    assert {r["label"]: r["all"] for r in payload["labels"]} == {"yes": 3, "no": 2, "Yes": 1}
+    assert "note: r.csv: read as a wide table" in err
+
+
+def test_machine_formats_and_the_label_limit(tmp_path, capsys):
+    code, out, _ = _run(capsys, demo_path(), "-f", "csv")
+    frame = pd.read_csv(pd.io.common.StringIO(out))
+    assert code == 0 and frame["rater"].tolist() == ["annotator_1", "annotator_2", "annotator_3", "all"]
+    code, out, _ = _run(capsys, demo_path(), "-f", "csv", "--table", "labels", "--labels", "0")
+    assert len(pd.read_csv(pd.io.common.StringIO(out))) == len(sis.read_annotations(demo_path()).vocabulary)
+    code, out, _ = _run(capsys, demo_path(), "-f", "csv", "--table", "labels", "--labels", "5")
+    assert len(pd.read_csv(pd.io.common.StringIO(out))) == 5
+    code, _, err = _run(capsys, demo_path(), "--labels", "-1")
+    assert code == 2 and "--labels must be 0 (every label) or a positive number" in err
+    code, _, err = _run(capsys, demo_path(), "--table", "items")
+    assert code == 2 and "--table" in err
+    out_json = tmp_path / "d.json"
+    code, _, _ = _run(capsys, demo_path(), "--json", out_json)
+    assert json.loads(out_json.read_text())["meta"]["n_ratings"] == sis.read_annotations(demo_path()).n_ratings
