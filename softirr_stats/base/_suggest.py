@@ -18,12 +18,13 @@ def _words(name: str) -> list[str]:
     return [w for w in name.replace("-", "_").replace(":", "_").split("_") if w]
 
 
-def did_you_mean(value: object, choices: Iterable[object]) -> str:
+def did_you_mean(value: object, choices: Iterable[object], *, prefix: bool = True) -> str:
     """``" (did you mean 'x'?)"`` for the closest of ``choices``, or ``""`` when none is close.
 
     Close means the names that hold ``value`` as a whole word or start with it (``"fleiss"``,
     ``"kappa"``, ``"icc"``; case ignored), else a small misspelling of one name (``difflib`` ratio
-    0.75 or more).
+    0.75 or more). ``prefix=False`` leaves out the names that only start with it (a file's column
+    names: ``"item"`` is no hint for a header ``"item;rater;label"`` read as one column).
 
     Examples
     --------
@@ -45,7 +46,7 @@ def did_you_mean(value: object, choices: Iterable[object]) -> str:
     names = list(dict.fromkeys(str(c) for c in choices))
     key = value.strip().lower()
     hits = [n for n in names if n != value and len(key) >= 2
-            and (key in _words(n.lower()) or (len(key) >= 3 and n.lower().startswith(key)))]
+            and (key in _words(n.lower()) or (prefix and len(key) >= 3 and n.lower().startswith(key)))]
     if not hits:
         folded = {n.lower(): n for n in names}
         close = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.75)

@@ -94,7 +94,7 @@ def _item_column(df: Any, name: str, fmt: str, item: str, raters: Sequence[str] 
             from softirr_stats.base._suggest import did_you_mean
 
             raise ValueError(f"{name}: wide table: rater column(s) {absent} not found"
-                             f"{did_you_mean(absent[0], columns)}; the columns are {columns}{hint}")
+                             f"{did_you_mean(absent[0], columns, prefix=False)}; the columns are {columns}{hint}")
         if item and item in raters:
             raise ValueError(f"{name}: wide table: {item!r} is the item column (item=) and cannot also be a rater "
                              "column")
@@ -106,7 +106,7 @@ def _item_column(df: Any, name: str, fmt: str, item: str, raters: Sequence[str] 
         from softirr_stats.base._suggest import did_you_mean
 
         raise ValueError(
-            f"{name}: wide table: item column {item!r} not found{did_you_mean(item, columns)}; the columns are {columns}"
+            f"{name}: wide table: item column {item!r} not found{did_you_mean(item, columns, prefix=False)}; the columns are {columns}"
             + (hint if hint else ": name the column of item identifiers (item='doc'), or pass item='' to number "
                "the rows as items"))
     if not item and row_names is not None and (raters is None or row_names not in raters):
@@ -260,7 +260,7 @@ def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence
 
     cols = [str(c) for c in columns]
     what = ", ".join(f"{role} column {col!r}" for role, col in missing)
-    close = did_you_mean(missing[0][1], cols) if len(missing) == 1 else ""
+    close = did_you_mean(missing[0][1], cols, prefix=False) if len(missing) == 1 else ""
     msg = f"{name}: {what} not found{close}; the columns are {cols}"
     if len(cols) == 1:
         seps = [s for s in (";", "|", "\t", ",") if s in cols[0] and not (s == "," and fmt == "csv")]

@@ -336,6 +336,16 @@ def _header_names(ws: Any, rows: int = 50) -> set[str]:
     return set()
 
 
+def _columns_text(header: list[Any], found: dict[int, Any]) -> str:
+    """``'b' (1900-01-03), 'mean' (3)``: the columns (by 0-based position) named by the header, each with its detail.
+
+    >>> _columns_text(["doc", "b"], {1: "1900-01-03", 3: 2})
+    "'b' (1900-01-03), 'column 4' (2)"
+    """
+    return ", ".join(f"{header[k] if k < len(header) and header[k] is not None else f'column {k + 1}'!r} ({detail})"
+                     for k, detail in sorted(found.items()))
+
+
 def _warn_early_dates(name: str, title: str, header: list[Any], early: dict[int, str]) -> None:
     """A LabelWarning naming the columns whose cells read as dates of early 1900: small numbers in cells formatted
     as dates (Excel shows 3 as 1900-01-03), read as those dates unless the column is formatted as numbers."""
@@ -343,8 +353,7 @@ def _warn_early_dates(name: str, title: str, header: list[Any], early: dict[int,
 
     from softirr_stats.data._labels import LabelWarning
 
-    cols = ", ".join(f"{header[k] if k < len(header) and header[k] is not None else f'column {k + 1}'!r} "
-                     f"({cell})" for k, cell in sorted(early.items()))
+    cols = _columns_text(header, early)
     warnings.warn(f"{name}: sheet {title!r} has cells formatted as dates that hold dates of early 1900, in {cols}: "
                   "Excel shows the number 3 formatted as a date as 1900-01-03, so these are likely ratings in cells "
                   "formatted as dates; they are read as the dates shown: format the column as numbers in Excel",
@@ -376,8 +385,7 @@ def _warn_unsaved_formulas(openpyxl: Any, path: Path, title: str, header: list[A
     finally:
         wb.close()
     if formulas:
-        cols = ", ".join(f"{header[k] if k < len(header) and header[k] is not None else f'column {k + 1}'!r} "
-                         f"({n})" for k, n in sorted(formulas.items()))
+        cols = _columns_text(header, formulas)
         warnings.warn(f"{path.name}: sheet {title!r} holds formulas with no saved value, read as empty cells, in "
                       f"{cols}: the workbook was written by a program that does not compute formulas; open and save "
                       "it in Excel or LibreOffice (which save each formula's value), or write the values",
