@@ -14,6 +14,7 @@ holding an Excel error (``#N/A``, ``#DIV/0!``) is a missing rating, and a note s
 import datetime as _dt
 import math
 import numbers
+import re
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -210,11 +211,13 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
     try:
         ws, note = _pick_sheet(wb, sheet, path.name)
         title = ws.title
+        part = getattr(ws, "_worksheet_path", None)  # the sheet's XML in the archive (openpyxl's read-only sheet)
         rows, header_row, errors, early = _sheet_rows(ws, f"reading {path.name}", _XML_COST * unpacked)
     finally:
         wb.close()
     notes = [note] if note else []
-    if rows and any(len(r) < len(rows[0]) or None in r for r in rows[1:]):  # empty cells: any unsaved formula?
+    if (rows and any(len(r) < len(rows[0]) or None in r for r in rows[1:])  # empty cells: any unsaved formula?
+            and _holds_formulas(path, part)):
         _warn_unsaved_formulas(openpyxl, path, title, rows[0])
     if not rows:
         raise SheetShapeError(f"{path.name}: sheet {ws.title!r} is empty (no header, no ratings)", ws.title)
@@ -358,6 +361,28 @@ def _warn_early_dates(name: str, title: str, header: list[Any], early: dict[int,
                   "Excel shows the number 3 formatted as a date as 1900-01-03, so these are likely ratings in cells "
                   "formatted as dates; they are read as the dates shown: format the column as numbers in Excel",
                   LabelWarning, stacklevel=6)
+
+
+_FORMULA_TAG = re.compile(rb"<(?:\w+:)?f[\s>/]")
+
+
+def _holds_formulas(path: Path, part: "str | None") -> bool:
+    """Whether the sheet's XML holds a formula element (``<f>``), by a byte scan of the archive member: the two
+    further passes that find formulas without a saved value run only then (True when the member is unknown)."""
+    if not part:
+        return True
+    with zipfile.ZipFile(path) as zf:
+        try:
+            member = zf.open(part.lstrip("/"))
+        except KeyError:
+            return True
+        with member:
+            tail = b""
+            while chunk := member.read(1 << 20):
+                if _FORMULA_TAG.search(tail + chunk):
+                    return True
+                tail = chunk[-16:]
+    return False
 
 
 def _warn_unsaved_formulas(openpyxl: Any, path: Path, title: str, header: list[Any]) -> None:

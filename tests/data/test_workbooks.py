@@ -333,3 +333,27 @@ def test_one_sheet_per_annotator(tmp_path, capsys):
               "-c", "fleiss_kappa", "-f", "csv"])
     assert ex.value.code == 0
     assert float(capsys.readouterr().out.splitlines()[1].split(",")[3]) == pytest.approx(sis.fleiss_kappa(ann).value)
+
+
+def test_the_formula_passes_run_only_where_the_sheet_holds_formulas(tmp_path, monkeypatch):
+    """Empty cells are common (missing ratings); the two further passes that look for formulas without a saved
+    value run only when a byte scan finds a formula element in the sheet's XML."""
+    from softirr_stats.data import _workbook
+
+    calls = []
+    monkeypatch.setattr(_workbook, "_warn_unsaved_formulas", lambda *a: calls.append(a[2]))
+    book = tmp_path / "plain.xlsx"
+    _workbook_rows(book, [["doc", "a", "b"], ["d1", 1, 2], ["d2", 2, None]])
+    sis.read_annotations(book, wide=True, item="doc")
+    assert calls == []
+    with_formula = tmp_path / "f.xlsx"
+    _workbook_rows(with_formula, [["doc", "a", "b", "mean"], ["d1", 1, 2, "=AVERAGE(B2:C2)"], ["d2", 2, None, None]])
+    sis.read_annotations(with_formula, wide=["a", "b"], item="doc")
+    assert calls == ["Sheet"]
+
+
+def _workbook_rows(path, rows):
+    wb = openpyxl.Workbook()
+    for row in rows:
+        wb.active.append(row)
+    wb.save(path)
