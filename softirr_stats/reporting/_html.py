@@ -257,9 +257,15 @@ def _summary_html(ann: Any, s: dict[str, Any], warns: Sequence[str], reading: Se
               ("distinct labels", f'{s["n_labels"]} ({_esc(s["label_kind"])})'), ("ratings", s["n_ratings"]),
               ("missing cells (item x rater)", f'{s["missing_cells"]} of {s["cells"]} ({pct:.1f}%)'),
               ("unpairable items (one rating)", unp), ("unrated items (no rating)", s["unrated_items"])])
-    counts = pd.Series([_label_text(ann.vocabulary[c]) for c in np.asarray(ann.codes)[np.asarray(ann.codes) >= 0]])
-    top = counts.value_counts().head(10).rename_axis("label").reset_index(name="ratings")
-    per_rater = s["ratings_per_rater"].rename_axis("rater").reset_index(name="ratings")
+    # the tables of softirr describe (Annotations.describe / label_counts): per rater, then the labels by rater
+    per_rater = ann.describe()[["rater", "items_rated", "labels_used", "top_label"]].rename(
+        columns={"items_rated": "items rated", "labels_used": "labels used", "top_label": "top label"})
+    per_rater["top label"] = per_rater["top label"].map(_label_text)
+    top = ann.label_counts(top=10)
+    if ann.n_raters > 6:  # a column per rater would not fit beside the other tables
+        top = top[["all"]]
+    top = top.reset_index()
+    top["label"] = top["label"].map(_label_text)
     # how the data were read (a note; a warning raised while reading is shown as one), then the data's warnings
     notes = "".join(f'<p class="note{" warn" if is_warning_text(w) else ""}">{_esc(w)}</p>' for w in reading)
     notes += "".join(f'<p class="note warn">{_esc(w)}</p>' for w in warns if w not in reading)
