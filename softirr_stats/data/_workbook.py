@@ -108,7 +108,7 @@ def _check_archive(path: Path) -> int:
 
 def _pick_sheet(wb: Any, sheet: "str | int | None", name: str) -> tuple[Any, str]:
     """The worksheet ``sheet`` names (a name or a 0-based position; default the first) and the note on the choice."""
-    sheets = [ws for ws in wb.worksheets]
+    sheets = list(wb.worksheets)
     names = [ws.title for ws in sheets]
     if not sheets:
         raise ValueError(f"{name}: the workbook has no worksheet")
@@ -271,17 +271,12 @@ def sheet_hint(path: "str | Path", names: Sequence[str], read: str) -> str:
     >>> sheet_hint(path, ["study", "design"], "Guide")
     ": sheet 'Guide' was read (the first of 2); sheet 'Codes' has these columns: pass sheet='Codes'"
     """
-    import openpyxl
-
     wanted = {" ".join(str(n).split()) for n in names if n}
     if not wanted:
         return ""
-    wb = openpyxl.load_workbook(Path(path), read_only=True, data_only=True)
-    try:
-        titles = [ws.title for ws in wb.worksheets]
-        fits = [ws.title for ws in wb.worksheets if ws.title != read and wanted <= _header_names(ws)]
-    finally:
-        wb.close()
+    headers = _sheet_headers(path)
+    titles = list(headers)
+    fits = [t for t, header in headers.items() if t != read and wanted <= header]
     if not fits:
         return "" if len(titles) < 2 else (f": the workbook has {len(titles)} sheets "
                                            f"({', '.join(repr(t) for t in titles[:8])}); pass sheet= to read another")
@@ -307,14 +302,9 @@ def sheets_lacking(path: "str | Path", titles: Sequence[str], names: Sequence[st
     >>> sheets_lacking(path, ["Guide", "Ana", "Bo"], ["item", "label"])
     "coding.xlsx: sheet 'Guide' has no column 'item', 'label' in its header; read the sheets that have them: pass sheet=['Ana', 'Bo']"
     """
-    import openpyxl
-
     wanted = {" ".join(str(n).split()) for n in names if n}
-    wb = openpyxl.load_workbook(Path(path), read_only=True, data_only=True)
-    try:
-        fit = {t: wanted <= _header_names(wb[t]) for t in titles}
-    finally:
-        wb.close()
+    headers = _sheet_headers(path)
+    fit = {t: wanted <= headers.get(t, set()) for t in titles}
     lacking = [t for t in titles if not fit[t]]
     if not lacking:
         return ""
@@ -324,6 +314,18 @@ def sheets_lacking(path: "str | Path", titles: Sequence[str], names: Sequence[st
     return (f"{Path(path).name}: sheet{'s' if len(lacking) > 1 else ''} {', '.join(repr(t) for t in lacking)} "
             f"{'have' if len(lacking) > 1 else 'has'} no column {shown} in {'their' if len(lacking) > 1 else 'its'} "
             f"header{ending}")
+
+
+def _sheet_headers(path: "str | Path") -> dict[str, set[str]]:
+    """Each sheet's title and header names (whitespace folded), in the workbook's order: one read-only pass
+    over the first rows of every sheet (the hints of :func:`sheet_hint` and :func:`sheets_lacking`)."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(Path(path), read_only=True, data_only=True)
+    try:
+        return {ws.title: _header_names(ws) for ws in wb.worksheets}
+    finally:
+        wb.close()
 
 
 def _header_names(ws: Any, rows: int = 50) -> set[str]:
