@@ -92,10 +92,12 @@ def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item"
         warnings.simplefilter("always")
         ann = read_annotations(source, **kwargs)
     from softirr_stats.data import guessed_formats, layout_note
+    from softirr_stats.data._describe import case_note
 
     _log.info("read %d items, %d raters, %d distinct labels, %.2f s", ann.n_items, ann.n_raters,
               len(ann.vocabulary), time.perf_counter() - t0)
-    notes = [*guessed_formats(ann), *layout_note(ann), *dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)]
+    notes = [*guessed_formats(ann), *layout_note(ann), *dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught),
+             *case_note(ann)]
     codes = np.asarray(ann.codes)
     if codes.ndim == 2 and codes.size:
         unrated = int(((codes >= 0).sum(axis=1) == 0).sum())

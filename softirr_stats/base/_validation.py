@@ -8,12 +8,34 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_choice", "check_level", "check_positive_int", "ModelRequiredError", "SimilarityMismatchError",
+__all__ = ["user_stacklevel", "check_choice", "check_level", "check_positive_int", "ModelRequiredError", "SimilarityMismatchError",
            "SoftIRRWarning", "TooFewRatersError", "LINE_INDEX", "is_warning_text", "label_file_lines", "row_name"]
 
 #: Name of the index a reader gives a table read from a file: each row labelled with its line in
 #: the file, so that :func:`row_name` can point at the line a user opens.
 LINE_INDEX = "line"
+#: the name of a table index that holds each row's row number in the spreadsheet it was read from
+SHEET_ROW = "sheet row"
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside softirr_stats: the user's call.
+
+    Called in the function that warns (``warnings.warn(..., stacklevel=user_stacklevel())``); a level
+    counted by hand breaks whenever a wrapper or a helper adds a frame.
+
+    Examples
+    --------
+    >>> user_stacklevel() >= 1
+    True
+    """
+    import sys
+
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("softirr_stats"):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 class SoftIRRWarning(UserWarning):
@@ -94,11 +116,69 @@ def row_name(index: Any, pos: int) -> str:
         return name
     label = index[pos]
     label = label.item() if isinstance(label, np.generic) else label
-    if getattr(index, "name", None) == LINE_INDEX:  # the file's data row: the rank of its line (any row order)
-        return f"row {int((np.asarray(index) < label).sum()) + 1} (line {label} of the file)"
+    if getattr(index, "name", None) in (LINE_INDEX, SHEET_ROW):  # the file's data row: the rank of its line
+        where = f"line {label} of the file" if index.name == LINE_INDEX else f"sheet row {label}"
+        return f"row {int((np.asarray(index) < label).sum()) + 1} ({where})"
     if type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1:
         return name
     return f"{name} (index label {label!r})"
+
+
+def rows_named(index: Any, positions: Any, limit: int = 5) -> str:
+    """The rows at 0-based ``positions`` of a table, named as its user finds them (at most ``limit``).
+
+    Lines of the file or rows of the sheet where the table was read from one (its index named
+    :data:`LINE_INDEX` / :data:`SHEET_ROW`); else the index labels, which for a DataFrame with the
+    default index are its 0-based positions, as ``df.loc`` takes them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows_named(pd.Index([2, 3, 7], name=LINE_INDEX), [0, 2])
+    'lines 2 and 7 of the file'
+    >>> rows_named(pd.Index([4, 5], name=SHEET_ROW), [1])
+    'sheet row 5'
+    >>> rows_named(pd.RangeIndex(9), [0, 3, 4, 5, 6, 7], limit=3)
+    'index 0, 3, 4, ... (6 rows)'
+    >>> rows_named(pd.Index(["a", "b"]), [1])
+    "index 'b'"
+    """
+    positions = [int(k) for k in positions]
+    labels = [index[k] for k in positions[:limit]]
+    labels = [v.item() if isinstance(v, np.generic) else v for v in labels]
+    name = getattr(index, "name", None)
+    texts = [str(v) if name in (LINE_INDEX, SHEET_ROW) or isinstance(v, int) else repr(v) for v in labels]
+    if len(positions) > limit:
+        listed = ", ".join(texts) + f", ... ({len(positions)} rows)"
+    else:
+        listed = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+    plural = len(positions) > 1
+    if name == LINE_INDEX:
+        return f"line{'s' if plural else ''} {listed} of the file"
+    if name == SHEET_ROW:
+        return f"sheet row{'s' if plural else ''} {listed}"
+    return f"index {listed}"
+
+
+def file_lines(path: Any, header_lines: int = 1) -> list[int] | None:
+    """The 1-based lines of ``path``'s data rows: its non-blank lines after ``header_lines`` of header (a CSV
+    reader skips blank lines); None where the file cannot be read. Read on error paths only.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = f.write_text("a,b\\n1,2\\n\\n3,4\\n")
+    >>> file_lines(f)
+    [2, 4]
+    """
+    from pathlib import Path
+
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return None
+    return [k for k, line in enumerate(text.splitlines(), start=1) if line.strip()][header_lines:]
 
 
 def label_file_lines(table: Any, path: Any, header_lines: int = 1) -> Any:
@@ -116,16 +196,11 @@ def label_file_lines(table: Any, path: Any, header_lines: int = 1) -> Any:
     >>> label_file_lines(pd.read_csv(f), f).index.tolist()
     [2, 4]
     """
-    from pathlib import Path
 
     import pandas as pd
 
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
-    except OSError:
-        return table
-    lines = [k for k, line in enumerate(text.splitlines(), start=1) if line.strip()][header_lines:]
-    if len(lines) == len(table):
+    lines = file_lines(path, header_lines)
+    if lines is not None and len(lines) == len(table):
         table.index = pd.Index(lines, name=LINE_INDEX)
     return table
 

@@ -421,9 +421,13 @@ class Annotations:
         if len(df) == 0:
             raise ValueError("annotations are empty: the table has no rows")
         for role, col in (("item", item), ("rater", rater)):
-            if df[col].isna().any():
-                bad = df.index[df[col].isna()].tolist()[:5]
-                raise ValueError(f"{role} column {col!r} has missing values (rows {bad})")
+            empty = df[col].isna().to_numpy()
+            if empty.any():
+                from softirr_stats.base._validation import rows_named
+
+                bad = np.flatnonzero(empty)
+                raise ValueError(f"{role} column {col!r} has missing values in {bad.size} row(s) "
+                                 f"({rows_named(df.index, bad)}): every rating needs its {role}")
         from softirr_stats.data._columnar import frame_annotations
 
         fast = frame_annotations(cls, df, item, rater, label, categories, normalize)  # by whole columns
@@ -431,11 +435,15 @@ class Annotations:
             return fast
         dup = df.duplicated(subset=[item, rater], keep=False)
         if dup.any():
+            from softirr_stats.base._validation import rows_named
+
             pairs = df.loc[dup, [item, rater]].drop_duplicates().head(10)
             listed = ", ".join(f"({i!r}, {r!r})" for i, r in pairs.itertuples(index=False))
+            i0, r0 = next(pairs.itertuples(index=False))
+            first = np.flatnonzero((df[item] == i0).to_numpy() & (df[rater] == r0).to_numpy())
             raise ValueError(
                 f"duplicate (item, rater) rows: {int(dup.sum())} rows share an (item, rater) pair; "
-                f"first ones: {listed}"
+                f"first ones: {listed}; rows of ({i0!r}, {r0!r}): {rows_named(df.index, first)}"
             )
         items = _ordered_unique(df[item].tolist())
         raters = _ordered_unique(df[rater].tolist())

@@ -69,33 +69,41 @@ def flat_key(ic: np.ndarray, rc: np.ndarray, n_items: int, n_raters: int) -> np.
     return key
 
 
-def _duplicate_message(key: np.ndarray, items: list, raters: list) -> str:
-    """The message of ``from_long`` for duplicate (item, rater) rows, from the flat keys (error path only)."""
+def _duplicate_message(key: np.ndarray, items: list, raters: list, index: Any = None) -> str:
+    """The message of ``from_long`` for duplicate (item, rater) rows, from the flat keys (error path only);
+    ``index`` names the rows (``base._validation.rows_named``; default: their 0-based positions)."""
+    import pandas as pd
+
+    from softirr_stats.base._validation import rows_named
+
     counts = np.bincount(key)
     dup_rows = np.flatnonzero(counts[key] > 1)
     _, first = np.unique(key[dup_rows], return_index=True)
     rows = dup_rows[np.sort(first)[:10]]
     n_raters = len(raters)
     listed = ", ".join(f"({items[key[k] // n_raters]!r}, {raters[key[k] % n_raters]!r})" for k in rows)
+    where = rows_named(pd.RangeIndex(len(key)) if index is None else index, np.flatnonzero(key == key[rows[0]]))
+    first = f"({items[key[rows[0]] // n_raters]!r}, {raters[key[rows[0]] % n_raters]!r})"
     return (f"duplicate (item, rater) rows: {len(dup_rows)} rows share an (item, rater) pair; "
-            f"first ones: {listed}")
+            f"first ones: {listed}; rows of {first}: {where}")
 
 
 def assemble(cls: type[Annotations], key: np.ndarray, items: list, raters: list, lc: np.ndarray,
-             label_uniques: np.ndarray, categories: Any, normalize: str | None) -> Annotations:
+             label_uniques: np.ndarray, categories: Any, normalize: str | None, index: Any = None) -> Annotations:
     """Annotations from factorised columns.
 
     ``key``: each row's cell (:func:`flat_key` of its positions in ``items`` and ``raters``, which
     are in their final order); ``lc``: the row's position in ``label_uniques`` (the distinct present
     labels in order of first appearance, an object array), ``-1`` for a missing label. The checks
     run in the order of ``from_long``: duplicate (item, rater) rows, then the label rules on the
-    distinct labels.
+    distinct labels. ``index`` names the rows in the duplicate error (a callable giving the index, called on
+    that error path only).
     """
     n_items, n_raters = len(items), len(raters)
     seen = np.zeros(n_items * n_raters, dtype=bool)
     seen[key] = True
     if np.count_nonzero(seen) != len(key):  # two rows on one cell
-        raise ValueError(_duplicate_message(key, items, raters))
+        raise ValueError(_duplicate_message(key, items, raters, None if index is None else index()))
     del seen
     if len(label_uniques) == 0:  # the message of the cell path: every label is missing
         label_uniques = np.array([None], dtype=object)
@@ -547,7 +555,22 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
         # numbers by the one rule, decided on the distinct labels (the same set as the cells')
         uniques = np.asarray(numeric_labels(pd.Series(uniques, dtype=object), decimal).to_numpy(dtype=object),
                              dtype=object)
-    return assemble(cls, key, items, raters, lc, uniques, categories, normalize)
+    return assemble(cls, key, items, raters, lc, uniques, categories, normalize,
+                    index=lambda: _file_rows(path, fmt, len(key)))
+
+
+def _file_rows(path: Path, fmt: str, n_rows: int) -> Any:
+    """The index that names a long table's rows in an error: the file's lines (CSV / TSV after the header; JSON
+    Lines one record a line), or the rows' 0-based positions where the lines do not pair up with the rows (a
+    quoted line break; Parquet)."""
+    import pandas as pd
+
+    from softirr_stats.base._validation import LINE_INDEX, file_lines
+
+    lines = file_lines(path, 1 if fmt in ("csv", "tsv") else 0) if fmt != "parquet" else None
+    if lines is not None and len(lines) == n_rows:
+        return pd.Index(lines, name=LINE_INDEX)
+    return pd.RangeIndex(n_rows)
 
 
 def _row_bar(n_rows: int, path: Path) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["describe_raters", "label_counts"]
+__all__ = ["case_note", "case_variants", "describe_raters", "label_counts"]
 
 
 def _shown(label: Any) -> Any:
@@ -85,3 +85,84 @@ def describe_raters(ann: Any) -> pd.DataFrame:
                  "labels_used": int(len(total)), "top_label": total.idxmax() if len(total) else None,
                  "top_share": float(total.max() / total.sum()) if len(total) else float("nan")})
     return pd.DataFrame(rows)
+
+
+def _texts_and_uses(ann: Any) -> tuple[np.ndarray, np.ndarray, str]:
+    """The distinct texts a coefficient compares (text labels, or the terms inside set labels), how often each is
+    used, and what they are ("labels" or "terms")."""
+    vocab = list(ann.vocabulary)
+    if ann.kind == "set":
+        terms = pd.Series([sorted(v) for v in vocab], dtype=object).explode().dropna()
+        codes = np.asarray(ann.codes)
+        uses = np.bincount(codes[codes >= 0], minlength=len(vocab))
+        weights = np.repeat(uses, [len(v) for v in vocab])
+        totals = pd.Series(weights, index=terms.to_numpy()).groupby(level=0).sum() if len(terms) else pd.Series()
+        return np.asarray(totals.index, dtype=object), totals.to_numpy(), "terms"
+    texts = np.asarray([isinstance(v, str) for v in vocab], dtype=bool)
+    codes = np.asarray(ann.codes)
+    uses = np.bincount(codes[codes >= 0], minlength=len(vocab))
+    return np.asarray(vocab, dtype=object)[texts], uses[texts], "labels"
+
+
+def case_variants(ann: Any) -> list[list[str]]:
+    """Groups of distinct text labels (or terms inside set labels) that differ only in letter case, most used first.
+
+    Texts are compared as they print (Unicode NFKC, invisible characters dropped, runs of white space as one:
+    those differences are the look-alike ``LabelWarning``'s) and then case-folded. Exact agreement counts each
+    text of a group as a label of its own; ``normalize="casefold"`` on the readers merges them.
+
+    Examples
+    --------
+    >>> from softirr_stats.data import Annotations
+    >>> ann = Annotations.from_wide([["Fatigue", "fatigue"], ["pain", "Pain"], ["pain", "fever"]])
+    >>> case_variants(ann)
+    [['Pain', 'pain'], ['Fatigue', 'fatigue']]
+    """
+    from softirr_stats.data._labels import _skeletons
+
+    if ann.kind not in ("categorical", "set"):
+        return []
+    texts, uses, _ = _texts_and_uses(ann)
+    if texts.size < 2:
+        return []
+    skel = _skeletons(texts)
+    frame = pd.DataFrame({"key": pd.Series(skel, dtype=object).str.casefold(), "skel": skel, "text": texts,
+                          "uses": uses})
+    spelt = frame.groupby("key")["skel"].transform("nunique")
+    kept = frame[spelt.to_numpy() > 1]
+    if kept.empty:
+        return []
+    order = kept.groupby("key")["uses"].sum().sort_values(ascending=False, kind="stable").index
+    groups = kept.groupby("key")["text"].agg(lambda t: sorted(t))
+    return [list(groups[k]) for k in order]
+
+
+def case_note(ann: Any) -> tuple[str, ...]:
+    """A note (no warning: letter case can carry meaning) when labels differ only in letter case, or ``()``.
+
+    Examples
+    --------
+    >>> from softirr_stats.data import Annotations
+    >>> print(case_note(Annotations.from_wide([["Fatigue", "fatigue"], ["pain", "pain"]]))[0][:72])
+    2 labels in 1 group differ only in letter case ('Fatigue' and 'fatigue')
+    """
+    cache = getattr(ann, "_cache", None)
+    if cache is not None and "case_note" in cache:  # computed once per data set (the readers note it)
+        return tuple(cache["case_note"])
+    note = _case_note(ann)
+    if cache is not None:
+        cache["case_note"] = note
+    return note
+
+
+def _case_note(ann: Any) -> tuple[str, ...]:
+    groups = case_variants(ann)
+    if not groups:
+        return ()
+    what = "terms inside set labels" if ann.kind == "set" else "labels"
+    n, first = sum(map(len, groups)), groups[0]
+    shown = " and ".join(map(repr, first[:3])) + (f" and {len(first) - 3} more" if len(first) > 3 else "")
+    more = f"; {len(groups) - 1} more group{'s' if len(groups) > 2 else ''}" if len(groups) > 1 else ""
+    return (f"{n} {what} in {len(groups)} group{'s' if len(groups) > 1 else ''} differ only in letter case "
+            f"({shown}{more}): each counts as a label of its own (string measures count the case as an edit); "
+            "normalize='casefold' merges them if case carries no meaning here",)

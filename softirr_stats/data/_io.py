@@ -7,7 +7,9 @@ is numeric by the one rule of ``_labels.text_numbers``; an empty, undecodable or
 an error that names the file. Exports of annotation tools are read by ``softirr_stats.data._readers``.
 """
 
+import contextvars
 import dataclasses
+import functools
 import json
 import warnings
 from collections.abc import Sequence
@@ -17,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 from softirr_stats.data import TABLE_FORMATS, TEXT_TABLES
 from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._cells import check_header as _check_header
@@ -242,7 +244,7 @@ def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None, encod
                         f"{list(map(str, df.columns))}; up to {shifted.shape[1]} fields in a row): "
                         f"the columns would shift; fix the header or quote the fields{sep_hint(path, sep, encoding)}")
                 warnings.warn(f"{path}: rows end with an empty trailing field (a trailing "
-                              f"delimiter); it was ignored", SoftIRRWarning, stacklevel=4)
+                              f"delimiter); it was ignored", SoftIRRWarning, stacklevel=user_stacklevel())
                 df = pd.read_csv(path, index_col=False, **opts)
     except pd.errors.EmptyDataError:
         raise ValueError(f"{path}: the file is empty (no header line)") from None
@@ -330,7 +332,7 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
         text = str(w.message)
         if text not in seen:
             seen.add(text)
-            warnings.warn(text, w.category, stacklevel=3)
+            warnings.warn(text, w.category, stacklevel=user_stacklevel())
     if all(len(log) == 1 for log in span_logs):
         out = _merge_spans(span_logs, names, kwargs.get("categories"))
     elif any(span_logs):
@@ -389,6 +391,33 @@ def categories_of(ann: Annotations) -> Any:
     return ann.categories
 
 
+_READING = contextvars.ContextVar("softirr_reading", default=False)
+
+
+def _noting_case(read: Any) -> Any:
+    """``read`` with the labels that differ only in letter case noted (``read_notes``) by the outermost call: once for
+    a list of files merged, not once per file."""
+
+    @functools.wraps(read)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if _READING.get():
+            return read(*args, **kwargs)
+        token = _READING.set(True)
+        try:
+            ann = read(*args, **kwargs)
+        finally:
+            _READING.reset(token)
+        if isinstance(ann, Annotations):
+            from softirr_stats.data._describe import case_note
+
+            notes = tuple(ann._cache.get("read_notes", ()))
+            ann._cache["read_notes"] = (*notes, *(n for n in case_note(ann) if n not in notes))
+        return ann
+
+    return wrapper
+
+
+@_noting_case
 def read_annotations(
     path: "str | Path | Sequence[str | Path]",
     *,
@@ -434,7 +463,9 @@ def read_annotations(
         (CSV/TSV) or ``null`` (JSON) are missing: "NA", "N/A", "None", "null", "NaN" are labels.
         Item and rater identifiers are read as text ("007" and "7" are two items).
     normalize : {"NFC", "NFKC", "NFC+casefold", "NFKC+casefold", "casefold"}, optional
-        Unicode normalisation of text labels (default: labels are compared exactly).
+        Unicode normalisation of text labels (default: labels are compared exactly). Labels
+        that differ only in letter case ("Fatigue" / "fatigue") are kept apart and noted in
+        ``read_notes`` ("casefold" merges them).
     encoding : str
         Text encoding of the files (default UTF-8); a byte that does not decode raises a
         ValueError naming the file and this option.
@@ -599,10 +630,15 @@ def read_annotations(
     if fmt in ("csv", "tsv", "jsonl", "parquet") and p.is_file():  # by whole columns through pyarrow
         from softirr_stats.data._columnar import read_long
 
-        fast = read_long(Annotations, p, fmt, item=item, rater=rater, label=label,
-                         na_values=_check_na_values(na_values), encoding=encoding, categories=categories,
-                         normalize=normalize, sep=check_sep(sep, fmt) if fmt in ("csv", "tsv") else None,
-                         decimal=decimal)
+        try:
+            fast = read_long(Annotations, p, fmt, item=item, rater=rater, label=label,
+                             na_values=_check_na_values(na_values), encoding=encoding, categories=categories,
+                             normalize=normalize, sep=check_sep(sep, fmt) if fmt in ("csv", "tsv") else None,
+                             decimal=decimal)
+        except ValueError as err:
+            if type(err) is ValueError and str(err).startswith("duplicate (item, rater) rows"):
+                raise ValueError(f"{p.name}: {err}") from None
+            raise
         if fast is not None:
             return fast
     df = _read_sheet_aware(p, fmt, [item, rater, label], na_values=na_values, encoding=encoding, sep=sep,
@@ -620,8 +656,29 @@ def read_annotations(
         raise ValueError(missing_columns_message(p.name, df.columns, missing, fmt, hint))
     if label in df.columns and fmt in TEXT_TABLES:
         df[label] = _numeric_labels(df[label], decimal)
-    return _with_table_notes(Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
-                                                   **({} if normalize is None else {"normalize": normalize})), df)
+    df = _name_rows(df, p, fmt, item, rater)
+    try:
+        ann = Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
+                                    **({} if normalize is None else {"normalize": normalize}))
+    except ValueError as err:
+        if type(err) is ValueError and not str(err).startswith(p.name):  # the file, as the export readers name it
+            raise ValueError(f"{p.name}: {err}") from None
+        raise
+    return _with_table_notes(ann, df)
+
+
+def _name_rows(df: pd.DataFrame, path: Path, fmt: str, item: str, rater: str) -> pd.DataFrame:
+    """``df`` with its rows labelled by their lines in ``path`` (CSV / TSV / JSON Lines) where a row lacks its item or
+    rater or two rows share an (item, rater) pair, so that the error names the lines to fix; else ``df`` itself (a
+    workbook's rows carry their sheet rows already)."""
+    if fmt not in ("csv", "tsv", "jsonl") or not path.is_file() or not {item, rater} <= set(df.columns):
+        return df
+    ids = df[[item, rater]]
+    if not (ids.isna().to_numpy().any() or ids.duplicated().any()):
+        return df
+    from softirr_stats.base._validation import label_file_lines
+
+    return label_file_lines(df.copy(), path, 1 if fmt in ("csv", "tsv") else 0)
 
 
 def _read_sheets(path: Path, sheets: Any, *, rater_from: str, **opts: Any) -> Annotations:
@@ -639,7 +696,8 @@ def _read_sheets(path: Path, sheets: Any, *, rater_from: str, **opts: Any) -> An
             raise ValueError(lacking)
 
     def read(title: Path, *, na_values: Any = None, **_: Any) -> pd.DataFrame:
-        df = read_xlsx(path, _check_na_values(na_values), sheet=str(title))
+        df = read_xlsx(path, _check_na_values(na_values), sheet=str(title),
+                       names=[opts["item"], opts["label"]])  # a sheet per annotator may have no rater column
         df.attrs["read_notes"] = tuple(n for n in df.attrs.get("read_notes", ()) if ": read sheet " not in n)
         return df
 
@@ -652,12 +710,19 @@ def _read_sheet_aware(path: Path, fmt: str, names: Sequence[str], *, sheet: str 
                       **kwargs: Any) -> pd.DataFrame:
     """``read_table``; where a workbook's default sheet is no table (a guide, a title page), the error says which
     sheet holds the columns ``names`` (or lists the sheets) and how to pick it."""
-    if fmt != "xlsx" or sheet is not None:
+    if fmt != "xlsx":
         return read_table(path, format=fmt, sheet=sheet, **kwargs)
-    from softirr_stats.data._workbook import SheetShapeError, sheet_hint
+    from softirr_stats.data._workbook import SheetShapeError, read_xlsx, sheet_hint
 
+    if kwargs.get("sep") is not None:
+        check_sep(kwargs["sep"], fmt)  # refused, naming the format
+    if not path.exists():
+        raise FileNotFoundError(f"annotation file not found: {path}")
+    na_values = _check_na_values(kwargs.get("na_values"))
+    if sheet is not None:  # the header is the row that names the columns asked for (rows of titles above it)
+        return read_xlsx(path, na_values, sheet, names=names)
     try:
-        return read_table(path, format=fmt, **kwargs)
+        return read_xlsx(path, na_values, names=names)
     except SheetShapeError as err:
         raise ValueError(f"{err}{sheet_hint(path, [n for n in names if n], err.sheet)}") from None
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 
 __all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "check_labels", "decimal_comma_hint",
            "decimal_comma_numbers", "text_numbers"]
@@ -201,17 +201,6 @@ def _same_numbers(texts: np.ndarray, floats: np.ndarray, is_int: np.ndarray, exa
     return sorted(out)
 
 
-def _stacklevel() -> int:
-    """The first frame outside softirr_stats (so that the warning points at the user's call)."""
-    import sys
-
-    level, frame = 1, sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("softirr_stats"):
-        frame = frame.f_back
-        level += 1
-    return level
-
-
 # ---------------------------------------------------------------------------------------- look-alikes
 _INVISIBLE = re.compile(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
                         r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
@@ -323,7 +312,7 @@ def _warn_missing_markers(texts: np.ndarray) -> None:
         + (", and the other labels, all numbers, are read as categories" if numbers else "")
         + f"; if they mean 'not rated', make them missing (na_values={found!r} on read_annotations, --na-values "
         f"{','.join(found)} on the command line; None or NaN in a DataFrame)",
-        LabelWarning, stacklevel=_stacklevel())
+        LabelWarning, stacklevel=user_stacklevel())
 
 
 def decimal_comma_numbers(texts: Any) -> list[str]:
@@ -372,7 +361,7 @@ def _warn_decimal_commas(texts: np.ndarray) -> None:
     if hint:
         warnings.warn(
             "labels read as categories, so every difference counts as full disagreement and no distance weights "
-            f"(interval, ratio, linear, quadratic) apply; {hint}", LabelWarning, stacklevel=_stacklevel())
+            f"(interval, ratio, linear, quadratic) apply; {hint}", LabelWarning, stacklevel=user_stacklevel())
 
 
 def check_labels(uniques: list, kind: str) -> None:
@@ -408,14 +397,14 @@ def check_labels(uniques: list, kind: str) -> None:
                 f"written differently (e.g. {' and '.join(map(repr, first[:3]))}): they are kept apart as distinct "
                 "labels and do not count as agreement; a label column is read as numbers only when every label is a "
                 "plain decimal number written one way: write each number one way in the file",
-                LabelWarning, stacklevel=_stacklevel())
+                LabelWarning, stacklevel=user_stacklevel())
         if alike:
             n, first = sum(len(g) for g in alike), alike[0]
             warnings.warn(
                 f"{n} text labels in {len(alike)} group(s) look alike but differ (e.g. "
                 f"{' and '.join(map(repr, first[:3]))}): they are kept apart as distinct labels and do not count "
                 f"as agreement; {_hint(alike)} (normalize= on read_annotations, from_long and from_wide; "
-                "--reader-option normalize=NFKC)", LabelWarning, stacklevel=_stacklevel())
+                "--reader-option normalize=NFKC)", LabelWarning, stacklevel=user_stacklevel())
     elif kind == "numeric":
         vals = np.fromiter((float(u) for u in uniques if isinstance(u, float | np.floating)), dtype=np.float64)
         big = vals[(np.abs(vals) >= EXACT_INTEGERS) & (np.floor(vals) == vals)]
@@ -424,4 +413,4 @@ def check_labels(uniques: list, kind: str) -> None:
                 f"{big.size} numeric label(s) are floats that are whole numbers beyond 2**53 (e.g. {float(big[0])!r}), "
                 "where float64 holds only some integers: integers that differ by a few may already have merged "
                 "(a column of integers mixed with a float becomes float64); pass such labels as Python ints "
-                "(an object column) or as text", LabelWarning, stacklevel=_stacklevel())
+                "(an object column) or as text", LabelWarning, stacklevel=user_stacklevel())

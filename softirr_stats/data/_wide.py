@@ -216,6 +216,7 @@ def _warn_mixed_columns(name: str, raters: Sequence[Any], cells: np.ndarray, fmt
     a table that also holds names, descriptions, dates or counts, whose columns were read as raters."""
     import warnings
 
+    from softirr_stats.base._validation import user_stacklevel
     from softirr_stats.data._labels import LabelWarning
 
     if len(raters) < 2:
@@ -230,7 +231,7 @@ def _warn_mixed_columns(name: str, raters: Sequence[Any], cells: np.ndarray, fmt
             f"{'holds' if len(text) == 1 else 'hold'} text ({_names(text, 5)}), so every label is read as a "
             "category; if some of these columns are not raters (names, descriptions, dates, counts), name the "
             "rater columns with wide=[...] (on the command line: --reader-option 'wide=[r1, r2]')",
-            LabelWarning, stacklevel=4)
+            LabelWarning, stacklevel=user_stacklevel())
 
 
 def layout_note(ann: Any) -> tuple[str, ...]:

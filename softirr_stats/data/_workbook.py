@@ -175,10 +175,14 @@ def sheet_titles(path: "str | Path", sheets: Any) -> list[str]:
     return titles
 
 
-def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | int | None" = None) -> pd.DataFrame:
+def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | int | None" = None,
+              names: Sequence[str] = ()) -> pd.DataFrame:
     """One sheet of an Excel workbook as a DataFrame of text cells (empty cells missing).
 
-    The sheet's first non-empty row is the header; empty rows are left out; a header cell left empty
+    The sheet's first non-empty row is the header, unless it lacks one of the column ``names`` asked for
+    and a row below it (among the first :data:`HEADER_SCAN` non-empty ones) holds them all: then that row
+    is the header and the rows above it (a title, a note on the study) are left out, with a note saying
+    so. Empty rows are left out; a header cell left empty
     is named ``Unnamed: i`` as pandas names a CSV's (``i`` from 0), so a first column of row names
     (pandas' ``to_excel``) is recognised as in a CSV file. Cells in ``na_values`` and Excel error
     cells are missing. Notes on how the sheet was read (the sheet chosen among several, the row of
@@ -212,10 +216,18 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
         ws, note = _pick_sheet(wb, sheet, path.name)
         title = ws.title
         part = getattr(ws, "_worksheet_path", None)  # the sheet's XML in the archive (openpyxl's read-only sheet)
-        rows, header_row, errors, early = _sheet_rows(ws, f"reading {path.name}", _XML_COST * unpacked)
+        rows, numbers, errors, early = _sheet_rows(ws, f"reading {path.name}", _XML_COST * unpacked)
     finally:
         wb.close()
     notes = [note] if note else []
+    top = header_index(rows, names)
+    if top:
+        above = "; ".join(repr(" | ".join(str(v) for v in r if v is not None)[:60]) for r in rows[:top][:3])
+        notes.append(f"{path.name}: sheet {title!r}: the header is row {numbers[top]}, the first that names the "
+                     f"columns {[n for n in names if n]}; the {top} row(s) above it were left out ({above}"
+                     f"{', ...' if top > 3 else ''})")
+        rows, numbers = rows[top:], numbers[top:]
+    header_row = numbers[0] if numbers else 0
     if (rows and any(len(r) < len(rows[0]) or None in r for r in rows[1:])  # empty cells: any unsaved formula?
             and _holds_formulas(path, part)):
         _warn_unsaved_formulas(openpyxl, path, title, rows[0])
@@ -226,7 +238,10 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
     if width > len(header):
         raise SheetShapeError(f"{path.name}: sheet {ws.title!r} holds values right of its header's last column (header "
                          f"row {header_row}: {len(header)} columns {[h for h in header]}; values up to column "
-                         f"{width}): name those columns in the header row", ws.title)
+                         f"{width}): name those columns in the header row"
+                         + ("; if that row is a title above the table, name the table's columns (item=, rater=, "
+                            "label=, or wide=) and the header is the row below that names them"
+                            if len([h for h in header if h is not None]) == 1 else ""), ws.title)
     seen: dict[str, int] = {}
     for k, name in enumerate(header, 1):  # as for a CSV header: which of two same-named columns is meant is unknown
         if name is not None and name in seen:
@@ -237,14 +252,16 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
             seen[name] = k
     columns = [h if h is not None else f"Unnamed: {k}" for k, h in enumerate(header)]
     body = [r + [None] * (len(columns) - len(r)) for r in body]
-    if header_row > 1:
+    if header_row > 1 and not top:
         notes.append(f"{path.name}: sheet {ws.title!r}: the header is row {header_row} (the rows above it are empty)")
     if early:
         _warn_early_dates(path.name, title, rows[0] if rows else [], early)
     if errors:
         notes.append(f"{path.name}: {errors} cell(s) of sheet {ws.title!r} hold an Excel error (#N/A, #DIV/0!, ...) "
                      "and are read as missing ratings")
-    df = pd.DataFrame(body, columns=columns, dtype=object)
+    from softirr_stats.base._validation import SHEET_ROW
+
+    df = pd.DataFrame(body, columns=columns, dtype=object, index=pd.Index(numbers[1:], name=SHEET_ROW))
     df = df.where(df.notna(), float("nan"))
     if na_values:
         df = df.mask(df.isin(list(na_values)))
@@ -253,11 +270,36 @@ def read_xlsx(path: "str | Path", na_values: Sequence[str] = (), sheet: "str | i
     return df
 
 
+#: how many non-empty rows at the top of a sheet are searched for the header row that names the columns asked for
+HEADER_SCAN = 20
+
+
+def _folded(names: Any) -> set[str]:
+    return {" ".join(str(n).split()) for n in names if n is not None and n != ""}
+
+
+def header_index(rows: Sequence[Sequence[Any]], names: Sequence[str]) -> int:
+    """Which of a sheet's first non-empty ``rows`` is its header: 0 (the first), unless the first lacks one of
+    ``names`` and a later one among the first :data:`HEADER_SCAN` holds them all (names compared with runs of
+    white space as one space); then the first such row.
+
+    Examples
+    --------
+    >>> rows = [["Coding sheet, round 2"], ["coder: Ana"], ["item", "rater", "label"], ["1", "Ana", "x"]]
+    >>> header_index(rows, ["item", "rater", "label"]), header_index(rows, []), header_index(rows[2:], ["item"])
+    (2, 0, 0)
+    """
+    wanted = _folded(names)
+    if not wanted or not rows or wanted <= _folded(rows[0]):
+        return 0
+    return next((k for k, row in enumerate(rows[1:HEADER_SCAN], 1) if wanted <= _folded(row)), 0)
+
+
 def sheet_hint(path: "str | Path", names: Sequence[str], read: str) -> str:
     """The end of a "column not found" error for a workbook whose sheet ``read`` (the default, the first) lacks
     ``names``: the other sheets whose header holds them all, and ``sheet=`` to pick one ('' when none does).
 
-    Only each sheet's first rows are read, for its header (the first non-empty one of them).
+    Only each sheet's first rows are read, for the rows that may be its header (:func:`header_index`).
 
     Examples
     --------
@@ -276,7 +318,7 @@ def sheet_hint(path: "str | Path", names: Sequence[str], read: str) -> str:
         return ""
     headers = _sheet_headers(path)
     titles = list(headers)
-    fits = [t for t, header in headers.items() if t != read and wanted <= header]
+    fits = [t for t, header in headers.items() if t != read and any(wanted <= h for h in header)]
     if not fits:
         return "" if len(titles) < 2 else (f": the workbook has {len(titles)} sheets "
                                            f"({', '.join(repr(t) for t in titles[:8])}); pass sheet= to read another")
@@ -304,7 +346,7 @@ def sheets_lacking(path: "str | Path", titles: Sequence[str], names: Sequence[st
     """
     wanted = {" ".join(str(n).split()) for n in names if n}
     headers = _sheet_headers(path)
-    fit = {t: wanted <= headers.get(t, set()) for t in titles}
+    fit = {t: any(wanted <= h for h in headers.get(t, [set()])) for t in titles}
     lacking = [t for t in titles if not fit[t]]
     if not lacking:
         return ""
@@ -316,9 +358,10 @@ def sheets_lacking(path: "str | Path", titles: Sequence[str], names: Sequence[st
             f"header{ending}")
 
 
-def _sheet_headers(path: "str | Path") -> dict[str, set[str]]:
-    """Each sheet's title and header names (whitespace folded), in the workbook's order: one read-only pass
-    over the first rows of every sheet (the hints of :func:`sheet_hint` and :func:`sheets_lacking`)."""
+def _sheet_headers(path: "str | Path") -> dict[str, list[set[str]]]:
+    """Each sheet's title and the names of each row that may be its header (the first :data:`HEADER_SCAN`
+    non-empty rows, whitespace folded), in the workbook's order: one read-only pass over the first rows of
+    every sheet (the hints of :func:`sheet_hint` and :func:`sheets_lacking`)."""
     import openpyxl
 
     wb = openpyxl.load_workbook(Path(path), read_only=True, data_only=True)
@@ -328,17 +371,19 @@ def _sheet_headers(path: "str | Path") -> dict[str, set[str]]:
         wb.close()
 
 
-def _header_names(ws: Any, rows: int = 50) -> set[str]:
-    """The names of a sheet's header (its first non-empty row among the first ``rows``), whitespace folded."""
+def _header_names(ws: Any, rows: int = 200) -> list[set[str]]:
+    """The names in each of a sheet's first :data:`HEADER_SCAN` non-empty rows (among its first ``rows``),
+    whitespace folded: the rows :func:`header_index` may take for the header."""
     if hasattr(ws, "reset_dimensions"):
         ws.reset_dimensions()
-    for k, row in enumerate(ws.iter_rows(values_only=True)):
-        texts = [cell_text(v) for v in row]
-        if any(t is not None for t in texts):
-            return {" ".join(t.split()) for t in texts if t is not None}
-        if k >= rows:
+    found: list[set[str]] = []
+    for k, row in enumerate(ws.iter_rows(values_only=True, max_row=rows)):
+        names = _folded(cell_text(v) for v in row)
+        if names:
+            found.append(names)
+        if len(found) >= HEADER_SCAN or k >= rows:
             break
-    return set()
+    return found or [set()]
 
 
 def _columns_text(header: list[Any], found: dict[int, Any]) -> str:
@@ -356,13 +401,14 @@ def _warn_early_dates(name: str, title: str, header: list[Any], early: dict[int,
     as dates (Excel shows 3 as 1900-01-03), read as those dates unless the column is formatted as numbers."""
     import warnings
 
+    from softirr_stats.base._validation import user_stacklevel
     from softirr_stats.data._labels import LabelWarning
 
     cols = _columns_text(header, early)
     warnings.warn(f"{name}: sheet {title!r} has cells formatted as dates that hold dates of early 1900, in {cols}: "
                   "Excel shows the number 3 formatted as a date as 1900-01-03, so these are likely ratings in cells "
                   "formatted as dates; they are read as the dates shown: format the column as numbers in Excel",
-                  LabelWarning, stacklevel=6)
+                  LabelWarning, stacklevel=user_stacklevel())
 
 
 _FORMULA_TAG = re.compile(rb"<(?:\w+:)?f[\s>/]")
@@ -395,6 +441,7 @@ def _warn_unsaved_formulas(openpyxl: Any, path: Path, title: str, header: list[A
     """
     import warnings
 
+    from softirr_stats.base._validation import user_stacklevel
     from softirr_stats.data._labels import LabelWarning
 
     wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
@@ -416,21 +463,21 @@ def _warn_unsaved_formulas(openpyxl: Any, path: Path, title: str, header: list[A
         warnings.warn(f"{path.name}: sheet {title!r} holds formulas with no saved value, read as empty cells, in "
                       f"{cols}: the workbook was written by a program that does not compute formulas; open and save "
                       "it in Excel or LibreOffice (which save each formula's value), or write the values",
-                      LabelWarning, stacklevel=6)
+                      LabelWarning, stacklevel=user_stacklevel())
 
 
 #: dates before this are Excel's day numbers 1-100 shown as dates: small numbers (ratings) in a date-formatted cell
 _EARLY_1900 = _dt.datetime(1900, 4, 10)
 
 
-def _sheet_rows(ws: Any, desc: str, cost: int) -> tuple[list[list[Any]], int, int, dict[int, str]]:
-    """The non-empty rows of a worksheet as text cells (header first), the header's row number (from 1),
+def _sheet_rows(ws: Any, desc: str, cost: int) -> tuple[list[list[Any]], list[int], int, dict[int, str]]:
+    """The non-empty rows of a worksheet as text cells (header first), their row numbers (from 1),
     the number of error cells read as missing, and the columns holding dates of early 1900 (a date read for a
     small number: ``{column: first such cell}``); a progress bar (``desc``) where ``cost`` bytes take over ~2 s."""
     from softirr_stats.data._readers._common import progress
 
     rows: list[list[Any]] = []
-    header_row = 0
+    numbers: list[int] = []
     errors = 0
     early: dict[int, str] = {}
     if hasattr(ws, "reset_dimensions"):  # a writer's wrong <dimension> (A1:A1) would cut the sheet short
@@ -451,7 +498,6 @@ def _sheet_rows(ws: Any, desc: str, cost: int) -> tuple[list[list[Any]], int, in
             texts.pop()
         if not texts:
             continue
-        if not rows:
-            header_row = number
+        numbers.append(number)
         rows.append(texts)
-    return rows, header_row, errors, early
+    return rows, numbers, errors, early

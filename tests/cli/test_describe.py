@@ -73,3 +73,59 @@ def test_machine_formats_and_the_label_limit(tmp_path, capsys):
     out_json = tmp_path / "d.json"
     code, _, _ = _run(capsys, demo_path(), "--json", out_json)
     assert json.loads(out_json.read_text())["meta"]["n_ratings"] == sis.read_annotations(demo_path()).n_ratings
+
+
+# ------------------------------------------------------------------------------ labels that differ only in case
+def test_case_variants_group_labels_that_differ_only_in_letter_case_most_used_first():
+    from softirr_stats.data._describe import case_variants
+
+    with pytest.warns(sis.data.LabelWarning, match="'Fatigue' and 'Fatigue '"):
+        ann = sis.Annotations.from_wide([["Fatigue", "fatigue"], ["pain", "Pain"], ["pain", "PAIN"],
+                                         ["Straße", "STRASSE"], ["fever", "fever"], ["Fatigue ", "fever"]])
+    # "Fatigue " differs from "Fatigue" by a space only: that is the look-alike warning's, not a case variant of its own
+    assert case_variants(ann) == [["PAIN", "Pain", "pain"], ["Fatigue", "Fatigue ", "fatigue"], ["STRASSE", "Straße"]]
+    same = sis.Annotations.from_wide([["yes", "no"], ["yes", "yes"]])
+    assert case_variants(same) == []
+    nums = sis.Annotations.from_wide([[1, 2], [2, 2]])
+    assert case_variants(nums) == []
+
+
+def test_case_variants_of_terms_inside_set_labels():
+    from softirr_stats.data._describe import case_note, case_variants
+
+    sets = sis.Annotations.from_long(pd.DataFrame({"item": [1, 1, 2, 2], "rater": ["a", "b", "a", "b"],
+                                                   "label": [["Fever", "cough"], ["fever"], ["Cough"], ["x"]]}))
+    assert case_variants(sets) == [["Cough", "cough"], ["Fever", "fever"]]
+    assert case_note(sets)[0].startswith("4 terms inside set labels in 2 groups differ only in letter case")
+
+
+def test_readers_note_case_variants_once_and_casefold_removes_the_note(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("item,rater,label\n1,a,Fatigue\n1,b,fatigue\n2,a,pain\n2,b,pain\n")
+    ann = sis.read_annotations(path)
+    notes = [n for n in ann.read_notes if "letter case" in n]
+    assert notes == ["2 labels in 1 group differ only in letter case ('Fatigue' and 'fatigue'): each counts as a "
+                     "label of its own (string measures count the case as an edit); normalize='casefold' merges them "
+                     "if case carries no meaning here"]
+    folded = sis.read_annotations(path, normalize="casefold")
+    assert not [n for n in folded.read_notes if "letter case" in n]
+    assert sis.cohen_kappa(folded).value == 1.0
+    # a list of files (one per annotator) is noted once, for the merged data
+    (tmp_path / "a.csv").write_text("item,label\n1,Fatigue\n2,pain\n3,Pain\n")
+    (tmp_path / "b.csv").write_text("item,label\n1,fatigue\n2,pain\n3,pain\n")
+    merged = sis.read_annotations([tmp_path / "a.csv", tmp_path / "b.csv"], rater_from="file")
+    assert [n[:50] for n in merged.read_notes if "letter case" in n] == [
+        "4 labels in 2 groups differ only in letter case ('"]
+
+
+def test_the_command_line_notes_case_variants_with_its_flag(tmp_path, capsys):
+    path = tmp_path / "r.csv"
+    path.write_text("item,rater,label\n1,a,Fatigue\n1,b,fatigue\n2,a,pain\n2,b,pain\n")
+    code, out, err = _run(capsys, path)
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "differ only in letter case ('Fatigue' and 'fatigue')" in text
+    assert "--reader-option normalize=casefold merges them" in text
+    code, out, err = _run(capsys, path, "--reader-option", "normalize=casefold")
+    assert code == 0, err
+    assert "letter case" not in out

@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import softirr_stats as sis
@@ -420,3 +421,79 @@ def test_readers_are_imported_lazily():
             "for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------ every reader warning points at the user's call
+def _warned_here(call, category):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    mine = [w for w in caught if issubclass(w.category, category)]
+    assert mine, f"no {category.__name__}"
+    assert {w.filename for w in mine} == {__file__}, [(w.filename, str(w.message)[:60]) for w in mine]
+
+
+def test_reader_warnings_point_at_the_callers_line(tmp_path):
+    """Warnings are raised at the line that called read_annotations, however deep the reader that found the problem
+    (a level counted by hand broke whenever a frame was added)."""
+    from softirr_stats.data import LabelWarning
+
+    _warned_here(lambda: read_annotations(EXPORTS / "prodigy" / "textcat_binary.jsonl", format="prodigy"),
+                 ExportWarning)
+    _warned_here(lambda: read_annotations(EXPORTS / "label_studio" / "project-7-export.json", format="label-studio",
+                                          field="sentiment"), ExportWarning)
+    shutil.copytree(EXPORTS / "webanno" / "annotation", tmp_path / "annotation")
+    shutil.copy(tmp_path / "annotation" / "doc1.txt" / "alice.tsv",
+                tmp_path / "annotation" / "doc1.txt" / "CURATION_USER.tsv")
+    _warned_here(lambda: read_annotations(tmp_path / "annotation", format="webanno-tsv", layer="NamedEntity"),
+                 ExportWarning)
+    trailing = _write(tmp_path / "t.csv", "item,rater,label\n1,x,a,\n1,y,b,\n")
+    _warned_here(lambda: read_annotations(trailing), UserWarning)
+    alike = _write(tmp_path / "alike.csv", "item,rater,label\n1,x,yes\n1,y,yes \n")
+    _warned_here(lambda: read_annotations(alike), LabelWarning)
+    mixed = _write(tmp_path / "w.csv", "doc,r1,r2,r3\nd1,1,a,x\nd2,2,b,y\n")
+    _warned_here(lambda: read_annotations(mixed, wide=True, item="doc"), LabelWarning)
+    a, b = _write(tmp_path / "a.csv", "item,label\n1,yes\n"), _write(tmp_path / "b.csv", "item,label\n1,yes \n")
+    _warned_here(lambda: read_annotations([a, b], rater_from="file"), LabelWarning)  # re-raised after the merge
+
+
+# ------------------------------------------------------------------ bad rows are named by their place in the file
+def test_rows_without_an_item_and_duplicate_rows_are_named_by_their_lines(tmp_path):
+    """The error names the file and the lines to fix (blank lines counted as the editor counts them), whichever route
+    read the file; a DataFrame's rows by their index, as ``df.loc`` takes it."""
+    empty_item = _write(tmp_path / "e.csv", "item,rater,label\n1,a,x\n\n,b,y\n2,a,x\n")
+    with pytest.raises(ValueError, match=r"^e.csv: item column 'item' has missing values in 1 row\(s\) "
+                                         r"\(line 4 of the file\)"):
+        read_annotations(empty_item)
+    dup = _write(tmp_path / "d.csv", "item,rater,label\n1,a,x\n1,b,y\n\n2,a,x\n1,a,z\n")
+    with pytest.raises(ValueError, match=r"^d.csv: duplicate \(item, rater\) rows: 2 rows share an \(item, rater\) "
+                                         r"pair; first ones: \('1', 'a'\); rows of \('1', 'a'\): lines 2 and 6 of "
+                                         r"the file$"):
+        read_annotations(dup)
+    lines = _write(tmp_path / "d.jsonl", "\n".join(json.dumps(r) for r in [
+        {"item": 1, "rater": "a", "label": "x"}, {"item": 2, "rater": "a", "label": "x"},
+        {"item": 2, "rater": "a", "label": "y"}]))
+    with pytest.raises(ValueError, match=r"^d.jsonl: duplicate .* rows of \(2, 'a'\): lines 2 and 3 of the file$"):
+        read_annotations(lines)
+    frame = pd.DataFrame({"item": [1, 1, 2, 1], "rater": ["a", "b", "a", "a"], "label": ["x", "y", "x", "z"]},
+                         index=[10, 11, 12, 13])
+    with pytest.raises(ValueError, match=r"rows of \(1, 'a'\): index 10 and 13$"):
+        sis.Annotations.from_long(frame)
+    frame.loc[11, "rater"] = None
+    with pytest.raises(ValueError, match=r"rater column 'rater' has missing values in 1 row\(s\) \(index 11\)"):
+        sis.Annotations.from_long(frame)
+
+
+def test_workbook_rows_are_named_by_their_sheet_row(tmp_path):
+    openpyxl = pytest.importorskip("openpyxl")
+    wb = openpyxl.Workbook()
+    for row in (["Round 2"], ["item", "rater", "label"], [1, "a", "x"], [None, "b", "y"], [1, "a", "z"]):
+        wb.active.append(row)
+    wb.save(tmp_path / "s.xlsx")
+    with pytest.raises(ValueError, match=r"^s.xlsx: item column 'item' has missing values in 1 row\(s\) "
+                                         r"\(sheet row 4\)"):
+        read_annotations(tmp_path / "s.xlsx")
+    wb.active["A4"] = 2
+    wb.save(tmp_path / "s.xlsx")
+    with pytest.raises(ValueError, match=r"rows of \('1', 'a'\): sheet rows 3 and 5$"):
+        read_annotations(tmp_path / "s.xlsx")

@@ -146,6 +146,43 @@ def test_values_right_of_the_header_are_refused(tmp_path):
         sis.read_annotations(book)
 
 
+def test_title_rows_above_the_header_are_left_out_with_a_note(tmp_path, capsys):
+    """A title and a line on the study above the table (common in hand-kept sheets): the header is the row that names
+    the columns asked for, found among the first rows; the rows above it are left out, and a note says which."""
+    title = [["Coding sheet, round 2"], [], ["Coders: Ana, Bo", None, "2024-05-01"]]
+    book = _workbook(tmp_path / "t.xlsx", {"S": [*title, ["item", "rater", "label"], [1, "Ana", "x"], [1, "Bo", "x"],
+                                                 [2, "Ana", "y"], [2, "Bo", "x"]]})
+    ann = sis.read_annotations(book)
+    assert ann.raters == ("Ana", "Bo") and ann.n_items == 2 and ann.n_ratings == 4
+    assert ann.read_notes[0] == ("t.xlsx: sheet 'S': the header is row 4, the first that names the columns ['item', "
+                                 "'rater', 'label']; the 2 row(s) above it were left out ('Coding sheet, round 2'; "
+                                 "'Coders: Ana, Bo | 2024-05-01')")
+    wide = _workbook(tmp_path / "w.xlsx", {"S": [["Round 2"], ["doc", "Ana", "Bo"], ["d1", "x", "x"], ["d2", "y", "x"]]})
+    assert sis.read_annotations(wide, wide=True, item="doc").raters == ("Ana", "Bo")
+    assert sis.read_annotations(wide, wide=["Bo", "Ana"], item="doc").raters == ("Bo", "Ana")
+    # the columns asked for are named nowhere: the refusal says what to do about a title row
+    with pytest.raises(ValueError, match=r"values right of its header's last column .* if that row is a title above "
+                                         r"the table, name the table's columns \(item=, rater=, label=, or wide=\)"):
+        sis.read_annotations(wide)
+    # one sheet per annotator, each under its own title; and the command line
+    per = _workbook(tmp_path / "p.xlsx", {"Ana": [["Ana's sheet"], ["item", "label"], [1, "x"], [2, "y"]],
+                                          "Bo": [["item", "label"], [1, "x"], [2, "x"]]})
+    assert sis.read_annotations(per, sheet="*").codes.tolist() == [[0, 0], [1, 0]]
+    with pytest.raises(SystemExit) as ex:
+        main(["describe", str(book)])
+    assert ex.value.code == 0
+    assert "the header is row 4" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_guide_sheet_with_a_title_row_is_passed_over_for_the_sheet_with_the_columns(tmp_path):
+    book = _workbook(tmp_path / "g.xlsx", {"Guide": [["How to code"], ["one row per document"]],
+                                           "Codes": [["Round 2"], ["study", "coder", "design"], ["s1", "ana", "rct"],
+                                                     ["s1", "bo", "rct"]]})
+    with pytest.raises(ValueError, match=r"sheet 'Codes' has these columns: pass sheet='Codes'"):
+        sis.read_annotations(book, item="study", rater="coder", label="design")
+    assert sis.read_annotations(book, item="study", rater="coder", label="design", sheet="Codes").n_ratings == 2
+
+
 def test_hostile_archives_are_refused_before_parsing(tmp_path, monkeypatch):
     (tmp_path / "n.xlsx").write_text("item,rater,label\n")
     with pytest.raises(ValueError, match=r"n.xlsx: not an Excel workbook \(.xlsx is a zip archive"):

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 from softirr_stats.data import _input
 from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._input import not_text_message, parsing
@@ -297,7 +297,7 @@ def iter_json_records(text: str, name: str) -> Iterator[tuple[Where, dict[str, A
 
 
 def pick_repeats(keys: "pd.DataFrame", order: Any, policy: str, source: str, what: str = "answers",
-                 differs: Any = None, stacklevel: int = 5, wheres: Any = None) -> Any:
+                 differs: Any = None, wheres: Any = None) -> Any:
     """Which of several records of one (item, rater) to keep: a boolean mask over ``keys``' rows.
 
     ``keys`` has one row per record (the columns that identify an answer, e.g. item and rater);
@@ -344,7 +344,7 @@ def pick_repeats(keys: "pd.DataFrame", order: Any, policy: str, source: str, wha
     by = "by timestamp" if order is not None else "in file order"
     warnings.warn(f"{source}: {n_rep} repeated {what} of the same item by the same rater{changed}; kept the "
                   f"{policy} {by} (duplicates='{policy}'; 'first' / 'error' to change)", ExportWarning,
-                  stacklevel=stacklevel)
+                  stacklevel=user_stacklevel())
     return keep
 
 
@@ -364,14 +364,10 @@ def progress(iterable: Any, *, total: int | None, desc: str, nbytes: int) -> Any
                 dynamic_ncols=True)
 
 
-def warn_skipped(n: int, total: int, what: str, source: str, stacklevel: int = 5) -> None:
-    """Say how many records a reader left out and why (nothing is dropped silently).
-
-    The default ``stacklevel`` points at the caller of ``read_annotations`` when a reader
-    function calls this directly.
-    """
+def warn_skipped(n: int, total: int, what: str, source: str) -> None:
+    """Say how many records a reader left out and why (nothing is dropped silently), at the user's call."""
     if n:
-        warnings.warn(f"{source}: {n} of {total} records skipped ({what})", ExportWarning, stacklevel=stacklevel)
+        warnings.warn(f"{source}: {n} of {total} records skipped ({what})", ExportWarning, stacklevel=user_stacklevel())
 
 
 def _collapse_tuples(labels: list[Any]) -> list[Any]:

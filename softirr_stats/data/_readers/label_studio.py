@@ -247,7 +247,7 @@ def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: s
     df = pd.DataFrame({"item": [r.item for r in rows], "rater": [r.rater for r in rows]}, dtype=object)
     order = stamps if all(isinstance(t, str) for t in stamps) else None
     keep = pick_repeats(df, order, duplicates, path.name, "annotations", differs=[repr(r.label) for r in rows],
-                        stacklevel=6, wheres=[r.where for r in rows])
+                        wheres=[r.where for r in rows])
     rows = [r for r, k in zip(rows, keep, strict=True) if k]
     if unit == "row":  # a CSV column is numeric by the one rule of every text table (data._labels)
         from softirr_stats.data._labels import text_numbers

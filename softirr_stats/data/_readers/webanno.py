@@ -248,7 +248,7 @@ def _files(path: Path, encoding: str, include_curation: bool = False,
     skip = ("INITIAL_CAS",) if include_curation else _NOT_ANNOTATORS
     kept = [r for r in rows if r[2] not in skip]
     warn_skipped(len(rows) - len(kept), len(rows), f"{' / '.join(skip)} files are not annotators",
-                 path.name, stacklevel=7)
+                 path.name)
     if not kept:  # every file was skipped (curation / initial CAS): say so, not "no span layer"
         n_cur = sum(r[2] == "CURATION_USER" for r in rows)
         raise ValueError(f"{path.name}: no annotator's file: every file was skipped as {' / '.join(skip)} (not "
