@@ -91,8 +91,7 @@ def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ann = read_annotations(source, **kwargs)
-    from softirr_stats.data import guessed_formats, layout_note
-    from softirr_stats.data._describe import case_note
+    from softirr_stats.data import case_note, guessed_formats, layout_note
 
     _log.info("read %d items, %d raters, %d distinct labels, %.2f s", ann.n_items, ann.n_raters,
               len(ann.vocabulary), time.perf_counter() - t0)

@@ -9,6 +9,7 @@ ordinary imports next to the declaration.
 
 import importlib
 import sys
+import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -72,6 +73,17 @@ def attach(package: str, exports: Mapping[str, Sequence[str]], submodules: Seque
 
     def __dir__() -> list[str]:
         pkg = sys.modules.get(package)
-        return sorted((set(vars(pkg)) if pkg is not None else set()) | set(where))
+        return sorted({n for n, v in (vars(pkg).items() if pkg is not None else ()) if _shown(n, v, package)}
+                      | set(where))
 
     return __getattr__, __dir__, sorted(public)
+
+
+def _shown(name: str, value: Any, package: str) -> bool:
+    """Whether ``dir()`` (tab completion) lists a package global: dunders and the package's own constants, not the
+    helpers its ``__init__`` imports (``attach``, ``TYPE_CHECKING``) nor submodules loaded for internal use."""
+    if name.startswith("__"):
+        return True
+    if name.startswith("_") or name == "TYPE_CHECKING" or isinstance(value, types.ModuleType):
+        return False
+    return getattr(value, "__module__", package) == package or not callable(value)

@@ -16,6 +16,8 @@ __all__ = ["user_stacklevel", "check_choice", "check_level", "check_positive_int
 LINE_INDEX = "line"
 #: the name of a table index that holds each row's row number in the spreadsheet it was read from
 SHEET_ROW = "sheet row"
+#: the name of a table index that holds each row's 1-based data row in a file without lines (Parquet)
+FILE_ROW = "row of the file"
 
 
 def user_stacklevel() -> int:
@@ -127,8 +129,8 @@ def row_name(index: Any, pos: int) -> str:
 def rows_named(index: Any, positions: Any, limit: int = 5) -> str:
     """The rows at 0-based ``positions`` of a table, named as its user finds them (at most ``limit``).
 
-    Lines of the file or rows of the sheet where the table was read from one (its index named
-    :data:`LINE_INDEX` / :data:`SHEET_ROW`); else the index labels, which for a DataFrame with the
+    Lines of the file, rows of the sheet or of a Parquet file where the table was read from one (its
+    index named :data:`LINE_INDEX` / :data:`SHEET_ROW` / :data:`FILE_ROW`); else the index labels, which for a DataFrame with the
     default index are its 0-based positions, as ``df.loc`` takes them.
 
     Examples
@@ -138,6 +140,8 @@ def rows_named(index: Any, positions: Any, limit: int = 5) -> str:
     'lines 2 and 7 of the file'
     >>> rows_named(pd.Index([4, 5], name=SHEET_ROW), [1])
     'sheet row 5'
+    >>> rows_named(pd.RangeIndex(1, 4, name=FILE_ROW), [0, 2])
+    'rows 1 and 3 of the file'
     >>> rows_named(pd.RangeIndex(9), [0, 3, 4, 5, 6, 7], limit=3)
     'index 0, 3, 4, ... (6 rows)'
     >>> rows_named(pd.Index(["a", "b"]), [1])
@@ -147,7 +151,7 @@ def rows_named(index: Any, positions: Any, limit: int = 5) -> str:
     labels = [index[k] for k in positions[:limit]]
     labels = [v.item() if isinstance(v, np.generic) else v for v in labels]
     name = getattr(index, "name", None)
-    texts = [str(v) if name in (LINE_INDEX, SHEET_ROW) or isinstance(v, int) else repr(v) for v in labels]
+    texts = [str(v) if name in (LINE_INDEX, SHEET_ROW, FILE_ROW) or isinstance(v, int) else repr(v) for v in labels]
     if len(positions) > limit:
         listed = ", ".join(texts) + f", ... ({len(positions)} rows)"
     else:
@@ -157,6 +161,8 @@ def rows_named(index: Any, positions: Any, limit: int = 5) -> str:
         return f"line{'s' if plural else ''} {listed} of the file"
     if name == SHEET_ROW:
         return f"sheet row{'s' if plural else ''} {listed}"
+    if name == FILE_ROW:
+        return f"row{'s' if plural else ''} {listed} of the file"
     return f"index {listed}"
 
 

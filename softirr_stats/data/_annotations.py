@@ -975,6 +975,20 @@ class Annotations:
 
         return label_counts(self, top)
 
+    def case_variants(self) -> list[list[str]]:
+        """Groups of text labels (or terms inside set labels) that differ only in letter case, most used first:
+        exact agreement counts each as a label of its own; ``normalize="casefold"`` merges them. The readers note
+        them (``read_notes``); nothing is changed.
+
+        Examples
+        --------
+        >>> Annotations.from_wide([["Fatigue", "fatigue"], ["pain", "pain"]]).case_variants()
+        [['Fatigue', 'fatigue']]
+        """
+        from softirr_stats.data._describe import case_variants
+
+        return case_variants(self)
+
     @property
     def read_notes(self) -> tuple[str, ...]:
         """How a reader read these annotations (layout found, files merged, repeats resolved); may be empty."""

@@ -635,9 +635,9 @@ def read_annotations(
                              na_values=_check_na_values(na_values), encoding=encoding, categories=categories,
                              normalize=normalize, sep=check_sep(sep, fmt) if fmt in ("csv", "tsv") else None,
                              decimal=decimal)
-        except ValueError as err:
-            if type(err) is ValueError and str(err).startswith("duplicate (item, rater) rows"):
-                raise ValueError(f"{p.name}: {err}") from None
+        except (ValueError, TypeError) as err:
+            if type(err) in (ValueError, TypeError) and p.name not in str(err):  # the file, as every route names it
+                raise type(err)(f"{p.name}: {err}") from None
             raise
         if fast is not None:
             return fast
@@ -660,25 +660,30 @@ def read_annotations(
     try:
         ann = Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
                                     **({} if normalize is None else {"normalize": normalize}))
-    except ValueError as err:
-        if type(err) is ValueError and not str(err).startswith(p.name):  # the file, as the export readers name it
-            raise ValueError(f"{p.name}: {err}") from None
+    except (ValueError, TypeError) as err:
+        if type(err) in (ValueError, TypeError) and p.name not in str(err):  # the file, as the export readers name it
+            raise type(err)(f"{p.name}: {err}") from None
         raise
     return _with_table_notes(ann, df)
 
 
 def _name_rows(df: pd.DataFrame, path: Path, fmt: str, item: str, rater: str) -> pd.DataFrame:
-    """``df`` with its rows labelled by their lines in ``path`` (CSV / TSV / JSON Lines) where a row lacks its item or
+    """``df`` with its rows labelled by their lines in ``path`` (CSV / TSV / JSON Lines; a Parquet file's rows from 1)
+    where a row lacks its item or
     rater or two rows share an (item, rater) pair, so that the error names the lines to fix; else ``df`` itself (a
     workbook's rows carry their sheet rows already)."""
-    if fmt not in ("csv", "tsv", "jsonl") or not path.is_file() or not {item, rater} <= set(df.columns):
+    if fmt not in ("csv", "tsv", "jsonl", "parquet") or not path.is_file() or not {item, rater} <= set(df.columns):
         return df
     ids = df[[item, rater]]
     if not (ids.isna().to_numpy().any() or ids.duplicated().any()):
         return df
-    from softirr_stats.base._validation import label_file_lines
+    from softirr_stats.base._validation import FILE_ROW, LINE_INDEX, label_file_lines
 
-    return label_file_lines(df.copy(), path, 1 if fmt in ("csv", "tsv") else 0)
+    if fmt != "parquet":
+        df = label_file_lines(df.copy(), path, 1 if fmt in ("csv", "tsv") else 0)
+    if df.index.name == LINE_INDEX:
+        return df
+    return df.set_axis(pd.RangeIndex(1, len(df) + 1, name=FILE_ROW), axis=0)  # data rows (lines do not pair up)
 
 
 def _read_sheets(path: Path, sheets: Any, *, rater_from: str, **opts: Any) -> Annotations:

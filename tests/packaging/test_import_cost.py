@@ -96,6 +96,8 @@ def test_every_lazy_name_resolves(package):
     for name in mod.__all__:
         assert getattr(mod, name) is not None, f"{package}.{name}"
         assert name in dir(mod)
+    # tab completion lists the package's names, not the helpers its __init__ imports
+    assert not {"attach", "TYPE_CHECKING", "base", "annotations"} & set(dir(mod)), package
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         mod.not_a_name  # noqa: B018
 
