@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from softirr_stats.data import TEXT_TABLES
 from softirr_stats.data._wide import LAYOUT_NOTE, missing_columns_message
 
@@ -50,7 +52,7 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
     from softirr_stats.data._cells import numeric_labels
 
     stems = list(stems) if stems is not None else [p.stem for p in paths]
-    frames, named_by_file, file_notes = [], [], []
+    frames, named_by_file, file_notes, indexes = [], [], [], []
     for k, (path, fmt, name) in enumerate(zip(paths, fmts, names, strict=True)):
         df = read(path, format=fmt, na_values=na_values, encoding=encoding,
                   **({"sep": sep} if sep is not None and fmt in ("csv", "tsv") else {}),
@@ -71,8 +73,10 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
                                  f"{unit} has {len(present)} raters {list(map(str, present[:5]))}")
         part = pd.DataFrame({"item": df[item].astype(object),
                              "rater": stem if by_file else df[rater].astype(object),
-                             "label": df[label].astype(object), "_file": k, "_text": fmt in TEXT_TABLES})
+                             "label": df[label].astype(object), "_file": k, "_text": fmt in TEXT_TABLES,
+                             "_row": np.arange(len(df))})
         frames.append(part)
+        indexes.append(df.index)
         named_by_file.append(by_file)
     table = pd.concat(frames, ignore_index=True)
     if table["_text"].all():  # numbers by the one rule, decided over every file's labels at once
@@ -80,14 +84,17 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
     clash = table.duplicated(["item", "rater"], keep=False) & table["item"].notna() & table["rater"].notna()
     if clash.any():
         first = table.loc[clash].iloc[0]
-        files = table.loc[clash & (table["item"] == first["item"]) & (table["rater"] == first["rater"]), "_file"]
-        files = list(dict.fromkeys(files.tolist()))
-        where = (f"in {names[files[0]]} and in {names[files[1]]}" if len(files) > 1
-                 else f"twice in {names[files[0]]}")
+        rows = table.loc[clash & (table["item"] == first["item"]) & (table["rater"] == first["rater"])]
+        files = list(dict.fromkeys(rows["_file"].tolist()))
+
+        def at(k: int) -> str:  # the clashing rows of file k, by their lines (sheet rows) in it
+            return f"{names[k]} ({_rows_in(paths[k], fmts[k], indexes[k], rows.loc[rows['_file'] == k, '_row'])})"
+
+        where = f"in {at(files[0])} and in {at(files[1])}" if len(files) > 1 else f"twice in {at(files[0])}"
         raise ValueError(f"rater {first['rater']!r} rates item {first['item']!r} {where} "
                          f"({int(table.duplicated(['item', 'rater']).sum())} repeated ratings in all); one rating per "
                          "item and rater is expected")
-    ann = cls.from_long(table.drop(columns=["_file", "_text"]), item="item", rater="rater", label="label",
+    ann = cls.from_long(table.drop(columns=["_file", "_text", "_row"]), item="item", rater="rater", label="label",
                         categories=categories, **({} if normalize is None else {"normalize": normalize}))
     how = [f"{n} ({f'rater named after the {unit}' if f else 'raters from column ' + repr(rater)})"
            for n, f in zip(names, named_by_file, strict=True)]
@@ -96,3 +103,18 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
     ann._cache[LAYOUT_NOTE] = ann._cache["read_notes"] = (*file_notes, note)
     return ann
 
+
+def _rows_in(path: Path, fmt: str, index: Any, positions: Any) -> str:
+    """Rows at 0-based ``positions`` of the table read from ``path``, named by their lines in the file (a sheet's
+    rows for a workbook: the table's index holds them); read on the error path only."""
+    import pandas as pd
+
+    from softirr_stats.base._validation import FILE_ROW, LINE_INDEX, file_lines, rows_named
+
+    if fmt in ("csv", "tsv", "jsonl") and getattr(index, "name", None) is None and path.is_file():
+        lines = file_lines(path, 1 if fmt in ("csv", "tsv") else 0)
+        index = (pd.Index(lines, name=LINE_INDEX) if lines is not None and len(lines) == len(index)
+                 else pd.RangeIndex(1, len(index) + 1, name=FILE_ROW))
+    elif getattr(index, "name", None) is None:
+        index = pd.RangeIndex(1, len(index) + 1, name=FILE_ROW)
+    return rows_named(index, list(positions))

@@ -53,8 +53,12 @@ def test_numbers_are_decided_over_every_file(tmp_path):
 def test_clashes_and_ambiguous_names_are_refused(tmp_path):
     a = _write(tmp_path, "alice.csv", "item,label\n1,x\n2,y\n")
     a2 = _write(tmp_path, "more.csv", "item,rater,label\n2,alice,x\n3,bob,y\n")
-    with pytest.raises(ValueError, match=r"rater 'alice' rates item '2' in alice.csv and in more.csv"):
+    with pytest.raises(ValueError, match=r"rater 'alice' rates item '2' in alice.csv \(line 3 of the file\) and in "
+                                         r"more.csv \(line 2 of the file\)"):
         sis.read_annotations([a, a2])
+    twice = _write(tmp_path, "bob.csv", "item,label\n1,x\n\n2,y\n1,z\n")
+    with pytest.raises(ValueError, match=r"rater 'bob' rates item '1' twice in bob.csv \(lines 2 and 5 of the file\)"):
+        sis.read_annotations([a, twice])
     (tmp_path / "other").mkdir()
     same = _write(tmp_path / "other", "alice.csv", "item,label\n1,x\n")
     with pytest.raises(ValueError, match=r"2 files are named 'alice': rename them after their annotators"):
