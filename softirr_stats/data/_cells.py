@@ -17,7 +17,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["check_header", "decode_errors", "match_header", "numeric_labels", "sep_hint"]
+__all__ = ["check_header", "decode_errors", "header_line_hint", "match_header", "numeric_labels", "sep_hint"]
 
 
 class decode_errors:
@@ -79,6 +79,41 @@ def check_header(path: Path, sep: str, encoding: str) -> None:
             raise ValueError(f"{path}: column {name!r} appears twice in the header (columns {seen[name]} and {k}); "
                              "rename one so that it is clear which is meant")
         seen[name] = k
+
+
+def header_line_hint(path: Path, names: Sequence[str], sep: str, encoding: str = "utf-8", scan: int = 20) -> str:
+    """When a CSV's first line is not its header (a spreadsheet's title rows above the table): the line among the
+    first ``scan`` non-blank ones that names every column of ``names``, as a hint, or ''.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.csv"
+    >>> _ = p.write_text("Coding sheet, round 2\\n\\nitem,rater,label\\n1,ana,x\\n")
+    >>> header_line_hint(p, ["item", "rater", "label"], ",")
+    "; line 3 names the columns 'item', 'rater', 'label': the lines above it (a title?) are no header: delete them"
+    """
+    import csv
+    import io
+
+    wanted = {" ".join(str(n).split()) for n in names if n}
+    if not wanted:
+        return ""
+    try:
+        with path.open(encoding=encoding, errors="replace", newline="") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return ""
+    lines = [(k, line) for k, line in enumerate(head.lstrip("\ufeff").splitlines(), start=1) if line.strip()]
+    for k, line in lines[1:scan]:
+        try:
+            fields = next(csv.reader(io.StringIO(line), delimiter=sep), [])
+        except csv.Error:
+            continue
+        if wanted <= {" ".join(f.split()) for f in fields}:
+            shown = ", ".join(repr(n) for n in names if n)
+            return f"; line {k} names the columns {shown}: the lines above it (a title?) are no header: delete them"
+    return ""
 
 
 def sep_hint(path: Path, sep: str, encoding: str = "utf-8") -> str:

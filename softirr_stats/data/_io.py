@@ -24,8 +24,8 @@ from softirr_stats.data import TABLE_FORMATS, TEXT_TABLES
 from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._cells import check_header as _check_header
 from softirr_stats.data._cells import decode_errors as _decode_errors
+from softirr_stats.data._cells import header_line_hint, sep_hint
 from softirr_stats.data._cells import numeric_labels as _numeric_labels
-from softirr_stats.data._cells import sep_hint
 
 __all__ = ["read_annotations", "read_table", "demo_path"]
 
@@ -597,8 +597,9 @@ def read_annotations(
         table = _read_sheet_aware(p, fmt, [item, *(() if wide is True else wide)], na_values=na_values,
                                   encoding=encoding, sep=sep, sheet=sheet)
         table = _match_names(table, [item, *(() if wide is True else wide)], p.name)
-        hint = sep_hint(p, check_sep(sep, fmt), encoding) if fmt in ("csv", "tsv") else ""
         wanted = [n for n in (item, *(() if wide is True else wide)) if n]
+        hint = (sep_hint(p, check_sep(sep, fmt), encoding)
+                + header_line_hint(p, wanted, check_sep(sep, fmt), encoding)) if fmt in ("csv", "tsv") else ""
         if fmt == "xlsx" and sheet is None and any(n not in table.columns for n in wanted):
             from softirr_stats.data._workbook import sheet_hint
 
@@ -648,7 +649,8 @@ def read_annotations(
     if missing:
         from softirr_stats.data._wide import missing_columns_message
 
-        hint = sep_hint(p, check_sep(sep, fmt), encoding) if fmt in ("csv", "tsv") and p.is_file() else ""
+        hint = (sep_hint(p, check_sep(sep, fmt), encoding) + header_line_hint(p, [item, rater, label], check_sep(
+            sep, fmt), encoding)) if fmt in ("csv", "tsv") and p.is_file() else ""
         if fmt == "xlsx" and sheet is None:  # the first sheet was read: another may hold the columns
             from softirr_stats.data._workbook import sheet_hint
 
@@ -715,6 +717,16 @@ def _read_sheet_aware(path: Path, fmt: str, names: Sequence[str], *, sheet: str 
                       **kwargs: Any) -> pd.DataFrame:
     """``read_table``; where a workbook's default sheet is no table (a guide, a title page), the error says which
     sheet holds the columns ``names`` (or lists the sheets) and how to pick it."""
+    if fmt in ("csv", "tsv"):
+        try:
+            return read_table(path, format=fmt, sheet=sheet, **kwargs)
+        except ValueError as err:  # rows longer than a title line taken for the header: say which line is the header
+            from softirr_stats.data._cells import header_line_hint
+
+            hint = header_line_hint(path, names, check_sep(kwargs.get("sep"), fmt), kwargs.get("encoding", "utf-8"))
+            if hint and type(err) is ValueError:
+                raise ValueError(f"{err}{hint}") from None
+            raise
     if fmt != "xlsx":
         return read_table(path, format=fmt, sheet=sheet, **kwargs)
     from softirr_stats.data._workbook import SheetShapeError, read_xlsx, sheet_hint

@@ -497,3 +497,22 @@ def test_workbook_rows_are_named_by_their_sheet_row(tmp_path):
     wb.save(tmp_path / "s.xlsx")
     with pytest.raises(ValueError, match=r"rows of \('1', 'a'\): sheet rows 3 and 5$"):
         read_annotations(tmp_path / "s.xlsx")
+
+
+def test_a_title_line_above_a_csv_header_is_named_in_the_error(tmp_path):
+    """A CSV saved from a sheet with a title row: the error says which line is the header (the lines above it are
+    deleted by hand: a CSV's first line is its header, as every CSV reader takes it)."""
+    one = _write(tmp_path / "t.csv", "Coding sheet v2\nitem,rater,label\n1,a,x\n1,b,x\n")
+    with pytest.raises(ValueError, match=r"more fields than the header .*; line 2 names the columns 'item', 'rater', "
+                                         r"'label': the lines above it \(a title\?\) are no header: delete them$"):
+        read_annotations(one)
+    padded = _write(tmp_path / "p.csv", "Coding sheet v2,,\n,,\nitem,rater,label\n1,a,x\n1,b,x\n")
+    with pytest.raises(ValueError, match=r"not found; the columns are .*; line 3 names the columns"):
+        read_annotations(padded)
+    wide = _write(tmp_path / "w.csv", "Round 2\ndoc,Ana,Bo\n1,x,x\n2,y,x\n")
+    with pytest.raises(ValueError, match=r"line 2 names the columns 'doc'"):
+        read_annotations(wide, wide=True, item="doc")
+    plain = _write(tmp_path / "n.csv", "a,b\n1,2\n")
+    with pytest.raises(ValueError, match=r"not found; the columns are \['a', 'b'\]") as err:
+        read_annotations(plain)
+    assert "names the columns" not in str(err.value)
