@@ -104,6 +104,55 @@ def _texts_and_uses(ann: Any) -> tuple[np.ndarray, np.ndarray, str]:
     return np.asarray(vocab, dtype=object)[texts], uses[texts], "labels"
 
 
+def _case_keys(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Codes of each text as it prints (:func:`~softirr_stats.data._labels._skeletons`) and of that case-folded, and
+    whether folding merged any: two texts with one folded code and two printed codes differ only in letter case. By whole arrays (pyarrow where
+    installed: ASCII texts, most labels, are folded by ``utf8_lower``, which equals ``str.casefold`` on ASCII)."""
+    from softirr_stats.data._labels import _arrow, _plain_arrow, _skeletons
+
+    pa = _arrow(len(texts))
+    plain = (_plain_arrow(texts) if pa is not None else
+             np.fromiter((t.isascii() and t == " ".join(t.split()) for t in texts), dtype=bool, count=len(texts)))
+    skel = texts.copy()
+    if not plain.all():
+        skel[~plain] = _skeletons(texts[~plain])
+    if pa is not None:
+        import pyarrow.compute as pc
+
+        arr = pa.array(skel, type=pa.string())
+        ascii_ = pc.string_is_ascii(arr).to_numpy(zero_copy_only=False)
+        lower = pc.utf8_lower(arr)
+        changed = pc.invert(pc.equal(lower, arr)).to_numpy(zero_copy_only=False)
+        if not changed.any() and ascii_.all():  # every text is its own fold: distinct texts, distinct folds
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), False
+        folded = np.asarray(lower.to_pylist(), dtype=object)
+        if not ascii_.all():
+            folded[~ascii_] = [t.casefold() for t in skel[~ascii_]]
+    else:
+        folded = np.fromiter((t.casefold() for t in skel), dtype=object, count=len(skel))
+    printed, spelt = pd.factorize(skel)
+    key, keys = pd.factorize(folded)
+    return printed, key, len(keys) < len(spelt)
+
+
+def _case_groups(ann: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(texts, uses, key, kept)``: the texts compared, how often each is used, their case-folded code and whether
+    another text shares the code spelt otherwise (``kept`` all False when no text has a case variant)."""
+    empty = np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, bool)
+    if ann.kind not in ("categorical", "set"):
+        return empty
+    texts, uses, _ = _texts_and_uses(ann)
+    if texts.size < 2:
+        return empty
+    printed, key, any_variant = _case_keys(texts)
+    if not any_variant:  # as many folded spellings as printed ones: folding merged none
+        return texts, uses, key, np.zeros(len(texts), dtype=bool)
+    width = np.int64(printed.max()) + 1
+    pairs = np.unique(key.astype(np.int64) * width + printed)  # distinct (folded, printed) codes
+    spellings = np.bincount(pairs // width, minlength=int(key.max()) + 1)
+    return texts, uses, key, spellings[key] > 1
+
+
 def case_variants(ann: Any) -> list[list[str]]:
     """Groups of distinct text labels (or terms inside set labels) that differ only in letter case, most used first.
 
@@ -118,23 +167,13 @@ def case_variants(ann: Any) -> list[list[str]]:
     >>> case_variants(ann)
     [['Pain', 'pain'], ['Fatigue', 'fatigue']]
     """
-    from softirr_stats.data._labels import _skeletons
-
-    if ann.kind not in ("categorical", "set"):
+    texts, uses, key, kept = _case_groups(ann)
+    if not kept.any():
         return []
-    texts, uses, _ = _texts_and_uses(ann)
-    if texts.size < 2:
-        return []
-    skel = _skeletons(texts)
-    frame = pd.DataFrame({"key": pd.Series(skel, dtype=object).str.casefold(), "skel": skel, "text": texts,
-                          "uses": uses})
-    spelt = frame.groupby("key")["skel"].transform("nunique")
-    kept = frame[spelt.to_numpy() > 1]
-    if kept.empty:
-        return []
-    order = kept.groupby("key")["uses"].sum().sort_values(ascending=False, kind="stable").index
-    groups = kept.groupby("key")["text"].agg(lambda t: sorted(t))
-    return [list(groups[k]) for k in order]
+    frame = pd.DataFrame({"key": key[kept], "text": texts[kept], "uses": uses[kept]})
+    order = frame.groupby("key")["uses"].sum().sort_values(ascending=False, kind="stable").index
+    by_key = frame.sort_values("text", kind="stable").groupby("key", sort=False)["text"].agg(list)  # each sorted
+    return [by_key[k] for k in order]
 
 
 def case_note(ann: Any) -> tuple[str, ...]:
@@ -156,11 +195,15 @@ def case_note(ann: Any) -> tuple[str, ...]:
 
 
 def _case_note(ann: Any) -> tuple[str, ...]:
-    groups = case_variants(ann)
-    if not groups:
+    texts, uses, key, kept = _case_groups(ann)
+    if not kept.any():
         return ()
+    totals = np.bincount(key[kept], weights=uses[kept])
+    top = int(np.argmax(np.where(np.bincount(key[kept]) > 0, totals, -1)))  # the most used group
+    first = sorted(texts[kept & (key == top)].tolist())
+    groups = np.unique(key[kept])
     what = "terms inside set labels" if ann.kind == "set" else "labels"
-    n, first = sum(map(len, groups)), groups[0]
+    n = int(kept.sum())
     shown = " and ".join(map(repr, first[:3])) + (f" and {len(first) - 3} more" if len(first) > 3 else "")
     more = f"; {len(groups) - 1} more group{'s' if len(groups) > 2 else ''}" if len(groups) > 1 else ""
     return (f"{n} {what} in {len(groups)} group{'s' if len(groups) > 1 else ''} differ only in letter case "
