@@ -5,6 +5,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import softirr_stats as sis
 from softirr_stats.cli import main
@@ -129,3 +131,32 @@ def test_the_command_line_notes_case_variants_with_its_flag(tmp_path, capsys):
     code, out, err = _run(capsys, path, "--reader-option", "normalize=casefold")
     assert code == 0, err
     assert "letter case" not in out
+
+
+_CASED = st.text(alphabet=st.sampled_from(list("aAbBßSsİiıIΣσς ǅǆǄ\u00e9E\u0301")), min_size=1, max_size=4)
+
+
+@settings(deadline=None)
+@given(st.lists(st.lists(_CASED, min_size=2, max_size=2), min_size=1, max_size=12))
+def test_case_variants_equal_a_plain_python_grouping(rows):
+    """The array route (factorised codes, pyarrow folding ASCII texts) groups as str.casefold on each printed text."""
+    import warnings
+
+    from softirr_stats.data._describe import case_variants
+    from softirr_stats.data._labels import _skeleton_py
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # look-alike labels are warned about; not what is checked here
+        ann = sis.Annotations.from_wide(rows)
+    texts = sorted({t for row in rows for t in row})
+    groups: dict[str, set[str]] = {}
+    for t in texts:
+        groups.setdefault(_skeleton_py(t).casefold(), set()).add(t)
+    want = sorted(sorted(g) for g in groups.values() if len({_skeleton_py(t) for t in g}) > 1)
+    assert sorted(case_variants(ann)) == want
+    from unittest import mock
+
+    from softirr_stats.data import _labels
+
+    with mock.patch.object(_labels, "_ARROW_MIN", 0):  # the pyarrow route, used from a few thousand labels on
+        assert sorted(case_variants(ann)) == want
