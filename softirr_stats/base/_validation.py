@@ -168,23 +168,24 @@ def rows_named(index: Any, positions: Any, limit: int = 5) -> str:
 
 def file_lines(path: Any, header_lines: int = 1) -> list[int] | None:
     """The 1-based lines of ``path``'s data rows: its non-blank lines after ``header_lines`` of header (a CSV
-    reader skips blank lines); None where the file cannot be read. Read on error paths only.
+    reader skips blank lines); None where the file cannot be read. Read on error paths only, line by line (a
+    large file is not held in memory); lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only, as a CSV reader and an
+    editor count them (not at the form feeds and separators ``str.splitlines`` also breaks on).
 
     Examples
     --------
     >>> import pathlib, tempfile
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
-    >>> _ = f.write_text("a,b\\n1,2\\n\\n3,4\\n")
+    >>> _ = f.write_text("a,b\\n1,2\\n\\n3,x\\x0cy\\n")
     >>> file_lines(f)
     [2, 4]
     """
-    from pathlib import Path
-
     try:
-        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
+        with open(path, encoding="utf-8-sig", errors="replace", newline=None) as fh:
+            lines = [k for k, line in enumerate(fh, start=1) if line.strip(" \t\r\n")]
     except OSError:
         return None
-    return [k for k, line in enumerate(text.splitlines(), start=1) if line.strip()][header_lines:]
+    return lines[header_lines:]
 
 
 def label_file_lines(table: Any, path: Any, header_lines: int = 1) -> Any:
