@@ -516,3 +516,12 @@ def test_a_title_line_above_a_csv_header_is_named_in_the_error(tmp_path):
     with pytest.raises(ValueError, match=r"not found; the columns are \['a', 'b'\]") as err:
         read_annotations(plain)
     assert "names the columns" not in str(err.value)
+
+
+def test_lines_are_counted_as_a_csv_reader_counts_them(tmp_path):
+    """A form feed or a Unicode line separator inside a cell ends no line (str.splitlines would split there and the
+    lines named would be off by one)."""
+    path = tmp_path / "u.csv"
+    path.write_text("item,rater,label\n1,a,x\u2028y\n1,b,p\x0cq\n  \n1,a,z\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"rows of \('1', 'a'\): lines 2 and 5 of the file$"):
+        read_annotations(path)
