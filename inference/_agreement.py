@@ -110,6 +110,22 @@ def _widen_by_profile(details: dict, value: float, lo: float, hi: float,
     return union[0], union[1], f"{ci_method} widened to the profile-likelihood interval", factor, notes
 
 
+def _as_input(ann: Any) -> Any:
+    """``ann`` as the models read it: Annotations, encoded data and integer code matrices as they are; a wide table of
+    labels (a DataFrame, nested lists, an array of text) as the coefficients read it (a long DataFrame is refused
+    with the call that builds it)."""
+    import sys
+
+    pd_ = sys.modules.get("pandas")
+    frame = pd_ is not None and isinstance(ann, pd_.DataFrame)
+    if frame or isinstance(ann, list | tuple) or (isinstance(ann, np.ndarray) and not (
+            np.issubdtype(ann.dtype, np.integer) or np.issubdtype(ann.dtype, np.floating))):
+        from softirr_stats.agreement import as_annotations
+
+        return as_annotations(ann)
+    return ann
+
+
 def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_skene",
                         method: str = "nuts", level: float = DEFAULT_LEVEL, seed: int = 0, *,
                         config: NutsConfig | SviConfig | None = None, priors: Any = None,
@@ -233,6 +249,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
                                       "groups": groups is not None, "progress": progress is not None,
                                       "gold": gold is not None,
                                       **{k: True for k in model_kwargs}})
+    ann = _as_input(ann)
     model = check_choice("model", model, MODEL_NAMES)
     method = check_choice("method", method, ["nuts", "svi"])
     profile_interval = check_choice("profile_interval", profile_interval, PROFILE_MODES)

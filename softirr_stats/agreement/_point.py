@@ -57,12 +57,47 @@ def as_annotations(data: Any, categories: Any = None) -> Annotations:
                          index=pd.Index(data.items), columns=pd.Index(data.raters)),
             categories=list(out.vocabulary))
     pd_ = sys.modules.get("pandas")  # a DataFrame exists only once pandas is imported
+    if pd_ is not None and isinstance(data, pd_.DataFrame):
+        _refuse_long_frame(data)
     if isinstance(data, np.ndarray | list | tuple) or (pd_ is not None and isinstance(data, pd_.DataFrame)):
         return Annotations.from_wide(data, categories=categories)
     raise TypeError(
         "ann must be softirr_stats.Annotations or a wide table (DataFrame, array or nested lists with "
         f"rows = items, columns = raters); got {type(data).__name__}"
     )
+
+
+_RATER_COLUMNS = ("rater", "annotator", "coder", "rater_id", "annotator_id", "coder_id", "judge")
+_ITEM_COLUMNS = ("item", "item_id", "doc", "doc_id", "document", "unit", "subject", "id")
+_LABEL_COLUMNS = ("label", "rating", "score", "code", "category", "answer")
+
+
+def _refuse_long_frame(frame: Any) -> None:
+    """A ValueError for a long table (a row per rating: item, rater and label columns) passed where a wide table
+    is read: its columns would be taken for raters, and the coefficient would be computed on nonsense.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> _refuse_long_frame(pd.DataFrame({"ana": ["a"], "bo": ["b"]}))  # a wide table: nothing to say
+    >>> try:
+    ...     _refuse_long_frame(pd.DataFrame({"item": [1], "rater": ["ana"], "label": ["a"]}))
+    ... except ValueError as err:
+    ...     print(str(err)[:72])
+    this DataFrame looks like a long table (a row per rating: columns 'item'
+    """
+    names = {str(c).strip().casefold(): c for c in frame.columns}
+    rater = next((names[n] for n in _RATER_COLUMNS if n in names), None)
+    item = next((names[n] for n in _ITEM_COLUMNS if n in names), None)
+    label = next((names[n] for n in _LABEL_COLUMNS if n in names), None)
+    if rater is None or (item is None and label is None):
+        return
+    found = ", ".join(repr(c) for c in (item, rater, label) if c is not None)
+    call = ", ".join(f"{k}={v!r}" for k, v in (("item", item), ("rater", rater), ("label", label)) if v is not None)
+    raise ValueError(f"this DataFrame looks like a long table (a row per rating: columns {found}), but a DataFrame "
+                     "given to a coefficient is read as a wide table (a row per item, a column per rater), which "
+                     f"would make each of its {frame.shape[1]} columns a rater; build the annotations first: "
+                     f"sis.Annotations.from_long(df, {call})")
 
 
 def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficient: str, sim: LabelSimilarity,
