@@ -67,11 +67,6 @@ def as_annotations(data: Any, categories: Any = None) -> Annotations:
     )
 
 
-_RATER_COLUMNS = ("rater", "annotator", "coder", "rater_id", "annotator_id", "coder_id", "judge")
-_ITEM_COLUMNS = ("item", "item_id", "doc", "doc_id", "document", "unit", "subject", "id")
-_LABEL_COLUMNS = ("label", "rating", "score", "code", "category", "answer")
-
-
 def _refuse_long_frame(frame: Any) -> None:
     """A ValueError for a long table (a row per rating: item, rater and label columns) passed where a wide table
     is read: its columns would be taken for raters, and the coefficient would be computed on nonsense.
@@ -86,14 +81,13 @@ def _refuse_long_frame(frame: Any) -> None:
     ...     print(str(err)[:72])
     this DataFrame looks like a long table (a row per rating: columns 'item'
     """
-    names = {str(c).strip().casefold(): c for c in frame.columns}
-    rater = next((names[n] for n in _RATER_COLUMNS if n in names), None)
-    item = next((names[n] for n in _ITEM_COLUMNS if n in names), None)
-    label = next((names[n] for n in _LABEL_COLUMNS if n in names), None)
-    if rater is None or (item is None and label is None):
+    from softirr_stats.data import guess_roles
+
+    roles = guess_roles(frame.columns)
+    if len(roles) < 2:
         return
-    found = ", ".join(repr(c) for c in (item, rater, label) if c is not None)
-    call = ", ".join(f"{k}={v!r}" for k, v in (("item", item), ("rater", rater), ("label", label)) if v is not None)
+    found = ", ".join(repr(c) for c in roles.values())
+    call = ", ".join(f"{k}={v!r}" for k, v in roles.items())
     raise ValueError(f"this DataFrame looks like a long table (a row per rating: columns {found}), but a DataFrame "
                      "given to a coefficient is read as a wide table (a row per item, a column per rater), which "
                      f"would make each of its {frame.shape[1]} columns a rater; build the annotations first: "

@@ -252,7 +252,10 @@ def _flag_names(message: str) -> str:
     message = re.sub(r"\bpass sheet= ", "pass --reader-option sheet=NAME ", message)
     message = re.sub(r"\bpass sheet=(\[[^\]]*\])", lambda m: "pass --reader-option " + _list_option("sheet", m.group(1)),
                      message)
-    # a flag followed by a quoted value gets a space (item='' -> --item '')
+    # a flag followed by a quoted value gets a space (item='' -> --item ''); a list of them, as a command line takes it
+    message = re.sub(r"\bpass (item|rater|label)='([^']*)', (rater|label)='([^']*)'(?:, (label)='([^']*)')?",
+                     lambda m: "pass " + " ".join(f"{_FLAG_OF[k]} {v!r}" for k, v in zip(m.groups()[::2], m.groups()[1::2],
+                                                                                          strict=True) if k), message)
     return re.sub(r"\b(format|na_values|field|layer|feature|span_rule|item|rater|label)=(?=([\s'\"(),.;]|$))",
                   lambda m: _FLAG_OF[m.group(1)] + (" " if m.group(2) in ("'", '"') else ""), message)
 

@@ -36,8 +36,10 @@ __getattr__, __dir__, __all__ = attach(__name__, {
 }, internal={"softirr_stats.data._readers": ('guess_format', 'guessed_formats',),
              "softirr_stats.data._wide": ('layout_note',),
              "softirr_stats.data._describe": ('case_note',),
+             "softirr_stats.data._cells": ('guess_roles',),
              "softirr_stats.data._labels": ('decimal_comma_hint',)})  # not in __all__: guess_format for
-# span_agreement, guessed_formats, layout_note and case_note for the command line's notes, decimal_comma_hint
+# span_agreement, guessed_formats, layout_note and case_note for the command line's notes, guess_roles for the
+# refusal of a long DataFrame where a wide one is read, decimal_comma_hint
 # for the error of level='interval' on labels written with a decimal comma
 
 if TYPE_CHECKING:
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
         LabelKind,
         UnpairableItemsWarning,
     )
+    from softirr_stats.data._cells import guess_roles
     from softirr_stats.data._describe import case_note
     from softirr_stats.data._io import (
         demo_path,

@@ -17,7 +17,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["check_header", "decode_errors", "header_line_hint", "match_header", "numeric_labels", "sep_hint"]
+__all__ = ["check_header", "decode_errors", "guess_roles", "header_line_hint", "match_header", "numeric_labels", "sep_hint"]
 
 
 class decode_errors:
@@ -79,6 +79,35 @@ def check_header(path: Path, sep: str, encoding: str) -> None:
             raise ValueError(f"{path}: column {name!r} appears twice in the header (columns {seen[name]} and {k}); "
                              "rename one so that it is clear which is meant")
         seen[name] = k
+
+
+#: column names that say a long table's roles (compared case-folded, spaces at the ends dropped)
+RATER_NAMES = ("rater", "annotator", "coder", "rater_id", "annotator_id", "coder_id", "judge", "reviewer", "user")
+ITEM_NAMES = ("item", "item_id", "doc", "doc_id", "document", "document_id", "unit", "subject", "id", "study_id")
+LABEL_NAMES = ("label", "labels", "rating", "score", "code", "category", "answer", "annotation", "value")
+
+
+def guess_roles(columns: Sequence[Any]) -> dict[str, Any]:
+    """The columns of a long table whose names say their role: ``{"item": ..., "rater": ..., "label": ...}`` for
+    those found; with a rater and an item column among three, the third is the label. Empty without a rater column
+    (nothing says the table is long).
+
+    Examples
+    --------
+    >>> guess_roles(["doc", "Annotator", "finding"])
+    {'item': 'doc', 'rater': 'Annotator', 'label': 'finding'}
+    >>> guess_roles(["doc", "ana", "bo"])
+    {}
+    """
+    names = {str(c).strip().casefold(): c for c in reversed(list(columns))}
+    found = {role: next((names[n] for n in table if n in names), None)
+             for role, table in (("item", ITEM_NAMES), ("rater", RATER_NAMES), ("label", LABEL_NAMES))}
+    if found["rater"] is None:
+        return {}
+    rest = [c for c in columns if c not in (found["item"], found["rater"])]
+    if found["label"] is None and found["item"] is not None and len(rest) == 1:
+        found["label"] = rest[0]
+    return {role: col for role, col in found.items() if col is not None}
 
 
 def header_line_hint(path: Path, names: Sequence[str], sep: str, encoding: str = "utf-8", scan: int = 20) -> str:

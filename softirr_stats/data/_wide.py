@@ -272,6 +272,12 @@ def missing_columns_message(name: str, columns: Sequence[Any], missing: Sequence
                     f"sep={given}")
     if hint:
         return msg + hint
+    from softirr_stats.data._cells import guess_roles
+
+    guess = guess_roles(columns)
+    if len(guess) >= 2:  # a rater column and another role: a long table with its own column names
+        call = ", ".join(f"{role}={col!r}" for role, col in guess.items())
+        return f"{msg}: a long table with other column names? pass {call}"
     roles = {role for role, _ in missing}
     if fmt in TABLE_FORMATS and roles & {"rater", "label"} and len(cols) >= 2:
         return (f"{msg}: a wide table (one row per item, one column per rater)? pass wide=True, with item= naming "

@@ -525,3 +525,21 @@ def test_lines_are_counted_as_a_csv_reader_counts_them(tmp_path):
     path.write_text("item,rater,label\n1,a,x\u2028y\n1,b,p\x0cq\n  \n1,a,z\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"rows of \('1', 'a'\): lines 2 and 5 of the file$"):
         read_annotations(path)
+
+
+def test_a_long_table_with_its_own_column_names_gets_them_in_the_error(tmp_path, capsys):
+    """Columns named for their roles (doc / annotator / finding): the error gives the call, not the wide-table guess."""
+    path = _write(tmp_path / "nd.csv", "doc,Annotator,finding\n1,ana,fever\n1,bo,fever\n")
+    with pytest.raises(ValueError, match=r"a long table with other column names\? pass item='doc', "
+                                         r"rater='Annotator', label='finding'$"):
+        read_annotations(path)
+    assert read_annotations(path, item="doc", rater="Annotator", label="finding").n_ratings == 2
+    from softirr_stats.cli import main
+
+    with pytest.raises(SystemExit) as ex:
+        main(["agree", str(path), "--bootstrap", "0"])
+    assert ex.value.code == 2
+    assert "pass --item 'doc' --rater 'Annotator' --label 'finding'" in capsys.readouterr().err
+    wide = _write(tmp_path / "w.csv", "doc,ana,bo\n1,x,x\n")  # no rater column: the wide-table guess stays
+    with pytest.raises(ValueError, match=r"a wide table \(one row per item, one column per rater\)\? pass wide=True"):
+        read_annotations(wide)
