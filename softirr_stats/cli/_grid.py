@@ -15,7 +15,7 @@ from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
 from softirr_stats.cli._options import cli_wording
 from softirr_stats.cli._output import Notes, emit, write_json
 
-__all__ = ["TEST_METHODS", "add_tests", "grid_rows", "load_judgments", "present"]
+__all__ = ["TEST_METHODS", "add_tests", "grid_rows", "load_judgments", "present", "scale_note"]
 
 TABLE_COLUMNS = ("similarity", "coefficient", "chance", "value", "CI", "z", "p_value", "benchmark", "judge_only",
                  "estimator_only", "observed", "expected", "n_items", "n_pairs_scored", "notes")
@@ -174,6 +174,29 @@ def present(rows: list[dict[str, Any]], notes_in: list[str], *, fmt: str, title:
     if rows and all(isinstance(r.get("value"), float) and math.isnan(r["value"]) for r in rows) and not keep_going:
         typer.echo("error: no setting gave a value (see the notes below the table)", err=True)
         raise typer.Exit(code=EXIT_DATA)
+
+
+def scale_note(ann: Any, names: list[str], weights: tuple[str, ...]) -> list[str]:
+    """A note where numeric labels (three values or more) are compared only as categories (no weight among the
+    measures ``names``): a rating scale read as nominal counts every difference alike.
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> ann = Annotations.from_wide([[1, 2], [4, 5], [3, 3]])
+    >>> print(scale_note(ann, ["exact"], ("linear", "quadratic"))[0][:73])
+    labels are numbers (5 values, 1 to 5): exact agreement counts 2 against 3
+    >>> scale_note(ann, ["exact", "quadratic"], ("linear", "quadratic"))
+    []
+    """
+    values = list(ann.vocabulary)
+    if ann.kind != "numeric" or len(values) < 3 or any(n in weights for n in names):
+        return []
+    lo, hi = values[0], values[-1]
+    a, b = values[len(values) // 2 - 1], values[len(values) // 2]
+    return [f"labels are numbers ({len(values)} values, {lo:g} to {hi:g}): exact agreement counts {a:g} against {b:g} "
+            f"as fully as {lo:g} against {hi:g}; for ratings on a scale add -m quadratic (interval alpha, "
+            "quadratic-weighted kappa) or -m linear"]
 
 
 def header(name: str, ann: Any, rows: list[dict[str, Any]]) -> str:

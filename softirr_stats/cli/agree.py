@@ -13,6 +13,7 @@ from softirr_stats.cli._grid import (
     header,
     load_judgments,
     present,
+    scale_note,
 )
 from softirr_stats.cli._options import (
     COEFFICIENTS,
@@ -133,6 +134,7 @@ def command(
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
+    said = [*scale_note(ann, names, WEIGHTS), *said]
     if test:
         said = [*said, add_tests(rows, ann, measures, method=test_method, seed=seed)]
     name = files[0].name if len(files) == 1 else f"{len(files)} files"

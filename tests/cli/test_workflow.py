@@ -271,3 +271,16 @@ def test_report_model_help_says_nuts_and_model_method_svi_is_used(tmp_path, caps
     code, _, err = run_main(capsys, "report", str(demo_path()), "-o", str(page), "--model", "dawid_skene",
                             "--model-method", "mcmc")
     assert code == 2 and "--model-method" in err
+
+
+def test_numeric_labels_compared_as_categories_get_a_note(tmp_path, capsys):
+    """A 1-5 scale read with exact agreement only: the note says so and names the weights; with a weight, no note."""
+    path = tmp_path / "n.csv"
+    path.write_text("item,rater,label\n1,a,3\n1,b,4\n2,a,5\n2,b,5\n3,a,1\n3,b,2\n")
+    code, out, err = run_main(capsys, "agree", str(path), "--bootstrap", "0")
+    assert code == 0, err
+    assert ("labels are numbers (5 values, 1 to 5): exact agreement counts 2 against 3 as fully as 1 against 5; for "
+            "ratings on a scale add -m quadratic") in " ".join(out.split())
+    code, out, err = run_main(capsys, "agree", str(path), "--bootstrap", "0", "-m", "exact,quadratic")
+    assert code == 0, err
+    assert "labels are numbers" not in out
