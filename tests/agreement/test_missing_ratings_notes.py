@@ -154,7 +154,7 @@ def test_note_is_shown_in_print_markdown_and_the_cli(tmp_path):
     assert out.exit_code == 0, out.output
     text = " ".join(out.output.split())
     # the CLI's notes show it, with the peers' number but not the Python call (no flag keeps complete items)
-    assert "[1] missing ratings:" in text and "statsmodels' fleiss_kappa" in text
+    assert "] missing ratings:" in text and "statsmodels' fleiss_kappa" in text  # after the note on numeric labels
     assert f"({res.details['complete_items_value']:.4f} there)" in text and "ann.complete_items()" not in text
     # csv / json: the notes go to stderr, this one as a note, not a warning
     out = CliRunner().invoke(app, ["agree", str(path), "--coefficient", "fleiss_kappa", "-f", "csv"])
