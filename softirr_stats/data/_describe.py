@@ -106,8 +106,10 @@ def _texts_and_uses(ann: Any) -> tuple[np.ndarray, np.ndarray, str]:
 
 def _case_keys(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """Codes of each text as it prints (:func:`~softirr_stats.data._labels._skeletons`) and of that case-folded, and
-    whether folding merged any: two texts with one folded code and two printed codes differ only in letter case. By whole arrays (pyarrow where
-    installed: ASCII texts, most labels, are folded by ``utf8_lower``, which equals ``str.casefold`` on ASCII)."""
+    whether folding merged any: two texts with one folded code and two printed codes differ only in letter case.
+
+    By whole arrays: pyarrow, where installed, folds the ASCII texts (most labels) by ``utf8_lower``, which equals
+    ``str.casefold`` on ASCII; where no text changes when folded, the codes are not computed (empty)."""
     from softirr_stats.data._labels import _arrow, _plain_arrow, _skeletons
 
     pa = _arrow(len(texts))
@@ -146,7 +148,7 @@ def _case_groups(ann: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
         return empty
     printed, key, any_variant = _case_keys(texts)
     if not any_variant:  # as many folded spellings as printed ones: folding merged none
-        return texts, uses, key, np.zeros(len(texts), dtype=bool)
+        return texts, uses, np.zeros(len(texts), dtype=np.int64), np.zeros(len(texts), dtype=bool)
     width = np.int64(printed.max()) + 1
     pairs = np.unique(key.astype(np.int64) * width + printed)  # distinct (folded, printed) codes
     spellings = np.bincount(pairs // width, minlength=int(key.max()) + 1)
