@@ -671,9 +671,8 @@ def read_annotations(
 
 def _name_rows(df: pd.DataFrame, path: Path, fmt: str, item: str, rater: str) -> pd.DataFrame:
     """``df`` with its rows labelled by their lines in ``path`` (CSV / TSV / JSON Lines; a Parquet file's rows from 1)
-    where a row lacks its item or
-    rater or two rows share an (item, rater) pair, so that the error names the lines to fix; else ``df`` itself (a
-    workbook's rows carry their sheet rows already)."""
+    where a row lacks its item or rater or two rows share an (item, rater) pair, so that the error names the lines to
+    fix; else ``df`` itself (a workbook's rows carry their sheet rows already)."""
     if fmt not in ("csv", "tsv", "jsonl", "parquet") or not path.is_file() or not {item, rater} <= set(df.columns):
         return df
     ids = df[[item, rater]]
@@ -721,8 +720,6 @@ def _read_sheet_aware(path: Path, fmt: str, names: Sequence[str], *, sheet: str 
         try:
             return read_table(path, format=fmt, sheet=sheet, **kwargs)
         except ValueError as err:  # rows longer than a title line taken for the header: say which line is the header
-            from softirr_stats.data._cells import header_line_hint
-
             hint = header_line_hint(path, names, check_sep(kwargs.get("sep"), fmt), kwargs.get("encoding", "utf-8"))
             if hint and type(err) is ValueError:
                 raise ValueError(f"{err}{hint}") from None
