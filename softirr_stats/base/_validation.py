@@ -188,6 +188,27 @@ def file_lines(path: Any, header_lines: int = 1) -> list[int] | None:
     return lines[header_lines:]
 
 
+def file_row_index(path: Any, fmt: str, n_rows: int) -> Any:
+    """The index that names the ``n_rows`` rows of a long table read from ``path`` in an error (:func:`rows_named`):
+    the file's lines (CSV / TSV after the header; JSON Lines one record a line), else its data rows from 1 (Parquet;
+    a quoted line break, where lines and rows do not pair up). Read on error paths only.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = f.write_text("a,b\\n1,2\\n\\n3,4\\n")
+    >>> rows_named(file_row_index(f, "csv", 2), [1]), rows_named(file_row_index(f, "parquet", 2), [1])
+    ('line 4 of the file', 'row 2 of the file')
+    """
+    import pandas as pd
+
+    lines = file_lines(path, 1 if fmt in ("csv", "tsv") else 0) if fmt in ("csv", "tsv", "jsonl") else None
+    if lines is not None and len(lines) == n_rows:
+        return pd.Index(lines, name=LINE_INDEX)
+    return pd.RangeIndex(1, n_rows + 1, name=FILE_ROW)
+
+
 def label_file_lines(table: Any, path: Any, header_lines: int = 1) -> Any:
     """Label the rows of ``table``, read from the CSV ``path``, with their lines in the file (in place).
 

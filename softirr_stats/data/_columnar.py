@@ -555,22 +555,10 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
         # numbers by the one rule, decided on the distinct labels (the same set as the cells')
         uniques = np.asarray(numeric_labels(pd.Series(uniques, dtype=object), decimal).to_numpy(dtype=object),
                              dtype=object)
+    from softirr_stats.base._validation import file_row_index
+
     return assemble(cls, key, items, raters, lc, uniques, categories, normalize,
-                    index=lambda: _file_rows(path, fmt, len(key)))
-
-
-def _file_rows(path: Path, fmt: str, n_rows: int) -> Any:
-    """The index that names a long table's rows in an error: the file's lines (CSV / TSV after the header; JSON
-    Lines one record a line), else its data rows from 1 (Parquet; a quoted line break, where lines and rows do not
-    pair up)."""
-    import pandas as pd
-
-    from softirr_stats.base._validation import FILE_ROW, LINE_INDEX, file_lines
-
-    lines = file_lines(path, 1 if fmt in ("csv", "tsv") else 0) if fmt != "parquet" else None
-    if lines is not None and len(lines) == n_rows:
-        return pd.Index(lines, name=LINE_INDEX)
-    return pd.RangeIndex(1, n_rows + 1, name=FILE_ROW)
+                    index=lambda: file_row_index(path, fmt, len(key)))
 
 
 def _row_bar(n_rows: int, path: Path) -> Any:

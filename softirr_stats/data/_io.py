@@ -678,13 +678,9 @@ def _name_rows(df: pd.DataFrame, path: Path, fmt: str, item: str, rater: str) ->
     ids = df[[item, rater]]
     if not (ids.isna().to_numpy().any() or ids.duplicated().any()):
         return df
-    from softirr_stats.base._validation import FILE_ROW, LINE_INDEX, label_file_lines
+    from softirr_stats.base._validation import file_row_index
 
-    if fmt != "parquet":
-        df = label_file_lines(df.copy(), path, 1 if fmt in ("csv", "tsv") else 0)
-    if df.index.name == LINE_INDEX:
-        return df
-    return df.set_axis(pd.RangeIndex(1, len(df) + 1, name=FILE_ROW), axis=0)  # data rows (lines do not pair up)
+    return df.set_axis(file_row_index(path, fmt, len(df)), axis=0)
 
 
 def _read_sheets(path: Path, sheets: Any, *, rater_from: str, **opts: Any) -> Annotations:

@@ -107,14 +107,8 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
 def _rows_in(path: Path, fmt: str, index: Any, positions: Any) -> str:
     """Rows at 0-based ``positions`` of the table read from ``path``, named by their lines in the file (a sheet's
     rows for a workbook: the table's index holds them); read on the error path only."""
-    import pandas as pd
+    from softirr_stats.base._validation import file_row_index, rows_named
 
-    from softirr_stats.base._validation import FILE_ROW, LINE_INDEX, file_lines, rows_named
-
-    if fmt in ("csv", "tsv", "jsonl") and getattr(index, "name", None) is None and path.is_file():
-        lines = file_lines(path, 1 if fmt in ("csv", "tsv") else 0)
-        index = (pd.Index(lines, name=LINE_INDEX) if lines is not None and len(lines) == len(index)
-                 else pd.RangeIndex(1, len(index) + 1, name=FILE_ROW))
-    elif getattr(index, "name", None) is None:
-        index = pd.RangeIndex(1, len(index) + 1, name=FILE_ROW)
+    if getattr(index, "name", None) is None:
+        index = file_row_index(path, fmt, len(index))
     return rows_named(index, list(positions))
