@@ -110,14 +110,10 @@ def _case_keys(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
 
     By whole arrays: pyarrow, where installed, folds the ASCII texts (most labels) by ``utf8_lower``, which equals
     ``str.casefold`` on ASCII; where no text changes when folded, the codes are not computed (empty)."""
-    from softirr_stats.data._labels import _arrow, _plain_arrow, _skeletons
+    from softirr_stats.data._labels import _arrow, printed_forms
 
     pa = _arrow(len(texts))
-    plain = (_plain_arrow(texts) if pa is not None else
-             np.fromiter((t.isascii() and t == " ".join(t.split()) for t in texts), dtype=bool, count=len(texts)))
-    skel = texts.copy()
-    if not plain.all():
-        skel[~plain] = _skeletons(texts[~plain])
+    skel, _ = printed_forms(texts)
     if pa is not None:
         import pyarrow.compute as pc
 

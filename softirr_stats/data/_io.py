@@ -7,6 +7,7 @@ is numeric by the one rule of ``_labels.text_numbers``; an empty, undecodable or
 an error that names the file. Exports of annotation tools are read by ``softirr_stats.data._readers``.
 """
 
+import contextlib
 import contextvars
 import dataclasses
 import functools
@@ -631,15 +632,11 @@ def read_annotations(
     if fmt in ("csv", "tsv", "jsonl", "parquet") and p.is_file():  # by whole columns through pyarrow
         from softirr_stats.data._columnar import read_long
 
-        try:
+        with _naming_file(p):
             fast = read_long(Annotations, p, fmt, item=item, rater=rater, label=label,
                              na_values=_check_na_values(na_values), encoding=encoding, categories=categories,
                              normalize=normalize, sep=check_sep(sep, fmt) if fmt in ("csv", "tsv") else None,
                              decimal=decimal)
-        except (ValueError, TypeError) as err:
-            if type(err) in (ValueError, TypeError) and p.name not in str(err):  # the file, as every route names it
-                raise type(err)(f"{p.name}: {err}") from None
-            raise
         if fast is not None:
             return fast
     df = _read_sheet_aware(p, fmt, [item, rater, label], na_values=na_values, encoding=encoding, sep=sep,
@@ -659,14 +656,22 @@ def read_annotations(
     if label in df.columns and fmt in TEXT_TABLES:
         df[label] = _numeric_labels(df[label], decimal)
     df = _name_rows(df, p, fmt, item, rater)
-    try:
+    with _naming_file(p):
         ann = Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
                                     **({} if normalize is None else {"normalize": normalize}))
-    except (ValueError, TypeError) as err:
-        if type(err) in (ValueError, TypeError) and p.name not in str(err):  # the file, as the export readers name it
-            raise type(err)(f"{p.name}: {err}") from None
-        raise
     return _with_table_notes(ann, df)
+
+
+@contextlib.contextmanager
+def _naming_file(path: Path) -> Any:
+    """Errors about the data (a plain ValueError / TypeError) start with the file's name, as the export readers'
+    do, on every route; one that names the file already, or of another class, passes as it is."""
+    try:
+        yield
+    except (ValueError, TypeError) as err:
+        if type(err) in (ValueError, TypeError) and path.name not in str(err):
+            raise type(err)(f"{path.name}: {err}") from None
+        raise
 
 
 def _name_rows(df: pd.DataFrame, path: Path, fmt: str, item: str, rater: str) -> pd.DataFrame:

@@ -243,16 +243,29 @@ def _groups(keys: np.ndarray, texts: np.ndarray) -> list[list[str]]:
     return sorted(sorted(g) for g in groups.values())
 
 
-def _alike(texts: np.ndarray) -> tuple[list[list[str]], list[list[str]]]:
-    """(groups of texts that print alike, groups of texts that are one number written differently)."""
-    if texts.size < 2:
-        return [], []
-    # ASCII texts with single inner spaces and none at the ends are their own skeleton (one cheap pass)
+def printed_forms(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each text as it prints (:func:`_skeletons`) and whether it was so already: ASCII texts with single inner
+    spaces and none at the ends are their own printed form (one cheap pass), the others are normalised.
+
+    Examples
+    --------
+    >>> skel, plain = printed_forms(np.array(["yes", " yes", "caf\\u00e9"], dtype=object))
+    >>> skel.tolist(), plain.tolist()
+    (['yes', 'yes', 'café'], [True, False, False])
+    """
     plain = (_plain_arrow(texts) if _arrow(len(texts)) is not None else
              np.fromiter((t.isascii() and t == " ".join(t.split()) for t in texts), dtype=bool, count=len(texts)))
     skel = texts.copy()
     if not plain.all():
         skel[~plain] = _skeletons(texts[~plain])
+    return skel, plain
+
+
+def _alike(texts: np.ndarray) -> tuple[list[list[str]], list[list[str]]]:
+    """(groups of texts that print alike, groups of texts that are one number written differently)."""
+    if texts.size < 2:
+        return [], []
+    skel, plain = printed_forms(texts)
     alike = _groups(skel, texts) if not plain.all() else []
     # numbers as a lenient parser (Python's float()) reads them: spaces, full-width digits, "1_000"
     digits = np.asarray([t.replace("_", "") for t in skel], dtype=object) if any("_" in t for t in skel) else skel
