@@ -12,6 +12,7 @@ import contextvars
 import dataclasses
 import functools
 import json
+import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -655,11 +656,22 @@ def read_annotations(
         raise ValueError(missing_columns_message(p.name, df.columns, missing, fmt, hint))
     if label in df.columns and fmt in TEXT_TABLES:
         df[label] = _numeric_labels(df[label], decimal)
-    df = _name_rows(df, p, fmt, item, rater)
+    opts = {"item": item, "rater": rater, "label": label, "categories": categories,
+            **({} if normalize is None else {"normalize": normalize})}
     with _naming_file(p):
-        ann = Annotations.from_long(df, item=item, rater=rater, label=label, categories=categories,
-                                    **({} if normalize is None else {"normalize": normalize}))
+        try:
+            ann = Annotations.from_long(df, **opts)
+        except ValueError as err:  # rows without an item or rater, or twice: again, named by their lines (error path)
+            named = _name_rows(df, p, fmt) if type(err) is ValueError and _ROW_ERRORS.search(str(err)) else None
+            if named is None:
+                raise
+            Annotations.from_long(named, **opts)
+            raise  # pragma: no cover - the same rows fail again
     return _with_table_notes(ann, df)
+
+
+#: the errors of ``from_long`` that name rows (by the table's index)
+_ROW_ERRORS = re.compile(r"^duplicate \(item, rater\) rows|^(item|rater) column .* has missing values")
 
 
 @contextlib.contextmanager
@@ -674,15 +686,11 @@ def _naming_file(path: Path) -> Any:
         raise
 
 
-def _name_rows(df: pd.DataFrame, path: Path, fmt: str, item: str, rater: str) -> pd.DataFrame:
-    """``df`` with its rows labelled by their lines in ``path`` (CSV / TSV / JSON Lines; a Parquet file's rows from 1)
-    where a row lacks its item or rater or two rows share an (item, rater) pair, so that the error names the lines to
-    fix; else ``df`` itself (a workbook's rows carry their sheet rows already)."""
-    if fmt not in ("csv", "tsv", "jsonl", "parquet") or not path.is_file() or not {item, rater} <= set(df.columns):
-        return df
-    ids = df[[item, rater]]
-    if not (ids.isna().to_numpy().any() or ids.duplicated().any()):
-        return df
+def _name_rows(df: pd.DataFrame, path: Path, fmt: str) -> pd.DataFrame | None:
+    """``df`` with its rows labelled by their lines in ``path`` (CSV / TSV / JSON Lines; a Parquet file's rows from
+    1), for an error that names rows; None where the table carries its own (a workbook's sheet rows)."""
+    if fmt not in ("csv", "tsv", "jsonl", "parquet") or not path.is_file():
+        return None
     from softirr_stats.base._validation import file_row_index
 
     return df.set_axis(file_row_index(path, fmt, len(df)), axis=0)
