@@ -30,6 +30,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 import warnings
 from typing import Any
 
@@ -159,6 +160,26 @@ def _open_error(path: str, exc: BaseException) -> Exception:
     err = cls(text)
     err.__cause__ = exc
     return err
+
+
+def _use_wal(con: sqlite3.Connection, timeout: float) -> str:
+    """Switch ``con``'s file to the WAL journal, waiting up to ``timeout`` s for other processes.
+
+    The switch needs the file to itself, and SQLite answers "database is locked" at once, without its
+    busy handler, when another process holds it (several processes opening a new cache together).
+    WAL is kept in the file, so only the first opener switches; the others find it set.
+    """
+    deadline = time.monotonic() + timeout
+    delay = 0.002
+    while True:
+        try:
+            (mode,) = con.execute("PRAGMA journal_mode = WAL").fetchone()
+            return str(mode)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc).lower() or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(2 * delay, 0.05)
 
 
 class Cached(BaseEstimator):
@@ -300,7 +321,7 @@ class Cached(BaseEstimator):
             version = self._check_ours(con)  # before anything writes to the file
             old_rows = 0
             if writable:
-                con.execute("PRAGMA journal_mode = WAL")
+                _use_wal(con, self.timeout)
                 con.execute("PRAGMA synchronous = NORMAL")
                 old_rows, version = self._create_or_upgrade(con)
             else:

@@ -129,6 +129,68 @@ def test_concurrent_writers(tmp_path):
     assert base.n == 0
 
 
+OPENER = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    from softirr_stats.equivalence import Cached, as_estimator
+
+    path, start = sys.argv[1], float(sys.argv[2])
+    est = Cached(as_estimator(lambda a, b: np.ones(len(a)), symmetric=True, fingerprint="ones-v1"), path,
+                 batch_size=5, timeout=30)
+    while time.time() < start:  # every process opens the new file at the same moment
+        pass
+    est([f"a{i}" for i in range(20)], ["b"] * 20)
+""")
+
+
+def test_processes_opening_a_new_cache_together(tmp_path):
+    # SQLite answers "database is locked" at once (no busy handler) to a process switching the file to
+    # WAL while another holds it: 1-4 of 8 such openers failed in most trials before the switch waited
+    path = str(tmp_path / "new.sqlite")
+    script = tmp_path / "opener.py"
+    script.write_text(OPENER)
+    start = time.time() + 8  # after the imports
+    procs = [subprocess.Popen([sys.executable, str(script), path, repr(start)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(6)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1][-1500:] for o in outs if o[1]]
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert con.execute("SELECT COUNT(*) FROM scores").fetchone()[0] == 20
+    con.close()
+
+
+def test_wal_switch_waits_for_the_lock_then_gives_up_at_the_timeout():
+    from softirr_stats.equivalence._cache import _use_wal
+
+    class Locked:
+        def __init__(self, times):
+            self.times, self.calls = times, 0
+
+        def execute(self, sql):
+            self.calls += 1
+            if self.calls <= self.times:
+                raise sqlite3.OperationalError("database is locked")
+            return type("Row", (), {"fetchone": lambda self: ("wal",)})()
+
+    con = Locked(3)
+    assert _use_wal(con, 5.0) == "wal" and con.calls == 4
+    t = time.monotonic()
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        _use_wal(Locked(10**9), 0.2)
+    assert time.monotonic() - t < 2.0
+
+    class Broken(Locked):
+        def execute(self, sql):
+            self.calls += 1
+            raise sqlite3.OperationalError("disk I/O error")
+
+    con = Broken(0)
+    with pytest.raises(sqlite3.OperationalError, match="disk"):
+        _use_wal(con, 5.0)
+    assert con.calls == 1  # only a lock is waited for
+
+
 def test_killed_run_keeps_committed_batches(tmp_path):
     path = str(tmp_path / "k.sqlite")
     script = tmp_path / "writer.py"
