@@ -269,9 +269,15 @@ def bca_interval(reps: np.ndarray, estimate: float, jack: np.ndarray, level: flo
         lo, hi = percentile_interval(r, level)
         return lo, hi, "BCa undefined (all replicates on one side of the estimate): percentile interval used"
     a = jackknife_acceleration(jack)
-    alpha = (1.0 - level) / 2.0
-    za, zb = ndtri(alpha), ndtri(1.0 - alpha)
+    # a level that rounds to 1 (bca-t's t_1 quantile at 2 items) keeps a finite quantile: the interval is
+    # then the replicates' range
+    alpha = max((1.0 - level) / 2.0, 1e-300)
+    za = ndtri(alpha)
+    zb = ndtri(1.0 - alpha) if alpha > 1e-12 else -za
     a1 = ndtr(z0 + (z0 + za) / (1 - a * (z0 + za)))
     a2 = ndtr(z0 + (z0 + zb) / (1 - a * (z0 + zb)))
+    if not (np.isfinite(a1) and np.isfinite(a2)):
+        lo, hi = percentile_interval(r, level)
+        return lo, hi, "BCa undefined (its adjusted levels are not numbers): percentile interval used"
     lo, hi = np.percentile(r, [100 * a1, 100 * a2])
     return float(lo), float(hi), ""

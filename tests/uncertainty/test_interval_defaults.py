@@ -72,6 +72,19 @@ def test_bca_ties_with_the_estimate_up_to_rounding_count_as_ties():
     assert a == b
 
 
+@pytest.mark.parametrize("fn", [sis.cohen_kappa, sis.fleiss_kappa, sis.krippendorff_alpha, sis.gwet_ac1])
+def test_two_items_give_the_replicates_range_not_a_numpy_error(fn):
+    # bca-t at 2 items takes t_1's quantile, whose level rounds to 1: the interval is the replicates' range
+    # (numpy raised "Percentiles must be in the range [0, 100]" before)
+    data = [["a", "b"], ["a", "a"]]
+    with pytest.warns(sis.FewUnitsWarning):
+        r = fn(data, ci=sis.Bootstrap(n=200, seed=0))
+    assert r.ci_method == "bootstrap-bca-t"
+    reps = np.asarray(r.details["replicates"])
+    reps = reps[np.isfinite(reps)]
+    assert (r.ci_low, r.ci_high) == (reps.min(), reps.max())
+
+
 def test_analytic_test_is_labelled_and_has_a_one_sided_p_value():
     rows = _rows(40)
     r = sis.fleiss_kappa(rows, ci="analytic")  # complete data: Fleiss, Nee & Landis (1979), normal
