@@ -157,7 +157,7 @@ class PlanResult:
         --------
         >>> plan = plan_items("fleiss_kappa", halfwidth=0.1, assumed=dict(value=0.6, prevalence=[0.3, 0.7], raters=3))
         >>> print(plan.to_markdown().splitlines()[0])
-        | Target | Value | Half-width | Level | Items | SE at n | Half-width at n |
+        | Target | Value | Half-width | Level | Items | Raters | SE at n | Half-width at n |
         """
         from softirr_stats.reporting import to_markdown
 
@@ -275,7 +275,7 @@ def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict
         solve_agreement,
     )
 
-    pop = build_population(assumed["prevalence"], assumed["raters"], assumed.get("categories"))
+    pop = build_population(assumed["prevalence"], raters or assumed["raters"], assumed.get("categories"))
     opts = dict(options)
     if "categories" not in opts:  # declared: the vocabulary (and a K x K similarity) follows their order
         opts["categories"] = list(pop.labels)
@@ -286,6 +286,11 @@ def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict
     value = assumed["value"]
     s1 = solve_agreement(prep, pop, value, coefficient)
     a = influence_variance(prep, pop.probabilities(s1))
+    if not a > 1e-14:
+        raise ValueError(f"assumed['value'] = {value!r} is the most agreement these prevalences allow for "
+                         f"{coefficient}: every item then agrees alike (per-item variance 0), so any number of "
+                         "items meets any target and nothing can be planned; assume a value below it (e.g. the "
+                         "lower end of what you expect)")
     sigma0 = {}
     if test == "null":
         for n0 in nulls:
@@ -324,6 +329,12 @@ def _pilot_components(coefficient: str, pilot: Any, options: dict[str, Any], des
 
     ann = as_annotations(pilot, options.get("categories"))
     n0, r0 = int(ann.n_items), int(ann.n_raters)
+    if raters is not None and design != "items+raters" and raters != r0:
+            raise ValueError(
+                f"raters={raters} differs from the pilot's {r0} raters: with design={design!r} the per-item "
+                f"variance is the pilot's, measured with its {r0} raters, and cannot be carried to {raters}; "
+                f"plan with design='items+raters' (raters sampled: the variance is split by raters), or from "
+                f"assumed values (assumed=dict(value=..., prevalence=[...], raters={raters}))")
     if judgments is not None:
         if design != "items":
             raise ValueError("a prediction-powered plan (judgments=) holds the items fixed: use design='items'")
@@ -428,20 +439,23 @@ def _solve(comp: _Components, raters: int | None, target: float, q_of: Callable[
     floor = comp.b / (raters or 1)
     z = q_of(None)
     if z * z * floor >= target**2:
-        need = math.ceil(z * z * comp.b / target**2) + 1
+        need = math.floor(z * z * comp.b / target**2) + 1  # the fewest raters whose floor is below the target
         raise ValueError(f"{what} cannot be reached with {raters} raters: the between-rater variance alone gives "
                          f"{z * math.sqrt(floor):.4g} on the target's scale; plan at least {need} raters (raters=)")
+    def reached(n: int) -> bool:  # q * SE falls with n (the variance and the quantile both fall)
+        return q_of(_df(n, comp, design)) * math.sqrt(comp.var(n, raters)) <= target
+
     slope = comp.deff * (comp.a + comp.interaction_factor * comp.c / (raters or 1))
-    n = 2
-    for _ in range(200):
-        q = q_of(_df(n, comp, design))
-        new = max(2, math.ceil(q * q * slope / (target**2 - q * q * floor) - 1e-9))
-        if new == n:
-            break
-        n = new
-    while n > 2 and q_of(_df(n - 1, comp, design)) * math.sqrt(comp.var(n - 1, raters)) <= target:
-        n -= 1
-    return n
+    guess = max(2, math.ceil(z * z * slope / (target**2 - z * z * floor) - 1e-9))  # the normal quantile's n
+    if reached(2):
+        return 2
+    lo, hi = 2, guess  # reached(lo) is False
+    while not reached(hi):  # the t quantile with few (cluster) degrees of freedom needs more
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:  # the smallest n that reaches the target, lo < n <= hi
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if reached(mid) else (mid, hi)
+    return hi
 
 
 def _power_at(comp: _Components, n: int, raters: int | None, null: float, alpha: float, test: str,
@@ -502,7 +516,10 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
     options : dict, optional
         Other keyword options of the coefficient (``weights``, ``level``, ``chance``, ``categories``).
     raters : int, optional
-        Raters of the planned study (default: the pilot's or the assumed number).
+        Raters of the planned study (default: the pilot's or the assumed number). With assumed
+        values the population is that of ``raters`` raters; from a pilot another number than the
+        pilot's needs ``design="items+raters"`` (the per-item variance was measured with the
+        pilot's raters).
     design_effect, cluster_size, icc : float, optional
         The variance inflation of clustered items: ``design_effect``, or ``1 + (cluster_size - 1) * icc``.
     cluster : mapping or sequence, optional
@@ -595,8 +612,9 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
         if judgments is not None:
             raise ValueError("judgments= plans judged pairs from a pilot's judgments; give pilot=")
         av = _check_assumed(assumed)
-        if coef.raters == "two" and av["raters"] != 2:
-            raise ValueError(f"{name} is for two raters; got assumed['raters'] = {av['raters']!r}")
+        if coef.raters == "two" and (raters or av["raters"]) != 2:
+            given = "raters" if raters else "assumed['raters']"
+            raise ValueError(f"{name} is for two raters; got {given} = {raters or av['raters']!r}")
         comp, info = _assumed_components(name, av, opts, design, deff, raters,
                                          pw["nulls"] if pw else [], pw["test"] if pw else "wald")
         source = "assumed"
@@ -640,6 +658,8 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
     import pandas as pd
 
     grid = pd.DataFrame(rows)
+    study_raters = comp.raters or info.get("pilot_raters")  # the planned study's raters, in every design
+    grid["raters"] = pd.array([study_raters] * len(grid), dtype="Int64")
     grid.insert(0, "coefficient", name)
     grid.insert(1, "design", design)
     grid.insert(2, "source", source)

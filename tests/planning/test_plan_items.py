@@ -272,6 +272,7 @@ def test_impossible_targets_fail_clearly(kwargs, match):
     (dict(value=0.6, prevalence=[0.3, 0.7], raters=3, colour=1), "unknown keys"),
     (dict(value=0.6, prevalence=[0.25] * 4, raters=9), "rating profiles"),
     (dict(value=0.6, prevalence=[[0.3, 0.7], [0.4, 0.6]], raters=3), "two raters only"),
+    (dict(value=1.0, prevalence=[0.3, 0.7], raters=3), "per-item variance 0"),  # ZeroDivisionError before
 ])
 def test_bad_assumed_values_fail_clearly(assumed, match):
     with pytest.raises(ValueError, match=match):
@@ -309,6 +310,38 @@ def test_pilot_errors_and_small_pilot_warning():
         sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=rows, options={"ci": "analytic"})
 
 
+def test_assumed_value_at_the_ceiling_fails_clearly_for_every_target():
+    assumed = dict(value=1.0, prevalence=[0.3, 0.7], raters=3)
+    for target in (dict(halfwidth=0.1), dict(power=dict(null=0.9)), dict(power=dict(null=0.9, test="null"))):
+        with pytest.raises(ValueError, match="nothing can be planned"):
+            sis.plan_items("fleiss_kappa", assumed=assumed, **target)
+
+
+def test_raters_of_the_planned_study_are_used_or_refused():
+    # raters= was ignored outside design="items+raters": 177 items planned for 10 raters, the 3-rater answer
+    assumed = dict(value=0.6, prevalence=[0.3, 0.7], raters=3)
+    three = sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=assumed)
+    ten = sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=assumed, raters=10)
+    same = sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed={**assumed, "raters": 10})
+    assert three.grid["raters"].tolist() == [3] and ten.grid["raters"].tolist() == [10]
+    assert ten.n_items == same.n_items < three.n_items
+    rows = _pilot(n=40)
+    plan = sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=rows)
+    assert plan.grid["raters"].tolist() == [rows.shape[1]]
+    assert sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=rows, raters=rows.shape[1]).n_items == plan.n_items
+    with pytest.raises(ValueError, match="differs from the pilot's"):
+        sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=rows, raters=rows.shape[1] + 2)
+    with pytest.raises(ValueError, match="two raters; got raters = 3"):
+        sis.plan_items("cohen_kappa", halfwidth=0.1, assumed=dict(value=0.6, prevalence=[0.3, 0.7]), raters=3)
+
+
+def test_too_few_sampled_raters_names_the_fewest_that_reach_the_target():
+    assumed = dict(value=0.6, prevalence=[0.3, 0.7], raters=3, rater_variance=0.02)
+    with pytest.raises(ValueError, match="plan at least 4 raters"):  # said 5 (one too many) before
+        sis.plan_items("fleiss_kappa", halfwidth=0.15, assumed=assumed, design="items+raters", raters=3)
+    assert sis.plan_items("fleiss_kappa", halfwidth=0.15, assumed=assumed, design="items+raters", raters=4).n_items
+
+
 def test_power_n_is_monotone_in_the_gap():
     plan = sis.plan_items("fleiss_kappa", assumed=dict(value=0.6, prevalence=[0.3, 0.7], raters=3),
                           power=dict(null=[0.3, 0.4, 0.5], power=[0.8, 0.9]))
@@ -317,6 +350,46 @@ def test_power_n_is_monotone_in_the_gap():
         ns = g[g["power"] == p].sort_values("null")["n_items"].tolist()
         assert ns == sorted(ns)
     assert (g["power_at_n"] >= g["power"] - 1e-12).all()
+
+
+def _t(p, df):
+    from scipy.stats import t
+    return float(t.ppf(p, df))
+
+
+@settings(max_examples=40, deadline=None)
+@given(design=st.sampled_from(["items", "cluster"]), cluster_size=st.integers(2, 80), icc=st.floats(0.0, 0.3),
+       halfwidth=st.floats(0.05, 0.6), null=st.floats(0.0, 0.55), power=st.floats(0.5, 0.95))
+def test_planned_n_is_the_smallest_that_reaches_the_target(design, cluster_size, icc, halfwidth, null, power):
+    # the t quantile's degrees of freedom (clusters - 1) fall with n: a fixed-point search stopped early or
+    # cycled (146 items planned where 188 give the power; 68 where 171 give the half-width)
+    assumed = dict(value=0.6, prevalence=[0.3, 0.7], raters=3)
+    kw = dict(design="cluster", cluster_size=cluster_size, icc=icc) if design == "cluster" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = sis.plan_items("fleiss_kappa", halfwidth=halfwidth, power=dict(null=null, power=power),
+                              assumed=assumed, **kw)
+    comp = plan.components
+
+    def se(n):
+        return math.sqrt(comp["deff"] * comp["a"] / n)
+
+    def df(n):
+        return max(1.0, math.ceil(n / cluster_size) - 1.0) if design == "cluster" else n - 1.0
+
+    def halfwidth_at(n):
+        return _t(0.975, df(n)) * se(n)
+
+    def power_term(n):  # t_{1-alpha} + t_power, in SEs, must fit in the gap to the null
+        return (_t(0.95, df(n)) + _t(power, df(n))) * se(n)
+
+    hw, pw = plan.grid.iloc[0], plan.grid.iloc[1]
+    n = int(hw["n_items"])
+    assert halfwidth_at(n) <= halfwidth * (1 + 1e-9) and hw["halfwidth_at_n"] <= halfwidth * (1 + 1e-9)
+    assert n == 2 or halfwidth_at(n - 1) > halfwidth
+    n = int(pw["n_items"])
+    assert power_term(n) <= (0.6 - null) * (1 + 1e-9) and pw["power_at_n"] >= power - 1e-9
+    assert n == 2 or power_term(n - 1) > 0.6 - null
 
 
 # --- the command line -----------------------------------------------------------------------------
