@@ -266,6 +266,24 @@ def _sorted_vocabulary(labels: Iterable[Any], kind: str) -> tuple:
         return tuple(sorted(uniq, key=lambda x: (type(x).__name__, repr(x))))
 
 
+def _bool_and_number(col: Any) -> tuple[Any, Any] | None:
+    """A boolean and a number from an id column holding both (one key to a dict or an index), else None.
+
+    Only a column of mixed kinds is looked at cell by cell; a column of one kind costs one inference.
+    """
+    import pandas as pd
+
+    if col.dtype != object or pd.api.types.infer_dtype(col, skipna=True) not in ("mixed", "mixed-integer"):
+        return None
+    values = col.to_numpy()
+    is_bool = np.fromiter((isinstance(v, bool | np.bool_) for v in values), bool, len(values))
+    is_number = np.fromiter((isinstance(v, int | float | np.number) and not isinstance(v, bool | np.bool_)
+                             for v in values), bool, len(values))
+    if is_bool.any() and is_number.any():
+        return values[is_bool.argmax()], values[is_number.argmax()]
+    return None
+
+
 def _ordered_unique(values: Sequence[Any]) -> list:
     uniq = list(dict.fromkeys(values))
     try:
@@ -428,6 +446,11 @@ class Annotations:
                 bad = np.flatnonzero(empty)
                 raise ValueError(f"{role} column {col!r} has missing values in {bad.size} row(s) "
                                  f"({rows_named(df.index, bad)}): every rating needs its {role}")
+            clash = _bool_and_number(df[col])
+            if clash:
+                raise TypeError(f"{role} column {col!r} mixes booleans and numbers ({clash[0]!r} and {clash[1]!r}): "
+                                f"True equals 1 and False equals 0 as keys, so their ratings would merge into one "
+                                f"{role}; write the {role} ids one way (all text, or all numbers)")
         from softirr_stats.data._columnar import frame_annotations
 
         fast = frame_annotations(cls, df, item, rater, label, categories, normalize)  # by whole columns

@@ -79,6 +79,11 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
         indexes.append(df.index)
         named_by_file.append(by_file)
     table = pd.concat(frames, ignore_index=True)
+    if table["_text"].any() and not table["_text"].all():  # a CSV's '1' and a JSON file's 1 are one item
+        typed = ~table["_text"].to_numpy()
+        for col in ("item", "rater", "label"):
+            table.loc[typed, col] = as_text(table.loc[typed, col])
+        table["_text"] = True
     if table["_text"].all():  # numbers by the one rule, decided over every file's labels at once
         table["label"] = numeric_labels(table["label"], decimal)
     clash = table.duplicated(["item", "rater"], keep=False) & table["item"].notna() & table["rater"].notna()
@@ -102,6 +107,48 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
                                                                      else "") + f"; raters {list(ann.raters)[:20]}")
     ann._cache[LAYOUT_NOTE] = ann._cache["read_notes"] = (*file_notes, note)
     return ann
+
+
+def as_text(col: Any) -> Any:
+    """The values of a typed table's column (JSON, Parquet) as a text table (CSV) would give them.
+
+    Whole numbers print without a decimal part (``1`` and ``1.0`` give ``'1'``, as a CSV writes the id),
+    other numbers by their shortest repr, texts stay, missing values stay missing, and lists or dicts
+    (set labels, structured answers) are kept as they are. Decided on the distinct values (one factorize).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> as_text(pd.Series([1, 2.0, 0.5, "x", None, True, float("nan")], dtype=object)).tolist()
+    ['1', '2', '0.5', 'x', None, 'True', nan]
+    """
+    import numbers
+
+    import pandas as pd
+
+    def text(v: Any) -> Any:
+        if isinstance(v, str | bool | np.bool_):
+            return str(v)
+        if isinstance(v, numbers.Integral):
+            return str(int(v))
+        if isinstance(v, numbers.Real):
+            f = float(v)
+            if f != f:  # NaN: missing
+                return v
+            return str(int(f)) if f.is_integer() and abs(f) < 2**53 else repr(f)
+        return v
+
+    values = col.to_numpy(dtype=object)
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind in ("string", "empty"):
+        return col
+    if kind in ("integer", "floating", "mixed-integer-float", "decimal", "boolean"):  # one factorize
+        codes, uniq = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+        out = np.array([text(v) for v in uniq] + [None], dtype=object)[codes]
+        out[codes < 0] = values[codes < 0]  # missing stays missing
+    else:  # mixed kinds (True and 1 are one key to a factorize), lists: each cell on its own
+        out = np.array([text(v) for v in values] + [None], dtype=object)[:-1]
+    return pd.Series(out, index=col.index, name=col.name, dtype=object)
 
 
 def _rows_in(path: Path, fmt: str, index: Any, positions: Any) -> str:

@@ -101,6 +101,23 @@ def test_mixed_label_kinds():
         Annotations.from_wide([[1, "one"], [2, "two"]])
 
 
+def test_ids_mixing_booleans_and_numbers_are_refused(tmp_path):
+    # True == 1 as a key: item True and item 1 became one item, rater b's rating moved under it
+    df = pd.DataFrame({"item": [True, 1, 2], "rater": ["a", "b", "a"], "label": ["x", "x", "y"]})
+    with pytest.raises(TypeError, match=r"item column 'item' mixes booleans and numbers \(True and 1\)"):
+        Annotations.from_long(df)
+    with pytest.raises(TypeError, match="rater column 'who' mixes booleans and numbers"):
+        Annotations.from_long(pd.DataFrame({"item": [1, 1], "who": [0, False], "label": ["x", "y"]}), rater="who")
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"item": true, "rater": "a", "label": "x"}\n{"item": 1.0, "rater": "b", "label": "x"}\n')
+    with pytest.raises(TypeError, match="t.jsonl: item column 'item' mixes booleans and numbers"):
+        read_annotations(path)
+    assert Annotations.from_long(pd.DataFrame({"item": [True, False], "rater": ["a", "b"],
+                                               "label": ["x", "y"]})).items == (True, False)
+    assert Annotations.from_long(pd.DataFrame({"item": ["1", 1], "rater": ["a", "b"],
+                                               "label": ["x", "y"]})).n_items == 2  # text and number: two ids
+
+
 def test_unhashable_labels():
     with pytest.raises(TypeError, match="hashable"):
         Annotations.from_wide([[{"a": 1}, "x"]])

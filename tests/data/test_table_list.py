@@ -50,6 +50,29 @@ def test_numbers_are_decided_over_every_file(tmp_path):
     assert sis.percent_agreement(ann).value == pytest.approx(0.5)
 
 
+def test_a_csv_and_a_typed_file_share_item_ids_raters_and_numbers(tmp_path):
+    """A CSV reads the id 1 as the text '1', a JSON lines or Parquet file as the number 1: merged they are one
+    item (they were two, and three files gave a Fleiss kappa over items no two files shared)."""
+    rng = np.random.default_rng(3)
+    truth = rng.integers(1, 4, 60)
+    cols = {r: np.where(rng.random(60) < 0.7, truth, rng.integers(1, 4, 60)) for r in ("alice", "bob", "carol")}
+    _write(tmp_path, "alice.csv", "item,label\n" + "".join(f"{i},{v}\n" for i, v in enumerate(cols["alice"])))
+    _write(tmp_path, "bob.jsonl", "".join(json.dumps({"item": i, "label": int(v)}) + "\n"
+                                          for i, v in enumerate(cols["bob"])))
+    pd.DataFrame({"item": np.arange(60, dtype=float), "label": cols["carol"].astype(float)}).to_parquet(
+        tmp_path / "carol.parquet")
+    ann = sis.read_annotations([tmp_path / "alice.csv", tmp_path / "bob.jsonl", tmp_path / "carol.parquet"])
+    assert ann.n_items == 60 and ann.raters == ("alice", "bob", "carol") and set(ann.items) == set(map(str, range(60)))
+    assert ann.kind == "numeric" and ann.vocabulary == (1, 2, 3)
+    want = sis.fleiss_kappa(np.column_stack([cols[r] for r in ("alice", "bob", "carol")]))
+    assert sis.fleiss_kappa(ann).value == pytest.approx(want.value, abs=1e-12)
+    # text labels next to numbers stay text in every file; a rater column from a typed file too
+    _write(tmp_path, "dan.csv", "item,rater,label\n0,7,x\n1,7,1\n")
+    _write(tmp_path, "eve.jsonl", '{"item": 0, "rater": 7.0, "label": 2}\n{"item": 2, "rater": 8, "label": 1}\n')
+    with pytest.raises(ValueError, match="rater '7' rates item '0' in dan.csv"):
+        sis.read_annotations([tmp_path / "dan.csv", tmp_path / "eve.jsonl"])
+
+
 def test_clashes_and_ambiguous_names_are_refused(tmp_path):
     a = _write(tmp_path, "alice.csv", "item,label\n1,x\n2,y\n")
     a2 = _write(tmp_path, "more.csv", "item,rater,label\n2,alice,x\n3,bob,y\n")
