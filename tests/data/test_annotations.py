@@ -113,7 +113,7 @@ def test_ids_mixing_booleans_and_numbers_are_refused(tmp_path):
     with pytest.raises(TypeError, match="t.jsonl: item column 'item' mixes booleans and numbers"):
         read_annotations(path)
     assert Annotations.from_long(pd.DataFrame({"item": [True, False], "rater": ["a", "b"],
-                                               "label": ["x", "y"]})).items == (True, False)
+                                               "label": ["x", "y"]})).items == (False, True)
     assert Annotations.from_long(pd.DataFrame({"item": ["1", 1], "rater": ["a", "b"],
                                                "label": ["x", "y"]})).n_items == 2  # text and number: two ids
 
