@@ -88,7 +88,7 @@ def command(
              f"{len(ann.vocabulary)} labels ({ann.kind})")
     rater_rows = _records(raters)
     label_rows = _records(shown.reset_index())
-    label_columns = ["label", *[str(r) for r in ann.raters], "all"]
+    label_columns = [str(c) for c in shown.reset_index().columns]  # label, the raters, all (renamed on a clash)
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "n_items": ann.n_items,
             "n_raters": ann.n_raters, "n_ratings": ann.n_ratings, "n_labels": len(ann.vocabulary), "kind": ann.kind,
             "labels_shown": len(shown), "warnings": list(notes)}
@@ -111,7 +111,7 @@ def command(
         print_table(rater_rows, _RATER_COLUMNS, title, _HEADERS)
         more = "" if len(shown) == len(counts) else f" ({len(shown)} most used of {len(counts)}; --labels 0 for all)"
         print_table(label_rows, label_columns, f"Ratings per label{more}", notes=note_lines,
-                    secondary=[str(r) for r in reversed(ann.raters)])
+                    secondary=list(reversed(label_columns[1:-1])))
         return
     if table == "raters":
         emit(rater_rows, _RATER_COLUMNS, fmt, title, meta, _HEADERS, note_lines)

@@ -47,11 +47,40 @@ def label_counts(ann: Any, top: int | None = None) -> pd.DataFrame:
     present = codes >= 0
     flat = codes.astype(np.int64) * n_raters + np.arange(n_raters)[None, :]
     counts = np.bincount(flat[present], minlength=n_labels * n_raters).reshape(n_labels, n_raters)
-    table = pd.DataFrame(counts, columns=[str(r) for r in ann.raters],
-                         index=pd.Index([_shown(v) for v in ann.vocabulary], name="label"))
-    table["all"] = counts.sum(axis=1)
-    table = table.iloc[np.argsort(-table["all"].to_numpy(), kind="stable")]
+    names = rater_columns(ann.raters)
+    table = pd.DataFrame(counts, columns=names,
+                         index=pd.Index([_shown(v) for v in ann.vocabulary], name=_unused("label", names)))
+    total = _unused("all", names)
+    table[total] = counts.sum(axis=1)
+    table = table.iloc[np.argsort(-counts.sum(axis=1), kind="stable")]
     return table if top is None else table.head(top)
+
+
+def _unused(name: str, taken: list[str]) -> str:
+    """``name``, or ``(name)``, ``(name 2)``, ... where a rater is called so (a rater named 'all' or 'label')."""
+    out, k = name, 1
+    while out in taken:
+        out = f"({name})" if k == 1 else f"({name} {k})"
+        k += 1
+    return out
+
+
+def rater_columns(raters: Any) -> list[str]:
+    """The raters as column names: their texts, with ``#2``, ``#3`` added where two print alike (1 and '1').
+
+    Examples
+    --------
+    >>> rater_columns([1, "1", "b"])
+    ['1', '1 #2', 'b']
+    """
+    out: list[str] = []
+    for r in raters:
+        name, k = str(r), 1
+        while name in out:
+            k += 1
+            name = f"{r} #{k}"
+        out.append(name)
+    return out
 
 
 def describe_raters(ann: Any) -> pd.DataFrame:
@@ -71,17 +100,19 @@ def describe_raters(ann: Any) -> pd.DataFrame:
     counts = label_counts(ann)
     codes = np.asarray(ann.codes)
     rated = (codes >= 0).sum(axis=0)
+    names = rater_columns(ann.raters)
     rows = []
-    for k, rater in enumerate(ann.raters):
-        col = counts[str(rater)]
+    for k, name in enumerate(names):
+        col = counts.iloc[:, k]
         used = col[col > 0]
-        rows.append({"rater": str(rater), "items_rated": int(rated[k]),
+        rows.append({"rater": name, "items_rated": int(rated[k]),
                      "share_of_items": rated[k] / max(ann.n_items, 1), "labels_used": int(len(used)),
                      "top_label": used.idxmax() if len(used) else None,
                      "top_share": float(used.max() / used.sum()) if len(used) else float("nan")})
     any_rated = int(((codes >= 0).sum(axis=1) > 0).sum())
-    total = counts["all"][counts["all"] > 0]
-    rows.append({"rater": "all", "items_rated": any_rated, "share_of_items": any_rated / max(ann.n_items, 1),
+    total = counts.iloc[:, -1]
+    total = total[total > 0]
+    rows.append({"rater": counts.columns[-1], "items_rated": any_rated, "share_of_items": any_rated / max(ann.n_items, 1),
                  "labels_used": int(len(total)), "top_label": total.idxmax() if len(total) else None,
                  "top_share": float(total.max() / total.sum()) if len(total) else float("nan")})
     return pd.DataFrame(rows)

@@ -263,9 +263,9 @@ def _summary_html(ann: Any, s: dict[str, Any], warns: Sequence[str], reading: Se
     per_rater["top label"] = per_rater["top label"].map(_label_text)
     top = ann.label_counts(top=10)
     if ann.n_raters > 6:  # a column per rater would not fit beside the other tables
-        top = top[["all"]]
+        top = top.iloc[:, [-1]]  # all raters ("all", or "(all)" beside a rater named so)
     top = top.reset_index()
-    top["label"] = top["label"].map(_label_text)
+    top.iloc[:, 0] = top.iloc[:, 0].map(_label_text)  # the label ("label", or "(label)" beside a rater so named)
     # how the data were read (a note; a warning raised while reading is shown as one), then the data's warnings
     notes = "".join(f'<p class="note{" warn" if is_warning_text(w) else ""}">{_esc(w)}</p>' for w in reading)
     notes += "".join(f'<p class="note warn">{_esc(w)}</p>' for w in warns if w not in reading)

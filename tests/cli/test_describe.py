@@ -44,6 +44,29 @@ def test_sets_and_numbers_are_counted_as_their_values():
     assert nums.describe()["labels_used"].tolist() == [3, 1, 3]
 
 
+def test_raters_named_all_or_label_keep_their_own_counts(tmp_path, capsys):
+    # a rater named 'label' crashed describe ("cannot insert label, already exists"); one named 'all' had its
+    # row overwritten by the summary row; raters 1 and '1' shared one column
+    path = tmp_path / "r.csv"
+    path.write_text("item,rater,label\n1,all,x\n1,label,x\n2,all,y\n2,label,x\n3,all,y\n3,label,y\n")
+    ann = sis.read_annotations(path)
+    counts = ann.label_counts()
+    assert counts.index.name == "(label)" and list(counts.columns) == ["all", "label", "(all)"]
+    assert counts.loc["y"].tolist() == [2, 1, 3]
+    described = ann.describe().set_index("rater")
+    assert described.loc["all", "top_label"] == "y" and described.loc["all", "top_share"] == pytest.approx(2 / 3)
+    assert described.loc["(all)", "top_share"] == pytest.approx(0.5)
+    code, out, err = _run(capsys, path, "-f", "csv", "--table", "labels")
+    assert code == 0, err
+    assert pd.read_csv(pd.io.common.StringIO(out)).set_index("(label)").loc["x"].tolist() == [1, 2, 3]
+    code, out, err = _run(capsys, path)
+    assert code == 0 and "(all)" in out, err
+    same = sis.Annotations.from_long(pd.DataFrame({"item": [1, 1, 2, 2], "rater": [1, "1", 1, "1"],
+                                                   "label": ["x", "y", "x", "x"]}))
+    assert list(same.label_counts().columns) == ["1", "1 #2", "all"]
+    assert same.describe()["top_share"].tolist() == [1.0, 0.5, 0.75]
+
+
 def test_the_command_shows_both_tables_and_a_label_spelt_two_ways(tmp_path, capsys):
     path = tmp_path / "r.csv"
     path.write_text("doc,ana,bo,notes\nd1,yes,Yes,x\nd2,no,no,y\nd3,yes,yes,z\n")
