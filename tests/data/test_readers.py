@@ -258,6 +258,21 @@ def _write(path, text):
     return path
 
 
+def test_label_studio_csv_cells_that_only_start_like_json_stay_texts(tmp_path):
+    # '[deleted] rude and slow' in a data column made the whole export unreadable ("not valid JSON")
+    path = tmp_path / "project.csv"
+    path.write_text(
+        "annotation_id,annotator,created_at,id,lead_time,sentiment,text,updated_at\n"
+        "1,1,2024-01-01,10,1.2,Positive,[deleted] rude and slow,2024-01-01\n"
+        "2,2,2024-01-01,10,1.2,Positive,[deleted] rude and slow,2024-01-01\n"
+        "3,1,2024-01-01,11,1.2,[Other],{great} staff,2024-01-01\n"
+        "4,2,2024-01-01,11,1.2,\"{\"\"choices\"\": [\"\"Negative\"\"]}\",{great} staff,2024-01-01\n")
+    ann = read_annotations(path, format="label-studio", field="sentiment")
+    assert ann.items == ("10", "11") and ann.vocabulary == ("Negative", "Positive", "[Other]")
+    assert ann.to_long().set_index(["item", "rater"])["label"].to_dict() == {
+        ("10", "1"): "Positive", ("10", "2"): "Positive", ("11", "1"): "[Other]", ("11", "2"): "Negative"}
+
+
 def test_label_studio_malformed(tmp_path):
     p = _write(tmp_path / "ls.json", '[{"id": 1, "annotations": [{"completed_by": 1, "result": []}]}, 5]')
     with pytest.raises(ValueError, match="ls.json"):

@@ -161,11 +161,25 @@ def _csv_records(path: Path, encoding: str) -> list[dict[str, Any]]:
         for key, cell in row.items():
             if cell == "":
                 continue
-            if cell[:1] in "[{":
+            if cell[:1] in "[{" and _is_json(cell):  # a text such as '[deleted] rude' stays a text
                 cell = parse_json(cell, f"{path.name}, row {r}, column {key!r}")
             rec[key] = cell
         records.append(rec)
     return records
+
+
+def _is_json(cell: str) -> bool:
+    """Whether a CSV cell is JSON (a syntax error is a text; numbers out of range are JSON that
+    :func:`parse_json` refuses by name)."""
+    import json
+
+    try:
+        json.loads(cell)
+    except json.JSONDecodeError:
+        return False
+    except (ValueError, RecursionError):
+        return True
+    return True
 
 
 def _min_label(value: Any, where: Where, sep: str, textarea: str) -> tuple[str, Any]:
