@@ -302,6 +302,7 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
                                                  ("sheet", None))}
         return read_table_list(Annotations, read_table, paths, fmts, names, rater_from=rater_from, **opts)
     from softirr_stats.data._readers import _GUESSED, guessed_formats
+    from softirr_stats.data._readers._common import FILE_RATER
     from softirr_stats.data._readers._spans import SPAN_LOG
 
     parts, notes, span_logs, guesses = [], [], [], []
@@ -310,9 +311,11 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
         for p in paths:
             log: list = []
             token = SPAN_LOG.set(log)
+            named = FILE_RATER.set(p.stem if rater_from == "file" else None)
             try:
                 part = read_annotations(p, **kwargs)
             finally:
+                FILE_RATER.reset(named)
                 SPAN_LOG.reset(token)
             span_logs.append(log)
             if rater_from == "file":

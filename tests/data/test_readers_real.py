@@ -288,6 +288,28 @@ def test_prodigy_annotator_id_zero_is_the_rater(tmp_path, pydata):
     assert "0" in ann.raters and recs[0]["_session_id"] not in ann.raters
 
 
+def test_prodigy_files_without_annotator_ids_are_named_after_the_file(tmp_path):
+    """prodigy-recipes' annotated_reddit-INSULT-textcat.jsonl has no _annotator_id / _session_id (one annotator's
+    db-out): in a list read with rater_from='file' each file is one rater (every task was refused before)."""
+    text = gzip.decompress((REAL / "prodigy" / "annotated_reddit-INSULT-textcat.jsonl.gz").read_bytes()).decode()
+    recs = [json.loads(line) for line in text.splitlines()]
+    assert not any("_annotator_id" in r or "_session_id" in r for r in recs)
+    flipped = [dict(r, answer={"accept": "reject", "reject": "accept"}.get(r["answer"], r["answer"]))
+               if k < 60 else r for k, r in enumerate(recs)]  # a second annotator who differs on the first 60 tasks
+    (tmp_path / "alice.jsonl").write_text(text)
+    (tmp_path / "bob.jsonl").write_text("".join(json.dumps(r) + "\n" for r in flipped))
+    files = [tmp_path / "alice.jsonl", tmp_path / "bob.jsonl"]
+    ann = _quiet(files, rater_from="file")
+    kept = {r["_task_hash"]: r["answer"] for r in recs if r["answer"] != "ignore"}  # the last answer of a repeat
+    differ = {r["_task_hash"] for r in flipped[:60] if r["answer"] != "ignore"}
+    assert ann.raters == ("alice", "bob") and ann.n_items == len(kept) == 441
+    assert ann.to_long().query("rater == 'alice'")["label"].value_counts().to_dict() == {
+        a: list(kept.values()).count(a) for a in ("accept", "reject")}
+    assert sis.percent_agreement(ann).value == pytest.approx(1 - len(differ) / len(kept), abs=1e-12)
+    with pytest.raises(ValueError, match="rater_from='file'"):  # the refusal names the way out
+        _quiet(files)
+
+
 # -------------------------------------------------------------------------------- doccano
 def test_doccano_data_field_is_recognised():
     """Failure kind 5: doccano 1.4-1.5 name the text field 'data' (doccano issue 1522)."""

@@ -8,6 +8,7 @@ when every rating holds exactly one element they become plain strings, otherwise
 becomes a set (set-valued labels, see ``multilabel_agreement``).
 """
 
+import contextvars
 import json
 import re
 import warnings
@@ -27,6 +28,11 @@ __all__ = ["DUPLICATES", "ExportWarning", "OptionError", "Rating", "Where", "che
            "iter_jsonl",
            "load_json", "parse_json", "pick_repeats", "ratings_frame", "ratings_to_annotations", "read_text",
            "warn_skipped"]
+
+#: set (to the file's stem) while a file of a list read with ``rater_from="file"`` is read: a reader that
+#: finds no annotator field in a record (a Prodigy task without ``_annotator_id``, a Label Studio record
+#: without ``annotator``) takes the file's name instead of refusing the record
+FILE_RATER: "contextvars.ContextVar[str | None]" = contextvars.ContextVar("FILE_RATER", default=None)
 
 #: what to do with repeated answers of one rater to one item
 DUPLICATES = ("last", "first", "error")

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from softirr_stats.data._readers import _common
 from softirr_stats.data._readers._common import (
+    FILE_RATER,
     Rating,
     Where,
     check_choice,
@@ -65,6 +66,9 @@ def _rater(completed_by: Any, where: Where) -> str:
     else:
         who = completed_by
     if who is None or isinstance(who, bool) or not isinstance(who, int | str) or who == "":
+        named = FILE_RATER.get()
+        if named is not None and completed_by is None:  # one annotator's file (rater_from="file")
+            return named
         raise ValueError(f"{where}: annotation has no usable 'completed_by' (got {completed_by!r})")
     return str(who)
 
@@ -234,6 +238,8 @@ def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: s
             raise ValueError(f"{where}: record has no task 'id'")
         item = str(rec["id"])
         who = rec.get("annotator")
+        if (who is None or who == "") and FILE_RATER.get() is not None:  # rater_from="file"
+            who = FILE_RATER.get()
         if who is None or who == "":
             raise ValueError(f"{where}: record has no 'annotator'")
         rater = str(who)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from softirr_stats.data._readers import _common
 from softirr_stats.data._readers._common import (
+    FILE_RATER,
     Rating,
     Where,
     iter_jsonl,
@@ -71,8 +72,12 @@ def _rater(rec: dict[str, Any], where: Where) -> str:
         who = rec.get(key)
         if who is not None and who != "" and not isinstance(who, bool) and isinstance(who, str | int):
             return str(who)
+    named = FILE_RATER.get()
+    if named is not None:  # one annotator's file, named after the file (rater_from="file")
+        return named
     raise ValueError(f"{where}: task has no '_annotator_id' or '_session_id'; "
-                     "annotate with named sessions (?session=NAME) to tell annotators apart")
+                     "annotate with named sessions (?session=NAME) to tell annotators apart, or read each "
+                     "annotator's file in a list with rater_from='file' (the rater is named after the file)")
 
 
 def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans"] = "auto",
