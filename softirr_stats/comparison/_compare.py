@@ -26,13 +26,14 @@ variances.
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, Prepared, Statistic
-from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 from softirr_stats.comparison._comparison_result import ComparisonResult
 from softirr_stats.uncertainty import (
     BOOTSTRAP_DESIGNS,
@@ -452,11 +453,24 @@ def _analytic_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic,
                       cfg: Analytic, labels: tuple[str, str], apart: bool = False) -> ComparisonResult:
     from scipy.special import stdtr, stdtrit
 
-    pa, ma, two_a = _terms_centered(stat_a, "a")
-    pb, mb, two_b = _terms_centered(stat_b, "b")
     items_a, items_b = _item_ids(stat_a, stat_b, apart)
     common = set(items_a) & set(items_b)
     diff = a.value - b.value
+    paired = set(items_a) == set(items_b)
+    if not (math.isfinite(a.value) and math.isfinite(b.value)):  # no linearised terms of an undefined coefficient
+        said = f"{labels[0] if not math.isfinite(a.value) else labels[1]} is undefined: no analytic interval"
+        warnings.warn(f"compare({labels[0]}, {labels[1]}): {said}", DegenerateWarning, stacklevel=user_stacklevel())
+        return ComparisonResult(labels[0], labels[1], float(a.value), float(b.value), float(diff),
+                                float(_ratio(a.value, b.value)), math.nan, math.nan, math.nan, cfg.level, math.nan,
+                                f"{'paired' if paired else 'independent'} delta method", "analytic", paired,
+                                len(items_a), len(items_b), len(common), (said,),
+                                {"test": "none (a coefficient is undefined)", "kind": "paired" if paired else
+                                 "independent"})
+    if cfg.population is not None and cfg.population < max(len(items_a), len(items_b)):
+        raise ValueError(f"population must be >= the number of rated items ({max(len(items_a), len(items_b))}); "
+                         f"got {cfg.population}")
+    pa, ma, two_a = _terms_centered(stat_a, "a")
+    pb, mb, two_b = _terms_centered(stat_b, "b")
     form = cfg.form if cfg.form != "auto" else ("table" if two_a and two_b else "raw")
     notes: list[str] = []
     if set(items_a) == set(items_b):
@@ -478,7 +492,8 @@ def _analytic_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic,
         def var(p: np.ndarray, mask: np.ndarray) -> tuple[float, int]:
             m = int(mask.sum())
             div = m * (m - 1.0) if form == "raw" else float(m) * m
-            return (float(np.sum(p[mask] ** 2)) / div if m >= 2 else math.nan), m
+            f = 0.0 if cfg.population is None else m / cfg.population  # each sample's finite-population factor
+            return ((1.0 - f) * float(np.sum(p[mask] ** 2)) / div if m >= 2 else math.nan), m
         va, m_a = var(pa, ma)
         vb, m_b = var(pb, mb)
         se = math.sqrt(va + vb)
@@ -598,6 +613,11 @@ def compare(a: AgreementResult, b: AgreementResult, *, ci: Any = None, paired: b
     >>> print(cmp.details["weights_check"][0])
     a: replicates identical to the input's own interval (same weights)
     """
+    if paired is not None and not isinstance(paired, bool | np.bool_):
+        raise TypeError(f"paired must be True, False or None (decided from the items); got {paired!r}")
+    paired = None if paired is None else bool(paired)
+    if labels is not None and (isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != 2):
+        raise TypeError(f"labels must be a pair of names (label of a, label of b); got {labels!r}")
     stat_a, stat_b = statistic_of(a, "a"), statistic_of(b, "b")
     if paired is True and set(stat_a.items) != set(stat_b.items):
         only_a = [i for i in stat_a.items if i not in set(stat_b.items)]

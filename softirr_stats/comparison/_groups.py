@@ -11,14 +11,15 @@ bootstrap interval (docs/comparing.md).
 """
 
 import math
+import warnings
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from softirr_stats.agreement import as_annotations, get_coefficient
+from softirr_stats.agreement import DegenerateWarning, as_annotations, get_coefficient
 from softirr_stats.api import estimate_point, estimate_with_interval
-from softirr_stats.base._validation import check_positive_int
+from softirr_stats.base._validation import check_positive_int, user_stacklevel
 from softirr_stats.comparison._compare import _resolve_ci, compare_statistics, statistic_of
 from softirr_stats.comparison._comparison_result import ComparisonResult
 
@@ -85,7 +86,7 @@ def compare_groups(ann: Any, group_a: Any, group_b: Any, *, coefficient: str = "
     data = as_annotations(ann, options.get("categories"))
     ga = check_group(group_a, data.raters, "group_a")
     gb = check_group(group_b, data.raters, "group_b")
-    if ga == gb:
+    if set(ga) == set(gb):
         raise ValueError(f"group_a and group_b are the same raters {ga}: nothing to compare")
     check_positive_int(permutations, "permutations", minimum=0)
     a = estimate_with_interval(coef, data.subset_raters(ga), **options, ci=None)
@@ -126,14 +127,43 @@ def compare_groups(ann: Any, group_a: Any, group_b: Any, *, coefficient: str = "
     d = np.concatenate(diffs)
     d_obs = float(np.asarray(stat.evaluate(None, observed)["value"])[0]
                   - np.asarray(stat.evaluate(None, 1.0 - observed)["value"])[0])
-    tol = 1e-12 * max(1.0, abs(d_obs))
-    extreme = float(np.sum(np.abs(d[np.isfinite(d)]) >= abs(d_obs) - tol))
-    p = extreme / len(d) if exact else (1.0 + extreme) / (len(d) + 1.0)
+    p, said = permutation_p_value(d, d_obs, exact)
+    if said:
+        warnings.warn(f"compare_groups: {said}", DegenerateWarning, stacklevel=user_stacklevel())
     details = {**out.details, "bootstrap_p_value": out.p_value, "permutation_p_value": p,
-               "n_permutations": int(len(d)), "permutation_exact": exact, "permutation_replicates": d,
+               "n_permutations": int(len(d)), "n_undefined_splits": int((~np.isfinite(d)).sum()),
+               "permutation_exact": exact, "permutation_replicates": d,
                "test": ("exact permutation test over every split of the raters" if exact
                         else f"permutation test over {len(d)} random splits of the raters") +
                " (raters exchangeable between the groups under H0)"}
     from dataclasses import replace
 
-    return replace(out, p_value=float(p), details=details)
+    return replace(out, p_value=float(p), details=details, warnings=(*out.warnings, *([said] if said else [])))
+
+
+def permutation_p_value(d: np.ndarray, d_obs: float, exact: bool) -> tuple[float, str]:
+    """Two-sided permutation p-value of ``|d_obs|`` among the splits' differences ``d``, and what to say about it.
+
+    Splits whose difference is undefined (a group whose coefficient is nan, e.g. raters who all give one
+    label) leave the reference distribution: they are neither extreme nor counted. An undefined observed
+    difference has no p-value (nan).
+
+    Examples
+    --------
+    >>> permutation_p_value(np.array([0.1, -0.3, np.nan, 0.2]), 0.2, exact=True)
+    (0.6666666666666666, '1 of 4 splits of the raters give an undefined difference and are left out of the p-value')
+    >>> permutation_p_value(np.array([0.1, 0.2]), float("nan"), exact=True)[0]
+    nan
+    """
+    if not math.isfinite(d_obs):
+        return math.nan, "the observed difference is undefined (a group's coefficient is nan): no permutation p-value"
+    finite = d[np.isfinite(d)]
+    said = ""
+    if len(finite) < len(d):
+        said = (f"{len(d) - len(finite)} of {len(d)} splits of the raters give an undefined difference and are left "
+                f"out of the p-value")
+    if len(finite) == 0:
+        return math.nan, "every split of the raters gives an undefined difference: no permutation p-value"
+    tol = 1e-12 * max(1.0, abs(d_obs))
+    extreme = float(np.sum(np.abs(finite) >= abs(d_obs) - tol))
+    return (extreme / len(finite) if exact else (1.0 + extreme) / (len(finite) + 1.0)), said

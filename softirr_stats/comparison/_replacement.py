@@ -16,6 +16,7 @@ humans and pairs are arrays: no loop over them.
 
 import html
 import math
+import numbers
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -233,9 +234,9 @@ def replacement_test(ann: Any, candidate: Any, *, humans: Any = None, similarity
 
     data = as_annotations(ann)
     check_choice("scoring", scoring, SCORINGS)
-    if not (isinstance(epsilon, int | float) and 0.0 <= float(epsilon) < 1.0):
+    if isinstance(epsilon, bool) or not (isinstance(epsilon, numbers.Real) and 0.0 <= float(epsilon) < 1.0):
         raise ValueError(f"epsilon must be a number in [0, 1); got {epsilon!r}")
-    if not (isinstance(q, int | float) and 0.0 < float(q) < 1.0):
+    if isinstance(q, bool) or not (isinstance(q, numbers.Real) and 0.0 < float(q) < 1.0):
         raise ValueError(f"q must be in (0, 1); got {q!r}")
     c = _check_rater(data, candidate, "candidate")
     human_ids = [r for r in data.raters if r != candidate] if humans is None else list(dict.fromkeys(humans))

@@ -509,6 +509,11 @@ class Annotations:
                 rows = list(table)
                 if not rows:
                     raise ValueError("annotations are empty: the table has no rows")
+                flat = next((r for r in rows if isinstance(r, str | bytes) or not hasattr(r, "__len__")), None)
+                if flat is not None or (rows and all(isinstance(r, dict) for r in rows)):
+                    raise TypeError(f"a table has a row per item holding each rater's label (e.g. [['yes', 'no'], "
+                                    f"['no', 'no']]); got a flat sequence of {len(rows)} values such as {flat!r}: "
+                                    "one rater's labels are a column, not the table")
                 widths = {len(r) for r in rows}
                 if len(widths) != 1:
                     raise ValueError(

@@ -12,6 +12,7 @@ import contextvars
 import dataclasses
 import functools
 import json
+import os
 import re
 import warnings
 from collections.abc import Sequence
@@ -552,6 +553,13 @@ def read_annotations(
     from softirr_stats.data._readers import EXPORT_FORMATS, OptionError, guess_format, read_export
     from softirr_stats.data._readers import _coerce as _check_options
 
+    if not isinstance(path, str | os.PathLike | list | tuple):
+        frame = hasattr(path, "columns") and hasattr(path, "index")
+        raise TypeError(f"read_annotations reads files: path must be a file name or a list of them; got "
+                        f"{'a DataFrame' if frame else type(path).__name__}"
+                        + (". A table already in memory needs no reading: Annotations.from_long(df, item=, rater=, "
+                           "label=) for a long table, or pass a wide one (a row per item) to a coefficient"
+                           if frame else ""))
     wide = _check_wide(wide)
     if not isinstance(decimal, str) or decimal not in (".", ","):
         raise ValueError(f"decimal must be '.' or ','; got {decimal!r}")

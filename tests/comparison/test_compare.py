@@ -233,3 +233,79 @@ def test_a_difference_interval_that_excludes_its_estimate_is_warned():
         cmp = sis.compare(a, b)
     assert not cmp.ci_low <= cmp.difference <= cmp.ci_high
     assert any("resampled difference is biased" in w for w in cmp.warnings)
+
+
+# --- undefined coefficients, argument checks (an audit's findings) -----------------------------------------------
+
+def _constant_pair_table(n=60, seed=0):
+    """Raters 0 and 1 always say 0 (their kappa is undefined); raters 2 and 3 vary."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, n)
+    noisy = np.where(rng.random(n) < 0.7, truth, rng.integers(0, 3, n))
+    return [[0, 0, int(x), int(y)] for x, y in zip(truth, noisy, strict=True)]
+
+
+def test_permutation_p_value_of_an_undefined_difference_is_nan_not_zero():
+    table = _constant_pair_table()
+    with pytest.warns(sis.DegenerateWarning, match="observed difference is undefined"):
+        r = sis.compare_groups(table, [0, 1], [2, 3], ci=Bootstrap(n=100, seed=0), permutations=50)
+    assert math.isnan(r.difference) and math.isnan(r.p_value)  # was p = 0.0
+    assert any("no permutation p-value" in w for w in r.warnings)
+
+
+def test_splits_with_an_undefined_difference_leave_the_permutation_reference():
+    from softirr_stats.comparison._groups import permutation_p_value
+
+    d = np.array([0.5, np.nan, np.nan, 0.1, -0.6, 0.05])
+    p, said = permutation_p_value(d, 0.5, exact=True)
+    assert p == pytest.approx(2 / 4) and said.startswith("2 of 6 splits")  # 2/6 before: nan splits in the count
+    p, _ = permutation_p_value(d, 0.5, exact=False)
+    assert p == pytest.approx(3 / 5)
+    assert permutation_p_value(np.array([np.nan, np.nan]), 0.3, exact=True)[0] != 0.0
+
+
+def test_analytic_comparison_of_an_undefined_coefficient_is_nan_with_a_warning():
+    rows = [["a", "a"]] * 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fk, pa = sis.fleiss_kappa(rows), sis.percent_agreement(rows)
+    with pytest.warns(sis.DegenerateWarning, match="fleiss_kappa is undefined: no analytic interval"):
+        r = sis.compare(fk, pa, ci="analytic")  # ZeroDivisionError before
+    assert math.isnan(r.ci_low) and math.isnan(r.p_value) and r.paired
+    with pytest.warns(sis.DegenerateWarning, match="is undefined: no analytic interval"):
+        g = sis.compare_groups(_constant_pair_table(), [0, 1], [2, 3], ci="analytic")
+    assert math.isnan(g.se)
+
+
+def test_analytic_population_is_checked_and_applies_to_independent_samples():
+    rng = np.random.default_rng(1)
+    t = rng.integers(0, 3, 30)
+    rows = [[x, x if rng.random() < 0.7 else 2 - x, x] for x in t]
+    fk, pa = sis.fleiss_kappa(rows), sis.percent_agreement(rows)
+    with pytest.raises(ValueError, match=r"population must be >= the number of rated items \(30\)"):
+        sis.compare(fk, pa, ci=sis.Analytic(population=10))  # nan interval, no error before
+    a = sis.fleiss_kappa(rows[:15])
+    b = sis.fleiss_kappa([[f"{v}" for v in r] for r in rows[15:]])
+    full = sis.compare(a, b, ci="analytic", paired=False)
+    finite = sis.compare(a, b, ci=sis.Analytic(population=30), paired=False)
+    va, vb = (sis.fleiss_kappa(x, ci="analytic").se ** 2 for x in (rows[:15], rows[15:]))
+    assert full.se == pytest.approx(math.sqrt(va + vb), rel=1e-9)
+    assert finite.se == pytest.approx(math.sqrt(0.5 * va + 0.5 * vb), rel=1e-9)  # (1 - 15/30) on each
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(paired="yes"), "paired must be True, False or None"),
+    (dict(labels=("x",)), "labels must be a pair of names"),
+    (dict(labels="ab"), "labels must be a pair of names"),
+])
+def test_compare_arguments_are_checked(kwargs, match):
+    rows = [["a", "b", "a"], ["b", "b", "b"], ["a", "a", "b"]] * 5
+    with pytest.raises(TypeError, match=match):
+        sis.compare(sis.fleiss_kappa(rows), sis.percent_agreement(rows), **kwargs)
+    assert sis.compare(sis.fleiss_kappa(rows), sis.percent_agreement(rows), ci="analytic", paired=np.True_).paired
+
+
+def test_the_same_group_in_another_order_is_refused():
+    rows = _constant_pair_table()
+    with pytest.raises(ValueError, match="the same raters"):
+        sis.compare_groups(rows, [2, 3], [3, 2])

@@ -142,3 +142,15 @@ def test_result_formats():
     assert "FAILED" in str(r) and r.to_markdown().count("\n|") >= 4 and "\\toprule" in r.to_latex()
     assert r.to_dict()["omega"] == 0.0 and list(r.to_frame().human) == ["author_0", "author_4", "expert_24"]
     assert "<table>" in r._repr_html_()
+
+
+def test_numpy_scalars_are_numbers_for_epsilon_and_q():
+    ann = _load("mtbench")
+    humans = ["author_0", "author_4", "expert_24"]
+    llm = sorted(MTBENCH)[0]
+    sub = ann.subset_raters([*humans, llm])
+    plain = sis.replacement_test(sub, llm, epsilon=0.25, q=0.5)
+    numpy = sis.replacement_test(sub, llm, epsilon=np.float32(0.25), q=np.float64(0.5))  # refused before
+    assert numpy.rho == plain.rho and numpy.omega == plain.omega
+    with pytest.raises(ValueError, match="epsilon must be a number"):
+        sis.replacement_test(sub, llm, epsilon=True)

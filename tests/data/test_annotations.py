@@ -144,3 +144,15 @@ def test_unpairable_items_are_reported_not_dropped():
         r = sis.fleiss_kappa(ann)
     assert any("single rating" in w for w in r.warnings)
     assert r.n_items == 3
+
+
+def test_a_flat_list_or_a_frame_in_the_wrong_place_is_named():
+    with pytest.raises(TypeError, match="got a flat sequence of 4 values such as 1"):  # "no len()" before
+        sis.fleiss_kappa([1, 2, 3, 1])
+    with pytest.raises(TypeError, match="flat sequence of 2 values such as 'ab'"):
+        Annotations.from_wide(["ab", "cd"])
+    with pytest.raises(TypeError, match=r"got a DataFrame\. A table already in memory needs no reading: "
+                                        r"Annotations.from_long"):
+        read_annotations(pd.DataFrame({"item": [1], "rater": ["a"], "label": ["x"]}))
+    with pytest.raises(TypeError, match="path must be a file name or a list of them; got int$"):
+        read_annotations(3)
