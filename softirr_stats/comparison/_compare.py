@@ -634,7 +634,30 @@ def compare(a: AgreementResult, b: AgreementResult, *, ci: Any = None, paired: b
                 "mixes the two changes. Compare two statistics on the same annotations, or the same statistic on two "
                 "data sets")
     cfg = _resolve_ci(a, b, ci)
+    row_note = _row_number_pairing(stat_a.items, stat_b.items) if paired is None else ""
+    if row_note:
+        warnings.warn(f"compare: {row_note}", SoftIRRWarning, stacklevel=user_stacklevel())
     names = labels if labels is not None else (describe(a), describe(b))
     if names[0] == names[1]:
         names = (f"{names[0]} [a]", f"{names[1]} [b]")
-    return compare_statistics(a, b, stat_a, stat_b, cfg, (str(names[0]), str(names[1])), apart)
+    out = compare_statistics(a, b, stat_a, stat_b, cfg, (str(names[0]), str(names[1])), apart)
+    return replace(out, warnings=(*out.warnings, row_note)) if row_note else out
+
+
+def _row_number_pairing(items_a: Any, items_b: Any) -> str:
+    """What to say where two tables' items are their row numbers (no ids) and their lengths differ: they pair by
+    row position on the rows they share, which is rarely what two differently sized tables mean.
+
+    Examples
+    --------
+    >>> _row_number_pairing(range(80), range(100))[:60]
+    'both tables name their items by row number (0-79 and 0-99),'
+    >>> _row_number_pairing(range(80), range(80)), _row_number_pairing(["d1", "d2"], range(3))
+    ('', '')
+    """
+    a, b = tuple(items_a), tuple(items_b)
+    if len(a) == len(b) or a != tuple(range(len(a))) or b != tuple(range(len(b))):
+        return ""
+    return (f"both tables name their items by row number (0-{len(a) - 1} and 0-{len(b) - 1}), so they are paired "
+            f"by position on the {min(len(a), len(b))} rows they share; if row k is not the same item in both, pass "
+            "paired=False (independent samples), or give the rows their item ids (a DataFrame index, item=)")

@@ -309,3 +309,16 @@ def test_the_same_group_in_another_order_is_refused():
     rows = _constant_pair_table()
     with pytest.raises(ValueError, match="the same raters"):
         sis.compare_groups(rows, [2, 3], [3, 2])
+
+
+def test_tables_of_different_length_paired_by_row_number_are_warned_about():
+    rng = np.random.default_rng(0)
+    r1, r2 = rng.integers(0, 3, (80, 3)), rng.integers(0, 3, (100, 3))
+    with pytest.warns(UserWarning,
+                      match=r"paired by position on the 80 rows they share; .* pass paired=False"):
+        r = sis.compare(sis.fleiss_kappa(r1), sis.fleiss_kappa(r2), ci=Bootstrap(n=50, seed=0))
+    assert r.n_common == 80 and any("row number" in w for w in r.warnings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # said paired=False, or the same number of rows: nothing to say
+        sis.compare(sis.fleiss_kappa(r1), sis.fleiss_kappa(r2), ci=Bootstrap(n=50, seed=0), paired=False)
+        sis.compare(sis.fleiss_kappa(r1), sis.percent_agreement(r1), ci=Bootstrap(n=50, seed=0))
