@@ -204,31 +204,50 @@ def _marginal_parts(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return t, d, s, used
 
 
-def _quadratic(d: np.ndarray, s: np.ndarray) -> float:
-    try:
-        return float(d @ np.linalg.solve(s, d))
-    except np.linalg.LinAlgError:
-        return math.nan
+def _quadratic(d: np.ndarray, s: np.ndarray) -> tuple[float, float]:
+    """``d' S^- d`` and its degrees of freedom, the rank of ``S``.
+
+    ``S`` is singular when the categories split into blocks the two raters never confuse with each
+    other (e.g. a category used only where both agree): every block's marginal differences sum to 0,
+    ``d`` lies in the range of ``S``, and the Wald statistic is the generalised-inverse form on
+    ``rank(S)`` degrees of freedom (invariant to the choice of the generalised inverse). Without
+    discordant pairs (``S = 0``) it is undefined (nan).
+    """
+    if d.size == 0:
+        return math.nan, 0.0
+    scale = float(np.abs(s).max()) if s.size else 0.0
+    if scale == 0.0:
+        return math.nan, float(d.size)
+    rank = int(np.linalg.matrix_rank(s, tol=1e-10 * scale * len(d)))
+    if rank == len(d):
+        return float(d @ np.linalg.solve(s, d)), float(rank)
+    pinv = np.linalg.pinv(s, rcond=1e-10, hermitian=True)
+    if np.abs(s @ (pinv @ d) - d).max() > 1e-8 * max(1.0, float(np.abs(d).max())):
+        return math.nan, float(rank)  # d outside the range of S: not a covariance of these differences
+    return float(d @ pinv @ d), float(rank)
 
 
 def stuart_maxwell_test(table: np.ndarray) -> tuple[float, float, float, dict[str, Any]]:
     """Stuart (1955) / Maxwell (1970): ``d' S^-1 d`` on K - 1 df, ``d`` the first K - 1 marginal
     differences and ``S`` their covariance under homogeneity (as statsmodels
-    ``SquareTable.homogeneity("stuart_maxwell")``); categories neither rater used are dropped."""
+    ``SquareTable.homogeneity("stuart_maxwell")``); categories neither rater used are dropped. Where
+    ``S`` is singular (categories the raters never confuse with the others) the generalised inverse
+    on ``rank(S)`` df (statsmodels gives nan)."""
     t, d, s, used = _marginal_parts(table)
-    stat = _quadratic(d, s)
-    df = float(t.shape[0] - 1)
-    return stat, df, _chi2(stat, df), {"marginal_differences": d, "n_categories_used": int(used.sum())}
+    stat, df = _quadratic(d, s)
+    return stat, df, _chi2(stat, df), {"marginal_differences": d, "n_categories_used": int(used.sum()),
+                                       "singular": df < t.shape[0] - 1}
 
 
 def bhapkar_test(table: np.ndarray) -> tuple[float, float, float, dict[str, Any]]:
     """Bhapkar (1966): the Wald form, ``S`` minus ``d d' / n`` (as statsmodels
-    ``SquareTable.homogeneity("bhapkar")`` and R ``irr::bhapkar``); equals ``Q_SM / (1 - Q_SM / n)``."""
+    ``SquareTable.homogeneity("bhapkar")`` and R ``irr::bhapkar``); equals ``Q_SM / (1 - Q_SM / n)``.
+    Where ``S`` is singular, the generalised inverse on ``rank(S)`` df (the peers' statistic, on K - 1 df)."""
     t, d, s, used = _marginal_parts(table)
     n = t.sum()
-    stat = _quadratic(d, s - np.outer(d, d) / n)
-    df = float(t.shape[0] - 1)
-    return stat, df, _chi2(stat, df), {"marginal_differences": d, "n_categories_used": int(used.sum())}
+    stat, df = _quadratic(d, s - np.outer(d, d) / n)
+    return stat, df, _chi2(stat, df), {"marginal_differences": d, "n_categories_used": int(used.sum()),
+                                       "singular": df < t.shape[0] - 1}
 
 
 #: test name -> function(table) -> (statistic, df, p, details)

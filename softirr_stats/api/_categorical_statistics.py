@@ -295,7 +295,14 @@ def marginal_homogeneity(ann: Any, *, test: str = "stuart_maxwell", correction: 
         stat, df, p, details = MARGINAL_TESTS[test](table, correction=correction)
     else:
         stat, df, p, details = MARGINAL_TESTS[test](table)
-    notes = ()
+    notes: tuple[str, ...] = ()
     if math.isnan(stat):
-        notes = ("the test is undefined here: no off-diagonal (disagreeing) items, or a singular covariance",)
+        notes = ("the test is undefined here: no off-diagonal (disagreeing) items",)
+    elif details.get("singular"):
+        k_used = int(details["n_categories_used"])
+        notes = (f"the marginal differences' covariance is singular: some categories are never confused with the "
+                 f"others (e.g. a category used only where both raters agree), so the statistic uses its generalised "
+                 f"inverse on {df:g} df instead of {k_used - 1} "
+                 + ("(statsmodels gives nan)" if test == "stuart_maxwell" else
+                    f"(statsmodels and R irr give this statistic on {k_used - 1} df)"),)
     return MarginalTestResult(test, stat, df, p, int(codes.shape[0]), notes, {**details, "table": table})

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 from statsmodels.stats.contingency_tables import SquareTable, mcnemar
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
@@ -259,6 +260,25 @@ def test_bhapkar_is_stuart_maxwell_rescaled():
         sm = sis.marginal_homogeneity(ann).statistic
         n = float(np.sum(table))
         assert sis.marginal_homogeneity(ann, test="bhapkar").statistic == pytest.approx(sm / (1 - sm / n), rel=1e-12)
+
+
+def test_a_category_never_confused_with_the_others_gives_the_generalised_inverse_on_fewer_df():
+    """Category 3 is used only where both raters agree: S is singular (the block {0, 1, 2} has marginal
+    differences summing to 0). Bhapkar was nan; statsmodels' solve happens to return the generalised-inverse
+    statistic (on K - 1 df), its Stuart-Maxwell gives nan."""
+    table = np.array([[6, 0, 1, 0], [3, 4, 0, 0], [0, 1, 1, 0], [0, 0, 0, 2]])
+    ann = sis.Annotations.from_table(table)
+    sm = sis.marginal_homogeneity(ann)
+    bh = sis.marginal_homogeneity(ann, test="bhapkar")
+    block = table[:3, :3]  # the same test on the confusable block alone: a nonsingular 3 x 3 problem
+    assert sm.statistic == pytest.approx(SquareTable(block, shift_zeros=False).homogeneity().statistic, rel=1e-10)
+    assert sm.df == bh.df == 2 and sm.statistic == pytest.approx(8 / 7, rel=1e-12)
+    assert bh.statistic == pytest.approx(SquareTable(table, shift_zeros=False).homogeneity("bhapkar").statistic,
+                                         rel=1e-9)
+    assert bh.p_value == pytest.approx(stats.chi2.sf(bh.statistic, 2), rel=1e-12)
+    assert "generalised inverse on 2 df instead of 3" in bh.warnings[0]
+    none = sis.marginal_homogeneity(sis.Annotations.from_table([[3, 0], [0, 4]]), test="stuart_maxwell")
+    assert math.isnan(none.statistic) and "no off-diagonal" in none.warnings[0]
 
 
 # --- one clear error per bad table / count matrix --------------------------------------------------------
