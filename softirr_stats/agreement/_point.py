@@ -1,11 +1,14 @@
 """From (annotations, family, similarity, chance) to a point-estimate AgreementResult."""
 
+import math
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
 
 from softirr_stats.agreement._evaluator import (
+    DegenerateWarning,
     Prepared,
     chance_se_problem,
     chance_standard_error,
@@ -15,6 +18,7 @@ from softirr_stats.agreement._evaluator import (
 )
 from softirr_stats.agreement._families import ChanceFamily
 from softirr_stats.agreement._result import AgreementResult
+from softirr_stats.base._validation import user_stacklevel
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import LabelSimilarity
 
@@ -146,6 +150,12 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
     }
     if "kappa_g" in out:
         details["pairwise"] = out["kappa_g"][0][: prep.n_groups]
+        n_pairs = math.comb(prep.layout.n_raters_present, 2)
+        if prep.n_groups < n_pairs:  # a rater pair with no item in common has no kappa of its own
+            said = (f"{n_pairs - prep.n_groups} of {n_pairs} rater pairs share no item and have no pairwise "
+                    f"kappa: {coefficient} averages the {prep.n_groups} pair(s) that do")
+            warnings.warn(f"{coefficient}: {said}", DegenerateWarning, stacklevel=user_stacklevel())
+            notes.append(said)
     result = AgreementResult(
         coefficient=coefficient,
         value=value,

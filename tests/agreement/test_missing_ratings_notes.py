@@ -211,3 +211,17 @@ def test_a_peer_number_that_rounds_to_zero_reads_0_not_minus_0():
     note = missing_ratings_note("fleiss_kappa", ann, similarity="identity", chance="exact",
                                 complete_value=-1e-17, call="fleiss_kappa(ann.complete_items())")
     assert "(0.0000 there" in note
+
+
+def test_light_kappa_says_when_a_rater_pair_shares_no_item():
+    # raters 0 and 2 never rate the same item: the mean runs over 2 pairs, which was said nowhere
+    rows = [[1, 1, None], [2, 2, None], [1, 2, None], [2, 1, None],
+            [None, 1, 1], [None, 2, 2], [None, 2, 1], [None, 1, 2], [None, 1, 1]]
+    with pytest.warns(sis.DegenerateWarning, match="1 of 3 rater pairs share no item"):
+        r = sis.light_kappa(rows)
+    pairs = [sis.cohen_kappa([row[:2] for row in rows[:4]]).value, sis.cohen_kappa([row[1:] for row in rows[4:]]).value]
+    assert r.value == pytest.approx(np.mean(pairs), abs=1e-12) and len(r.details["pairwise"]) == 2
+    assert any("averages the 2 pair(s) that do" in w for w in r.warnings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sis.DegenerateWarning)
+        sis.light_kappa([[1, 1, 2], [2, 2, 2], [1, 2, 1]])  # every pair shares items: nothing to say
