@@ -378,7 +378,7 @@ class Masi(_SetEstimator):
 
     Parameters
     ----------
-    exact : bool, default False
+    exact : bool, default True
         Use the exact constants 2/3 and 1/3 instead of the rounded 0.67 and 0.33.
     tokenizer : callable, optional
         As in :class:`Jaccard`.
