@@ -265,7 +265,8 @@ def _summary_html(ann: Any, s: dict[str, Any], warns: Sequence[str], reading: Se
     if ann.n_raters > 6:  # a column per rater would not fit beside the other tables
         top = top.iloc[:, [-1]]  # all raters ("all", or "(all)" beside a rater named so)
     top = top.reset_index()
-    top.iloc[:, 0] = top.iloc[:, 0].map(_label_text)  # the label ("label", or "(label)" beside a rater so named)
+    first = top.columns[0]  # the label ("label", or "(label)" beside a rater so named)
+    top[first] = top[first].map(_label_text)  # a new column: numbers become their texts
     # how the data were read (a note; a warning raised while reading is shown as one), then the data's warnings
     notes = "".join(f'<p class="note{" warn" if is_warning_text(w) else ""}">{_esc(w)}</p>' for w in reading)
     notes += "".join(f'<p class="note warn">{_esc(w)}</p>' for w in warns if w not in reading)

@@ -234,3 +234,13 @@ def test_build_report_lists_the_readers_notes(tmp_path):
     assert '<p class="note">w.csv: read as a wide table' in page
     page = build_report(ann, coefficients=["cohen_kappa"], read_notes=["LabelWarning: a reading warning"])
     assert "read as a wide table" not in page and '<p class="note warn">LabelWarning: a reading warning' in page
+
+
+@pytest.mark.parametrize("raters", [["a", "b", "c"], ["all", "label", "c"]])
+def test_report_of_numeric_ratings_and_raters_named_like_the_summary(raters):
+    # numbers as labels broke the summary table (their texts written into an int column); raters named 'all' or
+    # 'label' keep their own columns
+    rows = [[1, 2, 2], [3, 3, 4], [5, 5, 5], [2, 1, 2], [4, 4, 3]] * 4
+    ann = sis.Annotations.from_wide(pd.DataFrame(rows, columns=raters))
+    page = build_report(ann, coefficients=["fleiss_kappa"])
+    assert "Most frequent labels" in page and f">{raters[0]}<" in page
