@@ -266,6 +266,30 @@ def _sorted_vocabulary(labels: Iterable[Any], kind: str) -> tuple:
         return tuple(sorted(uniq, key=lambda x: (type(x).__name__, repr(x))))
 
 
+def _ordered_categories(dtypes: list[Any]) -> list[Any] | None:
+    """The categories, in order, of columns that all share one *ordered* pandas ``CategoricalDtype``, else None.
+
+    An ordered dtype says which labels exist and how they rank (ordinal alpha, weighted kappa); an
+    unordered one is often a leftover (its unused categories survive a row filter), so it declares nothing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> _ordered_categories([pd.CategoricalDtype(["low", "mid", "high"], ordered=True)] * 2)
+    ['low', 'mid', 'high']
+    >>> _ordered_categories([pd.CategoricalDtype(["b", "a"])]) is None
+    True
+    """
+    import pandas as pd
+
+    if not dtypes or not all(isinstance(d, pd.CategoricalDtype) and d.ordered for d in dtypes):
+        return None
+    first = dtypes[0]
+    if any(list(d.categories) != list(first.categories) for d in dtypes[1:]):
+        return None
+    return list(first.categories)
+
+
 def _bool_and_number(col: Any) -> tuple[Any, Any] | None:
     """A boolean and a number from an id column holding both (one key to a dict or an index), else None.
 
@@ -418,7 +442,9 @@ class Annotations:
         rater still appear); duplicate (item, rater) rows raise a ValueError listing them.
         ``normalize`` ("NFC", "NFKC", "casefold", "NFC+casefold", ...) maps text labels
         (and the strings in set labels) to one Unicode form first, so that "e" + combining
-        acute and "é" are one label; by default labels are compared exactly.
+        acute and "é" are one label; by default labels are compared exactly. A label column of
+        an *ordered* pandas ``CategoricalDtype`` declares ``categories`` (its labels, in order)
+        unless ``categories=`` is given.
 
         Examples
         --------
@@ -451,6 +477,8 @@ class Annotations:
                 raise TypeError(f"{role} column {col!r} mixes booleans and numbers ({clash[0]!r} and {clash[1]!r}): "
                                 f"True equals 1 and False equals 0 as keys, so their ratings would merge into one "
                                 f"{role}; write the {role} ids one way (all text, or all numbers)")
+        if categories is None:  # an ordered pandas Categorical declares its labels and their order
+            categories = _ordered_categories([df[label].dtype])
         from softirr_stats.data._columnar import frame_annotations
 
         fast = frame_annotations(cls, df, item, rater, label, categories, normalize)  # by whole columns
@@ -491,7 +519,9 @@ class Annotations:
 
         ``table`` may be a DataFrame (index = items, columns = raters), a 2-D array or
         nested lists. ``None``/``NaN`` cells are missing. A cell may be a str, a number, or
-        a set (or list) of str. ``normalize`` as in :meth:`from_long`.
+        a set (or list) of str. ``normalize`` as in :meth:`from_long`. Columns of one *ordered*
+        pandas ``CategoricalDtype`` declare ``categories`` (its labels, in its order) unless
+        ``categories=`` is given; an unordered one declares nothing.
 
         Examples
         --------
@@ -501,6 +531,8 @@ class Annotations:
         if _is_frame(table):
             items = list(table.index) if items is None else list(items)
             raters = list(table.columns) if raters is None else list(raters)
+            if categories is None:  # an ordered pandas Categorical declares its labels and their order
+                categories = _ordered_categories(list(table.dtypes))
             cells = table.to_numpy(dtype=object)
         else:
             if isinstance(table, np.ndarray):

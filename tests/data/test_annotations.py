@@ -156,3 +156,21 @@ def test_a_flat_list_or_a_frame_in_the_wrong_place_is_named():
         read_annotations(pd.DataFrame({"item": [1], "rater": ["a"], "label": ["x"]}))
     with pytest.raises(TypeError, match="path must be a file name or a list of them; got int$"):
         read_annotations(3)
+
+
+def test_an_ordered_categorical_declares_its_labels_and_their_order():
+    lab = [["low", "mid"], ["mid", "high"], ["high", "high"], ["low", "low"], ["mid", "low"], ["high", "mid"],
+           ["low", "high"]]
+    order = ["low", "mid", "high", "extreme"]
+    ordered = pd.DataFrame(lab).astype(pd.CategoricalDtype(order, ordered=True))
+    assert Annotations.from_wide(ordered).categories == tuple(order)  # alphabetical, undeclared before
+    want = sis.krippendorff_alpha(lab, level="ordinal", categories=order).value
+    assert sis.krippendorff_alpha(ordered, level="ordinal").value == pytest.approx(want, abs=1e-15)
+    assert sis.cohen_kappa(ordered, weights="linear").value == pytest.approx(
+        sis.cohen_kappa(lab, weights="linear", categories=order).value, abs=1e-15)  # refused before
+    long = Annotations.from_wide(lab).to_long()
+    long["label"] = long["label"].astype(pd.CategoricalDtype(order, ordered=True))
+    assert Annotations.from_long(long).categories == tuple(order)
+    unordered = pd.DataFrame(lab).astype(pd.CategoricalDtype(order))  # often a leftover: declares nothing
+    assert Annotations.from_wide(unordered).categories is None
+    assert Annotations.from_wide(ordered, categories=["high", "mid", "low"]).vocabulary == ("high", "mid", "low")
