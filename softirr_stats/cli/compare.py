@@ -133,7 +133,7 @@ def command(
         "--analytic", help="delta-method interval of the difference instead of the bootstrap")] = False,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
-    method: MethodOpt = "percentile",
+    method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
     fmt: FormatOpt = "table",
@@ -179,7 +179,7 @@ def command(
         anns.append(ann)
         notes += said
     ann = anns[0]
-    measures = resolve_measures(names, ann if len(anns) == 1 else sis.Annotations.concat(anns), cache, model)
+    measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model)
     sims = [sim for _, sim in measures]
     mode = modes[0]
     title = f"softirr compare ({mode}) on {', '.join(f.name for f in files)}"
@@ -198,6 +198,19 @@ def command(
          data_columns=data_columns)
     if json_out:
         write_json(json_out, title, meta, rows)
+
+
+def _pooled(sis: Any, anns: list) -> Any:
+    """The files' ratings in one Annotations for choosing the measures (their labels together), each file's raters
+    kept apart: two rounds by the same raters on the same items are no clash here."""
+    import pandas as pd
+
+    frames = []
+    for k, a in enumerate(anns):
+        long = a.to_long()
+        long["rater"] = f"{k}:" + long["rater"].astype(str)
+        frames.append(long)
+    return sis.Annotations.from_long(pd.concat(frames, ignore_index=True), categories=anns[0].categories)
 
 
 def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, names: list, ci: Any,

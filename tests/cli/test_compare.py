@@ -51,6 +51,28 @@ def test_two_files_equal_the_python_api(capsys, files, tmp_path):
     assert json.loads((tmp_path / "c.json").read_text())["results"][0]["difference"] == row["difference"]
 
 
+def test_two_rounds_by_the_same_raters_on_the_same_items(capsys, files, tmp_path):
+    # the files were merged to choose the measures, and the same rater on the same item in both was refused as a
+    # clash; the default method was the percentile where the Python API's default is auto (bca-t here)
+    one, _ = files
+    df = pd.read_csv(one)
+    rng = np.random.default_rng(5)
+    flip = rng.random(len(df)) < 0.2
+    df.loc[flip, "label"] = rng.choice(["cat", "dog", "cow"], int(flip.sum()))
+    two = tmp_path / "round2_same.csv"
+    df.to_csv(two, index=False)
+    code, out, err = run(capsys, "compare", str(one), str(two), "-c", "krippendorff_alpha", "--bootstrap", "200",
+                         "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    a = sis.krippendorff_alpha(sis.read_annotations(one))
+    b = sis.krippendorff_alpha(sis.read_annotations(two))
+    py = sis.compare(a, b, ci=sis.Bootstrap(n=200, seed=0))
+    assert row["n_common"] == 70 and row["method"] == "paired bootstrap-bca-t" == py.method
+    assert (row["difference"], row["ci_low"], row["ci_high"], row["p_value"]) == pytest.approx(
+        (py.difference, py.ci_low, py.ci_high, py.p_value), abs=1e-12)
+
+
 @pytest.mark.parametrize("fmt", ["table", "csv", "json", "markdown", "latex"])
 def test_every_mode_in_every_format(capsys, files, fmt):
     one, _ = files
