@@ -139,12 +139,17 @@ def split(values: Sequence[str] | None) -> list[str]:
     return out
 
 
-def check_writable(path: Path | None, flag: str) -> None:
-    """Fail now (before any computation) when ``path`` cannot be written."""
+def check_writable(path: Path | None, flag: str, inputs: Sequence[Path | None] = ()) -> None:
+    """Fail now (before any computation) when ``path`` cannot be written, or is one of the command's ``inputs``
+    (writing it would overwrite the data it reads)."""
     if path is None:
         return
     if path.is_dir():
         fail(f"{flag} {path} is a directory; give a file name")
+    clash = _same_file(path, list(inputs))
+    if clash is not None:
+        fail(f"{flag} {path} is an input of this command ({clash}): writing it would overwrite that file; "
+             "choose another path")
     existed = path.exists()
     try:
         with open(path, "a", encoding="utf-8"):
@@ -153,6 +158,24 @@ def check_writable(path: Path | None, flag: str) -> None:
         fail(f"{flag} {path} cannot be written: {err.strerror or err}")
     if not existed:
         path.unlink(missing_ok=True)
+
+
+def _same_file(path: Path, others: Sequence[Path | None]) -> Path | None:
+    """The first of ``others`` that is the file ``path`` (by name, or by inode where both exist), else None."""
+    import os
+
+    target = os.path.abspath(path)
+    for other in others:
+        if other is None:
+            continue
+        if os.path.abspath(other) == target:
+            return other
+        try:
+            if other.exists() and path.exists() and os.path.samefile(other, path):
+                return other
+        except OSError:
+            continue
+    return None
 
 
 def _list_option(key: str, shown: str) -> str:

@@ -129,7 +129,7 @@ def command(
              f"(got {', '.join(names)})")
     chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)
-    check_writable(json_out, "--json")
+    check_writable(json_out, "--json", [*files, judgments])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)

@@ -156,7 +156,7 @@ def command(
     import softirr_stats as sis
 
     check_format(fmt)
-    check_writable(json_out, "--json")
+    check_writable(json_out, "--json", files)
     coefs = split(coefficient) or ["krippendorff_alpha"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
     names = similarity_values(similarity, measure) or ["exact"]

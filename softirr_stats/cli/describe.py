@@ -77,7 +77,7 @@ def command(
     check_choices([table], TABLES, "--table")
     if labels < 0:
         fail(f"--labels must be 0 (every label) or a positive number; got {labels}")
-    check_writable(json_out, "--json")
+    check_writable(json_out, "--json", files)
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     raters = ann.describe()

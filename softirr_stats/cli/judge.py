@@ -104,9 +104,9 @@ def plan(
         fail(f"--seed must be a non-negative integer; got {seed}")
     if output.suffix.lower() != ".csv":
         fail(f"--output {output}: the sheet is a CSV file; the name must end in .csv")
-    check_writable(output, "--output")
+    check_writable(output, "--output", [file])
     if blinded:
-        check_writable(plan_path_for(output), "--output (its plan file)")
+        check_writable(plan_path_for(output), "--output (its plan file)", [file])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(file, item, rater, label, na_values, input_format, opts)
     (name, est), = resolve_measures([measure], ann, None, model)

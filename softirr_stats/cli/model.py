@@ -181,7 +181,7 @@ def command(
     if gold is not None and not find_model(name).soft:
         fail(f"--gold is for --model soft (gold pairs of label pairs); --model {name} fits the labels themselves "
              "(judged pairs correct a coefficient through softirr agree --judgments)")
-    check_writable(json_out, "--json")
+    check_writable(json_out, "--json", [*files, gold])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts, categories)
     read_notes = list(seen)

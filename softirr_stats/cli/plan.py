@@ -111,7 +111,7 @@ def command(
     from softirr_stats.planning import plan_items
 
     check_format(fmt)
-    check_writable(json_out, "--json")
+    check_writable(json_out, "--json", [*(files or []), judgments])
     coefs = split(coefficient) or ["fleiss_kappa"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
     if design not in PLAN_DESIGNS:

@@ -112,7 +112,7 @@ def command(
         fail(f"--model-steps must be a positive integer; got {model_steps}")
     if output.suffix.lower() not in (".html", ".htm"):
         fail(f"--output {output}: the file name must end in .html")
-    check_writable(output, "--output")
+    check_writable(output, "--output", [*files, judgments])
     coefs = split(coefficient) or None
     if coefs:
         check_choices(coefs, COEFFICIENTS, "--coefficient")

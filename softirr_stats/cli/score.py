@@ -124,7 +124,7 @@ def command(
     chance_obj = chance_settings([chance], seed)[0]
     if cache.is_dir():
         fail(f"--cache {cache} is a directory; give a file name")
-    check_writable(json_out, "--json")
+    check_writable(json_out, "--json", [*files, cache])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     say_read(notes)

@@ -106,8 +106,8 @@ def command(
     check_similarities(names, SIMILARITIES)
     chances = chance_settings(chance, seed)
     ci = make_bootstrap(bootstrap, design, method, level, seed)
-    check_writable(json_out, "--json")
-    check_writable(plot, "--plot")
+    check_writable(json_out, "--json", [*files, judgments, plot])
+    check_writable(plot, "--plot", [*files, judgments])
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         fail(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
     coefs = split(coefficient) or ([plan["coefficient"]] if plan.get("coefficient") else None)

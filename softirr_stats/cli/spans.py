@@ -97,7 +97,7 @@ def command(
     check_similarities([measure], MEASURES)
     if match not in ("exact", "overlap") and not match.startswith("overlap:"):
         fail(f"--match must be one of {', '.join(MATCHES)}; got {match!r}")
-    check_writable(json_out, "--json")
+    check_writable(json_out, "--json", files)
     if len(files) != 1:
         fail("softirr spans reads one export (a brat folder is one FILE); got "
              f"{len(files)} paths")

@@ -107,6 +107,12 @@ OPTION_ROWS = [
     (["agree", G, "-f", "html"], 2, "--format must be one of"),
     (["agree", G, "--json", "{d}/emptydir"], 2, "--json"),
     (["agree", G, "--json", "{d}/no/such/dir/o.json"], 2, "cannot be written"),
+    # an output that is an input would overwrite the data (the file was silently replaced by the results)
+    (["agree", G, "--bootstrap", "0", "--json", G], 2, "is an input of this command"),
+    (["describe", G, "--json", G], 2, "is an input of this command"),
+    (["judge", "plan", G, "-m", "indel", "-n", "2", "-o", G], 2, "is an input of this command"),
+    (["sensitivity", G, "-c", "fleiss_kappa", "--bootstrap", "0", "--plot", "{d}/p.png", "--json", "{d}/p.png"], 2,
+     "is an input of this command"),
     (["agree", G, "-m", "levenshtein", "--cache", "{d}/garbage.sqlite", "--bootstrap", "0"], 2,
      "--cache {d}/garbage.sqlite is not a usable softirr score cache"),
     (["agree", G, "-m", "levenshtein", "--cache", "{d}/foreign.sqlite", "--bootstrap", "0"], 2,
