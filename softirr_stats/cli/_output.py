@@ -140,6 +140,14 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
                 text += "\nNotes:\n\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(notes.texts, 1)) + "\n"
             else:  # LaTeX comments: the notes travel with the table without entering the paper unasked
                 text += "\n" + "\n".join(f"% [{i}] {t}" for i, t in enumerate(notes.texts, 1)) + "\n"
+        elif notes:  # the table numbers the rows' warnings; the run's own notes (how the file was read, a note
+            # on the data) belong to no row and follow it, unnumbered
+            joined = [str(w) for w in df["warnings"]]  # a row's warnings joined by "; " (a text may hold "; ")
+            rest = [t for t in notes.texts if not any(t in w for w in joined)]
+            if rest and fmt == "markdown":
+                text += "\nAlso noted:\n\n" + "\n".join(f"- {t}" for t in rest) + "\n"
+            elif rest:
+                text += "\n" + "\n".join(f"% note: {t}" for t in rest) + "\n"
         return text
     raise ValueError(f"fmt must be one of csv, json, markdown, latex; got {fmt!r}")
 

@@ -36,9 +36,9 @@ __all__ = ["NAME", "EPILOG", "command"]
 
 NAME = "spans"
 EPILOG = ("Columns: f1 = 2 TP / (n_a + n_b) for a pair of annotators on the documents both annotated "
-          "(unitless, in [0, 1]); tp, fp, fn = matched spans, spans only the first / only the second annotator "
-          "marked (counts); CI = document-bootstrap interval at --level (documents are the resampling unit).")
-MATCHES = ("exact", "overlap", "overlap:<IoU>")
+          "(unitless, in [0, 1]); tp, fp, fn = matched spans, spans only the second / only the first annotator "
+          "of the pair marked (counts: the first annotator is the reference); CI = document-bootstrap interval at --level (documents are the resampling unit).")
+MATCHES = ("exact", "overlap", "overlap:IOU")
 _COLUMNS = ("pair", "n_documents", "tp", "fp", "fn", "precision", "recall", "f1", "CI")
 
 

@@ -192,6 +192,17 @@ def test_markdown_is_the_paper_table_with_numbered_notes(capsys):
     assert "seconds" not in out
 
 
+def test_markdown_and_latex_keep_the_notes_no_row_carries(capsys, tmp_path):
+    # the reading note and the numeric-scale note were dropped in markdown / latex (table and csv showed them)
+    path = tmp_path / "w.csv"
+    path.write_text("item,a,b,c\n" + "".join(f"{i},{1 + i % 5},{1 + (i + 1) % 5},{1 + i % 5}\n" for i in range(20)))
+    for fmt, mark in (("markdown", "- "), ("latex", "% note: ")):
+        code, out, err = run_main(capsys, "agree", str(path), "--reader-option", "wide=true", "--bootstrap", "0",
+                                  "-f", fmt)
+        assert code == 0, err
+        assert f"{mark}w.csv: read as a wide table" in out and f"{mark}labels are numbers (5 values" in out
+
+
 def test_table_fits_a_narrow_terminal(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "70")
     code, out, err = run_main(capsys, "agree", str(demo_path()), "-m", "exact,indel", "--bootstrap", "0")
