@@ -184,12 +184,23 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
         if c in cols:
             cols.remove(c)
             dropped.append(heads.get(c, c))
+    numeric = {c: _numeric(rows, c) for c in cols}
+    squeeze = need(cols) > width  # still too wide: text cells break (numbers stay whole, nothing is cut off)
+
+    def least(cs: list[str]) -> int:  # the narrowest the table can be: whole numbers, text folded to 8 characters
+        return sum((max([len(heads.get(c, c))] + [len(_cell(r.get(c))) for r in rows]) if numeric[c] else
+                    min(8, max([len(heads.get(c, c))] + [len(_cell(r.get(c))) for r in rows]))) + 3 for c in cs) + 1
+
+    while squeeze and least(cols) > width and len(cols) > 1:  # even so too wide: the last columns go, said below
+        dropped.append(heads.get(cols[-1], cols[-1]))
+        cols.pop()
     console = Console(width=width, soft_wrap=False)
     table = Table(title=escape(title), show_lines=False)
     for c in cols:
-        num = _numeric(rows, c)
-        table.add_column(escape(heads.get(c, c)), justify="right" if num else "left", no_wrap=c not in wrap,
-                         overflow="fold", min_width=None if c in wrap else len(heads.get(c, c)))
+        num = numeric[c]
+        breaks = c in wrap or (squeeze and not num)
+        table.add_column(escape(heads.get(c, c)), justify="right" if num else "left", no_wrap=not breaks,
+                         overflow="fold", min_width=None if breaks else len(heads.get(c, c)))
     for r in rows:
         table.add_row(*[escape(_cell(r.get(c))) for c in cols])
     console.print(table)

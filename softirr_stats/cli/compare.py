@@ -195,7 +195,7 @@ def command(
     seen = list(dict.fromkeys([*notes, *(str(c.message) for c in caught), *meta.pop("warnings", [])]))
     meta["warnings"] = seen
     emit(rows, columns, fmt, title + meta.pop("title_tail", ""), meta, notes=Notes(seen, read=notes),
-         data_columns=data_columns)
+         secondary=("method", "n_items", "se", "value_a", "value_b"), data_columns=data_columns)
     if json_out:
         write_json(json_out, title, meta, rows)
 

@@ -213,6 +213,21 @@ def test_table_fits_a_narrow_terminal(capsys, monkeypatch):
     assert "columns left out to fit 70 characters" in out
 
 
+@pytest.mark.parametrize("args", [["describe", "{demo}"], ["compare", "{demo}", "-c", "fleiss_kappa", "-c",
+                                                                  "krippendorff_alpha", "--bootstrap", "50"]])
+def test_describe_and_compare_fit_a_narrow_terminal_without_cutting_cells(capsys, monkeypatch, args):
+    # these tables were cut at the terminal's edge: raters shown as 'annota', whole columns of zero width
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = run_main(capsys, *[a.replace("{demo}", str(demo_path())) for a in args])
+    assert code == 0, err
+    table = [ln for ln in out.splitlines() if ln.startswith(("┃", "│", "┏", "┡", "└"))]
+    assert table and max(len(ln) for ln in table) <= 80
+    if args[0] == "describe":
+        assert "annotator_1" in out and "top share" in out
+    else:
+        assert "p_value" in out and "columns left out to fit 80 characters: method, n_items" in out
+
+
 def test_console_script_runs_the_judging_workflow(tmp_path):
     """The real console script, in a subprocess (no traceback, one line per error)."""
     import shutil
