@@ -16,6 +16,7 @@ from softirr_stats.inference._config import (
     PredictiveCheckWarning,
     PriorDominatedWarning,
     SviConfig,
+    SviDivergedError,
     interval_columns,
 )
 from softirr_stats.inference._diagnostics import (
@@ -58,6 +59,7 @@ __all__ = [
     "ProfileInterval",
     "SVI_NOTE",
     "SviConfig",
+    "SviDivergedError",
     "annotator_agreement",
     "diagnostics",
     "fit",

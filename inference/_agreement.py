@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from softirr_stats.agreement import AgreementResult
-from softirr_stats.base._validation import check_choice, check_level
+from softirr_stats.base._validation import check_choice, check_level, user_stacklevel
 from softirr_stats.equivalence import resolve_label_similarity
 from softirr_stats.inference._config import DEFAULT_LEVEL, FitWarning, NutsConfig, SviConfig
 from softirr_stats.inference._fit import fit
@@ -97,14 +97,14 @@ def _widen_by_profile(details: dict, value: float, lo: float, hi: float,
            "covered 83.7% of 300 simulated studies, the union 91.7%; gold pairs (gold=) identify the emission "
            "(docs/annotator_models.md, \"The profile-likelihood widening\")")
     if not widen:
-        warnings.warn(f"{what}: {why}", FitWarning, stacklevel=4)
+        warnings.warn(f"{what}: {why}", FitWarning, stacklevel=user_stacklevel())
         return lo, hi, ci_method, 1.0, ()
     if not agree:
         warnings.warn(
             f"{what}, and the two intervals do not overlap (posterior mean {value:.3f}): the posterior and "
             "the likelihood disagree, so the fit (an SVI fit of too few steps) or the emission's shape (the "
             f"score check) is suspect; {said}, which keeps both (docs/annotator_models.md, \"The "
-            "profile-likelihood widening\")", FitWarning, stacklevel=4)
+            "profile-likelihood widening\")", FitWarning, stacklevel=user_stacklevel())
     factor = (union[1] - union[0]) / (hi - lo) if hi > lo else 1.0
     notes = (f"{PROFILE_NOTE} {what}; {why}",) if agree else ()  # the warning says it otherwise
     return union[0], union[1], f"{ci_method} widened to the profile-likelihood interval", factor, notes

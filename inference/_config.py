@@ -22,6 +22,7 @@ __all__ = [
     "PredictiveCheckWarning",
     "PriorDominatedWarning",
     "SviConfig",
+    "SviDivergedError",
     "interval_columns",
 ]
 
@@ -40,6 +41,16 @@ class FitWarning(SoftIRRWarning):
     ...     warnings.warn("a rater gave one label only", FitWarning)
     >>> caught[0].category.__name__
     'FitWarning'
+    """
+
+
+class SviDivergedError(ValueError):
+    """SVI ended with variational parameters that are not numbers: no posterior can be drawn from them.
+
+    Examples
+    --------
+    >>> issubclass(SviDivergedError, ValueError)
+    True
     """
 
 

@@ -20,13 +20,14 @@ from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
 from softirr_stats.base._device import device_scoped
 from softirr_stats.base._jax import _ensure_initialised, compiling, exported_program
-from softirr_stats.base._validation import check_choice
+from softirr_stats.base._validation import check_choice, user_stacklevel
 from softirr_stats.inference._config import (
     AUTO_BATCH_MIN_ITEMS,
     AUTO_BATCH_SIZE,
     ConvergenceWarning,
     NutsConfig,
     SviConfig,
+    SviDivergedError,
 )
 from softirr_stats.inference._elbo import OrderedTraceELBO
 from softirr_stats.inference._kinds import MODEL_KINDS
@@ -111,7 +112,7 @@ def resolve_progress(progress: bool | None) -> bool:
     return progress
 
 
-def warn_rhat(post: Any, config: NutsConfig, stacklevel: int = 2) -> list[tuple[str, float]]:
+def warn_rhat(post: Any, config: NutsConfig, stacklevel: int | None = None) -> list[tuple[str, float]]:
     """Warn (:class:`ConvergenceWarning`) when an element's split r_hat is above its bound.
 
     The bound is ``config.rhat_threshold`` (1.01), and ``config.nuisance_rhat_threshold``
@@ -141,11 +142,12 @@ def warn_rhat(post: Any, config: NutsConfig, stacklevel: int = 2) -> list[tuple[
         rule = (f"r_hat > {threshold} (> {loose} for the elements of {', '.join(nuisance)}, "
                 "identified jointly)" if nuisance and loose != threshold else f"r_hat > {threshold}")
         warnings.warn(f"{rule} for {len(bad)} parameter(s): {shown}{more}; "
-                      "run longer chains or more of them", ConvergenceWarning, stacklevel=stacklevel)
+                      "run longer chains or more of them", ConvergenceWarning,
+                      stacklevel=user_stacklevel() if stacklevel is None else stacklevel)
     return bad
 
 
-def warn_divergences(diverging: np.ndarray, stacklevel: int = 3) -> int:
+def warn_divergences(diverging: np.ndarray, stacklevel: int | None = None) -> int:
     """Warn (:class:`ConvergenceWarning`) when any post-warmup transition diverged.
 
     Returns the number of divergent transitions.
@@ -159,7 +161,8 @@ def warn_divergences(diverging: np.ndarray, stacklevel: int = 3) -> int:
     if n_div:
         warnings.warn(f"{n_div} divergent transitions out of {np.asarray(diverging).size} "
                       "post-warmup draws: the posterior may be biased; raise target_accept "
-                      "or reparametrise", ConvergenceWarning, stacklevel=stacklevel)
+                      "or reparametrise", ConvergenceWarning,
+                      stacklevel=user_stacklevel() if stacklevel is None else stacklevel)
     return n_div
 
 
@@ -262,7 +265,7 @@ def _run_nuts(model: Callable, data: Any, key: jax.Array, cfg: NutsConfig,
         raise RuntimeError("NUTS drew non-finite values (no valid initial parameters, or the model's log "
                            "density is not finite where it has prior mass): check the model and the data")
     diverging = np.asarray(diverging)
-    warn_divergences(diverging, stacklevel=4)
+    warn_divergences(diverging)
     return samples, {"diverging": diverging}
 
 
@@ -508,7 +511,7 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
             bar.close()
     losses = np.concatenate(losses)
     params = svi.constrain_fn(carry[0]) if local else svi.get_params(carry)
-    _check_losses(losses, cfg.steps)
+    _check_losses(losses, cfg.steps, params, cfg.learning_rate)
     k_guide, k_model = jax.random.split(k_draw)
     # every item's draws of the per-item latents: the guide on a batch of all items
     latent = Predictive(guide, params=params, num_samples=cfg.num_draws)(
@@ -525,10 +528,22 @@ def _run_svi_minibatch(model: Callable, data: AnnotationData, key: jax.Array, cf
                      "batch_size": batch_size}
 
 
-def _check_losses(losses: np.ndarray, steps: int) -> None:
+def _check_losses(losses: np.ndarray, steps: int, params: dict | None = None,
+                  learning_rate: float | None = None) -> None:
+    """Warn when the loss is not finite at the end; refuse (:class:`SviDivergedError`) when the parameters
+    themselves are not numbers (drawing from them would fail deep inside NumPyro)."""
+    bad = [k for k, v in (params or {}).items() if not np.all(np.isfinite(np.asarray(v)))]
+    if bad:
+        first = np.flatnonzero(~np.isfinite(losses))
+        at = f" from step {int(first[0]) + 1} of {len(losses)}" if first.size else ""
+        rate = f" (now {learning_rate:g})" if learning_rate is not None else ""
+        raise SviDivergedError(
+            f"SVI diverged: the loss is not finite{at} and the variational parameters {sorted(bad)[:3]} are not "
+            f"numbers, so no posterior can be drawn; lower learning_rate{rate}, keep the default cosine schedule, "
+            "or fit with method='nuts'")
     if not np.all(np.isfinite(losses[-max(1, steps // 10):])):
         warnings.warn("SVI loss is not finite at the end of optimisation: lower the "
-                      "learning_rate or check the data", ConvergenceWarning, stacklevel=4)
+                      "learning_rate or check the data", ConvergenceWarning, stacklevel=user_stacklevel())
 
 
 def _ticking_svi(svi: SVI, key: jax.Array, steps: int, data: Any, kwargs: dict,
@@ -574,7 +589,7 @@ def _run_svi(model: Callable, data: Any, key: jax.Array, cfg: SviConfig,
         result = interruptibly(lambda: svi.run(k_fit, cfg.steps, data, progress_bar=False, **kwargs))
         params, losses = result.params, result.losses
     losses = np.asarray(losses)
-    _check_losses(losses, cfg.steps)
+    _check_losses(losses, cfg.steps, params, cfg.learning_rate)
     k_guide, k_model = jax.random.split(k_draw)
     latent = Predictive(guide, params=params, num_samples=cfg.num_draws)(
         k_guide, data, **kwargs)
@@ -767,7 +782,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
                      method=method, priors=priors, model_kwargs=model_kwargs, extra=extra,
                      key=k_post)
     if method == "nuts":
-        warn_rhat(post, config, stacklevel=3)
+        warn_rhat(post, config)
     return post
 
 

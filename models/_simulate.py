@@ -11,14 +11,28 @@ def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def _accuracy_vector(accuracy: Any, n_raters: int) -> np.ndarray:
-    acc = np.broadcast_to(np.asarray(accuracy, dtype=np.float64), (n_raters,)).copy()
+def _accuracy_vector(accuracy: Any, n_raters: int, name: str = "accuracy") -> np.ndarray:
+    given = np.asarray(accuracy, dtype=np.float64)
+    if given.ndim > 1 or (given.ndim == 1 and given.size not in (1, n_raters)):
+        raise ValueError(f"{name} must be one number or one per rater ({n_raters}); got {given.size} values")
+    acc = np.broadcast_to(given, (n_raters,)).copy()
     if not np.all((acc >= 0) & (acc <= 1)):
-        raise ValueError(f"accuracy must lie in [0, 1]; got {acc.tolist()}")
+        raise ValueError(f"{name} must lie in [0, 1]; got {acc.tolist()}")
     return acc
 
 
+def _check_sizes(n_items: int, n_raters: int, n_classes: int | None = None) -> None:
+    """Whole numbers of items (>= 1), raters (>= 1) and classes (>= 2) for a simulation."""
+    for name, v, low in (("n_items", n_items, 1), ("n_raters", n_raters, 1), ("n_classes", n_classes, 2)):
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low:
+            raise ValueError(f"{name} must be a whole number >= {low}; got {v!r}")
+
+
 def _mask(codes: np.ndarray, missing: float, rng: np.random.Generator) -> np.ndarray:
+    if isinstance(missing, bool) or not isinstance(missing, int | float | np.floating) or not 0 <= missing < 1:
+        raise ValueError(f"missing must be a probability in [0, 1); got {missing!r}")
     if missing:
         drop = rng.random(codes.shape) < missing
         keep = rng.integers(0, codes.shape[1], codes.shape[0])  # keep one per item
@@ -60,6 +74,7 @@ def simulate_dawid_skene(n_items: int, n_raters: int, n_classes: int, accuracy: 
     True
     """
     rng = _rng(seed)
+    _check_sizes(n_items, n_raters, n_classes)
     acc = _accuracy_vector(accuracy, n_raters)
     k = n_classes
     pi = np.full(k, 1.0 / k) if prevalence is None else np.asarray(prevalence, float)
@@ -101,7 +116,8 @@ def simulate_mace(n_items: int, n_raters: int, n_classes: int, competence: Any =
     (4, 2)
     """
     rng = _rng(seed)
-    theta = _accuracy_vector(competence, n_raters)
+    _check_sizes(n_items, n_raters, n_classes)
+    theta = _accuracy_vector(competence, n_raters, "competence")
     k = n_classes
     eps = rng.dirichlet(np.ones(k), size=n_raters)
     truth = rng.integers(0, k, n_items)

@@ -13,6 +13,7 @@ from softirr_stats.inference import (
     ConvergenceWarning,
     NutsConfig,
     SviConfig,
+    SviDivergedError,
     annotator_agreement,
     fit,
 )
@@ -441,3 +442,22 @@ def test_diagnostics_hold_nuisance_elements_to_their_own_bound(ds_post):
     # a categorical fit has no nuisance sites: no such rows
     assert not diagnostics(ds_post, predictive_check=False).to_frame()["diagnostic"].str.contains(
         "nuisance").any()
+
+
+def test_svi_whose_parameters_diverge_is_refused_clearly():
+    # the ConvergenceWarning fired, then drawing from the NaN parameters failed deep inside NumPyro
+    sim = models.simulate_dawid_skene(150, 4, 3, seed=0)
+    cfg = SviConfig(steps=300, num_draws=50, learning_rate=5.0, schedule="constant")
+    with pytest.raises(SviDivergedError, match=r"SVI diverged: .*lower learning_rate \(now 5\)"):
+        fit("dawid_skene", sim["codes"], method="svi", progress=False, config=cfg)
+
+
+def test_fit_warnings_point_at_the_callers_line():
+    # they pointed at softirr_stats/base/_device.py (a wrapper's frame counted by hand)
+    sim = models.simulate_dawid_skene(100, 4, 3, seed=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit("dawid_skene", sim["codes"], method="nuts", progress=False,
+            config=NutsConfig(num_warmup=20, num_samples=20, num_chains=2))
+    found = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert found and all(w.filename == __file__ for w in found)

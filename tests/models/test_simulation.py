@@ -72,3 +72,25 @@ def test_soft_kappa_interval_coverage():
         lo, hi = post.interval("kappa", level=0.9)
         hits.append(lo <= sim["kappa"] <= hi)
     assert sum(hits) >= 6, hits
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(missing=1.5), r"missing must be a probability in \[0, 1\)"),
+    (dict(missing=-0.5), r"missing must be a probability"),
+    (dict(n_classes=1), "n_classes must be a whole number >= 2"),  # all-NaN confusion before
+    (dict(accuracy=[0.5, 0.6]), r"one number or one per rater \(3\); got 2"),  # numpy broadcast error before
+    (dict(n_raters=0), "n_raters must be a whole number >= 1"),  # a (5, 0) table before
+])
+def test_simulators_name_a_bad_argument(kwargs, match):
+    from softirr_stats.models import simulate_dawid_skene
+
+    args = {"n_items": 5, "n_raters": 3, "n_classes": 3, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        simulate_dawid_skene(**args)
+
+
+def test_simulate_mace_names_competence():
+    from softirr_stats.models import simulate_mace
+
+    with pytest.raises(ValueError, match=r"competence must lie in \[0, 1\]"):
+        simulate_mace(10, 3, 3, competence=2)
