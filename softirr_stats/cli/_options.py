@@ -20,6 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
+from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
@@ -469,9 +470,9 @@ def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed:
         fail(f"--bootstrap {bootstrap} is more replicates than any interval needs (at most 10000000; 1000-10000 "
              "is usual)")
     if design not in DESIGNS:
-        fail(f"--design must be one of {', '.join(DESIGNS)}; got {design!r}")
+        fail(f"--design must be one of {', '.join(DESIGNS)}; got {design!r}{did_you_mean(design, DESIGNS)}")
     if method not in METHODS:
-        fail(f"--method must be one of {', '.join(METHODS)}; got {method!r}")
+        fail(f"--method must be one of {', '.join(METHODS)}; got {method!r}{did_you_mean(method, METHODS)}")
     if math.isnan(level) or not (0.0 < level < 1.0):
         fail(f"--level must lie strictly between 0 and 1 (e.g. 0.95); got {level}")
     if seed < 0:
@@ -511,7 +512,7 @@ def check_choices(values: Sequence[str], allowed: Sequence[str], flag: str) -> N
 def check_format(fmt: str) -> str:
     """Validate ``--format``."""
     if fmt not in FORMATS:
-        fail(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+        fail(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}{did_you_mean(fmt, FORMATS)}")
     return fmt
 
 

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 import typer
 
 from softirr_stats.agreement import COEFFICIENTS as REGISTRY
+from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.cli._errors import fail
 from softirr_stats.cli._grid import load_judgments
 from softirr_stats.cli._options import (
@@ -115,7 +116,7 @@ def command(
     coefs = split(coefficient) or ["fleiss_kappa"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
     if design not in PLAN_DESIGNS:
-        fail(f"--design must be one of {', '.join(PLAN_DESIGNS)}; got {design!r}")
+        fail(f"--design must be one of {', '.join(PLAN_DESIGNS)}; got {design!r}{did_you_mean(design, PLAN_DESIGNS)}")
     widths = _floats(halfwidth, "--halfwidth")
     nulls = _floats(null, "--null")
     powers = _floats(power, "--power")

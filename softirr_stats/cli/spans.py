@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
+from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.cli._errors import EXIT_DATA, fail, reading
 from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
@@ -96,7 +97,7 @@ def command(
     measure = similarity_value(similarity_name, measure, "exact")
     check_similarities([measure], MEASURES)
     if match not in ("exact", "overlap") and not match.startswith("overlap:"):
-        fail(f"--match must be one of {', '.join(MATCHES)}; got {match!r}")
+        fail(f"--match must be one of {', '.join(MATCHES)}; got {match!r}{did_you_mean(match, ('exact', 'overlap'))}")
     check_writable(json_out, "--json", files)
     if len(files) != 1:
         fail("softirr spans reads one export (a brat folder is one FILE); got "
