@@ -137,9 +137,8 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
     notes += prep.notes
     notes += warn_degenerate(coefficient, pa, pe, value)
     if not prep.layout.pairable.all():  # the note carries the warning's own count
-        n_unpairable = ann.warn_unpairable(stacklevel=5)
-        notes.append(f"{n_unpairable} of {ann.n_items} items have fewer than two ratings (a single rating or none) and add no "
-                     "observed agreement")
+        ann.warn_unpairable(stacklevel=5)
+        notes.append(ann.unpairable_message())  # the warning's text: printed once with it
     se_problem = chance_se_problem(prep)
     if se_problem:
         notes.append(se_problem)

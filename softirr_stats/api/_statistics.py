@@ -102,9 +102,8 @@ def multilabel_agreement(ann: Any, *, baseline: str = "fleiss", labels: Any = No
     s = multilabel_summary(data, baseline)
     notes: list[str] = []
     if ann.unpairable_items:
-        n_unpairable = ann.warn_unpairable(stacklevel=3)
-        notes.append(f"{n_unpairable} of {ann.n_items} items have fewer than two ratings (a single rating or none) and add no "
-                     "observed agreement")
+        ann.warn_unpairable(stacklevel=3)
+        notes.append(ann.unpairable_message())  # the warning's text: printed once with it
     bad = s["degenerate_labels"]
     if len(bad):
         names = [data.labels[k] for k in bad[:5]]

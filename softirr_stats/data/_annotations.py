@@ -897,14 +897,18 @@ class Annotations:
         """Warn (once per call) about items that have fewer than two ratings; return their count."""
         bad = self.unpairable_items
         if bad:
-            warnings.warn(
-                f"{len(bad)} of {self.n_items} items have fewer than two ratings and add no observed "
-                f"agreement (first: {list(bad[:5])!r}); they still count where the coefficient's "
-                "chance term uses single ratings",
-                UnpairableItemsWarning,
-                stacklevel=stacklevel,
-            )
+            warnings.warn(self.unpairable_message(), UnpairableItemsWarning, stacklevel=stacklevel)
         return len(bad)
+
+    def unpairable_message(self) -> str:
+        """What :meth:`warn_unpairable` says (``""`` when every item has two ratings): a result's note of the
+        same cause carries the same text, so that a table prints the two once."""
+        bad = self.unpairable_items
+        if not bad:
+            return ""
+        return (f"{len(bad)} of {self.n_items} items have fewer than two ratings and add no observed "
+                f"agreement (first: {list(bad[:5])!r}); they still count where the coefficient's "
+                "chance term uses single ratings")
 
     def __repr__(self) -> str:
         return (f"Annotations(n_items={self.n_items}, n_raters={self.n_raters}, kind={self._kind!r}, "

@@ -228,6 +228,15 @@ def test_describe_and_compare_fit_a_narrow_terminal_without_cutting_cells(capsys
         assert "p_value" in out and "columns left out to fit 80 characters: method, n_items" in out
 
 
+def test_a_warning_and_the_result_note_of_one_cause_print_once(capsys, tmp_path):
+    # the unpairable-items warning and the result's note of it were two notes with different words
+    path = tmp_path / "single.csv"
+    path.write_text("item,rater,label\n1,a,x\n1,b,x\n2,a,y\n2,b,x\n3,a,x\n4,a,y\n4,b,y\n5,a,x\n5,b,y\n")
+    code, out, err = run_main(capsys, "agree", str(path), "--bootstrap", "0")
+    assert code == 0, err
+    assert out.count("have fewer than two ratings") == 1 and "[2]" not in out
+
+
 def test_console_script_runs_the_judging_workflow(tmp_path):
     """The real console script, in a subprocess (no traceback, one line per error)."""
     import shutil
