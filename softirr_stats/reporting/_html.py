@@ -347,8 +347,11 @@ def _raters_html(ann: Any, measure: str, estimator: Any) -> str:
             ax.text(j, i, f"{v:.2f}".replace("-0.00", "0.00"), ha="center", va="center", fontsize=9, color="white" if abs(v) > 0.6 else "black")
     fig.colorbar(im, ax=ax, shrink=0.8, label="Cohen's kappa")
     ax.set_title(literal(f"pairwise Cohen's kappa ({measure})"), fontsize=10)
-    means = pd.DataFrame({"rater": mat.index, "mean kappa with the others": np.nanmean(
-        np.where(np.eye(r, dtype=bool), np.nan, vals), axis=1) if r > 1 else [np.nan] * r})
+    others = np.where(np.eye(r, dtype=bool), np.nan, vals)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a rater whose every pairwise kappa is undefined: nan
+        mean_kappa = np.nanmean(others, axis=1) if r > 1 else np.full(r, np.nan)
+    means = pd.DataFrame({"rater": mat.index, "mean kappa with the others": mean_kappa})
     return (f'<p class="note">Cohen\'s kappa of each pair of raters on the items both rated ({_esc(measure)}; the '
             "first soft measure when one is given); a rater who agrees less with everyone stands out as a pale "
             "row.</p>"

@@ -244,3 +244,10 @@ def test_report_of_numeric_ratings_and_raters_named_like_the_summary(raters):
     ann = sis.Annotations.from_wide(pd.DataFrame(rows, columns=raters))
     page = build_report(ann, coefficients=["fleiss_kappa"])
     assert "Most frequent labels" in page and f">{raters[0]}<" in page
+
+
+def test_report_where_every_rater_agrees_says_nothing_raw(recwarn):
+    # numpy's "Mean of empty slice" leaked from the pairwise table (every pairwise kappa undefined)
+    ann = sis.Annotations.from_wide([["x", "x"], ["x", "x"], ["x", "x"]])
+    build_report(ann, coefficients=["fleiss_kappa", "percent_agreement"], ci=sis.Bootstrap(n=50, seed=0))
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
