@@ -267,9 +267,13 @@ def span_tables(ann: Any, *, unmatched: str | None = "O") -> "tuple[pd.DataFrame
                          f"name them under the exact span rule); item {items[bad.idxmax()]!r} is not")
     # the types each vocabulary entry stands for (a loop over the distinct labels only): none for the
     # "no span" label, one per element for a stack of types on one span (a set-valued label)
-    per_label = [[] if (unmatched is not None and isinstance(lab, str) and lab == unmatched)
-                 else [str(t) for t in sorted(lab)] if isinstance(lab, frozenset | set | tuple | list) else [str(lab)]
-                 for lab in ann.vocabulary]
+    # (where any annotator stacks types, the reader makes every label a set: then "no span" is {unmatched})
+    def types_of(lab: Any) -> list[str]:
+        if isinstance(lab, frozenset | set | tuple | list):
+            return [str(t) for t in sorted(lab) if unmatched is None or t != unmatched]
+        return [] if unmatched is not None and isinstance(lab, str) and lab == unmatched else [str(lab)]
+
+    per_label = [types_of(lab) for lab in ann.vocabulary]
     n_types = np.array([len(t) for t in per_label], dtype=np.int64)
     flat_types = np.array([t for ts in per_label for t in ts], dtype=object)
     first_type = np.concatenate([[0], np.cumsum(n_types)[:-1]]) if n_types.size else n_types

@@ -228,6 +228,24 @@ def test_set_valued_labels_of_annotations_are_stacked_spans():
     np.testing.assert_allclose(r.value, 2 / 3)
 
 
+def test_no_span_is_no_type_where_an_annotator_stacks_types(tmp_path):
+    # a stack makes every label of the reader a set, so "no span here" came as {no-span} and was counted as a span
+    # of type '\x00no-span' for each annotator without a span there: 0.4 where bratiaa gives 0.5
+    for who, ann_text in (("A1", "T1\tPER 0 4\tJohn\nT2\tLOC 0 4\tJohn\nT3\tORG 8 12\tRome\n"),
+                          ("A2", "T1\tPER 0 4\tJohn\n")):
+        (tmp_path / who).mkdir()
+        (tmp_path / who / "d.txt").write_text("John in Rome now.\n")
+        (tmp_path / who / "d.ann").write_text(ann_text)
+    r = sis.span_agreement(tmp_path)
+    want = sis.span_agreement(frame([("d", "A1", 0, 4, "PER"), ("d", "A1", 0, 4, "LOC"), ("d", "A1", 8, 12, "ORG"),
+                                     ("d", "A2", 0, 4, "PER")]))
+    assert r.value == pytest.approx(0.5) == want.value and r.n_spans == 4
+    assert set(r.by_type["type"]) == {"PER", "LOC", "ORG"}
+    sets = sis.Annotations.from_wide([[frozenset({"PER", "LOC"}), frozenset({"PER"})], [frozenset({"ORG"}),
+                                       frozenset({"O"})]], items=["d:0-4", "d:10-13"])
+    assert sis.span_agreement(sets).value == pytest.approx(0.5)
+
+
 def test_repeated_span_counted_once_with_a_warning():
     spans = frame([("d", "a", 0, 5, "X"), ("d", "a", 0, 5, "X"), ("d", "b", 0, 5, "X")])
     with pytest.warns(sis.spans.SpanWarning, match="counted once"):
