@@ -311,7 +311,9 @@ def icc_interval(form: IccForm, terms: dict[str, np.ndarray], value: float, leve
     from scipy import stats
 
     n, k = float(terms["n"][0]), float(terms["k"][0])
-    msr, msc, mse = (float(terms[m][0]) for m in ("msr", "msc", "mse"))
+    # NumPy scalars: a zero residual mean square gives inf / nan (an interval the caller reports as undefined), not a
+    # ZeroDivisionError
+    msr, msc, mse = (np.float64(terms[m][0]) for m in ("msr", "msc", "mse"))
     q = 1.0 - (1.0 - level) / 2.0
     f, df1, df2, _ = icc_f_test(form, terms)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -291,3 +291,19 @@ def test_bad_input_is_refused_with_one_clear_error():
 def test_form_spellings_agree():
     for a, b in (("ICC(A,1)", "ICC2"), ("icc(c,k)", "ICC3k"), ("ICC(1,1)", "ICC1"), ("icc2k", "ICC2k")):
         assert sis.icc(DATA["anxiety"], form=a).value == sis.icc(DATA["anxiety"], form=b).value
+
+
+@pytest.mark.parametrize("form", ["ICC2", "ICC2k"])
+def test_icc_analytic_interval_without_residual_variance_is_nan_with_a_warning(form):
+    # raters offset by constants: mse = 0 raised ZeroDivisionError inside the Satterthwaite df
+    a = np.arange(6.0)
+    with pytest.warns(sis.DegenerateWarning, match="no residual variance"):
+        r = sis.icc(np.c_[a, a + 1, a + 2], form=form, ci="analytic")
+    assert math.isfinite(r.value) and math.isnan(r.ci_low) and math.isnan(r.ci_high)
+    assert sis.icc(np.c_[a, a + 1, a + 2], form="ICC3", ci="analytic").ci_low == 1.0  # defined there: [1, 1]
+
+
+def test_lin_ccc_of_identical_scores_says_why_its_interval_is_undefined():
+    with pytest.warns(sis.DegenerateWarning, match="concordance is perfect"):
+        r = sis.lin_ccc(np.c_[np.arange(6.0), np.arange(6.0)], ci="analytic")
+    assert r.value == 1.0 and math.isnan(r.ci_low) and any("Fisher-z interval is undefined" in w for w in r.warnings)
