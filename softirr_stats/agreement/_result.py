@@ -29,7 +29,8 @@ __all__ = ["NOTE_PREFIXES", "AgreementResult", "CrossKappaResult", "MultilabelRe
 #: may be off is a warning.
 NOTE_PREFIXES: tuple[str, ...] = ("missing ratings:", "q = ", "chance='auto' chose ",
                                   "chance-term sampling error included:",
-                                  "interval widened by the profile likelihood:")
+                                  "interval widened by the profile likelihood:",
+                                  "interval widened by the Student-t factor:")
 
 
 def _is_note(text: str) -> bool:
@@ -171,7 +172,9 @@ class AgreementResult:
         return pd.DataFrame([self.to_dict()])
 
     def with_test(self, z: float, p_value: float, method: str, **details: Any) -> "AgreementResult":
-        """A copy carrying a test of H0: coefficient = 0 (used by the uncertainty layer)."""
+        """A copy carrying a test of H0: coefficient = 0 (used by the uncertainty layer); ``p_value`` in [0, 1] or nan."""
+        if not (math.isnan(float(p_value)) or 0.0 <= float(p_value) <= 1.0):
+            raise ValueError(f"p_value must lie in [0, 1] (or be nan); got {p_value!r}")
         merged = {**self.details, "test": method, **details}
         return replace(self, z=float(z), p_value=float(p_value), details=merged)
 
@@ -213,7 +216,14 @@ class AgreementResult:
 
     def with_interval(self, low: float, high: float, se: float, level: float, method: str,
                       **details: Any) -> "AgreementResult":
-        """A copy carrying an interval (used by the uncertainty layer)."""
+        """A copy carrying an interval (used by the uncertainty layer); ``level`` in (0, 1).
+
+        The description names the bootstrap's B and design only for a ``bootstrap-*`` method, so an
+        interval that replaces a bootstrap one does not carry its words.
+        """
+        low, high, level = float(low), float(high), float(level)
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must lie strictly between 0 and 1; got {level!r}")
         merged = {**self.details, **details}
         return replace(self, ci_low=float(low), ci_high=float(high), se=float(se), level=float(level),
                        ci_method=method, details=merged)
@@ -297,10 +307,11 @@ class AgreementResult:
         if not self.ci_method:
             return ""
         parts = [f"{level_text(self.level)} {self.ci_method}".strip()]
-        if "bootstrap_n" in self.details:
-            parts.append(f"B={self.details['bootstrap_n']}")
-        if "bootstrap_design" in self.details:
-            parts.append(f"design={self.details['bootstrap_design']}")
+        if self.ci_method.startswith("bootstrap"):  # a later interval of another kind does not inherit B
+            if "bootstrap_n" in self.details:
+                parts.append(f"B={self.details['bootstrap_n']}")
+            if "bootstrap_design" in self.details:
+                parts.append(f"design={self.details['bootstrap_design']}")
         return ", ".join(parts)
 
     def _table(self, digits: int, na: str) -> tuple[list[str], list[list[str]], list[str]]:

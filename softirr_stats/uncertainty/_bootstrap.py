@@ -53,6 +53,10 @@ __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "
            "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_strata", "jackknife_values", "leave_one_out_weights", "per_item_codes", "replicate_interval", "summarize_replicates",
            "unit_weights"]
 
+#: The note of an interval the few-units rule widened where there were enough units for no warning
+#: (the widening factor follows; a prefix of ``agreement.NOTE_PREFIXES``).
+WIDENED_NOTE = "interval widened by the Student-t factor:"
+
 # DESIGNS, the built-in records' names, is read from BOOTSTRAP_DESIGNS below (a new design is one record)
 
 
@@ -1122,5 +1126,8 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
             # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
             warnings.warn(text, FewUnitsWarning, stacklevel=3)
             notes = (*notes, text)
+    if factor != 1.0 and not few_note:  # widened, with enough units for no warning: still said, as a note
+        notes = (*notes, f"{WIDENED_NOTE} x{factor:.3f} (Student-t quantiles for the {cfg.design} design's units; "
+                         "few_units='none' leaves it out)")
     return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
                                 widen=factor, unit_strata=jackknife_strata(stat, cfg), **details)

@@ -208,3 +208,25 @@ def test_an_interval_that_misses_its_own_estimate_is_flagged():
     assert any("does not contain the estimate" in w for w in r.warnings)
     a = sis.krippendorff_alpha(rows, ci="analytic")
     assert a.ci_low <= a.value <= a.ci_high
+
+
+def test_a_widening_with_enough_units_for_no_warning_is_still_said():
+    # 10 raters: widened x1.2 by the Student-t rule, and nothing said so (only details["few_units_factor"])
+    rng = np.random.default_rng(0)
+    t = rng.integers(0, 3, 60)
+    x = np.where(rng.random((60, 10)) < 0.7, t[:, None], rng.integers(0, 3, (60, 10)))
+    r = sis.fleiss_kappa(x, ci=Bootstrap(n=300, seed=0, design="raters", method="percentile"))
+    factor = r.details["few_units_factor"]
+    assert factor > 1 and any(n.startswith(f"interval widened by the Student-t factor: x{factor:.3f}") for n in r.notes)
+    plain = sis.fleiss_kappa(x, ci=Bootstrap(n=300, seed=0, design="raters", method="percentile", few_units="none"))
+    assert not any("Student-t factor" in n for n in plain.notes)
+
+
+def test_a_replaced_interval_does_not_keep_the_bootstraps_words_and_bad_values_are_refused():
+    rows = _rows(40)
+    r = sis.fleiss_kappa(rows, ci=Bootstrap(n=100, seed=0))
+    assert r.with_interval(0.4, 0.7, 0.05, 0.95, "analytic").interval_description() == "95% analytic"
+    with pytest.raises(ValueError, match="level must lie strictly between 0 and 1"):
+        r.with_interval(0.1, 0.9, 0.1, 2.0, "x")
+    with pytest.raises(ValueError, match=r"p_value must lie in \[0, 1\]"):
+        r.with_test(1.0, 3.0, "x")
