@@ -158,6 +158,10 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     dup = sheet["pair_id"][sheet["pair_id"].duplicated()]
     if len(dup):
         raise ValueError(f"{path.name}: pair_id {dup.iloc[0]!r} appears more than once")
+    dup = kept["pair_id"][kept["pair_id"].duplicated()]
+    if len(dup):
+        raise ValueError(f"{plan_file.name}: pair_id {dup.iloc[0]!r} appears more than once in the plan (edited?)")
+    _check_plan_draws(kept, plan_file)
     unknown = sorted(set(sheet["pair_id"]) - set(kept["pair_id"]))
     absent = sorted(set(kept["pair_id"]) - set(sheet["pair_id"]))
     if unknown or absent:
@@ -189,6 +193,22 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     keep = [c for c in ("label_a", "label_b", "score", "q", "terms", "draws", "coefficient", "judgment", "gold",
                         "gold_draws") if c in merged.columns]
     return read_judgments(merged[keep]), meta
+
+
+def _check_plan_draws(plan: pd.DataFrame, plan_file: Path) -> None:
+    """The plan's draws add up to the number it was drawn with (its ``n`` column): rows deleted or draws edited
+    change the estimate's weights silently, so they are refused."""
+    if "n" not in plan.columns or "draws" not in plan.columns or not len(plan):
+        return
+    n = pd.to_numeric(plan["n"], errors="coerce")
+    draws = pd.to_numeric(plan["draws"], errors="coerce")
+    if n.isna().any() or n.nunique() != 1 or draws.isna().any():
+        raise ValueError(f"{plan_file.name}: the plan's n and draws columns must be whole numbers (n the same on "
+                         "every row): the plan file was edited")
+    if int(draws.sum()) != int(n.iloc[0]):
+        raise ValueError(f"{plan_file.name}: the plan's draws add up to {int(draws.sum())}, but it was drawn with "
+                         f"n = {int(n.iloc[0])}: rows were deleted or draws edited, which changes the estimate's "
+                         "weights; use the plan file as `softirr judge plan` wrote it")
 
 
 #: Columns of a sheet or plan holding text from the data (labels) or the user (the similarity's name;

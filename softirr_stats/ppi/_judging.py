@@ -410,6 +410,26 @@ def _read_gold(df: pd.DataFrame, require_judgment: bool) -> None:
                          f"{df['gold'].to_numpy(dtype=object)[row]!r}")
 
 
+def _refuse_repeated_pairs(df: pd.DataFrame) -> None:
+    """A plan lists each label pair once (its ``draws`` count the repeats): a pair on two rows, in either order,
+    would be counted twice in the estimate's sums, so it is refused, naming both rows."""
+    def key(a: Any, b: Any) -> tuple[str, str]:
+        x, y = repr(a), repr(b)
+        return (x, y) if x <= y else (y, x)
+
+    keys = pd.Series([key(a, b) for a, b in zip(df["label_a"], df["label_b"], strict=True)], index=df.index)
+    dup = keys.duplicated(keep=False).to_numpy()
+    if dup.any():
+        rows = np.flatnonzero(dup)
+        first = rows[keys.iloc[rows] == keys.iloc[rows[0]]]
+        one, two = row_name(df.index, int(first[0])), row_name(df.index, int(first[1]))
+        where = f"{one} and {two}" if one != two else f"rows {int(first[0])} and {int(first[1])} (by position)"
+        raise ValueError(f"judgments {where} judge "
+                         f"the same pair ({df['label_a'].iloc[first[0]]!r}, {df['label_b'].iloc[first[0]]!r}): a "
+                         "plan lists each pair once, with its number of draws in 'draws'; a repeated row would be "
+                         "counted twice (merge the rows, adding their draws)")
+
+
 def read_judgments(source: Any, *, lam: float | None = None, require_judgment: bool = True) -> pd.DataFrame:
     """Read a judged plan: the plan's CSV (or DataFrame) with a ``judgment`` column in [0, 1].
 
@@ -447,6 +467,9 @@ def read_judgments(source: Any, *, lam: float | None = None, require_judgment: b
                          "softirr_stats.analysis.read_judging_sheet(sheet) (or read_judging_sheet(sheet, plan=...))")
     if missing:
         raise ValueError(f"judgments need columns {need}; missing {missing} (got columns {list(df.columns)})")
+    if len(df) == 0:
+        raise ValueError("judgments have no rows: judge the pairs of a judging plan (softirr_stats.judging_plan)")
+    _refuse_repeated_pairs(df)
     if "draws" not in df.columns:
         df["draws"] = 1
     for col in ("q", "draws") + (("judgment",) if "judgment" in df.columns else ()):

@@ -133,10 +133,9 @@ def judged_rows(prep: Prepared, result: AgreementResult, judgments: Any, judge: 
         notes.append(f"judge= scored a default plan of {PPI_DEFAULT_DRAWS} uniform draws (seed 0); pass "
                      "judgments=softirr_stats.judging_plan(...) to choose the budget and design")
     else:
-        table = judgments if isinstance(judgments, pd.DataFrame) and "lambda" in judgments.attrs else None
-        if table is None or judge is not None:
-            table = read_judgments(judgments, require_judgment=judge is None,
-                                   lam=table.attrs.get("lambda") if table is not None else None)
+        # checked again even when read_judgments made the frame: its attrs survive an edit (assign, concat)
+        lam = judgments.attrs.get("lambda") if isinstance(judgments, pd.DataFrame) else None
+        table = read_judgments(judgments, require_judgment=judge is None, lam=lam)
     if judge is not None and "judgment" in table.columns and table["judgment"].notna().any():
         raise ValueError("give judgments with a 'judgment' column, or judge= to score the plan, not both")
     a = _codes(prep.ann.vocabulary, table["label_a"], "label_a")

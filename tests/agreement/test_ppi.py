@@ -645,3 +645,24 @@ def test_two_stage_targets_the_gold_kappa_and_reports_the_judge_error():
 def test_judged_design_refuses_strata():
     with pytest.raises(ValueError, match="strata= applies to the items, cluster, bayesian designs"):
         sis.Bootstrap(n=50, design="judged", strata=[0, 1])
+
+
+def test_repeated_pairs_edited_frames_and_empty_judgments_are_refused(data):
+    # a duplicated row moved the estimate silently (0.79 -> 0.57 for a plan judged twice); read_judgments' attrs
+    # survived an edit and skipped the checks; no rows gave nan and numpy warnings
+    wide, F, H = data
+    ann = as_annotations(wide.tolist())
+    plan = sis.judging_plan(ann, similarity=F, n=50, seed=0)
+    good = _judged(plan, H)
+    with pytest.raises(ValueError, match=r"judge the same pair .* a repeated row would be counted twice"):
+        sis.fleiss_kappa(ann, similarity=F, judgments=pd.concat([good, good]))
+    swapped = good.iloc[[0]].rename(columns={"label_a": "label_b", "label_b": "label_a"})
+    with pytest.raises(ValueError, match="judge the same pair"):
+        sis.fleiss_kappa(ann, similarity=F, judgments=pd.concat([good, swapped], ignore_index=True))
+    read = sis.read_judgments(good)
+    with pytest.raises(ValueError, match=r"judgment must lie in \[0, 1\]"):
+        sis.fleiss_kappa(ann, similarity=F, judgments=read.assign(judgment=2.0))
+    with pytest.raises(ValueError, match="judgments have no rows"):
+        sis.fleiss_kappa(ann, similarity=F, judgments=good.iloc[:0])
+    assert sis.fleiss_kappa(ann, similarity=F, judgments=read).value == sis.fleiss_kappa(
+        ann, similarity=F, judgments=good).value

@@ -50,6 +50,30 @@ def test_read_judgments_on_a_blinded_sheet_says_where_the_plan_is(tmp_path):
         sis.read_judgments(sheet)
 
 
+def test_an_edited_plan_file_is_refused(tmp_path, capsys):
+    # draws edited, rows deleted or repeated in the plan beside a sheet changed the estimate's weights silently
+    from softirr_stats.analysis import read_judging_sheet
+
+    sheet = tmp_path / "sheet.csv"
+    with pytest.raises(SystemExit) as ex:
+        main(["judge", "plan", str(demo_path()), "-m", "indel", "-n", "30", "-o", str(sheet)])
+    assert ex.value.code in (0, None), capsys.readouterr().err
+    filled = pd.read_csv(sheet, keep_default_na=False).assign(judgment=0.5)
+    filled.to_csv(sheet, index=False)
+    plan_path = tmp_path / "sheet.plan.csv"
+    plan = pd.read_csv(plan_path, keep_default_na=False)
+    judged, _ = read_judging_sheet(sheet)
+    assert int(judged["draws"].sum()) == 30
+    edited = plan.copy()
+    edited.loc[0, "draws"] = int(edited.loc[0, "draws"]) + 4
+    edited.to_csv(plan_path, index=False)
+    with pytest.raises(ValueError, match=r"draws add up to 34, but it was drawn with n = 30"):
+        read_judging_sheet(sheet)
+    pd.concat([plan, plan.iloc[[2]]]).to_csv(plan_path, index=False)
+    with pytest.raises(ValueError, match="appears more than once in the plan"):
+        read_judging_sheet(sheet)
+
+
 def test_bootstrap_advice_is_not_circular():
     ann = sis.Annotations.from_wide([["a", "b"]])
     with pytest.raises(ValueError) as err:
