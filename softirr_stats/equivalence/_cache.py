@@ -162,6 +162,17 @@ def _open_error(path: str, exc: BaseException) -> Exception:
     return err
 
 
+def _columns_of_ours(con: sqlite3.Connection) -> bool:
+    """Whether the tables ``estimators`` and ``scores`` hold the columns a score cache gives them (a file of
+    another program with tables of the same names is not one, and is refused without being modified)."""
+    want = {"estimators": {"fp", "fingerprint"}, "scores": {"fp", "a", "b", "score"}}
+    for table, cols in want.items():
+        have = {row[1] for row in con.execute(f"PRAGMA table_info({table})")}
+        if not cols <= have:
+            return False
+    return True
+
+
 def _use_wal(con: sqlite3.Connection, timeout: float) -> str:
     """Switch ``con``'s file to the WAL journal, waiting up to ``timeout`` s for other processes.
 
@@ -352,7 +363,7 @@ class Cached(BaseEstimator):
         (version,) = con.execute("PRAGMA user_version").fetchone()
         if not tables and app == 0:
             return -1  # a new, empty file
-        legacy = app == 0 and tables == {"estimators", "scores"}  # written before the schema version
+        legacy = app == 0 and tables == {"estimators", "scores"} and _columns_of_ours(con)  # before the version
         if app != APPLICATION_ID and not legacy:
             shown = ", ".join(sorted(tables)[:8]) + (", ..." if len(tables) > 8 else "")
             raise CacheError(

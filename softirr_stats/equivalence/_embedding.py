@@ -107,6 +107,10 @@ class Embedding(BaseEstimator):
             raise ValueError(f"rescale must be one of {list(_RESCALE)}; got {rescale!r}")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
+        if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int)
+                                       or max_length < 3):
+            raise ValueError(f"max_length must be None (the model's limit) or a whole number of tokens >= 3 (a text "
+                             f"needs its start and end tokens and one of its own); got {max_length!r}")
         self.model = model
         self.rescale = rescale
         self.batch_size = batch_size

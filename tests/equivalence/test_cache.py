@@ -342,6 +342,21 @@ def test_foreign_database_is_refused_unmodified(tmp_path):
         Cached(Levenshtein(), junk).n_cached()
 
 
+def test_foreign_database_with_tables_named_like_ours_is_refused_unmodified(tmp_path):
+    # tables 'estimators' and 'scores' of another program passed as a cache written before schema versions: the
+    # file was switched to WAL (modified), then failed on a missing column
+    path = tmp_path / "other.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE estimators (id INTEGER, x TEXT)")
+    con.execute("CREATE TABLE scores (k TEXT, v REAL)")
+    con.commit()
+    con.close()
+    before = path.read_bytes()
+    with pytest.raises(sqlite3.DatabaseError, match=r"other\.sqlite.*not a softirr score cache.*estimators, scores"):
+        Cached(Levenshtein(), path)(["a"], ["b"])
+    assert path.read_bytes() == before and not os.path.exists(str(path) + "-wal")
+
+
 def test_read_only_cache_serves_hits_and_says_new_scores_are_not_stored(tmp_path, monkeypatch):
     path = tmp_path / "ro.sqlite"
     w = Cached(Levenshtein(), path)

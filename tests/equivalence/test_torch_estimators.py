@@ -378,3 +378,12 @@ def test_openai_judge_verbalised(stub_server):
         score_pairs(judge, ["gibberish"], ["x"])  # the engine never accepts NaN
     with pytest.raises(ConnectionError, match="no answer"):
         OpenAICompatibleJudge("http://127.0.0.1:9", "m", max_retries=0, timeout=2)(["a"], ["b"])
+
+
+@pytest.mark.parametrize("bad", [2, 1, 0, -5, 2.5, True, "8"])
+def test_max_length_too_small_or_not_a_whole_number_is_refused(bad):
+    # max_length=2 kept only the start and end tokens: every pair scored 1.0
+    with pytest.raises(ValueError, match="max_length must be None"):
+        Embedding(max_length=bad)
+    with pytest.raises(ValueError, match="max_length must be None"):
+        Nli("some/model", max_length=bad)
