@@ -65,6 +65,7 @@ class MonteCarlo:
 
     def __post_init__(self) -> None:
         check_positive_int(self.permutations, "permutations")
+        check_positive_int(self.seed, "seed", minimum=0)
 
     @property
     def label(self) -> str:
@@ -97,6 +98,7 @@ class SampledPairs:
 
     def __post_init__(self) -> None:
         check_positive_int(self.n, "n", minimum=2)
+        check_positive_int(self.seed, "seed", minimum=0)
 
     @property
     def label(self) -> str:

@@ -250,7 +250,9 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
 
 
 def check_level(level: float, name: str = "level") -> float:
-    """Validate a confidence/credibility level in (0, 1)."""
+    """Validate a confidence/credibility level in (0, 1) (a number: not a text, not a bool)."""
+    if isinstance(level, str | bytes | bool | np.bool_):
+        raise TypeError(f"{name} must be a number in (0, 1); got {level!r}")
     try:
         value = float(level)
     except (TypeError, ValueError):

@@ -278,8 +278,23 @@ def per_item_codes(values: Any, items: tuple, name: str) -> np.ndarray:
     else:
         raise TypeError(f"{name} must be a mapping item -> value or a sequence aligned with ann.items; "
                         f"got {type(values).__name__}")
-    _, codes = np.unique(np.asarray(arr, dtype=object).astype(str), return_inverse=True)
-    return codes.astype(np.int32)
+    import pandas as pd
+
+    col = pd.Series(arr, dtype=object)
+    missing = col.isna().to_numpy()
+    if missing.any():  # a missing id would pool every such item into one unit
+        k = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"{name} has no value for item {items[k]!r} ({int(missing.sum())} item(s) in all): give "
+                         f"every item its {name} id")
+    try:
+        codes, uniq = pd.factorize(col)  # by value: 1 and 1.0 are one id, 1 and '1' two
+    except TypeError as err:
+        raise TypeError(f"{name} ids must be hashable values (numbers or texts); {err}") from None
+    # numbered in the order of their texts (as before: the same seed draws the same units)
+    order = sorted(range(len(uniq)), key=lambda k: (str(uniq[k]), type(uniq[k]).__name__))
+    rank = np.empty(len(uniq), dtype=np.int32)
+    rank[order] = np.arange(len(uniq), dtype=np.int32)
+    return rank[codes]
 
 
 # Replicates are drawn in fixed blocks of this many; block j of stream ``salt`` has its own

@@ -12,6 +12,7 @@
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.stats
 from scipy.stats import _resampling as scipy_resampling
@@ -315,3 +316,28 @@ def test_gemm_fast_path_equals_segment_kernels(family, monkeypatch):
     monkeypatch.setattr(_evaluator, "_gemm_features", lambda prep: None)  # the vmapped segment kernels
     slow = evaluate(prep, C)["value"]
     np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
+
+
+def test_missing_cluster_or_strata_ids_are_refused_and_ids_keep_their_kind():
+    # a missing id pooled every such item into one cluster ("nan"), and 1 and '1' were one cluster
+    from softirr_stats.uncertainty._bootstrap import per_item_codes
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 3, (60, 3))
+    for ids in ([np.nan] * 30 + list(range(30)), [None] * 60, [pd.NA] + list(range(59))):
+        with pytest.raises(ValueError, match="cluster has no value for item 0"):
+            sis.fleiss_kappa(x, ci=sis.Bootstrap(n=50, design="cluster", cluster=ids))
+    with pytest.raises(ValueError, match="strata has no value for item"):
+        sis.fleiss_kappa(x, ci=sis.Bootstrap(n=50, strata=[None] + [k % 2 for k in range(59)]))
+    assert per_item_codes(["b", "a", "10", "2", 1, "1"], tuple(range(6)), "cluster").tolist() == [5, 4, 2, 3, 0, 1]
+    as_ints = sis.fleiss_kappa(x, ci=sis.Bootstrap(n=50, design="cluster", cluster=[i // 3 for i in range(60)]))
+    as_texts = sis.fleiss_kappa(x, ci=sis.Bootstrap(n=50, design="cluster", cluster=[str(i // 3) for i in range(60)]))
+    assert (as_ints.ci_low, as_ints.ci_high) == (as_texts.ci_low, as_texts.ci_high)
+
+
+@pytest.mark.parametrize("make", [lambda: sis.Bootstrap(level="0.9"), lambda: sis.Analytic(level="0.9"),
+                                  lambda: sis.MonteCarlo(permutations=3, seed=1.0),
+                                  lambda: sis.SampledPairs(n=100, seed=True)])
+def test_levels_and_seeds_of_the_wrong_type_are_refused_when_made(make):
+    with pytest.raises(TypeError, match="must be a number in|must be an integer"):
+        make()
