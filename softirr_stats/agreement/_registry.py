@@ -112,6 +112,13 @@ def _check_as_given(coef: "Coefficient", family: str, ann: Annotations, sim: Lab
                             n_raters=ann.n_raters)
 
 
+class _OrdinalLevel(ExactMatchSimilarity):
+    """The label identity that ordinal alpha's family is given (it computes the ordinal distances from the counts),
+    named after the level."""
+
+    name = "ordinal-distance"
+
+
 def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any]) -> Resolved:
     """Krippendorff's levels: nominal (or soft), ordinal (its own family), interval / ratio (a metric)."""
     level, similarity, chance = options["level"], options.get("similarity"), options.get("chance", "exact")
@@ -127,7 +134,9 @@ def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any
             notes = ("ordinal alpha ranks text labels in vocabulary (sorted) order; declare the order (on the "
                      "command line: --categories A,B,C; in Python: Annotations(..., categories=[...])) or use "
                      "numeric labels",)
-        return Resolved(get_family("alpha_ordinal"), ExactMatchSimilarity(len(ann.vocabulary)), "exact", coef.name, notes)
+        # the family computes the ordinal distances itself; the name says so in the result (tables told nominal
+        # and ordinal alpha apart by nothing)
+        return Resolved(get_family("alpha_ordinal"), _OrdinalLevel(len(ann.vocabulary)), "exact", coef.name, notes)
     sim = level_similarity(ann, level, similarity)
     _check_as_given(coef, coef.family.name, ann, sim)
     return Resolved(coef.family, sim, chance, coef.name)
