@@ -998,6 +998,8 @@ def replicate_interval(reps: np.ndarray, estimate: float, cfg: Bootstrap, jackkn
                 details["interval_rule"] = details["interval_rule"].replace(
                     f"{units - 1} df", f"{dof:.3g} df (Satterthwaite, {len(np.unique(unit_strata))} strata)")
         lo, hi, note = bca_interval(reps, estimate, jack, t_level(cfg.level, units, dof=dof))
+    if method in ("bca", "bca-t") and "percentile interval used" in note:  # BCa fell back: say what was given
+        method = "percentile"
     return float(lo), float(hi), method, note, details
 
 

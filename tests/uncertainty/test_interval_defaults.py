@@ -230,3 +230,10 @@ def test_a_replaced_interval_does_not_keep_the_bootstraps_words_and_bad_values_a
         r.with_interval(0.1, 0.9, 0.1, 2.0, "x")
     with pytest.raises(ValueError, match=r"p_value must lie in \[0, 1\]"):
         r.with_test(1.0, 3.0, "x")
+
+
+def test_a_bca_interval_that_fell_back_to_the_percentile_is_named_so():
+    rng = np.random.default_rng(0)
+    r = sis.fleiss_kappa(rng.integers(0, 3, (30, 3)), ci=Bootstrap(n=2, seed=0))
+    assert any("percentile interval used" in w for w in r.warnings)
+    assert r.ci_method == "bootstrap-percentile"  # it said bootstrap-bca-t
