@@ -498,10 +498,12 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
         lo, hi, note = logit_jackknife_t_interval(result.value, jack, cfg.level)
         if math.isfinite(lo):
             out = summarize_replicates(result, reps["value"], replace(cfg, method="percentile"), lambda: jack)
+            on_logit = "original scale" not in note  # a value at 0 or 1 has no logit: formed on the F1 scale
             rule = (f"method='auto' for span F1 (items design, {stat.n_items} <= 1000 documents): Student-t with "
-                    f"{stat.n_items - 1} df and the leave-one-document-out jackknife SE on the logit scale")
-            out = out.with_interval(lo, hi, out.se, cfg.level, LOGIT_JACKKNIFE_T, interval_rule=rule,
-                                    t_dof=stat.n_items - 1)
+                    f"{stat.n_items - 1} df and the leave-one-document-out jackknife SE on the "
+                    f"{'logit' if on_logit else 'original'} scale")
+            out = out.with_interval(lo, hi, out.se, cfg.level, LOGIT_JACKKNIFE_T if on_logit else "jackknife-t",
+                                    interval_rule=rule, t_dof=stat.n_items - 1)
             return replace(out, warnings=(*out.warnings, note)) if note else out
     return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg),
                                 unit_strata=jackknife_strata(stat, cfg))

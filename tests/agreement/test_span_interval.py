@@ -74,3 +74,14 @@ def test_more_than_1000_documents_use_the_percentile_interval():
     r = sis.span_agreement(pd.DataFrame(rows, columns=["document", "annotator", "start", "end", "type"]),
                            ci=sis.Bootstrap(n=50, seed=0))
     assert r.ci_method == "bootstrap-percentile" and math.isfinite(r.ci_low)
+
+
+def test_an_interval_formed_on_the_original_scale_is_not_named_logit():
+    import pandas as pd
+
+    spans = pd.DataFrame([("d1", "a", 0, 4, "X"), ("d1", "b", 0, 4, "X"), ("d2", "a", 0, 4, "X"),
+                          ("d2", "b", 5, 9, "X"), ("d3", "a", 0, 4, "Y"), ("d3", "b", 0, 4, "Y")],
+                         columns=["document", "annotator", "start", "end", "type"])
+    r = sis.span_agreement(spans, ci=sis.Bootstrap(n=200, seed=0))  # leave-one-out values at 1: no logit
+    assert any("original scale" in w for w in r.warnings)
+    assert r.ci_method == "jackknife-t" and "original scale" in r.details["interval_rule"]
