@@ -252,6 +252,7 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
     """Draw a judging plan for a prepared coefficient whose estimator terms are ``(po, pe)``."""
     check_family(prep)
     check_positive_int(n, "n")
+    check_positive_int(seed, "seed", minimum=0)
     if gold_n is not None:
         check_positive_int(gold_n, "gold_n")
         if gold_n > n:

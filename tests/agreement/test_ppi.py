@@ -666,3 +666,9 @@ def test_repeated_pairs_edited_frames_and_empty_judgments_are_refused(data):
         sis.fleiss_kappa(ann, similarity=F, judgments=good.iloc[:0])
     assert sis.fleiss_kappa(ann, similarity=F, judgments=read).value == sis.fleiss_kappa(
         ann, similarity=F, judgments=good).value
+
+
+def test_a_plan_seed_that_is_no_whole_number_is_named(data):
+    wide, F, _ = data
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        sis.judging_plan(as_annotations(wide.tolist()), similarity=F, n=20, seed=None)
