@@ -111,8 +111,10 @@ class Bootstrap:
         Where the replicate weights are drawn: ``"numpy"`` (default) on the host with NumPy's SFC64,
         one generator per block of 16 replicates; ``"jax"`` with ``jax.random`` (threefry, a key per
         block of 16 replicates) on JAX's default device, so that on a GPU no weight crosses to the host
-        (docs/devices.md). Each gives the same replicates for a seed under any chunking, process and
-        backend; the two generators give different replicates (intervals equal within Monte Carlo error).
+        (docs/devices.md). Each draws the same replicate weights for a seed under any chunking, process
+        and backend (the coefficients evaluated on them agree to rounding, about 1e-15, where a chunk size
+        changes the shape of the batched sums); the two generators give different replicates (intervals
+        equal within Monte Carlo error).
     backend : None, "local", "ray" or :class:`softirr_stats.equivalence.RayBackend`
         Where the replicate chunks are evaluated: None or ``"local"`` (default) in this process;
         ``"ray"`` (the Ray instance already initialised, else a local one started for the run; one
