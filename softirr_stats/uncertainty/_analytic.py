@@ -389,15 +389,20 @@ def null_test(result: AgreementResult, prep: Prepared, se: float, df: int,
 
     v = float(result.value)
     z_t = p_t = g_t = math.nan
+    zero_se = False
     if math.isfinite(v) and math.isfinite(se) and df >= 1:
         if se > 0:
             z_t = v / se
             p_t = _two_sided_t(z_t, df)
             g_t = float(stdtr(df, -z_t))
-        elif v != 0 and notes is not None:
-            notes.append("test of H0: coefficient = 0: the standard error is 0 (no variation between items), "
-                         "so z and the p-value are undefined (nan); irrCAC reports p = 0 here")
+        else:
+            zero_se = v != 0
     h0 = null_variance(prep, result.coefficient) if math.isfinite(v) else None
+    if zero_se and notes is not None:  # what is undefined depends on whether the H0 variance gives the test
+        notes.append("test of H0: coefficient = 0: the standard error is 0 (no variation between items), so "
+                     + ("irrCAC's z (value / se) is undefined; the p-value uses the variance under H0"
+                        if h0 is not None and h0[0] > 0 else
+                        "z and the p-value are undefined (nan); irrCAC reports p = 0 here"))
     if h0 is not None and h0[0] > 0:
         se0 = math.sqrt(h0[0])
         z = v / se0

@@ -247,3 +247,12 @@ def test_degenerate_cases():
     # a single item: no variance
     one = sis.fleiss_kappa([["a", "b", "a"]], ci="analytic")
     assert math.isnan(one.se) and not math.isnan(one.value)
+
+
+def test_a_zero_se_note_says_what_is_undefined_where_the_h0_variance_gives_the_test():
+    # the note said "z and the p-value are undefined (nan)" beside a p-value of 6e-27
+    rows = [["a", "a", "a"], ["b", "b", "b"], ["a", "a", "a"], ["c", "c", "c"]] * 5
+    r = sis.fleiss_kappa(rows, ci="analytic")
+    assert 0 <= r.p_value < 1e-6
+    (said,) = [w for w in r.warnings if w.startswith("test of H0")]
+    assert "the p-value uses the variance under H0" in said and "p-value are undefined" not in said
