@@ -288,6 +288,12 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
         if name in ("ConvergenceWarning", "PredictiveCheckWarning", "PriorDominatedWarning", "FitWarning") \
                 or (cat is None and msg):
             texts.append(msg)
+    if posterior.method == "svi":  # the loss trace tells whether the optimisation had finished
+        from softirr_stats.inference._fit import svi_still_falling
+
+        late = svi_still_falling(posterior.extra.get("losses", ()))
+        if late:
+            texts.append(late)
     diag = FitDiagnostics(model=posterior.model_name, method=posterior.method, n_chains=posterior.num_chains,
                           n_draws=posterior.num_draws_per_chain, max_r_hat=max_r, worst_r_hat=worst_r,
                           min_ess=min_e, worst_ess=worst_e, max_r_hat_nuisance=max_rn,

@@ -650,7 +650,7 @@ def _row_number_pairing(items_a: Any, items_b: Any) -> str:
 
     Examples
     --------
-    >>> _row_number_pairing(range(80), range(100))[:60]
+    >>> _row_number_pairing(range(80), range(100))[:59]
     'both tables name their items by row number (0-79 and 0-99),'
     >>> _row_number_pairing(range(80), range(80)), _row_number_pairing(["d1", "d2"], range(3))
     ('', '')

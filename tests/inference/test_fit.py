@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from softirr_stats import models
+from softirr_stats import inference, models
 from softirr_stats.agreement._result import AgreementResult
 from softirr_stats.data import Annotations
 from softirr_stats.inference import (
@@ -461,3 +461,27 @@ def test_fit_warnings_point_at_the_callers_line():
             config=NutsConfig(num_warmup=20, num_samples=20, num_chains=2))
     found = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
     assert found and all(w.filename == __file__ for w in found)
+
+
+def test_an_svi_fit_stopped_while_its_loss_still_fell_is_flagged():
+    # 30 steps gave a kappa interval a quarter of the converged width, with no warning and no caveat
+    sim = models.simulate_dawid_skene(300, 5, 5, accuracy=0.7, missing=0.3, seed=2)
+    with pytest.warns(ConvergenceWarning, match="SVI loss was still falling in the second half"):
+        short = fit("dawid_skene", sim["codes"], method="svi", progress=False,
+                    config=SviConfig(steps=100, num_draws=100))
+    assert any("still falling" in c for c in inference.diagnostics(short).caveats)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        done = fit("dawid_skene", sim["codes"], method="svi", progress=False,
+                   config=SviConfig(steps=1500, num_draws=100))
+    assert not any("still falling" in c for c in inference.diagnostics(done).caveats)
+
+
+def test_the_late_fall_rule_on_known_traces():
+    from softirr_stats.inference._fit import svi_still_falling
+
+    steps = np.arange(1000)
+    assert svi_still_falling(1000 * np.exp(-steps / 30) + 50) == ""
+    assert svi_still_falling(1000 * np.exp(-steps / 600) + 50).startswith("SVI loss was still falling")
+    noisy = 50 + np.random.default_rng(0).normal(0, 5, 1000)  # flat and noisy: nothing to say
+    assert svi_still_falling(noisy) == "" and svi_still_falling([1.0, 2.0]) == ""
