@@ -173,6 +173,9 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
     width = _width()
     heads = headers or {}
     cols = list(columns)
+    # an interval column without intervals, or a secondary column with no value in any row, says nothing (a value
+    # column stays: empty there means undefined)
+    cols = [c for c in cols if (c != "CI" and c not in secondary) or any(_cell(r.get(c)) for r in rows)] or cols
 
     def need(cs: list[str]) -> int:
         return sum(max([len(heads.get(c, c))] + [len(_cell(r.get(c))) for r in rows]) + 3 for c in cs) + 1

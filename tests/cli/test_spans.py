@@ -32,7 +32,8 @@ def test_spans_equals_the_python_api_and_bratiaa(capsys, tmp_path):
     assert json.loads((tmp_path / "spans.json").read_text())["results"] == payload["results"]
 
 
-def test_spans_overlap_table_and_bad_options(capsys):
+def test_spans_overlap_table_and_bad_options(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")  # a narrower terminal breaks the pair column's text across lines
     code, out, _ = run(capsys, "spans", str(BRATIAA), "--match", "overlap:0.5", "--by", "all", "--bootstrap", "0")
     assert code == 0 and "mean over pairs" in out and "match = overlap:0.5" in out
     code, _, err = run(capsys, "spans", str(BRATIAA), "--match", "fuzzy")
