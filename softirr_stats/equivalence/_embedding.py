@@ -9,6 +9,7 @@ import numpy as np
 
 from softirr_stats.equivalence._protocol import BaseEstimator, Labels, as_label_array, check_strings
 from softirr_stats.equivalence._torch import (
+    check_token_limit,
     load_shared,
     model_identity,
     resolve_device,
@@ -107,10 +108,7 @@ class Embedding(BaseEstimator):
             raise ValueError(f"rescale must be one of {list(_RESCALE)}; got {rescale!r}")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
-        if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int)
-                                       or max_length < 3):
-            raise ValueError(f"max_length must be None (the model's limit) or a whole number of tokens >= 3 (a text "
-                             f"needs its start and end tokens and one of its own); got {max_length!r}")
+        check_token_limit(max_length, 3, "a text needs its start and end tokens and one of its own")
         self.model = model
         self.rescale = rescale
         self.batch_size = batch_size

@@ -15,6 +15,7 @@ from softirr_stats.equivalence._protocol import (
     check_strings,
 )
 from softirr_stats.equivalence._torch import (
+    check_token_limit,
     load_shared,
     model_identity,
     resolve_device,
@@ -98,10 +99,7 @@ class Nli(BaseEstimator):
                              "no NLI weights ship with the package")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
-        if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int)
-                                       or max_length < 5):
-            raise ValueError(f"max_length must be None (the model's limit) or a whole number of tokens >= 5 (a pair "
-                             f"needs its start, separator and end tokens and one of each text); got {max_length!r}")
+        check_token_limit(max_length, 5, "a pair needs its start, separator and end tokens and one of each text")
         self.model = model
         self.entailment_label = entailment_label
         self.batch_size = batch_size

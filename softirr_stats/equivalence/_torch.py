@@ -14,12 +14,27 @@ from typing import Any
 import numpy as np
 
 __all__ = ["resolve_device", "resolve_dtype", "load_pretrained", "load_shared", "clear_loaded_models",
-           "run_batches", "model_identity"]
+           "run_batches", "model_identity", "check_token_limit"]
 
 _LOADED: dict[tuple, tuple[Any, Any]] = {}
 _LOAD_LOCK = threading.Lock()
 
 _DTYPES = ("auto", "bf16", "fp16", "fp32")
+
+
+def check_token_limit(max_length: Any, minimum: int, holds: str) -> None:
+    """Refuse a ``max_length`` that is not None or a whole number of tokens >= ``minimum`` (what it ``holds``).
+
+    >>> check_token_limit(None, 3, "a text")
+    >>> check_token_limit(2, 3, "a text")
+    Traceback (most recent call last):
+    ...
+    ValueError: max_length must be None (the model's limit) or a whole number of tokens >= 3 (a text); got 2
+    """
+    if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int)
+                                   or max_length < minimum):
+        raise ValueError(f"max_length must be None (the model's limit) or a whole number of tokens >= {minimum} "
+                         f"({holds}); got {max_length!r}")
 
 
 def _torch() -> Any:
