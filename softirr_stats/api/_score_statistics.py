@@ -132,17 +132,24 @@ def icc(ann: Any, *, form: str = "ICC2", ci: Any = None) -> AgreementResult:
         lo, hi = icc_interval(spec, terms, value, level)
         from dataclasses import replace
 
-        said = ()
-        if math.isfinite(value) and not (math.isfinite(lo) and math.isfinite(hi)):
-            said = (f"{spec.coefficient}'s analytic interval is undefined here: no residual variance (each rater's "
-                    "scores differ from the others' by a constant, or not at all), so its F statistic and "
-                    "Satterthwaite's df are not numbers; a Bootstrap interval or more varied data give one",)
-            warnings.warn(f"{spec.coefficient}: {said[0]}", DegenerateWarning, stacklevel=user_stacklevel())
+        said = _undefined_interval(spec.coefficient, value, lo, hi,
+                                   f"{spec.coefficient}'s analytic interval is undefined here: no residual variance "
+                                   "(each rater's scores differ from the others' by a constant, or not at all), so its "
+                                   "F statistic and Satterthwaite's df are not numbers; a Bootstrap interval or more "
+                                   "varied data give one")
         return replace(result, ci_low=lo, ci_high=hi, level=level, ci_method="exact-F",
                        warnings=(*result.warnings, *said))
     name = spec.name
     stat = ScoreStatistic(x, items, lambda x_, c, v: icc_values(x_, c, v)[name])
     return attach_interval(result, stat, ci)
+
+
+def _undefined_interval(coefficient: str, value: float, lo: float, hi: float, why: str) -> tuple[str, ...]:
+    """``(why,)``, warned, where a defined value got an undefined analytic interval; ``()`` otherwise."""
+    if not math.isfinite(value) or (math.isfinite(lo) and math.isfinite(hi)):
+        return ()
+    warnings.warn(f"{coefficient}: {why}", DegenerateWarning, stacklevel=user_stacklevel())
+    return (why,)
 
 
 def lin_ccc(ann: Any, *, ci: Any = None) -> AgreementResult:
@@ -189,11 +196,10 @@ def lin_ccc(ann: Any, *, ci: Any = None) -> AgreementResult:
         se, lo, hi = ccc_interval(terms, level)
         from dataclasses import replace
 
-        said = ()
-        if math.isfinite(value) and not (math.isfinite(lo) and math.isfinite(hi)):
-            said = ("lin_ccc's Fisher-z interval is undefined here: the concordance is perfect (|rho_c| = 1: "
-                    "the two raters' scores are identical), where Fisher's z is infinite and Lin's SE is 0",)
-            warnings.warn(f"lin_ccc: {said[0]}", DegenerateWarning, stacklevel=user_stacklevel())
+        said = _undefined_interval("lin_ccc", value, lo, hi,
+                                   "lin_ccc's Fisher-z interval is undefined here: the concordance is perfect "
+                                   "(|rho_c| = 1: the two raters' scores are identical), where Fisher's z is infinite "
+                                   "and Lin's SE is 0")
         return replace(result, se=se, ci_low=lo, ci_high=hi, level=level, ci_method="fisher-z",
                        warnings=(*result.warnings, *said))
     stat = ScoreStatistic(x, items, lambda x_, c, v: ccc_values(x_, c)["value"], rater_designs=False,
