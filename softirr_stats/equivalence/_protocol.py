@@ -10,7 +10,6 @@ estimator, its settings and model, used as the persistent-cache key).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -54,16 +53,33 @@ class Estimator(Protocol):
 # --------------------------------------------------------------------------------------
 # labels
 # --------------------------------------------------------------------------------------
+def missing_kind(x: Any) -> str | None:
+    """Name the missing-value marker ``x`` is (None, NaN, pandas' NA, NaT), or None if it is a value.
+
+    >>> [missing_kind(v) for v in (None, float("nan"), np.float32("nan"), np.datetime64("NaT"), "a")]
+    ['None', 'NaN', 'NaN', 'NaT', None]
+    """
+    if x is None:
+        return "None"
+    kind = type(x).__name__
+    if kind in ("NAType", "NaTType") and type(x).__module__.startswith("pandas"):
+        return "pd.NA" if kind == "NAType" else "NaT"
+    if isinstance(x, (float, complex, np.floating, np.complexfloating)) and np.isnan(x):
+        return "NaN"
+    if isinstance(x, (np.datetime64, np.timedelta64)) and np.isnat(x):
+        return "NaT"
+    return None
+
+
 def check_label(x: Any, where: str) -> Hashable:
     """Return a canonical hashable label, or raise naming the position ``where``.
 
-    ``set`` becomes ``frozenset`` and ``list`` becomes ``tuple``; ``None`` and NaN are
-    rejected (missing ratings must be dropped before scoring).
+    ``set`` becomes ``frozenset`` and ``list`` becomes ``tuple``; ``None``, NaN, pandas' NA
+    and NaT are rejected (missing ratings must be dropped before scoring).
     """
-    if x is None:
-        raise ValueError(f"{where} is None; missing labels cannot be scored (drop them first)")
-    if isinstance(x, float) and math.isnan(x):
-        raise ValueError(f"{where} is NaN; missing labels cannot be scored (drop them first)")
+    missing = missing_kind(x)
+    if missing is not None:
+        raise ValueError(f"{where} is {missing}; missing labels cannot be scored (drop them first)")
     if isinstance(x, (set, frozenset)):
         return frozenset(x)
     if isinstance(x, list):

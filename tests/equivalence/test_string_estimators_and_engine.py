@@ -236,6 +236,13 @@ def test_bad_inputs():
         Exact()([float("nan")], [1.0])
     with pytest.raises(ValueError, match="same length"):
         score_pairs(Exact(), ["a", "b"], ["a"])
+    # every missing marker is named; pandas' NA failed inside ==, NaT and float32 NaN scored 0.0
+    import pandas as pd
+
+    for marker, name in [(pd.NA, "pd.NA"), (pd.NaT, "NaT"), (np.float32("nan"), "NaN"),
+                         (np.datetime64("NaT"), "NaT")]:
+        with pytest.raises(ValueError, match=rf"a\[0\] is {name}; missing labels"):
+            Exact()([marker], [marker])
     with pytest.raises(TypeError, match=r"b\[0\] is int"):
         Levenshtein()(["a"], [3])
     with pytest.raises(TypeError, match=r"labels_a\[1\] is frozenset"):
