@@ -61,7 +61,16 @@ def resolve_device(device: Any = None) -> Any:
         device = current_device()
         if device == "auto":
             return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+    try:
+        out = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"device must be 'auto', 'cpu', 'cuda', 'cuda:N' or another torch device; got {device!r}"
+                         ) from None
+    if out.type == "cuda" and not torch.cuda.is_available():
+        build = "this torch build has no CUDA support" if torch.version.cuda is None else "torch sees no CUDA device"
+        raise ValueError(f"device={device!r}: {build}; use device='cpu' (or 'auto', which picks CUDA when there "
+                         "is one)")
+    return out
 
 
 def resolve_dtype(device: Any, dtype: Any = "auto") -> Any:

@@ -107,6 +107,11 @@ def test_device_and_dtype_helpers():
     assert resolve_device(None).type in ("cpu", "cuda")
     with pytest.raises(ValueError, match=r"dtype must be one of \['auto', 'bf16', 'fp16', 'fp32'\]"):
         resolve_dtype(cpu, "half")
+    with pytest.raises(ValueError, match="device must be 'auto', 'cpu'"):
+        resolve_device("gpu")
+    if not torch.cuda.is_available():  # torch's own AssertionError ("not compiled with CUDA") before
+        with pytest.raises(ValueError, match=r"device='cuda:1': .*use device='cpu'"):
+            resolve_device("cuda:1")
 
 
 def test_run_batches_sorts_restores_order_and_halves_on_oom():
