@@ -110,6 +110,41 @@ def model_identity(model: str | os.PathLike[str]) -> str:
     return f"{os.path.basename(os.path.normpath(path))}@{h.hexdigest()[:16]}"
 
 
+def hub_unreachable(name: str, revision: str | None, *, timeout: float = 3.0) -> str | None:
+    """Why the Hugging Face hub cannot be reached for a model not on this machine, else None.
+
+    None too for a local directory, a model already in the cache, and offline mode (where
+    ``from_pretrained`` fails at once by itself) or behind a proxy. A name that does not resolve or a host that
+    does not answer within ``timeout`` seconds is reported in a few seconds instead of after
+    the download's retries (about a minute).
+    """
+    if os.path.isdir(name):
+        return None
+    try:
+        from huggingface_hub import constants, try_to_load_from_cache
+    except ImportError:  # pragma: no cover - transformers depends on it
+        return None
+    proxied = any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+                                               "ALL_PROXY", "all_proxy"))
+    if constants.HF_HUB_OFFLINE or proxied:  # behind a proxy a direct connection proves nothing
+        return None
+    try:
+        if isinstance(try_to_load_from_cache(name, "config.json", revision=revision), str):
+            return None
+    except ValueError:  # not a repository id; from_pretrained says so itself
+        return None
+    import socket
+    from urllib.parse import urlparse
+
+    url = urlparse(constants.ENDPOINT)
+    host, port = url.hostname or "", url.port or (80 if url.scheme == "http" else 443)
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as err:
+        return f"{host}:{port}: {err.strerror or err}"
+    return None
+
+
 def load_pretrained(kind: str, model: str | os.PathLike[str], *, revision: str | None, dtype: Any,
                     trust_remote_code: bool, local_files_only: bool) -> tuple[Any, Any]:
     """Load ``(tokenizer, model)`` with safetensors only; clear error when unavailable.
@@ -131,6 +166,14 @@ def load_pretrained(kind: str, model: str | os.PathLike[str], *, revision: str |
            "causal_lm": tf.AutoModelForCausalLM}[kind]
     name = os.fspath(model)
     common = dict(revision=revision, trust_remote_code=trust_remote_code, local_files_only=local_files_only)
+    unreachable = None if local_files_only else hub_unreachable(name, revision)
+    if unreachable:  # transformers would retry for about a minute before failing
+        raise OSError(
+            f"could not load model {name!r} (revision {revision!r}): it is neither a local directory nor in "
+            f"the local Hugging Face cache, and the hub cannot be reached ({unreachable}). Pass a local model "
+            "directory (saved with save_pretrained, safetensors weights), or download it first on a machine "
+            "with network access"
+        )
     try:
         tok = tf.AutoTokenizer.from_pretrained(name, **common)
         try:

@@ -222,6 +222,27 @@ def test_embedding_bad_inputs(minilm, tmp_path):
         Embedding("sentence-transformers/not-a-real-model-xyz", local_files_only=True).embed(["a"])
 
 
+def test_unreachable_hub_is_reported_without_the_download_retries(monkeypatch, tmp_path):
+    """Online mode with no route to the hub: about a minute of retries before; now the probe says it."""
+    import time
+
+    from huggingface_hub import constants
+
+    from softirr_stats.equivalence._torch import hub_unreachable
+
+    for var in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")  # discard port: refused at once
+    start = time.monotonic()
+    with pytest.raises(OSError, match=r"hub cannot be reached \(127\.0\.0\.1:9: .*local model directory"):
+        Embedding("sentence-transformers/not-a-real-model-xyz").embed(["a"])
+    assert time.monotonic() - start < 30
+    assert hub_unreachable(str(tmp_path), None) is None  # a local directory is never probed
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    assert hub_unreachable("sentence-transformers/not-a-real-model-xyz", None) is None
+
+
 def test_embedding_through_cache(minilm, tmp_path):
     est = Cached(minilm, tmp_path / "emb.sqlite")
     s = est(PAIRS_A, PAIRS_B)
