@@ -331,6 +331,9 @@ def sensitivity(
     ann = as_annotations(ann, categories)
     reg = coefficient_registry() if registry is None else registry
     names = _default_coefficients(ann, reg) if coefficients is None else _as_tuple(coefficients)
+    if not names:
+        raise ValueError("coefficients must list at least one name, e.g. ('fleiss_kappa',), or be None for the "
+                         "defaults of this design")
     for name in names:
         if not isinstance(name, str) or name not in reg:
             from softirr_stats.base._suggest import did_you_mean

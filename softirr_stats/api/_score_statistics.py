@@ -257,7 +257,9 @@ def kendall_w(ann: Any, *, correct: bool = True, ci: Any = None) -> AgreementRes
                "test": "Friedman chi-square test of H0: W = 0"}
     result = AgreementResult("kendall_w", value, math.nan, math.nan, x.shape[0], x.shape[1], p_value=p,
                              similarity="ranks", chance="none", warnings=tuple(notes), details=details)
-    stat = ScoreStatistic(x, items, lambda x_, c, v: kendall_w_values(x_, c, v, correct=correct)["value"])
+    stat = ScoreStatistic(x, items, lambda x_, c, v: kendall_w_values(x_, c, v, correct=correct)["value"],
+                          no_analytic="Kendall's W has no published analytic interval (its Friedman chi-square "
+                                      "test is in p_value)")
     return attach_interval(result, stat, ci)
 
 

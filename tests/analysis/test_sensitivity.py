@@ -178,6 +178,9 @@ def test_validation_errors(text_data):
         sensitivity(text_data, ci="bootstrap")
     with pytest.raises(ValueError, match="chance must be"):
         sensitivity(text_data, chance=["permutation"])
+    for arg in ("coefficients", "chance", "similarities"):  # coefficients=[] gave an empty table
+        with pytest.raises(ValueError, match=f"{arg} must list at least one"):
+            sensitivity(text_data, **{arg: []})
 
 
 def test_forest_plot_draws_one_point_per_finite_row(text_data):

@@ -284,6 +284,8 @@ def test_bad_input_is_refused_with_one_clear_error():
         sis.icc([[1, 2], [3, None]])
     with pytest.raises(TypeError, match="correct must be True or False"):
         sis.kendall_w(DATA["anxiety"], correct="yes")
+    with pytest.raises(ValueError, match=r"Kendall's W has no published analytic interval \(its Friedman"):
+        sis.kendall_w(DATA["anxiety"], ci="analytic")  # said "its published interval is ci='analytic'" before
     with pytest.warns(sis.DegenerateWarning, match="undefined"):
         assert math.isnan(sis.icc([[2, 2], [2, 2], [2, 2]]).value)
 
