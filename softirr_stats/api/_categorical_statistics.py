@@ -19,6 +19,7 @@ import numpy as np
 from softirr_stats.agreement import (
     MARGINAL_TESTS,
     AgreementResult,
+    DegenerateWarning,
     MarginalTestResult,
     all_agree_share,
     as_annotations,
@@ -26,7 +27,7 @@ from softirr_stats.agreement import (
     get_coefficient,
     light_null_z,
 )
-from softirr_stats.base._validation import check_choice
+from softirr_stats.base._validation import check_choice, user_stacklevel
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,8 +93,23 @@ def category_kappa(ann: Any) -> "pd.DataFrame":
     if r[0] < 2:
         raise ValueError(f"category_kappa needs at least two ratings per item; got {int(r[0])}")
     rows = category_kappa_rows(counts)
+    _warn_undefined_categories(list(data.vocabulary), rows["prevalence"])
     return pd.DataFrame({"category": list(data.vocabulary), **{k: rows[k] for k in
                                                                  ("kappa", "se", "z", "p_value", "prevalence")}})
+
+
+def _warn_undefined_categories(categories: list, prevalence: np.ndarray) -> None:
+    """A DegenerateWarning naming the categories whose kappa is undefined (used by no one, or by everyone)."""
+    import warnings
+
+    prevalence = np.asarray(prevalence, dtype=np.float64)
+    never = [c for c, p in zip(categories, prevalence, strict=True) if p == 0]
+    always = [c for c, p in zip(categories, prevalence, strict=True) if p == 1]
+    parts = ([f"{never[:5]} used by no rater" + (f" (and {len(never) - 5} more)" if len(never) > 5 else "")]
+             if never else []) + ([f"{always} used for every rating"] if always else [])
+    if parts:
+        warnings.warn(f"category_kappa: kappa is NaN for {' and '.join(parts)}: a category's kappa needs it to be "
+                      "used on some ratings and not on others", DegenerateWarning, stacklevel=user_stacklevel())
 
 
 def all_agree(ann: Any, *, tolerance: float = 0.0) -> AgreementResult:

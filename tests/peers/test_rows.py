@@ -142,6 +142,19 @@ def test_category_kappa_refuses_unequal_rating_numbers():
         sis.category_kappa([["a", "a"], ["a", None], ["b", "b"]])
 
 
+def test_category_kappa_warns_where_a_category_has_no_kappa():
+    """NaN rows were silent (only the docstring said so)."""
+    counts = sis.Annotations.from_counts([[3, 0, 0], [0, 3, 0], [1, 2, 0]], categories=["a", "b", "c"])
+    with pytest.warns(sis.DegenerateWarning, match=r"NaN for \['c'\] used by no rater"):
+        rows = sis.category_kappa(counts)
+    assert rows["kappa"].isna().tolist() == [False, False, True]
+    with pytest.warns(sis.DegenerateWarning, match=r"\['a'\] used for every rating"):
+        sis.category_kappa([["a", "a"], ["a", "a"]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sis.category_kappa(DATA["diagnoses"])  # every category used: no warning
+
+
 # --- all-agree share: R irr::agree(anxiety, tolerance) ------------------------------------------------
 @pytest.mark.parametrize("tol", [0, 1, 2])
 def test_all_agree_equals_irr_agree(tol):
