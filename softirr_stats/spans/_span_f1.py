@@ -699,6 +699,12 @@ def span_summary(stat: SpanStatistic, tab: SpanTable, *, match: str, by: str, si
                                           strict=True)]
         notes.append(f"{int(undefined.sum())} of {len(undefined)} annotator pairs have no span on the documents they "
                      f"share (F1 undefined) and are left out of the mean: {bad[:5]}")
+    for column, empty, who in (("precision", (nb_p == 0) & (na_p > 0), "b"), ("recall", (na_p == 0) & (nb_p > 0), "a")):
+        if empty.any():  # F1 is defined (0) there; only the named ratio is not, as sklearn warns
+            pairs = [f"{a}-{b}" for a, b in zip(by_pair["annotator_a"][empty], by_pair["annotator_b"][empty],
+                                                strict=True)]
+            notes.append(f"by_pair: {column} is undefined (nan) for {int(empty.sum())} pair(s) where annotator_{who} "
+                         f"marked no span on the shared documents: {pairs[:5]}")
     if tab.n_collapsed:
         notes.append(f"{tab.n_collapsed} repeated span(s) (same annotator, document, offsets and type) counted once")
     for note in notes:

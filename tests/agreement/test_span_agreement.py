@@ -262,6 +262,13 @@ def test_documents_only_one_annotator_annotated_are_not_compared():
     np.testing.assert_allclose(r.value, 2 * 1 / 3)
 
 
+def _warnings_of(fn, *args):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn(*args)
+    return [w for w in caught]
+
+
 def test_no_span_on_shared_documents_is_nan_with_a_warning():
     spans = frame([("d", "b", None, None, None), ("d", "d", None, None, None), ("e", "a", 0, 3, "X"),
                    ("e", "c", 0, 3, "X")])
@@ -270,6 +277,13 @@ def test_no_span_on_shared_documents_is_nan_with_a_warning():
     # b and d marked nothing: a-b, a-d, b-c, c-d have F1 0, a-c 1, b-d is undefined
     np.testing.assert_allclose(r.by_pair["f1"], [0.0, 1.0, 0.0, 0.0, np.nan, 0.0])
     np.testing.assert_allclose(r.value, 1 / 5)
+    # precision / recall of a pair where one side marked nothing: nan, now said (sklearn warns likewise)
+    caught = [str(w.message) for w in _warnings_of(sis.span_agreement, spans)]
+    assert any("precision is undefined (nan) for 3 pair(s) where annotator_b marked no span on the shared "
+               "documents: ['a-b', 'a-d', 'c-d']" in m for m in caught)
+    assert any("recall is undefined (nan) for 1 pair(s) where annotator_a marked no span on the shared documents: "
+               "['b-c']" in m for m in caught)
+    np.testing.assert_array_equal(np.isnan(r.by_pair["precision"]), [True, False, True, False, True, True])
     only_empty = frame([("d", "a", None, None, None), ("d", "b", None, None, None)])
     with pytest.warns(sis.DegenerateWarning, match="undefined"):
         assert np.isnan(sis.span_agreement(only_empty).value)
