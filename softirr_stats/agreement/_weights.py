@@ -194,6 +194,10 @@ def krippendorff_distance(level: str, values: np.ndarray) -> np.ndarray:
     if level == "interval":
         return _sub(x) ** 2
     if level == "ratio":
+        if (x < 0).any():  # (-2, 2) would get distance 0: the ratio metric measures from an absolute zero
+            raise ValueError(f"level='ratio' needs values of at least 0 (the ratio metric measures from an absolute "
+                             f"zero); the smallest value here is {x.min():g}. Use level='interval' for scores that "
+                             "can be negative")
         s = _add(x)
         with np.errstate(divide="ignore", invalid="ignore"):
             d = (_sub(x) / s) ** 2

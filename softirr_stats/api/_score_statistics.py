@@ -49,15 +49,48 @@ def _analytic_level(ci: Any) -> float | None:
 
 def _scores(ann: Any, name: str, min_raters: int = 2) -> tuple[np.ndarray, tuple, list[str], int]:
     data = as_annotations(ann)
+    if data.exchangeable_raters:
+        raise ValueError(f"{name} needs to know which rater gave which score, and these annotations are rating "
+                         "slots without rater identity (Annotations.from_counts), whose order is arbitrary; "
+                         "icc(form='ICC1') / 'ICC1k' (one-way: raters not identified) applies to them")
     x, items, dropped = numeric_table(data, name)
+    return _checked(data, x, items, dropped, name)
+
+
+def _one_way_scores(ann: Any, name: str) -> tuple[np.ndarray, tuple, list[str], int]:
+    """The scores of the one-way model, where each item may have its own raters.
+
+    Rater identity plays no part in ICC1 / ICC1k, so where every rated item has the same number k of
+    scores (each item scored by k of many raters, or rating slots) each row keeps its k scores. Where
+    the numbers differ, items with a missing score are left out (listwise, as psych and pingouin).
+    """
+    data = as_annotations(ann)
+    if data.kind == "numeric":
+        codes = data.codes
+        per_item = (codes >= 0).sum(axis=1)
+        rated = per_item > 0
+        k = np.unique(per_item[rated])
+        if k.size == 1 and 2 <= k[0] < data.n_raters:
+            vals = np.asarray(data.values(), dtype=np.float64)
+            order = np.argsort(codes[rated] < 0, axis=1, kind="stable")[:, : int(k[0])]  # the rated columns
+            x = vals[np.take_along_axis(codes[rated], order, axis=1)]
+            items = tuple(np.asarray(data.items, dtype=object)[rated].tolist())
+            return _checked(data, x, items, 0, name)
+    x, items, dropped = numeric_table(data, name)
+    return _checked(data, x, items, dropped, name)
+
+
+def _checked(data: Any, x: np.ndarray, items: tuple, dropped: int, name: str) -> tuple[np.ndarray, tuple, list[str], int]:
     notes = []
     if dropped:
         msg = (f"{name}: {dropped} of {data.n_items} items have a missing rating and were left out (the ANOVA "
                "and rank statistics need every rater's score on an item; listwise, as R irr / psych and pingouin)")
-        warnings.warn(msg, DegenerateWarning, stacklevel=3)
+        warnings.warn(msg, DegenerateWarning, stacklevel=user_stacklevel())
         notes.append(msg)
     if x.shape[0] < 2:
-        raise ValueError(f"{name} needs at least two items with every rater's score; got {x.shape[0]}")
+        raise ValueError(f"{name} needs at least two items with every rater's score; got {x.shape[0]}"
+                         + (" (ICC1 / ICC1k keep each item's own scores where every item has the same number of "
+                            "them)" if name == "icc" and dropped else ""))
     return x, items, notes, dropped
 
 
@@ -83,13 +116,16 @@ def icc(ann: Any, *, form: str = "ICC2", ci: Any = None) -> AgreementResult:
     ----------
     ann : Annotations or a wide table (DataFrame, array or nested lists)
         Rows = items, columns = raters, numeric scores; an item with a missing score is left out
-        (listwise) with a warning.
+        (listwise) with a warning. ICC1 / ICC1k need no rater identity: where every item has the
+        same number k of scores (each item scored by k of many raters, or ``from_counts`` slots),
+        each item keeps its own k scores. The two-way forms refuse ``from_counts`` slots.
     form : str, default "ICC2"
         ``"ICC1"``, ``"ICC2"``, ``"ICC3"``, ``"ICC1k"``, ``"ICC2k"``, ``"ICC3k"`` (any case), or the
         McGraw-Wong / pingouin spellings ``"ICC(A,1)"``, ``"ICC(C,k)"``, ``"ICC(2,1)"`` ...
     ci : None, "analytic", Analytic or Bootstrap, default None
         ``"analytic"`` / ``Analytic(level=...)``: the exact F-based interval (Satterthwaite's df
-        for ICC2 / ICC2k); ``Bootstrap(...)``: resampled items and / or raters.
+        for ICC2 / ICC2k, whose raters are random); ``Bootstrap(...)``: resampled items (or
+        clusters); the rater designs are refused (a rater drawn twice would agree with its copy).
 
     Returns
     -------
@@ -114,7 +150,8 @@ def icc(ann: Any, *, form: str = "ICC2", ci: Any = None) -> AgreementResult:
     0.9093
     """
     spec = resolve_icc_form(form)
-    x, items, notes, dropped = _scores(ann, "icc")
+    one_way = spec.model == "one-way random"
+    x, items, notes, dropped = _one_way_scores(ann, "icc") if one_way else _scores(ann, "icc")
     terms = anova_terms(x)
     value = float(icc_values(x, terms=terms)[spec.name][0])
     notes += _nan_note(spec.coefficient, value, "every score is the same (no variance between or within items)")
@@ -140,8 +177,17 @@ def icc(ann: Any, *, form: str = "ICC2", ci: Any = None) -> AgreementResult:
         return replace(result, ci_low=lo, ci_high=hi, level=level, ci_method="exact-F",
                        warnings=(*result.warnings, *said))
     name = spec.name
-    stat = ScoreStatistic(x, items, lambda x_, c, v: icc_values(x_, c, v)[name])
+    stat = ScoreStatistic(x, items, lambda x_, c, v: icc_values(x_, c, v)[name], rater_designs=False,
+                          no_rater_designs=_NO_RATER_DESIGNS.format(what=f"{spec.coefficient}'s ANOVA")
+                          + (f" For raters drawn from a population, {spec.coefficient}'s exact-F interval "
+                             "(ci='analytic') counts their variance" if spec.name in ("ICC2", "ICC2k") else ""))
     return attach_interval(result, stat, ci)
+
+
+#: Why the rater designs are refused: a rater drawn twice would agree perfectly with its copy.
+_NO_RATER_DESIGNS = ("{what} has no form that leaves out the pairs of a rater drawn twice with its own copy, "
+                     "which agree perfectly and pull every replicate up (a rater drawn three times gives 1), so "
+                     "raters are not resampled.")
 
 
 def _undefined_interval(coefficient: str, value: float, lo: float, hi: float, why: str) -> tuple[str, ...]:
@@ -196,15 +242,26 @@ def lin_ccc(ann: Any, *, ci: Any = None) -> AgreementResult:
         se, lo, hi = ccc_interval(terms, level)
         from dataclasses import replace
 
-        said = _undefined_interval("lin_ccc", value, lo, hi,
-                                   "lin_ccc's Fisher-z interval is undefined here: the concordance is perfect "
-                                   "(|rho_c| = 1: the two raters' scores are identical), where Fisher's z is infinite "
-                                   "and Lin's SE is 0")
+        said = _undefined_interval("lin_ccc", value, lo, hi, "lin_ccc's Fisher-z interval is undefined here: "
+                                   + _why_no_ccc_interval(value, r, x.shape[0]))
         return replace(result, se=se, ci_low=lo, ci_high=hi, level=level, ci_method="fisher-z",
                        warnings=(*result.warnings, *said))
     stat = ScoreStatistic(x, items, lambda x_, c, v: ccc_values(x_, c)["value"], rater_designs=False,
                           no_rater_designs="Lin's CCC compares two given raters (methods)")
     return attach_interval(result, stat, ci)
+
+
+def _why_no_ccc_interval(value: float, r: float, n: int) -> str:
+    """The reason Lin's SE or its Fisher z is not a number, for a defined concordance ``value``."""
+    if n <= 2:
+        return f"Lin's variance divides by n - 2 and there are {n} items"
+    if not math.isfinite(r) or r == 0:
+        return ("one rater's scores are constant, so Pearson's r is 0/0 and Lin's SE, which divides by r, is "
+                "not a number" if not math.isfinite(r) else "Pearson's r is 0 and Lin's SE divides by it")
+    if abs(value) >= 1:
+        return ("the concordance is perfect (|rho_c| = 1: the two raters' scores are identical), where Fisher's z "
+                "is infinite and Lin's SE is 0")
+    return "Lin's variance is not a number on these scores"
 
 
 def kendall_w(ann: Any, *, correct: bool = True, ci: Any = None) -> AgreementResult:
@@ -258,6 +315,7 @@ def kendall_w(ann: Any, *, correct: bool = True, ci: Any = None) -> AgreementRes
     result = AgreementResult("kendall_w", value, math.nan, math.nan, x.shape[0], x.shape[1], p_value=p,
                              similarity="ranks", chance="none", warnings=tuple(notes), details=details)
     stat = ScoreStatistic(x, items, lambda x_, c, v: kendall_w_values(x_, c, v, correct=correct)["value"],
+                          rater_designs=False, no_rater_designs=_NO_RATER_DESIGNS.format(what="Kendall's W"),
                           no_analytic="Kendall's W has no published analytic interval (its Friedman chi-square "
                                       "test is in p_value)")
     return attach_interval(result, stat, ci)

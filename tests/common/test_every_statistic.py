@@ -70,6 +70,8 @@ REFUSALS = {
     **{("cross_kappa", d): "different raters" for d in ("raters", "items+raters")},
     **{("span_agreement", d): "annotator pairs are fixed" for d in ("raters", "items+raters")},
     **{("lin_ccc", d): "two given raters" for d in ("raters", "items+raters")},
+    # a rater drawn twice agrees perfectly with its copy in the ANOVA / rank sums: replicates pulled up
+    **{(n, d): "rater drawn twice" for n in ("icc", "kendall_w") for d in ("raters", "items+raters")},
 }
 
 

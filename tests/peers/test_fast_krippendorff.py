@@ -202,3 +202,10 @@ def test_zero_expected_disagreement_is_nan_not_one():
     # only 0 observed; ours nan (D_e = 0: alpha = 1 - 0/0 is undefined), docs/peer_conventions.md
     r = sis.krippendorff_alpha([[0, 0], [0, 0]], categories=[0, 1])
     assert math.isnan(r.value) and r.warnings
+
+
+def test_ratio_refuses_negative_values():
+    """(-2, 2) got distance 0 (c + k = 0), so opposite signs counted as perfect agreement (0.9996 here);
+    the krippendorff package gives the same number. Ratio alpha measures from an absolute zero."""
+    with pytest.raises(ValueError, match=r"level='ratio' needs values of at least 0 .* smallest value here is -3"):
+        _alpha([[-2, -1, 3, 4, -3], [2, 1, 3, 5, -3]], level="ratio")

@@ -19,6 +19,7 @@ import pathlib
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -260,6 +261,14 @@ def test_bootstrap_intervals_through_the_one_bootstrap():
     assert w.ci_low <= w.value <= w.ci_high
     with pytest.raises(ValueError, match="two given raters"):
         sis.lin_ccc(np.asarray(x)[:, :2], ci=sis.Bootstrap(n=50, design="raters"))
+    # the ANOVA and the rank sums let a rater drawn twice agree with its copy: ICC2 of one rater drawn three
+    # times is 1, and on 50 items x 3 raters the raters-design interval was [value, 1.0]
+    assert KERNELS["icc:ICC2"](np.asarray(x, dtype=float), None, np.array([[3.0, 0, 0, 0]]))[0] == 1.0
+    for fn in (lambda d: sis.icc(x, form="ICC2", ci=sis.Bootstrap(n=50, design=d)),
+               lambda d: sis.kendall_w(x, ci=sis.Bootstrap(n=50, design=d))):
+        for design in ("raters", "items+raters"):
+            with pytest.raises(ValueError, match="rater drawn twice agrees|drawn twice with its own copy"):
+                fn(design)
     stat = ScoreStatistic(np.asarray(x, dtype=float), tuple(range(8)), KERNELS["icc:ICC2"])
     assert stat.evaluate()["value"][0] == pytest.approx(sis.icc(x).value, abs=1e-12)
 
@@ -309,3 +318,47 @@ def test_lin_ccc_of_identical_scores_says_why_its_interval_is_undefined():
     with pytest.warns(sis.DegenerateWarning, match="concordance is perfect"):
         r = sis.lin_ccc(np.c_[np.arange(6.0), np.arange(6.0)], ci="analytic")
     assert r.value == 1.0 and math.isnan(r.ci_low) and any("Fisher-z interval is undefined" in w for w in r.warnings)
+
+
+def test_icc1_reads_each_item_with_its_own_raters():
+    """The one-way model needs no rater identity: 30 items, each scored by 3 of 10 raters, read from a long
+    table. It was refused ("at least two items with every rater's score; got 0") though the docs offer it."""
+    rng = np.random.default_rng(0)
+    rows = [(i, f"r{r}", round(t + rng.normal() * 0.5, 1))
+            for i, t in enumerate(rng.normal(size=30)) for r in rng.choice(10, 3, replace=False)]
+    df = pd.DataFrame(rows, columns=["item", "rater", "score"])
+    ann = sis.Annotations.from_long(df, item="item", rater="rater", label="score")
+    g = df.groupby("item")["score"]
+    msb = 3 * ((g.mean() - df["score"].mean()) ** 2).sum() / 29  # one-way ANOVA by hand
+    msw = ((df["score"] - g.transform("mean")) ** 2).sum() / (30 * 2)
+    for form, k in (("ICC1", 1), ("ICC1k", 3)):
+        r = sis.icc(ann, form=form, ci="analytic")
+        assert r.value == pytest.approx((msb - msw) / (msb + (3 / k - 1) * msw), abs=1e-12)
+        assert r.n_items == 30 and r.n_raters == 3 and r.details["n_dropped"] == 0
+        assert r.ci_low < r.value < r.ci_high
+    with pytest.raises(ValueError, match=r"got 0 \(ICC1 / ICC1k keep each item's own scores"):  # two-way: listwise
+        sis.icc(ann, form="ICC2")
+
+
+def test_rating_slots_are_refused_where_rater_identity_matters():
+    """from_counts sorts each item's ratings into slots (slot 1 gets the lowest), a made-up rater effect:
+    ICC3 0.739 or 0.556 and W 0.853 or 0.685 by slot order; ICC1 is the same either way."""
+    counts = sis.Annotations.from_counts([[0, 2, 1], [1, 1, 1], [0, 0, 3], [2, 1, 0], [3, 0, 0]],
+                                         categories=[1, 2, 3])
+    wide = [[2, 2, 3], [1, 2, 3], [3, 3, 3], [1, 1, 2], [1, 1, 1]]
+    assert sis.icc(counts, form="ICC1").value == pytest.approx(sis.icc(wide, form="ICC1").value, abs=1e-12)
+    for fn in (lambda a: sis.icc(a, form="ICC3"), sis.kendall_w, lambda a: sis.icc(a, form="ICC2k")):
+        with pytest.raises(ValueError, match="rating slots without rater identity"):
+            fn(counts)
+
+
+@pytest.mark.parametrize(("scores", "why"), [
+    ([[1, 1], [2, 1], [3, 1]], "one rater's scores are constant"),
+    ([[1, 1.5], [2, 2.1]], "divides by n - 2 and there are 2 items"),
+    ([[1, 1], [2, 2], [3, 3]], "the concordance is perfect"),
+])
+def test_lin_ccc_says_why_its_interval_is_undefined(scores, why):
+    """Every case said "the concordance is perfect" (a constant rater has rho_c 0)."""
+    with pytest.warns(sis.DegenerateWarning, match=why):
+        r = sis.lin_ccc(scores, ci="analytic")
+    assert math.isnan(r.ci_low) and math.isnan(r.ci_high)
