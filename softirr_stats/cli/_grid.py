@@ -91,10 +91,18 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
     import warnings
 
     import softirr_stats as sis
+    from softirr_stats.analysis import SCORE_COEFFICIENTS
+    from softirr_stats.api import score_statistic
 
     sims = dict(measures)
+    own: dict[str, list[str]] = {}  # test -> the score statistics it tested
     for r in rows:
         if "error" in r or not isinstance(r.get("value"), float) or math.isnan(r["value"]):
+            continue
+        if r["coefficient"] in SCORE_COEFFICIENTS:  # their published tests: ICC's F, Kendall's Friedman chi-square
+            test = _own_test(r, ann, score_statistic)
+            if test:
+                own.setdefault(test, []).append(str(r["coefficient"]))
             continue
         if str(r.get("chance")) != "exact":
             r["warnings"].append(f"--test: {r['coefficient']} is tested with exact chance only; got {r['chance']}")
@@ -115,11 +123,35 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
             continue
         r["z"], r["p_value"] = res.z, res.p_value
         r["benchmark"] = res.benchmark().band  # the point band: the value's
+    own_note = "; ".join(f"{', '.join(dict.fromkeys(names))}: {test}" for test, names in own.items())
+    if all(r.get("coefficient") in SCORE_COEFFICIENTS for r in rows) and own:
+        return f"p: {own_note}"
+    own_note = f"; {own_note}" if own_note else ""
     if method == "analytic":
         return ("p: analytic test of H0: coefficient = 0 (two-sided); not a test of 'no agreement beyond chance' "
-                "when the raters' label distributions differ (use --test-method permutation)")
+                f"when the raters' label distributions differ (use --test-method permutation){own_note}")
     return (f"p: permutation test of H0: no agreement beyond chance (each rater's labels permuted over its items, "
-            f"B = {TEST_PERMUTATIONS}, seed {seed}; two-sided); z = (value - mean) / sd of the permuted values")
+            f"B = {TEST_PERMUTATIONS}, seed {seed}; two-sided); z = (value - mean) / sd of the permuted values"
+            f"{own_note}")
+
+
+def _own_test(r: dict[str, Any], ann: Any, score_statistic: Any) -> str:
+    """The score statistic's published test into row ``r`` (p only); returns the test's name ("" if none)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = score_statistic(str(r["coefficient"]), ann)
+    except (ValueError, TypeError) as err:
+        r["warnings"].append(f"--test: {r['coefficient']}: {one_line(err)}")
+        return ""
+    test = res.details.get("test")
+    if res.p_value is None or not test:
+        r["warnings"].append(f"--test: {r['coefficient']} has no published test of H0")
+        return ""
+    r["p_value"] = res.p_value
+    return str(test)
 
 
 def _failed(r: dict[str, Any], strict: bool) -> bool:
@@ -176,9 +208,10 @@ def present(rows: list[dict[str, Any]], notes_in: list[str], *, fmt: str, title:
         raise typer.Exit(code=EXIT_DATA)
 
 
-def scale_note(ann: Any, names: list[str], weights: tuple[str, ...]) -> list[str]:
+def scale_note(ann: Any, names: list[str], weights: tuple[str, ...], coefficients: Any = ("",)) -> list[str]:
     """A note where numeric labels (three values or more) are compared only as categories (no weight among the
-    measures ``names``): a rating scale read as nominal counts every difference alike.
+    measures ``names``): a rating scale read as nominal counts every difference alike. No note where every one of
+    ``coefficients`` is a statistic of scores (ICC, Lin's CCC, Kendall's W), which no measure applies to.
 
     Examples
     --------
@@ -190,7 +223,7 @@ def scale_note(ann: Any, names: list[str], weights: tuple[str, ...]) -> list[str
     []
     """
     values = list(ann.vocabulary)
-    if ann.kind != "numeric" or len(values) < 3 or any(n in weights for n in names):
+    if ann.kind != "numeric" or len(values) < 3 or any(n in weights for n in names) or not coefficients:
         return []
     lo, hi = values[0], values[-1]
     a, b = values[len(values) // 2 - 1], values[len(values) // 2]

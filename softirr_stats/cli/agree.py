@@ -134,7 +134,10 @@ def command(
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
-    said = [*scale_note(ann, names, WEIGHTS), *said]
+    from softirr_stats.analysis import SCORE_COEFFICIENTS
+
+    label_coefs = [c for c in coefs if c not in SCORE_COEFFICIENTS]
+    said = [*scale_note(ann, names, WEIGHTS, label_coefs), *said]
     if test:
         said = [*said, add_tests(rows, ann, measures, method=test_method, seed=seed)]
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
