@@ -906,9 +906,18 @@ class Annotations:
         bad = self.unpairable_items
         if not bad:
             return ""
-        return (f"{len(bad)} of {self.n_items} items have fewer than two ratings and add no observed "
-                f"agreement (first: {list(bad[:5])!r}); they still count where the coefficient's "
-                "chance term uses single ratings")
+        per_item = self.ratings_per_item
+        items = np.asarray(self._items, dtype=object)
+        single, empty = items[per_item == 1].tolist(), items[per_item == 0].tolist()
+        said = []
+        if single:
+            said.append(f"{len(single)} of {self.n_items} items have one rating and add no observed agreement "
+                        f"(first: {single[:5]!r}); they still count where the coefficient's chance term uses "
+                        "single ratings (Krippendorff's alpha leaves them out)")
+        if empty:
+            said.append(f"{len(empty)} of {self.n_items} items have no rating and count nowhere (first: "
+                        f"{empty[:5]!r})")
+        return "; ".join(said)
 
     def __repr__(self) -> str:
         return (f"Annotations(n_items={self.n_items}, n_raters={self.n_raters}, kind={self._kind!r}, "

@@ -16,7 +16,7 @@ Every reader funnels its distinct labels through here (``docs/unusual_input.md``
   ``normalize=``; float labels that are whole numbers beyond 2**53 (where float64 holds only some
   integers, so neighbouring integers may have merged before the data reached softirr) are named, and
   so are labels that pandas or R would have read as missing values (:data:`MISSING_MARKERS`: "NA",
-  "null", "None", ...), which are labels here, and numbers written with a decimal comma ("3,5"),
+  "null", "None", ...), which are labels here, empty or blank texts (a blank cell kept as ``""``), and numbers written with a decimal comma ("3,5"),
   which are categories unless the reader is given ``decimal=","`` (``text_numbers(..., decimal=",")``).
 
 The work is on the distinct labels only, by whole arrays (NumPy, and pyarrow's compute kernels
@@ -310,6 +310,19 @@ def _hint(groups: list[list[str]]) -> str:
     return "; ".join(parts)
 
 
+def _warn_blank(texts: list[str]) -> None:
+    """A LabelWarning naming empty or blank labels (a blank cell read with ``keep_default_na=False``; irrCAC
+    drops them as missing)."""
+    blank = [t for t in texts if not t.strip()]
+    if blank:
+        warnings.warn(
+            f"{len(blank)} label(s) are empty or only white space ({', '.join(map(repr, blank[:5]))}): softirr reads "
+            "them as labels, so two blank ratings agree; a blank cell usually means 'not rated' (pandas' "
+            "keep_default_na=False keeps it as ''): make them missing (None or NaN in a DataFrame, "
+            "df.replace(r'^\\s*$', None, regex=True); na_values=[''] on read_annotations)",
+            LabelWarning, stacklevel=user_stacklevel())
+
+
 def _warn_missing_markers(texts: np.ndarray) -> None:
     """A LabelWarning naming the distinct labels that pandas or R would have read as missing values."""
     found = sorted(MISSING_MARKERS.intersection(texts.tolist()))
@@ -393,7 +406,9 @@ def check_labels(uniques: list, kind: str) -> None:
     True
     """
     if kind == "categorical":
-        texts = np.asarray([u for u in uniques if isinstance(u, str)] or [""], dtype=object)
+        strings = [u for u in uniques if isinstance(u, str)]
+        _warn_blank(strings)
+        texts = np.asarray(strings or [""], dtype=object)
         _warn_missing_markers(texts)
         _warn_decimal_commas(texts)
         alike, same = _alike(texts)

@@ -170,7 +170,7 @@ def test_notes_and_warnings_are_counted_apart():
     assert str(res).endswith("(1 warning, 1 note: see .warnings)")
     assert repr(res).endswith(", warnings=1, notes=1)")
     md = res.to_markdown()
-    assert "Warnings: 1 of 5 items have fewer than two ratings" in md and "Notes: missing ratings:" in md
+    assert "Warnings: 1 of 5 items have one rating" in md and "Notes: missing ratings:" in md
     # the one channel: sensitivity tables and the paper tables number both
     table, notes = sis.reporting.table_with_notes([res])
     assert len(notes) == 2 and any(n.startswith("missing ratings:") for n in notes)

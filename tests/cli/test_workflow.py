@@ -234,7 +234,7 @@ def test_a_warning_and_the_result_note_of_one_cause_print_once(capsys, tmp_path)
     path.write_text("item,rater,label\n1,a,x\n1,b,x\n2,a,y\n2,b,x\n3,a,x\n4,a,y\n4,b,y\n5,a,x\n5,b,y\n")
     code, out, err = run_main(capsys, "agree", str(path), "--bootstrap", "0")
     assert code == 0, err
-    assert out.count("have fewer than two ratings") == 1 and "[2]" not in out
+    assert out.count("have one rating") == 1 and "[2]" not in out
 
 
 def test_console_script_runs_the_judging_workflow(tmp_path):

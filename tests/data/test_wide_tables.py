@@ -216,6 +216,20 @@ def test_ordinary_labels_do_not_warn():
         assert said == [], labels
 
 
+def test_blank_labels_are_named():
+    """'' from pd.read_csv(keep_default_na=False) counted as an agreeing label with no word (irrCAC drops it):
+    Fleiss 0.0878 on the auditor's file where the blanks as missing give 0.5."""
+    df = pd.DataFrame({"a": ["yes", "", "no", "yes"], "b": ["yes", "", "no", "no"], "c": ["yes", " ", "no", "yes"]})
+    with pytest.warns(LabelWarning, match=r"2 label\(s\) are empty or only white space \('', ' '\).*two blank "
+                                          r"ratings agree"):
+        sis.fleiss_kappa(df)
+    with warnings.catch_warnings(record=True) as caught:  # the advice given: blanks missing, no LabelWarning
+        warnings.simplefilter("always")
+        sis.fleiss_kappa(df.replace(r"^\s*$", None, regex=True))
+    # item 1 is left with no rating: said so, not "still counts where chance uses single ratings"
+    assert [str(w.message) for w in caught] == ["1 of 4 items have no rating and count nowhere (first: [1])"]
+
+
 def test_marker_set_is_pandas_default_less_the_empty_cell():
     from pandas._libs.parsers import STR_NA_VALUES
 

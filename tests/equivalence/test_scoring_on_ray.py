@@ -156,7 +156,7 @@ def test_actor_killed_mid_run_batch_redone(cluster, tiny_nli, tmp_path):
     assert _rows(tmp_path / "local.sqlite") == _rows(tmp_path / "ray.sqlite")
 
 
-@pytest.mark.filterwarnings("ignore:.*fewer than two ratings")
+@pytest.mark.filterwarnings("ignore:.*items have (one|no) rating")
 def test_driver_killed_and_resumed(cluster, tiny_nli, tmp_path):
     labels = _labels(70, seed=2)
     rng = np.random.default_rng(3)
