@@ -215,6 +215,12 @@ def _note_row(coefficient: str, similarity: str, chance: str, ann: Annotations, 
     return row
 
 
+def _add_note(row: dict[str, Any], note: str) -> None:
+    """Add ``note`` to a table row's warnings (the joined column and the whole tuple)."""
+    row["_warnings"] = (*row["_warnings"], note)
+    row["warnings"] = "; ".join(row["_warnings"])
+
+
 def _result_row(name: str, res: AgreementResult, similarity: str, n_scored: int) -> dict[str, Any]:
     row = {
         "coefficient": name, "similarity": similarity, "chance": res.chance, "value": res.value,
@@ -381,6 +387,13 @@ def sensitivity(
                     rows.append(_note_row(name, sim.label, label_ch, ann, f"error: {err}"))
                     continue
                 rows.append(_result_row(name, res, sim.label, res.n_pairs_scored if sim.shared is not None else 0))
+                unused = [_chance_label(c) for c in chances if _chance_label(c) != "exact"]
+                if not takes_chance and unused:  # AC1, Brennan-Prediger, Light: their own chance term
+                    _add_note(rows[-1], f"{name} has its own chance term; chance {', '.join(unused)} not used")
+                if name == "krippendorff_alpha" and sim.label == "ordinal":
+                    _add_note(rows[-1], "alpha with ordinal weights (Gwet's, rank distances), not Krippendorff's "
+                                        "ordinal alpha (a metric from the label frequencies), which the Python "
+                                        "API gives: krippendorff_alpha(ann, level='ordinal')")
     df = pd.DataFrame(rows, columns=list(COLUMNS) + (list(PPI_COLUMNS) if judgments is not None else []))
     df.attrs["warnings"] = [r["_warnings"] for r in rows]  # each row's warnings, whole (the column joins them)
     totals = df.groupby("similarity", sort=False)["n_pairs_scored"].sum()

@@ -81,7 +81,7 @@ ReaderOpt = Annotated[list[str] | None, typer.Option(
 CategoriesOpt = Annotated[str | None, typer.Option(
     "--categories", help="the full category set, in order: A,B,C (comma-separated; spaces around a name dropped) or "
                          "@FILE (one category per line, taken as written). Fixes q for gwet_ac1 / brennan_prediger "
-                         "(unused categories count) and the order of ordinal weights and ordinal alpha; every label "
+                         "(unused categories count) and the order of ordered weights (-m linear, quadratic, ordinal); every label "
                          "must be one of them [default: the observed labels]")]
 BootstrapOpt = Annotated[int, typer.Option(help="bootstrap replicates B (0 = no interval)")]
 DesignOpt = Annotated[str, typer.Option(help=f"bootstrap design: {', '.join(DESIGNS)}")]

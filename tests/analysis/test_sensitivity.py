@@ -232,3 +232,19 @@ def test_the_public_names_are_the_analysis_functions():
 
     assert analysis.sensitivity is sis.sensitivity
     assert analysis.scoring_plan is sis.scoring_plan
+
+
+def test_notes_where_an_option_means_less_than_its_name(text_data):
+    """AC1 with chance mc:5 ran with its own chance term, labelled as if asked; -m ordinal with alpha read as
+    Krippendorff's ordinal alpha. Both silent before."""
+    from softirr_stats.agreement import MonteCarlo
+
+    ann = sis.Annotations.from_wide([[1, 2, 2], [3, 3, 4], [1, 1, 1], [2, 3, 2], [4, 4, 3], [2, 2, 2]])
+    df = sensitivity(ann, coefficients=["gwet_ac1", "fleiss_kappa"], chance=["exact", MonteCarlo(5, seed=0)])
+    ac1 = df[df["coefficient"] == "gwet_ac1"]
+    assert len(ac1) == 1 and "gwet_ac1 has its own chance term; chance monte_carlo(D=5) not used" in ac1["warnings"].iloc[0]
+    assert not df[df["coefficient"] == "fleiss_kappa"]["warnings"].str.contains("own chance term").any()
+    alpha = sensitivity(ann, coefficients=["krippendorff_alpha"], similarities=[None, "ordinal"])
+    notes = dict(zip(alpha["similarity"], alpha["warnings"], strict=True))
+    assert "not Krippendorff's ordinal alpha" in notes["ordinal"] and "ordinal alpha" not in notes["identity"]
+    assert alpha.attrs["warnings"][1][-1] == notes["ordinal"].split("; ")[-1]
