@@ -177,12 +177,16 @@ def _refuse_bool_number_merge(vals: np.ndarray, codes_u: np.ndarray, uniques: li
 
 
 def _check_categories(categories: Sequence[Any], kind: str, uniques: list) -> None:
-    """``categories=`` must hold real labels of the data's kind: no None/NaN, no bool among numbers."""
+    """``categories=`` must hold real labels of the data's kind: no None/NaN/inf, no bool among numbers."""
     for pos, c in enumerate(categories):
         if _is_missing(c) or (isinstance(c, float | np.floating) and np.isnan(c)):
             raise ValueError(
                 f"categories must not contain a missing value; got {c!r} at position {pos}: None/NaN marks a "
                 "missing rating, not a category (it would add a category no rating can take)")
+        if isinstance(c, float | np.floating) and np.isinf(c):
+            raise ValueError(
+                f"categories must be finite numbers; got {c!r} at position {pos} (a distance weight from an "
+                "infinite category is not a number, and numeric labels must be finite)")
     data_bool = any(_is_bool(u) for u in uniques)
     for c in categories:
         if _is_bool(c) != data_bool and (_is_bool(c) or kind == "categorical" and data_bool):

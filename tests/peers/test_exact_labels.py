@@ -91,6 +91,13 @@ def test_categories_refuse_missing_values(bad):
         sis.brennan_prediger([["a", "b"], ["a", "a"]], categories=["a", "b", bad])
 
 
+@pytest.mark.parametrize("bad", [float("inf"), -np.inf, 1e400])
+def test_categories_refuse_infinite_numbers(bad):
+    """A category of inf gave numpy's "invalid value" warnings and a nan kappa blamed on chance agreement 1."""
+    with pytest.raises(ValueError, match=r"categories must be finite numbers; got -?inf at position 3"):
+        sis.cohen_kappa([[1, 2], [2, 2], [3, 1], [1, 1]], weights="quadratic", categories=[1, 2, 3, bad])
+
+
 def test_categories_refuse_booleans_for_numbers_and_back():
     with pytest.raises(TypeError, match="categories mix booleans"):
         sis.brennan_prediger([[0, 1], [0, 0]], categories=[False, True])
