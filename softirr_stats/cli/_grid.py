@@ -78,7 +78,7 @@ TEST_PERMUTATIONS = 1999
 
 
 def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, Any]], method: str = "permutation",
-              seed: int = 0) -> str:
+              seed: int = 0, judged: bool = False) -> str:
     """``--test``: z, two-sided p and the Landis-Koch band, added to each row in place; returns the table note.
 
     ``method="permutation"`` (default): :func:`softirr_stats.permutation_test` (each rater's labels permuted over the
@@ -86,7 +86,8 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
     label independently). ``method="analytic"``: the coefficient's analytic test of H0: coefficient = 0 (the
     published H0 variance where one exists, irrCAC's convention elsewhere); with independent raters whose label
     distributions differ, pooled-chance coefficients are negative, so it is not a test of independence. Both use
-    exact chance; a row that cannot be tested gets a note why.
+    exact chance; a row that cannot be tested gets a note why, as does a prediction-powered row (``judged``):
+    the tests would test the estimator-only value beside it.
     """
     import warnings
 
@@ -98,6 +99,10 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
     own: dict[str, list[str]] = {}  # test -> the score statistics it tested
     for r in rows:
         if "error" in r or not isinstance(r.get("value"), float) or math.isnan(r["value"]):
+            continue
+        if judged and isinstance(r.get("judge_only"), float):  # the tests would test the estimator's value
+            r["warnings"].append(f"--test: no test of the prediction-powered {r['coefficient']} (the tests "
+                                 "offered test the estimator-only value); run --test without --judgments for that")
             continue
         if r["coefficient"] in SCORE_COEFFICIENTS:  # their published tests: ICC's F, Kendall's Friedman chi-square
             test = _own_test(r, ann, score_statistic)

@@ -139,7 +139,7 @@ def command(
     label_coefs = [c for c in coefs if c not in SCORE_COEFFICIENTS]
     said = [*scale_note(ann, names, WEIGHTS, label_coefs), *said]
     if test:
-        said = [*said, add_tests(rows, ann, measures, method=test_method, seed=seed)]
+        said = [*said, add_tests(rows, ann, measures, method=test_method, seed=seed, judged=judged is not None)]
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     shown_method = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI
     title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown_method, level, seed, ann.n_items)}"

@@ -109,6 +109,12 @@ def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path
     assert row["judge_only"] == pytest.approx(ref.details["ppi"]["judge_only"], abs=1e-12)
     assert row["estimator_only"] == pytest.approx(sis.krippendorff_alpha(ann, similarity="indel").value, abs=1e-12)
     assert row["value"] != pytest.approx(row["estimator_only"])  # the judgments changed the estimate
+    # --test beside judgments tested the estimator-only value in the prediction-powered row (z 15.1, p 2.7e-26)
+    code, out, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet),
+                              "--bootstrap", "0", "--test", "--test-method", "analytic", "-f", "json")
+    tested = json.loads(out)["results"][0]
+    assert code == 0 and tested.get("p_value") is None and tested.get("z") is None
+    assert "no test of the prediction-powered krippendorff_alpha" in tested["warnings"]  # joined with "; "
     # sensitivity takes the same sheet
     code, out, err = run_main(capsys, "sensitivity", str(demo_path()), "--judgments", str(sheet), "--bootstrap", "0",
                               "-f", "json")
