@@ -153,7 +153,8 @@ def scoring_progress(cost: ScoringCost, progress: bool | None, desc: str = "scor
         if progress is None and os.environ.get("SOFTIRR_PROGRESS", "") != "0" and cost not in _SAID:
             _SAID.add(cost)
             say_before(f"exact chance agreement: {cost.describe()} to score; Ctrl-C stops it "
-                       f"(--chance auto or sampled:N estimate it with a standard error instead)")
+                       f"(sampled chance estimates it with a standard error instead: chance='auto' or 'sampled:N' in "
+                       f"Python, --chance auto on softirr agree, sensitivity and report)")
         yield
         return
     from tqdm.auto import tqdm

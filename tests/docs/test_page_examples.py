@@ -140,7 +140,8 @@ def test_checker_number_tolerance(doc_checker, doctest_flags):
 
 def test_load_dependent_notices_are_taken_out():
     got = ("note: exact chance agreement: 25425 label pairs, about 12 s (0.473 ms per pair measured on 64) to "
-           "score; Ctrl-C stops it (--chance auto or sampled:N estimate it with a standard error instead)\n"
+           "score; Ctrl-C stops it (sampled chance estimates it with a standard error instead: chance='auto' or "
+           "'sampled:N' in Python, --chance auto on softirr agree, sensitivity and report)\n"
            "softirr_stats: compiling JAX programs (once per machine)...\n"
            " table\nnote: another note stays\n")
     assert _NOTICE.sub("", got) == " table\nnote: another note stays\n"
