@@ -41,7 +41,7 @@ EXIT_INTERNAL = 3  # a bug
 EXIT_INTERRUPTED = 130
 EXIT_CODES = {
     EXIT_OK: "every requested result was computed",
-    EXIT_DATA: "a requested result cannot be computed for these data (--keep-going exits 0)",
+    EXIT_DATA: "a requested result cannot be computed for these data (--keep-going, where a command has it, exits 0)",
     EXIT_USAGE: "a bad option or unreadable input (missing/undecodable/malformed file, bad cache, too large a "
                 "request, disk full): nothing was computed",
     EXIT_INTERNAL: "an internal error (please report; SOFTIRR_TRACEBACK=1 shows the traceback)",
