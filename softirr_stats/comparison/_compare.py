@@ -449,6 +449,30 @@ def _terms_centered(stat: Statistic, name: str) -> tuple[np.ndarray, np.ndarray,
     return full, mask, terms.complete_two_raters
 
 
+def _paired_term_differences(pa: np.ndarray, ma: np.ndarray, pb: np.ndarray,
+                             mb: np.ndarray) -> tuple[np.ndarray, int]:
+    """Per-item differences of two statistics' centred terms on the items either covers, and their number.
+
+    An item one statistic's terms do not cover (too few ratings in it) does not move that statistic: its
+    term there is 0. The terms of a statistic average to it over the items they cover, so on the ``m``
+    items of the union they are scaled by ``m / covered`` (the same influence per unit of item weight);
+    with the same coverage this is the plain difference of the terms.
+
+    Examples
+    --------
+    >>> dd, m = _paired_term_differences(np.array([0.2, -0.2, 0.0]), np.array([True, True, False]),
+    ...                                  np.array([0.1, -0.2, 0.1]), np.array([True, True, True]))
+    >>> dd.round(3).tolist(), m
+    ([0.2, -0.1, -0.1], 3)
+    """
+    both = ma | mb
+    m = int(both.sum())
+    ka, kb = int(ma.sum()), int(mb.sum())
+    sa = m / ka if ka else 0.0
+    sb = m / kb if kb else 0.0
+    return (sa * np.where(ma, pa, 0.0) - sb * np.where(mb, pb, 0.0))[both], m
+
+
 def _analytic_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic, stat_b: Statistic,
                       cfg: Analytic, labels: tuple[str, str], apart: bool = False) -> ComparisonResult:
     from scipy.special import stdtr, stdtrit
@@ -478,11 +502,11 @@ def _analytic_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic,
         order = _positions(items_b, where)
         pa_b, ma_b = np.zeros_like(pa), np.zeros_like(ma)
         pa_b[order], ma_b[order] = pb, mb
+        dd, m = _paired_term_differences(pa, ma, pa_b, ma_b)
         if not np.array_equal(ma, ma_b):
-            raise ValueError("the two statistics' linearised terms cover different items (items with too few "
-                             "ratings in one of them); use ci=softirr_stats.Bootstrap(...)")
-        m = int(ma.sum())
-        dd = (pa - pa_b)[ma]
+            notes.append(f"the linearised terms of a cover {int(ma.sum())} items and those of b {int(ma_b.sum())} "
+                         f"(an item with too few ratings in a statistic does not move it); the per-item differences "
+                         f"are taken over the {m} items either covers")
         f = 0.0 if cfg.population is None else m / cfg.population
         div = m * (m - 1.0) if form == "raw" else float(m) * m
         se = math.sqrt(max(0.0, (1.0 - f) * float(np.sum(dd * dd)) / div)) if m >= 2 else math.nan

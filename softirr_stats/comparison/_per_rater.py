@@ -22,11 +22,14 @@ from softirr_stats.agreement import as_annotations, get_coefficient, resolve_sim
 from softirr_stats.api import estimate_with_interval
 from softirr_stats.base._format import render
 from softirr_stats.comparison._compare import _Units, compare
+from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import (
     BOOTSTRAP_DESIGNS,
     Bootstrap,
     draw_weights,
-    percentile_interval,
+    leave_one_out_weights,
+    per_item_codes,
+    replicate_interval,
 )
 
 if TYPE_CHECKING:
@@ -102,6 +105,54 @@ def _item_weights(items: tuple, n_raters: int, cfg: Bootstrap) -> Any:
         yield C
 
 
+def _vs_rest_interval(codes: np.ndarray, S: np.ndarray, value: np.ndarray, items: tuple,
+                      cfg: Bootstrap) -> tuple[np.ndarray, np.ndarray, str, list[str]]:
+    """Each rater's ``kappa_vs_rest`` interval by ``cfg.method`` (``auto`` resolved as for the coefficients;
+    BCa's jackknife leaves out one item, or one cluster), the method used and what the interval rule said."""
+    n, R = codes.shape
+    units = n
+    if BOOTSTRAP_DESIGNS[cfg.design].resamples_clusters:
+        units = int(np.unique(per_item_codes(cfg.cluster, tuple(items), "cluster")).size)
+    reps = np.concatenate([kappa_vs_rest(codes, S, C)["value"] for C in _item_weights(items, R, cfg)])
+    jack: list[np.ndarray] = []
+
+    def jackknife() -> np.ndarray:
+        if not jack:
+            jack.append(np.concatenate([kappa_vs_rest(codes, S, C)["value"]
+                                        for C, _ in leave_one_out_weights(cfg, tuple(items), n, R)]))
+        return jack[0]
+
+    bounds, notes = [], []
+    method = cfg.method
+    for r in range(R):  # a handful of raters
+        lo, hi, method, note, details = replicate_interval(reps[:, r], float(value[r]), cfg,
+                                                           lambda r=r: jackknife()[:, r], units, n_units_given=False)
+        bounds.append((lo, hi))
+        notes += [x for x in (details.get("interval_rule", ""), f"rater {r}: {note}" if note else "") if x]
+    out = np.asarray(bounds, dtype=np.float64)
+    return out[:, 0], out[:, 1], method, list(dict.fromkeys(notes))
+
+
+def _without_rater(data: Annotations, rater: Any) -> Annotations:
+    """The data without ``rater``, on all of the data's items.
+
+    An item only ``rater`` rated stays, with no rating: it adds nothing to the coefficient of the
+    others (an item needs two ratings to add agreement, one to add to a chance term), and both
+    statistics stay on the same items, so :func:`compare` pairs them item by item.
+
+    Examples
+    --------
+    >>> ann = Annotations.from_wide([["a", "a", "b"], ["a", None, None], ["b", "b", "b"]])
+    >>> w = _without_rater(ann, 0)
+    >>> w.items, w.raters, w.codes[1].tolist()
+    ((0, 1, 2), (1, 2), [-1, -1])
+    """
+    pos = [j for j, x in enumerate(data.raters) if x != rater]
+    return Annotations(np.asarray(data.codes)[:, pos], data.vocabulary, items=list(data.items),
+                       raters=[data.raters[j] for j in pos], kind=data.kind,  # type: ignore[arg-type]
+                       categories=data.categories, label_universe=data.label_universe)
+
+
 def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any = None, similarity: Any = None,
                         weights: Any = None, **options: Any) -> "pd.DataFrame":
     """Each rater against the rest: agreement with the others, and the coefficient without the rater.
@@ -113,8 +164,11 @@ def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any 
     coefficient : str
         The coefficient of the group (``value_all``, ``value_without``).
     ci : None, "analytic", Analytic or Bootstrap
-        Intervals: ``kappa_vs_rest`` takes item designs (the bootstrap; ``"analytic"`` gives it
-        none), ``value_without`` the coefficient's own, ``change`` the paired one of :func:`compare`.
+        Intervals: ``kappa_vs_rest`` takes item designs (the bootstrap, by its ``method``, ``auto``
+        resolved as for the coefficients; ``"analytic"`` gives it none), ``value_without`` the
+        coefficient's own, ``change`` the paired one of :func:`compare`. Both coefficients are on all
+        the data's items: an item only the left-out rater rated stays in the data of the others with
+        no rating (it adds nothing to their coefficient), so the comparison pairs every item.
     similarity, weights :
         Soft agreement or categorical weights, used by both columns.
     **options
@@ -125,7 +179,9 @@ def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any 
     DataFrame
         One row per rater: rater, n_items, kappa_vs_rest, vs_rest_ci_low, vs_rest_ci_high,
         value_without, without_ci_low, without_ci_high, change (= value_all - value_without),
-        change_ci_low, change_ci_high, change_p_value; ``frame.attrs["value_all"]``.
+        change_ci_low, change_ci_high, change_p_value; ``frame.attrs``: ``value_all``,
+        ``coefficient``, ``vs_rest_method`` (how the ``kappa_vs_rest`` interval was made, e.g.
+        ``"bootstrap-bca"``) and ``vs_rest_notes`` (the interval rule of ``method="auto"``, BCa's notes).
 
     Examples
     --------
@@ -147,15 +203,13 @@ def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any 
     codes = np.asarray(data.codes)
     point = kappa_vs_rest(codes, S)
     vs_lo = vs_hi = np.full(data.n_raters, math.nan)
+    vs_method, vs_notes = "none", []
     if isinstance(ci, Bootstrap):
-        reps = np.concatenate([kappa_vs_rest(codes, S, C)["value"] for C in _item_weights(data.items, data.n_raters, ci)])
-        bounds = np.array([percentile_interval(reps[:, r], ci.level) for r in range(data.n_raters)])
-        vs_lo, vs_hi = bounds[:, 0], bounds[:, 1]
+        vs_lo, vs_hi, vs_method, vs_notes = _vs_rest_interval(codes, S, point["value"][0], data.items, ci)
     full = estimate_with_interval(coef, data, **options, **sim_opts, ci=ci)
     rows = []
     for j, r in enumerate(data.raters):
-        others = [x for x in data.raters if x != r]
-        without = estimate_with_interval(coef, data.subset_raters(others), **options, **sim_opts, ci=ci)
+        without = estimate_with_interval(coef, _without_rater(data, r), **options, **sim_opts, ci=ci)
         cmp = compare(full, without, ci=ci) if ci is not None else None
         rows.append({"rater": r, "n_items": int(point["n_items"][j]), "kappa_vs_rest": float(point["value"][0, j]),
                      "vs_rest_ci_low": float(vs_lo[j]), "vs_rest_ci_high": float(vs_hi[j]),
@@ -166,6 +220,8 @@ def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any 
     frame = pd.DataFrame(rows)
     frame.attrs["value_all"] = full.value
     frame.attrs["coefficient"] = coef.name
+    frame.attrs["vs_rest_method"] = f"bootstrap-{vs_method}" if isinstance(ci, Bootstrap) else vs_method
+    frame.attrs["vs_rest_notes"] = vs_notes
     return frame
 
 

@@ -322,3 +322,16 @@ def test_tables_of_different_length_paired_by_row_number_are_warned_about():
         warnings.simplefilter("error")  # said paired=False, or the same number of rows: nothing to say
         sis.compare(sis.fleiss_kappa(r1), sis.fleiss_kappa(r2), ci=Bootstrap(n=50, seed=0), paired=False)
         sis.compare(sis.fleiss_kappa(r1), sis.percent_agreement(r1), ci=Bootstrap(n=50, seed=0))
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
+def test_analytic_paired_difference_where_one_statistic_covers_fewer_items():
+    # an item rated once by a rater the other statistic leaves out: Fleiss' terms cover it in a, not in b
+    rows = [["a", "a", "a"], ["b", "b", "a"], ["a", "b", "b"], ["b", "b", "b"]] * 10 + [["a", None, None]] * 2
+    ann = sis.Annotations.from_wide(rows)
+    codes = np.asarray(ann.codes)
+    b_ann = sis.Annotations(codes[:, 1:], ann.vocabulary, items=list(ann.items), raters=[1, 2])
+    r = sis.compare(sis.fleiss_kappa(ann), sis.fleiss_kappa(b_ann), ci="analytic")  # a ValueError before
+    assert r.paired and np.isfinite(r.se) and any("cover 42 items and those of b 40" in w for w in r.warnings)
+    boot = sis.compare(sis.fleiss_kappa(ann), sis.fleiss_kappa(b_ann), ci=sis.Bootstrap(n=2000, seed=0))
+    assert r.se == pytest.approx(boot.se, rel=0.2)

@@ -80,3 +80,63 @@ def test_against_reference_tables():
         sis.against_reference(ann, reference="gold")
     soft = sis.against_reference(ann, reference=3, similarity="levenshtein", top=5)
     assert len(soft.disagreements) == 5 and soft.similarity != "identity"
+
+
+def _one_rater_items(extra):
+    rows = [["a", "a", "a"], ["b", "b", "a"], ["a", "b", "b"], ["b", "b", "b"]] * 10
+    return rows + [[label, None, None] for label in extra]
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
+def test_an_item_only_the_left_out_rater_rated_is_paired_with_the_bootstrap():
+    # rater 0 (a model labelling every item) alone rated the last item: the two statistics are on the same 41
+    # items (the item adds nothing to the others' kappa); this raised "needs at least 2 items per stratum"
+    from softirr_stats.uncertainty import percentile_interval, unit_weights
+
+    rows = _one_rater_items(["a"])
+    ann = sis.Annotations.from_wide(rows)
+    B = sis.Bootstrap(n=300, seed=0, method="percentile")
+    t = sis.leave_one_rater_out(ann, "fleiss_kappa", ci=B)
+    without = sis.fleiss_kappa(ann.subset_raters([1, 2]))
+    assert t.value_without[0] == pytest.approx(without.value, abs=1e-12)
+    C = unit_weights(41, B, 0, 300)  # the full data's item weights; the others' statistic on its 40 items
+    d = (sis.fleiss_kappa(ann).details["statistic"].evaluate(C)["value"]
+         - without.details["statistic"].evaluate(np.ascontiguousarray(C[:, :40]))["value"])
+    lo, hi = percentile_interval(d, 0.95)
+    assert (t.change_ci_low[0], t.change_ci_high[0]) == pytest.approx((lo, hi), abs=1e-12)
+    assert t[["change_ci_low", "change_ci_high", "vs_rest_ci_low"]].notna().all().all()
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
+def test_an_item_only_the_left_out_rater_rated_is_paired_analytically():
+    # the analytic comparison raised "share 40 of their 42 and 40 items"; its SE is close to the bootstrap's
+    rows = _one_rater_items(["a", "b"])
+    an = sis.leave_one_rater_out(rows, "fleiss_kappa", ci="analytic")
+    boot = sis.leave_one_rater_out(rows, "fleiss_kappa", ci=sis.Bootstrap(n=2000, seed=1, method="percentile"))
+    assert an[["change_ci_low", "change_ci_high", "change_p_value"]].notna().all().all()
+    width_an = an.change_ci_high - an.change_ci_low
+    width_boot = boot.change_ci_high - boot.change_ci_low
+    np.testing.assert_allclose(width_an, width_boot, rtol=0.25)
+
+
+def test_vs_rest_interval_follows_the_bootstrap_method_and_says_which():
+    from softirr_stats.comparison._per_rater import kappa_vs_rest
+    from softirr_stats.uncertainty import bca_interval
+
+    ann = sis.Annotations.from_wide(_table(40, raters=3, seed=4))
+    B = sis.Bootstrap(n=300, seed=2, method="bca")
+    t = sis.leave_one_rater_out(ann, "fleiss_kappa", ci=B)
+    assert t.attrs["vs_rest_method"] == "bootstrap-bca"
+    codes = np.asarray(ann.codes)
+    reps = sis.leave_one_rater_out(ann, "fleiss_kappa", ci=sis.Bootstrap(n=300, seed=2, method="percentile"))
+    assert reps.attrs["vs_rest_method"] == "bootstrap-percentile"
+    assert not np.allclose(t.vs_rest_ci_low, reps.vs_rest_ci_low)
+    from softirr_stats.comparison._per_rater import _item_weights
+
+    boot = np.concatenate([kappa_vs_rest(codes, np.eye(3), C)["value"] for C in _item_weights(ann.items, 3, B)])
+    jack = kappa_vs_rest(codes, np.eye(3), 1.0 - np.eye(40))["value"]
+    est = kappa_vs_rest(codes, np.eye(3))["value"][0]
+    lo, hi, _ = bca_interval(boot[:, 0], est[0], jack[:, 0], 0.95)
+    assert (t.vs_rest_ci_low[0], t.vs_rest_ci_high[0]) == pytest.approx((lo, hi), abs=1e-12)
+    auto = sis.leave_one_rater_out(ann, "fleiss_kappa", ci=sis.Bootstrap(n=100, seed=2))
+    assert auto.attrs["vs_rest_method"] == "bootstrap-bca-t" and "method='auto'" in auto.attrs["vs_rest_notes"][0]
