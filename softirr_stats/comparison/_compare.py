@@ -47,6 +47,7 @@ from softirr_stats.uncertainty import (
     few_items_note,
     few_units_factor,
     jackknife_values,
+    per_item_codes,
     percentile_interval,
     replicate_interval,
     resolve_method,
@@ -224,6 +225,58 @@ def _union_cfg(cfg: Bootstrap, lay: _Layout, items_a: tuple, items_b: tuple) -> 
     return replace(cfg, cluster=None if cluster is None else [cluster[i] for i in lay.union], strata=combined)
 
 
+#: The overlap strata of the union of the items, as a reader names them.
+_MEMBERSHIP = ("shared by a and b", "only in a", "only in b")
+
+
+def _pool_lone_strata(cfg: Bootstrap, lay: _Layout) -> tuple[Bootstrap, str]:
+    """``cfg`` with each overlap stratum of one resampling unit pooled into the largest stratum beside it.
+
+    Splitting partly shared items into the strata "shared", "only in a", "only in b" can leave a
+    stratum with one unit (round 2 = round 1 plus one item). One unit cannot be resampled on its
+    own (it would be drawn in every replicate, and the difference it makes would look certain), so
+    it is resampled with the largest other overlap stratum of the same ``strata=`` value (usually
+    the shared items): its sampling variability stays in the interval, and each statistic's size
+    varies a little. A stratum of the user's ``strata=`` with one unit over all the items is left to
+    the design check (the user's stratum is too small, not the overlap split).
+
+    Examples
+    --------
+    >>> lay = _Layout((1, 2, 3), np.array([0, 1]), np.array([0, 1, 2]), np.array([0, 0, 2]), (), None, None,
+    ...               None, 2, True)
+    >>> cfg, note = _pool_lone_strata(Bootstrap(strata=["0|", "0|", "2|"]), lay)
+    >>> cfg.strata, note[:62]
+    (['0|', '0|', '0|'], '1 item only in b is resampled with the items shared by a and b')
+    """
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    if lay.item_strata is None or cfg.strata is None or not rec.resamples_items:
+        return cfg, ""
+    n = len(lay.union)
+    units = per_item_codes(cfg.cluster, lay.union, "cluster") if rec.resamples_clusters else np.arange(n)
+    strata = [str(x) for x in cfg.strata]
+    user = [x.split("|", 1)[1] for x in strata]
+    members: dict[str, set] = {}
+    for s, u in zip(strata, units.tolist(), strict=True):
+        members.setdefault(s, set()).add(u)
+    size = {s: len(v) for s, v in members.items()}
+    big: dict[str, str] = {}  # the largest overlap stratum of each user stratum
+    for s in sorted(size):
+        u = s.split("|", 1)[1]
+        if u not in big or size[s] > size[big[u]]:
+            big[u] = s
+    target = {s: big[s.split("|", 1)[1]] for s in sorted(size) if size[s] == 1 and s != big[s.split("|", 1)[1]]}
+    if not target:
+        return cfg, ""
+    unit = "cluster" if rec.resamples_clusters else "item"
+    parts = [f"1 {unit} {_MEMBERSHIP[int(s.split('|', 1)[0])]}"
+             + (f" (stratum {s.split('|', 1)[1]!r})" if any(user) else "")
+             + f" is resampled with the {unit}s {_MEMBERSHIP[int(t.split('|', 1)[0])]}"
+             for s, t in target.items()]
+    note = ("; ".join(parts) + f" (a stratum of one {unit} cannot be resampled on its own; each statistic's "
+            "number of items varies a little between replicates)")
+    return replace(cfg, strata=[target.get(x, x) for x in strata]), note
+
+
 def _check_rater_design(stat: Statistic, cfg: Bootstrap, name: str) -> None:
     if BOOTSTRAP_DESIGNS[cfg.design].resamples_raters and not stat.rater_designs:
         why = stat.no_rater_designs
@@ -243,7 +296,7 @@ def paired_replicates(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
     if apart and (cfg.cluster is not None or cfg.strata is not None):
         raise ValueError("paired=False does not take cluster= or strata= (the items of b are renamed apart from a's); "
                          "give the two data sets distinct item ids instead")
-    ucfg = cfg if judged else _union_cfg(cfg, lay, items_a, items_b)
+    ucfg, pooled = (cfg, "") if judged else _pool_lone_strata(_union_cfg(cfg, lay, items_a, items_b), lay)
     units = _Units(lay.union, len(lay.union), max(len(lay.raters), stat_a.n_raters))
     share_w = (stat_a.n_chance_pairs == stat_b.n_chance_pairs and items_a == items_b)
     cfg_b_w = cfg if share_w else replace(cfg, seed=_other_seed(cfg.seed, 1))
@@ -267,7 +320,8 @@ def paired_replicates(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
         parts_a.append(np.asarray(stat_a.evaluate(Ca, Va, Wa)["value"], dtype=np.float64)[:rows])
         parts_b.append(np.asarray(stat_b.evaluate(Cb, Vb, Wb)["value"], dtype=np.float64)[:rows])
     info = {"shared_chance_draws": bool(share_w and stat_a.n_chance_pairs),
-            "exact_own_weights": lay.item_strata is None and lay.rater_strata is None and cfg.strata is None}
+            "exact_own_weights": lay.item_strata is None and lay.rater_strata is None and cfg.strata is None,
+            "pooled_note": pooled}
     return np.concatenate(parts_a), np.concatenate(parts_b), info
 
 
@@ -370,7 +424,7 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     _check_rater_design(stat_b, cfg, "b")
     lay = _layout(stat_a, stat_b, rec.resamples_raters, apart)
     ra, rb, info = paired_replicates(stat_a, stat_b, cfg, lay, apart)
-    notes: list[str] = []
+    notes: list[str] = [info["pooled_note"]] if info["pooled_note"] else []
     checks = []
     if info["exact_own_weights"]:
         checks = [_check_own(a, ra, cfg, "a"), _check_own(b, rb, cfg, "b")]

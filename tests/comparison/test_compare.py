@@ -335,3 +335,26 @@ def test_analytic_paired_difference_where_one_statistic_covers_fewer_items():
     assert r.paired and np.isfinite(r.se) and any("cover 42 items and those of b 40" in w for w in r.warnings)
     boot = sis.compare(sis.fleiss_kappa(ann), sis.fleiss_kappa(b_ann), ci=sis.Bootstrap(n=2000, seed=0))
     assert r.se == pytest.approx(boot.se, rel=0.2)
+
+
+def test_one_item_only_in_b_is_resampled_with_the_shared_items():
+    # round 2 = round 1 plus one item: the stratum 'only in b' had one item and the comparison refused with
+    # "needs at least 2 items per stratum ... merge small strata" (strata the user never set)
+    from softirr_stats.uncertainty import percentile_interval, unit_weights
+
+    rows = [["a", "a", "a"], ["b", "b", "a"], ["a", "b", "b"], ["b", "b", "b"]] * 10
+    r1 = pd.DataFrame(rows, index=[f"d{i}" for i in range(40)])
+    r2 = pd.DataFrame(rows + [["a", "b", "a"]], index=[f"d{i}" for i in range(41)])
+    B = sis.Bootstrap(n=400, seed=0, method="percentile")
+    a, b = sis.fleiss_kappa(r1, ci=B), sis.fleiss_kappa(r2, ci=B)
+    r = sis.compare(a, b)
+    assert r.warnings[0].startswith("1 item only in b is resampled with the items shared by a and b")
+    C = unit_weights(41, B, 0, 400)  # one stratum of the 41 items: the direct computation
+    d = (a.details["statistic"].evaluate(np.ascontiguousarray(C[:, :40]))["value"]
+         - b.details["statistic"].evaluate(C)["value"])
+    lo, hi = percentile_interval(d, 0.95)
+    assert (r.ci_low, r.ci_high) == pytest.approx((lo, hi), abs=1e-12)
+    # a stratum of the user's own strata that has one item is still refused, in the user's terms
+    strata = {f"d{i}": ("x" if i < 40 else "y") for i in range(41)}
+    with pytest.raises(ValueError, match="needs at least 2 items per stratum"):
+        sis.compare(a, b, ci=sis.Bootstrap(n=50, strata=strata))
