@@ -39,7 +39,7 @@ MIN_ITEMS, MIN_HUMANS = 50, 3
 
 
 class FewHumansWarning(SoftIRRWarning):
-    """The replacement test runs below the authors' minimum (3 humans, 50 items).
+    """The replacement test runs below the authors' minimum (3 humans, 50 items), or some humans are not tested.
 
     Examples
     --------
@@ -96,7 +96,9 @@ class ReplacementResult:
     scoring, similarity : str
     by_human : DataFrame
         human, n_items, candidate_advantage (rho_h), human_advantage, mean_difference (of W_h - W_c),
-        t, p_value, candidate_wins (H0 rejected after Benjamini-Yekutieli).
+        t, p_value (nan for a human not tested or with one item), tested, candidate_wins (H0 rejected
+        after Benjamini-Yekutieli; False for a human not tested: read it with ``tested``, the tables
+        show "—").
     warnings : tuple of str
 
     Examples
@@ -133,21 +135,24 @@ class ReplacementResult:
 
     def __str__(self) -> str:
         verdict = "PASSED" if self.passed else "FAILED"
+        untested = [str(h) for h in self.by_human.loc[~self.by_human["tested"].astype(bool), "human"]]
+        skipped = f"; not tested: {', '.join(untested)}" if untested else ""
         return (f"replacement test of {self.candidate} [{verdict}]: winning rate omega = {self.omega:.2f} "
-                f"({int(round(self.omega * self.n_humans))} of {self.n_humans} humans), advantage probability "
-                f"rho = {self.rho:.3f}; epsilon = {self.epsilon}, BY q = {self.q}, {self.n_items} items, "
-                f"similarity: {self.similarity}")
+                f"({int(round(self.omega * self.n_humans))} of {self.n_humans} tested humans{skipped}), advantage "
+                f"probability rho = {self.rho:.3f}; epsilon = {self.epsilon}, BY q = {self.q}, {self.n_items} "
+                f"items, similarity: {self.similarity}")
 
     def __repr__(self) -> str:
         return (f"ReplacementResult(candidate={self.candidate!r}, omega={self.omega:.3f}, rho={self.rho:.3f}, "
                 f"passed={self.passed}, humans={self.n_humans}, items={self.n_items})")
 
     def _rows(self, digits: int) -> tuple[list[str], list[list[str]], list[str]]:
-        header = ["Human", "Items", "rho_h", "Mean W_h - W_c", "t", "p", "Candidate wins"]
+        header = ["Human", "Items", "rho_h", "Mean W_h - W_c", "Tested", "t", "p", "Candidate wins"]
         rows = [[str(r.human), str(r.n_items), f"{r.candidate_advantage:.{digits}f}", f"{r.mean_difference:.{digits}f}",
-                 f"{r.t:.{digits}f}", f"{r.p_value:.{digits}g}", "yes" if r.candidate_wins else "no"]
+                 "yes" if r.tested else "no", _num(r.t, f".{digits}f"), _num(r.p_value, f".{digits}g"),
+                 ("yes" if r.candidate_wins else "no") if r.tested and math.isfinite(r.p_value) else "—"]
                 for r in self.by_human.itertuples()]
-        return header, rows, ["l", "r", "r", "r", "r", "r", "c"]
+        return header, rows, ["l", "r", "r", "r", "c", "r", "r", "c"]
 
     def to_markdown(self, *, digits: int = 3) -> str:
         """The verdict line and the per-human table in Markdown."""
@@ -167,6 +172,10 @@ class ReplacementResult:
         body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
         return (f"<p>{html.escape(str(self))}</p><table><caption>ReplacementResult</caption><thead><tr>{head}</tr>"
                 f"</thead><tbody>{body}</tbody></table>")
+
+
+def _num(x: float, spec: str) -> str:
+    return format(x, spec) if math.isfinite(x) else "—"
 
 
 def _check_rater(ann: Any, rater: Any, name: str) -> int:
@@ -194,16 +203,19 @@ def replacement_test(ann: Any, candidate: Any, *, humans: Any = None, similarity
         Categorical agreement weights instead of ``similarity``.
     scoring : {"similarity", "neg_rmse"}
         ``"neg_rmse"``: alignment is minus the root mean squared difference from the other humans'
-        labels (numeric labels; the authors' choice for ratings).
+        labels (numeric labels; the authors' choice for ratings); it takes no ``similarity`` or ``weights``.
     epsilon : float
         Cost-benefit margin in [0, 1) granted to the candidate (the authors suggest 0.2 for
         experts, 0.15 for skilled annotators, 0.1 for crowd workers).
     q : float
         Benjamini-Yekutieli false discovery rate.
     min_humans_per_item : int
-        Items need at least this many human labels (the left-out human and one other at least).
+        Items need at least this many human labels (the left-out human and one other at least: 1 is
+        raised to 2, with a warning).
     min_items_per_human : int
-        Humans with fewer usable items are not tested (a warning names them), as in the authors' code.
+        Humans with fewer usable items are not tested (a warning names them; ``by_human["tested"]`` is
+        False and the tables show no win or loss), as in the authors' code. A tested human with a single item
+        has no t test (t and p nan, as scipy's ``ttest_1samp``): the candidate does not win against them.
 
     Returns
     -------
@@ -214,12 +226,16 @@ def replacement_test(ann: Any, candidate: Any, *, humans: Any = None, similarity
     ------
     ValueError
         ``candidate`` (or a human) not in the data, fewer than 2 humans, no human with enough items,
-        non-numeric labels with ``scoring="neg_rmse"``.
+        non-numeric labels with ``scoring="neg_rmse"``, ``similarity`` or ``weights`` with
+        ``scoring="neg_rmse"``.
 
     Warns
     -----
     FewHumansWarning
-        Fewer than 3 humans tested or fewer than 50 items (the authors' minimum).
+        Fewer than 3 humans tested or fewer than 50 items (the authors' minimum); humans not tested;
+        humans with a single usable item.
+    SoftIRRWarning
+        ``min_humans_per_item`` below 2 (raised to 2).
 
     Examples
     --------
@@ -234,6 +250,17 @@ def replacement_test(ann: Any, candidate: Any, *, humans: Any = None, similarity
 
     data = as_annotations(ann)
     check_choice("scoring", scoring, SCORINGS)
+    given = [name for name, v in (("similarity", similarity), ("weights", weights)) if v is not None]
+    if scoring == "neg_rmse" and given:
+        raise ValueError(f"scoring='neg_rmse' scores numeric labels by their squared differences and takes no "
+                         f"{' or '.join(given)}=; drop {' and '.join(given)}=, or use scoring='similarity' to score "
+                         "by a label similarity")
+    for name, v in (("min_humans_per_item", min_humans_per_item), ("min_items_per_human", min_items_per_human)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(f"{name} must be a whole number >= 1; got {v!r}")
+    if min_humans_per_item < 2:
+        warnings.warn(f"min_humans_per_item={min_humans_per_item} is raised to 2: an item needs the left-out human "
+                      "and at least one other human to compare the candidate with", SoftIRRWarning, stacklevel=2)
     if isinstance(epsilon, bool) or not (isinstance(epsilon, numbers.Real) and 0.0 <= float(epsilon) < 1.0):
         raise ValueError(f"epsilon must be a number in [0, 1); got {epsilon!r}")
     if isinstance(q, bool) or not (isinstance(q, numbers.Real) and 0.0 < float(q) < 1.0):
@@ -287,7 +314,8 @@ def replacement_test(ann: Any, candidate: Any, *, humans: Any = None, similarity
     tested = n_h >= int(min_items_per_human)
     if (~tested).any():
         skipped = [human_ids[j] for j in np.flatnonzero(~tested)]
-        notes.append(f"humans {skipped} have fewer than {min_items_per_human} usable items and are not tested")
+        notes.append(f"humans {skipped} have fewer than {min_items_per_human} usable items (rated by the human, the "
+                     "candidate and another human) and are not tested")
     if not tested.any():
         raise ValueError(f"no human has {min_items_per_human} usable items (rated by the human, the candidate and "
                          f"another human); lower min_items_per_human or annotate more items")
@@ -297,7 +325,12 @@ def replacement_test(ann: Any, candidate: Any, *, humans: Any = None, similarity
     sd = np.sqrt(var)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (mean - epsilon) / (sd / np.sqrt(nn))
+    t = np.where(tested & (n_h >= 2), t, np.nan)  # one observation has no variance: no t test (scipy: nan)
     p = np.where(np.isnan(t), np.nan, stdtr(np.maximum(nn - 1.0, 1.0), t))  # H1: mean < epsilon
+    single = [human_ids[j] for j in np.flatnonzero(tested & (n_h < 2))]
+    if single:
+        notes.append(f"humans {single} have a single usable item: a one-sample t test of one observation is "
+                     "undefined (t and p are nan) and the candidate does not win against them")
     p_t = p[tested]
     rejected = np.zeros(H, dtype=bool)
     rejected[np.flatnonzero(tested)] = benjamini_yekutieli(p_t, q)
@@ -310,8 +343,7 @@ def replacement_test(ann: Any, candidate: Any, *, humans: Any = None, similarity
     if int(keep.sum()) < MIN_ITEMS:
         notes.append(f"only {int(keep.sum())} items: the authors ask for at least {MIN_ITEMS} (50-100)")
     for note in notes:
-        if note.startswith("only"):
-            warnings.warn(note, FewHumansWarning, stacklevel=2)
+        warnings.warn(note, FewHumansWarning, stacklevel=2)
     frame = pd.DataFrame({"human": [human_ids[j] for j in range(H)], "n_items": n_h.astype(int),
                           "candidate_advantage": np.where(n_h > 0, rho_h, math.nan),
                           "human_advantage": np.where(n_h > 0, (win_h * E).sum(axis=0) / nn, math.nan),

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
+from softirr_stats.base._validation import SoftIRRWarning
 from softirr_stats.comparison._replacement import FewHumansWarning, benjamini_yekutieli
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.comparison._replacement.FewHumansWarning")
@@ -154,3 +155,59 @@ def test_numpy_scalars_are_numbers_for_epsilon_and_q():
     assert numpy.rho == plain.rho and numpy.omega == plain.omega
     with pytest.raises(ValueError, match="epsilon must be a number"):
         sis.replacement_test(sub, llm, epsilon=True)
+
+
+def _with_a_part_time_human(n=120, part=20, seed=1):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 4, n)
+
+    def lab(p):
+        return np.where(rng.random(n) < p, rng.integers(0, 4, n), truth).astype(float)
+
+    df = pd.DataFrame({"h1": lab(0.3), "h2": lab(0.3), "h3": lab(0.3), "h4": lab(0.3), "llm": lab(0.15)})
+    df.loc[part:, "h4"] = np.nan
+    return df
+
+
+def test_an_untested_human_is_warned_about_and_shown_as_not_tested():
+    # h4 (20 items < 30) was skipped with no warning, "3 of 3 humans", and a p-value and "no" in the tables
+    with pytest.warns(FewHumansWarning, match=r"humans \['h4'\] have fewer than 30 usable items"):
+        r = sis.replacement_test(_with_a_part_time_human(), candidate="llm", epsilon=0.1)
+    assert "3 of 3 tested humans; not tested: h4" in str(r)
+    row = r.by_human.set_index("human").loc["h4"]
+    assert not row.tested and np.isnan(row.p_value) and np.isnan(row.t) and not row.candidate_wins
+    md = r.to_markdown()
+    assert "| Tested |" in md and "| h4 | 20 | 1.000 | -0.350 | no | — | — | — |" in md
+    assert "& no & -- & -- & --" in r.to_latex().replace("—", "--") and "<td>no</td><td>—</td>" in r._repr_html_()
+
+
+def test_a_human_with_one_item_has_no_t_test_as_in_scipy():
+    from scipy.stats import ttest_1samp
+
+    rows = []
+    for i in range(40):
+        rows += [(i, "h1", "a" if i % 3 else "b"), (i, "h2", "a" if (i + 1) % 3 else "b"),
+                 (i, "llm", "a" if i % 3 else "b")]
+    rows.append((0, "h3", "b"))
+    ann = sis.Annotations.from_long(pd.DataFrame(rows, columns=["item", "rater", "label"]))
+    with pytest.warns(FewHumansWarning, match=r"humans \['h3'\] have a single usable item"):
+        r = sis.replacement_test(ann, "llm", epsilon=0.1, min_items_per_human=1)
+    h3 = r.by_human.set_index("human").loc["h3"]
+    with np.errstate(divide="ignore", invalid="ignore"):  # the authors' test: nan, not rejected
+        authors = ttest_1samp([h3.mean_difference], 0.1, alternative="less")
+    assert np.isnan(authors.pvalue) and np.isnan(h3.p_value) and np.isnan(h3.t)  # t = -inf, p = 0 before
+    assert h3.tested and not h3.candidate_wins and r.omega == pytest.approx(2 / 3)
+
+
+def test_options_the_scoring_does_not_use_are_refused_and_the_raised_minimum_warned():
+    ann = _load("cebab_stars")
+    with pytest.raises(ValueError, match="scoring='neg_rmse' .* takes no similarity="):
+        sis.replacement_test(ann, "gpt-4o", scoring="neg_rmse", similarity=np.eye(5))
+    with pytest.raises(ValueError, match="takes no weights="):
+        sis.replacement_test(ann, "gpt-4o", scoring="neg_rmse", weights="quadratic")
+    rows = [["a", "a", "a", "a"], ["b", "b", "a", "b"], ["a", "b", "b", "b"]] * 20
+    with pytest.warns(SoftIRRWarning, match="min_humans_per_item=1 is raised to 2"):
+        one = sis.replacement_test(rows, candidate=3, min_humans_per_item=1)
+    assert one.rho == sis.replacement_test(rows, candidate=3).rho
+    with pytest.raises(ValueError, match="min_items_per_human must be a whole number >= 1"):
+        sis.replacement_test(rows, candidate=3, min_items_per_human=0)
