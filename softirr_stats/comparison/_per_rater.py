@@ -235,7 +235,9 @@ class ReferenceResult:
         The reference rater.
     coefficient, similarity : str
     by_rater : DataFrame
-        rater, n_items, value, ci_low, ci_high, se, observed, expected, level.
+        rater, n_items, value, ci_low, ci_high, se, observed, expected, level, ci_method (how the
+        interval was made, e.g. ``"bootstrap-bca"``; with a bootstrap also bootstrap_n,
+        bootstrap_design and bootstrap_seed).
     confusion : DataFrame
         rater, reference_label, rater_label, count (the non-zero cells).
     by_category : DataFrame
@@ -245,6 +247,9 @@ class ReferenceResult:
         Items ranked by disagreement with the reference (lowest mean similarity first): item,
         reference_label, n_raters, n_disagreeing, mean_similarity, then one column per rater.
     warnings : tuple of str
+    interval : str
+        How the intervals were made (level, method, and the bootstrap's B, design and seed), the
+        note under the tables; ``""`` without intervals.
 
     Examples
     --------
@@ -263,6 +268,7 @@ class ReferenceResult:
     by_category: "pd.DataFrame" = field(repr=False, compare=False)
     disagreements: "pd.DataFrame" = field(repr=False, compare=False)
     warnings: tuple[str, ...] = ()
+    interval: str = ""
 
     def to_frame(self) -> "pd.DataFrame":
         """The per-rater table (tidy, unrounded)."""
@@ -275,11 +281,15 @@ class ReferenceResult:
     def to_markdown(self, *, digits: int = 3, top: int = 10) -> str:
         """The per-rater table and the ``top`` items with the largest disagreement, in Markdown."""
         table = render(self.by_rater, "markdown", digits=digits, columns=self._columns())
+        if self.interval:
+            table += f"\n\n{self.interval}"
         worst = render(self.disagreements.head(top), "markdown", digits=digits)
         return f"{self}\n\n{table}\n\nItems with the largest disagreement with {self.reference}:\n\n{worst}"
 
     def to_latex(self, *, digits: int = 3, caption: str | None = None, label: str | None = None) -> str:
-        """The per-rater table as booktabs LaTeX."""
+        """The per-rater table as booktabs LaTeX (the caption, when given, ends with how the intervals were made)."""
+        if caption is not None and self.interval:
+            caption = f"{caption.rstrip().rstrip('.')}. {self.interval}" if caption.strip() else self.interval
         return render(self.by_rater, "latex", digits=digits, columns=self._columns(), caption=caption, label=label)
 
     def _columns(self) -> list[str]:
@@ -290,6 +300,7 @@ class ReferenceResult:
 
     def _repr_html_(self) -> str:
         return (f"<p>{html.escape(str(self))}</p>" + self.by_rater.to_html(index=False)
+                + (f"<p><small>{html.escape(self.interval)}</small></p>" if self.interval else "")
                 + "<p>Largest disagreements</p>" + self.disagreements.head(10).to_html(index=False))
 
 
@@ -350,7 +361,9 @@ def against_reference(ann: Any, reference: Any, *, coefficient: str = "cohen_kap
         res = estimate_with_interval(coef, data.subset_raters([reference, r]), **options, **sim_opts, ci=ci)
         rows.append({"rater": r, "n_items": int(both.sum()), "value": res.value, "ci_low": res.ci_low,
                      "ci_high": res.ci_high, "se": res.se, "observed": res.observed, "expected": res.expected,
-                     "level": res.level})
+                     "level": res.level, "ci_method": res.ci_method,
+                     **({"bootstrap_n": ci.n, "bootstrap_design": ci.design, "bootstrap_seed": ci.seed}
+                        if isinstance(ci, Bootstrap) else {})})
     by_rater = pd.DataFrame(rows)
     K = len(data.vocabulary)
     Y = codes[:, others]  # (n, R-1)
@@ -389,4 +402,22 @@ def against_reference(ann: Any, reference: Any, *, coefficient: str = "cohen_kap
     for c, name in enumerate(names):
         dis[str(name)] = labels[order, c]
     return ReferenceResult(reference, coef.name, sim_name, by_rater, confusion, by_category,
-                           dis.reset_index(drop=True), tuple(notes))
+                           dis.reset_index(drop=True), tuple(notes), _interval_text(by_rater, ci))
+
+
+def _interval_text(by_rater: "pd.DataFrame", ci: Any) -> str:
+    """How the per-rater intervals were made, for the note under the tables (``""`` without intervals).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> _interval_text(pd.DataFrame({"level": [0.95], "ci_method": ["bootstrap-bca"]}), Bootstrap(n=200, seed=3))
+    'Intervals: 95% bootstrap-bca, B=200, design=items, seed=3.'
+    """
+    if ci is None or by_rater.empty:
+        return ""
+    methods = ", ".join(dict.fromkeys(str(m) for m in by_rater["ci_method"]))
+    text = f"Intervals: {float(by_rater['level'].iloc[0]) * 100:g}% {methods}"
+    if isinstance(ci, Bootstrap):
+        text += f", B={ci.n}, design={ci.design}, seed={ci.seed}"
+    return text + "."

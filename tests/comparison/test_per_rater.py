@@ -140,3 +140,15 @@ def test_vs_rest_interval_follows_the_bootstrap_method_and_says_which():
     assert (t.vs_rest_ci_low[0], t.vs_rest_ci_high[0]) == pytest.approx((lo, hi), abs=1e-12)
     auto = sis.leave_one_rater_out(ann, "fleiss_kappa", ci=sis.Bootstrap(n=100, seed=2))
     assert auto.attrs["vs_rest_method"] == "bootstrap-bca-t" and "method='auto'" in auto.attrs["vs_rest_notes"][0]
+
+
+def test_against_reference_records_how_its_intervals_were_made():
+    # by_rater had a "95% CI" and no record of the method, B, design or seed
+    ann = sis.Annotations.from_wide(_table(60, raters=3, seed=5))
+    r = sis.against_reference(ann, reference=2, ci=sis.Bootstrap(n=200, seed=7, method="bca"))
+    assert set(r.by_rater.ci_method) == {"bootstrap-bca"}
+    assert r.by_rater[["bootstrap_n", "bootstrap_design", "bootstrap_seed"]].drop_duplicates().values.tolist() == [
+        [200, "items", 7]]
+    assert r.interval == "Intervals: 95% bootstrap-bca, B=200, design=items, seed=7."
+    assert r.interval in r.to_markdown() and "seed=7" in r.to_latex(caption="Raters") and "seed=7" in r._repr_html_()
+    assert sis.against_reference(ann, reference=2).interval == ""
