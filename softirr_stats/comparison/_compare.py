@@ -98,15 +98,19 @@ def statistic_of(result: Any, name: str) -> Statistic:
 
 
 def describe(result: AgreementResult) -> str:
-    """A short label: the coefficient, and the measure and chance when they are not the defaults.
+    """A short label: the coefficient, the measure and chance when they are not the defaults, and
+    "prediction-powered" for an estimate with judged label pairs (``details["ppi"]``).
 
     Examples
     --------
     >>> describe(AgreementResult("fleiss_kappa", 0.5, 0.7, 0.4, 10, 3, similarity="indel"))
     'fleiss_kappa (indel)'
+    >>> describe(AgreementResult("fleiss_kappa", 0.5, 0.7, 0.4, 10, 3, similarity="indel", details={"ppi": {}}))
+    'fleiss_kappa (indel, prediction-powered)'
     """
     extra = [x for x in (result.similarity if result.similarity != "identity" else "",
-                         result.chance if result.chance not in ("exact", "", "none") else "") if x]
+                         result.chance if result.chance not in ("exact", "", "none") else "",
+                         "prediction-powered" if "ppi" in result.details else "") if x]
     return result.coefficient + (f" ({', '.join(extra)})" if extra else "")
 
 
@@ -425,6 +429,7 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     lay = _layout(stat_a, stat_b, rec.resamples_raters, apart)
     ra, rb, info = paired_replicates(stat_a, stat_b, cfg, lay, apart)
     notes: list[str] = [info["pooled_note"]] if info["pooled_note"] else []
+    rules: list[str] = []  # what method="auto" stood for: information, not a warning (as on AgreementResult)
     checks = []
     if info["exact_own_weights"]:
         checks = [_check_own(a, ra, cfg, "a"), _check_own(b, rb, cfg, "b")]
@@ -447,7 +452,7 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
         method, why = "percentile", ("method='auto': percentile (BCa's jackknife needs both statistics on the "
                                      "same items, and on the same raters for a rater design)")
     if why:
-        notes.append(why)
+        rules.append(why)
     # the coefficients' interval rule (bca-t: Student's t with one df fewer than the jackknife's units)
     lo, hi, method, note, _ = replicate_interval(d, diff, replace(cfg, method=method),
                                                  lambda: _jackknife_difference(stat_a, stat_b, cfg, lay),
@@ -476,6 +481,8 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     details = {"replicates": d, "replicates_a": ra, "replicates_b": rb, "n_replicates": cfg.n, "test": test,
                "seed": cfg.seed, "ratio_ci_low": r_lo, "ratio_ci_high": r_hi, "weights_check": tuple(checks),
                "few_units_factor": factor, "kind": kind}
+    if rules:
+        details["interval_rule"] = "; ".join(rules)
     return ComparisonResult(labels[0], labels[1], float(a.value), float(b.value), float(diff), ratio, float(lo),
                             float(hi), se, cfg.level, p, f"{kind} bootstrap-{method}", cfg.design, paired,
                             len(stat_a.items), len(stat_b.items), lay.n_common,

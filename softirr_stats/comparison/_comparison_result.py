@@ -52,8 +52,9 @@ class ComparisonResult:
         Items of each statistic and items they share.
     warnings : tuple of str
     details : dict
-        Replicates of both values and of the difference, the ratio's interval, the check that
-        the replicates are those of the inputs' own intervals, the permutation test.
+        Replicates of both values and of the difference, the bootstrap's seed, the ratio's interval,
+        the check that the replicates are those of the inputs' own intervals, the permutation test,
+        and ``interval_rule`` (what ``method="auto"`` stood for: information, not a warning).
 
     Examples
     --------
@@ -84,11 +85,12 @@ class ComparisonResult:
     details: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """Flat dict of the scalar fields (JSON-friendly); warnings joined with ``"; "``."""
+        """Flat dict of the scalar fields (JSON-friendly); warnings joined with ``"; "``; with a bootstrap
+        also ``n_replicates``, ``seed`` and ``interval_rule``."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "details"}
         out["warnings"] = "; ".join(self.warnings)
-        for key in ("test", "n_replicates", "ratio_ci_low", "ratio_ci_high", "permutation_p_value",
-                    "n_permutations"):
+        for key in ("test", "n_replicates", "seed", "interval_rule", "ratio_ci_low", "ratio_ci_high",
+                    "permutation_p_value", "n_permutations"):
             if key in self.details:
                 out[key] = self.details[key]
         return out
@@ -139,6 +141,10 @@ class ComparisonResult:
         parts = [f"Difference A - B; interval: {level_text(self.level)} {self.method}, design={self.design}"]
         if "n_replicates" in self.details:
             parts[0] += f", B={self.details['n_replicates']}"
+        if "seed" in self.details:
+            parts[0] += f", seed={self.details['seed']}"
+        if "interval_rule" in self.details:
+            parts.append(self.details["interval_rule"])
         if "test" in self.details:
             parts.append(f"test: {self.details['test']}")
         parts.append(self._items_text())

@@ -358,3 +358,28 @@ def test_one_item_only_in_b_is_resampled_with_the_shared_items():
     strata = {f"d{i}": ("x" if i < 40 else "y") for i in range(41)}
     with pytest.raises(ValueError, match="needs at least 2 items per stratum"):
         sis.compare(a, b, ci=sis.Bootstrap(n=50, strata=strata))
+
+
+def test_the_auto_rule_is_information_and_the_seed_is_recorded():
+    # the "method='auto': ..." line was counted as "(1 warning: see .warnings)"; to_dict() had no seed
+    rows = _table()
+    B = sis.Bootstrap(n=200, seed=11)
+    r = sis.compare(sis.fleiss_kappa(rows, similarity="indel", ci=B), sis.fleiss_kappa(rows, ci=B))
+    assert not any("method='auto'" in w for w in r.warnings) and "see .warnings" not in str(r)
+    assert r.details["interval_rule"].startswith("method='auto': BCa with t quantiles")
+    assert r.to_dict()["seed"] == 11 and r.to_dict()["interval_rule"] == r.details["interval_rule"]
+    assert "seed=11" in r.to_markdown() and "method='auto'" in r.to_markdown()
+
+
+def test_a_prediction_powered_side_is_labelled_as_such():
+    # compare(ppi_result, plain_result) labelled both sides "fleiss_kappa (indel)"
+    ann = sis.Annotations.from_wide([["fever", "pyrexia"], ["cough", "cough"], ["rash", "skin rash"],
+                                     ["fatigue", "asthenia"], ["fever", "fever"], ["rash", "eczema"]] * 3)
+
+    def judge(a, b):
+        return np.array([float(x == y or {x, y} == {"fever", "pyrexia"}) for x, y in zip(a, b, strict=True)])
+
+    plan = sis.judging_plan(ann, similarity="indel", n=30, coefficient="fleiss_kappa", seed=1)
+    ppi = sis.fleiss_kappa(ann, similarity="indel", judgments=plan, judge=judge)
+    r = sis.compare(ppi, sis.fleiss_kappa(ann, similarity="indel"), ci=Bootstrap(n=100, seed=0))
+    assert (r.label_a, r.label_b) == ("fleiss_kappa (indel, prediction-powered)", "fleiss_kappa (indel)")
