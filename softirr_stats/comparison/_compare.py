@@ -257,12 +257,10 @@ def _pool_lone_strata(cfg: Bootstrap, lay: _Layout) -> tuple[Bootstrap, str]:
         return cfg, ""
     n = len(lay.union)
     units = per_item_codes(cfg.cluster, lay.union, "cluster") if rec.resamples_clusters else np.arange(n)
-    strata = [str(x) for x in cfg.strata]
-    user = [x.split("|", 1)[1] for x in strata]
-    members: dict[str, set] = {}
-    for s, u in zip(strata, units.tolist(), strict=True):
-        members.setdefault(s, set()).add(u)
-    size = {s: len(v) for s, v in members.items()}
+    names, code = np.unique(np.asarray(cfg.strata, dtype=str), return_inverse=True)  # by whole arrays
+    distinct = np.unique(np.stack([code.ravel(), np.asarray(units).ravel()]), axis=1)  # (stratum, unit) pairs
+    size = dict(zip(names.tolist(), np.bincount(distinct[0], minlength=len(names)).tolist(), strict=True))
+    user = [s.split("|", 1)[1] for s in size]
     big: dict[str, str] = {}  # the largest overlap stratum of each user stratum
     for s in sorted(size):
         u = s.split("|", 1)[1]
@@ -278,7 +276,7 @@ def _pool_lone_strata(cfg: Bootstrap, lay: _Layout) -> tuple[Bootstrap, str]:
              for s, t in target.items()]
     note = ("; ".join(parts) + f" (a stratum of one {unit} cannot be resampled on its own; each statistic's "
             "number of items varies a little between replicates)")
-    return replace(cfg, strata=[target.get(x, x) for x in strata]), note
+    return replace(cfg, strata=np.asarray([target.get(x, x) for x in size], dtype=object)[code].tolist()), note
 
 
 def _check_rater_design(stat: Statistic, cfg: Bootstrap, name: str) -> None:
@@ -705,8 +703,9 @@ def compare(a: AgreementResult, b: AgreementResult, *, ci: Any = None, paired: b
         raise TypeError(f"labels must be a pair of names (label of a, label of b); got {labels!r}")
     stat_a, stat_b = statistic_of(a, "a"), statistic_of(b, "b")
     if paired is True and set(stat_a.items) != set(stat_b.items):
-        only_a = [i for i in stat_a.items if i not in set(stat_b.items)]
-        only_b = [i for i in stat_b.items if i not in set(stat_a.items)]
+        in_a, in_b = set(stat_a.items), set(stat_b.items)  # once: per item, the message took quadratic time
+        only_a = [i for i in stat_a.items if i not in in_b]
+        only_b = [i for i in stat_b.items if i not in in_a]
         raise ValueError(f"paired=True needs the two statistics on the same items; {len(only_a)} items are only in a "
                          f"(e.g. {only_a[:3]}) and {len(only_b)} only in b (e.g. {only_b[:3]})")
     apart = paired is False
