@@ -42,6 +42,7 @@ from softirr_stats.uncertainty import (
     Analytic,
     Bootstrap,
     analytic_terms,
+    bca_p_value,
     draw_weights,
     excluded_estimate,
     few_items_note,
@@ -372,16 +373,24 @@ def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
     return factor, note
 
 
-def _bootstrap_p(d: np.ndarray, diff: float, method: str, factor: float, se: float) -> tuple[float, str]:
-    """Two-sided p-value of H0: difference = 0 that inverts the reported interval."""
+def _bootstrap_p(d: np.ndarray, diff: float, method: str, factor: float, se: float,
+                 jack: np.ndarray | None = None) -> tuple[float, str]:
+    """Two-sided p-value of H0: difference = 0 that inverts the reported interval (``jack``: the BCa
+    jackknife of the difference, for the bca methods; its df is ``len(jack) - 1`` for bca-t)."""
     d = d[np.isfinite(d)]
     if d.size == 0 or not math.isfinite(diff):
         return math.nan, "none"
     if method in ("bca", "bca-t"):
-        from scipy.special import ndtr
-
         if not (se > 0):  # no spread at all: a difference of exactly 0 is no evidence against H0
             return (1.0, "no spread in the replicates of the difference") if diff == 0 else (math.nan, "none")
+        # the widened interval diff -+ factor (diff - bound) leaves 0 out where the unwidened one leaves out
+        # diff (1 - 1 / factor)
+        dof = float(len(jack) - 1) if method == "bca-t" and jack is not None and len(jack) > 1 else None
+        p = bca_p_value(d, diff, jack, diff * (1.0 - 1.0 / factor), dof) if jack is not None else math.nan
+        if math.isfinite(p):
+            return p, f"inversion of the {method} interval (bootstrap replicates and the jackknife)"
+        from scipy.special import ndtr
+
         return float(2.0 * ndtr(-abs(diff / se))), "normal approximation z = difference / bootstrap SE"
     t0 = diff * (1.0 - 1.0 / factor) if method == "percentile" else diff * (1.0 + 1.0 / factor)
     lower = (1.0 + float(np.sum(d <= t0))) / (d.size + 1.0)
@@ -452,9 +461,15 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     if why:
         rules.append(why)
     # the coefficients' interval rule (bca-t: Student's t with one df fewer than the jackknife's units)
-    lo, hi, method, note, _ = replicate_interval(d, diff, replace(cfg, method=method),
-                                                 lambda: _jackknife_difference(stat_a, stat_b, cfg, lay),
-                                                 len(lay.union), n_units_given=False)
+    jack: list[np.ndarray] = []  # the jackknife, computed once for the interval and its test
+
+    def jackknife() -> np.ndarray:
+        if not jack:
+            jack.append(_jackknife_difference(stat_a, stat_b, cfg, lay))
+        return jack[0]
+
+    lo, hi, method, note, _ = replicate_interval(d, diff, replace(cfg, method=method), jackknife, len(lay.union),
+                                                 n_units_given=False)
     if note:
         notes.append(note)
     factor, few_note = _few_units_factor(stat_a, stat_b, cfg, lay, d, apart)
@@ -470,7 +485,7 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     if excluded:  # the coefficients' own check, on the difference: its interval and test are not to be read
         notes.append(excluded)
         warnings.warn(f"compare({labels[0]}, {labels[1]}): {excluded}", DegenerateWarning, stacklevel=3)
-    p, test = _bootstrap_p(d, diff, method, factor, se)
+    p, test = _bootstrap_p(d, diff, method, factor, se, jack[0] if jack else None)
     paired = lay.n_common > 0
     kind = "paired" if lay.n_common == len(lay.union) else ("independent" if not paired else "partly paired")
     rr = _ratio(ra, rb)

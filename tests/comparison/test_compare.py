@@ -2,6 +2,7 @@
 
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -383,3 +384,30 @@ def test_a_prediction_powered_side_is_labelled_as_such():
     ppi = sis.fleiss_kappa(ann, similarity="indel", judgments=plan, judge=judge)
     r = sis.compare(ppi, sis.fleiss_kappa(ann, similarity="indel"), ci=Bootstrap(n=100, seed=0))
     assert (r.label_a, r.label_b) == ("fleiss_kappa (indel, prediction-powered)", "fleiss_kappa (indel)")
+
+
+@pytest.mark.parametrize("method", ["bca", "bca-t"])
+def test_the_bca_p_value_inverts_the_interval(method):
+    """The p-value of a BCa comparison was a normal z test on the bootstrap SE: an interval of
+    [-0.0706, -0.0004] came with p = 0.318. It now inverts the interval: p < 1 - level exactly where the
+    interval leaves 0 out, and p at the level where a bound touches 0."""
+    from scipy.special import ndtri
+
+    agree = disagree = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        truth = rng.integers(0, 3, 40)
+        acc = rng.uniform(0.5, 0.9, 4)  # two pairs of raters on the same items: kappa of one pair against the other
+        rows = np.where(rng.random((40, 4)) < acc, truth[:, None], rng.integers(0, 3, (40, 4)))
+        cfg = sis.Bootstrap(n=400, seed=seed, method=method)
+        r = sis.compare(sis.fleiss_kappa(rows[:, :2], ci=cfg), sis.fleiss_kappa(rows[:, 2:], ci=cfg))
+        assert "inversion of the" in r.details["test"]
+        excluded = not (r.ci_low <= 0 <= r.ci_high)
+        agree += excluded == (r.p_value < 0.05)
+        disagree += excluded != (r.p_value < 0.05)
+        # at the level 1 - p the interval's bound sits on 0 (up to the replicates' discreteness)
+        if 0.01 < r.p_value < 0.9:
+            at = sis.compare(sis.fleiss_kappa(rows[:, :2], ci=replace(cfg, level=1 - r.p_value)),
+                             sis.fleiss_kappa(rows[:, 2:], ci=replace(cfg, level=1 - r.p_value)))
+            assert min(abs(at.ci_low), abs(at.ci_high)) < 0.25 * (r.ci_high - r.ci_low) / ndtri(0.975)
+    assert disagree == 0 and agree == 12
