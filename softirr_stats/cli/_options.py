@@ -25,7 +25,7 @@ from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
-    "CategoriesOpt", "categories_list", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title",
+    "CategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title",
     "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
 ]
@@ -462,21 +462,38 @@ def _command() -> str:
     return ctx.info_name if ctx is not None and ctx.info_name else "agree"
 
 
-def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed: int) -> Any:
-    """A :class:`~softirr_stats.Bootstrap` (or None for ``--bootstrap 0``); errors name the flags."""
+def check_replicates(bootstrap: int, none: str | None = "no interval") -> None:
+    """``--bootstrap``: 0 (``none`` says what 0 means; None where 0 is not allowed) or 2 to 10**7 replicates."""
+    if none is None and bootstrap < 2:
+        fail(f"--bootstrap must be at least 2 replicates (1000-10000 is usual); got {bootstrap}")
     if bootstrap < 0 or bootstrap == 1:
-        fail(f"--bootstrap must be 0 (no interval) or at least 2 replicates; got {bootstrap}")
+        fail(f"--bootstrap must be 0 ({none}) or at least 2 replicates; got {bootstrap}")
     if bootstrap > 10**7:
         fail(f"--bootstrap {bootstrap} is more replicates than any interval needs (at most 10000000; 1000-10000 "
              "is usual)")
+
+
+def check_probability(value: float, flag: str, example: str) -> None:
+    """A level, power or alpha option: strictly between 0 and 1."""
+    if math.isnan(value) or not (0.0 < value < 1.0):
+        fail(f"{flag} must lie strictly between 0 and 1 (e.g. {example}); got {value}")
+
+
+def check_seed(seed: int) -> None:
+    """``--seed``: an integer in [0, 2**63 - 1] (what NumPy's seed sequences and the bootstrap take)."""
+    if not 0 <= seed <= 2**63 - 1:
+        fail(f"--seed must be a non-negative integer, at most 2**63 - 1; got {seed}")
+
+
+def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed: int) -> Any:
+    """A :class:`~softirr_stats.Bootstrap` (or None for ``--bootstrap 0``); errors name the flags."""
+    check_replicates(bootstrap)
     if design not in DESIGNS:
         fail(f"--design must be one of {', '.join(DESIGNS)}; got {design!r}{did_you_mean(design, DESIGNS)}")
     if method not in METHODS:
         fail(f"--method must be one of {', '.join(METHODS)}; got {method!r}{did_you_mean(method, METHODS)}")
-    if math.isnan(level) or not (0.0 < level < 1.0):
-        fail(f"--level must lie strictly between 0 and 1 (e.g. 0.95); got {level}")
-    if seed < 0:
-        fail(f"--seed must be a non-negative integer; got {seed}")
+    check_probability(level, "--level", "0.95")
+    check_seed(seed)
     if bootstrap == 0:
         return None
     import softirr_stats as sis

@@ -30,6 +30,9 @@ from softirr_stats.cli._options import (
     categories_list,
     check_choices,
     check_format,
+    check_probability,
+    check_replicates,
+    check_seed,
     check_writable,
     read,
     reader_options,
@@ -57,6 +60,32 @@ def _floats(values: list[str] | None, flag: str) -> list[float]:
         except ValueError:
             fail(f"{flag} takes numbers (repeat or comma-separate); got {v!r}")
     return out
+
+
+def _check_numbers(widths: list[float], powers: list[float], alpha: float, level: float, bootstrap: int,
+                   seed: int, raters: int | None) -> None:
+    """The numeric options, checked before any reading or computing, with messages naming the flags."""
+    for w in widths:
+        if not w > 0:
+            fail(f"--halfwidth must be positive (e.g. 0.1); got {w}")
+    for p in powers:
+        check_probability(p, "--power", "0.8")
+    check_probability(alpha, "--alpha", "0.05")
+    check_probability(level, "--level", "0.95")
+    check_replicates(bootstrap, none=None)
+    check_seed(seed)
+    if raters is not None and raters < 2:
+        fail(f"--raters must be at least 2 (agreement needs two raters); got {raters}")
+
+
+def _similarity_kwargs(coefficient: str, measure: str | None) -> dict[str, Any]:
+    """``--measure`` as plan_items' arguments: a weight name as ``options={"weights": ...}`` where the coefficient
+    takes weights, else as ``similarity=`` (the same weight matrix); an equivalence measure as ``similarity=``."""
+    if measure is None or measure == "exact":
+        return {}
+    if measure in WEIGHTS and "weights" in REGISTRY[coefficient].options:
+        return {"options": {"weights": measure}}
+    return {"similarity": measure}
 
 
 def command(
@@ -120,22 +149,17 @@ def command(
     widths = _floats(halfwidth, "--halfwidth")
     nulls = _floats(null, "--null")
     powers = _floats(power, "--power")
+    _check_numbers(widths, powers, alpha, level, bootstrap, seed, raters)
     if powers and not nulls:
         fail("--power needs --null (the coefficient's value under H0)")
     if not widths and not nulls:
         fail("give a target: --halfwidth and/or --null (with --power)")
     pw = dict(null=nulls, power=powers or [0.8], alpha=alpha, test=test, two_sided=two_sided) if nulls else None
-    options: dict[str, Any] = {}
-    similarity = None
     if measure is not None:
         check_choices([measure], (*MEASURES, *WEIGHTS), "--measure")
-        if measure in WEIGHTS:
-            options["weights"] = measure
-        elif measure != "exact":
-            similarity = measure
     kw: dict[str, Any] = dict(halfwidth=widths or None, power=pw, design=design, level=level, raters=raters,
                               design_effect=design_effect, cluster_size=cluster_size, icc=icc, bootstrap=bootstrap,
-                              seed=seed, similarity=similarity)
+                              seed=seed)
     files = files or []
     if files:
         if value is not None or prevalence is not None:
@@ -166,7 +190,7 @@ def command(
         source = f"assumed value {value:g}"
     if rater_variance is not None and files:
         fail("--rater-variance is an assumed value; a pilot FILE measures the rater variance itself")
-    plans = [plan_items(c, **kw) for c in coefs]
+    plans = [plan_items(c, **kw, **_similarity_kwargs(c, measure)) for c in coefs]
     import pandas as pd
 
     frame = pd.concat([p.to_frame() for p in plans], ignore_index=True)
@@ -176,7 +200,7 @@ def command(
     unit = plans[0].unit
     title = (f"Sample size ({unit}), design {design}, from {source}: "
              + ", ".join(f"{p.coefficient} {p.n}" for p in plans))
-    meta = {"source": source, "design": design, "level": level, "unit": unit}
+    meta = {"source": source, "design": design, "level": level, "unit": unit, "similarity": measure or "exact"}
     if fmt in ("markdown", "latex"):  # the plans' own paper tables, one per coefficient
         typer.echo("\n".join(p.to_markdown() if fmt == "markdown" else p.to_latex() for p in plans), nl=False)
         if json_out is not None:

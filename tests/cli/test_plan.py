@@ -1,0 +1,68 @@
+"""``softirr plan``: the weights of ``-m`` reach the plan, and the options are checked before any work."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.cli import main
+
+pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning")
+
+
+def run(capsys, *args):
+    with pytest.raises(SystemExit) as exit_:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return exit_.value.code, out, err
+
+
+@pytest.fixture()
+def scores(tmp_path):
+    """A 1-4 scale, 4 raters, 40 items: weighted and unweighted kappa differ."""
+    rng = np.random.default_rng(1)
+    truth = rng.integers(1, 5, 40)
+    rows = [(f"i{i:02d}", r, int(truth[i] if rng.random() < 0.6 else rng.integers(1, 5)))
+            for i in range(40) for r in ("r1", "r2", "r3", "r4")]
+    path = tmp_path / "num.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("coefficient", ["fleiss_kappa", "krippendorff_alpha"])
+def test_weights_of_measure_reach_the_plan(capsys, scores, coefficient):
+    # -m quadratic was read and then dropped: the plan was the unweighted coefficient's
+    code, out, err = run(capsys, "plan", scores, "-c", coefficient, "--halfwidth", "0.1", "-m", "quadratic",
+                         "--bootstrap", "200", "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    ann = sis.read_annotations(scores)
+    # weights= where the coefficient takes them (Fleiss), the same weight matrix as similarity= where not (alpha)
+    extra = {"options": {"weights": "quadratic"}} if coefficient == "fleiss_kappa" else {"similarity": "quadratic"}
+    py = sis.plan_items(coefficient, halfwidth=0.1, pilot=ann, bootstrap=200, **extra)
+    plain = sis.plan_items(coefficient, halfwidth=0.1, pilot=ann, bootstrap=200)
+    assert (row["value"], row["n_items"]) == (pytest.approx(py.to_frame()["value"][0]), py.n)
+    assert row["n_items"] != plain.n
+    assert json.loads(out)["meta"]["similarity"] == "quadratic"
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--seed", "-1"], "--seed must be a non-negative integer"),
+    (["--seed", str(2**63)], "--seed must be a non-negative integer, at most 2**63 - 1"),
+    (["--bootstrap", "1"], "--bootstrap must be at least 2 replicates"),
+    (["--bootstrap", "0"], "--bootstrap must be at least 2 replicates"),
+    (["--level", "1.5"], "--level must lie strictly between 0 and 1"),
+    (["--alpha", "2"], "--alpha must lie strictly between 0 and 1"),
+    (["--null", "0.3", "--power", "1.5"], "--power must lie strictly between 0 and 1"),
+    (["--halfwidth", "-0.1"], "--halfwidth must be positive"),
+    (["--raters", "1"], "--raters must be at least 2"),
+])
+def test_options_are_checked_up_front_in_cli_spelling(capsys, scores, args, needle):
+    # --seed -1 and --bootstrap 1 were accepted where the pilot needed no bootstrap; other errors were Python's
+    # ("n must be >= 2", "level must be in (0, 1)")
+    for source in ([scores], ["--value", "0.6", "--prevalence", "0.5,0.5"]):
+        code, out, err = run(capsys, "plan", *source, "--halfwidth", "0.1", *args)
+        assert code == 2 and out == "", (args, err)
+        assert needle in err and err.count("\n") == 1, (args, err)
