@@ -25,7 +25,7 @@ from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
-    "CategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title",
+    "CategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "given_flags",
     "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
 ]
@@ -514,6 +514,25 @@ def ci_title(ci: Any, bootstrap: int, design: str, method: str, level: float, se
 
         method = resolve_method(method, design, n_items)[0]
     return f"{level:.0%} {method} intervals, B = {bootstrap} bootstrap replicates, design = {design}, seed = {seed}"
+
+
+def given_flags(*names: str) -> dict[str, str]:
+    """``{name: long flag}`` for those of the running command's parameters ``names`` (Python names, kept in that
+    order) that were given on the command line (or from the environment), not left at their defaults; {} outside
+    a command. A command whose modes use different options refuses one given where it is not used.
+    """
+    ctx = _click("globals").get_current_context(silent=True)
+    if ctx is None:
+        return {}
+    source = _click("core").ParameterSource
+    params = {p.name: p for p in ctx.command.params}
+    out = {}
+    for name in names:
+        param = params.get(name)
+        if param is None or ctx.get_parameter_source(name) in (None, source.DEFAULT, source.DEFAULT_MAP):
+            continue
+        out[name] = next((o for o in param.opts if o.startswith("--")), param.opts[0])
+    return out
 
 
 def check_choices(values: Sequence[str], allowed: Sequence[str], flag: str) -> None:

@@ -6,12 +6,12 @@ from typing import Annotated, Any
 
 import typer
 
+from softirr_stats.agreement import COEFFICIENTS as REGISTRY
 from softirr_stats.cli._errors import EXIT_DATA, fail
 from softirr_stats.cli._options import (
     COEFFICIENTS,
     DEFAULT_LEVEL,
     MEASURES,
-    BootstrapOpt,
     CacheOpt,
     CategoriesOpt,
     DesignOpt,
@@ -34,7 +34,10 @@ from softirr_stats.cli._options import (
     SeedOpt,
     check_choices,
     check_format,
+    check_probability,
     check_writable,
+    ci_title,
+    given_flags,
     make_bootstrap,
     read,
     reader_options,
@@ -45,7 +48,7 @@ from softirr_stats.cli._options import (
 )
 from softirr_stats.cli._output import Notes, emit, write_json
 
-__all__ = ["NAME", "EPILOG", "command", "parse_groups"]
+__all__ = ["NAME", "EPILOG", "SCORINGS", "command", "parse_groups"]
 
 NAME = "compare"
 EPILOG = ("Modes: FILE FILE2 (the same coefficient on two files; items matched by id: paired, partly paired or "
@@ -53,8 +56,17 @@ EPILOG = ("Modes: FILE FILE2 (the same coefficient on two files; items matched b
           "'r1,r2;r3,r4' (two rater groups, paired, --permutations for an exchangeable-raters test); FILE "
           "--candidate RATER (the alternative annotator test); FILE --reference RATER (each rater against the "
           "reference); FILE --leave-one-out. Columns: difference = A - B, CI its interval, p the two-sided p-value "
-          "of H0: A = B.")
+          "of H0: A = B. Each mode refuses the options it does not use (--candidate: no -c and no interval "
+          "options; --analytic: no --bootstrap/--design/--method).")
 _CMP_COLUMNS = ("A", "B", "value_a", "value_b", "difference", "CI", "se", "p_value", "method", "n_items")
+# comparison.SCORINGS and replacement_test's defaults, spelled here so that --help loads no NumPy
+# (tests/cli/test_compare.py ties them to the function's signature)
+SCORINGS = ("similarity", "neg_rmse")
+# the options of one mode (Python names), and the mode that uses them
+_OWN = {"permutations": "--groups", "independent": "FILE FILE2", "humans": "--candidate", "epsilon": "--candidate",
+        "scoring": "--candidate", "q": "--candidate", "min_items_per_human": "--candidate"}
+_INTERVAL = ("bootstrap", "design", "method", "level", "seed", "analytic")
+_COMPARISONS = ("FILE2", "two -m", "two -c", "--groups")  # the modes whose answer is a difference with its interval
 _CMP_DATA = ("A", "B", "value_a", "value_b", "difference", "ci_low", "ci_high", "se", "p_value", "method", "design",
              "paired", "n_items_a", "n_items_b", "n_common")
 
@@ -109,8 +121,8 @@ def command(
     rater: RaterOpt = "rater",
     label: LabelOpt = "label",
     coefficient: Annotated[list[str] | None, typer.Option(
-        "--coefficient", "-c", help=f"coefficient (two to compare two coefficients): {', '.join(COEFFICIENTS)}")]
-    = None,
+        "--coefficient", "-c", help=f"coefficient (two to compare two coefficients): {', '.join(COEFFICIENTS)} "
+                                    "[default: krippendorff_alpha; cohen_kappa with --reference]")] = None,
     similarity: Annotated[list[str] | None, similarity_option(
         f"similarity, an equivalence measure (two to compare two): {', '.join(MEASURES)}")] = None,
     measure: MeasureAliasOpt = None,
@@ -126,12 +138,22 @@ def command(
         "--independent", help="FILE FILE2: different items even where their ids coincide")] = False,
     humans: Annotated[str | None, typer.Option(
         help="--candidate: the human raters, comma-separated (default: every other rater)")] = None,
-    epsilon: Annotated[float, typer.Option(help="--candidate: cost-benefit margin epsilon")] = 0.1,
+    scoring: Annotated[str, typer.Option(
+        help="--candidate: how a label is scored against the other humans': similarity (the -m measure, exact "
+             "matching by default) or neg_rmse (minus the root mean squared difference, for numeric ratings)")]
+    = "similarity",
+    epsilon: Annotated[float, typer.Option(help="--candidate: cost-benefit margin epsilon, in [0, 1)")] = 0.1,
+    q: Annotated[float, typer.Option(
+        "--q", help="--candidate: false discovery rate of the Benjamini-Yekutieli procedure over the humans")] = 0.05,
+    min_items_per_human: Annotated[int, typer.Option(
+        "--min-items-per-human", help="--candidate: humans with fewer usable items are not tested")] = 30,
     permutations: Annotated[int, typer.Option(
-        help="--groups: permutation test with this many splits of the raters (0 = none)")] = 0,
+        help="--groups: permutation test with this many splits of the raters (0 = none; --seed seeds them)")] = 0,
     analytic: Annotated[bool, typer.Option(
         "--analytic", help="delta-method interval of the difference instead of the bootstrap")] = False,
-    bootstrap: BootstrapOpt = 1000,
+    bootstrap: Annotated[int, typer.Option(
+        help="bootstrap replicates B (0 = no interval: --reference and --leave-one-out only, a comparison needs "
+             "one)")] = 1000,
     design: DesignOpt = "items",
     method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
@@ -157,21 +179,16 @@ def command(
 
     check_format(fmt)
     check_writable(json_out, "--json", files)
-    coefs = split(coefficient) or ["krippendorff_alpha"]
+    coefs = split(coefficient)
     check_choices(coefs, COEFFICIENTS, "--coefficient")
     names = similarity_values(similarity, measure) or ["exact"]
-    modes = [m for m, on in (("FILE2", len(files) == 2), ("--groups", groups is not None),
-                             ("--candidate", candidate is not None), ("--reference", reference is not None),
-                             ("--leave-one-out", leave_one_out), ("two -m", len(names) == 2),
-                             ("two -c", len(coefs) == 2)) if on]
-    if len(files) > 2:
-        fail(f"softirr compare reads one FILE or two (FILE FILE2); got {len(files)}")
-    if len(modes) != 1:
-        fail("give exactly one of: FILE FILE2, --groups, --candidate, --reference, --leave-one-out, two -m, two -c"
-             + (f"; got {', '.join(modes)}" if modes else ""))
-    if len(names) > 2 or len(coefs) > 2:
-        fail("give at most two -m and at most two -c")
-    ci = sis.Analytic(level=level) if analytic else make_bootstrap(bootstrap, design, method, level, seed)
+    mode = _mode(files, groups, candidate, reference, leave_one_out, names, coefs)
+    coefs = coefs or ["cohen_kappa" if mode == "--reference" else "krippendorff_alpha"]
+    _refuse_unused(mode, bootstrap, analytic, permutations, scoring)
+    _check_options(mode, coefs, names, bootstrap, permutations, scoring, epsilon, q, min_items_per_human)
+    ci = None
+    if mode != "--candidate":
+        ci = sis.Analytic(level=level) if analytic else make_bootstrap(bootstrap, design, method, level, seed)
     opts = reader_options(field, layer, feature, None, reader_option)
     anns, notes = [], []
     for f in files:
@@ -181,23 +198,168 @@ def command(
     ann = anns[0]
     measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model)
     sims = [sim for _, sim in measures]
-    mode = modes[0]
     title = f"softirr compare ({mode}) on {', '.join(f.name for f in files)}"
-    meta: dict[str, Any] = {"file": [str(f) for f in files], "mode": mode, "coefficient": coefs, "similarity": names,
-                            "bootstrap": bootstrap, "design": design, "method": method, "level": level, "seed": seed}
+    meta: dict[str, Any] = {"file": [str(f) for f in files], "mode": mode}
+    if mode == "--candidate":
+        meta.update(similarity=names[0] if scoring == "similarity" else None, scoring=scoring, epsilon=epsilon, q=q,
+                    min_items_per_human=min_items_per_human)
+    else:
+        meta.update(coefficient=coefs, similarity=names,
+                    **_interval_meta(analytic, bootstrap, design, method, level, seed))
+    if mode == "--groups":
+        meta["permutations"] = permutations
+        if permutations:  # the splits' seed (the bootstrap's, where one ran, is the same --seed)
+            meta["seed"] = seed
+    if mode == "FILE2":
+        meta["independent"] = independent
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             rows, columns, data_columns = _run(sis, mode, anns, files, coefs, sims, names, ci, groups, candidate,
-                                               reference, epsilon, permutations, independent, meta, humans)
+                                               reference, epsilon, permutations, independent, meta, humans,
+                                               seed=seed, scoring=scoring, q=q, min_items=min_items_per_human)
         except ValueError as err:
-            fail(f"{err}", EXIT_DATA)
+            fail(_cli_text(str(err)), EXIT_DATA)
+    if mode != "--candidate":
+        meta["interval"] = _interval_title(analytic, ci, bootstrap, design, method, level, seed,
+                                           meta.pop("ci_method", None), ann.n_items)
+        meta["title_tail"] = meta.get("title_tail", "") + f"; {meta['interval']}" + meta.pop("test_tail", "")
+    elif scoring == "similarity" and names[0] == "exact":
+        notes += _scale_note(ann)
     seen = list(dict.fromkeys([*notes, *(str(c.message) for c in caught), *meta.pop("warnings", [])]))
     meta["warnings"] = seen
     emit(rows, columns, fmt, title + meta.pop("title_tail", ""), meta, notes=Notes(seen, read=notes),
          secondary=("method", "n_items", "se", "value_a", "value_b"), data_columns=data_columns)
     if json_out:
         write_json(json_out, title, meta, rows)
+
+
+def _mode(files: list[Path], groups: str | None, candidate: str | None, reference: str | None, leave_one_out: bool,
+          names: list[str], coefs: list[str]) -> str:
+    """The one mode the arguments ask for (a clear error for none, several, or too many -m / -c)."""
+    modes = [m for m, on in (("FILE2", len(files) == 2), ("--groups", groups is not None),
+                             ("--candidate", candidate is not None), ("--reference", reference is not None),
+                             ("--leave-one-out", leave_one_out), ("two -m", len(names) == 2),
+                             ("two -c", len(coefs) == 2)) if on]
+    if len(files) > 2:
+        fail(f"softirr compare reads one FILE or two (FILE FILE2); got {len(files)}")
+    if len(names) > 2 or len(coefs) > 2:
+        fail("give at most two -m and at most two -c")
+    others = [m for m in modes if m not in ("two -m", "two -c")]
+    if len(others) == 1 and len(modes) == 2 and modes != ["--candidate", "two -c"]:
+        two = modes[1]
+        what = "measures" if two == "two -m" else "coefficients"
+        fail(f"{_mode_text(others[0])} takes one {two[4:]} ({two} compares two {what} on the same data, a mode of "
+             f"its own); give one {two[4:]}")
+    if len(modes) != 1:
+        fail("give exactly one of: FILE FILE2, --groups, --candidate, --reference, --leave-one-out, two -m, two -c"
+             + (f"; got {', '.join(modes)}" if modes else ""))
+    return modes[0]
+
+
+def _refuse_unused(mode: str, bootstrap: int, analytic: bool, permutations: int, scoring: str) -> None:
+    """Fail, naming both options, where an option given on the command line is not used by this mode or is
+    contradicted by another option (nothing given is silently ignored)."""
+    why: dict[str, str] = {}
+    for name, own in _OWN.items():
+        if own != (mode if mode != "FILE2" else "FILE FILE2"):
+            why[name] = f"is an option of {own}, not used with {_mode_text(mode)}"
+    if mode == "--candidate":
+        for name in ("coefficient", *_INTERVAL):
+            why[name] = ("is not used with --candidate: the alternative annotator test counts the candidate's wins "
+                         "against each human (a t-test per human, Benjamini-Yekutieli over them), with no "
+                         "coefficient and no interval; it takes -m or --scoring, --epsilon, --q")
+        if scoring == "neg_rmse":
+            why["similarity"] = why["measure"] = ("is not used with --scoring neg_rmse (alignment is minus the root "
+                                                  "mean squared difference of the numbers); leave out one of them")
+    elif analytic:
+        for name in ("bootstrap", "design", "method") + (("seed",) if not permutations else ()):
+            why[name] = ("is not used with --analytic (the delta-method interval resamples nothing); leave out one of "
+                         "them")
+    elif bootstrap == 0 and mode not in _COMPARISONS:
+        for name in ("design", "method", "level", "seed"):
+            why[name] = "is not used with --bootstrap 0 (no interval); leave out one of them"
+    for name, flag in given_flags(*why).items():
+        fail(f"{flag} {why[name]}")
+
+
+def _mode_text(mode: str) -> str:
+    return {"FILE2": "FILE FILE2", "two -m": "two -m (two measures)", "two -c": "two -c (two coefficients)"}.get(
+        mode, mode)
+
+
+def _check_options(mode: str, coefs: list[str], names: list[str], bootstrap: int, permutations: int, scoring: str,
+                   epsilon: float, q: float, min_items: int) -> None:
+    """The mode's own options, and the coefficients it can take, checked before reading the files."""
+    if mode == "--candidate":
+        check_choices([scoring], SCORINGS, "--scoring")
+        if math.isnan(epsilon) or not 0.0 <= epsilon < 1.0:
+            fail(f"--epsilon must be in [0, 1): the margin granted to the candidate (e.g. 0.1 for crowd workers, "
+                 f"0.2 for experts); got {epsilon}")
+        check_probability(q, "--q", "0.05")
+        if min_items < 1:
+            fail(f"--min-items-per-human must be a positive number of items (the authors use 30); got {min_items}")
+        return
+    if permutations < 0:
+        fail(f"--permutations must be 0 (no permutation test) or a number of splits of the raters; got {permutations}")
+    if bootstrap == 0 and mode in _COMPARISONS:
+        fail(f"--bootstrap 0 gives no interval, and {_mode_text(mode)} answers with the difference's interval and "
+             "p-value (two estimates alone do not say whether they differ"
+             + (": --permutations tests it, but the difference still gets its bootstrap interval" if permutations
+                else "") + "); give --bootstrap N (e.g. 1000) or --analytic (the delta method), or see the values "
+             "alone with softirr agree --bootstrap 0")
+    from softirr_stats.analysis import SCORE_COEFFICIENTS
+
+    outside = [c for c in coefs if c not in REGISTRY]
+    if outside and mode in ("--groups", "--reference", "--leave-one-out"):
+        kind = "a statistic of numeric scores" if outside[0] in SCORE_COEFFICIENTS else "a multi-label baseline"
+        fail(f"{mode} takes a coefficient of the registry ({', '.join(REGISTRY)}); -c {outside[0]} is {kind}: "
+             "compare it between two files (FILE FILE2) or with a second -c")
+    if outside and any(n != "exact" for n in names):
+        what = ("a statistic of the numeric scores themselves" if outside[0] in SCORE_COEFFICIENTS
+                else "Hamming agreement of label sets")
+        fail(f"-c {outside[0]} takes no -m ({what}); leave -m out")
+
+
+def _interval_meta(analytic: bool, bootstrap: int, design: str, method: str, level: float,
+                   seed: int) -> dict[str, Any]:
+    """The interval options a comparison used, for the JSON (only those)."""
+    if analytic:
+        return {"analytic": True, "level": level}
+    if bootstrap == 0:
+        return {"bootstrap": 0}
+    return {"bootstrap": bootstrap, "design": design, "method": method, "level": level, "seed": seed}
+
+
+def _interval_title(analytic: bool, ci: Any, bootstrap: int, design: str, method: str, level: float, seed: int,
+                    used: str | None, n_items: int) -> str:
+    """The interval the table shows: level, method (the one used where known), B, design and seed; or none."""
+    if analytic:
+        return f"{level:.0%} analytic (delta-method) intervals"
+    return ci_title(ci, bootstrap, design, used or method, level, seed, n_items)
+
+
+def _scale_note(ann: Any) -> list[str]:
+    """--candidate on numeric ratings scored by exact matching: say that --scoring neg_rmse scores distances."""
+    values = list(ann.vocabulary)
+    if ann.kind != "numeric" or len(values) < 3:
+        return []
+    return [f"labels are numbers ({len(values)} values, {values[0]:g} to {values[-1]:g}) scored by exact matching: "
+            f"{values[0]:g} against {values[1]:g} counts as wrong as {values[0]:g} against {values[-1]:g}; for "
+            "ratings on a scale give --scoring neg_rmse (the test's authors' scoring of ratings)"]
+
+
+def _cli_text(message: str) -> str:
+    """A library message in the command's spelling (its options, not Python's keywords)."""
+    import re
+
+    message = re.sub(r"report the point estimate without an interval \(ci=None; on the command line --bootstrap 0\)",
+                     "see the values alone with softirr agree --bootstrap 0 (a comparison needs an interval)", message)
+    message = re.sub(r"\bci='analytic'", "--analytic", message)
+    message = re.sub(r"\bci=softirr_stats\.Bootstrap\(\.\.\.\)", "--bootstrap N without --analytic", message)
+    message = re.sub(r"\bpermutations=0\b", "--permutations 0", message)
+    message = re.sub(r"\bmin_items_per_human\b", "--min-items-per-human", message)
+    return re.sub(r"\bscoring='neg_rmse'", "--scoring neg_rmse", message)
 
 
 def _pooled(sis: Any, anns: list) -> Any:
@@ -213,32 +375,50 @@ def _pooled(sis: Any, anns: list) -> Any:
     return sis.Annotations.from_long(pd.concat(frames, ignore_index=True), categories=anns[0].categories)
 
 
+def _estimate(sis: Any, name: str, ann: Any, sim: Any) -> Any:
+    """The point estimate of ``-c name`` (any name -c takes: the registry's, the scores' statistics, the multi-label
+    baselines), its interval left to ``compare``."""
+    from softirr_stats.analysis import MULTILABEL_COEFFICIENTS, SCORE_COEFFICIENTS
+    from softirr_stats.api import public_function, score_statistic
+
+    if name in SCORE_COEFFICIENTS:
+        return score_statistic(name, ann)
+    if name in MULTILABEL_COEFFICIENTS:
+        return sis.multilabel_agreement(ann, baseline=name.split("_", 1)[1])
+    fn = public_function(name)
+    return fn(ann, similarity=sim) if sim is not None else fn(ann)
+
+
 def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, names: list, ci: Any,
          groups: str | None, candidate: str | None, reference: str | None, epsilon: float, permutations: int,
-         independent: bool, meta: dict, humans: str | None = None) -> tuple[list, tuple, tuple]:
+         independent: bool, meta: dict, humans: str | None = None, *, seed: int = 0, scoring: str = "similarity",
+         q: float = 0.05, min_items: int = 30) -> tuple[list, tuple, tuple]:
     ann = anns[0]
-    fn = getattr(sis, coefs[0])
     if mode == "FILE2":
-        a = fn(anns[0], similarity=sims[0]) if sims[0] is not None else fn(anns[0])
-        b = fn(anns[1], similarity=sims[0]) if sims[0] is not None else fn(anns[1])
+        a, b = (_estimate(sis, coefs[0], x, sims[0]) for x in anns)
         res = sis.compare(a, b, ci=ci, paired=False if independent else None,
                           labels=(f"{files[0].name}", f"{files[1].name}"))
     elif mode in ("two -m", "two -c"):
         pairs = [(coefs[0], s) for s in sims] if mode == "two -m" else [(c, sims[0]) for c in coefs]
-        res_ = [getattr(sis, c)(ann, similarity=s) if s is not None else getattr(sis, c)(ann) for c, s in pairs]
-        labels = [f"{c} ({n})" for (c, _), n in zip(pairs, names if mode == "two -m" else names * 2, strict=False)]
+        res_ = [_estimate(sis, c, ann, s) for c, s in pairs]
+        labels = [f"{c} ({n})" if c in REGISTRY else c  # the scores' statistics and multi-label baselines take no -m
+                  for (c, _), n in zip(pairs, names if mode == "two -m" else names * 2, strict=False)]
         res = sis.compare(res_[0], res_[1], ci=ci, labels=(labels[0], labels[1]))
     elif mode == "--groups":
         ga, gb = parse_groups(groups or "", ann.raters)
         extra = {"similarity": sims[0]} if sims[0] is not None else {}
-        res = sis.compare_groups(ann, ga, gb, coefficient=coefs[0], ci=ci, permutations=permutations, **extra)
+        res = sis.compare_groups(ann, ga, gb, coefficient=coefs[0], ci=ci, permutations=permutations, seed=seed,
+                                 **extra)
         meta["permutation_p_value"] = res.details.get("permutation_p_value")
+        if permutations:
+            meta["test_tail"] = f"; p-value: {res.details['test']}, seed = {seed}"
     elif mode == "--candidate":
         cand = _rater(candidate or "", ann.raters, "--candidate")
         people = None if humans is None else [_rater(h.strip(), ann.raters, "--humans")
                                               for h in humans.split(",") if h.strip()]
-        r = sis.replacement_test(ann, cand, humans=people, similarity=sims[0], epsilon=epsilon)
-        meta.update(omega=r.omega, rho=r.rho, passed=r.passed, epsilon=epsilon, n_items=r.n_items)
+        r = sis.replacement_test(ann, cand, humans=people, similarity=sims[0], scoring=scoring, epsilon=epsilon, q=q,
+                                 min_items_per_human=min_items)
+        meta.update(omega=r.omega, rho=r.rho, passed=r.passed, n_items=r.n_items)
         meta["title_tail"] = f": {r}"
         meta["warnings"] = list(r.warnings)
         rows = [{**rec, "candidate_wins": bool(rec["candidate_wins"]), "tested": bool(rec["tested"])}
@@ -248,7 +428,7 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         return rows, cols, cols
     elif mode == "--reference":
         ref = _rater(reference or "", ann.raters, "--reference")
-        r = sis.against_reference(ann, ref, similarity=sims[0], ci=ci, top=20)
+        r = sis.against_reference(ann, ref, coefficient=coefs[0], similarity=sims[0], ci=ci, top=20)
         meta["worst_items"] = r.disagreements.to_dict("records")
         meta["warnings"] = list(r.warnings)
         rows = []
@@ -268,4 +448,5 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         return rows, ("rater", "n_items", "kappa_vs_rest", "vs rest CI", "value_without", "change", "change CI",
                       "change_p_value"), tuple(t.columns)
     meta["warnings"] = list(res.warnings)
+    meta["ci_method"] = res.method.rpartition("bootstrap-")[2] if "bootstrap-" in res.method else None
     return _comparison_rows(res), _CMP_COLUMNS, _CMP_DATA

@@ -141,7 +141,7 @@ def test_bad_categories_are_one_line_errors(cat_csv, tmp_path, capsys, value, ne
 
 @pytest.mark.parametrize("command", [
     ["sensitivity", "{f}", "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json"],
-    ["compare", "{f}", "-c", "brennan_prediger", "-c", "gwet_ac1", "--bootstrap", "0", "-f", "json"],
+    ["compare", "{f}", "-c", "brennan_prediger", "-c", "gwet_ac1", "--analytic", "-f", "json"],
 ])
 def test_categories_on_other_commands(cat_csv, capsys, command):
     args = [a.format(f=cat_csv) for a in command]

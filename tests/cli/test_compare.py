@@ -76,10 +76,11 @@ def test_two_rounds_by_the_same_raters_on_the_same_items(capsys, files, tmp_path
 @pytest.mark.parametrize("fmt", ["table", "csv", "json", "markdown", "latex"])
 def test_every_mode_in_every_format(capsys, files, fmt):
     one, _ = files
-    for args in (["--groups", "h1,h2;h3,h4", "--permutations", "50"], ["--candidate", "llm"],
-                 ["--reference", "h1", "-c", "cohen_kappa"], ["--leave-one-out", "-c", "fleiss_kappa"],
-                 ["-m", "exact", "-m", "levenshtein"], ["-c", "fleiss_kappa", "-c", "gwet_ac1", "--analytic"]):
-        code, out, err = run(capsys, "compare", str(one), *args, "--bootstrap", "100", "-f", fmt)
+    b = ["--bootstrap", "100"]  # the candidate test and the analytic interval take no bootstrap
+    for args in (["--groups", "h1,h2;h3,h4", "--permutations", "50", *b], ["--candidate", "llm"],
+                 ["--reference", "h1", "-c", "cohen_kappa", *b], ["--leave-one-out", "-c", "fleiss_kappa", *b],
+                 ["-m", "exact", "-m", "levenshtein", *b], ["-c", "fleiss_kappa", "-c", "gwet_ac1", "--analytic"]):
+        code, out, err = run(capsys, "compare", str(one), *args, "-f", fmt)
         assert code == 0, (args, err)
         assert out.strip(), args
 
@@ -103,3 +104,168 @@ def test_report_has_a_comparisons_section(files):
     html = sis.reporting.build_report(ann, comparisons=[c])
     assert 'id="comparisons"' in html and "difference of each comparison" in html
     assert 'id="comparisons"' not in sis.reporting.build_report(ann)
+
+
+def test_bootstrap_0_is_refused_where_the_answer_is_an_interval(capsys, files):
+    # --bootstrap 0 made no interval request, which compare() reads as its default Bootstrap(): 2000 replicates,
+    # while meta.bootstrap said 0
+    one, two = files
+    for args in (["-c", "fleiss_kappa,gwet_ac1"], ["--groups", "h1,h2;h3,h4"],
+                 ["--groups", "h1,h2;h3,h4", "--permutations", "10"], [str(two)]):
+        code, out, err = run(capsys, "compare", str(one), *args, "--bootstrap", "0")
+        assert code == 2 and out == "", (args, err)
+        assert "--bootstrap 0 gives no interval" in err and "--bootstrap N" in err and "--analytic" in err, args
+    # per rater, --bootstrap 0 is the point estimates
+    code, out, err = run(capsys, "compare", str(one), "--reference", "h1", "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["results"][0]["ci_low"] is None and "no interval (--bootstrap 0)" in d["title"]
+    assert d["meta"]["bootstrap"] == 0 and "design" not in d["meta"]
+
+
+def test_title_and_meta_state_the_interval_used(capsys, files):
+    one, _ = files
+    code, out, err = run(capsys, "compare", str(one), "-c", "fleiss_kappa,gwet_ac1", "--bootstrap", "200",
+                         "--level", "0.9", "--seed", "4", "-f", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    used = d["results"][0]["method"].rpartition("bootstrap-")[2]  # the method auto chose for this difference
+    assert f"90% {used} intervals, B = 200 bootstrap replicates, design = items, seed = 4" in d["title"]
+    assert (d["meta"]["bootstrap"], d["meta"]["level"], d["meta"]["seed"]) == (200, 0.9, 4)
+    code, out, err = run(capsys, "compare", str(one), "-c", "fleiss_kappa,gwet_ac1", "--analytic", "-f", "json")
+    d = json.loads(out)
+    assert code == 0 and "95% analytic (delta-method) intervals" in d["title"]
+    assert d["meta"]["analytic"] is True and not {"bootstrap", "design", "method", "seed"} & set(d["meta"])
+
+
+def test_reference_uses_the_coefficient_given(capsys, files):
+    # -c was ignored: every rater got Cohen's kappa, whatever was asked
+    one, _ = files
+    code, out, err = run(capsys, "compare", str(one), "--reference", "h1", "-c", "gwet_ac1", "--bootstrap", "100",
+                         "-f", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    py = sis.against_reference(sis.read_annotations(one), "h1", coefficient="gwet_ac1",
+                               ci=sis.Bootstrap(n=100, seed=0))
+    assert [r["value"] for r in d["results"]] == pytest.approx(py.by_rater["value"].tolist(), abs=1e-12)
+    assert [r["ci_low"] for r in d["results"]] == pytest.approx(py.by_rater["ci_low"].tolist(), abs=1e-12)
+    assert "gwet_ac1 of each rater with h1" in d["title"]
+    code, out, err = run(capsys, "compare", str(one), "--reference", "h1", "--bootstrap", "0", "-f", "json")
+    assert code == 0 and "cohen_kappa of each rater" in json.loads(out)["title"]  # the Python default
+    code, _, err = run(capsys, "compare", str(one), "--reference", "h1", "-c", "gwet_ac1,cohen_kappa")
+    assert code == 2 and "--reference takes one -c" in err
+
+
+def test_groups_permutations_use_the_seed(capsys, tmp_path):
+    # compare_groups was called without seed=: every --seed gave the same random splits
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 3, 30)
+    rows = [(f"i{i}", f"r{r}", "abc"[truth[i] if rng.random() < 0.6 else rng.integers(0, 3)])
+            for i in range(30) for r in range(6)]
+    path = tmp_path / "six.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    ann = sis.read_annotations(path)
+    for seed in (1, 2):
+        code, out, err = run(capsys, "compare", str(path), "--groups", "r0,r1,r2;r3,r4,r5", "--permutations", "10",
+                             "--bootstrap", "50", "--seed", str(seed), "-f", "json")
+        assert code == 0, err
+        d = json.loads(out)
+        py = sis.compare_groups(ann, ["r0", "r1", "r2"], ["r3", "r4", "r5"], coefficient="krippendorff_alpha",
+                                ci=sis.Bootstrap(n=50, seed=seed), permutations=10, seed=seed)
+        assert d["meta"]["permutation_p_value"] == py.details["permutation_p_value"]
+        assert d["results"][0]["p_value"] == py.p_value and f"seed = {seed}" in d["title"]
+    other = sis.compare_groups(ann, ["r0", "r1", "r2"], ["r3", "r4", "r5"], coefficient="krippendorff_alpha",
+                               ci=sis.Bootstrap(n=50, seed=2), permutations=10, seed=1)
+    assert other.details["permutation_p_value"] != py.details["permutation_p_value"]  # the seed matters here
+
+
+@pytest.fixture()
+def scores(tmp_path):
+    rng = np.random.default_rng(2)
+    truth = rng.integers(1, 6, 60)
+    rows = [(f"i{i}", r, int(np.clip(truth[i] + rng.integers(-1, 2), 1, 5))) for i in range(60)
+            for r in ("a", "b", "c", "d")]
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    return path
+
+
+def test_statistics_of_scores_are_compared_or_refused(capsys, scores):
+    # -c icc2,icc3 ended in "internal error (AttributeError: module 'softirr_stats' has no attribute 'icc2')"
+    from softirr_stats.api import score_statistic
+
+    code, out, err = run(capsys, "compare", str(scores), "-c", "icc2,icc3", "--bootstrap", "100", "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    ann = sis.read_annotations(scores)
+    py = sis.compare(score_statistic("icc2", ann), score_statistic("icc3", ann), ci=sis.Bootstrap(n=100, seed=0))
+    assert (row["difference"], row["ci_low"], row["p_value"]) == pytest.approx((py.difference, py.ci_low, py.p_value))
+    assert (row["A"], row["B"]) == ("icc2", "icc3")
+    for args, needle in ((["--groups", "a,b;c,d", "-c", "icc2"], "-c icc2 is a statistic of numeric scores"),
+                         (["--leave-one-out", "-c", "kendall_w"], "--leave-one-out takes a coefficient of the registry"),
+                         (["--reference", "a", "-c", "multilabel_fleiss"], "is a multi-label baseline"),
+                         (["-c", "icc2", "-m", "exact", "-m", "levenshtein"], "-c icc2 takes no -m")):
+        code, _, err = run(capsys, "compare", str(scores), *args)
+        assert code == 2 and needle in err and "internal error" not in err, (args, err)
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["-c", "fleiss_kappa,gwet_ac1", "--analytic", "--bootstrap", "1"], "--bootstrap is not used with --analytic"),
+    (["-c", "fleiss_kappa,gwet_ac1", "--analytic", "--design", "raters"], "--design is not used with --analytic"),
+    (["-c", "fleiss_kappa,gwet_ac1", "--analytic", "--method", "basic"], "--method is not used with --analytic"),
+    (["-c", "fleiss_kappa,gwet_ac1", "--analytic", "--seed", "3"], "--seed is not used with --analytic"),
+    (["-c", "fleiss_kappa,gwet_ac1", "--epsilon", "0.2"], "--epsilon is an option of --candidate"),
+    (["-c", "fleiss_kappa,gwet_ac1", "--humans", "h1,h2"], "--humans is an option of --candidate"),
+    (["--reference", "h1", "--permutations", "5"], "--permutations is an option of --groups"),
+    (["--leave-one-out", "--independent"], "--independent is an option of FILE FILE2"),
+    (["--leave-one-out", "--bootstrap", "0", "--design", "raters"], "--design is not used with --bootstrap 0"),
+    (["--candidate", "llm", "-c", "fleiss_kappa"], "--coefficient is not used with --candidate"),
+    (["--candidate", "llm", "--bootstrap", "100"], "--bootstrap is not used with --candidate"),
+    (["--candidate", "llm", "--level", "0.9"], "--level is not used with --candidate"),
+    (["--candidate", "llm", "--scoring", "neg_rmse", "-m", "levenshtein"],
+     "--similarity is not used with --scoring neg_rmse"),
+    (["--candidate", "llm", "--epsilon", "1.5"], "--epsilon must be in [0, 1)"),
+    (["--candidate", "llm", "--q", "2"], "--q must lie strictly between 0 and 1"),
+    (["--candidate", "llm", "--scoring", "rmse"], "unknown --scoring 'rmse'"),
+    (["--candidate", "llm", "--min-items-per-human", "0"], "--min-items-per-human must be a positive number"),
+])
+def test_options_a_mode_does_not_use_are_refused(capsys, files, args, needle):
+    # each was accepted and silently ignored (--epsilon 1.5 failed as a data error, exit 1)
+    one, _ = files
+    code, out, err = run(capsys, "compare", str(one), *args)
+    assert code == 2 and out == "", (args, err)
+    assert needle in err and err.count("\n") == 1, (args, err)
+
+
+def test_candidate_scoring_q_and_min_items_reach_the_test(capsys, scores):
+    # numeric ratings were always scored by exact matching (no --scoring), with --q and the minimum fixed
+    ann = sis.read_annotations(scores)
+    code, out, err = run(capsys, "compare", str(scores), "--candidate", "d", "-f", "json")
+    assert code == 0, err
+    exact = json.loads(out)
+    assert any("--scoring neg_rmse" in w for w in exact["meta"]["warnings"])
+    assert exact["meta"]["omega"] == sis.replacement_test(ann, "d").omega
+    code, out, err = run(capsys, "compare", str(scores), "--candidate", "d", "--scoring", "neg_rmse", "--q", "0.1",
+                         "--epsilon", "0.15", "--min-items-per-human", "20", "-f", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    py = sis.replacement_test(ann, "d", scoring="neg_rmse", q=0.1, epsilon=0.15, min_items_per_human=20)
+    assert (d["meta"]["omega"], d["meta"]["rho"]) == (py.omega, py.rho)
+    assert [r["p_value"] for r in d["results"]] == pytest.approx(py.by_human["p_value"].tolist())
+    meta = d["meta"]
+    assert (meta["scoring"], meta["q"], meta["epsilon"], meta["min_items_per_human"]) == ("neg_rmse", 0.1, 0.15, 20)
+    assert not {"coefficient", "bootstrap", "design", "method", "level", "seed"} & set(meta)
+    assert not any("--scoring neg_rmse" in w for w in meta["warnings"])
+
+
+def test_candidate_options_are_the_functions():
+    import inspect
+
+    from softirr_stats.cli import compare as cmd
+    from softirr_stats.comparison._replacement import SCORINGS
+
+    assert cmd.SCORINGS == SCORINGS
+    py = inspect.signature(sis.replacement_test).parameters
+    cli = inspect.signature(cmd.command).parameters
+    for name in ("scoring", "epsilon", "q", "min_items_per_human"):
+        assert cli[name].default == py[name].default, name
