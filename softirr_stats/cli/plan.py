@@ -1,5 +1,6 @@
 """``softirr plan``: how many items a study needs, from a pilot file or from assumed values."""
 
+import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -190,13 +191,16 @@ def command(
         source = f"assumed value {value:g}"
     if rater_variance is not None and files:
         fail("--rater-variance is an assumed value; a pilot FILE measures the rater variance itself")
-    plans = [plan_items(c, **kw, **_similarity_kwargs(c, measure)) for c in coefs]
+    with warnings.catch_warnings(record=True) as caught:  # said once, as numbered notes (not raw Python lines)
+        warnings.simplefilter("always")
+        plans = [plan_items(c, **kw, **_similarity_kwargs(c, measure)) for c in coefs]
     import pandas as pd
 
     frame = pd.concat([p.to_frame() for p in plans], ignore_index=True)
     rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
     shown = [c for c in frame.columns if frame[c].notna().any() and c not in ("design", "source")]
     texts = [*notes, *[n for p in plans for n in p.notes]]
+    texts += [m for m in dict.fromkeys(str(c.message) for c in caught) if not any(m in t for t in texts)]
     unit = plans[0].unit
     title = (f"Sample size ({unit}), design {design}, from {source}: "
              + ", ".join(f"{p.coefficient} {p.n}" for p in plans))

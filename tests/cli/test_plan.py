@@ -66,3 +66,14 @@ def test_options_are_checked_up_front_in_cli_spelling(capsys, scores, args, need
         code, out, err = run(capsys, "plan", *source, "--halfwidth", "0.1", *args)
         assert code == 2 and out == "", (args, err)
         assert needle in err and err.count("\n") == 1, (args, err)
+
+
+def test_the_pilots_warnings_are_numbered_notes_not_raw_python_lines(tmp_path, capsys):
+    """A pilot with a one-rating item printed "_plan.py:629: UnpairableItemsWarning ..." on stderr beside the
+    same text as note [1]."""
+    rows = [(f"i{i}", r, (i + (r == "b")) % 3) for i in range(30) for r in ("a", "b", "c")] + [("lone", "a", 1)]
+    path = tmp_path / "pilot.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    code, out, err = run(capsys, "plan", path, "-c", "fleiss_kappa", "--halfwidth", "0.1", "-f", "csv")
+    assert code == 0 and "Warning" not in err and ".py:" not in err
+    assert (out + err).count("1 of 31 items have one rating") == 1
