@@ -5,6 +5,13 @@ No dependency beyond pandas: the tables are written here rather than through ``t
 Numbers get a fixed number of decimals (``digits``, default 3) in the usual coefficient
 range and significant digits outside it; intervals read ``[lo, hi]``; missing values are
 ``—`` in Markdown and ``--`` in LaTeX.
+
+Text from the data (labels, rater names, item ids) is made harmless here, for every table and message that
+shows it: control characters (C0, DEL, C1, the bidirectional overrides) are written as their escapes
+(``\\x1b``), so that a label cannot move the cursor, clear the screen or hide a link in a terminal
+(:func:`visible_text`); Markdown cells escape HTML and the punctuation that starts markup, LaTeX cells the
+characters TeX reads as commands or ligatures; long texts are cut for display (:func:`display_text`) and in
+messages (:func:`short_repr`, :func:`short_reprs`).
 """
 
 import math
@@ -17,13 +24,29 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pandas loads with the first table; formatting a number needs none
     import pandas as pd
 
-__all__ = ["html_table", "format_interval", "format_number", "frame_table", "latex_table", "level_text", "markdown_table",
-           "render"]
+__all__ = ["display_text", "html_table", "format_interval", "format_number", "frame_table", "latex_table", "level_text",
+           "markdown_table", "render", "short_repr", "short_reprs", "visible_text"]
 
 Style = Literal["markdown", "latex"]
 NA = {"markdown": "—", "latex": "--"}
 _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}  # < > | print as ¡ ¿ — in OT1
+#: TeX ligatures: -- and --- (dashes), '' and `` (quotes), ,, (T1), !` and ?` (¡ ¿); "{}" between keeps the characters
+_LATEX_LIGATURE = re.compile(r"[-'`,](?=[-'`,])|[!?](?=`)")
+#: characters that act on a terminal or a document instead of printing: C0 controls, DEL, C1 controls and the
+#: bidirectional embeddings, overrides and isolates (they reorder the text shown around them)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+#: Markdown: HTML's special characters as entities; the punctuation that starts markup backslash-escaped (an
+#: underscore inside a word starts nothing and stays); brackets stay in a cell that is one [lo, hi] interval
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_MARKUP = re.compile(r"[\\`*~$|\[\]]|(?<![^\W_])_|_(?![^\W_])")
+_MD_MARKUP_NO_BRACKETS = re.compile(r"[\\`*~$|]|(?<![^\W_])_|_(?![^\W_])")
+_INTERVAL = re.compile(r"\[[^\[\]]*\]")
+#: characters of a text shown in a message or a terminal cell before it is cut
+MESSAGE_CHARS = 40
+DISPLAY_CHARS = 60
 _MINUS = re.compile(r"(?<![\w.])-(?=\d)")
 _HEADERS = {"coefficient": "Coefficient", "similarity": "Similarity", "chance": "Chance", "value": "Value",
             "observed": "Observed", "expected": "Expected", "se": "SE", "n_items": "Items",
@@ -88,14 +111,106 @@ def level_text(level: Any) -> str:
     return f"{float(level) * 100:.10g}%"
 
 
+def visible_text(text: str, keep: str = "") -> str:
+    """``text`` with its control characters written as escapes (``"\\x1b"``, ``"\\r"``, ``"\\u202e"``).
+
+    C0 controls (``keep`` lists those left as they are, e.g. ``"\\t"``), DEL, C1 controls (U+0080-U+009F) and the
+    bidirectional embeddings, overrides and isolates: printed raw they would move the cursor, clear the screen,
+    open a hyperlink or reorder the text around them. The escape is Python's, so the text stays readable and
+    two texts that differ by a control character print differently.
+
+    Examples
+    --------
+    >>> visible_text("\\x1b[2Jcleared"), visible_text("a\\tb"), visible_text("a\\tb", keep="\\t")
+    ('\\\\x1b[2Jcleared', 'a\\\\tb', 'a\\tb')
+    """
+    text = str(text)
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(lambda m: m.group() if m.group() in keep else m.group().encode("unicode_escape").decode("ascii"),
+                        text)
+
+
+def display_text(text: Any, limit: int | None = DISPLAY_CHARS, keep: str = "") -> str:
+    """``text`` for a table meant for reading: control characters escaped (:func:`visible_text`) and, beyond
+    ``limit`` characters, cut, with its length (``"... (N characters)"``). Data outputs (CSV, JSON) keep texts whole.
+
+    Examples
+    --------
+    >>> display_text("x" * 100, limit=5)
+    'xxxxx... (100 characters)'
+    """
+    text = str(text)
+    if limit is not None and len(text) > limit:
+        return visible_text(text[:limit], keep) + f"... ({len(text)} characters)"
+    return visible_text(text, keep)
+
+
+def short_repr(value: Any, limit: int = MESSAGE_CHARS) -> str:
+    """``repr(value)`` for a message, a text beyond ``limit`` characters cut (its length said).
+
+    Examples
+    --------
+    >>> short_repr("abc"), short_repr("a" * 50, limit=4)
+    ("'abc'", "'aaaa'... (50 characters)")
+    """
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}... ({len(value)} characters)"
+    return repr(value)
+
+
+def short_reprs(texts: Sequence[Any], limit: int = MESSAGE_CHARS) -> list[str]:
+    """:func:`short_repr` of texts meant to be told apart (look-alikes): where they are long and share a long
+    beginning, each is shown from a little before the first character where they differ, so that the difference
+    (a trailing space, a control character) stays in view.
+
+    Examples
+    --------
+    >>> short_reprs(["a" * 100, "a" * 100 + " "], limit=6)
+    ["...'aaaaa' (100 characters)", "...'aaaaa ' (101 characters)"]
+    """
+    import os
+
+    strings = [t for t in texts if isinstance(t, str)]
+    if len(strings) < 2 or max(map(len, strings)) <= limit:
+        return [short_repr(t, limit) for t in texts]
+    common = len(os.path.commonprefix(strings))
+    start = max(0, min(common - limit // 2, max(map(len, strings)) - limit))
+    if start == 0:
+        return [short_repr(t, limit) for t in texts]
+    out = []
+    for t in texts:
+        if not isinstance(t, str) or len(t) <= limit:
+            out.append(repr(t))
+            continue
+        part = t[start:start + limit]
+        out.append(f"...{part!r}" + ("..." if start + limit < len(t) else "") + f" ({len(t)} characters)")
+    return out
+
+
+def _markdown(text: str) -> str:
+    """A Markdown (pipe table) cell showing ``text`` as it is: no markup, no HTML, no control character."""
+    text = visible_text(_LINE_BREAK.sub(" ", text), keep="\t")
+    text = re.sub("[&<>]", lambda m: _MD_ENTITIES[m.group()], text)
+    markup = _MD_MARKUP_NO_BRACKETS if _INTERVAL.fullmatch(text) else _MD_MARKUP
+    return markup.sub(lambda m: "\\" + m.group(), text)
+
+
+def _latex(text: str) -> str:
+    """LaTeX text showing ``text`` as it is, under the default OT1 font encoding and T1 alike."""
+    text = visible_text(re.sub(r"[ \t]*(?:\r\n?|\n)[ \t\r\n]*", " ", text), keep="\t")  # no paragraph break
+    out = "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+    return _LATEX_LIGATURE.sub(lambda m: m.group() + "{}", out)
+
+
 def _escape(text: str, style: Style) -> str:
-    if style == "latex":
-        return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
-    return text.replace("|", r"\|").replace("\n", " ")
+    """``text`` as a table cell (or caption) of ``style``: shown as written, never read as markup."""
+    return _latex(text) if style == "latex" else _markdown(text)
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
-    """A pipe table; cells are escaped (``|``) here, so pass plain text.
+    """A pipe table; cells are escaped here (``|``, HTML, markup punctuation, control characters: see
+    :func:`visible_text`), so pass plain text.
 
     Examples
     --------
@@ -112,6 +227,8 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: 
 
 
 def _latex_cell(text: str, align: str) -> str:
+    if text == NA["latex"]:  # a missing value: an en dash
+        return text
     out = _escape(text, "latex")
     if align == "r":  # numbers: a typeset minus sign
         out = _MINUS.sub("$-$", out)
@@ -122,7 +239,8 @@ def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Seq
                 caption: str | None = None, label: str | None = None) -> str:
     r"""A booktabs ``tabular`` (wrapped in a ``table`` float when a caption or label is given).
 
-    Cells are escaped here (``_``, ``%``, ``&`` ...), so pass plain text; in right-aligned
+    Cells are escaped here (``_``, ``%``, ``&``, ``<``, ``|``, ligatures such as ``--`` and ``''``, control
+    characters; a line break becomes a space), so pass plain text; in right-aligned
     (number) columns a minus sign is typeset as ``$-$``.
 
     Examples

@@ -243,3 +243,49 @@ def test_paper_table_leaves_out_secondary_columns_to_fit_a_width():
     assert same == full and not same_notes[-1].startswith("Left out")
     with pytest.raises(ValueError, match="max_width"):
         reporting.table_with_notes(df, max_width=0)
+
+
+def test_markdown_cells_show_labels_as_written_never_as_markup():
+    from softirr_stats.base._format import markdown_table
+
+    hostile = ["<script>alert(1)</script>", "</td><img src=x onerror=alert(2)>", "*bold*", "`code`",
+               "[link](javascript:alert(4))", "a\rb", "a\r\nb|c", "_x_", "\x1b[2J\x1b[Hcleared", "back\\slash"]
+    table = markdown_table(["<b>ann</b>"], [[h] for h in hostile], ["l"])
+    lines = table.split("\n")
+    assert len(lines) == 2 + len(hostile)  # a carriage return or line break never splits a row
+    assert lines[0] == "| &lt;b&gt;ann&lt;/b&gt; |"
+    assert lines[2:] == ["| &lt;script&gt;alert(1)&lt;/script&gt; |", "| &lt;/td&gt;&lt;img src=x onerror=alert(2)&gt; |",
+                         r"| \*bold\* |", r"| \`code\` |", r"| \[link\](javascript:alert(4)) |", "| a b |",
+                         r"| a b\|c |", r"| \_x\_ |", r"| \\x1b\[2J\\x1b\[Hcleared |", r"| back\\slash |"]
+    assert "<" not in table and "\x1b" not in table and "\r" not in table
+    # what numbers and names of the package's own tables look like is unchanged
+    assert markdown_table(["a"], [["fleiss_kappa"], ["[0.407, 0.524]"], ["-0.5"]], ["l"]).split("\n")[2:] == [
+        "| fleiss_kappa |", "| [0.407, 0.524] |", "| -0.5 |"]
+
+
+def test_latex_cells_escape_ot1_symbols_ligatures_and_line_breaks():
+    from softirr_stats.base._format import latex_table
+
+    out = latex_table(["a<b"], [["x|y>z"], ["''q''"], ["--flag"], ["?`"], ["one\n\ntwo"], ["esc\x1b[1m"], ["--"]],
+                      ["l"])
+    body = out.split("\n")[2:-2]
+    assert body == [r"a\textless{}b \\", r"\midrule", r"x\textbar{}y\textgreater{}z \\", r"'{}'q'{}' \\",
+                    r"-{}-flag \\", r"?{}` \\", r"one two \\", r"esc\textbackslash{}x1b[1m \\", r"-- \\"]
+    assert "\n\n" not in out and "\x1b" not in out
+
+
+def test_visible_text_display_text_and_short_reprs():
+    from softirr_stats.base._format import display_text, short_repr, short_reprs, visible_text
+
+    assert visible_text("a\x1b]8;;http://evil.example\x1b\\click\x85\u202e\x7f") == \
+        "a\\x1b]8;;http://evil.example\\x1b\\click\\x85\\u202e\\x7f"
+    assert visible_text("tab\there\nnl", keep="\t") == "tab\there\\nnl"
+    assert visible_text("café 漢字 \u200b") == "café 漢字 \u200b"  # printable text (and invisibles, for a warning) stay
+    assert display_text("x" * 10**6) == "x" * 60 + "... (1000000 characters)"
+    assert display_text("\x1b" * 100, limit=2) == "\\x1b\\x1b... (100 characters)"
+    assert short_repr("y" * 10**6) == repr("y" * 40) + "... (1000000 characters)"
+    big = "z" * 10**6
+    shown = short_reprs([big, big + " "])
+    assert shown[0].endswith("' (1000000 characters)") and shown[1].endswith(" ' (1000001 characters)")
+    assert max(map(len, shown)) < 100
+    assert short_reprs(["cafe", "cafe "]) == ["'cafe'", "'cafe '"]
