@@ -66,21 +66,28 @@ def one_line(text: Any) -> str:
     return " ".join(str(text).split())
 
 
+def _shown(message: Any) -> str:
+    """``message`` as one line for the terminal: control characters (a label's ``ESC [2J``) written as escapes."""
+    from softirr_stats.base._format import visible_text
+
+    return visible_text(one_line(message))
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print ``error: message`` as one line on stderr and exit with ``code``."""
     close_bars()  # a bar the work left open: its line ended first, so the error line is a line of its own
-    typer.echo(f"error: {one_line(message)}", err=True)
+    typer.echo(f"error: {_shown(message)}", err=True)
     raise typer.Exit(code=code)
 
 
 def warn(message: str) -> None:
     """Print ``warning: message`` as one line on stderr."""
-    typer.echo(f"warning: {one_line(message)}", err=True)
+    typer.echo(f"warning: {_shown(message)}", err=True)
 
 
 def note(message: str) -> None:
     """Print ``note: message`` as one line on stderr (how the data were read: nothing to act on)."""
-    typer.echo(f"note: {one_line(message)}", err=True)
+    typer.echo(f"note: {_shown(message)}", err=True)
 
 
 def say_read(notes: Sequence[str]) -> None:
