@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
+from softirr_stats.base._format import DISPLAY_CHARS, display_text, visible_text
 from softirr_stats.cli._errors import fail
 from softirr_stats.cli._options import (
     CategoriesOpt,
@@ -45,6 +46,21 @@ _HEADERS = {"items_rated": "items rated", "share_of_items": "share", "labels_use
 def _records(frame: Any) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in r.items()} for r in frame.astype(object).where(frame.notna(), None)
             .to_dict("records")]
+
+
+def _for_reading(rows: list[dict[str, Any]], columns: list[str], limit: int | None = DISPLAY_CHARS,
+                 ) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows and column names (rater names) as printed: texts from the file with their control characters
+    escaped, so that a label cannot clear the screen, recolour the table or hide a link, and cut beyond
+    ``limit`` characters (their length said; the tables for reading). JSON keeps the texts exact."""
+    shown: dict[str, str] = {}
+    for c in columns:
+        name = display_text(c, limit)
+        while name in shown.values():  # two long names alike in their first characters stay two columns
+            name += "'"
+        shown[c] = name
+    out = [{shown.get(k, k): display_text(v, limit) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
+    return out, [shown[c] for c in columns]
 
 
 def command(
@@ -100,6 +116,7 @@ def command(
             json_out.write_text(json.dumps(payload, indent=2, default=str) + "\n", encoding="utf-8")
         except OSError as err:
             fail(f"--json {json_out} cannot be written: {err.strerror or err}")
+    notes = [visible_text(n) for n in notes]  # the notes quote names and labels from the file
     note_lines = Notes(notes, read=notes)
     if fmt == "json":
         typer.echo(json.dumps(payload, indent=2, default=str))
@@ -107,6 +124,12 @@ def command(
 
         say_read(notes)
         return
+    # printed texts: control characters escaped (csv too: a terminal acts on them, and a pipe would lose some),
+    # long ones cut in the tables for reading; the json (above) keeps them exact
+    limit = None if fmt == "csv" else DISPLAY_CHARS
+    title = visible_text(title)
+    rater_rows, _ = _for_reading(rater_rows, list(_RATER_COLUMNS), limit)
+    label_rows, label_columns = _for_reading(label_rows, label_columns, limit)
     if fmt == "table":
         print_table(rater_rows, _RATER_COLUMNS, title, _HEADERS)
         more = "" if len(shown) == len(counts) else f" ({len(shown)} most used of {len(counts)}; --labels 0 for all)"

@@ -183,3 +183,35 @@ def test_case_variants_equal_a_plain_python_grouping(rows):
 
     with mock.patch.object(_labels, "_ARROW_MIN", 0):  # the pyarrow route, used from a few thousand labels on
         assert sorted(case_variants(ann)) == want
+
+
+def _hostile(tmp_path):
+    path = tmp_path / "ansi.csv"
+    link = "\x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\"
+    rows = ["item,rater,label"]
+    for i, lab in enumerate([link, "\x1b[2J\x1b[Hcleared", "ok", "L" * 5000]):
+        rows += [f"{i},a,{lab}", f"{i},b\x1b[1mBOLD,{lab}"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "latex"])
+def test_control_characters_in_labels_and_names_are_shown_escaped(tmp_path, capsys, fmt):
+    """A label or rater name holding ESC [2J or an OSC 8 hyperlink was printed raw: it could clear or repaint
+    the table; it is shown by its escapes, and a 5,000-character label is cut for reading."""
+    path = _hostile(tmp_path)
+    for table in ("raters", "labels"):
+        code, out, err = _run(capsys, path, "-f", fmt, "--table", table)
+        assert code == 0, err
+        assert "\x1b" not in out and "\x1b" not in err
+        assert "x1b" in out and "L" * 5000 not in out
+    assert "(5000 characters)" in out  # the label table: a long label cut for reading
+
+
+def test_csv_shows_control_characters_escaped_and_json_keeps_the_labels_exact(tmp_path, capsys):
+    path = _hostile(tmp_path)
+    code, out, _ = _run(capsys, path, "-f", "csv", "--table", "labels")
+    assert code == 0 and "\x1b" not in out and "L" * 5000 in out  # escaped, not cut
+    assert out.splitlines()[0] == "label,a,b\\x1b[1mBOLD,all" and "\\x1b[2J\\x1b[Hcleared,1,1,2" in out
+    code, out, _ = _run(capsys, path, "-f", "json")
+    assert code == 0 and "\x1b[2J\x1b[Hcleared" in {r["label"] for r in json.loads(out)["labels"]}
