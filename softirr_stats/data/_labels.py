@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from softirr_stats.base._format import short_repr, short_reprs
 from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 
 __all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "check_labels", "decimal_comma_hint",
@@ -202,28 +203,60 @@ def _same_numbers(texts: np.ndarray, floats: np.ndarray, is_int: np.ndarray, exa
 
 
 # ---------------------------------------------------------------------------------------- look-alikes
-_INVISIBLE = re.compile(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-                        r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
-_SPACES = re.compile(r"\s+")
+#: code points that print as nothing: controls (C0 but white space, DEL, C1 but NEL), format characters (soft hyphen,
+#: zero-width, bidirectional, word joiner, BOM, interlinear annotation, tags), variation selectors, fillers, the
+#: combining grapheme joiner. Written out (not Python's or RE2's categories) so that both routes agree.
+_INVISIBLE_RANGES = ((0x00, 0x08), (0x0E, 0x1B), (0x7F, 0x84), (0x86, 0x9F), (0xAD, 0xAD), (0x34F, 0x34F),
+                     (0x61C, 0x61C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F),
+                     (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+                     (0xFFA0, 0xFFA0), (0xFFF9, 0xFFFB), (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+                     (0xE0100, 0xE01EF))
+#: white space as ``str.isspace`` (and Python's ``\s``) knows it; RE2's ``\s`` (pyarrow) is ASCII only and
+#: leaves out the separators U+001C-U+001F
+_SPACE_RANGES = ((0x09, 0x0D), (0x1C, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+                 (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000))
+
+
+def _char_class(ranges: tuple[tuple[int, int], ...], re2: bool) -> str:
+    """A regular-expression character class of code point ranges, for Python's ``re`` or RE2 (pyarrow)."""
+    def one(c: int) -> str:
+        return f"\\x{{{c:x}}}" if re2 else f"\\U{c:08x}"
+
+    return "[" + "".join(one(lo) if lo == hi else f"{one(lo)}-{one(hi)}" for lo, hi in ranges) + "]"
+
+
+_INVISIBLE = re.compile(_char_class(_INVISIBLE_RANGES, re2=False))
+_SPACES = re.compile(_char_class(_SPACE_RANGES, re2=False) + "+")
+_INVISIBLE_RE2 = _char_class(_INVISIBLE_RANGES, re2=True)
+_SPACES_RE2 = _char_class(_SPACE_RANGES, re2=True) + "+"
+#: printable ASCII words separated by single spaces: a text that is its own printed form
+_PLAIN = "(?:[!-~]+(?: [!-~]+)*)?"
+_PLAIN_RE = re.compile(_PLAIN)
+
+
+def _quoted(texts: list[str]) -> str:
+    """Look-alike texts for a message: shortened around their difference (:func:`short_reprs`), with the invisible
+    characters that ``repr`` leaves as they are (fillers, variation selectors) written as escapes too."""
+    return " and ".join(_INVISIBLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), r)
+                        for r in short_reprs(texts))
 
 
 def _skeleton_py(text: str) -> str:
     text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-    return _SPACES.sub(" ", text).strip()
+    return _SPACES.sub(" ", text).strip(" ")
 
 
 def _skeletons(texts: np.ndarray) -> np.ndarray:
-    """Each text as it would look printed: NFKC, invisible (format) characters dropped, runs of
-    white space as one space, no space at the ends."""
+    """Each text as it would look printed: NFKC, invisible characters (controls, format characters) dropped,
+    runs of white space as one space, no space at the ends. Both routes (pyarrow for many texts) give one answer."""
     pa = _arrow(len(texts))
     if pa is not None:
         import pyarrow.compute as pc
 
         try:
             arr = pc.utf8_normalize(pa.array(texts, type=pa.string()), "NFKC")
-            arr = pc.replace_substring_regex(arr, r"[\p{Cf}\x{034f}\x{115f}\x{1160}\x{17b4}\x{17b5}\x{180b}-\x{180f}"
-                                             r"\x{3164}\x{fe00}-\x{fe0f}\x{ffa0}]", "")
-            arr = pc.utf8_trim_whitespace(pc.replace_substring_regex(arr, r"\s+", " "))
+            arr = pc.replace_substring_regex(arr, _INVISIBLE_RE2, "")
+            arr = pc.replace_substring_regex(pc.replace_substring_regex(arr, _SPACES_RE2, " "), "^ | $", "")
             return np.asarray(arr.to_pylist(), dtype=object)
         except (pa.ArrowException, UnicodeEncodeError):
             pass
@@ -244,17 +277,17 @@ def _groups(keys: np.ndarray, texts: np.ndarray) -> list[list[str]]:
 
 
 def printed_forms(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each text as it prints (:func:`_skeletons`) and whether it was so already: ASCII texts with single inner
-    spaces and none at the ends are their own printed form (one cheap pass), the others are normalised.
+    """Each text as it prints (:func:`_skeletons`) and whether it was so already: printable ASCII texts with single
+    inner spaces and none at the ends are their own printed form (one cheap pass), the others are normalised.
 
     Examples
     --------
-    >>> skel, plain = printed_forms(np.array(["yes", " yes", "caf\\u00e9"], dtype=object))
+    >>> skel, plain = printed_forms(np.array(["yes", " yes", "caf\\u00e9", "yes\\x00"], dtype=object))
     >>> skel.tolist(), plain.tolist()
-    (['yes', 'yes', 'café'], [True, False, False])
+    (['yes', 'yes', 'café', 'yes'], [True, False, False, False])
     """
     plain = (_plain_arrow(texts) if _arrow(len(texts)) is not None else
-             np.fromiter((t.isascii() and t == " ".join(t.split()) for t in texts), dtype=bool, count=len(texts)))
+             np.fromiter((_PLAIN_RE.fullmatch(t) is not None for t in texts), dtype=bool, count=len(texts)))
     skel = texts.copy()
     if not plain.all():
         skel[~plain] = _skeletons(texts[~plain])
@@ -293,8 +326,7 @@ def _plain_arrow(texts: np.ndarray) -> np.ndarray:
         arr = pa.array(texts, type=pa.string())
     except (pa.ArrowException, UnicodeEncodeError):
         return np.zeros(len(texts), dtype=bool)
-    ok = pc.and_(pc.string_is_ascii(arr), pc.invert(pc.match_substring_regex(arr, r"^\s|\s$|\s\s|[^ \S]")))
-    return ok.to_numpy(zero_copy_only=False)
+    return pc.match_substring_regex(arr, f"^{_PLAIN}$").to_numpy(zero_copy_only=False)
 
 
 def _hint(groups: list[list[str]]) -> str:
@@ -305,8 +337,8 @@ def _hint(groups: list[list[str]]) -> str:
         counts[form] += 1
     parts = [f"normalize={f!r} would merge {counts[f]} group(s)" for f in ("NFC", "NFKC") if counts[f]]
     if counts[None]:
-        parts.append(f"{counts[None]} group(s) differ by spaces or invisible (zero-width) characters, which "
-                     "normalize= does not change: clean those labels in the file")
+        parts.append(f"{counts[None]} group(s) differ by spaces, control characters or invisible (zero-width) "
+                     "characters, which normalize= does not change: clean those labels in the file")
     return "; ".join(parts)
 
 
@@ -316,7 +348,7 @@ def _warn_blank(texts: list[str]) -> None:
     blank = [t for t in texts if not t.strip()]
     if blank:
         warnings.warn(
-            f"{len(blank)} label(s) are empty or only white space ({', '.join(map(repr, blank[:5]))}): softirr reads "
+            f"{len(blank)} label(s) are empty or only white space ({', '.join(map(short_repr, blank[:5]))}): softirr reads "
             "them as labels, so two blank ratings agree; a blank cell usually means 'not rated' (pandas' "
             "keep_default_na=False keeps it as ''): make them missing (None or NaN in a DataFrame, "
             "df.replace(r'^\\s*$', None, regex=True); na_values=[''] on read_annotations)",
@@ -373,7 +405,7 @@ def decimal_comma_hint(texts: Any) -> str:
     comma = decimal_comma_numbers(texts)
     if not comma:
         return ""
-    hint = (f"they look like numbers written with a decimal comma ({', '.join(map(repr, comma[:3]))}): if they "
+    hint = (f"they look like numbers written with a decimal comma ({', '.join(map(short_repr, comma[:3]))}): if they "
             "are, read them with decimal=',' (read_annotations; --reader-option decimal=, on the command line) or "
             "convert the column to numbers")
     if all(len(t.rpartition(",")[2]) == 3 for t in comma):
@@ -422,7 +454,7 @@ def check_labels(uniques: list, kind: str) -> None:
                 one = True
             warnings.warn(
                 f"{n} text labels in {len(same)} group(s) are {'one number' if one else 'numbers float64 cannot tell apart'} "
-                f"written differently (e.g. {' and '.join(map(repr, first[:3]))}): they are kept apart as distinct "
+                f"written differently (e.g. {' and '.join(short_reprs(first[:3]))}): they are kept apart as distinct "
                 "labels and do not count as agreement; a label column is read as numbers only when every label is a "
                 "plain decimal number written one way: write each number one way in the file",
                 LabelWarning, stacklevel=user_stacklevel())
@@ -430,7 +462,7 @@ def check_labels(uniques: list, kind: str) -> None:
             n, first = sum(len(g) for g in alike), alike[0]
             warnings.warn(
                 f"{n} text labels in {len(alike)} group(s) look alike but differ (e.g. "
-                f"{' and '.join(map(repr, first[:3]))}): they are kept apart as distinct labels and do not count "
+                f"{_quoted(first[:3])}): they are kept apart as distinct labels and do not count "
                 f"as agreement; {_hint(alike)} (normalize= on read_annotations, from_long and from_wide; "
                 "--reader-option normalize=NFKC)", LabelWarning, stacklevel=user_stacklevel())
     elif kind == "numeric":
@@ -442,3 +474,4 @@ def check_labels(uniques: list, kind: str) -> None:
                 "where float64 holds only some integers: integers that differ by a few may already have merged "
                 "(a column of integers mixed with a float becomes float64); pass such labels as Python ints "
                 "(an object column) or as text", LabelWarning, stacklevel=user_stacklevel())
+

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.data import LabelWarning, _columnar
+from softirr_stats.data import LabelWarning, _columnar, _labels
 from softirr_stats.data._labels import check_labels, text_numbers
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
@@ -93,7 +93,14 @@ CASES = [
     ("row23: full-width", [("\uff43\uff41\uff46\uff45", "cafe"), ("tea", "tea")], 3, "categorical",
      "normalize='NFKC'"),
     ("row23: zero-width space", [("ca\u200bfe", "cafe"), ("tea", "tea")], 3, "categorical", "invisible (zero-width)"),
-    ("row23: trailing space", [("cafe ", "cafe"), ("tea", "tea")], 3, "categorical", "spaces or invisible"),
+    ("row23: trailing space", [("cafe ", "cafe"), ("tea", "tea")], 3, "categorical", "spaces, control characters"),
+    ("NUL", [("cafe\x00", "cafe"), ("tea", "tea")], 3, "categorical", "spaces, control characters"),
+    ("SOH", [("cafe\x01", "cafe"), ("tea", "tea")], 3, "categorical", "spaces, control characters"),
+    ("ESC", [("cafe\x1b", "cafe"), ("tea", "tea")], 3, "categorical", "spaces, control characters"),
+    ("DEL", [("cafe\x7f", "cafe"), ("tea", "tea")], 3, "categorical", "spaces, control characters"),
+    ("C1 CSI", [("cafe\x9b", "cafe"), ("tea", "tea")], 3, "categorical", "spaces, control characters"),
+    ("unit separator", [("cafe\x1f", "cafe"), ("tea", "tea")], 3, "categorical", "spaces, control characters"),
+    ("tag character", [("cafe\U000e0061", "cafe"), ("tea", "tea")], 3, "categorical", "spaces, control characters"),
     ("row23: case is not a look-alike", [("Cafe", "cafe"), ("tea", "tea")], 3, "categorical", None),
     ("free text", [("fever", "pyrexia"), ("cough", "cough")], 3, "categorical", None),
 ]
@@ -230,3 +237,47 @@ def test_many_distinct_labels_read_on_every_route(tmp_path, monkeypatch):
         with pytest.warns(LabelWarning, match="2 text labels in 1 group"):
             ann = sis.read_annotations(_csv(tmp_path, pairs))
         assert ann.kind == "categorical" and len(ann.vocabulary) == 1501
+
+
+#: one text per kind of character that prints as nothing or as a space, next to its plain form
+_HIDDEN = ["\x00", "\x01", "\x08", "\x0b", "\x0c", "\x0e", "\x1b", "\x1c", "\x1f", "\x7f", "\x85", "\x9b", "\xa0",
+           "\xad", "\u200b", "\u202e", "\u2028", "\u3000", "\ufeff", "\U000e0001", "\U000e0061", "\U000e007f"]
+
+
+@pytest.mark.parametrize("n_plain", [3, 5000], ids=["small vocabulary", "large vocabulary"])
+def test_control_and_invisible_characters_are_named_at_every_vocabulary_size(tmp_path, n_plain):
+    """'x' and 'x\\x00' were two labels without a word (alpha 0.40 for 1.0); U+001C-U+001F were named only under
+    4,096 labels (pyarrow's \\s is ASCII only). Both routes now say the same for every hidden character."""
+    pad = [(f"l{k}", f"l{k}") for k in range(n_plain)]
+    for ch in _HIDDEN:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ann = sis.read_annotations(_csv(tmp_path, [*pad, ("cafe", "cafe" + ch)]))
+        said = [str(w.message) for w in caught if issubclass(w.category, LabelWarning)]
+        assert len(ann.vocabulary) == n_plain + 2, repr(ch)
+        assert len(said) == 1 and "2 text labels in 1 group(s) look alike" in said[0], (repr(ch), said)
+        assert "\x1b" not in said[0] and "\x00" not in said[0]  # named by their escapes
+
+
+def test_printed_forms_are_the_same_on_both_routes():
+    texts = np.asarray([f"w{k}" for k in range(4200)] + [f" a{ch}b{k} " if k % 2 else f"a{ch * 2}b {ch}"
+                                                          for k, ch in enumerate(_HIDDEN * 3)], dtype=object)
+    assert _labels._arrow(len(texts)) is not None
+    fast = _labels.printed_forms(texts)
+    slow = (np.fromiter(map(_labels._skeleton_py, texts), dtype=object, count=len(texts)),
+            np.fromiter((_labels._PLAIN_RE.fullmatch(t) is not None for t in texts), dtype=bool, count=len(texts)))
+    assert fast[1].tolist() == slow[1].tolist()
+    assert fast[0].tolist() == slow[0].tolist()
+    many = np.asarray([f"a{ch}b{k}" for k in range(200) for ch in _HIDDEN], dtype=object)  # >= 4,096 to normalise
+    assert _labels._skeletons(many).tolist() == [_labels._skeleton_py(t) for t in many]
+
+
+def test_huge_look_alike_labels_are_quoted_short(tmp_path):
+    big = "A" * 1_000_000
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sis.read_annotations(_csv(tmp_path, [(big, big + " "), ("x", "x"), (" " * 500_000, "x")]))
+    said = [str(w.message) for w in caught if issubclass(w.category, LabelWarning)]
+    assert said and max(map(len, said)) < 1200, [len(m) for m in said]
+    alike = next(m for m in said if "look alike" in m)
+    assert "(1000000 characters)" in alike and " ' (1000001 characters)" in alike  # the trailing space in view
