@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from softirr_stats.base._validation import SoftIRRWarning
-from softirr_stats.data._labels import check_labels
+from softirr_stats.data._labels import check_labels, check_names
 
 if TYPE_CHECKING:  # pandas (about half a second to import) loads when labels are first encoded
     import pandas as pd
@@ -694,6 +694,8 @@ class Annotations:
         force_kind: str | None = None,
         normalize: str | None = None,
     ) -> "Annotations":
+        check_names(items, "item ids")  # ids that print alike ("1" and "1 "): kept apart, counted
+        check_names(raters, "rater names")
         norm = text_normalizer(normalize)
         arr = _object_array(labels)
         present = ~missing_mask(arr)

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from softirr_stats.data._labels import check_names
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -105,6 +107,8 @@ def assemble(cls: type[Annotations], key: np.ndarray, items: list, raters: list,
     if np.count_nonzero(seen) != len(key):  # two rows on one cell
         raise ValueError(_duplicate_message(key, items, raters, None if index is None else index()))
     del seen
+    check_names(items, "item ids")  # ids that print alike ("1" and "1 "): kept apart, counted
+    check_names(raters, "rater names")
     if len(label_uniques) == 0:  # the message of the cell path: every label is missing
         label_uniques = np.array([None], dtype=object)
     # the label rules (kinds, numbers, normalize=, categories=) on the distinct labels only

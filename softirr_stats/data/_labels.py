@@ -36,8 +36,8 @@ import numpy as np
 from softirr_stats.base._format import short_repr, short_reprs
 from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 
-__all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "check_labels", "decimal_comma_hint",
-           "decimal_comma_numbers", "text_numbers"]
+__all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "check_labels", "check_names", "decimal_comma_hint",
+           "decimal_comma_numbers", "lookalike_groups", "text_numbers"]
 
 #: float64 holds every integer of magnitude up to this, and only some beyond
 EXACT_INTEGERS = 2**53
@@ -294,6 +294,20 @@ def printed_forms(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return skel, plain
 
 
+def lookalike_groups(texts: np.ndarray) -> list[list[str]]:
+    """Groups (sorted) of distinct texts that print alike (:func:`printed_forms`), or [].
+
+    Examples
+    --------
+    >>> lookalike_groups(np.array(["ann", "ann ", "bo", "b\\x00o", "Ann"], dtype=object))
+    [['ann', 'ann '], ['b\\x00o', 'bo']]
+    """
+    if texts.size < 2:
+        return []
+    skel, plain = printed_forms(texts)
+    return _groups(skel, texts) if not plain.all() else []
+
+
 def _alike(texts: np.ndarray) -> tuple[list[list[str]], list[list[str]]]:
     """(groups of texts that print alike, groups of texts that are one number written differently)."""
     if texts.size < 2:
@@ -475,3 +489,42 @@ def check_labels(uniques: list, kind: str) -> None:
                 "(a column of integers mixed with a float becomes float64); pass such labels as Python ints "
                 "(an object column) or as text", LabelWarning, stacklevel=user_stacklevel())
 
+
+def check_names(values: Any, what: str) -> None:
+    """Warn about distinct names (item ids, rater names, span documents or types) that print alike but differ.
+
+    ``values`` are distinct (an axis of the data); texts among them that differ only by spaces at the ends, runs of
+    white space, control or invisible characters, or their Unicode form (:func:`lookalike_groups`) are kept apart,
+    as two items or two raters, and counted in a :class:`LabelWarning` naming ``what``; nothing is changed.
+    Letter case is not a look-alike here either. The work is on whole arrays of the distinct values.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     check_names(["ann", "ann ", "bo"], "rater names")
+    >>> str(caught[0].message)[:70]
+    "2 rater names in 1 group(s) print alike but differ (e.g. 'ann' and 'an"
+    """
+    values = values if isinstance(values, np.ndarray | list) else list(values)
+    if len(values) < 2:
+        return
+    kinds = set(map(type, values))
+    if kinds == {str}:
+        texts = np.asarray(values, dtype=object)
+    elif any(issubclass(k, str) for k in kinds):  # ids of mixed kinds (JSON Lines): their texts only
+        texts = np.asarray([v for v in values if isinstance(v, str)], dtype=object)
+    else:  # numbers: nothing prints alike
+        return
+    groups = lookalike_groups(texts)
+    if not groups:
+        return
+    n, first = sum(len(g) for g in groups), groups[0]
+    forms = [f for f in ("NFC", "NFKC") if any(len({unicodedata.normalize(f, t) for t in g}) == 1 for g in groups)]
+    warnings.warn(
+        f"{n} {what} in {len(groups)} group(s) print alike but differ (e.g. {_quoted(first[:3])}): "
+        f"they are kept apart as distinct {what}; if they are meant as one, write them one way in the file (they "
+        "differ by spaces at the ends, control or invisible characters"
+        + (f", or their Unicode form: unicodedata.normalize({forms[0]!r}, ...) makes them one" if forms else "")
+        + "); normalize= changes labels only", LabelWarning, stacklevel=user_stacklevel())

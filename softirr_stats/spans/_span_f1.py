@@ -159,7 +159,8 @@ def _offsets(series: "pd.Series", name: str, rows: np.ndarray) -> np.ndarray:
     return vals.astype(np.int64)
 
 
-def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None) -> SpanTable:
+def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None,
+               lookalikes: tuple[str, ...] = ("documents", "annotators", "types")) -> SpanTable:
     """Validate and encode a tidy span table (columns ``document, annotator, start, end, type``).
 
     ``start`` / ``end`` are character offsets, end exclusive (``0 <= start < end``). A row whose
@@ -168,7 +169,9 @@ def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None) 
     annotator is taken to have annotated every document of the table unless ``annotated`` (a
     boolean table of documents x annotators over the sorted names) says otherwise. A span
     repeated by the same annotator (same document, offsets and type) is counted once, with a
-    :class:`SpanWarning`.
+    :class:`SpanWarning`. Documents, annotators and types (those named in ``lookalikes``) that print alike
+    but differ (``"PER"`` and ``"PER "``, two Unicode forms of one name) are kept apart and counted in a
+    ``LabelWarning`` (:func:`~softirr_stats.data._labels.check_names`).
 
     Examples
     --------
@@ -217,6 +220,11 @@ def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None) 
         raise TypeError(f"span column 'type' must hold strings; row {rows[keep][i]} has {typ[i]!r} "
                         f"({type(typ[i]).__name__})")
     types, type_code = _codes(typ) if typ.size else ((), np.zeros(0, dtype=np.int64))
+    from softirr_stats.data._labels import check_names
+
+    for what, names in (("documents", documents), ("annotators", annotators), ("types", types)):
+        if what in lookalikes:  # names that print alike ("PER" and "PER "): kept apart, counted
+            check_names(names, f"span {what}" if what != "annotators" else what)
     doc, rater = doc_all[keep], rater_all[keep]
     # one span per (document, annotator, start, end, type)
     repeated = pd.DataFrame({"d": doc, "r": rater, "s": start, "e": end, "t": type_code}).duplicated().to_numpy()
@@ -313,7 +321,8 @@ def span_table_from_annotations(ann: Any, *, unmatched: str | None = "O") -> Spa
     frame, mask = span_tables(ann, unmatched=unmatched)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        return span_table(frame, annotated=mask)
+        # the annotators (raters) and types (labels) were checked when the Annotations were built
+        return span_table(frame, annotated=mask, lookalikes=("documents",))
 
 
 # ---------------------------------------------------------------------------------------------

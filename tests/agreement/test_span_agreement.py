@@ -550,3 +550,20 @@ def test_text_column_is_carried_and_other_designs_run():
     for cfg in (sis.Bootstrap(n=200, design="bayesian", seed=0), sis.Bootstrap(n=200, strata=strata, seed=0)):
         r = sis.span_agreement(spans, ci=cfg)
         assert r.ci_low < r.ci_high and r.details["resampling_unit"] == "documents"
+
+
+@pytest.mark.parametrize("column, other, what", [("type", "X ", "span types"), ("type", "X\u200b", "span types"),
+                                                 ("document", "d1 ", "span documents"),
+                                                 ("annotator", "a ", "annotators")])
+def test_names_that_print_alike_are_kept_apart_with_a_warning(column, other, what):
+    """'X' and 'X ' were two types (F1 0.5) without a word; they stay two, and the warning says so."""
+    rows = [("d1", "a", 0, 5, "X"), ("d1", "b", 0, 5, "X"), ("d1", "a", 10, 15, "Y"), ("d1", "b", 10, 15, "Y")]
+    spans = frame(rows)
+    spans.loc[1 if column != "annotator" else 2, column] = other
+    with pytest.warns(sis.data.LabelWarning, match=f"2 {what} in 1 group.*print alike"):
+        tab = span_table(spans)
+    assert len(getattr(tab, {"type": "types", "document": "documents", "annotator": "annotators"}[column])) == \
+        (2 if column == "document" else 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sis.data.LabelWarning)
+        span_table(frame(rows))

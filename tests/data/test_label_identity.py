@@ -17,7 +17,7 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats.data import LabelWarning, _columnar, _labels
-from softirr_stats.data._labels import check_labels, text_numbers
+from softirr_stats.data._labels import check_labels, check_names, text_numbers
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
 
@@ -270,6 +270,41 @@ def test_printed_forms_are_the_same_on_both_routes():
     assert fast[0].tolist() == slow[0].tolist()
     many = np.asarray([f"a{ch}b{k}" for k in range(200) for ch in _HIDDEN], dtype=object)  # >= 4,096 to normalise
     assert _labels._skeletons(many).tolist() == [_labels._skeleton_py(t) for t in many]
+
+
+@pytest.mark.parametrize("text, what, expected", [
+    ("item,rater,label\n1,a,x\n1 ,b,x\n2,a,y\n2,b,y\n", "item ids", ("'1' and '1 '", 3, 2)),
+    ("item,rater,label\n1,a,x\n1\u200b,b,x\n2,a,y\n2,b,y\n", "item ids", ("'1' and '1\\u200b'", 3, 2)),
+    ("item,rater,label\n1,ann,x\n1,ann ,x\n2,ann,y\n2,ann ,y\n", "rater names", ("'ann' and 'ann '", 2, 2)),
+    ("item,rater,label\n1,caf\u00e9,x\n1,cafe\u0301,x\n2,caf\u00e9,y\n2,cafe\u0301,y\n", "rater names",
+     ("normalize('NFC'", 2, 2)),
+    ("item,r1,r1 ,r2\n1,x,y,x\n2,y,y,y\n", "rater names", ("'r1' and 'r1 '", 2, 3)),
+])
+def test_item_ids_and_rater_names_that_print_alike_are_named(tmp_path, text, what, expected):
+    path = tmp_path / "t.csv"
+    path.write_text(text, encoding="utf-8")
+    words, n_items, n_raters = expected
+    with pytest.warns(LabelWarning, match=f"2 {what} in 1 group") as caught:
+        ann = sis.read_annotations(path, **({"wide": True, "item": "item"} if "r1" in text else {}))
+    assert any(words in str(w.message) for w in caught)
+    assert (ann.n_items, ann.n_raters) == (n_items, n_raters)  # kept apart: nothing changed
+
+
+def test_case_and_numbers_written_differently_are_not_id_lookalikes():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_names(["Ann", "ann", "007", "7", "1.0", "1"], "rater names")
+        check_names(list(range(10)) + [1.5], "item ids")
+        sis.Annotations.from_long(pd.DataFrame({"item": ["007", "7"] * 2, "rater": ["a", "a", "b", "b"],
+                                                "label": ["x", "y", "x", "y"]}))
+
+
+def test_id_lookalikes_are_found_by_whole_arrays():
+    ids = np.asarray([f"item {k}" for k in range(200_000)] + ["item 7 "], dtype=object)
+    t0 = time.perf_counter()
+    with pytest.warns(LabelWarning, match="2 item ids in 1 group"):
+        check_names(ids, "item ids")
+    assert time.perf_counter() - t0 < 10
 
 
 def test_huge_look_alike_labels_are_quoted_short(tmp_path):
