@@ -133,7 +133,7 @@ BOMBS = [
     ("zip entries together over the cap", lambda t: _bomb_zip(t / "many.zip", 3 << 20, copies=4),
      {"format": "webanno-tsv"}, r"many.zip: its 4 entries unpack to 12.0 MiB together, over the cap of 8.0 MiB"),
     ("gzip stream declaring its size", lambda t: _gzip_bomb(t / "bomb.jsonl.gz", 16 << 20), {"format": "doccano"},
-     r"bomb.jsonl.gz: a gzip file that unpacks to 16.0 MiB, over the cap of 8.0 MiB"),
+     r"bomb.jsonl.gz: a gzip file that unpacks to more than 8.0 MiB, over the cap of 8.0 MiB"),
     ("gzip stream lying about its size", lambda t: _gzip_bomb(t / "liar.jsonl.gz", 16 << 20, isize=100),
      {"format": "doccano"}, r"liar.jsonl.gz: a gzip file that unpacks to more than 8.0 MiB, over the cap"),
 ]
@@ -245,6 +245,49 @@ def test_gzip_export_under_the_cap_reads_as_before(tmp_path):
     path = tmp_path / "alice.jsonl.gz"
     path.write_bytes(gzip.compress(b'{"id": 1, "text": "x", "label": ["a"]}\n{"id": 2, "text": "y", "label": ["b"]}\n'))
     assert sis.read_annotations(path, format="doccano").n_items == 2
+
+
+def _ratings_jsonl(n_items=50):
+    return [f'{{"item": {i}, "rater": "{r}", "label": "{"xy"[(i + len(r)) % 2]}"}}\n'.encode()
+            for i in range(n_items) for r in "ab"]
+
+
+def test_a_gzip_file_of_several_members_is_read_whole(tmp_path):
+    """``cat a.gz b.gz``, ``gzip >>``, pigz and bgzip write several gzip members (RFC 1952): all are read."""
+    lines = _ratings_jsonl()
+    path = tmp_path / "multi.jsonl.gz"
+    path.write_bytes(gzip.compress(b"".join(lines[:60])) + gzip.compress(b"".join(lines[60:])) + b"\0" * 512)
+    assert sis.read_annotations(path, format="jsonl").n_ratings == 100
+
+
+@pytest.mark.parametrize("cap", [None, "8G"])
+def test_a_cut_gzip_file_is_refused_not_read_in_part(tmp_path, monkeypatch, cap):
+    """A file cut off after its 60th line: its last four bytes are data, not the size; refused under any cap."""
+    if cap:
+        monkeypatch.setenv(UNPACK_ENV, cap)
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    path = tmp_path / "cut.jsonl.gz"
+    head = b"".join(_ratings_jsonl()[:60])
+    path.write_bytes(comp.compress(head) + comp.flush(zlib.Z_FULL_FLUSH))
+    with pytest.raises(ValueError, match=rf"cut.jsonl.gz: the gzip file ends early: damaged or cut off "
+                                         rf"\({len(head)} bytes unpacked so far\)") as err:
+        sis.read_annotations(path, format="jsonl")
+    assert not isinstance(err.value, InputTooLarge)
+    whole = gzip.compress(b"".join(_ratings_jsonl()))
+    path.write_bytes(whole[:-3])  # cut inside the trailer: the data is there, its check is not
+    with pytest.raises(ValueError, match="ends early"):
+        sis.read_annotations(path, format="jsonl")
+    path.write_bytes(whole + b"garbage")
+    with pytest.raises(ValueError, match=r"holds 7 bytes after its compressed data that are not gzip"):
+        sis.read_annotations(path, format="jsonl")
+
+
+def test_the_cap_counts_every_member_of_a_gzip_file(tmp_path, monkeypatch):
+    monkeypatch.setenv(UNPACK_ENV, "1M")
+    path = tmp_path / "members.jsonl.gz"
+    path.write_bytes(gzip.compress(b" " * (600 << 10)) * 2)  # two members of 600 KiB, each under the cap
+    with pytest.raises(InputTooLarge, match=r"unpacks to more than 1.0 MiB, over the cap of 1.0 MiB"):
+        sis.read_annotations(path, format="jsonl")
 
 
 def test_a_gzipped_table_says_how_to_read_it(tmp_path):

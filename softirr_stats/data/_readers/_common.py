@@ -109,23 +109,53 @@ _GZIP_MAGIC = b"\x1f\x8b"
 
 def gunzip(data: bytes, shown: str) -> bytes:
     """``data`` decompressed when it is gzip (how exports are often shared: ``db-out > x.jsonl.gz``), at most
-    :func:`~softirr_stats.data._input.unpack_cap` bytes: the size the file declares is checked first."""
+    :func:`~softirr_stats.data._input.unpack_cap` bytes in all.
+
+    Every member is read (RFC 1952: ``cat a.gz b.gz``, ``gzip >>``, pigz and bgzip write several), zero
+    bytes padding the end are skipped, and a stream that stops before its end marker (a file cut off in
+    a download or a copy) is refused: nothing is returned from part of a file. The size a trailer
+    declares is not used (in a cut file its last four bytes are data, and a member's size is modulo 4 GiB):
+    the cap is checked on the bytes unpacked.
+
+    Examples
+    --------
+    >>> import gzip
+    >>> gunzip(gzip.compress(b"a\\n") + gzip.compress(b"b\\n"), "x.jsonl.gz")
+    b'a\\nb\\n'
+    """
     if not data.startswith(_GZIP_MAGIC):
         return data
     import zlib
 
     cap = _input.unpack_cap()
-    declared = int.from_bytes(data[-4:], "little") if len(data) >= 18 else 0  # ISIZE: the size modulo 2**32
-    if declared > cap:
-        raise _input.too_large(shown, f"a gzip file that unpacks to {_input.size_text(declared)}", cap)
-    d = zlib.decompressobj(wbits=31)
-    try:
-        out = d.decompress(data, cap + 1)
-    except zlib.error as err:
-        raise ValueError(f"{shown}: a gzip file that cannot be decompressed ({err})") from None
-    if len(out) > cap or d.unconsumed_tail:
-        raise _input.too_large(shown, f"a gzip file that unpacks to more than {_input.size_text(cap)}", cap)
-    return out
+    view, pos, total, parts = memoryview(data), 0, 0, []
+    while pos < len(data):
+        d = zlib.decompressobj(wbits=31)
+        while not d.eof and pos < len(data):
+            chunk = view[pos:pos + _GZIP_STEP]  # in steps: each member's rest is never copied (bgzip has thousands)
+            try:
+                out = d.decompress(chunk, cap + 1 - total)
+            except zlib.error as err:
+                raise ValueError(f"{shown}: a gzip file that cannot be decompressed ({err})") from None
+            total += len(out)
+            parts.append(out)
+            if total > cap:
+                raise _input.too_large(shown, f"a gzip file that unpacks to more than {_input.size_text(cap)}", cap)
+            pos += len(chunk) - len(d.unconsumed_tail) - len(d.unused_data)
+        if not d.eof:
+            raise ValueError(f"{shown}: the gzip file ends early: damaged or cut off ({total} bytes unpacked so "
+                             "far); download or copy it again (gzip -t checks a file)")
+        rest = view[pos:]
+        if bytes(rest[:2]) != _GZIP_MAGIC:
+            if rest.tobytes().strip(b"\0"):
+                raise ValueError(f"{shown}: the gzip file holds {len(rest)} bytes after its compressed data that are "
+                                 "not gzip (damaged, or something appended to it); download or copy it again")
+            break  # zero padding (tape blocks, some copy tools): no data in it
+    return b"".join(parts)
+
+
+#: compressed bytes handed to zlib at a time by :func:`gunzip`
+_GZIP_STEP = 1 << 20
 
 
 def zip_entries(zf: Any, shown: str, keep: Any) -> list[Any]:
