@@ -453,7 +453,8 @@ def _jsonl_table(path: Path, columns: tuple[str, str, str]) -> Any:
         with parsing(path.stat().st_size, f"parsing {path.name}"):
             # threads: Arrow parses blocks in parallel, keeping the rows' order
             read = pajson.ReadOptions(block_size=JSON_BLOCK_BYTES, use_threads=True)
-            table = pajson.read_json(path, read_options=read, parse_options=parse)
+            with pa.OSFile(str(path), "rb") as src:  # not the path: Arrow would unpack a name ending .gz as gzip
+                table = pajson.read_json(src, read_options=read, parse_options=parse)
     except (pa.ArrowException, UnicodeDecodeError) as err:
         raise _Fallback(str(err)) from None
     if table.num_rows != lines:  # blank lines, two objects on a line

@@ -274,6 +274,14 @@ def test_gzipped_tables_take_the_pandas_route(monkeypatch, tmp_path):
     _assert_same(monkeypatch, lambda: read_annotations(path, format="csv"))
 
 
+
+def test_a_plain_table_named_gz_reads_as_the_text_it_is(monkeypatch, tmp_path):
+    """A JSON Lines file named .jsonl.gz that is not gzip: Arrow, given the path, unpacked it by its name and
+    failed with an OSError (zlib: incorrect header check); every route now reads the text."""
+    path = _write(tmp_path, "r.jsonl.gz", JSONL_CASES["strings"])
+    _assert_same(monkeypatch, lambda: read_annotations(path, format="jsonl"), expect_ok=True)
+
+
 FRAMES = {
     "object text": lambda: pd.DataFrame({"item": ["b", "a", "b", "a"], "rater": ["x", "x", "y", "y"],
                                          "label": ["p", None, "q", float("nan")]}, dtype=object),
