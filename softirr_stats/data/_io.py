@@ -264,6 +264,7 @@ _RATER_FROM = ("export", "file")
 def _export_files(folder: Path) -> list[Path] | None:
     """The per-annotator export files of a folder of Label Studio / Prodigy exports, else None."""
     from softirr_stats.data._readers import _PRODIGY_KEYS, _first_line
+    from softirr_stats.data._readers._common import parse_json
 
     if any(folder.rglob("*.ann")) or any(folder.rglob("*.tsv")):
         return None
@@ -274,8 +275,12 @@ def _export_files(folder: Path) -> list[Path] | None:
         return files
     jsonl = [p for p in files if p.suffix.lower() == ".jsonl"]
     if jsonl and len(jsonl) == len(files):
+        line = _first_line(jsonl[0]) or "null"
         try:
-            first = json.loads(_first_line(jsonl[0]) or "null")
+            first = json.loads(line)
+        except RecursionError:  # JSON nested too deep: the one-line ValueError naming the file
+            parse_json(line, jsonl[0].name)
+            raise
         except ValueError:
             return None
         if isinstance(first, dict) and set(first) & _PRODIGY_KEYS and "answer" in first:

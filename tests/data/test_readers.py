@@ -143,6 +143,23 @@ def test_unrecognised_file_asks_for_format(tmp_path):
         read_annotations(p)
 
 
+def test_json_too_deep_or_too_long_while_guessing_is_a_one_line_value_error(tmp_path):
+    """Guessing the format parses the first line: JSON nested past the parser's depth raised a RecursionError
+    from the Python API, a 5,000-digit number a bare ValueError (Python's integer digit limit)."""
+    deep = '{"item": 1, "rater": "a", "label": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+    p = _write(tmp_path / "deep.jsonl", deep)
+    with pytest.raises(ValueError, match=r"^deep.jsonl: JSON nested too deeply to read") as err:
+        read_annotations(p)
+    assert "\n" not in str(err.value)
+    _write(tmp_path / "folder" / "a.jsonl", deep)  # a folder of Prodigy exports is told by its first line too
+    _write(tmp_path / "folder" / "b.jsonl", deep)
+    with pytest.raises(ValueError, match=r"^a.jsonl: JSON nested too deeply to read"):
+        read_annotations(tmp_path / "folder")
+    long = _write(tmp_path / "long.jsonl", '{"item": 1, "rater": "a", "label": ' + "1" * 5000 + "}\n")
+    with pytest.raises(ValueError, match=r"^long.jsonl, line 1: number 1{20}\.\.\. \(5000 digits\) is beyond the float"):
+        read_annotations(long)
+
+
 def test_doccano_zip_as_exported(tmp_path):
     archive = tmp_path / "project.zip"
     with zipfile.ZipFile(archive, "w") as zf:

@@ -15,6 +15,7 @@ from softirr_stats.data._readers._common import (
     ExportWarning,
     OptionError,
     coerce_bool,
+    parse_json,
     ratings_to_annotations,
 )
 from softirr_stats.data._readers._spans import SpanRule
@@ -36,11 +37,14 @@ def _first_line(path: Path) -> str:
     return ""
 
 
-def _jsonl_kind(first: str, columns: tuple[str, str, str]) -> str | None:
+def _jsonl_kind(first: str, columns: tuple[str, str, str], shown: str) -> str | None:
     try:
         rec = json.loads(first)
     except json.JSONDecodeError:
-        return None
+        return None  # not JSON: told by the extension, or refused asking for format=
+    except (ValueError, RecursionError):  # JSON nested too deep, a number too long to parse: named in one line
+        parse_json(first, shown)
+        raise
     if not isinstance(rec, dict):
         return None
     keys = set(rec)
@@ -153,7 +157,7 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
         if '"annotations"' in head or '"completions"' in head:
             return "label-studio"  # one task object (pretty-printed)
     if first.startswith("{"):
-        kind = _jsonl_kind(first, columns)
+        kind = _jsonl_kind(first, columns, path.name)
         if kind is not None:
             return kind
         if suffix in (".jsonl", ".ndjson", ".json"):
