@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BIG_INPUT", "InputTooLarge", "MAX_UNPACKED", "UNPACK_ENV", "codec_name", "not_text_message", "parsing",
-           "size_text", "special_file", "spooled", "too_large", "unpack_cap"]
+__all__ = ["BIG_INPUT", "InputTooLarge", "MAX_UNPACKED", "UNPACK_ENV", "bom_encoding", "codec_name",
+           "not_text_message", "parsing", "size_text", "special_file", "spooled", "too_large", "unpack_cap"]
 
 #: inputs above this many bytes take over about 2 s to read: they show a progress bar (read at
 #: call time, so that tests can lower it)
@@ -36,11 +36,42 @@ def codec_name(encoding: str) -> str:
         return encoding
 
 
+#: byte-order marks of the UTF-16 and UTF-32 codecs (the longer first: UTF-32 LE starts as UTF-16 LE does)
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
+         (b"\xfe\xff", "utf-16"))
+
+
+def bom_encoding(head: bytes) -> str | None:
+    """``"utf-16"`` or ``"utf-32"`` when ``head`` (a file's first bytes) starts with that codec's byte-order mark
+    (Excel's "Unicode text", Notepad's "Unicode", PowerShell's ``>``), else None (UTF-8's mark included).
+
+    Examples
+    --------
+    >>> bom_encoding("item".encode("utf-16")), bom_encoding("item".encode("utf-32")), bom_encoding(b"item")
+    ('utf-16', 'utf-32', None)
+    """
+    return next((enc for bom, enc in _BOMS if head.startswith(bom)), None)
+
+
 def not_text_message(shown: str, data: bytes, offset: int, encoding: str) -> str:
-    """The one message for bytes that are not text in ``encoding``: where, which byte, and the option."""
+    """The one message for bytes that are not text in ``encoding``: where, which byte, and the option.
+
+    A file that starts with a UTF-16 / UTF-32 byte-order mark is named as such, with the encoding to pass
+    (``latin-1`` would read it without an error, as garbage).
+
+    Examples
+    --------
+    >>> print(not_text_message("u.csv", "item".encode("utf-16"), 0, "utf-8"))  # doctest: +NORMALIZE_WHITESPACE
+    u.csv: this file is UTF-16 (byte-order mark), not UTF-8 text: pass encoding='utf-16'
+    (--reader-option encoding=utf-16), or re-save it as UTF-8
+    """
     if data[:2] == b"\x1f\x8b":  # gzip: a table is not decompressed here (exports are, under the unpack cap)
         return (f"{shown}: a gzip-compressed file, not {codec_name(encoding)} text; decompress it first (gunzip), or "
                 "read it through a pipe: <(gunzip -c FILE)")
+    wide = bom_encoding(data[:4])
+    if wide is not None and offset < 4:  # the mark itself does not decode: the start of the file
+        return (f"{shown}: this file is {wide.upper()} (byte-order mark), not {codec_name(encoding)} text: pass "
+                f"encoding='{wide}' (--reader-option encoding={wide}), or re-save it as UTF-8")
     return (f"{shown}: not {codec_name(encoding)} text (byte {data[offset:offset + 1]!r} at offset {offset}); pass "
             "encoding= (e.g. encoding='latin-1', or --reader-option encoding=latin-1) or re-save the file as UTF-8")
 

@@ -127,6 +127,23 @@ def test_csv_options_on_every_route(monkeypatch, tmp_path):
     _assert_same(monkeypatch, lambda: read_annotations(latin, encoding="latin-1"), expect_ok=True)
 
 
+@pytest.mark.parametrize("codec", ["utf-16", "utf-32", "utf-16-be"])
+def test_a_utf16_file_is_named_with_the_encoding_to_pass(monkeypatch, tmp_path, codec):
+    """Excel's "Unicode text" is UTF-16 with a byte-order mark: the error said 'not UTF-8 text ... pass
+    encoding='latin-1'', which reads it as garbage; it now names the encoding that reads it."""
+    wide = codec[:6]
+    for name, text in (("u.csv", "item,rater,label\n1,x,caf\u00e9\n1,y,the\n"),
+                       ("u.jsonl", '{"item": 1, "rater": "x", "label": "caf\u00e9"}\n'
+                                   '{"item": 1, "rater": "y", "label": "the"}\n')):
+        data = ("\ufeff" + text).encode(codec) if codec.endswith("-be") else text.encode(codec)
+        path = _write(tmp_path, name, data, mode="b")
+        out = _assert_same(monkeypatch, lambda path=path: read_annotations(path), expect_ok=False)
+        assert (f"this file is {wide.upper()} (byte-order mark), not UTF-8 text: pass encoding='{wide}' "
+                f"(--reader-option encoding={wide})") in out[0][2]
+        ok = _assert_same(monkeypatch, lambda path=path: read_annotations(path, encoding=wide), expect_ok=True)
+        assert ok[0][4] == "('café', 'the')"
+
+
 def test_csv_at_a_few_thousand_rows_numbers_and_duplicates(monkeypatch, tmp_path):
     """Above the distinct-value thresholds (numeric labels decided on the distinct labels)."""
     rng = np.random.default_rng(3)

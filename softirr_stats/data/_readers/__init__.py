@@ -30,7 +30,13 @@ _PRODIGY_KEYS = {"_input_hash", "_task_hash", "_annotator_id", "_session_id"}
 
 
 def _first_line(path: Path) -> str:
-    with path.open(encoding="utf-8", errors="replace") as fh:
+    """The first line holding something, as UTF-8 (UTF-16 / UTF-32 where the file starts with their byte-order mark:
+    its format is told, and reading it without ``encoding=`` says which to pass)."""
+    from softirr_stats.data._input import bom_encoding
+
+    with path.open("rb") as fh:
+        encoding = bom_encoding(fh.read(4)) or "utf-8"
+    with path.open(encoding=encoding, errors="replace") as fh:
         for line in fh:
             if line.strip():
                 return line.strip().lstrip("\ufeff")
