@@ -290,6 +290,18 @@ def test_the_cap_counts_every_member_of_a_gzip_file(tmp_path, monkeypatch):
         sis.read_annotations(path, format="jsonl")
 
 
+@pytest.mark.parametrize("format", [None, "doccano", "webanno-tsv"])
+def test_a_cut_zip_is_named_a_damaged_archive(tmp_path, format):
+    """A zip cut off in a download has no directory: it was 'cannot tell the format' (or, with format=,
+    'not UTF-8 text' from reading the archive's bytes as text)."""
+    path = tmp_path / "project.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("alice.jsonl", '{"id": 1, "text": "x", "label": ["a"]}\n' * 50)
+    path.write_bytes(path.read_bytes()[:-30])
+    with pytest.raises(ValueError, match=r"^project.zip: a damaged zip archive: it starts as one, but its directory"):
+        sis.read_annotations(path, **({} if format is None else {"format": format}))
+
+
 def test_a_gzipped_table_says_how_to_read_it(tmp_path):
     path = tmp_path / "t.csv"
     path.write_bytes(gzip.compress(b"item,rater,label\n1,a,x\n1,b,x\n"))

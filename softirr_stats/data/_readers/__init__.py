@@ -15,6 +15,7 @@ from softirr_stats.data._readers._common import (
     ExportWarning,
     OptionError,
     coerce_bool,
+    is_zip,
     parse_json,
     ratings_to_annotations,
 )
@@ -133,7 +134,7 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
         return "brat"
     import zipfile
 
-    if suffix == ".zip" and zipfile.is_zipfile(path):
+    if is_zip(path) and suffix == ".zip":
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()
             if any(n.split("/")[0] in ("annotation", "curation") for n in names) and any(n.endswith(".tsv")

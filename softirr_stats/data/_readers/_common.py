@@ -25,7 +25,7 @@ from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._input import not_text_message, parsing
 
 __all__ = ["DUPLICATES", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool", "text_lines",
-           "iter_jsonl",
+           "is_zip", "iter_jsonl",
            "load_json", "parse_json", "pick_repeats", "ratings_frame", "ratings_to_annotations", "read_text",
            "warn_skipped"]
 
@@ -156,6 +156,42 @@ def gunzip(data: bytes, shown: str) -> bytes:
 
 #: compressed bytes handed to zlib at a time by :func:`gunzip`
 _GZIP_STEP = 1 << 20
+
+
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def is_zip(path: Path) -> bool:
+    """Whether ``path`` is a zip archive; a file that starts as one but cannot be opened (its directory, at the
+    end, is missing: cut off in a download or a copy, or damaged) raises a ValueError saying so.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, zipfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "export.zip"
+    >>> with zipfile.ZipFile(path, "w") as zf:
+    ...     zf.writestr("alice.jsonl", "{}")
+    >>> is_zip(path)
+    True
+    >>> _ = path.write_bytes(path.read_bytes()[:40])
+    >>> is_zip(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: export.zip: a damaged zip archive: ...
+    """
+    import zipfile
+
+    if not path.is_file():
+        return False
+    if zipfile.is_zipfile(path):
+        return True
+    with path.open("rb") as fh:
+        head = fh.read(len(_ZIP_MAGIC))
+    if head == _ZIP_MAGIC:
+        raise ValueError(f"{path.name}: a damaged zip archive: it starts as one, but its directory (at the end of the "
+                         "file) is missing or broken, so it was cut off (a download or copy that stopped) or damaged; "
+                         "download or export it again (unzip -t checks an archive)")
+    return False
 
 
 def zip_entries(zf: Any, shown: str, keep: Any) -> list[Any]:

@@ -27,6 +27,7 @@ from softirr_stats.data._readers._common import (
     Rating,
     Where,
     decode,
+    is_zip,
     iter_jsonl,
     read_text,
     text_lines,
@@ -48,7 +49,7 @@ def _sources(path: Path, encoding: str = "utf-8") -> list[tuple[str, str, list[s
             raise ValueError(f"{path}: no .jsonl files in this folder (expected one <username>.jsonl per annotator)")
         return [(str(p.relative_to(path)), p.stem, text_lines(read_text(p, encoding, str(p.relative_to(path)))))
                 for p in files]
-    if zipfile.is_zipfile(path):
+    if is_zip(path):
         out = []
         with zipfile.ZipFile(path) as zf:
             for info in sorted(zip_entries(zf, path.name, lambda n: n.endswith(".jsonl")), key=lambda i: i.filename):

@@ -43,6 +43,7 @@ from softirr_stats.data._readers._common import (
     Rating,
     Where,
     decode,
+    is_zip,
     read_text,
     text_lines,
     warn_skipped,
@@ -207,7 +208,7 @@ def _files(path: Path, encoding: str, include_curation: bool = False,
 
     notes: list[str] = []
     wanted = ("annotator", "curation") if include_curation else ("annotator",)
-    if path.is_file() and zipfile.is_zipfile(path):
+    if is_zip(path):
         with zipfile.ZipFile(path) as zf:
             names = [i.filename for i in zf.infolist() if not i.is_dir()]
             curated = sorted({n for n in names if n.endswith(".tsv") and _place(tuple(n.split("/"))) == "curation"})
