@@ -160,6 +160,27 @@ def test_json_too_deep_or_too_long_while_guessing_is_a_one_line_value_error(tmp_
         read_annotations(long)
 
 
+def test_a_key_twice_in_one_json_object_is_refused(tmp_path, monkeypatch):
+    """json.loads keeps the last value of a repeated key without a word: {"label": "x", "label": "y"} was read as
+    "y". Refused on every route (Arrow refuses it too, and the reader that names the line takes over)."""
+    from softirr_stats.data import _columnar
+
+    table = _write(tmp_path / "t.jsonl", '{"item": 1, "rater": "a", "label": "x"}\n'
+                                         '{"item": 1, "rater": "b", "label": "x", "label": "y"}\n')
+    words = (r"^t.jsonl, line 2: the key 'label' appears twice in one JSON object \(values 'x' and 'y'\): only one "
+             r"could be read")
+    with pytest.raises(ValueError, match=words):
+        read_annotations(table)
+    monkeypatch.setattr(_columnar, "have_arrow", lambda: False)
+    with pytest.raises(ValueError, match=words):
+        read_annotations(table)
+    task = {"text": "t", "_input_hash": 1, "_task_hash": 1, "answer": "accept", "label": "A"}
+    prodigy = _write(tmp_path / "p.jsonl", json.dumps({**task, "_annotator_id": "a"}) + "\n"
+                     + json.dumps(task)[:-1] + ', "_annotator_id": "b", "meta": {"n": 1, "n": 2}}\n')
+    with pytest.raises(ValueError, match=r"^p.jsonl, line 2: the key 'n' appears twice in one JSON object"):
+        read_annotations(prodigy, format="prodigy")
+
+
 def test_doccano_zip_as_exported(tmp_path):
     archive = tmp_path / "project.zip"
     with zipfile.ZipFile(archive, "w") as zf:

@@ -264,19 +264,43 @@ def _checked_float(text: str) -> float:
     return value
 
 
+class _RepeatedKey(Exception):
+    """A JSON object names a key twice (raised inside ``json.loads``; :func:`parse_json` names it)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return obj
+
+
 def parse_json(text: str, where: str, line: int | None = None) -> Any:
     """``json.loads`` whose failures are one-line ValueErrors starting with ``where``.
 
     Covers syntax errors (line and column), nesting too deep for the parser, floats beyond the
-    float range (``1e999``) and integers too long to parse; integers over 1e308 that do parse
+    float range (``1e999``), integers too long to parse and a key written twice in one object
+    (``json.loads`` keeps the last value without a word); integers over 1e308 that do parse
     are checked where they are used as numbers (:func:`check_number`).
+
+    Examples
+    --------
+    >>> parse_json('{"label": "x", "label": "y"}', "a.jsonl", 3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: a.jsonl, line 3: the key 'label' appears twice in one JSON object (values 'x' and 'y'): only one ...
     """
     if line is not None:
         where = f"{where}, line {line}"
     # floats are checked as they are parsed (1e999 would be inf); an integer too large for a float
     # is checked where it is used as a number (see check_number): a hook per integer costs too much
     try:
-        return json.loads(text, parse_float=_checked_float)
+        return json.loads(text, parse_float=_checked_float, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as err:
+        key = err.args[0]
+        raise ValueError(f"{where}: the key {key!r} appears twice in one JSON object{_both_values(text, key)}: "
+                         "only one could be read, and which one is meant is unknown; keep one in the export") from None
     except json.JSONDecodeError as err:
         if line is not None:
             raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
@@ -292,6 +316,24 @@ def parse_json(text: str, where: str, line: int | None = None) -> Any:
         raise ValueError(f"{where}{f', line {at}' if at else ''}: number {got} is beyond the float range "
                          "(|x| > 1.8e308); labels and scores must be finite numbers") from None
 
+
+
+def _both_values(text: str, key: str) -> str:
+    """The first two values of ``key`` in the JSON object of ``text`` that repeats it, for the error (error path)."""
+    found: list[Any] = []
+
+    def collect(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        values = [v for k, v in pairs if k == key]
+        if len(values) > 1 and not found:
+            found.extend(values[:2])
+        return dict(pairs)
+
+    try:
+        json.loads(text, object_pairs_hook=collect)
+    except (ValueError, RecursionError):  # the text is also bad further on: named once the key is fixed
+        pass
+    shown = [repr(v) if len(repr(v)) <= 40 else f"{repr(v)[:37]}..." for v in found]
+    return f" (values {shown[0]} and {shown[1]})" if found else ""
 
 
 class ExportWarning(SoftIRRWarning):
