@@ -156,7 +156,16 @@ def _offsets(series: "pd.Series", name: str, rows: np.ndarray) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"span column {name!r} must hold integer character offsets; row {rows[i]} has "
                          f"{series.iloc[i]!r}")
+    huge = np.abs(vals) >= MAX_OFFSET  # read as floats: past 2**53 not exact, past 2**63 no int64 at all
+    if huge.any():
+        i = int(np.flatnonzero(huge)[0])
+        raise ValueError(f"span column {name!r}: row {rows[i]} has {series.iloc[i]!r}, too large for a character "
+                         "offset (offsets must be below 2**53, about 9e15); the column does not hold offsets")
     return vals.astype(np.int64)
+
+
+#: character offsets are below this (an offset as a float is exact up to it; no text is this long)
+MAX_OFFSET = 2**53
 
 
 def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None,

@@ -438,6 +438,11 @@ def test_bad_input():
         sis.span_agreement(frame([("d", "a", 4, 4, "X"), ("d", "b", 0, 4, "X")]))
     with pytest.raises(ValueError, match="integer character offsets"):
         sis.span_agreement(frame([("d", "a", 1.5, 4, "X"), ("d", "b", 0, 4, "X")]))
+    with warnings.catch_warnings():  # an offset beyond int64 was cast to -2**63 with a numpy RuntimeWarning
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"span column 'end': row 0 has 1000000000000000000000000000000, too "
+                                             r"large for a character offset \(offsets must be below 2\*\*53"):
+            sis.span_agreement(frame([("d", "a", 0, 10**30, "X"), ("d", "b", 0, 4, "X")]))
     with pytest.raises(ValueError, match="some of start, end, type missing"):
         sis.span_agreement(frame([("d", "a", 1, 4, None), ("d", "b", 0, 4, "X")]))
     with pytest.raises(ValueError, match="ignores types"):

@@ -366,6 +366,11 @@ def test_prodigy_malformed(tmp_path):
         read_annotations(p, format="prodigy")
     with pytest.raises(ValueError, match=r"task must be one of \['auto', 'binary', 'choice', 'spans'\]"):
         read_annotations(p, format="prodigy", task="ner")
+    huge = {"_input_hash": 1, "_task_hash": 2, "answer": "accept", "spans": [{"start": 0, "end": 10**30, "label": "P"}]}
+    p = _write(tmp_path / "h.jsonl", json.dumps({**huge, "_annotator_id": "a"}) + "\n"
+               + json.dumps({**huge, "_annotator_id": "b"}) + "\n")  # no text: nothing bounds the offsets but this
+    with pytest.raises(ValueError, match=r"h.jsonl, line 1: span \[0, 10{30}\) in '1' ends beyond any text's length"):
+        read_annotations(p, format="prodigy", task="spans")
 
 
 def test_webanno_stacked_and_escaped_values(tmp_path):

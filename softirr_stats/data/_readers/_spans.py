@@ -141,6 +141,9 @@ def check_span(doc: str, start: object, end: object, where: Where, text_length: 
         raise ValueError(f"{where}: span offsets must be integers; got start={start!r}, end={end!r}")
     if not 0 <= start < end:
         raise ValueError(f"{where}: span offsets must satisfy 0 <= start < end; got [{start}, {end}) in {doc!r}")
+    if end >= 2**53:  # no text is this long; past 2**63 the offset has no int64
+        raise ValueError(f"{where}: span [{start}, {end}) in {doc!r} ends beyond any text's length (offsets must be "
+                         "below 2**53, about 9e15); the field does not hold offsets")
     if text_length is not None and end > text_length:
         raise ValueError(f"{where}: span [{start}, {end}) ends beyond the text of {doc!r} ({text_length} "
                          "characters); the offsets do not belong to this document")
