@@ -255,7 +255,54 @@ def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None, encod
         what = {",": "CSV", "\t": "TSV"}.get(sep, f"a {sep!r}-separated table")
         raise ValueError(f"{path}: cannot be parsed as {what} ({' '.join(str(err).split())})"
                          f"{sep_hint(path, sep, encoding)}") from None
+    short = _first_short_row(path, sep, encoding, _fields_needed(df.columns))
+    if short is not None:
+        line, fields, n_short = short
+        hint = sep_hint(path, sep, encoding)  # another delimiter splits the file evenly: that is what is wrong
+        fix = hint or (": its values cannot be placed in their columns; fix the rows (a missing rating is still a "
+                       f"field, written empty: a row ending with '{sep}' where the last is missing)")
+        raise ValueError(f"{path}: line {line} has {fields} field{'s' if fields != 1 else ''} where the header has "
+                         f"{len(df.columns)} ({list(map(str, df.columns))}; {n_short} short row"
+                         f"{'s' if n_short > 1 else ''} in all){fix}")
     return df
+
+
+def _fields_needed(columns: Any) -> int:
+    """The fields a row must have: up to the header's last named column (pandas names an empty header cell
+    ``Unnamed: k``; a header ending with a delimiter over rows that do not is no missing field)."""
+    named = [k for k, c in enumerate(columns) if not re.fullmatch(r"Unnamed: \d+", str(c))]
+    return named[-1] + 1 if named else 0
+
+
+def _first_short_row(path: Path, sep: str, encoding: str, need: int) -> tuple[int, int, int] | None:
+    """(line, fields, number of such rows) for the first data row with fewer than ``need`` fields, or None.
+
+    pandas fills the fields a row lacks with empty cells, which it cannot tell from fields written empty
+    (``3,a,`` is a missing rating; ``3,a`` a row cut short). Python's csv reader counts each row's fields in C
+    (``map(len, reader)``: no Python code per row); the rows are walked only when one is short. Blank and
+    whitespace-only lines are skipped, as pandas skips them.
+    """
+    import csv
+    import sys
+
+    old = csv.field_size_limit()
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # a long cell (pandas reads any) is no error here
+    try:
+        with path.open(encoding=encoding, newline="") as fh:
+            reader = csv.reader(fh, delimiter=sep)
+            next(reader, None)
+            if min(filter(None, map(len, reader)), default=need) >= need:
+                return None
+        with path.open(encoding=encoding, newline="") as fh:  # error path: which row, on which line
+            reader = csv.reader(fh, delimiter=sep)
+            next(reader, None)
+            found = [(reader.line_num, len(row)) for row in reader
+                     if row and len(row) < need and not (len(row) == 1 and not row[0].strip())]
+    except (csv.Error, UnicodeError):  # a table pandas read but csv does not: the check cannot be made
+        return None
+    finally:
+        csv.field_size_limit(old)
+    return (*found[0], len(found)) if found else None
 
 
 _RATER_FROM = ("export", "file")

@@ -144,6 +144,23 @@ def test_a_utf16_file_is_named_with_the_encoding_to_pass(monkeypatch, tmp_path, 
         assert ok[0][4] == "('café', 'the')"
 
 
+def test_rows_with_fewer_fields_than_the_header_are_refused(monkeypatch, tmp_path):
+    """pandas fills the fields a row lacks with empty cells: '4,x' made a rater 'x' with no rating and '3,a' a
+    missing rating, without a word (Arrow refused the file and handed it to pandas). Every route now names the
+    line; an empty last field written with its delimiter ('3,a,') is a missing rating, as before."""
+    short = _write(tmp_path, "short.csv", "item,rater,label\n1,a,x\n1,b,x\n2,a,y\n2,b,y\n3,a\n3,b,x\n4,x\n")
+    out = _assert_same(monkeypatch, lambda: read_annotations(short), expect_ok=False)
+    assert ("/short.csv: line 6 has 2 fields where the header has 3 (['item', 'rater', 'label']; 2 short rows in "
+            "all): its values cannot be placed in their columns") in out[0][2]
+    tsv = _write(tmp_path, "short.tsv", "item\trater\tlabel\n1\ta\tx\n\n1\tb\n")
+    out = _assert_same(monkeypatch, lambda: read_annotations(tsv), expect_ok=False)
+    assert "/short.tsv: line 4 has 2 fields where the header has 3" in out[0][2]
+    fine = ("item,rater,label\n1,a,x\n1,b,x\n   \n2,a,\n2,b,\"y\nz\"\n", "item,rater,label,\n1,a,x\n1,b,x\n")
+    for k, text in enumerate(fine):  # an empty last field, a blank line, a quoted line break; a header's empty cell
+        path = _write(tmp_path, f"fine{k}.csv", text)
+        _assert_same(monkeypatch, lambda path=path: read_annotations(path), expect_ok=True)
+
+
 def test_csv_at_a_few_thousand_rows_numbers_and_duplicates(monkeypatch, tmp_path):
     """Above the distinct-value thresholds (numeric labels decided on the distinct labels)."""
     rng = np.random.default_rng(3)

@@ -335,13 +335,25 @@ def test_wide_list_errors(tmp_path):
             sis.read_annotations(path, wide=bad, **opts)
 
 
+def test_a_wide_row_with_fewer_fields_than_the_header_is_refused(tmp_path):
+    """'2,y,y' under 'item,r1,r2,r3' read as r3 missing for item 2 without a word."""
+    path = tmp_path / "w.csv"
+    path.write_text("item,r1,r2,r3\n1,x,x,x\n2,y,y\n3,x,,\n")
+    with pytest.raises(ValueError, match=r"/w.csv: line 3 has 3 fields where the header has 4 \(\['item', 'r1', 'r2', "
+                                         r"'r3'\]; 1 short row in all\)"):
+        sis.read_annotations(path, wide=True)
+    path.write_text("item,r1,r2,r3\n1,x,x,x\n2,y,y,\n3,x,,\n")  # empty fields written: missing ratings
+    assert sis.read_annotations(path, wide=True).n_ratings == 6
+
+
 @pytest.mark.parametrize("wide", [False, True])
 def test_a_file_that_does_not_parse_names_the_delimiter_it_splits_on(tmp_path, wide):
     """Commas inside a ';' file's header ('Keep ? 1= Yes, 0=No') make a few columns, and the rows then
     have more fields: the error names sep=';' (read as UTF-8, and as cp1252 through the pandas route)."""
     path = _study_file(tmp_path)
     opts = dict(wide=True, item="channel_id") if wide else {}
-    with pytest.raises(ValueError, match=r"(not found|cannot be parsed).*; a ';'-separated file\? pass sep=';'$"):
+    with pytest.raises(ValueError, match=r"(not found|cannot be parsed|line 2 has 1 field where the header has 4).*; "
+                                         r"a ';'-separated file\? pass sep=';'$"):
         sis.read_annotations(path, encoding="cp1252", **opts)
     utf8 = tmp_path / "utf8.csv"
     utf8.write_text(path.read_text(encoding="cp1252"), encoding="utf-8")
