@@ -196,9 +196,10 @@ def _hostile(tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["table", "markdown", "latex"])
-def test_control_characters_in_labels_and_names_are_shown_escaped(tmp_path, capsys, fmt):
+def test_control_characters_in_labels_and_names_are_shown_escaped(tmp_path, capsys, fmt, monkeypatch):
     """A label or rater name holding ESC [2J or an OSC 8 hyperlink was printed raw: it could clear or repaint
     the table; it is shown by its escapes, and a 5,000-character label is cut for reading."""
+    monkeypatch.setenv("COLUMNS", "200")  # a narrow terminal breaks the cut label's note over two lines
     path = _hostile(tmp_path)
     for table in ("raters", "labels"):
         code, out, err = _run(capsys, path, "-f", fmt, "--table", table)
