@@ -16,9 +16,6 @@ CI runners): there tqdm's dynamic width draws nothing at all.
 """
 
 import contextvars
-import io
-import os
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +24,7 @@ import jax
 import numpy as np
 from numpyro.infer import NUTS
 
+from softirr_stats.base._bars import progress_bar as shared_progress_bar
 from softirr_stats.base._interrupt import check, handled
 
 __all__ = ["FitInterrupted", "Ticker", "interruptibly", "progress_bar", "ticking_nuts"]
@@ -36,17 +34,12 @@ class FitInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped a fit: nothing of it is kept."""
 
 
-#: The bar's width and the rows tqdm may use where the terminal reports a size of 0 (a
-#: pseudo-terminal without a size).
-FALLBACK_COLUMNS, FALLBACK_ROWS = 80, 24
-
-
 def progress_bar(total: int, desc: str, unit: str = "it") -> Any:
     """A tqdm bar on stderr, ``total`` steps, that shows on every terminal.
 
-    tqdm sizes a bar from the terminal; on a pseudo-terminal that reports 0 columns and 0
-    rows it draws nothing, so there the width is ``$COLUMNS`` or :data:`FALLBACK_COLUMNS`
-    and the rows :data:`FALLBACK_ROWS`.
+    The package's one bar (:func:`softirr_stats.base._bars.progress_bar`): on a pseudo-terminal
+    that reports 0 columns and 0 rows, where tqdm's own sizing draws nothing, the width is
+    ``$COLUMNS`` or :data:`~softirr_stats.base._bars.FALLBACK_COLUMNS`.
 
     Examples
     --------
@@ -59,20 +52,7 @@ def progress_bar(total: int, desc: str, unit: str = "it") -> Any:
     >>> "SVI steps" in err.getvalue() and "0/4 [" in err.getvalue()  # its first frame
     True
     """
-    from tqdm.auto import tqdm
-
-    stream = sys.stderr
-    try:
-        columns, rows = os.get_terminal_size(stream.fileno())
-    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # a file, a captured stream
-        columns, rows = 0, 0
-    sized: dict[str, Any] = {"dynamic_ncols": True}
-    if columns <= 0:
-        env = os.environ.get("COLUMNS", "")
-        sized = {"ncols": int(env) if env.isdigit() and int(env) > 0 else FALLBACK_COLUMNS}
-    if rows <= 0:
-        sized["nrows"] = FALLBACK_ROWS
-    return tqdm(total=int(total), desc=desc, unit=unit, file=stream, leave=False, **sized)
+    return shared_progress_bar(int(total), desc, unit, show=True)
 
 
 class Ticker:

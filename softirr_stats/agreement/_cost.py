@@ -22,7 +22,6 @@ import contextlib
 import contextvars
 import math
 import os
-import sys
 import time
 import warnings
 import weakref
@@ -32,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from softirr_stats.base._bars import bars_wanted, progress_bar
 from softirr_stats.base._long_calls import say_before
 from softirr_stats.base._validation import SoftIRRWarning
 
@@ -130,13 +130,9 @@ def exact_chance_cost(sim: Any, support: np.ndarray, seed: int = 0) -> tuple[Sco
 
 
 def progress_enabled(progress: bool | None) -> bool:
-    """Whether to show a bar: ``progress`` if given, else only on a terminal (and not when
-    ``SOFTIRR_PROGRESS=0``)."""
-    if progress is not None:
-        return bool(progress)
-    if os.environ.get("SOFTIRR_PROGRESS", "") == "0":
-        return False
-    return bool(getattr(sys.stderr, "isatty", lambda: False)())
+    """Whether to show a bar: ``progress`` if given, else the package's one rule
+    (:func:`softirr_stats.base._bars.bars_wanted`: on a terminal, not when ``SOFTIRR_PROGRESS=0``)."""
+    return bars_wanted(progress)
 
 
 @contextlib.contextmanager
@@ -157,9 +153,7 @@ def scoring_progress(cost: ScoringCost, progress: bool | None, desc: str = "scor
                        f"Python, --chance auto on softirr agree, sensitivity and report)")
         yield
         return
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=cost.n_pairs, desc=desc, unit="pair", unit_scale=True, leave=False)
+    bar = progress_bar(cost.n_pairs, desc, unit="pair", show=True, unit_scale=True)
     token = _BAR.set(bar)
     try:
         yield

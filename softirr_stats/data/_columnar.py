@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import codecs
 import io
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from softirr_stats.base._bars import bars_wanted, progress_bar
 from softirr_stats.data._labels import check_names
 
 if TYPE_CHECKING:
@@ -328,11 +328,9 @@ def _byte_bar(nbytes: int, desc: str) -> Any:
     """A tqdm bar over the bytes of the input (on a terminal, for inputs over ``BIG_INPUT``), or None."""
     from softirr_stats.data import _input
 
-    if nbytes <= _input.BIG_INPUT or os.environ.get("SOFTIRR_PROGRESS", "") == "0":
+    if nbytes <= _input.BIG_INPUT or not bars_wanted():
         return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=nbytes, desc=desc, unit="B", unit_scale=True, leave=False, disable=None, dynamic_ncols=True)
+    return progress_bar(nbytes, desc, unit="B", unit_scale=True)
 
 
 def _count_quotes(path: Path) -> int:
@@ -570,9 +568,6 @@ def _row_bar(n_rows: int, path: Path) -> Any:
     """A tqdm bar over the rows of a Parquet file (on a terminal, for files over ``BIG_INPUT`` bytes), or None."""
     from softirr_stats.data import _input
 
-    if path.stat().st_size <= _input.BIG_INPUT or os.environ.get("SOFTIRR_PROGRESS", "") == "0":
+    if path.stat().st_size <= _input.BIG_INPUT or not bars_wanted():
         return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=n_rows, desc=f"reading {path.name}", unit=" rows", unit_scale=True, leave=False,
-                disable=None, dynamic_ncols=True)
+    return progress_bar(n_rows, f"reading {path.name}", unit=" rows", unit_scale=True)

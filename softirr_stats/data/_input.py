@@ -77,15 +77,15 @@ def not_text_message(shown: str, data: bytes, offset: int, encoding: str) -> str
 
 
 class parsing:
-    """Context manager: a one-step tqdm bar (elapsed time) while a big file is parsed."""
+    """Context manager: a one-step tqdm bar (elapsed time) while a big file is parsed (on a terminal, not
+    with ``SOFTIRR_PROGRESS=0``: :func:`softirr_stats.base._bars.bars_wanted`)."""
 
     def __init__(self, nbytes: int, desc: str) -> None:
         self.bar = None
         if nbytes > BIG_INPUT:
-            from tqdm.auto import tqdm
+            from softirr_stats.base._bars import progress_bar
 
-            self.bar = tqdm(total=1, desc=f"{desc} ({nbytes / 1e6:.0f} MB)", leave=False, disable=None,
-                            bar_format="{desc}: {elapsed}")
+            self.bar = progress_bar(1, f"{desc} ({nbytes / 1e6:.0f} MB)", bar_format="{desc}: {elapsed}")
 
     def __enter__(self) -> "parsing":
         return self

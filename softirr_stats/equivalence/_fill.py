@@ -120,15 +120,15 @@ def _batches(n: int, size: int) -> Iterator[slice]:
 
 
 class _Progress:
-    """tqdm bar over pairs (done / total, pairs/s, ETA); silent off a terminal or when disabled."""
+    """tqdm bar over pairs (done / total, pairs/s, ETA); silent off a terminal, with ``SOFTIRR_PROGRESS=0``
+    or when disabled (:func:`softirr_stats.base._bars.bars_wanted`)."""
 
     def __init__(self, total: int, desc: str, progress: bool | None) -> None:
         self.bar = None
         if progress is not False and total > 0:
-            from tqdm.auto import tqdm
+            from softirr_stats.base._bars import progress_bar
 
-            self.bar = tqdm(total=total, desc=desc, unit="pair", smoothing=0.1, dynamic_ncols=True,
-                            disable=None if progress is None else False)
+            self.bar = progress_bar(total, desc, unit="pair", show=progress, leave=True, smoothing=0.1)
 
     def update(self, n: int) -> None:
         if self.bar is not None:

@@ -168,7 +168,9 @@ def similarity_matrix(estimator: Any, labels_a: Labels, labels_b: Labels | None 
     symmetrize : bool, default False
         For a non-symmetric estimator, return ``(s(a, b) + s(b, a)) / 2``.
     progress : bool or None
-        Show a tqdm bar over blocks; None shows one only for more than one block on a tty.
+        Show a tqdm bar over blocks; None shows one only for more than one block, as every bar of the
+        package decides (:func:`softirr_stats.base._bars.bars_wanted`: on a terminal, not with
+        ``SOFTIRR_PROGRESS=0``).
 
     Returns
     -------
@@ -230,10 +232,9 @@ def _pair_path(est: Any, table: dict[Hashable, int], ia: np.ndarray, ib: np.ndar
     scores = np.empty(uniq.size, dtype=np.float64)
     starts = range(0, uniq.size, block_size)
     if len(starts) > 1 and progress is not False:
-        from tqdm.auto import tqdm
+        from softirr_stats.base._bars import progress_bar
 
-        starts = tqdm(starts, desc=f"scoring {est.name}", unit="block",
-                      disable=None if progress is None else False)
+        starts = progress_bar(desc=f"scoring {est.name}", unit="block", show=progress, iterable=starts, leave=True)
     for s in starts:
         pa, pb = labs[ua[s:s + block_size]], labs[ub[s:s + block_size]]
         scores[s:s + block_size] = check_scores(est(pa, pb), pa, pb, est.name)

@@ -241,7 +241,9 @@ def run_batches(fn: Callable[[np.ndarray], np.ndarray], lengths: Sequence[int] |
     Items are sorted by ``lengths`` (longest first, so a memory failure shows up at once)
     and cut into batches of ``batch_size``; on a CUDA out-of-memory error the batch size is
     halved and the batch retried. A tqdm bar is shown for more than one batch when
-    ``progress`` is True, or on a terminal when None. Returns ``(rows, final_batch_size)``.
+    ``progress`` is True, or when None as every bar of the package decides
+    (:func:`softirr_stats.base._bars.bars_wanted`: on a terminal, not with ``SOFTIRR_PROGRESS=0``).
+    Returns ``(rows, final_batch_size)``.
     """
     torch = _torch()
     n = len(lengths)
@@ -250,9 +252,9 @@ def run_batches(fn: Callable[[np.ndarray], np.ndarray], lengths: Sequence[int] |
     done, bs = 0, int(batch_size)
     bar = None
     if progress is not False and n > bs:
-        from tqdm.auto import tqdm
+        from softirr_stats.base._bars import progress_bar
 
-        bar = tqdm(total=n, desc=desc, unit="item", disable=None if progress is None else False)
+        bar = progress_bar(n, desc, unit="item", show=progress, leave=True)
     try:
         while done < n:
             idx = order[done:done + bs]

@@ -13,8 +13,6 @@ is one record.
 
 import logging
 import math
-import os
-import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -24,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, Statistic
+from softirr_stats.base._bars import progress_bar
 from softirr_stats.base._batching import check_memory, rows_per_chunk
 from softirr_stats.base._validation import (
     SoftIRRWarning,
@@ -737,15 +736,8 @@ def _warn_slow_bootstrap(cfg: Bootstrap, rows: int, seconds: float) -> Any:
                   f"({seconds / rows * 1e3:.3g} ms per replicate, measured on the first {rows}); use a smaller n "
                   "(2000 is usually enough) or ci='analytic' where the coefficient has one", BootstrapCostWarning,
                   stacklevel=5)
-    wanted = cfg.progress
-    if wanted is None:  # as every bar of the package: on a terminal, unless SOFTIRR_PROGRESS=0
-        wanted = os.environ.get("SOFTIRR_PROGRESS", "") != "0" and bool(getattr(sys.stderr, "isatty", lambda: False)())
-    if not wanted:
-        return None
-    from tqdm.auto import tqdm
-
     # empty: the caller counts every chunk on it, the timed first one included
-    return tqdm(total=cfg.n, desc="bootstrap replicates", unit="rep", unit_scale=True, leave=False)
+    return progress_bar(cfg.n, "bootstrap replicates", unit="rep", show=cfg.progress, unit_scale=True)
 
 
 def _describe_seconds(s: float) -> str:

@@ -116,9 +116,9 @@ def ray_replicates(stat: Any, cfg: Bootstrap, chunk: int,
 def _progress_bar(cfg: Bootstrap) -> Any:
     if not cfg.progress:
         return None
-    from tqdm.auto import tqdm
+    from softirr_stats.base._bars import progress_bar
 
-    return tqdm(total=cfg.n, desc="bootstrap replicates (ray)", unit="rep", unit_scale=True, leave=False)
+    return progress_bar(cfg.n, "bootstrap replicates (ray)", unit="rep", show=True, unit_scale=True)
 
 
 def _drive(ray: Any, actors: list[Any], starts: list[int], chunk: int, max_in_flight: int, startup_timeout: float,

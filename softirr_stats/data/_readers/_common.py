@@ -468,14 +468,14 @@ PER_FILE = 10_000
 
 
 def progress(iterable: Any, *, total: int | None, desc: str, nbytes: int) -> Any:
-    """``iterable`` wrapped in a tqdm bar (on a terminal) when the input is big enough to take
-    over about 2 s (``nbytes > _input.BIG_INPUT``); else ``iterable`` itself."""
+    """``iterable`` wrapped in a tqdm bar (on a terminal, not with ``SOFTIRR_PROGRESS=0``:
+    :func:`softirr_stats.base._bars.bars_wanted`) when the input is big enough to take over about
+    2 s (``nbytes > _input.BIG_INPUT``); else ``iterable`` itself."""
     if nbytes <= _input.BIG_INPUT:  # read at call time, so that tests can lower it
         return iterable
-    from tqdm.auto import tqdm
+    from softirr_stats.base._bars import progress_bar
 
-    return tqdm(iterable, total=total, desc=desc, unit="", unit_scale=True, leave=False, disable=None,
-                dynamic_ncols=True)
+    return progress_bar(total, desc, unit="", iterable=iterable, unit_scale=True)
 
 
 def warn_skipped(n: int, total: int, what: str, source: str) -> None:
