@@ -29,6 +29,7 @@ from softirr_stats.base._validation import (
     check_choice,
     check_level,
     check_positive_int,
+    user_stacklevel,
 )
 from softirr_stats.uncertainty._device_weights import GENERATORS
 from softirr_stats.uncertainty._few_units import (
@@ -735,7 +736,7 @@ def _warn_slow_bootstrap(cfg: Bootstrap, rows: int, seconds: float) -> Any:
     warnings.warn(f"Bootstrap(n={cfg.n}) is estimated to take about {_describe_seconds(total)} "
                   f"({seconds / rows * 1e3:.3g} ms per replicate, measured on the first {rows}); use a smaller n "
                   "(2000 is usually enough) or ci='analytic' where the coefficient has one", BootstrapCostWarning,
-                  stacklevel=5)
+                  stacklevel=user_stacklevel())
     # empty: the caller counts every chunk on it, the timed first one included
     return progress_bar(cfg.n, "bootstrap replicates", unit="rep", show=cfg.progress, unit_scale=True)
 

@@ -30,3 +30,12 @@ def test_the_slow_bootstrap_bar_ends_at_n(monkeypatch):
     assert reps["value"].shape == (40,)
     assert len(bars) == 1 and bars[0] is not None
     assert bars[0].n == pytest.approx(40)  # 16 + 16 + 8, each chunk once
+
+
+def test_the_cost_warning_points_at_the_users_call(monkeypatch):
+    """The warning's line is the caller's (a hard-coded stack level pointed inside the package)."""
+    monkeypatch.setattr(_bootstrap, "BOOTSTRAP_BUDGET_SECONDS", 0.0)
+    table = [["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"], ["b", "a"]] * 5  # 25 items: no few-items warning
+    with pytest.warns(_bootstrap.BootstrapCostWarning) as rec:
+        sis.fleiss_kappa(table, ci=sis.Bootstrap(n=40, seed=0, chunk_size=16, progress=False))
+    assert [w.filename for w in rec if issubclass(w.category, _bootstrap.BootstrapCostWarning)] == [__file__]
