@@ -361,6 +361,10 @@ class Prepared(Statistic):
         """The coefficient for a batch of item / rater / chance-pair weights (see :func:`evaluate`)."""
         return evaluate(self, C, V, chance_weights=W)
 
+    def leave_units_out(self, units: np.ndarray | None = None) -> dict[str, np.ndarray] | None:
+        """Leave-one-unit-out outputs from the per-item features (see :func:`leave_units_out`), or None."""
+        return leave_units_out(self, units)
+
 
 #: Label counts (items x support labels) the count route may hold, and how many multiply-adds
 #: (items x labels^2, one matrix product) it may spend per within-item pair it replaces.
@@ -652,6 +656,63 @@ def evaluate(prep: Prepared, C: Any = None, V: Any = None, *, chance_weights: An
                 res = _finish(prep, s1, C2, W)
             outs.append({k: np.asarray(v)[:nb] for k, v in res.items()})
         return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
+
+
+def leave_units_out(prep: Prepared, units: np.ndarray | None = None) -> dict[str, np.ndarray] | None:
+    """The coefficient with each unit's items left out in turn, in time and memory linear in the items.
+
+    With fixed rater weights stage 1 is ``C @ F`` (:func:`_gemm_features`), so the sums with the
+    items of unit ``u`` weighted 0 are the total ``1 @ F`` minus the unit's own rows of ``F``:
+    no ``U x n`` weight matrix, no ``U`` products over every item. The family's finish kernel
+    then runs on those sums, block by block. The values are those of :func:`evaluate` on the
+    leave-one-out weight rows, to rounding (``tests/uncertainty/test_bootstrap_designs.py``).
+
+    Parameters
+    ----------
+    prep : Prepared
+    units : int array of shape (n_items,), optional
+        Each item's unit (0 .. U - 1); None: every item is its own unit.
+
+    Returns
+    -------
+    dict or None
+        ``value``, ``pa``, ``pe`` (and the family's other outputs), one row per unit; None where the
+        coefficient has no per-item features (its family, or sampled chance pairs, or an asymmetric
+        weight matrix used as given): the caller evaluates the weight rows instead.
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]])
+    >>> res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> leave_units_out(prep)["value"].round(4).tolist()
+    [0.3333, 1.0, -0.2, 0.3333]
+    >>> bool(np.allclose(leave_units_out(prep)["value"], evaluate(prep, 1.0 - np.eye(4))["value"]))
+    True
+    """
+    if prep.chance_pairs is not None or weights_as_given(prep):
+        return None
+    gemm = _gemm_features(prep)
+    if gemm is None:
+        return None
+    F, layout = _sparse_gemm_matrix(prep, gemm)  # n x width, its non-zeros only
+    if units is not None:  # a unit's share: the sum of its items' rows
+        import scipy.sparse as sparse
+
+        units = np.asarray(units, dtype=np.int64)
+        to_units = sparse.csr_matrix((np.ones(prep.n), (units, np.arange(prep.n))),
+                                     shape=(int(units.max()) + 1, prep.n))
+        F = (to_units @ F).tocsr()
+    total = np.asarray(F.sum(axis=0)).ravel()
+    rows = rows_per_chunk(2 * F.shape[1], maximum=1 << 16)
+    outs: list[dict[str, np.ndarray]] = []
+    with np.errstate(divide="ignore", invalid="ignore"):  # undefined values are nan, as in evaluate
+        for u0 in range(0, F.shape[0], rows):  # blocks of units bound memory
+            G_all = total[None, :] - F[u0:u0 + rows].toarray()
+            s1 = _stage1_gemm(prep, {k: G_all[:, sl] for k, sl in layout.items()})
+            outs.append({k: np.asarray(v) for k, v in _finish(prep, s1, None, None).items()})
+    return {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
 
 
 def _is_jax_array(x: Any) -> bool:

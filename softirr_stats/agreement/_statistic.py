@@ -87,3 +87,22 @@ class Statistic:
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
         """``{"value", "pa", "pe", ...}``, each of shape (B,), for item / rater / chance-pair weights."""
         raise NotImplementedError(f"{type(self).__name__} must define evaluate(C, V, W)")
+
+    def leave_units_out(self, units: np.ndarray | None = None) -> dict[str, np.ndarray] | None:
+        """The outputs with each unit's items left out in turn (item weights 0, every other item 1), or None.
+
+        The jackknife of the item and cluster bootstrap designs (BCa). A statistic whose item sums can be
+        taken apart (leave-one-out sums = total minus the unit's own share) gives them here in time and
+        memory linear in the items; None (the default) makes the caller evaluate one weight row per unit.
+
+        Parameters
+        ----------
+        units : int array of shape (n_items,), optional
+            Each item's unit (0 .. U - 1); None: every item is its own unit.
+
+        Returns
+        -------
+        dict or None
+            As :meth:`evaluate`, one row per unit.
+        """
+        return None

@@ -397,6 +397,11 @@ class BootstrapDesign:
     jackknife : callable or None
         ``jackknife(cfg, items, n_items, n_raters)`` yielding blocks of leave-one-unit-out ``(C, V)``
         (BCa); None: BCa is not available for the design.
+    jackknife_units : callable or None
+        ``jackknife_units(cfg, items)``: each item's unit (int array), or None for every item its own
+        unit, where the jackknife leaves items out (a statistic's
+        :meth:`~softirr_stats.agreement.Statistic.leave_units_out` then gives the values in linear
+        time); None: the design leaves out no items (raters).
     resamples_raters : bool
         Rater weights vary (needs at least :data:`MIN_RATERS_RESAMPLED` raters, and a statistic
         whose raters may be resampled).
@@ -429,6 +434,7 @@ class BootstrapDesign:
     unit: str
     draw: Callable[..., Weights]
     jackknife: Callable[..., Iterator[Weights]] | None
+    jackknife_units: Callable[..., np.ndarray | None] | None = None
     resamples_raters: bool = False
     resamples_items: bool = True
     resamples_clusters: bool = False
@@ -515,8 +521,9 @@ def _draw_judged(stat: Statistic, cfg: "Bootstrap", strata: np.ndarray | None, s
 
 
 def _leave_items_out(cfg: "Bootstrap", items: tuple, n_items: int, n_raters: int) -> Iterator[Weights]:
-    for b0 in range(0, n_items, 1024):  # blocks of leave-one-out weight rows
-        rows = np.arange(b0, min(n_items, b0 + 1024))
+    block = rows_per_chunk(n_items)  # within the package's memory budget (1024 rows at most)
+    for b0 in range(0, n_items, block):  # blocks of leave-one-out weight rows
+        rows = np.arange(b0, min(n_items, b0 + block))
         C = np.ones((len(rows), n_items))
         C[np.arange(len(rows)), rows] = 0.0
         yield C, None
@@ -528,23 +535,33 @@ def _leave_raters_out(cfg: "Bootstrap", items: tuple, n_items: int, n_raters: in
 
 def _leave_clusters_out(cfg: "Bootstrap", items: tuple, n_items: int, n_raters: int) -> Iterator[Weights]:
     cl = per_item_codes(cfg.cluster, items, "cluster")
-    yield (cl[None, :] != np.arange(cl.max() + 1)[:, None]).astype(float), None
+    block = rows_per_chunk(n_items)
+    for k0 in range(0, int(cl.max()) + 1, block):  # blocks of leave-one-cluster-out weight rows
+        yield (cl[None, :] != np.arange(k0, min(int(cl.max()) + 1, k0 + block))[:, None]).astype(float), None
+
+
+def _each_item(cfg: "Bootstrap", items: tuple) -> None:
+    return None  # every item its own jackknife unit
+
+
+def _item_clusters(cfg: "Bootstrap", items: tuple) -> np.ndarray:
+    return per_item_codes(cfg.cluster, items, "cluster")
 
 
 #: The bootstrap designs, one record each (``Bootstrap(design=name)``).
 BOOTSTRAP_DESIGNS: dict[str, BootstrapDesign] = {d.name: d for d in (
-    BootstrapDesign("items", "items", _draw_items, _leave_items_out,
+    BootstrapDesign("items", "items", _draw_items, _leave_items_out, _each_item,
                     description="multinomial item counts; raters fixed"),
     BootstrapDesign("raters", "raters", _draw_raters, _leave_raters_out, resamples_raters=True,
                     resamples_items=False, strata=False,
                     description="multinomial rater counts; items fixed"),
-    BootstrapDesign("items+raters", "items and raters", _draw_items_raters, _leave_items_out,
+    BootstrapDesign("items+raters", "items and raters", _draw_items_raters, _leave_items_out, _each_item,
                     resamples_raters=True, strata=False,
                     description="two-way bootstrap: product of item and rater weights"),
-    BootstrapDesign("cluster", "clusters", _draw_cluster, _leave_clusters_out, needs=("cluster",),
+    BootstrapDesign("cluster", "clusters", _draw_cluster, _leave_clusters_out, _item_clusters, needs=("cluster",),
                     resamples_clusters=True,
                     description="multinomial cluster counts mapped to their items"),
-    BootstrapDesign("bayesian", "items", _draw_bayesian, _leave_items_out, fractional=True,
+    BootstrapDesign("bayesian", "items", _draw_bayesian, _leave_items_out, _each_item, fractional=True,
                     description="Dirichlet(1) item weights (Rubin 1981)"),
     BootstrapDesign("judged", "judged label pairs", _draw_judged, _leave_items_out, strata=False,
                     resamples_items=False, resamples_judged=True,
@@ -741,6 +758,20 @@ def _warn_slow_bootstrap(cfg: Bootstrap, rows: int, seconds: float) -> Any:
     return progress_bar(cfg.n, "bootstrap replicates", unit="rep", show=cfg.progress, unit_scale=True)
 
 
+def _warn_slow_jackknife(cfg: Bootstrap, n_units: int, rows: int, seconds: float) -> Any:
+    """After the second block of leave-one-out rows (timed alone): warn (and return a bar) when the
+    whole jackknife of a BCa interval would exceed the budget."""
+    total = seconds * n_units / max(rows, 1)
+    if total <= BOOTSTRAP_BUDGET_SECONDS:
+        return None
+    unit = _jackknife_unit(cfg)
+    warnings.warn(f"the jackknife of Bootstrap(method={cfg.method!r}) evaluates the statistic once without each of "
+                  f"its {n_units} {unit}s, over all the others: estimated about {_describe_seconds(total)} "
+                  f"({seconds / rows * 1e3:.3g} ms per {unit}, measured on {rows}); method='percentile' needs no "
+                  "jackknife", BootstrapCostWarning, stacklevel=user_stacklevel())
+    return progress_bar(n_units, f"jackknife ({unit}s left out)", unit=unit, show=cfg.progress, unit_scale=True)
+
+
 def _describe_seconds(s: float) -> str:
     if s < 120:
         return f"{s:.0f} s"
@@ -806,10 +837,53 @@ def jackknife_values(stat: Statistic, cfg: Bootstrap) -> np.ndarray:
     >>> jackknife_values(prep, Bootstrap(n=50)).round(4).tolist()
     [0.3333, 1.0, -0.2, 0.3333]
     """
-    if BOOTSTRAP_DESIGNS[cfg.design].resamples_judged:  # leave one judged draw out (the items held fixed)
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    if rec.resamples_judged:  # leave one judged draw out (the items held fixed)
         return stat.evaluate(None, None, 1.0 - np.eye(stat.n_chance_pairs))["value"]
-    blocks = leave_one_out_weights(cfg, stat.items, stat.n_items, stat.n_raters)
-    return np.concatenate([stat.evaluate(C, V)["value"] for C, V in blocks])
+    if rec.jackknife_units is not None:  # total minus each unit's share: linear in the items
+        fast = stat.leave_units_out(rec.jackknife_units(cfg, stat.items))
+        if fast is not None:
+            return np.asarray(fast["value"], dtype=np.float64)
+    return _evaluate_leave_one_out(stat, cfg)
+
+
+def _evaluate_leave_one_out(stat: Statistic, cfg: Bootstrap) -> np.ndarray:
+    """The jackknife as weight rows, block by block: a statistic without a linear-time path
+    (:meth:`~softirr_stats.agreement.Statistic.leave_units_out`) costs one evaluation over every item
+    per unit; a long one warns with its estimate and shows a bar, as the replicates do."""
+    n_units = _jackknife_size(stat, cfg)
+    values: list[np.ndarray] = []
+    bar = None
+    try:
+        for k, (C, V) in enumerate(leave_one_out_weights(cfg, stat.items, stat.n_items, stat.n_raters)):
+            started = time.perf_counter()
+            values.append(np.asarray(stat.evaluate(C, V)["value"]))
+            rows = len(values[-1])
+            done = sum(len(v) for v in values)
+            if k == 1 and done < n_units:  # the second block is timed: the first one's holds the compilation
+                bar = _warn_slow_jackknife(cfg, n_units, rows, time.perf_counter() - started)
+                if bar is not None:
+                    bar.update(done - rows)
+            if bar is not None:
+                bar.update(rows)
+    finally:
+        if bar is not None:
+            bar.close()
+    return np.concatenate(values)
+
+
+def _jackknife_unit(cfg: Bootstrap) -> str:
+    """What the jackknife of ``cfg``'s design leaves out one at a time: ``"item"``, ``"cluster"`` or ``"rater"``."""
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    return "cluster" if rec.resamples_clusters else "item" if rec.resamples_items else "rater"
+
+
+def _jackknife_size(stat: Statistic, cfg: Bootstrap) -> int:
+    """How many units the jackknife of ``cfg``'s design leaves out, one at a time."""
+    unit = _jackknife_unit(cfg)
+    if unit == "cluster":
+        return int(per_item_codes(cfg.cluster, stat.items, "cluster").max()) + 1
+    return stat.n_raters if unit == "rater" else stat.n_items
 
 
 def jackknife_strata(stat: Statistic, cfg: Bootstrap) -> np.ndarray | None:

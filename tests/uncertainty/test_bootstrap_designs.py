@@ -341,3 +341,71 @@ def test_missing_cluster_or_strata_ids_are_refused_and_ids_keep_their_kind():
 def test_levels_and_seeds_of_the_wrong_type_are_refused_when_made(make):
     with pytest.raises(TypeError, match="must be a number in|must be an integer"):
         make()
+
+
+# ---------------------------------------------------------------------------------- jackknife
+
+
+@pytest.mark.parametrize("family", ["percent", "pooled", "ac1", "bp", "alpha", "per_rater"])
+@pytest.mark.parametrize("weights", [None, "quadratic"])
+def test_jackknife_from_per_item_sums_equals_leave_one_out_weight_rows(family, weights):
+    """The BCa jackknife takes each item's own share from the total sums (linear in the items): the values of
+    the statistic evaluated on every leave-one-item-out (and leave-one-cluster-out) weight row."""
+    from softirr_stats.uncertainty._bootstrap import jackknife_values, per_item_codes
+
+    rng = np.random.default_rng(6)
+    x = rng.integers(0, 5, (150, 4)).astype(float)
+    x[rng.random(x.shape) < 0.25] = np.nan
+    ann = sis.Annotations.from_wide(x)
+    _, prep = point_estimate(ann, family=family, coefficient=family, sim=resolve_similarity(ann, weights=weights))
+    assert prep.leave_units_out() is not None  # the linear-time path applies
+    by_items = jackknife_values(prep, Bootstrap(n=50))
+    np.testing.assert_allclose(by_items, evaluate(prep, 1.0 - np.eye(prep.n))["value"], rtol=0, atol=1e-12)
+    cluster = [f"c{i % 23}" for i in range(150)]
+    by_clusters = jackknife_values(prep, Bootstrap(n=50, design="cluster", cluster=cluster))
+    codes = per_item_codes(cluster, prep.items, "cluster")  # the clusters in the order of their ids
+    rows = (codes[None, :] != np.arange(23)[:, None]).astype(float)
+    np.testing.assert_allclose(by_clusters, evaluate(prep, rows)["value"], rtol=0, atol=1e-12)
+
+
+def test_jackknife_of_many_items_is_linear_in_the_items(monkeypatch):
+    """No leave-one-out weight row is made for a statistic with per-item sums: 20,000 items (the rows would
+    hold 400 million weights) take well under a second."""
+    import time
+
+    from softirr_stats.uncertainty import _bootstrap
+
+    monkeypatch.setattr(_bootstrap, "leave_one_out_weights", lambda *a: pytest.fail("weight rows were made"))
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 5, (20_000, 5)).astype(float)
+    _, prep = point_estimate(sis.Annotations.from_wide(x), family="pooled", coefficient="fleiss_kappa",
+                             sim=resolve_similarity(sis.Annotations.from_wide(x[:2])))
+    started = time.perf_counter()
+    jack = _bootstrap.jackknife_values(prep, Bootstrap(n=50, method="bca"))
+    assert time.perf_counter() - started < 5.0
+    assert jack.shape == (20_000,) and np.isfinite(jack).all()
+
+
+def test_a_slow_jackknife_warns_with_its_estimate_and_shows_a_bar(monkeypatch):
+    """A statistic without per-item sums (Light's kappa) evaluates a weight row per item: a long one says so
+    before it runs on, at the user's line, and counts every item on a bar."""
+    from softirr_stats.uncertainty import _bootstrap
+
+    bars = []
+    real = _bootstrap._warn_slow_jackknife
+
+    def kept(*args, **kwargs):
+        bars.append(real(*args, **kwargs))
+        return bars[-1]
+
+    monkeypatch.setattr(_bootstrap, "BOOTSTRAP_BUDGET_SECONDS", 0.0)
+    monkeypatch.setattr(_bootstrap, "_warn_slow_jackknife", kept)
+    monkeypatch.setattr(_bootstrap, "rows_per_chunk", lambda *a, **k: 16)  # blocks of 16 leave-one-out rows
+    ann = Annotations.from_wide(_ratings(3, 60, 3))
+    _, prep = _prep(ann, "light")
+    assert prep.leave_units_out() is None
+    with pytest.warns(_bootstrap.BootstrapCostWarning, match="jackknife .* 60 items") as rec:
+        jack = _bootstrap.jackknife_values(prep, Bootstrap(n=50, method="bca", progress=True))
+    assert rec[0].filename == __file__
+    np.testing.assert_allclose(jack, evaluate(prep, 1.0 - np.eye(60))["value"], rtol=0, atol=1e-12)
+    assert len(bars) == 1 and bars[0].n == 60
