@@ -332,9 +332,26 @@ def _labels_html(ann: Any, ci: Any) -> str:
             "expected agreement on it, its coefficient, and its weight in the overall value.</p>" + _table(by))
 
 
+#: Most raters the report's pairwise section shows: R (R - 1) / 2 kappas (435 at 30 raters, a heatmap of
+#: 24 inches); beyond it the section says why it was left out (1,200 raters took minutes for 719,400 pairs).
+MAX_PAIRWISE_RATERS = 30
+
+
+def _raters_left_out(n_raters: int) -> str:
+    """The raters section of a study with more raters than :data:`MAX_PAIRWISE_RATERS`: why, and how to get it."""
+    pairs = n_raters * (n_raters - 1) // 2
+    return (f'<p class="note">Pairwise agreement is shown for up to {MAX_PAIRWISE_RATERS} raters; these data have '
+            f"{n_raters:,} ({pairs:,} rater pairs, each a Cohen's kappa of its own and a cell of a heatmap too large to "
+            "read), so it was left out. To see it for a chosen group of raters, report them alone: in Python "
+            f"<code>build_report(ann.subset_raters([...]))</code> with at most {MAX_PAIRWISE_RATERS} of them, or a "
+            "file with only their ratings.</p>")
+
+
 def _raters_html(ann: Any, measure: str, estimator: Any) -> str:
     import matplotlib.pyplot as plt
 
+    if ann.n_raters > MAX_PAIRWISE_RATERS:
+        return _raters_left_out(int(ann.n_raters))
     mat = pairwise_agreement(ann, similarity=estimator)
     r = len(mat)
     fig, ax = plt.subplots(figsize=(1.6 + 0.75 * r, 1.2 + 0.65 * r))
@@ -626,7 +643,8 @@ def build_report(
 
     Sections (ids in :data:`SECTIONS`): data summary; coefficients with intervals for every
     measure; the sensitivity forest plot; label-wise decomposition (set-valued labels only);
-    rater-level agreement (pairwise Cohen's kappa heatmap; two or more raters); the
+    rater-level agreement (pairwise Cohen's kappa heatmap; two to :data:`MAX_PAIRWISE_RATERS` raters,
+    beyond which the section says why it was left out); the
     prediction-powered coefficient (judgments with the plan's ``q``); calibration of the first
     soft measure against human judgments (when ``judgments`` is given); an annotator model's
     posterior summary with its diagnostics and caveats (when ``model`` is given); provenance (package versions, seed,

@@ -6,6 +6,7 @@ import re
 from html.parser import HTMLParser
 
 import matplotlib
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -251,3 +252,28 @@ def test_report_where_every_rater_agrees_says_nothing_raw(recwarn):
     ann = sis.Annotations.from_wide([["x", "x"], ["x", "x"], ["x", "x"]])
     build_report(ann, coefficients=["fleiss_kappa", "percent_agreement"], ci=sis.Bootstrap(n=50, seed=0))
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_the_pairwise_section_of_many_raters_is_left_out_with_a_note(monkeypatch):
+    """1,200 raters made 719,400 pairwise kappas (minutes, no estimate): beyond MAX_PAIRWISE_RATERS raters the
+    section says why it was left out and how to get it, and the report takes seconds."""
+    import time
+
+    from softirr_stats.reporting import _html
+
+    monkeypatch.setattr(_html, "pairwise_agreement", lambda *a, **k: pytest.fail("pairwise kappas were computed"))
+    rng = np.random.default_rng(0)
+    ann = sis.Annotations.from_wide(rng.integers(0, 3, (20, 200)).astype(str))
+    started = time.perf_counter()
+    page = _html.build_report(ann, coefficients=["fleiss_kappa"], ci=None)
+    assert time.perf_counter() - started < 60
+    assert f"shown for up to {_html.MAX_PAIRWISE_RATERS} raters" in page and "200 (19,900 rater pairs" in page
+    assert 'id="raters"' in page
+
+
+def test_the_pairwise_section_is_drawn_up_to_the_cap():
+    from softirr_stats.reporting import _html
+
+    rng = np.random.default_rng(1)
+    ann = sis.Annotations.from_wide(rng.integers(0, 3, (15, _html.MAX_PAIRWISE_RATERS)).astype(str))
+    assert "pairwise Cohen kappa heatmap" in _html._raters_html(ann, "exact", None)
