@@ -50,7 +50,7 @@ from softirr_stats.agreement._layout import RatingLayout, rating_layout
 from softirr_stats.agreement._statistic import Statistic
 from softirr_stats.base._batching import check_memory, rows_per_chunk
 from softirr_stats.base._jax import jit, lazy_module, x64
-from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 from softirr_stats.data import Annotations
 from softirr_stats.equivalence import LabelSimilarity
 
@@ -990,5 +990,5 @@ def warn_degenerate(coefficient: str, pa: float, pe: float, value: float) -> lis
         else:
             msgs.append(f"{coefficient} is undefined for these data (observed {pa!r}, expected {pe!r})")
         for m in msgs:
-            warnings.warn(m, DegenerateWarning, stacklevel=4)
+            warnings.warn(m, DegenerateWarning, stacklevel=user_stacklevel())
     return msgs

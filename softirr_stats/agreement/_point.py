@@ -137,7 +137,7 @@ def point_estimate(ann: Annotations, *, family: "str | ChanceFamily", coefficien
     notes += prep.notes
     notes += warn_degenerate(coefficient, pa, pe, value)
     if not prep.layout.pairable.all():  # the note carries the warning's own count
-        ann.warn_unpairable(stacklevel=5)
+        ann.warn_unpairable(stacklevel=user_stacklevel() + 1)  # warned one frame down
         notes.append(ann.unpairable_message())  # the warning's text: printed once with it
     se_problem = chance_se_problem(prep)
     if se_problem:

@@ -53,7 +53,7 @@ from softirr_stats.agreement import (
     Terms,
     linearised_terms,
 )
-from softirr_stats.base._validation import check_choice, check_level
+from softirr_stats.base._validation import check_choice, check_level, user_stacklevel
 
 __all__ = ["Analytic", "ANALYTIC_FORMS", "attach_analytic", "analytic_terms", "analytic_interval", "check_supported",
            "reinterval", "null_variance", "null_test"]
@@ -503,7 +503,7 @@ def attach_own_variance(result: AgreementResult, stat: Any, cfg: Analytic) -> Ag
     if math.isfinite(lo) and lo == hi:
         why = ("the standard error is 0" if se == 0 else "the estimate lies above the largest possible value 1")
         msg = f"{method} interval of zero width: {why}; it does not describe the uncertainty"
-        warnings.warn(msg, DegenerateWarning, stacklevel=4)
+        warnings.warn(msg, DegenerateWarning, stacklevel=user_stacklevel())
         notes.append(msg)
     out = result.with_interval(lo, hi, se, cfg.level, method, analytic_df=df, **extra)
     return replace(out, warnings=tuple(notes))

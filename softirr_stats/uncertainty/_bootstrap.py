@@ -1155,7 +1155,7 @@ def excluded_estimate(estimate: float, lo: float, hi: float, reps: np.ndarray, w
 
 
 def _warn_degenerate(message: str) -> None:
-    warnings.warn(message, DegenerateWarning, stacklevel=4)
+    warnings.warn(message, DegenerateWarning, stacklevel=user_stacklevel())
 
 
 def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -> AgreementResult:
@@ -1215,7 +1215,7 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
     for text in (few_note, few_items_note(stat.n_items, BOOTSTRAP_DESIGNS[cfg.design])):
         if text:
             # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
-            warnings.warn(text, FewUnitsWarning, stacklevel=3)
+            warnings.warn(text, FewUnitsWarning, stacklevel=user_stacklevel())
             notes = (*notes, text)
     if factor != 1.0 and not few_note:  # widened, with enough units for no warning: still said, as a note
         notes = (*notes, f"{WIDENED_NOTE} x{factor:.3f} (Student-t quantiles for the {cfg.design} design's units; "

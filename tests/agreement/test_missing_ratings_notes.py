@@ -19,6 +19,7 @@ from statsmodels.stats import inter_rater as smir
 
 import softirr_stats as sis
 from softirr_stats.agreement import COEFFICIENTS, MISSING_RATINGS
+from softirr_stats.base._validation import SoftIRRWarning
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
 IRR = json.loads((FIXTURES / "peer_missing.json").read_text())
@@ -225,3 +226,14 @@ def test_light_kappa_says_when_a_rater_pair_shares_no_item():
     with warnings.catch_warnings():
         warnings.simplefilter("error", sis.DegenerateWarning)
         sis.light_kappa([[1, 1, 2], [2, 2, 2], [1, 2, 1]])  # every pair shares items: nothing to say
+
+
+@pytest.mark.parametrize("ratings", [[[1, 1, None], [2, None, None], [1, 2, 2], [3, 3, 3]],
+                                     [["a", "a"], ["a", "a"]]], ids=["unpairable", "degenerate"])
+def test_point_estimate_warnings_point_at_the_users_call(ratings):
+    """UnpairableItemsWarning and DegenerateWarning name the caller's line, not the library's."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sis.fleiss_kappa(ratings)
+    ours = [w for w in caught if issubclass(w.category, SoftIRRWarning)]
+    assert ours and all(w.filename == __file__ for w in ours), [(w.filename, w.lineno) for w in ours]

@@ -228,3 +228,22 @@ def test_the_quoted_coverage_is_the_measured_one():
     at20 = pd.read_csv(root / "small_studies" / "summary.csv")
     at20 = at20[(at20["method"] == "auto") & (at20["n_items"] == FEW_ITEMS)]["coverage"]
     assert 0.93 <= at20.min() and at20.max() <= 0.98
+
+
+_FEW = [["a", "a", "a"], ["b", "b", "a"], ["b", "b", "b"], ["c", "c", "c"], ["a", "b", "a"],
+        ["c", "c", "b"], ["a", "a", "a"], ["b", "c", "b"], ["c", "c", "c"], ["a", "a", "b"]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: sis.fleiss_kappa(_FEW, ci=Bootstrap(n=200, seed=0)),
+    lambda: sis.krippendorff_alpha(_FEW, ci=Bootstrap(n=200, seed=0)),
+    lambda: sis.cohen_kappa([["a", "a"], ["b", "b"], ["a", "b"]], ci=Bootstrap(n=200, seed=0)),
+    lambda: sis.sensitivity(_FEW, coefficients=["fleiss_kappa"], similarities=[None], ci=Bootstrap(n=200, seed=0)),
+], ids=["fleiss", "alpha", "cohen-degenerate-replicates", "sensitivity"])
+def test_bootstrap_warnings_point_at_the_users_call(call):
+    """FewUnitsWarning and the degenerate-replicates DegenerateWarning name the caller's line, not the library's."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    ours = [w for w in caught if w.category.__module__.startswith("softirr_stats")]
+    assert ours and all(w.filename == __file__ for w in ours), [(w.filename, w.lineno) for w in ours]
