@@ -73,14 +73,28 @@ def _cell(v: Any, digits: int = 4) -> str:
 
 
 def clean(v: Any) -> Any:
-    """JSON-safe value: nan -> None, NumPy scalars -> Python."""
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    if hasattr(v, "item") and not isinstance(v, str | bytes):  # numpy scalars
-        with contextlib.suppress(ValueError, AttributeError):
-            return clean(v.item())
+    """JSON-safe value, at every depth: nan and +-inf -> None, NumPy scalars -> Python, tuples -> lists.
+
+    Dicts, lists and tuples are cleaned inside too (``json.dumps`` would write ``NaN`` or ``Infinity``,
+    which strict JSON parsers refuse).
+
+    Examples
+    --------
+    >>> clean({"r_hat": float("nan"), "ess": [1.5, float("inf")], "n": (1, 2)})
+    {'r_hat': None, 'ess': [1.5, None], 'n': [1, 2]}
+    """
+    if isinstance(v, float):
+        return float(v) if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: clean(x) for k, x in v.items()}
     if isinstance(v, tuple | list):
         return [clean(x) for x in v]
+    if hasattr(v, "item") and not isinstance(v, str | bytes):  # numpy scalars (and size-1 arrays)
+        with contextlib.suppress(ValueError, AttributeError, TypeError):
+            return clean(v.item())
+    if hasattr(v, "tolist") and not isinstance(v, str | bytes):  # numpy arrays
+        with contextlib.suppress(ValueError, AttributeError, TypeError):
+            return clean(v.tolist())
     return v
 
 
@@ -113,9 +127,8 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
         from softirr_stats.base._device import compute_record
 
         meta = {**(meta or {}), "compute": compute_record()}  # device, JAX backend, models and dtypes
-        payload = {"title": title, "meta": {k: clean(v) for k, v in meta.items()},
-                   "results": [{k: clean(v) for k, v in r.items()} for r in rows]}
-        return json.dumps(payload, indent=2, default=str) + "\n"
+        payload = clean({"title": title, "meta": meta, "results": rows})
+        return json.dumps(payload, indent=2, default=str, allow_nan=False) + "\n"
     if fmt in ("markdown", "latex"):
         import pandas as pd
 

@@ -171,9 +171,11 @@ def command(
         meta = {"file": [str(f) for f in files], "cache": str(cache), "coefficients": coefs, "chance": chance,
                 "seed": seed,
                 "batch_size": batch_size}
-        clean = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()} for r in rows]
+        from softirr_stats.cli._output import clean
+
+        payload = clean({"meta": {**meta, "compute": compute_record()}, "runs": rows})  # nan as null, at every depth
         try:
-            json_out.write_text(json.dumps({"meta": {**meta, "compute": compute_record()}, "runs": clean}, indent=2, default=str), encoding="utf-8")
+            json_out.write_text(json.dumps(payload, indent=2, default=str, allow_nan=False), encoding="utf-8")
         except OSError as err:
             fail(f"--json {json_out} cannot be written: {err.strerror or err}")
         typer.echo(f"wrote {json_out}", err=True)

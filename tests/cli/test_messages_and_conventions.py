@@ -108,3 +108,50 @@ def test_verbose_prints_timed_phase_lines_and_quiet_keeps_stderr_to_errors(tmp_p
     fitted = runner.invoke(app, ["-v", "model", csv, "--method", "svi", "--steps", "30"])
     assert fitted.exit_code == 0, fitted.output
     assert "fitting dawid_skene by SVI: 30 steps" in fitted.stderr and "fitted dawid_skene by SVI" in fitted.stderr
+
+
+def _strict(text: str) -> dict:
+    """``json.loads`` that refuses ``NaN`` and ``Infinity`` (JavaScript's JSON.parse and strict parsers do)."""
+    import json
+
+    def refuse(token: str) -> None:
+        raise ValueError(f"not JSON: {token}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_clean_makes_nested_values_json_safe():
+    import numpy as np
+
+    from softirr_stats.cli._output import clean
+
+    got = clean({"diagnostics": {"max_r_hat": float("nan"), "ess": [np.float64("inf"), np.float32(2.5)]},
+                 "n": (np.int64(3), -np.inf), "grid": np.array([1.0, np.nan])})
+    assert got == {"diagnostics": {"max_r_hat": None, "ess": [None, 2.5]}, "n": [3, None], "grid": [1.0, None]}
+    assert type(got["n"][0]) is int
+
+
+def test_every_json_output_is_strict_json(tmp_path, capsys):
+    """``--json`` files hold no ``NaN`` token at any depth (an SVI fit's max_r_hat sat nested in meta)."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    truth = rng.integers(0, 3, 40)
+    labels = np.where(rng.random((40, 4)) < 0.8, truth[:, None], rng.integers(0, 3, (40, 4)))
+    data = tmp_path / "d.csv"
+    pd.DataFrame([{"item": i, "rater": r, "label": "abc"[labels[i, r]]} for i in range(40) for r in range(4)]
+                 ).to_csv(data, index=False)
+    same = tmp_path / "same.csv"  # every coefficient nan
+    pd.DataFrame([{"item": i, "rater": r, "label": "a"} for i in range(10) for r in range(2)]).to_csv(same, index=False)
+    runs = {"model": ["model", data, "--method", "svi", "--steps", "50", "--seed", "0"],
+            "agree": ["agree", same, "--bootstrap", "0"],
+            "sensitivity": ["sensitivity", data, "-c", "fleiss_kappa", "--bootstrap", "0"],
+            "describe": ["describe", data]}
+    for name, args in runs.items():
+        out = tmp_path / f"{name}.json"
+        with pytest.raises(SystemExit) as ex:
+            main([str(a) for a in args] + ["--json", str(out)])
+        assert ex.value.code in (0, None, 1) and out.exists(), (name, capsys.readouterr().err)  # 1: no value
+        doc = _strict(out.read_text())
+        assert doc, name
+    assert "max_r_hat" in str(_strict((tmp_path / "model.json").read_text())["meta"])
