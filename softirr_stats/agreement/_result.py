@@ -12,12 +12,18 @@ from softirr_stats.base._format import (
     format_interval,
     format_number,
     html_table,
+    latex_notes,
     latex_table,
     level_text,
     markdown_table,
 )
 
-__all__ = ["NOTE_PREFIXES", "AgreementResult", "CrossKappaResult", "MultilabelResult", "count_text"]
+__all__ = ["NOTE_PREFIXES", "WARNING_SEPARATOR", "AgreementResult", "CrossKappaResult", "MultilabelResult",
+           "count_text"]
+
+#: How :meth:`AgreementResult.to_dict` joins the warnings into one string: one per line (a warning's own
+#: text may hold ``"; "``, never a line break).
+WARNING_SEPARATOR = "\n"
 
 #: Lines of ``warnings`` that are notes (information, nothing went wrong), by their opening words:
 #: ``print(result)`` counts them as notes and :attr:`AgreementResult.notes` picks them out. They are
@@ -35,6 +41,11 @@ NOTE_PREFIXES: tuple[str, ...] = ("missing ratings:", "q = ", "chance='auto' cho
 
 def _is_note(text: str) -> bool:
     return str(text).startswith(NOTE_PREFIXES)
+
+
+def _p_text(p: float, equals: str = " = ") -> str:
+    """A p-value for a line of text: ``"p = 0.010"`` (three decimals), ``"p < 0.001"`` below that."""
+    return f"p{equals.replace('=', '<')}0.001" if p < 0.001 else f"p{equals}{p:.3f}"
 
 
 def count_text(lines: "tuple[str, ...] | list[str]") -> str:
@@ -140,6 +151,32 @@ class AgreementResult:
         """
         return tuple(w for w in self.warnings if _is_note(w))
 
+    def _has_test(self) -> bool:
+        """A test of H0: coefficient = 0 was made (its p-value is a number)."""
+        return math.isfinite(self.p_value)
+
+    def test_description(self) -> str:
+        """The test of H0: coefficient = 0 in words: which test, ``z`` and ``p`` (``""`` without one).
+
+        Examples
+        --------
+        >>> r = AgreementResult("fleiss_kappa", 0.3, 0.6, 0.43, 60, 3).with_test(
+        ...     2.9, 0.01, "permutation (labels permuted within raters), B=99")
+        >>> r.test_description()
+        'permutation (labels permuted within raters), B=99: z = 2.900, p = 0.010'
+        """
+        if not self._has_test():
+            return ""
+        stats = ([f"z = {format_number(self.z, 3, 'nan')}"] if math.isfinite(self.z) else []) + \
+            [_p_text(self.p_value)]
+        name = str(self.details.get("test", "")).strip()
+        return (f"{name}: " if name else "") + ", ".join(stats)
+
+    def _test_line(self) -> str:
+        """The test as a sentence, saying H0 once (an analytic test's name already says it)."""
+        desc = self.test_description()
+        return f"Test: {desc}." if "H0" in desc else f"Test of H0 (coefficient = 0): {desc}."
+
     # ------------------------------------------------------------------
     def _scalar_fields(self) -> dict[str, Any]:
         out = {}
@@ -150,20 +187,63 @@ class AgreementResult:
             pd_ = sys.modules.get("pandas")  # no DataFrame exists before pandas is imported
             if pd_ is not None and isinstance(v, pd_.DataFrame):
                 continue
-            out[f.name] = "; ".join(v) if f.name == "warnings" else v
+            out[f.name] = WARNING_SEPARATOR.join(" ".join(str(w).split()) for w in v) if f.name == "warnings" else v
         return out
 
+    def _request_record(self) -> dict[str, Any]:
+        """What the bootstrap request set beyond B, seed and design: the generator (it changes the numbers
+        for one seed), the interval method asked for, the few-units rule, and the strata and clusters."""
+        cfg = self.details.get("ci_request")
+        if "bootstrap_n" not in self.details or cfg is None or not hasattr(cfg, "generator"):
+            return {}
+        out = {"bootstrap_generator": cfg.generator, "bootstrap_method": getattr(cfg, "method", None),
+               "bootstrap_few_units": getattr(cfg, "few_units", None)}
+        for key in ("cluster", "strata"):
+            given = getattr(cfg, key, None)
+            if given is not None:  # a column name, or per-item codes (not a scalar: their count says they were given)
+                out[f"bootstrap_{key}"] = given if isinstance(given, str) else f"per-item codes ({len(given)} items)"
+        return {k: v for k, v in out.items() if v is not None}
+
     def to_dict(self, *, details: bool = False) -> dict[str, Any]:
-        """Flat dict of the scalar fields (JSON-friendly); ``details=True`` adds scalar details."""
+        """Flat dict of the scalar fields; ``details=True`` adds scalar details.
+
+        ``nan`` stays ``nan`` (a float, as in the fields); :meth:`to_json` writes it as ``null``.
+        ``warnings`` is one string, the warnings one per line (joined by :data:`WARNING_SEPARATOR`,
+        ``"\\n"``; a warning is one line, so ``.splitlines()`` gives them back whole). A bootstrap
+        interval records B, the seed, the design and the generator; ``details=True`` adds the other
+        settings that change it (method asked for, few-units rule, strata, clusters).
+        """
         out = self._scalar_fields()
         for key in ("bootstrap_n", "bootstrap_seed", "bootstrap_design", "n_nan_replicates", "test"):
             if key in self.details:
                 out[key] = self.details[key]
+        request = self._request_record()
+        if "bootstrap_generator" in request:
+            out["bootstrap_generator"] = request["bootstrap_generator"]
         if details:
+            out.update({k: v for k, v in request.items() if k not in out})
             for k, v in self.details.items():
                 if isinstance(v, int | float | str | bool) and k not in out:
                     out[k] = v
         return out
+
+    def to_json(self, *, details: bool = False, indent: int | None = None) -> str:
+        """:meth:`to_dict` as strict JSON: ``nan`` and infinities as ``null``, ``warnings`` as a list.
+
+        Examples
+        --------
+        >>> r = AgreementResult("cohen_kappa", float("nan"), 1.0, 1.0, 4, 2, warnings=("undefined; see why",))
+        >>> import json
+        >>> doc = json.loads(r.to_json())
+        >>> doc["value"], doc["warnings"]
+        (None, ['undefined; see why'])
+        """
+        import json
+
+        from softirr_stats.base._format import json_safe
+
+        out = {**self.to_dict(details=details), "warnings": list(self.warnings)}
+        return json.dumps(json_safe(out), indent=indent, allow_nan=False, default=str)
 
     def to_frame(self) -> "pd.DataFrame":
         """One-row tidy DataFrame of :meth:`to_dict` (unrounded)."""
@@ -265,6 +345,8 @@ class AgreementResult:
             method = desc.split(" ", 1)[1] if desc.startswith(level_text(self.level)) and " " in desc else desc
             text += (f", {level_text(self.level)} {self.interval_kind} interval [{self.ci_low:.4f}, "
                      f"{self.ci_high:.4f}] by {method}")
+        if self._has_test():
+            text += f"; {self._test_line()[:-1].replace('Test', 'test', 1)}"
         text += f"; {self.n_items} items, {self.n_raters} raters"
         if self.warnings:
             where = ".notes" if len(self.notes) == len(self.warnings) else ".warnings"
@@ -285,6 +367,8 @@ class AgreementResult:
         notes = []
         if self.ci_method:
             notes.append(f"{self.interval_kind.capitalize()} interval: {self.interval_description()}.")
+        if self._has_test():
+            notes.append(self._test_line())
         notes += [f"[{i}] {w}" for i, w in enumerate(self.warnings, 1)]
         foot = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in notes)
         return html_table(*self._table(3, "—"), type(self).__name__) + foot
@@ -328,6 +412,8 @@ class AgreementResult:
             cols.append(("SE", format_number(self.se, digits, na), "r"))
         cols += [("Observed", format_number(self.observed, digits, na), "r"),
                  ("Expected", format_number(self.expected, digits, na), "r")]
+        if self._has_test():
+            cols += [("z", format_number(self.z, digits, na), "r"), ("p", format_number(self.p_value, digits, na), "r")]
         cols += [(h, format_number(v, digits, na), "r") for h, v in self._extra_columns()]
         cols += [("Items", str(self.n_items), "r"), ("Raters", str(self.n_raters), "r")]
         return [c[0] for c in cols], [[c[1] for c in cols]], [c[2] for c in cols]
@@ -337,6 +423,8 @@ class AgreementResult:
         if self.ci_method:
             kind = "Credible interval (CrI)" if self.interval_kind == "credible" else "Interval"
             notes.append(f"{kind}: {self.interval_description()}.")
+        if self._has_test():
+            notes.append(self._test_line())
         problems = [w for w in self.warnings if not _is_note(w)]
         if problems:
             notes.append("Warnings: " + "; ".join(problems) + ".")
@@ -367,7 +455,10 @@ class AgreementResult:
         return f"{table}\n\n{text}" if text else table
 
     def to_latex(self, *, digits: int = 3, caption: str | None = None, label: str | None = None) -> str:
-        r"""A one-row booktabs LaTeX table; with a caption, a ``table`` float whose caption ends with the interval's method.
+        r"""A one-row booktabs LaTeX table with the note of :meth:`to_markdown` (interval, test, warnings).
+
+        With a caption, a ``table`` float whose caption ends with the note; without one, the note
+        follows the ``tabular`` in a ``\footnotesize`` paragraph (inside the float when a label is given).
 
         Examples
         --------
@@ -382,9 +473,16 @@ class AgreementResult:
         \end{tabular}
         """
         header, rows, align = self._table(digits, "--")
-        if caption is not None and self.ci_method:
-            caption = f"{caption.rstrip().rstrip('.')}. {self._note()}" if caption.strip() else self._note()
-        return latex_table(header, rows, align, caption=caption, label=label)
+        note = self._note()
+        if caption is not None and note:
+            caption = f"{caption.rstrip().rstrip('.')}. {note}" if caption.strip() else note
+        table = latex_table(header, rows, align, caption=caption, label=label)
+        if caption is not None or not note:
+            return table
+        foot = latex_notes([note])
+        if label is None:
+            return f"{table}\n{foot}"
+        return table.removesuffix(r"\end{table}") + foot + "\n" + r"\end{table}"
 
     def __repr__(self) -> str:
         value = format_number(self.value, 3, "nan")
@@ -393,9 +491,11 @@ class AgreementResult:
             method = f"{level_text(self.level)} {self.ci_method}".strip()
             if self.interval_kind == "credible":
                 method = method.replace("posterior", "credible posterior", 1)
-            if "bootstrap_n" in self.details:
+            if self.ci_method.startswith("bootstrap") and "bootstrap_n" in self.details:  # as interval_description
                 method += f" B={self.details['bootstrap_n']}"
             value += f", {method}"
+        if self._has_test():
+            value += f", z={format_number(self.z, 3, 'nan')}, {_p_text(self.p_value, '=')}"
         extras = "".join(f", {h.lower().replace(' ', '_')}={format_number(v, 3, 'nan')}"
                          for h, v in self._extra_columns())
         sim = "" if self.similarity == "identity" else f", similarity={self.similarity}"

@@ -14,6 +14,7 @@ characters TeX reads as commands or ligatures; long texts are cut for display (:
 messages (:func:`short_repr`, :func:`short_reprs`).
 """
 
+import contextlib
 import math
 import numbers
 import re
@@ -24,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pandas loads with the first table; formatting a number needs none
     import pandas as pd
 
-__all__ = ["display_text", "html_table", "format_interval", "format_number", "frame_table", "latex_table", "level_text",
-           "markdown_table", "render", "short_repr", "short_reprs", "visible_text"]
+__all__ = ["display_text", "html_table", "format_interval", "format_number", "frame_table", "json_safe", "latex_notes",
+           "latex_table", "level_text", "markdown_table", "render", "short_repr", "short_reprs", "visible_text"]
 
 Style = Literal["markdown", "latex"]
 NA = {"markdown": "—", "latex": "--"}
@@ -56,6 +57,33 @@ _HEADERS = {"coefficient": "Coefficient", "similarity": "Similarity", "chance": 
             "warnings": "Warnings", "n_pairs_scored": "Pairs scored"}
 _PAPER_COLUMNS = ("coefficient", "similarity", "chance", "value", "ci", "se", "n_items", "n_raters")
 _DEFAULTS = {"similarity": "identity", "chance": "exact"}
+
+
+def json_safe(v: Any) -> Any:
+    """JSON-safe value, at every depth: nan and +-inf -> None, NumPy scalars -> Python, tuples -> lists.
+
+    Dicts, lists and tuples are made safe inside too (``json.dumps`` would write ``NaN`` or ``Infinity``,
+    which strict JSON parsers refuse).
+
+    Examples
+    --------
+    >>> json_safe({"r_hat": float("nan"), "ess": [1.5, float("inf")], "n": (1, 2)})
+    {'r_hat': None, 'ess': [1.5, None], 'n': [1, 2]}
+    """
+    if isinstance(v, float):
+        return float(v) if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: json_safe(x) for k, x in v.items()}
+    if isinstance(v, tuple | list):
+        return [json_safe(x) for x in v]
+    if isinstance(v, str | bytes):
+        return v
+    if getattr(v, "ndim", 0) and hasattr(v, "tolist"):  # numpy arrays
+        return json_safe(v.tolist())
+    if hasattr(v, "item"):  # numpy scalars
+        with contextlib.suppress(ValueError, AttributeError, TypeError):
+            return json_safe(v.item())
+    return v
 
 
 def _is_missing(x: Any) -> bool:
@@ -208,6 +236,22 @@ def _escape(text: str, style: Style) -> str:
     return _latex(text) if style == "latex" else _markdown(text)
 
 
+def latex_notes(lines: Sequence[str]) -> str:
+    r"""Lines of notes as a ``\footnotesize`` paragraph to follow a ``tabular`` (``""`` for none).
+
+    Lines are escaped here and broken by ``\\{}``: a bare ``\\`` before a line that opens with
+    ``[`` (a numbered note) would read it as a length (``! Illegal unit of measure``).
+
+    Examples
+    --------
+    >>> print(latex_notes(["Intervals: 95% analytic.", "[1] use --categories a,b"]))
+    \par\smallskip{\footnotesize Intervals: 95\% analytic. \\{} [1] use -{}-categories a,b}
+    """
+    if not lines:
+        return ""
+    return r"\par\smallskip{\footnotesize " + r" \\{} ".join(_escape(str(n), "latex") for n in lines) + "}"
+
+
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
     """A pipe table; cells are escaped here (``|``, HTML, markup punctuation, control characters: see
     :func:`visible_text`), so pass plain text.
@@ -235,6 +279,11 @@ def _latex_cell(text: str, align: str) -> str:
     return "{}" + out if out.startswith("[") else out  # "\\ [" would read as a row-spacing argument
 
 
+def _latex_cell_text(text: str, align: str) -> str:
+    """A cell: the missing-value mark ``--`` stays an en dash; other text is escaped (:func:`_latex_cell`)."""
+    return text if text == NA["latex"] else _latex_cell(text, align)
+
+
 def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str], *,
                 caption: str | None = None, label: str | None = None) -> str:
     r"""A booktabs ``tabular`` (wrapped in a ``table`` float when a caption or label is given).
@@ -256,7 +305,7 @@ def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Seq
     """
     body = [r"\begin{tabular}{" + "".join(align) + "}", r"\toprule",
             " & ".join(_escape(h, "latex") for h in header) + r" \\", r"\midrule"]
-    body += [" & ".join(_latex_cell(c, a) for c, a in zip(row, align, strict=True)) + r" \\" for row in rows]
+    body += [" & ".join(_latex_cell_text(c, a) for c, a in zip(row, align, strict=True)) + r" \\" for row in rows]
     body += [r"\bottomrule", r"\end{tabular}"]
     if caption is None and label is None:
         return "\n".join(body)

@@ -7,7 +7,6 @@ refers to its notes by number. Terminal tables fit the terminal: secondary colum
 dropped, in order, until the table fits.
 """
 
-import contextlib
 import json
 import math
 import os
@@ -20,6 +19,7 @@ from typing import Any
 import typer
 
 from softirr_stats.base._csvsafe import escape_cell, quoting_for
+from softirr_stats.base._format import json_safe
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.cli._errors import fail, note, one_line, warn
 
@@ -73,29 +73,15 @@ def _cell(v: Any, digits: int = 4) -> str:
 
 
 def clean(v: Any) -> Any:
-    """JSON-safe value, at every depth: nan and +-inf -> None, NumPy scalars -> Python, tuples -> lists.
-
-    Dicts, lists and tuples are cleaned inside too (``json.dumps`` would write ``NaN`` or ``Infinity``,
-    which strict JSON parsers refuse).
+    """JSON-safe value, at every depth (:func:`softirr_stats.base._format.json_safe`): nan and +-inf -> None,
+    NumPy scalars and arrays -> Python, tuples -> lists.
 
     Examples
     --------
     >>> clean({"r_hat": float("nan"), "ess": [1.5, float("inf")], "n": (1, 2)})
     {'r_hat': None, 'ess': [1.5, None], 'n': [1, 2]}
     """
-    if isinstance(v, float):
-        return float(v) if math.isfinite(v) else None
-    if isinstance(v, dict):
-        return {k: clean(x) for k, x in v.items()}
-    if isinstance(v, tuple | list):
-        return [clean(x) for x in v]
-    if hasattr(v, "item") and not isinstance(v, str | bytes):  # numpy scalars (and size-1 arrays)
-        with contextlib.suppress(ValueError, AttributeError, TypeError):
-            return clean(v.item())
-    if hasattr(v, "tolist") and not isinstance(v, str | bytes):  # numpy arrays
-        with contextlib.suppress(ValueError, AttributeError, TypeError):
-            return clean(v.tolist())
-    return v
+    return json_safe(v)
 
 
 def _numeric(rows: list[dict[str, Any]], col: str) -> bool:

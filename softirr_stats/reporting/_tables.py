@@ -74,14 +74,14 @@ def _interval_note(df: pd.DataFrame) -> str | None:
 
 
 def _split_warnings(cell: Any) -> list[str]:
-    """The warnings of one row: a list/tuple as it is; a string is one note (its parts, joined by
-    ``"; "``, cannot be told from a ``";"`` inside one warning)."""
+    """The warnings of one row: a list/tuple as it is; a string is one note per line (``to_dict`` joins
+    a result's warnings by line breaks; parts joined by ``"; "`` cannot be told from a ``";"`` inside one
+    warning, so such a string stays one note)."""
     if cell is None or (isinstance(cell, float) and cell != cell):
         return []
     if isinstance(cell, list | tuple):
         return [str(w).strip() for w in cell if str(w).strip()]
-    text = str(cell).strip()
-    return [text] if text else []
+    return [line.strip() for line in str(cell).splitlines() if line.strip()]
 
 
 def row_warnings(df: pd.DataFrame) -> list[list[str]]:
@@ -300,14 +300,13 @@ def paper_table(results: Any, style: Style = "markdown", *, digits: int = 3, col
     if style == "markdown":
         lead = " ".join(x for x in (caption, interval) if x)
         return "\n\n".join([table] + ([lead] if lead else []) + numbered)
-    from softirr_stats.base._format import _escape
+    from softirr_stats.base._format import _escape, latex_notes
 
     if caption is not None and interval:
         caption = f"{caption.rstrip().rstrip('.')}. {interval}" if caption.strip() else interval
     elif interval:
         numbered.insert(0, interval)
-    foot = (r"\par\smallskip{\footnotesize " + " \\\\ ".join(_escape(n, "latex") for n in numbered) + "}"
-            if numbered else "")
+    foot = latex_notes(numbered)
     body = table + ("\n" + foot if foot else "")
     if caption is None and label is None:
         return body

@@ -92,7 +92,9 @@ def test_subclass_tables_add_their_columns():
 def test_to_latex_escapes_and_typesets():
     r = _boot()
     tex = r.to_latex()
-    assert tex.startswith(r"\begin{tabular}{lrrrrrrr}") and tex.endswith(r"\end{tabular}")
+    assert tex.startswith(r"\begin{tabular}{lrrrrrrr}")  # without a caption, the note follows the tabular
+    assert tex.endswith("\\end{tabular}\n" + r"\par\smallskip{\footnotesize Interval: 95\% bootstrap-percentile, "
+                        "B=1000, design=items.}")
     assert r"fleiss\_kappa & 0.472 & {}[0.407, 0.524] & 0.031" in tex
     assert r"95\% CI" in tex and r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex
     floated = r.to_latex(caption="Agreement of the three raters", label="tab:irr")
@@ -100,7 +102,61 @@ def test_to_latex_escapes_and_typesets():
         in floated
     assert r"\label{tab:irr}" in floated and floated.startswith(r"\begin{table}")
     neg = AgreementResult("scott_pi", -0.125, 0.4, 0.47, 10, 2).to_latex()
-    assert r"scott\_pi & $-$0.125 &" in neg
+    assert r"scott\_pi & $-$0.125 &" in neg and neg.endswith(r"\end{tabular}")  # nothing to note
+
+
+def test_to_latex_without_a_caption_keeps_the_warnings():
+    r = AgreementResult("cohen_kappa", 0.5, 0.75, 0.5, 40, 2, warnings=("2 items dropped; see --categories",))
+    tex = r.to_latex()
+    assert tex.endswith(r"\par\smallskip{\footnotesize Warnings: 2 items dropped; see -{}-categories.}")
+    labelled = r.to_latex(label="tab:k")
+    assert labelled.endswith("-{}-categories.}\n" + r"\end{table}") and r"\label{tab:k}" in labelled
+    captioned = r.to_latex(caption="Kappa")
+    assert r"\caption{Kappa. Warnings: 2 items dropped; see -{}-categories.}" in captioned
+
+
+def test_a_test_of_h0_is_shown_wherever_the_result_is():
+    r = AgreementResult("fleiss_kappa", 0.3, 0.6, 0.43, 60, 3).with_test(
+        2.9, 0.01, "permutation (labels permuted within raters), B=99")
+    said = "permutation (labels permuted within raters), B=99: z = 2.900, p = 0.010"
+    assert repr(r) == "AgreementResult(fleiss_kappa = 0.300, z=2.900, p=0.010, items=60, raters=3)"
+    assert said in str(r) and said in r.to_markdown() and said in r._repr_html_()
+    assert "| z | p |" in r.to_markdown() and "| 2.900 | 0.010 |" in r.to_markdown()
+    assert "z & p" in r.to_latex() and said in r.to_latex()
+    plain = AgreementResult("fleiss_kappa", 0.3, 0.6, 0.43, 60, 3)
+    assert "z" not in plain.to_markdown().split("\n")[0] and "p=" not in repr(plain)
+
+
+def test_repr_names_b_only_for_a_bootstrap_interval():
+    r = AgreementResult("span_f1", 0.6, 0.6, 0.0, 20, 2).with_interval(
+        0.5, 0.7, 0.05, 0.95, "jackknife-t-logit", bootstrap_n=200)
+    assert "B=" not in repr(r) and "B=" not in str(r) and "B=" not in r.to_markdown()
+    assert "95% jackknife-t-logit" in repr(r)
+
+
+def test_to_dict_keeps_warnings_whole_and_to_json_is_strict():
+    import json
+
+    texts = ("analytic interval: upper limit truncated at 1; see docs", "q = 3 categories; declare them")
+    r = AgreementResult("cohen_kappa", float("nan"), 1.0, 1.0, 4, 2, warnings=texts)
+    assert tuple(r.to_dict()["warnings"].splitlines()) == texts
+    assert math.isnan(r.to_dict()["value"])  # to_dict keeps nan as a float
+
+    def refuse(token):
+        raise ValueError(token)
+
+    doc = json.loads(r.to_json(), parse_constant=refuse)
+    assert doc["value"] is None and doc["warnings"] == list(texts)
+
+
+def test_to_dict_records_the_bootstrap_settings_that_change_the_interval():
+    x = np.random.default_rng(0).integers(0, 3, (30, 3))
+    strata = np.arange(30) % 2
+    r = sis.fleiss_kappa(x, ci=sis.Bootstrap(n=50, seed=0, generator="numpy", strata=strata))
+    assert r.to_dict()["bootstrap_generator"] == "numpy"
+    full = r.to_dict(details=True)
+    assert full["bootstrap_strata"] == "per-item codes (30 items)" and full["bootstrap_few_units"] == "t"
+    assert full["bootstrap_method"] == "auto" and "bootstrap_cluster" not in full
 
 
 def test_reporting_tables_of_a_sensitivity_frame():
@@ -289,3 +345,15 @@ def test_visible_text_display_text_and_short_reprs():
     assert shown[0].endswith("' (1000000 characters)") and shown[1].endswith(" ' (1000001 characters)")
     assert max(map(len, shown)) < 100
     assert short_reprs(["cafe", "cafe "]) == ["'cafe'", "'cafe '"]
+
+
+def test_latex_notes_compile_after_a_line_break():
+    """A note opening with "[2]" after "\\\\" read as a length (! Illegal unit of measure); "--" typeset a dash."""
+    df = pd.DataFrame({"coefficient": ["fleiss_kappa", "gwet_ac1"], "value": [0.41, 0.52], "ci_low": [0.3, 0.42],
+                       "ci_high": [0.52, 0.62], "level": 0.95, "ci_method": "analytic",
+                       "warnings": [("q = 3 categories (on the command line: --categories A,B,C)",), ("other",)]})
+    tex = reporting.paper_table(df, "latex")
+    assert "\\\\ [" not in tex
+    assert (r"\par\smallskip{\footnotesize Intervals: 95\% analytic. \\{} [1] q = 3 categories (on the command "
+            r"line: -{}-categories A,B,C) \\{} [2] other}") in tex
+    assert "-{}-" not in reporting.to_latex(pd.DataFrame({"coefficient": ["a"], "value": [float("nan")]}))
