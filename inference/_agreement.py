@@ -17,10 +17,17 @@ from softirr_stats.models import MODEL_NAMES, encode_annotations, find_model, pa
 __all__ = ["PROFILE_MODES", "SVI_SOFT_WARNING", "annotator_agreement"]
 
 
-def _similarity_name(similarity: Any, sim: Any) -> str:
+def _similarity_name(similarity: Any, sim: Any, data: Any = None) -> str:
+    """The similarity a result names: a matrix's, the resolved one's, else the one that scored a soft model's
+    pairs (``PairScores.similarity``; ``"scores"`` for scores given directly), else exact matching."""
     if isinstance(similarity, np.ndarray) or (hasattr(similarity, "shape") and not callable(similarity)):
         return "matrix"
-    return "identity" if sim is None else sim.name
+    if sim is not None:
+        return sim.name
+    if hasattr(data, "within_scores"):  # a soft model's pair scores: the measure that made them
+        name = getattr(data, "similarity", None)
+        return "matrix" if name == "similarity-matrix" else name or "scores"
+    return "identity"
 
 
 #: What ``annotator_agreement(..., model="soft", method="svi")`` warns without gold pairs, where
@@ -222,7 +229,8 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         calibrated-probability scores, which the widening repairs); fewer than ``MIN_GOLD`` gold
         pairs; the soft model's profile interval reaches beyond the posterior interval with
         ``profile_interval="report"``, or does not overlap it. The fit's own warnings (``ConvergenceWarning``, the score and
-        predictive checks) pass through.
+        predictive checks) pass through, and every warning raised by the fit and its checks is also kept in the
+        result's ``warnings`` (the one channel its tables and the command line number).
 
     Examples
     --------
@@ -239,6 +247,31 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     >>> again.value == r.value
     True
     """
+    with warnings.catch_warnings(record=True) as caught:  # the fit's and the checks' warnings: kept, then passed on
+        warnings.simplefilter("always")
+        res = _annotator_agreement(ann, similarity, model, method, level, seed, config=config, priors=priors,
+                                   n_chance=n_chance, groups=groups, gold=gold, predictive_check=predictive_check,
+                                   prior_check=prior_check, profile_interval=profile_interval, progress=progress,
+                                   **model_kwargs)
+    return _with_warnings(res, caught)
+
+
+def _with_warnings(res: AgreementResult, caught: list[warnings.WarningMessage]) -> AgreementResult:
+    """``res`` with the warnings raised while it was made in its ``warnings`` (once each, after its own lines),
+    each warning also re-issued where it was raised (the user's filters decide what is shown)."""
+    from dataclasses import replace
+
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    said = [" ".join(str(w.message).split()) for w in caught if issubclass(w.category, UserWarning)]
+    return replace(res, warnings=tuple(dict.fromkeys((*res.warnings, *said))))
+
+
+def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, level: float, seed: int, *,
+                         config: NutsConfig | SviConfig | None, priors: Any, n_chance: int | None, groups: Any,
+                         gold: Any, predictive_check: bool, prior_check: bool, profile_interval: str,
+                         progress: bool | None, **model_kwargs: Any) -> AgreementResult:
+    """:func:`annotator_agreement` without its warnings kept in the result."""
     from softirr_stats.inference._posterior import Posterior
 
     if isinstance(ann, Posterior):
@@ -267,7 +300,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
             warnings.warn(f"{judged.n} gold pairs: below {MIN_GOLD}, the fewest with which the soft model's "
                           "interval was measured to cover where the scores alone do not tell the equivalent "
                           "pairs apart (calibrated scores; docs/annotator_models.md, \"Gold pairs\"); judge more "
-                          "pairs", FitWarning, stacklevel=2)
+                          "pairs", FitWarning, stacklevel=user_stacklevel())
         data = pair_scores(ann, sim, n_chance=n_chance, groups=groups, seed=seed,
                            gold=None if judged is None else (judged.scores, judged.labels))
         details["n_gold"] = data.n_gold
@@ -278,7 +311,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         if method == "svi" and judged is None and not (profile_interval == "widen"
                                                        and post.model_kind.emission == "monotone"):
             # the widening (the default, monotone emission) repairs what this warns of: said otherwise
-            warnings.warn(SVI_SOFT_WARNING, FitWarning, stacklevel=2)
+            warnings.warn(SVI_SOFT_WARNING, FitWarning, stacklevel=user_stacklevel())
         draws = post.draws("kappa")
         observed = post.draws("pi_within")
         expected = post.draws("pi_chance")
@@ -338,7 +371,7 @@ def _result(post: Any, details: dict, coefficient: str, draws: np.ndarray, obser
         observed=float(np.mean(observed)), expected=float(np.mean(expected)),
         n_items=int(n_items), n_raters=int(n_raters), ci_low=float(lo), ci_high=float(hi),
         se=float(np.std(draws, ddof=1)) * factor, level=level,
-        ci_method=ci_method, similarity=_similarity_name(similarity, sim),
+        ci_method=ci_method, similarity=_similarity_name(similarity, sim, post.data),
         chance="model", n_pairs_scored=int(n_scored), warnings=notes, details=details)
 
 

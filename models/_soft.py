@@ -102,6 +102,9 @@ class PairScores:
     n_pairs_scored : int, default 0
         Label pairs the estimator newly scored to build these scores (each direction of a
         directional estimator counts; 0 for exact matching or a matrix).
+    similarity : str, optional
+        Name of the similarity that scored the pairs (``"indel"``, ``"similarity-matrix"``, ...;
+        :func:`pair_scores` sets it); ``None`` for scores given directly.
 
     Examples
     --------
@@ -124,6 +127,7 @@ class PairScores:
     gold_labels: np.ndarray | None = None
     rater_names: tuple | None = None
     n_pairs_scored: int = 0
+    similarity: str | None = None
 
     def __post_init__(self) -> None:
         ws = _as_1d(self.within_scores, "within_scores", np.float64)
@@ -700,4 +704,4 @@ def pair_scores(ann: Any, similarity: Any = None, *, n_chance: int | None = None
         within_items=items[first], chance_scores=chance.values, n_raters=codes.shape[1],
         n_items=codes.shape[0], within_groups=np.stack([gid[ca], gid[cb]], axis=1),
         group_names=names, gold_scores=gold_scores, gold_labels=gold_labels,
-        rater_names=rater_names, n_pairs_scored=within.n_scored + chance.n_scored)
+        rater_names=rater_names, n_pairs_scored=within.n_scored + chance.n_scored, similarity=sim.name)

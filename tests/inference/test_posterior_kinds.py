@@ -233,3 +233,31 @@ def test_models_table_loads_no_numpyro():
     code = ("import sys; from softirr_stats.models import ANNOTATOR_MODELS, MODEL_NAMES; "
             "assert 'numpyro' not in sys.modules and 'jax' not in sys.modules, sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_soft_fit_keeps_its_warnings_and_names_its_similarity():
+    """The fit's and the checks' warnings reach ``result.warnings`` (and still warn); a summary of the
+    posterior names the similarity that scored its pairs, not exact matching."""
+    import warnings as _warnings
+
+    import softirr_stats as sis
+    from softirr_stats.inference import SviConfig, annotator_agreement
+
+    rng = np.random.default_rng(0)
+    concepts = [["fever", "pyrexia", "high temperature"], ["cough", "coughing"], ["rash", "skin rash", "eruption"],
+                ["fatigue", "tiredness", "asthenia"], ["headache", "cephalalgia"]]
+    rows = []
+    for _ in range(40):
+        c = rng.integers(len(concepts))
+        rows.append([str(rng.choice(concepts[c if rng.random() < 0.75 else rng.integers(len(concepts))]))
+                     for _ in range(3)])
+    ann = sis.Annotations.from_wide(rows)
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always")
+        res = annotator_agreement(ann, similarity="indel", model="soft", method="svi", progress=False,
+                                  config=SviConfig(steps=150, num_draws=200))
+    raised = [" ".join(str(w.message).split()) for w in caught if issubclass(w.category, UserWarning)]
+    assert raised and set(raised) <= set(res.warnings)
+    assert "warning" in str(res) and res.to_dict()["warnings"]
+    again = annotator_agreement(res.details["posterior"], predictive_check=False, prior_check=False)
+    assert res.similarity == again.similarity == "indel"
