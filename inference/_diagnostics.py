@@ -109,11 +109,20 @@ class FitDiagnostics:
         return not self.caveats
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dict (nan stays nan; caveats a list)."""
+        """The fields as a dict (caveats a list); ``nan`` stays ``nan``, which ``json.dumps`` writes as
+        ``NaN`` (not JSON): :meth:`to_json` writes ``null``."""
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["caveats"] = list(self.caveats)
         out["sampler_warnings"] = list(self.sampler_warnings)
         return out
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """:meth:`to_dict` as strict JSON (``nan`` and infinities as ``null``)."""
+        import json
+
+        from softirr_stats.base._format import json_safe
+
+        return json.dumps(json_safe(self.to_dict()), indent=indent, allow_nan=False, default=str)
 
     def _repr_html_(self) -> str:
         """The diagnostics table and the caveat lines, for notebooks.

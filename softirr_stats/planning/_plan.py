@@ -135,10 +135,22 @@ class PlanResult:
         return self.grid.copy()
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly summary: the plan, its components, notes and grid rows."""
+        """A summary as plain containers: the plan, its components, notes and grid rows.
+
+        Undefined numbers stay ``nan`` (``json.dumps`` would write ``NaN``, which strict JSON parsers
+        refuse); :meth:`to_json` writes them as ``null``.
+        """
         return {"coefficient": self.coefficient, "design": self.design, "source": self.source, "unit": self.unit,
                 "n": self.n, "value": self.value, "components": dict(self.components), "notes": list(self.notes),
                 "grid": self.grid.to_dict(orient="records")}
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """:meth:`to_dict` as strict JSON (``nan`` and infinities as ``null``)."""
+        import json
+
+        from softirr_stats.base._format import json_safe
+
+        return json.dumps(json_safe(self.to_dict()), indent=indent, allow_nan=False, default=str)
 
     def _display(self) -> Any:
         df = self.grid

@@ -435,6 +435,9 @@ def test_diagnostics_hold_nuisance_elements_to_their_own_bound(ds_post):
     row = table.loc[f"max r_hat, nuisance ({d.worst_r_hat_nuisance})"]
     assert (row["target"], row["status"]) == ("<= 1.05", "ok")
     assert any(k.startswith("min bulk ESS, nuisance") for k in table.index)
+    import json
+
+    assert json.loads(FitDiagnostics("dawid_skene", "svi", 1, 300).to_json())["max_r_hat"] is None  # nan as null
     far = FitDiagnostics("soft_agreement", "nuts", 2, 500, max_r_hat=1.001, min_ess=900.0,
                          max_r_hat_nuisance=1.2, worst_r_hat_nuisance="intercept", n_transitions=1000)
     assert model_caveats(far) == ["Convergence: r_hat 1.200 for intercept (above 1.05, the bound for a weakly "

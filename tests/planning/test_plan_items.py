@@ -436,3 +436,17 @@ def test_plan_is_invariant_to_relabelling_and_scales_with_the_halfwidth(weights,
     assert a.components["a"] == pytest.approx(b.components["a"], rel=1e-7)
     n1, n2 = a.grid["n_items"]
     assert n2 >= n1 and abs(n2 - 4 * n1) <= 12  # a half-width halved: about four times the items (t, rounding)
+
+
+def test_to_json_is_strict_json():
+    """to_dict keeps nan (the grid's unused columns); to_json writes null, which strict parsers accept."""
+    import json
+
+    plan = sis.plan_items("cohen_kappa", halfwidth=0.1, assumed=dict(value=0.7, prevalence=[0.5, 0.5]))
+    assert any(v != v for v in plan.to_dict()["grid"][0].values())
+
+    def refuse(token):
+        raise ValueError(token)
+
+    doc = json.loads(plan.to_json(), parse_constant=refuse)
+    assert doc["n"] == plan.n and doc["grid"][0]["power"] is None
