@@ -212,7 +212,10 @@ def command(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rows = model_rows(res, ann, level)
-    said = [*fit.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught), *res.warnings]
+    raised = [*fit.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]
+    # the result keeps the fit's warnings too (without their category): each is listed once, as raised
+    bare = {" ".join(w.partition(": ")[2].split()) for w in raised}
+    said = [*raised, *(w for w in res.warnings if w not in bare)]
     seen += [w for w in dict.fromkeys(said) if w not in seen]
     # a caveat that repeats a warning listed above ("Fit warning: <the warning's text>") is said once
     listed = {w.split(": ", 1)[-1] for w in said}
