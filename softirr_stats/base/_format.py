@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pandas loads with the first table; formatting a number needs none
     import pandas as pd
 
-__all__ = ["display_text", "html_table", "format_interval", "format_number", "frame_table", "json_safe", "latex_notes",
+__all__ = ["display_text", "escape_text", "html_table", "format_interval", "format_number", "frame_table", "json_safe", "latex_notes",
            "latex_table", "level_text", "markdown_table", "render", "short_repr", "short_reprs", "visible_text"]
 
 Style = Literal["markdown", "latex"]
@@ -229,6 +229,17 @@ def _latex(text: str) -> str:
     text = visible_text(re.sub(r"[ \t]*(?:\r\n?|\n)[ \t\r\n]*", " ", text), keep="\t")  # no paragraph break
     out = "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
     return _LATEX_LIGATURE.sub(lambda m: m.group() + "{}", out)
+
+
+def escape_text(text: str, style: Style) -> str:
+    """``text`` for a Markdown or LaTeX document, shown as written (see :func:`_escape`).
+
+    Examples
+    --------
+    >>> escape_text("<b>x</b> --flag", "markdown"), escape_text("50% --flag", "latex")
+    ('&lt;b&gt;x&lt;/b&gt; --flag', '50\\\\% -{}-flag')
+    """
+    return _escape(text, style)
 
 
 def _escape(text: str, style: Style) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 import typer
 
 from softirr_stats.base._csvsafe import escape_cell, quoting_for
-from softirr_stats.base._format import json_safe
+from softirr_stats.base._format import display_text, json_safe, visible_text
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.cli._errors import fail, note, one_line, warn
 
@@ -63,13 +63,21 @@ class Notes:
 
 
 def _cell(v: Any, digits: int = 4) -> str:
+    """A cell of the terminal table: numbers rounded, text from the data with its control characters escaped
+    and cut beyond ``DISPLAY_CHARS`` (a label cannot clear the screen or repaint the table)."""
     if v is None:
         return ""
     if isinstance(v, list | tuple):
-        return "; ".join(map(str, v))
+        return display_text("; ".join(map(str, v)), None)
     if isinstance(v, float):
         return "" if math.isnan(v) else f"{v:.{digits}f}"
-    return str(v)
+    return display_text(v) if isinstance(v, str) else str(v)
+
+
+def _csv_text(v: Any) -> Any:
+    """A CSV cell: text with its control characters escaped, as ``softirr describe`` writes them (JSON keeps texts
+    exact); numbers as they are."""
+    return visible_text(v, keep="\t") if isinstance(v, str) else v
 
 
 def clean(v: Any) -> Any:
@@ -104,8 +112,8 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
         body = [[escape_cell(c) for c in columns]]
         for r in rows:  # names and labels from the data: a cell a spreadsheet would evaluate begins with "'"
             cells = [clean(r.get(c)) for c in columns]
-            body.append([escape_cell("" if v is None else "; ".join(map(str, v)) if isinstance(v, list) else v)
-                         for v in cells])
+            body.append([escape_cell(_csv_text("" if v is None else "; ".join(map(str, v)) if isinstance(v, list)
+                                               else v)) for v in cells])
         w = csv.writer(buf, lineterminator="\n", quoting=quoting_for(c for row in body for c in row))
         w.writerows(body)
         return buf.getvalue()
@@ -131,9 +139,11 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
             given = [r.get(c) for r in rows if r.get(c) is not None]
             if given and all(isinstance(v, int) and not isinstance(v, bool) for v in given):
                 df[c] = df[c].astype("Int64")
-        caption = title.rstrip(".") + "."
+        caption = visible_text(title.rstrip(".") + ".")
         text = (to_markdown(df, caption=caption) if fmt == "markdown" else to_latex(df, caption=caption))
         text = text.rstrip("\n") + "\n"
+        notes = Notes([_note_text(t, fmt) for t in notes.texts], [_note_text(t, fmt) for t in notes.read]) \
+            if notes else notes  # the notes quote labels and names from the data
         if notes and "warnings" not in df.columns:
             if fmt == "markdown":
                 text += "\nNotes:\n\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(notes.texts, 1)) + "\n"
@@ -149,6 +159,13 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
                 text += "\n" + "\n".join(f"% note: {t}" for t in rest) + "\n"
         return text
     raise ValueError(f"fmt must be one of csv, json, markdown, latex; got {fmt!r}")
+
+
+def _note_text(text: str, fmt: str) -> str:
+    """A note below a Markdown or LaTeX table, escaped for it (a label quoted in a note is text, not markup)."""
+    from softirr_stats.base._format import escape_text
+
+    return escape_text(text, "latex" if fmt == "latex" else "markdown")
 
 
 def _width() -> int:
@@ -197,7 +214,7 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
         dropped.append(heads.get(cols[-1], cols[-1]))
         cols.pop()
     console = Console(width=width, soft_wrap=False)
-    table = Table(title=escape(title), show_lines=False)
+    table = Table(title=escape(visible_text(title)), show_lines=False)
     for c in cols:
         num = numeric[c]
         breaks = c in wrap or (squeeze and not num)
@@ -211,7 +228,7 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
         tail.append(f"(columns left out to fit {width} characters: {', '.join(dropped)}; use --format csv or a "
                     "wider terminal)")
     for line in tail:
-        console.print(escape(line), soft_wrap=True)
+        console.print(escape(visible_text(line)), soft_wrap=True)
 
 
 def emit(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: str,

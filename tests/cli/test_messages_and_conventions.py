@@ -155,3 +155,20 @@ def test_every_json_output_is_strict_json(tmp_path, capsys):
         doc = _strict(out.read_text())
         assert doc, name
     assert "max_r_hat" in str(_strict((tmp_path / "model.json").read_text())["meta"])
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "markdown", "latex"])
+def test_escape_sequences_from_the_data_never_reach_the_terminal(tmp_path, capsys, monkeypatch, fmt):
+    """Every command's table, CSV and notes printed rater names and quoted labels raw: an ESC [2J in a label
+    could clear the screen and an OSC 8 sequence hide a link (describe was fixed on its own first)."""
+    monkeypatch.setenv("COLUMNS", "200")
+    rows = [(i, r, lab) for i in range(6) for r, lab in (("a", "x" if i % 2 else "y"),
+                                                          ("b\x1b]8;;http://evil.example\x1b\\B\x1b]8;;\x1b\\",
+                                                           "x" if i % 3 else "y\x1b[2J"))]
+    path = tmp_path / "esc.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    with pytest.raises(SystemExit):
+        main(["compare", str(path), "--reference", "a", "--bootstrap", "0", "-f", fmt])
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out and "\x1b" not in err
+    assert "x1b" in out + err  # shown by its escape, not dropped
