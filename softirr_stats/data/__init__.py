@@ -37,10 +37,10 @@ __getattr__, __dir__, __all__ = attach(__name__, {
              "softirr_stats.data._wide": ('layout_note',),
              "softirr_stats.data._describe": ('case_note',),
              "softirr_stats.data._cells": ('guess_roles',),
-             "softirr_stats.data._labels": ('decimal_comma_hint',)})  # not in __all__: guess_format for
+             "softirr_stats.data._labels": ('check_names', 'decimal_comma_hint',)})  # not in __all__: guess_format for
 # span_agreement, guessed_formats, layout_note and case_note for the command line's notes, guess_roles for the
 # refusal of a long DataFrame where a wide one is read, decimal_comma_hint
-# for the error of level='interval' on labels written with a decimal comma
+# for the error of level='interval' on labels written with a decimal comma, check_names for span tables' names
 
 if TYPE_CHECKING:
     from softirr_stats.data._annotations import (
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
         read_annotations,
         read_table,
     )
-    from softirr_stats.data._labels import LabelWarning, decimal_comma_hint
+    from softirr_stats.data._labels import LabelWarning, check_names, decimal_comma_hint
     from softirr_stats.data._readers import (
         ExportWarning,
         SpanRule,

@@ -229,7 +229,7 @@ def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None,
         raise TypeError(f"span column 'type' must hold strings; row {rows[keep][i]} has {typ[i]!r} "
                         f"({type(typ[i]).__name__})")
     types, type_code = _codes(typ) if typ.size else ((), np.zeros(0, dtype=np.int64))
-    from softirr_stats.data._labels import check_names
+    from softirr_stats.data import check_names
 
     for what, names in (("documents", documents), ("annotators", annotators), ("types", types)):
         if what in lookalikes:  # names that print alike ("PER" and "PER "): kept apart, counted
