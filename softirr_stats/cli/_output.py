@@ -19,7 +19,7 @@ from typing import Any
 import typer
 
 from softirr_stats.base._csvsafe import escape_cell, quoting_for
-from softirr_stats.base._format import display_text, json_safe, visible_text
+from softirr_stats.base._format import json_safe, visible_text
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.cli._errors import fail, note, one_line, warn
 
@@ -63,15 +63,15 @@ class Notes:
 
 
 def _cell(v: Any, digits: int = 4) -> str:
-    """A cell of the terminal table: numbers rounded, text from the data with its control characters escaped
-    and cut beyond ``DISPLAY_CHARS`` (a label cannot clear the screen or repaint the table)."""
+    """A cell of the terminal table: numbers rounded, text from the data with its control characters escaped (a
+    label cannot clear the screen or repaint the table; a command that shows labels cuts long ones itself)."""
     if v is None:
         return ""
     if isinstance(v, list | tuple):
-        return display_text("; ".join(map(str, v)), None)
+        return visible_text("; ".join(map(str, v)))
     if isinstance(v, float):
         return "" if math.isnan(v) else f"{v:.{digits}f}"
-    return display_text(v) if isinstance(v, str) else str(v)
+    return visible_text(v) if isinstance(v, str) else str(v)
 
 
 def _csv_text(v: Any) -> Any:

@@ -415,7 +415,7 @@ def test_cli_plan_assumed_and_pilot(tmp_path, capsys):
         assert "fleiss" in text
     with pytest.raises(SystemExit) as e:
         main(["plan", "--value", "0.6", "--prevalence", "0.3,0.7", "--halfwidth", "0"])
-    assert e.value.code == 2 and "halfwidth must be > 0" in capsys.readouterr().err
+    assert e.value.code == 2 and "--halfwidth must be positive" in capsys.readouterr().err  # named as typed
     with pytest.raises(SystemExit) as e:
         main(["plan", "--halfwidth", "0.1"])
     assert e.value.code == 2 and "pilot FILE" in capsys.readouterr().err
