@@ -358,9 +358,13 @@ class Cached(BaseEstimator):
 
         Returns the file's schema version (-1 for a new, empty file; 1 before versions were kept).
         """
-        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        (app,) = con.execute("PRAGMA application_id").fetchone()
-        (version,) = con.execute("PRAGMA user_version").fetchone()
+        con.execute("BEGIN")  # one snapshot: another process may create the tables and the id in between
+        try:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            (app,) = con.execute("PRAGMA application_id").fetchone()
+            (version,) = con.execute("PRAGMA user_version").fetchone()
+        finally:
+            con.execute("COMMIT")
         if not tables and app == 0:
             return -1  # a new, empty file
         legacy = app == 0 and tables == {"estimators", "scores"} and _columns_of_ours(con)  # before the version
