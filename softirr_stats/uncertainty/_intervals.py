@@ -227,6 +227,18 @@ def jackknife_acceleration(jack: np.ndarray) -> float:
     return float(np.sum(d**3) / den) if den > 0 else 0.0
 
 
+def _bias_correction(r: np.ndarray, estimate: float) -> float:
+    """BCa's ``z0``: the normal quantile of the share of the finite replicates ``r`` below the estimate.
+
+    Replicates equal to the estimate up to rounding are ties, counted half (a replicate that redraws the
+    data of the estimate is computed along another path and may differ from it in the last bits).
+    """
+    from scipy.special import ndtri
+
+    tol = 1e-12 * max(1.0, abs(estimate))
+    return float(ndtri((np.sum(r < estimate - tol) + np.sum(r <= estimate + tol)) / (2.0 * len(r))))
+
+
 def bca_interval(reps: np.ndarray, estimate: float, jack: np.ndarray, level: float) -> tuple[float, float, str]:
     """Bias-corrected and accelerated interval, following ``scipy.stats.bootstrap``.
 
@@ -259,12 +271,7 @@ def bca_interval(reps: np.ndarray, estimate: float, jack: np.ndarray, level: flo
     r = reps[np.isfinite(reps)]
     if len(r) == 0 or not math.isfinite(estimate):
         return math.nan, math.nan, "no finite replicates"
-    b = len(r)
-    # replicates equal to the estimate up to rounding are ties, counted half (a replicate that redraws the
-    # data of the estimate is computed along another path and may differ from it in the last bits)
-    tol = 1e-12 * max(1.0, abs(estimate))
-    prop = (np.sum(r < estimate - tol) + np.sum(r <= estimate + tol)) / (2.0 * b)
-    z0 = ndtri(prop)
+    z0 = _bias_correction(r, estimate)
     if not np.isfinite(z0):
         lo, hi = percentile_interval(r, level)
         return lo, hi, "BCa undefined (all replicates on one side of the estimate): percentile interval used"
@@ -320,8 +327,7 @@ def bca_p_value(reps: np.ndarray, estimate: float, jack: np.ndarray, null: float
     if len(r) == 0 or not (math.isfinite(estimate) and math.isfinite(null)):
         return math.nan
     b = len(r)
-    tol = 1e-12 * max(1.0, abs(estimate))
-    z0 = ndtri((np.sum(r < estimate - tol) + np.sum(r <= estimate + tol)) / (2.0 * b))
+    z0 = _bias_correction(r, estimate)
     if not np.isfinite(z0):
         return math.nan
     a = jackknife_acceleration(jack)
