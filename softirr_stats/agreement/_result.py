@@ -238,12 +238,11 @@ class AgreementResult:
         >>> doc["value"], doc["warnings"]
         (None, ['undefined; see why'])
         """
-        import json
 
-        from softirr_stats.base._format import json_safe
+        from softirr_stats.base._format import json_text
 
         out = {**self.to_dict(details=details), "warnings": list(self.warnings)}
-        return json.dumps(json_safe(out), indent=indent, allow_nan=False, default=str)
+        return json_text(out, indent=indent)
 
     def to_frame(self) -> "pd.DataFrame":
         """One-row tidy DataFrame of :meth:`to_dict` (unrounded)."""

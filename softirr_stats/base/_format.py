@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pandas loads with the first table; formatting a number needs none
     import pandas as pd
 
-__all__ = ["display_text", "escape_text", "html_table", "format_interval", "format_number", "frame_table", "json_safe", "latex_notes",
+__all__ = ["display_text", "escape_text", "html_table", "format_interval", "format_number", "frame_table", "json_safe", "json_text", "latex_notes",
            "latex_table", "level_text", "markdown_table", "render", "short_repr", "short_reprs", "visible_text"]
 
 Style = Literal["markdown", "latex"]
@@ -57,6 +57,19 @@ _HEADERS = {"coefficient": "Coefficient", "similarity": "Similarity", "chance": 
             "warnings": "Warnings", "n_pairs_scored": "Pairs scored"}
 _PAPER_COLUMNS = ("coefficient", "similarity", "chance", "value", "ci", "se", "n_items", "n_raters")
 _DEFAULTS = {"similarity": "identity", "chance": "exact"}
+
+
+def json_text(v: Any, indent: int | None = 2) -> str:
+    """``v`` as strict JSON text: :func:`json_safe` (nan as null), then ``json.dumps`` refusing any nan left.
+
+    Examples
+    --------
+    >>> json_text({"z": float("nan"), "n": 3}, indent=None)
+    '{"z": null, "n": 3}'
+    """
+    import json
+
+    return json.dumps(json_safe(v), indent=indent, allow_nan=False, default=str)
 
 
 def json_safe(v: Any) -> Any:

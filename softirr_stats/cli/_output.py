@@ -7,7 +7,6 @@ refers to its notes by number. Terminal tables fit the terminal: secondary colum
 dropped, in order, until the table fits.
 """
 
-import json
 import math
 import os
 import shlex
@@ -19,7 +18,7 @@ from typing import Any
 import typer
 
 from softirr_stats.base._csvsafe import escape_cell, quoting_for
-from softirr_stats.base._format import json_safe, visible_text
+from softirr_stats.base._format import json_safe, json_text, visible_text
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.cli._errors import fail, note, one_line, warn
 
@@ -121,8 +120,7 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
         from softirr_stats.base._device import compute_record
 
         meta = {**(meta or {}), "compute": compute_record()}  # device, JAX backend, models and dtypes
-        payload = clean({"title": title, "meta": meta, "results": rows})
-        return json.dumps(payload, indent=2, default=str, allow_nan=False) + "\n"
+        return json_text({"title": title, "meta": meta, "results": rows}) + "\n"
     if fmt in ("markdown", "latex"):
         import pandas as pd
 

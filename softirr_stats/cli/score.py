@@ -10,7 +10,6 @@ batch is committed as it finishes: rerun the same command to resume an interrupt
 Heavy modules (jax, torch, ray) are imported inside the command only.
 """
 
-import json
 import math
 import sqlite3
 import time
@@ -171,11 +170,11 @@ def command(
         meta = {"file": [str(f) for f in files], "cache": str(cache), "coefficients": coefs, "chance": chance,
                 "seed": seed,
                 "batch_size": batch_size}
-        from softirr_stats.cli._output import clean
+        from softirr_stats.base._format import json_text
 
-        payload = clean({"meta": {**meta, "compute": compute_record()}, "runs": rows})  # nan as null, at every depth
+        payload = {"meta": {**meta, "compute": compute_record()}, "runs": rows}
         try:
-            json_out.write_text(json.dumps(payload, indent=2, default=str, allow_nan=False), encoding="utf-8")
+            json_out.write_text(json_text(payload), encoding="utf-8")  # nan as null, at every depth
         except OSError as err:
             fail(f"--json {json_out} cannot be written: {err.strerror or err}")
         typer.echo(f"wrote {json_out}", err=True)

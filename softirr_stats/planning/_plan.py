@@ -146,11 +146,10 @@ class PlanResult:
 
     def to_json(self, *, indent: int | None = None) -> str:
         """:meth:`to_dict` as strict JSON (``nan`` and infinities as ``null``)."""
-        import json
 
-        from softirr_stats.base._format import json_safe
+        from softirr_stats.base._format import json_text
 
-        return json.dumps(json_safe(self.to_dict()), indent=indent, allow_nan=False, default=str)
+        return json_text(self.to_dict(), indent=indent)
 
     def _display(self) -> Any:
         df = self.grid
