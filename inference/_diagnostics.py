@@ -43,7 +43,8 @@ class FitDiagnostics:
     n_chains, n_draws : int
         Chains and draws per chain (SVI: one "chain" of independent draws).
     max_r_hat : float
-        Largest split r_hat over every sampled and derived element but those of the
+        Largest rank-normalised split r_hat (Vehtari et al. 2021; ArviZ's ``method="rank"``)
+        over every sampled and derived element but those of the
         model's nuisance sites (nan for SVI or one short chain).
     min_ess : float
         Smallest bulk effective sample size over the same elements (SVI: the draws).

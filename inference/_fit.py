@@ -114,7 +114,7 @@ def resolve_progress(progress: bool | None) -> bool:
 
 
 def warn_rhat(post: Any, config: NutsConfig, stacklevel: int | None = None) -> list[tuple[str, float]]:
-    """Warn (:class:`ConvergenceWarning`) when an element's split r_hat is above its bound.
+    """Warn (:class:`ConvergenceWarning`) when an element's rank-normalised split r_hat is above its bound.
 
     The bound is ``config.rhat_threshold`` (1.01), and ``config.nuisance_rhat_threshold``
     (1.05) for the elements of the model kind's nuisance sites (the soft model's emission
@@ -126,7 +126,7 @@ def warn_rhat(post: Any, config: NutsConfig, stacklevel: int | None = None) -> l
     >>> import jax
     >>> from softirr_stats.inference import Posterior
     >>> rng = np.random.default_rng(0)
-    >>> drift = np.stack([rng.normal(0, 1, 200), rng.normal(0.5, 1, 200)])  # split r_hat 1.023
+    >>> drift = np.stack([rng.normal(0, 1, 200), rng.normal(0.5, 1, 200)])  # r_hat 1.024
     >>> post = Posterior(model_name="soft_agreement", kind="soft", data=None, method="nuts",
     ...                  samples_by_chain={"intercept": drift, "kappa": rng.normal(size=(2, 200))},
     ...                  priors=None, model_kwargs={}, extra={}, key=jax.random.key(0))

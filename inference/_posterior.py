@@ -9,10 +9,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
-from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 
 from softirr_stats.base._validation import check_level, check_positive_int
 from softirr_stats.inference._arviz import to_inference_data
+from softirr_stats.inference._convergence import rank_diagnostics
 from softirr_stats.inference._config import DEFAULT_LEVEL, PriorDominatedWarning, interval_columns
 from softirr_stats.inference._kinds import model_kind, unavailable
 from softirr_stats.inference._predictive_check import PredictiveCheck
@@ -235,7 +235,9 @@ class Posterior:
                                        + np.shape(arr)[1:])
 
     def _diagnostics(self, arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """r_hat and ESS of a (chain, draw, ...) array (NaN r_hat for SVI draws)."""
+        """Rank-normalised split r_hat and bulk ESS of a (chain, draw, ...) array, the estimators
+        the diagnostics' targets are set for (NaN r_hat for SVI draws; NaN both for a constant
+        element, fewer than 4 draws or a non-finite draw)."""
         arr = np.asarray(arr, dtype=np.float64)
         if self.method == "svi":
             shape = arr.shape[2:]
@@ -244,10 +246,9 @@ class Posterior:
             if self.num_draws_per_chain < 4:
                 shape = arr.shape[2:]
                 return np.full(shape, np.nan), np.full(shape, np.nan)
-            rhat = np.asarray(split_gelman_rubin(arr))
-            ess = np.asarray(effective_sample_size(arr))
-        const = np.all(arr == arr[:1, :1], axis=(0, 1))
-        return np.where(const, np.nan, rhat), np.where(const, np.nan, ess)
+            rhat, ess = rank_diagnostics(arr)
+        bad = np.all(arr == arr[:1, :1], axis=(0, 1)) | ~np.all(np.isfinite(arr), axis=(0, 1))
+        return np.where(bad, np.nan, rhat), np.where(bad, np.nan, ess)
 
     def _rhat_offenders(self, threshold: float,
                         nuisance_threshold: float | None = None) -> list[tuple[str, float]]:
