@@ -49,6 +49,7 @@ from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
 from softirr_stats.agreement._layout import RatingLayout, rating_layout
 from softirr_stats.agreement._statistic import Statistic
 from softirr_stats.base._batching import check_memory, rows_per_chunk
+from softirr_stats.base._device import current_device
 from softirr_stats.base._jax import jit, lazy_module, x64
 from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 from softirr_stats.data import Annotations
@@ -799,8 +800,9 @@ def products_on_host() -> bool:
     True when JAX's default backend is the CPU: there the sparse product (single-threaded, one
     pass over F's non-zeros per chunk) beats XLA's dense product, stays fast when the machine is
     oversubscribed (where a multi-threaded BLAS ``C @ F`` slows down tenfold) and compiles
-    nothing (docs/performance.md); with a GPU or TPU, JAX runs it. :data:`LARGE_BATCH_ROUTE`
-    overrides the choice.
+    nothing (docs/performance.md); with a GPU or TPU, JAX runs it. Inside ``use_device("cpu")``
+    (``--device cpu``) the work is on the CPU whatever JAX's default backend, so the host route is
+    taken; inside ``use_device("cuda")`` JAX's. :data:`LARGE_BATCH_ROUTE` overrides the choice.
 
     Examples
     --------
@@ -809,6 +811,9 @@ def products_on_host() -> bool:
     """
     if LARGE_BATCH_ROUTE is not None:
         return LARGE_BATCH_ROUTE == "host"
+    scoped = current_device()
+    if scoped != "auto":
+        return scoped == "cpu"
     global _DEFAULT_BACKEND
     if _DEFAULT_BACKEND is None:
         _DEFAULT_BACKEND = str(jax.default_backend())

@@ -283,6 +283,21 @@ def test_the_cpu_backend_chooses_the_host_route(monkeypatch):
     assert not _evaluator.products_on_host()
 
 
+def test_a_device_scope_decides_the_route_over_the_default_backend(monkeypatch):
+    """``use_device("cpu")`` after JAX started on a GPU runs the work on the CPU, so the sparse
+    host product is the one to take (the default backend, read once, said GPU)."""
+    from softirr_stats.base._device import use_device
+
+    monkeypatch.setattr(_evaluator, "LARGE_BATCH_ROUTE", None)
+    monkeypatch.setattr(_evaluator, "_DEFAULT_BACKEND", "gpu")
+    with use_device("cpu"):
+        assert _evaluator.products_on_host()
+    assert not _evaluator.products_on_host()
+    monkeypatch.setattr(_evaluator, "_DEFAULT_BACKEND", "cpu")
+    monkeypatch.setattr("softirr_stats.agreement._evaluator.current_device", lambda: "cuda")
+    assert not _evaluator.products_on_host()
+
+
 @pytest.mark.parametrize("n_units", [50, _bootstrap._ROW_BINCOUNT_UNITS + 3])
 def test_row_bincount_weights_equal_the_flat_draw(n_units):
     """The item weights (the stream itself) are unchanged: counts of the same uniform draws."""
