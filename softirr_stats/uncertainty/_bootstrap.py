@@ -1074,7 +1074,36 @@ def replicate_interval(reps: np.ndarray, estimate: float, cfg: Bootstrap, jackkn
         lo, hi, note = bca_interval(reps, estimate, jack, t_level(cfg.level, units, dof=dof))
     if method in ("bca", "bca-t") and "percentile interval used" in note:  # BCa fell back: say what was given
         method = "percentile"
+    few = few_replicates_note(int(np.isfinite(reps).sum()), cfg.level)
+    note = "; ".join(x for x in (note, few) if x)
     return float(lo), float(hi), method, note, details
+
+
+#: Fewest replicates expected beyond each bound of an interval (``(1 - level) / 2 * B``) before its
+#: ends are called seed-dependent: at 95% that is B >= 400, at 99% B >= 2000.
+MIN_TAIL_REPLICATES = 10
+
+
+def few_replicates_note(n_reps: int, level: float) -> str:
+    """A note when too few of ``n_reps`` replicates lie beyond each bound of a ``level`` interval
+    for its ends to be read to more than a digit (:data:`MIN_TAIL_REPLICATES`), else ``""``.
+
+    The bound is a tail order statistic of the replicates: with 5 beyond it (B = 200 at 95%),
+    a rerun with another seed moves it by a sizeable part of the interval's half-width.
+
+    Examples
+    --------
+    >>> few_replicates_note(2000, 0.95)
+    ''
+    >>> few_replicates_note(200, 0.95)
+    'only 5 bootstrap replicates lie beyond each bound of the 95% interval (B = 200): its ends change with the seed; use at least 400 replicates'
+    """
+    tail = (1.0 - level) / 2.0 * n_reps
+    if n_reps < 2 or tail + 1e-9 >= MIN_TAIL_REPLICATES:
+        return ""
+    need = math.ceil(MIN_TAIL_REPLICATES * 2.0 / (1.0 - level) - 1e-9)
+    return (f"only {tail:.3g} bootstrap replicates lie beyond each bound of the {100 * level:.3g}% interval "
+            f"(B = {n_reps}): its ends change with the seed; use at least {need} replicates")
 
 
 #: Coefficients bounded below by 0 (every other one is bounded above by 1 only).

@@ -237,3 +237,17 @@ def test_a_bca_interval_that_fell_back_to_the_percentile_is_named_so():
     r = sis.fleiss_kappa(rng.integers(0, 3, (30, 3)), ci=Bootstrap(n=2, seed=0))
     assert any("percentile interval used" in w for w in r.warnings)
     assert r.ci_method == "bootstrap-percentile"  # it said bootstrap-bca-t
+
+
+@pytest.mark.parametrize(("n", "level", "noted"), [(200, 0.95, True), (400, 0.95, False), (1000, 0.99, True),
+                                                   (2000, 0.99, False), (150, 0.9, True)])
+def test_an_interval_from_too_few_tail_replicates_says_so(n, level, noted):
+    """A bound resting on fewer than 10 replicates beyond it moves with the seed: the result says
+    so, with the B that would do (every bootstrap interval goes through replicate_interval)."""
+    ann = sis.Annotations.from_wide([["a", "a", "b"], ["b", "b", "b"], ["a", "b", "a"], ["a", "a", "a"]] * 10)
+    r = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=n, level=level, seed=0, method="percentile"))
+    said = [w for w in r.warnings if "lie beyond each bound" in w]
+    assert bool(said) == noted
+    if noted:
+        need = {0.95: 400, 0.99: 2000, 0.9: 200}[level]
+        assert f"(B = {n})" in said[0] and f"use at least {need} replicates" in said[0]
