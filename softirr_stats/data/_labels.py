@@ -12,7 +12,8 @@ Every reader funnels its distinct labels through here (``docs/unusual_input.md``
   a :class:`LabelWarning` counting them.
 - :func:`check_labels` (called by ``Annotations._from_cells``, under every constructor and
   reader): distinct text labels that look alike (Unicode forms, full-width letters, zero-width
-  characters, spaces at the ends) are kept apart and counted in a :class:`LabelWarning` naming
+  characters, spaces at the ends, letters of another script that print as Latin ones: a Cyrillic
+  ``а``, U+0430, in ``cafe``) are kept apart and counted in a :class:`LabelWarning` naming
   ``normalize=``; float labels that are whole numbers beyond 2**53 (where float64 holds only some
   integers, so neighbouring integers may have merged before the data reached softirr) are named, and
   so are labels that pandas or R would have read as missing values (:data:`MISSING_MARKERS`: "NA",
@@ -65,10 +66,10 @@ class LabelWarning(SoftIRRWarning):
 
     Raised when a column of numbers writes one number in two ways (``1.0`` and ``1``), when text
     labels look alike (``café`` in two Unicode forms, a trailing space, a zero-width character,
-    full-width letters), when float labels are whole numbers beyond 2**53, or when labels are texts
-    that pandas and R take for a missing value (``"NA"``, ``"null"``, ``"None"``: read as labels), or
-    when the labels are numbers some of which are written with a decimal comma (``"3,5"``: read as
-    categories unless ``decimal=","`` is given).
+    full-width letters, a Cyrillic ``а`` (U+0430) in a Latin word), when float labels are whole numbers
+    beyond 2**53, or when labels are texts that pandas and R take for a missing value (``"NA"``, ``"null"``,
+    ``"None"``: read as labels), or when the labels are numbers some of which are written with a decimal
+    comma (``"3,5"``: read as categories unless ``decimal=","`` is given).
 
     Examples
     --------
@@ -232,23 +233,117 @@ _SPACES_RE2 = _char_class(_SPACE_RANGES, re2=True) + "+"
 #: printable ASCII words separated by single spaces: a text that is its own printed form
 _PLAIN = "(?:[!-~]+(?: [!-~]+)*)?"
 _PLAIN_RE = re.compile(_PLAIN)
+#: letters of other scripts (and Latin small capitals) that print as a Latin letter does, as the Latin letter of the
+#: same case: from Unicode's confusables (UTS #39, https://www.unicode.org/Public/security/latest/confusables.txt,
+#: version 14.0.0), its letters whose prototype is one Latin letter and that are NFKC-stable, kept to those that print
+#: identically or nearly so in common fonts; the I-shaped capitals, whose prototype there is "l", fold to "I" (their
+#: twin: case is kept), and the small palochka, a dotless stroke, to "l".
+#: Left out as printed distinctly, or as letters of their own in real vocabularies: Greek alpha, gamma, iota, sigma,
+#: upsilon; Cyrillic ghe and soft sign; Latin dotless i (Turkish) and the IPA letters (script a and g, small capital I).
+#: Only texts that print alike are grouped: a vocabulary wholly in Cyrillic or Greek gets no warning.
+_LATIN_LOOKALIKES = str.maketrans({
+    # Cyrillic capitals: А В Е К М Н О Р С Т Х І Ј Ѕ Ү Ӏ (palochka) Ԝ Ѵ
+    "\u0410": "A", "\u0412": "B", "\u0415": "E", "\u041a": "K", "\u041c": "M", "\u041d": "H", "\u041e": "O",
+    "\u0420": "P", "\u0421": "C", "\u0422": "T", "\u0425": "X", "\u0406": "I", "\u0408": "J", "\u0405": "S",
+    "\u04ae": "Y", "\u04c0": "I", "\u051c": "W", "\u0474": "V",
+    # Cyrillic small letters: а е о р с у х і ј ѕ ԁ һ ӏ (palochka) ԛ ԝ ү ѵ
+    "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0443": "y", "\u0445": "x",
+    "\u0456": "i", "\u0458": "j", "\u0455": "s", "\u0501": "d", "\u04bb": "h", "\u04cf": "l", "\u051b": "q",
+    "\u051d": "w", "\u04af": "y", "\u0475": "v",
+    # Greek capitals: Α Β Ε Ζ Η Ι Κ Μ Ν Ο Ρ Τ Υ Χ; small letters: ο ν ρ
+    "\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0396": "Z", "\u0397": "H", "\u0399": "I", "\u039a": "K",
+    "\u039c": "M", "\u039d": "N", "\u039f": "O", "\u03a1": "P", "\u03a4": "T", "\u03a5": "Y", "\u03a7": "X",
+    "\u03bf": "o", "\u03bd": "v", "\u03c1": "p",
+    # Armenian: Օ Ս Տ հ ո ս օ
+    "\u0555": "O", "\u054d": "U", "\u054f": "S", "\u0570": "h", "\u0578": "n", "\u057d": "u", "\u0585": "o",
+    # Latin small capitals that print as the small letter: ᴄ ᴏ ᴜ ᴠ ᴡ ᴢ ꜱ
+    "\u1d04": "c", "\u1d0f": "o", "\u1d1c": "u", "\u1d20": "v", "\u1d21": "w", "\u1d22": "z", "\ua731": "s",
+})
+#: :data:`_LATIN_LOOKALIKES` as a lookup table of code points (identity up to its largest letter)
+_FOLD_TABLE = np.arange(max(_LATIN_LOOKALIKES) + 1, dtype=np.uint32)
+_FOLD_TABLE[list(_LATIN_LOOKALIKES)] = [ord(c) for c in _LATIN_LOOKALIKES.values()]
+
+
+def _odd_letters(texts: list[str]) -> dict[int, str]:
+    """The letters that print as Latin ones (:data:`_LATIN_LOOKALIKES`) found in some of ``texts`` but not in all,
+    each with its escape (``"\\u0430"``): what tells look-alike texts apart when their scripts differ."""
+    seen = [set(t).intersection(map(chr, _LATIN_LOOKALIKES)) for t in texts]
+    if not seen:
+        return {}
+    odd = set().union(*seen) - set.intersection(*seen)
+    if not odd and len({_unfolded_py(t) for t in texts}) > 1:  # the same letters, in other places ('аa', 'aа')
+        odd = set().union(*seen)
+    return {ord(c): f"\\u{ord(c):04x}" for c in odd}
+
+
+def _quoted_each(texts: list[str]) -> list[str]:
+    """Look-alike texts for a message: shortened around their difference (:func:`short_reprs`), with the invisible
+    characters that ``repr`` leaves as they are (fillers, variation selectors) and the letters of another script
+    that differ among them (:func:`_odd_letters`: ``'c\\u0430fe'`` next to ``'cafe'``) written as escapes too."""
+    odd = _odd_letters(texts)
+    return [_INVISIBLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), r).translate(odd)
+            for r in short_reprs(texts)]
 
 
 def _quoted(texts: list[str]) -> str:
-    """Look-alike texts for a message: shortened around their difference (:func:`short_reprs`), with the invisible
-    characters that ``repr`` leaves as they are (fillers, variation selectors) written as escapes too."""
-    return " and ".join(_INVISIBLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), r)
-                        for r in short_reprs(texts))
+    """:func:`_quoted_each`, joined by "and"."""
+    return " and ".join(_quoted_each(texts))
 
 
-def _skeleton_py(text: str) -> str:
+def _letters_phrase(letters: list[str]) -> str:
+    """``"a Cyrillic letter (U+0430)"``, ``"Greek letters (U+039F, U+03BF)"``: what ``letters`` are."""
+    kinds = sorted({"Latin small capital" if "SMALL CAPITAL" in unicodedata.name(c) else
+                    unicodedata.name(c).split()[0].title() for c in letters})
+    many = len(letters) > 1
+    article = "" if many else "an " if kinds[0][0] in "AEIOU" else "a "
+    return (f"{article}{' and '.join(kinds)} letter{'s' if many else ''} "
+            f"({', '.join(f'U+{ord(c):04X}' for c in letters)})")
+
+
+def _script_letters(groups: list[list[str]]) -> str:
+    """Which texts have letters of another script that print as Latin ones, in the first of ``groups`` whose texts
+    differ by such letters (``"'c\\u0430fe' has a Cyrillic letter (U+0430)"``); '' when no group does."""
+    group = next((g[:3] for g in groups if len({_unfolded_py(t) for t in g}) > 1), None)
+    if group is None:
+        return ""
+    odd = _odd_letters(group)
+    said = [f"{shown} has {_letters_phrase(letters)}"
+            for t, shown in zip(group, _quoted_each(group), strict=True)
+            if (letters := sorted({c for c in t if ord(c) in odd}))]
+    return "; ".join(said)
+
+
+def _unfolded_py(text: str) -> str:
+    """``text`` as it prints but for the letters of other scripts that look Latin (NFKC, invisible characters
+    dropped, white space as one space)."""
     text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     return _SPACES.sub(" ", text).strip(" ")
 
 
+def _skeleton_py(text: str) -> str:
+    return _unfolded_py(text).translate(_LATIN_LOOKALIKES)
+
+
+def _fold_letters(texts: list[str]) -> np.ndarray:
+    """Texts with the letters that print as Latin ones (:data:`_LATIN_LOOKALIKES`) written as those, by whole arrays:
+    the texts joined by NUL (which no printed form holds: it is invisible, so dropped) as one array of code points,
+    mapped through a lookup table (``str.translate`` with a table of other scripts' letters takes five times longer)."""
+    if not texts:
+        return np.zeros(0, dtype=object)
+    joined = "\x00".join(texts)
+    points = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    folded = np.where(points < _FOLD_TABLE.size, _FOLD_TABLE[np.minimum(points, _FOLD_TABLE.size - 1)], points)
+    if np.array_equal(folded, points):
+        return np.asarray(texts, dtype=object)
+    return np.asarray(folded.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass").split("\x00"),
+                      dtype=object)
+
+
 def _skeletons(texts: np.ndarray) -> np.ndarray:
     """Each text as it would look printed: NFKC, invisible characters (controls, format characters) dropped,
-    runs of white space as one space, no space at the ends. Both routes (pyarrow for many texts) give one answer."""
+    runs of white space as one space, no space at the ends, and letters of other scripts that print as Latin ones
+    (Cyrillic U+0430, Greek U+039F: :data:`_LATIN_LOOKALIKES`) as those. Both routes (pyarrow for many texts) give
+    one answer."""
     pa = _arrow(len(texts))
     if pa is not None:
         import pyarrow.compute as pc
@@ -257,10 +352,10 @@ def _skeletons(texts: np.ndarray) -> np.ndarray:
             arr = pc.utf8_normalize(pa.array(texts, type=pa.string()), "NFKC")
             arr = pc.replace_substring_regex(arr, _INVISIBLE_RE2, "")
             arr = pc.replace_substring_regex(pc.replace_substring_regex(arr, _SPACES_RE2, " "), "^ | $", "")
-            return np.asarray(arr.to_pylist(), dtype=object)
+            return _fold_letters(arr.to_pylist())
         except (pa.ArrowException, UnicodeEncodeError):
             pass
-    return np.fromiter(map(_skeleton_py, texts), dtype=object, count=len(texts))
+    return _fold_letters(list(map(_unfolded_py, texts)))
 
 
 def _groups(keys: np.ndarray, texts: np.ndarray) -> list[list[str]]:
@@ -282,9 +377,9 @@ def printed_forms(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> skel, plain = printed_forms(np.array(["yes", " yes", "caf\\u00e9", "yes\\x00"], dtype=object))
+    >>> skel, plain = printed_forms(np.array(["yes", " yes", "caf\\u00e9", "yes\\x00", "y\\u0435s"], dtype=object))
     >>> skel.tolist(), plain.tolist()
-    (['yes', 'yes', 'café', 'yes'], [True, False, False, False])
+    (['yes', 'yes', 'café', 'yes', 'yes'], [True, False, False, False, False])
     """
     plain = (_plain_arrow(texts) if _arrow(len(texts)) is not None else
              np.fromiter((_PLAIN_RE.fullmatch(t) is not None for t in texts), dtype=bool, count=len(texts)))
@@ -345,11 +440,17 @@ def _plain_arrow(texts: np.ndarray) -> np.ndarray:
 
 def _hint(groups: list[list[str]]) -> str:
     """What ``normalize=`` does for groups of look-alike texts."""
-    counts = {"NFC": 0, "NFKC": 0, None: 0}
+    counts = {"NFC": 0, "NFKC": 0, "letters": 0, None: 0}
     for g in groups:
         form = next((f for f in ("NFC", "NFKC") if len({unicodedata.normalize(f, t) for t in g}) == 1), None)
+        if form is None and len({_unfolded_py(t) for t in g}) > 1:
+            form = "letters"
         counts[form] += 1
     parts = [f"normalize={f!r} would merge {counts[f]} group(s)" for f in ("NFC", "NFKC") if counts[f]]
+    if counts["letters"]:
+        parts.append(f"{counts['letters']} group(s) differ by letters of another script that print like Latin ones "
+                     f"({_script_letters(groups)}), which normalize= does not change: write each label in one "
+                     "script in the file")
     if counts[None]:
         parts.append(f"{counts[None]} group(s) differ by spaces, control characters or invisible (zero-width) "
                      "characters, which normalize= does not change: clean those labels in the file")
@@ -468,7 +569,7 @@ def check_labels(uniques: list, kind: str) -> None:
                 one = True
             warnings.warn(
                 f"{n} text labels in {len(same)} group(s) are {'one number' if one else 'numbers float64 cannot tell apart'} "
-                f"written differently (e.g. {' and '.join(short_reprs(first[:3]))}): they are kept apart as distinct "
+                f"written differently (e.g. {_quoted(first[:3])}): they are kept apart as distinct "
                 "labels and do not count as agreement; a label column is read as numbers only when every label is a "
                 "plain decimal number written one way: write each number one way in the file",
                 LabelWarning, stacklevel=user_stacklevel())
@@ -494,7 +595,8 @@ def check_names(values: Any, what: str) -> None:
     """Warn about distinct names (item ids, rater names, span documents or types) that print alike but differ.
 
     ``values`` are distinct (an axis of the data); texts among them that differ only by spaces at the ends, runs of
-    white space, control or invisible characters, or their Unicode form (:func:`lookalike_groups`) are kept apart,
+    white space, control or invisible characters, their Unicode form, or letters of another script that print as
+    Latin ones (``ann`` and ``аnn`` with a Cyrillic ``а``, U+0430; :func:`lookalike_groups`) are kept apart,
     as two items or two raters, and counted in a :class:`LabelWarning` naming ``what``; nothing is changed.
     Letter case is not a look-alike here either. The work is on whole arrays of the distinct values.
 
@@ -522,9 +624,11 @@ def check_names(values: Any, what: str) -> None:
         return
     n, first = sum(len(g) for g in groups), groups[0]
     forms = [f for f in ("NFC", "NFKC") if any(len({unicodedata.normalize(f, t) for t in g}) == 1 for g in groups)]
+    letters = _script_letters(groups)
     warnings.warn(
         f"{n} {what} in {len(groups)} group(s) print alike but differ (e.g. {_quoted(first[:3])}): "
         f"they are kept apart as distinct {what}; if they are meant as one, write them one way in the file (they "
         "differ by spaces at the ends, control or invisible characters"
         + (f", or their Unicode form: unicodedata.normalize({forms[0]!r}, ...) makes them one" if forms else "")
+        + (f", or letters of another script that print like Latin ones: {letters}" if letters else "")
         + "); normalize= changes labels only", LabelWarning, stacklevel=user_stacklevel())

@@ -102,6 +102,10 @@ CASES = [
     ("unit separator", [("cafe\x1f", "cafe"), ("tea", "tea")], 3, "categorical", "spaces, control characters"),
     ("tag character", [("cafe\U000e0061", "cafe"), ("tea", "tea")], 3, "categorical", "spaces, control characters"),
     ("row23: case is not a look-alike", [("Cafe", "cafe"), ("tea", "tea")], 3, "categorical", None),
+    ("Cyrillic a in a Latin word", [("c\u0430fe", "cafe"), ("tea", "tea")], 3, "categorical",
+     "'c\\u0430fe' has a Cyrillic letter (U+0430)"),
+    ("Russian labels", [("\u0434\u0430", "\u043d\u0435\u0442"), ("\u0434\u0430", "\u0434\u0430")], 2, "categorical",
+     None),
     ("free text", [("fever", "pyrexia"), ("cough", "cough")], 3, "categorical", None),
 ]
 
@@ -272,9 +276,65 @@ def test_printed_forms_are_the_same_on_both_routes():
     assert _labels._skeletons(many).tolist() == [_labels._skeleton_py(t) for t in many]
 
 
+#: texts that print alike by a letter of another script, and what the warning says of them (the letter escaped)
+_SCRIPT_LOOKALIKES = [
+    (("c\u0430fe", "cafe"), "'c\\u0430fe' has a Cyrillic letter (U+0430)"),
+    (("\u0421AFE", "CAFE"), "'\\u0421AFE' has a Cyrillic letter (U+0421)"),
+    (("\u039fK", "OK"), "'\\u039fK' has a Greek letter (U+039F)"),
+    (("h\u0585me", "home"), "'h\\u0585me' has an Armenian letter (U+0585)"),
+    (("\u1d04at", "cat"), "'\\u1d04at' has a Latin small capital letter (U+1D04)"),
+    (("\u0441\u043e\u0440\u0435", "\u0441\u043e\u0440e"), "'\u0441\u043e\u0440\\u0435' has a Cyrillic letter (U+0435)"),
+    (("\u0441\u0430f\u0435", "cafe"), "'\\u0441\\u0430f\\u0435' has Cyrillic letters (U+0430, U+0435, U+0441)"),
+]
+
+
+@pytest.mark.parametrize("n_pad", [3, 5000], ids=["small vocabulary", "large vocabulary"])
+def test_letters_of_other_scripts_that_print_as_latin_are_named(tmp_path, n_pad):
+    """'cafe' and 'cafe' with a Cyrillic a (U+0430) were two labels without a word (alpha dropped): they print alike.
+    Named at every vocabulary size (5,000 Cyrillic labels next to them take the pyarrow route), with the letter
+    escaped so that the message shows the difference; the Cyrillic vocabulary itself is not warned about."""
+    pad = [(f"\u043c\u0435\u0442\u043a\u0430 {k}",) * 2 for k in range(n_pad)]  # "metka k", in Cyrillic
+    for pair, words in _SCRIPT_LOOKALIKES:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ann = sis.read_annotations(_csv(tmp_path, [*pad, pair]))
+        said = [str(w.message) for w in caught if issubclass(w.category, LabelWarning)]
+        assert len(ann.vocabulary) == n_pad + 2, pair  # kept apart: nothing changed
+        assert len(said) == 1 and "2 text labels in 1 group(s) look alike" in said[0], (pair, said)
+        assert words in said[0] and "write each label in one script" in said[0], (pair, said)
+
+
+@pytest.mark.parametrize("n_pad", [3, 5000], ids=["small vocabulary", "large vocabulary"])
+def test_a_vocabulary_wholly_in_another_script_is_not_a_look_alike(tmp_path, n_pad):
+    """Russian or Greek labels fold to look-alike keys too, but no two distinct texts share one: no warning."""
+    pad = [(f"\u043c\u0435\u0442\u043a\u0430 {k}", f"\u03b5\u03c4\u03b9\u03ba\u03ad\u03c4\u03b1 {k}")
+           for k in range(n_pad)]
+    words = [("\u0434\u0430", "\u043d\u0435\u0442"), ("\u043d\u0435\u0442", "\u043d\u0435\u0442"),
+             ("\u03bd\u03b1\u03b9", "\u039f\u03a7\u0399"), ("\u0421\u041e\u0420", "\u0441\u043e\u0440")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LabelWarning)
+        ann = sis.read_annotations(_csv(tmp_path, [*pad, *words]))
+        check_names(sorted({w for p in words for w in p}), "rater names")
+    assert len(ann.vocabulary) == 2 * n_pad + 6
+
+
+def test_skeletons_fold_the_same_letters_on_both_routes():
+    """The pyarrow route (from 4,096 texts) folds by one lookup over code points; Python's per text: one answer."""
+    letters = "".join(map(chr, _labels._LATIN_LOOKALIKES))
+    texts = np.asarray([f"{letters[k % len(letters)]}x{k}\u0301 " for k in range(4200)] + [letters], dtype=object)
+    assert _labels._arrow(len(texts)) is not None
+    fast = _labels._skeletons(texts)
+    assert fast.tolist() == [_labels._skeleton_py(t) for t in texts]
+    assert fast[-1].isascii() and fast[-1].isalpha()
+
+
 @pytest.mark.parametrize("text, what, expected", [
     ("item,rater,label\n1,a,x\n1 ,b,x\n2,a,y\n2,b,y\n", "item ids", ("'1' and '1 '", 3, 2)),
     ("item,rater,label\n1,a,x\n1\u200b,b,x\n2,a,y\n2,b,y\n", "item ids", ("'1' and '1\\u200b'", 3, 2)),
+    ("item,rater,label\nAB,a,x\n\u0410B,b,x\n2,a,y\n2,b,y\n", "item ids",
+     ("'\\u0410B' has a Cyrillic letter (U+0410)", 3, 2)),
+    ("item,rater,label\n1,ann,x\n1,\u0430nn,x\n2,ann,y\n2,\u0430nn,y\n", "rater names",
+     ("'ann' and '\\u0430nn'", 2, 2)),
     ("item,rater,label\n1,ann,x\n1,ann ,x\n2,ann,y\n2,ann ,y\n", "rater names", ("'ann' and 'ann '", 2, 2)),
     ("item,rater,label\n1,caf\u00e9,x\n1,cafe\u0301,x\n2,caf\u00e9,y\n2,cafe\u0301,y\n", "rater names",
      ("normalize('NFC'", 2, 2)),
