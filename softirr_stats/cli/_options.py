@@ -26,7 +26,7 @@ from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
     "CategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "given_flags",
-    "make_bootstrap", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
+    "make_bootstrap", "make_interval", "AnalyticOpt", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
 ]
 
@@ -87,6 +87,10 @@ BootstrapOpt = Annotated[int, typer.Option(help="bootstrap replicates B (0 = no 
 DesignOpt = Annotated[str, typer.Option(help=f"bootstrap design: {', '.join(DESIGNS)}")]
 MethodOpt = Annotated[str, typer.Option(help=f"interval method: {', '.join(METHODS)}")]
 LevelOpt = Annotated[float, typer.Option(help="interval level, in (0, 1)")]
+AnalyticOpt = Annotated[bool, typer.Option(
+    "--analytic", help="the analytic interval instead of the bootstrap: exact F for the ICCs, Fisher z for "
+                       "lin_ccc, the delta method for the chance-corrected coefficients (a row without one gets a "
+                       "note); takes --level, not --bootstrap/--design/--method")]
 SeedOpt = Annotated[int, typer.Option(help="random seed")]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help=f"output format: {', '.join(FORMATS)}")]
 DeviceOpt = Annotated[str, typer.Option(
@@ -287,7 +291,8 @@ def _flag_names(message: str) -> str:
 def cli_wording(message: str) -> str:
     """A library note or error worded for the command line: Python calls as the flags that do the same.
 
-    ``weights='linear'`` reads ``--similarity linear``, ``chance='exact'`` / ``chance=MonteCarlo(permutations=3)``
+    ``weights='linear'`` reads ``--similarity linear``, ``ci=softirr_stats.Bootstrap(...)`` reads ``--bootstrap N
+    without --analytic``, ``chance='exact'`` / ``chance=MonteCarlo(permutations=3)``
     read ``--chance exact`` / ``--chance mc:3``, the list of chance forms loses its Python objects, and the
     missing-ratings note keeps the peers' number but not the Python call that reproduces it (no flag keeps
     the complete items only). A message already worded for both (``on the command line: ...``) keeps its
@@ -300,6 +305,8 @@ def cli_wording(message: str) -> str:
     "chance must be one of exact, auto, mc:D, sampled:N; got 'x'"
     >>> cli_wording("use a smaller D (or chance='exact')")
     'use a smaller D (or --chance exact)'
+    >>> cli_wording("kendall_w has none; use ci=softirr_stats.Bootstrap(...)")
+    'kendall_w has none; use --bootstrap N without --analytic'
     >>> cli_wording("(0.2500 there: sis.cohen_kappa(ann.complete_items(), weights='linear'))")
     '(0.2500 there)'
     """
@@ -308,6 +315,7 @@ def cli_wording(message: str) -> str:
     message = re.sub(r" there: sis\.\w+\(ann\.complete_items\(\)(?:, weights='\w+')?\)\)", " there)", message)
     message = re.sub(r",? MonteCarlo\(permutations=D\) or SampledPairs\(n=\.\.\.\)", "", message)
     message = re.sub(r"\bweights='(\w+)'", r"--similarity \1", message)
+    message = re.sub(r"\bci=softirr_stats\.Bootstrap\(\.\.\.\)", "--bootstrap N without --analytic", message)
     message = re.sub(r"\bchance=MonteCarlo\(permutations=(\d+)[^)]*\)", r"--chance mc:\1", message)
     message = re.sub(r"\b(?:chance=)?SampledPairs\(n=([\d_]+)[^)]*\)",
                      lambda m: f"--chance sampled:{m.group(1).replace('_', '')}", message)
@@ -504,11 +512,39 @@ def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed:
         fail(f"invalid bootstrap options (--bootstrap/--design/--method/--level/--seed): {err}")
 
 
+#: the interval options ``--analytic`` replaces (Python names, as :func:`given_flags` takes them)
+BOOTSTRAP_ONLY = ("bootstrap", "design", "method")
+
+
+def make_interval(analytic: bool, bootstrap: int, design: str, method: str, level: float, seed: int) -> Any:
+    """``--analytic`` (an :class:`~softirr_stats.Analytic` at ``level``) or :func:`make_bootstrap`'s interval.
+
+    ``--analytic`` with ``--bootstrap``, ``--design`` or ``--method`` given on the command line is refused
+    naming both options: the analytic interval resamples nothing, and nothing given is silently ignored.
+    ``--seed`` stays allowed (it seeds ``--chance mc:D`` and ``--test``).
+    """
+    if not analytic:
+        return make_bootstrap(bootstrap, design, method, level, seed)
+    for flag in given_flags(*BOOTSTRAP_ONLY).values():
+        fail(f"{flag} is not used with --analytic (the analytic interval resamples nothing); leave out one of them")
+    check_probability(level, "--level", "0.95")
+    check_seed(seed)
+    import softirr_stats as sis
+
+    return sis.Analytic(level=level)
+
+
 def ci_title(ci: Any, bootstrap: int, design: str, method: str, level: float, seed: int,
              n_items: int | None = None) -> str:
-    """The interval part of a table title: level, method (``auto`` resolved for ``n_items``), B and design."""
+    """The interval part of a table title: level, method (``auto`` resolved for ``n_items``), B and design; or the
+    analytic interval's level (``--analytic``)."""
     if ci is None:
         return "point estimates, no interval (--bootstrap 0)"
+    from softirr_stats.uncertainty import Analytic
+
+    if isinstance(ci, Analytic):  # --analytic: nothing resampled
+        return (f"{ci.level:.0%} analytic intervals (exact F for the ICCs, Fisher z for lin_ccc, delta method "
+                "for the chance-corrected coefficients)")
     if method == "auto" and n_items is not None:
         from softirr_stats.uncertainty import resolve_method
 

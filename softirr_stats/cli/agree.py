@@ -20,6 +20,7 @@ from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     SIMILARITIES,
     WEIGHTS,
+    AnalyticOpt,
     BootstrapOpt,
     CacheOpt,
     CategoriesOpt,
@@ -50,7 +51,7 @@ from softirr_stats.cli._options import (
     check_similarities,
     check_writable,
     ci_title,
-    make_bootstrap,
+    make_interval,
     read,
     reader_options,
     resolve_measures,
@@ -85,6 +86,7 @@ def command(
     design: DesignOpt = "items",
     method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
+    analytic: AnalyticOpt = False,
     seed: SeedOpt = 0,
     fmt: FormatOpt = "table",
     json_out: JsonOpt = None,
@@ -110,7 +112,7 @@ def command(
         "--keep-going", help="exit 0 even when a coefficient cannot be computed for these data")] = False,
     device: DeviceOpt = "auto",
 ) -> None:
-    """Agreement coefficients (hard and soft) with bootstrap intervals for FILE.
+    """Agreement coefficients (hard and soft) with bootstrap intervals (or analytic ones, --analytic) for FILE.
 
     Errors go to stderr as one line; the exit status is 2 for bad options or input, 1 when a
     requested coefficient cannot be computed for the data (unless --keep-going).
@@ -128,7 +130,7 @@ def command(
         fail(f"--judgments {judgments} was drawn for --similarity {plan['similarity']}; give -m {plan['similarity']} "
              f"(got {', '.join(names)})")
     chances = chance_settings(chance, seed)
-    ci = make_bootstrap(bootstrap, design, method, level, seed)
+    ci = make_interval(analytic, bootstrap, design, method, level, seed)
     check_writable(json_out, "--json", [*files, judgments])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
@@ -145,9 +147,10 @@ def command(
     title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown_method, level, seed, ann.n_items)}"
     if judged is not None:
         title += f"; prediction-powered with {len(judged)} judged pairs ({judgments.name})"
+    interval = {"analytic": True} if analytic else {"bootstrap": bootstrap, "design": design, "method": method}
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "n_items": ann.n_items,
-            "n_raters": ann.n_raters, "n_labels": len(ann.vocabulary), "bootstrap": bootstrap, "design": design,
-            "method": method, "level": level, "seed": seed, "chance": [str(c) for c in split(chance) or ["exact"]],
+            "n_raters": ann.n_raters, "n_labels": len(ann.vocabulary), **interval, "level": level, "seed": seed,
+            "chance": [str(c) for c in split(chance) or ["exact"]],
             "judgments": str(judgments) if judgments else None, "test": test_method if test else None}
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,
             strict=True, read=notes)

@@ -13,6 +13,7 @@ from softirr_stats.cli._options import (
     LABEL_MODELS,
     SIMILARITIES,
     WEIGHTS,
+    AnalyticOpt,
     BootstrapOpt,
     CacheOpt,
     CategoriesOpt,
@@ -38,7 +39,7 @@ from softirr_stats.cli._options import (
     check_similarities,
     check_writable,
     cli_wording,
-    make_bootstrap,
+    make_interval,
     read,
     reader_options,
     resolve_measures,
@@ -73,6 +74,7 @@ def command(
     design: DesignOpt = "items",
     method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
+    analytic: AnalyticOpt = False,
     seed: SeedOpt = 0,
     judgments: Annotated[Path | None, typer.Option(
         "--judgments", help="human-judged label pairs: a filled sheet of `softirr judge plan` (its plan beside it) or "
@@ -104,7 +106,7 @@ def command(
     names = similarity_values(similarity, measure) or ["exact"]
     check_similarities(names, SIMILARITIES)
     chances = chance_settings(chance, seed)
-    ci = make_bootstrap(bootstrap, design, method, level, seed)
+    ci = make_interval(analytic, bootstrap, design, method, level, seed)
     if model is not None:
         check_choices([model], LABEL_MODELS, "--model")
     check_choices([model_method], ("nuts", "svi"), "--model-method")

@@ -13,6 +13,7 @@ from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     SIMILARITIES,
     WEIGHTS,
+    AnalyticOpt,
     BootstrapOpt,
     CacheOpt,
     CategoriesOpt,
@@ -43,7 +44,7 @@ from softirr_stats.cli._options import (
     check_similarities,
     check_writable,
     ci_title,
-    make_bootstrap,
+    make_interval,
     read,
     reader_options,
     resolve_measures,
@@ -79,6 +80,7 @@ def command(
     design: DesignOpt = "items",
     method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
+    analytic: AnalyticOpt = False,
     seed: SeedOpt = 0,
     fmt: FormatOpt = "table",
     json_out: JsonOpt = None,
@@ -105,7 +107,7 @@ def command(
     names = similarity_values(similarity, measure) or [plan.get("similarity") or "exact"]
     check_similarities(names, SIMILARITIES)
     chances = chance_settings(chance, seed)
-    ci = make_bootstrap(bootstrap, design, method, level, seed)
+    ci = make_interval(analytic, bootstrap, design, method, level, seed)
     check_writable(json_out, "--json", [*files, judgments, plot])
     check_writable(plot, "--plot", [*files, judgments])
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
@@ -120,8 +122,9 @@ def command(
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     shown = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI
     title = f"Sensitivity, {header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown, level, seed, ann.n_items)}"
-    meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "bootstrap": bootstrap,
-            "design": design, "method": method, "level": level, "seed": seed}
+    interval = {"analytic": True} if analytic else {"bootstrap": bootstrap, "design": design, "method": method}
+    meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), **interval, "level": level,
+            "seed": seed}
     if plot is not None:
         _plot(rows, plot, title)
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,

@@ -320,12 +320,16 @@ def _sensitivity_html(df: pd.DataFrame) -> str:
 
 def _labels_html(ann: Any, ci: Any) -> str:
     from softirr_stats import multilabel_agreement
+    from softirr_stats.uncertainty import Analytic, check_ci
 
+    none = isinstance(check_ci(ci), Analytic)  # an analytic request: the multi-label baseline has no variance
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = multilabel_agreement(ann, ci=ci) if ci is not None else multilabel_agreement(ann)
+        res = multilabel_agreement(ann, ci=ci) if ci is not None and not none else multilabel_agreement(ann)
     by = res.by_label.copy()
     ci_txt = "" if math.isnan(res.ci_low) else f" [{res.ci_low:.4f}, {res.ci_high:.4f}]"
+    if none:
+        ci_txt = " (no analytic interval: the multi-label baseline has none; a bootstrap gives one)"
     return (f'<p>Multi-label agreement (pooled baseline): <b>{res.value:.4f}</b>{_esc(ci_txt)}; observed '
             f"{res.observed:.4f}, expected {res.expected:.4f}, floor (minimum feasible agreement) {res.floor:.4f}.</p>"
             '<p class="note">One row per label: prevalence (share of ratings with the label), observed and '
@@ -660,7 +664,7 @@ def build_report(
         Names for :func:`softirr_stats.sensitivity` (default: its usual set for the data).
     chance : sequence
         Chance settings for the sensitivity table (the coefficients section shows the first).
-    ci : None, "analytic" or Bootstrap
+    ci : None, "analytic", Analytic or Bootstrap
     judgments : DataFrame, optional
         Columns ``label_a, label_b, judgment`` (judgment in [0, 1]); with the judging plan's
         ``q`` (and ``draws``) beside them (a judged :func:`softirr_stats.judging_plan` sheet),
@@ -737,10 +741,14 @@ def build_report(
     if wording is not None:  # the notes in the caller's words (the command line's flags)
         df = df.assign(warnings=df["warnings"].fillna("").astype(str).map(wording))
         warns = list(dict.fromkeys(map(wording, warns)))
+    from softirr_stats.uncertainty import Analytic
+
     if ci is None:
         ci_text = "point estimates, no interval"
     elif isinstance(ci, str):
         ci_text = f"{ci} intervals"
+    elif isinstance(ci, Analytic):  # its level is the one asked for (the string form is 0.95's)
+        ci_text = f"{ci.level:.0%} analytic intervals"
     else:
         from softirr_stats.uncertainty import resolve_method
 

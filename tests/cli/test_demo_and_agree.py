@@ -219,3 +219,95 @@ def test_na_values_without_reader_support_is_a_clean_error(tmp_path, monkeypatch
                         real(path, item=item, rater=rater, label=label))
     res = runner.invoke(app, ["agree", str(f), "--na-values", "NA"])
     assert res.exit_code == 2 and res.stderr.startswith("error: cannot read") and "--na-values is not an option" in res.stderr
+
+
+RATINGS = [[1, 2, 2], [3, 3, 3], [4, 5, 4], [2, 2, 1], [5, 5, 5], [1, 1, 2], [3, 4, 3], [2, 3, 2], [4, 4, 4],
+           [1, 1, 1], [2, 2, 3], [5, 4, 5]]
+
+
+def _ratings_csv(tmp_path):
+    f = tmp_path / "ratings.csv"
+    f.write_text("item,rater,label\n" + "".join(f"i{i},r{j},{v}\n" for i, row in enumerate(RATINGS)
+                                                for j, v in enumerate(row)))
+    return f
+
+
+def test_agree_analytic_gives_the_python_apis_analytic_intervals(tmp_path):
+    # --analytic did not exist: the exact-F interval of the ICCs and the delta-method SE of the chance-corrected
+    # coefficients (Python: ci="analytic") were out of the shell's reach
+    import softirr_stats as sis
+
+    f = _ratings_csv(tmp_path)
+    res = runner.invoke(app, ["agree", str(f), "--analytic", "--level", "0.9", "-c",
+                              "fleiss_kappa,krippendorff_alpha,icc2,icc1k,light_kappa,kendall_w", "-m",
+                              "exact", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    payload = json.loads(res.stdout)
+    assert payload["meta"]["analytic"] is True and not {"bootstrap", "design", "method"} & set(payload["meta"])
+    assert "90% analytic intervals" in payload["title"]
+    rows = {r["coefficient"]: r for r in payload["results"]}
+    ann = sis.read_annotations(f)
+    ci = sis.Analytic(level=0.9)
+    want = {"fleiss_kappa": sis.fleiss_kappa(ann, ci=ci), "krippendorff_alpha": sis.krippendorff_alpha(ann, ci=ci),
+            "icc2": sis.icc(ann, form="ICC2", ci=ci), "icc1k": sis.icc(ann, form="ICC1k", ci=ci)}
+    for name, py in want.items():
+        got = rows[name]
+        assert (got["value"], got["ci_low"], got["ci_high"]) == (py.value, py.ci_low, py.ci_high), name
+        assert got["ci_method"] == py.ci_method
+    assert rows["fleiss_kappa"]["se"] == want["fleiss_kappa"].se and rows["icc2"]["ci_method"] == "exact-F"
+    for name in ("light_kappa", "kendall_w"):  # no analytic interval: the value, and a note saying so
+        assert rows[name]["ci_low"] is None and rows[name]["value"] is not None
+        assert "no analytic interval" in rows[name]["warnings"], name
+        assert "--bootstrap N without --analytic" in rows[name]["warnings"] and "ci=" not in rows[name]["warnings"]
+
+
+def test_agree_analytic_weighted_rows_equal_the_python_api(tmp_path):
+    import softirr_stats as sis
+
+    f = _ratings_csv(tmp_path)
+    res = runner.invoke(app, ["agree", str(f), "--analytic", "-c", "fleiss_kappa,krippendorff_alpha", "-m",
+                              "quadratic", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["coefficient"]: r for r in json.loads(res.stdout)["results"]}
+    ann = sis.read_annotations(f)
+    for name, py in (("fleiss_kappa", sis.fleiss_kappa(ann, weights="quadratic", ci="analytic")),
+                     ("krippendorff_alpha", sis.krippendorff_alpha(ann, similarity="quadratic", ci="analytic"))):
+        assert (rows[name]["value"], rows[name]["ci_low"], rows[name]["ci_high"], rows[name]["se"]) == (
+            py.value, py.ci_low, py.ci_high, py.se), name
+
+
+@pytest.mark.parametrize("command", ["agree", "sensitivity", "report"])
+@pytest.mark.parametrize("given", [["--bootstrap", "200"], ["--design", "raters"], ["--method", "basic"],
+                                   ["--bootstrap", "0"]])
+def test_analytic_refuses_the_bootstrap_options_naming_both(tmp_path, command, given):
+    f = _ratings_csv(tmp_path)
+    res = runner.invoke(app, [command, str(f), "--analytic", *given, "-o" if command == "report" else "-f",
+                              str(tmp_path / "r.html") if command == "report" else "json"])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith(f"error: {given[0]} is not used with --analytic"), res.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_sensitivity_and_report_take_analytic(tmp_path):
+    import softirr_stats as sis
+
+    f = _ratings_csv(tmp_path)
+    res = runner.invoke(app, ["sensitivity", str(f), "--analytic", "-c", "fleiss_kappa,icc3", "--chance",
+                              "exact,sampled:40", "--seed", "2", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)["results"]
+    ann = sis.read_annotations(f)
+    fk = next(r for r in rows if r["coefficient"] == "fleiss_kappa" and r["chance"] == "exact")
+    py = sis.fleiss_kappa(ann, ci="analytic")
+    assert (fk["ci_low"], fk["ci_high"]) == (py.ci_low, py.ci_high)
+    icc3 = next(r for r in rows if r["coefficient"] == "icc3")
+    assert (icc3["ci_low"], icc3["ci_high"]) == (sis.icc(ann, form="ICC3", ci="analytic").ci_low,
+                                                 sis.icc(ann, form="ICC3", ci="analytic").ci_high)
+    sampled = next(r for r in rows if r["coefficient"] == "fleiss_kappa" and r["chance"] != "exact")
+    assert sampled["ci_low"] is None and "no analytic interval" in sampled["warnings"]
+    assert "--chance exact" in sampled["warnings"] and "chance='exact'" not in sampled["warnings"]
+    page = tmp_path / "r.html"
+    res = runner.invoke(app, ["report", str(f), "--analytic", "--level", "0.9", "-c", "fleiss_kappa", "-o",
+                              str(page)])
+    assert res.exit_code == 0, res.output
+    assert "90% analytic intervals" in page.read_text()

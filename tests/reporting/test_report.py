@@ -277,3 +277,16 @@ def test_the_pairwise_section_is_drawn_up_to_the_cap():
     rng = np.random.default_rng(1)
     ann = sis.Annotations.from_wide(rng.integers(0, 3, (15, _html.MAX_PAIRWISE_RATERS)).astype(str))
     assert "pairwise Cohen kappa heatmap" in _html._raters_html(ann, "exact", None)
+
+
+def test_an_analytic_request_states_its_level_and_the_multilabel_section_says_it_has_none():
+    # Analytic(level=0.9) was read as a bootstrap (ci.method: AttributeError), and any analytic request failed the
+    # page of set-valued labels (the multi-label baseline has no analytic variance)
+    ann = sis.Annotations.from_wide([[1, 2, 2], [3, 3, 3], [4, 5, 4], [2, 2, 1], [5, 5, 5], [1, 1, 2]])
+    page = build_report(ann, coefficients=["fleiss_kappa"], ci=sis.Analytic(level=0.9))
+    assert "90% analytic intervals" in page
+    sets = sis.Annotations.from_long(pd.DataFrame({
+        "item": [1, 1, 2, 2, 3, 3, 4, 4], "rater": ["a", "b"] * 4,
+        "label": [{"x"}, {"x", "y"}, {"y"}, {"y"}, {"x"}, {"z"}, {"x", "z"}, {"x", "z"}]}))
+    for ci in ("analytic", sis.Analytic(level=0.9)):
+        assert "no analytic interval: the multi-label baseline has none" in build_report(sets, ci=ci)
