@@ -19,7 +19,7 @@ from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.analysis._names": ("MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS", "coefficient_names",
-                                      "measure_names"),
+                                      "level_forms", "measure_names"),
     "softirr_stats.analysis._runner": ("Analysis", "READER_OPTIONS", "read_input",
                                        "resolve_measures", "run_analysis", "ModelFit", "run_model"),
     "softirr_stats.analysis._sensitivity": ("COLUMNS", "coefficient_registry", "sensitivity"),
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         MULTILABEL_COEFFICIENTS,
         SCORE_COEFFICIENTS,
         coefficient_names,
+        level_forms,
         measure_names,
     )
     from softirr_stats.analysis._runner import (

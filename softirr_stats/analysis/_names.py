@@ -5,7 +5,7 @@ Kept apart from the runner and the sensitivity table, which both read them, so t
 imports the other for a list of names.
 """
 
-__all__ = ["MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS", "coefficient_names", "measure_names"]
+__all__ = ["MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS", "coefficient_names", "level_forms", "measure_names"]
 
 # The multi-label baselines are statistics of the api layer (multilabel_agreement), not records of the
 # coefficient registry.
@@ -27,6 +27,20 @@ def coefficient_names() -> tuple[str, ...]:
     from softirr_stats.agreement import COEFFICIENTS
 
     return (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS, *SCORE_COEFFICIENTS)
+
+
+def level_forms() -> tuple[str, ...]:
+    """``NAME:LEVEL`` for each level of measurement of a registry coefficient that has them: the table (and the
+    CLI's ``-c``) runs ``krippendorff_alpha:ordinal`` as ``krippendorff_alpha(ann, level="ordinal")``.
+
+    Examples
+    --------
+    >>> level_forms()[:2]
+    ('krippendorff_alpha:nominal', 'krippendorff_alpha:ordinal')
+    """
+    from softirr_stats.agreement import COEFFICIENTS
+
+    return tuple(f"{name}:{level}" for name, rec in COEFFICIENTS.items() for level in rec.levels)
 
 
 def measure_names() -> tuple[str, ...]:

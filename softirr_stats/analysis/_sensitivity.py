@@ -30,6 +30,7 @@ from softirr_stats.analysis._names import (
     MULTILABEL_COEFFICIENTS,
     SCORE_COEFFICIENTS,
     coefficient_names,
+    level_forms,
 )
 from softirr_stats.api import estimate_point, estimate_with_interval
 from softirr_stats.data import Annotations
@@ -60,6 +61,7 @@ class CoefficientView:
     scores: bool = False  # a statistic of numeric scores (icc*, lin_ccc, kendall_w): its own public function
     analytic: bool = True
     record: Any = None
+    options: tuple[tuple[str, Any], ...] = ()  # fixed keyword options of the record's function (a level form's level)
 
     def estimate_point(self, ann: Any, **options: Any) -> tuple[AgreementResult, Any]:
         """``(result, statistic)``: the point estimate (no interval) and the statistic its interval uses."""
@@ -76,7 +78,25 @@ class CoefficientView:
         return estimate_point(self.record, ann, **options)
 
 
+def _level_view(name: str) -> CoefficientView | None:
+    """``krippendorff_alpha:ordinal``: the coefficient at that level (``level=``). Only the nominal level takes a
+    similarity (and judged pairs); ordinal alpha's chance is its own (it computes its metric from the counts)."""
+    base, _, level = name.partition(":")
+    rec = COEFFICIENTS.get(base)
+    if rec is None or level not in rec.levels:
+        return None
+    accepts = frozenset(rec.options) - {"level"}
+    if level != "nominal":
+        accepts -= {"similarity", "weights", "judgments"}
+    if level == "ordinal":
+        accepts -= {"chance"}
+    return CoefficientView(name, accepts, two_raters=rec.raters == "two", analytic=rec.analytic and level != "ordinal",
+                           record=rec, options=(("level", level),))
+
+
 def _view(name: str) -> CoefficientView | None:
+    if ":" in name:
+        return _level_view(name)
     rec = COEFFICIENTS.get(name)
     if rec is not None:
         return CoefficientView(name, frozenset(rec.options), two_raters=rec.raters == "two", analytic=rec.analytic,
@@ -97,8 +117,10 @@ def coefficient_registry() -> dict[str, CoefficientView]:
     >>> reg = coefficient_registry()
     >>> reg["cohen_kappa"].two_raters, "chance" in reg["fleiss_kappa"].accepts
     (True, True)
+    >>> reg["krippendorff_alpha:ordinal"].options, "similarity" in reg["krippendorff_alpha:ordinal"].accepts
+    ((('level', 'ordinal'),), False)
     """
-    return {name: view for name in coefficient_names() if (view := _view(name)) is not None}
+    return {name: view for name in (*coefficient_names(), *level_forms()) if (view := _view(name)) is not None}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,7 +294,9 @@ def sensitivity(
     coefficients : sequence of str, optional
         Names of public coefficient functions (``"cohen_kappa"``, ``"fleiss_kappa"``,
         ``"krippendorff_alpha"``, ``"gwet_ac1"``, ... and ``"multilabel_fleiss"``,
-        ``"multilabel_ac1"``, ``"multilabel_pabak"`` for set-valued labels). Default: Cohen,
+        ``"multilabel_ac1"``, ``"multilabel_pabak"`` for set-valued labels), or ``NAME:LEVEL`` for
+        Krippendorff's levels of measurement (``"krippendorff_alpha:ordinal"``: ``level="ordinal"``;
+        only the nominal level takes a similarity). Default: Cohen,
         Scott, alpha, AC1, Brennan-Prediger and percent agreement for two raters; Fleiss,
         Conger, alpha, AC1, Brennan-Prediger and percent agreement otherwise (plus the
         multi-label baselines for set-valued labels). A two-rater coefficient on data with
@@ -376,7 +400,7 @@ def sensitivity(
                     rows.append(_note_row(name, sim.label, label_ch, ann,
                                           f"skipped: {name} has no prediction-powered estimate (judgments=)"))
                     continue
-                kwargs = _similarity_kwargs(sim, spec, ann)
+                kwargs = {**_similarity_kwargs(sim, spec, ann), **dict(spec.options)}
                 if takes_chance:
                     kwargs["chance"] = ch
                 if "categories" in spec.accepts and categories is not None:
@@ -392,8 +416,9 @@ def sensitivity(
                     _add_note(rows[-1], f"{name} has its own chance term; chance {', '.join(unused)} not used")
                 if name == "krippendorff_alpha" and sim.label == "ordinal":
                     _add_note(rows[-1], "alpha with ordinal weights (Gwet's, rank distances), not Krippendorff's "
-                                        "ordinal alpha (a metric from the label frequencies), which the Python "
-                                        "API gives: krippendorff_alpha(ann, level='ordinal')")
+                                        "ordinal alpha (a metric from the label frequencies), which the command "
+                                        "line gives as -c krippendorff_alpha:ordinal (in Python: "
+                                        "krippendorff_alpha(ann, level='ordinal'))")
     df = pd.DataFrame(rows, columns=list(COLUMNS) + (list(PPI_COLUMNS) if judgments is not None else []))
     df.attrs["warnings"] = [r["_warnings"] for r in rows]  # each row's warnings, whole (the column joins them)
     totals = df.groupby("similarity", sort=False)["n_pairs_scored"].sum()

@@ -112,17 +112,19 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
         if str(r.get("chance")) != "exact":
             r["warnings"].append(f"--test: {r['coefficient']} is tested with exact chance only; got {r['chance']}")
             continue
-        fn = getattr(sis, str(r["coefficient"]), None)
-        if fn is None or r["coefficient"] not in sis.agreement.COEFFICIENTS:
+        base, _, level = str(r["coefficient"]).partition(":")  # krippendorff_alpha:ordinal: level="ordinal"
+        fn = getattr(sis, base, None)
+        if fn is None or base not in sis.agreement.COEFFICIENTS:
             r["warnings"].append(f"--test: no H0 test for {r['coefficient']}")
             continue
+        options = {"similarity": sims.get(r["similarity"]), **({"level": level} if level else {})}
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 if method == "analytic":
-                    res = fn(ann, similarity=sims.get(r["similarity"]), ci="analytic")
+                    res = fn(ann, **options, ci="analytic")
                 else:
-                    res = sis.permutation_test(fn, ann, n=TEST_PERMUTATIONS, seed=seed, similarity=sims.get(r["similarity"]))
+                    res = sis.permutation_test(fn, ann, n=TEST_PERMUTATIONS, seed=seed, **options)
         except (ValueError, TypeError) as err:
             r["warnings"].append(f"--test: {r['coefficient']}: {one_line(err)}")
             continue

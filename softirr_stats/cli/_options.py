@@ -24,7 +24,7 @@ from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
-    "CHANCE_HELP", "COEFFICIENTS", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
+    "CHANCE_HELP", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
     "CategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "given_flags",
     "make_bootstrap", "make_interval", "AnalyticOpt", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
@@ -33,12 +33,12 @@ __all__ = [
 
 def _lists() -> dict[str, tuple[str, ...]]:
     from softirr_stats.agreement import CHANCE_SYNTAX, WEIGHT_NAMES
-    from softirr_stats.analysis import coefficient_names, measure_names
+    from softirr_stats.analysis import coefficient_names, level_forms, measure_names
     from softirr_stats.data import INPUT_FORMATS
     from softirr_stats.models import ANNOTATOR_MODELS, MODEL_NAMES
     from softirr_stats.uncertainty import INTERVAL_METHODS
 
-    return {"coefficients": coefficient_names(), "measures": measure_names(), "weights": tuple(WEIGHT_NAMES),
+    return {"coefficients": coefficient_names(), "level_forms": level_forms(), "measures": measure_names(), "weights": tuple(WEIGHT_NAMES),
             "methods": tuple(INTERVAL_METHODS), "chance": tuple(CHANCE_SYNTAX), "input_formats": INPUT_FORMATS,
             "models": MODEL_NAMES,
             "label_models": tuple(n for rec in ANNOTATOR_MODELS.values() if not rec.soft for n in rec.names)}
@@ -46,6 +46,12 @@ def _lists() -> dict[str, tuple[str, ...]]:
 
 _L = _lists()
 COEFFICIENTS = _L["coefficients"]  # the coefficient registry's names, then the multi-label baselines
+#: ``NAME:LEVEL``, a coefficient at a level of measurement (``-c krippendorff_alpha:ordinal``: Krippendorff's ordinal
+#: alpha, ``level="ordinal"`` in Python); agree, sensitivity and report take them beside :data:`COEFFICIENTS`
+LEVEL_FORMS = _L["level_forms"]
+LEVEL_HELP = (f"{LEVEL_FORMS[0].partition(':')[0]}:LEVEL for Krippendorff's level of measurement "
+              f"({', '.join(f.partition(':')[2] for f in LEVEL_FORMS)}; -m ordinal gives Gwet's ordinal weights "
+              "instead)")
 MEASURES = _L["measures"]  # the estimators' names (equivalence.MEASURES)
 WEIGHTS = _L["weights"]
 SIMILARITIES = (*MEASURES, *WEIGHTS)  # agreement.SIMILARITY_NAMES: every name similarity= takes

@@ -18,6 +18,8 @@ from softirr_stats.cli._grid import (
 from softirr_stats.cli._options import (
     COEFFICIENTS,
     DEFAULT_LEVEL,
+    LEVEL_FORMS,
+    LEVEL_HELP,
     SIMILARITIES,
     WEIGHTS,
     AnalyticOpt,
@@ -75,8 +77,8 @@ def command(
     rater: RaterOpt = "rater",
     label: LabelOpt = "label",
     coefficient: Annotated[list[str] | None, typer.Option(
-        "--coefficient", "-c", help=f"coefficient(s), repeat or comma-separate: {', '.join(COEFFICIENTS)} "
-                                    "[default: krippendorff_alpha, or the plan's with --judgments]")] = None,
+        "--coefficient", "-c", help=f"coefficient(s), repeat or comma-separate: {', '.join(COEFFICIENTS)}, "
+                                    f"{LEVEL_HELP} [default: krippendorff_alpha, or the plan's with --judgments]")] = None,
     similarity: Annotated[list[str] | None, similarity_option(
         f"similarity (equivalence measure or weights), repeat or comma-separate: {', '.join(SIMILARITIES)}, "
         "NAME:MODEL, a JSON estimator spec or @spec.json [default: exact, or the plan's with --judgments]")] = None,
@@ -121,7 +123,7 @@ def command(
     check_choices([test_method], TEST_METHODS, "--test-method")
     judged, plan = load_judgments(judgments)
     coefs = split(coefficient) or [plan.get("coefficient") or "krippendorff_alpha"]
-    check_choices(coefs, COEFFICIENTS, "--coefficient")
+    check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     names = similarity_values(similarity, measure) or [plan.get("similarity") or "exact"]
     check_similarities(names, SIMILARITIES)
     if judged is not None and plan.get("similarity") and names != [plan["similarity"]]:
@@ -138,7 +140,8 @@ def command(
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     from softirr_stats.analysis import SCORE_COEFFICIENTS
 
-    label_coefs = [c for c in coefs if c not in SCORE_COEFFICIENTS]
+    # the statistics of scores, and alpha at a level other than nominal, have their own distance: no scale note
+    label_coefs = [c for c in coefs if c not in SCORE_COEFFICIENTS and c.partition(":")[2] in ("", "nominal")]
     said = [*scale_note(ann, names, WEIGHTS, label_coefs), *said]
     if test:
         said = [*said, add_tests(rows, ann, measures, method=test_method, seed=seed, judged=judged is not None)]

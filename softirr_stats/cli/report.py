@@ -11,6 +11,8 @@ from softirr_stats.cli._options import (
     COEFFICIENTS,
     DEFAULT_LEVEL,
     LABEL_MODELS,
+    LEVEL_FORMS,
+    LEVEL_HELP,
     SIMILARITIES,
     WEIGHTS,
     AnalyticOpt,
@@ -63,8 +65,8 @@ def command(
     rater: RaterOpt = "rater",
     label: LabelOpt = "label",
     coefficient: Annotated[list[str] | None, typer.Option(
-        "--coefficient", "-c", help="coefficient(s), repeat or comma-separate [default: the usual set for the "
-                                    "number of raters]")] = None,
+        "--coefficient", "-c", help=f"coefficient(s), repeat or comma-separate, as for agree; {LEVEL_HELP} "
+                                    "[default: the usual set for the number of raters]")] = None,
     similarity: Annotated[list[str] | None, similarity_option(
         f"similarities, repeat or comma-separate: {', '.join(SIMILARITIES)}, a JSON estimator spec or @spec.json "
         "[default: exact]")] = None,
@@ -117,7 +119,7 @@ def command(
     check_writable(output, "--output", [*files, judgments])
     coefs = split(coefficient) or None
     if coefs:
-        check_choices(coefs, COEFFICIENTS, "--coefficient")
+        check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     judged = None
     if judgments is not None:
         import pandas as pd

@@ -11,6 +11,8 @@ from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
     DEFAULT_LEVEL,
+    LEVEL_FORMS,
+    LEVEL_HELP,
     SIMILARITIES,
     WEIGHTS,
     AnalyticOpt,
@@ -69,8 +71,8 @@ def command(
     rater: RaterOpt = "rater",
     label: LabelOpt = "label",
     coefficient: Annotated[list[str] | None, typer.Option(
-        "--coefficient", "-c", help=f"coefficient(s), repeat or comma-separate: {', '.join(COEFFICIENTS)} "
-                                    "[default: the usual set for the number of raters]")] = None,
+        "--coefficient", "-c", help=f"coefficient(s), repeat or comma-separate: {', '.join(COEFFICIENTS)}, "
+                                    f"{LEVEL_HELP} [default: the usual set for the number of raters]")] = None,
     similarity: Annotated[list[str] | None, similarity_option(
         f"similarities (equivalence measures or weights), repeat or comma-separate: {', '.join(SIMILARITIES)}, "
         "NAME:MODEL, a JSON estimator spec or @spec.json [default: exact]")] = None,
@@ -114,7 +116,7 @@ def command(
         fail(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
     coefs = split(coefficient) or ([plan["coefficient"]] if plan.get("coefficient") else None)
     if coefs:
-        check_choices(coefs, COEFFICIENTS, "--coefficient")
+        check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)

@@ -248,3 +248,25 @@ def test_notes_where_an_option_means_less_than_its_name(text_data):
     notes = dict(zip(alpha["similarity"], alpha["warnings"], strict=True))
     assert "not Krippendorff's ordinal alpha" in notes["ordinal"] and "ordinal alpha" not in notes["identity"]
     assert alpha.attrs["warnings"][1][-1] == notes["ordinal"].split("; ")[-1]
+
+
+def test_level_forms_run_krippendorffs_levels():
+    """The table had no way to ask for Krippendorff's ordinal (interval, ratio) alpha: only similarities, and -m
+    ordinal is Gwet's ordinal weights."""
+    ann = sis.Annotations.from_wide([[1, 2, 2], [3, 3, 4], [1, 1, 1], [2, 3, 2], [4, 4, 3], [2, 2, 2], [5, 4, 5]])
+    names = [f"krippendorff_alpha:{level}" for level in ("nominal", "ordinal", "interval", "ratio")]
+    df = sensitivity(ann, coefficients=names, similarities=[None, "quadratic"], chance=["exact", "mc:5"])
+    for name in names:
+        level = name.partition(":")[2]
+        want = sis.krippendorff_alpha(ann, level=level).value
+        got = df[(df["coefficient"] == name) & (df["similarity"] == "identity") & (df["chance"] == "exact")]
+        assert got["value"].tolist() == [want], name
+    weighted = df[(df["similarity"] == "quadratic") & (df["chance"] != "monte_carlo(D=5)")].set_index("coefficient")
+    assert weighted.loc["krippendorff_alpha:nominal", "value"] == sis.krippendorff_alpha(
+        ann, similarity="quadratic").value  # the nominal level takes a similarity, as level="nominal" does
+    for name in names[1:]:  # the other levels are their own distance: a note row, never the similarity dropped
+        assert weighted.loc[name, "warnings"] == f"skipped: {name} takes no similarity or weights"
+    ordinal = df[df["coefficient"] == "krippendorff_alpha:ordinal"]
+    assert "chance monte_carlo(D=5) not used" in ordinal["warnings"].iloc[0]  # its chance is its own
+    with pytest.raises(ValueError, match="krippendorff_alpha:ordinal"):
+        sensitivity(ann, coefficients=["krippendorff_alpha:ordnial"])

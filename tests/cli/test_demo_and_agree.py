@@ -311,3 +311,38 @@ def test_sensitivity_and_report_take_analytic(tmp_path):
                               str(page)])
     assert res.exit_code == 0, res.output
     assert "90% analytic intervals" in page.read_text()
+
+
+def test_agree_gives_krippendorffs_ordinal_alpha_by_its_level(tmp_path):
+    # -c took no level: -m ordinal with alpha is Gwet's ordinal weights, and Krippendorff's ordinal alpha
+    # (krippendorff_alpha(ann, level="ordinal")) had no route from the shell
+    import krippendorff
+    import numpy as np
+
+    import softirr_stats as sis
+
+    rows = [[1, 2, 2, 1], [3, 3, 3, 4], [4, 5, 4, 4], [2, 2, 1, 2], [5, 5, 5, 4], [1, 1, 2, 1], [3, 4, 3, 3],
+            [2, 3, 2, 2], [4, 4, 4, 5], [1, 1, 1, 1], [2, 2, 3, None], [5, 4, 5, 5]]
+    f = tmp_path / "ordinal.csv"
+    f.write_text("item,rater,label\n" + "".join(f"i{i},r{j},{v}\n" for i, row in enumerate(rows)
+                                                for j, v in enumerate(row) if v is not None))
+    res = runner.invoke(app, ["agree", str(f), "-c", "krippendorff_alpha:ordinal,krippendorff_alpha:interval",
+                              "--bootstrap", "0", "--test", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    got = {r["coefficient"]: r for r in json.loads(res.stdout)["results"]}
+    ann = sis.read_annotations(f)
+    data = np.array([[np.nan if v is None else v for v in row] for row in rows], dtype=float).T  # raters x items
+    for level in ("ordinal", "interval"):
+        value = got[f"krippendorff_alpha:{level}"]["value"]
+        assert value == sis.krippendorff_alpha(ann, level=level).value
+        assert value == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement=level), abs=1e-12)
+        assert got[f"krippendorff_alpha:{level}"]["p_value"] is not None  # --test takes the level too
+    assert got["krippendorff_alpha:ordinal"]["value"] != sis.krippendorff_alpha(ann, similarity="ordinal").value
+    res = runner.invoke(app, ["agree", str(f), "-m", "ordinal", "--bootstrap", "0", "-f", "json"])
+    note = json.loads(res.stdout)["results"][0]["warnings"]
+    assert "not Krippendorff's ordinal alpha" in note and "-c krippendorff_alpha:ordinal" in note
+    res = runner.invoke(app, ["agree", str(f), "-c", "krippendorff_alpha:ordinal", "-m", "quadratic", "--bootstrap",
+                              "0"])
+    assert res.exit_code == 1 and "krippendorff_alpha:ordinal takes no similarity" in res.stderr
+    res = runner.invoke(app, ["agree", str(f), "-c", "krippendorff_alpha:ordnial"])
+    assert res.exit_code == 2 and "did you mean 'krippendorff_alpha:ordinal'" in res.stderr.lower()

@@ -19,7 +19,10 @@ def test_coefficients_are_the_registry_and_the_multilabel_baselines():
     )
 
     assert opts.COEFFICIENTS == (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS, *SCORE_COEFFICIENTS)
-    assert tuple(coefficient_registry()) == opts.COEFFICIENTS  # the sensitivity table runs the same names
+    # the sensitivity table runs the same names, and each level of measurement as NAME:LEVEL
+    assert opts.LEVEL_FORMS == tuple(f"{n}:{lv}" for n, rec in COEFFICIENTS.items() for lv in rec.levels)
+    assert "krippendorff_alpha:ordinal" in opts.LEVEL_FORMS
+    assert tuple(coefficient_registry()) == (*opts.COEFFICIENTS, *opts.LEVEL_FORMS)
     for name in opts.COEFFICIENTS:
         assert callable(getattr(sis, name, None)) or name.startswith("multilabel_") or name.startswith("icc")
 
