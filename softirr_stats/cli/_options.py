@@ -298,7 +298,8 @@ def cli_wording(message: str) -> str:
     """A library note or error worded for the command line: Python calls as the flags that do the same.
 
     ``weights='linear'`` reads ``--similarity linear``, ``ci=softirr_stats.Bootstrap(...)`` reads ``--bootstrap N
-    without --analytic``, ``chance='exact'`` / ``chance=MonteCarlo(permutations=3)``
+    without --analytic``, ``ci='analytic'`` reads ``--analytic``, ``design='items'`` reads ``--design items`` (the
+    designs the CLI lacks left out), ``level='ordinal'`` names ``-c krippendorff_alpha:ordinal``, ``chance='exact'`` / ``chance=MonteCarlo(permutations=3)``
     read ``--chance exact`` / ``--chance mc:3``, the list of chance forms loses its Python objects, and the
     missing-ratings note keeps the peers' number but not the Python call that reproduces it (no flag keeps
     the complete items only). A message already worded for both (``on the command line: ...``) keeps its
@@ -313,6 +314,13 @@ def cli_wording(message: str) -> str:
     'use a smaller D (or --chance exact)'
     >>> cli_wording("kendall_w has none; use ci=softirr_stats.Bootstrap(...)")
     'kendall_w has none; use --bootstrap N without --analytic'
+    >>> cli_wording("Bootstrap(design='raters') resamples raters and needs at least 3; got 2. Use design='items' "
+    ...             "(raters fixed) or 'cluster'")
+    '--design raters resamples raters and needs at least 3; got 2. Use --design items (raters fixed)'
+    >>> cli_wording("error: level='ratio' needs numeric labels; in Python: krippendorff_alpha(ann, level='ratio')")
+    "error: alpha's level ratio (-c krippendorff_alpha:ratio) needs numeric labels; in Python: krippendorff_alpha(ann, level='ratio')"
+    >>> cli_wording("named weights need categorical or numeric labels; use similarity= for sets")
+    'named weights need categorical or numeric labels; use -m jaccard (or another set measure) for sets'
     >>> cli_wording("(0.2500 there: sis.cohen_kappa(ann.complete_items(), weights='linear'))")
     '(0.2500 there)'
     """
@@ -321,7 +329,20 @@ def cli_wording(message: str) -> str:
     message = re.sub(r" there: sis\.\w+\(ann\.complete_items\(\)(?:, weights='\w+')?\)\)", " there)", message)
     message = re.sub(r",? MonteCarlo\(permutations=D\) or SampledPairs\(n=\.\.\.\)", "", message)
     message = re.sub(r"\bweights='(\w+)'", r"--similarity \1", message)
+    message = re.sub(r"ci must be None or softirr_stats\.Bootstrap\(\.\.\.\) for this statistic \(no analytic variance "
+                     r"is implemented\); got Analytic\([^)]*\)",
+                     "this statistic has no analytic variance; use --bootstrap N without --analytic", message)
     message = re.sub(r"\bci=softirr_stats\.Bootstrap\(\.\.\.\)", "--bootstrap N without --analytic", message)
+    message = re.sub(r"\bci='analytic'", "--analytic", message)
+    # the bootstrap designs: the CLI's --design takes items, raters, items+raters, bayesian (no cluster: it needs
+    # a cluster column beside the file)
+    message = re.sub(r"\bBootstrap\(design='([\w+]+)'\)", r"--design \1", message)
+    message = re.sub(r"\bdesign='items', 'cluster' or 'bayesian'", "--design items or --design bayesian", message)
+    message = re.sub(r"\bdesign='items' \(raters fixed\) or 'cluster'", "--design items (raters fixed)", message)
+    message = re.sub(r"\bdesign='([\w+]+)'", r"--design \1", message)
+    message = re.sub(r"\bsimilarity= for sets\b", "-m jaccard (or another set measure) for sets", message)
+    # a message's own subject (level='interval' needs numbers), not a note's Python call (in Python: ...(ann, level=...))
+    message = re.sub(r"(^|: |; )level='(\w+)'", r"\1alpha's level \2 (-c krippendorff_alpha:\2)", message)
     message = re.sub(r"\bchance=MonteCarlo\(permutations=(\d+)[^)]*\)", r"--chance mc:\1", message)
     message = re.sub(r"\b(?:chance=)?SampledPairs\(n=([\d_]+)[^)]*\)",
                      lambda m: f"--chance sampled:{m.group(1).replace('_', '')}", message)

@@ -37,6 +37,7 @@ from softirr_stats.cli._options import (
     check_probability,
     check_writable,
     ci_title,
+    cli_wording,
     given_flags,
     make_bootstrap,
     read,
@@ -359,7 +360,7 @@ def _cli_text(message: str) -> str:
     message = re.sub(r"\bci=softirr_stats\.Bootstrap\(\.\.\.\)", "--bootstrap N without --analytic", message)
     message = re.sub(r"\bpermutations=0\b", "--permutations 0", message)
     message = re.sub(r"\bmin_items_per_human\b", "--min-items-per-human", message)
-    return re.sub(r"\bscoring='neg_rmse'", "--scoring neg_rmse", message)
+    return cli_wording(re.sub(r"\bscoring='neg_rmse'", "--scoring neg_rmse", message))  # and the shared ones
 
 
 def _pooled(sis: Any, anns: list) -> Any:

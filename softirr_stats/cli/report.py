@@ -154,7 +154,7 @@ def command(
                                 seed=seed, source=file,
                                 judgments_path=judgments, command=command, wording=cli_wording, read_notes=seen)
         except (ValueError, TypeError) as err:
-            fail(f"cannot build the report: {err}", EXIT_DATA)
+            fail(f"cannot build the report: {cli_wording(str(err))}", EXIT_DATA)
     said = dict.fromkeys(f"{c.category.__name__}: {c.message}" for c in caught)
     say_read(seen)  # how the data were read: a note, unless it is a warning raised while reading
     for w in said:

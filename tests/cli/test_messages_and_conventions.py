@@ -172,3 +172,41 @@ def test_escape_sequences_from_the_data_never_reach_the_terminal(tmp_path, capsy
     out, err = capsys.readouterr()
     assert "\x1b" not in out and "\x1b" not in err
     assert "x1b" in out + err  # shown by its escape, not dropped
+
+
+def test_library_messages_reach_the_command_line_in_its_spelling(tmp_path, capsys):
+    # the library's remedies reached the terminal as Python keywords (use design='items', 'cluster' or 'bayesian';
+    # Bootstrap(design='raters'); icc2's exact-F interval (ci='analytic'); level='interval'), and 'cluster', which
+    # --design does not take
+    import json
+    import re
+
+    def _run(capsys, *args):
+        with pytest.raises(SystemExit) as ex:
+            main(list(args))
+        out, err = capsys.readouterr()
+        return ex.value.code, out, err
+
+    python_spelling = re.compile(r"\b(design|ci|level|similarity|weights|chance|method)=")
+    two = tmp_path / "two.csv"
+    two.write_text("item,rater,label\n" + "".join(f"i{i},r{j},{'abc'[(i + j * (i % 3 == 0)) % 3]}\n"
+                                                  for i in range(15) for j in (1, 2)))
+    scores = tmp_path / "scores.csv"
+    scores.write_text("item,rater,label\n" + "".join(f"i{i},r{j},{(i + j * (i % 2)) % 5 + 1}\n"
+                                                     for i in range(12) for j in range(4)))
+    for args, said in (
+        (["agree", str(two), "-c", "cohen_kappa", "--design", "raters", "--bootstrap", "50"],
+         "--design raters resamples raters and needs at least 3; got 2"),
+        (["agree", str(scores), "-c", "kendall_w,icc2", "--design", "raters", "--bootstrap", "50", "-f", "json"],
+         "use --design items or --design bayesian"),
+        (["compare", str(two), "--reference", "r1", "--design", "raters", "--bootstrap", "50"],
+         "Use --design items (raters fixed)"),
+        (["agree", str(two), "-c", "krippendorff_alpha:interval", "--bootstrap", "0"],
+         "(-c krippendorff_alpha:interval) needs numeric labels"),
+    ):
+        code, out, err = _run(capsys, *args)
+        assert code == 1, (args, err)
+        assert said in err and not python_spelling.search(err) and "'cluster'" not in err, err
+        if "json" in args:
+            notes = " ".join(r["warnings"] for r in json.loads(out)["results"])
+            assert "exact-F interval (--analytic)" in notes and not python_spelling.search(notes), notes
