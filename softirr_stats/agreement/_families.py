@@ -25,7 +25,7 @@ from softirr_stats.agreement._sampling import sample_per_rater, sample_pooled, s
 from softirr_stats.base._jax import namespace
 
 __all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics", "Indicator", "count_labels",
-           "count_table", "pair_sums_from_counts"]
+           "count_table", "pair_sums_from_counts", "coincidence_block"]
 
 
 @dataclass(frozen=True)
@@ -276,6 +276,42 @@ def _features_alpha(b: ItemBasics) -> Features:
     return [("N", b.r * ok), ("do_num", np.where(ok, b.r * d_sum / safe, 0.0)), ("nk", nk)]
 
 
+def _count_nonzeros(N: "np.ndarray | Indicator") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(item, label, count) of each non-zero of a count table, sorted by item, then label."""
+    if isinstance(N, Indicator):
+        return N.rows, N.cols, N.values
+    rows, cols = np.nonzero(N)
+    return rows, cols, N[rows, cols].astype(np.float64)
+
+
+def coincidence_block(N: "np.ndarray | Indicator", weight: np.ndarray) -> Indicator:
+    """Per item the upper triangle of ``2 w_i N_i N_i^T`` (``k < l``, width ``ks * ks``, column ``k ks + l``):
+    summed with item weights, it is the off-diagonal half of Krippendorff's coincidence matrix when
+    ``w_i = 1 / (r_i - 1)``. One non-zero per pair of distinct labels within an item (no pair list of ratings).
+
+    Examples
+    --------
+    >>> F = coincidence_block(np.array([[2, 1, 0], [0, 1, 1]]), np.array([0.5, 1.0]))
+    >>> F.dense().reshape(2, 3, 3)[0].tolist()
+    [[0.0, 2.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    """
+    from softirr_stats.agreement._layout import _within_item_pairs
+
+    rows, cols, vals = _count_nonzeros(N)
+    ks = N.shape[1]
+    first, second = _within_item_pairs(rows, np.bincount(rows, minlength=N.shape[0]))
+    item = rows[first]
+    return Indicator(rows=item, cols=cols[first] * ks + cols[second], n=N.shape[0], width=ks * ks,
+                     values=2.0 * weight[item] * vals[first] * vals[second], unique=True)
+
+
+def _features_alpha_ordinal(b: ItemBasics) -> Features:
+    ok = b.ok
+    weight = np.where(ok, b.r / (2.0 * np.where(ok, b.pair_count, 1.0)), 0.0)  # r_i / (2 pairs_i) = 1 / (r_i - 1)
+    N = b.label_counts()
+    return [("N", b.r * ok), ("nk", _row_scaled(N, ok.astype(np.float64))), ("coinc", coincidence_block(N, weight))]
+
+
 # Stage 1 from the matrix products G[name] = C @ F[name] (B rows), in the namespace of G: the
 # same quantities the family's segment-sum stage-1 kernel computes with unit rater weights
 # (tests/agreement/test_scale.py pins them equal on every family and route).
@@ -299,6 +335,17 @@ def _products_per_rater(G: dict[str, Any], nr: int, ks: int) -> dict[str, Any]:
 
 def _products_alpha(G: dict[str, Any], nr: int, ks: int) -> dict[str, Any]:
     return {"N": G["N"][:, 0], "do_num": G["do_num"][:, 0], "nk": G["nk"]}
+
+
+def _products_alpha_ordinal(G: dict[str, Any], nr: int, ks: int) -> dict[str, Any]:
+    from softirr_stats.agreement._kernels import ordinal_delta
+
+    xp = namespace(G["nk"])
+    nk = G["nk"]
+    delta = ordinal_delta(nk)  # (B, ks, ks): the replicate's metric from its own marginals
+    coinc = G["coinc"].reshape(G["coinc"].shape[0], ks, ks)  # upper triangle; delta is symmetric
+    return {"N": G["N"][:, 0], "do_num": xp.sum(delta * coinc, axis=(1, 2)),
+            "de_num": xp.einsum("bk,bkl,bl->b", nk, delta, nk), "nk": nk}
 
 
 def _resolve(fn: "str | Callable[..., Any]", module: str) -> Callable[..., Any]:
@@ -415,6 +462,7 @@ FAMILIES: dict[str, ChanceFamily] = {f.name: f for f in (
                  description="Krippendorff's D_o / D_e over pairable values, distance 1 - s"),
     ChanceFamily("alpha_ordinal", "stage1_alpha_ordinal", "finish_alpha_ordinal", "metric",
                  lambda ks, nr, g: 3 + ks * (ks + 1),
+                 features=_features_alpha_ordinal, from_products=_products_alpha_ordinal,
                  no_analytic="ordinal alpha's metric depends on the data, so no published linearised "
                              "variance applies",
                  description="Krippendorff's ordinal metric from the coincidence marginals"),

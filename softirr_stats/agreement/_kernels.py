@@ -24,7 +24,7 @@ from softirr_stats.base._jax import lazy_module, namespace
 jax = lazy_module("jax")  # imported at first use: the finish kernels also run on NumPy arrays
 jnp = lazy_module("jax.numpy")
 
-__all__ = ["KernelData", "Dims", "FinishContext", "combine"]
+__all__ = ["KernelData", "Dims", "FinishContext", "combine", "ordinal_delta"]
 
 
 class KernelData(NamedTuple):
@@ -112,11 +112,21 @@ def _rater_marginals(kd: KernelData, c: jax.Array, v: jax.Array, nr: int, ks: in
     return q, rv
 
 
-def _ordinal_delta(nk: jax.Array) -> jax.Array:
-    """Krippendorff's ordinal delta^2 from coincidence marginals (codes in rank order)."""
-    cum = jnp.cumsum(nk)
-    lo_c, hi_c = cum[:, None], cum[None, :]
-    n_lo, n_hi = nk[:, None], nk[None, :]
+def ordinal_delta(nk: jax.Array) -> jax.Array:
+    """Krippendorff's ordinal delta^2 from coincidence marginals (codes in rank order).
+
+    ``nk`` is (..., ks) (a batch of marginals gives a batch of ks x ks metrics), in NumPy or JAX.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ordinal_delta(np.array([2.0, 1.0, 1.0])).tolist()
+    [[0.0, 2.25, 6.25], [2.25, 0.0, 1.0], [6.25, 1.0, 0.0]]
+    """
+    xp = namespace(nk)
+    cum = xp.cumsum(nk, axis=-1)
+    lo_c, hi_c = cum[..., :, None], cum[..., None, :]
+    n_lo, n_hi = nk[..., :, None], nk[..., None, :]
     d = hi_c - lo_c + (n_lo - n_hi) / 2.0  # for k >= c: sum_{g=c}^{k} n_g - (n_c + n_k)/2
     return d**2  # symmetric in (c, k)
 
@@ -164,7 +174,7 @@ def stage1_alpha_ordinal(kd: KernelData, c: jax.Array, v: jax.Array, dims: Dims)
     ok = den > 0
     u, _ = _rating_totals(kd, v, dims.n)
     nk = jax.ops.segment_sum(c[kd.rating_item] * u * ok[kd.rating_item], kd.rating_s, num_segments=dims.ks)
-    delta = _ordinal_delta(nk)
+    delta = ordinal_delta(nk)
     out = _alpha_common(kd, c, v, dims.n, dims.ks, delta[kd.pair_sa, kd.pair_sb])
     out["de_num"] = nk @ delta @ nk
     return out

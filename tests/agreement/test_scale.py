@@ -168,8 +168,8 @@ def test_sparse_count_route_equals_dense_and_pair_list(family, weights, monkeypa
     slow_point, slow_batch = evaluate(prep), evaluate(prep, C)
     for key in ("value", "pa", "pe"):
         for a, b in ((dense_point, sparse_point), (dense_batch, sparse_batch), (dense_point, slow_point),
-                     (dense_batch, slow_batch)):
-            np.testing.assert_allclose(a[key], b[key], rtol=0, atol=1e-12)
+                     (dense_batch, slow_batch)):  # relative too: ordinal alpha's unscaled pe ~ -3e4
+            np.testing.assert_allclose(a[key], b[key], rtol=1e-14, atol=1e-12)
 
 
 # ------------------------------------------------------------------------- routes per family
@@ -218,7 +218,8 @@ def test_every_route_gives_the_same_stage_one(family, monkeypatch):
             assert "_gemm_F_sparse" in prep.__dict__
     for name, out in routes.items():
         for key in ("value", "pa", "pe"):
-            np.testing.assert_allclose(out[key], routes["fused"][key], rtol=0, atol=1e-12, err_msg=f"{family}: {name}")
+            np.testing.assert_allclose(out[key], routes["fused"][key], rtol=1e-14, atol=1e-12,  # ordinal pe ~ -2e4
+                                       err_msg=f"{family}: {name}")
 
 
 @pytest.mark.parametrize("family", ALL_FAMILIES)
