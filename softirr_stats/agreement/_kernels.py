@@ -282,8 +282,16 @@ def finish_alpha(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishCont
 
 
 def finish_alpha_ordinal(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
+    """Ordinal alpha = 1 - D_o / D_e. Its metric is in squared rank counts (thousands on a few
+    hundred ratings), so the observed and expected agreement are given as ``1 - D / delta_max``,
+    with ``delta_max`` the largest distance of the metric between two ranks the ratings used:
+    in [0, 1] like every other coefficient's, and alpha = (po - pe) / (1 - pe) still holds."""
     big_n = s1["N"]
-    return _alpha_value(s1["do_num"] / big_n, s1["de_num"] / (big_n * (big_n - 1.0)))
+    xp = namespace(big_n)
+    used = s1["nk"] > 0  # categories no rating took (or padding) are no extreme rank
+    top = xp.max(ordinal_delta(s1["nk"]) * (used[..., :, None] & used[..., None, :]), axis=(-2, -1))
+    top = xp.where(top > 0, top, 1.0)
+    return _alpha_value(s1["do_num"] / big_n / top, s1["de_num"] / (big_n * (big_n - 1.0)) / top)
 
 
 def finish_light(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:

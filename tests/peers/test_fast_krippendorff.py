@@ -209,3 +209,34 @@ def test_ratio_refuses_negative_values():
     the krippendorff package gives the same number. Ratio alpha measures from an absolute zero."""
     with pytest.raises(ValueError, match=r"level='ratio' needs values of at least 0 .* smallest value here is -3"):
         _alpha([[-2, -1, 3, 4, -3], [2, 1, 3, 5, -3]], level="ratio")
+
+
+def test_ordinal_alpha_reports_observed_and_expected_agreement_on_a_unit_scale():
+    """Ordinal alpha's metric is in squared rank counts: observed and expected agreement are
+    1 - D / delta_max (the largest distance between two ranks the ratings used), in [0, 1], and
+    alpha = (po - pe) / (1 - pe) as for every coefficient (they were 1 - D: -359 on 60 ratings)."""
+    data = np.array(DATA_C, dtype=float).T
+    r = sis.krippendorff_alpha(sis.Annotations.from_wide(data), level="ordinal")
+    assert 0.0 <= r.expected <= r.observed <= 1.0
+    assert (r.observed - r.expected) / (1.0 - r.expected) == pytest.approx(r.value, abs=1e-12)
+    # by hand: D_o and D_e from the coincidence matrix, the metric from its marginals
+    vals = sorted({v for v in data.ravel() if v == v})
+    o = np.zeros((len(vals), len(vals)))
+    for row in data:
+        got = [vals.index(v) for v in row if v == v]
+        if len(got) < 2:
+            continue
+        for i, a in enumerate(got):
+            for j, b in enumerate(got):
+                if i != j:
+                    o[a, b] += 1.0 / (len(got) - 1)
+    nk = o.sum(axis=1)
+    n = nk.sum()
+    cum = np.cumsum(nk)
+    delta = np.array([[(cum[max(c, k)] - cum[min(c, k)] + (nk[min(c, k)] - nk[max(c, k)]) / 2.0) ** 2
+                       for k in range(len(vals))] for c in range(len(vals))])
+    d_o = (o * delta).sum() / n
+    d_e = (np.outer(nk, nk) * delta).sum() / (n * (n - 1.0))
+    assert r.value == pytest.approx(1.0 - d_o / d_e, abs=1e-12)
+    assert r.observed == pytest.approx(1.0 - d_o / delta.max(), abs=1e-12)
+    assert r.expected == pytest.approx(1.0 - d_e / delta.max(), abs=1e-12)
