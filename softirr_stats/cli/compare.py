@@ -11,6 +11,8 @@ from softirr_stats.cli._errors import EXIT_DATA, fail
 from softirr_stats.cli._options import (
     COEFFICIENTS,
     DEFAULT_LEVEL,
+    LEVEL_FORMS,
+    LEVEL_HELP,
     MEASURES,
     CacheOpt,
     CategoriesOpt,
@@ -122,8 +124,8 @@ def command(
     rater: RaterOpt = "rater",
     label: LabelOpt = "label",
     coefficient: Annotated[list[str] | None, typer.Option(
-        "--coefficient", "-c", help=f"coefficient (two to compare two coefficients): {', '.join(COEFFICIENTS)} "
-                                    "[default: krippendorff_alpha; cohen_kappa with --reference]")] = None,
+        "--coefficient", "-c", help=f"coefficient (two to compare two coefficients): {', '.join(COEFFICIENTS)}, "
+                                    f"{LEVEL_HELP} [default: krippendorff_alpha; cohen_kappa with --reference]")] = None,
     similarity: Annotated[list[str] | None, similarity_option(
         f"similarity, an equivalence measure (two to compare two): {', '.join(MEASURES)}")] = None,
     measure: MeasureAliasOpt = None,
@@ -181,7 +183,7 @@ def command(
     check_format(fmt)
     check_writable(json_out, "--json", files)
     coefs = split(coefficient)
-    check_choices(coefs, COEFFICIENTS, "--coefficient")
+    check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     names = similarity_values(similarity, measure) or ["exact"]
     mode = _mode(files, groups, candidate, reference, leave_one_out, names, coefs)
     coefs = coefs or ["cohen_kappa" if mode == "--reference" else "krippendorff_alpha"]
@@ -311,7 +313,11 @@ def _check_options(mode: str, coefs: list[str], names: list[str], bootstrap: int
              "alone with softirr agree --bootstrap 0")
     from softirr_stats.analysis import SCORE_COEFFICIENTS
 
-    outside = [c for c in coefs if c not in REGISTRY]
+    outside = [c for c in coefs if _level_split(c)[0] not in REGISTRY]
+    leveled = [c for c in coefs if _level_split(c)[1].get("level", "nominal") != "nominal"]
+    if leveled and any(n != "exact" for n in names):
+        fail(f"-c {leveled[0]} takes no -m (its distances come from the values' {_level_split(leveled[0])[1]['level']} "
+             "scale); leave -m out, or use krippendorff_alpha:nominal with -m")
     if outside and mode in ("--groups", "--reference", "--leave-one-out"):
         kind = "a statistic of numeric scores" if outside[0] in SCORE_COEFFICIENTS else "a multi-label baseline"
         fail(f"{mode} takes a coefficient of the registry ({', '.join(REGISTRY)}); -c {outside[0]} is {kind}: "
@@ -376,6 +382,18 @@ def _pooled(sis: Any, anns: list) -> Any:
     return sis.Annotations.from_long(pd.concat(frames, ignore_index=True), categories=anns[0].categories)
 
 
+def _level_split(name: str) -> tuple[str, dict[str, str]]:
+    """``krippendorff_alpha:ordinal`` -> ``("krippendorff_alpha", {"level": "ordinal"})``; a plain name -> no options.
+
+    Examples
+    --------
+    >>> _level_split("krippendorff_alpha:ordinal"), _level_split("fleiss_kappa")
+    (('krippendorff_alpha', {'level': 'ordinal'}), ('fleiss_kappa', {}))
+    """
+    base, _, level = name.partition(":")
+    return base, ({"level": level} if level else {})
+
+
 def _estimate(sis: Any, name: str, ann: Any, sim: Any) -> Any:
     """The point estimate of ``-c name`` (any name -c takes: the registry's, the scores' statistics, the multi-label
     baselines), its interval left to ``compare``."""
@@ -386,8 +404,9 @@ def _estimate(sis: Any, name: str, ann: Any, sim: Any) -> Any:
         return score_statistic(name, ann)
     if name in MULTILABEL_COEFFICIENTS:
         return sis.multilabel_agreement(ann, baseline=name.split("_", 1)[1])
-    fn = public_function(name)
-    return fn(ann, similarity=sim) if sim is not None else fn(ann)
+    base, options = _level_split(name)
+    fn = public_function(base)
+    return fn(ann, similarity=sim, **options) if sim is not None else fn(ann, **options)
 
 
 def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, names: list, ci: Any,
@@ -407,8 +426,10 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         res = sis.compare(res_[0], res_[1], ci=ci, labels=(labels[0], labels[1]))
     elif mode == "--groups":
         ga, gb = parse_groups(groups or "", ann.raters)
-        extra = {"similarity": sims[0]} if sims[0] is not None else {}
-        res = sis.compare_groups(ann, ga, gb, coefficient=coefs[0], ci=ci, permutations=permutations, seed=seed,
+        base, extra = _level_split(coefs[0])
+        if sims[0] is not None:
+            extra["similarity"] = sims[0]
+        res = sis.compare_groups(ann, ga, gb, coefficient=base, ci=ci, permutations=permutations, seed=seed,
                                  **extra)
         meta["permutation_p_value"] = res.details.get("permutation_p_value")
         if permutations:
@@ -429,7 +450,8 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         return rows, cols, cols
     elif mode == "--reference":
         ref = _rater(reference or "", ann.raters, "--reference")
-        r = sis.against_reference(ann, ref, coefficient=coefs[0], similarity=sims[0], ci=ci, top=20)
+        base, extra = _level_split(coefs[0])
+        r = sis.against_reference(ann, ref, coefficient=base, similarity=sims[0], ci=ci, top=20, **extra)
         meta["worst_items"] = r.disagreements.to_dict("records")
         meta["warnings"] = list(r.warnings)
         rows = []
@@ -439,7 +461,10 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         return rows, ("rater", "n_items", "value", "CI", "se", "observed", "expected"), \
             ("rater", "n_items", "value", "ci_low", "ci_high", "se", "observed", "expected")
     else:  # --leave-one-out
-        t = sis.leave_one_rater_out(ann, coefs[0], ci=ci, **({"similarity": sims[0]} if sims[0] is not None else {}))
+        base, extra = _level_split(coefs[0])
+        if sims[0] is not None:
+            extra["similarity"] = sims[0]
+        t = sis.leave_one_rater_out(ann, base, ci=ci, **extra)
         rows = []
         for rec in t.to_dict("records"):
             rows.append({**rec, "vs rest CI": _ci_text(rec["vs_rest_ci_low"], rec["vs_rest_ci_high"]),

@@ -269,3 +269,41 @@ def test_candidate_options_are_the_functions():
     cli = inspect.signature(cmd.command).parameters
     for name in ("scoring", "epsilon", "q", "min_items_per_human"):
         assert cli[name].default == py[name].default, name
+
+
+@pytest.fixture()
+def ordinal_files(tmp_path):
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 5, 60)
+    rows = [(i, r, int(np.clip(t + rng.integers(-1, 2), 0, 4))) for i, t in enumerate(truth) for r in "abcd"]
+    one, two = tmp_path / "o1.csv", tmp_path / "o2.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(one, index=False)
+    pd.DataFrame(rows[:180], columns=["item", "rater", "label"]).to_csv(two, index=False)
+    return one, two
+
+
+def test_krippendorffs_levels_of_measurement_in_every_mode(capsys, ordinal_files):
+    """-c krippendorff_alpha:ordinal (agree's spelling) is Python's level="ordinal" in compare's
+    modes too; it was refused as an unknown coefficient. -m beside a non-nominal level is refused."""
+    one, two = ordinal_files
+    ci = ("--bootstrap", "200")
+    code, out, err = run(capsys, "compare", str(one), str(two), "-c", "krippendorff_alpha:ordinal", *ci, "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    want = [sis.krippendorff_alpha(sis.read_annotations(f), level="ordinal").value for f in (one, two)]
+    assert (row["value_a"], row["value_b"]) == pytest.approx(want, abs=1e-14)
+    code, out, err = run(capsys, "compare", str(one), "-c", "krippendorff_alpha:ordinal,krippendorff_alpha:interval",
+                         *ci, "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    ann = sis.read_annotations(one)
+    assert (row["value_a"], row["value_b"]) == pytest.approx(
+        [sis.krippendorff_alpha(ann, level=lv).value for lv in ("ordinal", "interval")], abs=1e-14)
+    code, out, err = run(capsys, "compare", str(one), "--groups", "a,b;c,d", "-c", "krippendorff_alpha:ordinal", *ci,
+                         "-f", "json")
+    assert code == 0, err
+    groups = sis.compare_groups(ann, ["a", "b"], ["c", "d"], coefficient="krippendorff_alpha", level="ordinal",
+                                ci=sis.Bootstrap(n=200, seed=0))
+    assert json.loads(out)["results"][0]["difference"] == pytest.approx(groups.difference, abs=1e-14)
+    code, _, err = run(capsys, "compare", str(one), "-c", "krippendorff_alpha:ordinal", "-m", "levenshtein,exact")
+    assert code == 2 and "takes no -m" in err
