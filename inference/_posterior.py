@@ -12,8 +12,8 @@ import pandas as pd
 
 from softirr_stats.base._validation import check_level, check_positive_int
 from softirr_stats.inference._arviz import to_inference_data
-from softirr_stats.inference._convergence import rank_diagnostics
 from softirr_stats.inference._config import DEFAULT_LEVEL, PriorDominatedWarning, interval_columns
+from softirr_stats.inference._convergence import rank_diagnostics
 from softirr_stats.inference._kinds import model_kind, unavailable
 from softirr_stats.inference._predictive_check import PredictiveCheck
 
