@@ -38,6 +38,8 @@ def did_you_mean(value: object, choices: Iterable[object], *, prefix: bool = Tru
     " (did you mean 'cohen_kappa' or 'fleiss_kappa'?)"
     >>> did_you_mean("icc", ["icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k"])
     " (did you mean 'icc1', 'icc2', 'icc3', ... (6 names)?)"
+    >>> did_you_mean("alpha", ["krippendorff_alpha", "krippendorff_alpha:ordinal", "krippendorff_alpha:ratio"])
+    " (did you mean 'krippendorff_alpha'?)"
     >>> did_you_mean("zzz", ["exact", "levenshtein"])
     ''
     """
@@ -53,6 +55,7 @@ def did_you_mean(value: object, choices: Iterable[object], *, prefix: bool = Tru
         hits = [folded[close[0]]] if close and folded[close[0]] != value else []
     if not hits:
         return ""
+    hits = [h for h in hits if ":" not in h or h.partition(":")[0] not in hits]  # a NAME:FORM beside its NAME: NAME
     if len(hits) > _MAX_SHOWN:
         return f" (did you mean {', '.join(repr(n) for n in hits[:_MAX_SHOWN - 1])}, ... ({len(hits)} names)?)"
     if len(hits) <= 2:
