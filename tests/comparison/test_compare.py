@@ -364,7 +364,7 @@ def test_one_item_only_in_b_is_resampled_with_the_shared_items():
 def test_the_auto_rule_is_information_and_the_seed_is_recorded():
     # the "method='auto': ..." line was counted as "(1 warning: see .warnings)"; to_dict() had no seed
     rows = _table()
-    B = sis.Bootstrap(n=200, seed=11)
+    B = sis.Bootstrap(n=400, seed=11)
     r = sis.compare(sis.fleiss_kappa(rows, similarity="indel", ci=B), sis.fleiss_kappa(rows, ci=B))
     assert not any("method='auto'" in w for w in r.warnings) and "see .warnings" not in str(r)
     assert r.details["interval_rule"].startswith("method='auto': BCa with t quantiles")
