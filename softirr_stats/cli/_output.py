@@ -52,7 +52,15 @@ class Notes:
         return len(self.texts)
 
     def refs(self, texts: Sequence[str]) -> str:
-        return ",".join(str(self.number(t)) for t in texts if str(t).strip())
+        """The numbers of ``texts`` for a row's notes cell, in increasing order, each once ("3,5,6").
+
+        Examples
+        --------
+        >>> notes = Notes(["a", "b"])
+        >>> notes.refs(["c", "a", "c", ""])
+        '1,3'
+        """
+        return ",".join(map(str, sorted({self.number(t) for t in texts if str(t).strip()})))
 
     def lines(self) -> list[str]:
         return [f"[{i}] {t}" for i, t in enumerate(self.texts, 1)]

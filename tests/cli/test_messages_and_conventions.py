@@ -210,3 +210,10 @@ def test_library_messages_reach_the_command_line_in_its_spelling(tmp_path, capsy
         if "json" in args:
             notes = " ".join(r["warnings"] for r in json.loads(out)["results"])
             assert "exact-F interval (--analytic)" in notes and not python_spelling.search(notes), notes
+
+
+def test_a_rows_note_numbers_are_in_increasing_order_each_once():
+    """A row whose own note came before a shared one read "5,3,6" (numbers in the order the row met them)."""
+    notes = Notes(["first", "second", "shared"])
+    assert notes.refs(["own", "shared", "own", "", "fourth"]) == "3,4,5"
+    assert notes.lines()[3:] == ["[4] own", "[5] fourth"]
