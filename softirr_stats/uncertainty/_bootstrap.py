@@ -1074,7 +1074,7 @@ def replicate_interval(reps: np.ndarray, estimate: float, cfg: Bootstrap, jackkn
         lo, hi, note = bca_interval(reps, estimate, jack, t_level(cfg.level, units, dof=dof))
     if method in ("bca", "bca-t") and "percentile interval used" in note:  # BCa fell back: say what was given
         method = "percentile"
-    few = few_replicates_note(int(np.isfinite(reps).sum()), cfg.level)
+    few = few_replicates_note(int(np.isfinite(reps).sum()), cfg.level, n_drawn=cfg.n)
     note = "; ".join(x for x in (note, few) if x)
     return float(lo), float(hi), method, note, details
 
@@ -1084,9 +1084,10 @@ def replicate_interval(reps: np.ndarray, estimate: float, cfg: Bootstrap, jackkn
 MIN_TAIL_REPLICATES = 10
 
 
-def few_replicates_note(n_reps: int, level: float) -> str:
+def few_replicates_note(n_reps: int, level: float, n_drawn: int | None = None) -> str:
     """A note when too few of ``n_reps`` replicates lie beyond each bound of a ``level`` interval
-    for its ends to be read to more than a digit (:data:`MIN_TAIL_REPLICATES`), else ``""``.
+    for its ends to be read to more than a digit (:data:`MIN_TAIL_REPLICATES`), else ``""``. ``n_drawn``: the
+    replicates drawn, when some were undefined and left out (said beside the usable count).
 
     The bound is a tail order statistic of the replicates: with 5 beyond it (B = 200 at 95%),
     a rerun with another seed moves it by a sizeable part of the interval's half-width.
@@ -1103,7 +1104,12 @@ def few_replicates_note(n_reps: int, level: float) -> str:
         return ""
     need = math.ceil(MIN_TAIL_REPLICATES * 2.0 / (1.0 - level) - 1e-9)
     return (f"only {tail:.3g} bootstrap replicates lie beyond each bound of the {100 * level:.3g}% interval "
-            f"(B = {n_reps}): its ends change with the seed; use at least {need} replicates")
+            f"({_usable(n_reps, n_drawn)}): its ends change with the seed; use at least {need} replicates")
+
+
+def _usable(n_reps: int, n_drawn: int | None) -> str:
+    """``"B = 200"``, or ``"96 usable of B = 100"`` when undefined replicates were left out."""
+    return f"B = {n_reps}" if n_drawn is None or n_drawn == n_reps else f"{n_reps} usable of B = {n_drawn}"
 
 
 #: Coefficients bounded below by 0 (every other one is bounded above by 1 only).

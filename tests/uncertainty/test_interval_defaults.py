@@ -251,3 +251,10 @@ def test_an_interval_from_too_few_tail_replicates_says_so(n, level, noted):
     if noted:
         need = {0.95: 400, 0.99: 2000, 0.9: 200}[level]
         assert f"(B = {n})" in said[0] and f"use at least {need} replicates" in said[0]
+
+
+def test_the_few_replicates_note_counts_the_usable_replicates_beside_b():
+    from softirr_stats.uncertainty._bootstrap import few_replicates_note
+
+    assert "(96 usable of B = 100)" in few_replicates_note(96, 0.95, n_drawn=100)
+    assert "(B = 100)" in few_replicates_note(100, 0.95, n_drawn=100)
