@@ -447,6 +447,9 @@ def _hint(groups: list[list[str]]) -> str:
             form = "letters"
         counts[form] += 1
     parts = [f"normalize={f!r} would merge {counts[f]} group(s)" for f in ("NFC", "NFKC") if counts[f]]
+    if parts:  # where normalize= is passed, said only when it merges something (NFKC merges what NFC does)
+        form = "NFKC" if counts["NFKC"] else "NFC"
+        parts[-1] += f" (normalize= on read_annotations, from_long and from_wide; --reader-option normalize={form})"
     if counts["letters"]:
         parts.append(f"{counts['letters']} group(s) differ by letters of another script that print like Latin ones "
                      f"({_script_letters(groups)}), which normalize= does not change: write each label in one "
@@ -578,8 +581,7 @@ def check_labels(uniques: list, kind: str) -> None:
             warnings.warn(
                 f"{n} text labels in {len(alike)} group(s) look alike but differ (e.g. "
                 f"{_quoted(first[:3])}): they are kept apart as distinct labels and do not count "
-                f"as agreement; {_hint(alike)} (normalize= on read_annotations, from_long and from_wide; "
-                "--reader-option normalize=NFKC)", LabelWarning, stacklevel=user_stacklevel())
+                f"as agreement; {_hint(alike)}", LabelWarning, stacklevel=user_stacklevel())
     elif kind == "numeric":
         vals = np.fromiter((float(u) for u in uniques if isinstance(u, float | np.floating)), dtype=np.float64)
         big = vals[(np.abs(vals) >= EXACT_INTEGERS) & (np.floor(vals) == vals)]

@@ -302,6 +302,21 @@ def test_letters_of_other_scripts_that_print_as_latin_are_named(tmp_path, n_pad)
         assert len(ann.vocabulary) == n_pad + 2, pair  # kept apart: nothing changed
         assert len(said) == 1 and "2 text labels in 1 group(s) look alike" in said[0], (pair, said)
         assert words in said[0] and "write each label in one script" in said[0], (pair, said)
+        assert "normalize=" not in said[0].split("does not change")[1], said[0]  # no pointer to what cannot help
+
+
+def test_the_normalize_pointer_names_the_form_that_merges(tmp_path):
+    """The pointer to where normalize= is passed follows the groups it merges, with that form: NFC for a
+    composed / decomposed pair, NFKC where a compatibility form is among them."""
+    cases = [((("caf\u00e9", "cafe\u0301"),), "--reader-option normalize=NFC)"),
+             ((("caf\u00e9", "cafe\u0301"), ("\uff21B", "AB")), "--reader-option normalize=NFKC)")]
+    for pairs, pointer in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sis.read_annotations(_csv(tmp_path, [("tea", "tea"), *pairs]))
+        said = [str(w.message) for w in caught if issubclass(w.category, LabelWarning)]
+        assert len(said) == 1 and said[0].count("normalize= on read_annotations") == 1, said
+        assert said[0].endswith(pointer), said[0]
 
 
 @pytest.mark.parametrize("n_pad", [3, 5000], ids=["small vocabulary", "large vocabulary"])
