@@ -31,9 +31,12 @@ def symbol(name: str) -> str:
 
     Examples
     --------
-    >>> symbol("krippendorff_alpha"), symbol("my_stat")
-    ('α (Krippendorff)', 'my_stat')
+    >>> symbol("krippendorff_alpha"), symbol("krippendorff_alpha:ordinal"), symbol("my_stat")
+    ('α (Krippendorff)', 'α (Krippendorff, ordinal)', 'my_stat')
     """
+    base, sep, form = str(name).partition(":")  # a level of measurement: krippendorff_alpha:ordinal
+    if sep and form and base in SYMBOLS and SYMBOLS[base].endswith(")"):
+        return f"{SYMBOLS[base][:-1]}, {form})"
     return SYMBOLS.get(str(name), str(name))
 
 

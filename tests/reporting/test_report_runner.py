@@ -60,3 +60,12 @@ def test_report_model_section_is_the_runner_fit():
     for cells, row in zip(shown, want.itertuples(index=False), strict=True):
         assert cells[1:5] == [_html._num(v) for v in (row.mean, row.sd, row.lower, row.upper)]  # "" for nan
     assert np.isfinite(want["lower"].iloc[0]) and cells[0] != "kappa"  # kappa has an interval; all rows compared
+
+
+def test_report_gives_a_level_of_measurement_its_symbol():
+    """``-c krippendorff_alpha:ordinal`` printed its name in the symbol column; it is alpha with its level."""
+    ann = sis.Annotations.from_wide([[1, 2, 2], [3, 3, 4], [5, 5, 5], [2, 1, 2], [4, 4, 3]] * 4)
+    page = build_report(ann, coefficients=["krippendorff_alpha:ordinal", "krippendorff_alpha"], ci=None)
+    shown = _rows(_section(page, "coefficients"))
+    assert [c[:2] for c in shown] == [["α (Krippendorff, ordinal)", "krippendorff_alpha:ordinal"],
+                                     ["α (Krippendorff)", "krippendorff_alpha"]]
