@@ -60,6 +60,8 @@ INPUT_FORMATS = _L["input_formats"]  # data.INPUT_FORMATS: the long tables (parq
 # because importing the bootstrap module loads NumPy's random generators (tests/cli/test_lists_come_from_tables.py ties them)
 DESIGNS = ("items", "raters", "items+raters", "bayesian")
 CLI_LESS_DESIGNS = ("cluster", "judged")
+#: the commands with --cluster COLUMN (cli._groups), named where a message suggests the cluster design
+CLUSTER_COMMANDS = ("agree", "sensitivity", "report")
 METHODS = _L["methods"]
 CHANCE_FORMS = _L["chance"]
 CHANCE_HELP = f"{', '.join(CHANCE_FORMS)} (long forms montecarlo:D, sampledpairs:N)"
@@ -316,7 +318,9 @@ def cli_wording(message: str) -> str:
     'kendall_w has none; use --bootstrap N without --analytic'
     >>> cli_wording("Bootstrap(design='raters') resamples raters and needs at least 3; got 2. Use design='items' "
     ...             "(raters fixed) or 'cluster'")
-    '--design raters resamples raters and needs at least 3; got 2. Use --design items (raters fixed)'
+    '--design raters resamples raters and needs at least 3; got 2. Use --design items (raters fixed) or --cluster COLUMN'
+    >>> cli_wording("use design='items', 'cluster' or 'bayesian'")  # --cluster where the command takes it
+    'use --design items, --cluster COLUMN or --design bayesian'
     >>> cli_wording("error: level='ratio' needs numeric labels; in Python: krippendorff_alpha(ann, level='ratio')")
     "error: alpha's level ratio (-c krippendorff_alpha:ratio) needs numeric labels; in Python: krippendorff_alpha(ann, level='ratio')"
     >>> cli_wording("named weights need categorical or numeric labels; use similarity= for sets")
@@ -334,11 +338,15 @@ def cli_wording(message: str) -> str:
                      "this statistic has no analytic variance; use --bootstrap N without --analytic", message)
     message = re.sub(r"\bci=softirr_stats\.Bootstrap\(\.\.\.\)", "--bootstrap N without --analytic", message)
     message = re.sub(r"\bci='analytic'", "--analytic", message)
-    # the bootstrap designs: the CLI's --design takes items, raters, items+raters, bayesian (no cluster: it needs
-    # a cluster column beside the file)
+    # the bootstrap designs: the CLI's --design takes items, raters, items+raters, bayesian; cluster comes with
+    # --cluster COLUMN (a column of FILE giving each item's cluster)
     message = re.sub(r"\bBootstrap\(design='([\w+]+)'\)", r"--design \1", message)
-    message = re.sub(r"\bdesign='items', 'cluster' or 'bayesian'", "--design items or --design bayesian", message)
-    message = re.sub(r"\bdesign='items' \(raters fixed\) or 'cluster'", "--design items (raters fixed)", message)
+    cluster = ", --cluster COLUMN" if _command() in CLUSTER_COMMANDS else ""
+    message = re.sub(r"\bdesign='items', 'cluster' or 'bayesian'",
+                     f"--design items{cluster} or --design bayesian", message)
+    message = re.sub(r"\bdesign='items' \(raters fixed\) or 'cluster'",
+                     f"--design items (raters fixed){cluster.replace(',', ' or')}", message)
+    message = re.sub(r"; few_units='none' leaves it out\)", ")", message)  # no flag turns the widening off
     message = re.sub(r"\bdesign='([\w+]+)'", r"--design \1", message)
     message = re.sub(r"\bsimilarity= for sets\b", "-m jaccard (or another set measure) for sets", message)
     # a message's own subject (level='interval' needs numbers), not a note's Python call (in Python: ...(ann, level=...))

@@ -15,6 +15,13 @@ from softirr_stats.cli._grid import (
     present,
     scale_note,
 )
+from softirr_stats.cli._groups import (
+    ClusterOpt,
+    StrataOpt,
+    apply_groups,
+    grouped_design,
+    groups_meta,
+)
 from softirr_stats.cli._options import (
     COEFFICIENTS,
     DEFAULT_LEVEL,
@@ -53,6 +60,7 @@ from softirr_stats.cli._options import (
     check_similarities,
     check_writable,
     ci_title,
+    given_flags,
     make_interval,
     read,
     reader_options,
@@ -86,6 +94,8 @@ def command(
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
+    cluster: ClusterOpt = None,
+    strata: StrataOpt = None,
     method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
     analytic: AnalyticOpt = False,
@@ -132,10 +142,13 @@ def command(
         fail(f"--judgments {judgments} was drawn for --similarity {plan['similarity']}; give -m {plan['similarity']} "
              f"(got {', '.join(names)})")
     chances = chance_settings(chance, seed)
-    ci = make_interval(analytic, bootstrap, design, method, level, seed)
+    design = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")), analytic=analytic,
+                            bootstrap=bootstrap, n_files=len(files))
+    ci = make_interval(analytic, bootstrap, "items" if design == "cluster" else design, method, level, seed)
     check_writable(json_out, "--json", [*files, judgments])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
+    ci = apply_groups(ci, design, cluster, strata, files, ann, item, input_format, split(na_values))
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     from softirr_stats.analysis import SCORE_COEFFICIENTS
@@ -150,7 +163,8 @@ def command(
     title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown_method, level, seed, ann.n_items)}"
     if judged is not None:
         title += f"; prediction-powered with {len(judged)} judged pairs ({judgments.name})"
-    interval = {"analytic": True} if analytic else {"bootstrap": bootstrap, "design": design, "method": method}
+    interval = ({"analytic": True} if analytic else
+                {"bootstrap": bootstrap, "design": design, "method": method, **groups_meta(cluster, strata)})
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "n_items": ann.n_items,
             "n_raters": ann.n_raters, "n_labels": len(ann.vocabulary), **interval, "level": level, "seed": seed,
             "chance": [str(c) for c in split(chance) or ["exact"]],

@@ -6,6 +6,7 @@ from typing import Annotated
 import typer
 
 from softirr_stats.cli._errors import EXIT_DATA, fail, say_read, using, warn
+from softirr_stats.cli._groups import ClusterOpt, StrataOpt, apply_groups, grouped_design
 from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
@@ -41,6 +42,7 @@ from softirr_stats.cli._options import (
     check_similarities,
     check_writable,
     cli_wording,
+    given_flags,
     make_interval,
     read,
     reader_options,
@@ -74,6 +76,8 @@ def command(
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
+    cluster: ClusterOpt = None,
+    strata: StrataOpt = None,
     method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
     analytic: AnalyticOpt = False,
@@ -108,7 +112,9 @@ def command(
     names = similarity_values(similarity, measure) or ["exact"]
     check_similarities(names, SIMILARITIES)
     chances = chance_settings(chance, seed)
-    ci = make_interval(analytic, bootstrap, design, method, level, seed)
+    design = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")), analytic=analytic,
+                            bootstrap=bootstrap, n_files=len(files))
+    ci = make_interval(analytic, bootstrap, "items" if design == "cluster" else design, method, level, seed)
     if model is not None:
         check_choices([model], LABEL_MODELS, "--model")
     check_choices([model_method], ("nuts", "svi"), "--model-method")
@@ -139,6 +145,7 @@ def command(
             fail(f"--judgments {judgments} lacks the columns {missing}; the columns are {list(judged.columns)}")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts, categories)
+    ci = apply_groups(ci, design, cluster, strata, files, ann, item, input_format, split(na_values))
     measures = resolve_measures(names, ann, cache, weights=WEIGHTS, model_flag=False)
     file = files[0]
     from softirr_stats.reporting import build_report

@@ -7,6 +7,13 @@ import typer
 
 from softirr_stats.cli._errors import fail
 from softirr_stats.cli._grid import grid_rows, header, load_judgments, present
+from softirr_stats.cli._groups import (
+    ClusterOpt,
+    StrataOpt,
+    apply_groups,
+    grouped_design,
+    groups_meta,
+)
 from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
@@ -46,6 +53,7 @@ from softirr_stats.cli._options import (
     check_similarities,
     check_writable,
     ci_title,
+    given_flags,
     make_interval,
     read,
     reader_options,
@@ -80,6 +88,8 @@ def command(
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
     design: DesignOpt = "items",
+    cluster: ClusterOpt = None,
+    strata: StrataOpt = None,
     method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
     analytic: AnalyticOpt = False,
@@ -109,7 +119,9 @@ def command(
     names = similarity_values(similarity, measure) or [plan.get("similarity") or "exact"]
     check_similarities(names, SIMILARITIES)
     chances = chance_settings(chance, seed)
-    ci = make_interval(analytic, bootstrap, design, method, level, seed)
+    design = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")), analytic=analytic,
+                            bootstrap=bootstrap, n_files=len(files))
+    ci = make_interval(analytic, bootstrap, "items" if design == "cluster" else design, method, level, seed)
     check_writable(json_out, "--json", [*files, judgments, plot])
     check_writable(plot, "--plot", [*files, judgments])
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
@@ -119,12 +131,14 @@ def command(
         check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
+    ci = apply_groups(ci, design, cluster, strata, files, ann, item, input_format, split(na_values))
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     shown = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI
     title = f"Sensitivity, {header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown, level, seed, ann.n_items)}"
-    interval = {"analytic": True} if analytic else {"bootstrap": bootstrap, "design": design, "method": method}
+    interval = ({"analytic": True} if analytic else
+                {"bootstrap": bootstrap, "design": design, "method": method, **groups_meta(cluster, strata)})
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), **interval, "level": level,
             "seed": seed}
     if plot is not None:

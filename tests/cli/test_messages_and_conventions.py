@@ -198,7 +198,7 @@ def test_library_messages_reach_the_command_line_in_its_spelling(tmp_path, capsy
         (["agree", str(two), "-c", "cohen_kappa", "--design", "raters", "--bootstrap", "50"],
          "--design raters resamples raters and needs at least 3; got 2"),
         (["agree", str(scores), "-c", "kendall_w,icc2", "--design", "raters", "--bootstrap", "50", "-f", "json"],
-         "use --design items or --design bayesian"),
+         "use --design items, --cluster COLUMN or --design bayesian"),
         (["compare", str(two), "--reference", "r1", "--design", "raters", "--bootstrap", "50"],
          "Use --design items (raters fixed)"),
         (["agree", str(two), "-c", "krippendorff_alpha:interval", "--bootstrap", "0"],

@@ -1,0 +1,158 @@
+"""``--cluster COLUMN`` and ``--strata COLUMN``: each item's cluster (document, patient, batch) or stratum, read
+from a column of the long table, for the cluster bootstrap and stratified resampling.
+
+The Python API takes them as ``Bootstrap(design="cluster", cluster=..., strata=...)``, a mapping item ->
+cluster; the CLI reads that mapping from the file itself. A column must hold one value per item (a rating row
+of the item that names another cluster is an error naming the item), and every item read needs one.
+"""
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from softirr_stats.cli._errors import fail
+
+__all__ = ["ClusterOpt", "GROUPED_DESIGNS", "STRATA_DESIGNS", "StrataOpt", "apply_groups", "grouped_design", "groups_meta",
+           "item_column", "with_groups"]
+
+#: the designs ``--strata`` applies to (``uncertainty.BOOTSTRAP_DESIGNS``' ``strata``; tied in the tests)
+STRATA_DESIGNS = ("items", "cluster", "bayesian")
+#: what ``--cluster`` asks for
+GROUPED_DESIGNS = ("cluster",)
+
+
+ClusterOpt = Annotated[str | None, typer.Option(
+    "--cluster", help="column of FILE (a long table) giving each item's cluster (document, patient, batch): the "
+                      "bootstrap resamples whole clusters (design cluster, basic interval by default)")]
+StrataOpt = Annotated[str | None, typer.Option(
+    "--strata", help="column of FILE (a long table) giving each item's stratum: items (or clusters) are resampled "
+                     "within strata (designs items, cluster, bayesian)")]
+
+
+def grouped_design(design: str, cluster: str | None, strata: str | None, *, design_given: bool,
+                   analytic: bool, bootstrap: int, n_files: int = 1) -> str:
+    """The bootstrap design ``--design``, ``--cluster`` and ``--strata`` ask for together; a combination that would
+    leave one of them unused fails naming the flags (exit 2).
+
+    ``--cluster COLUMN`` means the cluster design (``--design cluster`` may be said too); ``--design cluster``
+    without ``--cluster`` has no clusters to resample.
+
+    Examples
+    --------
+    >>> grouped_design("items", "doc", None, design_given=False, analytic=False, bootstrap=1000)
+    'cluster'
+    >>> grouped_design("bayesian", None, "site", design_given=True, analytic=False, bootstrap=1000)
+    'bayesian'
+    """
+    flags = [f for f, v in (("--cluster", cluster), ("--strata", strata)) if v is not None]
+    if flags and n_files != 1:
+        fail(f"{flags[0]} reads its column from one table FILE; got {n_files} files")
+    if flags and analytic:
+        fail(f"{flags[0]} is used by the bootstrap, not by --analytic (the analytic interval assumes independent "
+             f"items); leave out one of them")
+    if flags and bootstrap == 0:
+        fail(f"{flags[0]} is used by the bootstrap interval, and --bootstrap 0 asks for none; give --bootstrap N "
+             "(1000-10000 is usual)")
+    if design == "cluster" and cluster is None:
+        fail("--design cluster needs --cluster COLUMN: the column of FILE that gives each item's cluster (document, "
+             "patient, batch)")
+    if cluster is not None:
+        if design_given and design != "cluster":
+            fail(f"--cluster resamples clusters of items (the cluster design); --design {design} resamples "
+                 f"{'raters too' if 'raters' in design else 'items one by one'}: leave out one of them")
+        design = "cluster"
+    if strata is not None and design not in STRATA_DESIGNS:
+        fail(f"--strata resamples within strata, for --design {', '.join(STRATA_DESIGNS)}; got --design {design}")
+    return design
+
+
+def item_column(files: Sequence[Path], column: str, flag: str, ann: Any, item: str, input_format: str | None,
+                na_values: Sequence[str] | None) -> dict[str, Any]:
+    """``{item: value}`` of ``column`` in the one long table ``files`` for every item of ``ann``.
+
+    Errors (exit 2) name ``flag``: not one table, no such column (the columns are listed), no item column, a
+    missing value, an item whose rows name two values.
+    """
+    import pandas as pd
+
+    from softirr_stats.cli._errors import describe
+    from softirr_stats.data._io import read_table
+
+    if len(files) != 1:
+        fail(f"{flag} {column} reads its column from one table FILE; got {len(files)} files")
+    path = files[0]
+    try:
+        table = read_table(path, format=input_format, na_values=na_values)
+    except Exception as err:  # noqa: BLE001 - an export is not a table: say what the flag needs
+        fail(f"{flag} {column} needs FILE to be a long table (csv, tsv, jsonl, parquet, xlsx) with that column; "
+             f"{path} cannot be read as one ({describe(err)[0]})")
+    for name in (item, column):
+        if name not in table.columns:
+            shown = ", ".join(map(str, list(table.columns)[:20]))
+            what = f"item column {item!r} (--item)" if name == item else f"column {column!r}"
+            fail(f"{flag} {column}: {path} has no {what}; its columns are {shown}")
+    pairs = table[[item, column]]
+    blank = pairs[column].isna() | (pairs[column].astype(str).str.strip() == "")
+    if blank.any():
+        row = int(blank.to_numpy().nonzero()[0][0])
+        fail(f"{flag} {column}: item {pairs[item].iloc[row]!r} has no value in column {column!r} (row {row + 2} of "
+             f"{path}); every item needs one")
+    keys = pairs[item].astype(str)
+    values = pairs[column].astype(str)
+    per_item = pd.DataFrame({"item": keys, "value": values}).drop_duplicates()
+    twice = per_item["item"].duplicated(keep=False)
+    if twice.any():
+        first = per_item.loc[twice, "item"].iloc[0]
+        seen = per_item.loc[per_item["item"] == first, "value"].tolist()
+        fail(f"{flag} {column}: item {first!r} has {len(seen)} values in column {column!r} ({', '.join(map(repr, seen[:4]))}); "
+             f"a {'cluster' if flag == '--cluster' else 'stratum'} holds whole items: give each item one")
+    mapping = dict(zip(per_item["item"], per_item["value"], strict=True))
+    absent = [i for i in ann.items if str(i) not in mapping]
+    if absent:
+        fail(f"{flag} {column}: {len(absent)} item(s) read from {path} are not in its {item!r} column as written "
+             f"(e.g. {absent[0]!r}); give the column of the long table the ratings were read from")
+    return {i: mapping[str(i)] for i in ann.items}
+
+
+def with_groups(ci: Any, design: str, cluster: dict[str, Any] | None, strata: dict[str, Any] | None) -> Any:
+    """``ci`` (a :class:`~softirr_stats.Bootstrap`) with the design and the item groups; errors name the flags.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> ci = with_groups(sis.Bootstrap(n=100), "cluster", {"a": "d1", "b": "d1", "c": "d2"}, None)
+    >>> ci.design, ci.cluster["c"]
+    ('cluster', 'd2')
+    """
+    import dataclasses
+
+    if cluster is None and strata is None:
+        return ci
+    try:
+        return dataclasses.replace(ci, design=design, cluster=cluster, strata=strata)
+    except (ValueError, TypeError) as err:
+        fail(f"invalid bootstrap options (--cluster/--strata/--design): {err}")
+
+
+def apply_groups(ci: Any, design: str, cluster: str | None, strata: str | None, files: Sequence[Path], ann: Any,
+                 item: str, input_format: str | None, na_values: Sequence[str] | None) -> Any:
+    """``ci`` with the ``--cluster`` / ``--strata`` columns of ``files`` read for ``ann``'s items (unchanged
+    without them)."""
+    if ci is None or (cluster is None and strata is None):
+        return ci
+    clusters = None if cluster is None else item_column(files, cluster, "--cluster", ann, item, input_format, na_values)
+    strat = None if strata is None else item_column(files, strata, "--strata", ann, item, input_format, na_values)
+    return with_groups(ci, design, clusters, strat)
+
+
+def groups_meta(cluster: str | None, strata: str | None) -> dict[str, str]:
+    """The JSON output's record of the ``--cluster`` / ``--strata`` columns (only those given).
+
+    Examples
+    --------
+    >>> groups_meta("doc", None)
+    {'cluster': 'doc'}
+    """
+    return {k: v for k, v in (("cluster", cluster), ("strata", strata)) if v is not None}

@@ -1,0 +1,125 @@
+"""``--cluster COLUMN`` / ``--strata COLUMN``: the cluster bootstrap and stratified resampling from the shell, equal
+to ``Bootstrap(design="cluster", cluster=..., strata=...)`` in Python (the CLI had no route to either)."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.cli import main
+from softirr_stats.cli._groups import STRATA_DESIGNS
+
+
+def _clustered(tmp_path, n_docs=12, seed=2):
+    """Sentences (items) within documents (clusters) of unequal size, two sites (strata), 3 annotators."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d in range(n_docs):
+        p = rng.random()
+        for s in range(int(rng.integers(2, 9))):
+            truth = rng.random() < p
+            for r in ("ann1", "ann2", "ann3"):
+                lab = truth if rng.random() < 0.8 else not truth
+                rows.append((f"doc{d}-s{s}", r, "pos" if lab else "neg", f"doc{d}", "A" if d < n_docs // 2 else "B"))
+    df = pd.DataFrame(rows, columns=["item", "rater", "label", "document", "site"])
+    path = tmp_path / "clustered.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def _run(capsys, *args):
+    with pytest.raises(SystemExit) as ex:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return ex.value.code, out, err
+
+
+def _item_map(df, column):
+    return dict(zip(df["item"], df[column], strict=False))
+
+
+@pytest.mark.parametrize("strata", [False, True], ids=["cluster", "cluster within strata"])
+def test_agree_cluster_equals_the_python_cluster_bootstrap(tmp_path, capsys, strata):
+    path, df = _clustered(tmp_path)
+    extra = ["--strata", "site"] if strata else []
+    code, out, err = _run(capsys, "agree", path, "-c", "fleiss_kappa,krippendorff_alpha", "--cluster", "document",
+                          *extra, "--bootstrap", 300, "--seed", 4, "-f", "json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["meta"]["design"] == "cluster" and got["meta"]["cluster"] == "document"
+    assert ("design = cluster" in got["title"]) and ("basic intervals" in got["title"])
+    ann = sis.read_annotations(path)
+    ci = sis.Bootstrap(n=300, seed=4, design="cluster", cluster=_item_map(df, "document"),
+                       strata=_item_map(df, "site") if strata else None)
+    for row in got["results"]:
+        want = getattr(sis, row["coefficient"])(ann, ci=ci)
+        assert row["value"] == pytest.approx(want.value, abs=1e-12)
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((want.ci_low, want.ci_high), abs=1e-12)
+        assert "few_units" not in row["warnings"]  # the widening note names no Python keyword
+
+
+def test_sensitivity_and_report_take_the_cluster_column(tmp_path, capsys):
+    path, df = _clustered(tmp_path)
+    code, out, err = _run(capsys, "sensitivity", path, "-c", "fleiss_kappa", "--cluster", "document",
+                          "--bootstrap", 200, "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    ann = sis.read_annotations(path)
+    want = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=200, design="cluster", cluster=_item_map(df, "document")))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((want.ci_low, want.ci_high), abs=1e-12)
+    page = tmp_path / "r.html"
+    code, out, err = _run(capsys, "report", path, "-c", "fleiss_kappa", "--cluster", "document", "--bootstrap", 200,
+                          "-o", page)
+    assert code == 0, err
+    html = page.read_text()
+    assert "design = cluster" in html and f"{want.ci_low:.4f}" in html and f"{want.ci_high:.4f}" in html
+
+
+def test_strata_alone_stratifies_the_items_design(tmp_path, capsys):
+    path, df = _clustered(tmp_path)
+    code, out, err = _run(capsys, "agree", path, "-c", "fleiss_kappa", "--strata", "site", "--bootstrap", 200,
+                          "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    ann = sis.read_annotations(path)
+    want = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=200, strata=_item_map(df, "site")))
+    plain = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=200))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((want.ci_low, want.ci_high), abs=1e-12)
+    assert (want.ci_low, want.ci_high) != pytest.approx((plain.ci_low, plain.ci_high), abs=1e-9)  # the strata changed the interval: it was used
+
+
+def test_cluster_and_strata_refusals_name_the_flags(tmp_path, capsys):
+    path, df = _clustered(tmp_path)
+    two = df.copy()
+    two.loc[0, "document"] = "elsewhere"  # one rating row of an item in another document
+    twice = tmp_path / "twice.csv"
+    two.to_csv(twice, index=False)
+    blank = df.copy()
+    blank["document"] = blank["document"].astype(object)
+    blank.loc[5, "document"] = None
+    gap = tmp_path / "gap.csv"
+    blank.to_csv(gap, index=False)
+    base = ["agree", path, "-c", "fleiss_kappa"]
+    for args, said in (
+        ([*base, "--design", "cluster"], "--design cluster needs --cluster COLUMN"),
+        ([*base, "--cluster", "document", "--design", "raters"], "--cluster resamples clusters of items"),
+        ([*base, "--cluster", "document", "--analytic"], "--cluster is used by the bootstrap, not by --analytic"),
+        ([*base, "--cluster", "document", "--bootstrap", 0], "--bootstrap 0 asks for none"),
+        ([*base, "--strata", "site", "--design", "raters"], "--strata resamples within strata"),
+        ([*base, "--cluster", "doc"], "has no column 'doc'; its columns are item, rater, label, document, site"),
+        (["agree", twice, "-c", "fleiss_kappa", "--cluster", "document"], "has 2 values in column 'document'"),
+        (["agree", gap, "-c", "fleiss_kappa", "--cluster", "document"], "has no value in column 'document'"),
+        ([*base, "--cluster", "document", "--item", "item", "--rater", "rater", path],
+         "reads its column from one table FILE"),
+    ):
+        code, out, err = _run(capsys, *args)
+        assert code == 2, (args, err)
+        assert said in " ".join(err.split()), (said, err)
+
+
+def test_strata_designs_are_the_library_designs_with_strata():
+    from softirr_stats.uncertainty._bootstrap import BOOTSTRAP_DESIGNS
+
+    assert set(STRATA_DESIGNS) == {n for n, rec in BOOTSTRAP_DESIGNS.items() if rec.strata}
