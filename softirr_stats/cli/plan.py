@@ -35,11 +35,13 @@ from softirr_stats.cli._options import (
     check_replicates,
     check_seed,
     check_writable,
+    given_flags,
     read,
     reader_options,
     split,
 )
 from softirr_stats.cli._output import Notes, emit, write_json
+from softirr_stats.planning._plan import METHODS as PLAN_METHODS
 
 __all__ = ["NAME", "EPILOG", "command"]
 
@@ -50,6 +52,7 @@ EPILOG = ("Give a pilot FILE, or --value and --prevalence (assumed values). Targ
           "n_clusters = clusters (count); value = the coefficient the plan assumes; halfwidth_at_n, power_at_n = "
           "what the planned number gives; se_at_n = its standard error (coefficient scale).")
 PLAN_DESIGNS = ("items", "items+raters", "cluster")
+# PLAN_METHODS (planning.METHODS): how a pilot's variance is estimated, --method
 COEFFICIENTS = tuple(REGISTRY)  # every coefficient of the registry (the multi-label baselines are not planned)
 
 
@@ -77,6 +80,18 @@ def _check_numbers(widths: list[float], powers: list[float], alpha: float, level
     check_seed(seed)
     if raters is not None and raters < 2:
         fail(f"--raters must be at least 2 (agreement needs two raters); got {raters}")
+
+
+def _check_method(method: str, design: str) -> None:
+    """``--method``: one of :data:`PLAN_METHODS`; ``analytic`` has no rater term (design items+raters).
+
+    ``--design cluster`` from the command line is clustering assumed (``--design-effect`` / ``--icc``) on the
+    pilot's item variance, which the analytic terms give."""
+    if method not in PLAN_METHODS:
+        fail(f"--method must be one of {', '.join(PLAN_METHODS)}; got {method!r}{did_you_mean(method, PLAN_METHODS)}")
+    if method == "analytic" and design == "items+raters":
+        fail("--method analytic has no rater term: --design items+raters needs the bootstrap (--method bootstrap "
+             "or auto)")
 
 
 def _similarity_kwargs(coefficient: str, measure: str | None) -> dict[str, Any]:
@@ -122,6 +137,9 @@ def command(
         "--measure", "-m", help=f"measure or weights: {', '.join(MEASURES)}, {', '.join(WEIGHTS)} [default: exact]")
     ] = None,
     level: Annotated[float, typer.Option(help="level of the interval whose half-width is planned")] = DEFAULT_LEVEL,
+    method: Annotated[str, typer.Option(
+        help=f"how a pilot's variance is estimated: {', '.join(PLAN_METHODS)} (auto: the linearised terms of the "
+             "analytic SE with design items, else the bootstrap; a pilot FILE without --judgments only)")] = "auto",
     bootstrap: Annotated[int, typer.Option(help="replicates of each pilot bootstrap")] = 2000,
     seed: SeedOpt = 0,
     judgments: JudgmentsOpt = None,
@@ -147,6 +165,7 @@ def command(
     check_choices(coefs, COEFFICIENTS, "--coefficient")
     if design not in PLAN_DESIGNS:
         fail(f"--design must be one of {', '.join(PLAN_DESIGNS)}; got {design!r}{did_you_mean(design, PLAN_DESIGNS)}")
+    _check_method(method, design)
     widths = _floats(halfwidth, "--halfwidth")
     nulls = _floats(null, "--null")
     powers = _floats(power, "--power")
@@ -159,14 +178,17 @@ def command(
     if measure is not None:
         check_choices([measure], (*MEASURES, *WEIGHTS), "--measure")
     kw: dict[str, Any] = dict(halfwidth=widths or None, power=pw, design=design, level=level, raters=raters,
-                              design_effect=design_effect, cluster_size=cluster_size, icc=icc, bootstrap=bootstrap,
-                              seed=seed)
+                              design_effect=design_effect, cluster_size=cluster_size, icc=icc, method=method,
+                              bootstrap=bootstrap, seed=seed)
     files = files or []
     if files:
         if value is not None or prevalence is not None:
             fail("give either a pilot FILE or assumed values (--value, --prevalence), not both")
         opts = reader_options(field, layer, extra=reader_option)
         ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
+        if judgments is not None and "method" in given_flags("method"):
+            fail("--method is not used with --judgments (a prediction-powered plan takes the delta-method variance "
+                 "of the pilot's judgments); leave out one of them")
         judged, _ = load_judgments(judgments)
         kw.update(pilot=ann, judgments=judged)
         source = files[0].name if len(files) == 1 else f"{len(files)} files"
@@ -175,6 +197,9 @@ def command(
             fail("give a pilot FILE, or assumed values: --value and --prevalence (and --raters)")
         if judgments is not None:
             fail("--judgments plans judged pairs from a pilot FILE")
+        if "method" in given_flags("method"):
+            fail("--method is how a pilot FILE's variance is estimated; with assumed values (--value, --prevalence) "
+                 "the variance is that of the assumed population: leave out --method or give a pilot FILE")
         prev = [_floats([part], "--prevalence") for part in prevalence.split(";")]
         assumed: dict[str, Any] = dict(value=value, prevalence=prev[0] if len(prev) == 1 else prev,
                                        raters=raters or 2)

@@ -77,3 +77,35 @@ def test_the_pilots_warnings_are_numbered_notes_not_raw_python_lines(tmp_path, c
     code, out, err = run(capsys, "plan", path, "-c", "fleiss_kappa", "--halfwidth", "0.1", "-f", "csv")
     assert code == 0 and "Warning" not in err and ".py:" not in err
     assert (out + err).count("1 of 31 items have one rating") == 1
+
+
+@pytest.mark.parametrize("method", ["analytic", "bootstrap"])
+def test_method_reaches_the_plan(capsys, scores, method):
+    # plan_items(method=...) had no CLI spelling: a pilot's variance was always the 'auto' choice
+    code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", "--method", method, "--bootstrap", "200",
+                         "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    py = sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=sis.read_annotations(scores), method=method,
+                        bootstrap=200)
+    expected = py.to_frame().iloc[0]
+    assert row["n_items"] == py.n
+    for key in ("value", "se_at_n", "halfwidth_at_n"):
+        assert row[key] == pytest.approx(expected[key], abs=1e-12, rel=0), key
+    other = "bootstrap" if method == "analytic" else "analytic"
+    assert py.n != sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=sis.read_annotations(scores), method=other,
+                                  bootstrap=200).n
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["FILE", "--method", "boot"], "--method must be one of auto, analytic, bootstrap; got 'boot' (did you mean "
+                                   "'bootstrap'?)"),
+    (["FILE", "--method", "analytic", "--design", "items+raters"], "--method analytic has no rater term"),
+    (["--value", "0.6", "--prevalence", "0.5,0.5", "--method", "bootstrap"], "--method is how a pilot FILE's variance"),
+    (["FILE", "--judgments", "sheet.csv", "--method", "analytic"], "--method is not used with --judgments"),
+])
+def test_bad_method_is_refused_in_cli_spelling(capsys, scores, args, needle):
+    args = [scores if a == "FILE" else scores.parent / a if a == "sheet.csv" else a for a in args]
+    code, out, err = run(capsys, "plan", *args, "--halfwidth", "0.1")
+    assert code == 2 and out == "", err
+    assert needle in err and err.count("\n") == 1, err
