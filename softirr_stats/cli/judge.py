@@ -8,6 +8,8 @@ sheet.csv`` then gives the prediction-powered coefficient with judge-only and es
 beside it.
 """
 
+import math
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -16,6 +18,8 @@ import typer
 from softirr_stats.cli._errors import fail, say_read, using
 from softirr_stats.cli._options import (
     MEASURES,
+    WEIGHTS,
+    CategoriesOpt,
     DeviceOpt,
     FeatureOpt,
     FieldOpt,
@@ -31,6 +35,7 @@ from softirr_stats.cli._options import (
     SpanRuleOpt,
     check_choices,
     check_writable,
+    cli_wording,
     read,
     reader_options,
     resolve_measures,
@@ -56,7 +61,8 @@ def plan(
     file: Annotated[Path, typer.Argument(help="annotation file (as for `softirr agree`)")],
     similarity: Annotated[str | None, similarity_option(
         f"the cheap estimator to correct (required): {', '.join(m for m in MEASURES if m != 'exact')}, "
-        "NAME:MODEL")] = None,
+        f"NAME:MODEL, or categorical weights: {', '.join(w for w in WEIGHTS if w != 'identity')} (ordered "
+        "weights need numeric labels or --categories)")] = None,
     measure: MeasureAliasOneOpt = None,
     output: Annotated[Path, typer.Option("--output", "-o", help="the sheet to write (CSV); the plan goes beside "
                                                                 "it as <name>.plan.csv")] = Path("sheet.csv"),
@@ -70,6 +76,10 @@ def plan(
         "--coefficient", "-c", help="the coefficient the judgments serve")] = "krippendorff_alpha",
     strategy: Annotated[str, typer.Option(help="uniform (pair weights) or active (also by sqrt(f(1-f)))")]
     = "uniform",
+    uniform_share: Annotated[float | None, typer.Option(
+        "--uniform-share", help="share of the uniform design mixed into --strategy active, in (0, 1] "
+                                "[default: 0.2]")] = None,
+    categories: CategoriesOpt = None,
     seed: Annotated[int, typer.Option(help="seed of the draws and of the sheet's order")] = 0,
     blinded: Annotated[bool, typer.Option("--blinded/--unblinded", help="hide the estimator's score and q from "
                                           "the judge (keep them in the plan file)")] = True,
@@ -91,10 +101,17 @@ def plan(
     from softirr_stats.analysis import plan_path_for, write_judging_sheet
 
     measure = similarity_value(similarity, measure)
-    if measure.strip().lower() == "exact":
-        fail("--similarity exact needs no judge; give the soft measure whose scores the judgments correct")
+    if measure.strip().lower() in ("exact", "identity"):  # identity weights are exact matching
+        fail(f"--similarity {measure.strip().lower()} needs no judge; give the soft measure whose scores the "
+             "judgments correct")
     check_choices([coefficient], _plan_coefficients(), "--coefficient")
     check_choices([strategy], ("uniform", "active"), "--strategy")
+    if uniform_share is not None:
+        if strategy != "active":
+            fail("--uniform-share mixes the uniform design into --strategy active; give --strategy active or leave "
+                 "out --uniform-share")
+        if math.isnan(uniform_share) or not 0.0 < uniform_share <= 1.0:
+            fail(f"--uniform-share must lie in (0, 1] (e.g. 0.2; 1 is the uniform design); got {uniform_share}")
     if n < 1 or n > 10**7:
         fail(f"-n must be a positive number of draws (at most 10000000); got {n}")
     if gold_n is not None and not 1 <= gold_n <= n:
@@ -108,16 +125,21 @@ def plan(
     if blinded:
         check_writable(plan_path_for(output), "--output (its plan file)", [file])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
-    ann, notes = read(file, item, rater, label, na_values, input_format, opts)
-    (name, est), = resolve_measures([measure], ann, None, model)
+    ann, notes = read(file, item, rater, label, na_values, input_format, opts, categories)
+    (name, est), = resolve_measures([measure], ann, None, model, weights=WEIGHTS)
+    # a weight name is judging_plan's weights= (the ordered ones checked against the labels' order there)
+    sim = dict(similarity=None, weights=name) if name in WEIGHTS else dict(similarity=est)
+    share = {} if uniform_share is None else dict(uniform_share=uniform_share)
     try:
-        drawn = sis.judging_plan(ann, similarity=est, n=n, coefficient=coefficient, strategy=strategy, seed=seed,
-                                 gold_n=gold_n)
+        drawn = sis.judging_plan(ann, **sim, n=n, coefficient=coefficient, strategy=strategy, seed=seed,
+                                 gold_n=gold_n, **share)
     except ValueError as err:
-        fail(f"cannot draw a judging plan for {file.name}: {err}", 1)
+        fail(f"cannot draw a judging plan for {file.name}: {cli_wording(str(err))}", 1)
     with using("--output", output):
         sheet, kept = write_judging_sheet(drawn, output, similarity=name, seed=seed, blinded=blinded)
     say_read(notes)
+    # the same --categories give agree the plan's q (chance over the declared categories) and weight order
+    cats = f"--categories {shlex.quote(categories)} " if categories is not None else ""
     what = f"{len(drawn.pairs)} distinct pairs from {drawn.n} draws, for {coefficient} with -m {name}"
     if gold_n is not None:
         rows = int((drawn.pairs["gold_draws"] > 0).sum())
@@ -127,4 +149,4 @@ def plan(
     else:
         typer.echo(f"wrote {sheet} ({what}) and {kept} (keep it beside the sheet: it holds the scores and q). Fill "
                    f"the judgment column with values in [0, 1], then: softirr agree {file} -m {name} -c {coefficient} "
-                   f"--judgments {sheet}", err=True)
+                   f"{cats}--judgments {sheet}", err=True)

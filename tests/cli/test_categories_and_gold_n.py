@@ -1,5 +1,5 @@
-"""``--categories`` (agree, sensitivity, report, compare, plan, model, score), ``judge plan --gold-n``, and notes
-that name flags (and name no Python call).
+"""``--categories`` (agree, sensitivity, report, compare, plan, judge plan, model, score), ``judge plan --gold-n``,
+and notes that name flags (and name no Python call).
 
 Every note the CLI prints names a CLI flag that exists: the notes of a few representative runs
 are parsed for ``--flag`` names and each is looked up in the options of the command that runs
@@ -410,3 +410,71 @@ def test_demo_takes_no_categories_its_coefficients_do_not_depend_on_them():
                 warnings.simplefilter("ignore")
                 a, b = fn(ann, similarity=similarity), fn(more, similarity=similarity)
             assert a.value == pytest.approx(b.value, abs=1e-12)
+
+
+# --- judge plan: --categories, weights in -m, --uniform-share ----------------------------------------------------
+
+
+def _drawn(capsys, tmp_path, file, *args):
+    """The plan file ``softirr judge plan FILE -n 40 ARGS`` writes, keyed by its label pair."""
+    sheet = tmp_path / "sheet.csv"
+    code, _, err = run_main(capsys, "judge", "plan", file, "-n", "40", "-o", sheet, *args)
+    assert code == 0, err
+    kept = pd.read_csv(tmp_path / "sheet.plan.csv", dtype={"label_a": str, "label_b": str})
+    return kept.set_index(["label_a", "label_b"])[["score", "q", "draws"]].sort_index(), err
+
+
+def _python(file, **kw):
+    plan = sis.judging_plan(sis.read_annotations(file), **{"n": 40, "coefficient": "krippendorff_alpha", **kw})
+    pairs = plan.pairs.astype({"label_a": str, "label_b": str})
+    return pairs.set_index(["label_a", "label_b"])[["score", "q", "draws"]].sort_index()
+
+
+@pytest.mark.parametrize(("args", "kw", "without"), [
+    # judging_plan(categories=): an unused category counts in gwet_ac1's chance term, so q moves
+    (["-m", "indel", "-c", "gwet_ac1", "--categories", "x,y,z,w"],
+     dict(similarity="indel", coefficient="gwet_ac1", categories=["x", "y", "z", "w"]),
+     dict(similarity="indel", coefficient="gwet_ac1")),
+    # judging_plan(weights=): a weight name in -m, ordered by --categories
+    (["-m", "linear", "--categories", "x,z,y"], dict(similarity=None, weights="linear", categories=["x", "z", "y"]),
+     dict(similarity=None, weights="linear", categories=["x", "y", "z"])),
+])
+def test_judge_plan_takes_categories_and_weights(cat_csv, tmp_path, capsys, args, kw, without):
+    # judging_plan's categories= and weights= had no CLI spelling (-m linear was an unknown similarity)
+    cli, err = _drawn(capsys, tmp_path, cat_csv, *args)
+    py = _python(cat_csv, **kw)
+    assert cli.index.equals(py.index) and (cli["draws"] == py["draws"]).all()
+    np.testing.assert_allclose(cli[["score", "q"]], py[["score", "q"]], rtol=0, atol=1e-12)
+    other = _python(cat_csv, **without)
+    assert not (other.index.equals(py.index) and np.allclose(other[["score", "q"]], py[["score", "q"]]))
+    if "--categories" in args:  # the agree command it suggests gives the judged coefficient the same q
+        assert f"--categories {args[args.index('--categories') + 1]} --judgments" in err
+
+
+def test_judge_plan_takes_uniform_share(tmp_path, capsys):
+    import inspect
+
+    demo = demo_path()
+    cli, _ = _drawn(capsys, tmp_path, demo, "-m", "indel", "--strategy", "active", "--uniform-share", "0.6")
+    py = _python(demo, similarity="indel", strategy="active", uniform_share=0.6)
+    assert cli.index.equals(py.index) and (cli["draws"] == py["draws"]).all()
+    np.testing.assert_allclose(cli[["score", "q"]], py[["score", "q"]], rtol=0, atol=1e-12)
+    default = _python(demo, similarity="indel", strategy="active")
+    assert not np.allclose(default.reindex(py.index)["q"], py["q"])
+    assert inspect.signature(sis.judging_plan).parameters["uniform_share"].default == 0.2  # as --help says
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["-m", "indel", "--uniform-share", "0.5"], "--uniform-share mixes the uniform design into --strategy active"),
+    (["-m", "indel", "--strategy", "active", "--uniform-share", "0"], "--uniform-share must lie in (0, 1]"),
+    (["-m", "indel", "--strategy", "active", "--uniform-share", "1.5"], "--uniform-share must lie in (0, 1]"),
+    (["-m", "indel", "--strategy", "active", "--uniform-share", "nan"], "--uniform-share must lie in (0, 1]"),
+    (["-m", "indel", "--categories", "x,y"], "label 'z' of"),
+    (["-m", "identity"], "--similarity identity needs no judge"),
+    (["-m", "lineer"], "unknown --similarity 'lineer' (did you mean 'linear'?)"),
+])
+def test_judge_plan_bad_values_in_cli_spelling(cat_csv, tmp_path, capsys, args, needle):
+    code, out, err = run_main(capsys, "judge", "plan", cat_csv, "-n", "40", "-o", tmp_path / "s.csv", *args)
+    assert code == 2 and out == "", err
+    assert needle in err and err.count("\n") == 1, err
+    assert not (tmp_path / "s.csv").exists()
