@@ -9,6 +9,7 @@ import typer
 from softirr_stats.agreement import COEFFICIENTS as REGISTRY
 from softirr_stats.cli._errors import EXIT_DATA, fail
 from softirr_stats.cli._options import (
+    CHANCE_HELP,
     COEFFICIENTS,
     DEFAULT_LEVEL,
     LEVEL_FORMS,
@@ -34,6 +35,7 @@ from softirr_stats.cli._options import (
     RaterOpt,
     ReaderOpt,
     SeedOpt,
+    chance_settings,
     check_choices,
     check_format,
     check_probability,
@@ -129,6 +131,9 @@ def command(
     similarity: Annotated[list[str] | None, similarity_option(
         f"similarity, an equivalence measure (two to compare two): {', '.join(MEASURES)}")] = None,
     measure: MeasureAliasOpt = None,
+    chance: Annotated[str | None, typer.Option(
+        "--chance", help=f"chance setting of the compared coefficients (one): {CHANCE_HELP}; mc:D and sampled:N "
+                         "are seeded by --seed [default: exact]")] = None,
     groups: Annotated[str | None, typer.Option(
         "--groups", help="two rater groups of FILE, 'r1,r2,r3;r4,r5,r6'")] = None,
     candidate: Annotated[str | None, typer.Option(
@@ -187,8 +192,9 @@ def command(
     names = similarity_values(similarity, measure) or ["exact"]
     mode = _mode(files, groups, candidate, reference, leave_one_out, names, coefs)
     coefs = coefs or ["cohen_kappa" if mode == "--reference" else "krippendorff_alpha"]
-    _refuse_unused(mode, bootstrap, analytic, permutations, scoring)
+    _refuse_unused(mode, bootstrap, analytic, permutations, scoring, chance)
     _check_options(mode, coefs, names, bootstrap, permutations, scoring, epsilon, q, min_items_per_human)
+    chance_kw, chance_notes = _chance(chance, coefs, seed)
     ci = None
     if mode != "--candidate":
         ci = sis.Analytic(level=level) if analytic else make_bootstrap(bootstrap, design, method, level, seed)
@@ -199,6 +205,7 @@ def command(
         anns.append(ann)
         notes += said
     ann = anns[0]
+    notes += chance_notes
     measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model)
     sims = [sim for _, sim in measures]
     title = f"softirr compare ({mode}) on {', '.join(f.name for f in files)}"
@@ -207,7 +214,7 @@ def command(
         meta.update(similarity=names[0] if scoring == "similarity" else None, scoring=scoring, epsilon=epsilon, q=q,
                     min_items_per_human=min_items_per_human)
     else:
-        meta.update(coefficient=coefs, similarity=names,
+        meta.update(coefficient=coefs, similarity=names, chance=chance or "exact",
                     **_interval_meta(analytic, bootstrap, design, method, level, seed))
     if mode == "--groups":
         meta["permutations"] = permutations
@@ -220,7 +227,8 @@ def command(
         try:
             rows, columns, data_columns = _run(sis, mode, anns, files, coefs, sims, names, ci, groups, candidate,
                                                reference, epsilon, permutations, independent, meta, humans,
-                                               seed=seed, scoring=scoring, q=q, min_items=min_items_per_human)
+                                               seed=seed, scoring=scoring, q=q, min_items=min_items_per_human,
+                                               chance=chance_kw)
         except ValueError as err:
             fail(_cli_text(str(err)), EXIT_DATA)
     if mode != "--candidate":
@@ -260,15 +268,18 @@ def _mode(files: list[Path], groups: str | None, candidate: str | None, referenc
     return modes[0]
 
 
-def _refuse_unused(mode: str, bootstrap: int, analytic: bool, permutations: int, scoring: str) -> None:
+def _refuse_unused(mode: str, bootstrap: int, analytic: bool, permutations: int, scoring: str,
+                   chance: str | None = None) -> None:
     """Fail, naming both options, where an option given on the command line is not used by this mode or is
-    contradicted by another option (nothing given is silently ignored)."""
+    contradicted by another option (nothing given is silently ignored). ``--seed`` also seeds a ``--chance``
+    other than exact (Monte Carlo permutations, sampled pairs, or what auto chooses)."""
+    seeded = chance is not None and "".join(chance.split()).lower() != "exact"
     why: dict[str, str] = {}
     for name, own in _OWN.items():
         if own != (mode if mode != "FILE2" else "FILE FILE2"):
             why[name] = f"is an option of {own}, not used with {_mode_text(mode)}"
     if mode == "--candidate":
-        for name in ("coefficient", *_INTERVAL):
+        for name in ("coefficient", "chance", *_INTERVAL):
             why[name] = ("is not used with --candidate: the alternative annotator test counts the candidate's wins "
                          "against each human (a t-test per human, Benjamini-Yekutieli over them), with no "
                          "coefficient and no interval; it takes -m or --scoring, --epsilon, --q")
@@ -276,11 +287,11 @@ def _refuse_unused(mode: str, bootstrap: int, analytic: bool, permutations: int,
             why["similarity"] = why["measure"] = ("is not used with --scoring neg_rmse (alignment is minus the root "
                                                   "mean squared difference of the numbers); leave out one of them")
     elif analytic:
-        for name in ("bootstrap", "design", "method") + (("seed",) if not permutations else ()):
+        for name in ("bootstrap", "design", "method") + (("seed",) if not permutations and not seeded else ()):
             why[name] = ("is not used with --analytic (the delta-method interval resamples nothing); leave out one of "
                          "them")
     elif bootstrap == 0 and mode not in _COMPARISONS:
-        for name in ("design", "method", "level", "seed"):
+        for name in ("design", "method", "level") + (("seed",) if not seeded else ()):
             why[name] = "is not used with --bootstrap 0 (no interval); leave out one of them"
     for name, flag in given_flags(*why).items():
         fail(f"{flag} {why[name]}")
@@ -326,6 +337,29 @@ def _check_options(mode: str, coefs: list[str], names: list[str], bootstrap: int
         what = ("a statistic of the numeric scores themselves" if outside[0] in SCORE_COEFFICIENTS
                 else "Hamming agreement of label sets")
         fail(f"-c {outside[0]} takes no -m ({what}); leave -m out")
+
+
+def _chance(chance: str | None, coefs: list[str], seed: int) -> tuple[dict[str, Any], list[str]]:
+    """``--chance`` as the coefficients' ``chance=`` (``{}`` when not given: the library's default) and the notes
+    of the compared coefficients with their own chance term; refused where none of them takes it."""
+    if chance is None:
+        return {}, []
+    if len(split([chance])) != 1:
+        fail(f"--chance takes one setting in softirr compare (both sides use it); got {chance!r}: compare the "
+             "chance settings themselves with softirr sensitivity --chance")
+    setting = chance_settings([chance], seed)[0]
+    own = [c for c in coefs if not _takes_chance(c)]
+    if len(own) == len(coefs):
+        fail(f"--chance is not used with -c {', '.join(own)}: "
+             + ("it has" if len(own) == 1 else "they have") + " no chance term of the kind --chance sets (its own "
+             "chance term, none, or a statistic of scores); leave out --chance")
+    return {"chance": setting}, [f"{c} has its own chance term; --chance {chance} not used for it" for c in own]
+
+
+def _takes_chance(name: str) -> bool:
+    """Whether ``-c name`` takes ``chance=`` (a coefficient of the registry whose options have it)."""
+    base = _level_split(name)[0]
+    return base in REGISTRY and "chance" in REGISTRY[base].options
 
 
 def _interval_meta(analytic: bool, bootstrap: int, design: str, method: str, level: float,
@@ -394,9 +428,10 @@ def _level_split(name: str) -> tuple[str, dict[str, str]]:
     return base, ({"level": level} if level else {})
 
 
-def _estimate(sis: Any, name: str, ann: Any, sim: Any) -> Any:
+def _estimate(sis: Any, name: str, ann: Any, sim: Any, chance: dict[str, Any] | None = None) -> Any:
     """The point estimate of ``-c name`` (any name -c takes: the registry's, the scores' statistics, the multi-label
-    baselines), its interval left to ``compare``."""
+    baselines), its interval left to ``compare``; ``chance`` (``{"chance": setting}``) where the coefficient takes
+    it."""
     from softirr_stats.analysis import MULTILABEL_COEFFICIENTS, SCORE_COEFFICIENTS
     from softirr_stats.api import public_function, score_statistic
 
@@ -405,6 +440,8 @@ def _estimate(sis: Any, name: str, ann: Any, sim: Any) -> Any:
     if name in MULTILABEL_COEFFICIENTS:
         return sis.multilabel_agreement(ann, baseline=name.split("_", 1)[1])
     base, options = _level_split(name)
+    if chance and _takes_chance(name):
+        options.update(chance)
     fn = public_function(base)
     return fn(ann, similarity=sim, **options) if sim is not None else fn(ann, **options)
 
@@ -412,15 +449,17 @@ def _estimate(sis: Any, name: str, ann: Any, sim: Any) -> Any:
 def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, names: list, ci: Any,
          groups: str | None, candidate: str | None, reference: str | None, epsilon: float, permutations: int,
          independent: bool, meta: dict, humans: str | None = None, *, seed: int = 0, scoring: str = "similarity",
-         q: float = 0.05, min_items: int = 30) -> tuple[list, tuple, tuple]:
+         q: float = 0.05, min_items: int = 30, chance: dict[str, Any] | None = None) -> tuple[list, tuple, tuple]:
     ann = anns[0]
+    chance = chance or {}
+    with_chance = chance if chance and _takes_chance(coefs[0]) else {}  # the one -c of the other modes
     if mode == "FILE2":
-        a, b = (_estimate(sis, coefs[0], x, sims[0]) for x in anns)
+        a, b = (_estimate(sis, coefs[0], x, sims[0], chance) for x in anns)
         res = sis.compare(a, b, ci=ci, paired=False if independent else None,
                           labels=(f"{files[0].name}", f"{files[1].name}"))
     elif mode in ("two -m", "two -c"):
         pairs = [(coefs[0], s) for s in sims] if mode == "two -m" else [(c, sims[0]) for c in coefs]
-        res_ = [_estimate(sis, c, ann, s) for c, s in pairs]
+        res_ = [_estimate(sis, c, ann, s, chance) for c, s in pairs]
         labels = [f"{c} ({n})" if c in REGISTRY else c  # the scores' statistics and multi-label baselines take no -m
                   for (c, _), n in zip(pairs, names if mode == "two -m" else names * 2, strict=False)]
         res = sis.compare(res_[0], res_[1], ci=ci, labels=(labels[0], labels[1]))
@@ -430,7 +469,7 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         if sims[0] is not None:
             extra["similarity"] = sims[0]
         res = sis.compare_groups(ann, ga, gb, coefficient=base, ci=ci, permutations=permutations, seed=seed,
-                                 **extra)
+                                 **extra, **with_chance)
         meta["permutation_p_value"] = res.details.get("permutation_p_value")
         if permutations:
             meta["test_tail"] = f"; p-value: {res.details['test']}, seed = {seed}"
@@ -451,7 +490,8 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
     elif mode == "--reference":
         ref = _rater(reference or "", ann.raters, "--reference")
         base, extra = _level_split(coefs[0])
-        r = sis.against_reference(ann, ref, coefficient=base, similarity=sims[0], ci=ci, top=20, **extra)
+        r = sis.against_reference(ann, ref, coefficient=base, similarity=sims[0], ci=ci, top=20, **extra,
+                                  **with_chance)
         meta["worst_items"] = r.disagreements.to_dict("records")
         meta["warnings"] = list(r.warnings)
         rows = []
@@ -464,7 +504,7 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         base, extra = _level_split(coefs[0])
         if sims[0] is not None:
             extra["similarity"] = sims[0]
-        t = sis.leave_one_rater_out(ann, base, ci=ci, **extra)
+        t = sis.leave_one_rater_out(ann, base, ci=ci, **extra, **with_chance)
         rows = []
         for rec in t.to_dict("records"):
             rows.append({**rec, "vs rest CI": _ci_text(rec["vs_rest_ci_low"], rec["vs_rest_ci_high"]),

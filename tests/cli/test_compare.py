@@ -307,3 +307,75 @@ def test_krippendorffs_levels_of_measurement_in_every_mode(capsys, ordinal_files
     assert json.loads(out)["results"][0]["difference"] == pytest.approx(groups.difference, abs=1e-14)
     code, _, err = run(capsys, "compare", str(one), "-c", "krippendorff_alpha:ordinal", "-m", "levenshtein,exact")
     assert code == 2 and "takes no -m" in err
+
+
+def _mc(seed=0):
+    from softirr_stats.agreement import resolve_chance
+
+    return resolve_chance("mc:5", seed=seed)
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.comparison._compare.ComparisonWarning")  # said in the notes
+def test_chance_reaches_the_compared_coefficients(capsys, files):
+    # the coefficients compare computes had no chance setting on the command line: always exact chance
+    one, two = files
+    ann, ann2 = sis.read_annotations(one), sis.read_annotations(two)
+    ci = sis.Bootstrap(n=100, seed=0)
+    boot = ("--bootstrap", "100", "--chance", "mc:5", "-f", "json")
+    # FILE FILE2
+    code, out, err = run(capsys, "compare", str(one), str(two), "-c", "fleiss_kappa", *boot)
+    assert code == 0, err
+    d = json.loads(out)
+    row = d["results"][0]
+    py = sis.compare(sis.fleiss_kappa(ann, chance=_mc()), sis.fleiss_kappa(ann2, chance=_mc()), ci=ci,
+                     labels=("round1.csv", "round2.csv"))
+    exact = sis.fleiss_kappa(ann).value
+    assert row["value_a"] == pytest.approx(py.value_a, abs=1e-12) and abs(py.value_a - exact) > 1e-6
+    assert (row["difference"], row["ci_low"], row["ci_high"]) == pytest.approx(
+        (py.difference, py.ci_low, py.ci_high), abs=1e-12)
+    assert d["meta"]["chance"] == "mc:5"
+    # two -c: the coefficient with its own chance term (AC1) gets a note, not the setting
+    code, out, err = run(capsys, "compare", str(one), "-c", "krippendorff_alpha,gwet_ac1", *boot)
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    py = sis.compare(sis.krippendorff_alpha(ann, chance=_mc()), sis.gwet_ac1(ann), ci=ci)
+    assert (row["value_a"], row["value_b"], row["difference"], row["ci_low"], row["ci_high"]) == pytest.approx(
+        (py.value_a, py.value_b, py.difference, py.ci_low, py.ci_high), abs=1e-12)
+    assert "gwet_ac1 has its own chance term; --chance mc:5 not used for it" in json.loads(out)["meta"]["warnings"]
+    # --groups
+    code, out, err = run(capsys, "compare", str(one), "--groups", "h1,h2;h3,h4", *boot)
+    assert code == 0, err
+    py = sis.compare_groups(ann, ["h1", "h2"], ["h3", "h4"], coefficient="krippendorff_alpha", ci=ci, chance=_mc())
+    row = json.loads(out)["results"][0]
+    assert (row["difference"], row["ci_low"], row["ci_high"]) == pytest.approx(
+        (py.difference, py.ci_low, py.ci_high), abs=1e-12)
+    # --reference
+    code, out, err = run(capsys, "compare", str(one), "--reference", "h1", *boot)
+    assert code == 0, err
+    py = sis.against_reference(ann, "h1", coefficient="cohen_kappa", ci=ci, chance=_mc())
+    got = json.loads(out)["results"]
+    np.testing.assert_allclose([[r["value"], r["ci_low"], r["expected"]] for r in got],
+                               py.by_rater[["value", "ci_low", "expected"]].to_numpy(dtype=float), rtol=0, atol=1e-12)
+    # --leave-one-out, point estimates: --seed seeds the Monte Carlo chance, so it is not refused
+    code, out, err = run(capsys, "compare", str(one), "--leave-one-out", "--bootstrap", "0", "--chance", "mc:5",
+                         "--seed", "3", "-f", "json")
+    assert code == 0, err
+    py = sis.leave_one_rater_out(ann, "krippendorff_alpha", chance=_mc(3))
+    np.testing.assert_allclose([r["change"] for r in json.loads(out)["results"]], py["change"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["-c", "fleiss_kappa,gwet_ac1", "--chance", "bogus"], "--chance bogus: chance must be one of exact, auto, mc:D"),
+    (["-c", "fleiss_kappa,gwet_ac1", "--chance", "mc:0"], "--chance mc:0: chance 'mc:0': D must be a positive whole number"),
+    (["-c", "fleiss_kappa,gwet_ac1", "--chance", "exact,mc:5"], "--chance takes one setting in softirr compare"),
+    (["-c", "gwet_ac1,brennan_prediger", "--chance", "mc:5"],
+     "--chance is not used with -c gwet_ac1, brennan_prediger"),
+    (["--candidate", "llm", "--chance", "mc:5"], "--chance is not used with --candidate"),
+    (["--leave-one-out", "--bootstrap", "0", "--chance", "exact", "--seed", "3"],
+     "--seed is not used with --bootstrap 0"),
+])
+def test_bad_chance_is_refused_in_cli_spelling(capsys, files, args, needle):
+    one, _ = files
+    code, out, err = run(capsys, "compare", str(one), *args)
+    assert code == 2 and out == "", (args, err)
+    assert needle in err and err.count("\n") == 1, (args, err)
