@@ -26,7 +26,9 @@ from softirr_stats.cli._options import (
     check_format,
     check_similarities,
     check_writable,
+    given_flags,
     make_bootstrap,
+    read,
     reader_options,
     similarity_option,
     similarity_value,
@@ -67,6 +69,36 @@ def _rows(res: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def _span_source(path: Path, input_format: str | None, opts: dict[str, Any],
+                 unmatched: str | None) -> tuple[Any, dict[str, Any], list[str]]:
+    """What ``span_agreement`` reads, and its keyword options: the path of an export or span table, or the
+    Annotations of a table of span items (``item`` = ``<document>:<start>-<end>``, ``rater``, ``label``), whose
+    "no span" label is ``--unmatched`` (``''``: none, ``unmatched=None``). ``--unmatched`` is refused elsewhere:
+    an export's reader and a span table's declaration rows say who annotated a document without spans. The last
+    item is the notes of reading the table."""
+    from softirr_stats.data import EXPORT_FORMATS, guess_format, read_table
+
+    with reading(str(path)):
+        fmt = input_format or guess_format(path, columns=("document", "annotator", "type"))
+        columns = () if fmt in EXPORT_FORMATS else tuple(read_table(path, format=fmt).columns)
+    if "document" in columns or not {"item", "rater", "label"} <= set(columns):
+        if unmatched is not None:
+            fail(f"--unmatched names the 'no span' label of a table of span items (columns item, rater, label); "
+                 f"{path} is a span export or span table, whose reader (or declaration rows) says who annotated a "
+                 "document without spans: leave out --unmatched")
+        return path, {"format": input_format, **opts}, []
+    for flag in given_flags("field", "layer", "feature", "reader_option").values():
+        fail(f"{flag} is an option of the span exports; {path} is a table of span items (item, rater, label)")
+    ann, notes = read(path, input_format=fmt)
+    if unmatched:  # a label of the table (an element of a set-valued one, where types are stacked)
+        labels = {str(x) for lab in ann.vocabulary for x in (lab if isinstance(lab, frozenset) else [lab])}
+        if unmatched not in labels:
+            shown = ", ".join(map(repr, sorted(labels)[:8])) + (", ..." if len(labels) > 8 else "")
+            fail(f"--unmatched {unmatched!r} is not a label of {path} (labels: {shown}); give the label meaning "
+                 "'no span here', or --unmatched '' when every label is a span type")
+    return ann, ({} if unmatched is None else {"unmatched": unmatched or None}), notes
+
+
 def command(
     files: Annotated[list[Path], typer.Argument(help="span export(s): brat folder, WebAnno/INCEpTION TSV, "
                                                      "Label Studio / doccano / Prodigy JSON(L), or a span table")],
@@ -87,6 +119,10 @@ def command(
     layer: LayerOpt = None,
     feature: FeatureOpt = None,
     reader_option: ReaderOpt = None,
+    unmatched: Annotated[str | None, typer.Option(
+        "--unmatched", help="a table of span items (columns item = '<document>:<start>-<end>', rater, label): the "
+                            "label meaning 'annotated the document, no span here'; '' (empty) when every label is "
+                            "a span type [default: O]")] = None,
 ) -> None:
     """Span agreement: pairwise F1 between annotators (Hripcsak & Rothschild 2005), exact or overlap
     matching, per type, with a document-bootstrap interval. Equals bratiaa's mean pairwise F1 with
@@ -107,6 +143,7 @@ def command(
         fail(f"{path} does not exist")
     ci = make_bootstrap(bootstrap, "items", method, level, seed)
     opts = reader_options(field, layer, feature, None, reader_option)
+    source, spans_kw, read_notes = _span_source(path, input_format, opts, unmatched)
     similarity = None
     if measure != "exact":
         from softirr_stats.equivalence import estimator_from_name
@@ -121,11 +158,11 @@ def command(
         warnings.simplefilter("always")
         with reading(str(path)):
             try:
-                res = sis.span_agreement(path, match=match, by=by, average=average, similarity=similarity, ci=ci,
-                                         format=input_format, **opts)
+                res = sis.span_agreement(source, match=match, by=by, average=average, similarity=similarity, ci=ci,
+                                         **spans_kw)
             except TooFewRatersError as err:  # the data cannot give the result: exit 1, not a read error
                 fail(f"{path}: {err}", EXIT_DATA)
-    seen = list(dict.fromkeys([*res.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]))
+    seen = list(dict.fromkeys([*read_notes, *res.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]))
     rows = _rows(res)
     used = res.ci_method.removeprefix("bootstrap-") if ci is not None else method  # "auto" resolved for these documents
     if ci is None:

@@ -61,3 +61,40 @@ def test_spans_title_names_the_default_interval(capsys):
     assert "pairs document-bootstrap percentile, B = 50" in title
     code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "50", "--method", "bca-t", "-f", "json")
     assert code == 0 and "95% document-bootstrap bca-t CI, B = 50" in json.loads(out)["title"]
+
+
+@pytest.fixture()
+def span_items(tmp_path):
+    """A table of span items, as span Annotations write it: 'O' = annotated the document, no span here."""
+    path = tmp_path / "span_items.csv"
+    path.write_text("item,rater,label\nd:0-4,a,PER\nd:0-4,b,PER\nd:9-12,a,O\nd:9-12,b,LOC\ne:0-3,a,O\ne:0-3,b,O\n"
+                    "e:5-9,a,PER\ne:5-9,b,PER\n")
+    return path
+
+
+@pytest.mark.parametrize(("given", "unmatched"), [([], "O"), (["--unmatched", "O"], "O"), (["--unmatched", ""], None),
+                                                  (["--unmatched", "PER"], "PER")])
+def test_unmatched_reaches_span_agreement(capsys, span_items, given, unmatched):
+    # span_agreement(unmatched=) had no CLI spelling, and a table of span items could not be read at all
+    code, out, err = run(capsys, "spans", str(span_items), "--bootstrap", "200", *given, "-f", "json")
+    assert code == 0, err
+    rows = json.loads(out)["results"]
+    py = sis.span_agreement(sis.read_annotations(span_items), unmatched=unmatched,
+                            ci=sis.Bootstrap(n=200, seed=0, design="items"))
+    assert rows[-1]["f1"] == pytest.approx(py.value, abs=1e-12)
+    assert [rows[0][k] for k in ("tp", "fp", "fn")] == py.by_pair[["tp", "fp", "fn"]].values.tolist()[0]
+    assert (rows[-1]["ci_low"], rows[-1]["ci_high"]) == pytest.approx((py.ci_low, py.ci_high), abs=1e-12)
+    if unmatched != "O":  # the setting changes the counts: it was used
+        other = sis.span_agreement(sis.read_annotations(span_items))
+        assert other.by_pair[["tp", "fp", "fn"]].values.tolist() != py.by_pair[["tp", "fp", "fn"]].values.tolist()
+
+
+@pytest.mark.parametrize(("which", "args", "needle"), [
+    ("items", ["--unmatched", "X"], "--unmatched 'X' is not a label of"),
+    ("items", ["--field", "x"], "--field is an option of the span exports"),
+    ("brat", ["--unmatched", "O"], "--unmatched names the 'no span' label of a table of span items"),
+])
+def test_bad_unmatched_in_cli_spelling(capsys, span_items, which, args, needle):
+    code, out, err = run(capsys, "spans", str(span_items if which == "items" else BRATIAA), *args)
+    assert code == 2 and out == "", err
+    assert needle in err and err.count("\n") == 1, err
