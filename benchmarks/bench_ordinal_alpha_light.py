@@ -13,6 +13,14 @@ after the data are made and the call has run once on a small table):
 Ratios ``ref / ours`` > 1 mean softirr_stats is faster (or smaller); ``|diff|`` is the largest
 difference between the two values.
 
+Light's kappa, ``--only light`` under ``nice -n 10`` on a shared 2-core machine (load 3-4, so rough),
+before and after it read each rater pair's confusion matrix from one sparse product instead of the
+within-item pair list (docs/performance.md)::
+
+    items  ours point: before        after            B = 200: before      after           sklearn
+    1e4                0.82 s / 343 MB  0.40 s / 149 MB         20.5 s / 1.9 GB  0.75 s          0.77 s
+    1e5                9.24 s / 3.1 GB  2.38 s / 538 MB         278 s / 4.4 GB   6.0 s / 856 MB  5.5-7.4 s
+
 Run::
 
     python benchmarks/bench_ordinal_alpha_light.py            # both sizes (~1 min on 2 busy cores)

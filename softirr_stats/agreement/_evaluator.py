@@ -44,6 +44,7 @@ from softirr_stats.agreement._families import (
     count_labels,
     get_family,
     pair_sums_from_counts,
+    rater_pair_groups,
 )
 from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
 from softirr_stats.agreement._layout import RatingLayout, rating_layout
@@ -229,8 +230,17 @@ class Prepared(Statistic):
 
     @property
     def n_groups(self) -> int:
-        """Rater pairs that share an item (builds the pair list)."""
-        return self._pair_data[1]
+        """Rater pairs that share an item (from the pair list where it is built, else :attr:`rater_pairs`)."""
+        if "_pair_data" in self.__dict__:
+            return self._pair_data[1]
+        return self.rater_pairs[1]
+
+    @cached_property
+    def rater_pairs(self) -> tuple[np.ndarray, int]:
+        """Rater pairs that share an item, numbered as the pair list's ``pair_group`` (see
+        :func:`~softirr_stats.agreement._families.rater_pair_groups`; no pair list)."""
+        d = self.layout
+        return rater_pair_groups(d.rating_item, d.rating_rater, d.n_items, d.n_raters)
 
     @property
     def similarity_known(self) -> bool:
@@ -759,12 +769,12 @@ def _gemm_features(prep: Prepared) -> dict[str, np.ndarray] | None:
         return cached
     n, ks = prep.n, prep.ks
     d = prep.layout
-    pair_sum, pair_count = prep.item_pair_sums()
-    basics = ItemBasics(
-        n=n, ks=ks, nr=prep.nr, pair_sum=pair_sum, pair_count=pair_count, r=d.r_i.astype(np.float64),
+    basics = ItemBasics(  # on demand: each family reads only some of the pair sums, rating list and counts
+        n=n, ks=ks, nr=prep.nr, pair_sums=prep.item_pair_sums, r=d.r_i.astype(np.float64),
         ratings=lambda: (d.rating_item.astype(np.int64), d.rating_rater.astype(np.int64),
-                         prep.rating_s.astype(np.int64)),  # on demand: only some families read the rating list
-        counts=prep.count_table, max_dense=_GEMM_MAX_ENTRIES)
+                         prep.rating_s.astype(np.int64)),
+        counts=prep.count_table, max_dense=_GEMM_MAX_ENTRIES, rater_pairs=lambda: prep.rater_pairs,
+        similarity_known=prep.similarity_known)
     feats = fam.features(basics)
     if feats is None:  # too large for dense blocks
         return None

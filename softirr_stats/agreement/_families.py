@@ -25,27 +25,47 @@ from softirr_stats.agreement._sampling import sample_per_rater, sample_pooled, s
 from softirr_stats.base._jax import namespace
 
 __all__ = ["ChanceFamily", "FAMILIES", "get_family", "ItemBasics", "Indicator", "count_labels",
-           "count_table", "pair_sums_from_counts", "coincidence_block"]
+           "count_table", "pair_sums_from_counts", "coincidence_block", "rater_pair_groups", "pair_confusion_block"]
 
 
 @dataclass(frozen=True)
 class ItemBasics:
     """Per-item sums every matrix-product feature builder starts from (numpy, unit rater weights).
 
-    The rating list (``rating_item``, ``rating_rater``, ``rating_s``, int64) and the label
-    counts are made on first use: ``ratings()`` returns the list, ``counts(max_dense)`` the
-    table (as :meth:`label_counts` describes); most families read only one of them.
+    The per-item pair sums, the rating list (``rating_item``, ``rating_rater``, ``rating_s``,
+    int64) and the label counts are made on first use: ``pair_sums()`` returns the sums of
+    within-item pair similarities and the numbers of pairs, ``ratings()`` the list,
+    ``counts(max_dense)`` the table (as :meth:`label_counts` describes); most families read
+    only some of them. ``rater_pairs()`` gives the rater pairs that share an item (as
+    :func:`rater_pair_groups`; None: from the rating list) and ``similarity_known`` whether the
+    similarity over the support is known without scoring a pair (identity, a given matrix, or a
+    dense chance operator).
     """
 
     n: int
     ks: int
     nr: int
-    pair_sum: np.ndarray  # (n,) sum of within-item pair similarities
-    pair_count: np.ndarray  # (n,) number of within-item pairs
+    pair_sums: Callable[[], tuple[np.ndarray, np.ndarray]]  # (n,) pair-similarity sums, (n,) pair counts
     r: np.ndarray  # (n,) ratings per item
     ratings: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]  # (item, rater, support code) of each rating
     counts: "Callable[[int], np.ndarray | Indicator] | None" = None  # None: one bincount over the rating list
     max_dense: int = 40_000_000  # entries a dense feature block may have (float64: 320 MB)
+    rater_pairs: "Callable[[], tuple[np.ndarray, int]] | None" = None  # None: from the rating list
+    similarity_known: bool = True
+
+    @cached_property
+    def _pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.pair_sums()
+
+    @property
+    def pair_sum(self) -> np.ndarray:
+        """(n,) sum of within-item pair similarities."""
+        return self._pair_sums[0]
+
+    @property
+    def pair_count(self) -> np.ndarray:
+        """(n,) number of within-item pairs."""
+        return self._pair_sums[1]
 
     @cached_property
     def _rating_list(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -216,7 +236,7 @@ class Indicator:
 
     def dense(self, out: np.ndarray | None = None) -> np.ndarray:
         """The block as a dense float64 array (n x width), written into ``out`` when given."""
-        key = self.rows * self.width + self.cols
+        key = self.rows.astype(np.int64) * self.width + self.cols  # int64: rows may be int32
         full = np.bincount(key, weights=self.values, minlength=self.n * self.width).reshape(self.n, self.width)
         if out is None:
             return full.astype(np.float64, copy=False)
@@ -322,6 +342,97 @@ def _features_alpha_ordinal(b: ItemBasics) -> Features:
     return [("N", b.r * ok), ("nk", _row_scaled(N, ok.astype(np.float64))), ("coinc", coincidence_block(N, weight))]
 
 
+def rater_pair_groups(rating_item: np.ndarray, rating_rater: np.ndarray, n: int, nr: int) -> tuple[np.ndarray, int]:
+    """The rater pairs that share an item, numbered as the pair list's ``pair_group`` (in the order
+    of ``j nr + k`` for raters ``j < k``): an (nr * nr,) int64 array with each pair's number at
+    ``j nr + k`` (-1 where the two share no item), and the number of pairs that share one. One
+    sparse product of the items x raters table with itself (no within-item pair list).
+
+    Examples
+    --------
+    >>> group_of, n_groups = rater_pair_groups(np.array([0, 0, 1, 1]), np.array([0, 2, 1, 2]), 2, 3)
+    >>> group_of.reshape(3, 3).tolist(), n_groups
+    ([[-1, -1, 0], [-1, -1, 1], [-1, -1, -1]], 2)
+    """
+    import scipy.sparse as sparse
+
+    rated = sparse.csr_matrix((np.ones(len(rating_item), dtype=np.float32), (rating_item, rating_rater)),
+                              shape=(n, nr))
+    both = (rated.T @ rated).tocoo()  # items two raters share (> 0 however large, in float32)
+    j, k = both.row.astype(np.int64), both.col.astype(np.int64)
+    keep = (j < k) & (both.data > 0)
+    present = np.zeros(nr * nr, dtype=bool)
+    present[j[keep] * nr + k[keep]] = True
+    group_of = np.where(present, np.cumsum(present) - 1, -1)
+    return group_of, int(present.sum())
+
+
+#: Within-item pairs per block while :func:`pair_confusion_block` lists them (int64 temporaries: ~100 MB).
+_PAIR_BLOCK = 1 << 22
+
+
+def pair_confusion_block(rating_item: np.ndarray, rating_rater: np.ndarray, rating_s: np.ndarray, r: np.ndarray,
+                         nr: int, ks: int, group_of: np.ndarray, n_groups: int) -> Indicator:
+    """Per item, one non-zero per within-item pair of ratings (raters ``j < k``, labels ``a``, ``b``)
+    at column ``(g ks + a) ks + b``, ``g = group_of[j nr + k]`` (width ``n_groups ks^2``): summed
+    with item weights, group g's ``ks x ks`` block is its rater pair's confusion matrix over the
+    items both rated (rows: the label of the earlier rater). The ratings are sorted by item, then
+    rater (as the rating list); the pairs are listed a block of items at a time and kept as their
+    item and column only (int32 where they fit).
+
+    Examples
+    --------
+    >>> group_of, g = rater_pair_groups(np.array([0, 0, 1, 1, 1]), np.array([0, 1, 0, 1, 2]), 2, 3)
+    >>> F = pair_confusion_block(np.array([0, 0, 1, 1, 1]), np.array([0, 1, 0, 1, 2]), np.array([0, 1, 1, 1, 0]),
+    ...                          np.array([2, 3]), 3, 2, group_of, g)
+    >>> F.times(np.array([[1.0, 1.0]])).reshape(g, 2, 2).tolist()  # raters (0, 1), (0, 2), (1, 2)
+    [[[0.0, 1.0], [0.0, 1.0]], [[0.0, 0.0], [1.0, 0.0]], [[0.0, 0.0], [1.0, 0.0]]]
+    """
+    from softirr_stats.agreement._layout import _within_item_pairs
+
+    r = np.asarray(r, dtype=np.int64)
+    n, width = len(r), n_groups * ks * ks
+    per_item = r * (r - 1) // 2
+    ends = np.cumsum(per_item)
+    total = int(ends[-1]) if n else 0
+    rows = np.empty(total, dtype=np.int32 if n < 2**31 else np.int64)
+    cols = np.empty(total, dtype=np.int32 if width < 2**31 else np.int64)
+    cut = np.unique(np.concatenate([[0], np.searchsorted(ends, np.arange(_PAIR_BLOCK, total, _PAIR_BLOCK),
+                                                         side="right"), [n]]))
+    at = np.concatenate([[0], np.cumsum(r)])  # first rating of each item
+    for i0, i1 in zip(cut[:-1], cut[1:], strict=True):  # blocks of items bound the temporaries
+        lo, hi = at[i0], at[i1]
+        first, second = _within_item_pairs(np.asarray(rating_item[lo:hi], dtype=np.int64) - i0, r[i0:i1])
+        first += lo
+        second += lo
+        p0, p1 = int(ends[i0 - 1]) if i0 else 0, int(ends[i1 - 1])  # the block's pairs
+        rows[p0:p1] = rating_item[first]
+        g = group_of[np.asarray(rating_rater[first], dtype=np.int64) * nr + rating_rater[second]]
+        cols[p0:p1] = (g * ks + rating_s[first]) * ks + rating_s[second]
+    return Indicator(rows=rows, cols=cols, n=n, width=width, unique=True)
+
+
+#: Largest block of Light's confusion matrices (rater pairs x ks x ks) per replicate that needs no
+#: comparison with the pair list.
+LIGHT_SMALL_BLOCK = 4096
+
+
+def _features_light(b: ItemBasics) -> Features:
+    """Light's kappa: every rater pair's confusion matrix over the items both rated (one non-zero per
+    within-item pair, :func:`pair_confusion_block`), or None (the pair list) where the similarity over
+    the support is not known without scoring pairs, or where a replicate's rater pairs x ks x ks block
+    would outgrow the within-item pairs themselves (many distinct labels)."""
+    if not b.similarity_known:
+        return None
+    group_of, n_groups = b.rater_pairs() if b.rater_pairs is not None else rater_pair_groups(
+        b.rating_item, b.rating_rater, b.n, b.nr)
+    n_pairs = float(np.sum(b.r * (b.r - 1.0) / 2.0))
+    if n_groups * b.ks * b.ks > max(LIGHT_SMALL_BLOCK, n_pairs):
+        return None
+    return [("conf", pair_confusion_block(b.rating_item, b.rating_rater, b.rating_s, b.r, b.nr, b.ks,
+                                          group_of, n_groups))]
+
+
 # Stage 1 from the matrix products G[name] = C @ F[name] (B rows), in the namespace of G: the
 # same quantities the family's segment-sum stage-1 kernel computes with unit rater weights
 # (tests/agreement/test_scale.py pins them equal on every family and route).
@@ -356,6 +467,16 @@ def _products_alpha_ordinal(G: dict[str, Any], nr: int, ks: int) -> dict[str, An
     coinc = G["coinc"].reshape(G["coinc"].shape[0], ks, ks)  # upper triangle; delta is symmetric
     return {"N": G["N"][:, 0], "do_num": xp.sum(delta * coinc, axis=(1, 2)),
             "de_num": xp.einsum("bk,bkl,bl->b", nk, delta, nk), "nk": nk}
+
+
+def _products_light(G: dict[str, Any], nr: int, ks: int) -> dict[str, Any]:
+    conf = G["conf"]
+    conf = conf.reshape(conf.shape[0], -1, ks, ks)  # (B, rater pairs, ks, ks)
+    xp = namespace(conf)
+    tot = xp.sum(conf, axis=(2, 3))
+    safe = xp.where(tot > 0, tot, 1.0)[..., None]
+    # observed agreement sum_ab C[a, b] S[a, b] / tot needs S: finish_light reads it through the chance operator
+    return {"conf_g": conf, "tot_g": tot, "qa_g": xp.sum(conf, axis=3) / safe, "qb_g": xp.sum(conf, axis=2) / safe}
 
 
 def _resolve(fn: "str | Callable[..., Any]", module: str) -> Callable[..., Any]:
@@ -477,6 +598,7 @@ FAMILIES: dict[str, ChanceFamily] = {f.name: f for f in (
                              "variance applies",
                  description="Krippendorff's ordinal metric from the coincidence marginals"),
     ChanceFamily("light", "stage1_light", "finish_light", "support", lambda ks, nr, g: g * (2 * ks + 2),
+                 features=_features_light, from_products=_products_light,
                  no_analytic="Light's kappa has no analytic (linearised) variance here",
                  description="mean of Cohen's kappa over rater pairs"),
 )}

@@ -294,12 +294,23 @@ def finish_alpha_ordinal(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: Fi
     return _alpha_value(s1["do_num"] / big_n / top, s1["de_num"] / (big_n * (big_n - 1.0)) / top)
 
 
+def _pair_observed(conf: jax.Array, tot: jax.Array, quad: Any) -> jax.Array:
+    """Each rater pair's observed agreement ``sum_ab C[a, b] S[a, b] / tot`` from its confusion
+    matrix ``C`` (..., ks, ks) (rows: the earlier rater's label), S applied by the chance operator."""
+    xp = namespace(conf)
+    per_label = quad(xp.eye(conf.shape[-1], dtype=conf.dtype), conf)  # (..., ks): sum_b S[a, b] C[a, b]
+    return _safe_div(xp.sum(per_label, axis=-1), tot)
+
+
 def finish_light(s1: dict[str, jax.Array], C: jax.Array, W: Any, ctx: FinishContext) -> dict[str, jax.Array]:
-    xp = namespace(s1["po_g"])
+    """Light's kappa from each rater pair's observed agreement and marginals: the pair list's stage 1
+    gives ``po_g``, the matrix-product route the pairs' confusion matrices ``conf_g``."""
+    xp = namespace(s1["tot_g"])
+    po_g = s1["po_g"] if "po_g" in s1 else _pair_observed(s1["conf_g"], s1["tot_g"], ctx.quad)
     pe_g = ctx.quad(s1["qa_g"], s1["qb_g"])
-    k_g = combine(s1["po_g"], pe_g)
+    k_g = combine(po_g, pe_g)
     ok = s1["tot_g"] > 0
     n_ok = xp.sum(ok, axis=1)
-    return {"pa": xp.sum(xp.where(ok, s1["po_g"], 0.0), axis=1) / n_ok,
+    return {"pa": xp.sum(xp.where(ok, po_g, 0.0), axis=1) / n_ok,
             "pe": xp.sum(xp.where(ok, pe_g, 0.0), axis=1) / n_ok,
             "value": xp.sum(xp.where(ok, k_g, 0.0), axis=1) / n_ok, "kappa_g": k_g}

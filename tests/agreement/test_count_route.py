@@ -117,6 +117,8 @@ def test_count_route_equals_pair_list_hypothesis(cells, family, weighted):
     (sis.gwet_ac1, {}),
     (sis.brennan_prediger, {}),
     (sis.percent_agreement, {}),
+    (sis.light_kappa, {}),
+    (sis.light_kappa, {"weights": "linear"}),
 ])
 def test_point_estimate_builds_no_pair_list(fn, kw):
     """A point estimate leaves the pair list unbuilt; where it reads only label counts (Scott /
@@ -131,13 +133,11 @@ def test_point_estimate_builds_no_pair_list(fn, kw):
     assert res.details["n_within_item_pairs"] == d.n_pairs == int((d.r_i * (d.r_i - 1) // 2).sum())
 
 
-def test_pair_list_built_where_needed():
-    """Light's kappa (per rater pair) and rater-weight batches still use the pair list."""
+@pytest.mark.parametrize("family", ["pooled", "light"])
+def test_pair_list_built_where_needed(family):
+    """Rater-weight batches still use the pair list (Light's kappa too)."""
     ann = _numeric(6)
-    sis.light_kappa(ann)
-    assert rating_layout(ann).pairs_built
-    ann2 = _numeric(6)
-    prep = prepare(ann2, "pooled", resolve_similarity(ann2))
+    prep = prepare(ann, family, resolve_similarity(ann))
     evaluate(prep, V=np.ones((3, prep.nr)))
     assert prep.layout.pairs_built
 
@@ -214,3 +214,67 @@ def test_ordinal_alpha_with_many_distinct_values_keeps_the_pair_list():
     assert prep.layout.pairs_built
     ref = krippendorff.alpha(reliability_data=x.T, level_of_measurement="ordinal")
     np.testing.assert_allclose(point["value"], ref, rtol=0, atol=1e-12)
+
+
+def _light_case(case: str):
+    """Light's kappa data and similarity: missing ratings (identity, linear weights), set-valued
+    labels under Jaccard (a scored soft similarity), rater pairs with no shared item, a degenerate pair."""
+    if case in ("missing", "linear"):
+        ann = _numeric(4, n=90, r=6, k=5)
+        return ann, resolve_similarity(ann, weights="linear" if case == "linear" else None)
+    rng = np.random.default_rng(7)
+    if case == "jaccard":
+        sets = np.asarray(["fever", "cough", "fever cough", "rash", "rash fever", "cough rash fever"], dtype=object)
+        cells = np.where(rng.random((60, 4)) < 0.2, None, sets[rng.integers(0, len(sets), (60, 4))])
+        cells[0, :2] = ("fever", "cough")
+        ann = sis.Annotations.from_wide(cells)
+        return ann, resolve_similarity(ann, similarity="jaccard")
+    x = rng.integers(0, 3, (80, 4)).astype(float)
+    x[:40, 3] = np.nan  # raters 0 and 3 share no item
+    x[40:, 0] = np.nan
+    if case == "degenerate":  # raters 1 and 2 give label 0 wherever both rate: their pe = 1
+        x[:, 1] = x[:, 2] = 0.0
+        x[::2, 2] = np.nan
+    ann = sis.Annotations.from_wide(x)
+    return ann, resolve_similarity(ann)
+
+
+@pytest.mark.parametrize("case", ["missing", "linear", "jaccard", "disjoint", "degenerate"])
+def test_light_kappa_from_pair_confusion_matrices_equals_pair_list(case):
+    """Light's kappa from each rater pair's confusion matrix, summed over items as one sparse product
+    (no pair list): the point estimate, a batch of bootstrap item weights and the leave-one-out values
+    equal the pair-list kernels to 1e-12, each pair's kappa too, with missing ratings, soft
+    similarities, rater pairs that share no item (left out of the mean, with the warning) and a
+    pair whose chance agreement is 1 (nan, as before)."""
+    ann, sim = _light_case(case)
+    prep = prepare(ann, "light", sim)
+    C = np.random.default_rng(3).multinomial(prep.n, np.ones(prep.n) / prep.n, size=7).astype(float)
+    point, batch, loo = evaluate(prep), evaluate(prep, C), prep.leave_units_out()
+    assert "_gemm" in prep.__dict__ and loo is not None
+    n_groups = prep.n_groups
+    assert not prep.layout.pairs_built  # the route taken: no within-item pair list
+    assert point["kappa_g"].shape == (1, n_groups)
+    for fast, C_ in ((point, None), (batch, C), (loo, 1.0 - np.eye(prep.n))):
+        slow = _segment_kernels(prep, C_)
+        for key in ("value", "pa", "pe"):
+            np.testing.assert_allclose(fast[key], slow[key], rtol=0, atol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(fast["kappa_g"], slow["kappa_g"][:, :n_groups], rtol=0, atol=1e-12, equal_nan=True)
+    assert prep.n_groups == n_groups  # the pair list's count, now that it is built
+    if case in ("disjoint", "degenerate"):
+        assert n_groups == 5
+        with pytest.warns(sis.DegenerateWarning, match="1 of 6 rater pairs share no item"):
+            res = sis.light_kappa(_light_case(case)[0])
+        np.testing.assert_allclose(res.details["pairwise"], point["kappa_g"][0], rtol=0, atol=1e-12, equal_nan=True)
+        assert bool(np.isnan(res.value)) is (case == "degenerate")
+
+
+def test_light_kappa_with_many_labels_keeps_the_pair_list():
+    """Scores with decimals: a replicate's rater pairs x ks x ks block of confusion matrices would
+    be far larger than the within-item pairs, so Light's kappa keeps the pair list."""
+    rng = np.random.default_rng(5)
+    x = np.round(rng.normal(50, 15, 100)[:, None] + rng.normal(0, 5, (100, 4)), 1)
+    ann = sis.Annotations.from_wide(x)
+    prep = prepare(ann, "light", resolve_similarity(ann))
+    assert prep.n_groups * prep.ks**2 > 600  # 6 rater pairs x 200+ labels^2 against 600 pairs
+    evaluate(prep)
+    assert prep.layout.pairs_built and "_gemm" not in prep.__dict__

@@ -16,7 +16,8 @@ import jax, sys, warnings
 warnings.simplefilter("ignore")
 {pre}
 import softirr_stats as sis
-r = sis.light_kappa([["a", "a", "b"], ["b", "b", "b"], ["a", "c", "c"], ["c", "c", "a"]])  # JAX kernels
+r = sis.light_kappa([["a", "a", "b"], ["b", "b", "b"], ["a", "c", "c"], ["c", "c", "a"]],
+                    ci=sis.Bootstrap(n=20, design="raters", seed=0))  # rater weights: the JAX kernels
 print(repr(r.value))
 print(jax.config.jax_compilation_cache_dir)
 """

@@ -72,14 +72,16 @@ def test_small_point_estimates_and_intervals_run_without_jax():
                           "table = [['a', 'a'], ['a', 'b'], ['b', 'b'], ['a', 'a']]\n"
                           "sis.cohen_kappa(table)\n"
                           "sis.krippendorff_alpha(table, ci=sis.Bootstrap(n=200))\n"
-                          "sis.fleiss_kappa([[1, 1], [1, 2], [2, 3]], weights='quadratic')")
+                          "sis.fleiss_kappa([[1, 1], [1, 2], [2, 3]], weights='quadratic')\n"
+                          "sis.light_kappa([['a', 'a', 'b'], ['a', 'b', 'b'], ['b', 'b', 'a']])")
     assert "softirr_stats.agreement._evaluator" in mods
     assert "jax" not in mods
 
 
 def test_vmapped_kernels_load_jax():
-    """Paths that need the within-item pair list (Light's kappa: per rater pair) run the JAX kernels."""
-    mods = _modules_after("import softirr_stats as sis\nsis.light_kappa([['a', 'a', 'b'], ['a', 'b', 'b'], ['b', 'b', 'a']])")
+    """Paths that need the within-item pair list (rater-weight bootstraps) run the JAX kernels."""
+    mods = _modules_after("import softirr_stats as sis\nsis.light_kappa([['a', 'a', 'b'], ['a', 'b', 'b'], "
+                          "['b', 'b', 'a'], ['a', 'a', 'a']], ci=sis.Bootstrap(n=20, design='raters'))")
     assert "jax" in mods
 
 

@@ -387,7 +387,8 @@ def test_jackknife_of_many_items_is_linear_in_the_items(monkeypatch):
 
 
 def test_a_slow_jackknife_warns_with_its_estimate_and_shows_a_bar(monkeypatch):
-    """A statistic without per-item sums (Light's kappa) evaluates a weight row per item: a long one says so
+    """A statistic without per-item sums (Light's kappa over ~60 distinct labels, where a replicate's rater
+    pairs x labels^2 block would outgrow the pair list) evaluates a weight row per item: a long one says so
     before it runs on, at the user's line, and counts every item on a bar."""
     from softirr_stats.uncertainty import _bootstrap
 
@@ -401,9 +402,9 @@ def test_a_slow_jackknife_warns_with_its_estimate_and_shows_a_bar(monkeypatch):
     monkeypatch.setattr(_bootstrap, "BOOTSTRAP_BUDGET_SECONDS", 0.0)
     monkeypatch.setattr(_bootstrap, "_warn_slow_jackknife", kept)
     monkeypatch.setattr(_bootstrap, "rows_per_chunk", lambda *a, **k: 16)  # blocks of 16 leave-one-out rows
-    ann = Annotations.from_wide(_ratings(3, 60, 3))
+    ann = Annotations.from_wide(np.random.default_rng(3).integers(0, 80, (60, 3)))
     _, prep = _prep(ann, "light")
-    assert prep.leave_units_out() is None
+    assert prep.leave_units_out() is None and prep.n_groups * prep.ks**2 > 4096
     with pytest.warns(_bootstrap.BootstrapCostWarning, match="jackknife .* 60 items") as rec:
         jack = _bootstrap.jackknife_values(prep, Bootstrap(n=50, method="bca", progress=True))
     assert rec[0].filename == __file__
