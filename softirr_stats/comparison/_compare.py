@@ -323,6 +323,8 @@ def paired_replicates(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
         parts_a.append(np.asarray(stat_a.evaluate(Ca, Va, Wa)["value"], dtype=np.float64)[:rows])
         parts_b.append(np.asarray(stat_b.evaluate(Cb, Vb, Wb)["value"], dtype=np.float64)[:rows])
     info = {"shared_chance_draws": bool(share_w and stat_a.n_chance_pairs),
+            # b's own bootstrap drew its chance pairs from cfg's stream: another seed here gives other replicates
+            "b_own_chance_draws": bool(share_w or not stat_b.n_chance_pairs),
             "exact_own_weights": lay.item_strata is None and lay.rater_strata is None and cfg.strata is None,
             "pooled_note": pooled}
     return np.concatenate(parts_a), np.concatenate(parts_b), info
@@ -439,7 +441,9 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     rules: list[str] = []  # what method="auto" stood for: information, not a warning (as on AgreementResult)
     checks = []
     if info["exact_own_weights"]:
-        checks = [_check_own(a, ra, cfg, "a"), _check_own(b, rb, cfg, "b")]
+        checks = [_check_own(a, ra, cfg, "a"), _check_own(b, rb, cfg, "b") if info["b_own_chance_draws"] else
+                  "b: its sampled chance pairs were drawn from a stream of their own (they differ in number from a's); "
+                  "replicates recomputed"]
     if stat_a.n_chance_pairs or stat_b.n_chance_pairs:
         notes.append("sampled chance pairs / judged draws resampled " + (
             "with one shared stream (the same number of draws on the same items)" if info["shared_chance_draws"]

@@ -54,6 +54,23 @@ def test_leave_one_rater_out_equals_the_coefficient_of_the_others():
         sis.leave_one_rater_out(ann, ci=sis.Bootstrap(n=50, design="raters"))
 
 
+@pytest.mark.filterwarnings("ignore::softirr_stats.comparison._compare.ComparisonWarning")  # independent draws
+def test_leave_one_rater_out_with_sampled_chance_and_a_bootstrap():
+    """Alpha's Monte Carlo chance draws a number of pairs that depends on the raters, so the coefficient without
+    a rater draws its own; the comparison recomputed them on another stream and then required them to equal the
+    input's own replicates, raising 'please report this' (RuntimeError)."""
+    from softirr_stats.agreement import resolve_chance
+
+    ann = sis.Annotations.from_wide(_table(60))
+    chance = resolve_chance("mc:5", seed=3)
+    t = sis.leave_one_rater_out(ann, "krippendorff_alpha", ci=sis.Bootstrap(n=100, seed=0), chance=chance)
+    for rec in t.itertuples():
+        others = [r for r in ann.raters if r != rec.rater]
+        want = sis.krippendorff_alpha(ann.subset_raters(others), chance=chance).value
+        assert rec.value_without == pytest.approx(want, abs=1e-12)
+        assert rec.change_ci_low <= rec.change <= rec.change_ci_high
+
+
 def test_against_reference_tables():
     rows = _table(60, raters=4, seed=2)
     ann = sis.Annotations.from_wide(rows)
