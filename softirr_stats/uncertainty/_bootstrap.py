@@ -1096,6 +1096,8 @@ def few_replicates_note(n_reps: int, level: float, n_drawn: int | None = None) -
     --------
     >>> few_replicates_note(2000, 0.95)
     ''
+    >>> few_replicates_note(300, 0.95)[:49]  # 2.5% of 300 is 7.5: 8 whole replicates lie beyond the bound
+    'only 8 bootstrap replicates lie beyond each bound'
     >>> few_replicates_note(200, 0.95)
     'only 5 bootstrap replicates lie beyond each bound of the 95% interval (B = 200): its ends change with the seed; use at least 400 replicates'
     """
@@ -1103,7 +1105,10 @@ def few_replicates_note(n_reps: int, level: float, n_drawn: int | None = None) -
     if n_reps < 2 or tail + 1e-9 >= MIN_TAIL_REPLICATES:
         return ""
     need = math.ceil(MIN_TAIL_REPLICATES * 2.0 / (1.0 - level) - 1e-9)
-    return (f"only {tail:.3g} bootstrap replicates lie beyond each bound of the {100 * level:.3g}% interval "
+    # whole replicates: the bound lies at position (B - 1) q of the sorted replicates (interpolated), and the
+    # replicates before that position lie beyond it
+    beyond = math.ceil((n_reps - 1) * (1.0 - level) / 2.0 - 1e-9)
+    return (f"only {beyond} bootstrap replicates lie beyond each bound of the {100 * level:.3g}% interval "
             f"({_usable(n_reps, n_drawn)}): its ends change with the seed; use at least {need} replicates")
 
 

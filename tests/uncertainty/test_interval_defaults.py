@@ -258,3 +258,14 @@ def test_the_few_replicates_note_counts_the_usable_replicates_beside_b():
 
     assert "(96 usable of B = 100)" in few_replicates_note(96, 0.95, n_drawn=100)
     assert "(B = 100)" in few_replicates_note(100, 0.95, n_drawn=100)
+
+
+def test_the_few_replicates_note_counts_whole_replicates_beyond_the_bound():
+    """B = 300 at 95% read 'only 7.5 bootstrap replicates lie beyond each bound': the count is of the replicates
+    below NumPy's interpolated 2.5% quantile, a whole number."""
+    from softirr_stats.uncertainty._bootstrap import few_replicates_note
+
+    for b in (100, 200, 300, 333):
+        reps = np.random.default_rng(b).random(b)
+        below = int((reps < np.quantile(reps, 0.025)).sum())
+        assert f"only {below} bootstrap replicates lie beyond" in few_replicates_note(b, 0.95), b
