@@ -15,7 +15,7 @@ import typer
 from softirr_stats.cli._errors import fail
 
 __all__ = ["ClusterOpt", "GROUPED_DESIGNS", "STRATA_DESIGNS", "StrataOpt", "apply_groups", "grouped_design", "groups_meta",
-           "item_column", "with_groups"]
+           "item_column", "merged_item_column", "with_groups"]
 
 #: the designs ``--strata`` applies to (``uncertainty.BOOTSTRAP_DESIGNS``' ``strata``; tied in the tests)
 STRATA_DESIGNS = ("items", "cluster", "bayesian")
@@ -156,3 +156,16 @@ def groups_meta(cluster: str | None, strata: str | None) -> dict[str, str]:
     {'cluster': 'doc'}
     """
     return {k: v for k, v in (("cluster", cluster), ("strata", strata)) if v is not None}
+
+
+def merged_item_column(files: Sequence[Path], anns: Sequence[Any], column: str, flag: str, item: str,
+                       input_format: str | None, na_values: Sequence[str] | None) -> dict[str, Any]:
+    """:func:`item_column` of each file for its own annotations, as one mapping (``compare FILE FILE2``, whose
+    paired items are matched by id): an item that two files put in different groups is an error naming it."""
+    merged: dict[str, Any] = {}
+    for f, ann in zip(files, anns, strict=True):
+        for key, value in item_column([f], column, flag, ann, item, input_format, na_values).items():
+            if merged.setdefault(key, value) != value:
+                fail(f"{flag} {column}: item {key!r} is in {merged[key]!r} in {files[0]} and in {value!r} in {f}; an "
+                     "item shared by the two files needs one value")
+    return merged

@@ -61,7 +61,7 @@ INPUT_FORMATS = _L["input_formats"]  # data.INPUT_FORMATS: the long tables (parq
 DESIGNS = ("items", "raters", "items+raters", "bayesian")
 CLI_LESS_DESIGNS = ("cluster", "judged")
 #: the commands with --cluster COLUMN (cli._groups), named where a message suggests the cluster design
-CLUSTER_COMMANDS = ("agree", "sensitivity", "report")
+CLUSTER_COMMANDS = ("agree", "sensitivity", "report", "compare")
 METHODS = _L["methods"]
 CHANCE_FORMS = _L["chance"]
 CHANCE_HELP = f"{', '.join(CHANCE_FORMS)} (long forms montecarlo:D, sampledpairs:N)"

@@ -8,6 +8,14 @@ import typer
 
 from softirr_stats.agreement import COEFFICIENTS as REGISTRY
 from softirr_stats.cli._errors import EXIT_DATA, fail
+from softirr_stats.cli._groups import (
+    ClusterOpt,
+    StrataOpt,
+    grouped_design,
+    groups_meta,
+    merged_item_column,
+    with_groups,
+)
 from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
@@ -70,7 +78,7 @@ SCORINGS = ("similarity", "neg_rmse")
 # the options of one mode (Python names), and the mode that uses them
 _OWN = {"permutations": "--groups", "independent": "FILE FILE2", "humans": "--candidate", "epsilon": "--candidate",
         "scoring": "--candidate", "q": "--candidate", "min_items_per_human": "--candidate"}
-_INTERVAL = ("bootstrap", "design", "method", "level", "seed", "analytic")
+_INTERVAL = ("bootstrap", "design", "method", "level", "seed", "analytic", "cluster", "strata")
 _COMPARISONS = ("FILE2", "two -m", "two -c", "--groups")  # the modes whose answer is a difference with its interval
 _CMP_DATA = ("A", "B", "value_a", "value_b", "difference", "ci_low", "ci_high", "se", "p_value", "method", "design",
              "paired", "n_items_a", "n_items_b", "n_common")
@@ -163,6 +171,8 @@ def command(
         help="bootstrap replicates B (0 = no interval: --reference and --leave-one-out only, a comparison needs "
              "one)")] = 1000,
     design: DesignOpt = "items",
+    cluster: ClusterOpt = None,
+    strata: StrataOpt = None,
     method: MethodOpt = "auto",
     level: LevelOpt = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
@@ -197,7 +207,13 @@ def command(
     chance_kw, chance_notes = _chance(chance, coefs, seed)
     ci = None
     if mode != "--candidate":
-        ci = sis.Analytic(level=level) if analytic else make_bootstrap(bootstrap, design, method, level, seed)
+        design = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")), analytic=analytic,
+                                bootstrap=bootstrap)
+        if independent and (cluster or strata):
+            fail(f"{'--cluster' if cluster else '--strata'} pairs the items of FILE and FILE2 by id; --independent "
+                 "makes them different items: leave out one of them")
+        ci = sis.Analytic(level=level) if analytic else make_bootstrap(
+            bootstrap, "items" if design == "cluster" else design, method, level, seed)
     opts = reader_options(field, layer, feature, None, reader_option)
     anns, notes = [], []
     for f in files:
@@ -205,6 +221,9 @@ def command(
         anns.append(ann)
         notes += said
     ann = anns[0]
+    ci = with_groups(ci, design, *(None if col is None else merged_item_column(files, anns, col, flag, item, input_format,
+                                                                                split(na_values))
+                                   for col, flag in ((cluster, "--cluster"), (strata, "--strata"))))
     notes += chance_notes
     measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model)
     sims = [sim for _, sim in measures]
@@ -215,7 +234,8 @@ def command(
                     min_items_per_human=min_items_per_human)
     else:
         meta.update(coefficient=coefs, similarity=names, chance=chance or "exact",
-                    **_interval_meta(analytic, bootstrap, design, method, level, seed))
+                    **_interval_meta(analytic, bootstrap, design, method, level, seed),
+                    **(groups_meta(cluster, strata) if ci is not None and not analytic else {}))
     if mode == "--groups":
         meta["permutations"] = permutations
         if permutations:  # the splits' seed (the bootstrap's, where one ran, is the same --seed)

@@ -123,3 +123,44 @@ def test_strata_designs_are_the_library_designs_with_strata():
     from softirr_stats.uncertainty._bootstrap import BOOTSTRAP_DESIGNS
 
     assert set(STRATA_DESIGNS) == {n for n, rec in BOOTSTRAP_DESIGNS.items() if rec.strata}
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.comparison._compare.ComparisonWarning")
+def test_compare_takes_the_cluster_column_in_every_mode(tmp_path, capsys):
+    path, df = _clustered(tmp_path)
+    other = df.assign(label=df["label"].where(df.index % 5 != 0, "neg"))
+    path2 = tmp_path / "round2.csv"
+    other.to_csv(path2, index=False)
+    ann, ann2 = sis.read_annotations(path), sis.read_annotations(path2)
+    ci = sis.Bootstrap(n=200, seed=1, design="cluster", cluster=_item_map(df, "document"))
+    boot = ["--cluster", "document", "--bootstrap", 200, "--seed", 1, "-f", "json"]
+    code, out, err = _run(capsys, "compare", path, path2, "-c", "fleiss_kappa", *boot)
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["meta"]["design"] == "cluster" and got["meta"]["cluster"] == "document"
+    want = sis.compare(sis.fleiss_kappa(ann), sis.fleiss_kappa(ann2), ci=ci)
+    row = got["results"][0]
+    assert (row["difference"], row["ci_low"], row["ci_high"]) == pytest.approx(
+        (want.difference, want.ci_low, want.ci_high), abs=1e-12)
+    code, out, err = _run(capsys, "compare", path, "-c", "fleiss_kappa,gwet_ac1", *boot)
+    assert code == 0, err
+    want = sis.compare(sis.fleiss_kappa(ann), sis.gwet_ac1(ann), ci=ci)
+    row = json.loads(out)["results"][0]
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((want.ci_low, want.ci_high), abs=1e-12)
+    code, out, err = _run(capsys, "compare", path, "--reference", "ann1", *boot)
+    assert code == 0, err
+    want = sis.against_reference(ann, "ann1", coefficient="cohen_kappa", ci=ci)
+    got = {r["rater"]: r for r in json.loads(out)["results"]}
+    for rec in want.by_rater.itertuples():
+        assert (got[rec.rater]["ci_low"], got[rec.rater]["ci_high"]) == pytest.approx((rec.ci_low, rec.ci_high),
+                                                                                       abs=1e-12)
+    moved = other.assign(document=other["document"].where(other["item"] != "doc0-s0", "doc5"))
+    moved_path = tmp_path / "moved.csv"
+    moved.to_csv(moved_path, index=False)
+    for args, said in (
+        ([path, moved_path, "--cluster", "document"], "item 'doc0-s0' is in 'doc0'"),
+        ([path, path2, "--cluster", "document", "--independent"], "--independent makes them different items"),
+        ([path, "--candidate", "ann3", "--cluster", "document"], "--cluster is not used with --candidate"),
+    ):
+        code, out, err = _run(capsys, "compare", *args)
+        assert code == 2 and said in " ".join(err.split()), (args, err)
