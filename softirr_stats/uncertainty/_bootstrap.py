@@ -1100,14 +1100,18 @@ def few_replicates_note(n_reps: int, level: float, n_drawn: int | None = None) -
     'only 8 bootstrap replicates lie beyond each bound'
     >>> few_replicates_note(200, 0.95)
     'only 5 bootstrap replicates lie beyond each bound of the 95% interval (B = 200): its ends change with the seed; use at least 400 replicates'
+    >>> few_replicates_note(267, 0.95, n_drawn=300)[-27:]  # 11% undefined: 400 drawn give about 356 usable
+    'use at least 450 replicates'
     """
-    tail = (1.0 - level) / 2.0 * n_reps
-    if n_reps < 2 or tail + 1e-9 >= MIN_TAIL_REPLICATES:
-        return ""
-    need = math.ceil(MIN_TAIL_REPLICATES * 2.0 / (1.0 - level) - 1e-9)
+    q = (1.0 - level) / 2.0
     # whole replicates: the bound lies at position (B - 1) q of the sorted replicates (interpolated), and the
-    # replicates before that position lie beyond it
-    beyond = math.ceil((n_reps - 1) * (1.0 - level) / 2.0 - 1e-9)
+    # replicates before that position lie beyond it; the note fires on that count (never "only 10")
+    beyond = math.ceil((n_reps - 1) * q - 1e-9)
+    if n_reps < 2 or beyond >= MIN_TAIL_REPLICATES:
+        return ""
+    # B with MIN_TAIL_REPLICATES / q usable ones (400 at 95%), more where a share of them is undefined
+    usable = n_reps / n_drawn if n_drawn else 1.0
+    need = math.ceil(math.ceil(MIN_TAIL_REPLICATES / q - 1e-9) / usable - 1e-9)
     return (f"only {beyond} bootstrap replicates lie beyond each bound of the {100 * level:.3g}% interval "
             f"({_usable(n_reps, n_drawn)}): its ends change with the seed; use at least {need} replicates")
 

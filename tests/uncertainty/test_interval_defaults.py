@@ -269,3 +269,15 @@ def test_the_few_replicates_note_counts_whole_replicates_beyond_the_bound():
         reps = np.random.default_rng(b).random(b)
         below = int((reps < np.quantile(reps, 0.025)).sum())
         assert f"only {below} bootstrap replicates lie beyond" in few_replicates_note(b, 0.95), b
+
+
+def test_the_few_replicates_note_never_says_ten_and_its_advice_counts_the_undefined():
+    """B = 1999 at 99% said 'only 10 bootstrap replicates' (9.995 rounded) while firing for fewer than 10; with
+    11% of the replicates undefined it advised 400, which gives about 356 usable ones and the note again."""
+    from softirr_stats.uncertainty._bootstrap import few_replicates_note
+
+    assert few_replicates_note(1999, 0.99) == ""  # 10 replicates lie below the interpolated 0.5% quantile
+    assert "only 9 " in few_replicates_note(1800, 0.99)
+    advice = few_replicates_note(267, 0.95, n_drawn=300)
+    assert "(267 usable of B = 300)" in advice and advice.endswith("use at least 450 replicates")
+    assert few_replicates_note(400, 0.95) == "" and few_replicates_note(2000, 0.99) == ""
