@@ -109,7 +109,7 @@ def read_input(paths: "str | Path | Sequence[str | Path]", *, item: str = "item"
 def _describe_ci(ci: Any) -> str:
     """The interval setting in a log line: ``bootstrap B = 1000, design = items, method = auto``."""
     if all(hasattr(ci, a) for a in ("n", "design", "method")):
-        return f"bootstrap B = {ci.n}, design = {ci.design}, method = {ci.method}"
+        return f"bootstrap B = {ci.n}, design = {getattr(ci, 'design_label', ci.design)}, method = {ci.method}"
     return "none" if ci is None else str(ci)
 
 

@@ -83,8 +83,19 @@ def item_column(files: Sequence[Path], column: str, flag: str, ann: Any, item: s
     if len(files) != 1:
         fail(f"{flag} {column} reads its column from one table FILE; got {len(files)} files")
     path = files[0]
+    from softirr_stats.data import EXPORT_FORMATS, guess_format
+
     try:
-        table = read_table(path, format=input_format, na_values=na_values)
+        fmt = input_format or guess_format(path, columns=(item, "rater", "label"))
+    except Exception:  # noqa: BLE001 - the reader said what is wrong already; read_table below says it again
+        fmt = None
+    if fmt in EXPORT_FORMATS:
+        fail(f"{flag} {column} reads a column of a long table (csv, tsv, jsonl, parquet, xlsx: one row per rating, "
+             f"with the item's {'cluster' if flag == '--cluster' else 'stratum'} beside it); {path} is a {fmt} "
+             "export, whose items its reader defines: write them as a long table first (in Python: "
+             "read_annotations(FILE).to_long().to_csv(...)), add the column, and pass that table")
+    try:
+        table = read_table(path, format=fmt, na_values=na_values)
     except Exception as err:  # noqa: BLE001 - an export is not a table: say what the flag needs
         fail(f"{flag} {column} needs FILE to be a long table (csv, tsv, jsonl, parquet, xlsx) with that column; "
              f"{path} cannot be read as one ({describe(err)[0]})")

@@ -584,6 +584,7 @@ def ci_title(ci: Any, bootstrap: int, design: str, method: str, level: float, se
         from softirr_stats.uncertainty import resolve_method
 
         method = resolve_method(method, design, n_items)[0]
+    design = getattr(ci, "design_label", design)  # "cluster within 2 strata" (--strata)
     return f"{level:.0%} {method} intervals, B = {bootstrap} bootstrap replicates, design = {design}, seed = {seed}"
 
 

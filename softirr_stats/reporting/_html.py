@@ -755,7 +755,7 @@ def build_report(
         method = ("percentile" if judgments is not None and ci.method == "auto"  # auto keeps it for PPI
                   else resolve_method(ci.method, ci.design, ann.n_items)[0])  # "auto": the method on these items
         ci_text = (f"{ci.level:.0%} {method} intervals, B = {ci.n} bootstrap replicates, "
-                   f"design = {ci.design}, seed = {ci.seed}")
+                   f"design = {ci.design_label}, seed = {ci.seed}")
     reading = list(dict.fromkeys(getattr(ann, "read_notes", ()) if read_notes is None else read_notes))
     if wording is not None:
         reading = list(dict.fromkeys(map(wording, reading)))

@@ -170,6 +170,20 @@ class Bootstrap:
     def label(self) -> str:
         return f"bootstrap-{self.method}"
 
+    @property
+    def design_label(self) -> str:
+        """The design as interval titles print it: ``cluster``, or ``cluster within 2 strata``.
+
+        Examples
+        --------
+        >>> Bootstrap(n=100, strata={"a": "site1", "b": "site1", "c": "site2"}).design_label
+        'items within 2 strata'
+        """
+        if self.strata is None:
+            return self.design
+        values = self.strata.values() if isinstance(self.strata, Mapping) else self.strata
+        return f"{self.design} within {len({str(v) for v in values})} strata"
+
 
 class BootstrapCostWarning(SoftIRRWarning):
     """A bootstrap is estimated to take longer than :data:`BOOTSTRAP_BUDGET_SECONDS` (the estimate and what to do).

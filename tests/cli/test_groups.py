@@ -164,3 +164,24 @@ def test_compare_takes_the_cluster_column_in_every_mode(tmp_path, capsys):
     ):
         code, out, err = _run(capsys, "compare", *args)
         assert code == 2 and said in " ".join(err.split()), (args, err)
+
+
+def test_a_stratified_interval_says_so_in_the_title_and_the_report(tmp_path, capsys):
+    """The title read 'design = items' with --strata as without; the interval depends on the strata."""
+    path, _ = _clustered(tmp_path)
+    code, out, err = _run(capsys, "agree", path, "-c", "fleiss_kappa", "--strata", "site", "--bootstrap", 100)
+    assert code == 0 and "design = items within 2 strata" in " ".join(out.split()), out
+    page = tmp_path / "r.html"
+    code, out, err = _run(capsys, "report", path, "-c", "fleiss_kappa", "--cluster", "document", "--strata", "site",
+                          "--bootstrap", 100, "-o", page)
+    assert code == 0 and "design = cluster within 2 strata" in page.read_text(), err
+
+
+def test_cluster_on_an_export_says_it_needs_a_long_table(capsys):
+    from pathlib import Path
+
+    export = Path(__file__).parents[1] / "fixtures" / "real_exports" / "doccano" / "download_text_classification.jsonl"
+    code, out, err = _run(capsys, "agree", export, "--cluster", "doc", "--bootstrap", 100)
+    said = " ".join(err.split())
+    assert code == 2 and "reads a column of a long table" in said and "is a doccano export" in said, err
+    assert "--item" not in said  # not a pointer to an option the export refuses
