@@ -4,7 +4,8 @@
 other raters, ``kappa_vs_rest = (p_o - p_e) / (1 - p_e)`` with ``p_o`` the mean over the items the
 rater rated of the mean similarity of its label with the others' labels, and ``p_e = p_r^T S
 p_rest`` (the rater's label distribution against the others' pooled one on those items; with
-two raters this is Cohen's kappa), and (2) the chosen coefficient of the other raters
+two raters this is Cohen's kappa; ``S`` is ``similarity=`` / ``weights=``, or the metric of
+Krippendorff's ``level=``), and (2) the chosen coefficient of the other raters
 (``value_without``) and its change ``value_all - value_without`` with a paired interval from
 :func:`softirr_stats.compare`. ``against_reference`` gives each rater's coefficient with the
 reference rater, the confusion matrices, per-category agreement and the items with the largest
@@ -18,9 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from softirr_stats.agreement import as_annotations, get_coefficient, resolve_similarity
+from softirr_stats.agreement import (
+    ALPHA_LEVELS,
+    as_annotations,
+    get_coefficient,
+    level_similarity,
+    resolve_similarity,
+)
+from softirr_stats.agreement._kernels import ordinal_delta
 from softirr_stats.api import estimate_with_interval
 from softirr_stats.base._format import render
+from softirr_stats.base._validation import check_choice
 from softirr_stats.comparison._compare import _Units, compare
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import (
@@ -44,6 +53,63 @@ def _similarity_matrix(data: Any, similarity: Any, weights: Any) -> tuple[np.nda
     sim = resolve_similarity(data, similarity=similarity, weights=weights)
     k = np.arange(len(data.vocabulary))
     return np.asarray(sim.block(k, k).values, dtype=np.float64), sim.name
+
+
+def ordinal_similarity(codes: np.ndarray, n_labels: int) -> np.ndarray:
+    """Krippendorff's ordinal metric as a similarity, ``1 - delta / max delta`` over the labels used.
+
+    ``delta`` is the ordinal metric of the coincidence marginals (each label's count on the items
+    with at least two ratings; codes in rank order), the metric ``krippendorff_alpha(level="ordinal")``
+    uses; ``max delta`` is its largest value between two labels the ratings used (alpha is the
+    nominal form with this similarity: it is invariant to rescaling the distance).
+
+    Parameters
+    ----------
+    codes : int array (n_items, n_raters)
+        Label codes in rank order, -1 for missing.
+    n_labels : int
+        Size of the vocabulary.
+
+    Returns
+    -------
+    (n_labels, n_labels) array
+
+    Examples
+    --------
+    >>> ordinal_similarity(np.array([[0, 0], [1, 2], [2, -1]]), 3).round(3).tolist()
+    [[1.0, 0.64, 0.0], [0.64, 1.0, 0.84], [0.0, 0.84, 1.0]]
+    """
+    codes = np.asarray(codes)
+    rated = codes >= 0
+    pairable = rated & (rated.sum(axis=1) >= 2)[:, None]
+    nk = np.bincount(codes[pairable], minlength=n_labels).astype(np.float64)
+    delta = np.asarray(ordinal_delta(nk), dtype=np.float64)
+    used = nk > 0
+    top = float((delta * (used[:, None] & used[None, :])).max())
+    return 1.0 - delta / (top if top > 0 else 1.0)
+
+
+def _agreement_matrix(data: Annotations, coef: Any, similarity: Any, weights: Any,
+                      options: dict[str, Any]) -> tuple[np.ndarray, str]:
+    """The label similarity of ``kappa_vs_rest`` and of the disagreements with a reference: the
+    ``similarity=`` / ``weights=`` given, or, for Krippendorff's alpha at a ``level=`` other than
+    nominal, the level's metric as a similarity (``1 - delta / max delta``, the similarity with
+    which the nominal form gives the level's alpha; ordinal: :func:`ordinal_similarity` of all
+    the data's ratings)."""
+    level = options.get("level", "nominal") if "level" in coef.options else "nominal"
+    if level == "nominal":
+        return _similarity_matrix(data, similarity, weights)
+    check_choice("level", level, ALPHA_LEVELS)
+    if level != "ordinal":
+        sim = level_similarity(data, level, similarity)
+        k = np.arange(len(data.vocabulary))
+        return np.asarray(sim.block(k, k).values, dtype=np.float64), sim.name
+    if similarity is not None:
+        raise ValueError("similarity= replaces the level's distance; use level='nominal' with a similarity "
+                         f"(got level={level!r})")
+    if data.kind == "set":
+        raise ValueError("ordinal alpha needs ordered labels (numbers, or categories= in order)")
+    return ordinal_similarity(np.asarray(data.codes), len(data.vocabulary)), "ordinal-distance"
 
 
 def kappa_vs_rest(codes: np.ndarray, S: np.ndarray, C: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -172,7 +238,12 @@ def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any 
     similarity, weights :
         Soft agreement or categorical weights, used by both columns.
     **options
-        Further options of the coefficient (``level=``, ``chance=``, ...).
+        Further options of the coefficient (``level=``, ``chance=``, ...). Krippendorff's ``level=``
+        other than nominal gives ``kappa_vs_rest`` the level's metric as its similarity,
+        ``1 - delta / max delta`` over the labels used (interval: squared differences, the same as
+        ``similarity="quadratic"``; ratio: ``((a - b) / (a + b))^2``; ordinal: the metric of all the
+        data's coincidence marginals, :func:`ordinal_similarity`, fixed across bootstrap replicates):
+        the nominal form of alpha with that similarity is the level's alpha.
 
     Returns
     -------
@@ -199,7 +270,7 @@ def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any 
         raise ValueError(f"leave_one_rater_out needs at least 3 raters (the rest must still have two); got "
                          f"{data.n_raters}")
     sim_opts = {k: v for k, v in (("similarity", similarity), ("weights", weights)) if v is not None}
-    S, _ = _similarity_matrix(data, similarity, weights)
+    S, _ = _agreement_matrix(data, coef, similarity, weights, options)
     codes = np.asarray(data.codes)
     point = kappa_vs_rest(codes, S)
     vs_lo = vs_hi = np.full(data.n_raters, math.nan)
@@ -323,7 +394,9 @@ def against_reference(ann: Any, reference: Any, *, coefficient: str = "cohen_kap
     top : int, optional
         Keep only the ``top`` most disagreeing items (None: all items the reference rated).
     **options
-        Further options of the coefficient.
+        Further options of the coefficient. Krippendorff's ``level=`` other than nominal gives the
+        ``mean_similarity`` columns (and so the ranking of the disagreements) the level's metric as
+        a similarity, as for :func:`leave_one_rater_out` (ordinal: the metric of all the data's ratings).
 
     Returns
     -------
@@ -346,7 +419,7 @@ def against_reference(ann: Any, reference: Any, *, coefficient: str = "cohen_kap
     if data.n_raters < 2:
         raise ValueError("against_reference needs the reference and at least one other rater")
     sim_opts = {k: v for k, v in (("similarity", similarity), ("weights", weights)) if v is not None}
-    S, sim_name = _similarity_matrix(data, similarity, weights)
+    S, sim_name = _agreement_matrix(data, coef, similarity, weights, options)
     codes = np.asarray(data.codes)
     g = data.raters.index(reference)
     others = [j for j in range(data.n_raters) if j != g]

@@ -169,3 +169,69 @@ def test_against_reference_records_how_its_intervals_were_made():
     assert r.interval == "Intervals: 95% bootstrap-bca, B=200, design=items, seed=7."
     assert r.interval in r.to_markdown() and "seed=7" in r.to_latex(caption="Raters") and "seed=7" in r._repr_html_()
     assert sis.against_reference(ann, reference=2).interval == ""
+
+
+def _scores(n=60, raters=4, seed=3):
+    """Scores 1..5 with some missing ratings."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(1, 6, n)
+    cols = [np.clip(truth + rng.integers(-1, 2, n) * (rng.random(n) < 0.5), 1, 5).astype(object) for _ in range(raters)]
+    table = np.column_stack(cols)
+    table[rng.random(table.shape) < 0.1] = None
+    return sis.Annotations.from_wide(table.tolist())
+
+
+def _level_matrix(ann, level):
+    """The level's metric as a similarity, 1 - delta / max delta, written out from Krippendorff's definitions."""
+    x = np.asarray(ann.vocabulary, dtype=float)
+    a, b = x[:, None], x[None, :]
+    if level == "ordinal":  # from the coincidence marginals: each value's count on the items with 2+ ratings
+        codes = np.asarray(ann.codes)
+        pairable = (codes >= 0) & ((codes >= 0).sum(axis=1) >= 2)[:, None]
+        n = np.bincount(codes[pairable], minlength=len(x)).astype(float)
+        lo, hi = np.minimum.outer(np.arange(len(x)), np.arange(len(x))), np.maximum.outer(np.arange(len(x)),
+                                                                                          np.arange(len(x)))
+        cum = np.concatenate([[0.0], np.cumsum(n)])
+        delta = (cum[hi + 1] - cum[lo] - (n[lo] + n[hi]) / 2) ** 2
+    else:
+        delta = (a - b) ** 2 if level == "interval" else ((a - b) / (a + b)) ** 2
+    return 1.0 - delta / delta.max()
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
+@pytest.mark.parametrize("level", ["interval", "ratio", "ordinal"])
+def test_kappa_vs_rest_uses_the_level_of_alpha(level):
+    """kappa_vs_rest took exact matching under level= (a nominal 0.23 beside an interval alpha of 0.77), while
+    similarity= with the same metric gave the level's value: two requests for one alpha gave two vs-rest values."""
+    ann = _scores()
+    S = _level_matrix(ann, level)
+    assert sis.krippendorff_alpha(ann, similarity=S).value == pytest.approx(
+        sis.krippendorff_alpha(ann, level=level).value, abs=1e-12)  # S is the level's metric
+    got = sis.leave_one_rater_out(ann, "krippendorff_alpha", level=level)
+    want = sis.leave_one_rater_out(ann, "krippendorff_alpha", similarity=S)
+    np.testing.assert_allclose(got.kappa_vs_rest, want.kappa_vs_rest, rtol=0, atol=1e-12)
+    assert not np.allclose(got.kappa_vs_rest, sis.leave_one_rater_out(ann, "krippendorff_alpha").kappa_vs_rest)
+    if level == "interval":
+        quadratic = sis.leave_one_rater_out(ann, "krippendorff_alpha", similarity="quadratic")
+        np.testing.assert_allclose(got.kappa_vs_rest, quadratic.kappa_vs_rest, rtol=0, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
+@pytest.mark.parametrize("level", ["interval", "ordinal"])
+def test_against_reference_ranks_disagreements_by_the_level(level):
+    """Under level= the worst items were ranked by exact match: reference 4 and everyone else 5 ranked with
+    reference 1 and everyone else 3 on an ordinal scale."""
+    ann = _scores(raters=5)
+    S = _level_matrix(ann, level)
+    r = sis.against_reference(ann, 0, coefficient="krippendorff_alpha", level=level)
+    assert r.similarity == f"{level}-distance"
+    codes = np.asarray(ann.codes)
+    pair = (codes[:, :1] >= 0) & (codes[:, 1:] >= 0)
+    sims = np.where(pair, S[codes[:, 1:], codes[:, :1]], 0.0).sum(axis=1)
+    keep = pair.any(axis=1)
+    want = pd.Series(sims[keep] / pair.sum(axis=1)[keep], index=np.asarray(ann.items)[keep])
+    dis = r.disagreements
+    np.testing.assert_allclose(dis.mean_similarity, want.loc[dis.item].to_numpy(), rtol=0, atol=1e-12)
+    assert dis.mean_similarity.is_monotonic_increasing
+    explicit = sis.against_reference(ann, 0, coefficient="krippendorff_alpha", similarity=S)
+    np.testing.assert_allclose(r.by_category.mean_similarity, explicit.by_category.mean_similarity, atol=1e-12)
