@@ -1,6 +1,7 @@
 """``softirr compare``: is one round, rater group, measure or annotator as reliable as another?"""
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -448,6 +449,20 @@ def _level_split(name: str) -> tuple[str, dict[str, str]]:
     return base, ({"level": level} if level else {})
 
 
+def _named_as(label: str, base: str, name: str) -> str:
+    """``label`` (which starts with the coefficient's name ``base``) with ``-c name`` in its place, so that a
+    level form (``krippendorff_alpha:ordinal``) says its level.
+
+    Examples
+    --------
+    >>> _named_as("krippendorff_alpha of r0, r1", "krippendorff_alpha", "krippendorff_alpha:ordinal")
+    'krippendorff_alpha:ordinal of r0, r1'
+    >>> _named_as("fleiss_kappa of a, b", "fleiss_kappa", "fleiss_kappa")
+    'fleiss_kappa of a, b'
+    """
+    return name + label[len(base):] if label == base or label.startswith(f"{base} ") else label
+
+
 def _estimate(sis: Any, name: str, ann: Any, sim: Any, chance: dict[str, Any] | None = None) -> Any:
     """The point estimate of ``-c name`` (any name -c takes: the registry's, the scores' statistics, the multi-label
     baselines), its interval left to ``compare``; ``chance`` (``{"chance": setting}``) where the coefficient takes
@@ -490,6 +505,7 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
             extra["similarity"] = sims[0]
         res = sis.compare_groups(ann, ga, gb, coefficient=base, ci=ci, permutations=permutations, seed=seed,
                                  **extra, **with_chance)
+        res = replace(res, label_a=_named_as(res.label_a, base, coefs[0]), label_b=_named_as(res.label_b, base, coefs[0]))
         meta["permutation_p_value"] = res.details.get("permutation_p_value")
         if permutations:
             meta["test_tail"] = f"; p-value: {res.details['test']}, seed = {seed}"
@@ -513,11 +529,12 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         r = sis.against_reference(ann, ref, coefficient=base, similarity=sims[0], ci=ci, top=20, **extra,
                                   **with_chance)
         meta["worst_items"] = r.disagreements.to_dict("records")
+        meta["worst_items_similarity"] = r.similarity  # the level's metric under -c krippendorff_alpha:LEVEL
         meta["warnings"] = list(r.warnings)
         rows = []
         for rec in r.by_rater.to_dict("records"):
             rows.append({**rec, "CI": _ci_text(rec["ci_low"], rec["ci_high"])})
-        meta["title_tail"] = f": {r.coefficient} of each rater with {ref}"
+        meta["title_tail"] = f": {_named_as(r.coefficient, base, coefs[0])} of each rater with {ref}"
         return rows, ("rater", "n_items", "value", "CI", "se", "observed", "expected"), \
             ("rater", "n_items", "value", "ci_low", "ci_high", "se", "observed", "expected")
     else:  # --leave-one-out

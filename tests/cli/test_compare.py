@@ -309,6 +309,32 @@ def test_krippendorffs_levels_of_measurement_in_every_mode(capsys, ordinal_files
     assert code == 2 and "takes no -m" in err
 
 
+def test_level_forms_are_named_in_the_groups_rows_and_the_reference_title(capsys, ordinal_files):
+    """--groups labelled ordinal alphas 'krippendorff_alpha of a, b' and --reference titled 'krippendorff_alpha of
+    each rater with a', as if nominal; the worst items of --reference are ranked by the level's metric."""
+    one, _ = ordinal_files
+    ann = sis.read_annotations(one)
+    code, out, err = run(capsys, "compare", str(one), "--groups", "a,b;c,d", "-c", "krippendorff_alpha:ordinal",
+                         "--bootstrap", "100", "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    assert (row["A"], row["B"]) == ("krippendorff_alpha:ordinal of a, b", "krippendorff_alpha:ordinal of c, d")
+    assert row["value_a"] == pytest.approx(sis.krippendorff_alpha(ann.subset_raters(["a", "b"]), level="ordinal").value,
+                                           abs=1e-14)
+    code, out, err = run(capsys, "compare", str(one), "--reference", "a", "-c", "krippendorff_alpha:ordinal",
+                         "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert "krippendorff_alpha:ordinal of each rater with a" in got["title"]
+    py = sis.against_reference(ann, "a", coefficient="krippendorff_alpha", level="ordinal", top=20)
+    assert got["meta"]["worst_items_similarity"] == "ordinal-distance"
+    assert [w["mean_similarity"] for w in got["meta"]["worst_items"]] == pytest.approx(
+        py.disagreements.mean_similarity.tolist(), abs=1e-14)
+    code, out, err = run(capsys, "compare", str(one), "--groups", "a,b;c,d", "--bootstrap", "100", "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["A"] == "krippendorff_alpha of a, b"  # the plain name stays plain
+
+
 def _mc(seed=0):
     from softirr_stats.agreement import resolve_chance
 
