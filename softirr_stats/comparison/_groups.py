@@ -92,7 +92,9 @@ def compare_groups(ann: Any, group_a: Any, group_b: Any, *, coefficient: str = "
     a = estimate_with_interval(coef, data.subset_raters(ga), **options, ci=None)
     b = estimate_with_interval(coef, data.subset_raters(gb), **options, ci=None)
     cfg = _resolve_ci(a, b, ci)
-    labels = (f"{coef.name} of {', '.join(map(str, ga))}", f"{coef.name} of {', '.join(map(str, gb))}")
+    level = options.get("level")
+    name = f"{coef.name}:{level}" if isinstance(level, str) and level != "nominal" else coef.name  # as -c says it
+    labels = (f"{name} of {', '.join(map(str, ga))}", f"{name} of {', '.join(map(str, gb))}")
     out = compare_statistics(a, b, statistic_of(a, "group_a"), statistic_of(b, "group_b"), cfg, labels)
     if not permutations:
         return out

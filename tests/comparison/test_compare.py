@@ -411,3 +411,14 @@ def test_the_bca_p_value_inverts_the_interval(method):
                              sis.fleiss_kappa(rows[:, 2:], ci=replace(cfg, level=1 - r.p_value)))
             assert min(abs(at.ci_low), abs(at.ci_high)) < 0.25 * (r.ci_high - r.ci_low) / ndtri(0.975)
     assert disagree == 0 and agree == 12
+
+
+def test_compare_groups_names_a_level_of_measurement_in_its_labels():
+    """With level='ordinal' the groups' labels read 'krippendorff_alpha of ...', as if nominal."""
+    rng = np.random.default_rng(3)
+    truth = rng.integers(1, 6, 40)
+    table = np.column_stack([np.clip(truth + rng.integers(-1, 2, 40), 1, 5) for _ in range(4)]).tolist()
+    r = sis.compare_groups(table, [0, 1], [2, 3], coefficient="krippendorff_alpha", level="ordinal", ci=None)
+    assert (r.label_a, r.label_b) == ("krippendorff_alpha:ordinal of 0, 1", "krippendorff_alpha:ordinal of 2, 3")
+    nominal = sis.compare_groups(table, [0, 1], [2, 3], coefficient="krippendorff_alpha", ci=None)
+    assert nominal.label_a == "krippendorff_alpha of 0, 1"
