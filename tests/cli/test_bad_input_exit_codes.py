@@ -99,7 +99,7 @@ OPTION_ROWS = [
     (["agree", G, "--bootstrap", "-5"], 2, "--bootstrap must be 0"),
     (["agree", G, "--bootstrap", "1000000000"], 2, "more replicates than any interval needs"),
     (["agree", G, "--bootstrap", "x"], 2, "Invalid value for '--bootstrap'"),
-    (["agree", G, "--design", "cluster"], 2, "--design must be one of"),
+    (["agree", G, "--design", "cluster"], 2, "--design cluster needs --cluster COLUMN"),
     (["agree", G, "--method", "studentized"], 2, "--method must be one of"),
     (["agree", G, "--method", "bcat"], 2, "(did you mean 'bca-t'?)"),
     (["agree", G, "--design", "item"], 2, "(did you mean 'items' or 'items+raters'?)"),
