@@ -137,14 +137,15 @@ def calibration_error_ci(
     reps = bootstrap_replicates(stat, cfg)["value"]
     # the coefficients' rules: the interval method (auto: bca-t for the item designs up to 1000 pairs, basic for
     # clusters) and the few-clusters widening
+    unit_strata = jackknife_strata(stat, cfg)
     factor, few_note = few_units_correction(
         stat, cfg, reps, BOOTSTRAP_DESIGNS[cfg.design],
-        n_clusters=lambda: len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))))
+        n_clusters=lambda: len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))),
+        unit_strata=unit_strata)
     if few_note:
         warnings.warn(few_note, FewUnitsWarning, stacklevel=2)
     low, high, method, note, _ = replicate_interval(reps, estimate, cfg, lambda: jackknife_values(stat, cfg),
-                                                    stat.n_items, unit_strata=jackknife_strata(stat, cfg),
-                                                    n_units_given=False)
+                                                    stat.n_items, unit_strata=unit_strata, n_units_given=False)
     if note:  # BCa fell back to the percentile interval (or no replicate was finite): say so
         warnings.warn(f"calibration_error_ci ({stat.metric}): {note}", DegenerateWarning, stacklevel=2)
     low, high = widen_interval(low, high, estimate, factor)

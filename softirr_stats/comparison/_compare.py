@@ -47,11 +47,13 @@ from softirr_stats.uncertainty import (
     excluded_estimate,
     few_items_note,
     few_units_factor,
+    jackknife_strata,
     jackknife_values,
     per_item_codes,
     percentile_interval,
     replicate_interval,
     resolve_method,
+    stratified_few_units,
     unit_weights,
 )
 
@@ -354,10 +356,11 @@ def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
     rec = BOOTSTRAP_DESIGNS[cfg.design]
     if cfg.few_units == "none" or not (rec.resamples_raters or rec.resamples_clusters):
         return 1.0, ""
-    jack = item = None
+    jack = item = strata = None
     if rec.resamples_clusters:
         clusters = _per_item(cfg.cluster, tuple(stat_a.items), tuple(stat_b.items), lay.union, "cluster") or {}
         units, kind = len({clusters[i] for i in lay.union}), "clusters"
+        strata = _cluster_strata(stat_a, stat_b, cfg, lay, apart)
     else:
         units, kind = min(stat_a.n_raters, stat_b.n_raters), "raters"
         if rec.resamples_items and _jackknife_aligned(cfg, lay):
@@ -368,11 +371,24 @@ def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
                 ra, rb, _ = paired_replicates(stat_a, stat_b, replace(cfg, design="items"), lay, apart)
                 return ra - rb
     factor = few_units_factor(d, rec, units, cfg.level, n_items=len(lay.union), rater_jackknife=jack,
-                              item_replicates=item)
+                              item_replicates=item, unit_strata=strata)
     few = FEW_RATERS if kind == "raters" else FEW_CLUSTERS
-    note = (f"{units} {kind} resampled: the difference's interval is widened by the factor {factor:.3f} of the "
-            f"inputs' own intervals (Student-t, {units - 1} df)" if units < few and factor != 1.0 else "")
+    dof = stratified_few_units(strata)[0] if strata is not None and len(np.unique(strata)) > 1 else units - 1.0
+    within = f" within {len(np.unique(strata))} strata" if strata is not None and len(np.unique(strata)) > 1 else ""
+    note = (f"{units} {kind} resampled{within}: the difference's interval is widened by the factor {factor:.3f} of "
+            f"the inputs' own intervals (Student-t, {dof:.3g} df)" if units < few and factor != 1.0 else "")
     return factor, note
+
+
+def _cluster_strata(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout,
+                    apart: bool) -> np.ndarray | None:
+    """Each cluster's stratum on the union of the items (the user's strata crossed with the overlap strata, as
+    the replicates were drawn: :func:`paired_replicates`), or None when the clusters were drawn without strata."""
+    if apart:
+        return None
+    items_a, items_b = _item_ids(stat_a, stat_b, apart)
+    ucfg, _ = _pool_lone_strata(_union_cfg(cfg, lay, items_a, items_b), lay)
+    return jackknife_strata(_Units(lay.union, len(lay.union), max(len(lay.raters), stat_a.n_raters)), ucfg)
 
 
 def _bootstrap_p(d: np.ndarray, diff: float, method: str, factor: float, se: float,

@@ -19,7 +19,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.uncertainty._bootstrap": ('excluded_estimate', 'per_item_codes', 'replicate_interval',),
     "softirr_stats.uncertainty._few_units": ('FEW_CLUSTERS', 'FEW_ITEMS', 'FEW_RATERS', 'few_items_note',
                                              'few_units_correction', 'few_units_factor', 'few_units_note',
-                                             'widen_interval',),
+                                             'stratified_few_units', 'widen_interval',),
     "softirr_stats.uncertainty._logit_jackknife": ('LOGIT_JACKKNIFE_T', 'logit_jackknife_t_interval',),
 })
 
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         few_units_correction,
         few_units_factor,
         few_units_note,
+        stratified_few_units,
         widen_interval,
     )
     from softirr_stats.uncertainty._intervals import (

@@ -1264,19 +1264,22 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         cfg = replace(cfg, method="percentile")
         details["interval_rule"] = ("method='auto': percentile (a prediction-powered estimate: its bootstrap "
                                     "coverage was checked with the percentile interval, docs/ppi.md)")
+    unit_strata = jackknife_strata(stat, cfg)
     factor, few_note = few_units_correction(
         stat, cfg, reps["value"], BOOTSTRAP_DESIGNS[cfg.design],
         n_clusters=lambda: len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))),
         rater_jackknife=lambda: jackknife_values(stat, replace(cfg, design="raters", cluster=None, strata=None)),
         item_replicates=lambda: bootstrap_replicates(stat, replace(cfg, design="items", cluster=None,
-                                                                   strata=None))["value"])
+                                                                   strata=None))["value"],
+        unit_strata=unit_strata)
     for text in (few_note, few_items_note(stat.n_items, BOOTSTRAP_DESIGNS[cfg.design])):
         if text:
             # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
             warnings.warn(text, FewUnitsWarning, stacklevel=user_stacklevel())
             notes = (*notes, text)
     if factor != 1.0 and not few_note:  # widened, with enough units for no warning: still said, as a note
-        notes = (*notes, f"{WIDENED_NOTE} x{factor:.3f} (Student-t quantiles for the {cfg.design} design's units; "
-                         "few_units='none' leaves it out)")
+        within = f" within {len(np.unique(unit_strata))} strata" if unit_strata is not None else ""
+        notes = (*notes, f"{WIDENED_NOTE} x{factor:.3f} (Student-t quantiles for the {cfg.design} design's "
+                         f"units{within}; few_units='none' leaves it out)")
     return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
-                                widen=factor, unit_strata=jackknife_strata(stat, cfg), **details)
+                                widen=factor, unit_strata=unit_strata, **details)

@@ -19,6 +19,18 @@ variance, so only the rater share is corrected, and ``v_i`` also loses the item 
 the two-way (pigeonhole) bootstrap counts again (Owen 2007; :func:`_interaction_overcount`): with 3-4
 raters and 60 items the interval was 2-10% wider than needed (docs/coverage.md, "Few raters"). The choice among four candidates was made by
 simulation (``benchmarks/few_units_coverage.py``).
+
+With ``strata=`` the ``cluster`` design draws ``n_h`` clusters within each stratum ``h``, and its variance is
+``sum_h (n_h - 1) / n_h`` times each stratum's share of the unbiased one (half of it with 2 clusters per stratum),
+not ``(U - 1) / U``. The correction is then (:func:`stratified_few_units`)
+
+    c = t_d((1 + level) / 2) / z((1 + level) / 2) * sqrt(U / (U - H)),    d = U^2 / sum_h n_h^2 / (n_h - 1)
+
+for ``H`` strata: each unit's share of the variance taken equal (``d = U - H`` for equal strata, ``U - 1`` and the
+rule above without strata). With 10 clusters in 5 strata of 2 the interval that ignored the strata covered 83-86%
+at the 95% level, this one 94%; the Satterthwaite degrees of freedom of the stratified jackknife
+(``stratified_dof``, 1 df per stratum of 2) made it 50% wider than needed (97-98%; ``benchmarks/strata_coverage.py``,
+docs/coverage.md, "Few units per stratum").
 """
 
 from __future__ import annotations
@@ -33,8 +45,9 @@ if TYPE_CHECKING:
     from softirr_stats.agreement import Statistic
     from softirr_stats.uncertainty._bootstrap import Bootstrap
 
-__all__ = ["FEW_CLUSTERS", "FEW_ITEMS", "FEW_RATERS", "FewUnitsWarning", "few_items_note", "few_units_correction",
-           "few_units_factor", "few_units_note", "t_factor", "widen_interval"]
+__all__ = ["FEW_CLUSTERS", "FEW_ITEMS", "FEW_PER_STRATUM", "FEW_RATERS", "FewUnitsWarning", "few_items_note",
+           "few_units_correction", "few_units_factor", "few_units_note", "small_strata_note", "stratified_few_units",
+           "t_factor", "widen_interval"]
 
 #: Below this many raters a rater design's interval is flagged (coverage depends on the correction).
 FEW_RATERS = 8
@@ -47,6 +60,9 @@ FEW_ITEMS = 20
 #: coverage of the default 95% interval measured below FEW_ITEMS (items, percent over two generators x four
 #: coefficients, 1,000 studies each; ``benchmarks/small_study_coverage.py --sizes 5 8 10 15``)
 FEW_ITEMS_COVERAGE = ((5, 51, 79), (8, 74, 95), (10, 83, 97), (15, 91, 98))
+
+#: Below this many items in a stratum a stratified bootstrap over items is flagged (:func:`small_strata_note`).
+FEW_PER_STRATUM = 5
 
 FEW_UNITS_CHOICES = ("t", "none")
 
@@ -83,6 +99,53 @@ def t_factor(units: int, level: float) -> float:
     return float(stats.t.ppf(q, units - 1) / stats.norm.ppf(q))
 
 
+def stratified_few_units(unit_strata: np.ndarray) -> tuple[float, float]:
+    """Degrees of freedom and variance ratio of a stratified bootstrap over few units.
+
+    A bootstrap that draws ``n_h`` units with replacement within each stratum has the variance
+    ``sum_h (n_h - 1) / n_h V_h``, ``V_h`` stratum ``h``'s share of the unbiased variance. Taking each unit's
+    share equal (``V_h`` proportional to ``n_h``), the unbiased variance is ``U / (U - H)`` times the bootstrap's
+    for ``U`` units in ``H`` strata, and its Satterthwaite degrees of freedom are
+    ``d = (sum_h V_h)^2 / sum_h V_h^2 / (n_h - 1) = U^2 / sum_h n_h^2 / (n_h - 1)`` (``U - H`` for equal strata,
+    ``U - 1`` for one stratum). Shares estimated from the data (the stratified jackknife's, as ``bca-t`` takes
+    them, :func:`~softirr_stats.uncertainty._intervals.stratified_dof`) have one degree of freedom each with
+    strata of two units: their Satterthwaite degrees of freedom came out near half of ``U - H`` and the interval
+    50% wider than needed (``benchmarks/strata_coverage.py``). Strata of one unit (which the bootstrap never
+    varies) are left out.
+
+    Parameters
+    ----------
+    unit_strata : int array of shape (U,)
+        Each resampled unit's stratum.
+
+    Returns
+    -------
+    (dof, ratio) : tuple of float
+        ``(nan, nan)`` when no stratum has two units.
+
+    Examples
+    --------
+    >>> stratified_few_units(np.repeat(np.arange(5), 2))  # 10 clusters, 5 strata of 2: U - H df, U / (U - H)
+    (5.0, 2.0)
+    >>> dof, ratio = stratified_few_units(np.zeros(10, dtype=int))  # no strata: the unstratified rule
+    >>> round(dof, 12), round(ratio, 12)
+    (9.0, 1.111111111111)
+    """
+    size = np.bincount(np.unique(np.asarray(unit_strata), return_inverse=True)[1]).astype(np.float64)
+    size = size[size > 1]
+    if size.size == 0:
+        return math.nan, math.nan
+    return float(size.sum() ** 2 / np.sum(size * size / (size - 1.0))), float(size.sum() / (size - 1.0).sum())
+
+
+def _t_over_z(dof: float, level: float) -> float:
+    """``t_dof(q) / z(q)``, ``q = (1 + level) / 2``, for any positive (fractional) degrees of freedom."""
+    from scipy import stats
+
+    q = (1.0 + level) / 2.0
+    return float(stats.t.ppf(q, dof) / stats.norm.ppf(q))
+
+
 def _rater_variance(rater_jackknife: Callable[[], np.ndarray]) -> float:
     """Unbiased between-rater variance from the leave-one-rater-out jackknife."""
     jack = np.asarray(rater_jackknife(), dtype=np.float64)
@@ -93,10 +156,12 @@ def _rater_variance(rater_jackknife: Callable[[], np.ndarray]) -> float:
     return float((r - 1) / r * np.sum((jack - jack.mean()) ** 2))
 
 
-def few_units_note(units: int, kind: str, corrected: bool) -> str:
+def few_units_note(units: int, kind: str, corrected: bool, unit_strata: np.ndarray | None = None) -> str:
     """The note (and :class:`FewUnitsWarning` text) for a design that resampled ``units`` raters or clusters.
 
     Empty unless ``units`` is below :data:`FEW_RATERS` (raters) or :data:`FEW_CLUSTERS` (clusters).
+    ``unit_strata``: each unit's stratum, when they were resampled within strata (the correction's degrees of
+    freedom and its variance ratio ``U / (U - H)``, :func:`stratified_few_units`).
 
     Examples
     --------
@@ -104,13 +169,56 @@ def few_units_note(units: int, kind: str, corrected: bool) -> str:
     '3 raters resampled (fewer than 8): the interval is for the'
     >>> few_units_note(12, "clusters", True)
     ''
+    >>> few_units_note(6, "clusters", True, unit_strata=np.repeat(np.arange(3), 2)).split("(Student")[1]
+    '-t correction with 3 df and the variance ratio U / (U - H) = 2 of 3 strata applied)'
     """
     few = FEW_RATERS if kind == "raters" else FEW_CLUSTERS
     if units >= few:
         return ""
-    return (f"{units} {kind} resampled (fewer than {few}): the interval is for the population of {kind} these "
-            f"were sampled from, and its coverage with so few {kind} is approximate"
-            + (f" (Student-t correction with {units - 1} df applied)" if corrected else ""))
+    text = (f"{units} {kind} resampled (fewer than {few}): the interval is for the population of {kind} these "
+            f"were sampled from, and its coverage with so few {kind} is approximate")
+    if not corrected:
+        return text
+    n_strata = 1 if unit_strata is None else len(np.unique(unit_strata))
+    dof, ratio = stratified_few_units(unit_strata) if n_strata > 1 else (math.nan, math.nan)
+    if not dof >= 1.0:
+        return text + f" (Student-t correction with {units - 1} df applied)"
+    return text + (f" (Student-t correction with {dof:.3g} df and the variance ratio U / (U - H) = {ratio:.3g} of "
+                   f"{n_strata} strata applied)")
+
+
+def small_strata_note(unit_strata: np.ndarray | None, design: Any) -> str:
+    """The note (and :class:`FewUnitsWarning` text) for a stratified bootstrap over items with small strata.
+
+    A bootstrap that draws ``n_h`` items with replacement within a stratum gives that stratum
+    ``(n_h - 1) / n_h`` of its unbiased variance (a Bayesian bootstrap ``(n_h - 1) / (n_h + 1)``): with strata of
+    2 items, half. The interval is not widened for it (``bca-t`` takes the stratified degrees of freedom only);
+    this note says so when some stratum has fewer than :data:`FEW_PER_STRATUM` items. Empty otherwise, and for
+    designs that do not resample items one by one (the ``cluster`` design's correction accounts for its strata,
+    :func:`stratified_few_units`).
+
+    Examples
+    --------
+    >>> from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS
+    >>> small_strata_note(np.repeat(np.arange(10), 2), BOOTSTRAP_DESIGNS["items"]).split(":")[0]
+    '10 of 10 strata have fewer than 5 items (smallest 2)'
+    >>> small_strata_note(np.repeat(np.arange(2), 8), BOOTSTRAP_DESIGNS["items"])
+    ''
+    """
+    if (unit_strata is None or not design.resamples_items or design.resamples_clusters
+            or design.resamples_judged or design.resamples_raters):
+        return ""
+    size = np.bincount(np.unique(np.asarray(unit_strata), return_inverse=True)[1])
+    small = size[size < FEW_PER_STRATUM]
+    if small.size == 0:
+        return ""
+    m = int(small.min())
+    kept = f"{m - 1}/{m + 1}" if design.fractional else f"{m - 1}/{m}"
+    return (f"{small.size} of {size.size} strata have fewer than {FEW_PER_STRATUM} items (smallest {m}): a "
+            f"bootstrap within so small strata under-estimates their variance ({kept} of it in a stratum of {m}), "
+            "and the interval is too narrow (the default 95% interval covered 91% with strata of 2 items and 91-93% "
+            "with strata of 4, the percentile one 80% and 86-88%; docs/coverage.md, \"Few units per stratum\"): "
+            "merge small strata where the design allows")
 
 
 def few_items_note(n_items: int, design: Any) -> str:
@@ -139,7 +247,8 @@ def few_items_note(n_items: int, design: Any) -> str:
 
 def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *, n_items: int = 0,
                      rater_jackknife: Callable[[], np.ndarray] | None = None,
-                     item_replicates: Callable[[], np.ndarray] | None = None) -> float:
+                     item_replicates: Callable[[], np.ndarray] | None = None,
+                     unit_strata: np.ndarray | None = None) -> float:
     """The widening factor of a bootstrap interval over few units: the one rule of the package.
 
     Every interval that resamples raters or clusters goes through this function: a coefficient's
@@ -162,6 +271,9 @@ def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *,
     rater_jackknife, item_replicates : callable, optional
         ``items+raters`` only: the leave-one-rater-out values and the item-only replicates at the same item
         weights, computed on demand. Without the jackknife the whole variance is widened (as for ``raters``).
+    unit_strata : int array of shape (units,), optional
+        Each unit's stratum, for a design resampled within strata (``cluster`` with ``strata=``): the factor is
+        then ``t_d / z * sqrt(U / (U - H))`` (:func:`stratified_few_units`); with one stratum, the rule without.
 
     Returns
     -------
@@ -177,6 +289,9 @@ def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *,
     1.5838
     >>> few_units_factor(reps, BOOTSTRAP_DESIGNS["items"], 5, 0.95)
     1.0
+    >>> strata = np.repeat(np.arange(5), 2)  # 10 clusters in 5 strata of 2: t_5 / z * sqrt(10 / 5)
+    >>> round(few_units_factor(reps, BOOTSTRAP_DESIGNS["cluster"], 10, 0.95, unit_strata=strata), 4)
+    1.854
     """
     if not (design.resamples_raters or design.resamples_clusters) or units < 2:
         return 1.0
@@ -184,6 +299,10 @@ def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *,
     v = float(np.var(finite, ddof=1)) if len(finite) > 1 else math.nan
     if not (v > 0):
         return 1.0
+    if unit_strata is not None and len(np.unique(unit_strata)) > 1:  # within strata: their df and deflation
+        dof, ratio = stratified_few_units(unit_strata)
+        if dof >= 1.0:
+            return _t_over_z(dof, level) * math.sqrt(ratio)
     f = t_factor(units, level)
     whole = f * math.sqrt(units / (units - 1.0))
     if design.resamples_raters and design.resamples_items:  # items and raters: only the rater share is widened
@@ -200,7 +319,8 @@ def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *,
 def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, design: Any, *,
                          n_clusters: Callable[[], int] | None = None,
                          rater_jackknife: Callable[[], np.ndarray] | None = None,
-                         item_replicates: Callable[[], np.ndarray] | None = None) -> tuple[float, str]:
+                         item_replicates: Callable[[], np.ndarray] | None = None,
+                         unit_strata: np.ndarray | None = None) -> tuple[float, str]:
     """The widening factor for ``cfg``'s design and a note saying what the interval covers.
 
     Parameters
@@ -218,12 +338,17 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, desi
         item-only bootstrap replicates at the same seed (for one over items and raters), computed on
         demand by the bootstrap engine that calls this function
         (``uncertainty._bootstrap``), so that this module does not import it.
+    unit_strata : int array, optional
+        Each resampled unit's stratum with ``strata=`` (clusters' for ``cluster``, items' for the item designs;
+        ``uncertainty.jackknife_strata``): the cluster design's factor then accounts for the strata, and an item
+        design with small strata gets :func:`small_strata_note`.
 
     Returns
     -------
     (factor, note) : tuple of (float, str)
         ``factor >= 1`` from :func:`few_units_factor` (1 for designs that do not resample few units); ``note``
-        is empty unless fewer than :data:`FEW_RATERS` raters or :data:`FEW_CLUSTERS` clusters were resampled.
+        is empty unless fewer than :data:`FEW_RATERS` raters or :data:`FEW_CLUSTERS` clusters were resampled, or
+        an item design's strata are small (:func:`small_strata_note`).
 
     Examples
     --------
@@ -244,12 +369,13 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, desi
     elif rec.resamples_clusters:
         units, kind = n_clusters() if n_clusters is not None else 0, "clusters"
     else:
-        return 1.0, ""
-    note = few_units_note(units, kind, cfg.few_units != "none")
+        return 1.0, small_strata_note(unit_strata, rec)
+    strata = unit_strata if rec.resamples_clusters else None
+    note = few_units_note(units, kind, cfg.few_units != "none", unit_strata=strata)
     if cfg.few_units == "none":
         return 1.0, note
     return few_units_factor(reps, rec, units, cfg.level, n_items=stat.n_items, rater_jackknife=rater_jackknife,
-                            item_replicates=item_replicates), note
+                            item_replicates=item_replicates, unit_strata=strata), note
 
 
 def _interaction_overcount(n_items: int, n_raters: int, item_replicates: Callable[[], np.ndarray] | None,

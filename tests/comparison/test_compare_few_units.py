@@ -113,3 +113,19 @@ def test_other_raters_widen_the_whole_variance():
     r = sis.compare(sis.fleiss_kappa(a_ann, ci=cfg), sis.fleiss_kappa(b_ann, ci=cfg))
     assert r.details["few_units_factor"] == pytest.approx(_t(4) * math.sqrt(4 / 3), rel=1e-12)
     assert any("4 raters resampled" in w for w in r.warnings)
+
+
+def test_stratified_clusters_widen_by_the_inputs_strata_rule():
+    """Clusters drawn within strata (8 clusters, 4 strata of 2): the difference is widened as each input is,
+    t_{U-H} / z * sqrt(U / (U - H)), not by the rule that ignored the strata (t_{U-1} / z * sqrt(U / (U - 1)))."""
+    labels = _labels(48, 4, seed=7)
+    cluster, strata = np.repeat(np.arange(8), 6).tolist(), np.repeat(np.arange(4), 12).tolist()
+    cfg = Bootstrap(n=200, seed=1, design="cluster", cluster=cluster, strata=strata)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = sis.fleiss_kappa(sis.Annotations.from_wide(labels[:, :3]), ci=cfg)
+        b = sis.fleiss_kappa(sis.Annotations.from_wide(labels[:, 1:]), ci=cfg)
+        r = sis.compare(a, b)
+    assert r.details["few_units_factor"] == pytest.approx(_t(5) * math.sqrt(2), rel=1e-12)
+    assert r.details["few_units_factor"] == pytest.approx(a.details["few_units_factor"], rel=1e-12)
+    assert any("8 clusters resampled within 4 strata" in w and "4 df" in w for w in r.warnings)

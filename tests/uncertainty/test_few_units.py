@@ -247,3 +247,63 @@ def test_bootstrap_warnings_point_at_the_users_call(call):
         call()
     ours = [w for w in caught if w.category.__module__.startswith("softirr_stats")]
     assert ours and all(w.filename == __file__ for w in ours), [(w.filename, w.lineno) for w in ours]
+
+
+def _stratified_clusters(seed: int, **kw):
+    """60 items in 10 clusters of 6, the clusters in 5 strata of 2 (strata without an effect)."""
+    ann = sis.Annotations.from_wide(_ratings(60, 4, seed))
+    cluster = np.repeat(np.arange(10), 6).tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return sis.fleiss_kappa(ann, ci=Bootstrap(n=1000, design="cluster", cluster=cluster, seed=seed, **kw))
+
+
+def test_stratified_cluster_widening_accounts_for_the_strata():
+    # drawing 2 clusters within each stratum halves the bootstrap variance ((n_h - 1) / n_h), where the
+    # unstratified one keeps 9/10 of it: the widening was t_9 / z * sqrt(10 / 9) either way, so the stratified
+    # interval was about sqrt(0.556) of the unstratified one; now t_5 / z * sqrt(10 / 5) undoes the deflation
+    strata = np.repeat(np.arange(5), 12).tolist()
+    ratios = []
+    for seed in range(6):
+        s, u = _stratified_clusters(seed, strata=strata), _stratified_clusters(seed)
+        assert u.details["few_units_factor"] == pytest.approx(_t_factor(10) * math.sqrt(10 / 9), rel=1e-12)
+        assert s.details["few_units_factor"] == pytest.approx(_t_factor(6) * math.sqrt(2), rel=1e-12)
+        ratios.append((s.ci_high - s.ci_low) / (u.ci_high - u.ci_low))
+    assert 0.9 < np.mean(ratios) < 1.25
+    assert any("within 5 strata" in n for n in s.notes)
+
+
+def test_stratified_few_units_rule():
+    from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS, few_units_factor, stratified_few_units
+
+    # Satterthwaite with equal per-unit shares: U^2 / sum n_h^2 / (n_h - 1); variance ratio U / (U - H)
+    dof, ratio = stratified_few_units(np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 2]))
+    assert dof == pytest.approx(100 / (4 / 1 + 9 / 2 + 25 / 4), rel=1e-12) and ratio == pytest.approx(10 / 7)
+    reps = np.random.default_rng(0).normal(size=300)
+    rec = BOOTSTRAP_DESIGNS["cluster"]
+    q = stats.norm.ppf(0.975)
+    got = few_units_factor(reps, rec, 10, 0.95, unit_strata=np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 2]))
+    assert got == pytest.approx(stats.t.ppf(0.975, dof) / q * math.sqrt(10 / 7), rel=1e-12)
+    one = few_units_factor(reps, rec, 10, 0.95, unit_strata=np.zeros(10, dtype=int))  # one stratum: unchanged
+    assert one == few_units_factor(reps, rec, 10, 0.95) == _t_factor(10) * math.sqrt(10 / 9)
+
+
+def test_few_stratified_clusters_warn_with_the_strata_rule():
+    ann = sis.Annotations.from_wide(_ratings(48, 3, seed=4))
+    cluster, strata = np.repeat(np.arange(8), 6).tolist(), np.repeat(np.arange(4), 12).tolist()
+    with pytest.warns(sis.FewUnitsWarning, match=r"8 clusters resampled.*Student-t correction with 4 df and the "
+                                                  r"variance ratio U / \(U - H\) = 2 of 4 strata applied"):
+        r = sis.fleiss_kappa(ann, ci=Bootstrap(n=200, design="cluster", cluster=cluster, strata=strata, seed=0))
+    assert r.details["few_units_factor"] == pytest.approx(_t_factor(5) * math.sqrt(2), rel=1e-12)
+
+
+def test_item_bootstrap_with_small_strata_says_it_is_too_narrow():
+    ann = sis.Annotations.from_wide(_ratings(30, 3, seed=5))
+    with pytest.warns(sis.FewUnitsWarning, match=r"15 of 15 strata have fewer than 5 items \(smallest 2\).*1/2 of"):
+        r = sis.fleiss_kappa(ann, ci=Bootstrap(n=200, strata=np.repeat(np.arange(15), 2).tolist(), seed=0))
+    assert "few_units_factor" not in r.details  # said, not widened
+    with pytest.warns(sis.FewUnitsWarning, match=r"1/3 of it in a stratum of 2"):  # Dirichlet weights: (n-1)/(n+1)
+        sis.fleiss_kappa(ann, ci=Bootstrap(n=200, design="bayesian", strata=np.repeat(np.arange(15), 2).tolist()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sis.FewUnitsWarning)  # strata of 10 items: nothing to say
+        sis.fleiss_kappa(ann, ci=Bootstrap(n=200, strata=np.repeat(np.arange(3), 10).tolist(), seed=0))
