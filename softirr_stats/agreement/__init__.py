@@ -28,6 +28,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._statistic": ('Statistic',),
     "softirr_stats.agreement._weights": ('WEIGHT_NAMES', 'krippendorff_distance', 'weight_matrix',),
 }, internal={  # for the library's other packages (api/_statistics.py, analysis), not in __all__
+    "softirr_stats.agreement._kernels": ('ordinal_delta',),
     "softirr_stats.agreement._distance": ('KDE_LOWER', 'distance_samples', 'distance_statistic', 'kde_bandwidth', 'ks_greater', 'sigma_kde', 'sigma_quantile',),
     "softirr_stats.agreement._multilabel": ('BASELINES', 'MultilabelStatistic', 'multilabel_data', 'multilabel_summary',),
     "softirr_stats.agreement._registry": ('statistic_records',),
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
         ChanceFamily,
         get_family,
     )
+    from softirr_stats.agreement._kernels import ordinal_delta
     from softirr_stats.agreement._layout import (
         RatingLayout,
         rating_layout,

@@ -60,7 +60,7 @@ INPUT_FORMATS = _L["input_formats"]  # data.INPUT_FORMATS: the long tables (parq
 # because importing the bootstrap module loads NumPy's random generators (tests/cli/test_lists_come_from_tables.py ties them)
 DESIGNS = ("items", "raters", "items+raters", "bayesian")
 CLI_LESS_DESIGNS = ("cluster", "judged")
-#: the commands with --cluster COLUMN (cli._groups), named where a message suggests the cluster design
+#: the commands with --cluster COLUMN (cli._item_groups), named where a message suggests the cluster design
 CLUSTER_COMMANDS = ("agree", "sensitivity", "report", "compare")
 METHODS = _L["methods"]
 CHANCE_FORMS = _L["chance"]

@@ -15,7 +15,7 @@ from softirr_stats.cli._grid import (
     present,
     scale_note,
 )
-from softirr_stats.cli._groups import (
+from softirr_stats.cli._item_groups import (
     ClusterOpt,
     StrataOpt,
     apply_groups,
@@ -142,9 +142,9 @@ def command(
         fail(f"--judgments {judgments} was drawn for --similarity {plan['similarity']}; give -m {plan['similarity']} "
              f"(got {', '.join(names)})")
     chances = chance_settings(chance, seed)
-    design = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")), analytic=analytic,
-                            bootstrap=bootstrap, n_files=len(files))
-    ci = make_interval(analytic, bootstrap, "items" if design == "cluster" else design, method, level, seed)
+    design, request = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")),
+                                     analytic=analytic, bootstrap=bootstrap, n_files=len(files))
+    ci = make_interval(analytic, bootstrap, request, method, level, seed)
     check_writable(json_out, "--json", [*files, judgments])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)

@@ -9,7 +9,7 @@ import typer
 
 from softirr_stats.agreement import COEFFICIENTS as REGISTRY
 from softirr_stats.cli._errors import EXIT_DATA, fail
-from softirr_stats.cli._groups import (
+from softirr_stats.cli._item_groups import (
     ClusterOpt,
     StrataOpt,
     grouped_design,
@@ -208,13 +208,13 @@ def command(
     chance_kw, chance_notes = _chance(chance, coefs, seed)
     ci = None
     if mode != "--candidate":
-        design = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")), analytic=analytic,
-                                bootstrap=bootstrap)
+        design, request = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")),
+                                         analytic=analytic, bootstrap=bootstrap)
         if independent and (cluster or strata):
             fail(f"{'--cluster' if cluster else '--strata'} pairs the items of FILE and FILE2 by id; --independent "
                  "makes them different items: leave out one of them")
         ci = sis.Analytic(level=level) if analytic else make_bootstrap(
-            bootstrap, "items" if design == "cluster" else design, method, level, seed)
+            bootstrap, request, method, level, seed)
     opts = reader_options(field, layer, feature, None, reader_option)
     anns, notes = [], []
     for f in files:

@@ -41,7 +41,6 @@ from softirr_stats.cli._options import (
     split,
 )
 from softirr_stats.cli._output import Notes, emit, write_json
-from softirr_stats.planning._plan import METHODS as PLAN_METHODS
 
 __all__ = ["NAME", "EPILOG", "command"]
 
@@ -52,7 +51,9 @@ EPILOG = ("Give a pilot FILE, or --value and --prevalence (assumed values). Targ
           "n_clusters = clusters (count); value = the coefficient the plan assumes; halfwidth_at_n, power_at_n = "
           "what the planned number gives; se_at_n = its standard error (coefficient scale).")
 PLAN_DESIGNS = ("items", "items+raters", "cluster")
-# PLAN_METHODS (planning.METHODS): how a pilot's variance is estimated, --method
+# how a pilot's variance is estimated, --method: planning.METHODS, listed here so that --help loads no planning
+# module (tests/cli/test_lists_come_from_tables.py ties them)
+PLAN_METHODS = ("auto", "analytic", "bootstrap")
 COEFFICIENTS = tuple(REGISTRY)  # every coefficient of the registry (the multi-label baselines are not planned)
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from softirr_stats.cli._errors import EXIT_DATA, fail, say_read, using, warn
-from softirr_stats.cli._groups import ClusterOpt, StrataOpt, apply_groups, grouped_design
+from softirr_stats.cli._item_groups import ClusterOpt, StrataOpt, apply_groups, grouped_design
 from softirr_stats.cli._options import (
     CHANCE_HELP,
     COEFFICIENTS,
@@ -112,9 +112,9 @@ def command(
     names = similarity_values(similarity, measure) or ["exact"]
     check_similarities(names, SIMILARITIES)
     chances = chance_settings(chance, seed)
-    design = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")), analytic=analytic,
-                            bootstrap=bootstrap, n_files=len(files))
-    ci = make_interval(analytic, bootstrap, "items" if design == "cluster" else design, method, level, seed)
+    design, request = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")),
+                                     analytic=analytic, bootstrap=bootstrap, n_files=len(files))
+    ci = make_interval(analytic, bootstrap, request, method, level, seed)
     if model is not None:
         check_choices([model], LABEL_MODELS, "--model")
     check_choices([model_method], ("nuts", "svi"), "--model-method")

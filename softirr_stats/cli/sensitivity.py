@@ -7,7 +7,7 @@ import typer
 
 from softirr_stats.cli._errors import fail
 from softirr_stats.cli._grid import grid_rows, header, load_judgments, present
-from softirr_stats.cli._groups import (
+from softirr_stats.cli._item_groups import (
     ClusterOpt,
     StrataOpt,
     apply_groups,
@@ -119,9 +119,9 @@ def command(
     names = similarity_values(similarity, measure) or [plan.get("similarity") or "exact"]
     check_similarities(names, SIMILARITIES)
     chances = chance_settings(chance, seed)
-    design = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")), analytic=analytic,
-                            bootstrap=bootstrap, n_files=len(files))
-    ci = make_interval(analytic, bootstrap, "items" if design == "cluster" else design, method, level, seed)
+    design, request = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")),
+                                     analytic=analytic, bootstrap=bootstrap, n_files=len(files))
+    ci = make_interval(analytic, bootstrap, request, method, level, seed)
     check_writable(json_out, "--json", [*files, judgments, plot])
     check_writable(plot, "--plot", [*files, judgments])
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):

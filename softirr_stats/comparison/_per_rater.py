@@ -26,7 +26,6 @@ from softirr_stats.agreement import (
     level_similarity,
     resolve_similarity,
 )
-from softirr_stats.agreement._kernels import ordinal_delta
 from softirr_stats.api import estimate_with_interval
 from softirr_stats.base._format import render
 from softirr_stats.base._validation import check_choice
@@ -79,6 +78,10 @@ def ordinal_similarity(codes: np.ndarray, n_labels: int) -> np.ndarray:
     >>> ordinal_similarity(np.array([[0, 0], [1, 2], [2, -1]]), 3).round(3).tolist()
     [[1.0, 0.64, 0.0], [0.64, 1.0, 0.84], [0.0, 0.84, 1.0]]
     """
+    from softirr_stats.agreement import (
+        ordinal_delta,  # the kernels' module: loaded when an ordinal level is asked
+    )
+
     codes = np.asarray(codes)
     rated = codes >= 0
     pairable = rated & (rated.sum(axis=1) >= 2)[:, None]

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING
 from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
-    "softirr_stats.planning._plan": ('DESIGNS', 'PlanResult', 'PlanningWarning', 'plan_items',),
+    "softirr_stats.planning._plan": ('DESIGNS', 'METHODS', 'PlanResult', 'PlanningWarning', 'plan_items',),
     "softirr_stats.planning._population": ('Population', 'build_population', 'influence_variance',),
 })
 
 if TYPE_CHECKING:
     from softirr_stats.planning._plan import (
         DESIGNS,
+        METHODS,
         PlanningWarning,
         PlanResult,
         plan_items,

@@ -291,7 +291,7 @@ def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *,
     1.0
     >>> strata = np.repeat(np.arange(5), 2)  # 10 clusters in 5 strata of 2: t_5 / z * sqrt(10 / 5)
     >>> round(few_units_factor(reps, BOOTSTRAP_DESIGNS["cluster"], 10, 0.95, unit_strata=strata), 4)
-    1.854
+    1.8548
     """
     if not (design.resamples_raters or design.resamples_clusters) or units < 2:
         return 1.0

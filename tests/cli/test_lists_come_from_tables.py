@@ -156,3 +156,10 @@ def test_a_new_command_is_one_module_and_one_registration(capsys):
     finally:
         app.registered_commands[:] = [c for c in app.registered_commands if c.name != "toy"]
     assert "toy" not in {c.name for c in app.registered_commands}
+
+
+def test_plan_lists_are_the_planning_lists():
+    from softirr_stats.cli import plan
+    from softirr_stats.planning import DESIGNS, METHODS
+
+    assert plan.PLAN_METHODS == METHODS and plan.PLAN_DESIGNS == DESIGNS

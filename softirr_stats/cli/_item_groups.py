@@ -14,13 +14,11 @@ import typer
 
 from softirr_stats.cli._errors import fail
 
-__all__ = ["ClusterOpt", "GROUPED_DESIGNS", "STRATA_DESIGNS", "StrataOpt", "apply_groups", "grouped_design", "groups_meta",
+__all__ = ["ClusterOpt", "STRATA_DESIGNS", "StrataOpt", "apply_groups", "grouped_design", "groups_meta",
            "item_column", "merged_item_column", "with_groups"]
 
-#: the designs ``--strata`` applies to (``uncertainty.BOOTSTRAP_DESIGNS``' ``strata``; tied in the tests)
+#: the designs ``--strata`` applies to (``uncertainty.BOOTSTRAP_DESIGNS``' ``strata``; tied in the tests), for --help
 STRATA_DESIGNS = ("items", "cluster", "bayesian")
-#: what ``--cluster`` asks for
-GROUPED_DESIGNS = ("cluster",)
 
 
 ClusterOpt = Annotated[str | None, typer.Option(
@@ -32,21 +30,29 @@ StrataOpt = Annotated[str | None, typer.Option(
 
 
 def grouped_design(design: str, cluster: str | None, strata: str | None, *, design_given: bool,
-                   analytic: bool, bootstrap: int, n_files: int = 1) -> str:
-    """The bootstrap design ``--design``, ``--cluster`` and ``--strata`` ask for together; a combination that would
-    leave one of them unused fails naming the flags (exit 2).
+                   analytic: bool, bootstrap: int, n_files: int = 1) -> tuple[str, str]:
+    """The bootstrap design ``--design``, ``--cluster`` and ``--strata`` ask for together, and the design to build
+    the request with before the columns are read (the default design stands in for the cluster design, whose
+    request needs the clusters); a combination that would leave one of them unused fails naming the flags (exit 2).
 
-    ``--cluster COLUMN`` means the cluster design (``--design cluster`` may be said too); ``--design cluster``
-    without ``--cluster`` has no clusters to resample.
+    ``--cluster COLUMN`` means the design that resamples clusters (``--design cluster`` may be said too);
+    ``--design cluster`` without ``--cluster`` has no clusters to resample. The designs are asked through their
+    records (``uncertainty.BOOTSTRAP_DESIGNS``), not by name.
 
     Examples
     --------
     >>> grouped_design("items", "doc", None, design_given=False, analytic=False, bootstrap=1000)
-    'cluster'
+    ('cluster', 'items')
     >>> grouped_design("bayesian", None, "site", design_given=True, analytic=False, bootstrap=1000)
-    'bayesian'
+    ('bayesian', 'bayesian')
     """
+    from softirr_stats.cli._options import DESIGNS
+
     flags = [f for f, v in (("--cluster", cluster), ("--strata", strata)) if v is not None]
+    if not flags and design in DESIGNS:  # nothing beside the file: the bootstrap's records stay unloaded
+        return design, design
+    from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS
+
     if flags and n_files != 1:
         fail(f"{flags[0]} reads its column from one table FILE; got {n_files} files")
     if flags and analytic:
@@ -55,17 +61,21 @@ def grouped_design(design: str, cluster: str | None, strata: str | None, *, desi
     if flags and bootstrap == 0:
         fail(f"{flags[0]} is used by the bootstrap interval, and --bootstrap 0 asks for none; give --bootstrap N "
              "(1000-10000 is usual)")
-    if design == "cluster" and cluster is None:
-        fail("--design cluster needs --cluster COLUMN: the column of FILE that gives each item's cluster (document, "
-             "patient, batch)")
+    clustered = next(n for n, r in BOOTSTRAP_DESIGNS.items() if r.resamples_clusters)
+    rec = BOOTSTRAP_DESIGNS.get(design)
+    if rec is None:  # a mistyped --design: the request's check names it
+        return design, design
+    if rec.resamples_clusters and cluster is None:
+        fail(f"--design {design} needs --cluster COLUMN: the column of FILE that gives each item's cluster "
+             "(document, patient, batch)")
     if cluster is not None:
-        if design_given and design != "cluster":
-            fail(f"--cluster resamples clusters of items (the cluster design); --design {design} resamples "
-                 f"{'raters too' if 'raters' in design else 'items one by one'}: leave out one of them")
-        design = "cluster"
-    if strata is not None and design not in STRATA_DESIGNS:
+        if design_given and not rec.resamples_clusters:
+            fail(f"--cluster resamples clusters of items (the {clustered} design); --design {design} resamples "
+                 f"{'raters too' if rec.resamples_raters else 'items one by one'}: leave out one of them")
+        design, rec = clustered, BOOTSTRAP_DESIGNS[clustered]
+    if strata is not None and not rec.strata:
         fail(f"--strata resamples within strata, for --design {', '.join(STRATA_DESIGNS)}; got --design {design}")
-    return design
+    return design, (DESIGNS[0] if rec.resamples_clusters else design)
 
 
 def item_column(files: Sequence[Path], column: str, flag: str, ann: Any, item: str, input_format: str | None,
@@ -78,12 +88,11 @@ def item_column(files: Sequence[Path], column: str, flag: str, ann: Any, item: s
     import pandas as pd
 
     from softirr_stats.cli._errors import describe
-    from softirr_stats.data._io import read_table
 
     if len(files) != 1:
         fail(f"{flag} {column} reads its column from one table FILE; got {len(files)} files")
     path = files[0]
-    from softirr_stats.data import EXPORT_FORMATS, guess_format
+    from softirr_stats.data import EXPORT_FORMATS, guess_format, read_table
 
     try:
         fmt = input_format or guess_format(path, columns=(item, "rater", "label"))

@@ -9,7 +9,7 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats.cli import main
-from softirr_stats.cli._groups import STRATA_DESIGNS
+from softirr_stats.cli._item_groups import STRATA_DESIGNS
 
 
 def _clustered(tmp_path, n_docs=12, seed=2):
