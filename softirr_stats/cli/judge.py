@@ -138,8 +138,11 @@ def plan(
     with using("--output", output):
         sheet, kept = write_judging_sheet(drawn, output, similarity=name, seed=seed, blinded=blinded)
     say_read(notes)
-    # the same --categories give agree the plan's q (chance over the declared categories) and weight order
-    cats = f"--categories {shlex.quote(categories)} " if categories is not None else ""
+    # agree must read FILE as this command did (the same reader options, missing values and --categories: the
+    # plan's q is over the declared categories), or its data are not the plan's and the value silently differs
+    follow = agree_command(file, name, coefficient, sheet, item=item, rater=rater, label=label, na_values=na_values,
+                           input_format=input_format, field=field, layer=layer, feature=feature, span_rule=span_rule,
+                           reader_option=reader_option, categories=categories, model=model)
     what = f"{len(drawn.pairs)} distinct pairs from {drawn.n} draws, for {coefficient} with -m {name}"
     if gold_n is not None:
         rows = int((drawn.pairs["gold_draws"] > 0).sum())
@@ -148,5 +151,33 @@ def plan(
         typer.echo(f"wrote {sheet} ({what}; unblinded: the score and q are in view)", err=True)
     else:
         typer.echo(f"wrote {sheet} ({what}) and {kept} (keep it beside the sheet: it holds the scores and q). Fill "
-                   f"the judgment column with values in [0, 1], then: softirr agree {file} -m {name} -c {coefficient} "
-                   f"{cats}--judgments {sheet}", err=True)
+                   f"the judgment column with values in [0, 1], then: {follow}", err=True)
+
+
+def agree_command(file: Path, similarity: str, coefficient: str, sheet: Path, *, item: str = "item",
+                  rater: str = "rater", label: str = "label", na_values: list[str] | None = None,
+                  input_format: str | None = None, field: str | None = None, layer: str | None = None,
+                  feature: str | None = None, span_rule: str | None = None, reader_option: list[str] | None = None,
+                  categories: str | None = None, model: str | None = None) -> str:
+    """The ``softirr agree`` command that reads FILE as ``judge plan`` did and applies the judged sheet, quoted for
+    a POSIX shell (paths with spaces included).
+
+    Examples
+    --------
+    >>> agree_command(Path("my data.csv"), "levenshtein", "fleiss_kappa", Path("sheet.csv"), na_values=["?"],
+    ...               rater="annot")
+    "softirr agree 'my data.csv' -m levenshtein -c fleiss_kappa --rater annot --na-values '?' --judgments sheet.csv"
+    """
+    parts = ["softirr", "agree", str(file), "-m", similarity, "-c", coefficient]
+    for flag, value, default in (("--item", item, "item"), ("--rater", rater, "rater"), ("--label", label, "label")):
+        if value != default:
+            parts += [flag, value]
+    for flag, values in (("--na-values", na_values), ("--reader-option", reader_option)):
+        for value in values or ():
+            parts += [flag, value]
+    for flag, value in (("--input-format", input_format), ("--field", field), ("--layer", layer),
+                        ("--feature", feature), ("--span-rule", span_rule), ("--categories", categories),
+                        ("--model", model)):
+        if value is not None:
+            parts += [flag, value]
+    return shlex.join([*parts, "--judgments", str(sheet)])

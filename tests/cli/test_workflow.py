@@ -325,3 +325,40 @@ def test_numeric_labels_compared_as_categories_get_a_note(tmp_path, capsys):
     code, out, err = run_main(capsys, "agree", str(path), "--bootstrap", "0", "-m", "exact,quadratic")
     assert code == 0, err
     assert "labels are numbers" not in out
+
+
+def test_the_printed_agree_command_reads_the_file_as_judge_plan_did(tmp_path, capsys):
+    """judge plan printed `softirr agree FILE -m ... --judgments SHEET` without the reader options it was given:
+    with --na-values '?' dropped, '?' became a label and the value moved from 0.357 to 0.128 without a word;
+    with --rater / --label it failed; a path with a space split in two."""
+    import shlex
+
+    folder = tmp_path / "my data"
+    folder.mkdir()
+    rng = np.random.default_rng(4)
+    words = ["fever", "fevers", "cough", "coughing", "rash", "rashes"]
+    rows = [(f"d{i}", who, "?" if rng.random() < 0.15 else words[(i + k * (rng.random() < 0.3)) % 6])
+            for i in range(40) for k, who in enumerate(("a", "b", "c"))]
+    data = folder / "notes q.csv"
+    pd.DataFrame(rows, columns=["doc", "annot", "lab"]).to_csv(data, index=False)
+    sheet = folder / "sheet q.csv"
+    code, _, err = run_main(capsys, "judge", "plan", str(data), "-m", "levenshtein", "--na-values", "?",
+                            "--item", "doc", "--rater", "annot", "--label", "lab", "-n", "40", "-o", str(sheet))
+    assert code == 0, err
+    printed = " ".join(err.split()).split("then: ", 1)[1]
+    args = shlex.split(printed)
+    assert args[:2] == ["softirr", "agree"] and args[2] == str(data)
+    for flag in ("--na-values", "--item", "--rater", "--label"):
+        assert flag in args, printed
+    filled = pd.read_csv(sheet, keep_default_na=False)
+    filled["judgment"] = 0.5
+    filled.to_csv(sheet, index=False)
+    code, out, err = run_main(capsys, *args[1:], "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    got = json.loads(out)["results"][0]["value"]
+    ann = sis.read_annotations(data, item="doc", rater="annot", label="lab", na_values=["?"])
+    from softirr_stats.analysis import read_judging_sheet
+
+    judged = read_judging_sheet(sheet)[0]
+    want = sis.krippendorff_alpha(ann, similarity="levenshtein", judgments=judged).value
+    assert got == pytest.approx(want, abs=1e-12)
