@@ -374,7 +374,8 @@ def _chance(chance: str | None, coefs: list[str], seed: int) -> tuple[dict[str, 
         fail(f"--chance is not used with -c {', '.join(own)}: "
              + ("it has" if len(own) == 1 else "they have") + " no chance term of the kind --chance sets (its own "
              "chance term, none, or a statistic of scores); leave out --chance")
-    return {"chance": setting}, [f"{c} has its own chance term; --chance {chance} not used for it" for c in own]
+    return {"chance": setting}, [f"{c} takes no --chance (its own chance term, none, or a statistic of scores): "
+                                 f"--chance {chance} not used for it" for c in own]
 
 
 def _takes_chance(name: str) -> bool:

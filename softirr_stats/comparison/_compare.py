@@ -37,8 +37,6 @@ from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 from softirr_stats.comparison._comparison_result import ComparisonResult
 from softirr_stats.uncertainty import (
     BOOTSTRAP_DESIGNS,
-    FEW_CLUSTERS,
-    FEW_RATERS,
     Analytic,
     Bootstrap,
     analytic_terms,
@@ -372,11 +370,14 @@ def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
                 return ra - rb
     factor = few_units_factor(d, rec, units, cfg.level, n_items=len(lay.union), rater_jackknife=jack,
                               item_replicates=item, unit_strata=strata)
-    few = FEW_RATERS if kind == "raters" else FEW_CLUSTERS
-    dof = stratified_few_units(strata)[0] if strata is not None and len(np.unique(strata)) > 1 else units - 1.0
-    within = f" within {len(np.unique(strata))} strata" if strata is not None and len(np.unique(strata)) > 1 else ""
+    n_strata = len(np.unique(strata)) if strata is not None else 1
+    dof = stratified_few_units(strata)[0] if n_strata > 1 else units - 1.0
+    within = f" within {n_strata} strata" if n_strata > 1 else ""
+    ratio = (f", and the variance the resampling within strata leaves out: {units} / ({units} - {n_strata})"
+             if n_strata > 1 else "")
+    # said at any number of units, as the inputs' own intervals say it (a widening is never silent)
     note = (f"{units} {kind} resampled{within}: the difference's interval is widened by the factor {factor:.3f} of "
-            f"the inputs' own intervals (Student-t, {dof:.3g} df)" if units < few and factor != 1.0 else "")
+            f"the inputs' own intervals (Student-t, {dof:.3g} df{ratio})" if factor != 1.0 else "")
     return factor, note
 
 
@@ -463,10 +464,10 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     if stat_a.n_chance_pairs or stat_b.n_chance_pairs:
         notes.append("sampled chance pairs / judged draws resampled " + (
             "with one shared stream (the same number of draws on the same items)" if info["shared_chance_draws"]
-            else "independently for the two statistics"))
-        if not info["shared_chance_draws"]:
-            warnings.warn(f"{notes[-1]}: their sampling errors are treated as independent (exact chance, or one "
-                          "plan of judged pairs for both, pairs them)", ComparisonWarning, stacklevel=4)
+            else "independently for the two statistics: their sampling errors are treated as independent (exact "
+                 "chance, or one plan of judged pairs for both, pairs them)"))
+        if not info["shared_chance_draws"]:  # the note's own words: a list of both says it once
+            warnings.warn(notes[-1], ComparisonWarning, stacklevel=4)
     diff = a.value - b.value
     d = ra - rb
     finite = np.isfinite(d)

@@ -367,7 +367,8 @@ def test_chance_reaches_the_compared_coefficients(capsys, files):
     py = sis.compare(sis.krippendorff_alpha(ann, chance=_mc()), sis.gwet_ac1(ann), ci=ci)
     assert (row["value_a"], row["value_b"], row["difference"], row["ci_low"], row["ci_high"]) == pytest.approx(
         (py.value_a, py.value_b, py.difference, py.ci_low, py.ci_high), abs=1e-12)
-    assert "gwet_ac1 has its own chance term; --chance mc:5 not used for it" in json.loads(out)["meta"]["warnings"]
+    assert ("gwet_ac1 takes no --chance (its own chance term, none, or a statistic of scores): --chance mc:5 not used "
+            "for it") in json.loads(out)["meta"]["warnings"]
     # --groups
     code, out, err = run(capsys, "compare", str(one), "--groups", "h1,h2;h3,h4", *boot)
     assert code == 0, err

@@ -129,3 +129,33 @@ def test_stratified_clusters_widen_by_the_inputs_strata_rule():
     assert r.details["few_units_factor"] == pytest.approx(_t(5) * math.sqrt(2), rel=1e-12)
     assert r.details["few_units_factor"] == pytest.approx(a.details["few_units_factor"], rel=1e-12)
     assert any("8 clusters resampled within 4 strata" in w and "4 df" in w for w in r.warnings)
+
+
+def test_a_widening_at_ten_or_more_clusters_is_noted_too():
+    """At 10 or more units the difference's interval was widened without a word (the inputs' own intervals say
+    'interval widened by the Student-t factor'); 20 clusters in 10 strata of 2 widened it by 1.6."""
+    labels = _labels(60, 4, seed=3)
+    cluster, strata = np.repeat(np.arange(20), 3).tolist(), np.repeat(np.arange(10), 6).tolist()
+    for cfg in (Bootstrap(n=200, seed=1, design="cluster", cluster=cluster),
+                Bootstrap(n=200, seed=1, design="cluster", cluster=cluster, strata=strata)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = sis.fleiss_kappa(sis.Annotations.from_wide(labels[:, :3]), ci=cfg)
+            b = sis.fleiss_kappa(sis.Annotations.from_wide(labels[:, 1:]), ci=cfg)
+            r = sis.compare(a, b)
+        factor = r.details["few_units_factor"]
+        assert factor > 1.0
+        assert any(f"widened by the factor {factor:.3f}" in w for w in r.warnings), r.warnings
+
+
+def test_the_independent_chance_draws_are_said_once_in_one_wording():
+    labels = _labels(40, 3, seed=5)
+    ann = sis.Annotations.from_wide(labels)
+    mc = sis.fleiss_kappa(ann, chance=sis.MonteCarlo(permutations=3, seed=0))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = sis.compare(mc, sis.krippendorff_alpha(ann, chance=sis.MonteCarlo(permutations=3, seed=0)),
+                        ci=Bootstrap(n=100))
+    said = [str(w.message) for w in caught if "independently" in str(w.message)]
+    noted = [w for w in r.warnings if "independently" in w]
+    assert said == noted and len(noted) == 1, (said, noted)
