@@ -15,6 +15,7 @@ disagreement, ranked for review. Raters are looped over (a handful); items and l
 import html
 import math
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,8 +34,11 @@ from softirr_stats.comparison._compare import _Units, compare
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import (
     BOOTSTRAP_DESIGNS,
+    WIDENED_NOTE,
     Bootstrap,
     draw_weights,
+    few_units_factor,
+    jackknife_strata,
     leave_one_out_weights,
     per_item_codes,
     replicate_interval,
@@ -191,13 +195,34 @@ def _vs_rest_interval(codes: np.ndarray, S: np.ndarray, value: np.ndarray, items
                                         for C, _ in leave_one_out_weights(cfg, tuple(items), n, R)]))
         return jack[0]
 
-    bounds, notes = [], []
+    rec = BOOTSTRAP_DESIGNS[cfg.design]
+    strata = jackknife_strata(SimpleNamespace(items=tuple(items)), cfg) if rec.resamples_clusters else None
+    bounds, notes, factors = [], [], []
+    by_note: dict[str, list[int]] = {}
     method = cfg.method
     for r in range(R):  # a handful of raters
-        lo, hi, method, note, details = replicate_interval(reps[:, r], float(value[r]), cfg,
+        v = float(value[r])
+        lo, hi, method, note, details = replicate_interval(reps[:, r], v, cfg,
                                                            lambda r=r: jackknife()[:, r], units, n_units_given=False)
+        # the coefficients' own few-units rule for clusters (t quantiles, the strata's variance share)
+        f = few_units_factor(reps[:, r], rec, units, cfg.level, unit_strata=strata) if cfg.few_units == "t" else 1.0
+        if f != 1.0 and np.isfinite(lo) and np.isfinite(hi):
+            lo, hi = v - f * (v - lo), v + f * (hi - v)
+            factors.append(f)
         bounds.append((lo, hi))
-        notes += [x for x in (details.get("interval_rule", ""), f"rater {r}: {note}" if note else "") if x]
+        if details.get("interval_rule"):
+            notes.append(details["interval_rule"])
+        if note:
+            by_note.setdefault(note, []).append(r)
+    # one line per note, naming the raters only when not every rater has it
+    notes += [text if len(who) == R else f"rater{'s' if len(who) > 1 else ''} {', '.join(map(str, who))}: {text}"
+              for text, who in by_note.items()]
+    if factors:
+        shown = f"{min(factors):.3f}" if f"{min(factors):.3f}" == f"{max(factors):.3f}" else \
+            f"{min(factors):.3f}-{max(factors):.3f}"
+        notes.append(f"kappa_vs_rest: {WIDENED_NOTE} x{shown} (Student-t quantiles "
+                     f"for the {units} clusters" + (f" within {len(np.unique(strata))} strata" if strata is not None
+                                                    else "") + ", as the coefficients' own intervals)")
     out = np.asarray(bounds, dtype=np.float64)
     return out[:, 0], out[:, 1], method, list(dict.fromkeys(notes))
 

@@ -10,7 +10,7 @@ from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.uncertainty._analytic": ('ANALYTIC_FORMS', 'Analytic', 'analytic_terms', 'attach_analytic', 'reinterval',),
-    "softirr_stats.uncertainty._bootstrap": ('BOOTSTRAP_DESIGNS', 'DESIGNS', 'BootstrapDesign', 'Bootstrap', 'attach_bootstrap', 'bootstrap_replicates', 'draw_weights', 'jackknife_strata', 'jackknife_values', 'leave_one_out_weights', 'summarize_replicates', 'unit_weights',),
+    "softirr_stats.uncertainty._bootstrap": ('BOOTSTRAP_DESIGNS', 'DESIGNS', 'WIDENED_NOTE', 'BootstrapDesign', 'Bootstrap', 'attach_bootstrap', 'bootstrap_replicates', 'draw_weights', 'jackknife_strata', 'jackknife_values', 'leave_one_out_weights', 'summarize_replicates', 'unit_weights',),
     "softirr_stats.uncertainty._few_units": ('FewUnitsWarning',),
     "softirr_stats.uncertainty._intervals": ('INTERVAL_METHODS', 'basic_interval', 'bca_interval', 'bca_p_value', 'jackknife_acceleration', 'percentile_interval', 'resolve_method', 'stratified_dof', 't_level',),
     "softirr_stats.uncertainty._request": ('attach_interval', 'check_ci',),
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from softirr_stats.uncertainty._bootstrap import (
         BOOTSTRAP_DESIGNS,
         DESIGNS,
+        WIDENED_NOTE,
         Bootstrap,
         BootstrapDesign,
         attach_bootstrap,

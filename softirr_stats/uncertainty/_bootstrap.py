@@ -1278,7 +1278,10 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
             warnings.warn(text, FewUnitsWarning, stacklevel=user_stacklevel())
             notes = (*notes, text)
     if factor != 1.0 and not few_note:  # widened, with enough units for no warning: still said, as a note
-        within = f" within {len(np.unique(unit_strata))} strata" if unit_strata is not None else ""
+        n_strata = len(np.unique(unit_strata)) if unit_strata is not None else 1
+        units = len(unit_strata) if unit_strata is not None else 0
+        within = (f" within {n_strata} strata, and the variance the resampling within strata leaves out: "
+                  f"{units} / ({units} - {n_strata})" if n_strata > 1 else "")
         notes = (*notes, f"{WIDENED_NOTE} x{factor:.3f} (Student-t quantiles for the {cfg.design} design's "
                          f"units{within}; few_units='none' leaves it out)")
     return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,

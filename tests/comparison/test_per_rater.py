@@ -235,3 +235,22 @@ def test_against_reference_ranks_disagreements_by_the_level(level):
     assert dis.mean_similarity.is_monotonic_increasing
     explicit = sis.against_reference(ann, 0, coefficient="krippendorff_alpha", similarity=S)
     np.testing.assert_allclose(r.by_category.mean_similarity, explicit.by_category.mean_similarity, atol=1e-12)
+
+
+def test_kappa_vs_rest_is_widened_like_the_coefficients_under_few_clusters():
+    """Under the cluster design the kappa_vs_rest interval kept the bootstrap's quantiles while value_without
+    and the coefficients were widened by the few-units rule (the same with few_units='none' or 't')."""
+    ann = sis.Annotations.from_wide(_table(48, raters=4, seed=5))
+    cluster = np.repeat(np.arange(12), 4).tolist()
+    strata = np.repeat(np.arange(3), 16).tolist()
+    for extra in ({}, {"strata": strata}):
+        t = sis.leave_one_rater_out(ann, "fleiss_kappa", ci=sis.Bootstrap(n=200, seed=0, design="cluster",
+                                                                          cluster=cluster, **extra))
+        plain = sis.leave_one_rater_out(ann, "fleiss_kappa", ci=sis.Bootstrap(n=200, seed=0, design="cluster",
+                                                                              cluster=cluster, few_units="none",
+                                                                              **extra))
+        wide = (t.vs_rest_ci_high - t.vs_rest_ci_low) / (plain.vs_rest_ci_high - plain.vs_rest_ci_low)
+        want = sis.fleiss_kappa(ann, ci=sis.Bootstrap(n=200, seed=0, design="cluster", cluster=cluster,
+                                                      **extra)).details["few_units_factor"]
+        assert wide.to_numpy() == pytest.approx(want, rel=0.15)  # each rater's own replicates, the same rule
+        assert (wide > 1.05).all()
