@@ -35,6 +35,7 @@ from softirr_stats.cli._options import (
     check_replicates,
     check_seed,
     check_writable,
+    cli_wording,
     given_flags,
     read,
     reader_options,
@@ -219,7 +220,10 @@ def command(
         fail("--rater-variance is an assumed value; a pilot FILE measures the rater variance itself")
     with warnings.catch_warnings(record=True) as caught:  # said once, as numbered notes (not raw Python lines)
         warnings.simplefilter("always")
-        plans = [plan_items(c, **kw, **_similarity_kwargs(c, measure)) for c in coefs]
+        try:
+            plans = [plan_items(c, **kw, **_similarity_kwargs(c, measure)) for c in coefs]
+        except ValueError as err:
+            fail(plan_wording(str(err)))
     import pandas as pd
 
     frame = pd.concat([p.to_frame() for p in plans], ignore_index=True)
@@ -227,6 +231,7 @@ def command(
     shown = [c for c in frame.columns if frame[c].notna().any() and c not in ("design", "source")]
     texts = [*notes, *[n for p in plans for n in p.notes]]
     texts += [m for m in dict.fromkeys(str(c.message) for c in caught) if not any(m in t for t in texts)]
+    texts = list(dict.fromkeys(map(plan_wording, texts)))
     unit = plans[0].unit
     title = (f"Sample size ({unit}), design {design}, from {source}: "
              + ", ".join(f"{p.coefficient} {p.n}" for p in plans))
@@ -240,3 +245,34 @@ def command(
          secondary=("se_at_n", "alpha", "test", "level", "value"))
     if json_out is not None:
         write_json(json_out, title, meta, rows)
+
+
+#: planning's keywords and the ``softirr plan`` options that set them
+_PLAN_FLAGS = {"design_effect": "--design-effect", "cluster_size": "--cluster-size", "icc": "--icc",
+               "raters": "--raters", "halfwidth": "--halfwidth", "judgments": "--judgments"}
+
+
+def plan_wording(message: str) -> str:
+    """A planning error or note worded for ``softirr plan``: its keywords as the options that set them, and the
+    remedies the command line has (a pilot's clusters come from a cluster bootstrap in Python only).
+
+    Examples
+    --------
+    >>> plan_wording("design='cluster' needs design_effect=, cluster_size= and icc=, or (with a pilot) cluster=")
+    '--design cluster needs --design-effect, or --cluster-size and --icc'
+    >>> plan_wording("Light's kappa has no analytic (linearised) variance here; use ci=softirr_stats.Bootstrap(...) "
+    ...              "for an interval")
+    "Light's kappa has no analytic (linearised) variance here; use --method bootstrap (or auto)"
+    >>> plan_wording("plan at least 6 raters (raters=)")
+    'plan at least 6 raters (--raters)'
+    """
+    import re
+
+    message = message.replace("design='cluster' needs design_effect=, cluster_size= and icc=, or (with a pilot) "
+                              "cluster=", "--design cluster needs --design-effect, or --cluster-size and --icc")
+    message = re.sub(r"use ci=softirr_stats\.Bootstrap\(\.\.\.\) for an interval", "use --method bootstrap (or auto)",
+                     message)
+    message = re.sub(r"\b(design_effect|cluster_size|icc|raters|halfwidth|judgments)=(?![\w'\"])",
+                     lambda m: _PLAN_FLAGS[m.group(1)], message)
+    message = re.sub(r"\b(design_effect|cluster_size)\b(?!=)", lambda m: _PLAN_FLAGS[m.group(1)], message)
+    return cli_wording(message)

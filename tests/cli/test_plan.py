@@ -109,3 +109,19 @@ def test_bad_method_is_refused_in_cli_spelling(capsys, scores, args, needle):
     code, out, err = run(capsys, "plan", *args, "--halfwidth", "0.1")
     assert code == 2 and out == "", err
     assert needle in err and err.count("\n") == 1, err
+
+
+def test_plan_messages_name_the_options(capsys, scores):
+    """plan's errors and notes read 'use ci=softirr_stats.Bootstrap(...)', 'design='cluster' needs
+    design_effect=, ... or (with a pilot) cluster=' (plan has no --cluster) and 'cluster_size not given'."""
+    import re
+
+    python = re.compile(r"\b(ci|design|design_effect|cluster_size|icc|raters|cluster)=")
+    for args, said in (
+        (["-c", "light_kappa", "--method", "analytic"], "use --method bootstrap (or auto)"),
+        (["--design", "cluster"], "--design cluster needs --design-effect, or --cluster-size and --icc"),
+        (["--design", "cluster", "--design-effect", "2", "-f", "json"], "--cluster-size not given"),
+    ):
+        code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", *args)
+        text = " ".join((out + err).split())
+        assert said in text and not python.search(text), (args, text)
