@@ -582,6 +582,11 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
     check_choice("method", method, METHODS)
     if (pilot is None) == (assumed is None):
         raise ValueError("give exactly one of pilot= (a pilot data set) or assumed= (dict(value=..., prevalence=...))")
+    if method != "auto" and (assumed is not None or judgments is not None):  # nothing given is silently ignored
+        raise ValueError(f"method={method!r} is how a pilot's variance is estimated; "
+                         + ("assumed= plans from the assumed population's variance" if assumed is not None else
+                            "judgments= plans from the delta-method variance of the pilot's judgments")
+                         + ": leave method at 'auto'")
     if halfwidth is None and power is None:
         raise ValueError("give a target: halfwidth= (interval half-width) and/or power=dict(null=..., power=0.8)")
     widths = _as_list(halfwidth, "halfwidth") if halfwidth is not None else []

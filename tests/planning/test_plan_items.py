@@ -450,3 +450,13 @@ def test_to_json_is_strict_json():
 
     doc = json.loads(plan.to_json(), parse_constant=refuse)
     assert doc["n"] == plan.n and doc["grid"][0]["power"] is None
+
+
+def test_method_with_assumed_values_is_refused_not_ignored():
+    """plan_items(assumed=..., method='bootstrap') returned the assumed population's plan without a word; the CLI
+    refused the same request."""
+    with pytest.raises(ValueError, match="method='bootstrap' is how a pilot's variance is estimated; assumed="):
+        sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=dict(value=0.5, prevalence=[0.5, 0.5]),
+                       method="bootstrap")
+    auto = sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=dict(value=0.5, prevalence=[0.5, 0.5]))
+    assert auto.n_items > 0
