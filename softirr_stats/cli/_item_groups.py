@@ -15,7 +15,7 @@ import typer
 from softirr_stats.cli._errors import fail
 
 __all__ = ["ClusterOpt", "STRATA_DESIGNS", "StrataOpt", "apply_groups", "grouped_design", "groups_meta",
-           "item_column", "merged_item_column", "with_groups"]
+           "item_column", "with_groups"]
 
 #: the designs ``--strata`` applies to (``uncertainty.BOOTSTRAP_DESIGNS``' ``strata``; tied in the tests), for --help
 STRATA_DESIGNS = ("items", "cluster", "bayesian")
@@ -78,22 +78,14 @@ def grouped_design(design: str, cluster: str | None, strata: str | None, *, desi
     return design, (DESIGNS[0] if rec.resamples_clusters else design)
 
 
-def item_column(files: Sequence[Path], column: str, flag: str, ann: Any, item: str, input_format: str | None,
-                na_values: Sequence[str] | None) -> dict[str, Any]:
-    """``{item: value}`` of ``column`` in the one long table ``files`` for every item of ``ann``.
-
-    Errors (exit 2) name ``flag``: not one table, no such column (the columns are listed), no item column, a
-    missing value, an item whose rows name two values.
-    """
-    import pandas as pd
-
+def _group_table(path: Path, columns: dict[str, str], item: str, input_format: str | None,
+                 na_values: Sequence[str] | None) -> Any:
+    """The long table ``path`` read once, with its item column and every ``{flag: column}`` checked (exit 2 naming
+    the flag: an export, a file that is no table, a missing column)."""
     from softirr_stats.cli._errors import describe
-
-    if len(files) != 1:
-        fail(f"{flag} {column} reads its column from one table FILE; got {len(files)} files")
-    path = files[0]
     from softirr_stats.data import EXPORT_FORMATS, guess_format, read_table
 
+    flag, column = next(iter(columns.items()))
     try:
         fmt = input_format or guess_format(path, columns=(item, "rater", "label"))
     except Exception:  # noqa: BLE001 - the reader said what is wrong already; read_table below says it again
@@ -108,20 +100,30 @@ def item_column(files: Sequence[Path], column: str, flag: str, ann: Any, item: s
     except Exception as err:  # noqa: BLE001 - an export is not a table: say what the flag needs
         fail(f"{flag} {column} needs FILE to be a long table (csv, tsv, jsonl, parquet, xlsx) with that column; "
              f"{path} cannot be read as one ({describe(err)[0]})")
-    for name in (item, column):
-        if name not in table.columns:
-            shown = ", ".join(map(str, list(table.columns)[:20]))
-            what = f"item column {item!r} (--item)" if name == item else f"column {column!r}"
-            fail(f"{flag} {column}: {path} has no {what}; its columns are {shown}")
+    shown = ", ".join(map(str, list(table.columns)[:20]))
+    for flag, column in columns.items():
+        for name in (item, column):
+            if name not in table.columns:
+                what = f"item column {item!r} (--item)" if name == item else f"column {column!r}"
+                fail(f"{flag} {column}: {path} has no {what}; its columns are {shown}")
+    return table
+
+
+def item_column(table: Any, path: Path, column: str, flag: str, ann: Any, item: str) -> dict[str, Any]:
+    """``{item: value}`` of ``column`` of the long ``table`` (read from ``path``) for every item of ``ann``.
+
+    Errors (exit 2) name ``flag``: a missing value, an item whose rows name two values, an item of ``ann`` the
+    table does not have.
+    """
+    import pandas as pd
+
     pairs = table[[item, column]]
     blank = pairs[column].isna() | (pairs[column].astype(str).str.strip() == "")
     if blank.any():
         row = int(blank.to_numpy().nonzero()[0][0])
         fail(f"{flag} {column}: item {pairs[item].iloc[row]!r} has no value in column {column!r} (row {row + 2} of "
              f"{path}); every item needs one")
-    keys = pairs[item].astype(str)
-    values = pairs[column].astype(str)
-    per_item = pd.DataFrame({"item": keys, "value": values}).drop_duplicates()
+    per_item = pd.DataFrame({"item": pairs[item].astype(str), "value": pairs[column].astype(str)}).drop_duplicates()
     twice = per_item["item"].duplicated(keep=False)
     if twice.any():
         first = per_item.loc[twice, "item"].iloc[0]
@@ -156,15 +158,26 @@ def with_groups(ci: Any, design: str, cluster: dict[str, Any] | None, strata: di
         fail(f"invalid bootstrap options (--cluster/--strata/--design): {err}")
 
 
-def apply_groups(ci: Any, design: str, cluster: str | None, strata: str | None, files: Sequence[Path], ann: Any,
-                 item: str, input_format: str | None, na_values: Sequence[str] | None) -> Any:
-    """``ci`` with the ``--cluster`` / ``--strata`` columns of ``files`` read for ``ann``'s items (unchanged
-    without them)."""
-    if ci is None or (cluster is None and strata is None):
+def apply_groups(ci: Any, design: str, cluster: str | None, strata: str | None, files: Sequence[Path],
+                 anns: Sequence[Any], item: str, input_format: str | None, na_values: Sequence[str] | None) -> Any:
+    """``ci`` with the ``--cluster`` / ``--strata`` columns read for the items (unchanged without them).
+
+    Each file is read once for both columns, for its own annotations (``anns``, aligned with ``files``: one file,
+    or ``compare FILE FILE2``, whose paired items are matched by id); an item that two files put in different
+    groups is an error naming it.
+    """
+    columns = {f: c for f, c in (("--cluster", cluster), ("--strata", strata)) if c is not None}
+    if ci is None or not columns:
         return ci
-    clusters = None if cluster is None else item_column(files, cluster, "--cluster", ann, item, input_format, na_values)
-    strat = None if strata is None else item_column(files, strata, "--strata", ann, item, input_format, na_values)
-    return with_groups(ci, design, clusters, strat)
+    merged: dict[str, dict[str, Any]] = {flag: {} for flag in columns}
+    for path, ann in zip(files, anns, strict=True):
+        table = _group_table(path, columns, item, input_format, na_values)
+        for flag, column in columns.items():
+            for key, value in item_column(table, path, column, flag, ann, item).items():
+                if merged[flag].setdefault(key, value) != value:
+                    fail(f"{flag} {column}: item {key!r} is in {merged[flag][key]!r} in {files[0]} and in {value!r} "
+                         f"in {path}; an item shared by the two files needs one value")
+    return with_groups(ci, design, merged.get("--cluster"), merged.get("--strata"))
 
 
 def groups_meta(cluster: str | None, strata: str | None) -> dict[str, str]:
@@ -176,16 +189,3 @@ def groups_meta(cluster: str | None, strata: str | None) -> dict[str, str]:
     {'cluster': 'doc'}
     """
     return {k: v for k, v in (("cluster", cluster), ("strata", strata)) if v is not None}
-
-
-def merged_item_column(files: Sequence[Path], anns: Sequence[Any], column: str, flag: str, item: str,
-                       input_format: str | None, na_values: Sequence[str] | None) -> dict[str, Any]:
-    """:func:`item_column` of each file for its own annotations, as one mapping (``compare FILE FILE2``, whose
-    paired items are matched by id): an item that two files put in different groups is an error naming it."""
-    merged: dict[str, Any] = {}
-    for f, ann in zip(files, anns, strict=True):
-        for key, value in item_column([f], column, flag, ann, item, input_format, na_values).items():
-            if merged.setdefault(key, value) != value:
-                fail(f"{flag} {column}: item {key!r} is in {merged[key]!r} in {files[0]} and in {value!r} in {f}; an "
-                     "item shared by the two files needs one value")
-    return merged

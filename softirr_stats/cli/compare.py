@@ -1,7 +1,6 @@
 """``softirr compare``: is one round, rater group, measure or annotator as reliable as another?"""
 
 import math
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,10 +11,9 @@ from softirr_stats.cli._errors import EXIT_DATA, fail
 from softirr_stats.cli._item_groups import (
     ClusterOpt,
     StrataOpt,
+    apply_groups,
     grouped_design,
     groups_meta,
-    merged_item_column,
-    with_groups,
 )
 from softirr_stats.cli._options import (
     CHANCE_HELP,
@@ -222,9 +220,7 @@ def command(
         anns.append(ann)
         notes += said
     ann = anns[0]
-    ci = with_groups(ci, design, *(None if col is None else merged_item_column(files, anns, col, flag, item, input_format,
-                                                                                split(na_values))
-                                   for col, flag in ((cluster, "--cluster"), (strata, "--strata"))))
+    ci = apply_groups(ci, design, cluster, strata, files, anns, item, input_format, split(na_values))
     notes += chance_notes
     measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model)
     sims = [sim for _, sim in measures]
@@ -506,7 +502,6 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
             extra["similarity"] = sims[0]
         res = sis.compare_groups(ann, ga, gb, coefficient=base, ci=ci, permutations=permutations, seed=seed,
                                  **extra, **with_chance)
-        res = replace(res, label_a=_named_as(res.label_a, base, coefs[0]), label_b=_named_as(res.label_b, base, coefs[0]))
         meta["permutation_p_value"] = res.details.get("permutation_p_value")
         if permutations:
             meta["test_tail"] = f"; p-value: {res.details['test']}, seed = {seed}"

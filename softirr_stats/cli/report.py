@@ -145,7 +145,7 @@ def command(
             fail(f"--judgments {judgments} lacks the columns {missing}; the columns are {list(judged.columns)}")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts, categories)
-    ci = apply_groups(ci, design, cluster, strata, files, ann, item, input_format, split(na_values))
+    ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, split(na_values))
     measures = resolve_measures(names, ann, cache, weights=WEIGHTS, model_flag=False)
     file = files[0]
     from softirr_stats.reporting import build_report

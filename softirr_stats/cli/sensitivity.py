@@ -131,7 +131,7 @@ def command(
         check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
-    ci = apply_groups(ci, design, cluster, strata, files, ann, item, input_format, split(na_values))
+    ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, split(na_values))
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
