@@ -83,8 +83,9 @@ class FewUnitsWarning(UserWarning):
     """
 
 
-def t_factor(units: int, level: float) -> float:
-    """``t_{U-1}(q) / z(q)`` with ``q = (1 + level) / 2``: the Student-t widening for ``U`` units.
+def t_factor(units: int, level: float, *, dof: float | None = None) -> float:
+    """``t_{U-1}(q) / z(q)`` with ``q = (1 + level) / 2``: the Student-t widening for ``U`` units (``dof``: other,
+    possibly fractional, degrees of freedom, as a stratified design's).
 
     Examples
     --------
@@ -92,11 +93,13 @@ def t_factor(units: int, level: float) -> float:
     1.3115
     >>> round(t_factor(10_000, 0.95), 4)
     1.0001
+    >>> t_factor(6, 0.95, dof=5.0) == t_factor(6, 0.95)
+    True
     """
     from scipy import stats
 
     q = (1.0 + level) / 2.0
-    return float(stats.t.ppf(q, units - 1) / stats.norm.ppf(q))
+    return float(stats.t.ppf(q, units - 1 if dof is None else dof) / stats.norm.ppf(q))
 
 
 def stratified_few_units(unit_strata: np.ndarray) -> tuple[float, float]:
@@ -136,14 +139,6 @@ def stratified_few_units(unit_strata: np.ndarray) -> tuple[float, float]:
     if size.size == 0:
         return math.nan, math.nan
     return float(size.sum() ** 2 / np.sum(size * size / (size - 1.0))), float(size.sum() / (size - 1.0).sum())
-
-
-def _t_over_z(dof: float, level: float) -> float:
-    """``t_dof(q) / z(q)``, ``q = (1 + level) / 2``, for any positive (fractional) degrees of freedom."""
-    from scipy import stats
-
-    q = (1.0 + level) / 2.0
-    return float(stats.t.ppf(q, dof) / stats.norm.ppf(q))
 
 
 def _rater_variance(rater_jackknife: Callable[[], np.ndarray]) -> float:
@@ -302,7 +297,7 @@ def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *,
     if unit_strata is not None and len(np.unique(unit_strata)) > 1:  # within strata: their df and deflation
         dof, ratio = stratified_few_units(unit_strata)
         if dof >= 1.0:
-            return _t_over_z(dof, level) * math.sqrt(ratio)
+            return t_factor(units, level, dof=dof) * math.sqrt(ratio)
     f = t_factor(units, level)
     whole = f * math.sqrt(units / (units - 1.0))
     if design.resamples_raters and design.resamples_items:  # items and raters: only the rater share is widened
