@@ -328,6 +328,70 @@ def test_doccano_old_multi_user_exports():
     assert _cells(seq) == {("1:0-2", "1"): "2", ("2:0-15", "1"): "1", ("3:10-15", "1"): "1"}
 
 
+# doccano's label file ("Export labels" on a project's label page) for the two examples above: the ids
+# their annotations use, named by what the example texts say ("Terrible customer service." -> 1)
+_CLS_LABELS = [{"id": 1, "text": "negative", "prefix_key": None, "suffix_key": "n", "background_color": "#FF0000",
+                "text_color": "#ffffff"}, {"id": 2, "text": "positive", "prefix_key": None, "suffix_key": "p",
+                                           "background_color": "#00FF00", "text_color": "#ffffff"}]
+
+
+def test_doccano_label_ids_are_noted_and_named_by_label_names(tmp_path):
+    """Exports before doccano 1.2 write label ids (doccano issues 113, 156, 295): an ExportWarning says so,
+    and label_names= (the project's label file, or a mapping) reads their names."""
+    cls_path = DOCCANO / "download_text_classification.jsonl"
+    with pytest.warns(ExportWarning, match=r"labels are numbers \(1, 2\): doccano's label ids.*label_names="):
+        read_annotations(cls_path, format="doccano")
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps(_CLS_LABELS))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        named = read_annotations(cls_path, format="doccano", label_names=str(labels))
+    assert not [w for w in caught if "label ids" in str(w.message)]
+    assert _cells(named) == {("1", "1"): "negative", ("2", "1"): "positive", ("3", "1"): "positive"}
+    # the command line's --reader-option label_names={"1": ..., "2": ...} arrives as a dict (read as JSON)
+    seq = _quiet(DOCCANO / "download_sequence_labeling.jsonl", format="doccano", label_names={"1": "PER", 2: "ORG"})
+    assert _cells(seq) == {("1:0-2", "1"): "ORG", ("2:0-15", "1"): "PER", ("3:10-15", "1"): "PER"}
+    # names are left alone without label_names (no warning), and a name is not an id of label_names
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read_annotations(DOCCANO / "issue1522_data_field.jsonl")
+    assert not [w for w in caught if "label ids" in str(w.message)]
+    with pytest.raises(ValueError, match=r"label 'A' is not an id of label_names \(ids: 1, 2\)"):
+        _quiet(DOCCANO / "issue1522_data_field.jsonl", label_names={1: "x", 2: "y"})
+    with pytest.raises(ValueError, match=r"label 2 is not an id of label_names \(ids: 1\)"):
+        _quiet(cls_path, format="doccano", label_names={1: "negative"})
+
+
+@pytest.mark.parametrize("spec, match", [
+    ({1: "neg", 2: "neg"}, r"ids \['1', '2'\] share the name 'neg'"),
+    ([{"id": 1, "text": "a"}, {"id": 1, "text": "b"}], r"label id '1' is listed twice"),
+    ([{"id": 1}], r"needs an integer or text 'id' and a non-empty 'text'"),
+    ({1: ""}, r"must map a label id to a non-empty name"),
+    ({}, r"no labels"),
+    (3, r"label_names must be a path"),
+    ("missing.json", r"no file 'missing.json'"),
+])
+def test_doccano_label_names_refused(spec, match):
+    with pytest.raises((ValueError, TypeError, FileNotFoundError), match=match):
+        _quiet(DOCCANO / "download_text_classification.jsonl", format="doccano", label_names=spec)
+
+
+def test_doccano_label_names_on_the_command_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from softirr_stats.cli import app
+
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps(_CLS_LABELS))
+    res = CliRunner().invoke(app, ["describe", str(DOCCANO / "download_text_classification.jsonl"), "--input-format",
+                                   "doccano", "--reader-option", f"label_names={labels}"])
+    assert res.exit_code == 0, res.output
+    assert "negative" in res.output and "positive" in res.output and "label ids" not in res.output
+    res = CliRunner().invoke(app, ["describe", str(DOCCANO / "download_text_classification.jsonl"), "--input-format",
+                                   "doccano"])
+    assert res.exit_code == 0 and "label_names=" in res.output, res.output
+
+
 def test_doccano_export_without_ids_is_refused_as_doccano():
     """doccano's own export example has no ids: read as doccano (not the long-table reader) and refused."""
     path = DOCCANO / "export_example_sequence_labeling_no_id.jsonl"

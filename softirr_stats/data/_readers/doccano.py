@@ -17,13 +17,20 @@ read too (rater = the ``user`` value).
   become items by the span rule.
 - The path may be the ``.zip``, the folder it was extracted to, or one ``.jsonl`` file of the
   old multi-user format. Unknown fields (``Comments``, ``meta`` keys) are ignored.
+- Exports before doccano 1.2 write label *ids* (``"label": 7``), not names (doccano issues 113, 156,
+  295): with ``label_names=`` (the project's label file, doccano's "Export labels": a JSON list of
+  ``{"id", "text", ...}``, or a mapping id -> name) they are read as names; without it they are read as
+  text (``"7"``) and an :class:`ExportWarning` says so.
 """
 
+import warnings
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from softirr_stats.base._validation import user_stacklevel
 from softirr_stats.data._readers._common import (
+    ExportWarning,
     Rating,
     Where,
     decode,
@@ -69,20 +76,120 @@ def _item(rec: dict[str, Any], where: Where) -> str:
     return str(ident)
 
 
-def _triples(labels: list[Any], item: str, where: Where, length: int | None = None) -> list[tuple[int, int, str]]:
+def load_label_names(spec: Any) -> dict[str, str]:
+    """doccano's label ids -> names, from its label file (a JSON list of ``{"id", "text", ...}``, "Export
+    labels" on the project's label page), a JSON object ``{"7": "ORG"}``, or a mapping.
+
+    Two ids of one name are refused (their labels would merge), as are entries without a usable id or name.
+
+    Examples
+    --------
+    >>> load_label_names({7: "ORG", "8": "PER"})
+    {'7': 'ORG', '8': 'PER'}
+    >>> import json, pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "labels.json"
+    >>> _ = path.write_text(json.dumps([{"id": 1, "text": "negative", "suffix_key": "n"},
+    ...                                 {"id": 2, "text": "positive", "suffix_key": "p"}]))
+    >>> load_label_names(str(path))
+    {'1': 'negative', '2': 'positive'}
+    """
+    import json
+
+    shown = "label_names"
+    if isinstance(spec, str | Path):
+        path = Path(spec)
+        if not path.is_file():
+            raise FileNotFoundError(f"label_names: no file {str(path)!r} (doccano's label file: Labels > Export "
+                                    "labels, a JSON list of {\"id\", \"text\", ...})")
+        shown = path.name
+        try:
+            spec = json.loads(read_text(path, shown=shown))
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{shown}: not JSON ({err}); label_names= takes doccano's label file (a JSON list of "
+                             "{\"id\", \"text\", ...}) or a JSON object {\"id\": \"name\"}") from None
+    if isinstance(spec, list):
+        bad = next((e for e in spec if not (isinstance(e, dict) and _usable_id(e.get("id"))
+                                            and isinstance(e.get("text"), str) and e["text"])), None)
+        if bad is not None:
+            raise ValueError(f"{shown}: each label needs an integer or text 'id' and a non-empty 'text' (doccano's "
+                             f"label file); got {bad!r}")
+        pairs = [(str(e["id"]), e["text"]) for e in spec]
+    elif isinstance(spec, dict):
+        bad = next(((k, v) for k, v in spec.items() if not (_usable_id(k) and isinstance(v, str) and v)), None)
+        if bad is not None:
+            raise ValueError(f"{shown}: each entry must map a label id to a non-empty name; got {bad[0]!r}: {bad[1]!r}")
+        pairs = [(str(k), v) for k, v in spec.items()]
+    else:
+        raise TypeError(f"label_names must be a path to doccano's label file, a JSON list of {{\"id\", \"text\"}} or "
+                        f"a mapping id -> name; got {type(spec).__name__}")
+    out: dict[str, str] = {}
+    for ident, name in pairs:
+        if ident in out:
+            raise ValueError(f"{shown}: label id {ident!r} is listed twice ({out[ident]!r} and {name!r})")
+        out[ident] = name
+    names = sorted(out.values())
+    twice = sorted({n for a, n in zip(names, names[1:], strict=False) if a == n})
+    if twice:
+        ids = [i for i, n in out.items() if n == twice[0]]
+        raise ValueError(f"{shown}: ids {ids} share the name {twice[0]!r}; their labels would be merged: give each "
+                         "label its own name")
+    if not out:
+        raise ValueError(f"{shown}: no labels in label_names")
+    return out
+
+
+def _usable_id(x: Any) -> bool:
+    return (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, str) and bool(x.strip()))
+
+
+class _Labels:
+    """A label as read (a name, or one of doccano's numeric ids) -> its name; remembers the ids seen without
+    ``label_names`` for the read note."""
+
+    def __init__(self, names: dict[str, str] | None) -> None:
+        self.names = names
+        self.ids: set[int] = set()
+
+    def __call__(self, label: Any, where: Where) -> str:
+        if self.names is None:
+            if isinstance(label, int) and not isinstance(label, bool):
+                self.ids.add(label)
+            return str(label)
+        try:
+            return self.names[str(label)]
+        except KeyError:
+            shown = sorted(self.names, key=lambda k: (len(k), k))
+            raise ValueError(f"{where}: label {label!r} is not an id of label_names (ids: "
+                             f"{', '.join(shown[:12])}{', ...' if len(shown) > 12 else ''}); was the label file "
+                             "exported from another project?") from None
+
+    def note(self, source: str) -> list[str]:  # the warning, where numbers were read as labels
+        if not self.ids:
+            return []
+        ids = sorted(self.ids)
+        shown = ", ".join(map(str, ids[:8])) + (", ..." if len(ids) > 8 else "")
+        return [f"{source}: the labels are numbers ({shown}): doccano's label ids (exports before doccano 1.2), read "
+                "as text (the same numbers, so exact agreement holds, but a soft measure compares digits); pass label_names= with the project's label file (Labels > Export labels in doccano; "
+                "--reader-option label_names=FILE) to read their names"]
+
+
+def _triples(labels: list[Any], item: str, where: Where, length: int | None = None,
+             name: Any = None) -> list[tuple[int, int, str]]:
+    name = name or (lambda lab, _: str(lab))
     out = []
     for lab in labels:
         if isinstance(lab, dict):
             lab = [lab.get("start_offset"), lab.get("end_offset"), lab.get("label")]
-        if not (isinstance(lab, list) and len(lab) == 3 and isinstance(lab[2], str | int)):
+        if not (isinstance(lab, list) and len(lab) == 3 and isinstance(lab[2], str | int)
+                and not isinstance(lab[2], bool)):
             raise ValueError(f"{where}: a span label must be [start, end, label] or an entity object; got {lab!r}")
         start, end = check_span(item, lab[0], lab[1], where, length)
-        out.append((start, end, str(lab[2])))
+        out.append((start, end, name(lab[2], where)))
     return out
 
 
 def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | str | None = None,
-                 encoding: str = "utf-8") -> "list[Rating] | pd.DataFrame":
+                 encoding: str = "utf-8", label_names: Any = None) -> "list[Rating] | pd.DataFrame":
     """Ratings from a doccano per-user export (see the module docstring).
 
     Parameters
@@ -94,7 +201,13 @@ def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | 
         How sequence-labelling spans become items (default: exact spans).
     encoding : str
         Text encoding of the files.
+    label_names : path, JSON list or mapping, optional
+        doccano's label ids -> names (:func:`load_label_names`), for exports that write ids
+        (before doccano 1.2); every label must then be one of its ids.
+
+    Numeric labels read without ``label_names`` raise an :class:`ExportWarning` that says so.
     """
+    label_of = _Labels(None if label_names is None else load_label_names(label_names))
     ratings: list[Rating] = []
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
@@ -119,7 +232,7 @@ def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | 
                 by_user: dict[str, list[Any]] = {}
                 for user, a in cells:
                     entry = ([a.get("start_offset"), a.get("end_offset"), a["label"]]
-                             if "start_offset" in a else str(a["label"]))
+                             if "start_offset" in a else a["label"])
                     by_user.setdefault(user, []).append(entry)
                 groups = list(by_user.items())
             elif "entities" in rec and key not in rec:
@@ -140,12 +253,14 @@ def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | 
                 if spanlike:
                     annotated.setdefault(item, set()).add(rater)
                     spans.extend(Span(item, rater, s, e, lab, where)
-                                 for s, e, lab in _triples(labels, item, where, length))
+                                 for s, e, lab in _triples(labels, item, where, length, label_of))
                     continue
                 bad = [x for x in labels if not isinstance(x, str | int) or isinstance(x, bool)]
                 if bad:
                     raise ValueError(f"{where}: category labels must be strings; got {bad[0]!r}")
-                ratings.append(Rating(item, rater, tuple(str(x) for x in labels) or None, where))
+                ratings.append(Rating(item, rater, tuple(label_of(x, where) for x in labels) or None, where))
+    for note in label_of.note(path.name):
+        warnings.warn(note, ExportWarning, stacklevel=user_stacklevel())
     if is_span:
         # examples a rater saw with an empty label list count as annotated, with no span
         for r in ratings:
