@@ -168,8 +168,26 @@ def judged_rows(prep: Prepared, result: AgreementResult, judgments: Any, judge: 
     if "gold_draws" in table.columns and (table["gold_draws"] > 0).any():
         m_gold = table["gold_draws"].to_numpy(dtype=np.float64)
         g = table["gold"].to_numpy(dtype=np.float64)
-    return Judged(a, b, h, table["q"].to_numpy(dtype=np.float64), table["draws"].to_numpy(dtype=np.float64),
-                  table.attrs.get("lambda"), plan_coef, g, m_gold), notes
+    # one order for the rows, whatever order the table came in (a blinded sheet is shuffled, its plan sorted):
+    # the bootstraps draw the judged draws by position, so the same judgments give the same interval
+    order = canonical_order(a, b)
+    g, m_gold = (None if x is None else x[order] for x in (g, m_gold))
+    return Judged(a[order], b[order], h[order], table["q"].to_numpy(dtype=np.float64)[order],
+                  table["draws"].to_numpy(dtype=np.float64)[order], table.attrs.get("lambda"), plan_coef,
+                  g, m_gold), notes
+
+
+def canonical_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The rows of judged label pairs ordered by the unordered pair's codes (then by position, for a pair listed
+    twice), so that a table's row order does not reach the bootstrap's draws.
+
+    Examples
+    --------
+    >>> canonical_order(np.array([2, 0, 1]), np.array([0, 1, 2])).tolist()
+    [1, 0, 2]
+    """
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    return np.lexsort((np.arange(len(a)), hi, lo))
 
 
 @dataclass(eq=False)

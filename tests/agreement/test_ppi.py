@@ -459,6 +459,23 @@ def test_judged_bootstrap_is_a_design_of_the_one_loop(data):
         sis.fleiss_kappa(ann, similarity=F, judgments=judged, ci="bootstrap")
 
 
+@pytest.mark.parametrize("design", ["judged", "items"])
+def test_the_judgments_row_order_does_not_move_the_bootstrap(data, design):
+    """A blinded sheet lists its pairs shuffled and its plan sorted: the same judgments in another row order
+    (or with each pair's labels swapped) give the same replicates (the draws were resampled by position)."""
+    wide, F, H = data
+    ann = as_annotations(wide.tolist())
+    judged = _judged(sis.judging_plan(ann, similarity=F, n=120, seed=3), H)
+    shuffled = judged.iloc[np.random.default_rng(7).permutation(len(judged))]
+    swapped = judged.rename(columns={"label_a": "label_b", "label_b": "label_a"})
+    ci = sis.Bootstrap(n=200, design=design, seed=4)
+    ref = sis.fleiss_kappa(ann, similarity=F, judgments=judged, ci=ci)
+    for other in (shuffled, swapped):
+        res = sis.fleiss_kappa(ann, similarity=F, judgments=other, ci=ci)
+        assert res.value == pytest.approx(ref.value, abs=1e-12)
+        np.testing.assert_allclose(res.details["replicates"], ref.details["replicates"], atol=1e-12)
+
+
 # --- no interval without its uncertainty ----------------------------------------------------
 
 def test_no_judged_pair_equivalent_gives_a_floored_interval_with_a_warning(data):
