@@ -60,6 +60,9 @@ INPUT_FORMATS = _L["input_formats"]  # data.INPUT_FORMATS: the long tables (parq
 # because importing the bootstrap module loads NumPy's random generators (tests/cli/test_lists_come_from_tables.py ties them)
 DESIGNS = ("items", "raters", "items+raters", "bayesian")
 CLI_LESS_DESIGNS = ("cluster", "judged")
+#: of those, the designs that resample the judged pairs of --judgments: --design takes them beside a judged sheet
+#: (agree, sensitivity; tests/cli/test_lists_come_from_tables.py ties them to the records' resamples_judged)
+JUDGED_DESIGNS = ("judged",)
 #: the commands with --cluster COLUMN (cli._item_groups), named where a message suggests the cluster design
 CLUSTER_COMMANDS = ("agree", "sensitivity", "report", "compare")
 METHODS = _L["methods"]
@@ -93,6 +96,10 @@ CategoriesOpt = Annotated[str | None, typer.Option(
                          "must be one of them [default: the observed labels]")]
 BootstrapOpt = Annotated[int, typer.Option(help="bootstrap replicates B (0 = no interval)")]
 DesignOpt = Annotated[str, typer.Option(help=f"bootstrap design: {', '.join(DESIGNS)}")]
+JudgedDesignOpt = Annotated[str, typer.Option(
+    "--design", help=f"bootstrap design: {', '.join(DESIGNS)}; with --judgments also {', '.join(JUDGED_DESIGNS)} (the "
+    "judged draws resampled, the items fixed: this study's coefficient, as the analytic interval; the other designs "
+    "resample the items too)")]
 MethodOpt = Annotated[str, typer.Option(help=f"interval method: {', '.join(METHODS)}")]
 LevelOpt = Annotated[float, typer.Option(help="interval level, in (0, 1)")]
 AnalyticOpt = Annotated[bool, typer.Option(
@@ -528,11 +535,20 @@ def check_seed(seed: int) -> None:
         fail(f"--seed must be a non-negative integer, at most 2**63 - 1; got {seed}")
 
 
-def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed: int) -> Any:
-    """A :class:`~softirr_stats.Bootstrap` (or None for ``--bootstrap 0``); errors name the flags."""
+def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed: int, *,
+                   judged: bool | None = None) -> Any:
+    """A :class:`~softirr_stats.Bootstrap` (or None for ``--bootstrap 0``); errors name the flags.
+
+    ``judged``: on a command whose ``--design`` also takes :data:`JUDGED_DESIGNS`, whether ``--judgments`` was
+    given (those designs resample its judged pairs and need it); None on the other commands.
+    """
     check_replicates(bootstrap)
-    if design not in DESIGNS:
-        fail(f"--design must be one of {', '.join(DESIGNS)}; got {design!r}{did_you_mean(design, DESIGNS)}")
+    allowed = DESIGNS if judged is None else (*DESIGNS, *JUDGED_DESIGNS)
+    if design in JUDGED_DESIGNS and judged is False:
+        fail(f"--design {design} resamples the judged pairs of --judgments SHEET (the items fixed); give --judgments "
+             f"(a sheet from softirr judge plan), or another --design ({', '.join(DESIGNS)})")
+    if design not in allowed:
+        fail(f"--design must be one of {', '.join(allowed)}; got {design!r}{did_you_mean(design, allowed)}")
     if method not in METHODS:
         fail(f"--method must be one of {', '.join(METHODS)}; got {method!r}{did_you_mean(method, METHODS)}")
     check_probability(level, "--level", "0.95")
@@ -551,15 +567,16 @@ def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed:
 BOOTSTRAP_ONLY = ("bootstrap", "design", "method")
 
 
-def make_interval(analytic: bool, bootstrap: int, design: str, method: str, level: float, seed: int) -> Any:
+def make_interval(analytic: bool, bootstrap: int, design: str, method: str, level: float, seed: int, *,
+                  judged: bool | None = None) -> Any:
     """``--analytic`` (an :class:`~softirr_stats.Analytic` at ``level``) or :func:`make_bootstrap`'s interval.
 
     ``--analytic`` with ``--bootstrap``, ``--design`` or ``--method`` given on the command line is refused
     naming both options: the analytic interval resamples nothing, and nothing given is silently ignored.
-    ``--seed`` stays allowed (it seeds ``--chance mc:D`` and ``--test``).
+    ``--seed`` stays allowed (it seeds ``--chance mc:D`` and ``--test``). ``judged`` as for :func:`make_bootstrap`.
     """
     if not analytic:
-        return make_bootstrap(bootstrap, design, method, level, seed)
+        return make_bootstrap(bootstrap, design, method, level, seed, judged=judged)
     for flag in given_flags(*BOOTSTRAP_ONLY).values():
         fail(f"{flag} is not used with --analytic (the analytic interval resamples nothing); leave out one of them")
     check_probability(level, "--level", "0.95")

@@ -34,7 +34,6 @@ from softirr_stats.cli._options import (
     CacheOpt,
     CategoriesOpt,
     ChanceOpt,
-    DesignOpt,
     DeviceOpt,
     FeatureOpt,
     FieldOpt,
@@ -42,6 +41,7 @@ from softirr_stats.cli._options import (
     InputFormatOpt,
     ItemOpt,
     JsonOpt,
+    JudgedDesignOpt,
     JudgmentsOpt,
     LabelOpt,
     LayerOpt,
@@ -93,7 +93,7 @@ def command(
     measure: MeasureAliasOpt = None,
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
-    design: DesignOpt = "items",
+    design: JudgedDesignOpt = "items",
     cluster: ClusterOpt = None,
     strata: StrataOpt = None,
     method: MethodOpt = "auto",
@@ -144,7 +144,7 @@ def command(
     chances = chance_settings(chance, seed)
     design, request = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")),
                                      analytic=analytic, bootstrap=bootstrap, n_files=len(files))
-    ci = make_interval(analytic, bootstrap, request, method, level, seed)
+    ci = make_interval(analytic, bootstrap, request, method, level, seed, judged=judged is not None)
     check_writable(json_out, "--json", [*files, judgments])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)

@@ -27,7 +27,6 @@ from softirr_stats.cli._options import (
     CacheOpt,
     CategoriesOpt,
     ChanceOpt,
-    DesignOpt,
     DeviceOpt,
     FeatureOpt,
     FieldOpt,
@@ -35,6 +34,7 @@ from softirr_stats.cli._options import (
     InputFormatOpt,
     ItemOpt,
     JsonOpt,
+    JudgedDesignOpt,
     JudgmentsOpt,
     LabelOpt,
     LayerOpt,
@@ -87,7 +87,7 @@ def command(
     measure: MeasureAliasOpt = None,
     chance: ChanceOpt = None,
     bootstrap: BootstrapOpt = 1000,
-    design: DesignOpt = "items",
+    design: JudgedDesignOpt = "items",
     cluster: ClusterOpt = None,
     strata: StrataOpt = None,
     method: MethodOpt = "auto",
@@ -121,7 +121,7 @@ def command(
     chances = chance_settings(chance, seed)
     design, request = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")),
                                      analytic=analytic, bootstrap=bootstrap, n_files=len(files))
-    ci = make_interval(analytic, bootstrap, request, method, level, seed)
+    ci = make_interval(analytic, bootstrap, request, method, level, seed, judged=judged is not None)
     check_writable(json_out, "--json", [*files, judgments, plot])
     check_writable(plot, "--plot", [*files, judgments])
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):

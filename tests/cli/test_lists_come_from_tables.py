@@ -56,6 +56,10 @@ def test_designs_are_the_bootstrap_designs_that_need_nothing_beside_the_file():
     assert not set(opts.DESIGNS) & set(opts.CLI_LESS_DESIGNS)
     for d in opts.DESIGNS:  # each is usable as given
         sis.Bootstrap(n=10, design=d)
+    from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS
+
+    # --design on agree / sensitivity also takes those that resample --judgments' pairs
+    assert opts.JUDGED_DESIGNS == tuple(n for n, r in BOOTSTRAP_DESIGNS.items() if r.resamples_judged)
 
 
 def test_models_are_the_annotator_model_table():

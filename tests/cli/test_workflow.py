@@ -362,3 +362,55 @@ def test_the_printed_agree_command_reads_the_file_as_judge_plan_did(tmp_path, ca
     judged = read_judging_sheet(sheet)[0]
     want = sis.krippendorff_alpha(ann, similarity="levenshtein", judgments=judged).value
     assert got == pytest.approx(want, abs=1e-12)
+
+
+def _filled_sheet(tmp_path, capsys, n=60):
+    sheet = tmp_path / "sheet.csv"
+    assert run_main(capsys, "judge", "plan", str(demo_path()), "-m", "indel", "-n", str(n), "-o", str(sheet),
+                    "--seed", "3")[0] == 0
+    blind = pd.read_csv(sheet)
+    blind["judgment"] = [float(a.strip().lower() == b.strip().lower())
+                         for a, b in zip(blind["label_1"], blind["label_2"], strict=True)]
+    blind.to_csv(sheet, index=False)
+    return sheet, blind
+
+
+def test_design_judged_resamples_the_judged_pairs_as_the_python_api(tmp_path, capsys):
+    """agree / sensitivity --judgments SHEET --design judged: Bootstrap(design="judged"), the interval conditional on
+    the items (it was reachable from Python only)."""
+    sheet, blind = _filled_sheet(tmp_path, capsys)
+    ann = sis.read_annotations(demo_path())
+    pairs = sis.judging_plan(ann, similarity="indel", n=60, coefficient="krippendorff_alpha", seed=3).pairs.copy()
+    judged = {frozenset((a, b)): j for a, b, j in zip(blind["label_1"], blind["label_2"], blind["judgment"],
+                                                      strict=True)}
+    pairs["judgment"] = [judged[frozenset((a, b))] for a, b in zip(pairs["label_a"], pairs["label_b"], strict=True)]
+    ref = sis.krippendorff_alpha(ann, similarity="indel", judgments=sis.read_judgments(pairs),
+                                 ci=sis.Bootstrap(n=300, design="judged", method="percentile", seed=5))
+    items = sis.krippendorff_alpha(ann, similarity="indel", judgments=sis.read_judgments(pairs),
+                                   ci=sis.Bootstrap(n=300, design="items", method="percentile", seed=5))
+    for command in ("agree", "sensitivity"):
+        code, out, err = run_main(capsys, command, str(demo_path()), "-m", "indel", "-c", "krippendorff_alpha",
+                                  "--judgments", str(sheet), "--bootstrap", "300", "--design", "judged", "--seed",
+                                  "5", "-f", "json")
+        assert code == 0, err
+        doc = json.loads(out)
+        row = doc["results"][0]
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((ref.ci_low, ref.ci_high), abs=1e-12), command
+        assert row["value"] == pytest.approx(ref.value, abs=1e-12) and doc["meta"]["design"] == "judged"
+        assert (row["ci_low"], row["ci_high"]) != pytest.approx((items.ci_low, items.ci_high), abs=1e-6)
+        # and the default design from the shuffled sheet equals Python's from the sorted plan (row order kept out)
+        code, out, err = run_main(capsys, command, str(demo_path()), "-m", "indel", "-c", "krippendorff_alpha",
+                                  "--judgments", str(sheet), "--bootstrap", "300", "--method", "percentile",
+                                  "--seed", "5", "-f", "json")
+        row = json.loads(out)["results"][0]
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((items.ci_low, items.ci_high), abs=1e-12), command
+    code, _, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--design", "judged")
+    assert code == 2 and "--design judged resamples the judged pairs of --judgments SHEET" in err
+    code, _, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet), "--design",
+                            "judged", "--strata", "rater")
+    assert code == 2 and "--strata" in err and "--design judged" in err
+    code, _, err = run_main(capsys, "compare", str(demo_path()), "-c", "fleiss_kappa", "-c", "krippendorff_alpha",
+                            "--design", "judged")
+    assert code == 2 and "--design must be one of items, raters, items+raters, bayesian" in err
+    code, out, _ = run_main(capsys, "agree", "--help")
+    assert "with --judgments also judged" in " ".join(out.split())
