@@ -94,7 +94,8 @@ class AgreementResult:
     n_pairs_scored : int
         Label pairs the equivalence estimator scored (0 for identity / matrices).
     z, p_value : float
-        Test of H0: coefficient = 0, two-sided (``details["test"]`` says which): with
+        Test of H0: coefficient = 0, two-sided unless ``details["alternative"]`` says otherwise
+        (``kappa_test`` and ``permutation_test`` take ``alternative=``; ``details["test"]`` says which): with
         ``ci="analytic"``, the published null variance where one exists (Fleiss, Cohen & Everitt
         1969 for Cohen's kappa, Fleiss, Nee & Landis 1979 for Fleiss' kappa; ``z`` normal) and
         irrCAC's convention elsewhere (``z = value / se``, Student t with n - 1 df); or a

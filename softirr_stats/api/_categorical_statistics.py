@@ -199,14 +199,13 @@ def kappa_test(ann: Any, *, coefficient: str = "cohen_kappa", null: float = 0.0,
     >>> round(r.value, 4), round(r.z, 4), round(r.p_value, 6)
     (0.7964, 3.334, 0.000428)
     """
-    from scipy import stats
+    from softirr_stats.uncertainty import ALTERNATIVES, analytic_test, check_null
 
-    check_choice("alternative", alternative, ("two-sided", "greater", "less"))
-    if not isinstance(null, int | float) or isinstance(null, bool) or not -1.0 <= float(null) < 1.0:
-        raise ValueError(f"null must be a number in [-1, 1); got {null!r}")
+    check_choice("alternative", alternative, ALTERNATIVES)
+    null = check_null(null)
     rec = get_coefficient(coefficient)
     if rec.name == "light_kappa":
-        return _light_test(ann, float(null), alternative)
+        return _light_test(ann, null, alternative)
     if not rec.analytic:
         raise ValueError(f"kappa_test needs an analytic standard error; {rec.name} has none (use "
                          "softirr_stats.Bootstrap on the coefficient and read the interval)")
@@ -215,33 +214,12 @@ def kappa_test(ann: Any, *, coefficient: str = "cohen_kappa", null: float = 0.0,
     opts: dict[str, Any] = {"ci": "analytic"}
     if weights is not None:
         opts["weights"] = weights
-    res = estimate_with_interval(rec, ann, **opts)
-    if null == 0.0 and math.isfinite(res.z):  # the coefficient's own test of H0: 0 (details["test"] names it)
-        z, method, two_sided = res.z, str(res.details.get("test", "")), res.p_value
-        # one-sided from the two-sided p of a symmetric reference (normal or Student t)
-        p = two_sided if alternative == "two-sided" else (
-            two_sided / 2.0 if (z > 0) == (alternative == "greater") else 1.0 - two_sided / 2.0)
-    else:
-        z = (res.value - float(null)) / res.se if res.se > 0 else math.nan
-        method = f"Wald z test of H0: {rec.name} = {float(null):g} with the large-sample SE, normal"
-        p = _p_value(z, alternative, stats)
-    return res.with_test(z, p, method, null=float(null), alternative=alternative)
-
-
-def _p_value(z: float, alternative: str, stats: Any) -> float:
-    if math.isnan(z):
-        return math.nan
-    if alternative == "greater":
-        return float(stats.norm.sf(z))
-    if alternative == "less":
-        return float(stats.norm.cdf(z))
-    return float(2.0 * stats.norm.sf(abs(z)))
+    return analytic_test(estimate_with_interval(rec, ann, **opts), null=null, alternative=alternative)
 
 
 def _light_test(ann: Any, null: float, alternative: str) -> AgreementResult:
-    from scipy import stats
-
     from softirr_stats.api._coefficients import estimate_with_interval
+    from softirr_stats.uncertainty import normal_p
 
     if null != 0.0:
         raise ValueError(f"light_kappa's z test is R irr's test of H0: kappa = 0; got null={null!r} (use a "
@@ -258,7 +236,7 @@ def _light_test(ann: Any, null: float, alternative: str) -> AgreementResult:
         notes = notes + ("irr's variance for Light's kappa is negative on these data (R prints z = NaN); no "
                          "test",)
     method = "Light's kappa z test of H0: kappa = 0 (R irr::kappam.light / DescTools::KappaM)"
-    out = res.with_test(z, _p_value(z, alternative, stats), method, null=0.0, alternative=alternative,
+    out = res.with_test(z, normal_p(z, alternative), method, null=0.0, alternative=alternative,
                         n_dropped=int(data.n_items - complete.shape[0]))
     return replace(out, se=se, warnings=notes)
 

@@ -12,6 +12,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.uncertainty._analytic": ('ANALYTIC_FORMS', 'Analytic', 'analytic_terms', 'attach_analytic', 'reinterval',),
     "softirr_stats.uncertainty._bootstrap": ('BOOTSTRAP_DESIGNS', 'DESIGNS', 'WIDENED_NOTE', 'BootstrapDesign', 'Bootstrap', 'attach_bootstrap', 'bootstrap_replicates', 'draw_weights', 'jackknife_strata', 'jackknife_values', 'leave_one_out_weights', 'summarize_replicates', 'unit_weights',),
     "softirr_stats.uncertainty._few_units": ('FewUnitsWarning',),
+    "softirr_stats.uncertainty._hypothesis": ('ALTERNATIVES', 'analytic_test', 'check_null', 'normal_p', 'one_sided',),
     "softirr_stats.uncertainty._intervals": ('INTERVAL_METHODS', 'basic_interval', 'bca_interval', 'bca_p_value', 'jackknife_acceleration', 'percentile_interval', 'resolve_method', 'stratified_dof', 't_level',),
     "softirr_stats.uncertainty._request": ('attach_interval', 'check_ci',),
     "softirr_stats.uncertainty._permutation": ('Permutation', 'attach_permutation', 'permutation_values',),
@@ -60,6 +61,13 @@ if TYPE_CHECKING:
         few_units_note,
         stratified_few_units,
         widen_interval,
+    )
+    from softirr_stats.uncertainty._hypothesis import (
+        ALTERNATIVES,
+        analytic_test,
+        check_null,
+        normal_p,
+        one_sided,
     )
     from softirr_stats.uncertainty._intervals import (
         INTERVAL_METHODS,

@@ -15,11 +15,15 @@ label pair (the labels are those of the data).
 
 The p-value is two-sided, ``min(1, 2 min(P_upper, P_lower))``, with the observed value counted
 among the permuted ones (Phipson & Smyth 2010: never 0) and ties at ``T`` counted half (mid-p):
-``P_upper = (#{T_b > T} + (#{T_b = T} + 1) / 2) / (B + 1)``. Agreement coefficients on small
-categorical data take few distinct values (Fleiss' kappa is linear in the observed agreement
-when the marginals are fixed), so counting ties fully makes the test conservative (3.7% at the
-5% level in the null simulation of ``benchmarks/permutation_size.py``); the mid-p keeps the size
-at the nominal level for continuous statistics and close to it under ties.
+``P_upper = (#{T_b > T} + (#{T_b = T} + 1) / 2) / (B + 1)``, the mid-p form of
+``(1 + #{T_b >= T}) / (B + 1)``, and ``P_lower`` the same below ``T``. ``alternative="greater"``
+(H1: more agreement than independent raters give, the natural one-sided test of agreement beyond
+chance) reports ``P_upper`` and ``"less"`` ``P_lower``; the two-sided p-value is twice the smaller.
+Agreement coefficients on small categorical data take few distinct values (Fleiss' kappa is
+linear in the observed agreement when the marginals are fixed), so counting ties fully makes the
+test conservative (3.7% at the 5% level in the null simulation of
+``benchmarks/permutation_size.py``); the mid-p keeps the size at the nominal level for continuous
+statistics and close to it under ties.
 ``z = (T - mean(T_b)) / sd(T_b)``.
 """
 
@@ -30,8 +34,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from softirr_stats.agreement import AgreementResult, Prepared, evaluate, prepare
-from softirr_stats.base._validation import check_positive_int
+from softirr_stats.base._validation import check_choice, check_positive_int
 from softirr_stats.data import Annotations
+from softirr_stats.uncertainty._hypothesis import ALTERNATIVES
 
 __all__ = ["Permutation", "permutation_values", "attach_permutation", "permute_codes"]
 
@@ -158,8 +163,9 @@ def permutation_values(prep: Prepared, cfg: Permutation) -> np.ndarray:
     return out
 
 
-def attach_permutation(result: AgreementResult, prep: Prepared, cfg: Permutation) -> AgreementResult:
-    """``result`` with a permutation test of H0: coefficient = 0 (``z``, ``p_value``; two-sided).
+def attach_permutation(result: AgreementResult, prep: Prepared, cfg: Permutation, *,
+                       alternative: str = "two-sided") -> AgreementResult:
+    """``result`` with a permutation test of H0: no agreement beyond chance (``z``, ``p_value``).
 
     Any interval already on ``result`` is kept.
 
@@ -170,13 +176,16 @@ def attach_permutation(result: AgreementResult, prep: Prepared, cfg: Permutation
     prep : Prepared
         Its prepared coefficient.
     cfg : Permutation
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        Which p-value ``p_value`` is: ``min(1, 2 min(P_upper, P_lower))``, ``P_upper`` (H1: more
+        agreement than independent raters give) or ``P_lower``.
 
     Returns
     -------
     AgreementResult
         ``details``: ``permutation_n``, ``permutation_seed``, ``permutation_mean``,
-        ``permutation_sd``, ``n_nan_permutations``, ``p_value_greater`` (one-sided, H1: more
-        agreement than independent raters give, ``P_upper``), ``test_hypothesis``.
+        ``permutation_sd``, ``n_nan_permutations``, ``alternative``, ``p_value_greater``
+        (``P_upper``), ``p_value_less`` (``P_lower``), ``test_hypothesis``.
 
     Examples
     --------
@@ -191,11 +200,12 @@ def attach_permutation(result: AgreementResult, prep: Prepared, cfg: Permutation
     """
     if not isinstance(cfg, Permutation):
         raise TypeError(f"cfg must be softirr_stats.Permutation(...); got {type(cfg).__name__}")
+    check_choice("alternative", alternative, ALTERNATIVES)
     vals = permutation_values(prep, cfg)
     ok = np.isfinite(vals)
     t = float(result.value)
     notes = list(result.warnings)
-    z = p = greater = math.nan
+    z = two_sided = greater = less = math.nan
     m = int(ok.sum())
     mean = sd = math.nan
     if not math.isfinite(t):
@@ -209,17 +219,20 @@ def attach_permutation(result: AgreementResult, prep: Prepared, cfg: Permutation
         ties = m - above - below + 1.0  # the observed value is one of the ties
         upper = (above + 0.5 * ties) / (m + 1.0)
         lower = (below + 0.5 * ties) / (m + 1.0)
-        p = min(1.0, 2.0 * min(upper, lower))
-        greater = float(upper)
+        two_sided = min(1.0, 2.0 * min(upper, lower))
+        greater, less = float(upper), float(lower)
         mean = float(v.mean())
         sd = float(v.std(ddof=1)) if m > 1 else math.nan
         z = (t - mean) / sd if sd > 0 else math.nan
         if m < cfg.n:
             notes.append(f"permutation test: {cfg.n - m} of {cfg.n} permuted data sets give an undefined coefficient "
                          "and are left out")
-    out = result.with_test(z, p, f"permutation (labels permuted within raters), B={cfg.n}", permutation_n=cfg.n,
-                           permutation_seed=cfg.seed, permutation_mean=mean, permutation_sd=sd,
-                           n_nan_permutations=int(cfg.n - m), p_value_greater=greater,
-                           test_hypothesis=PERMUTATION_HYPOTHESIS)
+    p = {"two-sided": two_sided, "greater": greater, "less": less}[alternative]
+    method = f"permutation (labels permuted within raters), B={cfg.n}"
+    if alternative != "two-sided":
+        method += f"; one-sided, H1: {'more' if alternative == 'greater' else 'less'} agreement than chance"
+    out = result.with_test(z, p, method, permutation_n=cfg.n, permutation_seed=cfg.seed, permutation_mean=mean,
+                           permutation_sd=sd, n_nan_permutations=int(cfg.n - m), alternative=alternative,
+                           p_value_greater=greater, p_value_less=less, test_hypothesis=PERMUTATION_HYPOTHESIS)
     return replace(out, warnings=tuple(notes))
 

@@ -159,6 +159,31 @@ def test_permutation_p_value_formula_counts_ties_half():
     assert out.z == pytest.approx((t - v.mean()) / v.std(ddof=1), rel=1e-12)
 
 
+def test_permutation_alternatives_are_the_tail_counts_of_the_permuted_values():
+    """greater: P_upper = (#{T_b > T} + (#{T_b = T} + 1) / 2) / (B + 1), the mid-p form of (1 + #{T_b >= T}) / (B + 1);
+    less: P_lower; two-sided: twice the smaller (unchanged). Counted here from the permuted values themselves."""
+    ann = sis.Annotations.from_wide(ROWS)
+    res, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    v = permutation_values(prep, Permutation(n=399, seed=4))
+    t = res.value
+    above, below = np.sum(v > t + 1e-12), np.sum(v < t - 1e-12)
+    ties = 399 - above - below + 1
+    assert ties > 1  # the data have tied permuted values: the half counting matters
+    upper, lower = (above + ties / 2) / 400, (below + ties / 2) / 400
+    got = {a: sis.permutation_test("fleiss_kappa", ROWS, n=399, seed=4, alternative=a)
+           for a in ("two-sided", "greater", "less")}
+    assert got["greater"].p_value == pytest.approx(upper, abs=1e-15)
+    assert got["less"].p_value == pytest.approx(lower, abs=1e-15)
+    assert got["two-sided"].p_value == pytest.approx(min(1.0, 2 * min(upper, lower)), abs=1e-15)
+    for a, r in got.items():
+        assert r.details["alternative"] == a and r.z == got["two-sided"].z
+        assert r.details["p_value_greater"] == got["greater"].p_value
+        assert r.details["p_value_less"] == got["less"].p_value
+    assert got["greater"].details["test"].endswith("one-sided, H1: more agreement than chance")
+    with pytest.raises(ValueError, match="alternative must be one of"):
+        sis.permutation_test("fleiss_kappa", ROWS, n=20, alternative="bigger")
+
+
 def test_as_given_cohen_weights_analytic_se_is_fleiss_cohen_everitt():
     # irrCAC's cont4x4diagnosis with its custom (asymmetric) weights; FCE (1969) with w used as given
     t = np.array([[40, 4, 4, 17], [6, 25, 2, 13], [4, 1, 21, 12], [15, 5, 9, 45]])
