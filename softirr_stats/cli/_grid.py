@@ -12,21 +12,24 @@ from typing import Any
 import typer
 
 from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
-from softirr_stats.cli._options import cli_wording
+from softirr_stats.cli._options import check_choices, cli_wording, given_flags
 from softirr_stats.cli._output import Notes, emit, write_json
 
-__all__ = ["TEST_METHODS", "add_tests", "grid_rows", "load_judgments", "present", "scale_note"]
+__all__ = ["TEST_METHODS", "add_tests", "check_test_options", "grid_rows", "load_judgments", "present", "scale_note"]
 
-TABLE_COLUMNS = ("similarity", "coefficient", "chance", "value", "CI", "z", "p_value", "benchmark", "judge_only",
-                 "estimator_only", "observed", "expected", "n_items", "n_pairs_scored", "notes")
-TEST_COLUMNS = ("z", "p_value", "benchmark")  # shown with --test only
+#: ``--alternative`` -> the p-value's column: a one-sided p is never shown under the two-sided one's name.
+P_COLUMNS = {"two-sided": "p_value", "greater": "p_value_greater", "less": "p_value_less"}
+TABLE_COLUMNS = ("similarity", "coefficient", "chance", "value", "CI", "z", *P_COLUMNS.values(), "benchmark",
+                 "judge_only", "estimator_only", "observed", "expected", "n_items", "n_pairs_scored", "notes")
+TEST_COLUMNS = ("z", *P_COLUMNS.values(), "benchmark")  # shown with --test only
 SECONDARY = ("n_pairs_scored", "observed", "expected", "n_items", "chance", "estimator_only", "judge_only")
 DATA_COLUMNS = ("similarity", "coefficient", "chance", "value", "ci_low", "ci_high", "se", "level", "ci_method",
-                "z", "p_value", "benchmark",
+                "z", *P_COLUMNS.values(), "benchmark",
                 "observed", "expected", "judge_only", "estimator_only", "n_judged", "n_items", "n_raters",
                 "n_pairs_scored", "warnings", "error")
 HEADERS = {"n_items": "items", "n_pairs_scored": "pairs scored", "judge_only": "judge only",
-           "estimator_only": "estimator only", "p_value": "p"}
+           "estimator_only": "estimator only", "p_value": "p", "p_value_greater": "p (greater)",
+           "p_value_less": "p (less)"}
 COLUMNS_HELP = (
     "Columns: value = the coefficient (unitless, at most 1); CI = interval at --level (ci_low, ci_high in "
     "csv/json; same scale); judge only, estimator only = with --judgments, the coefficient from the judged pairs "
@@ -77,24 +80,52 @@ TEST_METHODS = ("permutation", "analytic")
 TEST_PERMUTATIONS = 1999
 
 
+def check_test_options(test: bool, method: str, alternative: str, null: float | None) -> None:
+    """Refuse ``--test-method`` / ``--alternative`` / ``--null`` without ``--test``, ``--null`` with the
+    permutation test (its H0 is independence, not a value) and a ``--null`` outside [-1, 1)."""
+    from softirr_stats.uncertainty import ALTERNATIVES, check_null
+
+    given = given_flags("test_method", "alternative", "null")
+    if given and not test:
+        fail(f"{', '.join(given.values())} set{'s' if len(given) == 1 else ''} the test that --test adds; add --test")
+    check_choices([alternative], ALTERNATIVES, "--alternative")
+    if null is None:
+        return
+    if method != "analytic":
+        fail(f"--null {null:g} applies to --test-method analytic only: the permutation test's H0 is no agreement "
+             "beyond chance (the raters label independently), not a value of the coefficient; add --test-method "
+             "analytic to test H0: coefficient = VALUE")
+    try:
+        check_null(null)
+    except ValueError:
+        fail(f"--null must be a number in [-1, 1) (the coefficient's value under H0); got {null!r}")
+
+
 def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, Any]], method: str = "permutation",
-              seed: int = 0, judged: bool = False) -> str:
-    """``--test``: z, two-sided p and the Landis-Koch band, added to each row in place; returns the table note.
+              seed: int = 0, judged: bool = False, alternative: str = "two-sided", null: float | None = None) -> str:
+    """``--test``: z, the p-value of ``alternative`` and the Landis-Koch band, added to each row in place; returns
+    the table note.
 
     ``method="permutation"`` (default): :func:`softirr_stats.permutation_test` (each rater's labels permuted over the
     items it rated, :data:`TEST_PERMUTATIONS` permutations, ``seed``): H0 is "no agreement beyond chance" (the raters
-    label independently). ``method="analytic"``: the coefficient's analytic test of H0: coefficient = 0 (the
-    published H0 variance where one exists, irrCAC's convention elsewhere); with independent raters whose label
-    distributions differ, pooled-chance coefficients are negative, so it is not a test of independence. Both use
-    exact chance; a row that cannot be tested gets a note why, as does a prediction-powered row (``judged``):
-    the tests would test the estimator-only value beside it.
+    label independently); ``alternative="greater"`` is its one-sided test of more agreement than chance.
+    ``method="analytic"``: :func:`softirr_stats.uncertainty.analytic_test` (as :func:`softirr_stats.kappa_test`) on
+    the coefficient with ``ci="analytic"``: H0: coefficient = ``null`` (0 by default: the published H0 variance
+    where one exists, irrCAC's convention elsewhere; another value: Wald z with the large-sample SE); with
+    independent raters whose label distributions differ, pooled-chance coefficients are negative, so H0: 0 is not
+    a test of independence. The p-value goes into the column of :data:`P_COLUMNS` named after ``alternative``.
+    Both use exact chance; a row that cannot be tested gets a note why, as does a prediction-powered row
+    (``judged``): the tests would test the estimator-only value beside it.
     """
     import warnings
 
     import softirr_stats as sis
     from softirr_stats.analysis import SCORE_COEFFICIENTS
     from softirr_stats.api import score_statistic
+    from softirr_stats.uncertainty import analytic_test, one_sided
 
+    key = P_COLUMNS[alternative]
+    h0 = 0.0 if null is None else float(null)
     sims = dict(measures)
     own: dict[str, list[str]] = {}  # test -> the score statistics it tested
     for r in rows:
@@ -105,7 +136,7 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
                                  "offered test the estimator-only value); run --test without --judgments for that")
             continue
         if r["coefficient"] in SCORE_COEFFICIENTS:  # their published tests: ICC's F, Kendall's Friedman chi-square
-            test = _own_test(r, ann, score_statistic)
+            test = _own_test(r, ann, score_statistic, alternative, h0)
             if test:
                 own.setdefault(test, []).append(str(r["coefficient"]))
             continue
@@ -122,30 +153,46 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 if method == "analytic":
-                    res = fn(ann, **options, ci="analytic")
+                    res = analytic_test(fn(ann, **options, ci="analytic"), null=h0, alternative=alternative)
                 else:
-                    res = sis.permutation_test(fn, ann, n=TEST_PERMUTATIONS, seed=seed, **options)
+                    res = sis.permutation_test(fn, ann, n=TEST_PERMUTATIONS, seed=seed, alternative=alternative,
+                                               **options)
         except (ValueError, TypeError) as err:
             r["warnings"].append(f"--test: {r['coefficient']}: {one_line(err)}")
             continue
-        r["z"], r["p_value"] = res.z, res.p_value
+        r["z"], r[key] = res.z, res.p_value
         r["benchmark"] = res.benchmark().band  # the point band: the value's
+    p = HEADERS[key]
     own_note = "; ".join(f"{', '.join(dict.fromkeys(names))}: {test}" for test, names in own.items())
     if all(r.get("coefficient") in SCORE_COEFFICIENTS for r in rows) and own:
-        return f"p: {own_note}"
+        return f"{p}: {own_note}"
     own_note = f"; {own_note}" if own_note else ""
+    side = one_sided(alternative, h0) or "two-sided"
+    if method == "analytic" and h0 != 0.0:
+        return (f"{p}: analytic test of H0: coefficient = {h0:g} ({side}): Wald z = (value - {h0:g}) / SE with the "
+                f"large-sample SE, normal{own_note}")
     if method == "analytic":
-        return ("p: analytic test of H0: coefficient = 0 (two-sided); not a test of 'no agreement beyond chance' "
+        return (f"{p}: analytic test of H0: coefficient = 0 ({side}); not a test of 'no agreement beyond chance' "
                 f"when the raters' label distributions differ (use --test-method permutation){own_note}")
-    return (f"p: permutation test of H0: no agreement beyond chance (each rater's labels permuted over its items, "
-            f"B = {TEST_PERMUTATIONS}, seed {seed}; two-sided); z = (value - mean) / sd of the permuted values"
+    if alternative != "two-sided":
+        side = f"one-sided, H1: {'more' if alternative == 'greater' else 'less'} agreement than chance"
+    return (f"{p}: permutation test of H0: no agreement beyond chance (each rater's labels permuted over its items, "
+            f"B = {TEST_PERMUTATIONS}, seed {seed}; {side}); z = (value - mean) / sd of the permuted values"
             f"{own_note}")
 
 
-def _own_test(r: dict[str, Any], ann: Any, score_statistic: Any) -> str:
-    """The score statistic's published test into row ``r`` (p only); returns the test's name ("" if none)."""
+def _own_test(r: dict[str, Any], ann: Any, score_statistic: Any, alternative: str = "two-sided",
+              null: float = 0.0) -> str:
+    """The score statistic's published test into row ``r`` (p only, in the column of ``alternative``); returns the
+    test's name
+    ("" if none). The tests are of H0: 0 with H1: more agreement (upper tail): none for a ``null`` other than 0 or
+    for ``--alternative less``."""
     import warnings
 
+    if null != 0.0:
+        r["warnings"].append(f"--test: {r['coefficient']} has only its published test of H0: 0; no test of --null "
+                             f"{null:g}")
+        return ""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -157,7 +204,11 @@ def _own_test(r: dict[str, Any], ann: Any, score_statistic: Any) -> str:
     if res.p_value is None or not test:
         r["warnings"].append(f"--test: {r['coefficient']} has no published test of H0")
         return ""
-    r["p_value"] = res.p_value
+    if alternative == "less":
+        r["warnings"].append(f"--test: {r['coefficient']}'s {test} is one-sided, H1: more agreement; no p for "
+                             "--alternative less")
+        return ""
+    r[P_COLUMNS[alternative]] = res.p_value
     return str(test)
 
 

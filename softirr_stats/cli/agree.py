@@ -9,6 +9,7 @@ from softirr_stats.cli._grid import (
     COLUMNS_HELP,
     TEST_METHODS,
     add_tests,
+    check_test_options,
     grid_rows,
     header,
     load_judgments,
@@ -114,12 +115,19 @@ def command(
     categories: CategoriesOpt = None,
     cache: CacheOpt = None,
     test: Annotated[bool, typer.Option(
-        "--test", help="add z, a two-sided p-value (see --test-method; exact chance) and the Landis-Koch band of "
-                       "each value")] = False,
+        "--test", help="add z, a p-value (see --test-method and --alternative; exact chance) and the Landis-Koch "
+                       "band of each value")] = False,
     test_method: Annotated[str, typer.Option(
         "--test-method", help="permutation: H0 no agreement beyond chance (raters independent; default); analytic: "
-                              "H0 coefficient = 0 (not the same when raters' label distributions differ)")
+                              "H0 coefficient = 0, or --null (not the same when raters' label distributions differ)")
     ] = "permutation",
+    alternative: Annotated[str, typer.Option(
+        "--alternative", help="with --test: H1 of the p-value: two-sided, greater (more agreement than H0: the "
+                              "one-sided test of agreement beyond chance) or less; the p column is named after it")
+    ] = "two-sided",
+    null: Annotated[float | None, typer.Option(
+        "--null", help="with --test --test-method analytic: the coefficient's value under H0, in [-1, 1) "
+                       "(z = (value - VALUE) / SE) [default: 0]")] = None,
     keep_going: Annotated[bool, typer.Option(
         "--keep-going", help="exit 0 even when a coefficient cannot be computed for these data")] = False,
     device: DeviceOpt = "auto",
@@ -131,6 +139,7 @@ def command(
     """
     check_format(fmt)
     check_choices([test_method], TEST_METHODS, "--test-method")
+    check_test_options(test, test_method, alternative, null)
     judged, plan = load_judgments(judgments)
     coefs = split(coefficient) or [plan.get("coefficient") or "krippendorff_alpha"]
     check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
@@ -157,7 +166,8 @@ def command(
     label_coefs = [c for c in coefs if c not in SCORE_COEFFICIENTS and c.partition(":")[2] in ("", "nominal")]
     said = [*scale_note(ann, names, WEIGHTS, label_coefs), *said]
     if test:
-        said = [*said, add_tests(rows, ann, measures, method=test_method, seed=seed, judged=judged is not None)]
+        said = [*said, add_tests(rows, ann, measures, method=test_method, seed=seed, judged=judged is not None,
+                                 alternative=alternative, null=null)]
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     shown_method = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI
     title = f"{header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown_method, level, seed, ann.n_items)}"
@@ -168,6 +178,8 @@ def command(
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "n_items": ann.n_items,
             "n_raters": ann.n_raters, "n_labels": len(ann.vocabulary), **interval, "level": level, "seed": seed,
             "chance": [str(c) for c in split(chance) or ["exact"]],
-            "judgments": str(judgments) if judgments else None, "test": test_method if test else None}
+            "judgments": str(judgments) if judgments else None, "test": test_method if test else None,
+            "alternative": alternative if test else None,
+            "null": (null or 0.0) if test and test_method == "analytic" else None}
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,
             strict=True, read=notes)
