@@ -93,7 +93,8 @@ CategoriesOpt = Annotated[str | None, typer.Option(
     "--categories", help="the full category set, in order: A,B,C (comma-separated; spaces around a name dropped) or "
                          "@FILE (one category per line, taken as written). Fixes q for gwet_ac1 / brennan_prediger "
                          "(unused categories count) and the order of ordered weights (-m linear, quadratic, ordinal); every label "
-                         "must be one of them [default: the observed labels]")]
+                         "must be one of them. Multi-label sets: the label universe of multilabel_fleiss / multilabel_ac1 / "
+                         "multilabel_pabak (labels no rating selects count) [default: the observed labels]")]
 BootstrapOpt = Annotated[int, typer.Option(help="bootstrap replicates B (0 = no interval)")]
 DesignOpt = Annotated[str, typer.Option(help=f"bootstrap design: {', '.join(DESIGNS)}")]
 JudgedDesignOpt = Annotated[str, typer.Option(
@@ -400,13 +401,14 @@ def categories_list(text: str | None) -> list[str] | None:
 def declare_categories(ann: Any, cats: Sequence[str] | None, what: str = "FILE") -> Any:
     """The annotations with ``cats`` declared as their full category set (``Annotations(..., categories=)``).
 
-    Numeric labels take numeric categories (``--categories 1,2,3,4,5``). A label outside the set, a
-    multi-label file or a name that is not a number for numeric labels fails with one line naming the flag.
+    Numeric labels take numeric categories (``--categories 1,2,3,4,5``); multi-label sets take them as their
+    label universe (:func:`_label_universe`). A label outside the set or a name that is not a number for numeric
+    labels fails with one line naming the flag.
     """
     if cats is None:
         return ann
     if ann.kind == "set":
-        fail("--categories applies to single labels (one category per rating), not to multi-label sets")
+        return _label_universe(ann, cats, what)
     values: list[Any] = list(cats)
     if ann.kind == "numeric":
         values = []
@@ -434,6 +436,23 @@ def declare_categories(ann: Any, cats: Sequence[str] | None, what: str = "FILE")
         return as_annotations(ann, values)
     except (ValueError, TypeError) as err:
         fail(f"--categories: {one_line(err)}")
+
+
+def _label_universe(ann: Any, cats: Sequence[str], what: str) -> Any:
+    """Multi-label sets: ``cats`` as the label universe of the ``multilabel_*`` rows (``multilabel_agreement(ann,
+    labels=cats)``: a label no rating selects counts in the definition); a selected label outside it fails naming
+    the flag."""
+    declared = set(cats)
+    unknown = sorted(x for x in set().union(*ann.vocabulary) if x not in declared)
+    if unknown:
+        more = f" (and {len(unknown) - 1} more: {', '.join(map(repr, unknown[1:6]))})" if len(unknown) > 1 else ""
+        fail(f"label {unknown[0]!r} of {what} is not among the declared categories{more}; for multi-label sets "
+             f"--categories is the label universe and must list every selected label (declared: "
+             f"{', '.join(map(repr, cats[:10]))}{', ...' if len(cats) > 10 else ''})")
+    from softirr_stats.data import Annotations
+
+    return Annotations(ann.codes, ann.vocabulary, items=ann.items, raters=ann.raters, kind="set",
+                       label_universe=list(cats), exchangeable_raters=ann.exchangeable_raters)
 
 
 def _note_flags(note: str) -> str:

@@ -167,13 +167,54 @@ def test_categories_on_report_and_plan(cat_csv, tmp_path, capsys):
     assert code == 2 and "label 'z'" in err
 
 
-def test_categories_refused_for_multilabel_sets(tmp_path, capsys):
+ML_SETS = [(["a", "b"], ["a"], ["a", "b"]), (["b"], ["b"], ["b", "c"]), (["a"], [], ["a"]), (["c"], ["c"], ["b"]),
+           (["a", "c"], ["a"], ["a", "c"])]
+
+
+@pytest.fixture
+def ml_jsonl(tmp_path):
     path = tmp_path / "ml.jsonl"
-    rows = [{"item": i, "rater": r, "label": lab} for i, labs in enumerate([(["a", "b"], ["a"]), (["b"], ["b"])])
-            for r, lab in zip("pq", labs, strict=True)]
+    rows = [{"item": f"d{i}", "rater": r, "label": lab} for i, labs in enumerate(ML_SETS)
+            for r, lab in zip("pqr", labs, strict=True)]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    code, _, err = run_main(capsys, "agree", path, "--bootstrap", "0", "--categories", "a,b")
-    assert code == 2 and "--categories applies to single labels" in err
+    return path
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning", "ignore::softirr_stats.FewUnitsWarning")
+def test_categories_are_the_label_universe_of_the_multilabel_rows(ml_jsonl, tmp_path):
+    # --categories on multi-label sets was refused; it is the label universe: multilabel_agreement(..., labels=)
+    from typer.testing import CliRunner
+
+    universe = ["c", "a", "d", "b"]  # "d": selected by no rating; the order is by_label's
+    out = tmp_path / "ml.json"
+    res = CliRunner().invoke(app, ["agree", str(ml_jsonl), "-c", "multilabel_fleiss,multilabel_ac1,multilabel_pabak",
+                                   "--bootstrap", "200", "--categories", ",".join(universe), "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    rows = {r["coefficient"]: r for r in json.loads(out.read_text())["results"]}
+    ann = sis.read_annotations(ml_jsonl)
+    ci = sis.Bootstrap(n=200, seed=0)
+    for baseline in ("fleiss", "ac1", "pabak"):
+        row, py = rows[f"multilabel_{baseline}"], sis.multilabel_agreement(ann, baseline=baseline, labels=universe,
+                                                                           ci=ci)
+        assert py.details["labels"] == tuple(universe)
+        for key in ("value", "observed", "expected", "ci_low", "ci_high"):
+            assert row[key] == pytest.approx(getattr(py, key), abs=1e-12), (baseline, key)
+    # the unselected label counts: AC1 and the observed agreement differ from the observed-labels universe
+    observed_only = sis.multilabel_agreement(ann, baseline="ac1")
+    assert abs(rows["multilabel_ac1"]["value"] - observed_only.value) > 0.1
+    # compare FILE FILE2 reads it the same way (one reading step)
+    res = CliRunner().invoke(app, ["compare", str(ml_jsonl), str(ml_jsonl), "-c", "multilabel_ac1", "--independent",
+                                   "--bootstrap", "50", "--categories", ",".join(universe), "-f", "json"])
+    assert res.exit_code == 0, res.output
+    row = json.loads(res.stdout)["results"][0]
+    assert row["value_a"] == pytest.approx(sis.multilabel_agreement(ann, baseline="ac1", labels=universe).value,
+                                           abs=1e-12)
+
+
+def test_categories_must_hold_every_selected_label_of_multilabel_sets(ml_jsonl, capsys):
+    code, _, err = run_main(capsys, "agree", ml_jsonl, "--bootstrap", "0", "-c", "multilabel_fleiss",
+                            "--categories", "a,b")
+    assert code == 2 and "label 'c'" in err and "--categories is the label universe" in err
 
 
 # --- judge plan --gold-n ------------------------------------------------------------------------------------
