@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from softirr_stats.base._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, {
-    "softirr_stats.analysis._names": ("MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS", "coefficient_names",
-                                      "level_forms", "measure_names"),
+    "softirr_stats.analysis._names": ("DISTANCE_COEFFICIENTS", "MULTILABEL_COEFFICIENTS", "SCORE_COEFFICIENTS",
+                                      "coefficient_names", "level_forms", "measure_names"),
     "softirr_stats.analysis._runner": ("Analysis", "READER_OPTIONS", "read_input",
                                        "resolve_measures", "run_analysis", "ModelFit", "run_model"),
     "softirr_stats.analysis._sensitivity": ("COLUMNS", "coefficient_registry", "sensitivity"),
@@ -29,6 +29,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
 
 if TYPE_CHECKING:
     from softirr_stats.analysis._names import (
+        DISTANCE_COEFFICIENTS,
         MULTILABEL_COEFFICIENTS,
         SCORE_COEFFICIENTS,
         coefficient_names,

@@ -196,7 +196,8 @@ class Analysis:
 
 def run_analysis(ann: Any, *, coefficients: Sequence[str] | None = None,
                  measures: Sequence[tuple[str, Any]] = (("exact", None),), chance: Sequence[Any] = ("exact",),
-                 ci: Any = None, judgments: Any = None, categories: Any = None) -> Analysis:
+                 ci: Any = None, judgments: Any = None, categories: Any = None,
+                 registry: Any = None) -> Analysis:
     """Coefficients x measures x chance settings with intervals: the grid under every command.
 
     Parameters
@@ -212,6 +213,9 @@ def run_analysis(ann: Any, *, coefficients: Sequence[str] | None = None,
     judgments : DataFrame, optional
         Judged pairs (:func:`~softirr_stats.read_judgments`): prediction-powered rows.
     categories : sequence, optional
+    registry : dict, optional
+        Name -> view (:func:`~softirr_stats.analysis.coefficient_registry`, e.g. with the distance measures'
+        options); default: the registry as it is.
 
     Returns
     -------
@@ -235,7 +239,7 @@ def run_analysis(ann: Any, *, coefficients: Sequence[str] | None = None,
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = sensitivity(ann, coefficients=coefficients, similarities=sims, chance=list(chance), ci=ci,
-                            categories=categories, judgments=judgments)
+                            categories=categories, judgments=judgments, registry=registry)
     said = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     _log.info("computed %d rows, %.2f s", len(table), time.perf_counter() - t0)
     return Analysis(table=table, warnings=said, seconds=time.perf_counter() - t0)

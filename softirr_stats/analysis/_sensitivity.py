@@ -10,7 +10,7 @@ label pair scored for one coefficient is reused by every other. Each row's
 """
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,6 +27,7 @@ from softirr_stats.agreement import (
     similarity_kind,
 )
 from softirr_stats.analysis._names import (
+    DISTANCE_COEFFICIENTS,
     MULTILABEL_COEFFICIENTS,
     SCORE_COEFFICIENTS,
     coefficient_names,
@@ -37,8 +38,11 @@ from softirr_stats.data import Annotations
 from softirr_stats.equivalence import is_matrix_like
 from softirr_stats.uncertainty import attach_interval, check_ci
 
-__all__ = ["sensitivity", "coefficient_registry", "coefficient_names", "COLUMNS", "MULTILABEL_COEFFICIENTS"]
+__all__ = ["sensitivity", "coefficient_registry", "coefficient_names", "COLUMNS", "DISTANCE_OPTIONS",
+           "MULTILABEL_COEFFICIENTS"]
 
+#: the keyword options of distance_agreement a ``distance_*`` row takes (:func:`coefficient_registry`'s ``options``)
+DISTANCE_OPTIONS = ("threshold", "kde", "kde_lower", "expected_pairs", "seed")
 COLUMNS = (
     "coefficient", "similarity", "chance", "value", "observed", "expected", "ci_low", "ci_high", "se",
     "level", "ci_method", "n_items", "n_raters", "n_pairs_scored", "warnings",
@@ -51,7 +55,9 @@ class CoefficientView:
     """How the table runs one name: a view of its registry record (``agreement.COEFFICIENTS``).
 
     Nothing here is declared twice: options, raters and the analytic variance are read from
-    the record; the multi-label baselines (``multilabel_*``) run :func:`multilabel_agreement`.
+    the record; the multi-label baselines (``multilabel_*``) run :func:`multilabel_agreement` and
+    the distance measures (``distance_ks``, ``distance_sigma``) :func:`distance_agreement`, their
+    public ``function`` with the fixed ``options`` (``baseline=``, ``method=``).
     """
 
     name: str
@@ -61,7 +67,8 @@ class CoefficientView:
     scores: bool = False  # a statistic of numeric scores (icc*, lin_ccc, kendall_w): its own public function
     analytic: bool = True
     record: Any = None
-    options: tuple[tuple[str, Any], ...] = ()  # fixed keyword options of the record's function (a level form's level)
+    options: tuple[tuple[str, Any], ...] = ()  # fixed keyword options of the function (a level form's level)
+    function: str = ""  # the root's public function of a statistic outside the registry, which attaches its interval
 
     def estimate_point(self, ann: Any, **options: Any) -> tuple[AgreementResult, Any]:
         """``(result, statistic)``: the point estimate (no interval) and the statistic its interval uses."""
@@ -69,13 +76,16 @@ class CoefficientView:
             from softirr_stats.api import score_statistic
 
             return score_statistic(self.name, ann), None
-        if self.record is None:
-            from softirr_stats import (
-                multilabel_agreement,  # on use: it loads scipy.sparse
-            )
-
-            return multilabel_agreement(ann, baseline=self.name.split("_", 1)[1]), None
+        if self.function:
+            return self.public(ann, **options), None
         return estimate_point(self.record, ann, **options)
+
+    def public(self, ann: Any, **options: Any) -> AgreementResult:
+        """The view's own public function (``function``; on use: multi-label loads scipy.sparse), ``options`` as
+        given (the fixed ones among them, as :func:`sensitivity` passes them)."""
+        import softirr_stats
+
+        return getattr(softirr_stats, self.function)(ann, **options)
 
 
 def _level_view(name: str) -> CoefficientView | None:
@@ -102,15 +112,24 @@ def _view(name: str) -> CoefficientView | None:
         return CoefficientView(name, frozenset(rec.options), two_raters=rec.raters == "two", analytic=rec.analytic,
                                record=rec)
     if name in MULTILABEL_COEFFICIENTS:
-        return CoefficientView(name, frozenset({"ci"}), sets_only=True, analytic=False)
+        return CoefficientView(name, frozenset({"ci"}), sets_only=True, analytic=False, function="multilabel_agreement",
+                               options=(("baseline", name.split("_", 1)[1]),))
+    if name in DISTANCE_COEFFICIENTS:
+        return CoefficientView(name, frozenset({"ci", "similarity", *DISTANCE_OPTIONS}), analytic=False,
+                               function="distance_agreement", options=(("method", name.split("_", 1)[1]),))
     if name in SCORE_COEFFICIENTS:
         return CoefficientView(name, frozenset({"ci"}), two_raters=name == "lin_ccc", analytic=name != "kendall_w",
                                scores=True)
     return None
 
 
-def coefficient_registry() -> dict[str, CoefficientView]:
+def coefficient_registry(options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, CoefficientView]:
     """Name -> :class:`CoefficientView`, made from the coefficient registry at each call.
+
+    ``options``: ``{name: {keyword: value}}``, fixed keyword options added to those views: the distance
+    measures' ``threshold``, ``kde``, ``kde_lower``, ``expected_pairs`` and ``seed`` (:data:`DISTANCE_OPTIONS`,
+    checked by :func:`~softirr_stats.api.check_distance_options`). A name or keyword that takes none raises a
+    ValueError naming it.
 
     Examples
     --------
@@ -119,8 +138,21 @@ def coefficient_registry() -> dict[str, CoefficientView]:
     (True, True)
     >>> reg["krippendorff_alpha:ordinal"].options, "similarity" in reg["krippendorff_alpha:ordinal"].accepts
     ((('level', 'ordinal'),), False)
+    >>> coefficient_registry({"distance_sigma": {"threshold": 0.01}})["distance_sigma"].options
+    (('method', 'sigma'), ('threshold', 0.01))
     """
-    return {name: view for name in (*coefficient_names(), *level_forms()) if (view := _view(name)) is not None}
+    reg = {name: view for name in (*coefficient_names(), *level_forms()) if (view := _view(name)) is not None}
+    for name, given in (options or {}).items():
+        if name not in DISTANCE_COEFFICIENTS:
+            raise ValueError(f"options are taken by {', '.join(DISTANCE_COEFFICIENTS)}; got options for {name!r}")
+        extra = [k for k in given if k not in DISTANCE_OPTIONS]
+        if extra:
+            raise ValueError(f"{name} takes the options {', '.join(DISTANCE_OPTIONS)}; got {extra[0]!r}")
+        from softirr_stats.api import check_distance_options
+
+        check_distance_options(**given)
+        reg[name] = replace(reg[name], options=(*reg[name].options, *given.items()))
+    return reg
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,21 +234,27 @@ def _run_with_ci(coef: CoefficientView, ann: Annotations, kwargs: dict[str, Any]
             return _with_note(score_statistic(coef.name, ann), f"no analytic interval: {coef.name} has none; use "
                                                                 "ci=softirr_stats.Bootstrap(...)")
         return score_statistic(coef.name, ann, ci)
+    if coef.function and ci is not None:  # a statistic outside the registry: its public function attaches the interval
+        try:
+            return coef.public(ann, **kwargs, ci=ci)
+        except ValueError as err:
+            return _no_analytic(coef.public(ann, **kwargs), ci, err)
     result, stat = coef.estimate_point(ann, **kwargs)
     if ci is None:
         return result
+    try:
+        return attach_interval(result, stat, ci)
+    except ValueError as err:
+        return _no_analytic(result, ci, err)
+
+
+def _no_analytic(result: AgreementResult, ci: Any, err: ValueError) -> AgreementResult:
+    """No analytic variance, or sampled chance: the point estimate and why (any other failure raises ``err``)."""
     from softirr_stats.uncertainty import Analytic  # with an interval only
 
-    try:
-        if stat is None:  # a statistic outside the registry: its public function attaches the interval
-            from softirr_stats import multilabel_agreement
-
-            return multilabel_agreement(ann, baseline=coef.name.split("_", 1)[1], ci=ci)
-        return attach_interval(result, stat, ci)
-    except ValueError as err:  # no analytic variance, or sampled chance: the point estimate and why
-        if not isinstance(ci, Analytic):
-            raise
-        return _with_note(result, f"no analytic interval: {err}")
+    if not isinstance(ci, Analytic):
+        raise err
+    return _with_note(result, f"no analytic interval: {err}")
 
 
 def _with_note(res: AgreementResult, note: str) -> AgreementResult:

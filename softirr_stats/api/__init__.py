@@ -5,8 +5,8 @@ Their face is the root namespace: ``import softirr_stats as sis; sis.fleiss_kapp
 public function by name there too). This package's own face holds what the layers above share besides the public
 functions: the estimate of a registry record with and without its interval (``estimate_point``,
 ``estimate_with_interval``: ``sensitivity``, ``compare``, ``plan_items``), a coefficient's public function by name
-(``public_function``, coefficients added with ``register`` included) and a score statistic by name
-(``score_statistic``).
+(``public_function``, coefficients added with ``register`` included), a score statistic by name
+(``score_statistic``) and the check of ``distance_agreement``'s options (``check_distance_options``).
 """
 
 from typing import TYPE_CHECKING
@@ -16,6 +16,7 @@ from softirr_stats.base._lazy import attach
 __getattr__, __dir__, __all__ = attach(__name__, {}, internal={  # for the layers above; the public API is the root's
     "softirr_stats.api._coefficients": ('estimate_point', 'estimate_with_interval', 'public_function',),
     "softirr_stats.api._score_statistics": ('score_statistic',),
+    "softirr_stats.api._statistics": ('check_distance_options',),
 })
 
 if TYPE_CHECKING:
@@ -25,3 +26,4 @@ if TYPE_CHECKING:
         public_function,
     )
     from softirr_stats.api._score_statistics import score_statistic
+    from softirr_stats.api._statistics import check_distance_options

@@ -44,7 +44,7 @@ from softirr_stats.base._validation import check_choice, check_positive_int
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty import attach_interval, check_ci
 
-__all__ = ["multilabel_agreement", "cross_kappa", "distance_agreement", "span_agreement"]
+__all__ = ["multilabel_agreement", "cross_kappa", "check_distance_options", "distance_agreement", "span_agreement"]
 
 XRR_LEVELS = ("nominal", "interval", "ratio")
 DISTANCE_METHODS = ("ks", "sigma")
@@ -226,6 +226,31 @@ def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = 
 # distance-distribution agreement (Braylan et al. 2022)
 
 
+def check_distance_options(*, method: str = "ks", threshold: float = 0.05, kde: bool = True, kde_lower: str = "zero",
+                           expected_pairs: Any = "all", seed: int = 0) -> None:
+    """Validate :func:`distance_agreement`'s options (a ValueError or TypeError naming the keyword), before any data.
+
+    Examples
+    --------
+    >>> check_distance_options(threshold=0.01, kde=False, expected_pairs=500)
+    >>> check_distance_options(threshold=5)
+    Traceback (most recent call last):
+    ...
+    ValueError: threshold must be a number in (0, 1); got 5
+    """
+    check_choice("method", method, DISTANCE_METHODS)
+    check_choice("kde_lower", kde_lower, KDE_LOWER)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0.0 < threshold < 1.0:
+        raise ValueError(f"threshold must be a number in (0, 1); got {threshold!r}")
+    if not isinstance(kde, bool):
+        raise TypeError(f"kde must be True or False; got {kde!r}")
+    if not (isinstance(expected_pairs, str) and expected_pairs == "all"):
+        if isinstance(expected_pairs, str):
+            raise ValueError(f"expected_pairs must be 'all' or a positive integer; got {expected_pairs!r}")
+        check_positive_int(expected_pairs, "expected_pairs")
+    check_positive_int(seed, "seed", minimum=0)
+
+
 def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", threshold: float = 0.05,
                        kde: bool = True, kde_lower: str = "zero", expected_pairs: Any = "all",
                        seed: int = 0, ci: Any = None) -> AgreementResult:
@@ -279,17 +304,8 @@ def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", 
     >>> bool(r.ci_low <= r.value <= r.ci_high), r.details["bootstrap_design"]
     (True, 'items')
     """
-    check_choice("method", method, DISTANCE_METHODS)
-    check_choice("kde_lower", kde_lower, KDE_LOWER)
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0.0 < threshold < 1.0:
-        raise ValueError(f"threshold must be a number in (0, 1); got {threshold!r}")
-    if not isinstance(kde, bool):
-        raise TypeError(f"kde must be True or False; got {kde!r}")
-    if not (isinstance(expected_pairs, str) and expected_pairs == "all"):
-        if isinstance(expected_pairs, str):
-            raise ValueError(f"expected_pairs must be 'all' or a positive integer; got {expected_pairs!r}")
-        check_positive_int(expected_pairs, "expected_pairs")
-    check_positive_int(seed, "seed", minimum=0)
+    check_distance_options(method=method, threshold=threshold, kde=kde, kde_lower=kde_lower,
+                           expected_pairs=expected_pairs, seed=seed)
     check_ci(ci, analytic=False)
     ann = as_annotations(ann)
     sim = resolve_similarity(ann, similarity=similarity)

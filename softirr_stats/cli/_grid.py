@@ -54,14 +54,15 @@ def load_judgments(path: Path | None) -> tuple[Any, dict[str, Any]]:
 
 
 def grid_rows(ann: Any, coefficients: list[str] | None, measures: list[tuple[str, Any]], chances: list[Any],
-              ci: Any, judgments: Any = None, cache: Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+              ci: Any, judgments: Any = None, cache: Path | None = None,
+              registry: Any = None) -> tuple[list[dict[str, Any]], list[str]]:
     """Run the grid; rows (one per coefficient x measure x chance, each with the interval of ``ci``) and the
-    warnings raised."""
+    warnings raised. ``registry``: the coefficient views with their options (``agree --distance-option``)."""
     from softirr_stats.analysis import run_analysis
 
     with using("--cache", cache):  # a cache failure names the flag and the file
         res = run_analysis(ann, coefficients=coefficients, measures=measures, chance=chances, ci=ci,
-                           judgments=judgments)
+                           judgments=judgments, registry=registry)
     rows = []
     whole = res.table.attrs.get("warnings") or [()] * len(res.table)
     for r, w in zip(res.table.to_dict("records"), whole, strict=True):

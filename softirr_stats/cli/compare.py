@@ -339,8 +339,12 @@ def _check_options(mode: str, coefs: list[str], names: list[str], bootstrap: int
              + (": --permutations tests it, but the difference still gets its bootstrap interval" if permutations
                 else "") + "); give --bootstrap N (e.g. 1000) or --analytic (the delta method), or see the values "
              "alone with softirr agree --bootstrap 0")
-    from softirr_stats.analysis import SCORE_COEFFICIENTS
+    from softirr_stats.analysis import DISTANCE_COEFFICIENTS, SCORE_COEFFICIENTS
 
+    distance = [c for c in coefs if c in DISTANCE_COEFFICIENTS]
+    if distance:  # distance_agreement's point estimate carries no prepared statistic for compare()'s shared weights
+        fail(f"softirr compare does not take -c {distance[0]} (a distance measure has no paired comparison here); "
+             f"see it with its interval in softirr agree FILE -c {distance[0]}")
     outside = [c for c in coefs if _level_split(c)[0] not in REGISTRY]
     leveled = [c for c in coefs if _level_split(c)[1].get("level", "nominal") != "nominal"]
     if leveled and any(n != "exact" for n in names):

@@ -406,3 +406,9 @@ def test_bad_chance_is_refused_in_cli_spelling(capsys, files, args, needle):
     code, out, err = run(capsys, "compare", str(one), *args)
     assert code == 2 and out == "", (args, err)
     assert needle in err and err.count("\n") == 1, (args, err)
+
+
+def test_compare_refuses_the_distance_measures(capsys, files):
+    one, two = files
+    code, _, err = run(capsys, "compare", str(one), str(two), "-c", "distance_ks")
+    assert code == 2 and "does not take -c distance_ks" in err and "softirr agree" in err

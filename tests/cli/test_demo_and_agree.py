@@ -346,3 +346,76 @@ def test_agree_gives_krippendorffs_ordinal_alpha_by_its_level(tmp_path):
     assert res.exit_code == 1 and "krippendorff_alpha:ordinal takes no similarity" in res.stderr
     res = runner.invoke(app, ["agree", str(f), "-c", "krippendorff_alpha:ordnial"])
     assert res.exit_code == 2 and "did you mean 'krippendorff_alpha:ordinal'" in res.stderr.lower()
+
+
+# --- agree -c distance_ks / distance_sigma (distance_agreement, Braylan, Alonso & Lease 2022) ---------------------
+
+
+@pytest.fixture
+def scores_csv(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    truth = rng.integers(1, 6, 30)
+    rows = [(f"i{i}", r, int(np.clip(t + rng.integers(-1, 2), 1, 5))) for i, t in enumerate(truth) for r in "abc"]
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning")
+def test_agree_distance_rows_equal_distance_agreement(scores_csv, tmp_path):
+    import softirr_stats as sis
+
+    out = tmp_path / "d.json"
+    res = runner.invoke(app, ["agree", str(scores_csv), "-c", "distance_ks,distance_sigma", "-m", "exact,linear",
+                              "--bootstrap", "200", "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    rows = {(r["coefficient"], r["similarity"]): r for r in json.loads(out.read_text())["results"]}
+    assert len(rows) == 4
+    ann = sis.read_annotations(scores_csv)
+    for (coef, sim), row in rows.items():
+        py = sis.distance_agreement(ann, similarity=None if sim == "exact" else sim, method=coef.split("_")[1],
+                                    ci=sis.Bootstrap(n=200, seed=0))
+        for key in ("value", "observed", "expected", "ci_low", "ci_high"):
+            assert row[key] == pytest.approx(getattr(py, key), abs=1e-12), (coef, sim, key)
+    assert rows[("distance_ks", "linear")]["value"] != rows[("distance_ks", "exact")]["value"]  # -m reaches it
+
+
+def test_agree_distance_options_reach_distance_agreement(scores_csv):
+    import softirr_stats as sis
+
+    res = runner.invoke(app, ["agree", str(scores_csv), "-c", "distance_sigma,distance_ks", "-m", "linear",
+                              "--bootstrap", "0", "--seed", "3", "--distance-option", "threshold=0.2",
+                              "--distance-option", "kde=false", "--distance-option", "expected_pairs=400",
+                              "-f", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["coefficient"]: r for r in json.loads(res.stdout)["results"]}
+    ann = sis.read_annotations(scores_csv)
+    sigma = sis.distance_agreement(ann, similarity="linear", method="sigma", threshold=0.2, kde=False,
+                                   expected_pairs=400, seed=3)
+    ks = sis.distance_agreement(ann, similarity="linear", method="ks", expected_pairs=400, seed=3)
+    assert rows["distance_sigma"]["value"] == pytest.approx(sigma.value, abs=1e-12)
+    assert rows["distance_ks"]["value"] == pytest.approx(ks.value, abs=1e-12)
+    assert rows["distance_ks"]["expected"] == pytest.approx(ks.expected, abs=1e-12)
+    default = sis.distance_agreement(ann, similarity="linear", method="sigma")
+    assert abs(default.value - sigma.value) > 0.01  # the options changed the number
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-c", "distance_ks", "--distance-option", "threshold=0.1"], "is an option of -c distance_sigma"),
+    (["-c", "fleiss_kappa", "--distance-option", "expected_pairs=100"], "none is requested"),
+    (["-c", "distance_sigma", "--distance-option", "threshold=3"], "--distance-option: threshold must be"),
+    (["-c", "distance_sigma", "--distance-option", "seed=3"], "the sample's seed is --seed"),
+    (["-c", "distance_sigma", "--distance-option", "bandwidth"], "takes KEY=VALUE"),
+])
+def test_agree_distance_options_refused_naming_the_flag(scores_csv, args, message):
+    res = runner.invoke(app, ["agree", str(scores_csv), "--bootstrap", "0", *args])
+    assert res.exit_code == 2 and message in res.output, res.output
+
+
+def test_agree_distance_row_without_analytic_interval_says_why(scores_csv):
+    res = runner.invoke(app, ["agree", str(scores_csv), "-c", "distance_ks", "--analytic", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    row = json.loads(res.stdout)["results"][0]
+    assert "no analytic variance" in row["warnings"] and row["ci_low"] is None

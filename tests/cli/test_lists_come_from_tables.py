@@ -13,18 +13,22 @@ runner = CliRunner()
 def test_coefficients_are_the_registry_and_the_multilabel_baselines():
     from softirr_stats.agreement import COEFFICIENTS
     from softirr_stats.analysis import (
+        DISTANCE_COEFFICIENTS,
         MULTILABEL_COEFFICIENTS,
         SCORE_COEFFICIENTS,
         coefficient_registry,
     )
 
-    assert opts.COEFFICIENTS == (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS, *SCORE_COEFFICIENTS)
+    assert opts.COEFFICIENTS == (*COEFFICIENTS, *MULTILABEL_COEFFICIENTS, *DISTANCE_COEFFICIENTS, *SCORE_COEFFICIENTS)
+    from softirr_stats.api._statistics import DISTANCE_METHODS
+
+    assert DISTANCE_COEFFICIENTS == tuple(f"distance_{m}" for m in DISTANCE_METHODS)
     # the sensitivity table runs the same names, and each level of measurement as NAME:LEVEL
     assert opts.LEVEL_FORMS == tuple(f"{n}:{lv}" for n, rec in COEFFICIENTS.items() for lv in rec.levels)
     assert "krippendorff_alpha:ordinal" in opts.LEVEL_FORMS
     assert tuple(coefficient_registry()) == (*opts.COEFFICIENTS, *opts.LEVEL_FORMS)
     for name in opts.COEFFICIENTS:
-        assert callable(getattr(sis, name, None)) or name.startswith("multilabel_") or name.startswith("icc")
+        assert callable(getattr(sis, name, None)) or name.startswith(("multilabel_", "distance_", "icc"))
 
 
 def test_measures_weights_methods_chance_are_the_library_lists():
