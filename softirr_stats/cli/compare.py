@@ -60,15 +60,17 @@ from softirr_stats.cli._options import (
 )
 from softirr_stats.cli._output import Notes, emit, write_json
 
-__all__ = ["NAME", "EPILOG", "SCORINGS", "command", "parse_groups"]
+__all__ = ["NAME", "EPILOG", "ITEM_WEIGHTS", "SCORINGS", "command", "parse_groups"]
 
 NAME = "compare"
 EPILOG = ("Modes: FILE FILE2 (the same coefficient on two files; items matched by id: paired, partly paired or "
-          "independent); FILE with two -m or two -c (two statistics on the same data, paired); FILE --groups "
+          "independent); FILE FILE2 --cross-replication (two replications of one task: cross-replication reliability "
+          "kappa_x, Wong, Paritosh & Aroyo 2021); FILE with two -m or two -c (two statistics on the same data, paired); FILE --groups "
           "'r1,r2;r3,r4' (two rater groups, paired, --permutations for an exchangeable-raters test); FILE "
           "--candidate RATER (the alternative annotator test); FILE --reference RATER (each rater against the "
           "reference); FILE --leave-one-out. Columns: difference = A - B, CI its interval, p the two-sided p-value "
-          "of H0: A = B. Each mode refuses the options it does not use (--candidate: no -c and no interval "
+          "of H0: A = B; with --cross-replication, value = kappa_x, normalized = kappa_x / sqrt(irr_x irr_y), irr_x and "
+          "irr_y = each file's Krippendorff's alpha on the shared items. Each mode refuses the options it does not use (--candidate: no -c and no interval "
           "options; --analytic: no --bootstrap/--design/--method).")
 _CMP_COLUMNS = ("A", "B", "value_a", "value_b", "difference", "CI", "se", "p_value", "method", "n_items")
 # comparison.SCORINGS and replacement_test's defaults, spelled here so that --help loads no NumPy
@@ -76,7 +78,17 @@ _CMP_COLUMNS = ("A", "B", "value_a", "value_b", "difference", "CI", "se", "p_val
 SCORINGS = ("similarity", "neg_rmse")
 # the options of one mode (Python names), and the mode that uses them
 _OWN = {"permutations": "--groups", "independent": "FILE FILE2", "humans": "--candidate", "epsilon": "--candidate",
-        "scoring": "--candidate", "q": "--candidate", "min_items_per_human": "--candidate"}
+        "scoring": "--candidate", "q": "--candidate", "min_items_per_human": "--candidate",
+        "item_weights": "--cross-replication"}
+#: --cross-replication: the -c it takes (cross_kappa is Krippendorff's alpha across two replications, at these levels)
+_XRR_COEFFICIENTS = ("krippendorff_alpha", "krippendorff_alpha:nominal", "krippendorff_alpha:interval",
+                     "krippendorff_alpha:ratio")
+# cross_kappa's item_weights (agreement.ITEM_WEIGHTS), spelled here so that --help loads no NumPy
+# (tests/cli/test_compare.py ties them)
+ITEM_WEIGHTS = ("ratings", "equal")
+_XRR_COLUMNS = ("similarity", "value", "CI", "normalized", "irr_x", "irr_y", "observed", "expected", "n_items")
+_XRR_DATA = ("similarity", "coefficient", "level", "item_weights", "value", "ci_low", "ci_high", "se", "ci_method",
+             "normalized", "irr_x", "irr_y", "observed", "expected", "n_items", "n_items_only_x", "n_items_only_y")
 _INTERVAL = ("bootstrap", "design", "method", "level", "seed", "analytic", "cluster", "strata")
 _COMPARISONS = ("FILE2", "two -m", "two -c", "--groups")  # the modes whose answer is a difference with its interval
 _CMP_DATA = ("A", "B", "value_a", "value_b", "difference", "ci_low", "ci_high", "se", "p_value", "method", "design",
@@ -151,6 +163,14 @@ def command(
         "--leave-one-out", help="each rater against the rest, and the coefficient without each rater")] = False,
     independent: Annotated[bool, typer.Option(
         "--independent", help="FILE FILE2: different items even where their ids coincide")] = False,
+    cross_replication: Annotated[bool, typer.Option(
+        "--cross-replication", help="FILE FILE2 are two replications of one task (items matched by id, other "
+                                    "raters): cross-replication reliability kappa_x (Wong, Paritosh & Aroyo 2021), its "
+                                    "normalised form and each file's alpha, with -c krippendorff_alpha[:nominal, "
+                                    ":interval or :ratio] and one -m")] = False,
+    item_weights: Annotated[str, typer.Option(
+        "--item-weights", help=f"--cross-replication: {' or '.join(ITEM_WEIGHTS)} (each item weighted by its ratings "
+                               "in both files, the paper's; or items weighted equally)")] = "ratings",
     humans: Annotated[str | None, typer.Option(
         help="--candidate: the human raters, comma-separated (default: every other rater)")] = None,
     scoring: Annotated[str, typer.Option(
@@ -199,9 +219,11 @@ def command(
     coefs = split(coefficient)
     check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     names = similarity_values(similarity, measure) or ["exact"]
-    mode = _mode(files, groups, candidate, reference, leave_one_out, names, coefs)
+    mode = _mode(files, groups, candidate, reference, leave_one_out, names, coefs, cross_replication)
     coefs = coefs or ["cohen_kappa" if mode == "--reference" else "krippendorff_alpha"]
     _refuse_unused(mode, bootstrap, analytic, permutations, scoring, chance)
+    if mode == "--cross-replication":
+        _check_cross(coefs, item_weights, design)
     _check_options(mode, coefs, names, bootstrap, permutations, scoring, epsilon, q, min_items_per_human)
     chance_kw, chance_notes = _chance(chance, coefs, seed)
     ci = None
@@ -239,13 +261,15 @@ def command(
             meta["seed"] = seed
     if mode == "FILE2":
         meta["independent"] = independent
+    if mode == "--cross-replication":
+        meta["item_weights"] = item_weights
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             rows, columns, data_columns = _run(sis, mode, anns, files, coefs, sims, names, ci, groups, candidate,
                                                reference, epsilon, permutations, independent, meta, humans,
                                                seed=seed, scoring=scoring, q=q, min_items=min_items_per_human,
-                                               chance=chance_kw)
+                                               chance=chance_kw, item_weights=item_weights)
         except ValueError as err:
             fail(_cli_text(str(err)), EXIT_DATA)
     if mode != "--candidate":
@@ -263,9 +287,12 @@ def command(
 
 
 def _mode(files: list[Path], groups: str | None, candidate: str | None, reference: str | None, leave_one_out: bool,
-          names: list[str], coefs: list[str]) -> str:
+          names: list[str], coefs: list[str], cross: bool = False) -> str:
     """The one mode the arguments ask for (a clear error for none, several, or too many -m / -c)."""
-    modes = [m for m, on in (("FILE2", len(files) == 2), ("--groups", groups is not None),
+    if cross and len(files) != 2:
+        fail(f"--cross-replication compares two replications: give two files (FILE FILE2); got {len(files)}")
+    modes = [m for m, on in (("FILE2", len(files) == 2 and not cross), ("--cross-replication", cross),
+                             ("--groups", groups is not None),
                              ("--candidate", candidate is not None), ("--reference", reference is not None),
                              ("--leave-one-out", leave_one_out), ("two -m", len(names) == 2),
                              ("two -c", len(coefs) == 2)) if on]
@@ -280,7 +307,8 @@ def _mode(files: list[Path], groups: str | None, candidate: str | None, referenc
         fail(f"{_mode_text(others[0])} takes one {two[4:]} ({two} compares two {what} on the same data, a mode of "
              f"its own); give one {two[4:]}")
     if len(modes) != 1:
-        fail("give exactly one of: FILE FILE2, --groups, --candidate, --reference, --leave-one-out, two -m, two -c"
+        fail("give exactly one of: FILE FILE2, FILE FILE2 --cross-replication, --groups, --candidate, --reference, "
+             "--leave-one-out, two -m, two -c"
              + (f"; got {', '.join(modes)}" if modes else ""))
     return modes[0]
 
@@ -303,6 +331,9 @@ def _refuse_unused(mode: str, bootstrap: int, analytic: bool, permutations: int,
         if scoring == "neg_rmse":
             why["similarity"] = why["measure"] = ("is not used with --scoring neg_rmse (alignment is minus the root "
                                                   "mean squared difference of the numbers); leave out one of them")
+    elif mode == "--cross-replication" and analytic:
+        why["analytic"] = ("is not used with --cross-replication: cross_kappa has no analytic variance; give "
+                           "--bootstrap N (or --bootstrap 0 for the point estimates)")
     elif analytic:
         for name in ("bootstrap", "design", "method") + (("seed",) if not permutations and not seeded else ()):
             why[name] = ("is not used with --analytic (the delta-method interval resamples nothing); leave out one of "
@@ -310,8 +341,22 @@ def _refuse_unused(mode: str, bootstrap: int, analytic: bool, permutations: int,
     elif bootstrap == 0 and mode not in _COMPARISONS:
         for name in ("design", "method", "level") + (("seed",) if not seeded else ()):
             why[name] = "is not used with --bootstrap 0 (no interval); leave out one of them"
+    if mode == "--cross-replication":
+        why["chance"] = ("is not used with --cross-replication: kappa_x's chance term is its own (the disagreement of "
+                         "the two replications' ratings paired across items); leave out --chance")
     for name, flag in given_flags(*why).items():
         fail(f"{flag} {why[name]}")
+
+
+def _check_cross(coefs: list[str], item_weights: str, design: str) -> None:
+    """--cross-replication's -c (krippendorff_alpha at a level cross_kappa has), --item-weights and --design."""
+    if coefs[0] not in _XRR_COEFFICIENTS:
+        fail(f"--cross-replication computes Krippendorff's alpha across the two replications (kappa_x); -c takes "
+             f"{', '.join(_XRR_COEFFICIENTS)}; got -c {coefs[0]}")
+    check_choices([item_weights], ITEM_WEIGHTS, "--item-weights")
+    if design in ("raters", "items+raters"):
+        fail(f"--design {design} resamples raters, and the two replications have different raters; use --design items "
+             "or bayesian, or --cluster COLUMN")
 
 
 def _mode_text(mode: str) -> str:
@@ -485,10 +530,13 @@ def _estimate(sis: Any, name: str, ann: Any, sim: Any, chance: dict[str, Any] | 
 def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, names: list, ci: Any,
          groups: str | None, candidate: str | None, reference: str | None, epsilon: float, permutations: int,
          independent: bool, meta: dict, humans: str | None = None, *, seed: int = 0, scoring: str = "similarity",
-         q: float = 0.05, min_items: int = 30, chance: dict[str, Any] | None = None) -> tuple[list, tuple, tuple]:
+         q: float = 0.05, min_items: int = 30, chance: dict[str, Any] | None = None,
+         item_weights: str = "ratings") -> tuple[list, tuple, tuple]:
     ann = anns[0]
     chance = chance or {}
     with_chance = chance if chance and _takes_chance(coefs[0]) else {}  # the one -c of the other modes
+    if mode == "--cross-replication":
+        return _cross_rows(sis, anns, files, coefs[0], sims[0], names[0], ci, item_weights, meta)
     if mode == "FILE2":
         a, b = (_estimate(sis, coefs[0], x, sims[0], chance) for x in anns)
         res = sis.compare(a, b, ci=ci, paired=False if independent else None,
@@ -553,3 +601,21 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
     meta["warnings"] = list(res.warnings)
     meta["ci_method"] = res.method.rpartition("bootstrap-")[2] if "bootstrap-" in res.method else None
     return _comparison_rows(res), _CMP_COLUMNS, _CMP_DATA
+
+
+def _cross_rows(sis: Any, anns: list, files: list, coef: str, sim: Any, name: str, ci: Any, item_weights: str,
+                meta: dict) -> tuple[list, tuple, tuple]:
+    """``--cross-replication``: ``sis.cross_kappa(FILE, FILE2, similarity=, level=, item_weights=, ci=)`` as one row
+    (``value`` = kappa_x; ``irr_x``, ``irr_y`` = each file's alpha on the shared items; ``normalized``)."""
+    level = _level_split(coef)[1].get("level", "nominal")
+    r = sis.cross_kappa(anns[0], anns[1], similarity=sim, level=level, item_weights=item_weights, ci=ci)
+    d = r.details
+    row = {"similarity": name, "coefficient": coef, "level": level, "item_weights": item_weights, "value": r.value,
+           "CI": _ci_text(r.ci_low, r.ci_high), "ci_low": r.ci_low, "ci_high": r.ci_high, "se": r.se,
+           "ci_method": r.ci_method, "normalized": r.normalized, "irr_x": r.irr_x, "irr_y": r.irr_y,
+           "observed": r.observed, "expected": r.expected, "n_items": r.n_items,
+           "n_items_only_x": d["n_items_only_x"], "n_items_only_y": d["n_items_only_y"]}
+    meta["warnings"] = list(r.warnings)
+    meta["ci_method"] = r.ci_method or None  # the method used (auto resolved), for the title
+    meta["title_tail"] = f": kappa_x ({coef}) of {files[0].name} (x) and {files[1].name} (y), item weights {item_weights}"
+    return [row], _XRR_COLUMNS, _XRR_DATA

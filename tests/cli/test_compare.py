@@ -1,5 +1,6 @@
 """``softirr compare`` from the real entry point, and the report's Comparisons section."""
 
+import io
 import json
 
 import numpy as np
@@ -412,3 +413,107 @@ def test_compare_refuses_the_distance_measures(capsys, files):
     one, two = files
     code, _, err = run(capsys, "compare", str(one), str(two), "-c", "distance_ks")
     assert code == 2 and "does not take -c distance_ks" in err and "softirr agree" in err
+
+
+# --- compare FILE FILE2 --cross-replication (cross_kappa, Wong, Paritosh & Aroyo 2021) ---------------------------
+
+
+@pytest.fixture()
+def replications(tmp_path):
+    """Two replications of one task: the same 40 items (a few only in one), other raters, some ratings missing."""
+    rng = np.random.default_rng(1)
+    truth = rng.integers(0, 3, 40)
+
+    def replication(raters, p, drop):
+        rows = [(f"d{i}", r, ["neg", "neu", "pos"][t if rng.random() < p else rng.integers(0, 3)])
+                for i, t in enumerate(truth) if i not in drop for r in raters if rng.random() >= 0.1]
+        return pd.DataFrame(rows, columns=["item", "rater", "label"])
+
+    x, y = tmp_path / "x.csv", tmp_path / "y.csv"
+    replication(["a1", "a2", "a3"], 0.8, {0, 1}).to_csv(x, index=False)
+    replication(["b1", "b2"], 0.6, {5}).to_csv(y, index=False)
+    return x, y
+
+
+_XRR_KEYS = ("value", "normalized", "irr_x", "irr_y", "observed", "expected", "ci_low", "ci_high")
+
+
+@pytest.mark.parametrize("extra", [[], ["--item-weights", "equal"], ["-m", "indel"]])
+def test_cross_replication_equals_cross_kappa(replications, extra, tmp_path):
+    from typer.testing import CliRunner
+
+    from softirr_stats.cli import app
+
+    x, y = replications
+    out = tmp_path / "x.json"
+    res = CliRunner().invoke(app, ["compare", str(x), str(y), "--cross-replication", "--bootstrap", "200", *extra,
+                                   "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    row = json.loads(out.read_text())["results"][0]
+    weights = extra[1] if extra[:1] == ["--item-weights"] else "ratings"
+    sim = sis.equivalence.Indel() if "indel" in extra else None
+    py = sis.cross_kappa(sis.read_annotations(x), sis.read_annotations(y), similarity=sim, item_weights=weights,
+                         ci=sis.Bootstrap(n=200, seed=0))
+    for key in _XRR_KEYS:
+        assert row[key] == pytest.approx(getattr(py, key), abs=1e-12), key
+    assert (row["n_items"], row["n_items_only_x"], row["n_items_only_y"]) == (
+        py.n_items, py.details["n_items_only_x"], py.details["n_items_only_y"])
+    assert row["n_items_only_x"] > 0 and row["n_items_only_y"] > 0  # items in one replication only are ignored
+    assert row["item_weights"] == weights and row["level"] == "nominal"
+
+
+def test_cross_replication_at_a_level_and_in_every_format(tmp_path):
+    from typer.testing import CliRunner
+
+    from softirr_stats.cli import app
+
+    rng = np.random.default_rng(2)
+    truth = rng.integers(1, 6, 30)
+    files = []
+    for k, raters in enumerate((["a", "b", "c"], ["d", "e"])):
+        rows = [(f"i{i}", r, int(np.clip(t + rng.integers(-1, 2), 1, 5))) for i, t in enumerate(truth) for r in raters]
+        files.append(tmp_path / f"s{k}.csv")
+        pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(files[-1], index=False)
+    args = ["compare", *map(str, files), "--cross-replication", "-c", "krippendorff_alpha:interval", "--bootstrap", "0"]
+    py = sis.cross_kappa(*(sis.read_annotations(f) for f in files), level="interval")
+    res = CliRunner().invoke(app, [*args, "-f", "json"])
+    assert res.exit_code == 0, res.output
+    row = json.loads(res.stdout)["results"][0]
+    for key in ("value", "normalized", "irr_x", "irr_y", "observed", "expected"):
+        assert row[key] == pytest.approx(getattr(py, key), abs=1e-12), key
+    assert row["level"] == "interval" and row["ci_low"] is None
+    res = CliRunner().invoke(app, [*args, "-f", "csv"])
+    assert res.exit_code == 0 and float(pd.read_csv(io.StringIO(res.stdout))["value"][0]) == pytest.approx(py.value)
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0 and "kappa_x" in res.output and "krippendorff_alpha:interval" in res.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-c", "fleiss_kappa"], "-c takes krippendorff_alpha"),
+    (["-c", "krippendorff_alpha:ordinal"], "-c takes krippendorff_alpha"),
+    (["--analytic"], "--analytic is not used with --cross-replication"),
+    (["--design", "raters"], "--design raters resamples raters"),
+    (["--chance", "exact"], "--chance is not used with --cross-replication"),
+    (["--independent"], "--independent is an option of FILE FILE2"),
+    (["--item-weights", "items"], "unknown --item-weights 'items'"),
+    (["--permutations", "10"], "--permutations is an option of --groups"),
+])
+def test_cross_replication_refuses_what_does_not_apply(replications, args, message, capsys):
+    x, y = replications
+    code, _, err = run(capsys, "compare", str(x), str(y), "--cross-replication", *args)
+    assert code == 2 and message in err, err
+
+
+def test_item_weights_only_with_cross_replication(replications, capsys):
+    x, y = replications
+    code, _, err = run(capsys, "compare", str(x), str(y), "--item-weights", "equal")
+    assert code == 2 and "--item-weights is an option of --cross-replication" in err
+    code, _, err = run(capsys, "compare", str(x), "--cross-replication")
+    assert code == 2 and "give two files" in err
+
+
+def test_item_weights_choices_are_cross_kappas():
+    from softirr_stats.agreement import ITEM_WEIGHTS
+    from softirr_stats.cli.compare import ITEM_WEIGHTS as CLI_ITEM_WEIGHTS
+
+    assert tuple(ITEM_WEIGHTS) == CLI_ITEM_WEIGHTS
