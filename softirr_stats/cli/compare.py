@@ -354,7 +354,10 @@ def _check_cross(coefs: list[str], item_weights: str, design: str) -> None:
         fail(f"--cross-replication computes Krippendorff's alpha across the two replications (kappa_x); -c takes "
              f"{', '.join(_XRR_COEFFICIENTS)}; got -c {coefs[0]}")
     check_choices([item_weights], ITEM_WEIGHTS, "--item-weights")
-    if design in ("raters", "items+raters"):
+    from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS
+
+    rec = BOOTSTRAP_DESIGNS.get(design)
+    if rec is not None and rec.resamples_raters:
         fail(f"--design {design} resamples raters, and the two replications have different raters; use --design items "
              "or bayesian, or --cluster COLUMN")
 
