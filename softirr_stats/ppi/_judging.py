@@ -11,6 +11,7 @@ with the number of times it was drawn.
 """
 
 import math
+import numbers
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -83,6 +84,8 @@ class _JudgedView(Mapping):
 JUDGED_COEFFICIENTS: Mapping[str, Any] = _JudgedView(lambda c: c)  # name -> its registry record
 COEFFICIENT_FAMILIES: Mapping[str, str] = _JudgedView(lambda c: c.family.name)  # name -> its chance family
 STRATEGIES = ("uniform", "active")
+#: The share of the uniform design mixed into ``strategy="active"`` when ``uniform_share`` is not given.
+ACTIVE_UNIFORM_SHARE = 0.2
 PLAN_COLUMNS = ["label_a", "label_b", "score", "q", "terms", "draws", "coefficient"]
 
 
@@ -247,9 +250,34 @@ def _uniform_q(tw: Any, mix: tuple[float, float]) -> np.ndarray:
     return (mix[0] * tw.Wo[0] + mix[1] * tw.We[0]) / (mix[0] * tw.mass_o[0] + mix[1] * tw.mass_e[0])
 
 
+def _uniform_share(strategy: str, uniform_share: float | None) -> float:
+    """The share of the uniform design in the ``active`` one; a share given with ``strategy="uniform"`` is refused.
+
+    >>> _uniform_share("active", None), _uniform_share("active", 0.5)
+    (0.2, 0.5)
+    >>> _uniform_share("uniform", 0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: uniform_share=0.5 mixes the uniform design into strategy="active"; with strategy="uniform" every draw is uniform already: give strategy="active" or leave out uniform_share
+    """
+    if uniform_share is None:
+        return ACTIVE_UNIFORM_SHARE
+    if strategy != "active":
+        raise ValueError(f"uniform_share={uniform_share!r} mixes the uniform design into strategy=\"active\"; with "
+                         "strategy=\"uniform\" every draw is uniform already: give strategy=\"active\" or leave "
+                         "out uniform_share")
+    if isinstance(uniform_share, bool) or not isinstance(uniform_share, numbers.Real) \
+            or not 0.0 < float(uniform_share) <= 1.0:
+        raise ValueError(f"uniform_share must be a number in (0, 1]; got {uniform_share!r}")
+    return float(uniform_share)
+
+
 def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *, n: int, strategy: str,
-                       seed: int, uniform_share: float = 0.2, gold_n: int | None = None) -> JudgingPlan:
-    """Draw a judging plan for a prepared coefficient whose estimator terms are ``(po, pe)``."""
+                       seed: int, uniform_share: float | None = None, gold_n: int | None = None) -> JudgingPlan:
+    """Draw a judging plan for a prepared coefficient whose estimator terms are ``(po, pe)``.
+
+    ``uniform_share``: as for ``judging_plan`` (None: ``ACTIVE_UNIFORM_SHARE`` for ``active``).
+    """
     check_family(prep)
     check_positive_int(n, "n")
     check_positive_int(seed, "seed", minimum=0)
@@ -259,8 +287,7 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
             raise ValueError(f"gold_n must be at most n (the gold draws are a subsample of the judged draws); "
                              f"got gold_n={gold_n}, n={n}")
     check_choice("strategy", strategy, STRATEGIES)
-    if not 0.0 < uniform_share <= 1.0:
-        raise ValueError(f"uniform_share must be in (0, 1]; got {uniform_share!r}")
+    uniform_share = _uniform_share(strategy, uniform_share)
     if not judged_weights(prep.family).categories and len(np.unique(prep.layout.rating_code)) < 2:
         raise ValueError("every rating uses the same label: there is no label pair to judge")
     mix = _mix(po, pe)
@@ -306,7 +333,7 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
 
 def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = "fleiss_kappa",
                  strategy: str = "uniform", seed: int = 0, categories: Any = None, weights: Any = None,
-                 uniform_share: float = 0.2, gold_n: int | None = None) -> JudgingPlan:
+                 uniform_share: float | None = None, gold_n: int | None = None) -> JudgingPlan:
     """Draw the label pairs a trusted judge should score, with known probabilities.
 
     Parameters
@@ -326,8 +353,10 @@ def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = 
         The same seed gives the same plan.
     categories, weights
         As for the coefficient functions.
-    uniform_share : float
-        Share of the uniform design in the active one.
+    uniform_share : float in (0, 1], optional
+        ``strategy="active"`` only: the share of the uniform design mixed into the active one
+        (None: 0.2; 1 draws with the uniform design's probabilities). Refused with
+        ``strategy="uniform"``, whose draws are all uniform (it would change nothing).
     gold_n : int, optional
         Two-stage design: a simple random subsample of ``gold_n`` of the ``n`` draws is judged
         again by a gold judge (an expert, or a second judge). The plan gets a ``gold_draws``

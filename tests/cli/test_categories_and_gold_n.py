@@ -502,7 +502,9 @@ def test_judge_plan_takes_uniform_share(tmp_path, capsys):
     np.testing.assert_allclose(cli[["score", "q"]], py[["score", "q"]], rtol=0, atol=1e-12)
     default = _python(demo, similarity="indel", strategy="active")
     assert not np.allclose(default.reindex(py.index)["q"], py["q"])
-    assert inspect.signature(sis.judging_plan).parameters["uniform_share"].default == 0.2  # as --help says
+    # uniform_share=None is 0.2 for the active design, as --help says
+    assert inspect.signature(sis.judging_plan).parameters["uniform_share"].default is None
+    pd.testing.assert_frame_equal(default, _python(demo, similarity="indel", strategy="active", uniform_share=0.2))
 
 
 @pytest.mark.parametrize(("args", "needle"), [
