@@ -100,10 +100,10 @@ def plan(
     import softirr_stats as sis
     from softirr_stats.analysis import plan_path_for, write_judging_sheet
 
-    measure = similarity_value(similarity, measure)
-    if measure.strip().lower() in ("exact", "identity"):  # identity weights are exact matching
-        fail(f"--similarity {measure.strip().lower()} needs no judge; give the soft measure whose scores the "
-             "judgments correct")
+    # names as agree reads them: stripped, and case-sensitive (-m Identity is an unknown name there and here)
+    measure = similarity_value(similarity, measure).strip()
+    if measure in ("exact", "identity"):  # identity weights are exact matching
+        fail(f"--similarity {measure} needs no judge; give the soft measure whose scores the judgments correct")
     check_choices([coefficient], _plan_coefficients(), "--coefficient")
     check_choices([strategy], ("uniform", "active"), "--strategy")
     if uniform_share is not None:

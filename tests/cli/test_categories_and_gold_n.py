@@ -507,6 +507,28 @@ def test_judge_plan_takes_uniform_share(tmp_path, capsys):
     pd.testing.assert_frame_equal(default, _python(demo, similarity="indel", strategy="active", uniform_share=0.2))
 
 
+@pytest.mark.parametrize("name", ["Linear", "Identity", "EXACT", "Indel"])
+def test_judge_plan_reads_measure_names_as_agree_does(cat_csv, tmp_path, capsys, name):
+    # judge plan lower-cased exact / identity (-m Identity: "needs no judge") but not the others (-m Linear: unknown);
+    # agree refuses every such name as unknown, with the name it means
+    code, out, err = run_main(capsys, "judge", "plan", cat_csv, "-n", "40", "-o", tmp_path / "s.csv", "-m", name)
+    assert code == 2 and out == "" and not (tmp_path / "s.csv").exists(), err
+    agree_code, _, agree_err = run_main(capsys, "agree", cat_csv, "-m", name)
+    head = f"unknown --similarity {name!r} (did you mean {name.lower()!r}?); choose from"
+    assert agree_code == 2 and agree_err.startswith(f"error: {head}"), agree_err
+    assert err.startswith(f"error: {head}") and err.count("\n") == 1, err
+
+
+def test_judge_plan_strips_measure_names_as_agree_does(cat_csv, tmp_path, capsys):
+    # agree strips -m " linear "; judge plan refused it as an unknown name
+    cli, _ = _drawn(capsys, tmp_path, cat_csv, "-m", " linear ", "--categories", "x,z,y")
+    py = _python(cat_csv, similarity=None, weights="linear", categories=["x", "z", "y"])
+    assert cli.index.equals(py.index) and (cli["draws"] == py["draws"]).all()
+    np.testing.assert_allclose(cli[["score", "q"]], py[["score", "q"]], rtol=0, atol=1e-12)
+    code, _, err = run_main(capsys, "judge", "plan", cat_csv, "-n", "40", "-o", tmp_path / "t.csv", "-m", "identity ")
+    assert code == 2 and "--similarity identity needs no judge" in err, err
+
+
 @pytest.mark.parametrize(("args", "needle"), [
     (["-m", "indel", "--uniform-share", "0.5"], "--uniform-share mixes the uniform design into --strategy active"),
     (["-m", "indel", "--strategy", "active", "--uniform-share", "0"], "--uniform-share must lie in (0, 1]"),
