@@ -304,6 +304,50 @@ def _flag_names(message: str) -> str:
                   lambda m: _FLAG_OF[m.group(1)] + (" " if m.group(2) in ("'", '"') else ""), message)
 
 
+#: the bootstrap's refusal of a cluster design with a stratum of one cluster (uncertainty.check_design), whose
+#: advice (design='items') --cluster refuses on the command line
+_FEW_CLUSTERS = (
+    r"\bBootstrap\(design='\w+'\) needs at least 2 clusters per stratum to resample; got (?P<got>\d+) "
+    r"(?P<where>in total|in \d+ of \d+ strata): (?P<why>[^.]*)\. Merge small strata, split the data into more "
+    r"clusters, or use design='items'")
+
+
+def few_clusters_wording(message: str, cluster: str | None, strata: str | None) -> str:
+    """The cluster design's "fewer than 2 clusters in a stratum" refusal with the ways out the command line takes.
+
+    The library's advice ``design='items'`` reads ``--design items``, which ``--cluster`` refuses; the command
+    line's are to merge the stratum with a neighbouring one in the ``--strata`` column, to leave out ``--strata``,
+    to give ``--cluster`` a column with more clusters, or to leave out ``--cluster`` (items resampled one by one).
+    ``cluster`` / ``strata``: the columns the command was given (``COLUMN`` when unknown).
+
+    Examples
+    --------
+    >>> msg = ("Bootstrap(design='cluster') needs at least 2 clusters per stratum to resample; got 1 in 1 of 3 strata: "
+    ...        "those clusters would be drawn identically. Merge small strata, split the data into more clusters, "
+    ...        "or use design='items'")
+    >>> few_clusters_wording(msg, "site", "region")  # doctest: +NORMALIZE_WHITESPACE
+    '--cluster site needs at least 2 clusters in each stratum of --strata region; got 1 in 1 of 3 strata: those
+    clusters would be drawn identically. Merge each such stratum with a neighbouring one in the column region, leave
+    out --strata (clusters resampled across the strata), give --cluster a column with more clusters, or leave out
+    --cluster (items resampled one by one, the clustering ignored)'
+    """
+    import re
+    import shlex
+
+    def advice(m: re.Match) -> str:
+        col = shlex.quote(cluster or "COLUMN")
+        tail = ("give --cluster a column with more clusters, or leave out --cluster (items resampled one by one, the "
+                "clustering ignored)")
+        if m["where"] == "in total":
+            return f"--cluster {col} needs at least 2 clusters to resample; got {m['got']}: {m['why']}. G{tail[1:]}"
+        by = shlex.quote(strata or "COLUMN")
+        return (f"--cluster {col} needs at least 2 clusters in each stratum of --strata {by}; got {m['got']} "
+                f"{m['where']}: {m['why']}. Merge each such stratum with a neighbouring one in the column {by}, leave "
+                f"out --strata (clusters resampled across the strata), {tail}")
+
+    return re.sub(_FEW_CLUSTERS, advice, message)
+
+
 def cli_wording(message: str) -> str:
     """A library note or error worded for the command line: Python calls as the flags that do the same.
 
@@ -348,6 +392,8 @@ def cli_wording(message: str) -> str:
     message = re.sub(r"\bci='analytic'", "--analytic", message)
     # the bootstrap designs: the CLI's --design takes items, raters, items+raters, bayesian; cluster comes with
     # --cluster COLUMN (a column of FILE giving each item's cluster)
+    if _command() in CLUSTER_COMMANDS:  # a stratum of one cluster: the advice --cluster takes (not --design items)
+        message = few_clusters_wording(message, _param("cluster"), _param("strata"))
     message = re.sub(r"\bBootstrap\(design='([\w+]+)'\)", r"--design \1", message)
     cluster = ", --cluster COLUMN" if _command() in CLUSTER_COMMANDS else ""
     message = re.sub(r"\bdesign='items', 'cluster' or 'bayesian'",
@@ -529,6 +575,12 @@ def _command() -> str:
     """The running subcommand's name (``agree`` when unknown)."""
     ctx = _click("globals").get_current_context(silent=True)
     return ctx.info_name if ctx is not None and ctx.info_name else "agree"
+
+
+def _param(name: str) -> Any:
+    """The running subcommand's value of parameter ``name`` (None when unknown)."""
+    ctx = _click("globals").get_current_context(silent=True)
+    return None if ctx is None else ctx.params.get(name)
 
 
 def check_replicates(bootstrap: int, none: str | None = "no interval") -> None:

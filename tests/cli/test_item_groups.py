@@ -185,3 +185,48 @@ def test_cluster_on_an_export_says_it_needs_a_long_table(capsys):
     said = " ".join(err.split())
     assert code == 2 and "reads a column of a long table" in said and "is a doccano export" in said, err
     assert "--item" not in said  # not a pointer to an option the export refuses
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.FewUnitsWarning")  # strata of 2 items: said, not tested here
+def test_a_stratum_of_one_cluster_gets_advice_the_command_line_takes(tmp_path, capsys):
+    # the library's advice (design='items') read "--design items", which --cluster refuses
+    path, df = _clustered(tmp_path)
+    lone = df.copy()
+    lone.loc[lone["document"] == "doc11", "site"] = "C"  # site C has one document
+    one = tmp_path / "one.csv"
+    lone.to_csv(one, index=False)
+    ann = sis.read_annotations(one)
+    boot = dict(n=200, seed=3)
+    with pytest.raises(ValueError, match="or use design='items'"):  # Python keeps its spelling
+        sis.fleiss_kappa(ann, ci=sis.Bootstrap(**boot, design="cluster", cluster=_item_map(lone, "document"),
+                                               strata=_item_map(lone, "site")))
+    base = ["agree", one, "-c", "fleiss_kappa", "--bootstrap", 200, "--seed", 3, "-f", "json"]
+    code, out, err = _run(capsys, *base, "--cluster", "document", "--strata", "site")
+    said = " ".join(err.split())
+    assert code == 1 and json.loads(out)["results"][0]["value"] is None, err  # the row is kept, without a value
+    assert ("--cluster document needs at least 2 clusters in each stratum of --strata site; got 1 in 1 of 3 strata"
+            in said), err
+    assert ("Merge each such stratum with a neighbouring one in the column site, leave out --strata (clusters "
+            "resampled across the strata), give --cluster a column with more clusters, or leave out --cluster" in said)
+    assert "--design" not in said and "design=" not in said, err
+    merged = lone.replace({"site": {"C": "B"}})
+    merged.to_csv(tmp_path / "merged.csv", index=False)
+    # each way out runs, and gives the Python interval of the design it leaves
+    for file, args, design in (
+        (tmp_path / "merged.csv", ["--cluster", "document", "--strata", "site"],
+         dict(design="cluster", cluster=_item_map(merged, "document"), strata=_item_map(merged, "site"))),
+        (one, ["--cluster", "document"], dict(design="cluster", cluster=_item_map(lone, "document"))),
+        (one, ["--strata", "site"], dict(design="items", strata=_item_map(lone, "site"))),
+    ):
+        code, out, err = _run(capsys, *base[:1], file, *base[2:], *args)
+        assert code == 0, (args, err)
+        row = json.loads(out)["results"][0]
+        want = sis.fleiss_kappa(sis.read_annotations(file), ci=sis.Bootstrap(**boot, **design))
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((want.ci_low, want.ci_high), abs=1e-12), args
+    # one cluster in all: no strata to merge
+    lone["whole"] = "all"
+    lone.to_csv(one, index=False)
+    code, out, err = _run(capsys, *base, "--cluster", "whole")
+    said = " ".join(err.split())
+    assert code != 0 and "--cluster whole needs at least 2 clusters to resample; got 1:" in said, err
+    assert "Give --cluster a column with more clusters, or leave out --cluster" in said and "--design" not in said
