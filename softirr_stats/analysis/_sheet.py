@@ -137,7 +137,7 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     sheet = unescape_columns(pd.read_csv(path, dtype=str, keep_default_na=False), _TEXT_COLUMNS)
     cols = set(sheet.columns)
     if {"label_a", "label_b", "q"} <= cols:  # a filled plan (the unblinded sheet)
-        df = pd.read_csv(path, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
+        df = pd.read_csv(path, dtype={"label_a": str, "label_b": str, "design_digest": str}, keep_default_na=False,
                          na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""]})
         unescape_columns(df, _TEXT_COLUMNS)
         label_file_lines(df, path)  # bad rows are named by their line in the file
@@ -150,7 +150,8 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     if not plan_file.exists():
         raise ValueError(f"{path.name} is a blinded sheet; its plan {plan_file} (written beside it by "
                          "`softirr judge plan`) is missing")
-    kept = pd.read_csv(plan_file, dtype={"label_a": str, "label_b": str, "pair_id": str}, keep_default_na=False)
+    kept = pd.read_csv(plan_file, dtype={"label_a": str, "label_b": str, "pair_id": str, "design_digest": str},
+                       keep_default_na=False)
     unescape_columns(kept, _TEXT_COLUMNS)
     need = [c for c in ("pair_id", "label_a", "label_b", "q") if c not in kept.columns]
     if need:
@@ -190,8 +191,8 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     meta = _meta(merged)
     if "gold" in merged.columns:  # _NOT_GOLD and blanks are no gold judgment (read_judgments checks the drawn rows)
         merged["gold"] = pd.to_numeric(merged["gold"].replace({_NOT_GOLD: np.nan, "": np.nan}), errors="coerce")
-    keep = [c for c in ("label_a", "label_b", "score", "q", "terms", "draws", "coefficient", "judgment", "gold",
-                        "gold_draws") if c in merged.columns]
+    keep = [c for c in ("label_a", "label_b", "score", "q", "terms", "draws", "coefficient", "design_labels",
+                        "design_digest", "judgment", "gold", "gold_draws") if c in merged.columns]
     return read_judgments(merged[keep]), meta
 
 

@@ -10,6 +10,8 @@ binary judgment given the estimator's score ``f``), mixed with the uniform desig
 with the number of times it was drawn.
 """
 
+import hashlib
+import json
 import math
 import numbers
 import warnings
@@ -39,13 +41,14 @@ from softirr_stats.ppi._ppi_terms import (
     all_distinct_pairs,
     chance_components,
     check_family,
+    design_codes,
     judged_weights,
     observed_factor,
     term_weights,
 )
 
 __all__ = ["COEFFICIENT_FAMILIES", "JUDGED_COEFFICIENTS", "JudgingPlan", "judging_plan", "plan_from_prepared", "read_judgments",
-           "label_text", "label_codes", "PLAN_COLUMNS"]
+           "label_text", "label_codes", "PLAN_COLUMNS", "DESIGN_COLUMNS", "design_labels"]
 
 
 
@@ -86,7 +89,10 @@ COEFFICIENT_FAMILIES: Mapping[str, str] = _JudgedView(lambda c: c.family.name)  
 STRATEGIES = ("uniform", "active")
 #: The share of the uniform design mixed into ``strategy="active"`` when ``uniform_share`` is not given.
 ACTIVE_UNIFORM_SHARE = 0.2
-PLAN_COLUMNS = ["label_a", "label_b", "score", "q", "terms", "draws", "coefficient"]
+#: The data a plan was drawn on, in every row: how many labels its design draws pairs among, and a digest of them
+#: (the judged estimate checks them against the data it is given: ``plan_mismatch``)
+DESIGN_COLUMNS = ["design_labels", "design_digest"]
+PLAN_COLUMNS = ["label_a", "label_b", "score", "q", "terms", "draws", "coefficient", *DESIGN_COLUMNS]
 
 
 def label_text(x: Any) -> str:
@@ -124,6 +130,27 @@ def label_codes(vocabulary: Sequence[Any], values: Sequence[Any]) -> np.ndarray:
     return out
 
 
+def design_labels(prep: Prepared) -> tuple[int, str]:
+    """How many labels a judging design for ``prep`` draws pairs among, and a digest of them (their CSV text).
+
+    Every pair of these labels (a Cohen / Conger pair: used by two different raters) has a positive
+    draw probability; a pair with a label outside them has none. The digest tells two label sets
+    apart without listing them in every row of the plan.
+
+    Examples
+    --------
+    >>> from softirr_stats.agreement import as_annotations, prepare
+    >>> from softirr_stats.equivalence import ExactMatchSimilarity
+    >>> prep = prepare(as_annotations([["a", "b"], ["a", "c"]]), "pooled", ExactMatchSimilarity(3))
+    >>> design_labels(prep)
+    (3, 'd33b202c020cbde1')
+    """
+    vocab = np.empty(len(prep.ann.vocabulary), dtype=object)
+    vocab[:] = list(prep.ann.vocabulary)
+    text = sorted(label_text(v) for v in vocab[design_codes(prep)])
+    return len(text), hashlib.sha256(json.dumps(text).encode()).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class JudgingPlan:
     """Label pairs to judge, one row per distinct pair.
@@ -131,7 +158,9 @@ class JudgingPlan:
     ``pairs`` columns: ``label_a``, ``label_b``, ``score`` (the cheap estimator), ``q`` (the
     probability of drawing the pair in one draw), ``terms`` (``observed``, ``chance`` or
     ``observed+chance``: which terms of the coefficient weigh the pair), ``draws`` (how many of
-    the ``n`` draws fell on it) and ``coefficient``.
+    the ``n`` draws fell on it), ``coefficient``, and ``design_labels`` / ``design_digest`` (how
+    many labels the design drew pairs among, and a digest of them: judgments applied to data
+    with other labels are refused, as their new pairs had no draw probability).
 
     Attributes
     ----------
@@ -322,6 +351,7 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
     pairs = pd.DataFrame({
         "label_a": vocab[ua], "label_b": vocab[ub], "score": prep.sim.pairs(ua, ub).values, "q": q,
         "terms": served, "draws": counts.astype(np.int64), "coefficient": coefficient,
+        **dict(zip(DESIGN_COLUMNS, design_labels(prep), strict=True)),
     })
     if gold_n is not None:  # a simple random subsample of the draws, judged again by the gold judge
         draw_row = np.repeat(np.arange(len(counts)), counts)
@@ -376,7 +406,7 @@ def judging_plan(ann: Any, *, similarity: Any, n: int = 200, coefficient: str = 
     >>> ann = [["fever", "pyrexia"], ["cough", "cough"], ["rash", "fever"], ["cough", "tussis"]]
     >>> plan = judging_plan(ann, similarity="indel", n=20, seed=0)
     >>> list(plan.pairs.columns)
-    ['label_a', 'label_b', 'score', 'q', 'terms', 'draws', 'coefficient']
+    ['label_a', 'label_b', 'score', 'q', 'terms', 'draws', 'coefficient', 'design_labels', 'design_digest']
     >>> int(plan.pairs["draws"].sum())
     20
     """
@@ -401,7 +431,7 @@ def _frame(source: Any) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         return source.copy()
     if isinstance(source, str | Path):
-        df = pd.read_csv(source, dtype={"label_a": str, "label_b": str}, keep_default_na=False,
+        df = pd.read_csv(source, dtype={"label_a": str, "label_b": str, "design_digest": str}, keep_default_na=False,
                          na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""], "gold": [""],
                                     "gold_draws": [""]})
         label_file_lines(df, source)  # bad rows are named by their line in the file

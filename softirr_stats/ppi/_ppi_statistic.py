@@ -38,7 +38,9 @@ from softirr_stats.agreement import (
 )
 from softirr_stats.base._validation import SoftIRRWarning, row_name
 from softirr_stats.ppi._judging import (
+    DESIGN_COLUMNS,
     JUDGED_COEFFICIENTS,
+    design_labels,
     label_codes,
     plan_from_prepared,
     read_judgments,
@@ -55,7 +57,7 @@ from softirr_stats.ppi._ppi_terms import (
     tune_lambda,
 )
 
-__all__ = ["Judged", "judged_rows", "PpiStatistic", "ppi_result", "PPI_DEFAULT_DRAWS", "CONDITIONAL",
+__all__ = ["Judged", "judged_rows", "plan_mismatch", "PpiStatistic", "ppi_result", "PPI_DEFAULT_DRAWS", "CONDITIONAL",
            "SUPERPOPULATION", "JUDGE_ERROR_NOTE"]
 
 PPI_DEFAULT_DRAWS = 200
@@ -123,6 +125,42 @@ def _codes(vocabulary: tuple, values: pd.Series, column: str) -> np.ndarray:
     return out
 
 
+REDRAW = ("read the data as the plan was drawn (the same file, missing values, categories and reader options), or "
+          "redraw the plan on these data (on the command line: softirr judge plan FILE; in Python: judging_plan(ann, ...))")
+
+
+def plan_mismatch(prep: Prepared, table: pd.DataFrame, a: np.ndarray, b: np.ndarray) -> str | None:
+    """Why a judging plan does not belong to the data of ``prep`` (None if it does, as far as the plan can tell).
+
+    Two signs that a plan was drawn on other data: a planned pair that neither term of these data weighs, and
+    (for a plan that records them, ``DESIGN_COLUMNS``, drawn for a coefficient of this family) other labels than
+    those its design drew pairs among. The second is the harmful one: a pair of these data with a label the
+    design did not have had no draw probability, so its share of the coefficient is missing from the estimate.
+    """
+    problems = []
+    tw = term_weights(prep, a, b)
+    dead = (tw.Wo[0] == 0) & (tw.We[0] == 0)
+    if dead.any():
+        row = int(np.flatnonzero(dead)[0])
+        problems.append(f"{int(dead.sum())} of its {len(a)} label pairs are in no term of these data's coefficient "
+                        f"(first: {table['label_a'].iloc[row]!r} / {table['label_b'].iloc[row]!r})")
+    rec = JUDGED_COEFFICIENTS.get(str(table["coefficient"].iloc[0])) if "coefficient" in table.columns else None
+    if set(DESIGN_COLUMNS) <= set(table.columns) and (rec is None or rec.family is prep.family):
+        count, digest = table[DESIGN_COLUMNS[0]], table[DESIGN_COLUMNS[1]].astype(str)
+        if count.nunique(dropna=False) != 1 or digest.nunique(dropna=False) != 1:
+            return ("its rows come from plans drawn on different data (their design_labels / design_digest "
+                    "differ); judge the rows of one plan")
+        now, now_digest = design_labels(prep)
+        if now_digest != digest.iloc[0]:
+            was = pd.to_numeric(count, errors="coerce").iloc[0]
+            was = int(was) if np.isfinite(was) else count.iloc[0]
+            other = " (the same number, but not the same labels)" if was == now else ""
+            problems.append(f"it drew label pairs among {was} labels, and these data's coefficient weighs pairs among "
+                            f"{now}{other}: the label pairs the plan could not draw (q = 0) are missing from the "
+                            "prediction-powered estimate, which would be wrong")
+    return "; ".join(problems) if problems else None
+
+
 def judged_rows(prep: Prepared, result: AgreementResult, judgments: Any, judge: Any) -> tuple[Judged, list[str]]:
     """Read / draw the judged rows, scoring them with ``judge`` when one is given."""
     notes: list[str] = []
@@ -145,6 +183,9 @@ def judged_rows(prep: Prepared, result: AgreementResult, judgments: Any, judge: 
         row = int(np.flatnonzero(same)[0])
         raise ValueError(f"judgments {row_name(table.index, row)} pairs the label {table['label_a'].iloc[row]!r} with itself; "
                          "identical labels score 1 and are never judged")
+    why = plan_mismatch(prep, table, a, b)
+    if why is not None:
+        raise ValueError(f"the judging plan was drawn on other data: {why}. To fix it, {REDRAW}")
     if judge is not None:
         from softirr_stats.equivalence import score_pairs
 

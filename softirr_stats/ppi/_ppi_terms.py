@@ -32,7 +32,7 @@ import numpy as np
 
 from softirr_stats.agreement import Prepared
 
-__all__ = ["JudgedWeights", "judged_weights", "chance_components", "observed_factor", "TermWeights", "term_weights", "PpiTerms", "ppi_terms", "tune_lambda",
+__all__ = ["JudgedWeights", "judged_weights", "design_codes", "chance_components", "observed_factor", "TermWeights", "term_weights", "PpiTerms", "ppi_terms", "tune_lambda",
            "ppi_estimate", "delta_variance", "kappa_gradient", "canonical_pairs", "delta_influence",
            "effective_df", "DeltaVariance", "floored_delta", "binomial_floor", "PSEUDO_COUNT"]
 
@@ -340,9 +340,14 @@ def term_weights(prep: Prepared, a: np.ndarray, b: np.ndarray, C: np.ndarray | N
     return TermWeights(Wo=Wo, We=We, const_o=const_o, const_e=const_e, mass_o=1.0 - const_o, mass_e=mass_e)
 
 
+def design_codes(prep: Prepared) -> np.ndarray:
+    """The label codes a judging design draws pairs among: every code either term can weigh."""
+    return np.asarray(_weights(prep).codes(prep), dtype=np.int64)
+
+
 def all_distinct_pairs(prep: Prepared, limit: int = 5_000_000) -> tuple[np.ndarray, np.ndarray]:
     """Every distinct unordered label pair either term can weigh (codes ``a < b``)."""
-    codes = _weights(prep).codes(prep)
+    codes = design_codes(prep)
     m = len(codes)
     if m * (m - 1) // 2 > limit:
         raise ValueError(f"{m} labels give {m * (m - 1) // 2} label pairs, more than {limit} to enumerate; "

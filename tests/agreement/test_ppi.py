@@ -157,7 +157,8 @@ def test_csv_round_trip(data, tmp_path):
     plan = sis.judging_plan(ann, similarity=F, n=80, seed=2, strategy="active")
     path = plan.to_csv(tmp_path / "plan.csv")
     sheet = pd.read_csv(path)
-    assert list(sheet.columns) == ["label_a", "label_b", "score", "q", "terms", "draws", "coefficient", "judgment"]
+    assert list(sheet.columns) == ["label_a", "label_b", "score", "q", "terms", "draws", "coefficient",
+                                   "design_labels", "design_digest", "judgment"]
     assert sheet["judgment"].isna().all()
     idx = {lab: i for i, lab in enumerate(LABELS)}
     sheet["judgment"] = H[[idx[x] for x in sheet["label_a"]], [idx[x] for x in sheet["label_b"]]]
