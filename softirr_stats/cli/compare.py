@@ -152,7 +152,8 @@ def command(
     measure: MeasureAliasOpt = None,
     chance: Annotated[str | None, typer.Option(
         "--chance", help=f"chance setting of the compared coefficients (one): {CHANCE_HELP}; mc:D and sampled:N "
-                         "are seeded by --seed [default: exact]")] = None,
+                         "are seeded by --seed (--leave-one-out: value_without and change; kappa_vs_rest's chance term "
+                         "is always exact) [default: exact]")] = None,
     groups: Annotated[str | None, typer.Option(
         "--groups", help="two rater groups of FILE, 'r1,r2,r3;r4,r5,r6'")] = None,
     candidate: Annotated[str | None, typer.Option(
@@ -598,6 +599,9 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
             rows.append({**rec, "vs rest CI": _ci_text(rec["vs_rest_ci_low"], rec["vs_rest_ci_high"]),
                          "change CI": _ci_text(rec["change_ci_low"], rec["change_ci_high"])})
         meta["value_all"] = t.attrs["value_all"]
+        # the notes of the kappa_vs_rest column (its chance term is exact; its few-units widening); its interval
+        # rule is the title's
+        meta["warnings"] = [n for n in t.attrs["vs_rest_notes"] if n.startswith("kappa_vs_rest: ")]
         meta["title_tail"] = f": {coefs[0]} of all raters = {t.attrs['value_all']:.4f}"
         return rows, ("rater", "n_items", "kappa_vs_rest", "vs rest CI", "value_without", "change", "change CI",
                       "change_p_value"), tuple(t.columns)

@@ -247,6 +247,13 @@ def _without_rater(data: Annotations, rater: Any) -> Annotations:
                        categories=data.categories, label_universe=data.label_universe)
 
 
+#: kappa_vs_rest's chance term is the exact quadratic form over the labels: it builds the label similarity in full,
+#: so a sampled chance term (chance=MonteCarlo / SampledPairs) would only add noise to it
+VS_REST_CHANCE_NOTE = ("kappa_vs_rest: chance agreement exact (the rater's and the rest's label shares over the "
+                       "full label similarity); the chance setting ({chance}) applies to value_all, value_without "
+                       "and change")
+
+
 def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any = None, similarity: Any = None,
                         weights: Any = None, **options: Any) -> "pd.DataFrame":
     """Each rater against the rest: agreement with the others, and the coefficient without the rater.
@@ -266,7 +273,10 @@ def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any 
     similarity, weights :
         Soft agreement or categorical weights, used by both columns.
     **options
-        Further options of the coefficient (``level=``, ``chance=``, ...). Krippendorff's ``level=``
+        Further options of the coefficient (``level=``, ``chance=``, ...). ``chance=`` applies to
+        ``value_all``, ``value_without`` and ``change``; ``kappa_vs_rest``'s chance term is always
+        exact (it builds the label similarity in full, so a sampled chance term would only add
+        noise), and ``vs_rest_notes`` says so when ``chance=`` is not exact. Krippendorff's ``level=``
         other than nominal gives ``kappa_vs_rest`` the level's metric as its similarity,
         ``1 - delta / max delta`` over the labels used (interval: squared differences, the same as
         ``similarity="quadratic"``; ratio: ``((a - b) / (a + b))^2``; ordinal: the metric of all the
@@ -306,6 +316,8 @@ def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any 
     if isinstance(ci, Bootstrap):
         vs_lo, vs_hi, vs_method, vs_notes = _vs_rest_interval(codes, S, point["value"][0], data.items, ci)
     full = estimate_with_interval(coef, data, **options, **sim_opts, ci=ci)
+    if full.chance not in ("exact", ""):  # the setting reached the coefficients, not kappa_vs_rest: said
+        vs_notes = [*vs_notes, VS_REST_CHANCE_NOTE.format(chance=full.chance)]
     rows = []
     for j, r in enumerate(data.raters):
         without = estimate_with_interval(coef, _without_rater(data, r), **options, **sim_opts, ci=ci)

@@ -392,6 +392,30 @@ def test_chance_reaches_the_compared_coefficients(capsys, files):
     np.testing.assert_allclose([r["change"] for r in json.loads(out)["results"]], py["change"], rtol=0, atol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::softirr_stats.comparison._compare.ComparisonWarning")  # said in the notes
+def test_leave_one_out_chance_reaches_the_coefficients_and_says_kappa_vs_rest_is_exact(capsys, files):
+    # --chance reached value_without but not kappa_vs_rest, and nothing said so
+    one, _ = files
+    ann = sis.read_annotations(one)
+    code, out, err = run(capsys, "compare", str(one), "--leave-one-out", "--bootstrap", "100", "--chance", "mc:5",
+                         "--seed", "3", "-f", "json")
+    assert code == 0, err
+    got = json.loads(out)
+    rows = pd.DataFrame(got["results"])
+    py = sis.leave_one_rater_out(ann, "krippendorff_alpha", ci=sis.Bootstrap(n=100, seed=3), chance=_mc(3))
+    cols = ["kappa_vs_rest", "vs_rest_ci_low", "vs_rest_ci_high", "value_without", "without_ci_low",
+            "without_ci_high", "change", "change_ci_low", "change_ci_high"]
+    np.testing.assert_allclose(rows[cols].to_numpy(dtype=float), py[cols].to_numpy(dtype=float), rtol=0, atol=1e-12)
+    exact = sis.leave_one_rater_out(ann, "krippendorff_alpha")
+    np.testing.assert_allclose(rows["kappa_vs_rest"], exact["kappa_vs_rest"], rtol=0, atol=1e-12)
+    assert np.abs(rows["value_without"] - exact["value_without"]).max() > 1e-6  # the setting reached it
+    note = ("kappa_vs_rest: chance agreement exact (the rater's and the rest's label shares over the full label "
+            "similarity); the chance setting (monte_carlo(D=5)) applies to value_all, value_without and change")
+    assert note in got["meta"]["warnings"] and py.attrs["vs_rest_notes"][-1] == note
+    code, out, err = run(capsys, "compare", "--help")
+    assert "kappa_vs_rest's chance term is always exact" in " ".join(out.replace("│", " ").split())
+
+
 @pytest.mark.parametrize(("args", "needle"), [
     (["-c", "fleiss_kappa,gwet_ac1", "--chance", "bogus"], "--chance bogus: chance must be one of exact, auto, mc:D"),
     (["-c", "fleiss_kappa,gwet_ac1", "--chance", "mc:0"], "--chance mc:0: chance 'mc:0': D must be a positive whole number"),

@@ -54,6 +54,25 @@ def test_leave_one_rater_out_equals_the_coefficient_of_the_others():
         sis.leave_one_rater_out(ann, ci=sis.Bootstrap(n=50, design="raters"))
 
 
+def test_a_chance_setting_reaches_the_coefficients_and_kappa_vs_rest_says_its_own_is_exact():
+    ann = sis.Annotations.from_wide(_table())
+    mc = sis.MonteCarlo(permutations=4, seed=2)
+    t = sis.leave_one_rater_out(ann, "fleiss_kappa", chance=mc)
+    exact = sis.leave_one_rater_out(ann, "fleiss_kappa")
+    codes = np.asarray(ann.codes)
+    np.testing.assert_allclose(t["kappa_vs_rest"], kappa_vs_rest(codes, np.eye(3))["value"][0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(t["kappa_vs_rest"], exact["kappa_vs_rest"], rtol=0, atol=1e-12)
+    for rec in t.itertuples():
+        others = ann.subset_raters([r for r in ann.raters if r != rec.rater])
+        assert rec.value_without == pytest.approx(sis.fleiss_kappa(others, chance=mc).value, abs=1e-12)
+    assert t.attrs["value_all"] == pytest.approx(sis.fleiss_kappa(ann, chance=mc).value, abs=1e-12)
+    assert t.attrs["vs_rest_notes"] == [
+        "kappa_vs_rest: chance agreement exact (the rater's and the rest's label shares over the full label "
+        "similarity); the chance setting (monte_carlo(D=4)) applies to value_all, value_without and change"]
+    assert exact.attrs["vs_rest_notes"] == [] and sis.leave_one_rater_out(ann, chance="exact").attrs[
+        "vs_rest_notes"] == []
+
+
 @pytest.mark.filterwarnings("ignore::softirr_stats.comparison._compare.ComparisonWarning")  # independent draws
 def test_leave_one_rater_out_with_sampled_chance_and_a_bootstrap():
     """Alpha's Monte Carlo chance draws a number of pairs that depends on the raters, so the coefficient without
