@@ -133,10 +133,15 @@ def plan_mismatch(prep: Prepared, table: pd.DataFrame, a: np.ndarray, b: np.ndar
     """Why a judging plan does not belong to the data of ``prep`` (None if it does, as far as the plan can tell).
 
     Two signs that a plan was drawn on other data: a planned pair that neither term of these data weighs, and
-    (for a plan that records them, ``DESIGN_COLUMNS``, drawn for a coefficient of this family) other labels than
-    those its design drew pairs among. The second is the harmful one: a pair of these data with a label the
-    design did not have had no draw probability, so its share of the coefficient is missing from the estimate.
+    (for a plan that records them, ``DESIGN_COLUMNS``) other labels than those its design drew pairs among. The
+    second is the harmful one: a pair of these data with a label the design did not have had no draw
+    probability, so its share of the coefficient is missing from the estimate. Both are asked only of a plan
+    drawn for a coefficient of this family (or one that does not say): a plan for another family weighs pairs
+    differently on the same data, which :func:`judged_rows` warns about instead.
     """
+    rec = JUDGED_COEFFICIENTS.get(str(table["coefficient"].iloc[0])) if "coefficient" in table.columns else None
+    if rec is not None and rec.family is not prep.family:
+        return None
     problems = []
     tw = term_weights(prep, a, b)
     dead = (tw.Wo[0] == 0) & (tw.We[0] == 0)
@@ -144,8 +149,7 @@ def plan_mismatch(prep: Prepared, table: pd.DataFrame, a: np.ndarray, b: np.ndar
         row = int(np.flatnonzero(dead)[0])
         problems.append(f"{int(dead.sum())} of its {len(a)} label pairs are in no term of these data's coefficient "
                         f"(first: {table['label_a'].iloc[row]!r} / {table['label_b'].iloc[row]!r})")
-    rec = JUDGED_COEFFICIENTS.get(str(table["coefficient"].iloc[0])) if "coefficient" in table.columns else None
-    if set(DESIGN_COLUMNS) <= set(table.columns) and (rec is None or rec.family is prep.family):
+    if set(DESIGN_COLUMNS) <= set(table.columns):
         count, digest = table[DESIGN_COLUMNS[0]], table[DESIGN_COLUMNS[1]].astype(str)
         if count.nunique(dropna=False) != 1 or digest.nunique(dropna=False) != 1:
             return ("its rows come from plans drawn on different data (their design_labels / design_digest "

@@ -146,3 +146,18 @@ def test_agree_refuses_a_sheet_drawn_on_other_data(tmp_path, capsys):
     df.to_csv(data, index=False)
     code, out, err = _run(capsys, *args, "--bootstrap", "0")
     assert code != 0 and "the judging plan was drawn on other data" in " ".join(err.split()), err
+
+
+def test_a_plan_for_another_family_on_the_same_data_is_warned_not_called_other_data():
+    """A plan drawn for Fleiss' kappa (pooled pairs) used for Cohen's kappa on the same two raters: some planned
+    pairs are in no term of Cohen's kappa (two labels of one rater), which is the family warning's case, not
+    data the plan was not drawn on."""
+    wide = [[["a", "b", "c", "d"][i % 4], ["a", "b", "e", "f"][(3 * i) % 4]] for i in range(40)]
+    ann = sis.Annotations.from_wide(wide)
+    plan = sis.judging_plan(ann, similarity="levenshtein", n=100, coefficient="fleiss_kappa", seed=1)
+    table = plan.pairs.copy()
+    table["judgment"] = (table["score"] > 0.5).astype(float)
+    with pytest.warns(UserWarning, match="the judging plan was drawn for fleiss_kappa; cohen_kappa weighs "
+                                                "label pairs differently"):
+        res = sis.cohen_kappa(ann, similarity="levenshtein", judgments=sis.read_judgments(table))
+    assert np.isfinite(res.value)
