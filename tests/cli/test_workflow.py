@@ -375,7 +375,7 @@ def _filled_sheet(tmp_path, capsys, n=60):
     return sheet, blind
 
 
-def test_design_judged_resamples_the_judged_pairs_as_the_python_api(tmp_path, capsys):
+def test_design_judged_resamples_the_judged_pairs_as_the_python_api(tmp_path, capsys, monkeypatch):
     """agree / sensitivity --judgments SHEET --design judged: Bootstrap(design="judged"), the interval conditional on
     the items (it was reachable from Python only)."""
     sheet, blind = _filled_sheet(tmp_path, capsys)
@@ -412,5 +412,6 @@ def test_design_judged_resamples_the_judged_pairs_as_the_python_api(tmp_path, ca
     code, _, err = run_main(capsys, "compare", str(demo_path()), "-c", "fleiss_kappa", "-c", "krippendorff_alpha",
                             "--design", "judged")
     assert code == 2 and "--design must be one of items, raters, items+raters, bayesian" in err
+    monkeypatch.setenv("COLUMNS", "250")  # the help in one column of text, its lines unbroken
     code, out, _ = run_main(capsys, "agree", "--help")
     assert "with --judgments also judged" in " ".join(out.split())
