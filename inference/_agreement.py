@@ -8,7 +8,13 @@ import numpy as np
 from softirr_stats.agreement import AgreementResult
 from softirr_stats.base._validation import check_choice, check_level, user_stacklevel
 from softirr_stats.equivalence import resolve_label_similarity
-from softirr_stats.inference._config import DEFAULT_LEVEL, FitWarning, NutsConfig, SviConfig
+from softirr_stats.inference._config import (
+    DEFAULT_LEVEL,
+    FitWarning,
+    NutsConfig,
+    PriorDominatedWarning,
+    SviConfig,
+)
 from softirr_stats.inference._fit import fit
 from softirr_stats.inference._gold import MIN_GOLD, gold_pairs
 from softirr_stats.inference._soft_profile import PROFILE_REACH, soft_profile_interval
@@ -139,7 +145,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
                         n_chance: int | None = None, groups: Any = None, gold: Any = None,
                         predictive_check: bool = True, prior_check: bool = True,
                         profile_interval: str = "widen", progress: bool | None = None,
-                        **model_kwargs: Any) -> AgreementResult:
+                        check_size: bool = True, **model_kwargs: Any) -> AgreementResult:
     """Model-based agreement with a posterior interval, in one call.
 
     Categorical models (``"dawid_skene"``, ``"mace"``, ``"hierarchical_dawid_skene"``,
@@ -172,7 +178,8 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
     priors : prior config, optional
     n_chance, groups : optional
         Soft model only: number of chance pairs and label groups (see
-        :func:`softirr_stats.models.pair_scores`).
+        :func:`softirr_stats.models.pair_scores`); a categorical model refuses them
+        (``ValueError``), as it refuses ``gold``.
     gold : optional
         Soft model only: gold pairs, human 0/1 judgments of label pairs, fitted with the
         model's pairs (a semi-supervised fit: the judged pairs' component is known). Either
@@ -208,6 +215,10 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         profile-likelihood widening"). Ignored by the categorical models.
     progress : bool, optional
         Progress bar of the fit (default: when stderr is a terminal).
+    check_size : bool
+        Size the fit before compiling it (:func:`softirr_stats.inference.fit`'s ``check_size``):
+        a categorical model on labels that look like free text is refused with a ``FitSizeError``
+        naming the alternatives; ``False`` fits anyway.
     **model_kwargs
         Passed to the model (e.g. ``item_effects=True`` for ``"soft"``).
 
@@ -231,6 +242,9 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         ``profile_interval="report"``, or does not overlap it. The fit's own warnings (``ConvergenceWarning``, the score and
         predictive checks) pass through, and every warning raised by the fit and its checks is also kept in the
         result's ``warnings`` (the one channel its tables and the command line number).
+    PriorDominatedWarning
+        A categorical model on data where every rating has the same label: the sample Fleiss kappa is
+        undefined, the data carry no information about agreement, and the kappa reported is the prior's.
 
     Examples
     --------
@@ -252,7 +266,7 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         res = _annotator_agreement(ann, similarity, model, method, level, seed, config=config, priors=priors,
                                    n_chance=n_chance, groups=groups, gold=gold, predictive_check=predictive_check,
                                    prior_check=prior_check, profile_interval=profile_interval, progress=progress,
-                                   **model_kwargs)
+                                   check_size=check_size, **model_kwargs)
     return _with_warnings(res, caught)
 
 
@@ -270,7 +284,7 @@ def _with_warnings(res: AgreementResult, caught: list[warnings.WarningMessage]) 
 def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, level: float, seed: int, *,
                          config: NutsConfig | SviConfig | None, priors: Any, n_chance: int | None, groups: Any,
                          gold: Any, predictive_check: bool, prior_check: bool, profile_interval: str,
-                         progress: bool | None, **model_kwargs: Any) -> AgreementResult:
+                         progress: bool | None, check_size: bool = True, **model_kwargs: Any) -> AgreementResult:
     """:func:`annotator_agreement` without its warnings kept in the result."""
     from softirr_stats.inference._posterior import Posterior
 
@@ -280,7 +294,7 @@ def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, lev
                                       "seed": seed != 0, "config": config is not None,
                                       "priors": priors is not None, "n_chance": n_chance is not None,
                                       "groups": groups is not None, "progress": progress is not None,
-                                      "gold": gold is not None,
+                                      "gold": gold is not None, "check_size": check_size is not True,
                                       **{k: True for k in model_kwargs}})
     ann = _as_input(ann)
     model = check_choice("model", model, MODEL_NAMES)
@@ -293,6 +307,11 @@ def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, lev
         raise ValueError(f"gold pairs are for the soft model (model='soft'); model={model!r} fits the labels "
                          "themselves (judged pairs correct a coefficient through judgments=, the "
                          "prediction-powered estimate)")
+    soft_only = [name for name, value in (("n_chance", n_chance), ("groups", groups)) if value is not None]
+    if soft_only and not find_model(model).soft:
+        raise ValueError(f"{' and '.join(soft_only)} {'are' if len(soft_only) > 1 else 'is'} for the soft model "
+                         f"(model='soft': chance pairs and label groups of its pair scores); model={model!r} fits "
+                         "the labels themselves and has no pairs to draw or group")
     if find_model(model).soft:  # the table says which models read pair scores
         sim = resolve_label_similarity(tuple(ann.vocabulary), similarity)  # shared with pair_scores
         judged = None if gold is None else gold_pairs(gold, tuple(ann.vocabulary), sim)
@@ -307,7 +326,7 @@ def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, lev
         if judged is not None:
             details["gold_source"] = judged.source
         post = fit(find_model(model).name, data, method=method, seed=seed, config=config,
-                   priors=priors, progress=progress, **model_kwargs)
+                   priors=priors, progress=progress, check_size=check_size, **model_kwargs)
         if method == "svi" and judged is None and not (profile_interval == "widen"
                                                        and post.model_kind.emission == "monotone"):
             # the widening (the default, monotone emission) repairs what this warns of: said otherwise
@@ -337,7 +356,8 @@ def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, lev
             scored = sim.block(idx, idx)
             weights, n_scored = scored.values, scored.n_scored
         post = fit(model, data, method=method, seed=seed, config=config, priors=priors,
-                   progress=progress)
+                   progress=progress, check_size=check_size)
+        _warn_one_label(data)
         terms = post.implied_agreement(weights)
         draws, observed = terms["kappa"], terms["observed_agreement"]
         expected = terms["expected_agreement"]
@@ -351,6 +371,21 @@ def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, lev
             details["rater_check"] = rater_predictive_check(post)
     return _result(post, details, coefficient, draws, observed, expected, n_items, n_raters, level,
                    model, method, similarity, sim, n_scored, prior_check)
+
+
+def _warn_one_label(data: Any) -> None:
+    """Warn (``PriorDominatedWarning``) when every rating of a categorical model's data has one label: the
+    sample Fleiss kappa is undefined and the data say nothing about agreement, so the kappa is the prior's."""
+    used = np.unique(np.asarray(data.labels))
+    if used.size != 1:
+        return
+    vocab = getattr(data, "vocabulary", None)
+    label = repr(vocab[int(used[0])]) if vocab else f"code {int(used[0])}"
+    warnings.warn(f"every rating has the same label ({label}, one of the {data.n_classes} categories): Fleiss' "
+                  "kappa is undefined on these data (no chance-corrected agreement to measure), so they carry "
+                  "no information about agreement, and the model's kappa and its interval are its prior's, not "
+                  "a measurement; report the agreement as undefined", PriorDominatedWarning,
+                  stacklevel=user_stacklevel())
 
 
 def _result(post: Any, details: dict, coefficient: str, draws: np.ndarray, observed: np.ndarray,
@@ -393,6 +428,8 @@ def _from_posterior(post: Any, similarity: Any, level: float, predictive_check: 
     weights, sim, n_scored = kind.similarity_weights(similarity)
     draws, observed, expected, extra = kind.agreement_terms(weights)
     details.update(extra)
+    if kind.name == "categorical":
+        _warn_one_label(data)
     if predictive_check:  # the kind's check: details["predictive_check"] or details["score_check"]
         details[kind.check] = getattr(post, kind.check)()
     if kind.name == "soft":

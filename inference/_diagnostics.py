@@ -62,7 +62,9 @@ class FitDiagnostics:
     ppc_statistic : str
         ``"fleiss_kappa"`` (categorical models), ``"score_chi2"`` (soft) or ``""`` (none run).
     ppc_observed, ppc_replicated_mean, ppc_p_value : float
-        The statistic on the data, its mean over replicated data sets, ``P(T_rep >= T_obs)``.
+        The statistic on the data, its mean over replicated data sets, ``P(T_rep >= T_obs)`` (both
+        over the replicates where the statistic is defined; p nan where the observed one is not:
+        the check was not run).
     n_labels, labels_per_item : int, float
         Categorical models: labels used and distinct labels per rated item.
     open_vocabulary : bool
@@ -284,9 +286,8 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
     div = np.asarray(posterior.extra.get("diverging", np.zeros(0, bool)))
     kw: dict[str, Any] = {}
     if check is not None:
-        rep = np.asarray(check.replicated, dtype=np.float64)
         kw.update(ppc_statistic=check.statistic, ppc_observed=float(check.observed),
-                  ppc_replicated_mean=float(rep.mean()) if rep.size else math.nan,
+                  ppc_replicated_mean=check.replicated_mean,  # over the replicates where it is defined
                   ppc_p_value=float(check.p_value))
     kw.update(posterior.model_kind.diagnostic_fields())  # categorical: the open-vocabulary check
     texts = []
@@ -318,7 +319,8 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
     """The caveat lines of a fit: one sentence per failed check or sampler warning.
 
     Lines, in this order: divergences; r_hat; ESS (NUTS only: SVI has no convergence
-    diagnostic, which :data:`SVI_NOTE` says where a fit is shown); the predictive check (p outside [0.05, 0.95]); an open vocabulary fitted by a categorical
+    diagnostic, which :data:`SVI_NOTE` says where a fit is shown); the predictive check (p outside [0.05, 0.95], or
+    not run: the observed statistic undefined); an open vocabulary fitted by a categorical
     model; then each distinct warning the fit raised that the lines above do not already say.
 
     Parameters
@@ -364,6 +366,10 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
                        "pairs with emission='histogram' (annotator_agreement(..., gold=..., "
                        "emission='histogram')); gold pairs with the monotone shape (softirr model --gold "
                        "SHEET) do not repair a shape that does not hold.")
+    elif diag.ppc_statistic and not np.isfinite(diag.ppc_observed):
+        out.append(f"Predictive check: not run, the observed {diag.ppc_statistic} is undefined on these data "
+                   "(every rating has the same label): they carry no information about agreement, and the "
+                   "model's kappa is its prior's.")
     elif diag.ppc_statistic and np.isfinite(diag.ppc_p_value) and not (PPC_LOW <= diag.ppc_p_value <= 1 - PPC_LOW):
         above = diag.ppc_p_value > 0.5
         share = diag.ppc_p_value if above else 1 - diag.ppc_p_value
@@ -379,7 +385,8 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
     for msg in diag.sampler_warnings:
         low = msg.lower()
         if ("divergent" in low and diag.n_divergent) or ("r_hat" in low and "convergence: r_hat" in said) \
-                or ("predictive check" in low and "predictive check" in said):
+                or ("predictive check" in low and "predictive check" in said) \
+                or ("undefined on these data" in low and "undefined on these data" in said):
             continue
         out.append(f"Fit warning: {msg}")
     return out

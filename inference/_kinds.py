@@ -384,6 +384,7 @@ class CategoricalKind(ModelKind):
         from softirr_stats.inference._predictive_check import (
             PredictiveCheck,
             observed_on_fitted_design,
+            upper_tail_p,
         )
 
         post = self.post
@@ -398,12 +399,13 @@ class CategoricalKind(ModelKind):
                                                                                 jnp.asarray(obs.labels)))
         rep = self.replicated(lambda y: stat(item_counts(items, y, n_items, k)), n_draws, salt=7)
         check = PredictiveCheck(statistic=statistic, observed=t_obs, replicated=rep,
-                                p_value=float(np.mean(rep >= t_obs)))
+                                p_value=upper_tail_p(t_obs, rep))  # nan replicates left out
         if warn and check.failed:
             lo, hi = check.interval(DEFAULT_LEVEL)
+            left_out = f"; {check.note}" if check.n_undefined else ""
             warnings.warn(
                 f"posterior predictive check fails for {post.model_name}: observed {statistic} "
-                f"{t_obs:.3f}, replicated 95% [{lo:.3f}, {hi:.3f}] (p = {check.p_value:.3f}); "
+                f"{t_obs:.3f}, replicated 95% [{lo:.3f}, {hi:.3f}] (p = {check.p_value:.3f}{left_out}); "
                 "the model does not reproduce the data, so its agreement estimates are not "
                 "to be trusted (try another model or prior)", PredictiveCheckWarning,
                 stacklevel=stacklevel + 1)

@@ -52,6 +52,29 @@ def _rater_statistic(items: jnp.ndarray, raters: jnp.ndarray, labels: jnp.ndarra
     return jnp.where(den > 0, num / jnp.maximum(den, 1.0), jnp.nan)
 
 
+def _two_sided(t_obs: np.ndarray, rep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column: the two-sided predictive p-value ``2 min(P(T_rep >= T_obs), P(T_rep <= T_obs))``
+    and the replicates' mean, both over the replicates where the statistic is defined (nan ones
+    left out, not counted on either side); nan where the observed value or every replicate is nan.
+
+    Examples
+    --------
+    >>> p, m = _two_sided(np.array([0.5, np.nan]), np.array([[0.4, 0.1], [np.nan, 0.2], [0.6, 0.3]]))
+    >>> p.tolist(), m.tolist()
+    ([1.0, nan], [0.5, 0.2])
+    """
+    rep = np.asarray(rep, np.float64)
+    finite = np.isfinite(rep)
+    n = finite.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        upper_tail = (finite & (rep >= t_obs)).sum(axis=0) / n
+        lower_tail = (finite & (rep <= t_obs)).sum(axis=0) / n
+        mean = np.where(finite, rep, 0.0).sum(axis=0) / n
+    p_value = np.minimum(1.0, 2.0 * np.minimum(upper_tail, lower_tail))
+    ok = np.isfinite(t_obs) & (n > 0)
+    return np.where(ok, p_value, np.nan), np.where(n > 0, mean, np.nan)
+
+
 def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
                            statistic: str = "pairwise", n_draws: int | None = None,
                            alpha: float = 0.05, warn: bool = True) -> pd.DataFrame:
@@ -86,7 +109,9 @@ def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
     DataFrame
         One row per rater: ``rater``, ``n_ratings``, ``observed``, ``replicated_mean``,
         ``lower``, ``upper`` (central ``1 - alpha`` interval of the replicates, unadjusted),
-        ``p_value`` (two-sided), ``failed`` (``p_value < alpha / n_raters``).
+        ``p_value`` (two-sided), ``failed`` (``p_value < alpha / n_raters``). Replicates on which a
+        rater's statistic is undefined (nan: no other rating on the rater's items) are left out of
+        the p-value, mean and interval; a rater whose observed statistic is undefined has nan ones.
 
     Warns
     -----
@@ -126,12 +151,8 @@ def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
                                         statistic), np.float64)
     rep = posterior.replicated(lambda y: _rater_statistic(items, raters, y, n_items, j, k, statistic),
                                n_draws, salt=17)  # (S, J)
-    with np.errstate(invalid="ignore"):
-        upper_tail = np.mean(rep >= t_obs, axis=0)
-        lower_tail = np.mean(rep <= t_obs, axis=0)
-        p_value = np.minimum(1.0, 2.0 * np.minimum(upper_tail, lower_tail))
-    defined = np.isfinite(t_obs)
-    p_value = np.where(defined, p_value, np.nan)
+    p_value, rep_mean = _two_sided(t_obs, rep)
+    defined = np.isfinite(t_obs) & np.isfinite(p_value)
     q = [alpha / 2, 1 - alpha / 2]
     lo, hi = np.full(j, np.nan), np.full(j, np.nan)
     if defined.any():
@@ -140,7 +161,7 @@ def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
     names = data.rater_names or tuple(range(j))
     n_ratings = np.bincount(data.raters, minlength=j)
     table = pd.DataFrame({"rater": list(names), "n_ratings": n_ratings.astype(int),
-                          "observed": t_obs, "replicated_mean": rep.mean(axis=0),
+                          "observed": t_obs, "replicated_mean": rep_mean,
                           "lower": lo, "upper": hi, "p_value": p_value, "failed": failed})
     if warn and failed.any():
         parts = [f"rater {names[r]!r}: observed {t_obs[r]:.3f}, replicated "

@@ -247,14 +247,15 @@ def check_fit_size(size: FitSize) -> None:
     >>> check_fit_size(big)
     Traceback (most recent call last):
     ...
-    softirr_stats.inference._size.FitSizeError: dawid_skene on free-text labels: 226 distinct labels on 90 items, 180 of them given once; a categorical model treats every string as a class (153,450 parameters, roughly 12 min by NUTS) and does not describe free text. Fit the soft model instead (model='soft' with a similarity, e.g. similarity='levenshtein'), or map the labels to a coarser label set first (check_size=False fits anyway)
+    softirr_stats.inference._size.FitSizeError: dawid_skene on free-text labels: 226 distinct labels on 90 items, 180 of them given once; a categorical model treats every string as a class (153,450 parameters; a NUTS fit would take roughly 12 min) and does not describe free text. Fit the soft model instead (model='soft' with a similarity, e.g. similarity='levenshtein'), or map the labels to a coarser label set first (check_size=False fits anyway)
     """
     if size.kind != "categorical" or not size.open_vocabulary or size.n_classes <= OPEN_VOCABULARY_MAX_CLASSES:
         return
     raise FitSizeError(
         f"{size.model} on free-text labels: {size.n_classes} distinct labels on {size.n_items} items, "
         f"{size.n_singletons} of them given once; a categorical model treats every string as a class "
-        f"({size.n_parameters:,} parameters, roughly {format_seconds(size.seconds)} by {size.method.upper()}) "
-        "and does not describe free text. Fit the soft model instead (model='soft' with a similarity, e.g. "
-        "similarity='levenshtein'), or map the labels to a coarser label set first (check_size=False fits anyway)",
+        f"({size.n_parameters:,} parameters; {'an SVI' if size.method == 'svi' else 'a NUTS'} fit would take "
+        f"roughly {format_seconds(size.seconds)}) and does not describe free text. Fit the soft model instead "
+        "(model='soft' with a similarity, e.g. similarity='levenshtein'), or map the labels to a coarser label set "
+        "first (check_size=False fits anyway)",
         size)
