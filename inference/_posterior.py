@@ -56,7 +56,11 @@ class PriorContraction:
 
 
 def _element_labels(parameters: Any, sites: list[str], post: Any, data: Any) -> list[str]:
-    """Each summary row's element read by rater, true class and given label (``""`` where unknown)."""
+    """Each summary row's element read by rater, true class and given label (``""`` where unknown).
+
+    (J, K, K) sites (confusions) by rater, true class and given label; MACE's ``epsilon`` (J, K), the
+    label a rater gives when guessing, by rater and given label; (K,) sites by class, (J,) by rater.
+    """
     raters = getattr(data, "rater_names", None) or ()
     classes = getattr(data, "vocabulary", None) or ()
     n_r, n_k = len(raters), len(classes)
@@ -69,6 +73,9 @@ def _element_labels(parameters: Any, sites: list[str], post: Any, data: Any) -> 
         if n_r and n_k and len(shape) == 3 and tuple(shape) == (n_r, n_k, n_k):
             r, k, g = index
             label = f"rater {raters[r]}, true {classes[k]}, given {classes[g]}"
+        elif name == "epsilon" and n_r and n_k and tuple(shape) == (n_r, n_k):  # MACE: the label when guessing
+            r, g = index
+            label = f"rater {raters[r]}, given {classes[g]} when guessing"
         elif n_k and len(shape) == 1 and shape[0] == n_k and (name == "pi" or n_k != n_r):
             label = f"true {classes[index[0]]}"
         elif n_r and len(shape) == 1 and shape[0] == n_r:
@@ -396,8 +403,9 @@ class Posterior:
         ``P_o = sum_{j != j'} omega_jj' sum_kk' w_kk' J_jj'(k, k')`` with ``J_jj'(k,k') =
         sum_c pi_c E[R_j(k|c) R_j'(k'|c)]`` and design weights ``omega`` proportional to
         the co-annotation counts of the fitted data; Fleiss/Scott-type ``P_e =
-        qbar' W qbar`` and Cohen/Conger-type ``P_e = sum omega_jj' q_j' W q_j'``. Both
-        kappas are invariant to permutations of the latent classes.
+        qbar^T W qbar`` and Cohen/Conger-type ``P_e = sum_{j != j'} omega_jj' q_j^T W q_j'``
+        (``q_j``: rater j's label distribution). Both kappas are invariant to permutations of
+        the latent classes.
 
         Parameters
         ----------
@@ -510,7 +518,11 @@ class Posterior:
         For each posterior draw, a replicate data set is simulated on the *observed*
         design (the same item/rater cells): true classes from ``pi``, ratings from the
         rater responses (item effects at their posterior values). The statistic is
-        computed on each replicate with a vectorised kernel of this module.
+        computed on each replicate with a vectorised kernel of this module, and
+        ``p_value = P(T_rep >= T_obs)`` over the replicates where it is defined: a replicate
+        whose statistic is undefined (Fleiss' kappa of one label) is left out and counted in
+        ``n_undefined``; where the observed statistic is undefined the check is not run
+        (``p_value`` nan, ``note`` says why).
 
         Parameters
         ----------
