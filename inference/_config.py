@@ -6,11 +6,11 @@ from typing import Literal
 import numpy as np
 
 from softirr_stats.base._validation import (
-    SoftIRRWarning,
     check_choice,
     check_level,
     check_positive_int,
 )
+from softirr_stats.models import ConvergenceWarning, FitWarning  # defined there: EM raises them too
 
 __all__ = [
     "AUTO_BATCH_MIN_ITEMS",
@@ -30,20 +30,6 @@ __all__ = [
 DEFAULT_LEVEL = 0.95
 
 
-class FitWarning(SoftIRRWarning):
-    """The fitted annotator model cannot be trusted as it stands (base class).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     warnings.warn("a rater gave one label only", FitWarning)
-    >>> caught[0].category.__name__
-    'FitWarning'
-    """
-
-
 class SviDivergedError(ValueError):
     """SVI ended with variational parameters that are not numbers: no posterior can be drawn from them.
 
@@ -51,20 +37,6 @@ class SviDivergedError(ValueError):
     --------
     >>> issubclass(SviDivergedError, ValueError)
     True
-    """
-
-
-class ConvergenceWarning(FitWarning):
-    """MCMC diagnostics (divergences, r_hat) or SVI losses suggest an unreliable fit.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     warnings.warn("3 divergent transitions", ConvergenceWarning)
-    >>> caught[0].category.__name__
-    'ConvergenceWarning'
     """
 
 

@@ -26,6 +26,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.models._gamma_dirichlet": ('GammaDirichlet', 'gamma_dirichlet_sites',),
     "softirr_stats.models._soft": ('DEFAULT_EMISSION', 'cell_log_density', 'within_responsibilities',),
     "softirr_stats.models._soft_separation": ('pair_scores_gap',),
+    "softirr_stats.models._warnings": ('ConvergenceWarning', 'FitWarning',),  # inference re-exports them
 })
 
 if TYPE_CHECKING:
@@ -87,3 +88,4 @@ if TYPE_CHECKING:
         AnnotatorModel,
         find_model,
     )
+    from softirr_stats.models._warnings import ConvergenceWarning, FitWarning

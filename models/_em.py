@@ -12,6 +12,7 @@ runs inside one compiled ``lax.while_loop``.
   distributions ``epsilon`` (J, K), uniform class prior; started from the majority vote.
 """
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from softirr_stats.base._validation import user_stacklevel
 from softirr_stats.models._long_format import encode_annotations
+from softirr_stats.models._warnings import ConvergenceWarning
 
 __all__ = ["EMResult", "dawid_skene_em", "mace_em"]
 
@@ -42,7 +45,8 @@ class EMResult:
         Marginal log-likelihood at the estimate.
     n_iter : int
     converged : bool
-        The largest change of a posterior class probability fell below ``tol``.
+        The largest change of a posterior class probability fell below ``tol`` (False: EM stopped
+        at ``n_iter`` iterations, and warned with a ``ConvergenceWarning``).
     params : dict
         Model-specific estimates (MACE: ``theta``, ``epsilon``).
 
@@ -155,6 +159,14 @@ def _while(step, state0, t0, n_iter, tol):
     return jax.lax.while_loop(cond, body, init)
 
 
+def _warn_unconverged(name: str, n_iter: int, delta: float, tol: float) -> None:
+    """Warn (:class:`ConvergenceWarning`) that EM stopped at its iteration limit, saying how to go on."""
+    warnings.warn(f"{name} stopped after n_iter={n_iter} iterations without converging (the largest change of "
+                  f"a posterior class probability in the last one was {delta:.2g}, above tol={tol:g}): the "
+                  f"estimates are not the maximum yet; raise n_iter (e.g. {name}(..., n_iter={10 * n_iter}))",
+                  ConvergenceWarning, stacklevel=user_stacklevel())
+
+
 def _arrays(ann: Any):
     data = encode_annotations(ann)
     items, raters, labels = (jnp.asarray(a) for a in (data.items, data.raters, data.labels))
@@ -180,6 +192,12 @@ def dawid_skene_em(ann: Any, *, n_iter: int = 100, tol: float = 1e-5,
     Returns
     -------
     EMResult
+
+    Warns
+    -----
+    ConvergenceWarning
+        EM stopped at ``n_iter`` iterations before the change fell below ``tol``
+        (``EMResult.converged`` is False): raise ``n_iter``.
 
     Examples
     --------
@@ -210,12 +228,15 @@ def dawid_skene_em(ann: Any, *, n_iter: int = 100, tol: float = 1e-5,
         return i, t, delta, pi, conf, ll
 
     i, t, delta, pi, conf, ll = run(items, raters, labels, onehot)
+    converged = bool(float(delta) <= tol)
+    if not converged:
+        _warn_unconverged("dawid_skene_em", int(i), float(delta), tol)
     pi, conf = np.asarray(pi, np.float64), np.asarray(conf, np.float64)
     acc = np.einsum("c,jcc->j", pi, conf)
     return EMResult(model="dawid_skene", prevalence=pi, confusion=conf,
                     posterior=np.asarray(t, np.float64), accuracy=acc,
                     log_likelihood=float(ll), n_iter=int(i),
-                    converged=bool(float(delta) <= tol), params={})
+                    converged=converged, params={})
 
 
 def mace_em(ann: Any, *, n_iter: int = 100, tol: float = 1e-5,
@@ -237,6 +258,11 @@ def mace_em(ann: Any, *, n_iter: int = 100, tol: float = 1e-5,
     EMResult
         ``params`` holds ``theta`` (J,) and ``epsilon`` (J, K); ``confusion`` is the
         implied response matrix and ``prevalence`` is uniform.
+
+    Warns
+    -----
+    ConvergenceWarning
+        EM stopped at ``n_iter`` iterations before the change fell below ``tol``: raise ``n_iter``.
 
     Examples
     --------
@@ -271,6 +297,9 @@ def mace_em(ann: Any, *, n_iter: int = 100, tol: float = 1e-5,
         return i, t, delta, theta, eps, ll
 
     i, t, delta, theta, eps, ll = run(items, raters, labels, onehot)
+    converged = bool(float(delta) <= tol)
+    if not converged:
+        _warn_unconverged("mace_em", int(i), float(delta), tol)
     theta, eps = np.asarray(theta, np.float64), np.asarray(eps, np.float64)
     conf = np.asarray(_mace_response(jnp.asarray(theta), jnp.asarray(eps)), np.float64)
     pi = np.full(k, 1.0 / k)
@@ -278,5 +307,4 @@ def mace_em(ann: Any, *, n_iter: int = 100, tol: float = 1e-5,
     return EMResult(model="mace", prevalence=pi, confusion=conf,
                     posterior=np.asarray(t, np.float64), accuracy=acc,
                     log_likelihood=float(ll), n_iter=int(i),
-                    converged=bool(float(delta) <= tol),
-                    params={"theta": theta, "epsilon": eps})
+                    converged=converged, params={"theta": theta, "epsilon": eps})

@@ -75,3 +75,22 @@ def test_em_validates():
         models.dawid_skene_em([[0, 1]], n_iter=0)
     with pytest.raises(ValueError, match="smoothing"):
         models.mace_em([[0, 1]], smoothing=-1.0)
+
+
+def test_em_stopped_at_n_iter_warns_with_the_iterations_used(sim):
+    from softirr_stats.inference import ConvergenceWarning
+
+    for fn, name in ((models.dawid_skene_em, "dawid_skene_em"), (models.mace_em, "mace_em")):
+        with pytest.warns(ConvergenceWarning, match=rf"^{name} stopped after n_iter=2 iterations without "
+                                                    rf"converging .* raise n_iter \(e.g. {name}\(\.\.\., n_iter=20\)\)"):
+            res = fn(sim["codes"], n_iter=2)
+        assert res.n_iter == 2 and not res.converged
+
+
+def test_converged_em_does_not_warn(sim):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert models.dawid_skene_em(sim["codes"], n_iter=2000).converged
+        assert models.mace_em(sim["codes"], n_iter=2000).converged
