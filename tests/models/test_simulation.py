@@ -1,8 +1,8 @@
 """Validation by simulation: parameter recovery, interval coverage, agreement with EM.
 
-crowd-kit is installed without its dependencies here (``import crowdkit`` fails: no
-``attrs``), so aggregated labels are compared with a plain numpy EM Dawid-Skene (the
-algorithm crowd-kit's ``DawidSkene`` implements: EM from a majority-vote start).
+Aggregated labels are compared with a plain numpy EM Dawid-Skene (the algorithm crowd-kit's
+``DawidSkene`` implements: EM from a majority-vote start); the package's EM is compared with
+crowd-kit itself in ``tests/agreement/test_scale.py``.
 """
 
 import numpy as np
