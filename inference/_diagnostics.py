@@ -1,4 +1,4 @@
-"""Fit diagnostics of an annotator model in one record: r_hat, ESS, divergences, predictive check, caveats.
+"""Fit diagnostics of an annotator model in one record: r_hat, ESS, divergences, predictive checks, caveats.
 
 :func:`diagnostics` is what every place that shows a model (the HTML report's model section, the
 ``softirr model`` table and JSON) calls, so that they all show the same numbers and the same
@@ -65,6 +65,15 @@ class FitDiagnostics:
         The statistic on the data, its mean over replicated data sets, ``P(T_rep >= T_obs)`` (both
         over the replicates where the statistic is defined; p nan where the observed one is not:
         the check was not run).
+    rater_statistic : str
+        The per-rater predictive check's statistic (:func:`~softirr_stats.inference.rater_predictive_check`,
+        categorical models: ``"pairwise"``), ``""`` where none was run.
+    rater_alpha : float
+        Its family-wise level (a rater fails at ``p < rater_alpha / n_raters``); nan where none was run.
+    rater_check : tuple of dict
+        Its table, one record per rater (``rater``, ``n_ratings``, ``observed``, ``replicated_mean``,
+        ``lower``, ``upper``, ``p_value``, ``failed``): the numbers of
+        ``annotator_agreement(...).details["rater_check"]``.
     n_labels, labels_per_item : int, float
         Categorical models: labels used and distinct labels per rated item.
     open_vocabulary : bool
@@ -99,6 +108,9 @@ class FitDiagnostics:
     ppc_observed: float = math.nan
     ppc_replicated_mean: float = math.nan
     ppc_p_value: float = math.nan
+    rater_statistic: str = ""
+    rater_alpha: float = math.nan
+    rater_check: tuple[dict[str, Any], ...] = field(default=(), repr=False, hash=False)
     n_labels: int = 0
     labels_per_item: float = math.nan
     open_vocabulary: bool = False
@@ -116,6 +128,7 @@ class FitDiagnostics:
         ``NaN`` (not JSON): :meth:`to_json` writes ``null``."""
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["caveats"] = list(self.caveats)
+        out["rater_check"] = [dict(r) for r in self.rater_check]
         out["sampler_warnings"] = list(self.sampler_warnings)
         return out
 
@@ -185,10 +198,41 @@ class FitDiagnostics:
         if self.ppc_statistic:
             rows.append((f"observed {self.ppc_statistic}", self.ppc_observed, "", ""))
             rows.append((f"replicated {self.ppc_statistic} (mean)", self.ppc_replicated_mean, "", ""))
+        if self.rater_statistic:
+            rows.append(self._rater_row())
         if self.n_labels:
             rows.append(("distinct labels per item", self.labels_per_item, f"{self.n_labels} labels",
                          "check" if self.open_vocabulary else "ok"))
         return pd.DataFrame(rows, columns=["diagnostic", "value", "target", "status"])
+
+    def _rater_row(self) -> tuple[str, Any, str, str]:
+        """The per-rater check in one row: the smallest p-value (and whose), against ``alpha / n_raters``."""
+        ps = np.array([r["p_value"] for r in self.rater_check], dtype=np.float64)
+        n = len(self.rater_check)
+        target = f">= {self.rater_alpha:g}/{n}"  # Bonferroni over the raters
+        if not np.isfinite(ps).any():
+            return ("per-rater check p", math.nan, target, "n/a")
+        i = int(np.nanargmin(ps))
+        failed = any(r["failed"] for r in self.rater_check)
+        return (f"per-rater check p (lowest: rater {self.rater_check[i]['rater']})",
+                float(ps[i]), target, "check" if failed else "ok")
+
+
+def _rater_check(posterior: Any, details: Any, predictive_check: Any) -> Any:
+    """The per-rater predictive check of a categorical fit: the result's own (``details["rater_check"]``),
+    else run once per posterior (no warning: its failure is a caveat line); None where it does not apply."""
+    if predictive_check is False or not callable(getattr(posterior.model_kind, "replicated", None)):
+        return None
+    table = details.get("rater_check") if isinstance(details, dict) else None
+    if isinstance(table, pd.DataFrame):
+        return table
+    table = posterior._cache.get("diagnostics_rater_check")
+    if table is None:
+        from softirr_stats.inference._rater_check import rater_predictive_check
+
+        table = rater_predictive_check(posterior, warn=False)
+        posterior._cache["diagnostics_rater_check"] = table
+    return table
 
 
 def _worst(posterior: Any, nuisance: bool = False) -> tuple[float, str, float, str]:
@@ -230,7 +274,10 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
     predictive_check : bool or PredictiveCheck
         ``True`` runs the model's check (categorical: observed Fleiss kappa; soft model:
         score distributions) unless the result carries one; ``False`` skips it; a
-        :class:`PredictiveCheck` is used as it is.
+        :class:`PredictiveCheck` is used as it is. Unless ``False``, a categorical model also
+        gets the per-rater check (:func:`~softirr_stats.inference.rater_predictive_check`, the
+        result's ``details["rater_check"]`` where it carries one, as ``annotator_agreement``
+        runs it).
     level : float
         The interval level shown beside the diagnostics (recorded only).
     caught : iterable of warnings.WarningMessage or str
@@ -257,7 +304,7 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
     from softirr_stats.inference._posterior import Posterior, PredictiveCheck
 
     level = check_level(level)
-    check = None
+    check = details = None
     if not isinstance(posterior, Posterior):
         details = getattr(posterior, "details", None)
         post = details.get("posterior") if isinstance(details, dict) else None
@@ -289,6 +336,12 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
         kw.update(ppc_statistic=check.statistic, ppc_observed=float(check.observed),
                   ppc_replicated_mean=check.replicated_mean,  # over the replicates where it is defined
                   ppc_p_value=float(check.p_value))
+    raters = _rater_check(posterior, details, predictive_check)
+    if raters is not None:
+        from softirr_stats.inference._rater_check import rater_check_records
+
+        kw.update(rater_statistic=str(raters.attrs.get("statistic", "pairwise")),
+                  rater_alpha=float(raters.attrs.get("alpha", 0.05)), rater_check=rater_check_records(raters))
     kw.update(posterior.model_kind.diagnostic_fields())  # categorical: the open-vocabulary check
     texts = []
     for w in caught:
@@ -320,7 +373,8 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
 
     Lines, in this order: divergences; r_hat; ESS (NUTS only: SVI has no convergence
     diagnostic, which :data:`SVI_NOTE` says where a fit is shown); the predictive check (p outside [0.05, 0.95], or
-    not run: the observed statistic undefined); an open vocabulary fitted by a categorical
+    not run: the observed statistic undefined); the per-rater check (a rater's p below ``rater_alpha / n_raters``:
+    the text of its ``PredictiveCheckWarning``); an open vocabulary fitted by a categorical
     model; then each distinct warning the fit raised that the lines above do not already say.
 
     Parameters
@@ -377,15 +431,23 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
                    f"{diag.ppc_replicated_mean:.3f}) is {'above' if above else 'below'} the observed "
                    f"{diag.ppc_observed:.3f} in {share:.0%} of draws (p = {diag.ppc_p_value:.3f}): the model "
                    f"{'over' if above else 'under'}-states agreement on these data.")
+    rater_line = ""
+    if any(r["failed"] for r in diag.rater_check):
+        from softirr_stats.inference._rater_check import rater_check_message
+
+        rater_line = rater_check_message(diag.rater_check, diag.rater_statistic, diag.model, diag.rater_alpha)
+        out.append(f"{rater_line[0].upper()}{rater_line[1:]}.")  # the warning's own text, as a sentence
     if diag.open_vocabulary:
         out.append(f"Open vocabulary: {diag.n_labels} distinct labels, {diag.labels_per_item:.1f} per item; a "
                    "categorical model treats every distinct string as a class, which free text is not. Use a soft "
                    "measure (e.g. --model soft with -m embedding) instead.")
     said = " ".join(out).lower()
+    global_said = any(line.startswith("Predictive check:") for line in out)
     for msg in diag.sampler_warnings:
         low = msg.lower()
+        per_rater = low.startswith("per-rater predictive check")
         if ("divergent" in low and diag.n_divergent) or ("r_hat" in low and "convergence: r_hat" in said) \
-                or ("predictive check" in low and "predictive check" in said) \
+                or (per_rater and bool(rater_line)) or ("predictive check" in low and not per_rater and global_said) \
                 or ("undefined on these data" in low and "undefined on these data" in said):
             continue
         out.append(f"Fit warning: {msg}")

@@ -21,7 +21,7 @@ from softirr_stats.base._validation import check_choice
 from softirr_stats.inference._config import PredictiveCheckWarning
 from softirr_stats.inference._postprocess import item_counts
 
-__all__ = ["RATER_STATISTICS", "rater_predictive_check"]
+__all__ = ["RATER_STATISTICS", "rater_check_message", "rater_check_records", "rater_predictive_check"]
 
 RATER_STATISTICS = ("pairwise", "majority")
 
@@ -163,15 +163,54 @@ def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
     table = pd.DataFrame({"rater": list(names), "n_ratings": n_ratings.astype(int),
                           "observed": t_obs, "replicated_mean": rep_mean,
                           "lower": lo, "upper": hi, "p_value": p_value, "failed": failed})
+    table.attrs.update(statistic=statistic, alpha=float(alpha))
     if warn and failed.any():
-        parts = [f"rater {names[r]!r}: observed {t_obs[r]:.3f}, replicated "
-                 f"{100 * (1 - alpha):.0f}% [{lo[r]:.3f}, {hi[r]:.3f}], p = {p_value[r]:.4f}"
-                 for r in np.flatnonzero(failed)]
-        warnings.warn(
-            f"per-rater predictive check ({statistic} agreement with the other raters) fails "
-            f"for {posterior.model_name} at family-wise level {alpha} over {j} raters: "
+        warnings.warn(rater_check_message(rater_check_records(table), statistic, posterior.model_name, alpha),
+                      PredictiveCheckWarning, stacklevel=2)
+    return table
+
+
+def rater_check_records(table: pd.DataFrame) -> tuple[dict[str, Any], ...]:
+    """The rows of a :func:`rater_predictive_check` table as plain records (Python numbers, for JSON).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"rater": ["a"], "n_ratings": [3], "observed": [0.5], "replicated_mean": [0.6],
+    ...                   "lower": [0.4], "upper": [0.8], "p_value": [0.5], "failed": [False]})
+    >>> rater_check_records(t)
+    ({'rater': 'a', 'n_ratings': 3, 'observed': 0.5, 'replicated_mean': 0.6, 'lower': 0.4, 'upper': 0.8, 'p_value': 0.5, 'failed': False},)
+    """
+    def native(v: Any) -> Any:
+        return v.item() if isinstance(v, np.generic) else v
+
+    return tuple({k: native(v) for k, v in row.items()} for row in table.to_dict("records"))
+
+
+def rater_check_message(records: Any, statistic: str, model_name: str, alpha: float) -> str:
+    """The ``PredictiveCheckWarning`` text of a per-rater check naming each failed rater ("" when none failed).
+
+    ``records`` are the rows of :func:`rater_predictive_check` (:func:`rater_check_records`);
+    the warning, the diagnostics' caveat line and the command line all say this text.
+
+    Examples
+    --------
+    >>> rows = [{"rater": "r1", "observed": 0.161, "lower": 0.405, "upper": 0.594, "p_value": 0.0, "failed": True},
+    ...         {"rater": "r2", "observed": 0.5, "lower": 0.4, "upper": 0.6, "p_value": 0.5, "failed": False}]
+    >>> m = rater_check_message(rows, "pairwise", "item_difficulty", 0.05)
+    >>> m[:m.index(" at family-wise")]
+    'per-rater predictive check (pairwise agreement with the other raters) fails for item_difficulty'
+    >>> m[m.index("rater 'r1'"):m.index(". The")]
+    "rater 'r1': observed 0.161, replicated 95% [0.405, 0.594], p = 0.0000"
+    >>> rater_check_message(rows[1:], "pairwise", "item_difficulty", 0.05)
+    ''
+    """
+    records = list(records)
+    parts = [f"rater {r['rater']!r}: observed {r['observed']:.3f}, replicated {100 * (1 - alpha):.0f}% "
+             f"[{r['lower']:.3f}, {r['upper']:.3f}], p = {r['p_value']:.4f}" for r in records if r["failed"]]
+    if not parts:
+        return ""
+    return (f"per-rater predictive check ({statistic} agreement with the other raters) fails "
+            f"for {model_name} at family-wise level {alpha} over {len(records)} raters: "
             + "; ".join(parts) + ". The model does not reproduce how these raters agree with "
             "the others (an adversarial or spamming annotator?), so its estimates for them "
-            "and the agreement built on them are not to be trusted",
-            PredictiveCheckWarning, stacklevel=2)
-    return table
+            "and the agreement built on them are not to be trusted")

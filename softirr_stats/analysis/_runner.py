@@ -18,7 +18,7 @@ comes back:
    warnings raised on the way, de-duplicated.
 4. :func:`run_model` fits an annotator model (``softirr model`` and the report's model
    section) and returns a :class:`ModelFit`: the result, its diagnostics (r_hat, ESS,
-   divergences, predictive check, caveats) and the warnings of the fit.
+   divergences, predictive checks, the per-rater one included, caveats) and the warnings of the fit.
 """
 
 import logging
@@ -290,7 +290,8 @@ def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", lev
         Default: the method's defaults.
     predictive_check : bool
         Whether :func:`~softirr_stats.inference.annotator_agreement` also runs its predictive
-        check (the diagnostics always run theirs).
+        checks (the diagnostics always run theirs, or take the result's: the model's check and, for a
+        categorical model, the per-rater check, ``diagnostics.rater_check``).
     progress : bool, optional
         The sampler's progress bar (default: none).
     gold : optional

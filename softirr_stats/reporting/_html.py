@@ -589,7 +589,9 @@ def _model_html(ann: Any, model: str, level: float, seed: int, steps: int, metho
             f"{caveats}<div class=\"grid\"><div>{_table(table)}</div><div><h3>Diagnostics</h3>{diag_table}"
             '<p class="note">r_hat: split potential scale reduction (1 = the chains agree); ESS: effective sample '
             "size (bulk); predictive check: P(the statistic on data replicated from the fit >= its observed value)"
-            "; values near 0 or 1 mean the model does not reproduce the data.</p></div></div>")
+            "; values near 0 or 1 mean the model does not reproduce the data. Per-rater predictive check: each "
+            "rater's agreement with the other raters against the same on the replicated data (two-sided p; a rater "
+            "whose p is below the target, 0.05 over the raters, is one the model does not describe).</p></div></div>")
 
 
 def _provenance_html(source: Path | None, command: str | None, seed: int, ci_text: str, settings: dict[str, Any],

@@ -3,6 +3,7 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from softirr_stats import models
@@ -10,6 +11,7 @@ from softirr_stats.inference import (
     PredictiveCheckWarning,
     SviConfig,
     fit,
+    model_caveats,
     rater_predictive_check,
 )
 from softirr_stats.inference._rater_check import _rater_statistic
@@ -80,3 +82,50 @@ def test_warn_false_and_bad_input(adversarial_fit):
         rater_predictive_check(adversarial_fit, np.zeros((3, 5), dtype=int))
     with pytest.raises(ValueError, match="categorical"):
         rater_predictive_check(object())
+
+
+def test_diagnostics_carry_the_per_rater_check(adversarial_fit):
+    """inference.diagnostics (under softirr model and the report) runs the same check as annotator_agreement:
+    the same numbers, its warning's text as the caveat line, one row of the table."""
+    from softirr_stats.inference import diagnostics
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        want = rater_predictive_check(adversarial_fit)
+    d = diagnostics(adversarial_fit)
+    got = pd.DataFrame(list(d.rater_check))
+    pd.testing.assert_frame_equal(got, want.reset_index(drop=True), check_dtype=False, rtol=0, atol=1e-12)
+    assert d.rater_statistic == "pairwise" and d.rater_alpha == 0.05 and not d.ok
+    message = next(str(w.message) for w in caught if issubclass(w.category, PredictiveCheckWarning))
+    assert f"{message[0].upper()}{message[1:]}." in d.caveats
+    row = d.to_frame().set_index("diagnostic").filter(like="per-rater", axis=0)
+    assert row.index.tolist() == ["per-rater check p (lowest: rater 4)"]
+    assert row["value"].iloc[0] == want["p_value"].min() and row["status"].iloc[0] == "check"
+    assert row["target"].iloc[0] == ">= 0.05/5"
+    assert d.to_dict()["rater_check"][4]["failed"] is True
+    off = diagnostics(adversarial_fit, predictive_check=False)
+    assert off.rater_check == () and off.rater_statistic == "" and off.ok
+
+
+def test_a_rater_warning_is_kept_beside_a_failed_global_check():
+    """A per-rater warning caught while fitting was dropped as 'said' whenever the global check failed too."""
+    from softirr_stats.inference import FitDiagnostics
+
+    msg = ("per-rater predictive check (pairwise agreement with the other raters) fails for mace at family-wise "
+           "level 0.05 over 3 raters: rater 'c': observed 0.100, replicated 95% [0.400, 0.600], p = 0.0000")
+    glob = "posterior predictive check fails for mace: observed fleiss_kappa 0.1"
+    d = FitDiagnostics("mace", "svi", 1, 100, ppc_statistic="fleiss_kappa", ppc_observed=0.1,
+                       ppc_replicated_mean=0.4, ppc_p_value=1.0, sampler_warnings=(glob, msg))
+    caveats = model_caveats(d)
+    assert caveats[0].startswith("Predictive check: the model's replicated fleiss_kappa")
+    assert caveats[1:] == [f"Fit warning: {msg}"]  # the global warning is the line above; the rater's is not
+    rows = pd.DataFrame({"rater": ["a", "b", "c"], "n_ratings": [5, 5, 5], "observed": [0.5, 0.5, 0.1],
+                         "replicated_mean": [0.5, 0.5, 0.5], "lower": [0.4, 0.4, 0.4], "upper": [0.6, 0.6, 0.6],
+                         "p_value": [0.5, 0.5, 0.0], "failed": [False, False, True]})
+    from softirr_stats.inference._rater_check import rater_check_records
+
+    both = FitDiagnostics("mace", "svi", 1, 100, rater_statistic="pairwise", rater_alpha=0.05,
+                          rater_check=rater_check_records(rows), sampler_warnings=(msg,))
+    assert model_caveats(both) == [f"{msg[0].upper()}{msg[1:]}. The model does not reproduce how these raters "
+                                   "agree with the others (an adversarial or spamming annotator?), so its estimates "
+                                   "for them and the agreement built on them are not to be trusted."]

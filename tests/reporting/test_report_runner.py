@@ -69,3 +69,34 @@ def test_report_gives_a_level_of_measurement_its_symbol():
     shown = _rows(_section(page, "coefficients"))
     assert [c[:2] for c in shown] == [["α (Krippendorff, ordinal)", "krippendorff_alpha:ordinal"],
                                      ["α (Krippendorff)", "krippendorff_alpha"]]
+
+
+def test_report_model_section_shows_the_per_rater_check_of_the_api():
+    """An adversarial rater (answers (c + 1) mod 3 three times in four): the Python API warns; the report's
+    diagnostics table has the per-rater row (its smallest p, 'check') and the warning's text once, as a caveat."""
+    import html
+    import warnings
+
+    from softirr_stats.inference import annotator_agreement
+
+    rng = np.random.default_rng(7)
+    truth = rng.integers(3, size=60)
+    good = np.where(rng.random((60, 3)) < 0.85, truth[:, None], (truth[:, None] + rng.integers(1, 3, (60, 3))) % 3)
+    bad = np.where(rng.random(60) < 0.75, (truth + 1) % 3, rng.integers(3, size=60))
+    ann = sis.Annotations.from_wide(pd.DataFrame(np.array(["a", "b", "c"])[np.column_stack([good, bad])],
+                                                 columns=["r0", "r1", "r2", "r3"]))
+    page = build_report(ann, coefficients=["fleiss_kappa"], model="item_difficulty", model_method="svi",
+                        model_steps=300, seed=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = annotator_agreement(ann, model="item_difficulty", method="svi", seed=0, config=SviConfig(steps=300),
+                                  progress=False)
+    message = next(str(w.message) for w in caught if str(w.message).startswith("per-rater"))
+    want = res.details["rater_check"]
+    assert want["failed"].tolist() == [False, False, False, True]
+    section = html.unescape(_section(page, "model"))
+    diag = "<tbody>" + _section(page, "model").split("<h3>Diagnostics</h3>")[1].split("<tbody>")[1]  # 2nd table
+    row = next(r for r in _rows(diag) if r[0].startswith("per-rater"))
+    assert html.unescape(row[0]) == "per-rater check p (lowest: rater r3)"
+    assert row[1] == _html._num(want["p_value"].min()) and row[3] == "check"
+    assert section.count(f"{message[0].upper()}{message[1:]}.") == 1 and "Fit warning: per-rater" not in section
