@@ -25,7 +25,7 @@ from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
-    "CategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "given_flags",
+    "CategoriesOpt", "ModelCategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "given_flags",
     "make_bootstrap", "make_interval", "AnalyticOpt", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
 ]
@@ -95,6 +95,12 @@ CategoriesOpt = Annotated[str | None, typer.Option(
                          "(unused categories count) and the order of ordered weights (-m linear, quadratic, ordinal); every label "
                          "must be one of them. Multi-label sets: the label universe of multilabel_fleiss / multilabel_ac1 / "
                          "multilabel_pabak (labels no rating selects count) [default: the observed labels]")]
+#: ``softirr model --categories``: the classes of the model (its -m takes no ordered weights, and no q is counted)
+ModelCategoriesOpt = Annotated[str | None, typer.Option(
+    "--categories", help="the full category set: A,B,C (comma-separated; spaces around a name dropped) or @FILE (one "
+                         "category per line, taken as written); every label must be one of them. The categorical "
+                         "models are fitted over these classes (one no rating uses is a class of its own, which "
+                         "changes the model's chance term) [default: the observed labels]")]
 BootstrapOpt = Annotated[int, typer.Option(help="bootstrap replicates B (0 = no interval)")]
 DesignOpt = Annotated[str, typer.Option(help=f"bootstrap design: {', '.join(DESIGNS)}")]
 JudgedDesignOpt = Annotated[str, typer.Option(
@@ -356,7 +362,10 @@ def cli_wording(message: str) -> str:
     designs the CLI lacks left out), ``level='ordinal'`` names ``-c krippendorff_alpha:ordinal``, ``chance='exact'`` / ``chance=MonteCarlo(permutations=3)``
     read ``--chance exact`` / ``--chance mc:3``, the list of chance forms loses its Python objects, and the
     missing-ratings note keeps the peers' number but not the Python call that reproduces it (no flag keeps
-    the complete items only). A message already worded for both (``on the command line: ...``) keeps its
+    the complete items only). The annotator models' advice reads as ``softirr model``'s flags:
+    ``method='nuts'`` as ``--method nuts``, gold pairs ``(gold=`` as ``(--gold SHEET``,
+    ``profile_interval='widen'`` as ``--profile-interval widen``, ``raise steps= (SviConfig)`` as ``raise --steps``.
+    A message already worded for both (``on the command line: ...``) keeps its
     ``chance=`` names, which its own parenthesis translates.
 
     Examples
@@ -379,6 +388,10 @@ def cli_wording(message: str) -> str:
     'named weights need categorical or numeric labels; use -m jaccard (or another set measure) for sets'
     >>> cli_wording("(0.2500 there: sis.cohen_kappa(ann.complete_items(), weights='linear'))")
     '(0.2500 there)'
+    >>> cli_wording("fit with method='nuts' or pass gold pairs (gold=; see the docs); profile_interval='widen' widened")
+    'fit with --method nuts or pass gold pairs (--gold SHEET; see the docs); --profile-interval widen widened'
+    >>> cli_wording("the fit has likely not converged; raise steps= (SviConfig)")
+    'the fit has likely not converged; raise --steps'
     """
     import re
 
@@ -402,6 +415,11 @@ def cli_wording(message: str) -> str:
                      f"--design items (raters fixed){cluster.replace(',', ' or')}", message)
     message = re.sub(r"; few_units='none' leaves it out\)", ")", message)  # no flag turns the widening off
     message = re.sub(r"\bdesign='([\w+]+)'", r"--design \1", message)
+    # the annotator models' options (softirr model): --method, --gold SHEET, --profile-interval
+    message = re.sub(r"\bmethod='(nuts|svi)'", r"--method \1", message)
+    message = re.sub(r"\(gold=([;)])", r"(--gold SHEET\1", message)
+    message = re.sub(r"\bprofile_interval='(widen|report|off)'", r"--profile-interval \1", message)
+    message = re.sub(r"\braise steps= \(SviConfig\)", "raise --steps", message)
     message = re.sub(r"\bsimilarity= for sets\b", "-m jaccard (or another set measure) for sets", message)
     # a message's own subject (level='interval' needs numbers), not a note's Python call (in Python: ...(ann, level=...))
     message = re.sub(r"(^|: |; )level='(\w+)'", r"\1alpha's level \2 (-c krippendorff_alpha:\2)", message)

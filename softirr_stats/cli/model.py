@@ -10,7 +10,6 @@ from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     MEASURES,
     MODELS,
-    CategoriesOpt,
     DeviceOpt,
     FeatureOpt,
     FieldOpt,
@@ -21,6 +20,7 @@ from softirr_stats.cli._options import (
     LabelOpt,
     LayerOpt,
     MeasureAliasOneOpt,
+    ModelCategoriesOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
@@ -30,6 +30,7 @@ from softirr_stats.cli._options import (
     check_format,
     check_similarities,
     check_writable,
+    cli_wording,
     read,
     reader_options,
     resolve_measures,
@@ -140,7 +141,7 @@ def command(
     feature: FeatureOpt = None,
     span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
-    categories: CategoriesOpt = None,
+    categories: ModelCategoriesOpt = None,
     device: DeviceOpt = "auto",
     gold: Annotated[Path | None, typer.Option(
         "--gold", help="--model soft: human-judged label pairs fitted as gold pairs (the equivalent / not "
@@ -207,20 +208,21 @@ def command(
     except FitSizeError as err:
         fail(refusal(err.size), EXIT_DATA)
     except (ValueError, TypeError) as err:
-        fail(f"--model {name}: {err}", EXIT_DATA)
+        fail(f"--model {name}: {cli_wording(str(err))}", EXIT_DATA)
     res, diag = fit.result, fit.diagnostics
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rows = model_rows(res, ann, level)
     raised = [*fit.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]
-    # the result keeps the fit's warnings too (without their category): each is listed once, as raised
+    # the result keeps the fit's warnings too (without their category): each is listed once, as raised, and
+    # worded for the command line (--method nuts, --gold, not method='nuts', gold=)
     bare = {" ".join(w.partition(": ")[2].split()) for w in raised}
-    said = [*raised, *(w for w in res.warnings if w not in bare)]
+    said = [cli_wording(w) for w in (*raised, *(w for w in res.warnings if w not in bare))]
     seen += [w for w in dict.fromkeys(said) if w not in seen]
     # a caveat that repeats a warning listed above ("Fit warning: <the warning's text>") is said once
     listed = {w.split(": ", 1)[-1] for w in said}
-    seen += [f"caveat: {c}" for c in diag.caveats
-             if f"caveat: {c}" not in seen and c.removeprefix("Fit warning: ") not in listed]
+    caveats = [cli_wording(c) for c in diag.caveats]
+    seen += [f"caveat: {c}" for c in caveats if f"caveat: {c}" not in seen and c.removeprefix("Fit warning: ") not in listed]
     file = files[0]
     fit = f"SVI, {steps} steps" if method == "svi" else f"NUTS, {chains} chains x {samples} draws ({warmup} warm-up)"
     title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level:.0%} equal-tailed "
@@ -229,8 +231,9 @@ def command(
         title += f"; {n_gold} gold pairs ({gold.name})"
     if res.details.get("ci_widened"):
         title += "; kappa's interval widened to the profile-likelihood interval (see the notes)"
+    settings = {"steps": steps} if method == "svi" else {"warmup": warmup, "samples": samples, "chains": chains}
     meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "similarity": measure,
-            "steps": steps, "warmup": warmup, "samples": samples, "chains": chains,
+            **settings,  # the settings of the method used only
             "gold": None if gold is None else str(gold), "n_gold": n_gold, "ci_method": res.ci_method,
             "profile_interval": profile_interval, "warnings": list(seen),
             "diagnostics": diag.to_dict()}

@@ -2,6 +2,7 @@
 interval, as the Python API runs it, on the bundled example (real free-text labels)."""
 
 import json
+import re
 import warnings
 
 import pytest
@@ -56,4 +57,8 @@ def test_a_fit_warning_is_listed_once(capsys):
     said = json.loads(out)["meta"]["warnings"]
     svi = [w for w in said if "the soft model by SVI without gold pairs" in w]
     assert len(svi) == 1 and svi[0].startswith("FitWarning: ")
+    # worded for the command line: the flags, not the Python arguments
+    assert "fit with --method nuts (the default) or pass gold pairs (--gold SHEET;" in svi[0]
+    assert "--profile-interval widen (the default) widened" in svi[0]
+    assert not re.search(r"method=|gold=|profile_interval=", svi[0])
     assert any(w.startswith("caveat: Predictive check") for w in said)
