@@ -370,8 +370,12 @@ def test_doccano_label_ids_are_noted_and_named_by_label_names(tmp_path):
     ({}, r"no labels"),
     (3, r"label_names must be a path"),
     ("missing.json", r"no file 'missing.json'"),
+    ("utf16", r"labels.json: the label file is not UTF-8 text; re-save it as UTF-8"),
 ])
-def test_doccano_label_names_refused(spec, match):
+def test_doccano_label_names_refused(spec, match, tmp_path):
+    if spec == "utf16":  # the export's encoding= advice would not apply: the label file has its own
+        spec = tmp_path / "labels.json"
+        spec.write_bytes(json.dumps(_CLS_LABELS).encode("utf-16"))
     with pytest.raises((ValueError, TypeError, FileNotFoundError), match=match):
         _quiet(DOCCANO / "download_text_classification.jsonl", format="doccano", label_names=spec)
 

@@ -102,8 +102,14 @@ def load_label_names(spec: Any) -> dict[str, str]:
             raise FileNotFoundError(f"label_names: no file {str(path)!r} (doccano's label file: Labels > Export "
                                     "labels, a JSON list of {\"id\", \"text\", ...})")
         shown = path.name
+        data = path.read_bytes()
         try:
-            spec = json.loads(read_text(path, shown=shown))
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:  # its own advice: encoding= would change how the export is read
+            raise ValueError(f"{shown}: the label file is not UTF-8 text; re-save it as UTF-8 (doccano writes "
+                             "UTF-8)") from None
+        try:
+            spec = json.loads(text)
         except json.JSONDecodeError as err:
             raise ValueError(f"{shown}: not JSON ({err}); label_names= takes doccano's label file (a JSON list of "
                              "{\"id\", \"text\", ...}) or a JSON object {\"id\": \"name\"}") from None
