@@ -238,23 +238,24 @@ def _run_with_ci(coef: CoefficientView, ann: Annotations, kwargs: dict[str, Any]
         try:
             return coef.public(ann, **kwargs, ci=ci)
         except ValueError as err:
-            return _no_analytic(coef.public(ann, **kwargs), ci, err)
+            return _no_analytic(lambda: coef.public(ann, **kwargs), ci, err)
     result, stat = coef.estimate_point(ann, **kwargs)
     if ci is None:
         return result
     try:
         return attach_interval(result, stat, ci)
     except ValueError as err:
-        return _no_analytic(result, ci, err)
+        return _no_analytic(lambda: result, ci, err)
 
 
-def _no_analytic(result: AgreementResult, ci: Any, err: ValueError) -> AgreementResult:
-    """No analytic variance, or sampled chance: the point estimate and why (any other failure raises ``err``)."""
+def _no_analytic(point: Any, ci: Any, err: ValueError) -> AgreementResult:
+    """No analytic variance, or sampled chance: the point estimate (``point()``, computed only then) and why; any
+    other failure raises ``err``."""
     from softirr_stats.uncertainty import Analytic  # with an interval only
 
     if not isinstance(ci, Analytic):
         raise err
-    return _with_note(result, f"no analytic interval: {err}")
+    return _with_note(point(), f"no analytic interval: {err}")
 
 
 def _with_note(res: AgreementResult, note: str) -> AgreementResult:

@@ -54,6 +54,7 @@ from softirr_stats.agreement import (
     linearised_terms,
 )
 from softirr_stats.base._validation import check_choice, check_level, user_stacklevel
+from softirr_stats.uncertainty._hypothesis import normal_p
 
 __all__ = ["Analytic", "ANALYTIC_FORMS", "attach_analytic", "analytic_terms", "analytic_interval", "check_supported",
            "reinterval", "null_variance", "null_test"]
@@ -268,12 +269,6 @@ def _two_sided_t(z: float, df: int) -> float:
     return float(2.0 * stdtr(df, -abs(z)))
 
 
-def _two_sided_normal(z: float) -> float:
-    from scipy.special import ndtr
-
-    return float(2.0 * ndtr(-abs(z)))
-
-
 _H0_MAX_LABELS = 4096  # the closed forms build a K x K similarity over the labels in use
 
 
@@ -406,7 +401,7 @@ def null_test(result: AgreementResult, prep: Prepared, se: float, df: int,
     if h0 is not None and h0[0] > 0:
         se0 = math.sqrt(h0[0])
         z = v / se0
-        return result.with_test(z, _two_sided_normal(z), f"{WALD_LABEL}; H0 variance, {h0[1]}, normal", null_se=se0,
+        return result.with_test(z, normal_p(z, "two-sided"), f"{WALD_LABEL}; H0 variance, {h0[1]}, normal", null_se=se0,
                                 z_irrcac=z_t, p_value_irrcac=p_t, p_value_greater=float(ndtr(-z)),
                                 test_hypothesis=WALD_HYPOTHESIS)
     return result.with_test(z_t, p_t, f"{WALD_LABEL}; irrCAC: value / se, Student t ({df} df)", z_irrcac=z_t,
