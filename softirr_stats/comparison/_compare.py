@@ -47,6 +47,7 @@ from softirr_stats.uncertainty import (
     few_units_factor,
     jackknife_strata,
     jackknife_values,
+    normal_p,
     per_item_codes,
     percentile_interval,
     replicate_interval,
@@ -408,9 +409,7 @@ def _bootstrap_p(d: np.ndarray, diff: float, method: str, factor: float, se: flo
         p = bca_p_value(d, diff, jack, diff * (1.0 - 1.0 / factor), dof) if jack is not None else math.nan
         if math.isfinite(p):
             return p, f"inversion of the {method} interval (bootstrap replicates and the jackknife)"
-        from scipy.special import ndtr
-
-        return float(2.0 * ndtr(-abs(diff / se))), "normal approximation z = difference / bootstrap SE"
+        return normal_p(diff / se, "two-sided"), "normal approximation z = difference / bootstrap SE"
     t0 = diff * (1.0 - 1.0 / factor) if method == "percentile" else diff * (1.0 + 1.0 / factor)
     lower = (1.0 + float(np.sum(d <= t0))) / (d.size + 1.0)
     upper = (1.0 + float(np.sum(d >= t0))) / (d.size + 1.0)
