@@ -96,6 +96,36 @@ def _check_method(method: str, design: str) -> None:
              "or auto)")
 
 
+#: reading options, used with a pilot FILE only
+_READING = ("item", "rater", "label", "na_values", "input_format", "field", "layer", "reader_option")
+
+
+def _check_unused(pilot: bool, widths: bool, nulls: bool, judged: bool, method: str) -> None:
+    """Options given where the plan does not use them, refused naming the flag and why (``--method`` with assumed
+    values and ``--power`` without ``--null`` have their own checks)."""
+    why: dict[str, str] = {}
+    if not pilot:
+        for name in ("bootstrap", "seed"):
+            why[name] = ("sets a pilot FILE's bootstraps; with assumed values (--value, --prevalence) the variance is "
+                         "that of the assumed population, with nothing resampled: leave it out or give a pilot FILE")
+        for name in _READING:
+            why[name] = "is an option for reading a pilot FILE; with assumed values there is no file: leave it out"
+    elif judged or method == "analytic":
+        how = ("--judgments plans from the delta-method variance of the pilot's judgments" if judged else
+               "--method analytic takes the linearised terms of the analytic SE")
+        for name in ("bootstrap", "seed"):
+            why[name] = f"sets the pilot's bootstraps; {how}, with nothing resampled: leave out one of them"
+    if not nulls:
+        for name in ("alpha", "test", "two_sided"):
+            why[name] = ("sets the test of a power target, which --null gives (H0: coefficient <= null): give --null "
+                         "or leave it out")
+    if not widths:
+        why["level"] = ("is the level of the interval whose half-width is planned; without --halfwidth the plan has no "
+                        "interval: give --halfwidth or leave it out")
+    for name, flag in given_flags(*why).items():
+        fail(f"{flag} {why[name]}")
+
+
 def _similarity_kwargs(coefficient: str, measure: str | None) -> dict[str, Any]:
     """``--measure`` as plan_items' arguments: a weight name as ``options={"weights": ...}`` where the coefficient
     takes weights, else as ``similarity=`` (the same weight matrix); an equivalence measure as ``similarity=``."""
@@ -176,6 +206,7 @@ def command(
         fail("--power needs --null (the coefficient's value under H0)")
     if not widths and not nulls:
         fail("give a target: --halfwidth and/or --null (with --power)")
+    _check_unused(bool(files), bool(widths), bool(nulls), judgments is not None, method)
     pw = dict(null=nulls, power=powers or [0.8], alpha=alpha, test=test, two_sided=two_sided) if nulls else None
     if measure is not None:
         check_choices([measure], (*MEASURES, *WEIGHTS), "--measure")
@@ -249,7 +280,12 @@ def command(
 
 #: planning's keywords and the ``softirr plan`` options that set them
 _PLAN_FLAGS = {"design_effect": "--design-effect", "cluster_size": "--cluster-size", "icc": "--icc",
-               "raters": "--raters", "halfwidth": "--halfwidth", "judgments": "--judgments"}
+               "raters": "--raters", "halfwidth": "--halfwidth", "judgments": "--judgments", "bootstrap": "--bootstrap",
+               "seed": "--seed", "level": "--level"}
+#: the keys of ``assumed=`` and ``power=`` and their options
+_KEY_FLAGS = {"value": "--value", "prevalence": "--prevalence", "raters": "--raters", "categories": "--categories",
+              "rater_variance": "--rater-variance", "null": "--null", "power": "--power", "alpha": "--alpha",
+              "test": "--test", "two_sided": "--two-sided"}
 
 
 def plan_wording(message: str) -> str:
@@ -265,14 +301,32 @@ def plan_wording(message: str) -> str:
     "Light's kappa has no analytic (linearised) variance here; use --method bootstrap (or auto)"
     >>> plan_wording("plan at least 6 raters (raters=)")
     'plan at least 6 raters (--raters)'
+    >>> plan_wording("raters=5 differs from the pilot's 4 raters: with design='items' ...; plan with "
+    ...              "design='items+raters', or from assumed values (assumed=dict(value=..., prevalence=[...], raters=5))")
+    "--raters 5 differs from the pilot's 4 raters: with --design items ...; plan with --design items+raters, or from \
+assumed values (--value and --prevalence instead of a pilot FILE, with --raters 5)"
+    >>> plan_wording("power['test']='null' needs the variance under H0: use test='wald'")
+    '--test null needs the variance under H0: use --test wald'
+    >>> plan_wording("power['null'] = 0.7 must be below the assumed value; assumed['rater_variance'] is b")
+    '--null 0.7 must be below the assumed value; --rater-variance is b'
     """
     import re
 
+    message = re.sub(r"\bassumed=dict\(value=\.\.\., prevalence=\[\.\.\.\](?:, raters=(\d+))?\)",
+                     lambda m: "--value and --prevalence instead of a pilot FILE"
+                               + (f", with --raters {m.group(1)}" if m.group(1) else ""), message)
+    message = re.sub(r"\b(?:power|assumed)\['(\w+)'\](?: = |=)?'?([\w.+-]*)'?",
+                     lambda m: " ".join(filter(None, (_KEY_FLAGS[m.group(1)], m.group(2)))), message)
+    message = re.sub(r"\b(test|method)='(\w+)'", r"--\1 \2", message)
+    message = re.sub(r"\b(raters|bootstrap|seed|level)=(\d[\d.]*)", r"--\1 \2", message)
+    message = re.sub(r"\bgot raters = (\d+)", r"got --raters \1", message)
+    message = message.replace("pilot data set (pilot=)", "pilot FILE").replace("(pilot=)", "(a pilot FILE)")
     message = message.replace("design='cluster' needs design_effect=, cluster_size= and icc=, or (with a pilot) "
                               "cluster=", "--design cluster needs --design-effect, or --cluster-size and --icc")
     message = re.sub(r"use ci=softirr_stats\.Bootstrap\(\.\.\.\) for an interval", "use --method bootstrap (or auto)",
                      message)
-    message = re.sub(r"\b(design_effect|cluster_size|icc|raters|halfwidth|judgments)=(?![\w'\"])",
+    message = re.sub(r"\b(design_effect|cluster_size|icc|raters|halfwidth|judgments|bootstrap|seed|level)="
+                     r"(?![\w'\"])",
                      lambda m: _PLAN_FLAGS[m.group(1)], message)
-    message = re.sub(r"\b(design_effect|cluster_size)\b(?!=)", lambda m: _PLAN_FLAGS[m.group(1)], message)
+    message = re.sub(r"(?<!-)\b(design_effect|cluster_size|icc)\b(?!=)", lambda m: _PLAN_FLAGS[m.group(1)], message)
     return cli_wording(message)

@@ -38,6 +38,9 @@ __all__ = ["DESIGNS", "PlanResult", "PlanningWarning", "plan_items"]
 DESIGNS = ("items", "items+raters", "cluster")
 TESTS = ("wald", "null")
 METHODS = ("auto", "analytic", "bootstrap")
+DEFAULT_BOOTSTRAP = 2000  # plan_items' bootstrap= and seed= (a pilot's bootstraps)
+DEFAULT_SEED = 0
+DEFAULT_LEVEL = 0.95
 MIN_PILOT = 5  # fewer pilot units than this: no variance to extrapolate
 SMALL_PILOT = 30  # fewer than this: a warning on the extrapolation's uncertainty
 _ASSUMED_KEYS = {"value", "prevalence", "raters", "categories", "rater_variance"}
@@ -62,8 +65,10 @@ class _Components:
     interaction_factor: float = 1.0  # 3 for the two-way bootstrap (Owen 2007): it counts c three times
 
     def var(self, n: float, raters: int | None) -> float:
-        r = raters or 1
-        return self.deff * (self.a + self.interaction_factor * self.c / r) / n + self.b / r
+        """``deff (a + k c / R) / n + b / R``; ``raters`` None: raters fixed, no rater terms (b, c)."""
+        if raters is None:
+            return self.deff * self.a / n
+        return self.deff * (self.a + self.interaction_factor * self.c / raters) / n + self.b / raters
 
 
 @dataclass(frozen=True)
@@ -279,6 +284,7 @@ def _check_assumed(assumed: Any) -> dict[str, Any]:
 
 def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict[str, Any], design: str,
                         deff: float, raters: int | None, nulls: list[float], test: str) -> tuple[_Components, dict]:
+    from softirr_stats.agreement import MonteCarlo, SampledPairs, resolve_chance
     from softirr_stats.api import estimate_point
     from softirr_stats.planning._population import (
         build_population,
@@ -286,6 +292,8 @@ def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict
         solve_agreement,
     )
 
+    if "chance" in options and isinstance(resolve_chance(options["chance"]), MonteCarlo | SampledPairs):
+        raise ValueError(_sampled_chance_message(options["chance"]))
     pop = build_population(assumed["prevalence"], raters or assumed["raters"], assumed.get("categories"))
     opts = dict(options)
     if "categories" not in opts:  # declared: the vocabulary (and a K x K similarity) follows their order
@@ -294,6 +302,8 @@ def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the profile table itself is no study: its own warnings do not apply
         _, prep = estimate_point(coefficient, labels.tolist(), **opts)
+    if prep.n_chance_pairs:  # chance='auto' chose sampled pairs (a costly scored similarity)
+        raise ValueError(_sampled_chance_message(options.get("chance", "auto")))
     value = assumed["value"]
     s1 = solve_agreement(prep, pop, value, coefficient)
     a = influence_variance(prep, pop.probabilities(s1))
@@ -313,6 +323,15 @@ def _assumed_components(coefficient: str, assumed: dict[str, Any], options: dict
             "profiles": int(len(pop.rows)), "method": "influence (enumerated population)", "sigma0": sigma0,
             "rater_variance": b}
     return comp, info
+
+
+def _sampled_chance_message(chance: Any) -> str:
+    """Why assumed values need the exact chance term, and what to do."""
+    return (f"options['chance'] = {chance!r} samples the chance term (Monte Carlo permutations or sampled pairs); "
+            "with assumed values the coefficient, its agreement parameter and the per-item variance are computed "
+            "on the weighted rating profiles of the population, where a sampled chance term is simulation noise "
+            "(the plan would change with the draw, or fail): use chance='exact' (the population's categories make it "
+            "cheap), or plan from a pilot data set (pilot=)")
 
 
 def _se(coefficient: str, pilot: Any, options: dict[str, Any], ci: Any, notes: list[str]) -> Any:
@@ -447,16 +466,17 @@ def _df(n: int, comp: _Components, design: str) -> float | None:
 def _solve(comp: _Components, raters: int | None, target: float, q_of: Callable[[float | None], float],
            design: str, what: str) -> int:
     """Smallest n >= 2 with ``q_of(df(n)) * sqrt(Var(n)) <= target``."""
-    floor = comp.b / (raters or 1)
+    floor = comp.b / raters if raters is not None else 0.0  # the between-rater term, with raters sampled only
     z = q_of(None)
     if z * z * floor >= target**2:
         need = math.floor(z * z * comp.b / target**2) + 1  # the fewest raters whose floor is below the target
         raise ValueError(f"{what} cannot be reached with {raters} raters: the between-rater variance alone gives "
                          f"{z * math.sqrt(floor):.4g} on the target's scale; plan at least {need} raters (raters=)")
+
     def reached(n: int) -> bool:  # q * SE falls with n (the variance and the quantile both fall)
         return q_of(_df(n, comp, design)) * math.sqrt(comp.var(n, raters)) <= target
 
-    slope = comp.deff * (comp.a + comp.interaction_factor * comp.c / (raters or 1))
+    slope = comp.deff * (comp.a + (comp.interaction_factor * comp.c / raters if raters is not None else 0.0))
     guess = max(2, math.ceil(z * z * slope / (target**2 - z * z * floor) - 1e-9))  # the normal quantile's n
     if reached(2):
         return 2
@@ -489,11 +509,11 @@ def _power_at(comp: _Components, n: int, raters: int | None, null: float, alpha:
 
 
 def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, power: dict | None = None,
-               pilot: Any = None, assumed: dict | None = None, design: str = "items", level: float = 0.95,
+               pilot: Any = None, assumed: dict | None = None, design: str = "items", level: float = DEFAULT_LEVEL,
                similarity: Any = None, options: dict | None = None, raters: int | None = None,
                design_effect: float | None = None, cluster_size: float | None = None, icc: float | None = None,
-               cluster: Any = None, judgments: Any = None, method: str = "auto", bootstrap: int = 2000,
-               seed: int = 0) -> PlanResult:
+               cluster: Any = None, judgments: Any = None, method: str = "auto", bootstrap: int = DEFAULT_BOOTSTRAP,
+               seed: int = DEFAULT_SEED) -> PlanResult:
     """How many items a reliability study needs for a target interval half-width or power.
 
     Parameters
@@ -515,12 +535,15 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
         coefficient's value, the category prevalences (one list, or one per rater for two raters)
         and the number of raters; the per-item variance is that of the population of rating
         profiles with these values (docs/planning.md). Give exactly one of ``pilot`` / ``assumed``.
+        ``rater_variance`` (the between-rater variance ``b``) needs ``design="items+raters"``; the
+        value must lie between chance agreement and the most the prevalences allow, and the chance
+        term must be exact (no ``chance="mc:D"`` or ``"sampled:N"``).
     design : {"items", "items+raters", "cluster"}
         ``items+raters``: raters are a sample too (a pilot's rater and two-way bootstraps, or
         ``assumed['rater_variance']``); ``cluster``: items come in clusters (a pilot's ``cluster=``,
         or ``design_effect`` / ``cluster_size`` and ``icc``).
     level : float
-        Confidence level of the interval whose half-width is planned.
+        Confidence level of the interval whose half-width is planned (refused without ``halfwidth``).
     similarity : optional
         As for the coefficient (soft agreement); with ``assumed``, a K x K matrix is indexed like
         ``assumed['categories']``.
@@ -532,7 +555,8 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
         pilot's needs ``design="items+raters"`` (the per-item variance was measured with the
         pilot's raters).
     design_effect, cluster_size, icc : float, optional
-        The variance inflation of clustered items: ``design_effect``, or ``1 + (cluster_size - 1) * icc``.
+        The variance inflation of clustered items: ``design_effect``, or ``1 + (cluster_size - 1) * icc``
+        (``design="cluster"`` only; not ``design_effect`` with ``icc``).
     cluster : mapping or sequence, optional
         Each pilot item's cluster (``design="cluster"`` from a pilot: a cluster bootstrap).
     judgments : DataFrame or path, optional
@@ -542,9 +566,10 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
         How a pilot's variance is estimated (``auto``: the linearised terms where the coefficient
         has them and ``design="items"``, else the bootstrap).
     bootstrap : int
-        Replicates of each pilot bootstrap.
+        Replicates of each pilot bootstrap (refused away from its default where nothing is
+        resampled: ``assumed``, ``judgments``, ``method="analytic"``).
     seed : int
-        Seed of the pilot bootstraps.
+        Seed of the pilot bootstraps (refused likewise).
 
     Returns
     -------
@@ -555,7 +580,8 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
     ------
     ValueError
         For impossible targets (``halfwidth <= 0``, ``power`` outside (0, 1), ``null`` at or above
-        the assumed value), an assumed value the prevalences cannot give, or a pilot too small.
+        the assumed value), an assumed value the population model cannot give, a pilot too small,
+        or an option the plan would not use (nothing given is silently ignored).
 
     Examples
     --------
@@ -589,6 +615,9 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
                          + ": leave method at 'auto'")
     if halfwidth is None and power is None:
         raise ValueError("give a target: halfwidth= (interval half-width) and/or power=dict(null=..., power=0.8)")
+    _check_unused(assumed=assumed, judgments=judgments, method=method, bootstrap=bootstrap, seed=seed,
+                  halfwidth=halfwidth, level=level, design=design, design_effect=design_effect, icc=icc,
+                  cluster_size=cluster_size, cluster=cluster)
     widths = _as_list(halfwidth, "halfwidth") if halfwidth is not None else []
     for h in widths:
         if h <= 0:
@@ -598,8 +627,6 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
         raise ValueError(f"raters must be an integer >= 2; got {raters!r}")
     deff = 1.0
     if design_effect is not None or icc is not None:
-        if design != "cluster":
-            raise ValueError(f"design_effect / icc apply to design='cluster'; got design={design!r}")
         if design_effect is not None:
             deff = float(design_effect)
             if not deff > 0 or not math.isfinite(deff):
@@ -620,6 +647,8 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
         raise ValueError(f"cluster_size must be >= 1; got {cluster_size!r}")
     opts = dict(options or {})
     if similarity is not None:
+        if "similarity" in opts:
+            raise ValueError("give similarity= or options['similarity'], not both (one would be dropped)")
         opts["similarity"] = similarity
     if "ci" in opts:
         raise ValueError("options must not contain 'ci': the plan sets the interval itself")
@@ -628,6 +657,11 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
         if judgments is not None:
             raise ValueError("judgments= plans judged pairs from a pilot's judgments; give pilot=")
         av = _check_assumed(assumed)
+        if "rater_variance" in assumed and not _design_record(design).resamples_raters:
+            raise ValueError(f"assumed['rater_variance'] is the between-rater variance b of a study whose raters are "
+                             f"sampled (its term b / R, design='items+raters'); design={design!r} keeps the raters "
+                             "fixed and has no rater term: plan design='items+raters' or leave out "
+                             "assumed['rater_variance']")
         if coef.raters == "two" and (raters or av["raters"]) != 2:
             given = "raters" if raters else "assumed['raters']"
             raise ValueError(f"{name} is for two raters; got {given} = {raters or av['raters']!r}")
@@ -640,10 +674,14 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
     else:
         if pw is not None and pw["test"] == "null":
             raise ValueError("power['test']='null' needs the variance under H0, which a pilot does not give: "
-                             "use test='wald' or assumed values")
+                             "use test='wald' or assumed values (assumed=dict(value=..., prevalence=[...]))")
         said: list[str] = []  # what the pilot's intervals say about themselves
         comp, info = _pilot_components(name, pilot, opts, design, method, bootstrap, seed, cluster, deff, raters,
                                        judgments, said)
+        if method == "auto" and info["method"].startswith("linearised") and _resampling_given(bootstrap, seed):
+            notes.append(f"{' and '.join(_resampling_given(bootstrap, seed))} unused: method='auto' took the "
+                         f"linearised terms of the analytic SE ({name} has them with design='items'), which resample "
+                         "nothing; give method='bootstrap' for the pilot's item bootstrap")
         notes.extend(dict.fromkeys(said))
         source = "pilot"
     if cluster_size is not None and comp.cluster_size is None:
@@ -699,6 +737,48 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
                       tuple(notes))
 
 
+def _design_record(design: str) -> Any:
+    """The bootstrap design record named like the plan's design (what it resamples)."""
+    from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS
+
+    return BOOTSTRAP_DESIGNS[design]
+
+
+def _resampling_given(bootstrap: Any, seed: Any) -> list[str]:
+    """``bootstrap=`` / ``seed=`` where set away from their defaults, as ``name=value``."""
+    return [f"{k}={v!r}" for k, v, d in (("bootstrap", bootstrap, DEFAULT_BOOTSTRAP), ("seed", seed, DEFAULT_SEED))
+            if v != d]
+
+
+def _check_unused(*, assumed: Any, judgments: Any, method: str, bootstrap: Any, seed: Any, halfwidth: Any,
+                  level: float, design: str, design_effect: Any, icc: Any, cluster_size: Any, cluster: Any) -> None:
+    """Options the plan would not use, refused with the reason (nothing given is silently ignored)."""
+    given = _resampling_given(bootstrap, seed)
+    why = ("assumed= plans from the assumed population's variance, with nothing resampled" if assumed is not None
+           else "judgments= plans from the delta-method variance of the pilot's judgments, with nothing resampled"
+           if judgments is not None else
+           "method='analytic' takes the linearised terms of the analytic SE, with nothing resampled"
+           if method == "analytic" else "")
+    if given and why:
+        raise ValueError(f"{' and '.join(given)} set{'s' if len(given) == 1 else ''} the pilot's bootstraps; {why}: "
+                         f"leave {'it' if len(given) == 1 else 'them'} out")
+    if halfwidth is None and level != DEFAULT_LEVEL:
+        raise ValueError(f"level={level!r} is the level of the interval whose half-width is planned; a power plan "
+                         "alone (no halfwidth=) has no interval: leave out level= or add halfwidth=")
+    clustered = {k: v for k, v in (("design_effect", design_effect), ("icc", icc), ("cluster_size", cluster_size),
+                                   ("cluster", cluster)) if v is not None}
+    if clustered and not _design_record(design).resamples_clusters:
+        raise ValueError(f"{' and '.join(k + '=' for k in clustered)} appl{'ies' if len(clustered) == 1 else 'y'} to "
+                         f"design='cluster' (clustered items); got design={design!r}")
+    if design_effect is not None and icc is not None:
+        raise ValueError("give design_effect=, or cluster_size= and icc= (which give the design effect), not both: "
+                         "one of them would go unused")
+    if cluster is not None and (design_effect is not None or icc is not None or cluster_size is not None):
+        raise ValueError("cluster= measures the pilot's clustering (a cluster bootstrap, the clusters planned at the "
+                         "pilot's mean cluster size); design_effect=, icc= and cluster_size= assume one: give "
+                         "cluster= or those, not both")
+
+
 def _variance_note(source: str, info: dict[str, Any]) -> str:
     if source == "assumed":
         return (f"per-item variance {info['per_item_variance']:.4g} from the {info['population']} population of "
@@ -714,7 +794,7 @@ def _power_n(comp: _Components, raters: int | None, null: float, target: float, 
     delta = comp.value - null
     if test == "null":
         if design == "items+raters":
-            raise ValueError("power['test']='null' plans designs 'items' and 'cluster'; use test='wald'")
+            raise ValueError("power['test']='null' has no rater term: design='items+raters' needs test='wald'")
         s0 = info["sigma0"][null]
         s1 = math.sqrt(comp.a)
         return max(2, math.ceil(comp.deff * ((z_a * s0 + z_b * s1) / delta) ** 2 - 1e-9))

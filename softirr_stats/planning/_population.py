@@ -156,7 +156,13 @@ def solve_agreement(prep: Any, pop: Population, value: float, name: str) -> floa
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
         raise ValueError(f"{name} is not defined or does not increase with agreement in the assumed population "
                          f"(value {lo!r} at chance, {hi!r} at the most agreement these prevalences allow)")
-    if not lo - tol <= value <= hi + tol:
+    if value < lo - tol:
+        raise ValueError(f"assumed['value'] = {value!r} is below what the planning population gives for {name}: "
+                         f"its rating profiles run from raters rating independently ({lo:.6g}, chance agreement) to "
+                         f"the most agreement these prevalences allow ({hi:.6g}), and the model has no agreement below "
+                         "chance (data with these prevalences may); assume a value in that range, or plan from a "
+                         "pilot data set (pilot=)")
+    if value > hi + tol:
         raise ValueError(f"assumed['value'] = {value!r} is outside what these prevalences allow for {name}: "
                          f"[{lo:.6g} (chance agreement), {hi:.6g} (the most agreement the margins allow)]")
     if value >= hi - tol:

@@ -82,19 +82,19 @@ def test_the_pilots_warnings_are_numbered_notes_not_raw_python_lines(tmp_path, c
 @pytest.mark.parametrize("method", ["analytic", "bootstrap"])
 def test_method_reaches_the_plan(capsys, scores, method):
     # plan_items(method=...) had no CLI spelling: a pilot's variance was always the 'auto' choice
-    code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", "--method", method, "--bootstrap", "200",
-                         "-f", "json")
+    # (--bootstrap sets the bootstrap's replicates; with --method analytic it is refused as unused)
+    boot = {"bootstrap": 200} if method == "bootstrap" else {}
+    flags = ["--bootstrap", "200"] if boot else []
+    code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", "--method", method, *flags, "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
-    py = sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=sis.read_annotations(scores), method=method,
-                        bootstrap=200)
+    py = sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=sis.read_annotations(scores), method=method, **boot)
     expected = py.to_frame().iloc[0]
     assert row["n_items"] == py.n
     for key in ("value", "se_at_n", "halfwidth_at_n"):
         assert row[key] == pytest.approx(expected[key], abs=1e-12, rel=0), key
-    other = "bootstrap" if method == "analytic" else "analytic"
-    assert py.n != sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=sis.read_annotations(scores), method=other,
-                                  bootstrap=200).n
+    other = dict(method="analytic") if method == "bootstrap" else dict(method="bootstrap", bootstrap=200)
+    assert py.n != sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=sis.read_annotations(scores), **other).n
 
 
 @pytest.mark.parametrize(("args", "needle"), [
@@ -125,3 +125,81 @@ def test_plan_messages_name_the_options(capsys, scores):
         code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", *args)
         text = " ".join((out + err).split())
         assert said in text and not python.search(text), (args, text)
+
+
+ASSUMED = ["--value", "0.6", "--prevalence", "0.3,0.7", "--raters", "3"]
+
+
+@pytest.mark.parametrize(("source", "args", "needle"), [
+    ("assumed", ["--halfwidth", "0.1", "--bootstrap", "5"], "--bootstrap sets a pilot FILE's bootstraps; with assumed"),
+    ("assumed", ["--halfwidth", "0.1", "--seed", "9"], "--seed sets a pilot FILE's bootstraps; with assumed"),
+    ("assumed", ["--halfwidth", "0.1", "--item", "id"], "--item is an option for reading a pilot FILE"),
+    ("assumed", ["--halfwidth", "0.1", "--na-values", "x"], "--na-values is an option for reading a pilot FILE"),
+    ("assumed", ["--halfwidth", "0.1", "--alpha", "0.1"], "--alpha sets the test of a power target, which --null"),
+    ("assumed", ["--halfwidth", "0.1", "--test", "null"], "--test sets the test of a power target"),
+    ("FILE", ["--halfwidth", "0.1", "--two-sided"], "--two-sided sets the test of a power target"),
+    ("FILE", ["--null", "0.2", "--level", "0.9"], "--level is the level of the interval whose half-width"),
+    ("FILE", ["--halfwidth", "0.1", "--method", "analytic", "--seed", "3"],
+     "--seed sets the pilot's bootstraps; --method analytic takes the linearised terms"),
+    ("assumed", ["--halfwidth", "0.1", "--rater-variance", "0.001"],
+     "--rater-variance is the between-rater variance b of a study whose raters are sampled (its term b / R, "
+     "--design items+raters); --design items keeps the raters fixed"),
+    ("assumed", ["--halfwidth", "0.1", "--rater-variance", "0.01", "--raters", "10"],
+     "--rater-variance is the between-rater variance"),
+    ("assumed", ["--halfwidth", "0.1", "--design", "cluster", "--design-effect", "2", "--rater-variance", "0.01"],
+     "--design cluster keeps the raters fixed"),
+    ("assumed", ["--halfwidth", "0.1", "--cluster-size", "4"], "--cluster-size applies to --design cluster"),
+    ("assumed", ["--halfwidth", "0.1", "--design", "cluster", "--design-effect", "2", "--icc", "0.1",
+                 "--cluster-size", "3"], "give --design-effect, or --cluster-size and --icc"),
+])
+def test_options_the_plan_would_not_use_are_refused(capsys, scores, source, args, needle):
+    """--bootstrap / --seed with assumed values, --alpha / --test / --two-sided without --null, --level without
+    --halfwidth, the reading options without a FILE and --rater-variance outside --design items+raters were
+    ignored without a word (--rater-variance under --design items added b whole: 287 items for 177)."""
+    src = [scores] if source == "FILE" else ASSUMED
+    code, out, err = run(capsys, "plan", *src, *args)
+    assert code == 2 and out == "", err
+    assert needle in " ".join(err.split()) and "None" not in err, err
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["FILE", "--halfwidth", "0.1", "--raters", "5"],
+     "--raters 5 differs from the pilot's 4 raters: with --design items the per-item variance is the pilot's"),
+    (["FILE", "--halfwidth", "0.1", "--raters", "5"],
+     "or from assumed values (--value and --prevalence instead of a pilot FILE, with --raters 5)"),
+    (["FILE", "--null", "0.2", "--test", "null"], "--test null needs the variance under H0, which a pilot does not "
+                                                  "give: use --test wald or assumed values (--value and --prevalence"),
+    (["--value", "-0.2", "--prevalence", "0.3,0.7", "--halfwidth", "0.1"],
+     "--value -0.2 is below what the planning population gives for fleiss_kappa"),
+    (["--value", "0.6", "--prevalence", "0.3,0.7", "--null", "0.7"], "--null 0.7 must be below the assumed value"),
+    (["--value", "0.6", "--prevalence", "0.3,0.7", "--raters", "3", "--null", "0.4", "--test", "null",
+      "--design", "items+raters"], "--test null has no rater term: --design items+raters needs --test wald"),
+])
+def test_plan_errors_read_as_flags(capsys, scores, args, said):
+    """'raters=5 differs ... assumed=dict(value=..., ...)' and "power['test']='null' ... use test='wald'" were
+    Python spellings on the command line."""
+    import re
+
+    code, out, err = run(capsys, "plan", *[scores if a == "FILE" else a for a in args])
+    text = " ".join(err.split())
+    assert code == 2 and said in text, text
+    assert not re.search(r"\w=|\[['\"]|dict\(", text), text
+
+
+def test_rater_variance_with_raters_sampled_is_python_s_plan(capsys):
+    code, out, err = run(capsys, "plan", *ASSUMED, "--halfwidth", "0.1", "--design", "items+raters",
+                         "--rater-variance", "0.001", "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    py = sis.plan_items("fleiss_kappa", halfwidth=0.1, design="items+raters",
+                        assumed=dict(value=0.6, prevalence=[0.3, 0.7], raters=3, rater_variance=0.001)).to_frame()
+    assert row["n_items"] == py["n_items"][0] == 200
+    assert row["se_at_n"] == pytest.approx(py["se_at_n"][0], abs=1e-12, rel=0)
+
+
+def test_an_unused_bootstrap_of_auto_is_a_note_in_flags(capsys, scores):
+    code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", "--bootstrap", "300", "-f", "csv")
+    assert code == 0, err
+    text = " ".join((out + err).split())
+    assert "--bootstrap 300 unused: --method auto took the linearised terms" in text, text
+    assert "give --method bootstrap for the pilot's item bootstrap" in text and "bootstrap=" not in text

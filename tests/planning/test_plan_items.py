@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import warnings
 
 import numpy as np
@@ -267,7 +268,7 @@ def test_impossible_targets_fail_clearly(kwargs, match):
     (dict(value=0.6, prevalence=[1.0], raters=3), "at least 2 categories"),
     (dict(value=0.6, prevalence=[0.3, 0.7], raters=1), "raters"),
     (dict(value=1.5, prevalence=[0.3, 0.7], raters=3), "outside what these prevalences allow"),
-    (dict(value=-0.5, prevalence=[0.3, 0.7], raters=3), "outside what these prevalences allow"),
+    (dict(value=-0.5, prevalence=[0.3, 0.7], raters=3), "below what the planning population gives"),
     (dict(prevalence=[0.3, 0.7]), "needs 'value'"),
     (dict(value=0.6, prevalence=[0.3, 0.7], raters=3, colour=1), "unknown keys"),
     (dict(value=0.6, prevalence=[0.25] * 4, raters=9), "rating profiles"),
@@ -460,3 +461,119 @@ def test_method_with_assumed_values_is_refused_not_ignored():
                        method="bootstrap")
     auto = sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=dict(value=0.5, prevalence=[0.5, 0.5]))
     assert auto.n_items > 0
+
+
+# --- options a plan would not use, and the population model's limits ------------------------------
+
+_A3 = dict(value=0.6, prevalence=[0.3, 0.7], raters=3)
+
+
+@pytest.mark.parametrize("design,extra", [("items", {}), ("items", dict(raters=10)),
+                                          ("cluster", dict(design_effect=1.5))])
+@pytest.mark.parametrize("rater_variance", [0.001, 0.01, 0.0])
+def test_rater_variance_is_refused_where_raters_are_fixed(design, extra, rater_variance):
+    """design='items' added b whole (b / 1: 287 items for 177, with 0.001), or said "cannot be reached with None
+    raters ... plan at least 4 raters" even with raters=10."""
+    with pytest.raises(ValueError, match=r"assumed\['rater_variance'\] is the between-rater variance") as err:
+        sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=dict(_A3, rater_variance=rater_variance),
+                       design=design, **extra)
+    assert "None" not in str(err.value) and f"design={design!r} keeps the raters fixed" in str(err.value)
+
+
+def test_rater_variance_enters_as_b_over_r_with_raters_sampled():
+    """items+raters: the smallest n with z sqrt(a / n + b / R) <= h (normal quantile), R the assumed raters."""
+    b, h, z = 0.001, 0.1, float(ndtri(0.975))
+    plan = sis.plan_items("fleiss_kappa", halfwidth=h, assumed=dict(_A3, rater_variance=b), design="items+raters")
+    a, n = plan.components["a"], plan.n_items
+    fixed = sis.plan_items("fleiss_kappa", halfwidth=h, assumed=_A3)
+    assert a == fixed.components["a"] and fixed.n_items == 177
+    assert plan.components["b"] == b and plan.grid["raters"].tolist() == [3]
+    assert z * math.sqrt(a / n + b / 3) <= h < z * math.sqrt(a / (n - 1) + b / 3)
+    assert n == math.ceil(z * z * a / (h * h - z * z * b / 3))
+    assert plan.grid["se_at_n"].iloc[0] == pytest.approx(math.sqrt(a / n + b / 3), abs=1e-12, rel=0)
+    assert fixed.grid["se_at_n"].iloc[0] == pytest.approx(math.sqrt(a / 177), abs=1e-12, rel=0)
+
+
+def test_fixed_raters_carry_no_rater_term():
+    """The variance model's b / R and k c / R apply with raters sampled only (raters None): no 'None raters'."""
+    from scipy.special import stdtrit
+
+    from softirr_stats.planning._plan import _Components, _quantile, _solve
+
+    comp = _Components(a=0.5, b=0.3, c=0.2)
+    assert comp.var(100, None) == 0.5 / 100
+    n = _solve(comp, None, 0.1, lambda df: _quantile(0.975, df), "items", "halfwidth 0.1")
+    assert stdtrit(n - 1, 0.975) * math.sqrt(0.5 / n) <= 0.1 < stdtrit(n - 2, 0.975) * math.sqrt(0.5 / (n - 1))
+
+
+@pytest.mark.parametrize("kwargs,said", [
+    (dict(bootstrap=5), "bootstrap=5 sets the pilot's bootstraps; assumed= plans from the assumed population's"),
+    (dict(seed=9), "seed=9 sets the pilot's bootstraps; assumed="),
+    (dict(bootstrap=5, seed=9), "bootstrap=5 and seed=9 set the pilot's bootstraps; assumed="),
+    (dict(level=0.9, halfwidth=None, power=dict(null=0.4)), "level=0.9 is the level of the interval"),
+    (dict(cluster_size=5), "cluster_size= applies to design='cluster'"),
+    (dict(icc=0.1, cluster_size=5, design="items+raters"), "icc= and cluster_size= apply to design='cluster'"),
+    (dict(design="cluster", design_effect=2.0, icc=0.1, cluster_size=5), "not both: one of them would go unused"),
+    (dict(similarity="exact", options=dict(similarity="exact")), "similarity= or options"),
+])
+def test_options_a_plan_from_assumed_values_would_not_use_are_refused(kwargs, said):
+    """bootstrap=, seed=, level= without halfwidth=, cluster_size= outside design='cluster', icc= beside
+    design_effect= and similarity= beside options['similarity'] were ignored without a word."""
+    kwargs = {"halfwidth": 0.1, **kwargs}
+    with pytest.raises(ValueError, match=re.escape(said)):
+        sis.plan_items("fleiss_kappa", assumed=_A3, **kwargs)
+
+
+def test_resampling_options_a_pilot_plan_would_not_use_are_refused_or_noted():
+    rows = _pilot(n=40)
+    with pytest.raises(ValueError, match="seed=3 sets the pilot's bootstraps; method='analytic' takes the linearised"):
+        sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=rows, method="analytic", seed=3)
+    clusters = np.repeat(np.arange(8), 5)
+    for extra, said in ((dict(design="items"), "cluster= applies to design='cluster'"),
+                        (dict(design="cluster", design_effect=2.0), "cluster= measures the pilot's clustering"),
+                        (dict(design="cluster", cluster_size=4), "cluster= measures the pilot's clustering")):
+        with pytest.raises(ValueError, match=re.escape(said)):
+            sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=rows, cluster=clusters, **extra)
+    auto = sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=rows, bootstrap=300)
+    analytic = sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=rows, method="analytic")
+    assert auto.n_items == analytic.n_items and auto.components["a"] == analytic.components["a"]
+    assert auto.notes[0].startswith("bootstrap=300 unused: method='auto' took the linearised terms")
+    assert not any("unused" in n for n in analytic.notes)
+
+
+def test_resampling_options_with_judgments_are_refused():
+    rows = [["fever", "pyrexia"], ["cough", "cough"], ["rash", "itch"], ["pain", "ache"]] * 6
+    sim = lambda a, b: np.array([0.9 if x[:2] == y[:2] else 0.3 for x, y in zip(a, b, strict=True)])  # noqa: E731
+    table = sis.judging_plan(rows, similarity=sim, n=30, coefficient="cohen_kappa", seed=0).pairs.assign(judgment=1.0)
+    with pytest.raises(ValueError, match="bootstrap=50 sets the pilot's bootstraps; judgments= plans from the delta"):
+        sis.plan_items("cohen_kappa", halfwidth=0.1, pilot=rows, similarity=sim, judgments=table, bootstrap=50)
+
+
+@pytest.mark.parametrize("chance", ["mc:100", "mc:10", "sampled:20000", "montecarlo:5"])
+def test_sampled_chance_is_refused_with_assumed_values(chance):
+    """Monte Carlo or sampled chance on the weighted profiles planned simulation noise (169 or 174 for 177; mc:10
+    failed with 'not defined or does not increase with agreement')."""
+    with pytest.raises(ValueError, match=r"samples the chance term .* use chance='exact'"):
+        sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=_A3, options=dict(chance=chance))
+    with pytest.raises(ValueError, match="samples the chance term"):
+        sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=_A3,
+                       options=dict(chance=sis.SampledPairs(n=5000)))
+    exact = sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=_A3, options=dict(chance="exact"))
+    auto = sis.plan_items("fleiss_kappa", halfwidth=0.1, assumed=_A3, options=dict(chance="auto"))
+    assert exact.n_items == auto.n_items == 177 and exact.components["a"] == auto.components["a"]
+
+
+def test_a_value_below_chance_is_the_population_models_limit_not_the_margins():
+    """kappa -0.2 was 'outside what these prevalences allow ... [0 (chance agreement), 1]'; margins 0.3 / 0.7 do
+    allow it (the table below), the planning population has no agreement below chance."""
+    with pytest.raises(ValueError) as err:
+        sis.plan_items("cohen_kappa", halfwidth=0.1, assumed=dict(value=-0.2, prevalence=[0.3, 0.7]))
+    text = str(err.value)
+    assert "below what the planning population gives" in text and "no agreement below chance" in text
+    assert "outside what these prevalences allow" not in text and "pilot=" in text
+    # 100 items with margins 0.3 / 0.7 for both raters and kappa below -0.2: p_o = 0.4, p_e = 0.58
+    table = [["a", "b"]] * 30 + [["b", "a"]] * 30 + [["b", "b"]] * 40
+    low = sis.cohen_kappa(table).value
+    assert low == pytest.approx((0.4 - 0.58) / (1 - 0.58), abs=1e-12) and low < -0.2
+    with pytest.raises(ValueError, match="outside what these prevalences allow .* most agreement the margins allow"):
+        sis.plan_items("cohen_kappa", halfwidth=0.1, assumed=dict(value=0.95, prevalence=[[0.3, 0.7], [0.5, 0.5]]))
