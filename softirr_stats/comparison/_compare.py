@@ -605,7 +605,7 @@ def _analytic_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic,
         div = m * (m - 1.0) if form == "raw" else float(m) * m
         se = math.sqrt(max(0.0, (1.0 - f) * float(np.sum(dd * dd)) / div)) if m >= 2 else math.nan
         df = float(m - 1)
-        kind, paired = "paired", True
+        kind, paired, n_terms = "paired", True, m
     elif not common:
         def var(p: np.ndarray, mask: np.ndarray) -> tuple[float, int]:
             m = int(mask.sum())
@@ -616,25 +616,49 @@ def _analytic_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic,
         vb, m_b = var(pb, mb)
         se = math.sqrt(va + vb)
         df = (va + vb) ** 2 / (va**2 / max(m_a - 1, 1) + vb**2 / max(m_b - 1, 1)) if va + vb > 0 else math.nan
-        kind, paired = "independent", False
+        kind, paired, n_terms = "independent", False, min(m_a, m_b)
         notes.append(f"independent items: the two variances add (Welch-Satterthwaite df = {df:.1f})")
     else:
         raise ValueError(f"the two statistics share {len(common)} of their {len(items_a)} and {len(items_b)} items: "
                          "the analytic comparison needs the same items (paired) or disjoint items (independent); "
                          "use ci=softirr_stats.Bootstrap(...), which resamples the shared and the other items in "
                          "their own strata")
+    test = f"Student t on the delta-method SE ({df:.3g} df)"
     if math.isfinite(se) and se > 0 and math.isfinite(df):
         h = float(stdtrit(df, 0.5 + cfg.level / 2.0)) * se
         lo, hi = diff - h, diff + h
         p = float(2.0 * stdtr(df, -abs(diff / se)))
+    elif se == 0.0 and diff == 0.0:  # as the bootstrap's: no spread and no difference is no evidence against H0
+        lo = hi = 0.0
+        p, test = 1.0, ("no spread in the per-item terms of the difference (the same statistic twice, or two that "
+                        "move together item by item): variance 0")
     else:
         lo = hi = p = math.nan
-        notes.append("the analytic standard error of the difference is undefined or zero")
-    details = {"test": f"Student t on the delta-method SE ({df:.3g} df)", "analytic_form": form, "analytic_df": df,
-               "kind": kind}
+        said = _no_analytic_se(se, diff, n_terms, kind)
+        notes.append(said)
+        test = "none (no delta-method variance)"
+        warnings.warn(f"compare({labels[0]}, {labels[1]}): {said}", DegenerateWarning, stacklevel=user_stacklevel())
+    details = {"test": test, "analytic_form": form, "analytic_df": df, "kind": kind}
     return ComparisonResult(labels[0], labels[1], float(a.value), float(b.value), float(diff),
                             float(_ratio(a.value, b.value)), lo, hi, se, cfg.level, p, f"{kind} delta method",
                             "analytic", paired, len(items_a), len(items_b), len(common), tuple(notes), details)
+
+
+def _no_analytic_se(se: float, diff: float, n_items: int, kind: str = "paired") -> str:
+    """Why the delta-method interval and test of a difference are undefined (nan): too few items, or a variance of
+    0 under a difference that is not 0 (``kind``: ``"paired"`` or ``"independent"`` items).
+
+    Examples
+    --------
+    >>> _no_analytic_se(float("nan"), 0.1, 1)
+    'no analytic interval or p-value: the delta-method variance of the difference needs at least 2 items with linearised terms; got 1'
+    """
+    if n_items < 2 or not math.isfinite(se):
+        where = " in each of the two independent samples" if kind == "independent" else ""
+        return ("no analytic interval or p-value: the delta-method variance of the difference needs at least 2 items "
+                f"with linearised terms{where}; got {n_items}")
+    return (f"no analytic interval or p-value: the delta-method variance of the difference is 0 (its per-item terms "
+            f"are all 0) while the difference is {diff:.6g}; use ci=softirr_stats.Bootstrap(...)")
 
 
 def _same_data(stat_a: Statistic, stat_b: Statistic) -> bool:

@@ -70,8 +70,33 @@ def test_a_statistic_against_itself_has_a_zero_width_interval():
     a = sis.fleiss_kappa(_table(), ci=Bootstrap(n=200))
     r = sis.compare(a, a)
     assert (r.difference, r.ci_low, r.ci_high, r.se) == (0.0, 0.0, 0.0, 0.0) and r.p_value == 1.0
-    r = sis.compare(sis.fleiss_kappa(_table(), ci="analytic"), sis.fleiss_kappa(_table(), ci="analytic"))
-    assert r.se == 0.0 and math.isnan(r.p_value)
+
+
+def test_a_statistic_against_itself_is_the_same_under_the_analytic_interval():
+    # the delta method gave se 0 with interval and p nan, no warning, where the bootstrap gives [0, 0] and p = 1
+    a = sis.fleiss_kappa(_table(), ci=Bootstrap(n=200))
+    boot = sis.compare(a, a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning: nothing is undefined
+        r = sis.compare(sis.fleiss_kappa(_table(), ci="analytic"), sis.fleiss_kappa(_table(), ci="analytic"))
+        again = sis.compare(a, a, ci="analytic")
+    for x in (r, again):
+        assert (x.difference, x.ci_low, x.ci_high, x.se, x.p_value) == (0.0, 0.0, 0.0, 0.0, 1.0)
+        assert (x.difference, x.ci_low, x.ci_high, x.se, x.p_value) == (
+            boot.difference, boot.ci_low, boot.ci_high, boot.se, boot.p_value)
+        assert x.warnings == () and x.details["test"].startswith("no spread in the per-item terms")
+
+
+def test_an_analytic_difference_without_a_variance_is_nan_with_a_warning_saying_why():
+    one = sis.fleiss_kappa(pd.DataFrame([["x", "y", "x"]], index=["i1"]))  # one item: no delta-method variance
+    more = sis.fleiss_kappa(pd.DataFrame([["x", "y", "x"], ["x", "x", "x"], ["y", "y", "x"]], index=["j1", "j2", "j3"]))
+    for a, b, where in ((one, one, ""), (one, more, " in each of the two independent samples")):
+        with pytest.warns(sis.DegenerateWarning, match=f"needs at least 2 items with linearised terms{where}; got 1"):
+            r = sis.compare(a, b, ci="analytic")
+        assert math.isnan(r.ci_low) and math.isnan(r.ci_high) and math.isnan(r.p_value)
+        assert r.difference == pytest.approx(a.value - b.value, abs=1e-12)
+        assert any("no analytic interval or p-value" in w for w in r.warnings)
+        assert r.details["test"] == "none (no delta-method variance)"
 
 
 def test_independent_analytic_adds_the_two_variances():
