@@ -89,6 +89,11 @@ ITEM_WEIGHTS = ("ratings", "equal")
 _XRR_COLUMNS = ("similarity", "value", "CI", "normalized", "irr_x", "irr_y", "observed", "expected", "n_items")
 _XRR_DATA = ("similarity", "coefficient", "level", "item_weights", "value", "ci_low", "ci_high", "se", "ci_method",
              "normalized", "irr_x", "irr_y", "observed", "expected", "n_items", "n_items_only_x", "n_items_only_y")
+#: --candidate: the per-human table (``tested`` beside ``candidate_wins``: a human not tested is no loss); the csv adds
+#: the verdict (:data:`_VERDICT`) to every row, as agree's csv carries its level and interval method
+_CANDIDATE_COLUMNS = ("human", "n_items", "candidate_advantage", "human_advantage", "mean_difference", "t", "p_value",
+                      "tested", "candidate_wins")
+_VERDICT = ("candidate", "omega", "rho", "passed", "epsilon", "q")
 _INTERVAL = ("bootstrap", "design", "method", "level", "seed", "analytic", "cluster", "strata")
 _COMPARISONS = ("FILE2", "two -m", "two -c", "--groups")  # the modes whose answer is a difference with its interval
 _CMP_DATA = ("A", "B", "value_a", "value_b", "difference", "ci_low", "ci_high", "se", "p_value", "method", "design",
@@ -281,8 +286,10 @@ def command(
         notes += _scale_note(ann)
     seen = list(dict.fromkeys([*notes, *(str(c.message) for c in caught), *meta.pop("warnings", [])]))
     meta["warnings"] = seen
+    if mode == "--candidate" and fmt == "csv":  # a csv has no title: the verdict goes in columns
+        rows, data_columns = [{**row, **{k: meta[k] for k in _VERDICT}} for row in rows], (*data_columns, *_VERDICT)
     emit(rows, columns, fmt, title + meta.pop("title_tail", ""), meta, notes=Notes(seen, read=notes),
-         secondary=("method", "n_items", "se", "value_a", "value_b"), data_columns=data_columns)
+         secondary=("method", "n_items", "se", "value_a", "value_b", "human_advantage", "t"), data_columns=data_columns)
     if json_out:
         write_json(json_out, title, meta, rows)
 
@@ -567,14 +574,12 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
                                               for h in humans.split(",") if h.strip()]
         r = sis.replacement_test(ann, cand, humans=people, similarity=sims[0], scoring=scoring, epsilon=epsilon, q=q,
                                  min_items_per_human=min_items)
-        meta.update(omega=r.omega, rho=r.rho, passed=r.passed, n_items=r.n_items)
+        meta.update(candidate=r.candidate, omega=r.omega, rho=r.rho, passed=r.passed, n_items=r.n_items)
         meta["title_tail"] = f": {r}"
         meta["warnings"] = list(r.warnings)
         rows = [{**rec, "candidate_wins": bool(rec["candidate_wins"]), "tested": bool(rec["tested"])}
                 for rec in r.by_human.to_dict("records")]
-        cols = ("human", "n_items", "candidate_advantage", "human_advantage", "mean_difference", "t", "p_value",
-                "candidate_wins")
-        return rows, cols, cols
+        return rows, _CANDIDATE_COLUMNS, _CANDIDATE_COLUMNS
     elif mode == "--reference":
         ref = _rater(reference or "", ann.raters, "--reference")
         base, extra = _level_split(coefs[0])

@@ -9,6 +9,7 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats.cli import main
+from softirr_stats.comparison._replacement import FewHumansWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning")
 
@@ -270,6 +271,55 @@ def test_candidate_options_are_the_functions():
     cli = inspect.signature(cmd.command).parameters
     for name in ("scoring", "epsilon", "q", "min_items_per_human"):
         assert cli[name].default == py[name].default, name
+
+
+@pytest.fixture()
+def study(tmp_path):
+    """Six humans and an LLM on 80 items, codes 0-2; human a3 rated only 20 items (too few to be tested)."""
+    rng = np.random.default_rng(3)
+    t = rng.choice(3, 80, p=[.3, .5, .2])
+    wide = pd.DataFrame({r: np.where(rng.random(80) < s, t, rng.choice(3, 80, p=[.3, .5, .2]))
+                         for r, s in [("a1", .63), ("a2", .63), ("a3", .63), ("b1", .77), ("b2", .77), ("b3", .77),
+                                      ("llm", .8)]})
+    long = wide.rename_axis("item").reset_index().melt("item", var_name="rater", value_name="label")
+    path = tmp_path / "study.csv"
+    long[~((long.rater == "a3") & (long.item >= 20))].to_csv(path, index=False)
+    return path
+
+
+def test_candidate_csv_and_table_say_which_humans_were_tested_and_the_verdict(capsys, study, monkeypatch):
+    # the csv and table left out `tested` (an untested human read as a loss: a3,20,...,False) and no format but
+    # JSON carried the verdict
+    monkeypatch.setenv("COLUMNS", "160")  # the table's width: every column shown
+    with pytest.warns(FewHumansWarning, match=r"humans \['a3'\] have fewer than 30 usable items"):
+        py = sis.replacement_test(sis.read_annotations(study), "llm")
+    by = py.by_human.set_index("human")
+    assert not by.loc["a3", "tested"] and py.passed  # the data are what the test is about
+    code, out, err = run(capsys, "compare", str(study), "--candidate", "llm", "-f", "csv")
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out)).set_index("human")
+    assert got["tested"].tolist() == by["tested"].tolist() and not got.loc["a3", "tested"]
+    assert got["candidate_wins"].tolist() == by["candidate_wins"].tolist()
+    for col in ("candidate_advantage", "human_advantage", "mean_difference", "t", "p_value"):
+        np.testing.assert_allclose(got[col], by[col], rtol=0, atol=1e-12, equal_nan=True)
+    # the verdict in every row (a csv has no title), as agree's csv carries its level and interval method
+    assert (got["candidate"] == "llm").all() and got["passed"].tolist() == [py.passed] * len(got)
+    for col in ("omega", "rho", "epsilon", "q"):
+        np.testing.assert_allclose(got[col], getattr(py, col), rtol=0, atol=1e-12)
+    code, out, err = run(capsys, "compare", str(study), "--candidate", "llm")  # the table
+    assert code == 0, err
+    head = next(line for line in out.splitlines() if "human" in line and "p_value" in line)
+    assert "tested" in head and "candidate_wins" in head
+    names = [c.strip() for c in head.split("┃")]
+    a3 = [c.strip() for c in next(line for line in out.splitlines() if " a3 " in line).split("│")]
+    assert (a3[names.index("tested")], a3[names.index("candidate_wins")]) == ("False", "False")
+    flat = " ".join(out.split())
+    assert "[PASSED]" in flat and f"omega = {py.omega:.2f}" in flat and f"rho = {py.rho:.3f}" in flat
+    assert "not tested: a3" in flat
+    code, out, err = run(capsys, "compare", str(study), "--candidate", "llm", "-f", "json")
+    d = json.loads(out)
+    assert (d["meta"]["candidate"], d["meta"]["passed"]) == ("llm", py.passed)
+    assert not {"omega", "passed"} & set(d["results"][0])  # JSON keeps the verdict in meta
 
 
 @pytest.fixture()
