@@ -21,7 +21,8 @@ from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     LEVEL_FORMS,
     LEVEL_HELP,
-    MEASURES,
+    SIMILARITIES,
+    WEIGHTS,
     CacheOpt,
     CategoriesOpt,
     DesignOpt,
@@ -46,6 +47,7 @@ from softirr_stats.cli._options import (
     check_choices,
     check_format,
     check_probability,
+    check_similarities,
     check_writable,
     ci_title,
     cli_wording,
@@ -153,7 +155,8 @@ def command(
         "--coefficient", "-c", help=f"coefficient (two to compare two coefficients): {', '.join(COEFFICIENTS)}, "
                                     f"{LEVEL_HELP} [default: krippendorff_alpha; cohen_kappa with --reference]")] = None,
     similarity: Annotated[list[str] | None, similarity_option(
-        f"similarity, an equivalence measure (two to compare two): {', '.join(MEASURES)}")] = None,
+        f"similarity, an equivalence measure or categorical weights as in softirr agree (two to compare two): "
+        f"{', '.join(SIMILARITIES)}")] = None,
     measure: MeasureAliasOpt = None,
     chance: Annotated[str | None, typer.Option(
         "--chance", help=f"chance setting of the compared coefficients (one): {CHANCE_HELP}; mc:D and sampled:N "
@@ -225,6 +228,7 @@ def command(
     coefs = split(coefficient)
     check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     names = similarity_values(similarity, measure) or ["exact"]
+    check_similarities(names, SIMILARITIES)  # softirr agree's -m: an equivalence measure or categorical weights
     mode = _mode(files, groups, candidate, reference, leave_one_out, names, coefs, cross_replication)
     coefs = coefs or ["cohen_kappa" if mode == "--reference" else "krippendorff_alpha"]
     _refuse_unused(mode, bootstrap, analytic, permutations, scoring, chance)
@@ -250,7 +254,7 @@ def command(
     ann = anns[0]
     ci = apply_groups(ci, design, cluster, strata, files, anns, item, input_format, split(na_values))
     notes += chance_notes
-    measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model)
+    measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model, weights=WEIGHTS)
     sims = [sim for _, sim in measures]
     title = f"softirr compare ({mode}) on {', '.join(f.name for f in files)}"
     meta: dict[str, Any] = {"file": [str(f) for f in files], "mode": mode}
@@ -520,6 +524,28 @@ def _named_as(label: str, base: str, name: str) -> str:
     return name + label[len(base):] if label == base or label.startswith(f"{base} ") else label
 
 
+def _takes_weights(name: str) -> bool:
+    """Whether ``-c name`` takes ``weights=`` (a coefficient of the registry whose options have it)."""
+    base = _level_split(name)[0]
+    return base in REGISTRY and "weights" in REGISTRY[base].options
+
+
+def _similarity_kw(sim: Any, takes_weights: bool) -> dict[str, Any]:
+    """``-m`` as read by :func:`resolve_measures` (None for exact matching, an estimator, or a weight name) as the
+    keyword of the function it goes to: a weight name as ``weights=`` where the function takes it, else as
+    ``similarity=`` (the same matrix: ``resolve_similarity`` reads a weight name there as ``weights=``), as
+    softirr agree passes it.
+
+    Examples
+    --------
+    >>> _similarity_kw(None, True), _similarity_kw("quadratic", True), _similarity_kw("quadratic", False)
+    ({}, {'weights': 'quadratic'}, {'similarity': 'quadratic'})
+    """
+    if sim is None:
+        return {}
+    return {"weights": sim} if isinstance(sim, str) and sim in WEIGHTS and takes_weights else {"similarity": sim}
+
+
 def _estimate(sis: Any, name: str, ann: Any, sim: Any, chance: dict[str, Any] | None = None) -> Any:
     """The point estimate of ``-c name`` (any name -c takes: the registry's, the scores' statistics, the multi-label
     baselines), its interval left to ``compare``; ``chance`` (``{"chance": setting}``) where the coefficient takes
@@ -535,7 +561,7 @@ def _estimate(sis: Any, name: str, ann: Any, sim: Any, chance: dict[str, Any] | 
     if chance and _takes_chance(name):
         options.update(chance)
     fn = public_function(base)
-    return fn(ann, similarity=sim, **options) if sim is not None else fn(ann, **options)
+    return fn(ann, **_similarity_kw(sim, _takes_weights(name)), **options)
 
 
 def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, names: list, ci: Any,
@@ -561,8 +587,7 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
     elif mode == "--groups":
         ga, gb = parse_groups(groups or "", ann.raters)
         base, extra = _level_split(coefs[0])
-        if sims[0] is not None:
-            extra["similarity"] = sims[0]
+        extra.update(_similarity_kw(sims[0], _takes_weights(base)))
         res = sis.compare_groups(ann, ga, gb, coefficient=base, ci=ci, permutations=permutations, seed=seed,
                                  **extra, **with_chance)
         meta["permutation_p_value"] = res.details.get("permutation_p_value")
@@ -572,8 +597,8 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         cand = _rater(candidate or "", ann.raters, "--candidate")
         people = None if humans is None else [_rater(h.strip(), ann.raters, "--humans")
                                               for h in humans.split(",") if h.strip()]
-        r = sis.replacement_test(ann, cand, humans=people, similarity=sims[0], scoring=scoring, epsilon=epsilon, q=q,
-                                 min_items_per_human=min_items)
+        r = sis.replacement_test(ann, cand, humans=people, **_similarity_kw(sims[0], True), scoring=scoring,
+                                 epsilon=epsilon, q=q, min_items_per_human=min_items)
         meta.update(candidate=r.candidate, omega=r.omega, rho=r.rho, passed=r.passed, n_items=r.n_items)
         meta["title_tail"] = f": {r}"
         meta["warnings"] = list(r.warnings)
@@ -583,7 +608,8 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
     elif mode == "--reference":
         ref = _rater(reference or "", ann.raters, "--reference")
         base, extra = _level_split(coefs[0])
-        r = sis.against_reference(ann, ref, coefficient=base, similarity=sims[0], ci=ci, top=20, **extra,
+        r = sis.against_reference(ann, ref, coefficient=base, **_similarity_kw(sims[0], _takes_weights(base)), ci=ci,
+                                  top=20, **extra,
                                   **with_chance)
         meta["worst_items"] = r.disagreements.to_dict("records")
         meta["worst_items_similarity"] = r.similarity  # the level's metric under -c krippendorff_alpha:LEVEL
@@ -596,8 +622,7 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
             ("rater", "n_items", "value", "ci_low", "ci_high", "se", "observed", "expected")
     else:  # --leave-one-out
         base, extra = _level_split(coefs[0])
-        if sims[0] is not None:
-            extra["similarity"] = sims[0]
+        extra.update(_similarity_kw(sims[0], _takes_weights(base)))
         t = sis.leave_one_rater_out(ann, base, ci=ci, **extra, **with_chance)
         rows = []
         for rec in t.to_dict("records"):

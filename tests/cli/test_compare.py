@@ -322,6 +322,105 @@ def test_candidate_csv_and_table_say_which_humans_were_tested_and_the_verdict(ca
     assert not {"omega", "passed"} & set(d["results"][0])  # JSON keeps the verdict in meta
 
 
+def _second_round(study, tmp_path):
+    """``study`` with a fifth of its labels redrawn: a second round on the same items."""
+    df = pd.read_csv(study)
+    rng = np.random.default_rng(8)
+    flip = rng.random(len(df)) < 0.2
+    df.loc[flip, "label"] = rng.integers(0, 3, int(flip.sum()))
+    path = tmp_path / "study2.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+_CMP_KEYS = ("value_a", "value_b", "difference", "ci_low", "ci_high", "se", "p_value")
+
+
+def _cmp_json(capsys, *args):
+    code, out, err = run(capsys, "compare", *args, "-f", "json")
+    assert code == 0, (args, err)
+    return json.loads(out)
+
+
+def _same_comparison(row, py):
+    got, want = [row[k] for k in _CMP_KEYS], [getattr(py, k) for k in _CMP_KEYS]
+    np.testing.assert_allclose(np.array(got, dtype=float), np.array(want, dtype=float), rtol=0, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.base._validation.SoftIRRWarning")
+def test_similarity_takes_agrees_categorical_weights_in_every_mode(capsys, study, tmp_path):
+    # -m took only equivalence measures ("unknown --similarity 'quadratic'") where softirr agree -m and the Python
+    # functions' weights= take categorical weights
+    ann = sis.read_annotations(study)
+    boot = sis.Bootstrap(n=200, seed=0)
+    # --candidate: replacement_test(weights=)
+    d = _cmp_json(capsys, str(study), "--candidate", "llm", "-m", "quadratic")
+    py = sis.replacement_test(ann, "llm", weights="quadratic")
+    assert py.similarity == "quadratic" and d["meta"]["similarity"] == "quadratic"
+    np.testing.assert_allclose([d["meta"]["omega"], d["meta"]["rho"]], [py.omega, py.rho], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(pd.DataFrame(d["results"])[["candidate_advantage", "human_advantage", "t", "p_value"]]
+                               .to_numpy(dtype=float), py.by_human[["candidate_advantage", "human_advantage", "t",
+                                                                     "p_value"]].to_numpy(dtype=float),
+                               rtol=0, atol=1e-12, equal_nan=True)
+    assert abs(py.rho - sis.replacement_test(ann, "llm").rho) > 1e-6  # the weights reached the test
+    # --groups: compare_groups(weights=) where the coefficient takes weights; alpha takes the weight name as
+    # similarity= (the same matrix), as softirr agree passes it
+    for coef, kw in (("fleiss_kappa", {"weights": "linear"}), ("krippendorff_alpha", {"similarity": "linear"})):
+        d = _cmp_json(capsys, str(study), "--groups", "a1,a2;b1,b2", "-c", coef, "-m", "linear", "--bootstrap", "200")
+        _same_comparison(d["results"][0], sis.compare_groups(ann, ["a1", "a2"], ["b1", "b2"], coefficient=coef,
+                                                             ci=boot, **kw))
+    # FILE FILE2
+    two = _second_round(study, tmp_path)
+    d = _cmp_json(capsys, str(study), str(two), "-c", "fleiss_kappa", "-m", "quadratic", "--bootstrap", "200")
+    a, b = (sis.fleiss_kappa(sis.read_annotations(f), weights="quadratic") for f in (study, two))
+    _same_comparison(d["results"][0], sis.compare(a, b, ci=boot))
+    # two -m (weights against exact matching) and two -c (both with the weights), analytic
+    d = _cmp_json(capsys, str(study), "-c", "fleiss_kappa", "-m", "quadratic", "-m", "exact", "--analytic")
+    py = sis.compare(sis.fleiss_kappa(ann, weights="quadratic"), sis.fleiss_kappa(ann), ci="analytic")
+    _same_comparison(d["results"][0], py)
+    assert d["results"][0]["A"] == "fleiss_kappa (quadratic)" and py.difference != 0.0
+    d = _cmp_json(capsys, str(study), "-c", "fleiss_kappa", "-c", "gwet_ac1", "-m", "ordinal", "--analytic")
+    _same_comparison(d["results"][0], sis.compare(sis.fleiss_kappa(ann, weights="ordinal"),
+                                                  sis.gwet_ac1(ann, weights="ordinal"), ci="analytic"))
+    # --reference and --leave-one-out
+    d = _cmp_json(capsys, str(study), "--reference", "llm", "-m", "quadratic", "--bootstrap", "0")
+    py = sis.against_reference(ann, "llm", coefficient="cohen_kappa", weights="quadratic").by_rater
+    np.testing.assert_allclose(pd.DataFrame(d["results"])[["value", "observed", "expected"]].to_numpy(dtype=float),
+                               py[["value", "observed", "expected"]].to_numpy(dtype=float), rtol=0, atol=1e-12)
+    d = _cmp_json(capsys, str(study), "--leave-one-out", "-c", "fleiss_kappa", "-m", "quadratic", "--bootstrap", "0")
+    py = sis.leave_one_rater_out(ann, "fleiss_kappa", weights="quadratic")
+    cols = ["kappa_vs_rest", "value_without", "change"]
+    np.testing.assert_allclose(pd.DataFrame(d["results"])[cols].to_numpy(dtype=float), py[cols].to_numpy(dtype=float),
+                               rtol=0, atol=1e-12)
+    # --cross-replication: cross_kappa takes the weight name as similarity= (it has no weights=)
+    d = _cmp_json(capsys, str(study), str(two), "--cross-replication", "-m", "quadratic", "--bootstrap", "0")
+    py = sis.cross_kappa(ann, sis.read_annotations(two), similarity="quadratic")
+    row = d["results"][0]
+    np.testing.assert_allclose([row[k] for k in ("value", "normalized", "irr_x", "irr_y")],
+                               [py.value, py.normalized, py.irr_x, py.irr_y], rtol=0, atol=1e-12)
+    assert row["similarity"] == "quadratic" and py.similarity == "quadratic"
+
+
+def test_similarity_names_and_refusals_are_agrees(capsys, study, tmp_path):
+    from softirr_stats.cli._options import SIMILARITIES, WEIGHTS
+
+    code, _, err = run(capsys, "compare", str(study), "--candidate", "llm", "-m", "quadratik")
+    assert code == 2 and "unknown --similarity 'quadratik' (did you mean 'quadratic'?)" in err
+    assert all(w in err for w in WEIGHTS)  # the choices are agree's: measures and weights
+    code, out, _ = run(capsys, "compare", "--help")
+    assert all(name in " ".join(out.replace("│", " ").split()) for name in SIMILARITIES)
+    # where the weights cannot apply, one error naming the flags
+    code, _, err = run(capsys, "compare", str(study), "--leave-one-out", "-c", "krippendorff_alpha:interval", "-m",
+                       "quadratic", "--bootstrap", "0")
+    assert code == 2 and "-c krippendorff_alpha:interval takes no -m" in err
+    code, _, err = run(capsys, "compare", str(study), "--candidate", "llm", "--scoring", "neg_rmse", "-m", "linear")
+    assert code == 2 and "is not used with --scoring neg_rmse" in err
+    cats = pd.read_csv(study).assign(label=lambda df: df["label"].map({0: "cat", 1: "dog", 2: "cow"}))
+    cats.to_csv(tmp_path / "cats.csv", index=False)
+    code, _, err = run(capsys, "compare", str(tmp_path / "cats.csv"), "--candidate", "llm", "-m", "quadratic")
+    assert code == 1 and err.count("error:") == 1 and "--similarity quadratic orders the labels" in err
+
+
 @pytest.fixture()
 def ordinal_files(tmp_path):
     rng = np.random.default_rng(4)
