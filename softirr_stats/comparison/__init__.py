@@ -13,7 +13,7 @@ from softirr_stats.base._lazy import attach
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.comparison._compare": ('ComparisonWarning', 'compare',),
     "softirr_stats.comparison._groups": ('compare_groups',),
-    "softirr_stats.comparison._replacement": ('ReplacementResult', 'replacement_test',),
+    "softirr_stats.comparison._replacement": ('FewHumansWarning', 'ReplacementResult', 'replacement_test',),
     "softirr_stats.comparison._per_rater": ('ReferenceResult', 'against_reference', 'leave_one_rater_out',),
     "softirr_stats.comparison._comparison_result": ('ComparisonResult',),
 })
@@ -27,4 +27,8 @@ if TYPE_CHECKING:
         against_reference,
         leave_one_rater_out,
     )
-    from softirr_stats.comparison._replacement import ReplacementResult, replacement_test
+    from softirr_stats.comparison._replacement import (
+        FewHumansWarning,
+        ReplacementResult,
+        replacement_test,
+    )

@@ -9,7 +9,7 @@ import pytest
 
 import softirr_stats as sis
 from softirr_stats.cli import main
-from softirr_stats.comparison._replacement import FewHumansWarning
+from softirr_stats.comparison import FewHumansWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning")
 
