@@ -25,7 +25,7 @@ from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
     "CHANCE_HELP", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
-    "CategoriesOpt", "ModelCategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "given_flags",
+    "CategoriesOpt", "DistanceOpt", "ModelCategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "distance_registry", "given_flags",
     "make_bootstrap", "make_interval", "AnalyticOpt", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
 ]
@@ -130,6 +130,15 @@ ModelOpt = Annotated[str | None, typer.Option(
 JudgmentsOpt = Annotated[Path | None, typer.Option(
     "--judgments", help="a judged sheet from `softirr judge plan` (its .plan.csv beside it) or a judged plan CSV: "
                         "adds the prediction-powered coefficient, with judge-only and estimator-only beside it")]
+
+#: ``--distance-option KEY=VALUE`` (agree, sensitivity): the options of the ``distance_ks`` / ``distance_sigma`` rows,
+#: read by :func:`distance_registry`
+DistanceOpt = Annotated[list[str] | None, typer.Option(
+    "--distance-option", help="an option of the distance_ks / distance_sigma rows (Braylan et al. 2022), "
+                              "KEY=VALUE, repeatable: expected_pairs=all|N (every cross-item pair, or N drawn "
+                              "with --seed), and for distance_sigma threshold=0.05 (its significance level), "
+                              "kde=true|false (a Gaussian KDE of the expected distances, or their quantile), "
+                              "kde_lower=zero|-inf (the KDE integral's lower limit)")]
 
 
 def similarity_option(help: str) -> Any:
@@ -513,10 +522,7 @@ def _label_universe(ann: Any, cats: Sequence[str], what: str) -> Any:
         fail(f"label {unknown[0]!r} of {what} is not among the declared categories{more}; for multi-label sets "
              f"--categories is the label universe and must list every selected label (declared: "
              f"{', '.join(map(repr, cats[:10]))}{', ...' if len(cats) > 10 else ''})")
-    from softirr_stats.data import Annotations
-
-    return Annotations(ann.codes, ann.vocabulary, items=ann.items, raters=ann.raters, kind="set",
-                       label_universe=list(cats), exchangeable_raters=ann.exchangeable_raters)
+    return ann.with_label_universe(list(cats))
 
 
 def _note_flags(note: str) -> str:
@@ -741,6 +747,56 @@ def chance_settings(values: Sequence[str] | None, seed: int = 0) -> list[Any]:
         except (ValueError, TypeError) as err:
             fail(f"--chance {text}: {cli_wording(str(err))}")
     return out
+
+
+#: ``--distance-option`` keys and the rows that use them (``seed`` is ``--seed``)
+_DISTANCE_KEYS = {"expected_pairs": ("distance_ks", "distance_sigma"), "threshold": ("distance_sigma",),
+                  "kde": ("distance_sigma",), "kde_lower": ("distance_sigma",)}
+
+
+def distance_registry(values: Sequence[str] | None, coefs: Sequence[str] | None, seed: int) -> Any:
+    """The coefficient views with ``--distance-option KEY=VALUE`` and ``--seed`` as the ``distance_*`` rows' options
+    (``distance_agreement(..., threshold=, kde=, kde_lower=, expected_pairs=, seed=)``); None when no distance row
+    is asked for. ``coefs``: the ``-c`` names (None: the command's default set, which has no distance row). An
+    option no requested row uses, an unknown key or a bad value fails naming the flag (``agree``, ``sensitivity``).
+    """
+    from softirr_stats.analysis import DISTANCE_COEFFICIENTS, coefficient_registry
+
+    coefs = list(coefs or [])
+    wanted = [c for c in coefs if c in DISTANCE_COEFFICIENTS]
+    given: dict[str, Any] = {}
+    for text in values or []:
+        key, eq, value = text.partition("=")
+        key = key.strip().replace("-", "_")
+        if not eq or key not in _DISTANCE_KEYS:
+            fail(f"--distance-option takes KEY=VALUE with KEY one of {', '.join(_DISTANCE_KEYS)} (e.g. "
+                 f"--distance-option threshold=0.01); got {text!r}" + ("; the sample's seed is --seed"
+                                                                        if key == "seed" else ""))
+        users = [c for c in _DISTANCE_KEYS[key] if c in wanted]
+        if not users:
+            asked = f"-c {', '.join(coefs)}" if coefs else "the default coefficients, without -c"
+            fail(f"--distance-option {key}=... is an option of -c {' / -c '.join(_DISTANCE_KEYS[key])}, and none is "
+                 f"requested ({asked}); leave it out or add the row")
+        given[key] = _distance_value(value)
+    if not wanted:
+        return None
+    try:
+        return coefficient_registry({c: {**{k: v for k, v in given.items() if c in _DISTANCE_KEYS[k]}, "seed": seed}
+                                     for c in wanted})
+    except (ValueError, TypeError) as err:
+        fail(f"--distance-option: {one_line(err)}")  # --seed was checked with the interval options
+
+
+def _distance_value(text: str) -> Any:
+    """A ``--distance-option`` value: JSON where it parses (``0.01``, ``false``, ``500``), else the text (``-inf``).
+
+    >>> _distance_value("0.01"), _distance_value("false"), _distance_value(" -inf")
+    (0.01, False, '-inf')
+    """
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text.strip()
 
 
 def _known_similarity(name: str, allowed: Sequence[str]) -> bool:

@@ -1,11 +1,10 @@
 """``softirr agree FILE...``: agreement coefficients (hard and soft) with intervals."""
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from softirr_stats.cli._errors import fail, one_line
 from softirr_stats.cli._grid import (
     COLUMNS_HELP,
     TEST_METHODS,
@@ -37,6 +36,7 @@ from softirr_stats.cli._options import (
     CategoriesOpt,
     ChanceOpt,
     DeviceOpt,
+    DistanceOpt,
     FeatureOpt,
     FieldOpt,
     FormatOpt,
@@ -62,6 +62,7 @@ from softirr_stats.cli._options import (
     check_similarities,
     check_writable,
     ci_title,
+    distance_registry,
     given_flags,
     make_interval,
     read,
@@ -72,7 +73,7 @@ from softirr_stats.cli._options import (
     split,
 )
 
-__all__ = ["NAME", "EPILOG", "command", "distance_registry"]
+__all__ = ["NAME", "EPILOG", "command"]
 
 NAME = "agree"
 EPILOG = COLUMNS_HELP
@@ -132,12 +133,7 @@ def command(
     keep_going: Annotated[bool, typer.Option(
         "--keep-going", help="exit 0 even when a coefficient cannot be computed for these data")] = False,
     device: DeviceOpt = "auto",
-    distance_option: Annotated[list[str] | None, typer.Option(
-        "--distance-option", help="an option of the distance_ks / distance_sigma rows (Braylan et al. 2022), "
-                                  "KEY=VALUE, repeatable: expected_pairs=all|N (every cross-item pair, or N drawn "
-                                  "with --seed), and for distance_sigma threshold=0.05 (its significance level), "
-                                  "kde=true|false (a Gaussian KDE of the expected distances, or their quantile), "
-                                  "kde_lower=zero|-inf (the KDE integral's lower limit)")] = None,
+    distance_option: DistanceOpt = None,
 ) -> None:
     """Agreement coefficients (hard and soft) with bootstrap intervals (or analytic ones, --analytic) for FILE.
 
@@ -162,10 +158,9 @@ def command(
                                      analytic=analytic, bootstrap=bootstrap, n_files=len(files))
     ci = make_interval(analytic, bootstrap, request, method, level, seed, judged=judged is not None)
     check_writable(json_out, "--json", [*files, judgments])
-    distance_registry(distance_option, coefs, seed)  # the options checked before reading
+    registry = distance_registry(distance_option, coefs, seed)  # the options checked before reading
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
-    registry = distance_registry(distance_option, coefs, seed)
     ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, split(na_values))
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache, registry)
@@ -192,47 +187,3 @@ def command(
             "null": (null or 0.0) if test and test_method == "analytic" else None}
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,
             strict=True, read=notes)
-
-
-#: ``--distance-option`` keys and the rows that use them (``seed`` is ``--seed``)
-_DISTANCE_KEYS = {"expected_pairs": ("distance_ks", "distance_sigma"), "threshold": ("distance_sigma",),
-                  "kde": ("distance_sigma",), "kde_lower": ("distance_sigma",)}
-
-
-def distance_registry(values: list[str] | None, coefs: list[str], seed: int) -> Any:
-    """The coefficient views with ``--distance-option KEY=VALUE`` and ``--seed`` as the ``distance_*`` rows' options
-    (``distance_agreement(..., threshold=, kde=, kde_lower=, expected_pairs=, seed=)``); None when no distance row
-    is asked for. An option no requested row uses, an unknown key or a bad value fails naming the flag."""
-    wanted = [c for c in coefs if c.startswith("distance_")]
-    given: dict[str, Any] = {}
-    for text in values or []:
-        key, eq, value = text.partition("=")
-        key = key.strip().replace("-", "_")
-        if not eq or key not in _DISTANCE_KEYS:
-            fail(f"--distance-option takes KEY=VALUE with KEY one of {', '.join(_DISTANCE_KEYS)} (e.g. "
-                 f"--distance-option threshold=0.01); got {text!r}" + ("; the sample's seed is --seed"
-                                                                        if key == "seed" else ""))
-        users = [c for c in _DISTANCE_KEYS[key] if c in wanted]
-        if not users:
-            fail(f"--distance-option {key}=... is an option of -c {' / -c '.join(_DISTANCE_KEYS[key])}, and none is "
-                 f"requested (-c {', '.join(coefs)}); leave it out or add the row")
-        given[key] = _value(value)
-    if not wanted:
-        return None
-    from softirr_stats.analysis import coefficient_registry
-
-    try:
-        return coefficient_registry({c: {**{k: v for k, v in given.items() if c in _DISTANCE_KEYS[k]}, "seed": seed}
-                                     for c in wanted})
-    except (ValueError, TypeError) as err:
-        fail(f"--distance-option: {one_line(err)}")  # --seed was checked with the interval options
-
-
-def _value(text: str) -> Any:
-    """A ``--distance-option`` value: JSON where it parses (``0.01``, ``false``, ``500``), else the text (``-inf``)."""
-    import json
-
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text.strip()

@@ -28,6 +28,7 @@ from softirr_stats.cli._options import (
     CategoriesOpt,
     ChanceOpt,
     DeviceOpt,
+    DistanceOpt,
     FeatureOpt,
     FieldOpt,
     FormatOpt,
@@ -53,6 +54,7 @@ from softirr_stats.cli._options import (
     check_similarities,
     check_writable,
     ci_title,
+    distance_registry,
     given_flags,
     make_interval,
     read,
@@ -112,6 +114,7 @@ def command(
     keep_going: Annotated[bool, typer.Option(
         "--keep-going", help="exit 0 even when a setting fails with an error for these data")] = False,
     device: DeviceOpt = "auto",
+    distance_option: DistanceOpt = None,
 ) -> None:
     """Sensitivity analysis: every coefficient x measure x chance setting, with intervals."""
     check_format(fmt)
@@ -129,11 +132,12 @@ def command(
     coefs = split(coefficient) or ([plan["coefficient"]] if plan.get("coefficient") else None)
     if coefs:
         check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
+    registry = distance_registry(distance_option, coefs, seed)  # the options checked before reading
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, split(na_values))
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
-    rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache)
+    rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache, registry)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     shown = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI
     title = f"Sensitivity, {header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown, level, seed, ann.n_items)}"

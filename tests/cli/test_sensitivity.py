@@ -1,0 +1,78 @@
+"""``softirr sensitivity``: the options it shares with ``softirr agree`` give the Python API's numbers."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import softirr_stats as sis
+from softirr_stats.analysis import coefficient_registry
+from softirr_stats.cli import app
+
+runner = CliRunner()
+KEYS = ("value", "observed", "expected", "ci_low", "ci_high")
+
+
+@pytest.fixture
+def scores_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    truth = rng.integers(1, 6, 30)
+    rows = [(f"i{i}", r, int(np.clip(t + rng.integers(-1, 2), 1, 5))) for i, t in enumerate(truth) for r in "abc"]
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    return path
+
+
+def _rows(res):
+    assert res.exit_code == 0, res.output
+    return {(r["coefficient"], r["similarity"]): r for r in json.loads(res.stdout)["results"]}
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning")
+def test_distance_options_reach_the_distance_rows_as_in_python(scores_csv):
+    # sensitivity -c distance_sigma took the distance coefficients' default options only (no --distance-option)
+    options = ["--distance-option", "threshold=0.2", "--distance-option", "kde=false",
+               "--distance-option", "expected_pairs=400"]
+    res = runner.invoke(app, ["sensitivity", str(scores_csv), "-c", "distance_sigma,distance_ks", "-m", "exact,linear",
+                              "--bootstrap", "100", "--seed", "3", *options, "-f", "json"])
+    rows = _rows(res)
+    assert len(rows) == 4
+    ann = sis.read_annotations(scores_csv)
+    ci = sis.Bootstrap(n=100, seed=3)
+    given = {"distance_sigma": dict(threshold=0.2, kde=False, expected_pairs=400, seed=3),
+             "distance_ks": dict(expected_pairs=400, seed=3)}
+    table = sis.sensitivity(ann, coefficients=["distance_sigma", "distance_ks"], similarities=[None, "linear"], ci=ci,
+                            registry=coefficient_registry(given))
+    for rec in table.to_dict("records"):
+        row = rows[(rec["coefficient"], "exact" if rec["similarity"] == "identity" else rec["similarity"])]
+        sim = None if rec["similarity"] == "identity" else rec["similarity"]
+        py = sis.distance_agreement(ann, similarity=sim, method=rec["coefficient"].split("_")[1], ci=ci,
+                                    **given[rec["coefficient"]])
+        for key in KEYS:
+            assert row[key] == pytest.approx(rec[key], abs=1e-12) and row[key] == pytest.approx(
+                getattr(py, key), abs=1e-12), (rec["coefficient"], rec["similarity"], key)
+    default = sis.distance_agreement(ann, similarity="linear", method="sigma")
+    assert abs(rows[("distance_sigma", "linear")]["value"] - default.value) > 0.01  # the options changed it
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-c", "distance_ks", "--distance-option", "threshold=0.1"], "is an option of -c distance_sigma"),
+    (["-c", "fleiss_kappa", "--distance-option", "expected_pairs=100"], "none is requested (-c fleiss_kappa)"),
+    (["--distance-option", "expected_pairs=100"], "none is requested (the default coefficients, without -c)"),
+    (["-c", "distance_sigma", "--distance-option", "threshold=3"], "--distance-option: threshold must be"),
+    (["-c", "distance_sigma", "--distance-option", "seed=3"], "the sample's seed is --seed"),
+    (["-c", "distance_sigma", "--distance-option", "bandwidth"], "takes KEY=VALUE"),
+])
+def test_distance_options_refused_naming_the_flag(scores_csv, args, message):
+    res = runner.invoke(app, ["sensitivity", str(scores_csv), "--bootstrap", "0", *args])
+    assert res.exit_code == 2 and message in " ".join(res.output.split()), res.output
+
+
+def test_agree_and_sensitivity_share_one_definition_of_the_option():
+    from softirr_stats.cli import _options, agree, sensitivity
+
+    assert agree.distance_registry is sensitivity.distance_registry is _options.distance_registry
+    assert agree.DistanceOpt is sensitivity.DistanceOpt is _options.DistanceOpt
+
