@@ -313,6 +313,20 @@ def _as_tuple(x: Any) -> tuple:
     return tuple(x)
 
 
+def _declared(ann: Any, categories: Any) -> tuple[Annotations, Any]:
+    """``(annotations, categories left for the coefficients)``: set-valued labels take ``categories`` as their label
+    universe (:meth:`~softirr_stats.Annotations.with_label_universe`, the multi-label rows' ``labels=``), the other
+    kinds as their declared category set (``as_annotations``), which the coefficients that take ``categories=``
+    get too."""
+    data = as_annotations(ann)
+    if categories is None or data.kind != "set":
+        return as_annotations(ann, categories), categories
+    try:
+        return data.with_label_universe(categories), None
+    except (ValueError, TypeError) as err:
+        raise type(err)(f"categories= is the label universe of these set-valued labels: {err}") from None
+
+
 def sensitivity(
     ann: Any,
     *,
@@ -360,7 +374,11 @@ def sensitivity(
     weights : str or array, optional
         Categorical weights used for the ``None`` similarity entry.
     categories : sequence, optional
-        Declared category set (``categories=`` of the coefficient functions).
+        Declared category set (``categories=`` of the coefficient functions). For set-valued
+        (multi-label) annotations, the label universe of the ``multilabel_*`` rows, as
+        ``multilabel_agreement(ann, labels=)`` takes it (a label no rating selects counts; every
+        selected label must be one of them); as on the command line (``--categories``), the other
+        rows' labels are the sets themselves, which no category list declares.
     registry : dict, optional
         Name -> :class:`CoefficientView`; default :func:`coefficient_registry`.
     judgments : DataFrame, optional
@@ -397,7 +415,7 @@ def sensitivity(
        scott_pi   identity 0.796240 0.059055
        scott_pi  quadratic 0.892109 0.035395
     """
-    ann = as_annotations(ann, categories)
+    ann, categories = _declared(ann, categories)
     reg = coefficient_registry() if registry is None else registry
     names = _default_coefficients(ann, reg) if coefficients is None else _as_tuple(coefficients)
     if not names:

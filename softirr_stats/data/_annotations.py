@@ -899,6 +899,53 @@ class Annotations:
                            kind=self._kind, categories=self._categories,  # type: ignore[arg-type]
                            label_universe=self._label_universe, exchangeable_raters=self._exchangeable)
 
+    def with_label_universe(self, labels: Sequence[str]) -> "Annotations":
+        """The same set-valued (multi-label) annotations with ``labels`` declared as their label universe.
+
+        The universe is what the multi-label coefficients count over (``multilabel_agreement(ann, labels=)``):
+        a label no rating selects counts in their definition. Items, raters and ratings are kept.
+
+        Parameters
+        ----------
+        labels : sequence of str
+            Distinct label names, in the order ``by_label`` lists them; every label a rating selects must be one
+            of them.
+
+        Returns
+        -------
+        Annotations
+
+        Raises
+        ------
+        TypeError
+            The labels are not set-valued, or ``labels`` is not a sequence of names.
+        ValueError
+            ``labels`` is empty, names a label twice, or lacks a label some rating selects.
+
+        Examples
+        --------
+        >>> ann = Annotations.from_wide([[{"a"}, {"a", "b"}], [{"b"}, set()]])
+        >>> ann.with_label_universe(["b", "a", "c"]).label_universe
+        ('b', 'a', 'c')
+        """
+        if self._kind != "set":
+            raise TypeError(f"a label universe is declared for set-valued (multi-label) labels; these labels are "
+                            f"{self._kind} (declare their categories with categories=)")
+        if isinstance(labels, str) or not isinstance(labels, Sequence | np.ndarray):
+            raise TypeError(f"labels must be a sequence of label names; got {labels!r}")
+        names = [str(x) for x in labels]
+        if not names:
+            raise ValueError("labels must name at least one label")
+        twice = next((x for i, x in enumerate(names) if x in names[:i]), None)
+        if twice is not None:
+            raise ValueError(f"labels must be distinct; {twice!r} is named twice")
+        unknown = sorted(set().union(*self._vocabulary) - set(names))
+        if unknown:
+            raise ValueError(f"labels must hold every label a rating selects; {unknown[:10]} "
+                             f"{'is' if len(unknown) == 1 else 'are'} not among them (labels: {names[:10]})")
+        return Annotations(self._codes, self._vocabulary, items=list(self._items), raters=list(self._raters),
+                           kind="set", label_universe=names, exchangeable_raters=self._exchangeable)
+
     def warn_unpairable(self, stacklevel: int = 3) -> int:
         """Warn (once per call) about items that have fewer than two ratings; return their count."""
         bad = self.unpairable_items

@@ -167,6 +167,33 @@ def test_multilabel_baselines_for_set_labels():
     assert len(skipped) == 3 and skipped["warnings"].str.contains("takes no similarity").all()
 
 
+def test_categories_are_the_label_universe_of_set_labels():
+    # sensitivity(set annotations, categories=) was refused ("categories= applies to categorical or numeric labels,
+    # not sets"), while multilabel_agreement(labels=) and the command line's --categories took the universe
+    sets = [({"a", "b"}, {"a"}, {"a", "b"}), ({"b"}, {"b"}, {"b", "c"}), ({"a"}, set(), {"a"}), ({"c"}, {"c"}, {"b"}),
+            ({"a", "c"}, {"a"}, {"a", "c"})] * 3
+    ann = sis.Annotations.from_wide([list(row) for row in sets])
+    universe = ["c", "a", "d", "b"]  # "d": selected by no rating
+    ci = sis.Bootstrap(n=200, seed=1)
+    names = ["multilabel_fleiss", "multilabel_ac1", "multilabel_pabak", "fleiss_kappa"]
+    df = sensitivity(ann, coefficients=names, categories=universe, ci=ci).set_index("coefficient")
+    for base in ("fleiss", "ac1", "pabak"):
+        py = sis.multilabel_agreement(ann, baseline=base, labels=universe, ci=ci)
+        got = df.loc[f"multilabel_{base}"]
+        np.testing.assert_allclose([got[k] for k in ("value", "observed", "expected", "ci_low", "ci_high")],
+                                   [py.value, py.observed, py.expected, py.ci_low, py.ci_high], rtol=0, atol=1e-12)
+    assert abs(df.loc["multilabel_ac1", "value"] - sis.multilabel_agreement(ann, baseline="ac1").value) > 0.1
+    # the other rows compare the sets themselves, as without the universe
+    assert df.loc["fleiss_kappa", "value"] == pytest.approx(sis.fleiss_kappa(ann).value, abs=1e-12)
+    # a wide table of sets takes it too; a universe without a selected label is refused naming both
+    wide = sensitivity([list(row) for row in sets], coefficients=["multilabel_ac1"], categories=universe)
+    assert wide["value"].iloc[0] == pytest.approx(df.loc["multilabel_ac1", "value"], abs=1e-12)
+    with pytest.raises(ValueError, match=r"categories= is the label universe .*\['b'\] is not among them"):
+        sensitivity(ann, coefficients=["multilabel_ac1"], categories=["a", "c"])
+    with pytest.raises(TypeError, match="labels must be a sequence of label names"):
+        sensitivity(ann, coefficients=["multilabel_ac1"], categories="abc")
+
+
 def test_validation_errors(text_data):
     with pytest.raises(ValueError, match="coefficients must be names from"):
         sensitivity(text_data, coefficients=["kappa"])

@@ -76,3 +76,32 @@ def test_agree_and_sensitivity_share_one_definition_of_the_option():
     assert agree.distance_registry is sensitivity.distance_registry is _options.distance_registry
     assert agree.DistanceOpt is sensitivity.DistanceOpt is _options.DistanceOpt
 
+
+@pytest.fixture
+def ml_jsonl(tmp_path):
+    sets = [(["a", "b"], ["a"], ["a", "b"]), (["b"], ["b"], ["b", "c"]), (["a"], [], ["a"]), (["c"], ["c"], ["b"]),
+            (["a", "c"], ["a"], ["a", "c"])] * 3
+    path = tmp_path / "ml.jsonl"
+    rows = [{"item": f"d{i}", "rater": r, "label": lab} for i, labs in enumerate(sets)
+            for r, lab in zip("pqr", labs, strict=True)]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning", "ignore::softirr_stats.FewUnitsWarning")
+def test_categories_of_set_labels_give_the_python_rows(ml_jsonl):
+    # the command line declared --categories as the label universe at reading; Python's sensitivity(categories=)
+    # refused it for set-valued labels
+    universe = ["c", "a", "d", "b"]
+    names = ["multilabel_fleiss", "multilabel_ac1", "multilabel_pabak", "fleiss_kappa"]
+    res = runner.invoke(app, ["sensitivity", str(ml_jsonl), "-c", ",".join(names), "--bootstrap", "200",
+                              "--categories", ",".join(universe), "-f", "json"])
+    rows = {c: r for (c, _), r in _rows(res).items()}
+    ann = sis.read_annotations(ml_jsonl)
+    table = sis.sensitivity(ann, coefficients=names, categories=universe, ci=sis.Bootstrap(n=200, seed=0))
+    assert list(table["coefficient"]) == names
+    for rec in table.to_dict("records"):
+        for key in KEYS:
+            assert rows[rec["coefficient"]][key] == pytest.approx(rec[key], abs=1e-12), (rec["coefficient"], key)
+    py = sis.multilabel_agreement(ann, baseline="ac1", labels=universe)
+    assert rows["multilabel_ac1"]["value"] == pytest.approx(py.value, abs=1e-12)
