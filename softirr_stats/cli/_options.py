@@ -319,48 +319,59 @@ def _flag_names(message: str) -> str:
                   lambda m: _FLAG_OF[m.group(1)] + (" " if m.group(2) in ("'", '"') else ""), message)
 
 
-#: the bootstrap's refusal of a cluster design with a stratum of one cluster (uncertainty.check_design), whose
-#: advice (design='items') --cluster refuses on the command line
-_FEW_CLUSTERS = (
-    r"\bBootstrap\(design='\w+'\) needs at least 2 clusters per stratum to resample; got (?P<got>\d+) "
-    r"(?P<where>in total|in \d+ of \d+ strata): (?P<why>[^.]*)\. Merge small strata, split the data into more "
-    r"clusters, or use design='items'")
+#: the bootstrap's refusal of a design with fewer than 2 units (items, clusters) in all or in a stratum
+#: (uncertainty.check_design): its subject and its ways out (uncertainty.too_few_units_advice), in the library's words
+_FEW_UNITS = (r"\bBootstrap\(design='(?P<design>[\w+]+)'\) needs at least 2 (?P<unit>clusters|items) (?:per stratum )?"
+              r"to resample; got (?P<got>\d+) (?P<where>in total|in \d+ of \d+ strata): ")
+_FEW_UNITS_WAYS = (
+    (r"\b([Mm])erge each such stratum with a neighbouring one \(strata=\)",
+     lambda m, by: f"{m[1]}erge each such stratum with a neighbouring one in the column {by}"),
+    (r"\bleave out strata= where the (clusters|items) were not sampled within strata",
+     lambda m, by: f"leave out --strata ({m[1]} resampled across the strata) where they were not sampled within "
+                   "strata"),
+    (r"\b([Gg])ive cluster= more clusters", lambda m, by: f"{m[1]}ive --cluster a column with more clusters"),
+)
 
 
-def few_clusters_wording(message: str, cluster: str | None, strata: str | None) -> str:
-    """The cluster design's "fewer than 2 clusters in a stratum" refusal with the ways out the command line takes.
+def few_units_wording(message: str, cluster: str | None, strata: str | None) -> str:
+    """The "fewer than 2 units" refusal of a bootstrap design, with the flags that set what it names.
 
-    The library's advice ``design='items'`` reads ``--design items``, which ``--cluster`` refuses; the command
-    line's are to merge the stratum with a neighbouring one in the ``--strata`` column, to leave out ``--strata``,
-    to give ``--cluster`` a column with more clusters, or to leave out ``--cluster`` (items resampled one by one).
+    The subject becomes the flags that made the design (``--cluster COLUMN``, ``--design NAME``, within ``--strata
+    COLUMN``), and the library's ways out (:func:`softirr_stats.uncertainty.too_few_units_advice`, which follow the
+    design) the flags that take them: merge the stratum in the ``--strata`` column, leave out ``--strata``, give
+    ``--cluster`` a column with more clusters, ``--bootstrap 0``. No other design is offered: ``--design items``
+    would resample the same items, and leaving out ``--cluster`` would ignore the clustering.
     ``cluster`` / ``strata``: the columns the command was given (``COLUMN`` when unknown).
 
     Examples
     --------
     >>> msg = ("Bootstrap(design='cluster') needs at least 2 clusters per stratum to resample; got 1 in 1 of 3 strata: "
-    ...        "those clusters would be drawn identically. Merge small strata, split the data into more clusters, "
-    ...        "or use design='items'")
-    >>> few_clusters_wording(msg, "site", "region")  # doctest: +NORMALIZE_WHITESPACE
+    ...        "those clusters would be drawn identically. Merge each such stratum with a neighbouring one (strata=), "
+    ...        "leave out strata= where the clusters were not sampled within strata, give cluster= more clusters, or "
+    ...        "report the point estimate without an interval (ci=None; on the command line --bootstrap 0)")
+    >>> few_units_wording(msg, "site", "region")  # doctest: +NORMALIZE_WHITESPACE
     '--cluster site needs at least 2 clusters in each stratum of --strata region; got 1 in 1 of 3 strata: those
     clusters would be drawn identically. Merge each such stratum with a neighbouring one in the column region, leave
-    out --strata (clusters resampled across the strata), give --cluster a column with more clusters, or leave out
-    --cluster (items resampled one by one, the clustering ignored)'
+    out --strata (clusters resampled across the strata) where they were not sampled within strata, give --cluster a
+    column with more clusters, or report the point estimate without an interval (--bootstrap 0)'
     """
     import re
     import shlex
 
-    def advice(m: re.Match) -> str:
-        col = shlex.quote(cluster or "COLUMN")
-        tail = ("give --cluster a column with more clusters, or leave out --cluster (items resampled one by one, the "
-                "clustering ignored)")
-        if m["where"] == "in total":
-            return f"--cluster {col} needs at least 2 clusters to resample; got {m['got']}: {m['why']}. G{tail[1:]}"
-        by = shlex.quote(strata or "COLUMN")
-        return (f"--cluster {col} needs at least 2 clusters in each stratum of --strata {by}; got {m['got']} "
-                f"{m['where']}: {m['why']}. Merge each such stratum with a neighbouring one in the column {by}, leave "
-                f"out --strata (clusters resampled across the strata), {tail}")
+    match = re.search(_FEW_UNITS, message)
+    if match is None:
+        return message
+    col, by = shlex.quote(cluster or "COLUMN"), shlex.quote(strata or "COLUMN")
+    subject = f"--cluster {col}" if match["unit"] == "clusters" else f"--design {match['design']}"
+    within = "to resample" if match["where"] == "in total" else f"in each stratum of --strata {by}"
+    got = match["got"] if match["where"] == "in total" else f"{match['got']} {match['where']}"
+    message = message[:match.start()] + f"{subject} needs at least 2 {match['unit']} {within}; got {got}: " + \
+        message[match.end():]
+    for pattern, text in _FEW_UNITS_WAYS:
+        message = re.sub(pattern, lambda m, text=text: text(m, by), message)
+    from softirr_stats.uncertainty import TOO_FEW_UNITS_POINT
 
-    return re.sub(_FEW_CLUSTERS, advice, message)
+    return message.replace(TOO_FEW_UNITS_POINT, "report the point estimate without an interval (--bootstrap 0)")
 
 
 def cli_wording(message: str) -> str:
@@ -414,8 +425,8 @@ def cli_wording(message: str) -> str:
     message = re.sub(r"\bci='analytic'", "--analytic", message)
     # the bootstrap designs: the CLI's --design takes items, raters, items+raters, bayesian; cluster comes with
     # --cluster COLUMN (a column of FILE giving each item's cluster)
-    if _command() in CLUSTER_COMMANDS:  # a stratum of one cluster: the advice --cluster takes (not --design items)
-        message = few_clusters_wording(message, _param("cluster"), _param("strata"))
+    if _command() in CLUSTER_COMMANDS:  # too few items or clusters (in a stratum): the ways out these commands take
+        message = few_units_wording(message, _param("cluster"), _param("strata"))
     message = re.sub(r"\bBootstrap\(design='([\w+]+)'\)", r"--design \1", message)
     cluster = ", --cluster COLUMN" if _command() in CLUSTER_COMMANDS else ""
     message = re.sub(r"\bdesign='items', 'cluster' or 'bayesian'",

@@ -51,7 +51,7 @@ from softirr_stats.uncertainty._intervals import (
 
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
            "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_strata", "jackknife_values", "leave_one_out_weights", "per_item_codes", "replicate_interval", "summarize_replicates",
-           "unit_weights"]
+           "too_few_units_advice", "unit_weights", "TOO_FEW_UNITS_POINT"]
 
 #: The note of an interval the few-units rule widened where there were enough units for no warning
 #: (the widening factor follows; a prefix of ``agreement.NOTE_PREFIXES``).
@@ -247,16 +247,13 @@ def check_backend(backend: Any) -> Any:
     return backend
 
 
-#: The design a failed design's message suggests instead (every statistic's items can be resampled).
-_FALLBACK_DESIGN = "items"
-
-
 def check_design(cfg: "Bootstrap", unit_strata: np.ndarray | None, n_units: int, n_raters: int) -> None:
     """Refuse a design that cannot vary: fewer than two resampling units in some stratum.
 
     A stratum with a single unit (one item, or one cluster) is drawn identically in every
     replicate, so it contributes no sampling variability and the interval collapses
-    towards a point; resampling two raters only ever repeats the one rater pair.
+    towards a point; resampling two raters only ever repeats the one rater pair. The advice
+    follows the design's record (:func:`too_few_units_advice`).
     """
     rec = BOOTSTRAP_DESIGNS[cfg.design]
     if rec.resamples_raters and n_raters < MIN_RATERS_RESAMPLED:
@@ -273,12 +270,47 @@ def check_design(cfg: "Bootstrap", unit_strata: np.ndarray | None, n_units: int,
         where = "in total" if unit_strata is None else (
             f"in {int((sizes < 2).sum())} of {sizes.size} strata")
         raise ValueError(
-            f"Bootstrap(design={cfg.design!r}) needs at least 2 {unit} per stratum to resample; "
+            f"Bootstrap(design={cfg.design!r}) needs at least 2 {unit} "
+            f"{'to resample' if unit_strata is None else 'per stratum to resample'}; "
             f"got {int(sizes.min())} {where}: those {unit} would be drawn identically in every "
-            f"replicate and the interval would collapse to a point. Merge small strata, split the data into "
-            "more clusters" + (f", or use design={_FALLBACK_DESIGN!r}" if cfg.design != _FALLBACK_DESIGN else
-                               ", or report the point estimate without an interval (ci=None; on the command "
-                               "line --bootstrap 0)"))
+            f"replicate and the interval would collapse to a point. "
+            + too_few_units_advice(rec, stratified=unit_strata is not None))
+
+
+def too_few_units_advice(rec: "BootstrapDesign", *, stratified: bool) -> str:
+    """The ways out of :func:`check_design`'s "fewer than 2 units" refusal that keep the design ``rec``.
+
+    Another design is never suggested: every design over items resamples the same items (within the same
+    strata), and the items of the ``cluster`` design are not independent (resampling them one by one would
+    ignore the clustering). A stratified design may merge a stratum with a neighbouring one, or leave the
+    strata out only where the units were not sampled within them; a design over clusters may be given more
+    clusters; the point estimate without an interval is always left.
+
+    Examples
+    --------
+    >>> too_few_units_advice(BOOTSTRAP_DESIGNS["items"], stratified=False)
+    'Rate more items, or report the point estimate without an interval (ci=None; on the command line --bootstrap 0)'
+    >>> too_few_units_advice(BOOTSTRAP_DESIGNS["cluster"], stratified=True)  # doctest: +NORMALIZE_WHITESPACE
+    'Merge each such stratum with a neighbouring one (strata=), leave out strata= where the clusters were not sampled
+    within strata, give cluster= more clusters, or report the point estimate without an interval (ci=None; on the
+    command line --bootstrap 0)'
+    """
+    unit = "clusters" if rec.resamples_clusters else "items"
+    ways = []
+    if stratified:
+        ways += ["merge each such stratum with a neighbouring one (strata=)",
+                 f"leave out strata= where the {unit} were not sampled within strata"]
+    if rec.resamples_clusters:
+        ways.append("give cluster= more clusters")
+    elif not stratified:
+        ways.append("rate more items")
+    ways.append(TOO_FEW_UNITS_POINT)
+    text = ", ".join(ways[:-1]) + ", or " + ways[-1]
+    return text[0].upper() + text[1:]
+
+
+#: the last way out of a design with too few units (:func:`too_few_units_advice`), worded for both APIs
+TOO_FEW_UNITS_POINT = "report the point estimate without an interval (ci=None; on the command line --bootstrap 0)"
 
 
 def per_item_codes(values: Any, items: tuple, name: str) -> np.ndarray:

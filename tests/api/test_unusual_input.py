@@ -124,7 +124,7 @@ def test_bootstrap_arguments_validated_up_front(kwargs, exc, fragment):
 
 
 def test_degenerate_designs_are_refused():
-    with pytest.raises(ValueError, match="needs at least 2 clusters per stratum to resample; got 1 in total"):
+    with pytest.raises(ValueError, match="needs at least 2 clusters to resample; got 1 in total"):
         sis.fleiss_kappa(TABLE, ci=sis.Bootstrap(n=50, design="cluster", cluster=[0] * 12))
     with pytest.raises(ValueError, match="needs at least 2 items per stratum to resample; got 1 in 12 of 12 strata"):
         sis.fleiss_kappa(TABLE, ci=sis.Bootstrap(n=50, strata=list(range(12))))

@@ -189,7 +189,8 @@ def test_cluster_on_an_export_says_it_needs_a_long_table(capsys):
 
 @pytest.mark.filterwarnings("ignore::softirr_stats.FewUnitsWarning")  # strata of 2 items: said, not tested here
 def test_a_stratum_of_one_cluster_gets_advice_the_command_line_takes(tmp_path, capsys):
-    # the library's advice (design='items') read "--design items", which --cluster refuses
+    # the library's advice (design='items') read "--design items", which --cluster refuses, and which would resample
+    # the items of a cluster one by one (the clustering broken); the advice now follows the design
     path, df = _clustered(tmp_path)
     lone = df.copy()
     lone.loc[lone["document"] == "doc11", "site"] = "C"  # site C has one document
@@ -197,9 +198,13 @@ def test_a_stratum_of_one_cluster_gets_advice_the_command_line_takes(tmp_path, c
     lone.to_csv(one, index=False)
     ann = sis.read_annotations(one)
     boot = dict(n=200, seed=3)
-    with pytest.raises(ValueError, match="or use design='items'"):  # Python keeps its spelling
+    with pytest.raises(ValueError) as err:  # Python keeps its spelling, and offers no other design
         sis.fleiss_kappa(ann, ci=sis.Bootstrap(**boot, design="cluster", cluster=_item_map(lone, "document"),
                                                strata=_item_map(lone, "site")))
+    assert str(err.value).endswith("Merge each such stratum with a neighbouring one (strata=), leave out strata= where "
+                                   "the clusters were not sampled within strata, give cluster= more clusters, or "
+                                   "report the point estimate without an interval (ci=None; on the command line "
+                                   "--bootstrap 0)") and "design='items'" not in str(err.value)
     base = ["agree", one, "-c", "fleiss_kappa", "--bootstrap", 200, "--seed", 3, "-f", "json"]
     code, out, err = _run(capsys, *base, "--cluster", "document", "--strata", "site")
     said = " ".join(err.split())
@@ -207,8 +212,9 @@ def test_a_stratum_of_one_cluster_gets_advice_the_command_line_takes(tmp_path, c
     assert ("--cluster document needs at least 2 clusters in each stratum of --strata site; got 1 in 1 of 3 strata"
             in said), err
     assert ("Merge each such stratum with a neighbouring one in the column site, leave out --strata (clusters "
-            "resampled across the strata), give --cluster a column with more clusters, or leave out --cluster" in said)
-    assert "--design" not in said and "design=" not in said, err
+            "resampled across the strata) where they were not sampled within strata, give --cluster a column with "
+            "more clusters, or report the point estimate without an interval (--bootstrap 0)" in said), err
+    assert "--design" not in said and "design=" not in said and "leave out --cluster" not in said, err
     merged = lone.replace({"site": {"C": "B"}})
     merged.to_csv(tmp_path / "merged.csv", index=False)
     # each way out runs, and gives the Python interval of the design it leaves
@@ -216,17 +222,49 @@ def test_a_stratum_of_one_cluster_gets_advice_the_command_line_takes(tmp_path, c
         (tmp_path / "merged.csv", ["--cluster", "document", "--strata", "site"],
          dict(design="cluster", cluster=_item_map(merged, "document"), strata=_item_map(merged, "site"))),
         (one, ["--cluster", "document"], dict(design="cluster", cluster=_item_map(lone, "document"))),
-        (one, ["--strata", "site"], dict(design="items", strata=_item_map(lone, "site"))),
     ):
         code, out, err = _run(capsys, *base[:1], file, *base[2:], *args)
         assert code == 0, (args, err)
         row = json.loads(out)["results"][0]
         want = sis.fleiss_kappa(sis.read_annotations(file), ci=sis.Bootstrap(**boot, **design))
         assert (row["ci_low"], row["ci_high"]) == pytest.approx((want.ci_low, want.ci_high), abs=1e-12), args
+    code, out, err = _run(capsys, "agree", one, "-c", "fleiss_kappa", "--bootstrap", 0, "-f", "json")
+    assert code == 0 and json.loads(out)["results"][0]["value"] == pytest.approx(sis.fleiss_kappa(ann).value,
+                                                                                  abs=1e-12), err
     # one cluster in all: no strata to merge
     lone["whole"] = "all"
     lone.to_csv(one, index=False)
     code, out, err = _run(capsys, *base, "--cluster", "whole")
     said = " ".join(err.split())
     assert code != 0 and "--cluster whole needs at least 2 clusters to resample; got 1:" in said, err
-    assert "Give --cluster a column with more clusters, or leave out --cluster" in said and "--design" not in said
+    assert ("Give --cluster a column with more clusters, or report the point estimate without an interval "
+            "(--bootstrap 0)" in said and "--design" not in said and "--strata" not in said), err
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.FewUnitsWarning")
+@pytest.mark.parametrize("design", ["items", "bayesian"])
+def test_a_stratum_of_one_item_gets_no_advice_to_change_the_design(tmp_path, capsys, design):
+    # the items designs with a stratum of one item were told "split the data into more clusters" (bayesian: "or use
+    # design='items'", which resamples the same items within the same strata)
+    path, df = _clustered(tmp_path)
+    df.loc[df["item"] == "doc0-s0", "site"] = "C"  # site C has one item
+    one = tmp_path / "one.csv"
+    df.to_csv(one, index=False)
+    with pytest.raises(ValueError) as err:
+        sis.fleiss_kappa(sis.read_annotations(one), ci=sis.Bootstrap(n=100, design=design,
+                                                                     strata=_item_map(df, "site")))
+    assert str(err.value).endswith("Merge each such stratum with a neighbouring one (strata=), leave out strata= where "
+                                   "the items were not sampled within strata, or report the point estimate without "
+                                   "an interval (ci=None; on the command line --bootstrap 0)")
+    advice = str(err.value).split("collapse to a point. ")[1]
+    assert "design=" not in advice and "cluster" not in str(err.value)
+    code, out, err = _run(capsys, "sensitivity", one, "-c", "fleiss_kappa", "--bootstrap", 100, "--design", design,
+                          "--strata", "site", "-f", "json")
+    assert code == 1, err  # the row is kept, with the reason it has no value
+    note = " ".join(json.loads(out)["results"][0]["warnings"].split())
+    assert (f"--design {design} needs at least 2 items in each stratum of --strata site; got 1 in 1 of 3 strata: "
+            in note), note
+    assert note.endswith("Merge each such stratum with a neighbouring one in the column site, leave out --strata "
+                         "(items resampled across the strata) where they were not sampled within strata, or report "
+                         "the point estimate without an interval (--bootstrap 0)"), note
+    assert "design=" not in note and "strata=" not in note and "cluster" not in note and "ci=None" not in note

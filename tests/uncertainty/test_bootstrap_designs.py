@@ -410,3 +410,28 @@ def test_a_slow_jackknife_warns_with_its_estimate_and_shows_a_bar(monkeypatch):
     assert rec[0].filename == __file__
     np.testing.assert_allclose(jack, evaluate(prep, 1.0 - np.eye(60))["value"], rtol=0, atol=1e-12)
     assert len(bars) == 1 and bars[0].n == 60
+
+
+@pytest.mark.parametrize(("name", "stratified"), [(n, s) for n, rec in sis.uncertainty.BOOTSTRAP_DESIGNS.items()
+                                                   if rec.resamples_items for s in (False, True)[:1 + rec.strata]])
+def test_too_few_units_advice_follows_the_design_record(name, stratified):
+    # "fewer than 2 units per stratum" advised design='items' to every design but items itself (the cluster design,
+    # whose items are not independent; a stratified design, whose items design has the same one-item stratum) and
+    # "split the data into more clusters" to designs without clusters
+    rec = sis.uncertainty.BOOTSTRAP_DESIGNS[name]
+    n = 6
+    ann = Annotations.from_wide([["a", "a", "b"], ["b", "b", "b"], ["a", "b", "a"], ["b", "a", "b"],
+                                 ["a", "a", "a"], ["b", "b", "a"]][:n if stratified or rec.resamples_clusters else 1])
+    cluster = [0, 0, 1, 1, 2, 2] if stratified else [0] * n
+    ci = Bootstrap(n=20, design=name, cluster=cluster if rec.resamples_clusters else None,
+                   strata=([0, 0, 0, 0, 1, 1] if rec.resamples_clusters else [0, 0, 1, 1, 1, 2]) if stratified else None)
+    with pytest.raises(ValueError) as err:
+        sis.fleiss_kappa(ann, ci=ci)
+    text = str(err.value)
+    head, _, advice = text.partition("would collapse to a point. ")
+    unit = "clusters" if rec.resamples_clusters else "items"
+    assert head.startswith(f"Bootstrap(design={name!r}) needs at least 2 {unit} "
+                           + ("per stratum to resample; got 1 in 1 of" if stratified else "to resample; got 1 in total"))
+    assert advice == sis.uncertainty.too_few_units_advice(rec, stratified=stratified)
+    assert "design=" not in advice and advice.endswith(sis.uncertainty.TOO_FEW_UNITS_POINT)
+    assert ("strata=" in advice) is stratified and ("cluster" in advice) is rec.resamples_clusters
