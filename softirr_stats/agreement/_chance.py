@@ -71,6 +71,15 @@ class MonteCarlo:
     def label(self) -> str:
         return f"monte_carlo(D={self.permutations})"
 
+    @property
+    def text(self) -> str:
+        """The text form ``chance=`` and ``--chance`` take (:data:`CHANCE_SYNTAX`), seeded apart.
+
+        >>> MonteCarlo(permutations=5, seed=3).text
+        'mc:5'
+        """
+        return f"mc:{self.permutations}"
+
 
 @dataclass(frozen=True)
 class SampledPairs:
@@ -103,6 +112,15 @@ class SampledPairs:
     @property
     def label(self) -> str:
         return f"sampled_pairs(n={self.n})"
+
+    @property
+    def text(self) -> str:
+        """The text form ``chance=`` and ``--chance`` take (:data:`CHANCE_SYNTAX`), seeded apart.
+
+        >>> SampledPairs(n=1000).text
+        'sampled:1000'
+        """
+        return f"sampled:{self.n}"
 
 
 def resolve_chance(chance: Any, *, seed: int = 0) -> "str | MonteCarlo | SampledPairs":

@@ -385,6 +385,7 @@ def cli_wording(message: str) -> str:
     the complete items only). The annotator models' advice reads as ``softirr model``'s flags:
     ``method='nuts'`` as ``--method nuts``, gold pairs ``(gold=`` as ``(--gold SHEET``,
     ``profile_interval='widen'`` as ``--profile-interval widen``, ``raise steps= (SviConfig)`` as ``raise --steps``.
+    An interval method (``method='auto'``) reads ``--method auto``.
     A message already worded for both (``on the command line: ...``) keeps its
     ``chance=`` names, which its own parenthesis translates.
 
@@ -408,6 +409,8 @@ def cli_wording(message: str) -> str:
     'named weights need categorical or numeric labels; use -m jaccard (or another set measure) for sets'
     >>> cli_wording("(0.2500 there: sis.cohen_kappa(ann.complete_items(), weights='linear'))")
     '(0.2500 there)'
+    >>> cli_wording("method='auto': BCa with t quantiles, 69 df (items design, 70 <= 1000 items)")
+    '--method auto: BCa with t quantiles, 69 df (items design, 70 <= 1000 items)'
     >>> cli_wording("fit with method='nuts' or pass gold pairs (gold=; see the docs); profile_interval='widen' widened")
     'fit with --method nuts or pass gold pairs (--gold SHEET; see the docs); --profile-interval widen widened'
     >>> cli_wording("the fit has likely not converged; raise steps= (SviConfig)")
@@ -435,8 +438,9 @@ def cli_wording(message: str) -> str:
                      f"--design items (raters fixed){cluster.replace(',', ' or')}", message)
     message = re.sub(r"; few_units='none' leaves it out\)", ")", message)  # no flag turns the widening off
     message = re.sub(r"\bdesign='([\w+]+)'", r"--design \1", message)
-    # the annotator models' options (softirr model): --method, --gold SHEET, --profile-interval
-    message = re.sub(r"\bmethod='(nuts|svi)'", r"--method \1", message)
+    # the interval method (--method of the commands with an interval), and the annotator models' options (softirr
+    # model): --method, --gold SHEET, --profile-interval
+    message = re.sub(rf"\bmethod='({'|'.join(map(re.escape, METHODS))}|nuts|svi)'", r"--method \1", message)
     message = re.sub(r"\(gold=([;)])", r"(--gold SHEET\1", message)
     message = re.sub(r"\bprofile_interval='(widen|report|off)'", r"--profile-interval \1", message)
     message = re.sub(r"\braise steps= \(SviConfig\)", "raise --steps", message)

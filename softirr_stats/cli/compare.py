@@ -629,15 +629,47 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
             rows.append({**rec, "vs rest CI": _ci_text(rec["vs_rest_ci_low"], rec["vs_rest_ci_high"]),
                          "change CI": _ci_text(rec["change_ci_low"], rec["change_ci_high"])})
         meta["value_all"] = t.attrs["value_all"]
-        # the notes of the kappa_vs_rest column (its chance term is exact; its few-units widening); its interval
-        # rule is the title's
-        meta["warnings"] = [n for n in t.attrs["vs_rest_notes"] if n.startswith("kappa_vs_rest: ")]
+        meta["vs_rest_method"] = t.attrs["vs_rest_method"]
+        meta["warnings"] = _vs_rest_notes(t.attrs, with_chance.get("chance"))
         meta["title_tail"] = f": {coefs[0]} of all raters = {t.attrs['value_all']:.4f}"
         return rows, ("rater", "n_items", "kappa_vs_rest", "vs rest CI", "value_without", "change", "change CI",
                       "change_p_value"), tuple(t.columns)
     meta["warnings"] = list(res.warnings)
     meta["ci_method"] = res.method.rpartition("bootstrap-")[2] if "bootstrap-" in res.method else None
     return _comparison_rows(res), _CMP_COLUMNS, _CMP_DATA
+
+
+def _vs_rest_notes(attrs: dict[str, Any], setting: Any) -> list[str]:
+    """The notes of ``--leave-one-out``'s ``kappa_vs_rest`` column (``leave_one_rater_out``'s ``vs_rest_notes``: its
+    interval rule, the bootstrap's notes, its few-units widening, its exact chance term), each naming the column, in
+    the command's spelling: the chance setting as ``--chance`` takes it (``--chance mc:5``, not the label
+    ``monte_carlo(D=5)``), the interval method as ``--method``.
+
+    Examples
+    --------
+    >>> from softirr_stats.agreement import MonteCarlo
+    >>> from softirr_stats.comparison import VS_REST_CHANCE_NOTE
+    >>> notes = ["method='auto': BCa with t quantiles, 69 df (items design, 70 <= 1000 items)",
+    ...          VS_REST_CHANCE_NOTE.format(chance="monte_carlo(D=5)")]
+    >>> shown = _vs_rest_notes({"vs_rest_notes": notes, "chance": "monte_carlo(D=5)"}, MonteCarlo(permutations=5))
+    >>> shown[0]
+    'kappa_vs_rest: --method auto: BCa with t quantiles, 69 df (items design, 70 <= 1000 items)'
+    >>> shown[1].split("; ")[1]
+    'the chance setting (--chance mc:5) applies to value_all, value_without and change'
+    """
+    from softirr_stats.comparison import VS_REST_CHANCE_NOTE
+
+    label = attrs.get("chance", "")
+    python = VS_REST_CHANCE_NOTE.format(chance=label)
+    if isinstance(setting, str):  # auto: the setting, and what it chose
+        spelled = f"--chance {setting}" + (f", here {label}" if label != setting else "")
+    else:
+        spelled = f"--chance {setting.text}" if setting is not None else label
+    out = []
+    for note in attrs.get("vs_rest_notes", []):
+        note = VS_REST_CHANCE_NOTE.format(chance=spelled) if note == python else _cli_text(note)
+        out.append(note if note.startswith("kappa_vs_rest: ") else f"kappa_vs_rest: {note}")
+    return out
 
 
 def _cross_rows(sis: Any, anns: list, files: list, coef: str, sim: Any, name: str, ci: Any, item_weights: str,

@@ -16,6 +16,8 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.comparison._replacement": ('FewHumansWarning', 'ReplacementResult', 'replacement_test',),
     "softirr_stats.comparison._per_rater": ('ReferenceResult', 'against_reference', 'leave_one_rater_out',),
     "softirr_stats.comparison._comparison_result": ('ComparisonResult',),
+}, internal={  # the per-rater notes' wording, which the command line rewords; not in __all__
+    "softirr_stats.comparison._per_rater": ('VS_REST_CHANCE_NOTE',),
 })
 
 if TYPE_CHECKING:
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from softirr_stats.comparison._comparison_result import ComparisonResult
     from softirr_stats.comparison._groups import compare_groups
     from softirr_stats.comparison._per_rater import (
+        VS_REST_CHANCE_NOTE,
         ReferenceResult,
         against_reference,
         leave_one_rater_out,

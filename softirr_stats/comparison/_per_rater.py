@@ -47,7 +47,7 @@ from softirr_stats.uncertainty import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["leave_one_rater_out", "against_reference", "ReferenceResult", "kappa_vs_rest"]
+__all__ = ["leave_one_rater_out", "against_reference", "ReferenceResult", "kappa_vs_rest", "VS_REST_CHANCE_NOTE"]
 
 _CHUNK = 256
 
@@ -290,7 +290,9 @@ def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any 
         value_without, without_ci_low, without_ci_high, change (= value_all - value_without),
         change_ci_low, change_ci_high, change_p_value; ``frame.attrs``: ``value_all``,
         ``coefficient``, ``vs_rest_method`` (how the ``kappa_vs_rest`` interval was made, e.g.
-        ``"bootstrap-bca"``) and ``vs_rest_notes`` (the interval rule of ``method="auto"``, BCa's notes).
+        ``"bootstrap-bca"``), ``vs_rest_notes`` (the interval rule of ``method="auto"``, BCa's notes, and
+        :data:`VS_REST_CHANCE_NOTE` where ``chance=`` is not exact) and ``chance`` (the chance label of
+        ``value_all``, e.g. ``"monte_carlo(D=5)"``).
 
     Examples
     --------
@@ -333,6 +335,7 @@ def leave_one_rater_out(ann: Any, coefficient: str = "fleiss_kappa", *, ci: Any 
     frame.attrs["coefficient"] = coef.name
     frame.attrs["vs_rest_method"] = f"bootstrap-{vs_method}" if isinstance(ci, Bootstrap) else vs_method
     frame.attrs["vs_rest_notes"] = vs_notes
+    frame.attrs["chance"] = full.chance
     return frame
 
 

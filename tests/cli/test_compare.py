@@ -559,8 +559,21 @@ def test_leave_one_out_chance_reaches_the_coefficients_and_says_kappa_vs_rest_is
     np.testing.assert_allclose(rows["kappa_vs_rest"], exact["kappa_vs_rest"], rtol=0, atol=1e-12)
     assert np.abs(rows["value_without"] - exact["value_without"]).max() > 1e-6  # the setting reached it
     note = ("kappa_vs_rest: chance agreement exact (the rater's and the rest's label shares over the full label "
-            "similarity); the chance setting (monte_carlo(D=5)) applies to value_all, value_without and change")
-    assert note in got["meta"]["warnings"] and py.attrs["vs_rest_notes"][-1] == note
+            "similarity); the chance setting ({}) applies to value_all, value_without and change")
+    # Python names the setting by its label; the command line as --chance spells it (it showed Python's label)
+    assert py.attrs["vs_rest_notes"][-1] == note.format("monte_carlo(D=5)") and py.attrs["chance"] == "monte_carlo(D=5)"
+    assert note.format("--chance mc:5") in got["meta"]["warnings"], got["meta"]["warnings"]
+    assert not any("monte_carlo(" in w for w in got["meta"]["warnings"])
+    # the interval rule of kappa_vs_rest's interval is shown (it was left out), in the command's spelling
+    rule = next(n for n in py.attrs["vs_rest_notes"] if n.startswith("method='auto'"))
+    assert "kappa_vs_rest: " + rule.replace("method='auto'", "--method auto") in got["meta"]["warnings"]
+    assert rule.startswith("method='auto': BCa with t quantiles, 69 df")
+    assert got["meta"]["vs_rest_method"] == py.attrs["vs_rest_method"] == "bootstrap-bca-t"
+    code, out, err = run(capsys, "compare", str(one), "--leave-one-out", "--bootstrap", "100", "--chance", "mc:5",
+                         "--seed", "3")
+    assert code == 0, err
+    shown = " ".join(out.split())
+    assert "kappa_vs_rest: --method auto: BCa with t quantiles, 69 df" in shown and "(--chance mc:5) applies" in shown
     code, out, err = run(capsys, "compare", "--help")
     assert "kappa_vs_rest's chance term is always exact" in " ".join(out.replace("│", " ").split())
 
