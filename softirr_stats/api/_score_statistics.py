@@ -130,8 +130,9 @@ def icc(ann: Any, *, form: str = "ICC2", ci: Any = None) -> AgreementResult:
     Returns
     -------
     AgreementResult
-        ``value``; ``p_value`` of the F test of H0: ICC = 0; ``details``: ``F``, ``df1``, ``df2``,
-        ``form``, ``mcgraw_wong``, ``model``, ``agreement``, ``unit``, the mean squares
+        ``value``; ``p_value`` of the F test of H0: ICC = 0, its upper tail (H1: ICC > 0, recorded as
+        ``details["alternative"] = "greater"``); ``details``: ``test``, ``alternative``, ``F``, ``df1``,
+        ``df2``, ``form``, ``mcgraw_wong``, ``model``, ``agreement``, ``unit``, the mean squares
         (``msr``, ``msc``, ``mse``, ``msw``) and ``n_dropped``; for ICC2 also R ``irr::icc``'s test,
         ``df2_satterthwaite`` and ``p_value_satterthwaite`` (Satterthwaite's df at the estimate).
         ``observed`` / ``expected`` are NaN.
@@ -159,6 +160,7 @@ def icc(ann: Any, *, form: str = "ICC2", ci: Any = None) -> AgreementResult:
     details: dict[str, Any] = {"form": spec.name, "mcgraw_wong": spec.mcgraw_wong, "model": spec.model,
                                "agreement": spec.agreement, "unit": spec.unit, "F": f, "df1": df1, "df2": df2,
                                "n_dropped": dropped, "test": "F test of H0: ICC = 0 (Shrout & Fleiss 1979)",
+                               "alternative": "greater",
                                **{m: float(terms[m][0]) for m in ("msr", "msc", "mse", "msw")}}
     if spec.name == "ICC2":  # R irr::icc(model="twoway", type="agreement")'s df and p
         details["df2_satterthwaite"], details["p_value_satterthwaite"] = satterthwaite_test(terms, value)
@@ -286,8 +288,9 @@ def kendall_w(ann: Any, *, correct: bool = True, ci: Any = None) -> AgreementRes
     Returns
     -------
     AgreementResult
-        ``value`` (W), ``p_value`` of the Friedman test; ``details``: ``chi2``, ``df``,
-        ``correct``, ``n_dropped``.
+        ``value`` (W), ``p_value`` of the Friedman test, its upper tail (H1: W > 0, recorded as
+        ``details["alternative"] = "greater"``); ``details``: ``test``, ``alternative``, ``chi2``,
+        ``df``, ``correct``, ``n_dropped``.
 
     Examples
     --------
@@ -311,7 +314,7 @@ def kendall_w(ann: Any, *, correct: bool = True, ci: Any = None) -> AgreementRes
     df = float(x.shape[0] - 1)
     p = float(stats.chi2.sf(chi2, df)) if not math.isnan(chi2) else math.nan
     details = {"chi2": chi2, "df": df, "correct": correct, "n_dropped": dropped,
-               "test": "Friedman chi-square test of H0: W = 0"}
+               "test": "Friedman chi-square test of H0: W = 0", "alternative": "greater"}
     result = AgreementResult("kendall_w", value, math.nan, math.nan, x.shape[0], x.shape[1], p_value=p,
                              similarity="ranks", chance="none", warnings=tuple(notes), details=details)
     stat = ScoreStatistic(x, items, lambda x_, c, v: kendall_w_values(x_, c, v, correct=correct)["value"],
