@@ -6,6 +6,7 @@ tidy table into rows, numbered notes and an exit status.
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -103,32 +104,35 @@ def check_test_options(test: bool, method: str, alternative: str, null: float | 
 
 
 def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, Any]], method: str = "permutation",
-              seed: int = 0, judged: bool = False, alternative: str = "two-sided", null: float | None = None) -> str:
+              seed: int = 0, judged: bool = False, alternative: str = "two-sided",
+              null: float | None = None) -> list[str]:
     """``--test``: z, the p-value of ``alternative`` and the Landis-Koch band, added to each row in place; returns
-    the table note.
+    the table notes (one per p column).
 
     ``method="permutation"`` (default): :func:`softirr_stats.permutation_test` (each rater's labels permuted over the
     items it rated, :data:`TEST_PERMUTATIONS` permutations, ``seed``): H0 is "no agreement beyond chance" (the raters
     label independently); ``alternative="greater"`` is its one-sided test of more agreement than chance.
-    ``method="analytic"``: :func:`softirr_stats.uncertainty.analytic_test` (as :func:`softirr_stats.kappa_test`) on
-    the coefficient with ``ci="analytic"``: H0: coefficient = ``null`` (0 by default: the published H0 variance
-    where one exists, irrCAC's convention elsewhere; another value: Wald z with the large-sample SE); with
-    independent raters whose label distributions differ, pooled-chance coefficients are negative, so H0: 0 is not
-    a test of independence. The p-value goes into the column of :data:`P_COLUMNS` named after ``alternative``.
-    Both use exact chance; a row that cannot be tested gets a note why, as does a prediction-powered row
-    (``judged``): the tests would test the estimator-only value beside it.
+    ``method="analytic"``: :func:`softirr_stats.kappa_test` on rows of exact labels (Light's kappa: R irr's z test on
+    the items every rater rated, with a note where the row's value used more), and the same computation
+    (:func:`softirr_stats.uncertainty.analytic_test`) on soft rows and alpha's levels with ``ci="analytic"``:
+    H0: coefficient = ``null`` (0 by default: the published H0 variance where one exists, irrCAC's convention
+    elsewhere; another value: Wald z with the large-sample SE); with independent raters whose label distributions
+    differ, pooled-chance coefficients are negative, so H0: 0 is not a test of independence. The p-value goes into
+    the column of :data:`P_COLUMNS` named after ``alternative``; the statistics of scores' published tests (ICC's F,
+    Kendall's chi-square) are one-sided, and their p goes into the column of their own side (``details
+    ["alternative"]`` of the result: ``p (greater)``), under ``two-sided`` too. Both use exact chance (coefficients
+    without a chance term, percent agreement, are tested as they are); a row that cannot be tested or whose test
+    gives no p gets a note why, as does a prediction-powered row (``judged``): the tests would test the
+    estimator-only value beside it.
     """
-    import warnings
-
     import softirr_stats as sis
     from softirr_stats.analysis import SCORE_COEFFICIENTS
     from softirr_stats.api import score_statistic
-    from softirr_stats.uncertainty import analytic_test, one_sided
 
     key = P_COLUMNS[alternative]
     h0 = 0.0 if null is None else float(null)
     sims = dict(measures)
-    own: dict[str, list[str]] = {}  # test -> the score statistics it tested
+    own: dict[tuple[str, str], list[str]] = {}  # (column, test) -> the score statistics it tested
     for r in rows:
         if "error" in r or not isinstance(r.get("value"), float) or math.isnan(r["value"]):
             continue
@@ -139,78 +143,132 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
         if r["coefficient"] in SCORE_COEFFICIENTS:  # their published tests: ICC's F, Kendall's Friedman chi-square
             test = _own_test(r, ann, score_statistic, alternative, h0)
             if test:
-                own.setdefault(test, []).append(str(r["coefficient"]))
-            continue
-        if str(r.get("chance")) != "exact":
-            r["warnings"].append(f"--test: {r['coefficient']} is tested with exact chance only; got {r['chance']}")
+                own.setdefault(test, []).append(str(r["coefficient"]))  # test: (its p column, its name)
             continue
         base, _, level = str(r["coefficient"]).partition(":")  # krippendorff_alpha:ordinal: level="ordinal"
         fn = getattr(sis, base, None)
         if fn is None or base not in sis.agreement.COEFFICIENTS:
-            r["warnings"].append(f"--test: no H0 test for {r['coefficient']}")
+            r["warnings"].append(f"--test: no H0 test for {r['coefficient']} (the tests offered are of the "
+                                 "chance-corrected coefficients and percent agreement)")
+            continue
+        if str(r.get("chance")) not in ("exact", "none"):  # "none": no chance term (percent agreement)
+            r["warnings"].append(f"--test: {r['coefficient']} is tested with exact chance only; got {r['chance']}")
             continue
         options = {"similarity": sims.get(r["similarity"]), **({"level": level} if level else {})}
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                if method == "analytic":
-                    res = analytic_test(fn(ann, **options, ci="analytic"), null=h0, alternative=alternative)
-                else:
-                    res = sis.permutation_test(fn, ann, n=TEST_PERMUTATIONS, seed=seed, alternative=alternative,
-                                               **options)
-        except (ValueError, TypeError) as err:
-            r["warnings"].append(f"--test: {r['coefficient']}: {one_line(err)}")
+        res = _one_test(r, ann, fn, options, method, seed, alternative, h0)
+        if res is None:
             continue
         r["z"], r[key] = res.z, res.p_value
-        r["benchmark"] = res.benchmark().band  # the point band: the value's
+        r["benchmark"] = replace(res, value=r["value"]).benchmark().band  # the point band: the row's value's
+    return _test_notes(rows, own, key, method, seed, alternative, h0)
+
+
+def _one_test(r: dict[str, Any], ann: Any, fn: Any, options: dict[str, Any], method: str, seed: int,
+              alternative: str, null: float) -> Any:
+    """Row ``r``'s test (an AgreementResult with ``z`` and ``p_value``), or None with a note in ``r`` why not.
+
+    Rows of exact labels at the analytic test are :func:`softirr_stats.kappa_test` (Light's kappa: R irr's z test
+    on the items every rater rated); a test whose estimate is not the row's value, or whose p is not a number,
+    says so in a note."""
+    import warnings
+
+    import softirr_stats as sis
+    from softirr_stats.uncertainty import analytic_test
+
+    coef = str(r["coefficient"])
+    exact = options["similarity"] is None and "level" not in options
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if method == "analytic" and exact:
+                res = sis.kappa_test(ann, coefficient=coef, null=null, alternative=alternative)
+            elif method == "analytic":
+                res = analytic_test(fn(ann, **options, ci="analytic"), null=null, alternative=alternative)
+            else:
+                res = sis.permutation_test(fn, ann, n=TEST_PERMUTATIONS, seed=seed, alternative=alternative,
+                                           **options)
+    except (ValueError, TypeError) as err:
+        hint = ("; --test-method permutation tests any coefficient, soft ones included"
+                if method == "analytic" and not exact else "")
+        r["warnings"].append(f"--test: {coef}: {cli_wording(one_line(err))}{hint}")
+        return None
+    if not math.isclose(res.value, r["value"], rel_tol=0.0, abs_tol=1e-12):
+        r["warnings"].append(f"--test: {coef}'s z and p are of {res.details.get('test', 'its test')} on the "
+                             f"{res.n_items} items it uses ({coef} {res.value:.4f} there), not of the value "
+                             f"shown, which uses {int(r['n_items'])} items")
+    if math.isnan(res.p_value):
+        said = [cli_wording(w) for w in res.warnings if cli_wording(w) not in r["warnings"]]
+        why = "its standard error is 0: no variation between items" if res.se == 0 else "its z is not a number"
+        r["warnings"].append(f"--test: {coef}: the test gives no p here" + (f": {'; '.join(said)}" if said else
+                                                                            f" ({why})"))
+    return res
+
+
+def _test_notes(rows: list[dict[str, Any]], own: dict[tuple[str, str], list[str]], key: str, method: str,
+                seed: int, alternative: str, h0: float) -> list[str]:
+    """The table notes of ``--test``: one per p column, each naming its test and its side."""
+    from softirr_stats.analysis import SCORE_COEFFICIENTS
+    from softirr_stats.uncertainty import one_sided
+
+    notes = []
     p = HEADERS[key]
-    own_note = "; ".join(f"{', '.join(dict.fromkeys(names))}: {test}" for test, names in own.items())
-    if all(r.get("coefficient") in SCORE_COEFFICIENTS for r in rows) and own:
-        return f"{p}: {own_note}"
-    own_note = f"; {own_note}" if own_note else ""
     side = one_sided(alternative, h0) or "two-sided"
-    if method == "analytic" and h0 != 0.0:
-        return (f"{p}: analytic test of H0: coefficient = {h0:g} ({side}): Wald z = (value - {h0:g}) / SE with the "
-                f"large-sample SE, normal{own_note}")
-    if method == "analytic":
-        return (f"{p}: analytic test of H0: coefficient = 0 ({side}); not a test of 'no agreement beyond chance' "
-                f"when the raters' label distributions differ (use --test-method permutation){own_note}")
-    if alternative != "two-sided":
-        side = f"one-sided, H1: {'more' if alternative == 'greater' else 'less'} agreement than chance"
-    return (f"{p}: permutation test of H0: no agreement beyond chance (each rater's labels permuted over its items, "
-            f"B = {TEST_PERMUTATIONS}, seed {seed}; {side}); z = (value - mean) / sd of the permuted values"
-            f"{own_note}")
+    if any(r.get("coefficient") not in SCORE_COEFFICIENTS for r in rows):
+        if method == "analytic" and h0 != 0.0:
+            notes.append(f"{p}: analytic test of H0: coefficient = {h0:g} ({side}): Wald z = (value - {h0:g}) / SE "
+                         "with the large-sample SE, normal")
+        elif method == "analytic":
+            notes.append(f"{p}: analytic test of H0: coefficient = 0 ({side}); not a test of 'no agreement beyond "
+                         "chance' when the raters' label distributions differ (use --test-method permutation)")
+        else:
+            if alternative != "two-sided":
+                side = f"one-sided, H1: {'more' if alternative == 'greater' else 'less'} agreement than chance"
+            notes.append(f"{p}: permutation test of H0: no agreement beyond chance (each rater's labels permuted over "
+                         f"its items, B = {TEST_PERMUTATIONS}, seed {seed}; {side}); z = (value - mean) / sd of the "
+                         "permuted values")
+    for column in dict.fromkeys(c for c, _ in own):
+        tests = "; ".join(f"{', '.join(dict.fromkeys(names))}: {test}" for (c, test), names in own.items()
+                          if c == column)
+        own_side = one_sided(column.partition("_value_")[2], 0.0)
+        notes.append(f"{HEADERS[column]}: {tests}; {own_side}" + (
+            f" (the {'upper' if column.endswith('greater') else 'lower'} tail, these published tests' only side: "
+            f"not a {side} p, so not in the {p} column)" if column != key else ""))
+    return notes
 
 
 def _own_test(r: dict[str, Any], ann: Any, score_statistic: Any, alternative: str = "two-sided",
-              null: float = 0.0) -> str:
-    """The score statistic's published test into row ``r`` (p only, in the column of ``alternative``); returns the
-    test's name
-    ("" if none). The tests are of H0: 0 with H1: more agreement (upper tail): none for a ``null`` other than 0 or
-    for ``--alternative less``."""
+              null: float = 0.0) -> tuple[str, str] | None:
+    """The score statistic's published test into row ``r``: its p in the column of the test's own side
+    (``details["alternative"]``; ``greater`` for the upper-tail F and chi-square tests), also when ``alternative``
+    is two-sided; returns ``(column, test name)`` (None if none, with a note in ``r`` why). The tests are of H0: 0:
+    none for a ``null`` other than 0 or for an ``alternative`` on the other side."""
     import warnings
 
     if null != 0.0:
         r["warnings"].append(f"--test: {r['coefficient']} has only its published test of H0: 0; no test of --null "
                              f"{null:g}")
-        return ""
+        return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = score_statistic(str(r["coefficient"]), ann)
     except (ValueError, TypeError) as err:
         r["warnings"].append(f"--test: {r['coefficient']}: {one_line(err)}")
-        return ""
-    test = res.details.get("test")
-    if res.p_value is None or not test:
+        return None
+    test, side = res.details.get("test"), res.details.get("alternative")
+    if res.p_value is None or not test or side not in P_COLUMNS:
         r["warnings"].append(f"--test: {r['coefficient']} has no published test of H0")
-        return ""
-    if alternative == "less":
-        r["warnings"].append(f"--test: {r['coefficient']}'s {test} is one-sided, H1: more agreement; no p for "
-                             "--alternative less")
-        return ""
-    r[P_COLUMNS[alternative]] = res.p_value
-    return str(test)
+        return None
+    if alternative not in ("two-sided", side):
+        said = {"greater": "one-sided, H1: more agreement (the upper tail)", "two-sided": "two-sided",
+                "less": "one-sided, H1: less agreement (the lower tail)"}[side]
+        r["warnings"].append(f"--test: {r['coefficient']}'s {test} is {said}; no p for --alternative {alternative}")
+        return None
+    if math.isnan(res.p_value):
+        r["warnings"].append(f"--test: {r['coefficient']}: its {test} gives no p here (its statistic is not a "
+                             "number)")
+    r[P_COLUMNS[side]] = res.p_value
+    return P_COLUMNS[side], str(test)
 
 
 def _failed(r: dict[str, Any], strict: bool) -> bool:

@@ -383,7 +383,7 @@ def cli_wording(message: str) -> str:
     read ``--chance exact`` / ``--chance mc:3``, the list of chance forms loses its Python objects, and the
     missing-ratings note keeps the peers' number but not the Python call that reproduces it (no flag keeps
     the complete items only). The annotator models' advice reads as ``softirr model``'s flags:
-    ``method='nuts'`` as ``--method nuts``, gold pairs ``(gold=`` as ``(--gold SHEET``,
+    ``method='nuts'`` as ``--method nuts``, ``got null=0.3`` as ``got --null 0.3``, gold pairs ``(gold=`` as ``(--gold SHEET``,
     ``profile_interval='widen'`` as ``--profile-interval widen``, ``raise steps= (SviConfig)`` as ``raise --steps``.
     An interval method (``method='auto'``) reads ``--method auto``.
     A message already worded for both (``on the command line: ...``) keeps its
@@ -415,6 +415,8 @@ def cli_wording(message: str) -> str:
     'fit with --method nuts or pass gold pairs (--gold SHEET; see the docs); --profile-interval widen widened'
     >>> cli_wording("the fit has likely not converged; raise steps= (SviConfig)")
     'the fit has likely not converged; raise --steps'
+    >>> cli_wording("light_kappa's z test is R irr's test of H0: kappa = 0; got null=0.3")
+    "light_kappa's z test is R irr's test of H0: kappa = 0; got --null 0.3"
     """
     import re
 
@@ -444,6 +446,7 @@ def cli_wording(message: str) -> str:
     message = re.sub(r"\(gold=([;)])", r"(--gold SHEET\1", message)
     message = re.sub(r"\bprofile_interval='(widen|report|off)'", r"--profile-interval \1", message)
     message = re.sub(r"\braise steps= \(SviConfig\)", "raise --steps", message)
+    message = re.sub(r"\bgot null=(?=[-\d.])", "got --null ", message)  # kappa_test's H0 value is --null
     message = re.sub(r"\bsimilarity= for sets\b", "-m jaccard (or another set measure) for sets", message)
     # a message's own subject (level='interval' needs numbers), not a note's Python call (in Python: ...(ann, level=...))
     message = re.sub(r"(^|: |; )level='(\w+)'", r"\1alpha's level \2 (-c krippendorff_alpha:\2)", message)

@@ -125,7 +125,8 @@ def command(
     ] = "permutation",
     alternative: Annotated[str, typer.Option(
         "--alternative", help="with --test: H1 of the p-value: two-sided, greater (more agreement than H0: the "
-                              "one-sided test of agreement beyond chance) or less; the p column is named after it")
+                              "one-sided test of agreement beyond chance) or less; the p column is named after it "
+                              "(ICC's and Kendall's W's upper-tail tests: always p (greater))")
     ] = "two-sided",
     null: Annotated[float | None, typer.Option(
         "--null", help="with --test --test-method analytic: the coefficient's value under H0, in [-1, 1) "
@@ -170,7 +171,7 @@ def command(
     label_coefs = [c for c in coefs if c not in SCORE_COEFFICIENTS and c.partition(":")[2] in ("", "nominal")]
     said = [*scale_note(ann, names, WEIGHTS, label_coefs), *said]
     if test:
-        said = [*said, add_tests(rows, ann, measures, method=test_method, seed=seed, judged=judged is not None,
+        said = [*said, *add_tests(rows, ann, measures, method=test_method, seed=seed, judged=judged is not None,
                                  alternative=alternative, null=null)]
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     shown_method = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI

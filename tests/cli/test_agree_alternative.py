@@ -1,9 +1,11 @@
 """`softirr agree --test --alternative greater|less|two-sided` and `--null VALUE` (analytic test only): the same
 numbers as kappa_test / permutation_test, the p column named after the alternative, and the refusals."""
 
+import io
 import json
 import pathlib
 
+import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
@@ -137,3 +139,189 @@ def test_score_statistics_keep_their_upper_tail_tests(tmp_path, capsys):
 def test_refusals_name_the_flag(capsys, args, says):
     code, _, err = run_main(capsys, "agree", str(demo_path()), "--bootstrap", "0", *args)
     assert code == 2 and says in " ".join(err.split())
+
+
+def _anova_f_p(x, one_way):
+    """The Shrout-Fleiss F test of H0: ICC = 0 from the sums of squares (upper tail), written out."""
+    x = np.asarray(x, dtype=float)
+    n, k = x.shape
+    grand = x.mean()
+    ssr = k * ((x.mean(axis=1) - grand) ** 2).sum()
+    ssc = n * ((x.mean(axis=0) - grand) ** 2).sum()
+    sst = ((x - grand) ** 2).sum()
+    if one_way:
+        f, df2 = (ssr / (n - 1)) / ((sst - ssr) / (n * (k - 1))), n * (k - 1)
+    else:
+        f, df2 = (ssr / (n - 1)) / ((sst - ssr - ssc) / ((n - 1) * (k - 1))), (n - 1) * (k - 1)
+    return stats.f.sf(f, n - 1, df2)
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_score_statistics_one_sided_p_is_never_in_the_two_sided_column(tmp_path, capsys, fmt):
+    """ICC's F test and Kendall's chi-square are upper-tail tests: under the default --alternative two-sided their p
+    went into the two-sided ``p`` column (``p_value``). It goes into ``p (greater)`` (``p_value_greater``), the side
+    the Python API records (details["alternative"]), with a note; the label coefficients keep ``p``."""
+    sf = SCORES["data"]["shrout_fleiss"]
+    path = _long_csv(tmp_path / "sf.csv", sf)
+    code, out, err = run_main(capsys, "agree", str(path), "-c", "icc1,icc2,icc3,kendall_w,fleiss_kappa", "--bootstrap",
+                              "0", "--test", "--test-method", "analytic", "-f", fmt, "--keep-going")
+    assert code == 0, err
+    if fmt == "json":
+        got = json.loads(out)
+        rows, notes = {r["coefficient"]: r for r in got["results"]}, got["meta"]["warnings"]
+        assert got["meta"]["alternative"] == "two-sided"
+    else:  # the notes go to stderr
+        rows = {r["coefficient"]: r for r in pd.read_csv(io.StringIO(out)).to_dict("records")}
+        notes = err.splitlines()
+    independent = {"icc1": _anova_f_p(sf, one_way=True), "icc2": _anova_f_p(sf, one_way=False),
+                   "icc3": _anova_f_p(sf, one_way=False),
+                   "kendall_w": stats.friedmanchisquare(*np.asarray(sf, dtype=float)).pvalue}
+    for name, p in independent.items():
+        py = sis.kendall_w(sf) if name == "kendall_w" else sis.icc(sf, form=name)
+        assert py.details["alternative"] == "greater"
+        assert py.p_value == pytest.approx(p, abs=1e-12)
+        assert rows[name]["p_value_greater"] == pytest.approx(py.p_value, abs=1e-12)
+        assert rows[name].get("p_value") is None or np.isnan(rows[name]["p_value"])
+    kappa = sis.kappa_test(sf, coefficient="fleiss_kappa")
+    assert rows["fleiss_kappa"]["p_value"] == pytest.approx(kappa.p_value, abs=1e-12)
+    assert rows["fleiss_kappa"].get("p_value_greater") is None or np.isnan(rows["fleiss_kappa"]["p_value_greater"])
+    flat = " ".join(" ".join(notes).split())
+    assert "p (greater): icc1, icc2, icc3: F test of H0: ICC = 0" in flat
+    assert "one-sided, H1: coefficient > 0 (the upper tail" in flat and "not a two-sided p" in flat
+    assert "p: analytic test of H0: coefficient = 0 (two-sided)" in flat
+
+
+def test_score_statistics_table_shows_the_p_greater_column(tmp_path, capsys):
+    path = _long_csv(tmp_path / "sf.csv", SCORES["data"]["shrout_fleiss"])
+    code, out, err = run_main(capsys, "agree", str(path), "-c", "icc2,kendall_w", "--bootstrap", "0", "--test")
+    assert code == 0, err
+    head = [cell.strip() for cell in next(ln for ln in out.splitlines() if "coefficient" in ln).split("┃")]
+    assert "p (greater)" in head and "p" not in head
+    p = f"{sis.icc(SCORES['data']['shrout_fleiss'], form='ICC2').p_value:.4f}"
+    assert p in next(ln for ln in out.splitlines() if "icc2" in ln)
+    flat = " ".join(out.split())
+    assert "p (greater): icc2: F test of H0: ICC = 0" in flat and "[1] p: " not in flat
+
+
+# three raters, three categories, items 0 and 5 each miss a rating (28 complete items)
+CATEGORICAL = [["c1", "c1", None], ["c1", "c1", "c0"], ["c2", "c0", "c0"], ["c2", "c2", "c2"], ["c2", "c0", "c0"],
+               ["c0", None, "c1"], ["c2", "c2", "c2"], ["c2", "c2", "c0"], ["c0", "c1", "c0"], ["c0", "c0", "c0"],
+               ["c2", "c2", "c0"], ["c1", "c1", "c2"], ["c2", "c0", "c0"], ["c2", "c2", "c1"], ["c0", "c0", "c0"],
+               ["c2", "c2", "c1"], ["c0", "c1", "c1"], ["c1", "c1", "c2"], ["c2", "c0", "c0"], ["c2", "c0", "c0"],
+               ["c1", "c2", "c2"], ["c2", "c2", "c2"], ["c2", "c2", "c2"], ["c1", "c1", "c1"], ["c0", "c2", "c2"],
+               ["c0", "c1", "c0"], ["c1", "c1", "c0"], ["c2", "c2", "c2"], ["c0", "c0", "c0"], ["c0", "c0", "c0"]]
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_light_kappa_analytic_row_is_kappa_test(tmp_path, capsys, alternative):
+    """--test-method analytic gave light_kappa a "no analytic variance" note while kappa_test(coefficient=
+    "light_kappa") makes R irr's z test on the complete items: the row now has that z and p, and a note that they
+    are of the 28 complete items' value; a soft row says why it has none."""
+    path = _long_csv(tmp_path / "cat.csv", CATEGORICAL)
+    code, out, err = run_main(capsys, "agree", str(path), "-c", "light_kappa", "-m", "exact,levenshtein",
+                              "--bootstrap", "0", "--test", "--test-method", "analytic", "--alternative", alternative,
+                              "-f", "json")
+    assert code == 0, err
+    rows = {r["similarity"]: r for r in json.loads(out)["results"]}
+    ann = sis.read_annotations(path)
+    py = sis.kappa_test(ann, coefficient="light_kappa", alternative=alternative)
+    key = {"two-sided": "p_value", "greater": "p_value_greater", "less": "p_value_less"}[alternative]
+    assert np.isfinite(py.z) and py.n_items == 28
+    assert rows["exact"]["z"] == pytest.approx(py.z, abs=1e-12)
+    assert rows["exact"][key] == pytest.approx(py.p_value, abs=1e-12)
+    assert rows["exact"][key] == pytest.approx({"two-sided": 2 * stats.norm.sf(abs(py.z)), "greater":
+                                                stats.norm.sf(py.z), "less": stats.norm.cdf(py.z)}[alternative],
+                                               abs=1e-12)
+    assert rows["exact"]["value"] == pytest.approx(sis.light_kappa(ann).value, abs=1e-15) != py.value
+    assert f"on the 28 items it uses (light_kappa {py.value:.4f} there)" in rows["exact"]["warnings"]
+    assert "z" not in rows["levenshtein"] and "--test-method permutation tests any coefficient" in \
+        rows["levenshtein"]["warnings"]
+
+
+def test_light_kappa_null_and_undefined_variance_have_notes(tmp_path, capsys):
+    path = _long_csv(tmp_path / "cat.csv", CATEGORICAL)
+    code, out, err = run_main(capsys, "agree", str(path), "-c", "light_kappa", "--bootstrap", "0", "--test",
+                              "--test-method", "analytic", "--null", "0.3", "-f", "json")
+    row = json.loads(out)["results"][0]
+    assert code == 0 and "z" not in row and "R irr's test of H0: kappa = 0; got --null 0.3" in row["warnings"]
+    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "light_kappa", "--bootstrap", "0", "--test",
+                              "--test-method", "analytic", "-f", "json")
+    row = json.loads(out)["results"][0]
+    assert np.isnan(sis.kappa_test(sis.read_annotations(demo_path()), coefficient="light_kappa").z)
+    assert code == 0 and "the test gives no p here: irr's variance for Light's kappa is negative" in row["warnings"]
+
+
+@pytest.mark.parametrize(("method", "null", "alternative"), [("analytic", "0.3", "two-sided"),
+                                                             ("analytic", "0.5", "greater"),
+                                                             ("analytic", None, "less"),
+                                                             ("permutation", None, "greater")])
+def test_percent_agreement_is_tested(tmp_path, capsys, method, null, alternative):
+    """percent_agreement was refused by every test ("tested with exact chance only; got none": it has no chance
+    term), --null included, though kappa_test(coefficient="percent_agreement", null=) tests it."""
+    path = _long_csv(tmp_path / "cat.csv", CATEGORICAL)
+    code, out, err = run_main(capsys, "agree", str(path), "-c", "percent_agreement", "-m", "exact,levenshtein",
+                              "--bootstrap", "0", "--test", "--test-method", method, "--alternative", alternative,
+                              *(["--null", null] if null else []), "--seed", "2", "-f", "json")
+    assert code == 0, err
+    got = json.loads(out)
+    key = {"two-sided": "p_value", "greater": "p_value_greater", "less": "p_value_less"}[alternative]
+    ann = sis.read_annotations(path)
+    h0 = float(null or 0.0)
+    for row in got["results"]:
+        sim = Levenshtein() if row["similarity"] == "levenshtein" else None
+        assert "--test" not in row["warnings"]
+        if method == "permutation":
+            py = sis.permutation_test("percent_agreement", ann, n=1999, seed=2, similarity=sim, alternative=alternative)
+            assert row["z"] == pytest.approx(py.z, abs=1e-12) and row[key] == pytest.approx(py.p_value, abs=1e-12)
+            continue
+        if sim is None:
+            py = sis.kappa_test(ann, coefficient="percent_agreement", null=h0, alternative=alternative)
+            assert row["z"] == pytest.approx(py.z, abs=1e-12) and row[key] == pytest.approx(py.p_value, abs=1e-12)
+        est = sis.percent_agreement(ann, similarity=sim, ci="analytic")
+        if null:  # independently: the Wald z with the large-sample SE against the normal
+            z = (est.value - h0) / est.se
+            p = {"two-sided": 2 * stats.norm.sf(abs(z)), "greater": stats.norm.sf(z)}[alternative]
+            assert row["z"] == pytest.approx(z, abs=1e-12) and row[key] == pytest.approx(p, abs=1e-12)
+        else:  # irrCAC's t test of H0: 0, one side of its two-sided p
+            assert row["z"] == pytest.approx(est.z, abs=1e-12)
+            assert row[key] == pytest.approx(1 - est.p_value / 2 if est.z > 0 else est.p_value / 2, abs=1e-12)
+    assert got["meta"]["null"] == h0 if method == "analytic" else got["meta"]["null"] is None
+
+
+ML_SETS = [(["a", "b"], ["a"], ["a", "b"]), (["b"], ["b"], ["b", "c"]), (["a"], [], ["a"]), (["c"], ["c"], ["b"]),
+           (["a", "c"], ["a"], ["a", "c"])] * 3
+ALL = ("percent_agreement,cohen_kappa,scott_pi,fleiss_kappa,conger_kappa,light_kappa,krippendorff_alpha,gwet_ac1,"
+       "brennan_prediger,multilabel_fleiss,multilabel_ac1,multilabel_pabak,distance_ks,distance_sigma,icc1,icc2,icc3,"
+       "icc1k,icc2k,icc3k,lin_ccc,kendall_w,krippendorff_alpha:ordinal,krippendorff_alpha:interval")
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning", "ignore::softirr_stats.FewUnitsWarning")
+@pytest.mark.parametrize("data", ["scores", "two_scores", "categorical", "multilabel"])
+def test_every_row_under_null_has_a_p_or_a_note(tmp_path, capsys, data):
+    """Under --test --test-method analytic --null 0.3 no row with a value may go without a p and without a note
+    saying why (two raters with no agreement and no chance agreement gave cohen_kappa a silent empty p: its SE is
+    0); rows no test applies to say so (distance_ks read "tested with exact chance only")."""
+    if data == "multilabel":
+        path = tmp_path / "ml.jsonl"
+        path.write_text("\n".join(json.dumps({"item": f"d{i}", "rater": r, "label": lab})
+                                  for i, labs in enumerate(ML_SETS) for r, lab in zip("pqr", labs, strict=True)))
+        measures = "exact,jaccard"
+    else:
+        wide = {"scores": SCORES["data"]["shrout_fleiss"], "categorical": CATEGORICAL,
+                "two_scores": [r[:2] for r in SCORES["data"]["shrout_fleiss"]]}[data]
+        path, measures = _long_csv(tmp_path / "d.csv", wide), "exact,linear"
+    code, out, err = run_main(capsys, "agree", str(path), "-c", ALL, "-m", measures, "--bootstrap", "0", "--test",
+                              "--test-method", "analytic", "--null", "0.3", "--keep-going", "-f", "json")
+    assert code == 0, err
+    tested = 0
+    for row in json.loads(out)["results"]:
+        if row.get("error") or row.get("value") is None or np.isnan(row["value"]):
+            continue
+        p = row.get("p_value")
+        if p is not None and np.isfinite(p):
+            tested += 1
+            continue
+        assert "--test: " in row["warnings"], (row["coefficient"], row["similarity"], row["warnings"])
+        if row["coefficient"].startswith(("distance_", "multilabel_")):
+            assert f"no H0 test for {row['coefficient']}" in row["warnings"]
+    assert tested

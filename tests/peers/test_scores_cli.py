@@ -47,15 +47,16 @@ def test_softirr_agree_takes_icc(tmp_path):
 
 def test_softirr_agree_test_gives_the_score_statistics_their_own_tests(tmp_path):
     """--test gave icc / kendall_w no p ("tested with exact chance only; got none"); their published tests
-    are the F test (Shrout & Fleiss) and Friedman's chi-square, as in result.p_value. No scale note either:
-    no measure applies to them."""
+    are the F test (Shrout & Fleiss) and Friedman's chi-square, as in result.p_value (upper tail: the p (greater)
+    column). No scale note either: no measure applies to them."""
     rows = [(f"s{i}", f"r{j}", v) for i, r in enumerate(DATA["shrout_fleiss"]) for j, v in enumerate(r)]
     path = tmp_path / "sf.csv"
     pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
     out = CliRunner().invoke(app, ["agree", str(path), "-c", "icc2,icc3,kendall_w", "--bootstrap", "0", "--test",
                                    "--json", str(tmp_path / "r.json")], env={"COLUMNS": "200"})
     assert out.exit_code == 0, out.output
-    got = {r["coefficient"]: r["p_value"] for r in json.loads((tmp_path / "r.json").read_text())["results"]}
+    # one-sided (upper-tail) tests: their p is in p (greater), never in the two-sided p column
+    got = {r["coefficient"]: r["p_value_greater"] for r in json.loads((tmp_path / "r.json").read_text())["results"]}
     assert got["icc2"] == sis.icc(DATA["shrout_fleiss"], form="ICC2").p_value
     assert got["kendall_w"] == sis.kendall_w(DATA["shrout_fleiss"]).p_value
     flat = " ".join(out.output.split())
