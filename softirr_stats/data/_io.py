@@ -422,7 +422,7 @@ def _merge_spans(logs: list[list], names: list[str], categories: Any) -> Annotat
     """Span exports read one by one, matched again all together (so a span one annotator marked and
     another did not is the unmatched label, as in one export)."""
     from softirr_stats.data._readers._common import ratings_to_annotations
-    from softirr_stats.data._readers._spans import spans_to_ratings
+    from softirr_stats.data._readers._spans import SpanWarning, spans_to_ratings
 
     spans: list = []
     annotated: dict[str, set[str]] = {}
@@ -440,7 +440,9 @@ def _merge_spans(logs: list[list], names: list[str], categories: Any) -> Annotat
                 owner[doc, who] = name
             annotated.setdefault(doc, set()).update(raters)
         spans.extend(part_spans)
-    ratings = spans_to_ratings(spans, annotated, rules.pop())
+    with warnings.catch_warnings():  # a repeated span lies in one export (one rater's document is in one): warned
+        warnings.simplefilter("ignore", SpanWarning)  # when that export was read, not a second time here
+        ratings = spans_to_ratings(spans, annotated, rules.pop())
     return ratings_to_annotations(ratings, source=", ".join(names[:3]), categories=categories)
 
 

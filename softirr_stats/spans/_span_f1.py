@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, Statistic
-from softirr_stats.base._validation import SoftIRRWarning, TooFewRatersError, check_choice
+from softirr_stats.base._validation import TooFewRatersError, check_choice
+from softirr_stats.data import SpanWarning  # the readers raise it too
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,22 +55,6 @@ SPAN_AVERAGES = ("micro", "macro")
 SPAN_COLUMNS = ("document", "annotator", "start", "end", "type")
 ALL_TYPES = "(all)"
 _ITEM = re.compile(r"^(?P<doc>.*):(?P<start>\d+)-(?P<end>\d+)(?:#\d+)?$")
-
-
-class SpanWarning(SoftIRRWarning):
-    """Span data were changed on the way in (a span repeated by one annotator counted once).
-
-    Examples
-    --------
-    >>> import warnings, pandas as pd
-    >>> spans = pd.DataFrame({"document": ["d"] * 3, "annotator": ["a", "a", "b"], "start": [0, 0, 0],
-    ...                       "end": [4, 4, 4], "type": ["PER"] * 3})
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     t = span_table(spans)
-    >>> caught[0].category.__name__, t.n_spans
-    ('SpanWarning', 2)
-    """
 
 
 def parse_match(match: Any) -> tuple[str, float]:
@@ -276,6 +261,8 @@ def span_tables(ann: Any, *, unmatched: str | None = "O") -> "tuple[pd.DataFrame
     """
     import pandas as pd
 
+    from softirr_stats.data import documents_without_spans
+
     items = pd.Series(np.asarray(ann.items, dtype=object)).astype(str)
     parsed = items.str.extract(_ITEM)
     bad = parsed["doc"].isna()
@@ -309,6 +296,7 @@ def span_tables(ann: Any, *, unmatched: str | None = "O") -> "tuple[pd.DataFrame
         "type": flat_types[first_type[np.repeat(cc, reps)] + offs] if si.size else np.array([], dtype=object),
     })
     long = pd.DataFrame({"doc": parsed["doc"].to_numpy(dtype=object)[ii], "rater": raters[jj]})
+    long = pd.concat([long, documents_without_spans(ann)], ignore_index=True)  # a span export's empty documents
     documents = np.unique(long["doc"].to_numpy(dtype=str))  # those someone rated
     annotators = np.unique(long["rater"].to_numpy(dtype=str))
     mask = np.zeros((documents.size, annotators.size), dtype=bool)

@@ -534,7 +534,12 @@ def test_every_span_export_reads_like_its_expected_ratings(export, fmt, options,
         from_path = sis.span_agreement(EXPORTS / export, format=fmt, **options, **kw)
         want = sis.span_agreement(by_hand, **kw)
         assert from_path.value == pytest.approx(want.value, rel=1e-15, nan_ok=True)
-        pd.testing.assert_frame_equal(from_path.by_pair, want.by_pair)
+        # a task both annotated without a span (Label Studio's and doccano's task 3) is no item of the hand-written
+        # ratings, which cannot hold it; the export's path counts it as a shared document, with no span
+        empty = {"label-studio": ["3"], "doccano": ["3"]}.get(fmt, [])
+        shared = want.by_pair.assign(n_documents=want.by_pair["n_documents"] + len(empty))
+        pd.testing.assert_frame_equal(from_path.by_pair, shared)
+        assert sorted(set(from_path.by_document["document"]) - set(want.by_document["document"])) == empty
         assert from_path.n_spans == want.n_spans > 0
 
 

@@ -24,7 +24,7 @@ from softirr_stats.data import _input
 from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._input import not_text_message, parsing
 
-__all__ = ["DUPLICATES", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool", "text_lines",
+__all__ = ["DUPLICATES", "EMPTY_DOCUMENTS", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool", "text_lines",
            "is_zip", "iter_jsonl",
            "load_json", "parse_json", "pick_repeats", "ratings_frame", "ratings_to_annotations", "read_text",
            "warn_skipped"]
@@ -336,6 +336,11 @@ def _both_values(text: str, key: str) -> str:
     return f" (values {shown[0]} and {shown[1]})" if found else ""
 
 
+#: key of a span reader's ratings table's ``attrs`` and of the Annotations' read-time record: the (document,
+#: rater) pairs of the documents annotated without any span, which give no item (``_spans.spans_to_ratings``)
+EMPTY_DOCUMENTS = "span_documents_without_spans"
+
+
 class ExportWarning(SoftIRRWarning):
     """An export reader skipped records (cancelled, ignored, not annotators) or resolved repeated answers.
 
@@ -506,8 +511,10 @@ def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: st
                            categories: Any = None, notes: Any = (), normalize: str | None = None) -> Annotations:
     """Encode ratings (a list, or a table from :func:`ratings_frame`); a repeated (item, rater)
     names both records; empty input says so. One rater is allowed (one annotator's export, to be
-    merged with others); ``notes`` become the result's ``read_notes``."""
+    merged with others); ``notes`` become the result's ``read_notes``. A span reader's documents annotated
+    without any span (the ``attrs[EMPTY_DOCUMENTS]`` of its table) are kept with the result."""
     df = ratings_frame(ratings) if isinstance(ratings, list) else ratings
+    empty_documents = df.attrs.get(EMPTY_DOCUMENTS)
     if len(df) == 0:
         raise ValueError(f"{source}: the export holds no annotations")
     repeated = df.duplicated(["item", "rater"], keep="first")
@@ -530,4 +537,6 @@ def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: st
     ann = Annotations._from_long_any(table, categories=categories, normalize=normalize)
     if notes:
         ann._cache["read_notes"] = tuple(notes)
+    if empty_documents:
+        ann._cache[EMPTY_DOCUMENTS] = empty_documents
     return ann

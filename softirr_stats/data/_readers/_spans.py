@@ -16,33 +16,64 @@ decision, and :class:`SpanRule` states it.
 Stacked annotations (one rater, several spans on the same offsets: brat event triggers
 ``T24 Catalysis 961 975`` / ``T25 Ubiquitination 961 975``, INCEpTION ``ORG[1]|ORGpart[2]``)
 become, with ``stacked="set"`` (default), one span whose label is the set of their labels
-(set-valued items: Jaccard / MASI and set matching apply; a label stacked twice counts once).
-With ``stacked="separate"`` they stay separate spans: the overlap rule then pairs spans of the
-same label first (among equal overlaps), and the exact rule refuses them.
+(set-valued items: Jaccard / MASI and set matching apply). A span repeated with the same label
+(``T1 PER 0 4`` / ``T2 PER 0 4``, INCEpTION ``ORG[1]|ORG[2]``) counts once, with a
+:class:`SpanWarning` naming the annotator, the document and how many, as the tidy span table of
+``span_agreement`` does. With ``stacked="separate"`` they stay separate spans: the overlap rule
+then pairs spans of the same label first (among equal overlaps), and the exact rule refuses them.
 
 A rater who annotated the document but has no span in an item gets ``unmatched`` as label
 (default ``"O"``, the "outside any span" tag, so that missing a span counts as disagreement);
 ``unmatched=None`` leaves that rating missing instead (label agreement on co-found spans only).
-Raters who did not annotate the document are missing.
+Raters who did not annotate the document are missing. A document that every rater who annotated
+it left without spans gives no item (there is no span to rate); the Annotations built from the
+ratings remember who annotated it (:func:`documents_without_spans`), so that span agreement
+counts it, as a declaration row of a span table does.
 """
 
 import contextvars
+import warnings
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from softirr_stats.data._readers._common import Where
+from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
+from softirr_stats.data._readers._common import EMPTY_DOCUMENTS, Where
 
-__all__ = ["SPAN_LOG", "Span", "SpanRule", "spans_to_ratings"]
+__all__ = ["SPAN_LOG", "Span", "SpanRule", "SpanWarning", "documents_without_spans",
+           "spans_to_ratings"]
 
 #: when set to a list, every call of :func:`spans_to_ratings` appends its (spans, annotated, rule):
 #: per-annotator span exports read one by one are then matched again all together
 SPAN_LOG: "contextvars.ContextVar[list | None]" = contextvars.ContextVar("SPAN_LOG", default=None)
 
+_SHOWN = 5  # annotator / document pairs a warning names
+
 _MATCHES = ("exact", "overlap")
 _STACKED = ("set", "separate")
+
+
+class SpanWarning(SoftIRRWarning):
+    """Span data were changed on the way in (a span repeated by one annotator counted once).
+
+    Raised by the span readers and by the tidy span table of ``span_agreement`` alike (defined here,
+    beside the readers, the lowest layer that raises it; public as ``softirr_stats.spans.SpanWarning``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> spans = [Span("d", "ann", 0, 4, "PER", Where("ann/d.ann", 1, "line")),
+    ...          Span("d", "ann", 0, 4, "PER", Where("ann/d.ann", 2, "line"))]
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     ratings = spans_to_ratings(spans, {"d": {"ann"}}, SpanRule())
+    >>> caught[0].category.__name__, len(ratings)
+    ('SpanWarning', 1)
+    >>> print(caught[0].message)
+    1 span(s) repeated by the same annotator (same document, offsets and type) were counted once: annotator 'ann' in document 'd': 1 (ann/d.ann, line 2)
+    """
 
 
 @dataclass(frozen=True)
@@ -213,8 +244,41 @@ def _stack(df: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([df.loc[~dup], merged[df.columns]], ignore_index=True)
 
 
+def _warn_repeated(df: pd.DataFrame) -> None:
+    """A :class:`SpanWarning` for spans repeated by one rater (same document, offsets and label), which
+    ``stacked="set"`` counts once: in the tidy span table's words, naming each rater, document and how many."""
+    repeated = df.duplicated(["doc", "rater", "start", "end", "label"], keep="first").to_numpy()
+    if not repeated.any():
+        return
+    groups = (df.loc[repeated].groupby(["rater", "doc"], sort=True)
+              .agg(n=("where", "size"), where=("where", "first")).reset_index())
+    named = [f"annotator {r!r} in document {d!r}: {n} ({'first at ' if n > 1 else ''}{w})"
+             for r, d, n, w in groups.head(_SHOWN).itertuples(index=False, name=None)]  # at most _SHOWN
+    more = f"; and {len(groups) - _SHOWN} more annotator / document pairs" if len(groups) > _SHOWN else ""
+    warnings.warn(f"{int(repeated.sum())} span(s) repeated by the same annotator (same document, offsets and type) "
+                  f"were counted once: {'; '.join(named)}{more}", SpanWarning, stacklevel=user_stacklevel())
+
+
+def documents_without_spans(ann: object) -> pd.DataFrame:
+    """The (doc, rater) pairs of the documents a span export's reader saw annotated with no span by
+    anyone (they give no item, so the ratings alone do not show them); none for other Annotations.
+
+    Examples
+    --------
+    >>> from softirr_stats import Annotations
+    >>> documents_without_spans(Annotations.from_wide([["PER", "PER"]], items=["d:0-4"], raters=["a", "b"])).shape
+    (0, 2)
+    """
+    pairs = getattr(ann, "_cache", {}).get(EMPTY_DOCUMENTS, ())
+    return pd.DataFrame(list(pairs) or None, columns=["doc", "rater"], dtype=object)
+
+
 def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: SpanRule) -> pd.DataFrame:
     """Items from spans under ``rule``, as a ratings table (item, rater, label, where).
+
+    A document in ``annotated`` without any span gives no item: its (document, rater) pairs are kept
+    in the table's ``attrs[EMPTY_DOCUMENTS]`` (``ratings_to_annotations`` passes them on to the
+    Annotations, :func:`documents_without_spans`).
 
     Parameters
     ----------
@@ -237,6 +301,7 @@ def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: Sp
         "where": pd.Series([s.where for s in spans], dtype=object),
     })
     if rule.stacked == "set":
+        _warn_repeated(df)
         df = _stack(df)
     if rule.match == "exact":
         df["cluster"] = df.groupby(["doc", "start", "end"], sort=False).ngroup()
@@ -275,4 +340,13 @@ def spans_to_ratings(spans: list[Span], annotated: dict[str, set[str]], rule: Sp
     missed = expected.merge(found[["cluster", "rater"]], on=["cluster", "rater"], how="left", indicator=True)
     missed = missed.loc[missed["_merge"] == "left_only", ["item", "rater", "where"]]
     missed.insert(2, "label", pd.Series([rule.unmatched] * len(missed), dtype=object, index=missed.index))
-    return pd.concat([found.drop(columns="cluster"), missed], ignore_index=True)
+    out = pd.concat([found.drop(columns="cluster"), missed], ignore_index=True)
+    return _with_empty_documents(out, annotated, set(items["doc"]))
+
+
+def _with_empty_documents(ratings: pd.DataFrame, annotated: dict[str, set[str]], rated: set) -> pd.DataFrame:
+    """``ratings`` with the (document, rater) pairs of the annotated documents that gave no item in its ``attrs``."""
+    empty = sorted((d, r) for d in set(annotated) - rated for r in annotated[d])  # usually few: the empty ones
+    if empty:
+        ratings.attrs[EMPTY_DOCUMENTS] = tuple(empty)
+    return ratings

@@ -25,9 +25,11 @@ layout and the texts (``layout="auto"``, the default; the choice is in ``read_no
 Items come from the text-bound spans by the span rule (a discontinuous span counts as its
 extent, first start to last end); label: the annotation type. Event triggers are text-bound
 annotations too: two on the same offsets (``T24 Catalysis 961 975`` / ``T25 Ubiquitination 961
-975``) are stacked, one set-valued label by default (see :class:`SpanRule`). An ``.ann`` file
-with no spans means the annotator marked nothing in that document. Where the ``.txt`` is
-there, a span ending beyond its text is refused.
+975``) are stacked, one set-valued label by default (see :class:`SpanRule`); one span repeated
+with the same type (``T1 PER 0 4`` / ``T2 PER 0 4``) counts once, with a ``SpanWarning``. An
+``.ann`` file with no spans means the annotator marked nothing in that document (a document
+whose files are all empty gives no item, and span agreement still counts it). Where the
+``.txt`` is there, a span ending beyond its text is refused.
 """
 
 from pathlib import Path

@@ -24,7 +24,8 @@ refused) or one ``.tsv`` file. One user's file for one document under two paths 
 - INCEpTION writes only the layers a file uses: a file without the chosen layer's ``#T_SP=``
   header is an annotator who marked nothing on that layer (the layer must be in some file).
 - Stacked annotations on one span (``ORG[1]|ORGpart[2]``) are read by the span rule's
-  ``stacked=`` (by default one set-valued label ``{ORG, ORGpart}``).
+  ``stacked=`` (by default one set-valued label ``{ORG, ORGpart}``; a label stacked twice,
+  ``ORG[1]|ORG[2]``, counts once, with a ``SpanWarning``).
 - A file cut off in the middle of a line (a cell such as ``LOC[1`` or a last line with fewer
   columns than the others) is refused, naming the line.
 - ``unit="span"`` (default): each annotation of the chosen layer is a span (token offsets
