@@ -105,11 +105,13 @@ def _numeric(rows: list[dict[str, Any]], col: str) -> bool:
 
 
 def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: str,
-           meta: dict[str, Any] | None = None, notes: Notes | None = None) -> str:
+           meta: dict[str, Any] | None = None, notes: Notes | None = None,
+           extra: dict[str, Any] | None = None) -> str:
     """Results as text in ``fmt``: ``csv`` (unrounded, no title), ``json``, ``markdown``, ``latex``.
 
     ``markdown`` and ``latex`` go through the paper-table formatters of ``softirr_stats.reporting``
-    (the same tables as in Python); the notes follow the table, numbered.
+    (the same tables as in Python); the notes follow the table, numbered. ``extra``: more tables of the
+    result, by name, that only ``json`` holds (after ``results``).
     """
     if fmt == "csv":
         import csv
@@ -128,7 +130,7 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
         from softirr_stats.base._device import compute_record
 
         meta = {**(meta or {}), "compute": compute_record()}  # device, JAX backend, models and dtypes
-        return json_text({"title": title, "meta": meta, "results": rows}) + "\n"
+        return json_text({"title": title, "meta": meta, "results": rows, **(extra or {})}) + "\n"
     if fmt in ("markdown", "latex"):
         import pandas as pd
 
@@ -239,14 +241,15 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
 
 def emit(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: str,
          meta: dict[str, Any] | None = None, headers: dict[str, str] | None = None, notes: Notes | None = None,
-         secondary: Sequence[str] = (), data_columns: Sequence[str] | None = None) -> None:
+         secondary: Sequence[str] = (), data_columns: Sequence[str] | None = None,
+         extra: dict[str, Any] | None = None) -> None:
     """Print results on stdout in ``fmt``; for csv/json the notes go to stderr as ``warning:`` lines (``note:``
     for the texts a result counts as notes, ``softirr_stats.agreement.NOTE_PREFIXES``, and for ``notes.read``:
-    how the data were read)."""
+    how the data were read). ``extra``: more tables that only json holds (:func:`render`)."""
     if fmt == "table":
         print_table(rows, columns, title, headers, notes, secondary)
         return
-    typer.echo(render(rows, data_columns or columns, fmt, title, meta, notes), nl=False)
+    typer.echo(render(rows, data_columns or columns, fmt, title, meta, notes, extra), nl=False)
     if fmt in ("csv", "json") and notes:
         from softirr_stats.agreement import NOTE_PREFIXES
 
@@ -257,10 +260,11 @@ def emit(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: st
                 warn(t)
 
 
-def write_json(path: Path, title: str, meta: dict[str, Any], rows: list[dict[str, Any]]) -> None:
-    """Write results as JSON (``{"title", "meta", "results"}``, nan as null)."""
+def write_json(path: Path, title: str, meta: dict[str, Any], rows: list[dict[str, Any]],
+               extra: dict[str, Any] | None = None) -> None:
+    """Write results as JSON (``{"title", "meta", "results"}`` and the ``extra`` tables, nan as null)."""
     try:
-        path.write_text(render(rows, [], "json", title, meta), encoding="utf-8")
+        path.write_text(render(rows, [], "json", title, meta, extra=extra), encoding="utf-8")
     except OSError as err:
         fail(f"--json {path} cannot be written: {err.strerror or err}")
 

@@ -40,9 +40,18 @@ __all__ = ["NAME", "EPILOG", "command"]
 NAME = "spans"
 EPILOG = ("Columns: f1 = 2 TP / (n_a + n_b) for a pair of annotators on the documents both annotated "
           "(unitless, in [0, 1]); tp, fp, fn = matched spans, spans only the second / only the first annotator "
-          "of the pair marked (counts: the first annotator is the reference); CI = document-bootstrap interval at --level (documents are the resampling unit).")
+          "of the pair marked (counts: the first annotator is the reference); CI = document-bootstrap interval at "
+          "--level (documents are the resampling unit). --table types / documents: f1 = mean over annotator pairs of "
+          "the pair's F1 on that type / in that document (micro), sd = its population SD over the pairs (as bratiaa "
+          "reports it), n_pairs = the pairs it is taken over (a type: pairs where it occurs; a document: pairs with "
+          "a span there), n_spans = spans of the type / in the document, all annotators together.")
 MATCHES = ("exact", "overlap", "overlap:IOU")
+#: the tables of the result --table prints: each annotator pair and the mean, per span type, per document
+TABLES = ("pairs", "types", "documents")
 _COLUMNS = ("pair", "n_documents", "tp", "fp", "fn", "precision", "recall", "f1", "CI")
+_DATA_COLUMNS = ("pair", "n_documents", "tp", "fp", "fn", "precision", "recall", "f1", "ci_low", "ci_high")
+_TYPE_COLUMNS = ("type", "n_spans", "tp", "f1", "sd", "n_pairs", "CI")
+_DOCUMENT_COLUMNS = ("document", "n_spans", "f1", "sd", "n_pairs")
 
 
 def _count(v: Any) -> Any:
@@ -50,13 +59,28 @@ def _count(v: Any) -> Any:
     return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
-def _rows(res: Any) -> list[dict[str, Any]]:
-    """One row per annotator pair, then the mean over pairs (the statistic's value)."""
+def _ci(lo: Any, hi: Any) -> str:
+    """The merged ``[lo, hi]`` cell ('' without an interval)."""
     import math
 
-    def ci(lo: Any, hi: Any) -> str:
-        return "" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4f}, {hi:.4f}]"
+    return "" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4f}, {hi:.4f}]"
 
+
+def _type_rows(res: Any) -> list[dict[str, Any]]:
+    """One row per span type (``by_type``; one ``(all)`` row with --by all), the interval where there is one."""
+    return [{"type": r["type"], "n_spans": r["n_spans"], "tp": _count(r["tp"]), "f1": r["f1"], "sd": r["sd"],
+             "n_pairs": r["n_pairs"], "CI": _ci(r.get("ci_low"), r.get("ci_high")), "ci_low": r.get("ci_low"),
+             "ci_high": r.get("ci_high")} for r in res.by_type.to_dict("records")]
+
+
+def _document_rows(res: Any) -> list[dict[str, Any]]:
+    """One row per document (``by_document``)."""
+    return [{k: r[k] for k in _DOCUMENT_COLUMNS} for r in res.by_document.to_dict("records")]
+
+
+def _rows(res: Any) -> list[dict[str, Any]]:
+    """One row per annotator pair, then the mean over pairs (the statistic's value)."""
+    ci = _ci
     rows = []
     for r in res.by_pair.to_dict("records"):
         rows.append({"pair": f"{r['annotator_a']} ~ {r['annotator_b']}", "n_documents": r["n_documents"],
@@ -120,14 +144,19 @@ def command(
     feature: FeatureOpt = None,
     reader_option: ReaderOpt = None,
     unmatched: Annotated[str | None, typer.Option(
-        "--unmatched", help="a table of span items (columns item = '<document>:<start>-<end>', rater, label): the "
+        "--unmatched", help="a table of span items (columns item = 'DOCUMENT:START-END', rater, label): the "
                             "label meaning 'annotated the document, no span here'; '' (empty) when every label is "
                             "a span type [default: O]")] = None,
+    table: Annotated[str, typer.Option(
+        "--table", help="the table printed: pairs (each annotator pair, then the mean), types (F1 per span type, "
+                        "bratiaa's agreement per label) or documents (F1 per document, bratiaa's agreement per "
+                        "document); json holds all three (results = the pairs, by_type, by_document)")] = "pairs",
 ) -> None:
     """Span agreement: pairwise F1 between annotators (Hripcsak & Rothschild 2005), exact or overlap
-    matching, per type, with a document-bootstrap interval. Equals bratiaa's mean pairwise F1 with
-    --match exact."""
+    matching, per annotator pair, per type (--table types) and per document (--table documents), with a
+    document-bootstrap interval. Equals bratiaa's mean pairwise F1 with --match exact."""
     check_format(fmt)
+    check_choices([table], TABLES, "--table")
     check_choices([by], ("type", "all"), "--by")
     check_choices([average], ("micro", "macro"), "--average")
     measure = similarity_value(similarity_name, measure, "exact")
@@ -176,7 +205,15 @@ def command(
              f"average = {average}, similarity = {measure}; {interval}")
     meta = {"file": str(path), "match": match, "by": by, "average": average, "similarity": measure,
             "bootstrap": bootstrap, "level": level, "seed": seed, "value": res.value, "warnings": seen}
-    emit(rows, _COLUMNS, fmt, title, meta, notes=Notes(seen),
-         data_columns=("pair", "n_documents", "tp", "fp", "fn", "precision", "recall", "f1", "ci_low", "ci_high"))
+    tables = {"by_type": _type_rows(res), "by_document": _document_rows(res)}  # json holds every table
+    if fmt == "json" or table == "pairs":
+        emit(rows, _COLUMNS, fmt, title, meta, notes=Notes(seen), data_columns=_DATA_COLUMNS, extra=tables)
+    elif table == "types":
+        what = "per span type" if by == "type" else "all types together (--by all)"
+        emit(tables["by_type"], _TYPE_COLUMNS, fmt, f"{title}; F1 {what}, mean over annotator pairs", meta,
+             notes=Notes(seen), data_columns=(*_TYPE_COLUMNS[:-1], "ci_low", "ci_high"))
+    else:
+        emit(tables["by_document"], _DOCUMENT_COLUMNS, fmt, f"{title}; F1 per document, mean over annotator pairs",
+             meta, notes=Notes(seen))
     if json_out:
-        write_json(json_out, title, meta, rows)
+        write_json(json_out, title, meta, rows, extra=tables)

@@ -98,3 +98,59 @@ def test_bad_unmatched_in_cli_spelling(capsys, span_items, which, args, needle):
     code, out, err = run(capsys, "spans", str(span_items if which == "items" else BRATIAA), *args)
     assert code == 2 and out == "", err
     assert needle in err and err.count("\n") == 1, err
+
+
+def _csv_rows(out):
+    import csv
+    import io
+
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def test_table_types_and_documents_equal_the_python_tables(capsys):
+    """bratiaa reports agreement per label and per document; by_type / by_document had no command-line output."""
+    py = sis.span_agreement(BRATIAA, ci=sis.Bootstrap(n=200, seed=3, design="items"))
+    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "200", "--seed", "3", "--table", "types",
+                         "-f", "csv")
+    assert code == 0, err
+    rows = _csv_rows(out)
+    assert [r["type"] for r in rows] == py.by_type["type"].tolist() == ["LOC", "MISC", "ORG", "PER"]
+    for col in ("n_spans", "tp", "f1", "sd", "n_pairs", "ci_low", "ci_high"):
+        assert [float(r[col]) for r in rows] == pytest.approx(py.by_type[col].tolist(), abs=1e-12), col
+    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "0", "--table", "documents", "-f", "csv")
+    assert code == 0, err
+    rows = _csv_rows(out)
+    assert list(rows[0]) == ["document", "n_spans", "f1", "sd", "n_pairs"]
+    assert [r["document"] for r in rows] == py.by_document["document"].tolist() and len(rows) == 7
+    for col in ("n_spans", "f1", "sd", "n_pairs"):
+        assert [float(r[col]) for r in rows] == pytest.approx(py.by_document[col].tolist(), abs=1e-12), col
+    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "0", "--table", "types", "--by", "all")
+    assert code == 0 and "(all)" in out and "all types together (--by all)" in " ".join(out.split())
+
+
+def test_json_holds_the_pairs_the_types_and_the_documents(capsys, tmp_path):
+    py = sis.span_agreement(BRATIAA, match="overlap", ci=sis.Bootstrap(n=100, seed=1, design="items"))
+    code, out, err = run(capsys, "spans", str(BRATIAA), "--match", "overlap", "--bootstrap", "100", "--seed", "1",
+                         "-f", "json", "--json", str(tmp_path / "s.json"))
+    assert code == 0, err
+    payload = json.loads(out)
+    assert json.loads((tmp_path / "s.json").read_text())["by_document"] == payload["by_document"]
+    assert [r["f1"] for r in payload["results"][:-1]] == pytest.approx(py.by_pair["f1"].tolist(), abs=1e-12)
+    for key, table in (("by_type", py.by_type), ("by_document", py.by_document)):
+        got = payload[key]
+        for col in table.columns:
+            values = [r[col] for r in got]
+            if table[col].dtype.kind in "fiu":
+                assert values == pytest.approx(table[col].tolist(), abs=1e-12), (key, col)
+            else:
+                assert values == table[col].tolist(), (key, col)
+
+
+def test_help_shows_the_item_form_and_the_tables(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")
+    code, out, _ = run(capsys, "spans", "--help")
+    text = " ".join(out.split())
+    assert code == 0 and "item = 'DOCUMENT:START-END'" in text and "':-'" not in text  # was eaten as markup
+    assert "--table" in text and "types (F1 per span type" in text and "documents (F1 per document" in text
+    code, out, err = run(capsys, "spans", str(BRATIAA), "--table", "labels")
+    assert code == 2 and out == "" and "--table" in err and "pairs, types, documents" in err
