@@ -51,7 +51,7 @@ from softirr_stats.uncertainty._intervals import (
 
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
            "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_strata", "jackknife_values", "leave_one_out_weights", "per_item_codes", "replicate_interval", "summarize_replicates",
-           "too_few_units_advice", "unit_weights", "TOO_FEW_UNITS_POINT"]
+           "too_few_units_advice", "unit_weights", "TOO_FEW_UNITS_POINT", "few_units_handling"]
 
 #: The note of an interval the few-units rule widened where there were enough units for no warning
 #: (the widening factor follows; a prefix of ``agreement.NOTE_PREFIXES``).
@@ -1297,13 +1297,60 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         details["interval_rule"] = ("method='auto': percentile (a prediction-powered estimate: its bootstrap "
                                     "coverage was checked with the percentile interval, docs/ppi.md)")
     unit_strata = jackknife_strata(stat, cfg)
+    factor, few = few_units_handling(stat, cfg, reps["value"], unit_strata)
+    notes = (*notes, *few)
+    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
+                                widen=factor, unit_strata=unit_strata, **details)
+
+
+def few_units_handling(stat: Statistic, cfg: Bootstrap, reps: np.ndarray,
+                       unit_strata: np.ndarray | None = None) -> tuple[float, tuple[str, ...]]:
+    """The few-units rule of every bootstrap interval: the widening factor, the warnings and the notes.
+
+    :func:`~softirr_stats.uncertainty._few_units.few_units_correction` gives the Student-t factor of a design
+    over raters or clusters (``cfg.few_units="none"``: 1) and its note below 8 raters or 10 clusters;
+    :func:`~softirr_stats.uncertainty._few_units.few_items_note` the note for fewer than 20 items resampled
+    one by one. Each note is raised as a :class:`FewUnitsWarning` (one text per cause, so a filter and the
+    command line say it once); a factor above 1 with no such note is still said, as a note. Used by
+    :func:`attach_bootstrap` and by the statistics that draw their own replicates (span F1).
+
+    Parameters
+    ----------
+    stat : Statistic
+        The prepared statistic: its units are its items (``n_items``, ``items`` for ``cluster=``) and raters.
+    cfg : Bootstrap
+        The request (design, level, ``few_units``, ``cluster``).
+    reps : ndarray
+        The bootstrap replicates of the value (the factor of ``items+raters`` reads their variance).
+    unit_strata : int array, optional
+        Each resampled unit's stratum (:func:`jackknife_strata`).
+
+    Returns
+    -------
+    (factor, notes) : tuple of (float, tuple of str)
+        The factor for :func:`summarize_replicates` (``widen=``) and the notes to record.
+
+    Examples
+    --------
+    >>> import warnings, softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]] * 3)
+    >>> _, prep = point_estimate(ann, family="pooled", coefficient="fleiss_kappa", sim=resolve_similarity(ann))
+    >>> cfg = Bootstrap(n=100, seed=0, design="cluster", cluster=[0, 1, 2, 3] * 3)
+    >>> with warnings.catch_warnings(record=True):
+    ...     warnings.simplefilter("always")
+    ...     factor, notes = few_units_handling(prep, cfg, bootstrap_replicates(prep, cfg)["value"])
+    >>> round(factor, 4), notes[0][:40]  # t_3 / z * sqrt(4 / 3)
+    (1.8749, '4 clusters resampled (fewer than 10): th')
+    """
     factor, few_note = few_units_correction(
-        stat, cfg, reps["value"], BOOTSTRAP_DESIGNS[cfg.design],
+        stat, cfg, reps, BOOTSTRAP_DESIGNS[cfg.design],
         n_clusters=lambda: len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))),
         rater_jackknife=lambda: jackknife_values(stat, replace(cfg, design="raters", cluster=None, strata=None)),
         item_replicates=lambda: bootstrap_replicates(stat, replace(cfg, design="items", cluster=None,
                                                                    strata=None))["value"],
         unit_strata=unit_strata)
+    notes: tuple[str, ...] = ()
     for text in (few_note, few_items_note(stat.n_items, BOOTSTRAP_DESIGNS[cfg.design])):
         if text:
             # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
@@ -1316,5 +1363,4 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
                   f"{units} / ({units} - {n_strata})" if n_strata > 1 else "")
         notes = (*notes, f"{WIDENED_NOTE} x{factor:.3f} (Student-t quantiles for the {cfg.design} design's "
                          f"units{within}; few_units='none' leaves it out)")
-    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
-                                widen=factor, unit_strata=unit_strata, **details)
+    return factor, notes
