@@ -423,10 +423,15 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     ci : None or Bootstrap
         A document bootstrap (``design="items"``: documents are the resampling unit;
         ``"cluster"`` groups documents, ``"bayesian"``); ``by_pair`` and ``by_type`` get
-        percentile intervals too. Rater designs are refused (pairs are fixed). With
-        ``method="auto"`` (the default), the items design and at most 1,000 documents, the value's
-        interval is the document jackknife's Student-t interval on the logit scale (``ci_method``
-        ``"jackknife-t-logit"``; docs/coverage.md, "Span F1"); the bootstrap gives ``se``.
+        percentile intervals too. Rater designs are refused (pairs are fixed). The units are the
+        informative documents, those holding a span of an annotator whose partner in a pair
+        annotated the document too (``n_items``; the others change no F1 and are named in a
+        ``SpanWarning``). With ``method="auto"`` (the default), the items design and at most 1,000
+        of them, the value's interval is the document jackknife's Student-t interval on the logit
+        scale (``ci_method`` ``"jackknife-t-logit"``, ``n_items - 1`` df; docs/coverage.md, "Span
+        F1"); the bootstrap gives ``se``. Few units are handled as for every coefficient: a
+        ``FewUnitsWarning`` below 20 documents or 10 clusters, and ``few_units=`` widens a cluster
+        design's interval (and the tables' bounds) by the Student-t factor.
     format : str, optional
         The export format of a path (default: guessed).
     unmatched : str or None
@@ -460,6 +465,7 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
         SPAN_AVERAGES,
         SPAN_BY,
         SpanStatistic,
+        informative_documents,
         parse_match,
         span_counts,
         span_summary,
@@ -467,8 +473,10 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     from softirr_stats.uncertainty import (
         BOOTSTRAP_DESIGNS,
         LOGIT_JACKKNIFE_T,
+        TOO_FEW_UNITS_POINT,
         Bootstrap,
         draw_weights,
+        few_units_handling,
         jackknife_strata,
         jackknife_values,
         logit_jackknife_t_interval,
@@ -485,41 +493,85 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     counts = span_counts(tab, match=match, by=by, similarity=similarity)
     stat = SpanStatistic(counts, tab.documents, len(tab.annotators), average)
     sim_name = counts.similarity
-    if isinstance(cfg, Bootstrap) and len(tab.documents) < 2:
-        raise ValueError(f"a document bootstrap needs at least 2 documents (documents are the resampling unit); "
-                         f"got {len(tab.documents)}")
     if not isinstance(cfg, Bootstrap):  # None (check_ci refuses "analytic" here)
         return span_summary(stat, tab, match=match, by=by, similarity_name=sim_name)
+    # the interval's units are the informative documents (those adding to some pair's span count): the others
+    # change no F1 under any weights, and counted as units they would add degrees of freedom, few-units
+    # counts and replicates that drew none of the informative ones (nan)
+    keep = informative_documents(counts)
+    if keep.sum() < 2:
+        raise ValueError(f"a document bootstrap needs at least 2 documents that hold a span of an annotator pair who "
+                         f"both annotated them (documents are the resampling unit); got {int(keep.sum())} of "
+                         f"{len(tab.documents)} documents. Give more documents annotated by two or more annotators, "
+                         f"or {TOO_FEW_UNITS_POINT}")
+    unit = stat.on_documents(keep)
+    cfg = _design_on_documents(cfg, tab.documents, keep)
     parts: dict[str, list] = {"value": [], "pair": [], "type": []}
     from softirr_stats.base._batching import rows_per_chunk
 
-    step = rows_per_chunk(len(tab.documents) + 4 * len(counts.pairs) * len(counts.types), maximum=512)
+    step = rows_per_chunk(unit.n_items + 4 * len(counts.pairs) * len(counts.types), maximum=512)
     for start in range(0, cfg.n, step):  # chunks of replicates (bounded memory), each one matrix product
-        C, _, _ = draw_weights(stat, cfg, start, min(start + step, cfg.n))
-        t = stat.tables(C)
+        C, _, _ = draw_weights(unit, cfg, start, min(start + step, cfg.n))
+        t = unit.tables(C)
         for k in parts:
             parts[k].append(t[k])
     reps = {k: np.concatenate(v) for k, v in parts.items()}
-    bounds = {k: np.array([percentile_interval(reps[k][:, j], cfg.level) for j in range(reps[k].shape[1])],
-                          dtype=np.float64).reshape(-1, 2) for k in ("pair", "type")}  # one row per pair / type
+    unit_strata = jackknife_strata(unit, cfg)
+    # the few-units rule of every coefficient (FewUnitsWarning, the Student-t factor of few clusters)
+    factor, notes = few_units_handling(unit, cfg, reps["value"], unit_strata)
+    point = unit.tables()
+    bounds = {k: _widened(np.array([percentile_interval(reps[k][:, j], cfg.level) for j in range(reps[k].shape[1])],
+                                   dtype=np.float64).reshape(-1, 2), point[k][0], factor)
+              for k in ("pair", "type")}  # one row per pair / type
     result = span_summary(stat, tab, match=match, by=by, similarity_name=sim_name, intervals=bounds)
     rec = BOOTSTRAP_DESIGNS[cfg.design]
     one_by_one = rec.resamples_items and not (rec.resamples_clusters or rec.resamples_raters or rec.fractional)
-    if cfg.method == "auto" and one_by_one and resolve_method("auto", cfg.design, stat.n_items)[0] == "bca-t":
+    if cfg.method == "auto" and one_by_one and resolve_method("auto", cfg.design, unit.n_items)[0] == "bca-t":
         # F1 is a ratio of sums over documents of unequal length: where "auto" would give bca-t (<= 1,000
         # documents), the value's interval is the document jackknife's Student-t interval on the logit scale
         # (bca-t covered 91.4-93.7% at 20-80 documents on long-tailed documents; this one 93.1-95.6%,
         # docs/coverage.md, "Span F1")
-        jack = jackknife_values(stat, cfg)
+        jack = jackknife_values(unit, cfg)
         lo, hi, note = logit_jackknife_t_interval(result.value, jack, cfg.level)
         if math.isfinite(lo):
-            out = summarize_replicates(result, reps["value"], replace(cfg, method="percentile"), lambda: jack)
+            out = summarize_replicates(result, reps["value"], replace(cfg, method="percentile"), lambda: jack, notes,
+                                       widen=factor)
             on_logit = "original scale" not in note  # a value at 0 or 1 has no logit: formed on the F1 scale
-            rule = (f"method='auto' for span F1 (items design, {stat.n_items} <= 1000 documents): Student-t with "
-                    f"{stat.n_items - 1} df and the leave-one-document-out jackknife SE on the "
+            rule = (f"method='auto' for span F1 (items design, {unit.n_items} <= 1000 informative documents): "
+                    f"Student-t with {unit.n_items - 1} df and the leave-one-document-out jackknife SE on the "
                     f"{'logit' if on_logit else 'original'} scale")
             out = out.with_interval(lo, hi, out.se, cfg.level, LOGIT_JACKKNIFE_T if on_logit else "jackknife-t",
-                                    interval_rule=rule, t_dof=stat.n_items - 1)
+                                    interval_rule=rule, t_dof=unit.n_items - 1)
             return replace(out, warnings=(*out.warnings, note)) if note else out
-    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg),
-                                unit_strata=jackknife_strata(stat, cfg))
+    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(unit, cfg), notes,
+                                widen=factor, unit_strata=unit_strata)
+
+
+def _widened(bounds: np.ndarray, estimates: np.ndarray, factor: float) -> np.ndarray:
+    """Percentile bounds (k, 2) with their distances from ``estimates`` (k,) scaled by the few-units ``factor``
+    (:func:`~softirr_stats.uncertainty._few_units.widen_interval` row by row; a nan estimate or bound stays)."""
+    if factor == 1.0:
+        return bounds
+    est = np.asarray(estimates, dtype=np.float64)
+    ok = np.isfinite(est) & np.isfinite(bounds).all(axis=1)
+    out = bounds.copy()
+    out[ok, 0] = est[ok] - factor * (est[ok] - bounds[ok, 0])
+    out[ok, 1] = est[ok] + factor * (bounds[ok, 1] - est[ok])
+    return out
+
+
+def _design_on_documents(cfg: Any, documents: tuple, keep: np.ndarray) -> Any:
+    """``cfg`` over the documents ``keep`` selects: a ``cluster=`` or ``strata=`` given as a sequence aligned
+    with all ``documents`` is checked against them and cut to the kept ones (a mapping is looked up as it is)."""
+    from collections.abc import Mapping
+
+    from softirr_stats.uncertainty import per_item_codes
+
+    changes = {}
+    for name in ("cluster", "strata"):
+        values = getattr(cfg, name)
+        if values is None or isinstance(values, Mapping):
+            continue
+        per_item_codes(values, documents, name)  # one entry per document read, or a clear error
+        changes[name] = pd.Series(list(values), dtype=object)[keep].tolist()
+    return replace(cfg, **changes) if changes else cfg

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["SPAN_AVERAGES", "SPAN_BY", "SPAN_COLUMNS", "SpanAgreementResult", "SpanCounts", "SpanStatistic",
-           "SpanTable", "SpanWarning", "parse_match", "span_counts", "span_table", "span_table_from_annotations",
+           "SpanTable", "SpanWarning", "informative_documents", "parse_match", "span_counts", "span_table", "span_table_from_annotations",
            "span_tables"]
 
 SPAN_BY = ("type", "all")
@@ -508,6 +508,27 @@ def span_counts(tab: SpanTable, *, match: str = "exact", by: str = "type", simil
     return SpanCounts(pairs, types, tp, total, n_a, shared, n_scored, sim_name)
 
 
+def informative_documents(counts: SpanCounts) -> np.ndarray:
+    """Which documents carry pair information: a span of some annotator whose partner in a pair annotated the
+    document too (the document adds to some pair's ``n_a + n_b``).
+
+    F1 is a ratio of sums over documents, ``2 sum_d TP_d / sum_d (n_a + n_b)_d``: a document that adds to no
+    pair's span count (annotated by one annotator only, or by several who marked nothing) changes no F1 under
+    any document weights. Such documents are left out of the interval's units (its degrees of freedom, the
+    few-units count, the documents resampled).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = span_table(pd.DataFrame({"document": ["d", "d", "e", "f"], "annotator": ["a", "b", "a", "a"],
+    ...                              "start": [0, 0, 3, None], "end": [4, 4, 5, None],
+    ...                              "type": ["PER", "PER", "PER", None]}))
+    >>> informative_documents(span_counts(t)).tolist()  # f: both annotated, nothing marked
+    [True, True, False]
+    """
+    return np.asarray(counts.total.sum(axis=1)).ravel() > 0
+
+
 # ---------------------------------------------------------------------------------------------
 # the statistic: weights over documents -> F1
 
@@ -592,6 +613,28 @@ class SpanStatistic(Statistic):
             raise ValueError("span agreement resamples documents only (rater and chance weights do not apply)")
         return {"value": self.tables(C)["value"]}
 
+    def on_documents(self, keep: np.ndarray) -> "SpanStatistic":
+        """The statistic over the documents ``keep`` selects (a boolean mask over ``documents``); the per-pair
+        ``shared_docs`` stay as they are. Over the :func:`informative_documents` every value equals the
+        whole statistic's (the others add nothing to any sum).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = span_table(pd.DataFrame({"document": ["d", "d", "e"], "annotator": ["a", "b", "a"],
+        ...                              "start": [0, 0, 3], "end": [4, 4, 5], "type": ["PER"] * 3}))
+        >>> stat = SpanStatistic(span_counts(t), t.documents, 2)
+        >>> part = stat.on_documents(np.array([True, False]))
+        >>> part.documents, part.evaluate()["value"].tolist()
+        (('d',), [1.0])
+        """
+        from dataclasses import replace
+
+        keep = np.asarray(keep, dtype=bool)
+        c = self.counts
+        counts = replace(c, tp=c.tp[keep], total=c.total[keep], n_a=c.n_a[keep])
+        return replace(self, counts=counts, documents=tuple(np.asarray(self.documents, dtype=object)[keep].tolist()))
+
 
 # ---------------------------------------------------------------------------------------------
 # the result
@@ -602,7 +645,9 @@ class SpanAgreementResult(AgreementResult):
     """Pairwise span F1 between annotators: ``value`` is the mean over annotator pairs.
 
     ``observed`` equals ``value``; ``expected`` is nan (F1 has no chance term). ``n_items`` is the
-    number of documents (the bootstrap's resampling unit) and ``n_raters`` that of annotators.
+    number of informative documents (:func:`informative_documents`: those adding to some pair's span
+    count; the interval's units, resampled and left out one at a time), ``details["n_documents"]`` that
+    of all documents read, and ``n_raters`` that of annotators.
 
     Attributes
     ----------
@@ -713,13 +758,21 @@ def span_summary(stat: SpanStatistic, tab: SpanTable, *, match: str, by: str, si
                          f"marked no span on the shared documents: {pairs[:5]}")
     if tab.n_collapsed:
         notes.append(f"{tab.n_collapsed} repeated span(s) (same annotator, document, offsets and type) counted once")
+    informative = informative_documents(c)
+    n_info = int(informative.sum())
+    if n_info < len(tab.documents):  # they change no F1: not units of the interval (n_items counts the others)
+        idle = np.asarray(tab.documents, dtype=object)[~informative]
+        notes.append(f"{idle.size} of {len(tab.documents)} documents hold no span of an annotator pair who both "
+                     f"annotated them (one annotator only, or nothing marked): they change no F1 and are not units "
+                     f"of the interval; n_items counts the {n_info} others (first: {idle[:5].tolist()})")
     for note in notes:
         warnings.warn(f"span_f1: {note}", DegenerateWarning if "undefined" in note else SpanWarning, stacklevel=3)
     value = float(t["value"][0])
     return SpanAgreementResult(
-        coefficient="span_f1", value=value, observed=value, expected=math.nan, n_items=len(tab.documents),
+        coefficient="span_f1", value=value, observed=value, expected=math.nan, n_items=n_info,
         n_raters=len(tab.annotators), similarity=similarity_name, chance="none", n_pairs_scored=c.n_pairs_scored,
         warnings=tuple(notes),
-        details={"match": match, "by": by, "average": stat.average, "resampling_unit": "documents"},
+        details={"match": match, "by": by, "average": stat.average, "resampling_unit": "documents",
+                 "n_documents": len(tab.documents), "n_informative_documents": n_info},
         match=match, by=by, average=stat.average, n_spans=tab.n_spans, by_pair=by_pair, by_type=by_type,
         by_document=by_document)
