@@ -358,6 +358,21 @@ def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", 
 _NO_SPAN = "\x00no-span"
 
 
+def _check_span_rule(ann: Annotations) -> None:
+    """Refuse span Annotations a reader made under the overlap span rule (recorded by the reader,
+    ``data._readers.span_rules``): their items are named by the union of the spans matched across annotators,
+    which are nobody's offsets, so F1 on them is neither the exact nor the overlap F1 of the spans."""
+    from softirr_stats.data import span_rules
+
+    odd = [rule for rule in span_rules(ann) if rule.match != "exact"]
+    if odd:
+        raise ValueError(f"span_agreement needs span Annotations read with the exact span rule; these were read with "
+                         f"span_rule={odd[0]!r}, whose items are named by the union of the spans matched across "
+                         "annotators (nobody's offsets), so their F1 would be neither the exact nor the overlap F1. "
+                         "Pass the export's path instead and choose the matching with match= (span_agreement(path, "
+                         "match='overlap') or match='overlap:<IoU>'), or read it with span_rule='exact'")
+
+
 def _span_input(spans: Any, *, format: str | None, unmatched: str | None, reader_options: dict) -> Any:
     """A :class:`SpanTable` from a tidy DataFrame, span Annotations or a file / folder."""
     from pathlib import Path
@@ -371,6 +386,7 @@ def _span_input(spans: Any, *, format: str | None, unmatched: str | None, reader
     if isinstance(spans, pd.DataFrame):
         return span_table(spans)
     if isinstance(spans, Annotations):
+        _check_span_rule(spans)
         return span_table_from_annotations(spans, unmatched=unmatched)
     if isinstance(spans, str | Path):
         from softirr_stats.data import EXPORT_FORMATS, guess_format
@@ -406,7 +422,8 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
         The spans: a tidy table with columns ``document, annotator, start, end, type`` (``text`` optional;
         offsets end-exclusive; every annotator is taken to have annotated every document in it;
         a row with start, end and type missing declares a document without spans); span
-        :class:`Annotations` read with the exact span rule; or the path of a span export
+        :class:`Annotations` read with the exact span rule (those a reader made under the overlap rule
+        are refused: pass the path); or the path of a span export
         (brat, WebAnno TSV, Label Studio, doccano, Prodigy; a CSV / TSV / JSONL span table),
         whose reader tells who annotated which document.
     match : {"exact", "overlap", "overlap:<IoU>"}

@@ -354,7 +354,7 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
                                                  ("encoding", "utf-8"), ("sep", None), ("decimal", "."),
                                                  ("sheet", None))}
         return read_table_list(Annotations, read_table, paths, fmts, names, rater_from=rater_from, **opts)
-    from softirr_stats.data._readers import _GUESSED, guessed_formats
+    from softirr_stats.data._readers import _GUESSED, SPAN_RULES, guessed_formats
     from softirr_stats.data._readers._common import FILE_RATER
     from softirr_stats.data._readers._spans import SPAN_LOG
 
@@ -401,6 +401,9 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
     out._cache["read_notes"] = (*notes, f"merged {len(parts)} exports: {names[:10]}; raters {list(out.raters)[:20]}")
     if guesses:
         out._cache[_GUESSED] = tuple(guesses)
+    rules = tuple(dict.fromkeys(entry[2] for log in span_logs for entry in log))
+    if rules:  # the rule the spans were matched again under (span_rules)
+        out._cache[SPAN_RULES] = rules
     return out
 
 

@@ -19,12 +19,13 @@ from softirr_stats.data._readers._common import (
     parse_json,
     ratings_to_annotations,
 )
-from softirr_stats.data._readers._spans import SpanRule
+from softirr_stats.data._readers._spans import SPAN_LOG, SpanRule
 
 __all__ = ["EXPORT_FORMATS", "ExportWarning", "OptionError", "SpanRule", "guess_format", "guessed_formats",
-           "reader_options", "read_export"]
+           "reader_options", "read_export", "span_rules"]
 
 _GUESSED = "guessed_formats"  # the Annotations cache key of the guessed-format notes (one per export read)
+SPAN_RULES = "span_rules"  # the Annotations cache key of the span rules a span reader made the items under
 
 _WEBANNO = "#FORMAT=WebAnno TSV 3"
 _PRODIGY_KEYS = {"_input_hash", "_task_hash", "_annotator_id", "_session_id"}
@@ -286,7 +287,15 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"annotation export not found: {path}")
-    ratings = reader(path, **options)
+    log = SPAN_LOG.get()  # a list being filled by read_annotations([...]) (spans matched again all together)
+    log = [] if log is None else log
+    first = len(log)
+    token = SPAN_LOG.set(log)
+    try:
+        ratings = reader(path, **options)
+    finally:
+        SPAN_LOG.reset(token)
+    rules = tuple(dict.fromkeys(entry[2] for entry in log[first:]))
     notes: list[str] = []
     if isinstance(ratings, tuple):
         ratings, notes = ratings
@@ -299,6 +308,8 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
     ann = ratings_to_annotations(ratings, source=path.name, categories=categories, notes=notes, normalize=normalize)
     if guess is not None:
         ann._cache[_GUESSED] = (guess,)
+    if rules:
+        ann._cache[SPAN_RULES] = rules
     return ann
 
 
@@ -324,3 +335,24 @@ def guessed_formats(ann: Annotations) -> tuple[str, ...]:
     ()
     """
     return tuple(ann._cache.get(_GUESSED, ()))
+
+
+def span_rules(ann: Annotations) -> tuple[SpanRule, ...]:
+    """The span rules under which a span reader made the items of ``ann`` (one, or none where no span reader
+    made them: a table, or Annotations built or changed after reading). ``span_agreement`` refuses items made
+    under the overlap rule (named by the union of matched spans, nobody's offsets).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from softirr_stats.data import read_annotations
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for who, end in (("ann", 5), ("bob", 6)):
+    ...     (root / who).mkdir()
+    ...     _ = (root / who / "d1.ann").write_text(f"T1\\tPER 0 {end}\\tJohn\\n")
+    >>> span_rules(read_annotations(root, format="brat", span_rule="overlap"))
+    (SpanRule(match='overlap', min_overlap=0.0, unmatched='O', stacked='set'),)
+    >>> span_rules(read_annotations(root, format="brat"))[0].match
+    'exact'
+    """
+    return tuple(ann._cache.get(SPAN_RULES, ()))
