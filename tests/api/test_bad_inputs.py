@@ -142,7 +142,7 @@ ROWS = [
     ("boot-design-typo", lambda t: sis.Bootstrap(design="item"), ("error", ValueError, "design must be one of")),
     ("boot-cluster-missing", lambda t: sis.Bootstrap(design="cluster"), ("error", ValueError, "needs cluster=")),
     ("boot-one-cluster", lambda t: F(GOOD3, ci=sis.Bootstrap(n=20, design="cluster", cluster=[0] * 4)),
-     ("error", ValueError, "at least 2 clusters per stratum")),
+     ("error", ValueError, "at least 2 clusters to resample")),
     ("boot-singleton-strata", lambda t: F(GOOD3, ci=sis.Bootstrap(n=20, strata=[0, 1, 2, 3])),
      ("error", ValueError, "at least 2 items per stratum")),
     ("boot-two-raters", lambda t: C(GOOD, ci=sis.Bootstrap(n=20, design="raters")),
