@@ -93,6 +93,19 @@ def _rows(res: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def _unsaid(caught: list, said: tuple[str, ...]) -> list[str]:
+    """The caught warnings the result's notes do not already hold, as ``Category: text`` (the summary's
+    warnings carry a ``span_f1: `` prefix its notes do not).
+
+    >>> import warnings
+    >>> w = warnings.WarningMessage(UserWarning("span_f1: 2 documents"), UserWarning, "f", 1)
+    >>> _unsaid([w], ("2 documents",)), _unsaid([w], ())
+    ([], ['UserWarning: span_f1: 2 documents'])
+    """
+    return [f"{c.category.__name__}: {c.message}" for c in caught
+            if str(c.message) not in said and str(c.message).removeprefix("span_f1: ") not in said]
+
+
 def _span_source(path: Path, input_format: str | None, opts: dict[str, Any],
                  unmatched: str | None) -> tuple[Any, dict[str, Any], list[str]]:
     """What ``span_agreement`` reads, and its keyword options: the path of an export or span table, or the
@@ -191,7 +204,7 @@ def command(
                                          **spans_kw)
             except TooFewRatersError as err:  # the data cannot give the result: exit 1, not a read error
                 fail(f"{path}: {err}", EXIT_DATA)
-    seen = list(dict.fromkeys([*read_notes, *res.warnings, *(f"{c.category.__name__}: {c.message}" for c in caught)]))
+    seen = list(dict.fromkeys([*read_notes, *res.warnings, *_unsaid(caught, res.warnings)]))
     rows = _rows(res)
     used = res.ci_method.removeprefix("bootstrap-") if ci is not None else method  # "auto" resolved for these documents
     if ci is None:

@@ -154,3 +154,18 @@ def test_help_shows_the_item_form_and_the_tables(capsys, monkeypatch):
     assert "--table" in text and "types (F1 per span type" in text and "documents (F1 per document" in text
     code, out, err = run(capsys, "spans", str(BRATIAA), "--table", "labels")
     assert code == 2 and out == "" and "--table" in err and "pairs, types, documents" in err
+
+
+def test_each_span_note_is_printed_once(capsys, tmp_path, monkeypatch):
+    """A document only one annotator has makes span_f1 warn; the summary's warning (prefixed "span_f1: ")
+    and the result's note are one note, printed once (it was printed twice, [1] and [3])."""
+    monkeypatch.setenv("COLUMNS", "250")
+    for who, docs in (("a", ("d0", "d1", "d2", "solo")), ("b", ("d0", "d1", "d2"))):
+        (tmp_path / who).mkdir()
+        for doc in docs:
+            (tmp_path / who / f"{doc}.txt").write_text("Alice met Bob in Paris.\n")
+            (tmp_path / who / f"{doc}.ann").write_text("T1\tPER 0 5\tAlice\n" + ("T2\tPER 10 13\tBob\n" if doc != "d1" else ""))
+    code, out, err = run(capsys, "spans", str(tmp_path), "--bootstrap", "0")
+    assert code == 0, err
+    lines = [ln for ln in (out + err).splitlines() if "hold no span of an annotator pair" in ln]
+    assert len(lines) == 1, out + err
