@@ -159,7 +159,9 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
 
     An existing fit can be passed instead of the annotations: ``annotator_agreement(post)``
     summarises that :class:`Posterior` (no refit; ``model``, ``method``, ``config``,
-    ``priors`` and the soft-model options are then those of the fit and must not be given).
+    ``priors`` and the soft-model options are then those of the fit and must not be given);
+    its checks are those of a fresh fit (``predictive_check`` runs the model's check and, for a
+    categorical model, the per-rater check into ``details["rater_check"]``).
 
     Parameters
     ----------
@@ -432,6 +434,10 @@ def _from_posterior(post: Any, similarity: Any, level: float, predictive_check: 
         _warn_one_label(data)
     if predictive_check:  # the kind's check: details["predictive_check"] or details["score_check"]
         details[kind.check] = getattr(post, kind.check)()
+        if callable(getattr(kind, "replicated", None)):  # a categorical model: the per-rater check, as a fit has it
+            from softirr_stats.inference._rater_check import rater_predictive_check
+
+            details["rater_check"] = rater_predictive_check(post)
     if kind.name == "soft":
         _add_profile(details, post, profile_interval, level)
     return _result(post, details, coefficient, draws, observed, expected, data.n_items, data.n_raters, level,

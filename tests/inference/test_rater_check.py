@@ -129,3 +129,21 @@ def test_a_rater_warning_is_kept_beside_a_failed_global_check():
     assert model_caveats(both) == [f"{msg[0].upper()}{msg[1:]}. The model does not reproduce how these raters "
                                    "agree with the others (an adversarial or spamming annotator?), so its estimates "
                                    "for them and the agreement built on them are not to be trusted."]
+
+
+def test_a_summary_of_a_fit_carries_the_per_rater_check(adversarial_fit):
+    """annotator_agreement(posterior) runs the checks a fresh fit runs: the per-rater check too (it ran only in
+    inference.diagnostics), with its warning kept in the result's warnings."""
+    from softirr_stats.inference import annotator_agreement, diagnostics
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = annotator_agreement(adversarial_fit, prior_check=False)
+    want = rater_predictive_check(adversarial_fit, warn=False)
+    pd.testing.assert_frame_equal(res.details["rater_check"], want, check_exact=False, rtol=0, atol=1e-12)
+    said = [str(w.message) for w in caught if str(w.message).startswith("per-rater")]
+    assert len(said) == 1 and "rater 4" in said[0] and said[0] in res.warnings
+    d = diagnostics(res)  # takes the result's table
+    pd.testing.assert_frame_equal(pd.DataFrame(list(d.rater_check)), want, check_dtype=False, rtol=0, atol=1e-12)
+    off = annotator_agreement(adversarial_fit, predictive_check=False, prior_check=False)
+    assert "rater_check" not in off.details and "predictive_check" not in off.details
