@@ -20,11 +20,12 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.models._minibatch": ('ItemTable', 'item_table',),
     "softirr_stats.models._priors": ('DawidSkenePriors', 'HierarchicalPriors', 'MacePriors', 'MultinomialPriors', 'SoftAgreementPriors',),
     "softirr_stats.models._simulate": ('simulate_dawid_skene', 'simulate_mace', 'simulate_soft_scores',),
-    "softirr_stats.models._soft": ('EMISSIONS', 'PairScores', 'beta_mixture_params', 'cell_probabilities', 'gap_pieces', 'pair_scores', 'score_cells', 'soft_agreement', 'within_logits',),
-    "softirr_stats.models._table": ('ANNOTATOR_MODELS', 'MODEL_NAMES', 'MODEL_SPECS', 'AnnotatorModel', 'find_model',),
+    "softirr_stats.models._soft": ('PairScores', 'beta_mixture_params', 'cell_probabilities', 'gap_pieces', 'pair_scores', 'score_cells', 'soft_agreement', 'within_logits',),
+    "softirr_stats.models._table": ('ANNOTATOR_MODELS', 'EMISSIONS', 'MODEL_NAMES', 'MODEL_SPECS', 'AnnotatorModel', 'find_model',),
 }, internal={  # for inference; not in __all__
     "softirr_stats.models._gamma_dirichlet": ('GammaDirichlet', 'gamma_dirichlet_sites',),
-    "softirr_stats.models._soft": ('DEFAULT_EMISSION', 'cell_log_density', 'within_responsibilities',),
+    "softirr_stats.models._soft": ('HISTOGRAM_NEEDS_GOLD', 'cell_log_density', 'within_responsibilities',),
+    "softirr_stats.models._table": ('DEFAULT_EMISSION',),
     "softirr_stats.models._soft_separation": ('pair_scores_gap',),
     "softirr_stats.models._warnings": ('ConvergenceWarning', 'FitWarning',),  # inference re-exports them
 })
@@ -67,8 +68,7 @@ if TYPE_CHECKING:
         simulate_soft_scores,
     )
     from softirr_stats.models._soft import (
-        DEFAULT_EMISSION,
-        EMISSIONS,
+        HISTOGRAM_NEEDS_GOLD,
         PairScores,
         beta_mixture_params,
         cell_log_density,
@@ -83,6 +83,8 @@ if TYPE_CHECKING:
     from softirr_stats.models._soft_separation import pair_scores_gap
     from softirr_stats.models._table import (
         ANNOTATOR_MODELS,
+        DEFAULT_EMISSION,
+        EMISSIONS,
         MODEL_NAMES,
         MODEL_SPECS,
         AnnotatorModel,

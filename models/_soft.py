@@ -47,9 +47,9 @@ from jax.scipy.special import betaln
 
 from softirr_stats.equivalence import resolve_label_similarity
 from softirr_stats.models._priors import SoftAgreementPriors
+from softirr_stats.models._table import DEFAULT_EMISSION, EMISSIONS
 
 __all__ = [
-    "EMISSIONS",
     "PairScores",
     "beta_mixture_params",
     "cell_probabilities",
@@ -59,14 +59,10 @@ __all__ = [
     "soft_agreement",
 ]
 
-EMISSIONS = ("beta", "monotone", "histogram")
-#: The default emission of :func:`soft_agreement`: shape-constrained histograms. Over 300
-#: simulated studies per score shape (docs/annotator_models.md, "Which emission by default")
-#: its 90% kappa interval covered 88-90% on bands, exact 0/1 and heavy tails and 80% on
-#: calibrated probabilities, where the Beta emission covered 30-74% and 39%; where the
-#: monotone shape fails (bimodal, overlapping interior bulks) both miss, and the monotone's
-#: score check says so on every such fit.
-DEFAULT_EMISSION = "monotone"
+#: Why the histogram emission needs gold pairs (its refusal without them; ``softirr model`` words it with its flags).
+HISTOGRAM_NEEDS_GOLD = ("emission='histogram' is identified only through gold pairs (without them any share of the "
+                        "non-equivalent scores can move into the equivalent component); pass gold scores and labels, "
+                        "or use emission='monotone'")
 _IMPOSSIBLE = 1e-8  # mass of an exact 0 under the equivalent component (1 under the other)
 
 
@@ -514,9 +510,7 @@ def soft_agreement(data: PairScores, priors: SoftAgreementPriors | None = None, 
     if emission not in EMISSIONS:
         raise ValueError(f"emission must be one of {list(EMISSIONS)}; got {emission!r}")
     if emission == "histogram" and not data.n_gold:
-        raise ValueError("emission='histogram' is identified only through gold pairs (without them "
-                         "any share of the non-equivalent scores can move into the equivalent "
-                         "component); pass gold scores and labels, or use emission='monotone'")
+        raise ValueError(HISTOGRAM_NEEDS_GOLD)
     f32 = jnp.float32
     params: dict = {}
     if emission == "beta":

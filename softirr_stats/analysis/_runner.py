@@ -271,7 +271,8 @@ class ModelFit:
 
 def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", level: float = 0.95, seed: int = 0,
               similarity: Any = None, config: Any = None, predictive_check: bool = True,
-              progress: bool | None = False, gold: Any = None, profile_interval: str = "widen") -> ModelFit:
+              progress: bool | None = False, gold: Any = None, profile_interval: str = "widen",
+              **model_kwargs: Any) -> ModelFit:
     """Fit an annotator model and check it: the model step under ``softirr model`` and the report.
 
     Parameters
@@ -300,6 +301,9 @@ def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", lev
     profile_interval : {"widen", "report", "off"}
         The soft model's profile-likelihood check of its interval
         (:func:`~softirr_stats.inference.annotator_agreement`'s ``profile_interval``).
+    **model_kwargs
+        Passed to the model as :func:`~softirr_stats.inference.annotator_agreement` passes them (e.g. the soft
+        model's ``emission="histogram"``, with ``gold``).
 
     Returns
     -------
@@ -321,7 +325,8 @@ def run_model(ann: Any, model: str = "dawid_skene", *, method: str = "nuts", lev
         warnings.simplefilter("always")
         res = annotator_agreement(ann, similarity=similarity, model=model, method=method, level=level, seed=seed,
                                   config=config, predictive_check=predictive_check, progress=progress,
-                                  profile_interval=profile_interval, **({} if gold is None else {"gold": gold}))
+                                  profile_interval=profile_interval, **({} if gold is None else {"gold": gold}),
+                                  **model_kwargs)
         diag = diagnostics(res, level=level, caught=list(caught))
     said = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     return ModelFit(result=res, diagnostics=diag, warnings=said, seconds=time.perf_counter() - t0)

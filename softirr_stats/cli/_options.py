@@ -384,7 +384,10 @@ def cli_wording(message: str) -> str:
     missing-ratings note keeps the peers' number but not the Python call that reproduces it (no flag keeps
     the complete items only). The annotator models' advice reads as ``softirr model``'s flags:
     ``method='nuts'`` as ``--method nuts``, ``got null=0.3`` as ``got --null 0.3``, gold pairs ``(gold=`` as ``(--gold SHEET``,
-    ``profile_interval='widen'`` as ``--profile-interval widen``, ``raise steps= (SviConfig)`` as ``raise --steps``.
+    ``profile_interval='widen'`` as ``--profile-interval widen``, ``raise steps= (SviConfig)`` as ``raise --steps``,
+    ``emission='histogram'`` as ``--emission histogram`` (``annotator_agreement(..., gold=..., emission=...)`` as
+    ``softirr model --gold SHEET --emission ...``), and a fit refused by its size names ``--model soft`` with a
+    soft ``--similarity`` (its ``check_size=False`` has no flag and is left out).
     An interval method (``method='auto'``) reads ``--method auto``.
     A message already worded for both (``on the command line: ...``) keeps its
     ``chance=`` names, which its own parenthesis translates.
@@ -417,6 +420,11 @@ def cli_wording(message: str) -> str:
     'the fit has likely not converged; raise --steps'
     >>> cli_wording("light_kappa's z test is R irr's test of H0: kappa = 0; got null=0.3")
     "light_kappa's z test is R irr's test of H0: kappa = 0; got --null 0.3"
+    >>> cli_wording("gold pairs with emission='histogram' (annotator_agreement(..., gold=..., emission='histogram'))")
+    'gold pairs with --emission histogram (softirr model --gold SHEET --emission histogram)'
+    >>> cli_wording("Fit the soft model instead (model='soft' with a similarity, e.g. similarity='levenshtein'), or "
+    ...             "map the labels to a coarser label set first (check_size=False fits anyway)")
+    'Fit the soft model instead (--model soft with a soft --similarity, e.g. -m levenshtein), or map the labels to a coarser label set first'
     """
     import re
 
@@ -447,6 +455,14 @@ def cli_wording(message: str) -> str:
     message = re.sub(r"\bprofile_interval='(widen|report|off)'", r"--profile-interval \1", message)
     message = re.sub(r"\braise steps= \(SviConfig\)", "raise --steps", message)
     message = re.sub(r"\bgot null=(?=[-\d.])", "got --null ", message)  # kappa_test's H0 value is --null
+    # the soft model's emission (--emission), its gold pairs, and a categorical fit refused on free text
+    message = re.sub(r"\bannotator_agreement\(\.\.\., gold=\.\.\., emission='(\w+)'\)",
+                     r"softirr model --gold SHEET --emission \1", message)
+    message = re.sub(r"\bemission='(\w+)'", r"--emission \1", message)
+    message = re.sub(r"\bpass gold scores and labels\b", "pass --gold SHEET", message)
+    message = re.sub(r"\(model='soft' with a similarity, e\.g\. similarity='(\w+)'\)",
+                     r"(--model soft with a soft --similarity, e.g. -m \1)", message)
+    message = re.sub(r" \(check_size=False fits anyway\)", "", message)  # no flag fits a refused size
     message = re.sub(r"\bsimilarity= for sets\b", "-m jaccard (or another set measure) for sets", message)
     # a message's own subject (level='interval' needs numbers), not a note's Python call (in Python: ...(ann, level=...))
     message = re.sub(r"(^|: |; )level='(\w+)'", r"\1alpha's level \2 (-c krippendorff_alpha:\2)", message)

@@ -38,36 +38,61 @@ from softirr_stats.cli._options import (
     similarity_value,
 )
 from softirr_stats.cli._output import Notes, emit, print_table, write_json
-from softirr_stats.models import find_model
+from softirr_stats.models import DEFAULT_EMISSION, EMISSIONS, find_model
 
-__all__ = ["NAME", "EPILOG", "command", "fit_model", "model_rows", "read_gold", "refusal"]
+__all__ = ["NAME", "EPILOG", "command", "diagnostics_record", "fit_config", "fit_model", "method_flags", "model_rows",
+           "read_gold", "refusal"]
 
 NAME = "model"
 EPILOG = None
 _COLUMNS = ("quantity", "mean", "sd", "lower", "upper")
+#: each method's settings (the command's parameters), recorded in --json for the method used only
+_SETTINGS = {"svi": ("steps",), "nuts": ("warmup", "samples", "chains")}
 
 
 def fit_model(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any = None,
-              steps: int = 2000, warmup: int = 500, samples: int = 500, chains: int = 2, gold: Any = None,
-              profile_interval: str = "widen") -> Any:
+              steps: int | None = None, warmup: int | None = None, samples: int | None = None,
+              chains: int | None = None, gold: Any = None, profile_interval: str = "widen",
+              emission: str | None = None) -> Any:
     """The fit of :func:`_run` (the runner's :func:`~softirr_stats.analysis.run_model`), the result only.
 
-    The warnings of the fit are recorded by the runner (``_run(...).warnings``), not raised.
+    ``steps`` (SVI) and ``warmup``, ``samples``, ``chains`` (NUTS) left at None take the defaults of
+    :class:`~softirr_stats.inference.SviConfig` and :class:`~softirr_stats.inference.NutsConfig`; ``emission``
+    (the soft model's) left at None takes the model's default. The warnings of the fit are recorded by the runner
+    (``_run(...).warnings``), not raised.
     """
-    return _run(ann, model, method, level, seed, similarity, steps, warmup, samples, chains, gold=gold,
-                profile_interval=profile_interval).result
+    return _run(ann, model, method, level, seed, similarity, fit_config(method, steps, warmup, samples, chains),
+                gold=gold, profile_interval=profile_interval, emission=emission).result
 
 
-def _run(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any, steps: int, warmup: int,
-         samples: int, chains: int, progress: bool | None = False, gold: Any = None,
-         profile_interval: str = "widen") -> Any:
-    from softirr_stats.analysis import run_model
+def fit_config(method: str, steps: int | None = None, warmup: int | None = None, samples: int | None = None,
+               chains: int | None = None) -> Any:
+    """The :class:`~softirr_stats.inference.SviConfig` (``method="svi"``) or
+    :class:`~softirr_stats.inference.NutsConfig` of the given settings; one left at None takes the config's
+    default. The other method's settings must be None (the command refuses them before this)."""
     from softirr_stats.inference import NutsConfig, SviConfig
 
-    config = SviConfig(steps=steps) if method == "svi" else NutsConfig(num_warmup=warmup, num_samples=samples,
-                                                                       num_chains=chains)
+    if method == "svi":
+        unused = {"warmup": warmup, "samples": samples, "chains": chains}
+        config, given = SviConfig, {"steps": steps}
+    else:
+        unused = {"steps": steps}
+        config, given = NutsConfig, {"num_warmup": warmup, "num_samples": samples, "num_chains": chains}
+    extra = [k for k, v in unused.items() if v is not None]
+    if extra:
+        raise ValueError(f"{', '.join(extra)} {'is not a setting' if len(extra) == 1 else 'are not settings'} of "
+                         f"method={method!r}")
+    return config(**{k: v for k, v in given.items() if v is not None})
+
+
+def _run(ann: Any, model: str, method: str, level: float, seed: int, similarity: Any, config: Any,
+         progress: bool | None = False, gold: Any = None, profile_interval: str = "widen",
+         emission: str | None = None) -> Any:
+    from softirr_stats.analysis import run_model
+
     return run_model(ann, model, method=method, level=level, seed=seed, similarity=similarity, config=config,
-                     predictive_check=False, progress=progress, gold=gold, profile_interval=profile_interval)
+                     predictive_check=False, progress=progress, gold=gold, profile_interval=profile_interval,
+                     **({} if emission is None else {"emission": emission}))
 
 
 def read_gold(path: Path) -> Any:
@@ -95,15 +120,45 @@ def read_gold(path: Path) -> Any:
                                 path)  # a bad row is named by its line in the file
 
 
-def refusal(size: Any) -> str:
-    """The one line of a fit refused before compiling (:class:`~softirr_stats.inference.FitSize`), in CLI flags."""
-    from softirr_stats.inference import format_seconds
+def refusal(err: Any) -> str:
+    """The one line of a fit refused before compiling (:class:`~softirr_stats.inference.FitSizeError`): the
+    library's message (it starts with the model's name) worded for the command line (:func:`cli_wording`)."""
+    return f"--model {cli_wording(str(err))}"
 
-    return (f"--model {size.model} on free-text labels: {size.n_classes} distinct labels on {size.n_items} items, "
-            f"{size.n_singletons} of them given once; a class model treats every string as a class "
-            f"({size.n_parameters:,} parameters, roughly {format_seconds(size.seconds)} by --method {size.method}) "
-            "and does not describe free text. Use the soft model (--model soft -m levenshtein, or another soft "
-            "--similarity) or map the labels to a coarser label set first")
+
+def method_flags(method: str, settings: dict[str, int | None]) -> str | None:
+    """The refusal of settings given for the other inference method, or None where every one belongs to ``method``.
+
+    ``settings`` maps the command's settings (``steps``, ``warmup``, ``samples``, ``chains``) to their values, None
+    where not given.
+
+    Examples
+    --------
+    >>> method_flags("nuts", {"steps": 300, "warmup": None})
+    '--steps is a setting of --method svi (SVI optimisation steps); --method nuts (the default) takes --warmup, --samples and --chains'
+    >>> method_flags("svi", {"warmup": 100, "samples": None, "chains": 1})
+    '--warmup and --chains are settings of --method nuts (NUTS sampling); --method svi takes --steps'
+    >>> method_flags("svi", {"steps": 300, "warmup": None}) is None
+    True
+    """
+    other, why, own = (("nuts", "NUTS sampling", "--steps") if method == "svi" else
+                       ("svi", "SVI optimisation steps", "--warmup, --samples and --chains"))
+    wrong = [f"--{name}" for name, v in settings.items() if v is not None and name in _SETTINGS[other]]
+    if not wrong:
+        return None
+    which = (f"{wrong[0]} is a setting" if len(wrong) == 1 else
+             f"{', '.join(wrong[:-1])} and {wrong[-1]} are settings")
+    return (f"{which} of --method {other} ({why}); --method {method}{' (the default)' if method == 'nuts' else ''} "
+            f"takes {own}")
+
+
+def diagnostics_record(diag: Any) -> dict[str, Any]:
+    """``--json``'s ``meta.diagnostics``: :meth:`FitDiagnostics.to_dict` with its caveats and the fit's warnings
+    worded for the command line (:func:`cli_wording`), as the notes below the table are."""
+    out = diag.to_dict()
+    for key in ("caveats", "sampler_warnings"):
+        out[key] = [cli_wording(line) for line in out[key]]
+    return out
 
 
 def model_rows(res: Any, ann: Any, level: float) -> list[dict[str, Any]]:
@@ -128,10 +183,14 @@ def command(
     measure: MeasureAliasOneOpt = None,
     level: Annotated[float, typer.Option(help="posterior interval level, in (0, 1)")] = DEFAULT_LEVEL,
     seed: SeedOpt = 0,
-    steps: Annotated[int, typer.Option(help="SVI optimisation steps (--method svi)")] = 2000,
-    warmup: Annotated[int, typer.Option(help="NUTS warm-up iterations per chain (--method nuts)")] = 500,
-    samples: Annotated[int, typer.Option(help="NUTS kept draws per chain (--method nuts)")] = 500,
-    chains: Annotated[int, typer.Option(help="NUTS chains (--method nuts)")] = 2,
+    # None: the config's default (SviConfig, NutsConfig), stated in the help; a setting of the other method is refused
+    steps: Annotated[int | None, typer.Option(
+        help="SVI optimisation steps (--method svi only) [default: 2000]")] = None,
+    warmup: Annotated[int | None, typer.Option(
+        help="NUTS warm-up iterations per chain (--method nuts only) [default: 500]")] = None,
+    samples: Annotated[int | None, typer.Option(
+        help="NUTS kept draws per chain (--method nuts only) [default: 500]")] = None,
+    chains: Annotated[int | None, typer.Option(help="NUTS chains (--method nuts only) [default: 2]")] = None,
     fmt: FormatOpt = "table",
     json_out: JsonOpt = None,
     na_values: NaOpt = None,
@@ -152,6 +211,10 @@ def command(
         "--profile-interval", help="--model soft (monotone emission, no --gold): where the prior-free "
                                    "profile-likelihood interval reaches beyond the posterior interval, widen it to "
                                    "their union (widen), only say so (report), or skip the check (off)")] = "widen",
+    emission: Annotated[str | None, typer.Option(
+        "--emission", help=f"--model soft: the score distribution of each component: {', '.join(EMISSIONS)} "
+                           "(monotone: shape-constrained histograms; beta: one Beta each; histogram: free, needs "
+                           f"--gold) [default: {DEFAULT_EMISSION}]")] = None,
 ) -> None:
     """Model-based agreement: fit an annotator model and report posterior intervals.
 
@@ -172,8 +235,11 @@ def command(
     check_similarities([measure], MEASURES)
     if not 0.0 < level < 1.0:
         fail(f"--level must lie strictly between 0 and 1; got {level}")
+    wrong = method_flags(method, {"steps": steps, "warmup": warmup, "samples": samples, "chains": chains})
+    if wrong:
+        fail(wrong)
     for flag, v in (("--steps", steps), ("--warmup", warmup), ("--samples", samples), ("--chains", chains)):
-        if v < 1:
+        if v is not None and v < 1:
             fail(f"{flag} must be a positive integer; got {v}")
     if seed < 0:
         fail(f"--seed must be a non-negative integer; got {seed}")
@@ -182,6 +248,15 @@ def command(
     if gold is not None and not find_model(name).soft:
         fail(f"--gold is for --model soft (gold pairs of label pairs); --model {name} fits the labels themselves "
              "(judged pairs correct a coefficient through softirr agree --judgments)")
+    if emission is not None:
+        check_choices([emission], EMISSIONS, "--emission")
+        if not find_model(name).soft:
+            fail(f"--emission is for --model soft (the score distributions of its label pairs); --model {name} "
+                 "fits the labels themselves")
+        if emission == "histogram" and gold is None:
+            from softirr_stats.models import HISTOGRAM_NEEDS_GOLD
+
+            fail(cli_wording(HISTOGRAM_NEEDS_GOLD))
     check_writable(json_out, "--json", [*files, gold])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts, categories)
@@ -191,6 +266,7 @@ def command(
 
     from softirr_stats.inference import FitSizeError
 
+    config = fit_config(method, steps, warmup, samples, chains)
     judged, n_gold = None, 0
     if gold is not None:  # checked here, before the fit: a bad sheet fails at once
         from softirr_stats.equivalence import resolve_label_similarity
@@ -203,10 +279,10 @@ def command(
         except (ValueError, TypeError) as err:
             fail(f"--gold {gold}: {str(err).removeprefix('gold: ')}")
     try:  # the runner's model step: the fit, its diagnostics and the warnings of both
-        fit = _run(ann, name, method, level, seed, sim, steps, warmup, samples, chains, progress=None, gold=judged,
-                   profile_interval=profile_interval)
+        fit = _run(ann, name, method, level, seed, sim, config, progress=None, gold=judged,
+                   profile_interval=profile_interval, emission=emission)
     except FitSizeError as err:
-        fail(refusal(err.size), EXIT_DATA)
+        fail(refusal(err), EXIT_DATA)
     except (ValueError, TypeError) as err:
         fail(f"--model {name}: {cli_wording(str(err))}", EXIT_DATA)
     res, diag = fit.result, fit.diagnostics
@@ -224,19 +300,24 @@ def command(
     caveats = [cli_wording(c) for c in diag.caveats]
     seen += [f"caveat: {c}" for c in caveats if f"caveat: {c}" not in seen and c.removeprefix("Fit warning: ") not in listed]
     file = files[0]
-    fit = f"SVI, {steps} steps" if method == "svi" else f"NUTS, {chains} chains x {samples} draws ({warmup} warm-up)"
+    settings = ({"steps": config.steps} if method == "svi" else
+                {"warmup": config.num_warmup, "samples": config.num_samples, "chains": config.num_chains})
+    fit = (f"SVI, {config.steps} steps" if method == "svi" else
+           f"NUTS, {config.num_chains} chains x {config.num_samples} draws ({config.num_warmup} warm-up)")
+    soft = {"emission": emission or DEFAULT_EMISSION} if find_model(name).soft else {}  # the soft model's only
     title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level:.0%} equal-tailed "
-             f"posterior intervals, {fit}, similarity = {measure}, seed = {seed}")
+             f"posterior intervals, {fit}, similarity = {measure}"
+             f"{''.join(f', {k} = {v}' for k, v in soft.items())}, seed = {seed}")
     if gold is not None:
         title += f"; {n_gold} gold pairs ({gold.name})"
     if res.details.get("ci_widened"):
         title += "; kappa's interval widened to the profile-likelihood interval (see the notes)"
-    settings = {"steps": steps} if method == "svi" else {"warmup": warmup, "samples": samples, "chains": chains}
     meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "similarity": measure,
             **settings,  # the settings of the method used only
+            **soft,
             "gold": None if gold is None else str(gold), "n_gold": n_gold, "ci_method": res.ci_method,
             "profile_interval": profile_interval, "warnings": list(seen),
-            "diagnostics": diag.to_dict()}
+            "diagnostics": diagnostics_record(diag)}
     notes = Notes(seen, read=read_notes)
     if fmt in ("markdown", "latex"):  # not a coefficient table: the plain pipe / tabular layout
         import pandas as pd

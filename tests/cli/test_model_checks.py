@@ -113,6 +113,13 @@ def test_json_records_only_the_settings_of_the_method_used(adversary, cli, capsy
     meta = json.loads(out)["meta"]
     assert meta["method"] == "nuts" and (meta["warmup"], meta["samples"], meta["chains"]) == (30, 20, 1)
     assert "steps" not in meta
+    # no setting given: the method's defaults, asked of the fit and recorded (the options default to None)
+    code, out, err = run_main(capsys, "model", str(adversary), "--model", "item_difficulty", "-f", "json")
+    assert code == 0, err
+    assert asked[-1] == ("nuts", NutsConfig())
+    meta = json.loads(out)["meta"]
+    assert (meta["warmup"], meta["samples"], meta["chains"]) == (500, 500, 2) and "steps" not in meta
+    assert "emission" not in meta  # the soft model's setting only
 
 
 def test_categories_help_says_what_model_takes(capsys):
