@@ -226,7 +226,8 @@ def _headline_html(df: pd.DataFrame, ppi: dict[str, Any], ci_text: str, soft_nam
                f"{est.value:.3f}{_interval(est.ci_low, est.ci_high)} (biased wherever the measure and the judges "
                f"disagree), from the judgments alone {jo:.3f}{_interval(j_lo, j_hi)} (unbiased, wider).")
     else:
-        first = df[np.isfinite(df["value"].to_numpy(dtype=float))]
+        shown = _first_chance(df)  # the lead number is one of the coefficients table's
+        first = shown[np.isfinite(shown["value"].to_numpy(dtype=float))]
         if not len(first):
             return '<p class="note">No coefficient could be computed for these data (see the notes below).</p>'
         soft_rows = first[first["similarity"] == soft_name]
@@ -283,15 +284,28 @@ def _footnoted(df: pd.DataFrame, col: str) -> tuple[pd.DataFrame, str]:
     return df.assign(**{col: marks}).rename(columns={col: "note"}), listing
 
 
+def _first_chance(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the sensitivity table under the first chance setting: each coefficient x measure once.
+
+    A coefficient whose chance term takes a setting has one row per setting, in the order asked for
+    (``chance=("exact", "mc:50")``), so its first row is the first setting's; a coefficient with a chance term
+    of its own (percent agreement's none, AC1's, Brennan-Prediger's) has one row, kept whatever its chance
+    label, and so does a row that failed or was skipped. (A coefficient asked for twice is shown once.)
+    """
+    return df[~df.duplicated(["coefficient", "similarity"], keep="first")]
+
+
 def _coefficients_html(df: pd.DataFrame, ci_text: str) -> str:
-    first = df["chance"].isin(["", df["chance"].iloc[0]]) if len(df) else df["chance"]
-    view = df[first][["coefficient", "similarity", "value", "ci_low", "ci_high", "se", "observed", "expected",
-                      "n_items", "warnings"]].rename(columns={"n_items": "items"})
+    view = _first_chance(df)[["coefficient", "similarity", "chance", "value", "ci_low", "ci_high", "se", "observed",
+                              "expected", "n_items", "warnings"]].rename(columns={"n_items": "items"})
     view.insert(0, "symbol", view["coefficient"].map(symbol))
     view, notes = _footnoted(view, "warnings")
+    settings = df["chance"][df.duplicated(["coefficient", "similarity"], keep=False)].nunique()
+    chance = ("chance: the chance term (the first chance setting asked for; the forest plot shows them all)"
+              if settings > 1 else "chance: the chance term")
     return (f'<p class="note">{_esc(ci_text)}. value: the coefficient (at most 1); ci_low, ci_high: the '
-            "interval; se: standard error; observed, expected: observed and chance agreement (proportions); "
-            "items: items used.</p>" + _table(view) + notes)
+            f"interval; se: standard error; observed, expected: observed and chance agreement (proportions); {chance}"
+            "; items: items used.</p>" + _table(view) + notes)
 
 
 def _sensitivity_html(df: pd.DataFrame) -> str:

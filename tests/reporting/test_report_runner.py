@@ -40,12 +40,12 @@ def test_report_coefficient_table_equals_run_analysis(monkeypatch):
     got = seen[0]
     pd.testing.assert_frame_equal(got.drop(columns=["seconds"], errors="ignore"),
                                   want.drop(columns=["seconds"], errors="ignore"))  # every number, unrounded
-    first = want[want["chance"] == want["chance"].iloc[0]]
+    first = want[want["chance"] == "exact"]  # the first chance setting: both coefficients take one
     shown = _rows(_section(page, "coefficients"))
     assert len(shown) == len(first) == 4
     for cells, row in zip(shown, first.itertuples(index=False), strict=True):
-        assert cells[:3] == [symbol(row.coefficient), row.coefficient, row.similarity]  # the symbol, then the name
-        assert cells[3:6] == [f"{row.value:.4f}", f"{row.ci_low:.4f}", f"{row.ci_high:.4f}"]
+        assert cells[:4] == [symbol(row.coefficient), row.coefficient, row.similarity, "exact"]  # symbol, then name
+        assert cells[4:7] == [f"{row.value:.4f}", f"{row.ci_low:.4f}", f"{row.ci_high:.4f}"]
     assert np.isfinite(first["value"]).all()
 
 
@@ -100,3 +100,60 @@ def test_report_model_section_shows_the_per_rater_check_of_the_api():
     assert html.unescape(row[0]) == "per-rater check p (lowest: rater r3)"
     assert row[1] == _html._num(want["p_value"].min()) and row[3] == "check"
     assert section.count(f"{message[0].upper()}{message[1:]}.") == 1 and "Fit warning: per-rater" not in section
+
+
+#: three raters on 12 items, text labels (no order: --similarity linear fails on them)
+THREE = [["a", "a", "b"], ["b", "b", "b"], ["a", "c", "a"], ["c", "c", "c"], ["a", "a", "a"], ["b", "c", "b"],
+         ["c", "a", "c"], ["b", "b", "a"], ["a", "a", "a"], ["c", "c", "b"], ["b", "a", "b"], ["a", "b", "c"]]
+
+
+def _headline_in_table(page: str) -> list[str]:
+    """The coefficients table's row of the headline's coefficient, checked to show the headline's number."""
+    lead = re.search(r'<span class="big">(.*?) = (-?\d\.\d{3}).*?<span class="which">similarity (\S+), chance ([^<\s]+)<',
+                     _section(page, "headline"))
+    assert lead, _section(page, "headline")
+    rows = [c for c in _rows(_section(page, "coefficients")) if c[0] == lead.group(1) and c[2:4] == list(lead.groups()[2:])]
+    assert len(rows) == 1 and f"{float(rows[0][4]):.3f}" == lead.group(2), (lead.groups(), rows)
+    return rows[0]
+
+
+def test_report_coefficient_table_shows_every_coefficient_once_under_the_first_chance_setting():
+    """The table kept the rows whose chance matched the first row's: with percent agreement first (chance "none")
+    every chance-corrected coefficient was left out; with two chance settings it is shown under the first."""
+    ann = sis.Annotations.from_wide(THREE)
+    names = ["percent_agreement", "fleiss_kappa", "gwet_ac1"]
+    for chance in (["exact"], ["mc:20", "exact"]):
+        page = build_report(ann, coefficients=names, chance=chance, ci=None)
+        shown = _rows(_section(page, "coefficients"))
+        want = [sis.percent_agreement(ann), sis.fleiss_kappa(ann, chance=chance[0]), sis.gwet_ac1(ann)]
+        assert [c[1] for c in shown] == names
+        for cells, res in zip(shown, want, strict=True):
+            assert cells[3:5] == [res.chance, f"{res.value:.4f}"], (cells, res)
+        assert shown[1][3] == ("exact" if chance == ["exact"] else "monte_carlo(D=20)")
+        _headline_in_table(page)
+        assert ("the first chance setting asked for" in page) == (len(chance) > 1)
+
+
+def test_report_coefficient_table_keeps_a_failed_setting_beside_the_ones_that_ran():
+    """-m exact,linear on text labels: the failed linear rows have no chance label; percent agreement's exact row
+    (chance "none") was hidden while the failed rows were shown."""
+    ann = sis.Annotations.from_wide(THREE)
+    page = build_report(ann, measures=["exact", "linear"], coefficients=["fleiss_kappa", "percent_agreement"],
+                        ci="analytic")
+    shown = _rows(_section(page, "coefficients"))
+    assert [(c[1], c[2]) for c in shown] == [("fleiss_kappa", "exact"), ("fleiss_kappa", "linear"),
+                                             ("percent_agreement", "exact"), ("percent_agreement", "linear")]
+    for cells, res in ((shown[0], sis.fleiss_kappa(ann, ci="analytic")),
+                       (shown[2], sis.percent_agreement(ann, ci="analytic"))):
+        assert cells[4:7] == [f"{res.value:.4f}", f"{res.ci_low:.4f}", f"{res.ci_high:.4f}"]
+    assert shown[1][4] == shown[3][4] == ""  # no value: the note says why
+    _headline_in_table(page)
+
+
+def test_report_headline_is_a_number_of_the_coefficients_table():
+    """Every rating the same label: the chance-corrected coefficients are undefined, and the headline (percent
+    agreement) was a number found in no table."""
+    ann = sis.Annotations.from_wide([["x", "x"]] * 10)
+    page = build_report(ann, ci=None)
+    row = _headline_in_table(page)
+    assert row[1] == "percent_agreement" and row[4] == "1.0000"
