@@ -1037,9 +1037,9 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
     lo, hi, clip = clip_to_range(lo, hi, result.coefficient, cfg.method)  # replicates may leave the range
     note = "; ".join(x for x in (note, clip) if x)
     warnings_ = list(result.warnings)
-    if n_nan:
+    if n_nan and finite.any():  # all undefined: replicate_problem says so, and that there is no interval
         warnings_.append(f"{n_nan} of {cfg.n} bootstrap replicates were undefined (nan) and left out of the interval")
-    if note:
+    if note and finite.any():  # with none finite, the method's note ("no finite replicates") would repeat it
         warnings_.append(note)
     warnings_ += list(notes)
     problem = replicate_problem(reps)
@@ -1201,12 +1201,21 @@ def replicate_problem(reps: np.ndarray) -> str:
     """Why the replicates cannot carry an honest interval ('' when they can).
 
     Most replicates undefined (nan), or most of the finite ones equal to a single value
-    (the design barely varies the data), both leave an interval that looks precise and is not.
+    (the design barely varies the data), both leave an interval that looks precise and is not;
+    every replicate undefined leaves no interval at all.
+
+    Examples
+    --------
+    >>> replicate_problem(np.full(200, np.nan))
+    'all 200 bootstrap replicates are undefined (nan): the coefficient exists on no resample, so there is no interval'
     """
     n = reps.size
     finite = reps[np.isfinite(reps)]
     if n == 0:
         return ""
+    if finite.size == 0:
+        return (f"all {n} bootstrap replicates are undefined (nan): the coefficient exists on no resample, so there "
+                "is no interval")
     if finite.size * 2 < n:
         return (f"{n - finite.size} of {n} bootstrap replicates are undefined (nan): the interval "
                 f"rests on the few where the coefficient exists and is not reliable")

@@ -148,6 +148,18 @@ def test_mostly_nan_or_identical_replicates_warn():
     with pytest.warns(DegenerateWarning, match="finite bootstrap replicates are identical"):
         r = sis.cohen_kappa([["a", "a"]] * 9 + [["a", "b"]], ci=sis.Bootstrap(n=200, seed=1))
     assert abs(r.value) < 1e-12 and r.ci_high - r.ci_low < 1e-12 and any("understates" in w for w in r.warnings)
+
+
+def test_every_replicate_undefined_says_there_is_no_interval_once():
+    """Every rating one label: kappa is undefined on every resample. The notes said the 200 replicates were left out
+    of the interval, "no finite replicates", and that the interval "rests on the few where the coefficient exists"."""
+    with pytest.warns(DegenerateWarning, match="all 200 bootstrap replicates are undefined"):
+        r = sis.cohen_kappa([["x", "x"]] * 25, ci=sis.Bootstrap(n=200, seed=0))
+    assert np.isnan(r.value) and np.isnan(r.ci_low) and np.isnan(r.ci_high) and r.details["n_nan_replicates"] == 200
+    about = [w for w in r.warnings if "replicates" in w]
+    assert about == ["all 200 bootstrap replicates are undefined (nan): the coefficient exists on no resample, so "
+                     "there is no interval"], r.warnings
+    assert not any("rests on the few" in w or "no finite replicates" in w for w in r.warnings)
     with pytest.warns(DegenerateWarning, match="finite bootstrap replicates are identical"):
         r = sis.percent_agreement([["a", "b"]] * 8, ci=sis.Bootstrap(n=100))
     assert r.ci_low == r.ci_high == 0.0 and any("understates" in w for w in r.warnings)
