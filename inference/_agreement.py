@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from softirr_stats.agreement import AgreementResult
+from softirr_stats.base._format import level_text
 from softirr_stats.base._validation import check_choice, check_level, user_stacklevel
 from softirr_stats.equivalence import resolve_label_similarity
 from softirr_stats.inference._config import (
@@ -102,7 +103,7 @@ def _widen_by_profile(details: dict, value: float, lo: float, hi: float,
             "(profile_interval='widen')")
     what = (f"the soft kappa's prior-free profile-likelihood interval [{prof.lower:.3f}, {prof.upper:.3f}] "
             f"reaches {reach:.1f} half-widths beyond its posterior interval [{lo:.3f}, {hi:.3f}] (the population "
-            f"kappas the likelihood cannot tell apart at {prof.level:.0%}: [{prof.set_lower:.3f}, "
+            f"kappas the likelihood cannot tell apart at {level_text(prof.level)}: [{prof.set_lower:.3f}, "
             f"{prof.set_upper:.3f}]; the interval is of this study's kappa over them)")
     why = ("where the scores leave kappa partly open (a tail or slope both components share: heavy tails, "
            "calibrated probabilities) the posterior's place in that range is the emission prior's, and an "

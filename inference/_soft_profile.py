@@ -89,6 +89,7 @@ class ProfileInterval:
         >>> "Profile-likelihood interval" in html and "0.58" in html
         True
         """
+        from softirr_stats.base._format import level_text
         from softirr_stats.base._html_repr import frame_html
 
         rows = [("estimate", self.estimate), ("lower", self.lower), ("upper", self.upper),
@@ -98,7 +99,7 @@ class ProfileInterval:
         if self.at_edge:
             notes.append("the kappa set reaches a bound of kappa: the data are compatible with it")
         return frame_html((["quantity", "value"], rows),
-                          f"Profile-likelihood interval of the soft kappa ({self.level:.0%})", notes)
+                          f"Profile-likelihood interval of the soft kappa ({level_text(self.level)})", notes)
 
     def reach(self, lower: float, upper: float) -> float:
         """How far this interval reaches beyond ``[lower, upper]``, on its farther side, in

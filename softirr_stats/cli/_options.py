@@ -20,6 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
+from softirr_stats.base._format import level_text
 from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
@@ -724,14 +725,14 @@ def ci_title(ci: Any, bootstrap: int, design: str, method: str, level: float, se
     from softirr_stats.uncertainty import Analytic
 
     if isinstance(ci, Analytic):  # --analytic: nothing resampled
-        return (f"{ci.level:.0%} analytic intervals (exact F for the ICCs, Fisher z for lin_ccc, delta method "
+        return (f"{level_text(ci.level)} analytic intervals (exact F for the ICCs, Fisher z for lin_ccc, delta method "
                 "for the chance-corrected coefficients)")
     if method == "auto" and n_items is not None:
         from softirr_stats.uncertainty import resolve_method
 
         method = resolve_method(method, design, n_items)[0]
     design = getattr(ci, "design_label", design)  # "cluster within 2 strata" (--strata)
-    return f"{level:.0%} {method} intervals, B = {bootstrap} bootstrap replicates, design = {design}, seed = {seed}"
+    return f"{level_text(level)} {method} intervals, B = {bootstrap} bootstrap replicates, design = {design}, seed = {seed}"
 
 
 def given_flags(*names: str) -> dict[str, str]:

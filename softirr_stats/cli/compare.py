@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from softirr_stats.agreement import COEFFICIENTS as REGISTRY
+from softirr_stats.base._format import level_text
 from softirr_stats.cli._errors import EXIT_DATA, fail
 from softirr_stats.cli._item_groups import (
     ClusterOpt,
@@ -458,7 +459,7 @@ def _interval_title(analytic: bool, ci: Any, bootstrap: int, design: str, method
                     used: str | None, n_items: int) -> str:
     """The interval the table shows: level, method (the one used where known), B, design and seed; or none."""
     if analytic:
-        return f"{level:.0%} analytic (delta-method) intervals"
+        return f"{level_text(level)} analytic (delta-method) intervals"
     return ci_title(ci, bootstrap, design, used or method, level, seed, n_items)
 
 

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
+from softirr_stats.base._format import level_text
 from softirr_stats.cli._errors import EXIT_DATA, fail
 from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
@@ -305,7 +306,7 @@ def command(
     fit = (f"SVI, {config.steps} steps" if method == "svi" else
            f"NUTS, {config.num_chains} chains x {config.num_samples} draws ({config.num_warmup} warm-up)")
     soft = {"emission": emission or DEFAULT_EMISSION} if find_model(name).soft else {}  # the soft model's only
-    title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level:.0%} equal-tailed "
+    title = (f"{name} on {file.name}: {ann.n_items} items, {ann.n_raters} raters; {level_text(level)} equal-tailed "
              f"posterior intervals, {fit}, similarity = {measure}"
              f"{''.join(f', {k} = {v}' for k, v in soft.items())}, seed = {seed}")
     if gold is not None:

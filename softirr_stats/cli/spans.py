@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
+from softirr_stats.base._format import level_text
 from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.cli._errors import EXIT_DATA, fail, reading
 from softirr_stats.cli._options import (
@@ -210,9 +211,9 @@ def command(
     if ci is None:
         interval = "no interval (--bootstrap 0)"
     elif res.ci_method.startswith("bootstrap-"):
-        interval = f"{level:.0%} document-bootstrap {used} CI, B = {bootstrap}"
+        interval = f"{level_text(level)} document-bootstrap {used} CI, B = {bootstrap}"
     else:  # method auto: the mean's interval from the document jackknife, the pairs' from the bootstrap
-        interval = (f"{level:.0%} CI: mean {used} (documents left out one at a time), pairs document-bootstrap "
+        interval = (f"{level_text(level)} CI: mean {used} (documents left out one at a time), pairs document-bootstrap "
                     f"percentile, B = {bootstrap}")
     title = (f"span agreement on {path.name}: {res.n_raters} annotators, match = {match}, by = {by}, "
              f"average = {average}, similarity = {measure}; {interval}")

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from softirr_stats.base._format import level_text
 from softirr_stats.base._mpltext import literal, literals
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.reporting._figure_html import figure_html as _png
@@ -597,7 +598,7 @@ def _model_html(ann: Any, model: str, level: float, seed: int, steps: int, metho
     caveats = "".join(f'<p class="caveat">{_esc(c)}</p>' for c in diag.caveats)
     how = (f"NUTS ({diag.n_chains} chains x {diag.n_draws} draws, seed {seed})" if method == "nuts"
            else f"SVI ({steps} steps, seed {seed}). {SVI_NOTE}")
-    return (f'<p class="note">{_esc(model)} fitted by {_esc(how)}; {level:.0%} equal-tailed posterior (credible) '
+    return (f'<p class="note">{_esc(model)} fitted by {_esc(how)}; {level_text(level)} equal-tailed posterior (credible) '
             "intervals, the level of every interval on this page. kappa: the model-implied agreement; accuracy: "
             "P(the rater gives the true label).</p>"
             f"{caveats}<div class=\"grid\"><div>{_table(table)}</div><div><h3>Diagnostics</h3>{diag_table}"
@@ -764,13 +765,13 @@ def build_report(
     elif isinstance(ci, str):
         ci_text = f"{ci} intervals"
     elif isinstance(ci, Analytic):  # its level is the one asked for (the string form is 0.95's)
-        ci_text = f"{ci.level:.0%} analytic intervals"
+        ci_text = f"{level_text(ci.level)} analytic intervals"
     else:
         from softirr_stats.uncertainty import resolve_method
 
         method = ("percentile" if judgments is not None and ci.method == "auto"  # auto keeps it for PPI
                   else resolve_method(ci.method, ci.design, ann.n_items)[0])  # "auto": the method on these items
-        ci_text = (f"{ci.level:.0%} {method} intervals, B = {ci.n} bootstrap replicates, "
+        ci_text = (f"{level_text(ci.level)} {method} intervals, B = {ci.n} bootstrap replicates, "
                    f"design = {ci.design_label}, seed = {ci.seed}")
     reading = list(dict.fromkeys(getattr(ann, "read_notes", ()) if read_notes is None else read_notes))
     if wording is not None:

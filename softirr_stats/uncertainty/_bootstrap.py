@@ -24,6 +24,7 @@ import numpy as np
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, Statistic
 from softirr_stats.base._bars import progress_bar
 from softirr_stats.base._batching import check_memory, rows_per_chunk
+from softirr_stats.base._format import level_text
 from softirr_stats.base._validation import (
     SoftIRRWarning,
     check_choice,
@@ -1158,7 +1159,7 @@ def few_replicates_note(n_reps: int, level: float, n_drawn: int | None = None) -
     # B with MIN_TAIL_REPLICATES / q usable ones (400 at 95%), more where a share of them is undefined
     usable = n_reps / n_drawn if n_drawn else 1.0
     need = math.ceil(math.ceil(MIN_TAIL_REPLICATES / q - 1e-9) / usable - 1e-9)
-    return (f"only {beyond} bootstrap replicates lie beyond each bound of the {100 * level:.3g}% interval "
+    return (f"only {beyond} bootstrap replicates lie beyond each bound of the {level_text(level)} interval "
             f"({_usable(n_reps, n_drawn)}): its ends change with the seed; use at least {need} replicates")
 
 

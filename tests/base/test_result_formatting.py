@@ -357,3 +357,18 @@ def test_latex_notes_compile_after_a_line_break():
     assert (r"\par\smallskip{\footnotesize Intervals: 95\% analytic. \\{} [1] q = 3 categories (on the command "
             r"line: -{}-categories A,B,C) \\{} [2] other}") in tex
     assert "-{}-" not in reporting.to_latex(pd.DataFrame({"coefficient": ["a"], "value": [float("nan")]}))
+
+
+def test_no_level_is_rounded_to_a_whole_percent_in_the_source():
+    """``f"{level:.0%}"`` printed 0.995 as "100%" and 0.975 as "98%": every level goes through level_text."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    pattern = re.compile(r"\{[^{}\n]*level[^{}\n]*:[^{}\n]*%\}|\{[^{}\n]*level[^{}\n]*:\.[0-5][fg]\}%")
+    files = sorted({py.resolve() for folder in ("softirr_stats", "models", "inference") for py in (root / folder).rglob("*.py")})
+    assert len(files) > 100
+    found = [f"{py}:{n}: {line.strip()}" for py in files
+             for n, line in enumerate(py.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert not found, "format levels with softirr_stats.base._format.level_text:\n" + "\n".join(found)
+    assert (level_text(0.995), level_text(0.999)) == ("99.5%", "99.9%")
