@@ -9,6 +9,8 @@ if TYPE_CHECKING:  # pandas loads when a table is asked for
     import pandas as pd
 
 from softirr_stats.base._format import (
+    ZERO_TOL,
+    fixed_number,
     format_interval,
     format_number,
     html_table,
@@ -168,7 +170,7 @@ class AgreementResult:
         """
         if not self._has_test():
             return ""
-        stats = ([f"z = {format_number(self.z, 3, 'nan')}"] if math.isfinite(self.z) else []) + \
+        stats = ([f"z = {format_number(self.z, 3, 'nan', zero=ZERO_TOL)}"] if math.isfinite(self.z) else []) + \
             [_p_text(self.p_value)]
         name = str(self.details.get("test", "")).strip()
         return (f"{name}: " if name else "") + ", ".join(stats)
@@ -339,12 +341,12 @@ class AgreementResult:
         setting = f"similarity: {self.similarity}"
         if self.chance not in ("exact", ""):
             setting += f", chance: {self.chance}"
-        text = f"{self.coefficient} = {self.value:.4f} ({setting})"
+        text = f"{self.coefficient} = {fixed_number(self.value, 4, 'nan')} ({setting})"
         if self.ci_method:
             desc = self.interval_description()
             method = desc.split(" ", 1)[1] if desc.startswith(level_text(self.level)) and " " in desc else desc
-            text += (f", {level_text(self.level)} {self.interval_kind} interval [{self.ci_low:.4f}, "
-                     f"{self.ci_high:.4f}] by {method}")
+            text += (f", {level_text(self.level)} {self.interval_kind} interval [{fixed_number(self.ci_low, 4, 'nan')}, "
+                     f"{fixed_number(self.ci_high, 4, 'nan')}] by {method}")
         if self._has_test():
             text += f"; {self._test_line()[:-1].replace('Test', 'test', 1)}"
         text += f"; {self.n_items} items, {self.n_raters} raters"
@@ -404,16 +406,17 @@ class AgreementResult:
             cols.append(("Similarity", self.similarity, "l"))
         if self.chance != "exact":
             cols.append(("Chance", self.chance, "l"))
-        cols.append(("Value", format_number(self.value, digits, na), "r"))
+        cols.append(("Value", format_number(self.value, digits, na, zero=ZERO_TOL), "r"))
         if self.ci_method:
             short = "CrI" if self.interval_kind == "credible" else "CI"  # a credible interval is not a CI
             cols.append((f"{level_text(self.level)} {short}".strip(), format_interval(self.ci_low, self.ci_high, digits, na),
                          "r"))
             cols.append(("SE", format_number(self.se, digits, na), "r"))
-        cols += [("Observed", format_number(self.observed, digits, na), "r"),
-                 ("Expected", format_number(self.expected, digits, na), "r")]
+        cols += [("Observed", format_number(self.observed, digits, na, zero=ZERO_TOL), "r"),
+                 ("Expected", format_number(self.expected, digits, na, zero=ZERO_TOL), "r")]
         if self._has_test():
-            cols += [("z", format_number(self.z, digits, na), "r"), ("p", format_number(self.p_value, digits, na), "r")]
+            cols += [("z", format_number(self.z, digits, na, zero=ZERO_TOL), "r"),
+                     ("p", format_number(self.p_value, digits, na), "r")]
         cols += [(h, format_number(v, digits, na), "r") for h, v in self._extra_columns()]
         cols += [("Items", str(self.n_items), "r"), ("Raters", str(self.n_raters), "r")]
         return [c[0] for c in cols], [[c[1] for c in cols]], [c[2] for c in cols]
@@ -485,7 +488,7 @@ class AgreementResult:
         return table.removesuffix(r"\end{table}") + foot + "\n" + r"\end{table}"
 
     def __repr__(self) -> str:
-        value = format_number(self.value, 3, "nan")
+        value = format_number(self.value, 3, "nan", zero=ZERO_TOL)
         if self.ci_method:
             value += " " + format_interval(self.ci_low, self.ci_high, 3, "[nan, nan]")
             method = f"{level_text(self.level)} {self.ci_method}".strip()
@@ -495,7 +498,7 @@ class AgreementResult:
                 method += f" B={self.details['bootstrap_n']}"
             value += f", {method}"
         if self._has_test():
-            value += f", z={format_number(self.z, 3, 'nan')}, {_p_text(self.p_value, '=')}"
+            value += f", z={format_number(self.z, 3, 'nan', zero=ZERO_TOL)}, {_p_text(self.p_value, '=')}"
         extras = "".join(f", {h.lower().replace(' ', '_')}={format_number(v, 3, 'nan')}"
                          for h, v in self._extra_columns())
         sim = "" if self.similarity == "identity" else f", similarity={self.similarity}"

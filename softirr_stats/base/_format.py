@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pandas loads with the first table; formatting a number needs none
     import pandas as pd
 
-__all__ = ["display_text", "escape_text", "html_table", "format_interval", "format_number", "frame_table", "json_safe", "json_text", "latex_notes",
-           "latex_table", "level_text", "markdown_table", "render", "short_repr", "short_reprs", "visible_text"]
+__all__ = ["ZERO_TOL", "display_text", "escape_text", "fixed_number", "html_table", "format_interval", "format_number",
+           "frame_table", "json_safe", "json_text", "latex_notes", "latex_table", "level_text", "markdown_table", "render",
+           "short_repr", "short_reprs", "visible_text", "zero_noise"]
 
 Style = Literal["markdown", "latex"]
 NA = {"markdown": "—", "latex": "--"}
@@ -57,6 +58,10 @@ _HEADERS = {"coefficient": "Coefficient", "similarity": "Similarity", "chance": 
             "warnings": "Warnings", "n_pairs_scored": "Pairs scored"}
 _PAPER_COLUMNS = ("coefficient", "similarity", "chance", "value", "ci", "se", "n_items", "n_raters")
 _DEFAULTS = {"similarity": "identity", "chance": "exact"}
+#: Columns of result tables on a coefficient's scale: a magnitude below :data:`ZERO_TOL` there prints as zero
+#: (the SE, p and every other column keep their small values)
+COEFFICIENT_SCALE_COLUMNS = frozenset({"value", "ci_low", "ci_high", "observed", "expected", "z", "value_a", "value_b",
+                                       "difference", "normalized", "irr_x", "irr_y", "judge_only", "estimator_only"})
 
 
 def json_text(v: Any, indent: int | None = 2) -> str:
@@ -99,22 +104,67 @@ def json_safe(v: Any) -> Any:
     return v
 
 
+#: Magnitude below which a quantity on the scale of a coefficient (a value or a bound in [-1, 1], observed and
+#: expected agreement in [0, 1], a z statistic built from them) is zero up to floating-point error, for display:
+#: a coefficient is a difference and ratio of proportions, so a true zero (observed = expected agreement) comes out
+#: as a few units in the last place of 1 (``-8.3e-17``), or some thousand of them where ``1 - expected`` is small.
+#: SEs and p-values are not on this scale (a p of ``1e-20`` is real) and are never rounded to zero.
+ZERO_TOL = 1e-12
+
+
 def _is_missing(x: Any) -> bool:
     pd_ = sys.modules.get("pandas")  # pd.NA exists only once pandas is imported
     return x is None or (pd_ is not None and x is pd_.NA) or (isinstance(x, numbers.Real) and not isinstance(x, bool)
                                        and math.isnan(float(x)))
 
 
-def format_number(x: Any, digits: int = 3, na: str = "—") -> str:
+def zero_noise(x: float, tol: float = ZERO_TOL) -> float:
+    """``x``, or ``0.0`` where it is zero up to floating-point error (``|x| < tol``; ``-0.0`` too).
+
+    For display only, and only for quantities on the scale of a coefficient (see :data:`ZERO_TOL`):
+    a p-value or an SE of ``1e-20`` is a real number and is never passed here. nan and +-inf come
+    back as they are.
+
+    Examples
+    --------
+    >>> zero_noise(-8.326672684688674e-17), zero_noise(-0.0), zero_noise(-0.0004), zero_noise(float("nan"))
+    (0.0, 0.0, -0.0004, nan)
+    """
+    f = float(x)
+    return 0.0 if abs(f) < tol else f
+
+
+def fixed_number(x: Any, digits: int, na: str = "") -> str:
+    """A quantity on a coefficient's scale with ``digits`` fixed decimals, zero up to floating-point error
+    printed as zero (:func:`zero_noise`: never ``-0.0000``); ``na`` when missing.
+
+    A value below zero that is not a rounding error keeps its sign (``-0.00004`` is ``-0.0000``: below 0).
+
+    Examples
+    --------
+    >>> fixed_number(-8.326672684688674e-17, 4), fixed_number(-0.00004, 4), fixed_number(float("nan"), 4, "nan")
+    ('0.0000', '-0.0000', 'nan')
+    """
+    if _is_missing(x):
+        return na
+    return f"{zero_noise(x):.{digits}f}"
+
+
+def format_number(x: Any, digits: int = 3, na: str = "—", *, zero: float = 0.0) -> str:
     """A number for a table: integers as they are, floats with ``digits`` decimals.
 
     Floats of magnitude below ``10**-digits`` (but not zero) or of ``1e6`` and above get
-    ``digits`` significant digits instead, so that a small SE does not print as ``0.000``.
+    ``digits`` significant digits instead, so that a small SE or p-value does not print as ``0.000``.
+    Magnitudes below ``zero`` print as zero: pass :data:`ZERO_TOL` for a quantity on a coefficient's
+    scale (a value, a bound, observed or expected agreement, z), whose ``-8.3e-17`` is a zero met
+    through rounding error; leave it 0 for SEs and p-values. Zero never prints with a minus sign.
 
     Examples
     --------
     >>> format_number(0.47213), format_number(90), format_number(0.0000123), format_number(float("nan"))
     ('0.472', '90', '1.23e-05', '—')
+    >>> format_number(-8.3e-17), format_number(-8.3e-17, zero=ZERO_TOL), format_number(1e-20)  # a p of 1e-20 stays
+    ('-8.3e-17', '0.000', '1e-20')
     """
     if _is_missing(x):
         return na
@@ -123,7 +173,7 @@ def format_number(x: Any, digits: int = 3, na: str = "—") -> str:
     if isinstance(x, numbers.Integral):
         return str(int(x))
     if isinstance(x, numbers.Real):
-        f = float(x)
+        f = zero_noise(x, zero) if zero > 0 else float(x) + 0.0  # + 0.0: -0.0 becomes 0.0
         if math.isinf(f):
             return "inf" if f > 0 else "-inf"
         if f != 0 and (abs(f) < 10.0 ** -digits or abs(f) >= 1e6):
@@ -133,16 +183,17 @@ def format_number(x: Any, digits: int = 3, na: str = "—") -> str:
 
 
 def format_interval(lo: Any, hi: Any, digits: int = 3, na: str = "—") -> str:
-    """``[lo, hi]``, or ``na`` when either bound is missing.
+    """``[lo, hi]``, or ``na`` when either bound is missing; a bound that is zero up to floating-point error
+    (:data:`ZERO_TOL`) prints as zero.
 
     Examples
     --------
-    >>> format_interval(0.40712, 0.5239)
-    '[0.407, 0.524]'
+    >>> format_interval(0.40712, 0.5239), format_interval(-1e-17, 0.5)
+    ('[0.407, 0.524]', '[0.000, 0.500]')
     """
     if _is_missing(lo) or _is_missing(hi):
         return na
-    return f"[{format_number(lo, digits, na)}, {format_number(hi, digits, na)}]"
+    return f"[{format_number(lo, digits, na, zero=ZERO_TOL)}, {format_number(hi, digits, na, zero=ZERO_TOL)}]"
 
 
 def level_text(level: Any) -> str:
@@ -341,9 +392,9 @@ def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Seq
     return "\n".join(out + body + [r"\end{table}"])
 
 
-def _cell(x: Any, digits: int, na: str) -> str:
+def _cell(x: Any, digits: int, na: str, column: str = "") -> str:
     if isinstance(x, numbers.Real) or _is_missing(x):
-        return format_number(x, digits, na)
+        return format_number(x, digits, na, zero=ZERO_TOL if column in COEFFICIENT_SCALE_COLUMNS else 0.0)
     if isinstance(x, tuple | list | set | frozenset):
         return ", ".join(map(str, sorted(x, key=str) if isinstance(x, set | frozenset) else x))
     return str(x)
@@ -390,7 +441,7 @@ def frame_table(df: "pd.DataFrame", *, digits: int = 3, columns: Sequence[str] |
     rows = []
     for rec in df.to_dict("records"):
         rows.append([format_interval(rec["ci_low"], rec["ci_high"], digits, na) if c == "ci"
-                     else _cell(rec[c], digits, na) for c in cols])
+                     else _cell(rec[c], digits, na, str(c)) for c in cols])
     align = []
     for c in cols:
         numeric = c == "ci" or pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])

@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from softirr_stats.base._csvsafe import escape_cell, quoting_for
-from softirr_stats.base._format import json_safe, json_text, visible_text
+from softirr_stats.base._format import fixed_number, json_safe, json_text, visible_text
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.cli._errors import fail, note, one_line, warn
 
@@ -71,13 +71,16 @@ class Notes:
 
 def _cell(v: Any, digits: int = 4) -> str:
     """A cell of the terminal table: numbers rounded, text from the data with its control characters escaped (a
-    label cannot clear the screen or repaint the table; a command that shows labels cuts long ones itself)."""
+    label cannot clear the screen or repaint the table; a command that shows labels cuts long ones itself).
+
+    A number that is zero up to floating-point error prints as ``0.0000``, never ``-0.0000``
+    (:func:`~softirr_stats.base._format.fixed_number`; at ``digits`` decimals only the sign changes)."""
     if v is None:
         return ""
     if isinstance(v, list | tuple):
         return visible_text("; ".join(map(str, v)))
     if isinstance(v, float):
-        return "" if math.isnan(v) else f"{v:.{digits}f}"
+        return "" if math.isnan(v) else fixed_number(v, digits)
     return visible_text(v) if isinstance(v, str) else str(v)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats.base._format import level_text
+from softirr_stats.base._format import fixed_number, level_text
 from softirr_stats.base._mpltext import literal, literals
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.reporting._figure_html import figure_html as _png
@@ -67,11 +67,13 @@ def _esc(x: Any) -> str:
 
 
 def _num(x: Any, digits: int = 4) -> str:
+    """A number of a table: integers as they are, others with ``digits`` decimals, zero up to floating-point error
+    as ``0.0000`` (never ``-0.0000``); ``""`` when missing."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return ""
     if isinstance(x, int | np.integer):
         return str(int(x))
-    return f"{float(x):.{digits}f}"
+    return fixed_number(x, digits)
 
 
 def _table(df: pd.DataFrame, digits: int = 4, max_rows: int | None = None) -> str:
@@ -211,7 +213,7 @@ def model_summary(result: Any, raters: Sequence[Any], level: float) -> pd.DataFr
 
 # ------------------------------------------------------------------------------ sections
 def _interval(lo: float, hi: float) -> str:
-    return f" [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
+    return f" [{fixed_number(lo, 3)}, {fixed_number(hi, 3)}]" if np.isfinite(lo) and np.isfinite(hi) else ""
 
 
 def _headline_html(df: pd.DataFrame, ppi: dict[str, Any], ci_text: str, soft_name: str) -> str:
@@ -219,13 +221,15 @@ def _headline_html(df: pd.DataFrame, ppi: dict[str, Any], ci_text: str, soft_nam
     if ppi:
         res, est, (jo, j_lo, j_hi) = ppi["result"], ppi["estimator_only"], ppi["judge_only"]
         name = ppi["coefficient"]
-        lead = (f"{symbol(name)} = {res.value:.3f}{_interval(res.ci_low, res.ci_high)}", "prediction-powered")
+        lead = (f"{symbol(name)} = {fixed_number(res.value, 3)}{_interval(res.ci_low, res.ci_high)}",
+                "prediction-powered")
         why = (f"You judged {ppi['n_judged']} pairs ({ppi['n_draws']} draws of the judging plan), so the lead number "
                f"is the prediction-powered {name}: the measure ({ppi['measure']}) on every pair, corrected by the "
                "judgments of the sampled pairs. It estimates agreement as your judges see it, with an interval "
                "that counts both sources of error. Beside it: from the measure alone "
-               f"{est.value:.3f}{_interval(est.ci_low, est.ci_high)} (biased wherever the measure and the judges "
-               f"disagree), from the judgments alone {jo:.3f}{_interval(j_lo, j_hi)} (unbiased, wider).")
+               f"{fixed_number(est.value, 3)}{_interval(est.ci_low, est.ci_high)} (biased wherever the measure and "
+               f"the judges disagree), from the judgments alone {fixed_number(jo, 3)}{_interval(j_lo, j_hi)} "
+               "(unbiased, wider).")
     else:
         shown = _first_chance(df)  # the lead number is one of the coefficients table's
         first = shown[np.isfinite(shown["value"].to_numpy(dtype=float))]
@@ -234,7 +238,8 @@ def _headline_html(df: pd.DataFrame, ppi: dict[str, Any], ci_text: str, soft_nam
         soft_rows = first[first["similarity"] == soft_name]
         row = (soft_rows if len(soft_rows) else first).iloc[0]
         name = str(row["coefficient"])
-        lead = (f"{symbol(name)} = {float(row['value']):.3f}{_interval(float(row['ci_low']), float(row['ci_high']))}",
+        lead = (f"{symbol(name)} = {fixed_number(row['value'], 3)}"
+                f"{_interval(float(row['ci_low']), float(row['ci_high']))}",
                 f"similarity {row['similarity']}, chance {row['chance'] or 'n/a'}")
         how = (f"with its interval ({ci_text})" if np.isfinite(float(row["ci_low"]))
                else "as a point estimate: no interval was asked for (--bootstrap N, or ci= in Python, adds one)")
@@ -342,10 +347,10 @@ def _labels_html(ann: Any, ci: Any) -> str:
         warnings.simplefilter("ignore")
         res = multilabel_agreement(ann, ci=ci) if ci is not None and not none else multilabel_agreement(ann)
     by = res.by_label.copy()
-    ci_txt = "" if math.isnan(res.ci_low) else f" [{res.ci_low:.4f}, {res.ci_high:.4f}]"
+    ci_txt = "" if math.isnan(res.ci_low) else f" [{fixed_number(res.ci_low, 4)}, {fixed_number(res.ci_high, 4)}]"
     if none:
         ci_txt = " (no analytic interval: the multi-label baseline has none; a bootstrap gives one)"
-    return (f'<p>Multi-label agreement (pooled baseline): <b>{res.value:.4f}</b>{_esc(ci_txt)}; observed '
+    return (f'<p>Multi-label agreement (pooled baseline): <b>{fixed_number(res.value, 4)}</b>{_esc(ci_txt)}; observed '
             f"{res.observed:.4f}, expected {res.expected:.4f}, floor (minimum feasible agreement) {res.floor:.4f}.</p>"
             '<p class="note">One row per label: prevalence (share of ratings with the label), observed and '
             "expected agreement on it, its coefficient, and its weight in the overall value.</p>" + _table(by))

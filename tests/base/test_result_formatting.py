@@ -359,6 +359,59 @@ def test_latex_notes_compile_after_a_line_break():
     assert "-{}-" not in reporting.to_latex(pd.DataFrame({"coefficient": ["a"], "value": [float("nan")]}))
 
 
+# ------------------------------------------------------------------ zero up to floating-point error
+#: two raters, each label a third of each rater's ratings and a third of the items agreed on: observed = expected = 1/3,
+#: so Cohen's kappa is 0 exactly; computed, it is -8.3e-17
+ZERO_A = ["b", "b", "b", "a", "a", "c", "b", "b", "b", "b", "a", "b"]
+ZERO_B = ["a", "c", "b", "b", "a", "b", "b", "c", "c", "a", "a", "c"]
+NOISE = -8.326672684688674e-17
+
+
+def test_a_coefficient_zero_up_to_rounding_prints_as_zero_and_small_ses_and_ps_stay():
+    from softirr_stats.base._format import ZERO_TOL, fixed_number, zero_noise
+
+    # values, bounds and z (a coefficient's scale): zero up to rounding is 0, never "-0.000" or "-8.33e-17"
+    assert format_number(NOISE, zero=ZERO_TOL) == format_number(-NOISE, zero=ZERO_TOL) == "0.000"
+    assert format_number(-0.0) == "0.000" and format_number(-0.0, 4, zero=ZERO_TOL) == "0.0000"
+    assert format_interval(NOISE, 0.425) == "[0.000, 0.425]" and format_interval(-0.425, -NOISE) == "[-0.425, 0.000]"
+    assert (zero_noise(NOISE), zero_noise(-0.0), zero_noise(-2e-12)) == (0.0, 0.0, -2e-12)
+    assert fixed_number(NOISE, 4) == "0.0000" and fixed_number(-4.78e-16, 3) == "0.000"
+    # a genuinely small value keeps its sign and its digits
+    assert format_number(-0.0004, zero=ZERO_TOL) == "-0.0004" and fixed_number(-0.00004, 4) == "-0.0000"
+    # SEs and p-values are not on that scale: their small values are real and keep the short form
+    assert (format_number(1e-20), format_number(1.5e-5), format_number(3e-13)) == ("1e-20", "1.5e-05", "3e-13")
+
+
+def test_a_result_whose_kappa_is_zero_up_to_rounding_prints_zero_everywhere():
+    r = sis.cohen_kappa(list(zip(ZERO_A, ZERO_B, strict=True)), ci="analytic")
+    # independently: each rater uses a, b, c with marginals (3, 8, 1) and (4, 4, 4); observed 4/12
+    p_o = np.mean(np.array(ZERO_A) == np.array(ZERO_B))
+    p_e = sum(ZERO_A.count(c) * ZERO_B.count(c) for c in "abc") / 12 ** 2
+    assert abs(p_o - 1 / 3) < 1e-15 and abs(p_e - 1 / 3) < 1e-15
+    assert abs(r.value) < 1e-12 and abs(r.observed - p_o) < 1e-12 and abs(r.expected - p_e) < 1e-12
+    assert abs(r.z) < 1e-12 and abs(r.p_value - 1.0) < 1e-12 and abs(r.se - 0.19320038532282713) < 1e-12
+    for text in (str(r), repr(r), r.to_markdown(), r.to_latex(), r._repr_html_()):
+        assert "-0.000" not in text and "e-16" not in text and "e-17" not in text, text
+    assert str(r).startswith("cohen_kappa = 0.0000 (") and "z = 0.000, p = 1.000" in str(r)
+    assert "| cohen_kappa | 0.000 | [-0.425, 0.425] | 0.193 | 0.333 | 0.333 | 0.000 | 1.000 | 12 | 2 |" in r.to_markdown()
+    assert repr(r).startswith("AgreementResult(cohen_kappa = 0.000 [-0.425, 0.425]")
+
+
+def test_results_with_rounding_noise_and_small_ses_and_ps_print_each_as_it_is():
+    """Built directly, so the noise is there whatever the platform's arithmetic: the value, a bound and z
+    print as zero; an SE of 2e-06 and a p of 1e-20 keep their digits, in the table and in the sentence."""
+    r = AgreementResult("fleiss_kappa", NOISE, 1 / 3, 1 / 3, 40, 3).with_interval(
+        NOISE, 0.25, 2e-6, 0.95, "analytic").with_test(-4.78e-16, 1e-20, "test")
+    assert str(r).startswith("fleiss_kappa = 0.0000 (similarity: identity), 95% confidence interval [0.0000, 0.2500]")
+    assert "z = 0.000, p < 0.001" in str(r)
+    assert "| fleiss_kappa | 0.000 | [0.000, 0.250] | 2e-06 | 0.333 | 0.333 | 0.000 | 1e-20 | 40 | 3 |" in r.to_markdown()
+    frame = pd.DataFrame({"coefficient": ["fleiss_kappa"], "value": [NOISE], "ci_low": [NOISE], "ci_high": [0.25],
+                          "se": [2e-6], "observed": [-NOISE], "z": [-4.78e-16], "p": [1e-20], "n_items": [40]})
+    row = _md_rows(reporting.to_markdown(frame, columns=["coefficient", "value", "ci", "se", "observed", "z", "p",
+                                                           "n_items"]))[2]
+    assert row == "| fleiss_kappa | 0.000 | [0.000, 0.250] | 2e-06 | 0.000 | 0.000 | 1e-20 | 40 |", row
+
+
 def test_no_level_is_rounded_to_a_whole_percent_in_the_source():
     """``f"{level:.0%}"`` printed 0.995 as "100%" and 0.975 as "98%": every level goes through level_text."""
     import pathlib

@@ -1,7 +1,41 @@
-"""Titles of the terminal tables: confidence levels with their decimals."""
+"""Numbers and titles of the terminal tables: zero up to rounding error, and confidence levels with their decimals."""
+
+import pytest
+from typer.testing import CliRunner
 
 import softirr_stats as sis
+from softirr_stats.cli import app
 from softirr_stats.cli._options import ci_title
+from softirr_stats.cli._output import _cell
+
+runner = CliRunner()
+#: two raters: observed = expected agreement = 1/3, so Cohen's kappa is 0 (computed: -8.3e-17)
+ZERO = [("b", "a"), ("b", "c"), ("b", "b"), ("a", "b"), ("a", "a"), ("c", "b"), ("b", "b"), ("b", "c"), ("b", "c"),
+        ("b", "a"), ("a", "a"), ("b", "c")]
+
+
+def test_a_cell_zero_up_to_rounding_prints_without_a_minus_sign():
+    assert (_cell(-8.326672684688674e-17), _cell(-0.0), _cell(4.8e-16)) == ("0.0000", "0.0000", "0.0000")
+    assert (_cell(-0.00004), _cell(-0.1234567), _cell(float("nan")), _cell(3)) == ("-0.0000", "-0.1235", "", "3")
+
+
+@pytest.fixture
+def zero_csv(tmp_path):
+    path = tmp_path / "zero.csv"
+    path.write_text("item,rater,label\n" + "".join(f"i{i},A,{x}\ni{i},B,{y}\n" for i, (x, y) in enumerate(ZERO)))
+    return path
+
+
+def test_agree_prints_a_kappa_of_zero_as_zero_and_a_level_with_its_decimals(zero_csv):
+    res = sis.cohen_kappa(sis.read_annotations(zero_csv), ci=sis.Analytic(level=0.995))
+    assert abs(res.value) < 1e-12
+    out = runner.invoke(app, ["agree", str(zero_csv), "-c", "cohen_kappa", "--analytic", "--level", "0.995"],
+                        env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    assert "99.5% analytic intervals" in out.output and "100%" not in out.output
+    assert "-0.0000" not in out.output
+    assert f"│  0.0000 │ [{res.ci_low:.4f}, {res.ci_high:.4f}]" in out.output or \
+        f"│ 0.0000 │ [{res.ci_low:.4f}, {res.ci_high:.4f}]" in out.output, out.output
 
 
 def test_interval_titles_keep_the_decimals_of_the_level():

@@ -290,3 +290,19 @@ def test_an_analytic_request_states_its_level_and_the_multilabel_section_says_it
         "label": [{"x"}, {"x", "y"}, {"y"}, {"y"}, {"x"}, {"z"}, {"x", "z"}, {"x", "z"}]}))
     for ci in ("analytic", sis.Analytic(level=0.9)):
         assert "no analytic interval: the multi-label baseline has none" in build_report(sets, ci=ci)
+
+
+def test_report_levels_keep_their_decimals_and_a_kappa_of_zero_prints_as_zero():
+    """--level 0.995 was titled "100% ... intervals" (0.975: "98%"); a kappa of exactly 0 (observed = expected =
+    1/3), computed as -8.3e-17, printed as "-0.0000" in the table and "-0.000" in the headline."""
+    a = ["b", "b", "b", "a", "a", "c", "b", "b", "b", "b", "a", "b"]
+    b = ["a", "c", "b", "b", "a", "b", "b", "c", "c", "a", "a", "c"]
+    ann = sis.Annotations.from_wide([list(p) for p in zip(a, b, strict=True)])
+    res = sis.cohen_kappa(ann, ci=sis.Analytic(level=0.995))
+    assert abs(res.value) < 1e-12 and abs(res.observed - 1 / 3) < 1e-12 and abs(res.expected - 1 / 3) < 1e-12
+    page = build_report(ann, coefficients=["cohen_kappa"], ci=sis.Analytic(level=0.995))
+    assert "99.5% analytic intervals" in page and "100% analytic" not in page
+    assert f'κ (Cohen) = 0.000 [{res.ci_low:.3f}, {res.ci_high:.3f}]' in page
+    assert '<td class="num">0.0000</td>' in page and "-0.0000" not in page and "= -0.000" not in page
+    boot = build_report(ann, coefficients=["cohen_kappa"], ci=sis.Bootstrap(n=40, seed=0, level=0.975))
+    assert re.search(r"97\.5% bca-t intervals, B = 40 bootstrap", boot) and not re.search(r"\b98% \w+ intervals", boot)
