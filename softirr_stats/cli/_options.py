@@ -387,8 +387,8 @@ def cli_wording(message: str) -> str:
     ``method='nuts'`` as ``--method nuts``, ``got null=0.3`` as ``got --null 0.3``, gold pairs ``(gold=`` as ``(--gold SHEET``,
     ``profile_interval='widen'`` as ``--profile-interval widen``, ``raise steps= (SviConfig)`` as ``raise --steps``,
     ``emission='histogram'`` as ``--emission histogram`` (``annotator_agreement(..., gold=..., emission=...)`` as
-    ``softirr model --gold SHEET --emission ...``), and a fit refused by its size names ``--model soft`` with a
-    soft ``--similarity`` (its ``check_size=False`` has no flag and is left out).
+    ``softirr model --gold SHEET --emission ...``), and a fit refused by its size names ``--model soft -m levenshtein``
+    (or another soft ``--similarity``; its ``check_size=False`` has no flag and is left out).
     An interval method (``method='auto'``) reads ``--method auto``.
     A message already worded for both (``on the command line: ...``) keeps its
     ``chance=`` names, which its own parenthesis translates.
@@ -425,7 +425,7 @@ def cli_wording(message: str) -> str:
     'gold pairs with --emission histogram (softirr model --gold SHEET --emission histogram)'
     >>> cli_wording("Fit the soft model instead (model='soft' with a similarity, e.g. similarity='levenshtein'), or "
     ...             "map the labels to a coarser label set first (check_size=False fits anyway)")
-    'Fit the soft model instead (--model soft with a soft --similarity, e.g. -m levenshtein), or map the labels to a coarser label set first'
+    'Fit the soft model instead (--model soft -m levenshtein, or another soft --similarity), or map the labels to a coarser label set first'
     """
     import re
 
@@ -462,7 +462,7 @@ def cli_wording(message: str) -> str:
     message = re.sub(r"\bemission='(\w+)'", r"--emission \1", message)
     message = re.sub(r"\bpass gold scores and labels\b", "pass --gold SHEET", message)
     message = re.sub(r"\(model='soft' with a similarity, e\.g\. similarity='(\w+)'\)",
-                     r"(--model soft with a soft --similarity, e.g. -m \1)", message)
+                     r"(--model soft -m \1, or another soft --similarity)", message)
     message = re.sub(r" \(check_size=False fits anyway\)", "", message)  # no flag fits a refused size
     message = re.sub(r"\bsimilarity= for sets\b", "-m jaccard (or another set measure) for sets", message)
     # a message's own subject (level='interval' needs numbers), not a note's Python call (in Python: ...(ann, level=...))

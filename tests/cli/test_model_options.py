@@ -179,5 +179,5 @@ def test_the_size_refusal_is_the_librarys_message(capsys):
     assert err.startswith(f"error: --model dawid_skene on free-text labels: {size.n_classes} distinct labels on "
                           f"{size.n_items} items, {size.n_singletons} of them given once")
     assert f"({size.n_parameters:,} parameters; an SVI fit would take roughly" in err
-    assert "(--model soft with a soft --similarity, e.g. -m levenshtein)" in err
+    assert "(--model soft -m levenshtein, or another soft --similarity)" in err
     assert not PYTHON_KEYWORDS.search(err)
