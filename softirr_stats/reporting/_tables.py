@@ -28,6 +28,12 @@ __all__ = ["SECONDARY_COLUMNS", "TIMING_COLUMNS", "interval_note", "paper_table"
 TIMING_COLUMNS = ("seconds", "time", "time_s", "elapsed", "elapsed_s", "wall_s", "runtime", "duration")
 _SETTING_DEFAULTS = {"similarity": ("identity", "exact", ""), "measure": ("identity", "exact", ""),
                      "chance": ("exact", "none", "")}
+#: A test's p column, named after its alternative (H1) as the command line's tables name it: a one-sided p is
+#: never shown under the two-sided one's name.
+P_COLUMNS = {"two-sided": "p_value", "greater": "p_value_greater", "less": "p_value_less"}
+#: The columns of a test, in the order a paper table shows them, and their headers.
+TEST_HEADERS = {"z": "z", "p_value": "p", "p_value_greater": "p (greater)", "p_value_less": "p (less)",
+                "benchmark": "Benchmark"}
 
 
 def _as_frame(obj: Any) -> pd.DataFrame:
@@ -39,12 +45,46 @@ def _as_frame(obj: Any) -> pd.DataFrame:
             all(isinstance(r, AgreementResult) for r in obj):
         df = pd.concat([r.to_frame() for r in obj], ignore_index=True)
         df["warnings"] = pd.Series([tuple(r.warnings) for r in obj], dtype=object)  # each warning a note
-        return df
+        return _sided_p(df, [r.details.get("alternative", "two-sided") for r in obj])
     if isinstance(obj, Sequence) and not isinstance(obj, str) and obj and all(isinstance(r, Mapping) for r in obj):
         return pd.DataFrame(list(obj))
     raise TypeError("expected a pandas DataFrame (e.g. from sensitivity()), an AgreementResult, a "
                     "non-empty list of AgreementResults or a non-empty list of row dicts; got "
                     f"{type(obj).__name__}")
+
+
+def _sided_p(df: pd.DataFrame, alternatives: Sequence[Any]) -> pd.DataFrame:
+    """``df`` with each row's ``p_value`` moved to the column of its ``alternative`` (:data:`P_COLUMNS`): a
+    one-sided p (``details["alternative"]`` of the result) goes to ``p_value_greater`` / ``p_value_less``."""
+    if "p_value" not in df.columns:
+        return df
+    p = df["p_value"].to_numpy(dtype=float)
+    sides = pd.Series([str(a) if a in P_COLUMNS else "two-sided" for a in alternatives], index=df.index)
+    for side, column in P_COLUMNS.items():
+        mine = (sides == side).to_numpy()
+        if side == "two-sided" or not mine.any():
+            continue
+        df[column] = p.copy()
+        df.loc[~mine, column] = float("nan")
+        df.loc[mine, "p_value"] = float("nan")
+    return df
+
+
+def _test_note(df: pd.DataFrame) -> str | None:
+    """One sentence naming the tests behind the z and p columns (from a ``test`` column, as
+    :meth:`AgreementResult.to_dict` records it): one test, or each coefficient's."""
+    shown = [c for c in P_COLUMNS.values() if c in df.columns]
+    if "test" not in df.columns or not shown:
+        return None
+    tested = df[df[shown].notna().any(axis=1) & df["test"].notna() & (df["test"].astype(str) != "")]
+    if tested.empty:
+        return None
+    names = list(dict.fromkeys(tested["test"].astype(str)))
+    if len(names) == 1:
+        return f"Test: {names[0]}." if "H0" in names[0] else f"Test of H0 (coefficient = 0): {names[0]}."
+    by = [f"{', '.join(dict.fromkeys(tested.loc[tested['test'].astype(str) == n, 'coefficient'].astype(str)))}: {n}"
+          for n in names]
+    return "Tests: " + "; ".join(by) + "."
 
 
 def _credible(df: pd.DataFrame) -> bool:
@@ -101,16 +141,16 @@ def row_warnings(df: pd.DataFrame) -> list[list[str]]:
 
 def number_warnings(per_row: Sequence[Sequence[str]]) -> tuple[list[str], list[str]]:
     """``(notes, refs)``: each distinct warning once, in order of first appearance, and each row's
-    note numbers (from 1) as ``"1, 3"`` (``""`` for a row without warnings).
+    note numbers (from 1), in increasing order, as ``"1, 3"`` (``""`` for a row without warnings).
 
     Examples
     --------
-    >>> number_warnings([["a", "b"], [], ["b"]])
-    (['a', 'b'], ['1, 2', '', '2'])
+    >>> number_warnings([["a", "b"], [], ["b"], ["c", "a"]])
+    (['a', 'b', 'c'], ['1, 2', '', '2', '1, 3'])
     """
     distinct = list(dict.fromkeys(w for ws in per_row for w in ws))
     index = {w: i for i, w in enumerate(distinct, 1)}
-    return distinct, [", ".join(str(index[w]) for w in dict.fromkeys(ws)) for ws in per_row]
+    return distinct, [", ".join(str(i) for i in sorted({index[w] for w in ws})) for ws in per_row]
 
 
 def interval_note(results: Any) -> str | None:
@@ -137,6 +177,11 @@ def interval_note(results: Any) -> str | None:
     return _interval_note(_as_frame(results))
 
 
+def _has_values(column: pd.Series) -> bool:
+    """Some row of ``column`` holds a value (not nan / None / an empty text)."""
+    return bool((column.notna() & (column.astype(str) != "")).any())
+
+
 def _paper_columns(df: pd.DataFrame) -> list[str]:
     cols = ["coefficient"]
     for c in ("measure", "similarity", "chance"):
@@ -145,7 +190,12 @@ def _paper_columns(df: pd.DataFrame) -> list[str]:
     cols.append("value")
     if {"ci_low", "ci_high"} <= set(df.columns) and df[["ci_low", "ci_high"]].notna().any().any():
         cols.append("ci")
-    for c in ("se", "n_items", "n_raters"):
+    if "se" in df.columns and not df["se"].isna().all():
+        cols.append("se")
+    for c in TEST_HEADERS:  # z, the p of each alternative, the benchmark band: where a row was tested
+        if c in df.columns and _has_values(df[c]):
+            cols.append(c)
+    for c in ("n_items", "n_raters"):
         if c in df.columns and not df[c].isna().all():
             cols.append(c)
     return cols
@@ -177,7 +227,9 @@ def table_with_notes(results: Any, style: Style = "markdown", *, digits: int = 3
         Decimals of the numbers.
     columns : sequence of str, optional
         Columns to show (``"ci"`` for the merged interval); default: coefficient, the measure
-        and chance when they vary from the defaults, value, interval, SE, items, raters.
+        and chance when they vary from the defaults, value, interval, SE, the test's columns
+        where a row was tested (z; the p-value named after its alternative: ``p``,
+        ``p (greater)``, ``p (less)``, :data:`P_COLUMNS`; the benchmark band), items, raters.
     max_width : int, optional
         Widest line allowed (e.g. the terminal's width): :data:`SECONDARY_COLUMNS` are left
         out, in that order, until the table fits (or none is left); the last note then names
@@ -242,7 +294,8 @@ def table_with_notes(results: Any, style: Style = "markdown", *, digits: int = 3
 def _draw(df: pd.DataFrame, cols: list[str], style: Style, digits: int, is_results: bool) -> str:
     na = "—" if style == "markdown" else "--"
     header, rows, align = frame_table(df, digits=digits, columns=cols, na=na)
-    header = [h if c in _HEADERS or c in ("ci", "note") else str(c).replace("_", " ").capitalize()
+    header = [TEST_HEADERS[c] if c in TEST_HEADERS and is_results else
+              h if c in _HEADERS or c in ("ci", "note") else str(c).replace("_", " ").capitalize()
               if is_results else h for h, c in zip(header, cols, strict=True)]
     header = ["Note" if c == "note" else h for h, c in zip(header, cols, strict=True)]
     if _credible(df):
@@ -256,7 +309,8 @@ def paper_table(results: Any, style: Style = "markdown", *, digits: int = 3, col
     r"""A paper-ready table of results with its notes below it (Markdown or booktabs LaTeX).
 
     The table of :func:`table_with_notes`; under it the sentence on the intervals
-    (:func:`interval_note`; in LaTeX it ends the caption when there is one) and the warnings,
+    (:func:`interval_note`) and, where rows were tested, the one naming the tests (in LaTeX they
+    end the caption when there is one) and the warnings,
     numbered (``[1] ...``) as in the table's ``Note`` column. In LaTeX the notes follow the
     ``tabular`` in a ``\footnotesize`` paragraph (inside the ``table`` float when a caption or
     label is given). :func:`to_markdown` and :func:`to_latex` give this table for result
@@ -294,14 +348,16 @@ def paper_table(results: Any, style: Style = "markdown", *, digits: int = 3, col
     \end{tabular}
     \par\smallskip{\footnotesize Intervals: 95\% analytic.}
     """
-    table, notes = table_with_notes(results, style, digits=digits, columns=columns, max_width=max_width)
-    numbered = [f"[{i}] {n}" for i, n in enumerate(notes, 1)]
-    interval = _interval_note(_as_frame(results))
-    if style == "markdown":
-        lead = " ".join(x for x in (caption, interval) if x)
-        return "\n\n".join([table] + ([lead] if lead else []) + numbered)
     from softirr_stats.base._format import _escape, latex_notes
 
+    table, notes = table_with_notes(results, style, digits=digits, columns=columns, max_width=max_width)
+    numbered = [f"[{i}] {n}" for i, n in enumerate(notes, 1)]
+    frame = _as_frame(results)
+    interval = " ".join(x for x in (_interval_note(frame), _test_note(frame)) if x) or None
+    if style == "markdown":  # the caption and the notes quote names and labels from the data: text, never markup
+        lead = " ".join(x for x in (caption, interval) if x)
+        return "\n\n".join([table] + ([_escape(lead, "markdown")] if lead else [])
+                            + [f"[{i}] {_escape(n, 'markdown')}" for i, n in enumerate(notes, 1)])
     if caption is not None and interval:
         caption = f"{caption.rstrip().rstrip('.')}. {interval}" if caption.strip() else interval
     elif interval:
@@ -320,19 +376,21 @@ def paper_table(results: Any, style: Style = "markdown", *, digits: int = 3, col
 
 def _render(obj: Any, style: Style, digits: int, columns: Sequence[str] | None, caption: str | None,
             label: str | None) -> str:
+    from softirr_stats.base._format import _escape
+
     if isinstance(obj, AgreementResult) and columns is None:
         if style == "markdown":
             table = obj.to_markdown(digits=digits)
-            return table if caption is None else f"{table}\n\n{caption}"
+            return table if caption is None else f"{table}\n\n{_escape(caption, 'markdown')}"
         return obj.to_latex(digits=digits, caption=caption, label=label)
     df = _as_frame(obj.to_frame() if isinstance(obj, AgreementResult) else obj)
     df = df.drop(columns=[c for c in df.columns if str(c).lower() in TIMING_COLUMNS])
     if {"coefficient", "value"} <= set(df.columns):
         return paper_table(df, style, digits=digits, columns=columns, caption=caption, label=label)
     note = _interval_note(df)
-    if style == "markdown":
+    if style == "markdown":  # the caption as text, as the cells are
         text = " ".join(x for x in (caption, note) if x) or None
-        return render(df, style, digits=digits, columns=columns, caption=text)
+        return render(df, style, digits=digits, columns=columns, caption=text and _escape(text, "markdown"))
     if caption is not None and note:
         caption = f"{caption.rstrip().rstrip('.')}. {note}"
     return render(df, style, digits=digits, columns=columns, caption=caption, label=label)
@@ -351,11 +409,15 @@ def to_markdown(obj: Any, *, digits: int = 3, columns: Sequence[str] | None = No
     columns : list of str, optional
         Columns to show (``"ci"`` for the ``[ci_low, ci_high]`` interval). Default for result
         tables: coefficient, similarity and chance (when not all the defaults), value, interval,
-        SE, items and raters; any other DataFrame shows every column.
+        SE, z and p where the results carry a test (the p column named after the test's
+        alternative: ``p``, ``p (greater)`` or ``p (less)``), items and raters; any other
+        DataFrame shows every column.
     caption : str, optional
-        A paragraph under the table; a sentence on how the intervals were made follows it when
-        every row shares the method. When rows carry warnings (or the intervals are credible
-        intervals), the table is :func:`paper_table`'s: each warning once, as a numbered note.
+        A paragraph under the table (as text: Markdown and HTML in it are escaped, as in the
+        cells); a sentence on how the intervals were made follows it when every row shares the
+        method, and one naming the tests when rows were tested. When rows carry warnings (or the
+        intervals are credible intervals), the table is :func:`paper_table`'s: each warning once,
+        as a numbered note.
 
     Examples
     --------
@@ -364,12 +426,14 @@ def to_markdown(obj: Any, *, digits: int = 3, columns: Sequence[str] | None = No
     >>> x = [["a", "a", "a"], ["b", "b", "a"], ["b", "b", "b"], ["c", "c", "c"], ["a", "b", "a"]]
     >>> rs = [sis.fleiss_kappa(x, ci="analytic"), sis.krippendorff_alpha(x, ci="analytic")]
     >>> print(reporting.to_markdown(rs))
-    | Coefficient | Value | 95% CI | SE | Items | Raters | Note |
-    | :-- | --: | --: | --: | --: | --: | :-- |
-    | fleiss_kappa | 0.583 | [-0.195, 1.000] | 0.280 | 5 | 3 | 1 |
-    | krippendorff_alpha | 0.611 | [-0.168, 1.000] | 0.280 | 5 | 3 | 1 |
+    | Coefficient | Value | 95% CI | SE | z | p | Items | Raters | Note |
+    | :-- | --: | --: | --: | --: | --: | --: | --: | :-- |
+    | fleiss_kappa | 0.583 | [-0.195, 1.000] | 0.280 | 3.100 | 0.002 | 5 | 3 | 1 |
+    | krippendorff_alpha | 0.611 | [-0.168, 1.000] | 0.280 | 2.179 | 0.095 | 5 | 3 | 1 |
     <BLANKLINE>
-    Intervals: 95% analytic.
+    Intervals: 95% analytic. Tests: fleiss_kappa: analytic test of H0: coefficient = 0
+    (two-sided); H0 variance, Fleiss, Nee &amp; Landis (1979), normal; krippendorff_alpha: analytic
+    test of H0: coefficient = 0 (two-sided); irrCAC: value / se, Student t (4 df).
     <BLANKLINE>
     [1] analytic interval: upper limit truncated at 1 (irrCAC convention)
     """
