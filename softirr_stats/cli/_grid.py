@@ -305,7 +305,9 @@ def present(rows: list[dict[str, Any]], notes_in: list[str], *, fmt: str, title:
         cols.remove("CI")
     if not notes:
         cols.remove("notes")
-    data_rows = [{**r, "warnings": "; ".join(r["warnings"])} for r in rows]
+    # each row's warnings a list, each whole (a warning's own text may hold "; "): json keeps the list, csv joins
+    # it into one cell with "; ", markdown and latex number each warning once
+    data_rows = [{**r, "warnings": list(r["warnings"])} for r in rows]
     meta = {**meta, "warnings": list(notes_in)}
     emit(table_rows if fmt == "table" else data_rows, cols, fmt, title, meta, HEADERS, notes, SECONDARY,
          data_columns=[c for c in DATA_COLUMNS if any(c in r for r in data_rows)])

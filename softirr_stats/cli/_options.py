@@ -25,7 +25,7 @@ from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
-    "CHANCE_HELP", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
+    "CHANCE_HELP", "CLI_NOTE_PREFIXES", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
     "CategoriesOpt", "DistanceOpt", "ModelCategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "distance_registry", "given_flags",
     "make_bootstrap", "make_interval", "AnalyticOpt", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
@@ -66,6 +66,11 @@ CLI_LESS_DESIGNS = ("cluster", "judged")
 JUDGED_DESIGNS = ("judged",)
 #: the commands with --cluster COLUMN (cli._item_groups), named where a message suggests the cluster design
 CLUSTER_COMMANDS = ("agree", "sensitivity", "report", "compare")
+#: The opening words of the library's notes (``agreement.NOTE_PREFIXES``) that :func:`cli_wording` rewords: the
+#: chance term ``--chance auto`` chose. Never a leading ``-``: a spreadsheet reads a cell that begins with one as a
+#: formula, and the csv guard would quote it.
+AUTO_CHANCE_NOTE = "chance term chosen by --chance auto: "
+CLI_NOTE_PREFIXES = (AUTO_CHANCE_NOTE,)
 METHODS = _L["methods"]
 CHANCE_FORMS = _L["chance"]
 CHANCE_HELP = f"{', '.join(CHANCE_FORMS)} (long forms montecarlo:D, sampledpairs:N)"
@@ -467,12 +472,38 @@ def cli_wording(message: str) -> str:
     message = re.sub(r"\bsimilarity= for sets\b", "-m jaccard (or another set measure) for sets", message)
     # a message's own subject (level='interval' needs numbers), not a note's Python call (in Python: ...(ann, level=...))
     message = re.sub(r"(^|: |; )level='(\w+)'", r"\1alpha's level \2 (-c krippendorff_alpha:\2)", message)
+    message = _auto_chance_wording(message)
     message = re.sub(r"\bchance=MonteCarlo\(permutations=(\d+)[^)]*\)", r"--chance mc:\1", message)
     message = re.sub(r"\b(?:chance=)?SampledPairs\(n=([\d_]+)[^)]*\)",
                      lambda m: f"--chance sampled:{m.group(1).replace('_', '')}", message)
     if "on the command line:" not in message:
         message = re.sub(r"\bchance='([\w:]+)'", r"--chance \1", message)
     return message
+
+
+def _auto_chance_wording(message: str) -> str:
+    """The note of the chance term ``chance='auto'`` chose, as a note of ``--chance auto`` (one wording for one
+    choice: the timing estimate, which differs from row to row and run to run, left out; the note opens with a
+    word, not the flag's ``-``).
+
+    Examples
+    --------
+    >>> _auto_chance_wording("chance='auto' chose exact over 3 labels (3 label pairs, scored one by one, "
+    ...                      "estimated about 0.0046 s (0.000179 ms per pair measured on 12769))")
+    'chance term chosen by --chance auto: exact over 3 labels (3 label pairs, scored one by one)'
+    >>> _auto_chance_wording("chance='auto' chose SampledPairs(n=20000): exact would score 30 label pairs "
+    ...                      "(limit 10); chance_se reports the sampling error of the chance term")
+    'chance term chosen by --chance auto: sampled:20000, as exact would score 30 label pairs (limit 10); chance_se reports the sampling error of the chance term'
+    """
+    import re
+
+    found = re.match(r"chance='auto' chose (exact|SampledPairs\(n=([\d_]+)\))(?:: )?(.*)$", message, flags=re.S)
+    if found is None:
+        return message
+    if found.group(1) == "exact":
+        rest = re.sub(r", estimated about [^()]*\([^()]*\)(?=\)$)", "", found.group(3))
+        return f"{AUTO_CHANCE_NOTE}exact{rest}"
+    return f"{AUTO_CHANCE_NOTE}sampled:{found.group(2).replace('_', '')}, as {found.group(3)}"
 
 
 def categories_list(text: str | None) -> list[str] | None:

@@ -22,12 +22,35 @@ from softirr_stats.base._format import fixed_number, json_safe, json_text, visib
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.cli._errors import fail, note, one_line, warn
 
-__all__ = ["Notes", "clean", "command_line", "emit", "print_table", "render", "write_json"]
+__all__ = ["Notes", "clean", "command_line", "emit", "is_note", "note_key", "print_table", "provenance_meta", "render",
+           "write_json"]
 
 
 def _bare(text: str) -> str:
     """``text`` without a leading ``SomethingWarning: `` (the category a caught warning is printed with)."""
     return text.partition(": ")[2] if is_warning_text(text) else text
+
+
+def note_key(text: str) -> str:
+    """What makes two notes the same note: the raw text with its whitespace collapsed and without the
+    category a caught warning is printed with (``"FewUnitsWarning: x"`` and ``"x"`` are one note). Compare
+    texts before they are escaped for a format.
+
+    Examples
+    --------
+    >>> note_key("FewUnitsWarning: only  3 items") == note_key("only 3 items")
+    True
+    """
+    return _bare(" ".join(str(text).split()))
+
+
+def is_note(text: str) -> bool:
+    """Whether ``text`` is a note (information, nothing went wrong) rather than a warning: the library's
+    :data:`softirr_stats.agreement.NOTE_PREFIXES`, or their command-line wording (:func:`cli_wording`)."""
+    from softirr_stats.agreement import NOTE_PREFIXES
+    from softirr_stats.cli._options import CLI_NOTE_PREFIXES
+
+    return str(text).startswith((*NOTE_PREFIXES, *CLI_NOTE_PREFIXES))
 
 
 class Notes:
@@ -44,7 +67,7 @@ class Notes:
         """The note's number; a warning ("FewUnitsWarning: x") and a note ("x") of one cause share one."""
         text = " ".join(str(text).split())
         for i, seen in enumerate(self.texts):
-            if seen == text or _bare(seen) == _bare(text):
+            if note_key(seen) == note_key(text):
                 if len(text) > len(seen):  # keep the longer form (the one naming the warning)
                     self.texts[i] = text
                 return i + 1
@@ -141,11 +164,12 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
 
         df = pd.DataFrame(rows)
         if "warnings" in df.columns:  # the paper table numbers each distinct warning once, as in Python
-            df["warnings"] = ["; ".join(map(str, w)) if isinstance(w, (list, tuple)) else (w or "")
-                              for w in df["warnings"]]
+            df["warnings"] = pd.Series([_row_warnings(w) for w in df["warnings"]], index=df.index, dtype=object)
         df = df[[c for c in df.columns if c not in ("seconds", "error", "note")]]
         if {"ci_low", "ci_high"} <= set(df.columns) and "CI" in df.columns:  # the paper table merges the bounds
             df = df.drop(columns=["CI"])
+        if _interval_in_title(df, title):  # the caption would say it twice
+            df = df.drop(columns=["ci_method"])
         for c in df.columns:  # counts stay integers where a blank (the summary row) made them floats
             given = [r.get(c) for r in rows if r.get(c) is not None]
             if given and all(isinstance(v, int) and not isinstance(v, bool) for v in given):
@@ -153,23 +177,54 @@ def render(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: 
         caption = visible_text(title.rstrip(".") + ".")
         text = (to_markdown(df, caption=caption) if fmt == "markdown" else to_latex(df, caption=caption))
         text = text.rstrip("\n") + "\n"
-        notes = Notes([_note_text(t, fmt) for t in notes.texts], [_note_text(t, fmt) for t in notes.read]) \
-            if notes else notes  # the notes quote labels and names from the data
-        if notes and "warnings" not in df.columns:
+        if not notes:
+            return text
+        # the rows' warnings are numbered under the table; the run's own notes (how the file was read, a note on
+        # the data, the test) belong to no row and follow it: compared as raw texts, before escaping
+        in_rows = {note_key(w) for ws in (df["warnings"] if "warnings" in df.columns else []) for w in ws}
+        joined = [f"; {k};" for k in in_rows if "; " in k]  # a row's text that joined several by "; "
+        rest = [_note_text(t, fmt) for t in notes.texts
+                if note_key(t) not in in_rows and not any(f"; {note_key(t)};" in j for j in joined)]
+        if rest and "warnings" not in df.columns:  # no row has a warning column: the notes are numbered
             if fmt == "markdown":
-                text += "\nNotes:\n\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(notes.texts, 1)) + "\n"
+                text += "\nNotes:\n\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(rest, 1)) + "\n"
             else:  # LaTeX comments: the notes travel with the table without entering the paper unasked
-                text += "\n" + "\n".join(f"% [{i}] {t}" for i, t in enumerate(notes.texts, 1)) + "\n"
-        elif notes:  # the table numbers the rows' warnings; the run's own notes (how the file was read, a note
-            # on the data) belong to no row and follow it, unnumbered
-            joined = [str(w) for w in df["warnings"]]  # a row's warnings joined by "; " (a text may hold "; ")
-            rest = [t for t in notes.texts if not any(t in w for w in joined)]
-            if rest and fmt == "markdown":
-                text += "\nAlso noted:\n\n" + "\n".join(f"- {t}" for t in rest) + "\n"
-            elif rest:
-                text += "\n" + "\n".join(f"% note: {t}" for t in rest) + "\n"
+                text += "\n" + "\n".join(f"% [{i}] {t}" for i, t in enumerate(rest, 1)) + "\n"
+        elif rest and fmt == "markdown":
+            text += "\nAlso noted:\n\n" + "\n".join(f"- {t}" for t in rest) + "\n"
+        elif rest:
+            text += "\n" + "\n".join(f"% note: {t}" for t in rest) + "\n"
         return text
     raise ValueError(f"fmt must be one of csv, json, markdown, latex; got {fmt!r}")
+
+
+def _row_warnings(cell: Any) -> tuple[str, ...]:
+    """A row's warnings, each whole: a list as it is, a text one warning per line (never split at ``"; "``,
+    which a warning's own text may hold)."""
+    if isinstance(cell, list | tuple):
+        return tuple(str(w) for w in cell if str(w).strip())
+    if cell is None or (isinstance(cell, float) and math.isnan(cell)):
+        return ()
+    return tuple(line for line in str(cell).splitlines() if line.strip())
+
+
+def _interval_in_title(df: Any, title: str) -> bool:
+    """Whether ``title`` already states the interval every row shares (``95% bca-t intervals`` for the rows'
+    ``bootstrap-bca-t`` at 0.95), so that the paper table's sentence on the intervals would repeat it. Rows
+    with different methods, or credible intervals, keep the sentence."""
+    if "ci_method" not in df.columns or "level" not in df.columns:
+        return False
+    methods = {str(m) for m in df["ci_method"].dropna() if m}
+    levels = {float(v) for v in df["level"].dropna()}
+    if len(methods) != 1 or len(levels) != 1:
+        return False
+    method, level = methods.pop(), levels.pop()
+    if method.startswith("posterior"):
+        return False
+    from softirr_stats.base._format import level_text
+
+    name = method.removeprefix("bootstrap-")
+    return any(f"{lv} {name} interval" in title for lv in (level_text(level), f"{level:.0%}"))
 
 
 def _note_text(text: str, fmt: str) -> str:
@@ -247,17 +302,15 @@ def emit(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: st
          secondary: Sequence[str] = (), data_columns: Sequence[str] | None = None,
          extra: dict[str, Any] | None = None) -> None:
     """Print results on stdout in ``fmt``; for csv/json the notes go to stderr as ``warning:`` lines (``note:``
-    for the texts a result counts as notes, ``softirr_stats.agreement.NOTE_PREFIXES``, and for ``notes.read``:
-    how the data were read). ``extra``: more tables that only json holds (:func:`render`)."""
+    for the texts a result counts as notes, :func:`is_note`, and for ``notes.read``: how the data were read).
+    ``extra``: more tables that only json holds (:func:`render`)."""
     if fmt == "table":
         print_table(rows, columns, title, headers, notes, secondary)
         return
     typer.echo(render(rows, data_columns or columns, fmt, title, meta, notes, extra), nl=False)
     if fmt in ("csv", "json") and notes:
-        from softirr_stats.agreement import NOTE_PREFIXES
-
         for t in notes.texts:
-            if t.startswith(NOTE_PREFIXES) or t in notes.read:
+            if is_note(t) or t in notes.read:
                 note(t)
             else:
                 warn(t)
@@ -291,3 +344,17 @@ def command_line(ctx: Any) -> str:
                 for v in value if isinstance(value, list | tuple) else [value]:
                     words += [param.opts[0], shlex.quote(str(v))]
     return " ".join(w for w in words if w)
+
+
+def provenance_meta(files: Sequence[Path], judgments: Path | None = None) -> dict[str, Any]:
+    """The JSON ``meta`` that traces a result to its inputs: ``softirr_stats_version``, ``inputs`` (each file's path
+    and sha256), ``command`` (as typed), and ``judgments_sha256`` with ``--judgments``; the record the HTML report's
+    provenance lists (:func:`softirr_stats.base._provenance.provenance`)."""
+    from softirr_stats.base._provenance import file_sha256, provenance
+    from softirr_stats.cli._options import _click
+
+    ctx = _click("globals").get_current_context(silent=True)
+    record = provenance(list(files), command_line(ctx) if ctx is not None else None)
+    if judgments is not None:
+        record["judgments_sha256"] = file_sha256(judgments)
+    return record

@@ -72,6 +72,7 @@ from softirr_stats.cli._options import (
     similarity_values,
     split,
 )
+from softirr_stats.cli._output import provenance_meta
 
 __all__ = ["NAME", "EPILOG", "command"]
 
@@ -183,7 +184,9 @@ def command(
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "n_items": ann.n_items,
             "n_raters": ann.n_raters, "n_labels": len(ann.vocabulary), **interval, "level": level, "seed": seed,
             "chance": [str(c) for c in split(chance) or ["exact"]],
-            "judgments": str(judgments) if judgments else None, "test": test_method if test else None,
+            "coefficients": coefs, "similarities": names,  # as given: -m exact is exact matching ("identity")
+            "judgments": str(judgments) if judgments else None, **provenance_meta(files, judgments),
+            "test": test_method if test else None,
             "alternative": alternative if test else None,
             "null": (null or 0.0) if test and test_method == "analytic" else None}
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,

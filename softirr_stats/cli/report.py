@@ -147,7 +147,6 @@ def command(
     ann, seen = read(files, item, rater, label, na_values, input_format, opts, categories)
     ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, split(na_values))
     measures = resolve_measures(names, ann, cache, weights=WEIGHTS, model_flag=False)
-    file = files[0]
     from softirr_stats.reporting import build_report
 
     command = command_line(ctx)
@@ -158,7 +157,7 @@ def command(
         try:
             page = build_report(ann, measures=measures, coefficients=coefs, chance=chances, ci=ci, judgments=judged,
                                 model=model, model_steps=model_steps, model_method=model_method, model_level=level,
-                                seed=seed, source=file,
+                                seed=seed, source=files,  # every input file, each with its sha256
                                 judgments_path=judgments, command=command, wording=cli_wording, read_notes=seen)
         except (ValueError, TypeError) as err:
             fail(f"cannot build the report: {cli_wording(str(err))}", EXIT_DATA)

@@ -64,6 +64,7 @@ from softirr_stats.cli._options import (
     similarity_values,
     split,
 )
+from softirr_stats.cli._output import provenance_meta
 
 __all__ = ["NAME", "EPILOG", "command"]
 
@@ -144,7 +145,9 @@ def command(
     interval = ({"analytic": True} if analytic else
                 {"bootstrap": bootstrap, "design": design, "method": method, **groups_meta(cluster, strata)})
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), **interval, "level": level,
-            "seed": seed}
+            "seed": seed, "coefficients": coefs or list(dict.fromkeys(str(r["coefficient"]) for r in rows)),
+            "similarities": names, "chance": [str(c) for c in split(chance) or ["exact"]],
+            "judgments": str(judgments) if judgments else None, **provenance_meta(files, judgments)}
     if plot is not None:
         _plot(rows, plot, title)
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,

@@ -6,7 +6,6 @@ when the section that needs them is built.
 """
 
 import datetime as _dt
-import hashlib
 import html
 import math
 import platform
@@ -114,12 +113,6 @@ def _versions() -> list[tuple[str, str]]:
     return out
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 # ------------------------------------------------------------------------------ computations
@@ -614,14 +607,21 @@ def _model_html(ann: Any, model: str, level: float, seed: int, steps: int, metho
             "whose p is below the target, 0.05 over the raters, is one the model does not describe).</p></div></div>")
 
 
-def _provenance_html(source: Path | None, command: str | None, seed: int, ci_text: str, settings: dict[str, Any],
-                     judgments_path: Path | None) -> str:
+def _provenance_html(sources: Sequence[Path], command: str | None, seed: int, ci_text: str,
+                     settings: dict[str, Any], judgments_path: Path | None) -> str:
+    """The provenance section: every input file with its sha256 (:func:`~softirr_stats.base._provenance.provenance`,
+    the record the command line's JSON keeps too), the judgments' sha256, the command, seed and settings."""
+    from softirr_stats.base._provenance import file_sha256, provenance
+
+    record = provenance(sources, command)
+    many = len(record["inputs"]) > 1
     pairs: list[tuple[str, Any]] = []
-    if source is not None:
-        pairs += [("input file", f"<code>{_esc(source.name)}</code>"),
-                  ("input sha256", f"<code>{_sha256(source)}</code>")]
+    for i, rec in enumerate(record["inputs"], 1):
+        tag = f" {i}" if many else ""
+        pairs += [(f"input file{tag}", f"<code>{_esc(Path(rec['path']).name)}</code>"),
+                  (f"input sha256{tag}", f"<code>{rec['sha256']}</code>")]
     if judgments_path is not None:
-        pairs.append(("judgments sha256", f"<code>{_sha256(judgments_path)}</code>"))
+        pairs.append(("judgments sha256", f"<code>{file_sha256(judgments_path)}</code>"))
     pairs += [("command", f"<code>{_esc(command)}</code>" if command else "(built from Python)"),
               ("seed", seed), ("interval", _esc(ci_text))]
     pairs += [(k, _esc(v)) for k, v in settings.items()]
@@ -657,7 +657,7 @@ def build_report(
     model_level: float | None = None,
     model_method: str = "nuts",
     seed: int = 0,
-    source: str | Path | None = None,
+    source: str | Path | Sequence[str | Path] | None = None,
     judgments_path: str | Path | None = None,
     command: str | None = None,
     title: str | None = None,
@@ -704,8 +704,11 @@ def build_report(
         convergence diagnostic).
     seed : int
         Recorded in the provenance (and used for the model fit).
-    source, judgments_path : path, optional
-        Files whose sha256 is recorded.
+    source : path or sequence of paths, optional
+        The input file(s): each is listed in the provenance with its sha256; the title names the
+        first (``"a.csv and 2 more"`` for several).
+    judgments_path : path, optional
+        The judgments file, whose sha256 is recorded.
     command : str, optional
         The command line that built the report.
     title : str, optional
@@ -752,7 +755,8 @@ def build_report(
     sims = [(m, None if m == "exact" else m) if isinstance(m, str) else tuple(m) for m in measures]
     if not sims:
         raise ValueError("measures must name at least one measure, e.g. ('exact',)")
-    source = Path(source) if source is not None else None
+    sources = ([] if source is None else [Path(source)] if isinstance(source, str | Path)
+               else [Path(p) for p in source])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summary = data_summary(ann)
@@ -819,11 +823,13 @@ def build_report(
         how = "NUTS" if model_method == "nuts" else f"SVI, {model_steps} steps"
         settings["model"] = f"{model} ({how}, level {model_level})"
     sections.insert(0, _section("headline", _headline_html(df, ppi, ci_text, soft_name)))
-    sections.append(_section("provenance", _provenance_html(source, command, seed, ci_text, settings,
+    sections.append(_section("provenance", _provenance_html(sources, command, seed, ci_text, settings,
                                                             Path(judgments_path) if judgments_path else None)))
     present = [s.split('"')[1] for s in sections]
     nav = "".join(f'<a href="#{sid}">{_esc(_TITLES[sid])}</a>' for sid in present)
-    heading = title or (f"Agreement report: {source.name}" if source is not None else "Agreement report")
+    from softirr_stats.base._provenance import sources_text
+
+    heading = title or (f"Agreement report: {sources_text(sources)}" if sources else "Agreement report")
     sub = (f"{summary['n_items']} items, {summary['n_raters']} raters, {summary['n_labels']} labels; {ci_text}")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_esc(heading)}</title>"

@@ -136,7 +136,7 @@ def test_sensitivity_table_json_and_plot(tmp_path):
     fk = next(r for r in rows if (r["coefficient"], r["similarity"], r["chance"]) == ("fleiss_kappa", "exact", "exact"))
     assert fk["ci_low"] <= fk["value"] <= fk["ci_high"]
     skipped = [r for r in rows if r["coefficient"] == "cohen_kappa"]
-    assert skipped and all(r["value"] is None and "2 raters" in r["warnings"] for r in skipped)
+    assert skipped and all(r["value"] is None and "2 raters" in "; ".join(r["warnings"]) for r in skipped)
     assert "B = 50 bootstrap replicates" in " ".join(res.stdout.split())
 
 
@@ -257,8 +257,8 @@ def test_agree_analytic_gives_the_python_apis_analytic_intervals(tmp_path):
     assert rows["fleiss_kappa"]["se"] == want["fleiss_kappa"].se and rows["icc2"]["ci_method"] == "exact-F"
     for name in ("light_kappa", "kendall_w"):  # no analytic interval: the value, and a note saying so
         assert rows[name]["ci_low"] is None and rows[name]["value"] is not None
-        assert "no analytic interval" in rows[name]["warnings"], name
-        assert "--bootstrap N without --analytic" in rows[name]["warnings"] and "ci=" not in rows[name]["warnings"]
+        assert "no analytic interval" in "; ".join(rows[name]["warnings"]), name
+        assert "--bootstrap N without --analytic" in "; ".join(rows[name]["warnings"]) and "ci=" not in "; ".join(rows[name]["warnings"])
 
 
 def test_agree_analytic_weighted_rows_equal_the_python_api(tmp_path):
@@ -304,8 +304,8 @@ def test_sensitivity_and_report_take_analytic(tmp_path):
     assert (icc3["ci_low"], icc3["ci_high"]) == (sis.icc(ann, form="ICC3", ci="analytic").ci_low,
                                                  sis.icc(ann, form="ICC3", ci="analytic").ci_high)
     sampled = next(r for r in rows if r["coefficient"] == "fleiss_kappa" and r["chance"] != "exact")
-    assert sampled["ci_low"] is None and "no analytic interval" in sampled["warnings"]
-    assert "--chance exact" in sampled["warnings"] and "chance='exact'" not in sampled["warnings"]
+    assert sampled["ci_low"] is None and "no analytic interval" in "; ".join(sampled["warnings"])
+    assert "--chance exact" in "; ".join(sampled["warnings"]) and "chance='exact'" not in "; ".join(sampled["warnings"])
     page = tmp_path / "r.html"
     res = runner.invoke(app, ["report", str(f), "--analytic", "--level", "0.9", "-c", "fleiss_kappa", "-o",
                               str(page)])
@@ -339,7 +339,7 @@ def test_agree_gives_krippendorffs_ordinal_alpha_by_its_level(tmp_path):
         assert got[f"krippendorff_alpha:{level}"]["p_value"] is not None  # --test takes the level too
     assert got["krippendorff_alpha:ordinal"]["value"] != sis.krippendorff_alpha(ann, similarity="ordinal").value
     res = runner.invoke(app, ["agree", str(f), "-m", "ordinal", "--bootstrap", "0", "-f", "json"])
-    note = json.loads(res.stdout)["results"][0]["warnings"]
+    note = "; ".join(json.loads(res.stdout)["results"][0]["warnings"])
     assert "not Krippendorff's ordinal alpha" in note and "-c krippendorff_alpha:ordinal" in note
     res = runner.invoke(app, ["agree", str(f), "-c", "krippendorff_alpha:ordinal", "-m", "quadratic", "--bootstrap",
                               "0"])
@@ -418,4 +418,4 @@ def test_agree_distance_row_without_analytic_interval_says_why(scores_csv):
     res = runner.invoke(app, ["agree", str(scores_csv), "-c", "distance_ks", "--analytic", "-f", "json"])
     assert res.exit_code == 0, res.output
     row = json.loads(res.stdout)["results"][0]
-    assert "no analytic variance" in row["warnings"] and row["ci_low"] is None
+    assert "no analytic variance" in "; ".join(row["warnings"]) and row["ci_low"] is None

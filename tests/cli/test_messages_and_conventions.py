@@ -208,7 +208,7 @@ def test_library_messages_reach_the_command_line_in_its_spelling(tmp_path, capsy
         assert code == 1, (args, err)
         assert said in err and not python_spelling.search(err) and "'cluster'" not in err, err
         if "json" in args:
-            notes = " ".join(r["warnings"] for r in json.loads(out)["results"])
+            notes = " ".join("; ".join(r["warnings"]) for r in json.loads(out)["results"])
             assert "exact-F interval (--analytic)" in notes and not python_spelling.search(notes), notes
 
 

@@ -114,7 +114,7 @@ def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path
                               "--bootstrap", "0", "--test", "--test-method", "analytic", "-f", "json")
     tested = json.loads(out)["results"][0]
     assert code == 0 and tested.get("p_value") is None and tested.get("z") is None
-    assert "no test of the prediction-powered krippendorff_alpha" in tested["warnings"]  # joined with "; "
+    assert "no test of the prediction-powered krippendorff_alpha" in "; ".join(tested["warnings"])  # a list in JSON
     # sensitivity takes the same sheet
     code, out, err = run_main(capsys, "sensitivity", str(demo_path()), "--judgments", str(sheet), "--bootstrap", "0",
                               "-f", "json")

@@ -1,0 +1,151 @@
+"""The exports users paste into papers or keep beside them: markdown / latex tables (test columns, escaped
+captions, each note once), csv notes, the JSON's meta (inputs, version, command), the report's provenance."""
+
+import csv
+import hashlib
+import io
+import json
+import re
+
+import numpy as np
+import pytest
+
+import softirr_stats as sis
+from softirr_stats.base._csvsafe import escape_cell
+from softirr_stats.base._provenance import package_version
+from softirr_stats.cli import main
+from softirr_stats.cli._output import Notes, render
+from softirr_stats.data import demo_path
+
+
+def run_main(capsys, *args):
+    with pytest.raises(SystemExit) as ex:
+        main([str(a) for a in args])
+    out = capsys.readouterr()
+    return ex.value.code, out.out, out.err
+
+
+def _write(path, seed=1, raters=("r1", "r2", "r3"), n=30):
+    rng = np.random.default_rng(seed)
+    lines = ["item,rater,label"]
+    for i in range(n):
+        truth = "abc"[rng.integers(3)]
+        lines += [f"i{i},{r},{truth if rng.random() < 0.7 else 'abc'[rng.integers(3)]}" for r in raters]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _md_rows(text):
+    return [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("|")]
+
+
+@pytest.mark.parametrize("alternative, head", [("two-sided", "p"), ("greater", "p (greater)")])
+def test_paper_tables_carry_the_tests_columns(capsys, tmp_path, alternative, head):
+    # -f markdown|latex dropped z, p and the benchmark; only a note about a "p" column was left
+    path = _write(tmp_path / "cat.csv")
+    args = ["agree", path, "-c", "fleiss_kappa,gwet_ac1", "--bootstrap", "0", "--test", "--alternative", alternative]
+    code, out, err = run_main(capsys, *args, "-f", "json")
+    assert code == 0, err
+    rows = json.loads(out)["results"]
+    key = {"p": "p_value", "p (greater)": "p_value_greater"}[head]
+    code, md, err = run_main(capsys, *args, "-f", "markdown")
+    assert code == 0, err
+    header, _, *body = _md_rows(md)
+    assert header[header.index("Value") + 1:header.index("Items")] == ["z", head, "Benchmark"]
+    for row, cells in zip(rows, body, strict=True):
+        assert float(cells[header.index("z")]) == round(row["z"], 3)
+        assert float(cells[header.index(head)]) == pytest.approx(row[key], abs=5e-4)
+        assert cells[header.index("Benchmark")] == row["benchmark"]
+    assert f"- {head}: permutation test of H0" in md  # the note names a column that is there
+    code, tex, err = run_main(capsys, *args, "-f", "latex")
+    assert code == 0, err
+    assert f"Value & z & {head} & Benchmark & Items" in tex
+
+
+def test_markdown_captions_are_escaped(capsys, tmp_path):
+    path = _write(tmp_path / "<img src=x onerror=alert(1)>_*x*_50%.csv")
+    code, out, err = run_main(capsys, "agree", path, "-c", "fleiss_kappa", "--bootstrap", "0", "-f", "markdown")
+    assert code == 0, err
+    assert "<img" not in out and "&lt;img src=x onerror=alert(1)&gt;\\_\\*x\\*\\_50%.csv: 30 items" in out
+    hostile = _write(tmp_path / "h.csv", raters=("rater_1", "<b>bold</b>"))
+    code, out, err = run_main(capsys, "compare", hostile, "--reference", "<b>bold</b>", "--bootstrap", "0",
+                              "-f", "markdown")
+    assert code == 0, err
+    assert "<b>" not in out and "with &lt;b&gt;bold&lt;/b&gt;" in out
+
+
+def test_each_warning_is_printed_once_and_the_caption_says_the_interval_once(capsys, tmp_path):
+    path = _write(tmp_path / "cat.csv")
+    few = "only 5 bootstrap replicates lie beyond each bound"
+    for fmt in ("markdown", "latex"):
+        code, out, err = run_main(capsys, "agree", path, "-c", "fleiss_kappa,gwet_ac1", "--bootstrap", "200",
+                                  "-f", fmt)
+        assert code == 0, err
+        assert out.count(few) == 1 and out.count("q = 3 categories taken from the observed labels") == 1, out
+        assert "bca-t intervals, B = 200" in out and "Intervals:" not in out  # the title already says it
+        assert "Also noted" not in out and "% note:" not in out  # no note of the run's own: every one is a row's
+    code, out, err = run_main(capsys, "agree", path, "-c", "fleiss_kappa,gwet_ac1", "--bootstrap", "200",
+                              "-f", "markdown")
+    assert re.search(r"\| gwet_ac1 \|.*\| 1, 2 \|$", out, flags=re.M), out  # the numbers in increasing order
+
+
+def test_render_compares_notes_as_raw_texts():
+    # a caught warning ("FewUnitsWarning: x") and a row's "x", and a text escaped for markdown ("[...]"), came
+    # back under "Also noted"
+    rows = [{"coefficient": "fleiss_kappa", "value": 0.5, "warnings": ["widened [a]", "q = 3 (categories=[...])"]}]
+    notes = Notes(["FewUnitsWarning: widened [a]", "q = 3 (categories=[...])", "read as a wide table"])
+    for fmt, mark in (("markdown", "- "), ("latex", "% note: ")):
+        out = render(rows, ["coefficient", "value"], fmt, "t", notes=notes)
+        assert out.count("widened") == 1 and out.count("q = 3") == 1, out
+        assert f"{mark}read as a wide table" in out
+
+
+def test_chance_auto_is_a_note_in_one_wording_that_csv_leaves_alone(capsys):
+    code, out, err = run_main(capsys, "agree", demo_path(), "-c", "fleiss_kappa", "-m", "exact,indel",
+                              "--chance", "auto", "--bootstrap", "0", "-f", "csv")
+    assert code == 0, err
+    said = [ln for ln in err.splitlines() if "--chance auto" in ln]
+    assert said == ["note: chance term chosen by --chance auto: exact over 226 labels (25425 label pairs, "
+                    "vectorised or already known)"], err
+    cells = [r["warnings"] for r in csv.DictReader(io.StringIO(out))]
+    assert len(cells) == 2 and all(c.startswith("chance term chosen by --chance auto: exact") for c in cells), out
+    code, out, err = run_main(capsys, "agree", demo_path(), "-c", "fleiss_kappa", "-m", "exact,indel",
+                              "--chance", "auto", "--bootstrap", "0", "-f", "json")
+    chosen = {w for r in json.loads(out)["results"] for w in r["warnings"] if "--chance auto" in w}
+    assert len(chosen) == 1, chosen
+    assert escape_cell("--chance auto chose") == "'--chance auto chose"  # user text starting with "-" stays guarded
+
+
+def test_json_meta_traces_the_result_to_its_inputs(capsys, tmp_path):
+    a, b = _write(tmp_path / "a.csv", raters=("r1", "r2")), _write(tmp_path / "b.csv", seed=2, raters=("r3",))
+    code, out, err = run_main(capsys, "agree", a, b, "-c", "fleiss_kappa,gwet_ac1", "-m", "exact",
+                              "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    meta = doc["meta"]
+    assert meta["softirr_stats_version"] == package_version()
+    assert meta["inputs"] == [{"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in (a, b)]
+    assert meta["command"].startswith("softirr agree ") and str(b) in meta["command"]
+    assert meta["coefficients"] == ["fleiss_kappa", "gwet_ac1"] and meta["similarities"] == ["exact"]
+    ann = sis.read_annotations([a, b])
+    for row in doc["results"]:
+        assert isinstance(row["warnings"], list)
+        want = getattr(sis, row["coefficient"])(ann)
+        assert row["value"] == pytest.approx(want.value, abs=1e-12)
+    gwet = next(r for r in doc["results"] if r["coefficient"] == "gwet_ac1")
+    # a warning holding "; " stays whole: the list is what AgreementResult.to_json() gives
+    assert any(w.startswith("q = 3 categories") and "; declaring" in w for w in gwet["warnings"]), gwet
+    code, out, err = run_main(capsys, "sensitivity", a, b, "-c", "fleiss_kappa", "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    assert [x["path"] for x in json.loads(out)["meta"]["inputs"]] == [str(a), str(b)]
+
+
+def test_report_lists_every_input_file(capsys, tmp_path):
+    a, b = _write(tmp_path / "a.csv", raters=("r1", "r2")), _write(tmp_path / "b.csv", seed=2, raters=("r3",))
+    page_path = tmp_path / "r.html"
+    code, _, err = run_main(capsys, "report", a, b, "-c", "fleiss_kappa", "--bootstrap", "0", "-o", page_path)
+    assert code == 0, err
+    page = page_path.read_text()
+    for p in (a, b):
+        assert hashlib.sha256(p.read_bytes()).hexdigest() in page and f"<code>{p.name}</code>" in page
+    assert "<h1>Agreement report: a.csv and 1 more</h1>" in page
