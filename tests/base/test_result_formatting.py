@@ -11,7 +11,7 @@ import pytest
 import softirr_stats as sis
 from softirr_stats import reporting
 from softirr_stats.agreement._result import AgreementResult, CrossKappaResult, MultilabelResult
-from softirr_stats.base._format import format_interval, format_number, level_text
+from softirr_stats.base._format import escape_text, format_interval, format_number, level_text
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.UnpairableItemsWarning")
 
@@ -188,8 +188,8 @@ def test_reporting_tables_of_results_and_other_frames():
     notes = [w for r in rs for w in r.warnings]
     assert lines[0] == "| Coefficient | Value | Items | Raters |" + (" Note |" if notes else "")
     assert lines[2].startswith(f"| fleiss_kappa | {rs[0].value:.3f} | 5 | 3 |")
-    for w in dict.fromkeys(notes):  # each warning printed once, below the table
-        assert md.count(w) == 1
+    for w in dict.fromkeys(notes):  # each warning printed once, below the table, as text (escaped as the cells)
+        assert md.count(escape_text(w, "markdown")) == 1
     assert reporting.to_markdown(rs[0]) == rs[0].to_markdown()
     other = pd.DataFrame({"rater": ["r|1", "r2"], "accuracy": [0.91234, np.nan], "n": [10, 12]})
     assert _md_rows(reporting.to_markdown(other)) == [
