@@ -161,7 +161,7 @@ OPTION_ROWS = [
     (["model", G, "--model", "dawid_skeen"], 2, "unknown --model 'dawid_skeen'"),
     (["model", G, "--method", "hmc"], 2, "unknown --method 'hmc'"),
     (["model", G, "--level", "2"], 2, "--level must lie strictly between 0 and 1"),
-    (["model", G, "--steps", "0"], 2, "--steps must be a positive integer"),
+    (["model", G, "--method", "svi", "--steps", "0"], 2, "--steps must be a positive integer"),
     (["model", G, "--chains", "0"], 2, "--chains must be a positive integer"),
     (["model", G, "--model", "soft"], 2, "--model soft needs a soft --similarity"),
     (["model", G, "-m", "jacard"], 2, "unknown --similarity 'jacard'"),
