@@ -224,7 +224,7 @@ def _interval_in_title(df: Any, title: str) -> bool:
     from softirr_stats.base._format import level_text
 
     name = method.removeprefix("bootstrap-")
-    return any(f"{lv} {name} interval" in title for lv in (level_text(level), f"{level:.0%}"))
+    return f"{level_text(level)} {name} interval" in title
 
 
 def _note_text(text: str, fmt: str) -> str:
