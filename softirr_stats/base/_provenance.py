@@ -9,12 +9,13 @@ was recorded or how a file was hashed.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-__all__ = ["file_sha256", "input_records", "package_version", "provenance", "sources_text"]
+__all__ = ["file_sha256", "input_records", "package_version", "path_sha256", "provenance", "sources_text"]
 
 
 def file_sha256(path: str | PathLike[str]) -> str:
@@ -36,8 +37,42 @@ def file_sha256(path: str | PathLike[str]) -> str:
     return h.hexdigest()
 
 
+def path_sha256(path: str | PathLike[str]) -> str:
+    """The sha256 of an input: a file's own (:func:`file_sha256`), or a folder's (an export project: brat,
+    INCEpTION/WebAnno) as the sha256 of one line per file under it, ``relative/posix/path NUL file-sha256``, in
+    sorted order (links are not followed). Renaming, adding, removing or changing any file changes it; where the
+    folder sits does not.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     os.mkdir(os.path.join(d, "docs"))
+    ...     _ = open(os.path.join(d, "docs", "a.ann"), "wb").write(b"T1\\tX 0 1\\ta")
+    ...     digest = path_sha256(d)
+    ...     _ = open(os.path.join(d, "docs", "b.ann"), "wb").write(b"")
+    ...     (len(digest), digest == path_sha256(d))
+    (64, False)
+    """
+    if not os.path.isdir(path):
+        return file_sha256(path)
+    lines = []
+    for root, dirs, files in os.walk(path, followlinks=False):
+        dirs.sort()
+        for name in files:
+            full = os.path.join(root, name)
+            if os.path.isfile(full) and not os.path.islink(full):
+                rel = Path(os.path.relpath(full, path)).as_posix()
+                lines.append(f"{rel}\0{file_sha256(full)}\n")
+    h = hashlib.sha256()
+    for line in sorted(lines):
+        h.update(line.encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
 def input_records(paths: Sequence[str | PathLike[str]]) -> list[dict[str, str]]:
-    """``[{"path", "sha256"}]``: each input file as given (in order, each once) with its sha256.
+    """``[{"path", "sha256"}]``: each input as given (in order, each once) with its sha256 (a folder's by
+    :func:`path_sha256`).
 
     Raises
     ------
@@ -47,7 +82,7 @@ def input_records(paths: Sequence[str | PathLike[str]]) -> list[dict[str, str]]:
     if isinstance(paths, str | bytes | PathLike):
         raise TypeError(f"paths must be a sequence of paths; got one path, {str(paths)!r} (pass [path])")
     seen = list(dict.fromkeys(str(p) for p in paths))
-    return [{"path": p, "sha256": file_sha256(p)} for p in seen]
+    return [{"path": p, "sha256": path_sha256(p)} for p in seen]
 
 
 def sources_text(paths: Sequence[str | PathLike[str]]) -> str:
