@@ -210,9 +210,12 @@ def command(
     pw = dict(null=nulls, power=powers or [0.8], alpha=alpha, test=test, two_sided=two_sided) if nulls else None
     if measure is not None:
         check_choices([measure], (*MEASURES, *WEIGHTS), "--measure")
-    kw: dict[str, Any] = dict(halfwidth=widths or None, power=pw, design=design, level=level, raters=raters,
+    given = given_flags("level", "bootstrap", "seed")  # plan_items' defaults are None: the values the user gave
+    kw: dict[str, Any] = dict(halfwidth=widths or None, power=pw, design=design, raters=raters,
                               design_effect=design_effect, cluster_size=cluster_size, icc=icc, method=method,
-                              bootstrap=bootstrap, seed=seed)
+                              level=level if "level" in given else None,
+                              bootstrap=bootstrap if "bootstrap" in given else None,
+                              seed=seed if "seed" in given else None)
     files = files or []
     if files:
         if value is not None or prevalence is not None:

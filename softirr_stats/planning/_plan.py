@@ -509,11 +509,11 @@ def _power_at(comp: _Components, n: int, raters: int | None, null: float, alpha:
 
 
 def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, power: dict | None = None,
-               pilot: Any = None, assumed: dict | None = None, design: str = "items", level: float = DEFAULT_LEVEL,
+               pilot: Any = None, assumed: dict | None = None, design: str = "items", level: float | None = None,
                similarity: Any = None, options: dict | None = None, raters: int | None = None,
                design_effect: float | None = None, cluster_size: float | None = None, icc: float | None = None,
-               cluster: Any = None, judgments: Any = None, method: str = "auto", bootstrap: int = DEFAULT_BOOTSTRAP,
-               seed: int = DEFAULT_SEED) -> PlanResult:
+               cluster: Any = None, judgments: Any = None, method: str = "auto", bootstrap: int | None = None,
+               seed: int | None = None) -> PlanResult:
     """How many items a reliability study needs for a target interval half-width or power.
 
     Parameters
@@ -542,8 +542,9 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
         ``items+raters``: raters are a sample too (a pilot's rater and two-way bootstraps, or
         ``assumed['rater_variance']``); ``cluster``: items come in clusters (a pilot's ``cluster=``,
         or ``design_effect`` / ``cluster_size`` and ``icc``).
-    level : float
-        Confidence level of the interval whose half-width is planned (refused without ``halfwidth``).
+    level : float, optional
+        Confidence level of the interval whose half-width is planned (default 0.95; refused without
+        ``halfwidth``).
     similarity : optional
         As for the coefficient (soft agreement); with ``assumed``, a K x K matrix is indexed like
         ``assumed['categories']``.
@@ -565,11 +566,11 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
     method : {"auto", "analytic", "bootstrap"}
         How a pilot's variance is estimated (``auto``: the linearised terms where the coefficient
         has them and ``design="items"``, else the bootstrap).
-    bootstrap : int
-        Replicates of each pilot bootstrap (refused away from its default where nothing is
-        resampled: ``assumed``, ``judgments``, ``method="analytic"``).
-    seed : int
-        Seed of the pilot bootstraps (refused likewise).
+    bootstrap : int, optional
+        Replicates of each pilot bootstrap (default 2000; refused where nothing is resampled:
+        ``assumed``, ``judgments``, ``method="analytic"``).
+    seed : int, optional
+        Seed of the pilot bootstraps (default 0; refused likewise).
 
     Returns
     -------
@@ -604,7 +605,6 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
     coef = get_coefficient(coefficient)
     name = coef.name
     check_choice("design", design, DESIGNS)
-    level = check_level(level)
     check_choice("method", method, METHODS)
     if (pilot is None) == (assumed is None):
         raise ValueError("give exactly one of pilot= (a pilot data set) or assumed= (dict(value=..., prevalence=...))")
@@ -618,6 +618,10 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
     _check_unused(assumed=assumed, judgments=judgments, method=method, bootstrap=bootstrap, seed=seed,
                   halfwidth=halfwidth, level=level, design=design, design_effect=design_effect, icc=icc,
                   cluster_size=cluster_size, cluster=cluster)
+    given_resampling = _resampling_given(bootstrap, seed)
+    level = check_level(DEFAULT_LEVEL if level is None else level)
+    bootstrap = DEFAULT_BOOTSTRAP if bootstrap is None else bootstrap
+    seed = DEFAULT_SEED if seed is None else seed
     widths = _as_list(halfwidth, "halfwidth") if halfwidth is not None else []
     for h in widths:
         if h <= 0:
@@ -678,8 +682,8 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
         said: list[str] = []  # what the pilot's intervals say about themselves
         comp, info = _pilot_components(name, pilot, opts, design, method, bootstrap, seed, cluster, deff, raters,
                                        judgments, said)
-        if method == "auto" and info["method"].startswith("linearised") and _resampling_given(bootstrap, seed):
-            notes.append(f"{' and '.join(_resampling_given(bootstrap, seed))} unused: method='auto' took the "
+        if method == "auto" and info["method"].startswith("linearised") and given_resampling:
+            notes.append(f"{' and '.join(given_resampling)} unused: method='auto' took the "
                          f"linearised terms of the analytic SE ({name} has them with design='items'), which resample "
                          "nothing; give method='bootstrap' for the pilot's item bootstrap")
         notes.extend(dict.fromkeys(said))
@@ -745,13 +749,12 @@ def _design_record(design: str) -> Any:
 
 
 def _resampling_given(bootstrap: Any, seed: Any) -> list[str]:
-    """``bootstrap=`` / ``seed=`` where set away from their defaults, as ``name=value``."""
-    return [f"{k}={v!r}" for k, v, d in (("bootstrap", bootstrap, DEFAULT_BOOTSTRAP), ("seed", seed, DEFAULT_SEED))
-            if v != d]
+    """``bootstrap=`` / ``seed=`` where given (not None), as ``name=value``."""
+    return [f"{k}={v!r}" for k, v in (("bootstrap", bootstrap), ("seed", seed)) if v is not None]
 
 
 def _check_unused(*, assumed: Any, judgments: Any, method: str, bootstrap: Any, seed: Any, halfwidth: Any,
-                  level: float, design: str, design_effect: Any, icc: Any, cluster_size: Any, cluster: Any) -> None:
+                  level: float | None, design: str, design_effect: Any, icc: Any, cluster_size: Any, cluster: Any) -> None:
     """Options the plan would not use, refused with the reason (nothing given is silently ignored)."""
     given = _resampling_given(bootstrap, seed)
     why = ("assumed= plans from the assumed population's variance, with nothing resampled" if assumed is not None
@@ -762,7 +765,7 @@ def _check_unused(*, assumed: Any, judgments: Any, method: str, bootstrap: Any, 
     if given and why:
         raise ValueError(f"{' and '.join(given)} set{'s' if len(given) == 1 else ''} the pilot's bootstraps; {why}: "
                          f"leave {'it' if len(given) == 1 else 'them'} out")
-    if halfwidth is None and level != DEFAULT_LEVEL:
+    if halfwidth is None and level is not None:
         raise ValueError(f"level={level!r} is the level of the interval whose half-width is planned; a power plan "
                          "alone (no halfwidth=) has no interval: leave out level= or add halfwidth=")
     clustered = {k: v for k, v in (("design_effect", design_effect), ("icc", icc), ("cluster_size", cluster_size),

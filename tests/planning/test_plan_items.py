@@ -510,7 +510,11 @@ def test_fixed_raters_carry_no_rater_term():
     (dict(bootstrap=5), "bootstrap=5 sets the pilot's bootstraps; assumed= plans from the assumed population's"),
     (dict(seed=9), "seed=9 sets the pilot's bootstraps; assumed="),
     (dict(bootstrap=5, seed=9), "bootstrap=5 and seed=9 set the pilot's bootstraps; assumed="),
+    # the defaults' own values given explicitly are given too (they were compared against the defaults and passed)
+    (dict(bootstrap=2000), "bootstrap=2000 sets the pilot's bootstraps; assumed="),
+    (dict(seed=0), "seed=0 sets the pilot's bootstraps; assumed="),
     (dict(level=0.9, halfwidth=None, power=dict(null=0.4)), "level=0.9 is the level of the interval"),
+    (dict(level=0.95, halfwidth=None, power=dict(null=0.4)), "level=0.95 is the level of the interval"),
     (dict(cluster_size=5), "cluster_size= applies to design='cluster'"),
     (dict(icc=0.1, cluster_size=5, design="items+raters"), "icc= and cluster_size= apply to design='cluster'"),
     (dict(design="cluster", design_effect=2.0, icc=0.1, cluster_size=5), "not both: one of them would go unused"),
