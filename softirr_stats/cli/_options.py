@@ -12,9 +12,10 @@ generators; ``tests/cli/test_lists_come_from_tables.py`` ties them to ``uncertai
 Only cheap imports at module level (typer and the light registry modules).
 """
 
+import contextlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -625,13 +626,23 @@ def _read(files: Path | Sequence[Path], item: str, rater: str, label: str, na_va
         if not p.exists():
             fail(f"FILE {p} does not exist")
     what = ", ".join(map(str, paths))
-    try:
+    with reading_files(paths):
         ann, notes = read_input(paths if len(paths) > 1 else paths[0], item=item, rater=rater, label=label,
                                 format=input_format, na_values=split(na_values), **(options or {}))
-        if getattr(ann, "n_raters", 2) == 1:  # say why agreement is undefined before the table says it is
-            notes = [f"DegenerateWarning: {what} has one annotator ({ann.raters[0]!r}); agreement needs two or more: add the other "
-                     f"annotators' exports (softirr {_command()} {what} OTHER_EXPORT ...)", *notes]
-        return ann, [_note_flags(n) for n in notes]
+    if getattr(ann, "n_raters", 2) == 1:  # say why agreement is undefined before the table says it is
+        notes = [f"DegenerateWarning: {what} has one annotator ({ann.raters[0]!r}); agreement needs two or more: add the other "
+                 f"annotators' exports (softirr {_command()} {what} OTHER_EXPORT ...)", *notes]
+    return ann, [_note_flags(n) for n in notes]
+
+
+@contextlib.contextmanager
+def reading_files(paths: Sequence[Path]) -> Iterator[None]:
+    """Any failure inside the block as one line, ``cannot read FILE: reason`` (exit 2), the reason in command-line
+    words (``feature=`` as ``--feature``) and the file named once (a library message that starts with its name
+    keeps that one)."""
+    what = ", ".join(map(str, paths))
+    try:
+        yield
     except (typer.Exit, KeyboardInterrupt):
         raise
     except Exception as err:  # noqa: BLE001 - every reading failure is one line naming the file

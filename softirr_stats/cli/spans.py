@@ -7,7 +7,7 @@ import typer
 
 from softirr_stats.base._format import level_text
 from softirr_stats.base._suggest import did_you_mean
-from softirr_stats.cli._errors import EXIT_DATA, fail, reading
+from softirr_stats.cli._errors import EXIT_DATA, fail
 from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     MEASURES,
@@ -31,6 +31,7 @@ from softirr_stats.cli._options import (
     make_bootstrap,
     read,
     reader_options,
+    reading_files,
     similarity_option,
     similarity_value,
 )
@@ -116,7 +117,7 @@ def _span_source(path: Path, input_format: str | None, opts: dict[str, Any],
     item is the notes of reading the table."""
     from softirr_stats.data import EXPORT_FORMATS, guess_format, read_table
 
-    with reading(str(path)):
+    with reading_files([path]):
         fmt = input_format or guess_format(path, columns=("document", "annotator", "type"))
         columns = () if fmt in EXPORT_FORMATS else tuple(read_table(path, format=fmt).columns)
     if "document" in columns or not {"item", "rater", "label"} <= set(columns):
@@ -199,7 +200,7 @@ def command(
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with reading(str(path)):
+        with reading_files([path]):
             try:
                 res = sis.span_agreement(source, match=match, by=by, average=average, similarity=similarity, ci=ci,
                                          **spans_kw)
