@@ -361,6 +361,16 @@ class Prepared(Statistic):
         return self.nr
 
     @property
+    def informative_items(self) -> np.ndarray:  # type: ignore[override]
+        """Items that can change the coefficient: two ratings or more, or one where the family's chance term
+        counts single ratings (``ChanceFamily.single_ratings``); an item without a rating never can."""
+        return self.layout.r_i >= (1 if self.family.single_ratings else 2)
+
+    @property
+    def uninformative_items_are(self) -> str:  # type: ignore[override]
+        return "items with a single rating or none" if not self.family.single_ratings else "items with no rating"
+
+    @property
     def rater_ids(self) -> tuple:
         return tuple(self.ann.raters)
 

@@ -522,6 +522,12 @@ class ChanceFamily:
         The published variance under H0 (coefficient = 0) the family has, for ``result.p_value``:
         ``"fleiss_cohen_everitt"`` (two raters, Fleiss, Cohen & Everitt 1969), ``"fleiss_nee_landis"``
         (equal ratings per item, Fleiss, Nee & Landis 1979), or None (irrCAC's convention).
+    single_ratings : bool
+        Whether an item with a single rating changes the coefficient: True where the chance term counts
+        every rating (Scott / Fleiss, Cohen / Conger, AC1); False where only items with two ratings or more
+        enter it (percent agreement, Brennan-Prediger, Krippendorff's alpha, Light's kappa). Such items are
+        then no units of a bootstrap interval's few-items count and degrees of freedom
+        (``Statistic.informative_items``).
 
     Examples
     --------
@@ -544,6 +550,7 @@ class ChanceFamily:
     judged: "str | Any | None" = None  # judged-pair term weights (prediction-powered); name in ppi/_ppi_terms
     rater_order: bool = False
     null_variance: str | None = None
+    single_ratings: bool = True
 
     def __post_init__(self) -> None:
         if (self.features is None) != (self.from_products is None):
@@ -570,7 +577,7 @@ class ChanceFamily:
 FAMILIES: dict[str, ChanceFamily] = {f.name: f for f in (
     ChanceFamily("percent", "stage1_observed", "finish_percent", "none", lambda ks, nr, g: 1,
                  features=_features_observed, from_products=_products_observed, terms="terms_percent",
-                 description="mean within-item agreement, no chance correction"),
+                 single_ratings=False, description="mean within-item agreement, no chance correction"),
     ChanceFamily("pooled", "stage1_pooled", "finish_pooled", "support", lambda ks, nr, g: 2 + ks,
                  sampler=sample_pooled, features=_features_pooled, from_products=_products_pooled,
                  terms="terms_pooled", judged="POOLED",
@@ -586,21 +593,21 @@ FAMILIES: dict[str, ChanceFamily] = {f.name: f for f in (
                  description="Gwet's chance T_w / (q (q - 1)) sum_k pi_k (1 - pi_k)"),
     ChanceFamily("bp", "stage1_observed", "finish_bp", "categories", lambda ks, nr, g: 1,
                  features=_features_observed, from_products=_products_observed, terms="terms_bp", judged="BP",
-                 description="uniform chance T_w / q^2 (Brennan-Prediger, PABAK)"),
+                 single_ratings=False, description="uniform chance T_w / q^2 (Brennan-Prediger, PABAK)"),
     ChanceFamily("alpha", "stage1_alpha", "finish_alpha", "support", lambda ks, nr, g: 2 + ks,
                  sampler=sample_values, features=_features_alpha, from_products=_products_alpha,
-                 terms="terms_alpha", judged="ALPHA",
+                 terms="terms_alpha", judged="ALPHA", single_ratings=False,
                  description="Krippendorff's D_o / D_e over pairable values, distance 1 - s"),
     ChanceFamily("alpha_ordinal", "stage1_alpha_ordinal", "finish_alpha_ordinal", "metric",
                  lambda ks, nr, g: 3 + ks * (ks + 1),
                  features=_features_alpha_ordinal, from_products=_products_alpha_ordinal,
                  no_analytic="ordinal alpha's metric depends on the data, so no published linearised "
                              "variance applies",
-                 description="Krippendorff's ordinal metric from the coincidence marginals"),
+                 single_ratings=False, description="Krippendorff's ordinal metric from the coincidence marginals"),
     ChanceFamily("light", "stage1_light", "finish_light", "support", lambda ks, nr, g: g * (2 * ks + 2),
                  features=_features_light, from_products=_products_light,
                  no_analytic="Light's kappa has no analytic (linearised) variance here",
-                 description="mean of Cohen's kappa over rater pairs"),
+                 single_ratings=False, description="mean of Cohen's kappa over rater pairs"),
 )}
 
 

@@ -32,13 +32,14 @@ WARNING_SEPARATOR = "\n"
 #: what peers that use complete items only would report (``missing ratings:``), the number of
 #: categories a chance term took from the observed labels (``q = ``: the value is defined with it),
 #: which chance term ``chance="auto"`` chose, and that an interval includes the sampled chance term's
-#: error (``agreement._statistic.RESAMPLED_PAIRS_NOTE``), and that a soft-model interval was widened
-#: to the profile-likelihood interval (``inference``'s ``PROFILE_NOTE``). A line that says a result
-#: may be off is a warning.
+#: error (``agreement._statistic.RESAMPLED_PAIRS_NOTE``), that a soft-model interval was widened
+#: to the profile-likelihood interval (``inference``'s ``PROFILE_NOTE``), and which items are no units of
+#: a bootstrap interval (``uncertainty._bootstrap.UNITS_NOTE``: a single rating adds nothing to alpha). A
+#: line that says a result may be off is a warning.
 NOTE_PREFIXES: tuple[str, ...] = ("missing ratings:", "q = ", "chance='auto' chose ",
                                   "chance-term sampling error included:",
                                   "interval widened by the profile likelihood:",
-                                  "interval widened by the Student-t factor:")
+                                  "interval widened by the Student-t factor:", "interval units:")
 
 
 def _is_note(text: str) -> bool:

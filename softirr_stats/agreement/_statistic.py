@@ -59,6 +59,19 @@ class Statistic:
     extra_outputs : tuple of str, default ()
         Keys of :meth:`evaluate`'s output, beside ``value``, that the bootstrap also gives an
         interval (``<name>_ci_low`` / ``<name>_ci_high`` in ``details``).
+    informative_items : bool array of shape (n_items,) or None, default None
+        The items whose weight can change the value (a coefficient's items with two ratings or more where
+        single ratings add nothing, ``ChanceFamily.single_ratings``); None: every item. The few-items count
+        and the Student-t degrees of freedom of an item bootstrap's interval are theirs
+        (``uncertainty.interval_items``); the bootstrap still draws every item.
+    uninformative_items_are : str
+        What the other items are, for the note that names them (e.g. "items with a single rating or none").
+    unit_name : str, default "items"
+        What an item is, in the notes of the uncertainty layer (span F1: "documents").
+    few_items_caveat : str, default ""
+        What is known of the interval's coverage below 20 items, for the few-items warning
+        (:func:`~softirr_stats.uncertainty.few_items_note`; "": the coverage of kappa and alpha measured at
+        5-15 items).
 
     Examples
     --------
@@ -70,6 +83,8 @@ class Statistic:
     (True, 4, [0.4667])
     >>> prep.judged_pairs, prep.extra_outputs, prep.rater_ids
     (False, (), (0, 1))
+    >>> Statistic.informative_items is None, Statistic.unit_name
+    (True, 'items')
     """
 
     n_chance_pairs: ClassVar[int] = 0
@@ -83,6 +98,10 @@ class Statistic:
     extra_outputs: ClassVar[tuple[str, ...]] = ()
     rater_ids: ClassVar[tuple | None] = None
     device_weights: ClassVar[bool] = False
+    informative_items: ClassVar[np.ndarray | None] = None
+    uninformative_items_are: ClassVar[str] = "items whose weight cannot change the value"
+    unit_name: ClassVar[str] = "items"
+    few_items_caveat: ClassVar[str] = ""
 
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
         """``{"value", "pa", "pe", ...}``, each of shape (B,), for item / rater / chance-pair weights."""

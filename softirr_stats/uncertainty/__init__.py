@@ -18,7 +18,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.uncertainty._permutation": ('Permutation', 'attach_permutation', 'permutation_values',),
 }, internal={  # interval and few-units rules for compare, calibration and span F1; not in __all__
     "softirr_stats.uncertainty._bootstrap": ('TOO_FEW_UNITS_POINT', 'excluded_estimate', 'few_units_handling',
-                                             'per_item_codes',
+                                             'interval_items', 'per_item_codes',
                                              'replicate_interval', 'too_few_units_advice',),
     "softirr_stats.uncertainty._few_units": ('FEW_CLUSTERS', 'FEW_ITEMS', 'FEW_RATERS', 'few_items_note',
                                              'few_units_correction', 'few_units_factor', 'few_units_note',
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         draw_weights,
         excluded_estimate,
         few_units_handling,
+        interval_items,
         jackknife_strata,
         jackknife_values,
         leave_one_out_weights,

@@ -52,7 +52,8 @@ from softirr_stats.uncertainty._intervals import (
 
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
            "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_strata", "jackknife_values", "leave_one_out_weights", "per_item_codes", "replicate_interval", "summarize_replicates",
-           "too_few_units_advice", "unit_weights", "TOO_FEW_UNITS_POINT", "few_units_handling"]
+           "too_few_units_advice", "unit_weights", "TOO_FEW_UNITS_POINT", "few_units_handling",
+           "interval_items"]
 
 #: The note of an interval the few-units rule widened where there were enough units for no warning
 #: (the widening factor follows; a prefix of ``agreement.NOTE_PREFIXES``).
@@ -1088,7 +1089,7 @@ def replicate_interval(reps: np.ndarray, estimate: float, cfg: Bootstrap, jackkn
     -------
     (low, high, method, note, details) : tuple
         ``method`` is the one used (``auto`` resolved); ``note`` BCa's warning or ``""``; ``details`` holds
-        ``interval_rule`` (for ``auto``) and ``t_dof`` (a stratified ``bca-t``).
+        ``interval_rule`` (for ``auto``) and ``t_dof`` (``bca-t``'s degrees of freedom).
 
     Examples
     --------
@@ -1112,6 +1113,7 @@ def replicate_interval(reps: np.ndarray, estimate: float, cfg: Bootstrap, jackkn
         jack = jackknife()
         units = n_units if n_units_given else len(jack)
         dof = None
+        details["t_dof"] = units - 1
         if unit_strata is not None and len(unit_strata) == len(jack):
             dof = stratified_dof(jack, unit_strata)
             details["t_dof"] = dof
@@ -1309,8 +1311,65 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
     unit_strata = jackknife_strata(stat, cfg)
     factor, few = few_units_handling(stat, cfg, reps["value"], unit_strata)
     notes = (*notes, *few)
+    n_units = None
+    if stat.informative_items is not None and _jackknife_unit(cfg) == "item":
+        # items that cannot change the value (a single rating, for alpha) are no units of the interval: the
+        # Student-t degrees of freedom (and what "auto" decides on) are the informative items'
+        n_units, left_out = interval_items(stat)
+        details["n_uninformative_items"] = left_out
+        if left_out:
+            notes = (*notes, _uninformative_note(stat, result.coefficient, n_units, left_out))
     return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
-                                widen=factor, unit_strata=unit_strata, **details)
+                                widen=factor, n_units=n_units, unit_strata=unit_strata, **details)
+
+
+def interval_items(stat: Statistic) -> tuple[int, int]:
+    """The units of an item bootstrap's few-items count and Student-t degrees of freedom, and the items left out.
+
+    The units are the items whose weight can change the value (``stat.informative_items``; every item where
+    the statistic names none): an item with a single rating adds nothing to Krippendorff's alpha, so counted
+    as a unit it would add a degree of freedom and lift a small study over the few-items warning while the
+    information stays that of the pairable items. The bootstrap still draws every item (an interval over the
+    pairable items alone covered 0.3-0.6 points less often, docs/coverage.md, "Items with a single rating").
+
+    Parameters
+    ----------
+    stat : Statistic
+        The prepared statistic.
+
+    Returns
+    -------
+    (units, left_out) : tuple of int
+
+    Examples
+    --------
+    >>> import warnings, softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", None], ["a", "a"]])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     _, prep = point_estimate(ann, family="alpha", coefficient="krippendorff_alpha",
+    ...                              sim=resolve_similarity(ann))
+    >>> interval_items(prep)
+    (3, 1)
+    """
+    mask = stat.informative_items
+    if mask is None:
+        return stat.n_items, 0
+    units = int(np.count_nonzero(mask))
+    return units, stat.n_items - units
+
+
+#: The opening words of the note naming the items that are no units of an interval (:func:`interval_items`; a
+#: prefix of ``agreement.NOTE_PREFIXES``: information, nothing went wrong).
+UNITS_NOTE = "interval units:"
+
+
+def _uninformative_note(stat: Statistic, coefficient: str, units: int, left_out: int) -> str:
+    """The note naming the items that are no units of the interval (:func:`interval_items`)."""
+    return (f"{UNITS_NOTE} {left_out} of {stat.n_items} {stat.unit_name} ({stat.uninformative_items_are}) cannot "
+            f"change {coefficient} and are no units of the interval: its few-{stat.unit_name} count and Student-t "
+            f"degrees of freedom are those of the other {units} (the bootstrap still draws all {stat.n_items})")
 
 
 def few_units_handling(stat: Statistic, cfg: Bootstrap, reps: np.ndarray,
@@ -1320,7 +1379,8 @@ def few_units_handling(stat: Statistic, cfg: Bootstrap, reps: np.ndarray,
     :func:`~softirr_stats.uncertainty._few_units.few_units_correction` gives the Student-t factor of a design
     over raters or clusters (``cfg.few_units="none"``: 1) and its note below 8 raters or 10 clusters;
     :func:`~softirr_stats.uncertainty._few_units.few_items_note` the note for fewer than 20 items resampled
-    one by one. Each note is raised as a :class:`FewUnitsWarning` (one text per cause, so a filter and the
+    one by one (counting the items that can change the value, :func:`interval_items`). Each note is raised as a
+    :class:`FewUnitsWarning` (one text per cause, so a filter and the
     command line say it once); a factor above 1 with no such note is still said, as a note. Used by
     :func:`attach_bootstrap` and by the statistics that draw their own replicates (span F1).
 
@@ -1361,7 +1421,9 @@ def few_units_handling(stat: Statistic, cfg: Bootstrap, reps: np.ndarray,
                                                                    strata=None))["value"],
         unit_strata=unit_strata)
     notes: tuple[str, ...] = ()
-    for text in (few_note, few_items_note(stat.n_items, BOOTSTRAP_DESIGNS[cfg.design])):
+    items_note = few_items_note(interval_items(stat)[0], BOOTSTRAP_DESIGNS[cfg.design], unit=stat.unit_name,
+                                caveat=stat.few_items_caveat)
+    for text in (few_note, items_note):
         if text:
             # one text per cause, not per coefficient: Python's filter and the CLI's notes then say it once
             warnings.warn(text, FewUnitsWarning, stacklevel=user_stacklevel())

@@ -216,11 +216,14 @@ def small_strata_note(unit_strata: np.ndarray | None, design: Any) -> str:
             "merge small strata where the design allows")
 
 
-def few_items_note(n_items: int, design: Any) -> str:
+def few_items_note(n_items: int, design: Any, unit: str = "items", caveat: str = "") -> str:
     """The note (and :class:`FewUnitsWarning` text) for a bootstrap over fewer than :data:`FEW_ITEMS` items.
 
     Empty for larger studies and for designs that do not resample items one by one (raters, clusters,
-    judged pairs), which have their own rules.
+    judged pairs), which have their own rules. ``unit`` names what an item is (span F1: ``"documents"``);
+    ``caveat`` is what is known of the statistic's coverage with so few of them
+    (``Statistic.few_items_caveat``), ``""`` for the coverage of kappa and alpha measured at 5-15 items
+    (:data:`FEW_ITEMS_COVERAGE`).
 
     Examples
     --------
@@ -229,14 +232,19 @@ def few_items_note(n_items: int, design: Any) -> str:
     '8 items resampled (fewer than 20)'
     >>> few_items_note(20, BOOTSTRAP_DESIGNS["items"]), few_items_note(8, BOOTSTRAP_DESIGNS["cluster"])
     ('', '')
+    >>> few_items_note(8, BOOTSTRAP_DESIGNS["items"], unit="documents", caveat="not measured")
+    '8 documents resampled (fewer than 20): not measured: read it as rough, and give more documents where a conclusion rests on it'
     """
     if (n_items >= FEW_ITEMS or not design.resamples_items or design.resamples_clusters
             or design.resamples_judged):
         return ""
-    measured = ", ".join(f"{lo}-{hi}% at {n}" for n, lo, hi in FEW_ITEMS_COVERAGE)
-    return (f"{n_items} items resampled (fewer than {FEW_ITEMS}): with so few items the interval covers less often "
-            f"than its level says (simulated 95% intervals of kappa and alpha covered {measured} items, 94-98% from "
-            f"{FEW_ITEMS}; docs/coverage.md, \"Small studies\"): read it as rough, and rate more items where a "
+    if not caveat:
+        measured = ", ".join(f"{lo}-{hi}% at {n}" for n, lo, hi in FEW_ITEMS_COVERAGE)
+        caveat = (f"with so few {unit} the interval covers less often than its level says (simulated 95% "
+                  f"intervals of kappa and alpha covered {measured} items, 94-98% from {FEW_ITEMS}; "
+                  "docs/coverage.md, \"Small studies\")")
+    more = "rate more items" if unit == "items" else f"give more {unit}"
+    return (f"{n_items} {unit} resampled (fewer than {FEW_ITEMS}): {caveat}: read it as rough, and {more} where a "
             "conclusion rests on it")
 
 
