@@ -243,10 +243,17 @@ def _corpus(n_docs: int, seed: int = 3) -> pd.DataFrame:
 @pytest.mark.parametrize("n_docs", [2, 8])
 @pytest.mark.parametrize("method", ["auto", "percentile"])
 def test_few_documents_warn_as_few_items_do(n_docs, method):
-    with pytest.warns(sis.FewUnitsWarning, match=f"{n_docs} items resampled \\(fewer than 20\\)") as seen:
+    """The warning names the unit (documents) and span F1's own measured coverage, not kappa's and alpha's
+    at 5-15 items (it said "8 items resampled ... kappa and alpha covered 51-79% at 5 ...")."""
+    with pytest.warns(sis.FewUnitsWarning, match=f"^{n_docs} documents resampled \\(fewer than 20\\)") as seen:
         r = sis.span_agreement(_corpus(n_docs), ci=sis.Bootstrap(n=500, seed=0, method=method))
-    assert sum(issubclass(w.category, sis.FewUnitsWarning) for w in seen) == 1
-    assert any(w.startswith(f"{n_docs} items resampled") for w in r.warnings)
+    said = [str(w.message) for w in seen if issubclass(w.category, sis.FewUnitsWarning)]
+    assert len(said) == 1 and said[0] in r.warnings
+    assert said[0] == (f"{n_docs} documents resampled (fewer than 20): span F1's default interval covered 93.1-97.0% "
+                       "at 20-80 documents (docs/coverage.md, \"Span F1\"); with fewer its coverage was not "
+                       "measured, and an interval over so few units likely covers less often than its level says: "
+                       "read it as rough, and give more documents where a conclusion rests on it")
+    assert r.n_items == n_docs and r.details.get("t_dof") == (n_docs - 1 if method == "auto" else None)
     with warnings.catch_warnings():
         warnings.simplefilter("error", sis.FewUnitsWarning)
         sis.span_agreement(_corpus(20), ci=sis.Bootstrap(n=200, seed=0, method=method))  # 20 documents: none
