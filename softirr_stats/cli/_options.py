@@ -395,7 +395,7 @@ def cli_wording(message: str) -> str:
     ``emission='histogram'`` as ``--emission histogram`` (``annotator_agreement(..., gold=..., emission=...)`` as
     ``softirr model --gold SHEET --emission ...``), and a fit refused by its size names ``--model soft -m levenshtein``
     (or another soft ``--similarity``; its ``check_size=False`` has no flag and is left out).
-    An interval method (``method='auto'``) reads ``--method auto``.
+    An interval method (``method='auto'``) reads ``--method auto``; "use at least N replicates" names ``--bootstrap N``.
     A message already worded for both (``on the command line: ...``) keeps its
     ``chance=`` names, which its own parenthesis translates.
 
@@ -429,6 +429,8 @@ def cli_wording(message: str) -> str:
     "light_kappa's z test is R irr's test of H0: kappa = 0; got --null 0.3"
     >>> cli_wording("gold pairs with emission='histogram' (annotator_agreement(..., gold=..., emission='histogram'))")
     'gold pairs with --emission histogram (softirr model --gold SHEET --emission histogram)'
+    >>> cli_wording("only 5 bootstrap replicates lie beyond each bound (B = 200): use at least 400 replicates")
+    'only 5 bootstrap replicates lie beyond each bound (B = 200): use at least 400 replicates (--bootstrap 400)'
     >>> cli_wording("Fit the soft model instead (model='soft' with a similarity, e.g. similarity='levenshtein'), or "
     ...             "map the labels to a coarser label set first (check_size=False fits anyway)")
     'Fit the soft model instead (--model soft -m levenshtein, or another soft --similarity), or map the labels to a coarser label set first'
@@ -479,7 +481,9 @@ def cli_wording(message: str) -> str:
                      lambda m: f"--chance sampled:{m.group(1).replace('_', '')}", message)
     if "on the command line:" not in message:
         message = re.sub(r"\bchance='([\w:]+)'", r"--chance \1", message)
-    return message
+    # the bounds' Monte Carlo advice: replicates are --bootstrap's
+    return re.sub(r"\buse at least (\d+) replicates\b(?! \(--bootstrap)", r"use at least \1 replicates (--bootstrap \1)",
+                  message)
 
 
 def _auto_chance_wording(message: str) -> str:

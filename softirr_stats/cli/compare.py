@@ -289,7 +289,8 @@ def command(
         meta["title_tail"] = meta.get("title_tail", "") + f"; {meta['interval']}" + meta.pop("test_tail", "")
     elif scoring == "similarity" and names[0] == "exact":
         notes += _scale_note(ann)
-    seen = list(dict.fromkeys([*notes, *(str(c.message) for c in caught), *meta.pop("warnings", [])]))
+    said = [*(str(c.message) for c in caught), *meta.pop("warnings", [])]  # the library's, in its Python words
+    seen = list(dict.fromkeys([*notes, *map(_cli_text, said)]))
     meta["warnings"] = seen
     if mode == "--candidate" and fmt == "csv":  # a csv has no title: the verdict goes in columns
         rows, data_columns = [{**row, **{k: meta[k] for k in _VERDICT}} for row in rows], (*data_columns, *_VERDICT)

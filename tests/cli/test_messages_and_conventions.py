@@ -217,3 +217,15 @@ def test_a_rows_note_numbers_are_in_increasing_order_each_once():
     notes = Notes(["first", "second", "shared"])
     assert notes.refs(["own", "shared", "own", "", "fourth"]) == "3,4,5"
     assert notes.lines()[3:] == ["[4] own", "[5] fourth"]
+
+
+@pytest.mark.parametrize("command", ["agree", "compare"])
+def test_the_bounds_advice_names_the_flag(capsys, command):
+    # "use at least 400 replicates" was the library's wording on the command line; compare's notes were not
+    # worded for it at all
+    args = [str(demo_path())] * (2 if command == "compare" else 1)
+    with pytest.raises(SystemExit) as ex:
+        main([command, *args, "-c", "fleiss_kappa", "--bootstrap", "50"])
+    out, err = capsys.readouterr()
+    assert ex.value.code == 0, err
+    assert "use at least 400 replicates (--bootstrap 400)" in out + err
