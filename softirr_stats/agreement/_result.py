@@ -13,6 +13,7 @@ from softirr_stats.base._format import (
     fixed_number,
     format_interval,
     format_number,
+    format_p,
     html_table,
     latex_notes,
     latex_table,
@@ -417,7 +418,7 @@ class AgreementResult:
                  ("Expected", format_number(self.expected, digits, na, zero=ZERO_TOL), "r")]
         if self._has_test():
             cols += [("z", format_number(self.z, digits, na, zero=ZERO_TOL), "r"),
-                     ("p", format_number(self.p_value, digits, na), "r")]
+                     ("p", format_p(self.p_value, digits, na), "r")]
         cols += [(h, format_number(v, digits, na), "r") for h, v in self._extra_columns()]
         cols += [("Items", str(self.n_items), "r"), ("Raters", str(self.n_raters), "r")]
         return [c[0] for c in cols], [[c[1] for c in cols]], [c[2] for c in cols]

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pandas loads with the first table; formatting a number needs none
     import pandas as pd
 
-__all__ = ["ZERO_TOL", "display_text", "escape_text", "fixed_number", "html_table", "format_interval", "format_number",
-           "frame_table", "json_safe", "json_text", "latex_notes", "latex_table", "level_text", "markdown_table", "render",
-           "short_repr", "short_reprs", "visible_text", "zero_noise"]
+__all__ = ["P_FLOOR", "P_SCIENTIFIC", "ZERO_TOL", "display_text", "escape_text", "fixed_number", "html_table",
+           "format_interval", "format_number", "format_p", "frame_table", "is_p_column", "json_safe", "json_text",
+           "latex_notes", "latex_table", "level_text", "markdown_table", "render", "short_repr", "short_reprs",
+           "visible_text", "zero_noise"]
 
 Style = Literal["markdown", "latex"]
 NA = {"markdown": "—", "latex": "--"}
@@ -180,6 +181,53 @@ def format_number(x: Any, digits: int = 3, na: str = "—", *, zero: float = 0.0
             return f"{f:.{digits}g}"
         return f"{f:.{digits}f}"
     return str(x)
+
+
+#: A p-value below this prints in scientific form (:func:`format_p`); from it up, with fixed decimals.
+P_SCIENTIFIC = 1e-4
+#: A p-value below this (zero included) prints as ``<1e-300`` (:func:`format_p`): a p-value computed from a tail
+#: (``2 Phi(-|z|)``, a chi-square or F tail) underflows to 0.0 below about 2.5e-324, though it is positive, and
+#: below 2.2e-308 a float has lost significant digits already. Permutation p-values count the observed value
+#: among the permuted ones and never come near (at least ``1 / (2 (B + 1))``).
+P_FLOOR = 1e-300
+
+
+def format_p(p: Any, digits: int = 4, na: str = "—") -> str:
+    """A p-value for a table: from :data:`P_SCIENTIFIC` (0.0001) up as :func:`format_number` writes it (``digits``
+    decimals), below it with two significant digits in scientific form (``3.2e-21``, Python's ``g`` format), and below
+    :data:`P_FLOOR` as ``<1e-300``, so that a p-value never prints as ``0.0000`` (which reads as "p is zero").
+
+    Tables of data (csv, json) keep the p-value unrounded; this is for tables meant for reading.
+
+    Examples
+    --------
+    >>> format_p(0.04512), format_p(0.0005), format_p(0.04512, 3), format_p(0.000512, 3)
+    ('0.0451', '0.0005', '0.045', '0.000512')
+    >>> format_p(3.2148e-21), format_p(1e-20), format_p(4.1e-5), format_p(0.0), format_p(float("nan"), na="")
+    ('3.2e-21', '1e-20', '4.1e-05', '<1e-300', '')
+    """
+    if _is_missing(p):
+        return na
+    if isinstance(p, numbers.Real) and not isinstance(p, bool | numbers.Integral):
+        f = float(p)
+        if 0.0 <= f < P_FLOOR:
+            return f"<{P_FLOOR:g}"
+        if 0.0 < f < P_SCIENTIFIC:
+            return f"{f:.2g}"
+    return format_number(p, digits, na)
+
+
+def is_p_column(name: Any) -> bool:
+    """Whether a table's column ``name`` holds p-values (printed by :func:`format_p`): ``p``, ``p_value``,
+    ``p_value_<what>`` (``p_value_greater``) or ``<what>_p_value`` (``change_p_value``).
+
+    Examples
+    --------
+    >>> [is_p_column(c) for c in ("p_value", "p_value_less", "change_p_value", "p", "value", "top_share")]
+    [True, True, True, True, False, False]
+    """
+    name = str(name)
+    return name in ("p", "p_value") or name.startswith("p_value_") or name.endswith("_p_value")
 
 
 def format_interval(lo: Any, hi: Any, digits: int = 3, na: str = "—") -> str:
@@ -393,6 +441,8 @@ def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Seq
 
 
 def _cell(x: Any, digits: int, na: str, column: str = "") -> str:
+    if is_p_column(column) and ((isinstance(x, numbers.Real) and not isinstance(x, bool)) or _is_missing(x)):
+        return format_p(x, digits, na)
     if isinstance(x, numbers.Real) or _is_missing(x):
         return format_number(x, digits, na, zero=ZERO_TOL if column in COEFFICIENT_SCALE_COLUMNS else 0.0)
     if isinstance(x, tuple | list | set | frozenset):

@@ -18,7 +18,14 @@ from typing import Any
 import typer
 
 from softirr_stats.base._csvsafe import escape_cell, quoting_for
-from softirr_stats.base._format import fixed_number, json_safe, json_text, visible_text
+from softirr_stats.base._format import (
+    fixed_number,
+    format_p,
+    is_p_column,
+    json_safe,
+    json_text,
+    visible_text,
+)
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.cli._errors import fail, note, one_line, warn
 
@@ -92,18 +99,22 @@ class Notes:
         return bool(self.texts)
 
 
-def _cell(v: Any, digits: int = 4) -> str:
+def _cell(v: Any, digits: int = 4, column: str = "") -> str:
     """A cell of the terminal table: numbers rounded, text from the data with its control characters escaped (a
     label cannot clear the screen or repaint the table; a command that shows labels cuts long ones itself).
 
     A number that is zero up to floating-point error prints as ``0.0000``, never ``-0.0000``
-    (:func:`~softirr_stats.base._format.fixed_number`; at ``digits`` decimals only the sign changes)."""
+    (:func:`~softirr_stats.base._format.fixed_number`; at ``digits`` decimals only the sign changes). A p-value
+    (``column`` is one, :func:`~softirr_stats.base._format.is_p_column`) below 0.0001 prints in scientific form
+    (:func:`~softirr_stats.base._format.format_p`), never as ``0.0000``."""
     if v is None:
         return ""
     if isinstance(v, list | tuple):
         return visible_text("; ".join(map(str, v)))
     if isinstance(v, float):
-        return "" if math.isnan(v) else fixed_number(v, digits)
+        if math.isnan(v):
+            return ""
+        return format_p(v, digits, "") if is_p_column(column) else fixed_number(v, digits)
     return visible_text(v) if isinstance(v, str) else str(v)
 
 
@@ -257,10 +268,10 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
     cols = list(columns)
     # an interval column without intervals, or a secondary column with no value in any row, says nothing (a value
     # column stays: empty there means undefined)
-    cols = [c for c in cols if (c != "CI" and c not in secondary) or any(_cell(r.get(c)) for r in rows)] or cols
+    cols = [c for c in cols if (c != "CI" and c not in secondary) or any(_cell(r.get(c), column=c) for r in rows)] or cols
 
     def need(cs: list[str]) -> int:
-        return sum(max([len(heads.get(c, c))] + [len(_cell(r.get(c))) for r in rows]) + 3 for c in cs) + 1
+        return sum(max([len(heads.get(c, c))] + [len(_cell(r.get(c), column=c)) for r in rows]) + 3 for c in cs) + 1
 
     dropped = []
     for c in secondary:
@@ -273,8 +284,8 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
     squeeze = need(cols) > width  # still too wide: text cells break (numbers stay whole, nothing is cut off)
 
     def least(cs: list[str]) -> int:  # the narrowest the table can be: whole numbers, text folded to 8 characters
-        return sum((max([len(heads.get(c, c))] + [len(_cell(r.get(c))) for r in rows]) if numeric[c] else
-                    min(8, max([len(heads.get(c, c))] + [len(_cell(r.get(c))) for r in rows]))) + 3 for c in cs) + 1
+        return sum((max([len(heads.get(c, c))] + [len(_cell(r.get(c), column=c)) for r in rows]) if numeric[c] else
+                    min(8, max([len(heads.get(c, c))] + [len(_cell(r.get(c), column=c)) for r in rows]))) + 3 for c in cs) + 1
 
     while squeeze and least(cols) > width and len(cols) > 1:  # even so too wide: the last columns go, said below
         dropped.append(heads.get(cols[-1], cols[-1]))
@@ -287,7 +298,7 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str,
         table.add_column(escape(heads.get(c, c)), justify="right" if num else "left", no_wrap=not breaks,
                          overflow="fold", min_width=None if breaks else len(heads.get(c, c)))
     for r in rows:
-        table.add_row(*[escape(_cell(r.get(c))) for c in cols])
+        table.add_row(*[escape(_cell(r.get(c), column=c)) for c in cols])
     console.print(table)
     tail = list(notes.lines()) if notes else []
     if dropped:

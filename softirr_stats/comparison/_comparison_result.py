@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from softirr_stats.base._format import (
     format_interval,
     format_number,
+    format_p,
     html_table,
     latex_table,
     level_text,
@@ -18,6 +19,18 @@ if TYPE_CHECKING:  # pandas loads when a table is asked for
     import pandas as pd
 
 __all__ = ["ComparisonResult"]
+
+
+def _p_clause(p: float, digits: int, equals: str) -> str:
+    """``p = 0.0300``, ``p = 3.2e-21`` or, for a p that underflowed, ``p < 1e-300`` (:func:`format_p`).
+
+    Examples
+    --------
+    >>> _p_clause(0.03, 4, " = "), _p_clause(0.0, 3, "="), _p_clause(float("nan"), 3, "=")
+    ('p = 0.0300', 'p<1e-300', 'p=nan')
+    """
+    text = format_p(p, digits, "nan")
+    return f"p{equals.replace('=', '<')}{text[1:]}" if text.startswith("<") else f"p{equals}{text}"
 
 
 @dataclass(frozen=True)
@@ -61,7 +74,7 @@ class ComparisonResult:
     >>> r = ComparisonResult("alpha (embedding)", "alpha (indel)", 0.62, 0.55, 0.07, 1.127, 0.01, 0.13, 0.03,
     ...                      0.95, 0.03, "paired bootstrap-percentile", "items", True, 80, 80, 80)
     >>> print(r)
-    alpha (embedding) - alpha (indel) = 0.0700, 95% CI [0.0100, 0.1300] (paired bootstrap-percentile, design=items), p = 0.03; 80 items shared
+    alpha (embedding) - alpha (indel) = 0.0700, 95% CI [0.0100, 0.1300] (paired bootstrap-percentile, design=items), p = 0.0300; 80 items shared
     """
 
     label_a: str
@@ -112,7 +125,7 @@ class ComparisonResult:
             text += (f", {level_text(self.level)} CI [{self.ci_low:.4f}, {self.ci_high:.4f}] ({self.method}, "
                      f"design={self.design})")
         if math.isfinite(self.p_value):
-            text += f", p = {self.p_value:.3g}"
+            text += f", {_p_clause(self.p_value, 4, ' = ')}"
         text += f"; {self._items_text()}"
         if self.warnings:
             text += f" ({len(self.warnings)} warning{'s' if len(self.warnings) > 1 else ''}: see .warnings)"
@@ -120,7 +133,7 @@ class ComparisonResult:
 
     def __repr__(self) -> str:
         return (f"ComparisonResult({self.label_a} - {self.label_b} = {format_number(self.difference, 3, 'nan')} "
-                f"{format_interval(self.ci_low, self.ci_high, 3, '[nan, nan]')}, p={format_number(self.p_value, 3, 'nan')}, "
+                f"{format_interval(self.ci_low, self.ci_high, 3, '[nan, nan]')}, {_p_clause(self.p_value, 3, '=')}, "
                 f"{self.method}, paired={self.paired})")
 
     # ------------------------------------------------------------------ tables
@@ -132,7 +145,7 @@ class ComparisonResult:
                 ("Difference", format_number(self.difference, digits, na), "r"),
                 (short, format_interval(self.ci_low, self.ci_high, digits, na), "r"),
                 ("SE", format_number(self.se, digits, na), "r"),
-                ("p", format_number(self.p_value, digits, na), "r"),
+                ("p", format_p(self.p_value, digits, na), "r"),
                 ("Items", str(self.n_common) if self.paired and self.n_items_a == self.n_items_b == self.n_common
                  else f"{self.n_items_a} / {self.n_items_b}", "r")]
         return [c[0] for c in cols], [[c[1] for c in cols]], [c[2] for c in cols]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from softirr_stats.agreement import as_annotations, resolve_similarity
-from softirr_stats.base._format import latex_table, markdown_table
+from softirr_stats.base._format import format_p, latex_table, markdown_table
 from softirr_stats.base._validation import SoftIRRWarning, check_choice
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ class ReplacementResult:
     def _rows(self, digits: int) -> tuple[list[str], list[list[str]], list[str]]:
         header = ["Human", "Items", "rho_h", "Mean W_h - W_c", "Tested", "t", "p", "Candidate wins"]
         rows = [[str(r.human), str(r.n_items), f"{r.candidate_advantage:.{digits}f}", f"{r.mean_difference:.{digits}f}",
-                 "yes" if r.tested else "no", _num(r.t, f".{digits}f"), _num(r.p_value, f".{digits}g"),
+                 "yes" if r.tested else "no", _num(r.t, f".{digits}f"), format_p(r.p_value, digits, "—"),
                  ("yes" if r.candidate_wins else "no") if r.tested and math.isfinite(r.p_value) else "—"]
                 for r in self.by_human.itertuples()]
         return header, rows, ["l", "r", "r", "r", "c", "r", "r", "c"]

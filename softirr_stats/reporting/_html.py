@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from softirr_stats.base._format import fixed_number, level_text
+from softirr_stats.base._format import fixed_number, format_p, is_p_column, level_text
 from softirr_stats.base._mpltext import literal, literals
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.reporting._figure_html import figure_html as _png
@@ -65,14 +65,15 @@ def _esc(x: Any) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _num(x: Any, digits: int = 4) -> str:
+def _num(x: Any, digits: int = 4, column: str = "") -> str:
     """A number of a table: integers as they are, others with ``digits`` decimals, zero up to floating-point error
-    as ``0.0000`` (never ``-0.0000``); ``""`` when missing."""
+    as ``0.0000`` (never ``-0.0000``); a p-value (``column`` is one) below 0.0001 in scientific form
+    (:func:`~softirr_stats.base._format.format_p`); ``""`` when missing."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return ""
     if isinstance(x, int | np.integer):
         return str(int(x))
-    return fixed_number(x, digits)
+    return format_p(x, digits, "") if is_p_column(column) else fixed_number(x, digits)
 
 
 def _table(df: pd.DataFrame, digits: int = 4, max_rows: int | None = None) -> str:
@@ -82,7 +83,7 @@ def _table(df: pd.DataFrame, digits: int = 4, max_rows: int | None = None) -> st
     head = "".join(f"<th>{_esc(c)}</th>" for c in df.columns)
     body = []
     for row in shown.itertuples(index=False):
-        cells = "".join(f'<td class="num">{_num(v, digits)}</td>' if num[c] else f"<td>{_esc('' if v is None else v)}</td>"
+        cells = "".join(f'<td class="num">{_esc(_num(v, digits, str(c)))}</td>' if num[c] else f"<td>{_esc('' if v is None else v)}</td>"
                         for c, v in zip(df.columns, row, strict=True))
         body.append(f"<tr>{cells}</tr>")
     more = "" if max_rows is None or len(df) <= max_rows else f'<p class="note">first {max_rows} of {len(df)} rows</p>'

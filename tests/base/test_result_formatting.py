@@ -425,3 +425,35 @@ def test_no_level_is_rounded_to_a_whole_percent_in_the_source():
              for n, line in enumerate(py.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert not found, "format levels with softirr_stats.base._format.level_text:\n" + "\n".join(found)
     assert (level_text(0.995), level_text(0.999)) == ("99.5%", "99.9%")
+
+
+# ------------------------------------------------------------------ p-values too small for the table's decimals
+@pytest.mark.parametrize(("p", "digits", "text"), [
+    (0.04512, 4, "0.0451"), (0.0001, 4, "0.0001"), (1.0, 4, "1.0000"), (0.04512, 3, "0.045"), (0.000512, 3, "0.000512"),
+    (3.2148e-21, 4, "3.2e-21"), (4.1e-5, 3, "4.1e-05"), (2.2380978812026502e-222, 4, "2.2e-222"),
+    (1e-300, 4, "1e-300"), (9.9e-301, 4, "<1e-300"), (5e-324, 4, "<1e-300"), (0.0, 3, "<1e-300"),
+    (np.float64(3.2e-21), 3, "3.2e-21"), (float("nan"), 4, "—"), (None, 4, "—")])
+def test_format_p_never_prints_a_p_as_zero(p, digits, text):
+    from softirr_stats.base._format import format_p
+
+    assert format_p(p, digits) == text
+    if "e" in text and text[0].isdigit():  # the printed digits are p's, rounded: two significant ones
+        assert float(text) == pytest.approx(p, rel=0.05)
+    elif text[0].isdigit():  # or its decimals
+        assert abs(float(text) - p) <= 0.5 * 10.0 ** -len(text.partition(".")[2]) + 1e-15
+
+
+def test_every_table_of_results_prints_its_p_columns_with_format_p():
+    from softirr_stats.base._format import frame_table, is_p_column
+
+    assert [is_p_column(c) for c in ("p", "p_value", "p_value_greater", "change_p_value", "value", "se", "top_share")] \
+        == [True, True, True, True, False, False, False]
+    frame = pd.DataFrame({"coefficient": ["fleiss_kappa", "gwet_ac1"], "value": [0.92, 0.93], "z": [31.8, 55.6],
+                          "p_value": [2.2380978812026502e-222, 0.0], "p_value_greater": [0.0005, 1e-20],
+                          "se": [1e-20, 0.0]})
+    _, rows, _ = frame_table(frame, columns=["coefficient", "p_value", "p_value_greater", "se"])
+    assert rows == [["fleiss_kappa", "2.2e-222", "0.0005", "1e-20"], ["gwet_ac1", "<1e-300", "1e-20", "0.000"]]
+    assert "| gwet_ac1 | 0.930 | 0.000 | 55.600 | &lt;1e-300 | 1e-20 |" in reporting.to_markdown(frame)
+    r = AgreementResult("fleiss_kappa", 0.92, 0.95, 0.33, 600, 3).with_test(55.6, 0.0, "analytic")
+    assert "| 0.920 | 0.950 | 0.330 | 55.600 | &lt;1e-300 | 600 | 3 |" in r.to_markdown()
+    assert '<td style="text-align:right">&lt;1e-300</td>' in r._repr_html_() and "\\textless{}1e-300" in r.to_latex()

@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import softirr_stats as sis
 from softirr_stats.base._csvsafe import escape_cell
@@ -149,3 +150,83 @@ def test_report_lists_every_input_file(capsys, tmp_path):
     for p in (a, b):
         assert hashlib.sha256(p.read_bytes()).hexdigest() in page and f"<code>{p.name}</code>" in page
     assert "<h1>Agreement report: a.csv and 1 more</h1>" in page
+
+
+# ------------------------------------------------------------------ p-values too small for four decimals
+def _agreeing(path, n, agree, seed=0):
+    """``n`` items, three raters who give the item's label with probability ``agree`` (else one at random)."""
+    rng = np.random.default_rng(seed)
+    lines = ["item,rater,label"]
+    for i in range(n):
+        truth = "abc"[rng.integers(3)]
+        lines += [f"i{i},{r},{truth if rng.random() < agree else 'abc'[rng.integers(3)]}" for r in ("r1", "r2", "r3")]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _terminal_cell(table, row_start, head):
+    """The cell under ``head`` in the terminal table's row whose first cell is ``row_start``."""
+    header = next(ln for ln in table.splitlines() if ln.startswith("┃"))
+    heads = [c.strip() for c in header.strip("┃").split("┃")]
+    rows = [[c.strip() for c in ln.strip("│").split("│")] for ln in table.splitlines() if ln.startswith("│")]
+    return next(r for r in rows if r[0] == row_start)[heads.index(head)]
+
+
+@pytest.mark.parametrize("n_items", [200, 600])
+def test_a_tiny_p_prints_in_scientific_form_never_as_zero(capsys, tmp_path, monkeypatch, n_items):
+    """`agree --test` printed p = 2.2e-222 as 0.0000 (read: p is zero). 200 items of near-perfect agreement give
+    z = 31.8, p = 2.2e-222; 600 give a z whose p underflows to 0.0 and prints as <1e-300."""
+    monkeypatch.setenv("COLUMNS", "200")
+    path = _agreeing(tmp_path / "study.csv", n_items, 0.97)
+    py = sis.kappa_test(sis.read_annotations(path), coefficient="fleiss_kappa")
+    # independently: the two-sided normal tail of z, and its log where it underflows
+    assert py.p_value == pytest.approx(2 * stats.norm.sf(abs(py.z)), rel=1e-12, abs=0.0)
+    log10_p = (np.log(2) + stats.norm.logsf(abs(py.z))) / np.log(10)
+    if n_items == 200:
+        assert 1e-300 < py.p_value < 1e-4
+        shown = f"{py.p_value:.2g}"
+        assert shown == "2.2e-222" and float(shown) == pytest.approx(py.p_value, rel=0.05)
+    else:
+        assert py.p_value == 0.0 and log10_p < -300
+        shown = "<1e-300"
+    args = ["agree", path, "-c", "fleiss_kappa", "--bootstrap", "0", "--test", "--test-method", "analytic"]
+    code, out, err = run_main(capsys, *args, "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["p_value"] == pytest.approx(py.p_value, rel=1e-12, abs=0.0)
+    code, table, err = run_main(capsys, *args)
+    assert code == 0, err
+    assert _terminal_cell(table, "exact", "p") == shown and "0.0000 │" not in table, table
+    code, md, err = run_main(capsys, *args, "-f", "markdown")
+    header, _, row = _md_rows(md)
+    assert row[header.index("p")] == shown.replace("<", "&lt;"), md
+    code, tex, err = run_main(capsys, *args, "-f", "latex")
+    tex_p = shown.replace("<", "\\textless{}")
+    assert f"& {tex_p} & almost perfect" in tex, tex
+    code, out, err = run_main(capsys, *args, "-f", "csv")  # data stay unrounded
+    assert float(next(csv.DictReader(io.StringIO(out)))["p_value"]) == py.p_value
+    assert f'<td style="text-align:right">{shown.replace("<", "&lt;")}</td>' in py._repr_html_()
+    assert f"| {shown.replace('<', '&lt;')} |" in py.to_markdown()
+
+
+def test_compare_prints_a_tiny_p_in_scientific_form(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    a, b = _agreeing(tmp_path / "a.csv", 600, 0.97, seed=1), _agreeing(tmp_path / "b.csv", 600, 0.0, seed=2)
+    py = sis.compare(sis.fleiss_kappa(sis.read_annotations(a), ci="analytic"),
+                     sis.fleiss_kappa(sis.read_annotations(b), ci="analytic"), ci="analytic")
+    # independently: the two-sided Student t p of difference / se, n - 1 df (as Gwet's pairedCAC)
+    assert py.details["test"] == "Student t on the delta-method SE (599 df)"
+    assert py.p_value == pytest.approx(2 * stats.t.sf(abs(py.difference / py.se), 599), rel=1e-9, abs=0.0)
+    assert 1e-300 < py.p_value < 1e-4
+    shown = f"{py.p_value:.2g}"
+    code, out, err = run_main(capsys, "compare", a, b, "-c", "fleiss_kappa", "--analytic", "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["p_value"] == pytest.approx(py.p_value, rel=1e-12, abs=0.0)
+    code, table, err = run_main(capsys, "compare", a, b, "-c", "fleiss_kappa", "--analytic")
+    assert code == 0, err
+    assert _terminal_cell(table, "a.csv", "p_value") == shown, table
+    code, md, err = run_main(capsys, "compare", a, b, "-c", "fleiss_kappa", "--analytic", "-f", "markdown")
+    header, _, row = _md_rows(md)
+    assert row[header.index("p_value")] == shown, md
+    assert f"| {shown} |" in py.to_markdown() and f">{shown}</td>" in py._repr_html_()
+    assert f"p = {shown}" in str(py) and f"p={shown}" in repr(py)
+

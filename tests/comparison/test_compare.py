@@ -447,3 +447,21 @@ def test_compare_groups_names_a_level_of_measurement_in_its_labels():
     assert (r.label_a, r.label_b) == ("krippendorff_alpha:ordinal of 0, 1", "krippendorff_alpha:ordinal of 2, 3")
     nominal = sis.compare_groups(table, [0, 1], [2, 3], coefficient="krippendorff_alpha", ci=None)
     assert nominal.label_a == "krippendorff_alpha of 0, 1"
+
+
+NOISE = -1.1102230246251565e-16  # the difference compare(a, a) printed: zero met through rounding
+
+
+def _built(difference, ci_low, ci_high, p_value, value_b=0.62):
+    """Built directly, so the noise is there whatever the platform's arithmetic."""
+    from softirr_stats.comparison import ComparisonResult
+
+    return ComparisonResult("A", "B", 0.62, value_b, difference, 1.0, ci_low, ci_high, 0.01, 0.95, p_value,
+                            "paired bootstrap-percentile", "items", True, 80, 80, 80)
+
+
+def test_a_comparison_p_too_small_for_its_decimals_is_never_zero():
+    tiny, under = _built(0.3, 0.2, 0.4, 3.21e-21, value_b=0.32), _built(0.3, 0.2, 0.4, 0.0, value_b=0.32)
+    assert ", p = 3.2e-21;" in str(tiny) and "p=3.2e-21," in repr(tiny) and "| 3.2e-21 |" in tiny.to_markdown()
+    assert ", p < 1e-300;" in str(under) and "p<1e-300," in repr(under) and "| &lt;1e-300 |" in under.to_markdown()
+    assert ">&lt;1e-300</td>" in under._repr_html_() and "& \\textless{}1e-300 &" in under.to_latex()

@@ -211,3 +211,22 @@ def test_options_the_scoring_does_not_use_are_refused_and_the_raised_minimum_war
     assert one.rho == sis.replacement_test(rows, candidate=3).rho
     with pytest.raises(ValueError, match="min_items_per_human must be a whole number >= 1"):
         sis.replacement_test(rows, candidate=3, min_items_per_human=0)
+
+
+def test_tables_print_a_tiny_p_in_scientific_form_with_the_authors_digits():
+    """The per-human table printed p with three significant digits, and a p that underflows as "0"; it now prints
+    p as every table does (base._format.format_p): three decimals, two significant digits below 0.0001."""
+    ann = _load("cebab_stars")
+    humans = [r for r in ann.raters if str(r).startswith("w")]
+    r = sis.replacement_test(ann.subset_raters([*humans, "gpt-4o"]), "gpt-4o", scoring="neg_rmse", epsilon=0.1)
+    rows = {line.split(" | ")[0].lstrip("| "): line.split(" | ") for line in r.to_markdown().splitlines()
+            if line.startswith("| w")}
+    for h, p in CEBAB_STARS["gpt-4o"][2].items():  # the authors' p, to the printed digits
+        shown = rows[h][6]
+        assert shown == (f"{p:.2g}" if p < 1e-4 else f"{p:.3f}"), (h, shown, p)
+    assert rows["w40"][6] == "8.6e-58" and rows["w152"][6] == "0.003"
+    from dataclasses import replace
+
+    under = replace(r, by_human=r.by_human.assign(p_value=0.0))
+    assert all(line.split(" | ")[6] == "&lt;1e-300" for line in under.to_markdown().splitlines()
+               if line.startswith("| w"))

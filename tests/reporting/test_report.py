@@ -306,3 +306,16 @@ def test_report_levels_keep_their_decimals_and_a_kappa_of_zero_prints_as_zero():
     assert '<td class="num">0.0000</td>' in page and "-0.0000" not in page and "= -0.000" not in page
     boot = build_report(ann, coefficients=["cohen_kappa"], ci=sis.Bootstrap(n=40, seed=0, level=0.975))
     assert re.search(r"97\.5% bca-t intervals, B = 40 bootstrap", boot) and not re.search(r"\b98% \w+ intervals", boot)
+
+
+def test_report_tables_print_a_p_column_as_every_table_does():
+    """The report's tables format each number with four decimals; a p-value column (none of the sections has one
+    yet, the helper serves them all) prints a p below 0.0001 in scientific form, never as 0.0000, and escaped."""
+    from softirr_stats.base._format import format_p
+    from softirr_stats.reporting._html import _table
+
+    p = [2.2380978812026502e-222, 0.0, 0.04512]
+    page = _table(pd.DataFrame({"coefficient": ["a", "b", "c"], "p_value": p, "value": [1e-20, -8.3e-17, 0.5]}))
+    cells = re.findall(r'<td class="num">([^<]*)</td>', page)  # escaped: "<1e-300" is text, not a tag
+    assert cells == ["2.2e-222", "0.0000", "&lt;1e-300", "0.0000", "0.0451", "0.5000"], page
+    assert [format_p(x) for x in p] == ["2.2e-222", "<1e-300", "0.0451"]
