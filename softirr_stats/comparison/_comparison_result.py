@@ -6,6 +6,8 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from softirr_stats.base._format import (
+    ZERO_TOL,
+    fixed_number,
     format_interval,
     format_number,
     format_p,
@@ -120,10 +122,11 @@ class ComparisonResult:
         return f"{self.n_items_a} and {self.n_items_b} items, {self.n_common} shared"
 
     def __str__(self) -> str:
-        text = f"{self.label_a} - {self.label_b} = {self.difference:.4f}"
+        # the difference and its bounds are on a coefficient's scale: zero up to floating-point error prints as zero
+        text = f"{self.label_a} - {self.label_b} = {fixed_number(self.difference, 4, 'nan')}"
         if math.isfinite(self.ci_low) or math.isfinite(self.ci_high):
-            text += (f", {level_text(self.level)} CI [{self.ci_low:.4f}, {self.ci_high:.4f}] ({self.method}, "
-                     f"design={self.design})")
+            text += (f", {level_text(self.level)} CI [{fixed_number(self.ci_low, 4, 'nan')}, "
+                     f"{fixed_number(self.ci_high, 4, 'nan')}] ({self.method}, design={self.design})")
         if math.isfinite(self.p_value):
             text += f", {_p_clause(self.p_value, 4, ' = ')}"
         text += f"; {self._items_text()}"
@@ -132,7 +135,8 @@ class ComparisonResult:
         return text
 
     def __repr__(self) -> str:
-        return (f"ComparisonResult({self.label_a} - {self.label_b} = {format_number(self.difference, 3, 'nan')} "
+        return (f"ComparisonResult({self.label_a} - {self.label_b} = "
+                f"{format_number(self.difference, 3, 'nan', zero=ZERO_TOL)} "
                 f"{format_interval(self.ci_low, self.ci_high, 3, '[nan, nan]')}, {_p_clause(self.p_value, 3, '=')}, "
                 f"{self.method}, paired={self.paired})")
 
@@ -140,9 +144,9 @@ class ComparisonResult:
     def _table(self, digits: int, na: str) -> tuple[list[str], list[list[str]], list[str]]:
         short = f"{level_text(self.level)} CI".strip()
         cols = [("A", self.label_a, "l"), ("B", self.label_b, "l"),
-                ("Value A", format_number(self.value_a, digits, na), "r"),
-                ("Value B", format_number(self.value_b, digits, na), "r"),
-                ("Difference", format_number(self.difference, digits, na), "r"),
+                ("Value A", format_number(self.value_a, digits, na, zero=ZERO_TOL), "r"),
+                ("Value B", format_number(self.value_b, digits, na, zero=ZERO_TOL), "r"),
+                ("Difference", format_number(self.difference, digits, na, zero=ZERO_TOL), "r"),
                 (short, format_interval(self.ci_low, self.ci_high, digits, na), "r"),
                 ("SE", format_number(self.se, digits, na), "r"),
                 ("p", format_p(self.p_value, digits, na), "r"),

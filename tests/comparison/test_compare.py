@@ -460,6 +460,20 @@ def _built(difference, ci_low, ci_high, p_value, value_b=0.62):
                             "paired bootstrap-percentile", "items", True, 80, 80, 80)
 
 
+def test_a_difference_zero_up_to_rounding_prints_as_zero_as_agreement_results_do():
+    """compare(a, a) printed its difference as -1.1e-16 (repr) and -0.0000 (str); the zero rule of AgreementResult
+    (|x| < 1e-12 is zero: base._format.zero_noise) holds for the values, the difference and its interval."""
+    r = _built(NOISE, 2 * NOISE, -NOISE, 1.0)
+    for text in (str(r), repr(r), r.to_markdown(), r.to_latex(), r._repr_html_()):
+        assert "e-16" not in text and "e-17" not in text and "-0.000" not in text, text
+    assert str(r).startswith("A - B = 0.0000, 95% CI [0.0000, 0.0000] (paired") and "p = 1.0000;" in str(r)
+    assert repr(r).startswith("ComparisonResult(A - B = 0.000 [0.000, 0.000], p=1.000, ")
+    assert "| A | B | 0.620 | 0.620 | 0.000 | [0.000, 0.000] | 0.010 | 1.000 | 80 |" in r.to_markdown()
+    # a small difference that is no rounding error keeps its sign and its digits
+    small = _built(-4e-5, -0.01, 0.01, 0.5)
+    assert str(small).startswith("A - B = -0.0000,") and repr(small).startswith("ComparisonResult(A - B = -4e-05 ")
+
+
 def test_a_comparison_p_too_small_for_its_decimals_is_never_zero():
     tiny, under = _built(0.3, 0.2, 0.4, 3.21e-21, value_b=0.32), _built(0.3, 0.2, 0.4, 0.0, value_b=0.32)
     assert ", p = 3.2e-21;" in str(tiny) and "p=3.2e-21," in repr(tiny) and "| 3.2e-21 |" in tiny.to_markdown()
