@@ -13,7 +13,7 @@ from typing import Any
 import typer
 
 from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
-from softirr_stats.cli._options import check_choices, cli_wording, given_flags
+from softirr_stats.cli._options import TEST_NOTE, check_choices, cli_wording, given_flags
 from softirr_stats.cli._output import Notes, emit, write_json
 
 __all__ = ["TEST_METHODS", "add_tests", "check_test_options", "grid_rows", "load_judgments", "present", "scale_note"]
@@ -137,7 +137,7 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
         if "error" in r or not isinstance(r.get("value"), float) or math.isnan(r["value"]):
             continue
         if judged and isinstance(r.get("judge_only"), float):  # the tests would test the estimator's value
-            r["warnings"].append(f"--test: no test of the prediction-powered {r['coefficient']} (the tests "
+            r["warnings"].append(f"{TEST_NOTE}no test of the prediction-powered {r['coefficient']} (the tests "
                                  "offered test the estimator-only value); run --test without --judgments for that")
             continue
         if r["coefficient"] in SCORE_COEFFICIENTS:  # their published tests: ICC's F, Kendall's Friedman chi-square
@@ -148,11 +148,11 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
         base, _, level = str(r["coefficient"]).partition(":")  # krippendorff_alpha:ordinal: level="ordinal"
         fn = getattr(sis, base, None)
         if fn is None or base not in sis.agreement.COEFFICIENTS:
-            r["warnings"].append(f"--test: no H0 test for {r['coefficient']} (the tests offered are of the "
+            r["warnings"].append(f"{TEST_NOTE}no H0 test for {r['coefficient']} (the tests offered are of the "
                                  "chance-corrected coefficients and percent agreement)")
             continue
         if str(r.get("chance")) not in ("exact", "none"):  # "none": no chance term (percent agreement)
-            r["warnings"].append(f"--test: {r['coefficient']} is tested with exact chance only; got {r['chance']}")
+            r["warnings"].append(f"{TEST_NOTE}{r['coefficient']} is tested with exact chance only; got {r['chance']}")
             continue
         options = {"similarity": sims.get(r["similarity"]), **({"level": level} if level else {})}
         res = _one_test(r, ann, fn, options, method, seed, alternative, h0)
@@ -190,16 +190,16 @@ def _one_test(r: dict[str, Any], ann: Any, fn: Any, options: dict[str, Any], met
     except (ValueError, TypeError) as err:
         hint = ("; --test-method permutation tests any coefficient, soft ones included"
                 if method == "analytic" and not exact else "")
-        r["warnings"].append(f"--test: {coef}: {cli_wording(one_line(err))}{hint}")
+        r["warnings"].append(f"{TEST_NOTE}{coef}: {cli_wording(one_line(err))}{hint}")
         return None
     if not math.isclose(res.value, r["value"], rel_tol=0.0, abs_tol=1e-12):
-        r["warnings"].append(f"--test: {coef}'s z and p are of {res.details.get('test', 'its test')} on the "
+        r["warnings"].append(f"{TEST_NOTE}{coef}'s z and p are of {res.details.get('test', 'its test')} on the "
                              f"{res.n_items} items it uses ({coef} {res.value:.4f} there), not of the value "
                              f"shown, which uses {int(r['n_items'])} items")
     if math.isnan(res.p_value):
         said = [cli_wording(w) for w in res.warnings if cli_wording(w) not in r["warnings"]]
         why = "its standard error is 0: no variation between items" if res.se == 0 else "its z is not a number"
-        r["warnings"].append(f"--test: {coef}: the test gives no p here" + (f": {'; '.join(said)}" if said else
+        r["warnings"].append(f"{TEST_NOTE}{coef}: the test gives no p here" + (f": {'; '.join(said)}" if said else
                                                                             f" ({why})"))
     return res
 
@@ -245,7 +245,7 @@ def _own_test(r: dict[str, Any], ann: Any, score_statistic: Any, alternative: st
     import warnings
 
     if null != 0.0:
-        r["warnings"].append(f"--test: {r['coefficient']} has only its published test of H0: 0; no test of --null "
+        r["warnings"].append(f"{TEST_NOTE}{r['coefficient']} has only its published test of H0: 0; no test of --null "
                              f"{null:g}")
         return None
     try:
@@ -253,19 +253,19 @@ def _own_test(r: dict[str, Any], ann: Any, score_statistic: Any, alternative: st
             warnings.simplefilter("ignore")
             res = score_statistic(str(r["coefficient"]), ann)
     except (ValueError, TypeError) as err:
-        r["warnings"].append(f"--test: {r['coefficient']}: {one_line(err)}")
+        r["warnings"].append(f"{TEST_NOTE}{r['coefficient']}: {one_line(err)}")
         return None
     test, side = res.details.get("test"), res.details.get("alternative")
     if res.p_value is None or not test or side not in P_COLUMNS:
-        r["warnings"].append(f"--test: {r['coefficient']} has no published test of H0")
+        r["warnings"].append(f"{TEST_NOTE}{r['coefficient']} has no published test of H0")
         return None
     if alternative not in ("two-sided", side):
         said = {"greater": "one-sided, H1: more agreement (the upper tail)", "two-sided": "two-sided",
                 "less": "one-sided, H1: less agreement (the lower tail)"}[side]
-        r["warnings"].append(f"--test: {r['coefficient']}'s {test} is {said}; no p for --alternative {alternative}")
+        r["warnings"].append(f"{TEST_NOTE}{r['coefficient']}'s {test} is {said}; no p for --alternative {alternative}")
         return None
     if math.isnan(res.p_value):
-        r["warnings"].append(f"--test: {r['coefficient']}: its {test} gives no p here (its statistic is not a "
+        r["warnings"].append(f"{TEST_NOTE}{r['coefficient']}: its {test} gives no p here (its statistic is not a "
                              "number)")
     r[P_COLUMNS[side]] = res.p_value
     return P_COLUMNS[side], str(test)

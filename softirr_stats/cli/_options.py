@@ -26,7 +26,7 @@ from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
 
 __all__ = [
-    "CHANCE_HELP", "CLI_NOTE_PREFIXES", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
+    "CHANCE_HELP", "CLI_NOTE_PREFIXES", "TEST_NOTE", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
     "CategoriesOpt", "DistanceOpt", "ModelCategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "distance_registry", "given_flags",
     "make_bootstrap", "make_interval", "AnalyticOpt", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
@@ -72,6 +72,10 @@ CLUSTER_COMMANDS = ("agree", "sensitivity", "report", "compare")
 #: formula, and the csv guard would quote it.
 AUTO_CHANCE_NOTE = "chance term chosen by --chance auto: "
 CLI_NOTE_PREFIXES = (AUTO_CHANCE_NOTE,)
+#: The opening words of the notes ``--test`` adds to a row (a coefficient it cannot test, a test that gives no p).
+#: Like :data:`AUTO_CHANCE_NOTE`, never a leading ``-``: the csv guard quotes a cell that begins with one (a
+#: spreadsheet would read our own text as a formula), so a csv cell keeps these as written. Warnings, not notes.
+TEST_NOTE = "test (--test): "
 METHODS = _L["methods"]
 CHANCE_FORMS = _L["chance"]
 CHANCE_HELP = f"{', '.join(CHANCE_FORMS)} (long forms montecarlo:D, sampledpairs:N)"

@@ -12,6 +12,7 @@ from scipy import stats
 
 import softirr_stats as sis
 from softirr_stats.cli import main
+from softirr_stats.cli._options import TEST_NOTE
 from softirr_stats.data import demo_path
 from softirr_stats.equivalence import Levenshtein
 
@@ -321,7 +322,7 @@ def test_every_row_under_null_has_a_p_or_a_note(tmp_path, capsys, data):
         if p is not None and np.isfinite(p):
             tested += 1
             continue
-        assert "--test: " in "; ".join(row["warnings"]), (row["coefficient"], row["similarity"], "; ".join(row["warnings"]))
+        assert TEST_NOTE in "; ".join(row["warnings"]), (row["coefficient"], row["similarity"], "; ".join(row["warnings"]))
         if row["coefficient"].startswith(("distance_", "multilabel_")):
             assert f"no H0 test for {row['coefficient']}" in "; ".join(row["warnings"])
     assert tested

@@ -230,3 +230,30 @@ def test_compare_prints_a_tiny_p_in_scientific_form(capsys, tmp_path, monkeypatc
     assert f"| {shown} |" in py.to_markdown() and f">{shown}</td>" in py._repr_html_()
     assert f"p = {shown}" in str(py) and f"p={shown}" in repr(py)
 
+
+# ------------------------------------------------------------------ our own notes in csv cells
+def test_test_notes_open_with_a_word_so_csv_keeps_them_and_hostile_names_stay_guarded(capsys, tmp_path):
+    """`--test`'s row warnings began "--test:", which the csv guard quoted ("'--test: ..."): our own text, yet a
+    formula to a spreadsheet. They open with a word now, as --chance auto's note does; a file name that begins with
+    "=" or "-" is still quoted."""
+    from softirr_stats.cli._options import CLI_NOTE_PREFIXES, TEST_NOTE
+
+    for own in (*CLI_NOTE_PREFIXES, TEST_NOTE):  # every opening the command line writes itself passes the guard
+        assert escape_cell(own + "x") == own + "x", own
+    path = _write(tmp_path / "cat.csv")
+    code, out, err = run_main(capsys, "agree", path, "-c", "fleiss_kappa", "--chance", "mc:20", "--bootstrap", "0",
+                              "--test", "-f", "csv")
+    assert code == 0, err
+    cell = next(csv.DictReader(io.StringIO(out)))["warnings"]
+    assert cell == f"{TEST_NOTE}fleiss_kappa is tested with exact chance only; got monte_carlo(D=20)", out
+    assert escape_cell(cell) == cell and "'" not in out.split("\n", 1)[1].split(",")[0]
+    assert f"warning: {TEST_NOTE}fleiss_kappa is tested with exact chance only" in err
+    code, out, err = run_main(capsys, "agree", path, "-c", "fleiss_kappa", "--chance", "mc:20", "--bootstrap", "0",
+                              "--test", "-f", "json")
+    assert json.loads(out)["results"][0]["warnings"] == [cell]  # json: the same text
+    a = _write(tmp_path / "=HYPERLINK(1).csv")
+    b = _write(tmp_path / "-2+3.csv", seed=2)
+    code, out, err = run_main(capsys, "compare", a, b, "-c", "fleiss_kappa", "--analytic", "-f", "csv")
+    assert code == 0, err
+    row = next(csv.reader(io.StringIO(out.splitlines()[1])))
+    assert row[:2] == ["'=HYPERLINK(1).csv", "'-2+3.csv"], out
