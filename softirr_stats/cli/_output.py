@@ -357,15 +357,20 @@ def command_line(ctx: Any) -> str:
     return " ".join(w for w in words if w)
 
 
-def provenance_meta(files: Sequence[Path], judgments: Path | None = None) -> dict[str, Any]:
-    """The JSON ``meta`` that traces a result to its inputs: ``softirr_stats_version``, ``inputs`` (each file's path
-    and sha256), ``command`` (as typed), and ``judgments_sha256`` with ``--judgments``; the record the HTML report's
-    provenance lists (:func:`softirr_stats.base._provenance.provenance`)."""
+def provenance_meta(files: Sequence[Path], judgments: Path | None = None, gold: Path | None = None) -> dict[str, Any]:
+    """The JSON ``meta`` that traces a result to its inputs, in every command with a JSON output:
+    ``softirr_stats_version``, ``inputs`` (each annotation input's path and sha256: the FILE arguments, a pilot FILE,
+    the demo's bundled file; an export folder by :func:`~softirr_stats.base._provenance.path_sha256`) and ``command``
+    (as typed). A file of judged label pairs is no annotation input: it is recorded beside its path, as
+    ``judgments_sha256`` with ``--judgments`` and ``gold_sha256`` with ``--gold`` (as the HTML report's provenance
+    lists the judgments' sha256 after the input files). The record is
+    :func:`softirr_stats.base._provenance.provenance`, the one the report lists."""
     from softirr_stats.base._provenance import file_sha256, provenance
     from softirr_stats.cli._options import _click
 
     ctx = _click("globals").get_current_context(silent=True)
     record = provenance(list(files), command_line(ctx) if ctx is not None else None)
-    if judgments is not None:
-        record["judgments_sha256"] = file_sha256(judgments)
+    for key, path in (("judgments_sha256", judgments), ("gold_sha256", gold)):
+        if path is not None:
+            record[key] = file_sha256(path)
     return record

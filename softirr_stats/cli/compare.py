@@ -61,7 +61,7 @@ from softirr_stats.cli._options import (
     similarity_values,
     split,
 )
-from softirr_stats.cli._output import Notes, emit, write_json
+from softirr_stats.cli._output import Notes, emit, provenance_meta, write_json
 
 __all__ = ["NAME", "EPILOG", "ITEM_WEIGHTS", "SCORINGS", "command", "parse_groups"]
 
@@ -258,7 +258,7 @@ def command(
     measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model, weights=WEIGHTS)
     sims = [sim for _, sim in measures]
     title = f"softirr compare ({mode}) on {', '.join(f.name for f in files)}"
-    meta: dict[str, Any] = {"file": [str(f) for f in files], "mode": mode}
+    meta: dict[str, Any] = {"file": [str(f) for f in files], "mode": mode, **provenance_meta(files)}
     if mode == "--candidate":
         meta.update(similarity=names[0] if scoring == "similarity" else None, scoring=scoring, epsilon=epsilon, q=q,
                     min_items_per_human=min_items_per_human)

@@ -20,6 +20,7 @@ from softirr_stats.cli._options import (
     read,
     resolve_measures,
 )
+from softirr_stats.cli._output import provenance_meta
 
 __all__ = ["NAME", "EPILOG", "command"]
 
@@ -64,7 +65,7 @@ def command(
     rows, said = grid_rows(ann, ["fleiss_kappa", "krippendorff_alpha"], resolve_measures(names, ann), ["exact"], ci)
     title = f"Soft agreement on the demo data; {ci_title(ci, bootstrap, 'items', 'auto', DEFAULT_LEVEL, seed, ann.n_items)}"
     present(rows, [*notes, *said], fmt=fmt, title=title,
-            meta={"data": "demo", "bootstrap": bootstrap, "design": "items", "method": "auto",
+            meta={"data": "demo", **provenance_meta([demo_path()]), "bootstrap": bootstrap, "design": "items", "method": "auto",
                   "level": DEFAULT_LEVEL, "seed": seed},
             json_out=json_out, keep_going=False, strict=True, read=notes)
     typer.echo(f"done in {time.perf_counter() - t0:.1f} s. Exact matching under-reports agreement on free text; "

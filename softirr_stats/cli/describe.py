@@ -28,7 +28,7 @@ from softirr_stats.cli._options import (
     read,
     reader_options,
 )
-from softirr_stats.cli._output import Notes, clean, emit, print_table
+from softirr_stats.cli._output import Notes, clean, emit, print_table, provenance_meta
 
 __all__ = ["NAME", "EPILOG", "command"]
 
@@ -107,7 +107,7 @@ def command(
     label_columns = [str(c) for c in shown.reset_index().columns]  # label, the raters, all (renamed on a clash)
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "n_items": ann.n_items,
             "n_raters": ann.n_raters, "n_ratings": ann.n_ratings, "n_labels": len(ann.vocabulary), "kind": ann.kind,
-            "labels_shown": len(shown), "warnings": list(notes)}
+            "labels_shown": len(shown), **provenance_meta(files), "warnings": list(notes)}
     payload = {"title": title, "meta": {k: clean(v) for k, v in meta.items()},
                "raters": [{k: clean(v) for k, v in r.items()} for r in rater_rows],
                "labels": [{k: clean(v) for k, v in r.items()} for r in label_rows]}

@@ -38,7 +38,7 @@ from softirr_stats.cli._options import (
     similarity_option,
     similarity_value,
 )
-from softirr_stats.cli._output import Notes, emit, print_table, write_json
+from softirr_stats.cli._output import Notes, emit, print_table, provenance_meta, write_json
 from softirr_stats.models import DEFAULT_EMISSION, EMISSIONS, find_model
 
 __all__ = ["NAME", "EPILOG", "command", "diagnostics_record", "fit_config", "fit_model", "method_flags", "model_rows",
@@ -316,7 +316,8 @@ def command(
     meta = {"file": str(file), "model": name, "method": method, "level": level, "seed": seed, "similarity": measure,
             **settings,  # the settings of the method used only
             **soft,
-            "gold": None if gold is None else str(gold), "n_gold": n_gold, "ci_method": res.ci_method,
+            "gold": None if gold is None else str(gold), "n_gold": n_gold, **provenance_meta(files, gold=gold),
+            "ci_method": res.ci_method,
             "profile_interval": profile_interval, "warnings": list(seen),
             "diagnostics": diagnostics_record(diag)}
     notes = Notes(seen, read=read_notes)

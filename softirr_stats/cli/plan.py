@@ -41,7 +41,7 @@ from softirr_stats.cli._options import (
     reader_options,
     split,
 )
-from softirr_stats.cli._output import Notes, emit, write_json
+from softirr_stats.cli._output import Notes, emit, provenance_meta, write_json
 
 __all__ = ["NAME", "EPILOG", "command"]
 
@@ -269,7 +269,8 @@ def command(
     unit = plans[0].unit
     title = (f"Sample size ({unit}), design {design}, from {source}: "
              + ", ".join(f"{p.coefficient} {p.n}" for p in plans))
-    meta = {"source": source, "design": design, "level": level, "unit": unit, "similarity": measure or "exact"}
+    meta = {"source": source, "judgments": str(judgments) if judgments else None, **provenance_meta(files, judgments),
+            "design": design, "level": level, "unit": unit, "similarity": measure or "exact"}
     if fmt in ("markdown", "latex"):  # the plans' own paper tables, one per coefficient
         typer.echo("\n".join(p.to_markdown() if fmt == "markdown" else p.to_latex() for p in plans), nl=False)
         if json_out is not None:

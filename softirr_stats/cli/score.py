@@ -47,6 +47,7 @@ from softirr_stats.cli._options import (
     similarity_values,
     split,
 )
+from softirr_stats.cli._output import provenance_meta
 
 __all__ = ["NAME", "EPILOG", "command", "estimator_for_measure"]
 
@@ -167,7 +168,7 @@ def command(
     if json_out:
         from softirr_stats.base._device import compute_record
 
-        meta = {"file": [str(f) for f in files], "cache": str(cache), "coefficients": coefs, "chance": chance,
+        meta = {"file": [str(f) for f in files], **provenance_meta(files), "cache": str(cache), "coefficients": coefs, "chance": chance,
                 "seed": seed,
                 "batch_size": batch_size}
         from softirr_stats.base._format import json_text

@@ -35,7 +35,7 @@ from softirr_stats.cli._options import (
     similarity_option,
     similarity_value,
 )
-from softirr_stats.cli._output import Notes, emit, write_json
+from softirr_stats.cli._output import Notes, emit, provenance_meta, write_json
 
 __all__ = ["NAME", "EPILOG", "command"]
 
@@ -218,7 +218,7 @@ def command(
                     f"percentile, B = {bootstrap}")
     title = (f"span agreement on {path.name}: {res.n_raters} annotators, match = {match}, by = {by}, "
              f"average = {average}, similarity = {measure}; {interval}")
-    meta = {"file": str(path), "match": match, "by": by, "average": average, "similarity": measure,
+    meta = {"file": str(path), **provenance_meta([path]), "match": match, "by": by, "average": average, "similarity": measure,
             "bootstrap": bootstrap, "level": level, "seed": seed, "value": res.value, "warnings": seen}
     tables = {"by_type": _type_rows(res), "by_document": _document_rows(res)}  # json holds every table
     if fmt == "json" or table == "pairs":

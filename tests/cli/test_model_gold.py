@@ -1,5 +1,6 @@
 """``softirr model --model soft --gold SHEET``: the judged sheet of ``softirr judge plan`` as the soft model's gold pairs."""
 
+import hashlib
 import json
 
 import pandas as pd
@@ -39,6 +40,14 @@ def test_gold_sheet_is_fitted_as_gold_pairs_like_the_python_api(sheet, capsys):
     judged = sis.analysis.read_judging_sheet(sheet)[0]
     n = int(judged["draws"].sum())  # each draw of a pair is one gold pair
     assert doc["meta"]["n_gold"] == n and doc["meta"]["gold"] == str(sheet)
+    # traced to its inputs as every JSON output is: the annotations in inputs, the gold sheet beside its path
+    from softirr_stats.base._provenance import package_version
+
+    assert doc["meta"]["inputs"] == [{"path": str(demo_path()),
+                                      "sha256": hashlib.sha256(demo_path().read_bytes()).hexdigest()}]
+    assert doc["meta"]["gold_sha256"] == hashlib.sha256(sheet.read_bytes()).hexdigest()
+    assert doc["meta"]["softirr_stats_version"] == package_version()
+    assert doc["meta"]["command"].startswith("softirr model ")
     assert f"{n} gold pairs (sheet.csv)" in doc["title"]
     assert f"{n} gold pairs: below" in err  # fewer than MIN_GOLD: said, not silent
     # the same fit through the Python API from the same sheet, read the same way

@@ -1,5 +1,6 @@
 """The whole workflow through the real entry point: reader options, judge plan -> sheet -> agree --judgments."""
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -97,6 +98,10 @@ def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path
                               "--bootstrap", "0", "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
+    sheet_sha = hashlib.sha256(sheet.read_bytes()).hexdigest()
+    demo_input = [{"path": str(demo_path()), "sha256": hashlib.sha256(demo_path().read_bytes()).hexdigest()}]
+    meta = json.loads(out)["meta"]  # the sheet beside its path, not among the annotation inputs
+    assert (meta["judgments"], meta["judgments_sha256"], meta["inputs"]) == (str(sheet), sheet_sha, demo_input)
     # the same estimate through the Python API, from the same plan with the same judgments
     ann = sis.read_annotations(demo_path())
     drawn = sis.judging_plan(ann, similarity="indel", n=80, coefficient="krippendorff_alpha", seed=3)
@@ -121,6 +126,19 @@ def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path
     assert code == 0, err
     srow = json.loads(out)["results"][0]
     assert srow["coefficient"] == "krippendorff_alpha" and srow["value"] == pytest.approx(ref.value, abs=1e-12)
+    meta = json.loads(out)["meta"]
+    assert (meta["judgments"], meta["judgments_sha256"], meta["inputs"]) == (str(sheet), sheet_sha, demo_input)
+    # and plan, which plans the judged pairs from the same sheet, records it the same way
+    code, out, err = run_main(capsys, "plan", str(demo_path()), "-c", "krippendorff_alpha", "-m", "indel",
+                              "--judgments", str(sheet), "--halfwidth", "0.1", "-f", "json")
+    assert code == 0, err
+    meta = json.loads(out)["meta"]
+    assert (meta["judgments"], meta["judgments_sha256"], meta["inputs"]) == (str(sheet), sheet_sha, demo_input)
+    assert meta["command"].startswith("softirr plan ")
+    judged_plan = sis.plan_items("krippendorff_alpha", halfwidth=0.1, pilot=ann, similarity="indel",
+                                 judgments=sis.read_judgments(pairs))
+    row = json.loads(out)["results"][0]
+    assert row["n_judged"] == judged_plan.n and row["value"] == pytest.approx(judged_plan.to_frame()["value"][0], abs=1e-12)
     # and the report reads the same blinded sheet (joined with its plan) for its calibration section
     page = tmp_path / "r.html"
     code, _, err = run_main(capsys, "report", str(demo_path()), "-o", str(page), "-m", "indel", "-c",
