@@ -15,7 +15,6 @@ from softirr_stats.cli._options import (
     MEASURES,
     WEIGHTS,
     CategoriesOpt,
-    DeviceOpt,
     FieldOpt,
     FormatOpt,
     InputFormatOpt,
@@ -110,6 +109,9 @@ def _check_unused(pilot: bool, widths: bool, nulls: bool, judged: bool, method: 
                          "that of the assumed population, with nothing resampled: leave it out or give a pilot FILE")
         for name in _READING:
             why[name] = "is an option for reading a pilot FILE; with assumed values there is no file: leave it out"
+        why["device"] = ("sets where a pilot FILE's coefficients and bootstraps are computed; a plan from assumed values "
+                         "(--value, --prevalence) is a few formulas on the assumed population, computed on no device: "
+                         "leave it out or give a pilot FILE")
     elif judged or method == "analytic":
         how = ("--judgments plans from the delta-method variance of the pilot's judgments" if judged else
                "--method analytic takes the linearised terms of the analytic SE")
@@ -186,7 +188,10 @@ def command(
     layer: LayerOpt = None,
     reader_option: ReaderOpt = None,
     categories: CategoriesOpt = None,
-    device: DeviceOpt = "auto",
+    device: Annotated[str, typer.Option(
+        "--device", help="with a pilot FILE: where its coefficients and bootstraps are computed, as for agree: auto "
+                         "(CUDA when torch or JAX sees one, else the CPU), cpu or cuda; recorded in --json (refused "
+                         "with assumed values, which compute nothing on a device)")] = "auto",
 ) -> None:
     """Plan a study: items for a target interval half-width or power, from a pilot or assumed values."""
     from softirr_stats.planning import plan_items

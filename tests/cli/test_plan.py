@@ -135,6 +135,8 @@ ASSUMED = ["--value", "0.6", "--prevalence", "0.3,0.7", "--raters", "3"]
     ("assumed", ["--halfwidth", "0.1", "--seed", "9"], "--seed sets a pilot FILE's bootstraps; with assumed"),
     ("assumed", ["--halfwidth", "0.1", "--item", "id"], "--item is an option for reading a pilot FILE"),
     ("assumed", ["--halfwidth", "0.1", "--na-values", "x"], "--na-values is an option for reading a pilot FILE"),
+    ("assumed", ["--halfwidth", "0.1", "--device", "cpu"],
+     "--device sets where a pilot FILE's coefficients and bootstraps are computed; a plan from assumed values"),
     ("assumed", ["--halfwidth", "0.1", "--alpha", "0.1"], "--alpha sets the test of a power target, which --null"),
     ("assumed", ["--halfwidth", "0.1", "--test", "null"], "--test sets the test of a power target"),
     ("FILE", ["--halfwidth", "0.1", "--two-sided"], "--two-sided sets the test of a power target"),
@@ -184,6 +186,31 @@ def test_plan_errors_read_as_flags(capsys, scores, args, said):
     text = " ".join(err.split())
     assert code == 2 and said in text, text
     assert not re.search(r"\w=|\[['\"]|dict\(", text), text
+
+
+def test_device_sets_where_a_pilots_plan_is_computed(capsys, scores, monkeypatch):
+    """--device was taken and said nothing on what it did: with a pilot FILE the plan's coefficients and bootstraps
+    run inside it (as agree's), and --json records it; with assumed values it is refused (above)."""
+    import softirr_stats.planning as planning
+    from softirr_stats.base._device import current_device
+
+    seen, real = [], planning.plan_items
+
+    def spy(*args, **kwargs):
+        seen.append(current_device())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(planning, "plan_items", spy)
+    code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", "--method", "bootstrap", "--bootstrap", "200",
+                         "--device", "cpu", "-f", "json")
+    assert code == 0, err
+    assert seen == ["cpu"]
+    doc = json.loads(out)
+    assert doc["meta"]["compute"]["device"] == "cpu"
+    py = real("fleiss_kappa", halfwidth=0.1, pilot=sis.read_annotations(scores), method="bootstrap",
+              bootstrap=200).to_frame()
+    assert doc["results"][0]["n_items"] == py["n_items"][0]
+    assert doc["results"][0]["se_at_n"] == pytest.approx(py["se_at_n"][0], abs=1e-12, rel=0)
 
 
 def test_rater_variance_with_raters_sampled_is_python_s_plan(capsys):
