@@ -44,3 +44,20 @@ def test_the_command_line_report_gives_the_missing_ratings_note_without_a_python
 def test_a_python_report_keeps_the_call_that_reproduces_the_peers_number(csv):
     page = sis.reporting.build_report(sis.read_annotations(csv), coefficients=["fleiss_kappa"], ci=None)
     assert any("sis.fleiss_kappa(ann.complete_items())" in n for n in _notes(page))
+
+
+def test_how_an_export_folder_was_read_is_one_note_line(tmp_path, capsys):
+    """The format guessed for a brat folder is said once on stderr (one ``note:`` line, in the command's spelling),
+    and once in the page's summary."""
+    import pathlib
+
+    folder = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "bratiaa_example"
+    page = tmp_path / "r.html"
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", str(folder), "--bootstrap", "0", "-c", "fleiss_kappa", "-o", str(page)])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0, err
+    said = "bratiaa_example: read as --input-format brat (guessed from its content; pass --input-format brat to " \
+           "choose it)"
+    assert [ln for ln in err.splitlines() if "guessed" in ln] == [f"note: {said}"], err
+    assert page.read_text().count("guessed from its content") == 1
