@@ -7,32 +7,13 @@ import hashlib
 import json
 import pathlib
 
-import numpy as np
 import pytest
 
 import softirr_stats as sis
 from softirr_stats.base._provenance import package_version
-from softirr_stats.cli import main
 from softirr_stats.data import demo_path
 
 BRATIAA = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "bratiaa_example"
-
-
-def run_main(capsys, *args):
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in args])
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
-
-
-def _write(path, seed=1, raters=("r1", "r2", "r3"), n=30):
-    rng = np.random.default_rng(seed)
-    lines = ["item,rater,label"]
-    for i in range(n):
-        truth = "abc"[rng.integers(3)]
-        lines += [f"i{i},{r},{truth if rng.random() < 0.7 else 'abc'[rng.integers(3)]}" for r in raters]
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def _sha(path):
@@ -53,13 +34,13 @@ def _traced(meta, command, inputs):
 
 
 @pytest.fixture()
-def two_files(tmp_path):
-    return _write(tmp_path / "a.csv"), _write(tmp_path / "b.csv", seed=2)
+def two_files(tmp_path, write_ratings):
+    return write_ratings(tmp_path / "a.csv"), write_ratings(tmp_path / "b.csv", seed=2)
 
 
-def test_compare_records_both_files(capsys, two_files):
+def test_compare_records_both_files(two_files, run_cli):
     a, b = two_files
-    code, out, err = run_main(capsys, "compare", a, b, "-c", "fleiss_kappa", "--bootstrap", "50", "-f", "json")
+    code, out, err = run_cli("compare", a, b, "-c", "fleiss_kappa", "--bootstrap", "50", "-f", "json")
     assert code == 0, err
     doc = json.loads(out)
     _traced(doc["meta"], "compare", [(a, _sha(a)), (b, _sha(b))])
@@ -69,11 +50,11 @@ def test_compare_records_both_files(capsys, two_files):
     assert row["difference"] == pytest.approx(want_a - want_b, abs=1e-12)
 
 
-def test_compare_json_file_holds_the_same_record(capsys, two_files, tmp_path):
+def test_compare_json_file_holds_the_same_record(two_files, tmp_path, run_cli):
     a, b = two_files
     path = tmp_path / "c.json"
-    code, out, err = run_main(capsys, "compare", a, "-c", "fleiss_kappa,krippendorff_alpha", "--bootstrap", "50",
-                              "--json", path)
+    code, out, err = run_cli("compare", a, "-c", "fleiss_kappa,krippendorff_alpha", "--bootstrap", "50",
+                     "--json", path)
     assert code == 0, err
     doc = json.loads(path.read_text())
     _traced(doc["meta"], "compare", [(a, _sha(a))])
@@ -82,16 +63,16 @@ def test_compare_json_file_holds_the_same_record(capsys, two_files, tmp_path):
     assert doc["results"][0]["difference"] == pytest.approx(want, abs=1e-12)
 
 
-def test_spans_records_an_export_folder_by_its_digest(capsys):
-    code, out, err = run_main(capsys, "spans", BRATIAA, "--bootstrap", "0", "-f", "json")
+def test_spans_records_an_export_folder_by_its_digest(run_cli):
+    code, out, err = run_cli("spans", BRATIAA, "--bootstrap", "0", "-f", "json")
     assert code == 0, err
     doc = json.loads(out)
     _traced(doc["meta"], "spans", [(BRATIAA, _tree_digest(BRATIAA))])
     assert doc["meta"]["value"] == pytest.approx(sis.span_agreement(BRATIAA).value, abs=1e-12)
 
 
-def test_demo_records_the_bundled_file(capsys):
-    code, out, err = run_main(capsys, "demo", "--bootstrap", "0", "--no-embedding", "-f", "json")
+def test_demo_records_the_bundled_file(run_cli):
+    code, out, err = run_cli("demo", "--bootstrap", "0", "--no-embedding", "-f", "json")
     assert code == 0, err
     doc = json.loads(out)
     _traced(doc["meta"], "demo", [(demo_path(), _sha(demo_path()))])
@@ -99,35 +80,35 @@ def test_demo_records_the_bundled_file(capsys):
     assert row["value"] == pytest.approx(sis.fleiss_kappa(sis.read_annotations(demo_path())).value, abs=1e-12)
 
 
-def test_plan_records_its_pilot_and_none_for_assumed_values(capsys, two_files):
+def test_plan_records_its_pilot_and_none_for_assumed_values(two_files, run_cli):
     a, _ = two_files
-    code, out, err = run_main(capsys, "plan", a, "--halfwidth", "0.2", "-f", "json")
+    code, out, err = run_cli("plan", a, "--halfwidth", "0.2", "-f", "json")
     assert code == 0, err
     doc = json.loads(out)
     _traced(doc["meta"], "plan", [(a, _sha(a))])
     assert doc["results"][0]["n_items"] == sis.plan_items("fleiss_kappa", halfwidth=0.2,
                                                           pilot=sis.read_annotations(a)).n
-    code, out, err = run_main(capsys, "plan", "--value", "0.6", "--prevalence", "0.5,0.5", "--halfwidth", "0.1",
-                              "-f", "json")
+    code, out, err = run_cli("plan", "--value", "0.6", "--prevalence", "0.5,0.5", "--halfwidth", "0.1",
+                     "-f", "json")
     assert code == 0, err
     _traced(json.loads(out)["meta"], "plan", [])  # assumed values: no input file
 
 
-def test_describe_records_its_files(capsys, tmp_path):
-    a, b = _write(tmp_path / "a.csv", raters=("r1", "r2")), _write(tmp_path / "b.csv", seed=2, raters=("r3",))
+def test_describe_records_its_files(tmp_path, run_cli, write_ratings):
+    a, b = write_ratings(tmp_path / "a.csv", raters=("r1", "r2")), write_ratings(tmp_path / "b.csv", seed=2, raters=("r3",))
     path = tmp_path / "d.json"
-    code, out, err = run_main(capsys, "describe", a, b, "-f", "json", "--json", path)
+    code, out, err = run_cli("describe", a, b, "-f", "json", "--json", path)
     assert code == 0, err
     for doc in (json.loads(out), json.loads(path.read_text())):
         _traced(doc["meta"], "describe", [(a, _sha(a)), (b, _sha(b))])
         assert doc["meta"]["n_ratings"] == sis.read_annotations([a, b]).n_ratings
 
 
-def test_score_json_records_its_files(capsys, two_files, tmp_path):
+def test_score_json_records_its_files(two_files, tmp_path, run_cli):
     a, _ = two_files
     path = tmp_path / "s.json"
-    code, out, err = run_main(capsys, "score", a, "-m", "levenshtein", "--cache", tmp_path / "c.sqlite",
-                              "--no-progress", "--json", path)
+    code, out, err = run_cli("score", a, "-m", "levenshtein", "--cache", tmp_path / "c.sqlite",
+                     "--no-progress", "--json", path)
     assert code == 0, err
     doc = json.loads(path.read_text())
     _traced(doc["meta"], "score", [(a, _sha(a))])
