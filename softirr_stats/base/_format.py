@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pandas loads with the first table; formatting a number needs none
     import pandas as pd
 
-__all__ = ["P_FLOOR", "P_SCIENTIFIC", "ZERO_TOL", "display_text", "escape_text", "fixed_number", "html_table",
+__all__ = ["P_FLOOR", "P_SCIENTIFIC", "ZERO_TOL", "display_text", "escape_text", "fixed_number", "fixed_interval", "html_table",
            "format_interval", "format_number", "format_p", "frame_table", "is_p_column", "json_safe", "json_text",
            "latex_notes", "latex_table", "level_text", "markdown_table", "render", "short_repr", "short_reprs",
            "visible_text", "zero_noise"]
@@ -149,6 +149,20 @@ def fixed_number(x: Any, digits: int, na: str = "") -> str:
     if _is_missing(x):
         return na
     return f"{zero_noise(x):.{digits}f}"
+
+
+def fixed_interval(lo: Any, hi: Any, digits: int = 4, na: str = "") -> str:
+    """The ``[lo, hi]`` cell of a terminal table: both bounds by :func:`fixed_number` (never ``-0.0000`` for a
+    bound that is zero up to floating-point error); ``na`` where there is no interval (a bound None or nan).
+
+    Examples
+    --------
+    >>> fixed_interval(-1.1e-16, 0.25), fixed_interval(0.1, 0.2, 2), fixed_interval(float("nan"), 0.2)
+    ('[0.0000, 0.2500]', '[0.10, 0.20]', '')
+    """
+    if _is_missing(lo) or _is_missing(hi):
+        return na
+    return f"[{fixed_number(lo, digits)}, {fixed_number(hi, digits)}]"
 
 
 def format_number(x: Any, digits: int = 3, na: str = "—", *, zero: float = 0.0) -> str:

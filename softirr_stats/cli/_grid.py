@@ -12,6 +12,7 @@ from typing import Any
 
 import typer
 
+from softirr_stats.base._format import fixed_interval
 from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
 from softirr_stats.cli._options import TEST_NOTE, check_choices, cli_wording, given_flags
 from softirr_stats.cli._output import Notes, emit, write_json
@@ -292,7 +293,7 @@ def present(rows: list[dict[str, Any]], notes_in: list[str], *, fmt: str, title:
     for r in rows:
         t = dict(r)
         lo, hi = r.get("ci_low"), r.get("ci_high")
-        t["CI"] = "" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4f}, {hi:.4f}]"
+        t["CI"] = fixed_interval(lo, hi)
         if "error" in r:
             t["value"] = "-"
         t["notes"] = notes.refs(r["warnings"])

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from softirr_stats.agreement import COEFFICIENTS as REGISTRY
-from softirr_stats.base._format import level_text
+from softirr_stats.base._format import fixed_interval, level_text
 from softirr_stats.cli._errors import EXIT_DATA, fail
 from softirr_stats.cli._item_groups import (
     ClusterOpt,
@@ -133,7 +133,7 @@ def _rater(name: str, raters: tuple, flag: str) -> Any:
 
 
 def _ci_text(lo: Any, hi: Any) -> str:
-    return "" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4f}, {hi:.4f}]"
+    return fixed_interval(lo, hi)
 
 
 def _comparison_rows(res: Any) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
-from softirr_stats.base._format import level_text
+from softirr_stats.base._format import fixed_interval, level_text
 from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.cli._errors import EXIT_DATA, fail
 from softirr_stats.cli._options import (
@@ -63,9 +63,7 @@ def _count(v: Any) -> Any:
 
 def _ci(lo: Any, hi: Any) -> str:
     """The merged ``[lo, hi]`` cell ('' without an interval)."""
-    import math
-
-    return "" if lo is None or (isinstance(lo, float) and math.isnan(lo)) else f"[{lo:.4f}, {hi:.4f}]"
+    return fixed_interval(lo, hi)
 
 
 def _type_rows(res: Any) -> list[dict[str, Any]]:

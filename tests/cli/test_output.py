@@ -42,3 +42,18 @@ def test_interval_titles_keep_the_decimals_of_the_level():
     assert ci_title(sis.Analytic(level=0.995), 0, "items", "auto", 0.995, 0).startswith("99.5% analytic intervals")
     assert ci_title(sis.Bootstrap(n=100, level=0.975), 100, "items", "percentile", 0.975, 0).startswith(
         "97.5% percentile intervals, B = 100")
+
+
+def test_the_ci_cell_prints_a_bound_that_is_zero_up_to_rounding_as_zero(capsys, monkeypatch):
+    # the value column applied the zero rule; the merged CI cell printed [-0.0000, 0.2500]
+    from softirr_stats.cli._grid import present
+
+    monkeypatch.setenv("COLUMNS", "160")
+    row = dict(similarity="exact", coefficient="fleiss_kappa", chance="exact", value=-1.1e-16, ci_low=-2.2e-17,
+               ci_high=0.25, se=0.1, level=0.95, ci_method="bca-t", observed=1 / 3, expected=1 / 3, n_items=30,
+               n_raters=3, n_pairs_scored=0, warnings=[])
+    present([row, {**row, "ci_low": -4e-5}], [], fmt="table", title="t", meta={}, json_out=None, keep_going=False,
+            strict=False)
+    out = capsys.readouterr().out
+    assert "[0.0000, 0.2500]" in out and "[-0.0000, 0.2500]" in out  # a true -4e-05 keeps its sign
+    assert out.count("-0.0000") == 1, out
