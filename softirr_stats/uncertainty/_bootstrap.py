@@ -53,7 +53,7 @@ from softirr_stats.uncertainty._intervals import (
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
            "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_strata", "jackknife_values", "leave_one_out_weights", "per_item_codes", "replicate_interval", "summarize_replicates",
            "too_few_units_advice", "unit_weights", "TOO_FEW_UNITS_POINT", "few_units_handling",
-           "interval_items"]
+           "interval_items", "informative_clusters"]
 
 #: The note of an interval the few-units rule widened where there were enough units for no warning
 #: (the widening factor follows; a prefix of ``agreement.NOTE_PREFIXES``).
@@ -1360,6 +1360,28 @@ def interval_items(stat: Statistic) -> tuple[int, int]:
     return units, stat.n_items - units
 
 
+def informative_clusters(stat: Statistic, cfg: Bootstrap) -> int:
+    """The clusters of a cluster bootstrap that count as its units: those holding an item that can change the value
+    (``stat.informative_items``; every cluster where the statistic names none). A cluster whose items all carry a
+    single rating adds nothing to Krippendorff's alpha, as such an item adds nothing (:func:`interval_items`).
+
+    Examples
+    --------
+    >>> import warnings, softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", None], ["a", None]])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     _, prep = point_estimate(ann, family="alpha", coefficient="krippendorff_alpha",
+    ...                              sim=resolve_similarity(ann))
+    >>> informative_clusters(prep, Bootstrap(design="cluster", cluster=[0, 1, 2, 2]))
+    2
+    """
+    codes = per_item_codes(cfg.cluster, stat.items, "cluster")
+    mask = stat.informative_items
+    return int(len(np.unique(codes if mask is None else codes[np.asarray(mask, dtype=bool)])))
+
+
 #: The opening words of the note naming the items that are no units of an interval (:func:`interval_items`; a
 #: prefix of ``agreement.NOTE_PREFIXES``: information, nothing went wrong).
 UNITS_NOTE = "interval units:"
@@ -1415,7 +1437,7 @@ def few_units_handling(stat: Statistic, cfg: Bootstrap, reps: np.ndarray,
     """
     factor, few_note = few_units_correction(
         stat, cfg, reps, BOOTSTRAP_DESIGNS[cfg.design],
-        n_clusters=lambda: len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))),
+        n_clusters=lambda: informative_clusters(stat, cfg),
         rater_jackknife=lambda: jackknife_values(stat, replace(cfg, design="raters", cluster=None, strata=None)),
         item_replicates=lambda: bootstrap_replicates(stat, replace(cfg, design="items", cluster=None,
                                                                    strata=None))["value"],

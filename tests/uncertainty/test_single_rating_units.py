@@ -130,3 +130,31 @@ def test_a_familys_single_ratings_flag_is_what_its_value_does(family):
     assert moved == FAMILIES[family].single_ratings
     expected = (12 + 8) if FAMILIES[family].single_ratings else 12
     assert interval_items(prep) == (expected, 21 - expected)
+
+
+def test_clusters_of_single_ratings_are_no_units_of_a_cluster_interval():
+    """6 clusters of pairable items and 3 whose items carry one rating each: alpha's cluster interval is widened
+    by t_5 / z * sqrt(6 / 5), the factor of 6 clusters, and warns of 6 (it counted 9 and used t_8)."""
+    from softirr_stats.uncertainty import few_units_factor
+    from softirr_stats.uncertainty._bootstrap import informative_clusters
+
+    rows = _PAIRED + _SINGLE[:6]
+    cluster = [i // 2 for i in range(12)] + [6, 6, 7, 7, 8, 8]
+    cfg = sis.Bootstrap(n=500, seed=3, design="cluster", cluster=cluster, method="percentile")
+    with pytest.warns(FewUnitsWarning, match=r"^6 clusters resampled \(fewer than 10\)"):
+        r = sis.krippendorff_alpha(rows, ci=cfg)
+    _, prep = _quiet(point_estimate, sis.Annotations.from_wide(rows), family="alpha",
+                     coefficient="krippendorff_alpha", sim=resolve_similarity(sis.Annotations.from_wide(rows)))
+    assert informative_clusters(prep, cfg) == 6
+    raw = _quiet(sis.krippendorff_alpha, rows, ci=sis.Bootstrap(n=500, seed=3, design="cluster", cluster=cluster,
+                                                                  method="percentile", few_units="none"))
+    from softirr_stats.uncertainty import BOOTSTRAP_DESIGNS, bootstrap_replicates
+
+    reps = bootstrap_replicates(prep, cfg)["value"]
+    factor = few_units_factor(reps, BOOTSTRAP_DESIGNS["cluster"], 6, 0.95)
+    assert factor == pytest.approx(stats.t.ppf(0.975, 5) / ndtri(0.975) * np.sqrt(6 / 5), rel=1e-12)
+    # the widened interval: the raw percentile interval scaled about the estimate by the 6-cluster factor
+    assert (r.ci_low, r.ci_high) == pytest.approx((r.value - factor * (r.value - raw.ci_low),
+                                                   r.value + factor * (raw.ci_high - r.value)), abs=1e-12)
+    fleiss = _quiet(sis.fleiss_kappa, rows, ci=cfg)  # single ratings enter Fleiss' chance term: 9 clusters
+    assert any(n.startswith("9 clusters resampled") for n in fleiss.warnings), fleiss.warnings
