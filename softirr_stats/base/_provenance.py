@@ -40,8 +40,8 @@ def file_sha256(path: str | PathLike[str]) -> str:
 def path_sha256(path: str | PathLike[str]) -> str:
     """The sha256 of an input: a file's own (:func:`file_sha256`), or a folder's (an export project: brat,
     INCEpTION/WebAnno) as the sha256 of one line per file under it, ``relative/posix/path NUL file-sha256``, in
-    sorted order (links are not followed). Renaming, adding, removing or changing any file changes it; where the
-    folder sits does not.
+    sorted order (links are not followed; a file that cannot be read counts as ``unreadable (ErrorName)``).
+    Renaming, adding, removing or changing any file changes it; where the folder sits does not.
 
     Examples
     --------
@@ -63,7 +63,11 @@ def path_sha256(path: str | PathLike[str]) -> str:
             full = os.path.join(root, name)
             if os.path.isfile(full) and not os.path.islink(full):
                 rel = Path(os.path.relpath(full, path)).as_posix()
-                lines.append(f"{rel}\0{file_sha256(full)}\n")
+                try:
+                    digest = file_sha256(full)
+                except OSError as err:  # a file the reader need not read: recorded, not a failure after the work
+                    digest = f"unreadable ({type(err).__name__})"
+                lines.append(f"{rel}\0{digest}\n")
     h = hashlib.sha256()
     for line in sorted(lines):
         h.update(line.encode("utf-8", "surrogateescape"))

@@ -69,3 +69,23 @@ def test_agree_and_report_on_an_export_folder_record_it(capsys, tmp_path):
     out, err = capsys.readouterr()
     assert exit_.value.code == 0, err
     assert _tree_digest(BRATIAA) in page.read_text()
+
+
+def test_an_unreadable_file_in_a_folder_is_recorded_not_fatal(tmp_path, monkeypatch):
+    # the digest is taken after the work is done (JSON meta, the report): a file the reader never opened must not
+    # turn a finished result into a traceback
+    from softirr_stats.base import _provenance
+
+    (tmp_path / "a.ann").write_text("T1\tX 0 1\ta\n")
+    (tmp_path / "locked.bin").write_bytes(b"\0")
+    real = _provenance.file_sha256
+
+    def refuse(path):
+        if str(path).endswith("locked.bin"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(_provenance, "file_sha256", refuse)
+    want = hashlib.sha256((f"a.ann\0{real(tmp_path / 'a.ann')}\n" + "locked.bin\0unreadable (PermissionError)\n")
+                          .encode()).hexdigest()
+    assert path_sha256(tmp_path) == want
