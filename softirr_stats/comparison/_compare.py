@@ -39,6 +39,7 @@ from softirr_stats.uncertainty import (
     BOOTSTRAP_DESIGNS,
     Analytic,
     Bootstrap,
+    FewUnitsWarning,
     analytic_terms,
     bca_p_value,
     draw_weights,
@@ -359,7 +360,7 @@ def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
     if rec.resamples_clusters:
         clusters = _per_item(cfg.cluster, tuple(stat_a.items), tuple(stat_b.items), lay.union, "cluster") or {}
         units, kind = len({clusters[i] for i in lay.union}), "clusters"
-        strata = _cluster_strata(stat_a, stat_b, cfg, lay, apart)
+        strata = _unit_strata(stat_a, stat_b, cfg, lay, apart)
     else:
         units, kind = min(stat_a.n_raters, stat_b.n_raters), "raters"
         if rec.resamples_items and _jackknife_aligned(cfg, lay):
@@ -382,10 +383,59 @@ def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
     return factor, note
 
 
-def _cluster_strata(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout,
-                    apart: bool) -> np.ndarray | None:
-    """Each cluster's stratum on the union of the items (the user's strata crossed with the overlap strata, as
-    the replicates were drawn: :func:`paired_replicates`), or None when the clusters were drawn without strata."""
+def _interval_units(stat_a: Statistic, stat_b: Statistic, lay: _Layout) -> tuple[int, int]:
+    """The items of each of the two samples that can change the difference: its few-items count per sample.
+
+    An item bootstrap of a difference draws each statistic's items (the same ones when paired, each set on its
+    own when the items are disjoint, within the strata "shared", "only in a", "only in b" when partly shared),
+    and each coefficient's interval rests on its own items. So the units are counted per sample, not over the
+    union of the two: an item of a sample counts when it can change a (``Statistic.informative_items``, the
+    inputs' own rule, :func:`~softirr_stats.uncertainty.interval_items`) or, shared, can change b. Paired, both
+    counts are the shared items that can change either statistic; the few-items note and the Student-t degrees
+    of freedom of ``bca-t`` take that count (the smaller of the two otherwise).
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> a = statistic_of(sis.fleiss_kappa([["x", "x"], ["x", "y"]] * 6), "a")
+    >>> b = statistic_of(sis.fleiss_kappa(sis.Annotations.from_wide([["x", "y"]] * 30, items=range(100, 130))), "b")
+    >>> _interval_units(a, b, _layout(a, b, False))  # two independent samples: each its own count
+    (12, 30)
+    """
+    n = len(lay.union)
+    in_a, in_b, moves = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
+    in_a[lay.idx_a] = True
+    in_b[lay.idx_b] = True
+    for stat, idx in ((stat_a, lay.idx_a), (stat_b, lay.idx_b)):
+        mask = stat.informative_items
+        moves[idx] |= np.ones(len(idx), bool) if mask is None else np.asarray(mask, dtype=bool)
+    return int(np.count_nonzero(moves & in_a)), int(np.count_nonzero(moves & in_b))
+
+
+def _few_items_of_difference(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout,
+                             counts: tuple[int, int]) -> str:
+    """The few-items note of the difference: the inputs' own note (:func:`few_items_note`) on the smaller of the
+    two samples' counts (:func:`_interval_units`), naming both counts when the items are not all shared."""
+    n_a, n_b = counts
+    units = min(n_a, n_b)
+    where = ""
+    if lay.n_common < len(lay.union):
+        shared = f", {lay.n_common} of them shared" if lay.n_common else ""
+        kind = "partly shared" if lay.n_common else "independent"
+        which = "each" if n_a == n_b else "the smaller"
+        where = (f" in {which} of the two {kind} samples (a: {n_a} {stat_a.unit_name}, b: {n_b}{shared}; each "
+                 "coefficient's interval, and so the difference's, rests on its own sample)")
+    names = {stat_a.unit_name, stat_b.unit_name}
+    caveat = "; ".join(dict.fromkeys(c for c in (stat_a.few_items_caveat, stat_b.few_items_caveat) if c))
+    return few_items_note(units, BOOTSTRAP_DESIGNS[cfg.design], unit=names.pop() if len(names) == 1 else "items",
+                          caveat=caveat, where=where)
+
+
+def _unit_strata(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout,
+                 apart: bool) -> np.ndarray | None:
+    """Each resampled unit's stratum on the union of the items (a cluster's for ``cluster``, an item's for the item
+    designs; the user's strata crossed with the overlap strata, as the replicates were drawn:
+    :func:`paired_replicates`), or None when the units were drawn without strata."""
     if apart:
         return None
     items_a, items_b = _item_ids(stat_a, stat_b, apart)
@@ -394,9 +444,10 @@ def _cluster_strata(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _
 
 
 def _bootstrap_p(d: np.ndarray, diff: float, method: str, factor: float, se: float,
-                 jack: np.ndarray | None = None) -> tuple[float, str]:
+                 jack: np.ndarray | None = None, dof: float | None = None) -> tuple[float, str]:
     """Two-sided p-value of H0: difference = 0 that inverts the reported interval (``jack``: the BCa
-    jackknife of the difference, for the bca methods; its df is ``len(jack) - 1`` for bca-t)."""
+    jackknife of the difference, for the bca methods; ``dof``: the interval's Student-t df for bca-t, by default
+    ``len(jack) - 1``)."""
     d = d[np.isfinite(d)]
     if d.size == 0 or not math.isfinite(diff):
         return math.nan, "none"
@@ -405,7 +456,10 @@ def _bootstrap_p(d: np.ndarray, diff: float, method: str, factor: float, se: flo
             return (1.0, "no spread in the replicates of the difference") if diff == 0 else (math.nan, "none")
         # the widened interval diff -+ factor (diff - bound) leaves 0 out where the unwidened one leaves out
         # diff (1 - 1 / factor)
-        dof = float(len(jack) - 1) if method == "bca-t" and jack is not None and len(jack) > 1 else None
+        if method != "bca-t" or jack is None:
+            dof = None
+        elif dof is None:
+            dof = float(len(jack) - 1) if len(jack) > 1 else None
         p = bca_p_value(d, diff, jack, diff * (1.0 - 1.0 / factor), dof) if jack is not None else math.nan
         if math.isfinite(p):
             return p, f"inversion of the {method} interval (bootstrap replicates and the jackknife)"
@@ -474,7 +528,11 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     if n_nan:
         notes.append(f"{n_nan} of {cfg.n} replicates of the difference were undefined (nan) and left out")
     se = float(np.std(d[finite], ddof=1)) if finite.sum() > 1 else math.nan
-    method, why = resolve_method(cfg.method, cfg.design, len(lay.union))  # "auto": the inputs' own rule
+    counts = _interval_units(stat_a, stat_b, lay)
+    # items resampled one by one: the inputs' units (items that can change a value), per sample (the smaller)
+    by_item = rec.resamples_items and not rec.resamples_clusters and not rec.resamples_judged
+    n_units = min(counts) if by_item else len(lay.union)
+    method, why = resolve_method(cfg.method, cfg.design, n_units)  # "auto": the inputs' own rule
     if method.startswith("bca") and cfg.method == "auto" and not _jackknife_aligned(cfg, lay):
         method, why = "percentile", ("method='auto': percentile (BCa's jackknife needs both statistics on the "
                                      "same items, and on the same raters for a rater design)")
@@ -488,8 +546,14 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
             jack.append(_jackknife_difference(stat_a, stat_b, cfg, lay))
         return jack[0]
 
-    lo, hi, method, note, _ = replicate_interval(d, diff, replace(cfg, method=method), jackknife, len(lay.union),
-                                                 n_units_given=False)
+    # bca-t (same items only): the inputs' Student-t df, the units that can change the difference less one, or the
+    # stratified jackknife's Satterthwaite df with strata=
+    strata = _unit_strata(stat_a, stat_b, cfg, lay, apart) if _jackknife_aligned(cfg, lay) else None
+    lo, hi, method, note, rule = replicate_interval(d, diff, replace(cfg, method=method), jackknife, n_units,
+                                                    unit_strata=strata, n_units_given=by_item)
+    if strata is not None and "t_dof" in rule and rules:  # as the inputs' rule says it
+        rules[-1] = rules[-1].replace(f"{n_units - 1} df", f"{rule['t_dof']:.3g} df (Satterthwaite, "
+                                      f"{len(np.unique(strata))} strata)")
     if note:
         notes.append(note)
     factor, few_note = _few_units_factor(stat_a, stat_b, cfg, lay, d, apart)
@@ -498,14 +562,15 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
         se *= factor
     if few_note:
         notes.append(few_note)
-    items_note = few_items_note(len(lay.union), BOOTSTRAP_DESIGNS[cfg.design])
-    if items_note:
+    items_note = _few_items_of_difference(stat_a, stat_b, cfg, lay, counts)
+    if items_note:  # warned as the inputs' own (one text per cause: paired, it is theirs word for word)
         notes.append(items_note)
+        warnings.warn(items_note, FewUnitsWarning, stacklevel=user_stacklevel())
     excluded = excluded_estimate(diff, lo, hi, d, what="difference")
     if excluded:  # the coefficients' own check, on the difference: its interval and test are not to be read
         notes.append(excluded)
         warnings.warn(f"compare({labels[0]}, {labels[1]}): {excluded}", DegenerateWarning, stacklevel=3)
-    p, test = _bootstrap_p(d, diff, method, factor, se, jack[0] if jack else None)
+    p, test = _bootstrap_p(d, diff, method, factor, se, jack[0] if jack else None, rule.get("t_dof"))
     paired = lay.n_common > 0
     kind = "paired" if lay.n_common == len(lay.union) else ("independent" if not paired else "partly paired")
     rr = _ratio(ra, rb)
@@ -513,7 +578,9 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     r_lo, r_hi = percentile_interval(rr, cfg.level) if np.isfinite(rr).sum() > 1 else (math.nan, math.nan)
     details = {"replicates": d, "replicates_a": ra, "replicates_b": rb, "n_replicates": cfg.n, "test": test,
                "seed": cfg.seed, "ratio_ci_low": r_lo, "ratio_ci_high": r_hi, "weights_check": tuple(checks),
-               "few_units_factor": factor, "kind": kind}
+               "few_units_factor": factor, "kind": kind, "interval_items": counts}
+    if "t_dof" in rule:
+        details["t_dof"] = rule["t_dof"]
     if rules:
         details["interval_rule"] = "; ".join(rules)
     return ComparisonResult(labels[0], labels[1], float(a.value), float(b.value), float(diff), ratio, float(lo),

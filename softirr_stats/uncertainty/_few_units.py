@@ -216,14 +216,15 @@ def small_strata_note(unit_strata: np.ndarray | None, design: Any) -> str:
             "merge small strata where the design allows")
 
 
-def few_items_note(n_items: int, design: Any, unit: str = "items", caveat: str = "") -> str:
+def few_items_note(n_items: int, design: Any, unit: str = "items", caveat: str = "", *, where: str = "") -> str:
     """The note (and :class:`FewUnitsWarning` text) for a bootstrap over fewer than :data:`FEW_ITEMS` items.
 
     Empty for larger studies and for designs that do not resample items one by one (raters, clusters,
     judged pairs), which have their own rules. ``unit`` names what an item is (span F1: ``"documents"``);
     ``caveat`` is what is known of the statistic's coverage with so few of them
     (``Statistic.few_items_caveat``), ``""`` for the coverage of kappa and alpha measured at 5-15 items
-    (:data:`FEW_ITEMS_COVERAGE`).
+    (:data:`FEW_ITEMS_COVERAGE`). ``where`` says which sample ``n_items`` counts, when there are several
+    (the difference of two statistics on different items, ``softirr_stats.compare``), after "(fewer than 20)".
 
     Examples
     --------
@@ -234,6 +235,8 @@ def few_items_note(n_items: int, design: Any, unit: str = "items", caveat: str =
     ('', '')
     >>> few_items_note(8, BOOTSTRAP_DESIGNS["items"], unit="documents", caveat="not measured")
     '8 documents resampled (fewer than 20): not measured: read it as rough, and give more documents where a conclusion rests on it'
+    >>> few_items_note(8, BOOTSTRAP_DESIGNS["items"], where=" in each of two samples").split(":")[0]
+    '8 items resampled (fewer than 20) in each of two samples'
     """
     if (n_items >= FEW_ITEMS or not design.resamples_items or design.resamples_clusters
             or design.resamples_judged):
@@ -244,8 +247,8 @@ def few_items_note(n_items: int, design: Any, unit: str = "items", caveat: str =
                   f"intervals of kappa and alpha covered {measured} items, 94-98% from {FEW_ITEMS}; "
                   "docs/coverage.md, \"Small studies\")")
     more = "rate more items" if unit == "items" else f"give more {unit}"
-    return (f"{n_items} {unit} resampled (fewer than {FEW_ITEMS}): {caveat}: read it as rough, and {more} where a "
-            "conclusion rests on it")
+    return (f"{n_items} {unit} resampled (fewer than {FEW_ITEMS}){where}: {caveat}: read it as rough, and {more} where "
+            "a conclusion rests on it")
 
 
 def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *, n_items: int = 0,

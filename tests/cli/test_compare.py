@@ -703,3 +703,25 @@ def test_item_weights_choices_are_cross_kappas():
     from softirr_stats.cli.compare import ITEM_WEIGHTS as CLI_ITEM_WEIGHTS
 
     assert tuple(ITEM_WEIGHTS) == CLI_ITEM_WEIGHTS
+
+
+def test_two_small_studies_are_flagged_by_the_smaller_study(run_cli, write_ratings, tmp_path):
+    """Two studies of 12 items each: 24 in the union, and no note, though each coefficient rests on 12 items. The
+    note counts each study's items and names both (partly shared: the shared ones too); it is compare's own."""
+    one = write_ratings(tmp_path / "one.csv", seed=1, n=12)
+    two = write_ratings(tmp_path / "two.csv", seed=2, n=12)
+    code, out, err = run_cli("compare", one, two, "--independent", "--bootstrap", "400")
+    assert code == 0, err
+    said = " ".join((out + err).split())
+    assert ("12 items resampled (fewer than 20) in each of the two independent samples (a: 12 items, b: 12; each "
+            "coefficient's interval, and so the difference's, rests on its own sample)") in said, said
+    longer = write_ratings(tmp_path / "longer.csv", seed=2, n=30)  # items i0-i29: i0-i11 shared with one.csv
+    code, out, err = run_cli("compare", one, longer, "--bootstrap", "400")
+    assert code == 0, err
+    said = " ".join((out + err).split())
+    assert ("12 items resampled (fewer than 20) in the smaller of the two partly shared samples (a: 12 items, b: 30, "
+            "12 of them shared;") in said, said
+    a, b = (sis.krippendorff_alpha(sis.read_annotations(f)) for f in (one, longer))
+    with pytest.warns(sis.FewUnitsWarning):  # the Python API's note, word for word
+        r = sis.compare(a, b, ci=sis.Bootstrap(n=400), labels=("one.csv", "longer.csv"))
+    assert [w for w in r.warnings if "(fewer than 20)" in w][0] in said
