@@ -401,7 +401,7 @@ STATISTICS: dict[str, StatisticRecord] = {s.name: s for s in (
         frozenset(), module="softirr_stats.api._score_statistics"),
     StatisticRecord(
         "lin_ccc", "Lin's (1989) concordance correlation coefficient of two raters' numeric scores.", ("ann",),
-        ("ci",), "2 (numeric scores)", "none (deviation from the 45-degree line)", False, frozenset(),
+        ("null", "alternative", "ci"), "2 (numeric scores)", "none (deviation from the 45-degree line)", False, frozenset(),
         module="softirr_stats.api._score_statistics"),
     StatisticRecord(
         "kendall_w", "Kendall's coefficient of concordance W of raters ranking items, with the Friedman test.",

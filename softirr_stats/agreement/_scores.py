@@ -43,7 +43,7 @@ import numpy as np
 from softirr_stats.agreement._statistic import Statistic
 
 __all__ = ["IccForm", "ICC_FORMS", "resolve_icc_form", "anova_terms", "icc_values", "icc_f_test",
-           "satterthwaite_test", "icc_interval", "ccc_values", "ccc_interval", "kendall_w_values", "ScoreStatistic", "numeric_table", "check_level"]
+           "satterthwaite_test", "icc_interval", "ccc_values", "ccc_interval", "ccc_se", "ccc_z", "kendall_w_values", "ScoreStatistic", "numeric_table", "check_level"]
 
 
 @dataclass(frozen=True)
@@ -369,6 +369,38 @@ def ccc_values(x: np.ndarray, C: Any = None) -> dict[str, np.ndarray]:
     return {"value": value, "r": r, "u": u, "n": n}
 
 
+def ccc_se(terms: dict[str, np.ndarray]) -> tuple[float, float]:
+    """Lin's (1989) asymptotic SEs of rho_c at the estimate: on the original scale and on Fisher's z scale,
+    ``atanh(rho_c)`` (nan with 2 items or fewer, and on the z scale for |rho_c| = 1).
+
+    ``var(rho_c) = [(1 - r^2) rho_c^2 (1 - rho_c^2) / r^2 + 2 rho_c^3 (1 - rho_c) u^2 / r - rho_c^4 u^4 / (2 r^2)]
+    / (n - 2)`` and ``var(z) = var(rho_c) / (1 - rho_c^2)^2`` with Pearson's ``r`` and the location shift ``u``
+    (Lin 1989, 2000; R ``DescTools::CCC`` and ``epiR::epi.ccc``).
+
+    Parameters
+    ----------
+    terms : dict
+        :func:`ccc_values` at unit weights.
+
+    Returns
+    -------
+    (se, se_z) : tuple of float
+
+    Examples
+    --------
+    >>> t = ccc_values(np.array([[1.0, 1.5], [2.0, 2.0], [3.0, 3.5], [4.0, 4.0]]))
+    >>> [round(v, 4) for v in ccc_se(t)]
+    [0.0643, 0.6275]
+    """
+    p, r, u, n = (float(terms[m][0]) for m in ("value", "r", "u", "n"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = math.sqrt(((1 - r**2) * p**2 * (1 - p**2) / r**2 + 2 * p**3 * (1 - p) * u**2 / r
+                        - 0.5 * p**4 * u**4 / r**2) / (n - 2)) if n > 2 else math.nan
+        set_ = math.sqrt(((1 - r**2) * p**2 / ((1 - p**2) * r**2) + 2 * p**3 * (1 - p) * u**2 / (r * (1 - p**2) ** 2)
+                          - p**4 * u**4 / (2 * r**2 * (1 - p**2) ** 2)) / (n - 2)) if n > 2 and abs(p) < 1 else math.nan
+    return se, set_
+
+
 def ccc_interval(terms: dict[str, np.ndarray], level: float) -> tuple[float, float, float]:
     """Lin's asymptotic SE of rho_c and the interval from Fisher's z-transform (Lin 1989, 2000;
     R DescTools ``CCC(ci="z-transform")`` and epiR ``epi.ccc``): ``(se, low, high)``.
@@ -388,15 +420,46 @@ def ccc_interval(terms: dict[str, np.ndarray], level: float) -> tuple[float, flo
     """
     from scipy import stats
 
-    p, r, u, n = (float(terms[m][0]) for m in ("value", "r", "u", "n"))
+    p = float(terms["value"][0])
     z = float(stats.norm.ppf(1.0 - (1.0 - level) / 2.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        se = math.sqrt(((1 - r**2) * p**2 * (1 - p**2) / r**2 + 2 * p**3 * (1 - p) * u**2 / r
-                        - 0.5 * p**4 * u**4 / r**2) / (n - 2)) if n > 2 else math.nan
-        set_ = math.sqrt(((1 - r**2) * p**2 / ((1 - p**2) * r**2) + 2 * p**3 * (1 - p) * u**2 / (r * (1 - p**2) ** 2)
-                          - p**4 * u**4 / (2 * r**2 * (1 - p**2) ** 2)) / (n - 2)) if n > 2 and abs(p) < 1 else math.nan
-        t = math.atanh(p) if abs(p) < 1 else math.nan
+    se, set_ = ccc_se(terms)
+    t = math.atanh(p) if abs(p) < 1 else math.nan
     return se, math.tanh(t - z * set_), math.tanh(t + z * set_)
+
+
+def ccc_z(value: float, se_z: float, null: float) -> float:
+    """Lin's z statistic of H0: rho_c = ``null``: ``(atanh(rho_c) - atanh(null)) / se_z``, with ``se_z`` the SE of
+    ``atanh(rho_c)`` at the estimate (:func:`ccc_se`).
+
+    Lin (1989) gives the asymptotic normality of ``atanh(rho_c)`` with this variance, from which he draws the
+    interval; the test is that interval inverted (its variance under H0 itself is 0 at ``null = 0``, so there is
+    no null-variance form): the two-sided p is below ``1 - level`` exactly when the Fisher-z interval at
+    ``level`` leaves ``null`` out.
+
+    Parameters
+    ----------
+    value : float
+        The estimate rho_c.
+    se_z : float
+        Lin's SE of ``atanh(rho_c)`` at the estimate.
+    null : float
+        rho_c under H0, in [-1, 1).
+
+    Returns
+    -------
+    float
+        nan where ``se_z`` is not a positive number or ``|value| >= 1``; ``+inf`` at ``null = -1`` (the interval
+        never reaches -1).
+
+    Examples
+    --------
+    >>> round(ccc_z(0.5, 0.2, 0.0), 6)  # atanh(0.5) / 0.2
+    2.746531
+    """
+    if not (se_z > 0) or not math.isfinite(value) or abs(value) >= 1:
+        return math.nan
+    with np.errstate(divide="ignore"):
+        return float((math.atanh(value) - np.arctanh(null)) / se_z)
 
 
 def _weighted_midranks(col: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -21,6 +21,7 @@ from softirr_stats.agreement import (
     anova_terms,
     as_annotations,
     ccc_interval,
+    ccc_se,
     ccc_values,
     icc_f_test,
     icc_interval,
@@ -31,9 +32,9 @@ from softirr_stats.agreement import (
     satterthwaite_test,
 )
 from softirr_stats.base._validation import user_stacklevel
-from softirr_stats.uncertainty import attach_interval
+from softirr_stats.uncertainty import analytic_test, attach_interval
 
-__all__ = ["icc", "lin_ccc", "kendall_w", "SCORE_STATISTICS", "score_statistic"]
+__all__ = ["icc", "lin_ccc", "kendall_w", "SCORE_STATISTICS", "TESTS_AT_ANY_NULL", "score_statistic"]
 
 
 def _analytic_level(ci: Any) -> float | None:
@@ -200,32 +201,47 @@ def _undefined_interval(coefficient: str, value: float, lo: float, hi: float, wh
     return (why,)
 
 
-def lin_ccc(ann: Any, *, ci: Any = None) -> AgreementResult:
+def lin_ccc(ann: Any, *, null: float = 0.0, alternative: str = "two-sided", ci: Any = None) -> AgreementResult:
     """Lin's (1989) concordance correlation coefficient of two raters' numeric scores.
+
+    With its z test of H0: rho_c = ``null``.
 
     ``rho_c = 2 s_xy / (s_x^2 + s_y^2 + (mean_x - mean_y)^2)`` (moments divided by n, as Lin,
     R ``DescTools::CCC`` and ``epiR::epi.ccc`` define it): Pearson's r times the bias correction
     ``C_b``. The analytic interval is Lin's asymptotic variance on Fisher's z scale (``ci="z-transform"``
-    of DescTools and epiR); ``se`` is Lin's SE on the original scale.
+    of DescTools and epiR); ``se`` is Lin's SE on the original scale. The test of H0: rho_c = ``null`` is on
+    the same scale, ``z = (atanh(rho_c) - atanh(null)) / se_z`` against the normal with Lin's SE of
+    ``atanh(rho_c)`` at the estimate (``uncertainty.analytic_test``): the Fisher-z interval inverted, so its
+    two-sided p is below ``1 - level`` exactly when that interval leaves ``null`` out. It is Lin's large-sample
+    normality; with few items read it as approximate.
 
     Parameters
     ----------
     ann : Annotations or a wide table (DataFrame, array or nested lists)
         Two columns (raters, methods) of numeric scores; an item with a missing score is left out.
+    null : float, default 0
+        rho_c under H0, in [-1, 1) (a threshold of acceptable concordance, e.g. 0.9, with
+        ``alternative="greater"``).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        H1: rho_c != ``null``, > ``null`` or < ``null``.
     ci : None, "analytic", Analytic or Bootstrap, default None
         ``"analytic"``: Fisher's z interval; ``Bootstrap(design="items", ...)``: resampled items.
 
     Returns
     -------
     AgreementResult
-        ``value``, ``se``, the interval; ``details``: ``pearson_r``, ``bias_correction`` (C_b),
-        ``location_shift`` (u), ``n_dropped``.
+        ``value``, ``se``, the interval; ``z`` and ``p_value`` of the test (whatever ``ci`` is: the test uses
+        Lin's analytic SE); ``details``: ``pearson_r``, ``bias_correction`` (C_b), ``location_shift`` (u),
+        ``se_fisher_z`` (Lin's SE of ``atanh(rho_c)``), ``n_dropped``, and the test's ``test``, ``null``,
+        ``alternative``, ``p_value_greater``, ``p_value_less``.
 
     Examples
     --------
     >>> r = lin_ccc([[1.0, 1.5], [2.0, 2.0], [3.0, 3.5], [4.0, 4.0]], ci="analytic")
     >>> round(r.value, 6), round(r.details["pearson_r"], 6)
     (0.947368, 0.976187)
+    >>> round(r.z, 6), round(r.p_value, 6)  # atanh(0.947368) / 0.627470, two-sided
+    (2.877365, 0.00401)
     """
     data = as_annotations(ann)
     if data.n_raters != 2:
@@ -236,9 +252,12 @@ def lin_ccc(ann: Any, *, ci: Any = None) -> AgreementResult:
     value, r = float(terms["value"][0]), float(terms["r"][0])
     notes += _nan_note("lin_ccc", value, "both raters give one constant score")
     details = {"pearson_r": r, "bias_correction": value / r if r else math.nan,
-               "location_shift": float(terms["u"][0]), "n_dropped": dropped}
+               "location_shift": float(terms["u"][0]), "se_fisher_z": ccc_se(terms)[1], "n_dropped": dropped}
     result = AgreementResult("lin_ccc", value, math.nan, math.nan, x.shape[0], 2, similarity="scores", chance="none",
                              warnings=tuple(notes), details=details)
+    result = analytic_test(result, null=null, alternative=alternative)
+    if math.isfinite(value) and math.isnan(result.z):
+        result.details["no_test"] = _why_no_ccc_interval(value, r, x.shape[0])
     level = _analytic_level(ci)
     if level is not None:
         se, lo, hi = ccc_interval(terms, level)
@@ -328,16 +347,31 @@ def kendall_w(ann: Any, *, correct: bool = True, ci: Any = None) -> AgreementRes
 SCORE_STATISTICS = (*(f.lower() for f in ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")), "lin_ccc", "kendall_w")
 
 
-def score_statistic(name: str, ann: Any, ci: Any = None) -> AgreementResult:
+#: The statistics of scores whose test takes ``null=`` and ``alternative=`` (Lin's Fisher z test); the others'
+#: published tests are of H0: 0 on their one side (ICC's F test, Kendall's chi-square: ``details["alternative"]``).
+TESTS_AT_ANY_NULL = ("lin_ccc",)
+
+
+def score_statistic(name: str, ann: Any, ci: Any = None, *, null: float | None = None,
+                    alternative: str | None = None) -> AgreementResult:
     """The statistic of numeric scores named in :data:`SCORE_STATISTICS` (``"icc2"``, ``"kendall_w"`` ...).
+
+    ``null`` / ``alternative``: its test's H0 value and side, for the statistics of :data:`TESTS_AT_ANY_NULL`
+    (a ValueError for the others, whose published tests have one H0 and one side).
 
     Examples
     --------
     >>> round(score_statistic("icc3k", [[1, 2], [3, 5], [4, 4]]).value, 4)
     0.88
+    >>> round(score_statistic("lin_ccc", [[1, 2], [3, 5], [4, 4], [6, 7]], null=0.5, alternative="greater").z, 4)
+    0.9564
     """
+    test = {k: v for k, v in (("null", null), ("alternative", alternative)) if v is not None}
+    if test and name not in TESTS_AT_ANY_NULL:
+        raise ValueError(f"{name}'s published test is of H0: 0 on one side; null= and alternative= apply to "
+                         f"{', '.join(TESTS_AT_ANY_NULL)} only")
     if name == "lin_ccc":
-        return lin_ccc(ann, ci=ci)
+        return lin_ccc(ann, ci=ci, **test)
     if name == "kendall_w":
         return kendall_w(ann, ci=ci)
     if name not in SCORE_STATISTICS:

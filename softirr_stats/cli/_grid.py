@@ -227,10 +227,12 @@ def _test_notes(rows: list[dict[str, Any]], own: dict[tuple[str, str], list[str]
             notes.append(f"{p}: permutation test of H0: no agreement beyond chance (each rater's labels permuted over "
                          f"its items, B = {TEST_PERMUTATIONS}, seed {seed}; {side}); z = (value - mean) / sd of the "
                          "permuted values")
+    sides = {c: a for a, c in P_COLUMNS.items()}
     for column in dict.fromkeys(c for c, _ in own):
         tests = "; ".join(f"{', '.join(dict.fromkeys(names))}: {test}" for (c, test), names in own.items()
                           if c == column)
-        own_side = one_sided(column.partition("_value_")[2], 0.0)
+        # the tests here are at h0 (ICC's and Kendall's, of H0: 0, only when h0 is 0)
+        own_side = one_sided(sides[column], h0) or "two-sided"
         notes.append(f"{HEADERS[column]}: {tests}; {own_side}" + (
             f" (the {'upper' if column.endswith('greater') else 'lower'} tail, these published tests' only side: "
             f"not a {side} p, so not in the {p} column)" if column != key else ""))
@@ -239,37 +241,46 @@ def _test_notes(rows: list[dict[str, Any]], own: dict[tuple[str, str], list[str]
 
 def _own_test(r: dict[str, Any], ann: Any, score_statistic: Any, alternative: str = "two-sided",
               null: float = 0.0) -> tuple[str, str] | None:
-    """The score statistic's published test into row ``r``: its p in the column of the test's own side
+    """The score statistic's own test into row ``r``: its p in the column of the test's side
     (``details["alternative"]``; ``greater`` for the upper-tail F and chi-square tests), also when ``alternative``
-    is two-sided; returns ``(column, test name)`` (None if none, with a note in ``r`` why). The tests are of H0: 0:
-    none for a ``null`` other than 0 or for an ``alternative`` on the other side."""
+    is two-sided; returns ``(column, test name)`` (None if none, with a note in ``r`` why). ICC's and Kendall's
+    published tests are of H0: 0: none for a ``null`` other than 0 or for an ``alternative`` on the other side.
+    The statistics of ``api.TESTS_AT_ANY_NULL`` (Lin's CCC: its Fisher z test) are tested at ``null`` on the side of
+    ``alternative``, with their z."""
     import warnings
 
-    if null != 0.0:
-        r["warnings"].append(f"{TEST_NOTE}{r['coefficient']} has only its published test of H0: 0; no test of --null "
-                             f"{null:g}")
+    from softirr_stats.api import TESTS_AT_ANY_NULL
+    from softirr_stats.uncertainty import one_sided
+
+    name = str(r["coefficient"])
+    any_null = name in TESTS_AT_ANY_NULL
+    if null != 0.0 and not any_null:
+        r["warnings"].append(f"{TEST_NOTE}{name} has only its published test of H0: 0; no test of --null {null:g}")
         return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = score_statistic(str(r["coefficient"]), ann)
+            res = score_statistic(name, ann, **({"null": null, "alternative": alternative} if any_null else {}))
     except (ValueError, TypeError) as err:
-        r["warnings"].append(f"{TEST_NOTE}{r['coefficient']}: {one_line(err)}")
+        r["warnings"].append(f"{TEST_NOTE}{name}: {one_line(err)}")
         return None
     test, side = res.details.get("test"), res.details.get("alternative")
     if res.p_value is None or not test or side not in P_COLUMNS:
-        r["warnings"].append(f"{TEST_NOTE}{r['coefficient']} has no published test of H0")
+        r["warnings"].append(f"{TEST_NOTE}{name} has no published test of H0")
         return None
     if alternative not in ("two-sided", side):
         said = {"greater": "one-sided, H1: more agreement (the upper tail)", "two-sided": "two-sided",
                 "less": "one-sided, H1: less agreement (the lower tail)"}[side]
-        r["warnings"].append(f"{TEST_NOTE}{r['coefficient']}'s {test} is {said}; no p for --alternative {alternative}")
+        r["warnings"].append(f"{TEST_NOTE}{name}'s {test} is {said}; no p for --alternative {alternative}")
         return None
     if math.isnan(res.p_value):
-        r["warnings"].append(f"{TEST_NOTE}{r['coefficient']}: its {test} gives no p here (its statistic is not a "
-                             "number)")
+        why = res.details.get("no_test") or "its statistic is not a number"
+        r["warnings"].append(f"{TEST_NOTE}{name}: its {test} gives no p here ({why})")
     r[P_COLUMNS[side]] = res.p_value
-    return P_COLUMNS[side], str(test)
+    if math.isfinite(res.z):
+        r["z"] = res.z
+    side_text = one_sided(side, null)  # said once per column by the table note
+    return P_COLUMNS[side], str(test).removesuffix(f"; {side_text}") if side_text else str(test)
 
 
 def _failed(r: dict[str, Any], strict: bool) -> bool:

@@ -8,7 +8,7 @@ One computation of ``z`` and the p-value from an estimate that carries its analy
 import math
 from typing import Any
 
-from softirr_stats.agreement import AgreementResult
+from softirr_stats.agreement import AgreementResult, ccc_z
 from softirr_stats.base._validation import check_choice
 
 __all__ = ["ALTERNATIVES", "analytic_test", "check_null", "normal_p", "one_sided"]
@@ -102,6 +102,9 @@ def analytic_test(result: AgreementResult, *, null: float = 0.0, alternative: st
       side), as the reference distribution is symmetric.
     - otherwise the Wald test ``z = (value - null) / se`` with the large-sample SE against the
       normal: ``greater`` ``P(Z >= z)``, ``less`` ``P(Z <= z)``, ``two-sided`` ``2 P(Z >= |z|)``.
+    - a statistic whose analytic interval is on Fisher's z scale (Lin's concordance correlation: it records
+      ``details["se_fisher_z"]``, the SE of ``atanh(value)``) takes the same Wald test on that scale at any
+      ``null``, ``z = (atanh(value) - atanh(null)) / se_z`` (``agreement.ccc_z``): its interval inverted.
 
     Parameters
     ----------
@@ -130,7 +133,13 @@ def analytic_test(result: AgreementResult, *, null: float = 0.0, alternative: st
     null = check_null(null)
     check_choice("alternative", alternative, ALTERNATIVES)
     details: dict[str, Any] = {}
-    if null == 0.0 and math.isfinite(result.z):  # the coefficient's own test of H0: 0 (details["test"] names it)
+    se_z = result.details.get("se_fisher_z")
+    if se_z is not None:  # tested on Fisher's z scale, where its interval is (Lin 1989), at any null
+        z = ccc_z(float(result.value), float(se_z), null)
+        method = (f"Fisher z test of H0: {result.coefficient} = {null:g}: (atanh(value) - atanh({null:g})) / SE of "
+                  "atanh(value) at the estimate (Lin 1989), normal")
+        two_sided, greater, less = (normal_p(z, a) for a in ALTERNATIVES)
+    elif null == 0.0 and math.isfinite(result.z):  # the coefficient's own test of H0: 0 (details["test"] names it)
         z, method, two_sided = float(result.z), str(result.details.get("test", "")), float(result.p_value)
         half = two_sided / 2.0
         greater, less = (half, 1.0 - half) if z > 0 else (1.0 - half, half)
@@ -139,8 +148,8 @@ def analytic_test(result: AgreementResult, *, null: float = 0.0, alternative: st
         z = (float(result.value) - null) / se if se > 0 else math.nan
         method = f"Wald z test of H0: {result.coefficient} = {null:g} with the large-sample SE, normal"
         two_sided, greater, less = (normal_p(z, a) for a in ALTERNATIVES)
-        if null != 0.0:
-            details["test_hypothesis"] = f"coefficient = {null:g}"
+    if null != 0.0:
+        details["test_hypothesis"] = f"coefficient = {null:g}"
     p = {"two-sided": two_sided, "greater": greater, "less": less}[alternative]
     if alternative != "two-sided":  # the H0: 0 test's name says "(two-sided)": say the side instead
         method = f"{method.replace(' (two-sided)', '')}; {one_sided(alternative, null)}"

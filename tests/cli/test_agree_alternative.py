@@ -326,3 +326,57 @@ def test_every_row_under_null_has_a_p_or_a_note(tmp_path, capsys, data):
         if row["coefficient"].startswith(("distance_", "multilabel_")):
             assert f"no H0 test for {row['coefficient']}" in "; ".join(row["warnings"])
     assert tested
+
+
+def _lin_z(x, null):
+    """Lin's (1989) z statistic of H0: rho_c = null on Fisher's z scale, from the two columns of scores."""
+    a, b = np.asarray(x, dtype=float).T
+    sxx, syy, sxy = a.var(), b.var(), np.mean((a - a.mean()) * (b - b.mean()))
+    p = 2 * sxy / (sxx + syy + (a.mean() - b.mean()) ** 2)
+    r, u = sxy / np.sqrt(sxx * syy), (a.mean() - b.mean()) / (sxx * syy) ** 0.25
+    var_z = ((1 - r**2) * p**2 / ((1 - p**2) * r**2) + 2 * p**3 * (1 - p) * u**2 / (r * (1 - p**2) ** 2)
+             - p**4 * u**4 / (2 * r**2 * (1 - p**2) ** 2)) / (len(a) - 2)
+    return (np.arctanh(p) - np.arctanh(null)) / np.sqrt(var_z)
+
+
+@pytest.mark.parametrize(("method", "null", "alternative"), [
+    ("permutation", None, "two-sided"), ("analytic", None, "greater"), ("analytic", "0.3", "two-sided"),
+    ("analytic", "0.3", "less"), ("analytic", "-0.2", "greater")])
+def test_lin_ccc_row_has_its_fisher_z_test_at_the_null_and_side(tmp_path, capsys, method, null, alternative):
+    """lin_ccc had an SE and no test ("lin_ccc has no published test of H0"); its row now has Lin's z test on
+    Fisher's z scale of H0: rho_c = --null on the --alternative's side, in that side's p column, and a note naming
+    it, equal to sis.lin_ccc and to the z computed from the scores (p to 1e-12)."""
+    two = [r[:2] for r in SCORES["data"]["anxiety"]]
+    path = _long_csv(tmp_path / "two.csv", two)
+    code, out, err = run_main(capsys, "agree", str(path), "-c", "lin_ccc", "--bootstrap", "0", "--test",
+                              "--test-method", method, "--alternative", alternative,
+                              *(["--null", null] if null else []), "-f", "json")
+    assert code == 0, err
+    got = json.loads(out)
+    (row,) = got["results"]
+    key = {"two-sided": "p_value", "greater": "p_value_greater", "less": "p_value_less"}[alternative]
+    h0 = float(null or 0.0)
+    z = _lin_z(two, h0)
+    p = {"two-sided": 2 * stats.norm.sf(abs(z)), "greater": stats.norm.sf(z), "less": stats.norm.cdf(z)}[alternative]
+    assert row["z"] == pytest.approx(z, abs=1e-12) and row[key] == pytest.approx(p, abs=1e-12)
+    py = sis.lin_ccc(two, null=h0, alternative=alternative)
+    assert row[key] == pytest.approx(py.p_value, abs=1e-12)
+    assert {"p_value", "p_value_greater", "p_value_less"} & set(row) == {key}
+    assert TEST_NOTE not in "; ".join(row["warnings"])
+    side = {"two-sided": "two-sided", "greater": f"one-sided, H1: coefficient > {h0:g}",
+            "less": f"one-sided, H1: coefficient < {h0:g}"}[alternative]
+    header = {"p_value": "p", "p_value_greater": "p (greater)", "p_value_less": "p (less)"}[key]
+    assert (f"{header}: lin_ccc: Fisher z test of H0: lin_ccc = {h0:g}: (atanh(value) - atanh({h0:g})) / SE of "
+            f"atanh(value) at the estimate (Lin 1989), normal; {side}") in got["meta"]["warnings"], got["meta"]
+
+
+def test_lin_ccc_row_without_a_p_says_why(tmp_path, capsys):
+    path = _long_csv(tmp_path / "same.csv", [[v, v] for v in (1, 2, 3, 4, 5, 6)])
+    code, out, err = run_main(capsys, "agree", str(path), "-c", "lin_ccc", "--bootstrap", "0", "--test",
+                              "--test-method", "analytic", "-f", "json")
+    assert code == 0, err
+    (row,) = json.loads(out)["results"]
+    p = row.get("p_value")
+    assert row["value"] == 1.0 and (p is None or np.isnan(p))
+    assert any(w.startswith(TEST_NOTE) and "gives no p here" in w and "concordance is perfect" in w
+               for w in row["warnings"]), row["warnings"]

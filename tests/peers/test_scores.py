@@ -362,3 +362,61 @@ def test_lin_ccc_says_why_its_interval_is_undefined(scores, why):
     with pytest.warns(sis.DegenerateWarning, match=why):
         r = sis.lin_ccc(scores, ci="analytic")
     assert math.isnan(r.ci_low) and math.isnan(r.ci_high)
+
+
+def _lin_by_hand(x, null):
+    """Lin's (1989) rho_c, its SE on Fisher's z scale and the z statistic of H0: rho_c = null, from the scores."""
+    a, b = x[:, 0], x[:, 1]
+    n = len(a)
+    sxx, syy, sxy = a.var(), b.var(), np.mean((a - a.mean()) * (b - b.mean()))  # moments divided by n
+    p = 2 * sxy / (sxx + syy + (a.mean() - b.mean()) ** 2)
+    r = sxy / math.sqrt(sxx * syy)
+    u = (a.mean() - b.mean()) / (sxx * syy) ** 0.25
+    se_z = math.sqrt(((1 - r**2) * p**2 / ((1 - p**2) * r**2) + 2 * p**3 * (1 - p) * u**2 / (r * (1 - p**2) ** 2)
+                      - p**4 * u**4 / (2 * r**2 * (1 - p**2) ** 2)) / (n - 2))
+    return p, se_z, (math.atanh(p) - math.atanh(null)) / se_z
+
+
+@pytest.mark.parametrize("null", [0.0, 0.3, -0.2, 0.6])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_lin_ccc_z_test_is_lins_fisher_z_by_hand(null, alternative):
+    """H0: rho_c = null on Fisher's z scale with Lin's SE at the estimate (raters 1 and 3 of irr's anxiety data),
+    against numpy and scipy from the scores: z and p to 1e-12."""
+    x = np.asarray(DATA["anxiety"], dtype=float)[:, [0, 2]]
+    p, se_z, z = _lin_by_hand(x, null)
+    want = {"two-sided": 2 * stats.norm.sf(abs(z)), "greater": stats.norm.sf(z), "less": stats.norm.cdf(z)}
+    for ci in (None, "analytic", sis.Bootstrap(n=50, seed=0)):  # the test uses Lin's SE whatever the interval
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sis.FewUnitsWarning)
+            r = sis.lin_ccc(x, ci=ci, null=null, alternative=alternative)
+        assert r.value == pytest.approx(p, abs=1e-12) and r.details["se_fisher_z"] == pytest.approx(se_z, abs=1e-12)
+        assert r.z == pytest.approx(z, abs=1e-12) and r.p_value == pytest.approx(want[alternative], abs=1e-12)
+        assert (r.details["p_value_greater"], r.details["p_value_less"]) == pytest.approx(
+            (want["greater"], want["less"]), abs=1e-12)
+        assert r.details["null"] == null and r.details["alternative"] == alternative
+        assert r.details["test"].startswith(f"Fisher z test of H0: lin_ccc = {null:g}")
+    # the same test from a result and another null (uncertainty.analytic_test: the one computation of the tests)
+    other = sis.uncertainty.analytic_test(sis.lin_ccc(x, ci="analytic"), null=null, alternative=alternative)
+    assert other.z == pytest.approx(z, abs=1e-12) and other.p_value == pytest.approx(want[alternative], abs=1e-12)
+
+
+def test_lin_ccc_two_sided_test_inverts_its_fisher_z_interval():
+    """At a bound of the 90% Fisher-z interval the two-sided p is 0.10; inside the interval above, outside below."""
+    x = np.asarray(DATA["anxiety"], dtype=float)[:, [0, 1]]
+    r = sis.lin_ccc(x, ci=sis.Analytic(level=0.9))
+    for bound in (r.ci_low, r.ci_high):
+        assert sis.lin_ccc(x, null=bound).p_value == pytest.approx(0.10, abs=1e-9)
+    assert sis.lin_ccc(x, null=r.ci_low - 0.05).p_value < 0.10 < sis.lin_ccc(x, null=r.value).p_value == 1.0
+
+
+def test_lin_ccc_test_refuses_bad_options_and_says_why_it_has_no_p():
+    with pytest.raises(ValueError, match=r"null must be a number in \[-1, 1\); got 1.0"):
+        sis.lin_ccc([[1, 2], [2, 3], [3, 3]], null=1.0)
+    with pytest.raises(ValueError, match="alternative"):
+        sis.lin_ccc([[1, 2], [2, 3], [3, 3]], alternative="bigger")
+    r = sis.lin_ccc(np.c_[np.arange(6.0), np.arange(6.0)])  # no test asked for: the reason is kept, not warned
+    assert math.isnan(r.z) and math.isnan(r.p_value) and "concordance is perfect" in r.details["no_test"]
+    from softirr_stats.api import score_statistic
+
+    with pytest.raises(ValueError, match="icc2's published test is of H0: 0 on one side"):
+        score_statistic("icc2", DATA["anxiety"], null=0.3)
