@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pandas loads with the first table; formatting a number need
     import pandas as pd
 
 __all__ = ["P_FLOOR", "P_SCIENTIFIC", "ZERO_TOL", "display_text", "escape_text", "fixed_number", "fixed_interval", "html_table",
-           "format_interval", "format_number", "format_p", "frame_table", "is_p_column", "json_safe", "json_text",
+           "format_draw_p", "format_interval", "format_number", "format_p", "frame_table", "is_p_column", "json_safe", "json_text",
            "latex_notes", "latex_table", "level_text", "markdown_table", "render", "short_repr", "short_reprs",
            "visible_text", "zero_noise"]
 
@@ -229,6 +229,94 @@ def format_p(p: Any, digits: int = 4, na: str = "—") -> str:
         if 0.0 < f < P_SCIENTIFIC:
             return f"{f:.2g}"
     return format_number(p, digits, na)
+
+
+def _decimal_text(x: float) -> str:
+    """``x`` (positive) with two significant digits in plain decimal form, never scientific (``0.000034``)."""
+    from decimal import Decimal
+
+    return format(Decimal(f"{x:.2g}"), "f")
+
+
+def _bound_up(x: float) -> str:
+    """``x`` in (0, 1] rounded *up* to two significant digits, in decimal form: a bound that stays a bound
+    (``1/300`` is ``0.0034``, not ``0.0033``)."""
+    text = _decimal_text(x)
+    if float(text) < x * (1 - 1e-12):  # rounded down: one more unit in the second digit
+        text = _decimal_text(float(text) + 10.0 ** (math.floor(math.log10(float(text))) - 1))
+    return text
+
+
+def format_draw_p(p: Any, n_draws: int | None, digits: int = 3, *, two_sided: bool = False, name: str = "p",
+                  count: bool = True, na: str = "—") -> str:
+    """A Monte Carlo p-value (a share of ``n_draws`` replicated draws) for reading: never ``p = 0.000``.
+
+    The posterior predictive checks compute their p-values as the plain share ``k / N`` of the ``N`` replicated
+    draws as extreme as the observed statistic (Gelman, Meng & Stern 1996; no ``(k + 1) / (N + 1)``
+    correction): ``P(T_rep >= T_obs)`` (:func:`softirr_stats.inference._predictive_check.upper_tail_p`, the
+    score check) or, ``two_sided``, ``min(1, 2 min(P(T_rep >= T_obs), P(T_rep <= T_obs)))`` (the per-rater
+    check). A share of 0 is not a p of zero: none of the draws was as extreme, so the estimate is below the
+    smallest nonzero share ``N`` draws can give, ``1 / N`` (two-sided ``2 / N``; with the ``(k + 1) / (N + 1)``
+    convention it would be about ``1 / (N + 1)``). It prints as that bound, rounded up to two significant
+    digits in decimal form: ``p < 0.001 (none of 1000 draws)``. This bound is the draws' resolution, not a
+    confidence bound: a true tail probability of ``3 / N`` still gives no draw in 5% of runs. Likewise an upper
+    tail of 1 prints as ``p > 1 - 1 / N (all N draws)``; a two-sided p of 1 is ``min(1, ...)`` at its cap, and
+    prints as it is. Any other share prints with ``digits`` decimals, or with the decimals it needs where those
+    would round it to 0 or 1.
+
+    Parameters
+    ----------
+    p : float
+        The share, in [0, 1]; nan (the check was not run) prints as ``na``.
+    n_draws : int or None
+        ``N``: the replicated draws the share is over (those where the statistic is defined). None where it
+        is not known (a record built by hand): then the share prints with ``digits`` decimals, 0 as ``0.000``.
+    digits : int
+        Decimals of a share between the bounds.
+    two_sided : bool
+        Whether ``p`` is the two-sided ``min(1, 2 min(...))`` (bound ``2 / N`` at 0; 1 is not a bound).
+    name : str
+        Written before the relation (``"p = 0.031"``, ``"p < 0.001 ..."``); ``""``: the bare cell of a table
+        (``"0.031"``, ``"< 0.001 ..."``).
+    count : bool
+        Say ``(none of N draws)`` / ``(all N draws)`` beside a bound (False where the text says it already).
+    na : str
+        The text of a nan p-value.
+
+    Examples
+    --------
+    >>> format_draw_p(0.0, 1000), format_draw_p(0.0, 300, two_sided=True), format_draw_p(0.0312, 1000)
+    ('p < 0.001 (none of 1000 draws)', 'p < 0.0067 (none of 300 draws)', 'p = 0.031')
+    >>> format_draw_p(1.0, 300, 4, name=""), format_draw_p(1.0, 300, two_sided=True), format_draw_p(0.0, 1000, count=False)
+    ('> 0.9966 (all 300 draws)', 'p = 1.000', 'p < 0.001')
+    >>> format_draw_p(1 / 4000, 4000), format_draw_p(3999 / 4000, 4000), format_draw_p(0.0, None, 4)
+    ('p = 0.00025', 'p = 0.99975', 'p = 0.0000')
+    >>> format_draw_p(float("nan"), 1000, name="")
+    '—'
+    """
+    if _is_missing(p):
+        return na
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"p must be a share of draws in [0, 1] (or nan); got {p!r}")
+    if n_draws is not None and (isinstance(n_draws, bool) or not isinstance(n_draws, numbers.Integral)
+                                or int(n_draws) < 1):
+        raise ValueError("n_draws must be a positive integer (the replicated draws the p-value is a share of) "
+                         f"or None; got {n_draws!r}")
+    f = float(p)
+    lead = f"{name} " if name else ""
+    if n_draws is not None and (f == 0.0 or (f == 1.0 and not two_sided)):
+        n = int(n_draws)
+        bound = _bound_up(min(1.0, (2.0 if two_sided else 1.0) / n))
+        if f == 0.0:
+            return f"{lead}< {bound}" + (f" (none of {n} draws)" if count else "")
+        from decimal import Decimal
+
+        below = format(Decimal(1) - Decimal(_bound_up(1.0 / n)), "f")
+        return f"{lead}> {below}" + (f" (all {n} draws)" if count else "")
+    text = f"{f:.{digits}f}"
+    if 0.0 < f < 1.0 and float(text) in (0.0, 1.0):  # the decimals would round a share to 0 or 1
+        text = _decimal_text(f) if float(text) == 0.0 else f"{f:.{max(digits, 1 - math.floor(math.log10(1 - f)))}f}"
+    return f"{lead}= {text}" if name else text
 
 
 def is_p_column(name: Any) -> bool:
