@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from softirr_stats.base._format import format_draw_p
 from softirr_stats.base._validation import check_level
 from softirr_stats.inference._config import DEFAULT_LEVEL
 
@@ -64,7 +65,8 @@ class FitDiagnostics:
     ppc_observed, ppc_replicated_mean, ppc_p_value : float
         The statistic on the data, its mean over replicated data sets, ``P(T_rep >= T_obs)`` (both
         over the replicates where the statistic is defined; p nan where the observed one is not:
-        the check was not run).
+        the check was not run). The p-value is the share of ``ppc_n_draws`` draws (for the score
+        check too: a share of replicated chi-square discrepancies, not a chi-square tail).
     rater_statistic : str
         The per-rater predictive check's statistic (:func:`~softirr_stats.inference.rater_predictive_check`,
         categorical models: ``"pairwise"``), ``""`` where none was run.
@@ -72,7 +74,7 @@ class FitDiagnostics:
         Its family-wise level (a rater fails at ``p < rater_alpha / n_raters``); nan where none was run.
     rater_check : tuple of dict
         Its table, one record per rater (``rater``, ``n_ratings``, ``observed``, ``replicated_mean``,
-        ``lower``, ``upper``, ``p_value``, ``failed``): the numbers of
+        ``lower``, ``upper``, ``p_value``, ``n_draws``, ``failed``): the numbers of
         ``annotator_agreement(...).details["rater_check"]``.
     n_labels, labels_per_item : int, float
         Categorical models: labels used and distinct labels per rated item.
@@ -82,6 +84,10 @@ class FitDiagnostics:
         The interval level the diagnostics were shown with.
     caveats : tuple of str
         One line per problem (:func:`model_caveats`); empty when every check passes.
+    ppc_n_draws : int
+        The replicated draws ``ppc_p_value`` is a share of (those where the statistic is defined); 0 where
+        it is not known (no check, or a record built without it). A share of 0 is shown as
+        ``p < 1/ppc_n_draws`` (:func:`~softirr_stats.base._format.format_draw_p`), not ``p = 0.000``.
 
     Examples
     --------
@@ -117,6 +123,7 @@ class FitDiagnostics:
     level: float = DEFAULT_LEVEL
     caveats: tuple[str, ...] = ()
     sampler_warnings: tuple[str, ...] = field(default=(), repr=False)
+    ppc_n_draws: int = 0
 
     @property
     def ok(self) -> bool:
@@ -154,7 +161,41 @@ class FitDiagnostics:
         caption = (f"Fit diagnostics: {self.model} by {self.method.upper()}"
                    + (f", {self.n_chains} chains x {self.n_draws} draws" if self.method == "nuts" else "")
                    + (" (all checks pass)" if self.ok else " (see the caveats)"))
-        return frame_html(self.to_frame(), caption, [f"caveat: {c}" for c in self.caveats])
+        frame = self.to_frame()
+        texts = self.p_value_texts()
+        frame["value"] = [texts.get(d, v) for d, v in zip(frame["diagnostic"], frame["value"], strict=True)]
+        return frame_html(frame, caption, [f"caveat: {c}" for c in self.caveats])
+
+    def p_value_texts(self, digits: int = 4) -> dict[str, str]:
+        """The Monte Carlo p-values of :meth:`to_frame` as text for reading, by ``diagnostic``: the predictive
+        check's and the per-rater check's (the lowest), by :func:`~softirr_stats.base._format.format_draw_p`
+        (a share of 0 of N draws as ``< 1/N (none of N draws)``, not ``0.0000``).
+
+        Tables meant for reading (``softirr model``, the report's model section) show these in the ``value``
+        column; :meth:`to_frame` keeps the numbers.
+
+        Examples
+        --------
+        >>> d = FitDiagnostics("dawid_skene", "svi", 1, 400, ppc_statistic="fleiss_kappa", ppc_observed=0.1,
+        ...                    ppc_replicated_mean=0.5, ppc_p_value=1.0, ppc_n_draws=400)
+        >>> d.p_value_texts()
+        {'predictive check p (fleiss_kappa)': '> 0.9975 (all 400 draws)'}
+        """
+        out = {}
+        if self.ppc_statistic:
+            out[f"predictive check p ({self.ppc_statistic})"] = format_draw_p(
+                self.ppc_p_value, self.ppc_n_draws or None, digits, name="", na="nan")
+        if self.rater_statistic:
+            label, p, _, _ = self._rater_row()
+            i = self._lowest_rater()
+            n = None if i is None else self.rater_check[i].get("n_draws")
+            out[label] = format_draw_p(p, n or None, digits, two_sided=True, name="", na="nan")
+        return out
+
+    def _lowest_rater(self) -> int | None:
+        """Index of the rater record with the smallest p-value (None where no p-value is defined)."""
+        ps = np.array([r["p_value"] for r in self.rater_check], dtype=np.float64)
+        return int(np.nanargmin(ps)) if np.isfinite(ps).any() else None
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: ``diagnostic, value, target, status`` (one row per check).
@@ -207,15 +248,14 @@ class FitDiagnostics:
 
     def _rater_row(self) -> tuple[str, Any, str, str]:
         """The per-rater check in one row: the smallest p-value (and whose), against ``alpha / n_raters``."""
-        ps = np.array([r["p_value"] for r in self.rater_check], dtype=np.float64)
         n = len(self.rater_check)
         target = f">= {self.rater_alpha:g}/{n}"  # Bonferroni over the raters
-        if not np.isfinite(ps).any():
+        i = self._lowest_rater()
+        if i is None:
             return ("per-rater check p", math.nan, target, "n/a")
-        i = int(np.nanargmin(ps))
         failed = any(r["failed"] for r in self.rater_check)
         return (f"per-rater check p (lowest: rater {self.rater_check[i]['rater']})",
-                float(ps[i]), target, "check" if failed else "ok")
+                float(self.rater_check[i]["p_value"]), target, "check" if failed else "ok")
 
 
 def _rater_check(posterior: Any, details: Any, predictive_check: Any) -> Any:
@@ -335,7 +375,7 @@ def diagnostics(posterior: Any, *, predictive_check: Any = True, level: float = 
     if check is not None:
         kw.update(ppc_statistic=check.statistic, ppc_observed=float(check.observed),
                   ppc_replicated_mean=check.replicated_mean,  # over the replicates where it is defined
-                  ppc_p_value=float(check.p_value))
+                  ppc_p_value=float(check.p_value), ppc_n_draws=check.n_draws)
     raters = _rater_check(posterior, details, predictive_check)
     if raters is not None:
         from softirr_stats.inference._rater_check import rater_check_records
@@ -414,7 +454,8 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
         from softirr_stats.inference._kinds import SCORE_CHECK_P
 
         if np.isfinite(diag.ppc_p_value) and diag.ppc_p_value <= SCORE_CHECK_P:
-            out.append(f"Predictive check: the score distribution does not fit (chi-square p = {diag.ppc_p_value:.3f}); "
+            p = format_draw_p(diag.ppc_p_value, diag.ppc_n_draws or None, 3)  # a share of draws, not a chi2 tail
+            out.append(f"Predictive check: the score distribution does not fit, chi-square discrepancy {p}; "
                        "the soft kappa may be biased (the emission's shape does not hold). Judged pairs help "
                        "through the prediction-powered estimate (softirr agree --judgments SHEET) or as gold "
                        "pairs with emission='histogram' (annotator_agreement(..., gold=..., "
@@ -427,9 +468,12 @@ def model_caveats(diag: FitDiagnostics) -> list[str]:
     elif diag.ppc_statistic and np.isfinite(diag.ppc_p_value) and not (PPC_LOW <= diag.ppc_p_value <= 1 - PPC_LOW):
         above = diag.ppc_p_value > 0.5
         share = diag.ppc_p_value if above else 1 - diag.ppc_p_value
+        n = diag.ppc_n_draws
+        where = f"{round(share * n)} of {n} draws" if n else f"{share:.0%} of draws"  # 100% of draws only if all
+        p = format_draw_p(diag.ppc_p_value, n or None, 3, count=False)
         out.append(f"Predictive check: the model's replicated {diag.ppc_statistic} (mean "
                    f"{diag.ppc_replicated_mean:.3f}) is {'above' if above else 'below'} the observed "
-                   f"{diag.ppc_observed:.3f} in {share:.0%} of draws (p = {diag.ppc_p_value:.3f}): the model "
+                   f"{diag.ppc_observed:.3f} in {where} ({p}): the model "
                    f"{'over' if above else 'under'}-states agreement on these data.")
     rater_line = ""
     if any(r["failed"] for r in diag.rater_check):

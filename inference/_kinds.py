@@ -405,7 +405,7 @@ class CategoricalKind(ModelKind):
             left_out = f"; {check.note}" if check.n_undefined else ""
             warnings.warn(
                 f"posterior predictive check fails for {post.model_name}: observed {statistic} "
-                f"{t_obs:.3f}, replicated 95% [{lo:.3f}, {hi:.3f}] (p = {check.p_value:.3f}{left_out}); "
+                f"{t_obs:.3f}, replicated 95% [{lo:.3f}, {hi:.3f}], {check.p_text}{left_out}; "
                 "the model does not reproduce the data, so its agreement estimates are not "
                 "to be trusted (try another model or prior)", PredictiveCheckWarning,
                 stacklevel=stacklevel + 1)
@@ -585,8 +585,8 @@ class SoftKind(ModelKind):
                           "(docs/annotator_models.md, \"Gold pairs\")")
             warnings.warn(
                 f"posterior predictive check of the score distribution fails (chi-square "
-                f"{check.observed:.1f} observed vs {np.median(d_rep):.1f} replicated, p = "
-                f"{check.p_value:.3f}): the {self.emission!r} emission does not fit these "
+                f"{check.observed:.1f} observed vs {np.median(d_rep):.1f} replicated), "
+                f"{check.p_text}: the {self.emission!r} emission does not fit these "
                 f"scores; {advice}", PredictiveCheckWarning, stacklevel=stacklevel + 1)
         if warn:  # components that share much of their score mass: kappa rests on the shape
             overlap = float(np.minimum(probs[:, 0], probs[:, 1]).sum(axis=1).mean())

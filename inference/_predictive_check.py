@@ -49,7 +49,8 @@ class PredictiveCheck:
         (nan on a replicate where it is undefined, e.g. Fleiss' kappa of one label).
     p_value : float
         ``P(T(y_rep) >= T(y_obs))`` over the replicates where the statistic is defined
-        (:func:`upper_tail_p`); values near 0 or 1 flag misfit.
+        (:func:`upper_tail_p`): the plain share of :attr:`n_draws` draws, so 0 means below ``1 / n_draws``
+        (:func:`~softirr_stats.base._format.format_draw_p` prints it so); values near 0 or 1 flag misfit.
 
     Examples
     --------
@@ -71,6 +72,25 @@ class PredictiveCheck:
         """The replicated values where the statistic is defined (finite)."""
         rep = np.asarray(self.replicated, dtype=np.float64).ravel()
         return rep[np.isfinite(rep)]
+
+    @property
+    def n_draws(self) -> int:
+        """How many replicated draws ``p_value`` is a share of: those where the statistic is defined."""
+        return int(self.defined.size)
+
+    @property
+    def p_text(self) -> str:
+        """``p_value`` for reading (:func:`~softirr_stats.base._format.format_draw_p`, 3 decimals): a share of 0
+        as ``p < 1/n_draws``, not ``p = 0.000``.
+
+        Examples
+        --------
+        >>> PredictiveCheck("fleiss_kappa", 0.9, np.linspace(0.3, 0.5, 500), 0.0).p_text
+        'p < 0.002 (none of 500 draws)'
+        """
+        from softirr_stats.base._format import format_draw_p
+
+        return format_draw_p(self.p_value, self.n_draws or None, 3)
 
     @property
     def n_undefined(self) -> int:
@@ -117,12 +137,14 @@ class PredictiveCheck:
         >>> "fleiss_kappa" in c._repr_html_() and "0.595" in c._repr_html_()
         True
         """
+        from softirr_stats.base._format import format_draw_p
         from softirr_stats.base._html_repr import frame_html
 
         rep = self.defined
         lo, hi = np.quantile(rep, [0.025, 0.975]) if rep.size else (np.nan, np.nan)
         rows = [("observed", self.observed), ("replicated mean", self.replicated_mean),
-                ("replicated 2.5%", lo), ("replicated 97.5%", hi), ("p-value", self.p_value),
+                ("replicated 2.5%", lo), ("replicated 97.5%", hi),
+                ("p-value", format_draw_p(self.p_value, self.n_draws or None, 4, name="", na="nan")),
                 ("replicated draws", int(rep.size))]
         if self.n_undefined:
             rows.append(("replicated draws undefined", self.n_undefined))

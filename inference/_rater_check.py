@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
+from softirr_stats.base._format import format_draw_p
 from softirr_stats.base._validation import check_choice
 from softirr_stats.inference._config import PredictiveCheckWarning
 from softirr_stats.inference._postprocess import item_counts
@@ -109,9 +110,12 @@ def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
     DataFrame
         One row per rater: ``rater``, ``n_ratings``, ``observed``, ``replicated_mean``,
         ``lower``, ``upper`` (central ``1 - alpha`` interval of the replicates, unadjusted),
-        ``p_value`` (two-sided), ``failed`` (``p_value < alpha / n_raters``). Replicates on which a
+        ``p_value`` (two-sided: the plain share of ``n_draws`` draws, doubled), ``n_draws`` (the
+        replicates the p-value is over), ``failed`` (``p_value < alpha / n_raters``). Replicates on which a
         rater's statistic is undefined (nan: no other rating on the rater's items) are left out of
-        the p-value, mean and interval; a rater whose observed statistic is undefined has nan ones.
+        the p-value, mean and interval (and of ``n_draws``); a rater whose observed statistic is undefined
+        has nan ones. A ``p_value`` of 0 is below ``2 / n_draws``, not zero: the warning says so
+        (:func:`~softirr_stats.base._format.format_draw_p`).
 
     Warns
     -----
@@ -162,7 +166,8 @@ def rater_predictive_check(posterior: Any, ann_or_data: Any = None, *,
     n_ratings = np.bincount(data.raters, minlength=j)
     table = pd.DataFrame({"rater": list(names), "n_ratings": n_ratings.astype(int),
                           "observed": t_obs, "replicated_mean": rep_mean,
-                          "lower": lo, "upper": hi, "p_value": p_value, "failed": failed})
+                          "lower": lo, "upper": hi, "p_value": p_value,
+                          "n_draws": np.isfinite(rep).sum(axis=0).astype(int), "failed": failed})
     table.attrs.update(statistic=statistic, alpha=float(alpha))
     if warn and failed.any():
         warnings.warn(rater_check_message(rater_check_records(table), statistic, posterior.model_name, alpha),
@@ -176,9 +181,9 @@ def rater_check_records(table: pd.DataFrame) -> tuple[dict[str, Any], ...]:
     Examples
     --------
     >>> t = pd.DataFrame({"rater": ["a"], "n_ratings": [3], "observed": [0.5], "replicated_mean": [0.6],
-    ...                   "lower": [0.4], "upper": [0.8], "p_value": [0.5], "failed": [False]})
+    ...                   "lower": [0.4], "upper": [0.8], "p_value": [0.5], "n_draws": [400], "failed": [False]})
     >>> rater_check_records(t)
-    ({'rater': 'a', 'n_ratings': 3, 'observed': 0.5, 'replicated_mean': 0.6, 'lower': 0.4, 'upper': 0.8, 'p_value': 0.5, 'failed': False},)
+    ({'rater': 'a', 'n_ratings': 3, 'observed': 0.5, 'replicated_mean': 0.6, 'lower': 0.4, 'upper': 0.8, 'p_value': 0.5, 'n_draws': 400, 'failed': False},)
     """
     def native(v: Any) -> Any:
         return v.item() if isinstance(v, np.generic) else v
@@ -190,23 +195,29 @@ def rater_check_message(records: Any, statistic: str, model_name: str, alpha: fl
     """The ``PredictiveCheckWarning`` text of a per-rater check naming each failed rater ("" when none failed).
 
     ``records`` are the rows of :func:`rater_predictive_check` (:func:`rater_check_records`);
-    the warning, the diagnostics' caveat line and the command line all say this text.
+    the warning, the diagnostics' caveat line and the command line all say this text. Each p-value is
+    a share of the record's ``n_draws`` draws (:func:`~softirr_stats.base._format.format_draw_p`): 0
+    prints as the bound ``p < 2/n_draws`` (two-sided), not ``p = 0.0000``; a record without ``n_draws``
+    (built by hand) prints its p with 4 decimals.
 
     Examples
     --------
-    >>> rows = [{"rater": "r1", "observed": 0.161, "lower": 0.405, "upper": 0.594, "p_value": 0.0, "failed": True},
-    ...         {"rater": "r2", "observed": 0.5, "lower": 0.4, "upper": 0.6, "p_value": 0.5, "failed": False}]
+    >>> rows = [{"rater": "r1", "observed": 0.161, "lower": 0.405, "upper": 0.594, "p_value": 0.0, "n_draws": 1000,
+    ...          "failed": True},
+    ...         {"rater": "r2", "observed": 0.5, "lower": 0.4, "upper": 0.6, "p_value": 0.5, "n_draws": 1000,
+    ...          "failed": False}]
     >>> m = rater_check_message(rows, "pairwise", "item_difficulty", 0.05)
     >>> m[:m.index(" at family-wise")]
     'per-rater predictive check (pairwise agreement with the other raters) fails for item_difficulty'
     >>> m[m.index("rater 'r1'"):m.index(". The")]
-    "rater 'r1': observed 0.161, replicated 95% [0.405, 0.594], p = 0.0000"
+    "rater 'r1': observed 0.161, replicated 95% [0.405, 0.594], p < 0.002 (none of 1000 draws)"
     >>> rater_check_message(rows[1:], "pairwise", "item_difficulty", 0.05)
     ''
     """
     records = list(records)
     parts = [f"rater {r['rater']!r}: observed {r['observed']:.3f}, replicated {100 * (1 - alpha):.0f}% "
-             f"[{r['lower']:.3f}, {r['upper']:.3f}], p = {r['p_value']:.4f}" for r in records if r["failed"]]
+             f"[{r['lower']:.3f}, {r['upper']:.3f}], "
+             f"{format_draw_p(r['p_value'], r.get('n_draws'), 4, two_sided=True)}" for r in records if r["failed"]]
     if not parts:
         return ""
     return (f"per-rater predictive check ({statistic} agreement with the other raters) fails "

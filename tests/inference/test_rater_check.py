@@ -52,11 +52,15 @@ def test_names_the_adversary(adversarial_fit):
     with pytest.warns(PredictiveCheckWarning, match=r"rater 4") as rec:
         table = rater_predictive_check(adversarial_fit)
     assert list(table.columns) == ["rater", "n_ratings", "observed", "replicated_mean", "lower",
-                                   "upper", "p_value", "failed"]
+                                   "upper", "p_value", "n_draws", "failed"]
     assert table["failed"].tolist() == [False, False, False, False, True]
     adv = table.iloc[4]
     assert adv["observed"] < adv["lower"] and adv["p_value"] < 0.05 / 5
     assert not any("rater 0" in str(w.message) for w in rec)
+    # no replicate of 400 was as far from the adversary's agreement: p < 2/400 (two-sided), not "p = 0.0000"
+    assert table["n_draws"].tolist() == [CFG.num_draws] * 5 and adv["p_value"] == 0.0
+    said = " ".join(str(w.message) for w in rec)
+    assert "rater 4: observed 0.275, replicated 95% [0.470, 0.615], p < 0.005 (none of 400 draws)" in said
 
 
 def test_silent_on_clean_data():
@@ -112,7 +116,8 @@ def test_a_rater_warning_is_kept_beside_a_failed_global_check():
     from softirr_stats.inference import FitDiagnostics
 
     msg = ("per-rater predictive check (pairwise agreement with the other raters) fails for mace at family-wise "
-           "level 0.05 over 3 raters: rater 'c': observed 0.100, replicated 95% [0.400, 0.600], p = 0.0000")
+           "level 0.05 over 3 raters: rater 'c': observed 0.100, replicated 95% [0.400, 0.600], "
+           "p < 0.005 (none of 400 draws)")
     glob = "posterior predictive check fails for mace: observed fleiss_kappa 0.1"
     d = FitDiagnostics("mace", "svi", 1, 100, ppc_statistic="fleiss_kappa", ppc_observed=0.1,
                        ppc_replicated_mean=0.4, ppc_p_value=1.0, sampler_warnings=(glob, msg))
@@ -121,7 +126,7 @@ def test_a_rater_warning_is_kept_beside_a_failed_global_check():
     assert caveats[1:] == [f"Fit warning: {msg}"]  # the global warning is the line above; the rater's is not
     rows = pd.DataFrame({"rater": ["a", "b", "c"], "n_ratings": [5, 5, 5], "observed": [0.5, 0.5, 0.1],
                          "replicated_mean": [0.5, 0.5, 0.5], "lower": [0.4, 0.4, 0.4], "upper": [0.6, 0.6, 0.6],
-                         "p_value": [0.5, 0.5, 0.0], "failed": [False, False, True]})
+                         "p_value": [0.5, 0.5, 0.0], "n_draws": [400, 400, 400], "failed": [False, False, True]})
     from softirr_stats.inference._rater_check import rater_check_records
 
     both = FitDiagnostics("mace", "svi", 1, 100, rater_statistic="pairwise", rater_alpha=0.05,
@@ -147,3 +152,17 @@ def test_a_summary_of_a_fit_carries_the_per_rater_check(adversarial_fit):
     pd.testing.assert_frame_equal(pd.DataFrame(list(d.rater_check)), want, check_dtype=False, rtol=0, atol=1e-12)
     off = annotator_agreement(adversarial_fit, predictive_check=False, prior_check=False)
     assert "rater_check" not in off.details and "predictive_check" not in off.details
+
+
+def test_the_message_bounds_a_p_of_zero_by_the_draws():
+    """A share of 0 of N draws is below 2/N (two-sided), not zero; other p-values keep 4 decimals."""
+    from softirr_stats.inference._rater_check import rater_check_message
+
+    rows = [{"rater": "a", "observed": 0.1, "lower": 0.4, "upper": 0.6, "p_value": 0.0, "n_draws": 300, "failed": True},
+            {"rater": "b", "observed": 0.39, "lower": 0.4, "upper": 0.6, "p_value": 0.006, "n_draws": 500,
+             "failed": True},
+            {"rater": "c", "observed": 0.5, "lower": 0.4, "upper": 0.6, "p_value": 0.5, "n_draws": 300, "failed": False}]
+    m = rater_check_message(rows, "pairwise", "mace", 0.05)
+    assert "rater 'a': observed 0.100, replicated 95% [0.400, 0.600], p < 0.0067 (none of 300 draws); " in m
+    assert "rater 'b': observed 0.390, replicated 95% [0.400, 0.600], p = 0.0060. The model" in m
+    assert "p = 0.0000" not in m and "rater 'c'" not in m
