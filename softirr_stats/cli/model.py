@@ -335,7 +335,9 @@ def command(
         from softirr_stats.base._format import render as render_frame
 
         dframe = diag.to_frame()
-        dframe["value"] = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in dframe["value"]]
+        p_texts = diag.p_value_texts(4)  # a share of 0 of N draws as "< 1/N (none of N draws)", not "0"
+        dframe["value"] = [p_texts[d] if d in p_texts else f"{v:.4g}" if isinstance(v, float) else str(v)
+                           for d, v in zip(dframe["diagnostic"], dframe["value"], strict=True)]
         caption = f"Fit diagnostics ({'all checks pass' if diag.ok else 'see the caveats'})"
         typer.echo("")
         if fmt == "table":  # a terminal table like the estimates above it

@@ -584,12 +584,14 @@ def _model_html(ann: Any, model: str, level: float, seed: int, steps: int, metho
     res, diag = fit.result, fit.diagnostics  # the fit's warnings are among the diagnostics' caveats
     table = model_summary(res, ann.raters, level)
     checks = diag.to_frame()
+    p_texts = diag.p_value_texts(4)  # Monte Carlo p-values: a share of 0 of N draws as "< 1/N", not 0.0000
     body = []
     for r in checks.itertuples(index=False):
         status = f'<td class="{_esc(r.status)}">{_esc(r.status)}</td>' if r.status in ("ok", "check") else \
             f"<td>{_esc(r.status)}</td>"
         digits = 0 if r.diagnostic.startswith(("min bulk ESS", "divergent")) else 4
-        shown = "" if not np.isfinite(r.value) else (f"{r.value:.0f}" if digits == 0 else _num(r.value))
+        shown = "" if not np.isfinite(r.value) else _esc(p_texts[r.diagnostic]) if r.diagnostic in p_texts else (
+            f"{r.value:.0f}" if digits == 0 else _num(r.value))
         body.append(f"<tr><td>{_esc(r.diagnostic)}</td><td class=\"num\">{shown}</td>"
                     f"<td>{_esc(r.target)}</td>{status}</tr>")
     diag_table = ("<table><thead><tr><th>diagnostic</th><th>value</th><th>target</th><th>status</th></tr></thead>"

@@ -89,6 +89,11 @@ def test_the_per_rater_check_is_the_python_apis(api, cli):
     row = next(r for r in out.splitlines() if "per-rater check p" in r)
     assert "per-rater check p (lowest: rater r3)" in row and ">= 0.05/4" in row
     assert row.split("│")[-2].strip() == "check"
+    # no replicated draw was as far from r3's agreement: the bound 2/N of the N draws (two-sided), not "0"
+    r3 = want.set_index("rater").loc["r3"]
+    assert r3["p_value"] == 0.0 and r3["n_draws"] == diag["rater_check"][3]["n_draws"] == 1000
+    assert row.split("│")[2].strip() == "< 0.002 (none of 1000 draws)"
+    assert "p < 0.002 (none of 1000 draws)" in rater[0] and "p = 0.0000" not in rater[0]
 
 
 def test_json_records_only_the_settings_of_the_method_used(adversary, cli, capsys, monkeypatch):

@@ -225,6 +225,12 @@ def test_report_model_section_caveats_an_open_vocabulary():
     model_html = page.split('id="model"')[1].split("</section>")[0]
     assert '<p class="caveat">Open vocabulary: 35 distinct labels' in model_html
     assert "SVI is a variational approximation" in model_html
+    # the checks' p-values are shares of the 1000 draws: 0 and 1 show as bounds, not as 0.0000 and 1.0000
+    assert ('<td>predictive check p (fleiss_kappa)</td><td class="num">&gt; 0.999 (all 1000 draws)</td>'
+            in model_html)
+    assert ('<td>per-rater check p (lowest: rater 0)</td><td class="num">&lt; 0.002 (none of 1000 draws)</td>'
+            in model_html)
+    assert "in 1000 of 1000 draws (p &gt; 0.999)" in model_html and "p = 0.0000" not in model_html
 
 
 def test_build_report_lists_the_readers_notes(tmp_path):

@@ -98,7 +98,10 @@ def test_report_model_section_shows_the_per_rater_check_of_the_api():
     diag = "<tbody>" + _section(page, "model").split("<h3>Diagnostics</h3>")[1].split("<tbody>")[1]  # 2nd table
     row = next(r for r in _rows(diag) if r[0].startswith("per-rater"))
     assert html.unescape(row[0]) == "per-rater check p (lowest: rater r3)"
-    assert row[1] == _html._num(want["p_value"].min()) and row[3] == "check"
+    # no replicated draw of 1000 was as far from r3's agreement: the bound 2/N (two-sided), not 0.0000
+    r3 = want.set_index("rater").loc["r3"]
+    assert r3["p_value"] == want["p_value"].min() == 0.0 and r3["n_draws"] == 1000
+    assert html.unescape(row[1]) == "< 0.002 (none of 1000 draws)" and row[3] == "check"
     assert section.count(f"{message[0].upper()}{message[1:]}.") == 1 and "Fit warning: per-rater" not in section
 
 
