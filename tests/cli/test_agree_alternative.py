@@ -11,7 +11,6 @@ import pytest
 from scipy import stats
 
 import softirr_stats as sis
-from softirr_stats.cli import main
 from softirr_stats.cli._options import TEST_NOTE
 from softirr_stats.data import demo_path
 from softirr_stats.equivalence import Levenshtein
@@ -19,13 +18,6 @@ from softirr_stats.equivalence import Levenshtein
 SCORES = json.loads((pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "peer_scores.json").read_text())
 # Fleiss, Cohen & Everitt's two-rater table (statsmodels' cohens_kappa example): the H0-variance path at null = 0
 TABLE = [[13, 0, 0], [0, 20, 7], [0, 4, 56]]
-
-
-def run_main(capsys, *args):
-    with pytest.raises(SystemExit) as ex:
-        main(list(args))
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
 
 
 def _long_csv(path, wide):
@@ -36,11 +28,11 @@ def _long_csv(path, wide):
 
 @pytest.mark.parametrize(("null", "alternative"), [("0.05", "greater"), ("0.1", "less"), (None, "less"),
                                                    (None, "two-sided")])
-def test_analytic_rows_equal_kappa_test_and_soft_rows_the_wald_test(capsys, null, alternative):
+def test_analytic_rows_equal_kappa_test_and_soft_rows_the_wald_test(null, alternative, run_cli):
     coefs = ["fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "brennan_prediger", "conger_kappa"]
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", ",".join(coefs), "-m", "exact,levenshtein",
-                              "--bootstrap", "0", "--test", "--test-method", "analytic", "--alternative", alternative,
-                              *(["--null", null] if null else []), "-f", "json")
+    code, out, err = run_cli("agree", str(demo_path()), "-c", ",".join(coefs), "-m", "exact,levenshtein",
+                             "--bootstrap", "0", "--test", "--test-method", "analytic", "--alternative", alternative,
+                             *(["--null", null] if null else []), "-f", "json")
     assert code == 0, err
     got = json.loads(out)
     key = {"two-sided": "p_value", "greater": "p_value_greater", "less": "p_value_less"}[alternative]
@@ -70,11 +62,11 @@ def test_analytic_rows_equal_kappa_test_and_soft_rows_the_wald_test(capsys, null
     assert ("two-sided" in note) == (alternative == "two-sided")
 
 
-def test_two_rater_h0_variance_rows_equal_kappa_test(tmp_path, capsys):
+def test_two_rater_h0_variance_rows_equal_kappa_test(tmp_path, run_cli):
     wide = [[f"c{i}", f"c{j}"] for i, row in enumerate(TABLE) for j, n in enumerate(row) for _ in range(n)]
     path = _long_csv(tmp_path / "two.csv", wide)
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "cohen_kappa,scott_pi", "--bootstrap", "0", "--test",
-                              "--test-method", "analytic", "--alternative", "greater", "-f", "json")
+    code, out, err = run_cli("agree", str(path), "-c", "cohen_kappa,scott_pi", "--bootstrap", "0", "--test",
+                             "--test-method", "analytic", "--alternative", "greater", "-f", "json")
     assert code == 0, err
     ann = sis.read_annotations(path)
     assert sis.cohen_kappa(ann).value == pytest.approx(sis.cohen_kappa(sis.Annotations.from_table(TABLE)).value,
@@ -86,9 +78,9 @@ def test_two_rater_h0_variance_rows_equal_kappa_test(tmp_path, capsys):
         assert row["p_value_greater"] == pytest.approx(py.p_value, abs=1e-12)
 
 
-def test_permutation_greater_is_the_one_sided_permutation_p(capsys):
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa", "-m", "exact,levenshtein",
-                              "--bootstrap", "0", "--test", "--alternative", "greater", "--seed", "3", "-f", "json")
+def test_permutation_greater_is_the_one_sided_permutation_p(run_cli):
+    code, out, err = run_cli("agree", str(demo_path()), "-c", "fleiss_kappa", "-m", "exact,levenshtein",
+                             "--bootstrap", "0", "--test", "--alternative", "greater", "--seed", "3", "-f", "json")
     assert code == 0, err
     got = json.loads(out)
     ann = sis.read_annotations(demo_path())
@@ -102,26 +94,26 @@ def test_permutation_greater_is_the_one_sided_permutation_p(capsys):
     assert got["meta"]["alternative"] == "greater" and got["meta"]["null"] is None
     assert any(n.startswith("p (greater): permutation test of H0: no agreement beyond chance") and
                "one-sided, H1: more agreement than chance" in n for n in got["meta"]["warnings"])
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa", "--bootstrap", "0", "--test",
-                              "--alternative", "less", "--seed", "3", "-f", "table")
+    code, out, err = run_cli("agree", str(demo_path()), "-c", "fleiss_kappa", "--bootstrap", "0", "--test",
+                             "--alternative", "less", "--seed", "3", "-f", "table")
     assert code == 0, err
     assert "p (less)" in out
 
 
-def test_score_statistics_keep_their_upper_tail_tests(tmp_path, capsys):
+def test_score_statistics_keep_their_upper_tail_tests(tmp_path, run_cli):
     path = _long_csv(tmp_path / "sf.csv", SCORES["data"]["shrout_fleiss"])
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "icc2,kendall_w", "--bootstrap", "0", "--test",
-                              "--alternative", "greater", "-f", "json")
+    code, out, err = run_cli("agree", str(path), "-c", "icc2,kendall_w", "--bootstrap", "0", "--test",
+                             "--alternative", "greater", "-f", "json")
     assert code == 0, err
     got = {r["coefficient"]: r for r in json.loads(out)["results"]}
     assert got["icc2"]["p_value_greater"] == sis.icc(SCORES["data"]["shrout_fleiss"], form="ICC2").p_value
     assert got["kendall_w"]["p_value_greater"] == sis.kendall_w(SCORES["data"]["shrout_fleiss"]).p_value
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "icc2", "--bootstrap", "0", "--test",
-                              "--alternative", "less", "-f", "json")
+    code, out, err = run_cli("agree", str(path), "-c", "icc2", "--bootstrap", "0", "--test",
+                             "--alternative", "less", "-f", "json")
     row = json.loads(out)["results"][0]
     assert code == 0 and "p_value_less" not in row and "no p for --alternative less" in "; ".join(row["warnings"])
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "icc2", "--bootstrap", "0", "--test",
-                              "--test-method", "analytic", "--null", "0.4", "-f", "json")
+    code, out, err = run_cli("agree", str(path), "-c", "icc2", "--bootstrap", "0", "--test",
+                             "--test-method", "analytic", "--null", "0.4", "-f", "json")
     row = json.loads(out)["results"][0]
     assert code == 0 and "p_value" not in row and "no test of --null 0.4" in "; ".join(row["warnings"])
 
@@ -137,8 +129,8 @@ def test_score_statistics_keep_their_upper_tail_tests(tmp_path, capsys):
     (["--test", "--test-method", "analytic", "--null", "-2"], "got -2.0"),
     (["--test", "--alternative", "bigger"], "unknown --alternative 'bigger'"),
 ])
-def test_refusals_name_the_flag(capsys, args, says):
-    code, _, err = run_main(capsys, "agree", str(demo_path()), "--bootstrap", "0", *args)
+def test_refusals_name_the_flag(args, says, run_cli):
+    code, _, err = run_cli("agree", str(demo_path()), "--bootstrap", "0", *args)
     assert code == 2 and says in " ".join(err.split())
 
 
@@ -158,14 +150,14 @@ def _anova_f_p(x, one_way):
 
 
 @pytest.mark.parametrize("fmt", ["json", "csv"])
-def test_score_statistics_one_sided_p_is_never_in_the_two_sided_column(tmp_path, capsys, fmt):
+def test_score_statistics_one_sided_p_is_never_in_the_two_sided_column(tmp_path, fmt, run_cli):
     """ICC's F test and Kendall's chi-square are upper-tail tests: under the default --alternative two-sided their p
     went into the two-sided ``p`` column (``p_value``). It goes into ``p (greater)`` (``p_value_greater``), the side
     the Python API records (details["alternative"]), with a note; the label coefficients keep ``p``."""
     sf = SCORES["data"]["shrout_fleiss"]
     path = _long_csv(tmp_path / "sf.csv", sf)
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "icc1,icc2,icc3,kendall_w,fleiss_kappa", "--bootstrap",
-                              "0", "--test", "--test-method", "analytic", "-f", fmt, "--keep-going")
+    code, out, err = run_cli("agree", str(path), "-c", "icc1,icc2,icc3,kendall_w,fleiss_kappa", "--bootstrap",
+                             "0", "--test", "--test-method", "analytic", "-f", fmt, "--keep-going")
     assert code == 0, err
     if fmt == "json":
         got = json.loads(out)
@@ -192,9 +184,9 @@ def test_score_statistics_one_sided_p_is_never_in_the_two_sided_column(tmp_path,
     assert "p: analytic test of H0: coefficient = 0 (two-sided)" in flat
 
 
-def test_score_statistics_table_shows_the_p_greater_column(tmp_path, capsys):
+def test_score_statistics_table_shows_the_p_greater_column(tmp_path, run_cli):
     path = _long_csv(tmp_path / "sf.csv", SCORES["data"]["shrout_fleiss"])
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "icc2,kendall_w", "--bootstrap", "0", "--test")
+    code, out, err = run_cli("agree", str(path), "-c", "icc2,kendall_w", "--bootstrap", "0", "--test")
     assert code == 0, err
     head = [cell.strip() for cell in next(ln for ln in out.splitlines() if "coefficient" in ln).split("┃")]
     assert "p (greater)" in head and "p" not in head
@@ -214,14 +206,14 @@ CATEGORICAL = [["c1", "c1", None], ["c1", "c1", "c0"], ["c2", "c0", "c0"], ["c2"
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-def test_light_kappa_analytic_row_is_kappa_test(tmp_path, capsys, alternative):
+def test_light_kappa_analytic_row_is_kappa_test(tmp_path, alternative, run_cli):
     """--test-method analytic gave light_kappa a "no analytic variance" note while kappa_test(coefficient=
     "light_kappa") makes R irr's z test on the complete items: the row now has that z and p, and a note that they
     are of the 28 complete items' value; a soft row says why it has none."""
     path = _long_csv(tmp_path / "cat.csv", CATEGORICAL)
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "light_kappa", "-m", "exact,levenshtein",
-                              "--bootstrap", "0", "--test", "--test-method", "analytic", "--alternative", alternative,
-                              "-f", "json")
+    code, out, err = run_cli("agree", str(path), "-c", "light_kappa", "-m", "exact,levenshtein",
+                             "--bootstrap", "0", "--test", "--test-method", "analytic", "--alternative", alternative,
+                             "-f", "json")
     assert code == 0, err
     rows = {r["similarity"]: r for r in json.loads(out)["results"]}
     ann = sis.read_annotations(path)
@@ -239,14 +231,14 @@ def test_light_kappa_analytic_row_is_kappa_test(tmp_path, capsys, alternative):
         "; ".join(rows["levenshtein"]["warnings"])
 
 
-def test_light_kappa_null_and_undefined_variance_have_notes(tmp_path, capsys):
+def test_light_kappa_null_and_undefined_variance_have_notes(tmp_path, run_cli):
     path = _long_csv(tmp_path / "cat.csv", CATEGORICAL)
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "light_kappa", "--bootstrap", "0", "--test",
-                              "--test-method", "analytic", "--null", "0.3", "-f", "json")
+    code, out, err = run_cli("agree", str(path), "-c", "light_kappa", "--bootstrap", "0", "--test",
+                             "--test-method", "analytic", "--null", "0.3", "-f", "json")
     row = json.loads(out)["results"][0]
     assert code == 0 and "z" not in row and "R irr's test of H0: kappa = 0; got --null 0.3" in "; ".join(row["warnings"])
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "light_kappa", "--bootstrap", "0", "--test",
-                              "--test-method", "analytic", "-f", "json")
+    code, out, err = run_cli("agree", str(demo_path()), "-c", "light_kappa", "--bootstrap", "0", "--test",
+                             "--test-method", "analytic", "-f", "json")
     row = json.loads(out)["results"][0]
     assert np.isnan(sis.kappa_test(sis.read_annotations(demo_path()), coefficient="light_kappa").z)
     assert code == 0 and "the test gives no p here: irr's variance for Light's kappa is negative" in "; ".join(row["warnings"])
@@ -256,13 +248,13 @@ def test_light_kappa_null_and_undefined_variance_have_notes(tmp_path, capsys):
                                                              ("analytic", "0.5", "greater"),
                                                              ("analytic", None, "less"),
                                                              ("permutation", None, "greater")])
-def test_percent_agreement_is_tested(tmp_path, capsys, method, null, alternative):
+def test_percent_agreement_is_tested(tmp_path, method, null, alternative, run_cli):
     """percent_agreement was refused by every test ("tested with exact chance only; got none": it has no chance
     term), --null included, though kappa_test(coefficient="percent_agreement", null=) tests it."""
     path = _long_csv(tmp_path / "cat.csv", CATEGORICAL)
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "percent_agreement", "-m", "exact,levenshtein",
-                              "--bootstrap", "0", "--test", "--test-method", method, "--alternative", alternative,
-                              *(["--null", null] if null else []), "--seed", "2", "-f", "json")
+    code, out, err = run_cli("agree", str(path), "-c", "percent_agreement", "-m", "exact,levenshtein",
+                             "--bootstrap", "0", "--test", "--test-method", method, "--alternative", alternative,
+                             *(["--null", null] if null else []), "--seed", "2", "-f", "json")
     assert code == 0, err
     got = json.loads(out)
     key = {"two-sided": "p_value", "greater": "p_value_greater", "less": "p_value_less"}[alternative]
@@ -298,7 +290,7 @@ ALL = ("percent_agreement,cohen_kappa,scott_pi,fleiss_kappa,conger_kappa,light_k
 
 @pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning", "ignore::softirr_stats.FewUnitsWarning")
 @pytest.mark.parametrize("data", ["scores", "two_scores", "categorical", "multilabel"])
-def test_every_row_under_null_has_a_p_or_a_note(tmp_path, capsys, data):
+def test_every_row_under_null_has_a_p_or_a_note(tmp_path, data, run_cli):
     """Under --test --test-method analytic --null 0.3 no row with a value may go without a p and without a note
     saying why (two raters with no agreement and no chance agreement gave cohen_kappa a silent empty p: its SE is
     0); rows no test applies to say so (distance_ks read "tested with exact chance only")."""
@@ -311,8 +303,8 @@ def test_every_row_under_null_has_a_p_or_a_note(tmp_path, capsys, data):
         wide = {"scores": SCORES["data"]["shrout_fleiss"], "categorical": CATEGORICAL,
                 "two_scores": [r[:2] for r in SCORES["data"]["shrout_fleiss"]]}[data]
         path, measures = _long_csv(tmp_path / "d.csv", wide), "exact,linear"
-    code, out, err = run_main(capsys, "agree", str(path), "-c", ALL, "-m", measures, "--bootstrap", "0", "--test",
-                              "--test-method", "analytic", "--null", "0.3", "--keep-going", "-f", "json")
+    code, out, err = run_cli("agree", str(path), "-c", ALL, "-m", measures, "--bootstrap", "0", "--test",
+                             "--test-method", "analytic", "--null", "0.3", "--keep-going", "-f", "json")
     assert code == 0, err
     tested = 0
     for row in json.loads(out)["results"]:
@@ -342,15 +334,15 @@ def _lin_z(x, null):
 @pytest.mark.parametrize(("method", "null", "alternative"), [
     ("permutation", None, "two-sided"), ("analytic", None, "greater"), ("analytic", "0.3", "two-sided"),
     ("analytic", "0.3", "less"), ("analytic", "-0.2", "greater")])
-def test_lin_ccc_row_has_its_fisher_z_test_at_the_null_and_side(tmp_path, capsys, method, null, alternative):
+def test_lin_ccc_row_has_its_fisher_z_test_at_the_null_and_side(tmp_path, method, null, alternative, run_cli):
     """lin_ccc had an SE and no test ("lin_ccc has no published test of H0"); its row now has Lin's z test on
     Fisher's z scale of H0: rho_c = --null on the --alternative's side, in that side's p column, and a note naming
     it, equal to sis.lin_ccc and to the z computed from the scores (p to 1e-12)."""
     two = [r[:2] for r in SCORES["data"]["anxiety"]]
     path = _long_csv(tmp_path / "two.csv", two)
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "lin_ccc", "--bootstrap", "0", "--test",
-                              "--test-method", method, "--alternative", alternative,
-                              *(["--null", null] if null else []), "-f", "json")
+    code, out, err = run_cli("agree", str(path), "-c", "lin_ccc", "--bootstrap", "0", "--test",
+                             "--test-method", method, "--alternative", alternative,
+                             *(["--null", null] if null else []), "-f", "json")
     assert code == 0, err
     got = json.loads(out)
     (row,) = got["results"]
@@ -370,10 +362,10 @@ def test_lin_ccc_row_has_its_fisher_z_test_at_the_null_and_side(tmp_path, capsys
             f"atanh(value) at the estimate (Lin 1989), normal; {side}") in got["meta"]["warnings"], got["meta"]
 
 
-def test_lin_ccc_row_without_a_p_says_why(tmp_path, capsys):
+def test_lin_ccc_row_without_a_p_says_why(tmp_path, run_cli):
     path = _long_csv(tmp_path / "same.csv", [[v, v] for v in (1, 2, 3, 4, 5, 6)])
-    code, out, err = run_main(capsys, "agree", str(path), "-c", "lin_ccc", "--bootstrap", "0", "--test",
-                              "--test-method", "analytic", "-f", "json")
+    code, out, err = run_cli("agree", str(path), "-c", "lin_ccc", "--bootstrap", "0", "--test",
+                             "--test-method", "analytic", "-f", "json")
     assert code == 0, err
     (row,) = json.loads(out)["results"]
     p = row.get("p_value")

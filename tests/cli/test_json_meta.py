@@ -54,7 +54,7 @@ def test_compare_json_file_holds_the_same_record(two_files, tmp_path, run_cli):
     a, b = two_files
     path = tmp_path / "c.json"
     code, out, err = run_cli("compare", a, "-c", "fleiss_kappa,krippendorff_alpha", "--bootstrap", "50",
-                     "--json", path)
+                             "--json", path)
     assert code == 0, err
     doc = json.loads(path.read_text())
     _traced(doc["meta"], "compare", [(a, _sha(a))])
@@ -89,7 +89,7 @@ def test_plan_records_its_pilot_and_none_for_assumed_values(two_files, run_cli):
     assert doc["results"][0]["n_items"] == sis.plan_items("fleiss_kappa", halfwidth=0.2,
                                                           pilot=sis.read_annotations(a)).n
     code, out, err = run_cli("plan", "--value", "0.6", "--prevalence", "0.5,0.5", "--halfwidth", "0.1",
-                     "-f", "json")
+                             "-f", "json")
     assert code == 0, err
     _traced(json.loads(out)["meta"], "plan", [])  # assumed values: no input file
 
@@ -108,7 +108,7 @@ def test_score_json_records_its_files(two_files, tmp_path, run_cli):
     a, _ = two_files
     path = tmp_path / "s.json"
     code, out, err = run_cli("score", a, "-m", "levenshtein", "--cache", tmp_path / "c.sqlite",
-                     "--no-progress", "--json", path)
+                             "--no-progress", "--json", path)
     assert code == 0, err
     doc = json.loads(path.read_text())
     _traced(doc["meta"], "score", [(a, _sha(a))])

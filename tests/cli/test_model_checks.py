@@ -15,13 +15,6 @@ from softirr_stats.inference import PredictiveCheckWarning, SviConfig, annotator
 STEPS = 300
 
 
-def run_main(capsys, *args):
-    with pytest.raises(SystemExit) as ex:
-        main(list(args))
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
-
-
 @pytest.fixture(scope="module")
 def adversary(tmp_path_factory):
     """60 items x 4 raters, 3 classes: r0-r2 right 85% of the time, r3 answers (c + 1) mod 3 three times in four."""
@@ -96,7 +89,7 @@ def test_the_per_rater_check_is_the_python_apis(api, cli):
     assert "p < 0.002 (none of 1000 draws)" in rater[0] and "p = 0.0000" not in rater[0]
 
 
-def test_json_records_only_the_settings_of_the_method_used(adversary, cli, capsys, monkeypatch):
+def test_json_records_only_the_settings_of_the_method_used(adversary, cli, monkeypatch, run_cli):
     meta = cli[1]
     assert meta["method"] == "svi" and meta["steps"] == STEPS and not {"warmup", "samples", "chains"} & set(meta)
     # --method nuts: the NUTS settings, no steps. The fit is the SVI one above (the command records its flags,
@@ -111,15 +104,15 @@ def test_json_records_only_the_settings_of_the_method_used(adversary, cli, capsy
         return real(ann, model, method="svi", config=SviConfig(steps=STEPS), **kw)
 
     monkeypatch.setattr(analysis, "run_model", svi_instead)
-    code, out, err = run_main(capsys, "model", str(adversary), "--model", "item_difficulty", "--warmup", "30",
-                              "--samples", "20", "--chains", "1", "-f", "json")
+    code, out, err = run_cli("model", str(adversary), "--model", "item_difficulty", "--warmup", "30",
+                             "--samples", "20", "--chains", "1", "-f", "json")
     assert code == 0, err
     assert asked == [("nuts", NutsConfig(num_warmup=30, num_samples=20, num_chains=1))]
     meta = json.loads(out)["meta"]
     assert meta["method"] == "nuts" and (meta["warmup"], meta["samples"], meta["chains"]) == (30, 20, 1)
     assert "steps" not in meta
     # no setting given: the method's defaults, asked of the fit and recorded (the options default to None)
-    code, out, err = run_main(capsys, "model", str(adversary), "--model", "item_difficulty", "-f", "json")
+    code, out, err = run_cli("model", str(adversary), "--model", "item_difficulty", "-f", "json")
     assert code == 0, err
     assert asked[-1] == ("nuts", NutsConfig())
     meta = json.loads(out)["meta"]
@@ -127,12 +120,12 @@ def test_json_records_only_the_settings_of_the_method_used(adversary, cli, capsy
     assert "emission" not in meta  # the soft model's setting only
 
 
-def test_categories_help_says_what_model_takes(capsys):
-    code, out, _ = run_main(capsys, "model", "--help")
+def test_categories_help_says_what_model_takes(run_cli):
+    code, out, _ = run_cli("model", "--help")
     assert code == 0
     text = " ".join(out.replace("│", " ").split())
     assert "--categories" in text and "categorical models are fitted over these classes" in text
     assert "ordered weights" not in text and "quadratic" not in text and "gwet_ac1" not in text
     # what the help no longer offers is refused, as before
-    code, _, err = run_main(capsys, "model", "x.csv", "-m", "quadratic")
+    code, _, err = run_cli("model", "x.csv", "-m", "quadratic")
     assert code == 2 and "unknown --similarity 'quadratic'" in err

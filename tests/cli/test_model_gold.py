@@ -11,13 +11,6 @@ from softirr_stats.cli import main
 from softirr_stats.data import demo_path
 
 
-def run_main(capsys, *args):
-    with pytest.raises(SystemExit) as ex:
-        main(list(args))
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
-
-
 @pytest.fixture(scope="module")
 def sheet(tmp_path_factory):
     """A blinded sheet of 30 draws, filled 0/1 (case-insensitive equality), its plan beside it."""
@@ -32,9 +25,9 @@ def sheet(tmp_path_factory):
     return path
 
 
-def test_gold_sheet_is_fitted_as_gold_pairs_like_the_python_api(sheet, capsys):
-    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel", "--method", "svi",
-                              "--steps", "40", "--gold", str(sheet), "-f", "json")
+def test_gold_sheet_is_fitted_as_gold_pairs_like_the_python_api(sheet, run_cli):
+    code, out, err = run_cli("model", str(demo_path()), "--model", "soft", "-m", "indel", "--method", "svi",
+                             "--steps", "40", "--gold", str(sheet), "-f", "json")
     assert code == 0, err
     doc = json.loads(out)
     judged = sis.analysis.read_judging_sheet(sheet)[0]
@@ -81,7 +74,7 @@ def test_a_plain_table_of_judged_pairs_is_read_too(tmp_path, capsys):
     (["--model", "soft", "-m", "indel"], "missing", "does not exist"),
     (["--model", "soft", "-m", "indel"], "columns", "needs the columns label_a, label_b and judgment"),
 ])
-def test_bad_gold_is_one_line_before_any_fit(sheet, tmp_path, capsys, args, edit, message):
+def test_bad_gold_is_one_line_before_any_fit(sheet, tmp_path, args, edit, message, run_cli):
     path = sheet
     if edit == "half":  # a probability: the prediction-powered estimate reads it, the soft model does not
         path = tmp_path / "half.csv"
@@ -95,13 +88,13 @@ def test_bad_gold_is_one_line_before_any_fit(sheet, tmp_path, capsys, args, edit
     elif edit == "columns":
         path = tmp_path / "cols.csv"
         pd.DataFrame({"a": ["x"], "b": ["y"], "judgment": [1]}).to_csv(path, index=False)
-    code, out, err = run_main(capsys, "model", str(demo_path()), *args, "--method", "svi", "--steps", "5",
-                              "--gold", str(path))
+    code, out, err = run_cli("model", str(demo_path()), *args, "--method", "svi", "--steps", "5",
+                             "--gold", str(path))
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith("error: --gold") and message in err
 
 
-def test_a_bad_judgment_in_a_blinded_sheet_is_named_by_its_row_and_line_in_the_sheet(sheet, tmp_path, capsys):
+def test_a_bad_judgment_in_a_blinded_sheet_is_named_by_its_row_and_line_in_the_sheet(sheet, tmp_path, run_cli):
     """The sheet is joined with its plan (plan order); the error still points at the sheet's own row and line."""
     import shutil
 
@@ -114,7 +107,7 @@ def test_a_bad_judgment_in_a_blinded_sheet_is_named_by_its_row_and_line_in_the_s
     row = len(blind) - 2  # 0-based; not the plan's position of the same pair
     blind.loc[row, "judgment"] = 0.5
     blind.to_csv(path, index=False)
-    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel", "--method", "svi",
-                              "--steps", "5", "--gold", str(path))
+    code, out, err = run_cli("model", str(demo_path()), "--model", "soft", "-m", "indel", "--method", "svi",
+                             "--steps", "5", "--gold", str(path))
     assert code == 2 and out == "", err
     assert f"row {row + 1} (line {row + 2} of the file) has 0.5" in err

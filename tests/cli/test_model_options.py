@@ -10,20 +10,12 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.cli import main
 from softirr_stats.data import demo_path
 from softirr_stats.inference import NutsConfig, SviConfig, annotator_agreement
 
 STEPS = 40
 #: Python's spelling of the options the command line takes as flags
 PYTHON_KEYWORDS = re.compile(r"\b(method|gold|profile_interval|emission|steps|similarity|model|check_size)=")
-
-
-def run_main(capsys, *args):
-    with pytest.raises(SystemExit) as ex:
-        main(list(args))
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
 
 
 @pytest.fixture(scope="module")
@@ -63,14 +55,14 @@ def gold(tmp_path_factory):
      "--samples and --chains are settings of --method nuts (NUTS sampling); --method svi takes --steps"),
     (["--method", "svi", "--warmup", "500"], "--warmup is a setting of --method nuts"),  # the default's value too
 ])
-def test_a_setting_of_the_other_method_is_refused(ratings, capsys, args, says):
-    code, out, err = run_main(capsys, "model", str(ratings), *args)
+def test_a_setting_of_the_other_method_is_refused(ratings, args, says, run_cli):
+    code, out, err = run_cli("model", str(ratings), *args)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and err.startswith(f"error: {says}")
 
 
-def test_help_states_the_configs_defaults(capsys):
-    code, out, _ = run_main(capsys, "model", "--help")
+def test_help_states_the_configs_defaults(run_cli):
+    code, out, _ = run_cli("model", "--help")
     assert code == 0
     text = " ".join(out.replace("│", " ").split())
     svi, nuts = SviConfig(), NutsConfig()
@@ -89,9 +81,9 @@ def test_help_states_the_configs_defaults(capsys):
 # 2. the soft model's emission
 
 
-def test_emission_histogram_with_gold_is_the_python_apis(gold, capsys):
-    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel", "--method", "svi",
-                              "--steps", str(STEPS), "--gold", str(gold), "--emission", "histogram", "-f", "json")
+def test_emission_histogram_with_gold_is_the_python_apis(gold, run_cli):
+    code, out, err = run_cli("model", str(demo_path()), "--model", "soft", "-m", "indel", "--method", "svi",
+                             "--steps", str(STEPS), "--gold", str(gold), "--emission", "histogram", "-f", "json")
     assert code == 0, err
     doc = json.loads(out)
     from softirr_stats.cli.model import read_gold
@@ -118,8 +110,8 @@ def test_emission_histogram_with_gold_is_the_python_apis(gold, capsys):
     (["--model", "soft", "-m", "indel", "--emission", "histo"],
      "error: unknown --emission 'histo' (did you mean 'histogram'?); choose from beta, monotone, histogram"),
 ])
-def test_bad_emission_is_one_line(capsys, args, says):
-    code, out, err = run_main(capsys, "model", str(demo_path()), *args)
+def test_bad_emission_is_one_line(args, says, run_cli):
+    code, out, err = run_cli("model", str(demo_path()), *args)
     assert code == 2 and out == "" and err.splitlines() == [says]
 
 
@@ -141,11 +133,11 @@ def test_emission_choices_are_the_models_own():
 # 3. the JSON's caveats as the notes word them
 
 
-def test_json_caveats_are_worded_for_the_command_line(capsys):
+def test_json_caveats_are_worded_for_the_command_line(run_cli):
     """The SVI soft fit without the widening warns in Python wording (method='nuts', gold=, profile_interval=)
     and the demo's score check fails (emission='histogram'); the JSON's caveats say the flags."""
-    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel", "--method",
-                              "svi", "--steps", str(STEPS), "--profile-interval", "off", "-f", "json")
+    code, out, err = run_cli("model", str(demo_path()), "--model", "soft", "-m", "indel", "--method",
+                             "svi", "--steps", str(STEPS), "--profile-interval", "off", "-f", "json")
     assert code == 0, err
     meta = json.loads(out)["meta"]
     assert meta["emission"] == "monotone"  # the default, recorded
@@ -164,12 +156,12 @@ def test_json_caveats_are_worded_for_the_command_line(capsys):
 # 5. the size refusal: the library's message, worded for the command line
 
 
-def test_the_size_refusal_is_the_librarys_message(capsys):
+def test_the_size_refusal_is_the_librarys_message(run_cli):
     from softirr_stats.cli._options import cli_wording
     from softirr_stats.inference import FitSizeError
 
-    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "dawid_skene", "--method", "svi",
-                              "--steps", "300")
+    code, out, err = run_cli("model", str(demo_path()), "--model", "dawid_skene", "--method", "svi",
+                             "--steps", "300")
     assert code == 1 and out == ""
     with pytest.raises(FitSizeError) as ex:
         annotator_agreement(sis.read_annotations(demo_path()), model="dawid_skene", method="svi",

@@ -8,21 +8,13 @@ import warnings
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.cli import main
 from softirr_stats.data import demo_path
 
 
-def run_main(capsys, *args):
-    with pytest.raises(SystemExit) as ex:
-        main(list(args))
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
-
-
 @pytest.mark.parametrize("mode", ["widen", "off"])
-def test_the_cli_gives_the_python_apis_interval(capsys, mode):
-    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel", "--method",
-                              "svi", "--steps", "60", "--profile-interval", mode, "-f", "json")
+def test_the_cli_gives_the_python_apis_interval(mode, run_cli):
+    code, out, err = run_cli("model", str(demo_path()), "--model", "soft", "-m", "indel", "--method",
+                             "svi", "--steps", "60", "--profile-interval", mode, "-f", "json")
     assert code == 0, err
     doc = json.loads(out)
     from softirr_stats.inference import SviConfig, annotator_agreement
@@ -42,17 +34,17 @@ def test_the_cli_gives_the_python_apis_interval(capsys, mode):
     assert ("profile-likelihood interval" in " ".join(doc["meta"]["warnings"])) == widened
 
 
-def test_an_unknown_mode_is_one_line(capsys):
-    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel",
-                              "--profile-interval", "union")
+def test_an_unknown_mode_is_one_line(run_cli):
+    code, out, err = run_cli("model", str(demo_path()), "--model", "soft", "-m", "indel",
+                             "--profile-interval", "union")
     assert code != 0 and "unknown --profile-interval 'union'" in err and "choose from widen, report, off" in err
 
 
-def test_a_fit_warning_is_listed_once(capsys):
+def test_a_fit_warning_is_listed_once(run_cli):
     """The SVI warning (the widening off) is listed as itself, not again as a diagnostics caveat
     ("caveat: Fit warning: ..."); the other caveats stay."""
-    code, out, err = run_main(capsys, "model", str(demo_path()), "--model", "soft", "-m", "indel", "--method",
-                              "svi", "--steps", "60", "--profile-interval", "off", "-f", "json")
+    code, out, err = run_cli("model", str(demo_path()), "--model", "soft", "-m", "indel", "--method",
+                             "svi", "--steps", "60", "--profile-interval", "off", "-f", "json")
     assert code == 0, err
     said = json.loads(out)["meta"]["warnings"]
     svi = [w for w in said if "the soft model by SVI without gold pairs" in w]

@@ -52,7 +52,7 @@ def test_markdown_captions_are_escaped(tmp_path, run_cli, write_ratings):
     assert "<img" not in out and "&lt;img src=x onerror=alert(1)&gt;\\_\\*x\\*\\_50%.csv: 30 items" in out
     hostile = write_ratings(tmp_path / "h.csv", raters=("rater_1", "<b>bold</b>"))
     code, out, err = run_cli("compare", hostile, "--reference", "<b>bold</b>", "--bootstrap", "0",
-                     "-f", "markdown")
+                             "-f", "markdown")
     assert code == 0, err
     assert "<b>" not in out and "with &lt;b&gt;bold&lt;/b&gt;" in out
 
@@ -62,13 +62,13 @@ def test_each_warning_is_printed_once_and_the_caption_says_the_interval_once(tmp
     few = "only 5 bootstrap replicates lie beyond each bound"
     for fmt in ("markdown", "latex"):
         code, out, err = run_cli("agree", path, "-c", "fleiss_kappa,gwet_ac1", "--bootstrap", "200",
-                         "-f", fmt)
+                                 "-f", fmt)
         assert code == 0, err
         assert out.count(few) == 1 and out.count("q = 3 categories taken from the observed labels") == 1, out
         assert "bca-t intervals, B = 200" in out and "Intervals:" not in out  # the title already says it
         assert "Also noted" not in out and "% note:" not in out  # no note of the run's own: every one is a row's
     code, out, err = run_cli("agree", path, "-c", "fleiss_kappa,gwet_ac1", "--bootstrap", "200",
-                     "-f", "markdown")
+                             "-f", "markdown")
     assert re.search(r"\| gwet_ac1 \|.*\| 1, 2 \|$", out, flags=re.M), out  # the numbers in increasing order
 
 
@@ -85,7 +85,7 @@ def test_render_compares_notes_as_raw_texts():
 
 def test_chance_auto_is_a_note_in_one_wording_that_csv_leaves_alone(run_cli):
     code, out, err = run_cli("agree", demo_path(), "-c", "fleiss_kappa", "-m", "exact,indel",
-                     "--chance", "auto", "--bootstrap", "0", "-f", "csv")
+                             "--chance", "auto", "--bootstrap", "0", "-f", "csv")
     assert code == 0, err
     said = [ln for ln in err.splitlines() if "--chance auto" in ln]
     assert said == ["note: chance term chosen by --chance auto: exact over 226 labels (25425 label pairs, "
@@ -93,7 +93,7 @@ def test_chance_auto_is_a_note_in_one_wording_that_csv_leaves_alone(run_cli):
     cells = [r["warnings"] for r in csv.DictReader(io.StringIO(out))]
     assert len(cells) == 2 and all(c.startswith("chance term chosen by --chance auto: exact") for c in cells), out
     code, out, err = run_cli("agree", demo_path(), "-c", "fleiss_kappa", "-m", "exact,indel",
-                     "--chance", "auto", "--bootstrap", "0", "-f", "json")
+                             "--chance", "auto", "--bootstrap", "0", "-f", "json")
     chosen = {w for r in json.loads(out)["results"] for w in r["warnings"] if "--chance auto" in w}
     assert len(chosen) == 1, chosen
     assert escape_cell("--chance auto chose") == "'--chance auto chose"  # user text starting with "-" stays guarded
@@ -102,7 +102,7 @@ def test_chance_auto_is_a_note_in_one_wording_that_csv_leaves_alone(run_cli):
 def test_json_meta_traces_the_result_to_its_inputs(tmp_path, run_cli, write_ratings):
     a, b = write_ratings(tmp_path / "a.csv", raters=("r1", "r2")), write_ratings(tmp_path / "b.csv", seed=2, raters=("r3",))
     code, out, err = run_cli("agree", a, b, "-c", "fleiss_kappa,gwet_ac1", "-m", "exact",
-                     "--bootstrap", "0", "-f", "json")
+                             "--bootstrap", "0", "-f", "json")
     assert code == 0, err
     doc = json.loads(out)
     meta = doc["meta"]
@@ -224,14 +224,14 @@ def test_test_notes_open_with_a_word_so_csv_keeps_them_and_hostile_names_stay_gu
         assert escape_cell(own + "x") == own + "x", own
     path = write_ratings(tmp_path / "cat.csv")
     code, out, err = run_cli("agree", path, "-c", "fleiss_kappa", "--chance", "mc:20", "--bootstrap", "0",
-                     "--test", "-f", "csv")
+                             "--test", "-f", "csv")
     assert code == 0, err
     cell = next(csv.DictReader(io.StringIO(out)))["warnings"]
     assert cell == f"{TEST_NOTE}fleiss_kappa is tested with exact chance only; got monte_carlo(D=20)", out
     assert escape_cell(cell) == cell and "'" not in out.split("\n", 1)[1].split(",")[0]
     assert f"warning: {TEST_NOTE}fleiss_kappa is tested with exact chance only" in err
     code, out, err = run_cli("agree", path, "-c", "fleiss_kappa", "--chance", "mc:20", "--bootstrap", "0",
-                     "--test", "-f", "json")
+                             "--test", "-f", "json")
     assert json.loads(out)["results"][0]["warnings"] == [cell]  # json: the same text
     a = write_ratings(tmp_path / "=HYPERLINK(1).csv")
     b = write_ratings(tmp_path / "-2+3.csv", seed=2)
