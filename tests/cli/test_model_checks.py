@@ -52,7 +52,9 @@ def cli(adversary, tmp_path_factory):
         import io
 
         buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
+        # the table's width fixed: a narrower COLUMNS from the environment wrapped the row checked below
+        with contextlib.redirect_stdout(buf), pytest.MonkeyPatch.context() as mp:
+            mp.setenv("COLUMNS", "160")
             main(["model", str(adversary), "--model", "item_difficulty", "--method", "svi", "--steps", str(STEPS),
                   "--json", str(out_json)])
     assert ex.value.code == 0
