@@ -16,19 +16,12 @@ import pytest
 import typer
 
 import softirr_stats as sis
-from softirr_stats.cli import app, main
+from softirr_stats.cli import app
 from softirr_stats.data import demo_path
 
 # 5 items, 2 raters, labels x / y / z: agreement on 3 of 5 items (p_o = 0.6)
 ROWS = [(1, "a", "x"), (1, "b", "x"), (2, "a", "y"), (2, "b", "x"), (3, "a", "y"), (3, "b", "y"),
         (4, "a", "x"), (4, "b", "y"), (5, "a", "z"), (5, "b", "z")]
-
-
-def run_main(capsys, *args):
-    with pytest.raises(SystemExit) as ex:
-        main([str(a) for a in args])
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
 
 
 @pytest.fixture
@@ -54,17 +47,17 @@ def _bp(po, q):
     return (po - 1 / q) / (1 - 1 / q)
 
 
-def test_categories_fixes_q_of_brennan_prediger(cat_csv, capsys):
-    code, out, err = run_main(capsys, "agree", cat_csv, "-c", "brennan_prediger,gwet_ac1", "--bootstrap", "0",
-                              "-f", "json")
+def test_categories_fixes_q_of_brennan_prediger(cat_csv, run_cli):
+    code, out, err = run_cli("agree", cat_csv, "-c", "brennan_prediger,gwet_ac1", "--bootstrap", "0",
+                             "-f", "json")
     assert code == 0, err
     observed = _values(out)
     assert observed["brennan_prediger"] == pytest.approx(_bp(0.6, 3), abs=1e-12)
     notes = " ".join(_notes(out))
     assert "q = 3 categories taken from the observed labels" in notes and "--categories" in notes
     # one unused category declared: q = 4, and the note is gone
-    code, out, err = run_main(capsys, "agree", cat_csv, "-c", "brennan_prediger,gwet_ac1", "--bootstrap", "0",
-                              "-f", "json", "--categories", "x, y, z, w")
+    code, out, err = run_cli("agree", cat_csv, "-c", "brennan_prediger,gwet_ac1", "--bootstrap", "0",
+                             "-f", "json", "--categories", "x, y, z, w")
     assert code == 0, err
     declared = _values(out)
     assert declared["brennan_prediger"] == pytest.approx(_bp(0.6, 4), abs=1e-12)
@@ -75,50 +68,50 @@ def test_categories_fixes_q_of_brennan_prediger(cat_csv, capsys):
     assert not any("categories taken from the observed labels" in n for n in _notes(out))
 
 
-def test_categories_from_a_file(cat_csv, tmp_path, capsys):
+def test_categories_from_a_file(cat_csv, tmp_path, run_cli):
     cats = tmp_path / "cats.txt"
     cats.write_text("x\ny\n\nz\nw\nv\n", encoding="utf-8")  # blank lines skipped
-    code, out, err = run_main(capsys, "agree", cat_csv, "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json",
-                              "--categories", f"@{cats}")
+    code, out, err = run_cli("agree", cat_csv, "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json",
+                             "--categories", f"@{cats}")
     assert code == 0, err
     assert _values(out)["brennan_prediger"] == pytest.approx(_bp(0.6, 5), abs=1e-12)
 
 
-def test_categories_a_file_keeps_commas_in_names(tmp_path, capsys):
+def test_categories_a_file_keeps_commas_in_names(tmp_path, run_cli):
     path = tmp_path / "c.csv"
     rows = [(i, r, lab) for i, labs in enumerate([("a, b", "a, b"), ("c", "c"), ("a, b", "c")]) for r, lab in
             zip("pq", labs, strict=True)]
     pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
     cats = tmp_path / "cats.txt"
     cats.write_text("a, b\nc\nd\n", encoding="utf-8")
-    code, out, err = run_main(capsys, "agree", path, "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json",
-                              "--categories", f"@{cats}")
+    code, out, err = run_cli("agree", path, "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json",
+                             "--categories", f"@{cats}")
     assert code == 0, err
     assert _values(out)["brennan_prediger"] == pytest.approx(_bp(2 / 3, 3), abs=1e-12)
 
 
-def test_numeric_labels_take_numeric_categories(tmp_path, capsys):
+def test_numeric_labels_take_numeric_categories(tmp_path, run_cli):
     path = tmp_path / "num.csv"
     rows = [(1, "a", 1), (1, "b", 1), (2, "a", 2), (2, "b", 3), (3, "a", 3), (3, "b", 3), (4, "a", 2), (4, "b", 2)]
     pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
-    code, out, err = run_main(capsys, "agree", path, "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json",
-                              "--categories", "1,2,3,4,5")
+    code, out, err = run_cli("agree", path, "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json",
+                             "--categories", "1,2,3,4,5")
     assert code == 0, err
     assert _values(out)["brennan_prediger"] == pytest.approx(_bp(0.75, 5), abs=1e-12)
-    code, _, err = run_main(capsys, "agree", path, "--bootstrap", "0", "--categories", "1,2,three")
+    code, _, err = run_cli("agree", path, "--bootstrap", "0", "--categories", "1,2,three")
     assert code == 2 and "--categories 'three' is not a number" in err
 
 
-def test_categories_declare_the_order_of_ordinal_weights(tmp_path, capsys):
+def test_categories_declare_the_order_of_ordinal_weights(tmp_path, run_cli):
     path = tmp_path / "ord.csv"
     rows = [(1, "a", "low"), (1, "b", "medium"), (2, "a", "high"), (2, "b", "high"), (3, "a", "low"),
             (3, "b", "low"), (4, "a", "medium"), (4, "b", "high"), (5, "a", "low"), (5, "b", "high")]
     frame = pd.DataFrame(rows, columns=["item", "rater", "label"])
     frame.to_csv(path, index=False)
-    code, _, err = run_main(capsys, "agree", path, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0")
+    code, _, err = run_cli("agree", path, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0")
     assert code == 1 and "--categories low,medium,high" in err  # the error names the flag that fixes it
-    code, out, err = run_main(capsys, "agree", path, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0",
-                              "-f", "json", "--categories", "low,medium,high")
+    code, out, err = run_cli("agree", path, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0",
+                             "-f", "json", "--categories", "low,medium,high")
     assert code == 0, err
     expected = sis.cohen_kappa(sis.Annotations.from_long(frame, categories=["low", "medium", "high"]),
                                weights="linear").value
@@ -132,9 +125,9 @@ def test_categories_declare_the_order_of_ordinal_weights(tmp_path, capsys):
     ("x,y,z,x", "names 'x' twice"),
     ("@{d}/missing.txt", "is not a file"),
 ])
-def test_bad_categories_are_one_line_errors(cat_csv, tmp_path, capsys, value, needle):
-    code, out, err = run_main(capsys, "agree", cat_csv, "--bootstrap", "0", "--categories",
-                              value.format(d=tmp_path))
+def test_bad_categories_are_one_line_errors(cat_csv, tmp_path, run_cli, value, needle):
+    code, out, err = run_cli("agree", cat_csv, "--bootstrap", "0", "--categories",
+                             value.format(d=tmp_path))
     assert code == 2 and out == ""
     assert needle in err and "--categories" in err and err.count("\n") == 1 and "Traceback" not in err
 
@@ -143,27 +136,27 @@ def test_bad_categories_are_one_line_errors(cat_csv, tmp_path, capsys, value, ne
     ["sensitivity", "{f}", "-c", "brennan_prediger", "--bootstrap", "0", "-f", "json"],
     ["compare", "{f}", "-c", "brennan_prediger", "-c", "gwet_ac1", "--analytic", "-f", "json"],
 ])
-def test_categories_on_other_commands(cat_csv, capsys, command):
+def test_categories_on_other_commands(cat_csv, run_cli, command):
     args = [a.format(f=cat_csv) for a in command]
-    code, plain, err = run_main(capsys, *args)
+    code, plain, err = run_cli(*args)
     assert code == 0, err
-    code, declared, err = run_main(capsys, *args, "--categories", "x,y,z,w")
+    code, declared, err = run_cli(*args, "--categories", "x,y,z,w")
     assert code == 0, err
     assert plain != declared
-    code, _, err = run_main(capsys, *args, "--categories", "x,y")
+    code, _, err = run_cli(*args, "--categories", "x,y")
     assert code == 2 and "label 'z'" in err and "--categories" in err
 
 
-def test_categories_on_report_and_plan(cat_csv, tmp_path, capsys):
-    code, _, err = run_main(capsys, "report", cat_csv, "-o", tmp_path / "r.html", "--categories", "x,y")
+def test_categories_on_report_and_plan(cat_csv, tmp_path, run_cli):
+    code, _, err = run_cli("report", cat_csv, "-o", tmp_path / "r.html", "--categories", "x,y")
     assert code == 2 and "label 'z'" in err and "--categories" in err
-    code, _, err = run_main(capsys, "plan", "--value", "0.6", "--prevalence", "0.5,0.5", "--halfwidth", "0.1",
-                            "--categories", "x,y,z")
+    code, _, err = run_cli("plan", "--value", "0.6", "--prevalence", "0.5,0.5", "--halfwidth", "0.1",
+                           "--categories", "x,y,z")
     assert code == 2 and "--categories names 3 categories but --prevalence gives 2" in err
-    code, out, err = run_main(capsys, "plan", "--value", "0.6", "--prevalence", "0.5,0.5", "--halfwidth", "0.1",
-                              "--categories", "no,yes", "-f", "json")
+    code, out, err = run_cli("plan", "--value", "0.6", "--prevalence", "0.5,0.5", "--halfwidth", "0.1",
+                             "--categories", "no,yes", "-f", "json")
     assert code == 0, err
-    code, _, err = run_main(capsys, "plan", cat_csv, "--halfwidth", "0.1", "--categories", "x,y")
+    code, _, err = run_cli("plan", cat_csv, "--halfwidth", "0.1", "--categories", "x,y")
     assert code == 2 and "label 'z'" in err
 
 
@@ -211,9 +204,9 @@ def test_categories_are_the_label_universe_of_the_multilabel_rows(ml_jsonl, tmp_
                                            abs=1e-12)
 
 
-def test_categories_must_hold_every_selected_label_of_multilabel_sets(ml_jsonl, capsys):
-    code, _, err = run_main(capsys, "agree", ml_jsonl, "--bootstrap", "0", "-c", "multilabel_fleiss",
-                            "--categories", "a,b")
+def test_categories_must_hold_every_selected_label_of_multilabel_sets(ml_jsonl, run_cli):
+    code, _, err = run_cli("agree", ml_jsonl, "--bootstrap", "0", "-c", "multilabel_fleiss",
+                           "--categories", "a,b")
     assert code == 2 and "label 'c'" in err and "--categories is the label universe" in err
 
 
@@ -229,10 +222,10 @@ def _fill(sheet, judgment="0", gold="1"):
     return df
 
 
-def test_gold_n_adds_a_gold_column_and_agree_targets_the_gold_judge(tmp_path, capsys):
+def test_gold_n_adds_a_gold_column_and_agree_targets_the_gold_judge(tmp_path, run_cli):
     demo = demo_path()
     sheet = tmp_path / "sheet.csv"
-    code, _, err = run_main(capsys, "judge", "plan", demo, "-m", "indel", "-n", "60", "--gold-n", "20", "-o", sheet)
+    code, _, err = run_cli("judge", "plan", demo, "-m", "indel", "-n", "60", "--gold-n", "20", "-o", sheet)
     assert code == 0, err
     assert "20 gold draws" in err
     written = pd.read_csv(sheet, dtype=str, keep_default_na=False)
@@ -245,8 +238,8 @@ def test_gold_n_adds_a_gold_column_and_agree_targets_the_gold_judge(tmp_path, ca
     assert empty == set(kept.loc[kept["gold_draws"] > 0, "pair_id"])
     assert set(written.loc[written["gold"] != "", "gold"]) == {"n/a"}
     _fill(sheet)
-    code, out, err = run_main(capsys, "agree", demo, "-m", "indel", "--judgments", sheet, "--bootstrap", "0",
-                              "-f", "json")
+    code, out, err = run_cli("agree", demo, "-m", "indel", "--judgments", sheet, "--bootstrap", "0",
+                             "-f", "json")
     assert code == 0, err
     notes = " ".join(_notes(out))
     assert "gold judge's judgments" in notes and "20 of 60 judged draws judged again" in notes
@@ -254,21 +247,21 @@ def test_gold_n_adds_a_gold_column_and_agree_targets_the_gold_judge(tmp_path, ca
     df = pd.read_csv(sheet, dtype=str, keep_default_na=False)
     df.loc[df["pair_id"] == sorted(empty)[0], "gold"] = ""
     df.to_csv(sheet, index=False)
-    code, _, err = run_main(capsys, "agree", demo, "-m", "indel", "--judgments", sheet, "--bootstrap", "0")
+    code, _, err = run_cli("agree", demo, "-m", "indel", "--judgments", sheet, "--bootstrap", "0")
     assert code == 2 and "gold must lie in [0, 1]" in err
 
 
-def test_gold_n_changes_the_estimate(tmp_path, capsys):
+def test_gold_n_changes_the_estimate(tmp_path, run_cli):
     demo = demo_path()
     values = []
     for gold_n, name in ((None, "one.csv"), (20, "two.csv")):
         sheet = tmp_path / name
         extra = [] if gold_n is None else ["--gold-n", str(gold_n)]
-        code, _, err = run_main(capsys, "judge", "plan", demo, "-m", "indel", "-n", "60", "-o", sheet, *extra)
+        code, _, err = run_cli("judge", "plan", demo, "-m", "indel", "-n", "60", "-o", sheet, *extra)
         assert code == 0, err
         _fill(sheet)
-        code, out, err = run_main(capsys, "agree", demo, "-m", "indel", "--judgments", sheet, "--bootstrap", "0",
-                                  "-f", "json")
+        code, out, err = run_cli("agree", demo, "-m", "indel", "--judgments", sheet, "--bootstrap", "0",
+                                 "-f", "json")
         assert code == 0, err
         values.append(json.loads(out)["results"][0]["value"])
     assert np.isfinite(values).all() and values[0] != pytest.approx(values[1])
@@ -276,9 +269,9 @@ def test_gold_n_changes_the_estimate(tmp_path, capsys):
 
 @pytest.mark.parametrize(("gold_n", "needle"), [("0", "--gold-n must be a number of draws from 1 to -n (60)"),
                                                 ("61", "--gold-n must be a number of draws from 1 to -n (60)")])
-def test_bad_gold_n(tmp_path, capsys, gold_n, needle):
-    code, _, err = run_main(capsys, "judge", "plan", demo_path(), "-m", "indel", "-n", "60", "--gold-n", gold_n,
-                            "-o", tmp_path / "s.csv")
+def test_bad_gold_n(tmp_path, run_cli, gold_n, needle):
+    code, _, err = run_cli("judge", "plan", demo_path(), "-m", "indel", "-n", "60", "--gold-n", gold_n,
+                           "-o", tmp_path / "s.csv")
     assert code == 2 and needle in err
     assert not (tmp_path / "s.csv").exists()
 
@@ -306,7 +299,7 @@ def _check_flags(notes, command):
     return checked
 
 
-def test_every_flag_a_note_names_exists(cat_csv, tmp_path, capsys):
+def test_every_flag_a_note_names_exists(cat_csv, tmp_path, run_cli):
     checked = 0
     runs = [
         (["agree"], ["agree", cat_csv, "-c", "brennan_prediger,gwet_ac1,krippendorff_alpha", "--bootstrap", "50"]),
@@ -314,12 +307,12 @@ def test_every_flag_a_note_names_exists(cat_csv, tmp_path, capsys):
         (["agree"], ["agree", demo_path(), "-c", "brennan_prediger", "--bootstrap", "0"]),
     ]
     sheet = tmp_path / "sheet.csv"
-    code, _, err = run_main(capsys, "judge", "plan", demo_path(), "-m", "indel", "-n", "40", "-o", sheet)
+    code, _, err = run_cli("judge", "plan", demo_path(), "-m", "indel", "-n", "40", "-o", sheet)
     assert code == 0, err
     _fill(sheet)
     runs.append((["agree"], ["agree", demo_path(), "-m", "indel", "--judgments", sheet, "--bootstrap", "0"]))
     for command, args in runs:
-        code, out, err = run_main(capsys, *args, "-f", "json")
+        code, out, err = run_cli(*args, "-f", "json")
         assert code == 0, err
         notes = [*_notes(out), *err.splitlines()]
         checked += _check_flags(notes, command)
@@ -329,7 +322,7 @@ def test_every_flag_a_note_names_exists(cat_csv, tmp_path, capsys):
         {"id": 10 * t + u, "completed_by": u, "result": [{"from_name": "s", "to_name": "text", "type": "choices",
                                                           "value": {"choices": [lab]}}]}
         for u, lab in enumerate(labs, 1)]} for t, labs in enumerate([("a", "a"), ("a", "b"), ("b", "b")], 1)]))
-    code, out, err = run_main(capsys, "agree", export, "--bootstrap", "0", "-f", "json")
+    code, out, err = run_cli("agree", export, "--bootstrap", "0", "-f", "json")
     assert code == 0, err
     guessed = [n for n in _notes(out) if "guessed from its content" in n]
     assert guessed and "--input-format label-studio" in guessed[0] and "format=" not in guessed[0]
@@ -338,7 +331,7 @@ def test_every_flag_a_note_names_exists(cat_csv, tmp_path, capsys):
     ordinal = tmp_path / "ord.csv"
     pd.DataFrame([(1, "a", "lo"), (1, "b", "hi"), (2, "a", "hi"), (2, "b", "hi")],
                  columns=["item", "rater", "label"]).to_csv(ordinal, index=False)
-    code, _, err = run_main(capsys, "agree", ordinal, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0")
+    code, _, err = run_cli("agree", ordinal, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0")
     checked += _check_flags(err.splitlines(), ["agree"])
     assert checked >= 5  # --categories (twice), --gold-n, --keep-going, ...
 
@@ -364,24 +357,24 @@ def _python_only(text):
     (["--chance", "foo"], "got 'foo'"),
     (["--chance", "mc:1000000"], "(or --chance exact)"),
 ])
-def test_chance_errors_name_the_flag_forms(cat_csv, capsys, args, needle):
-    code, _, err = run_main(capsys, "agree", cat_csv, *args)
+def test_chance_errors_name_the_flag_forms(cat_csv, run_cli, args, needle):
+    code, _, err = run_cli("agree", cat_csv, *args)
     assert code == 2 and needle in err
     assert not _python_only(err), err
     assert _check_flags(err.splitlines(), ["agree"]) >= 1
 
 
-def test_notes_and_errors_name_flags_not_python_calls(tmp_path, capsys):
+def test_notes_and_errors_name_flags_not_python_calls(tmp_path, run_cli):
     """The missing-ratings note (the demo has 10 incomplete items) and the ordered-weights error."""
-    code, out, err = run_main(capsys, "agree", demo_path(), "-c", "fleiss_kappa,cohen_kappa", "--bootstrap", "0",
-                              "-f", "json", "--keep-going")
+    code, out, err = run_cli("agree", demo_path(), "-c", "fleiss_kappa,cohen_kappa", "--bootstrap", "0",
+                             "-f", "json", "--keep-going")
     notes = [*_notes(out), *err.splitlines()]
     missing = [n for n in notes if n.startswith("missing ratings:")]
     assert code == 0 and missing and "0.0700 there)" in missing[0]
     ordinal = tmp_path / "ord.csv"
     pd.DataFrame([(1, "a", "lo"), (1, "b", "hi"), (2, "a", "hi"), (2, "b", "hi")],
                  columns=["item", "rater", "label"]).to_csv(ordinal, index=False)
-    code, _, err = run_main(capsys, "agree", ordinal, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0")
+    code, _, err = run_cli("agree", ordinal, "-c", "cohen_kappa", "-m", "linear", "--bootstrap", "0")
     assert code != 0 and "--similarity linear orders the labels" in err
     for text in [*notes, *err.splitlines()]:
         assert not _python_only(text), text
@@ -404,22 +397,22 @@ def test_the_python_form_check_catches_a_call():
 # --- --categories on model and score; none on demo ------------------------------------------------------------
 
 
-def test_score_scores_the_pairs_of_the_declared_categories(cat_csv, tmp_path, capsys):
+def test_score_scores_the_pairs_of_the_declared_categories(cat_csv, tmp_path, run_cli):
     """AC1's chance needs every pair of categories: an unused declared one adds its pairs to the cache."""
     pairs = []
     for extra in ([], ["--categories", "x,y,z,w"]):
         out = tmp_path / f"run{len(extra)}.json"
-        code, _, err = run_main(capsys, "score", cat_csv, "-c", "gwet_ac1", "-m", "levenshtein", "--no-progress",
-                                "--cache", tmp_path / f"s{len(extra)}.sqlite", "--json", out, *extra)
+        code, _, err = run_cli("score", cat_csv, "-c", "gwet_ac1", "-m", "levenshtein", "--no-progress",
+                               "--cache", tmp_path / f"s{len(extra)}.sqlite", "--json", out, *extra)
         assert code == 0, err
         pairs.append(json.loads(out.read_text())["runs"][0]["n_pairs"])
     assert pairs == [3, 6]  # the distinct off-diagonal pairs of 3, then 4 categories
-    code, _, err = run_main(capsys, "score", cat_csv, "-m", "levenshtein", "--cache", tmp_path / "s.sqlite",
-                            "--categories", "x,y")
+    code, _, err = run_cli("score", cat_csv, "-m", "levenshtein", "--cache", tmp_path / "s.sqlite",
+                           "--categories", "x,y")
     assert code == 2 and "--categories" in err and "'z'" in err
 
 
-def test_model_fits_the_declared_classes(cat_csv, capsys, monkeypatch):
+def test_model_fits_the_declared_classes(cat_csv, run_cli, monkeypatch):
     """The annotator model has one class per declared category (K = 4 with an unused fourth)."""
     from softirr_stats.cli import model as model_cmd
     from softirr_stats.models import encode_annotations
@@ -432,11 +425,11 @@ def test_model_fits_the_declared_classes(cat_csv, capsys, monkeypatch):
 
     monkeypatch.setattr(model_cmd, "_run", fake_run)
     for extra in ([], ["--categories", "x,y,z,w"]):
-        code, _, err = run_main(capsys, "model", cat_csv, "--method", "svi", *extra)
+        code, _, err = run_cli("model", cat_csv, "--method", "svi", *extra)
         assert code != 0 and "stopped before the fit" in err
     assert [encode_annotations(a).n_classes for a in seen] == [3, 4]
     assert seen[1].categories == ("x", "y", "z", "w")
-    code, _, err = run_main(capsys, "model", cat_csv, "--categories", "x,y")
+    code, _, err = run_cli("model", cat_csv, "--categories", "x,y")
     assert code == 2 and "--categories" in err and len(seen) == 2  # refused before the fit
 
 
@@ -456,10 +449,10 @@ def test_demo_takes_no_categories_its_coefficients_do_not_depend_on_them():
 # --- judge plan: --categories, weights in -m, --uniform-share ----------------------------------------------------
 
 
-def _drawn(capsys, tmp_path, file, *args):
+def _drawn(run_cli, tmp_path, file, *args):
     """The plan file ``softirr judge plan FILE -n 40 ARGS`` writes, keyed by its label pair."""
     sheet = tmp_path / "sheet.csv"
-    code, _, err = run_main(capsys, "judge", "plan", file, "-n", "40", "-o", sheet, *args)
+    code, _, err = run_cli("judge", "plan", file, "-n", "40", "-o", sheet, *args)
     assert code == 0, err
     kept = pd.read_csv(tmp_path / "sheet.plan.csv", dtype={"label_a": str, "label_b": str})
     return kept.set_index(["label_a", "label_b"])[["score", "q", "draws"]].sort_index(), err
@@ -480,9 +473,9 @@ def _python(file, **kw):
     (["-m", "linear", "--categories", "x,z,y"], dict(similarity=None, weights="linear", categories=["x", "z", "y"]),
      dict(similarity=None, weights="linear", categories=["x", "y", "z"])),
 ])
-def test_judge_plan_takes_categories_and_weights(cat_csv, tmp_path, capsys, args, kw, without):
+def test_judge_plan_takes_categories_and_weights(cat_csv, tmp_path, run_cli, args, kw, without):
     # judging_plan's categories= and weights= had no CLI spelling (-m linear was an unknown similarity)
-    cli, err = _drawn(capsys, tmp_path, cat_csv, *args)
+    cli, err = _drawn(run_cli, tmp_path, cat_csv, *args)
     py = _python(cat_csv, **kw)
     assert cli.index.equals(py.index) and (cli["draws"] == py["draws"]).all()
     np.testing.assert_allclose(cli[["score", "q"]], py[["score", "q"]], rtol=0, atol=1e-12)
@@ -492,11 +485,11 @@ def test_judge_plan_takes_categories_and_weights(cat_csv, tmp_path, capsys, args
         assert f"--categories {args[args.index('--categories') + 1]} --judgments" in err
 
 
-def test_judge_plan_takes_uniform_share(tmp_path, capsys):
+def test_judge_plan_takes_uniform_share(tmp_path, run_cli):
     import inspect
 
     demo = demo_path()
-    cli, _ = _drawn(capsys, tmp_path, demo, "-m", "indel", "--strategy", "active", "--uniform-share", "0.6")
+    cli, _ = _drawn(run_cli, tmp_path, demo, "-m", "indel", "--strategy", "active", "--uniform-share", "0.6")
     py = _python(demo, similarity="indel", strategy="active", uniform_share=0.6)
     assert cli.index.equals(py.index) and (cli["draws"] == py["draws"]).all()
     np.testing.assert_allclose(cli[["score", "q"]], py[["score", "q"]], rtol=0, atol=1e-12)
@@ -508,24 +501,24 @@ def test_judge_plan_takes_uniform_share(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("name", ["Linear", "Identity", "EXACT", "Indel"])
-def test_judge_plan_reads_measure_names_as_agree_does(cat_csv, tmp_path, capsys, name):
+def test_judge_plan_reads_measure_names_as_agree_does(cat_csv, tmp_path, run_cli, name):
     # judge plan lower-cased exact / identity (-m Identity: "needs no judge") but not the others (-m Linear: unknown);
     # agree refuses every such name as unknown, with the name it means
-    code, out, err = run_main(capsys, "judge", "plan", cat_csv, "-n", "40", "-o", tmp_path / "s.csv", "-m", name)
+    code, out, err = run_cli("judge", "plan", cat_csv, "-n", "40", "-o", tmp_path / "s.csv", "-m", name)
     assert code == 2 and out == "" and not (tmp_path / "s.csv").exists(), err
-    agree_code, _, agree_err = run_main(capsys, "agree", cat_csv, "-m", name)
+    agree_code, _, agree_err = run_cli("agree", cat_csv, "-m", name)
     head = f"unknown --similarity {name!r} (did you mean {name.lower()!r}?); choose from"
     assert agree_code == 2 and agree_err.startswith(f"error: {head}"), agree_err
     assert err.startswith(f"error: {head}") and err.count("\n") == 1, err
 
 
-def test_judge_plan_strips_measure_names_as_agree_does(cat_csv, tmp_path, capsys):
+def test_judge_plan_strips_measure_names_as_agree_does(cat_csv, tmp_path, run_cli):
     # agree strips -m " linear "; judge plan refused it as an unknown name
-    cli, _ = _drawn(capsys, tmp_path, cat_csv, "-m", " linear ", "--categories", "x,z,y")
+    cli, _ = _drawn(run_cli, tmp_path, cat_csv, "-m", " linear ", "--categories", "x,z,y")
     py = _python(cat_csv, similarity=None, weights="linear", categories=["x", "z", "y"])
     assert cli.index.equals(py.index) and (cli["draws"] == py["draws"]).all()
     np.testing.assert_allclose(cli[["score", "q"]], py[["score", "q"]], rtol=0, atol=1e-12)
-    code, _, err = run_main(capsys, "judge", "plan", cat_csv, "-n", "40", "-o", tmp_path / "t.csv", "-m", "identity ")
+    code, _, err = run_cli("judge", "plan", cat_csv, "-n", "40", "-o", tmp_path / "t.csv", "-m", "identity ")
     assert code == 2 and "--similarity identity needs no judge" in err, err
 
 
@@ -538,8 +531,8 @@ def test_judge_plan_strips_measure_names_as_agree_does(cat_csv, tmp_path, capsys
     (["-m", "identity"], "--similarity identity needs no judge"),
     (["-m", "lineer"], "unknown --similarity 'lineer' (did you mean 'linear'?)"),
 ])
-def test_judge_plan_bad_values_in_cli_spelling(cat_csv, tmp_path, capsys, args, needle):
-    code, out, err = run_main(capsys, "judge", "plan", cat_csv, "-n", "40", "-o", tmp_path / "s.csv", *args)
+def test_judge_plan_bad_values_in_cli_spelling(cat_csv, tmp_path, run_cli, args, needle):
+    code, out, err = run_cli("judge", "plan", cat_csv, "-n", "40", "-o", tmp_path / "s.csv", *args)
     assert code == 2 and out == "", err
     assert needle in err and err.count("\n") == 1, err
     assert not (tmp_path / "s.csv").exists()

@@ -8,17 +8,9 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.cli import main
 from softirr_stats.comparison import FewHumansWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning")
-
-
-def run(capsys, *args):
-    with pytest.raises(SystemExit) as exit_:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return exit_.value.code, out, err
 
 
 @pytest.fixture()
@@ -38,10 +30,10 @@ def files(tmp_path):
     return one, two
 
 
-def test_two_files_equal_the_python_api(capsys, files, tmp_path):
+def test_two_files_equal_the_python_api(run_cli, files, tmp_path):
     one, two = files
-    code, out, err = run(capsys, "compare", str(one), str(two), "-c", "fleiss_kappa", "--bootstrap", "300", "-f",
-                         "json", "--json", str(tmp_path / "c.json"))
+    code, out, err = run_cli("compare", str(one), str(two), "-c", "fleiss_kappa", "--bootstrap", "300", "-f",
+                             "json", "--json", str(tmp_path / "c.json"))
     assert code == 0, err
     row = json.loads(out)["results"][0]
     a = sis.fleiss_kappa(sis.read_annotations(one))
@@ -53,7 +45,7 @@ def test_two_files_equal_the_python_api(capsys, files, tmp_path):
     assert json.loads((tmp_path / "c.json").read_text())["results"][0]["difference"] == row["difference"]
 
 
-def test_two_rounds_by_the_same_raters_on_the_same_items(capsys, files, tmp_path):
+def test_two_rounds_by_the_same_raters_on_the_same_items(run_cli, files, tmp_path):
     # the files were merged to choose the measures, and the same rater on the same item in both was refused as a
     # clash; the default method was the percentile where the Python API's default is auto (bca-t here)
     one, _ = files
@@ -63,8 +55,8 @@ def test_two_rounds_by_the_same_raters_on_the_same_items(capsys, files, tmp_path
     df.loc[flip, "label"] = rng.choice(["cat", "dog", "cow"], int(flip.sum()))
     two = tmp_path / "round2_same.csv"
     df.to_csv(two, index=False)
-    code, out, err = run(capsys, "compare", str(one), str(two), "-c", "krippendorff_alpha", "--bootstrap", "200",
-                         "-f", "json")
+    code, out, err = run_cli("compare", str(one), str(two), "-c", "krippendorff_alpha", "--bootstrap", "200",
+                             "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
     a = sis.krippendorff_alpha(sis.read_annotations(one))
@@ -76,26 +68,26 @@ def test_two_rounds_by_the_same_raters_on_the_same_items(capsys, files, tmp_path
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "json", "markdown", "latex"])
-def test_every_mode_in_every_format(capsys, files, fmt):
+def test_every_mode_in_every_format(run_cli, files, fmt):
     one, _ = files
     b = ["--bootstrap", "100"]  # the candidate test and the analytic interval take no bootstrap
     for args in (["--groups", "h1,h2;h3,h4", "--permutations", "50", *b], ["--candidate", "llm"],
                  ["--reference", "h1", "-c", "cohen_kappa", *b], ["--leave-one-out", "-c", "fleiss_kappa", *b],
                  ["-m", "exact", "-m", "levenshtein", *b], ["-c", "fleiss_kappa", "-c", "gwet_ac1", "--analytic"]):
-        code, out, err = run(capsys, "compare", str(one), *args, "-f", fmt)
+        code, out, err = run_cli("compare", str(one), *args, "-f", fmt)
         assert code == 0, (args, err)
         assert out.strip(), args
 
 
-def test_bad_options_are_one_error_line(capsys, files):
+def test_bad_options_are_one_error_line(run_cli, files):
     one, two = files
-    code, _, err = run(capsys, "compare", str(one), "--candidate", "gpt")
+    code, _, err = run_cli("compare", str(one), "--candidate", "gpt")
     assert code == 2 and err.count("error:") == 1 and "--candidate 'gpt' is not a rater" in err
-    code, _, err = run(capsys, "compare", str(one), str(two), "--reference", "h1")
+    code, _, err = run_cli("compare", str(one), str(two), "--reference", "h1")
     assert code == 2 and "give exactly one of" in err
-    code, _, err = run(capsys, "compare", str(one), "--groups", "h1,h2")
+    code, _, err = run_cli("compare", str(one), "--groups", "h1,h2")
     assert code == 2 and "two groups separated by ';'" in err
-    code, _, err = run(capsys, "compare", str(one))
+    code, _, err = run_cli("compare", str(one))
     assert code == 2 and "give exactly one of" in err
 
 
@@ -108,43 +100,43 @@ def test_report_has_a_comparisons_section(files):
     assert 'id="comparisons"' not in sis.reporting.build_report(ann)
 
 
-def test_bootstrap_0_is_refused_where_the_answer_is_an_interval(capsys, files):
+def test_bootstrap_0_is_refused_where_the_answer_is_an_interval(run_cli, files):
     # --bootstrap 0 made no interval request, which compare() reads as its default Bootstrap(): 2000 replicates,
     # while meta.bootstrap said 0
     one, two = files
     for args in (["-c", "fleiss_kappa,gwet_ac1"], ["--groups", "h1,h2;h3,h4"],
                  ["--groups", "h1,h2;h3,h4", "--permutations", "10"], [str(two)]):
-        code, out, err = run(capsys, "compare", str(one), *args, "--bootstrap", "0")
+        code, out, err = run_cli("compare", str(one), *args, "--bootstrap", "0")
         assert code == 2 and out == "", (args, err)
         assert "--bootstrap 0 gives no interval" in err and "--bootstrap N" in err and "--analytic" in err, args
     # per rater, --bootstrap 0 is the point estimates
-    code, out, err = run(capsys, "compare", str(one), "--reference", "h1", "--bootstrap", "0", "-f", "json")
+    code, out, err = run_cli("compare", str(one), "--reference", "h1", "--bootstrap", "0", "-f", "json")
     assert code == 0, err
     d = json.loads(out)
     assert d["results"][0]["ci_low"] is None and "no interval (--bootstrap 0)" in d["title"]
     assert d["meta"]["bootstrap"] == 0 and "design" not in d["meta"]
 
 
-def test_title_and_meta_state_the_interval_used(capsys, files):
+def test_title_and_meta_state_the_interval_used(run_cli, files):
     one, _ = files
-    code, out, err = run(capsys, "compare", str(one), "-c", "fleiss_kappa,gwet_ac1", "--bootstrap", "200",
-                         "--level", "0.9", "--seed", "4", "-f", "json")
+    code, out, err = run_cli("compare", str(one), "-c", "fleiss_kappa,gwet_ac1", "--bootstrap", "200",
+                             "--level", "0.9", "--seed", "4", "-f", "json")
     assert code == 0, err
     d = json.loads(out)
     used = d["results"][0]["method"].rpartition("bootstrap-")[2]  # the method auto chose for this difference
     assert f"90% {used} intervals, B = 200 bootstrap replicates, design = items, seed = 4" in d["title"]
     assert (d["meta"]["bootstrap"], d["meta"]["level"], d["meta"]["seed"]) == (200, 0.9, 4)
-    code, out, err = run(capsys, "compare", str(one), "-c", "fleiss_kappa,gwet_ac1", "--analytic", "-f", "json")
+    code, out, err = run_cli("compare", str(one), "-c", "fleiss_kappa,gwet_ac1", "--analytic", "-f", "json")
     d = json.loads(out)
     assert code == 0 and "95% analytic (delta-method) intervals" in d["title"]
     assert d["meta"]["analytic"] is True and not {"bootstrap", "design", "method", "seed"} & set(d["meta"])
 
 
-def test_reference_uses_the_coefficient_given(capsys, files):
+def test_reference_uses_the_coefficient_given(run_cli, files):
     # -c was ignored: every rater got Cohen's kappa, whatever was asked
     one, _ = files
-    code, out, err = run(capsys, "compare", str(one), "--reference", "h1", "-c", "gwet_ac1", "--bootstrap", "100",
-                         "-f", "json")
+    code, out, err = run_cli("compare", str(one), "--reference", "h1", "-c", "gwet_ac1", "--bootstrap", "100",
+                             "-f", "json")
     assert code == 0, err
     d = json.loads(out)
     py = sis.against_reference(sis.read_annotations(one), "h1", coefficient="gwet_ac1",
@@ -152,13 +144,13 @@ def test_reference_uses_the_coefficient_given(capsys, files):
     assert [r["value"] for r in d["results"]] == pytest.approx(py.by_rater["value"].tolist(), abs=1e-12)
     assert [r["ci_low"] for r in d["results"]] == pytest.approx(py.by_rater["ci_low"].tolist(), abs=1e-12)
     assert "gwet_ac1 of each rater with h1" in d["title"]
-    code, out, err = run(capsys, "compare", str(one), "--reference", "h1", "--bootstrap", "0", "-f", "json")
+    code, out, err = run_cli("compare", str(one), "--reference", "h1", "--bootstrap", "0", "-f", "json")
     assert code == 0 and "cohen_kappa of each rater" in json.loads(out)["title"]  # the Python default
-    code, _, err = run(capsys, "compare", str(one), "--reference", "h1", "-c", "gwet_ac1,cohen_kappa")
+    code, _, err = run_cli("compare", str(one), "--reference", "h1", "-c", "gwet_ac1,cohen_kappa")
     assert code == 2 and "--reference takes one -c" in err
 
 
-def test_groups_permutations_use_the_seed(capsys, tmp_path):
+def test_groups_permutations_use_the_seed(run_cli, tmp_path):
     # compare_groups was called without seed=: every --seed gave the same random splits
     rng = np.random.default_rng(3)
     truth = rng.integers(0, 3, 30)
@@ -168,8 +160,8 @@ def test_groups_permutations_use_the_seed(capsys, tmp_path):
     pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
     ann = sis.read_annotations(path)
     for seed in (1, 2):
-        code, out, err = run(capsys, "compare", str(path), "--groups", "r0,r1,r2;r3,r4,r5", "--permutations", "10",
-                             "--bootstrap", "50", "--seed", str(seed), "-f", "json")
+        code, out, err = run_cli("compare", str(path), "--groups", "r0,r1,r2;r3,r4,r5", "--permutations", "10",
+                                 "--bootstrap", "50", "--seed", str(seed), "-f", "json")
         assert code == 0, err
         d = json.loads(out)
         py = sis.compare_groups(ann, ["r0", "r1", "r2"], ["r3", "r4", "r5"], coefficient="krippendorff_alpha",
@@ -192,11 +184,11 @@ def scores(tmp_path):
     return path
 
 
-def test_statistics_of_scores_are_compared_or_refused(capsys, scores):
+def test_statistics_of_scores_are_compared_or_refused(run_cli, scores):
     # -c icc2,icc3 ended in "internal error (AttributeError: module 'softirr_stats' has no attribute 'icc2')"
     from softirr_stats.api import score_statistic
 
-    code, out, err = run(capsys, "compare", str(scores), "-c", "icc2,icc3", "--bootstrap", "100", "-f", "json")
+    code, out, err = run_cli("compare", str(scores), "-c", "icc2,icc3", "--bootstrap", "100", "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
     ann = sis.read_annotations(scores)
@@ -207,7 +199,7 @@ def test_statistics_of_scores_are_compared_or_refused(capsys, scores):
                          (["--leave-one-out", "-c", "kendall_w"], "--leave-one-out takes a coefficient of the registry"),
                          (["--reference", "a", "-c", "multilabel_fleiss"], "is a multi-label baseline"),
                          (["-c", "icc2", "-m", "exact", "-m", "levenshtein"], "-c icc2 takes no -m")):
-        code, _, err = run(capsys, "compare", str(scores), *args)
+        code, _, err = run_cli("compare", str(scores), *args)
         assert code == 2 and needle in err and "internal error" not in err, (args, err)
 
 
@@ -231,24 +223,24 @@ def test_statistics_of_scores_are_compared_or_refused(capsys, scores):
     (["--candidate", "llm", "--scoring", "rmse"], "unknown --scoring 'rmse'"),
     (["--candidate", "llm", "--min-items-per-human", "0"], "--min-items-per-human must be a positive number"),
 ])
-def test_options_a_mode_does_not_use_are_refused(capsys, files, args, needle):
+def test_options_a_mode_does_not_use_are_refused(run_cli, files, args, needle):
     # each was accepted and silently ignored (--epsilon 1.5 failed as a data error, exit 1)
     one, _ = files
-    code, out, err = run(capsys, "compare", str(one), *args)
+    code, out, err = run_cli("compare", str(one), *args)
     assert code == 2 and out == "", (args, err)
     assert needle in err and err.count("\n") == 1, (args, err)
 
 
-def test_candidate_scoring_q_and_min_items_reach_the_test(capsys, scores):
+def test_candidate_scoring_q_and_min_items_reach_the_test(run_cli, scores):
     # numeric ratings were always scored by exact matching (no --scoring), with --q and the minimum fixed
     ann = sis.read_annotations(scores)
-    code, out, err = run(capsys, "compare", str(scores), "--candidate", "d", "-f", "json")
+    code, out, err = run_cli("compare", str(scores), "--candidate", "d", "-f", "json")
     assert code == 0, err
     exact = json.loads(out)
     assert any("--scoring neg_rmse" in w for w in exact["meta"]["warnings"])
     assert exact["meta"]["omega"] == sis.replacement_test(ann, "d").omega
-    code, out, err = run(capsys, "compare", str(scores), "--candidate", "d", "--scoring", "neg_rmse", "--q", "0.1",
-                         "--epsilon", "0.15", "--min-items-per-human", "20", "-f", "json")
+    code, out, err = run_cli("compare", str(scores), "--candidate", "d", "--scoring", "neg_rmse", "--q", "0.1",
+                             "--epsilon", "0.15", "--min-items-per-human", "20", "-f", "json")
     assert code == 0, err
     d = json.loads(out)
     py = sis.replacement_test(ann, "d", scoring="neg_rmse", q=0.1, epsilon=0.15, min_items_per_human=20)
@@ -287,7 +279,7 @@ def study(tmp_path):
     return path
 
 
-def test_candidate_csv_and_table_say_which_humans_were_tested_and_the_verdict(capsys, study, monkeypatch):
+def test_candidate_csv_and_table_say_which_humans_were_tested_and_the_verdict(run_cli, study, monkeypatch):
     # the csv and table left out `tested` (an untested human read as a loss: a3,20,...,False) and no format but
     # JSON carried the verdict
     monkeypatch.setenv("COLUMNS", "160")  # the table's width: every column shown
@@ -295,7 +287,7 @@ def test_candidate_csv_and_table_say_which_humans_were_tested_and_the_verdict(ca
         py = sis.replacement_test(sis.read_annotations(study), "llm")
     by = py.by_human.set_index("human")
     assert not by.loc["a3", "tested"] and py.passed  # the data are what the test is about
-    code, out, err = run(capsys, "compare", str(study), "--candidate", "llm", "-f", "csv")
+    code, out, err = run_cli("compare", str(study), "--candidate", "llm", "-f", "csv")
     assert code == 0, err
     got = pd.read_csv(io.StringIO(out)).set_index("human")
     assert got["tested"].tolist() == by["tested"].tolist() and not got.loc["a3", "tested"]
@@ -306,7 +298,7 @@ def test_candidate_csv_and_table_say_which_humans_were_tested_and_the_verdict(ca
     assert (got["candidate"] == "llm").all() and got["passed"].tolist() == [py.passed] * len(got)
     for col in ("omega", "rho", "epsilon", "q"):
         np.testing.assert_allclose(got[col], getattr(py, col), rtol=0, atol=1e-12)
-    code, out, err = run(capsys, "compare", str(study), "--candidate", "llm")  # the table
+    code, out, err = run_cli("compare", str(study), "--candidate", "llm")  # the table
     assert code == 0, err
     head = next(line for line in out.splitlines() if "human" in line and "p_value" in line)
     assert "tested" in head and "candidate_wins" in head
@@ -316,7 +308,7 @@ def test_candidate_csv_and_table_say_which_humans_were_tested_and_the_verdict(ca
     flat = " ".join(out.split())
     assert "[PASSED]" in flat and f"omega = {py.omega:.2f}" in flat and f"rho = {py.rho:.3f}" in flat
     assert "not tested: a3" in flat
-    code, out, err = run(capsys, "compare", str(study), "--candidate", "llm", "-f", "json")
+    code, out, err = run_cli("compare", str(study), "--candidate", "llm", "-f", "json")
     d = json.loads(out)
     assert (d["meta"]["candidate"], d["meta"]["passed"]) == ("llm", py.passed)
     assert not {"omega", "passed"} & set(d["results"][0])  # JSON keeps the verdict in meta
@@ -336,8 +328,8 @@ def _second_round(study, tmp_path):
 _CMP_KEYS = ("value_a", "value_b", "difference", "ci_low", "ci_high", "se", "p_value")
 
 
-def _cmp_json(capsys, *args):
-    code, out, err = run(capsys, "compare", *args, "-f", "json")
+def _cmp_json(run_cli, *args):
+    code, out, err = run_cli("compare", *args, "-f", "json")
     assert code == 0, (args, err)
     return json.loads(out)
 
@@ -348,13 +340,13 @@ def _same_comparison(row, py):
 
 
 @pytest.mark.filterwarnings("ignore::softirr_stats.base._validation.SoftIRRWarning")
-def test_similarity_takes_agrees_categorical_weights_in_every_mode(capsys, study, tmp_path):
+def test_similarity_takes_agrees_categorical_weights_in_every_mode(run_cli, study, tmp_path):
     # -m took only equivalence measures ("unknown --similarity 'quadratic'") where softirr agree -m and the Python
     # functions' weights= take categorical weights
     ann = sis.read_annotations(study)
     boot = sis.Bootstrap(n=200, seed=0)
     # --candidate: replacement_test(weights=)
-    d = _cmp_json(capsys, str(study), "--candidate", "llm", "-m", "quadratic")
+    d = _cmp_json(run_cli, str(study), "--candidate", "llm", "-m", "quadratic")
     py = sis.replacement_test(ann, "llm", weights="quadratic")
     assert py.similarity == "quadratic" and d["meta"]["similarity"] == "quadratic"
     np.testing.assert_allclose([d["meta"]["omega"], d["meta"]["rho"]], [py.omega, py.rho], rtol=0, atol=1e-12)
@@ -366,34 +358,34 @@ def test_similarity_takes_agrees_categorical_weights_in_every_mode(capsys, study
     # --groups: compare_groups(weights=) where the coefficient takes weights; alpha takes the weight name as
     # similarity= (the same matrix), as softirr agree passes it
     for coef, kw in (("fleiss_kappa", {"weights": "linear"}), ("krippendorff_alpha", {"similarity": "linear"})):
-        d = _cmp_json(capsys, str(study), "--groups", "a1,a2;b1,b2", "-c", coef, "-m", "linear", "--bootstrap", "200")
+        d = _cmp_json(run_cli, str(study), "--groups", "a1,a2;b1,b2", "-c", coef, "-m", "linear", "--bootstrap", "200")
         _same_comparison(d["results"][0], sis.compare_groups(ann, ["a1", "a2"], ["b1", "b2"], coefficient=coef,
                                                              ci=boot, **kw))
     # FILE FILE2
     two = _second_round(study, tmp_path)
-    d = _cmp_json(capsys, str(study), str(two), "-c", "fleiss_kappa", "-m", "quadratic", "--bootstrap", "200")
+    d = _cmp_json(run_cli, str(study), str(two), "-c", "fleiss_kappa", "-m", "quadratic", "--bootstrap", "200")
     a, b = (sis.fleiss_kappa(sis.read_annotations(f), weights="quadratic") for f in (study, two))
     _same_comparison(d["results"][0], sis.compare(a, b, ci=boot))
     # two -m (weights against exact matching) and two -c (both with the weights), analytic
-    d = _cmp_json(capsys, str(study), "-c", "fleiss_kappa", "-m", "quadratic", "-m", "exact", "--analytic")
+    d = _cmp_json(run_cli, str(study), "-c", "fleiss_kappa", "-m", "quadratic", "-m", "exact", "--analytic")
     py = sis.compare(sis.fleiss_kappa(ann, weights="quadratic"), sis.fleiss_kappa(ann), ci="analytic")
     _same_comparison(d["results"][0], py)
     assert d["results"][0]["A"] == "fleiss_kappa (quadratic)" and py.difference != 0.0
-    d = _cmp_json(capsys, str(study), "-c", "fleiss_kappa", "-c", "gwet_ac1", "-m", "ordinal", "--analytic")
+    d = _cmp_json(run_cli, str(study), "-c", "fleiss_kappa", "-c", "gwet_ac1", "-m", "ordinal", "--analytic")
     _same_comparison(d["results"][0], sis.compare(sis.fleiss_kappa(ann, weights="ordinal"),
                                                   sis.gwet_ac1(ann, weights="ordinal"), ci="analytic"))
     # --reference and --leave-one-out
-    d = _cmp_json(capsys, str(study), "--reference", "llm", "-m", "quadratic", "--bootstrap", "0")
+    d = _cmp_json(run_cli, str(study), "--reference", "llm", "-m", "quadratic", "--bootstrap", "0")
     py = sis.against_reference(ann, "llm", coefficient="cohen_kappa", weights="quadratic").by_rater
     np.testing.assert_allclose(pd.DataFrame(d["results"])[["value", "observed", "expected"]].to_numpy(dtype=float),
                                py[["value", "observed", "expected"]].to_numpy(dtype=float), rtol=0, atol=1e-12)
-    d = _cmp_json(capsys, str(study), "--leave-one-out", "-c", "fleiss_kappa", "-m", "quadratic", "--bootstrap", "0")
+    d = _cmp_json(run_cli, str(study), "--leave-one-out", "-c", "fleiss_kappa", "-m", "quadratic", "--bootstrap", "0")
     py = sis.leave_one_rater_out(ann, "fleiss_kappa", weights="quadratic")
     cols = ["kappa_vs_rest", "value_without", "change"]
     np.testing.assert_allclose(pd.DataFrame(d["results"])[cols].to_numpy(dtype=float), py[cols].to_numpy(dtype=float),
                                rtol=0, atol=1e-12)
     # --cross-replication: cross_kappa takes the weight name as similarity= (it has no weights=)
-    d = _cmp_json(capsys, str(study), str(two), "--cross-replication", "-m", "quadratic", "--bootstrap", "0")
+    d = _cmp_json(run_cli, str(study), str(two), "--cross-replication", "-m", "quadratic", "--bootstrap", "0")
     py = sis.cross_kappa(ann, sis.read_annotations(two), similarity="quadratic")
     row = d["results"][0]
     np.testing.assert_allclose([row[k] for k in ("value", "normalized", "irr_x", "irr_y")],
@@ -401,23 +393,23 @@ def test_similarity_takes_agrees_categorical_weights_in_every_mode(capsys, study
     assert row["similarity"] == "quadratic" and py.similarity == "quadratic"
 
 
-def test_similarity_names_and_refusals_are_agrees(capsys, study, tmp_path):
+def test_similarity_names_and_refusals_are_agrees(run_cli, study, tmp_path):
     from softirr_stats.cli._options import SIMILARITIES, WEIGHTS
 
-    code, _, err = run(capsys, "compare", str(study), "--candidate", "llm", "-m", "quadratik")
+    code, _, err = run_cli("compare", str(study), "--candidate", "llm", "-m", "quadratik")
     assert code == 2 and "unknown --similarity 'quadratik' (did you mean 'quadratic'?)" in err
     assert all(w in err for w in WEIGHTS)  # the choices are agree's: measures and weights
-    code, out, _ = run(capsys, "compare", "--help")
+    code, out, _ = run_cli("compare", "--help")
     assert all(name in " ".join(out.replace("│", " ").split()) for name in SIMILARITIES)
     # where the weights cannot apply, one error naming the flags
-    code, _, err = run(capsys, "compare", str(study), "--leave-one-out", "-c", "krippendorff_alpha:interval", "-m",
-                       "quadratic", "--bootstrap", "0")
+    code, _, err = run_cli("compare", str(study), "--leave-one-out", "-c", "krippendorff_alpha:interval", "-m",
+                           "quadratic", "--bootstrap", "0")
     assert code == 2 and "-c krippendorff_alpha:interval takes no -m" in err
-    code, _, err = run(capsys, "compare", str(study), "--candidate", "llm", "--scoring", "neg_rmse", "-m", "linear")
+    code, _, err = run_cli("compare", str(study), "--candidate", "llm", "--scoring", "neg_rmse", "-m", "linear")
     assert code == 2 and "is not used with --scoring neg_rmse" in err
     cats = pd.read_csv(study).assign(label=lambda df: df["label"].map({0: "cat", 1: "dog", 2: "cow"}))
     cats.to_csv(tmp_path / "cats.csv", index=False)
-    code, _, err = run(capsys, "compare", str(tmp_path / "cats.csv"), "--candidate", "llm", "-m", "quadratic")
+    code, _, err = run_cli("compare", str(tmp_path / "cats.csv"), "--candidate", "llm", "-m", "quadratic")
     assert code == 1 and err.count("error:") == 1 and "--similarity quadratic orders the labels" in err
 
 
@@ -432,47 +424,47 @@ def ordinal_files(tmp_path):
     return one, two
 
 
-def test_krippendorffs_levels_of_measurement_in_every_mode(capsys, ordinal_files):
+def test_krippendorffs_levels_of_measurement_in_every_mode(run_cli, ordinal_files):
     """-c krippendorff_alpha:ordinal (agree's spelling) is Python's level="ordinal" in compare's
     modes too; it was refused as an unknown coefficient. -m beside a non-nominal level is refused."""
     one, two = ordinal_files
     ci = ("--bootstrap", "200")
-    code, out, err = run(capsys, "compare", str(one), str(two), "-c", "krippendorff_alpha:ordinal", *ci, "-f", "json")
+    code, out, err = run_cli("compare", str(one), str(two), "-c", "krippendorff_alpha:ordinal", *ci, "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
     want = [sis.krippendorff_alpha(sis.read_annotations(f), level="ordinal").value for f in (one, two)]
     assert (row["value_a"], row["value_b"]) == pytest.approx(want, abs=1e-14)
-    code, out, err = run(capsys, "compare", str(one), "-c", "krippendorff_alpha:ordinal,krippendorff_alpha:interval",
-                         *ci, "-f", "json")
+    code, out, err = run_cli("compare", str(one), "-c", "krippendorff_alpha:ordinal,krippendorff_alpha:interval",
+                             *ci, "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
     ann = sis.read_annotations(one)
     assert (row["value_a"], row["value_b"]) == pytest.approx(
         [sis.krippendorff_alpha(ann, level=lv).value for lv in ("ordinal", "interval")], abs=1e-14)
-    code, out, err = run(capsys, "compare", str(one), "--groups", "a,b;c,d", "-c", "krippendorff_alpha:ordinal", *ci,
-                         "-f", "json")
+    code, out, err = run_cli("compare", str(one), "--groups", "a,b;c,d", "-c", "krippendorff_alpha:ordinal", *ci,
+                             "-f", "json")
     assert code == 0, err
     groups = sis.compare_groups(ann, ["a", "b"], ["c", "d"], coefficient="krippendorff_alpha", level="ordinal",
                                 ci=sis.Bootstrap(n=200, seed=0))
     assert json.loads(out)["results"][0]["difference"] == pytest.approx(groups.difference, abs=1e-14)
-    code, _, err = run(capsys, "compare", str(one), "-c", "krippendorff_alpha:ordinal", "-m", "levenshtein,exact")
+    code, _, err = run_cli("compare", str(one), "-c", "krippendorff_alpha:ordinal", "-m", "levenshtein,exact")
     assert code == 2 and "takes no -m" in err
 
 
-def test_level_forms_are_named_in_the_groups_rows_and_the_reference_title(capsys, ordinal_files):
+def test_level_forms_are_named_in_the_groups_rows_and_the_reference_title(run_cli, ordinal_files):
     """--groups labelled ordinal alphas 'krippendorff_alpha of a, b' and --reference titled 'krippendorff_alpha of
     each rater with a', as if nominal; the worst items of --reference are ranked by the level's metric."""
     one, _ = ordinal_files
     ann = sis.read_annotations(one)
-    code, out, err = run(capsys, "compare", str(one), "--groups", "a,b;c,d", "-c", "krippendorff_alpha:ordinal",
-                         "--bootstrap", "100", "-f", "json")
+    code, out, err = run_cli("compare", str(one), "--groups", "a,b;c,d", "-c", "krippendorff_alpha:ordinal",
+                             "--bootstrap", "100", "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
     assert (row["A"], row["B"]) == ("krippendorff_alpha:ordinal of a, b", "krippendorff_alpha:ordinal of c, d")
     assert row["value_a"] == pytest.approx(sis.krippendorff_alpha(ann.subset_raters(["a", "b"]), level="ordinal").value,
                                            abs=1e-14)
-    code, out, err = run(capsys, "compare", str(one), "--reference", "a", "-c", "krippendorff_alpha:ordinal",
-                         "--bootstrap", "0", "-f", "json")
+    code, out, err = run_cli("compare", str(one), "--reference", "a", "-c", "krippendorff_alpha:ordinal",
+                             "--bootstrap", "0", "-f", "json")
     assert code == 0, err
     got = json.loads(out)
     assert "krippendorff_alpha:ordinal of each rater with a" in got["title"]
@@ -480,7 +472,7 @@ def test_level_forms_are_named_in_the_groups_rows_and_the_reference_title(capsys
     assert got["meta"]["worst_items_similarity"] == "ordinal-distance"
     assert [w["mean_similarity"] for w in got["meta"]["worst_items"]] == pytest.approx(
         py.disagreements.mean_similarity.tolist(), abs=1e-14)
-    code, out, err = run(capsys, "compare", str(one), "--groups", "a,b;c,d", "--bootstrap", "100", "-f", "json")
+    code, out, err = run_cli("compare", str(one), "--groups", "a,b;c,d", "--bootstrap", "100", "-f", "json")
     assert code == 0, err
     assert json.loads(out)["results"][0]["A"] == "krippendorff_alpha of a, b"  # the plain name stays plain
 
@@ -492,14 +484,14 @@ def _mc(seed=0):
 
 
 @pytest.mark.filterwarnings("ignore::softirr_stats.comparison._compare.ComparisonWarning")  # said in the notes
-def test_chance_reaches_the_compared_coefficients(capsys, files):
+def test_chance_reaches_the_compared_coefficients(run_cli, files):
     # the coefficients compare computes had no chance setting on the command line: always exact chance
     one, two = files
     ann, ann2 = sis.read_annotations(one), sis.read_annotations(two)
     ci = sis.Bootstrap(n=100, seed=0)
     boot = ("--bootstrap", "100", "--chance", "mc:5", "-f", "json")
     # FILE FILE2
-    code, out, err = run(capsys, "compare", str(one), str(two), "-c", "fleiss_kappa", *boot)
+    code, out, err = run_cli("compare", str(one), str(two), "-c", "fleiss_kappa", *boot)
     assert code == 0, err
     d = json.loads(out)
     row = d["results"][0]
@@ -511,7 +503,7 @@ def test_chance_reaches_the_compared_coefficients(capsys, files):
         (py.difference, py.ci_low, py.ci_high), abs=1e-12)
     assert d["meta"]["chance"] == "mc:5"
     # two -c: the coefficient with its own chance term (AC1) gets a note, not the setting
-    code, out, err = run(capsys, "compare", str(one), "-c", "krippendorff_alpha,gwet_ac1", *boot)
+    code, out, err = run_cli("compare", str(one), "-c", "krippendorff_alpha,gwet_ac1", *boot)
     assert code == 0, err
     row = json.loads(out)["results"][0]
     py = sis.compare(sis.krippendorff_alpha(ann, chance=_mc()), sis.gwet_ac1(ann), ci=ci)
@@ -520,34 +512,34 @@ def test_chance_reaches_the_compared_coefficients(capsys, files):
     assert ("gwet_ac1 takes no --chance (its own chance term, none, or a statistic of scores): --chance mc:5 not used "
             "for it") in json.loads(out)["meta"]["warnings"]
     # --groups
-    code, out, err = run(capsys, "compare", str(one), "--groups", "h1,h2;h3,h4", *boot)
+    code, out, err = run_cli("compare", str(one), "--groups", "h1,h2;h3,h4", *boot)
     assert code == 0, err
     py = sis.compare_groups(ann, ["h1", "h2"], ["h3", "h4"], coefficient="krippendorff_alpha", ci=ci, chance=_mc())
     row = json.loads(out)["results"][0]
     assert (row["difference"], row["ci_low"], row["ci_high"]) == pytest.approx(
         (py.difference, py.ci_low, py.ci_high), abs=1e-12)
     # --reference
-    code, out, err = run(capsys, "compare", str(one), "--reference", "h1", *boot)
+    code, out, err = run_cli("compare", str(one), "--reference", "h1", *boot)
     assert code == 0, err
     py = sis.against_reference(ann, "h1", coefficient="cohen_kappa", ci=ci, chance=_mc())
     got = json.loads(out)["results"]
     np.testing.assert_allclose([[r["value"], r["ci_low"], r["expected"]] for r in got],
                                py.by_rater[["value", "ci_low", "expected"]].to_numpy(dtype=float), rtol=0, atol=1e-12)
     # --leave-one-out, point estimates: --seed seeds the Monte Carlo chance, so it is not refused
-    code, out, err = run(capsys, "compare", str(one), "--leave-one-out", "--bootstrap", "0", "--chance", "mc:5",
-                         "--seed", "3", "-f", "json")
+    code, out, err = run_cli("compare", str(one), "--leave-one-out", "--bootstrap", "0", "--chance", "mc:5",
+                             "--seed", "3", "-f", "json")
     assert code == 0, err
     py = sis.leave_one_rater_out(ann, "krippendorff_alpha", chance=_mc(3))
     np.testing.assert_allclose([r["change"] for r in json.loads(out)["results"]], py["change"], rtol=0, atol=1e-12)
 
 
 @pytest.mark.filterwarnings("ignore::softirr_stats.comparison._compare.ComparisonWarning")  # said in the notes
-def test_leave_one_out_chance_reaches_the_coefficients_and_says_kappa_vs_rest_is_exact(capsys, files):
+def test_leave_one_out_chance_reaches_the_coefficients_and_says_kappa_vs_rest_is_exact(run_cli, files):
     # --chance reached value_without but not kappa_vs_rest, and nothing said so
     one, _ = files
     ann = sis.read_annotations(one)
-    code, out, err = run(capsys, "compare", str(one), "--leave-one-out", "--bootstrap", "100", "--chance", "mc:5",
-                         "--seed", "3", "-f", "json")
+    code, out, err = run_cli("compare", str(one), "--leave-one-out", "--bootstrap", "100", "--chance", "mc:5",
+                             "--seed", "3", "-f", "json")
     assert code == 0, err
     got = json.loads(out)
     rows = pd.DataFrame(got["results"])
@@ -569,12 +561,12 @@ def test_leave_one_out_chance_reaches_the_coefficients_and_says_kappa_vs_rest_is
     assert "kappa_vs_rest: " + rule.replace("method='auto'", "--method auto") in got["meta"]["warnings"]
     assert rule.startswith("method='auto': BCa with t quantiles, 69 df")
     assert got["meta"]["vs_rest_method"] == py.attrs["vs_rest_method"] == "bootstrap-bca-t"
-    code, out, err = run(capsys, "compare", str(one), "--leave-one-out", "--bootstrap", "100", "--chance", "mc:5",
-                         "--seed", "3")
+    code, out, err = run_cli("compare", str(one), "--leave-one-out", "--bootstrap", "100", "--chance", "mc:5",
+                             "--seed", "3")
     assert code == 0, err
     shown = " ".join(out.split())
     assert "kappa_vs_rest: --method auto: BCa with t quantiles, 69 df" in shown and "(--chance mc:5) applies" in shown
-    code, out, err = run(capsys, "compare", "--help")
+    code, out, err = run_cli("compare", "--help")
     assert "kappa_vs_rest's chance term is always exact" in " ".join(out.replace("│", " ").split())
 
 
@@ -588,16 +580,16 @@ def test_leave_one_out_chance_reaches_the_coefficients_and_says_kappa_vs_rest_is
     (["--leave-one-out", "--bootstrap", "0", "--chance", "exact", "--seed", "3"],
      "--seed is not used with --bootstrap 0"),
 ])
-def test_bad_chance_is_refused_in_cli_spelling(capsys, files, args, needle):
+def test_bad_chance_is_refused_in_cli_spelling(run_cli, files, args, needle):
     one, _ = files
-    code, out, err = run(capsys, "compare", str(one), *args)
+    code, out, err = run_cli("compare", str(one), *args)
     assert code == 2 and out == "", (args, err)
     assert needle in err and err.count("\n") == 1, (args, err)
 
 
-def test_compare_refuses_the_distance_measures(capsys, files):
+def test_compare_refuses_the_distance_measures(run_cli, files):
     one, two = files
-    code, _, err = run(capsys, "compare", str(one), str(two), "-c", "distance_ks")
+    code, _, err = run_cli("compare", str(one), str(two), "-c", "distance_ks")
     assert code == 2 and "does not take -c distance_ks" in err and "softirr agree" in err
 
 
@@ -684,17 +676,17 @@ def test_cross_replication_at_a_level_and_in_every_format(tmp_path):
     (["--item-weights", "items"], "unknown --item-weights 'items'"),
     (["--permutations", "10"], "--permutations is an option of --groups"),
 ])
-def test_cross_replication_refuses_what_does_not_apply(replications, args, message, capsys):
+def test_cross_replication_refuses_what_does_not_apply(replications, args, message, run_cli):
     x, y = replications
-    code, _, err = run(capsys, "compare", str(x), str(y), "--cross-replication", *args)
+    code, _, err = run_cli("compare", str(x), str(y), "--cross-replication", *args)
     assert code == 2 and message in err, err
 
 
-def test_item_weights_only_with_cross_replication(replications, capsys):
+def test_item_weights_only_with_cross_replication(replications, run_cli):
     x, y = replications
-    code, _, err = run(capsys, "compare", str(x), str(y), "--item-weights", "equal")
+    code, _, err = run_cli("compare", str(x), str(y), "--item-weights", "equal")
     assert code == 2 and "--item-weights is an option of --cross-replication" in err
-    code, _, err = run(capsys, "compare", str(x), "--cross-replication")
+    code, _, err = run_cli("compare", str(x), "--cross-replication")
     assert code == 2 and "give two files" in err
 
 

@@ -7,16 +7,8 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.cli import main
 
 pytestmark = pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning")
-
-
-def run(capsys, *args):
-    with pytest.raises(SystemExit) as exit_:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return exit_.value.code, out, err
 
 
 @pytest.fixture()
@@ -32,10 +24,10 @@ def scores(tmp_path):
 
 
 @pytest.mark.parametrize("coefficient", ["fleiss_kappa", "krippendorff_alpha"])
-def test_weights_of_measure_reach_the_plan(capsys, scores, coefficient):
+def test_weights_of_measure_reach_the_plan(run_cli, scores, coefficient):
     # -m quadratic was read and then dropped: the plan was the unweighted coefficient's
-    code, out, err = run(capsys, "plan", scores, "-c", coefficient, "--halfwidth", "0.1", "-m", "quadratic",
-                         "--bootstrap", "200", "-f", "json")
+    code, out, err = run_cli("plan", scores, "-c", coefficient, "--halfwidth", "0.1", "-m", "quadratic",
+                             "--bootstrap", "200", "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
     ann = sis.read_annotations(scores)
@@ -59,33 +51,33 @@ def test_weights_of_measure_reach_the_plan(capsys, scores, coefficient):
     (["--halfwidth", "-0.1"], "--halfwidth must be positive"),
     (["--raters", "1"], "--raters must be at least 2"),
 ])
-def test_options_are_checked_up_front_in_cli_spelling(capsys, scores, args, needle):
+def test_options_are_checked_up_front_in_cli_spelling(run_cli, scores, args, needle):
     # --seed -1 and --bootstrap 1 were accepted where the pilot needed no bootstrap; other errors were Python's
     # ("n must be >= 2", "level must be in (0, 1)")
     for source in ([scores], ["--value", "0.6", "--prevalence", "0.5,0.5"]):
-        code, out, err = run(capsys, "plan", *source, "--halfwidth", "0.1", *args)
+        code, out, err = run_cli("plan", *source, "--halfwidth", "0.1", *args)
         assert code == 2 and out == "", (args, err)
         assert needle in err and err.count("\n") == 1, (args, err)
 
 
-def test_the_pilots_warnings_are_numbered_notes_not_raw_python_lines(tmp_path, capsys):
+def test_the_pilots_warnings_are_numbered_notes_not_raw_python_lines(tmp_path, run_cli):
     """A pilot with a one-rating item printed "_plan.py:629: UnpairableItemsWarning ..." on stderr beside the
     same text as note [1]."""
     rows = [(f"i{i}", r, (i + (r == "b")) % 3) for i in range(30) for r in ("a", "b", "c")] + [("lone", "a", 1)]
     path = tmp_path / "pilot.csv"
     pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
-    code, out, err = run(capsys, "plan", path, "-c", "fleiss_kappa", "--halfwidth", "0.1", "-f", "csv")
+    code, out, err = run_cli("plan", path, "-c", "fleiss_kappa", "--halfwidth", "0.1", "-f", "csv")
     assert code == 0 and "Warning" not in err and ".py:" not in err
     assert (out + err).count("1 of 31 items have one rating") == 1
 
 
 @pytest.mark.parametrize("method", ["analytic", "bootstrap"])
-def test_method_reaches_the_plan(capsys, scores, method):
+def test_method_reaches_the_plan(run_cli, scores, method):
     # plan_items(method=...) had no CLI spelling: a pilot's variance was always the 'auto' choice
     # (--bootstrap sets the bootstrap's replicates; with --method analytic it is refused as unused)
     boot = {"bootstrap": 200} if method == "bootstrap" else {}
     flags = ["--bootstrap", "200"] if boot else []
-    code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", "--method", method, *flags, "-f", "json")
+    code, out, err = run_cli("plan", scores, "--halfwidth", "0.1", "--method", method, *flags, "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
     py = sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=sis.read_annotations(scores), method=method, **boot)
@@ -104,14 +96,14 @@ def test_method_reaches_the_plan(capsys, scores, method):
     (["--value", "0.6", "--prevalence", "0.5,0.5", "--method", "bootstrap"], "--method is how a pilot FILE's variance"),
     (["FILE", "--judgments", "sheet.csv", "--method", "analytic"], "--method is not used with --judgments"),
 ])
-def test_bad_method_is_refused_in_cli_spelling(capsys, scores, args, needle):
+def test_bad_method_is_refused_in_cli_spelling(run_cli, scores, args, needle):
     args = [scores if a == "FILE" else scores.parent / a if a == "sheet.csv" else a for a in args]
-    code, out, err = run(capsys, "plan", *args, "--halfwidth", "0.1")
+    code, out, err = run_cli("plan", *args, "--halfwidth", "0.1")
     assert code == 2 and out == "", err
     assert needle in err and err.count("\n") == 1, err
 
 
-def test_plan_messages_name_the_options(capsys, scores):
+def test_plan_messages_name_the_options(run_cli, scores):
     """plan's errors and notes read 'use ci=softirr_stats.Bootstrap(...)', 'design='cluster' needs
     design_effect=, ... or (with a pilot) cluster=' (plan has no --cluster) and 'cluster_size not given'."""
     import re
@@ -122,7 +114,7 @@ def test_plan_messages_name_the_options(capsys, scores):
         (["--design", "cluster"], "--design cluster needs --design-effect, or --cluster-size and --icc"),
         (["--design", "cluster", "--design-effect", "2", "-f", "json"], "--cluster-size not given"),
     ):
-        code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", *args)
+        code, out, err = run_cli("plan", scores, "--halfwidth", "0.1", *args)
         text = " ".join((out + err).split())
         assert said in text and not python.search(text), (args, text)
 
@@ -154,12 +146,12 @@ ASSUMED = ["--value", "0.6", "--prevalence", "0.3,0.7", "--raters", "3"]
     ("assumed", ["--halfwidth", "0.1", "--design", "cluster", "--design-effect", "2", "--icc", "0.1",
                  "--cluster-size", "3"], "give --design-effect, or --cluster-size and --icc"),
 ])
-def test_options_the_plan_would_not_use_are_refused(capsys, scores, source, args, needle):
+def test_options_the_plan_would_not_use_are_refused(run_cli, scores, source, args, needle):
     """--bootstrap / --seed with assumed values, --alpha / --test / --two-sided without --null, --level without
     --halfwidth, the reading options without a FILE and --rater-variance outside --design items+raters were
     ignored without a word (--rater-variance under --design items added b whole: 287 items for 177)."""
     src = [scores] if source == "FILE" else ASSUMED
-    code, out, err = run(capsys, "plan", *src, *args)
+    code, out, err = run_cli("plan", *src, *args)
     assert code == 2 and out == "", err
     assert needle in " ".join(err.split()) and "None" not in err, err
 
@@ -177,18 +169,18 @@ def test_options_the_plan_would_not_use_are_refused(capsys, scores, source, args
     (["--value", "0.6", "--prevalence", "0.3,0.7", "--raters", "3", "--null", "0.4", "--test", "null",
       "--design", "items+raters"], "--test null has no rater term: --design items+raters needs --test wald"),
 ])
-def test_plan_errors_read_as_flags(capsys, scores, args, said):
+def test_plan_errors_read_as_flags(run_cli, scores, args, said):
     """'raters=5 differs ... assumed=dict(value=..., ...)' and "power['test']='null' ... use test='wald'" were
     Python spellings on the command line."""
     import re
 
-    code, out, err = run(capsys, "plan", *[scores if a == "FILE" else a for a in args])
+    code, out, err = run_cli("plan", *[scores if a == "FILE" else a for a in args])
     text = " ".join(err.split())
     assert code == 2 and said in text, text
     assert not re.search(r"\w=|\[['\"]|dict\(", text), text
 
 
-def test_device_sets_where_a_pilots_plan_is_computed(capsys, scores, monkeypatch):
+def test_device_sets_where_a_pilots_plan_is_computed(run_cli, scores, monkeypatch):
     """--device was taken and said nothing on what it did: with a pilot FILE the plan's coefficients and bootstraps
     run inside it (as agree's), and --json records it; with assumed values it is refused (above)."""
     import softirr_stats.planning as planning
@@ -201,8 +193,8 @@ def test_device_sets_where_a_pilots_plan_is_computed(capsys, scores, monkeypatch
         return real(*args, **kwargs)
 
     monkeypatch.setattr(planning, "plan_items", spy)
-    code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", "--method", "bootstrap", "--bootstrap", "200",
-                         "--device", "cpu", "-f", "json")
+    code, out, err = run_cli("plan", scores, "--halfwidth", "0.1", "--method", "bootstrap", "--bootstrap", "200",
+                             "--device", "cpu", "-f", "json")
     assert code == 0, err
     assert seen == ["cpu"]
     doc = json.loads(out)
@@ -213,9 +205,9 @@ def test_device_sets_where_a_pilots_plan_is_computed(capsys, scores, monkeypatch
     assert doc["results"][0]["se_at_n"] == pytest.approx(py["se_at_n"][0], abs=1e-12, rel=0)
 
 
-def test_rater_variance_with_raters_sampled_is_python_s_plan(capsys):
-    code, out, err = run(capsys, "plan", *ASSUMED, "--halfwidth", "0.1", "--design", "items+raters",
-                         "--rater-variance", "0.001", "-f", "json")
+def test_rater_variance_with_raters_sampled_is_python_s_plan(run_cli):
+    code, out, err = run_cli("plan", *ASSUMED, "--halfwidth", "0.1", "--design", "items+raters",
+                             "--rater-variance", "0.001", "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
     py = sis.plan_items("fleiss_kappa", halfwidth=0.1, design="items+raters",
@@ -224,8 +216,8 @@ def test_rater_variance_with_raters_sampled_is_python_s_plan(capsys):
     assert row["se_at_n"] == pytest.approx(py["se_at_n"][0], abs=1e-12, rel=0)
 
 
-def test_an_unused_bootstrap_of_auto_is_a_note_in_flags(capsys, scores):
-    code, out, err = run(capsys, "plan", scores, "--halfwidth", "0.1", "--bootstrap", "300", "-f", "csv")
+def test_an_unused_bootstrap_of_auto_is_a_note_in_flags(run_cli, scores):
+    code, out, err = run_cli("plan", scores, "--halfwidth", "0.1", "--bootstrap", "300", "-f", "csv")
     assert code == 0, err
     text = " ".join((out + err).split())
     assert "--bootstrap 300 unused: --method auto took the linearised terms" in text, text

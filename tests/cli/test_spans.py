@@ -6,21 +6,13 @@ import pathlib
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.cli import main
 
 BRATIAA = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "bratiaa_example"
 
 
-def run(capsys, *args):
-    with pytest.raises(SystemExit) as exit_:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return exit_.value.code, out, err
-
-
-def test_spans_equals_the_python_api_and_bratiaa(capsys, tmp_path):
-    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "200", "--seed", "3", "-f", "json",
-                         "--json", str(tmp_path / "spans.json"))
+def test_spans_equals_the_python_api_and_bratiaa(run_cli, tmp_path):
+    code, out, err = run_cli("spans", str(BRATIAA), "--bootstrap", "200", "--seed", "3", "-f", "json",
+                             "--json", str(tmp_path / "spans.json"))
     assert code == 0, err
     payload = json.loads(out)
     py = sis.span_agreement(BRATIAA, ci=sis.Bootstrap(n=200, seed=3, design="items"))
@@ -32,18 +24,18 @@ def test_spans_equals_the_python_api_and_bratiaa(capsys, tmp_path):
     assert json.loads((tmp_path / "spans.json").read_text())["results"] == payload["results"]
 
 
-def test_spans_overlap_table_and_bad_options(capsys, monkeypatch):
+def test_spans_overlap_table_and_bad_options(run_cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")  # a narrower terminal breaks the pair column's text across lines
-    code, out, _ = run(capsys, "spans", str(BRATIAA), "--match", "overlap:0.5", "--by", "all", "--bootstrap", "0")
+    code, out, _ = run_cli("spans", str(BRATIAA), "--match", "overlap:0.5", "--by", "all", "--bootstrap", "0")
     assert code == 0 and "mean over pairs" in out and "match = overlap:0.5" in out
-    code, _, err = run(capsys, "spans", str(BRATIAA), "--match", "fuzzy")
+    code, _, err = run_cli("spans", str(BRATIAA), "--match", "fuzzy")
     assert code == 2 and err.count("error:") == 1 and "--match must be one of exact, overlap" in err
-    code, _, err = run(capsys, "spans", str(BRATIAA / "missing"))
+    code, _, err = run_cli("spans", str(BRATIAA / "missing"))
     assert code == 2 and "does not exist" in err and "Traceback" not in err
 
 
-def test_spans_markdown_has_one_interval_column_and_integer_counts(capsys):
-    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "50", "--seed", "1", "-f", "markdown")
+def test_spans_markdown_has_one_interval_column_and_integer_counts(run_cli):
+    code, out, err = run_cli("spans", str(BRATIAA), "--bootstrap", "50", "--seed", "1", "-f", "markdown")
     assert code == 0, err
     header, _, first = out.splitlines()[:3]
     assert header.count("| CI |") == 1 and header.count("CI") == 1
@@ -52,14 +44,14 @@ def test_spans_markdown_has_one_interval_column_and_integer_counts(capsys):
     assert cells[-1].startswith("[") and cells[-1].endswith("]")  # the merged [lo, hi] interval
 
 
-def test_spans_title_names_the_default_interval(capsys):
+def test_spans_title_names_the_default_interval(run_cli):
     """method auto: the mean's interval is the document jackknife's (logit scale), the pairs' the bootstrap's."""
-    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "50", "--seed", "1", "-f", "json")
+    code, out, err = run_cli("spans", str(BRATIAA), "--bootstrap", "50", "--seed", "1", "-f", "json")
     assert code == 0, err
     title = json.loads(out)["title"]
     assert "mean jackknife-t-logit (documents left out one at a time)" in title
     assert "pairs document-bootstrap percentile, B = 50" in title
-    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "50", "--method", "bca-t", "-f", "json")
+    code, out, err = run_cli("spans", str(BRATIAA), "--bootstrap", "50", "--method", "bca-t", "-f", "json")
     assert code == 0 and "95% document-bootstrap bca-t CI, B = 50" in json.loads(out)["title"]
 
 
@@ -74,9 +66,9 @@ def span_items(tmp_path):
 
 @pytest.mark.parametrize(("given", "unmatched"), [([], "O"), (["--unmatched", "O"], "O"), (["--unmatched", ""], None),
                                                   (["--unmatched", "PER"], "PER")])
-def test_unmatched_reaches_span_agreement(capsys, span_items, given, unmatched):
+def test_unmatched_reaches_span_agreement(run_cli, span_items, given, unmatched):
     # span_agreement(unmatched=) had no CLI spelling, and a table of span items could not be read at all
-    code, out, err = run(capsys, "spans", str(span_items), "--bootstrap", "200", *given, "-f", "json")
+    code, out, err = run_cli("spans", str(span_items), "--bootstrap", "200", *given, "-f", "json")
     assert code == 0, err
     rows = json.loads(out)["results"]
     py = sis.span_agreement(sis.read_annotations(span_items), unmatched=unmatched,
@@ -94,8 +86,8 @@ def test_unmatched_reaches_span_agreement(capsys, span_items, given, unmatched):
     ("items", ["--field", "x"], "--field is an option of the span exports"),
     ("brat", ["--unmatched", "O"], "--unmatched names the 'no span' label of a table of span items"),
 ])
-def test_bad_unmatched_in_cli_spelling(capsys, span_items, which, args, needle):
-    code, out, err = run(capsys, "spans", str(span_items if which == "items" else BRATIAA), *args)
+def test_bad_unmatched_in_cli_spelling(run_cli, span_items, which, args, needle):
+    code, out, err = run_cli("spans", str(span_items if which == "items" else BRATIAA), *args)
     assert code == 2 and out == "", err
     assert needle in err and err.count("\n") == 1, err
 
@@ -107,31 +99,31 @@ def _csv_rows(out):
     return list(csv.DictReader(io.StringIO(out)))
 
 
-def test_table_types_and_documents_equal_the_python_tables(capsys):
+def test_table_types_and_documents_equal_the_python_tables(run_cli):
     """bratiaa reports agreement per label and per document; by_type / by_document had no command-line output."""
     py = sis.span_agreement(BRATIAA, ci=sis.Bootstrap(n=200, seed=3, design="items"))
-    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "200", "--seed", "3", "--table", "types",
-                         "-f", "csv")
+    code, out, err = run_cli("spans", str(BRATIAA), "--bootstrap", "200", "--seed", "3", "--table", "types",
+                             "-f", "csv")
     assert code == 0, err
     rows = _csv_rows(out)
     assert [r["type"] for r in rows] == py.by_type["type"].tolist() == ["LOC", "MISC", "ORG", "PER"]
     for col in ("n_spans", "tp", "f1", "sd", "n_pairs", "ci_low", "ci_high"):
         assert [float(r[col]) for r in rows] == pytest.approx(py.by_type[col].tolist(), abs=1e-12), col
-    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "0", "--table", "documents", "-f", "csv")
+    code, out, err = run_cli("spans", str(BRATIAA), "--bootstrap", "0", "--table", "documents", "-f", "csv")
     assert code == 0, err
     rows = _csv_rows(out)
     assert list(rows[0]) == ["document", "n_spans", "f1", "sd", "n_pairs"]
     assert [r["document"] for r in rows] == py.by_document["document"].tolist() and len(rows) == 7
     for col in ("n_spans", "f1", "sd", "n_pairs"):
         assert [float(r[col]) for r in rows] == pytest.approx(py.by_document[col].tolist(), abs=1e-12), col
-    code, out, err = run(capsys, "spans", str(BRATIAA), "--bootstrap", "0", "--table", "types", "--by", "all")
+    code, out, err = run_cli("spans", str(BRATIAA), "--bootstrap", "0", "--table", "types", "--by", "all")
     assert code == 0 and "(all)" in out and "all types together (--by all)" in " ".join(out.split())
 
 
-def test_json_holds_the_pairs_the_types_and_the_documents(capsys, tmp_path):
+def test_json_holds_the_pairs_the_types_and_the_documents(run_cli, tmp_path):
     py = sis.span_agreement(BRATIAA, match="overlap", ci=sis.Bootstrap(n=100, seed=1, design="items"))
-    code, out, err = run(capsys, "spans", str(BRATIAA), "--match", "overlap", "--bootstrap", "100", "--seed", "1",
-                         "-f", "json", "--json", str(tmp_path / "s.json"))
+    code, out, err = run_cli("spans", str(BRATIAA), "--match", "overlap", "--bootstrap", "100", "--seed", "1",
+                             "-f", "json", "--json", str(tmp_path / "s.json"))
     assert code == 0, err
     payload = json.loads(out)
     assert json.loads((tmp_path / "s.json").read_text())["by_document"] == payload["by_document"]
@@ -146,17 +138,17 @@ def test_json_holds_the_pairs_the_types_and_the_documents(capsys, tmp_path):
                 assert values == table[col].tolist(), (key, col)
 
 
-def test_help_shows_the_item_form_and_the_tables(capsys, monkeypatch):
+def test_help_shows_the_item_form_and_the_tables(run_cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "400")
-    code, out, _ = run(capsys, "spans", "--help")
+    code, out, _ = run_cli("spans", "--help")
     text = " ".join(out.split())
     assert code == 0 and "item = 'DOCUMENT:START-END'" in text and "':-'" not in text  # was eaten as markup
     assert "--table" in text and "types (F1 per span type" in text and "documents (F1 per document" in text
-    code, out, err = run(capsys, "spans", str(BRATIAA), "--table", "labels")
+    code, out, err = run_cli("spans", str(BRATIAA), "--table", "labels")
     assert code == 2 and out == "" and "--table" in err and "pairs, types, documents" in err
 
 
-def test_each_span_note_is_printed_once(capsys, tmp_path, monkeypatch):
+def test_each_span_note_is_printed_once(run_cli, tmp_path, monkeypatch):
     """A document only one annotator has makes span_f1 warn; the summary's warning (prefixed "span_f1: ")
     and the result's note are one note, printed once (it was printed twice, [1] and [3])."""
     monkeypatch.setenv("COLUMNS", "250")
@@ -165,7 +157,7 @@ def test_each_span_note_is_printed_once(capsys, tmp_path, monkeypatch):
         for doc in docs:
             (tmp_path / who / f"{doc}.txt").write_text("Alice met Bob in Paris.\n")
             (tmp_path / who / f"{doc}.ann").write_text("T1\tPER 0 5\tAlice\n" + ("T2\tPER 10 13\tBob\n" if doc != "d1" else ""))
-    code, out, err = run(capsys, "spans", str(tmp_path), "--bootstrap", "0")
+    code, out, err = run_cli("spans", str(tmp_path), "--bootstrap", "0")
     assert code == 0, err
     lines = [ln for ln in (out + err).splitlines() if "hold no span of an annotator pair" in ln]
     assert len(lines) == 1, out + err

@@ -10,15 +10,7 @@ import pandas as pd
 import pytest
 
 import softirr_stats as sis
-from softirr_stats.cli import main
 from softirr_stats.data import demo_path
-
-
-def run_main(capsys, *args):
-    with pytest.raises(SystemExit) as ex:
-        main(list(args))
-    out = capsys.readouterr()
-    return ex.value.code, out.out, out.err
 
 
 def _two_control_export(path):
@@ -38,50 +30,50 @@ def _two_control_export(path):
     return path, labels
 
 
-def test_two_control_label_studio_export_reads_with_field(tmp_path, capsys):
+def test_two_control_label_studio_export_reads_with_field(tmp_path, run_cli):
     path, labels = _two_control_export(tmp_path / "ls.json")
-    code, out, err = run_main(capsys, "agree", str(path), "--field", "sentiment", "-c", "fleiss_kappa",
-                              "--bootstrap", "0", "-f", "json")
+    code, out, err = run_cli("agree", str(path), "--field", "sentiment", "-c", "fleiss_kappa",
+                             "--bootstrap", "0", "-f", "json")
     assert code == 0, err
     value = json.loads(out)["results"][0]["value"]
     expected = sis.fleiss_kappa([list(v) for v in labels.values()]).value
     assert value == pytest.approx(expected, abs=1e-12)
     # the free-text control through the same flag, with a soft measure
-    code, out, err = run_main(capsys, "agree", str(path), "--field", "comment", "-m", "indel", "-c", "fleiss_kappa",
-                              "--bootstrap", "0", "-f", "json")
+    code, out, err = run_cli("agree", str(path), "--field", "comment", "-m", "indel", "-c", "fleiss_kappa",
+                             "--bootstrap", "0", "-f", "json")
     assert code == 0, err
     assert json.loads(out)["meta"]["n_items"] == len(labels)
     # without --field: one line naming the CLI flag, not the keyword
-    code, out, err = run_main(capsys, "agree", str(path), "--bootstrap", "0")
+    code, out, err = run_cli("agree", str(path), "--bootstrap", "0")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "--field" in err and "field=" not in err
 
 
-def test_reader_option_key_value_is_passed_as_a_keyword(tmp_path, capsys):
+def test_reader_option_key_value_is_passed_as_a_keyword(tmp_path, run_cli):
     path, _ = _two_control_export(tmp_path / "ls.json")
-    code, out, err = run_main(capsys, "agree", str(path), "--reader-option", "field=sentiment", "--bootstrap", "0",
-                              "-f", "csv")
+    code, out, err = run_cli("agree", str(path), "--reader-option", "field=sentiment", "--bootstrap", "0",
+                             "-f", "csv")
     assert code == 0, err
     assert out.startswith("similarity,coefficient")
-    code, _, err = run_main(capsys, "agree", str(path), "--reader-option", "no_such_option=1", "--bootstrap", "0")
+    code, _, err = run_cli("agree", str(path), "--reader-option", "no_such_option=1", "--bootstrap", "0")
     assert code == 2 and err.startswith("error: cannot read") and err.count("\n") == 1
 
 
-def test_reader_options_are_listed_in_help(capsys):
+def test_reader_options_are_listed_in_help(run_cli):
     for cmd in ("agree", "sensitivity", "score", "model", "report"):
-        code, out, _ = run_main(capsys, cmd, "--help")
+        code, out, _ = run_cli(cmd, "--help")
         text = " ".join(out.split())
         assert code == 0
         for flag in ("--input-format", "--field", "--layer", "--feature", "--span-rule", "--reader-option"):
             assert flag in text, (cmd, flag)
-    code, out, _ = run_main(capsys, "judge", "plan", "--help")
+    code, out, _ = run_cli("judge", "plan", "--help")
     assert code == 0 and "--field" in out
 
 
-def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path, capsys):
+def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path, run_cli):
     sheet = tmp_path / "sheet.csv"
-    code, out, err = run_main(capsys, "judge", "plan", str(demo_path()), "-m", "indel", "-n", "80", "-o", str(sheet),
-                              "--seed", "3")
+    code, out, err = run_cli("judge", "plan", str(demo_path()), "-m", "indel", "-n", "80", "-o", str(sheet),
+                             "--seed", "3")
     assert code == 0, err
     kept = tmp_path / "sheet.plan.csv"
     assert sheet.exists() and kept.exists()
@@ -94,8 +86,8 @@ def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path
     blind["judgment"] = [float(a.strip().lower() == b.strip().lower()) for a, b in zip(blind["label_1"],
                                                                                          blind["label_2"], strict=True)]
     blind.to_csv(sheet, index=False)
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet),
-                              "--bootstrap", "0", "-f", "json")
+    code, out, err = run_cli("agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet),
+                             "--bootstrap", "0", "-f", "json")
     assert code == 0, err
     row = json.loads(out)["results"][0]
     sheet_sha = hashlib.sha256(sheet.read_bytes()).hexdigest()
@@ -115,22 +107,22 @@ def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path
     assert row["estimator_only"] == pytest.approx(sis.krippendorff_alpha(ann, similarity="indel").value, abs=1e-12)
     assert row["value"] != pytest.approx(row["estimator_only"])  # the judgments changed the estimate
     # --test beside judgments tested the estimator-only value in the prediction-powered row (z 15.1, p 2.7e-26)
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet),
-                              "--bootstrap", "0", "--test", "--test-method", "analytic", "-f", "json")
+    code, out, err = run_cli("agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet),
+                             "--bootstrap", "0", "--test", "--test-method", "analytic", "-f", "json")
     tested = json.loads(out)["results"][0]
     assert code == 0 and tested.get("p_value") is None and tested.get("z") is None
     assert "no test of the prediction-powered krippendorff_alpha" in "; ".join(tested["warnings"])  # a list in JSON
     # sensitivity takes the same sheet
-    code, out, err = run_main(capsys, "sensitivity", str(demo_path()), "--judgments", str(sheet), "--bootstrap", "0",
-                              "-f", "json")
+    code, out, err = run_cli("sensitivity", str(demo_path()), "--judgments", str(sheet), "--bootstrap", "0",
+                             "-f", "json")
     assert code == 0, err
     srow = json.loads(out)["results"][0]
     assert srow["coefficient"] == "krippendorff_alpha" and srow["value"] == pytest.approx(ref.value, abs=1e-12)
     meta = json.loads(out)["meta"]
     assert (meta["judgments"], meta["judgments_sha256"], meta["inputs"]) == (str(sheet), sheet_sha, demo_input)
     # and plan, which plans the judged pairs from the same sheet, records it the same way
-    code, out, err = run_main(capsys, "plan", str(demo_path()), "-c", "krippendorff_alpha", "-m", "indel",
-                              "--judgments", str(sheet), "--halfwidth", "0.1", "-f", "json")
+    code, out, err = run_cli("plan", str(demo_path()), "-c", "krippendorff_alpha", "-m", "indel",
+                             "--judgments", str(sheet), "--halfwidth", "0.1", "-f", "json")
     assert code == 0, err
     meta = json.loads(out)["meta"]
     assert (meta["judgments"], meta["judgments_sha256"], meta["inputs"]) == (str(sheet), sheet_sha, demo_input)
@@ -141,47 +133,47 @@ def test_judge_plan_sheet_and_agree_with_judgments_equal_the_python_api(tmp_path
     assert row["n_judged"] == judged_plan.n and row["value"] == pytest.approx(judged_plan.to_frame()["value"][0], abs=1e-12)
     # and the report reads the same blinded sheet (joined with its plan) for its calibration section
     page = tmp_path / "r.html"
-    code, _, err = run_main(capsys, "report", str(demo_path()), "-o", str(page), "-m", "indel", "-c",
-                            "krippendorff_alpha", "--bootstrap", "0", "--judgments", str(sheet))
+    code, _, err = run_cli("report", str(demo_path()), "-o", str(page), "-m", "indel", "-c",
+                           "krippendorff_alpha", "--bootstrap", "0", "--judgments", str(sheet))
     assert code == 0, err
     assert 'id="calibration"' in page.read_text()
 
 
-def test_unfilled_or_mismatched_sheet_is_one_line(tmp_path, capsys):
+def test_unfilled_or_mismatched_sheet_is_one_line(tmp_path, run_cli):
     sheet = tmp_path / "s.csv"
-    assert run_main(capsys, "judge", "plan", str(demo_path()), "-m", "indel", "-n", "20", "-o", str(sheet))[0] == 0
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet),
-                              "--bootstrap", "0")
+    assert run_cli("judge", "plan", str(demo_path()), "-m", "indel", "-n", "20", "-o", str(sheet))[0] == 0
+    code, out, err = run_cli("agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet),
+                             "--bootstrap", "0")
     assert code == 2 and out == "" and err.count("\n") == 1 and "fill every judgment" in err
     filled = pd.read_csv(sheet)
     filled["judgment"] = 0.5
     filled.to_csv(sheet, index=False)
-    code, _, err = run_main(capsys, "agree", str(demo_path()), "-m", "levenshtein", "--judgments", str(sheet),
-                            "--bootstrap", "0")
+    code, _, err = run_cli("agree", str(demo_path()), "-m", "levenshtein", "--judgments", str(sheet),
+                           "--bootstrap", "0")
     assert code == 2 and "drawn for --similarity indel" in err
     (tmp_path / "s.plan.csv").unlink()
-    code, _, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet))
+    code, _, err = run_cli("agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet))
     assert code == 2 and "its plan" in err and "is missing" in err
 
 
-def test_unblinded_sheet_is_the_plan(tmp_path, capsys):
+def test_unblinded_sheet_is_the_plan(tmp_path, run_cli):
     sheet = tmp_path / "open.csv"
-    code, _, err = run_main(capsys, "judge", "plan", str(demo_path()), "-m", "indel", "-n", "20", "-o", str(sheet),
-                            "--unblinded")
+    code, _, err = run_cli("judge", "plan", str(demo_path()), "-m", "indel", "-n", "20", "-o", str(sheet),
+                           "--unblinded")
     assert code == 0, err
     df = pd.read_csv(sheet)
     assert {"score", "q", "judgment"} <= set(df.columns) and not (tmp_path / "open.plan.csv").exists()
 
 
-def test_version_and_exit_codes_in_help(capsys):
-    code, out, _ = run_main(capsys, "--version")
+def test_version_and_exit_codes_in_help(run_cli):
+    code, out, _ = run_cli("--version")
     assert code == 0 and out.strip() == f"softirr {sis.__version__}"
-    code, out, _ = run_main(capsys, "--help")
+    code, out, _ = run_cli("--help")
     text = " ".join(out.split())
     assert "1 = a requested result cannot be computed" in text and "2 = a bad option or unreadable input" in text
 
 
-def test_several_files_are_passed_as_a_list(tmp_path, capsys, monkeypatch):
+def test_several_files_are_passed_as_a_list(tmp_path, run_cli, monkeypatch):
     """Per-annotator exports: several FILEs reach read_annotations as one list (the reader merges them)."""
     from softirr_stats import data
 
@@ -196,14 +188,14 @@ def test_several_files_are_passed_as_a_list(tmp_path, capsys, monkeypatch):
     a, b = tmp_path / "alice.json", tmp_path / "bob.json"
     a.write_text("[]")
     b.write_text("[]")
-    code, _, err = run_main(capsys, "agree", str(a), str(b), "--bootstrap", "0", "-f", "csv")
+    code, _, err = run_cli("agree", str(a), str(b), "--bootstrap", "0", "-f", "csv")
     assert code == 0, err
     assert [p.name for p in seen["path"]] == ["alice.json", "bob.json"]
 
 
-def test_markdown_is_the_paper_table_with_numbered_notes(capsys):
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa,cohen_kappa", "--bootstrap",
-                              "0", "-f", "markdown", "--keep-going")
+def test_markdown_is_the_paper_table_with_numbered_notes(run_cli):
+    code, out, err = run_cli("agree", str(demo_path()), "-c", "fleiss_kappa,cohen_kappa", "--bootstrap",
+                             "0", "-f", "markdown", "--keep-going")
     assert code == 0, err
     from softirr_stats.reporting import to_markdown
 
@@ -216,20 +208,20 @@ def test_markdown_is_the_paper_table_with_numbered_notes(capsys):
     assert "seconds" not in out
 
 
-def test_markdown_and_latex_keep_the_notes_no_row_carries(capsys, tmp_path):
+def test_markdown_and_latex_keep_the_notes_no_row_carries(run_cli, tmp_path):
     # the reading note and the numeric-scale note were dropped in markdown / latex (table and csv showed them)
     path = tmp_path / "w.csv"
     path.write_text("item,a,b,c\n" + "".join(f"{i},{1 + i % 5},{1 + (i + 1) % 5},{1 + i % 5}\n" for i in range(20)))
     for fmt, mark in (("markdown", "- "), ("latex", "% note: ")):
-        code, out, err = run_main(capsys, "agree", str(path), "--reader-option", "wide=true", "--bootstrap", "0",
-                                  "-f", fmt)
+        code, out, err = run_cli("agree", str(path), "--reader-option", "wide=true", "--bootstrap", "0",
+                                 "-f", fmt)
         assert code == 0, err
         assert f"{mark}w.csv: read as a wide table" in out and f"{mark}labels are numbers (5 values" in out
 
 
-def test_table_fits_a_narrow_terminal(capsys, monkeypatch):
+def test_table_fits_a_narrow_terminal(run_cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "70")
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-m", "exact,indel", "--bootstrap", "0")
+    code, out, err = run_cli("agree", str(demo_path()), "-m", "exact,indel", "--bootstrap", "0")
     assert code == 0, err
     lines = out.splitlines()
     # the table; the numbered notes below it are free text that the terminal wraps (soft wrap, never cut)
@@ -239,10 +231,10 @@ def test_table_fits_a_narrow_terminal(capsys, monkeypatch):
 
 @pytest.mark.parametrize("args", [["describe", "{demo}"], ["compare", "{demo}", "-c", "fleiss_kappa", "-c",
                                                                   "krippendorff_alpha", "--bootstrap", "50"]])
-def test_describe_and_compare_fit_a_narrow_terminal_without_cutting_cells(capsys, monkeypatch, args):
+def test_describe_and_compare_fit_a_narrow_terminal_without_cutting_cells(run_cli, monkeypatch, args):
     # these tables were cut at the terminal's edge: raters shown as 'annota', whole columns of zero width
     monkeypatch.setenv("COLUMNS", "80")
-    code, out, err = run_main(capsys, *[a.replace("{demo}", str(demo_path())) for a in args])
+    code, out, err = run_cli(*[a.replace("{demo}", str(demo_path())) for a in args])
     assert code == 0, err
     table = [ln for ln in out.splitlines() if ln.startswith(("┃", "│", "┏", "┡", "└"))]
     assert table and max(len(ln) for ln in table) <= 80
@@ -252,11 +244,11 @@ def test_describe_and_compare_fit_a_narrow_terminal_without_cutting_cells(capsys
         assert "p_value" in out and "columns left out to fit 80 characters: method, n_items" in out
 
 
-def test_a_warning_and_the_result_note_of_one_cause_print_once(capsys, tmp_path):
+def test_a_warning_and_the_result_note_of_one_cause_print_once(run_cli, tmp_path):
     # the unpairable-items warning and the result's note of it were two notes with different words
     path = tmp_path / "single.csv"
     path.write_text("item,rater,label\n1,a,x\n1,b,x\n2,a,y\n2,b,x\n3,a,x\n4,a,y\n4,b,y\n5,a,x\n5,b,y\n")
-    code, out, err = run_main(capsys, "agree", str(path), "--bootstrap", "0")
+    code, out, err = run_cli("agree", str(path), "--bootstrap", "0")
     assert code == 0, err
     assert out.count("have one rating") == 1 and "[2]" not in out
 
@@ -281,9 +273,9 @@ def test_console_script_runs_the_judging_workflow(tmp_path):
     assert "judge_only" in proc.stdout.splitlines()[0] and "Traceback" not in proc.stderr
 
 
-def test_agree_test_flag_gives_the_permutation_test_by_default(capsys):
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa", "--bootstrap", "0", "--test",
-                              "--seed", "3", "-f", "json")
+def test_agree_test_flag_gives_the_permutation_test_by_default(run_cli):
+    code, out, err = run_cli("agree", str(demo_path()), "-c", "fleiss_kappa", "--bootstrap", "0", "--test",
+                             "--seed", "3", "-f", "json")
     assert code == 0, err
     got = json.loads(out)
     row = got["results"][0]
@@ -291,14 +283,14 @@ def test_agree_test_flag_gives_the_permutation_test_by_default(capsys):
     assert row["z"] == pytest.approx(py.z, rel=1e-12) and row["p_value"] == pytest.approx(py.p_value, rel=1e-12)
     assert any("permutation test of H0: no agreement beyond chance" in n for n in got["meta"]["warnings"])
     assert got["meta"]["test"] == "permutation"
-    code, _, err = run_main(capsys, "agree", str(demo_path()), "--test", "--test-method", "wald", "--bootstrap", "0")
+    code, _, err = run_cli("agree", str(demo_path()), "--test", "--test-method", "wald", "--bootstrap", "0")
     assert code == 2 and "--test-method" in err
 
 
-def test_agree_test_method_analytic_gives_the_analytic_h0_test_and_the_band(capsys):
-    code, out, err = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa,krippendorff_alpha", "-m",
-                              "exact,levenshtein", "--bootstrap", "0", "--test", "--test-method", "analytic",
-                              "-f", "json")
+def test_agree_test_method_analytic_gives_the_analytic_h0_test_and_the_band(run_cli):
+    code, out, err = run_cli("agree", str(demo_path()), "-c", "fleiss_kappa,krippendorff_alpha", "-m",
+                             "exact,levenshtein", "--bootstrap", "0", "--test", "--test-method", "analytic",
+                             "-f", "json")
     assert code == 0, err
     assert any("analytic test of H0: coefficient = 0" in n for n in json.loads(out)["meta"]["warnings"])
     rows = {(r["coefficient"], r["similarity"]): r for r in json.loads(out)["results"]}
@@ -310,12 +302,12 @@ def test_agree_test_method_analytic_gives_the_analytic_h0_test_and_the_band(caps
         assert row["z"] == pytest.approx(py.z, rel=1e-12) and row["p_value"] == pytest.approx(py.p_value, rel=1e-9)
         assert row["benchmark"] == py.benchmark().band
     assert rows[("fleiss_kappa", "exact")]["benchmark"] == "slight"
-    code, out, _ = run_main(capsys, "agree", str(demo_path()), "-c", "fleiss_kappa", "--bootstrap", "0", "-f", "json")
+    code, out, _ = run_cli("agree", str(demo_path()), "-c", "fleiss_kappa", "--bootstrap", "0", "-f", "json")
     assert "z" not in json.loads(out)["results"][0]  # only with --test
 
 
-def test_report_model_help_says_nuts_and_model_method_svi_is_used(tmp_path, capsys):
-    code, out, _ = run_main(capsys, "report", "--help")
+def test_report_model_help_says_nuts_and_model_method_svi_is_used(tmp_path, run_cli):
+    code, out, _ = run_cli("report", "--help")
     text = " ".join(out.split())
     assert code == 0 and "by NUTS" in text and "by SVI" not in text and "--model-method" in text
     page = tmp_path / "r.html"
@@ -323,29 +315,29 @@ def test_report_model_help_says_nuts_and_model_method_svi_is_used(tmp_path, caps
     rng = np.random.default_rng(0)
     small.write_text("item,rater,label\n" + "".join(f"{i},r{j},{'abc'[rng.integers(3)]}\n"
                                                      for i in range(30) for j in range(3)))
-    code, _, err = run_main(capsys, "report", str(small), "-o", str(page), "-c", "fleiss_kappa", "--bootstrap",
-                            "0", "--model", "dawid_skene", "--model-method", "svi", "--model-steps", "40")
+    code, _, err = run_cli("report", str(small), "-o", str(page), "-c", "fleiss_kappa", "--bootstrap",
+                           "0", "--model", "dawid_skene", "--model-method", "svi", "--model-steps", "40")
     assert code == 0, err
     assert "SVI, 40 steps" in page.read_text()
-    code, _, err = run_main(capsys, "report", str(demo_path()), "-o", str(page), "--model", "dawid_skene",
-                            "--model-method", "mcmc")
+    code, _, err = run_cli("report", str(demo_path()), "-o", str(page), "--model", "dawid_skene",
+                           "--model-method", "mcmc")
     assert code == 2 and "--model-method" in err
 
 
-def test_numeric_labels_compared_as_categories_get_a_note(tmp_path, capsys):
+def test_numeric_labels_compared_as_categories_get_a_note(tmp_path, run_cli):
     """A 1-5 scale read with exact agreement only: the note says so and names the weights; with a weight, no note."""
     path = tmp_path / "n.csv"
     path.write_text("item,rater,label\n1,a,3\n1,b,4\n2,a,5\n2,b,5\n3,a,1\n3,b,2\n")
-    code, out, err = run_main(capsys, "agree", str(path), "--bootstrap", "0")
+    code, out, err = run_cli("agree", str(path), "--bootstrap", "0")
     assert code == 0, err
     assert ("labels are numbers (5 values, 1 to 5): exact agreement counts 2 against 3 as fully as 1 against 5; for "
             "ratings on a scale add -m quadratic") in " ".join(out.split())
-    code, out, err = run_main(capsys, "agree", str(path), "--bootstrap", "0", "-m", "exact,quadratic")
+    code, out, err = run_cli("agree", str(path), "--bootstrap", "0", "-m", "exact,quadratic")
     assert code == 0, err
     assert "labels are numbers" not in out
 
 
-def test_the_printed_agree_command_reads_the_file_as_judge_plan_did(tmp_path, capsys):
+def test_the_printed_agree_command_reads_the_file_as_judge_plan_did(tmp_path, run_cli):
     """judge plan printed `softirr agree FILE -m ... --judgments SHEET` without the reader options it was given:
     with --na-values '?' dropped, '?' became a label and the value moved from 0.357 to 0.128 without a word;
     with --rater / --label it failed; a path with a space split in two."""
@@ -360,8 +352,8 @@ def test_the_printed_agree_command_reads_the_file_as_judge_plan_did(tmp_path, ca
     data = folder / "notes q.csv"
     pd.DataFrame(rows, columns=["doc", "annot", "lab"]).to_csv(data, index=False)
     sheet = folder / "sheet q.csv"
-    code, _, err = run_main(capsys, "judge", "plan", str(data), "-m", "levenshtein", "--na-values", "?",
-                            "--item", "doc", "--rater", "annot", "--label", "lab", "-n", "40", "-o", str(sheet))
+    code, _, err = run_cli("judge", "plan", str(data), "-m", "levenshtein", "--na-values", "?",
+                           "--item", "doc", "--rater", "annot", "--label", "lab", "-n", "40", "-o", str(sheet))
     assert code == 0, err
     printed = " ".join(err.split()).split("then: ", 1)[1]
     args = shlex.split(printed)
@@ -371,7 +363,7 @@ def test_the_printed_agree_command_reads_the_file_as_judge_plan_did(tmp_path, ca
     filled = pd.read_csv(sheet, keep_default_na=False)
     filled["judgment"] = 0.5
     filled.to_csv(sheet, index=False)
-    code, out, err = run_main(capsys, *args[1:], "--bootstrap", "0", "-f", "json")
+    code, out, err = run_cli(*args[1:], "--bootstrap", "0", "-f", "json")
     assert code == 0, err
     got = json.loads(out)["results"][0]["value"]
     ann = sis.read_annotations(data, item="doc", rater="annot", label="lab", na_values=["?"])
@@ -382,10 +374,10 @@ def test_the_printed_agree_command_reads_the_file_as_judge_plan_did(tmp_path, ca
     assert got == pytest.approx(want, abs=1e-12)
 
 
-def _filled_sheet(tmp_path, capsys, n=60):
+def _filled_sheet(tmp_path, run_cli, n=60):
     sheet = tmp_path / "sheet.csv"
-    assert run_main(capsys, "judge", "plan", str(demo_path()), "-m", "indel", "-n", str(n), "-o", str(sheet),
-                    "--seed", "3")[0] == 0
+    assert run_cli("judge", "plan", str(demo_path()), "-m", "indel", "-n", str(n), "-o", str(sheet),
+                   "--seed", "3")[0] == 0
     blind = pd.read_csv(sheet)
     blind["judgment"] = [float(a.strip().lower() == b.strip().lower())
                          for a, b in zip(blind["label_1"], blind["label_2"], strict=True)]
@@ -393,10 +385,10 @@ def _filled_sheet(tmp_path, capsys, n=60):
     return sheet, blind
 
 
-def test_design_judged_resamples_the_judged_pairs_as_the_python_api(tmp_path, capsys, monkeypatch):
+def test_design_judged_resamples_the_judged_pairs_as_the_python_api(tmp_path, run_cli, monkeypatch):
     """agree / sensitivity --judgments SHEET --design judged: Bootstrap(design="judged"), the interval conditional on
     the items (it was reachable from Python only)."""
-    sheet, blind = _filled_sheet(tmp_path, capsys)
+    sheet, blind = _filled_sheet(tmp_path, run_cli)
     ann = sis.read_annotations(demo_path())
     pairs = sis.judging_plan(ann, similarity="indel", n=60, coefficient="krippendorff_alpha", seed=3).pairs.copy()
     judged = {frozenset((a, b)): j for a, b, j in zip(blind["label_1"], blind["label_2"], blind["judgment"],
@@ -407,9 +399,9 @@ def test_design_judged_resamples_the_judged_pairs_as_the_python_api(tmp_path, ca
     items = sis.krippendorff_alpha(ann, similarity="indel", judgments=sis.read_judgments(pairs),
                                    ci=sis.Bootstrap(n=300, design="items", method="percentile", seed=5))
     for command in ("agree", "sensitivity"):
-        code, out, err = run_main(capsys, command, str(demo_path()), "-m", "indel", "-c", "krippendorff_alpha",
-                                  "--judgments", str(sheet), "--bootstrap", "300", "--design", "judged", "--seed",
-                                  "5", "-f", "json")
+        code, out, err = run_cli(command, str(demo_path()), "-m", "indel", "-c", "krippendorff_alpha",
+                                 "--judgments", str(sheet), "--bootstrap", "300", "--design", "judged", "--seed",
+                                 "5", "-f", "json")
         assert code == 0, err
         doc = json.loads(out)
         row = doc["results"][0]
@@ -417,19 +409,19 @@ def test_design_judged_resamples_the_judged_pairs_as_the_python_api(tmp_path, ca
         assert row["value"] == pytest.approx(ref.value, abs=1e-12) and doc["meta"]["design"] == "judged"
         assert (row["ci_low"], row["ci_high"]) != pytest.approx((items.ci_low, items.ci_high), abs=1e-6)
         # and the default design from the shuffled sheet equals Python's from the sorted plan (row order kept out)
-        code, out, err = run_main(capsys, command, str(demo_path()), "-m", "indel", "-c", "krippendorff_alpha",
-                                  "--judgments", str(sheet), "--bootstrap", "300", "--method", "percentile",
-                                  "--seed", "5", "-f", "json")
+        code, out, err = run_cli(command, str(demo_path()), "-m", "indel", "-c", "krippendorff_alpha",
+                                 "--judgments", str(sheet), "--bootstrap", "300", "--method", "percentile",
+                                 "--seed", "5", "-f", "json")
         row = json.loads(out)["results"][0]
         assert (row["ci_low"], row["ci_high"]) == pytest.approx((items.ci_low, items.ci_high), abs=1e-12), command
-    code, _, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--design", "judged")
+    code, _, err = run_cli("agree", str(demo_path()), "-m", "indel", "--design", "judged")
     assert code == 2 and "--design judged resamples the judged pairs of --judgments SHEET" in err
-    code, _, err = run_main(capsys, "agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet), "--design",
-                            "judged", "--strata", "rater")
+    code, _, err = run_cli("agree", str(demo_path()), "-m", "indel", "--judgments", str(sheet), "--design",
+                           "judged", "--strata", "rater")
     assert code == 2 and "--strata" in err and "--design judged" in err
-    code, _, err = run_main(capsys, "compare", str(demo_path()), "-c", "fleiss_kappa", "-c", "krippendorff_alpha",
-                            "--design", "judged")
+    code, _, err = run_cli("compare", str(demo_path()), "-c", "fleiss_kappa", "-c", "krippendorff_alpha",
+                           "--design", "judged")
     assert code == 2 and "--design must be one of items, raters, items+raters, bayesian" in err
     monkeypatch.setenv("COLUMNS", "250")  # the help in one column of text, its lines unbroken
-    code, out, _ = run_main(capsys, "agree", "--help")
+    code, out, _ = run_cli("agree", "--help")
     assert "with --judgments also judged" in " ".join(out.split())
