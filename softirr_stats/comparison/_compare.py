@@ -403,13 +403,21 @@ def _interval_units(stat_a: Statistic, stat_b: Statistic, lay: _Layout) -> tuple
     (12, 30)
     """
     n = len(lay.union)
-    in_a, in_b, moves = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
+    in_a, in_b = np.zeros(n, bool), np.zeros(n, bool)
     in_a[lay.idx_a] = True
     in_b[lay.idx_b] = True
+    moves = _moving_items(stat_a, stat_b, lay)
+    return int(np.count_nonzero(moves & in_a)), int(np.count_nonzero(moves & in_b))
+
+
+def _moving_items(stat_a: Statistic, stat_b: Statistic, lay: _Layout) -> np.ndarray:
+    """Which items of the union can change the difference: those that can change a or b
+    (``Statistic.informative_items``; every item of a statistic that names none)."""
+    moves = np.zeros(len(lay.union), bool)
     for stat, idx in ((stat_a, lay.idx_a), (stat_b, lay.idx_b)):
         mask = stat.informative_items
         moves[idx] |= np.ones(len(idx), bool) if mask is None else np.asarray(mask, dtype=bool)
-    return int(np.count_nonzero(moves & in_a)), int(np.count_nonzero(moves & in_b))
+    return moves
 
 
 def _few_items_of_difference(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout,
@@ -549,8 +557,13 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
     # bca-t (same items only): the inputs' Student-t df, the units that can change the difference less one, or the
     # stratified jackknife's Satterthwaite df with strata=
     strata = _unit_strata(stat_a, stat_b, cfg, lay, apart) if _jackknife_aligned(cfg, lay) else None
+    unit_mask = None
+    if strata is not None and by_item:  # the strata count the items that can change the difference, as the inputs'
+        moves = _moving_items(stat_a, stat_b, lay)
+        if not moves.all():
+            strata, unit_mask = strata[moves], moves
     lo, hi, method, note, rule = replicate_interval(d, diff, replace(cfg, method=method), jackknife, n_units,
-                                                    unit_strata=strata, n_units_given=by_item)
+                                                    unit_strata=strata, n_units_given=by_item, unit_mask=unit_mask)
     if strata is not None and "t_dof" in rule and rules:  # as the inputs' rule says it
         rules[-1] = rules[-1].replace(f"{n_units - 1} df", f"{rule['t_dof']:.3g} df (Satterthwaite, "
                                       f"{len(np.unique(strata))} strata)")

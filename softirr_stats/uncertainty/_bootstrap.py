@@ -53,7 +53,7 @@ from softirr_stats.uncertainty._intervals import (
 __all__ = ["BACKENDS", "Bootstrap", "BootstrapCostWarning", "BootstrapDesign", "BOOTSTRAP_DESIGNS", "DESIGNS", "attach_bootstrap",
            "bootstrap_replicates", "check_backend", "draw_weights", "evaluate_chunk", "jackknife_strata", "jackknife_values", "leave_one_out_weights", "per_item_codes", "replicate_interval", "summarize_replicates",
            "too_few_units_advice", "unit_weights", "TOO_FEW_UNITS_POINT", "few_units_handling",
-           "interval_items", "informative_clusters"]
+           "interval_items", "informative_clusters", "informative_units"]
 
 #: The note of an interval the few-units rule widened where there were enough units for no warning
 #: (the widening factor follows; a prefix of ``agreement.NOTE_PREFIXES``).
@@ -977,7 +977,8 @@ def jackknife_strata(stat: Statistic, cfg: Bootstrap) -> np.ndarray | None:
 
 def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstrap, jackknife: Any,
                          notes: tuple[str, ...] = (), widen: float = 1.0, n_units: int | None = None,
-                         unit_strata: np.ndarray | None = None, **details: Any) -> AgreementResult:
+                         unit_strata: np.ndarray | None = None, unit_mask: np.ndarray | None = None,
+                         **details: Any) -> AgreementResult:
     """``result`` with the interval, SE and bookkeeping of bootstrap replicates ``reps``.
 
     ``jackknife`` is a zero-argument callable giving leave-one-out values (used by BCa only).
@@ -1001,10 +1002,13 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
     n_units : int, optional
         Number of resampled units ``method="auto"`` decides on (default ``result.n_items``).
     unit_strata : int array, optional
-        Each jackknife unit's stratum (:func:`jackknife_strata`): ``bca-t`` then takes the Satterthwaite
-        degrees of freedom of the stratified jackknife variance
+        Each counted jackknife unit's stratum (:func:`jackknife_strata`, restricted to ``unit_mask``): ``bca-t``
+        then takes the Satterthwaite degrees of freedom of the stratified jackknife variance
         (:func:`~softirr_stats.uncertainty._intervals.stratified_dof`, at most ``n - H`` for ``H`` strata)
         instead of ``n - 1``.
+    unit_mask : bool array, optional
+        Which of the jackknife's values are units of the interval (:func:`informative_units`): the stratified
+        degrees of freedom are taken over these only (the acceleration keeps every value). None: all of them.
     **details
         Further entries of ``details``.
 
@@ -1029,7 +1033,8 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
     se = float(np.std(reps[finite], ddof=1)) if finite.sum() > 1 else math.nan
     lo, hi, method, note, rule = replicate_interval(reps, result.value, cfg, jackknife,
                                                     result.n_items if n_units is None else n_units,
-                                                    unit_strata=unit_strata, n_units_given=n_units is not None)
+                                                    unit_strata=unit_strata, n_units_given=n_units is not None,
+                                                    unit_mask=unit_mask)
     details.update(rule)
     cfg = replace(cfg, method=method)
     if widen != 1.0:
@@ -1059,8 +1064,8 @@ def summarize_replicates(result: AgreementResult, reps: np.ndarray, cfg: Bootstr
 
 
 def replicate_interval(reps: np.ndarray, estimate: float, cfg: Bootstrap, jackknife: Any, n_units: int, *,
-                       unit_strata: np.ndarray | None = None,
-                       n_units_given: bool = True) -> tuple[float, float, str, str, dict[str, Any]]:
+                       unit_strata: np.ndarray | None = None, n_units_given: bool = True,
+                       unit_mask: np.ndarray | None = None) -> tuple[float, float, str, str, dict[str, Any]]:
     """The interval of ``cfg.method`` from bootstrap replicates: the one rule of every bootstrap interval.
 
     ``method="auto"`` is resolved by the design and the number of units (:func:`resolve_method`); ``bca-t``
@@ -1081,9 +1086,13 @@ def replicate_interval(reps: np.ndarray, estimate: float, cfg: Bootstrap, jackkn
     n_units : int
         Units resampled (what ``auto`` decides on; the df of ``bca-t``).
     unit_strata : int array, optional
-        Each jackknife unit's stratum (:func:`jackknife_strata`).
+        Each counted jackknife unit's stratum (:func:`jackknife_strata`, restricted to ``unit_mask``).
     n_units_given : bool
-        False: ``bca-t`` takes its df from the number of jackknife values instead of ``n_units``.
+        False: ``bca-t`` takes its df from the number of (counted) jackknife values instead of ``n_units``.
+    unit_mask : bool array, optional
+        Which jackknife values are units of the interval (:func:`informative_units`): the stratified degrees of
+        freedom are those of these values (an item that cannot change the value has the estimate as its
+        leave-one-out value and is no unit); BCa's acceleration keeps every value. None: all of them.
 
     Returns
     -------
@@ -1111,11 +1120,12 @@ def replicate_interval(reps: np.ndarray, estimate: float, cfg: Bootstrap, jackkn
         lo, hi, note = bca_interval(reps, estimate, jackknife(), cfg.level)
     else:  # bca-t: Student-t quantiles with (units - 1) df, or a stratified design's Satterthwaite df
         jack = jackknife()
-        units = n_units if n_units_given else len(jack)
+        counted = jack if unit_mask is None else np.asarray(jack)[np.asarray(unit_mask, dtype=bool)]
+        units = n_units if n_units_given else len(counted)
         dof = None
         details["t_dof"] = units - 1
-        if unit_strata is not None and len(unit_strata) == len(jack):
-            dof = stratified_dof(jack, unit_strata)
+        if unit_strata is not None and len(unit_strata) == len(counted):
+            dof = stratified_dof(counted, unit_strata)
             details["t_dof"] = dof
             if "interval_rule" in details:
                 details["interval_rule"] = details["interval_rule"].replace(
@@ -1308,7 +1318,13 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         cfg = replace(cfg, method="percentile")
         details["interval_rule"] = ("method='auto': percentile (a prediction-powered estimate: its bootstrap "
                                     "coverage was checked with the percentile interval, docs/ppi.md)")
+    # units that cannot change the value (items with a single rating, for alpha; clusters of such items) are no
+    # units of the interval: each stratum counts the others (its size in the small-strata note and the cluster
+    # factor, its degrees of freedom in bca-t's Satterthwaite df), as the unstratified rule counts them
+    keep = informative_units(stat, cfg)
     unit_strata = jackknife_strata(stat, cfg)
+    if unit_strata is not None and keep is not None:
+        unit_strata = unit_strata[keep]
     factor, few = few_units_handling(stat, cfg, reps["value"], unit_strata)
     notes = (*notes, *few)
     n_units = None
@@ -1318,9 +1334,75 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
         n_units, left_out = interval_items(stat)
         details["n_uninformative_items"] = left_out
         if left_out:
-            notes = (*notes, _uninformative_note(stat, result.coefficient, n_units, left_out))
-    return summarize_replicates(result, reps["value"], cfg, lambda: jackknife_values(stat, cfg), notes,
-                                widen=factor, n_units=n_units, unit_strata=unit_strata, **details)
+            notes = (*notes, _uninformative_note(stat, result.coefficient, n_units, left_out,
+                                                 stratified=unit_strata is not None))
+    jackknife, unit_mask = _counted_jackknife(stat, cfg, keep)
+    return summarize_replicates(result, reps["value"], cfg, jackknife, notes, widen=factor, n_units=n_units,
+                                unit_strata=unit_strata, unit_mask=unit_mask, **details)
+
+
+def _counted_jackknife(stat: Statistic, cfg: Bootstrap,
+                       keep: np.ndarray | None) -> tuple[Callable[[], np.ndarray], np.ndarray | None]:
+    """The jackknife BCa reads, and the mask of its values that are units of the interval (None: all).
+
+    A cluster that holds no item able to change the value (:func:`informative_units`) is left out of the
+    cluster jackknife: its leave-one-out value is the estimate, so it entered the acceleration as a unit of
+    influence ``mean - estimate`` it does not have, and ``bca-t``'s ``C - 1`` degrees of freedom counted it
+    (alpha, 6 clusters of pairable items beside 3 of single ratings: acceleration -0.00471 with all 9 against
+    -0.00671 on the 6, which is alpha's jackknife on the data without the 3; docs/coverage.md, "Items with a
+    single rating"). Which clusters those are follows the family: Fleiss', Cohen's and AC1's chance terms count
+    single ratings, so their clusters of single ratings move the value and stay. The item jackknife keeps
+    every item for the acceleration; its degrees of freedom count the informative items (``unit_mask``).
+    """
+    if keep is None or keep.all():
+        return (lambda: jackknife_values(stat, cfg)), None
+    if _jackknife_unit(cfg) == "cluster":
+        return (lambda: jackknife_values(stat, cfg)[keep]), None
+    return (lambda: jackknife_values(stat, cfg)), keep
+
+
+def informative_units(stat: Statistic, cfg: Bootstrap) -> np.ndarray | None:
+    """Which units of ``cfg``'s jackknife can change the value (aligned with :func:`jackknife_values` and
+    :func:`jackknife_strata`), or None where all can (rater designs, statistics that name no items).
+
+    Items: ``stat.informative_items`` (:func:`interval_items`); clusters: those holding such an item
+    (:func:`informative_clusters`). The others are no units of the interval: not of its few-units counts, not of
+    its Student-t degrees of freedom, stratified or not.
+
+    Parameters
+    ----------
+    stat : Statistic
+        The prepared statistic.
+    cfg : Bootstrap
+        Its design (and ``cluster=``).
+
+    Returns
+    -------
+    bool array of shape (n_units,) or None
+
+    Examples
+    --------
+    >>> import warnings, softirr_stats as sis
+    >>> from softirr_stats.agreement import point_estimate, resolve_similarity
+    >>> ann = sis.Annotations.from_wide([["a", "a"], ["a", "b"], ["b", None], ["a", None]])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     _, prep = point_estimate(ann, family="alpha", coefficient="krippendorff_alpha",
+    ...                              sim=resolve_similarity(ann))
+    >>> informative_units(prep, Bootstrap()).tolist()
+    [True, True, False, False]
+    >>> informative_units(prep, Bootstrap(design="cluster", cluster=[0, 1, 2, 2])).tolist()
+    [True, True, False]
+    """
+    mask = stat.informative_items
+    unit = _jackknife_unit(cfg)
+    if mask is None or unit == "rater":
+        return None
+    mask = np.asarray(mask, dtype=bool)
+    if unit == "item":
+        return mask
+    codes = per_item_codes(cfg.cluster, stat.items, "cluster")
+    return np.bincount(codes, weights=mask.astype(np.float64), minlength=int(codes.max()) + 1) > 0
 
 
 def interval_items(stat: Statistic) -> tuple[int, int]:
@@ -1387,11 +1469,14 @@ def informative_clusters(stat: Statistic, cfg: Bootstrap) -> int:
 UNITS_NOTE = "interval units:"
 
 
-def _uninformative_note(stat: Statistic, coefficient: str, units: int, left_out: int) -> str:
-    """The note naming the items that are no units of the interval (:func:`interval_items`)."""
+def _uninformative_note(stat: Statistic, coefficient: str, units: int, left_out: int, stratified: bool = False) -> str:
+    """The note naming the items that are no units of the interval (:func:`interval_items`); ``stratified``: the
+    strata's sizes count the others too."""
+    sizes = ", its strata's sizes" if stratified else ""
     return (f"{UNITS_NOTE} {left_out} of {stat.n_items} {stat.unit_name} ({stat.uninformative_items_are}) cannot "
-            f"change {coefficient} and are no units of the interval: its few-{stat.unit_name} count and Student-t "
-            f"degrees of freedom are those of the other {units} (the bootstrap still draws all {stat.n_items})")
+            f"change {coefficient} and are no units of the interval: its few-{stat.unit_name} count{sizes} and "
+            f"Student-t degrees of freedom are those of the other {units} (the bootstrap still draws all "
+            f"{stat.n_items})")
 
 
 def few_units_handling(stat: Statistic, cfg: Bootstrap, reps: np.ndarray,
@@ -1415,7 +1500,8 @@ def few_units_handling(stat: Statistic, cfg: Bootstrap, reps: np.ndarray,
     reps : ndarray
         The bootstrap replicates of the value (the factor of ``items+raters`` reads their variance).
     unit_strata : int array, optional
-        Each resampled unit's stratum (:func:`jackknife_strata`).
+        Each counted unit's stratum (:func:`jackknife_strata`, restricted to the units that can change the value,
+        :func:`informative_units`).
 
     Returns
     -------
@@ -1441,7 +1527,8 @@ def few_units_handling(stat: Statistic, cfg: Bootstrap, reps: np.ndarray,
         rater_jackknife=lambda: jackknife_values(stat, replace(cfg, design="raters", cluster=None, strata=None)),
         item_replicates=lambda: bootstrap_replicates(stat, replace(cfg, design="items", cluster=None,
                                                                    strata=None))["value"],
-        unit_strata=unit_strata)
+        unit_strata=unit_strata,
+        unit="items that can change the value" if interval_items(stat)[1] else "items")
     notes: tuple[str, ...] = ()
     items_note = few_items_note(interval_items(stat)[0], BOOTSTRAP_DESIGNS[cfg.design], unit=stat.unit_name,
                                 caveat=stat.few_items_caveat)

@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     from softirr_stats.agreement import Statistic
     from softirr_stats.uncertainty._bootstrap import Bootstrap
 
-__all__ = ["FEW_CLUSTERS", "FEW_ITEMS", "FEW_PER_STRATUM", "FEW_RATERS", "FewUnitsWarning", "few_items_note",
+__all__ = ["FEW_CLUSTERS", "FEW_ITEMS", "FEW_PER_STRATUM", "FEW_RATERS", "FewUnitsWarning",
+           "few_items_note",
            "few_units_correction", "few_units_factor", "few_units_note", "small_strata_note", "stratified_few_units",
            "t_factor", "widen_interval"]
 
@@ -182,7 +183,7 @@ def few_units_note(units: int, kind: str, corrected: bool, unit_strata: np.ndarr
                    f"{n_strata} strata applied)")
 
 
-def small_strata_note(unit_strata: np.ndarray | None, design: Any) -> str:
+def small_strata_note(unit_strata: np.ndarray | None, design: Any, unit: str = "items") -> str:
     """The note (and :class:`FewUnitsWarning` text) for a stratified bootstrap over items with small strata.
 
     A bootstrap that draws ``n_h`` items with replacement within a stratum gives that stratum
@@ -190,7 +191,10 @@ def small_strata_note(unit_strata: np.ndarray | None, design: Any) -> str:
     2 items, half. The interval is not widened for it (``bca-t`` takes the stratified degrees of freedom only);
     this note says so when some stratum has fewer than :data:`FEW_PER_STRATUM` items. Empty otherwise, and for
     designs that do not resample items one by one (the ``cluster`` design's correction accounts for its strata,
-    :func:`stratified_few_units`).
+    :func:`stratified_few_units`). ``unit_strata`` holds the strata of the items that are units of the interval
+    (those that can change the value, ``uncertainty.informative_units``), and ``unit`` says what they are: a
+    stratum left with one such item has no variance to resample (``stratified_dof`` leaves it out) and is
+    counted here as a stratum of 1; one left with none is no stratum of the interval.
 
     Examples
     --------
@@ -199,6 +203,9 @@ def small_strata_note(unit_strata: np.ndarray | None, design: Any) -> str:
     '10 of 10 strata have fewer than 5 items (smallest 2)'
     >>> small_strata_note(np.repeat(np.arange(2), 8), BOOTSTRAP_DESIGNS["items"])
     ''
+    >>> small_strata_note(np.array([0, 1, 1, 1, 1, 1]), BOOTSTRAP_DESIGNS["items"], unit="items that can change "
+    ...                   "the value").split(": a bootstrap")[0]
+    '1 of 2 strata have fewer than 5 items that can change the value (smallest 1)'
     """
     if (unit_strata is None or not design.resamples_items or design.resamples_clusters
             or design.resamples_judged or design.resamples_raters):
@@ -208,8 +215,8 @@ def small_strata_note(unit_strata: np.ndarray | None, design: Any) -> str:
     if small.size == 0:
         return ""
     m = int(small.min())
-    kept = f"{m - 1}/{m + 1}" if design.fractional else f"{m - 1}/{m}"
-    return (f"{small.size} of {size.size} strata have fewer than {FEW_PER_STRATUM} items (smallest {m}): a "
+    kept = "none" if m == 1 else f"{m - 1}/{m + 1}" if design.fractional else f"{m - 1}/{m}"
+    return (f"{small.size} of {size.size} strata have fewer than {FEW_PER_STRATUM} {unit} (smallest {m}): a "
             f"bootstrap within so small strata under-estimates their variance ({kept} of it in a stratum of {m}), "
             "and the interval is too narrow (the default 95% interval covered 91% with strata of 2 items and 91-93% "
             "with strata of 4, the percentile one 80% and 86-88%; docs/coverage.md, \"Few units per stratum\"): "
@@ -242,13 +249,22 @@ def few_items_note(n_items: int, design: Any, unit: str = "items", caveat: str =
             or design.resamples_judged):
         return ""
     if not caveat:
-        measured = ", ".join(f"{lo}-{hi}% at {n}" for n, lo, hi in FEW_ITEMS_COVERAGE)
         caveat = (f"with so few {unit} the interval covers less often than its level says (simulated 95% "
-                  f"intervals of kappa and alpha covered {measured} items, 94-98% from {FEW_ITEMS}; "
+                  f"intervals of kappa and alpha covered {_measured()} items, 94-98% from {FEW_ITEMS}; "
                   "docs/coverage.md, \"Small studies\")")
+    return _few_items_text(f"{n_items} {unit} resampled", unit, caveat, where)
+
+
+def _measured() -> str:
+    """The coverage measured below :data:`FEW_ITEMS` items, for reading (``"51-79% at 5, ..."``)."""
+    return ", ".join(f"{lo}-{hi}% at {n}" for n, lo, hi in FEW_ITEMS_COVERAGE)
+
+
+def _few_items_text(subject: str, unit: str, caveat: str, where: str) -> str:
+    """The few-items note's one wording: ``subject (fewer than 20)where: caveat: read it as rough, ...``."""
     more = "rate more items" if unit == "items" else f"give more {unit}"
-    return (f"{n_items} {unit} resampled (fewer than {FEW_ITEMS}){where}: {caveat}: read it as rough, and {more} where "
-            "a conclusion rests on it")
+    return (f"{subject} (fewer than {FEW_ITEMS}){where}: {caveat}: read it as rough, and {more} where a conclusion "
+            "rests on it")
 
 
 def few_units_factor(reps: np.ndarray, design: Any, units: int, level: float, *, n_items: int = 0,
@@ -326,7 +342,7 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, desi
                          n_clusters: Callable[[], int] | None = None,
                          rater_jackknife: Callable[[], np.ndarray] | None = None,
                          item_replicates: Callable[[], np.ndarray] | None = None,
-                         unit_strata: np.ndarray | None = None) -> tuple[float, str]:
+                         unit_strata: np.ndarray | None = None, unit: str = "items") -> tuple[float, str]:
     """The widening factor for ``cfg``'s design and a note saying what the interval covers.
 
     Parameters
@@ -345,9 +361,12 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, desi
         demand by the bootstrap engine that calls this function
         (``uncertainty._bootstrap``), so that this module does not import it.
     unit_strata : int array, optional
-        Each resampled unit's stratum with ``strata=`` (clusters' for ``cluster``, items' for the item designs;
-        ``uncertainty.jackknife_strata``): the cluster design's factor then accounts for the strata, and an item
+        Each counted unit's stratum with ``strata=`` (clusters' for ``cluster``, items' for the item designs;
+        ``uncertainty.jackknife_strata`` restricted to the units that can change the value,
+        ``uncertainty.informative_units``): the cluster design's factor then accounts for the strata, and an item
         design with small strata gets :func:`small_strata_note`.
+    unit : str
+        What the counted items are, for :func:`small_strata_note`.
 
     Returns
     -------
@@ -375,7 +394,7 @@ def few_units_correction(stat: Statistic, cfg: Bootstrap, reps: np.ndarray, desi
     elif rec.resamples_clusters:
         units, kind = n_clusters() if n_clusters is not None else 0, "clusters"
     else:
-        return 1.0, small_strata_note(unit_strata, rec)
+        return 1.0, small_strata_note(unit_strata, rec, unit)
     strata = unit_strata if rec.resamples_clusters else None
     note = few_units_note(units, kind, cfg.few_units != "none", unit_strata=strata)
     if cfg.few_units == "none":

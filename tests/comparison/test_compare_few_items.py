@@ -164,3 +164,20 @@ def test_a_constant_b_gives_as_own_interval_shifted_with_single_ratings_and_with
         assert (r.ci_low, r.ci_high) == pytest.approx((a.ci_low - 1.0, a.ci_high - 1.0), abs=1e-12)
         assert r.details["t_dof"] == pytest.approx(a.details["t_dof"], rel=1e-12)
     assert "Satterthwaite, 4 strata" in r.details["interval_rule"]
+
+
+def test_stratified_bca_t_of_the_difference_counts_the_items_that_can_change_it():
+    """With strata=, the difference's Satterthwaite df are those of the 11 items that can change alpha (5 of 16
+    have one rating), written out stratum by stratum from the leave-one-item-out values: it took all 16."""
+    x = _singles(n=16)
+    const = np.where(x == None, None, 0).astype(object)  # noqa: E711 - elementwise test for missing cells
+    strata = (np.arange(16) % 4).tolist()
+    cfg = sis.Bootstrap(n=300, seed=0, strata=strata)
+    r = sis.compare(sis.krippendorff_alpha(sis.Annotations.from_wide(x.tolist()), ci=cfg),
+                    sis.percent_agreement(sis.Annotations.from_wide(const.tolist()), ci=cfg))
+    jack = _leave_one_out(x, sis.krippendorff_alpha)[5:]  # percent agreement of b is 1 without any item
+    shares = [(len(j) - 1) / len(j) * np.sum((j - j.mean()) ** 2)
+              for j in (jack[[k for k, s in enumerate(strata[5:]) if s == h]] for h in range(4))]
+    sizes = [sum(1 for s in strata[5:] if s == h) for h in range(4)]
+    dof = sum(shares) ** 2 / sum(v * v / (n - 1) for v, n in zip(shares, sizes, strict=True))
+    assert r.details["t_dof"] == pytest.approx(dof, abs=1e-12)

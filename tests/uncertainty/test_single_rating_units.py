@@ -158,3 +158,122 @@ def test_clusters_of_single_ratings_are_no_units_of_a_cluster_interval():
                                                    r.value + factor * (raw.ci_high - r.value)), abs=1e-12)
     fleiss = _quiet(sis.fleiss_kappa, rows, ci=cfg)  # single ratings enter Fleiss' chance term: 9 clusters
     assert any(n.startswith("9 clusters resampled") for n in fleiss.warnings), fleiss.warnings
+
+
+def _leave_out(rows, units, fn=sis.krippendorff_alpha):
+    """``fn`` of ``rows`` without each unit's rows (a unit: a list of row numbers), by hand."""
+    return np.array([_quiet(fn, [row for k, row in enumerate(rows) if k not in set(u)]).value for u in units])
+
+
+def _satterthwaite(jack, strata):
+    """Satterthwaite df of the stratified jackknife variance, written out stratum by stratum."""
+    shares, dfs = [], []
+    for h in sorted(set(strata)):
+        x = np.array([j for j, s in zip(jack, strata, strict=True) if s == h])
+        if len(x) > 1:
+            shares.append((len(x) - 1) / len(x) * np.sum((x - x.mean()) ** 2))
+            dfs.append(len(x) - 1)
+    shares, dfs = np.array(shares), np.array(dfs, dtype=float)
+    return float(shares.sum() ** 2 / np.sum(shares**2 / dfs))
+
+
+@pytest.mark.parametrize(("strata", "before"), [
+    (["x"] * 6 + ["y"] * 6 + ["x"] * 4 + ["y"] * 4, 17.980040342387674),  # 6 + 4 and 6 + 4
+    (["x"] * 12 + ["y"] * 4 + ["x"] * 4, 15.0),  # y holds single ratings only: no stratum of the interval
+])
+def test_stratified_bca_t_counts_the_informative_items_per_stratum(strata, before):
+    """With strata=, the Satterthwaite df of bca-t counts in each stratum the items that can change alpha: with 12
+    pairable items in 2 strata they were 17.98 (above the 11 of the unstratified rule), counting 8 single-rating
+    items whose leave-one-out value is alpha itself; and a stratum of single ratings only took the df from 11 to 15.
+    The acceleration keeps every item's leave-one-out value, as without strata."""
+    rows = _PAIRED + _SINGLE
+    cfg = sis.Bootstrap(n=1000, seed=0, strata=strata)
+    r = _quiet(sis.krippendorff_alpha, rows, ci=cfg)
+    jack = _leave_out(rows, [[i] for i in range(20)])
+    assert np.all(jack[12:] == pytest.approx(r.value, abs=1e-15))
+    dof = _satterthwaite(jack[:12], strata[:12])
+    assert r.details["t_dof"] == pytest.approx(dof, abs=1e-12)
+    assert dof <= 11 < before and abs(r.details["t_dof"] - before) > 1  # the old count, for the record
+    assert f"{dof:.3g} df (Satterthwaite, {len(set(strata[:12]))} strata)" in r.details["interval_rule"]
+    lo, hi = _bca_t_by_hand(r.details["replicates"], r.value, jack, dof)
+    assert (r.ci_low, r.ci_high) == pytest.approx((lo, hi), abs=1e-12)
+    assert any("its few-items count, its strata's sizes and Student-t degrees of freedom are those of the other 12"
+               in w for w in r.notes)
+    assert not any("strata have fewer than" in w for w in r.warnings)  # 6 + 6 or 12 pairable items per stratum
+
+
+def test_a_stratum_left_with_one_informative_item_is_a_small_stratum():
+    """y: 1 pairable item beside 4 single ratings (5 items: no note before). It has no variance to resample: the
+    df are those of x alone (11 pairable items: 10), and the small-strata note counts it as a stratum of 1."""
+    rows = _PAIRED + _SINGLE
+    strata = ["x"] * 11 + ["y"] + ["x"] * 4 + ["y"] * 4
+    with pytest.warns(FewUnitsWarning, match=r"^1 of 2 strata have fewer than 5 items that can change the value "
+                                             r"\(smallest 1\): .* \(none of it in a stratum of 1\)"):
+        r = sis.krippendorff_alpha(rows, ci=sis.Bootstrap(n=1000, seed=0, strata=strata))
+    jack = _leave_out(rows, [[i] for i in range(20)])
+    assert _satterthwaite(jack[:12], strata[:12]) == pytest.approx(10.0, abs=1e-12)  # one varying stratum: n_x - 1
+    assert r.details["t_dof"] == pytest.approx(10.0, abs=1e-12)
+    lo, hi = _bca_t_by_hand(r.details["replicates"], r.value, jack, 10)
+    assert (r.ci_low, r.ci_high) == pytest.approx((lo, hi), abs=1e-12)
+    with warnings.catch_warnings():  # Fleiss' chance term counts single ratings: y has 5 items that count
+        warnings.simplefilter("error", FewUnitsWarning)
+        f = _quiet(sis.fleiss_kappa, rows, ci=sis.Bootstrap(n=200, seed=0, strata=strata))
+    assert not any("strata have fewer than" in w for w in f.warnings)
+
+
+_CLUSTERS = [[2 * c, 2 * c + 1] for c in range(6)] + [[12, 13], [14, 15], [16, 17]]  # 6 pairable, 3 single
+
+
+def test_stratified_cluster_factor_counts_the_informative_clusters_per_stratum():
+    """6 clusters of pairable items and 3 of single ratings in 2 strata (x: 3 + 2, y: 3 + 1): the Student-t factor
+    takes the 6 informative clusters' strata, 3 and 3: d = 36 / (9/2 + 9/2) = 4 df and U / (U - H) = 6 / 4 (it took
+    d = 81 / (25/4 + 16/3) and 9 / 7 from all 9 clusters)."""
+    rows = _PAIRED + _SINGLE[:6]
+    cluster = [c for c, items in enumerate(_CLUSTERS) for _ in items]
+    cl_strata = ["x", "x", "x", "y", "y", "y", "x", "x", "y"]
+    strata = [cl_strata[c] for c in cluster]
+    kw = dict(n=500, seed=3, design="cluster", cluster=cluster, strata=strata, method="basic")
+    with pytest.warns(FewUnitsWarning, match=r"^6 clusters resampled .* \(Student-t correction with 4 df and the "
+                                             r"variance ratio U / \(U - H\) = 1\.5 of 2 strata applied\)"):
+        r = sis.krippendorff_alpha(rows, ci=sis.Bootstrap(**kw))
+    raw = _quiet(sis.krippendorff_alpha, rows, ci=sis.Bootstrap(**kw, few_units="none"))
+    factor = stats.t.ppf(0.975, 4) / ndtri(0.975) * np.sqrt(6 / 4)
+    assert r.details["few_units_factor"] == pytest.approx(factor, rel=1e-12)
+    assert (r.ci_low, r.ci_high) == pytest.approx((r.value - factor * (r.value - raw.ci_low),
+                                                   r.value + factor * (raw.ci_high - r.value)), abs=1e-12)
+
+
+def test_the_cluster_jackknife_leaves_out_clusters_that_cannot_change_alpha():
+    """BCa's acceleration and bca-t's df over the 6 clusters of pairable items: the 3 clusters of single ratings
+    have alpha itself as their leave-one-out value and were units of the acceleration (-0.00471 with them,
+    -0.00671 without) and of the df (8, now 5, the few-clusters rule's count)."""
+    rows = _PAIRED + _SINGLE[:6]
+    cluster = [c for c, items in enumerate(_CLUSTERS) for _ in items]
+    jack = _leave_out(rows, _CLUSTERS)
+    for method, dof in (("bca-t", 5), ("bca", None)):
+        cfg = sis.Bootstrap(n=1000, seed=4, design="cluster", cluster=cluster, method=method, few_units="none")
+        r = _quiet(sis.krippendorff_alpha, rows, ci=cfg)
+        assert np.all(jack[6:] == pytest.approx(r.value, abs=1e-15))
+        reps = r.details["replicates"]
+        lo, hi = _bca_t_by_hand(reps, r.value, jack[:6], dof if dof else np.inf)
+        assert (r.ci_low, r.ci_high) == pytest.approx((lo, hi), abs=1e-12)
+        assert abs(_bca_t_by_hand(reps, r.value, jack, dof if dof else np.inf)[0] - lo) > 1e-6  # with all 9
+        assert r.details.get("t_dof") == dof
+    d6, d9 = jack[:6].mean() - jack[:6], jack.mean() - jack
+    assert np.sum(d6**3) / (6 * np.sum(d6**2) ** 1.5) == pytest.approx(-0.006710158258612, abs=1e-12)
+    assert np.sum(d9**3) / (6 * np.sum(d9**2) ** 1.5) == pytest.approx(-0.004712456883829, abs=1e-12)
+
+
+def test_fleiss_keeps_its_clusters_of_single_ratings_in_the_jackknife_and_leaves_out_unrated_ones():
+    """Fleiss' chance term counts single ratings: their clusters move kappa (leave-one-out values differ from it) and
+    stay units (9 clusters, t_8). Two clusters of unrated items cannot move it and are left out (they gave 10 df)."""
+    rows = _PAIRED + _SINGLE[:6] + [[None, None, None]] * 4
+    units = _CLUSTERS + [[18, 19], [20, 21]]
+    cluster = [c for c, items in enumerate(units) for _ in items]
+    jack = _leave_out(rows, units, sis.fleiss_kappa)
+    cfg = sis.Bootstrap(n=1000, seed=5, design="cluster", cluster=cluster, method="bca-t", few_units="none")
+    r = _quiet(sis.fleiss_kappa, rows, ci=cfg)
+    assert np.all(np.abs(jack[6:9] - r.value) > 1e-4) and np.all(jack[9:] == pytest.approx(r.value, abs=1e-15))
+    assert r.details["t_dof"] == 8
+    lo, hi = _bca_t_by_hand(r.details["replicates"], r.value, jack[:9], 8)
+    assert (r.ci_low, r.ci_high) == pytest.approx((lo, hi), abs=1e-12)
