@@ -44,6 +44,7 @@ from softirr_stats.uncertainty import (
     bca_p_value,
     draw_weights,
     excluded_estimate,
+    few_items_analytic_note,
     few_items_note,
     few_units_factor,
     jackknife_strata,
@@ -420,10 +421,12 @@ def _moving_items(stat_a: Statistic, stat_b: Statistic, lay: _Layout) -> np.ndar
     return moves
 
 
-def _few_items_of_difference(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout,
+def _few_items_of_difference(stat_a: Statistic, stat_b: Statistic, cfg: "Bootstrap | Analytic", lay: _Layout,
                              counts: tuple[int, int]) -> str:
     """The few-items note of the difference: the inputs' own note (:func:`few_items_note`) on the smaller of the
-    two samples' counts (:func:`_interval_units`), naming both counts when the items are not all shared."""
+    two samples' counts (:func:`_interval_units`), naming both counts when the items are not all shared; for the
+    delta method (``Analytic``) the same note for an interval that resamples nothing
+    (:func:`~softirr_stats.uncertainty.few_items_analytic_note`)."""
     n_a, n_b = counts
     units = min(n_a, n_b)
     where = ""
@@ -434,9 +437,11 @@ def _few_items_of_difference(stat_a: Statistic, stat_b: Statistic, cfg: Bootstra
         where = (f" in {which} of the two {kind} samples (a: {n_a} {stat_a.unit_name}, b: {n_b}{shared}; each "
                  "coefficient's interval, and so the difference's, rests on its own sample)")
     names = {stat_a.unit_name, stat_b.unit_name}
+    unit = names.pop() if len(names) == 1 else "items"
+    if isinstance(cfg, Analytic):
+        return few_items_analytic_note(units, unit, where=where)
     caveat = "; ".join(dict.fromkeys(c for c in (stat_a.few_items_caveat, stat_b.few_items_caveat) if c))
-    return few_items_note(units, BOOTSTRAP_DESIGNS[cfg.design], unit=names.pop() if len(names) == 1 else "items",
-                          caveat=caveat, where=where)
+    return few_items_note(units, BOOTSTRAP_DESIGNS[cfg.design], unit=unit, caveat=caveat, where=where)
 
 
 def _unit_strata(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout,
@@ -718,7 +723,14 @@ def _analytic_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic,
         notes.append(said)
         test = "none (no delta-method variance)"
         warnings.warn(f"compare({labels[0]}, {labels[1]}): {said}", DegenerateWarning, stacklevel=user_stacklevel())
-    details = {"test": test, "analytic_form": form, "analytic_df": df, "kind": kind}
+    # few items: the bootstrap comparison's note and count (per sample, the items that can change the difference)
+    lay = _layout(stat_a, stat_b, False, apart)
+    counts = _interval_units(stat_a, stat_b, lay)
+    items_note = _few_items_of_difference(stat_a, stat_b, cfg, lay, counts) if math.isfinite(lo) else ""
+    if items_note:
+        notes.append(items_note)
+        warnings.warn(items_note, FewUnitsWarning, stacklevel=user_stacklevel())
+    details = {"test": test, "analytic_form": form, "analytic_df": df, "kind": kind, "interval_items": counts}
     return ComparisonResult(labels[0], labels[1], float(a.value), float(b.value), float(diff),
                             float(_ratio(a.value, b.value)), lo, hi, se, cfg.level, p, f"{kind} delta method",
                             "analytic", paired, len(items_a), len(items_b), len(common), tuple(notes), details)

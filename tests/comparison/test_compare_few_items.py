@@ -9,6 +9,7 @@ degrees of freedom: the items that can change the difference less one (``interva
 jackknife's Satterthwaite df with ``strata=`` (docs/coverage.md, "Items with a single rating").
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -164,6 +165,54 @@ def test_a_constant_b_gives_as_own_interval_shifted_with_single_ratings_and_with
         assert (r.ci_low, r.ci_high) == pytest.approx((a.ci_low - 1.0, a.ci_high - 1.0), abs=1e-12)
         assert r.details["t_dof"] == pytest.approx(a.details["t_dof"], rel=1e-12)
     assert "Satterthwaite, 4 strata" in r.details["interval_rule"]
+
+
+def _analytic(ids_a, ids_b, **kw):
+    return sis.compare(sis.fleiss_kappa(_table(ids_a, 1)), sis.fleiss_kappa(_table(ids_b, 2)), ci="analytic", **kw)
+
+
+@pytest.mark.parametrize(("ids_a", "ids_b", "counts", "where"), [
+    (range(12), range(12), (12, 12), ""),
+    (range(12), range(100, 112), (12, 12), " in each of the two independent samples (a: 12 items, b: 12;"),
+    (range(12), range(100, 140), (12, 40), " in the smaller of the two independent samples (a: 12 items, b: 40;"),
+])
+def test_the_analytic_comparison_says_it_rests_on_few_items_as_the_bootstrap_does(ids_a, ids_b, counts, where):
+    """ci="analytic" said nothing below 20 items while the bootstrap comparison of the same inputs did: the same
+    count per sample and the same wording, for an interval that resamples nothing; the interval is unchanged."""
+    with pytest.warns(sis.FewUnitsWarning, match=r"behind the delta-method interval"):
+        r = _analytic(ids_a, ids_b)
+    boot = _compare(ids_a, ids_b)
+    (note,) = _few(r)
+    head = f"{min(counts)} items behind the delta-method interval {FEW}{where}"
+    assert note.startswith(head), note
+    (boot_note,) = _few(boot)  # the bootstrap's note, "resampled" for "behind the delta-method interval"
+    assert boot_note.split("): with so few")[0] == note.split("): its variance")[0].replace(
+        "behind the delta-method interval", "resampled")
+    assert r.details["interval_items"] == boot.details["interval_items"] == counts
+    assert note.endswith("read it as rough, and rate more items where a conclusion rests on it")
+
+
+def test_the_analytic_note_counts_the_items_that_can_change_the_difference():
+    """Alpha and percent agreement on 22 items, 5 with one rating: 17 items can change either (the bootstrap
+    comparison's count: the items with two ratings or more, counted from the table)."""
+    x = _singles()
+    assert int(np.sum((x != None).sum(axis=1) >= 2)) == 17  # noqa: E711 - elementwise test for missing cells
+    ann = sis.Annotations.from_wide(x.tolist())
+    a, b = sis.krippendorff_alpha(ann), sis.percent_agreement(ann)
+    with pytest.warns(sis.FewUnitsWarning, match=r"^17 items behind the delta-method interval \(fewer than 20\):"):
+        r = sis.compare(a, b, ci="analytic")
+    assert r.details["interval_items"] == (17, 17)
+    with warnings.catch_warnings():  # 22 items that can change Fleiss' kappa beside alpha: no note
+        warnings.simplefilter("error", sis.FewUnitsWarning)
+        f = sis.compare(a, sis.fleiss_kappa(ann), ci="analytic")
+    assert f.details["interval_items"] == (22, 22) and _few(f) == []
+
+
+def test_twenty_items_or_more_and_no_interval_give_no_analytic_note():
+    assert _few(_analytic(range(20), range(100, 125))) == []
+    one = sis.compare(sis.fleiss_kappa(_table(range(1), 1)), sis.fleiss_kappa(_table(range(100, 130), 2)),
+                      ci="analytic")
+    assert math.isnan(one.ci_low) and _few(one) == []  # no interval to read as rough
 
 
 def test_stratified_bca_t_of_the_difference_counts_the_items_that_can_change_it():
