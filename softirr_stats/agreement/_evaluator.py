@@ -475,7 +475,9 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, 
     t0 = time.perf_counter()
     d = rating_layout(ann)
     if not d.pairable.any():
-        raise ValueError("no item has two or more ratings: agreement is undefined (no pairable item)")
+        one = (f"; the annotations have a single rater ({ann.raters[0]!r}): agreement needs two or more (a "
+               "single-rater replication is compared with another by cross_kappa)") if ann.n_raters == 1 else ""
+        raise ValueError(f"no item has two or more ratings: agreement is undefined (no pairable item){one}")
     support = d.support
     notes: list[str] = []
     uses_chance = family.chance == "support"

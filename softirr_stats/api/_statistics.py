@@ -41,7 +41,7 @@ from softirr_stats.agreement import (
     xrr_prepare,
 )
 from softirr_stats.base._validation import check_choice, check_positive_int
-from softirr_stats.data import Annotations
+from softirr_stats.data import Annotations, single_rater_replication
 from softirr_stats.uncertainty import attach_interval, check_ci
 
 __all__ = ["multilabel_agreement", "cross_kappa", "check_distance_options", "distance_agreement", "span_agreement"]
@@ -151,6 +151,9 @@ def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = 
         Two replications of the same annotation task; items are matched by id, and items
         rated in only one replication are ignored (``details["n_items_only_x"]`` / ``_y``).
         The vocabularies may differ: distances live on their union (``details["vocabulary"]``).
+        A replication may have a single rater (one expert against a crowd): give it as a wide
+        table with one column (a long table: ``df.pivot(index="item", columns="rater",
+        values="label")``); its IRR is then nan, and so is ``normalized``.
     similarity : None, estimator, callable or matrix over the union vocabulary
         Distance ``1 - s``; None is exact matching (nominal).
     level : {"nominal", "interval", "ratio"}
@@ -182,7 +185,8 @@ def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = 
     check_choice("level", level, XRR_LEVELS)
     check_choice("item_weights", item_weights, ITEM_WEIGHTS)
     check_ci(ci, analytic=False, rater_designs="the two replications have different raters")
-    ax, ay = as_annotations(ann_x), as_annotations(ann_y)
+    with single_rater_replication():  # kappa_x is defined for a replication of one rater; nothing else is
+        ax, ay = as_annotations(ann_x), as_annotations(ann_y)
     data = match_replications(ax, ay)
     sim = level_similarity(data.union, level, similarity)
     prep = xrr_prepare(data, sim, item_weights)

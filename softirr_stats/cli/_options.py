@@ -611,21 +611,26 @@ def _note_flags(note: str) -> str:
 
 def read(files: Path | Sequence[Path], item: str = "item", rater: str = "rater", label: str = "label",
          na_values: Sequence[str] | None = None, input_format: str | None = None,
-         options: dict[str, Any] | None = None, categories: str | None = None) -> tuple[Any, list[str]]:
+         options: dict[str, Any] | None = None, categories: str | None = None, *,
+         replication: bool = False) -> tuple[Any, list[str]]:
     """Read annotations (one file, or several per-annotator exports merged); returns ``(ann, notes)``.
 
     Every input problem becomes one line naming the file and the flags (exit 2). ``categories``:
     the ``--categories`` text, declared as the full category set (:func:`declare_categories`).
+    ``replication``: the file is one replication of ``compare --cross-replication``, which may hold a
+    single rater (one expert against a crowd); every other reading refuses one.
     """
     cats = categories_list(categories)
-    ann, notes = _read(files, item, rater, label, na_values, input_format, options)
+    ann, notes = _read(files, item, rater, label, na_values, input_format, options, replication)
     paths = [files] if isinstance(files, Path) else list(files)
     return declare_categories(ann, cats, ", ".join(str(p) for p in paths)), notes
 
 
 def _read(files: Path | Sequence[Path], item: str, rater: str, label: str, na_values: Sequence[str] | None,
-          input_format: str | None, options: dict[str, Any] | None) -> tuple[Any, list[str]]:
+          input_format: str | None, options: dict[str, Any] | None,
+          replication: bool = False) -> tuple[Any, list[str]]:
     from softirr_stats.analysis import read_input
+    from softirr_stats.data import single_rater_replication
 
     paths = [files] if isinstance(files, Path) else list(files)
     if not paths:
@@ -634,10 +639,10 @@ def _read(files: Path | Sequence[Path], item: str, rater: str, label: str, na_va
         if not p.exists():
             fail(f"FILE {p} does not exist")
     what = ", ".join(map(str, paths))
-    with reading_files(paths):
+    with reading_files(paths), single_rater_replication() if replication else contextlib.nullcontext():
         ann, notes = read_input(paths if len(paths) > 1 else paths[0], item=item, rater=rater, label=label,
                                 format=input_format, na_values=split(na_values), **(options or {}))
-    if getattr(ann, "n_raters", 2) == 1:  # say why agreement is undefined before the table says it is
+    if getattr(ann, "n_raters", 2) == 1 and not replication:  # say why agreement is undefined before the table says it is
         notes = [f"DegenerateWarning: {what} has one annotator ({ann.raters[0]!r}); agreement needs two or more: add the other "
                  f"annotators' exports (softirr {_command()} {what} OTHER_EXPORT ...)", *notes]
     return ann, [_note_flags(n) for n in notes]

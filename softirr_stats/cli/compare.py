@@ -249,7 +249,8 @@ def command(
     opts = reader_options(field, layer, feature, None, reader_option)
     anns, notes = [], []
     for f in files:
-        ann, said = read(f, item, rater, label, na_values, input_format, opts, categories)
+        ann, said = read(f, item, rater, label, na_values, input_format, opts, categories,
+                         replication=mode == "--cross-replication")
         anns.append(ann)
         notes += said
     ann = anns[0]

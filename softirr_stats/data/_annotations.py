@@ -4,12 +4,14 @@ Everything downstream works on the integer matrix ``codes`` (items x raters, ``-
 missing rating) and the tuple ``vocabulary``; labels are encoded once, here.
 """
 
+import contextlib
+import contextvars
 import math
 import numbers
 import sys
 import unicodedata
 import warnings
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -20,9 +22,45 @@ from softirr_stats.data._labels import check_labels, check_names
 if TYPE_CHECKING:  # pandas (about half a second to import) loads when labels are first encoded
     import pandas as pd
 
-__all__ = ["Annotations", "LabelKind", "UnpairableItemsWarning"]
+__all__ = ["Annotations", "LabelKind", "UnpairableItemsWarning", "single_rater_replication"]
 
 LabelKind = Literal["categorical", "numeric", "set"]
+
+#: True inside :func:`single_rater_replication`: annotations built there may hold a single rater
+_SINGLE_RATER_OK: contextvars.ContextVar[bool] = contextvars.ContextVar("softirr_single_rater_ok", default=False)
+
+#: how a single rater's table reaches the one statistic defined for it (the refusal of a single rater says it)
+SINGLE_RATER_WAY = ("one replication of a cross-replication study may have a single rater (one expert against a "
+                    "crowd): give its table to sis.cross_kappa as a wide table, a row per item and one column (for a "
+                    "long table: df.pivot(index='item', columns='rater', values='label')), or read it with softirr "
+                    "compare X Y --cross-replication")
+
+
+@contextlib.contextmanager
+def single_rater_replication() -> Iterator[None]:
+    """Annotations built inside the block may hold a single rater: one replication of a cross-replication study.
+
+    ``kappa_x = 1 - d_o / d_e`` compares the ratings of two replications, so one of them may be a single rater
+    (one expert against a crowd; Wong, Paritosh & Aroyo 2021). Only ``cross_kappa`` and ``softirr compare
+    --cross-replication`` read their replications inside this block; everywhere else the constructors refuse a
+    single rater, and the coefficients refuse a single-rater ``Annotations`` (no item has two ratings).
+
+    Examples
+    --------
+    >>> with single_rater_replication():
+    ...     one = Annotations.from_wide([["a"], ["b"]], raters=["expert"])
+    >>> one.n_raters
+    1
+    >>> Annotations.from_wide([["a"], ["b"]], raters=["expert"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: agreement needs at least two raters; got 1 (['expert']); one replication ...
+    """
+    token = _SINGLE_RATER_OK.set(True)
+    try:
+        yield
+    finally:
+        _SINGLE_RATER_OK.reset(token)
 
 
 class UnpairableItemsWarning(SoftIRRWarning):
@@ -403,10 +441,11 @@ class Annotations:
         n_items, n_raters = codes.shape
         if n_items == 0:
             raise ValueError("annotations are empty: no item has a rating")
-        if n_raters < 2:
+        if n_raters < 2 and not (n_raters == 1 and _SINGLE_RATER_OK.get()):
             raise ValueError(
                 f"agreement needs at least two raters; got {n_raters}"
                 + (f" ({list(raters)!r})" if raters is not None else "")
+                + (f"; {SINGLE_RATER_WAY}" if n_raters == 1 else "")
             )
         self._codes = np.ascontiguousarray(codes, dtype=np.int32)
         self._codes.setflags(write=False)

@@ -200,3 +200,51 @@ def test_normalized_needs_positive_irrs_and_single_rater_replication():
     assert any("IRR_X is undefined" in m for m in messages)
     assert any("normalized kappa_x is undefined" in m for m in messages)
     assert np.isnan(r1.irr_x) and np.isnan(r1.normalized) and np.isfinite(r1.value)
+
+
+# one replication of a single rater (one expert against a crowd): kappa_x is defined, IRR_Y and normalized are not
+_CROWD = [["A", "A"], ["B", "B"], ["A", "B"], ["A", "A"], ["B", "A"]]
+_EXPERT = ["A", "B", "B", "A", "A"]
+
+
+def test_single_rater_replication_as_a_one_column_wide_table():
+    import pandas as pd
+
+    ax = Annotations.from_wide(_CROWD, items=range(1, 6), raters=["a", "b"])
+    long = pd.DataFrame({"item": range(1, 6), "rater": "expert", "label": _EXPERT})
+    wide = long.pivot(index="item", columns="rater", values="label")  # the way the refusal names
+    with pytest.warns(DegenerateWarning, match="IRR_Y is undefined: replication Y has a single rater"):
+        r = cross_kappa(ax, wide)
+    # by hand: d_o = mean of (0, 0, 1/2, 0, 1/2) (3 ratings per item: equal weights) = 1/5; d_e = (6 A x 2 B +
+    # 4 B x 3 A) / (10 x 5) = 24/50; kappa_x = 1 - (1/5) / (24/50) = 7/12
+    assert r.value == pytest.approx(7 / 12, abs=1e-12)
+    assert r.details["d_o"] == pytest.approx(0.2, abs=1e-12) and r.details["d_e"] == pytest.approx(0.48, abs=1e-12)
+    assert np.isnan(r.irr_y) and np.isnan(r.normalized) and r.irr_x == pytest.approx(0.25, abs=1e-12)
+    # the same expert as a second, empty column (accepted before) gives the same numbers
+    padded = _quiet(cross_kappa, ax, Annotations.from_wide([[e, None] for e in _EXPERT], items=range(1, 6)))
+    assert padded.value == pytest.approx(r.value, abs=1e-12)
+    # swapping the replications: the single rater is X
+    assert _quiet(cross_kappa, wide, ax).value == pytest.approx(7 / 12, abs=1e-12)
+
+
+def test_single_rater_is_still_refused_outside_cross_kappa():
+    import pandas as pd
+
+    long = pd.DataFrame({"item": range(1, 6), "rater": "expert", "label": _EXPERT})
+    with pytest.raises(ValueError, match=r"at least two raters; got 1 \(\['expert'\]\); one replication .*cross_kappa"):
+        Annotations.from_long(long)
+    with pytest.raises(ValueError, match="at least two raters; got 1"):
+        sis.fleiss_kappa(long.pivot(index="item", columns="rater", values="label"))
+    with pytest.raises(ValueError, match="at least two raters; got 1"):
+        Annotations.from_wide([[e] for e in _EXPERT])
+    from softirr_stats.data import single_rater_replication
+
+    with single_rater_replication():
+        one = Annotations.from_long(long)
+    assert one.n_raters == 1
+    with pytest.raises(ValueError, match=r"single rater \('expert'\): agreement needs two or more"):
+        sis.krippendorff_alpha(one)
+    with single_rater_replication():  # the block does not outlive itself
+        pass
+    with pytest.raises(ValueError, match="at least two raters"):
+        Annotations.from_long(long)

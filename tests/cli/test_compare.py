@@ -717,3 +717,23 @@ def test_two_small_studies_are_flagged_by_the_smaller_study(run_cli, write_ratin
     with pytest.warns(sis.FewUnitsWarning):  # the Python API's note, word for word
         r = sis.compare(a, b, ci=sis.Bootstrap(n=400), labels=("one.csv", "longer.csv"))
     assert [w for w in r.warnings if "(fewer than 20)" in w][0] in said
+
+
+def test_cross_replication_takes_a_single_rater_replication(tmp_path, run_cli):
+    """One expert against a crowd: the expert's file has one rater, kappa_x is defined (IRR_Y is not)."""
+    x, y = tmp_path / "x2.csv", tmp_path / "y1.csv"
+    x.write_text("item,rater,label\n1,a,A\n1,b,A\n2,a,B\n2,b,B\n3,a,A\n3,b,B\n4,a,A\n4,b,A\n5,a,B\n5,b,A\n")
+    y.write_text("item,rater,label\n1,expert,A\n2,expert,B\n3,expert,B\n4,expert,A\n5,expert,A\n")
+    code, out, err = run_cli("compare", x, y, "--cross-replication", "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    row = d["results"][0]
+    assert row["value"] == pytest.approx(7 / 12, abs=1e-12)  # 1 - (1/5) / (24/50), by hand
+    py = sis.cross_kappa(sis.read_annotations(x), pd.read_csv(y, dtype=str).pivot(index="item", columns="rater",
+                                                                                values="label"))
+    assert row["value"] == pytest.approx(py.value, abs=1e-12) and row["irr_x"] == pytest.approx(py.irr_x, abs=1e-12)
+    assert row["irr_y"] is None and row["normalized"] is None
+    assert any("IRR_Y is undefined: replication Y has a single rater" in w for w in d["meta"]["warnings"])
+    assert not any("has one annotator" in w for w in d["meta"]["warnings"])
+    code, _, err = run_cli("agree", y, "--bootstrap", "0")  # elsewhere a single rater is still refused
+    assert code == 2 and "agreement needs at least two raters; got 1" in err
