@@ -223,7 +223,43 @@ def cross_kappa(ann_x: Any, ann_y: Any, *, similarity: Any = None, level: str = 
                  "vocabulary": union.vocabulary},
         normalized=norm, irr_x=irr_x, irr_y=irr_y,
     )
-    return attach_interval(result, prep, ci)
+    out = attach_interval(result, prep, ci)
+    note = _normalized_interval_note(out.details)
+    if note:
+        warnings.warn(note, DegenerateWarning, stacklevel=2)
+        out = replace(out, warnings=(*out.warnings, note))
+    return out
+
+
+#: above this share of undefined normalised replicates, the normalised interval is said not to be reliable
+_NORMALIZED_NAN_SHARE = 0.10
+
+
+def _normalized_interval_note(details: dict) -> str:
+    """What the normalised kappa_x interval leaves out: the replicates where IRR_X <= 0 or IRR_Y <= 0 (nan), so the
+    interval is conditional on both IRRs being positive in the resample; '' where none was left out (or no
+    interval was asked for, or none exists).
+
+    Examples
+    --------
+    >>> _normalized_interval_note({"normalized_replicates": np.array([0.5, np.nan, 0.7, 0.6]),
+    ...                           "normalized_n_nan_replicates": 1})  # doctest: +ELLIPSIS
+    'normalized kappa_x interval: 1 of 4 bootstrap replicates (25.0%) had IRR_X <= 0 or IRR_Y <= 0 ... not reliable...'
+    >>> _normalized_interval_note({"normalized_replicates": np.array([0.5, 0.7]), "normalized_n_nan_replicates": 0})
+    ''
+    """
+    n_nan = details.get("normalized_n_nan_replicates", 0)
+    reps = details.get("normalized_replicates")
+    if not n_nan or reps is None or n_nan == len(reps):  # all undefined: the point value's note says why
+        return ""
+    share = n_nan / len(reps)
+    text = (f"normalized kappa_x interval: {n_nan} of {len(reps)} bootstrap replicates ({share:.1%}) had IRR_X <= 0 "
+            "or IRR_Y <= 0 in the resample (normalized undefined) and were left out, so the interval is conditional "
+            "on both IRRs being positive")
+    if share > _NORMALIZED_NAN_SHARE:
+        text += (f"; with more than {_NORMALIZED_NAN_SHARE:.0%} of the replicates left out it is not reliable: report "
+                 "kappa_x's interval, and the normalized value without one")
+    return text
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1275,7 +1275,8 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
 
     Outputs a statistic lists in ``extra_outputs`` (e.g. the normalised kappa_x) get their
     replicates and percentile interval in ``details`` (``{name}_replicates``, ``{name}_ci_low``,
-    ``{name}_ci_high``).
+    ``{name}_ci_high``), and the count of their undefined (nan) replicates, left out of that
+    interval (``{name}_n_nan_replicates``).
 
     Parameters
     ----------
@@ -1313,7 +1314,8 @@ def attach_bootstrap(result: AgreementResult, stat: Statistic, cfg: Bootstrap) -
     for name in stat.extra_outputs:
         if name in reps:
             lo, hi = percentile_interval(reps[name], cfg.level)
-            details.update({f"{name}_replicates": reps[name], f"{name}_ci_low": lo, f"{name}_ci_high": hi})
+            details.update({f"{name}_replicates": reps[name], f"{name}_ci_low": lo, f"{name}_ci_high": hi,
+                            f"{name}_n_nan_replicates": int(np.isnan(reps[name]).sum())})
     if cfg.method == "auto" and stat.judged_pairs:  # prediction-powered: validated with percentile
         cfg = replace(cfg, method="percentile")
         details["interval_rule"] = ("method='auto': percentile (a prediction-powered estimate: its bootstrap "

@@ -248,3 +248,48 @@ def test_single_rater_is_still_refused_outside_cross_kappa():
         pass
     with pytest.raises(ValueError, match="at least two raters"):
         Annotations.from_long(long)
+
+
+def _noisy_replications():
+    """X (3 raters) and Y (2 noisy raters) of 20 items, a fifth of the ratings missing: Y's IRR is often <= 0 on a
+    resample, so the normalised kappa_x is undefined there."""
+    import pandas as pd
+
+    rng = np.random.default_rng(11)
+    truth = rng.integers(1, 6, size=20)
+
+    def rep(raters, shift):
+        rows = [(f"it{i}", r, int(np.clip(truth[i] + rng.integers(-shift, shift + 1), 1, 5)))
+                for i in range(20) for r in raters if rng.random() > 0.2]
+        return Annotations.from_long(pd.DataFrame(rows, columns=["item", "rater", "label"]))
+
+    return rep(["x1", "x2", "x3"], 1), rep(["y1", "y2"], 2)
+
+
+def test_normalized_interval_counts_and_warns_about_the_replicates_it_leaves_out():
+    ax, ay = _noisy_replications()
+    with pytest.warns(DegenerateWarning, match=r"normalized kappa_x interval: \d+ of 1000 bootstrap replicates") as rec:
+        r = cross_kappa(ax, ay, ci=sis.Bootstrap(n=1000, seed=1, method="percentile"))
+    reps = r.details["normalized_replicates"]
+    n_nan = int(np.isnan(reps).sum())
+    assert r.details["normalized_n_nan_replicates"] == n_nan and n_nan > 100  # about 31% of them
+    kappa_reps = r.details["replicates"]
+    assert np.isfinite(kappa_reps).all() and r.details["n_nan_replicates"] == 0  # kappa_x itself is always defined
+    kept = np.isfinite(reps)  # the interval is the percentile interval of the replicates left in
+    lo, hi = np.percentile(reps[kept], [2.5, 97.5])
+    assert (r.details["normalized_ci_low"], r.details["normalized_ci_high"]) == (
+        pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12))
+    said = [str(w.message) for w in rec if "normalized kappa_x interval" in str(w.message)]
+    assert len(said) == 1 and f"{n_nan} of 1000" in said[0] and f"({n_nan / 1000:.1%})" in said[0]
+    assert "conditional on both IRRs being positive" in said[0] and "not reliable" in said[0]
+    assert said[0] in r.warnings
+
+
+def test_normalized_interval_without_left_out_replicates_says_nothing():
+    x = Annotations.from_wide([["a", "a", "a"], ["b", "b", "b"], ["a", "a", "b"], ["b", "b", "b"], ["a", "a", "a"],
+                               ["b", "a", "b"]] * 4)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        r = cross_kappa(x, x, ci=sis.Bootstrap(n=200, seed=0))
+    assert r.details["normalized_n_nan_replicates"] == 0
+    assert not any("normalized kappa_x interval" in str(w.message) for w in rec)
