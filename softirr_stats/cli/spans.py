@@ -163,7 +163,9 @@ def command(
     table: Annotated[str, typer.Option(
         "--table", help="the table printed: pairs (each annotator pair, then the mean), types (F1 per span type, "
                         "bratiaa's agreement per label) or documents (F1 per document, bratiaa's agreement per "
-                        "document); json holds all three (results = the pairs, by_type, by_document)")] = "pairs",
+                        "document), each the mean over the pairs with a span of the type / in the document (bratiaa "
+                        "gives nan where some pair has none); json holds all three (results = the pairs, by_type, "
+                        "by_document)")] = "pairs",
 ) -> None:
     """Span agreement: pairwise F1 between annotators (Hripcsak & Rothschild 2005), exact or overlap
     matching, per annotator pair, per type (--table types) and per document (--table documents), with a

@@ -606,3 +606,46 @@ def test_names_that_print_alike_are_kept_apart_with_a_warning(column, other, wha
     with warnings.catch_warnings():
         warnings.simplefilter("error", sis.data.LabelWarning)
         span_table(frame(rows))
+
+
+def test_pairs_without_a_span_of_a_type_or_in_a_document_are_left_out_where_bratiaa_gives_nan(tmp_path):
+    """Only A marks LOC (and only C MISC); only A marks a span in doc2: those pairs' F1 is 0/0. bratiaa averages
+    over every pair (nan); here the mean and SD are over the pairs with a span there (docs/span_agreement.md)."""
+    import bratiaa
+
+    txt = "Maria Gomez met Acme in Rome.\n"
+    anns = {"A": "T1\tPER 0 11\tMaria Gomez\nT2\tORG 16 20\tAcme\nT3\tLOC 24 28\tRome\n",
+            "B": "T1\tPER 0 11\tMaria Gomez\nT2\tORG 16 20\tAcme\n",
+            "C": "T1\tPER 0 11\tMaria Gomez\nT2\tMISC 16 20\tAcme\n"}
+    for who, a in anns.items():
+        (tmp_path / who).mkdir()
+        (tmp_path / who / "doc1.txt").write_text(txt)
+        (tmp_path / who / "doc1.ann").write_text(a)
+        (tmp_path / who / "doc2.txt").write_text("Peter.\n")
+        (tmp_path / who / "doc2.ann").write_text("T1\tPER 0 5\tPeter\n" if who == "A" else "")
+    (tmp_path / "annotation.conf").write_text("[entities]\nPER\nORG\nLOC\nMISC\n[relations]\n[events]\n[attributes]\n")
+    theirs = bratiaa.compute_f1_agreement(str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = sis.span_agreement(tmp_path)
+    assert r.value == float(theirs.mean_sd_total()[0])  # the total is the same
+    by_type = r.by_type.set_index("type")
+    mean, sd = theirs.mean_sd_per_label()
+    for label, m, s in zip(theirs.labels, mean, sd, strict=True):
+        if label in ("LOC", "MISC"):  # bratiaa: nan; here A~B and A~C (LOC) or A~C and B~C (MISC), F1 0 each
+            assert np.isnan(m) and np.isnan(s)
+            assert (by_type.loc[label, "f1"], by_type.loc[label, "sd"], by_type.loc[label, "n_pairs"]) == (0.0, 0.0, 2)
+        else:  # every pair has a span of the type: the same numbers
+            assert by_type.loc[label, "n_pairs"] == 3
+            assert by_type.loc[label, "f1"] == pytest.approx(m, abs=1e-12)
+            assert by_type.loc[label, "sd"] == pytest.approx(s, abs=1e-12)
+    # by hand: ORG F1 per pair A~B 1, A~C 0 (C typed Acme MISC), B~C 0 -> mean 1/3; PER 2/3 (A~B, A~C: 2*1/(2+1)), 1
+    assert by_type.loc["ORG", "f1"] == pytest.approx(1 / 3, abs=1e-12)
+    assert by_type.loc["PER", "f1"] == pytest.approx((2 / 3 + 2 / 3 + 1) / 3, abs=1e-12)
+    by_doc = r.by_document.set_index("document")
+    mean, sd = theirs.mean_sd_per_document()
+    doc = dict(zip(theirs.documents, zip(mean, sd, strict=True), strict=True))
+    assert by_doc.loc["doc1", "f1"] == pytest.approx(doc["doc1.ann"][0], abs=1e-12)
+    assert by_doc.loc["doc1", "sd"] == pytest.approx(doc["doc1.ann"][1], abs=1e-12)
+    assert np.isnan(doc["doc2.ann"][0])  # bratiaa: B~C have no span in doc2
+    assert (by_doc.loc["doc2", "f1"], by_doc.loc["doc2", "n_pairs"]) == (0.0, 2)  # A~B, A~C: F1 0 each

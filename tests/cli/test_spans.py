@@ -144,6 +144,8 @@ def test_help_shows_the_item_form_and_the_tables(run_cli, monkeypatch):
     text = " ".join(out.split())
     assert code == 0 and "item = 'DOCUMENT:START-END'" in text and "':-'" not in text  # was eaten as markup
     assert "--table" in text and "types (F1 per span type" in text and "documents (F1 per document" in text
+    # the per-type / per-document means leave out pairs without a span there, where bratiaa's are nan
+    assert "the mean over the pairs with a span of the type / in the document (bratiaa gives nan" in text
     code, out, err = run_cli("spans", str(BRATIAA), "--table", "labels")
     assert code == 2 and out == "" and "--table" in err and "pairs, types, documents" in err
 
