@@ -40,11 +40,12 @@ from softirr_stats.agreement import (
     xrr_evaluate,
     xrr_prepare,
 )
-from softirr_stats.base._validation import check_choice, check_positive_int
+from softirr_stats.base._validation import TooFewUnitsError, check_choice, check_positive_int
 from softirr_stats.data import Annotations, single_rater_replication
 from softirr_stats.uncertainty import attach_interval, check_ci
 
-__all__ = ["multilabel_agreement", "cross_kappa", "check_distance_options", "distance_agreement", "span_agreement"]
+__all__ = ["multilabel_agreement", "cross_kappa", "check_distance_options", "distance_agreement", "read_spans",
+           "span_agreement"]
 
 XRR_LEVELS = ("nominal", "interval", "ratio")
 DISTANCE_METHODS = ("ks", "sigma")
@@ -413,12 +414,19 @@ def _check_span_rule(ann: Annotations) -> None:
                          "match='overlap') or match='overlap:<IoU>'), or read it with span_rule='exact'")
 
 
-def _span_input(spans: Any, *, format: str | None, unmatched: str | None, reader_options: dict) -> Any:
-    """A :class:`SpanTable` from a tidy DataFrame, span Annotations or a file / folder."""
+def read_spans(spans: Any, *, format: str | None, unmatched: str | None, reader_options: dict) -> Any:
+    """A :class:`SpanTable` from a tidy DataFrame, span Annotations or a file / folder (a SpanTable as it is): what
+    ``span_agreement`` reads, apart from what it computes (``softirr spans`` reads in its reading context only)."""
     from pathlib import Path
 
     from softirr_stats.data import SpanRule, read_annotations, read_table
-    from softirr_stats.spans import span_table, span_table_from_annotations
+    from softirr_stats.spans import SpanTable, span_table, span_table_from_annotations
+
+    if isinstance(spans, SpanTable):
+        if reader_options:
+            raise TypeError(f"reader options {sorted(reader_options)} apply only when ann_or_path is a path; got "
+                            "a SpanTable")
+        return spans
 
     if reader_options and not isinstance(spans, str | Path):
         raise TypeError(f"reader options {sorted(reader_options)} apply only when ann_or_path is a path; got "
@@ -465,7 +473,8 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
         :class:`Annotations` read with the exact span rule (those a reader made under the overlap rule
         are refused: pass the path); or the path of a span export
         (brat, WebAnno TSV, Label Studio, doccano, Prodigy; a CSV / TSV / JSONL span table),
-        whose reader tells who annotated which document.
+        whose reader tells who annotated which document; or a span table read already
+        (``softirr_stats.api.read_spans``).
     match : {"exact", "overlap", "overlap:<IoU>"}
         When two spans may match: identical offsets; at least one shared character; or a
         character IoU of at least the given number in (0, 1].
@@ -546,7 +555,7 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     check_choice("by", by, SPAN_BY)
     check_choice("average", average, SPAN_AVERAGES)
     cfg = check_ci(ci, analytic=False, rater_designs="the annotator pairs are fixed")
-    tab = _span_input(ann_or_path, format=format, unmatched=unmatched, reader_options=reader_options)
+    tab = read_spans(ann_or_path, format=format, unmatched=unmatched, reader_options=reader_options)
     counts = span_counts(tab, match=match, by=by, similarity=similarity)
     stat = SpanStatistic(counts, tab.documents, len(tab.annotators), average)
     sim_name = counts.similarity
@@ -557,7 +566,7 @@ def span_agreement(ann_or_path: Any, *, match: str = "exact", by: str = "type", 
     # counts and replicates that drew none of the informative ones (nan)
     keep = informative_documents(counts)
     if keep.sum() < 2:
-        raise ValueError(f"a document bootstrap needs at least 2 documents that hold a span of an annotator pair who "
+        raise TooFewUnitsError(f"a document bootstrap needs at least 2 documents that hold a span of an annotator pair who "
                          f"both annotated them (documents are the resampling unit); got {int(keep.sum())} of "
                          f"{len(tab.documents)} documents. Give more documents annotated by two or more annotators, "
                          f"or {TOO_FEW_UNITS_POINT}")

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["user_stacklevel", "check_choice", "check_level", "check_positive_int", "ModelRequiredError", "SimilarityMismatchError",
-           "SoftIRRWarning", "TooFewRatersError", "LINE_INDEX", "is_warning_text", "label_file_lines", "row_name"]
+           "SoftIRRWarning", "TooFewRatersError", "TooFewUnitsError", "LINE_INDEX", "is_warning_text", "label_file_lines", "row_name"]
 
 #: Name of the index a reader gives a table read from a file: each row labelled with its line in
 #: the file, so that :func:`row_name` can point at the line a user opens.
@@ -82,6 +82,17 @@ class TooFewRatersError(ValueError):
     Examples
     --------
     >>> issubclass(TooFewRatersError, ValueError)
+    True
+    """
+
+
+class TooFewUnitsError(ValueError):
+    """A bootstrap was asked for where fewer than two units (items, documents, clusters) can be resampled: the
+    interval cannot be formed from these data, but the point estimate can (``ci=None``; ``--bootstrap 0``).
+
+    Examples
+    --------
+    >>> issubclass(TooFewUnitsError, ValueError)
     True
     """
 

@@ -196,16 +196,23 @@ def command(
     import warnings
 
     import softirr_stats as sis
-    from softirr_stats.base._validation import TooFewRatersError
+    from softirr_stats.api import read_spans
+    from softirr_stats.base._validation import TooFewRatersError, TooFewUnitsError
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with reading_files([path]):
-            try:
-                res = sis.span_agreement(source, match=match, by=by, average=average, similarity=similarity, ci=ci,
-                                         **spans_kw)
-            except TooFewRatersError as err:  # the data cannot give the result: exit 1, not a read error
-                fail(f"{path}: {err}", EXIT_DATA)
+        with reading_files([path]):  # reading only: a failure of the computation is not one of reading
+            spans = read_spans(source, format=spans_kw.pop("format", None), unmatched=spans_kw.pop("unmatched", "O"),
+                               reader_options=spans_kw)
+        try:
+            res = sis.span_agreement(spans, match=match, by=by, average=average, similarity=similarity, ci=ci)
+        except TooFewRatersError as err:  # the data cannot give the result: exit 1, not a read error
+            fail(f"{path}: {err}", EXIT_DATA)
+        except TooFewUnitsError as err:  # the interval asked for cannot be formed: the request is at fault
+            from softirr_stats.uncertainty import TOO_FEW_UNITS_POINT
+
+            fail(f"--bootstrap {bootstrap}: {path}: "
+                 + str(err).replace(TOO_FEW_UNITS_POINT, "report the point estimate without an interval (--bootstrap 0)"))
     seen = list(dict.fromkeys([*read_notes, *res.warnings, *_unsaid(caught, res.warnings)]))
     rows = _rows(res)
     used = res.ci_method.removeprefix("bootstrap-") if ci is not None else method  # "auto" resolved for these documents

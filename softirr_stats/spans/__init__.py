@@ -15,7 +15,7 @@ from softirr_stats.base._lazy import attach
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.spans._span_f1": ("SpanAgreementResult", "SpanStatistic", "SpanWarning"),
 }, internal={  # for span_agreement (api/_statistics.py); not in __all__
-    "softirr_stats.spans._span_f1": ("SPAN_AVERAGES", "SPAN_BY", "informative_documents", "parse_match",
+    "softirr_stats.spans._span_f1": ("SPAN_AVERAGES", "SPAN_BY", "SpanTable", "informative_documents", "parse_match",
                                      "span_counts", "span_summary", "span_table", "span_table_from_annotations"),
 })
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         SPAN_BY,
         SpanAgreementResult,
         SpanStatistic,
+        SpanTable,
         SpanWarning,
         informative_documents,
         parse_match,
