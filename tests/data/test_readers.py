@@ -601,3 +601,61 @@ def test_a_long_table_with_its_own_column_names_gets_them_in_the_error(tmp_path,
     wide = _write(tmp_path / "w.csv", "doc,ana,bo\n1,x,x\n")  # no rater column: the wide-table guess stays
     with pytest.raises(ValueError, match=r"a wide table \(one row per item, one column per rater\)\? pass wide=True"):
         read_annotations(wide)
+
+
+# --- multilabel=True: a multi-label project whose answers each hold one label stays set-valued --------------------
+
+_ONE_LABEL_EACH = {"alice": {1: ["fever"], 2: ["cough"], 3: ["fever"], 4: ["rash"]},
+                   "bob": {1: ["fever"], 2: ["fever"], 3: ["fever"], 4: ["rash"]}}
+
+
+def _doccano_project(folder, answers):
+    folder.mkdir()
+    for who, labs in answers.items():
+        (folder / f"{who}.jsonl").write_text("".join(json.dumps({"id": i, "text": "t", "label": lab}) + "\n"
+                                                     for i, lab in labs.items()))
+    return folder
+
+
+def test_doccano_multilabel_option_keeps_one_label_answers_as_sets(tmp_path):
+    root = _doccano_project(tmp_path / "p", _ONE_LABEL_EACH)
+    assert read_annotations(root, format="doccano").kind == "categorical"  # the documented collapse stays
+    ann = read_annotations(root, format="doccano", multilabel=True)
+    assert ann.kind == "set" and ann.vocabulary == (frozenset({"cough"}), frozenset({"fever"}), frozenset({"rash"}))
+    r = sis.multilabel_agreement(ann, labels=["fever", "cough", "rash"])
+    # by hand: Hamming agreement 1, 1/3, 1, 1 -> A_o = 5/6; prevalences 5/8, 1/8, 2/8 -> A_e = 124/192;
+    # (A_o - A_e) / (1 - A_e) = 9/17 (on one label per answer it equals Fleiss' kappa of the plain labels)
+    assert r.value == pytest.approx(9 / 17, abs=1e-12)
+    assert r.value == pytest.approx(sis.fleiss_kappa(read_annotations(root, format="doccano")).value, abs=1e-12)
+    assert read_annotations(root, format="doccano", multilabel="true").kind == "set"  # command-line spelling
+
+
+def test_label_studio_multilabel_option_and_what_it_refuses(tmp_path):
+    tasks = [{"id": i, "data": {"text": "t"}, "annotations": [
+        {"completed_by": who, "result": [{"from_name": "sym", "to_name": "text", "type": "choices",
+                                          "value": {"choices": labs[i]}}]}
+        for who, labs in _ONE_LABEL_EACH.items()]} for i in range(1, 5)]
+    path = tmp_path / "ls.json"
+    path.write_text(json.dumps(tasks))
+    assert read_annotations(path, format="label-studio").kind == "categorical"
+    ann = read_annotations(path, format="label-studio", multilabel=True)
+    assert ann.kind == "set" and sis.multilabel_agreement(ann, labels=["fever", "cough", "rash"]).value == \
+        pytest.approx(9 / 17, abs=1e-12)
+    spans = tmp_path / "spans.jsonl"
+    spans.write_text(json.dumps({"id": 1, "text": "Maria", "label": [[0, 5, "PER"]], "username": "a"}) + "\n")
+    with pytest.raises(ValueError, match="multilabel=True reads category labels"):
+        read_annotations(spans, format="doccano", multilabel=True)
+
+
+def test_multilabel_reader_option_on_the_command_line(tmp_path, capsys):
+    from softirr_stats.cli import main
+
+    root = _doccano_project(tmp_path / "p", _ONE_LABEL_EACH)
+    with pytest.raises(SystemExit) as ex:
+        main(["agree", str(root), "--input-format", "doccano", "--reader-option", "multilabel=true", "-c",
+              "multilabel_fleiss", "--bootstrap", "0", "-f", "csv"])
+    out, err = capsys.readouterr()
+    assert ex.value.code == 0, err
+    import io
+
+    assert pd.read_csv(io.StringIO(out))["value"][0] == pytest.approx(9 / 17, abs=1e-12)

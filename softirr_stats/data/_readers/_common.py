@@ -26,7 +26,7 @@ from softirr_stats.data._input import not_text_message, parsing
 
 __all__ = ["DUPLICATES", "EMPTY_DOCUMENTS", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool", "text_lines",
            "is_zip", "iter_jsonl",
-           "load_json", "parse_json", "pick_repeats", "ratings_frame", "ratings_to_annotations", "read_text",
+           "label_sets", "load_json", "parse_json", "pick_repeats", "ratings_frame", "ratings_to_annotations", "read_text",
            "warn_skipped"]
 
 #: set (to the file's stem) while a file of a list read with ``rater_from="file"`` is read: a reader that
@@ -498,6 +498,29 @@ def _collapse_tuples(labels: list[Any]) -> list[Any]:
     # set-valued: every label becomes a set (a plain label, e.g. the unmatched "O", a singleton)
     return [frozenset(lab) if isinstance(lab, tuple) else (None if lab is None else frozenset([lab]))
             for lab in labels]
+
+
+def label_sets(ratings: "list[Rating] | pd.DataFrame", source: str) -> list[Rating]:
+    """The ratings of ``multilabel=True`` (doccano, Label Studio): every label a set of text, a single label a
+    singleton, a missing rating missing. A multi-label project whose answers all happened to hold one label reads
+    as sets, not as single labels (the collapse a single-choice project needs, docs/readers.md).
+
+    Examples
+    --------
+    >>> w = Where("a.jsonl", 1, "line")
+    >>> [r.label for r in label_sets([Rating("1", "ann", ("fever",), w), Rating("2", "ann", None, w)], "a.jsonl")]
+    [frozenset({'fever'}), None]
+    """
+    if not isinstance(ratings, list):  # a span reader's table
+        raise ValueError(f"{source}: multilabel=True reads category labels (choices) as sets; this export holds spans "
+                         "(stacked span types are sets already)")
+    bad = next((r for r in ratings if r.label is not None and not isinstance(r.label, str | tuple)), None)
+    if bad is not None:
+        raise ValueError(f"{bad.where}: multilabel=True makes sets of text labels; got {bad.label!r} (a "
+                         f"{type(bad.label).__name__}): leave out multilabel for numbers and ratings")
+    return [r if r.label is None else Rating(r.item, r.rater, frozenset(r.label if isinstance(r.label, tuple)
+                                                                        else (r.label,)), r.where)
+            for r in ratings]
 
 
 def ratings_frame(ratings: list[Rating]) -> pd.DataFrame:

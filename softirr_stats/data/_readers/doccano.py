@@ -36,6 +36,7 @@ from softirr_stats.data._readers._common import (
     decode,
     is_zip,
     iter_jsonl,
+    label_sets,
     read_text,
     text_lines,
     zip_entries,
@@ -195,7 +196,8 @@ def _triples(labels: list[Any], item: str, where: Where, length: int | None = No
 
 
 def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | str | None = None,
-                 encoding: str = "utf-8", label_names: Any = None) -> "list[Rating] | pd.DataFrame":
+                 encoding: str = "utf-8", label_names: Any = None,
+                 multilabel: bool = False) -> "list[Rating] | pd.DataFrame":
     """Ratings from a doccano per-user export (see the module docstring).
 
     Parameters
@@ -210,6 +212,10 @@ def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | 
     label_names : path, JSON list or mapping, optional
         doccano's label ids -> names (:func:`load_label_names`), for exports that write ids
         (before doccano 1.2); every label must then be one of its ids.
+    multilabel : bool
+        Every label a set (a one-label answer a singleton set), for a multi-label project whose answers
+        all happen to hold one label: doccano writes a list either way, so by default such a file reads
+        as single labels, as a single-label project must.
 
     Numeric labels read without ``label_names`` raise an :class:`ExportWarning` that says so.
     """
@@ -271,5 +277,6 @@ def read_doccano(path: Path, *, label_key: str = "label", span_rule: SpanRule | 
         # examples a rater saw with an empty label list count as annotated, with no span
         for r in ratings:
             annotated.setdefault(r.item, set()).add(r.rater)
-        return spans_to_ratings(spans, annotated, SpanRule.parse(span_rule))
-    return ratings
+        table = spans_to_ratings(spans, annotated, SpanRule.parse(span_rule))
+        return label_sets(table, path.name) if multilabel else table
+    return label_sets(ratings, path.name) if multilabel else ratings

@@ -43,6 +43,7 @@ from softirr_stats.data._readers._common import (
     Where,
     check_choice,
     check_number,
+    label_sets,
     load_json,
     parse_json,
     pick_repeats,
@@ -284,7 +285,7 @@ def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: s
 
 def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str = " / ",
                       span_rule: SpanRule | str | None = None, textarea: str = "join", duplicates: str = "last",
-                      encoding: str = "utf-8") -> "list[Rating] | pd.DataFrame":
+                      encoding: str = "utf-8", multilabel: bool = False) -> "list[Rating] | pd.DataFrame":
     """Ratings from a Label Studio export: JSON, JSON-MIN or CSV (see the module docstring).
 
     Parameters
@@ -302,7 +303,17 @@ def read_label_studio(path: Path, *, field: str | None = None, taxonomy_sep: str
         Which annotation counts when one annotator annotated a task more than once.
     encoding : str
         Text encoding of the file.
+    multilabel : bool
+        Every label a set (one choice a singleton set), for a multi-label control (``choice="multiple"``)
+        whose answers all happen to hold one choice: by default such a file reads as single labels, as
+        a single-choice control must.
     """
+    out = _read_label_studio(path, field, taxonomy_sep, span_rule, textarea, duplicates, encoding)
+    return label_sets(out, path.name) if multilabel else out
+
+
+def _read_label_studio(path: Path, field: str | None, taxonomy_sep: str, span_rule: SpanRule | str | None,
+                       textarea: str, duplicates: str, encoding: str) -> "list[Rating] | pd.DataFrame":
     textarea = check_choice("textarea", textarea, _TEXTAREA)
     if path.suffix.lower() in (".csv", ".tsv"):
         return _read_min(path, _csv_records(path, encoding), field, taxonomy_sep, textarea, duplicates, span_rule)
