@@ -56,9 +56,35 @@ DISTANCE_METHODS = ("ks", "sigma")
 
 
 def _as_multilabel(ann: Any, labels: Any) -> Annotations:
-    if isinstance(ann, np.ndarray) and ann.ndim == 3:
-        return Annotations.from_multilabel(ann, labels=labels)
+    """Annotations of set-valued labels from ``ann``: a 0/1 array of 3 dimensions (items, raters, labels), as an
+    ndarray or nested lists / tuples of numbers (None or NaN for a missing rating), is ``from_multilabel``'s;
+    anything else is read as :func:`as_annotations` reads it (a wide table whose cells are sets of str)."""
+    arr = _number_array_3d(ann)
+    if arr is not None:
+        return Annotations.from_multilabel(arr, labels=labels)
     return as_annotations(ann)
+
+
+def _number_array_3d(data: Any) -> np.ndarray | None:
+    """``data`` as an array when it is an array-like of numbers with 3 dimensions (None read as NaN), else None."""
+    if isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, list | tuple):
+        try:
+            arr = np.asarray(data)
+        except ValueError:  # ragged: a wide table whose cells are lists of labels
+            return None
+    else:
+        return None
+    if arr.ndim != 3:
+        return None
+    if arr.dtype.kind in "biuf":
+        return arr
+    if arr.dtype.kind == "O":  # numbers with None for a missing rating: no text (a "1" stays a label)
+        is_number = np.frompyfunc(lambda v: v is None or (isinstance(v, int | float | np.number)), 1, 1)
+        if np.asarray(is_number(arr), dtype=bool).all():
+            return np.asarray(arr, dtype=np.float64)
+    return None
 
 
 def multilabel_agreement(ann: Any, *, baseline: str = "fleiss", labels: Any = None, ci: Any = None) -> MultilabelResult:
@@ -67,6 +93,7 @@ def multilabel_agreement(ann: Any, *, baseline: str = "fleiss", labels: Any = No
     Parameters
     ----------
     ann : Annotations with set-valued labels, or a 0/1 array (items, raters, labels)
+        The array may be nested lists of numbers (None or NaN for a missing rating).
         ``Annotations.from_multilabel`` keeps the declared label universe (never-selected
         labels count, as they do in the definition).
     baseline : {"fleiss", "ac1", "pabak"}

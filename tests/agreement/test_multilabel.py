@@ -330,3 +330,30 @@ def test_bad_input():
     one[:, 0] = 1
     with pytest.raises(ValueError, match="no pairable item"):
         multilabel_agreement(one)
+
+
+def test_nested_lists_of_numbers_are_the_0_1_array():
+    """The docstring's example as nested lists (it was read as a wide table of set labels and refused: 'set-valued
+    labels must contain only strings; got element 1 of type int')."""
+    x = [[[1, 0, 0], [1, 0, 0]], [[0, 1, 0], [0, 1, 1]], [[1, 1, 0], [0, 1, 0]]]
+    r = sis.multilabel_agreement(x, baseline="pabak")
+    # by hand: Hamming agreement 1, 2/3, 2/3 -> A_o = 7/9; PABAK A_e = 1/2 -> (7/9 - 1/2) / (1/2) = 5/9
+    assert r.value == pytest.approx(5 / 9, abs=1e-12) and r.observed == pytest.approx(7 / 9, abs=1e-12)
+    assert r.value == pytest.approx(sis.multilabel_agreement(np.array(x), baseline="pabak").value, abs=1e-15)
+    as_tuples = tuple(tuple(tuple(float(v) for v in rating) for rating in item) for item in x)
+    assert sis.multilabel_agreement(as_tuples, baseline="pabak").value == pytest.approx(5 / 9, abs=1e-12)
+    # None for a missing rating, as from_multilabel reads NaN
+    missing = [[[1, 0, 0], [None, None, None]], *x[1:]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = sis.multilabel_agreement(missing, baseline="pabak", labels=["a", "b", "c"])
+    arr = np.array([[[1, 0, 0], [np.nan] * 3], *x[1:]], dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert r.value == pytest.approx(sis.multilabel_agreement(arr, baseline="pabak").value, abs=1e-15)
+    assert r.value == pytest.approx(1 / 3, abs=1e-12)  # items 2 and 3 only: A_o = 2/3 -> (2/3 - 1/2) / (1/2)
+    # a wide table of label lists is still one: text stays labels, never numbers
+    assert sis.multilabel_agreement([[["a"], ["a", "b"]], [["b"], ["b"]]]).value == pytest.approx(
+        sis.multilabel_agreement(sis.Annotations.from_wide([[{"a"}, {"a", "b"}], [{"b"}, {"b"}]])).value, abs=1e-15)
+    with pytest.raises(ValueError, match="only 0/1"):
+        sis.multilabel_agreement([[[2, 0], [1, 0]], [[0, 1], [0, 1]]])
