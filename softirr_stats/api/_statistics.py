@@ -270,9 +270,9 @@ def _normalized_interval_note(details: dict) -> str:
 
     Examples
     --------
-    >>> _normalized_interval_note({"normalized_replicates": np.array([0.5, np.nan, 0.7, 0.6]),
-    ...                           "normalized_n_nan_replicates": 1})  # doctest: +ELLIPSIS
-    'normalized kappa_x interval: 1 of 4 bootstrap replicates (25.0%) had IRR_X <= 0 or IRR_Y <= 0 ... not reliable...'
+    >>> print(_normalized_interval_note({"normalized_replicates": np.array([0.5, np.nan, 0.7, 0.6]),
+    ...                                  "normalized_n_nan_replicates": 1}))  # doctest: +ELLIPSIS
+    normalized kappa_x interval: 1 of 4 bootstrap replicates (25.0%) had IRR_X <= 0 or IRR_Y <= 0 ... not reliable...
     >>> _normalized_interval_note({"normalized_replicates": np.array([0.5, 0.7]), "normalized_n_nan_replicates": 0})
     ''
     """
