@@ -375,6 +375,16 @@ class Prepared(Statistic):
         return tuple(self.ann.raters)
 
     @property
+    def chance_categories(self) -> int | None:  # type: ignore[override]
+        """q, where the family's chance term is fixed by the declared categories (AC1, Brennan-Prediger)."""
+        return self.q_categories if self.family.chance == "categories" else None
+
+    @property
+    def labels(self) -> tuple:  # type: ignore[override]
+        """The labels the ratings use (the vocabulary's entries at the support codes)."""
+        return tuple(np.asarray(self.ann.vocabulary, dtype=object)[np.asarray(self.support, dtype=np.int64)].tolist())
+
+    @property
     def n_chance_pairs(self) -> int:
         return 0 if self.chance_pairs is None else len(self.chance_pairs.s)
 

@@ -40,7 +40,8 @@ WARNING_SEPARATOR = "\n"
 NOTE_PREFIXES: tuple[str, ...] = ("missing ratings:", "q = ", "chance='auto' chose ",
                                   "chance-term sampling error included:",
                                   "interval widened by the profile likelihood:",
-                                  "interval widened by the Student-t factor:", "interval units:")
+                                  "interval widened by the Student-t factor:", "interval units:",
+                                  "no shared labels:")
 
 
 def _is_note(text: str) -> bool:

@@ -72,6 +72,13 @@ class Statistic:
         What is known of the interval's coverage below 20 items, for the few-items warning
         (:func:`~softirr_stats.uncertainty.few_items_note`; "": the coverage of kappa and alpha measured at
         5-15 items).
+    chance_categories : int or None, default None
+        The number of categories q the value depends on (the declared categories of a chance term fixed by
+        them: AC1 / AC2, Brennan-Prediger); None where the value does not depend on q. ``compare`` refuses
+        two data sets whose q differ.
+    labels : tuple or None, default None
+        The distinct labels the ratings use (None where the statistic does not know them); ``compare``
+        notes two data sets that share none.
 
     Examples
     --------
@@ -85,6 +92,8 @@ class Statistic:
     (False, (), (0, 1))
     >>> Statistic.informative_items is None, Statistic.unit_name
     (True, 'items')
+    >>> prep.chance_categories is None, prep.labels
+    (True, ('a', 'b'))
     """
 
     n_chance_pairs: ClassVar[int] = 0
@@ -102,6 +111,8 @@ class Statistic:
     uninformative_items_are: ClassVar[str] = "items whose weight cannot change the value"
     unit_name: ClassVar[str] = "items"
     few_items_caveat: ClassVar[str] = ""
+    chance_categories: ClassVar[int | None] = None
+    labels: ClassVar[tuple | None] = None
 
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
         """``{"value", "pa", "pe", ...}``, each of shape (B,), for item / rater / chance-pair weights."""

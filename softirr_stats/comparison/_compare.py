@@ -868,6 +868,8 @@ def compare(a: AgreementResult, b: AgreementResult, *, ci: Any = None, paired: b
                 "or raters); a difference between data sets must use the same coefficient, measure and chance, else it "
                 "mixes the two changes. Compare two statistics on the same annotations, or the same statistic on two "
                 "data sets")
+        _check_categories(a, stat_a, stat_b)
+    vocabulary_note = _no_shared_labels(stat_a, stat_b) if apart or not _same_data(stat_a, stat_b) else ""
     cfg = _resolve_ci(a, b, ci)
     row_note = _row_number_pairing(stat_a.items, stat_b.items) if paired is None else ""
     if row_note:
@@ -876,7 +878,57 @@ def compare(a: AgreementResult, b: AgreementResult, *, ci: Any = None, paired: b
     if names[0] == names[1]:
         names = (f"{names[0]} [a]", f"{names[1]} [b]")
     out = compare_statistics(a, b, stat_a, stat_b, cfg, (str(names[0]), str(names[1])), apart)
-    return replace(out, warnings=(*out.warnings, row_note)) if row_note else out
+    added = tuple(x for x in (row_note, vocabulary_note) if x)
+    return replace(out, warnings=(*out.warnings, *added)) if added else out
+
+
+def _check_categories(a: AgreementResult, stat_a: Statistic, stat_b: Statistic) -> None:
+    """Refuse two data sets whose coefficient depends on the number of categories q (``Statistic.chance_categories``:
+    AC1 / AC2, Brennan-Prediger) and whose q differ: their difference would be mostly the change of q.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> a = sis.brennan_prediger([["x", "x"], ["x", "y"]], categories=["x", "y"])
+    >>> b = sis.brennan_prediger([["x", "x"], ["y", "y"]], categories=["x", "y", "z"])
+    >>> _check_categories(a, statistic_of(a, "a"), statistic_of(b, "b"))
+    Traceback (most recent call last):
+    ...
+    ValueError: mismatched categories: brennan_prediger's chance term depends on the number of categories q, and a has q = 2 while b has q = 3 on different data (other items or raters): the difference would be mostly the change of q. Declare the same categories for both (in Python: categories=[...] on both coefficients or Annotations; on the command line: --categories A,B,C)
+    """
+    qa, qb = stat_a.chance_categories, stat_b.chance_categories
+    if qa is None or qb is None or qa == qb:
+        return
+    raise ValueError(f"mismatched categories: {a.coefficient}'s chance term depends on the number of categories q, and "
+                     f"a has q = {qa} while b has q = {qb} on different data (other items or raters): the difference "
+                     "would be mostly the change of q. Declare the same categories for both (in Python: "
+                     "categories=[...] on both coefficients or Annotations; on the command line: --categories A,B,C)")
+
+
+def _no_shared_labels(stat_a: Statistic, stat_b: Statistic) -> str:
+    """A note where two data sets' ratings share no label (``Statistic.labels``; "" otherwise, or where unknown):
+    two vocabularies (a/b/c against 0/1/2) may name the same categories differently.
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> a = statistic_of(sis.fleiss_kappa([["a", "b"], ["c", "c"]]), "a")
+    >>> b = statistic_of(sis.fleiss_kappa([[0, 1], [2, 2]]), "b")
+    >>> _no_shared_labels(a, b)[:80]
+    "no shared labels: a's ratings use 'a', 'b', 'c' and b's 0, 1, 2, none in common;"
+    >>> _no_shared_labels(a, a)
+    ''
+    """
+    la, lb = stat_a.labels, stat_b.labels
+    if not la or not lb or set(la) & set(lb):
+        return ""
+
+    def listed(labels: tuple) -> str:
+        return ", ".join(map(repr, labels[:5])) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
+
+    return (f"no shared labels: a's ratings use {listed(la)} and b's {listed(lb)}, none in common; the difference is "
+            "of agreement on two different label sets. If they name the same categories, recode one data set so that "
+            "a category has one label in both")
 
 
 def _row_number_pairing(items_a: Any, items_b: Any) -> str:

@@ -318,6 +318,15 @@ class PpiStatistic(Statistic):
         return self.prep.rater_ids
 
     @property
+    def chance_categories(self) -> int | None:  # type: ignore[override]
+        """The estimator's q (AC1, Brennan-Prediger), or None."""
+        return self.prep.chance_categories
+
+    @property
+    def labels(self) -> tuple:  # type: ignore[override]
+        return self.prep.labels
+
+    @property
     def n_chance_pairs(self) -> int:
         """The judged draws, resampled with ``W`` (multinomial counts over the ``n`` draws)."""
         return self.judged.n

@@ -479,3 +479,63 @@ def test_a_comparison_p_too_small_for_its_decimals_is_never_zero():
     assert ", p = 3.2e-21;" in str(tiny) and "p=3.2e-21," in repr(tiny) and "| 3.2e-21 |" in tiny.to_markdown()
     assert ", p < 1e-300;" in str(under) and "p<1e-300," in repr(under) and "| &lt;1e-300 |" in under.to_markdown()
     assert ">&lt;1e-300</td>" in under._repr_html_() and "& \\textless{}1e-300 &" in under.to_latex()
+
+
+def _rounds(n=60, seed=0):
+    """Two rounds of three raters on 3 categories (codes 0, 1, 2), on different items."""
+    rng = np.random.default_rng(seed)
+
+    def round_(k):
+        truth = rng.integers(0, 3, n)
+        cols = [np.where(rng.random(n) < 0.3, rng.integers(0, 3, n), truth) for _ in range(3)]
+        return pd.DataFrame(np.column_stack(cols), index=[f"r{k}-{i}" for i in range(n)])
+
+    return round_(1), round_(2)
+
+
+@pytest.mark.parametrize("coefficient", ["brennan_prediger", "gwet_ac1", "gwet_ac2"])
+def test_two_data_sets_whose_number_of_categories_differs_are_refused(coefficient):
+    # a q-dependent coefficient (its chance term is fixed by the declared categories) on two data sets with 3 and 10
+    # declared categories was compared: the difference was then mostly the change of q
+    x, y = _rounds()
+    fn = sis.gwet_ac1 if coefficient.startswith("gwet") else sis.brennan_prediger
+    kw = {"weights": "linear"} if coefficient == "gwet_ac2" else {}
+    B = Bootstrap(n=200, seed=0)
+    a = fn(x, categories=[0, 1, 2], ci=B, **kw)
+    with pytest.raises(ValueError, match=r"mismatched categories: .* a has q = 3 while b has q = 10 .*--categories"):
+        sis.compare(a, fn(y, categories=range(10), ci=B, **kw))
+    with pytest.raises(ValueError, match="a has q = 3 while b has q = 8"):  # the same item ids, paired=False
+        sis.compare(a, fn(x, categories=range(8), ci=B, **kw), paired=False)
+    # the same declared categories: compared, the difference the two values'
+    b = fn(y, categories=[0, 1, 2], ci=B, **kw)
+    r = sis.compare(a, b)
+    assert not r.paired and abs(r.difference - (a.value - b.value)) < 1e-12
+    # two q on the same annotations are a deliberate comparison of the two (as two chance baselines are)
+    same = sis.compare(a, fn(x, categories=range(10), ci=B, **kw))
+    assert same.paired and abs(same.difference - (a.value - fn(x, categories=range(10), **kw).value)) < 1e-12
+
+
+def test_a_coefficient_that_does_not_depend_on_q_is_compared_across_declared_category_sets():
+    x, y = _rounds(seed=1)
+    B = Bootstrap(n=200, seed=0)
+    a, b = sis.fleiss_kappa(x, categories=[0, 1, 2], ci=B), sis.fleiss_kappa(y, categories=range(10), ci=B)
+    r = sis.compare(a, b)
+    assert abs(r.value_b - sis.fleiss_kappa(y).value) < 1e-12 and abs(r.difference - (a.value - b.value)) < 1e-12
+
+
+def test_two_rounds_without_a_shared_label_get_a_note_not_an_error():
+    from softirr_stats.agreement import NOTE_PREFIXES
+
+    x, y = _rounds(seed=2)
+    letters = x.replace({0: "a", 1: "b", 2: "c"})
+    B = Bootstrap(n=200, seed=0)
+    a, b = sis.fleiss_kappa(letters, ci=B), sis.fleiss_kappa(y, ci=B)
+    r = sis.compare(a, b)
+    said = [w for w in r.warnings if w.startswith("no shared labels:")]
+    assert len(said) == 1 and "'a', 'b', 'c'" in said[0] and "0, 1, 2" in said[0]
+    assert said[0].startswith(NOTE_PREFIXES)  # information: a note, not a warning
+    assert abs(r.difference - (a.value - b.value)) < 1e-12
+    shared = sis.compare(sis.fleiss_kappa(x, ci=B), b)  # labels in common: nothing to say
+    assert not any(w.startswith("no shared labels:") for w in shared.warnings)
+    # the same annotations under two measures share their labels by construction
+    assert not any(w.startswith("no shared labels:") for w in sis.compare(a, sis.fleiss_kappa(letters, ci=B)).warnings)
