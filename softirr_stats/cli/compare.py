@@ -75,7 +75,7 @@ EPILOG = ("Modes: FILE FILE2 (the same coefficient on two files; items matched b
           "of H0: A = B; with --cross-replication, value = kappa_x, normalized = kappa_x / sqrt(irr_x irr_y), irr_x and "
           "irr_y = each file's Krippendorff's alpha on the shared items. Each mode refuses the options it does not use (--candidate: no -c and no interval "
           "options; --analytic: no --bootstrap/--design/--method).")
-_CMP_COLUMNS = ("A", "B", "value_a", "value_b", "difference", "CI", "se", "p_value", "method", "n_items")
+_CMP_COLUMNS = ("A", "B", "value_a", "value_b", "difference", "CI", "se", "p_value", "method", "items")
 # comparison.SCORINGS and replacement_test's defaults, spelled here so that --help loads no NumPy
 # (tests/cli/test_compare.py ties them to the function's signature)
 SCORINGS = ("similarity", "neg_rmse")
@@ -99,8 +99,8 @@ _CANDIDATE_COLUMNS = ("human", "n_items", "candidate_advantage", "human_advantag
 _VERDICT = ("candidate", "omega", "rho", "passed", "epsilon", "q")
 _INTERVAL = ("bootstrap", "design", "method", "level", "seed", "analytic", "cluster", "strata")
 _COMPARISONS = ("FILE2", "two -m", "two -c", "--groups")  # the modes whose answer is a difference with its interval
-_CMP_DATA = ("A", "B", "value_a", "value_b", "difference", "ci_low", "ci_high", "se", "p_value", "method", "design",
-             "paired", "n_items_a", "n_items_b", "n_common")
+_CMP_DATA = ("A", "B", "value_a", "value_b", "difference", "ci_low", "ci_high", "se", "p_value", "test", "method",
+             "design", "paired", "n_items_a", "n_items_b", "n_common", "ratio", "ratio_ci_low", "ratio_ci_high")
 
 
 def parse_groups(spec: str, raters: tuple) -> tuple[list, list]:
@@ -137,14 +137,18 @@ def _ci_text(lo: Any, hi: Any) -> str:
 
 
 def _comparison_rows(res: Any) -> list[dict[str, Any]]:
+    """The row of a comparison: ``ComparisonResult.to_dict()``'s fields (numbers as numbers; the ratio and its
+    interval, the test that gave the p-value), the interval as text (``CI``) and the items as text (``items``:
+    ``"80"`` when all are shared, ``"80 / 60 (40 shared)"`` otherwise) for the table."""
     d = res.to_dict()
     n = str(res.n_common) if res.n_items_a == res.n_items_b == res.n_common else \
         f"{res.n_items_a} / {res.n_items_b} ({res.n_common} shared)"
     return [{"A": d["label_a"], "B": d["label_b"], "value_a": d["value_a"], "value_b": d["value_b"],
              "difference": d["difference"], "CI": _ci_text(d["ci_low"], d["ci_high"]), "ci_low": d["ci_low"],
-             "ci_high": d["ci_high"], "se": d["se"], "p_value": d["p_value"], "method": d["method"],
-             "design": d["design"], "paired": d["paired"], "n_items": n, "n_items_a": d["n_items_a"],
-             "n_items_b": d["n_items_b"], "n_common": d["n_common"]}]
+             "ci_high": d["ci_high"], "se": d["se"], "p_value": d["p_value"], "test": d.get("test"),
+             "method": d["method"], "design": d["design"], "paired": d["paired"], "items": n,
+             "n_items_a": d["n_items_a"], "n_items_b": d["n_items_b"], "n_common": d["n_common"],
+             "ratio": d["ratio"], "ratio_ci_low": d.get("ratio_ci_low"), "ratio_ci_high": d.get("ratio_ci_high")}]
 
 
 def command(
@@ -296,7 +300,7 @@ def command(
     if mode == "--candidate" and fmt == "csv":  # a csv has no title: the verdict goes in columns
         rows, data_columns = [{**row, **{k: meta[k] for k in _VERDICT}} for row in rows], (*data_columns, *_VERDICT)
     emit(rows, columns, fmt, title + meta.pop("title_tail", ""), meta, notes=Notes(seen, read=notes),
-         secondary=("method", "n_items", "se", "value_a", "value_b", "human_advantage", "t"), data_columns=data_columns)
+         secondary=("method", "items", "se", "value_a", "value_b", "human_advantage", "t"), data_columns=data_columns)
     if json_out:
         write_json(json_out, title, meta, rows)
 
@@ -579,6 +583,7 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         return _cross_rows(sis, anns, files, coefs[0], sims[0], names[0], ci, item_weights, meta)
     if mode == "FILE2":
         a, b = (_estimate(sis, coefs[0], x, sims[0], chance) for x in anns)
+        _check_categories(coefs[0], files, anns, a, b)
         res = sis.compare(a, b, ci=ci, paired=False if independent else None,
                           labels=(f"{files[0].name}", f"{files[1].name}"))
     elif mode in ("two -m", "two -c"):
@@ -640,6 +645,19 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
     meta["warnings"] = list(res.warnings)
     meta["ci_method"] = res.method.rpartition("bootstrap-")[2] if "bootstrap-" in res.method else None
     return _comparison_rows(res), _CMP_COLUMNS, _CMP_DATA
+
+
+def _check_categories(coef: str, files: list, anns: list, a: Any, b: Any) -> None:
+    """FILE FILE2 with a coefficient whose value depends on the number of categories q (gwet_ac1, brennan_prediger):
+    fail, naming --categories, where the two files' q differ (each took q from its own observed labels)."""
+    qa, qb = (getattr(x.details.get("statistic"), "chance_categories", None) for x in (a, b))
+    if qa is None or qb is None or qa == qb:
+        return
+    seen = list(dict.fromkeys([*anns[0].vocabulary, *anns[1].vocabulary]))
+    example = ",".join(map(str, seen[:8])) + (",..." if len(seen) > 8 else "")
+    fail(f"--categories: -c {coef} depends on the number of categories q, and {files[0].name} has q = {qa} while "
+         f"{files[1].name} has q = {qb} (each took its own labels): the difference would be mostly the change of q; "
+         f"declare the categories both files share with --categories (e.g. --categories {example})")
 
 
 def _vs_rest_notes(attrs: dict[str, Any], setting: Any) -> list[str]:

@@ -737,3 +737,53 @@ def test_cross_replication_takes_a_single_rater_replication(tmp_path, run_cli):
     assert not any("has one annotator" in w for w in d["meta"]["warnings"])
     code, _, err = run_cli("agree", y, "--bootstrap", "0")  # elsewhere a single rater is still refused
     assert code == 2 and "agreement needs at least two raters; got 1" in err
+
+
+def _round_csv(path, labels, seed, prefix):
+    rng = np.random.default_rng(seed)
+    rows = [(f"{prefix}{i}", f"h{j}", labels[rng.integers(len(labels))]) for i in range(40) for j in range(3)]
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    return path
+
+
+def test_two_files_whose_number_of_categories_differs_are_refused_naming_categories(run_cli, tmp_path):
+    # gwet_ac1 took q from each file's own labels (3 and 2) and compared the two: the difference was mostly q
+    one = _round_csv(tmp_path / "r1.csv", "abc", 0, "x")
+    two = _round_csv(tmp_path / "r2.csv", "ab", 1, "y")
+    code, out, err = run_cli("compare", one, two, "-c", "gwet_ac1", "--bootstrap", "200")
+    assert code == 2 and out == ""
+    error = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(error) == 1 and "--categories" in error[0] and "q = 3" in error[0] and "q = 2" in error[0]
+    code, out, err = run_cli("compare", one, two, "-c", "gwet_ac1", "--bootstrap", "200", "--categories", "a,b,c",
+                             "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    b = sis.gwet_ac1(sis.read_annotations(two), categories=["a", "b", "c"])
+    assert abs(row["value_b"] - b.value) < 1e-12
+
+
+def test_compare_json_numbers_are_numbers_with_the_ratio_and_the_test(run_cli, files, tmp_path):
+    # n_items was a string ("80", or "80 / 60 (40 shared)") beside the integer n_items_a; the ratio, its interval
+    # and the test behind the p-value were left out
+    one, _ = files
+    df = pd.read_csv(one)
+    part = tmp_path / "part.csv"
+    df[df["item"].isin([f"d{i}" for i in range(20, 70)])].assign(
+        label=lambda d: d["label"].where(d["rater"] != "h1", "cat")).to_csv(part, index=False)
+    code, out, err = run_cli("compare", one, part, "-c", "fleiss_kappa", "--bootstrap", "300", "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    py = sis.compare(sis.fleiss_kappa(sis.read_annotations(one)), sis.fleiss_kappa(sis.read_annotations(part)),
+                     ci=sis.Bootstrap(n=300, seed=0)).to_dict()
+    assert "n_items" not in row and row["items"] == "70 / 50 (50 shared)"
+    for key in ("n_items_a", "n_items_b", "n_common"):
+        assert type(row[key]) is int and row[key] == py[key]
+    for key in ("value_a", "value_b", "difference", "ci_low", "ci_high", "se", "p_value", "ratio", "ratio_ci_low",
+                "ratio_ci_high"):
+        assert isinstance(row[key], float) and abs(row[key] - py[key]) < 1e-12, key
+    assert row["test"] == py["test"] and row["test"].startswith("inversion of the")
+    code, out, err = run_cli("compare", one, part, "-c", "fleiss_kappa", "--bootstrap", "300", "-f", "csv")
+    header, values = out.splitlines()[:2]
+    rec = dict(zip(header.split(","), next(iter(pd.read_csv(io.StringIO(out)).to_dict("records"))).values()))
+    assert {"ratio", "ratio_ci_low", "ratio_ci_high", "test", "n_items_a"} <= set(header.split(","))
+    assert "n_items" not in header.split(",") and abs(rec["ratio"] - py["ratio"]) < 1e-12
