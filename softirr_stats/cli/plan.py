@@ -257,32 +257,37 @@ def command(
         source = f"assumed value {value:g}"
     if rater_variance is not None and files:
         fail("--rater-variance is an assumed value; a pilot FILE measures the rater variance itself")
-    with warnings.catch_warnings(record=True) as caught:  # said once, as numbered notes (not raw Python lines)
-        warnings.simplefilter("always")
-        try:
-            plans = [plan_items(c, **kw, **_similarity_kwargs(c, measure)) for c in coefs]
-        except ValueError as err:
-            fail(plan_wording(str(err)))
+    plans, said = [], []
+    for c in coefs:  # each coefficient's warnings caught apart: they go into its rows
+        with warnings.catch_warnings(record=True) as caught:  # said once, as numbered notes (not raw Python lines)
+            warnings.simplefilter("always")
+            try:
+                plans.append(plan_items(c, **kw, **_similarity_kwargs(c, measure)))
+            except ValueError as err:
+                fail(plan_wording(str(err)))
+        own = list(plans[-1].notes)
+        own += [m for m in dict.fromkeys(str(w.message) for w in caught) if not any(m in t for t in own)]
+        said.append(list(dict.fromkeys(map(plan_wording, own))))
     import pandas as pd
 
     frame = pd.concat([p.to_frame() for p in plans], ignore_index=True)
-    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
     shown = [c for c in frame.columns if frame[c].notna().any() and c not in ("design", "source")]
-    texts = [*notes, *[n for p in plans for n in p.notes]]
-    texts += [m for m in dict.fromkeys(str(c.message) for c in caught) if not any(m in t for t in texts)]
-    texts = list(dict.fromkeys(map(plan_wording, texts)))
+    rows = [{**rec, "warnings": list(own)}  # each row its plan's notes and warnings, as agree's rows (json: a list)
+            for p, own in zip(plans, said, strict=True)
+            for rec in p.to_frame().pipe(lambda f: f.astype(object).where(f.notna(), None)).to_dict("records")]
+    texts = list(dict.fromkeys([*map(plan_wording, notes), *(t for own in said for t in own)]))
     unit = plans[0].unit
     title = (f"Sample size ({unit}), design {design}, from {source}: "
              + ", ".join(f"{p.coefficient} {p.n}" for p in plans))
     meta = {"source": source, "judgments": str(judgments) if judgments else None, **provenance_meta(files, judgments),
-            "design": design, "level": level, "unit": unit, "similarity": measure or "exact"}
+            "design": design, "level": level, "unit": unit, "similarity": measure or "exact", "warnings": texts}
     if fmt in ("markdown", "latex"):  # the plans' own paper tables, one per coefficient
         typer.echo("\n".join(p.to_markdown() if fmt == "markdown" else p.to_latex() for p in plans), nl=False)
         if json_out is not None:
             write_json(json_out, title, meta, rows)
         return
     emit(rows, shown, fmt, title, meta=meta, notes=Notes(texts, read=notes),
-         secondary=("se_at_n", "alpha", "test", "level", "value"))
+         secondary=("se_at_n", "alpha", "test", "level", "value"), data_columns=[*shown, "warnings"])
     if json_out is not None:
         write_json(json_out, title, meta, rows)
 

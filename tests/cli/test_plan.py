@@ -1,5 +1,6 @@
 """``softirr plan``: the weights of ``-m`` reach the plan, and the options are checked before any work."""
 
+import io
 import json
 
 import numpy as np
@@ -68,7 +69,8 @@ def test_the_pilots_warnings_are_numbered_notes_not_raw_python_lines(tmp_path, r
     pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
     code, out, err = run_cli("plan", path, "-c", "fleiss_kappa", "--halfwidth", "0.1", "-f", "csv")
     assert code == 0 and "Warning" not in err and ".py:" not in err
-    assert (out + err).count("1 of 31 items have one rating") == 1
+    assert err.count("1 of 31 items have one rating") == 1  # once on stderr; the csv row keeps it in its warnings
+    assert out.count("1 of 31 items have one rating") == 1
 
 
 @pytest.mark.parametrize("method", ["analytic", "bootstrap"])
@@ -222,3 +224,28 @@ def test_an_unused_bootstrap_of_auto_is_a_note_in_flags(run_cli, scores):
     text = " ".join((out + err).split())
     assert "--bootstrap 300 unused: --method auto took the linearised terms" in text, text
     assert "give --method bootstrap for the pilot's item bootstrap" in text and "bootstrap=" not in text
+
+
+def test_json_and_csv_keep_the_plans_notes_and_warnings(run_cli, scores, tmp_path):
+    # the notes and warnings went to stderr only: the JSON (and its --json file) and the csv had none of them
+    small = tmp_path / "small.csv"
+    pd.read_csv(scores).query("item < 'i15'").to_csv(small, index=False)
+    code, out, err = run_cli("plan", small, "-c", "fleiss_kappa", "-c", "gwet_ac1", "--halfwidth", "0.1", "-f", "json",
+                             "--json", tmp_path / "p.json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert json.loads((tmp_path / "p.json").read_text())["meta"]["warnings"] == data["meta"]["warnings"]
+    ann = sis.read_annotations(small)
+    for row in data["results"]:
+        with pytest.warns(UserWarning) as caught:  # the small pilot's warning, as Python raises it
+            py = sis.plan_items(row["coefficient"], halfwidth=0.1, pilot=ann)
+        assert row["n_items"] == py.n and abs(row["value"] - py.to_frame()["value"][0]) < 1e-12
+        own = list(py.notes) + [str(w.message) for w in caught]
+        assert isinstance(row["warnings"], list) and len(row["warnings"]) == len(own) >= 2
+        assert any("extrapolating from a pilot of 15 items" in w for w in row["warnings"])
+        assert set(row["warnings"]) <= set(data["meta"]["warnings"])
+        assert all(line in err for line in row["warnings"])  # stderr still says them
+    code, out, err = run_cli("plan", small, "--halfwidth", "0.1", "-f", "csv")
+    assert code == 0, err
+    rec = pd.read_csv(io.StringIO(out)).to_dict("records")[0]
+    assert "extrapolating from a pilot of 15 items" in rec["warnings"]
