@@ -351,7 +351,20 @@ def _bool_and_number(col: Any) -> tuple[Any, Any] | None:
 
 
 def _ordered_unique(values: Sequence[Any]) -> list:
+    """The distinct identifiers, sorted (text in the natural order of ``_columnar.id_order``: digit ids by value);
+    in order of first appearance where they do not compare (numbers mixed with text).
+
+    Examples
+    --------
+    >>> _ordered_unique(["10", "2", "x", "2"]), _ordered_unique([10, 2]), _ordered_unique([1, "a"])
+    (['2', '10', 'x'], [2, 10], [1, 'a'])
+    """
     uniq = list(dict.fromkeys(values))
+    if uniq and all(isinstance(v, str) for v in uniq):
+        from softirr_stats.data._columnar import id_order
+
+        text = np.asarray(uniq, dtype=object)
+        return text[id_order(text)].tolist()
     try:
         return sorted(uniq)
     except TypeError:

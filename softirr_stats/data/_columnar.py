@@ -131,7 +131,7 @@ def _is_text_column(col: pd.Series, *, skipna: bool) -> bool:
 
 
 def _frame_ids(col: pd.Series) -> tuple[np.ndarray, list] | None:
-    """Codes into the sorted distinct identifiers (as ``sorted(dict.fromkeys(col.tolist()))``), or None."""
+    """Codes into the sorted distinct identifiers (numbers by value, text by :func:`id_order`), or None."""
     import pandas as pd
 
     if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
@@ -140,7 +140,7 @@ def _frame_ids(col: pd.Series) -> tuple[np.ndarray, list] | None:
     elif _is_text_column(col, skipna=False):
         codes, uniq = pd.factorize(col)
         uniq = np.asarray(uniq, dtype=object)
-        order = _text_order(uniq)
+        order = id_order(uniq)
     else:
         return None
     return _dense_rank(order)[codes], uniq[order].tolist()
@@ -166,6 +166,38 @@ def _text_order(uniq: np.ndarray) -> np.ndarray:
         except (pa.ArrowException, UnicodeEncodeError):  # lone surrogates: no UTF-8
             pass
     return np.argsort(uniq, kind="stable")
+
+
+def id_order(uniq: np.ndarray) -> np.ndarray:
+    """argsort of distinct text identifiers (items, raters) in one natural order: ids of ASCII digits only first,
+    by their value (``"2"`` before ``"10"``; ``"007"`` and ``"7"`` are two ids, tied by value and ordered by their
+    text), then every other id in code-point order (``sorted``).
+
+    Integer ids sort by value, so a file read with its ids as text (``read_annotations``, the command line) and as
+    integers (``pandas.read_csv`` then ``from_long``) orders its items alike, and a bootstrap draws the same weights
+    for the same item with the same seed.
+
+    Examples
+    --------
+    >>> ids = np.array(["10", "2", "b", "007", "a", "7", "1"], dtype=object)
+    >>> ids[id_order(ids)].tolist()
+    ['1', '2', '007', '7', '10', 'a', 'b']
+    """
+    text = np.asarray(uniq, dtype=object)
+    base = _text_order(text)
+    if len(text) == 0:
+        return base
+    u = text.astype(str)
+    digits = (np.char.str_len(np.char.strip(u, "0123456789")) == 0) & (np.char.str_len(u) > 0)
+    if not digits.any():
+        return base
+    rank = np.empty(len(text), dtype=np.int64)
+    rank[base] = np.arange(len(text))  # the code-point order, the last key
+    value = np.char.lstrip(u[digits], "0")
+    length, by_value = np.zeros(len(text), np.int64), np.zeros(len(text), np.int64)
+    length[digits] = np.char.str_len(value)  # without leading zeros, a longer digit string is a larger number
+    by_value[digits] = np.unique(value, return_inverse=True)[1].ravel()  # and equal lengths compare as text
+    return np.lexsort((rank, by_value, length, ~digits))
 
 
 def _frame_labels(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
@@ -285,14 +317,18 @@ def _na_entries(dictionary: Any, na_values: list[str]) -> np.ndarray | None:
 
 
 def _ids(col: _Column, na_values: list[str]) -> tuple[np.ndarray, list]:
-    """Codes into the sorted distinct identifiers, and those identifiers as Python objects."""
+    """Codes into the sorted distinct identifiers (text by :func:`id_order`), and those identifiers as Python
+    objects."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     dictionary, codes = col.unify()
     if _na_entries(dictionary, na_values) is not None:
         raise _Fallback("missing identifiers")
-    order = pc.array_sort_indices(dictionary).to_numpy()  # UTF-8 byte order is code-point order (sorted())
+    if _is_text_type(dictionary.type):  # the identifiers' one natural order (digit ids by value)
+        order = id_order(np.asarray(dictionary.to_pylist(), dtype=object))
+    else:
+        order = pc.array_sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
     return rank[codes], dictionary.take(pa.array(order)).to_pylist()

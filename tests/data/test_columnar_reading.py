@@ -439,7 +439,7 @@ def test_the_arrow_route_is_taken_and_encodes_by_columns(monkeypatch, tmp_path):
     path = _write(tmp_path, "r.csv", CSV_CASES["numbers"])
     monkeypatch.setattr(_io, "read_table", lambda *a, **k: pytest.fail("the pandas reader was used"))
     ann = read_annotations(path)
-    assert ann.items == ("1", "10", "2") and ann.vocabulary == (1, 2, 3)
+    assert ann.items == ("1", "2", "10") and ann.vocabulary == (1, 2, 3)  # digit ids by value (id_order)
     jl = _write(tmp_path, "r.jsonl", JSONL_CASES["int ids, int labels with nulls"])
     assert read_annotations(jl).vocabulary == (1.0, 3.0)
 
@@ -473,3 +473,43 @@ def test_text_order_is_code_point_order_by_either_route(monkeypatch):
         monkeypatch.setattr(_columnar, "ARROW_SORT_MIN_COLD", 0)
         monkeypatch.setattr(_columnar, "ARROW_SORT_MIN_WARM", 0)
         assert uniq[_columnar._text_order(uniq)].tolist() == want  # Arrow's UTF-8 byte order
+
+
+def test_text_ids_take_one_natural_order_digit_ids_by_value():
+    ids = np.array(["10", "b", "2", "007", "x10", "7", "x9", "0", "", "99999999999999999999999"], dtype=object)
+    got = ids[_columnar.id_order(ids)].tolist()
+    # digit ids by value ("007" and "7" two ids, by their text), then the others in code-point order
+    assert got == ["0", "2", "007", "7", "10", "99999999999999999999999", "", "b", "x10", "x9"]
+    plain = np.array(["b", "a", "c"], dtype=object)
+    assert plain[_columnar.id_order(plain)].tolist() == sorted(plain)
+
+
+@pytest.mark.parametrize("ids", ["int", "zero-padded"])
+def test_a_file_read_either_way_orders_its_items_alike_and_bootstraps_alike(tmp_path, ids):
+    # read_annotations (text ids '0', '1', '10', ...) and from_long(pd.read_csv(f)) (integers 0, 1, 2, ...) ordered
+    # the items differently, so the same seed gave each item another bootstrap weight and other intervals
+    import softirr_stats as sis
+
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 3, 60)
+    name = (lambda i: str(i)) if ids == "int" else (lambda i: f"{i:03d}" if i % 2 else str(i))
+    rows = [(name(i), f"r{j}", int(truth[i] if rng.random() < 0.7 else rng.integers(0, 3)))
+            for i in range(60) for j in range(3)]
+    path = tmp_path / "pilot.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    text = read_annotations(path)
+    by_pandas = Annotations.from_long(pd.read_csv(path, dtype={"item": str} if ids != "int" else None))
+    cells = Annotations.from_long(pd.read_csv(path, dtype=object).astype({"label": int}))  # the cell path
+    assert [str(i) for i in by_pandas.items] == list(text.items) == list(cells.items)
+    assert list(text.items[:3]) == ([name(0), name(1), name(2)])
+    B = sis.Bootstrap(n=300, seed=0)
+    ref = sis.fleiss_kappa(text, ci=B)
+    for other in (by_pandas, cells):
+        r = sis.fleiss_kappa(other, ci=B)
+        assert (r.ci_low, r.ci_high) == (ref.ci_low, ref.ci_high)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plans = [sis.plan_items("fleiss_kappa", halfwidth=0.1, pilot=a, method="bootstrap", bootstrap=300, seed=0)
+                 for a in (text, by_pandas)]
+    assert plans[0].n == plans[1].n
+    assert abs(plans[0].to_frame()["se_at_n"][0] - plans[1].to_frame()["se_at_n"][0]) < 1e-12
