@@ -17,7 +17,7 @@ from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
 from softirr_stats.cli._options import TEST_NOTE, check_choices, cli_wording, given_flags
 from softirr_stats.cli._output import Notes, emit, write_json
 
-__all__ = ["TEST_METHODS", "add_tests", "check_test_options", "grid_rows", "load_judgments", "present", "scale_note"]
+__all__ = ["TEST_METHODS", "add_tests", "check_fisher_null", "check_test_options", "grid_rows", "load_judgments", "present", "scale_note"]
 
 #: ``--alternative`` -> the p-value's column: a one-sided p is never shown under the two-sided one's name.
 P_COLUMNS = {"two-sided": "p_value", "greater": "p_value_greater", "less": "p_value_less"}
@@ -26,7 +26,7 @@ TABLE_COLUMNS = ("similarity", "coefficient", "chance", "value", "CI", "z", *P_C
 TEST_COLUMNS = ("z", *P_COLUMNS.values(), "benchmark")  # shown with --test only
 SECONDARY = ("n_pairs_scored", "observed", "expected", "n_items", "chance", "estimator_only", "judge_only")
 DATA_COLUMNS = ("similarity", "coefficient", "chance", "value", "ci_low", "ci_high", "se", "level", "ci_method",
-                "z", *P_COLUMNS.values(), "benchmark",
+                "z", *P_COLUMNS.values(), "test", "benchmark",
                 "observed", "expected", "judge_only", "estimator_only", "n_judged", "n_items", "n_raters",
                 "n_pairs_scored", "warnings", "error")
 HEADERS = {"n_items": "items", "n_pairs_scored": "pairs scored", "judge_only": "judge only",
@@ -104,6 +104,19 @@ def check_test_options(test: bool, method: str, alternative: str, null: float | 
         fail(f"--null must be a number in [-1, 1) (the coefficient's value under H0); got {null!r}")
 
 
+def check_fisher_null(coefs: Sequence[str], null: float | None) -> None:
+    """Refuse ``--null -1`` with a statistic tested on Fisher's z scale (Lin's CCC: ``atanh(-1)`` is -inf, so z would
+    be inf and p 0 for any data), naming the flag."""
+    if null is None or float(null) != -1.0:
+        return
+    from softirr_stats.api import TESTS_AT_ANY_NULL
+
+    fisher = [c for c in coefs if c in TESTS_AT_ANY_NULL]
+    if fisher:
+        fail(f"--null -1 cannot be tested for -c {fisher[0]}: its Fisher z test needs H0 in (-1, 1) (atanh(-1) is "
+             "-inf, which gives z = inf and p = 0 for any data); give a --null above -1")
+
+
 def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, Any]], method: str = "permutation",
               seed: int = 0, judged: bool = False, alternative: str = "two-sided",
               null: float | None = None) -> list[str]:
@@ -159,7 +172,7 @@ def add_tests(rows: list[dict[str, Any]], ann: Any, measures: list[tuple[str, An
         res = _one_test(r, ann, fn, options, method, seed, alternative, h0)
         if res is None:
             continue
-        r["z"], r[key] = res.z, res.p_value
+        r["z"], r[key], r["test"] = res.z, res.p_value, str(res.details.get("test", method))
         r["benchmark"] = replace(res, value=r["value"]).benchmark().band  # the point band: the row's value's
     return _test_notes(rows, own, key, method, seed, alternative, h0)
 
@@ -197,6 +210,9 @@ def _one_test(r: dict[str, Any], ann: Any, fn: Any, options: dict[str, Any], met
         r["warnings"].append(f"{TEST_NOTE}{coef}'s z and p are of {res.details.get('test', 'its test')} on the "
                              f"{res.n_items} items it uses ({coef} {res.value:.4f} there), not of the value "
                              f"shown, which uses {int(r['n_items'])} items")
+    own = [w for w in res.warnings if w.startswith("permutation test")]  # the test's notes (degenerate, nan sets)
+    if own and not math.isnan(res.p_value):
+        r["warnings"] += [f"{TEST_NOTE}{coef}: {w}" for w in own]
     if math.isnan(res.p_value):
         said = [cli_wording(w) for w in res.warnings if cli_wording(w) not in r["warnings"]]
         why = "its standard error is 0: no variation between items" if res.se == 0 else "its z is not a number"
@@ -277,6 +293,7 @@ def _own_test(r: dict[str, Any], ann: Any, score_statistic: Any, alternative: st
         why = res.details.get("no_test") or "its statistic is not a number"
         r["warnings"].append(f"{TEST_NOTE}{name}: its {test} gives no p here ({why})")
     r[P_COLUMNS[side]] = res.p_value
+    r["test"] = str(test)
     if math.isfinite(res.z):
         r["z"] = res.z
     side_text = one_sided(side, null)  # said once per column by the table note

@@ -9,6 +9,7 @@ from softirr_stats.cli._grid import (
     COLUMNS_HELP,
     TEST_METHODS,
     add_tests,
+    check_fisher_null,
     check_test_options,
     grid_rows,
     header,
@@ -148,6 +149,7 @@ def command(
     judged, plan = load_judgments(judgments)
     coefs = split(coefficient) or [plan.get("coefficient") or "krippendorff_alpha"]
     check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
+    check_fisher_null(coefs, null)
     names = similarity_values(similarity, measure) or [plan.get("similarity") or "exact"]
     check_similarities(names, SIMILARITIES)
     if judged is not None and plan.get("similarity") and names != [plan["similarity"]]:

@@ -134,6 +134,9 @@ def analytic_test(result: AgreementResult, *, null: float = 0.0, alternative: st
     check_choice("alternative", alternative, ALTERNATIVES)
     details: dict[str, Any] = {}
     se_z = result.details.get("se_fisher_z")
+    if se_z is not None and null == -1.0:  # atanh(-1) = -inf: every estimate would be infinitely far from H0
+        raise ValueError(f"null must be in (-1, 1) for {result.coefficient}'s Fisher z test (atanh(null) is -inf at "
+                         "-1, which would give z = inf and p = 0 for any data); got -1.0")
     if se_z is not None:  # tested on Fisher's z scale, where its interval is (Lin 1989), at any null
         z = ccc_z(float(result.value), float(se_z), null)
         method = (f"Fisher z test of H0: {result.coefficient} = {null:g}: (atanh(value) - atanh({null:g})) / SE of "

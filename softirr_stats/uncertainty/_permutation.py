@@ -24,7 +24,8 @@ linear in the observed agreement when the marginals are fixed), so counting ties
 test conservative (3.7% at the 5% level in the null simulation of
 ``benchmarks/permutation_size.py``); the mid-p keeps the size at the nominal level for continuous
 statistics and close to it under ties.
-``z = (T - mean(T_b)) / sd(T_b)``.
+``z = (T - mean(T_b)) / sd(T_b)``; nan, with a note and a ``DegenerateWarning``, where ``sd(T_b)`` is zero up to
+rounding (every permuted data set gives the same value: :data:`DEGENERATE_SD`).
 """
 
 import math
@@ -33,8 +34,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from softirr_stats.agreement import AgreementResult, Prepared, evaluate, prepare
-from softirr_stats.base._validation import check_choice, check_positive_int
+from softirr_stats.agreement import AgreementResult, DegenerateWarning, Prepared, evaluate, prepare
+from softirr_stats.base._validation import check_choice, check_positive_int, user_stacklevel
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty._hypothesis import ALTERNATIVES
 
@@ -42,6 +43,10 @@ __all__ = ["Permutation", "permutation_values", "attach_permutation", "permute_c
 
 #: ``details["test_hypothesis"]`` of the permutation test.
 PERMUTATION_HYPOTHESIS = "no agreement beyond chance: the raters label independently of one another"
+
+#: A permutation SD at most this share of the statistic's scale (``max(1, |T|, |mean|)``) is zero up to rounding: the
+#: permutation distribution is one value, and ``z`` is nan.
+DEGENERATE_SD = 1e-10
 
 _BLOCK_ENTRIES = 4_000_000  # item-weight entries per block: b * (b * n) float64, about 32 MB
 
@@ -223,7 +228,14 @@ def attach_permutation(result: AgreementResult, prep: Prepared, cfg: Permutation
         greater, less = float(upper), float(lower)
         mean = float(v.mean())
         sd = float(v.std(ddof=1)) if m > 1 else math.nan
-        z = (t - mean) / sd if sd > 0 else math.nan
+        if sd <= DEGENERATE_SD * max(1.0, abs(t), abs(mean)):  # zero up to rounding, on the statistic's scale
+            notes.append(f"permutation test degenerate: every permuted data set gives the same {result.coefficient} "
+                         f"({mean:.6g}; sd {sd:.3g} of the permuted values, zero up to rounding), so z is undefined "
+                         "(nan) and the p-value only says whether the observed value equals that one value (e.g. "
+                         "every label distinct, as exact matching of continuous scores gives: use a coefficient of "
+                         "scores or a distance)")
+            warnings.warn(notes[-1], DegenerateWarning, stacklevel=user_stacklevel())
+        z = (t - mean) / sd if sd > DEGENERATE_SD * max(1.0, abs(t), abs(mean)) else math.nan
         if m < cfg.n:
             notes.append(f"permutation test: {cfg.n - m} of {cfg.n} permuted data sets give an undefined coefficient "
                          "and are left out")

@@ -372,3 +372,37 @@ def test_lin_ccc_row_without_a_p_says_why(tmp_path, run_cli):
     assert row["value"] == 1.0 and (p is None or np.isnan(p))
     assert any(w.startswith(TEST_NOTE) and "gives no p here" in w and "concordance is perfect" in w
                for w in row["warnings"]), row["warnings"]
+
+
+def test_each_row_records_its_own_test_and_a_degenerate_permutation_z_is_null(run_cli, tmp_path):
+    # meta.test said "permutation" for every row though lin_ccc's p is Lin's Fisher z test; Fleiss' kappa on
+    # continuous scores (every permuted value the same) reported z = -9.997
+    rng = np.random.default_rng(0)
+    x = rng.normal(3, 1, 60)
+    path = _long_csv(tmp_path / "scores.csv", np.column_stack([x, x + rng.normal(0, 0.4, 60)]).tolist())
+    code, out, err = run_cli("agree", path, "-c", "lin_ccc", "-c", "fleiss_kappa", "--test", "--bootstrap", "0",
+                             "-f", "json")
+    assert code == 0, err
+    rows = {r["coefficient"]: r for r in json.loads(out)["results"]}
+    ann = sis.read_annotations(path)
+    ccc = sis.lin_ccc(ann)
+    assert rows["lin_ccc"]["test"] == ccc.details["test"] and rows["lin_ccc"]["test"].startswith("Fisher z test")
+    assert abs(rows["lin_ccc"]["z"] - ccc.z) < 1e-12 and abs(rows["lin_ccc"]["p_value"] - ccc.p_value) < 1e-12
+    kappa = rows["fleiss_kappa"]
+    assert kappa["test"].startswith("permutation") and kappa["z"] is None and kappa["p_value"] == 1.0
+    assert any("permutation test degenerate" in w for w in kappa["warnings"])
+    code, out, err = run_cli("agree", path, "-c", "lin_ccc", "-c", "fleiss_kappa", "--test", "--bootstrap", "0",
+                             "-f", "csv")
+    assert code == 0 and "test" in pd.read_csv(io.StringIO(out)).columns
+
+
+def test_null_of_minus_one_with_lin_ccc_is_a_one_line_error(run_cli, tmp_path):
+    x = np.random.default_rng(1).normal(size=30)
+    path = _long_csv(tmp_path / "s.csv", np.column_stack([x, x + 0.3]).tolist())
+    code, out, err = run_cli("agree", path, "-c", "lin_ccc", "--test", "--test-method", "analytic", "--null", "-1",
+                             "--bootstrap", "0")
+    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("error: --null -1")
+    assert "lin_ccc" in err
+    code, out, err = run_cli("agree", path, "-c", "fleiss_kappa", "--test", "--test-method", "analytic", "--null",
+                             "-1", "--bootstrap", "0", "-f", "json")  # a Wald test at -1 is defined
+    assert code == 0, err

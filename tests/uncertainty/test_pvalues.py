@@ -203,3 +203,42 @@ def test_as_given_cohen_weights_analytic_se_is_fleiss_cohen_everitt():
     assert r.se == pytest.approx(math.sqrt(var), rel=1e-10)
     with pytest.raises(ValueError, match="no analytic variance"):
         sis.conger_kappa([[0, 1, 1], [1, 0, 1], [0, 0, 1], [1, 1, 0]], weights=[[1, 0.5], [0, 1]], ci="analytic")
+
+
+def test_a_degenerate_permutation_distribution_gives_nan_z_with_a_warning():
+    # Fleiss' kappa on continuous scores by exact matching: every label distinct, every permuted value the same
+    # (sd ~1e-17), and z = (T - mean) / sd was reported as -9.997 with p = 1
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 2))
+    with pytest.warns(sis.DegenerateWarning, match="permutation test degenerate"):
+        r = sis.permutation_test(sis.fleiss_kappa, x, n=199, seed=0)
+    vals = permutation_values(point_estimate(sis.Annotations.from_wide(x), family="pooled", coefficient="fleiss_kappa",
+                                             sim=resolve_similarity(sis.Annotations.from_wide(x)))[1],
+                              Permutation(n=199, seed=0))
+    assert np.ptp(vals) < 1e-14  # the permuted values are one value
+    # independently: no pair of ratings agrees, p_e = sum_k p_k^2 = 80 / 80^2
+    assert abs(r.value - (0.0 - 1 / 80) / (1 - 1 / 80)) < 1e-12
+    assert math.isnan(r.z) and r.p_value == 1.0  # T is that value: every permuted one ties with it
+    assert any(w.startswith("permutation test degenerate") for w in r.warnings)
+    # a permutation distribution with spread keeps its z
+    rows = [["a", "a"], ["b", "b"], ["a", "b"], ["c", "c"], ["b", "b"], ["a", "a"]] * 5
+    t = sis.permutation_test(sis.fleiss_kappa, rows, n=199, seed=0)
+    assert math.isfinite(t.z) and not any("degenerate" in w for w in t.warnings)
+    assert abs(t.z - (t.value - t.details["permutation_mean"]) / t.details["permutation_sd"]) < 1e-12
+
+
+def test_lin_ccc_refuses_a_null_of_minus_one():
+    # atanh(-1) = -inf gave z = inf and p = 0 for any data
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=30)
+    X = np.column_stack([x, 0.8 * x + 0.3 + 0.5 * rng.normal(size=30)])
+    with pytest.raises(ValueError, match=r"null must be in \(-1, 1\) for lin_ccc's Fisher z test"):
+        sis.lin_ccc(X, null=-1.0)
+    r = sis.lin_ccc(X, null=-0.5)  # just above -1 the test is Lin's, as before
+    n, (mx, my), (sx, sy) = len(x), X.mean(axis=0), X.var(axis=0)
+    sxy = np.mean((X[:, 0] - mx) * (X[:, 1] - my))
+    pc, rr = 2 * sxy / (sx + sy + (mx - my) ** 2), sxy / math.sqrt(sx * sy)
+    u = (mx - my) / (sx * sy) ** 0.25
+    vz = ((1 - rr**2) * pc**2 / ((1 - pc**2) * rr**2) + 2 * pc**3 * (1 - pc) * u**2 / (rr * (1 - pc**2) ** 2)
+          - pc**4 * u**4 / (2 * rr**2 * (1 - pc**2) ** 2)) / (n - 2)  # Lin (1989), the variance of atanh(rho_c)
+    assert abs(r.z - (math.atanh(pc) - math.atanh(-0.5)) / math.sqrt(vz)) < 1e-9
