@@ -380,7 +380,7 @@ class Prepared(Statistic):
         return self.q_categories if self.family.chance == "categories" else None
 
     @property
-    def labels(self) -> tuple:  # type: ignore[override]
+    def rating_labels(self) -> tuple:  # type: ignore[override]
         """The labels the ratings use (the vocabulary's entries at the support codes)."""
         return tuple(np.asarray(self.ann.vocabulary, dtype=object)[np.asarray(self.support, dtype=np.int64)].tolist())
 

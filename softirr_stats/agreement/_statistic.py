@@ -76,7 +76,7 @@ class Statistic:
         The number of categories q the value depends on (the declared categories of a chance term fixed by
         them: AC1 / AC2, Brennan-Prediger); None where the value does not depend on q. ``compare`` refuses
         two data sets whose q differ.
-    labels : tuple or None, default None
+    rating_labels : tuple or None, default None
         The distinct labels the ratings use (None where the statistic does not know them); ``compare``
         notes two data sets that share none.
 
@@ -92,7 +92,7 @@ class Statistic:
     (False, (), (0, 1))
     >>> Statistic.informative_items is None, Statistic.unit_name
     (True, 'items')
-    >>> prep.chance_categories is None, prep.labels
+    >>> prep.chance_categories is None, prep.rating_labels
     (True, ('a', 'b'))
     """
 
@@ -112,7 +112,7 @@ class Statistic:
     unit_name: ClassVar[str] = "items"
     few_items_caveat: ClassVar[str] = ""
     chance_categories: ClassVar[int | None] = None
-    labels: ClassVar[tuple | None] = None
+    rating_labels: ClassVar[tuple | None] = None
 
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
         """``{"value", "pa", "pe", ...}``, each of shape (B,), for item / rater / chance-pair weights."""

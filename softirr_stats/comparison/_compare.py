@@ -906,7 +906,7 @@ def _check_categories(a: AgreementResult, stat_a: Statistic, stat_b: Statistic) 
 
 
 def _no_shared_labels(stat_a: Statistic, stat_b: Statistic) -> str:
-    """A note where two data sets' ratings share no label (``Statistic.labels``; "" otherwise, or where unknown):
+    """A note where two data sets' ratings share no label (``Statistic.rating_labels``; "" otherwise, or where unknown):
     two vocabularies (a/b/c against 0/1/2) may name the same categories differently.
 
     Examples
@@ -919,7 +919,7 @@ def _no_shared_labels(stat_a: Statistic, stat_b: Statistic) -> str:
     >>> _no_shared_labels(a, a)
     ''
     """
-    la, lb = stat_a.labels, stat_b.labels
+    la, lb = stat_a.rating_labels, stat_b.rating_labels
     if not la or not lb or set(la) & set(lb):
         return ""
 

@@ -323,8 +323,8 @@ class PpiStatistic(Statistic):
         return self.prep.chance_categories
 
     @property
-    def labels(self) -> tuple:  # type: ignore[override]
-        return self.prep.labels
+    def rating_labels(self) -> tuple:  # type: ignore[override]
+        return self.prep.rating_labels
 
     @property
     def n_chance_pairs(self) -> int:
