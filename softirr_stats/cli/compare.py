@@ -643,7 +643,9 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         return rows, ("rater", "n_items", "kappa_vs_rest", "vs rest CI", "value_without", "change", "change CI",
                       "change_p_value"), tuple(t.columns)
     meta["warnings"] = list(res.warnings)
-    meta["ci_method"] = res.method.rpartition("bootstrap-")[2] if "bootstrap-" in res.method else None
+    used = res.method.rpartition(" ")[2]  # "bootstrap-bca-t", "jackknife-t" (auto on few items), "method"
+    meta["ci_method"] = used.removeprefix("bootstrap-") if used.startswith("bootstrap-") or used == "jackknife-t" \
+        else None
     return _comparison_rows(res), _CMP_COLUMNS, _CMP_DATA
 
 

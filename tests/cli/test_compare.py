@@ -41,13 +41,14 @@ def test_two_files_equal_the_python_api(run_cli, files, tmp_path):
     py = sis.compare(a, b, ci=sis.Bootstrap(n=300, seed=0), labels=("round1.csv", "round2.csv"))
     assert row["difference"] == pytest.approx(py.difference, abs=1e-14) == 0.0
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((py.ci_low, py.ci_high), abs=1e-12)
-    assert row["method"] == "independent bootstrap-percentile" and row["n_common"] == 0
+    assert row["method"] == "independent jackknife-t" == py.method and row["n_common"] == 0
+    assert (row["se"], row["p_value"]) == pytest.approx((py.se, py.p_value), abs=1e-12)
     assert json.loads((tmp_path / "c.json").read_text())["results"][0]["difference"] == row["difference"]
 
 
 def test_two_rounds_by_the_same_raters_on_the_same_items(run_cli, files, tmp_path):
     # the files were merged to choose the measures, and the same rater on the same item in both was refused as a
-    # clash; the default method was the percentile where the Python API's default is auto (bca-t here)
+    # clash; the default method was the percentile where the Python API's default is auto (the jackknife-t here)
     one, _ = files
     df = pd.read_csv(one)
     rng = np.random.default_rng(5)
@@ -62,7 +63,7 @@ def test_two_rounds_by_the_same_raters_on_the_same_items(run_cli, files, tmp_pat
     a = sis.krippendorff_alpha(sis.read_annotations(one))
     b = sis.krippendorff_alpha(sis.read_annotations(two))
     py = sis.compare(a, b, ci=sis.Bootstrap(n=200, seed=0))
-    assert row["n_common"] == 70 and row["method"] == "paired bootstrap-bca-t" == py.method
+    assert row["n_common"] == 70 and row["method"] == "paired jackknife-t" == py.method
     assert (row["difference"], row["ci_low"], row["ci_high"], row["p_value"]) == pytest.approx(
         (py.difference, py.ci_low, py.ci_high, py.p_value), abs=1e-12)
 
@@ -123,7 +124,8 @@ def test_title_and_meta_state_the_interval_used(run_cli, files):
                              "--level", "0.9", "--seed", "4", "-f", "json")
     assert code == 0, err
     d = json.loads(out)
-    used = d["results"][0]["method"].rpartition("bootstrap-")[2]  # the method auto chose for this difference
+    used = d["results"][0]["method"].rpartition(" ")[2].removeprefix("bootstrap-")  # the method auto chose
+    assert used == "jackknife-t"  # the title said bca-t, the method auto stands for on one statistic
     assert f"90% {used} intervals, B = 200 bootstrap replicates, design = items, seed = 4" in d["title"]
     assert (d["meta"]["bootstrap"], d["meta"]["level"], d["meta"]["seed"]) == (200, 0.9, 4)
     code, out, err = run_cli("compare", str(one), "-c", "fleiss_kappa,gwet_ac1", "--analytic", "-f", "json")

@@ -108,8 +108,9 @@ def test_independent_analytic_adds_the_two_variances():
 
 
 def test_independent_bootstrap_draws_uncorrelated_replicates():
-    a = sis.fleiss_kappa(_table(80, seed=4), ci=Bootstrap(n=2000))
-    b = sis.fleiss_kappa(pd.DataFrame(_table(80, seed=4), index=[f"b{i}" for i in range(80)]), ci=Bootstrap(n=2000))
+    ci = Bootstrap(n=2000, method="percentile")  # auto: the jackknife-t at 80 items (test_compare_jackknife_t.py)
+    a = sis.fleiss_kappa(_table(80, seed=4), ci=ci)
+    b = sis.fleiss_kappa(pd.DataFrame(_table(80, seed=4), index=[f"b{i}" for i in range(80)]), ci=ci)
     r = sis.compare(a, b)
     assert r.method == "independent bootstrap-percentile" and r.difference == 0.0
     assert abs(np.corrcoef(r.details["replicates_a"], r.details["replicates_b"])[0, 1]) < 0.08
@@ -392,7 +393,7 @@ def test_the_auto_rule_is_information_and_the_seed_is_recorded():
     B = sis.Bootstrap(n=400, seed=11)
     r = sis.compare(sis.fleiss_kappa(rows, similarity="indel", ci=B), sis.fleiss_kappa(rows, ci=B))
     assert not any("method='auto'" in w for w in r.warnings) and "see .warnings" not in str(r)
-    assert r.details["interval_rule"].startswith("method='auto': BCa with t quantiles")
+    assert r.details["interval_rule"].startswith("method='auto': jackknife-t, 59 df")
     assert r.to_dict()["seed"] == 11 and r.to_dict()["interval_rule"] == r.details["interval_rule"]
     assert "seed=11" in r.to_markdown() and "method='auto'" in r.to_markdown()
 
