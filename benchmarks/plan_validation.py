@@ -9,7 +9,8 @@ study of a cell is evaluated in one batched call.
 
 Designs simulated:
 - ``items``: assumed values (the enumerated population of rating profiles; studies draw items
-  from it);
+  from it); prevalences 0.2 / 0.3 / 0.5, and skewed cells (Fleiss' kappa, two categories at
+  0.1 / 0.9; null 0.45 as the others, and 0.4);
 - ``cluster``: a population of 400 clusters of 5 items, each cluster with its own category
   prevalences; the plan comes from the whole population as pilot (cluster bootstrap) and studies
   draw clusters with replacement (SE from cluster-level influence values);
@@ -54,6 +55,10 @@ ITEM_CELLS = [  # (cell, coefficient, raters, options)
     ("soft_fleiss_kappa", "fleiss_kappa", 3, {"similarity": SOFT}),
     ("conger_kappa", "conger_kappa", 3, {}),
 ]
+#: skewed prevalence (two categories, 0.1 / 0.9): (cell, coefficient, raters, options, prevalence, null gap); run
+#: after the other cells, so that their seeds stay those of the table
+SKEWED_CELLS = [("fleiss_kappa_skewed", "fleiss_kappa", 3, {}, [0.1, 0.9], NULL_GAP),
+                ("fleiss_kappa_skewed_null_0.4", "fleiss_kappa", 3, {}, [0.1, 0.9], 0.2)]
 CLUSTER_CELLS = [("cohen_kappa", "cohen_kappa", 2), ("fleiss_kappa", "fleiss_kappa", 3)]
 TWO_WAY_CELLS = [("fleiss_kappa", "fleiss_kappa"), ("krippendorff_alpha", "krippendorff_alpha")]
 FIELDS = ["cell", "design", "target", "planned_n", "planned_clusters", "studies", "target_value", "mean_halfwidth",
@@ -86,11 +91,11 @@ def _summary(values, se, q, null, crit):
     return hw, rej
 
 
-def run_items(cell, coef, raters, options, studies, rng):
-    pop = build_population(PREV, raters)
-    opts = {**options, "categories": [0, 1, 2]}
-    plan = plan_items(coef, halfwidth=HALFWIDTH, power=dict(null=VALUE - NULL_GAP, power=0.8),
-                      assumed=dict(value=VALUE, prevalence=PREV, raters=raters), options=opts)
+def run_items(cell, coef, raters, options, studies, rng, prev=PREV, null_gap=NULL_GAP):
+    pop = build_population(prev, raters)
+    opts = {**options, "categories": list(range(len(prev)))}
+    plan = plan_items(coef, halfwidth=HALFWIDTH, power=dict(null=VALUE - null_gap, power=0.8),
+                      assumed=dict(value=VALUE, prevalence=prev, raters=raters), options=opts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _, prep = estimate_point(coef, pop.rows, **opts)
@@ -102,7 +107,7 @@ def run_items(cell, coef, raters, options, studies, rng):
         values, se = _se_items(prep, counts)
         ok = np.isfinite(se) & (se > 0)
         q = float(stdtrit(n - 1, 0.975))
-        hw, rej = _summary(values[ok], se[ok], q, VALUE - NULL_GAP, float(stdtrit(n - 1, 0.95)))
+        hw, rej = _summary(values[ok], se[ok], q, VALUE - null_gap, float(stdtrit(n - 1, 0.95)))
         rows.append(_row(cell, "items", r, n, None, int(ok.sum()), hw, rej))
     return rows
 
@@ -248,14 +253,14 @@ def main() -> None:
         if new:
             w.writeheader()
         jobs = ([("items", c) for c in ITEM_CELLS] + [("cluster", c) for c in CLUSTER_CELLS]
-                + [("items+raters", c) for c in TWO_WAY_CELLS])
+                + [("items+raters", c) for c in TWO_WAY_CELLS] + [("items", c) for c in SKEWED_CELLS])
         for i, (design, spec) in enumerate(jobs):
             if (spec[0], design) in done:
                 continue
             rng = np.random.default_rng([args.seed, i])
             t = time.time()
             if design == "items":
-                rows = run_items(*spec, args.studies, rng)
+                rows = run_items(*spec[:4], args.studies, rng, *spec[4:])  # a skewed cell: prevalence, null gap
             elif design == "cluster":
                 rows = run_cluster(*spec, args.studies, rng)
             else:

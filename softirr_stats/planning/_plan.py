@@ -732,13 +732,19 @@ def plan_items(coefficient: str = "fleiss_kappa", *, halfwidth: Any = None, powe
                      "the judged pairs are drawn with the pilot's judging plan (estimand: this study's coefficient)")
     notes.append(_variance_note(source, info))
     if pw is not None and pw["test"] == "wald":
-        notes.append("power is first-order: in simulation (docs/planning.md) the Wald test's power at the planned n "
-                     "was up to 3.6 points below the target with items sampled and up to 5 with clusters (the "
-                     "estimate is biased down by O(1/n) and its SE is larger when the estimate is smaller); plan a "
-                     "margin (or a higher power) when n is small")
+        notes.append(WALD_POWER_NOTE)
     n_col = "n_judged" if unit != "items" else "n_items"
     return PlanResult(name, design, source, unit, int(grid[n_col].max()), grid, float(comp.value), components,
                       tuple(notes))
+
+
+#: The power plan's caveat (docs/planning.md, "Validation"; benchmarks/plan_validation.csv): the shortfall it states
+#: is the largest simulated one of an ``items`` cell, rounded up.
+WALD_POWER_NOTE = ("power is first-order: in simulation (docs/planning.md) the Wald test's power at the planned n was "
+                   "up to 6 points below the target with items sampled (5.9 with prevalences 0.1 / 0.9 at 174 items; "
+                   "still 4.3 at 308 items: with a skewed prevalence the shortfall does not go away at a few hundred "
+                   "items) and up to 5 with clusters (the estimate is biased down and its SE is larger when the "
+                   "estimate is smaller); plan a margin of about 5 points of power (e.g. plan for 0.85 to get 0.8)")
 
 
 def _design_record(design: str) -> Any:
