@@ -318,6 +318,7 @@ def _flag_names(message: str) -> str:
                      message)
     message = re.sub(r"\bwide=True\b", "--reader-option wide=true", message)
     message = re.sub(r"\bpass sep='([^']*)'", r"pass --reader-option 'sep=\1'", message)
+    message = re.sub(r"\bpass quoting='(\w+)'", r"pass --reader-option quoting=\1", message)
     message = re.sub(r"\bpass sheet='([^']*)'", r"pass --reader-option 'sheet=\1'", message)
     message = re.sub(r"\bpass sheet= ", "pass --reader-option sheet=NAME ", message)
     message = re.sub(r"\bpass sheet=(\[[^\]]*\])", lambda m: "pass --reader-option " + _list_option("sheet", m.group(1)),

@@ -17,7 +17,12 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["check_header", "decode_errors", "guess_roles", "header_line_hint", "match_header", "numeric_labels", "sep_hint"]
+__all__ = ["QUOTINGS", "check_header", "check_quoting", "decode_errors", "guess_roles", "header_line_hint", "match_header",
+           "numeric_labels", "quote_mode", "quoted_field_message", "sep_hint", "swallowed_rows"]
+
+#: ``quoting=`` of a CSV / TSV table: ``"csv"`` (a field that starts with ``"`` is quoted, ``""`` inside it is a
+#: quote: the CSV rule) or ``"none"`` (quotes are plain text, as every other character)
+QUOTINGS: tuple[str, ...] = ("csv", "none")
 
 
 class decode_errors:
@@ -66,12 +71,106 @@ def match_header(columns: Sequence[Any], wanted: Sequence[str]) -> dict[str, Any
     return found
 
 
-def check_header(path: Path, sep: str, encoding: str) -> None:
+def check_quoting(quoting: Any, fmt: str | None) -> str:
+    """``quoting=`` checked: one of :data:`QUOTINGS`, given only for a CSV / TSV table (``fmt``).
+
+    Examples
+    --------
+    >>> check_quoting("none", "tsv")
+    'none'
+    >>> check_quoting("none", "jsonl")
+    Traceback (most recent call last):
+    ...
+    ValueError: quoting= says how quotes in a CSV / TSV table are read; this file is read as 'jsonl'
+    """
+    if not isinstance(quoting, str) or quoting not in QUOTINGS:
+        raise ValueError(f"quoting must be one of {list(QUOTINGS)} ('csv': a field that starts with a quote is quoted; "
+                         f"'none': quotes are plain text); got {quoting!r}")
+    if quoting != "csv" and fmt not in ("csv", "tsv"):
+        raise ValueError(f"quoting= says how quotes in a CSV / TSV table are read; this file is read as {fmt!r}")
+    return quoting
+
+
+def quote_mode(quoting: str) -> int:
+    """The ``csv`` module's (and pandas') quoting constant for ``quoting=``."""
+    import csv
+
+    return csv.QUOTE_NONE if quoting == "none" else csv.QUOTE_MINIMAL
+
+
+def swallowed_rows(df: pd.DataFrame, sep: str) -> bool:
+    """Whether a cell of ``df`` (every cell read as text) holds a line break and ``sep``: a quoted field that took
+    in what look like rows of the table (an opening quote closed only lines later). Whole columns at a time."""
+    for name in df.columns:
+        col = df[name]
+        if col.dtype.kind not in "OSUT" and str(col.dtype) not in ("str", "string"):
+            continue
+        text = col.astype(object).where(col.notna(), "").astype(str)
+        if (text.str.contains(r"[\r\n]", regex=True) & text.str.contains(sep, regex=False)).any():
+            return True
+    return False
+
+
+def quoted_field_message(path: Path, sep: str, encoding: str, *, unclosed: bool) -> str:
+    """The one-line refusal of a quoted field that swallowed rows (``unclosed=False``: a field holding a line
+    break and ``sep``) or that the file ends inside (``unclosed=True``), naming the line where the field starts.
+
+    Walks the records with Python's csv reader (error path only) to find where the field starts.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.csv"
+    >>> _ = p.write_text('item,rater,label\\n1,a,"x\\n1,b,y\\n2,a,z"\\n2,b,z\\n')
+    >>> print(quoted_field_message(p, ",", "utf-8", unclosed=False))  # doctest: +NORMALIZE_WHITESPACE
+    a.csv: line 2: a quoted field starts there ('"x') and runs over 3 lines, taking in what look like ','-separated
+    rows: a quote opened in a field and closed only lines later reads the rows between as one cell; close the quote
+    in the file, or read quotes as plain text: pass quoting='none'
+    """
+    import csv
+    import sys
+
+    shown = "tab" if sep == "\t" else repr(sep)
+    fix = "close the quote in the file, or read quotes as plain text: pass quoting='none'"
+    old = csv.field_size_limit()
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    found: tuple[int, int, str] | None = None
+    try:
+        with decode_errors(path, encoding), path.open(encoding=encoding, newline="") as fh:
+            reader = csv.reader(fh, delimiter=sep)
+            end = 0
+            for row in reader:  # error path: the first record whose field swallowed rows, or the last one
+                start, end = end + 1, reader.line_num
+                k = len(row) - 1 if unclosed else next(
+                    (k for k, f in enumerate(row) if sep in f and ("\n" in f or "\r" in f)), -1)
+                if row and k >= 0:
+                    found = (start + sum(f.count("\n") for f in row[:k]), end, row[k])
+                    if not unclosed:
+                        break
+    except csv.Error:
+        found = None
+    finally:
+        csv.field_size_limit(old)
+    if found is None:
+        return (f"{path.name}: a quoted field is never closed (the file ends inside it)" if unclosed else
+                f"{path.name}: a quoted field takes in what look like {shown}-separated rows") + f"; {fix}"
+    line, end, field = found
+    head = field.splitlines()[0] if field.strip() else field
+    head = head if len(head) <= 30 else head[:30] + "..."
+    if unclosed:
+        return (f"{path.name}: line {line}: a quoted field starts there ({chr(34) + head!r}) and is never closed: the "
+                f"file ends inside it, so every line after it would be one cell; {fix}")
+    return (f"{path.name}: line {line}: a quoted field starts there ({chr(34) + head!r}) and runs over {end - line + 1} "
+            f"lines, taking in what look like {shown}-separated rows: a quote opened in a field and closed only lines "
+            f"later reads the rows between as one cell; {fix}")
+
+
+def check_header(path: Path, sep: str, encoding: str, quoting: str = "csv") -> None:
     """A header naming one column twice is refused (pandas would read the second as 'label.1')."""
     import csv
 
     with decode_errors(path, encoding), path.open(encoding=encoding, newline="") as fh:
-        header = next(csv.reader(fh, delimiter=sep), [])
+        header = next(csv.reader(fh, delimiter=sep, quoting=quote_mode(quoting)), [])
     seen: dict[str, int] = {}
     for k, name in enumerate(header, 1):
         name = name.lstrip("\ufeff") if k == 1 else name

@@ -369,27 +369,35 @@ def _byte_bar(nbytes: int, desc: str) -> Any:
     return progress_bar(nbytes, desc, unit="B", unit_scale=True)
 
 
-def _count_quotes(path: Path) -> int:
-    """The number of ``"`` bytes in a file (one pass in blocks, C-level counting)."""
-    n = 0
+def _count_quotes(path: Path) -> tuple[int, int]:
+    """The numbers of ``"`` bytes and of lines in a file (one pass in blocks, C-level counting)."""
+    n = lines = 0
+    last = b""
     with path.open("rb") as fh:
         while block := fh.read(BLOCK_BYTES):
             n += block.count(b'"')
-    return n
+            lines += block.count(b"\n")
+            last = block[-1:]
+    return n, lines + (last not in (b"", b"\n"))
 
 
-def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values: list[str]) -> dict[str, _Column]:
-    """The three columns of a CSV / TSV, parsed as text and encoded one block at a time."""
+def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values: list[str],
+                 quoting: str = "csv") -> dict[str, _Column]:
+    """The three columns of a CSV / TSV, parsed as text and encoded one block at a time.
+
+    A file with quotes where some record runs over several lines (a quoted field holding a line break) is left to
+    the pandas route, which checks every column for a field that took in what look like rows.
+    """
     import csv
 
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    from softirr_stats.data._cells import check_header
+    from softirr_stats.data._cells import check_header, quote_mode
 
-    check_header(path, sep, "utf-8")  # a column named twice: the pandas route's error
+    check_header(path, sep, "utf-8", quoting)  # a column named twice: the pandas route's error
     with path.open(encoding="utf-8", newline="") as fh:
-        header = next(csv.reader(fh, delimiter=sep), [])
+        header = next(csv.reader(fh, delimiter=sep, quoting=quote_mode(quoting)), [])
     if header:
         header[0] = header[0].lstrip("\ufeff")
     if not set(columns) <= set(header):
@@ -397,7 +405,8 @@ def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values:
     size = path.stat().st_size
     opts = dict(
         read_options=pacsv.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
-        parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+        parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True,
+                                         quote_char='"' if quoting == "csv" else False),
         convert_options=pacsv.ConvertOptions(
             # text cells, dictionary-encoded as they are parsed (a third less work than encoding the text after)
             column_types={c: pa.dictionary(pa.int32(), pa.string()) for c in columns}, include_columns=list(columns),
@@ -427,8 +436,13 @@ def _csv_columns(path: Path, sep: str, columns: tuple[str, str, str], na_values:
     finally:
         if bar is not None:
             bar.close()
-    if _count_quotes(path) % 2:  # Arrow ends an unclosed quoted field at the end of the file; pandas refuses it
+    if quoting == "none":
+        return cols
+    quotes, lines = _count_quotes(path)
+    if quotes % 2:  # Arrow ends an unclosed quoted field at the end of the file; pandas refuses it
         raise _Fallback("an odd number of quotes")
+    if quotes and cols[columns[0]].length + 1 < lines:  # a record over several lines (or blank lines): a quoted
+        raise _Fallback("a quoted field holds a line break")  # field may have swallowed rows; pandas checks it
     return cols
 
 
@@ -531,7 +545,7 @@ def _parquet_batches(path: Path, columns: tuple[str, str, str]) -> tuple[Any, in
 
 def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater: str, label: str,
               na_values: list[str], encoding: str, categories: Any, normalize: str | None,
-              sep: str | None = None, decimal: str = ".") -> Annotations | None:
+              sep: str | None = None, decimal: str = ".", quoting: str = "csv") -> Annotations | None:
     """``read_annotations`` of a long table by whole columns through pyarrow; None: read it the pandas way.
 
     CSV / TSV cells are text and only empty cells (and ``na_values``) are missing; a label column
@@ -551,7 +565,7 @@ def read_long(cls: type[Annotations], path: Path, fmt: str, *, item: str, rater:
                 if fh.read(2) == b"\x1f\x8b":  # gzip: the pandas route decompresses it
                     return None
         if fmt in ("csv", "tsv"):
-            cols = _csv_columns(path, sep or ("," if fmt == "csv" else "\t"), columns, na_values)
+            cols = _csv_columns(path, sep or ("," if fmt == "csv" else "\t"), columns, na_values, quoting)
         else:
             if fmt == "jsonl":
                 table = _jsonl_table(path, columns)

@@ -26,8 +26,15 @@ from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 from softirr_stats.data import TABLE_FORMATS, TEXT_TABLES
 from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._cells import check_header as _check_header
+from softirr_stats.data._cells import (
+    check_quoting,
+    header_line_hint,
+    quote_mode,
+    quoted_field_message,
+    sep_hint,
+    swallowed_rows,
+)
 from softirr_stats.data._cells import decode_errors as _decode_errors
-from softirr_stats.data._cells import header_line_hint, sep_hint
 from softirr_stats.data._cells import numeric_labels as _numeric_labels
 
 __all__ = ["read_annotations", "read_table", "demo_path"]
@@ -37,7 +44,7 @@ _FORMATS = TABLE_FORMATS  # the one table of input formats (data/__init__.py)
 
 def read_table(path: str | Path, *, format: str | None = None,
                na_values: Sequence[str] | str | None = None, encoding: str = "utf-8",
-               sep: str | None = None, sheet: str | int | None = None) -> pd.DataFrame:
+               sep: str | None = None, sheet: str | int | None = None, quoting: str = "csv") -> pd.DataFrame:
     """Read a CSV, TSV, JSON Lines or Parquet file, or a sheet of an Excel workbook, into a DataFrame.
 
     CSV/TSV cells are read as text, and only empty cells are missing unless ``na_values``
@@ -64,6 +71,12 @@ def read_table(path: str | Path, *, format: str | None = None,
         ``";"`` for the CSV files that spreadsheets write in locales with a decimal comma.
     sheet : str or int, optional
         The sheet of an Excel workbook: its name or position (0 the first, the default).
+    quoting : {"csv", "none"}
+        How quotes in a CSV / TSV file are read: ``"csv"`` (the default) by the CSV rule (a field that starts with
+        ``"`` ends at the next lone ``"``, and may hold delimiters and line breaks); ``"none"`` as plain text. With
+        ``"csv"``, a cell holding both a line break and the delimiter (an opening quote closed only lines later,
+        which reads the rows between as one cell) and a quoted field the file ends inside raise a ValueError naming
+        the line where the field starts.
 
     Returns
     -------
@@ -93,6 +106,7 @@ def read_table(path: str | Path, *, format: str | None = None,
                          f"{did_you_mean(fmt, [*_FORMATS, *EXPORT_FORMATS])}")
     if sheet is not None and fmt != "xlsx":
         raise ValueError(f"sheet= picks a sheet of an Excel workbook; {path.name} is read as {fmt!r}")
+    quoting = check_quoting(quoting, fmt)
     if fmt == "xlsx":
         if sep is not None:
             check_sep(sep, fmt)  # refused, naming the format
@@ -103,7 +117,7 @@ def read_table(path: str | Path, *, format: str | None = None,
         return _read_parquet(path, na_values)
     sep = check_sep(sep, fmt)
     if fmt in ("csv", "tsv"):
-        return _read_delimited(path, sep, na_values, encoding)
+        return _read_delimited(path, sep, na_values, encoding, quoting)
     from softirr_stats.data._readers._common import (
         check_number,
         iter_json_records,
@@ -224,15 +238,21 @@ def _check_na_values(na_values: Any) -> list[str]:
     return list(na_values)
 
 
-def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None, encoding: str = "utf-8") -> pd.DataFrame:
-    """Every cell as text; only empty cells (and ``na_values``) are missing."""
+def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None, encoding: str = "utf-8",
+                    quoting: str = "csv") -> pd.DataFrame:
+    """Every cell as text; only empty cells (and ``na_values``) are missing.
+
+    With ``quoting="csv"`` a cell that holds a line break and ``sep`` (a quoted field that took in what look like
+    rows) is refused, as is a quoted field the file ends inside, naming the line where it starts; ``"none"`` reads
+    quotes as plain text.
+    """
     try:
         "".encode(encoding)
     except LookupError:
         raise ValueError(f"encoding must be a codec Python knows (e.g. 'utf-8', 'latin-1'); got {encoding!r}") from None
-    _check_header(path, sep, encoding)
+    _check_header(path, sep, encoding, quoting)
     opts = dict(sep=sep, dtype=str, keep_default_na=False, na_values=["", *(na_values or [])],
-                encoding=encoding)
+                encoding=encoding, quoting=quote_mode(quoting))
     try:
         with _decode_errors(path, encoding):
             df = pd.read_csv(path, **opts)
@@ -252,10 +272,14 @@ def _read_delimited(path: Path, sep: str, na_values: Sequence[str] | None, encod
     except pd.errors.EmptyDataError:
         raise ValueError(f"{path}: the file is empty (no header line)") from None
     except pd.errors.ParserError as err:
+        if quoting == "csv" and "EOF inside string" in str(err):  # an unclosed quote: where it opens
+            raise ValueError(quoted_field_message(path, sep, encoding, unclosed=True)) from None
         what = {",": "CSV", "\t": "TSV"}.get(sep, f"a {sep!r}-separated table")
         raise ValueError(f"{path}: cannot be parsed as {what} ({' '.join(str(err).split())})"
                          f"{sep_hint(path, sep, encoding)}") from None
-    short = _first_short_row(path, sep, encoding, _fields_needed(df.columns))
+    if quoting == "csv" and swallowed_rows(df, sep):
+        raise ValueError(quoted_field_message(path, sep, encoding, unclosed=False))
+    short = _first_short_row(path, sep, encoding, _fields_needed(df.columns), quoting)
     if short is not None:
         line, fields, n_short = short
         hint = sep_hint(path, sep, encoding)  # another delimiter splits the file evenly: that is what is wrong
@@ -274,7 +298,8 @@ def _fields_needed(columns: Any) -> int:
     return named[-1] + 1 if named else 0
 
 
-def _first_short_row(path: Path, sep: str, encoding: str, need: int) -> tuple[int, int, int] | None:
+def _first_short_row(path: Path, sep: str, encoding: str, need: int,
+                     quoting: str = "csv") -> tuple[int, int, int] | None:
     """(line, fields, number of such rows) for the first data row with fewer than ``need`` fields, or None.
 
     pandas fills the fields a row lacks with empty cells, which it cannot tell from fields written empty
@@ -289,12 +314,12 @@ def _first_short_row(path: Path, sep: str, encoding: str, need: int) -> tuple[in
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # a long cell (pandas reads any) is no error here
     try:
         with path.open(encoding=encoding, newline="") as fh:
-            reader = csv.reader(fh, delimiter=sep)
+            reader = csv.reader(fh, delimiter=sep, quoting=quote_mode(quoting))
             next(reader, None)
             if min(filter(None, map(len, reader)), default=need) >= need:
                 return None
         with path.open(encoding=encoding, newline="") as fh:  # error path: which row, on which line
-            reader = csv.reader(fh, delimiter=sep)
+            reader = csv.reader(fh, delimiter=sep, quoting=quote_mode(quoting))
             next(reader, None)
             found = [(reader.line_num, len(row)) for row in reader
                      if row and len(row) < need and not (len(row) == 1 and not row[0].strip())]
@@ -352,7 +377,7 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
         opts = {k: kwargs.get(k, d) for k, d in (("item", "item"), ("rater", "rater"), ("label", "label"),
                                                  ("categories", None), ("na_values", None), ("normalize", None),
                                                  ("encoding", "utf-8"), ("sep", None), ("decimal", "."),
-                                                 ("sheet", None))}
+                                                 ("sheet", None), ("quoting", "csv"))}
         return read_table_list(Annotations, read_table, paths, fmts, names, rater_from=rater_from, **opts)
     from softirr_stats.data._readers import _GUESSED, SPAN_RULES, guessed_formats
     from softirr_stats.data._readers._common import FILE_RATER
@@ -413,7 +438,7 @@ def _table_list_formats(paths: list[Path], kwargs: dict[str, Any]) -> list[str] 
     from softirr_stats.data._readers import guess_format
 
     known = {"item", "rater", "label", "format", "categories", "na_values", "normalize", "encoding", "sep", "decimal",
-             "sheet"}
+             "sheet", "quoting"}
     if set(kwargs) - known or any(not p.is_file() for p in paths):
         return None
     columns = (kwargs.get("item", "item"), kwargs.get("rater", "rater"), kwargs.get("label", "label"))
@@ -497,6 +522,7 @@ def read_annotations(
     sep: str | None = None,
     decimal: str = ".",
     sheet: str | int | None = None,
+    quoting: str = "csv",
     **options: Any,
 ) -> Annotations:
     r"""Read a long-format annotation file (CSV/TSV/JSONL/Parquet) or an annotation-tool export.
@@ -565,6 +591,13 @@ def read_annotations(
         as a list of files is merged: a sheet without a rater column is one annotator's, named after
         the sheet. Its cells are read as the text of their stored values, by a CSV file's rules, long or wide
         (``wide=``). On the command line: ``--reader-option sheet=Ratings``.
+    quoting : {"csv", "none"}
+        How quotes in a CSV / TSV table are read: ``"csv"`` (the default) by the CSV rule, where a field that
+        starts with ``"`` runs to the next lone ``"`` and may hold delimiters and line breaks; ``"none"`` reads
+        quotes as plain text (labels such as ``"quoted`` or ``5'3"``). With ``"csv"``, a cell holding both a line
+        break and the delimiter (a stray opening quote that took in the rows after it) and a quoted field the file
+        ends inside raise a ValueError naming the line where the field starts. On the command line:
+        ``--reader-option quoting=none``.
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
         ``textarea=`` and ``duplicates=`` (Label Studio), ``label_key=`` and ``label_names=`` (doccano), ``task=`` and
@@ -630,7 +663,8 @@ def read_annotations(
                           format=format, categories=categories, na_values=na_values, normalize=normalize,
                           encoding=encoding, **({} if sep is None else {"sep": sep}),
                           **({} if decimal == "." else {"decimal": decimal}),
-                          **({} if sheet is None else {"sheet": sheet}), **options)
+                          **({} if sheet is None else {"sheet": sheet}),
+                          **({} if quoting == "csv" else {"quoting": quoting}), **options)
     p = Path(path)
     if format in EXPORT_FORMATS:
         _check_options(format, options)  # unknown options are named before any file is read
@@ -641,7 +675,7 @@ def read_annotations(
             return read_annotations(copy, item=item, rater=rater, label=label, format=format, categories=categories,
                                     na_values=na_values, normalize=normalize, encoding=encoding,
                                     rater_from=rater_from, wide=wide, sep=sep, decimal=decimal, sheet=sheet,
-                                    **options)
+                                    quoting=quoting, **options)
     if p.is_dir() and format in (None, "label-studio", "prodigy"):
         files = _export_files(p)
         if files is not None:
@@ -664,8 +698,9 @@ def read_annotations(
             raise ValueError("wide=True reads one sheet (a row per item, a column per rater); sheet= lists several "
                              "(one annotator per sheet: a long table on each, without wide=)")
         _check_decimal(decimal, fmt)
+        check_quoting(quoting, fmt)
         table = _read_sheet_aware(p, fmt, [item, *(() if wide is True else wide)], na_values=na_values,
-                                  encoding=encoding, sep=sep, sheet=sheet)
+                                  encoding=encoding, sep=sep, sheet=sheet, quoting=quoting)
         table = _match_names(table, [item, *(() if wide is True else wide)], p.name)
         wanted = [n for n in (item, *(() if wide is True else wide)) if n]
         hint = (sep_hint(p, check_sep(sep, fmt), encoding)
@@ -681,6 +716,7 @@ def read_annotations(
     if sep is not None and fmt not in ("csv", "tsv"):
         check_sep(sep, fmt)  # refused, naming the format
     _check_decimal(decimal, fmt)
+    check_quoting(quoting, fmt)
     if sheet is not None and fmt != "xlsx":
         raise ValueError(f"sheet= picks a sheet of an Excel workbook; {p.name} is read as {fmt!r}")
     if fmt == "xlsx" and (sheet == "*" or isinstance(sheet, list | tuple)):
@@ -705,11 +741,11 @@ def read_annotations(
             fast = read_long(Annotations, p, fmt, item=item, rater=rater, label=label,
                              na_values=_check_na_values(na_values), encoding=encoding, categories=categories,
                              normalize=normalize, sep=check_sep(sep, fmt) if fmt in ("csv", "tsv") else None,
-                             decimal=decimal)
+                             decimal=decimal, quoting=quoting)
         if fast is not None:
             return fast
     df = _read_sheet_aware(p, fmt, [item, rater, label], na_values=na_values, encoding=encoding, sep=sep,
-                           sheet=sheet)
+                           sheet=sheet, **({} if quoting == "csv" else {"quoting": quoting}))
     df = _match_names(df, [item, rater, label], p.name)
     missing = [(role, col) for role, col in (("item", item), ("rater", rater), ("label", label)) if col not in df.columns]
     if missing:

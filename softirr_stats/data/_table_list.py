@@ -26,7 +26,8 @@ __all__ = ["read_table_list"]
 def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], fmts: Sequence[str],
                     names: Sequence[str], *, rater_from: str, item: str, rater: str, label: str, categories: Any,
                     na_values: Any, normalize: str | None, encoding: str, sep: str | None, decimal: str,
-                    sheet: str | int | None = None, stems: Sequence[str] | None = None, unit: str = "file") -> Any:
+                    sheet: str | int | None = None, stems: Sequence[str] | None = None, unit: str = "file",
+                    quoting: str = "csv") -> Any:
     """One :class:`Annotations` from the long tables ``paths`` (formats ``fmts``, named ``names`` in messages),
     each read by ``read`` (:func:`~softirr_stats.data.read_table`, passed in by the caller). A table without a
     rater column is one rater's, named by ``stems`` (default the files' stems); ``unit`` is what a table is
@@ -56,6 +57,7 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
     for k, (path, fmt, name) in enumerate(zip(paths, fmts, names, strict=True)):
         df = read(path, format=fmt, na_values=na_values, encoding=encoding,
                   **({"sep": sep} if sep is not None and fmt in ("csv", "tsv") else {}),
+                  **({"quoting": quoting} if quoting != "csv" else {}),
                   **({"sheet": sheet} if sheet is not None and fmt == "xlsx" else {}))
         file_notes.extend(df.attrs.get("read_notes", ()))  # a workbook's sheet
         missing = [(role, col) for role, col in (("item", item), ("label", label)) if col not in df.columns]
