@@ -263,16 +263,25 @@ def _reader_value(text: str) -> Any:
         return text
 
 
-def _span_rule(text: str) -> Any:
+def _span_rule(text: str, flag: str = "--span-rule") -> Any:
+    """A span rule from its spelling by :meth:`SpanRule.parse` (the one parser; docs/readers.md), its refusal in
+    command-line words naming ``flag``.
+
+    Examples
+    --------
+    >>> _span_rule("overlap:0.5,separate")
+    SpanRule(match='overlap', min_overlap=0.5, unmatched='O', stacked='separate')
+    """
+    import re
+
     from softirr_stats.data import SpanRule
 
-    match, _, iou = text.strip().lower().partition(":")
-    if match not in ("exact", "overlap") or (iou and match != "overlap"):
-        fail(f"--span-rule must be exact, overlap or overlap:IOU (e.g. overlap:0.5); got {text!r}")
     try:
-        return SpanRule(match=match, min_overlap=float(iou)) if iou else SpanRule(match=match)
-    except ValueError as err:
-        fail(f"--span-rule {text}: {err}")
+        return SpanRule.parse(text)
+    except (ValueError, TypeError) as err:
+        detail = re.sub(r"^span_rule: |^SpanRule\.", "", str(err))
+        fail(f"{flag} must be exact, overlap or overlap:IOU, optionally followed by ,separate (or ,set) and "
+             f",unmatched=LABEL (or ,unmatched=none), e.g. overlap:0.5,separate; got {text!r}: {detail}")
 
 
 def reader_options(field: str | None = None, layer: str | None = None, feature: str | None = None,
@@ -292,7 +301,7 @@ def reader_options(field: str | None = None, layer: str | None = None, feature: 
         if key in ("item", "rater", "label", "format", "na_values"):
             flag = {"format": "--input-format", "na_values": "--na-values"}.get(key, f"--{key}")
             fail(f"--reader-option {key}=...: use {flag} instead")
-        opts[key] = _span_rule(value) if key == "span_rule" else _reader_value(value)
+        opts[key] = _span_rule(value, "--reader-option span_rule=") if key == "span_rule" else _reader_value(value)
     return opts
 
 

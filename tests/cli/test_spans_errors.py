@@ -59,3 +59,50 @@ def test_a_file_that_cannot_be_read_still_says_so(capsys, tmp_path):
     (tmp_path / "spans.csv").write_text("document,annotator,start,end,type\nd1,A,0,5,PER\nd1,A,0,x,PER\n")
     code, err = _err(capsys, "spans", tmp_path / "spans.csv", "--bootstrap", "0")
     assert code == 2 and f"cannot read {tmp_path / 'spans.csv'}" in err, err
+
+
+# the spellings docs/readers.md documents for a span rule, each through both flags (cli._options parsed them itself
+# and refused all but exact / overlap / overlap:IOU)
+SPELLINGS = ["exact", "exact,unmatched=none", "overlap:0.5,separate", "overlap,unmatched=none", "exact,separate",
+             "overlap:0.2,set,unmatched=MISSED"]
+
+
+@pytest.fixture
+def brat_project(tmp_path):
+    for who, text in {"alice": "T1\tPER 0 10\tJohn Smith\nT2\tLOC 20 26\tBerlin\n",
+                      "bob": "T1\tPER 0 4\tJohn\nT2\tLOC 20 26\tBerlin\nT3\tORG 30 35\tACME.\n",
+                      "carol": "T1\tPER 0 10\tJohn Smith\nT2\tORG 20 26\tBerlin\n"}.items():
+        (tmp_path / "br" / who).mkdir(parents=True)
+        (tmp_path / "br" / who / "doc1.ann").write_text(text)
+    return tmp_path / "br"
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+@pytest.mark.parametrize("flag", ["--span-rule", "--reader-option"])
+def test_every_documented_span_rule_spelling_reads_as_the_python_api(capsys, brat_project, spelling, flag):
+    import json
+
+    import softirr_stats as sis
+    from softirr_stats.data import SpanRule, read_annotations
+
+    args = [flag, spelling if flag == "--span-rule" else f"span_rule={spelling}"]
+    with pytest.raises(SystemExit) as exit_:
+        main(["agree", str(brat_project), *args, "-c", "krippendorff_alpha", "--bootstrap", "0", "-f", "json",
+              "--input-format", "brat"])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0, err
+    got = json.loads(out[out.index("{"):])["results"][0]
+    ann = read_annotations(brat_project, format="brat", span_rule=SpanRule.parse(spelling))
+    want = sis.krippendorff_alpha(ann)
+    assert got["n_items"] == ann.n_items
+    assert got["value"] == pytest.approx(want.value, abs=1e-12)
+
+
+@pytest.mark.parametrize("flag, shown", [("--span-rule", "--span-rule"), ("--reader-option", "--reader-option span_rule=")])
+def test_a_bad_span_rule_names_its_flag_and_what_is_wrong(capsys, brat_project, flag, shown):
+    for bad, why in [("overlap:2", "min_overlap must lie in [0, 1)"), ("exact,foo", "unknown part 'foo'"),
+                     ("weird", "match must be one of ['exact', 'overlap']")]:
+        code, err = _err(capsys, "agree", brat_project, flag, bad if flag == "--span-rule" else f"span_rule={bad}",
+                         "--bootstrap", "0")
+        assert code == 2 and err.count("\n") == 1, err
+        assert f"error: {shown} must be exact, overlap or overlap:IOU" in err and why in err, err
