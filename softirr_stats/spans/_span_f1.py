@@ -157,7 +157,8 @@ def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None,
                lookalikes: tuple[str, ...] = ("documents", "annotators", "types")) -> SpanTable:
     """Validate and encode a tidy span table (columns ``document, annotator, start, end, type``).
 
-    ``start`` / ``end`` are character offsets, end exclusive (``0 <= start < end``). A row whose
+    ``start`` / ``end`` are character offsets, end exclusive (``0 <= start <= end``; ``start == end`` is a
+    zero-length span, as INCEpTION writes an annotation anchored between characters). A row whose
     ``start``, ``end`` and ``type`` are all missing only says that the annotator annotated the
     document and marked nothing (it adds documents or annotators without spans). Every
     annotator is taken to have annotated every document of the table unless ``annotated`` (a
@@ -202,11 +203,13 @@ def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None,
     keep = ~empty.to_numpy()
     start = _offsets(spans["start"], "start", rows[keep])
     end = _offsets(spans["end"], "end", rows[keep])
-    bad = (start < 0) | (end <= start)
+    bad = (start < 0) | (end < start)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"span offsets must satisfy 0 <= start < end (end exclusive); row {rows[keep][i]} has "
-                         f"[{start[i]}, {end[i]})")
+        at = spans.iloc[i]
+        raise ValueError(f"span offsets must satisfy 0 <= start <= end (end exclusive; start == end is a zero-length "
+                         f"span); document {at['document']!r}, annotator {at['annotator']!r} has a "
+                         f"{at['type']!r} span [{start[i]}, {end[i]}) ({int(bad.sum())} such span(s) in all)")
     typ = spans["type"].to_numpy(dtype=object)
     not_str = np.array([not isinstance(t, str) for t in typ], dtype=bool)
     if not_str.any():
@@ -384,12 +387,30 @@ def _overlap_edges(tab: SpanTable, kind: str, threshold: float, same_type: bool)
     i, j = i[differ], j[differ]
     swap = tab.rater[i] > tab.rater[j]
     i, j = np.where(swap, j, i), np.where(swap, i, j)
-    if kind == "overlap" and threshold > 0:
-        inter = np.minimum(tab.end[i], tab.end[j]) - np.maximum(tab.start[i], tab.start[j])
-        union = (tab.end[i] - tab.start[i]) + (tab.end[j] - tab.start[j]) - inter
-        ok = inter / union >= threshold  # correctly rounded: IoU 3/30 meets "overlap:0.1"
-        i, j = i[ok], j[ok]
+    if kind == "overlap":
+        # a zero-length span shares no character with any span: it matches only an identical zero-length span
+        # (IoU 1 there, 0 against anything else; docs/span_agreement.md)
+        solid = (tab.end[i] > tab.start[i]) & (tab.end[j] > tab.start[j])
+        i, j = i[solid], j[solid]
+        if threshold > 0:
+            inter = np.minimum(tab.end[i], tab.end[j]) - np.maximum(tab.start[i], tab.start[j])
+            union = (tab.end[i] - tab.start[i]) + (tab.end[j] - tab.start[j]) - inter
+            ok = inter / union >= threshold  # correctly rounded: IoU 3/30 meets "overlap:0.1"
+            i, j = i[ok], j[ok]
+        if (tab.end == tab.start).any():
+            zi, zj = _overlap_edges(_zero_length(tab), "exact", threshold, same_type)
+            picked = np.flatnonzero(tab.end == tab.start)
+            i, j = np.r_[i, picked[zi]], np.r_[j, picked[zj]]
     return i, j
+
+
+def _zero_length(tab: SpanTable) -> SpanTable:
+    """The zero-length spans of ``tab`` alone (for their exact matches under the overlap rule)."""
+    import dataclasses
+
+    z = tab.end == tab.start
+    return dataclasses.replace(tab, doc=tab.doc[z], rater=tab.rater[z], start=tab.start[z], end=tab.end[z],
+                               type=tab.type[z])
 
 
 def _max_weight_matching(node_a: np.ndarray, node_b: np.ndarray, w: np.ndarray) -> np.ndarray:

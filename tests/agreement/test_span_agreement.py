@@ -434,8 +434,8 @@ def test_bad_input():
         sis.span_agreement(spans.loc[spans["annotator"] == "a"])
     with pytest.raises(ValueError, match=r"lacks column\(s\) \['type'\]"):
         sis.span_agreement(spans.drop(columns="type"))
-    with pytest.raises(ValueError, match="0 <= start < end"):
-        sis.span_agreement(frame([("d", "a", 4, 4, "X"), ("d", "b", 0, 4, "X")]))
+    with pytest.raises(ValueError, match="0 <= start <= end"):  # [4, 4) is a zero-length span; [4, 3) no span
+        sis.span_agreement(frame([("d", "a", 4, 3, "X"), ("d", "b", 0, 4, "X")]))
     with pytest.raises(ValueError, match="integer character offsets"):
         sis.span_agreement(frame([("d", "a", 1.5, 4, "X"), ("d", "b", 0, 4, "X")]))
     with warnings.catch_warnings():  # an offset beyond int64 was cast to -2**63 with a numpy RuntimeWarning
@@ -649,3 +649,71 @@ def test_pairs_without_a_span_of_a_type_or_in_a_document_are_left_out_where_brat
     assert by_doc.loc["doc1", "sd"] == pytest.approx(doc["doc1.ann"][1], abs=1e-12)
     assert np.isnan(doc["doc2.ann"][0])  # bratiaa: B~C have no span in doc2
     assert (by_doc.loc["doc2", "f1"], by_doc.loc["doc2", "n_pairs"]) == (0.0, 2)  # A~B, A~C: F1 0 each
+
+
+# ------------------------------------------------------------------------------------ zero-length spans
+ZERO = [("d", "a", 4, 4, "PER"), ("d", "a", 0, 9, "LOC"), ("d", "a", 12, 12, "PER"),
+        ("d", "b", 4, 4, "PER"), ("d", "b", 0, 9, "LOC"), ("d", "b", 13, 13, "PER"),
+        ("d", "c", 0, 4, "PER"), ("d", "c", 4, 9, "PER")]
+
+
+@pytest.mark.parametrize("match", ["exact", "overlap", "overlap:0.5"])
+@pytest.mark.parametrize("by", ["type", "all"])
+def test_zero_length_spans_match_only_an_identical_zero_length_span(match, by):
+    # by hand: a~b match [4,4) PER and [0,9) LOC (2 of 3 + 3 spans); c's spans touch the zero-length ones and
+    # share characters with [0,9) LOC only (another type: a match under by="all" and overlap, one per span)
+    r = sis.span_agreement(frame(ZERO), match=match, by=by)
+    ac = bc = 0.0
+    if by == "all" and match == "overlap":
+        ac = bc = 2 * 1 / (3 + 2)  # [0,9) ~ one of c's two halves (IoU 4/9 or 5/9)
+    if by == "all" and match == "overlap:0.5":
+        ac = bc = 2 * 1 / (3 + 2)  # [0,9) ~ [4,9) (IoU 5/9 >= 0.5)
+    np.testing.assert_allclose(r.by_pair["f1"].to_numpy(), [2 * 2 / 6, ac, bc], atol=1e-12)
+    assert r.value == pytest.approx((2 * 2 / 6 + ac + bc) / 3, abs=1e-12)
+
+
+def test_a_refused_span_names_its_document_and_annotator_not_a_row():
+    with pytest.raises(ValueError) as err:
+        span_table(frame([("d1", "a", 0, 4, "PER"), ("notes.txt", "bob", 9, 3, "LOC")]))
+    message = str(err.value)
+    assert "document 'notes.txt', annotator 'bob' has a 'LOC' span [9, 3)" in message and "row" not in message
+
+
+def _inception_zero_length(root: pathlib.Path) -> pathlib.Path:
+    """INCEpTION's tsv3 suite testZeroLengthSpansWithoutFeatureValues (reference.tsv), as two users' files."""
+    text = ("#FORMAT=WebAnno TSV 3.3\n#T_SP=webanno.custom.Span|value\n\n\n#Text=This is a test .\n"
+            "1-1\t0-4\tThis\t_\t\n1-1.1\t0-0\t\t*\t\n1-2\t5-7\tis\t_\t\n1-3\t8-9\ta\t_\t\n1-4\t10-14\ttest\t_\t\n"
+            "1-5\t15-16\t.\t_\t\n1-5.1\t16-16\t\t*\t\n")
+    doc = root / "annotation" / "doc1.txt"
+    doc.mkdir(parents=True)
+    (doc / "user1.tsv").write_text(text)
+    (doc / "user2.tsv").write_text(text.replace("1-5.1\t16-16\t\t*", "1-5.1\t16-16\t\t_"))
+    return root / "annotation"
+
+
+def test_inception_zero_length_spans_read_and_count_as_spans(tmp_path):
+    path = _inception_zero_length(tmp_path)
+    ann = sis.read_annotations(path, format="webanno-tsv")
+    assert ann.items == ("doc1.txt:0-0", "doc1.txt:16-16")
+    r = sis.span_agreement(path, format="webanno-tsv")
+    # user1 marked [0,0) and [16,16), user2 [0,0) only: F1 = 2 * 1 / (2 + 1)
+    assert r.value == pytest.approx(2 / 3, abs=1e-12)
+    assert r.value == pytest.approx(sis.span_agreement(ann).value, abs=1e-12)
+    assert sis.span_agreement(path, format="webanno-tsv", match="overlap").value == pytest.approx(2 / 3, abs=1e-12)
+
+
+def test_brat_reads_zero_length_spans_as_webanno_does(tmp_path):
+    for who, text in {"alice": "T1\tPER 4 4\t\nT2\tLOC 0 9\tJohn Smit\n", "bob": "T1\tPER 4 4\t\nT2\tPER 0 4\tJohn\n"}.items():
+        (tmp_path / who).mkdir()
+        (tmp_path / who / "doc1.ann").write_text(text)
+    ann = sis.read_annotations(tmp_path, format="brat")
+    assert ann.items == ("doc1:0-4", "doc1:0-9", "doc1:4-4")
+    assert ann.to_long().query("item == 'doc1:4-4'")["label"].tolist() == ["PER", "PER"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 0/0 in the reader's IoU
+        over = sis.read_annotations(tmp_path, format="brat", span_rule="overlap")
+    # the zero-length spans pair with each other (IoU 1), never with [0,4) or [0,9) (IoU 0)
+    assert sorted(over.items) == ["doc1:0-9", "doc1:4-4"]
+    long = over.to_long()
+    assert long.query("item == 'doc1:4-4'")["label"].tolist() == ["PER", "PER"]
+    assert sis.span_agreement(tmp_path, format="brat").value == pytest.approx(2 * 1 / 4, abs=1e-12)

@@ -343,7 +343,7 @@ def test_doccano_malformed(tmp_path):
         read_annotations(tmp_path / "d", format="doccano")
     _write(tmp_path / "e" / "alice.jsonl", '{"id": 1, "text": "x", "label": [[5, 2, "PER"]]}\n')
     _write(tmp_path / "e" / "bob.jsonl", '{"id": 1, "text": "x", "label": [[0, 2, "PER"]]}\n')
-    with pytest.raises(ValueError, match=r"alice.jsonl, line 1: span offsets must satisfy 0 <= start < end"):
+    with pytest.raises(ValueError, match=r"alice.jsonl, line 1: span offsets must satisfy 0 <= start <= end"):
         read_annotations(tmp_path / "e", format="doccano")
     _write(tmp_path / "f" / "alice.jsonl", '{"text": "x", "label": ["a"]}\n')
     with pytest.raises(ValueError, match=r"alice.jsonl, line 1: example has no usable 'id'"):

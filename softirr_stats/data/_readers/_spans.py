@@ -166,12 +166,14 @@ class Span:
 
 
 def check_span(doc: str, start: object, end: object, where: Where, text_length: int | None = None) -> tuple[int, int]:
-    """Offsets as ints with ``0 <= start < end`` (``<= text_length`` when the document's text is known);
-    otherwise a ValueError naming the record and the span."""
+    """Offsets as ints with ``0 <= start <= end`` (``<= text_length`` when the document's text is known; ``start ==
+    end`` is a zero-length span, read as every reader reads it: docs/span_agreement.md); otherwise a ValueError
+    naming the record and the span."""
     if isinstance(start, bool) or isinstance(end, bool) or not isinstance(start, int) or not isinstance(end, int):
         raise ValueError(f"{where}: span offsets must be integers; got start={start!r}, end={end!r}")
-    if not 0 <= start < end:
-        raise ValueError(f"{where}: span offsets must satisfy 0 <= start < end; got [{start}, {end}) in {doc!r}")
+    if not 0 <= start <= end:
+        raise ValueError(f"{where}: span offsets must satisfy 0 <= start <= end (end exclusive); got [{start}, {end}) "
+                         f"in {doc!r}")
     if end >= 2**53:  # no text is this long; past 2**63 the offset has no int64
         raise ValueError(f"{where}: span [{start}, {end}) in {doc!r} ends beyond any text's length (offsets must be "
                          "below 2**53, about 9e15); the field does not hold offsets")
@@ -185,7 +187,9 @@ def _iou(starts: np.ndarray, ends: np.ndarray, ps: np.ndarray, pe: np.ndarray) -
     """Character IoU of spans (n,) against spans (m,): shape (n, m)."""
     inter = np.clip(np.minimum(ends[:, None], pe[None, :]) - np.maximum(starts[:, None], ps[None, :]), 0, None)
     union = (ends - starts)[:, None] + (pe - ps)[None, :] - inter
-    return inter / union
+    # union 0: two zero-length spans, IoU 1 at the same offset and 0 elsewhere (docs/span_agreement.md)
+    same = (starts[:, None] == ps[None, :]).astype(np.float64)
+    return np.where(union > 0, inter / np.maximum(union, 1), same)
 
 
 def _overlap_clusters(start: np.ndarray, end: np.ndarray, rater: np.ndarray, min_overlap: float,
