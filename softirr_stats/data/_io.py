@@ -760,6 +760,7 @@ def read_annotations(
         raise ValueError(missing_columns_message(p.name, df.columns, missing, fmt, hint))
     if label in df.columns and fmt in TEXT_TABLES:
         df[label] = _numeric_labels(df[label], decimal)
+    _check_id_cells(df, p, fmt, {"item": item, "rater": rater})
     opts = {"item": item, "rater": rater, "label": label, "categories": categories,
             **({} if normalize is None else {"normalize": normalize})}
     with _naming_file(p):
@@ -772,6 +773,33 @@ def read_annotations(
             Annotations.from_long(named, **opts)
             raise  # pragma: no cover - the same rows fail again
     return _with_table_notes(ann, df)
+
+
+def _check_id_cells(df: pd.DataFrame, path: Path, fmt: str, columns: dict[str, str]) -> None:
+    """An item or rater cell holding a list or an object (JSON Lines ``"item": [1, 2]``) is refused naming the
+    column, the value and the line: an identifier is text or a number. Whole columns are typed in C
+    (``infer_dtype``); the cells are looked at only in a column of mixed types."""
+    from pandas.api.types import infer_dtype
+
+    for role, name in columns.items():
+        if name not in df.columns or df[name].dtype != object:
+            continue
+        col = df[name]
+        if not infer_dtype(col, skipna=True).startswith("mixed"):
+            continue
+        bad = col.map(type).isin([list, dict, tuple, set]).to_numpy()
+        if not bad.any():
+            continue
+        from softirr_stats.base._validation import file_row_index, rows_named
+
+        k = int(np.flatnonzero(bad)[0])
+        value = col.iloc[k]
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        where = rows_named(file_row_index(path, fmt, len(df)), [k])
+        kind = "an object" if isinstance(value, dict) else "a list"
+        article = "an" if role == "item" else "a"
+        raise ValueError(f"{path.name}: the {role} column {name!r} holds {kind} {shown} at {where} "
+                         f"({int(bad.sum())} such cell(s) in all); {article} {role} identifier must be text or a number")
 
 
 #: the errors of ``from_long`` that name rows (by the table's index)

@@ -659,3 +659,51 @@ def test_multilabel_reader_option_on_the_command_line(tmp_path, capsys):
     import io
 
     assert pd.read_csv(io.StringIO(out))["value"][0] == pytest.approx(9 / 17, abs=1e-12)
+
+
+# --------------------------------------------------------------------- NaN / Infinity tokens, list identifiers
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_tokens_in_json_are_refused_naming_the_line(tmp_path, token):
+    # Python's json reads them; a NaN label became a silent missing rating and turned 1, 2 into 1.0, 2.0
+    rows = ['{"item":1,"rater":"a","label":1}', '{"item":1,"rater":"b","label":1}',
+            '{"item":2,"rater":"a","label":2}', f'{{"item":2,"rater":"b","label":{token}}}']
+    jl = tmp_path / "nan.jsonl"
+    jl.write_text("\n".join(rows) + "\n")
+    arr = tmp_path / "records.json"
+    arr.write_text("[\n" + ",\n".join(rows) + "\n]\n")
+    for path, line in ((jl, 4), (arr, 5)):
+        with pytest.raises(ValueError) as err:
+            read_annotations(path)
+        assert str(err.value) == (f"{path.name}, line {line}: number {token} is not a JSON number (NaN, Infinity and "
+                                  "-Infinity are not JSON); labels and scores must be finite numbers: write null "
+                                  "for a missing value")
+    # written null, the rating is missing and the labels stay integers
+    jl.write_text("\n".join(rows).replace(token, "null"))
+    assert read_annotations(jl).vocabulary == (1, 2)
+
+
+def test_a_label_studio_rating_nan_is_refused_naming_the_line(tmp_path):
+    res = lambda v: {"from_name": "r", "to_name": "text", "type": "rating", "value": {"rating": v}}  # noqa: E731
+    tasks = [{"id": 1, "data": {"text": "t"}, "annotations": [{"completed_by": 1, "result": [res(4)]},
+                                                             {"completed_by": 2, "result": [res(float("nan"))]}]}]
+    path = tmp_path / "ls.json"
+    path.write_text(json.dumps(tasks, indent=1))  # json.dumps writes NaN
+    line = path.read_text().splitlines().index(next(x for x in path.read_text().splitlines() if "NaN" in x)) + 1
+    with pytest.raises(ValueError, match=rf"^ls\.json, line {line}: number NaN is not a JSON number"):
+        read_annotations(path, format="label-studio")
+
+
+@pytest.mark.parametrize("column, value, shown", [("item", [1, 2], "a list [1, 2]"),
+                                                  ("rater", {"id": 3}, "an object {'id': 3}")])
+def test_an_identifier_that_is_a_list_or_object_is_refused_naming_column_value_and_line(tmp_path, column, value,
+                                                                                      shown):
+    rows = [{"item": 1, "rater": "a", "label": "x"}, {"item": 1, "rater": "b", "label": "x"},
+            {"item": 2, "rater": "a", "label": "y"}]
+    rows[2][column] = value
+    path = tmp_path / "ids.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    with pytest.raises(ValueError) as err:
+        read_annotations(path)
+    article = "an" if column == "item" else "a"
+    assert str(err.value) == (f"ids.jsonl: the {column} column {column!r} holds {shown} at line 3 of the file (1 such "
+                              f"cell(s) in all); {article} {column} identifier must be text or a number")

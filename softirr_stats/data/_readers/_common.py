@@ -264,6 +264,18 @@ def _checked_float(text: str) -> float:
     return value
 
 
+class _NotJsonNumber(Exception):
+    """A ``NaN`` / ``Infinity`` / ``-Infinity`` token (raised inside ``json.loads``; :func:`parse_json` names it)."""
+
+
+def _refused_constant(token: str) -> float:
+    raise _NotJsonNumber(token)
+
+
+#: where a refused constant stands (after ``:``, ``[`` or ``,``), to name its line in a JSON document
+_CONSTANT_AT = re.compile(r"(?<=[:\[,])\s*(-?(?:NaN|Infinity))(?=\s*[,\]}])")
+
+
 class _RepeatedKey(Exception):
     """A JSON object names a key twice (raised inside ``json.loads``; :func:`parse_json` names it)."""
 
@@ -280,7 +292,9 @@ def parse_json(text: str, where: str, line: int | None = None) -> Any:
     """``json.loads`` whose failures are one-line ValueErrors starting with ``where``.
 
     Covers syntax errors (line and column), nesting too deep for the parser, floats beyond the
-    float range (``1e999``), integers too long to parse and a key written twice in one object
+    float range (``1e999``), the tokens ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's json
+    reads but JSON does not have: a NaN would become a missing rating without a word, and turn integer
+    labels into floats), integers too long to parse and a key written twice in one object
     (``json.loads`` keeps the last value without a word); integers over 1e308 that do parse
     are checked where they are used as numbers (:func:`check_number`).
 
@@ -296,7 +310,14 @@ def parse_json(text: str, where: str, line: int | None = None) -> Any:
     # floats are checked as they are parsed (1e999 would be inf); an integer too large for a float
     # is checked where it is used as a number (see check_number): a hook per integer costs too much
     try:
-        return json.loads(text, parse_float=_checked_float, object_pairs_hook=_unique_keys)
+        return json.loads(text, parse_float=_checked_float, parse_constant=_refused_constant,
+                          object_pairs_hook=_unique_keys)
+    except _NotJsonNumber as err:
+        m = _CONSTANT_AT.search(text)
+        at = text.count("\n", 0, m.start(1)) + 1 if m and line is None else None
+        raise ValueError(f"{where}{f', line {at}' if at else ''}: number {err.args[0]} is not a JSON number (NaN, "
+                         "Infinity and -Infinity are not JSON); labels and scores must be finite numbers: write null "
+                         "for a missing value") from None
     except _RepeatedKey as err:
         key = err.args[0]
         raise ValueError(f"{where}: the key {key!r} appears twice in one JSON object{_both_values(text, key)}: "
