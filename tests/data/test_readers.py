@@ -707,3 +707,22 @@ def test_an_identifier_that_is_a_list_or_object_is_refused_naming_column_value_a
     article = "an" if column == "item" else "a"
     assert str(err.value) == (f"ids.jsonl: the {column} column {column!r} holds {shown} at line 3 of the file (1 such "
                               f"cell(s) in all); {article} {column} identifier must be text or a number")
+
+
+def test_two_label_studio_tasks_with_one_id_and_different_data_are_refused(tmp_path):
+    ch = lambda u, v: {"completed_by": u, "result": [  # noqa: E731
+        {"from_name": "s", "to_name": "text", "type": "choices", "value": {"choices": [v]}}]}
+    tasks = [{"id": 1, "data": {"text": "first text"}, "annotations": [ch(1, "a"), ch(2, "a")]},
+             {"id": 1, "data": {"text": "a different text"}, "annotations": [ch(1, "b"), ch(2, "b")]},
+             {"id": 2, "data": {"text": "t"}, "annotations": [ch(1, "b"), ch(2, "a")]}]
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(tasks))
+    with pytest.raises(ValueError, match=r"^dup\.json, task 2: task id 1 is also the id of task 1 in dup\.json, "
+                                         r"whose data differ: two different tasks share an id"):
+        read_annotations(path, format="label-studio")
+    # the same task exported twice (same data) is one item answered again: the repeats are counted, the last kept
+    tasks[1]["data"] = {"text": "first text"}
+    path.write_text(json.dumps(tasks))
+    with pytest.warns(ExportWarning, match="2 repeated annotations of the same item by the same rater"):
+        ann = read_annotations(path, format="label-studio")
+    assert ann.items == ("1", "2") and ann.to_long()["label"].tolist() == ["b", "b", "b", "a"]

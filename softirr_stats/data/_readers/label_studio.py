@@ -339,6 +339,7 @@ def _read_label_studio(path: Path, field: str | None, taxonomy_sep: str, span_ru
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
     n_ann = n_cancelled = 0
+    data_of: dict[str, tuple[int, Any]] = {}  # each task id's first task (number, data)
     for t, task in enumerate(_common.progress(tasks, total=len(tasks), desc=f"reading {path.name}",
                                       nbytes=path.stat().st_size), 1):
         where_t = Where(path.name, t, "task")
@@ -347,6 +348,12 @@ def _read_label_studio(path: Path, field: str | None, taxonomy_sep: str, span_ru
         if "id" not in task or isinstance(task["id"], bool) or not isinstance(task["id"], int | str):
             raise ValueError(f"{where_t}: task has no usable 'id' (got {task.get('id')!r})")
         item = str(task["id"])
+        first = data_of.setdefault(item, (t, task.get("data")))
+        if first[0] != t and first[1] != task.get("data"):  # two tasks, one id (exports concatenated): not one item
+            raise ValueError(f"{where_t}: task id {task['id']!r} is also the id of task {first[0]} in {path.name}, "
+                             "whose data differ: two different tasks share an id (exports of two projects "
+                             "concatenated?), and their annotations would be merged as one item's; give them "
+                             "distinct ids, or read the exports one by one")
         anns = _annotations_of(task)
         if not isinstance(anns, list):
             raise ValueError(f"{where_t}: 'annotations' must be a list; got {type(anns).__name__}")
