@@ -373,11 +373,28 @@ def scale_note(ann: Any, names: list[str], weights: tuple[str, ...], coefficient
     values = list(ann.vocabulary)
     if ann.kind != "numeric" or len(values) < 3 or any(n in weights for n in names) or not coefficients:
         return []
-    lo, hi = values[0], values[-1]
-    a, b = values[len(values) // 2 - 1], values[len(values) // 2]
-    return [f"labels are numbers ({len(values)} values, {lo:g} to {hi:g}): exact agreement counts {a:g} against {b:g} "
-            f"as fully as {lo:g} against {hi:g}; for ratings on a scale add -m quadratic (interval alpha, "
+    lo, hi = (_number(v) for v in (values[0], values[-1]))
+    a, b = (_number(v) for v in (values[len(values) // 2 - 1], values[len(values) // 2]))
+    return [f"labels are numbers ({len(values)} values, {lo} to {hi}): exact agreement counts {a} against {b} "
+            f"as fully as {lo} against {hi}; for ratings on a scale add -m quadratic (interval alpha, "
             "quadratic-weighted kappa) or -m linear"]
+
+
+def _number(value: Any) -> str:
+    """A numeric label as text that tells distinct labels apart: an integer in full, a float by ``%g`` where that
+    reads back as the same float, else by its shortest exact form (``repr``).
+
+    Examples
+    --------
+    >>> _number(9007199254740993), _number(2.5), _number(1e-7), _number(0.30000000000000004)
+    ('9007199254740993', '2.5', '1e-07', '0.30000000000000004')
+    """
+    import numbers
+
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    short = f"{value:g}"
+    return short if float(short) == float(value) else repr(float(value))
 
 
 def header(name: str, ann: Any, rows: list[dict[str, Any]]) -> str:

@@ -425,3 +425,17 @@ def test_design_judged_resamples_the_judged_pairs_as_the_python_api(tmp_path, ru
     monkeypatch.setenv("COLUMNS", "250")  # the help in one column of text, its lines unbroken
     code, out, _ = run_cli("agree", "--help")
     assert "with --judgments also judged" in " ".join(out.split())
+
+
+def test_the_numeric_labels_note_prints_large_integers_and_close_floats_in_full():
+    # %g printed 9007199254740993 and 9007199254740992 alike (9.0072e+15)
+    from softirr_stats import Annotations
+    from softirr_stats.cli._grid import scale_note
+
+    big = Annotations.from_wide([[9007199254740993, 9007199254740992], [1, 1], [2, 2]])
+    note = scale_note(big, ["exact"], ("linear", "quadratic"))[0]
+    assert note.startswith("labels are numbers (4 values, 1 to 9007199254740993): exact agreement counts 2 against "
+                           "9007199254740992 as fully as 1 against 9007199254740993;")
+    close = Annotations.from_wide([[0.1, 0.30000000000000004], [0.3, 0.3], [0.5, 0.5]])
+    assert "counts 0.3 against 0.30000000000000004 as fully as 0.1 against 0.5" in \
+        scale_note(close, ["exact"], ("linear",))[0]
