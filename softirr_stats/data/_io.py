@@ -360,6 +360,33 @@ def _export_files(folder: Path) -> list[Path] | None:
     return None
 
 
+def _refuse_repeated_files(paths: list[Path]) -> None:
+    """A ValueError where one file is given twice in a list of files (the same path, or two paths of one file:
+    a link, ``./a.csv`` and ``a.csv``): its ratings would be counted twice, as two annotators that always agree.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "alice.csv"
+    >>> _ = p.write_text("item,label\\n1,a\\n")
+    >>> _refuse_repeated_files([p, p.parent / "." / p.name])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: alice.csv: the same file is given twice (as ... and ...); its ratings would count as two annotators who always agree: give each file once
+    """
+    seen: dict[tuple[int, int] | str, Path] = {}
+    for p in paths:
+        try:
+            st = p.stat()
+            key: tuple[int, int] | str = (st.st_dev, st.st_ino)
+        except OSError:  # not there or unreadable: its reader says so
+            key = str(p.resolve())
+        if key in seen:
+            raise ValueError(f"{p.name}: the same file is given twice (as {seen[key]} and {p}); its ratings would count as "
+                             "two annotators who always agree: give each file once")
+        seen[key] = p
+
+
 def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotations:
     """Per-annotator exports read one by one and merged (``Annotations.concat``)."""
     from softirr_stats.data._readers._common import check_choice
@@ -367,6 +394,7 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
     rater_from = check_choice("rater_from", rater_from, _RATER_FROM)
     if not paths:
         raise ValueError("read_annotations: the list of files is empty")
+    _refuse_repeated_files(paths)
     names = [p.name for p in paths]
     if len(set(names)) != len(names):
         names = [str(p) for p in paths]

@@ -102,3 +102,27 @@ def test_the_command_line_merges_per_annotator_files(tmp_path):
     assert res.exit_code == 0, res.output
     (row,) = json.loads(res.stdout)["results"]
     assert row["value"] == pytest.approx(2 / 3) and "merged 2 tables" in res.output
+
+
+def test_the_same_file_given_twice_is_refused(tmp_path):
+    """One file twice (the same path, another spelling of it, a link to it) would be two annotators who always
+    agree: refused naming both spellings; two different files with the same content are two annotators."""
+    alice = tmp_path / "alice.csv"
+    alice.write_text("item,label\n1,a\n2,b\n3,a\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(alice)
+    for other in (alice, tmp_path / "." / "alice.csv", link):
+        with pytest.raises(ValueError, match=r"the same file is given twice \(as .*alice\.csv and .*\.csv\)"):
+            sis.read_annotations([alice, other])
+    copy = tmp_path / "bob.csv"
+    copy.write_text(alice.read_text())
+    ann = sis.read_annotations([alice, copy])
+    assert ann.raters == ("alice", "bob") and ann.n_items == 3
+
+
+def test_the_command_line_says_the_same_file_was_given_twice(tmp_path):
+    alice = tmp_path / "alice.csv"
+    alice.write_text("item,label\n1,a\n2,b\n3,a\n")
+    res = CliRunner().invoke(app, ["agree", str(alice), str(alice), "--bootstrap", "0"])
+    assert res.exit_code == 2
+    assert "the same file is given twice" in res.output and "are named" not in res.output
