@@ -311,3 +311,29 @@ def test_a_gzipped_table_says_how_to_read_it(tmp_path):
 
 # pipes and devices are POSIX: on Windows the module does not apply (it runs everywhere else, CI included)
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pipes and devices are POSIX")
+
+
+def test_a_gzipped_json_export_is_told_by_its_content(tmp_path):
+    """``x.jsonl.gz`` / ``x.json.gz`` exports are guessed as ``x.jsonl`` is (they asked for format= before); what is
+    read equals the explicit format's reading."""
+    import gzip
+    import json
+
+    from softirr_stats.data._readers import guess_format
+
+    rows = [{"item": i, "rater": r, "label": "ab"[(i * (k + 1)) % 2]} for i in range(6) for k, r in enumerate("xy")]
+    long = tmp_path / "long.jsonl.gz"
+    long.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
+    records = tmp_path / "records.json.gz"
+    records.write_bytes(gzip.compress(json.dumps(rows).encode()))
+    doccano = tmp_path / "doccano.jsonl.gz"
+    doccano.write_bytes(gzip.compress(b"".join(json.dumps({"id": i, "text": "t", "label": ["a"]}).encode() + b"\n"
+                                               for i in range(3))))
+    assert [guess_format(p) for p in (long, records, doccano)] == ["jsonl", "jsonl", "doccano"]
+    ann = sis.read_annotations(long)
+    assert ann.raters == ("x", "y") and ann.n_items == 6
+    assert ann.codes.tolist() == sis.read_annotations(long, format="jsonl").codes.tolist()
+    damaged = tmp_path / "damaged.jsonl.gz"
+    damaged.write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match="damaged.jsonl.gz: a gzip file that cannot be decompressed"):
+        sis.read_annotations(damaged)

@@ -103,7 +103,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
     ``labels``, ``entities``, ``annotations``) ``"doccano"``;
     a ``.zip`` of ``.jsonl`` files is ``"doccano"``, one with ``annotation/.../*.tsv`` (an INCEpTION
     project export) ``"webanno-tsv"``; a folder holding ``.ann`` files is ``"brat"``,
-    WebAnno ``.tsv`` files ``"webanno-tsv"``, ``.jsonl`` files ``"doccano"``. Anything else
+    WebAnno ``.tsv`` files ``"webanno-tsv"``, ``.jsonl`` files ``"doccano"``; a gzipped JSON export
+    (``x.jsonl.gz``, ``x.json.gz``) is told by its content as the unzipped file is. Anything else
     raises a ValueError asking for ``format=``.
 
     Examples
@@ -133,6 +134,8 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
         return "parquet"
     if suffix == ".ann":
         return "brat"
+    if suffix == ".gz" and Path(path.stem).suffix.lower() in _JSON_SUFFIXES:
+        return _gzip_json_kind(path, columns)
     import zipfile
 
     if is_zip(path) and suffix == ".zip":
@@ -172,6 +175,46 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
             return "jsonl"
     raise ValueError(f"{path.name}: cannot tell the format from the extension or the content; "
                      f"pass format= one of {[*TABLE_FORMATS, *sorted(EXPORT_FORMATS)]}")
+
+
+#: the suffixes of JSON exports (before ``.gz``: ``x.jsonl.gz`` is told by its content, as ``x.jsonl`` is)
+_JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
+def _gzip_json_kind(path: Path, columns: tuple[str, str, str]) -> str:
+    """The format of a gzipped JSON export (``x.jsonl.gz``, ``x.json.gz``), from the start of its content.
+
+    Only the first MiB is unpacked (a cut or damaged file is refused by the reader, which unpacks all of it).
+
+    Examples
+    --------
+    >>> import gzip, json, pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "export.jsonl.gz"
+    >>> _ = p.write_bytes(gzip.compress(json.dumps({"text": "t", "label": ["a"]}).encode() + b"\\n"))
+    >>> _gzip_json_kind(p, ("item", "rater", "label"))
+    'doccano'
+    """
+    import zlib
+
+    with path.open("rb") as fh:
+        packed = fh.read(1 << 20)
+    try:
+        head = zlib.decompressobj(wbits=31).decompress(packed, 1 << 20).decode("utf-8", errors="replace")
+    except zlib.error as err:
+        raise ValueError(f"{path.name}: a gzip file that cannot be decompressed ({err})") from None
+    head = head.lstrip("\ufeff")
+    first = next((line.strip() for line in head.splitlines() if line.strip()), "")
+    if first.startswith("["):
+        if '"annotations"' in head or '"completions"' in head or '"annotation_id"' in head:
+            return "label-studio"
+        if head.lstrip("[ \t\r\n")[:1] == "{":
+            return "jsonl"
+    elif first == "{" and ('"annotations"' in head or '"completions"' in head):
+        return "label-studio"
+    elif first.startswith("{"):
+        return _jsonl_kind(first, columns, path.name) or "jsonl"
+    raise ValueError(f"{path.name}: cannot tell the format of this gzipped JSON from its content; "
+                     f"pass format= one of {sorted(EXPORT_FORMATS)}")
 
 
 #: spreadsheet workbooks not read, named in the error (saved as .xlsx or CSV they read)
