@@ -178,8 +178,17 @@ def bar_callback() -> Any:
     return advance if bar_active() else None
 
 
-def warn_long_labels(vocabulary: Any, support: np.ndarray, name: str) -> None:
-    """CostWarning naming the longest label when a scored label exceeds LONG_LABEL_CHARS."""
+#: what long labels cost an estimator that does not say (``long_label_cost``): models and judges
+LONG_LABEL_COST = "model-based estimators truncate long inputs or slow down"
+
+
+def warn_long_labels(vocabulary: Any, support: np.ndarray, sim: Any) -> None:
+    """CostWarning naming the longest label when a scored label exceeds LONG_LABEL_CHARS, saying what long labels
+    cost ``sim`` (its ``long_label_cost``; none for set measures, which count tokens once: no warning)."""
+    cost = getattr(getattr(sim, "estimator", sim), "long_label_cost", LONG_LABEL_COST)  # a ScoredSimilarity's
+    if cost is None:
+        return
+    name = getattr(sim, "name", type(sim).__name__)
     labels = [vocabulary[k] for k in support.tolist()]  # the support's labels (K, not ratings)
     lengths = np.fromiter((len(x) if isinstance(x, str) else 0 for x in labels), dtype=np.int64,
                           count=len(labels))
@@ -188,8 +197,7 @@ def warn_long_labels(vocabulary: Any, support: np.ndarray, name: str) -> None:
     n_long = int((lengths > LONG_LABEL_CHARS).sum())
     warnings.warn(
         f"{n_long} label(s) are longer than {LONG_LABEL_CHARS} characters (longest {int(lengths.max())}); "
-        f"scoring them with {name!r} is slow: edit distances cost O(length^2) per pair, model-based "
-        f"estimators truncate or slow down. Consider shortening or summarising the labels",
+        f"scoring them with {name!r} is slow: {cost}. Consider shortening or summarising the labels",
         CostWarning, stacklevel=5)
 
 

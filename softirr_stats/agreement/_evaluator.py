@@ -494,7 +494,7 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, 
     cost = None
     n_scored = 0  # summed from the counts the similarity returns
     if sim_is_scored(sim):
-        warn_long_labels(ann.vocabulary, support, sim.name)
+        warn_long_labels(ann.vocabulary, support, sim)
         if uses_chance and not isinstance(chance, MonteCarlo | SampledPairs):
             cost, n_scored = exact_chance_cost(sim, support)
     if chance == "auto":

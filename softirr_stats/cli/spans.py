@@ -169,7 +169,8 @@ def command(
 ) -> None:
     """Span agreement: pairwise F1 between annotators (Hripcsak & Rothschild 2005), exact or overlap
     matching, per annotator pair, per type (--table types) and per document (--table documents), with a
-    document-bootstrap interval. Equals bratiaa's mean pairwise F1 with --match exact."""
+    document-bootstrap interval. Equals bratiaa's mean pairwise F1 with --match exact (except for discontinuous brat
+    spans, read here as their extent: docs/span_agreement.md)."""
     check_format(fmt)
     check_choices([table], TABLES, "--table")
     check_choices([by], ("type", "all"), "--by")

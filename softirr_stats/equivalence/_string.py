@@ -76,6 +76,8 @@ def type_name(name: str) -> str:
 class _RapidfuzzEstimator(BaseEstimator):
     _scorer_name = ""
     symmetric = True
+    #: what long labels cost (the long-labels CostWarning)
+    long_label_cost: str | None = "edit distances cost O(length^2) per pair"
 
     def __init__(self, *, processor: Callable[[str], str] | None = None, workers: int = -1) -> None:
         self.processor = processor
@@ -250,6 +252,8 @@ def whitespace_tokens(text: str) -> frozenset[str]:
 
 class _SetEstimator(BaseEstimator):
     symmetric = True
+    #: what long labels cost (the long-labels CostWarning): nothing worth a warning, tokens are counted once
+    long_label_cost: str | None = None
 
     def __init__(self, *, tokenizer: Callable[[str], Any] | None = None) -> None:
         self.tokenizer = tokenizer

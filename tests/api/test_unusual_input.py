@@ -257,8 +257,16 @@ def test_long_labels_warn_and_blocks_stay_bounded():
     from softirr_stats.agreement._cost import LONG_LABEL_CHARS, CostWarning
 
     long_a, long_b = "a" * (LONG_LABEL_CHARS + 1), "a" * LONG_LABEL_CHARS + "b"
-    with pytest.warns(CostWarning, match=r"1 label\(s\) are longer than 10000 characters"):
+    with pytest.warns(CostWarning, match=r"1 label\(s\) are longer than 10000 characters.*'levenshtein' is slow: "
+                                         r"edit distances cost O\(length\^2\) per pair\. Consider"):
         sis.fleiss_kappa([[long_a, "x"], ["x", "x"], ["y", "y"]], similarity=sis.equivalence.Levenshtein())
+    with pytest.warns(CostWarning, match=r"'<lambda>' is slow: model-based estimators truncate long inputs"):
+        sis.fleiss_kappa([[long_a, "x"], ["x", "x"], ["y", "y"]],
+                         similarity=lambda a, b: np.array([float(x == y) for x, y in zip(a, b, strict=True)]))
+    with warnings.catch_warnings():  # set measures count each label's tokens once: nothing to warn of
+        warnings.simplefilter("error", CostWarning)
+        for measure in ("jaccard", "masi"):
+            sis.fleiss_kappa([[long_a, "x"], ["x", "x"], ["y", "y"]], similarity=measure)
     with warnings.catch_warnings():
         warnings.simplefilter("error", CostWarning)
         sis.fleiss_kappa([[long_a, long_b], ["x", "x"]])  # exact matching scores nothing: no warning
