@@ -118,6 +118,16 @@ class PredictiveCheck:
         return ""
 
     def __repr__(self) -> str:
+        """One line: the statistic, the observed value, the p-value as a share of the draws (``p < 0.002``
+        where none of 500 draws was as extreme, as :attr:`p_text` reads it) and the replicated distribution.
+
+        Examples
+        --------
+        >>> PredictiveCheck("fleiss_kappa", 0.9, np.linspace(0.3, 0.5, 500), 0.0)
+        PredictiveCheck(statistic='fleiss_kappa', observed=0.9, p < 0.002, replicated: 500 draws, mean 0.4, 95% [0.305, 0.495])
+        """
+        from softirr_stats.base._format import format_draw_p
+
         rep = self.defined
         if rep.size:
             lo, hi = np.quantile(rep, [0.025, 0.975])
@@ -125,8 +135,9 @@ class PredictiveCheck:
         else:
             shown = "replicated: 0 draws"
         note = f"; {self.note}" if self.note else ""
-        return (f"PredictiveCheck(statistic={self.statistic!r}, observed={self.observed:.4g}, "
-                f"p_value={self.p_value:.3g}, {shown}{note})")
+        # the share as format_draw_p reads it (p < 1/N, not p_value=0); the draws are counted beside it
+        p = format_draw_p(self.p_value, self.n_draws or None, 3, count=False, na="p = nan")
+        return f"PredictiveCheck(statistic={self.statistic!r}, observed={self.observed:.4g}, {p}, {shown}{note})"
 
     def _repr_html_(self) -> str:
         """Observed statistic, the replicated distribution and the p-value, for notebooks.

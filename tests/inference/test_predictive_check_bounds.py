@@ -39,6 +39,25 @@ def test_the_kappa_check_says_p_below_one_over_n(random_raters):
     assert "&lt; 0.005 (none of 200 draws)" in check._repr_html_()
 
 
+def test_the_repr_reads_a_share_of_zero_as_the_bound_not_p_value_0(random_raters):
+    """The repr showed ``p_value=0`` beside ``200 draws``; it reads the share as format_draw_p does (p < 1/N),
+    as p_text and the notebook table do, and keeps the other shares' decimals."""
+    from softirr_stats.inference import PredictiveCheck
+
+    with pytest.warns(PredictiveCheckWarning):
+        check = random_raters.predictive_check()
+    shown = repr(check)
+    assert shown.startswith("PredictiveCheck(statistic='fleiss_kappa', observed=1, p < 0.005, replicated: 200 draws, ")
+    assert "p_value=0" not in shown and check.p_text == "p < 0.005 (none of 200 draws)"
+    rep = np.linspace(0.3, 0.5, 201)
+    half = PredictiveCheck("fleiss_kappa", 0.4, rep, float(np.mean(rep >= 0.4)))
+    assert abs(half.p_value - 101 / 201) < 1e-12 and ", p = 0.502, replicated: 201 draws" in repr(half)
+    top = PredictiveCheck("fleiss_kappa", 0.1, rep, 1.0)  # an upper tail of 1 is a bound too
+    assert ", p > 0.995, replicated: 201 draws" in repr(top)  # 1 - 1/201 = 0.99502, rounded down
+    assert ", p = nan, replicated: 0 draws; not run" in repr(PredictiveCheck("fleiss_kappa", 0.3, np.full(2, np.nan),
+                                                                            float("nan")))
+
+
 def test_the_rater_check_says_p_below_two_over_n(random_raters):
     with pytest.warns(PredictiveCheckWarning) as rec:
         table = rater_predictive_check(random_raters)
