@@ -9,6 +9,7 @@ if TYPE_CHECKING:  # pandas loads when a table is asked for
     import pandas as pd
 
 from softirr_stats.base._format import (
+    COEFFICIENT_SCALE_COLUMNS,
     ZERO_TOL,
     fixed_number,
     format_interval,
@@ -46,6 +47,11 @@ NOTE_PREFIXES: tuple[str, ...] = ("missing ratings:", "q = ", "chance='auto' cho
 
 def _is_note(text: str) -> bool:
     return str(text).startswith(NOTE_PREFIXES)
+
+
+def _field_of(header: str) -> str:
+    """The field an extra column of a result table shows (``"IRR x"`` -> ``irr_x``), as the repr names it."""
+    return header.lower().replace(" ", "_")
 
 
 def _p_text(p: float, equals: str = " = ") -> str:
@@ -383,6 +389,13 @@ class AgreementResult:
         """(header, value) pairs a subclass adds to the table and the repr."""
         return []
 
+    def _extra_cells(self, digits: int, na: str) -> list[tuple[str, str]]:
+        """The (header, text) cells of :meth:`_extra_columns`: a column on a coefficient's scale (its field in
+        :data:`~softirr_stats.base._format.COEFFICIENT_SCALE_COLUMNS`: normalized, irr_x, irr_y, floor) prints
+        zero up to floating-point error as zero, as the value and the interval do; the others keep small values."""
+        return [(h, format_number(v, digits, na, zero=ZERO_TOL if _field_of(h) in COEFFICIENT_SCALE_COLUMNS else 0.0))
+                for h, v in self._extra_columns()]
+
     def interval_description(self) -> str:
         """How the interval was made, in words (``""`` without one).
 
@@ -420,7 +433,7 @@ class AgreementResult:
         if self._has_test():
             cols += [("z", format_number(self.z, digits, na, zero=ZERO_TOL), "r"),
                      ("p", format_p(self.p_value, digits, na), "r")]
-        cols += [(h, format_number(v, digits, na), "r") for h, v in self._extra_columns()]
+        cols += [(h, text, "r") for h, text in self._extra_cells(digits, na)]
         cols += [("Items", str(self.n_items), "r"), ("Raters", str(self.n_raters), "r")]
         return [c[0] for c in cols], [[c[1] for c in cols]], [c[2] for c in cols]
 
@@ -502,8 +515,7 @@ class AgreementResult:
             value += f", {method}"
         if self._has_test():
             value += f", z={format_number(self.z, 3, 'nan', zero=ZERO_TOL)}, {_p_text(self.p_value, '=')}"
-        extras = "".join(f", {h.lower().replace(' ', '_')}={format_number(v, 3, 'nan')}"
-                         for h, v in self._extra_columns())
+        extras = "".join(f", {_field_of(h)}={text}" for h, text in self._extra_cells(3, "nan"))
         sim = "" if self.similarity == "identity" else f", similarity={self.similarity}"
         n_notes = len(self.notes)
         warn = "".join(f", {k}={n}" for k, n in (("warnings", len(self.warnings) - n_notes), ("notes", n_notes)) if n)

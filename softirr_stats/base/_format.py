@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pandas loads with the first table; formatting a number needs none
     import pandas as pd
 
-__all__ = ["P_FLOOR", "P_SCIENTIFIC", "ZERO_TOL", "display_text", "escape_text", "fixed_number", "fixed_interval", "html_table",
+__all__ = ["COEFFICIENT_SCALE_COLUMNS", "P_FLOOR", "P_SCIENTIFIC", "ZERO_TOL", "display_text", "escape_text", "fixed_number", "fixed_interval", "html_table",
            "format_draw_p", "format_interval", "format_number", "format_p", "frame_table", "is_p_column", "json_safe", "json_text",
            "latex_notes", "latex_table", "level_text", "markdown_table", "render", "short_repr", "short_reprs",
            "visible_text", "zero_noise"]
@@ -62,7 +62,8 @@ _DEFAULTS = {"similarity": "identity", "chance": "exact"}
 #: Columns of result tables on a coefficient's scale: a magnitude below :data:`ZERO_TOL` there prints as zero
 #: (the SE, p and every other column keep their small values)
 COEFFICIENT_SCALE_COLUMNS = frozenset({"value", "ci_low", "ci_high", "observed", "expected", "z", "value_a", "value_b",
-                                       "difference", "normalized", "irr_x", "irr_y", "judge_only", "estimator_only"})
+                                       "difference", "normalized", "irr_x", "irr_y", "floor", "judge_only",
+                                       "estimator_only"})
 
 
 def json_text(v: Any, indent: int | None = 2) -> str:

@@ -412,6 +412,23 @@ def test_results_with_rounding_noise_and_small_ses_and_ps_print_each_as_it_is():
     assert row == "| fleiss_kappa | 0.000 | [0.000, 0.250] | 2e-06 | 0.000 | 0.000 | 1e-20 | 40 |", row
 
 
+def test_the_cross_kappa_and_multilabel_columns_print_rounding_noise_as_zero_and_keep_small_values():
+    """Normalized, IRR x, IRR y (and the multi-label floor) are on a coefficient's scale: zero up to 1e-12 prints
+    as zero, as the value and the interval do, and a true -4e-05 keeps its sign (they printed -8.3e-17)."""
+    r = CrossKappaResult("cross_kappa", NOISE, 1 / 3, 1 / 3, 40, 2, normalized=NOISE, irr_x=-4.78e-16, irr_y=-4e-5)
+    header, _, row = _md_rows(r.to_markdown())
+    cells = dict(zip(header.strip("| ").split(" | "), row.strip("| ").split(" | "), strict=True))
+    assert (cells["Value"], cells["Normalized"], cells["IRR x"], cells["IRR y"]) == ("0.000", "0.000", "0.000",
+                                                                                      "-4e-05"), row
+    assert ", normalized=0.000, irr_x=0.000, irr_y=-4e-05, items=40" in repr(r)
+    for text in (r.to_markdown(), r.to_latex(), r._repr_html_(), repr(r)):
+        assert "e-16" not in text and "e-17" not in text and "-0.000" not in text, text
+    assert "& 0.000 & 0.333 & 0.333 & 0.000 & 0.000 & $-$4e-05 & 40 &" in r.to_latex()
+    m = MultilabelResult("multilabel_fleiss", 0.5, 0.75, 0.5, 40, 3, floor=NOISE, raw_prevalence=2e-13)
+    assert "| 0.000 | 2e-13 | 40 | 3 |" in m.to_markdown()  # the floor is a coefficient; a prevalence is a share
+    assert ", floor=0.000, raw_prevalence=2e-13," in repr(m)
+
+
 def test_no_level_is_rounded_to_a_whole_percent_in_the_source():
     """``f"{level:.0%}"`` printed 0.995 as "100%" and 0.975 as "98%": every level goes through level_text."""
     import pathlib
