@@ -14,7 +14,13 @@ import typer
 
 from softirr_stats.base._format import fixed_interval
 from softirr_stats.cli._errors import EXIT_DATA, fail, one_line, reading, using
-from softirr_stats.cli._options import TEST_NOTE, check_choices, cli_wording, given_flags
+from softirr_stats.cli._options import (
+    TEST_NOTE,
+    check_choices,
+    cli_wording,
+    given_flags,
+    word_first,
+)
 from softirr_stats.cli._output import Notes, emit, write_json
 
 __all__ = ["TEST_METHODS", "add_tests", "check_fisher_null", "check_test_options", "grid_rows", "load_judgments", "present", "scale_note"]
@@ -68,11 +74,18 @@ def grid_rows(ann: Any, coefficients: list[str] | None, measures: list[tuple[str
     rows = []
     whole = res.table.attrs.get("warnings") or [()] * len(res.table)
     for r, w in zip(res.table.to_dict("records"), whole, strict=True):
-        r["warnings"] = [cli_wording(x) for x in w]
+        r["warnings"] = [row_wording(x) for x in w]
         if any(x.startswith("error:") for x in r["warnings"]):
             r["error"] = next(x for x in r["warnings"] if x.startswith("error:"))[6:].strip()
         rows.append(r)
-    return rows, [cli_wording(x) for x in res.warnings]
+    return rows, [row_wording(x) for x in res.warnings]  # worded as the rows' own, so that each is said once
+
+
+def row_wording(message: str) -> str:
+    """A library note or warning as a row of the grid carries it (and its csv cell holds it): in command-line words
+    (:func:`~softirr_stats.cli._options.cli_wording`), opening with a word, never a flag
+    (:func:`~softirr_stats.cli._options.word_first`: a cell that begins with ``-`` is a formula to a spreadsheet)."""
+    return word_first(cli_wording(message))
 
 
 
@@ -214,7 +227,7 @@ def _one_test(r: dict[str, Any], ann: Any, fn: Any, options: dict[str, Any], met
     if own and not math.isnan(res.p_value):
         r["warnings"] += [f"{TEST_NOTE}{coef}: {w}" for w in own]
     if math.isnan(res.p_value):
-        said = [cli_wording(w) for w in res.warnings if cli_wording(w) not in r["warnings"]]
+        said = [row_wording(w) for w in res.warnings if row_wording(w) not in r["warnings"]]
         why = "its standard error is 0: no variation between items" if res.se == 0 else "its z is not a number"
         r["warnings"].append(f"{TEST_NOTE}{coef}: the test gives no p here" + (f": {'; '.join(said)}" if said else
                                                                             f" ({why})"))

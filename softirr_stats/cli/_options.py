@@ -357,8 +357,8 @@ _FEW_UNITS_WAYS = (
 def few_units_wording(message: str, cluster: str | None, strata: str | None) -> str:
     """The "fewer than 2 units" refusal of a bootstrap design, with the flags that set what it names.
 
-    The subject becomes the flags that made the design (``--cluster COLUMN``, ``--design NAME``, within ``--strata
-    COLUMN``), and the library's ways out (:func:`softirr_stats.uncertainty.too_few_units_advice`, which follow the
+    The subject becomes the flags that made the design (``the option --cluster COLUMN``, ``the option --design NAME``,
+    within ``--strata COLUMN``: opening with a word, :func:`word_first`), and the library's ways out (:func:`softirr_stats.uncertainty.too_few_units_advice`, which follow the
     design) the flags that take them: merge the stratum in the ``--strata`` column, leave out ``--strata``, give
     ``--cluster`` a column with more clusters, ``--bootstrap 0``. No other design is offered: ``--design items``
     would resample the same items, and leaving out ``--cluster`` would ignore the clustering.
@@ -371,8 +371,8 @@ def few_units_wording(message: str, cluster: str | None, strata: str | None) -> 
     ...        "leave out strata= where the clusters were not sampled within strata, give cluster= more clusters, or "
     ...        "report the point estimate without an interval (ci=None; on the command line --bootstrap 0)")
     >>> few_units_wording(msg, "site", "region")  # doctest: +NORMALIZE_WHITESPACE
-    '--cluster site needs at least 2 clusters in each stratum of --strata region; got 1 in 1 of 3 strata: those
-    clusters would be drawn identically. Merge each such stratum with a neighbouring one in the column region, leave
+    'the option --cluster site needs at least 2 clusters in each stratum of --strata region; got 1 in 1 of 3 strata:
+    those clusters would be drawn identically. Merge each such stratum with a neighbouring one in the column region, leave
     out --strata (clusters resampled across the strata) where they were not sampled within strata, give --cluster a
     column with more clusters, or report the point estimate without an interval (--bootstrap 0)'
     """
@@ -392,7 +392,32 @@ def few_units_wording(message: str, cluster: str | None, strata: str | None) -> 
         message = re.sub(pattern, lambda m, text=text: text(m, by), message)
     from softirr_stats.uncertainty import TOO_FEW_UNITS_POINT
 
-    return message.replace(TOO_FEW_UNITS_POINT, "report the point estimate without an interval (--bootstrap 0)")
+    return word_first(message.replace(TOO_FEW_UNITS_POINT,
+                                      "report the point estimate without an interval (--bootstrap 0)"))
+
+
+#: a message, or the reason after its ``error: `` / ``skipped: `` tag, that opens with a flag (``--design raters
+#: resamples ...``, ``-c krippendorff_alpha ...``)
+_FLAG_OPENING = r"^((?:error|skipped): )?(?=--?[A-Za-z])"
+
+
+def word_first(message: str) -> str:
+    """``message`` opening with a word where the command-line wording left a flag first: ``the option --design raters
+    resamples raters ...``. A csv cell that begins with ``-`` is a formula to a spreadsheet, so the csv guard quotes
+    it (``'--design ...``); the notes and warnings of a result row (and the reason of its ``error`` cell, after
+    the ``error:`` tag) open with a word instead, as :data:`AUTO_CHANCE_NOTE` and :data:`TEST_NOTE` do. A line on
+    stderr (``error: --emission histogram is ...``) keeps the flag first.
+
+    Examples
+    --------
+    >>> word_first("--cluster site needs at least 2 clusters to resample; got 1"), word_first("error: -c x: bad")
+    ('the option --cluster site needs at least 2 clusters to resample; got 1', 'error: the option -c x: bad')
+    >>> word_first("use --bootstrap 0"), word_first("-0.5 is below 0")  # a number is no flag
+    ('use --bootstrap 0', '-0.5 is below 0')
+    """
+    import re
+
+    return re.sub(_FLAG_OPENING, r"\1the option ", message, count=1)
 
 
 def cli_wording(message: str) -> str:

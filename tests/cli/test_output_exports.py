@@ -239,3 +239,56 @@ def test_test_notes_open_with_a_word_so_csv_keeps_them_and_hostile_names_stay_gu
     assert code == 0, err
     row = next(csv.reader(io.StringIO(out.splitlines()[1])))
     assert row[:2] == ["'=HYPERLINK(1).csv", "'-2+3.csv"], out
+
+
+def _library_refusal(call):
+    with pytest.raises(ValueError) as err:
+        call()
+    return str(err.value)
+
+
+def test_no_reworded_message_opens_with_a_flag_so_csv_cells_keep_them(tmp_path, run_cli, write_ratings):
+    """The command-line wording made a library message's subject a flag (``Bootstrap(design='raters')`` ->
+    ``--design raters``, the few-units refusal -> ``--cluster site``), and the csv guard quoted the cell
+    (``'--cluster site needs ...``): our own text, yet a formula to a spreadsheet. A row's texts open with a word
+    now (stderr's own lines keep the flag first: ``error: --emission histogram is ...``)."""
+    from softirr_stats.cli._grid import row_wording
+    from softirr_stats.cli._options import few_units_wording
+
+    two = [["a", "b"], ["a", "a"], ["b", "b"], ["c", "a"]]
+    said = [_library_refusal(lambda: sis.fleiss_kappa(two, ci=sis.Bootstrap(n=20, design="raters"))),
+            _library_refusal(lambda: sis.fleiss_kappa(two[:1] * 3, ci=sis.Bootstrap(n=20, cluster=[0, 0, 0],
+                                                                                    design="cluster"))),
+            _library_refusal(lambda: sis.cohen_kappa(two, weights="linear")),
+            "method='auto': BCa with t quantiles, 69 df (items design, 70 <= 1000 items)",
+            "design='cluster' needs design_effect=, cluster_size= and icc=, or (with a pilot) cluster="]
+    assert said[0].startswith("Bootstrap(design='raters')") and said[1].startswith("Bootstrap(design='cluster')")
+    for text in said:
+        for worded in (row_wording(text), row_wording(f"error: {text}"), few_units_wording(text, "site", None)):
+            assert escape_cell(worded) == worded and escape_cell(worded.removeprefix("error: ")) == worded.removeprefix(
+                "error: "), worded
+    assert row_wording(said[0]).startswith("the option --design raters resamples raters and needs at least 3; got 2")
+    assert row_wording(said[1]).startswith("the option --cluster COLUMN needs at least 2 clusters to resample; got 1")
+    assert few_units_wording(said[1], "site", None).startswith(
+        "the option --cluster site needs at least 2 clusters to resample; got 1")
+    # through the command: the error cell and the warning cell of the row are written as they read
+    path = tmp_path / "two.csv"
+    path.write_text("item,rater,label\n" + "".join(f"i{i},{r},{v}\n" for i, row in enumerate(two * 3)
+                                                   for r, v in zip(("r1", "r2"), row, strict=True)))
+    code, out, err = run_cli("agree", path, "-c", "fleiss_kappa", "--bootstrap", "50", "--design", "raters", "-f", "csv")
+    assert code == 1, err
+    row = next(csv.DictReader(io.StringIO(out)))
+    assert row["error"].startswith("the option --design raters resamples raters and needs at least 3; got 2"), out
+    assert row["warnings"] == f"error: {row['error']}" and "'" not in out.splitlines()[1].split(",")[-1][:1]
+    sited = write_ratings(tmp_path / "sited.csv", n=12)
+    lines = sited.read_text().splitlines()
+    sited.write_text("\n".join([lines[0] + ",site,region"] + [f"{x},s{int(x.split(',')[0][1:]) % 4},"
+                                                              f"{'R1' if int(x.split(',')[0][1:]) % 4 else 'R2'}"
+                                                              for x in lines[1:]]) + "\n")
+    code, out, err = run_cli("agree", sited, "-c", "fleiss_kappa", "--bootstrap", "50", "--cluster", "site",
+                             "--strata", "region", "-f", "csv")
+    assert code == 1, err
+    row = next(csv.DictReader(io.StringIO(out)))
+    assert row["error"].startswith("the option --cluster site needs at least 2 clusters in each stratum of --strata "
+                                   "region; got 1 in 1 of 2 strata"), out
+    assert escape_cell(row["error"]) == row["error"] and escape_cell(row["warnings"]) == row["warnings"]
