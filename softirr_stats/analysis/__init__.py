@@ -24,7 +24,8 @@ __getattr__, __dir__, __all__ = attach(__name__, {
                                        "resolve_measures", "run_analysis", "ModelFit", "run_model"),
     "softirr_stats.analysis._sensitivity": ("COLUMNS", "coefficient_registry", "sensitivity"),
     "softirr_stats.analysis._scoring_plan": ("ScoringPlan", "cached_estimator", "scoring_plan"),
-    "softirr_stats.analysis._sheet": ("plan_path_for", "read_judging_sheet", "write_judging_sheet"),
+    "softirr_stats.analysis._sheet": ("plan_path_for", "read_judging_sheet", "sheet_plan_file",
+                                      "write_judging_sheet"),
 })
 
 if TYPE_CHECKING:
@@ -47,4 +48,9 @@ if TYPE_CHECKING:
     )
     from softirr_stats.analysis._scoring_plan import ScoringPlan, cached_estimator, scoring_plan
     from softirr_stats.analysis._sensitivity import COLUMNS, coefficient_registry, sensitivity
-    from softirr_stats.analysis._sheet import plan_path_for, read_judging_sheet, write_judging_sheet
+    from softirr_stats.analysis._sheet import (
+        plan_path_for,
+        read_judging_sheet,
+        sheet_plan_file,
+        write_judging_sheet,
+    )

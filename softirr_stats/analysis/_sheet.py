@@ -19,11 +19,13 @@ import pandas as pd
 from softirr_stats.base._csvsafe import escape_columns, quoting_for, unescape_columns
 from softirr_stats.base._validation import LINE_INDEX, label_file_lines
 
-__all__ = ["plan_path_for", "read_judging_sheet", "write_judging_sheet"]
+__all__ = ["plan_path_for", "read_judging_sheet", "sheet_plan_file", "write_judging_sheet"]
 
 #: The ``gold`` cell of a sheet row outside the gold subsample (a two-stage plan, ``gold_n=``):
 #: the gold judge fills only the empty ``gold`` cells.
 _NOT_GOLD = "n/a"
+#: The columns of a filled plan (the unblinded sheet): read as it is, without a plan beside it
+_PLAN_COLUMNS = frozenset({"label_a", "label_b", "q"})
 
 
 def plan_path_for(sheet: "str | Path") -> Path:
@@ -36,6 +38,29 @@ def plan_path_for(sheet: "str | Path") -> Path:
     """
     p = Path(sheet)
     return p.with_name(f"{p.stem}.plan{p.suffix or '.csv'}")
+
+
+def _is_blinded(columns: Any) -> bool:
+    """A blinded sheet (``pair_id`` and no plan columns), which is read together with its plan."""
+    cols = set(columns)
+    return "pair_id" in cols and not _PLAN_COLUMNS <= cols
+
+
+def sheet_plan_file(path: "str | Path") -> Path | None:
+    """The plan file that :func:`read_judging_sheet` reads together with the sheet at ``path``: ``sheet.plan.csv``
+    beside a blinded sheet, None for a filled plan or another table of judged pairs (read alone). For provenance:
+    a result from a blinded sheet depends on its plan (the labels, ``q`` and draws are there), so both are hashed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "s.csv").write_text("pair_id,label_1,label_2,judgment\\np0001,a,b,1\\n")
+    >>> _ = (d / "p.csv").write_text("label_a,label_b,q,judgment\\na,b,0.5,1\\n")
+    >>> sheet_plan_file(d / "s.csv").name, sheet_plan_file(d / "p.csv")
+    ('s.plan.csv', None)
+    """
+    return plan_path_for(path) if _is_blinded(pd.read_csv(path, nrows=0, dtype=str).columns) else None
 
 
 def write_judging_sheet(plan: Any, path: "str | Path", *, similarity: str | None = None, seed: int = 0,
@@ -136,7 +161,7 @@ def read_judging_sheet(path: "str | Path", plan: "str | Path | None" = None) -> 
     path = Path(path)
     sheet = unescape_columns(pd.read_csv(path, dtype=str, keep_default_na=False), _TEXT_COLUMNS)
     cols = set(sheet.columns)
-    if {"label_a", "label_b", "q"} <= cols:  # a filled plan (the unblinded sheet)
+    if _PLAN_COLUMNS <= cols:  # a filled plan (the unblinded sheet)
         df = pd.read_csv(path, dtype={"label_a": str, "label_b": str, "design_digest": str}, keep_default_na=False,
                          na_values={"judgment": [""], "q": [""], "score": [""], "draws": [""]})
         unescape_columns(df, _TEXT_COLUMNS)

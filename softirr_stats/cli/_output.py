@@ -29,7 +29,7 @@ from softirr_stats.base._format import (
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.cli._errors import fail, note, one_line, warn
 
-__all__ = ["Notes", "clean", "command_line", "emit", "is_note", "note_key", "print_table", "provenance_meta", "render",
+__all__ = ["Notes", "clean", "command_line", "emit", "is_note", "judged_pairs_record", "note_key", "print_table", "provenance_meta", "render",
            "write_json"]
 
 
@@ -363,14 +363,30 @@ def provenance_meta(files: Sequence[Path], judgments: Path | None = None, gold: 
     the demo's bundled file; an export folder by :func:`~softirr_stats.base._provenance.path_sha256`) and ``command``
     (as typed). A file of judged label pairs is no annotation input: it is recorded beside its path, as
     ``judgments_sha256`` with ``--judgments`` and ``gold_sha256`` with ``--gold`` (as the HTML report's provenance
-    lists the judgments' sha256 after the input files). The record is
-    :func:`softirr_stats.base._provenance.provenance`, the one the report lists."""
-    from softirr_stats.base._provenance import file_sha256, provenance
+    lists the judgments' sha256 after the input files). A blinded sheet is read together with the plan beside it
+    (:func:`~softirr_stats.analysis.sheet_plan_file`), whose labels, ``q`` and draws the result depends on: that
+    file is recorded beside the sheet, as ``judgments_plan`` and ``judgments_plan_sha256`` (``gold_plan``,
+    ``gold_plan_sha256``). The record is :func:`softirr_stats.base._provenance.provenance`, the one the report
+    lists."""
+    from softirr_stats.base._provenance import provenance
     from softirr_stats.cli._options import _click
 
     ctx = _click("globals").get_current_context(silent=True)
     record = provenance(list(files), command_line(ctx) if ctx is not None else None)
-    for key, path in (("judgments_sha256", judgments), ("gold_sha256", gold)):
+    for key, path in (("judgments", judgments), ("gold", gold)):
         if path is not None:
-            record[key] = file_sha256(path)
+            record.update(judged_pairs_record(key, path))
+    return record
+
+
+def judged_pairs_record(key: str, path: Path) -> dict[str, str]:
+    """``{KEY_sha256}`` of a file of judged pairs, and ``{KEY_plan, KEY_plan_sha256}`` of the plan it is read with
+    where it is a blinded sheet (``key``: ``judgments`` or ``gold``, the flag that gave it)."""
+    from softirr_stats.analysis import sheet_plan_file
+    from softirr_stats.base._provenance import file_sha256
+
+    record = {f"{key}_sha256": file_sha256(path)}
+    plan = sheet_plan_file(path)
+    if plan is not None:
+        record |= {f"{key}_plan": str(plan), f"{key}_plan_sha256": file_sha256(plan)}
     return record

@@ -613,7 +613,8 @@ def _model_html(ann: Any, model: str, level: float, seed: int, steps: int, metho
 def _provenance_html(sources: Sequence[Path], command: str | None, seed: int, ci_text: str,
                      settings: dict[str, Any], judgments_path: Path | None) -> str:
     """The provenance section: every input file with its sha256 (:func:`~softirr_stats.base._provenance.provenance`,
-    the record the command line's JSON keeps too), the judgments' sha256, the command, seed and settings."""
+    the record the command line's JSON keeps too), the judgments' sha256 (and their plan's, for a blinded sheet), the
+    command, seed and settings."""
     from softirr_stats.base._provenance import file_sha256, provenance
 
     record = provenance(sources, command)
@@ -625,6 +626,12 @@ def _provenance_html(sources: Sequence[Path], command: str | None, seed: int, ci
                   (f"input sha256{tag}", f"<code>{rec['sha256']}</code>")]
     if judgments_path is not None:
         pairs.append(("judgments sha256", f"<code>{file_sha256(judgments_path)}</code>"))
+        from softirr_stats.analysis import sheet_plan_file
+
+        plan = sheet_plan_file(judgments_path)  # a blinded sheet is read with its plan: the result depends on both
+        if plan is not None:
+            pairs += [("judgments plan", f"<code>{_esc(plan.name)}</code>"),
+                      ("judgments plan sha256", f"<code>{file_sha256(plan)}</code>")]
     pairs += [("command", f"<code>{_esc(command)}</code>" if command else "(built from Python)"),
               ("seed", seed), ("interval", _esc(ci_text))]
     pairs += [(k, _esc(v)) for k, v in settings.items()]

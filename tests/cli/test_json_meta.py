@@ -122,3 +122,45 @@ def test_the_record_is_the_reports(capsys, two_files):
 
     a, b = two_files
     assert provenance_meta([a, b]) == provenance([a, b], None)  # outside a command: no command line
+
+
+def test_a_blinded_sheet_is_recorded_with_the_plan_it_is_read_with(tmp_path, run_cli, write_ratings):
+    """A blinded sheet is read together with ``sheet.plan.csv`` (labels, q and draws are there): the JSON meta
+    recorded only the sheet's sha256. The plan is recorded beside it, as the sheet is, and the report lists it."""
+    import pandas as pd
+
+    from softirr_stats.analysis import read_judging_sheet
+
+    data = write_ratings(tmp_path / "d.csv")
+    sheet, plan = tmp_path / "sheet.csv", tmp_path / "sheet.plan.csv"
+    code, _, err = run_cli("judge", "plan", data, "-m", "indel", "-n", "20", "-o", sheet, "--seed", "1")
+    assert code == 0 and plan.exists(), err
+    blind = pd.read_csv(sheet, keep_default_na=False)
+    blind["judgment"] = [float(a == b) for a, b in zip(blind["label_1"], blind["label_2"], strict=True)]
+    blind.to_csv(sheet, index=False)
+    code, out, err = run_cli("agree", data, "-m", "indel", "--judgments", sheet, "--bootstrap", "0", "-f", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    meta = doc["meta"]
+    assert (meta["judgments"], meta["judgments_sha256"]) == (str(sheet), _sha(sheet))
+    assert (meta["judgments_plan"], meta["judgments_plan_sha256"]) == (str(plan), _sha(plan))
+    assert meta["inputs"] == [{"path": str(data), "sha256": _sha(data)}]  # the annotation inputs, as before
+    ann = sis.read_annotations(data)
+    want = sis.krippendorff_alpha(ann, similarity="indel", judgments=read_judging_sheet(sheet)[0])
+    assert doc["results"][0]["value"] == pytest.approx(want.value, abs=1e-12)
+    # a filled plan is read alone: nothing beside it
+    filled = pd.read_csv(plan, keep_default_na=False, dtype={"label_a": str, "label_b": str})
+    filled["judgment"] = (filled["label_a"] == filled["label_b"]).astype(float)
+    filled.to_csv(tmp_path / "filled.csv", index=False)
+    code, out, err = run_cli("agree", data, "-m", "indel", "--judgments", tmp_path / "filled.csv", "--bootstrap", "0",
+                             "-f", "json")
+    assert code == 0, err
+    meta = json.loads(out)["meta"]
+    assert meta["judgments_sha256"] == _sha(tmp_path / "filled.csv") and "judgments_plan" not in meta
+    # the report's provenance lists the plan's sha256 after the sheet's
+    page = tmp_path / "r.html"
+    code, _, err = run_cli("report", data, "-m", "indel", "--judgments", sheet, "--bootstrap", "0", "-o", page)
+    assert code == 0, err
+    text = page.read_text()
+    assert f"<code>{_sha(sheet)}</code>" in text and f"<code>{_sha(plan)}</code>" in text
+    assert text.index(_sha(sheet)) < text.index("judgments plan sha256") < text.index(_sha(plan))
