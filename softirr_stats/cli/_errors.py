@@ -118,17 +118,33 @@ def using(flag: str, value: Any) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def reading(what: str) -> Iterator[None]:
-    """Map any failure inside the block to ``cannot read WHAT: reason`` (exit 2)."""
+def reading(paths: Any, flag: str | None = None, wording: Callable[[str], str] | None = None) -> Iterator[None]:
+    """Any failure inside the block as one line, ``cannot read [FLAG ]FILE: reason`` (exit 2): the flag that gave
+    the file (``--judgments``, ``--gold``; none for the FILE arguments), the file named once (a library message that
+    starts with its name says it once: ``cannot read --judgments out/s.csv: it is a blinded sheet ...``), the reason
+    in command-line words where ``wording`` gives them.
+
+    ``paths``: the file (a path) or the files being read. The one wording of every reading failure:
+    :func:`softirr_stats.cli._options.reading_files` is this for the annotation files.
+    """
+    files = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    lead = f"{flag} " if flag else ""
     try:
         yield
     except (typer.Exit, CliError, KeyboardInterrupt):
         raise
-    except Exception as err:  # noqa: BLE001 - the boundary: every failure becomes one line
+    except Exception as err:  # noqa: BLE001 - the boundary: every reading failure is one line naming the file
         if os.environ.get("SOFTIRR_TRACEBACK"):
             raise
         message, _ = describe(err)
-        fail(f"cannot read {what}: {message}")
+        if wording is not None:
+            message = wording(message)
+        for p in files:  # the library names the file already: say it once ("x.csv is a blinded sheet": "it is ...")
+            name = os.path.basename(p)
+            rest = message[len(name):]
+            if message.startswith(name) and rest[:1] in (":", ",", " "):
+                fail(f"cannot read {lead}{p}{': it' if rest[:1] == ' ' else ''}{rest}")
+        fail(f"cannot read {lead}{', '.join(map(str, files))}: {message}")
 
 
 def _flag(kind: str, err: BaseException | None = None) -> str | None:

@@ -57,7 +57,7 @@ def load_judgments(path: Path | None) -> tuple[Any, dict[str, Any]]:
         fail(f"--judgments {path} does not exist")
     from softirr_stats.analysis import read_judging_sheet
 
-    with reading(f"--judgments {path}"):
+    with reading(path, "--judgments"):
         return read_judging_sheet(path)
 
 

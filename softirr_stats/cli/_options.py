@@ -15,7 +15,7 @@ Only cheap imports at module level (typer and the light registry modules).
 import contextlib
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,7 +23,7 @@ import typer
 
 from softirr_stats.base._format import level_text
 from softirr_stats.base._suggest import did_you_mean
-from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line
+from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line, reading
 
 __all__ = [
     "CHANCE_HELP", "CLI_NOTE_PREFIXES", "TEST_NOTE", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
@@ -683,28 +683,14 @@ def _read(files: Path | Sequence[Path], item: str, rater: str, label: str, na_va
     return ann, [_note_flags(n) for n in notes]
 
 
-@contextlib.contextmanager
-def reading_files(paths: Sequence[Path]) -> Iterator[None]:
+def reading_files(paths: Sequence[Path]) -> contextlib.AbstractContextManager[None]:
     """Any failure inside the block as one line, ``cannot read FILE: reason`` (exit 2), the reason in command-line
     words (``feature=`` as ``--feature``) and the file named once (a library message that starts with its name
-    keeps that one)."""
-    what = ", ".join(map(str, paths))
-    try:
-        yield
-    except (typer.Exit, KeyboardInterrupt):
-        raise
-    except Exception as err:  # noqa: BLE001 - every reading failure is one line naming the file
-        import os
+    keeps that one): :func:`~softirr_stats.cli._errors.reading` of the annotation files, which no flag gives.
 
-        if os.environ.get("SOFTIRR_TRACEBACK"):
-            raise
-        # an option a reader does not take is its OptionError (checked against the reader's signature), named
-        # below with its flag; nothing here is decided by the message's text
-        message = _flag_names(describe(err)[0])
-        for p in paths:  # the library names the file already: say it once
-            if message.startswith(p.name) and message[len(p.name):][:1] in (":", ",", " "):
-                fail(f"cannot read {p}{message[len(p.name):]}")
-        fail(f"cannot read {what}: {message}")
+    An option a reader does not take is its OptionError (checked against the reader's signature), named with its
+    flag by :func:`_flag_names`; nothing here is decided by the message's text."""
+    return reading(list(paths), wording=_flag_names)
 
 
 def _click(module: str) -> Any:

@@ -109,7 +109,7 @@ def read_gold(path: Path) -> Any:
 
     if not path.exists():
         fail(f"--gold {path} does not exist")
-    with reading(f"--gold {path}"):
+    with reading(path, "--gold"):
         cols = set(pd.read_csv(path, nrows=0).columns)
         if "pair_id" in cols or "q" in cols:  # the sheet (or plan) of `softirr judge plan`: the PPI reader
             from softirr_stats.analysis import read_judging_sheet

@@ -134,7 +134,7 @@ def command(
 
         if not judgments.exists():
             fail(f"--judgments {judgments} does not exist")
-        with reading(f"--judgments {judgments}"):
+        with reading(judgments, "--judgments"):
             judged = pd.read_csv(judgments, keep_default_na=False, dtype={"label_a": str, "label_b": str})
             if "pair_id" in judged.columns and "label_a" not in judged.columns:  # a blinded sheet from judge plan
                 from softirr_stats.analysis import read_judging_sheet
