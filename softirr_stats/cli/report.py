@@ -23,6 +23,7 @@ from softirr_stats.cli._options import (
     ChanceOpt,
     DesignOpt,
     DeviceOpt,
+    DistanceOpt,
     FeatureOpt,
     FieldOpt,
     InputFormatOpt,
@@ -42,6 +43,7 @@ from softirr_stats.cli._options import (
     check_similarities,
     check_writable,
     cli_wording,
+    distance_registry,
     given_flags,
     make_interval,
     read,
@@ -102,6 +104,7 @@ def command(
     categories: CategoriesOpt = None,
     cache: CacheOpt = None,
     device: DeviceOpt = "auto",
+    distance_option: DistanceOpt = None,
 ) -> None:
     """Write a self-contained HTML report (no network needed to view it) for FILE.
 
@@ -126,6 +129,7 @@ def command(
     coefs = split(coefficient) or None
     if coefs:
         check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
+    registry = distance_registry(distance_option, coefs, seed)  # the options checked before reading, as in agree
     judged = None
     if judgments is not None:
         import pandas as pd
@@ -158,7 +162,8 @@ def command(
             page = build_report(ann, measures=measures, coefficients=coefs, chance=chances, ci=ci, judgments=judged,
                                 model=model, model_steps=model_steps, model_method=model_method, model_level=level,
                                 seed=seed, source=files,  # every input file, each with its sha256
-                                judgments_path=judgments, command=command, wording=cli_wording, read_notes=seen)
+                                judgments_path=judgments, command=command, wording=cli_wording, read_notes=seen,
+                                registry=registry)
         except (ValueError, TypeError) as err:
             fail(f"cannot build the report: {cli_wording(str(err))}", EXIT_DATA)
     said = dict.fromkeys(f"{c.category.__name__}: {c.message}" for c in caught)

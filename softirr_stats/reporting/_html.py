@@ -674,6 +674,7 @@ def build_report(
     comparisons: Sequence[Any] | None = None,
     wording: Callable[[str], str] | None = None,
     read_notes: Sequence[str] | None = None,
+    registry: Any = None,
 ) -> str:
     """One self-contained HTML page reporting agreement on ``ann``.
 
@@ -735,6 +736,10 @@ def build_report(
         exports merged, the warnings raised while reading), listed first in the data summary.
         Default: ``ann.read_notes``, what the reader recorded; ``softirr report`` passes its own,
         with the reading warnings.
+    registry : dict, optional
+        Name -> coefficient view for the coefficients section and the forest plot
+        (:func:`~softirr_stats.analysis.coefficient_registry`, e.g. with the ``distance_ks`` /
+        ``distance_sigma`` options; ``softirr report --distance-option``); default: the registry as it is.
 
     Returns
     -------
@@ -771,7 +776,7 @@ def build_report(
         warnings.simplefilter("always")
         summary = data_summary(ann)
     # the grid through the one runner (the report only formats): the table of `run_analysis`
-    analysis = run_analysis(ann, coefficients=coefficients, measures=sims, chance=chance, ci=ci)
+    analysis = run_analysis(ann, coefficients=coefficients, measures=sims, chance=chance, ci=ci, registry=registry)
     df = analysis.table
     warns = list(dict.fromkeys([*(f"{w.category.__name__}: {w.message}" for w in caught), *analysis.warnings]))
     if wording is not None:  # the notes in the caller's words (the command line's flags)

@@ -419,3 +419,30 @@ def test_agree_distance_row_without_analytic_interval_says_why(scores_csv):
     assert res.exit_code == 0, res.output
     row = json.loads(res.stdout)["results"][0]
     assert "no analytic variance" in "; ".join(row["warnings"]) and row["ci_low"] is None
+
+
+def test_report_takes_the_distance_options_of_agree(scores_csv, tmp_path):
+    """``softirr report`` ran the distance rows with their default options only: it takes --distance-option now,
+    through the same layer as agree and sensitivity (cli._options.DistanceOpt, distance_registry)."""
+    import softirr_stats as sis
+
+    ann = sis.read_annotations(scores_csv)
+    page = tmp_path / "r.html"
+    res = runner.invoke(app, ["report", str(scores_csv), "-c", "distance_ks,distance_sigma", "-m", "linear",
+                              "--bootstrap", "0", "--seed", "3", "--distance-option", "expected_pairs=400",
+                              "--distance-option", "threshold=0.3", "-o", str(page)])
+    assert res.exit_code == 0, res.output
+    sigma = sis.distance_agreement(ann, similarity="linear", method="sigma", threshold=0.3, expected_pairs=400, seed=3)
+    ks = sis.distance_agreement(ann, similarity="linear", method="ks", expected_pairs=400, seed=3)
+    default = [sis.distance_agreement(ann, similarity="linear", method=m).value for m in ("sigma", "ks")]
+    assert min(abs(sigma.value - default[0]), abs(ks.value - default[1])) > 0.03  # the options change both numbers
+    section = page.read_text().split('id="coefficients"')[1].split("</section>")[0]
+    for coef, py in (("distance_ks", ks), ("distance_sigma", sigma)):
+        row = next(r for r in section.split("<tr>") if f"<td>{coef}</td>" in r)
+        assert f'<td class="num">{py.value:.4f}</td>' in row and f'<td class="num">{py.expected:.4f}</td>' in row, row
+    bad = runner.invoke(app, ["report", str(scores_csv), "-c", "distance_ks", "--distance-option", "threshold=0.1",
+                              "-o", str(page)])
+    assert bad.exit_code == 2 and "is an option of -c distance_sigma" in bad.output, bad.output
+    for command in ("agree", "sensitivity", "report"):  # one option, one help text, wherever the rows are
+        shown = " ".join(runner.invoke(app, [command, "--help"], env={"COLUMNS": "250"}).output.replace("│", " ").split())
+        assert "--distance-option" in shown and "an option of the distance_ks / distance_sigma rows" in shown, command
