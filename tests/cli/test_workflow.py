@@ -241,7 +241,7 @@ def test_describe_and_compare_fit_a_narrow_terminal_without_cutting_cells(run_cl
     if args[0] == "describe":
         assert "annotator_1" in out and "top share" in out
     else:
-        assert "p_value" in out and "columns left out to fit 80 characters: method, n_items" in out
+        assert "p_value" in out and "columns left out to fit 80 characters: method, items" in out
 
 
 def test_a_warning_and_the_result_note_of_one_cause_print_once(run_cli, tmp_path):
