@@ -273,7 +273,8 @@ def satterthwaite_test(terms: dict[str, np.ndarray], value: float) -> tuple[floa
     from scipy import stats
 
     n, k = float(terms["n"][0]), float(terms["k"][0])
-    msr, msc, mse = (float(terms[m][0]) for m in ("msr", "msc", "mse"))
+    # NumPy scalars: no residual and no item variance (v = 0 / 0) gives nan, not a ZeroDivisionError
+    msr, msc, mse = (np.float64(terms[m][0]) for m in ("msr", "msc", "mse"))
     if not value < 1.0:  # perfect agreement: no residual, the F statistic is infinite
         return math.nan, 0.0 if value == 1.0 else math.nan
     with np.errstate(divide="ignore", invalid="ignore"):

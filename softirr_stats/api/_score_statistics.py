@@ -76,16 +76,20 @@ def _one_way_scores(ann: Any, name: str) -> tuple[np.ndarray, tuple, list[str], 
             order = np.argsort(codes[rated] < 0, axis=1, kind="stable")[:, : int(k[0])]  # the rated columns
             x = vals[np.take_along_axis(codes[rated], order, axis=1)]
             items = tuple(np.asarray(data.items, dtype=object)[rated].tolist())
-            return _checked(data, x, items, 0, name)
+            unrated = int((~rated).sum())
+            return _checked(data, x, items, unrated, name,
+                            f"{name}: {unrated} of {data.n_items} items have no rating and were left out")
     x, items, dropped = numeric_table(data, name)
     return _checked(data, x, items, dropped, name)
 
 
-def _checked(data: Any, x: np.ndarray, items: tuple, dropped: int, name: str) -> tuple[np.ndarray, tuple, list[str], int]:
+def _checked(data: Any, x: np.ndarray, items: tuple, dropped: int, name: str, why: str | None = None,
+             ) -> tuple[np.ndarray, tuple, list[str], int]:
     notes = []
     if dropped:
-        msg = (f"{name}: {dropped} of {data.n_items} items have a missing rating and were left out (the ANOVA "
-               "and rank statistics need every rater's score on an item; listwise, as R irr / psych and pingouin)")
+        msg = why or (f"{name}: {dropped} of {data.n_items} items have a missing rating and were left out (the ANOVA "
+                      "and rank statistics need every rater's score on an item; listwise, as R irr / psych and "
+                      "pingouin)")
         warnings.warn(msg, DegenerateWarning, stacklevel=user_stacklevel())
         notes.append(msg)
     if x.shape[0] < 2:
@@ -156,7 +160,7 @@ def icc(ann: Any, *, form: str = "ICC2", ci: Any = None) -> AgreementResult:
     x, items, notes, dropped = _one_way_scores(ann, "icc") if one_way else _scores(ann, "icc")
     terms = anova_terms(x)
     value = float(icc_values(x, terms=terms)[spec.name][0])
-    notes += _nan_note(spec.coefficient, value, "every score is the same (no variance between or within items)")
+    notes += _nan_note(spec.coefficient, value, _icc_undefined_reason(terms))
     f, df1, df2, p = icc_f_test(spec, terms)
     details: dict[str, Any] = {"form": spec.name, "mcgraw_wong": spec.mcgraw_wong, "model": spec.model,
                                "agreement": spec.agreement, "unit": spec.unit, "F": f, "df1": df1, "df2": df2,
@@ -169,10 +173,10 @@ def icc(ann: Any, *, form: str = "ICC2", ci: Any = None) -> AgreementResult:
                              similarity="scores", chance="none", warnings=tuple(notes), details=details)
     level = _analytic_level(ci)
     if level is not None:
-        lo, hi = icc_interval(spec, terms, value, level)
+        lo, hi = icc_interval(spec, terms, value, level) if not math.isnan(value) else (math.nan, math.nan)
         from dataclasses import replace
 
-        said = _undefined_interval(spec.coefficient, value, lo, hi,
+        said = _undefined_interval(value, lo, hi,
                                    f"{spec.coefficient}'s analytic interval is undefined here: no residual variance "
                                    "(each rater's scores differ from the others' by a constant, or not at all), so its "
                                    "F statistic and Satterthwaite's df are not numbers; a Bootstrap interval or more "
@@ -182,22 +186,44 @@ def icc(ann: Any, *, form: str = "ICC2", ci: Any = None) -> AgreementResult:
     name = spec.name
     stat = ScoreStatistic(x, items, lambda x_, c, v: icc_values(x_, c, v)[name], rater_designs=False,
                           no_rater_designs=_NO_RATER_DESIGNS.format(what=f"{spec.coefficient}'s ANOVA")
-                          + (f" For raters drawn from a population, {spec.coefficient}'s exact-F interval "
+                          + (f"; for raters drawn from a population, {spec.coefficient}'s exact-F interval "
                              "(ci='analytic') counts their variance" if spec.name in ("ICC2", "ICC2k") else ""))
     return attach_interval(result, stat, ci)
+
+
+def _icc_undefined_reason(terms: dict[str, np.ndarray]) -> str:
+    """Why an ICC is undefined (its denominator 0), read from the mean squares that vanish.
+
+    Examples
+    --------
+    >>> from softirr_stats.agreement import anova_terms
+    >>> _icc_undefined_reason(anova_terms(np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])))[:40]
+    'no variance between items and no residua'
+    """
+    msr, mse, msw = (float(terms[m][0]) for m in ("msr", "mse", "msw"))
+    if msr == 0.0 and msw == 0.0:
+        return "every score is the same (no variance between or within items)"
+    if msr == 0.0 and mse == 0.0:
+        return ("no variance between items and no residual variance: every item got the same scores, the raters "
+                "differing only by constants")
+    return ("no variance between items: every item has the same mean score, so the mean square between items "
+            "(the form's denominator) is 0")
 
 
 #: Why the rater designs are refused: a rater drawn twice would agree perfectly with its copy.
 _NO_RATER_DESIGNS = ("{what} has no form that leaves out the pairs of a rater drawn twice with its own copy, "
                      "which agree perfectly and pull every replicate up (a rater drawn three times gives 1), so "
-                     "raters are not resampled.")
+                     "raters are not resampled")  # the caller goes on: "...; use design='items' ..."
 
 
-def _undefined_interval(coefficient: str, value: float, lo: float, hi: float, why: str) -> tuple[str, ...]:
-    """``(why,)``, warned, where a defined value got an undefined analytic interval; ``()`` otherwise."""
+def _undefined_interval(value: float, lo: float, hi: float, why: str) -> tuple[str, ...]:
+    """``(why,)``, warned, where a defined value got an undefined analytic interval; ``()`` otherwise.
+
+    ``why`` names the statistic itself: the warning and the note are one text, said once.
+    """
     if not math.isfinite(value) or (math.isfinite(lo) and math.isfinite(hi)):
         return ()
-    warnings.warn(f"{coefficient}: {why}", DegenerateWarning, stacklevel=user_stacklevel())
+    warnings.warn(why, DegenerateWarning, stacklevel=user_stacklevel())
     return (why,)
 
 
@@ -263,7 +289,7 @@ def lin_ccc(ann: Any, *, null: float = 0.0, alternative: str = "two-sided", ci: 
         se, lo, hi = ccc_interval(terms, level)
         from dataclasses import replace
 
-        said = _undefined_interval("lin_ccc", value, lo, hi, "lin_ccc's Fisher-z interval is undefined here: "
+        said = _undefined_interval(value, lo, hi, "lin_ccc's Fisher-z interval is undefined here: "
                                    + _why_no_ccc_interval(value, r, x.shape[0]))
         return replace(result, se=se, ci_low=lo, ci_high=hi, level=level, ci_method="fisher-z",
                        warnings=(*result.warnings, *said))
