@@ -469,8 +469,9 @@ def sensitivity(
                     continue
                 rows.append(_result_row(name, res, sim.label, res.n_pairs_scored if sim.shared is not None else 0))
                 unused = [_chance_label(c) for c in chances if _chance_label(c) != "exact"]
-                if not takes_chance and unused:  # AC1, Brennan-Prediger, Light: their own chance term
-                    _add_note(rows[-1], f"{name} has its own chance term; chance {', '.join(unused)} not used")
+                if not takes_chance and unused:  # AC1, Brennan-Prediger, Light: their own chance term; scores: none
+                    own = "has no chance term (a statistic of numeric scores)" if spec.scores else "has its own chance term"
+                    _add_note(rows[-1], f"{name} {own}; chance {', '.join(unused)} not used")
                 if name == "krippendorff_alpha" and sim.label == "ordinal":
                     _add_note(rows[-1], "alpha with ordinal weights (Gwet's, rank distances), not Krippendorff's "
                                         "ordinal alpha (a metric from the label frequencies), which the command "

@@ -297,3 +297,16 @@ def test_level_forms_run_krippendorffs_levels():
     assert "chance monte_carlo(D=5) not used" in ordinal["warnings"].iloc[0]  # its chance is its own
     with pytest.raises(ValueError, match="krippendorff_alpha:ordinal"):
         sensitivity(ann, coefficients=["krippendorff_alpha:ordnial"])
+
+
+def test_score_statistics_have_no_chance_term_rather_than_their_own():
+    """icc2 with chance mc:5 was noted as having 'its own chance term'; an ICC has none. Its value is icc's."""
+    from softirr_stats.agreement import MonteCarlo
+
+    sf = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+    df = sensitivity(sf, coefficients=["icc2", "kendall_w"], chance=["exact", MonteCarlo(5, seed=0)])
+    assert len(df) == 2
+    for name, note in zip(df["coefficient"], df["warnings"], strict=True):
+        assert note == f"{name} has no chance term (a statistic of numeric scores); chance monte_carlo(D=5) not used"
+    assert df["value"].iloc[0] == pytest.approx(sis.icc(sf, form="ICC2").value, abs=1e-12)
+    assert df["value"].iloc[0] == pytest.approx(0.2897637795275591, abs=1e-12)  # pingouin ICC(A,1); S&F .29
