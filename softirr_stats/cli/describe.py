@@ -63,6 +63,23 @@ def _for_reading(rows: list[dict[str, Any]], columns: list[str], limit: int | No
     return out, [shown[c] for c in columns]
 
 
+def _numbers_as_text(rows: list[dict[str, Any]], column: str) -> list[dict[str, Any]]:
+    """Rows with the numeric labels of ``column`` as text that tells distinct labels apart (an integer in full, a
+    float exactly where ``%g`` would merge two), where a table's 4 decimals showed 0.12341 and 0.12342 alike.
+
+    Examples
+    --------
+    >>> _numbers_as_text([{"label": 0.12341}, {"label": 1e-07}, {"label": 3}, {"label": None}], "label")
+    [{'label': '0.12341'}, {'label': '1e-07'}, {'label': '3'}, {'label': None}]
+    """
+    import numbers
+
+    from softirr_stats.cli._grid import _number
+
+    return [{**r, column: _number(r[column])} if isinstance(r.get(column), numbers.Number)
+            and not isinstance(r.get(column), bool) else r for r in rows]
+
+
 def command(
     files: Annotated[list[Path], typer.Argument(help="annotation file(s), as agree takes them")],
     item: ItemOpt = "item",
@@ -127,6 +144,9 @@ def command(
     # printed texts: control characters escaped (csv too: a terminal acts on them, and a pipe would lose some),
     # long ones cut in the tables for reading; the json (above) keeps them exact
     limit = None if fmt == "csv" else DISPLAY_CHARS
+    if ann.kind == "numeric":  # the labels printed exactly, not to the 4 decimals of a table's numbers
+        rater_rows = _numbers_as_text(rater_rows, "top_label")
+        label_rows = _numbers_as_text(label_rows, label_columns[0])
     title = visible_text(title)
     rater_rows, _ = _for_reading(rater_rows, list(_RATER_COLUMNS), limit)
     label_rows, label_columns = _for_reading(label_rows, label_columns, limit)

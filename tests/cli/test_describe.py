@@ -216,3 +216,18 @@ def test_csv_shows_control_characters_escaped_and_json_keeps_the_labels_exact(tm
     assert out.splitlines()[0] == "label,a,b\\x1b[1mBOLD,all" and "\\x1b[2J\\x1b[Hcleared,1,1,2" in out
     code, out, _ = _run(capsys, path, "-f", "json")
     assert code == 0 and "\x1b[2J\x1b[Hcleared" in {r["label"] for r in json.loads(out)["labels"]}
+
+
+def test_numeric_labels_print_exactly_not_to_four_decimals(tmp_path, capsys):
+    """0.12341 and 0.12342 both printed 0.1234, 1e-07 and 1e-05 both 0.0000 (the top label too)."""
+    path = tmp_path / "n.csv"
+    path.write_text("item,rater,label\n1,a,0.12341\n1,b,0.12342\n2,a,0.5\n2,b,1e-05\n3,a,1e-7\n3,b,2\n")
+    code, out, err = _run(capsys, path)
+    assert code == 0, err
+    cells = {c.strip() for line in out.splitlines() for c in line.split("│")}
+    assert {"0.12341", "0.12342", "1e-07", "1e-05", "2", "0.5"} <= cells and "0.0000" not in cells
+    for fmt in ("csv", "markdown"):
+        code, out, err = _run(capsys, path, "-f", fmt, "--table", "labels")
+        assert code == 0 and "0.12341" in out and "0.12342" in out and "1e-07" in out, err
+    code, out, err = _run(capsys, path, "-f", "json")  # the json keeps the numbers
+    assert sorted(r["label"] for r in json.loads(out)["labels"]) == [1e-07, 1e-05, 0.12341, 0.12342, 0.5, 2]
