@@ -79,3 +79,26 @@ def test_the_refused_rater_design_reads_as_one_sentence(form):
     with pytest.raises(ValueError, match="Bootstrap design 'raters'") as err:
         sis.icc([[1, 2], [3, 4], [5, 7]], form=form, ci=sis.Bootstrap(n=10, design="raters"))
     assert ".;" not in str(err.value) and "resampled; " in str(err.value)
+
+
+#: pingouin 0.7.0 ``intraclass_corr`` on Shrout & Fleiss (1979) Table 2, its rounding switched off:
+#: form -> (ICC, CI95 low, CI95 high)
+PINGOUIN_SF = {
+    "ICC1": (0.1657417684054755, -0.13293232487475096, 0.722560062328121),
+    "ICC2": (0.28976377952755916, 0.018786513374712058, 0.7610843696489527),
+    "ICC3": (0.7148407148407154, 0.34246476503392614, 0.9458582599553597),
+    "ICC1k": (0.44279713367926876, -0.8844421552381196, 0.9124154203407755),
+    "ICC2k": (0.6200505475989893, 0.07113681530250353, 0.9272320401677219),
+    "ICC3k": (0.9093155423770697, 0.6756747138163055, 0.9858916781690623),
+}
+
+
+@pytest.mark.parametrize("form", list(PINGOUIN_SF))
+def test_values_and_exact_f_intervals_equal_pingouin_unrounded(form):
+    """Shrout & Fleiss print .17, .29, .71, .44, .62, .91; pingouin prints its intervals to 2 decimals, so the
+    peer tests held them to that: here the unrounded ones, to 1e-12."""
+    sf = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+    r = sis.icc(sf, form=form, ci="analytic")
+    assert (r.value, r.ci_low, r.ci_high) == pytest.approx(PINGOUIN_SF[form], abs=1e-12)
+    assert round(r.value, 2) == {"ICC1": 0.17, "ICC2": 0.29, "ICC3": 0.71, "ICC1k": 0.44, "ICC2k": 0.62,
+                                 "ICC3k": 0.91}[form]
