@@ -1181,19 +1181,24 @@ def _usable(n_reps: int, n_drawn: int | None) -> str:
 
 
 #: Coefficients bounded below by 0 (every other one is bounded above by 1 only).
-_NONNEGATIVE = ("percent_agreement",)
+_NONNEGATIVE = ("percent_agreement", "kendall_w")
+#: the ICCs of a mean of k raters: 1 - MSE / MSR (or MSW / MSR) has no lower bound, so a limit below -1 is in range
+_UNBOUNDED_BELOW = ("icc1k", "icc2k", "icc3k")
 
 
 def clip_to_range(lo: float, hi: float, coefficient: str, method: str = "basic") -> tuple[float, float, str]:
     """Clip a bootstrap interval to the coefficient's range (upper 1; lower 0 for percent
-    agreement), returning a note when a limit moved (or lies below -1, which no supported
-    chance-corrected coefficient reaches). Replicates of the coefficients stay in range; a
-    basic interval, or replicates of an unbounded estimator (the prediction-powered one), may not.
+    agreement and Kendall's W), returning a note when a limit moved (or lies below -1, which no supported
+    chance-corrected coefficient reaches; the ICCs of a mean of k raters have no lower bound). Replicates of
+    the coefficients stay in range; a basic interval, or replicates of an unbounded estimator (the
+    prediction-powered one), may not.
 
     Examples
     --------
     >>> clip_to_range(0.8, 1.04, "cohen_kappa")
     (0.8, 1.0, 'basic bootstrap interval: upper limit 1.04 truncated at 1 (the largest possible value)')
+    >>> clip_to_range(-1.5, 0.7, "icc1k")
+    (-1.5, 0.7, '')
     """
     notes = []
     if math.isfinite(hi) and hi > 1.0:
@@ -1205,7 +1210,7 @@ def clip_to_range(lo: float, hi: float, coefficient: str, method: str = "basic")
     if coefficient in _NONNEGATIVE and math.isfinite(lo) and lo < 0.0:
         notes.append(f"lower limit {lo:.4g} raised to 0 (the smallest possible value)")
         lo = 0.0
-    elif math.isfinite(lo) and lo < -1.0:
+    elif math.isfinite(lo) and lo < -1.0 and coefficient not in _UNBOUNDED_BELOW:
         notes.append(f"lower limit {lo:.4g} lies below -1, below any chance-corrected coefficient's usual range")
     return lo, hi, (f"{method} bootstrap interval: " + "; ".join(notes)) if notes else ""
 
