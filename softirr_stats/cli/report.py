@@ -55,10 +55,38 @@ from softirr_stats.cli._options import (
 )
 from softirr_stats.cli._output import command_line
 
-__all__ = ["NAME", "EPILOG", "command"]
+__all__ = ["NAME", "EPILOG", "command", "model_flags"]
 
 NAME = "report"
 EPILOG = f"--chance takes {CHANCE_HELP}."
+
+
+
+def model_flags(model: str | None, method: str | None, steps: int | None) -> str | None:
+    """The refusal of ``--model-method`` / ``--model-steps`` where they would not be used, or None.
+
+    ``method`` and ``steps`` are None where not given. Both need ``--model``; ``--model-steps`` needs
+    ``--model-method svi`` (NUTS takes no steps), and they must be positive.
+
+    Examples
+    --------
+    >>> model_flags(None, "svi", None)
+    '--model-method is a setting of --model (the annotator model fitted for the report); no --model was given'
+    >>> model_flags("mace", None, 200)
+    '--model-steps is a setting of --model-method svi (SVI optimisation steps); --model-method nuts (the default) takes none'
+    >>> model_flags("mace", "svi", 200) is None
+    True
+    """
+    given = [flag for flag, v in (("--model-method", method), ("--model-steps", steps)) if v is not None]
+    if model is None and given:
+        which = f"{given[0]} is a setting" if len(given) == 1 else f"{given[0]} and {given[1]} are settings"
+        return f"{which} of --model (the annotator model fitted for the report); no --model was given"
+    if steps is not None and steps < 1:
+        return f"--model-steps must be a positive integer; got {steps}"
+    if steps is not None and method != "svi":
+        return (f"--model-steps is a setting of --model-method svi (SVI optimisation steps); --model-method nuts"
+                f"{' (the default)' if method is None else ''} takes none")
+    return None
 
 
 def command(
@@ -91,9 +119,11 @@ def command(
     model: Annotated[str | None, typer.Option(
         "--model", help=f"also fit an annotator model ({', '.join(LABEL_MODELS)}), by NUTS (2 chains x 500 draws, "
                         "500 warm-up) unless --model-method svi")] = None,
-    model_method: Annotated[str, typer.Option(
-        help="inference for --model: nuts (MCMC) or svi (variational, faster)")] = "nuts",
-    model_steps: Annotated[int, typer.Option(help="SVI steps of --model (--model-method svi)")] = 1000,
+    # None: not given (the defaults below, stated in the help); either one without --model is refused
+    model_method: Annotated[str | None, typer.Option(
+        help="inference for --model: nuts (MCMC) or svi (variational, faster) [default: nuts]")] = None,
+    model_steps: Annotated[int | None, typer.Option(
+        help="SVI steps of --model (--model-method svi only) [default: 1000]")] = None,
     na_values: NaOpt = None,
     input_format: InputFormatOpt = None,
     field: FieldOpt = None,
@@ -120,9 +150,12 @@ def command(
     ci = make_interval(analytic, bootstrap, request, method, level, seed)
     if model is not None:
         check_choices([model], LABEL_MODELS, "--model")
-    check_choices([model_method], ("nuts", "svi"), "--model-method")
-    if model_steps < 1:
-        fail(f"--model-steps must be a positive integer; got {model_steps}")
+    if model_method is not None:
+        check_choices([model_method], ("nuts", "svi"), "--model-method")
+    wrong = model_flags(model, model_method, model_steps)
+    if wrong:
+        fail(wrong)
+    model_method, model_steps = model_method or "nuts", 1000 if model_steps is None else model_steps
     if output.suffix.lower() not in (".html", ".htm"):
         fail(f"--output {output}: the file name must end in .html")
     check_writable(output, "--output", [*files, judgments])
