@@ -94,6 +94,19 @@ class AnnotationData:
         return co
 
 
+def _one_category(label: Any) -> str:
+    """Why a categorical model refuses annotations whose only category is ``label``.
+
+    Examples
+    --------
+    >>> _one_category("pos")[:52]
+    "one category only ('pos'): every rating has that lab"
+    """
+    return (f"one category only ({label!r}): every rating has that label, so agreement is undefined and a "
+            "categorical annotator model needs at least two categories; declare the full category set "
+            "(Annotations' categories=, softirr model --categories A,B) to fit one, whose kappa is then its prior's")
+
+
 def encode_annotations(ann: Any, n_classes: int | None = None) -> AnnotationData:
     """Encode annotations (or a raw codes array) as :class:`AnnotationData`.
 
@@ -128,6 +141,8 @@ def encode_annotations(ann: Any, n_classes: int | None = None) -> AnnotationData
         item_names = tuple(getattr(ann, "items", ())) or None
         if n_classes is None:
             n_classes = len(vocabulary)
+        if n_classes == 1:
+            raise ValueError(_one_category(vocabulary[0]))
     else:
         codes = np.asarray(ann)
     if codes.ndim != 2:
