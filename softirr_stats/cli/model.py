@@ -32,6 +32,7 @@ from softirr_stats.cli._options import (
     check_similarities,
     check_writable,
     cli_wording,
+    given_flags,
     read,
     reader_options,
     resolve_measures,
@@ -42,7 +43,7 @@ from softirr_stats.cli._output import Notes, emit, print_table, provenance_meta,
 from softirr_stats.models import DEFAULT_EMISSION, EMISSIONS, find_model
 
 __all__ = ["NAME", "EPILOG", "command", "diagnostics_record", "fit_config", "fit_model", "method_flags", "model_rows",
-           "read_gold", "refusal"]
+           "profile_flag", "read_gold", "refusal"]
 
 NAME = "model"
 EPILOG = None
@@ -153,6 +154,35 @@ def method_flags(method: str, settings: dict[str, int | None]) -> str | None:
             f"takes {own}")
 
 
+def profile_flag(model: str, gold: bool, emission: str | None, given: bool) -> str | None:
+    """The refusal of ``--profile-interval`` given where no profile-likelihood check runs, or None.
+
+    The check is the soft model's, with its monotone emission and without gold pairs; ``given`` says whether the
+    flag was on the command line (its default is no request).
+
+    Examples
+    --------
+    >>> profile_flag("mace", False, None, True)
+    '--profile-interval is for --model soft (its monotone emission, without --gold); --model mace has no profile-likelihood check'
+    >>> profile_flag("soft", True, None, True)
+    '--profile-interval is for --model soft without --gold: gold pairs fix the equivalent component, and no profile-likelihood check runs'
+    >>> profile_flag("soft", False, None, True) is None
+    True
+    """
+    if not given:
+        return None
+    if not find_model(model).soft:
+        return (f"--profile-interval is for --model soft (its monotone emission, without --gold); --model {model} "
+                "has no profile-likelihood check")
+    if gold:
+        return ("--profile-interval is for --model soft without --gold: gold pairs fix the equivalent component, "
+                "and no profile-likelihood check runs")
+    if (emission or DEFAULT_EMISSION) != "monotone":
+        return (f"--profile-interval is for the monotone emission of --model soft; --emission {emission} has no "
+                "profile-likelihood check")
+    return None
+
+
 def diagnostics_record(diag: Any) -> dict[str, Any]:
     """``--json``'s ``meta.diagnostics``: :meth:`FitDiagnostics.to_dict` with its caveats and the fit's warnings
     worded for the command line (:func:`cli_wording`), as the notes below the table are."""
@@ -258,6 +288,9 @@ def command(
             from softirr_stats.models import HISTOGRAM_NEEDS_GOLD
 
             fail(cli_wording(HISTOGRAM_NEEDS_GOLD))
+    unused = profile_flag(name, gold is not None, emission, bool(given_flags("profile_interval")))
+    if unused:
+        fail(unused)
     check_writable(json_out, "--json", [*files, gold])
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts, categories)

@@ -173,3 +173,44 @@ def test_the_size_refusal_is_the_librarys_message(run_cli):
     assert f"({size.n_parameters:,} parameters; an SVI fit would take roughly" in err
     assert "(--model soft -m levenshtein, or another soft --similarity)" in err
     assert not PYTHON_KEYWORDS.search(err)
+
+
+# 6. --profile-interval only where the profile-likelihood check runs
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--model", "dawid_skene", "--profile-interval", "report"],
+     "--profile-interval is for --model soft (its monotone emission, without --gold); --model dawid_skene has no "
+     "profile-likelihood check"),
+    (["--model", "mace", "--profile-interval", "widen"], "--model mace has no profile-likelihood check"),  # the default
+    (["--model", "soft", "-m", "levenshtein", "--emission", "beta", "--profile-interval", "off"],
+     "--profile-interval is for the monotone emission of --model soft; --emission beta has no profile-likelihood "
+     "check"),
+])
+def test_profile_interval_is_refused_where_no_check_runs(ratings, args, says, run_cli):
+    """A categorical model (or the soft model's Beta emission) never runs the check: the flag is refused, not
+    dropped."""
+    code, out, err = run_cli("model", str(ratings), "--method", "svi", "--steps", "5", *args)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"error: {says}"] if says.startswith("--profile") else says in err
+
+
+def test_profile_interval_is_refused_with_gold(ratings, gold, run_cli):
+    code, out, err = run_cli("model", str(ratings), "--model", "soft", "-m", "levenshtein", "--gold", str(gold),
+                             "--profile-interval", "report")
+    assert code == 2 and out == ""
+    assert err.splitlines() == ["error: --profile-interval is for --model soft without --gold: gold pairs fix the "
+                                "equivalent component, and no profile-likelihood check runs"]
+
+
+# 7. one category only: the refusal says why, not the model's internals
+
+
+def test_one_category_is_refused_with_the_reason(tmp_path, run_cli):
+    long = pd.DataFrame({"item": np.repeat(np.arange(5), 2), "rater": ["x", "y"] * 5, "label": "a"})
+    path = tmp_path / "one.csv"
+    long.to_csv(path, index=False)
+    code, out, err = run_cli("model", str(path), "--method", "svi", "--steps", "5")
+    assert code == 1 and out == ""
+    assert err.startswith("error: --model dawid_skene: one category only ('a'): every rating has that label")
+    assert "--categories A,B" in err and "n_classes" not in err
