@@ -235,6 +235,13 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         ``details["posterior"]`` is the :class:`Posterior`, ``details["draws"]`` the kappa
         draws.
 
+    Raises
+    ------
+    ValueError
+        ``model="soft"`` where every pair scores one value (all 1: every label the same or equivalent; all 0):
+        the scores cannot tell equivalent pairs apart and the soft kappa is undefined. A categorical model on
+        annotations with one category only (declare the others with ``categories=``).
+
     Warns
     -----
     FitWarning
@@ -325,6 +332,7 @@ def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, lev
                           "pairs", FitWarning, stacklevel=user_stacklevel())
         data = pair_scores(ann, sim, n_chance=n_chance, groups=groups, seed=seed,
                            gold=None if judged is None else (judged.scores, judged.labels))
+        _check_scores_vary(data)
         details["n_gold"] = data.n_gold
         if judged is not None:
             details["gold_source"] = judged.source
@@ -374,6 +382,24 @@ def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, lev
             details["rater_check"] = rater_predictive_check(post)
     return _result(post, details, coefficient, draws, observed, expected, n_items, n_raters, level,
                    model, method, similarity, sim, n_scored, prior_check)
+
+
+def _check_scores_vary(data: Any) -> None:
+    """Refuse (``ValueError``) pair scores that are all one value: they cannot tell the equivalent pairs from the
+    others, so the soft model has nothing to fit and its kappa is undefined (all 1: chance agreement 1)."""
+    parts = [data.within_scores, data.chance_scores]
+    if data.gold_scores is not None:
+        parts.append(data.gold_scores)
+    scores = np.concatenate([np.asarray(p, dtype=np.float64).ravel() for p in parts])
+    if scores.size == 0 or scores.min() != scores.max():
+        return
+    value = float(scores[0])
+    why = ("chance agreement is 1 as well, so kappa is 0/0" if value == 1.0 else
+           "the scores say nothing about which pairs are equivalent")
+    raise ValueError(f"every label pair scores {value:g} under the similarity ({data.n_within} within-item and "
+                     f"{data.n_chance} chance pairs{' and the gold pairs' if data.n_gold else ''} alike): {why}; "
+                     "the soft model's kappa is undefined on these data (report it as undefined, or use a "
+                     "similarity whose scores vary)")
 
 
 def _warn_one_label(data: Any) -> None:

@@ -214,3 +214,15 @@ def test_one_category_is_refused_with_the_reason(tmp_path, run_cli):
     assert code == 1 and out == ""
     assert err.startswith("error: --model dawid_skene: one category only ('a'): every rating has that label")
     assert "--categories A,B" in err and "n_classes" not in err
+
+
+def test_soft_model_on_scores_of_one_value_is_refused(tmp_path, run_cli):
+    """Every pair scores 1: the command says why in one line (no kappa 1 [1, 1], no NaN RuntimeWarnings)."""
+    long = pd.DataFrame({"item": np.repeat(np.arange(10), 2), "rater": ["x", "y"] * 10, "label": "same label"})
+    path = tmp_path / "same.csv"
+    long.to_csv(path, index=False)
+    code, out, err = run_cli("model", str(path), "--model", "soft", "-m", "levenshtein", "--method", "svi",
+                             "--steps", "5")
+    assert code == 1 and out == ""
+    assert err.startswith("error: --model soft: every label pair scores 1 under the similarity")
+    assert len(err.splitlines()) == 1 and "RuntimeWarning" not in err

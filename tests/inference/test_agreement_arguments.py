@@ -53,3 +53,16 @@ def test_check_size_belongs_to_the_fit(free_text):
         post = sis.annotator_agreement(ann, **FAST).details["posterior"]
     with pytest.raises(TypeError, match=r"\['check_size'\] belong to the fit"):
         sis.annotator_agreement(post, check_size=False)
+
+
+@pytest.mark.parametrize(("labels", "value", "why"), [
+    (["same label"] * 20, "1", "chance agreement is 1 as well, so kappa is 0/0"),
+    ([c * 3 for c in "abcdefghijklmnopqrst"], "0", "the scores say nothing about which pairs are equivalent"),
+])
+def test_soft_model_refuses_pair_scores_of_one_value(labels, value, why):
+    """Every pair scoring 1 (or 0) under the similarity: nothing tells equivalent pairs apart, so the soft model is
+    refused before fitting (it reported kappa 1 [1, 1], or a tight negative kappa, with NaN warnings)."""
+    ann = sis.Annotations.from_wide([labels[i:i + 2] for i in range(0, 20, 2)])
+    with pytest.raises(ValueError, match=rf"^every label pair scores {value} under the similarity") as ex:
+        sis.annotator_agreement(ann, "levenshtein", model="soft", method="svi", progress=False)
+    assert why in str(ex.value) and "kappa is undefined" in str(ex.value)
