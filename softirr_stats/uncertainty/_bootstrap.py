@@ -1466,9 +1466,10 @@ def informative_clusters(stat: Statistic, cfg: Bootstrap) -> int:
     >>> informative_clusters(prep, Bootstrap(design="cluster", cluster=[0, 1, 2, 2]))
     2
     """
-    codes = per_item_codes(cfg.cluster, stat.items, "cluster")
-    mask = stat.informative_items
-    return int(len(np.unique(codes if mask is None else codes[np.asarray(mask, dtype=bool)])))
+    keep = informative_units(stat, replace(cfg, design="cluster"))
+    if keep is not None:
+        return int(np.count_nonzero(keep))
+    return int(len(np.unique(per_item_codes(cfg.cluster, stat.items, "cluster"))))
 
 
 #: The opening words of the note naming the items that are no units of an interval (:func:`interval_items`; a

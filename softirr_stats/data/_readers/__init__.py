@@ -6,6 +6,7 @@ modules are imported only when their format is read. See ``docs/readers.md``.
 """
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -153,28 +154,56 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
         return "webanno-tsv"
     if suffix == ".tsv":
         return "tsv"
-    if first.startswith("["):
-        with path.open(encoding="utf-8") as fh:
-            head = fh.read(1 << 20)
-        if '"annotations"' in head or '"completions"' in head or '"annotation_id"' in head:
-            return "label-studio"
-        if head.lstrip("[ \t\r\n")[:1] == "{":
-            return "jsonl"  # an array of records (pandas' to_json(orient="records")): a table, read as JSON Lines are
-        raise ValueError(f"{path.name}: a JSON array that does not look like a Label Studio export "
-                         f"(tasks with 'annotations'); pass format= one of {sorted(EXPORT_FORMATS)}")
-    if first.startswith("{") and first.rstrip() == "{" and suffix == ".json":
-        with path.open(encoding="utf-8", errors="replace") as fh:
-            head = fh.read(1 << 20)
-        if '"annotations"' in head or '"completions"' in head:
-            return "label-studio"  # one task object (pretty-printed)
-    if first.startswith("{"):
-        kind = _jsonl_kind(first, columns, path.name)
-        if kind is not None:
-            return kind
-        if suffix in (".jsonl", ".ndjson", ".json"):
-            return "jsonl"
+    kind = _json_kind(first, lambda errors: _read_head(path, errors), suffix, columns, path.name)
+    if kind is not None:
+        return kind
     raise ValueError(f"{path.name}: cannot tell the format from the extension or the content; "
                      f"pass format= one of {[*TABLE_FORMATS, *sorted(EXPORT_FORMATS)]}")
+
+
+def _read_head(path: Path, errors: str) -> str:
+    """The first MiB of ``path`` as UTF-8 text (``errors`` as :func:`open`'s)."""
+    with path.open(encoding="utf-8", errors=errors) as fh:
+        return fh.read(1 << 20)
+
+
+def _json_kind(first: str, head: Callable[[str], str], suffix: str, columns: tuple[str, str, str],
+               shown: str) -> str | None:
+    """The format of JSON content from its first line (``head(errors)``: its first MiB, read where the line does not
+    settle it; ``errors`` as :func:`open`'s: an array must be UTF-8, a pretty-printed object is only searched),
+    ``suffix`` the file's (``x.jsonl.gz``: ``.jsonl``); None where it is not JSON we can tell.
+
+    A JSON array of tasks (or JSON-MIN records) is ``"label-studio"``, another array of objects ``"jsonl"``
+    (a table); a pretty-printed ``.json`` object with ``annotations`` one Label Studio task; JSON Lines by their
+    first record's keys (:func:`_jsonl_kind`), else ``"jsonl"`` for a JSON suffix.
+
+    Examples
+    --------
+    >>> _json_kind('[{"id": 1, "annotations": []}]', lambda errors: '[{"id": 1, "annotations": []}]', ".json",
+    ...            ("item", "rater", "label"), "x.json")
+    'label-studio'
+    >>> _json_kind("item,rater,label", lambda errors: "", ".csv", ("item", "rater", "label"), "x.csv") is None
+    True
+    """
+    if first.startswith("["):
+        text = head("strict")
+        if '"annotations"' in text or '"completions"' in text or '"annotation_id"' in text:
+            return "label-studio"
+        if text.lstrip("[ \t\r\n")[:1] == "{":
+            return "jsonl"  # an array of records (pandas' to_json(orient="records")): a table, read as JSON Lines are
+        raise ValueError(f"{shown}: a JSON array that does not look like a Label Studio export "
+                         f"(tasks with 'annotations'); pass format= one of {sorted(EXPORT_FORMATS)}")
+    if first.startswith("{") and first.rstrip() == "{" and suffix == ".json":
+        text = head("replace")
+        if '"annotations"' in text or '"completions"' in text:
+            return "label-studio"  # one task object (pretty-printed)
+    if first.startswith("{"):
+        kind = _jsonl_kind(first, columns, shown)
+        if kind is not None:
+            return kind
+        if suffix in _JSON_SUFFIXES:
+            return "jsonl"
+    return None
 
 
 #: the suffixes of JSON exports (before ``.gz``: ``x.jsonl.gz`` is told by its content, as ``x.jsonl`` is)
@@ -204,15 +233,9 @@ def _gzip_json_kind(path: Path, columns: tuple[str, str, str]) -> str:
         raise ValueError(f"{path.name}: a gzip file that cannot be decompressed ({err})") from None
     head = head.lstrip("\ufeff")
     first = next((line.strip() for line in head.splitlines() if line.strip()), "")
-    if first.startswith("["):
-        if '"annotations"' in head or '"completions"' in head or '"annotation_id"' in head:
-            return "label-studio"
-        if head.lstrip("[ \t\r\n")[:1] == "{":
-            return "jsonl"
-    elif first == "{" and ('"annotations"' in head or '"completions"' in head):
-        return "label-studio"
-    elif first.startswith("{"):
-        return _jsonl_kind(first, columns, path.name) or "jsonl"
+    kind = _json_kind(first, lambda errors: head, Path(path.stem).suffix.lower(), columns, path.name)
+    if kind is not None:
+        return kind
     raise ValueError(f"{path.name}: cannot tell the format of this gzipped JSON from its content; "
                      f"pass format= one of {sorted(EXPORT_FORMATS)}")
 
