@@ -629,7 +629,8 @@ def read_annotations(
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
         ``textarea=`` and ``duplicates=`` (Label Studio), ``label_key=`` and ``label_names=`` (doccano), ``task=`` and
-        ``duplicates=`` (Prodigy), ``layer=``, ``feature=``, ``unit=``, ``include_curation=`` (WebAnno TSV), ``layout=``
+        ``duplicates=`` (Prodigy), ``multilabel=`` (Label Studio, doccano, Prodigy: one chosen label a singleton
+        set), ``layer=``, ``feature=``, ``unit=``, ``include_curation=`` (WebAnno TSV), ``layout=``
         and ``rater=`` (brat), and ``span_rule=`` (a :class:`SpanRule` or its spelling
         ``"overlap:0.5"``, for span annotations). Values may be given as strings, as from the
         command line (``"true"``, ``"last"``). An unknown option raises an ``OptionError`` (a

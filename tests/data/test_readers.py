@@ -726,3 +726,45 @@ def test_two_label_studio_tasks_with_one_id_and_different_data_are_refused(tmp_p
     with pytest.warns(ExportWarning, match="2 repeated annotations of the same item by the same rater"):
         ann = read_annotations(path, format="label-studio")
     assert ann.items == ("1", "2") and ann.to_long()["label"].tolist() == ["b", "b", "b", "a"]
+
+
+# --- Prodigy choice tasks: multilabel=True, as doccano and Label Studio take it ------------------------------------
+
+def _prodigy_choice(path, answers, options=("fever", "cough", "rash")):
+    """A db-out of a choice recipe (textcat.manual without --exclusive): each task's ``accept`` lists the ids."""
+    rows = [{"text": "t", "options": [{"id": o, "text": o} for o in options], "_input_hash": i, "_task_hash": 100 + i,
+             "_view_id": "choice", "accept": labs, "answer": "accept", "_annotator_id": f"ds-{who}",
+             "_session_id": f"ds-{who}"} for who, by_item in answers.items() for i, labs in by_item.items()]
+    return _write(path, "".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_prodigy_multilabel_option_keeps_one_label_answers_as_sets(tmp_path):
+    path = _prodigy_choice(tmp_path / "choice.jsonl", _ONE_LABEL_EACH)
+    assert read_annotations(path, format="prodigy").kind == "categorical"  # the documented collapse stays the default
+    ann = read_annotations(path, format="prodigy", multilabel=True)
+    assert ann.kind == "set" and ann.vocabulary == (frozenset({"cough"}), frozenset({"fever"}), frozenset({"rash"}))
+    # the same 9/17 as doccano's and Label Studio's reading of these answers (by hand above)
+    assert sis.multilabel_agreement(ann, labels=["fever", "cough", "rash"]).value == pytest.approx(9 / 17, abs=1e-12)
+    assert read_annotations(path, format="prodigy", multilabel="true").kind == "set"  # command-line spelling
+    # one two-label answer makes every label a set by default: multilabel=True reads that file alike
+    two = {who: dict(labs) for who, labs in _ONE_LABEL_EACH.items()}
+    two["alice"][2] = ["cough", "fever"]
+    path2 = _prodigy_choice(tmp_path / "two.jsonl", two)
+    default, sets = read_annotations(path2, format="prodigy"), read_annotations(path2, format="prodigy", multilabel=True)
+    assert default.kind == sets.kind == "set" and _cells(default) == _cells(sets)
+    # an empty accept list stays a missing rating
+    empty = {who: dict(labs) for who, labs in _ONE_LABEL_EACH.items()}
+    empty["bob"][4] = []
+    assert ("4", "ds-bob") not in _cells(read_annotations(_prodigy_choice(tmp_path / "e.jsonl", empty),
+                                                          format="prodigy", multilabel=True))
+
+
+def test_prodigy_multilabel_on_the_choice_fixture_and_what_it_refuses(tmp_path):
+    ann = read_annotations(EXPORTS / "prodigy" / "choice.jsonl", format="prodigy", multilabel=True)
+    want = read_annotations(EXPORTS / "prodigy" / "choice_expected.csv")
+    assert _cells(ann) == {key: frozenset({lab}) for key, lab in _cells(want).items()}
+    with pytest.warns(ExportWarning), pytest.raises(ValueError, match=r"^textcat_binary\.jsonl: multilabel=True reads "
+                                                                      r"the accepted options of choice tasks"):
+        read_annotations(EXPORTS / "prodigy" / "textcat_binary.jsonl", format="prodigy", multilabel=True)
+    with pytest.raises(ValueError, match="multilabel=True reads category labels"):
+        read_annotations(EXPORTS / "prodigy" / "ner_manual.jsonl", format="prodigy", multilabel=True)

@@ -277,6 +277,15 @@ def test_prodigy_repeated_answers(pydata):
         _quiet(pydata, duplicates="latest")
 
 
+def test_prodigy_multilabel_refuses_a_real_binary_export(pydata):
+    """pydata-ams-2023 answers accept / reject to one label (the classification view): multilabel=True, which reads
+    the accepted options of choice tasks as sets, is refused there rather than making sets of 'accept'."""
+    with pytest.raises(ValueError, match=r"^pydata-ams-2023\.jsonl: multilabel=True reads the accepted options of "
+                                         r"choice tasks as sets; this export holds binary answers"):
+        _quiet(pydata, format="prodigy", multilabel=True)
+    assert _quiet(pydata, format="prodigy", multilabel=False).kind == "categorical"
+
+
 def test_prodigy_annotator_id_zero_is_the_rater(tmp_path, pydata):
     """Issue 20: _annotator_id 0 is an annotator, not a missing one (no fall-back to the session)."""
     lines = pydata.read_text().splitlines()[:40]

@@ -16,7 +16,8 @@ each line is a task with ``_input_hash``, ``_task_hash``, ``answer`` (``"accept"
   ``ner.teach`` with one suggested span): item = ``_task_hash`` (one question: this text with
   this label or span), label = the answer, ``"accept"`` / ``"reject"``.
 - ``task="choice"`` (``options`` + ``accept``): item = ``_input_hash``, label = the accepted
-  option id(s) (several -> a set).
+  option id(s) (several -> a set). ``multilabel=True`` keeps every label a set (one option a singleton),
+  for a multiple-choice recipe whose answers all hold one option, as doccano's and Label Studio's readers do.
 - ``task="spans"`` (``spans`` with ``start``, ``end``, ``label``): items by the span rule within
   each ``_input_hash`` document.
 - ``"ignore"`` answers are left out with a warning; for choice and span tasks so are
@@ -35,6 +36,7 @@ from softirr_stats.data._readers._common import (
     Rating,
     Where,
     iter_jsonl,
+    label_sets,
     pick_repeats,
     read_text,
     text_lines,
@@ -82,7 +84,7 @@ def _rater(rec: dict[str, Any], where: Where) -> str:
 
 def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans"] = "auto",
                  span_rule: SpanRule | str | None = None, duplicates: str = "last",
-                 encoding: str = "utf-8") -> "list[Rating] | pd.DataFrame":
+                 encoding: str = "utf-8", multilabel: bool = False) -> "list[Rating] | pd.DataFrame":
     """Ratings from a Prodigy dataset export (see the module docstring).
 
     Parameters
@@ -96,6 +98,11 @@ def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans
         Which answer counts when an annotator answered the same question more than once.
     encoding : str
         Text encoding of the file.
+    multilabel : bool
+        Every accepted option a set (one option a singleton set), for a multiple-choice recipe
+        (``choice_style="multiple"``, ``textcat.manual`` without ``--exclusive``) whose answers all happen to
+        hold one option: by default such a file reads as single labels, as a single-choice recipe must.
+        Choice tasks only: binary answers are refused, and so are spans.
     """
     import numpy as np
     import pandas as pd
@@ -158,5 +165,10 @@ def read_prodigy(path: Path, *, task: Literal["auto", "binary", "choice", "spans
     warn_skipped(n_ignored, n, "answer 'ignore'", path.name)
     warn_skipped(n_rejected, n, f"answer 'reject' on {task} tasks", path.name)
     if task == "spans":
-        return spans_to_ratings(spans, annotated, SpanRule.parse(span_rule))
-    return ratings
+        table = spans_to_ratings(spans, annotated, SpanRule.parse(span_rule))
+        return label_sets(table, path.name) if multilabel else table
+    if multilabel and task == "binary":
+        raise ValueError(f"{path.name}: multilabel=True reads the accepted options of choice tasks as sets; this "
+                         "export holds binary answers ('accept' / 'reject' to one label or span, task='binary'): "
+                         "leave out multilabel")
+    return label_sets(ratings, path.name) if multilabel else ratings
