@@ -768,3 +768,49 @@ def test_prodigy_multilabel_on_the_choice_fixture_and_what_it_refuses(tmp_path):
         read_annotations(EXPORTS / "prodigy" / "textcat_binary.jsonl", format="prodigy", multilabel=True)
     with pytest.raises(ValueError, match="multilabel=True reads category labels"):
         read_annotations(EXPORTS / "prodigy" / "ner_manual.jsonl", format="prodigy", multilabel=True)
+
+
+def _min_record(i, text, who, label, aid, **more):
+    """One JSON-MIN record (label-studio-converter's json_min: the task's data, id, the controls, annotator, ...)."""
+    return {"text": text, "id": i, "sentiment": label, **more, "annotator": who, "annotation_id": aid,
+            "created_at": f"2022-11-04T18:{aid:02d}:00.000000Z", "updated_at": f"2022-11-04T18:{aid:02d}:00.000000Z",
+            "lead_time": 5.1}
+
+
+def test_two_json_min_tasks_with_one_id_and_different_data_are_refused(tmp_path):
+    """Two exports concatenated: task 1 of the second project merged with task 1 of the first, silently (its two
+    annotators became raters of the first project's item). The full JSON export was refused; JSON-MIN and CSV too."""
+    first = [_min_record(1, "first text", "a@x.org", "pos", 1), _min_record(1, "first text", "b@x.org", "pos", 2),
+             _min_record(2, "t", "a@x.org", "neg", 3), _min_record(2, "t", "b@x.org", "pos", 4)]
+    second = [_min_record(1, "a different text", "c@x.org", "neg", 5),
+              _min_record(1, "a different text", "d@x.org", "neg", 6)]
+    path = _write(tmp_path / "dup.json", json.dumps(first + second))
+    with pytest.raises(ValueError) as err:
+        read_annotations(path, format="label-studio", field="sentiment")
+    assert str(err.value) == ("dup.json, record 5: task id 1 is also the id of record 1 in dup.json, whose data differ "
+                              "(text 'first text' and 'a different text'): two different tasks share an id (exports "
+                              "of two projects concatenated?), and their annotations would be merged as one item's; "
+                              "give them distinct ids, or read the exports one by one")
+    csv_path = tmp_path / "dup.csv"
+    pd.DataFrame(first + second).to_csv(csv_path, index=False)
+    with pytest.raises(ValueError, match=r"^dup\.csv, row 6: task id '1' is also the id of row 2 in dup\.csv, whose "
+                                         r"data differ \(text 'first text' and 'a different text'\)"):
+        read_annotations(csv_path, format="label-studio", field="sentiment")
+    # one task annotated twice by one annotator (same data) is a repeat, as before
+    again = first + [_min_record(1, "first text", "a@x.org", "neg", 7)]
+    path.write_text(json.dumps(again))
+    with pytest.warns(ExportWarning, match="1 repeated annotations of the same item by the same rater"):
+        ann = read_annotations(path, format="label-studio", field="sentiment")
+    assert _cells(ann)[("1", "a@x.org")] == "neg"
+
+
+def test_json_min_records_of_one_task_may_differ_in_their_other_controls(tmp_path):
+    """A second control (a single choice, a plain string in JSON-MIN, as a text field is) differs between the
+    annotators of one task: the text they share says it is one task."""
+    recs = [_min_record(1, "first text", "a@x.org", "pos", 1, topic="food"),
+            _min_record(1, "first text", "b@x.org", "pos", 2, topic="staff"),
+            _min_record(2, "t", "a@x.org", "neg", 3, topic="food", notes={"text": ["x", "y"]}),
+            _min_record(2, "t", "b@x.org", "pos", 4, topic="price")]
+    path = _write(tmp_path / "two_controls.json", json.dumps(recs))
+    for field, want in (("sentiment", "pos"), ("topic", "food")):
+        assert _cells(read_annotations(path, format="label-studio", field=field))[("1", "a@x.org")] == want

@@ -28,6 +28,9 @@ key / column per control. A single choice is a plain string there, several a
 JSON are decoded, and a column is numeric by the rule of ``data._labels.text_numbers``. As data fields and
 controls are not told apart in these files, ``field=`` is needed unless only one candidate
 column remains.
+- Two tasks that share an id (exports of two projects concatenated) are refused: in the JSON export where
+  their ``data`` differ, in JSON-MIN / CSV where two records of one id differ in every plain field both hold
+  besides Label Studio's own and the control read (:func:`_other_task`).
 - An annotation with no result for the control is a missing rating; cancelled (skipped)
   annotations are left out with a warning; ``predictions`` (model output) are not raters and
   are ignored, as are unknown fields.
@@ -213,6 +216,36 @@ def _min_label(value: Any, where: Where, sep: str, textarea: str) -> tuple[str, 
     return "value", check_number(value, where, "value")
 
 
+def _task_data(rec: dict[str, Any], field: str) -> dict[str, Any]:
+    """The fields of a JSON-MIN / CSV record that may be its task's data: neither Label Studio's own nor the
+    control read, and a plain value (a control with several values, a region list, is an object or a list)."""
+    return {k: v for k, v in rec.items() if k not in _MIN_META and k != field and not isinstance(v, dict | list)}
+
+
+def _short(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 40 else f"{shown[:37]}..."
+
+
+def _other_task(data: dict[str, Any], first: dict[str, Any]) -> tuple[str, Any, Any] | None:
+    """(field, first value, this value) where a record's task data (:func:`_task_data`) show another task than
+    the first record of its id: every field both hold differs. Data fields and controls are not told apart in
+    these files, and one task's annotators may differ in a second control (a single choice is a plain string,
+    as a text is), but never in its data: a field that agrees says one task.
+
+    Examples
+    --------
+    >>> _other_task({"text": "b", "topic": "x"}, {"text": "a", "topic": "y"})
+    ('text', 'a', 'b')
+    >>> _other_task({"text": "a", "topic": "x"}, {"text": "a", "topic": "y"}) is None
+    True
+    """
+    shared = sorted(k for k in data if k in first)
+    if not shared or any(data[k] == first[k] for k in shared):
+        return None
+    return shared[0], first[shared[0]], data[shared[0]]
+
+
 def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: str, textarea: str,
               duplicates: str, span_rule: Any) -> Any:
     import pandas as pd
@@ -233,11 +266,20 @@ def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: s
     spans: list[Span] = []
     annotated: dict[str, set[str]] = {}
     stamps = []
+    data_of: dict[str, tuple[int, dict[str, Any]]] = {}  # each task id's first record (number, task data)
     for k, rec in enumerate(dicts, 1 if unit == "record" else 2):
         where = Where(path.name, k, unit)
         if "id" not in rec:
             raise ValueError(f"{where}: record has no task 'id'")
         item = str(rec["id"])
+        first = data_of.setdefault(item, (k, _task_data(rec, field)))
+        differ = _other_task(_task_data(rec, field), first[1]) if first[0] != k else None
+        if differ is not None:  # two tasks, one id (exports concatenated): not one item
+            name, was, now = differ
+            raise ValueError(f"{where}: task id {rec['id']!r} is also the id of {unit} {first[0]} in {path.name}, "
+                             f"whose data differ ({name} {_short(was)} and {_short(now)}): two different tasks "
+                             "share an id (exports of two projects concatenated?), and their annotations would be "
+                             "merged as one item's; give them distinct ids, or read the exports one by one")
         who = rec.get("annotator")
         if (who is None or who == "") and FILE_RATER.get() is not None:  # rater_from="file"
             who = FILE_RATER.get()
