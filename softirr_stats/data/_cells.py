@@ -166,9 +166,16 @@ def quoted_field_message(path: Path, sep: str, encoding: str, *, unclosed: bool)
 
 
 def check_header(path: Path, sep: str, encoding: str, quoting: str = "csv") -> None:
-    """A header naming one column twice is refused (pandas would read the second as 'label.1')."""
+    """A header naming one column twice is refused (pandas would read the second as 'label.1'); so is UTF-16 /
+    UTF-32 text without a byte-order mark read as another encoding (``_input.bomless_message``)."""
     import csv
 
+    from softirr_stats.data._input import BOMLESS_HEAD, bomless_message
+
+    with path.open("rb") as fh:
+        wrong = bomless_message(str(path), fh.read(BOMLESS_HEAD), encoding)
+    if wrong is not None:
+        raise ValueError(wrong)
     with decode_errors(path, encoding), path.open(encoding=encoding, newline="") as fh:
         header = next(csv.reader(fh, delimiter=sep, quoting=quote_mode(quoting)), [])
     seen: dict[str, int] = {}
@@ -230,7 +237,7 @@ def header_line_hint(path: Path, names: Sequence[str], sep: str, encoding: str =
     try:
         with path.open(encoding=encoding, errors="replace", newline="") as fh:
             head = fh.read(1 << 16)
-    except OSError:
+    except (OSError, UnicodeError):  # 'utf-16' on a file without its mark: the error being hinted says so
         return ""
     lines = [(k, line) for k, line in enumerate(head.lstrip("\ufeff").splitlines(), start=1) if line.strip()]
     for k, line in lines[1:scan]:
@@ -265,7 +272,7 @@ def sep_hint(path: Path, sep: str, encoding: str = "utf-8") -> str:
     try:
         with path.open(encoding=encoding, errors="replace", newline="") as fh:
             head = fh.read(1 << 16)
-    except OSError:
+    except (OSError, UnicodeError):  # 'utf-16' on a file without its mark: the error being hinted says so
         return ""
     lines = head.lstrip("\ufeff").splitlines()[:2]
     if len(lines) < 2:

@@ -1,6 +1,8 @@
 """Rules for raw input that every reader shares, with no dependency on the rest of ``data``.
 
 - :func:`not_text_message`: the one message for bytes that are not text in the given encoding;
+  :func:`bomless_message`: the one message for UTF-16 / UTF-32 text without a byte-order mark, which
+  decodes as UTF-8 without an error (its zero bytes are valid UTF-8) and then misreads;
 - :data:`BIG_INPUT` and :class:`parsing`: inputs big enough to take seconds show a progress bar;
 - :func:`unpack_cap` and :class:`InputTooLarge`: the cap on bytes unpacked from an archive or a
   compressed file (each entry and all together), checked before anything is unpacked where the
@@ -18,8 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BIG_INPUT", "InputTooLarge", "MAX_UNPACKED", "UNPACK_ENV", "bom_encoding", "codec_name",
-           "not_text_message", "parsing", "size_text", "special_file", "spooled", "too_large", "unpack_cap"]
+__all__ = ["BIG_INPUT", "BOMLESS_HEAD", "InputTooLarge", "MAX_UNPACKED", "UNPACK_ENV", "bom_encoding",
+           "bomless_encoding", "bomless_message", "codec_name", "not_text_message", "parsing", "size_text",
+           "special_file", "spooled", "too_large", "unpack_cap"]
 
 #: inputs above this many bytes take over about 2 s to read: they show a progress bar (read at
 #: call time, so that tests can lower it)
@@ -51,6 +54,72 @@ def bom_encoding(head: bytes) -> str | None:
     ('utf-16', 'utf-32', None)
     """
     return next((enc for bom, enc in _BOMS if head.startswith(bom)), None)
+
+
+#: the first bytes of a file that :func:`bomless_encoding` looks at
+BOMLESS_HEAD = 4096
+
+
+def bomless_encoding(head: bytes) -> str | None:
+    """``"utf-16-le"``, ``"utf-16-be"``, ``"utf-32-le"`` or ``"utf-32-be"`` when ``head`` (a file's first bytes)
+    has no byte-order mark but the zero bytes of such text, else None: a character below U+0100 (Latin
+    letters, digits, delimiters, line breaks) is its own byte beside one zero byte (three in UTF-32), on the
+    side its byte order says. UTF-8 and 8-bit text hold no zero bytes.
+
+    At least 30% of the characters must be such (a table's delimiters and line breaks are), and the
+    character's own byte may be zero in at most 5% of them (U+0100, U+4E00, ... have a zero low byte).
+
+    Examples
+    --------
+    >>> [bomless_encoding("item,rater\\n".encode(c)) for c in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-8")]
+    ['utf-16-le', 'utf-16-be', 'utf-32-le', None]
+    >>> bomless_encoding("item".encode("utf-16")) is None  # with its mark: bom_encoding tells it
+    True
+    """
+    if b"\0" not in head or bom_encoding(head) is not None:
+        return None
+    for width in (4, 2):
+        n = len(head) // width * width
+        if n < 2 * width:
+            continue
+        zeros = [head[k:n:width].count(0) * width / n for k in range(width)]  # share of zero bytes at each offset
+        for order, own in (("le", 0), ("be", width - 1)):
+            if zeros[own] <= 0.05 and min(z for k, z in enumerate(zeros) if k != own) >= 0.3:
+                return f"utf-{8 * width}-{order}"
+    return None
+
+
+def bomless_message(shown: str, head: bytes, encoding: str) -> str | None:
+    """The refusal of a UTF-16 / UTF-32 file without a byte-order mark (:func:`bomless_encoding` of its first
+    bytes ``head``) read as ``encoding``: UTF-8 reads its zero bytes without an error and then finds one
+    field in a line, a header of spaced-out names or no JSON; ``'utf-16'`` and ``'utf-32'`` need the mark, or
+    guess the byte order. None where the file is no such text, or is read with the codec it needs.
+
+    Examples
+    --------
+    >>> print(bomless_message("u.csv", "item,rater,label\\n".encode("utf-16-le"), "utf-8"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    u.csv: this file is UTF-16-LE text without a byte-order mark (a zero byte beside each character), not
+    UTF-8 text: pass encoding='utf-16-le' (--reader-option encoding=utf-16-le), or re-save it as UTF-8
+    >>> bomless_message("u.csv", "item,rater,label\\n".encode("utf-16-le"), "UTF_16_LE") is None
+    True
+    """
+    import codecs
+
+    found = bomless_encoding(head)
+    if found is None:
+        return None
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return None  # the unknown codec is named where it is used
+    if name == found:
+        return None
+    beside = "a zero byte" if found.startswith("utf-16") else "three zero bytes"
+    instead = f"which encoding='{name}' needs" if name in ("utf-16", "utf-32") else f"not {codec_name(encoding)} text"
+    return (f"{shown}: this file is {found.upper()} text without a byte-order mark ({beside} beside each "
+            f"character), {instead}: pass encoding='{found}' (--reader-option encoding={found}), or re-save it "
+            "as UTF-8")
 
 
 def not_text_message(shown: str, data: bytes, offset: int, encoding: str) -> str:

@@ -513,3 +513,32 @@ def test_a_file_read_either_way_orders_its_items_alike_and_bootstraps_alike(tmp_
                  for a in (text, by_pandas)]
     assert plans[0].n == plans[1].n
     assert abs(plans[0].to_frame()["se_at_n"][0] - plans[1].to_frame()["se_at_n"][0]) < 1e-12
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le"])
+def test_a_utf16_file_without_its_byte_order_mark_is_named_with_the_encoding_to_pass(monkeypatch, tmp_path, codec):
+    """UTF-16 without a byte-order mark decodes as UTF-8 without an error (its zero bytes are UTF-8): the CSV
+    was refused for its field counts ('line 6 has 1 field where the header has 3 (['i\\x00t\\x00e\\x00m\\x00', ...'),
+    a UTF-16-BE one for lacking its columns, and encoding='utf-16' raised a bare 'UTF-16 stream does not start
+    with BOM'. Every route now names the file and the encoding that reads it."""
+    rows = "item,rater,label\n1,x,caf\u00e9\n1,y,the\n2,x,the\n2,y,the\n"
+    for name, text in (("u.csv", rows), ("u.tsv", rows.replace(",", "\t")),
+                       ("u.jsonl", "".join(json.dumps({"item": i, "rater": r, "label": lab}) + "\n"
+                                           for i, r, lab in (line.split(",") for line in rows.split()[1:])))):
+        path = _write(tmp_path, name, text.encode(codec), mode="b")
+        for asked in ("utf-8", "latin-1", codec[:6]):
+            out = _assert_same(monkeypatch, lambda path=path, asked=asked: read_annotations(path, encoding=asked),
+                               expect_ok=False)
+            instead = f"which encoding='{codec[:6]}' needs" if asked == codec[:6] else f"not {'UTF-8' if asked == 'utf-8' else asked} text"
+            zeros = "a zero byte" if codec.startswith("utf-16") else "three zero bytes"
+            assert out[0][2] == (f"{path if name != 'u.jsonl' else name}: this file is {codec.upper()} text without a "
+                                 f"byte-order mark ({zeros} beside each character), {instead}: pass encoding="
+                                 f"'{codec}' (--reader-option encoding={codec}), or re-save it as UTF-8"), out[0][2]
+        ok = _assert_same(monkeypatch, lambda path=path: read_annotations(path, encoding=codec), expect_ok=True)
+        assert ok[0][4] == "('café', 'the')"
+    wide = _write(tmp_path, "w.csv", "doc,ana,bo\nd1,x,y\nd2,x,x\n".encode(codec), mode="b")
+    with pytest.raises(ValueError, match=rf"w\.csv: this file is {codec.upper()} text without a byte-order mark"):
+        read_annotations(wide, wide=True, item="doc")
+    assert read_annotations(wide, wide=True, item="doc", encoding=codec).raters == ("ana", "bo")
+    with_mark = _write(tmp_path, "m.csv", rows.encode(codec[:6]), mode="b")  # with its mark: read as before
+    assert read_annotations(with_mark, encoding=codec[:6]).vocabulary == ("café", "the")

@@ -814,3 +814,26 @@ def test_json_min_records_of_one_task_may_differ_in_their_other_controls(tmp_pat
     path = _write(tmp_path / "two_controls.json", json.dumps(recs))
     for field, want in (("sentiment", "pos"), ("topic", "food")):
         assert _cells(read_annotations(path, format="label-studio", field=field))[("1", "a@x.org")] == want
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_an_export_in_utf16_without_its_byte_order_mark_names_the_encoding_to_pass(tmp_path, codec):
+    """Its zero bytes are UTF-8: a doccano line failed as 'not valid JSON', a Label Studio array was no export at
+    all. The format is still told from the content, and the reader names the file and the encoding to pass."""
+    doccano = tmp_path / "alice.jsonl"
+    doccano.write_bytes("".join(json.dumps({"id": i, "text": "t", "label": [lab]}) + "\n"
+                                for i, lab in ((1, "pos"), (2, "neg"))).encode(codec))
+    tasks = [{"id": i, "data": {"text": "t"}, "annotations": [
+        {"completed_by": who, "result": [{"from_name": "s", "to_name": "text", "type": "choices",
+                                          "value": {"choices": [lab]}}]} for who, lab in ((1, "a"), (2, "b"))]}
+             for i in (1, 2)]
+    studio = tmp_path / "project.json"
+    studio.write_bytes(json.dumps(tasks, indent=2).encode(codec))
+    for path, fmt in ((doccano, "doccano"), (studio, "label-studio")):
+        assert guess_format(path) == fmt
+        with pytest.raises(ValueError) as err:
+            read_annotations(path)
+        assert str(err.value) == (f"{path.name}: this file is {codec.upper()} text without a byte-order mark (a zero "
+                                  f"byte beside each character), not UTF-8 text: pass encoding='{codec}' "
+                                  f"(--reader-option encoding={codec}), or re-save it as UTF-8")
+        assert read_annotations(path, encoding=codec).n_ratings in (2, 4)

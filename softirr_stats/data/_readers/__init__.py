@@ -32,13 +32,19 @@ _WEBANNO = "#FORMAT=WebAnno TSV 3"
 _PRODIGY_KEYS = {"_input_hash", "_task_hash", "_annotator_id", "_session_id"}
 
 
-def _first_line(path: Path) -> str:
-    """The first line holding something, as UTF-8 (UTF-16 / UTF-32 where the file starts with their byte-order mark:
-    its format is told, and reading it without ``encoding=`` says which to pass)."""
-    from softirr_stats.data._input import bom_encoding
+def _sniffed_encoding(path: Path) -> str:
+    """UTF-8, or UTF-16 / UTF-32 where the file starts with their byte-order mark or has their zero bytes without
+    one: its format is told, and reading it without ``encoding=`` says which to pass."""
+    from softirr_stats.data._input import BOMLESS_HEAD, bom_encoding, bomless_encoding
 
     with path.open("rb") as fh:
-        encoding = bom_encoding(fh.read(4)) or "utf-8"
+        head = fh.read(BOMLESS_HEAD)
+    return bom_encoding(head) or bomless_encoding(head) or "utf-8"
+
+
+def _first_line(path: Path) -> str:
+    """The first line holding something, as UTF-8 (or as :func:`_sniffed_encoding` says)."""
+    encoding = _sniffed_encoding(path)
     with path.open(encoding=encoding, errors="replace") as fh:
         for line in fh:
             if line.strip():
@@ -162,9 +168,9 @@ def guess_format(path: str | Path, *, columns: tuple[str, str, str] = ("item", "
 
 
 def _read_head(path: Path, errors: str) -> str:
-    """The first MiB of ``path`` as UTF-8 text (``errors`` as :func:`open`'s)."""
-    with path.open(encoding="utf-8", errors=errors) as fh:
-        return fh.read(1 << 20)
+    """The first MiB of ``path`` as UTF-8 text, or as :func:`_sniffed_encoding` says (``errors`` as :func:`open`'s)."""
+    with path.open(encoding=_sniffed_encoding(path), errors=errors) as fh:
+        return fh.read(1 << 20).lstrip("\ufeff")
 
 
 def _json_kind(first: str, head: Callable[[str], str], suffix: str, columns: tuple[str, str, str],

@@ -22,7 +22,7 @@ import pandas as pd
 from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 from softirr_stats.data import _input
 from softirr_stats.data._annotations import Annotations
-from softirr_stats.data._input import not_text_message, parsing
+from softirr_stats.data._input import BOMLESS_HEAD, bomless_message, not_text_message, parsing
 
 __all__ = ["DUPLICATES", "EMPTY_DOCUMENTS", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool", "text_lines",
            "is_zip", "iter_jsonl",
@@ -225,7 +225,8 @@ def zip_entries(zf: Any, shown: str, keep: Any) -> list[Any]:
 
 
 def decode(data: bytes, shown: str, encoding: str = "utf-8") -> str:
-    """Bytes as text (gzip decompressed, a UTF-8 byte-order mark dropped); a bad byte names the file and the option.
+    """Bytes as text (gzip decompressed, a UTF-8 byte-order mark dropped); a bad byte names the file and the option,
+    and so does UTF-16 / UTF-32 text without a byte-order mark read as another encoding.
 
     Examples
     --------
@@ -234,6 +235,9 @@ def decode(data: bytes, shown: str, encoding: str = "utf-8") -> str:
     'café'
     """
     data = gunzip(data, shown)
+    wrong = bomless_message(shown, data[:BOMLESS_HEAD], encoding)
+    if wrong is not None:  # UTF-16 without its mark: every zero byte is UTF-8, read as a character
+        raise ValueError(wrong)
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as err:
