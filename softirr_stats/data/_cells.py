@@ -17,7 +17,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["QUOTINGS", "check_header", "check_quoting", "decode_errors", "guess_roles", "header_line_hint", "match_header",
+__all__ = ["QUOTINGS", "check_header", "check_label_cells", "check_quoting", "decode_errors", "guess_roles", "header_line_hint", "match_header",
            "numeric_labels", "quote_mode", "quoted_field_message", "sep_hint", "swallowed_rows"]
 
 #: ``quoting=`` of a CSV / TSV table: ``"csv"`` (a field that starts with ``"`` is quoted, ``""`` inside it is a
@@ -185,6 +185,52 @@ def check_header(path: Path, sep: str, encoding: str, quoting: str = "csv") -> N
             raise ValueError(f"{path}: column {name!r} appears twice in the header (columns {seen[name]} and {k}); "
                              "rename one so that it is clear which is meant")
         seen[name] = k
+
+
+def check_label_cells(df: pd.DataFrame, path: Path, fmt: str, column: str, *, role: str = "label column",
+                      shown: str | None = None) -> None:
+    """A label cell holding an object (JSON Lines ``"label": {"name": "x"}``), or a list with something other than
+    text in it (a list is a set of labels: ``[1, 2]``, ``[["x"]]``, ``["x", null]``), raises a TypeError naming the
+    file (``shown``, default its name), the column, the value and its line, as an item or rater identifier that
+    is a list is named. Only a column of mixed types is looked at cell by cell (a column of set labels is one).
+
+    Examples
+    --------
+    >>> import pandas as pd, pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.jsonl"
+    >>> _ = p.write_text('{"label": ["a"]}\\n{"label": {"name": "b"}}\\n')
+    >>> check_label_cells(pd.read_json(p, lines=True), p, "jsonl", "label")
+    Traceback (most recent call last):
+    ...
+    TypeError: r.jsonl: the label column 'label' holds an object {'name': 'b'} at line 2 of the file (1 such cell(s) in all); a label is text, a number, or a list of text (a set of labels)
+    """
+    from pandas.api.types import infer_dtype
+
+    if column not in df.columns or df[column].dtype != object:
+        return
+    col = df[column]
+    if not infer_dtype(col, skipna=True).startswith("mixed"):
+        return
+    kinds = col.map(type)
+    bad = kinds.isin([dict]).to_numpy().copy()
+    sets = kinds.isin([list, tuple]).to_numpy()
+    if sets.any():
+        bad[sets] = [not all(isinstance(x, str) for x in v) for v in col[sets]]
+    if not bad.any():
+        return
+    from softirr_stats.base._validation import file_row_index, rows_named
+
+    k = int(np.flatnonzero(bad)[0])
+    value = col.iloc[k]
+    text = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    if isinstance(value, dict):
+        what = f"an object {text}"
+    else:
+        odd = next(x for x in value if not isinstance(x, str))
+        what = f"a list {text} ({odd!r} is no text)"
+    where = rows_named(file_row_index(path, fmt, len(df)), [k])
+    raise TypeError(f"{shown or path.name}: the {role} {column!r} holds {what} at {where} ({int(bad.sum())} such "
+                    "cell(s) in all); a label is text, a number, or a list of text (a set of labels)")
 
 
 #: column names that say a long table's roles (compared case-folded, spaces at the ends dropped)

@@ -27,6 +27,7 @@ from softirr_stats.data import TABLE_FORMATS, TEXT_TABLES
 from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._cells import check_header as _check_header
 from softirr_stats.data._cells import (
+    check_label_cells,
     check_quoting,
     header_line_hint,
     quote_mode,
@@ -790,6 +791,7 @@ def read_annotations(
     if label in df.columns and fmt in TEXT_TABLES:
         df[label] = _numeric_labels(df[label], decimal)
     _check_id_cells(df, p, fmt, {"item": item, "rater": rater})
+    check_label_cells(df, p, fmt, label)
     opts = {"item": item, "rater": rater, "label": label, "categories": categories,
             **({} if normalize is None else {"normalize": normalize})}
     with _naming_file(p):

@@ -50,7 +50,7 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
     """
     import pandas as pd
 
-    from softirr_stats.data._cells import numeric_labels
+    from softirr_stats.data._cells import check_label_cells, numeric_labels
 
     stems = list(stems) if stems is not None else [p.stem for p in paths]
     frames, named_by_file, file_notes, indexes = [], [], [], []
@@ -63,6 +63,7 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
         missing = [(role, col) for role, col in (("item", item), ("label", label)) if col not in df.columns]
         if missing:
             raise ValueError(missing_columns_message(name, df.columns, missing, fmt))
+        check_label_cells(df, path, fmt, label, shown=name)
         by_file = rater_from == "file" or rater not in df.columns
         stem = stems[k]
         if by_file and stems.count(stem) > 1:

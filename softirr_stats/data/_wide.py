@@ -52,7 +52,7 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
     """
     import pandas as pd
 
-    from softirr_stats.data._cells import numeric_labels
+    from softirr_stats.data._cells import check_label_cells, numeric_labels
 
     item = _item_column(df, path.name, fmt, item, raters, hint)
     items, how = _item_ids(df, path.name, _row_place(path, fmt), item, _row_names_column(df, fmt))
@@ -60,6 +60,8 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
     raters, left_out, blank = _rater_columns(df, path.name, fmt, item, raters)
     if len(df) == 0:
         raise ValueError(f"{path.name}: the table has a header and no rows")
+    for column in raters:  # an object, or a list of non-text, named by its line
+        check_label_cells(df, path, fmt, column, role="rater column")
     cells = df[raters].to_numpy(dtype=object)
     if not given:
         _warn_mixed_columns(path.name, raters, cells, fmt, decimal)

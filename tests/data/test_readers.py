@@ -837,3 +837,36 @@ def test_an_export_in_utf16_without_its_byte_order_mark_names_the_encoding_to_pa
                                   f"byte beside each character), not UTF-8 text: pass encoding='{codec}' "
                                   f"(--reader-option encoding={codec}), or re-save it as UTF-8")
         assert read_annotations(path, encoding=codec).n_ratings in (2, 4)
+
+
+@pytest.mark.parametrize("value, shown", [
+    ({"name": "x"}, "an object {'name': 'x'}"),
+    ([1, 2], "a list [1, 2] (1 is no text)"),
+    ([["x"]], "a list [['x']] (['x'] is no text)"),
+    (["x", None], "a list ['x', None] (None is no text)"),
+    (["x", {"a": 1}], "a list ['x', {'a': 1}] ({'a': 1} is no text)")])
+def test_a_label_that_is_an_object_or_a_list_of_non_text_is_refused_naming_the_line(tmp_path, value, shown):
+    """'labels must be hashable (str, number, or a set/list of str); got dict' named neither the column nor the
+    line; a list label (a set of labels) holding a number said which element but not where."""
+    rows = [{"item": 1, "rater": "a", "label": ["x"]}, {"item": 1, "rater": "b", "label": ["x", "y"]},
+            {"item": 2, "rater": "a", "label": ["y"]}, {"item": 2, "rater": "b", "label": value}]
+    path = _write(tmp_path / "labels.jsonl", "\n".join(json.dumps(r) for r in rows))
+    with pytest.raises(TypeError) as err:
+        read_annotations(path)
+    assert str(err.value) == (f"labels.jsonl: the label column 'label' holds {shown} at line 4 of the file (1 such "
+                              "cell(s) in all); a label is text, a number, or a list of text (a set of labels)")
+    records = _write(tmp_path / "records.json", json.dumps(rows))  # a JSON array of records, one line
+    with pytest.raises(TypeError, match=r"^records\.json: the label column 'label' holds .* at row 4 "
+                                         r"of the file \(1 such cell\(s\) in all\)"):
+        read_annotations(records)
+    one, two = _write(tmp_path / "one.jsonl", "\n".join(json.dumps(r) for r in rows[:2])), \
+        _write(tmp_path / "two.jsonl", "\n".join(json.dumps(r) for r in rows[2:]))
+    with pytest.raises(TypeError, match=r"^two\.jsonl: the label column 'label' holds .* at line 2 of the file"):
+        read_annotations([one, two])  # a list of tables: each file names its own lines
+    wide = _write(tmp_path / "wide.jsonl", "\n".join(json.dumps({"doc": r["item"], "ana": ["x"], "bo": r["label"]})
+                                                     for r in rows[1::2]))
+    with pytest.raises(TypeError, match=r"^wide\.jsonl: the rater column 'bo' holds .* at line 2 of the file"):
+        read_annotations(wide, wide=True, item="doc")  # was 'unhashable type: 'dict''
+    rows[3]["label"] = ["x"]  # lists of text are sets of labels
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    assert read_annotations(path).kind == "set"
