@@ -149,6 +149,24 @@ def _offsets(series: "pd.Series", name: str, rows: np.ndarray) -> np.ndarray:
     return vals.astype(np.int64)
 
 
+def _cell_text(value: Any) -> str:
+    """A span table cell in an error: ``missing``, a whole offset without ``.0`` (a column with a missing offset is
+    float), else its repr.
+
+    Examples
+    --------
+    >>> _cell_text(float("nan")), _cell_text(7.0), _cell_text("PER")
+    ('missing', '7', "'PER'")
+    """
+    import pandas as pd
+
+    if pd.api.types.is_scalar(value) and pd.isna(value):
+        return "missing"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 #: character offsets are below this (an offset as a float is exact up to it; no text is this long)
 MAX_OFFSET = 2**53
 
@@ -193,10 +211,11 @@ def span_table(frame: "pd.DataFrame", *, annotated: "np.ndarray | None" = None,
     empty = df["start"].isna() & df["end"].isna() & df["type"].isna()
     partial = (df["start"].isna() | df["end"].isna() | df["type"].isna()) & ~empty
     if partial.any():
-        i = int(partial.idxmax())
-        row = df.loc[i, list(SPAN_COLUMNS)].to_dict()
-        raise ValueError(f"span row {i} has some of start, end, type missing ({row}); a span needs all three "
-                         "(a row with all three missing declares an annotated document)")
+        at = df.loc[int(partial.idxmax())]
+        values = ", ".join(f"{c} {_cell_text(at[c])}" for c in ("start", "end", "type"))
+        raise ValueError(f"a span row has some of start, end, type missing: document {at['document']!r}, annotator "
+                         f"{at['annotator']!r} has {values} ({int(partial.sum())} such row(s) in all); a span needs "
+                         "all three (a row with all three missing declares an annotated document)")
     documents, doc_all = _codes(df["document"].to_numpy())
     annotators, rater_all = _codes(df["annotator"].to_numpy())
     spans = df.loc[~empty]

@@ -462,6 +462,22 @@ def test_bad_input():
         sis.span_agreement(not_spans)
 
 
+def test_a_span_row_with_some_of_start_end_type_missing_is_named_by_document_and_annotator():
+    """The refusal said 'span row 2 has ...': the position of the row once the table had been re-indexed, which
+    a user cannot find in a file or a filtered DataFrame. It names document, annotator and the row's values, as the
+    refusal of a span with end < start does."""
+    spans = frame([("d1", "a", 0, 4, "PER"), ("d1", "b", 0, 4, "PER"), ("d2", "b", 7, 9, None),
+                   ("d2", "a", None, 9, "LOC"), ("d3", "a", None, None, None)])  # the last declares d3 annotated
+    spans.index = [10, 11, 12, 13, 14]
+    with pytest.raises(ValueError) as err:
+        sis.span_agreement(spans)
+    assert str(err.value) == ("a span row has some of start, end, type missing: document 'd2', annotator 'b' has start "
+                              "7, end 9, type missing (2 such row(s) in all); a span needs all three (a row with all "
+                              "three missing declares an annotated document)")
+    with pytest.raises(ValueError, match=r"document 'd2', annotator 'a' has start missing, end 9, type 'LOC' \(1 such"):
+        sis.span_agreement(spans.drop(index=12))
+
+
 def test_bad_reader_input(tmp_path):
     with pytest.raises(TypeError, match="match= instead of span_rule="):
         sis.span_agreement(BRATIAA_PROJECT, format="brat", span_rule=sis.data.SpanRule())
