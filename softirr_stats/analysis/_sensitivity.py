@@ -270,8 +270,9 @@ def _chance_label(ch: Any) -> str:
 
 
 def _note_row(coefficient: str, similarity: str, chance: str, ann: Annotations, note: str) -> dict[str, Any]:
+    """A row that did not run (skipped, or an error): no value, and no items used and no pairs scored (0)."""
     row: dict[str, Any] = dict.fromkeys(COLUMNS, math.nan)
-    row.update(coefficient=coefficient, similarity=similarity, chance=chance, ci_method="", n_items=ann.n_items,
+    row.update(coefficient=coefficient, similarity=similarity, chance=chance, ci_method="", n_items=0,
                n_raters=ann.n_raters, n_pairs_scored=0, warnings=note, _warnings=(note,))
     return row
 
@@ -392,9 +393,10 @@ def sensitivity(
         One row per (coefficient, similarity, chance), unrounded (``coefficient`` is the
         requested name, e.g. ``gwet_ac1`` also for its weighted AC2 rows), with columns
         ``coefficient, similarity, chance, value, observed, expected, ci_low, ci_high, se,
-        level, ci_method, n_items, n_raters, n_pairs_scored, warnings``. ``n_pairs_scored``
-        counts the label pairs the estimator newly scored for that row (0 when every pair was
-        already scored for an earlier row); ``df.attrs["n_pairs_scored"]`` has the totals per
+        level, ci_method, n_items, n_raters, n_pairs_scored, warnings``. ``n_items`` counts the
+        items the row's coefficient used (0 on a note row: skipped or an error, ``value`` nan);
+        ``n_pairs_scored`` counts the label pairs the estimator newly scored for that row (0 when
+        every pair was already scored for an earlier row); ``df.attrs["n_pairs_scored"]`` has the totals per
         similarity and ``df.attrs["warnings"]`` each row's warnings as a tuple.
         :func:`~softirr_stats.sensitivity_summary` gives a compact view of it (the essential
         columns, each distinct warning once, numbered).

@@ -42,7 +42,7 @@ COLUMNS_HELP = (
     "Columns: value = the coefficient (unitless, at most 1); CI = interval at --level (ci_low, ci_high in "
     "csv/json; same scale); judge only, estimator only = with --judgments, the coefficient from the judged pairs "
     "alone and from the estimator alone (same scale); observed, expected = observed and chance agreement "
-    "(proportions in [0, 1]); items = items the coefficient used (count); pairs scored = distinct label pairs the "
+    "(proportions in [0, 1]); items = items the coefficient used (count; 0 where it did not run); pairs scored = distinct label pairs the "
     "row needed that no earlier row had (count; 0 for exact; with --cache they are read from the cache file where "
     "it has them, and a rerun prints the same count); "
     "notes = numbers of the notes printed below the table (why a row has no value or no interval)."
@@ -411,9 +411,10 @@ def _number(value: Any) -> str:
 
 
 def header(name: str, ann: Any, rows: list[dict[str, Any]]) -> str:
-    """``file: N items (M used), R raters, K labels``."""
+    """``file: N items (M used), R raters, K labels``; rows that did not run (0 items used) are left out of M."""
     used = sorted({int(r["n_items"]) for r in rows
-                   if isinstance(r.get("n_items"), int | float) and not math.isnan(r["n_items"]) and "error" not in r})
+                   if isinstance(r.get("n_items"), int | float) and not math.isnan(r["n_items"]) and r["n_items"] > 0
+                   and "error" not in r})
     items = f"{ann.n_items} items"
     if used and used != [ann.n_items]:
         items += f" ({'/'.join(map(str, used))} used)"

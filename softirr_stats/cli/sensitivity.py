@@ -71,7 +71,7 @@ __all__ = ["NAME", "EPILOG", "command"]
 NAME = "sensitivity"
 EPILOG = (f"--chance takes {CHANCE_HELP}. Columns: value = the coefficient (unitless, at most 1); CI = interval "
           "at --level (ci_low, ci_high in csv/json; same scale); observed, expected = observed and chance agreement "
-          "(proportions in [0, 1]); items = items used (count); pairs scored = label pairs newly scored by the "
+          "(proportions in [0, 1]); items = items used (count; 0 where the row did not run); pairs scored = label pairs newly scored by the "
           "measure for that row (count); notes = numbers of the notes below the table (why a row is skipped or has "
           "no interval, printed once each).")
 

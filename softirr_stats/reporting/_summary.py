@@ -181,7 +181,7 @@ def sensitivity_summary(results: pd.DataFrame) -> SensitivitySummary:
     >>> print(view)
     coefficient   value  items  notes
     fleiss_kappa  0.489      4
-    cohen_kappa              4  1
+    cohen_kappa              0  1
     [1] skipped: cohen_kappa needs exactly 2 raters; the data have 3
     >>> list(view.table.columns) == list(SUMMARY_COLUMNS)
     True

@@ -310,3 +310,17 @@ def test_score_statistics_have_no_chance_term_rather_than_their_own():
         assert note == f"{name} has no chance term (a statistic of numeric scores); chance monte_carlo(D=5) not used"
     assert df["value"].iloc[0] == pytest.approx(sis.icc(sf, form="ICC2").value, abs=1e-12)
     assert df["value"].iloc[0] == pytest.approx(0.2897637795275591, abs=1e-12)  # pingouin ICC(A,1); S&F .29
+
+
+def test_rows_that_did_not_run_used_no_items(text_data):
+    """A skipped or failed row reported every item of the data in n_items; it used none (0, as n_pairs_scored)."""
+    df = sensitivity(text_data, coefficients=["fleiss_kappa", "cohen_kappa", "multilabel_fleiss", "gwet_ac1"],
+                     similarities=[None, "levenshtein"])
+    ran = df["value"].notna()
+    skipped = df["warnings"].str.startswith("skipped:")
+    assert skipped.sum() == 4 and not ran[skipped].any()  # cohen and multilabel_fleiss, each measure
+    assert (df.loc[skipped, "n_items"] == 0).all() and (df.loc[skipped, "n_pairs_scored"] == 0).all()
+    assert (df.loc[ran, "n_items"] == len(text_data)).all() and df["n_items"].dtype.kind == "i"
+    failed = sensitivity([["a", "b"], ["b", "a"]], coefficients=["krippendorff_alpha:ratio"])
+    assert failed["warnings"].iloc[0].startswith("error:") and failed["n_items"].iloc[0] == 0
+

@@ -105,3 +105,15 @@ def test_categories_of_set_labels_give_the_python_rows(ml_jsonl):
             assert rows[rec["coefficient"]][key] == pytest.approx(rec[key], abs=1e-12), (rec["coefficient"], key)
     py = sis.multilabel_agreement(ann, baseline="ac1", labels=universe)
     assert rows["multilabel_ac1"]["value"] == pytest.approx(py.value, abs=1e-12)
+
+
+@pytest.mark.parametrize("command", ["agree", "sensitivity"])
+def test_a_row_that_did_not_run_reports_no_items_used(scores_csv, command):
+    # the skipped cohen_kappa row (3 raters) reported all 30 items in n_items
+    res = runner.invoke(app, [command, str(scores_csv), "-c", "cohen_kappa,fleiss_kappa", "--bootstrap", "0",
+                              "--keep-going", "-f", "json"])
+    got = json.loads(res.stdout)
+    rows = {r["coefficient"]: r for r in got["results"]}
+    assert rows["cohen_kappa"]["value"] is None and rows["cohen_kappa"]["n_items"] == 0
+    assert rows["fleiss_kappa"]["n_items"] == 30
+    assert "30 items, 3 raters" in got["title"] and "used)" not in got["title"]
