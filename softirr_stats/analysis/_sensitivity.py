@@ -379,7 +379,9 @@ def sensitivity(
         (multi-label) annotations, the label universe of the ``multilabel_*`` rows, as
         ``multilabel_agreement(ann, labels=)`` takes it (a label no rating selects counts; every
         selected label must be one of them); as on the command line (``--categories``), the other
-        rows' labels are the sets themselves, which no category list declares.
+        rows' labels are the sets themselves, which no category list declares. The statistics of
+        numeric scores (the ICCs, Lin's CCC, Kendall's W) use the scores' values, which declared
+        categories do not change: their rows say so in a note.
     registry : dict, optional
         Name -> :class:`CoefficientView`; default :func:`coefficient_registry`.
     judgments : DataFrame, optional
@@ -470,6 +472,9 @@ def sensitivity(
                     rows.append(_note_row(name, sim.label, label_ch, ann, f"error: {err}"))
                     continue
                 rows.append(_result_row(name, res, sim.label, res.n_pairs_scored if sim.shared is not None else 0))
+                if spec.scores and ann.categories is not None:  # the scores' values, never a category set
+                    _add_note(rows[-1], f"{name} is a statistic of the numeric scores: the declared categories "
+                                        f"({len(ann.categories)}) do not change it")
                 unused = [_chance_label(c) for c in chances if _chance_label(c) != "exact"]
                 if not takes_chance and unused:  # AC1, Brennan-Prediger, Light: their own chance term; scores: none
                     own = "has no chance term (a statistic of numeric scores)" if spec.scores else "has its own chance term"

@@ -324,3 +324,21 @@ def test_rows_that_did_not_run_used_no_items(text_data):
     failed = sensitivity([["a", "b"], ["b", "a"]], coefficients=["krippendorff_alpha:ratio"])
     assert failed["warnings"].iloc[0].startswith("error:") and failed["n_items"].iloc[0] == 0
 
+
+
+def test_declared_categories_are_said_not_to_enter_the_score_statistics():
+    """categories= declared with icc / Lin's CCC / Kendall's W changed nothing there and said nothing."""
+    sf = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+    names = ["icc2", "kendall_w", "brennan_prediger"]
+    plain = sensitivity(sf, coefficients=names)
+    declared = sensitivity(sf, coefficients=names, categories=list(range(1, 12)))
+    for name, note in zip(declared["coefficient"], declared["warnings"], strict=True):
+        said = "declared categories" in note
+        assert said == (name != "brennan_prediger"), (name, note)
+    scores = declared["coefficient"] != "brennan_prediger"
+    assert declared.loc[scores, "value"].tolist() == plain.loc[scores, "value"].tolist()
+    assert declared["value"].iloc[2] != plain["value"].iloc[2]  # an unused category counts for Brennan-Prediger
+    note = declared["warnings"].iloc[0]
+    assert note == ("icc2 is a statistic of the numeric scores: the declared categories (11) do not change it")
+    two = sensitivity([row[:2] for row in sf], coefficients=["lin_ccc"], categories=list(range(1, 12)))
+    assert "declared categories" in two["warnings"].iloc[0]

@@ -117,3 +117,18 @@ def test_a_row_that_did_not_run_reports_no_items_used(scores_csv, command):
     assert rows["cohen_kappa"]["value"] is None and rows["cohen_kappa"]["n_items"] == 0
     assert rows["fleiss_kappa"]["n_items"] == 30
     assert "30 items, 3 raters" in got["title"] and "used)" not in got["title"]
+
+
+@pytest.mark.parametrize("command", ["agree", "sensitivity"])
+@pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning")
+def test_declared_categories_are_said_not_to_change_the_icc(scores_csv, command):
+    # --categories had no effect on the icc2 row and said nothing there
+    args = [command, str(scores_csv), "-c", "icc2,brennan_prediger", "--bootstrap", "0", "-f", "json"]
+    plain = {r["coefficient"]: r for r in json.loads(runner.invoke(app, args).stdout)["results"]}
+    res = runner.invoke(app, [*args, "--categories", "1,2,3,4,5,6"])
+    rows = {r["coefficient"]: r for r in json.loads(res.stdout)["results"]}
+    assert rows["icc2"]["value"] == plain["icc2"]["value"]
+    assert "icc2 is a statistic of the numeric scores: the declared categories (6) do not change it" in \
+        rows["icc2"]["warnings"]
+    assert rows["brennan_prediger"]["value"] != plain["brennan_prediger"]["value"]  # the unused 6 counts there
+    assert not any("declared categories" in w for w in rows["brennan_prediger"]["warnings"])
