@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -23,7 +23,8 @@ from softirr_stats.cli._options import (
 )
 from softirr_stats.cli._output import Notes, emit, write_json
 
-__all__ = ["TEST_METHODS", "add_tests", "check_fisher_null", "check_test_options", "grid_rows", "load_judgments", "present", "scale_note"]
+__all__ = ["TEST_METHODS", "AlternativeOpt", "NullOpt", "TestMethodOpt", "TestOpt", "add_tests", "check_fisher_null",
+           "check_test_options", "grid_rows", "load_judgments", "meta_of_tests", "present", "scale_note"]
 
 #: ``--alternative`` -> the p-value's column: a one-sided p is never shown under the two-sided one's name.
 P_COLUMNS = {"two-sided": "p_value", "greater": "p_value_greater", "less": "p_value_less"}
@@ -94,6 +95,36 @@ def row_wording(message: str) -> str:
 #: the analytic one tests "coefficient = 0", which is not the same question when rater marginals differ.
 TEST_METHODS = ("permutation", "analytic")
 TEST_PERMUTATIONS = 1999
+
+# ``--test`` and its options, one definition for ``agree`` and ``sensitivity`` (both run :func:`add_tests`)
+TestOpt = Annotated[bool, typer.Option(
+    "--test", help="add z, a p-value (see --test-method and --alternative; exact chance) and the Landis-Koch "
+                   "band of each value")]
+TestMethodOpt = Annotated[str, typer.Option(
+    "--test-method", help="permutation: H0 no agreement beyond chance (raters independent; default); analytic: "
+                          "H0 coefficient = 0, or --null (not the same when raters' label distributions differ)")]
+AlternativeOpt = Annotated[str, typer.Option(
+    "--alternative", help="with --test: H1 of the p-value: two-sided, greater (more agreement than H0: the "
+                          "one-sided test of agreement beyond chance) or less; the p column is named after it "
+                          "(ICC's and Kendall's W's upper-tail tests: always p (greater))")]
+NullOpt = Annotated[float | None, typer.Option(
+    "--null", help="with --test --test-method analytic: the coefficient's value under H0, in [-1, 1) "
+                   "(z = (value - VALUE) / SE) [default: 0]")]
+
+
+def meta_of_tests(test: bool, method: str, alternative: str, null: float | None) -> dict[str, Any]:
+    """The JSON ``meta`` of ``--test``: ``test`` (the method), ``alternative`` and ``null`` (the analytic test's H0
+    value), each None without ``--test`` (``null`` also with the permutation test, whose H0 is no value).
+
+    Examples
+    --------
+    >>> meta_of_tests(True, "analytic", "greater", None)
+    {'test': 'analytic', 'alternative': 'greater', 'null': 0.0}
+    >>> meta_of_tests(False, "permutation", "two-sided", None)
+    {'test': None, 'alternative': None, 'null': None}
+    """
+    return {"test": method if test else None, "alternative": alternative if test else None,
+            "null": (null or 0.0) if test and method == "analytic" else None}
 
 
 def check_test_options(test: bool, method: str, alternative: str, null: float | None) -> None:

@@ -8,12 +8,17 @@ import typer
 from softirr_stats.cli._grid import (
     COLUMNS_HELP,
     TEST_METHODS,
+    AlternativeOpt,
+    NullOpt,
+    TestMethodOpt,
+    TestOpt,
     add_tests,
     check_fisher_null,
     check_test_options,
     grid_rows,
     header,
     load_judgments,
+    meta_of_tests,
     present,
     scale_note,
 )
@@ -118,21 +123,10 @@ def command(
     reader_option: ReaderOpt = None,
     categories: CategoriesOpt = None,
     cache: CacheOpt = None,
-    test: Annotated[bool, typer.Option(
-        "--test", help="add z, a p-value (see --test-method and --alternative; exact chance) and the Landis-Koch "
-                       "band of each value")] = False,
-    test_method: Annotated[str, typer.Option(
-        "--test-method", help="permutation: H0 no agreement beyond chance (raters independent; default); analytic: "
-                              "H0 coefficient = 0, or --null (not the same when raters' label distributions differ)")
-    ] = "permutation",
-    alternative: Annotated[str, typer.Option(
-        "--alternative", help="with --test: H1 of the p-value: two-sided, greater (more agreement than H0: the "
-                              "one-sided test of agreement beyond chance) or less; the p column is named after it "
-                              "(ICC's and Kendall's W's upper-tail tests: always p (greater))")
-    ] = "two-sided",
-    null: Annotated[float | None, typer.Option(
-        "--null", help="with --test --test-method analytic: the coefficient's value under H0, in [-1, 1) "
-                       "(z = (value - VALUE) / SE) [default: 0]")] = None,
+    test: TestOpt = False,
+    test_method: TestMethodOpt = "permutation",
+    alternative: AlternativeOpt = "two-sided",
+    null: NullOpt = None,
     keep_going: Annotated[bool, typer.Option(
         "--keep-going", help="exit 0 even when a coefficient cannot be computed for these data")] = False,
     device: DeviceOpt = "auto",
@@ -188,8 +182,6 @@ def command(
             "chance": [str(c) for c in split(chance) or ["exact"]],
             "coefficients": coefs, "similarities": names,  # as given: -m exact is exact matching ("identity")
             "judgments": str(judgments) if judgments else None, **provenance_meta(files, judgments),
-            "test": test_method if test else None,
-            "alternative": alternative if test else None,
-            "null": (null or 0.0) if test and test_method == "analytic" else None}
+            **meta_of_tests(test, test_method, alternative, null)}
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,
             strict=True, read=notes)

@@ -6,7 +6,21 @@ from typing import Annotated, Any
 import typer
 
 from softirr_stats.cli._errors import fail
-from softirr_stats.cli._grid import grid_rows, header, load_judgments, present
+from softirr_stats.cli._grid import (
+    TEST_METHODS,
+    AlternativeOpt,
+    NullOpt,
+    TestMethodOpt,
+    TestOpt,
+    add_tests,
+    check_fisher_null,
+    check_test_options,
+    grid_rows,
+    header,
+    load_judgments,
+    meta_of_tests,
+    present,
+)
 from softirr_stats.cli._item_groups import (
     ClusterOpt,
     StrataOpt,
@@ -72,7 +86,8 @@ NAME = "sensitivity"
 EPILOG = (f"--chance takes {CHANCE_HELP}. Columns: value = the coefficient (unitless, at most 1); CI = interval "
           "at --level (ci_low, ci_high in csv/json; same scale); observed, expected = observed and chance agreement "
           "(proportions in [0, 1]); items = items used (count; 0 where the row did not run); pairs scored = label pairs newly scored by the "
-          "measure for that row (count); notes = numbers of the notes below the table (why a row is skipped or has "
+          "measure for that row (count); with --test, z, the p column named after --alternative and the "
+          "Landis-Koch band, as agree --test gives them; notes = numbers of the notes below the table (why a row is skipped or has "
           "no interval, printed once each).")
 
 
@@ -112,6 +127,10 @@ def command(
     reader_option: ReaderOpt = None,
     categories: CategoriesOpt = None,
     cache: CacheOpt = None,
+    test: TestOpt = False,
+    test_method: TestMethodOpt = "permutation",
+    alternative: AlternativeOpt = "two-sided",
+    null: NullOpt = None,
     keep_going: Annotated[bool, typer.Option(
         "--keep-going", help="exit 0 even when a setting fails with an error for these data")] = False,
     device: DeviceOpt = "auto",
@@ -119,6 +138,8 @@ def command(
 ) -> None:
     """Sensitivity analysis: every coefficient x measure x chance setting, with intervals."""
     check_format(fmt)
+    check_choices([test_method], TEST_METHODS, "--test-method")
+    check_test_options(test, test_method, alternative, null)
     judged, plan = load_judgments(judgments)
     names = similarity_values(similarity, measure) or [plan.get("similarity") or "exact"]
     check_similarities(names, SIMILARITIES)
@@ -133,12 +154,16 @@ def command(
     coefs = split(coefficient) or ([plan["coefficient"]] if plan.get("coefficient") else None)
     if coefs:
         check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
+    check_fisher_null(coefs or [], null)
     registry = distance_registry(distance_option, coefs, seed)  # the options checked before reading
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
     ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, split(na_values))
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache, registry)
+    if test:  # agree --test's tests, rows and notes alike
+        said = [*said, *add_tests(rows, ann, measures, method=test_method, seed=seed, judged=judged is not None,
+                                 alternative=alternative, null=null)]
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
     shown = "percentile" if judged is not None and method == "auto" else method  # auto keeps it for PPI
     title = f"Sensitivity, {header(name, ann, rows)}; {ci_title(ci, bootstrap, design, shown, level, seed, ann.n_items)}"
@@ -147,7 +172,8 @@ def command(
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), **interval, "level": level,
             "seed": seed, "coefficients": coefs or list(dict.fromkeys(str(r["coefficient"]) for r in rows)),
             "similarities": names, "chance": [str(c) for c in split(chance) or ["exact"]],
-            "judgments": str(judgments) if judgments else None, **provenance_meta(files, judgments)}
+            "judgments": str(judgments) if judgments else None, **provenance_meta(files, judgments),
+            **meta_of_tests(test, test_method, alternative, null)}
     if plot is not None:
         _plot(rows, plot, title)
     present(rows, [*notes, *said], fmt=fmt, title=title, meta=meta, json_out=json_out, keep_going=keep_going,

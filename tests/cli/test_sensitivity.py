@@ -132,3 +132,43 @@ def test_declared_categories_are_said_not_to_change_the_icc(scores_csv, command)
         rows["icc2"]["warnings"]
     assert rows["brennan_prediger"]["value"] != plain["brennan_prediger"]["value"]  # the unused 6 counts there
     assert not any("declared categories" in w for w in rows["brennan_prediger"]["warnings"])
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.DegenerateWarning")
+@pytest.mark.parametrize("method", ["permutation", "analytic"])
+def test_test_gives_the_columns_and_notes_of_agree_test(scores_csv, method):
+    # sensitivity had no --test: ICC's F test (and the coefficients' tests of agree --test) could not be reached
+    args = [str(scores_csv), "-c", "icc2,fleiss_kappa,gwet_ac1", "-m", "exact,linear", "--bootstrap", "0",
+            "--test", "--test-method", method, "--alternative", "greater", "--seed", "2", "-f", "json"]
+    agree, sens = (json.loads(runner.invoke(app, [c, *args]).stdout) for c in ("agree", "sensitivity"))
+    rows = _rows_of(sens)
+    assert rows.keys() == _rows_of(agree).keys() and len(rows) == 6  # icc2 x linear: a skipped row
+    for key, row in _rows_of(agree).items():
+        for col in ("value", "z", "p_value_greater", "test", "benchmark", "warnings"):
+            assert rows[key].get(col) == row.get(col), (key, col)
+    icc = rows[("icc2", "exact")]
+    ann = sis.read_annotations(scores_csv)
+    f_test = sis.icc(ann, form="ICC2")
+    assert icc["p_value_greater"] == pytest.approx(f_test.p_value, abs=1e-15) and icc["test"].startswith("F test")
+    assert rows[("fleiss_kappa", "exact")]["z"] is not None and rows[("gwet_ac1", "linear")]["z"] is not None
+    for key in ("test", "alternative", "null"):
+        assert sens["meta"][key] == agree["meta"][key]
+    assert sens["meta"]["test"] == method and sens["meta"]["alternative"] == "greater"
+    notes = [n for n in agree["meta"]["warnings"] if n.startswith("p (greater)")]
+    assert notes and all(n in sens["meta"]["warnings"] for n in notes)
+
+
+def _rows_of(payload):
+    return {(r["coefficient"], r["similarity"]): r for r in payload["results"]}
+
+
+def test_test_options_are_refused_as_agree_refuses_them(scores_csv):
+    for extra, message in ((["--test-method", "analytic"], "add --test"),
+                           (["--test", "--null", "0.3"], "applies to --test-method analytic only"),
+                           (["--test", "--test-method", "exact"], "--test-method")):
+        res = runner.invoke(app, ["sensitivity", str(scores_csv), "--bootstrap", "0", *extra])
+        assert res.exit_code == 2 and message in " ".join(res.output.split()), (extra, res.output)
+    from softirr_stats.cli import _grid, agree, sensitivity
+
+    for name in ("TestOpt", "TestMethodOpt", "AlternativeOpt", "NullOpt", "add_tests"):
+        assert getattr(agree, name) is getattr(sensitivity, name) is getattr(_grid, name)
