@@ -33,7 +33,9 @@ from softirr_stats.cli._output import Notes, clean, emit, print_table, provenanc
 __all__ = ["NAME", "EPILOG", "command"]
 
 NAME = "describe"
-EPILOG = ("Raters: items_rated = items the rater labelled (share = of all items); labels_used = distinct labels; "
+EPILOG = ("Title: N items (M rated by every rater) = all items, and the complete ones (the only ones the ICCs and "
+          "Kendall's W use, as do R irr's and statsmodels' kappas). "
+          "Raters: items_rated = items the rater labelled (share = of all items); labels_used = distinct labels; "
           "top_label / top_share = the rater's most frequent label and its share of the rater's ratings. Labels: "
           "ratings of each label by each rater and in all, most used first. A label spelt two ways shows as two "
           "rows; a rater with few items, or a column read as a rater by mistake, shows in the first table.")
@@ -117,13 +119,15 @@ def command(
     counts = ann.label_counts()
     shown = counts if labels == 0 else counts.head(labels)
     name = files[0].name if len(files) == 1 else f"{len(files)} files"
-    title = (f"{name}: {ann.n_items} items, {ann.n_raters} raters, {ann.n_ratings} ratings, "
-             f"{len(ann.vocabulary)} labels ({ann.kind})")
+    complete = int((ann.ratings_per_item == ann.n_raters).sum())  # the items every rater labelled
+    title = (f"{name}: {ann.n_items} items ({complete} rated by every rater), {ann.n_raters} raters, "
+             f"{ann.n_ratings} ratings, {len(ann.vocabulary)} labels ({ann.kind})")
     rater_rows = _records(raters)
     label_rows = _records(shown.reset_index())
     label_columns = [str(c) for c in shown.reset_index().columns]  # label, the raters, all (renamed on a clash)
     meta = {"file": [str(f) for f in files] if len(files) > 1 else str(files[0]), "n_items": ann.n_items,
-            "n_raters": ann.n_raters, "n_ratings": ann.n_ratings, "n_labels": len(ann.vocabulary), "kind": ann.kind,
+            "n_complete_items": complete, "n_raters": ann.n_raters, "n_ratings": ann.n_ratings,
+            "n_labels": len(ann.vocabulary), "kind": ann.kind,
             "labels_shown": len(shown), **provenance_meta(files), "warnings": list(notes)}
     payload = {"title": title, "meta": {k: clean(v) for k, v in meta.items()},
                "raters": [{k: clean(v) for k, v in r.items()} for r in rater_rows],

@@ -73,7 +73,7 @@ def test_the_command_shows_both_tables_and_a_label_spelt_two_ways(tmp_path, caps
     code, out, err = _run(capsys, path, "--reader-option", "wide=[ana, bo]", "--item", "doc")
     assert code == 0, err
     text = " ".join(out.split())
-    assert "r.csv: 3 items, 2 raters, 6 ratings, 3 labels (categorical)" in text
+    assert "r.csv: 3 items (3 rated by every rater), 2 raters, 6 ratings, 3 labels (categorical)" in text
     assert "Ratings per label" in text and "│ Yes │ 0 │ 1 │ 1 │" in text
     assert "read as a wide table" in text  # the reading note, numbered below the tables
     code, out, err = _run(capsys, path, "--reader-option", "wide=[ana, bo]", "--item", "doc", "-f", "json")
@@ -99,6 +99,24 @@ def test_machine_formats_and_the_label_limit(tmp_path, capsys):
     code, _, _ = _run(capsys, demo_path(), "--json", out_json)
     assert json.loads(out_json.read_text())["meta"]["n_ratings"] == sis.read_annotations(demo_path()).n_ratings
 
+
+
+def test_the_complete_items_are_counted_in_the_title_and_the_json(tmp_path, capsys):
+    # describe did not say how many items every rater rated (what the ANOVA statistics and the peers' kappas use)
+    path = tmp_path / "r.csv"
+    path.write_text("item,rater,label\n1,a,x\n1,b,x\n1,c,y\n2,a,x\n2,b,y\n3,a,y\n3,b,y\n3,c,y\n4,c,x\n")
+    complete = sis.read_annotations(path).complete_items().n_items
+    assert complete == 2
+    code, out, err = _run(capsys, path)
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "r.csv: 4 items (2 rated by every rater), 3 raters, 9 ratings, 2 labels (categorical)" in text
+    code, out, err = _run(capsys, path, "-f", "json")
+    payload = json.loads(out)
+    assert payload["meta"]["n_complete_items"] == 2 and "4 items (2 rated by every rater)" in payload["title"]
+    code, out, _ = _run(capsys, demo_path(), "-f", "json")
+    ann = sis.read_annotations(demo_path())
+    assert json.loads(out)["meta"]["n_complete_items"] == int((ann.ratings_per_item == ann.n_raters).sum())
 
 # ------------------------------------------------------------------------------ labels that differ only in case
 def test_case_variants_group_labels_that_differ_only_in_letter_case_most_used_first():
