@@ -26,7 +26,7 @@ from softirr_stats.base._suggest import did_you_mean
 from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line, reading
 
 __all__ = [
-    "CHANCE_HELP", "CLI_NOTE_PREFIXES", "TEST_NOTE", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
+    "BOOTSTRAP_DEFAULT_HELP", "CHANCE_HELP", "CLI_NOTE_PREFIXES", "TEST_NOTE", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
     "CategoriesOpt", "DistanceOpt", "ModelCategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "distance_registry", "given_flags",
     "make_bootstrap", "make_interval", "AnalyticOpt", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
@@ -112,7 +112,12 @@ ModelCategoriesOpt = Annotated[str | None, typer.Option(
                          "category per line, taken as written); every label must be one of them. The categorical "
                          "models are fitted over these classes (one no rating uses is a class of its own, which "
                          "changes the model's chance term) [default: the observed labels]")]
-BootstrapOpt = Annotated[int, typer.Option(help="bootstrap replicates B (0 = no interval)")]
+#: Python's default B (``uncertainty.Bootstrap().n``, written here so that ``--help`` loads no bootstrap module;
+#: ``tests/cli/test_messages_and_conventions.py`` ties the two): the commands' defaults differ (1000; spans 2000)
+PYTHON_BOOTSTRAP_N = 2000
+BOOTSTRAP_DEFAULT_HELP = (f"Python's sis.Bootstrap() draws {PYTHON_BOOTSTRAP_N} by default: --bootstrap "
+                          f"{PYTHON_BOOTSTRAP_N} gives its interval (same --seed)")
+BootstrapOpt = Annotated[int, typer.Option(help=f"bootstrap replicates B (0 = no interval); {BOOTSTRAP_DEFAULT_HELP}")]
 DesignOpt = Annotated[str, typer.Option(help=f"bootstrap design: {', '.join(DESIGNS)}")]
 JudgedDesignOpt = Annotated[str, typer.Option(
     "--design", help=f"bootstrap design: {', '.join(DESIGNS)}; with --judgments also {', '.join(JUDGED_DESIGNS)} (the "

@@ -17,6 +17,7 @@ from softirr_stats.cli._item_groups import (
     groups_meta,
 )
 from softirr_stats.cli._options import (
+    BOOTSTRAP_DEFAULT_HELP,
     CHANCE_HELP,
     COEFFICIENTS,
     DEFAULT_LEVEL,
@@ -202,7 +203,7 @@ def command(
         "--analytic", help="delta-method interval of the difference instead of the bootstrap")] = False,
     bootstrap: Annotated[int, typer.Option(
         help="bootstrap replicates B (0 = no interval: --reference and --leave-one-out only, a comparison needs "
-             "one)")] = 1000,
+             f"one); {BOOTSTRAP_DEFAULT_HELP}")] = 1000,
     design: DesignOpt = "items",
     cluster: ClusterOpt = None,
     strata: StrataOpt = None,

@@ -1,6 +1,8 @@
 """The command line's conventions and messages: suggestions for typos, short help, --quiet / --verbose,
 one note per cause, errors that say where to look."""
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -231,3 +233,25 @@ def test_the_bounds_advice_names_the_flag(capsys, command):
     out, err = capsys.readouterr()
     assert ex.value.code == 0, err
     assert "use at least 400 replicates (--bootstrap 400)" in out + err
+
+
+@pytest.mark.parametrize("command", ["agree", "sensitivity", "report", "demo", "compare", "spans"])
+def test_the_bootstrap_help_says_pythons_default_differs(command):
+    # the command line's B = 1000 (spans: 2000) and Python's sis.Bootstrap() n = 2000 differed without a word
+    import typer
+
+    from softirr_stats.cli import app
+    from softirr_stats.uncertainty import Bootstrap
+
+    params = {p.name: p for p in typer.main.get_command(app).commands[command].params}
+    said = f"Python's sis.Bootstrap() draws {Bootstrap().n} by default"
+    assert said in params["bootstrap"].help, params["bootstrap"].help
+
+
+def test_bootstrap_2000_on_the_command_line_is_pythons_default_interval(tmp_path, run_cli, write_ratings):
+    path = write_ratings(tmp_path / "r.csv", n=25)
+    code, out, err = run_cli("agree", path, "-c", "fleiss_kappa", "--bootstrap", "2000", "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["results"][0]
+    py = sis.fleiss_kappa(sis.read_annotations(path), ci=sis.Bootstrap())
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((py.ci_low, py.ci_high), abs=1e-12)
