@@ -356,15 +356,17 @@ def _few_units_factor(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay:
                       apart: bool) -> tuple[float, str]:
     """The few-units widening of the difference: the inputs' own rule (``uncertainty.few_units_factor``) applied
     to the difference's replicates ``d``, its leave-one-rater-out values and its item-only replicates at the
-    same item weights (``items+raters`` with the same raters; other raters: the whole variance is widened)."""
+    same item weights (``items+raters`` with the same raters; other raters: the whole variance is widened). The
+    cluster design counts the clusters that can change the difference (:func:`_moving_clusters`)."""
     rec = BOOTSTRAP_DESIGNS[cfg.design]
     if cfg.few_units == "none" or not (rec.resamples_raters or rec.resamples_clusters):
         return 1.0, ""
     jack = item = strata = None
-    if rec.resamples_clusters:
-        clusters = _per_item(cfg.cluster, tuple(stat_a.items), tuple(stat_b.items), lay.union, "cluster") or {}
-        units, kind = len({clusters[i] for i in lay.union}), "clusters"
+    if rec.resamples_clusters:  # the clusters that can change the difference, as the inputs count theirs
+        keep = _moving_clusters(stat_a, stat_b, cfg, lay)
+        units, kind = int(np.count_nonzero(keep)), "clusters"
         strata = _unit_strata(stat_a, stat_b, cfg, lay, apart)
+        strata = strata[keep] if strata is not None else None
     else:
         units, kind = min(stat_a.n_raters, stat_b.n_raters), "raters"
         if rec.resamples_items and _jackknife_aligned(cfg, lay):
@@ -422,6 +424,28 @@ def _moving_items(stat_a: Statistic, stat_b: Statistic, lay: _Layout) -> np.ndar
         mask = stat.informative_items
         moves[idx] |= np.ones(len(idx), bool) if mask is None else np.asarray(mask, dtype=bool)
     return moves
+
+
+def _moving_clusters(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, lay: _Layout) -> np.ndarray:
+    """Which clusters of the union of the items (numbered as the cluster bootstrap numbers them) hold an item that
+    can change the difference (:func:`_moving_items`): the units of its few-clusters factor and note and of its
+    jackknife, as ``uncertainty.informative_clusters`` counts each input's. A cluster whose items all carry a
+    single rating changes neither Krippendorff's alpha nor a difference of two alphas.
+
+    Examples
+    --------
+    >>> import warnings, softirr_stats as sis
+    >>> ann = sis.Annotations.from_wide([["x", "x"], ["x", "y"], ["y", None], ["x", None]])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     a = statistic_of(sis.krippendorff_alpha(ann), "a")
+    >>> _moving_clusters(a, a, Bootstrap(design="cluster", cluster=[0, 1, 2, 2]), _layout(a, a, False)).tolist()
+    [True, True, False]
+    """
+    clusters = _per_item(cfg.cluster, tuple(stat_a.items), tuple(stat_b.items), lay.union, "cluster") or {}
+    codes = per_item_codes(clusters, lay.union, "cluster")
+    moves = _moving_items(stat_a, stat_b, lay).astype(np.float64)
+    return np.bincount(codes, weights=moves, minlength=int(codes.max()) + 1) > 0
 
 
 def _few_items_of_difference(stat_a: Statistic, stat_b: Statistic, cfg: "Bootstrap | Analytic", lay: _Layout,
@@ -507,6 +531,8 @@ def _jackknife_difference(stat_a: Statistic, stat_b: Statistic, cfg: Bootstrap, 
         jb = jb[order]
     elif rec.resamples_raters:
         jb = jb[np.argsort(lay.ridx_b)]
+    if rec.resamples_clusters:  # a cluster that cannot change the difference is no unit (as in the inputs' own)
+        return (ja - jb)[_moving_clusters(stat_a, stat_b, cfg, lay)]
     return ja - jb
 
 
@@ -680,6 +706,8 @@ def _bootstrap_compare(a: AgreementResult, b: AgreementResult, stat_a: Statistic
             moves = _moving_items(stat_a, stat_b, lay)  # inputs' do
             if not moves.all():
                 strata, unit_mask = strata[moves], moves
+        elif strata is not None and rec.resamples_clusters:  # and the clusters (the jackknife leaves the others out)
+            strata = strata[_moving_clusters(stat_a, stat_b, cfg, lay)]
         lo, hi, method, note, rule = replicate_interval(d, diff, replace(cfg, method=method), jackknife, n_units,
                                                         unit_strata=strata, n_units_given=by_item,
                                                         unit_mask=unit_mask)

@@ -8,6 +8,7 @@ lost the item x rater interaction the two-way bootstrap counts again. ``compare`
 
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -159,3 +160,47 @@ def test_the_independent_chance_draws_are_said_once_in_one_wording():
     said = [str(w.message) for w in caught if "independently" in str(w.message)]
     noted = [w for w in r.warnings if "independently" in w]
     assert said == noted and len(noted) == 1, (said, noted)
+
+
+def _with_single_rating_clusters(n_pairable=30, n_single=15, size=5, seed=8, prefix="a"):
+    """A table whose last ``n_single`` items carry one rating each, in clusters of ``size`` items: the first
+    clusters hold pairable items, the last ones single ratings only (no unit of alpha's interval)."""
+    import pandas as pd  # as test_other_raters_widen_the_whole_variance
+
+    labels = _labels(n_pairable + n_single, 3, seed=seed).astype(object)
+    labels[n_pairable:, 1:] = None
+    ids = [f"{prefix}{i}" for i in range(len(labels))]
+    clusters = {it: f"{prefix}c{k // size}" for k, it in enumerate(ids)}
+    return sis.Annotations.from_wide(pd.DataFrame(labels, index=ids)), clusters
+
+
+def test_clusters_of_single_ratings_are_no_units_of_the_difference():
+    """alpha (nominal) against alpha (interval) on 6 clusters of pairable items and 3 of single ratings: a
+    single-rating cluster changes neither, so the difference's few-clusters factor, note and bca-t degrees of
+    freedom count the 6 clusters, as each input's own interval does (``informative_clusters``); they counted 9
+    (factor 1.248 against the inputs' 1.437)."""
+    ann, clusters = _with_single_rating_clusters()
+    cfg = Bootstrap(n=300, seed=0, design="cluster", cluster=[clusters[i] for i in ann.items])
+    a = sis.krippendorff_alpha(ann, ci=cfg)
+    b = sis.krippendorff_alpha(ann, level="interval", ci=cfg)
+    r = sis.compare(a, b)
+    assert r.details["few_units_factor"] == pytest.approx(a.details["few_units_factor"], rel=1e-12)
+    assert r.details["few_units_factor"] == pytest.approx(_t(6) * math.sqrt(6 / 5), rel=1e-12)
+    assert any(w.startswith("6 clusters resampled:") for w in r.warnings), r.warnings
+    bca = replace(cfg, method="bca-t")  # the jackknife's units: 6 clusters, 5 df (8 before)
+    own = sis.krippendorff_alpha(ann, ci=bca)
+    rt = sis.compare(own, sis.krippendorff_alpha(ann, level="interval", ci=bca))
+    assert own.details["t_dof"] == rt.details["t_dof"] == 5
+
+
+def test_a_study_with_clusters_of_single_ratings_against_one_without():
+    """Two studies, independent: a has 6 clusters of pairable items and 3 of single ratings, b 6 clusters of
+    pairable items. The clusters resampled within the two studies' strata are the 12 that can change alpha:
+    t_{12-2} / z * sqrt(12 / 10); the 3 clusters of single ratings made it 15 (t_13 / z * sqrt(15 / 13))."""
+    ann_a, cl_a = _with_single_rating_clusters(prefix="a")
+    ann_b, cl_b = _with_single_rating_clusters(n_single=0, seed=9, prefix="b")
+    cfg = Bootstrap(n=300, seed=0, design="cluster", cluster=cl_a | cl_b)
+    r = sis.compare(sis.krippendorff_alpha(ann_a, ci=cfg), sis.krippendorff_alpha(ann_b, ci=cfg))
+    assert r.details["few_units_factor"] == pytest.approx(
+        stats.t.ppf(0.975, 10) / stats.norm.ppf(0.975) * math.sqrt(12 / 10), rel=1e-12)
+    assert any(w.startswith("12 clusters resampled within 2 strata:") for w in r.warnings), r.warnings
