@@ -28,6 +28,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._statistic": ('Statistic',),
     "softirr_stats.agreement._weights": ('WEIGHT_NAMES', 'krippendorff_distance', 'weight_matrix',),
 }, internal={  # for the library's other packages (api/_statistics.py, analysis), not in __all__
+    "softirr_stats.agreement._category_weights": ('CategoryWeights', 'weights_clash',),
     "softirr_stats.agreement._kernels": ('ordinal_delta',),
     "softirr_stats.agreement._distance": ('KDE_LOWER', 'distance_samples', 'distance_statistic', 'kde_bandwidth', 'ks_greater', 'sigma_kde', 'sigma_quantile',),
     "softirr_stats.agreement._multilabel": ('BASELINES', 'MultilabelStatistic', 'multilabel_data', 'multilabel_summary',),
@@ -43,6 +44,10 @@ if TYPE_CHECKING:
         all_agree_share,
         category_kappa_rows,
         light_null_z,
+    )
+    from softirr_stats.agreement._category_weights import (
+        CategoryWeights,
+        weights_clash,
     )
     from softirr_stats.agreement._chance import (
         CHANCE_SYNTAX,

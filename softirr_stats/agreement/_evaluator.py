@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from softirr_stats.agreement._category_weights import WEIGHTS_READ, CategoryWeights
 from softirr_stats.agreement._chance import (
     DEFAULT_MAX_EXACT_PAIRS,
     BlockedQuad,
@@ -49,12 +50,13 @@ from softirr_stats.agreement._families import (
 from softirr_stats.agreement._kernels import Dims, FinishContext, KernelData
 from softirr_stats.agreement._layout import RatingLayout, rating_layout
 from softirr_stats.agreement._statistic import Statistic
+from softirr_stats.agreement._weights import WEIGHT_NAMES
 from softirr_stats.base._batching import check_memory, rows_per_chunk
 from softirr_stats.base._device import current_device
 from softirr_stats.base._jax import jit, lazy_module, x64
 from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 from softirr_stats.data import Annotations
-from softirr_stats.equivalence import LabelSimilarity
+from softirr_stats.equivalence import LabelSimilarity, MatrixSimilarity
 
 __all__ = ["Prepared", "prepare", "evaluate", "DegenerateWarning"]
 
@@ -378,6 +380,16 @@ class Prepared(Statistic):
     def chance_categories(self) -> int | None:  # type: ignore[override]
         """q, where the family's chance term is fixed by the declared categories (AC1, Brennan-Prediger)."""
         return self.q_categories if self.family.chance == "categories" else None
+
+    @property
+    def category_weights(self) -> CategoryWeights | None:  # type: ignore[override]
+        """Named weights over the categories they were built on (``ann.vocabulary``: the declared categories, else
+        the observed labels), where the family reads them (:data:`WEIGHTS_READ`); None for exact matching, a
+        measure or a matrix given as such."""
+        sim, reads = self.sim, WEIGHTS_READ.get(self.family.chance)
+        if reads is None or not isinstance(sim, MatrixSimilarity) or sim.name not in WEIGHT_NAMES:
+            return None
+        return CategoryWeights(sim.name, tuple(self.ann.vocabulary), sim.matrix, reads)
 
     @property
     def rating_labels(self) -> tuple:  # type: ignore[override]

@@ -79,6 +79,11 @@ class Statistic:
     rating_labels : tuple or None, default None
         The distinct labels the ratings use (None where the statistic does not know them); ``compare``
         notes two data sets that share none.
+    category_weights : CategoryWeights or None, default None
+        Named weights (``linear``, ``ordinal``, ...) over the categories they were built on, and what of them the
+        value reads (``agreement._category_weights``); None where the value does not depend on the category list
+        through its weights. ``compare`` refuses two data sets whose weights weigh their shared labels differently
+        where the value reads them.
 
     Examples
     --------
@@ -92,8 +97,8 @@ class Statistic:
     (False, (), (0, 1))
     >>> Statistic.informative_items is None, Statistic.unit_name
     (True, 'items')
-    >>> prep.chance_categories is None, prep.rating_labels
-    (True, ('a', 'b'))
+    >>> prep.chance_categories is None, prep.rating_labels, prep.category_weights
+    (True, ('a', 'b'), None)
     """
 
     n_chance_pairs: ClassVar[int] = 0
@@ -113,6 +118,7 @@ class Statistic:
     few_items_caveat: ClassVar[str] = ""
     chance_categories: ClassVar[int | None] = None
     rating_labels: ClassVar[tuple | None] = None
+    category_weights: ClassVar[Any] = None
 
     def evaluate(self, C: Any = None, V: Any = None, W: Any = None) -> dict[str, np.ndarray]:
         """``{"value", "pa", "pe", ...}``, each of shape (B,), for item / rater / chance-pair weights."""

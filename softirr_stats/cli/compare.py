@@ -651,16 +651,31 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
 
 
 def _check_categories(coef: str, files: list, anns: list, a: Any, b: Any) -> None:
-    """FILE FILE2 with a coefficient whose value depends on the number of categories q (gwet_ac1, brennan_prediger):
-    fail, naming --categories, where the two files' q differ (each took q from its own observed labels)."""
-    qa, qb = (getattr(x.details.get("statistic"), "chance_categories", None) for x in (a, b))
-    if qa is None or qb is None or qa == qb:
-        return
+    """FILE FILE2 with a coefficient whose value depends on the number of categories q (gwet_ac1, brennan_prediger),
+    or on the categories its named weights are built on (``agreement.weights_clash``: positions, or the value range
+    AC2, Brennan-Prediger and percent agreement read): fail, naming --categories, where the two files' q differ or
+    their weights weigh the labels both have differently (each took its categories from its own labels)."""
+    from softirr_stats.agreement import Statistic, weights_clash
+
+    stats = [x.details.get("statistic") for x in (a, b)]
+    stats = [x if isinstance(x, Statistic) else None for x in stats]  # none: compare() says so
+    qa, qb = (None if x is None else x.chance_categories for x in stats)
     seen = list(dict.fromkeys([*anns[0].vocabulary, *anns[1].vocabulary]))
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in seen):
+        seen = sorted(seen)  # numbers in their order (a scale's weights read it)
     example = ",".join(map(str, seen[:8])) + (",..." if len(seen) > 8 else "")
-    fail(f"--categories: -c {coef} depends on the number of categories q, and {files[0].name} has q = {qa} while "
-         f"{files[1].name} has q = {qb} (each took its own labels): the difference would be mostly the change of q; "
-         f"declare the categories both files share with --categories (e.g. --categories {example})")
+    if qa is not None and qb is not None and qa != qb:
+        fail(f"--categories: -c {coef} depends on the number of categories q, and {files[0].name} has q = {qa} while "
+             f"{files[1].name} has q = {qb} (each took its own labels): the difference would be mostly the change of "
+             f"q; declare the categories both files share with --categories (e.g. --categories {example})")
+    wa, wb = (None if x is None else x.category_weights for x in stats)
+    clash = weights_clash(wa, wb, (files[0].name, files[1].name)) if wa is not None and wb is not None else ""
+    if clash:
+        listed = [f"[{', '.join(map(str, w.categories))}]" for w in (wa, wb)]
+        fail(f"--categories: the {wa.name} weights of -c {coef} are built on the categories, {files[0].name}'s "
+             f"{listed[0]} and {files[1].name}'s {listed[1]} (each took its own labels), and {clash}: the difference "
+             f"would mix the change of weights with the change of agreement; declare the categories of both files "
+             f"with --categories (e.g. --categories {example})")
 
 
 def _vs_rest_notes(attrs: dict[str, Any], setting: Any) -> list[str]:

@@ -1021,6 +1021,7 @@ def compare(a: AgreementResult, b: AgreementResult, *, ci: Any = None, paired: b
                 "mixes the two changes. Compare two statistics on the same annotations, or the same statistic on two "
                 "data sets")
         _check_categories(a, stat_a, stat_b)
+        _check_category_weights(a, stat_a, stat_b)
     vocabulary_note = _no_shared_labels(stat_a, stat_b) if apart or not _same_data(stat_a, stat_b) else ""
     cfg = _resolve_ci(a, b, ci)
     row_note = _row_number_pairing(stat_a.items, stat_b.items) if paired is None else ""
@@ -1055,6 +1056,51 @@ def _check_categories(a: AgreementResult, stat_a: Statistic, stat_b: Statistic) 
                      f"a has q = {qa} while b has q = {qb} on different data (other items or raters): the difference "
                      "would be mostly the change of q. Declare the same categories for both (in Python: "
                      "categories=[...] on both coefficients or Annotations; on the command line: --categories A,B,C)")
+
+
+def _check_category_weights(a: AgreementResult, stat_a: Statistic, stat_b: Statistic) -> None:
+    """Refuse two data sets whose named weights (linear, ordinal, ...; ``Statistic.category_weights``) are built on
+    category lists that weigh their shared labels differently where the coefficient reads them
+    (``agreement.weights_clash``): positions shifted by a missing category, or a value range that AC2,
+    Brennan-Prediger or percent agreement read. The difference would mix the change of weights with the change
+    of agreement. Kappa and alpha on two ranges of one value scale are compared (a common scale of the distances
+    cancels in them).
+
+    Examples
+    --------
+    >>> import softirr_stats as sis
+    >>> a = sis.gwet_ac1([[0, 0], [0, 1], [1, 1]], categories=[0, 1, 2], weights="linear")
+    >>> b = sis.gwet_ac1([[0, 0], [1, 1], [0, 5]], categories=[0, 1, 5], weights="linear")
+    >>> _check_category_weights(a, statistic_of(a, "a"), statistic_of(b, "b"))
+    Traceback (most recent call last):
+    ...
+    ValueError: mismatched categories: gwet_ac2's linear weights are built on the categories, a's [0, 1, 2] and b's [0, 1, 5] on different data (other items or raters), and they weigh 0 and 1 0.5 in a and 0.8 in b: the difference would mix the change of weights with the change of agreement. Declare the same categories for both (in Python: categories=[...] on both coefficients or Annotations; on the command line: --categories A,B,C)
+    """
+    from softirr_stats.agreement import weights_clash
+
+    wa, wb = stat_a.category_weights, stat_b.category_weights
+    if wa is None or wb is None:
+        return
+    clash = weights_clash(wa, wb)
+    if not clash:
+        return
+    raise ValueError(f"mismatched categories: {a.coefficient}'s {wa.name} weights are built on the categories, a's "
+                     f"{_listed(wa.categories)} and b's {_listed(wb.categories)} on different data (other items or "
+                     f"raters), and {clash}: the difference would mix the change of weights with the change of "
+                     "agreement. Declare the same categories for both (in Python: categories=[...] on both "
+                     "coefficients or Annotations; on the command line: --categories A,B,C)")
+
+
+def _listed(categories: tuple, most: int = 12) -> str:
+    """A category list as Python writes it, cut after ``most`` entries.
+
+    Examples
+    --------
+    >>> _listed((1, 2, 3)), _listed(tuple(range(20)), most=3)
+    ('[1, 2, 3]', '[0, 1, 2, ... 17 more]')
+    """
+    shown = ", ".join(map(repr, categories[:most]))
+    return f"[{shown}, ... {len(categories) - most} more]" if len(categories) > most else f"[{shown}]"
 
 
 def _no_shared_labels(stat_a: Statistic, stat_b: Statistic) -> str:

@@ -327,6 +327,11 @@ class PpiStatistic(Statistic):
         return self.prep.rating_labels
 
     @property
+    def category_weights(self) -> Any:
+        """The estimator's named weights over its categories, or None (``Prepared.category_weights``)."""
+        return self.prep.category_weights
+
+    @property
     def n_chance_pairs(self) -> int:
         """The judged draws, resampled with ``W`` (multinomial counts over the ``n`` draws)."""
         return self.judged.n

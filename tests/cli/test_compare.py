@@ -764,6 +764,31 @@ def test_two_files_whose_number_of_categories_differs_are_refused_naming_categor
     assert abs(row["value_b"] - b.value) < 1e-12
 
 
+def test_two_files_whose_weights_are_built_on_other_categories_are_refused_naming_them(run_cli, tmp_path):
+    # AC2's linear weights on each file's own labels (1, 2, 3 and 1, 2, 5: q = 3 both) weigh 1 and 2 0.5 and 0.75:
+    # the two were compared, the difference partly the weights'; ordinal weights count positions (4 is two steps
+    # from 2 among 1, 2, 3, 4 and one among 1, 2, 4)
+    one = _round_csv(tmp_path / "r1.csv", [1, 2, 3], 0, "x")
+    two = _round_csv(tmp_path / "r2.csv", [1, 2, 5], 1, "y")
+    code, out, err = run_cli("compare", one, two, "-c", "gwet_ac1", "-m", "linear", "--bootstrap", "200")
+    assert code == 2 and out == ""
+    error = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(error) == 1, err
+    assert "r1.csv's [1, 2, 3] and r2.csv's [1, 2, 5]" in error[0] and "--categories 1,2,3,5" in error[0], error
+    code, out, err = run_cli("compare", one, two, "-c", "gwet_ac1", "-m", "linear", "--bootstrap", "200",
+                             "--categories", "1,2,3,5", "-f", "json")
+    assert code == 0, err
+    b = sis.gwet_ac1(sis.read_annotations(two), categories=[1, 2, 3, 5], weights="linear")
+    assert abs(json.loads(out)["results"][0]["value_b"] - b.value) < 1e-12
+    # kappa reads the distances up to a common scale: 1, 2, 3 against 1, 2, 5 weigh 1 and 2 alike for it
+    code, out, err = run_cli("compare", one, two, "-c", "fleiss_kappa", "-m", "linear", "--bootstrap", "200")
+    assert code == 0, err
+    three = _round_csv(tmp_path / "r3.csv", [1, 2, 3, 4], 2, "z")
+    four = _round_csv(tmp_path / "r4.csv", [1, 2, 4], 3, "w")
+    code, out, err = run_cli("compare", three, four, "-c", "fleiss_kappa", "-m", "ordinal", "--bootstrap", "200")
+    assert code == 2 and "--categories 1,2,3,4" in err and "r3.csv's [1, 2, 3, 4] and r4.csv's [1, 2, 4]" in err
+
+
 def test_compare_json_numbers_are_numbers_with_the_ratio_and_the_test(run_cli, files, tmp_path):
     # n_items was a string ("80", or "80 / 60 (40 shared)") beside the integer n_items_a; the ratio, its interval
     # and the test behind the p-value were left out

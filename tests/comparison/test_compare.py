@@ -524,6 +524,66 @@ def test_a_coefficient_that_does_not_depend_on_q_is_compared_across_declared_cat
     assert abs(r.value_b - sis.fleiss_kappa(y).value) < 1e-12 and abs(r.difference - (a.value - b.value)) < 1e-12
 
 
+@pytest.mark.parametrize(("fn", "kw"), [(sis.gwet_ac1, {"weights": "linear"}),
+                                        (sis.brennan_prediger, {"weights": "quadratic"}),
+                                        (sis.percent_agreement, {"similarity": "linear"})])
+def test_weights_built_on_two_other_category_lists_are_refused(fn, kw):
+    # AC2, Brennan-Prediger and weighted percent agreement read the weights themselves (the chance term sums all q
+    # categories' weights; the observed term is the weights): with categories [0, 1, 2] and [0, 1, 5] (q = 3 both)
+    # linear weights give 0 and 1 the weight 0.5 in a and 0.8 in b, and the same ratings of a data set compared as
+    # a difference of 0.19 (AC2) made by the declaration alone
+    x, y = _rounds(seed=3)
+    B = Bootstrap(n=200, seed=0)
+    a = fn(x, categories=[0, 1, 2], ci=B, **kw)
+    with pytest.raises(ValueError, match=r"mismatched categories: .* weights are built on the categories, a's "
+                                         r"\[0, 1, 2\] and b's \[0, 1, 5\] .*categories=\[\.\.\.\]"):
+        sis.compare(a, fn(y.replace(2, 5), categories=[0, 1, 5], ci=B, **kw))
+    with pytest.raises(ValueError, match=r"\[0, 1, 2\] and b's \[0, 1, 5\]"):  # paired=False: the same refusal
+        sis.compare(a, fn(x.replace(2, 5), categories=[0, 1, 5], ci=B, **kw), paired=False)
+    r = sis.compare(a, fn(y, categories=[0, 1, 2], ci=B, **kw))  # the same categories: compared
+    assert abs(r.difference - (a.value - fn(y, categories=[0, 1, 2], **kw).value)) < 1e-12
+
+
+def test_position_weights_that_shift_with_a_missing_category_are_refused():
+    # text labels are weighted by their positions in the declared categories: without 'mid', 'hi' is one step from
+    # 'lo' instead of two, and the same ratings got Fleiss' linear kappa 0.0081 against 0.0145
+    rng = np.random.default_rng(4)
+    x = pd.DataFrame(np.array(["lo", "hi", "top"], dtype=object)[rng.integers(0, 3, (50, 3))])
+    y = x.set_axis([f"y{i}" for i in range(50)])
+    B = Bootstrap(n=200, seed=0)
+    a = sis.fleiss_kappa(sis.Annotations.from_wide(x, categories=["lo", "mid", "hi", "top"]), weights="linear", ci=B)
+    b = sis.fleiss_kappa(sis.Annotations.from_wide(y, categories=["lo", "hi", "top"]), weights="linear", ci=B)
+    assert abs(a.value - b.value) > 1e-3
+    with pytest.raises(ValueError, match=r"a's \['lo', 'mid', 'hi', 'top'\] and b's \['lo', 'hi', 'top'\] .* "
+                                         r"other relative distances: 'hi' to 'top' is 0.333 of 'lo' to 'top' in a and "
+                                         r"0.5 in b"):
+        sis.compare(a, b)
+
+
+def test_kappa_and_alpha_weights_on_value_scales_of_another_range_are_compared():
+    # kappa and alpha are 1 - D_o / D_e: a range that rescales every distance (linear weights on 0-2 against 0-5, a
+    # five-point scale whose top was never used) does not change them, so the two data sets are compared
+    x, y = _rounds(seed=5)
+    B = Bootstrap(n=200, seed=0)
+    for fn, kw in ((sis.fleiss_kappa, {"weights": "linear"}), (sis.cohen_kappa, {"weights": "quadratic"}),
+                   (sis.krippendorff_alpha, {"similarity": "linear"})):
+        xs, ys = (x, y) if fn is not sis.cohen_kappa else (x.iloc[:, :2], y.iloc[:, :2])
+        a = fn(xs, categories=[0, 1, 2], ci=B, **kw)
+        b = fn(ys, categories=range(6), ci=B, **kw)
+        assert abs(b.value - fn(ys, categories=[0, 1, 2], **kw).value) < 1e-12  # the range does not move it
+        r = sis.compare(a, b)
+        assert abs(r.difference - (a.value - b.value)) < 1e-12
+    # categories [0, 1, 2, 3] and [0, 1, 3]: linear weights keep the distances of the values (compared), ordinal
+    # weights count positions, and 3 is two steps from 1 in a but one in b (refused)
+    y3 = y.replace(2, 3)
+    r = sis.compare(sis.fleiss_kappa(x, categories=[0, 1, 2, 3], weights="linear", ci=B),
+                    sis.fleiss_kappa(y3, categories=[0, 1, 3], weights="linear", ci=B))
+    assert math.isfinite(r.difference)
+    with pytest.raises(ValueError, match=r"\[0, 1, 2, 3\] and b's \[0, 1, 3\] .* 1 to 3 is 0.5 of 0 to 3 in a"):
+        sis.compare(sis.fleiss_kappa(x, categories=[0, 1, 2, 3], weights="ordinal", ci=B),
+                    sis.fleiss_kappa(y3, categories=[0, 1, 3], weights="ordinal", ci=B))
+
+
 def test_two_rounds_without_a_shared_label_get_a_note_not_an_error():
     from softirr_stats.agreement import NOTE_PREFIXES
 
