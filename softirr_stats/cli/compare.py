@@ -1,6 +1,7 @@
 """``softirr compare``: is one round, rater group, measure or annotator as reliable as another?"""
 
 import math
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -64,7 +65,8 @@ from softirr_stats.cli._options import (
 )
 from softirr_stats.cli._output import Notes, emit, provenance_meta, write_json
 
-__all__ = ["NAME", "EPILOG", "ITEM_WEIGHTS", "SCORINGS", "command", "parse_groups"]
+__all__ = ["NAME", "EPILOG", "ITEM_WEIGHTS", "SCORINGS", "GROUPS_QUOTING", "command", "group_names",
+           "parse_groups"]
 
 NAME = "compare"
 EPILOG = ("Modes: FILE FILE2 (the same coefficient on two files; items matched by id: paired, partly paired or "
@@ -104,24 +106,66 @@ _CMP_DATA = ("A", "B", "value_a", "value_b", "difference", "ci_low", "ci_high", 
              "design", "paired", "n_items_a", "n_items_b", "n_common", "ratio", "ratio_ci_low", "ratio_ci_high")
 
 
+#: One rater name of ``--groups`` and the separator after it: a name in double quotes (``""`` for a quote in it: a
+#: name holding ',' or ';', or spaces at its ends), or one up to the next ',' or ';' (spaces around it dropped)
+_GROUP_NAME = re.compile(r'[ \t]*(?:"((?:[^"]|"")*)"[ \t]*|([^,;"][^,;]*|))(,|;|$)')
+#: How --groups names a rater whose name holds ',' or ';' (its --help and its errors)
+GROUPS_QUOTING = "a name holding ',' or ';' goes in double quotes, '\"Smith, J\",r2;r3,r4' (\"\" for a quote in it)"
+
+
+def group_names(spec: str) -> list[list[str]]:
+    """The groups of ``--groups`` (separated by ';'), each a list of rater names (separated by ','), as written.
+
+    A name in double quotes is taken as written (',' and ';' in it, ``""`` for a quote); an unquoted name has the
+    spaces around it dropped, and empty names are left out.
+
+    Examples
+    --------
+    >>> group_names("r1, r2;r3")
+    [['r1', 'r2'], ['r3']]
+    >>> group_names('"Smith, J",Lee; "Kim; ""K"" Jr",Park')
+    [['Smith, J', 'Lee'], ['Kim; "K" Jr', 'Park']]
+    """
+    groups: list[list[str]] = [[]]
+    pos = 0
+    while True:
+        m = _GROUP_NAME.match(spec, pos)
+        if m is None:
+            rest = spec[pos:].lstrip()
+            why = ("a quoted name has no closing quote" if rest.startswith('"') and '"' not in rest[1:].replace('""', "")
+                   else "text after a closing quote (a quoted name ends at the next ',' or ';')")
+            fail(f"--groups {spec!r}: {why} at {rest[:20]!r}; {GROUPS_QUOTING}")
+        quoted, plain, sep = m.groups()
+        name = quoted.replace('""', '"') if quoted is not None else plain.strip()
+        if name:
+            groups[-1].append(name)
+        if sep == ";":
+            groups.append([])
+        if not sep:
+            return groups
+        pos = m.end()
+
+
 def parse_groups(spec: str, raters: tuple) -> tuple[list, list]:
-    """``"r1,r2;r3,r4"`` -> two lists of rater ids of ``raters`` (matched by their text).
+    """``"r1,r2;r3,r4"`` -> two lists of rater ids of ``raters`` (matched by their text; :func:`group_names`).
 
     Examples
     --------
     >>> parse_groups("a,b;c,d", ("a", "b", "c", "d"))
     (['a', 'b'], ['c', 'd'])
+    >>> parse_groups('"Smith, J",b;c', ("Smith, J", "b", "c"))
+    (['Smith, J', 'b'], ['c'])
     """
-    parts = [p for p in spec.split(";")]
+    parts = group_names(spec)
     if len(parts) != 2:
         fail(f"--groups must be two groups separated by ';' (e.g. 'r1,r2,r3;r4,r5,r6'); got {spec!r}")
     by_text = {str(r): r for r in raters}
     out = []
-    for p in parts:
-        names = [x.strip() for x in p.split(",") if x.strip()]
+    for names in parts:
         missing = [x for x in names if x not in by_text]
         if missing:
-            fail(f"--groups: raters {missing} are not in the file; raters are {', '.join(map(str, raters))}")
+            hint = (f"; {GROUPS_QUOTING}" if any("," in t or ";" in t for t in by_text) else "")
+            fail(f"--groups: raters {missing} are not in the file; raters are {', '.join(map(str, raters))}{hint}")
         out.append([by_text[x] for x in names])
     return out[0], out[1]
 
@@ -169,7 +213,7 @@ def command(
                          "are seeded by --seed (--leave-one-out: value_without and change; kappa_vs_rest's chance term "
                          "is always exact) [default: exact]")] = None,
     groups: Annotated[str | None, typer.Option(
-        "--groups", help="two rater groups of FILE, 'r1,r2,r3;r4,r5,r6'")] = None,
+        "--groups", help=f"two rater groups of FILE, 'r1,r2,r3;r4,r5,r6' ({GROUPS_QUOTING})")] = None,
     candidate: Annotated[str | None, typer.Option(
         "--candidate", help="the alternative annotator test: can this rater (an LLM) replace the others?")] = None,
     reference: Annotated[str | None, typer.Option(
@@ -482,8 +526,6 @@ def _scale_note(ann: Any) -> list[str]:
 
 def _cli_text(message: str) -> str:
     """A library message in the command's spelling (its options, not Python's keywords)."""
-    import re
-
     message = re.sub(r"report the point estimate without an interval \(ci=None; on the command line --bootstrap 0\)",
                      "see the values alone with softirr agree --bootstrap 0 (a comparison needs an interval)", message)
     message = re.sub(r"\bci='analytic'", "--analytic", message)

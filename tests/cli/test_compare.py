@@ -92,6 +92,34 @@ def test_bad_options_are_one_error_line(run_cli, files):
     assert code == 2 and "give exactly one of" in err
 
 
+def test_groups_name_raters_whose_names_hold_a_comma_or_a_semicolon_in_double_quotes(run_cli, tmp_path):
+    # --groups split on ',' and ';' with no way around it: a rater named "Smith, J" could not be named
+    rng = np.random.default_rng(3)
+    names = ["Smith, J", "Lee", 'Kim; "K"', "Park"]
+    rows = [(f"d{i}", r, ["x", "y", "z"][rng.integers(3)]) for i in range(40) for r in names]
+    path = tmp_path / "names.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(path, index=False)
+    ann = sis.read_annotations(path)
+    py = sis.compare_groups(ann, ["Smith, J", "Lee"], ['Kim; "K"', "Park"], coefficient="fleiss_kappa",
+                            ci=sis.Bootstrap(n=100))
+    spec = '"Smith, J", Lee; "Kim; ""K""",Park'
+    d = _cmp_json(run_cli, str(path), "--groups", spec, "-c", "fleiss_kappa", "--bootstrap", "100")
+    _same_comparison(d["results"][0], py)
+    # unquoted, the name is split, and the error says how to name it
+    code, _, err = run_cli("compare", str(path), "--groups", "Smith, J,Lee;Park", "--bootstrap", "100")
+    assert code == 2 and "['Smith', 'J'] are not in the file" in err and 'double quotes' in err, err
+    code, _, err = run_cli("compare", str(path), "--groups", '"Smith, J,Lee;Park', "--bootstrap", "100")
+    assert code == 2 and "closing quote" in err, err
+
+
+def test_groups_parse_as_before_without_quotes():
+    from softirr_stats.cli.compare import parse_groups
+
+    raters = ("a", "b", "c", 'd"e', "f g")
+    assert parse_groups(" a , b ;c,, d\"e ", raters) == (["a", "b"], ["c", 'd"e'])
+    assert parse_groups('a;"f g"', raters) == (["a"], ["f g"])
+
+
 def test_report_has_a_comparisons_section(files):
     one, _ = files
     ann = sis.read_annotations(one)
