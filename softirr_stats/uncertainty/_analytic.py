@@ -54,6 +54,7 @@ from softirr_stats.agreement import (
     linearised_terms,
 )
 from softirr_stats.base._validation import check_choice, check_level, user_stacklevel
+from softirr_stats.uncertainty._few_units import FewUnitsWarning, few_items_analytic_note
 from softirr_stats.uncertainty._hypothesis import normal_p
 
 __all__ = ["Analytic", "ANALYTIC_FORMS", "attach_analytic", "analytic_terms", "analytic_interval", "check_supported",
@@ -197,6 +198,10 @@ def analytic_interval(value: float, se: float, df: int, level: float) -> tuple[f
 def attach_analytic(result: AgreementResult, prep: Prepared, cfg: Analytic | None = None) -> AgreementResult:
     """Return ``result`` carrying an analytic standard error and interval.
 
+    Over fewer than ``FEW_ITEMS`` (20) items that can change the value (``Statistic.informative_items``, the
+    bootstrap's count) the interval comes with a :class:`FewUnitsWarning`, kept in ``warnings``
+    (:func:`~softirr_stats.uncertainty.few_items_analytic_note`, as ``compare(..., ci="analytic")`` gives it).
+
     Parameters
     ----------
     result : AgreementResult
@@ -256,6 +261,11 @@ def attach_analytic(result: AgreementResult, prep: Prepared, cfg: Analytic | Non
     lo, hi = analytic_interval(result.value, se, df, cfg.level)
     if math.isfinite(hi) and result.value + (result.value - lo) > 1.0:
         notes.append("analytic interval: upper limit truncated at 1 (irrCAC convention)")
+    few = few_items_analytic_note(int(np.count_nonzero(prep.informative_items)), prep.unit_name) \
+        if math.isfinite(lo) else ""
+    if few:  # compare(..., ci="analytic")'s note, on the items that can change the value (the bootstrap's count)
+        warnings.warn(few, FewUnitsWarning, stacklevel=user_stacklevel())
+        notes.append(few)
     out = result.with_interval(lo, hi, se, cfg.level, "analytic", analytic_formula=terms.formula,
                                analytic_form=form, analytic_df=df, analytic_n_items=n, analytic_fpc=1.0 - f,
                                analytic_population=cfg.population)

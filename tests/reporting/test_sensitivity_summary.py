@@ -16,7 +16,7 @@ ANN = sis.Annotations.from_wide([
     ["fatigue", "fatigued", "tiredness"], ["fever", "high fever", "fever"],
     ["cough", "coughing", "dry cough"], ["rash", "skin rash", "rash"],
     ["headache", "migraine", "headache"], ["nausea", "nausea", "vomiting"],
-])
+] * 4)  # 24 items: no few-items note among the ones counted below
 MC_NOTE = "no analytic interval: analytic standard errors need chance='exact'"
 
 

@@ -256,3 +256,28 @@ def test_a_zero_se_note_says_what_is_undefined_where_the_h0_variance_gives_the_t
     assert 0 <= r.p_value < 1e-6
     (said,) = [w for w in r.warnings if w.startswith("test of H0")]
     assert "the p-value uses the variance under H0" in said and "p-value are undefined" not in said
+
+
+def test_few_items_give_the_comparisons_note_for_one_coefficient():
+    """A single coefficient's delta-method interval over fewer than 20 items said nothing, where
+    ``compare(..., ci="analytic")`` said "12 items behind the delta-method interval (fewer than 20) ...": the same
+    note (``few_items_analytic_note``, the threshold ``FEW_ITEMS``), counting the items that can change the value."""
+    from softirr_stats.uncertainty import FEW_ITEMS, FewUnitsWarning, few_items_analytic_note
+
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, 3, (12, 3)).tolist()
+    with pytest.warns(FewUnitsWarning, match=r"^12 items behind the delta-method interval \(fewer than 20\)"):
+        r = sis.fleiss_kappa(rows, ci="analytic")
+    assert few_items_analytic_note(12) in r.warnings
+    other = sis.fleiss_kappa(rng.integers(0, 3, (12, 3)).tolist(), ci="analytic")
+    cmp = sis.compare(r, other, ci="analytic", paired=False)  # the comparison's own note, per sample
+    assert any(w.startswith("12 items behind the delta-method interval") for w in cmp.warnings)
+    # alpha: an item with a single rating cannot change it, and is not counted (19 rated items, 18 pairable)
+    alpha_rows = rng.integers(0, 3, (19, 2)).astype(object)
+    alpha_rows[0, 1] = None
+    with pytest.warns(FewUnitsWarning, match=r"^18 items behind"):
+        sis.krippendorff_alpha(alpha_rows.tolist(), ci="analytic")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FewUnitsWarning)  # FEW_ITEMS items or more: nothing to say
+        at = sis.fleiss_kappa(rng.integers(0, 3, (FEW_ITEMS, 3)).tolist(), ci="analytic")
+    assert not any("delta-method interval (fewer than" in w for w in at.warnings)
