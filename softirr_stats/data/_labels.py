@@ -11,7 +11,7 @@ Every reader funnels its distinct labels through here (``docs/unusual_input.md``
   ``1e3`` and ``1000``) or numbers float64 cannot tell apart keep the whole column as text, with
   a :class:`LabelWarning` counting them.
 - :func:`check_labels` (called by ``Annotations._from_cells``, under every constructor and
-  reader): distinct text labels that look alike (Unicode forms, full-width letters, zero-width
+  reader): distinct text labels (and distinct terms inside set labels) that look alike (Unicode forms, full-width letters, zero-width
   characters, spaces at the ends, letters of another script that print as Latin ones: a Cyrillic
   ``а``, U+0430, in ``cafe``) are kept apart and counted in a :class:`LabelWarning` naming
   ``normalize=``; float labels that are whole numbers beyond 2**53 (where float64 holds only some
@@ -38,7 +38,7 @@ from softirr_stats.base._format import short_repr, short_reprs
 from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 
 __all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "check_labels", "check_names", "decimal_comma_hint",
-           "decimal_comma_numbers", "lookalike_groups", "text_numbers"]
+           "decimal_comma_numbers", "lookalike_groups", "set_terms", "text_numbers"]
 
 #: float64 holds every integer of magnitude up to this, and only some beyond
 EXACT_INTEGERS = 2**53
@@ -438,8 +438,8 @@ def _plain_arrow(texts: np.ndarray) -> np.ndarray:
     return pc.match_substring_regex(arr, f"^{_PLAIN}$").to_numpy(zero_copy_only=False)
 
 
-def _hint(groups: list[list[str]]) -> str:
-    """What ``normalize=`` does for groups of look-alike texts."""
+def _hint(groups: list[list[str]], unit: str = "labels") -> str:
+    """What ``normalize=`` does for groups of look-alike texts (``unit``: what they are, "labels" or "terms")."""
     counts = {"NFC": 0, "NFKC": 0, "letters": 0, None: 0}
     for g in groups:
         form = next((f for f in ("NFC", "NFKC") if len({unicodedata.normalize(f, t) for t in g}) == 1), None)
@@ -452,11 +452,11 @@ def _hint(groups: list[list[str]]) -> str:
         parts[-1] += f" (normalize= on read_annotations, from_long and from_wide; --reader-option normalize={form})"
     if counts["letters"]:
         parts.append(f"{counts['letters']} group(s) differ by letters of another script that print like Latin ones "
-                     f"({_script_letters(groups)}), which normalize= does not change: write each label in one "
+                     f"({_script_letters(groups)}), which normalize= does not change: write each {unit[:-1]} in one "
                      "script in the file")
     if counts[None]:
         parts.append(f"{counts[None]} group(s) differ by spaces, control characters or invisible (zero-width) "
-                     "characters, which normalize= does not change: clean those labels in the file")
+                     f"characters, which normalize= does not change: clean those {unit} in the file")
     return "; ".join(parts)
 
 
@@ -540,11 +540,53 @@ def _warn_decimal_commas(texts: np.ndarray) -> None:
             f"(interval, ratio, linear, quadratic) apply; {hint}", LabelWarning, stacklevel=user_stacklevel())
 
 
+def set_terms(labels: Any) -> np.ndarray:
+    """The distinct text terms inside distinct set labels (one union of the sets, no loop over ratings).
+
+    Examples
+    --------
+    >>> sorted(set_terms([frozenset({"fever", "cough"}), frozenset({"fever "}), frozenset()]).tolist())
+    ['cough', 'fever', 'fever ']
+    """
+    terms = frozenset().union(*labels) if len(labels) else frozenset()
+    return np.asarray([t for t in terms if isinstance(t, str)], dtype=object)
+
+
+def _warn_alike(texts: np.ndarray, what: str, unit: str) -> None:
+    """LabelWarnings counting the distinct ``texts`` (``what``: text labels, or terms inside set labels) that are one
+    number written differently, and those that print alike; ``unit`` is what each is ("labels", "terms")."""
+    alike, same = _alike(texts)
+    if same:
+        from decimal import Decimal, InvalidOperation
+
+        n, first = sum(len(g) for g in same), same[0]
+        try:
+            one = len({Decimal(_skeleton_py(t).replace("_", "")) for t in first}) == 1
+        except InvalidOperation:  # pragma: no cover - the texts matched the number pattern
+            one = True
+        warnings.warn(
+            f"{n} {what} in {len(same)} group(s) are {'one number' if one else 'numbers float64 cannot tell apart'} "
+            f"written differently (e.g. {_quoted(first[:3])}): they are kept apart as distinct {unit} and do not "
+            "count as agreement; "
+            + ("a label column is read as numbers only when every label is a plain decimal number written one way: "
+               if unit == "labels" else "")
+            + "write each number one way in the file",
+            LabelWarning, stacklevel=user_stacklevel())
+    if alike:
+        n, first = sum(len(g) for g in alike), alike[0]
+        warnings.warn(
+            f"{n} {what} in {len(alike)} group(s) look alike but differ (e.g. {_quoted(first[:3])}): they are kept "
+            f"apart as distinct {unit} and do not count as agreement; {_hint(alike, unit)}",
+            LabelWarning, stacklevel=user_stacklevel())
+
+
 def check_labels(uniques: list, kind: str) -> None:
     """Warn about distinct labels that may be meant as one (look-alike texts; floats beyond 2**53).
 
     Called once per encoding on the distinct labels (after ``normalize=``), by every constructor
-    and reader; nothing is changed.
+    and reader; nothing is changed. Set labels: the distinct terms inside them get the look-alike
+    and number checks (``'fever'`` and ``'fever '`` are two terms), worked out once over the union
+    of the distinct sets.
 
     Examples
     --------
@@ -561,27 +603,9 @@ def check_labels(uniques: list, kind: str) -> None:
         texts = np.asarray(strings or [""], dtype=object)
         _warn_missing_markers(texts)
         _warn_decimal_commas(texts)
-        alike, same = _alike(texts)
-        if same:
-            from decimal import Decimal, InvalidOperation
-
-            n, first = sum(len(g) for g in same), same[0]
-            try:
-                one = len({Decimal(_skeleton_py(t).replace("_", "")) for t in first}) == 1
-            except InvalidOperation:  # pragma: no cover - the texts matched the number pattern
-                one = True
-            warnings.warn(
-                f"{n} text labels in {len(same)} group(s) are {'one number' if one else 'numbers float64 cannot tell apart'} "
-                f"written differently (e.g. {_quoted(first[:3])}): they are kept apart as distinct "
-                "labels and do not count as agreement; a label column is read as numbers only when every label is a "
-                "plain decimal number written one way: write each number one way in the file",
-                LabelWarning, stacklevel=user_stacklevel())
-        if alike:
-            n, first = sum(len(g) for g in alike), alike[0]
-            warnings.warn(
-                f"{n} text labels in {len(alike)} group(s) look alike but differ (e.g. "
-                f"{_quoted(first[:3])}): they are kept apart as distinct labels and do not count "
-                f"as agreement; {_hint(alike)}", LabelWarning, stacklevel=user_stacklevel())
+        _warn_alike(texts, "text labels", "labels")
+    elif kind == "set":  # the terms inside the set labels, as a coefficient with a set measure compares them
+        _warn_alike(set_terms(uniques), "terms inside set labels", "terms")
     elif kind == "numeric":
         vals = np.fromiter((float(u) for u in uniques if isinstance(u, float | np.floating)), dtype=np.float64)
         big = vals[(np.abs(vals) >= EXACT_INTEGERS) & (np.floor(vals) == vals)]

@@ -391,3 +391,46 @@ def test_huge_look_alike_labels_are_quoted_short(tmp_path):
     assert said and max(map(len, said)) < 1200, [len(m) for m in said]
     alike = next(m for m in said if "look alike" in m)
     assert "(1000000 characters)" in alike and " ' (1000001 characters)" in alike  # the trailing space in view
+
+
+# ------------------------------------------------------------------------------ terms inside set labels
+def _terms_jsonl(tmp_path, a_terms):
+    """Two raters' term sets on three notes; rater a writes ``a_terms`` on the first."""
+    path = tmp_path / "terms.jsonl"
+    rows = [("n1", "a", a_terms), ("n1", "b", ["cough", "fever"]), ("n2", "a", ["rash"]), ("n2", "b", ["rash"]),
+            ("n3", "a", ["fatigue", "fever"]), ("n3", "b", ["fatigue"])]
+    path.write_text("".join(json.dumps({"item": i, "rater": r, "label": t}) + "\n" for i, r, t in rows))
+    return path
+
+
+def test_terms_inside_set_labels_that_look_alike_are_named(tmp_path):
+    """'fever ' and 'fever' inside sets were two terms without a word (a plain label gets a LabelWarning): the
+    look-alike check now runs over the distinct terms of the set labels, and says they are terms."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ann = sis.read_annotations(_terms_jsonl(tmp_path, ["fever ", "cough"]))
+    said = [str(w.message) for w in caught if issubclass(w.category, LabelWarning)]
+    assert ann.kind == "set" and len(said) == 1, said
+    assert said[0].startswith("2 terms inside set labels in 1 group(s) look alike but differ (e.g. 'fever' and "
+                              "'fever ')"), said[0]
+    assert "kept apart as distinct terms" in said[0] and "spaces" in said[0], said[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sis.read_annotations(_terms_jsonl(tmp_path, ["fever", "cough"]))
+    assert not [w for w in caught if issubclass(w.category, LabelWarning)]
+
+
+def test_terms_inside_set_labels_get_the_normalize_pointer_and_the_number_check():
+    sets = [[{"caf\u00e9", "tea"}, {"cafe\u0301"}], [{"1", "x"}, {"01"}]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ann = sis.Annotations.from_wide(sets)
+    said = sorted(str(w.message) for w in caught if issubclass(w.category, LabelWarning))
+    assert ann.kind == "set" and len(said) == 2, said
+    assert said[0].startswith("2 terms inside set labels in 1 group(s) are one number written differently"), said
+    assert said[1].startswith("2 terms inside set labels in 1 group(s) look alike"), said
+    assert "normalize='NFC' would merge 1 group(s)" in said[1], said
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sis.Annotations.from_wide(sets[:1], normalize="NFC")
+    assert not [w for w in caught if issubclass(w.category, LabelWarning)]
