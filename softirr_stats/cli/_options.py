@@ -89,7 +89,9 @@ ItemOpt = Annotated[str, typer.Option(help="item (document) column of a long tab
 RaterOpt = Annotated[str, typer.Option(help="rater (annotator) column of a long table")]
 LabelOpt = Annotated[str, typer.Option(help="label column of a long table")]
 NaOpt = Annotated[list[str] | None, typer.Option(
-    "--na-values", help="cell values to read as missing, repeat or comma-separate (default: only empty cells)")]
+    "--na-values", help="cell values to read as missing, repeat or comma-separate (default: only empty cells); a "
+                        "value of only spaces given alone is kept: --na-values ' ' makes cells holding one space "
+                        "missing")]
 InputFormatOpt = Annotated[str | None, typer.Option(
     "--input-format", help=f"input format: {', '.join(INPUT_FORMATS)} (default: guessed from the file)")]
 FieldOpt = Annotated[str | None, typer.Option(
@@ -188,6 +190,21 @@ def split(values: Sequence[str] | None) -> list[str]:
     out: list[str] = []
     for v in values or []:
         out += [v.strip()] if v.strip().startswith(("{", "@")) else [x.strip() for x in v.split(",") if x.strip()]
+    return out
+
+
+def na_values_list(values: Sequence[str] | None) -> list[str]:
+    """``--na-values``: repeated and comma-separated values (:func:`split`), except that a value given alone that is
+    empty or only white space is kept as written (``--na-values ' '``: cells holding one space are missing).
+
+    Examples
+    --------
+    >>> na_values_list(["NA, n/a", " ", "?"])
+    ['NA', 'n/a', ' ', '?']
+    """
+    out: list[str] = []
+    for v in values or []:
+        out += [v] if not v.strip() else split([v])
     return out
 
 
@@ -681,7 +698,7 @@ def _read(files: Path | Sequence[Path], item: str, rater: str, label: str, na_va
     what = ", ".join(map(str, paths))
     with reading_files(paths), single_rater_replication() if replication else contextlib.nullcontext():
         ann, notes = read_input(paths if len(paths) > 1 else paths[0], item=item, rater=rater, label=label,
-                                format=input_format, na_values=split(na_values), **(options or {}))
+                                format=input_format, na_values=na_values_list(na_values), **(options or {}))
     if getattr(ann, "n_raters", 2) == 1 and not replication:  # say why agreement is undefined before the table says it is
         notes = [f"DegenerateWarning: {what} has one annotator ({ann.raters[0]!r}); agreement needs two or more: add the other "
                  f"annotators' exports (softirr {_command()} {what} OTHER_EXPORT ...)", *notes]

@@ -56,6 +56,7 @@ from softirr_stats.cli._options import (
     cli_wording,
     given_flags,
     make_bootstrap,
+    na_values_list,
     read,
     reader_options,
     resolve_measures,
@@ -303,7 +304,7 @@ def command(
         anns.append(ann)
         notes += said
     ann = anns[0]
-    ci = apply_groups(ci, design, cluster, strata, files, anns, item, input_format, split(na_values))
+    ci = apply_groups(ci, design, cluster, strata, files, anns, item, input_format, na_values_list(na_values))
     notes += chance_notes
     measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model, weights=WEIGHTS)
     sims = [sim for _, sim in measures]

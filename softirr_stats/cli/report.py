@@ -46,6 +46,7 @@ from softirr_stats.cli._options import (
     distance_registry,
     given_flags,
     make_interval,
+    na_values_list,
     read,
     reader_options,
     resolve_measures,
@@ -182,7 +183,7 @@ def command(
             fail(f"--judgments {judgments} lacks the columns {missing}; the columns are {list(judged.columns)}")
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, seen = read(files, item, rater, label, na_values, input_format, opts, categories)
-    ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, split(na_values))
+    ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, na_values_list(na_values))
     measures = resolve_measures(names, ann, cache, weights=WEIGHTS, model_flag=False)
     from softirr_stats.reporting import build_report
 

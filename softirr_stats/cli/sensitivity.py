@@ -71,6 +71,7 @@ from softirr_stats.cli._options import (
     distance_registry,
     given_flags,
     make_interval,
+    na_values_list,
     read,
     reader_options,
     resolve_measures,
@@ -158,7 +159,7 @@ def command(
     registry = distance_registry(distance_option, coefs, seed)  # the options checked before reading
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
-    ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, split(na_values))
+    ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, na_values_list(na_values))
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache, registry)
     if test:  # agree --test's tests, rows and notes alike

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from softirr_stats.base._format import short_repr, short_reprs
+from softirr_stats.base._format import MESSAGE_CHARS, short_repr, short_reprs
 from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 
 __all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "check_labels", "check_names", "decimal_comma_hint",
@@ -460,16 +460,36 @@ def _hint(groups: list[list[str]], unit: str = "labels") -> str:
     return "; ".join(parts)
 
 
+def _shell_word(text: str) -> str:
+    """``text`` as one word of a POSIX shell command line: quoted, and written with escapes (``$'\\t'``) where it
+    holds characters other than plain spaces that a terminal would not show.
+
+    Examples
+    --------
+    >>> print(_shell_word(" "), _shell_word(""), _shell_word("\\t"), _shell_word("n/a"))
+    ' ' '' $'\\t' n/a
+    """
+    import shlex
+
+    if all(c.isprintable() for c in text):
+        return shlex.quote(text)
+    return "$'" + text.encode("unicode_escape").decode("ascii").replace("'", "\\'") + "'"
+
+
 def _warn_blank(texts: list[str]) -> None:
     """A LabelWarning naming empty or blank labels (a blank cell read with ``keep_default_na=False``; irrCAC
-    drops them as missing)."""
-    blank = [t for t in texts if not t.strip()]
+    drops them as missing), with the ``na_values=`` (and ``--na-values``) that match them exactly."""
+    blank = sorted(t for t in texts if not t.strip())
     if blank:
+        short = [t for t in blank[:5] if len(t) <= MESSAGE_CHARS]  # a long run of spaces is named, not spelt out
+        values = "[" + ", ".join(map(short_repr, blank[:5])) + "]"
+        flags = " ".join(f"--na-values {_shell_word(t)}" for t in short) or "--na-values with each of them"
         warnings.warn(
             f"{len(blank)} label(s) are empty or only white space ({', '.join(map(short_repr, blank[:5]))}): softirr reads "
             "them as labels, so two blank ratings agree; a blank cell usually means 'not rated' (pandas' "
             "keep_default_na=False keeps it as ''): make them missing (None or NaN in a DataFrame, "
-            "df.replace(r'^\\s*$', None, regex=True); na_values=[''] on read_annotations)",
+            f"df.replace(r'^\\s*$', None, regex=True); na_values={values} on read_annotations, {flags} on the "
+            "command line)",
             LabelWarning, stacklevel=user_stacklevel())
 
 

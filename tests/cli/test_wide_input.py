@@ -146,3 +146,24 @@ def test_machine_formats_print_how_the_file_was_read_as_a_note_and_warnings_as_w
     assert any(line.startswith("note: w.csv: read as a wide table") for line in lines), lines
     assert not any(line.startswith("warning: w.csv: read as") for line in lines), lines
     assert any(line.startswith("warning: LabelWarning:") and "decimal comma" in line for line in lines), lines
+
+
+def test_blank_labels_are_made_missing_by_the_flag_the_warning_names(tmp_path):
+    """A label that is one space: --na-values ' ' was accepted and dropped (each value stripped, empty ones left
+    out), and the warning's advice na_values=[''] does not match ' '. A value of only white space given alone is
+    kept as written, and the warning names the spellings that match the blanks found."""
+    path = tmp_path / "blank.csv"
+    path.write_text("item,rater,label\n1,a,yes\n1,b, \n2,a,no\n2,b,no\n3,a,yes\n3,b,yes\n4,a,no\n4,b,\n")
+    res = runner.invoke(app, ["agree", str(path), "-c", "fleiss_kappa", "--bootstrap", "0", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.stderr.split())
+    assert "na_values=[' '] on read_annotations, --na-values ' ' on the command line" in text, text
+    assert json.loads(res.stdout)["meta"]["n_labels"] == 3
+    res = runner.invoke(app, ["agree", str(path), "-c", "fleiss_kappa", "--bootstrap", "0", "-f", "json",
+                              "--na-values", " "])
+    assert res.exit_code == 0 and "LabelWarning" not in res.stderr, res.output
+    assert json.loads(res.stdout)["meta"]["n_labels"] == 2
+    import softirr_stats as sis
+
+    ann = sis.read_annotations(path, na_values=[" "])  # the Python spelling the warning names
+    assert ann.vocabulary == ("no", "yes")
