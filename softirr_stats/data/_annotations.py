@@ -1154,9 +1154,10 @@ class Annotations:
         return label_counts(self, top)
 
     def case_variants(self) -> list[list[str]]:
-        """Groups of text labels (or terms inside set labels) that differ only in letter case, most used first:
-        exact agreement counts each as a label of its own; ``normalize="casefold"`` merges them. The readers note
-        them (``read_notes``); nothing is changed.
+        """Groups of text labels (or terms inside set labels) that differ in letter case, most used first: texts
+        compared as they print (spaces at the ends, invisible characters and Unicode forms aside, which the readers'
+        note names), then case-folded. Exact agreement counts each as a label of its own; ``normalize="casefold"``
+        merges those that differ only in case. The readers note them (``read_notes``); nothing is changed.
 
         Examples
         --------

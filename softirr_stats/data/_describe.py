@@ -206,7 +206,11 @@ def case_variants(ann: Any) -> list[list[str]]:
 
 
 def case_note(ann: Any) -> tuple[str, ...]:
-    """A note (no warning: letter case can carry meaning) when labels differ only in letter case, or ``()``.
+    """A note (no warning: letter case can carry meaning) when labels differ in letter case, or ``()``.
+
+    Groups whose texts also differ otherwise (``'Never '`` and ``'never'``: a space; full-width letters) are said
+    so, with the ``normalize=`` that merges them (``"NFKC+casefold"``), or, where none does (spaces, invisible
+    characters, letters of another script), that ``"casefold"`` merges the case only.
 
     Examples
     --------
@@ -223,18 +227,55 @@ def case_note(ann: Any) -> tuple[str, ...]:
     return note
 
 
+#: what ``beyond_case`` finds besides letter case, as the note says it
+_BEYOND = {"NFC": "Unicode form", "NFKC": "Unicode form", "spaces": "spaces or invisible characters",
+           "letters": "letters of another script that print like Latin ones"}
+
+
+def _shown_group(texts: list[str], escaped: bool = False) -> str:
+    """A group of texts for the note: their reprs, or (``escaped``) as the look-alike warning quotes them, with
+    the letters of another script that tell them apart written as escapes (``'C\\u0430fe'``)."""
+    from softirr_stats.data._labels import _quoted_each
+
+    shown = _quoted_each(texts[:3]) if escaped else list(map(repr, texts[:3]))
+    return " and ".join(shown) + (f" and {len(texts) - 3} more" if len(texts) > 3 else "")
+
+
 def _case_note(ann: Any) -> tuple[str, ...]:
+    from softirr_stats.data._labels import beyond_case
+
     texts, uses, key, kept = _case_groups(ann)
     if not kept.any():
         return ()
     totals = np.bincount(key[kept], weights=uses[kept])
-    top = int(np.argmax(np.where(np.bincount(key[kept]) > 0, totals, -1)))  # the most used group
-    first = sorted(texts[kept & (key == top)].tolist())
     groups = np.unique(key[kept])
-    what = "terms inside set labels" if ann.kind == "set" else "labels"
-    n = int(kept.sum())
-    shown = " and ".join(map(repr, first[:3])) + (f" and {len(first) - 3} more" if len(first) > 3 else "")
+    by_use = groups[np.argsort(-totals[groups], kind="stable")]  # the most used group first
+    members = {int(g): sorted(texts[kept & (key == g)].tolist()) for g in by_use}  # the texts the note names only
+    other = {g: beyond_case(m) for g, m in members.items()}
+    what, unit = ("terms inside set labels", "term") if ann.kind == "set" else ("labels", "label")
+    n, top = int(kept.sum()), int(by_use[0])
     more = f"; {len(groups) - 1} more group{'s' if len(groups) > 2 else ''}" if len(groups) > 1 else ""
-    return (f"{n} {what} in {len(groups)} group{'s' if len(groups) > 1 else ''} differ only in letter case "
-            f"({shown}{more}): each counts as a label of its own (string measures count the case as an edit); "
-            "normalize='casefold' merges them if case carries no meaning here",)
+    head = f"{n} {what} in {len(groups)} group{'s' if len(groups) > 1 else ''} differ"
+    if not any(other.values()):
+        return (f"{head} only in letter case ({_shown_group(members[top])}{more}): each counts as a label of its own "
+                "(string measures count the case as an edit); normalize='casefold' merges them if case carries no "
+                "meaning here",)
+    kinds = set(other.values()) - {""}
+    also = ", or ".join(dict.fromkeys(_BEYOND[k] for k in ("NFC", "NFKC", "spaces", "letters") if k in kinds))
+    if all(other.values()):
+        head += f" in letter case and in {also} ({_shown_group(members[top], escaped=True)}{more})"
+    else:  # an example of each: the most used group of case only, the most used of the others
+        k = sum(1 for v in other.values() if v)
+        case_only = next(g for g in members if not other[g])
+        first = next(g for g in members if other[g])
+        head += (f" in letter case ({_shown_group(members[case_only])}{more}); {k} of the groups also in {also} "
+                 f"({_shown_group(members[first], escaped=True)})")
+    form = "NFKC" if "NFKC" in kinds else "NFC" if "NFC" in kinds else ""
+    merge = f"normalize='{form}+casefold'" if form else "normalize='casefold'"
+    cannot = ", or ".join(_BEYOND[k] for k in ("spaces", "letters") if k in kinds)
+    if not cannot:
+        fix = f"{merge} merges them if case carries no meaning here"
+    else:
+        fix = (f"{merge} merges the case{' and the Unicode forms' if form else ''} only, if case carries no meaning "
+               f"here; no normalize= changes {cannot}: clean those {unit}s in the file")
+    return (f"{head}: each counts as a {unit} of its own (string measures count each difference as an edit); {fix}",)

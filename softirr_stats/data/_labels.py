@@ -37,7 +37,8 @@ import numpy as np
 from softirr_stats.base._format import MESSAGE_CHARS, short_repr, short_reprs
 from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 
-__all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "check_labels", "check_names", "decimal_comma_hint",
+__all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "beyond_case", "check_labels", "check_names",
+           "decimal_comma_hint",
            "decimal_comma_numbers", "lookalike_groups", "set_terms", "text_numbers"]
 
 #: float64 holds every integer of magnitude up to this, and only some beyond
@@ -570,6 +571,25 @@ def set_terms(labels: Any) -> np.ndarray:
     """
     terms = frozenset().union(*labels) if len(labels) else frozenset()
     return np.asarray([t for t in terms if isinstance(t, str)], dtype=object)
+
+
+def beyond_case(texts: list[str]) -> str:
+    """What besides letter case tells apart texts that print alike once case-folded: ``""`` (nothing: letter case
+    only), ``"NFC"`` or ``"NFKC"`` (their Unicode form too: ``normalize="NFC+casefold"`` or ``"NFKC+casefold"``
+    merges them), ``"spaces"`` (spaces, control or invisible characters, which no ``normalize=`` changes) or
+    ``"letters"`` (letters of another script that print like Latin ones).
+
+    Examples
+    --------
+    >>> beyond_case(["Pain", "pain"]), beyond_case(["Never ", "never"]), beyond_case(["\uff23afe", "cafe"])
+    ('', 'spaces', 'NFKC')
+    """
+    if len({t.casefold() for t in texts}) == 1:
+        return ""
+    for form in ("NFC", "NFKC"):  # as text_normalizer applies "NFC+casefold": the form, then the fold
+        if len({unicodedata.normalize(form, t).casefold() for t in texts}) == 1:
+            return form
+    return "spaces" if len({_unfolded_py(t).casefold() for t in texts}) == 1 else "letters"
 
 
 def _warn_alike(texts: np.ndarray, what: str, unit: str) -> None:

@@ -142,6 +142,33 @@ def test_case_variants_of_terms_inside_set_labels():
     assert case_note(sets)[0].startswith("4 terms inside set labels in 2 groups differ only in letter case")
 
 
+def test_case_variants_that_also_differ_otherwise_are_said_so_with_what_merges_them():
+    """'Never ' and 'never' were said to "differ only in letter case" with normalize='casefold' as the remedy, after
+    which a look-alike warning about the space appeared: one note now says both, and what merges them."""
+    from softirr_stats.data._describe import case_note
+
+    def note(a, b):
+        return case_note(sis.Annotations.from_wide([[a, b], ["yes", "yes"], ["no", "no"]]))[0]
+
+    spaced = note("never", "Never ")
+    assert spaced.startswith("2 labels in 1 group differ in letter case and in spaces or invisible characters "
+                             "('Never ' and 'never'): "), spaced
+    assert "normalize='casefold' merges the case only, if case carries no meaning here; no normalize= changes spaces or " \
+           "invisible characters: clean those labels in the file" in spaced, spaced
+    wide_letters = note("cafe", "\uff23\uff41\uff46\uff45")  # full-width 'Cafe': NFKC and case
+    assert "differ in letter case and in Unicode form" in wide_letters, wide_letters
+    assert wide_letters.endswith("normalize='NFKC+casefold' merges them if case carries no meaning here"), wide_letters
+    folded = sis.Annotations.from_wide([["cafe", "\uff23\uff41\uff46\uff45"]], normalize="NFKC+casefold")
+    assert len(folded.vocabulary) == 1
+    # some groups differ in case only, one also by a space: the count of each, the example of the latter
+    mixed = case_note(sis.Annotations.from_wide([["Pain", "pain"], ["never", "Never "], ["pain", "pain"]]))[0]
+    assert mixed.startswith("4 labels in 2 groups differ in letter case ('Pain' and 'pain'; 1 more group); 1 of the groups "
+                            "also in spaces or invisible characters ('Never ' and 'never')"), mixed
+    # case only: the wording the documentation shows is kept
+    assert note("Fatigue", "fatigue").startswith("2 labels in 1 group differ only in letter case ('Fatigue' and "
+                                                 "'fatigue'): ")
+
+
 def test_readers_note_case_variants_once_and_casefold_removes_the_note(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("item,rater,label\n1,a,Fatigue\n1,b,fatigue\n2,a,pain\n2,b,pain\n")
