@@ -345,20 +345,23 @@ def sep_hint(path: Path, sep: str, encoding: str = "utf-8") -> str:
 def numeric_labels(col: pd.Series, decimal: str = ".") -> pd.Series:
     """A label column read as text becomes numeric when its distinct texts are numbers by the one rule
     of :func:`softirr_stats.data._labels.text_numbers` (each written one way, identity kept at any size;
-    ``decimal=","``: written with a decimal comma).
+    ``decimal=","``: written with a decimal comma; numbers written with a point then stay text, and a
+    LabelWarning says so).
 
     Decided, and converted, on the distinct labels (one factorize): no recursion and no Python work
     per cell.
     """
     import pandas as pd
 
-    from softirr_stats.data._labels import text_numbers
+    from softirr_stats.data._labels import text_numbers, warn_decimal_point
 
     codes, uniq = pd.factorize(col)
     if len(uniq) == 0:
         return col
     values = text_numbers(np.asarray(uniq, dtype=object), decimal=decimal)
     if values is None:
+        if decimal != ".":  # numbers written with a point, which decimal="," reads as text: said so
+            warn_decimal_point(np.asarray(uniq, dtype=object))
         return col
     out = col.to_numpy(dtype=object, copy=True)
     present = codes >= 0

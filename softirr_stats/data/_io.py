@@ -611,8 +611,8 @@ def read_annotations(
         On the command line: ``--reader-option "sep=;"``.
     decimal : {".", ","}
         The decimal mark of numbers in a CSV / TSV table (long or wide). With ``","`` labels written
-        ``3,5`` are the number 3.5 (a column holding ``3.5`` then stays text); without it they are
-        categories, and a LabelWarning says so. On the command line: ``--reader-option decimal=,``.
+        ``3,5`` are the number 3.5 (a column holding ``3.5`` then stays text, and a LabelWarning says so);
+        without it they are categories, and a LabelWarning says so. On the command line: ``--reader-option decimal=,``.
     sheet : str, int, list or "*", optional
         The sheet of an Excel workbook (``.xlsx``, ``.xlsm``; openpyxl, the ``excel`` extra) to read:
         its name or position (0 the first, the default; a note names the sheet read when there are

@@ -39,7 +39,7 @@ from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 
 __all__ = ["EXACT_INTEGERS", "LabelWarning", "MISSING_MARKERS", "beyond_case", "check_labels", "check_names",
            "decimal_comma_hint",
-           "decimal_comma_numbers", "lookalike_groups", "set_terms", "text_numbers"]
+           "decimal_comma_numbers", "lookalike_groups", "set_terms", "text_numbers", "warn_decimal_point"]
 
 #: float64 holds every integer of magnitude up to this, and only some beyond
 EXACT_INTEGERS = 2**53
@@ -550,6 +550,31 @@ def decimal_comma_hint(texts: Any) -> str:
     if all(len(t.rpartition(",")[2]) == 3 for t in comma):
         hint += "; if the comma separates thousands ('1,000'), remove it in the file instead: decimal=',' reads '1,000' as 1.0"
     return hint
+
+
+def warn_decimal_point(texts: Any) -> None:
+    """A LabelWarning when ``decimal=","`` was given but the distinct ``texts`` are numbers written with a decimal
+    point (``"3.5"``), which that option reads as text: the reverse of :func:`decimal_comma_hint`'s mistake.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_decimal_point(["3.5", "4"])
+    >>> "decimal=',' was given" in str(caught[0].message)
+    True
+    """
+    texts = np.asarray([t for t in texts if isinstance(t, str)], dtype=object)
+    if texts.size == 0 or text_numbers(texts) is None:
+        return
+    pointed = [t for t in texts[:50].tolist() if "." in t][:3] or texts[:3].tolist()
+    warnings.warn(
+        "labels read as categories, so every difference counts as full disagreement and no distance weights "
+        f"(interval, ratio, linear, quadratic) apply; they are numbers written with a decimal point "
+        f"({', '.join(map(short_repr, pointed))}), but decimal=',' was given (--reader-option decimal=, on the "
+        "command line), which reads a number with a point as text: leave it out to read them as numbers",
+        LabelWarning, stacklevel=user_stacklevel())
 
 
 def _warn_decimal_commas(texts: np.ndarray) -> None:

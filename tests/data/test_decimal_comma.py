@@ -114,3 +114,27 @@ def test_decimal_reaches_every_file_of_a_list(tmp_path):
         paths.append(p)
     ann = sis.read_annotations(paths, sep=";", decimal=",")
     assert ann.kind == "numeric" and ann.vocabulary == (1.5, 2.0, 2.5) and ann.n_items == 4
+
+
+@pytest.mark.parametrize("arrow", [True, False])
+def test_decimal_comma_on_numbers_with_a_point_says_so(tmp_path, monkeypatch, arrow):
+    """The reverse mistake: decimal=',' on a file written with points read every label as a category and said
+    nothing of decimal=','; icc then failed with 'these labels are categorical (e.g. '1.0')'. A LabelWarning now
+    names the option, as the decimal-comma file without it gets one."""
+    from softirr_stats.data import _columnar
+
+    if not arrow:
+        monkeypatch.setattr(_columnar, "have_arrow", lambda: False)
+    path = tmp_path / "scores.csv"
+    _long_frame().to_csv(path, index=False)
+    with pytest.warns(LabelWarning, match=r"decimal point \('.*'\).*decimal=',' was given \(--reader-option "
+                                          r"decimal=, on the command line\).*leave it out"):
+        ann = sis.read_annotations(path, decimal=",")
+    assert ann.kind == "categorical"
+    wide = tmp_path / "wide.csv"
+    pd.DataFrame(SCORES, columns=["r1", "r2", "r3"]).rename_axis("doc").reset_index().to_csv(wide, index=False)
+    with pytest.warns(LabelWarning, match=r"decimal=',' was given"):
+        sis.read_annotations(wide, wide=True, item="doc", decimal=",")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LabelWarning)
+        assert sis.read_annotations(path).kind == "numeric"
