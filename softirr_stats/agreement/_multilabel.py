@@ -72,8 +72,11 @@ class MultilabelData:
 def multilabel_data(ann: Annotations, labels: Any = None) -> MultilabelData:
     """Encode set-valued annotations as binary label vectors over the label universe."""
     if ann.kind != "set":
+        from softirr_stats.data import set_cells_hint
+
+        hint = f"; {set_cells_hint(ann.vocabulary)}" if ann.kind == "categorical" else ""
         raise TypeError(f"multi-label agreement needs set-valued labels (Annotations.from_multilabel or sets of "
-                        f"str in the cells); these labels are {ann.kind}")
+                        f"str in the cells); these labels are {ann.kind}{hint}")
     if labels is not None:
         if isinstance(labels, str) or not hasattr(labels, "__iter__"):
             raise TypeError(f"labels must be a sequence of label names; got {labels!r}")

@@ -269,6 +269,13 @@ def _chance_label(ch: Any) -> str:
     return ch if isinstance(ch, str) else ch.label
 
 
+def _set_hint(ann: Annotations) -> str:
+    """How text labels that list terms are read as sets (``data.set_cells_hint``), for the skip note."""
+    from softirr_stats.data import set_cells_hint
+
+    return set_cells_hint(ann.vocabulary)
+
+
 def _note_row(coefficient: str, similarity: str, chance: str, ann: Annotations, note: str) -> dict[str, Any]:
     """A row that did not run (skipped, or an error): no value, and no items used and no pairs scored (0)."""
     row: dict[str, Any] = dict.fromkeys(COLUMNS, math.nan)
@@ -455,7 +462,8 @@ def sensitivity(
                     continue
                 if spec.sets_only and ann.kind != "set":
                     rows.append(_note_row(name, sim.label, label_ch, ann,
-                                          f"skipped: {name} needs set-valued (multi-label) annotations"))
+                                          f"skipped: {name} needs set-valued (multi-label) annotations"
+                                          + (f"; {_set_hint(ann)}" if ann.kind == "categorical" else "")))
                     continue
                 if judgments is not None and "judgments" not in spec.accepts:
                     rows.append(_note_row(name, sim.label, label_ch, ann,

@@ -101,7 +101,10 @@ FeatureOpt = Annotated[str | None, typer.Option("--feature", help="feature of th
 SpanRuleOpt = Annotated[str | None, typer.Option(
     "--span-rule", help="how spans become items: exact (same offsets), overlap, or overlap:IOU (IoU above IOU)")]
 ReaderOpt = Annotated[list[str] | None, typer.Option(
-    "--reader-option", help="any other reader option, KEY=VALUE (VALUE read as JSON when it parses), repeatable")]
+    "--reader-option", help="any other reader option, KEY=VALUE (VALUE read as JSON when it parses), repeatable; "
+                            "e.g. wide=true, 'sep=;', normalize=NFC, decimal=, (a decimal comma), or 'label_sep=|' "
+                            "(a CSV / TSV cell listing a rating's terms, fever|cough, read as a set label for "
+                            "multilabel_*)")]
 CategoriesOpt = Annotated[str | None, typer.Option(
     "--categories", help="the full category set, in order: A,B,C (comma-separated; spaces around a name dropped) or "
                          "@FILE (one category per line, taken as written). Fixes q for gwet_ac1 / brennan_prediger "

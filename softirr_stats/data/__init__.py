@@ -38,12 +38,13 @@ __getattr__, __dir__, __all__ = attach(__name__, {
              "softirr_stats.data._wide": ('layout_note',),
              "softirr_stats.data._annotations": ('single_rater_replication',),
              "softirr_stats.data._describe": ('case_note',),
-             "softirr_stats.data._cells": ('guess_roles',),
+             "softirr_stats.data._cells": ('guess_roles', 'set_cells_hint',),
              "softirr_stats.data._labels": ('check_names', 'decimal_comma_hint',)})  # not in __all__: guess_format for
 # span_agreement, span_rules for its refusal of overlap-rule items, guessed_formats, layout_note and case_note
 # for the command line's notes, guess_roles for the refusal of a long DataFrame where a wide one is read, decimal_comma_hint
 # for the error of level='interval' on labels written with a decimal comma, check_names for span tables' names,
-# single_rater_replication for cross_kappa's replications (a single rater allowed there only),
+# single_rater_replication for cross_kappa's replications (a single rater allowed there only), set_cells_hint
+# for multi-label agreement refusing text labels that list terms (label_sep=),
 # SpanWarning (raised by the span readers and the span tables alike) and documents_without_spans for span tables
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
         UnpairableItemsWarning,
         single_rater_replication,
     )
-    from softirr_stats.data._cells import guess_roles
+    from softirr_stats.data._cells import guess_roles, set_cells_hint
     from softirr_stats.data._describe import case_note
     from softirr_stats.data._io import (
         demo_path,

@@ -546,11 +546,14 @@ class Annotations:
 
             pairs = df.loc[dup, [item, rater]].drop_duplicates().head(10)
             listed = ", ".join(f"({i!r}, {r!r})" for i, r in pairs.itertuples(index=False))
+            from softirr_stats.data._cells import term_rows_hint
+
             i0, r0 = next(pairs.itertuples(index=False))
             first = np.flatnonzero((df[item] == i0).to_numpy() & (df[rater] == r0).to_numpy())
             raise ValueError(
                 f"duplicate (item, rater) rows: {int(dup.sum())} rows share an (item, rater) pair; "
                 f"first ones: {listed}; rows of ({i0!r}, {r0!r}): {rows_named(df.index, first)}"
+                f"{term_rows_hint(df[label].iloc[first].tolist())}"
             )
         items = _ordered_unique(df[item].tolist())
         raters = _ordered_unique(df[rater].tolist())

@@ -17,8 +17,9 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["QUOTINGS", "check_header", "check_label_cells", "check_quoting", "decode_errors", "guess_roles", "header_line_hint", "match_header",
-           "numeric_labels", "quote_mode", "quoted_field_message", "sep_hint", "swallowed_rows"]
+__all__ = ["QUOTINGS", "check_header", "check_label_cells", "check_label_sep", "check_quoting", "decode_errors",
+           "guess_roles", "header_line_hint", "match_header", "numeric_labels", "quote_mode", "quoted_field_message",
+           "sep_hint", "set_cells", "set_cells_hint", "swallowed_rows", "term_rows_hint"]
 
 #: ``quoting=`` of a CSV / TSV table: ``"csv"`` (a field that starts with ``"`` is quoted, ``""`` inside it is a
 #: quote: the CSV rule) or ``"none"`` (quotes are plain text, as every other character)
@@ -367,3 +368,103 @@ def numeric_labels(col: pd.Series, decimal: str = ".") -> pd.Series:
     present = codes >= 0
     out[present] = values[codes[present]]
     return pd.Series(out, index=col.index, name=col.name, dtype=object)
+
+
+# ---------------------------------------------------------------------------------------- cells that list terms
+#: the characters that commonly join the terms of a multi-label cell, in the order a hint tries them
+_TERM_SEPS = ("|", ";", ",")
+
+
+def check_label_sep(label_sep: Any, fmt: str | None = None) -> None:
+    """``label_sep=`` is a non-empty string, and (given ``fmt``) splits the text cells of a CSV / TSV table or a
+    workbook; other formats write a set label their own way (a JSON list)."""
+    if label_sep is None:
+        return
+    if not isinstance(label_sep, str) or not label_sep:
+        raise ValueError(f"label_sep must be a non-empty string (what joins the terms of a cell, e.g. '|'); "
+                         f"got {label_sep!r}")
+    from softirr_stats.data import TEXT_TABLES
+
+    if fmt is not None and fmt not in TEXT_TABLES:
+        raise ValueError(f"label_sep= splits the text cells of a CSV / TSV table (or a workbook) into the terms of a "
+                         f"set label; this file is read as {fmt!r}, which writes a set label its own way (a JSON "
+                         "list in JSON Lines)")
+
+
+def set_cells(col: pd.Series, sep: str) -> pd.Series:
+    """A column of text cells, each listing terms joined by ``sep`` (``"fever|cough"``), as set labels
+    (``frozenset``); missing cells stay missing, terms are kept as written (the look-alike check of the terms names
+    stray spaces). A cell with an empty term (``"fever|"``, ``"a||b"``) is refused, naming it. Split once per
+    distinct cell (one factorize), not per row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> out = set_cells(pd.Series(["fever|cough", None, "rash"]), "|")
+    >>> [sorted(v) for v in out.dropna()], out.isna().tolist()
+    ([['cough', 'fever'], ['rash']], [False, True, False])
+    """
+    import pandas as pd
+
+    codes, uniq = pd.factorize(col)
+    if len(uniq) == 0:
+        return col
+    parts = [str(t).split(sep) for t in uniq]  # the distinct cells only
+    bad = next((k for k, p in enumerate(parts) if "" in p), None)
+    if bad is not None:
+        n = sum(1 for p in parts if "" in p)
+        raise ValueError(f"label cell {uniq[bad]!r} holds an empty term (label_sep={sep!r}; {n} distinct cell(s) "
+                         "like it): a term before, after or between the separators is missing; remove the extra "
+                         "separator in the file")
+    sets = np.empty(len(parts), dtype=object)
+    sets[:] = [frozenset(p) for p in parts]
+    out = col.to_numpy(dtype=object, copy=True)
+    present = codes >= 0
+    out[present] = sets[codes[present]]
+    return pd.Series(out, index=col.index, name=col.name, dtype=object)
+
+
+def _label_sep_words(sep: str) -> str:
+    """``label_sep='|'`` in both spellings: the keyword of ``read_annotations`` and the command line's option."""
+    import shlex
+
+    return f"label_sep={sep!r} on read_annotations, --reader-option {shlex.quote('label_sep=' + sep)} on the command line"
+
+
+def set_cells_hint(vocabulary: Any) -> str:
+    """How text labels that list several terms (``"fever|cough"``) are read as set labels: ``label_sep=``, with the
+    separator the labels seem to use (the first of ``|``, ``;``, ``,`` found in them), else ``'|'`` as an example.
+
+    Examples
+    --------
+    >>> print(set_cells_hint(["fever|cough", "rash"]))
+    labels that list several terms (e.g. 'fever|cough') are read as set labels with label_sep='|' on read_annotations, --reader-option 'label_sep=|' on the command line
+    """
+    texts = np.asarray([v for v in vocabulary if isinstance(v, str)], dtype=np.str_)
+    for sep in _TERM_SEPS:
+        has = np.char.find(texts, sep) >= 0 if texts.size else np.zeros(0, dtype=bool)
+        if has.any():
+            return (f"labels that list several terms (e.g. {str(texts[has][0])!r}) are read as set labels with "
+                    f"{_label_sep_words(sep)}")
+    return (f"a CSV / TSV cell that lists several terms ('fever|cough') is read as a set label with "
+            f"{_label_sep_words('|')}; a JSON Lines file writes a set label as a list")
+
+
+def term_rows_hint(labels: Sequence[Any]) -> str:
+    """For duplicate (item, rater) rows whose ``labels`` (the first pair's rows) differ: how one row per term of a
+    multi-label rating is read as one set label; '' when they do not differ (a rating given twice).
+
+    Examples
+    --------
+    >>> term_rows_hint(["fever", "cough"])[:70]
+    '; one row per term of a multi-label rating? make each rating one set l'
+    >>> term_rows_hint(["x", "x"])
+    ''
+    """
+    import pandas as pd
+
+    terms = list(dict.fromkeys(str(v) for v in labels if not (v is None or (np.ndim(v) == 0 and pd.isna(v)))))
+    if len(terms) < 2:
+        return ""
+    return (f"; one row per term of a multi-label rating? make each rating one set label: in a CSV / TSV table its "
+            f"terms in one cell ({'|'.join(terms[:3])!r}), read with {_label_sep_words('|')}; in JSON Lines a list")

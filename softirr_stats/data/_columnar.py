@@ -71,12 +71,15 @@ def flat_key(ic: np.ndarray, rc: np.ndarray, n_items: int, n_raters: int) -> np.
     return key
 
 
-def _duplicate_message(key: np.ndarray, items: list, raters: list, index: Any = None) -> str:
+def _duplicate_message(key: np.ndarray, items: list, raters: list, index: Any = None,
+                       labels: Any = None) -> str:
     """The message of ``from_long`` for duplicate (item, rater) rows, from the flat keys (error path only);
-    ``index`` names the rows (``base._validation.rows_named``; default: their 0-based positions)."""
+    ``index`` names the rows (``base._validation.rows_named``; default: their 0-based positions); ``labels`` (each
+    row's label), where the first pair's labels differ, add how one row per term is read as a set label."""
     import pandas as pd
 
     from softirr_stats.base._validation import rows_named
+    from softirr_stats.data._cells import term_rows_hint
 
     counts = np.bincount(key)
     dup_rows = np.flatnonzero(counts[key] > 1)
@@ -86,8 +89,10 @@ def _duplicate_message(key: np.ndarray, items: list, raters: list, index: Any = 
     listed = ", ".join(f"({items[key[k] // n_raters]!r}, {raters[key[k] % n_raters]!r})" for k in rows)
     where = rows_named(pd.RangeIndex(len(key)) if index is None else index, np.flatnonzero(key == key[rows[0]]))
     first = f"({items[key[rows[0]] // n_raters]!r}, {raters[key[rows[0]] % n_raters]!r})"
+    pair = np.flatnonzero(key == key[rows[0]])
+    hint = term_rows_hint([labels[k] for k in pair.tolist()]) if labels is not None else ""
     return (f"duplicate (item, rater) rows: {len(dup_rows)} rows share an (item, rater) pair; "
-            f"first ones: {listed}; rows of {first}: {where}")
+            f"first ones: {listed}; rows of {first}: {where}{hint}")
 
 
 def assemble(cls: type[Annotations], key: np.ndarray, items: list, raters: list, lc: np.ndarray,
@@ -105,7 +110,8 @@ def assemble(cls: type[Annotations], key: np.ndarray, items: list, raters: list,
     seen = np.zeros(n_items * n_raters, dtype=bool)
     seen[key] = True
     if np.count_nonzero(seen) != len(key):  # two rows on one cell
-        raise ValueError(_duplicate_message(key, items, raters, None if index is None else index()))
+        shown = np.append(np.asarray(label_uniques, dtype=object), None)[lc]  # -1 (missing) -> None; error path only
+        raise ValueError(_duplicate_message(key, items, raters, None if index is None else index(), shown))
     del seen
     check_names(items, "item ids")  # ids that print alike ("1" and "1 "): kept apart, counted
     check_names(raters, "rater names")

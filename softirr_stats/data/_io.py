@@ -28,11 +28,13 @@ from softirr_stats.data._annotations import Annotations
 from softirr_stats.data._cells import check_header as _check_header
 from softirr_stats.data._cells import (
     check_label_cells,
+    check_label_sep,
     check_quoting,
     header_line_hint,
     quote_mode,
     quoted_field_message,
     sep_hint,
+    set_cells,
     swallowed_rows,
 )
 from softirr_stats.data._cells import decode_errors as _decode_errors
@@ -406,7 +408,7 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
         opts = {k: kwargs.get(k, d) for k, d in (("item", "item"), ("rater", "rater"), ("label", "label"),
                                                  ("categories", None), ("na_values", None), ("normalize", None),
                                                  ("encoding", "utf-8"), ("sep", None), ("decimal", "."),
-                                                 ("sheet", None), ("quoting", "csv"))}
+                                                 ("sheet", None), ("quoting", "csv"), ("label_sep", None))}
         return read_table_list(Annotations, read_table, paths, fmts, names, rater_from=rater_from, **opts)
     from softirr_stats.data._readers import _GUESSED, SPAN_RULES, guessed_formats
     from softirr_stats.data._readers._common import FILE_RATER
@@ -467,7 +469,7 @@ def _table_list_formats(paths: list[Path], kwargs: dict[str, Any]) -> list[str] 
     from softirr_stats.data._readers import guess_format
 
     known = {"item", "rater", "label", "format", "categories", "na_values", "normalize", "encoding", "sep", "decimal",
-             "sheet", "quoting"}
+             "sheet", "quoting", "label_sep"}
     if set(kwargs) - known or any(not p.is_file() for p in paths):
         return None
     columns = (kwargs.get("item", "item"), kwargs.get("rater", "rater"), kwargs.get("label", "label"))
@@ -552,6 +554,7 @@ def read_annotations(
     decimal: str = ".",
     sheet: str | int | None = None,
     quoting: str = "csv",
+    label_sep: str | None = None,
     **options: Any,
 ) -> Annotations:
     r"""Read a long-format annotation file (CSV/TSV/JSONL/Parquet) or an annotation-tool export.
@@ -627,6 +630,12 @@ def read_annotations(
         break and the delimiter (a stray opening quote that took in the rows after it) and a quoted field the file
         ends inside raise a ValueError naming the line where the field starts. On the command line:
         ``--reader-option quoting=none``.
+    label_sep : str, optional
+        Multi-label data in a CSV / TSV table (long or wide) or a workbook: each label cell lists a rating's
+        terms joined by ``label_sep`` (``"fever|cough"`` with ``label_sep="|"``) and is read as a set label, for
+        ``multilabel_agreement`` and the set measures. Terms are kept as written (a separator with spaces around
+        it is given with them: ``label_sep=" | "``); a cell with an empty term (``"fever|"``) raises a
+        ValueError; an empty cell is a missing rating. On the command line: ``--reader-option 'label_sep=|'``.
     **options
         The export reader's options: ``field=`` and ``taxonomy_sep=`` (Label Studio),
         ``textarea=`` and ``duplicates=`` (Label Studio), ``label_key=`` and ``label_names=`` (doccano), ``task=`` and
@@ -681,6 +690,7 @@ def read_annotations(
                            "label=) for a long table, or pass a wide one (a row per item) to a coefficient"
                            if frame else ""))
     wide = _check_wide(wide)
+    check_label_sep(label_sep)
     if not isinstance(decimal, str) or decimal not in (".", ","):
         raise ValueError(f"decimal must be '.' or ','; got {decimal!r}")
     if wide and isinstance(path, list | tuple):
@@ -694,7 +704,8 @@ def read_annotations(
                           encoding=encoding, **({} if sep is None else {"sep": sep}),
                           **({} if decimal == "." else {"decimal": decimal}),
                           **({} if sheet is None else {"sheet": sheet}),
-                          **({} if quoting == "csv" else {"quoting": quoting}), **options)
+                          **({} if quoting == "csv" else {"quoting": quoting}),
+                          **({} if label_sep is None else {"label_sep": label_sep}), **options)
     p = Path(path)
     if format in EXPORT_FORMATS:
         _check_options(format, options)  # unknown options are named before any file is read
@@ -705,10 +716,11 @@ def read_annotations(
             return read_annotations(copy, item=item, rater=rater, label=label, format=format, categories=categories,
                                     na_values=na_values, normalize=normalize, encoding=encoding,
                                     rater_from=rater_from, wide=wide, sep=sep, decimal=decimal, sheet=sheet,
-                                    quoting=quoting, **options)
+                                    quoting=quoting, label_sep=label_sep, **options)
     if p.is_dir() and format in (None, "label-studio", "prodigy"):
         files = _export_files(p)
         if files is not None:
+            check_label_sep(label_sep, format or "a folder of exports")
             return _read_many(files, rater_from=rater_from, categories=categories, encoding=encoding,
                               normalize=normalize, **({} if format is None else {"format": format}), **options)
         if format is not None:
@@ -728,6 +740,7 @@ def read_annotations(
             raise ValueError("wide=True reads one sheet (a row per item, a column per rater); sheet= lists several "
                              "(one annotator per sheet: a long table on each, without wide=)")
         _check_decimal(decimal, fmt)
+        check_label_sep(label_sep, fmt)
         check_quoting(quoting, fmt)
         table = _read_sheet_aware(p, fmt, [item, *(() if wide is True else wide)], na_values=na_values,
                                   encoding=encoding, sep=sep, sheet=sheet, quoting=quoting)
@@ -741,11 +754,13 @@ def read_annotations(
             hint = sheet_hint(p, wanted, table.attrs.get("sheet", ""))
         return _with_table_notes(read_wide(Annotations, table, p, fmt, item=item, categories=categories,
                                            normalize=normalize, decimal=decimal,
-                                           raters=None if wide is True else wide, hint=hint), table)
+                                           raters=None if wide is True else wide, hint=hint, label_sep=label_sep),
+                                 table)
     fmt = format if format is not None else guess_format(path, columns=(item, rater, label))
     if sep is not None and fmt not in ("csv", "tsv"):
         check_sep(sep, fmt)  # refused, naming the format
     _check_decimal(decimal, fmt)
+    check_label_sep(label_sep, fmt)
     check_quoting(quoting, fmt)
     if sheet is not None and fmt != "xlsx":
         raise ValueError(f"sheet= picks a sheet of an Excel workbook; {p.name} is read as {fmt!r}")
@@ -754,7 +769,8 @@ def read_annotations(
             raise OptionError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
                               f"this file is read as {fmt!r}")
         return _read_sheets(p, sheet, rater_from=rater_from, item=item, rater=rater, label=label,
-                            categories=categories, na_values=na_values, normalize=normalize, decimal=decimal)
+                            categories=categories, na_values=na_values, normalize=normalize, decimal=decimal,
+                            label_sep=label_sep)
     if fmt in EXPORT_FORMATS:
         if (item, rater, label) != ("item", "rater", "label"):
             raise TypeError(f"item=, rater= and label= name the columns of csv/tsv/jsonl tables; a {fmt!r} "
@@ -764,7 +780,7 @@ def read_annotations(
     if options:
         raise OptionError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
                           f"this file is read as {fmt!r}")
-    if fmt in ("csv", "tsv", "jsonl", "parquet") and p.is_file():  # by whole columns through pyarrow
+    if fmt in ("csv", "tsv", "jsonl", "parquet") and p.is_file() and label_sep is None:  # by whole columns (pyarrow)
         from softirr_stats.data._columnar import read_long
 
         with _naming_file(p):
@@ -788,8 +804,8 @@ def read_annotations(
 
             hint = sheet_hint(p, [item, rater, label], df.attrs.get("sheet", ""))
         raise ValueError(missing_columns_message(p.name, df.columns, missing, fmt, hint))
-    if label in df.columns and fmt in TEXT_TABLES:
-        df[label] = _numeric_labels(df[label], decimal)
+    if label in df.columns and fmt in TEXT_TABLES:  # sets of terms (label_sep=), or numbers by the one rule
+        df[label] = set_cells(df[label], label_sep) if label_sep is not None else _numeric_labels(df[label], decimal)
     _check_id_cells(df, p, fmt, {"item": item, "rater": rater})
     check_label_cells(df, p, fmt, label)
     opts = {"item": item, "rater": rater, "label": label, "categories": categories,

@@ -27,11 +27,12 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
                     names: Sequence[str], *, rater_from: str, item: str, rater: str, label: str, categories: Any,
                     na_values: Any, normalize: str | None, encoding: str, sep: str | None, decimal: str,
                     sheet: str | int | None = None, stems: Sequence[str] | None = None, unit: str = "file",
-                    quoting: str = "csv") -> Any:
+                    quoting: str = "csv", label_sep: str | None = None) -> Any:
     """One :class:`Annotations` from the long tables ``paths`` (formats ``fmts``, named ``names`` in messages),
     each read by ``read`` (:func:`~softirr_stats.data.read_table`, passed in by the caller). A table without a
     rater column is one rater's, named by ``stems`` (default the files' stems); ``unit`` is what a table is
-    called in messages (``"sheet"`` for the sheets of one workbook).
+    called in messages (``"sheet"`` for the sheets of one workbook). ``label_sep``: every label cell lists a
+    rating's terms, read as a set label (CSV / TSV tables and workbooks only).
 
     Examples
     --------
@@ -50,9 +51,19 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
     """
     import pandas as pd
 
-    from softirr_stats.data._cells import check_label_cells, numeric_labels
+    from softirr_stats.data._cells import (
+        check_label_cells,
+        check_label_sep,
+        numeric_labels,
+        set_cells,
+    )
 
     stems = list(stems) if stems is not None else [p.stem for p in paths]
+    for name, fmt in zip(names, fmts, strict=True):
+        try:
+            check_label_sep(label_sep, fmt)
+        except ValueError as err:
+            raise ValueError(f"{name}: {err}") from None
     frames, named_by_file, file_notes, indexes = [], [], [], []
     for k, (path, fmt, name) in enumerate(zip(paths, fmts, names, strict=True)):
         df = read(path, format=fmt, na_values=na_values, encoding=encoding,
@@ -87,7 +98,9 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
         for col in ("item", "rater", "label"):
             table.loc[typed, col] = as_text(table.loc[typed, col])
         table["_text"] = True
-    if table["_text"].all():  # numbers by the one rule, decided over every file's labels at once
+    if label_sep is not None:  # every file's cells list terms: set labels
+        table["label"] = set_cells(table["label"], label_sep)
+    elif table["_text"].all():  # numbers by the one rule, decided over every file's labels at once
         table["label"] = numeric_labels(table["label"], decimal)
     clash = table.duplicated(["item", "rater"], keep=False) & table["item"].notna() & table["rater"].notna()
     if clash.any():

@@ -32,12 +32,15 @@ _NAMELESS = re.compile(r"Unnamed: [0-9]+")
 
 
 def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories: Any,
-              normalize: str | None, decimal: str = ".", raters: Sequence[str] | None = None, hint: str = "") -> Any:
+              normalize: str | None, decimal: str = ".", raters: Sequence[str] | None = None, hint: str = "",
+              label_sep: str | None = None) -> Any:
     """Annotations from a wide table ``df`` read from ``path`` (``read_table``): ``item`` names the
     column of item identifiers (``""``: the rows are the items, numbered from 1); ``raters`` names the
     rater columns (None: every other column, and a LabelWarning when they mix numbers and text).
     ``decimal=","``: CSV / TSV numbers are written with a decimal comma. ``hint`` ends the error of a
     column not found (the delimiter the file seems to use, :func:`~softirr_stats.data._cells.sep_hint`).
+    ``label_sep``: each cell lists a rating's terms joined by it, read as a set label
+    (:func:`~softirr_stats.data._cells.set_cells`).
 
     Examples
     --------
@@ -52,7 +55,7 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
     """
     import pandas as pd
 
-    from softirr_stats.data._cells import check_label_cells, numeric_labels
+    from softirr_stats.data._cells import check_label_cells, numeric_labels, set_cells
 
     item = _item_column(df, path.name, fmt, item, raters, hint)
     items, how = _item_ids(df, path.name, _row_place(path, fmt), item, _row_names_column(df, fmt))
@@ -63,11 +66,16 @@ def read_wide(cls: Any, df: Any, path: Path, fmt: str, *, item: str, categories:
     for column in raters:  # an object, or a list of non-text, named by its line
         check_label_cells(df, path, fmt, column, role="rater column")
     cells = df[raters].to_numpy(dtype=object)
-    if not given:
-        _warn_mixed_columns(path.name, raters, cells, fmt, decimal)
-    if fmt in TEXT_TABLES:  # numbers by the one rule of the long route, over every rater's cells at once
+    if label_sep is not None:  # every cell a set of terms
+        flat = set_cells(pd.Series(cells.reshape(-1), dtype=object), label_sep)
+        cells = flat.to_numpy(dtype=object).reshape(cells.shape)
+    elif fmt in TEXT_TABLES:  # numbers by the one rule of the long route, over every rater's cells at once
+        if not given:
+            _warn_mixed_columns(path.name, raters, cells, fmt, decimal)
         flat = numeric_labels(pd.Series(cells.reshape(-1), dtype=object), decimal)
         cells = flat.to_numpy(dtype=object).reshape(cells.shape)
+    elif not given:
+        _warn_mixed_columns(path.name, raters, cells, fmt, decimal)
     table = pd.DataFrame(cells, index=pd.Index(items, dtype=object), columns=pd.Index(raters, dtype=object))
     ann = cls.from_wide(table, categories=categories, normalize=normalize)  # the file's order of items and raters
     shown = _names(raters)

@@ -167,3 +167,25 @@ def test_blank_labels_are_made_missing_by_the_flag_the_warning_names(tmp_path):
 
     ann = sis.read_annotations(path, na_values=[" "])  # the Python spelling the warning names
     assert ann.vocabulary == ("no", "yes")
+
+
+def test_multi_label_cells_are_read_as_sets_with_the_reader_option(tmp_path):
+    """Cells like 'fever|cough' were skipped by multilabel_fleiss ("needs set-valued annotations") with no pointer:
+    the note names --reader-option 'label_sep=|', which reads them as sets (the value of the JSON Lines twin)."""
+    path = tmp_path / "terms.csv"
+    path.write_text("note,annotator,terms\nn1,A,fever|cough\nn1,B,cough|fever\nn2,A,headache\nn2,B,headache|nausea\n"
+                    "n3,A,rash\nn3,B,rash\nn4,A,dyspnea|chest pain\nn4,B,chest pain\nn5,A,fatigue|fever|cough\n"
+                    "n5,B,fatigue|cough\nn6,A,nausea\nn6,B,vomiting\n")
+    base = ["agree", str(path), "--item", "note", "--rater", "annotator", "--label", "terms", "-c", "multilabel_fleiss",
+            "--bootstrap", "0", "-f", "json"]
+    res = runner.invoke(app, base)
+    assert res.exit_code == 1, res.output
+    assert "--reader-option 'label_sep=|' on the command line" in " ".join(res.output.split())
+    res = runner.invoke(app, [*base, "--reader-option", "label_sep=|"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["results"][0]["value"] == pytest.approx(0.6685082872928181, abs=1e-12)
+    onerow = tmp_path / "onerow.csv"
+    onerow.write_text("note,annotator,term\nn1,A,fever\nn1,A,cough\nn1,B,cough\nn2,A,rash\nn2,B,rash\n")
+    res = runner.invoke(app, ["agree", str(onerow), "--item", "note", "--rater", "annotator", "--label", "term"])
+    assert res.exit_code == 2
+    assert "one row per term of a multi-label rating?" in res.stderr and "'label_sep=|'" in res.stderr, res.stderr

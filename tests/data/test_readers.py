@@ -526,16 +526,16 @@ def test_rows_without_an_item_and_duplicate_rows_are_named_by_their_lines(tmp_pa
     dup = _write(tmp_path / "d.csv", "item,rater,label\n1,a,x\n1,b,y\n\n2,a,x\n1,a,z\n")
     with pytest.raises(ValueError, match=r"^d.csv: duplicate \(item, rater\) rows: 2 rows share an \(item, rater\) "
                                          r"pair; first ones: \('1', 'a'\); rows of \('1', 'a'\): lines 2 and 6 of "
-                                         r"the file$"):
+                                         r"the file(?:$|; one row per term of a multi-label rating\?)"):
         read_annotations(dup)
     lines = _write(tmp_path / "d.jsonl", "\n".join(json.dumps(r) for r in [
         {"item": 1, "rater": "a", "label": "x"}, {"item": 2, "rater": "a", "label": "x"},
         {"item": 2, "rater": "a", "label": "y"}]))
-    with pytest.raises(ValueError, match=r"^d.jsonl: duplicate .* rows of \(2, 'a'\): lines 2 and 3 of the file$"):
+    with pytest.raises(ValueError, match=r"^d.jsonl: duplicate .* rows of \(2, 'a'\): lines 2 and 3 of the file(?:$|; one row per term of a multi-label rating\?)"):
         read_annotations(lines)
     frame = pd.DataFrame({"item": [1, 1, 2, 1], "rater": ["a", "b", "a", "a"], "label": ["x", "y", "x", "z"]},
                          index=[10, 11, 12, 13])
-    with pytest.raises(ValueError, match=r"rows of \(1, 'a'\): index 10 and 13$"):
+    with pytest.raises(ValueError, match=r"rows of \(1, 'a'\): index 10 and 13(?:$|; one row per term of a multi-label rating\?)"):
         sis.Annotations.from_long(frame)
     frame.loc[11, "rater"] = None
     with pytest.raises(ValueError, match=r"rater column 'rater' has missing values in 1 row\(s\) \(index 11\)"):
@@ -553,7 +553,7 @@ def test_workbook_rows_are_named_by_their_sheet_row(tmp_path):
         read_annotations(tmp_path / "s.xlsx")
     wb.active["A4"] = 2
     wb.save(tmp_path / "s.xlsx")
-    with pytest.raises(ValueError, match=r"rows of \('1', 'a'\): sheet rows 3 and 5$"):
+    with pytest.raises(ValueError, match=r"rows of \('1', 'a'\): sheet rows 3 and 5(?:$|; one row per term of a multi-label rating\?)"):
         read_annotations(tmp_path / "s.xlsx")
 
 
@@ -581,7 +581,7 @@ def test_lines_are_counted_as_a_csv_reader_counts_them(tmp_path):
     lines named would be off by one)."""
     path = tmp_path / "u.csv"
     path.write_text("item,rater,label\n1,a,x\u2028y\n1,b,p\x0cq\n  \n1,a,z\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"rows of \('1', 'a'\): lines 2 and 5 of the file$"):
+    with pytest.raises(ValueError, match=r"rows of \('1', 'a'\): lines 2 and 5 of the file(?:$|; one row per term of a multi-label rating\?)"):
         read_annotations(path)
 
 
