@@ -73,7 +73,8 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
         file_notes.extend(df.attrs.get("read_notes", ()))  # a workbook's sheet
         missing = [(role, col) for role, col in (("item", item), ("label", label)) if col not in df.columns]
         if missing:
-            raise ValueError(missing_columns_message(name, df.columns, missing, fmt))
+            raise ValueError(missing_columns_message(name, df.columns, missing, fmt,
+                                                     _per_file_hint(df.columns, missing, item, rater, label, unit)))
         check_label_cells(df, path, fmt, label, shown=name)
         by_file = rater_from == "file" or rater not in df.columns
         stem = stems[k]
@@ -123,6 +124,41 @@ def read_table_list(cls: Any, read: Callable[..., Any], paths: Sequence[Path], f
                                                                      else "") + f"; raters {list(ann.raters)[:20]}")
     ann._cache[LAYOUT_NOTE] = ann._cache["read_notes"] = (*file_notes, note)
     return ann
+
+
+def _per_file_hint(columns: Any, missing: Sequence[tuple[str, str]], item: str, rater: str, label: str,
+                   unit: str) -> str:
+    """For a table of the list without the item or label column: the ``item=`` / ``label=`` that read it as one
+    annotator's table (the rater named after the file), from the columns' names (``doc``, ``label`` ...) and places
+    (the first column the items, the one other the labels); '' where a rater column is found (a long table with other
+    column names: :func:`~softirr_stats.data._wide.missing_columns_message` says so).
+
+    Examples
+    --------
+    >>> _per_file_hint(["doc", "finding"], [("item", "item"), ("label", "label")], "item", "rater", "label", "file")
+    ": one annotator's table per file? pass item='doc', label='finding' (each file's rater is named after the file)"
+    """
+    from softirr_stats.data._cells import ITEM_NAMES, LABEL_NAMES, guess_roles
+
+    cols = [str(c) for c in columns]
+    named = {c.strip().casefold(): c for c in reversed(cols)}
+    for role, col in missing:  # a name given that this table writes otherwise ('Finding' for label='finding')
+        if col != {"item": "item", "label": "label"}[role] and col.strip().casefold() in named:
+            return (f": rename {named[col.strip().casefold()]!r} to {col!r} in this {unit}'s header, so that every "
+                    f"{unit} names the {role} column one way ({role}= names it)")
+    if len(cols) < 2 or rater in cols or guess_roles(cols):
+        return ""
+    found = {"item": item if item in cols else next((named[n] for n in ITEM_NAMES if n in named), cols[0])}
+    rest = [c for c in cols if c != found["item"]]
+    by_name = next((named[n] for n in LABEL_NAMES if n in named and named[n] != found["item"]), None)
+    found["label"] = label if label in cols else by_name or (rest[0] if len(rest) == 1 else None)
+    roles = [role for role, _ in missing]
+    given = [f"{role}={found[role]!r}" for role in roles if found[role] is not None]
+    asked = [f"{role}= naming the {role} column" for role in roles if found[role] is None]
+    if not given:
+        return ""
+    return (f": one annotator's table per {unit}? pass {', '.join(given)}" + (f" and {asked[0]}" if asked else "")
+            + f" (each {unit}'s rater is named after the {unit})")
 
 
 def as_text(col: Any) -> Any:

@@ -126,3 +126,30 @@ def test_the_command_line_says_the_same_file_was_given_twice(tmp_path):
     res = CliRunner().invoke(app, ["agree", str(alice), str(alice), "--bootstrap", "0"])
     assert res.exit_code == 2
     assert "the same file is given twice" in res.output and "are named" not in res.output
+
+
+def test_per_annotator_files_with_other_column_names_get_the_call_that_reads_them(tmp_path):
+    """`softirr agree ann_a.csv ann_b.csv` (columns doc, finding) suggested --reader-option wide=true, which is then
+    refused for a list of files; the hint now names the columns of the files, and that call reads them."""
+    a = _write(tmp_path, "ann_a.csv", "doc,finding\nn01,fatigue\nn02,chest pain\nn03,nausea\n")
+    b = _write(tmp_path, "ann_b.csv", "doc,finding\nn01,asthenia\nn02,chest pain\nn03,nausea\n")
+    with pytest.raises(ValueError, match=r"ann_a.csv: item column 'item', label column 'label' not found; the columns "
+                                         r"are \['doc', 'finding'\]: one annotator's table per file\? pass "
+                                         r"item='doc', label='finding' \(each file's rater is named after the file\)$"):
+        sis.read_annotations([a, b])
+    assert sis.read_annotations([a, b], item="doc", label="finding").raters == ("ann_a", "ann_b")
+    res = CliRunner().invoke(app, ["agree", str(a), str(b), "--bootstrap", "0"])
+    assert res.exit_code == 2
+    flat = " ".join(res.stderr.split())
+    assert "pass --item 'doc' --label 'finding'" in flat and "wide" not in flat, flat
+    res = CliRunner().invoke(app, ["agree", str(a), str(b), "--item", "doc", "--label", "finding", "--bootstrap", "0"])
+    assert res.exit_code == 0, res.output
+    # a label column the names do not tell among several: the item named, label= asked for
+    c = _write(tmp_path, "ann_c.csv", "doc,finding,comment\nn01,x,ok\n")
+    with pytest.raises(ValueError, match=r"pass item='doc' and label= naming the label column"):
+        sis.read_annotations([c, a])
+    # one file writes the given name otherwise: renaming it, not passing its name (which the others lack)
+    d = _write(tmp_path, "ann_d.csv", "doc,Finding\nn01,tiredness\n")
+    with pytest.raises(ValueError, match=r"ann_d.csv: label column 'finding' not found .*: rename 'Finding' to "
+                                         r"'finding' in this file's header"):
+        sis.read_annotations([a, d], item="doc", label="finding")
