@@ -526,8 +526,11 @@ class Annotations:
                 from softirr_stats.base._validation import rows_named
 
                 bad = np.flatnonzero(empty)
+                blank = df[[item, rater, label]].iloc[bad].isna().all(axis=None)  # rows of delimiters only
+                why = (f"the row{'s are' if bad.size > 1 else ' is'} empty (no item, rater or label): delete "
+                       f"{'them' if bad.size > 1 else 'it'}" if blank else f"every rating needs its {role}")
                 raise ValueError(f"{role} column {col!r} has missing values in {bad.size} row(s) "
-                                 f"({rows_named(df.index, bad)}): every rating needs its {role}")
+                                 f"({rows_named(df.index, bad)}): {why}")
             clash = _bool_and_number(df[col])
             if clash:
                 raise TypeError(f"{role} column {col!r} mixes booleans and numbers ({clash[0]!r} and {clash[1]!r}): "

@@ -144,7 +144,12 @@ def _item_ids(df: Any, name: str, place: tuple[str, int], item: str, row_names: 
     ids = df[item]
     where, first_at = place
     if ids.isna().any():
-        rows = (np.flatnonzero(ids.isna().to_numpy()) + first_at).tolist()[:5]
+        bad = np.flatnonzero(ids.isna().to_numpy())
+        rows = (bad + first_at).tolist()[:5]
+        if df.iloc[bad].isna().all(axis=None):  # rows of delimiters only (a spreadsheet's rows below the table)
+            raise ValueError(f"{name}: wide table: {_places(where, bad + first_at)} "
+                             f"{'are' if bad.size > 1 else 'is'} empty (no item id, no rating): delete "
+                             f"{'them' if bad.size > 1 else 'it'}")
         raise ValueError(f"{name}: wide table: item column {item!r} has empty cells ({where} {rows})")
     dup = ids.duplicated(keep=False).to_numpy()
     if dup.any():
@@ -156,6 +161,21 @@ def _item_ids(df: Any, name: str, place: tuple[str, int], item: str, row_names: 
     how = (f"items from column {item!r}" if item != row_names
            else f"items from the first column, which has no header ({_ROW_NAMES})")
     return ids.to_numpy(dtype=object), how
+
+
+def _places(where: str, numbers: np.ndarray, limit: int = 5) -> str:
+    """``"lines 4 and 5"``, ``"line 4"``, ``"rows 2, 3, 4, 5, 6 and 3 more"``: rows named for a message.
+
+    Examples
+    --------
+    >>> _places("lines", np.array([4, 5])), _places("lines", np.array([4])), _places("rows", np.arange(1, 9))
+    ('lines 4 and 5', 'line 4', 'rows 1, 2, 3, 4, 5 and 3 more')
+    """
+    shown = [str(n) for n in numbers[:limit].tolist()]
+    word = where if len(numbers) > 1 else where.rstrip("s")
+    if len(numbers) > limit:
+        return f"{word} {', '.join(shown)} and {len(numbers) - limit} more"
+    return f"{word} {' and '.join(shown)}" if len(shown) <= 2 else f"{word} {', '.join(shown[:-1])} and {shown[-1]}"
 
 
 def _rater_columns(df: Any, name: str, fmt: str, item: str,

@@ -130,6 +130,21 @@ def test_wide_errors_name_the_problem(tmp_path):
         sis.read_annotations(wide, wide=True, item="doc", field="x")
 
 
+def test_rows_that_are_wholly_empty_are_named_as_such(tmp_path):
+    """Excel saves rows below a table as delimiters only (',,,,,'): they were refused as 'item column has empty cells
+    (lines [14, 15])', as if ids were missing; they are named as empty rows to delete (and never dropped silently)."""
+    excel = tmp_path / "excel.csv"
+    excel.write_text("doc,ann_a,ann_b,,\r\nn01,x,y,,\r\nn02,x,x,,\r\n,,,,\r\n,,,,\r\n")
+    with pytest.raises(ValueError, match=r"excel.csv: wide table: lines 4 and 5 are empty \(no item id, no rating\): "
+                                         r"delete them"):
+        sis.read_annotations(excel, wide=True, item="doc")
+    long = tmp_path / "long.csv"
+    long.write_text("item,rater,label\n1,a,x\n1,b,x\n,,\n")
+    with pytest.raises(ValueError, match=r"item column 'item' has missing values in 1 row\(s\) \(line 4 of the "
+                                         r"file\): the row is empty \(no item, rater or label\): delete it"):
+        sis.read_annotations(long)
+
+
 def test_long_read_of_a_wide_table_suggests_wide(tmp_path):
     wide = _write_wide(tmp_path / "w.csv", [[1, 2], [2, 2]], ["a", "b"], "item")
     with pytest.raises(ValueError, match=r"rater column 'rater', label column 'label' not found.*"
