@@ -109,6 +109,25 @@ def _group_table(path: Path, columns: dict[str, str], item: str, input_format: s
     return table
 
 
+def _check_not_item(flag: str, column: str, item: str) -> None:
+    """Refuse (exit 2) the item column itself as ``--cluster`` or ``--strata``: one cluster per item resamples the
+    items one by one, which is the items design (the default) under another name, and a stratum per item leaves
+    nothing to resample within it. Either says that a grouping column was meant.
+
+    Examples
+    --------
+    >>> _check_not_item("--cluster", "document", "item")  # another column: nothing to say
+    """
+    if column != item:
+        return
+    if flag == "--cluster":
+        fail(f"--cluster {column} names the item column (--item): a cluster per item resamples the items one by one, "
+             "which is the items design; leave out --cluster, or give the column that groups the items (document, "
+             "patient, batch)")
+    fail(f"--strata {column} names the item column (--item): a stratum per item holds one item, and nothing can be "
+         "resampled within it; give --strata a column that groups the items (site, batch), or leave it out")
+
+
 def item_column(table: Any, path: Path, column: str, flag: str, ann: Any, item: str) -> dict[str, Any]:
     """``{item: value}`` of ``column`` of the long ``table`` (read from ``path``) for every item of ``ann``.
 
@@ -169,6 +188,8 @@ def apply_groups(ci: Any, design: str, cluster: str | None, strata: str | None, 
     columns = {f: c for f, c in (("--cluster", cluster), ("--strata", strata)) if c is not None}
     if ci is None or not columns:
         return ci
+    for flag, column in columns.items():
+        _check_not_item(flag, column, item)
     merged: dict[str, dict[str, Any]] = {flag: {} for flag in columns}
     for path, ann in zip(files, anns, strict=True):
         table = _group_table(path, columns, item, input_format, na_values)

@@ -268,3 +268,21 @@ def test_a_stratum_of_one_item_gets_no_advice_to_change_the_design(tmp_path, cap
                          "(items resampled across the strata) where they were not sampled within strata, or report "
                          "the point estimate without an interval (--bootstrap 0)"), note
     assert "design=" not in note and "strata=" not in note and "cluster" not in note and "ci=None" not in note
+
+
+@pytest.mark.parametrize("flag", ["--cluster", "--strata"])
+@pytest.mark.parametrize("command", ["agree", "sensitivity", "report", "compare"])
+def test_the_item_column_is_refused_as_its_own_cluster_or_stratum(tmp_path, capsys, command, flag):
+    # --cluster item / --strata item crashed ("internal error (AttributeError: 'DataFrame' object has no attribute
+    # 'str')", exit 3): the item and group columns were taken from the table by the same name twice
+    path, _ = _clustered(tmp_path)
+    coefs = {"report": ["-o", tmp_path / "r.html", "-c", "fleiss_kappa"],
+             "compare": ["-c", "fleiss_kappa", "-c", "krippendorff_alpha"]}.get(command, ["-c", "fleiss_kappa"])
+    code, out, err = _run(capsys, command, path, *coefs, flag, "item", "--bootstrap", 50)
+    said = " ".join(err.split())
+    assert code == 2 and err.count("error:") == 1 and "internal error" not in err, err
+    assert f"{flag} item names the item column (--item)" in said, err
+    if flag == "--cluster":
+        assert "the items design; leave out --cluster" in said, err
+    else:
+        assert "give --strata a column that groups the items" in said, err
