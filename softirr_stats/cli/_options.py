@@ -89,9 +89,9 @@ ItemOpt = Annotated[str, typer.Option(help="item (document) column of a long tab
 RaterOpt = Annotated[str, typer.Option(help="rater (annotator) column of a long table")]
 LabelOpt = Annotated[str, typer.Option(help="label column of a long table")]
 NaOpt = Annotated[list[str] | None, typer.Option(
-    "--na-values", help="cell values to read as missing, repeat or comma-separate (default: only empty cells); a "
-                        "value of only spaces given alone is kept: --na-values ' ' makes cells holding one space "
-                        "missing")]
+    "--na-values", help="cell values (an export's labels, such as an Unsure choice) to read as missing, repeat or "
+                        "comma-separate (default: only empty cells); a value of only spaces given alone is kept: "
+                        "--na-values ' ' makes cells holding one space missing")]
 InputFormatOpt = Annotated[str | None, typer.Option(
     "--input-format", help=f"input format: {', '.join(INPUT_FORMATS)} (default: guessed from the file)")]
 FieldOpt = Annotated[str | None, typer.Option(

@@ -448,7 +448,7 @@ def _read_many(paths: list[Path], *, rater_from: str, **kwargs: Any) -> Annotati
             seen.add(text)
             warnings.warn(text, w.category, stacklevel=user_stacklevel())
     if all(len(log) == 1 for log in span_logs):
-        out = _merge_spans(span_logs, names, kwargs.get("categories"))
+        out = _merge_spans(span_logs, names, kwargs.get("categories"), _check_na_values(kwargs.get("na_values")))
     elif any(span_logs):
         raise ValueError(f"cannot merge span annotations with other labels: {[n for n, log in zip(names, span_logs, strict=True) if log]} "
                          "hold spans, the other files do not")
@@ -477,9 +477,9 @@ def _table_list_formats(paths: list[Path], kwargs: dict[str, Any]) -> list[str] 
     return fmts if all(f in _FORMATS for f in fmts) else None
 
 
-def _merge_spans(logs: list[list], names: list[str], categories: Any) -> Annotations:
+def _merge_spans(logs: list[list], names: list[str], categories: Any, na_values: Sequence[str] = ()) -> Annotations:
     """Span exports read one by one, matched again all together (so a span one annotator marked and
-    another did not is the unmatched label, as in one export)."""
+    another did not is the unmatched label, as in one export); a label in ``na_values`` is missing, as in one."""
     from softirr_stats.data._readers._common import ratings_to_annotations
     from softirr_stats.data._readers._spans import SpanWarning, spans_to_ratings
 
@@ -502,7 +502,7 @@ def _merge_spans(logs: list[list], names: list[str], categories: Any) -> Annotat
     with warnings.catch_warnings():  # a repeated span lies in one export (one rater's document is in one): warned
         warnings.simplefilter("ignore", SpanWarning)  # when that export was read, not a second time here
         ratings = spans_to_ratings(spans, annotated, rules.pop())
-    return ratings_to_annotations(ratings, source=", ".join(names[:3]), categories=categories)
+    return ratings_to_annotations(ratings, source=", ".join(names[:3]), categories=categories, na_values=na_values)
 
 
 def categories_of(ann: Annotations) -> Any:
@@ -580,9 +580,11 @@ def read_annotations(
     categories : sequence, optional
         The declared label universe (see :meth:`Annotations.from_long`).
     na_values : str or list of str, optional
-        Extra cell values to treat as missing (csv / tsv / jsonl). By default only empty cells
+        Extra cell values to treat as missing (csv / tsv / jsonl / parquet / xlsx). By default only empty cells
         (CSV/TSV) or ``null`` (JSON) are missing: "NA", "N/A", "None", "null", "NaN" are labels.
-        Item and rater identifiers are read as text ("007" and "7" are two items).
+        Item and rater identifiers are read as text ("007" and "7" are two items). In an export a
+        text label equal to one of them (an "Unsure" or "N/A" choice) is a missing rating; a set of
+        labels (several choices) loses that term, and one left empty is a missing rating.
     normalize : {"NFC", "NFKC", "NFC+casefold", "NFKC+casefold", "casefold"}, optional
         Unicode normalisation of text labels (default: labels are compared exactly). Labels
         that differ only in letter case ("Fatigue" / "fatigue") are kept apart and noted in
@@ -722,7 +724,8 @@ def read_annotations(
         if files is not None:
             check_label_sep(label_sep, format or "a folder of exports")
             return _read_many(files, rater_from=rater_from, categories=categories, encoding=encoding,
-                              normalize=normalize, **({} if format is None else {"format": format}), **options)
+                              normalize=normalize, na_values=na_values,
+                              **({} if format is None else {"format": format}), **options)
         if format is not None:
             raise ValueError(f"{p}: a folder of {format} exports should hold its .json / .jsonl files; found none")
     if format is None and p.is_file() and p.stat().st_size <= 4096 and not p.read_bytes().strip():
@@ -776,7 +779,7 @@ def read_annotations(
             raise TypeError(f"item=, rater= and label= name the columns of csv/tsv/jsonl tables; a {fmt!r} "
                             "export defines its own items, raters and labels (see its reader's options)")
         return read_export(path, fmt, categories=categories, guessed=format is None, encoding=encoding,
-                           normalize=normalize, **options)
+                           normalize=normalize, na_values=_check_na_values(na_values), **options)
     if options:
         raise OptionError(f"options {sorted(options)} apply only to export formats {sorted(EXPORT_FORMATS)}; "
                           f"this file is read as {fmt!r}")

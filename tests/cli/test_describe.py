@@ -1,6 +1,7 @@
 """``softirr describe`` and ``Annotations.describe`` / ``label_counts``: how a file was read, before any coefficient."""
 
 import json
+import pathlib
 
 import numpy as np
 import pandas as pd
@@ -276,3 +277,18 @@ def test_numeric_labels_print_exactly_not_to_four_decimals(tmp_path, capsys):
         assert code == 0 and "0.12341" in out and "0.12342" in out and "1e-07" in out, err
     code, out, err = _run(capsys, path, "-f", "json")  # the json keeps the numbers
     assert sorted(r["label"] for r in json.loads(out)["labels"]) == [1e-07, 1e-05, 0.12341, 0.12342, 0.5, 2]
+
+
+LS = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "exports" / "label_studio" / "project-7-export.json"
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")
+def test_na_values_reach_the_export_reader(capsys):
+    # --na-values Neutral still counted Neutral in a Label Studio export
+    code, out, err = _run(capsys, LS, "--field", "sentiment", "--na-values", "Neutral", "-f", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    want = sis.read_annotations(LS, field="sentiment", na_values=["Neutral"])
+    assert want.n_ratings == 5 and "Neutral" not in want.vocabulary
+    assert doc["meta"]["n_ratings"] == want.n_ratings
+    assert {r["label"]: r["all"] for r in doc["labels"]} == {"Positive": 3, "Negative": 2}

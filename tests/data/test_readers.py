@@ -870,3 +870,49 @@ def test_a_label_that_is_an_object_or_a_list_of_non_text_is_refused_naming_the_l
     rows[3]["label"] = ["x"]  # lists of text are sets of labels
     path.write_text("\n".join(json.dumps(r) for r in rows))
     assert read_annotations(path).kind == "set"
+
+
+TABLE_CASES = [c for c in CASES if c[3].endswith(".csv")]
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")
+@pytest.mark.parametrize(("export", "fmt", "options", "expected"), TABLE_CASES,
+                         ids=[f"{c[1]}-{Path(c[3]).stem}" for c in TABLE_CASES])
+def test_na_values_make_an_export_label_missing_as_a_table_cell(export, fmt, options, expected):
+    # na_values= was dropped for every export (a Label Studio "Neutral" still counted): a label equal to one of
+    # them is a missing rating, as the same cell of the hand-written table is
+    plain = read_annotations(EXPORTS / export, format=fmt, **options)
+    na = str(plain.vocabulary[0])
+    got = read_annotations(EXPORTS / export, format=fmt, na_values=[na], **options)
+    want = read_annotations(EXPORTS / expected, na_values=[na])
+    assert_same(got, want)
+    assert na not in got.vocabulary and got.n_ratings < plain.n_ratings
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")
+def test_na_values_leave_a_term_out_of_a_label_set():
+    # a set-valued rating (several choices) loses the term; a set left empty is a missing rating, and the ratings
+    # that are left single labels read as labels, as an export where nobody chose two
+    path = EXPORTS / "label_studio" / "project-7-export.json"
+    got = read_annotations(path, field="topic", na_values=["Travel"])
+    assert got.kind == "categorical" and "Travel" not in got.vocabulary
+    assert _cells(got) == {("1", "1"): "Business / Companies", ("1", "2"): "Business",
+                           ("3", "1"): "Business / Services", ("3", "2"): "Business / Services"}
+    kept = read_annotations(path, field="topic", na_values="Travel", multilabel=True)
+    assert kept.kind == "set" and _cells(kept)[("3", "1")] == frozenset({"Business / Services"})
+    assert ("2", "1") not in _cells(kept) and ("2", "2") not in _cells(kept)
+    with pytest.raises(TypeError, match="na_values must be a string or a list of strings"):
+        read_annotations(path, field="topic", na_values=[1])
+
+
+@pytest.mark.filterwarnings("ignore::softirr_stats.data.ExportWarning")
+def test_na_values_apply_to_span_exports_merged_file_by_file():
+    # per-annotator span exports are matched again all together: the label is left out there too
+    folder = EXPORTS / "doccano" / "ner"
+    files = sorted(folder.glob("*.jsonl"))
+    got = read_annotations(files, format="doccano", na_values=["LOC"])
+    assert "LOC" not in got.vocabulary
+    assert_same(got, read_annotations(folder, format="doccano", na_values=["LOC"]))
+    with pytest.raises(ValueError, match="every label is one of na_values"):
+        read_annotations(EXPORTS / "label_studio" / "project-7-export.json", field="sentiment",
+                         na_values=["Positive", "Negative", "Neutral"])

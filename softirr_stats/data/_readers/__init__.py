@@ -6,7 +6,7 @@ modules are imported only when their format is read. See ``docs/readers.md``.
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -333,7 +333,7 @@ def _coerce(format: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_export(path: str | Path, format: str, *, categories: Any = None, guessed: bool = False,
-                normalize: str | None = None, **options: Any) -> Annotations:
+                normalize: str | None = None, na_values: Sequence[str] = (), **options: Any) -> Annotations:
     """Read an annotation-tool export into :class:`Annotations`.
 
     Parameters
@@ -348,6 +348,8 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
         information, not a problem: no warning is raised.
     normalize : str, optional
         Unicode normalisation of text labels (as for ``Annotations.from_long``).
+    na_values : sequence of str
+        Labels to read as missing ratings; a set of labels loses such a term (``_common.drop_na_labels``).
     **options
         The format reader's options (``field=``, ``span_rule=``, ``layer=``, ...; see
         ``docs/readers.md``); strings from the command line are converted (``"true"``,
@@ -377,7 +379,8 @@ def read_export(path: str | Path, format: str, *, categories: Any = None, guesse
 
         logging.getLogger("softirr_stats").info(guess)
         notes = [*notes, guess]
-    ann = ratings_to_annotations(ratings, source=path.name, categories=categories, notes=notes, normalize=normalize)
+    ann = ratings_to_annotations(ratings, source=path.name, categories=categories, notes=notes, normalize=normalize,
+                                 na_values=na_values)
     if guess is not None:
         ann._cache[_GUESSED] = (guess,)
     if rules:

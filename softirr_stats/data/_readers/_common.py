@@ -26,7 +26,7 @@ from softirr_stats.data._input import BOMLESS_HEAD, bomless_message, not_text_me
 
 __all__ = ["DUPLICATES", "EMPTY_DOCUMENTS", "ExportWarning", "OptionError", "Rating", "Where", "check_number", "coerce_bool", "text_lines",
            "is_zip", "iter_jsonl",
-           "label_sets", "load_json", "parse_json", "pick_repeats", "ratings_frame", "ratings_to_annotations", "read_text",
+           "drop_na_labels", "label_sets", "load_json", "parse_json", "pick_repeats", "ratings_frame", "ratings_to_annotations", "read_text",
            "warn_skipped"]
 
 #: set (to the file's stem) while a file of a list read with ``rater_from="file"`` is read: a reader that
@@ -514,6 +514,33 @@ def warn_skipped(n: int, total: int, what: str, source: str) -> None:
         warnings.warn(f"{source}: {n} of {total} records skipped ({what})", ExportWarning, stacklevel=user_stacklevel())
 
 
+def drop_na_labels(labels: list[Any], na_values: Iterable[str]) -> list[Any]:
+    """``labels`` with those in ``na_values`` read as missing (``None``), as ``na_values=`` reads a table's cells:
+    a text label equal to one of them is a missing rating; a set of labels (several choices, stacked span types)
+    loses that term, and a set left with none is a missing rating. Numbers are not text and are kept (as in a
+    JSON table).
+
+    Examples
+    --------
+    >>> drop_na_labels(["pos", "Unsure", ("pos", "Unsure"), ("Unsure",), frozenset({"neg", "Unsure"}), 3, None],
+    ...                ["Unsure"])
+    ['pos', None, ('pos',), None, frozenset({'neg'}), 3, None]
+    """
+    na = set(na_values)
+    if not na:
+        return labels
+
+    def drop(lab: Any) -> Any:
+        if isinstance(lab, str):
+            return None if lab in na else lab
+        if isinstance(lab, tuple | frozenset):
+            left = type(lab)(x for x in lab if not (isinstance(x, str) and x in na))
+            return left or None
+        return lab
+
+    return [drop(lab) for lab in labels]
+
+
 def _collapse_tuples(labels: list[Any]) -> list[Any]:
     tuples = [lab for lab in labels if isinstance(lab, tuple)]
     if not tuples:
@@ -556,11 +583,13 @@ def ratings_frame(ratings: list[Rating]) -> pd.DataFrame:
 
 
 def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: str,
-                           categories: Any = None, notes: Any = (), normalize: str | None = None) -> Annotations:
+                           categories: Any = None, notes: Any = (), normalize: str | None = None,
+                           na_values: Iterable[str] = ()) -> Annotations:
     """Encode ratings (a list, or a table from :func:`ratings_frame`); a repeated (item, rater)
     names both records; empty input says so. One rater is allowed (one annotator's export, to be
     merged with others); ``notes`` become the result's ``read_notes``. A span reader's documents annotated
-    without any span (the ``attrs[EMPTY_DOCUMENTS]`` of its table) are kept with the result."""
+    without any span (the ``attrs[EMPTY_DOCUMENTS]`` of its table) are kept with the result. A label
+    in ``na_values`` is a missing rating (:func:`drop_na_labels`)."""
     df = ratings_frame(ratings) if isinstance(ratings, list) else ratings
     empty_documents = df.attrs.get(EMPTY_DOCUMENTS)
     if len(df) == 0:
@@ -578,9 +607,14 @@ def ratings_to_annotations(ratings: "list[Rating] | pd.DataFrame", *, source: st
     if len(raters) < 2:
         notes.append(f"{source}: one rater ({raters[0]!r}); merge it with the other annotators' exports "
                      "(read_annotations([...]) or Annotations.concat) before computing agreement")
-    labels = pd.Series(_collapse_tuples(df["label"].tolist()), dtype=object, index=df.index)
+    raw = df["label"].tolist()
+    kept = drop_na_labels(raw, na_values)
+    labels = pd.Series(_collapse_tuples(kept), dtype=object, index=df.index)
     table = pd.DataFrame({"item": df["item"], "rater": df["rater"], "label": labels})
     if labels.isna().all():
+        if any(lab is not None for lab in raw):
+            raise ValueError(f"{source}: every label is one of na_values {list(na_values)} (read as missing); "
+                             "no rating is left")
         raise ValueError(f"{source}: the export holds no labels (every annotation is empty)")
     ann = Annotations._from_long_any(table, categories=categories, normalize=normalize)
     if notes:
