@@ -309,13 +309,23 @@ def _span_rule(text: str, flag: str = "--span-rule") -> Any:
              f",unmatched=LABEL (or ,unmatched=none), e.g. overlap:0.5,separate; got {text!r}: {detail}")
 
 
+#: the reading options a command may set with a flag of its own (Python name -> flag): ``--reader-option`` refuses
+#: them where the running command has the flag (it silently won over the flag, in either order)
+DEDICATED_READER_FLAGS = {"field": "--field", "layer": "--layer", "feature": "--feature", "span_rule": "--span-rule",
+                          "categories": "--categories"}
+
+
 def reader_options(field: str | None = None, layer: str | None = None, feature: str | None = None,
                    span_rule: str | None = None, extra: Sequence[str] | None = None) -> dict[str, Any]:
-    """The keyword options of ``read_annotations`` the reader flags give (only the ones given)."""
-    opts: dict[str, Any] = {}
-    for key, value in (("field", field), ("layer", layer), ("feature", feature)):
-        if value is not None:
-            opts[key] = value
+    """The keyword options of ``read_annotations`` the reader flags give (only the ones given).
+
+    A ``--reader-option`` that a flag sets is refused naming the flag: always for ``--item``, ``--rater``,
+    ``--label``, ``--input-format`` and ``--na-values``, and for :data:`DEDICATED_READER_FLAGS` where the running
+    command has that flag (or the flag is given here). A command without it (``compare`` has no ``--span-rule``)
+    takes the reader option.
+    """
+    given = {"field": field, "layer": layer, "feature": feature, "span_rule": span_rule}
+    opts: dict[str, Any] = {k: v for k, v in given.items() if v is not None and k != "span_rule"}
     if span_rule is not None:
         opts["span_rule"] = _span_rule(span_rule)
     for item in extra or []:
@@ -326,8 +336,18 @@ def reader_options(field: str | None = None, layer: str | None = None, feature: 
         if key in ("item", "rater", "label", "format", "na_values"):
             flag = {"format": "--input-format", "na_values": "--na-values"}.get(key, f"--{key}")
             fail(f"--reader-option {key}=...: use {flag} instead")
+        flag = DEDICATED_READER_FLAGS.get(key)
+        if flag is not None and (given.get(key) is not None or _takes(key)):
+            also = f" (got {flag} {given[key]!r} too)" if given.get(key) is not None else ""
+            fail(f"--reader-option {key}=... sets what {flag} sets: use {flag} instead{also}")
         opts[key] = _span_rule(value, "--reader-option span_rule=") if key == "span_rule" else _reader_value(value)
     return opts
+
+
+def _takes(name: str) -> bool:
+    """Whether the running command has the parameter ``name`` (False outside a command)."""
+    ctx = _click("globals").get_current_context(silent=True)
+    return ctx is not None and any(p.name == name for p in ctx.command.params)
 
 
 _FLAG_OF = {"format": "--input-format", "na_values": "--na-values", "field": "--field", "layer": "--layer",

@@ -29,8 +29,8 @@ from softirr_stats.base._format import (
 from softirr_stats.base._validation import is_warning_text
 from softirr_stats.cli._errors import fail, note, one_line, warn
 
-__all__ = ["Notes", "clean", "command_line", "emit", "is_note", "judged_pairs_record", "note_key", "print_table", "provenance_meta", "render",
-           "write_json"]
+__all__ = ["Notes", "clean", "command_line", "emit", "is_note", "judged_pairs_record", "note_key", "print_table", "provenance_meta", "reading_meta",
+           "render", "write_json"]
 
 
 def _bare(text: str) -> str:
@@ -367,7 +367,7 @@ def provenance_meta(files: Sequence[Path], judgments: Path | None = None, gold: 
     (:func:`~softirr_stats.analysis.sheet_plan_file`), whose labels, ``q`` and draws the result depends on: that
     file is recorded beside the sheet, as ``judgments_plan`` and ``judgments_plan_sha256`` (``gold_plan``,
     ``gold_plan_sha256``). The record is :func:`softirr_stats.base._provenance.provenance`, the one the report
-    lists."""
+    lists. How the inputs were read, where the command line said (:func:`reading_meta`), is ``reading``."""
     from softirr_stats.base._provenance import provenance
     from softirr_stats.cli._options import _click
 
@@ -376,7 +376,26 @@ def provenance_meta(files: Sequence[Path], judgments: Path | None = None, gold: 
     for key, path in (("judgments", judgments), ("gold", gold)):
         if path is not None:
             record.update(judged_pairs_record(key, path))
+    reading = reading_meta(ctx)
+    if reading:
+        record["reading"] = reading
     return record
+
+
+#: the reading flags (parameter names) :func:`reading_meta` records: the format, the export's control, layer and
+#: feature, the span rule, the cells or labels read as missing, and the other reader options
+READING_FLAGS = ("input_format", "field", "layer", "feature", "span_rule", "na_values", "reader_option")
+
+
+def reading_meta(ctx: Any) -> dict[str, Any]:
+    """``{flag name: value}`` of the :data:`READING_FLAGS` given to the running command (``ctx``; {} without one),
+    as given (``--na-values`` and ``--reader-option`` as lists): which control of a Label Studio export was read
+    (``field``), which labels were read as missing, and so on.
+    """
+    if ctx is None:
+        return {}
+    return {name: list(value) if isinstance(value, list | tuple) else value for name in READING_FLAGS
+            if (value := ctx.params.get(name)) not in (None, [], ())}
 
 
 def judged_pairs_record(key: str, path: Path) -> dict[str, str]:

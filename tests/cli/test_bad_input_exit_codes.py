@@ -79,6 +79,11 @@ FILE_CASES = [
     ("bad span rule", "good.csv", ["--span-rule", "weird"], 2, "--span-rule must be"),
     ("span rule IoU", "good.csv", ["--span-rule", "overlap:2"], 2, "min_overlap"),
     ("reader option for a flag", "good.csv", ["--reader-option", "format=csv"], 2, "use --input-format"),
+    # it silently won over the flag, in either order
+    ("reader option for --field", "good.csv", ["--field", "a", "--reader-option", "field=b"], 2,
+     "--reader-option field=... sets what --field sets: use --field instead (got --field 'a' too)"),
+    ("reader option for --categories", "good.csv", ["--reader-option", "categories=[x, y]"], 2,
+     "use --categories instead"),
 ]
 
 ROWS = [pytest.param([*(a.replace("{file}", "{d}/" + f) for a in READERS[cmd]), *extra], code, text,

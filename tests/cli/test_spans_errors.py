@@ -77,32 +77,40 @@ def brat_project(tmp_path):
     return tmp_path / "br"
 
 
+# --span-rule where the command has it (agree), --reader-option span_rule= where it has not (compare): the reader
+# option spelling of a flag the command has is refused (tests/cli/test_dedicated_reader_flags.py)
+ROUTES = [("agree", "--span-rule"), ("compare", "--reader-option")]
+COMPARE = ["-c", "krippendorff_alpha", "-c", "fleiss_kappa", "--bootstrap", "10"]
+
+
 @pytest.mark.parametrize("spelling", SPELLINGS)
-@pytest.mark.parametrize("flag", ["--span-rule", "--reader-option"])
-def test_every_documented_span_rule_spelling_reads_as_the_python_api(capsys, brat_project, spelling, flag):
+@pytest.mark.parametrize("command, flag", ROUTES)
+def test_every_documented_span_rule_spelling_reads_as_the_python_api(capsys, brat_project, spelling, command, flag):
     import json
 
     import softirr_stats as sis
     from softirr_stats.data import SpanRule, read_annotations
 
     args = [flag, spelling if flag == "--span-rule" else f"span_rule={spelling}"]
+    rest = ["-c", "krippendorff_alpha", "--bootstrap", "0"] if command == "agree" else COMPARE
     with pytest.raises(SystemExit) as exit_:
-        main(["agree", str(brat_project), *args, "-c", "krippendorff_alpha", "--bootstrap", "0", "-f", "json",
-              "--input-format", "brat"])
+        main([command, str(brat_project), *args, *rest, "-f", "json", "--input-format", "brat"])
     out, err = capsys.readouterr()
     assert exit_.value.code == 0, err
     got = json.loads(out[out.index("{"):])["results"][0]
     ann = read_annotations(brat_project, format="brat", span_rule=SpanRule.parse(spelling))
     want = sis.krippendorff_alpha(ann)
-    assert got["n_items"] == ann.n_items
-    assert got["value"] == pytest.approx(want.value, abs=1e-12)
+    if command == "agree":
+        assert got["n_items"] == ann.n_items
+    assert got["value" if command == "agree" else "value_a"] == pytest.approx(want.value, abs=1e-12)
 
 
-@pytest.mark.parametrize("flag, shown", [("--span-rule", "--span-rule"), ("--reader-option", "--reader-option span_rule=")])
-def test_a_bad_span_rule_names_its_flag_and_what_is_wrong(capsys, brat_project, flag, shown):
+@pytest.mark.parametrize("command, flag, shown", [(*ROUTES[0], "--span-rule"),
+                                                  (*ROUTES[1], "--reader-option span_rule=")])
+def test_a_bad_span_rule_names_its_flag_and_what_is_wrong(capsys, brat_project, command, flag, shown):
     for bad, why in [("overlap:2", "min_overlap must lie in [0, 1)"), ("exact,foo", "unknown part 'foo'"),
                      ("weird", "match must be one of ['exact', 'overlap']")]:
-        code, err = _err(capsys, "agree", brat_project, flag, bad if flag == "--span-rule" else f"span_rule={bad}",
-                         "--bootstrap", "0")
+        code, err = _err(capsys, command, brat_project, flag, bad if flag == "--span-rule" else f"span_rule={bad}",
+                         *(["--bootstrap", "0"] if command == "agree" else COMPARE))
         assert code == 2 and err.count("\n") == 1, err
         assert f"error: {shown} must be exact, overlap or overlap:IOU" in err and why in err, err

@@ -51,10 +51,13 @@ def test_two_control_label_studio_export_reads_with_field(tmp_path, run_cli):
 
 def test_reader_option_key_value_is_passed_as_a_keyword(tmp_path, run_cli):
     path, _ = _two_control_export(tmp_path / "ls.json")
-    code, out, err = run_cli("agree", str(path), "--reader-option", "field=sentiment", "--bootstrap", "0",
-                             "-f", "csv")
+    code, out, err = run_cli("agree", str(path), "--field", "sentiment", "--reader-option", "duplicates=first",
+                             "--bootstrap", "0", "-f", "csv")
     assert code == 0, err
     assert out.startswith("similarity,coefficient")
+    # an option with a flag of its own is given by the flag (the reader option won over it, silently)
+    code, out, err = run_cli("agree", str(path), "--reader-option", "field=sentiment", "--bootstrap", "0")
+    assert code == 2 and "use --field instead" in err, err
     code, _, err = run_cli("agree", str(path), "--reader-option", "no_such_option=1", "--bootstrap", "0")
     assert code == 2 and err.startswith("error: cannot read") and err.count("\n") == 1
 
