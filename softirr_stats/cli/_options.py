@@ -28,7 +28,7 @@ from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line, read
 __all__ = [
     "BOOTSTRAP_DEFAULT_HELP", "CHANCE_HELP", "CLI_NOTE_PREFIXES", "TEST_NOTE", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
     "CategoriesOpt", "DistanceOpt", "ModelCategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "distance_registry", "given_flags",
-    "make_bootstrap", "make_interval", "AnalyticOpt", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
+    "make_bootstrap", "make_interval", "refuse_given", "unused_without_interval", "AnalyticOpt", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
 ]
 
@@ -786,12 +786,43 @@ def check_seed(seed: int) -> None:
         fail(f"--seed must be a non-negative integer, at most 2**63 - 1; got {seed}")
 
 
+#: the interval options ``--bootstrap 0`` (no interval) leaves unused (Python names, as :func:`given_flags` takes
+#: them), and why each given one is refused
+NO_INTERVAL_OPTIONS = ("design", "method", "level")
+NO_INTERVAL_WHY = "is not used with --bootstrap 0 (no interval); leave out one of them"
+
+
+def unused_without_interval(bootstrap: int, *, also: Sequence[str] = (), level_used: bool = False) -> dict[str, str]:
+    """``{name: why}`` of the options ``--bootstrap 0`` leaves unused (:data:`NO_INTERVAL_OPTIONS` and ``also``;
+    ``--level`` kept where something else uses it, ``level_used``); {} for a bootstrap. A command refuses those
+    of them given on the command line (:func:`refuse_given`), as every command with ``--bootstrap`` does.
+
+    Examples
+    --------
+    >>> list(unused_without_interval(0, level_used=True)), unused_without_interval(1000)
+    (['design', 'method'], {})
+    >>> unused_without_interval(0)["level"]
+    'is not used with --bootstrap 0 (no interval); leave out one of them'
+    """
+    if bootstrap != 0:
+        return {}
+    return {name: NO_INTERVAL_WHY for name in (*NO_INTERVAL_OPTIONS, *also) if not (name == "level" and level_used)}
+
+
+def refuse_given(why: dict[str, str]) -> None:
+    """Fail (exit 2) on the first of ``why``'s options given on the command line: ``--FLAG WHY``."""
+    for name, flag in given_flags(*why).items():
+        fail(f"{flag} {why[name]}")
+
+
 def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed: int, *,
-                   judged: bool | None = None) -> Any:
+                   judged: bool | None = None, level_used: bool = False) -> Any:
     """A :class:`~softirr_stats.Bootstrap` (or None for ``--bootstrap 0``); errors name the flags.
 
     ``judged``: on a command whose ``--design`` also takes :data:`JUDGED_DESIGNS`, whether ``--judgments`` was
-    given (those designs resample its judged pairs and need it); None on the other commands.
+    given (those designs resample its judged pairs and need it); None on the other commands. With ``--bootstrap
+    0``, ``--design``, ``--method`` and ``--level`` given on the command line are refused
+    (:func:`unused_without_interval`; ``level_used``: something besides the interval uses ``--level``).
     """
     check_replicates(bootstrap)
     allowed = DESIGNS if judged is None else (*DESIGNS, *JUDGED_DESIGNS)
@@ -805,6 +836,7 @@ def make_bootstrap(bootstrap: int, design: str, method: str, level: float, seed:
     check_probability(level, "--level", "0.95")
     check_seed(seed)
     if bootstrap == 0:
+        refuse_given(unused_without_interval(bootstrap, level_used=level_used))
         return None
     import softirr_stats as sis
 
@@ -819,15 +851,16 @@ BOOTSTRAP_ONLY = ("bootstrap", "design", "method")
 
 
 def make_interval(analytic: bool, bootstrap: int, design: str, method: str, level: float, seed: int, *,
-                  judged: bool | None = None) -> Any:
+                  judged: bool | None = None, level_used: bool = False) -> Any:
     """``--analytic`` (an :class:`~softirr_stats.Analytic` at ``level``) or :func:`make_bootstrap`'s interval.
 
     ``--analytic`` with ``--bootstrap``, ``--design`` or ``--method`` given on the command line is refused
     naming both options: the analytic interval resamples nothing, and nothing given is silently ignored.
-    ``--seed`` stays allowed (it seeds ``--chance mc:D`` and ``--test``). ``judged`` as for :func:`make_bootstrap`.
+    ``--seed`` stays allowed (it seeds ``--chance mc:D`` and ``--test``). ``judged`` and ``level_used`` as for
+    :func:`make_bootstrap`.
     """
     if not analytic:
-        return make_bootstrap(bootstrap, design, method, level, seed, judged=judged)
+        return make_bootstrap(bootstrap, design, method, level, seed, judged=judged, level_used=level_used)
     for flag in given_flags(*BOOTSTRAP_ONLY).values():
         fail(f"{flag} is not used with --analytic (the analytic interval resamples nothing); leave out one of them")
     check_probability(level, "--level", "0.95")

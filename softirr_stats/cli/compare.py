@@ -59,10 +59,12 @@ from softirr_stats.cli._options import (
     na_values_list,
     read,
     reader_options,
+    refuse_given,
     resolve_measures,
     similarity_option,
     similarity_values,
     split,
+    unused_without_interval,
 )
 from softirr_stats.cli._output import Notes, emit, provenance_meta, write_json
 
@@ -404,13 +406,11 @@ def _refuse_unused(mode: str, bootstrap: int, analytic: bool, permutations: int,
             why[name] = ("is not used with --analytic (the delta-method interval resamples nothing); leave out one of "
                          "them")
     elif bootstrap == 0 and mode not in _COMPARISONS:
-        for name in ("design", "method", "level") + (("seed",) if not seeded else ()):
-            why[name] = "is not used with --bootstrap 0 (no interval); leave out one of them"
+        why.update(unused_without_interval(bootstrap, also=() if seeded else ("seed",)))
     if mode == "--cross-replication":
         why["chance"] = ("is not used with --cross-replication: kappa_x's chance term is its own (the disagreement of "
                          "the two replications' ratings paired across items); leave out --chance")
-    for name, flag in given_flags(*why).items():
-        fail(f"{flag} {why[name]}")
+    refuse_given(why)
 
 
 def _check_cross(coefs: list[str], item_weights: str, design: str) -> None:

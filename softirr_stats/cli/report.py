@@ -148,7 +148,8 @@ def command(
     chances = chance_settings(chance, seed)
     design, request = grouped_design(design, cluster, strata, design_given=bool(given_flags("design")),
                                      analytic=analytic, bootstrap=bootstrap, n_files=len(files))
-    ci = make_interval(analytic, bootstrap, request, method, level, seed)
+    ci = make_interval(analytic, bootstrap, request, method, level, seed,
+                       level_used=model is not None)  # the annotator model's posterior interval
     if model is not None:
         check_choices([model], LABEL_MODELS, "--model")
     if model_method is not None:
