@@ -136,6 +136,19 @@ def _span_source(path: Path, input_format: str | None, opts: dict[str, Any],
     return ann, ({} if unmatched is None else {"unmatched": unmatched or None}), notes
 
 
+def _check_by_all(by: str, average: str, measure: str) -> None:
+    """``--by all`` pools every span whatever its type (one F1 per pair): ``--average`` (over types) and a soft ``-m``
+    (graded type matching) have nothing to act on and are refused naming the flags (exit 2); the library refuses the
+    second as ``similarity=`` with ``by='all'``."""
+    if by != "all":
+        return
+    if given_flags("average"):
+        fail(f"--average {average} averages F1 over span types; --by all ignores types (one F1 over all spans): "
+             "leave out one of them")
+    if measure != "exact":
+        fail(f"-m {measure} grades agreement on span types; --by all ignores types: use --by type, or leave out -m")
+
+
 def command(
     files: Annotated[list[Path], typer.Argument(help="span export(s): brat folder, WebAnno/INCEpTION TSV, "
                                                      "Label Studio / doccano / Prodigy JSON(L), or a span table")],
@@ -177,6 +190,7 @@ def command(
     check_choices([average], ("micro", "macro"), "--average")
     measure = similarity_value(similarity_name, measure, "exact")
     check_similarities([measure], MEASURES)
+    _check_by_all(by, average, measure)
     if match not in ("exact", "overlap") and not match.startswith("overlap:"):
         fail(f"--match must be one of {', '.join(MATCHES)}; got {match!r}{did_you_mean(match, ('exact', 'overlap'))}")
     check_writable(json_out, "--json", files)

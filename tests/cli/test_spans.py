@@ -163,3 +163,24 @@ def test_each_span_note_is_printed_once(run_cli, tmp_path, monkeypatch):
     assert code == 0, err
     lines = [ln for ln in (out + err).splitlines() if "hold no span of an annotator pair" in ln]
     assert len(lines) == 1, out + err
+
+
+def test_average_with_by_all_is_refused(run_cli):
+    # --by all --average macro was accepted, ignored (one F1 over all spans has no types to average) and recorded as
+    # average: macro
+    for average in ("macro", "micro"):
+        code, out, err = run_cli("spans", str(BRATIAA), "--bootstrap", "0", "--by", "all", "--average", average)
+        assert code == 2 and out == "", err
+        assert (f"error: --average {average} averages F1 over span types; --by all ignores types (one F1 over all "
+                "spans): leave out one of them") in err, err
+    code, out, err = run_cli("spans", str(BRATIAA), "--bootstrap", "0", "--by", "all", "-f", "json")
+    assert code == 0 and json.loads(out)["meta"]["by"] == "all", err
+
+
+def test_a_soft_type_match_with_by_all_is_refused_in_command_line_words(run_cli):
+    # the library's "similarity= grades agreement on span types; by='all' ignores types (use by='type')"
+    code, out, err = run_cli("spans", str(BRATIAA), "--bootstrap", "0", "--by", "all", "-m", "levenshtein")
+    assert code == 2 and err.count("error:") == 1, err
+    assert ("error: -m levenshtein grades agreement on span types; --by all ignores types: use --by type, or leave "
+            "out -m") in err, err
+    assert "by=" not in err and "similarity=" not in err, err
