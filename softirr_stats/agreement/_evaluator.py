@@ -542,7 +542,9 @@ def prepare(ann: Annotations, family: str | ChanceFamily, sim: LabelSimilarity, 
     if family.chance == "categories":
         tot = sim.total()
         total, n_scored = float(tot.values), n_scored + tot.n_scored
-        if ann.categories is None:
+        if ann.kind == "set":  # no category set is declared for sets (categories= is refused on them)
+            notes.append(f"q = {q_cat} categories taken from the observed labels: the distinct label sets")
+        elif ann.categories is None:
             notes.append(f"q = {q_cat} categories taken from the observed labels; declaring the full category "
                          "set fixes q (on the command line: --categories A,B,C; in Python: "
                          "Annotations(..., categories=[...]))")

@@ -27,7 +27,7 @@ from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line, read
 
 __all__ = [
     "BOOTSTRAP_DEFAULT_HELP", "CHANCE_HELP", "CLI_NOTE_PREFIXES", "TEST_NOTE", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
-    "CategoriesOpt", "DistanceOpt", "ModelCategoriesOpt", "categories_list", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "distance_registry", "given_flags",
+    "CategoriesOpt", "DistanceOpt", "ModelCategoriesOpt", "categories_list", "check_set_categories", "check_probability", "check_replicates", "check_seed", "cli_wording", "check_choices", "check_format", "declare_categories", "check_similarities", "check_writable", "chance_settings", "ci_title", "distance_registry", "given_flags",
     "make_bootstrap", "make_interval", "refuse_given", "unused_without_interval", "AnalyticOpt", "read", "reader_options", "resolve_measures", "similarity_option", "similarity_value",
     "similarity_values", "split", "MeasureAliasOpt", "MeasureAliasOneOpt", "ModelOpt",
 ]
@@ -664,6 +664,24 @@ def declare_categories(ann: Any, cats: Sequence[str] | None, what: str = "FILE")
         return as_annotations(ann, values)
     except (ValueError, TypeError) as err:
         fail(f"--categories: {one_line(err)}")
+
+
+def check_set_categories(ann: Any, coefs: Sequence[str] | None, categories: str | None) -> None:
+    """``--categories`` on multi-label sets is the label universe of the ``multilabel_*`` rows
+    (:func:`declare_categories`); any other coefficient (``-c``, or the defaults where ``coefs`` is None) counts
+    its categories over the distinct label sets observed and takes none, as Python's ``categories=`` on sets is
+    refused: fail (exit 2) naming the coefficients, rather than accept and ignore the flag."""
+    if categories is None or getattr(ann, "kind", None) != "set":
+        return
+    from softirr_stats.analysis import MULTILABEL_COEFFICIENTS
+
+    other = ["the default coefficients (no -c)"] if coefs is None else [c for c in coefs
+                                                                       if c not in MULTILABEL_COEFFICIENTS]
+    if other:
+        fail(f"--categories on multi-label sets is the label universe of -c {', '.join(MULTILABEL_COEFFICIENTS)}; "
+             f"{', '.join(other)} take{'s' if len(other) == 1 else ''} no categories for sets (in Python: "
+             "categories= applies to categorical or numeric labels, not sets): their q, and their chance term, count "
+             "the distinct label sets observed. Leave out --categories, or ask for the multilabel rows alone")
 
 
 def _label_universe(ann: Any, cats: Sequence[str], what: str) -> Any:

@@ -65,6 +65,7 @@ from softirr_stats.cli._options import (
     chance_settings,
     check_choices,
     check_format,
+    check_set_categories,
     check_similarities,
     check_writable,
     ci_title,
@@ -160,6 +161,7 @@ def command(
     registry = distance_registry(distance_option, coefs, seed)  # the options checked before reading
     opts = reader_options(field, layer, feature, span_rule, reader_option)
     ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
+    check_set_categories(ann, coefs, categories)
     ci = apply_groups(ci, design, cluster, strata, files, [ann], item, input_format, na_values_list(na_values))
     measures = resolve_measures(names, ann, cache, model, weights=WEIGHTS)
     rows, said = grid_rows(ann, coefs, measures, chances, ci, judged, cache, registry)

@@ -50,6 +50,7 @@ from softirr_stats.cli._options import (
     check_choices,
     check_format,
     check_probability,
+    check_set_categories,
     check_similarities,
     check_writable,
     ci_title,
@@ -306,6 +307,8 @@ def command(
         anns.append(ann)
         notes += said
     ann = anns[0]
+    if mode != "--candidate":  # the alternative annotator test has no coefficient
+        check_set_categories(ann, coefs, categories)
     ci = apply_groups(ci, design, cluster, strata, files, anns, item, input_format, na_values_list(na_values))
     notes += chance_notes
     measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model, weights=WEIGHTS)

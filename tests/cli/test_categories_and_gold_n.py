@@ -210,6 +210,39 @@ def test_categories_must_hold_every_selected_label_of_multilabel_sets(ml_jsonl, 
     assert code == 2 and "label 'c'" in err and "--categories is the label universe" in err
 
 
+@pytest.mark.parametrize("command, args", [
+    ("agree", ["-c", "gwet_ac1,brennan_prediger", "-m", "jaccard"]),
+    ("agree", ["-c", "multilabel_fleiss,gwet_ac1", "-m", "exact"]),
+    ("sensitivity", ["-c", "brennan_prediger", "-m", "jaccard"]),
+    ("sensitivity", []),  # the default coefficients of sets hold rows that do not take it
+    ("compare", ["-c", "gwet_ac1", "-c", "multilabel_ac1", "--bootstrap", "20"]),
+])
+def test_categories_on_sets_are_refused_for_a_coefficient_that_ignores_them(ml_jsonl, run_cli, command, args):
+    # accepted and ignored: gwet_ac1 / brennan_prediger counted q over the observed label sets, and the note still
+    # advised --categories A,B,C (in Python, categories= on sets is refused)
+    code, out, err = run_cli(command, ml_jsonl, *args, *(["--bootstrap", "0"] if "--bootstrap" not in args else []),
+                             "--categories", "a,b,c,d")
+    said = " ".join(err.split())
+    assert code == 2 and said.count("error:") == 1, err
+    assert "--categories on multi-label sets is the label universe of -c multilabel_fleiss, multilabel_ac1, " \
+           "multilabel_pabak" in said, err
+    assert "categories= applies to categorical or numeric labels, not sets" in said, err
+
+
+def test_the_q_note_of_sets_does_not_advise_categories(ml_jsonl, run_cli):
+    code, out, err = run_cli("agree", ml_jsonl, "-c", "gwet_ac1,brennan_prediger", "-m", "jaccard", "--bootstrap",
+                             "0", "-f", "json")
+    assert code == 0, err
+    notes = _notes(out)
+    q = [n for n in notes if n.startswith("q = ")]
+    assert q and all("--categories" not in n and "categories=" not in n for n in q), notes
+    assert any("distinct label sets" in n for n in q), notes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = sis.gwet_ac1(sis.read_annotations(ml_jsonl), similarity="jaccard")
+    assert not any("categories=" in n or "--categories" in n for n in res.warnings), res.warnings
+
+
 # --- judge plan --gold-n ------------------------------------------------------------------------------------
 
 
