@@ -16,10 +16,17 @@ from softirr_stats.inference._config import (
     PriorDominatedWarning,
     SviConfig,
 )
+from softirr_stats.inference._data_warnings import (
+    few_items_text,
+    few_rated_text,
+    set_labels_text,
+    unanimous_text,
+)
 from softirr_stats.inference._fit import fit
 from softirr_stats.inference._gold import MIN_GOLD, gold_pairs
 from softirr_stats.inference._soft_profile import PROFILE_REACH, soft_profile_interval
 from softirr_stats.models import MODEL_NAMES, encode_annotations, find_model, pair_scores
+from softirr_stats.uncertainty import FewUnitsWarning
 
 __all__ = ["PROFILE_MODES", "SVI_SOFT_WARNING", "annotator_agreement"]
 
@@ -254,7 +261,16 @@ def annotator_agreement(ann: Any, similarity: Any = None, model: str = "dawid_sk
         result's ``warnings`` (the one channel its tables and the command line number).
     PriorDominatedWarning
         A categorical model on data where every rating has the same label: the sample Fleiss kappa is
-        undefined, the data carry no information about agreement, and the kappa reported is the prior's.
+        undefined, the data carry no information about agreement, and the kappa reported is the prior's. A
+        categorical model on ratings that agree on every item (observed agreement 1, with two or more labels): the
+        data hold no disagreement, so how far the kappa sits below 1 (and its interval) is the priors'.
+    FewUnitsWarning
+        Fewer than 20 items (``uncertainty.FEW_ITEMS``, the bootstraps' threshold): the posterior leans on the
+        priors. A categorical model with raters who rated fewer than 5 items
+        (``inference._data_warnings.FEW_RATER_ITEMS``): their accuracies are mostly the prior's.
+    FitWarning
+        Also: a categorical model on set-valued (multi-label) ratings, each distinct set one category
+        (``multilabel_agreement`` compares them label by label).
 
     Examples
     --------
@@ -346,6 +362,7 @@ def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, lev
         observed = post.draws("pi_within")
         expected = post.draws("pi_chance")
         coefficient = "soft_model_kappa"
+        _warn_data(data, draws, categorical=False)
         if predictive_check:
             details["score_check"] = post.score_check()
         _add_profile(details, post, profile_interval, level)
@@ -372,6 +389,7 @@ def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, lev
         terms = post.implied_agreement(weights)
         draws, observed = terms["kappa"], terms["observed_agreement"]
         expected = terms["expected_agreement"]
+        _warn_data(data, draws, categorical=True)
         coefficient = "model_kappa"
         n_items, n_raters = data.n_items, data.n_raters
         details["kappa_cohen"] = float(np.mean(terms["kappa_cohen"]))
@@ -417,6 +435,20 @@ def _warn_one_label(data: Any) -> None:
                   stacklevel=user_stacklevel())
 
 
+def _warn_data(data: Any, draws: np.ndarray, categorical: bool) -> None:
+    """Warn of what the data let the model say (``inference._data_warnings``): fewer than 20 items (every model;
+    ``FewUnitsWarning``, the bootstraps' threshold) and, for a categorical model, ratings that agree on every item
+    (``PriorDominatedWarning``: the kappa below 1 is the priors'), raters who rated fewer than 5 items
+    (``FewUnitsWarning``) and set labels fitted as whole categories (``FitWarning``)."""
+    said = [(few_items_text(data.n_items), FewUnitsWarning)]
+    if categorical:
+        said += [(unanimous_text(data, float(np.mean(draws))), PriorDominatedWarning),
+                 (few_rated_text(data), FewUnitsWarning), (set_labels_text(data.vocabulary), FitWarning)]
+    for text, category in said:
+        if text:
+            warnings.warn(text, category, stacklevel=user_stacklevel())
+
+
 def _result(post: Any, details: dict, coefficient: str, draws: np.ndarray, observed: np.ndarray,
             expected: np.ndarray, n_items: int, n_raters: int, level: float, model: str, method: str,
             similarity: Any, sim: Any, n_scored: int, prior_check: bool) -> AgreementResult:
@@ -459,6 +491,7 @@ def _from_posterior(post: Any, similarity: Any, level: float, predictive_check: 
     details.update(extra)
     if kind.name == "categorical":
         _warn_one_label(data)
+    _warn_data(data, draws, categorical=kind.name == "categorical")
     if predictive_check:  # the kind's check: details["predictive_check"] or details["score_check"]
         details[kind.check] = getattr(post, kind.check)()
         if callable(getattr(kind, "replicated", None)):  # a categorical model: the per-rater check, as a fit has it

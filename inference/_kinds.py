@@ -31,6 +31,7 @@ import pandas as pd
 
 from softirr_stats.base._validation import check_choice, check_level, check_positive_int
 from softirr_stats.inference._config import DEFAULT_LEVEL, PredictiveCheckWarning, interval_columns
+from softirr_stats.inference._data_warnings import items_per_rater
 from softirr_stats.inference._gold import GOLD_HOW
 from softirr_stats.inference._postprocess import (
     STATISTICS,
@@ -318,7 +319,7 @@ class CategoricalKind(ModelKind):
         data = self.post.data
         names = data.rater_names or tuple(range(data.n_raters))
         low, high = interval_columns(level)
-        out = pd.DataFrame({"rater": list(names), "accuracy": acc.mean(axis=0),
+        out = pd.DataFrame({"rater": list(names), "n_items": items_per_rater(data), "accuracy": acc.mean(axis=0),
                             "sd": acc.std(axis=0, ddof=1), low: lo, high: hi})
         out.attrs["level"] = level
         return out

@@ -443,7 +443,9 @@ class Posterior:
 
         Returns
         -------
-        DataFrame with columns rater, accuracy, sd, lower_95%, upper_95% (the level in the names)
+        DataFrame with columns rater, n_items (the items the rater rated: with a handful or fewer the accuracy
+        and its interval are mostly the prior's, and ``annotator_agreement`` warns), accuracy, sd, lower_95%,
+        upper_95% (the level in the names)
         """
         return self._of_kind("rater_accuracy")(level, n_mc)
 

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from softirr_stats.uncertainty._bootstrap import Bootstrap
 
 __all__ = ["FEW_CLUSTERS", "FEW_ITEMS", "FEW_PER_STRATUM", "FEW_RATERS", "FewUnitsWarning", "few_items_analytic_note",
-           "few_items_note",
+           "few_items_note", "few_items_posterior_note",
            "few_units_correction", "few_units_factor", "few_units_note", "small_strata_note", "stratified_few_units",
            "t_factor", "widen_interval"]
 
@@ -276,6 +276,25 @@ def few_items_analytic_note(n_items: int, unit: str = "items", *, where: str = "
               f"measured (simulated 95% bootstrap intervals of kappa and alpha covered {_measured()} items, 94-98% "
               f"from {FEW_ITEMS}; docs/coverage.md, \"Small studies\")")
     return _few_items_text(f"{n_items} {unit} behind the delta-method interval", unit, caveat, where)
+
+
+def few_items_posterior_note(n_items: int, caveat: str, unit: str = "items") -> str:
+    """The note (and :class:`FewUnitsWarning` text) for a posterior interval of a model fitted to fewer than
+    :data:`FEW_ITEMS` items: :func:`few_items_note`'s wording and threshold for an interval that resamples nothing.
+
+    ``caveat`` says what is known of the model's posterior on so few items (an annotator model's:
+    ``inference._data_warnings``).
+
+    Examples
+    --------
+    >>> few_items_posterior_note(12, "the priors weigh").split(":")[0]
+    '12 items behind the posterior interval (fewer than 20)'
+    >>> few_items_posterior_note(20, "the priors weigh")
+    ''
+    """
+    if n_items >= FEW_ITEMS:
+        return ""
+    return _few_items_text(f"{n_items} {unit} behind the posterior interval", unit, caveat, "")
 
 
 def _measured() -> str:

@@ -73,7 +73,7 @@ def test_categorical_kind_provides_its_quantities(categorical, ann):
     # the encoding is the kind's: fit() encodes with it
     assert CategoricalKind.encode(ann).n_items == post.data.n_items
     acc = post.rater_accuracy()
-    assert list(acc.columns) == ["rater", "accuracy", "sd", "lower_95%", "upper_95%"] and len(acc) == 3
+    assert list(acc.columns) == ["rater", "n_items", "accuracy", "sd", "lower_95%", "upper_95%"] and len(acc) == 3
     assert post.class_probabilities().shape == (30, 3)
     assert set(post.aggregated_labels().tolist()) <= {"a", "b", "c"}
     rep = post.replicated(lambda y: y.sum(), n_draws=5)
