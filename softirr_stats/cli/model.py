@@ -42,8 +42,8 @@ from softirr_stats.cli._options import (
 from softirr_stats.cli._output import Notes, emit, print_table, provenance_meta, write_json
 from softirr_stats.models import DEFAULT_EMISSION, EMISSIONS, find_model
 
-__all__ = ["NAME", "EPILOG", "command", "diagnostics_record", "fit_config", "fit_model", "method_flags", "model_rows",
-           "profile_flag", "read_gold", "refusal"]
+__all__ = ["NAME", "EPILOG", "command", "diagnostics_record", "fit_config", "fit_model", "gold_columns_note",
+           "method_flags", "model_rows", "profile_flag", "read_gold", "refusal"]
 
 NAME = "model"
 EPILOG = None
@@ -102,7 +102,8 @@ def read_gold(path: Path) -> Any:
 
     A filled blinded sheet of ``softirr judge plan`` (its plan beside it) or a filled plan CSV is read as for
     ``softirr agree --judgments``; any other CSV needs the columns label_a, label_b and judgment (0/1) and may
-    have draws.
+    have draws. Its other columns (a misspelt ``Draws``, a comment) are not read, and a note names them
+    (``attrs["read_notes"]``, as a wide table's reader names the columns it leaves out).
     """
     import pandas as pd
 
@@ -118,8 +119,37 @@ def read_gold(path: Path) -> Any:
             return read_judging_sheet(path)[0]
         from softirr_stats.base._validation import label_file_lines
 
-        return label_file_lines(pd.read_csv(path, dtype={"label_a": str, "label_b": str}, keep_default_na=False),
-                                path)  # a bad row is named by its line in the file
+        table = label_file_lines(pd.read_csv(path, dtype={"label_a": str, "label_b": str}, keep_default_na=False),
+                                 path)  # a bad row is named by its line in the file
+    note = gold_columns_note(list(table.columns), path.name)
+    if note:
+        table.attrs["read_notes"] = (note,)
+    return table
+
+
+def gold_columns_note(columns: list[Any], name: str) -> str:
+    """The note naming the columns of a ``--gold`` CSV that are not read as gold pairs ("" where all are).
+
+    The gold pairs are read from label_a, label_b, judgment (or equivalent, where judgment is absent) and draws
+    (:func:`softirr_stats.inference.gold_pairs`); any other column is left out, and a column of judgments or draws
+    under another name would be lost without a word.
+
+    Examples
+    --------
+    >>> gold_columns_note(["label_a", "label_b", "judgment", "notes"], "g.csv").split(" (")[0]
+    "g.csv: 1 column(s) not read as gold pairs: 'notes'"
+    >>> gold_columns_note(["label_a", "label_b", "equivalent", "draws"], "g.csv")
+    ''
+    """
+    from softirr_stats.inference._gold import GOLD_COLUMNS
+
+    read = {*GOLD_COLUMNS, "draws", *(() if "judgment" in columns else ("equivalent",))}
+    left = [c for c in columns if c not in read]
+    if not left:
+        return ""
+    return (f"{name}: {len(left)} column(s) not read as gold pairs: {', '.join(repr(str(c)) for c in left)} (the "
+            "gold pairs are read from label_a, label_b, judgment (or equivalent) and draws; each row counts as one "
+            "draw where draws is not given)")
 
 
 def refusal(err: Any) -> str:
@@ -307,6 +337,9 @@ def command(
         from softirr_stats.inference import gold_pairs
 
         judged = read_gold(gold)
+        gold_notes = list(judged.attrs.get("read_notes", ()))  # columns not read: said with the file's notes
+        read_notes += gold_notes
+        seen += [n for n in gold_notes if n not in seen]
         sim = resolve_label_similarity(tuple(ann.vocabulary), sim)  # one memo of scored pairs for gold and fit
         try:
             n_gold = gold_pairs(judged, tuple(ann.vocabulary), sim).n
@@ -351,7 +384,9 @@ def command(
             **soft,
             "gold": None if gold is None else str(gold), "n_gold": n_gold, **provenance_meta(files, gold=gold),
             "ci_method": res.ci_method,
-            "profile_interval": profile_interval, "warnings": list(seen),
+            # the mode where the profile-likelihood check runs (soft model, monotone emission, no --gold), else null
+            "profile_interval": None if profile_flag(name, gold is not None, emission, True) else profile_interval,
+            "warnings": list(seen),
             "diagnostics": diagnostics_record(diag)}
     notes = Notes(seen, read=read_notes)
     if fmt in ("markdown", "latex"):  # not a coefficient table: the plain pipe / tabular layout

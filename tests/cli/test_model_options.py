@@ -81,7 +81,10 @@ def test_help_states_the_configs_defaults(run_cli):
 # 2. the soft model's emission
 
 
-def test_emission_histogram_with_gold_is_the_python_apis(gold, run_cli):
+def test_emission_histogram_with_gold_is_the_python_apis(gold, tmp_path, run_cli):
+    noted = tmp_path / "gold.csv"  # with a column the gold pairs are not read from: named in a note
+    pd.read_csv(gold).assign(comment="checked").to_csv(noted, index=False)
+    gold = noted
     code, out, err = run_cli("model", str(demo_path()), "--model", "soft", "-m", "indel", "--method", "svi",
                              "--steps", str(STEPS), "--gold", str(gold), "--emission", "histogram", "-f", "json")
     assert code == 0, err
@@ -98,6 +101,8 @@ def test_emission_histogram_with_gold_is_the_python_apis(gold, run_cli):
     got = (kappa["mean"], kappa["lower"], kappa["upper"], kappa["sd"])
     np.testing.assert_allclose(got, (ref.value, ref.ci_low, ref.ci_high, ref.se), rtol=0, atol=1e-12)
     assert doc["meta"]["emission"] == "histogram" and "emission = histogram" in doc["title"]
+    assert "gold.csv: 1 column(s) not read as gold pairs: 'comment'" in " ".join(doc["meta"]["warnings"])
+    assert doc["meta"]["profile_interval"] is None  # no profile-likelihood check runs with gold pairs
 
 
 @pytest.mark.parametrize(("args", "says"), [
