@@ -31,6 +31,7 @@ from softirr_stats.agreement._families import ChanceFamily, get_family
 from softirr_stats.agreement._similarity import (
     ExactMatchSimilarity,
     LabelSimilarity,
+    check_rank_order,
     level_similarity,
     resolve_similarity,
 )
@@ -129,6 +130,7 @@ def _resolve_alpha(coef: "Coefficient", ann: Annotations, options: dict[str, Any
                              f"(got level={level!r})")
         if ann.kind == "set":
             raise ValueError("ordinal alpha needs ordered labels (numbers, or categories= in order)")
+        check_rank_order(ann, f"level={level!r}")
         notes: tuple[str, ...] = ()
         if ann.kind != "numeric" and ann.categories is None:
             notes = ("ordinal alpha ranks text labels in vocabulary (sorted) order; declare the order (on the "

@@ -30,7 +30,7 @@ from softirr_stats.equivalence import (
 )
 
 __all__ = ["ExactMatchSimilarity", "LabelSimilarity", "MatrixSimilarity", "resolve_similarity", "level_similarity",
-           "category_values", "estimator_from_name", "MEASURE_NAMES", "SIMILARITY_NAMES", "similarity_kind"]
+           "category_values", "check_rank_order", "estimator_from_name", "MEASURE_NAMES", "SIMILARITY_NAMES", "similarity_kind"]
 
 
 def _names() -> dict[str, str]:
@@ -91,7 +91,12 @@ class AsGivenWeights(MatrixSimilarity):
 
 
 def category_values(ann: Annotations) -> np.ndarray:
-    """Values on which weights are built: numeric labels, else positions 1..K.
+    """Values on which weights are built, in vocabulary order: numeric labels, else positions 1..K.
+
+    Text labels take their positions in the declared ``categories=`` order (their order of
+    measurement); numeric labels take their values, whatever order they are declared in
+    (:func:`check_rank_order` refuses an order of numbers that contradicts their values where
+    only the order counts).
 
     Parameters
     ----------
@@ -110,13 +115,64 @@ def category_values(ann: Annotations) -> np.ndarray:
     return np.arange(1, len(ann.vocabulary) + 1, dtype=float)
 
 
+#: The named weights built on the labels' ranks rather than their values (irrCAC's ordinal weights)
+RANK_WEIGHTS = ("ordinal",)
+
+
+def check_rank_order(ann: Annotations, what: str) -> None:
+    """Numeric labels are ranked by their values: a declared order of them that is not the values' order is refused.
+
+    A statistic of ranks (``weights="ordinal"``, ``level="ordinal"``) would otherwise take the ranks from
+    the declared positions (``categories=[1, 3, 2]`` ranks 3 below 2) while the distance weights
+    (linear, quadratic, ...) and the interval metric follow the values. The values' order ascending or
+    descending gives the same ranks' distances and is accepted. Text labels are ranked in their
+    declared order: that is how an ordinal scale of text labels is declared.
+
+    Parameters
+    ----------
+    ann : Annotations
+        The annotations.
+    what : str
+        The option that ranks the labels, named in the message (``"weights='ordinal'"``).
+
+    Examples
+    --------
+    >>> check_rank_order(Annotations.from_wide([[1, 2], [3, 3]], categories=[3, 2, 1]), "weights='ordinal'")
+    >>> check_rank_order(Annotations.from_wide([[1, 2], [3, 3]], categories=[1, 3, 2]), "weights='ordinal'")
+    Traceback (most recent call last):
+    ...
+    ValueError: weights='ordinal' ranks the labels, and numeric labels are ranked by their values; the declared categories put them in another order, [1, 3, 2]. Declare them in the values' order, [1, 2, 3] (on the command line: --categories 1,2,3), or leave the order out; text labels are ranked in their declared order
+    """
+    if ann.kind != "numeric":
+        return
+    vals = list(ann.vocabulary)
+    pairs = list(zip(vals, vals[1:], strict=False))
+    if all(a < b for a, b in pairs) or all(a > b for a, b in pairs):
+        return
+    ranked = sorted(vals)
+
+    def shown(v: list[Any], sep: str = ", ") -> str:
+        return sep.join(map(str, v[:10])) + (f"{sep}..." if len(v) > 10 else "")
+
+    raise ValueError(
+        f"{what} ranks the labels, and numeric labels are ranked by their values; the declared categories put them "
+        f"in another order, [{shown(vals)}]. Declare them in the values' order, [{shown(ranked)}] (on the command "
+        f"line: --categories {shown(ranked, ',')}), or leave the order out; text labels are ranked in their declared "
+        "order")
+
+
 def check_weight_order(ann: Annotations, weights: str) -> None:
     """Named ordered weights need an order: numeric labels or declared ``categories=``.
 
     Text labels ("low", "medium", "high") have no order of their own; sorting them
-    alphabetically would silently weight "high" next to "low".
+    alphabetically would silently weight "high" next to "low". Numeric labels are ordered by
+    their values (:func:`check_rank_order` for the weights built on ranks).
     """
-    if weights == "identity" or ann.kind != "categorical" or ann.categories is not None:
+    if weights == "identity":
+        return
+    if weights in RANK_WEIGHTS:
+        check_rank_order(ann, f"weights={weights!r}")
+    if ann.kind != "categorical" or ann.categories is not None:
         return
     if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in ann.vocabulary):
         return

@@ -79,7 +79,7 @@ def _bipolar(x: np.ndarray) -> np.ndarray:
 
 
 def _ordinal(x: np.ndarray) -> np.ndarray:
-    k = np.arange(len(x), dtype=float)
+    k = np.argsort(np.argsort(x, kind="stable"), kind="stable").astype(float)  # the values' ranks, in their order
     nkl = np.abs(k[:, None] - k[None, :]) + 1.0
     d = nkl * (nkl - 1.0) / 2.0
     return 1.0 - d / d.max()
@@ -134,14 +134,16 @@ WEIGHT_NAMES = tuple(_MAKERS)
 
 
 def weight_matrix(name: str, values: np.ndarray) -> np.ndarray:
-    """Agreement weights ``w_kl`` (``w_kk = 1``) for sorted category values.
+    """Agreement weights ``w_kl`` (``w_kk = 1``) for the category values, in the vocabulary's order.
 
     Parameters
     ----------
     name : str
         One of ``identity, linear, quadratic, ordinal, radical, ratio, circular, bipolar``.
     values : array-like of shape (q,)
-        Category values (numeric labels) or positions ``1..q``.
+        Category values (numeric labels) or positions ``1..q`` (text labels in their declared
+        order), in any order: the distance weights are built on the values, the ordinal weights
+        on their ranks.
 
     Examples
     --------
