@@ -33,6 +33,7 @@ from softirr_stats.cli import (
     spans,
 )
 from softirr_stats.cli._errors import EXIT_HELP, boundary, guarded, leave
+from softirr_stats.cli._parsing import OnceCommand
 
 __all__ = ["COMMANDS", "app", "main", "register"]
 
@@ -114,9 +115,10 @@ class _PhaseLines(logging.Handler):
 
 
 def register(module: Any) -> None:
-    """Add a command module (``NAME``, ``EPILOG``, ``command``) to ``app``, inside the error boundary."""
+    """Add a command module (``NAME``, ``EPILOG``, ``command``) to ``app``, inside the error boundary; its parser
+    refuses a one-value option given twice and an empty path (:class:`~softirr_stats.cli._parsing.OnceCommand`)."""
     epilog = f"{module.EPILOG} {EXIT_HELP}" if module.EPILOG else EXIT_HELP
-    app.command(module.NAME, epilog=epilog)(guarded(module.command))
+    app.command(module.NAME, epilog=epilog, cls=OnceCommand)(guarded(module.command))
 
 
 for _mod in COMMANDS:
@@ -124,6 +126,7 @@ for _mod in COMMANDS:
 for _cmd in judge.app.registered_commands:
     _cmd.callback = guarded(_cmd.callback)
     _cmd.epilog = EXIT_HELP
+    _cmd.cls = OnceCommand
 app.add_typer(judge.app, name=judge.NAME)
 
 

@@ -984,7 +984,10 @@ def distance_registry(values: Sequence[str] | None, coefs: Sequence[str] | None,
             asked = f"-c {', '.join(coefs)}" if coefs else "the default coefficients, without -c"
             fail(f"--distance-option {key}=... is an option of -c {' / -c '.join(_DISTANCE_KEYS[key])}, and none is "
                  f"requested ({asked}); leave it out or add the row")
-        given[key] = _distance_value(value)
+        parsed = _distance_value(value)
+        if key in given and given[key] != parsed:  # a second value of a key would silently replace the first
+            fail(f"--distance-option {key}= given twice: {given[key]!r} and {parsed!r}; give each key once")
+        given[key] = parsed
     if not wanted:
         return None
     try:
