@@ -7,7 +7,7 @@ import numpy as np
 
 from softirr_stats.agreement import AgreementResult
 from softirr_stats.base._format import level_text
-from softirr_stats.base._validation import check_choice, check_level, user_stacklevel
+from softirr_stats.base._validation import check_choice, check_level, check_seed, user_stacklevel
 from softirr_stats.equivalence import resolve_label_similarity
 from softirr_stats.inference._config import (
     DEFAULT_LEVEL,
@@ -327,6 +327,7 @@ def _annotator_agreement(ann: Any, similarity: Any, model: str, method: str, lev
     method = check_choice("method", method, ["nuts", "svi"])
     profile_interval = check_choice("profile_interval", profile_interval, PROFILE_MODES)
     level = check_level(level)
+    seed = check_seed(seed)
     details: dict[str, Any] = {"model": model, "fit_method": method, "seed": seed}
     sim = None
     if gold is not None and not find_model(model).soft:

@@ -21,7 +21,7 @@ from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
 from softirr_stats.base._device import device_scoped
 from softirr_stats.base._jax import _ensure_initialised, compiling, exported_program
-from softirr_stats.base._validation import check_choice, user_stacklevel
+from softirr_stats.base._validation import check_choice, check_seed, user_stacklevel
 from softirr_stats.inference._config import (
     AUTO_BATCH_MIN_ITEMS,
     AUTO_BATCH_SIZE,
@@ -47,6 +47,22 @@ from softirr_stats.models import (
 
 __all__ = ["fit", "resolve_batch_size", "resolve_model", "resolve_progress", "warn_divergences",
            "warn_rhat"]
+
+
+def fit_key(seed: int) -> jax.Array:
+    """The PRNG key of a fit with ``seed`` (an integer in [0, 2**63 - 1], checked by ``check_seed``).
+
+    Without 64-bit JAX, ``jax.random.key`` keeps only a seed's low 32 bits, so seeds 0 and 2**32
+    would fit the same draws. A seed below 2**32 keeps its plain key; the high half of a larger one
+    is folded in.
+
+    Examples
+    --------
+    >>> bool((jax.random.key_data(fit_key(3)) == jax.random.key_data(jax.random.key(3))).all())
+    True
+    """
+    key = jax.random.key(seed & 0xFFFFFFFF)
+    return key if seed < 2**32 else jax.random.fold_in(key, seed >> 32)
 
 
 def resolve_model(model: Any) -> tuple[str, str, Callable[..., None]]:
@@ -774,8 +790,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
     method = check_choice("method", method, ["nuts", "svi"])
     _ensure_initialised()  # NumPyro's programs go to the persistent compile cache too
     show = resolve_progress(progress)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int; got {seed!r}")
+    seed = check_seed(seed)
     name, kind, fn = resolve_model(model)
     if config is None:
         config = NutsConfig() if method == "nuts" else SviConfig()
@@ -799,7 +814,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
                          "its program as kept in the compile cache; SOFTIRR_PROGRESS=1 or progress=True "
                          "draws the bar and compiles it again)", _describe_run(name, method, config),
                          LONG_FIT_SECONDS)
-    key = jax.random.key(int(seed))
+    key = fit_key(seed)
     k_run, k_post = jax.random.split(key)
     t0 = time.perf_counter()
     _log.info("fitting %s", _describe_run(name, method, config))

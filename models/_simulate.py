@@ -4,11 +4,13 @@ from typing import Any
 
 import numpy as np
 
+from softirr_stats.base._validation import check_seed
+
 __all__ = ["simulate_dawid_skene", "simulate_mace", "simulate_soft_scores"]
 
 
 def _rng(seed: int) -> np.random.Generator:
-    return np.random.default_rng(seed)
+    return np.random.default_rng(check_seed(seed))
 
 
 def _accuracy_vector(accuracy: Any, n_raters: int, name: str = "accuracy") -> np.ndarray:

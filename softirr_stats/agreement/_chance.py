@@ -15,7 +15,7 @@ import numpy as np
 
 from softirr_stats.base._jax import namespace
 from softirr_stats.base._suggest import did_you_mean
-from softirr_stats.base._validation import check_positive_int
+from softirr_stats.base._validation import check_positive_int, check_seed
 from softirr_stats.equivalence import LabelSimilarity
 
 __all__ = ["MonteCarlo", "SampledPairs", "DenseQuad", "BlockedQuad", "IdentityQuad", "make_quad", "resolve_chance",
@@ -65,7 +65,7 @@ class MonteCarlo:
 
     def __post_init__(self) -> None:
         check_positive_int(self.permutations, "permutations")
-        check_positive_int(self.seed, "seed", minimum=0)
+        object.__setattr__(self, "seed", check_seed(self.seed))
 
     @property
     def label(self) -> str:
@@ -107,7 +107,7 @@ class SampledPairs:
 
     def __post_init__(self) -> None:
         check_positive_int(self.n, "n", minimum=2)
-        check_positive_int(self.seed, "seed", minimum=0)
+        object.__setattr__(self, "seed", check_seed(self.seed))
 
     @property
     def label(self) -> str:

@@ -40,7 +40,12 @@ from softirr_stats.agreement import (
     xrr_evaluate,
     xrr_prepare,
 )
-from softirr_stats.base._validation import TooFewUnitsError, check_choice, check_positive_int
+from softirr_stats.base._validation import (
+    TooFewUnitsError,
+    check_choice,
+    check_positive_int,
+    check_seed,
+)
 from softirr_stats.data import Annotations, single_rater_replication
 from softirr_stats.uncertainty import attach_interval, check_ci
 
@@ -316,7 +321,7 @@ def check_distance_options(*, method: str = "ks", threshold: float = 0.05, kde: 
         if isinstance(expected_pairs, str):
             raise ValueError(f"expected_pairs must be 'all' or a positive integer; got {expected_pairs!r}")
         check_positive_int(expected_pairs, "expected_pairs")
-    check_positive_int(seed, "seed", minimum=0)
+    check_seed(seed)
 
 
 def distance_agreement(ann: Any, *, similarity: Any = None, method: str = "ks", threshold: float = 0.05,

@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["user_stacklevel", "check_choice", "check_level", "check_positive_int", "ModelRequiredError", "SimilarityMismatchError",
+__all__ = ["user_stacklevel", "check_choice", "check_level", "check_positive_int", "check_seed", "MAX_SEED",
+           "ModelRequiredError", "SimilarityMismatchError",
            "SoftIRRWarning", "TooFewRatersError", "TooFewUnitsError", "LINE_INDEX", "is_warning_text", "label_file_lines", "row_name"]
 
 #: Name of the index a reader gives a table read from a file: each row labelled with its line in
@@ -271,6 +272,33 @@ def check_level(level: float, name: str = "level") -> float:
     if not 0.0 < value < 1.0 or not np.isfinite(value):
         raise ValueError(f"{name} must be in (0, 1); got {level!r}")
     return value
+
+
+#: Largest seed accepted anywhere (``jax.random.key`` and NumPy's seed sequences take a 64-bit integer).
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed: Any, name: str = "seed") -> int:
+    """Validate a random seed: an integer in [0, 2**63 - 1] (bools, floats and texts are rejected).
+
+    The one check of every seeded option (``Bootstrap``, ``MonteCarlo``, ``SampledPairs``,
+    ``Permutation``, ``distance_agreement``, ``judging_plan``, ``compare_groups``, the annotator
+    models' fits), so that a seed one of them takes, every other takes too.
+
+    Examples
+    --------
+    >>> check_seed(7)
+    7
+    >>> check_seed(2**70)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be an integer in [0, 2**63 - 1]; got 1180591620717411303424
+    """
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"{name} must be an integer in [0, 2**63 - 1]; got {seed!r} ({type(seed).__name__})")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise ValueError(f"{name} must be an integer in [0, 2**63 - 1]; got {seed}")
+    return int(seed)
 
 
 def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:

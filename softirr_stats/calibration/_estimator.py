@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from softirr_stats.base._validation import check_seed
 from softirr_stats.calibration._calibrators import CALIBRATORS, _Calibrator
 from softirr_stats.calibration._checks import (
     Strategy,
@@ -318,6 +319,7 @@ def fit_calibrator(
     template = _make_calibrator(method)
     if cv is not None:
         cv = check_positive_int(cv, "cv", minimum=2)
+    seed = check_seed(seed)
 
     raw = _check_raw_scores(estimator(pairs_a, pairs_b), aa.size, _base_name(estimator))
     keep = ~_equal_mask(aa, bb)

@@ -134,7 +134,21 @@ AnalyticOpt = Annotated[bool, typer.Option(
     "--analytic", help="the analytic interval instead of the bootstrap: exact F for the ICCs, Fisher z for "
                        "lin_ccc, the delta method for the chance-corrected coefficients (a row without one gets a "
                        "note); takes --level, not --bootstrap/--design/--method")]
-SeedOpt = Annotated[int, typer.Option(help="random seed")]
+
+
+def check_seed(seed: int) -> int:
+    """``--seed``: the library's one seed check (an integer in [0, 2**63 - 1], what every seeded option takes:
+    ``base._validation.check_seed``), naming the flag. The callback of every ``--seed`` option, so a seed is
+    refused before the command reads or computes anything."""
+    from softirr_stats.base._validation import check_seed as library_check
+
+    try:
+        return library_check(seed, "--seed")
+    except (TypeError, ValueError):
+        fail(f"--seed must be a non-negative integer, at most 2**63 - 1; got {seed}")
+
+
+SeedOpt = Annotated[int, typer.Option(help="random seed", callback=check_seed)]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help=f"output format: {', '.join(FORMATS)}")]
 DeviceOpt = Annotated[str, typer.Option(
     "--device", help="where to score and fit: auto (CUDA when torch or JAX sees one, else the CPU), cpu or cuda; "
@@ -796,12 +810,6 @@ def check_probability(value: float, flag: str, example: str) -> None:
     """A level, power or alpha option: strictly between 0 and 1."""
     if math.isnan(value) or not (0.0 < value < 1.0):
         fail(f"{flag} must lie strictly between 0 and 1 (e.g. {example}); got {value}")
-
-
-def check_seed(seed: int) -> None:
-    """``--seed``: an integer in [0, 2**63 - 1] (what NumPy's seed sequences and the bootstrap take)."""
-    if not 0 <= seed <= 2**63 - 1:
-        fail(f"--seed must be a non-negative integer, at most 2**63 - 1; got {seed}")
 
 
 #: the interval options ``--bootstrap 0`` (no interval) leaves unused (Python names, as :func:`given_flags` takes

@@ -34,6 +34,7 @@ from softirr_stats.cli._options import (
     ReaderOpt,
     SpanRuleOpt,
     check_choices,
+    check_seed,
     check_writable,
     cli_wording,
     read,
@@ -80,7 +81,7 @@ def plan(
         "--uniform-share", help="share of the uniform design mixed into --strategy active, in (0, 1] "
                                 "[default: 0.2]")] = None,
     categories: CategoriesOpt = None,
-    seed: Annotated[int, typer.Option(help="seed of the draws and of the sheet's order")] = 0,
+    seed: Annotated[int, typer.Option(help="seed of the draws and of the sheet's order", callback=check_seed)] = 0,
     blinded: Annotated[bool, typer.Option("--blinded/--unblinded", help="hide the estimator's score and q from "
                                           "the judge (keep them in the plan file)")] = True,
     item: ItemOpt = "item",
@@ -117,8 +118,6 @@ def plan(
     if gold_n is not None and not 1 <= gold_n <= n:
         fail(f"--gold-n must be a number of draws from 1 to -n ({n}): the gold draws are a subsample of the judged "
              f"draws; got {gold_n}")
-    if seed < 0:
-        fail(f"--seed must be a non-negative integer; got {seed}")
     if output.suffix.lower() != ".csv":
         fail(f"--output {output}: the sheet is a CSV file; the name must end in .csv")
     check_writable(output, "--output", [file])

@@ -302,8 +302,6 @@ def command(
     for flag, v in (("--steps", steps), ("--warmup", warmup), ("--samples", samples), ("--chains", chains)):
         if v is not None and v < 1:
             fail(f"{flag} must be a positive integer; got {v}")
-    if seed < 0:
-        fail(f"--seed must be a non-negative integer; got {seed}")
     if find_model(name).soft and measure == "exact":
         fail("--model soft needs a soft --similarity (e.g. -m levenshtein)")
     if gold is not None and not find_model(name).soft:

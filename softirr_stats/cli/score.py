@@ -39,6 +39,7 @@ from softirr_stats.cli._options import (
     SpanRuleOpt,
     chance_settings,
     check_choices,
+    check_seed,
     check_writable,
     read,
     reader_options,
@@ -87,7 +88,8 @@ def command(
     measure: MeasureAliasOpt = None,
     model: ModelOpt = None,
     chance: Annotated[str, typer.Option(help=f"chance agreement: {CHANCE_HELP}")] = "exact",
-    seed: Annotated[int, typer.Option(help="seed of sampled chance pairs (use the same in the analysis)")] = 0,
+    seed: Annotated[int, typer.Option(help="seed of sampled chance pairs (use the same in the analysis)",
+                                      callback=check_seed)] = 0,
     cache: Annotated[Path, typer.Option(help="SQLite score cache to fill (created if needed)")] = Path("scores.sqlite"),
     ray: Annotated[bool, typer.Option("--ray/--no-ray", help="score on Ray (implied by the Ray options)")] = False,
     ray_address: Annotated[str | None, typer.Option(
@@ -119,8 +121,6 @@ def command(
         fail("--similarity exact needs no scores; give soft measures (e.g. -m levenshtein)")
     if batch_size < 1:
         fail(f"--batch-size must be a positive integer; got {batch_size}")
-    if seed < 0:
-        fail(f"--seed must be a non-negative integer; got {seed}")
     chance_obj = chance_settings([chance], seed)[0]
     if cache.is_dir():
         fail(f"--cache {cache} is a directory; give a file name")

@@ -19,7 +19,7 @@ import numpy as np
 
 from softirr_stats.agreement import DegenerateWarning, as_annotations, get_coefficient
 from softirr_stats.api import estimate_point, estimate_with_interval
-from softirr_stats.base._validation import check_positive_int, user_stacklevel
+from softirr_stats.base._validation import check_positive_int, check_seed, user_stacklevel
 from softirr_stats.comparison._compare import _resolve_ci, compare_statistics, statistic_of
 from softirr_stats.comparison._comparison_result import ComparisonResult
 
@@ -89,6 +89,7 @@ def compare_groups(ann: Any, group_a: Any, group_b: Any, *, coefficient: str = "
     if set(ga) == set(gb):
         raise ValueError(f"group_a and group_b are the same raters {ga}: nothing to compare")
     check_positive_int(permutations, "permutations", minimum=0)
+    seed = check_seed(seed)
     a = estimate_with_interval(coef, data.subset_raters(ga), **options, ci=None)
     b = estimate_with_interval(coef, data.subset_raters(gb), **options, ci=None)
     cfg = _resolve_ci(a, b, ci)

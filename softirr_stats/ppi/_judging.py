@@ -34,6 +34,7 @@ from softirr_stats.base._csvsafe import escape_columns, quoting_for, unescape_co
 from softirr_stats.base._validation import (
     check_choice,
     check_positive_int,
+    check_seed,
     label_file_lines,
     row_name,
 )
@@ -309,7 +310,7 @@ def plan_from_prepared(prep: Prepared, coefficient: str, po: float, pe: float, *
     """
     check_family(prep)
     check_positive_int(n, "n")
-    check_positive_int(seed, "seed", minimum=0)
+    seed = check_seed(seed)
     if gold_n is not None:
         check_positive_int(gold_n, "gold_n")
         if gold_n > n:

@@ -30,6 +30,7 @@ from softirr_stats.base._validation import (
     check_choice,
     check_level,
     check_positive_int,
+    check_seed,
     user_stacklevel,
 )
 from softirr_stats.uncertainty._device_weights import GENERATORS
@@ -197,20 +198,9 @@ class BootstrapCostWarning(SoftIRRWarning):
     """
 
 
-#: Largest seed accepted (``jax.random.key`` takes a 64-bit integer).
-MAX_SEED = 2**63 - 1
 #: Fewest raters for a design that resamples raters: with two, every replicate is the one
 #: rater pair again or a rater paired with itself (no pair at all).
 MIN_RATERS_RESAMPLED = 3
-
-
-def check_seed(seed: Any, name: str = "seed") -> int:
-    """Validate a random seed: an integer in [0, 2**63 - 1] (bools and floats are rejected)."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"{name} must be an integer in [0, 2**63 - 1]; got {seed!r} ({type(seed).__name__})")
-    if not 0 <= int(seed) <= MAX_SEED:
-        raise ValueError(f"{name} must be an integer in [0, 2**63 - 1]; got {seed}")
-    return int(seed)
 
 
 #: Names ``Bootstrap(backend=...)`` accepts besides a ``RayBackend``.

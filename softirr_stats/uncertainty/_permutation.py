@@ -35,7 +35,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from softirr_stats.agreement import AgreementResult, DegenerateWarning, Prepared, evaluate, prepare
-from softirr_stats.base._validation import check_choice, check_positive_int, user_stacklevel
+from softirr_stats.base._validation import (
+    check_choice,
+    check_positive_int,
+    check_seed,
+    user_stacklevel,
+)
 from softirr_stats.data import Annotations
 from softirr_stats.uncertainty._hypothesis import ALTERNATIVES
 
@@ -77,8 +82,7 @@ class Permutation:
 
     def __post_init__(self) -> None:
         check_positive_int(self.n, "n")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
+        object.__setattr__(self, "seed", check_seed(self.seed))
         if self.chunk_size is not None:
             check_positive_int(self.chunk_size, "chunk_size")
 

@@ -490,3 +490,16 @@ def test_the_late_fall_rule_on_known_traces():
     assert svi_still_falling(1000 * np.exp(-steps / 600) + 50).startswith("SVI loss was still falling")
     noisy = 50 + np.random.default_rng(0).normal(0, 5, 1000)  # flat and noisy: nothing to say
     assert svi_still_falling(noisy) == "" and svi_still_falling([1.0, 2.0]) == ""
+
+
+def test_seeds_beyond_32_bits_give_their_own_key():
+    """Without 64-bit JAX, jax.random.key keeps a seed's low 32 bits: seeds 0 and 2**32 fitted the same draws.
+    A seed below 2**32 keeps its key (fits reproduce); a larger one has its high half folded in."""
+    import jax
+
+    from softirr_stats.inference._fit import fit_key
+
+    data = lambda s: jax.random.key_data(fit_key(s)).tolist()  # noqa: E731
+    assert data(5) == jax.random.key_data(jax.random.key(5)).tolist()
+    assert data(2**32) != data(0) and data(2**32 + 7) != data(7) and data(2**63 - 1) != data(2**32 - 1)
+    assert len({str(data(s)) for s in (0, 1, 2**32, 2**32 + 1, 2**40, 2**63 - 1)}) == 6
