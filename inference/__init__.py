@@ -10,6 +10,7 @@ predictive check and caveat lines in one record. Every interval defaults to leve
 from softirr_stats.inference._agreement import PROFILE_MODES, annotator_agreement
 from softirr_stats.inference._config import (
     DEFAULT_LEVEL,
+    MAX_STEPS,
     ConvergenceWarning,
     FitWarning,
     NutsConfig,
@@ -47,6 +48,7 @@ __all__ = [
     "FitSizeError",
     "FitWarning",
     "GoldPairs",
+    "MAX_STEPS",
     "MIN_GOLD",
     "NutsConfig",
     "Posterior",

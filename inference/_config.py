@@ -68,6 +68,18 @@ class PriorDominatedWarning(FitWarning):
     """
 
 
+#: The most SVI steps, and NUTS iterations (warm-up and kept) per chain, of one fit: JAX counts a loop's steps in
+#: a 32-bit integer (64-bit JAX is off), and a longer run overflowed after its estimate was printed.
+MAX_STEPS = 2**31 - 1
+
+
+def _check_run_length(total: int, name: str) -> None:
+    """``total`` loop steps of a fit, at most :data:`MAX_STEPS` (``name`` says what was counted)."""
+    if total > MAX_STEPS:
+        raise ValueError(f"{name} must be at most {MAX_STEPS} (2**31 - 1, what JAX's 32-bit step counter counts); "
+                         f"got {total}")
+
+
 @dataclass(frozen=True)
 class NutsConfig:
     """Settings of a NUTS run (numpyro ``MCMC(NUTS(...))``).
@@ -112,6 +124,7 @@ class NutsConfig:
     def __post_init__(self) -> None:
         check_positive_int(self.num_warmup, "num_warmup", 0)
         check_positive_int(self.num_samples, "num_samples")
+        _check_run_length(int(self.num_warmup) + int(self.num_samples), "num_warmup + num_samples")
         check_positive_int(self.num_chains, "num_chains")
         check_positive_int(self.max_tree_depth, "max_tree_depth")
         check_choice("chain_method", self.chain_method, ["vectorized", "sequential", "parallel"])
@@ -200,6 +213,7 @@ class SviConfig:
             check_positive_int(self.batch_size, "batch_size")
             object.__setattr__(self, "batch_size", int(self.batch_size))
         check_positive_int(self.steps, "steps")
+        _check_run_length(int(self.steps), "steps")
         check_positive_int(self.local_steps, "local_steps")
         check_positive_int(self.num_draws, "num_draws")
         check_positive_int(self.num_particles, "num_particles")

@@ -184,6 +184,43 @@ def method_flags(method: str, settings: dict[str, int | None]) -> str | None:
             f"takes {own}")
 
 
+def run_length(steps: int | None = None, warmup: int | None = None, samples: int | None = None, *,
+               steps_flag: str = "--steps") -> str | None:
+    """The refusal of a fit longer than JAX's 32-bit step counter counts (``inference.MAX_STEPS``), or None.
+
+    ``steps``: SVI steps (its flag ``steps_flag``: ``report`` names it ``--model-steps``); ``warmup`` and
+    ``samples``: NUTS iterations per chain, together (one left at None takes the config's default). None where not
+    given. Refused here, before the file is read: the fit printed its estimate, then overflowed.
+
+    Examples
+    --------
+    >>> run_length(steps=10**10)
+    "--steps 10000000000 is more than JAX's 32-bit step counter counts: at most 2147483647 SVI steps"
+    >>> run_length(samples=2**31 - 1)
+    "--samples 2147483647 with 500 warm-up iterations (2147484147) is more than JAX's 32-bit step counter counts: at most 2147483647 NUTS iterations per chain"
+    >>> run_length(steps=2000, warmup=500) is None
+    True
+    """
+    from softirr_stats.inference import MAX_STEPS, NutsConfig
+
+    counter = f"is more than JAX's 32-bit step counter counts: at most {MAX_STEPS}"
+    if steps is not None and steps > MAX_STEPS:
+        return f"{steps_flag} {steps} {counter} SVI steps"
+    if warmup is None and samples is None:
+        return None
+    total = (NutsConfig.num_warmup if warmup is None else warmup) + (NutsConfig.num_samples if samples is None
+                                                                     else samples)
+    if total <= MAX_STEPS:
+        return None
+    if warmup is not None and samples is not None:
+        shown = f"--warmup + --samples ({total})"
+    elif samples is not None:
+        shown = f"--samples {samples} with {NutsConfig.num_warmup} warm-up iterations ({total})"
+    else:
+        shown = f"--warmup {warmup} with {NutsConfig.num_samples} kept draws ({total})"
+    return f"{shown} {counter} NUTS iterations per chain"
+
+
 def profile_flag(model: str, gold: bool, emission: str | None, given: bool) -> str | None:
     """The refusal of ``--profile-interval`` given where no profile-likelihood check runs, or None.
 
@@ -302,6 +339,9 @@ def command(
     for flag, v in (("--steps", steps), ("--warmup", warmup), ("--samples", samples), ("--chains", chains)):
         if v is not None and v < 1:
             fail(f"{flag} must be a positive integer; got {v}")
+    too_long = run_length(steps, warmup, samples)
+    if too_long:
+        fail(too_long)
     if find_model(name).soft and measure == "exact":
         fail("--model soft needs a soft --similarity (e.g. -m levenshtein)")
     if gold is not None and not find_model(name).soft:

@@ -55,6 +55,7 @@ from softirr_stats.cli._options import (
     split,
 )
 from softirr_stats.cli._output import command_line
+from softirr_stats.cli.model import run_length
 
 __all__ = ["NAME", "EPILOG", "command", "model_flags"]
 
@@ -67,7 +68,7 @@ def model_flags(model: str | None, method: str | None, steps: int | None) -> str
     """The refusal of ``--model-method`` / ``--model-steps`` where they would not be used, or None.
 
     ``method`` and ``steps`` are None where not given. Both need ``--model``; ``--model-steps`` needs
-    ``--model-method svi`` (NUTS takes no steps), and they must be positive.
+    ``--model-method svi`` (NUTS takes no steps), and they must be positive and countable (:func:`run_length`).
 
     Examples
     --------
@@ -84,6 +85,9 @@ def model_flags(model: str | None, method: str | None, steps: int | None) -> str
         return f"{which} of --model (the annotator model fitted for the report); no --model was given"
     if steps is not None and steps < 1:
         return f"--model-steps must be a positive integer; got {steps}"
+    too_long = run_length(steps, steps_flag="--model-steps")
+    if too_long:
+        return too_long
     if steps is not None and method != "svi":
         return (f"--model-steps is a setting of --model-method svi (SVI optimisation steps); --model-method nuts"
                 f"{' (the default)' if method is None else ''} takes none")
