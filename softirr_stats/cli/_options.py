@@ -188,8 +188,8 @@ MeasureAliasOneOpt = Annotated[str | None, typer.Option("--measure", hidden=True
 
 
 def similarity_values(similarity: Sequence[str] | None, measure: Sequence[str] | None) -> list[str]:
-    """``--similarity`` and its older name ``--measure`` (both repeatable), flattened."""
-    return split([*(similarity or []), *(measure or [])])
+    """``--similarity`` and its older name ``--measure`` (both repeatable), flattened; an empty value is refused."""
+    return split([*(similarity or []), *(measure or [])], "--similarity")
 
 
 def similarity_value(similarity: str | None, measure: str | None, default: str | None = None) -> str:
@@ -202,10 +202,17 @@ def similarity_value(similarity: str | None, measure: str | None, default: str |
     return value
 
 
-def split(values: Sequence[str] | None) -> list[str]:
-    """Flatten repeated and comma-separated option values (a JSON spec or @file stays whole)."""
+def split(values: Sequence[str] | None, flag: str | None = None) -> list[str]:
+    """Flatten repeated and comma-separated option values (a JSON spec or @file stays whole).
+
+    ``flag``: the option of a list of names (``--coefficient``, ``--similarity``, ``--chance``), whose value that
+    names nothing (``-c ""``, ``-c ,``) is refused naming it; it would have run the option's default. An empty
+    piece beside names (``-c fleiss_kappa,``) is dropped.
+    """
     out: list[str] = []
     for v in values or []:
+        if flag is not None and not v.replace(",", "").strip():
+            fail(f"{flag} was given an empty value ({v!r}); give a name, or leave {flag} out for its default")
         out += [v.strip()] if v.strip().startswith(("{", "@")) else [x.strip() for x in v.split(",") if x.strip()]
     return out
 
@@ -956,7 +963,7 @@ def chance_settings(values: Sequence[str] | None, seed: int = 0) -> list[Any]:
     from softirr_stats.agreement import resolve_chance
 
     out = []
-    for text in split(values) or ["exact"]:
+    for text in split(values, "--chance") or ["exact"]:
         try:
             out.append(resolve_chance(text, seed=seed))
         except (ValueError, TypeError) as err:

@@ -143,7 +143,7 @@ def command(
     check_choices([test_method], TEST_METHODS, "--test-method")
     check_test_options(test, test_method, alternative, null)
     judged, plan = load_judgments(judgments)
-    coefs = split(coefficient) or [plan.get("coefficient") or "krippendorff_alpha"]
+    coefs = split(coefficient, "--coefficient") or [plan.get("coefficient") or "krippendorff_alpha"]
     check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     check_fisher_null(coefs, null)
     names = similarity_values(similarity, measure) or [plan.get("similarity") or "exact"]

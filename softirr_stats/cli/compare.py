@@ -279,7 +279,7 @@ def command(
 
     check_format(fmt)
     check_writable(json_out, "--json", files)
-    coefs = split(coefficient)
+    coefs = split(coefficient, "--coefficient")
     check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     names = similarity_values(similarity, measure) or ["exact"]
     check_similarities(names, SIMILARITIES)  # softirr agree's -m: an equivalence measure or categorical weights

@@ -165,7 +165,7 @@ def command(
     if output.suffix.lower() not in (".html", ".htm"):
         fail(f"--output {output}: the file name must end in .html")
     check_writable(output, "--output", [*files, judgments])
-    coefs = split(coefficient) or None
+    coefs = split(coefficient, "--coefficient") or None
     if coefs:
         check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     registry = distance_registry(distance_option, coefs, seed)  # the options checked before reading, as in agree

@@ -114,7 +114,7 @@ def command(
     from rich.console import Console
     from rich.table import Table
 
-    coefs = split(coefficient) or ["krippendorff_alpha"]
+    coefs = split(coefficient, "--coefficient") or ["krippendorff_alpha"]
     check_choices(coefs, COEFFICIENTS, "--coefficient")
     names = similarity_values(similarity, measure) or ["levenshtein"]
     if "exact" in names:

@@ -153,7 +153,7 @@ def command(
     check_writable(plot, "--plot", [*files, judgments])
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         fail(f"--plot {plot}: the file name must end in .png, .svg or .pdf")
-    coefs = split(coefficient) or ([plan["coefficient"]] if plan.get("coefficient") else None)
+    coefs = split(coefficient, "--coefficient") or ([plan["coefficient"]] if plan.get("coefficient") else None)
     if coefs:
         check_choices(coefs, (*COEFFICIENTS, *LEVEL_FORMS), "--coefficient")
     check_fisher_null(coefs or [], null)
