@@ -30,7 +30,7 @@ _EXPORTS = {
     "softirr_stats.analysis._sensitivity": ("sensitivity",),
     "softirr_stats.analysis._scoring_plan": ("ScoringPlan", "scoring_plan"),
     "softirr_stats.base._jax": ("compile_cache",),
-    "softirr_stats.data._annotations": ("Annotations", "UnpairableItemsWarning"),
+    "softirr_stats.data._annotations": ("Annotations", "UnpairableItemsWarning", "UnratedRatersWarning"),
     "softirr_stats.agreement._result": ("AgreementResult",),
     "softirr_stats.agreement._evaluator": ("DegenerateWarning",),
     "softirr_stats.agreement._chance": ("MonteCarlo", "SampledPairs"),
@@ -98,7 +98,12 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
         leave_one_rater_out,
         replacement_test,
     )
-    from softirr_stats.data import Annotations, UnpairableItemsWarning, read_annotations
+    from softirr_stats.data import (
+        Annotations,
+        UnpairableItemsWarning,
+        UnratedRatersWarning,
+        read_annotations,
+    )
     from softirr_stats.inference import annotator_agreement
     from softirr_stats.planning import PlanResult, plan_items
     from softirr_stats.ppi import JudgingPlan, judging_plan, read_judgments

@@ -113,7 +113,8 @@ def missing_ratings_note(coefficient: str, ann: Annotations, *, similarity: str,
     complete_value : float or None
         The coefficient on ``ann.complete_items()`` (the peers' number).
     call : str
-        The call that reproduces it, e.g. ``"fleiss_kappa(ann.complete_items())"``.
+        The call that reproduces it, e.g. ``"fleiss_kappa(ann.complete_items())"``; named only where at least two
+        items are complete (the peers' number is not computed on fewer, and on none the call raises).
 
     Returns
     -------
@@ -142,6 +143,8 @@ def missing_ratings_note(coefficient: str, ann: Annotations, *, similarity: str,
     weighted = "" if similarity == "identity" else f" with {similarity} weights"
     there = ("undefined there" if complete_value is None or not np.isfinite(complete_value)
              else f"{round(float(complete_value), 4) + 0.0:.4f} there")  # + 0.0: a rounded -0.0 reads 0.0000
+    if n_complete >= 2:  # the call that reproduces it; on no complete item it would raise (no item left)
+        there += f": sis.{call}"
     every = "both raters" if ann.n_raters == 2 else f"all {ann.n_raters} raters"
     return (f"missing ratings: {coefficient}{weighted} uses all {n_rated} rated items; {peers} {verb} only the "
-            f"{n_complete} rated by {every} ({there}: sis.{call})")
+            f"{n_complete} rated by {every} ({there})")

@@ -87,7 +87,8 @@ def match_replications(ann_x: Annotations, ann_y: Annotations) -> XrrData:
     if ann_x.categories is not None or ann_y.categories is not None:
         categories = list(dict.fromkeys(list(ann_x.categories or ann_x.vocabulary)
                                         + list(ann_y.categories or ann_y.vocabulary)))
-    union = Annotations.from_wide(cells, categories=categories, items=matched, raters=raters)
+    # every rater kept, also one that rated none of the matched items: the columns split at ann_x.n_raters
+    union = Annotations._from_cells(None, None, cells.ravel(), matched, raters, categories)
     universe = None
     if ann_x.label_universe is not None or ann_y.label_universe is not None:
         universe = tuple(dict.fromkeys(list(ann_x.label_universe or ()) + list(ann_y.label_universe or ())))

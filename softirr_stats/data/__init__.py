@@ -29,7 +29,7 @@ EXPORT_FORMATS: dict[str, tuple[str, str]] = {
 INPUT_FORMATS: tuple[str, ...] = (*TABLE_FORMATS, *EXPORT_FORMATS)
 
 __getattr__, __dir__, __all__ = attach(__name__, {
-    "softirr_stats.data._annotations": ('Annotations', 'LabelKind', 'UnpairableItemsWarning',),
+    "softirr_stats.data._annotations": ('Annotations', 'LabelKind', 'UnpairableItemsWarning', 'UnratedRatersWarning',),
     "softirr_stats.data._io": ('demo_path', 'read_annotations', 'read_table',),
     "softirr_stats.data._labels": ('LabelWarning',),
     "softirr_stats.data._readers": ('ExportWarning', 'SpanRule',),
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         Annotations,
         LabelKind,
         UnpairableItemsWarning,
+        UnratedRatersWarning,
         single_rater_replication,
     )
     from softirr_stats.data._cells import guess_roles, set_cells_hint

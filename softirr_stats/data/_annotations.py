@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from softirr_stats.base._validation import SoftIRRWarning
+from softirr_stats.base._validation import SoftIRRWarning, user_stacklevel
 from softirr_stats.data._labels import check_labels, check_names
 
 if TYPE_CHECKING:  # pandas (about half a second to import) loads when labels are first encoded
     import pandas as pd
 
-__all__ = ["Annotations", "LabelKind", "UnpairableItemsWarning", "single_rater_replication"]
+__all__ = ["Annotations", "LabelKind", "UnpairableItemsWarning", "UnratedRatersWarning", "single_rater_replication"]
 
 LabelKind = Literal["categorical", "numeric", "set"]
 
@@ -42,8 +42,9 @@ def single_rater_replication() -> Iterator[None]:
 
     ``kappa_x = 1 - d_o / d_e`` compares the ratings of two replications, so one of them may be a single rater
     (one expert against a crowd; Wong, Paritosh & Aroyo 2021). Only ``cross_kappa`` and ``softirr compare
-    --cross-replication`` read their replications inside this block; everywhere else the constructors refuse a
-    single rater, and the coefficients refuse a single-rater ``Annotations`` (no item has two ratings).
+    --cross-replication`` read their replications inside this block (and the readers, one annotator's export
+    before :meth:`Annotations.concat` merges it); everywhere else the constructors refuse a single rater, and the
+    coefficients refuse a single-rater ``Annotations`` (no item has two ratings).
 
     Examples
     --------
@@ -74,6 +75,22 @@ class UnpairableItemsWarning(SoftIRRWarning):
     ...     r = sis.fleiss_kappa([["a", "a"], ["a", None], ["b", "b"]])
     >>> [w.category.__name__ for w in caught]
     ['UnpairableItemsWarning']
+    """
+
+
+class UnratedRatersWarning(SoftIRRWarning):
+    """Some raters have no rating at all (an empty column of a wide table, a rater whose every label is missing):
+    the constructors leave them out and name them, so that they count as no rater anywhere (rater bootstraps,
+    plans, ``complete_items``).
+
+    Examples
+    --------
+    >>> import warnings, softirr_stats as sis
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     ann = sis.Annotations.from_wide([["a", "a", None], ["b", "a", None]], raters=["ana", "bo", "cy"])
+    >>> ann.raters, caught[0].category.__name__
+    (('ana', 'bo'), 'UnratedRatersWarning')
     """
 
 
@@ -495,7 +512,8 @@ class Annotations:
         """Build from a long table: one row per (item, rater, label).
 
         Rows whose label is missing (None/NaN) are kept as missing ratings (the item and
-        rater still appear); duplicate (item, rater) rows raise a ValueError listing them.
+        rater still appear; a rater with no rating at all is left out, named in an
+        :class:`UnratedRatersWarning`); duplicate (item, rater) rows raise a ValueError listing them.
         ``normalize`` ("NFC", "NFKC", "casefold", "NFC+casefold", ...) maps text labels
         (and the strings in set labels) to one Unicode form first, so that "e" + combining
         acute and "é" are one label; by default labels are compared exactly. A label column of
@@ -565,7 +583,8 @@ class Annotations:
         item_idx = pd.Index(items).get_indexer(df[item])
         rater_idx = pd.Index(raters).get_indexer(df[rater])
         labels = df[label].to_numpy(dtype=object)
-        return cls._from_cells(item_idx, rater_idx, labels, items, raters, categories, normalize=normalize)
+        return cls._from_cells(item_idx, rater_idx, labels, items, raters, categories,
+                               normalize=normalize)._without_unrated_raters()
 
     @classmethod
     def from_wide(
@@ -580,8 +599,8 @@ class Annotations:
         """Build from a wide table: rows are items, columns are raters.
 
         ``table`` may be a DataFrame (index = items, columns = raters), a 2-D array or
-        nested lists. ``None``/``NaN`` cells are missing. A cell may be a str, a number, or
-        a set (or list) of str. ``normalize`` as in :meth:`from_long`. Columns of one *ordered*
+        nested lists. ``None``/``NaN`` cells are missing (a column with no rating is left out, named
+        in an :class:`UnratedRatersWarning`). A cell may be a str, a number, or a set (or list) of str. ``normalize`` as in :meth:`from_long`. Columns of one *ordered*
         pandas ``CategoricalDtype`` declare ``categories`` (its labels, in its order) unless
         ``categories=`` is given; an unordered one declares nothing.
 
@@ -627,7 +646,8 @@ class Annotations:
         if len(items) != n or len(raters) != r:
             raise ValueError(f"items/raters must have lengths {n}/{r}; got {len(items)}/{len(raters)}")
         # the cells in row-major order: their positions are the flat index (no index arrays)
-        return cls._from_cells(None, None, cells.ravel(), items, raters, categories, normalize=normalize)
+        return cls._from_cells(None, None, cells.ravel(), items, raters, categories,
+                               normalize=normalize)._without_unrated_raters()
 
     @classmethod
     def from_multilabel(
@@ -686,7 +706,7 @@ class Annotations:
         raters = list(range(r)) if raters is None else list(raters)
         out = cls._from_cells(ii.ravel(), jj.ravel(), cells, items, raters, None, force_kind="set")
         out._label_universe = tuple(labels)
-        return out
+        return out._without_unrated_raters()
 
     @classmethod
     def from_table(cls, table: Any, *, categories: Sequence[Any] | None = None,
@@ -1030,6 +1050,33 @@ class Annotations:
                         f"{empty[:5]!r})")
         return "; ".join(said)
 
+    def _without_unrated_raters(self) -> "Annotations":
+        """These annotations without the raters that have no rating, named in an :class:`UnratedRatersWarning`.
+
+        The constructors that read data (``from_long``, ``from_wide``, ``from_multilabel``, the file readers) end
+        here, on annotations just built (nothing is cached on them yet): a rater with no rating would otherwise count as a rater everywhere (a unit of the rater bootstrap,
+        the R of a plan, a rater ``complete_items`` waits for) while adding nothing. Items are kept as they are
+        (an item with no rating is said by :meth:`warn_unpairable`). Fewer than two raters with ratings left is a
+        ValueError naming the others (one, inside :func:`single_rater_replication`).
+        """
+        rated = (self._codes >= 0).any(axis=0)
+        if rated.all():
+            return self
+        names = np.asarray(self._raters, dtype=object)
+        gone, kept = names[~rated].tolist(), names[rated].tolist()
+        shown = ", ".join(map(repr, gone[:10])) + (f" and {len(gone) - 10} more" if len(gone) > 10 else "")
+        what = (f"rater {shown} has no rating" if len(gone) == 1 else f"{len(gone)} raters have no rating ({shown})")
+        what += " (every one of its labels is missing)" if len(gone) == 1 else " (every one of their labels is missing)"
+        if len(kept) < 2 and not (len(kept) == 1 and _SINGLE_RATER_OK.get()):
+            raise ValueError(f"agreement needs at least two raters with a rating; got {len(kept)} ({kept!r}): {what}"
+                             + (f"; {SINGLE_RATER_WAY}" if len(kept) == 1 else ""))
+        remain = ", ".join(map(repr, kept[:5])) + (f", ... ({len(kept)} in all)" if len(kept) > 5 else "")
+        warnings.warn(f"{what} and {'is' if len(gone) == 1 else 'are'} left out; the raters with ratings remain: "
+                      f"{remain}", UnratedRatersWarning, stacklevel=user_stacklevel())
+        return Annotations(self._codes[:, rated], self._vocabulary, items=list(self._items), raters=kept,
+                           kind=self._kind, categories=self._categories,  # type: ignore[arg-type]
+                           label_universe=self._label_universe, exchangeable_raters=self._exchangeable)
+
     def __repr__(self) -> str:
         return (f"Annotations(n_items={self.n_items}, n_raters={self.n_raters}, kind={self._kind!r}, "
                 f"n_labels={len(self._vocabulary)}, n_ratings={self.n_ratings})")
@@ -1108,22 +1155,10 @@ class Annotations:
     @classmethod
     def _from_long_any(cls, df: "pd.DataFrame", *, categories: Sequence[Any] | None = None,
                        label_universe: Sequence[str] | None = None, normalize: str | None = None) -> "Annotations":
-        """``from_long`` that also accepts a single rater (a placeholder rater is added, then dropped)."""
-        import pandas as pd
-
-        if df["rater"].nunique(dropna=False) != 1:
+        """``from_long`` that also accepts a single rater (one annotator's export)."""
+        with single_rater_replication():  # the one place besides cross_kappa where a single rater is data
             out = cls.from_long(df, item="item", rater="rater", label="label", categories=categories,
                                 normalize=normalize)
-        else:
-            ghost = "\x00placeholder rater"
-            pad = pd.DataFrame({"item": [df["item"].iloc[0]], "rater": [ghost], "label": [None]})
-            out = cls.from_long(pd.concat([df[["item", "rater", "label"]], pad], ignore_index=True),
-                                item="item", rater="rater", label="label", categories=categories,
-                                normalize=normalize)
-            keep = [j for j, r in enumerate(out._raters) if r != ghost]
-            out._codes = np.ascontiguousarray(out._codes[:, keep])
-            out._codes.setflags(write=False)
-            out._raters = tuple(out._raters[j] for j in keep)
         if label_universe is not None and out._label_universe is None:
             out._label_universe = tuple(label_universe)
         return out

@@ -124,7 +124,7 @@ def assemble(cls: type[Annotations], key: np.ndarray, items: list, raters: list,
     codes = np.full(n_items * n_raters, -1, dtype=np.int32)
     codes[key] = code_of[lc]
     return cls(codes.reshape(n_items, n_raters), probe.vocabulary, items=items, raters=raters, kind=probe.kind,
-               categories=probe.categories)
+               categories=probe.categories)._without_unrated_raters()  # a rater whose every label is missing: named
 
 
 # ---------------------------------------------------------------------------------------- pandas columns

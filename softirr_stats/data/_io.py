@@ -667,12 +667,12 @@ def read_annotations(
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "a.csv")
-    >>> _ = open(path, "w").write("item,rater,label\n007,x,NA\n007,y,NA\n7,x,no\n7,y,NA\n")
+    >>> _ = open(path, "w").write("item,rater,label\n007,x,NA\n007,y,NA\n7,x,no\n7,y,yes\n")
     >>> ann = read_annotations(path)
     >>> ann.items, ann.vocabulary
-    (('007', '7'), ('NA', 'no'))
+    (('007', '7'), ('NA', 'no', 'yes'))
     >>> read_annotations(path, na_values=["NA"]).n_ratings
-    1
+    2
 
     A wide table (a row per item, a column per rater; an empty cell is a missing rating):
 

@@ -190,6 +190,27 @@ def test_no_complete_item_gives_an_undefined_peer_number_not_an_error():
     assert res.details["n_complete_items"] == 0 and math.isnan(res.details["complete_items_value"])
 
 
+@pytest.mark.parametrize("cells", [
+    [["fatigue", "asthenia", None], [None, "fatigue", "fatigue"], ["asthenia", None, "asthenia"]],  # none complete
+    [["fatigue", "fatigue", "fatigue"], [None, "asthenia", "fatigue"], ["asthenia", None, "asthenia"]],  # one
+])
+def test_too_few_complete_items_suggest_no_call(cells):
+    """With fewer than two complete items the note offers no ``sis.fleiss_kappa(ann.complete_items())``: on none
+    that call raises "annotations are empty"; on one the peers' number is not computed."""
+    note = _note(_quiet(sis.fleiss_kappa, cells))
+    assert note.endswith("(undefined there)") and "sis." not in note, note
+
+
+def test_an_undefined_peer_number_on_complete_items_keeps_its_call():
+    """Two complete items of one label: the call runs and says why it is nan (expected agreement 1)."""
+    cells = [["a", "a", "a"], ["a", "a", "a"], ["a", "b", None], [None, "b", "b"]]
+    note = _note(_quiet(sis.fleiss_kappa, cells))
+    assert note.endswith("(undefined there: sis.fleiss_kappa(ann.complete_items()))"), note
+    ann = sis.Annotations.from_wide(cells)
+    with pytest.warns(sis.DegenerateWarning, match="expected"):
+        assert math.isnan(sis.fleiss_kappa(ann.complete_items()).value)
+
+
 def test_the_fixture_holds_its_scripts_data():
     """peer_missing.json was written by make_peer_missing.py from the data and blanks the script holds
     (read from its source: running it needs pyirr), and the complete rows are the ones counted here."""

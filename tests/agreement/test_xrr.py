@@ -13,7 +13,7 @@ from softirr_stats.agreement import DegenerateWarning
 from softirr_stats.agreement._similarity import resolve_similarity
 from softirr_stats.agreement._xrr import match_replications, xrr_evaluate, xrr_prepare
 from softirr_stats.api._statistics import cross_kappa
-from softirr_stats.data import Annotations
+from softirr_stats.data import Annotations, UnratedRatersWarning
 
 
 def _quiet(fn, *args, **kw):
@@ -193,7 +193,7 @@ def test_normalized_needs_positive_irrs_and_single_rater_replication():
         r = cross_kappa(x, x)
     assert r.irr_x < 0 and r.irr_y < 0 and r.value == pytest.approx(0.0, abs=1e-15)
     assert np.isnan(r.normalized)
-    one = Annotations.from_wide([["a", None], ["b", None], ["b", None], ["b", None]])  # one rating per item
+    one = Annotations.from_wide([["a", None], [None, "b"], ["b", None], [None, "b"]])  # one rating per item
     with pytest.warns(DegenerateWarning) as rec:
         r1 = cross_kappa(one, x)
     messages = [str(w.message) for w in rec]
@@ -220,9 +220,15 @@ def test_single_rater_replication_as_a_one_column_wide_table():
     assert r.value == pytest.approx(7 / 12, abs=1e-12)
     assert r.details["d_o"] == pytest.approx(0.2, abs=1e-12) and r.details["d_e"] == pytest.approx(0.48, abs=1e-12)
     assert np.isnan(r.irr_y) and np.isnan(r.normalized) and r.irr_x == pytest.approx(0.25, abs=1e-12)
-    # the same expert as a second, empty column (accepted before) gives the same numbers
-    padded = _quiet(cross_kappa, ax, Annotations.from_wide([[e, None] for e in _EXPERT], items=range(1, 6)))
+    # the same expert beside an empty column (accepted before): the column is left out, with a warning naming it
+    padded_table = pd.DataFrame({"expert": _EXPERT, "pad": None}, index=range(1, 6))
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        padded = cross_kappa(ax, padded_table)
+    assert any(issubclass(w.category, UnratedRatersWarning) and "'pad' has no rating" in str(w.message) for w in rec)
     assert padded.value == pytest.approx(r.value, abs=1e-12)
+    with pytest.raises(ValueError, match="'pad' has no rating.*give its table to sis.cross_kappa"):
+        Annotations.from_wide(padded_table)  # outside cross_kappa: a single rater, refused saying the way
     # swapping the replications: the single rater is X
     assert _quiet(cross_kappa, wide, ax).value == pytest.approx(7 / 12, abs=1e-12)
 

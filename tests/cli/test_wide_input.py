@@ -189,3 +189,33 @@ def test_multi_label_cells_are_read_as_sets_with_the_reader_option(tmp_path):
     res = runner.invoke(app, ["agree", str(onerow), "--item", "note", "--rater", "annotator", "--label", "term"])
     assert res.exit_code == 2
     assert "one row per term of a multi-label rating?" in res.stderr and "'label_sep=|'" in res.stderr, res.stderr
+
+
+def test_an_empty_rater_column_is_no_rater(tmp_path):
+    """A column with no rating counted as a rater: the raters bootstrap resampled 4 raters (a different interval),
+    the title and plans said 4 raters; it is left out, with a warning naming it."""
+    rows = "".join(f"u{i},{a},{b},{c},\n" for i, (a, b, c) in enumerate(
+        ["aab", "bbb", "abb", "ccc", "aca", "bbc", "aaa", "cbc", "abc", "bba"]))
+    with_empty, without = tmp_path / "e.csv", tmp_path / "n.csv"
+    with_empty.write_text("Units,r1,r2,r3,r4\n" + rows)
+    without.write_text("Units,r1,r2,r3\n" + rows.replace(",\n", "\n"))
+    outs = []
+    for path in (with_empty, without):
+        res = runner.invoke(app, ["agree", str(path), "--reader-option", "wide=true", "--item", "Units",
+                                  "-c", "fleiss_kappa", "--design", "raters", "--bootstrap", "300", "-f", "json"])
+        assert res.exit_code == 0, res.output
+        outs.append(res)
+    said = " ".join(outs[0].output.split())
+    assert "warning: UnratedRatersWarning: rater 'r4' has no rating" in said
+    assert "3 raters resampled" in said and "4 raters" not in said
+
+    def row(res):
+        text = res.stdout
+        return json.loads(text[text.index("{"):])["results"][0]
+
+    a, b = row(outs[0]), row(outs[1])
+    assert (a["n_raters"], a["ci_low"], a["ci_high"]) == (b["n_raters"], b["ci_low"], b["ci_high"])
+    res = runner.invoke(app, ["plan", str(with_empty), "--reader-option", "wide=true", "--item", "Units",
+                              "--halfwidth", "0.3", "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    assert "raters" in res.stdout.splitlines()[0] and ",3," in res.stdout.splitlines()[1], res.stdout

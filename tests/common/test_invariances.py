@@ -221,11 +221,9 @@ def _other_value(name: str, cells: Any) -> float:
                 for row in cells]
         return sis.multilabel_agreement(sis.Annotations.from_wide(sets)).value
     if name == "cross_kappa":
-        ann = sis.Annotations.from_wide(cells)
-        half = max(1, ann.n_raters // 2)
-        x = [row[:half] + [None] for row in cells] if half == 1 else [row[:half] for row in cells]
-        y = [row[half:] + [None] if len(row[half:]) == 1 else row[half:] for row in cells]
-        return sis.cross_kappa(sis.Annotations.from_wide(x), sis.Annotations.from_wide(y)).value
+        half = max(1, sis.Annotations.from_wide(cells).n_raters // 2)
+        # a replication of one rater as a one-column table (it was padded with an empty column, which is no rater)
+        return sis.cross_kappa([row[:half] for row in cells], [row[half:] for row in cells]).value
     return sis.distance_agreement(sis.Annotations.from_wide(cells)).value
 
 

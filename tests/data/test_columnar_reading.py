@@ -94,6 +94,8 @@ CSV_CASES = {
     "missing item": "item,rater,label\n1,x,a\n,y,b\n",
     "missing rater": "item,rater,label\n1,x,a\n1,,b\n",
     "all missing": "item,rater,label\n1,x,\n1,y,\n",
+    "a rater with no rating": "item,rater,label\n1,x,a\n1,y,b\n1,z,\n2,x,a\n2,y,a\n2,z,\n",
+    "two raters, one with no rating": "item,rater,label\n1,x,a\n1,z,\n2,x,a\n2,z,\n",
     "no label column": "item,rater,lab\n1,x,a\n1,y,b\n",
     "short rows": "item,rater,label\n1,x,a\n1,y\n2,x,b\n2,y,b\n",
     "trailing delimiter": "item,rater,label\n1,x,a,\n1,y,b,\n",
@@ -218,7 +220,8 @@ def _jsonl(rows):
 
 JSONL_CASES = {
     "strings": _jsonl([{"item": "b", "rater": "x", "label": "pos"}, {"item": "a", "rater": "y", "label": None},
-                       {"item": "a", "rater": "x", "label": "neg"}, {"item": "b", "rater": "y"}]),
+                       {"item": "a", "rater": "x", "label": "neg"}, {"item": "b", "rater": "y"},
+                       {"item": "c", "rater": "y", "label": "neg"}]),  # y rates c: a rater with no rating is left out
     "int ids, int labels with nulls": _jsonl([{"item": 10, "rater": 1, "label": 3}, {"item": 2, "rater": 1, "label": None},
                                              {"item": 2, "rater": 2, "label": 1}, {"item": 10, "rater": 2, "label": 3}]),
     "int labels": _jsonl([{"item": 10, "rater": 1, "label": 3}, {"item": 2, "rater": 1, "label": 2 ** 60 + 1},
