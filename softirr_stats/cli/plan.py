@@ -14,7 +14,9 @@ from softirr_stats.cli._options import (
     DEFAULT_LEVEL,
     MEASURES,
     WEIGHTS,
+    CacheOpt,
     CategoriesOpt,
+    FeatureOpt,
     FieldOpt,
     FormatOpt,
     InputFormatOpt,
@@ -23,21 +25,28 @@ from softirr_stats.cli._options import (
     JudgmentsOpt,
     LabelOpt,
     LayerOpt,
+    MeasureAliasOpt,
+    ModelOpt,
     NaOpt,
     RaterOpt,
     ReaderOpt,
     SeedOpt,
+    SpanRuleOpt,
     categories_list,
     check_choices,
     check_format,
     check_probability,
     check_replicates,
     check_seed,
+    check_similarities,
     check_writable,
     cli_wording,
     given_flags,
     read,
     reader_options,
+    resolve_measures,
+    similarity_option,
+    similarity_values,
     split,
 )
 from softirr_stats.cli._output import Notes, emit, provenance_meta, write_json
@@ -96,7 +105,8 @@ def _check_method(method: str, design: str) -> None:
 
 
 #: reading options, used with a pilot FILE only
-_READING = ("item", "rater", "label", "na_values", "input_format", "field", "layer", "reader_option")
+_READING = ("item", "rater", "label", "na_values", "input_format", "field", "layer", "feature", "span_rule",
+            "reader_option")
 
 
 def _check_unused(pilot: bool, widths: bool, nulls: bool, judged: bool, method: str) -> None:
@@ -128,14 +138,27 @@ def _check_unused(pilot: bool, widths: bool, nulls: bool, judged: bool, method: 
         fail(f"{flag} {why[name]}")
 
 
-def _similarity_kwargs(coefficient: str, measure: str | None) -> dict[str, Any]:
-    """``--measure`` as plan_items' arguments: a weight name as ``options={"weights": ...}`` where the coefficient
-    takes weights, else as ``similarity=`` (the same weight matrix); an equivalence measure as ``similarity=``."""
+def _one_similarity(similarity: list[str] | None, measure: list[str] | None) -> str | None:
+    """The one ``--similarity`` (or its older name ``--measure``) of a plan, or None; several are refused: a plan
+    is for one similarity (its rows are the coefficients')."""
+    names = similarity_values(similarity, measure)
+    if len(names) > 1:
+        fail(f"--similarity takes one similarity in softirr plan (a plan is for one); got {len(names)}: "
+             f"{', '.join(names)}; run softirr plan once for each")
+    if names:
+        check_similarities(names, (*MEASURES, *WEIGHTS))
+    return names[0] if names else None
+
+
+def _similarity_kwargs(coefficient: str, measure: str | None, estimator: Any = None) -> dict[str, Any]:
+    """``--similarity`` as plan_items' arguments: a weight name as ``options={"weights": ...}`` where the coefficient
+    takes weights, else as ``similarity=`` (the same weight matrix); an equivalence measure as ``similarity=``: its
+    estimator (``--model``, ``--cache``) where one was made, else its name."""
     if measure is None or measure == "exact":
         return {}
     if measure in WEIGHTS and "weights" in REGISTRY[coefficient].options:
         return {"options": {"weights": measure}}
-    return {"similarity": measure}
+    return {"similarity": measure if measure in WEIGHTS or estimator is None else estimator}
 
 
 def command(
@@ -167,9 +190,12 @@ def command(
         help="intra-cluster correlation (design cluster): design effect 1 + (cluster size - 1) icc")] = None,
     rater_variance: Annotated[float | None, typer.Option(
         "--rater-variance", help="assumed between-rater variance of the coefficient (design items+raters)")] = None,
-    measure: Annotated[str | None, typer.Option(
-        "--measure", "-m", help=f"measure or weights: {', '.join(MEASURES)}, {', '.join(WEIGHTS)} [default: exact]")
-    ] = None,
+    similarity: Annotated[list[str] | None, similarity_option(
+        f"the one similarity of the plan (equivalence measure or weights): {', '.join(MEASURES)}, "
+        f"{', '.join(WEIGHTS)}, NAME:MODEL, a JSON estimator spec or @spec.json [default: exact]")] = None,
+    measure: MeasureAliasOpt = None,
+    model: ModelOpt = None,
+    cache: CacheOpt = None,
     level: Annotated[float, typer.Option(help="level of the interval whose half-width is planned")] = DEFAULT_LEVEL,
     method: Annotated[str, typer.Option(
         help=f"how a pilot's variance is estimated: {', '.join(PLAN_METHODS)} (auto: the linearised terms of the "
@@ -186,6 +212,8 @@ def command(
     input_format: InputFormatOpt = None,
     field: FieldOpt = None,
     layer: LayerOpt = None,
+    feature: FeatureOpt = None,
+    span_rule: SpanRuleOpt = None,
     reader_option: ReaderOpt = None,
     categories: CategoriesOpt = None,
     device: Annotated[str, typer.Option(
@@ -213,8 +241,7 @@ def command(
         fail("give a target: --halfwidth and/or --null (with --power)")
     _check_unused(bool(files), bool(widths), bool(nulls), judgments is not None, method)
     pw = dict(null=nulls, power=powers or [0.8], alpha=alpha, test=test, two_sided=two_sided) if nulls else None
-    if measure is not None:
-        check_choices([measure], (*MEASURES, *WEIGHTS), "--measure")
+    measure = _one_similarity(similarity, measure)
     given = given_flags("level", "bootstrap", "seed")  # plan_items' defaults are None: the values the user gave
     kw: dict[str, Any] = dict(halfwidth=widths or None, power=pw, design=design, raters=raters,
                               design_effect=design_effect, cluster_size=cluster_size, icc=icc, method=method,
@@ -225,7 +252,7 @@ def command(
     if files:
         if value is not None or prevalence is not None:
             fail("give either a pilot FILE or assumed values (--value, --prevalence), not both")
-        opts = reader_options(field, layer, extra=reader_option)
+        opts = reader_options(field, layer, feature, span_rule, reader_option)
         ann, notes = read(files, item, rater, label, na_values, input_format, opts, categories)
         if judgments is not None and "method" in given_flags("method"):
             fail("--method is not used with --judgments (a prediction-powered plan takes the delta-method variance "
@@ -257,12 +284,16 @@ def command(
         source = f"assumed value {value:g}"
     if rater_variance is not None and files:
         fail("--rater-variance is an assumed value; a pilot FILE measures the rater variance itself")
+    estimator = None  # a measure's estimator, as agree makes it: its --model, its --cache, tried on a pilot's labels
+    if measure is not None and measure not in WEIGHTS and measure != "exact":
+        (_, estimator), = resolve_measures([measure], kw.get("pilot"), cache, model, weights=WEIGHTS,
+                                           probe=bool(files))
     plans, said = [], []
     for c in coefs:  # each coefficient's warnings caught apart: they go into its rows
         with warnings.catch_warnings(record=True) as caught:  # said once, as numbered notes (not raw Python lines)
             warnings.simplefilter("always")
             try:
-                plans.append(plan_items(c, **kw, **_similarity_kwargs(c, measure)))
+                plans.append(plan_items(c, **kw, **_similarity_kwargs(c, measure, estimator)))
             except ValueError as err:
                 fail(plan_wording(str(err)))
         own = list(plans[-1].notes)

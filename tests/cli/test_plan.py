@@ -129,6 +129,8 @@ ASSUMED = ["--value", "0.6", "--prevalence", "0.3,0.7", "--raters", "3"]
     ("assumed", ["--halfwidth", "0.1", "--seed", "9"], "--seed sets a pilot FILE's bootstraps; with assumed"),
     ("assumed", ["--halfwidth", "0.1", "--item", "id"], "--item is an option for reading a pilot FILE"),
     ("assumed", ["--halfwidth", "0.1", "--na-values", "x"], "--na-values is an option for reading a pilot FILE"),
+    ("assumed", ["--halfwidth", "0.1", "--feature", "x"], "--feature is an option for reading a pilot FILE"),
+    ("assumed", ["--halfwidth", "0.1", "--span-rule", "exact"], "--span-rule is an option for reading a pilot FILE"),
     ("assumed", ["--halfwidth", "0.1", "--device", "cpu"],
      "--device sets where a pilot FILE's coefficients and bootstraps are computed; a plan from assumed values"),
     ("assumed", ["--halfwidth", "0.1", "--alpha", "0.1"], "--alpha sets the test of a power target, which --null"),
@@ -249,3 +251,65 @@ def test_json_and_csv_keep_the_plans_notes_and_warnings(run_cli, scores, tmp_pat
     assert code == 0, err
     rec = pd.read_csv(io.StringIO(out)).to_dict("records")[0]
     assert "extrapolating from a pilot of 15 items" in rec["warnings"]
+
+
+@pytest.fixture()
+def texts(tmp_path):
+    """Free-text findings of 3 raters on 12 items: a string measure changes the plan."""
+    rows = [["fatigue", "asthenia", "tiredness"], ["chest pain", "thoracic pain", "chest pain"],
+            ["dyspnea", "dyspnoea", "dyspnea"], ["headache", "cephalalgia", "headache"], ["nausea", "nausea", "vomit"],
+            ["fever", "fevers", "fever"], ["cough", "coughing", "cough"], ["rash", "rashes", "rash"],
+            ["dizziness", "vertigo", "dizzyness"], ["back pain", "lumbago", "back pain"],
+            ["insomnia", "insomnia", "sleeplessness"], ["anxiety", "anxiousness", "anxiety"]]
+    path = tmp_path / "texts.csv"
+    pd.DataFrame([(f"n{i:02d}", r, lab) for i, row in enumerate(rows) for r, lab in zip("abc", row, strict=True)],
+                 columns=["item", "rater", "label"]).to_csv(path, index=False)
+    return path
+
+
+def test_similarity_is_the_option_and_measure_its_older_name(run_cli, texts):
+    """plan took --measure only, though docs/command_line.md names --similarity (-m) with --measure its older name."""
+    rows = []
+    for flag in ("--similarity", "-m", "--measure"):
+        code, out, err = run_cli("plan", texts, "--halfwidth", "0.2", flag, "levenshtein", "-f", "json")
+        assert code == 0, err
+        rows.append(json.loads(out)["results"])
+    py = sis.plan_items("fleiss_kappa", halfwidth=0.2, pilot=sis.read_annotations(texts), similarity="levenshtein")
+    assert rows[0] == rows[1] == rows[2] and rows[0][0]["n_items"] == py.n
+
+
+@pytest.mark.parametrize("args", [["-m", "levenshtein,indel"], ["-m", "levenshtein", "-m", "indel"],
+                                  ["--similarity", "levenshtein", "--measure", "indel"]])
+def test_a_plan_takes_one_similarity(run_cli, texts, args):
+    """-m a,b was refused as "unknown --measure 'a,b'" and -m a -m b planned b alone without a word."""
+    code, out, err = run_cli("plan", texts, "--halfwidth", "0.2", *args)
+    assert code == 2 and out == "", err
+    assert ("--similarity takes one similarity in softirr plan (a plan is for one); got 2: levenshtein, indel; "
+            "run softirr plan once for each") in " ".join(err.split())
+
+
+def test_model_and_cache_reach_the_similarity(run_cli, texts, tmp_path):
+    """plan had no --model (its own error for -m nli pointed to one) and no --cache."""
+    code, out, err = run_cli("plan", texts, "--halfwidth", "0.2", "-m", "nli")
+    assert code == 2 and "--similarity nli needs --model (a local model directory or hub name)" in err, err
+    cache = tmp_path / "scores.sqlite"
+    code, out, err = run_cli("plan", texts, "--halfwidth", "0.2", "-m", "indel", "--cache", cache, "-f", "json")
+    assert code == 0, err
+    from softirr_stats.equivalence import Cached, Indel
+
+    assert Cached(Indel(), cache).n_cached() > 0
+    py = sis.plan_items("fleiss_kappa", halfwidth=0.2, pilot=sis.read_annotations(texts), similarity="indel")
+    assert json.loads(out)["results"][0]["n_items"] == py.n
+
+
+def test_feature_and_span_rule_reach_the_pilots_reader(run_cli):
+    """A WebAnno pilot whose layer has two features could not be read: plan had no --feature (nor --span-rule)."""
+    import pathlib
+
+    webanno = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "real_exports" / "webanno" / \
+        "simpleSpanDiffWithLabelTest"
+    code, out, err = run_cli("plan", webanno, "--halfwidth", "0.3", "--feature", "bogus")
+    assert code == 2 and "--feature must be one of ['PosValue', 'coarseValue']" in err, err
+    code, out, err = run_cli("plan", webanno, "--halfwidth", "0.3", "--feature", "PosValue", "--span-rule", "overlap")
+    assert "cannot read" not in err and "No such option" not in err, err
+
