@@ -63,10 +63,11 @@ def is_note(text: str) -> bool:
 class Notes:
     """Numbered notes: each distinct text gets one number, printed once below the table."""
 
-    def __init__(self, texts: Sequence[str] = (), read: Sequence[str] = ()) -> None:
+    def __init__(self, texts: Sequence[str] = (), read: Sequence[str] = (), computed: Sequence[str] = ()) -> None:
         self.texts: list[str] = []
-        # how the data were read (a layout, merged exports): printed as ``note:`` lines, not ``warning:``
-        self.read = {one_line(t) for t in read if not is_warning_text(str(t))}
+        # how the data were read (a layout, merged exports) and how a result was computed (a plan's variance):
+        # printed as ``note:`` lines, not ``warning:``
+        self.read = {one_line(t) for t in (*read, *computed) if not is_warning_text(str(t))}
         for t in texts:
             self.number(t)
 
@@ -313,7 +314,8 @@ def emit(rows: list[dict[str, Any]], columns: Sequence[str], fmt: str, title: st
          secondary: Sequence[str] = (), data_columns: Sequence[str] | None = None,
          extra: dict[str, Any] | None = None) -> None:
     """Print results on stdout in ``fmt``; for csv/json the notes go to stderr as ``warning:`` lines (``note:``
-    for the texts a result counts as notes, :func:`is_note`, and for ``notes.read``: how the data were read).
+    for the texts a result counts as notes, :func:`is_note`, and for ``notes.read``: how the data were read, how a
+    result was computed).
     ``extra``: more tables that only json holds (:func:`render`)."""
     if fmt == "table":
         print_table(rows, columns, title, headers, notes, secondary)

@@ -222,7 +222,7 @@ def command(
                          "with assumed values, which compute nothing on a device)")] = "auto",
 ) -> None:
     """Plan a study: items for a target interval half-width or power, from a pilot or assumed values."""
-    from softirr_stats.planning import plan_items
+    from softirr_stats.planning import is_plan_warning, plan_items
 
     check_format(fmt)
     check_writable(json_out, "--json", [*(files or []), judgments])
@@ -288,7 +288,7 @@ def command(
     if measure is not None and measure not in WEIGHTS and measure != "exact":
         (_, estimator), = resolve_measures([measure], kw.get("pilot"), cache, model, weights=WEIGHTS,
                                            probe=bool(files))
-    plans, said = [], []
+    plans, said, computed = [], [], []
     for c in coefs:  # each coefficient's warnings caught apart: they go into its rows
         with warnings.catch_warnings(record=True) as caught:  # said once, as numbered notes (not raw Python lines)
             warnings.simplefilter("always")
@@ -297,6 +297,7 @@ def command(
             except ValueError as err:
                 fail(plan_wording(str(err)))
         own = list(plans[-1].notes)
+        computed += [plan_wording(t) for t in own if not is_plan_warning(t)]  # how it was computed: note: lines
         own += [m for m in dict.fromkeys(str(w.message) for w in caught) if not any(m in t for t in own)]
         said.append(list(dict.fromkeys(map(plan_wording, own))))
     import pandas as pd
@@ -317,7 +318,7 @@ def command(
         if json_out is not None:
             write_json(json_out, title, meta, rows)
         return
-    emit(rows, shown, fmt, title, meta=meta, notes=Notes(texts, read=notes),
+    emit(rows, shown, fmt, title, meta=meta, notes=Notes(texts, read=notes, computed=computed),
          secondary=("se_at_n", "alpha", "test", "level", "value"), data_columns=[*shown, "warnings"])
     if json_out is not None:
         write_json(json_out, title, meta, rows)

@@ -12,7 +12,7 @@ from softirr_stats.base._lazy import attach
 __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.planning._plan": ('DESIGNS', 'METHODS', 'PlanResult', 'PlanningWarning', 'plan_items',),
     "softirr_stats.planning._population": ('Population', 'build_population', 'influence_variance',),
-})
+}, internal={"softirr_stats.planning._plan": ('is_plan_warning',)})  # for softirr plan's note: / warning: lines
 
 if TYPE_CHECKING:
     from softirr_stats.planning._plan import (
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         METHODS,
         PlanningWarning,
         PlanResult,
+        is_plan_warning,
         plan_items,
     )
     from softirr_stats.planning._population import (

@@ -334,6 +334,26 @@ def _sampled_chance_message(chance: Any) -> str:
             "cheap), or plan from a pilot data set (pilot=)")
 
 
+#: how a warning of the pilot's interval opens when it is kept among a plan's notes (``pilot (items): ...``)
+_PILOT_SAYS = "pilot ("
+
+
+def is_plan_warning(note: str) -> bool:
+    """Whether a note of :attr:`PlanResult.notes` says the plan may be off: a warning of the pilot's interval passed
+    on (``pilot (items): ...``) or the first-order power's shortfall (:data:`WALD_POWER_NOTE`), rather than how the
+    plan was computed (the variance it extrapolates, the clusters, an option it did not use). The command line prints
+    the first kind as ``warning:`` lines, the second as ``note:``.
+
+    Examples
+    --------
+    >>> is_plan_warning("pilot (items): 12 items resampled (fewer than 20)")
+    True
+    >>> is_plan_warning("variance from the pilot's linearised (analytic) terms, extrapolated as variance / n")
+    False
+    """
+    return note.startswith(_PILOT_SAYS) or note == WALD_POWER_NOTE
+
+
 def _se(coefficient: str, pilot: Any, options: dict[str, Any], ci: Any, notes: list[str]) -> Any:
     from softirr_stats.api import estimate_with_interval
 
@@ -341,7 +361,7 @@ def _se(coefficient: str, pilot: Any, options: dict[str, Any], ci: Any, notes: l
         warnings.simplefilter("always")
         res = estimate_with_interval(coefficient, pilot, ci=ci, **options)
     for w in caught:  # what the pilot's interval says about itself becomes a note of the plan
-        notes.append(f"pilot ({getattr(ci, 'design', 'analytic')}): {w.message}")
+        notes.append(f"{_PILOT_SAYS}{getattr(ci, 'design', 'analytic')}): {w.message}")
     if not (math.isfinite(res.value) and math.isfinite(res.se)):
         raise ValueError(f"the pilot's {coefficient} or its standard error is undefined (value {res.value!r}, "
                          f"se {res.se!r}): nothing to extrapolate; plan from assumed values instead")

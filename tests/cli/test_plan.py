@@ -313,3 +313,19 @@ def test_feature_and_span_rule_reach_the_pilots_reader(run_cli):
     code, out, err = run_cli("plan", webanno, "--halfwidth", "0.3", "--feature", "PosValue", "--span-rule", "overlap")
     assert "cannot read" not in err and "No such option" not in err, err
 
+
+def test_how_the_plan_was_computed_is_a_note_not_a_warning(run_cli, scores, tmp_path):
+    """csv printed "warning: variance from the pilot's linearised terms ..." and "warning: per-item variance ...":
+    lines that say how a number was computed are notes (docs/command_line.md); what may make it off stays a
+    warning."""
+    small = tmp_path / "small.csv"
+    pd.read_csv(scores).query("item < 'i15'").to_csv(small, index=False)
+    code, out, err = run_cli("plan", small, "--halfwidth", "0.1", "--bootstrap", "300", "-f", "csv")
+    assert code == 0, err
+    assert "note: variance from the pilot's linearised (analytic) terms" in err, err
+    assert "note: --bootstrap 300 unused: --method auto took the linearised terms" in err, err
+    assert "warning: extrapolating from a pilot of 15 items" in err and "warning: variance" not in err, err
+    code, out, err = run_cli("plan", *ASSUMED, "--halfwidth", "0.1", "--null", "0.4", "-f", "csv")
+    assert code == 0, err
+    assert "note: per-item variance" in err and "warning: per-item variance" not in err, err
+    assert "warning: power is first-order" in err, err
