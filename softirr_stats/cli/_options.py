@@ -104,7 +104,7 @@ ReaderOpt = Annotated[list[str] | None, typer.Option(
     "--reader-option", help="any other reader option, KEY=VALUE (VALUE read as JSON when it parses), repeatable; "
                             "e.g. wide=true, 'sep=;', normalize=NFC, decimal=, (a decimal comma), or 'label_sep=|' "
                             "(a CSV / TSV cell listing a rating's terms, fever|cough, read as a set label for "
-                            "multilabel_*)")]
+                            "multilabel_*); one value per KEY")]
 CategoriesOpt = Annotated[str | None, typer.Option(
     "--categories", help="the full category set, in order: A,B,C (comma-separated; spaces around a name dropped) or "
                          "@FILE (one category per line, taken as written). Fixes q for gwet_ac1 / brennan_prediger "
@@ -343,12 +343,16 @@ def reader_options(field: str | None = None, layer: str | None = None, feature: 
     A ``--reader-option`` that a flag sets is refused naming the flag: always for ``--item``, ``--rater``,
     ``--label``, ``--input-format`` and ``--na-values``, and for :data:`DEDICATED_READER_FLAGS` where the running
     command has that flag (or the flag is given here). A command without it (``compare`` has no ``--span-rule``)
-    takes the reader option.
+    takes the reader option. A key given twice with two values (``--reader-option 'sep=;' --reader-option sep=,``)
+    is refused naming both: the reader takes one.
     """
+    import shlex
+
     given = {"field": field, "layer": layer, "feature": feature, "span_rule": span_rule}
     opts: dict[str, Any] = {k: v for k, v in given.items() if v is not None and k != "span_rule"}
     if span_rule is not None:
         opts["span_rule"] = _span_rule(span_rule)
+    said: dict[str, str] = {}  # key -> the --reader-option that set it, for the refusal of a second value
     for item in extra or []:
         key, eq, value = item.partition("=")
         key = key.strip().replace("-", "_")
@@ -361,7 +365,11 @@ def reader_options(field: str | None = None, layer: str | None = None, feature: 
         if flag is not None and (given.get(key) is not None or _takes(key)):
             also = f" (got {flag} {given[key]!r} too)" if given.get(key) is not None else ""
             fail(f"--reader-option {key}=... sets what {flag} sets: use {flag} instead{also}")
-        opts[key] = _span_rule(value, "--reader-option span_rule=") if key == "span_rule" else _reader_value(value)
+        parsed = _span_rule(value, "--reader-option span_rule=") if key == "span_rule" else _reader_value(value)
+        if key in said and opts[key] != parsed:
+            fail(f"{said[key]} and --reader-option {shlex.quote(item)} both set {key}: give it once")
+        opts[key] = parsed
+        said.setdefault(key, f"--reader-option {shlex.quote(item)}")
     return opts
 
 
@@ -987,6 +995,7 @@ def distance_registry(values: Sequence[str] | None, coefs: Sequence[str] | None,
     coefs = list(coefs or [])
     wanted = [c for c in coefs if c in DISTANCE_COEFFICIENTS]
     given: dict[str, Any] = {}
+    said: dict[str, str] = {}  # key -> the text that set it, for the refusal of a second value
     for text in values or []:
         key, eq, value = text.partition("=")
         key = key.strip().replace("-", "_")
@@ -1000,9 +1009,10 @@ def distance_registry(values: Sequence[str] | None, coefs: Sequence[str] | None,
             fail(f"--distance-option {key}=... is an option of -c {' / -c '.join(_DISTANCE_KEYS[key])}, and none is "
                  f"requested ({asked}); leave it out or add the row")
         parsed = _distance_value(value)
-        if key in given and given[key] != parsed:  # a second value of a key would silently replace the first
-            fail(f"--distance-option {key}= given twice: {given[key]!r} and {parsed!r}; give each key once")
+        if key in given and given[key] != parsed:
+            fail(f"--distance-option {said[key]} and --distance-option {text.strip()} both set {key}: give it once")
         given[key] = parsed
+        said.setdefault(key, text.strip())
     if not wanted:
         return None
     try:

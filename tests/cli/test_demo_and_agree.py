@@ -408,6 +408,8 @@ def test_agree_distance_options_reach_distance_agreement(scores_csv):
     (["-c", "distance_sigma", "--distance-option", "threshold=3"], "--distance-option: threshold must be"),
     (["-c", "distance_sigma", "--distance-option", "seed=3"], "the sample's seed is --seed"),
     (["-c", "distance_sigma", "--distance-option", "bandwidth"], "takes KEY=VALUE"),
+    (["-c", "distance_sigma", "--distance-option", "threshold=0.1", "--distance-option", "threshold=0.2"],
+     "--distance-option threshold=0.1 and --distance-option threshold=0.2 both set threshold: give it once"),
 ])
 def test_agree_distance_options_refused_naming_the_flag(scores_csv, args, message):
     res = runner.invoke(app, ["agree", str(scores_csv), "--bootstrap", "0", *args])

@@ -42,7 +42,7 @@ def test_the_older_name_beside_the_new_one_keeps_its_own_message(run_cli, rating
 def test_a_repeated_distance_option_key_is_refused(run_cli, ratings):
     code, _, err = run_cli("agree", ratings, "-c", "distance_sigma", "--bootstrap", "0",
                            "--distance-option", "threshold=0.01", "--distance-option", "threshold=0.2")
-    assert code == 2 and "--distance-option threshold= given twice: 0.01 and 0.2" in err
+    assert code == 2 and "--distance-option threshold=0.01 and --distance-option threshold=0.2 both set threshold: give it once" in err
     code, _, _ = run_cli("agree", ratings, "-c", "distance_sigma", "--bootstrap", "0",
                          "--distance-option", "threshold=0.01", "--distance-option", "threshold=0.01")
     assert code == 0

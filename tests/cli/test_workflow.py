@@ -62,6 +62,32 @@ def test_reader_option_key_value_is_passed_as_a_keyword(tmp_path, run_cli):
     assert code == 2 and err.startswith("error: cannot read") and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    (["--reader-option", "sep=;", "--reader-option", "sep=,"],
+     "--reader-option 'sep=;' and --reader-option sep=, both set sep: give it once"),
+    (["--reader-option", "na-filter=true", "--reader-option", "na_filter=false"],
+     "--reader-option na-filter=true and --reader-option na_filter=false both set na_filter: give it once"),
+    (["--field", "sentiment", "--reader-option", "field=comment"],
+     "--reader-option field=... sets what --field sets: use --field instead (got --field 'sentiment' too)"),
+])
+def test_a_reader_option_set_twice_is_refused_naming_both(tmp_path, run_cli, args, said):
+    """--reader-option 'sep=;' --reader-option 'sep=,' read the file with ',' without a word (the last one won)."""
+    path = tmp_path / "semi.csv"
+    path.write_text("doc;annotator;finding\nn1;a;x\nn1;b;x\nn2;a;y\nn2;b;z\n")
+    for cmd in ("agree", "describe"):
+        code, out, err = run_cli(cmd, str(path), *args)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert said in err, err
+
+
+def test_a_reader_option_given_twice_alike_is_one(tmp_path, run_cli):
+    path = tmp_path / "semi.csv"
+    path.write_text("item;rater;label\nn1;a;x\nn1;b;x\nn2;a;y\nn2;b;z\n")
+    code, out, err = run_cli("agree", str(path), "--reader-option", "sep=;", "--reader-option", "sep=;",
+                             "--bootstrap", "0", "-f", "csv")
+    assert code == 0, err
+
+
 def test_reader_options_are_listed_in_help(run_cli):
     for cmd in ("agree", "sensitivity", "score", "model", "report"):
         code, out, _ = run_cli(cmd, "--help")
