@@ -641,6 +641,10 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         res = sis.compare(res_[0], res_[1], ci=ci, labels=(labels[0], labels[1]))
     elif mode == "--groups":
         ga, gb = parse_groups(groups or "", ann.raters)
+        try:  # a group of one rater, one group twice, shared raters with --permutations: usage errors (exit 2)
+            ga, gb = sis.comparison.check_groups(ga, gb, ann.raters, permutations=permutations)
+        except ValueError as err:
+            fail(f"--groups: {_cli_text(str(err))}")
         base, extra = _level_split(coefs[0])
         extra.update(_similarity_kw(sims[0], _takes_weights(base)))
         res = sis.compare_groups(ann, ga, gb, coefficient=base, ci=ci, permutations=permutations, seed=seed,

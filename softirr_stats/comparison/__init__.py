@@ -16,14 +16,15 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.comparison._replacement": ('FewHumansWarning', 'ReplacementResult', 'replacement_test',),
     "softirr_stats.comparison._per_rater": ('ReferenceResult', 'against_reference', 'leave_one_rater_out',),
     "softirr_stats.comparison._comparison_result": ('ComparisonResult',),
-}, internal={  # the per-rater notes' wording, which the command line rewords; not in __all__
-    "softirr_stats.comparison._per_rater": ('VS_REST_CHANCE_NOTE',),
+}, internal={  # the per-rater notes' wording, which the command line rewords, and the groups' check it runs
+    "softirr_stats.comparison._per_rater": ('VS_REST_CHANCE_NOTE',),  # before any work; not in __all__
+    "softirr_stats.comparison._groups": ('check_groups',),
 })
 
 if TYPE_CHECKING:
     from softirr_stats.comparison._compare import ComparisonWarning, compare
     from softirr_stats.comparison._comparison_result import ComparisonResult
-    from softirr_stats.comparison._groups import compare_groups
+    from softirr_stats.comparison._groups import check_groups, compare_groups
     from softirr_stats.comparison._per_rater import (
         VS_REST_CHANCE_NOTE,
         ReferenceResult,

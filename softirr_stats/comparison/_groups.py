@@ -23,7 +23,7 @@ from softirr_stats.base._validation import check_positive_int, check_seed, user_
 from softirr_stats.comparison._compare import _resolve_ci, compare_statistics, statistic_of
 from softirr_stats.comparison._comparison_result import ComparisonResult
 
-__all__ = ["compare_groups", "check_group"]
+__all__ = ["compare_groups", "check_group", "check_groups"]
 
 #: Splits evaluated per batch of rater weights.
 _BATCH = 512
@@ -40,6 +40,27 @@ def check_group(group: Any, raters: tuple, name: str) -> list:
     if len(group) < 2:
         raise ValueError(f"{name} needs at least 2 raters for an agreement coefficient; got {group}")
     return group
+
+
+def check_groups(group_a: Any, group_b: Any, raters: tuple, *, permutations: int = 0) -> tuple[list, list]:
+    """The two groups of :func:`compare_groups` as lists of rater ids of ``raters``, checked before any work.
+
+    A ValueError names what is wrong: ids not found, a group of fewer than two raters, the same raters twice, or
+    raters in both groups with a permutation test (it reassigns raters between disjoint groups).
+
+    Examples
+    --------
+    >>> check_groups(["a", "b"], ["c", "d", "c"], ("a", "b", "c", "d"))
+    (['a', 'b'], ['c', 'd'])
+    """
+    ga = check_group(group_a, raters, "group_a")
+    gb = check_group(group_b, raters, "group_b")
+    if set(ga) == set(gb):
+        raise ValueError(f"group_a and group_b are the same raters {ga}: nothing to compare")
+    if permutations and set(ga) & set(gb):
+        raise ValueError(f"the permutation test reassigns raters between disjoint groups; {sorted(set(ga) & set(gb), key=str)} "
+                         "are in both: use the bootstrap interval (permutations=0)")
+    return ga, gb
 
 
 def compare_groups(ann: Any, group_a: Any, group_b: Any, *, coefficient: str = "fleiss_kappa", ci: Any = None,
@@ -84,12 +105,9 @@ def compare_groups(ann: Any, group_a: Any, group_b: Any, *, coefficient: str = "
     """
     coef = get_coefficient(coefficient)
     data = as_annotations(ann, options.get("categories"))
-    ga = check_group(group_a, data.raters, "group_a")
-    gb = check_group(group_b, data.raters, "group_b")
-    if set(ga) == set(gb):
-        raise ValueError(f"group_a and group_b are the same raters {ga}: nothing to compare")
     check_positive_int(permutations, "permutations", minimum=0)
     seed = check_seed(seed)
+    ga, gb = check_groups(group_a, group_b, data.raters, permutations=permutations)
     a = estimate_with_interval(coef, data.subset_raters(ga), **options, ci=None)
     b = estimate_with_interval(coef, data.subset_raters(gb), **options, ci=None)
     cfg = _resolve_ci(a, b, ci)
@@ -99,9 +117,6 @@ def compare_groups(ann: Any, group_a: Any, group_b: Any, *, coefficient: str = "
     out = compare_statistics(a, b, statistic_of(a, "group_a"), statistic_of(b, "group_b"), cfg, labels)
     if not permutations:
         return out
-    if set(ga) & set(gb):
-        raise ValueError(f"the permutation test reassigns raters between disjoint groups; {sorted(set(ga) & set(gb), key=str)} "
-                         "are in both: use the bootstrap interval (permutations=0)")
     if options.get("judgments") is not None or options.get("judge") is not None:
         raise ValueError("the permutation test does not take judgments= / judge= (a prediction-powered estimate)")
     both = ga + gb

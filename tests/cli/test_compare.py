@@ -841,3 +841,17 @@ def test_compare_json_numbers_are_numbers_with_the_ratio_and_the_test(run_cli, f
     csv = pd.read_csv(io.StringIO(out))
     assert {"ratio", "ratio_ci_low", "ratio_ci_high", "test", "n_items_a"} <= set(csv.columns)
     assert "n_items" not in csv.columns and abs(csv["ratio"][0] - py["ratio"]) < 1e-12
+
+
+@pytest.mark.parametrize(("groups", "more", "said"), [
+    ("h1,h2;llm", [], "--groups: group_b needs at least 2 raters for an agreement coefficient; got ['llm']"),
+    ("h1,h2;h2,h1", [], "--groups: group_a and group_b are the same raters"),
+    ("h1,h2;h2,h3", ["--permutations", "10"], "are in both: use the bootstrap interval (--permutations 0)"),
+])
+def test_bad_groups_are_a_usage_error(run_cli, files, groups, more, said):
+    """A group of one rater, the same group twice or shared raters with --permutations exited 1 (a coefficient that
+    cannot be computed for the data); a bad option exits 2."""
+    one, _ = files
+    code, out, err = run_cli("compare", str(one), "--groups", groups, *more, "--bootstrap", "50")
+    assert code == 2 and out == "" and err.count("error:") == 1, err
+    assert said in err, err
