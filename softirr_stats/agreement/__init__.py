@@ -32,7 +32,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "softirr_stats.agreement._kernels": ('ordinal_delta',),
     "softirr_stats.agreement._distance": ('KDE_LOWER', 'distance_samples', 'distance_statistic', 'kde_bandwidth', 'ks_greater', 'sigma_kde', 'sigma_quantile',),
     "softirr_stats.agreement._multilabel": ('BASELINES', 'MultilabelStatistic', 'multilabel_data', 'multilabel_summary',),
-    "softirr_stats.agreement._registry": ('statistic_records',),
+    "softirr_stats.agreement._registry": ('more_raters_hint', 'statistic_records',),
     "softirr_stats.agreement._result": ('count_text',),
     "softirr_stats.agreement._xrr": ('ITEM_WEIGHTS', 'match_replications', 'normalized_kappa', 'replication_alpha', 'xrr_evaluate', 'xrr_prepare',),
 })
@@ -108,6 +108,7 @@ if TYPE_CHECKING:
         coefficient_table,
         default_coefficients,
         get_coefficient,
+        more_raters_hint,
         register,
         statistic_records,
     )

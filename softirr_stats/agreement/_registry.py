@@ -42,7 +42,7 @@ from softirr_stats.data import Annotations
 
 __all__ = ["Coefficient", "Resolved", "COEFFICIENTS", "get_coefficient", "register", "coefficient_table",
            "default_coefficients", "ALPHA_LEVELS", "INVARIANCES", "StatisticRecord", "STATISTICS",
-           "statistic_records", "public_exports", "coefficient_table_markdown"]
+           "statistic_records", "public_exports", "coefficient_table_markdown", "more_raters_hint"]
 
 ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -247,7 +247,7 @@ class Coefficient:
     def check_raters(self, ann: Annotations) -> None:
         if self.raters == "two" and ann.n_raters != 2:
             raise ValueError(f"{self.name} is defined for exactly two raters; got {ann.n_raters} "
-                             "(use fleiss_kappa, conger_kappa, light_kappa or krippendorff_alpha)")
+                             f"({more_raters_hint(self.name)})")
         if self.rater_identity and ann.exchangeable_raters:
             raise ValueError(f"{self.name} needs to know which rater gave which label, and these annotations are "
                              "rating slots without rater identity (Annotations.from_counts); use fleiss_kappa, "
@@ -442,6 +442,25 @@ def public_exports() -> dict[str, tuple[str, ...]]:
     for rec in statistic_records().values():
         out.setdefault(rec.module, []).append(rec.name)
     return {module: tuple(sorted(names)) for module, names in out.items()}
+
+
+#: the coefficients for any number of raters a two-rater one's refusal names (its own generalisation first)
+_MANY_RATERS = ("fleiss_kappa", "conger_kappa", "light_kappa", "krippendorff_alpha")
+
+
+def more_raters_hint(name: str) -> str:
+    """What to use instead of the two-rater coefficient ``name`` on more raters: the coefficient it is the two-rater
+    twin of first (Cohen -> Conger, Scott -> Fleiss), then the other multi-rater kappas and alpha. Said by the
+    coefficient's refusal and by the sensitivity table's skipped row alike.
+
+    Examples
+    --------
+    >>> more_raters_hint("cohen_kappa")
+    'use conger_kappa, fleiss_kappa, light_kappa or krippendorff_alpha'
+    """
+    twins = [c.name for c in COEFFICIENTS.values() if c.two_rater_twin == name]
+    names = [*twins, *(n for n in _MANY_RATERS if n not in twins)]
+    return f"use {', '.join(names[:-1])} or {names[-1]}"
 
 
 def get_coefficient(name: "str | Coefficient") -> Coefficient:

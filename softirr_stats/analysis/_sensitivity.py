@@ -22,6 +22,7 @@ from softirr_stats.agreement import (
     AgreementResult,
     as_annotations,
     default_coefficients,
+    more_raters_hint,
     resolve_chance,
     resolve_similarity,
     similarity_kind,
@@ -457,8 +458,9 @@ def sensitivity(
             for ch in chances if takes_chance else chances[:1]:
                 label_ch = _chance_label(ch) if takes_chance else ""
                 if spec.two_raters and ann.n_raters != 2:  # a note row, so one call covers several data sets
-                    rows.append(_note_row(name, sim.label, label_ch, ann,
-                                          f"skipped: {name} needs exactly 2 raters; the data have {ann.n_raters}"))
+                    instead = f" ({more_raters_hint(name)})" if spec.record is not None else ""  # lin_ccc: no kappa
+                    rows.append(_note_row(name, sim.label, label_ch, ann, f"skipped: {name} needs exactly 2 raters; "
+                                          f"the data have {ann.n_raters}{instead}"))
                     continue
                 if spec.sets_only and ann.kind != "set":
                     rows.append(_note_row(name, sim.label, label_ch, ann,

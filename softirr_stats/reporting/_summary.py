@@ -182,7 +182,7 @@ def sensitivity_summary(results: pd.DataFrame) -> SensitivitySummary:
     coefficient   value  items  notes
     fleiss_kappa  0.489      4
     cohen_kappa              0  1
-    [1] skipped: cohen_kappa needs exactly 2 raters; the data have 3
+    [1] skipped: cohen_kappa needs exactly 2 raters; the data have 3 (use conger_kappa, fleiss_kappa, light_kappa or krippendorff_alpha)
     >>> list(view.table.columns) == list(SUMMARY_COLUMNS)
     True
     """

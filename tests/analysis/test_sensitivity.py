@@ -111,6 +111,17 @@ def test_scores_are_shared_across_coefficients(text_data):
         assert df.set_index("coefficient").loc[name, "value"] == pytest.approx(direct.value, abs=1e-12)
 
 
+def test_a_two_rater_coefficient_on_more_raters_names_the_ones_to_use(text_data):
+    """cohen_kappa on 3 raters was skipped without a word on what to use (Python's cohen_kappa names them)."""
+    df = sensitivity(text_data, coefficients=["cohen_kappa", "scott_pi"], similarities=[None])
+    said = dict(zip(df["coefficient"], df["warnings"], strict=True))
+    assert said["cohen_kappa"] == ("skipped: cohen_kappa needs exactly 2 raters; the data have 3 (use conger_kappa, "
+                                   "fleiss_kappa, light_kappa or krippendorff_alpha)")
+    assert said["scott_pi"].endswith("(use fleiss_kappa, conger_kappa, light_kappa or krippendorff_alpha)")
+    with pytest.raises(ValueError, match=r"got 3 \(use conger_kappa, fleiss_kappa, light_kappa or krippendorff"):
+        sis.cohen_kappa(text_data)
+
+
 def test_grid_shape_note_rows_and_names(text_data):
     df = sensitivity(text_data, coefficients=["fleiss_kappa", "gwet_ac1", "cohen_kappa", "light_kappa"],
                      similarities=[None, "levenshtein"], chance=["exact", sis.MonteCarlo(permutations=2)],

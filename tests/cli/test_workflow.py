@@ -234,6 +234,7 @@ def test_markdown_is_the_paper_table_with_numbered_notes(run_cli):
     assert table in out  # the same table as Python's
     assert "[1] missing ratings: fleiss_kappa uses all 90 rated items" in out  # the demo has 10 incomplete items
     assert "[2] skipped: cohen_kappa needs exactly 2 raters" in out and out.count("needs exactly 2 raters") == 1
+    assert "the data have 3 (use conger_kappa, fleiss_kappa, light_kappa or krippendorff_alpha)" in out
     assert "seconds" not in out
 
 

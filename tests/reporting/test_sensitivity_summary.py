@@ -37,7 +37,8 @@ def test_each_warning_once_and_rows_refer_by_number(frame):
     # 4 Monte Carlo rows share one note; the 4 cohen_kappa rows another: two notes, each once
     assert frame["warnings"].str.startswith(MC_NOTE).sum() == 4
     assert len(view.notes) == 2 and view.notes[0].startswith(MC_NOTE)
-    assert view.notes[1] == "skipped: cohen_kappa needs exactly 2 raters; the data have 3"
+    assert view.notes[1] == ("skipped: cohen_kappa needs exactly 2 raters; the data have 3 (use conger_kappa, "
+                             "fleiss_kappa, light_kappa or krippendorff_alpha)")
     refs = dict(zip(zip(frame["coefficient"], frame["chance"], strict=True), view.table["notes"], strict=True))
     assert refs["fleiss_kappa", "monte_carlo(D=5)"] == "1" and refs["fleiss_kappa", "exact"] == ""
     assert refs["cohen_kappa", "exact"] == "2"
