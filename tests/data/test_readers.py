@@ -883,8 +883,17 @@ def test_na_values_make_an_export_label_missing_as_a_table_cell(export, fmt, opt
     # them is a missing rating, as the same cell of the hand-written table is
     plain = read_annotations(EXPORTS / export, format=fmt, **options)
     na = str(plain.vocabulary[0])
+    try:
+        want = read_annotations(EXPORTS / expected, na_values=[na])
+    except ValueError as err:  # the label is all one rater gave: a table needs two raters with ratings, an export
+        assert "has no rating" in str(err)  # may hold one annotator (read with others later): left out, said
+        from softirr_stats.data import UnratedRatersWarning
+
+        with pytest.warns(UnratedRatersWarning, match="has no rating"):
+            got = read_annotations(EXPORTS / export, format=fmt, na_values=[na], **options)
+        assert got.n_raters == plain.n_raters - 1 and na not in got.vocabulary
+        return
     got = read_annotations(EXPORTS / export, format=fmt, na_values=[na], **options)
-    want = read_annotations(EXPORTS / expected, na_values=[na])
     assert_same(got, want)
     assert na not in got.vocabulary and got.n_ratings < plain.n_ratings
 

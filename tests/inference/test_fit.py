@@ -60,7 +60,7 @@ def test_interval_and_kappa_draws(ds_post, ds_sim):
 
 def test_rater_accuracy_and_labels(ds_post, ds_sim):
     acc = ds_post.rater_accuracy()
-    assert list(acc.columns) == ["rater", "accuracy", "sd", "lower_95%", "upper_95%"]
+    assert list(acc.columns) == ["rater", "n_items", "accuracy", "sd", "lower_95%", "upper_95%"]
     assert list(ds_post.rater_accuracy(level=0.9).columns[-2:]) == ["lower_90%", "upper_90%"]
     # ordering of the raters is recovered (0.9 > 0.8 > 0.7 > 0.6)
     assert (np.diff(acc["accuracy"].to_numpy()) < 0).all()
