@@ -98,3 +98,16 @@ def _save_tiny_llm(path: pathlib.Path, words: list[str], *, hidden_size: int = 3
 def save_tiny_llm():
     """The builder of a tiny causal LM directory (an ``LlmJudge`` that runs offline in a second)."""
     return _save_tiny_llm
+
+
+@pytest.fixture(autouse=True)
+def _progress_setting_restored():
+    """``softirr --quiet`` run in-process (``main([...])``, a CliRunner without ``env=``) sets ``SOFTIRR_PROGRESS=0``
+    for the rest of the process, as it must for the command's own calls: put it back after each test, so that a
+    later test on the same worker sees the bars it expects (a progress-bar test failed after a ``-q`` test)."""
+    before = os.environ.get("SOFTIRR_PROGRESS")
+    yield
+    if before is None:
+        os.environ.pop("SOFTIRR_PROGRESS", None)
+    else:
+        os.environ["SOFTIRR_PROGRESS"] = before
