@@ -313,6 +313,21 @@ def _default_coefficients(ann: Annotations, views: dict[str, CoefficientView]) -
     return base
 
 
+def _chance_term(view: CoefficientView) -> str:
+    """What a coefficient that takes no ``chance=`` has instead, as its note says it: no chance term (percent
+    agreement, a family whose chance is ``"none"``; a statistic of numeric scores) or one of its own (AC1,
+    Brennan-Prediger, Light's mean of Cohen's kappas, ordinal alpha, the multi-label baselines).
+
+    >>> reg = coefficient_registry()
+    >>> _chance_term(reg["percent_agreement"]), _chance_term(reg["gwet_ac1"]), _chance_term(reg["icc2"])
+    ('has no chance term', 'has its own chance term', 'has no chance term (a statistic of numeric scores)')
+    """
+    if view.scores:
+        return "has no chance term (a statistic of numeric scores)"
+    family = getattr(view.record, "family", None)
+    return "has no chance term" if getattr(family, "chance", None) == "none" else "has its own chance term"
+
+
 def _as_tuple(x: Any) -> tuple:
     """A single option, or a sequence of options, as a tuple of options."""
     if x is None or isinstance(x, str | np.ndarray) or not isinstance(x, Iterable):
@@ -486,9 +501,8 @@ def sensitivity(
                     _add_note(rows[-1], f"{name} is a statistic of the numeric scores: the declared categories "
                                         f"({len(ann.categories)}) do not change it")
                 unused = [_chance_label(c) for c in chances if _chance_label(c) != "exact"]
-                if not takes_chance and unused:  # AC1, Brennan-Prediger, Light: their own chance term; scores: none
-                    own = "has no chance term (a statistic of numeric scores)" if spec.scores else "has its own chance term"
-                    _add_note(rows[-1], f"{name} {own}; chance {', '.join(unused)} not used")
+                if not takes_chance and unused:  # AC1, Brennan-Prediger, Light: their own chance term; others none
+                    _add_note(rows[-1], f"{name} {_chance_term(spec)}; chance {', '.join(unused)} not used")
                 if name == "krippendorff_alpha" and sim.label == "ordinal":
                     _add_note(rows[-1], "alpha with ordinal weights (Gwet's, rank distances), not Krippendorff's "
                                         "ordinal alpha (a metric from the label frequencies), which the command "

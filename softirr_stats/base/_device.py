@@ -118,7 +118,7 @@ def _require_cuda() -> None:
             seen = False
     if not seen:
         raise ValueError("device='cuda' but no CUDA device is visible (no NVIDIA driver, or CUDA_VISIBLE_DEVICES "
-                         "hides every device); use device='cpu' or 'auto'")
+                         "hides every device); use device='cpu' or device='auto'")
 
 
 def describe_compute(device: Any = None, dtype: Any = None) -> dict[str, str]:

@@ -22,6 +22,7 @@ import contextvars
 import errno
 import functools
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -32,7 +33,8 @@ import typer
 from softirr_stats.base._bars import close_bars
 
 __all__ = ["EXIT_DATA", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "EXIT_CODES", "CliError", "leave",
-           "describe", "fail", "guarded", "note", "one_line", "reading", "say_read", "using", "warn"]
+           "click_module", "command_flags", "describe", "fail", "flag_wording", "guarded", "note", "one_line", "reading",
+           "say_read", "using", "warn"]
 
 EXIT_OK = 0
 EXIT_DATA = 1  # a requested statistic could not be computed for these data
@@ -161,6 +163,65 @@ def _decode_message(err: UnicodeDecodeError) -> str:
             "save the file as UTF-8")
 
 
+def click_module(module: str) -> Any:
+    """``module`` of the click that typer runs on: its own copy (``typer._click``, recent typers) or the click package.
+
+    The current context lives in that copy's state: the other copy's ``get_current_context`` sees none.
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(f"typer._click.{module}")
+    except ImportError:
+        return importlib.import_module(f"click.{module}")
+
+
+def command_flags() -> dict[str, str]:
+    """``{parameter name: long flag}`` of the running command's options (``gpus_per_worker: --gpus-per-worker``,
+    ``fmt: --format``); {} outside a command."""
+    ctx = click_module("globals").get_current_context(silent=True)
+    if ctx is None:
+        return {}
+    return {p.name: next((o for o in p.opts if o.startswith("--")), p.opts[0])
+            for p in ctx.command.params if p.name and p.opts and p.opts[0].startswith("-")}
+
+
+#: a library message's subject: a keyword (``workers must be ...``) or a keyword and its value (``device='cuda' ...``)
+_SUBJECT = re.compile(r"(\w+)(?:='([^']*)')? ")
+
+
+def flag_wording(message: str, flags: dict[str, str] | None = None) -> str:
+    """A library message whose subject is a keyword the running command takes as an option, worded with its flag.
+
+    ``workers must be ...`` reads ``--workers must be ...`` (without ``or None``: leaving the flag out is the
+    default), and ``device='cuda'`` reads ``--device cuda`` wherever the message says it. Only a message whose subject is a parameter of the running
+    command (``flags``: :func:`command_flags`) changes: the command is the caller, and its options carry the
+    library's names.
+
+    Examples
+    --------
+    >>> flag_wording("workers must be a positive integer or None; got 0", {"workers": "--workers"})
+    '--workers must be a positive integer; got 0'
+    >>> flag_wording("device must be one of ['auto', 'cpu', 'cuda']; got 'gpu'", {"device": "--device"})
+    "--device must be one of ['auto', 'cpu', 'cuda']; got 'gpu'"
+    >>> flag_wording("device='cuda' but no GPU is visible; use device='cpu' or device='auto'", {"device": "--device"})
+    '--device cuda but no GPU is visible; use --device cpu or --device auto'
+    >>> flag_wording("group_a needs at least 2 raters", {"groups": "--groups"})  # not a parameter: as it was
+    'group_a needs at least 2 raters'
+    """
+    flags = command_flags() if flags is None else flags
+    found = _SUBJECT.match(message)
+    if found is None or found.group(1) not in flags:
+        return message
+    name, flag = found.group(1), flags[found.group(1)]
+    if found.group(2) is not None:  # device='cuda' but ...: the value as the command line gives it
+        return re.sub(rf"\b{name}='([^']*)'", lambda m: f"{flag} {m.group(1)}", message)
+    if not message.startswith(f"{name} must be "):
+        return message
+    head, sep, rest = message.partition(";")
+    return flag + re.sub(r" or None\b", "", head[len(name):]) + sep + rest
+
+
 def describe(err: BaseException) -> tuple[str, int]:
     """``(one-line message, exit status)`` for an exception that escaped a command."""
     if isinstance(err, CliError):
@@ -189,7 +250,7 @@ def describe(err: BaseException) -> tuple[str, int]:
                 "(e.g. pip install 'softirr_stats[transformers]')"), EXIT_USAGE
     if isinstance(err, ValueError | TypeError | KeyError | LookupError):
         text = one_line(err.args[0] if isinstance(err, KeyError) and err.args else err)
-        return text or type(err).__name__, EXIT_USAGE
+        return flag_wording(text) or type(err).__name__, EXIT_USAGE  # the command's option, by its flag
     return f"internal error ({type(err).__name__}: {one_line(err)}); please report it", EXIT_INTERNAL
 
 

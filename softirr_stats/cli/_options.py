@@ -23,7 +23,8 @@ import typer
 
 from softirr_stats.base._format import level_text
 from softirr_stats.base._suggest import did_you_mean
-from softirr_stats.cli._errors import EXIT_USAGE, describe, fail, one_line, reading
+from softirr_stats.cli._errors import EXIT_USAGE, command_flags, describe, fail, one_line, reading
+from softirr_stats.cli._errors import click_module as _click
 
 __all__ = [
     "BOOTSTRAP_DEFAULT_HELP", "CHANCE_HELP", "CLI_NOTE_PREFIXES", "TEST_NOTE", "COEFFICIENTS", "LEVEL_FORMS", "LEVEL_HELP", "DESIGNS", "FORMATS", "MEASURES", "METHODS", "MODELS", "LABEL_MODELS", "SIMILARITIES", "WEIGHTS",
@@ -785,19 +786,6 @@ def reading_files(paths: Sequence[Path]) -> contextlib.AbstractContextManager[No
     return reading(list(paths), wording=_flag_names)
 
 
-def _click(module: str) -> Any:
-    """``module`` of the click that typer runs on: its own copy (``typer._click``, recent typers) or the click package.
-
-    The current context lives in that copy's state: the other copy's ``get_current_context`` sees none.
-    """
-    import importlib
-
-    try:
-        return importlib.import_module(f"typer._click.{module}")
-    except ImportError:
-        return importlib.import_module(f"click.{module}")
-
-
 def _command() -> str:
     """The running subcommand's name (``agree`` when unknown)."""
     ctx = _click("globals").get_current_context(silent=True)
@@ -939,14 +927,9 @@ def given_flags(*names: str) -> dict[str, str]:
     if ctx is None:
         return {}
     source = _click("core").ParameterSource
-    params = {p.name: p for p in ctx.command.params}
-    out = {}
-    for name in names:
-        param = params.get(name)
-        if param is None or ctx.get_parameter_source(name) in (None, source.DEFAULT, source.DEFAULT_MAP):
-            continue
-        out[name] = next((o for o in param.opts if o.startswith("--")), param.opts[0])
-    return out
+    flags = command_flags()
+    return {name: flags[name] for name in names
+            if name in flags and ctx.get_parameter_source(name) not in (None, source.DEFAULT, source.DEFAULT_MAP)}
 
 
 def check_choices(values: Sequence[str], allowed: Sequence[str], flag: str) -> None:

@@ -174,6 +174,17 @@ def parse_groups(spec: str, raters: tuple) -> tuple[list, list]:
     return out[0], out[1]
 
 
+def _check_groups(ga: list, gb: list) -> None:
+    """``--groups``' two groups as ``compare_groups`` takes them (2 raters each, not the same raters); a refusal names
+    the option and exits 2 (the library's ``group_a`` / ``group_b`` are the first and second group here)."""
+    for which, group in (("first", ga), ("second", gb)):
+        if len(set(group)) < 2:
+            fail(f"--groups: the {which} group needs at least 2 raters for an agreement coefficient; got "
+                 f"{', '.join(map(str, dict.fromkeys(group))) or 'none'}")
+    if set(ga) == set(gb):
+        fail(f"--groups names the same raters in both groups ({', '.join(map(str, ga))}): nothing to compare")
+
+
 def _rater(name: str, raters: tuple, flag: str) -> Any:
     by_text = {str(r): r for r in raters}
     if name not in by_text:
@@ -641,7 +652,8 @@ def _run(sis: Any, mode: str, anns: list, files: list, coefs: list, sims: list, 
         res = sis.compare(res_[0], res_[1], ci=ci, labels=(labels[0], labels[1]))
     elif mode == "--groups":
         ga, gb = parse_groups(groups or "", ann.raters)
-        try:  # a group of one rater, one group twice, shared raters with --permutations: usage errors (exit 2)
+        _check_groups(ga, gb)
+        try:  # shared raters with --permutations, and the library's other group checks: usage errors (exit 2)
             ga, gb = sis.comparison.check_groups(ga, gb, ann.raters, permutations=permutations)
         except ValueError as err:
             fail(f"--groups: {_cli_text(str(err))}")

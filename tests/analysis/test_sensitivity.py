@@ -288,6 +288,17 @@ def test_notes_where_an_option_means_less_than_its_name(text_data):
     assert alpha.attrs["warnings"][1][-1] == notes["ordinal"].split("; ")[-1]
 
 
+def test_percent_agreement_is_noted_as_having_no_chance_term():
+    """The note said "percent_agreement has its own chance term": it has none."""
+    from softirr_stats.agreement import MonteCarlo
+
+    ann = sis.Annotations.from_wide([[1, 2, 2], [3, 3, 4], [1, 1, 1], [2, 3, 2], [4, 4, 3], [2, 2, 2]])
+    df = sensitivity(ann, coefficients=["percent_agreement", "gwet_ac1"], chance=["exact", MonteCarlo(5, seed=0)])
+    notes = dict(zip(df["coefficient"], df["warnings"], strict=True))
+    assert "percent_agreement has no chance term; chance monte_carlo(D=5) not used" in notes["percent_agreement"]
+    assert "gwet_ac1 has its own chance term; chance monte_carlo(D=5) not used" in notes["gwet_ac1"]
+
+
 def test_level_forms_run_krippendorffs_levels():
     """The table had no way to ask for Krippendorff's ordinal (interval, ratio) alpha: only similarities, and -m
     ordinal is Gwet's ordinal weights."""

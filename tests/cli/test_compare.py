@@ -844,8 +844,8 @@ def test_compare_json_numbers_are_numbers_with_the_ratio_and_the_test(run_cli, f
 
 
 @pytest.mark.parametrize(("groups", "more", "said"), [
-    ("h1,h2;llm", [], "--groups: group_b needs at least 2 raters for an agreement coefficient; got ['llm']"),
-    ("h1,h2;h2,h1", [], "--groups: group_a and group_b are the same raters"),
+    ("h1,h2;llm", [], "--groups: the second group needs at least 2 raters for an agreement coefficient; got llm"),
+    ("h1,h2;h2,h1", [], "--groups names the same raters in both groups"),
     ("h1,h2;h2,h3", ["--permutations", "10"], "are in both: use the bootstrap interval (--permutations 0)"),
 ])
 def test_bad_groups_are_a_usage_error(run_cli, files, groups, more, said):
@@ -855,3 +855,14 @@ def test_bad_groups_are_a_usage_error(run_cli, files, groups, more, said):
     code, out, err = run_cli("compare", str(one), "--groups", groups, *more, "--bootstrap", "50")
     assert code == 2 and out == "" and err.count("error:") == 1, err
     assert said in err, err
+
+
+def test_a_group_of_one_rater_is_a_bad_groups_option(run_cli, files):
+    """``--groups 'h1;h2,h3'`` said "group_a needs at least 2 raters" (a Python name) and exited 1, as if the data were
+    at fault: the option is, so it names --groups and exits 2."""
+    one, _ = files
+    code, _, err = run_cli("compare", str(one), "--groups", "h1;h2,h3", "--bootstrap", "50")
+    assert code == 2 and err.count("error:") == 1, err
+    assert err.startswith("error: --groups: the first group needs at least 2 raters") and "group_a" not in err, err
+    code, _, err = run_cli("compare", str(one), "--groups", "h1,h2;h2,h1", "--bootstrap", "50")
+    assert code == 2 and err.startswith("error: --groups names the same raters in both groups"), err

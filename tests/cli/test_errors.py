@@ -1,5 +1,7 @@
 """The command line's message lines (``error:`` / ``warning:`` / ``note:``): one line each, never acted on."""
 
+import pathlib
+
 import pytest
 import typer
 
@@ -41,3 +43,29 @@ def test_every_reading_failure_names_the_flag_and_the_file_once(tmp_path, run_cl
     # the annotation files: no flag, the same shape
     code, _, err = run_cli("agree", data, "--reader-option", "no_such_option=1", "--bootstrap", "0")
     assert code == 2 and err.startswith(f"error: cannot read {data}: ") and err.count("d.csv") == 1, err
+
+
+def test_a_library_refusal_of_a_command_option_names_its_flag(tmp_path, run_cli, write_ratings):
+    """A library message whose subject is one of the command's options (``workers must be ...``, ``device must be
+    one of [...]``, ``match must be ...``, ``device='cuda' ...``) is said with the flag, in the command line's
+    words (no ``or None``): cli._errors.flag_wording, from the command's own parameters."""
+    data = write_ratings(tmp_path / "d.csv")
+    code, _, err = run_cli("agree", data, "--bootstrap", "0", "--device", "gpu")
+    assert code == 2 and err == "error: --device must be one of ['auto', 'cpu', 'cuda']; got 'gpu'\n", err
+    code, _, err = run_cli("score", data, "-m", "indel", "--cache", tmp_path / "s.sqlite", "--workers", "0")
+    assert code == 2 and err == "error: --workers must be a positive integer; got 0\n", err
+    brat = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "bratiaa_example"
+    code, _, err = run_cli("spans", brat, "--match", "overlap:2", "--bootstrap", "0")
+    assert code == 2 and err.startswith("error: --match must be one of ['exact', 'overlap', 'overlap:<IoU>']"), err
+
+
+def test_flag_wording_leaves_other_messages_alone():
+    from softirr_stats.cli._errors import flag_wording
+
+    flags = {"level": "--level", "device": "--device"}
+    assert flag_wording("level must be in (0, 1); got 95", flags) == "--level must be in (0, 1); got 95"
+    assert flag_wording("the level must be in (0, 1)", flags) == "the level must be in (0, 1)"  # not its subject
+    assert flag_wording("workers must be a positive integer or None; got 0", flags) == \
+        "workers must be a positive integer or None; got 0"  # not an option of this command
+    assert flag_wording("device needs torch", flags) == "device needs torch"
+    assert flag_wording("level must be in (0, 1); got None or 1", flags) == "--level must be in (0, 1); got None or 1"

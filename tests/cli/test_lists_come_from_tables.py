@@ -160,7 +160,8 @@ def test_a_new_command_is_one_module_and_one_registration(capsys):
         with pytest.raises(SystemExit) as ex:
             cli.main(["toy", "--count", "-1"])
         err = capsys.readouterr().err
-        assert ex.value.code == 2 and err == "error: count must be >= 0\n"  # the boundary, for free
+        # the boundary, for free: the message's subject is the command's option, so it names the flag
+        assert ex.value.code == 2 and err == "error: --count must be >= 0\n"
     finally:
         app.registered_commands[:] = [c for c in app.registered_commands if c.name != "toy"]
     assert "toy" not in {c.name for c in app.registered_commands}
