@@ -74,6 +74,26 @@ def estimator_for_measure(name: str, model: str | None = None) -> Any:
     return estimator_from_name(name, model, progress=False if model else None)
 
 
+def _backend(ray: bool | None, address: str | None, workers: int | None, gpus_per_worker: float | None,
+             cpus_per_worker: float | None) -> Any:
+    """The Ray backend the options ask for (any Ray option implies ``--ray``), or None to score in this process.
+
+    ``--no-ray`` with a Ray option is refused naming both; the sizes are checked by ``RayBackend`` itself, before
+    any Ray instance starts (its refusal names the flag: :func:`~softirr_stats.cli._errors.flag_wording`).
+    """
+    given = [flag for flag, value in (("--ray-address", address), ("--workers", workers),
+                                      ("--gpus-per-worker", gpus_per_worker), ("--cpus-per-worker", cpus_per_worker))
+             if value is not None]
+    if ray is False and given:
+        fail(f"--no-ray contradicts {', '.join(given)} (options of scoring on Ray); leave out one or the other")
+    if not ray and not given:
+        return None
+    from softirr_stats.equivalence import RayBackend
+
+    return RayBackend(address=address, workers=workers, gpus_per_worker=gpus_per_worker,
+                      cpus_per_worker=1.0 if cpus_per_worker is None else cpus_per_worker)
+
+
 def command(
     files: Annotated[list[Path], typer.Argument(help="annotation file(s) (as for `softirr agree`)")],
     item: ItemOpt = "item",
@@ -91,12 +111,14 @@ def command(
     seed: Annotated[int, typer.Option(help="seed of sampled chance pairs (use the same in the analysis)",
                                       callback=check_seed)] = 0,
     cache: Annotated[Path, typer.Option(help="SQLite score cache to fill (created if needed)")] = Path("scores.sqlite"),
-    ray: Annotated[bool, typer.Option("--ray/--no-ray", help="score on Ray (implied by the Ray options)")] = False,
+    ray: Annotated[bool | None, typer.Option(
+        "--ray/--no-ray", help="score on Ray (implied by the Ray options, which --no-ray refuses) [default: no-ray]",
+        show_default=False)] = None,
     ray_address: Annotated[str | None, typer.Option(
         help="Ray cluster: auto, host:port or ray://host:port; without it a local Ray instance is started")] = None,
     workers: Annotated[int | None, typer.Option(help="Ray actors (default: one per GPU, else per CPU)")] = None,
     gpus_per_worker: Annotated[float | None, typer.Option(help="GPUs per Ray actor (default 1 if GPUs, else 0)")] = None,
-    cpus_per_worker: Annotated[float, typer.Option(help="CPUs per Ray actor")] = 1.0,
+    cpus_per_worker: Annotated[float | None, typer.Option(help="CPUs per Ray actor [default: 1]")] = None,
     batch_size: Annotated[int, typer.Option(help="pairs per batch (one committed transaction each)")] = 256,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="progress bar on a terminal")] = True,
     json_out: Annotated[Path | None, typer.Option("--json", help="write the run summary as JSON")] = None,
@@ -130,13 +152,7 @@ def command(
     say_read(notes)
     # a model is loaded on the workers, not here; a string measure is tried on one label now (Levenshtein on numbers)
     estimators = [e for n in names for e in resolve_measures([n], ann, None, model, probe=_cheap(n))]
-    use_ray = ray or ray_address is not None or workers is not None or gpus_per_worker is not None
-    backend = None
-    if use_ray:
-        from softirr_stats.equivalence import RayBackend
-
-        backend = RayBackend(address=ray_address, workers=workers, gpus_per_worker=gpus_per_worker,
-                             cpus_per_worker=cpus_per_worker)
+    backend = _backend(ray, ray_address, workers, gpus_per_worker, cpus_per_worker)
     from softirr_stats.analysis import scoring_plan
     from softirr_stats.equivalence import Cached
 

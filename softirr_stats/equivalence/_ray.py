@@ -19,6 +19,7 @@ estimator itself (bad output, a missing model file) is not retried: it stops the
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,6 +64,15 @@ class _ScoringActor:
         return check_scores(self.est(aa, bb), aa, bb, self.est.name)
 
 
+def _finite_size(value: Any) -> bool:
+    """Whether ``value`` is a resource amount Ray can schedule: a finite number >= 0 (not a bool, not nan).
+
+    >>> _finite_size(0.5), _finite_size(float("nan")), _finite_size(float("inf")), _finite_size(True)
+    (True, False, False, False)
+    """
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
 @dataclass(frozen=True)
 class RayBackend:
     """Where and how to score on Ray.
@@ -77,9 +87,9 @@ class RayBackend:
         Number of actors; default one per GPU when the cluster has GPUs, else one per
         ``cpus_per_worker`` CPUs of the cluster.
     gpus_per_worker : float or None
-        GPUs requested per actor; default 1 when the cluster has GPUs, else 0 (CPU).
+        GPUs requested per actor, a finite number >= 0; default 1 when the cluster has GPUs, else 0 (CPU).
     cpus_per_worker : float, default 1
-        CPUs requested per actor (Ray sets the actor's thread count from it).
+        CPUs requested per actor, a finite number >= 0 (Ray sets the actor's thread count from it).
     max_in_flight : int, default 2
         Batches queued per actor (one computing, one waiting) - also the most work an
         actor's death can discard.
@@ -112,11 +122,10 @@ class RayBackend:
         if self.workers is not None and (not isinstance(self.workers, int) or isinstance(self.workers, bool)
                                          or self.workers < 1):
             raise ValueError(f"workers must be a positive integer or None; got {self.workers!r}")
-        if self.gpus_per_worker is not None and not (isinstance(self.gpus_per_worker, (int, float))
-                                                     and self.gpus_per_worker >= 0):
-            raise ValueError(f"gpus_per_worker must be a number >= 0 or None; got {self.gpus_per_worker!r}")
-        if not isinstance(self.cpus_per_worker, (int, float)) or self.cpus_per_worker < 0:
-            raise ValueError(f"cpus_per_worker must be a number >= 0; got {self.cpus_per_worker!r}")
+        if self.gpus_per_worker is not None and not _finite_size(self.gpus_per_worker):
+            raise ValueError(f"gpus_per_worker must be a finite number >= 0 or None; got {self.gpus_per_worker!r}")
+        if not _finite_size(self.cpus_per_worker):  # nan would reach Ray's scheduler, and int(nan) in _sizes
+            raise ValueError(f"cpus_per_worker must be a finite number >= 0; got {self.cpus_per_worker!r}")
         if not isinstance(self.startup_timeout, (int, float)) or self.startup_timeout <= 0:
             raise ValueError(f"startup_timeout must be a positive number of seconds; got {self.startup_timeout!r}")
         if not isinstance(self.max_in_flight, int) or self.max_in_flight < 1:

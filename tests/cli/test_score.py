@@ -59,3 +59,57 @@ def test_measure_and_chance_parsing(tmp_path):
         estimator_for_measure("llm_judge")
     assert resolve_chance("montecarlo:3", seed=1) == sis.MonteCarlo(permutations=3, seed=1)
     assert resolve_chance("AUTO") == "auto"
+
+
+def _args(csv, tmp_path, *extra, cache="s.sqlite"):
+    return ["score", str(csv), "--item", "doc", "--rater", "coder", "--label", "code", "-m", "levenshtein",
+            "--cache", str(tmp_path / cache), "--no-progress", "--json", str(tmp_path / "run.json"), *extra]
+
+
+@pytest.fixture
+def ray_runs(monkeypatch):
+    """``RayBackend.run`` scoring in this process: the backends a command chose, and no Ray instance started."""
+    from softirr_stats.equivalence import RayBackend
+
+    made = []
+
+    def run(self, estimator, a, b, slices, commit):
+        made.append(self)
+        for sl in slices:
+            commit(sl, estimator(a[sl], b[sl]))
+        return "ray (in this test)", 0
+
+    monkeypatch.setattr(RayBackend, "run", run)
+    return made
+
+
+def test_no_ray_with_ray_options_is_refused(csv, tmp_path, ray_runs):
+    for extra in (["--workers", "2"], ["--ray-address", "auto"], ["--gpus-per-worker", "1"], ["--cpus-per-worker", "2"]):
+        res = CliRunner().invoke(app, _args(csv, tmp_path, "--no-ray", *extra))
+        assert res.exit_code == 2, (extra, res.output)
+        assert "--no-ray" in res.output and extra[0] in res.output, res.output
+    assert ray_runs == []  # refused before any scoring
+
+
+def test_cpus_per_worker_implies_ray(csv, tmp_path, ray_runs):
+    res = CliRunner().invoke(app, _args(csv, tmp_path, "--cpus-per-worker", "4"))
+    assert res.exit_code == 0, res.output
+    assert [b.cpus_per_worker for b in ray_runs] == [4.0]
+    assert json.loads((tmp_path / "run.json").read_text())["runs"][0]["backend"] == "ray (in this test)"
+    ray_runs.clear()
+    res = CliRunner().invoke(app, _args(csv, tmp_path, cache="t.sqlite"))
+    assert res.exit_code == 0 and ray_runs == []  # no Ray option: in this process
+    res = CliRunner().invoke(app, _args(csv, tmp_path, "--ray", cache="u.sqlite"))
+    assert res.exit_code == 0 and [b.cpus_per_worker for b in ray_runs] == [1.0]  # the default
+
+
+@pytest.mark.parametrize("extra, flag", [(["--cpus-per-worker", "nan"], "--cpus-per-worker"),
+                                         (["--cpus-per-worker", "inf"], "--cpus-per-worker"),
+                                         (["--gpus-per-worker", "nan"], "--gpus-per-worker"),
+                                         (["--gpus-per-worker", "-1"], "--gpus-per-worker"),
+                                         (["--workers", "0"], "--workers")])
+def test_bad_ray_sizes_name_the_flag_before_ray_starts(csv, tmp_path, ray_runs, extra, flag):
+    res = CliRunner().invoke(app, _args(csv, tmp_path, *extra))
+    assert res.exit_code == 2, res.output
+    assert f"error: {flag} must be" in res.output and "_per_worker" not in res.output, res.output
+    assert ray_runs == []
