@@ -344,6 +344,11 @@ def _own_test(r: dict[str, Any], ann: Any, score_statistic: Any, alternative: st
     return P_COLUMNS[side], str(test).removesuffix(f"; {side_text}") if side_text else str(test)
 
 
+#: the chance labels of rows computed with the default chance, which the table leaves unnamed when every row has the
+#: same: exact chance, none (percent agreement), every cross-item pair (distance_ks / distance_sigma)
+DEFAULT_CHANCES = frozenset({"exact", "none", "cross-item pairs: all"})
+
+
 def _failed(r: dict[str, Any], strict: bool) -> bool:
     if "error" in r:
         return True
@@ -372,7 +377,7 @@ def present(rows: list[dict[str, Any]], notes_in: list[str], *, fmt: str, title:
         table_rows.append(t)
     cols = [c for c in TABLE_COLUMNS if c not in ("judge_only", "estimator_only", *TEST_COLUMNS) or
             any(r.get(c) is not None and not (isinstance(r.get(c), float) and math.isnan(r[c])) for r in rows)]
-    if len(chances) <= 1:
+    if len(chances) <= 1 and chances <= DEFAULT_CHANCES:  # one Monte Carlo or sampled chance is named, as csv does
         cols.remove("chance")
     if not any(t["CI"] for t in table_rows):  # no interval asked for (--bootstrap 0)
         cols.remove("CI")

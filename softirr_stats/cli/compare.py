@@ -324,7 +324,7 @@ def command(
     notes += chance_notes
     measures = resolve_measures(names, ann if len(anns) == 1 else _pooled(sis, anns), cache, model, weights=WEIGHTS)
     sims = [sim for _, sim in measures]
-    title = f"softirr compare ({mode}) on {', '.join(f.name for f in files)}"
+    title = f"softirr compare ({mode}) on {', '.join(f.name for f in files)}{_chance_title(chance_kw)}"
     meta: dict[str, Any] = {"file": [str(f) for f in files], "mode": mode, **provenance_meta(files)}
     if mode == "--candidate":
         meta.update(similarity=names[0] if scoring == "similarity" else None, scoring=scoring, epsilon=epsilon, q=q,
@@ -503,6 +503,19 @@ def _chance(chance: str | None, coefs: list[str], seed: int) -> tuple[dict[str, 
              "chance term, none, or a statistic of scores); leave out --chance")
     return {"chance": setting}, [f"{c} takes no --chance (its own chance term, none, or a statistic of scores): "
                                  f"--chance {chance} not used for it" for c in own]
+
+
+def _chance_title(chance: dict[str, Any]) -> str:
+    """The title's words for a ``--chance`` other than exact (``", chance = monte_carlo(D=5)"``): a Monte Carlo or
+    sampled value must not read as the exact one; "" for exact or no ``--chance``.
+
+    >>> from softirr_stats.agreement import MonteCarlo
+    >>> _chance_title({"chance": MonteCarlo(permutations=5)}), _chance_title({"chance": "exact"}), _chance_title({})
+    (', chance = monte_carlo(D=5)', '', '')
+    """
+    setting = chance.get("chance", "exact")
+    label = setting if isinstance(setting, str) else setting.label
+    return "" if label == "exact" else f", chance = {label}"
 
 
 def _takes_chance(name: str) -> bool:

@@ -866,3 +866,14 @@ def test_a_group_of_one_rater_is_a_bad_groups_option(run_cli, files):
     assert err.startswith("error: --groups: the first group needs at least 2 raters") and "group_a" not in err, err
     code, _, err = run_cli("compare", str(one), "--groups", "h1,h2;h2,h1", "--bootstrap", "50")
     assert code == 2 and err.startswith("error: --groups names the same raters in both groups"), err
+
+
+def test_a_chance_other_than_exact_is_named_in_the_title(run_cli, files):
+    """The table of ``--chance mc:5`` said nothing of the Monte Carlo chance its values used (csv and json did)."""
+    one, _ = files
+    code, out, err = run_cli("compare", str(one), "-c", "fleiss_kappa,krippendorff_alpha", "--chance", "mc:5", "--bootstrap",
+                             "50")
+    assert code == 0, err
+    assert "chance = monte_carlo(D=5)" in " ".join(out.split()), out
+    code, out, err = run_cli("compare", str(one), "-c", "fleiss_kappa,krippendorff_alpha", "--bootstrap", "50")
+    assert code == 0 and "chance =" not in out, out

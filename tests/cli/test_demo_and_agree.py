@@ -448,3 +448,15 @@ def test_report_takes_the_distance_options_of_agree(scores_csv, tmp_path):
     for command in ("agree", "sensitivity", "report"):  # one option, one help text, wherever the rows are
         shown = " ".join(runner.invoke(app, [command, "--help"], env={"COLUMNS": "250"}).output.replace("│", " ").split())
         assert "--distance-option" in shown and "an option of the distance_ks / distance_sigma rows" in shown, command
+
+
+@pytest.mark.parametrize("command", ["agree", "sensitivity"])
+def test_a_single_chance_other_than_exact_is_shown_in_the_table(run_cli, write_ratings, tmp_path, command):
+    """With one --chance mc:5 the table left out the chance column (shown only for two settings or more), so a Monte
+    Carlo value read as the exact one; csv and json named it. Shown whenever a row's chance is not exact (or none)."""
+    data = write_ratings(tmp_path / "d.csv")
+    code, out, err = run_cli(command, data, "-c", "fleiss_kappa", "--chance", "mc:5", "--bootstrap", "0", "-f", "table")
+    assert code == 0, err
+    assert "chance" in out and "monte_carlo(D=5)" in out, out
+    code, out, err = run_cli(command, data, "-c", "fleiss_kappa", "--bootstrap", "0", "-f", "table")
+    assert code == 0 and "chance" not in out, out  # the default, exact chance: no column
