@@ -173,13 +173,20 @@ class SimilaritySpec:
         return self.value if self.kind == "resolved" else None
 
 
+def _entry(spec: Any) -> Any:
+    """An entry of ``similarities=`` without its label (a ``(label, similarity)`` pair gives its similarity)."""
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and not is_matrix_like(spec):
+        return spec[1]
+    return spec
+
+
 def _similarity_entry(spec: Any, ann: Annotations, weights: Any, label: str | None = None) -> SimilaritySpec:
     """Read one entry of ``similarities=`` through the one resolver (``agreement.resolve_similarity``).
 
     A weight name stays a name (``kind="weights"``), so coefficients that take ``weights=`` get it
     there; everything else is resolved once to the object every coefficient shares.
     """
-    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and not is_matrix_like(spec):
+    if _entry(spec) is not spec:
         label, spec = spec
     if spec is None and weights is not None:  # the None entry stands for weights= when given
         if isinstance(weights, str):
@@ -396,7 +403,8 @@ def sensitivity(
         alpha, sampled chance, the multi-label baselines) the row carries the point estimate
         and a note saying so.
     weights : str or array, optional
-        Categorical weights used for the ``None`` similarity entry.
+        Categorical weights used for the ``None`` similarity entry; refused when ``similarities=`` has none
+        (as a coefficient refuses ``weights=`` with a ``similarity=``).
     categories : sequence, optional
         Declared category set (``categories=`` of the coefficient functions). For set-valued
         (multi-label) annotations, the label universe of the ``multilabel_*`` rows, as
@@ -459,6 +467,11 @@ def sensitivity(
     sims_in = _as_tuple(similarities)
     if not sims_in:
         raise ValueError("similarities must list at least one entry, e.g. (None,)")
+    if weights is not None and not any(_entry(s) is None for s in sims_in):  # as a coefficient refuses both
+        shown = repr(weights) if isinstance(weights, str) else "a matrix"
+        raise ValueError(f"weights={shown} is used for the None entry of similarities=, and similarities= has none "
+                         "(so it would be ignored): add None to similarities=, or list the weight name there "
+                         "(similarities=[..., 'quadratic']) without weights=")
     cfg = check_ci(ci)
     sims = [_similarity_entry(s, ann, weights) for s in sims_in]
     rows: list[dict[str, Any]] = []

@@ -299,6 +299,18 @@ def test_percent_agreement_is_noted_as_having_no_chance_term():
     assert "gwet_ac1 has its own chance term; chance monte_carlo(D=5) not used" in notes["gwet_ac1"]
 
 
+def test_weights_without_a_none_entry_is_refused():
+    """weights= is used for the None entry of similarities=; without one it was silently ignored, while a single
+    coefficient refuses weights= with a similarity. Refused here too, naming both."""
+    ann = sis.Annotations.from_wide([[1, 2, 2], [3, 3, 4], [1, 1, 1], [2, 3, 2], [4, 4, 3], [2, 2, 2]])
+    with pytest.raises(ValueError, match=r"weights='quadratic' is used for the None entry of similarities=, and "
+                                         r"similarities= has none"):
+        sensitivity(ann, coefficients=["fleiss_kappa"], similarities=["linear"], weights="quadratic")
+    df = sensitivity(ann, coefficients=["fleiss_kappa"], similarities=[None, "linear"], weights="quadratic")
+    assert df["similarity"].tolist() == ["quadratic", "linear"]
+    assert df["value"].iloc[0] == pytest.approx(sis.fleiss_kappa(ann, weights="quadratic").value, abs=1e-12)
+
+
 def test_level_forms_run_krippendorffs_levels():
     """The table had no way to ask for Krippendorff's ordinal (interval, ratio) alpha: only similarities, and -m
     ordinal is Gwet's ordinal weights."""
