@@ -3,7 +3,6 @@
 
 import logging
 import math
-import os
 import sys
 import time
 import warnings
@@ -20,6 +19,7 @@ from numpyro.infer import MCMC, NUTS, SVI, Predictive, init_to_mean
 from numpyro.infer.autoguide import AutoMultivariateNormal, AutoNormal
 
 from softirr_stats.base._device import device_scoped
+from softirr_stats.base._env import PROGRESS_ENV, env_flag
 from softirr_stats.base._jax import _ensure_initialised, compiling, exported_program
 from softirr_stats.base._validation import check_choice, check_seed, user_stacklevel
 from softirr_stats.inference._config import (
@@ -121,9 +121,8 @@ def resolve_progress(progress: bool | None) -> bool:
     (False, True)
     """
     if progress is None:  # SOFTIRR_PROGRESS=0 (softirr --quiet) silences the bars, as elsewhere
-        if os.environ.get("SOFTIRR_PROGRESS") == "1":
-            return True
-        return os.environ.get("SOFTIRR_PROGRESS") != "0" and bool(getattr(sys.stderr, "isatty", lambda: False)())
+        env = env_flag(PROGRESS_ENV)
+        return env if env is not None else bool(getattr(sys.stderr, "isatty", lambda: False)())
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None; got {progress!r}")
     return progress
@@ -807,7 +806,7 @@ def fit(model: Any, data: Any, method: str = "nuts", seed: int = 0,
                         seconds_per_work=spec.seconds_per_work)
         if check_size:
             _announce(size)
-        forced = os.environ.get("SOFTIRR_PROGRESS") == "1"
+        forced = env_flag(PROGRESS_ENV) is True
         wanted, show = show, show and (progress is not None or forced or size.seconds > LONG_FIT_SECONDS)
         if wanted and not show:  # a terminal, a short fit: say what runs instead of a bar
             _log.warning("softirr_stats: running %s without a progress bar (a fit estimated under %.0f s runs "

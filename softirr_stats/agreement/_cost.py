@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-import os
 import time
 import warnings
 import weakref
@@ -32,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from softirr_stats.base._bars import bars_wanted, progress_bar
+from softirr_stats.base._env import PROGRESS_ENV, env_flag
 from softirr_stats.base._long_calls import say_before
 from softirr_stats.base._validation import SoftIRRWarning
 
@@ -146,7 +146,7 @@ def scoring_progress(cost: ScoringCost, progress: bool | None, desc: str = "scor
         yield
         return
     if not progress_enabled(progress):
-        if progress is None and os.environ.get("SOFTIRR_PROGRESS", "") != "0" and cost not in _SAID:
+        if progress is None and env_flag(PROGRESS_ENV) is not False and cost not in _SAID:
             _SAID.add(cost)
             say_before(f"exact chance agreement: {cost.describe()} to score; Ctrl-C stops it "
                        f"(sampled chance estimates it with a standard error instead: chance='auto' or 'sampled:N' in "

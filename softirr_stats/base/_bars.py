@@ -19,6 +19,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from softirr_stats.base._env import PROGRESS_ENV, env_flag
+
 __all__ = ["FALLBACK_COLUMNS", "FALLBACK_ROWS", "bars_wanted", "close_bars", "progress_bar"]
 
 #: The bar's width and the rows tqdm may use where the terminal reports a size of 0 (a
@@ -29,9 +31,10 @@ FALLBACK_COLUMNS, FALLBACK_ROWS = 80, 24
 def bars_wanted(show: bool | None = None) -> bool:
     """Whether a progress bar is drawn: the one rule of every bar of the package.
 
-    ``show`` True or False (a function's ``progress=``) decides; None: ``SOFTIRR_PROGRESS=0``
-    (``softirr --quiet``) draws none, ``SOFTIRR_PROGRESS=1`` draws them on stderr whatever it is
-    (a log file, a pipe), and otherwise a bar is drawn when stderr is a terminal.
+    ``show`` True or False (a function's ``progress=``) decides; None: ``SOFTIRR_PROGRESS`` off (``0``,
+    ``false``, ``no``, ``off``; ``softirr --quiet``) draws none, on (``1``, ``true``, ``yes``, ``on``) draws them on
+    stderr whatever it is (a log file, a pipe), and otherwise (unset) a bar is drawn when stderr is a terminal
+    (``base._env.env_flag``, the one reading of the package's on/off variables).
 
     Examples
     --------
@@ -43,9 +46,9 @@ def bars_wanted(show: bool | None = None) -> bool:
     """
     if show is not None:
         return bool(show)
-    env = os.environ.get("SOFTIRR_PROGRESS", "")
-    if env in ("0", "1"):
-        return env == "1"
+    env = env_flag(PROGRESS_ENV)
+    if env is not None:
+        return env
     return bool(getattr(sys.stderr, "isatty", lambda: False)())
 
 

@@ -22,6 +22,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
+from softirr_stats.base._env import flag_word
 from softirr_stats.base._validation import SoftIRRWarning
 
 __all__ = ["x64", "jit", "lazy_module", "namespace", "compile_cache", "default_cache_dir", "exported_program", "ENV_VAR",
@@ -30,7 +31,6 @@ __all__ = ["x64", "jit", "lazy_module", "namespace", "compile_cache", "default_c
 F = TypeVar("F", bound=Callable[..., Any])
 
 ENV_VAR = "SOFTIRR_COMPILE_CACHE"
-_OFF = ("0", "off", "false", "no", "none")
 _MIN_COMPILE_SECS = 0.0  # keep every program: the small eager ones of a point estimate add up in a new process
 _NOTICE_AFTER_SECS = 2.0
 _log = logging.getLogger("softirr_stats")
@@ -140,10 +140,13 @@ def default_cache_dir() -> Path:
 
 
 def _from_env() -> Path | None:
+    """``SOFTIRR_COMPILE_CACHE``: a path, or a boolean word (``base._env.flag_word``, the one reading of the
+    package's on/off variables; ``none`` also turns it off); unset or empty is on, in the default directory."""
     value = os.environ.get(ENV_VAR, "").strip()
-    if value.lower() in _OFF:
+    on = flag_word(value) if value.lower() != "none" else False
+    if on is False:
         return None
-    if value.lower() in ("", "1", "on", "true", "yes"):
+    if on or not value:
         return default_cache_dir()
     return Path(value).expanduser()
 

@@ -13,11 +13,12 @@ it). ``SOFTIRR_PROGRESS=0`` silences it, as it silences progress bars.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from softirr_stats.base._env import PROGRESS_ENV, env_flag
 
 __all__ = ["interruptible", "say_before", "POLL_SECONDS"]
 
@@ -69,6 +70,6 @@ def say_before(message: str) -> None:
     >>> buf.getvalue() == "" or buf.getvalue() == "note: scoring 1 pair: about 20 min\\n"
     True
     """
-    if os.environ.get("SOFTIRR_PROGRESS", "") == "0":
+    if env_flag(PROGRESS_ENV) is False:
         return
     print("note: " + " ".join(message.split()), file=sys.stderr, flush=True)

@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 import typer
 
 from softirr_stats.base._bars import close_bars
+from softirr_stats.base._env import TRACEBACK_ENV, env_flag
 
 __all__ = ["EXIT_DATA", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "EXIT_CODES", "CliError", "leave",
            "click_module", "command_flags", "describe", "fail", "flag_wording", "guarded", "note", "one_line", "reading",
@@ -136,7 +137,7 @@ def reading(paths: Any, flag: str | None = None, wording: Callable[[str], str] |
     except (typer.Exit, CliError, KeyboardInterrupt):
         raise
     except Exception as err:  # noqa: BLE001 - the boundary: every reading failure is one line naming the file
-        if os.environ.get("SOFTIRR_TRACEBACK"):
+        if env_flag(TRACEBACK_ENV, False):
             raise
         message, _ = describe(err)
         if wording is not None:
@@ -290,7 +291,7 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except (typer.Exit, SystemExit):
             raise
         except Exception as err:  # noqa: BLE001 - the boundary
-            if _click_exception(err) or os.environ.get("SOFTIRR_TRACEBACK"):
+            if _click_exception(err) or env_flag(TRACEBACK_ENV, False):
                 raise
             message, code = describe(err)
             fail(message, code)
@@ -335,7 +336,7 @@ def boundary(call: Callable[[], Any]) -> int:
     except KeyboardInterrupt:
         return _said_interrupted()
     except Exception as err:  # noqa: BLE001 - the boundary
-        if os.environ.get("SOFTIRR_TRACEBACK"):
+        if env_flag(TRACEBACK_ENV, False):
             raise
         if _click_exception(err):  # standalone_mode=False hands click's own errors back: one line each
             _, exit_cls, abort_cls = _click_classes()
