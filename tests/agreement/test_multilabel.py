@@ -328,6 +328,10 @@ def test_bad_input():
         multilabel_agreement(Annotations.from_multilabel(x), labels=["0", "1"])
     one = np.full((3, 2, 2), np.nan)
     one[:, 0] = 1
+    with pytest.raises(ValueError, match="rater 1 has no rating"):  # a rater with no rating is no rater
+        multilabel_agreement(one)
+    one[0, 1] = 1  # one rating of the second rater, on an item of its own: still no pairable item
+    one[0, 0] = np.nan
     with pytest.raises(ValueError, match="no pairable item"):
         multilabel_agreement(one)
 
