@@ -27,7 +27,7 @@ from softirr_stats.inference._diagnostics import (
     model_caveats,
 )
 from softirr_stats.inference._fit import fit
-from softirr_stats.inference._gold import MIN_GOLD, GoldPairs, gold_pairs
+from softirr_stats.inference._gold import GOLD_COLUMNS, MIN_GOLD, GoldPairs, gold_pairs
 from softirr_stats.inference._posterior import Posterior, PredictiveCheck, PriorContraction
 from softirr_stats.inference._postprocess import fleiss_kappa_counts, item_counts
 from softirr_stats.inference._prior_sensitivity import prior_sensitivity
@@ -47,6 +47,7 @@ __all__ = [
     "FitSize",
     "FitSizeError",
     "FitWarning",
+    "GOLD_COLUMNS",
     "GoldPairs",
     "MAX_STEPS",
     "MIN_GOLD",

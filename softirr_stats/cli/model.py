@@ -141,7 +141,7 @@ def gold_columns_note(columns: list[Any], name: str) -> str:
     >>> gold_columns_note(["label_a", "label_b", "equivalent", "draws"], "g.csv")
     ''
     """
-    from softirr_stats.inference._gold import GOLD_COLUMNS
+    from softirr_stats.inference import GOLD_COLUMNS
 
     read = {*GOLD_COLUMNS, "draws", *(() if "judgment" in columns else ("equivalent",))}
     left = [c for c in columns if c not in read]
