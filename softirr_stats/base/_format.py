@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pandas loads with the first table; formatting a number need
 
 __all__ = ["COEFFICIENT_SCALE_COLUMNS", "P_FLOOR", "P_SCIENTIFIC", "ZERO_TOL", "display_text", "escape_text", "fixed_number", "fixed_interval", "html_table",
            "format_draw_p", "format_interval", "format_number", "format_p", "frame_table", "is_p_column", "json_safe", "json_text",
-           "latex_notes", "latex_table", "level_text", "markdown_table", "render", "short_repr", "short_reprs",
+           "latex_notes", "latex_table", "level_text", "markdown_table", "render", "clipped_repr", "short_repr", "short_reprs",
            "visible_text", "zero_noise"]
 
 Style = Literal["markdown", "latex"]
@@ -400,6 +400,18 @@ def short_repr(value: Any, limit: int = MESSAGE_CHARS) -> str:
     if isinstance(value, str) and len(value) > limit:
         return f"{value[:limit]!r}... ({len(value)} characters)"
     return repr(value)
+
+
+def clipped_repr(value: Any, limit: int = MESSAGE_CHARS) -> str:
+    """``repr(value)`` of any value (an object, a list) cut to ``limit`` characters, ``...`` ending a cut one.
+
+    Examples
+    --------
+    >>> clipped_repr({"name": "b"}), clipped_repr(list(range(30)), limit=10)
+    ("{'name': 'b'}", '[0, 1, ...')
+    """
+    shown = repr(value)
+    return shown if len(shown) <= limit else f"{shown[:limit - 3]}..."
 
 
 def short_reprs(texts: Sequence[Any], limit: int = MESSAGE_CHARS) -> list[str]:

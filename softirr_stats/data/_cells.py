@@ -223,7 +223,9 @@ def check_label_cells(df: pd.DataFrame, path: Path, fmt: str, column: str, *, ro
 
     k = int(np.flatnonzero(bad)[0])
     value = col.iloc[k]
-    text = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    from softirr_stats.base._format import clipped_repr
+
+    text = clipped_repr(value)
     if isinstance(value, dict):
         what = f"an object {text}"
     else:

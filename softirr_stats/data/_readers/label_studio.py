@@ -39,6 +39,7 @@ column remains.
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from softirr_stats.base._format import clipped_repr
 from softirr_stats.data._readers import _common
 from softirr_stats.data._readers._common import (
     FILE_RATER,
@@ -222,11 +223,6 @@ def _task_data(rec: dict[str, Any], field: str) -> dict[str, Any]:
     return {k: v for k, v in rec.items() if k not in _MIN_META and k != field and not isinstance(v, dict | list)}
 
 
-def _short(value: Any) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 40 else f"{shown[:37]}..."
-
-
 def _other_task(data: dict[str, Any], first: dict[str, Any]) -> tuple[str, Any, Any] | None:
     """(field, first value, this value) where a record's task data (:func:`_task_data`) show another task than
     the first record of its id: every field both hold differs. Data fields and controls are not told apart in
@@ -277,7 +273,7 @@ def _read_min(path: Path, records: list[Any], field: str | None, taxonomy_sep: s
         if differ is not None:  # two tasks, one id (exports concatenated): not one item
             name, was, now = differ
             raise ValueError(f"{where}: task id {rec['id']!r} is also the id of {unit} {first[0]} in {path.name}, "
-                             f"whose data differ ({name} {_short(was)} and {_short(now)}): two different tasks "
+                             f"whose data differ ({name} {clipped_repr(was)} and {clipped_repr(now)}): two different tasks "
                              "share an id (exports of two projects concatenated?), and their annotations would be "
                              "merged as one item's; give them distinct ids, or read the exports one by one")
         who = rec.get("annotator")
